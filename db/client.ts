@@ -1,0 +1,49 @@
+import { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrationJournal, migrationSql } from "./migrations/embedded";
+import * as schema from "./schema";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+export function openDatabase(path: string): Db {
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  const db = drizzle(sqlite, { schema }) as Db;
+  applyMigrations(db);
+  return db;
+}
+
+type MigrationRecord = { sql: string[]; bps: boolean; folderMillis: number; hash: string };
+
+/** Applies the migrations compiled into the program, the way drizzle's file-based migrator would. */
+function applyMigrations(db: Db) {
+  const records: MigrationRecord[] = migrationJournal.entries.map((entry) => {
+    const text = migrationSql[entry.tag];
+    if (text === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded`);
+    return {
+      sql: text.split("--> statement-breakpoint"),
+      bps: entry.breakpoints,
+      folderMillis: entry.when,
+      hash: createHash("sha256").update(text).digest("hex"),
+    };
+  });
+  // drizzle-orm is pinned: dialect.migrate is the call its own migrator makes.
+  (db as unknown as { dialect: { migrate: (m: MigrationRecord[], s: unknown, c: object) => void } }).dialect.migrate(
+    records,
+    (db as unknown as { session: unknown }).session,
+    {},
+  );
+}
+
+export function databaseStatus(db: Db): "ok" | "error" {
+  try {
+    db.$client.query("select 1").get();
+    return "ok";
+  } catch {
+    return "error";
+  }
+}

@@ -1,0 +1,61 @@
+import { Elysia, t } from "elysia";
+import { authGuard } from "../auth/guard";
+import { campaignsSentSince, countActiveCampaigns } from "../campaigns/stats";
+import { contactsAddedByDay, countContacts } from "../contacts/stats";
+import type { AppContext } from "../context";
+import { countMessages, repliesByDay } from "../messages/stats";
+
+const ACTIVITY_DAYS = 30;
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+export type ActivityItem = {
+  type: "campaign_sent" | "new_replies" | "new_contacts";
+  message: string;
+  timestamp: string;
+};
+
+export function analyticsRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/analytics" })
+    .use(authGuard(ctx))
+    .get(
+      "/summary",
+      ({ user }) => {
+        const totalMessagesSent = countMessages(ctx, user.id, "outbound");
+        const totalResponses = countMessages(ctx, user.id, "inbound");
+        return {
+          totalContacts: countContacts(ctx, user.id),
+          totalMessagesSent,
+          totalResponses,
+          activeCampaigns: countActiveCampaigns(ctx, user.id),
+          responseRate: totalMessagesSent > 0 ? Math.round((totalResponses / totalMessagesSent) * 100) : null,
+        };
+      },
+      { auth: true },
+    )
+    .get(
+      "/recent-activity",
+      ({ user, query }) => {
+        const limit = query.limit ?? 10;
+        const since = new Date(ctx.now() - ACTIVITY_DAYS * 86_400_000);
+        const items: ActivityItem[] = [
+          ...campaignsSentSince(ctx, user.id, since, limit).map((c) => ({
+            type: "campaign_sent" as const,
+            message: `Campaign "${c.name}" was sent`,
+            timestamp: c.sentAt!.toISOString(),
+          })),
+          ...repliesByDay(ctx, user.id, since).map((d) => ({
+            type: "new_replies" as const,
+            message: `${plural(d.count, "new reply", "new replies")} from customers`,
+            timestamp: new Date(Number(d.latest)).toISOString(),
+          })),
+          ...contactsAddedByDay(ctx, user.id, since).map((d) => ({
+            type: "new_contacts" as const,
+            message: `${plural(d.count, "new customer", "new customers")} added`,
+            timestamp: new Date(Number(d.latest)).toISOString(),
+          })),
+        ];
+        return items.sort((a, b) => b.timestamp.localeCompare(a.timestamp)).slice(0, limit);
+      },
+      { auth: true, query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 50 })) }) },
+    );
+}

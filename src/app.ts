@@ -1,0 +1,53 @@
+import { Elysia } from "elysia";
+import { analyticsRoutes } from "./analytics/routes";
+import { authRoutes } from "./auth/routes";
+import type { AppContext } from "./context";
+import { errorReportRoutes } from "./error-reports/routes";
+import { healthRoutes } from "./health/routes";
+import { HttpError } from "./http/errors";
+import { supportRoutes } from "./support/routes";
+import { userRoutes } from "./users/routes";
+
+type ValidationLike = { customError?: unknown; valueError?: { path?: string; message?: string } };
+
+/** Turns whatever a route threw into `{message}` with the right status; the one place that does. */
+function errorBody(code: string | number, error: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
+  if (error instanceof HttpError) return { status: error.status, body: { message: error.message, ...error.extra }, headers: error.headers };
+  switch (code) {
+    case "VALIDATION": {
+      const v = error as ValidationLike;
+      if (typeof v.customError === "string") return { status: 400, body: { message: v.customError } };
+      const field = v.valueError?.path?.replace(/^\//, "").replaceAll("/", ".") || "request";
+      return { status: 400, body: { message: `Invalid ${field}: ${v.valueError?.message ?? "unexpected value"}` } };
+    }
+    case "PARSE":
+      return { status: 400, body: { message: "The request body is not valid JSON" } };
+    case "NOT_FOUND":
+      return { status: 404, body: { message: "Not found" } };
+    case "INVALID_COOKIE_SIGNATURE":
+      return { status: 401, body: { message: "Unauthorized" } };
+  }
+  const status = typeof (error as { status?: unknown })?.status === "number" ? (error as { status: number }).status : 500;
+  if (status >= 400 && status < 500) return { status, body: { message: (error as Error).message || "Bad request" } };
+  return { status: 500, body: { message: "An unexpected error occurred" } };
+}
+
+export function createApp(ctx: AppContext) {
+  return new Elysia()
+    .onError({ as: "global" }, ({ code, error, set, request }) => {
+      const { status, body, headers } = errorBody(code, error);
+      if (status >= 500) ctx.log(`error ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? error}`);
+      set.status = status;
+      Object.assign(set.headers, headers);
+      return body;
+    })
+    .use(healthRoutes(ctx))
+    .use(authRoutes(ctx))
+    .use(userRoutes(ctx))
+    .use(analyticsRoutes(ctx))
+    .use(supportRoutes(ctx))
+    .use(errorReportRoutes(ctx))
+    .get("/api/login", ({ redirect }) => redirect("/auth", 302));
+}
+
+export type App = ReturnType<typeof createApp>;

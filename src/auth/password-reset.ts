@@ -1,0 +1,55 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, isNull } from "drizzle-orm";
+import { passwordResets } from "../../db/schema";
+import type { AppContext } from "../context";
+import { HttpError } from "../http/errors";
+import { passwordResetEmail } from "../mail/templates";
+import { findUserByEmail, findUserById, updateUser } from "../users/queries";
+import { hashPassword } from "./passwords";
+import { keyedHash } from "./secure-compare";
+import { revokeAllSessions } from "./sessions";
+
+export const RESET_TTL_MINUTES = 60;
+export const INVALID_RESET_TOKEN = "Invalid reset token. Please request a new password reset.";
+
+/**
+ * Answers the same whether or not the email has an account. The token itself is returned only so the
+ * caller can expose it in development mode without SMTP (the spec's 'Demo Mode' link).
+ */
+export async function requestPasswordReset(ctx: AppContext, email: string): Promise<string | null> {
+  const user = findUserByEmail(ctx, email);
+  if (!user || user.disabled || !user.passwordHash) return null;
+  const token = randomBytes(32).toString("base64url");
+  const now = ctx.now();
+  ctx.db
+    .insert(passwordResets)
+    .values({ tokenHash: keyedHash(ctx.keys.codes, `reset:${token}`), userId: user.id, expiresAt: new Date(now + RESET_TTL_MINUTES * 60_000) })
+    .run();
+  const link = `${ctx.config.publicUrl}/auth/reset-password?token=${token}`;
+  try {
+    await ctx.mailer.send(passwordResetEmail(user.email, link, RESET_TTL_MINUTES));
+  } catch (err) {
+    ctx.log(`mail error: password reset to ${user.email}: ${(err as Error).message}`);
+    throw new HttpError(502, "Failed to send reset email");
+  }
+  return token;
+}
+
+export async function resetPassword(ctx: AppContext, token: string, password: string) {
+  const tokenHash = keyedHash(ctx.keys.codes, `reset:${token}`);
+  const row = ctx.db.select().from(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).get();
+  if (!row || row.usedAt || row.expiresAt.getTime() <= ctx.now()) throw new HttpError(400, INVALID_RESET_TOKEN);
+  const user = findUserById(ctx, row.userId);
+  if (!user || user.disabled) throw new HttpError(400, INVALID_RESET_TOKEN);
+  const passwordHash = await hashPassword(password);
+  // Claimed only while unused, so two concurrent resets cannot both use it.
+  const claimed = ctx.db
+    .update(passwordResets)
+    .set({ usedAt: new Date(ctx.now()) })
+    .where(and(eq(passwordResets.tokenHash, tokenHash), isNull(passwordResets.usedAt)))
+    .returning()
+    .get();
+  if (!claimed) throw new HttpError(400, INVALID_RESET_TOKEN);
+  updateUser(ctx, user.id, { passwordHash, emailVerified: true });
+  revokeAllSessions(ctx, user.id);
+}

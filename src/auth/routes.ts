@@ -1,0 +1,142 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { badRequest, conflict, HttpError } from "../http/errors";
+import { findUserByEmail, insertUser, publicUser } from "../users/queries";
+import { checkVerificationCode, sendVerificationCode } from "./email-verification";
+import { authGuard } from "./guard";
+import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyAgainstDecoy, verifyPassword } from "./passwords";
+import { createSession, resolveSession, revokeSession, SESSION_COOKIE, sessionCookie, tokenFromRequest } from "./sessions";
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const GOOGLE_ACCOUNT = "This email is already registered with Google. Please sign in with Google instead.";
+const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
+
+export function authRoutes(ctx: AppContext) {
+  const clientMeta = (headers: Record<string, string | undefined>, ip: string | null) => ({
+    userAgent: headers["user-agent"],
+    ip,
+  });
+
+  return new Elysia({ prefix: "/api/auth" })
+    .use(authGuard(ctx))
+    .post(
+      "/register",
+      async ({ body, headers, cookie, server, request, set }) => {
+        const email = body.email?.trim() ?? "";
+        const password = body.password ?? "";
+        if (!email || !password) throw badRequest("Email and password are required");
+        if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
+        if (!body.confirmPassword) throw badRequest("Please confirm your password");
+        if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+        if (password !== body.confirmPassword) throw badRequest("Passwords do not match");
+
+        const existing = findUserByEmail(ctx, email);
+        if (existing?.authProvider === "google") throw conflict(GOOGLE_ACCOUNT, { authProvider: "google" });
+        if (existing) throw conflict("An account with this email already exists. Please sign in instead.");
+
+        const user = insertUser(ctx, {
+          email,
+          passwordHash: await hashPassword(password),
+          firstName: body.firstName?.trim() ?? "",
+          lastName: body.lastName?.trim() ?? "",
+          phone: body.phone?.trim() || null,
+        });
+        // The account exists even if the mail server is down; the verification screen offers a resend.
+        await sendVerificationCode(ctx, user).catch(() => undefined);
+        const session = createSession(ctx, user.id, clientMeta(headers, server?.requestIP(request)?.address ?? null));
+        cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+        set.status = 201;
+        return { token: session.token, user: publicUser(user), licenseRedeemed: false, licensePlan: null };
+      },
+      {
+        body: t.Object({
+          email: optionalText(254),
+          password: optionalText(200),
+          confirmPassword: optionalText(200),
+          firstName: optionalText(100),
+          lastName: optionalText(100),
+          phone: optionalText(40),
+          licenseCode: optionalText(40),
+        }),
+      },
+    )
+    .post(
+      "/login",
+      async ({ body, headers, cookie, server, request }) => {
+        const email = body.email?.trim() ?? "";
+        const password = body.password ?? "";
+        if (!email || !password) throw badRequest("Please fill in all fields");
+        const user = findUserByEmail(ctx, email);
+        if (!user) {
+          await verifyAgainstDecoy(password);
+          throw new HttpError(401, "Invalid credentials");
+        }
+        if (!user.passwordHash) throw new HttpError(400, GOOGLE_ACCOUNT, { authProvider: "google" });
+        if (!(await verifyPassword(password, user.passwordHash))) throw new HttpError(401, "Invalid credentials");
+        if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
+        const session = createSession(ctx, user.id, clientMeta(headers, server?.requestIP(request)?.address ?? null));
+        cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+        return { token: session.token, user: publicUser(user), requires2FA: false };
+      },
+      { body: t.Object({ email: optionalText(254), password: optionalText(200) }) },
+    )
+    .post("/logout", ({ headers, cookie }) => {
+      const token = tokenFromRequest(headers, cookie[SESSION_COOKIE]?.value as string | undefined);
+      const session = token ? resolveSession(ctx, token) : null;
+      if (session) revokeSession(ctx, session.sessionId);
+      cookie[SESSION_COOKIE]!.remove();
+      return { success: true };
+    })
+    .get("/user", ({ user }) => publicUser(user), { auth: "unverified" })
+    .post(
+      "/verify/email/send",
+      async ({ user }) => {
+        if (user.emailVerified) throw badRequest("Your email address is already verified");
+        const { retryAfter } = await sendVerificationCode(ctx, user);
+        return { success: true, message: `Verification code sent to ${user.email}`, retryAfter };
+      },
+      { auth: "unverified" },
+    )
+    .post(
+      "/verify/email",
+      ({ user, body }) => {
+        if (user.emailVerified) return { success: true, message: "Email verified successfully!", user: publicUser(user) };
+        const verified = checkVerificationCode(ctx, user, body.code);
+        return { success: true, message: "Email verified successfully!", user: publicUser(verified) };
+      },
+      {
+        auth: "unverified",
+        body: t.Object({
+          code: t.String({ pattern: "^[0-9]{6}$", error: "Please enter a 6-digit verification code" }),
+        }),
+      },
+    )
+    .post(
+      "/forgot-password",
+      async ({ body }) => {
+        const email = body.email?.trim() ?? "";
+        if (!email) throw badRequest("Please enter your email address");
+        if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
+        const token = await requestPasswordReset(ctx, email);
+        return {
+          success: true,
+          message: "If an account exists for that email, we have sent a link to reset its password.",
+          ...(ctx.config.dev && !ctx.config.smtpUrl && token ? { debugToken: token } : {}),
+        };
+      },
+      { body: t.Object({ email: optionalText(254) }) },
+    )
+    .post(
+      "/reset-password",
+      async ({ body }) => {
+        if (!body.token) throw badRequest(INVALID_RESET_TOKEN);
+        if (!body.password) throw badRequest("Please enter a new password");
+        if (body.password.length < MIN_PASSWORD_LENGTH) throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
+        if (body.confirmPassword != null && body.confirmPassword !== body.password) throw badRequest("Passwords do not match");
+        await resetPassword(ctx, body.token, body.password);
+        return { success: true, message: "Your password has been reset. You can now sign in." };
+      },
+      { body: t.Object({ token: optionalText(200), password: optionalText(200), confirmPassword: optionalText(200) }) },
+    );
+}

@@ -1,0 +1,18 @@
+import { and, count, eq, gte, max, sql } from "drizzle-orm";
+import { contacts } from "../../db/schema";
+import type { AppContext } from "../context";
+
+export function countContacts(ctx: AppContext, userId: string): number {
+  return ctx.db.select({ n: count() }).from(contacts).where(eq(contacts.userId, userId)).get()!.n;
+}
+
+/** Contacts added per UTC day since a time, with the latest addition of each day. */
+export function contactsAddedByDay(ctx: AppContext, userId: string, since: Date) {
+  const day = sql<string>`date(${contacts.createdAt} / 1000, 'unixepoch')`;
+  return ctx.db
+    .select({ day, count: count(), latest: max(contacts.createdAt) })
+    .from(contacts)
+    .where(and(eq(contacts.userId, userId), gte(contacts.createdAt, since)))
+    .groupBy(day)
+    .all();
+}

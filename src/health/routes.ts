@@ -1,0 +1,12 @@
+import { Elysia } from "elysia";
+import { databaseStatus } from "../../db/client";
+import type { AppContext } from "../context";
+import { VERSION } from "../version";
+
+export function healthRoutes(ctx: AppContext) {
+  return new Elysia().get("/api/health", ({ set }) => {
+    const db = databaseStatus(ctx.db);
+    if (db !== "ok") set.status = 503;
+    return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db };
+  });
+}

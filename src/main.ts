@@ -1,0 +1,74 @@
+import { CONFIG_HELP, ConfigError, loadConfig } from "./config";
+import { promptHidden } from "./cli/prompt";
+import { openAppContext, startServer } from "./server";
+import { createOrPromoteAdmin } from "./users/admins";
+import { VERSION } from "./version";
+
+const HELP = `smsdesk ${VERSION}: a self-hosted SMS marketing appliance
+
+Usage:
+  smsdesk [options]                                  start the server
+  smsdesk version                                    print the version
+  smsdesk admin create --email E [--password P]      create an administrator (prompts for the password)
+  smsdesk --help                                     this help
+
+${CONFIG_HELP}
+`;
+
+function takeOption(args: string[], name: string): string | undefined {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  const [arg] = args.splice(i, 1) as [string];
+  if (arg.includes("=")) return arg.slice(name.length + 1);
+  const [value] = args.splice(i, 1);
+  return value;
+}
+
+async function adminCreate(args: string[]) {
+  const email = takeOption(args, "--email");
+  let password = takeOption(args, "--password");
+  if (!email) throw new ConfigError("admin create needs --email");
+  const config = loadConfig(process.env, args);
+  if (!password) {
+    password = await promptHidden("Password for the administrator: ");
+    const again = await promptHidden("Repeat the password: ");
+    if (password !== again) throw new ConfigError("The passwords do not match");
+  }
+  const ctx = await openAppContext(config, () => {});
+  try {
+    const admin = await createOrPromoteAdmin(ctx, email, password);
+    console.log(`Administrator ${admin.email} is ready. Sign in at ${config.publicUrl}/admin`);
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+async function main(argv: string[]) {
+  const args = [...argv];
+  if (args.includes("--help") || args.includes("-h") || args[0] === "help") return void console.log(HELP);
+  if (args[0] === "version" || args.includes("--version")) return void console.log(VERSION);
+  if (args[0] === "admin") {
+    if (args[1] !== "create") throw new ConfigError("Unknown admin command. Did you mean: smsdesk admin create --email E?");
+    return adminCreate(args.slice(2));
+  }
+  if (args[0] === "serve") args.shift();
+  const config = loadConfig(process.env, args);
+  const server = await startServer(config);
+  console.log(`smsdesk ${VERSION} is running at ${config.publicUrl === server.url ? server.url : `${server.url} (public URL ${config.publicUrl})`}`);
+  console.log(`data folder: ${config.dataDir}${config.dev ? " (development mode)" : ""}`);
+  const shutdown = async () => {
+    await server.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(`smsdesk: ${err.message}`);
+    process.exit(2);
+  }
+  console.error(err);
+  process.exit(1);
+});

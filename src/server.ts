@@ -1,0 +1,93 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { openDatabase } from "../db/client";
+import { users } from "../db/schema";
+import { createApp } from "./app";
+import type { Config } from "./config";
+import type { AppContext } from "./context";
+import { securityHeaders } from "./http/security-headers";
+import { createMailer } from "./mail/mailer";
+import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
+import { createOrPromoteAdmin } from "./users/admins";
+import { loadUiBundle } from "./web/ui-assets";
+
+export type RunningServer = { url: string; port: number; ctx: AppContext; stop: () => Promise<void> };
+
+/** Opens the data folder (database, secret key, migrations) and returns the context every domain uses. */
+export async function openAppContext(config: Config, log: (line: string) => void = console.log): Promise<AppContext> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const master = loadOrCreateSecretKey(config.dataDir);
+  const db = openDatabase(join(config.dataDir, "smsdesk.db"));
+  const mailer = await createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, log });
+  return {
+    config,
+    db,
+    mailer,
+    keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes") },
+    now: Date.now,
+    log,
+  };
+}
+
+export async function startServer(config: Config, log: (line: string) => void = console.log): Promise<RunningServer> {
+  const ctx = await openAppContext(config, log);
+  if (config.adminEmail && config.adminPassword) {
+    const hasAdmin = ctx.db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).get();
+    if (!hasAdmin) {
+      await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
+      log(`created administrator ${config.adminEmail} from ADMIN_EMAIL`);
+    }
+  }
+  if (!config.smtpUrl) log("SMTP_URL is not set: verification codes and reset links are written to this log");
+
+  const app = createApp(ctx);
+  const ui = await loadUiBundle();
+  const headers = securityHeaders(config.publicUrl.startsWith("https:"));
+  const missingUi = new TextEncoder().encode(
+    "<!doctype html><title>smsdesk</title><p>The web interface is not built. Run <code>npm start</code> (or <code>bun scripts/build-ui.ts</code>).</p>",
+  );
+
+  const serveUi = (path: string): Response => {
+    const asset = ui.files.get(path);
+    if (asset) return new Response(asset.body, { headers: asset.headers });
+    // Every other path is a route of the single-page app, which shows its own not-found page.
+    return new Response(ui.indexHtml ?? missingUi, {
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" },
+    });
+  };
+
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: 64 * 1024 * 1024,
+    async fetch(request, srv) {
+      const started = performance.now();
+      const path = new URL(request.url).pathname;
+      let response: Response;
+      if (path.startsWith("/api/") || path === "/api") {
+        response = await app.handle(request);
+      } else if (request.method === "GET" || request.method === "HEAD") {
+        response = serveUi(path === "/" ? "/index.html" : path);
+      } else {
+        response = Response.json({ message: "Method not allowed" }, { status: 405 });
+      }
+      for (const [k, v] of Object.entries(headers)) if (!response.headers.has(k)) response.headers.set(k, v);
+      const ip = srv.requestIP(request)?.address ?? "-";
+      log(`${request.method} ${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms ${ip}`);
+      return response;
+    },
+  });
+
+  const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}`;
+  return {
+    url,
+    port: server.port!,
+    ctx,
+    async stop() {
+      await server.stop(true);
+      ctx.mailer.close();
+      ctx.db.$client.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { Elysia, t } from "elysia";
+import { supportMessages } from "../../db/schema";
+import { optionalUserId } from "../auth/guard";
+import { SESSION_COOKIE } from "../auth/sessions";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const text = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
+
+/** The public contact form: stored for the administrators to read in the admin portal. */
+export function supportRoutes(ctx: AppContext) {
+  return new Elysia().post(
+    "/api/contact",
+    ({ body, headers, cookie, set }) => {
+      const name = body.name?.trim() ?? "";
+      const email = body.email?.trim() ?? "";
+      const subject = body.subject?.trim() ?? "";
+      const message = body.message?.trim() ?? "";
+      if (!name || !email || !subject || !message) throw badRequest("Please fill in all required fields");
+      if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
+      const row = ctx.db
+        .insert(supportMessages)
+        .values({
+          id: crypto.randomUUID(),
+          userId: optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
+          name,
+          email,
+          company: body.company?.trim() || null,
+          phone: body.phone?.trim() || null,
+          subject,
+          message,
+          priority: body.priority ?? "normal",
+        })
+        .returning({ id: supportMessages.id })
+        .get();
+      set.status = 201;
+      return { success: true, id: row.id, message: "We'll get back to you within 24 hours." };
+    },
+    {
+      body: t.Object({
+        name: text(200),
+        email: text(254),
+        company: text(200),
+        phone: text(40),
+        subject: text(300),
+        message: text(10_000),
+        priority: t.Optional(
+          t.Union([t.Literal("low"), t.Literal("normal"), t.Literal("high"), t.Literal("critical")], {
+            error: "Priority must be low, normal, high or critical",
+          }),
+        ),
+      }),
+    },
+  );
+}

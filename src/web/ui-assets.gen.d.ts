@@ -1,0 +1,1 @@
+export declare const uiAssets: { path: string; file: string; type: string }[];
