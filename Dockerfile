@@ -1,0 +1,18 @@
+# Builds the single executable, then ships it alone on a slim Debian base.
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN node_modules/.bin/bun scripts/build.ts
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/* \
+  && useradd --system --home /data --uid 10001 smsdesk && mkdir -p /data && chown smsdesk /data
+COPY --from=build /src/dist/smsdesk /usr/local/bin/smsdesk
+USER smsdesk
+ENV HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
+VOLUME /data
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s CMD ["/bin/sh", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080"]
+ENTRYPOINT ["/usr/local/bin/smsdesk"]

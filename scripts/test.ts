@@ -1,0 +1,75 @@
+// `npm test`: installs what the tests need (Debian's Chromium when missing), builds the UI, runs the
+// unit/API tests (bun test) and the browser tests (Playwright), and ends with `N passed, N failed`.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const only = process.argv[2]; // "api" or "browser" to run one runner
+
+function sh(cmd: string, args: string[], env: Record<string, string> = {}) {
+  return spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
+}
+
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  if (process.getuid?.() !== 0) {
+    console.error(`Chromium is missing: run 'sudo apt-get install -y chromium' (or set CHROMIUM_PATH).`);
+    process.exit(1);
+  }
+  console.log("Installing Debian's Chromium for the browser tests...");
+  if (sh("apt-get", ["update", "-qq"]) !== 0 || sh("apt-get", ["install", "-y", "-qq", "chromium"], { DEBIAN_FRONTEND: "noninteractive" }) !== 0) {
+    console.error("Could not install chromium with apt-get");
+    process.exit(1);
+  }
+}
+
+let passed = 0;
+let failed = 0;
+let runnerFailed = false;
+
+if (only !== "browser") {
+  // bun test prints its summary on stderr; read the counts from it while still showing everything.
+  const result = spawnSync(process.execPath, ["test"], { cwd: root, encoding: "utf8", env: process.env, maxBuffer: 256 * 1024 * 1024 });
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  const output = result.stdout + result.stderr;
+  const pass = Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0);
+  const fail = Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0);
+  passed += pass;
+  failed += fail;
+  if (result.status !== 0 && fail === 0) {
+    runnerFailed = true;
+    console.error(`bun test exited with ${result.status}`);
+  }
+}
+
+if (only !== "api") {
+  ensureChromium();
+  if (sh(process.execPath, ["scripts/build-ui.ts"]) !== 0) {
+    console.error("UI build failed");
+    process.exit(1);
+  }
+  const reportDir = mkdtempSync(join(tmpdir(), "smsdesk-pw-"));
+  const jsonFile = join(reportDir, "report.json");
+  const status = sh("node", ["node_modules/@playwright/test/cli.js", "test", "-c", "tests/browser/playwright.config.ts", "--reporter=list,json"], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: jsonFile,
+    CHROMIUM_PATH: CHROMIUM,
+    BUN_PATH: process.execPath,
+  });
+  if (existsSync(jsonFile)) {
+    const stats = JSON.parse(readFileSync(jsonFile, "utf8")).stats as { expected: number; unexpected: number; flaky: number };
+    passed += stats.expected + stats.flaky;
+    failed += stats.unexpected;
+    if (status !== 0 && stats.unexpected === 0) runnerFailed = true;
+  } else {
+    runnerFailed = true;
+  }
+  rmSync(reportDir, { recursive: true, force: true });
+}
+
+if (runnerFailed) failed = Math.max(failed, 1);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

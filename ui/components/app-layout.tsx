@@ -1,0 +1,133 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { useState, type ReactNode } from "react";
+import { auth, displayName, logout } from "../lib/auth";
+import { toast } from "../lib/toast";
+import { Logo } from "./public-layout";
+import { Button, cx } from "./ui";
+
+type Entry = { to: string; label: string; icon: string; badge?: string };
+
+const MAIN: Entry[] = [
+  { to: "/", label: "Dashboard", icon: "🏠" },
+  { to: "/sms-campaigns", label: "Send Messages", icon: "✉️" },
+  { to: "/sent-messages", label: "Sent Messages", icon: "📤" },
+  { to: "/contact-lists", label: "Customer Lists", icon: "👥" },
+  { to: "/chat", label: "Chat & Replies", icon: "💬" },
+  { to: "/dashboard", label: "Results & Stats", icon: "📊" },
+];
+const ADVANCED: Entry[] = [
+  { to: "/keywords", label: "Keywords", icon: "#️⃣" },
+  { to: "/email-campaigns", label: "Email Marketing", icon: "📧", badge: "Soon" },
+];
+const ADMIN: Entry[] = [
+  { to: "/admin/dashboard", label: "Admin Panel", icon: "🛡️" },
+  { to: "/admin/backup-manager", label: "Backup Manager", icon: "💾" },
+  { to: "/real-time-demo", label: "Real-Time Demo", icon: "⚡" },
+];
+const ACCOUNT: Entry[] = [
+  { to: "/license", label: "License", icon: "🔑" },
+  { to: "/phone-settings", label: "Phone Settings", icon: "📱" },
+  { to: "/help", label: "Help & Support", icon: "❓" },
+  { to: "/settings", label: "Account Settings", icon: "⚙️" },
+  { to: "/settings/security", label: "Security", icon: "🔒" },
+];
+
+function NavGroup({ title, entries, onNavigate }: { title?: string; entries: Entry[]; onNavigate: () => void }) {
+  return (
+    <div className="space-y-1">
+      {title && <p className="px-3 pt-4 text-xs font-semibold uppercase tracking-wide text-slate-400">{title}</p>}
+      {entries.map((e) => (
+        <Link
+          key={e.to}
+          to={e.to}
+          onClick={onNavigate}
+          activeOptions={{ exact: true }}
+          className="flex items-center gap-3 rounded-lg px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
+          activeProps={{ className: "bg-brand-50 font-medium text-brand-700" }}
+        >
+          <span aria-hidden>{e.icon}</span>
+          <span className="flex-1">{e.label}</span>
+          {e.badge && <span className="rounded-full bg-amber-100 px-2 text-xs text-amber-800">{e.badge}</span>}
+        </Link>
+      ))}
+    </div>
+  );
+}
+
+function Sidebar({ onNavigate }: { onNavigate: () => void }) {
+  useSignals();
+  const navigate = useNavigate();
+  const user = auth.value.user;
+  const signOut = async () => {
+    try {
+      await logout();
+      await navigate({ to: "/" });
+    } catch {
+      toast({ title: "Error", description: "Failed to logout. Please try again.", variant: "destructive" });
+    }
+  };
+  return (
+    <div className="flex h-full flex-col">
+      <div className="flex items-center justify-between px-4 py-4">
+        <Logo />
+        <span className="rounded-full bg-brand-100 px-2 py-0.5 text-xs font-medium text-brand-700">Pro Plan</span>
+      </div>
+      <nav aria-label="Main" className="flex-1 overflow-y-auto px-3 pb-4">
+        <NavGroup entries={MAIN} onNavigate={onNavigate} />
+        <NavGroup title="Advanced" entries={ADVANCED} onNavigate={onNavigate} />
+        {user?.role === "admin" && <NavGroup title="Admin" entries={ADMIN} onNavigate={onNavigate} />}
+        <NavGroup title="Account" entries={ACCOUNT} onNavigate={onNavigate} />
+        <div className="mt-6 rounded-xl bg-brand-50 p-4">
+          <p className="text-sm font-semibold text-brand-700">Quick Start</p>
+          <p className="mt-1 text-xs text-slate-600">Send your first text campaign in under a minute.</p>
+          <Link to="/sms-campaigns" onClick={onNavigate} className="mt-3 inline-block text-sm font-medium text-brand-700 hover:underline">
+            Send a message →
+          </Link>
+        </div>
+      </nav>
+      <div className="border-t border-slate-200 p-4">
+        {user && <p className="mb-2 truncate text-sm text-slate-600">{displayName(user)}</p>}
+        <Button variant="secondary" className="w-full" onClick={signOut}>
+          Sign Out
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+export function AppLayout({ children }: { children: ReactNode }) {
+  const [menuOpen, setMenuOpen] = useState(false);
+  return (
+    <div className="min-h-screen bg-slate-50">
+      <aside className="fixed inset-y-0 left-0 hidden w-64 border-r border-slate-200 bg-white lg:block">
+        <Sidebar onNavigate={() => {}} />
+      </aside>
+      <div className="sticky top-0 z-30 flex items-center justify-between border-b border-slate-200 bg-white px-4 py-3 lg:hidden">
+        <Logo />
+        <button type="button" aria-label="Open menu" className="rounded-lg p-2 hover:bg-slate-100" onClick={() => setMenuOpen(true)}>
+          ☰
+        </button>
+      </div>
+      {menuOpen && (
+        <div className="fixed inset-0 z-50 lg:hidden">
+          <div className="absolute inset-0 bg-slate-900/40" onClick={() => setMenuOpen(false)} />
+          <aside className={cx("animate-slide-in-right absolute inset-y-0 right-0 w-72 bg-white shadow-xl")}>
+            <button
+              type="button"
+              aria-label="Close menu"
+              className="absolute right-3 top-3 rounded p-1 text-slate-500 hover:bg-slate-100"
+              onClick={() => setMenuOpen(false)}
+            >
+              ✕
+            </button>
+            <Sidebar onNavigate={() => setMenuOpen(false)} />
+          </aside>
+        </div>
+      )}
+      <main className="lg:pl-64">
+        <div className="mx-auto max-w-6xl p-4 md:p-8">{children}</div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { Link } from "@tanstack/react-router";
+import type { ReactNode } from "react";
+import { auth } from "../lib/auth";
+import { openAuthModal } from "../lib/auth-modal";
+import { AuthModal } from "../routes/auth/auth-modal";
+import { Button } from "./ui";
+
+export function Logo() {
+  return (
+    <Link to="/" className="flex items-center gap-2 text-lg font-bold text-slate-900">
+      <img src="/favicon.svg" alt="" className="h-8 w-8" />
+      smsdesk
+    </Link>
+  );
+}
+
+const NAV = [
+  { to: "/features", label: "Features" },
+  { to: "/pricing", label: "Pricing" },
+  { to: "/about", label: "About" },
+  { to: "/help", label: "Help" },
+  { to: "/contact", label: "Contact" },
+] as const;
+
+export function PublicHeader() {
+  useSignals();
+  const signedIn = auth.value.status === "signed-in";
+  return (
+    <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/90 backdrop-blur">
+      <div className="mx-auto flex max-w-6xl items-center justify-between gap-4 px-4 py-3">
+        <Logo />
+        <nav className="hidden items-center gap-6 text-sm text-slate-600 md:flex">
+          {NAV.map((n) => (
+            <Link key={n.to} to={n.to} className="hover:text-slate-900" activeProps={{ className: "text-brand-700 font-medium" }}>
+              {n.label}
+            </Link>
+          ))}
+        </nav>
+        {signedIn ? (
+          <Link to="/" className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700">
+            Open Dashboard
+          </Link>
+        ) : (
+          <div className="flex items-center gap-2">
+            <Button variant="ghost" onClick={() => openAuthModal("signin")}>
+              Sign In
+            </Button>
+            <Button onClick={() => openAuthModal("signup")}>Get Started</Button>
+          </div>
+        )}
+      </div>
+    </header>
+  );
+}
+
+export function PublicFooter() {
+  const links = [
+    { to: "/about", label: "About" },
+    { to: "/features", label: "Features" },
+    { to: "/pricing", label: "Pricing" },
+    { to: "/contact", label: "Contact" },
+    { to: "/help", label: "Help" },
+    { to: "/privacy", label: "Privacy" },
+    { to: "/terms", label: "Terms" },
+  ] as const;
+  return (
+    <footer className="border-t border-slate-200 bg-white">
+      <div className="mx-auto flex max-w-6xl flex-col items-center justify-between gap-4 px-4 py-8 text-sm text-slate-600 md:flex-row">
+        <p>© {new Date().getFullYear()} smsdesk. SMS marketing on your own server.</p>
+        <nav className="flex flex-wrap justify-center gap-4">
+          {links.map((l) => (
+            <Link key={l.to} to={l.to} className="hover:text-slate-900">
+              {l.label}
+            </Link>
+          ))}
+        </nav>
+      </div>
+    </footer>
+  );
+}
+
+export function PublicLayout({ children }: { children: ReactNode }) {
+  return (
+    <div className="flex min-h-screen flex-col bg-white">
+      <PublicHeader />
+      <main className="flex-1">{children}</main>
+      <PublicFooter />
+      <AuthModal />
+    </div>
+  );
+}
+
+/** Back-to-home link used at the top of the static pages. */
+export function BackToHome() {
+  return (
+    <Link to="/" className="text-sm text-brand-700 hover:underline">
+      ← Back to Home
+    </Link>
+  );
+}

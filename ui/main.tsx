@@ -1,0 +1,17 @@
+import { RouterProvider } from "@tanstack/react-router";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { ErrorBoundary } from "./components/error-boundary";
+import { refreshUser } from "./lib/auth";
+import { router } from "./router";
+
+void refreshUser();
+window.addEventListener("focus", () => void refreshUser());
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <ErrorBoundary>
+      <RouterProvider router={router} />
+    </ErrorBoundary>
+  </StrictMode>,
+);

@@ -1,0 +1,102 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { createRootRoute, createRoute, createRouter, Outlet } from "@tanstack/react-router";
+import type { ComponentType } from "react";
+import { AuthGate } from "./components/auth-gate";
+import { NotFound } from "./components/not-found";
+import { OfflineBanner } from "./components/offline-banner";
+import { PublicLayout } from "./components/public-layout";
+import { Toaster } from "./components/toaster";
+import { UncaughtErrorCard } from "./components/uncaught-error-card";
+import { FullScreenLoader } from "./components/ui";
+import { auth } from "./lib/auth";
+import { HomePage } from "./routes/app/home";
+import { OnboardingPage } from "./routes/app/onboarding";
+import { SettingsPage } from "./routes/app/settings";
+import { AuthPage } from "./routes/auth/auth-page";
+import { ForgotPasswordPage } from "./routes/auth/forgot-password";
+import { ResetPasswordPage } from "./routes/auth/reset-password";
+import { AboutPage } from "./routes/public/about";
+import { ContactPage } from "./routes/public/contact";
+import { FeaturesPage } from "./routes/public/features";
+import { HelpPage } from "./routes/public/help";
+import { LandingPage } from "./routes/public/landing";
+import { PricingPage } from "./routes/public/pricing";
+import { PrivacyPage } from "./routes/public/privacy";
+import { SmsTipsPage } from "./routes/public/sms-tips";
+import { TermsPage } from "./routes/public/terms";
+
+const rootRoute = createRootRoute({
+  component: () => (
+    <>
+      <Outlet />
+      <Toaster />
+      <UncaughtErrorCard />
+      <OfflineBanner />
+    </>
+  ),
+  notFoundComponent: () => (
+    <PublicLayout>
+      <NotFound />
+    </PublicLayout>
+  ),
+});
+
+const page = (path: string, component: ComponentType) => createRoute({ getParentRoute: () => rootRoute, path, component });
+const publicPage = (path: string, Page: ComponentType) =>
+  page(path, () => (
+    <PublicLayout>
+      <Page />
+    </PublicLayout>
+  ));
+const signedInPage = (path: string, Page: ComponentType, bare = false) =>
+  page(path, () => (
+    <AuthGate bare={bare}>
+      <Page />
+    </AuthGate>
+  ));
+
+/** "/" is the landing page for visitors and the simple home once signed in. */
+function RootIndex() {
+  useSignals();
+  const { status } = auth.value;
+  if (status === "loading") return <FullScreenLoader text="Authenticating..." />;
+  if (status === "signed-out") {
+    return (
+      <PublicLayout>
+        <LandingPage />
+      </PublicLayout>
+    );
+  }
+  return (
+    <AuthGate>
+      <HomePage />
+    </AuthGate>
+  );
+}
+
+const routeTree = rootRoute.addChildren([
+  page("/", RootIndex),
+  signedInPage("/simple", HomePage),
+  page("/auth", AuthPage),
+  page("/auth/forgot-password", ForgotPasswordPage),
+  page("/auth/reset-password", ResetPasswordPage),
+  publicPage("/about", AboutPage),
+  publicPage("/features", FeaturesPage),
+  publicPage("/pricing", PricingPage),
+  publicPage("/contact", ContactPage),
+  publicPage("/help", HelpPage),
+  publicPage("/privacy", PrivacyPage),
+  publicPage("/terms", TermsPage),
+  publicPage("/sms-tips", SmsTipsPage),
+  signedInPage("/welcome", OnboardingPage, true),
+  signedInPage("/onboarding", OnboardingPage, true),
+  signedInPage("/settings", SettingsPage),
+]);
+
+export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: typeof router;
+  }
+}

@@ -1,0 +1,121 @@
+import { useNavigate } from "@tanstack/react-router";
+import { useState } from "react";
+import { CUSTOMER_TYPES, GOALS, INDUSTRIES } from "../../../src/users/regional-options";
+import { Logo } from "../../components/public-layout";
+import { Button, Card, cx, Field, Input, Select } from "../../components/ui";
+import { api } from "../../lib/api";
+import { setUser, type User } from "../../lib/auth";
+import { toast } from "../../lib/toast";
+
+const STEPS = ["Your business", "Your customers", "Your goals", "All set"];
+
+/** The first-run setup wizard at /welcome and /onboarding; the answers are saved on the account. */
+export function OnboardingPage() {
+  const navigate = useNavigate();
+  const [step, setStep] = useState(0);
+  const [businessName, setBusinessName] = useState("");
+  const [industry, setIndustry] = useState("");
+  const [customerType, setCustomerType] = useState("");
+  const [goals, setGoals] = useState<string[]>([]);
+  const [saving, setSaving] = useState(false);
+
+  const canContinue = [businessName.trim() !== "" && industry !== "", customerType !== "", goals.length > 0][step] ?? true;
+
+  const next = async () => {
+    if (step < 2) return setStep(step + 1);
+    setSaving(true);
+    try {
+      setUser(await api<User>("/api/user/onboarding", { method: "PUT", body: { businessName, industry, customerType, goals } }));
+      setStep(3);
+    } catch (err) {
+      toast({ title: "Error", description: (err as Error).message || "Failed to save your answers", variant: "destructive" });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const toggleGoal = (g: string) => setGoals((gs) => (gs.includes(g) ? gs.filter((x) => x !== g) : [...gs, g]));
+
+  return (
+    <div className="flex min-h-screen flex-col items-center gap-6 bg-slate-50 p-4 pt-12">
+      <Logo />
+      <Card className="w-full max-w-xl p-6">
+        <ol className="mb-6 flex gap-2" aria-label="Progress">
+          {STEPS.map((s, i) => (
+            <li key={s} className="flex-1">
+              <div className={cx("h-1.5 rounded-full", i <= step ? "bg-brand-600" : "bg-slate-200")} />
+              <p className={cx("mt-1 text-xs", i === step ? "font-medium text-brand-700" : "text-slate-500")}>{s}</p>
+            </li>
+          ))}
+        </ol>
+
+        {step === 0 && (
+          <div className="space-y-4">
+            <h1 className="text-xl font-semibold">Tell us about your business</h1>
+            <Field label="Business name" htmlFor="ob-name">
+              <Input id="ob-name" value={businessName} maxLength={120} onChange={(e) => setBusinessName(e.target.value)} />
+            </Field>
+            <Field label="Industry" htmlFor="ob-industry">
+              <Select id="ob-industry" value={industry} onChange={(e) => setIndustry(e.target.value)}>
+                <option value="">Choose your industry</option>
+                {INDUSTRIES.map((i) => (
+                  <option key={i}>{i}</option>
+                ))}
+              </Select>
+            </Field>
+          </div>
+        )}
+
+        {step === 1 && (
+          <fieldset className="space-y-3">
+            <legend className="mb-2 text-xl font-semibold">Who are your customers?</legend>
+            {CUSTOMER_TYPES.map((c) => (
+              <label key={c.value} className={cx("flex cursor-pointer items-center gap-3 rounded-lg border p-3", customerType === c.value ? "border-brand-500 bg-brand-50" : "border-slate-200")}>
+                <input type="radio" name="customerType" value={c.value} checked={customerType === c.value} onChange={() => setCustomerType(c.value)} />
+                <span className="text-sm">{c.label}</span>
+              </label>
+            ))}
+          </fieldset>
+        )}
+
+        {step === 2 && (
+          <fieldset className="space-y-3">
+            <legend className="mb-2 text-xl font-semibold">What do you want texting to do for you?</legend>
+            <p className="text-sm text-slate-500">Pick as many as you like.</p>
+            {GOALS.map((g) => (
+              <label key={g.value} className={cx("flex cursor-pointer items-center gap-3 rounded-lg border p-3", goals.includes(g.value) ? "border-brand-500 bg-brand-50" : "border-slate-200")}>
+                <input type="checkbox" checked={goals.includes(g.value)} onChange={() => toggleGoal(g.value)} />
+                <span className="text-sm">{g.label}</span>
+              </label>
+            ))}
+          </fieldset>
+        )}
+
+        {step === 3 && (
+          <div className="space-y-3 text-center">
+            <p className="text-5xl" aria-hidden>🎉</p>
+            <h1 className="text-xl font-semibold">You're all set, {businessName.trim()}!</h1>
+            <p className="text-sm text-slate-600">
+              Next: connect your SMS provider in Phone Settings (or try the built-in simulator), add your customers, and send
+              your first campaign.
+            </p>
+            <Button className="mt-2" onClick={() => navigate({ to: "/" })}>
+              Go to Dashboard
+            </Button>
+          </div>
+        )}
+
+        {step < 3 && (
+          <div className="mt-6 flex justify-between">
+            <Button variant="secondary" disabled={step === 0} onClick={() => setStep(step - 1)}>
+              Back
+            </Button>
+            <Button disabled={!canContinue || saving} onClick={next}>
+              {saving ? "Saving..." : "Continue"}
+            </Button>
+          </div>
+        )}
+      </Card>
+    </div>
+  );
+}

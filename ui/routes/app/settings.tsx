@@ -1,0 +1,98 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { useEffect, useState } from "react";
+import { DATE_FORMATS, formatDate, LOCALES, TIMEZONES } from "../../../src/users/regional-options";
+import { Button, Card, Field, Select } from "../../components/ui";
+import { api } from "../../lib/api";
+import { auth, refreshUser } from "../../lib/auth";
+import { toast } from "../../lib/toast";
+
+type Settings = { timezone: string; locale: string; dateFormat: string };
+
+export function SettingsPage() {
+  useSignals();
+  const user = auth.value.user!;
+  const [settings, setSettings] = useState<Settings>({ timezone: user.timezone, locale: user.locale, dateFormat: user.dateFormat });
+  const [saving, setSaving] = useState(false);
+  const [now, setNow] = useState(() => new Date());
+
+  useEffect(() => {
+    const timer = setInterval(() => setNow(new Date()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+
+  const save = async () => {
+    setSaving(true);
+    try {
+      await api("/api/user/settings", { method: "PATCH", body: settings });
+      await refreshUser();
+      toast({ title: "Settings saved", description: "Your regional settings have been updated." });
+    } catch (err) {
+      toast({ title: "Error", description: (err as Error).message || "Failed to update settings", variant: "destructive" });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const time = new Intl.DateTimeFormat(settings.locale, { timeZone: settings.timezone, timeStyle: "short" }).format(now);
+  const number = new Intl.NumberFormat(settings.locale, { style: "currency", currency: "USD" }).format(1234.5);
+
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-bold">Account Settings</h1>
+        <p className="text-slate-600">Signed in as {user.email}</p>
+      </div>
+      <Card className="p-6">
+        <h2 className="text-lg font-semibold">International Settings</h2>
+        <p className="mb-5 text-sm text-slate-500">How dates and times are shown to you, and the time zone your schedules use.</p>
+        <div className="grid gap-4 md:grid-cols-3">
+          <Field label="Timezone" htmlFor="settings-timezone">
+            <Select id="settings-timezone" value={settings.timezone} onChange={(e) => setSettings({ ...settings, timezone: e.target.value })}>
+              {TIMEZONES.map((z) => (
+                <option key={z.value} value={z.value}>
+                  {z.label}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Field label="Language & Region" htmlFor="settings-locale">
+            <Select id="settings-locale" value={settings.locale} onChange={(e) => setSettings({ ...settings, locale: e.target.value })}>
+              {LOCALES.map((l) => (
+                <option key={l.value} value={l.value}>
+                  {l.label}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Field label="Date Format" htmlFor="settings-date-format">
+            <Select id="settings-date-format" value={settings.dateFormat} onChange={(e) => setSettings({ ...settings, dateFormat: e.target.value })}>
+              {DATE_FORMATS.map((f) => (
+                <option key={f}>{f}</option>
+              ))}
+            </Select>
+          </Field>
+        </div>
+        <div className="mt-6 rounded-lg bg-slate-50 p-4" aria-live="polite">
+          <p className="text-sm font-medium text-slate-700">Preview</p>
+          <dl className="mt-2 grid gap-2 text-sm sm:grid-cols-3">
+            <div>
+              <dt className="text-slate-500">Date</dt>
+              <dd data-testid="preview-date">{formatDate(now, settings.dateFormat, settings.timezone)}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">Time</dt>
+              <dd>{time}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">Numbers</dt>
+              <dd>{number}</dd>
+            </div>
+          </dl>
+        </div>
+        <Button className="mt-6" onClick={save} disabled={saving}>
+          {saving ? "Saving..." : "Save Settings"}
+        </Button>
+      </Card>
+    </div>
+  );
+}

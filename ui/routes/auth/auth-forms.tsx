@@ -1,0 +1,293 @@
+import { useState, type FormEvent } from "react";
+import { Alert, Button, Field, Input } from "../../components/ui";
+import { api, ApiError, storeToken } from "../../lib/api";
+import { login, refreshUser, register } from "../../lib/auth";
+import { toast } from "../../lib/toast";
+
+/** The spec's sign-in error wording, keyed on what the server says. */
+export function loginFailureText(err: unknown): string {
+  const message = err instanceof Error ? err.message : "";
+  if (message.includes("Invalid credentials")) return "Invalid email or password. Please check your credentials and try again.";
+  if (message.includes("User not found")) return "No account found with this email. Please check your email or register for a new account.";
+  if (message.includes("Account locked")) return "Account temporarily locked due to multiple failed attempts. Please try again later.";
+  return message || "Login failed";
+}
+
+export function PasswordInput(props: { id: string; value: string; onChange: (v: string) => void; autoComplete: string }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <div className="relative">
+      <Input
+        id={props.id}
+        type={shown ? "text" : "password"}
+        value={props.value}
+        autoComplete={props.autoComplete}
+        onChange={(e) => props.onChange(e.target.value)}
+        className="pr-16"
+      />
+      <button
+        type="button"
+        className="absolute inset-y-0 right-2 my-auto h-7 rounded px-2 text-xs text-slate-600 hover:bg-slate-100"
+        aria-label={shown ? "Hide password" : "Show password"}
+        onClick={() => setShown(!shown)}
+      >
+        {shown ? "Hide" : "Show"}
+      </button>
+    </div>
+  );
+}
+
+export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; onForgot: () => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [twoFactorUserId, setTwoFactorUserId] = useState<string | null>(null);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!email.trim() || !password) return setError("Please fill in all fields");
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await login(email.trim(), password);
+      if (answer.requires2FA && answer.userId) return setTwoFactorUserId(answer.userId);
+      onSignedIn();
+    } catch (err) {
+      const text = loginFailureText(err);
+      setError(text);
+      toast({ title: "Login Failed", description: text, variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (twoFactorUserId) {
+    return <TwoFactorForm userId={twoFactorUserId} onBack={() => setTwoFactorUserId(null)} onSignedIn={onSignedIn} />;
+  }
+  return (
+    <form onSubmit={submit} className="space-y-4" noValidate>
+      {error && <Alert>{error}</Alert>}
+      <Field label="Email" htmlFor="signin-email">
+        <Input id="signin-email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <Field label="Password" htmlFor="signin-password">
+        <PasswordInput id="signin-password" autoComplete="current-password" value={password} onChange={setPassword} />
+      </Field>
+      <Button type="submit" className="w-full" disabled={busy}>
+        {busy ? "Signing in..." : "Sign In"}
+      </Button>
+      <button type="button" className="w-full text-center text-sm text-brand-700 hover:underline" onClick={onForgot}>
+        Forgot your password?
+      </button>
+    </form>
+  );
+}
+
+function TwoFactorForm({ userId, onBack, onSignedIn }: { userId: string; onBack: () => void; onSignedIn: () => void }) {
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (code.length !== 6) return setError("Please enter a valid 6-digit code");
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await api<{ token: string }>("/api/auth/login/2fa", { body: { userId, token: code } });
+      storeToken(answer.token);
+      await refreshUser();
+      onSignedIn();
+    } catch (err) {
+      setError(err instanceof Error && err.message ? err.message : "Invalid verification code");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} className="space-y-4" noValidate>
+      <p className="text-sm text-slate-600">Enter the 6-digit code from your authenticator app.</p>
+      {error && <Alert>{error}</Alert>}
+      <Field label="Verification code" htmlFor="twofa-code">
+        <Input
+          id="twofa-code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          value={code}
+          onChange={(e) => setCode(e.target.value.replace(/\s/g, ""))}
+        />
+      </Field>
+      <Button type="submit" className="w-full" disabled={busy}>
+        Verify & Continue
+      </Button>
+      <Button variant="ghost" className="w-full" onClick={onBack}>
+        Back to Login
+      </Button>
+    </form>
+  );
+}
+
+export function SignUpForm({ onRegistered }: { onRegistered: () => void }) {
+  const [form, setForm] = useState({
+    firstName: "",
+    lastName: "",
+    email: "",
+    phone: "",
+    password: "",
+    confirmPassword: "",
+    licenseCode: "",
+  });
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
+
+  const validate = () => {
+    if (!form.email.trim() || !form.password) return "Email and password are required";
+    if (!form.confirmPassword) return "Please confirm your password";
+    if (form.password.length < 6) return "Password must be at least 6 characters";
+    if (form.password !== form.confirmPassword) return "Passwords do not match";
+    return null;
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const invalid = validate();
+    if (invalid) return setError(invalid);
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await register({
+        ...form,
+        email: form.email.trim(),
+        phone: form.phone.trim() || undefined,
+        licenseCode: form.licenseCode.trim() || undefined,
+      });
+      if (answer.licenseRedeemed) toast({ title: "License Activated!", description: `Your ${answer.licensePlan} plan is active.` });
+      onRegistered();
+    } catch (err) {
+      if (err instanceof ApiError && err.body.authProvider === "google") {
+        setError("This email is already registered with Google. Please sign in with Google instead.");
+        toast({
+          title: "Google Account Detected",
+          description: "This email is already registered with Google. Please sign in with Google instead.",
+          variant: "destructive",
+          action: { label: "Sign in with Google", onClick: () => location.assign("/api/auth/google") },
+        });
+      } else {
+        setError(err instanceof Error && err.message ? err.message : "Registration failed");
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} className="space-y-4" noValidate>
+      {error && <Alert>{error}</Alert>}
+      <div className="grid grid-cols-2 gap-3">
+        <Field label="First name" htmlFor="signup-first">
+          <Input id="signup-first" autoComplete="given-name" value={form.firstName} onChange={(e) => set("firstName")(e.target.value)} />
+        </Field>
+        <Field label="Last name" htmlFor="signup-last">
+          <Input id="signup-last" autoComplete="family-name" value={form.lastName} onChange={(e) => set("lastName")(e.target.value)} />
+        </Field>
+      </div>
+      <Field label="Email" htmlFor="signup-email">
+        <Input id="signup-email" type="email" autoComplete="email" value={form.email} onChange={(e) => set("email")(e.target.value)} />
+      </Field>
+      <Field label="Phone (optional)" htmlFor="signup-phone">
+        <Input id="signup-phone" type="tel" autoComplete="tel" value={form.phone} onChange={(e) => set("phone")(e.target.value)} />
+      </Field>
+      <Field label="Password" htmlFor="signup-password" hint="At least 6 characters">
+        <PasswordInput id="signup-password" autoComplete="new-password" value={form.password} onChange={set("password")} />
+      </Field>
+      <Field label="Confirm password" htmlFor="signup-confirm">
+        <PasswordInput id="signup-confirm" autoComplete="new-password" value={form.confirmPassword} onChange={set("confirmPassword")} />
+      </Field>
+      <Field label="License code (optional)" htmlFor="signup-license" hint="Codes from deal platforms can also be redeemed later.">
+        <Input
+          id="signup-license"
+          maxLength={23}
+          value={form.licenseCode}
+          onChange={(e) => set("licenseCode")(e.target.value.toUpperCase())}
+        />
+      </Field>
+      <Button type="submit" className="w-full" disabled={busy}>
+        {busy ? "Creating account..." : "Create Account"}
+      </Button>
+    </form>
+  );
+}
+
+export function ForgotPasswordForm({ onBack }: { onBack?: () => void }) {
+  const [email, setEmail] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useState<{ debugToken?: string } | null>(null);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!email.trim()) return setError("Please enter your email address");
+    setBusy(true);
+    setError(null);
+    try {
+      setSent(await api<{ debugToken?: string }>("/api/auth/forgot-password", { body: { email: email.trim() } }));
+    } catch (err) {
+      const text = err instanceof Error && err.message ? err.message : "Failed to send reset link";
+      setError(text);
+      toast({ title: "Failed to send reset email", description: text, variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (sent) {
+    return (
+      <div className="space-y-4">
+        <h2 className="text-lg font-semibold">Email Sent</h2>
+        <p className="text-sm text-slate-600">
+          If an account exists for <strong>{email}</strong>, a link to reset its password is on its way.
+        </p>
+        <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-600">
+          <li>Open the email from smsdesk (check your spam folder too).</li>
+          <li>Click the reset link; it works once and expires in 60 minutes.</li>
+          <li>Choose a new password and sign in.</li>
+        </ol>
+        {sent.debugToken && (
+          <Alert tone="info">
+            Demo Mode: no mail server is configured.{" "}
+            <a className="font-medium underline" href={`/auth/reset-password?token=${sent.debugToken}`}>
+              Reset your password directly
+            </a>
+          </Alert>
+        )}
+        <Button variant="secondary" className="w-full" onClick={() => setSent(null)}>
+          Try again
+        </Button>
+        {onBack && (
+          <Button variant="ghost" className="w-full" onClick={onBack}>
+            Back to Sign In
+          </Button>
+        )}
+      </div>
+    );
+  }
+  return (
+    <form onSubmit={submit} className="space-y-4" noValidate>
+      <p className="text-sm text-slate-600">Enter your email and we will send you a link to reset your password.</p>
+      {error && <Alert>{error}</Alert>}
+      <Field label="Email" htmlFor="forgot-email">
+        <Input id="forgot-email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <Button type="submit" className="w-full" disabled={busy}>
+        {busy ? "Sending..." : "Send Reset Link"}
+      </Button>
+      {onBack && (
+        <Button variant="ghost" className="w-full" onClick={onBack}>
+          Back to Sign In
+        </Button>
+      )}
+    </form>
+  );
+}

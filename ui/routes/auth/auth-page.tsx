@@ -1,0 +1,26 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { Navigate, useNavigate } from "@tanstack/react-router";
+import { Logo } from "../../components/public-layout";
+import { Card } from "../../components/ui";
+import { auth } from "../../lib/auth";
+import { AuthTabs } from "./auth-tabs";
+
+export function AuthShell({ children }: { children: React.ReactNode }) {
+  return (
+    <div className="flex min-h-screen flex-col items-center justify-center gap-6 bg-slate-50 p-4">
+      <Logo />
+      <Card className="w-full max-w-md p-6">{children}</Card>
+    </div>
+  );
+}
+
+export function AuthPage() {
+  useSignals();
+  const navigate = useNavigate();
+  if (auth.value.status === "signed-in") return <Navigate to="/" replace />;
+  return (
+    <AuthShell>
+      <AuthTabs initialTab="signin" onSignedIn={() => navigate({ to: "/" })} onRegistered={() => navigate({ to: "/welcome" })} />
+    </AuthShell>
+  );
+}

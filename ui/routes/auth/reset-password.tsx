@@ -1,0 +1,82 @@
+import { Link } from "@tanstack/react-router";
+import { useState, type FormEvent } from "react";
+import { Alert, Button, Field } from "../../components/ui";
+import { api } from "../../lib/api";
+import { toast } from "../../lib/toast";
+import { PasswordInput } from "./auth-forms";
+import { AuthShell } from "./auth-page";
+
+export function ResetPasswordPage() {
+  const token = new URLSearchParams(location.search).get("token");
+  const [password, setPassword] = useState("");
+  const [confirm, setConfirm] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+
+  if (!token) {
+    return (
+      <AuthShell>
+        <h1 className="text-xl font-semibold">Invalid Reset Link</h1>
+        <p className="mt-2 text-sm text-slate-600">This link is missing its reset token. Request a new one to continue.</p>
+        <div className="mt-6 space-y-2">
+          <Link to="/auth/forgot-password" className="block rounded-lg bg-brand-600 px-4 py-2 text-center text-sm font-medium text-white">
+            Request New Reset Link
+          </Link>
+          <Link to="/auth" className="block text-center text-sm text-brand-700 hover:underline">
+            Back to Sign In
+          </Link>
+        </div>
+      </AuthShell>
+    );
+  }
+
+  if (done) {
+    return (
+      <AuthShell>
+        <h1 className="text-xl font-semibold">Password reset</h1>
+        <p className="mt-2 text-sm text-slate-600">Your password has been changed. Sign in with your new password.</p>
+        <Link to="/auth" className="mt-6 block rounded-lg bg-brand-600 px-4 py-2 text-center text-sm font-medium text-white">
+          Sign In Now
+        </Link>
+      </AuthShell>
+    );
+  }
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!password) return setError("Please enter a new password");
+    if (password.length < 6) return setError("Password must be at least 6 characters long");
+    if (password !== confirm) return setError("Passwords do not match");
+    setBusy(true);
+    setError(null);
+    try {
+      await api("/api/auth/reset-password", { body: { token, password, confirmPassword: confirm } });
+      setDone(true);
+    } catch (err) {
+      const text = err instanceof Error && err.message ? err.message : "Failed to reset password";
+      setError(text);
+      toast({ title: "Failed to reset password", description: text, variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthShell>
+      <h1 className="mb-4 text-xl font-semibold">Choose a new password</h1>
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        {error && <Alert>{error}</Alert>}
+        <Field label="New password" htmlFor="reset-password">
+          <PasswordInput id="reset-password" autoComplete="new-password" value={password} onChange={setPassword} />
+        </Field>
+        <Field label="Confirm password" htmlFor="reset-confirm">
+          <PasswordInput id="reset-confirm" autoComplete="new-password" value={confirm} onChange={setConfirm} />
+        </Field>
+        <Button type="submit" className="w-full" disabled={busy}>
+          {busy ? "Saving..." : "Reset Password"}
+        </Button>
+      </form>
+    </AuthShell>
+  );
+}

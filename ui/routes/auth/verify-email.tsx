@@ -1,0 +1,112 @@
+import { useNavigate } from "@tanstack/react-router";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { Alert, Button, Field, Input } from "../../components/ui";
+import { api, ApiError } from "../../lib/api";
+import { logout, setUser, type User } from "../../lib/auth";
+import { toast } from "../../lib/toast";
+import { AuthShell } from "./auth-page";
+
+const COOLDOWN = 60;
+
+/** Replaces the whole app until the account's email is verified. */
+export function VerifyEmailScreen({ user }: { user: User }) {
+  const navigate = useNavigate();
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [verified, setVerified] = useState(false);
+  const [cooldown, setCooldown] = useState(0);
+  const autoSent = useRef(false);
+
+  useEffect(() => {
+    if (cooldown <= 0) return;
+    const timer = setTimeout(() => setCooldown((c) => c - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [cooldown]);
+
+  const send = async (quiet: boolean) => {
+    try {
+      const answer = await api<{ retryAfter: number }>("/api/auth/verify/email/send", { method: "POST" });
+      setCooldown(answer.retryAfter ?? COOLDOWN);
+      if (!quiet) toast({ title: "Code sent", description: `We sent a new code to ${user.email}.` });
+    } catch (err) {
+      // A code sent moments ago (at sign-up) is still valid: just show how long until a new one.
+      if (err instanceof ApiError && err.status === 429) return setCooldown(Number(err.body.retryAfter) || COOLDOWN);
+      toast({ title: "Failed to send verification email", description: (err as Error).message, variant: "destructive" });
+    }
+  };
+
+  useEffect(() => {
+    if (autoSent.current) return;
+    autoSent.current = true;
+    void send(true);
+  }, []);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!/^\d{6}$/.test(code)) return setError("Please enter a 6-digit verification code");
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await api<{ user: User }>("/api/auth/verify/email", { body: { code } });
+      setVerified(true);
+      toast({ title: "Email verified successfully!" });
+      setTimeout(() => {
+        setUser(answer.user);
+        void navigate({ to: "/" });
+      }, 1500);
+    } catch (err) {
+      const text = err instanceof Error && err.message ? err.message : "Invalid verification code";
+      setError(text);
+      toast({ title: "Verification failed", description: text, variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const signOut = async () => {
+    await logout().catch(() => undefined);
+    void navigate({ to: "/" });
+  };
+
+  return (
+    <AuthShell>
+      <h1 className="text-xl font-semibold">Verify your email</h1>
+      <p className="mt-1 text-sm text-slate-600">
+        We sent a 6-digit code to <strong>{user.email}</strong>. Enter it below to activate your account.
+      </p>
+      {verified ? (
+        <Alert tone="success">Email verified successfully! Taking you to your dashboard…</Alert>
+      ) : (
+        <form onSubmit={submit} className="mt-4 space-y-4" noValidate>
+          {error && <Alert>{error}</Alert>}
+          <Field label="Verification code" htmlFor="verify-code">
+            <Input
+              id="verify-code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={6}
+              value={code}
+              onChange={(e) => setCode(e.target.value.replace(/\D/g, "").slice(0, 6))}
+              className="text-center text-2xl tracking-[0.5em]"
+            />
+          </Field>
+          <Button type="submit" className="w-full" disabled={busy}>
+            {busy ? "Verifying..." : "Verify Email"}
+          </Button>
+          <Button variant="secondary" className="w-full" disabled={cooldown > 0} onClick={() => send(false)}>
+            {cooldown > 0 ? `Resend code in ${cooldown}s` : "Resend code"}
+          </Button>
+        </form>
+      )}
+      <ul className="mt-6 space-y-1 text-sm text-slate-600">
+        <li>✓ Keeps your account and your customers' data safe</li>
+        <li>✓ Lets us send you password resets and important notices</li>
+        <li>✓ Unlocks campaigns, contacts and two-way texting</li>
+      </ul>
+      <Button variant="ghost" className="mt-4 w-full" onClick={signOut}>
+        Sign Out
+      </Button>
+    </AuthShell>
+  );
+}
