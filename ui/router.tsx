@@ -41,7 +41,7 @@ const rootRoute = createRootRoute({
   ),
 });
 
-const page = (path: string, component: ComponentType) => createRoute({ getParentRoute: () => rootRoute, path, component });
+const page = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => rootRoute, path, component });
 const publicPage = (path: string, Page: ComponentType) =>
   page(path, () => (
     <PublicLayout>
@@ -94,9 +94,3 @@ const routeTree = rootRoute.addChildren([
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });
-
-declare module "@tanstack/react-router" {
-  interface Register {
-    router: typeof router;
-  }
-}

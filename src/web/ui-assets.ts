@@ -6,8 +6,8 @@ export type UiAsset = { path: string; file: string; type: string };
 
 export type UiBundle = {
   /** Pre-built responses by URL path; cloned per request. */
-  files: Map<string, { body: Uint8Array; headers: Record<string, string> }>;
-  indexHtml: Uint8Array | null;
+  files: Map<string, { body: Uint8Array<ArrayBuffer>; headers: Record<string, string> }>;
+  indexHtml: Uint8Array<ArrayBuffer> | null;
 };
 
 const HASHED = /-[a-z0-9]{8,}\.(js|css|woff2?|png|svg|jpg|webp)$/;
@@ -20,7 +20,7 @@ export async function loadUiBundle(): Promise<UiBundle> {
     // Not built yet: API tests run without the UI; the server then says how to build it.
   }
   const files: UiBundle["files"] = new Map();
-  let indexHtml: Uint8Array | null = null;
+  let indexHtml: Uint8Array<ArrayBuffer> | null = null;
   await Promise.all(
     assets.map(async (a) => {
       const body = new Uint8Array(await Bun.file(a.file).arrayBuffer());

@@ -9,7 +9,10 @@ import { Button } from "./ui";
 export function Logo() {
   return (
     <Link to="/" className="flex items-center gap-2 text-lg font-bold text-slate-900">
-      <img src="/favicon.svg" alt="" className="h-8 w-8" />
+      <svg viewBox="0 0 64 64" className="h-8 w-8" aria-hidden>
+        <rect width="64" height="64" rx="14" fill="#4f46e5" />
+        <path d="M16 20h32a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-5a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="#fff" />
+      </svg>
       smsdesk
     </Link>
   );
