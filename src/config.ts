@@ -43,7 +43,9 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
       values.SMSDESK_DEV = "1";
       continue;
     }
-    const [flag, inline] = arg.split("=", 2) as [string, string | undefined];
+    const eq = arg.indexOf("=");
+    const flag = eq < 0 ? arg : arg.slice(0, eq);
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
     const key = FLAGS[flag];
     if (!key) throw new ConfigError(`Unknown option ${flag}. Run with --help for the options.`);
     const value = inline ?? args[++i];
@@ -51,7 +53,7 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     values[key] = value;
   }
 
-  const port = Number(values.PORT ?? 8080);
+  const port = Number(values.PORT || 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0-65535, got ${values.PORT}`);
   const host = values.HOST || "127.0.0.1";
   const publicUrl = (values.PUBLIC_URL || `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`).replace(/\/+$/, "");

@@ -13,7 +13,7 @@ export const RESET_TTL_MINUTES = 60;
 export const INVALID_RESET_TOKEN = "Invalid reset token. Please request a new password reset.";
 
 /**
- * Answers the same whether or not the email has an account. The token itself is returned only so the
+ * Answers the same, in the same time, whether or not the email has an account. The token itself is returned only so the
  * caller can expose it in development mode without SMTP (the spec's 'Demo Mode' link).
  */
 export async function requestPasswordReset(ctx: AppContext, email: string): Promise<string | null> {
@@ -26,12 +26,10 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
     .values({ tokenHash: keyedHash(ctx.keys.codes, `reset:${token}`), userId: user.id, expiresAt: new Date(now + RESET_TTL_MINUTES * 60_000) })
     .run();
   const link = `${ctx.config.publicUrl}/auth/reset-password?token=${token}`;
-  try {
-    await ctx.mailer.send(passwordResetEmail(user.email, link, RESET_TTL_MINUTES));
-  } catch (err) {
-    ctx.log(`mail error: password reset to ${user.email}: ${(err as Error).message}`);
-    throw new HttpError(502, "Failed to send reset email");
-  }
+  // Not awaited: a slow or failing mail server must not reveal which emails have accounts.
+  ctx.mailer
+    .send(passwordResetEmail(user.email, link, RESET_TTL_MINUTES))
+    .catch((err: Error) => ctx.log(`mail error: password reset to ${user.email}: ${err.message}`));
   return token;
 }
 
@@ -50,6 +48,12 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
     .returning()
     .get();
   if (!claimed) throw new HttpError(400, INVALID_RESET_TOKEN);
+  // Any other link sent to this account stops working once the password has changed.
+  ctx.db
+    .update(passwordResets)
+    .set({ usedAt: new Date(ctx.now()) })
+    .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
+    .run();
   updateUser(ctx, user.id, { passwordHash, emailVerified: true });
   revokeAllSessions(ctx, user.id);
 }

@@ -85,7 +85,7 @@ export function authRoutes(ctx: AppContext) {
       const token = tokenFromRequest(headers, cookie[SESSION_COOKIE]?.value as string | undefined);
       const session = token ? resolveSession(ctx, token) : null;
       if (session) revokeSession(ctx, session.sessionId);
-      cookie[SESSION_COOKIE]!.remove();
+      cookie[SESSION_COOKIE]!.set({ value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: "lax" });
       return { success: true };
     })
     .get("/user", ({ user }) => publicUser(user), { auth: "unverified" })

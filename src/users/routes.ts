@@ -29,7 +29,10 @@ export function userRoutes(ctx: AppContext) {
     )
     .put(
       "/onboarding",
-      ({ user, body }) => publicUser(saveOnboarding(ctx, user.id, { ...body, businessName: body.businessName.trim() })),
+      ({ user, body }) =>
+        publicUser(
+          saveOnboarding(ctx, user.id, { ...body, businessName: body.businessName.trim(), goals: [...new Set(body.goals)] }),
+        ),
       {
         auth: true,
         body: t.Object({
@@ -38,8 +41,7 @@ export function userRoutes(ctx: AppContext) {
           customerType: oneOf(CUSTOMER_TYPES.map((c) => c.value), "Please choose your customer type"),
           goals: t.Array(oneOf(GOALS.map((g) => g.value), "Unknown goal"), {
             minItems: 1,
-            maxItems: GOALS.length,
-            uniqueItems: true,
+            maxItems: GOALS.length * 2,
             error: "Please choose at least one goal",
           }),
         }),

@@ -1,0 +1,124 @@
+import { describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { ConfigError, loadConfig } from "../../src/config";
+
+describe("loadConfig defaults", () => {
+  test("port 8080, host 127.0.0.1, dataDir ./data resolved, no SMTP, not dev", () => {
+    const c = loadConfig({}, []);
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.dataDir).toBe(resolve("./data"));
+    expect(c.dataDir.startsWith("/")).toBe(true);
+    expect(c.publicUrl).toBe("http://127.0.0.1:8080");
+    expect(c.smtpUrl).toBeNull();
+    expect(c.smtpFrom).toBe("smsdesk@127.0.0.1");
+    expect(c.dev).toBe(false);
+    expect(c.adminEmail).toBeNull();
+    expect(c.adminPassword).toBeNull();
+  });
+
+  test("empty environment values count as unset", () => {
+    const c = loadConfig({ HOST: "", DATA_DIR: "", PUBLIC_URL: "", SMTP_URL: "", SMSDESK_DEV: "" }, []);
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.dataDir).toBe(resolve("./data"));
+    expect(c.publicUrl).toBe("http://127.0.0.1:8080");
+    expect(c.smtpUrl).toBeNull();
+    expect(c.dev).toBe(false);
+  });
+
+  test("an empty PORT counts as unset too (not port 0, a random port)", () => {
+    expect(loadConfig({ PORT: "" }, []).port).toBe(8080);
+  });
+});
+
+describe("environment", () => {
+  test("is read", () => {
+    const c = loadConfig(
+      {
+        PORT: "9000",
+        HOST: "0.0.0.0",
+        DATA_DIR: "/tmp/smsdesk-x",
+        SMTP_URL: "smtps://u:p@mail.example.com:465",
+        SMTP_FROM: "noreply@example.com",
+        SMSDESK_DEV: "true",
+        ADMIN_EMAIL: "admin@example.com",
+        ADMIN_PASSWORD: "secret1",
+      },
+      [],
+    );
+    expect(c.port).toBe(9000);
+    expect(c.host).toBe("0.0.0.0");
+    // 0.0.0.0 is not an address users can open.
+    expect(c.publicUrl).toBe("http://localhost:9000");
+    expect(c.dataDir).toBe("/tmp/smsdesk-x");
+    expect(c.smtpUrl).toBe("smtps://u:p@mail.example.com:465");
+    expect(c.smtpFrom).toBe("noreply@example.com");
+    expect(c.dev).toBe(true);
+    expect(c.adminEmail).toBe("admin@example.com");
+    expect(c.adminPassword).toBe("secret1");
+  });
+
+  test.each([["1", true], ["yes", true], ["TRUE", true], ["0", false], ["no", false]])("SMSDESK_DEV=%s gives dev %p", (value, dev) => {
+    expect(loadConfig({ SMSDESK_DEV: value }, []).dev).toBe(dev);
+  });
+
+  test("PUBLIC_URL loses trailing slashes and sets the sender domain", () => {
+    const c = loadConfig({ PUBLIC_URL: "https://sms.example.com//" }, []);
+    expect(c.publicUrl).toBe("https://sms.example.com");
+    expect(c.smtpFrom).toBe("smsdesk@sms.example.com");
+  });
+});
+
+describe("flags", () => {
+  test("override the environment, in both --flag value and --flag=value forms", () => {
+    const env = { PORT: "9000", HOST: "10.0.0.1", DATA_DIR: "/tmp/env-dir" };
+    const c = loadConfig(env, ["--port", "9100", "--host=192.168.1.5", "--data-dir", "/tmp/flag-dir", "--dev"]);
+    expect(c.port).toBe(9100);
+    expect(c.host).toBe("192.168.1.5");
+    expect(c.dataDir).toBe("/tmp/flag-dir");
+    expect(c.dev).toBe(true);
+    expect(c.publicUrl).toBe("http://192.168.1.5:9100");
+  });
+
+  test("--public-url, --smtp-url and --smtp-from are read", () => {
+    const c = loadConfig({}, ["--public-url", "https://a.example.com", "--smtp-url=smtp://mail:25", "--smtp-from", "x@a.example.com"]);
+    expect(c.publicUrl).toBe("https://a.example.com");
+    expect(c.smtpUrl).toBe("smtp://mail:25");
+    expect(c.smtpFrom).toBe("x@a.example.com");
+  });
+
+  test("a --flag=value whose value contains '=' keeps the whole value", () => {
+    // e.g. a base64 SMTP password, or a data folder with '=' in its name
+    expect(loadConfig({}, ["--smtp-url=smtp://user:pa=ss@mail.example.com:587"]).smtpUrl).toBe("smtp://user:pa=ss@mail.example.com:587");
+    expect(loadConfig({}, ["--data-dir=/tmp/a=b"]).dataDir).toBe("/tmp/a=b");
+  });
+
+  test("an unknown flag throws ConfigError naming it", () => {
+    expect(() => loadConfig({}, ["--prot", "80"])).toThrow(ConfigError);
+    expect(() => loadConfig({}, ["--prot", "80"])).toThrow("Unknown option --prot. Run with --help for the options.");
+    expect(() => loadConfig({}, ["stray"])).toThrow(ConfigError);
+  });
+
+  test("a flag without its value throws", () => {
+    expect(() => loadConfig({}, ["--port"])).toThrow(new ConfigError("--port needs a value"));
+  });
+});
+
+describe("invalid values", () => {
+  test.each(["abc", "-1", "65536", "80.5", "8080x"])("PORT=%s throws ConfigError", (port) => {
+    expect(() => loadConfig({ PORT: port }, [])).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: port }, [])).toThrow(`PORT must be 0-65535, got ${port}`);
+  });
+
+  test("--port with a bad value throws ConfigError", () => {
+    expect(() => loadConfig({}, ["--port", "http"])).toThrow(ConfigError);
+  });
+
+  test("SMTP_URL must be smtp:// or smtps://", () => {
+    expect(() => loadConfig({ SMTP_URL: "mail.example.com:25" }, [])).toThrow("SMTP_URL must start with smtp:// or smtps://");
+  });
+
+  test("PUBLIC_URL must be a URL", () => {
+    expect(() => loadConfig({ PUBLIC_URL: "not a url" }, [])).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { VERSION } from "../../src/version";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+});
+afterAll(() => t?.stop());
+
+describe("GET /api/health", () => {
+  test("answers 200 with status ok, the version and db ok", async () => {
+    const res = await t.api("/api/health");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(res.body).toEqual({ status: "ok", version: VERSION, db: "ok" });
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("answers HEAD (the UI's API health check) with 200", async () => {
+    const res = await t.api("/api/health", { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe("");
+  });
+
+  test("needs no sign-in", async () => {
+    const res = await t.api("/api/health", { token: "not-a-token" });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("security headers", () => {
+  const expectSecurityHeaders = (h: Headers) => {
+    expect(h.get("x-content-type-options")).toBe("nosniff");
+    expect(h.get("x-frame-options")).toBe("DENY");
+    const csp = h.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(h.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+  };
+
+  test("on API answers", async () => {
+    expectSecurityHeaders((await t.api("/api/health")).headers);
+  });
+
+  test("on API errors", async () => {
+    const res = await t.api("/api/nope");
+    expect(res.status).toBe(404);
+    expectSecurityHeaders(res.headers);
+  });
+
+  test("on UI pages", async () => {
+    const res = await t.api("/pricing");
+    expect(res.status).toBe(200);
+    expectSecurityHeaders(res.headers);
+  });
+
+  test("no HSTS over plain http", async () => {
+    expect((await t.api("/api/health")).headers.get("strict-transport-security")).toBeNull();
+  });
+});

@@ -1,0 +1,45 @@
+import type { ReactNode } from "react";
+import { BackToHome } from "../../components/public-layout";
+import { cx } from "../../components/ui";
+
+/** The top of every static marketing page: back link, a small label, the page's only h1 and a lead paragraph. */
+export function PageIntro({ eyebrow, title, children, back }: { eyebrow?: string; title: string; children?: ReactNode; back?: ReactNode }) {
+  return (
+    <div className="border-b border-slate-200 bg-gradient-to-b from-brand-50 to-white">
+      <div className="mx-auto max-w-6xl px-4 pb-12 pt-6 sm:pb-16">
+        {back ?? <BackToHome />}
+        <div className="mx-auto mt-8 max-w-3xl text-center">
+          {eyebrow && <p className="text-sm font-semibold uppercase tracking-wide text-brand-600">{eyebrow}</p>}
+          <h1 className="mt-2 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">{title}</h1>
+          {children && <div className="mt-4 text-lg leading-relaxed text-slate-600">{children}</div>}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** A round tinted badge holding an emoji; the emoji is decorative. */
+export function IconBadge({ icon, className }: { icon: string; className?: string }) {
+  return (
+    <span aria-hidden className={cx("inline-flex h-11 w-11 shrink-0 items-center justify-center rounded-xl bg-brand-100 text-xl", className)}>
+      {icon}
+    </span>
+  );
+}
+
+/** Long-form text (policies) with consistent heading and paragraph styles. */
+export function Prose({ children }: { children: ReactNode }) {
+  return (
+    <div
+      className={cx(
+        "space-y-4 text-slate-700 leading-relaxed",
+        "[&_h2]:mt-10 [&_h2]:scroll-mt-24 [&_h2]:text-xl [&_h2]:font-semibold [&_h2]:text-slate-900",
+        "[&_h3]:mt-6 [&_h3]:font-semibold [&_h3]:text-slate-900",
+        "[&_ul]:list-disc [&_ul]:space-y-2 [&_ul]:pl-6",
+        "[&_a]:font-medium [&_a]:text-brand-700 [&_a:hover]:underline",
+      )}
+    >
+      {children}
+    </div>
+  );
+}
