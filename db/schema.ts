@@ -144,3 +144,93 @@ export const messages = sqliteTable(
   },
   (t) => [index("messages_user_direction_created_idx").on(t.userId, t.direction, t.createdAt)],
 );
+
+/** Account security: TOTP secret (encrypted with the data folder's key), lockout counters. */
+export const userSecurity = sqliteTable("user_security", {
+  userId: text("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  totpSecretEncrypted: text("totp_secret_encrypted"),
+  totpEnabledAt: integer("totp_enabled_at", { mode: "timestamp_ms" }),
+  failedLogins: integer("failed_logins").notNull().default(0),
+  lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
+  googleSubject: text("google_subject").unique(),
+});
+
+export const backupCodes = sqliteTable(
+  "backup_codes",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("backup_codes_user_idx").on(t.userId)],
+);
+
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter").notNull().default(0),
+    transports: text("transports", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    deviceType: text("device_type").notNull().default("singleDevice"),
+    backedUp: integer("backed_up", { mode: "boolean" }).notNull().default(false),
+    name: text("name").notNull().default("My Device"),
+    createdAt: createdAt(),
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("passkeys_user_idx").on(t.userId)],
+);
+
+/** One pending WebAuthn or OAuth ceremony; consumed once, expires in minutes. */
+export const authChallenges = sqliteTable("auth_challenges", {
+  id: text("id").primaryKey(),
+  kind: text("kind", { enum: ["webauthn-register", "webauthn-login", "google"] }).notNull(),
+  userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+  challenge: text("challenge").notNull(),
+  expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+export const plans = sqliteTable("plans", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  price: integer("price").notNull(),
+  monthlyContacts: integer("monthly_contacts").notNull(),
+  monthlyMessages: integer("monthly_messages").notNull(),
+  phoneNumbers: integer("phone_numbers").notNull(),
+  features: text("features", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  sortOrder: integer("sort_order").notNull().default(0),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(now),
+});
+
+export const licenseCodes = sqliteTable(
+  "license_codes",
+  {
+    code: text("code").primaryKey(),
+    planId: text("plan_id").notNull().references(() => plans.id),
+    durationDays: integer("duration_days").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    redeemedBy: text("redeemed_by").references(() => users.id, { onDelete: "set null" }),
+    redeemedAt: integer("redeemed_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("license_codes_plan_idx").on(t.planId)],
+);
+
+export const licenses = sqliteTable(
+  "licenses",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    planId: text("plan_id").notNull().references(() => plans.id),
+    source: text("source", { enum: ["trial", "code", "admin"] }).notNull(),
+    code: text("code"),
+    startsAt: integer("starts_at", { mode: "timestamp_ms" }).notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("licenses_user_idx").on(t.userId, t.startsAt)],
+);

@@ -7,7 +7,7 @@ export type AppContext = {
   config: Config;
   db: Db;
   mailer: Mailer;
-  keys: { sessions: Buffer; codes: Buffer };
+  keys: { sessions: Buffer; codes: Buffer; secrets: Buffer };
   now: () => number;
   log: (line: string) => void;
 };

@@ -24,7 +24,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
     config,
     db,
     mailer,
-    keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes") },
+    keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes"), secrets: deriveKey(master, "secrets") },
     now: Date.now,
     log,
   };
