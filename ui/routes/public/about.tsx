@@ -1,25 +1,25 @@
 import { Link } from "@tanstack/react-router";
 import { Card } from "../../components/ui";
-import { IconBadge, PageIntro } from "./shared";
+import { IconBadge, PageIntro, type IconName } from "./shared";
 
-const VALUES = [
+const VALUES: { icon: IconName; title: string; text: string }[] = [
   {
-    icon: "🏠",
+    icon: "home",
     title: "Your data stays home",
     text: "Customer lists are the heart of a small business. smsdesk keeps them in a database on your own server instead of in someone else's cloud.",
   },
   {
-    icon: "🤝",
+    icon: "heart",
     title: "Respect for the people you text",
     text: "Opt-outs are honoured instantly and always, quiet hours keep promotions out of the night, and every consent is recorded. Good manners are also good deliverability.",
   },
   {
-    icon: "🧰",
+    icon: "box",
     title: "Simple to run",
     text: "One program and one data folder. No database server to babysit, no tangle of services. Back up a folder and you are done.",
   },
   {
-    icon: "🔓",
+    icon: "unlock",
     title: "No lock-in",
     text: "You send through your own provider account, with your own numbers and registrations. If you ever leave, your numbers and your list leave with you.",
   },
@@ -56,6 +56,9 @@ export function AboutPage() {
             <h2 id="why" className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">
               Why we built it
             </h2>
+            <p className="mt-6 border-l-4 border-brand-500 pl-4 text-xl font-medium leading-relaxed text-slate-800">
+              One program. One data folder. Your provider, your numbers and your customers.
+            </p>
           </div>
           <div className="space-y-4 leading-relaxed text-slate-600">
             <p>

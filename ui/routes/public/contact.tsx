@@ -3,28 +3,28 @@ import { useState, type FormEvent } from "react";
 import { Button, Card, Field, Input, Select, Spinner, cx } from "../../components/ui";
 import { ApiError, api } from "../../lib/api";
 import { toast } from "../../lib/toast";
-import { IconBadge, PageIntro } from "./shared";
+import { IconBadge, PageIntro, type IconName } from "./shared";
 
 type Priority = "low" | "normal" | "high" | "critical";
 type Form = { name: string; email: string; company: string; phone: string; subject: string; priority: Priority; message: string };
 
 const EMPTY: Form = { name: "", email: "", company: "", phone: "", subject: "", priority: "normal", message: "" };
 
-const CHANNELS = [
+const CHANNELS: { icon: IconName; title: string; text: string; detail: string }[] = [
   {
-    icon: "✉️",
+    icon: "mail",
     title: "Email support",
     text: "Send us a message with the form on this page. We reply within 24 hours.",
     detail: "Replies within 24 hours",
   },
   {
-    icon: "💬",
+    icon: "chat",
     title: "Live chat",
     text: "Signed in? Open the chat button in the corner of any screen to talk to a person.",
     detail: "9 AM to 6 PM EST",
   },
   {
-    icon: "📞",
+    icon: "phone",
     title: "Phone support",
     text: "Prefer to talk it through? Leave your number in the form and we will call you back.",
     detail: "During business hours",
@@ -163,9 +163,9 @@ export function ContactPage() {
             </section>
           </div>
 
-          <section aria-labelledby="form-heading" className="lg:col-span-2">
+          <div className="lg:col-span-2">
             <Card className="p-6 sm:p-8">
-              <h2 id="form-heading" className="text-xl font-semibold text-slate-900">
+              <h2 className="text-xl font-semibold text-slate-900">
                 Send us a message
               </h2>
               <p className="mt-1 text-sm text-slate-600">Fields marked * are required.</p>
@@ -271,7 +271,7 @@ export function ContactPage() {
                 </div>
               </form>
             </Card>
-          </section>
+          </div>
         </div>
       </div>
     </>

@@ -1,9 +1,9 @@
 import { Link } from "@tanstack/react-router";
 import { Card } from "../../components/ui";
 import { openAuthModal } from "../../lib/auth-modal";
-import { IconBadge, PageIntro } from "./shared";
+import { IconBadge, PageIntro, type IconName } from "./shared";
 
-type Feature = { icon: string; title: string; text: string; points: string[] };
+type Feature = { icon: IconName; title: string; text: string; points: string[] };
 
 const GROUPS: { heading: string; lead: string; features: Feature[] }[] = [
   {
@@ -11,7 +11,7 @@ const GROUPS: { heading: string; lead: string; features: Feature[] }[] = [
     lead: "Plan, write and send the texts that bring people back.",
     features: [
       {
-        icon: "📣",
+        icon: "megaphone",
         title: "Campaigns",
         text: "Send a promotion, a reminder or an update to a whole list, a segment or a single contact, now or at a scheduled time.",
         points: [
@@ -21,13 +21,13 @@ const GROUPS: { heading: string; lead: string; features: Feature[] }[] = [
         ],
       },
       {
-        icon: "📝",
+        icon: "template",
         title: "Templates",
         text: "Save the messages you send most often, with {first_name}-style variables detected automatically.",
         points: ["Reuse in campaigns and in conversations", "Real usage counts per template", "Search by name or content"],
       },
       {
-        icon: "⚙️",
+        icon: "bolt",
         title: "Automation & drips",
         text: "Reply automatically to incoming texts and run drip sequences that welcome new subscribers over days, not seconds.",
         points: ["Auto-replies by rule", "Multi-step drip sequences with delays", "Quiet hours respected at every step"],
@@ -39,19 +39,19 @@ const GROUPS: { heading: string; lead: string; features: Feature[] }[] = [
     lead: "A clean, consented list is the most valuable thing you own.",
     features: [
       {
-        icon: "👥",
+        icon: "users",
         title: "Contacts & CSV import",
         text: "Add contacts by hand or import a CSV with email, phone, first name and last name columns in any order.",
         points: ["Duplicate detection by phone number, with merge", "Tags and bulk tagging", "Opt-out status on every contact"],
       },
       {
-        icon: "🎯",
+        icon: "target",
         title: "Segments",
         text: "Build audiences from conditions such as tags, sign-up date or recent replies and send to exactly those people.",
         points: ["Exact recipient counts before you send", "Ready-made audiences: all, new, recent and loyal", "Segments stay up to date as contacts change"],
       },
       {
-        icon: "🔑",
+        icon: "key",
         title: "Keywords",
         text: "Text-to-join keywords turn a poster, receipt or table card into a signup form: customers text JOIN and they are in.",
         points: ["Automatic reply per keyword", "Tags applied to everyone who joins", "Opt-in recorded with time and source"],
@@ -63,19 +63,19 @@ const GROUPS: { heading: string; lead: string; features: Feature[] }[] = [
     lead: "Conversations, integrations and the rules of the road, handled.",
     features: [
       {
-        icon: "💬",
+        icon: "chat",
         title: "Two-way chat",
         text: "Every reply lands in a threaded inbox per contact. Answer from your business number in any browser, with new messages in real time.",
         points: ["Conversation history per contact", "Archive finished threads", "Notifications for new replies"],
       },
       {
-        icon: "🔌",
+        icon: "code",
         title: "API keys & webhooks",
         text: "Connect your shop, booking system or CRM: create API keys for incoming calls and outbound webhooks for events such as replies and opt-outs.",
         points: ["Keys stored hashed, shown once", "Outbound webhooks with an optional signing secret", "No fake “connected” badges: you see exactly what is wired up"],
       },
       {
-        icon: "🛡️",
+        icon: "shield",
         title: "Compliance",
         text: "The safeguards carriers and regulators expect are on by default, so a busy day never turns into a complaint.",
         points: [
@@ -156,9 +156,9 @@ export function FeaturesPage() {
               </li>
             </ul>
           </div>
-          <ul className="grid grid-cols-2 gap-3 self-center sm:grid-cols-3" aria-label="Supported SMS providers">
+          <ul className="flex flex-wrap justify-center gap-3 self-center" aria-label="Supported SMS providers">
             {PROVIDERS.map((p) => (
-              <li key={p} className="rounded-xl border border-slate-200 bg-white px-4 py-5 text-center font-semibold text-slate-800 shadow-sm">
+              <li key={p} className="w-[calc(50%-0.375rem)] rounded-xl border border-slate-200 bg-white px-4 py-5 text-center font-semibold text-slate-800 shadow-sm sm:w-36">
                 {p}
               </li>
             ))}
@@ -179,7 +179,7 @@ export function FeaturesPage() {
               you have backed up everything.
             </p>
           </div>
-          <Card className="self-center bg-slate-900 p-6 font-mono text-sm text-slate-100">
+          <div className="self-center rounded-xl bg-slate-900 p-6 font-mono text-sm text-slate-100 shadow-lg">
             <p className="text-slate-400"># copy, start, done</p>
             <p className="mt-2">
               <span aria-hidden className="select-none text-brand-500">$ </span>DATA_DIR=/srv/sms/data ./smsdesk
@@ -187,7 +187,7 @@ export function FeaturesPage() {
             <p className="mt-2 text-slate-400">
               Accounts use argon2id passwords, optional two-factor authentication and passkeys.
             </p>
-          </Card>
+          </div>
         </section>
 
         <section className="rounded-3xl border border-brand-100 bg-brand-50 px-6 py-10 text-center sm:px-12">

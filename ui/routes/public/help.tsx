@@ -4,16 +4,16 @@ import { useMemo, useState } from "react";
 import { Card, Input } from "../../components/ui";
 import { auth } from "../../lib/auth";
 import { openAuthModal } from "../../lib/auth-modal";
-import { IconBadge, PageIntro } from "./shared";
+import { IconBadge, PageIntro, type IconName } from "./shared";
 
 type QA = { q: string; a: string };
-type Topic = { id: string; icon: string; title: string; items: QA[] };
+type Topic = { id: string; icon: IconName; title: string; items: QA[] };
 type Article = { title: string; summary: string; body: string[] };
 
 const TOPICS: Topic[] = [
   {
     id: "getting-started",
-    icon: "🚀",
+    icon: "flag",
     title: "Getting started",
     items: [
       {
@@ -32,7 +32,7 @@ const TOPICS: Topic[] = [
   },
   {
     id: "contacts",
-    icon: "👥",
+    icon: "users",
     title: "Contacts & imports",
     items: [
       {
@@ -51,7 +51,7 @@ const TOPICS: Topic[] = [
   },
   {
     id: "campaigns",
-    icon: "📣",
+    icon: "megaphone",
     title: "Campaigns",
     items: [
       {
@@ -70,7 +70,7 @@ const TOPICS: Topic[] = [
   },
   {
     id: "chat",
-    icon: "💬",
+    icon: "chat",
     title: "Two-way chat",
     items: [
       {
@@ -89,7 +89,7 @@ const TOPICS: Topic[] = [
   },
   {
     id: "keywords",
-    icon: "🔑",
+    icon: "key",
     title: "Keywords",
     items: [
       {
@@ -108,7 +108,7 @@ const TOPICS: Topic[] = [
   },
   {
     id: "providers",
-    icon: "📱",
+    icon: "mobile",
     title: "Phone settings & providers",
     items: [
       {
@@ -127,7 +127,7 @@ const TOPICS: Topic[] = [
   },
   {
     id: "compliance",
-    icon: "🛡️",
+    icon: "shield",
     title: "Compliance",
     items: [
       {
@@ -146,7 +146,7 @@ const TOPICS: Topic[] = [
   },
   {
     id: "account",
-    icon: "🔒",
+    icon: "lock",
     title: "Account & security",
     items: [
       {
@@ -292,7 +292,7 @@ export function HelpPage() {
           </h2>
           <div className="grid gap-6 md:grid-cols-3">
             <Card className="flex flex-col p-6">
-              <IconBadge icon="💬" />
+              <IconBadge icon="chat" />
               <h3 className="mt-4 font-semibold text-slate-900">Live Chat</h3>
               <p className="mt-1 text-sm font-medium text-brand-700">Available 24/7</p>
               <p className="mt-2 flex-1 text-sm text-slate-600">
@@ -311,7 +311,7 @@ export function HelpPage() {
               )}
             </Card>
             <Card className="flex flex-col p-6">
-              <IconBadge icon="✉️" />
+              <IconBadge icon="mail" />
               <h3 className="mt-4 font-semibold text-slate-900">Email Support</h3>
               <p className="mt-1 text-sm font-medium text-brand-700">Response within 2 hours</p>
               <p className="mt-2 flex-1 text-sm text-slate-600">Describe the problem and we will get back to you by email.</p>
@@ -320,7 +320,7 @@ export function HelpPage() {
               </Link>
             </Card>
             <Card className="flex flex-col p-6">
-              <IconBadge icon="📞" />
+              <IconBadge icon="phone" />
               <h3 className="mt-4 font-semibold text-slate-900">Phone Support</h3>
               <p className="mt-1 text-sm font-medium text-brand-700">Monday to Friday, 9 AM to 6 PM EST</p>
               <p className="mt-2 flex-1 text-sm text-slate-600">
@@ -415,7 +415,7 @@ export function HelpPage() {
             {TUTORIALS.map((t) => (
               <Card key={t.title} className="flex flex-col overflow-hidden">
                 <div aria-hidden className="flex h-28 items-center justify-center bg-gradient-to-br from-brand-500 to-brand-700">
-                  <span className="flex h-12 w-12 items-center justify-center rounded-full bg-white/90 pl-1 text-xl text-brand-700">▶</span>
+                  <span className="rounded-full bg-white/90 px-3 py-1 text-xs font-semibold text-brand-700">Live screen-share walkthrough</span>
                 </div>
                 <div className="flex flex-1 flex-col p-6">
                   <h3 className="font-semibold text-slate-900">{t.title}</h3>

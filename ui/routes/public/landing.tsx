@@ -2,7 +2,7 @@ import { Link } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { cx } from "../../components/ui";
 import { openAuthModal } from "../../lib/auth-modal";
-import { IconBadge } from "./shared";
+import { IconBadge, type IconName } from "./shared";
 
 const ROTATE_MS = 4000;
 const BIG_PRIMARY =
@@ -15,35 +15,46 @@ const STATS = [
   { value: "5", label: "SMS providers built in", note: "Twilio, Telnyx, Brevo, TextMagic and ClickSend" },
 ];
 
-const FEATURES = [
+type Bubble = { from: "business" | "customer"; text: string };
+
+const FEATURES: { icon: IconName; title: string; text: string; points: string[]; preview: { title: string; bubbles: Bubble[] } }[] = [
   {
-    icon: "📣",
+    icon: "megaphone",
     title: "Bulk campaigns that go out once, and only once",
     text: "Write a message, pick an audience and a sender number, then send now or schedule it. Every recipient gets a row in a durable outbox, sent at your provider's rate limit and retried on temporary failures, so a restart never double-sends.",
     points: ["Live segment and character counter (GSM-7 and Unicode)", "Send now or schedule for later", "Delivery results per recipient"],
     preview: {
-      title: "Spring sale",
-      lines: ["Hi [Name], our spring sale starts Friday: 20% off everything in store.", "Reply STOP to opt out."],
+      title: "Campaign preview",
+      bubbles: [
+        { from: "business", text: "Hi Sam, it's Bloom & Co. Our spring sale starts Friday: 20% off everything in store. Reply STOP to opt out" },
+      ],
     },
   },
   {
-    icon: "💬",
+    icon: "chat",
     title: "Two-way texting with every customer",
     text: "Replies land in one inbox, threaded by contact. Answer questions, confirm bookings and follow up from your own business number, from any browser, with new messages arriving in real time.",
     points: ["One conversation per contact", "Text-to-join keywords and auto-replies", "Templates for answers you send every day"],
     preview: {
       title: "Conversation",
-      lines: ["Can I move my appointment to Thursday?", "Of course! Thursday at 3 PM is free. Shall I book it?"],
+      bubbles: [
+        { from: "customer", text: "Can I move my appointment to Thursday?" },
+        { from: "business", text: "Of course! Thursday at 3 PM is free. Shall I book it?" },
+        { from: "customer", text: "Yes please, thank you!" },
+      ],
     },
   },
   {
-    icon: "🛡️",
+    icon: "shield",
     title: "Compliance built in, on your own provider account",
     text: "Connect your own Twilio, Telnyx, Brevo, TextMagic or ClickSend account and keep the carrier relationship you already have. STOP and START are handled automatically, quiet hours hold marketing texts overnight, and every opt-in and opt-out is logged.",
     points: ["STOP, HELP and START handled for you", "Quiet hours in the recipient's time zone", "Consent log with time and source"],
     preview: {
-      title: "Compliance",
-      lines: ["STOP", "You have been unsubscribed and will receive no further messages. Reply START to resubscribe."],
+      title: "Automatic opt-out",
+      bubbles: [
+        { from: "customer", text: "STOP" },
+        { from: "business", text: "You have been unsubscribed and will receive no further messages. Reply START to resubscribe." },
+      ],
     },
   },
 ];
@@ -131,20 +142,20 @@ function Testimonials() {
   );
 }
 
-function PhonePreview({ title, lines }: { title: string; lines: string[] }) {
+function PhonePreview({ title, bubbles }: { title: string; bubbles: Bubble[] }) {
   return (
     <div aria-hidden className="mx-auto w-full max-w-xs rounded-[2rem] border-8 border-slate-900 bg-white p-4 shadow-xl">
       <p className="border-b border-slate-100 pb-2 text-center text-xs font-semibold text-slate-500">{title}</p>
       <div className="mt-4 space-y-3 text-sm">
-        {lines.map((line, i) => (
+        {bubbles.map((b, i) => (
           <p
             key={i}
             className={cx(
-              "max-w-[85%] rounded-2xl px-3 py-2",
-              i % 2 === 0 ? "rounded-bl-sm bg-slate-100 text-slate-800" : "ml-auto rounded-br-sm bg-brand-600 text-white",
+              "w-fit max-w-[85%] rounded-2xl px-3 py-2",
+              b.from === "customer" ? "rounded-bl-sm bg-slate-100 text-slate-800" : "ml-auto rounded-br-sm bg-brand-600 text-white",
             )}
           >
-            {line}
+            {b.text}
           </p>
         ))}
       </div>
@@ -227,7 +238,7 @@ export function LandingPage() {
                     ))}
                   </ul>
                 </div>
-                <PhonePreview title={f.preview.title} lines={f.preview.lines} />
+                <PhonePreview title={f.preview.title} bubbles={f.preview.bubbles} />
               </div>
             ))}
           </div>

@@ -63,7 +63,7 @@ function PlanCard({ plan }: { plan: Plan }) {
       aria-labelledby={headingId}
       className={cx(
         "relative flex flex-col rounded-2xl border bg-white p-6 shadow-sm sm:p-8",
-        plan.popular ? "border-brand-500 ring-2 ring-brand-500 lg:-my-4 lg:py-12" : "border-slate-200",
+        plan.popular ? "border-brand-500 shadow-lg ring-2 ring-brand-500" : "border-slate-200",
       )}
     >
       {plan.popular && (
@@ -110,7 +110,7 @@ export function PricingPage() {
       </PageIntro>
 
       <div className="mx-auto max-w-6xl px-4 py-16">
-        <div className="grid items-start gap-8 lg:grid-cols-3 lg:gap-6">
+        <div className="grid gap-8 lg:grid-cols-3 lg:gap-6">
           {PLANS.map((plan) => (
             <PlanCard key={plan.name} plan={plan} />
           ))}

@@ -1,14 +1,14 @@
 import { Link } from "@tanstack/react-router";
 import { Card, cx } from "../../components/ui";
-import { IconBadge, PageIntro } from "./shared";
+import { IconBadge, PageIntro, type IconName } from "./shared";
 
 type Tip = { title: string; text: string; rating: 4 | 5 };
-type Category = { id: string; icon: string; title: string; lead: string; tips: Tip[] };
+type Category = { id: string; icon: IconName; title: string; lead: string; tips: Tip[] };
 
 const CATEGORIES: Category[] = [
   {
     id: "timing",
-    icon: "⏰",
+    icon: "clock",
     title: "Timing",
     lead: "The same message lands differently at 10 AM and at 10 PM.",
     tips: [
@@ -31,7 +31,7 @@ const CATEGORIES: Category[] = [
   },
   {
     id: "content",
-    icon: "✍️",
+    icon: "pen",
     title: "Message Content",
     lead: "Short, clear and worth reading.",
     tips: [
@@ -54,7 +54,7 @@ const CATEGORIES: Category[] = [
   },
   {
     id: "audience",
-    icon: "🎯",
+    icon: "target",
     title: "Audience Strategy",
     lead: "The right message to the right people.",
     tips: [
@@ -77,7 +77,7 @@ const CATEGORIES: Category[] = [
   },
   {
     id: "campaign-types",
-    icon: "📣",
+    icon: "megaphone",
     title: "Campaign Types",
     lead: "Mix promotions with messages customers actually need.",
     tips: [
@@ -100,7 +100,7 @@ const CATEGORIES: Category[] = [
   },
   {
     id: "growth",
-    icon: "📈",
+    icon: "chart",
     title: "Growth Tactics",
     lead: "Grow your list with people who want to hear from you.",
     tips: [
