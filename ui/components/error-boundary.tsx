@@ -28,8 +28,37 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, State> {
   }
 }
 
+const isSafari = () => /^((?!chrome|android|crios|fxios).)*safari/i.test(navigator.userAgent);
+
+/** Safari's own screen: its failures are mostly stale caches and content blockers, so say how to clear them. */
+function SafariErrorScreen({ onReset }: { onReset: () => void }) {
+  return (
+    <div className="flex min-h-screen items-center justify-center p-4">
+      <Card className="w-full max-w-lg p-8">
+        <h1 className="text-2xl font-bold">Safari Compatibility Issue</h1>
+        <p className="mt-2 text-slate-600">
+          There was an issue loading the page on Safari. This might be due to browser compatibility.
+        </p>
+        <ul className="mt-4 list-disc space-y-1 pl-5 text-sm text-slate-600">
+          <li>Refresh the page</li>
+          <li>Clear Safari's cache for this site</li>
+          <li>Turn off content blockers for this site</li>
+          <li>Use the latest version of Safari</li>
+        </ul>
+        <div className="mt-6 flex gap-2">
+          <Button onClick={() => location.reload()}>Refresh Page</Button>
+          <Button variant="secondary" onClick={onReset}>
+            Try Again
+          </Button>
+        </div>
+      </Card>
+    </div>
+  );
+}
+
 function ErrorScreen({ error, componentStack, onReset }: { error: Error; componentStack?: string; onReset: () => void }) {
   const [report, setReport] = useState<"idle" | "sending" | "sent">("idle");
+  if (isSafari()) return <SafariErrorScreen onReset={onReset} />;
   const notify = async () => {
     setReport("sending");
     try {
