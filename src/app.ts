@@ -1,10 +1,16 @@
 import { Elysia } from "elysia";
+import { adminRoutes } from "./admin/routes";
 import { analyticsRoutes } from "./analytics/routes";
+import { googleRoutes } from "./auth/google";
+import { passkeyRoutes } from "./auth/passkey-routes";
 import { authRoutes } from "./auth/routes";
+import { twoFactorRoutes } from "./auth/two-factor-routes";
 import type { AppContext } from "./context";
 import { errorReportRoutes } from "./error-reports/routes";
 import { healthRoutes } from "./health/routes";
 import { HttpError } from "./http/errors";
+import { rateLimit } from "./http/rate-limit";
+import { licenseRoutes } from "./licenses/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
 
@@ -41,12 +47,18 @@ export function createApp(ctx: AppContext) {
       Object.assign(set.headers, headers);
       return body;
     })
+    .use(rateLimit(ctx))
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))
+    .use(twoFactorRoutes(ctx))
+    .use(passkeyRoutes(ctx))
+    .use(googleRoutes(ctx))
     .use(userRoutes(ctx))
     .use(analyticsRoutes(ctx))
     .use(supportRoutes(ctx))
     .use(errorReportRoutes(ctx))
+    .use(licenseRoutes(ctx))
+    .use(adminRoutes(ctx))
     .get("/api/login", ({ redirect }) => redirect("/auth", 302));
 }
 

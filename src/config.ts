@@ -11,6 +11,8 @@ export type Config = {
   dev: boolean;
   adminEmail: string | null;
   adminPassword: string | null;
+  /** Google sign-in is offered only when both the client id and secret are set. */
+  google: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userinfoUrl: string } | null;
 };
 
 export class ConfigError extends Error {}
@@ -32,7 +34,9 @@ export const CONFIG_HELP = `Configuration (environment variable or flag):
   SMTP_URL    --smtp-url U      smtp://user:pass@host:port (smtps:// for TLS); unset: emails go to the log
   SMTP_FROM   --smtp-from A     sender address of account emails (smsdesk@<public host>)
   SMSDESK_DEV --dev             development mode
-  ADMIN_EMAIL, ADMIN_PASSWORD   create this administrator on first start`;
+  ADMIN_EMAIL, ADMIN_PASSWORD   create this administrator on first start
+  GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET   enable "Continue with Google" (redirect URI: PUBLIC_URL/api/auth/google/callback)
+  GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL   override Google's OAuth endpoints (tests, proxies)`;
 
 /** Flags override the environment; unknown flags are an error so typos do not pass silently. */
 export function loadConfig(env: Record<string, string | undefined>, args: string[]): Config {
@@ -75,5 +79,25 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     dev: ["1", "true", "yes"].includes((values.SMSDESK_DEV ?? "").toLowerCase()),
     adminEmail: values.ADMIN_EMAIL || null,
     adminPassword: values.ADMIN_PASSWORD || null,
+    google: googleConfig(values),
   };
+}
+
+function googleConfig(values: Record<string, string | undefined>): Config["google"] {
+  const clientId = values.GOOGLE_CLIENT_ID?.trim();
+  const clientSecret = values.GOOGLE_CLIENT_SECRET?.trim();
+  if (!clientId || !clientSecret) return null;
+  const urls = {
+    authUrl: values.GOOGLE_AUTH_URL || "https://accounts.google.com/o/oauth2/v2/auth",
+    tokenUrl: values.GOOGLE_TOKEN_URL || "https://oauth2.googleapis.com/token",
+    userinfoUrl: values.GOOGLE_USERINFO_URL || "https://openidconnect.googleapis.com/v1/userinfo",
+  };
+  for (const [key, url] of Object.entries(urls)) {
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError(`GOOGLE_${key.replace("Url", "").toUpperCase()}_URL is not a URL: ${url}`);
+    }
+  }
+  return { clientId, clientSecret, ...urls };
 }

@@ -6,6 +6,7 @@ import { users } from "../db/schema";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
+import { rememberClientIp } from "./http/rate-limit";
 import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
@@ -66,6 +67,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
       const path = new URL(request.url).pathname;
       let response: Response;
       if (path.startsWith("/api/") || path === "/api") {
+        rememberClientIp(request, srv.requestIP(request)?.address);
         response = await app.handle(request);
       } else if (request.method === "GET" || request.method === "HEAD") {
         response = serveUi(path === "/" ? "/index.html" : path);
@@ -80,6 +82,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
   });
 
   const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}`;
+  // PORT=0 (tests): the public URL names port 0 until the system picks one; passkeys and links need the real one.
+  if (new URL(config.publicUrl).port === "0") ctx.config.publicUrl = config.publicUrl.replace(/:0(?=\/|$)/, `:${server.port}`);
   return {
     url,
     port: server.port!,

@@ -9,8 +9,12 @@ import { Toaster } from "./components/toaster";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
 import { auth } from "./lib/auth";
+import { AdminDashboardPage } from "./routes/admin/dashboard";
+import { AdminLoginPage } from "./routes/admin/login";
 import { HomePage } from "./routes/app/home";
+import { LicensePage } from "./routes/app/license";
 import { OnboardingPage } from "./routes/app/onboarding";
+import { SecurityPage } from "./routes/app/security";
 import { SettingsPage } from "./routes/app/settings";
 import { AuthPage } from "./routes/auth/auth-page";
 import { ForgotPasswordPage } from "./routes/auth/forgot-password";
@@ -91,6 +95,10 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/welcome", OnboardingPage, true),
   signedInPage("/onboarding", OnboardingPage, true),
   signedInPage("/settings", SettingsPage),
+  signedInPage("/license", LicensePage),
+  page("/admin", AdminLoginPage),
+  signedInPage("/admin/dashboard", AdminDashboardPage),
+  signedInPage("/settings/security", SecurityPage),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });

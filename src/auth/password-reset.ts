@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { passwordResetEmail } from "../mail/templates";
 import { findUserByEmail, findUserById, updateUser } from "../users/queries";
+import { clearLockout } from "./lockout";
 import { hashPassword } from "./passwords";
 import { keyedHash } from "./secure-compare";
 import { revokeAllSessions } from "./sessions";
@@ -55,5 +56,7 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
     .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
     .run();
   updateUser(ctx, user.id, { passwordHash, emailVerified: true });
+  // Whoever guessed enough to lock the account does not know the new password.
+  clearLockout(ctx, user.id);
   revokeAllSessions(ctx, user.id);
 }

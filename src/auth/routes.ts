@@ -1,12 +1,16 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError } from "../http/errors";
-import { findUserByEmail, insertUser, publicUser } from "../users/queries";
+import { licenseAtSignUp } from "../licenses/licenses";
+import { clientIp } from "../http/rate-limit";
+import { findUserByEmail, findUserById, insertUser, publicUser } from "../users/queries";
 import { checkVerificationCode, sendVerificationCode } from "./email-verification";
 import { authGuard } from "./guard";
+import { verifyLoginPassword } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyAgainstDecoy, verifyPassword } from "./passwords";
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyAgainstDecoy } from "./passwords";
 import { createSession, resolveSession, revokeSession, SESSION_COOKIE, sessionCookie, tokenFromRequest } from "./sessions";
+import { completeSecondStep, isTwoFactorEnabled, markPasswordVerified } from "./two-factor";
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const GOOGLE_ACCOUNT = "This email is already registered with Google. Please sign in with Google instead.";
@@ -42,12 +46,13 @@ export function authRoutes(ctx: AppContext) {
           lastName: body.lastName?.trim() ?? "",
           phone: body.phone?.trim() || null,
         });
+        const license = licenseAtSignUp(ctx, user.id, body.licenseCode);
         // The account exists even if the mail server is down; the verification screen offers a resend.
         await sendVerificationCode(ctx, user).catch(() => undefined);
         const session = createSession(ctx, user.id, clientMeta(headers, server?.requestIP(request)?.address ?? null));
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
         set.status = 201;
-        return { token: session.token, user: publicUser(user), licenseRedeemed: false, licensePlan: null };
+        return { token: session.token, user: publicUser(user), ...license };
       },
       {
         body: t.Object({
@@ -73,13 +78,38 @@ export function authRoutes(ctx: AppContext) {
           throw new HttpError(401, "Invalid credentials");
         }
         if (!user.passwordHash) throw new HttpError(400, GOOGLE_ACCOUNT, { authProvider: "google" });
-        if (!(await verifyPassword(password, user.passwordHash))) throw new HttpError(401, "Invalid credentials");
+        await verifyLoginPassword(ctx, user, password);
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
-        const session = createSession(ctx, user.id, clientMeta(headers, server?.requestIP(request)?.address ?? null));
+        if (isTwoFactorEnabled(ctx, user.id)) {
+          // No session yet: the code step (/login/2fa) must follow within 5 minutes.
+          markPasswordVerified(ctx, user.id);
+          return { requires2FA: true, userId: user.id };
+        }
+        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request, server)));
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
         return { token: session.token, user: publicUser(user), requires2FA: false };
       },
       { body: t.Object({ email: optionalText(254), password: optionalText(200) }) },
+    )
+    .post(
+      "/login/2fa",
+      ({ body, headers, cookie, server, request }) => {
+        const code = (body.token ?? "").trim();
+        if (!/^\d{6}$/.test(code) && !/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/.test(code)) {
+          throw badRequest("Please enter a valid 6-digit code");
+        }
+        const userId = body.userId ?? "";
+        const outcome = userId ? completeSecondStep(ctx, userId, code) : "expired";
+        if (outcome === "expired") throw new HttpError(401, "Your sign-in has expired. Please sign in again.");
+        if (outcome === "invalid") throw new HttpError(401, "Invalid verification code");
+        const user = findUserById(ctx, userId);
+        if (!user) throw new HttpError(401, "Your sign-in has expired. Please sign in again.");
+        if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
+        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request, server)));
+        cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+        return { token: session.token, user: publicUser(user) };
+      },
+      { body: t.Object({ userId: optionalText(100), token: optionalText(20) }) },
     )
     .post("/logout", ({ headers, cookie }) => {
       const token = tokenFromRequest(headers, cookie[SESSION_COOKIE]?.value as string | undefined);

@@ -20,3 +20,12 @@ export function repliesByDay(ctx: AppContext, userId: string, since: Date) {
     .groupBy(day)
     .all();
 }
+
+/** Outbound messages created at or after `since` (the plan's monthly message count). */
+export function countOutboundSince(ctx: AppContext, userId: string, since: Date): number {
+  return ctx.db
+    .select({ n: count() })
+    .from(messages)
+    .where(and(eq(messages.userId, userId), eq(messages.direction, "outbound"), gte(messages.createdAt, since)))
+    .get()!.n;
+}

@@ -15,7 +15,12 @@ export class Appliance {
   private server?: ChildProcess;
   private dataDir = mkdtempSync(join(tmpdir(), "smsdesk-browser-"));
 
-  async start(env: Record<string, string> = {}) {
+  /**
+   * `urlHost: "localhost"` serves the pages from http://localhost:PORT and sets PUBLIC_URL to that origin
+   * (WebAuthn needs localhost as the relying party, not 127.0.0.1).
+   */
+  async start(env: Record<string, string> = {}, opts: { urlHost?: string } = {}) {
+    if (opts.urlHost && !env.PUBLIC_URL) env = { ...env, PUBLIC_URL: `http://${opts.urlHost}:0` };
     this.smtp = new SMTPServer({
       authOptional: true,
       disabledCommands: ["STARTTLS"],
@@ -47,7 +52,7 @@ export class Appliance {
         const match = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
         if (match) {
           clearTimeout(timer);
-          resolve(match[1]!);
+          resolve(opts.urlHost ? match[1]!.replace("127.0.0.1", opts.urlHost) : match[1]!);
         }
       });
       this.server!.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));

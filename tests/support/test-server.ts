@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
+import { rateLimiterFor } from "../../src/http/rate-limit";
 import { startServer } from "../../src/server";
 
 export const DEFAULT_PASSWORD = "secret123";
@@ -152,7 +153,14 @@ async function startSmtpCapture(onMessage: (to: string[], raw: string) => void) 
 let counter = 0;
 
 export async function startTestServer(
-  opts: { smtp?: boolean; dev?: boolean; env?: Record<string, string>; printLogs?: boolean } = {},
+  opts: {
+    smtp?: boolean;
+    dev?: boolean;
+    env?: Record<string, string>;
+    printLogs?: boolean;
+    /** Keep the production rate limits (off by default: the suite signs in far more often than a person). */
+    rateLimits?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const useSmtp = opts.smtp ?? true;
   const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-test-"));
@@ -189,6 +197,7 @@ export async function startTestServer(
     [],
   );
   const server = await startServer(config, log);
+  if (!opts.rateLimits) rateLimiterFor(server.ctx).enabled = false;
   const url = server.url;
 
   async function api<T = any>(path: string, o: ApiOptions = {}): Promise<ApiResponse<T>> {

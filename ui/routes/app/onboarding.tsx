@@ -102,6 +102,11 @@ export function OnboardingPage() {
             <Button className="mt-2" onClick={() => navigate({ to: "/" })}>
               Go to Dashboard
             </Button>
+            <p className="text-sm">
+              <a href="/license?onboarding" className="text-brand-700 underline" onClick={(e) => { e.preventDefault(); void navigate({ to: "/license", search: { onboarding: "1" } as never }); }}>
+                Have a license code? Redeem it now
+              </a>
+            </p>
           </div>
         )}
 

@@ -3,6 +3,7 @@ import { Alert, Button, Field, Input } from "../../components/ui";
 import { api, ApiError, storeToken } from "../../lib/api";
 import { login, refreshUser, register } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { PasskeySignInButton } from "./passkey-sign-in";
 
 /** The spec's sign-in error wording, keyed on what the server says. */
 export function loginFailureText(err: unknown): string {
@@ -77,6 +78,7 @@ export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; o
       <Button type="submit" className="w-full" disabled={busy}>
         {busy ? "Signing in..." : "Sign In"}
       </Button>
+      <PasskeySignInButton email={email} onSignedIn={onSignedIn} onError={setError} />
       <button type="button" className="w-full text-center text-sm text-brand-700 hover:underline" onClick={onForgot}>
         Forgot your password?
       </button>
@@ -90,7 +92,8 @@ function TwoFactorForm({ userId, onBack, onSignedIn }: { userId: string; onBack:
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (code.length !== 6) return setError("Please enter a valid 6-digit code");
+    // A 6-digit code from the app, or one of the backup codes ("ABCD-EFGH").
+    if (!/^\d{6}$/.test(code) && !/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/.test(code)) return setError("Please enter a valid 6-digit code");
     setBusy(true);
     setError(null);
     try {
@@ -107,13 +110,14 @@ function TwoFactorForm({ userId, onBack, onSignedIn }: { userId: string; onBack:
   return (
     <form onSubmit={submit} className="space-y-4" noValidate>
       <p className="text-sm text-slate-600">Enter the 6-digit code from your authenticator app.</p>
+      <p className="text-xs text-slate-500">Lost your phone? Enter one of your backup codes instead.</p>
       {error && <Alert>{error}</Alert>}
       <Field label="Verification code" htmlFor="twofa-code">
         <Input
           id="twofa-code"
           inputMode="numeric"
           autoComplete="one-time-code"
-          maxLength={6}
+          maxLength={9}
           value={code}
           onChange={(e) => setCode(e.target.value.replace(/\s/g, ""))}
         />

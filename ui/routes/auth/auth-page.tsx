@@ -1,7 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Navigate, useNavigate } from "@tanstack/react-router";
 import { Logo } from "../../components/public-layout";
-import { Card } from "../../components/ui";
+import { Alert, Card } from "../../components/ui";
 import { auth } from "../../lib/auth";
 import { AuthTabs } from "./auth-tabs";
 
@@ -20,7 +20,19 @@ export function AuthPage() {
   if (auth.value.status === "signed-in") return <Navigate to="/" replace />;
   return (
     <AuthShell>
+      <ProviderError />
       <AuthTabs initialTab="signin" onSignedIn={() => navigate({ to: "/" })} onRegistered={() => navigate({ to: "/welcome" })} />
     </AuthShell>
+  );
+}
+
+/** A failed Google sign-in comes back as /auth?error=...; show it once, readable. */
+function ProviderError() {
+  const message = new URLSearchParams(window.location.search).get("error");
+  if (!message) return null;
+  return (
+    <div className="mb-4">
+      <Alert>{message.slice(0, 200)}</Alert>
+    </div>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { cx } from "../../components/ui";
 import type { AuthTab } from "../../lib/auth-modal";
 import { ForgotPasswordForm, SignInForm, SignUpForm } from "./auth-forms";
+import { ContinueWithGoogle } from "./google-button";
 
 /** Sign In / Sign Up tabs with the inline forgot-password view, shared by the modal and /auth. */
 export function AuthTabs(props: { initialTab: AuthTab; onSignedIn: () => void; onRegistered: () => void }) {
@@ -23,6 +24,7 @@ export function AuthTabs(props: { initialTab: AuthTab; onSignedIn: () => void; o
           </button>
         ))}
       </div>
+      <ContinueWithGoogle />
       {tab === "signin" ? (
         <SignInForm onSignedIn={props.onSignedIn} onForgot={() => setTab("forgot")} />
       ) : (

@@ -1,0 +1,203 @@
+/**
+ * "Continue with Google": OAuth 2.0 authorization code flow with PKCE (S256) and state. The state and the code
+ * verifier live in auth_challenges (kind 'google', 10 minutes, used once); the state is also kept in a short
+ * cookie so a callback only completes in the browser that started it (no login CSRF).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { eq, lt } from "drizzle-orm";
+import { Elysia, t } from "elysia";
+import { authChallenges, userSecurity } from "../../db/schema";
+import type { AppContext } from "../context";
+import { notFound } from "../http/errors";
+import { findUserByEmail, findUserById, insertUser, updateUser, type User } from "../users/queries";
+import { keyedHash, safeEqual } from "./secure-compare";
+import { createSession, SESSION_COOKIE, sessionCookie } from "./sessions";
+
+export const GOOGLE_STATE_TTL_MS = 10 * 60_000;
+export const GOOGLE_STATE_COOKIE = "smsdesk_google_state";
+const NOT_CONFIGURED = "Google sign-in is not configured";
+
+class GoogleSignInError extends Error {}
+
+type GoogleProfile = {
+  sub: string;
+  email: string;
+  email_verified?: boolean | string;
+  given_name?: string;
+  family_name?: string;
+  name?: string;
+  picture?: string;
+};
+
+const redirectUri = (ctx: AppContext) => `${ctx.config.publicUrl}/api/auth/google/callback`;
+
+/** Where the browser goes after the callback: home on success, /auth with a readable message otherwise. */
+const failureLocation = (message: string) => `/auth?error=${encodeURIComponent(message)}`;
+
+async function exchangeCode(ctx: AppContext, code: string, verifier: string): Promise<GoogleProfile> {
+  const google = ctx.config.google!;
+  const tokenRes = await fetch(google.tokenUrl, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri(ctx),
+      client_id: google.clientId,
+      client_secret: google.clientSecret,
+      code_verifier: verifier,
+    }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const tokens = (await tokenRes.json().catch(() => ({}))) as { access_token?: string; error?: string; error_description?: string };
+  if (!tokenRes.ok || !tokens.access_token) {
+    ctx.log(`google token exchange failed: ${tokenRes.status} ${tokens.error ?? ""} ${tokens.error_description ?? ""}`);
+    throw new GoogleSignInError("Google sign-in failed. Please try again.");
+  }
+  const infoRes = await fetch(google.userinfoUrl, {
+    headers: { authorization: `Bearer ${tokens.access_token}`, accept: "application/json" },
+    signal: AbortSignal.timeout(10_000),
+  });
+  const profile = (await infoRes.json().catch(() => ({}))) as Partial<GoogleProfile>;
+  if (!infoRes.ok || typeof profile.sub !== "string" || !profile.sub || typeof profile.email !== "string" || !profile.email) {
+    ctx.log(`google userinfo failed: ${infoRes.status}`);
+    throw new GoogleSignInError("Google sign-in failed. Please try again.");
+  }
+  if (profile.email_verified !== true && profile.email_verified !== "true") {
+    throw new GoogleSignInError("Your Google account's email address is not verified.");
+  }
+  return profile as GoogleProfile;
+}
+
+function linkSubject(ctx: AppContext, userId: string, subject: string) {
+  ctx.db
+    .insert(userSecurity)
+    .values({ userId, googleSubject: subject })
+    .onConflictDoUpdate({ target: userSecurity.userId, set: { googleSubject: subject } })
+    .run();
+}
+
+/** The account of this Google identity: already linked, else the same verified email (linked now), else new. */
+export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile): User {
+  const linked = ctx.db.select().from(userSecurity).where(eq(userSecurity.googleSubject, profile.sub)).get();
+  if (linked) {
+    const user = findUserById(ctx, linked.userId);
+    if (user) return user;
+  }
+  const existing = findUserByEmail(ctx, profile.email);
+  if (existing) {
+    const security = ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, existing.id)).get();
+    if (security?.googleSubject && security.googleSubject !== profile.sub) {
+      throw new GoogleSignInError("This account is linked to a different Google account.");
+    }
+    // Control of the mailbox must not be enough to pass an existing second factor: no silent linking then.
+    if (security?.totpEnabledAt) {
+      throw new GoogleSignInError("This account uses two-factor authentication. Please sign in with your password and code.");
+    }
+    linkSubject(ctx, existing.id, profile.sub);
+    return existing.emailVerified ? existing : updateUser(ctx, existing.id, { emailVerified: true });
+  }
+  const user = insertUser(ctx, {
+    email: profile.email,
+    passwordHash: null,
+    authProvider: "google",
+    emailVerified: true,
+    firstName: (profile.given_name ?? profile.name ?? "").trim().slice(0, 100),
+    lastName: (profile.family_name ?? "").trim().slice(0, 100),
+    profileImageUrl: profile.picture?.startsWith("https://") ? profile.picture.slice(0, 500) : null,
+  });
+  linkSubject(ctx, user.id, profile.sub);
+  return user;
+}
+
+export function googleRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/auth" })
+    .get("/providers", () => ({ google: ctx.config.google !== null }))
+    .get("/google", ({ cookie, set }) => {
+      const google = ctx.config.google;
+      if (!google) throw notFound(NOT_CONFIGURED);
+      const state = randomBytes(32).toString("base64url");
+      const verifier = randomBytes(48).toString("base64url");
+      const now = ctx.now();
+      ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
+      ctx.db
+        .insert(authChallenges)
+        .values({
+          id: keyedHash(ctx.keys.codes, `google:${state}`),
+          kind: "google",
+          userId: null,
+          challenge: verifier,
+          expiresAt: new Date(now + GOOGLE_STATE_TTL_MS),
+        })
+        .run();
+      cookie[GOOGLE_STATE_COOKIE]!.set({
+        value: state,
+        httpOnly: true,
+        sameSite: "lax",
+        secure: ctx.config.publicUrl.startsWith("https:"),
+        path: "/api/auth/google",
+        maxAge: GOOGLE_STATE_TTL_MS / 1000,
+      });
+      const url = new URL(google.authUrl);
+      url.search = new URLSearchParams({
+        client_id: google.clientId,
+        redirect_uri: redirectUri(ctx),
+        response_type: "code",
+        scope: "openid email profile",
+        state,
+        code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+        code_challenge_method: "S256",
+        prompt: "select_account",
+      }).toString();
+      set.status = 302;
+      set.headers.location = url.toString();
+      return "";
+    })
+    .get(
+      "/google/callback",
+      async ({ query, cookie, headers, server, request, set }) => {
+        if (!ctx.config.google) throw notFound(NOT_CONFIGURED);
+        const expectedState = cookie[GOOGLE_STATE_COOKIE]?.value as string | undefined;
+        cookie[GOOGLE_STATE_COOKIE]!.set({ value: "", maxAge: 0, path: "/api/auth/google", httpOnly: true, sameSite: "lax" });
+        set.status = 302;
+        try {
+          if (query.error) {
+            throw new GoogleSignInError(query.error === "access_denied" ? "Google sign-in was cancelled." : "Google sign-in failed. Please try again.");
+          }
+          const state = query.state ?? "";
+          const row = state
+            ? ctx.db.select().from(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).get()
+            : undefined;
+          if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, row.id)).run();
+          if (!row || row.kind !== "google" || row.expiresAt.getTime() <= ctx.now() || !expectedState || !safeEqual(expectedState, state)) {
+            throw new GoogleSignInError("Google sign-in expired or did not start here. Please try again.");
+          }
+          if (!query.code) throw new GoogleSignInError("Google sign-in failed. Please try again.");
+          const profile = await exchangeCode(ctx, query.code, row.challenge);
+          const user = findOrCreateGoogleUser(ctx, profile);
+          if (user.disabled) throw new GoogleSignInError("This account has been disabled. Please contact support.");
+          const session = createSession(ctx, user.id, {
+            userAgent: headers["user-agent"],
+            ip: server?.requestIP(request)?.address ?? null,
+          });
+          cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+          set.headers.location = "/?auth=google";
+        } catch (err) {
+          if (!(err instanceof GoogleSignInError)) ctx.log(`google sign-in error: ${(err as Error)?.stack ?? err}`);
+          set.headers.location = failureLocation(err instanceof GoogleSignInError ? err.message : "Google sign-in failed. Please try again.");
+        }
+        return "";
+      },
+      {
+        query: t.Object({
+          code: t.Optional(t.String({ maxLength: 2048 })),
+          state: t.Optional(t.String({ maxLength: 200 })),
+          error: t.Optional(t.String({ maxLength: 200 })),
+          scope: t.Optional(t.String()),
+          authuser: t.Optional(t.String()),
+          prompt: t.Optional(t.String()),
+          hd: t.Optional(t.String()),
+        }, { additionalProperties: true }),
+      },
+    );
+}

@@ -1,0 +1,235 @@
+/**
+ * Passkeys (WebAuthn). The relying party is PUBLIC_URL: its hostname is the RP id, its origin the expected origin.
+ * @simplewebauthn/server costs ~160 ms to import, so it is loaded on the first ceremony, not at start.
+ * Challenges live in auth_challenges (5 minutes, consumed once) and are found again from the challenge the
+ * browser signed, so no extra cookie is needed between begin and complete.
+ */
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  RegistrationResponseJSON,
+} from "@simplewebauthn/server";
+import { and, eq, lt } from "drizzle-orm";
+import { authChallenges, passkeys } from "../../db/schema";
+import type { AppContext } from "../context";
+import { HttpError, notFound } from "../http/errors";
+import { findUserByEmail, findUserById, type User } from "../users/queries";
+
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+export const DEFAULT_PASSKEY_NAME = "My Device";
+export const NO_PASSKEY = "No passkey found for this account";
+export const ALREADY_REGISTERED = "This device is already registered";
+
+const loadServerLib = () => import("@simplewebauthn/server");
+
+type Passkey = typeof passkeys.$inferSelect;
+type ChallengeKind = "webauthn-register" | "webauthn-login";
+
+export function relyingParty(ctx: AppContext) {
+  const url = new URL(ctx.config.publicUrl);
+  return { rpID: url.hostname, origin: url.origin, rpName: "smsdesk" };
+}
+
+/** A ceremony failure: `{verified: false, error, message}` with the status. */
+const ceremonyError = (status: number, message: string) => new HttpError(status, message, { verified: false, error: message });
+
+function storeChallenge(ctx: AppContext, kind: ChallengeKind, userId: string, challenge: string) {
+  const now = ctx.now();
+  ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
+  ctx.db
+    .insert(authChallenges)
+    .values({ id: crypto.randomUUID(), kind, userId, challenge, expiresAt: new Date(now + CHALLENGE_TTL_MS) })
+    .run();
+}
+
+/** The challenge the browser signed, read from clientDataJSON (verified again by the library). */
+function signedChallenge(credential: { response?: { clientDataJSON?: unknown } }): string {
+  try {
+    const raw = credential.response?.clientDataJSON;
+    if (typeof raw !== "string") throw new Error("no clientDataJSON");
+    const data = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as { challenge?: unknown };
+    if (typeof data.challenge !== "string" || !data.challenge) throw new Error("no challenge");
+    return data.challenge;
+  } catch {
+    throw ceremonyError(400, "Invalid passkey response");
+  }
+}
+
+/** Finds and deletes (single use) the pending challenge; undefined when unknown or expired. */
+function consumeChallenge(ctx: AppContext, kind: ChallengeKind, challenge: string, userId?: string) {
+  const row = ctx.db
+    .select()
+    .from(authChallenges)
+    .where(and(eq(authChallenges.kind, kind), eq(authChallenges.challenge, challenge)))
+    .get();
+  if (!row) return undefined;
+  ctx.db.delete(authChallenges).where(eq(authChallenges.id, row.id)).run();
+  if (row.expiresAt.getTime() <= ctx.now()) return undefined;
+  if (userId !== undefined && row.userId !== userId) return undefined;
+  return row;
+}
+
+const userPasskeys = (ctx: AppContext, userId: string) =>
+  ctx.db.select().from(passkeys).where(eq(passkeys.userId, userId)).all();
+
+const transportsOf = (p: Passkey) => (p.transports ?? []) as AuthenticatorTransport[];
+
+export async function beginRegistration(ctx: AppContext, user: User) {
+  const { generateRegistrationOptions } = await loadServerLib();
+  const { rpID, rpName } = relyingParty(ctx);
+  const options = await generateRegistrationOptions({
+    rpName,
+    rpID,
+    userName: user.email,
+    userDisplayName: [user.firstName, user.lastName].filter(Boolean).join(" ") || user.email,
+    userID: new TextEncoder().encode(user.id),
+    attestationType: "none",
+    excludeCredentials: userPasskeys(ctx, user.id).map((p) => ({ id: p.id, transports: transportsOf(p) })),
+    authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+    timeout: CHALLENGE_TTL_MS,
+  });
+  storeChallenge(ctx, "webauthn-register", user.id, options.challenge);
+  return options;
+}
+
+export async function completeRegistration(
+  ctx: AppContext,
+  user: User,
+  credential: RegistrationResponseJSON,
+  friendlyName: string | null | undefined,
+) {
+  const challenge = signedChallenge(credential);
+  const pending = consumeChallenge(ctx, "webauthn-register", challenge, user.id);
+  if (!pending) throw ceremonyError(400, "Registration expired or was not started. Please try again.");
+
+  if (typeof credential.id === "string" && ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.id, credential.id)).get()) {
+    throw ceremonyError(409, ALREADY_REGISTERED);
+  }
+  const { verifyRegistrationResponse } = await loadServerLib();
+  const { rpID, origin } = relyingParty(ctx);
+  let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  try {
+    result = await verifyRegistrationResponse({
+      response: credential,
+      expectedChallenge: pending.challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: false,
+    });
+  } catch (err) {
+    throw ceremonyError(400, `Failed to register passkey: ${(err as Error).message}`);
+  }
+  if (!result.verified || !result.registrationInfo) throw ceremonyError(400, "Failed to register passkey");
+  const info = result.registrationInfo;
+  if (ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.id, info.credential.id)).get()) {
+    throw ceremonyError(409, ALREADY_REGISTERED);
+  }
+  const row = ctx.db
+    .insert(passkeys)
+    .values({
+      id: info.credential.id,
+      userId: user.id,
+      publicKey: Buffer.from(info.credential.publicKey).toString("base64url"),
+      counter: info.credential.counter,
+      transports: credential.response.transports ?? info.credential.transports ?? [],
+      deviceType: info.credentialDeviceType,
+      backedUp: info.credentialBackedUp,
+      name: friendlyName?.trim().slice(0, 100) || DEFAULT_PASSKEY_NAME,
+    })
+    .returning()
+    .get();
+  return { verified: true, authenticator: describePasskey(row) };
+}
+
+/** Request options for the passkeys of this email; 404 whether the email is unknown or has none. */
+export async function beginAuthentication(ctx: AppContext, email: string) {
+  const user = email ? findUserByEmail(ctx, email) : undefined;
+  const keys = user && !user.disabled ? userPasskeys(ctx, user.id) : [];
+  if (!user || keys.length === 0) throw notFound(NO_PASSKEY);
+  const { generateAuthenticationOptions } = await loadServerLib();
+  const { rpID } = relyingParty(ctx);
+  const options = await generateAuthenticationOptions({
+    rpID,
+    allowCredentials: keys.map((p) => ({ id: p.id, transports: transportsOf(p) })),
+    userVerification: "required",
+    timeout: CHALLENGE_TTL_MS,
+  });
+  storeChallenge(ctx, "webauthn-login", user.id, options.challenge);
+  return options;
+}
+
+/**
+ * Verifies the assertion against the stored key and counter. A passkey with user verification is a strong
+ * factor on its own, so a 2FA account signs in directly.
+ */
+export async function completeAuthentication(ctx: AppContext, credential: AuthenticationResponseJSON): Promise<User> {
+  const challenge = signedChallenge(credential);
+  const pending = consumeChallenge(ctx, "webauthn-login", challenge);
+  if (!pending?.userId) throw ceremonyError(400, "Sign-in expired or was not started. Please try again.");
+  const key = typeof credential.id === "string" ? ctx.db.select().from(passkeys).where(eq(passkeys.id, credential.id)).get() : undefined;
+  if (!key || key.userId !== pending.userId) throw ceremonyError(404, NO_PASSKEY);
+
+  const { verifyAuthenticationResponse } = await loadServerLib();
+  const { rpID, origin } = relyingParty(ctx);
+  let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+  try {
+    result = await verifyAuthenticationResponse({
+      response: credential,
+      expectedChallenge: pending.challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      credential: {
+        id: key.id,
+        publicKey: new Uint8Array(Buffer.from(key.publicKey, "base64url")),
+        counter: key.counter,
+        transports: transportsOf(key),
+      },
+      requireUserVerification: true,
+    });
+  } catch (err) {
+    ctx.log(`passkey sign-in rejected for user ${key.userId}: ${(err as Error).message}`);
+    throw ceremonyError(401, "Failed to authenticate with passkey");
+  }
+  if (!result.verified) throw ceremonyError(401, "Failed to authenticate with passkey");
+  const user = findUserById(ctx, key.userId);
+  if (!user) throw ceremonyError(404, NO_PASSKEY);
+  if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.", { verified: false });
+  ctx.db
+    .update(passkeys)
+    .set({
+      counter: result.authenticationInfo.newCounter,
+      backedUp: result.authenticationInfo.credentialBackedUp,
+      lastUsedAt: new Date(ctx.now()),
+    })
+    .where(eq(passkeys.id, key.id))
+    .run();
+  return user;
+}
+
+export function describePasskey(p: Passkey) {
+  return {
+    id: p.id,
+    name: p.name,
+    credentialDeviceType: p.deviceType,
+    transports: p.transports ?? [],
+    credentialBackedUp: p.backedUp,
+    createdAt: p.createdAt.toISOString(),
+    lastUsed: p.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+export function listPasskeys(ctx: AppContext, userId: string) {
+  return userPasskeys(ctx, userId)
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+    .map(describePasskey);
+}
+
+/** Owner only: another user's passkey answers 404 like a missing one. */
+export function deletePasskey(ctx: AppContext, userId: string, id: string) {
+  const deleted = ctx.db
+    .delete(passkeys)
+    .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+    .returning({ id: passkeys.id })
+    .all();
+  if (deleted.length === 0) throw notFound("Passkey not found");
+}

@@ -1,0 +1,121 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { tooManyRequests } from "./errors";
+
+/**
+ * Per-client-address limits on the calls that guess or spam: sign-in, sign-up, 2FA, email verification,
+ * password reset, passkey sign-in. A fixed window per (rule, address), in memory: a restart forgets the
+ * counts, which is fine for limits measured in minutes. Applied in one place: `rateLimit(ctx)` in app.ts.
+ */
+
+export type RateRule = {
+  name: string;
+  /** Requests allowed per window and address. */
+  limit: number;
+  windowMs: number;
+  methods: string[];
+  match: (path: string) => boolean;
+};
+
+const MINUTE = 60_000;
+const exact = (...paths: string[]) => (path: string) => paths.includes(path);
+const prefix = (p: string) => (path: string) => path.startsWith(p);
+
+/** The production limits. Order matters: the first matching rule counts the request. */
+export const DEFAULT_RULES: readonly RateRule[] = [
+  { name: "sign-in", limit: 10, windowMs: MINUTE, methods: ["POST"], match: exact("/api/auth/login", "/api/admin/auth/login") },
+  { name: "sign-in-2fa", limit: 10, windowMs: MINUTE, methods: ["POST"], match: exact("/api/auth/login/2fa") },
+  { name: "sign-up", limit: 5, windowMs: 10 * MINUTE, methods: ["POST"], match: exact("/api/auth/register") },
+  { name: "two-factor", limit: 20, windowMs: 10 * MINUTE, methods: ["POST"], match: prefix("/api/auth/2fa/") },
+  { name: "email-verification", limit: 20, windowMs: 10 * MINUTE, methods: ["POST"], match: (p) => p === "/api/auth/verify/email" || p.startsWith("/api/auth/verify/email/") },
+  { name: "forgot-password", limit: 5, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/forgot-password") },
+  { name: "reset-password", limit: 10, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/reset-password") },
+  { name: "passkey-sign-in", limit: 20, windowMs: MINUTE, methods: ["POST"], match: prefix("/api/webauthn/authenticate/") },
+];
+
+type Bucket = { count: number; resetAt: number };
+
+export class RateLimiter {
+  private buckets = new Map<string, Bucket>();
+  private rules: RateRule[];
+  private checks = 0;
+  /** False switches every limit off; only the test harness does that (see tests/support/test-server.ts). */
+  enabled = true;
+
+  constructor(
+    private readonly now: () => number,
+    rules: readonly RateRule[] = DEFAULT_RULES,
+  ) {
+    this.rules = rules.map((r) => ({ ...r }));
+  }
+
+  ruleFor(method: string, path: string): RateRule | undefined {
+    return this.rules.find((r) => r.methods.includes(method) && r.match(path));
+  }
+
+  /** Changes one rule's limit or window (tests). */
+  setRule(name: string, change: Partial<Pick<RateRule, "limit" | "windowMs">>) {
+    const rule = this.rules.find((r) => r.name === name);
+    if (!rule) throw new Error(`no rate rule ${name}`);
+    Object.assign(rule, change);
+  }
+
+  reset() {
+    this.buckets.clear();
+  }
+
+  /** Counts one request; answers the seconds to wait when it is over the limit, else null. */
+  hit(method: string, path: string, client: string): number | null {
+    if (!this.enabled) return null;
+    const rule = this.ruleFor(method, path);
+    if (!rule) return null;
+    const now = this.now();
+    if (++this.checks % 1000 === 0) this.sweep(now);
+    const key = `${rule.name}|${client}`;
+    let bucket = this.buckets.get(key);
+    if (!bucket || bucket.resetAt <= now) {
+      bucket = { count: 0, resetAt: now + rule.windowMs };
+      this.buckets.set(key, bucket);
+    }
+    bucket.count++;
+    if (bucket.count <= rule.limit) return null;
+    return Math.max(1, Math.ceil((bucket.resetAt - now) / 1000));
+  }
+
+  private sweep(now: number) {
+    for (const [key, bucket] of this.buckets) if (bucket.resetAt <= now) this.buckets.delete(key);
+  }
+}
+
+const limiters = new WeakMap<AppContext, RateLimiter>();
+
+/** The limiter of this running app (one per context), created on first use. */
+export function rateLimiterFor(ctx: AppContext): RateLimiter {
+  let limiter = limiters.get(ctx);
+  if (!limiter) limiters.set(ctx, (limiter = new RateLimiter(() => ctx.now())));
+  return limiter;
+}
+
+// The client address. server.ts hands requests to `app.handle()`, where Elysia has no `server` to ask,
+// so it records the socket's address here first. X-Forwarded-For is never trusted: anyone can send it.
+const addresses = new WeakMap<Request, string>();
+
+export function rememberClientIp(request: Request, ip: string | null | undefined) {
+  if (ip) addresses.set(request, ip);
+}
+
+export function clientIp(request: Request, server?: { requestIP(r: Request): { address: string } | null } | null): string {
+  return addresses.get(request) ?? server?.requestIP(request)?.address ?? "unknown";
+}
+
+const normalizePath = (path: string) => (path.length > 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : path);
+
+/** The plugin: `.use(rateLimit(ctx))` before the routes it protects. */
+export function rateLimit(ctx: AppContext) {
+  const limiter = rateLimiterFor(ctx);
+  return new Elysia().onRequest(({ request, server }) => {
+    const path = normalizePath(new URL(request.url).pathname);
+    const wait = limiter.hit(request.method, path, clientIp(request, server));
+    if (wait !== null) throw tooManyRequests(`Too many requests. Please try again in ${wait} seconds.`, wait);
+  });
+}

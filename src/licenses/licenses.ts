@@ -1,0 +1,210 @@
+import { and, asc, eq, isNull, ne } from "drizzle-orm";
+import { licenseCodes, licenses, plans } from "../../db/schema";
+import type { AppContext } from "../context";
+import { badRequest, HttpError } from "../http/errors";
+import { findUserById, type User } from "../users/queries";
+
+export type Plan = typeof plans.$inferSelect;
+export type LicenseRow = typeof licenses.$inferSelect;
+
+export const TRIAL_DAYS = 14;
+export const TRIAL_PLAN_ID = "starter";
+const DAY_MS = 86_400_000;
+
+/** An administrator without a license of their own is never limited. */
+const ADMIN_PLAN: Plan = {
+  id: "admin",
+  name: "Administrator",
+  price: 0,
+  monthlyContacts: -1,
+  monthlyMessages: -1,
+  phoneNumbers: -1,
+  features: [],
+  sortOrder: 0,
+  updatedAt: new Date(0),
+};
+
+export type PlanView = ReturnType<typeof planView>;
+
+export function planView(plan: Plan) {
+  return {
+    id: plan.id,
+    name: plan.name,
+    price: plan.price,
+    monthlyContacts: plan.monthlyContacts,
+    monthlyMessages: plan.monthlyMessages,
+    phoneNumbers: plan.phoneNumbers,
+    features: plan.features,
+  };
+}
+
+export function listPlans(ctx: AppContext): Plan[] {
+  return ctx.db.select().from(plans).orderBy(asc(plans.sortOrder), asc(plans.price)).all();
+}
+
+export function findPlan(ctx: AppContext, id: string): Plan | undefined {
+  return ctx.db.select().from(plans).where(eq(plans.id, id)).get();
+}
+
+/** "abcd-efgh ijkl" → "ABCDEFGHIJKL": how codes are stored and compared. */
+export function normalizeLicenseCode(input: string | null | undefined): string {
+  return (input ?? "").trim().toUpperCase().replace(/[-\s]/g, "");
+}
+
+/** "ABCDEFGHJKLMNPQR" → "ABCD-EFGH-JKLM-NPQR", as codes are shown and typed. */
+export function formatLicenseCode(code: string): string {
+  return code.match(/.{1,4}/g)?.join("-") ?? code;
+}
+
+/** The 14-day Starter trial every new account gets. */
+export function startTrial(ctx: AppContext, userId: string, from = new Date(ctx.now())): LicenseRow {
+  return ctx.db
+    .insert(licenses)
+    .values({
+      id: crypto.randomUUID(),
+      userId,
+      planId: TRIAL_PLAN_ID,
+      source: "trial",
+      startsAt: from,
+      expiresAt: new Date(from.getTime() + TRIAL_DAYS * DAY_MS),
+    })
+    .returning()
+    .get();
+}
+
+export type CurrentLicense = {
+  id: string;
+  plan: Plan;
+  source: "trial" | "code" | "admin";
+  code: string | null;
+  startsAt: Date;
+  expiresAt: Date | null;
+};
+
+/**
+ * The license in force now, or null when none is (a trial that ran out). Among several in force, a paid
+ * one beats the trial, then the higher plan, then the one that lasts longer. An account from before
+ * licenses existed gets its trial from its creation date; an administrator without a license is unlimited.
+ */
+export function currentLicense(ctx: AppContext, userOrId: User | string): CurrentLicense | null {
+  const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
+  if (!user) return null;
+  const now = ctx.now();
+  let rows = ctx.db
+    .select({ license: licenses, plan: plans })
+    .from(licenses)
+    .innerJoin(plans, eq(plans.id, licenses.planId))
+    .where(eq(licenses.userId, user.id))
+    .all();
+  if (rows.length === 0 && user.role !== "admin") {
+    startTrial(ctx, user.id, user.createdAt);
+    return currentLicense(ctx, user);
+  }
+  rows = rows.filter((r) => r.license.startsAt.getTime() <= now && (!r.license.expiresAt || r.license.expiresAt.getTime() > now));
+  rows.sort(
+    (a, b) =>
+      Number(a.license.source === "trial") - Number(b.license.source === "trial") ||
+      b.plan.sortOrder - a.plan.sortOrder ||
+      (b.license.expiresAt?.getTime() ?? Infinity) - (a.license.expiresAt?.getTime() ?? Infinity),
+  );
+  const best = rows[0];
+  if (best) {
+    const { license, plan } = best;
+    return { id: license.id, plan, source: license.source, code: license.code, startsAt: license.startsAt, expiresAt: license.expiresAt };
+  }
+  if (user.role === "admin") {
+    return { id: `admin-${user.id}`, plan: ADMIN_PLAN, source: "admin", code: null, startsAt: user.createdAt, expiresAt: null };
+  }
+  return null;
+}
+
+export function licenseView(license: CurrentLicense | null) {
+  if (!license) return null;
+  return {
+    id: license.id,
+    plan: planView(license.plan),
+    source: license.source,
+    startsAt: license.startsAt.toISOString(),
+    expiresAt: license.expiresAt?.toISOString() ?? null,
+  };
+}
+
+export const INVALID_CODE = "Please enter a valid license code";
+export const UNKNOWN_CODE = "This license code is not valid. Please check the code and try again.";
+export const REVOKED_CODE = "This license code has been revoked and can no longer be redeemed.";
+export const USED_CODE = "This license code has already been redeemed.";
+
+/**
+ * Redeems a code for a user: the plan runs for the code's duration from now, or from the end of the
+ * user's paid license of the same plan that is in force (so a second code extends the first).
+ */
+export function redeemLicenseCode(ctx: AppContext, userId: string, input: string | null | undefined) {
+  const code = normalizeLicenseCode(input);
+  if (!code) throw badRequest(INVALID_CODE);
+  if (!/^[A-Z0-9]{1,64}$/.test(code)) throw badRequest(UNKNOWN_CODE);
+  return ctx.db.transaction((tx) => {
+    const row = tx.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
+    if (!row) throw badRequest(UNKNOWN_CODE);
+    if (row.revokedAt) throw badRequest(REVOKED_CODE);
+    if (row.redeemedAt) throw badRequest(USED_CODE);
+    const plan = tx.select().from(plans).where(eq(plans.id, row.planId)).get();
+    if (!plan) throw new HttpError(400, UNKNOWN_CODE);
+
+    const now = ctx.now();
+    // Paid licenses of this plan in force or queued: the new period starts where the last of them ends.
+    const ends = tx
+      .select()
+      .from(licenses)
+      .where(and(eq(licenses.userId, userId), eq(licenses.planId, plan.id), ne(licenses.source, "trial")))
+      .all()
+      .filter((l) => l.expiresAt && l.expiresAt.getTime() > now)
+      .map((l) => l.expiresAt!.getTime());
+    const startsAt = new Date(Math.max(now, ...ends));
+    const expiresAt = new Date(startsAt.getTime() + row.durationDays * DAY_MS);
+
+    const claimed = tx
+      .update(licenseCodes)
+      .set({ redeemedBy: userId, redeemedAt: new Date(now) })
+      .where(and(eq(licenseCodes.code, code), isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt)))
+      .returning({ code: licenseCodes.code })
+      .get();
+    if (!claimed) throw badRequest(USED_CODE);
+    tx.insert(licenses)
+      .values({ id: crypto.randomUUID(), userId, planId: plan.id, source: "code", code, startsAt, expiresAt })
+      .run();
+    return { plan, planName: plan.name, startsAt, expiresAt };
+  });
+}
+
+/** An administrator grants a plan directly (source 'admin'), from now for a number of days. */
+export function grantLicense(ctx: AppContext, userId: string, planId: string, durationDays: number) {
+  const startsAt = new Date(ctx.now());
+  return ctx.db
+    .insert(licenses)
+    .values({
+      id: crypto.randomUUID(),
+      userId,
+      planId,
+      source: "admin",
+      startsAt,
+      expiresAt: new Date(startsAt.getTime() + durationDays * DAY_MS),
+    })
+    .returning()
+    .get();
+}
+
+/**
+ * What sign-up does about licenses: the trial always, then the code if one was typed. A bad code never
+ * blocks the account; the answer says why it was not redeemed.
+ */
+export function licenseAtSignUp(ctx: AppContext, userId: string, licenseCode: string | null | undefined) {
+  startTrial(ctx, userId);
+  if (!normalizeLicenseCode(licenseCode)) return { licenseRedeemed: false, licensePlan: null };
+  try {
+    const { planName } = redeemLicenseCode(ctx, userId, licenseCode);
+    return { licenseRedeemed: true, licensePlan: planName };
+  } catch (err) {
+    const licenseError = err instanceof HttpError && err.status < 500 ? err.message : "Failed to redeem license code";
+    return { licenseRedeemed: false, licensePlan: null, licenseError };
+  }
+}

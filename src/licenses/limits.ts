@@ -1,0 +1,110 @@
+import { countContacts } from "../contacts/stats";
+import type { AppContext } from "../context";
+import { HttpError } from "../http/errors";
+import { countOutboundSince } from "../messages/stats";
+import { findUserById, type User } from "../users/queries";
+import { currentLicense, type CurrentLicense } from "./licenses";
+
+export type LimitKind = "contacts" | "messages";
+export type UsageFigure = { used: number; limit: number; unlimited: boolean; notice: string | null };
+export type Usage = { license: CurrentLicense | null; contacts: UsageFigure; messages: UsageFigure };
+
+export const NOTICE_RATIO = 0.8;
+const fmt = (n: number) => new Intl.NumberFormat("en-US").format(n);
+
+/** Midnight of the 1st of the current month in a time zone, as an instant. */
+export function startOfMonthIn(timeZone: string, now: number): Date {
+  let zone = timeZone;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+  } catch {
+    zone = "UTC";
+  }
+  const parts = (at: number) => {
+    const p = Object.fromEntries(
+      new Intl.DateTimeFormat("en-US", {
+        timeZone: zone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "numeric",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+        second: "numeric",
+      })
+        .formatToParts(at)
+        .map((x) => [x.type, Number(x.value)]),
+    ) as Record<string, number>;
+    return p;
+  };
+  const offsetAt = (at: number) => {
+    const p = parts(at);
+    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - Math.floor(at / 1000) * 1000;
+  };
+  const local = parts(now);
+  const wall = Date.UTC(local.year!, local.month! - 1, 1);
+  let guess = wall - offsetAt(wall);
+  guess = wall - offsetAt(guess);
+  return new Date(guess);
+}
+
+function figure(used: number, limit: number, label: (f: { used: number; limit: number }) => string): UsageFigure {
+  const unlimited = limit < 0;
+  return {
+    used,
+    limit,
+    unlimited,
+    notice: !unlimited && limit > 0 && used >= limit * NOTICE_RATIO ? label({ used, limit }) : null,
+  };
+}
+
+const contactsNotice = (plan: string, used: number, limit: number) =>
+  `You have used ${Math.floor((used / limit) * 100)}% of your ${plan} plan's ${fmt(limit)} contacts (${fmt(used)}). Upgrade your plan or redeem a license code before you reach the limit.`;
+const messagesNotice = (plan: string, used: number, limit: number) =>
+  `You have used ${Math.floor((used / limit) * 100)}% of your ${plan} plan's ${fmt(limit)} messages this month (${fmt(used)}). Upgrade your plan or redeem a license code before you reach the limit.`;
+
+/** Contacts stored and outbound messages this calendar month (in the user's time zone) against the plan. */
+export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
+  const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
+  if (!user) throw new HttpError(404, "Not found");
+  const license = currentLicense(ctx, user);
+  const admin = user.role === "admin";
+  const contactLimit = admin ? -1 : (license?.plan.monthlyContacts ?? 0);
+  const messageLimit = admin ? -1 : (license?.plan.monthlyMessages ?? 0);
+  const planName = license?.plan.name ?? "";
+  const contacts = countContacts(ctx, user.id);
+  const messages = countOutboundSince(ctx, user.id, startOfMonthIn(user.timezone, ctx.now()));
+  return {
+    license,
+    contacts: figure(contacts, contactLimit, (f) => contactsNotice(planName, f.used, f.limit)),
+    messages: figure(messages, messageLimit, (f) => messagesNotice(planName, f.used, f.limit)),
+  };
+}
+
+export const NO_LICENSE =
+  "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.";
+
+/**
+ * The one check before storing contacts or sending messages: throws 402 when `adding` more would pass
+ * the plan's limit (or no license is in force), and otherwise returns the 80% notice when the usage
+ * after adding reaches 80% of the limit.
+ */
+export function assertWithinLimit(ctx: AppContext, userId: string, kind: LimitKind, adding: number): { notice: string | null } {
+  const usage = usageFor(ctx, userId);
+  const f = usage[kind];
+  if (f.unlimited) return { notice: null };
+  if (!usage.license) throw new HttpError(402, NO_LICENSE, { kind, used: f.used, limit: 0 });
+  const plan = usage.license.plan.name;
+  const after = f.used + Math.max(0, adding);
+  if (after > f.limit) {
+    const message =
+      kind === "contacts"
+        ? `Your ${plan} plan allows ${fmt(f.limit)} contacts; you have ${fmt(f.used)} and tried to add ${fmt(adding)}. Upgrade your plan or redeem a license code.`
+        : `Your ${plan} plan allows ${fmt(f.limit)} messages per month; you have sent ${fmt(f.used)} this month and tried to send ${fmt(adding)}. Upgrade your plan or redeem a license code.`;
+    throw new HttpError(402, message, { kind, used: f.used, limit: f.limit, adding });
+  }
+  if (after >= f.limit * NOTICE_RATIO) {
+    return { notice: kind === "contacts" ? contactsNotice(plan, after, f.limit) : messagesNotice(plan, after, f.limit) };
+  }
+  return { notice: null };
+}

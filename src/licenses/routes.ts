@@ -1,0 +1,32 @@
+import { Elysia, t } from "elysia";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { currentLicense, licenseView, listPlans, planView, redeemLicenseCode } from "./licenses";
+import { usageFor } from "./limits";
+
+export function licenseRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/license" })
+    .use(authGuard(ctx))
+    .get("/plans", () => ({ data: listPlans(ctx).map(planView) }))
+    .get("/current", ({ user }) => ({ data: licenseView(currentLicense(ctx, user)) }), { auth: true })
+    .get(
+      "/usage",
+      ({ user }) => {
+        const { contacts, messages } = usageFor(ctx, user);
+        return { data: { contacts, messages } };
+      },
+      { auth: true },
+    )
+    .post(
+      "/redeem",
+      ({ user, body }) => {
+        const result = redeemLicenseCode(ctx, user.id, body.licenseCode);
+        return {
+          success: true,
+          message: `Your ${result.planName} plan is active until ${result.expiresAt.toISOString().slice(0, 10)}.`,
+          data: { planName: result.planName, planId: result.plan.id, expiresAt: result.expiresAt.toISOString() },
+        };
+      },
+      { auth: true, body: t.Object({ licenseCode: t.Optional(t.Nullable(t.String({ maxLength: 64, error: "Please enter a valid license code" }))) }) },
+    );
+}

@@ -1,0 +1,92 @@
+import { expect, test, type CDPSession } from "@playwright/test";
+import { Appliance } from "./harness";
+
+let app: Appliance;
+test.beforeAll(async () => {
+  // WebAuthn needs a secure context and a real domain as relying party: localhost, not 127.0.0.1.
+  app = await new Appliance().start({}, { urlHost: "localhost" });
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+async function addVirtualAuthenticator(cdp: CDPSession) {
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return authenticatorId;
+}
+
+test("a user registers a passkey on the security page, signs out, and signs in with it", async ({ page }) => {
+  expect(app.url).toMatch(/^http:\/\/localhost:\d+$/);
+  const cdp = await page.context().newCDPSession(page);
+  const authenticatorId = await addVirtualAuthenticator(cdp);
+
+  const email = `passkey${Date.now()}@example.com`;
+  const password = "tulips-and-texts";
+
+  // Sign up and verify the emailed code.
+  await page.goto(`${app.url}/auth`);
+  await page.getByRole("tab", { name: "Sign Up" }).click();
+  await page.getByLabel("First name").fill("Rosa");
+  await page.getByLabel("Last name").fill("Diaz");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByLabel("Confirm password").fill(password);
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
+  await page.getByLabel("Verification code").fill(await app.codeFor(email));
+  await page.getByRole("button", { name: "Verify Email" }).click();
+  await expect(page.getByText("Email verified successfully!").first()).toBeVisible();
+
+  // Register a passkey on /settings/security.
+  await page.goto(`${app.url}/settings/security`);
+  const section = page.locator("section", { has: page.getByRole("heading", { name: "Passkeys" }) });
+  await expect(section.getByText("No passkeys yet.")).toBeVisible();
+  await section.getByRole("button", { name: "Add Passkey" }).click();
+  await expect(section.getByLabel("Passkey name")).toHaveValue("My Device");
+  await section.getByLabel("Passkey name").fill("");
+  await section.getByRole("button", { name: "Register Passkey" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Please enter a name for your passkey device" })).toBeVisible();
+  await section.getByLabel("Passkey name").fill("Work laptop");
+  await section.getByRole("button", { name: "Register Passkey" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Passkey registered successfully" })).toBeVisible();
+  await expect(section.getByTestId("passkey-item")).toHaveCount(1);
+  await expect(section.getByTestId("passkey-item")).toContainText("Work laptop");
+  await expect(section.getByTestId("passkey-item")).toContainText("Last used Never");
+  const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+  expect(credentials).toHaveLength(1);
+
+  // Sign out; on /auth the passkey button appears only for an email with passkeys.
+  await page.getByRole("button", { name: "Sign Out" }).click();
+  await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
+  await page.goto(`${app.url}/auth`);
+  await page.getByLabel("Email").fill(`nobody${Date.now()}@example.com`);
+  await page.waitForTimeout(900);
+  await expect(page.getByRole("button", { name: "Sign in with Passkey" })).toHaveCount(0);
+  await page.getByLabel("Email").fill(email);
+  await expect(page.getByRole("button", { name: "Sign in with Passkey" })).toBeVisible();
+  await page.getByRole("button", { name: "Sign in with Passkey" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Signed in with passkey successfully" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Welcome back, Rosa!" })).toBeVisible();
+  expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+
+  // The list shows it was used; deleting asks first.
+  await page.goto(`${app.url}/settings/security`);
+  await expect(section.getByTestId("passkey-item")).not.toContainText("Last used Never");
+  page.once("dialog", (d) => d.dismiss());
+  await section.getByRole("button", { name: "Delete passkey Work laptop" }).click();
+  await expect(section.getByTestId("passkey-item")).toHaveCount(1);
+  page.once("dialog", (d) => d.accept());
+  await section.getByRole("button", { name: "Delete passkey Work laptop" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Passkey deleted successfully" })).toBeVisible();
+  await expect(section.getByText("No passkeys yet.")).toBeVisible();
+});

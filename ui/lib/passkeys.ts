@@ -1,0 +1,76 @@
+/** The browser side of passkeys: support detection and the spec's messages for WebAuthn failures. */
+import { startAuthentication, startRegistration, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
+import { api } from "./api";
+
+export type Authenticator = {
+  id: string;
+  name: string;
+  credentialDeviceType: "singleDevice" | "multiDevice" | string;
+  transports: string[];
+  credentialBackedUp: boolean;
+  createdAt: string;
+  lastUsed: string | null;
+};
+
+export const passkeysSupported = () =>
+  typeof window !== "undefined" && typeof window.PublicKeyCredential === "function" && !!navigator.credentials;
+
+/** The WebAuthn error name (the library keeps the browser's, e.g. NotAllowedError) and its code. */
+const webAuthnName = (err: unknown) => (err instanceof Error ? err.name : "");
+const webAuthnCode = (err: unknown) => (err as { code?: string } | null)?.code ?? "";
+
+export async function registerPasskey(friendlyName: string) {
+  const optionsJSON = await api<Parameters<typeof startRegistration>[0]["optionsJSON"]>("/api/webauthn/register/begin", { method: "POST" });
+  const credential = await startRegistration({ optionsJSON });
+  return api<{ verified: boolean; error?: string }>("/api/webauthn/register/complete", { body: { credential, friendlyName } });
+}
+
+/** Title and description of a failed registration, per the spec's catalogue. */
+export function registrationFailure(err: unknown): { title: string; description: string } {
+  const name = webAuthnName(err);
+  const code = webAuthnCode(err);
+  const message = err instanceof Error ? err.message : "";
+  if (code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED" || message.includes("already registered")) {
+    return { title: "Failed to register passkey", description: "This device is already registered" };
+  }
+  if (name === "NotAllowedError" || name === "AbortError") {
+    return { title: "Failed to register passkey", description: "Registration was cancelled or timed out. Please try again." };
+  }
+  if (name === "SecurityError" || code === "ERROR_INVALID_DOMAIN" || code === "ERROR_INVALID_RP_ID") {
+    return { title: "Failed to register passkey", description: "Passkeys need a secure connection (HTTPS) on this site's own address." };
+  }
+  if (name === "NotSupportedError") {
+    const safari = /^((?!chrome|android|crios|fxios).)*safari/i.test(navigator.userAgent);
+    return {
+      title: "Not Supported",
+      description: safari
+        ? "Use Safari 16 or later with Touch ID or Face ID turned on to add a passkey."
+        : "This browser cannot create passkeys. Try the latest Chrome, Edge, Safari or Firefox.",
+    };
+  }
+  return { title: "Failed to register passkey", description: message || "Failed to register passkey" };
+}
+
+export type AuthenticationOptions = PublicKeyCredentialRequestOptionsJSON;
+
+/** Request options for this email, or null when it has no passkey (the call's ok status says which). */
+export async function passkeyOptionsFor(email: string, signal?: AbortSignal): Promise<AuthenticationOptions | null> {
+  try {
+    return await api<AuthenticationOptions>("/api/webauthn/authenticate/begin", { body: { email }, signal });
+  } catch {
+    return null;
+  }
+}
+
+export async function signInWithPasskey(optionsJSON: AuthenticationOptions) {
+  const credential = await startAuthentication({ optionsJSON });
+  return api<{ verified: boolean; token: string; user: unknown }>("/api/webauthn/authenticate/complete", { body: { credential } });
+}
+
+export function authenticationFailure(err: unknown): string {
+  const name = webAuthnName(err);
+  const message = err instanceof Error ? err.message : "";
+  if (name === "NotAllowedError" || name === "AbortError") return "Authentication was cancelled or timed out";
+  if ((err as { status?: number }).status === 404 || message.includes("No passkey found")) return "No passkey found for this account";
+  return "Failed to authenticate with passkey";
+}

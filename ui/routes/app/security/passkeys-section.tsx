@@ -1,0 +1,139 @@
+import { useState, type FormEvent } from "react";
+import { Alert, Button, Card, Field, Input, Spinner } from "../../../components/ui";
+import { api, errorMessage } from "../../../lib/api";
+import { registerPasskey, registrationFailure, passkeysSupported, type Authenticator } from "../../../lib/passkeys";
+import { toast } from "../../../lib/toast";
+import { useApi } from "../../../lib/use-api";
+
+const DEFAULT_NAME = "My Device";
+const NOT_SUPPORTED = "Passkeys are not supported on this device or browser.";
+
+const TRANSPORT_LABELS: Record<string, string> = { internal: "This device", usb: "USB key", nfc: "NFC", ble: "Bluetooth", hybrid: "Phone" };
+
+function formatDate(iso: string | null) {
+  return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "Never";
+}
+
+/** The passkeys part of /settings/security: list, add (with a friendly name) and delete (after confirming). */
+export function PasskeysSection() {
+  const { data, loading, error, reload } = useApi<Authenticator[]>("/api/webauthn/authenticators");
+  const [adding, setAdding] = useState(false);
+  const [name, setName] = useState(DEFAULT_NAME);
+  const [busy, setBusy] = useState(false);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const supported = passkeysSupported();
+
+  const startAdding = () => {
+    if (!passkeysSupported()) {
+      toast({ title: "Not Supported", description: NOT_SUPPORTED, variant: "destructive" });
+      return;
+    }
+    setName(DEFAULT_NAME);
+    setAdding(true);
+  };
+
+  const add = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim()) {
+      toast({ title: "Name Required", description: "Please enter a name for your passkey device", variant: "destructive" });
+      return;
+    }
+    setBusy(true);
+    try {
+      const answer = await registerPasskey(name.trim());
+      if (!answer.verified) throw new Error(answer.error || "Failed to register passkey");
+      toast({ title: "Passkey registered successfully", description: `"${name.trim()}" can now sign you in.` });
+      setAdding(false);
+      await reload();
+    } catch (err) {
+      const { title, description } = registrationFailure(err);
+      toast({ title, description, variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async (key: Authenticator) => {
+    if (!window.confirm(`Delete the passkey "${key.name}"? You will no longer be able to sign in with it.`)) return;
+    setDeleting(key.id);
+    try {
+      await api(`/api/webauthn/authenticators/${encodeURIComponent(key.id)}`, { method: "DELETE" });
+      toast({ title: "Passkey deleted successfully" });
+      await reload();
+    } catch (err) {
+      toast({ title: "Failed to delete passkey", description: errorMessage(err, "Failed to delete passkey"), variant: "destructive" });
+    } finally {
+      setDeleting(null);
+    }
+  };
+
+  return (
+    <Card className="p-6">
+      <section aria-labelledby="passkeys-heading" className="space-y-4">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div>
+            <h2 id="passkeys-heading" className="text-lg font-semibold">
+              Passkeys
+            </h2>
+            <p className="text-sm text-slate-600">Sign in with your fingerprint, face or device PIN instead of a password.</p>
+          </div>
+          {!adding && (
+            <Button onClick={startAdding}>
+              Add Passkey
+            </Button>
+          )}
+        </div>
+
+        {!supported && <Alert tone="info">{NOT_SUPPORTED}</Alert>}
+
+        {adding && (
+          <form onSubmit={add} className="space-y-3 rounded-lg border border-slate-200 bg-slate-50 p-4" noValidate>
+            <Field label="Passkey name" htmlFor="passkey-name" hint="So you can tell your devices apart, e.g. 'Work laptop'.">
+              <Input id="passkey-name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+            </Field>
+            <div className="flex gap-2">
+              <Button type="submit" disabled={busy}>
+                {busy ? "Waiting for your device..." : "Register Passkey"}
+              </Button>
+              <Button variant="ghost" onClick={() => setAdding(false)} disabled={busy}>
+                Cancel
+              </Button>
+            </div>
+          </form>
+        )}
+
+        {loading && !data ? (
+          <div className="flex justify-center py-4">
+            <Spinner />
+          </div>
+        ) : error ? (
+          <Alert>{errorMessage(error, "Failed to load passkeys")}</Alert>
+        ) : !data || data.length === 0 ? (
+          <p className="text-sm text-slate-500">No passkeys yet.</p>
+        ) : (
+          <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200" aria-label="Your passkeys">
+            {data.map((key) => (
+              <li key={key.id} className="flex flex-wrap items-center justify-between gap-3 p-3" data-testid="passkey-item">
+                <div className="min-w-0">
+                  <p className="truncate font-medium">{key.name}</p>
+                  <p className="text-xs text-slate-500">
+                    {key.transports.map((t) => TRANSPORT_LABELS[t] ?? "Other").join(", ") || "Other"}
+                    {" · "}
+                    {key.credentialDeviceType === "multiDevice" ? "Synced" : "This device only"}
+                    {key.credentialBackedUp ? " · Backed up" : ""}
+                  </p>
+                  <p className="text-xs text-slate-500">
+                    Added {formatDate(key.createdAt)} · Last used {formatDate(key.lastUsed)}
+                  </p>
+                </div>
+                <Button variant="secondary" onClick={() => remove(key)} disabled={deleting === key.id} aria-label={`Delete passkey ${key.name}`}>
+                  Delete
+                </Button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </Card>
+  );
+}
