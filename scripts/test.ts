@@ -30,6 +30,16 @@ let passed = 0;
 let failed = 0;
 let runnerFailed = false;
 
+// The UI build writes the asset module tsc reads, so build first, then type-check everything.
+if (sh(process.execPath, ["scripts/build-ui.ts"]) !== 0) {
+  console.error("UI build failed");
+  process.exit(1);
+}
+if (sh("node", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]) !== 0) {
+  console.error("type check failed");
+  runnerFailed = true;
+}
+
 if (only !== "browser") {
   // bun test prints its summary on stderr; read the counts from it while still showing everything.
   const result = spawnSync(process.execPath, ["test"], { cwd: root, encoding: "utf8", env: process.env, maxBuffer: 256 * 1024 * 1024 });
@@ -48,10 +58,6 @@ if (only !== "browser") {
 
 if (only !== "api") {
   ensureChromium();
-  if (sh(process.execPath, ["scripts/build-ui.ts"]) !== 0) {
-    console.error("UI build failed");
-    process.exit(1);
-  }
   const reportDir = mkdtempSync(join(tmpdir(), "smsdesk-pw-"));
   const jsonFile = join(reportDir, "report.json");
   const status = sh("node", ["node_modules/@playwright/test/cli.js", "test", "-c", "tests/browser/playwright.config.ts", "--reporter=list,json"], {
