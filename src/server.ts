@@ -6,7 +6,7 @@ import { users } from "../db/schema";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
-import { rememberClientIp } from "./http/rate-limit";
+import { rememberClientIp } from "./http/client-ip";
 import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { clientIp } from "../http/client-ip";
 import { join } from "node:path";
 import { and, count, desc, eq, isNotNull, isNull } from "drizzle-orm";
 import { Elysia, t } from "elysia";
@@ -41,7 +42,7 @@ export function adminRoutes(ctx: AppContext) {
   const startedAt = ctx.now();
   const login = new Elysia().post(
     "/api/admin/auth/login",
-    async ({ body, headers, cookie, server, request }) => {
+    async ({ body, headers, cookie, request }) => {
       const email = body.email?.trim() ?? "";
       const password = body.password ?? "";
       if (!email || !password) throw badRequest("Please enter both email and password");
@@ -65,7 +66,7 @@ export function adminRoutes(ctx: AppContext) {
       }
       const session = createSession(ctx, user.id, {
         userAgent: headers["user-agent"],
-        ip: server?.requestIP(request)?.address ?? null,
+        ip: clientIp(request),
       });
       cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
       return { token: session.token, user: publicUser(user), requires2FA: false };

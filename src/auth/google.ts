@@ -4,6 +4,7 @@
  * cookie so a callback only completes in the browser that started it (no login CSRF).
  */
 import { createHash, randomBytes } from "node:crypto";
+import { clientIp } from "../http/client-ip";
 import { eq, lt } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import { authChallenges, userSecurity } from "../../db/schema";
@@ -155,7 +156,7 @@ export function googleRoutes(ctx: AppContext) {
     })
     .get(
       "/google/callback",
-      async ({ query, cookie, headers, server, request, set }) => {
+      async ({ query, cookie, headers, request, set }) => {
         if (!ctx.config.google) throw notFound(NOT_CONFIGURED);
         const expectedState = cookie[GOOGLE_STATE_COOKIE]?.value as string | undefined;
         cookie[GOOGLE_STATE_COOKIE]!.set({ value: "", maxAge: 0, path: "/api/auth/google", httpOnly: true, sameSite: "lax" });
@@ -178,7 +179,7 @@ export function googleRoutes(ctx: AppContext) {
           if (user.disabled) throw new GoogleSignInError("This account has been disabled. Please contact support.");
           const session = createSession(ctx, user.id, {
             userAgent: headers["user-agent"],
-            ip: server?.requestIP(request)?.address ?? null,
+            ip: clientIp(request),
           });
           cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
           set.headers.location = "/?auth=google";

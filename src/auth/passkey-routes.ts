@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { clientIp } from "../http/client-ip";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { AppContext } from "../context";
 import { publicUser } from "../users/queries";
@@ -42,11 +43,11 @@ export function passkeyRoutes(ctx: AppContext) {
     })
     .post(
       "/authenticate/complete",
-      async ({ body, headers, cookie, server, request }) => {
+      async ({ body, headers, cookie, request }) => {
         const user = await completeAuthentication(ctx, body.credential as unknown as AuthenticationResponseJSON);
         const session = createSession(ctx, user.id, {
           userAgent: headers["user-agent"],
-          ip: server?.requestIP(request)?.address ?? null,
+          ip: clientIp(request),
         });
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
         return { verified: true, user: publicUser(user), token: session.token };

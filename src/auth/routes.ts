@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError } from "../http/errors";
 import { licenseAtSignUp } from "../licenses/licenses";
-import { clientIp } from "../http/rate-limit";
+import { clientIp } from "../http/client-ip";
 import { findUserByEmail, findUserById, insertUser, publicUser } from "../users/queries";
 import { checkVerificationCode, sendVerificationCode } from "./email-verification";
 import { authGuard } from "./guard";
@@ -26,7 +26,7 @@ export function authRoutes(ctx: AppContext) {
     .use(authGuard(ctx))
     .post(
       "/register",
-      async ({ body, headers, cookie, server, request, set }) => {
+      async ({ body, headers, cookie, request, set }) => {
         const email = body.email?.trim() ?? "";
         const password = body.password ?? "";
         if (!email || !password) throw badRequest("Email and password are required");
@@ -49,7 +49,7 @@ export function authRoutes(ctx: AppContext) {
         const license = licenseAtSignUp(ctx, user.id, body.licenseCode);
         // The account exists even if the mail server is down; the verification screen offers a resend.
         await sendVerificationCode(ctx, user).catch(() => undefined);
-        const session = createSession(ctx, user.id, clientMeta(headers, server?.requestIP(request)?.address ?? null));
+        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
         set.status = 201;
         return { token: session.token, user: publicUser(user), ...license };
@@ -68,7 +68,7 @@ export function authRoutes(ctx: AppContext) {
     )
     .post(
       "/login",
-      async ({ body, headers, cookie, server, request }) => {
+      async ({ body, headers, cookie, request }) => {
         const email = body.email?.trim() ?? "";
         const password = body.password ?? "";
         if (!email || !password) throw badRequest("Please fill in all fields");
@@ -85,7 +85,7 @@ export function authRoutes(ctx: AppContext) {
           markPasswordVerified(ctx, user.id);
           return { requires2FA: true, userId: user.id };
         }
-        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request, server)));
+        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
         return { token: session.token, user: publicUser(user), requires2FA: false };
       },
@@ -93,7 +93,7 @@ export function authRoutes(ctx: AppContext) {
     )
     .post(
       "/login/2fa",
-      ({ body, headers, cookie, server, request }) => {
+      ({ body, headers, cookie, request }) => {
         const code = (body.token ?? "").trim();
         if (!/^\d{6}$/.test(code) && !/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/.test(code)) {
           throw badRequest("Please enter a valid 6-digit code");
@@ -105,7 +105,7 @@ export function authRoutes(ctx: AppContext) {
         const user = findUserById(ctx, userId);
         if (!user) throw new HttpError(401, "Your sign-in has expired. Please sign in again.");
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
-        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request, server)));
+        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
         return { token: session.token, user: publicUser(user) };
       },

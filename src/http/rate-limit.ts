@@ -1,3 +1,4 @@
+import { clientIp } from "./client-ip";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "./errors";
@@ -96,17 +97,6 @@ export function rateLimiterFor(ctx: AppContext): RateLimiter {
   return limiter;
 }
 
-// The client address. server.ts hands requests to `app.handle()`, where Elysia has no `server` to ask,
-// so it records the socket's address here first. X-Forwarded-For is never trusted: anyone can send it.
-const addresses = new WeakMap<Request, string>();
-
-export function rememberClientIp(request: Request, ip: string | null | undefined) {
-  if (ip) addresses.set(request, ip);
-}
-
-export function clientIp(request: Request, server?: { requestIP(r: Request): { address: string } | null } | null): string {
-  return addresses.get(request) ?? server?.requestIP(request)?.address ?? "unknown";
-}
 
 const normalizePath = (path: string) => (path.length > 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : path);
 
