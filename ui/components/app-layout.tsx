@@ -2,35 +2,36 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useState, type ReactNode } from "react";
 import { auth, displayName, logout } from "../lib/auth";
+import { Icon, type IconName } from "./icons";
 import { toast } from "../lib/toast";
 import { Logo } from "./public-layout";
 import { Button, cx } from "./ui";
 
-type Entry = { to: string; label: string; icon: string; badge?: string };
+type Entry = { to: string; label: string; icon: IconName; badge?: string };
 
 const MAIN: Entry[] = [
-  { to: "/", label: "Dashboard", icon: "🏠" },
-  { to: "/sms-campaigns", label: "Send Messages", icon: "✉️" },
-  { to: "/sent-messages", label: "Sent Messages", icon: "📤" },
-  { to: "/contact-lists", label: "Customer Lists", icon: "👥" },
-  { to: "/chat", label: "Chat & Replies", icon: "💬" },
-  { to: "/dashboard", label: "Results & Stats", icon: "📊" },
+  { to: "/", label: "Dashboard", icon: "home" },
+  { to: "/sms-campaigns", label: "Send Messages", icon: "megaphone" },
+  { to: "/sent-messages", label: "Sent Messages", icon: "clock" },
+  { to: "/contact-lists", label: "Customer Lists", icon: "users" },
+  { to: "/chat", label: "Chat & Replies", icon: "chat" },
+  { to: "/dashboard", label: "Results & Stats", icon: "chart" },
 ];
 const ADVANCED: Entry[] = [
-  { to: "/keywords", label: "Keywords", icon: "#️⃣" },
-  { to: "/email-campaigns", label: "Email Marketing", icon: "📧", badge: "Soon" },
+  { to: "/keywords", label: "Keywords", icon: "target" },
+  { to: "/email-campaigns", label: "Email Marketing", icon: "mail", badge: "Soon" },
 ];
 const ADMIN: Entry[] = [
-  { to: "/admin/dashboard", label: "Admin Panel", icon: "🛡️" },
-  { to: "/admin/backup-manager", label: "Backup Manager", icon: "💾" },
-  { to: "/real-time-demo", label: "Real-Time Demo", icon: "⚡" },
+  { to: "/admin/dashboard", label: "Admin Panel", icon: "shield" },
+  { to: "/admin/backup-manager", label: "Backup Manager", icon: "box" },
+  { to: "/real-time-demo", label: "Real-Time Demo", icon: "bolt" },
 ];
 const ACCOUNT: Entry[] = [
-  { to: "/license", label: "License", icon: "🔑" },
-  { to: "/phone-settings", label: "Phone Settings", icon: "📱" },
-  { to: "/help", label: "Help & Support", icon: "❓" },
-  { to: "/settings", label: "Account Settings", icon: "⚙️" },
-  { to: "/settings/security", label: "Security", icon: "🔒" },
+  { to: "/license", label: "License", icon: "key" },
+  { to: "/phone-settings", label: "Phone Settings", icon: "mobile" },
+  { to: "/help", label: "Help & Support", icon: "flag" },
+  { to: "/settings", label: "Account Settings", icon: "pen" },
+  { to: "/settings/security", label: "Security", icon: "lock" },
 ];
 
 function NavGroup({ title, entries, onNavigate }: { title?: string; entries: Entry[]; onNavigate: () => void }) {
@@ -46,7 +47,7 @@ function NavGroup({ title, entries, onNavigate }: { title?: string; entries: Ent
           className="flex items-center gap-3 rounded-lg px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
           activeProps={{ className: "bg-brand-50 font-medium text-brand-700" }}
         >
-          <span aria-hidden>{e.icon}</span>
+          <Icon name={e.icon} className="h-5 w-5 shrink-0" />
           <span className="flex-1">{e.label}</span>
           {e.badge && <span className="rounded-full bg-amber-100 px-2 text-xs text-amber-800">{e.badge}</span>}
         </Link>
@@ -106,7 +107,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
       <div className="sticky top-0 z-30 flex items-center justify-between border-b border-slate-200 bg-white px-4 py-3 lg:hidden">
         <Logo />
         <button type="button" aria-label="Open menu" className="rounded-lg p-2 hover:bg-slate-100" onClick={() => setMenuOpen(true)}>
-          ☰
+          <span aria-hidden className="text-xl leading-none">≡</span>
         </button>
       </div>
       {menuOpen && (

@@ -1,5 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
+import { Icon, type IconName } from "../../components/icons";
 import { Card, Spinner } from "../../components/ui";
 import { auth } from "../../lib/auth";
 import { formatNumber, timeAgo } from "../../lib/format";
@@ -14,7 +15,7 @@ type Summary = {
 };
 type Activity = { type: "campaign_sent" | "new_replies" | "new_contacts"; message: string; timestamp: string };
 
-const ACTIVITY_ICON: Record<Activity["type"], string> = { campaign_sent: "📤", new_replies: "💬", new_contacts: "👥" };
+const ACTIVITY_ICON: Record<Activity["type"], IconName> = { campaign_sent: "megaphone", new_replies: "chat", new_contacts: "users" };
 
 const QUICK_ACTIONS = [
   { to: "/simple-campaign-wizard", title: "Send a Quick Message", text: "Text your customers in a few steps" },
@@ -91,7 +92,7 @@ export function HomePage() {
           <ul className="divide-y divide-slate-100">
             {activity.data?.map((item, i) => (
               <li key={i} className="flex items-center gap-3 py-3">
-                <span aria-hidden>{ACTIVITY_ICON[item.type]}</span>
+                <Icon name={ACTIVITY_ICON[item.type]} className="h-5 w-5 text-brand-600" />
                 <span className="flex-1 text-sm">{item.message}</span>
                 <span className="text-xs text-slate-500">{timeAgo(item.timestamp)}</span>
               </li>

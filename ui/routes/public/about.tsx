@@ -1,6 +1,7 @@
 import { Link } from "@tanstack/react-router";
 import { Card } from "../../components/ui";
-import { IconBadge, PageIntro, type IconName } from "./shared";
+import type { IconName } from "../../components/icons";
+import { IconBadge, PageIntro } from "./shared";
 
 const VALUES: { icon: IconName; title: string; text: string }[] = [
   {

@@ -3,7 +3,8 @@ import { useState, type FormEvent } from "react";
 import { Button, Card, Field, Input, Select, Spinner, cx } from "../../components/ui";
 import { ApiError, api } from "../../lib/api";
 import { toast } from "../../lib/toast";
-import { IconBadge, PageIntro, type IconName } from "./shared";
+import type { IconName } from "../../components/icons";
+import { IconBadge, PageIntro } from "./shared";
 
 type Priority = "low" | "normal" | "high" | "critical";
 type Form = { name: string; email: string; company: string; phone: string; subject: string; priority: Priority; message: string };

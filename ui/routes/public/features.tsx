@@ -1,7 +1,8 @@
 import { Link } from "@tanstack/react-router";
 import { Card } from "../../components/ui";
 import { openAuthModal } from "../../lib/auth-modal";
-import { IconBadge, PageIntro, type IconName } from "./shared";
+import type { IconName } from "../../components/icons";
+import { IconBadge, PageIntro } from "./shared";
 
 type Feature = { icon: IconName; title: string; text: string; points: string[] };
 

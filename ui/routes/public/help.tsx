@@ -4,7 +4,8 @@ import { useMemo, useState } from "react";
 import { Card, Input } from "../../components/ui";
 import { auth } from "../../lib/auth";
 import { openAuthModal } from "../../lib/auth-modal";
-import { IconBadge, PageIntro, type IconName } from "./shared";
+import type { IconName } from "../../components/icons";
+import { IconBadge, PageIntro } from "./shared";
 
 type QA = { q: string; a: string };
 type Topic = { id: string; icon: IconName; title: string; items: QA[] };

@@ -2,7 +2,8 @@ import { Link } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { cx } from "../../components/ui";
 import { openAuthModal } from "../../lib/auth-modal";
-import { IconBadge, type IconName } from "./shared";
+import type { IconName } from "../../components/icons";
+import { IconBadge } from "./shared";
 
 const ROTATE_MS = 4000;
 const BIG_PRIMARY =

@@ -1,6 +1,7 @@
 import { Link } from "@tanstack/react-router";
 import { Card, cx } from "../../components/ui";
-import { IconBadge, PageIntro, type IconName } from "./shared";
+import type { IconName } from "../../components/icons";
+import { IconBadge, PageIntro } from "./shared";
 
 type Tip = { title: string; text: string; rating: 4 | 5 };
 type Category = { id: string; icon: IconName; title: string; lead: string; tips: Tip[] };
