@@ -4,6 +4,7 @@ import { useState, type ReactNode } from "react";
 import { auth, displayName, logout } from "../lib/auth";
 import { Icon, type IconName } from "./icons";
 import { toast } from "../lib/toast";
+import { useApi } from "../lib/use-api";
 import { Logo } from "./public-layout";
 import { Button, cx } from "./ui";
 
@@ -60,6 +61,8 @@ function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   useSignals();
   const navigate = useNavigate();
   const user = auth.value.user;
+  // The spec's fixed 'Pro Plan' label shows the plan actually in force.
+  const license = useApi<{ data: { plan: { name: string }; source: string } | null }>("/api/license/current");
   const signOut = async () => {
     try {
       await logout();
@@ -72,7 +75,9 @@ function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     <div className="flex h-full flex-col">
       <div className="flex items-center justify-between px-4 py-4">
         <Logo />
-        <span className="rounded-full bg-brand-100 px-2 py-0.5 text-xs font-medium text-brand-700">Pro Plan</span>
+        <Link to="/license" onClick={onNavigate} className="rounded-full bg-brand-100 px-2 py-0.5 text-xs font-medium text-brand-700">
+          {license.data === null ? "…" : license.data.data ? `${license.data.data.plan.name} Plan` : "No plan"}
+        </Link>
       </div>
       <nav aria-label="Main" className="flex-1 overflow-y-auto px-3 pb-4">
         <NavGroup entries={MAIN} onNavigate={onNavigate} />
