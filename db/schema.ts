@@ -102,12 +102,78 @@ export const contacts = sqliteTable(
     lastName: text("last_name").notNull().default(""),
     email: text("email"),
     phone: text("phone"),
+    /** Digits of `phone` (formatting stripped): duplicate groups and search. */
+    phoneDigits: text("phone_digits").generatedAlwaysAs(
+      sql`replace(replace(replace(replace(replace(replace(coalesce(phone, ''), '+', ''), '-', ''), ' ', ''), '(', ''), ')', ''), '.', '')`,
+      { mode: "virtual" },
+    ),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    customFields: text("custom_fields", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+    status: text("status", { enum: ["subscribed", "opted_out"] }).notNull().default("subscribed"),
+    source: text("source", { enum: ["manual", "import", "keyword", "api"] }).notNull().default("manual"),
+    optInDate: integer("opt_in_date", { mode: "timestamp_ms" }),
+    lastEngagedAt: integer("last_engaged_at", { mode: "timestamp_ms" }),
+    totalSpent: integer("total_spent").notNull().default(0),
+    engagementScore: integer("engagement_score").notNull().default(0),
     createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
   },
   (t) => [
     index("contacts_user_created_idx").on(t.userId, t.createdAt),
     uniqueIndex("contacts_user_phone_idx").on(t.userId, t.phone),
+    index("contacts_user_digits_idx").on(t.userId, t.phoneDigits),
+    index("contacts_user_name_idx").on(t.userId, t.firstName, t.lastName),
   ],
+);
+
+/** Every opt-in and opt-out, with its time, source and the text of the consent. */
+export const contactConsents = sqliteTable(
+  "contact_consents",
+  {
+    id: text("id").primaryKey(),
+    contactId: text("contact_id").notNull().references(() => contacts.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["opt_in", "opt_out"] }).notNull(),
+    source: text("source", { enum: ["manual", "import", "keyword", "api"] }).notNull(),
+    text: text("text"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("contact_consents_contact_idx").on(t.contactId, t.createdAt)],
+);
+
+/** A CSV import running (or run) in the background; counts are exact, `errors` is capped. */
+export const contactImports = sqliteTable(
+  "contact_imports",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    state: text("state", { enum: ["queued", "running", "done", "failed"] }).notNull().default("queued"),
+    rowsRead: integer("rows_read").notNull().default(0),
+    created: integer("created").notNull().default(0),
+    updated: integer("updated").notNull().default(0),
+    duplicates: integer("duplicates").notNull().default(0),
+    invalid: integer("invalid").notNull().default(0),
+    errors: text("errors", { mode: "json" }).$type<{ line: number; reason: string }[]>().notNull().default(sql`'[]'`),
+    progress: integer("progress").notNull().default(0),
+    error: text("error"),
+    createdAt: createdAt(),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("contact_imports_user_idx").on(t.userId, t.createdAt)],
+);
+
+export const segments = sqliteTable(
+  "segments",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    conditions: text("conditions", { mode: "json" }).$type<Record<string, Record<string, unknown>>>().notNull().default(sql`'{}'`),
+    contactCount: integer("contact_count").notNull().default(0),
+    lastUpdated: integer("last_updated", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("segments_user_idx").on(t.userId)],
 );
 
 export const campaigns = sqliteTable(

@@ -11,6 +11,8 @@ import { healthRoutes } from "./health/routes";
 import { HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
 import { licenseRoutes } from "./licenses/routes";
+import { contactRoutes } from "./contacts/routes";
+import { segmentRoutes } from "./segments/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
 
@@ -59,6 +61,8 @@ export function createApp(ctx: AppContext) {
     .use(errorReportRoutes(ctx))
     .use(licenseRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(contactRoutes(ctx))
+    .use(segmentRoutes(ctx))
     .get("/api/login", ({ redirect }) => redirect("/auth", 302));
 }
 

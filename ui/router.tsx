@@ -11,9 +11,11 @@ import { FullScreenLoader } from "./components/ui";
 import { auth } from "./lib/auth";
 import { AdminDashboardPage } from "./routes/admin/dashboard";
 import { AdminLoginPage } from "./routes/admin/login";
+import { ContactsPage } from "./routes/app/contacts/contacts-page";
 import { HomePage } from "./routes/app/home";
 import { LicensePage } from "./routes/app/license";
 import { OnboardingPage } from "./routes/app/onboarding";
+import { SegmentsPage } from "./routes/app/segments/segments-page";
 import { SecurityPage } from "./routes/app/security";
 import { SettingsPage } from "./routes/app/settings";
 import { AuthPage } from "./routes/auth/auth-page";
@@ -96,6 +98,8 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/onboarding", OnboardingPage, true),
   signedInPage("/settings", SettingsPage),
   signedInPage("/license", LicensePage),
+  signedInPage("/contact-lists", ContactsPage),
+  signedInPage("/segments", SegmentsPage),
   page("/admin", AdminLoginPage),
   signedInPage("/admin/dashboard", AdminDashboardPage),
   signedInPage("/settings/security", SecurityPage),

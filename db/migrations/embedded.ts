@@ -2,9 +2,13 @@
 import journal from "./meta/_journal.json";
 import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_account_security_and_licenses.sql" with { type: "text" };
+import m2 from "./0002_contacts_at_scale.sql" with { type: "text" };
+import m3 from "./0003_contact_totals.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
   "0000_init": m0,
   "0001_account_security_and_licenses": m1,
+  "0002_contacts_at_scale": m2,
+  "0003_contact_totals": m3,
 };

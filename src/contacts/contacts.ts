@@ -1,0 +1,280 @@
+import { and, asc, count, desc, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import { contactConsents, contacts, messages } from "../../db/schema";
+import type { AppContext } from "../context";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { phoneDigitsOf } from "./phones";
+
+export type ContactRow = typeof contacts.$inferSelect;
+export type ContactSource = ContactRow["source"];
+export type ConsentSource = ContactSource;
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function contactView(c: ContactRow) {
+  return {
+    id: c.id,
+    firstName: c.firstName,
+    lastName: c.lastName,
+    email: c.email,
+    phone: c.phone,
+    tags: c.tags ?? [],
+    customFields: c.customFields ?? {},
+    status: c.status,
+    source: c.source,
+    optInDate: iso(c.optInDate),
+    lastEngagedAt: iso(c.lastEngagedAt),
+    totalSpent: c.totalSpent,
+    engagementScore: c.engagementScore,
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt ?? c.createdAt),
+  };
+}
+export type ContactView = ReturnType<typeof contactView>;
+
+export const newId = () => Bun.randomUUIDv7();
+
+/** A contact of this user, or 404 (another user's contact answers exactly like a missing one). */
+export function getContact(ctx: AppContext, userId: string, id: string): ContactRow {
+  const row = ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).get();
+  if (!row) throw notFound("Contact not found");
+  return row;
+}
+
+export function findByPhone(ctx: AppContext, userId: string, phone: string): ContactRow | undefined {
+  return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.phone, phone))).get();
+}
+
+const escapeFts = (s: string) => `"${s.replaceAll('"', '""')}"`;
+const range = (col: SQL | typeof contacts.firstName, p: string) => sql`(${col} >= ${p} AND ${col} < ${p + "\uffff"})`;
+
+/**
+ * The search condition for `q`, always served by an index: three or more characters go through the FTS5
+ * trigram table (substring of first/last name, email, phone digits; a phone typed with formatting is
+ * reduced to its digits); one or two characters match the start of the first name or of the phone digits
+ * through (user_id, first_name) and (user_id, phone_digits).
+ */
+export function searchCondition(q: string | undefined): SQL | undefined {
+  const text = (q ?? "").trim();
+  if (!text) return undefined;
+  const digits = phoneDigitsOf(text);
+  const term = digits ?? text.toLowerCase();
+  if ([...term].length >= 3) {
+    return sql`${contacts}.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ${escapeFts(term)})`;
+  }
+  if (digits) return range(contacts.phoneDigits as unknown as SQL, digits);
+  const variants = [...new Set([text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()])];
+  return sql`(${sql.join(variants.map((v) => range(contacts.firstName, v)), sql` OR `)})`;
+}
+
+/** The user's contact total from `contact_totals` (kept by triggers, migration 0003). */
+export function storedTotal(ctx: AppContext, userId: string): number {
+  const row = ctx.db.$client.query("SELECT total FROM contact_totals WHERE user_id = ?").get(userId) as { total: number } | null;
+  return row?.total ?? 0;
+}
+
+export type ListParams = { page: number; pageSize: number; q?: string; sort: "createdAt" | "name" | "phone"; order: "asc" | "desc" };
+
+export function listContacts(ctx: AppContext, userId: string, p: ListParams, extra?: SQL) {
+  const where = and(eq(contacts.userId, userId), searchCondition(p.q), extra);
+  const dir = p.order === "asc" ? asc : desc;
+  const orderBy =
+    p.sort === "name"
+      ? [dir(contacts.firstName), dir(contacts.lastName), dir(contacts.id)]
+      : p.sort === "phone"
+        ? [dir(contacts.phone)]
+        : [dir(contacts.createdAt), dir(contacts.id)];
+  const rows = ctx.db
+    .select()
+    .from(contacts)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(p.pageSize)
+    .offset((p.page - 1) * p.pageSize)
+    .all();
+  const total =
+    !extra && !(p.q ?? "").trim()
+      ? storedTotal(ctx, userId)
+      : ctx.db.select({ n: count() }).from(contacts).where(where).get()!.n;
+  return { data: rows.map(contactView), total, page: p.page, pageSize: p.pageSize };
+}
+
+export function contactCounters(ctx: AppContext, userId: string) {
+  const r = ctx.db
+    .select({
+      total: count(),
+      email: sql<number>`coalesce(sum(${contacts.email} IS NOT NULL AND ${contacts.email} <> ''), 0)`,
+      sms: sql<number>`coalesce(sum(${contacts.phone} IS NOT NULL AND ${contacts.phone} <> ''), 0)`,
+    })
+    .from(contacts)
+    .where(eq(contacts.userId, userId))
+    .get()!;
+  return { total: r.total, email: Number(r.email), sms: Number(r.sms) };
+}
+
+export function recordConsent(ctx: AppContext, userId: string, contactId: string, kind: "opt_in" | "opt_out", source: ConsentSource, text: string | null) {
+  ctx.db.insert(contactConsents).values({ id: newId(), userId, contactId, kind, source, text, createdAt: new Date(ctx.now()) }).run();
+}
+
+export function listConsents(ctx: AppContext, userId: string, contactId: string) {
+  getContact(ctx, userId, contactId);
+  return ctx.db
+    .select()
+    .from(contactConsents)
+    .where(and(eq(contactConsents.userId, userId), eq(contactConsents.contactId, contactId)))
+    .orderBy(asc(contactConsents.createdAt), asc(contactConsents.id))
+    .all()
+    .map((c) => ({ id: c.id, contactId: c.contactId, kind: c.kind, source: c.source, text: c.text, createdAt: c.createdAt.toISOString() }));
+}
+
+/** Opts a contact out by id (the owner's manual opt-out). Idempotent on status; every call is logged. */
+export function optOutById(ctx: AppContext, userId: string, id: string, source: ConsentSource, text: string | null): ContactRow {
+  getContact(ctx, userId, id);
+  ctx.db.transaction(() => {
+    ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).run();
+    recordConsent(ctx, userId, id, "opt_out", source, text);
+  });
+  return getContact(ctx, userId, id);
+}
+
+/**
+ * STOP and friends (for the keyword and sending domains): opts the number out, creating a bare contact
+ * when the number is unknown so later sends still skip it. `phone` is E.164.
+ */
+export function optOutContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): ContactRow {
+  return ctx.db.transaction(() => {
+    let row = findByPhone(ctx, userId, phone);
+    if (!row) {
+      row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) }).returning().get();
+    } else {
+      ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, row.id)).run();
+    }
+    recordConsent(ctx, userId, row.id, "opt_out", source, text);
+    return findByPhone(ctx, userId, phone)!;
+  });
+}
+
+/** The contact's own START/YES (keyword domain): the only way an opted-out contact becomes subscribed again. */
+export function optInContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): ContactRow {
+  return ctx.db.transaction(() => {
+    const at = new Date(ctx.now());
+    let row = findByPhone(ctx, userId, phone);
+    if (!row) {
+      row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at }).returning().get();
+    } else {
+      ctx.db.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
+    }
+    recordConsent(ctx, userId, row.id, "opt_in", source, text);
+    return findByPhone(ctx, userId, phone)!;
+  });
+}
+
+export function isOptedOut(ctx: AppContext, userId: string, phone: string): boolean {
+  return findByPhone(ctx, userId, phone)?.status === "opted_out";
+}
+
+export function normalizeTags(tags: string[] | undefined): string[] {
+  return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+}
+
+export function displayName(c: { firstName: string; lastName: string; email: string | null; phone: string | null }) {
+  return `${c.firstName} ${c.lastName}`.trim() || c.email || c.phone || "Unknown";
+}
+
+export function deleteContacts(ctx: AppContext, userId: string, ids: string[]): number {
+  let deleted = 0;
+  ctx.db.transaction(() => {
+    for (let i = 0; i < ids.length; i += 500) {
+      deleted += ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids.slice(i, i + 500)))).returning({ id: contacts.id }).all().length;
+    }
+  });
+  return deleted;
+}
+
+export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: string[], action: "add" | "remove"): number {
+  const tags = normalizeTags(tagsIn);
+  if (!tags.length) throw badRequest("Please enter at least one tag");
+  let updated = 0;
+  ctx.db.transaction(() => {
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = ctx.db.select({ id: contacts.id, tags: contacts.tags }).from(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids.slice(i, i + 500)))).all();
+      for (const r of rows) {
+        const next = action === "add" ? normalizeTags([...r.tags, ...tags]) : r.tags.filter((t) => !tags.includes(t));
+        if (next.length === r.tags.length && next.every((t, j) => t === r.tags[j])) continue;
+        ctx.db.update(contacts).set({ tags: next, updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, r.id)).run();
+        updated++;
+      }
+    }
+  });
+  return updated;
+}
+
+/** Groups of this user's contacts sharing the same phone digits, paged by group. */
+export function duplicateGroups(ctx: AppContext, userId: string, page: number, pageSize: number) {
+  const digits = contacts.phoneDigits as unknown as SQL;
+  const base = and(eq(contacts.userId, userId), isNotNull(contacts.phone), ne(digits, ""));
+  const groups = ctx.db
+    .select({ digits: sql<string>`${digits}` })
+    .from(contacts)
+    .where(base)
+    .groupBy(digits)
+    .having(sql`count(*) > 1`)
+    .orderBy(asc(digits))
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .all();
+  const total = ctx.db.get<{ n: number }>(
+    sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${contacts} WHERE ${base} GROUP BY ${digits} HAVING count(*) > 1)`,
+  ).n;
+  const data = groups.map((g) => {
+    const members = ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), sql`${digits} = ${g.digits}`)).orderBy(asc(contacts.createdAt)).all();
+    return { phone: members[0]?.phone ?? g.digits, contacts: members.map(contactView) };
+  });
+  return { data, total };
+}
+
+/**
+ * Merges contacts into a primary in one transaction: tags (union), custom fields (the primary's win), empty
+ * name and email filled from the others, consent history and messages moved. When any merged contact
+ * opted out, the primary is opted out too (a merge never re-subscribes anyone).
+ */
+export function mergeContacts(ctx: AppContext, userId: string, primaryId: string | undefined, mergeIdsIn: string[]) {
+  if (!primaryId) throw badRequest("Please select which contact to keep as primary.");
+  const mergeIds = [...new Set(mergeIdsIn)].filter((id) => id !== primaryId);
+  if (!mergeIds.length) throw badRequest("Please select at least one contact to merge into the primary.");
+  const primary = getContact(ctx, userId, primaryId);
+  const others = mergeIds.map((id) => getContact(ctx, userId, id));
+  return ctx.db.transaction(() => {
+    let customFields: Record<string, string> = {};
+    for (const o of others) customFields = { ...customFields, ...o.customFields };
+    customFields = { ...customFields, ...primary.customFields };
+    const pick = <K extends "firstName" | "lastName">(k: K) => primary[k] || others.find((o) => o[k])?.[k] || "";
+    const optedOut = primary.status === "opted_out" || others.some((o) => o.status === "opted_out");
+    const spent = Math.max(primary.totalSpent, ...others.map((o) => o.totalSpent));
+    ctx.db.update(contactConsents).set({ contactId: primary.id }).where(and(eq(contactConsents.userId, userId), inArray(contactConsents.contactId, mergeIds))).run();
+    ctx.db.update(messages).set({ contactId: primary.id }).where(and(eq(messages.userId, userId), inArray(messages.contactId, mergeIds))).run();
+    ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, mergeIds))).run();
+    ctx.db
+      .update(contacts)
+      .set({
+        tags: normalizeTags([...primary.tags, ...others.flatMap((o) => o.tags)]),
+        customFields,
+        firstName: pick("firstName"),
+        lastName: pick("lastName"),
+        email: primary.email || others.find((o) => o.email)?.email || null,
+        phone: primary.phone || others.find((o) => o.phone)?.phone || null,
+        status: optedOut ? "opted_out" : primary.status,
+        totalSpent: spent,
+        updatedAt: new Date(ctx.now()),
+      })
+      .where(eq(contacts.id, primary.id))
+      .run();
+    return contactView(getContact(ctx, userId, primary.id));
+  });
+}
+
+export function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: string, exceptId?: string) {
+  const existing = findByPhone(ctx, userId, phone);
+  if (existing && existing.id !== exceptId) {
+    throw conflict("A contact with this phone number already exists", { existingContactId: existing.id });
+  }
+}

@@ -1,0 +1,243 @@
+import { and, asc, eq, gt, or } from "drizzle-orm";
+import { Elysia, t } from "elysia";
+import { contacts } from "../../db/schema";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { badRequest, HttpError } from "../http/errors";
+import { assertWithinLimit } from "../licenses/limits";
+import {
+  assertNoDuplicatePhone, bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents,
+  listContacts, mergeContacts, newId, normalizeTags, optOutById, recordConsent, searchCondition,
+} from "./contacts";
+import { failInterruptedImports, getImportJob, listImportJobs, startCsvImport } from "./csv-import";
+import { ContactImporter } from "./importer";
+import { isKnownRegion, normalizePhone, regionFromLocale } from "./phones";
+
+const MAX_CSV_BYTES = 100 * 1024 * 1024;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const contactBody = t.Object({
+  firstName: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+  lastName: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+  email: t.Optional(t.Nullable(t.String({ maxLength: 254 }))),
+  phone: t.Optional(t.Nullable(t.String({ maxLength: 40 }))),
+  country: t.Optional(t.Nullable(t.String({ maxLength: 2 }))),
+  tags: t.Optional(t.Array(t.String({ maxLength: 50 }), { maxItems: 100 })),
+  customFields: t.Optional(t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 1000 }))),
+});
+type ContactBody = typeof contactBody.static;
+
+const listQuery = t.Object({
+  page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+  pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200, default: 50 })),
+  q: t.Optional(t.String({ maxLength: 200 })),
+  sort: t.Optional(t.Union([t.Literal("createdAt"), t.Literal("name"), t.Literal("phone")])),
+  order: t.Optional(t.Union([t.Literal("desc"), t.Literal("asc")])),
+});
+
+/** Validates a create/update body in the spec's order and wording; the phone comes back in E.164. */
+function cleanContact(body: ContactBody, locale: string) {
+  const firstName = (body.firstName ?? "").trim();
+  const lastName = (body.lastName ?? "").trim();
+  const email = (body.email ?? "").trim();
+  const phoneIn = (body.phone ?? "").trim();
+  if (!firstName && !lastName) throw badRequest("Please enter at least a first or last name");
+  if (!email && !phoneIn) throw badRequest("Please enter either a phone number or email address");
+  if (email && !EMAIL.test(email)) throw badRequest("Please enter a valid email address");
+  const country = body.country ? body.country.toUpperCase() : undefined;
+  if (country && !isKnownRegion(country)) throw badRequest("Please choose a valid country");
+  let phone: string | null = null;
+  if (phoneIn) {
+    phone = normalizePhone(phoneIn, (country as never) ?? regionFromLocale(locale) ?? "US");
+    if (!phone) throw badRequest("Please enter a valid phone number");
+  }
+  const customFields: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body.customFields ?? {})) if (k.trim()) customFields[k.trim()] = v;
+  return { firstName, lastName, email: email || null, phone, tags: body.tags ? normalizeTags(body.tags) : undefined, customFields: body.customFields ? customFields : undefined };
+}
+
+const csvCell = (v: unknown) => {
+  let s = v === null || v === undefined ? "" : String(v);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+};
+
+export function contactRoutes(ctx: AppContext) {
+  failInterruptedImports(ctx);
+  return new Elysia({ prefix: "/api/contacts" })
+    .use(authGuard(ctx))
+    .get(
+      "/",
+      ({ user, query }) =>
+        listContacts(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, q: query.q, sort: query.sort ?? "createdAt", order: query.order ?? "desc" }),
+      { auth: true, query: listQuery },
+    )
+    .get("/stats", ({ user }) => contactCounters(ctx, user.id), { auth: true })
+    .get(
+      "/duplicates",
+      ({ user, query }) => duplicateGroups(ctx, user.id, query.page ?? 1, query.pageSize ?? 50),
+      { auth: true, query: t.Object({ page: t.Optional(t.Numeric({ minimum: 1 })), pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })) }) },
+    )
+    .get(
+      "/export.csv",
+      ({ user, query }) => {
+        const cond = searchCondition(query.q);
+        const encoder = new TextEncoder();
+        let cursor: { createdAt: Date; id: string } | null = null;
+        let headerSent = false;
+        const stream = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (!headerSent) {
+              headerSent = true;
+              controller.enqueue(encoder.encode("firstName,lastName,email,phone,tags,status,createdAt\r\n"));
+              return;
+            }
+            const c = cursor;
+            const rows = ctx.db
+              .select()
+              .from(contacts)
+              .where(and(eq(contacts.userId, user.id), cond, c ? or(gt(contacts.createdAt, c.createdAt), and(eq(contacts.createdAt, c.createdAt), gt(contacts.id, c.id))) : undefined))
+              .orderBy(asc(contacts.createdAt), asc(contacts.id))
+              .limit(1000)
+              .all();
+            if (!rows.length) return controller.close();
+            const last = rows[rows.length - 1]!;
+            cursor = { createdAt: last.createdAt, id: last.id };
+            const text = rows
+              .map((r) => [r.firstName, r.lastName, r.email, r.phone, r.tags.join(", "), r.status, r.createdAt.toISOString()].map(csvCell).join(",") + "\r\n")
+              .join("");
+            controller.enqueue(encoder.encode(text));
+          },
+        });
+        return new Response(stream, {
+          headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="contacts.csv"', "cache-control": "no-store" },
+        });
+      },
+      { auth: true, query: t.Object({ q: t.Optional(t.String({ maxLength: 200 })) }) },
+    )
+    .post(
+      "/",
+      ({ user, body, set }) => {
+        const c = cleanContact(body, user.locale);
+        if (c.phone) assertNoDuplicatePhone(ctx, user.id, c.phone);
+        const { notice } = assertWithinLimit(ctx, user.id, "contacts", 1);
+        const at = new Date(ctx.now());
+        const id = newId();
+        ctx.db.transaction(() => {
+          ctx.db
+            .insert(contacts)
+            .values({ id, userId: user.id, firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, tags: c.tags ?? [], customFields: c.customFields ?? {}, source: "manual", status: "subscribed", optInDate: at, createdAt: at, updatedAt: at })
+            .run();
+          recordConsent(ctx, user.id, id, "opt_in", "manual", "Added by the account owner");
+        });
+        set.status = 201;
+        if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
+        return contactView(getContact(ctx, user.id, id));
+      },
+      { auth: true, body: contactBody },
+    )
+    .post(
+      "/import",
+      ({ user, body }) => {
+        if (!body.contacts.some((c) => (c.phone ?? "").trim())) throw badRequest("No valid phone addresses found in the CSV file");
+        const importer = new ContactImporter(ctx, user.id, { detailDuplicates: true });
+        importer.addBatch(body.contacts, body.contacts.map((_, i) => i + 1));
+        const r = importer.results();
+        return { results: { created: r.created, updated: r.updated, duplicates: r.duplicates, invalid: r.invalid, duplicateDetails: r.duplicateDetails, errors: r.errors } };
+      },
+      {
+        auth: true,
+        body: t.Object({
+          contacts: t.Array(
+            t.Object({
+              phone: t.Optional(t.Nullable(t.String({ maxLength: 40 }))),
+              firstName: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+              lastName: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+              email: t.Optional(t.Nullable(t.String({ maxLength: 254 }))),
+            }),
+            { maxItems: 5000, error: "Please import at most 5,000 contacts at once; upload larger lists as a CSV file" },
+          ),
+        }),
+      },
+    )
+    .post(
+      "/import/csv",
+      async ({ user, request, set }) => {
+        const type = request.headers.get("content-type") ?? "";
+        const length = Number(request.headers.get("content-length") ?? 0);
+        if (length > MAX_CSV_BYTES) throw new HttpError(413, "The CSV file is too large (100 MB at most).");
+        let text: string;
+        if (type.includes("multipart/form-data")) {
+          const form = await request.formData().catch(() => null);
+          const file = form?.get("file");
+          if (!file || typeof file === "string") throw badRequest("Please select a CSV file");
+          text = await file.text();
+        } else {
+          text = await request.text();
+        }
+        if (!text.trim()) throw badRequest("The CSV file is empty.");
+        const id = startCsvImport(ctx, user.id, text);
+        set.status = 202;
+        return { id };
+      },
+      { auth: true, parse: "none" },
+    )
+    .get("/import", ({ user }) => ({ data: listImportJobs(ctx, user.id) }), { auth: true })
+    .get("/import/:id", ({ user, params }) => getImportJob(ctx, user.id, params.id), { auth: true, params: t.Object({ id: t.String() }) })
+    .post(
+      "/merge",
+      ({ user, body }) => mergeContacts(ctx, user.id, body.primaryContactId || undefined, body.mergeContactIds ?? []),
+      { auth: true, body: t.Object({ primaryContactId: t.Optional(t.Nullable(t.String())), mergeContactIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })) }) },
+    )
+    .post(
+      "/bulk-delete",
+      ({ user, body }) => {
+        const deleted = deleteContacts(ctx, user.id, body.contactIds);
+        return { deleted, message: `${deleted} contact${deleted === 1 ? "" : "s"} deleted` };
+      },
+      { auth: true, body: t.Object({ contactIds: t.Array(t.String(), { maxItems: 10000 }) }) },
+    )
+    .post(
+      "/bulk-tag",
+      ({ user, body }) => ({ updated: bulkTag(ctx, user.id, body.contactIds, body.tags, body.action ?? "add") }),
+      {
+        auth: true,
+        body: t.Object({
+          contactIds: t.Array(t.String(), { maxItems: 10000 }),
+          tags: t.Array(t.String({ maxLength: 50 }), { maxItems: 100 }),
+          action: t.Optional(t.Union([t.Literal("add"), t.Literal("remove")])),
+        }),
+      },
+    )
+    .get("/:id", ({ user, params }) => contactView(getContact(ctx, user.id, params.id)), { auth: true, params: t.Object({ id: t.String() }) })
+    .put(
+      "/:id",
+      ({ user, params, body }) => {
+        getContact(ctx, user.id, params.id);
+        const c = cleanContact(body, user.locale);
+        if (c.phone) assertNoDuplicatePhone(ctx, user.id, c.phone, params.id);
+        ctx.db
+          .update(contacts)
+          .set({ firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, ...(c.tags ? { tags: c.tags } : {}), ...(c.customFields ? { customFields: c.customFields } : {}), updatedAt: new Date(ctx.now()) })
+          .where(and(eq(contacts.userId, user.id), eq(contacts.id, params.id)))
+          .run();
+        return contactView(getContact(ctx, user.id, params.id));
+      },
+      { auth: true, params: t.Object({ id: t.String() }), body: contactBody },
+    )
+    .delete(
+      "/:id",
+      ({ user, params }) => {
+        getContact(ctx, user.id, params.id);
+        deleteContacts(ctx, user.id, [params.id]);
+        return { success: true, message: "Contact deleted" };
+      },
+      { auth: true, params: t.Object({ id: t.String() }) },
+    )
+    .get("/:id/consent", ({ user, params }) => ({ data: listConsents(ctx, user.id, params.id) }), { auth: true, params: t.Object({ id: t.String() }) })
+    .post(
+      "/:id/opt-out",
+      ({ user, params, body }) => contactView(optOutById(ctx, user.id, params.id, "manual", body?.text?.trim() || "Opted out by the account owner")),
+      { auth: true, params: t.Object({ id: t.String() }), body: t.Optional(t.Object({ text: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))) })) },
+    );
+}

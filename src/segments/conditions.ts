@@ -1,0 +1,95 @@
+import { sql, type SQL } from "drizzle-orm";
+import { contacts } from "../../db/schema";
+import { badRequest } from "../http/errors";
+
+export type Conditions = Record<string, Record<string, unknown>>;
+type Kind = "number" | "date" | "tags" | "text";
+const FIELDS: Record<string, { col: SQL; kind: Kind }> = {
+  totalSpent: { col: sql`${contacts.totalSpent}`, kind: "number" },
+  engagementScore: { col: sql`${contacts.engagementScore}`, kind: "number" },
+  optInDate: { col: sql`${contacts.optInDate}`, kind: "date" },
+  lastEngaged: { col: sql`${contacts.lastEngagedAt}`, kind: "date" },
+  tags: { col: sql`${contacts.tags}`, kind: "tags" },
+  source: { col: sql`${contacts.source}`, kind: "text" },
+};
+const OPS = ["gte", "lte", "eq", "contains"] as const;
+const DAY = 86_400_000;
+
+/** A date value: an ISO date, or relative to now like "-30d" (also h, w). */
+function dateValue(field: string, v: unknown, now: number): number {
+  if (typeof v === "string") {
+    const rel = /^([+-]?\d+)([hdw])$/.exec(v.trim());
+    if (rel) return now + Number(rel[1]) * (rel[2] === "h" ? DAY / 24 : rel[2] === "w" ? 7 * DAY : DAY);
+    const t = Date.parse(v);
+    if (!Number.isNaN(t)) return t;
+  }
+  throw badRequest(`Invalid date for ${field}: use an ISO date or a relative value such as "-30d"`);
+}
+
+function numberValue(field: string, v: unknown): number {
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN;
+  if (!Number.isFinite(n)) throw badRequest(`Invalid number for ${field}`);
+  return n;
+}
+
+/**
+ * Conditions `{field: {op: value}}` to one SQL condition (all must hold), values always bound as parameters.
+ * Fields: totalSpent, engagementScore (numbers), optInDate, lastEngaged (dates), tags, source, and
+ * customFields.<name> (numeric comparison for gte/lte, text for eq/contains).
+ */
+export function compileConditions(conditions: Conditions, now: number): SQL {
+  if (!conditions || typeof conditions !== "object" || Array.isArray(conditions)) throw badRequest("Conditions must be an object of field: {operator: value}");
+  const parts: SQL[] = [];
+  for (const [field, ops] of Object.entries(conditions)) {
+    let def = FIELDS[field];
+    if (!def && field.startsWith("customFields.")) {
+      const name = field.slice("customFields.".length);
+      if (!name) throw badRequest("Unknown segment field: customFields needs a name, such as customFields.city");
+      def = { col: sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})`, kind: "text" };
+      if (ops && typeof ops === "object") {
+        for (const [op, v] of Object.entries(ops)) {
+          if (op === "gte" || op === "lte") parts.push(sql`CAST(${def.col} AS REAL) ${op === "gte" ? sql`>=` : sql`<=`} ${numberValue(field, v)}`);
+        }
+      }
+    }
+    if (!def) throw badRequest(`Unknown segment field: ${field}. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore or customFields.<name>`);
+    if (!ops || typeof ops !== "object" || Array.isArray(ops)) throw badRequest(`Condition for ${field} must be an object such as {"gte": 100}`);
+    for (const [op, v] of Object.entries(ops)) {
+      if (!(OPS as readonly string[]).includes(op)) throw badRequest(`Unknown operator ${op} for ${field}. Use gte, lte, eq or contains`);
+      const { col, kind } = def;
+      if (kind === "text" && field.startsWith("customFields.") && (op === "gte" || op === "lte")) continue;
+      if (kind === "number") {
+        if (op === "contains") throw badRequest(`Operator contains does not apply to ${field}`);
+        const n = numberValue(field, v);
+        parts.push(op === "gte" ? sql`${col} >= ${n}` : op === "lte" ? sql`${col} <= ${n}` : sql`${col} = ${n}`);
+      } else if (kind === "date") {
+        if (op === "contains") throw badRequest(`Operator contains does not apply to ${field}`);
+        const d = dateValue(field, v, now);
+        parts.push(op === "gte" ? sql`${col} >= ${d}` : op === "lte" ? sql`${col} <= ${d}` : sql`${col} >= ${d} AND ${col} < ${d + DAY}`);
+      } else if (kind === "tags") {
+        if (op !== "eq" && op !== "contains") throw badRequest(`Operator ${op} does not apply to tags; use eq or contains`);
+        const tag = String(v ?? "").trim();
+        if (!tag) throw badRequest("Invalid value for tags");
+        parts.push(
+          op === "eq"
+            ? sql`EXISTS (SELECT 1 FROM json_each(${col}) WHERE value = ${tag})`
+            : sql`EXISTS (SELECT 1 FROM json_each(${col}) WHERE instr(lower(value), lower(${tag})) > 0)`,
+        );
+      } else {
+        if (op === "gte" || op === "lte") throw badRequest(`Operator ${op} does not apply to ${field}; use eq or contains`);
+        const s = String(v ?? "");
+        parts.push(op === "eq" ? sql`${col} = ${s}` : sql`instr(lower(${col}), lower(${s})) > 0`);
+      }
+    }
+  }
+  return parts.length ? sql.join(parts.map((p) => sql`(${p})`), sql` AND `) : sql`1 = 1`;
+}
+
+/** The quick-start segments. Frequent Buyers reads the custom field `purchases90d` (purchases in the last 90 days, kept by the integration that reports purchases). */
+export const SEGMENT_TEMPLATES = [
+  { id: "vip-customers", name: "VIP Customers", description: "Customers who spent $500 or more", conditions: { totalSpent: { gte: 50000 } } },
+  { id: "recent-subscribers", name: "Recent Subscribers", description: "Opted in within the last 30 days", conditions: { optInDate: { gte: "-30d" } } },
+  { id: "inactive-customers", name: "Inactive Customers", description: "No engagement in the last 60 days", conditions: { lastEngaged: { lte: "-60d" } } },
+  { id: "frequent-buyers", name: "Frequent Buyers", description: "3 or more purchases in the last 90 days", conditions: { "customFields.purchases90d": { gte: 3 } } },
+  { id: "loyal-fans", name: "Loyal Fans", description: "Engagement score of 80 or more", conditions: { engagementScore: { gte: 80 } } },
+];

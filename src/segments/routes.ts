@@ -1,0 +1,91 @@
+import { and, asc, count, eq } from "drizzle-orm";
+import { Elysia, t } from "elysia";
+import { contacts, segments } from "../../db/schema";
+import { authGuard } from "../auth/guard";
+import { listContacts } from "../contacts/contacts";
+import type { AppContext } from "../context";
+import { badRequest, notFound } from "../http/errors";
+import { compileConditions, SEGMENT_TEMPLATES, type Conditions } from "./conditions";
+
+type SegmentRow = typeof segments.$inferSelect;
+const view = (s: SegmentRow) => ({
+  id: s.id,
+  name: s.name,
+  conditions: s.conditions,
+  contactCount: s.contactCount,
+  lastUpdated: s.lastUpdated ? s.lastUpdated.toISOString() : null,
+  createdAt: s.createdAt.toISOString(),
+});
+
+function getSegment(ctx: AppContext, userId: string, id: string) {
+  const s = ctx.db.select().from(segments).where(and(eq(segments.userId, userId), eq(segments.id, id))).get();
+  if (!s) throw notFound("Segment not found");
+  return s;
+}
+
+/** Counts the segment's contacts in the database and stores the count with the time. */
+export function refreshSegment(ctx: AppContext, userId: string, id: string) {
+  const s = getSegment(ctx, userId, id);
+  const n = ctx.db.select({ n: count() }).from(contacts).where(and(eq(contacts.userId, userId), compileConditions(s.conditions, ctx.now()))).get()!.n;
+  ctx.db.update(segments).set({ contactCount: n, lastUpdated: new Date(ctx.now()) }).where(eq(segments.id, id)).run();
+  return view(getSegment(ctx, userId, id));
+}
+
+const body = t.Object({
+  name: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+  conditions: t.Optional(t.Record(t.String({ maxLength: 100 }), t.Record(t.String({ maxLength: 20 }), t.Union([t.String({ maxLength: 200 }), t.Number(), t.Boolean()])))),
+});
+
+function clean(ctx: AppContext, b: typeof body.static) {
+  const name = (b.name ?? "").trim();
+  if (!name) throw badRequest("Segment name is required");
+  const conditions = (b.conditions ?? {}) as Conditions;
+  compileConditions(conditions, ctx.now());
+  return { name, conditions };
+}
+
+export function segmentRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/segments" })
+    .use(authGuard(ctx))
+    .get("/", ({ user }) => ({ data: ctx.db.select().from(segments).where(eq(segments.userId, user.id)).orderBy(asc(segments.createdAt)).all().map(view) }), { auth: true })
+    .get("/templates", () => ({ data: SEGMENT_TEMPLATES }), { auth: true })
+    .post(
+      "/",
+      ({ user, body: b, set }) => {
+        const c = clean(ctx, b);
+        const id = Bun.randomUUIDv7();
+        ctx.db.insert(segments).values({ id, userId: user.id, name: c.name, conditions: c.conditions, createdAt: new Date(ctx.now()) }).run();
+        set.status = 201;
+        return refreshSegment(ctx, user.id, id);
+      },
+      { auth: true, body },
+    )
+    .put(
+      "/:id",
+      ({ user, params, body: b }) => {
+        getSegment(ctx, user.id, params.id);
+        const c = clean(ctx, b);
+        ctx.db.update(segments).set({ name: c.name, conditions: c.conditions }).where(and(eq(segments.userId, user.id), eq(segments.id, params.id))).run();
+        return refreshSegment(ctx, user.id, params.id);
+      },
+      { auth: true, params: t.Object({ id: t.String() }), body },
+    )
+    .delete(
+      "/:id",
+      ({ user, params }) => {
+        getSegment(ctx, user.id, params.id);
+        ctx.db.delete(segments).where(and(eq(segments.userId, user.id), eq(segments.id, params.id))).run();
+        return { success: true };
+      },
+      { auth: true, params: t.Object({ id: t.String() }) },
+    )
+    .post("/:id/refresh", ({ user, params }) => refreshSegment(ctx, user.id, params.id), { auth: true, params: t.Object({ id: t.String() }) })
+    .get(
+      "/:id/contacts",
+      ({ user, params, query }) => {
+        const s = getSegment(ctx, user.id, params.id);
+        return listContacts(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now()));
+      },
+      { auth: true, params: t.Object({ id: t.String() }), query: t.Object({ page: t.Optional(t.Numeric({ minimum: 1 })), pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })) }) },
+    );
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { contacts } from "../../db/schema";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+
+let t: TestServer;
+let a: Account;
+let b: Account;
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  a = await t.signUpVerified();
+  b = await t.signUpVerified();
+});
+afterAll(() => t?.stop());
+
+async function waitJob(acc: Account, id: string) {
+  for (let i = 0; i < 200; i++) {
+    const r = await t.api(`/api/contacts/import/${id}`, { token: acc.token });
+    if (r.body.state === "done" || r.body.state === "failed") return r.body;
+    await Bun.sleep(20);
+  }
+  throw new Error("import did not finish");
+}
+
+function fill(userId: string, n: number) {
+  const rows = Array.from({ length: n }, (_, i) => ({ id: crypto.randomUUID(), userId, phone: `+1999${String(i).padStart(7, "0")}` }));
+  for (let i = 0; i < rows.length; i += 500) t.ctx.db.insert(contacts).values(rows.slice(i, i + 500)).run();
+}
+
+describe("JSON import", () => {
+  test("created, duplicates with details, invalid with reasons; message when no phone at all", async () => {
+    await t.api("/api/contacts", { method: "POST", token: a.token, body: { firstName: "Stored", lastName: "One", phone: "+14155550001" } });
+    const r = await t.api("/api/contacts/import", {
+      method: "POST",
+      token: a.token,
+      body: { contacts: [{ phone: "415-555-0002", firstName: "New" }, { phone: "(415) 555-0001", firstName: "Again" }, { phone: "4155550002", firstName: "Twice" }, { phone: "123" }, { firstName: "NoPhone" }] },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results).toMatchObject({ created: 1, updated: 0, duplicates: 2, invalid: 2 });
+    expect(r.body.results.duplicateDetails[0]).toEqual({ attemptedName: "Again", existingName: "Stored One", phone: "+14155550001" });
+    expect(r.body.results.errors).toEqual([{ line: 4, reason: "Invalid phone number: 123" }, { line: 5, reason: "Missing phone number" }]);
+    const none = await t.api("/api/contacts/import", { method: "POST", token: a.token, body: { contacts: [{ firstName: "x", phone: "" }] } });
+    expect(none.status).toBe(400);
+    expect(none.body.message).toBe("No valid phone addresses found in the CSV file");
+  });
+});
+
+describe("CSV import job", () => {
+  test("a messy file: BOM, CRLF, semicolons, quotes with separators and newlines, bad rows, in-file and stored dupes", async () => {
+    await t.api("/api/contacts", { method: "POST", token: b.token, body: { firstName: "Kept", phone: "+12025550100" } });
+    await t.api("/api/contacts", { method: "POST", token: b.token, body: { firstName: "Full", lastName: "Name", email: "f@example.com", phone: "+12025550101" } });
+    const csv =
+      "\uFEFFFirst Name;Last Name;Phone Number;EMAIL;Tags\r\n" +
+      'Ann;"Lee; Jr";(202) 555-0102;ann@example.com;"vip,new"\r\n' +
+      '"Multi\nLine";Smith;202.555.0103;;\r\n' +
+      "Bad;Row;not a phone;;\r\n" +
+      "Empty;Phone;;;\r\n" +
+      "Ann;Copy;+1 202 555 0102;;\r\n" +
+      ";Surname;202-555-0100;kept@example.com;\r\n" +
+      "Full;Name;2025550101;f@example.com;\r\n" +
+      "Short;Row\r\n";
+    const start = await t.api("/api/contacts/import/csv", { method: "POST", token: b.token, body: csv, headers: { "content-type": "text/csv" } });
+    expect(start.status).toBe(202);
+    const job = await waitJob(b, start.body.id);
+    expect(job).toMatchObject({ state: "done", rowsRead: 8, created: 2, updated: 1, duplicates: 2, invalid: 3, progress: 100 });
+    expect(job.created + job.updated + job.duplicates + job.invalid).toBe(job.rowsRead);
+    expect(job.errors.map((e: any) => e.line)).toEqual([4, 5, 9]);
+    const list = (await t.api("/api/contacts?sort=phone&order=asc", { token: b.token })).body.data;
+    const ann = list.find((c: any) => c.phone === "+12025550102");
+    expect(ann).toMatchObject({ firstName: "Ann", lastName: "Lee; Jr", email: "ann@example.com", tags: ["vip", "new"], source: "import" });
+    expect(list.find((c: any) => c.phone === "+12025550103").firstName).toBe("Multi\nLine");
+    expect(list.find((c: any) => c.phone === "+12025550100")).toMatchObject({ firstName: "Kept", lastName: "Surname", email: "kept@example.com" });
+    expect((await t.api(`/api/contacts/import/${start.body.id}`, { token: a.token })).status).toBe(404);
+  });
+
+  test("multipart upload with tab separators; a file without a phone column fails clearly", async () => {
+    const form = new FormData();
+    form.append("file", new File(["name\tmobile\nJo Ann Doe\t+44 20 7946 0000\n"], "c.csv", { type: "text/csv" }));
+    const res = await fetch(`${t.url}/api/contacts/import/csv`, { method: "POST", headers: { authorization: `Bearer ${b.token}` }, body: form });
+    expect(res.status).toBe(202);
+    const job = await waitJob(b, ((await res.json()) as any).id);
+    expect(job).toMatchObject({ state: "done", created: 1, rowsRead: 1 });
+    const jo = (await t.api("/api/contacts?q=7946", { token: b.token })).body.data[0];
+    expect(jo).toMatchObject({ firstName: "Jo", lastName: "Ann Doe", phone: "+442079460000" });
+    const bad = await t.api("/api/contacts/import/csv", { method: "POST", token: b.token, body: "email,first_name\nx@example.com,X\n", headers: { "content-type": "text/csv" } });
+    const failed = await waitJob(b, bad.body.id);
+    expect(failed).toMatchObject({ state: "failed", error: "No phone column found. Expected a header such as phone, phone_number or mobile." });
+  });
+
+  test("one import per user at a time", async () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => `+1312${String(2000000 + i)}`).join("\n");
+    const first = await t.api("/api/contacts/import/csv", { method: "POST", token: a.token, body: `phone\n${rows}\n`, headers: { "content-type": "text/csv" } });
+    expect(first.status).toBe(202);
+    const second = await t.api("/api/contacts/import/csv", { method: "POST", token: a.token, body: "phone\n+13125550000\n", headers: { "content-type": "text/csv" } });
+    expect(second.status).toBe(409);
+    await waitJob(a, first.body.id);
+  });
+});
+
+describe("plan limit", () => {
+  test("create answers 402 over the plan; imports report rows over the limit as invalid", async () => {
+    const c = await t.signUpVerified();
+    fill(c.user.id, 998); // starter trial: 1,000 contacts
+    const ok = await t.api("/api/contacts", { method: "POST", token: c.token, body: { firstName: "Last", phone: "+16175550100" } });
+    expect(ok.status).toBe(201);
+    const imp = await t.api("/api/contacts/import", { method: "POST", token: c.token, body: { contacts: [{ phone: "+16175550101" }, { phone: "+16175550102" }, { phone: "+16175550100" }] } });
+    expect(imp.body.results).toMatchObject({ created: 1, invalid: 1, duplicates: 1 });
+    expect(imp.body.results.errors[0].reason).toContain("Contact limit reached");
+    const over = await t.api("/api/contacts", { method: "POST", token: c.token, body: { firstName: "Over", phone: "+16175550103" } });
+    expect(over.status).toBe(402);
+    const job = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body: "phone\n+16175550104\n+16175550105\n", headers: { "content-type": "text/csv" } });
+    expect(await waitJob(c, job.body.id)).toMatchObject({ state: "done", created: 0, invalid: 2, rowsRead: 2 });
+  });
+});

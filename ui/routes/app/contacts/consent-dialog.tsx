@@ -1,0 +1,84 @@
+import { useState } from "react";
+import { formatDate } from "../../../../src/users/regional-options";
+import { Button, Modal, Spinner } from "../../../components/ui";
+import { api, errorMessage } from "../../../lib/api";
+import { toast } from "../../../lib/toast";
+import { useApi } from "../../../lib/use-api";
+import { contactName, type ConsentEntry, type Contact } from "./model";
+
+const SOURCE: Record<string, string> = { manual: "Manual", import: "Import", keyword: "Keyword", api: "API" };
+
+export function ConsentDialog({
+  contact,
+  dateFormat,
+  timeZone,
+  onClose,
+  onChanged,
+}: {
+  contact: Contact;
+  dateFormat: string;
+  timeZone: string;
+  onClose: () => void;
+  onChanged: () => void;
+}) {
+  const answer = useApi<ConsentEntry[] | { data: ConsentEntry[] }>(`/api/contacts/${contact.id}/consent`);
+  const log = { ...answer, data: Array.isArray(answer.data) ? answer.data : (answer.data?.data ?? null) };
+  const [busy, setBusy] = useState(false);
+  const [optedOut, setOptedOut] = useState(contact.status === "opted_out");
+
+  const optOut = async () => {
+    if (!window.confirm(`Opt out ${contactName(contact)}? They will no longer receive messages until they text START.`)) return;
+    setBusy(true);
+    try {
+      await api(`/api/contacts/${contact.id}/opt-out`, { method: "POST" });
+      setOptedOut(true);
+      toast({ title: "Contact opted out" });
+      void log.reload();
+      onChanged();
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to opt out contact"), variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Modal open onClose={onClose} title="Consent history">
+      <p className="mb-3 text-sm text-slate-600">
+        {contactName(contact)} is{" "}
+        <strong className={optedOut ? "text-red-700" : "text-green-700"}>{optedOut ? "opted out" : "subscribed"}</strong>.
+        {optedOut && " Only the contact can subscribe again (by texting START)."}
+      </p>
+      {log.loading && <Spinner className="text-slate-400" />}
+      {log.error && <p className="text-sm text-red-600">Could not load the consent history: {log.error.message}</p>}
+      {log.data && log.data.length === 0 && <p className="text-sm text-slate-500">No consent records yet.</p>}
+      <ol className="space-y-2">
+        {log.data?.map((entry, i) => (
+          <li key={i} className="rounded-lg border border-slate-200 p-3 text-sm">
+            <div className="flex items-center justify-between gap-2">
+              <span className={entry.kind === "opt_in" ? "font-medium text-green-700" : "font-medium text-red-700"}>
+                {entry.kind === "opt_in" ? "Opted in" : "Opted out"}
+              </span>
+              <span className="text-xs text-slate-500">
+                {formatDate(new Date(entry.createdAt), dateFormat, timeZone)}{" "}
+                {new Date(entry.createdAt).toLocaleTimeString(undefined, { timeZone, hour: "2-digit", minute: "2-digit" })}
+              </span>
+            </div>
+            <p className="text-xs text-slate-500">Source: {SOURCE[entry.source] ?? entry.source}</p>
+            {entry.text && <p className="mt-1 text-slate-700">“{entry.text}”</p>}
+          </li>
+        ))}
+      </ol>
+      <div className="mt-4 flex justify-end gap-2">
+        {!optedOut && (
+          <Button variant="danger" onClick={optOut} disabled={busy}>
+            Opt out
+          </Button>
+        )}
+        <Button variant="secondary" onClick={onClose}>
+          Close
+        </Button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,296 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { useState, type FormEvent } from "react";
+import { formatDate } from "../../../../src/users/regional-options";
+import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
+import { api, errorMessage } from "../../../lib/api";
+import { auth } from "../../../lib/auth";
+import { formatNumber, timeAgo } from "../../../lib/format";
+import { toast } from "../../../lib/toast";
+import { useApi } from "../../../lib/use-api";
+
+export type Op = "gte" | "lte" | "eq" | "contains";
+export type Conditions = Record<string, Partial<Record<Op, unknown>>>;
+export type Segment = { id: string; name: string; conditions: Conditions; contactCount: number; lastUpdated: string | null };
+type Template = { name: string; description: string; conditions: Conditions };
+
+export const FIELDS = [
+  { value: "totalSpent", label: "Total spent (cents)", kind: "number" },
+  { value: "optInDate", label: "Opt-in date", kind: "date" },
+  { value: "lastEngaged", label: "Last engaged", kind: "date" },
+  { value: "tags", label: "Tags", kind: "text" },
+  { value: "source", label: "Source", kind: "text" },
+  { value: "engagementScore", label: "Engagement score", kind: "number" },
+  { value: "custom", label: "Custom field…", kind: "text" },
+] as const;
+
+const OPS: { value: Op; label: string; symbol: string }[] = [
+  { value: "gte", label: "at least (≥)", symbol: "≥" },
+  { value: "lte", label: "at most (≤)", symbol: "≤" },
+  { value: "eq", label: "equals (=)", symbol: "=" },
+  { value: "contains", label: "contains", symbol: "contains" },
+];
+
+const fieldLabel = (field: string) =>
+  field.startsWith("customFields.") ? field.slice("customFields.".length) : (FIELDS.find((f) => f.value === field)?.label ?? field);
+
+/** "Total spent (cents) ≥ 50000 · Tags contains vip". */
+export function describeConditions(conditions: Conditions): string {
+  const parts: string[] = [];
+  for (const [field, ops] of Object.entries(conditions ?? {})) {
+    for (const [op, value] of Object.entries(ops ?? {})) {
+      const days = typeof value === "string" ? /^-(\d+)d$/.exec(value)?.[1] : undefined;
+      if (days) {
+        parts.push(`${fieldLabel(field)} ${op === "lte" ? `more than ${days} days ago` : `in the last ${days} days`}`);
+        continue;
+      }
+      parts.push(`${fieldLabel(field)} ${OPS.find((o) => o.value === op)?.symbol ?? op} ${typeof value === "object" ? JSON.stringify(value) : String(value)}`);
+    }
+  }
+  return parts.join(" · ") || "All contacts";
+}
+
+type Row = { field: string; customName: string; op: Op; value: string };
+const blankRow = (): Row => ({ field: "", customName: "", op: "gte", value: "" });
+
+/** Rows to conditions; a condition is added only when both field and value are given. */
+export function rowsToConditions(rows: Row[]): Conditions {
+  const conditions: Conditions = {};
+  for (const r of rows) {
+    const field = r.field === "custom" ? (r.customName.trim() ? `customFields.${r.customName.trim()}` : "") : r.field;
+    const raw = r.value.trim();
+    if (!field || !raw) continue;
+    const kind = FIELDS.find((f) => f.value === r.field)?.kind;
+    const value = kind === "number" && r.op !== "contains" && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+    conditions[field] = { ...(conditions[field] ?? {}), [r.op]: value };
+  }
+  return conditions;
+}
+
+function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: () => void }) {
+  const [name, setName] = useState("");
+  const [rows, setRows] = useState<Row[]>([blankRow()]);
+  const [error, setError] = useState("");
+  const [saving, setSaving] = useState(false);
+
+  const reset = () => {
+    setName("");
+    setRows([blankRow()]);
+    setError("");
+  };
+  const set = (i: number, patch: Partial<Row>) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim()) return setError("Segment name is required");
+    setSaving(true);
+    setError("");
+    try {
+      await api("/api/segments", { body: { name: name.trim(), conditions: rowsToConditions(rows) } });
+      toast({ title: "Segment created", description: `“${name.trim()}” is ready.` });
+      reset();
+      onCreated();
+      onClose();
+    } catch (err) {
+      const message = errorMessage(err, "Failed to create segment");
+      setError(message);
+      toast({ title: "Error", description: message, variant: "destructive" });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Modal open={open} onClose={onClose} title="Create Segment">
+      <form onSubmit={submit} className="space-y-4" noValidate>
+        <Field label="Segment name" htmlFor="segment-name">
+          <Input id="segment-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Big spenders" />
+        </Field>
+        <div className="space-y-2">
+          <p className="text-sm font-medium text-slate-700">Conditions</p>
+          {rows.map((r, i) => {
+            const kind = FIELDS.find((f) => f.value === r.field)?.kind ?? "text";
+            return (
+              <div key={i} className="space-y-2 rounded-lg border border-slate-200 p-2" data-testid="condition-row">
+                <div className="grid grid-cols-2 gap-2">
+                  <Select aria-label={`Condition ${i + 1} field`} value={r.field} onChange={(e) => set(i, { field: e.target.value })}>
+                    <option value="">Field…</option>
+                    {FIELDS.map((f) => (
+                      <option key={f.value} value={f.value}>
+                        {f.label}
+                      </option>
+                    ))}
+                  </Select>
+                  <Select aria-label={`Condition ${i + 1} operator`} value={r.op} onChange={(e) => set(i, { op: e.target.value as Op })}>
+                    {OPS.map((o) => (
+                      <option key={o.value} value={o.value}>
+                        {o.label}
+                      </option>
+                    ))}
+                  </Select>
+                </div>
+                {r.field === "custom" && (
+                  <Input aria-label={`Condition ${i + 1} custom field name`} placeholder="Custom field name" value={r.customName} onChange={(e) => set(i, { customName: e.target.value })} />
+                )}
+                <div className="flex gap-2">
+                  <Input
+                    aria-label={`Condition ${i + 1} value`}
+                    type={kind === "date" ? "date" : kind === "number" ? "number" : "text"}
+                    placeholder="Value"
+                    value={r.value}
+                    onChange={(e) => set(i, { value: e.target.value })}
+                  />
+                  {rows.length > 1 && (
+                    <Button variant="ghost" aria-label={`Remove condition ${i + 1}`} onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>
+                      ✕
+                    </Button>
+                  )}
+                </div>
+              </div>
+            );
+          })}
+          <Button variant="ghost" onClick={() => setRows((rs) => [...rs, blankRow()])}>
+            + Add condition
+          </Button>
+          <p className="text-xs text-slate-500">A condition is used only when both its field and value are filled in.</p>
+        </div>
+        {error && <Alert>{error}</Alert>}
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={saving}>
+            {saving && <Spinner />}
+            Create Segment
+          </Button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+export function SegmentsPage() {
+  useSignals();
+  const user = auth.value.user!;
+  const segments = useApi<{ data: Segment[] }>("/api/segments");
+  const templatesAnswer = useApi<Template[] | { data: Template[] }>("/api/segments/templates");
+  const templates = {
+    ...templatesAnswer,
+    data: Array.isArray(templatesAnswer.data) ? templatesAnswer.data : (templatesAnswer.data?.data ?? null),
+  };
+  const [creating, setCreating] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  const applyTemplate = async (t: Template) => {
+    setBusy(`template:${t.name}`);
+    try {
+      await api("/api/segments", { body: { name: t.name, conditions: t.conditions } });
+      toast({ title: "Segment created", description: `“${t.name}” was added to your segments.` });
+      void segments.reload();
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to create segment"), variant: "destructive" });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const refreshSegment = async (s: Segment) => {
+    setBusy(`refresh:${s.id}`);
+    try {
+      await api(`/api/segments/${s.id}/refresh`, { method: "POST" });
+      await segments.reload();
+      toast({ title: "Segment refreshed" });
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to refresh segment"), variant: "destructive" });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const deleteSegment = async (s: Segment) => {
+    if (!window.confirm(`Delete the segment “${s.name}”? Contacts are not deleted.`)) return;
+    setBusy(`delete:${s.id}`);
+    try {
+      await api(`/api/segments/${s.id}`, { method: "DELETE" });
+      toast({ title: "Segment deleted" });
+      void segments.reload();
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to delete segment"), variant: "destructive" });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const list = segments.data?.data ?? [];
+
+  return (
+    <div className="space-y-8">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-bold">Contact Segments</h1>
+          <p className="text-slate-600">Group customers by what they spend, when they joined and how engaged they are.</p>
+        </div>
+        <Button onClick={() => setCreating(true)}>Create Segment</Button>
+      </div>
+
+      <section>
+        <h2 className="mb-3 text-lg font-semibold">Quick-start templates</h2>
+        {templates.loading && <Spinner className="text-slate-400" />}
+        {templates.error && <p className="text-sm text-red-600">Could not load templates: {templates.error.message}</p>}
+        <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          {(templates.data ?? []).map((t) => (
+            <Card key={t.name} className="flex flex-col p-5">
+              <p className="font-medium">{t.name}</p>
+              <p className="mt-1 flex-1 text-sm text-slate-600">{t.description}</p>
+              <p className="mt-2 text-xs text-slate-500">{describeConditions(t.conditions)}</p>
+              <Button variant="secondary" className="mt-3" aria-label={`Use template ${t.name}`} disabled={busy !== null} onClick={() => applyTemplate(t)}>
+                {busy === `template:${t.name}` && <Spinner />}
+                Use template
+              </Button>
+            </Card>
+          ))}
+        </div>
+      </section>
+
+      <section>
+        <h2 className="mb-3 text-lg font-semibold">Your Segments</h2>
+        {segments.error && <p className="text-sm text-red-600">Could not load segments: {segments.error.message}</p>}
+        {segments.loading && <Spinner className="text-slate-400" />}
+        {!segments.loading && list.length === 0 && !segments.error && (
+          <Card className="p-8 text-center">
+            <p className="font-medium">No segments yet</p>
+            <p className="mt-1 text-sm text-slate-600">Start from a template above or create your own.</p>
+          </Card>
+        )}
+        <div className="space-y-3">
+          {list.map((s) => (
+            <div key={s.id} data-testid="segment" className="flex flex-wrap items-center justify-between gap-4 rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
+              <div className="min-w-0 flex-1">
+                <p className="font-medium">{s.name}</p>
+                <p className="mt-0.5 truncate text-xs text-slate-500">{describeConditions(s.conditions)}</p>
+              </div>
+              <div className="text-right text-sm">
+                <p className="font-semibold" data-testid="segment-count">
+                  {formatNumber(s.contactCount ?? 0, user.locale)} contact{s.contactCount === 1 ? "" : "s"}
+                </p>
+                <p className="text-xs text-slate-500" title={s.lastUpdated ? formatDate(new Date(s.lastUpdated), user.dateFormat, user.timezone) : undefined}>
+                  Updated {s.lastUpdated ? timeAgo(s.lastUpdated).toLowerCase() : "never"}
+                </p>
+              </div>
+              <div className="flex gap-2">
+                <Button variant="secondary" aria-label={`Refresh ${s.name}`} disabled={busy !== null} onClick={() => refreshSegment(s)}>
+                  {busy === `refresh:${s.id}` && <Spinner />}
+                  Refresh
+                </Button>
+                <Button variant="ghost" className="text-red-700" aria-label={`Delete ${s.name}`} disabled={busy !== null} onClick={() => deleteSegment(s)}>
+                  Delete
+                </Button>
+              </div>
+            </div>
+          ))}
+        </div>
+      </section>
+
+      <CreateSegmentDialog open={creating} onClose={() => setCreating(false)} onCreated={() => void segments.reload()} />
+    </div>
+  );
+}
