@@ -4,7 +4,17 @@ import { BackToHome } from "../../components/public-layout";
 import { cx } from "../../components/ui";
 
 /** The top of every static marketing page: back link, a small label, the page's only h1 and a lead paragraph. */
-export function PageIntro({ eyebrow, title, children, back }: { eyebrow?: string; title: string; children?: ReactNode; back?: ReactNode }) {
+export function PageIntro({
+  eyebrow,
+  title,
+  children,
+  back,
+}: {
+  eyebrow?: string;
+  title: string;
+  children?: ReactNode;
+  back?: ReactNode;
+}) {
   return (
     <div className="border-b border-slate-200 bg-gradient-to-b from-brand-50 to-white">
       <div className="mx-auto max-w-6xl px-4 pb-12 pt-6 sm:pb-16">
@@ -22,7 +32,13 @@ export function PageIntro({ eyebrow, title, children, back }: { eyebrow?: string
 /** A rounded tinted square holding an icon. */
 export function IconBadge({ icon, className }: { icon: IconName; className?: string }) {
   return (
-    <span aria-hidden className={cx("inline-flex h-11 w-11 shrink-0 items-center justify-center rounded-xl bg-brand-100 text-brand-700", className)}>
+    <span
+      aria-hidden
+      className={cx(
+        "inline-flex h-11 w-11 shrink-0 items-center justify-center rounded-xl bg-brand-100 text-brand-700",
+        className,
+      )}
+    >
       <Icon name={icon} className="h-6 w-6" />
     </span>
   );
@@ -42,5 +58,43 @@ export function Prose({ children }: { children: ReactNode }) {
     >
       {children}
     </div>
+  );
+}
+
+/** Privacy and Terms: the legal intro, a sticky table of contents on wide screens, then the text. */
+export function PolicyPage({
+  title,
+  intro,
+  sections,
+  children,
+}: {
+  title: string;
+  intro: string;
+  sections: { id: string; title: string }[];
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <PageIntro eyebrow="Legal" title={title}>
+        <p>{intro}</p>
+        <p className="mt-2 text-sm text-slate-500">Last updated: November 2026</p>
+      </PageIntro>
+      <div className="mx-auto grid max-w-6xl gap-10 px-4 py-12 lg:grid-cols-[14rem_1fr]">
+        <nav aria-label="Sections" className="hidden lg:block">
+          <ul className="sticky top-24 space-y-2 text-sm">
+            {sections.map((s) => (
+              <li key={s.id}>
+                <a href={`#${s.id}`} className="text-slate-600 hover:text-brand-700">
+                  {s.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <article className="max-w-3xl">
+          <Prose>{children}</Prose>
+        </article>
+      </div>
+    </>
   );
 }
