@@ -75,7 +75,11 @@ function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     <div className="flex h-full flex-col">
       <div className="flex items-center justify-between px-4 py-4">
         <Logo />
-        <Link to="/license" onClick={onNavigate} className="rounded-full bg-brand-100 px-2 py-0.5 text-xs font-medium text-brand-700">
+        <Link
+          to="/license"
+          onClick={onNavigate}
+          className="max-w-[8rem] truncate whitespace-nowrap rounded-full bg-brand-100 px-2 py-0.5 text-xs font-medium text-brand-700"
+        >
           {license.data === null ? "…" : license.data.data ? `${license.data.data.plan.name} Plan` : "No plan"}
         </Link>
       </div>
