@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const now = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
 const createdAt = () => integer("created_at", { mode: "timestamp_ms" }).notNull().default(now);
@@ -28,6 +28,14 @@ export const users = sqliteTable("users", {
   dateFormat: text("date_format").notNull().default("MM/DD/YYYY"),
   onboarding: text("onboarding", { mode: "json" }).$type<OnboardingAnswers>(),
   onboardedAt: integer("onboarded_at", { mode: "timestamp_ms" }),
+  /** Marketing sends wait outside these local hours (HH:MM, recipient's zone, else the account's). */
+  quietHoursEnabled: integer("quiet_hours_enabled", { mode: "boolean" }).notNull().default(true),
+  quietHoursStart: text("quiet_hours_start").notNull().default("21:00"),
+  quietHoursEnd: text("quiet_hours_end").notNull().default("08:00"),
+  /** Campaign messages end with 'Reply STOP to opt out' unless turned off. */
+  appendOptOut: integer("append_opt_out", { mode: "boolean" }).notNull().default(true),
+  /** At most this many campaign messages to one contact per 24 hours; null: no cap. */
+  frequencyCapPerDay: integer("frequency_cap_per_day"),
   createdAt: createdAt(),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(now),
 });
@@ -176,6 +184,70 @@ export const segments = sqliteTable(
   (t) => [index("segments_user_idx").on(t.userId)],
 );
 
+export const PROVIDER_KINDS = ["twilio", "telnyx", "brevo", "textmagic", "clicksend", "simulator"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** Knobs of the built-in simulator provider (ignored by real providers). */
+export type SimulatorSettings = {
+  deliveryDelayMs: number;
+  failRate: number;
+  throttleRate: number;
+  errorRate: number;
+};
+
+/** A user's account at an SMS provider. Credentials are sealed with the data folder's key, never returned. */
+export const smsProviders = sqliteTable(
+  "sms_providers",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    provider: text("provider", { enum: PROVIDER_KINDS }).notNull(),
+    displayName: text("display_name").notNull(),
+    credentialsEncrypted: text("credentials_encrypted").notNull(),
+    /** Last 4 characters of the main credential, the most any call shows. */
+    credentialHint: text("credential_hint").notNull().default(""),
+    /** Overall ceiling across the account's numbers, in segments per second; null: the provider's default. */
+    messagesPerSecond: real("messages_per_second"),
+    settings: text("settings", { mode: "json" }).$type<Partial<SimulatorSettings>>().notNull().default(sql`'{}'`),
+    isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [index("sms_providers_user_idx").on(t.userId)],
+);
+
+export const NUMBER_KINDS = ["long_code", "toll_free", "short_code", "alphanumeric"] as const;
+export type NumberKind = (typeof NUMBER_KINDS)[number];
+
+/** A sender line: a number (or sender name) of a provider account, with its own sending rate. */
+export const phoneNumbers = sqliteTable(
+  "phone_numbers",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    providerId: text("provider_id").notNull().references(() => smsProviders.id, { onDelete: "cascade" }),
+    phoneNumber: text("phone_number").notNull(),
+    displayName: text("display_name").notNull().default(""),
+    kind: text("kind", { enum: NUMBER_KINDS }).notNull().default("long_code"),
+    /** Segments per second this number may send. */
+    messagesPerSecond: real("messages_per_second").notNull().default(1),
+    isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("phone_numbers_user_number_idx").on(t.userId, t.phoneNumber), index("phone_numbers_provider_idx").on(t.providerId)],
+);
+
+export const CAMPAIGN_STATUSES = ["draft", "scheduled", "sending", "paused", "completed", "failed", "cancelled"] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** Who a campaign goes to: typed or uploaded numbers, or a choice among the contacts. */
+export type CampaignAudience =
+  | { kind: "manual" }
+  | { kind: "all" | "recent" | "loyal" | "new" }
+  | { kind: "contacts"; contactIds: string[] }
+  | { kind: "segment"; segmentId: string };
+
 export const campaigns = sqliteTable(
   "campaigns",
   {
@@ -183,18 +255,43 @@ export const campaigns = sqliteTable(
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     type: text("type", { enum: ["sms", "email"] }).notNull().default("sms"),
-    status: text("status", {
-      enum: ["draft", "scheduled", "sending", "paused", "completed", "failed", "cancelled"],
-    })
-      .notNull()
-      .default("draft"),
+    status: text("status", { enum: CAMPAIGN_STATUSES }).notNull().default("draft"),
     content: text("content").notNull().default(""),
+    subject: text("subject"),
+    fromEmail: text("from_email"),
+    fromName: text("from_name"),
+    fromNumber: text("from_number"),
+    /** Typed or uploaded recipients (phones or addresses), for audience 'manual'. */
+    recipients: text("recipients", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    audience: text("audience", { mode: "json" }).$type<CampaignAudience>().notNull().default(sql`'{"kind":"manual"}'`),
+    scheduledAt: integer("scheduled_at", { mode: "timestamp_ms" }),
+    /** Messages not sent this long after the intended time are expired instead of delivered stale. */
+    expiresAfterMinutes: integer("expires_after_minutes").notNull().default(1440),
+    appendOptOut: integer("append_opt_out", { mode: "boolean" }).notNull().default(true),
+    /** Why the engine or the scheduler paused it, shown to the user. */
+    pauseReason: text("pause_reason"),
+    skippedOptedOut: integer("skipped_opted_out").notNull().default(0),
+    skippedInvalid: integer("skipped_invalid").notNull().default(0),
+    skippedDuplicate: integer("skipped_duplicate").notNull().default(0),
+    archivedAt: integer("archived_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
     sentAt: integer("sent_at", { mode: "timestamp_ms" }),
+    completedAt: integer("completed_at", { mode: "timestamp_ms" }),
   },
-  (t) => [index("campaigns_user_status_idx").on(t.userId, t.status)],
+  (t) => [index("campaigns_user_status_idx").on(t.userId, t.status), index("campaigns_user_created_idx").on(t.userId, t.createdAt)],
 );
 
+export const MESSAGE_STATUSES = [
+  "queued", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled", "received",
+] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/**
+ * Every message in and out. Outbound rows are the durable outbox: written 'queued', marked 'sending' in a
+ * committed transaction before the provider is called, then 'sent', 'failed' or back to 'queued' for a retry.
+ * A row found 'sending' at start is marked 'unknown' and never sent again.
+ */
 export const messages = sqliteTable(
   "messages",
   {
@@ -205,10 +302,49 @@ export const messages = sqliteTable(
     phone: text("phone").notNull(),
     content: text("content").notNull(),
     direction: text("direction", { enum: ["inbound", "outbound"] }).notNull(),
-    status: text("status").notNull().default("queued"),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull().default("queued"),
+    /** campaign: marketing (quiet hours apply); single: one-off or chat; compliance: the one reply to STOP/START/HELP. */
+    kind: text("kind", { enum: ["campaign", "single", "compliance"] }).notNull().default("single"),
+    providerId: text("provider_id").references(() => smsProviders.id, { onDelete: "set null" }),
+    phoneNumberId: text("phone_number_id").references(() => phoneNumbers.id, { onDelete: "set null" }),
+    fromNumber: text("from_number"),
+    providerMessageId: text("provider_message_id"),
+    segments: integer("segments").notNull().default(1),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull().default(0),
+    /** Past this instant (ms) a queued message is expired, not sent. */
+    expiresAt: integer("expires_at"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
     createdAt: createdAt(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" }),
+    deliveredAt: integer("delivered_at", { mode: "timestamp_ms" }),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
   },
-  (t) => [index("messages_user_direction_created_idx").on(t.userId, t.direction, t.createdAt)],
+  (t) => [
+    index("messages_user_direction_created_idx").on(t.userId, t.direction, t.createdAt),
+    uniqueIndex("messages_campaign_phone_idx").on(t.campaignId, t.phone).where(sql`campaign_id IS NOT NULL`),
+    index("messages_campaign_status_idx").on(t.campaignId, t.status),
+    index("messages_outbox_idx").on(t.phoneNumberId, t.status, t.nextAttemptAt),
+    uniqueIndex("messages_provider_id_idx").on(t.providerId, t.providerMessageId).where(sql`provider_message_id IS NOT NULL`),
+    index("messages_user_phone_idx").on(t.userId, t.phone, t.createdAt),
+  ],
+);
+
+/** Work the scheduler runs at a time (croner checks for due rows). */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["campaign_start"] }).notNull(),
+    refId: text("ref_id").notNull(),
+    runAt: integer("run_at", { mode: "timestamp_ms" }).notNull(),
+    state: text("state", { enum: ["pending", "done", "cancelled"] }).notNull().default("pending"),
+    createdAt: createdAt(),
+    doneAt: integer("done_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("jobs_due_idx").on(t.state, t.runAt), index("jobs_ref_idx").on(t.refId)],
 );
 
 /** Account security: TOTP secret (encrypted with the data folder's key), lockout counters. */

@@ -12,6 +12,11 @@ import { HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
 import { licenseRoutes } from "./licenses/routes";
 import { contactRoutes } from "./contacts/routes";
+import { campaignRoutes } from "./campaigns/routes";
+import { messageRoutes } from "./messages/routes";
+import { phoneNumberRoutes } from "./phone-numbers/routes";
+import { providerRoutes } from "./providers/routes";
+import { providerWebhookRoutes } from "./providers/webhook-routes";
 import { segmentRoutes } from "./segments/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
@@ -63,6 +68,11 @@ export function createApp(ctx: AppContext) {
     .use(adminRoutes(ctx))
     .use(contactRoutes(ctx))
     .use(segmentRoutes(ctx))
+    .use(providerRoutes(ctx))
+    .use(phoneNumberRoutes(ctx))
+    .use(providerWebhookRoutes(ctx))
+    .use(messageRoutes(ctx))
+    .use(campaignRoutes(ctx))
     .get("/api/login", ({ redirect }) => redirect("/auth", 302));
 }
 

@@ -11,8 +11,20 @@ export type Config = {
   dev: boolean;
   adminEmail: string | null;
   adminPassword: string | null;
+  /** API origins of the SMS providers (TWILIO_API_BASE...): the real ones unless a test or a proxy says otherwise. */
+  providerApiBase: Record<RealProviderKind, string>;
   /** Google sign-in is offered only when both the client id and secret are set. */
   google: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userinfoUrl: string } | null;
+};
+
+export type RealProviderKind = "twilio" | "telnyx" | "brevo" | "textmagic" | "clicksend";
+
+export const PROVIDER_API_DEFAULTS: Record<RealProviderKind, string> = {
+  twilio: "https://api.twilio.com",
+  telnyx: "https://api.telnyx.com",
+  brevo: "https://api.brevo.com",
+  textmagic: "https://rest.textmagic.com",
+  clicksend: "https://rest.clicksend.com",
 };
 
 export class ConfigError extends Error {}
@@ -36,7 +48,9 @@ export const CONFIG_HELP = `Configuration (environment variable or flag):
   SMSDESK_DEV --dev             development mode
   ADMIN_EMAIL, ADMIN_PASSWORD   create this administrator on first start
   GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET   enable "Continue with Google" (redirect URI: PUBLIC_URL/api/auth/google/callback)
-  GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL   override Google's OAuth endpoints (tests, proxies)`;
+  GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL   override Google's OAuth endpoints (tests, proxies)
+  TWILIO_API_BASE, TELNYX_API_BASE, BREVO_API_BASE, TEXTMAGIC_API_BASE, CLICKSEND_API_BASE
+              override an SMS provider's API origin (tests, proxies)`;
 
 /** Flags override the environment; unknown flags are an error so typos do not pass silently. */
 export function loadConfig(env: Record<string, string | undefined>, args: string[]): Config {
@@ -79,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     dev: ["1", "true", "yes"].includes((values.SMSDESK_DEV ?? "").toLowerCase()),
     adminEmail: values.ADMIN_EMAIL || null,
     adminPassword: values.ADMIN_PASSWORD || null,
+    providerApiBase: providerApiBase(values),
     google: googleConfig(values),
   };
 }
@@ -100,4 +115,20 @@ function googleConfig(values: Record<string, string | undefined>): Config["googl
     }
   }
   return { clientId, clientSecret, ...urls };
+}
+
+function providerApiBase(values: Record<string, string | undefined>): Record<RealProviderKind, string> {
+  const out = { ...PROVIDER_API_DEFAULTS };
+  for (const kind of Object.keys(out) as RealProviderKind[]) {
+    const name = `${kind.toUpperCase()}_API_BASE`;
+    const value = values[name]?.trim();
+    if (!value) continue;
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(`${name} is not a URL: ${value}`);
+    }
+    out[kind] = value.replace(/\/+$/, "");
+  }
+  return out;
 }

@@ -9,6 +9,8 @@ import type { AppContext } from "./context";
 import { rememberClientIp } from "./http/client-ip";
 import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
+import { startScheduler } from "./campaigns/scheduler";
+import { sendingManager } from "./sending/manager";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
 import { createOrPromoteAdmin } from "./users/admins";
 import { loadUiBundle } from "./web/ui-assets";
@@ -25,9 +27,11 @@ export async function openAppContext(config: Config, log: (line: string) => void
     config,
     db,
     mailer,
-    keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes"), secrets: deriveKey(master, "secrets") },
+    keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes"), secrets: deriveKey(master, "secrets"), webhooks: deriveKey(master, "webhooks") },
     now: Date.now,
     log,
+    dispatch: () => Promise.reject(new Error("the app is not started")),
+    onStop: [],
   };
 }
 
@@ -43,6 +47,9 @@ export async function startServer(config: Config, log: (line: string) => void = 
   if (!config.smtpUrl) log("SMTP_URL is not set: verification codes and reset links are written to this log");
 
   const app = createApp(ctx);
+  ctx.dispatch = (request) => app.handle(request);
+  sendingManager(ctx).start();
+  startScheduler(ctx);
   const ui = await loadUiBundle();
   const headers = securityHeaders(config.publicUrl.startsWith("https:"));
   const missingUi = new TextEncoder().encode(
@@ -90,6 +97,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
     ctx,
     async stop() {
       await server.stop(true);
+      for (const hook of ctx.onStop) await hook();
       ctx.mailer.close();
       ctx.db.$client.close();
     },

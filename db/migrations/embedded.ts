@@ -4,6 +4,7 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_account_security_and_licenses.sql" with { type: "text" };
 import m2 from "./0002_contacts_at_scale.sql" with { type: "text" };
 import m3 from "./0003_contact_totals.sql" with { type: "text" };
+import m4 from "./0004_providers_outbox_campaigns.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -11,4 +12,5 @@ export const migrationSql: Record<string, string> = {
   "0001_account_security_and_licenses": m1,
   "0002_contacts_at_scale": m2,
   "0003_contact_totals": m3,
+  "0004_providers_outbox_campaigns": m4,
 };

@@ -1,0 +1,67 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { contacts, segments, type CampaignAudience } from "../../db/schema";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { compileConditions } from "../segments/conditions";
+
+const DAY = 86_400_000;
+
+/**
+ * The audience presets as DECISIONS.md defines them, over subscribed contacts with a phone:
+ * all; recent = added in the last 30 days; new = added in the last 7 days; loyal = 3 or more inbound messages in
+ * the last 90 days, or tagged 'loyal'.
+ */
+export function audienceCondition(ctx: AppContext, userId: string, audience: CampaignAudience): SQL {
+  const now = ctx.now();
+  const base = and(eq(contacts.userId, userId), eq(contacts.status, "subscribed"), sql`${contacts.phone} IS NOT NULL`)!;
+  switch (audience.kind) {
+    case "all":
+      return base;
+    case "recent":
+      return and(base, sql`${contacts.createdAt} >= ${now - 30 * DAY}`)!;
+    case "new":
+      return and(base, sql`${contacts.createdAt} >= ${now - 7 * DAY}`)!;
+    case "loyal":
+      return and(
+        base,
+        sql`(EXISTS (SELECT 1 FROM json_each(${contacts.tags}) WHERE lower(value) = 'loyal')
+          OR (SELECT count(*) FROM messages m WHERE m.user_id = ${userId} AND m.phone = ${contacts.phone}
+              AND m.direction = 'inbound' AND m.created_at >= ${now - 90 * DAY}) >= 3)`,
+      )!;
+    case "contacts":
+      if (!audience.contactIds.length) return sql`0`;
+      return and(base, sql`${contacts.id} IN (SELECT value FROM json_each(${JSON.stringify(audience.contactIds)}))`)!;
+    case "segment": {
+      const segment = ctx.db
+        .select()
+        .from(segments)
+        .where(and(eq(segments.userId, userId), eq(segments.id, audience.segmentId)))
+        .get();
+      if (!segment) throw badRequest("The chosen segment no longer exists");
+      return and(base, compileConditions(segment.conditions, now))!;
+    }
+    case "manual":
+      return sql`0`;
+  }
+}
+
+export function audienceCount(ctx: AppContext, userId: string, audience: CampaignAudience): number {
+  return ctx.db.select({ n: sql<number>`count(*)` }).from(contacts).where(audienceCondition(ctx, userId, audience)).get()!.n;
+}
+
+/** Exact counts of the wizard's presets. */
+export function presetCounts(ctx: AppContext, userId: string) {
+  const count = (kind: "all" | "recent" | "loyal" | "new") => audienceCount(ctx, userId, { kind });
+  return { all: count("all"), recent: count("recent"), loyal: count("loyal"), new: count("new") };
+}
+
+export type AudienceContact = { id: string; phone: string; first_name: string; last_name: string; custom_fields: string };
+
+/** The contacts of an audience, for writing the outbox (streamed by the caller in one transaction). */
+export function audienceContacts(ctx: AppContext, userId: string, audience: CampaignAudience): AudienceContact[] {
+  return ctx.db
+    .select({ id: contacts.id, phone: sql<string>`${contacts.phone}`, first_name: contacts.firstName, last_name: contacts.lastName, custom_fields: sql<string>`${contacts.customFields}` })
+    .from(contacts)
+    .where(audienceCondition(ctx, userId, audience))
+    .all();
+}

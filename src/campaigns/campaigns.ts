@@ -1,0 +1,412 @@
+import { and, count, desc, eq, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { campaigns, jobs, type CampaignAudience, type CampaignStatus } from "../../db/schema";
+import type { AppContext } from "../context";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { assertWithinLimit } from "../licenses/limits";
+import { NO_SENDER } from "../messages/messages";
+import { chooseSender } from "../phone-numbers/numbers";
+import { sendingManager } from "../sending/manager";
+import type { User } from "../users/queries";
+import { PARKED, settleCampaign } from "./lifecycle";
+import { resolveRecipients, writeOutbox } from "./outbox";
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+
+const COUNTED = ["queued", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled"] as const;
+type Counts = Record<(typeof COUNTED)[number], number>;
+
+function countsFor(ctx: AppContext, ids: string[]): Map<string, Counts> {
+  const out = new Map<string, Counts>();
+  if (!ids.length) return out;
+  const rows = ctx.db.$client
+    .prepare(`SELECT campaign_id AS id, status, count(*) AS n FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id, status`)
+    .all(JSON.stringify(ids)) as { id: string; status: string; n: number }[];
+  for (const id of ids) out.set(id, Object.fromEntries(COUNTED.map((s) => [s, 0])) as Counts);
+  for (const r of rows) if (r.status in out.get(r.id)!) out.get(r.id)![r.status as keyof Counts] = r.n;
+  return out;
+}
+
+export function campaignView(c: CampaignRow, k: Counts) {
+  const recipients = COUNTED.reduce((sum, s) => sum + k[s], 0);
+  const totalSent = k.sent + k.delivered + k.failed + k.unknown;
+  return {
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    status: c.status,
+    content: c.content,
+    subject: c.subject,
+    fromEmail: c.fromEmail,
+    fromName: c.fromName,
+    fromNumber: c.fromNumber,
+    recipients: c.recipients,
+    audience: c.audience,
+    scheduledAt: c.scheduledAt?.toISOString() ?? null,
+    createdAt: c.createdAt.toISOString(),
+    sentAt: c.sentAt?.toISOString() ?? null,
+    completedAt: c.completedAt?.toISOString() ?? null,
+    pauseReason: c.pauseReason,
+    expiresAfterMinutes: c.expiresAfterMinutes,
+    appendOptOut: c.appendOptOut,
+    archived: c.archivedAt !== null,
+    counts: { recipients, pending: k.queued, sending: k.sending, sent: k.sent, delivered: k.delivered, failed: k.failed, unknown: k.unknown, skipped: k.skipped, expired: k.expired, cancelled: k.cancelled },
+    skipped: { optedOut: c.skippedOptedOut, invalid: c.skippedInvalid, duplicate: c.skippedDuplicate },
+    totalSent,
+    totalDelivered: k.delivered,
+    totalBounced: k.failed,
+    successRate: totalSent ? Math.round((k.delivered / totalSent) * 1000) / 10 : null,
+  };
+}
+
+export function getCampaign(ctx: AppContext, userId: string, id: string): CampaignRow {
+  const row = ctx.db.select().from(campaigns).where(and(eq(campaigns.userId, userId), eq(campaigns.id, id))).get();
+  if (!row) throw notFound("Campaign not found");
+  return row;
+}
+
+export function viewOf(ctx: AppContext, row: CampaignRow) {
+  return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!);
+}
+
+export function listCampaigns(
+  ctx: AppContext,
+  userId: string,
+  q: { page: number; pageSize: number; q?: string; status?: CampaignStatus; archived?: boolean; type?: "sms" | "email" },
+) {
+  const conds: SQL[] = [eq(campaigns.userId, userId)];
+  if (q.status) conds.push(eq(campaigns.status, q.status));
+  if (q.type) conds.push(eq(campaigns.type, q.type));
+  if (q.archived !== undefined) conds.push(q.archived ? isNotNull(campaigns.archivedAt) : isNull(campaigns.archivedAt));
+  const term = q.q?.trim();
+  if (term) {
+    const pattern = `%${term.replace(/[%_\\]/g, (m) => `\\${m}`)}%`;
+    conds.push(or(sql`${campaigns.name} LIKE ${pattern} ESCAPE '\\'`, sql`${campaigns.content} LIKE ${pattern} ESCAPE '\\'`, like(campaigns.recipients, pattern))!);
+  }
+  const where = and(...conds);
+  const rows = ctx.db.select().from(campaigns).where(where).orderBy(desc(campaigns.createdAt), desc(campaigns.id)).limit(q.pageSize).offset((q.page - 1) * q.pageSize).all();
+  const total = ctx.db.select({ n: count() }).from(campaigns).where(where).get()!.n;
+  const counts = countsFor(ctx, rows.map((r) => r.id));
+  return { data: rows.map((r) => campaignView(r, counts.get(r.id)!)), total, page: q.page, pageSize: q.pageSize };
+}
+
+export type CampaignInput = {
+  name?: string;
+  type?: string;
+  content?: string;
+  subject?: string | null;
+  fromEmail?: string | null;
+  fromName?: string | null;
+  fromNumber?: string | null;
+  recipients?: string[] | string | null;
+  audience?: CampaignAudience | null;
+  scheduledAt?: string | null;
+  expiresAfterMinutes?: number;
+  appendOptOut?: boolean;
+};
+
+/** Recipients as typed: split on commas or newlines, trimmed, empties dropped (business.md section 5). */
+export function splitRecipients(input: string[] | string | null | undefined): string[] {
+  const list = Array.isArray(input) ? input : (input ?? "").split(/[,\n]/);
+  return list.flatMap((r) => r.split(/[,\n]/)).map((r) => r.trim()).filter(Boolean);
+}
+
+const SMS_RECIPIENT = /^\+?1?[\d\s\-()]{10,15}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * A date-time from the UI: an ISO instant, or a wall-clock time without an offset, which is read in the
+ * account's time zone (the time the user means).
+ */
+export function parseScheduledAt(value: string, timeZone: string): number {
+  const v = value.trim();
+  if (/[zZ]|[+-]\d\d:?\d\d$/.test(v)) {
+    const at = Date.parse(v);
+    if (Number.isNaN(at)) throw badRequest("Please choose a valid date and time");
+    return at;
+  }
+  const m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d)(?::(\d\d))?$/.exec(v);
+  if (!m) throw badRequest("Please choose a valid date and time");
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
+  const wall = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
+  const offset = (at: number) => {
+    const p = Object.fromEntries(
+      new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" })
+        .formatToParts(at)
+        .map((x) => [x.type, Number(x.value)]),
+    ) as Record<string, number>;
+    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - at;
+  };
+  let at = wall - offset(wall);
+  at = wall - offset(at);
+  return at;
+}
+
+function cleanInput(input: CampaignInput, user: User, partial: boolean) {
+  const out: Partial<typeof campaigns.$inferInsert> = {};
+  if (!partial || input.name !== undefined) {
+    const name = (input.name ?? "").trim();
+    if (!name) throw badRequest("Campaign name is required");
+    if (name.length > 200) throw badRequest("Campaign name is too long (200 characters at most)");
+    out.name = name;
+  }
+  if (!partial || input.type !== undefined) {
+    const type = input.type ?? "sms";
+    if (type !== "sms" && type !== "email") throw badRequest("Type must be email or sms");
+    out.type = type;
+  }
+  if (!partial || input.content !== undefined) {
+    const content = (input.content ?? "").trim();
+    if (!content) throw badRequest("Content is required");
+    if (content.length > 1600) throw badRequest("Content is too long (1,600 characters at most)");
+    out.content = content;
+  }
+  for (const key of ["subject", "fromEmail", "fromName", "fromNumber"] as const) {
+    if (input[key] !== undefined) out[key] = input[key]?.trim() || null;
+  }
+  if (input.recipients !== undefined) out.recipients = splitRecipients(input.recipients);
+  if (input.audience !== undefined) out.audience = input.audience ?? { kind: "manual" };
+  else if (!partial) out.audience = { kind: "manual" };
+  const audience = out.audience;
+  if (audience?.kind === "manual" || (!audience && input.recipients !== undefined)) {
+    const list = out.recipients ?? [];
+    if (!partial && !list.length) throw badRequest("Recipients are required");
+    const type = out.type ?? "sms";
+    if (type === "sms" && list.some((r) => !SMS_RECIPIENT.test(r) || r.replace(/\D/g, "").length < 10)) throw badRequest("Please enter valid phone numbers");
+    if (type === "email" && list.some((r) => !EMAIL.test(r))) throw badRequest("Please enter valid email addresses");
+    if (list.length > 100_000) throw badRequest("Please enter at most 100,000 recipients; use a contact list for more");
+  }
+  if (audience?.kind === "contacts" && !audience.contactIds.length) throw badRequest("Please select at least one contact");
+  if (input.scheduledAt !== undefined) out.scheduledAt = input.scheduledAt ? new Date(parseScheduledAt(input.scheduledAt, user.timezone)) : null;
+  if (input.expiresAfterMinutes !== undefined) out.expiresAfterMinutes = input.expiresAfterMinutes;
+  if (input.appendOptOut !== undefined) out.appendOptOut = input.appendOptOut;
+  else if (!partial) out.appendOptOut = user.appendOptOut;
+  return out;
+}
+
+export function createCampaign(ctx: AppContext, user: User, input: CampaignInput) {
+  const values = cleanInput(input, user, false);
+  const now = new Date(ctx.now());
+  const row = ctx.db
+    .insert(campaigns)
+    .values({ ...(values as typeof campaigns.$inferInsert), id: Bun.randomUUIDv7(), userId: user.id, status: "draft", createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  return viewOf(ctx, row);
+}
+
+export function updateCampaign(ctx: AppContext, user: User, id: string, input: CampaignInput) {
+  const current = getCampaign(ctx, user.id, id);
+  if (current.status !== "draft" && current.status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
+  const values = cleanInput(input, user, true);
+  ctx.db.transaction((tx) => {
+    tx.update(campaigns).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
+    if (current.status === "scheduled" && values.scheduledAt !== undefined) {
+      tx.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
+      if (values.scheduledAt) tx.insert(jobs).values({ id: Bun.randomUUIDv7(), userId: user.id, kind: "campaign_start", refId: id, runAt: values.scheduledAt }).run();
+      else tx.update(campaigns).set({ status: "draft" }).where(eq(campaigns.id, id)).run();
+    }
+  });
+  return viewOf(ctx, getCampaign(ctx, user.id, id));
+}
+
+export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
+  const c = getCampaign(ctx, user.id, id);
+  const now = new Date(ctx.now());
+  const row = ctx.db
+    .insert(campaigns)
+    .values({
+      id: Bun.randomUUIDv7(),
+      userId: user.id,
+      name: `Copy of ${c.name}`.slice(0, 200),
+      type: c.type,
+      status: "draft",
+      content: c.content,
+      subject: c.subject,
+      fromEmail: c.fromEmail,
+      fromName: c.fromName,
+      fromNumber: c.fromNumber,
+      recipients: c.recipients,
+      audience: c.audience,
+      expiresAfterMinutes: c.expiresAfterMinutes,
+      appendOptOut: c.appendOptOut,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  return viewOf(ctx, row);
+}
+
+/** Deletes drafts (and cancelled or finished campaigns in bulk); a campaign that may still send is kept. */
+export function deleteCampaigns(ctx: AppContext, userId: string, ids: string[], onlyDrafts: boolean): number {
+  if (!ids.length) return 0;
+  const allowed: CampaignStatus[] = onlyDrafts ? ["draft"] : ["draft", "completed", "failed", "cancelled"];
+  return ctx.db.$client
+    .prepare(`DELETE FROM campaigns WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)) AND status IN (SELECT value FROM json_each(?))`)
+    .run(userId, JSON.stringify(ids), JSON.stringify(allowed)).changes;
+}
+
+export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[], archive: boolean): number {
+  if (!ids.length) return 0;
+  return ctx.db.$client
+    .prepare(`UPDATE campaigns SET archived_at = ?, updated_at = ? WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`)
+    .run(archive ? ctx.now() : null, ctx.now(), userId, JSON.stringify(ids)).changes;
+}
+
+/** The sender of a campaign: its from number when set, else the account's default. */
+function senderFor(ctx: AppContext, userId: string, campaign: CampaignRow) {
+  const sender = chooseSender(ctx, userId, campaign.fromNumber);
+  if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
+  return { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber };
+}
+
+/**
+ * Starts a campaign now: expands the audience into the outbox in one transaction, within the plan's monthly
+ * messages, and hands it to the sending manager. `intendedAt` is when it was meant to go (a scheduled time),
+ * from which its messages expire.
+ */
+export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow, intendedAt: number) {
+  if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
+  const sender = senderFor(ctx, user.id, campaign);
+  const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
+  if (!recipients.length) throw badRequest("No recipients selected", { skipped });
+  const { notice } = assertWithinLimit(ctx, user.id, "messages", recipients.length);
+  const queued = writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
+  const now = new Date(ctx.now());
+  ctx.db
+    .update(campaigns)
+    .set({
+      status: "sending",
+      fromNumber: sender.phoneNumber,
+      sentAt: now,
+      updatedAt: now,
+      pauseReason: null,
+      skippedOptedOut: skipped.optedOut,
+      skippedInvalid: skipped.invalid,
+      skippedDuplicate: skipped.duplicate + (recipients.length - queued),
+    })
+    .where(eq(campaigns.id, campaign.id))
+    .run();
+  sendingManager(ctx).wake(sender.numberId);
+  return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) }, notice };
+}
+
+export function sendCampaign(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
+  const campaign = getCampaign(ctx, user.id, id);
+  if (campaign.status !== "draft" && campaign.status !== "scheduled") throw conflict(`This campaign is ${campaign.status} and cannot be sent again`);
+  const scheduledAt = scheduledAtInput ? parseScheduledAt(scheduledAtInput, user.timezone) : (campaign.scheduledAt?.getTime() ?? null);
+  const now = ctx.now();
+  if (scheduledAt !== null && scheduledAt > now + 1000) {
+    if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
+    senderFor(ctx, user.id, campaign);
+    ctx.db.transaction((tx) => {
+      tx.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
+      tx.insert(jobs).values({ id: Bun.randomUUIDv7(), userId: user.id, kind: "campaign_start", refId: id, runAt: new Date(scheduledAt) }).run();
+      tx.update(campaigns).set({ status: "scheduled", scheduledAt: new Date(scheduledAt), updatedAt: new Date(now) }).where(eq(campaigns.id, id)).run();
+    });
+    return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice: null };
+  }
+  ctx.db.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
+  const result = startCampaign(ctx, user, campaign, now);
+  return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), ...result };
+}
+
+export function pauseByUser(ctx: AppContext, userId: string, id: string) {
+  const c = getCampaign(ctx, userId, id);
+  if (c.status !== "sending" && c.status !== "scheduled") throw conflict("Only a sending or scheduled campaign can be paused");
+  ctx.db.$client.transaction(() => {
+    ctx.db.$client.prepare(`UPDATE campaigns SET status = 'paused', pause_reason = NULL, updated_at = ? WHERE id = ?`).run(ctx.now(), id);
+    ctx.db.$client.prepare(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
+  })();
+  return viewOf(ctx, getCampaign(ctx, userId, id));
+}
+
+/**
+ * Resumes a paused campaign: its parked messages become due again (they still expire at their time). One
+ * paused before it ever started (a schedule missed during downtime) starts now.
+ */
+export function resumeByUser(ctx: AppContext, user: User, id: string) {
+  const c = getCampaign(ctx, user.id, id);
+  if (c.status !== "paused") throw conflict("Only a paused campaign can be resumed");
+  const started = ctx.db.$client.prepare(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`).get(id);
+  if (!started) {
+    startCampaign(ctx, user, c, ctx.now());
+    return viewOf(ctx, getCampaign(ctx, user.id, id));
+  }
+  const now = ctx.now();
+  ctx.db.$client.transaction(() => {
+    ctx.db.$client.prepare(`UPDATE campaigns SET status = 'sending', pause_reason = NULL, updated_at = ? WHERE id = ?`).run(now, id);
+    ctx.db.$client.prepare(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(now, id);
+  })();
+  sendingManager(ctx).wake();
+  settleCampaign(ctx, id);
+  return viewOf(ctx, getCampaign(ctx, user.id, id));
+}
+
+/** Cancels what has not gone out; messages already handed to the provider keep their outcome. */
+export function cancelByUser(ctx: AppContext, userId: string, id: string) {
+  const c = getCampaign(ctx, userId, id);
+  if (!["sending", "paused", "scheduled"].includes(c.status)) throw conflict("Only a sending, paused or scheduled campaign can be cancelled");
+  const now = ctx.now();
+  ctx.db.$client.transaction(() => {
+    ctx.db.$client.prepare(`UPDATE campaigns SET status = 'cancelled', updated_at = ?, completed_at = ? WHERE id = ?`).run(now, now, id);
+    ctx.db.$client
+      .prepare(`UPDATE messages SET status = 'cancelled', error_message = 'The campaign was cancelled', updated_at = ? WHERE campaign_id = ? AND status = 'queued'`)
+      .run(now, id);
+    ctx.db.$client.prepare(`UPDATE jobs SET state = 'cancelled' WHERE ref_id = ? AND state = 'pending'`).run(id);
+  })();
+  return viewOf(ctx, getCampaign(ctx, userId, id));
+}
+
+export function campaignLogs(ctx: AppContext, userId: string, q: { page: number; pageSize: number; campaignId?: string; status?: string }) {
+  const where: string[] = ["m.user_id = ?", "m.campaign_id IS NOT NULL"];
+  const args: (string | number)[] = [userId];
+  if (q.campaignId) {
+    where.push("m.campaign_id = ?");
+    args.push(q.campaignId);
+  }
+  if (q.status) {
+    where.push("m.status = ?");
+    args.push(q.status === "pending" ? "queued" : q.status);
+  }
+  const db = ctx.db.$client;
+  const total = (db.prepare(`SELECT count(*) AS n FROM messages m WHERE ${where.join(" AND ")}`).get(...args) as { n: number }).n;
+  const rows = db
+    .prepare(
+      `SELECT m.id, m.campaign_id, c.name AS campaign_name, m.phone, m.status, m.error_code, m.error_message, m.created_at, m.sent_at,
+         m.delivered_at, m.updated_at, ct.first_name, ct.last_name
+       FROM messages m JOIN campaigns c ON c.id = m.campaign_id LEFT JOIN contacts ct ON ct.id = m.contact_id
+       WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id LIMIT ? OFFSET ?`,
+    )
+    .all(...args, q.pageSize, (q.page - 1) * q.pageSize) as Record<string, string | number | null>[];
+  const iso = (v: unknown) => (typeof v === "number" ? new Date(v).toISOString() : null);
+  return {
+    data: rows.map((r) => ({
+      id: r.id,
+      campaignId: r.campaign_id,
+      campaignName: r.campaign_name,
+      recipientPhone: r.phone,
+      recipientEmail: null,
+      contactName: `${r.first_name ?? ""} ${r.last_name ?? ""}`.trim() || null,
+      status: r.status === "queued" ? "pending" : r.status,
+      errorCode: r.error_code,
+      errorMessage: r.error_message,
+      timestamp: iso(r.updated_at ?? r.created_at),
+      sentAt: iso(r.sent_at),
+      deliveredAt: iso(r.delivered_at),
+    })),
+    total,
+    page: q.page,
+    pageSize: q.pageSize,
+  };
+}
+
+export function sendingStats(ctx: AppContext, userId: string) {
+  const r = ctx.db.$client
+    .prepare(
+      `SELECT sum(status IN ('sent','delivered','failed','unknown')) AS sent, sum(status = 'delivered') AS delivered, sum(status = 'failed') AS failed
+       FROM messages WHERE user_id = ? AND direction = 'outbound' AND campaign_id IS NOT NULL`,
+    )
+    .get(userId) as { sent: number | null; delivered: number | null; failed: number | null };
+  return { totalSent: r.sent ?? 0, totalDelivered: r.delivered ?? 0, totalOpened: null, totalBounced: r.failed ?? 0 };
+}

@@ -1,0 +1,112 @@
+import type { Statement } from "bun:sqlite";
+import { campaigns } from "../../db/schema";
+import { PhoneNormalizer, regionFromLocale } from "../contacts/phones";
+import type { AppContext } from "../context";
+import { segmentCount } from "../messages/segments";
+import type { User } from "../users/queries";
+import { audienceContacts } from "./audiences";
+
+export const OPT_OUT_LINE = "Reply STOP to opt out";
+
+type Campaign = typeof campaigns.$inferSelect;
+export type Recipient = { phone: string; contactId: string | null; firstName: string; lastName: string; customFields: Record<string, string> };
+
+export function businessNameOf(user: User): string {
+  return user.onboarding?.businessName?.trim() || `${user.firstName} ${user.lastName}`.trim() || "Your Business";
+}
+
+/**
+ * A recipient's text: [Name] and [Business] (the spec's placeholders), {firstName}, {lastName} and any custom
+ * field in braces; then the opt-out line unless turned off or the text already tells how to opt out.
+ */
+export function personalize(template: string, r: Pick<Recipient, "firstName" | "lastName" | "customFields">, business: string, appendOptOut: boolean): string {
+  let text = template
+    .replaceAll("[Name]", r.firstName || "there")
+    .replaceAll("[Business]", business)
+    .replace(/\{(\w+)\}/g, (_whole, key: string) => {
+      if (key === "firstName") return r.firstName;
+      if (key === "lastName") return r.lastName;
+      if (key === "business") return business;
+      // A merge field the contact has no value for is left empty, never sent as "{field}".
+      return Object.hasOwn(r.customFields, key) ? r.customFields[key]! : "";
+    });
+  if (appendOptOut && !/\bSTOP\b/i.test(text)) text = `${text.trimEnd()}\n${OPT_OUT_LINE}`;
+  return text;
+}
+
+export type OutboxResult = { queued: number; skipped: { optedOut: number; invalid: number; duplicate: number } };
+
+/** Who a campaign goes to, deduplicated by canonical phone, with opted-out and invalid numbers counted out. */
+export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaign): { recipients: Recipient[]; skipped: OutboxResult["skipped"] } {
+  const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
+  const seen = new Set<string>();
+  const recipients: Recipient[] = [];
+  if (campaign.audience.kind === "manual") {
+    const phones = new PhoneNormalizer(regionFromLocale(user.locale) ?? "US");
+    const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
+    for (const raw of campaign.recipients) {
+      const phone = phones.normalize(raw);
+      if (!phone) {
+        skipped.invalid++;
+        continue;
+      }
+      if (seen.has(phone)) {
+        skipped.duplicate++;
+        continue;
+      }
+      seen.add(phone);
+      const c = lookup.get(user.id, phone) as { id: string; status: string; first_name: string; last_name: string; custom_fields: string } | null;
+      if (c?.status === "opted_out") {
+        skipped.optedOut++;
+        continue;
+      }
+      recipients.push({ phone, contactId: c?.id ?? null, firstName: c?.first_name ?? "", lastName: c?.last_name ?? "", customFields: c ? JSON.parse(c.custom_fields) : {} });
+    }
+    return { recipients, skipped };
+  }
+  for (const c of audienceContacts(ctx, user.id, campaign.audience)) {
+    if (seen.has(c.phone)) {
+      skipped.duplicate++;
+      continue;
+    }
+    seen.add(c.phone);
+    recipients.push({ phone: c.phone, contactId: c.id, firstName: c.first_name, lastName: c.last_name, customFields: JSON.parse(c.custom_fields) });
+  }
+  return { recipients, skipped };
+}
+
+/**
+ * Writes one outbox row per recipient in one transaction (unique per campaign and phone, so a second call adds
+ * nobody twice), due at `startAt` and expiring `expiresAfterMinutes` after it.
+ */
+export function writeOutbox(
+  ctx: AppContext,
+  user: User,
+  campaign: Campaign,
+  recipients: Recipient[],
+  sender: { numberId: string; providerId: string; phoneNumber: string },
+  startAt: number,
+): number {
+  const business = businessNameOf(user);
+  const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
+  const now = ctx.now();
+  const db = ctx.db.$client;
+  const insert: Statement = db.prepare(
+    `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
+       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', 'campaign', ?, ?, ?, ?, 0, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
+  );
+  let queued = 0;
+  db.transaction(() => {
+    for (const r of recipients) {
+      const text = personalize(campaign.content, r, business, campaign.appendOptOut);
+      const res = insert.run(
+        Bun.randomUUIDv7(), user.id, campaign.id, r.contactId, r.phone, text, sender.providerId, sender.numberId, sender.phoneNumber,
+        segmentCount(text), startAt, expiresAt, now, now,
+      );
+      queued += res.changes;
+    }
+  })();
+  return queued;
+}

@@ -1,0 +1,150 @@
+import { Elysia, t } from "elysia";
+import { CAMPAIGN_STATUSES } from "../../db/schema";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { segmentInfo } from "../messages/segments";
+import { presetCounts } from "./audiences";
+import {
+  archiveCampaigns, campaignLogs, cancelByUser, createCampaign, deleteCampaigns, duplicateCampaign, getCampaign, listCampaigns, pauseByUser,
+  resumeByUser, sendCampaign, sendingStats, updateCampaign, viewOf, type CampaignInput,
+} from "./campaigns";
+import { businessNameOf, personalize } from "./outbox";
+
+const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
+const ids = (name: string) => t.Array(t.String({ maxLength: 64 }), { maxItems: 1000, error: `${name} must be a list of ids` });
+const nullableText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
+
+const audience = t.Union(
+  [
+    t.Object({ kind: t.Literal("manual") }),
+    t.Object({ kind: t.Union([t.Literal("all"), t.Literal("recent"), t.Literal("loyal"), t.Literal("new")]) }),
+    t.Object({ kind: t.Literal("contacts"), contactIds: t.Array(t.String({ maxLength: 64 }), { maxItems: 100_000 }) }),
+    t.Object({ kind: t.Literal("segment"), segmentId: t.String({ maxLength: 64 }) }),
+  ],
+  { error: "Audience must be manual, all, recent, loyal, new, contacts or segment" },
+);
+
+const campaignBody = t.Object({
+  name: t.Optional(t.String({ maxLength: 500 })),
+  type: t.Optional(t.String({ maxLength: 10 })),
+  content: t.Optional(t.String({ maxLength: 5000 })),
+  subject: nullableText(500),
+  fromEmail: nullableText(254),
+  fromName: nullableText(200),
+  fromNumber: nullableText(64),
+  recipients: t.Optional(t.Nullable(t.Union([t.Array(t.String({ maxLength: 320 }), { maxItems: 100_000 }), t.String({ maxLength: 4_000_000 })]))),
+  audience: t.Optional(t.Nullable(audience)),
+  scheduledAt: nullableText(40),
+  expiresAfterMinutes: t.Optional(t.Integer({ minimum: 5, maximum: 7 * 24 * 60, error: "Expiry must be 5 minutes to 7 days" })),
+  appendOptOut: t.Optional(t.Boolean()),
+});
+
+export function campaignRoutes(ctx: AppContext) {
+  return new Elysia()
+    .use(authGuard(ctx))
+    .get(
+      "/api/campaigns",
+      ({ user, query }) =>
+        listCampaigns(ctx, user.id, {
+          page: query.page ?? 1,
+          pageSize: query.pageSize ?? 20,
+          q: query.q,
+          status: query.status,
+          type: query.type,
+          archived: query.archived === undefined ? undefined : query.archived === "true",
+        }),
+      {
+        auth: true,
+        query: t.Object({
+          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 20 })),
+          q: t.Optional(t.String({ maxLength: 200 })),
+          status: t.Optional(t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))),
+          type: t.Optional(t.Union([t.Literal("sms"), t.Literal("email")])),
+          archived: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
+        }),
+      },
+    )
+    .get("/api/campaigns/audiences", ({ user }) => presetCounts(ctx, user.id), { auth: true })
+    .post(
+      "/api/campaigns/preview",
+      ({ user, body }) => {
+        const sample = { firstName: body.firstName?.trim() || "John", lastName: "", customFields: {} };
+        const text = personalize(body.content, sample, businessNameOf(user), body.appendOptOut ?? user.appendOptOut);
+        return { text, ...segmentInfo(text) };
+      },
+      { auth: true, body: t.Object({ content: t.String({ maxLength: 5000 }), appendOptOut: t.Optional(t.Boolean()), firstName: t.Optional(t.String({ maxLength: 100 })) }) },
+    )
+    .post(
+      "/api/campaigns",
+      ({ user, body, set }) => {
+        set.status = 201;
+        return createCampaign(ctx, user, body as CampaignInput);
+      },
+      { auth: true, body: campaignBody },
+    )
+    .get("/api/campaigns/:id", ({ user, params }) => viewOf(ctx, getCampaign(ctx, user.id, params.id)), { auth: true, params: idParams })
+    .put("/api/campaigns/:id", ({ user, params, body }) => updateCampaign(ctx, user, params.id, body as CampaignInput), { auth: true, params: idParams, body: campaignBody })
+    .delete(
+      "/api/campaigns/:id",
+      ({ user, params }) => {
+        const c = getCampaign(ctx, user.id, params.id);
+        if (!deleteCampaigns(ctx, user.id, [c.id], true)) return new Response(JSON.stringify({ message: "Only draft campaigns can be deleted" }), { status: 409, headers: { "content-type": "application/json" } });
+        return { message: "Campaign deleted" };
+      },
+      { auth: true, params: idParams },
+    )
+    .post(
+      "/api/campaigns/:id/duplicate",
+      ({ user, params, set }) => {
+        set.status = 201;
+        return duplicateCampaign(ctx, user, params.id);
+      },
+      { auth: true, params: idParams },
+    )
+    .post(
+      "/api/campaigns/:id/send",
+      ({ user, params, body, set }) => {
+        const result = sendCampaign(ctx, user, params.id, body?.scheduledAt ?? null);
+        set.status = 202;
+        return result;
+      },
+      { auth: true, params: idParams, body: t.Optional(t.Object({ scheduledAt: nullableText(40) })) },
+    )
+    .post("/api/campaigns/:id/pause", ({ user, params }) => pauseByUser(ctx, user.id, params.id), { auth: true, params: idParams })
+    .post("/api/campaigns/:id/resume", ({ user, params }) => resumeByUser(ctx, user, params.id), { auth: true, params: idParams })
+    .post("/api/campaigns/:id/cancel", ({ user, params }) => cancelByUser(ctx, user.id, params.id), { auth: true, params: idParams })
+    .post(
+      "/api/campaigns/bulk-delete",
+      ({ user, body }) => {
+        const deleted = deleteCampaigns(ctx, user.id, body.campaignIds, false);
+        return { deleted, message: `${deleted} campaign${deleted === 1 ? "" : "s"} deleted` };
+      },
+      { auth: true, body: t.Object({ campaignIds: ids("campaignIds") }) },
+    )
+    .post(
+      "/api/campaigns/bulk-archive",
+      ({ user, body }) => {
+        const archive = body.archive ?? true;
+        const changed = archiveCampaigns(ctx, user.id, body.campaignIds, archive);
+        return { changed, message: `${changed} campaign${changed === 1 ? "" : "s"} ${archive ? "archived" : "restored"}` };
+      },
+      { auth: true, body: t.Object({ campaignIds: ids("campaignIds"), archive: t.Optional(t.Boolean()) }) },
+    )
+    .get(
+      "/api/campaign-logs",
+      ({ user, query }) => campaignLogs(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, campaignId: query.campaignId, status: query.status }),
+      {
+        auth: true,
+        query: t.Object({
+          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200, default: 50 })),
+          campaignId: t.Optional(t.String({ maxLength: 64 })),
+          status: t.Optional(
+            t.Union(["pending", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled"].map((s) => t.Literal(s))),
+          ),
+        }),
+      },
+    )
+    .get("/api/stats", ({ user }) => sendingStats(ctx, user.id), { auth: true });
+}

@@ -1,0 +1,288 @@
+import { and, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { contacts, messages, type MessageStatus } from "../../db/schema";
+import { findByPhone, optInContact, optOutContact } from "../contacts/contacts";
+import { normalizePhone, regionFromLocale } from "../contacts/phones";
+import type { AppContext } from "../context";
+import { badRequest, HttpError, notFound } from "../http/errors";
+import { assertWithinLimit } from "../licenses/limits";
+import { chooseSender } from "../phone-numbers/numbers";
+import type { ProviderAccount } from "../providers/accounts";
+import type { WebhookEvent } from "../providers/types";
+import { findUserById } from "../users/queries";
+import { segmentCount } from "./segments";
+
+export type MessageRow = typeof messages.$inferSelect;
+
+/** A single message's time to live: a chat or one-off text that could not go out within a day is not sent stale. */
+const SINGLE_TTL_MS = 24 * 3600_000;
+
+export function messageView(m: MessageRow) {
+  return {
+    id: m.id,
+    phone: m.phone,
+    content: m.content,
+    direction: m.direction,
+    status: m.status,
+    fromNumber: m.fromNumber,
+    segments: m.segments,
+    errorCode: m.errorCode,
+    errorMessage: m.errorMessage,
+    campaignId: m.campaignId,
+    contactId: m.contactId,
+    createdAt: m.createdAt.toISOString(),
+    sentAt: m.sentAt?.toISOString() ?? null,
+    deliveredAt: m.deliveredAt?.toISOString() ?? null,
+  };
+}
+
+export function listMessages(
+  ctx: AppContext,
+  userId: string,
+  q: { page: number; pageSize: number; phone?: string; campaignId?: string; direction?: "inbound" | "outbound" },
+) {
+  const conds: SQL[] = [eq(messages.userId, userId)];
+  if (q.phone) conds.push(eq(messages.phone, q.phone));
+  if (q.campaignId) conds.push(eq(messages.campaignId, q.campaignId));
+  if (q.direction) conds.push(eq(messages.direction, q.direction));
+  const where = and(...conds);
+  const rows = ctx.db
+    .select()
+    .from(messages)
+    .where(where)
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(q.pageSize)
+    .offset((q.page - 1) * q.pageSize)
+    .all();
+  const total = ctx.db.select({ n: count() }).from(messages).where(where).get()!.n;
+  return { data: rows.map(messageView), total, page: q.page, pageSize: q.pageSize };
+}
+
+export function getMessage(ctx: AppContext, userId: string, id: string): MessageRow {
+  const row = ctx.db.select().from(messages).where(and(eq(messages.userId, userId), eq(messages.id, id))).get();
+  if (!row) throw notFound("Message not found");
+  return row;
+}
+
+export const NO_SENDER =
+  "No SMS provider or phone number is set up. Go to Phone Settings, add your provider's API credentials (or the simulator), then add at least one phone number.";
+
+/** A recipient typed by a user, in E.164 using the account's region; the spec's message otherwise. */
+export function recipientPhone(ctx: AppContext, userId: string, input: string): string {
+  const user = findUserById(ctx, userId);
+  const phone = normalizePhone(input, regionFromLocale(user?.locale) ?? "US");
+  if (!phone) throw badRequest("Please enter a valid phone number");
+  return phone;
+}
+
+/**
+ * Puts one message in the outbox (the primitive chat and one-off sends use): checks consent and the plan, picks
+ * the sender, and leaves the sending to the manager, which paces it with everything else on that number.
+ */
+export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: string; content: string; fromNumber?: string | null }) {
+  const content = input.content.trim();
+  if (!content) throw badRequest("Message content is required");
+  const phone = recipientPhone(ctx, userId, input.phone);
+  const contact = findByPhone(ctx, userId, phone);
+  if (contact?.status === "opted_out") {
+    throw new HttpError(409, "This contact has opted out of messages. They can opt back in by texting START.", { optedOut: true });
+  }
+  const sender = chooseSender(ctx, userId, input.fromNumber);
+  if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
+  const { notice } = assertWithinLimit(ctx, userId, "messages", 1);
+  const now = ctx.now();
+  const row = ctx.db
+    .insert(messages)
+    .values({
+      id: Bun.randomUUIDv7(),
+      userId,
+      contactId: contact?.id ?? null,
+      phone,
+      content,
+      direction: "outbound",
+      status: "queued",
+      kind: "single",
+      providerId: sender.n.providerId,
+      phoneNumberId: sender.n.id,
+      fromNumber: sender.n.phoneNumber,
+      segments: segmentCount(content),
+      nextAttemptAt: 0,
+      expiresAt: now + SINGLE_TTL_MS,
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    })
+    .returning()
+    .get();
+  return { message: row, notice };
+}
+
+/** Later states never go back: a repeated or late report changes nothing. */
+const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sending: 1, unknown: 1, sent: 2, delivered: 3, failed: 3 };
+
+/**
+ * Delivery reports that arrive before the engine has recorded the provider's id for that message (a fast
+ * provider can call back before `send` returns here); applied when the id is recorded.
+ */
+const early = new WeakMap<AppContext, Map<string, { at: number; event: Extract<WebhookEvent, { type: "status" }> }>>();
+const EARLY_TTL_MS = 10 * 60_000;
+
+function earlyFor(ctx: AppContext) {
+  let m = early.get(ctx);
+  if (!m) early.set(ctx, (m = new Map()));
+  return m;
+}
+
+export function takeEarlyReport(ctx: AppContext, providerId: string, providerMessageId: string) {
+  const m = early.get(ctx);
+  if (!m?.size) return undefined;
+  const key = `${providerId}|${providerMessageId}`;
+  const hit = m.get(key);
+  if (hit) m.delete(key);
+  return hit?.event;
+}
+
+export type StatusChange = { id: string; userId: string; campaignId: string | null; status: MessageStatus };
+
+/** Applies delivery reports in one transaction; answers the messages whose status changed. */
+export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: Extract<WebhookEvent, { type: "status" }>[]) {
+  const db = ctx.db.$client;
+  const find = db.prepare(`SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`);
+  const update = db.prepare(
+    `UPDATE messages SET status = ?, error_code = coalesce(?, error_code), error_message = coalesce(?, error_message),
+       delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, updated_at = ? WHERE id = ?`,
+  );
+  const changed: StatusChange[] = [];
+  const now = ctx.now();
+  db.transaction(() => {
+    for (const e of events) {
+      const row = find.get(account.id, e.providerMessageId) as { id: string; user_id: string; campaign_id: string | null; status: MessageStatus } | null;
+      if (!row) {
+        const m = earlyFor(ctx);
+        for (const [k, v] of m) if (now - v.at > EARLY_TTL_MS) m.delete(k);
+        m.set(`${account.id}|${e.providerMessageId}`, { at: now, event: e });
+        continue;
+      }
+      if ((RANK[e.status] ?? 0) <= (RANK[row.status] ?? 3)) continue;
+      update.run(e.status, e.errorCode ?? null, e.errorMessage ?? null, e.status, now, now, row.id);
+      changed.push({ id: row.id, userId: row.user_id, campaignId: row.campaign_id, status: e.status });
+    }
+  })();
+  return changed;
+}
+
+const STOP_WORDS = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT", "REVOKE"]);
+const START_WORDS = new Set(["START", "UNSTOP", "YES"]);
+const HELP_WORDS = new Set(["HELP", "INFO"]);
+
+export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null };
+
+/**
+ * Records an inbound message once (a repeated webhook finds it stored) and applies the compliance keywords:
+ * STOP and friends opt the sender out, START/UNSTOP/YES opt back in, HELP/INFO ask for the help text; each gets
+ * one confirmation reply, queued like any other message.
+ */
+export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
+  const userId = account.userId;
+  const from = e.from.startsWith("+") ? e.from : recipientOrRaw(ctx, userId, e.from);
+  const contact = findByPhone(ctx, userId, from);
+  const now = ctx.now();
+  const inserted = ctx.db
+    .insert(messages)
+    .values({
+      id: Bun.randomUUIDv7(),
+      userId,
+      contactId: contact?.id ?? null,
+      phone: from,
+      content: e.body,
+      direction: "inbound",
+      status: "received",
+      providerId: account.id,
+      providerMessageId: e.providerMessageId,
+      fromNumber: e.to || null,
+      segments: segmentCount(e.body),
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .get();
+  if (!inserted) return { message: null, keyword: null, reply: null };
+  if (contact) ctx.db.update(contacts).set({ lastEngagedAt: new Date(now) }).where(eq(contacts.id, contact.id)).run();
+
+  const word = e.body.trim().toUpperCase().replace(/[.!]+$/, "");
+  let keyword: InboundOutcome["keyword"] = null;
+  let reply: string | null = null;
+  const business = businessName(ctx, userId);
+  if (STOP_WORDS.has(word) || word === "STOP ALL") {
+    const wasOut = contact?.status === "opted_out";
+    optOutContact(ctx, userId, from, "keyword", e.body.trim());
+    keyword = "stop";
+    if (!wasOut) reply = `${business}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
+  } else if (START_WORDS.has(word)) {
+    optInContact(ctx, userId, from, "keyword", e.body.trim());
+    keyword = "start";
+    reply = `${business}: You are subscribed again. Reply HELP for help, STOP to unsubscribe.`;
+  } else if (HELP_WORDS.has(word)) {
+    keyword = "help";
+    reply = `${business}: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`;
+  }
+  if (reply) queueComplianceReply(ctx, account, from, e.to, reply);
+  return { message: inserted, keyword, reply };
+}
+
+function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
+  try {
+    return recipientPhone(ctx, userId, raw);
+  } catch {
+    return raw;
+  }
+}
+
+function businessName(ctx: AppContext, userId: string): string {
+  const user = findUserById(ctx, userId);
+  return user?.onboarding?.businessName?.trim() || `${user?.firstName ?? ""} ${user?.lastName ?? ""}`.trim() || "smsdesk";
+}
+
+/**
+ * The confirmation reply to STOP/START/HELP goes from the number that received the keyword (so it reaches the
+ * contact even though they may now be opted out: carriers expect exactly this one message).
+ */
+function queueComplianceReply(ctx: AppContext, account: ProviderAccount, to: string, receivedOn: string, text: string) {
+  const userId = account.userId;
+  let sender;
+  try {
+    sender = chooseSender(ctx, userId, receivedOn || null);
+  } catch {
+    sender = chooseSender(ctx, userId, null);
+  }
+  if (!sender) return;
+  const now = ctx.now();
+  ctx.db
+    .insert(messages)
+    .values({
+      id: Bun.randomUUIDv7(),
+      userId,
+      phone: to,
+      content: text,
+      direction: "outbound",
+      status: "queued",
+      kind: "compliance",
+      providerId: sender.n.providerId,
+      phoneNumberId: sender.n.id,
+      fromNumber: sender.n.phoneNumber,
+      segments: segmentCount(text),
+      nextAttemptAt: 0,
+      expiresAt: now + SINGLE_TTL_MS,
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    })
+    .run();
+}
+
+/** Outbound messages still waiting or in flight for a campaign. */
+export function pendingCount(ctx: AppContext, campaignId: string): number {
+  return ctx.db
+    .select({ n: count() })
+    .from(messages)
+    .where(and(eq(messages.campaignId, campaignId), inArray(messages.status, ["queued", "sending"])))
+    .get()!.n;
+}

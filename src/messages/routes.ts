@@ -1,0 +1,55 @@
+import { Elysia, t } from "elysia";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { sendingManager } from "../sending/manager";
+import { enqueueSingle, getMessage, listMessages, messageView } from "./messages";
+import { segmentInfo } from "./segments";
+
+export function messageRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/messages" })
+    .use(authGuard(ctx))
+    .post(
+      "/send",
+      ({ user, body, set }) => {
+        const { message, notice } = enqueueSingle(ctx, user.id, body);
+        sendingManager(ctx).wake(message.phoneNumberId ?? undefined);
+        set.status = 202;
+        if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
+        return { ...messageView(message), notice };
+      },
+      {
+        auth: true,
+        body: t.Object({
+          phone: t.String({ maxLength: 40, error: "Please enter a valid phone number" }),
+          content: t.String({ maxLength: 1600, error: "Message content is required (1,600 characters at most)" }),
+          fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+        }),
+      },
+    )
+    .post("/segments", ({ body }) => segmentInfo(body.content), { auth: true, body: t.Object({ content: t.String({ maxLength: 1600 }) }) })
+    .get(
+      "/",
+      ({ user, query }) =>
+        listMessages(ctx, user.id, {
+          page: query.page ?? 1,
+          pageSize: query.pageSize ?? 50,
+          phone: query.phone,
+          campaignId: query.campaignId,
+          direction: query.direction,
+        }),
+      {
+        auth: true,
+        query: t.Object({
+          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 50 })),
+          phone: t.Optional(t.String({ maxLength: 40 })),
+          campaignId: t.Optional(t.String({ maxLength: 64 })),
+          direction: t.Optional(t.Union([t.Literal("inbound"), t.Literal("outbound")])),
+        }),
+      },
+    )
+    .get("/:id", ({ user, params }) => messageView(getMessage(ctx, user.id, params.id)), {
+      auth: true,
+      params: t.Object({ id: t.String({ maxLength: 64 }) }),
+    });
+}

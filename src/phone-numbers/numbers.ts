@@ -1,0 +1,172 @@
+import { and, asc, count, desc, eq, ne } from "drizzle-orm";
+import { phoneNumbers, smsProviders, type NumberKind } from "../../db/schema";
+import type { AppContext } from "../context";
+import { badRequest, conflict, notFound } from "../http/errors";
+
+export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
+
+/** Segments per second by kind of sender (carrier defaults: Twilio's long code 1, toll-free 3, short code 30). */
+export const DEFAULT_RATE: Record<NumberKind, number> = { long_code: 1, toll_free: 3, short_code: 30, alphanumeric: 1 };
+
+/** North American toll-free area codes. */
+const TOLL_FREE = /^\+1(800|833|844|855|866|877|888)\d{7}$/;
+const E164 = /^\+[1-9]\d{6,14}$/;
+const SHORT_CODE = /^\d{3,8}$/;
+const ALPHANUMERIC = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
+
+export const INTERNATIONAL_FORMAT = "Please enter the number in international format, e.g. +14155550123";
+
+/** A sender as typed: E.164 (separators dropped), a short code, or an alphanumeric sender name; with its kind. */
+export function parseSender(input: string): { phoneNumber: string; kind: NumberKind } {
+  const raw = input.trim();
+  if (!raw) throw badRequest("Phone number is required");
+  const compact = raw.replace(/[\s().\-]/g, "");
+  if (E164.test(compact)) return { phoneNumber: compact, kind: TOLL_FREE.test(compact) ? "toll_free" : "long_code" };
+  if (SHORT_CODE.test(compact)) return { phoneNumber: compact, kind: "short_code" };
+  if (ALPHANUMERIC.test(raw)) return { phoneNumber: raw, kind: "alphanumeric" };
+  throw badRequest(INTERNATIONAL_FORMAT);
+}
+
+type Joined = { n: PhoneNumberRow; provider: string; providerName: string };
+
+export function numberView(j: Joined) {
+  const n = j.n;
+  return {
+    id: n.id,
+    phoneNumber: n.phoneNumber,
+    displayName: n.displayName,
+    providerId: n.providerId,
+    provider: j.provider,
+    providerName: j.providerName,
+    kind: n.kind,
+    messagesPerSecond: n.messagesPerSecond,
+    isDefault: n.isDefault,
+    isActive: n.isActive,
+    createdAt: n.createdAt.toISOString(),
+  };
+}
+
+const joined = (ctx: AppContext) =>
+  ctx.db
+    .select({ n: phoneNumbers, provider: smsProviders.provider, providerName: smsProviders.displayName })
+    .from(phoneNumbers)
+    .innerJoin(smsProviders, eq(smsProviders.id, phoneNumbers.providerId));
+
+export function listNumbers(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
+  const rows = joined(ctx)
+    .where(eq(phoneNumbers.userId, userId))
+    .orderBy(desc(phoneNumbers.isDefault), asc(phoneNumbers.createdAt))
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .all();
+  const total = ctx.db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get()!.n;
+  return { data: rows.map(numberView), total, page, pageSize };
+}
+
+export function getNumber(ctx: AppContext, userId: string, id: string) {
+  const row = joined(ctx)
+    .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.id, id)))
+    .get();
+  if (!row) throw notFound("Phone number not found");
+  return row;
+}
+
+export function addNumber(
+  ctx: AppContext,
+  userId: string,
+  input: { providerId: string; phoneNumber: string; displayName?: string; isDefault?: boolean; kind?: NumberKind; messagesPerSecond?: number },
+) {
+  const provider = ctx.db
+    .select()
+    .from(smsProviders)
+    .where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, input.providerId)))
+    .get();
+  if (!provider || !provider.isActive) throw badRequest("Please choose an active provider");
+  const parsed = parseSender(input.phoneNumber);
+  const kind = input.kind ?? parsed.kind;
+  const exists = ctx.db
+    .select({ id: phoneNumbers.id })
+    .from(phoneNumbers)
+    .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.phoneNumber, parsed.phoneNumber)))
+    .get();
+  if (exists) throw conflict("This number is already added");
+  const id = Bun.randomUUIDv7();
+  ctx.db.transaction((tx) => {
+    const hasDefault = tx
+      .select({ id: phoneNumbers.id })
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.isDefault, true)))
+      .get();
+    const isDefault = !!input.isDefault || !hasDefault;
+    if (isDefault) tx.update(phoneNumbers).set({ isDefault: false }).where(eq(phoneNumbers.userId, userId)).run();
+    tx.insert(phoneNumbers)
+      .values({
+        id,
+        userId,
+        providerId: provider.id,
+        phoneNumber: parsed.phoneNumber,
+        displayName: (input.displayName ?? "").trim(),
+        kind,
+        messagesPerSecond: input.messagesPerSecond ?? DEFAULT_RATE[kind],
+        isDefault,
+        createdAt: new Date(ctx.now()),
+      })
+      .run();
+  });
+  return numberView(getNumber(ctx, userId, id));
+}
+
+export function updateNumber(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  patch: { displayName?: string; messagesPerSecond?: number; isDefault?: boolean; isActive?: boolean; kind?: NumberKind },
+) {
+  getNumber(ctx, userId, id);
+  ctx.db.transaction((tx) => {
+    if (patch.isDefault) tx.update(phoneNumbers).set({ isDefault: false }).where(and(eq(phoneNumbers.userId, userId), ne(phoneNumbers.id, id))).run();
+    tx.update(phoneNumbers)
+      .set({
+        ...(patch.displayName !== undefined ? { displayName: patch.displayName.trim() } : {}),
+        ...(patch.messagesPerSecond !== undefined ? { messagesPerSecond: patch.messagesPerSecond } : {}),
+        ...(patch.isDefault !== undefined ? { isDefault: patch.isDefault } : {}),
+        ...(patch.isActive !== undefined ? { isActive: patch.isActive } : {}),
+        ...(patch.kind !== undefined ? { kind: patch.kind } : {}),
+      })
+      .where(eq(phoneNumbers.id, id))
+      .run();
+  });
+  return numberView(getNumber(ctx, userId, id));
+}
+
+export function deleteNumber(ctx: AppContext, userId: string, id: string) {
+  const current = getNumber(ctx, userId, id);
+  ctx.db.transaction((tx) => {
+    tx.delete(phoneNumbers).where(eq(phoneNumbers.id, id)).run();
+    if (current.n.isDefault) {
+      const next = tx.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).get();
+      if (next) tx.update(phoneNumbers).set({ isDefault: true }).where(eq(phoneNumbers.id, next.id)).run();
+    }
+  });
+}
+
+/**
+ * The sender for a message: the number asked for (by its number or id), else the default number, else any
+ * active one. Only active numbers of active accounts send. Null when the user has none.
+ */
+export function chooseSender(ctx: AppContext, userId: string, wanted?: string | null): Joined | null {
+  const usable = and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.isActive, true), eq(smsProviders.isActive, true));
+  if (wanted) {
+    const trimmed = wanted.trim();
+    const compact = trimmed.replace(/[\s().\-]/g, "");
+    const candidates = joined(ctx).where(usable).all();
+    const hit = candidates.find((c) => c.n.id === trimmed || c.n.phoneNumber === compact || c.n.phoneNumber === trimmed);
+    if (!hit) throw badRequest("The sender number is not one of your active numbers. Check Phone Settings.");
+    return hit;
+  }
+  return joined(ctx).where(usable).orderBy(desc(phoneNumbers.isDefault), desc(smsProviders.isDefault), asc(phoneNumbers.createdAt)).get() ?? null;
+}
+
+export function numberById(ctx: AppContext, id: string): PhoneNumberRow | undefined {
+  return ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.id, id)).get();
+}

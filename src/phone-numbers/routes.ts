@@ -1,0 +1,68 @@
+import { Elysia, t } from "elysia";
+import { NUMBER_KINDS } from "../../db/schema";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { addNumber, deleteNumber, listNumbers, updateNumber } from "./numbers";
+
+const kind = t.Union(NUMBER_KINDS.map((k) => t.Literal(k)), { error: "Kind must be long_code, toll_free, short_code or alphanumeric" });
+const rate = t.Number({ minimum: 0, maximum: 10_000, error: "Messages per second must be a number from 0 to 10,000 (0: no limit)" });
+const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
+
+export function phoneNumberRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/phone-numbers" })
+    .use(authGuard(ctx))
+    .get("/", ({ user, query }) => listNumbers(ctx, user.id, query.page ?? 1, query.pageSize ?? 50), {
+      auth: true,
+      query: t.Object({
+        page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+        pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 50 })),
+      }),
+    })
+    .post(
+      "/",
+      ({ user, body, set }) => {
+        if (!body.providerId) throw badRequest("Please choose an active provider");
+        if (!body.phoneNumber?.trim()) throw badRequest("Phone number is required");
+        set.status = 201;
+        return addNumber(ctx, user.id, {
+          providerId: body.providerId,
+          phoneNumber: body.phoneNumber,
+          displayName: body.displayName ?? undefined,
+          isDefault: body.isDefault,
+          kind: body.kind,
+          messagesPerSecond: body.messagesPerSecond,
+        });
+      },
+      {
+        auth: true,
+        body: t.Object({
+          providerId: t.Optional(t.String({ maxLength: 64 })),
+          phoneNumber: t.Optional(t.String({ maxLength: 40 })),
+          displayName: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+          isDefault: t.Optional(t.Boolean()),
+          kind: t.Optional(kind),
+          messagesPerSecond: t.Optional(rate),
+        }),
+      },
+    )
+    .patch("/:id", ({ user, params, body }) => updateNumber(ctx, user.id, params.id, body), {
+      auth: true,
+      params: idParams,
+      body: t.Object({
+        displayName: t.Optional(t.String({ maxLength: 100 })),
+        messagesPerSecond: t.Optional(rate),
+        isDefault: t.Optional(t.Boolean()),
+        isActive: t.Optional(t.Boolean()),
+        kind: t.Optional(kind),
+      }),
+    })
+    .delete(
+      "/:id",
+      ({ user, params }) => {
+        deleteNumber(ctx, user.id, params.id);
+        return { message: "Phone number removed" };
+      },
+      { auth: true, params: idParams },
+    );
+}

@@ -1,0 +1,152 @@
+import { and, asc, count, eq, ne } from "drizzle-orm";
+import { smsProviders, type ProviderKind, type SimulatorSettings } from "../../db/schema";
+import type { AppContext } from "../context";
+import { notFound } from "../http/errors";
+import { credentialHint, openCredentials, sealCredentials, webhookSecret } from "./credentials";
+import type { Credentials } from "./types";
+
+export type ProviderAccount = typeof smsProviders.$inferSelect;
+
+export const SIMULATOR_DEFAULTS: SimulatorSettings = { deliveryDelayMs: 1000, failRate: 0, throttleRate: 0, errorRate: 0 };
+
+const newId = () => Bun.randomUUIDv7();
+
+/** Providers whose webhooks carry no signature: their URL carries the account's secret instead. */
+export const URL_SECRET_PROVIDERS: ProviderKind[] = ["brevo", "textmagic", "clicksend", "simulator"];
+
+/** The exact URL to give the provider for inbound messages and delivery reports. */
+export function webhookUrl(ctx: AppContext, account: Pick<ProviderAccount, "id" | "userId" | "provider">): string {
+  const base = `${ctx.config.publicUrl}/api/webhooks/${account.provider}/sms/${account.userId}`;
+  return URL_SECRET_PROVIDERS.includes(account.provider) ? `${base}?key=${webhookSecret(ctx, account.id)}` : base;
+}
+
+export function simulatorSettings(account: ProviderAccount): SimulatorSettings {
+  return { ...SIMULATOR_DEFAULTS, ...account.settings };
+}
+
+/** What any call may show of an account: never the credentials, at most their last 4 characters. */
+export function providerView(ctx: AppContext, a: ProviderAccount) {
+  return {
+    id: a.id,
+    provider: a.provider,
+    displayName: a.displayName,
+    credentialHint: a.credentialHint,
+    isDefault: a.isDefault,
+    isActive: a.isActive,
+    messagesPerSecond: a.messagesPerSecond,
+    simulated: a.provider === "simulator",
+    settings: a.provider === "simulator" ? simulatorSettings(a) : {},
+    webhookUrl: webhookUrl(ctx, a),
+    createdAt: a.createdAt.toISOString(),
+  };
+}
+
+export function listProviders(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
+  const where = eq(smsProviders.userId, userId);
+  const rows = ctx.db
+    .select()
+    .from(smsProviders)
+    .where(where)
+    .orderBy(asc(smsProviders.createdAt), asc(smsProviders.id))
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .all();
+  const total = ctx.db.select({ n: count() }).from(smsProviders).where(where).get()!.n;
+  return { data: rows.map((a) => providerView(ctx, a)), total, page, pageSize };
+}
+
+export function providersOfKind(ctx: AppContext, userId: string, kind: ProviderKind): ProviderAccount[] {
+  return ctx.db
+    .select()
+    .from(smsProviders)
+    .where(and(eq(smsProviders.userId, userId), eq(smsProviders.provider, kind)))
+    .all();
+}
+
+/** An account of the user's; another user's id answers 404 exactly like a missing one. */
+export function getProvider(ctx: AppContext, userId: string, id: string): ProviderAccount {
+  const row = ctx.db
+    .select()
+    .from(smsProviders)
+    .where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, id)))
+    .get();
+  if (!row) throw notFound("Provider not found");
+  return row;
+}
+
+export function findProviderById(ctx: AppContext, id: string): ProviderAccount | undefined {
+  return ctx.db.select().from(smsProviders).where(eq(smsProviders.id, id)).get();
+}
+
+export function providerCredentials(ctx: AppContext, account: ProviderAccount): Credentials {
+  return openCredentials(ctx, account.credentialsEncrypted);
+}
+
+export function createProvider(
+  ctx: AppContext,
+  userId: string,
+  input: { provider: ProviderKind; displayName: string; credentials: Credentials; isDefault: boolean; messagesPerSecond: number | null },
+): ProviderAccount {
+  const id = newId();
+  return ctx.db.transaction((tx) => {
+    const hasDefault = tx
+      .select({ id: smsProviders.id })
+      .from(smsProviders)
+      .where(and(eq(smsProviders.userId, userId), eq(smsProviders.isDefault, true)))
+      .get();
+    const isDefault = input.isDefault || !hasDefault;
+    if (isDefault) tx.update(smsProviders).set({ isDefault: false }).where(eq(smsProviders.userId, userId)).run();
+    return tx
+      .insert(smsProviders)
+      .values({
+        id,
+        userId,
+        provider: input.provider,
+        displayName: input.displayName,
+        credentialsEncrypted: sealCredentials(ctx, input.credentials),
+        credentialHint: credentialHint(input.provider, input.credentials),
+        messagesPerSecond: input.messagesPerSecond,
+        settings: input.provider === "simulator" ? SIMULATOR_DEFAULTS : {},
+        isDefault,
+        createdAt: new Date(ctx.now()),
+      })
+      .returning()
+      .get();
+  });
+}
+
+export function updateProvider(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  patch: { displayName?: string; isDefault?: boolean; isActive?: boolean; messagesPerSecond?: number | null; settings?: Partial<SimulatorSettings> },
+): ProviderAccount {
+  const current = getProvider(ctx, userId, id);
+  return ctx.db.transaction((tx) => {
+    if (patch.isDefault) tx.update(smsProviders).set({ isDefault: false }).where(and(eq(smsProviders.userId, userId), ne(smsProviders.id, id))).run();
+    return tx
+      .update(smsProviders)
+      .set({
+        ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
+        ...(patch.isDefault !== undefined ? { isDefault: patch.isDefault } : {}),
+        ...(patch.isActive !== undefined ? { isActive: patch.isActive } : {}),
+        ...(patch.messagesPerSecond !== undefined ? { messagesPerSecond: patch.messagesPerSecond } : {}),
+        ...(patch.settings && current.provider === "simulator" ? { settings: { ...simulatorSettings(current), ...patch.settings } } : {}),
+      })
+      .where(eq(smsProviders.id, id))
+      .returning()
+      .get();
+  });
+}
+
+/** Deletes an account (its numbers go with it); the next oldest account becomes the default. */
+export function deleteProvider(ctx: AppContext, userId: string, id: string) {
+  const current = getProvider(ctx, userId, id);
+  ctx.db.transaction((tx) => {
+    tx.delete(smsProviders).where(eq(smsProviders.id, id)).run();
+    if (current.isDefault) {
+      const next = tx.select({ id: smsProviders.id }).from(smsProviders).where(eq(smsProviders.userId, userId)).orderBy(asc(smsProviders.createdAt)).get();
+      if (next) tx.update(smsProviders).set({ isDefault: true }).where(eq(smsProviders.id, next.id)).run();
+    }
+  });
+}

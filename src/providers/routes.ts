@@ -1,0 +1,180 @@
+import { Elysia, t } from "elysia";
+import { PROVIDER_KINDS, type ProviderKind } from "../../db/schema";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { recipientPhone } from "../messages/messages";
+import { sendingManager } from "../sending/manager";
+import {
+  createProvider, deleteProvider, getProvider, listProviders, providersOfKind, providerView, updateProvider, URL_SECRET_PROVIDERS, webhookUrl,
+} from "./accounts";
+import { cleanCredentials, CREDENTIAL_FIELDS, PROVIDER_LABELS } from "./credentials";
+import { adapterFor, forgetAdapter } from "./registry";
+import { createSimulatorAdapter } from "./simulator";
+import { ProviderError } from "./types";
+
+const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
+const paging = t.Object({
+  page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+  pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 50 })),
+});
+const rate = t.Nullable(t.Number({ minimum: 0, maximum: 10_000, error: "Messages per second must be a number from 0 to 10,000" }));
+const fraction = (label: string) => t.Number({ minimum: 0, maximum: 1, error: `${label} must be between 0 and 1` });
+
+/** A provider failure in words a user can act on. */
+export function describeProviderError(err: unknown): string {
+  if (!(err instanceof ProviderError)) return (err as Error)?.message || "Unexpected error";
+  if (err.code === "network" || err.code === "timeout") return "Failed to connect to provider API";
+  const code = err.code && !err.message.includes(err.code) ? ` (${err.code})` : "";
+  if (err.kind === "auth") return `Authentication failed: ${err.message}${code}`;
+  if (err.kind === "rate_limited") return `The provider is rate limiting requests; try again shortly${code}`;
+  return `${err.message}${code}`;
+}
+
+export function providerRoutes(ctx: AppContext) {
+  return new Elysia()
+    .use(authGuard(ctx))
+    .get("/api/sms-providers", ({ user, query }) => listProviders(ctx, user.id, query.page ?? 1, query.pageSize ?? 50), { auth: true, query: paging })
+    .get(
+      "/api/sms-providers/fields",
+      () => ({ ...CREDENTIAL_FIELDS, labels: PROVIDER_LABELS }),
+      { auth: true },
+    )
+    .get(
+      "/api/sms-providers/webhook-urls",
+      ({ user }) => {
+        type WebhookUrl = { provider: ProviderKind; label: string; url: string | null; needsAccount: boolean; providerId?: string };
+        const urls = (PROVIDER_KINDS.filter((k) => k !== "simulator") as ProviderKind[]).flatMap((kind): WebhookUrl[] => {
+          const label = PROVIDER_LABELS[kind];
+          if (!URL_SECRET_PROVIDERS.includes(kind)) {
+            return [{ provider: kind, label, url: `${ctx.config.publicUrl}/api/webhooks/${kind}/sms/${user.id}`, needsAccount: false }];
+          }
+          const accounts = providersOfKind(ctx, user.id, kind);
+          if (!accounts.length) return [{ provider: kind, label, url: null, needsAccount: true }];
+          return accounts.map((a) => ({ provider: kind, label: `${label}: ${a.displayName}`, url: webhookUrl(ctx, a), needsAccount: false, providerId: a.id }));
+        });
+        return { userId: user.id, urls };
+      },
+      { auth: true },
+    )
+    .post(
+      "/api/sms-providers",
+      ({ user, body, set }) => {
+        const kind = body.provider?.trim().toLowerCase() as ProviderKind | undefined;
+        if (!kind || !PROVIDER_KINDS.includes(kind)) throw badRequest("Please choose a provider");
+        const displayName = body.displayName?.trim();
+        if (!displayName) throw badRequest("Display name is required");
+        const credentials = cleanCredentials(kind, body as Record<string, unknown>);
+        const account = createProvider(ctx, user.id, {
+          provider: kind,
+          displayName,
+          credentials,
+          isDefault: !!body.isDefault,
+          messagesPerSecond: body.messagesPerSecond ?? null,
+        });
+        set.status = 201;
+        return providerView(ctx, account);
+      },
+      {
+        auth: true,
+        body: t.Object({
+          provider: t.Optional(t.String({ maxLength: 20 })),
+          displayName: t.Optional(t.String({ maxLength: 100 })),
+          isDefault: t.Optional(t.Boolean()),
+          messagesPerSecond: t.Optional(rate),
+          accountSid: t.Optional(t.String({ maxLength: 500 })),
+          authToken: t.Optional(t.String({ maxLength: 500 })),
+          apiKey: t.Optional(t.String({ maxLength: 500 })),
+          apiSecret: t.Optional(t.String({ maxLength: 500 })),
+          publicKey: t.Optional(t.String({ maxLength: 500 })),
+        }),
+      },
+    )
+    .patch(
+      "/api/sms-providers/:id",
+      ({ user, params, body }) => {
+        if (body.displayName !== undefined && !body.displayName.trim()) throw badRequest("Display name is required");
+        const account = updateProvider(ctx, user.id, params.id, { ...body, displayName: body.displayName?.trim() });
+        forgetAdapter(ctx, account.id);
+        return providerView(ctx, account);
+      },
+      {
+        auth: true,
+        params: idParams,
+        body: t.Object({
+          displayName: t.Optional(t.String({ maxLength: 100 })),
+          isDefault: t.Optional(t.Boolean()),
+          isActive: t.Optional(t.Boolean()),
+          messagesPerSecond: t.Optional(rate),
+          settings: t.Optional(
+            t.Object({
+              deliveryDelayMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, error: "Delivery delay must be 0 to 600,000 ms" })),
+              failRate: t.Optional(fraction("Fail rate")),
+              throttleRate: t.Optional(fraction("Throttle rate")),
+              errorRate: t.Optional(fraction("Error rate")),
+            }),
+          ),
+        }),
+      },
+    )
+    .delete(
+      "/api/sms-providers/:id",
+      ({ user, params }) => {
+        deleteProvider(ctx, user.id, params.id);
+        forgetAdapter(ctx, params.id);
+        return { message: "Provider deleted" };
+      },
+      { auth: true, params: idParams },
+    )
+    .post(
+      "/api/sms-providers/:id/test",
+      async ({ user, params }) => {
+        const account = getProvider(ctx, user.id, params.id);
+        try {
+          const adapter = await adapterFor(ctx, account);
+          return { success: true, message: await adapter.testConnection() };
+        } catch (err) {
+          return { success: false, error: describeProviderError(err) };
+        }
+      },
+      { auth: true, params: idParams },
+    )
+    .get(
+      "/api/providers/:id/available-numbers",
+      async ({ user, params }) => {
+        const account = getProvider(ctx, user.id, params.id);
+        try {
+          const adapter = await adapterFor(ctx, account);
+          return { success: true, numbers: await adapter.listNumbers() };
+        } catch (err) {
+          return { success: false, numbers: [], error: describeProviderError(err) };
+        }
+      },
+      { auth: true, params: idParams },
+    )
+    .post(
+      "/api/sms-providers/:id/simulate-inbound",
+      async ({ user, params, body, set }) => {
+        const account = getProvider(ctx, user.id, params.id);
+        if (account.provider !== "simulator") throw badRequest("Only the simulator can simulate a reply");
+        const text = body.body.trim();
+        if (!text) throw badRequest("Message content is required");
+        const from = recipientPhone(ctx, user.id, body.from);
+        const adapter = (await adapterFor(ctx, account)) as ReturnType<typeof createSimulatorAdapter>;
+        const to = body.to?.trim() || (await adapter.listNumbers())[0]!.phoneNumber;
+        adapter.simulateInbound(from, to, text);
+        sendingManager(ctx).wake();
+        set.status = 202;
+        return { message: "Reply simulated" };
+      },
+      {
+        auth: true,
+        params: idParams,
+        body: t.Object({
+          from: t.String({ maxLength: 40 }),
+          to: t.Optional(t.String({ maxLength: 40 })),
+          body: t.String({ maxLength: 1600 }),
+        }),
+      },
+    );
+}

@@ -1,0 +1,159 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { SimulatorSettings } from "../../db/schema";
+import type { AppContext } from "../context";
+import { ProviderError, WebhookRejected, type ProviderAdapter, type WebhookEvent } from "./types";
+
+/**
+ * The built-in simulator provider: accepts messages at any rate and reports their fate later through the same
+ * webhook path a real provider uses (POST /api/webhooks/simulator/sms/{userId}?key=...), in batches.
+ *
+ * Test range (documented in the help and on the Phone Settings page), +1 NPA 555-01XX:
+ *   0100-0149 delivered normally;  0150-0179 accepted, then reported failed (30003 unreachable handset);
+ *   0180-0189 rejected at send (21211 invalid number);  0190-0199 rejected at send as opted out (21610).
+ * Any other number is delivered, except for the configured fractions: failRate (reported failed later),
+ * throttleRate (answers 429 with Retry-After 1 s) and errorRate (answers 500).
+ */
+export const SIMULATOR_TEST_RANGE = /^\+1\d{3}5550(1\d\d)$/;
+const MAX_EVENTS_PER_POST = 2000;
+const TICK_MS = 50;
+
+type SimEvent =
+  | { type: "status"; id: string; status: "delivered" | "failed"; errorCode?: string; errorMessage?: string }
+  | { type: "inbound"; id: string; from: string; to: string; body: string };
+
+type Pending = { due: number; event: SimEvent };
+
+/** One queue of reports per account; a timer runs only while some report is waiting. */
+class SimulatorHub {
+  private queues = new Map<string, { url: string; items: Pending[] }>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = false;
+
+  constructor(private ctx: AppContext) {
+    ctx.onStop.push(() => {
+      this.stopped = true;
+      if (this.timer) clearTimeout(this.timer);
+      this.queues.clear();
+    });
+  }
+
+  push(accountId: string, url: string, pending: Pending) {
+    if (this.stopped) return;
+    let q = this.queues.get(accountId);
+    if (!q) this.queues.set(accountId, (q = { url, items: [] }));
+    q.url = url;
+    q.items.push(pending);
+    this.schedule();
+  }
+
+  private schedule() {
+    if (this.timer || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush().finally(() => {
+        if ([...this.queues.values()].some((q) => q.items.length)) this.schedule();
+      });
+    }, TICK_MS);
+  }
+
+  private async flush() {
+    const now = this.ctx.now();
+    for (const q of this.queues.values()) {
+      let due = 0;
+      while (due < q.items.length && q.items[due]!.due <= now) due++;
+      if (!due) continue;
+      const batch = q.items.splice(0, due).map((p) => p.event);
+      for (let i = 0; i < batch.length && !this.stopped; i += MAX_EVENTS_PER_POST) {
+        const body = JSON.stringify({ events: batch.slice(i, i + MAX_EVENTS_PER_POST) });
+        try {
+          const res = await this.ctx.dispatch(new Request(q.url, { method: "POST", headers: { "content-type": "application/json" }, body }));
+          if (!res.ok) this.ctx.log(`simulator: webhook answered ${res.status}`);
+        } catch (err) {
+          if (!this.stopped) this.ctx.log(`simulator: webhook failed: ${(err as Error).message}`);
+        }
+      }
+    }
+  }
+}
+
+const hubs = new WeakMap<AppContext, SimulatorHub>();
+const hubFor = (ctx: AppContext) => {
+  let hub = hubs.get(ctx);
+  if (!hub) hubs.set(ctx, (hub = new SimulatorHub(ctx)));
+  return hub;
+};
+
+/** Three stable numbers per simulator account, so the same account always offers the same senders. */
+export function simulatorNumbers(accountId: string): string[] {
+  const digest = createHash("sha256").update(accountId).digest();
+  return [0, 1, 2].map((i) => `+1202555${String(2000 + ((digest.readUInt16BE(i * 2) + i) % 8000)).padStart(4, "0")}`);
+}
+
+export type SimulatorAccount = { id: string; webhookUrl: string; settings: SimulatorSettings };
+
+export function createSimulatorAdapter(ctx: AppContext, account: SimulatorAccount): ProviderAdapter & {
+  simulateInbound(from: string, to: string, body: string): void;
+} {
+  const hub = hubFor(ctx);
+  const s = account.settings;
+  const report = (event: SimEvent, delayMs: number) => hub.push(account.id, account.webhookUrl, { due: ctx.now() + delayMs, event });
+
+  return {
+    kind: "simulator",
+    webhookAuth: "url-secret",
+
+    async send(message) {
+      const roll = Math.random();
+      if (roll < s.throttleRate) throw new ProviderError("rate_limited", "429", "Simulated rate limit: too many requests", 429, 1000);
+      if (roll < s.throttleRate + s.errorRate) throw new ProviderError("transient", "500", "Simulated provider error", 500);
+      const test = SIMULATOR_TEST_RANGE.exec(message.to);
+      const line = test ? Number(test[1]) : -1;
+      if (line >= 180 && line <= 189) throw new ProviderError("permanent", "21211", `The 'To' number ${message.to} is not a valid phone number.`, 400);
+      if (line >= 190) throw new ProviderError("opted_out", "21610", "Attempt to send to unsubscribed recipient", 400);
+      const id = `SIM${randomBytes(12).toString("hex")}`;
+      const fails = (line >= 150 && line <= 179) || (line < 0 && Math.random() < s.failRate);
+      report(
+        fails
+          ? { type: "status", id, status: "failed", errorCode: "30003", errorMessage: "Unreachable destination handset" }
+          : { type: "status", id, status: "delivered" },
+        s.deliveryDelayMs,
+      );
+      return { providerMessageId: id, status: "sent" };
+    },
+
+    async listNumbers() {
+      return simulatorNumbers(account.id).map((phoneNumber, i) => ({
+        phoneNumber,
+        displayName: `Simulator line ${i + 1}`,
+        capabilities: ["sms"],
+      }));
+    },
+
+    async testConnection() {
+      return "Simulator ready: messages are simulated and never reach real phones";
+    },
+
+    parseWebhook(request) {
+      let parsed: { events?: SimEvent[] };
+      try {
+        parsed = JSON.parse(request.rawBody) as { events?: SimEvent[] };
+      } catch {
+        throw new WebhookRejected("not JSON");
+      }
+      if (!Array.isArray(parsed.events)) throw new WebhookRejected("no events");
+      const events: WebhookEvent[] = [];
+      for (const e of parsed.events) {
+        if (e?.type === "status" && typeof e.id === "string") {
+          events.push({ type: "status", providerMessageId: e.id, status: e.status === "failed" ? "failed" : "delivered", errorCode: e.errorCode ?? null, errorMessage: e.errorMessage ?? null });
+        } else if (e?.type === "inbound" && typeof e.id === "string" && typeof e.from === "string" && typeof e.body === "string") {
+          events.push({ type: "inbound", providerMessageId: e.id, from: e.from, to: String(e.to ?? ""), body: e.body });
+        }
+      }
+      return { events };
+    },
+
+    simulateInbound(from, to, body) {
+      report({ type: "inbound", id: `SIM${randomBytes(12).toString("hex")}`, from, to, body }, 0);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { ProviderKind } from "../../db/schema";
+
+export type { ProviderKind };
+
+/** What a provider tells us about an outbound message, in our words. */
+export type ProviderStatus = "queued" | "sent" | "delivered" | "failed";
+
+export type OutboundMessage = {
+  /** E.164 recipient. */
+  to: string;
+  /** The sender: E.164 number, short code or alphanumeric sender name. */
+  from: string;
+  body: string;
+  /** Where the provider should post delivery reports for this message (providers that take one per message). */
+  statusCallbackUrl: string;
+  /** Our message id, for providers that echo a reference back. */
+  reference: string;
+};
+
+export type SendResult = {
+  providerMessageId: string;
+  status: ProviderStatus;
+  /** Segments the provider counted, when it says. */
+  segments?: number;
+};
+
+/**
+ * - transient: 5xx, timeouts, network errors; retry with backoff.
+ * - rate_limited: 429; retry after `retryAfterMs` (the provider's Retry-After when given), not a failure.
+ * - permanent: bad number, blocked, rejected content; fail at once.
+ * - opted_out: the recipient opted out at the provider (Twilio 21610, Telnyx 40300); fail and mark the contact.
+ * - auth: credentials refused; fail at once (and the account needs attention).
+ */
+export type ProviderErrorKind = "transient" | "rate_limited" | "permanent" | "opted_out" | "auth";
+
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: ProviderErrorKind,
+    /** The provider's own error code, as a string ('21610', '40300', 'invalid_parameter', 'HTTP 500'...). */
+    readonly code: string | null,
+    message: string,
+    readonly httpStatus: number | null = null,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+  }
+
+  get retryable() {
+    return this.kind === "transient" || this.kind === "rate_limited";
+  }
+}
+
+/** A number the provider account owns, offered when adding a sender number. */
+export type AvailableNumber = { phoneNumber: string; displayName: string; capabilities: string[] };
+
+/** A webhook request as received, with the URL the provider called (PUBLIC_URL + path + query). */
+export type WebhookRequest = {
+  url: string;
+  headers: Headers;
+  rawBody: string;
+  contentType: string;
+  /** Now in ms (the server's clock; tests control it). */
+  now: number;
+};
+
+export type WebhookEvent =
+  | {
+      type: "status";
+      providerMessageId: string;
+      status: ProviderStatus;
+      errorCode?: string | null;
+      errorMessage?: string | null;
+    }
+  | {
+      type: "inbound";
+      providerMessageId: string;
+      /** E.164 (or as the provider gave it when it is not a number). */
+      from: string;
+      to: string;
+      body: string;
+      media?: string[];
+    };
+
+export type WebhookParseResult = {
+  events: WebhookEvent[];
+  /** A body the provider expects back (Twilio: empty TwiML). Default: `{"ok":true}` JSON. */
+  reply?: { body: string; contentType: string };
+};
+
+/** Thrown by `parseWebhook` when the request is not authentic; answered 403 with nothing changed. */
+export class WebhookRejected extends Error {}
+
+export interface ProviderAdapter {
+  readonly kind: ProviderKind;
+  /**
+   * How webhooks from this provider are authenticated: 'signature' adapters verify inside `parseWebhook`;
+   * 'url-secret' providers sign nothing, so the route checks the per-account secret in the URL first.
+   */
+  readonly webhookAuth: "signature" | "url-secret";
+  send(message: OutboundMessage): Promise<SendResult>;
+  /** The numbers (or sender names) the account owns. */
+  listNumbers(): Promise<AvailableNumber[]>;
+  /** A real cheap call (account fetch, balance or ping); answers a short description, throws ProviderError. */
+  testConnection(): Promise<string>;
+  /** Verifies (throws WebhookRejected) and parses an inbound-message or delivery-report webhook. */
+  parseWebhook(request: WebhookRequest): WebhookParseResult | Promise<WebhookParseResult>;
+}
+
+/** Decrypted credentials, by field name (see credentials.ts for each provider's fields). */
+export type Credentials = Record<string, string>;
+
+export type AdapterOptions = {
+  /** API origin (and path prefix) from TWILIO_API_BASE etc., defaulting to the provider's real one. */
+  baseUrl: string;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+};
