@@ -233,6 +233,11 @@ export function createTwilioAdapter(
 
   return {
     kind: "twilio",
+    async prepare() {
+      // The SDK also loads its API modules on first use: touch the messages resource now, not on the first paced send.
+      const twilio = await sdk();
+      void twilio(accountSid, authToken, { autoRetry: false }).messages;
+    },
     webhookAuth: "signature",
 
     async send(message: OutboundMessage): Promise<SendResult> {

@@ -97,6 +97,8 @@ export interface ProviderAdapter {
    * 'url-secret' providers sign nothing, so the route checks the per-account secret in the URL first.
    */
   readonly webhookAuth: "signature" | "url-secret";
+  /** Loads what the first call would otherwise load (an SDK), so paced sends start when they are counted. */
+  prepare?(): Promise<void>;
   send(message: OutboundMessage): Promise<SendResult>;
   /** The numbers (or sender names) the account owns. */
   listNumbers(): Promise<AvailableNumber[]>;

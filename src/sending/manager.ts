@@ -5,8 +5,8 @@ import type { AppContext } from "../context";
 import { applyStatusEvents, takeEarlyReport } from "../messages/messages";
 import { numberById } from "../phone-numbers/numbers";
 import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
-import { adapterFor } from "../providers/registry";
-import { ProviderError, type SendResult } from "../providers/types";
+import { adapterFor, readyAdapter } from "../providers/registry";
+import { ProviderError, type ProviderAdapter, type SendResult } from "../providers/types";
 import { findUserById } from "../users/queries";
 import { SlidingWindow } from "./pace";
 import { quietUntil, zoneForRecipient } from "./quiet-hours";
@@ -53,6 +53,7 @@ type Claimed = {
 };
 
 type Outcome = { row: Claimed; lane: Lane; result?: SendResult; error?: unknown };
+type Admitted = Claimed & { laneSlot: number; accountSlot: number };
 
 /** One sender number: its own pace, its own 429 back-off. */
 type Lane = {
@@ -92,7 +93,7 @@ export class SendingManager {
 
   constructor(
     private ctx: AppContext,
-    private opts: ManagerOptions = DEFAULT_MANAGER_OPTIONS,
+    readonly options: ManagerOptions = { ...DEFAULT_MANAGER_OPTIONS },
   ) {
     const db = ctx.db.$client;
     this.st = {
@@ -155,10 +156,9 @@ export class SendingManager {
 
   /** Something was queued (or a campaign resumed): look now rather than at the next idle pass. */
   wake(laneId?: string) {
-    if (laneId) {
-      const lane = this.lanes.get(laneId);
-      if (lane) lane.idleUntil = 0;
-    } else {
+    const lane = laneId ? this.lanes.get(laneId) : undefined;
+    if (lane) lane.idleUntil = 0;
+    else {
       for (const lane of this.lanes.values()) lane.idleUntil = 0;
       this.lanesCheckedAt = 0;
     }
@@ -195,11 +195,11 @@ export class SendingManager {
     if (!this.running) return;
     this.passing = true;
     this.again = false;
-    let sleep = this.opts.idleMs;
+    let sleep = this.options.idleMs;
     try {
       const now = this.ctx.now();
       this.flushOutcomes();
-      if (now - this.lanesCheckedAt >= this.opts.idleMs) {
+      if (Math.abs(now - this.lanesCheckedAt) >= this.options.idleMs) {
         this.lanesCheckedAt = now;
         this.st.orphans!.run(now);
         for (const { id } of this.st.lanes!.all(now + 1) as { id: string }[]) if (!this.lanes.has(id)) this.addLane(id);
@@ -218,7 +218,7 @@ export class SendingManager {
       }
     } catch (err) {
       this.ctx.log(`sending: pass failed: ${(err as Error)?.stack ?? err}`);
-      sleep = this.opts.idleMs;
+      sleep = this.options.idleMs;
     } finally {
       this.passing = false;
     }
@@ -258,7 +258,7 @@ export class SendingManager {
       const number = numberById(this.ctx, lane.id);
       if (!number) {
         this.lanes.delete(lane.id);
-        return now + this.opts.idleMs;
+        return now + this.options.idleMs;
       }
       lane.configuredRate = number.messagesPerSecond;
       lane.fromNumber = number.phoneNumber;
@@ -267,14 +267,23 @@ export class SendingManager {
     }
     lane.window.limit = lane.configuredRate > 0 ? Math.max(lane.configuredRate * lane.slowdown, Math.min(1, lane.configuredRate)) : 0;
     const account = findProviderById(this.ctx, lane.providerId);
-    if (!account || !account.isActive) return (lane.idleUntil = now + this.opts.idleMs);
+    if (!account || !account.isActive) return (lane.idleUntil = now + this.options.idleMs);
+    // The pace is counted when a row is claimed, so the call must start then, not after a module load.
+    const adapter = readyAdapter(this.ctx, account);
+    if (!adapter) {
+      adapterFor(this.ctx, account).then(
+        () => this.wake(lane.id),
+        (err) => this.ctx.log(`sending: provider ${account.id} unavailable: ${(err as Error)?.message ?? err}`),
+      );
+      return (lane.idleUntil = now + this.options.idleMs);
+    }
     const accountWindow = this.accountWindow(account);
     const room = Math.min(lane.window.available(now), accountWindow.available(now));
-    const slots = this.opts.maxInFlight - lane.inFlight;
+    const slots = this.options.maxInFlight - lane.inFlight;
     if (room <= 0 || slots <= 0) {
       return slots <= 0 ? now + 5 : Math.max(lane.window.nextFreeAt(now), accountWindow.nextFreeAt(now));
     }
-    const limit = Math.max(1, Math.min(this.opts.maxBatch, slots, Number.isFinite(room) ? Math.ceil(room) : this.opts.maxBatch));
+    const limit = Math.max(1, Math.min(this.options.maxBatch, slots, Number.isFinite(room) ? Math.ceil(room) : this.options.maxBatch));
     const rows = this.st.claim!.all(lane.id, now, limit) as Claimed[];
     if (!rows.length) {
       const next = (this.st.nextDue!.get(lane.id) as { at: number | null }).at;
@@ -283,7 +292,7 @@ export class SendingManager {
     }
 
     const toSend = this.screen(rows, lane, accountWindow, now);
-    for (const row of toSend) void this.dispatch(account, lane, row);
+    for (const row of toSend) void this.dispatch(adapter, account, lane, accountWindow, row);
     return rows.length === limit || toSend.length ? now : now + 1;
   }
 
@@ -291,7 +300,7 @@ export class SendingManager {
    * The checks at the moment of sending, then the mark: rows that may go are set 'sending' in one committed
    * transaction before any provider call, within the lane's and the account's pace.
    */
-  private screen(rows: Claimed[], lane: Lane, accountWindow: SlidingWindow, now: number): Claimed[] {
+  private screen(rows: Claimed[], lane: Lane, accountWindow: SlidingWindow, now: number): Admitted[] {
     const st = this.st;
     const statuses = campaignStatuses(this.ctx, [...new Set(rows.map((r) => r.campaign_id).filter((c): c is string => !!c))]);
     const users = new Map<string, ReturnType<typeof findUserById>>();
@@ -299,7 +308,7 @@ export class SendingManager {
       if (!users.has(id)) users.set(id, findUserById(this.ctx, id));
       return users.get(id);
     };
-    const go: Claimed[] = [];
+    const go: Admitted[] = [];
     const touched = new Set<string>();
     this.ctx.db.$client.transaction(() => {
       for (const row of rows) {
@@ -348,21 +357,21 @@ export class SendingManager {
         }
         if (!lane.window.fits(now, row.segments) || !accountWindow.fits(now, row.segments)) break;
         if (st.markSending!.run(now, row.id).changes !== 1) continue;
-        lane.window.record(now, row.segments);
-        accountWindow.record(now, row.segments);
-        go.push(row);
+        go.push({ ...row, laneSlot: lane.window.record(now, row.segments), accountSlot: accountWindow.record(now, row.segments) });
       }
     })();
     for (const id of touched) settleCampaign(this.ctx, id);
     return go;
   }
 
-  private async dispatch(account: ProviderAccount, lane: Lane, row: Claimed) {
+  private async dispatch(adapter: ProviderAdapter, account: ProviderAccount, lane: Lane, accountWindow: SlidingWindow, row: Admitted) {
     lane.inFlight++;
     this.inFlight++;
+    const startedAt = this.ctx.now();
+    lane.window.sentAt(row.laneSlot, startedAt);
+    accountWindow.sentAt(row.accountSlot, startedAt);
     let outcome: Outcome;
     try {
-      const adapter = await adapterFor(this.ctx, account);
       const result = await adapter.send({
         to: row.phone,
         from: lane.fromNumber,
@@ -409,14 +418,15 @@ export class SendingManager {
         if (err.kind === "rate_limited") {
           const wait = err.retryAfterMs ?? 1000;
           lane.slowdown = Math.max(0.25, lane.slowdown / 2);
-          lane.idleUntil = Math.max(lane.idleUntil, now + wait);
+          lane.idleUntil = now + wait;
           st.retry!.run(1, now + wait, err.code, err.message, now, row.id);
           continue;
         }
-        if (err.kind === "transient" && row.attempts + 1 < this.opts.maxAttempts) {
-          const backoff = Math.min(this.opts.backoffCapMs, this.opts.backoffBaseMs * 2 ** row.attempts);
+        if (err.kind === "transient" && row.attempts + 1 < this.options.maxAttempts) {
+          const backoff = Math.min(this.options.backoffCapMs, this.options.backoffBaseMs * 2 ** row.attempts);
           const at = now + Math.max(err.retryAfterMs ?? 0, backoff * (0.75 + Math.random() * 0.5));
           st.retry!.run(0, at, err.code, err.message, now, row.id);
+          lane.idleUntil = Math.min(lane.idleUntil, at);
           continue;
         }
         st.finish!.run("failed", err.code, err.message, now, row.id);
@@ -427,7 +437,7 @@ export class SendingManager {
         if (row.campaign_id) {
           const n = (this.failures.get(row.campaign_id) ?? 0) + 1;
           this.failures.set(row.campaign_id, n);
-          if (n === this.opts.pauseAfterFailures) {
+          if (n === this.options.pauseAfterFailures) {
             const reason = `Paused after ${n} failed messages in a row. Last error: ${err.code ? `${err.code} ` : ""}${err.message}. Check SMS provider settings, then resume.`;
             pauseCampaign(this.ctx, row.campaign_id, reason);
             this.failures.set(row.campaign_id, 0);

@@ -1,6 +1,6 @@
 /** The window a messages-per-second limit is counted over, with a small guard for network jitter. */
 export const WINDOW_MS = 1000;
-const GUARD_MS = 20;
+const GUARD_MS = 50;
 
 /**
  * A sliding one-second window counted in SMS segments: a message may go when the segments sent in the last second
@@ -12,6 +12,8 @@ export class SlidingWindow {
   private times: number[] = [];
   private segments: number[] = [];
   private head = 0;
+  /** Entries dropped from the front of the arrays by compaction, so handles stay valid. */
+  private dropped = 0;
   private used = 0;
   private blockedUntil = 0;
 
@@ -26,6 +28,7 @@ export class SlidingWindow {
     if (this.head > 1024 && this.head * 2 > this.times.length) {
       this.times = this.times.slice(this.head);
       this.segments = this.segments.slice(this.head);
+      this.dropped += this.head;
       this.head = 0;
     }
   }
@@ -45,13 +48,25 @@ export class SlidingWindow {
     return segments > this.limit && free === this.limit;
   }
 
-  record(now: number, segments: number) {
-    if (this.limit <= 0) return;
+  /** Counts a message admitted now; answers a handle for `sentAt`. */
+  record(now: number, segments: number): number {
+    if (this.limit <= 0) return -1;
     const counted = Math.min(segments, this.limit);
     this.times.push(now);
     this.segments.push(counted);
     this.used += counted;
     if (segments > this.limit) this.blockedUntil = now + Math.ceil(segments / this.limit) * WINDOW_MS + GUARD_MS;
+    return this.dropped + this.times.length - 1;
+  }
+
+  /**
+   * Moves an admitted message to the instant its call actually starts: calls of one batch leave a few
+   * milliseconds apart, and the window must hold where the provider counts, not where the batch was claimed.
+   */
+  sentAt(handle: number, at: number) {
+    const i = handle - this.dropped;
+    if (handle < 0 || i < this.head || i >= this.times.length) return;
+    if (at > this.times[i]!) this.times[i] = at;
   }
 
   /** When the next segment could go (for sleeping until then). */

@@ -61,6 +61,7 @@ function firstInstantAt(z: Zone, localEnd: number, now: number, offsetNow: numbe
   if (offsetThen === offsetNow) return before;
   const after = localEnd - offsetThen;
   if (after > now && offsetAt(z, after) === offsetThen) return after;
+  // Neither reading exists: find the minute the clock jumps.
   let lo = Math.floor(now / MINUTE);
   let hi = Math.ceil(before / MINUTE);
   while (hi - lo > 1) {

@@ -1,11 +1,11 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { Metadata, PhoneNumber } from "libphonenumber-js/core";
 import metadata from "libphonenumber-js/min/metadata";
 
 /**
  * Where a recipient's clock is, from the number alone: North American numbers by area code, every other
  * number by its country, refined by area code in the few multi-zone countries where the area code is a clear
- * and cheap signal. Pure and table driven: a lookup costs a Map access, or one libphonenumber parse for the
- * calling codes several countries share (+7, +44, +61 ...).
+ * and cheap signal. Pure and table driven: a lookup is a few Map accesses, plus libphonenumber's number-type
+ * patterns for the calling codes several countries share (+7, +44, +61 ...).
  */
 
 /**
@@ -159,10 +159,33 @@ function countryZones(table: string): Map<string, string> {
 const NANP = byKey(NANP_ZONE_CODES);
 const COUNTRY_ZONES = countryZones(COUNTRY_ZONE_TABLE);
 const PREFIX_ZONES = new Map(Object.entries(PREFIX_ZONE_TABLES).map(([country, table]) => [country, byKey(table)]));
-const CALLING_CODES = new Map(
-  Object.entries((metadata as { country_calling_codes: Record<string, string[]> }).country_calling_codes),
-);
 const E164 = /^\+[1-9]\d{6,14}$/;
+
+// The 3-argument PhoneNumber constructor and Metadata's numbering-plan methods are public in
+// libphonenumber-js/core but typed narrowly.
+const TypedNumber = PhoneNumber as unknown as new (country: string, national: string, json: unknown) => { getType(): unknown };
+const plans = new Metadata(metadata) as unknown as { selectNumberingPlan(c: string): void; leadingDigits(): string | undefined };
+type Plan = { country: string; leading: RegExp | null };
+const CALLING_CODES = new Map<string, Plan[]>(
+  Object.entries(metadata.country_calling_codes).map(([code, countries]) => [
+    code,
+    countries.map((country) => {
+      plans.selectNumberingPlan(country);
+      const leading = plans.leadingDigits();
+      return { country, leading: leading ? new RegExp(leading) : null };
+    }),
+  ]),
+);
+
+/**
+ * The ISO country of an E.164 number, decided as libphonenumber's parser decides it (getCountryByNationalNumber)
+ * without the cost of a parse; null when the number is not E.164 or its calling code is unknown.
+ */
+export function phoneCountry(e164: string): string | null {
+  if (!E164.test(e164)) return null;
+  const code = callingCodeOf(e164);
+  return code ? countryOf(CALLING_CODES.get(code)!, e164.slice(1 + code.length)) : null;
+}
 
 /** The IANA zone of an E.164 number's recipient, or null when the number says nothing about it. */
 export function recipientTimeZone(e164: string): string | null {
@@ -171,15 +194,34 @@ export function recipientTimeZone(e164: string): string | null {
     const zone = NANP.get(e164.slice(2, 5));
     if (zone) return zone;
   }
+  const code = callingCodeOf(e164);
+  if (!code) return null;
+  const national = e164.slice(1 + code.length);
+  const country = countryOf(CALLING_CODES.get(code)!, national);
+  return prefixZone(country, national) ?? COUNTRY_ZONES.get(country) ?? null;
+}
+
+/** Calling codes are prefix free: the first one an E.164 number starts with is its own. */
+function callingCodeOf(e164: string): string | undefined {
   for (let length = 1; length <= 3; length++) {
-    const countries = CALLING_CODES.get(e164.slice(1, 1 + length));
-    if (!countries) continue;
-    // Calling codes are prefix free, so the first hit is the code. Where countries share it, the library
-    // tells them apart; a number it cannot place stays with the code's main country (listed first).
-    const country = countries.length === 1 ? countries[0]! : (parsePhoneNumberFromString(e164)?.country ?? countries[0]!);
-    return prefixZone(country, e164.slice(1 + length)) ?? COUNTRY_ZONES.get(country) ?? null;
+    const code = e164.slice(1, 1 + length);
+    if (CALLING_CODES.has(code)) return code;
   }
-  return null;
+  return undefined;
+}
+
+/**
+ * The code's only country or, where countries share it, the first whose leading digits match or, lacking
+ * leading digits, whose number types recognise the number; one no country claims stays with the code's main
+ * country (listed first).
+ */
+function countryOf(countries: Plan[], national: string): string {
+  if (countries.length > 1) {
+    for (const { country, leading } of countries) {
+      if (leading ? national.search(leading) === 0 : new TypedNumber(country, national, metadata).getType()) return country;
+    }
+  }
+  return countries[0]!.country;
 }
 
 function prefixZone(country: string, national: string): string | undefined {

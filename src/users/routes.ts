@@ -2,21 +2,41 @@ import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "./regional-options";
-import { publicUser, saveOnboarding, updateUser } from "./queries";
+import { badRequest } from "../http/errors";
+import { publicUser, saveOnboarding, updateUser, type User } from "./queries";
+
+const CLOCK = "^([01]\\d|2[0-3]):[0-5]\\d$";
+
+/** Regional settings (platform.md) and the sending compliance settings (quiet hours, opt-out line, frequency cap). */
+function settingsView(user: User) {
+  return {
+    timezone: user.timezone,
+    locale: user.locale,
+    dateFormat: user.dateFormat,
+    quietHoursEnabled: user.quietHoursEnabled,
+    quietHoursStart: user.quietHoursStart,
+    quietHoursEnd: user.quietHoursEnd,
+    appendOptOut: user.appendOptOut,
+    frequencyCapPerDay: user.frequencyCapPerDay,
+  };
+}
 
 const oneOf = (values: readonly string[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });
 
 export function userRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/user" })
     .use(authGuard(ctx))
-    .get("/settings", ({ user }) => ({ timezone: user.timezone, locale: user.locale, dateFormat: user.dateFormat }), {
-      auth: true,
-    })
+    .get("/settings", ({ user }) => settingsView(user), { auth: true })
     .patch(
       "/settings",
       ({ user, body }) => {
-        const updated = updateUser(ctx, user.id, body);
-        return { timezone: updated.timezone, locale: updated.locale, dateFormat: updated.dateFormat };
+        if (body.quietHoursStart !== undefined && body.quietHoursStart === (body.quietHoursEnd ?? user.quietHoursEnd)) {
+          throw badRequest("Quiet hours must start and end at different times");
+        }
+        if (body.quietHoursEnd !== undefined && body.quietHoursEnd === (body.quietHoursStart ?? user.quietHoursStart)) {
+          throw badRequest("Quiet hours must start and end at different times");
+        }
+        return settingsView(updateUser(ctx, user.id, body));
       },
       {
         auth: true,
@@ -24,6 +44,11 @@ export function userRoutes(ctx: AppContext) {
           timezone: t.Optional(oneOf(TIMEZONES.map((z) => z.value), "Please choose one of the offered timezones")),
           locale: t.Optional(oneOf(LOCALES.map((l) => l.value), "Please choose one of the offered languages")),
           dateFormat: t.Optional(oneOf(DATE_FORMATS, "Please choose one of the offered date formats")),
+          quietHoursEnabled: t.Optional(t.Boolean()),
+          quietHoursStart: t.Optional(t.String({ pattern: CLOCK, error: "Quiet hours start must be a time like 21:00" })),
+          quietHoursEnd: t.Optional(t.String({ pattern: CLOCK, error: "Quiet hours end must be a time like 08:00" })),
+          appendOptOut: t.Optional(t.Boolean()),
+          frequencyCapPerDay: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 100, error: "The frequency cap must be 1 to 100 messages a day, or empty" }))),
         }),
       },
     )

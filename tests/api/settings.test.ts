@@ -22,7 +22,7 @@ describe("/api/user/settings", () => {
   test("GET returns the defaults", async () => {
     const res = await get();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY" });
+    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY", quietHoursEnabled: true, quietHoursStart: "21:00", quietHoursEnd: "08:00", appendOptOut: true, frequencyCapPerDay: null });
   });
 
   test("offers 22 timezones and 16 locales (business spec)", () => {
@@ -33,8 +33,8 @@ describe("/api/user/settings", () => {
   test("PATCH saves all three and GET and /api/auth/user reflect them", async () => {
     const res = await patch({ timezone: "Europe/Paris", locale: "fr-FR", dateFormat: "DD/MM/YYYY" });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ timezone: "Europe/Paris", locale: "fr-FR", dateFormat: "DD/MM/YYYY" });
-    expect((await get()).body).toEqual({ timezone: "Europe/Paris", locale: "fr-FR", dateFormat: "DD/MM/YYYY" });
+    expect(res.body).toMatchObject({ timezone: "Europe/Paris", locale: "fr-FR", dateFormat: "DD/MM/YYYY" });
+    expect((await get()).body).toMatchObject({ timezone: "Europe/Paris", locale: "fr-FR", dateFormat: "DD/MM/YYYY" });
     const user = await t.api("/api/auth/user", { token: account.token });
     expect(user.body.timezone).toBe("Europe/Paris");
     expect(user.body.locale).toBe("fr-FR");
@@ -44,7 +44,7 @@ describe("/api/user/settings", () => {
   test("PATCH with one field changes only that field", async () => {
     const res = await patch({ dateFormat: "YYYY-MM-DD" });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ timezone: "Europe/Paris", locale: "fr-FR", dateFormat: "YYYY-MM-DD" });
+    expect(res.body).toMatchObject({ timezone: "Europe/Paris", locale: "fr-FR", dateFormat: "YYYY-MM-DD" });
   });
 
   test.each([
@@ -67,7 +67,7 @@ describe("/api/user/settings", () => {
     for (const z of TIMEZONES) expect((await patch({ timezone: z.value })).status).toBe(200);
     for (const l of LOCALES) expect((await patch({ locale: l.value })).status).toBe(200);
     for (const f of DATE_FORMATS) expect((await patch({ dateFormat: f })).status).toBe(200);
-    expect((await get()).body).toEqual({ timezone: TIMEZONES.at(-1)!.value, locale: LOCALES.at(-1)!.value, dateFormat: DATE_FORMATS.at(-1)! });
+    expect((await get()).body).toMatchObject({ timezone: TIMEZONES.at(-1)!.value, locale: LOCALES.at(-1)!.value, dateFormat: DATE_FORMATS.at(-1)! });
   });
 
   test("other fields in the body cannot change the account (no role or email change)", async () => {
@@ -84,6 +84,20 @@ describe("/api/user/settings", () => {
   test("settings are per account", async () => {
     const other = await t.signUpVerified();
     const res = await t.api("/api/user/settings", { token: other.token });
-    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY" });
+    expect(res.body).toMatchObject({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY" });
+  });
+
+  test("sending compliance settings: quiet hours, opt-out line and frequency cap are saved and validated", async () => {
+    const res = await patch({ quietHoursEnabled: false, quietHoursStart: "22:30", quietHoursEnd: "07:15", appendOptOut: false, frequencyCapPerDay: 2 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ quietHoursEnabled: false, quietHoursStart: "22:30", quietHoursEnd: "07:15", appendOptOut: false, frequencyCapPerDay: 2 });
+    expect((await get()).body).toMatchObject({ quietHoursStart: "22:30", frequencyCapPerDay: 2 });
+    const bad = await patch({ quietHoursStart: "25:00" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Quiet hours start must be a time like 21:00");
+    expect((await patch({ quietHoursStart: "07:15" })).body.message).toBe("Quiet hours must start and end at different times");
+    expect((await patch({ frequencyCapPerDay: 0 })).status).toBe(400);
+    expect((await patch({ frequencyCapPerDay: null })).body.frequencyCapPerDay).toBeNull();
+    expect((await get()).body).toMatchObject({ quietHoursStart: "22:30", quietHoursEnd: "07:15" });
   });
 });

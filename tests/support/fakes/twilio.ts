@@ -19,6 +19,8 @@ export type TwilioFakeNumber = {
 };
 
 export type TwilioFakeRequest = {
+  /** Arrival time (ms), for checking the sender's pace. */
+  at: number;
   method: string;
   /** Path without the query, e.g. /2010-04-01/Accounts/AC.../Messages.json */
   path: string;
@@ -203,6 +205,7 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       const contentType = req.headers.get("content-type");
       const auth = basicUser(req.headers.get("authorization"));
       requests.push({
+        at: Date.now(),
         method: req.method,
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
