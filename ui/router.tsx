@@ -15,9 +15,11 @@ import { ContactsPage } from "./routes/app/contacts/contacts-page";
 import { HomePage } from "./routes/app/home";
 import { LicensePage } from "./routes/app/license";
 import { OnboardingPage } from "./routes/app/onboarding";
+import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-page";
 import { SegmentsPage } from "./routes/app/segments/segments-page";
 import { SecurityPage } from "./routes/app/security";
 import { SettingsPage } from "./routes/app/settings";
+import { WebhookSettingsPage } from "./routes/app/webhook-settings";
 import { AuthPage } from "./routes/auth/auth-page";
 import { ForgotPasswordPage } from "./routes/auth/forgot-password";
 import { ResetPasswordPage } from "./routes/auth/reset-password";
@@ -103,6 +105,9 @@ const routeTree = rootRoute.addChildren([
   page("/admin", AdminLoginPage),
   signedInPage("/admin/dashboard", AdminDashboardPage),
   signedInPage("/settings/security", SecurityPage),
+  signedInPage("/phone-settings", PhoneSettingsPage),
+  signedInPage("/settings/phone", PhoneSettingsPage),
+  signedInPage("/settings/webhook", WebhookSettingsPage),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });
