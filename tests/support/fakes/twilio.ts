@@ -204,7 +204,7 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       const text = await req.text();
       const contentType = req.headers.get("content-type");
       const auth = basicUser(req.headers.get("authorization"));
-      requests.push({
+      const record: TwilioFakeRequest = {
         at: Date.now(),
         method: req.method,
         path: url.pathname,
@@ -212,11 +212,12 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
         authUser: auth?.user ?? null,
         contentType,
         params: contentType?.startsWith("application/x-www-form-urlencoded") ? parseForm(text) : {},
-      });
+      };
+      requests.push(record);
       if (opts.delayMs) await Bun.sleep(opts.delayMs);
       if (!auth || auth.user !== accountSid || auth.password !== authToken) return twilioError(401, 20003, "Authenticate");
       const route = `${req.method} ${url.pathname}`;
-      if (route === `POST ${base}/Messages.json`) return sendMessage(requests.at(-1)!.params);
+      if (route === `POST ${base}/Messages.json`) return sendMessage(record.params);
       if (route === `GET ${base}/IncomingPhoneNumbers.json`) return listNumbers(url.searchParams);
       if (route === `GET ${base}.json`) {
         return Response.json({
