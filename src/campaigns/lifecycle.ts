@@ -16,9 +16,9 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
   const db = ctx.db.$client;
   db.transaction(() => {
     const changed = db
-      .prepare(`UPDATE campaigns SET status = 'paused', pause_reason = ?, updated_at = ? WHERE id = ? AND status IN ('sending', 'scheduled')`)
+      .query(`UPDATE campaigns SET status = 'paused', pause_reason = ?, updated_at = ? WHERE id = ? AND status IN ('sending', 'scheduled')`)
       .run(reason, ctx.now(), id);
-    if (changed.changes) db.prepare(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
+    if (changed.changes) db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
   })();
 }
 
@@ -28,10 +28,10 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
  */
 export function settleCampaign(ctx: AppContext, id: string) {
   const db = ctx.db.$client;
-  if (!db.prepare(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending'`).get(id)) return;
-  if (db.prepare(`SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending') LIMIT 1`).get(id)) return;
+  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending'`).get(id)) return;
+  if (db.query(`SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending') LIMIT 1`).get(id)) return;
   const counts = db
-    .prepare(`SELECT sum(status IN ('sent','delivered','unknown')) AS out, sum(status = 'failed') AS failed FROM messages WHERE campaign_id = ?`)
+    .query(`SELECT sum(status IN ('sent','delivered','unknown')) AS out, sum(status = 'failed') AS failed FROM messages WHERE campaign_id = ?`)
     .get(id) as { out: number | null; failed: number | null };
   const status: CampaignStatus = (counts.out ?? 0) === 0 && (counts.failed ?? 0) > 0 ? "failed" : "completed";
   ctx.db

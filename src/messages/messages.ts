@@ -145,8 +145,8 @@ export type StatusChange = { id: string; userId: string; campaignId: string | nu
 /** Applies delivery reports in one transaction; answers the messages whose status changed. */
 export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: Extract<WebhookEvent, { type: "status" }>[]) {
   const db = ctx.db.$client;
-  const find = db.prepare(`SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`);
-  const update = db.prepare(
+  const find = db.query(`SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`);
+  const update = db.query(
     `UPDATE messages SET status = ?, error_code = coalesce(?, error_code), error_message = coalesce(?, error_message),
        delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, updated_at = ? WHERE id = ?`,
   );

@@ -29,7 +29,7 @@ export type ManagerOptions = {
 export const DEFAULT_MANAGER_OPTIONS: ManagerOptions = {
   idleMs: 250,
   maxBatch: 1000,
-  maxInFlight: 64,
+  maxInFlight: 200,
   maxAttempts: 6,
   backoffBaseMs: 2000,
   backoffCapMs: 5 * 60_000,
@@ -68,6 +68,7 @@ type Lane = {
   slowdown: number;
   configuredRate: number;
   refreshedAt: number;
+  account: ProviderAccount | undefined;
 };
 
 const CONFIG_REFRESH_MS = 2000;
@@ -88,6 +89,8 @@ export class SendingManager {
   private passing = false;
   private again = false;
   private failures = new Map<string, number>();
+  /** Account settings (quiet hours, frequency cap) read at most every CONFIG_REFRESH_MS per user. */
+  private users = new Map<string, { at: number; user: ReturnType<typeof findUserById> }>();
   private idleWaiters: (() => void)[] = [];
   private st: Record<string, Statement>;
 
@@ -102,7 +105,10 @@ export class SendingManager {
          WHERE phone_number_id = ? AND status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
       ),
       nextDue: db.prepare(`SELECT min(next_attempt_at) AS at FROM messages WHERE phone_number_id = ? AND status = 'queued'`),
-      lanes: db.prepare(`SELECT DISTINCT phone_number_id AS id FROM messages WHERE status = 'queued' AND phone_number_id IS NOT NULL AND next_attempt_at < ?`),
+      lanes: db.prepare(
+        `SELECT p.id FROM phone_numbers p WHERE EXISTS
+           (SELECT 1 FROM messages m WHERE m.phone_number_id = p.id AND m.status = 'queued' AND m.next_attempt_at < ?)`,
+      ),
       optedOut: db.prepare(`SELECT 1 FROM contacts WHERE user_id = ? AND phone = ? AND status = 'opted_out'`),
       recentToPhone: db.prepare(
         `SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND kind = 'campaign' AND direction = 'outbound'
@@ -238,6 +244,7 @@ export class SendingManager {
       slowdown: 1,
       configuredRate: number.messagesPerSecond,
       refreshedAt: this.ctx.now(),
+      account: findProviderById(this.ctx, number.providerId),
     };
     this.lanes.set(id, lane);
     return lane;
@@ -262,11 +269,12 @@ export class SendingManager {
       }
       lane.configuredRate = number.messagesPerSecond;
       lane.fromNumber = number.phoneNumber;
+      lane.account = findProviderById(this.ctx, number.providerId);
       lane.refreshedAt = now;
       lane.slowdown = Math.min(1, lane.slowdown * 1.25);
     }
     lane.window.limit = lane.configuredRate > 0 ? Math.max(lane.configuredRate * lane.slowdown, Math.min(1, lane.configuredRate)) : 0;
-    const account = findProviderById(this.ctx, lane.providerId);
+    const account = lane.account;
     if (!account || !account.isActive) return (lane.idleUntil = now + this.options.idleMs);
     // The pace is counted when a row is claimed, so the call must start then, not after a module load.
     const adapter = readyAdapter(this.ctx, account);
@@ -303,10 +311,12 @@ export class SendingManager {
   private screen(rows: Claimed[], lane: Lane, accountWindow: SlidingWindow, now: number): Admitted[] {
     const st = this.st;
     const statuses = campaignStatuses(this.ctx, [...new Set(rows.map((r) => r.campaign_id).filter((c): c is string => !!c))]);
-    const users = new Map<string, ReturnType<typeof findUserById>>();
     const userOf = (id: string) => {
-      if (!users.has(id)) users.set(id, findUserById(this.ctx, id));
-      return users.get(id);
+      const hit = this.users.get(id);
+      if (hit && now - hit.at < CONFIG_REFRESH_MS) return hit.user;
+      const user = findUserById(this.ctx, id);
+      this.users.set(id, { at: now, user });
+      return user;
     };
     const go: Admitted[] = [];
     const touched = new Set<string>();
@@ -397,7 +407,7 @@ export class SendingManager {
     const st = this.st;
     const settle = new Set<string>();
     const optOuts: Claimed[] = [];
-    const early: { account: string; event: NonNullable<ReturnType<typeof takeEarlyReport>> }[] = [];
+    const early = new Map<string, NonNullable<ReturnType<typeof takeEarlyReport>>[]>();
     this.ctx.db.$client.transaction(() => {
       for (const { row, lane, result, error } of batch) {
         if (row.campaign_id) settle.add(row.campaign_id);
@@ -406,7 +416,7 @@ export class SendingManager {
           st.sent!.run(status, result.providerMessageId, result.segments ?? null, now, now, row.id);
           if (row.campaign_id) this.failures.set(row.campaign_id, 0);
           const report = takeEarlyReport(this.ctx, lane.providerId, result.providerMessageId);
-          if (report) early.push({ account: lane.providerId, event: report });
+          if (report) early.set(lane.providerId, [...(early.get(lane.providerId) ?? []), report]);
           continue;
         }
         const err =
@@ -446,9 +456,9 @@ export class SendingManager {
       }
     })();
     for (const row of optOuts) optOutContact(this.ctx, row.user_id, row.phone, "keyword", "The recipient had opted out at the SMS provider (reply STOP)");
-    for (const { account, event } of early) {
-      const acc = findProviderById(this.ctx, account);
-      if (acc) applyStatusEvents(this.ctx, acc, [event]);
+    for (const [accountId, events] of early) {
+      const account = findProviderById(this.ctx, accountId);
+      if (account) applyStatusEvents(this.ctx, account, events);
     }
     for (const id of settle) settleCampaign(this.ctx, id);
   }

@@ -1,0 +1,108 @@
+// Sending benchmark (issue 6): bun scripts/bench/send.ts [recipients=100000]
+// A campaign to N subscribed contacts through the simulator provider with no rate limit, timed from the send
+// call to every message delivered (outbox write, paced claims, the provider call, the delivery webhooks), with
+// peak memory. Baseline, measured in the same run: the same number of outbox rows inserted and then updated
+// three times (sending, sent, delivered) with bare prepared bun:sqlite statements in 1,000-row transactions.
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config";
+import { rateLimiterFor } from "../../src/http/rate-limit";
+import { grantLicense } from "../../src/licenses/licenses";
+import { startServer } from "../../src/server";
+
+const N = Number(process.argv[2] ?? 100_000);
+const f = (n: number) => Math.round(n).toLocaleString("en-US");
+const phoneOf = (i: number) => `+1${[212, 312, 415, 617, 713][i % 5]}${String(2000000 + Math.floor(i / 5)).padStart(7, "0")}`;
+
+// Baseline.
+const baseDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-send-base-"));
+const bdb = new Database(join(baseDir, "b.db"));
+bdb.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+bdb.exec(`CREATE TABLE messages (id TEXT PRIMARY KEY, campaign_id TEXT, phone TEXT, content TEXT, status TEXT, provider_message_id TEXT,
+  next_attempt_at INTEGER, updated_at INTEGER);
+  CREATE UNIQUE INDEX m_cp ON messages(campaign_id, phone); CREATE INDEX m_status ON messages(status, next_attempt_at);
+  CREATE UNIQUE INDEX m_pid ON messages(provider_message_id) WHERE provider_message_id IS NOT NULL`);
+const ids = Array.from({ length: N }, () => Bun.randomUUIDv7());
+let t0 = performance.now();
+const ins = bdb.prepare("INSERT INTO messages VALUES (?, 'c', ?, 'Weekend sale: 20% off everything\nReply STOP to opt out', 'queued', NULL, 0, 0)");
+bdb.transaction(() => {
+  for (let i = 0; i < N; i++) ins.run(ids[i]!, phoneOf(i));
+})();
+const sending = bdb.prepare("UPDATE messages SET status = 'sending', updated_at = ? WHERE id = ?");
+const sent = bdb.prepare("UPDATE messages SET status = 'sent', provider_message_id = ?, updated_at = ? WHERE id = ?");
+const delivered = bdb.prepare("UPDATE messages SET status = 'delivered', updated_at = ? WHERE provider_message_id = ?");
+for (let i = 0; i < N; i += 1000) {
+  const end = Math.min(N, i + 1000);
+  bdb.transaction(() => {
+    for (let j = i; j < end; j++) sending.run(Date.now(), ids[j]!);
+  })();
+  bdb.transaction(() => {
+    for (let j = i; j < end; j++) sent.run(`P${j}`, Date.now(), ids[j]!);
+  })();
+  bdb.transaction(() => {
+    for (let j = i; j < end; j++) delivered.run(Date.now(), `P${j}`);
+  })();
+}
+const baseRate = N / ((performance.now() - t0) / 1000);
+bdb.close();
+rmSync(baseDir, { recursive: true, force: true });
+
+// The appliance.
+const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-send-"));
+const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
+rateLimiterFor(server.ctx).enabled = false;
+const api = async (path: string, token: string, body?: unknown, method = body === undefined ? "GET" : "POST") => {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+};
+const reg = await fetch(server.url + "/api/auth/register", {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ email: "bench@example.com", password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" }),
+}).then((r) => r.json() as Promise<any>);
+const token = reg.token as string;
+const userId = reg.user.id as string;
+server.ctx.db.$client.run("UPDATE users SET email_verified = 1, quiet_hours_enabled = 0 WHERE id = ?", [userId]);
+server.ctx.db.$client.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
+grantLicense(server.ctx, userId, "enterprise", 30);
+
+const insertContact = server.ctx.db.$client.prepare(
+  `INSERT INTO contacts (id, user_id, first_name, last_name, phone, status, source, created_at) VALUES (?, ?, ?, '', ?, 'subscribed', 'import', ?)`,
+);
+server.ctx.db.$client.transaction(() => {
+  for (let i = 0; i < N; i++) insertContact.run(Bun.randomUUIDv7(), userId, `Guest${i}`, phoneOf(i), Date.now());
+})();
+const provider = await api("/api/sms-providers", token, { provider: "simulator", displayName: "Bench" });
+await api(`/api/sms-providers/${provider.body.id}`, token, { settings: { deliveryDelayMs: 0 } }, "PATCH");
+const numbers = (await api(`/api/providers/${provider.body.id}/available-numbers`, token)).body.numbers;
+await api("/api/phone-numbers", token, { providerId: provider.body.id, phoneNumber: numbers[0].phoneNumber, messagesPerSecond: 0 });
+const campaign = await api("/api/campaigns", token, { name: "Bench", content: "Hi [Name], weekend sale: 20% off everything", audience: { kind: "all" } });
+
+Bun.gc(true);
+let peakRss = process.memoryUsage.rss();
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
+t0 = performance.now();
+const send = await api(`/api/campaigns/${campaign.body.id}/send`, token, {});
+if (send.status !== 202) throw new Error(`send failed: ${send.status} ${JSON.stringify(send.body)}`);
+const queuedAfter = (performance.now() - t0) / 1000;
+const count = server.ctx.db.$client.prepare(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'delivered'`);
+while ((count.get(campaign.body.id) as { n: number }).n < N) await Bun.sleep(20);
+const secs = (performance.now() - t0) / 1000;
+clearInterval(sampler);
+const rate = N / secs;
+const final = (await api(`/api/campaigns/${campaign.body.id}`, token)).body;
+
+console.log(`\nrecipients              ${f(N)} (outbox written in ${queuedAfter.toFixed(2)} s)`);
+console.log(`campaign                ${final.status}: delivered ${f(final.counts.delivered)}, failed ${f(final.counts.failed)}, unknown ${f(final.counts.unknown)}`);
+console.log(`baseline bare SQLite    ${f(baseRate)} rows/s (insert + 3 updates per row)`);
+console.log(`send to all delivered   ${f(rate)} messages/s (${secs.toFixed(1)} s, ${((rate / baseRate) * 100).toFixed(0)}% of baseline)`);
+console.log(`peak RSS                ${(peakRss / 1048576).toFixed(0)} MB`);
+await server.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);
