@@ -124,7 +124,7 @@ export function parseScheduledAt(value: string, timeZone: string): number {
     if (Number.isNaN(at)) throw badRequest("Please choose a valid date and time");
     return at;
   }
-  const m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d)(?::(\d\d))?$/.exec(v);
+  const m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d)(?::(\d\d)(?:\.\d{1,3})?)?$/.exec(v);
   if (!m) throw badRequest("Please choose a valid date and time");
   const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
   const wall = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
@@ -141,7 +141,9 @@ export function parseScheduledAt(value: string, timeZone: string): number {
   return at;
 }
 
-function cleanInput(input: CampaignInput, user: User, partial: boolean) {
+/** Validates a create body, or an update's changed fields against the `current` campaign they apply to. */
+function cleanInput(input: CampaignInput, user: User, current?: CampaignRow) {
+  const partial = current !== undefined;
   const out: Partial<typeof campaigns.$inferInsert> = {};
   if (!partial || input.name !== undefined) {
     const name = (input.name ?? "").trim();
@@ -166,11 +168,11 @@ function cleanInput(input: CampaignInput, user: User, partial: boolean) {
   if (input.recipients !== undefined) out.recipients = splitRecipients(input.recipients);
   if (input.audience !== undefined) out.audience = input.audience ?? { kind: "manual" };
   else if (!partial) out.audience = { kind: "manual" };
-  const audience = out.audience;
-  if (audience?.kind === "manual" || (!audience && input.recipients !== undefined)) {
-    const list = out.recipients ?? [];
-    if (!partial && !list.length) throw badRequest("Recipients are required");
-    const type = out.type ?? "sms";
+  const audience = out.audience ?? current?.audience;
+  if (audience?.kind === "manual") {
+    const list = out.recipients ?? current?.recipients ?? [];
+    if (!list.length) throw badRequest("Recipients are required");
+    const type = out.type ?? current?.type ?? "sms";
     if (type === "sms" && list.some((r) => !SMS_RECIPIENT.test(r) || r.replace(/\D/g, "").length < 10)) throw badRequest("Please enter valid phone numbers");
     if (type === "email" && list.some((r) => !EMAIL.test(r))) throw badRequest("Please enter valid email addresses");
     if (list.length > 100_000) throw badRequest("Please enter at most 100,000 recipients; use a contact list for more");
@@ -184,7 +186,7 @@ function cleanInput(input: CampaignInput, user: User, partial: boolean) {
 }
 
 export function createCampaign(ctx: AppContext, user: User, input: CampaignInput) {
-  const values = cleanInput(input, user, false);
+  const values = cleanInput(input, user);
   const now = new Date(ctx.now());
   const row = ctx.db
     .insert(campaigns)
@@ -197,7 +199,7 @@ export function createCampaign(ctx: AppContext, user: User, input: CampaignInput
 export function updateCampaign(ctx: AppContext, user: User, id: string, input: CampaignInput) {
   const current = getCampaign(ctx, user.id, id);
   if (current.status !== "draft" && current.status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
-  const values = cleanInput(input, user, true);
+  const values = cleanInput(input, user, current);
   ctx.db.transaction((tx) => {
     tx.update(campaigns).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
     if (current.status === "scheduled" && values.scheduledAt !== undefined) {
@@ -291,19 +293,25 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
   return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) }, notice };
 }
 
+/** Puts a campaign on the schedule: one pending start job at `at` (replacing any it had), status scheduled. */
+function scheduleStart(ctx: AppContext, user: User, campaign: CampaignRow, at: number) {
+  if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
+  senderFor(ctx, user.id, campaign);
+  const id = campaign.id;
+  ctx.db.transaction((tx) => {
+    tx.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
+    tx.insert(jobs).values({ id: Bun.randomUUIDv7(), userId: user.id, kind: "campaign_start", refId: id, runAt: new Date(at) }).run();
+    tx.update(campaigns).set({ status: "scheduled", scheduledAt: new Date(at), pauseReason: null, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
+  });
+}
+
 export function sendCampaign(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
   const campaign = getCampaign(ctx, user.id, id);
   if (campaign.status !== "draft" && campaign.status !== "scheduled") throw conflict(`This campaign is ${campaign.status} and cannot be sent again`);
   const scheduledAt = scheduledAtInput ? parseScheduledAt(scheduledAtInput, user.timezone) : (campaign.scheduledAt?.getTime() ?? null);
   const now = ctx.now();
   if (scheduledAt !== null && scheduledAt > now + 1000) {
-    if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
-    senderFor(ctx, user.id, campaign);
-    ctx.db.transaction((tx) => {
-      tx.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
-      tx.insert(jobs).values({ id: Bun.randomUUIDv7(), userId: user.id, kind: "campaign_start", refId: id, runAt: new Date(scheduledAt) }).run();
-      tx.update(campaigns).set({ status: "scheduled", scheduledAt: new Date(scheduledAt), updatedAt: new Date(now) }).where(eq(campaigns.id, id)).run();
-    });
+    scheduleStart(ctx, user, campaign, scheduledAt);
     return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice: null };
   }
   ctx.db.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
@@ -323,14 +331,16 @@ export function pauseByUser(ctx: AppContext, userId: string, id: string) {
 
 /**
  * Resumes a paused campaign: its parked messages become due again (they still expire at their time). One
- * paused before it ever started (a schedule missed during downtime) starts now.
+ * paused before it ever started goes back to its schedule while its time is still ahead, else starts now
+ * (a schedule missed during downtime, or passed while on hold).
  */
 export function resumeByUser(ctx: AppContext, user: User, id: string) {
   const c = getCampaign(ctx, user.id, id);
   if (c.status !== "paused") throw conflict("Only a paused campaign can be resumed");
   const started = ctx.db.$client.prepare(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`).get(id);
   if (!started) {
-    startCampaign(ctx, user, c, ctx.now());
+    if (c.scheduledAt && c.scheduledAt.getTime() > ctx.now() + 1000) scheduleStart(ctx, user, c, c.scheduledAt.getTime());
+    else startCampaign(ctx, user, c, ctx.now());
     return viewOf(ctx, getCampaign(ctx, user.id, id));
   }
   const now = ctx.now();

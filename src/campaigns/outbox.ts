@@ -3,17 +3,16 @@ import { campaigns } from "../../db/schema";
 import { PhoneNormalizer, regionFromLocale } from "../contacts/phones";
 import type { AppContext } from "../context";
 import { segmentCount } from "../messages/segments";
-import type { User } from "../users/queries";
+import { businessNameOf, type User } from "../users/queries";
 import { audienceContacts } from "./audiences";
 
 export const OPT_OUT_LINE = "Reply STOP to opt out";
 
+/** Opt-out instructions already written into a message ("Reply STOP to ...", "Text STOP to end"), not "stop" in prose. */
+const HAS_OPT_OUT = /\b(?:reply|text|txt|send)\s+["'“]?stop\b|\bstop\s+to\s+(?:opt|end|quit|cancel|unsub)/i;
+
 type Campaign = typeof campaigns.$inferSelect;
 export type Recipient = { phone: string; contactId: string | null; firstName: string; lastName: string; customFields: Record<string, string> };
-
-export function businessNameOf(user: User): string {
-  return user.onboarding?.businessName?.trim() || `${user.firstName} ${user.lastName}`.trim() || "Your Business";
-}
 
 /**
  * A recipient's text: [Name] and [Business] (the spec's placeholders), {firstName}, {lastName} and any custom
@@ -30,7 +29,7 @@ export function personalize(template: string, r: Pick<Recipient, "firstName" | "
       // A merge field the contact has no value for is left empty, never sent as "{field}".
       return Object.hasOwn(r.customFields, key) ? r.customFields[key]! : "";
     });
-  if (appendOptOut && !/\bSTOP\b/i.test(text)) text = `${text.trimEnd()}\n${OPT_OUT_LINE}`;
+  if (appendOptOut && !HAS_OPT_OUT.test(text)) text = `${text.trimEnd()}\n${OPT_OUT_LINE}`;
   return text;
 }
 

@@ -8,7 +8,8 @@ import {
   archiveCampaigns, campaignLogs, cancelByUser, createCampaign, deleteCampaigns, duplicateCampaign, getCampaign, listCampaigns, pauseByUser,
   resumeByUser, sendCampaign, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
-import { businessNameOf, personalize } from "./outbox";
+import { businessNameOf } from "../users/queries";
+import { personalize } from "./outbox";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
 const ids = (name: string) => t.Array(t.String({ maxLength: 64 }), { maxItems: 1000, error: `${name} must be a list of ids` });

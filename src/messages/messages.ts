@@ -8,7 +8,7 @@ import { assertWithinLimit } from "../licenses/limits";
 import { chooseSender } from "../phone-numbers/numbers";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
-import { findUserById } from "../users/queries";
+import { businessNameOf, findUserById } from "../users/queries";
 import { segmentCount } from "./segments";
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -211,7 +211,8 @@ export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extr
   const word = e.body.trim().toUpperCase().replace(/[.!]+$/, "");
   let keyword: InboundOutcome["keyword"] = null;
   let reply: string | null = null;
-  const business = businessName(ctx, userId);
+  const owner = findUserById(ctx, userId);
+  const business = owner ? businessNameOf(owner) : "Your Business";
   if (STOP_WORDS.has(word) || word === "STOP ALL") {
     const wasOut = contact?.status === "opted_out";
     optOutContact(ctx, userId, from, "keyword", e.body.trim());
@@ -235,11 +236,6 @@ function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
   } catch {
     return raw;
   }
-}
-
-function businessName(ctx: AppContext, userId: string): string {
-  const user = findUserById(ctx, userId);
-  return user?.onboarding?.businessName?.trim() || `${user?.firstName ?? ""} ${user?.lastName ?? ""}`.trim() || "smsdesk";
 }
 
 /**

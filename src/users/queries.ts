@@ -40,6 +40,11 @@ export function saveOnboarding(ctx: AppContext, id: string, answers: OnboardingA
   return updateUser(ctx, id, { onboarding: answers, onboardedAt: new Date(ctx.now()) });
 }
 
+/** How messages name the sender: the business from onboarding, else the owner's name. */
+export function businessNameOf(user: User): string {
+  return user.onboarding?.businessName?.trim() || `${user.firstName} ${user.lastName}`.trim() || "Your Business";
+}
+
 /** The user as every call returns it: no password hash, no internal flags. */
 export function publicUser(user: User) {
   return {

@@ -5,6 +5,7 @@ import { Button, Card, Field, Select } from "../../components/ui";
 import { api } from "../../lib/api";
 import { auth, refreshUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { SendingSettingsCard } from "./settings/sending-settings";
 
 type Settings = { timezone: string; locale: string; dateFormat: string };
 
@@ -93,6 +94,7 @@ export function SettingsPage() {
           {saving ? "Saving..." : "Save Settings"}
         </Button>
       </Card>
+      <SendingSettingsCard />
     </div>
   );
 }

@@ -1,0 +1,106 @@
+import { useEffect, useState } from "react";
+import { Button, Card, Field, Input } from "../../../components/ui";
+import { api } from "../../../lib/api";
+import { toast } from "../../../lib/toast";
+import { useApi } from "../../../lib/use-api";
+
+type SendingSettings = {
+  quietHoursEnabled: boolean;
+  quietHoursStart: string;
+  quietHoursEnd: string;
+  appendOptOut: boolean;
+  frequencyCapPerDay: number | null;
+};
+
+/** Compliance at send time: quiet hours, the opt-out line, and an optional cap per contact. */
+export function SendingSettingsCard() {
+  const { data } = useApi<SendingSettings>("/api/user/settings");
+  const [form, setForm] = useState<SendingSettings | null>(null);
+  const [cap, setCap] = useState("");
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => {
+    if (data && !form) {
+      setForm(data);
+      setCap(data.frequencyCapPerDay ? String(data.frequencyCapPerDay) : "");
+    }
+  }, [data, form]);
+
+  if (!form) return null;
+
+  const save = async () => {
+    const capValue = cap.trim() === "" ? null : Number(cap);
+    if (capValue !== null && (!Number.isInteger(capValue) || capValue < 1 || capValue > 100)) {
+      toast({ title: "Error", description: "The frequency cap must be 1 to 100 messages a day, or empty", variant: "destructive" });
+      return;
+    }
+    setSaving(true);
+    try {
+      const saved = await api<SendingSettings>("/api/user/settings", { method: "PATCH", body: { ...form, frequencyCapPerDay: capValue } });
+      setForm(saved);
+      toast({ title: "Settings saved", description: "Your sending settings have been updated." });
+    } catch (err) {
+      toast({ title: "Error", description: (err as Error).message || "Failed to update settings", variant: "destructive" });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Card className="p-6">
+      <h2 className="text-lg font-semibold">Sending & Compliance</h2>
+      <p className="mb-5 text-sm text-slate-500">
+        Campaign messages wait outside quiet hours in each recipient's local time (from their number; your time zone when it cannot be told), and are
+        never sent to contacts who opted out.
+      </p>
+      <div className="space-y-5">
+        <label className="flex items-center gap-3 text-sm font-medium text-slate-700">
+          <input
+            type="checkbox"
+            className="h-4 w-4 rounded border-slate-300"
+            checked={form.quietHoursEnabled}
+            onChange={(e) => setForm({ ...form, quietHoursEnabled: e.target.checked })}
+          />
+          Hold campaign messages during quiet hours
+        </label>
+        <div className="grid gap-4 sm:grid-cols-2 md:max-w-md">
+          <Field label="Quiet hours start" htmlFor="quiet-start">
+            <Input
+              id="quiet-start"
+              type="time"
+              value={form.quietHoursStart}
+              disabled={!form.quietHoursEnabled}
+              onChange={(e) => setForm({ ...form, quietHoursStart: e.target.value })}
+            />
+          </Field>
+          <Field label="Quiet hours end" htmlFor="quiet-end">
+            <Input
+              id="quiet-end"
+              type="time"
+              value={form.quietHoursEnd}
+              disabled={!form.quietHoursEnabled}
+              onChange={(e) => setForm({ ...form, quietHoursEnd: e.target.value })}
+            />
+          </Field>
+        </div>
+        <label className="flex items-center gap-3 text-sm font-medium text-slate-700">
+          <input
+            type="checkbox"
+            className="h-4 w-4 rounded border-slate-300"
+            checked={form.appendOptOut}
+            onChange={(e) => setForm({ ...form, appendOptOut: e.target.checked })}
+          />
+          End campaign messages with "Reply STOP to opt out"
+        </label>
+        <div className="md:max-w-xs">
+          <Field label="Frequency cap (campaign messages per contact per day)" htmlFor="frequency-cap" hint="Leave empty for no cap.">
+            <Input id="frequency-cap" inputMode="numeric" value={cap} placeholder="No cap" onChange={(e) => setCap(e.target.value.replace(/\D/g, ""))} />
+          </Field>
+        </div>
+      </div>
+      <Button className="mt-6" onClick={save} disabled={saving}>
+        {saving ? "Saving..." : "Save Sending Settings"}
+      </Button>
+    </Card>
+  );
+}
