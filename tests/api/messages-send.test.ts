@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { signedTwilioWebhook, startTwilioFake, twilioInboundParams, twilioStatusParams, type TwilioFake } from "../support/fakes/twilio";
 import { waitFor } from "../support/wait";
+
+setDefaultTimeout(30_000);
 
 let t: TestServer;
 let twilio: TwilioFake;
