@@ -11,6 +11,7 @@ import { FullScreenLoader } from "./components/ui";
 import { auth } from "./lib/auth";
 import { AdminDashboardPage } from "./routes/admin/dashboard";
 import { AdminLoginPage } from "./routes/admin/login";
+import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campaigns-page";
 import { ContactsPage } from "./routes/app/contacts/contacts-page";
 import { HomePage } from "./routes/app/home";
 import { LicensePage } from "./routes/app/license";
@@ -18,6 +19,7 @@ import { OnboardingPage } from "./routes/app/onboarding";
 import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-page";
 import { SegmentsPage } from "./routes/app/segments/segments-page";
 import { SecurityPage } from "./routes/app/security";
+import { SentMessagesPage } from "./routes/app/sent-messages/sent-messages-page";
 import { SettingsPage } from "./routes/app/settings";
 import { WebhookSettingsPage } from "./routes/app/webhook-settings";
 import { AuthPage } from "./routes/auth/auth-page";
@@ -105,6 +107,12 @@ const routeTree = rootRoute.addChildren([
   page("/admin", AdminLoginPage),
   signedInPage("/admin/dashboard", AdminDashboardPage),
   signedInPage("/settings/security", SecurityPage),
+  signedInPage("/sms-campaigns", CampaignsPage),
+  signedInPage("/campaigns", CampaignsPage),
+  signedInPage("/send-message", CampaignsPage),
+  signedInPage("/simple-campaign-wizard", CampaignWizardPage),
+  signedInPage("/sent-messages", SentMessagesPage),
+  signedInPage("/analytics", SentMessagesPage),
   signedInPage("/phone-settings", PhoneSettingsPage),
   signedInPage("/settings/phone", PhoneSettingsPage),
   signedInPage("/settings/webhook", WebhookSettingsPage),

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { PROVIDER_KINDS, type ProviderKind } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { badRequest } from "../http/errors";
+import { badRequest, notFound } from "../http/errors";
 import { recipientPhone } from "../messages/messages";
 import { sendingManager } from "../sending/manager";
 import {
@@ -151,6 +151,22 @@ export function providerRoutes(ctx: AppContext) {
         }
       },
       { auth: true, params: idParams },
+    )
+    .get(
+      "/api/:provider/numbers",
+      async ({ user, params }) => {
+        const kind = params.provider.toLowerCase() as ProviderKind;
+        if (!PROVIDER_KINDS.includes(kind)) throw notFound("Not found");
+        const accounts = providersOfKind(ctx, user.id, kind).filter((a) => a.isActive);
+        const account = accounts.find((a) => a.isDefault) ?? accounts[0];
+        if (!account) return { success: false, numbers: [], error: `No ${PROVIDER_LABELS[kind]} account is set up. Add one in Phone Settings.` };
+        try {
+          return { success: true, numbers: await (await adapterFor(ctx, account)).listNumbers() };
+        } catch (err) {
+          return { success: false, numbers: [], error: describeProviderError(err) };
+        }
+      },
+      { auth: true, params: t.Object({ provider: t.String({ maxLength: 20 }) }) },
     )
     .post(
       "/api/sms-providers/:id/simulate-inbound",

@@ -184,6 +184,18 @@ describe("compliance at send time", () => {
     expect(String(sendsFrom(from).find((r) => r.params.To === recipients[3])!.params.Body)).toContain("unsubscribed");
   });
 
+  test("the frequency cap skips a contact who already got their campaign messages today", async () => {
+    const { acc, from } = await twilioAccount(0);
+    await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { frequencyCapPerDay: 1 } });
+    const first = await campaign(acc, ["+14155554100", "+14155554101"]);
+    await waitFor(() => view(acc, first), (c) => c.status === "completed");
+    const second = await campaign(acc, ["+14155554100", "+14155554102"]);
+    const final = await waitFor(() => logs(acc, second), (l) => l.length === 2 && l.every((m) => m.status !== "pending" && m.status !== "sending"));
+    expect(final.find((m) => m.recipientPhone === "+14155554100")).toMatchObject({ status: "skipped", errorCode: "frequency_cap" });
+    expect(final.find((m) => m.recipientPhone === "+14155554102")!.status).toBe("sent");
+    expect(sendsFrom(from).filter((r) => r.params.To === "+14155554100").length).toBe(1);
+  });
+
   test("the opt-out line is appended and counted in the segments", async () => {
     const { acc, from } = await twilioAccount(0);
     const id = await campaign(acc, phones(1, 4000), "x".repeat(150));

@@ -70,6 +70,11 @@ describe("provider accounts", () => {
     expect(numbers.body.success).toBe(true);
     expect(numbers.body.numbers.map((n: any) => n.phoneNumber)).toEqual(twilio.numbers.map((n) => n.phoneNumber));
 
+    const byKind = await t.api("/api/twilio/numbers", { token: a.token });
+    expect(byKind.body.numbers.map((n: any) => n.phoneNumber)).toEqual(twilio.numbers.map((n) => n.phoneNumber));
+    expect((await t.api("/api/telnyx/numbers", { token: a.token })).body).toMatchObject({ success: false, numbers: [] });
+    expect((await t.api("/api/nope/numbers", { token: a.token })).status).toBe(404);
+
     const wrong = await post(a, "/api/sms-providers", { provider: "twilio", displayName: "Wrong", accountSid: twilio.accountSid, authToken: "0".repeat(32) });
     const failed = await post(a, `/api/sms-providers/${wrong.body.id}/test`);
     expect(failed.body.success).toBe(false);

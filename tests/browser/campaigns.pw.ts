@@ -1,0 +1,237 @@
+import { expect, test, type Page } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  csvCell,
+  isValidPhone,
+  measureSms,
+  parseRecipients,
+  zonedInputToIso,
+  type Campaign,
+} from "../../ui/routes/app/campaigns/model";
+import { recipientsFromCsv } from "../../ui/routes/app/campaigns/recipients-csv";
+import { filterHistory } from "../../ui/routes/app/sent-messages/history";
+import { Appliance } from "./harness";
+
+const shots = process.env.PW_OUTPUT_DIR ?? "test-results";
+
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start();
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+async function signUp(page: Page, email: string) {
+  await page.goto(app.url);
+  await page.getByRole("button", { name: "Get Started" }).first().click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("First name").fill("Rosa");
+  await dialog.getByLabel("Last name").fill("Diaz");
+  await dialog.getByLabel("Email").fill(email);
+  await dialog.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
+  await dialog.getByLabel("Confirm password").fill("tulips-and-texts");
+  await dialog.getByRole("button", { name: "Create Account" }).click();
+  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
+  await page.getByLabel("Verification code").fill(await app.codeFor(email));
+  await page.getByRole("button", { name: "Verify Email" }).click();
+  await expect(page.getByRole("heading", { name: "Welcome back, Rosa!" })).toBeVisible();
+}
+
+/** Calls the API as the signed-in user, with the token the app keeps in localStorage. */
+async function apiAs(page: Page) {
+  const token = await page.evaluate(() => localStorage.getItem("auth_token"));
+  expect(token).toBeTruthy();
+  return async <T>(path: string, body: unknown, method = "POST"): Promise<T> => {
+    const r = await fetch(`${app.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    expect(r.status, `${path}: ${await r.clone().text()}`).toBeLessThan(300);
+    return (await r.json()) as T;
+  };
+}
+
+test("the wizard sends a promotion to every contact through the simulator; sent messages show it delivered", async ({ page }) => {
+  await signUp(page, `campaigns${Date.now()}@example.com`);
+  const post = await apiAs(page);
+  // Quiet hours would hold the texts until morning in the recipients' time zone, whenever the test runs.
+  await post("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await post<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await post("/api/phone-numbers", {
+    providerId: provider.id,
+    phoneNumber: "+14155550100",
+    displayName: "Main line",
+    isDefault: true,
+  });
+  await post("/api/contacts", { firstName: "Ada", lastName: "Lovelace", phone: "+14155550123" });
+  await post("/api/contacts", { firstName: "Grace", lastName: "Hopper", phone: "+14155550124" });
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Send Messages" }).click();
+  await expect(page.getByRole("heading", { name: "SMS Campaigns" })).toBeVisible();
+  await expect(page.getByText("No SMS campaigns yet")).toBeVisible();
+
+  // Step 1: a type is needed before Continue.
+  await page.getByRole("button", { name: "New SMS Campaign" }).first().click();
+  const wizard = page.getByRole("dialog", { name: "Create New Campaign" });
+  await expect(wizard.getByRole("button", { name: "Continue" })).toBeDisabled();
+  await wizard.getByRole("radio", { name: /Promotion/ }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+
+  // Step 2: over 160 characters turns the counter red without blocking; a sample fills the message and the preview.
+  await wizard.getByLabel("Your message").fill("x".repeat(170));
+  await expect(wizard.getByTestId("message-length")).toHaveText("170/160 Too long");
+  await expect(wizard.getByRole("button", { name: "Continue" })).toBeEnabled();
+  await wizard.getByRole("button", { name: "Use sample message 1" }).click();
+  await expect(wizard.getByLabel("Your message")).toHaveValue(/^Hi \[Name\]! This weekend only/);
+  await expect(wizard.getByTestId("message-preview")).toContainText(
+    "Hi John! This weekend only: 20% off everything at Your Business.",
+  );
+  await expect(wizard.getByTestId("segment-counter")).toContainText("GSM-7");
+  await expect(wizard.getByLabel("Send from")).toHaveValue("+14155550100");
+  await wizard.getByRole("button", { name: "Continue" }).click();
+
+  // Step 3: exact audience counts; send now.
+  await expect(wizard.getByRole("button", { name: "Continue" })).toBeDisabled();
+  const all = wizard.getByRole("radio", { name: /All customers/ });
+  await expect(wizard.getByText("2 contacts").first()).toBeVisible();
+  await all.check();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+
+  // Step 4: review, then send; the app lands on the sent messages.
+  await expect(wizard.getByTestId("wizard-review")).toContainText("2 recipients");
+  await expect(wizard.getByTestId("wizard-review")).toContainText("Promotion");
+  await wizard.getByRole("button", { name: "Send Campaign" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Campaign sent successfully!" })).toBeVisible();
+  await expect(page).toHaveURL(/\/sent-messages$/);
+  await expect(page.getByRole("heading", { name: "Sent Messages" })).toBeVisible();
+  const row = page.getByTestId("history-row").filter({ hasText: /Promotion - / });
+  await expect(row).toHaveCount(1);
+
+  // Details: both recipients reach Delivered (the simulator reports delivery after about a second).
+  await row.getByRole("button", { name: /View details of/ }).click();
+  const details = page.getByRole("dialog", { name: /Promotion - / });
+  const recipients = details.getByTestId("recipient-list").getByRole("listitem");
+  await expect(recipients).toHaveCount(2);
+  await expect(recipients.filter({ hasText: "Ada Lovelace" })).toContainText("Delivered", { timeout: 30_000 });
+  await expect(recipients.filter({ hasText: "Grace Hopper" })).toContainText("Delivered", { timeout: 30_000 });
+  await expect(details.getByTestId("details-Delivered")).toHaveText("2", { timeout: 10_000 });
+  await expect(details.getByTestId("details-Success rate")).toHaveText("100%");
+  await page.screenshot({ path: join(shots, "campaign-details.png") });
+  await details.getByRole("button", { name: "Close", exact: true }).last().click();
+
+  await expect(page.getByTestId("stat-Delivered")).toHaveText("2", { timeout: 10_000 });
+  await expect(page.getByTestId("stat-Delivery Rate")).toHaveText("100%");
+  await expect(page.getByTestId("stat-Campaigns")).toHaveText("1");
+
+  // Date filter and CSV export.
+  await page.getByLabel("Date").selectOption("custom");
+  await page.getByLabel("From").fill("2000-01-01");
+  await page.getByLabel("To (inclusive)").fill("2000-01-02");
+  await expect(page.getByText("No campaigns match these filters.")).toBeVisible();
+  await page.getByLabel("Date").selectOption("today");
+  await expect(row).toContainText("Completed");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^sent-messages-\d{4}-\d{2}-\d{2}\.csv$/);
+  const csv = readFileSync(await download.path(), "utf8");
+  expect(csv.split("\r\n")[0]).toContain("Campaign,Status");
+  expect(csv).toMatch(/Promotion - .*,Completed,/);
+  await page.screenshot({ path: join(shots, "sent-messages.png"), fullPage: true });
+
+  // The campaign screen lists it as a card.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Send Messages" }).click();
+  const card = page.getByTestId("campaign-card").filter({ hasText: /Promotion - / });
+  await expect(card).toContainText("Completed");
+  await expect(card).toContainText("100%");
+});
+
+test("the create dialog validates, saves a draft, and the draft can be deleted", async ({ page }) => {
+  await signUp(page, `drafts${Date.now()}@example.com`);
+  await page.goto(`${app.url}/sms-campaigns`);
+  await page.getByRole("button", { name: "Create Campaign" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Create Campaign" });
+  await expect(dialog.getByText("You have no sender numbers yet")).toBeVisible();
+
+  await dialog.getByRole("button", { name: "Save as Draft" }).click();
+  await expect(dialog.getByText("Campaign name is required")).toBeVisible();
+  await expect(dialog.getByText("Content is required")).toBeVisible();
+  await expect(dialog.getByText("Recipients are required")).toBeVisible();
+
+  await dialog.getByLabel("Campaign name").fill("Spring sale");
+  await dialog.getByLabel("Message").fill("Spring sale: 20% off ✨ this weekend");
+  await expect(dialog.getByTestId("segment-counter")).toContainText("UCS-2");
+  await expect(dialog.getByTestId("segment-counter")).toContainText("✨");
+  await dialog.getByLabel("Phone numbers").fill("+14155550123, 12345");
+  await dialog.getByRole("button", { name: "Save as Draft" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Invalid Recipients" })).toContainText(
+    "Please enter valid phone numbers",
+  );
+
+  // Send needs a sender number; the user has none.
+  await dialog.getByLabel("Phone numbers").fill("+14155550123\n(415) 555-0124");
+  await dialog.getByRole("button", { name: "Send Campaign" }).click();
+  await expect(dialog.getByText("SMS campaigns require a from number")).toBeVisible();
+
+  await dialog.getByRole("button", { name: "Save as Draft" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Campaign created successfully" })).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+  const card = page.getByTestId("campaign-card").filter({ hasText: "Spring sale" });
+  await expect(card).toContainText("Draft");
+  await expect(card.getByRole("button", { name: "Continue Editing" })).toBeVisible();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(shots, "campaigns-390.png"), fullPage: true });
+
+  page.once("dialog", (d) => void d.accept());
+  await card.getByRole("button", { name: "Actions for Spring sale" }).click();
+  await page.getByRole("menuitem", { name: "Delete" }).click();
+  await expect(card).toHaveCount(0);
+  await expect(page.getByText("No SMS campaigns yet")).toBeVisible();
+});
+
+test("helpers: recipients, CSV columns, safe CSV cells, segments, time zones, inclusive date ranges", () => {
+  expect(parseRecipients(" +14155550123 ,\n\n(415) 555-0124,")).toEqual(["+14155550123", "(415) 555-0124"]);
+  expect(isValidPhone("+1 (415) 555-0123")).toBe(true);
+  expect(isValidPhone("555-0123")).toBe(false);
+  expect(isValidPhone("+1415555012a")).toBe(false);
+
+  const byHeader = recipientsFromCsv("Name,Mobile Number\nAda,+14155550123\nBad,n/a\nAgain,+1 415 555 0123\n");
+  expect(byHeader).toMatchObject({ phones: ["+14155550123"], column: "Mobile Number", rows: 3, invalid: 1, duplicates: 1 });
+  const headerless = recipientsFromCsv("Ada,+14155550123\nGrace,(415) 555-0124\n");
+  expect(headerless).toMatchObject({ phones: ["+14155550123", "(415) 555-0124"], column: "column 2" });
+
+  expect(csvCell('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
+  expect(csvCell("+1 415")).toBe("'+1 415");
+  expect(csvCell("-5")).toBe("'-5");
+  expect(csvCell("@SUM(A1)")).toBe("'@SUM(A1)");
+  expect(csvCell("plain")).toBe("plain");
+
+  expect(measureSms("a".repeat(160), false)).toMatchObject({ encoding: "GSM-7", characters: 160, segments: 1 });
+  expect(measureSms("a".repeat(160), true).segments).toBe(2);
+  expect(measureSms("{}[]", false).characters).toBe(8);
+  expect(measureSms("Café ✨", false)).toMatchObject({ encoding: "UCS-2", unicodeCharacters: ["✨"] });
+
+  expect(zonedInputToIso("2026-03-14T09:30", "America/New_York")).toBe("2026-03-14T13:30:00.000Z");
+  expect(zonedInputToIso("2026-07-01T00:00", "Europe/Berlin")).toBe("2026-06-30T22:00:00.000Z");
+
+  const at = (iso: string) =>
+    ({
+      id: iso,
+      name: iso,
+      type: "sms",
+      status: "completed",
+      content: "",
+      recipients: [],
+      sentAt: iso,
+      counts: { recipients: 1 },
+    }) as unknown as Campaign;
+  const campaigns = [at("2026-03-10T12:00:00Z"), at("2026-03-12T23:30:00Z"), at("2026-03-13T00:30:00Z")];
+  const custom = filterHistory(
+    campaigns,
+    { q: "", range: "custom", from: "2026-03-10", to: "2026-03-12", sort: "oldest" },
+    "UTC",
+  );
+  expect(custom.map((c) => c.id)).toEqual(["2026-03-10T12:00:00Z", "2026-03-12T23:30:00Z"]);
+});

@@ -1,0 +1,180 @@
+import { useEffect, useRef, useState } from "react";
+import { Button, Card, cx } from "../../../components/ui";
+import { formatNumber } from "../../../lib/format";
+import { StatusBadge } from "./dialog";
+import {
+  canCancel,
+  canEdit,
+  canPause,
+  canResume,
+  formatDateTime,
+  formatRate,
+  formatRecipients,
+  statusBadge,
+  type Campaign,
+} from "./model";
+
+export type CardAction = "edit" | "view" | "duplicate" | "delete" | "pause" | "resume" | "cancel";
+
+function CardMenu({ campaign, onAction }: { campaign: Campaign; onAction: (a: CardAction) => void }) {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => box.current && !box.current.contains(e.target as Node) && setOpen(false);
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setOpen(false);
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+  const items: { action: CardAction; label: string; danger?: boolean }[] = [
+    canEdit(campaign) ? { action: "edit", label: "Edit" } : { action: "view", label: "View" },
+    { action: "duplicate", label: "Duplicate" },
+    ...(canPause(campaign) ? [{ action: "pause" as const, label: "Pause" }] : []),
+    ...(canResume(campaign) ? [{ action: "resume" as const, label: "Resume" }] : []),
+    ...(canCancel(campaign) ? [{ action: "cancel" as const, label: "Cancel sending", danger: true }] : []),
+    ...(campaign.status === "draft" ? [{ action: "delete" as const, label: "Delete", danger: true }] : []),
+  ];
+  return (
+    <div ref={box} className="relative shrink-0">
+      <button
+        type="button"
+        aria-label={`Actions for ${campaign.name}`}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        className="rounded-lg px-2 py-1 text-slate-600 hover:bg-slate-100"
+      >
+        ⋯
+      </button>
+      {open && (
+        <div
+          role="menu"
+          className="absolute right-0 z-20 mt-1 w-44 overflow-hidden rounded-lg border border-slate-200 bg-white py-1 shadow-lg"
+        >
+          {items.map((i) => (
+            <button
+              key={i.action}
+              type="button"
+              role="menuitem"
+              onClick={() => {
+                setOpen(false);
+                onAction(i.action);
+              }}
+              className={cx("block w-full px-3 py-2 text-left text-sm hover:bg-slate-100", i.danger && "text-red-700")}
+            >
+              {i.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Figure({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="min-w-0">
+      <dt className="truncate text-xs text-slate-500">{label}</dt>
+      <dd className="font-semibold">{value}</dd>
+    </div>
+  );
+}
+
+export function CampaignCard({
+  campaign: c,
+  locale,
+  timeZone,
+  onAction,
+  onDetails,
+}: {
+  campaign: Campaign;
+  locale: string;
+  timeZone: string;
+  onAction: (a: CardAction) => void;
+  onDetails: () => void;
+}) {
+  const n = (v: number) => formatNumber(v, locale);
+  const done =
+    c.counts.sent +
+    c.counts.delivered +
+    c.counts.failed +
+    c.counts.unknown +
+    c.counts.skipped +
+    c.counts.expired +
+    c.counts.cancelled;
+  const progress = c.counts.recipients > 0 ? Math.min(100, Math.round((done / c.counts.recipients) * 100)) : 0;
+  return (
+    <Card className="flex h-full flex-col p-4">
+      <div className="flex items-start gap-2">
+        <h3 className="line-clamp-2 min-w-0 flex-1 font-semibold break-words" title={c.name}>
+          {c.name}
+        </h3>
+        <CardMenu campaign={c} onAction={onAction} />
+      </div>
+      <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1">
+        <StatusBadge {...statusBadge(c.status)} />
+        <span className="text-xs text-slate-500">Created {formatDateTime(c.createdAt, locale, timeZone)}</span>
+      </div>
+
+      <p className="mt-3 line-clamp-2 min-h-10 text-sm break-words text-slate-700">
+        {c.content || <span className="text-slate-400">No message yet</span>}
+      </p>
+
+      {c.status === "scheduled" && c.scheduledAt && (
+        <p className="mt-2 text-xs text-slate-600">Scheduled for {formatDateTime(c.scheduledAt, locale, timeZone)}</p>
+      )}
+      {c.status === "paused" && (
+        <p className="mt-2 rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900">
+          Paused{c.pauseReason ? `: ${c.pauseReason}` : ""}
+        </p>
+      )}
+      {c.status === "sending" && (
+        <div
+          className="mt-2"
+          aria-label={`Sending progress ${progress}%`}
+          role="progressbar"
+          aria-valuenow={progress}
+          aria-valuemin={0}
+          aria-valuemax={100}
+        >
+          <div className="h-1.5 overflow-hidden rounded-full bg-blue-100">
+            <div className="h-full bg-blue-500 transition-all" style={{ width: `${progress}%` }} />
+          </div>
+        </div>
+      )}
+
+      <dl className="mt-3 grid grid-cols-4 gap-2 border-t border-slate-100 pt-3 text-sm">
+        <Figure label="Recipients" value={formatRecipients(c, locale)} />
+        <Figure label="Sent" value={n(c.totalSent)} />
+        <Figure label="Delivered" value={n(c.counts.delivered)} />
+        <Figure label="Success" value={formatRate(c.successRate)} />
+      </dl>
+
+      {c.counts.failed > 0 && (
+        <p className="mt-2 text-xs font-medium text-red-700">
+          {n(c.counts.failed)} message{c.counts.failed === 1 ? "" : "s"} failed
+        </p>
+      )}
+      {c.status === "failed" && (
+        <p role="note" className="mt-3 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800">
+          Campaign failed - Check SMS provider settings
+        </p>
+      )}
+
+      <div className="mt-auto flex flex-wrap gap-2 pt-3">
+        <Button variant="secondary" className="flex-1 whitespace-nowrap" onClick={onDetails}>
+          View Details
+        </Button>
+        {c.status === "draft" && (
+          <Button className="flex-1 whitespace-nowrap" onClick={() => onAction("edit")}>
+            Continue Editing
+          </Button>
+        )}
+      </div>
+    </Card>
+  );
+}

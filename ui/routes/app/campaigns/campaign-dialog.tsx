@@ -1,0 +1,254 @@
+import { useEffect, useState } from "react";
+import { Button, Field, Input, Spinner } from "../../../components/ui";
+import { api, ApiError, errorMessage } from "../../../lib/api";
+import type { User } from "../../../lib/auth";
+import { toast } from "../../../lib/toast";
+import { LargeDialog } from "./dialog";
+import {
+  describeSend,
+  formatDateTime,
+  isoToZonedInput,
+  isValidPhone,
+  zonedInputToIso,
+  type Campaign,
+  type SendResult,
+} from "./model";
+import { emptyRecipients, recipientsStateOf, RecipientsTabs, resolveRecipients, type RecipientsState } from "./recipients-tabs";
+import { SegmentCounter } from "./segment-counter";
+import { SenderSelect, useOptOutDefault, useSenders } from "./senders";
+
+const MAX_CONTENT = 1600;
+
+type Form = {
+  name: string;
+  content: string;
+  fromNumber: string;
+  schedule: string;
+  appendOptOut: boolean;
+  recipients: RecipientsState;
+};
+type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "recipients", string>>;
+
+/** Sends (or schedules) a saved campaign and tells the user what happened. */
+async function sendCampaign(id: string, scheduledAt: string | null, user: User) {
+  const result = await api<SendResult>(`/api/campaigns/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
+  const detail = [describeSend(result), result.notice].filter(Boolean).join(". ");
+  if (result.campaign?.status === "scheduled" && scheduledAt) {
+    toast({
+      title: "Campaign scheduled",
+      description: `It will be sent ${formatDateTime(scheduledAt, user.locale, user.timezone)}. ${detail}`,
+    });
+  } else {
+    toast({ title: "Campaign is being sent", description: detail });
+  }
+}
+
+/** "Create Campaign" / "Edit Campaign" (mounted while open): Save as Draft, or create and send in one go. */
+export function CampaignDialog({
+  campaign,
+  user,
+  onClose,
+  onSaved,
+}: {
+  campaign: Campaign | null;
+  user: User;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const senders = useSenders();
+  const optOutDefault = useOptOutDefault();
+  const [form, setForm] = useState<Form>(() =>
+    campaign
+      ? {
+          name: campaign.name,
+          content: campaign.content,
+          fromNumber: campaign.fromNumber ?? "",
+          schedule: campaign.scheduledAt ? isoToZonedInput(campaign.scheduledAt, user.timezone) : "",
+          appendOptOut: campaign.appendOptOut,
+          recipients: recipientsStateOf(campaign.audience, campaign.recipients),
+        }
+      : { name: "", content: "", fromNumber: "", schedule: "", appendOptOut: true, recipients: emptyRecipients() },
+  );
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState<"draft" | "send" | null>(null);
+  // Once created, later clicks update the same campaign instead of creating another.
+  const [savedId, setSavedId] = useState<string | null>(campaign?.id ?? null);
+
+  // A new campaign takes the account's defaults once they load: the default number and the opt-out setting.
+  useEffect(() => {
+    if (!campaign && senders.defaultNumber) setForm((f) => (f.fromNumber ? f : { ...f, fromNumber: senders.defaultNumber }));
+  }, [campaign, senders.defaultNumber]);
+  useEffect(() => {
+    if (!campaign && optOutDefault !== null) setForm((f) => ({ ...f, appendOptOut: optOutDefault }));
+  }, [campaign, optOutDefault]);
+
+  const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
+
+  const submit = async (mode: "draft" | "send") => {
+    const resolved = resolveRecipients(form.recipients);
+    const scheduledAt = form.schedule ? zonedInputToIso(form.schedule, user.timezone) : null;
+    const next: Errors = {};
+    if (!form.name.trim()) next.name = "Campaign name is required";
+    if (!form.content.trim()) next.content = "Content is required";
+    if (resolved.empty) next.recipients = "Recipients are required";
+    if (form.schedule && (!scheduledAt || new Date(scheduledAt).getTime() <= Date.now()))
+      next.schedule = "Please choose a time in the future";
+    if (mode === "send" && !form.fromNumber) next.fromNumber = "SMS campaigns require a from number";
+    setErrors(next);
+    if (Object.keys(next).length) {
+      if (next.fromNumber) toast({ title: "Error", description: next.fromNumber, variant: "destructive" });
+      return;
+    }
+    if (resolved.recipients.some((r) => !isValidPhone(r))) {
+      const bad = resolved.recipients.filter((r) => !isValidPhone(r));
+      setErrors({
+        recipients: `Not a valid phone number: ${bad.slice(0, 3).join(", ")}${bad.length > 3 ? ` and ${bad.length - 3} more` : ""}`,
+      });
+      toast({ title: "Invalid Recipients", description: "Please enter valid phone numbers", variant: "destructive" });
+      return;
+    }
+
+    const body = {
+      name: form.name.trim(),
+      type: "sms",
+      content: form.content,
+      recipients: resolved.recipients,
+      audience: resolved.audience,
+      fromNumber: form.fromNumber || null,
+      subject: null,
+      fromEmail: null,
+      fromName: null,
+      scheduledAt,
+      appendOptOut: form.appendOptOut,
+    };
+    setBusy(mode);
+    let id = savedId;
+    try {
+      if (id) await api(`/api/campaigns/${id}`, { method: "PUT", body });
+      else {
+        const created = await api<Campaign & { data?: { id?: string } }>("/api/campaigns", { body });
+        id = created.id ?? created.data?.id ?? null;
+        if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
+        setSavedId(id);
+      }
+    } catch (err) {
+      const fallback = savedId ? "Failed to update campaign" : "Failed to create campaign";
+      toast({ title: "Error", description: errorMessage(err, fallback), variant: "destructive" });
+      setBusy(null);
+      return;
+    }
+    try {
+      if (mode === "send") await sendCampaign(id, scheduledAt, user);
+      else toast({ title: savedId ? "Campaign updated successfully" : "Campaign created successfully" });
+      onClose();
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to send campaign"), variant: "destructive" });
+    } finally {
+      setBusy(null);
+      onSaved();
+    }
+  };
+
+  const editing = !!campaign;
+  return (
+    <LargeDialog
+      open
+      onClose={busy ? () => {} : onClose}
+      title={editing ? "Edit Campaign" : "Create Campaign"}
+      subtitle="An SMS campaign to a list of numbers or to your contacts"
+      footer={
+        <>
+          <Button variant="ghost" disabled={!!busy} onClick={onClose}>
+            Cancel
+          </Button>
+          <Button variant="secondary" disabled={!!busy} onClick={() => void submit("draft")}>
+            {busy === "draft" && <Spinner />}
+            Save as Draft
+          </Button>
+          <Button disabled={!!busy} onClick={() => void submit("send")}>
+            {busy === "send" && <Spinner />}
+            {form.schedule ? "Schedule Campaign" : "Send Campaign"}
+          </Button>
+        </>
+      }
+    >
+      <form className="space-y-4" noValidate onSubmit={(e) => e.preventDefault()}>
+        <Field label="Campaign name" htmlFor="campaign-name">
+          <Input
+            id="campaign-name"
+            value={form.name}
+            maxLength={200}
+            placeholder="Spring sale"
+            aria-invalid={!!errors.name}
+            onChange={(e) => set({ name: e.target.value })}
+          />
+          {errors.name && <FieldError text={errors.name} />}
+        </Field>
+
+        <Field label="Message" htmlFor="campaign-content">
+          <textarea
+            id="campaign-content"
+            rows={5}
+            maxLength={MAX_CONTENT}
+            value={form.content}
+            aria-invalid={!!errors.content}
+            placeholder="Hi [Name], our spring sale starts today: 20% off everything until Sunday."
+            onChange={(e) => set({ content: e.target.value })}
+            className="w-full rounded-lg border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+          />
+          <div className="flex flex-wrap items-start justify-between gap-2">
+            <SegmentCounter content={form.content} appendOptOut={form.appendOptOut} />
+            <span className="text-xs text-slate-500">
+              {form.content.length}/{MAX_CONTENT}
+            </span>
+          </div>
+          <label className="flex items-center gap-2 text-sm text-slate-700">
+            <input type="checkbox" checked={form.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
+            Add the opt-out line “Reply STOP to opt out”
+          </label>
+          {errors.content && <FieldError text={errors.content} />}
+        </Field>
+
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field label="From number" htmlFor="campaign-from">
+            <SenderSelect
+              id="campaign-from"
+              senders={senders}
+              value={form.fromNumber}
+              onChange={(fromNumber) => set({ fromNumber })}
+            />
+            {errors.fromNumber && <FieldError text={errors.fromNumber} />}
+          </Field>
+          <Field
+            label="Schedule for (optional)"
+            htmlFor="campaign-schedule"
+            hint={`Time zone: ${user.timezone}. Leave empty to send now.`}
+          >
+            <Input
+              id="campaign-schedule"
+              type="datetime-local"
+              value={form.schedule}
+              onChange={(e) => set({ schedule: e.target.value })}
+            />
+            {errors.schedule && <FieldError text={errors.schedule} />}
+          </Field>
+        </div>
+
+        <RecipientsTabs
+          value={form.recipients}
+          onChange={(recipients) => set({ recipients })}
+          locale={user.locale}
+          error={errors.recipients}
+        />
+      </form>
+    </LargeDialog>
+  );
+}
+
+export function FieldError({ text }: { text: string }) {
+  return (
+    <p role="alert" className="text-sm text-red-600">
+      {text}
+    </p>
+  );
+}

@@ -1,0 +1,215 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { useNavigate, useSearch } from "@tanstack/react-router";
+import { useEffect, useState } from "react";
+import { Pagination } from "../../../components/pagination";
+import { Button, Card, Input, Spinner } from "../../../components/ui";
+import { api, errorMessage } from "../../../lib/api";
+import { auth } from "../../../lib/auth";
+import { toast } from "../../../lib/toast";
+import { useApi } from "../../../lib/use-api";
+import { CampaignCard, type CardAction } from "./campaign-card";
+import { CampaignDialog } from "./campaign-dialog";
+import { DetailsDialog } from "./details-dialog";
+import { CAMPAIGN_REFRESH_MS, isLive, type Campaign, type Page } from "./model";
+import { CampaignWizard, type WizardPrefill } from "./wizard";
+import { MAX_MESSAGE } from "./wizard-steps";
+import { isCampaignType } from "./wizard-samples";
+
+const PAGE_SIZE = 12;
+
+const ACTION_DONE: Record<"pause" | "resume" | "cancel", { path: string; title: string; failure: string }> = {
+  pause: { path: "pause", title: "Campaign paused", failure: "Failed to pause campaign" },
+  resume: { path: "resume", title: "Campaign resumed", failure: "Failed to resume campaign" },
+  cancel: { path: "cancel", title: "Campaign cancelled", failure: "Failed to cancel campaign" },
+};
+
+/** The SMS campaign screen (/sms-campaigns, /campaigns, /send-message); `wizard` opens it on the wizard. */
+export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
+  useSignals();
+  const user = auth.value.user!;
+  const navigate = useNavigate();
+  const [search, setSearch] = useState("");
+  const [q, setQ] = useState("");
+  const [page, setPage] = useState(1);
+  const [editing, setEditing] = useState<{ campaign: Campaign | null } | null>(null);
+  const [details, setDetails] = useState<Campaign | null>(null);
+  const [wizardOpen, setWizardOpen] = useState(!!wizard);
+  const [polling, setPolling] = useState(false);
+
+  useEffect(() => setWizardOpen(!!wizard), [wizard]);
+  useEffect(() => {
+    const t = setTimeout(() => {
+      setQ(search.trim());
+      setPage(1);
+    }, 250);
+    return () => clearTimeout(t);
+  }, [search]);
+
+  const list = useApi<Page<Campaign>>(
+    `/api/campaigns?type=sms&page=${page}&pageSize=${PAGE_SIZE}${q ? `&q=${encodeURIComponent(q)}` : ""}`,
+    {
+      refreshMs: polling ? CAMPAIGN_REFRESH_MS : undefined,
+    },
+  );
+  const campaigns = (list.data?.data ?? []).filter((c) => c.type !== "email");
+  const anyActive = campaigns.some((c) => isLive(c));
+  useEffect(() => setPolling(anyActive), [anyActive]);
+  const total = list.data?.total ?? 0;
+
+  const closeWizard = () => {
+    setWizardOpen(false);
+    if (wizard) void navigate({ to: "/sms-campaigns" });
+  };
+
+  const act = async (c: Campaign, action: CardAction) => {
+    switch (action) {
+      case "edit":
+        return setEditing({ campaign: c });
+      case "view":
+        return setDetails(c);
+      case "duplicate":
+        try {
+          const copy = await api<Campaign>(`/api/campaigns/${c.id}/duplicate`, { method: "POST" });
+          toast({ title: "Campaign duplicated", description: `“${copy.name}” was saved as a draft.` });
+        } catch (err) {
+          toast({ title: "Error", description: errorMessage(err, "Failed to duplicate campaign"), variant: "destructive" });
+        }
+        return list.reload();
+      case "delete":
+        if (!window.confirm(`Delete the draft “${c.name}”? This cannot be undone.`)) return;
+        try {
+          await api(`/api/campaigns/${c.id}`, { method: "DELETE" });
+          toast({ title: "Campaign deleted" });
+        } catch (err) {
+          toast({ title: "Error", description: errorMessage(err, "Failed to delete campaign"), variant: "destructive" });
+        }
+        return list.reload();
+      default: {
+        if (action === "cancel" && !window.confirm(`Cancel “${c.name}”? Messages not sent yet will not be sent.`)) return;
+        const done = ACTION_DONE[action];
+        try {
+          await api(`/api/campaigns/${c.id}/${done.path}`, { method: "POST" });
+          toast({ title: done.title });
+        } catch (err) {
+          toast({ title: "Error", description: errorMessage(err, done.failure), variant: "destructive" });
+        }
+        return list.reload();
+      }
+    }
+  };
+
+  const openCreate = () => setEditing({ campaign: null });
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-bold">SMS Campaigns</h1>
+          <p className="text-slate-600">Write a text, choose who gets it, and send it now or later.</p>
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <Button variant="secondary" onClick={openCreate}>
+            Create Campaign
+          </Button>
+          <Button onClick={() => setWizardOpen(true)}>New SMS Campaign</Button>
+        </div>
+      </div>
+
+      <div className="flex items-center gap-3">
+        <Input
+          type="search"
+          aria-label="Search campaigns"
+          placeholder="Search by name, message or phone number"
+          className="max-w-md"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
+        {list.loading && <Spinner className="text-slate-400" />}
+      </div>
+
+      {list.error && <p className="text-sm text-red-600">Could not load campaigns: {list.error.message}</p>}
+
+      {campaigns.length > 0 && (
+        <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3" aria-label="Campaigns">
+          {campaigns.map((c) => (
+            <li key={c.id} data-testid="campaign-card">
+              <CampaignCard
+                campaign={c}
+                locale={user.locale}
+                timeZone={user.timezone}
+                onAction={(a) => void act(c, a)}
+                onDetails={() => setDetails(c)}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {!list.loading && !list.error && campaigns.length === 0 && (
+        <Card className="p-10 text-center">
+          {q ? (
+            <p className="text-slate-600">No campaigns match “{q}”.</p>
+          ) : (
+            <>
+              <p className="font-medium">No SMS campaigns yet</p>
+              <p className="mt-1 text-sm text-slate-600">Send your first text to your customers in four short steps.</p>
+              <div className="mt-4 flex flex-wrap justify-center gap-2">
+                <Button variant="secondary" onClick={openCreate}>
+                  Create Campaign
+                </Button>
+                <Button onClick={() => setWizardOpen(true)}>New SMS Campaign</Button>
+              </div>
+            </>
+          )}
+        </Card>
+      )}
+
+      {total > PAGE_SIZE && (
+        <Card>
+          <Pagination page={page} pageSize={PAGE_SIZE} total={total} onPage={setPage} locale={user.locale} />
+        </Card>
+      )}
+
+      {/* Mounted only while open, so each opening loads the current numbers, settings and counts. */}
+      {editing && (
+        <CampaignDialog
+          campaign={editing.campaign}
+          user={user}
+          onClose={() => setEditing(null)}
+          onSaved={() => void list.reload()}
+        />
+      )}
+      {wizardOpen && (
+        <CampaignWizard
+          key={`${wizard?.type}:${wizard?.message}`}
+          onClose={closeWizard}
+          onSent={() => void list.reload()}
+          user={user}
+          prefill={wizard}
+        />
+      )}
+      {details && (
+        <DetailsDialog
+          campaign={details}
+          user={user}
+          onClose={() => setDetails(null)}
+          onEdit={(c) => {
+            setDetails(null);
+            setEditing({ campaign: c });
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** /simple-campaign-wizard: the campaign screen opened on the wizard, prefilled from `?message=` and `?type=`. */
+export function CampaignWizardPage() {
+  const search = useSearch({ strict: false }) as { message?: unknown; type?: unknown };
+  const message =
+    search.message === undefined || search.message === null ? undefined : String(search.message).slice(0, MAX_MESSAGE);
+  const type = isCampaignType(search.type) ? search.type : undefined;
+  const [prefill, setPrefill] = useState<WizardPrefill>({ message, type });
+  useEffect(() => setPrefill((p) => (p.message === message && p.type === type ? p : { message, type })), [message, type]);
+  return <CampaignsPage wizard={prefill} />;
+}

@@ -1,0 +1,275 @@
+import { useNavigate } from "@tanstack/react-router";
+import { useEffect, useState } from "react";
+import { Pagination } from "../../../components/pagination";
+import { Button, Select, Spinner } from "../../../components/ui";
+import type { User } from "../../../lib/auth";
+import { formatNumber } from "../../../lib/format";
+import { useApi } from "../../../lib/use-api";
+import { formatPhone } from "../contacts/model";
+import { LargeDialog, StatusBadge } from "./dialog";
+import { QuietHoursNote, useSendingSettings } from "./senders";
+import {
+  CAMPAIGN_REFRESH_MS,
+  describeAudience,
+  formatDateTime,
+  formatRate,
+  formatRecipients,
+  logBadge,
+  statusBadge,
+  type Campaign,
+  type CampaignLog,
+  type LogStatus,
+  type Page,
+} from "./model";
+
+const LOG_PAGE = 20;
+const UNSETTLED: LogStatus[] = ["pending", "sending", "sent"];
+const FILTERS: { value: "" | LogStatus; label: string }[] = [
+  { value: "", label: "All recipients" },
+  { value: "delivered", label: "Delivered" },
+  { value: "sent", label: "Sent" },
+  { value: "pending", label: "Pending" },
+  { value: "failed", label: "Failed" },
+  { value: "unknown", label: "Unknown" },
+  { value: "skipped", label: "Skipped" },
+  { value: "expired", label: "Expired" },
+  { value: "cancelled", label: "Cancelled" },
+];
+
+function Count({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="rounded-lg bg-slate-50 px-3 py-2">
+      <dt className="text-xs text-slate-500">{label}</dt>
+      <dd className="text-lg font-semibold" data-testid={`details-${label}`}>
+        {value}
+      </dd>
+    </div>
+  );
+}
+
+/** Read-only view of one campaign with its recipients' delivery; follows a campaign that is still sending. */
+export function DetailsDialog({
+  campaign: initial,
+  user,
+  onClose,
+  onEdit,
+}: {
+  campaign: Campaign;
+  user: User;
+  onClose: () => void;
+  onEdit: (c: Campaign) => void;
+}) {
+  const navigate = useNavigate();
+  const [page, setPage] = useState(1);
+  const [status, setStatus] = useState<"" | LogStatus>("");
+  const [live, setLive] = useState(initial.status === "sending");
+  const fresh = useApi<Campaign>(`/api/campaigns/${initial.id}`, { refreshMs: live ? CAMPAIGN_REFRESH_MS : undefined });
+  const c = fresh.data ?? initial;
+  const logs = useApi<Page<CampaignLog>>(
+    `/api/campaign-logs?campaignId=${encodeURIComponent(c.id)}&page=${page}&pageSize=${LOG_PAGE}${status ? `&status=${status}` : ""}`,
+    { refreshMs: live ? CAMPAIGN_REFRESH_MS : undefined },
+  );
+
+  // Keep following while messages are on their way: the campaign sends, or shown recipients await a delivery report.
+  const unsettled = c.status === "sending" || (logs.data?.data ?? []).some((l) => UNSETTLED.includes(l.status));
+  useEffect(() => setLive(unsettled && c.status !== "draft" && c.status !== "scheduled"), [unsettled, c.status]);
+
+  const settings = useSendingSettings();
+  const n = (v: number) => formatNumber(v, user.locale);
+  const { optedOut, invalid, duplicate } = c.skipped ?? { optedOut: 0, invalid: 0, duplicate: 0 };
+  const skippedReasons = [
+    optedOut && `${n(optedOut)} opted out`,
+    invalid && `${n(invalid)} invalid`,
+    duplicate && `${n(duplicate)} duplicate`,
+  ].filter(Boolean);
+  const when =
+    c.status === "scheduled" && c.scheduledAt
+      ? `Scheduled for ${formatDateTime(c.scheduledAt, user.locale, user.timezone)}`
+      : c.sentAt
+        ? formatDateTime(c.sentAt, user.locale, user.timezone)
+        : "Not sent yet";
+
+  return (
+    <LargeDialog
+      open
+      onClose={onClose}
+      title={c.name}
+      width="max-w-3xl"
+      subtitle={
+        <span className="flex flex-wrap items-center gap-2">
+          <StatusBadge {...statusBadge(c.status)} />
+          <span>{c.type === "email" ? "Email" : "SMS"} campaign</span>
+        </span>
+      }
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose}>
+            Close
+          </Button>
+          <Button
+            variant="secondary"
+            onClick={() => {
+              onClose();
+              void navigate({ to: "/simple-campaign-wizard", search: { message: c.content } as never });
+            }}
+          >
+            Send Similar Message
+          </Button>
+          {c.status === "draft" && <Button onClick={() => onEdit(c)}>Edit Campaign</Button>}
+        </>
+      }
+    >
+      <div className="space-y-5">
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm">
+          <div>
+            <dt className="text-slate-500">Status</dt>
+            <dd className="font-medium">{statusBadge(c.status).label}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">Type</dt>
+            <dd className="font-medium">{c.type === "email" ? "Email" : "SMS"}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">Sent</dt>
+            <dd className="font-medium">{when}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">From</dt>
+            <dd className="font-medium">{c.fromNumber ? formatPhone(c.fromNumber) || c.fromNumber : "—"}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">Audience</dt>
+            <dd className="font-medium">{describeAudience(c.audience, c.recipients.length)}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">Created</dt>
+            <dd className="font-medium">{formatDateTime(c.createdAt, user.locale, user.timezone)}</dd>
+          </div>
+        </dl>
+
+        {c.status === "paused" && (
+          <p className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            Paused{c.pauseReason ? `: ${c.pauseReason}` : ""}. Resume it from the campaign's menu.
+          </p>
+        )}
+
+        <div>
+          <p className="text-sm font-medium text-slate-700">Message</p>
+          <p className="mt-1 rounded-lg border border-slate-200 bg-slate-50 px-3 py-2 text-sm break-words whitespace-pre-wrap">
+            {c.content}
+          </p>
+          {c.appendOptOut && <p className="mt-1 text-xs text-slate-500">Sent with the opt-out line “Reply STOP to opt out”.</p>}
+        </div>
+
+        <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4">
+          <Count label="Recipients" value={formatRecipients(c, user.locale)} />
+          <Count label="Sent" value={n(c.totalSent)} />
+          <Count label="Delivered" value={n(c.counts.delivered)} />
+          <Count label="Success rate" value={formatRate(c.successRate)} />
+          <Count label="Failed" value={n(c.counts.failed)} />
+          <Count label="Unknown" value={n(c.counts.unknown)} />
+          <Count label="Pending" value={n(c.counts.pending + c.counts.sending)} />
+          <Count label="Skipped" value={n(c.counts.skipped)} />
+        </dl>
+        {c.counts.pending > 0 && c.status === "sending" && <QuietHoursNote settings={settings.data} />}
+        {skippedReasons.length > 0 && <p className="text-sm text-slate-600">Skipped: {skippedReasons.join(", ")}.</p>}
+        {c.counts.unknown > 0 && (
+          <p className="text-xs text-slate-500">
+            Unknown: the server stopped while these were being handed to the provider. They were not sent again, so nobody gets a
+            message twice.
+          </p>
+        )}
+
+        {c.status === "failed" && (
+          <div className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900" role="note">
+            <p className="font-semibold">This campaign could not be sent</p>
+            <p className="mt-1">
+              The recipients below show each error. Most often no SMS provider is configured yet. To fix that:
+            </p>
+            <ol className="mt-2 list-decimal space-y-0.5 pl-5">
+              <li>Go to Phone Settings.</li>
+              <li>Add your SMS provider's API credentials.</li>
+              <li>Add at least one phone number.</li>
+            </ol>
+            <Button
+              variant="secondary"
+              className="mt-3"
+              onClick={() => {
+                onClose();
+                void navigate({ to: "/settings/phone" });
+              }}
+            >
+              Open Phone Settings
+            </Button>
+          </div>
+        )}
+
+        <section aria-label="Recipients" className="space-y-2">
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <h3 className="font-medium">Recipients</h3>
+            <div className="flex items-center gap-2">
+              {logs.loading && <Spinner className="text-slate-400" />}
+              <Select
+                aria-label="Filter recipients"
+                className="!w-44"
+                value={status}
+                onChange={(e) => {
+                  setStatus(e.target.value as "" | LogStatus);
+                  setPage(1);
+                }}
+              >
+                {FILTERS.map((f) => (
+                  <option key={f.value} value={f.value}>
+                    {f.label}
+                  </option>
+                ))}
+              </Select>
+            </div>
+          </div>
+          {logs.error && <p className="text-sm text-red-600">Could not load the recipients: {logs.error.message}</p>}
+          <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200" data-testid="recipient-list">
+            {(logs.data?.data ?? []).map((l) => {
+              const badge = logBadge(l.status);
+              return (
+                <li key={l.id} className="flex flex-wrap items-start gap-x-3 gap-y-1 px-3 py-2 text-sm">
+                  <div className="min-w-0 flex-1">
+                    <p className="font-medium">{l.contactName || formatPhone(l.recipientPhone) || l.recipientPhone}</p>
+                    {l.contactName && (
+                      <p className="text-xs text-slate-500">{formatPhone(l.recipientPhone) || l.recipientPhone}</p>
+                    )}
+                    {l.errorMessage && (
+                      <p className="text-xs text-red-700">
+                        {l.errorMessage}
+                        {l.errorCode && ` (code ${l.errorCode})`}
+                      </p>
+                    )}
+                  </div>
+                  <div className="text-right">
+                    <StatusBadge {...badge} />
+                    {(l.deliveredAt || l.sentAt) && (
+                      <p className="mt-0.5 text-xs text-slate-500">
+                        {formatDateTime(l.deliveredAt ?? l.sentAt, user.locale, user.timezone)}
+                      </p>
+                    )}
+                  </div>
+                </li>
+              );
+            })}
+            {!logs.loading && (logs.data?.data.length ?? 0) === 0 && (
+              <li className="px-3 py-4 text-center text-sm text-slate-500">
+                {status
+                  ? "No recipients with this status."
+                  : c.status === "draft" || c.status === "scheduled"
+                    ? "Recipients are listed once the campaign is sent."
+                    : "No recipients."}
+              </li>
+            )}
+          </ul>
+          {(logs.data?.total ?? 0) > LOG_PAGE && (
+            <Pagination page={page} pageSize={LOG_PAGE} total={logs.data!.total} onPage={setPage} locale={user.locale} />
+          )}
+        </section>
+      </div>
+    </LargeDialog>
+  );
+}

@@ -1,0 +1,290 @@
+import { SegmentedMessage } from "sms-segments-calculator";
+import { formatNumber } from "../../../lib/format";
+
+export type CampaignStatus = "draft" | "scheduled" | "sending" | "paused" | "completed" | "failed" | "cancelled";
+export type PresetAudience = "all" | "recent" | "loyal" | "new";
+export type Audience =
+  | { kind: "manual" }
+  | { kind: PresetAudience }
+  | { kind: "contacts"; contactIds: string[] }
+  | { kind: "segment"; segmentId: string };
+
+export type CampaignCounts = {
+  recipients: number;
+  pending: number;
+  sending: number;
+  sent: number;
+  delivered: number;
+  failed: number;
+  unknown: number;
+  skipped: number;
+  expired: number;
+  cancelled: number;
+};
+
+export type Campaign = {
+  id: string;
+  name: string;
+  type: "sms" | "email";
+  status: CampaignStatus;
+  content: string;
+  fromNumber: string | null;
+  recipients: string[];
+  audience: Audience;
+  scheduledAt: string | null;
+  createdAt: string;
+  sentAt: string | null;
+  completedAt: string | null;
+  pauseReason: string | null;
+  expiresAfterMinutes: number;
+  appendOptOut: boolean;
+  counts: CampaignCounts;
+  skipped: { optedOut: number; invalid: number; duplicate: number };
+  totalSent: number;
+  totalDelivered: number;
+  totalBounced: number;
+  successRate: number | null;
+  archived: boolean;
+};
+
+export type Page<T> = { data: T[]; total: number; page: number; pageSize: number };
+
+export type LogStatus = "pending" | "sending" | "sent" | "delivered" | "failed" | "unknown" | "skipped" | "expired" | "cancelled";
+export type CampaignLog = {
+  id: string;
+  campaignId: string;
+  campaignName: string;
+  recipientPhone: string;
+  contactName: string | null;
+  status: LogStatus;
+  errorCode: string | null;
+  errorMessage: string | null;
+  timestamp: string;
+  sentAt: string | null;
+  deliveredAt: string | null;
+};
+
+export type AudienceCounts = Record<PresetAudience, number>;
+export type PhoneNumber = {
+  id: string;
+  phoneNumber: string;
+  displayName: string;
+  isDefault: boolean;
+  isActive: boolean;
+  providerName: string;
+};
+export type Segment = { id: string; name: string; contactCount: number };
+export type Stats = { totalSent: number; totalDelivered: number; totalOpened: number | null; totalBounced: number };
+export type SendResult = {
+  campaign: Campaign;
+  queued: number;
+  skipped: { optedOut: number; invalid: number; duplicate: number };
+  notice: string | null;
+};
+
+export const OPT_OUT_LINE = "\nReply STOP to opt out";
+export const CAMPAIGN_REFRESH_MS = 3000;
+
+export const PRESET_AUDIENCES: { kind: PresetAudience; label: string; description: string }[] = [
+  { kind: "all", label: "All customers", description: "Everyone subscribed to your texts" },
+  { kind: "recent", label: "Recent customers", description: "Added in the last 30 days" },
+  { kind: "loyal", label: "Loyal customers", description: "3 or more replies in 90 days, or tagged loyal" },
+  { kind: "new", label: "New customers", description: "Added in the last 7 days" },
+];
+
+type Badge = { label: string; className: string; spinner?: boolean };
+const GREEN = "bg-green-100 text-green-800";
+const GREY = "bg-slate-100 text-slate-700";
+
+/** Sending pulses blue, failed is red, finished is green, paused amber, anything else grey (an unknown status looks like a draft). */
+export function statusBadge(status: string): Badge {
+  switch (status) {
+    case "sending":
+      return { label: "Sending", className: "animate-pulse bg-blue-100 text-blue-800", spinner: true };
+    case "failed":
+      return { label: "Failed", className: "bg-red-100 text-red-800" };
+    case "completed":
+      return { label: "Completed", className: GREEN };
+    case "sent":
+      return { label: "Sent", className: GREEN };
+    case "delivered":
+      return { label: "Delivered", className: GREEN };
+    case "paused":
+      return { label: "Paused", className: "bg-amber-100 text-amber-800" };
+    case "scheduled":
+      return { label: "Scheduled", className: GREY };
+    case "cancelled":
+      return { label: "Cancelled", className: GREY };
+    default:
+      return { label: "Draft", className: GREY };
+  }
+}
+
+/** A recipient's delivery status as the details list shows it. */
+export function logBadge(status: LogStatus): Badge {
+  switch (status) {
+    case "pending":
+      return { label: "Pending", className: GREY };
+    case "sending":
+      return { label: "Sending", className: "bg-blue-100 text-blue-800", spinner: true };
+    case "sent":
+      return { label: "Sent", className: "bg-blue-100 text-blue-800" };
+    case "delivered":
+      return { label: "Delivered", className: GREEN };
+    case "failed":
+      return { label: "Failed", className: "bg-red-100 text-red-800" };
+    case "unknown":
+      return { label: "Unknown", className: "bg-amber-100 text-amber-800" };
+    case "skipped":
+      return { label: "Skipped", className: GREY };
+    case "expired":
+      return { label: "Expired", className: "bg-amber-100 text-amber-800" };
+    default:
+      return { label: "Cancelled", className: GREY };
+  }
+}
+
+export const canEdit = (c: Campaign) => c.status === "draft" || c.status === "scheduled";
+export const canPause = (c: Campaign) => c.status === "sending";
+export const canResume = (c: Campaign) => c.status === "paused";
+export const canCancel = (c: Campaign) => c.status === "sending" || c.status === "paused" || c.status === "scheduled";
+
+const REPORT_WINDOW_MS = 5 * 60_000;
+
+/** Figures still moving: the campaign sends, or it finished minutes ago and delivery reports are still arriving. */
+export function isLive(c: Campaign, now = Date.now()): boolean {
+  if (c.status === "sending") return true;
+  const finished = c.completedAt ?? c.sentAt;
+  return c.counts.sent > 0 && !!finished && now - new Date(finished).getTime() < REPORT_WINDOW_MS;
+}
+
+/** Recipients so far; before sending, the typed numbers (a contact audience is counted when it is sent, else a dash). */
+export function formatRecipients(c: Campaign, locale: string): string {
+  if (c.counts.recipients > 0 || (c.status !== "draft" && c.status !== "scheduled"))
+    return formatNumber(c.counts.recipients, locale);
+  return c.audience.kind === "manual" ? formatNumber(c.recipients.length, locale) : "—";
+}
+
+export const formatRate = (rate: number | null) => (rate === null || rate === undefined ? "—" : `${rate}%`);
+
+/** Recipients typed by hand: split on commas or newlines, trimmed, empties dropped. */
+export const parseRecipients = (text: string) =>
+  text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The spec's phone check: 10-15 of digits, spaces, dashes and parentheses, optional + and 1, at least 10 digits. */
+export function isValidPhone(value: string): boolean {
+  return /^\+?1?[\d\s\-()]{10,15}$/.test(value) && value.replace(/\D/g, "").length >= 10;
+}
+
+/** "Promotion - 03/14/2026": the wizard's campaign name. */
+export const campaignName = (typeLabel: string, date: string) => `${typeLabel} - ${date}`;
+
+/** The wizard preview: the first [Name] reads "John", the first [Business] "Your Business". */
+export const fillPreview = (text: string, name = "John") => text.replace("[Name]", name).replace("[Business]", "Your Business");
+
+export const hasMergeFields = (text: string) => /\[(Name|Business)\]|\{\w+\}/.test(text);
+
+export type Measure = {
+  encoding: "GSM-7" | "UCS-2";
+  characters: number;
+  segments: number;
+  perSegment: number;
+  unicodeCharacters: string[];
+};
+
+/** Characters as the network counts them: GSM-7 extension characters take two, UCS-2 surrogate pairs two. */
+export function measureSms(content: string, appendOptOut: boolean): Measure {
+  const text = content && appendOptOut ? content + OPT_OUT_LINE : content;
+  const m = new SegmentedMessage(text);
+  const gsm = m.encodingName === "GSM-7";
+  const segments = text ? m.segmentsCount : 0;
+  const single = gsm ? 160 : 70;
+  return {
+    encoding: m.encodingName,
+    characters: Math.round(m.messageSize / (gsm ? 7 : 16)),
+    segments,
+    perSegment: segments > 1 ? (gsm ? 153 : 67) : single,
+    unicodeCharacters: [...new Set(m.getNonGsmCharacters())],
+  };
+}
+
+/** Cells a spreadsheet would run as a formula get a leading apostrophe. */
+export function csvCell(value: string | number | null | undefined): string {
+  let s = value === null || value === undefined ? "" : String(value);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+export const toCsv = (rows: (string | number | null | undefined)[][]) =>
+  rows.map((r) => r.map(csvCell).join(",")).join("\r\n") + "\r\n";
+
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  })
+    .formatToParts(new Date(utcMs))
+    .reduce<Record<string, number>>((acc, p) => (p.type !== "literal" && (acc[p.type] = Number(p.value)), acc), {});
+  const asUtc = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return asUtc - Math.floor(utcMs / 1000) * 1000;
+}
+
+/** A datetime-local value ("2026-03-14T09:30") read as wall time in the account's time zone, as an ISO instant. */
+export function zonedInputToIso(value: string, timeZone: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value);
+  if (!m) return null;
+  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!);
+  // Two passes settle the offset on either side of a daylight-saving change.
+  let utc = wall - zoneOffsetMs(wall, timeZone);
+  utc = wall - zoneOffsetMs(utc, timeZone);
+  return new Date(utc).toISOString();
+}
+
+/** An ISO instant as a datetime-local value in the account's time zone. */
+export function isoToZonedInput(iso: string, timeZone: string): string {
+  const ms = new Date(iso).getTime();
+  return new Date(ms + zoneOffsetMs(ms, timeZone)).toISOString().slice(0, 16);
+}
+
+/** Date and time in the user's locale and time zone. */
+export function formatDateTime(iso: string | null, locale: string, timeZone: string): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "Invalid date";
+  return new Intl.DateTimeFormat(locale, { timeZone, dateStyle: "medium", timeStyle: "short" }).format(d);
+}
+
+export function describeAudience(audience: Audience, recipients: number): string {
+  switch (audience.kind) {
+    case "manual":
+      return `${recipients} phone number${recipients === 1 ? "" : "s"}`;
+    case "contacts":
+      return `${audience.contactIds.length} chosen contact${audience.contactIds.length === 1 ? "" : "s"}`;
+    case "segment":
+      return "A segment";
+    default:
+      return PRESET_AUDIENCES.find((a) => a.kind === audience.kind)?.label ?? audience.kind;
+  }
+}
+
+/** "12 messages queued; 2 skipped (1 opted out, 1 invalid)". */
+export function describeSend(result: Pick<SendResult, "queued" | "skipped">): string {
+  const { optedOut, invalid, duplicate } = result.skipped ?? { optedOut: 0, invalid: 0, duplicate: 0 };
+  const reasons = [
+    optedOut && `${optedOut} opted out`,
+    invalid && `${invalid} invalid`,
+    duplicate && `${duplicate} duplicate`,
+  ].filter(Boolean);
+  const skipped = optedOut + invalid + duplicate;
+  const queued = `${result.queued} message${result.queued === 1 ? "" : "s"} queued`;
+  return skipped ? `${queued}; ${skipped} skipped (${reasons.join(", ")})` : queued;
+}

@@ -1,0 +1,36 @@
+import { useMemo } from "react";
+import { hasMergeFields, measureSms } from "./model";
+
+/** Encoding, characters and segments of a message as it will be sent (opt-out line included when on). */
+export function SegmentCounter({ content, appendOptOut }: { content: string; appendOptOut: boolean }) {
+  const m = useMemo(() => measureSms(content, appendOptOut), [content, appendOptOut]);
+  const many = m.segments > 1;
+  return (
+    <div className="space-y-1 text-xs text-slate-600" data-testid="segment-counter" aria-live="polite">
+      <p className="flex flex-wrap gap-x-3 gap-y-1">
+        <span>
+          Encoding: <strong className="font-medium text-slate-800">{m.encoding}</strong>
+        </span>
+        <span>
+          <strong className="font-medium text-slate-800">{m.characters}</strong> characters
+        </span>
+        <span className={many ? "text-amber-700" : undefined}>
+          <strong className="font-medium">{m.segments}</strong> segment{m.segments === 1 ? "" : "s"}
+          {m.segments > 0 && ` (${m.perSegment} characters each)`}
+        </span>
+      </p>
+      {m.unicodeCharacters.length > 0 && (
+        <p className="text-amber-700">
+          These characters switch the message to UCS-2 (70 characters per message instead of 160):{" "}
+          {m.unicodeCharacters.map((c) => (
+            <kbd key={c} className="mx-0.5 rounded border border-amber-300 bg-amber-50 px-1 font-sans">
+              {c}
+            </kbd>
+          ))}
+        </p>
+      )}
+      {appendOptOut && content && <p>Includes the opt-out line “Reply STOP to opt out”.</p>}
+      {hasMergeFields(content) && <p>Merge fields are filled per recipient, so the length varies a little.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,82 @@
+import { Link } from "@tanstack/react-router";
+import { Select, Spinner } from "../../../components/ui";
+import { useApi } from "../../../lib/use-api";
+import { formatPhone } from "../contacts/model";
+import type { AudienceCounts, PhoneNumber } from "./model";
+
+/** The user's active sender numbers; the default one first choice. */
+export function useSenders() {
+  const r = useApi<{ data: PhoneNumber[] }>("/api/phone-numbers");
+  const numbers = (r.data?.data ?? []).filter((n) => n.isActive);
+  const preferred = numbers.find((n) => n.isDefault) ?? numbers[0];
+  return { numbers, loading: r.loading, error: r.error, defaultNumber: preferred?.phoneNumber ?? "" };
+}
+
+export const useAudienceCounts = () => useApi<AudienceCounts>("/api/campaigns/audiences");
+
+export type SendingSettings = {
+  appendOptOut?: boolean;
+  quietHoursEnabled?: boolean;
+  quietHoursStart?: string;
+  quietHoursEnd?: string;
+};
+
+export const useSendingSettings = () => useApi<SendingSettings>("/api/user/settings");
+
+/** Whether new campaigns carry the opt-out line, as the account's settings say (on unless turned off). */
+export function useOptOutDefault(): boolean | null {
+  const r = useSendingSettings();
+  if (r.loading && !r.data) return null;
+  return r.data?.appendOptOut !== false;
+}
+
+/** Says when marketing texts wait for the morning, if the account keeps quiet hours. */
+export function QuietHoursNote({ settings, className }: { settings: SendingSettings | null; className?: string }) {
+  if (!settings?.quietHoursEnabled) return null;
+  return (
+    <p className={className ?? "text-xs text-slate-500"}>
+      Quiet hours are on: recipients for whom it is between {settings.quietHoursStart} and {settings.quietHoursEnd} get the
+      message when quiet hours end.
+    </p>
+  );
+}
+
+const senderLabel = (n: PhoneNumber) =>
+  `${n.displayName ? `${n.displayName} · ` : ""}${formatPhone(n.phoneNumber) || n.phoneNumber} (${n.providerName})`;
+
+/** The "from" choice; without any number, a pointer to Phone Settings instead. */
+export function SenderSelect({
+  id,
+  senders,
+  value,
+  onChange,
+}: {
+  id: string;
+  senders: ReturnType<typeof useSenders>;
+  value: string;
+  onChange: (phoneNumber: string) => void;
+}) {
+  if (senders.loading && senders.numbers.length === 0) return <Spinner className="text-slate-400" />;
+  if (senders.error) return <p className="text-sm text-red-600">Could not load your numbers: {senders.error.message}</p>;
+  if (senders.numbers.length === 0) {
+    return (
+      <p id={id} className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+        You have no sender numbers yet. Add an SMS provider and a number in{" "}
+        <Link to="/phone-settings" className="font-medium underline">
+          Phone Settings
+        </Link>{" "}
+        to send.
+      </p>
+    );
+  }
+  return (
+    <Select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+      <option value="">Choose a number…</option>
+      {senders.numbers.map((n) => (
+        <option key={n.id} value={n.phoneNumber}>
+          {senderLabel(n)}
+        </option>
+      ))}
+    </Select>
+  );
+}

@@ -1,0 +1,372 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import type { ReactNode } from "react";
+import { PhoneInput, phoneToSubmit, type PhoneValue } from "../../../components/phone-input";
+import { Button, cx, Field, Input, Spinner } from "../../../components/ui";
+import type { User } from "../../../lib/auth";
+import { formatNumber } from "../../../lib/format";
+import { AudienceOption, ContactPicker, type ChosenContacts } from "./contact-picker";
+import { fillPreview, formatDateTime, measureSms, PRESET_AUDIENCES, zonedInputToIso, type PresetAudience } from "./model";
+import { SegmentCounter } from "./segment-counter";
+import { QuietHoursNote, SenderSelect, type SendingSettings, type useAudienceCounts, type useSenders } from "./senders";
+import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
+
+export const MAX_MESSAGE = 300;
+const RECOMMENDED = 160;
+export const STEPS = ["Choose Type", "Write Message", "Select Audience", "Review & Send"] as const;
+
+type AudienceChoice = PresetAudience | "custom" | "single";
+
+/** Everything the wizard collects before it creates and sends the campaign. */
+export type WizardDraft = {
+  type: CampaignType | null;
+  message: string;
+  audience: AudienceChoice | null;
+  sendTime: "now" | "later";
+  scheduledTime: string;
+  selectedContacts: ChosenContacts;
+  singleContactPhone: PhoneValue;
+  singleContactName: string;
+  fromNumber: string;
+  appendOptOut: boolean;
+};
+
+/** The one recipient's number in E.164, or null while it is not a valid number. */
+export const singlePhone = (v: PhoneValue) => {
+  const e164 = phoneToSubmit(v);
+  return e164 && parsePhoneNumberFromString(e164)?.isValid() ? e164 : null;
+};
+
+export function StepList({ step, onGo }: { step: number; onGo: (i: number) => void }) {
+  return (
+    <ol className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" aria-label="Steps">
+      {STEPS.map((label, i) => (
+        <li key={label} aria-current={i === step ? "step" : undefined}>
+          <button
+            type="button"
+            disabled={i >= step}
+            onClick={() => onGo(i)}
+            className={cx(
+              "flex items-center gap-1.5",
+              i === step ? "font-semibold text-brand-700" : i < step ? "text-slate-700 hover:underline" : "text-slate-400",
+            )}
+          >
+            <span
+              aria-hidden
+              className={cx(
+                "flex h-5 w-5 items-center justify-center rounded-full text-[11px]",
+                i < step ? "bg-brand-600 text-white" : i === step ? "border-2 border-brand-600" : "border border-slate-300",
+              )}
+            >
+              {i < step ? "✓" : i + 1}
+            </span>
+            {label}
+          </button>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function TypeStep({ value, onChange }: { value: CampaignType | null; onChange: (t: CampaignType) => void }) {
+  return (
+    <div className="space-y-3">
+      <h3 className="font-medium">What kind of message is it?</h3>
+      <div role="radiogroup" aria-label="Campaign type" className="grid gap-3 sm:grid-cols-2">
+        {CAMPAIGN_TYPES.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="radio"
+            aria-checked={value === t.id}
+            onClick={() => onChange(t.id)}
+            className={cx(
+              "rounded-xl border p-4 text-left transition-colors",
+              value === t.id
+                ? "border-brand-500 bg-brand-50 ring-2 ring-brand-500/30"
+                : "border-slate-200 hover:border-slate-300 hover:bg-slate-50",
+            )}
+          >
+            <span className="block font-semibold">{t.label}</span>
+            <span className="block text-sm text-slate-600">{t.description}</span>
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+export type SetDraft = (patch: Partial<WizardDraft>) => void;
+
+export function MessageStep({
+  draft,
+  set,
+  senders,
+}: {
+  draft: WizardDraft;
+  set: SetDraft;
+  senders: ReturnType<typeof useSenders>;
+}) {
+  const samples = CAMPAIGN_TYPES.find((t) => t.id === draft.type)?.samples ?? [];
+  const length = draft.message.length;
+  const insert = (token: string) =>
+    set({ message: `${draft.message}${draft.message && !draft.message.endsWith(" ") ? " " : ""}${token}`.slice(0, MAX_MESSAGE) });
+  return (
+    <div className="space-y-4">
+      {samples.length > 0 && (
+        <div>
+          <h3 className="text-sm font-medium text-slate-700">Start from a sample</h3>
+          <ul className="mt-2 grid gap-2 sm:grid-cols-2">
+            {samples.map((s, i) => (
+              <li key={s}>
+                <button
+                  type="button"
+                  aria-label={`Use sample message ${i + 1}`}
+                  onClick={() => set({ message: s })}
+                  className={cx(
+                    "h-full w-full rounded-lg border p-3 text-left text-sm text-slate-700 hover:bg-slate-50",
+                    draft.message === s ? "border-brand-500 bg-brand-50/50" : "border-slate-200",
+                  )}
+                >
+                  {s}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      <Field label="Your message" htmlFor="wizard-message">
+        <textarea
+          id="wizard-message"
+          rows={4}
+          maxLength={MAX_MESSAGE}
+          value={draft.message}
+          onChange={(e) => set({ message: e.target.value })}
+          className="w-full rounded-lg border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+        />
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <div className="flex gap-2">
+            <Button variant="secondary" className="!px-2 !py-1 text-xs" onClick={() => insert("[Name]")}>
+              Insert [Name]
+            </Button>
+            <Button variant="secondary" className="!px-2 !py-1 text-xs" onClick={() => insert("[Business]")}>
+              Insert [Business]
+            </Button>
+          </div>
+          <span
+            data-testid="message-length"
+            className={cx("text-xs", length > RECOMMENDED ? "font-medium text-red-600" : "text-slate-500")}
+          >
+            {length}/{RECOMMENDED}
+            {length > RECOMMENDED && " Too long"}
+          </span>
+        </div>
+        <SegmentCounter content={draft.message} appendOptOut={draft.appendOptOut} />
+        <label className="flex items-center gap-2 text-sm text-slate-700">
+          <input type="checkbox" checked={draft.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
+          Add the opt-out line “Reply STOP to opt out”
+        </label>
+      </Field>
+
+      {draft.message && (
+        <div>
+          <p className="text-sm font-medium text-slate-700">Preview</p>
+          <div
+            className="mt-1 max-w-sm rounded-2xl rounded-bl-sm bg-slate-100 px-4 py-3 text-sm whitespace-pre-wrap"
+            data-testid="message-preview"
+          >
+            {fillPreview(draft.message)}
+          </div>
+        </div>
+      )}
+
+      <Field label="Send from" htmlFor="wizard-from">
+        <SenderSelect
+          id="wizard-from"
+          senders={senders}
+          value={draft.fromNumber}
+          onChange={(fromNumber) => set({ fromNumber })}
+        />
+      </Field>
+    </div>
+  );
+}
+
+export function AudienceStep({
+  draft,
+  set,
+  counts,
+  user,
+}: {
+  draft: WizardDraft;
+  set: SetDraft;
+  counts: ReturnType<typeof useAudienceCounts>;
+  user: User;
+}) {
+  const locale = user.locale;
+  return (
+    <div className="space-y-5">
+      <div className="space-y-2" role="radiogroup" aria-label="Audience">
+        <h3 className="font-medium">Who should receive it?</h3>
+        {counts.error && <p className="text-sm text-red-600">Could not count your contacts: {counts.error.message}</p>}
+        {PRESET_AUDIENCES.map((a) => (
+          <AudienceOption
+            key={a.kind}
+            name="wizard-audience"
+            checked={draft.audience === a.kind}
+            onSelect={() => set({ audience: a.kind })}
+            label={a.label}
+            description={a.description}
+            count={counts.data ? counts.data[a.kind] : counts.error ? undefined : null}
+            locale={locale}
+          />
+        ))}
+        <AudienceOption
+          name="wizard-audience"
+          checked={draft.audience === "custom"}
+          onSelect={() => set({ audience: "custom" })}
+          label="Choose contacts"
+          description="Pick people from your contact list"
+          locale={locale}
+        >
+          <ContactPicker
+            selected={draft.selectedContacts}
+            onChange={(selectedContacts) => set({ selectedContacts })}
+            locale={locale}
+          />
+        </AudienceOption>
+        <AudienceOption
+          name="wizard-audience"
+          checked={draft.audience === "single"}
+          onSelect={() => set({ audience: "single" })}
+          label="One person"
+          description="Send to a single phone number"
+          locale={locale}
+        >
+          <div className="grid gap-3 sm:grid-cols-2">
+            <Field label="Phone number" htmlFor="single-phone">
+              <PhoneInput
+                id="single-phone"
+                value={draft.singleContactPhone}
+                locale={locale}
+                onChange={(singleContactPhone) => set({ singleContactPhone })}
+              />
+            </Field>
+            <Field label="Name (optional)" htmlFor="single-name" hint="Fills [Name] in the message">
+              <Input
+                id="single-name"
+                value={draft.singleContactName}
+                onChange={(e) => set({ singleContactName: e.target.value })}
+              />
+            </Field>
+          </div>
+        </AudienceOption>
+      </div>
+
+      <fieldset className="space-y-2">
+        <legend className="font-medium">When should it go out?</legend>
+        <div className="flex flex-wrap gap-4 text-sm">
+          <label className="flex items-center gap-2">
+            <input type="radio" name="wizard-when" checked={draft.sendTime === "now"} onChange={() => set({ sendTime: "now" })} />
+            Send now
+          </label>
+          <label className="flex items-center gap-2">
+            <input
+              type="radio"
+              name="wizard-when"
+              checked={draft.sendTime === "later"}
+              onChange={() => set({ sendTime: "later" })}
+            />
+            Schedule for later
+          </label>
+        </div>
+        {draft.sendTime === "later" && (
+          <Field label="Send at" htmlFor="wizard-schedule" hint={`Time zone: ${user.timezone}`}>
+            <Input
+              id="wizard-schedule"
+              type="datetime-local"
+              className="max-w-xs"
+              value={draft.scheduledTime}
+              onChange={(e) => set({ scheduledTime: e.target.value })}
+            />
+          </Field>
+        )}
+      </fieldset>
+    </div>
+  );
+}
+
+export function ReviewStep({
+  draft,
+  content,
+  recipients,
+  senders,
+  settings,
+  user,
+}: {
+  draft: WizardDraft;
+  content: string;
+  recipients: number | null;
+  senders: ReturnType<typeof useSenders>;
+  settings: SendingSettings | null;
+  user: User;
+}) {
+  const n = (v: number) => formatNumber(v, user.locale);
+  const segments = measureSms(content, draft.appendOptOut).segments;
+  const sender = senders.numbers.find((s) => s.phoneNumber === draft.fromNumber);
+  const audienceLabel =
+    draft.audience === "single"
+      ? `${draft.singleContactName.trim() || "One person"} (${singlePhone(draft.singleContactPhone)})`
+      : draft.audience === "custom"
+        ? "Chosen contacts"
+        : (PRESET_AUDIENCES.find((a) => a.kind === draft.audience)?.label ?? "");
+  const when =
+    draft.sendTime === "later"
+      ? formatDateTime(zonedInputToIso(draft.scheduledTime, user.timezone), user.locale, user.timezone)
+      : "Right away";
+  const rows: [string, ReactNode][] = [
+    ["Campaign type", typeLabel(draft.type ?? "")],
+    ["Send from", sender ? `${sender.displayName || sender.phoneNumber} (${sender.phoneNumber})` : "No sender number"],
+    ["Audience", audienceLabel],
+    [
+      "Recipients",
+      recipients === null ? <Spinner className="text-slate-300" /> : `${n(recipients)} recipient${recipients === 1 ? "" : "s"}`,
+    ],
+    ["When", when],
+    [
+      "Messages",
+      recipients === null
+        ? "—"
+        : `${n(recipients * segments)} segment${recipients * segments === 1 ? "" : "s"} (${segments} per recipient; opted-out contacts are skipped)`,
+    ],
+  ];
+  return (
+    <div className="space-y-4">
+      <h3 className="font-medium">Check everything, then send</h3>
+      <dl className="divide-y divide-slate-100 rounded-lg border border-slate-200 text-sm" data-testid="wizard-review">
+        {rows.map(([label, value]) => (
+          <div key={label} className="flex flex-wrap justify-between gap-2 px-4 py-2.5">
+            <dt className="text-slate-500">{label}</dt>
+            <dd className="text-right font-medium">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <div>
+        <p className="text-sm font-medium text-slate-700">Message preview</p>
+        <div className="mt-1 max-w-sm rounded-2xl rounded-bl-sm bg-slate-100 px-4 py-3 text-sm whitespace-pre-wrap">
+          {fillPreview(
+            content,
+            draft.audience === "single" && draft.singleContactName.trim() ? draft.singleContactName.trim() : "John",
+          )}
+          {draft.appendOptOut && <span className="text-slate-500">{"\n"}Reply STOP to opt out</span>}
+        </div>
+      </div>
+      <QuietHoursNote settings={settings} className="text-sm text-slate-600" />
+      {recipients === 0 && (
+        <p role="alert" className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          This audience has no subscribed contacts yet.
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,220 @@
+import { useNavigate } from "@tanstack/react-router";
+import { useEffect, useState } from "react";
+import { formatDate } from "../../../../src/users/regional-options";
+import { emptyPhone, regionOfLocale } from "../../../components/phone-input";
+import { Button, Spinner } from "../../../components/ui";
+import { api, ApiError, errorMessage } from "../../../lib/api";
+import type { User } from "../../../lib/auth";
+import { toast } from "../../../lib/toast";
+import { LargeDialog } from "./dialog";
+import {
+  campaignName,
+  formatDateTime,
+  zonedInputToIso,
+  type Audience,
+  type Campaign,
+  type PresetAudience,
+  type SendResult,
+} from "./model";
+import { useAudienceCounts, useSendingSettings, useSenders } from "./senders";
+import { typeLabel, type CampaignType } from "./wizard-samples";
+import { AudienceStep, MessageStep, ReviewStep, singlePhone, StepList, STEPS, TypeStep, type WizardDraft } from "./wizard-steps";
+
+export type WizardPrefill = { message?: string; type?: CampaignType };
+
+/** What step `step` still needs before Continue; null when it is complete. */
+function missing(step: number, d: WizardDraft, hasNumbers: boolean, timeZone: string): string | null {
+  if (step === 0 && !d.type) return "Choose a campaign type.";
+  if (step === 1) {
+    if (!d.message.trim()) return "Write your message.";
+    if (hasNumbers && !d.fromNumber) return "Choose the number to send from.";
+  }
+  if (step === 2) {
+    if (!d.audience) return "Choose who receives the message.";
+    if (d.audience === "single" && !singlePhone(d.singleContactPhone)) return "Enter a valid phone number.";
+    if (d.audience === "custom" && d.selectedContacts.size === 0) return "Choose at least one contact.";
+    if (d.sendTime === "later") {
+      const at = zonedInputToIso(d.scheduledTime, timeZone);
+      if (!at) return "Choose when to send.";
+      if (new Date(at).getTime() <= Date.now()) return "Choose a time in the future.";
+    }
+  }
+  return null;
+}
+
+function audienceOf(d: WizardDraft): { audience: Audience; recipients: string[] } {
+  if (d.audience === "single") return { audience: { kind: "manual" }, recipients: [singlePhone(d.singleContactPhone)!] };
+  if (d.audience === "custom")
+    return { audience: { kind: "contacts", contactIds: [...d.selectedContacts.keys()] }, recipients: [] };
+  return { audience: { kind: d.audience as PresetAudience }, recipients: [] };
+}
+
+/** "Create New Campaign" (mounted while open): type, message, audience and time, review, then create and send. */
+export function CampaignWizard({
+  onClose,
+  onSent,
+  user,
+  prefill,
+}: {
+  onClose: () => void;
+  onSent: () => void;
+  user: User;
+  prefill?: WizardPrefill;
+}) {
+  const navigate = useNavigate();
+  const senders = useSenders();
+  const counts = useAudienceCounts();
+  const settings = useSendingSettings();
+  const optOutDefault = settings.loading && !settings.data ? null : settings.data?.appendOptOut !== false;
+  const region = regionOfLocale(user.locale) ?? "US";
+  const initial = (): WizardDraft => ({
+    type: prefill?.type ?? null,
+    message: prefill?.message ?? "",
+    audience: null,
+    sendTime: "now",
+    scheduledTime: "",
+    selectedContacts: new Map(),
+    singleContactPhone: emptyPhone(region),
+    singleContactName: "",
+    fromNumber: senders.defaultNumber,
+    appendOptOut: optOutDefault ?? true,
+  });
+  const [draft, setDraft] = useState<WizardDraft>(initial);
+  const [step, setStep] = useState(prefill?.type ? 1 : 0);
+  const [sending, setSending] = useState(false);
+  // A send that failed after creating the campaign left a draft: the next try updates and sends that one.
+  const [createdId, setCreatedId] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (senders.defaultNumber) setDraft((d) => (d.fromNumber ? d : { ...d, fromNumber: senders.defaultNumber }));
+  }, [senders.defaultNumber]);
+  useEffect(() => {
+    if (optOutDefault !== null) setDraft((d) => ({ ...d, appendOptOut: optOutDefault }));
+  }, [optOutDefault]);
+
+  const set = (patch: Partial<WizardDraft>) => setDraft((d) => ({ ...d, ...patch }));
+  const hasNumbers = senders.numbers.length > 0;
+  const blocker = missing(step, draft, hasNumbers, user.timezone);
+
+  const recipientCount = (): number | null => {
+    if (draft.audience === "single") return 1;
+    if (draft.audience === "custom") return draft.selectedContacts.size;
+    if (!draft.audience) return 0;
+    return counts.data ? counts.data[draft.audience] : null;
+  };
+
+  /** For one person with a name, the name is written into the message itself. */
+  const finalContent = () =>
+    draft.audience === "single" && draft.singleContactName.trim()
+      ? draft.message.replaceAll("[Name]", draft.singleContactName.trim())
+      : draft.message;
+
+  const send = async () => {
+    if (recipientCount() === 0) {
+      toast({
+        title: "No recipients selected",
+        description: "Please select at least one recipient to send the campaign.",
+        variant: "destructive",
+      });
+      return;
+    }
+    const scheduledAt = draft.sendTime === "later" ? zonedInputToIso(draft.scheduledTime, user.timezone) : null;
+    setSending(true);
+    try {
+      const { audience, recipients } = audienceOf(draft);
+      const body = {
+        name: campaignName(typeLabel(draft.type ?? ""), formatDate(new Date(), user.dateFormat, user.timezone)),
+        type: "sms",
+        status: "draft",
+        content: finalContent(),
+        audience,
+        recipients,
+        fromNumber: draft.fromNumber || null,
+        appendOptOut: draft.appendOptOut,
+      };
+      let id = createdId;
+      if (id) await api(`/api/campaigns/${id}`, { method: "PUT", body });
+      else {
+        const created = await api<Partial<Campaign> & { data?: { id?: string } }>("/api/campaigns", { body });
+        id = created.id ?? created.data?.id ?? null;
+        if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
+        setCreatedId(id);
+      }
+      const result = await api<SendResult>(`/api/campaigns/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
+      onSent();
+      toast(
+        scheduledAt && result.campaign?.status === "scheduled"
+          ? {
+              title: "Campaign scheduled",
+              description: `Your message will be sent ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
+            }
+          : { title: "Campaign sent successfully!", description: "Your message is being delivered to recipients." },
+      );
+      onClose();
+      void navigate({ to: "/sent-messages" });
+    } catch (err) {
+      if (err instanceof ApiError && err.message === "No recipients selected") {
+        toast({
+          title: "No recipients selected",
+          description: "Please select at least one recipient to send the campaign.",
+          variant: "destructive",
+        });
+      } else {
+        toast({
+          title: "Failed to send campaign",
+          description: errorMessage(err, "Something went wrong. Please try again."),
+          variant: "destructive",
+        });
+      }
+      onSent();
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const last = step === STEPS.length - 1;
+  return (
+    <LargeDialog
+      open
+      onClose={sending ? () => {} : onClose}
+      title="Create New Campaign"
+      subtitle={<StepList step={step} onGo={(i) => i < step && setStep(i)} />}
+      footer={
+        <div className="flex w-full flex-wrap items-center justify-between gap-2">
+          <p className="text-sm text-slate-500" aria-live="polite">
+            {blocker}
+          </p>
+          <div className="flex gap-2">
+            <Button variant="secondary" disabled={step === 0 || sending} onClick={() => setStep((s) => s - 1)}>
+              Back
+            </Button>
+            {last ? (
+              <Button disabled={sending} onClick={() => void send()}>
+                {sending && <Spinner />}
+                Send Campaign
+              </Button>
+            ) : (
+              <Button disabled={!!blocker} onClick={() => setStep((s) => s + 1)}>
+                Continue
+              </Button>
+            )}
+          </div>
+        </div>
+      }
+    >
+      {step === 0 && <TypeStep value={draft.type} onChange={(type) => set({ type })} />}
+      {step === 1 && <MessageStep draft={draft} set={set} senders={senders} />}
+      {step === 2 && <AudienceStep draft={draft} set={set} counts={counts} user={user} />}
+      {step === 3 && (
+        <ReviewStep
+          draft={draft}
+          content={finalContent()}
+          recipients={recipientCount()}
+          senders={senders}
+          settings={settings.data}
+          user={user}
+        />
+      )}
+    </LargeDialog>
+  );
+}
