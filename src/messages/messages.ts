@@ -217,7 +217,7 @@ export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extr
     const wasOut = contact?.status === "opted_out";
     optOutContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "stop";
-    if (!wasOut) reply = `${business}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
+    if (!wasOut && !e.optOutConfirmed) reply = `${business}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
   } else if (START_WORDS.has(word)) {
     optInContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "start";

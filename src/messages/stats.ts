@@ -1,12 +1,18 @@
-import { and, count, eq, gte, max, sql } from "drizzle-orm";
-import { messages } from "../../db/schema";
+import { and, count, eq, gte, inArray, max, notInArray, sql } from "drizzle-orm";
+import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 
+/** Outbound messages that went (or may have gone) to the provider. */
+const WENT_OUT: MessageStatus[] = ["sent", "delivered", "failed", "unknown"];
+/** Outbound messages that never used any of the plan: skipped at send time, expired or cancelled before going. */
+const NEVER_SENT: MessageStatus[] = ["skipped", "expired", "cancelled"];
+
+/** Inbound messages received, or outbound messages that went out. */
 export function countMessages(ctx: AppContext, userId: string, direction: "inbound" | "outbound"): number {
   return ctx.db
     .select({ n: count() })
     .from(messages)
-    .where(and(eq(messages.userId, userId), eq(messages.direction, direction)))
+    .where(and(eq(messages.userId, userId), eq(messages.direction, direction), direction === "outbound" ? inArray(messages.status, WENT_OUT) : undefined))
     .get()!.n;
 }
 
@@ -21,11 +27,14 @@ export function repliesByDay(ctx: AppContext, userId: string, since: Date) {
     .all();
 }
 
-/** Outbound messages created at or after `since` (the plan's monthly message count). */
+/**
+ * Outbound messages created at or after `since` (the plan's monthly message count): queued ones count, so a
+ * send cannot overbook the plan; ones that never went (skipped, expired, cancelled) are given back.
+ */
 export function countOutboundSince(ctx: AppContext, userId: string, since: Date): number {
   return ctx.db
     .select({ n: count() })
     .from(messages)
-    .where(and(eq(messages.userId, userId), eq(messages.direction, "outbound"), gte(messages.createdAt, since)))
+    .where(and(eq(messages.userId, userId), eq(messages.direction, "outbound"), gte(messages.createdAt, since), notInArray(messages.status, NEVER_SENT)))
     .get()!.n;
 }

@@ -79,6 +79,8 @@ export type WebhookEvent =
       to: string;
       body: string;
       media?: string[];
+      /** The provider already opted the sender out and confirmed it to them (Brevo): we record it, and reply nothing. */
+      optOutConfirmed?: boolean;
     };
 
 export type WebhookParseResult = {

@@ -23,8 +23,9 @@ function addContact(userId: string, createdAt = new Date()) {
   t.ctx.db.insert(contacts).values(row).run();
   return row;
 }
-function addMessage(userId: string, direction: "inbound" | "outbound", createdAt = new Date()) {
-  t.ctx.db.insert(messages).values({ id: id(), userId, phone: phone(), content: "hi", direction, createdAt }).run();
+function addMessage(userId: string, direction: "inbound" | "outbound", createdAt = new Date(), status?: (typeof messages.$inferInsert)["status"]) {
+  const s = status ?? (direction === "inbound" ? "received" : "delivered");
+  t.ctx.db.insert(messages).values({ id: id(), userId, phone: phone(), content: "hi", direction, status: s, createdAt }).run();
 }
 function addCampaign(userId: string, name: string, status: (typeof campaigns.$inferInsert)["status"], sentAt: Date | null = null) {
   t.ctx.db.insert(campaigns).values({ id: id(), userId, name, status, sentAt }).run();
@@ -131,6 +132,9 @@ describe("analytics with data", () => {
   test("counts grow as rows are added", async () => {
     addContact(owner.user.id);
     addMessage(owner.user.id, "outbound");
+    // Messages that never went out (waiting, skipped for an opt-out) are not "sent".
+    addMessage(owner.user.id, "outbound", new Date(), "queued");
+    addMessage(owner.user.id, "outbound", new Date(), "skipped");
     const res = await summary(owner.token);
     expect(res.body.totalContacts).toBe(5);
     expect(res.body.totalMessagesSent).toBe(5);
