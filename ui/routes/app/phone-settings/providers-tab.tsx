@@ -135,6 +135,15 @@ function SimulatorKnobs({ provider, onSaved }: { provider: Provider; onSaved: ()
           );
         })}
       </div>
+      <div className="rounded-lg bg-slate-50 p-3 text-xs text-slate-600">
+        <p className="font-medium text-slate-700">Test numbers (any US area code, e.g. +1 415 555-01XX)</p>
+        <ul className="mt-1 list-disc space-y-0.5 pl-4">
+          <li>555-0100 to 0149: delivered normally</li>
+          <li>555-0150 to 0179: accepted, then reported failed (30003, unreachable handset)</li>
+          <li>555-0180 to 0189: rejected at send (21211, invalid number)</li>
+          <li>555-0190 to 0199: rejected at send as opted out (21610); the contact is opted out</li>
+        </ul>
+      </div>
       <Button type="submit" variant="secondary" disabled={saving}>
         {saving && <Spinner />}
         Save simulator settings
