@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { forbidden, HttpError, unauthorized } from "../http/errors";
-import { resolveSession, SESSION_COOKIE, tokenFromRequest } from "./sessions";
+import { resolveSession, tokenFromRequest, tokenOfRequest } from "./sessions";
 
 /**
  * `{ auth: true }` on a route: a signed-in user with a verified email, as `user`.
@@ -12,8 +12,10 @@ export function authGuard(ctx: AppContext) {
   return new Elysia({ name: "auth-guard" }).macro({
     auth(level: true | "unverified" | "admin") {
       return {
-        resolve({ headers, cookie }) {
-          const token = tokenFromRequest(headers, cookie[SESSION_COOKIE]?.value as string | undefined);
+        // The whole context, not a destructured one: Elysia reads handler sources to decide what to parse, and
+        // minified code in the single executable defeated that for this resolver (every guarded call failed).
+        resolve(context) {
+          const token = tokenOfRequest(context.request);
           const session = token ? resolveSession(ctx, token) : null;
           if (!session) throw unauthorized();
           if (level !== "unverified" && !session.user.emailVerified) {

@@ -65,6 +65,20 @@ export function tokenFromRequest(headers: Record<string, string | undefined>, co
   return headers["x-auth-token"]?.trim() || cookieToken || undefined;
 }
 
+/**
+ * The session token of a raw request: Bearer, x-auth-token, or the session cookie. Reads the request itself, so
+ * it does not depend on which parts of the context Elysia decided to parse for a route.
+ */
+export function tokenOfRequest(request: Request): string | undefined {
+  const cookies = request.headers.get("cookie") ?? "";
+  const match = cookies.split(";").map((c) => c.trim()).find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+  const cookieToken = match ? decodeURIComponent(match.slice(SESSION_COOKIE.length + 1)) : undefined;
+  return tokenFromRequest(
+    { authorization: request.headers.get("authorization") ?? undefined, "x-auth-token": request.headers.get("x-auth-token") ?? undefined },
+    cookieToken || undefined,
+  );
+}
+
 export function sessionCookie(ctx: AppContext, token: string, expiresAt: Date) {
   return {
     value: token,

@@ -1,0 +1,72 @@
+// The single executable, built as `npm run build` builds it and started alone in an empty folder, serves signed-in
+// calls too: minification once broke Elysia's reading of handlers, so every call behind the auth guard failed there.
+import { afterAll, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { childApi } from "../support/child-server";
+import { waitFor } from "../support/wait";
+
+const root = join(import.meta.dir, "..", "..");
+const dir = mkdtempSync(join(tmpdir(), "smsdesk-exe-"));
+let proc: ReturnType<typeof Bun.spawn> | null = null;
+
+afterAll(() => {
+  proc?.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test(
+  "dist/smsdesk alone in an empty folder: pages, sign-in, contacts, a provider and a message delivered",
+  async () => {
+    const build = spawnSync(process.execPath, ["scripts/build.ts"], { cwd: root, encoding: "utf8" });
+    expect(build.status, build.stderr).toBe(0);
+    copyFileSync(join(root, "dist", "smsdesk"), join(dir, "smsdesk"));
+    spawnSync("chmod", ["+x", join(dir, "smsdesk")]);
+
+    const port = await (async () => {
+      const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+      const p = s.port!;
+      await s.stop(true);
+      return p;
+    })();
+    proc = Bun.spawn([join(dir, "smsdesk")], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", PORT: String(port), ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "executable-check" },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(() => fetch(`${base}/api/health`).then((r) => r.status).catch(() => 0), (s) => s === 200, 20_000, 50);
+    expect((await fetch(`${base}/pricing`)).status).toBe(200);
+    expect((await fetch(`${base}/sms-campaigns`)).status).toBe(200);
+
+    const login = await childApi(base, "/api/auth/login", { body: { email: "owner@example.com", password: "executable-check" } });
+    expect(login.status).toBe(200);
+    const token = login.body.token as string;
+    expect((await childApi(base, "/api/auth/user", { token })).body.email).toBe("owner@example.com");
+    // The browser's way: the httpOnly session cookie alone.
+    const browserLogin = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@example.com", password: "executable-check" }),
+    });
+    const cookie = browserLogin.headers.get("set-cookie")!.split(";")[0]!;
+    expect(cookie).toStartWith("smsdesk_session=");
+    expect((await fetch(`${base}/api/auth/user`, { headers: { cookie } }).then((r) => r.json()) as any).email).toBe("owner@example.com");
+    expect((await childApi(base, "/api/contacts", { token, body: { firstName: "Ada", phone: "+14155552671" } })).status).toBe(201);
+    expect((await childApi(base, "/api/contacts", { token })).body.total).toBe(1);
+
+    const provider = await childApi(base, "/api/sms-providers", { token, body: { provider: "simulator", displayName: "Simulator" } });
+    expect(provider.status).toBe(201);
+    await childApi(base, `/api/sms-providers/${provider.body.id}`, { method: "PATCH", token, body: { settings: { deliveryDelayMs: 0 } } });
+    const numbers = await childApi(base, `/api/providers/${provider.body.id}/available-numbers`, { token });
+    expect((await childApi(base, "/api/phone-numbers", { token, body: { providerId: provider.body.id, phoneNumber: numbers.body.numbers[0].phoneNumber } })).status).toBe(201);
+    const sent = await childApi(base, "/api/messages/send", { token, body: { phone: "+14155552671", content: "Hello from the executable" } });
+    expect(sent.status).toBe(202);
+    const done = await waitFor(() => childApi(base, `/api/messages/${sent.body.id}`, { token }).then((r) => r.body), (m) => m.status === "delivered", 10_000);
+    expect(done.status).toBe("delivered");
+  },
+  240_000,
+);
