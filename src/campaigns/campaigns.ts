@@ -6,6 +6,7 @@ import { assertWithinLimit } from "../licenses/limits";
 import { NO_SENDER } from "../messages/messages";
 import { chooseSender } from "../phone-numbers/numbers";
 import { sendingManager } from "../sending/manager";
+import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
 import { PARKED, settleCampaign } from "./lifecycle";
 import { resolveRecipients, writeOutbox } from "./outbox";
@@ -127,18 +128,7 @@ export function parseScheduledAt(value: string, timeZone: string): number {
   const m = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d)(?::(\d\d)(?:\.\d{1,3})?)?$/.exec(v);
   if (!m) throw badRequest("Please choose a valid date and time");
   const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
-  const wall = Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0);
-  const offset = (at: number) => {
-    const p = Object.fromEntries(
-      new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" })
-        .formatToParts(at)
-        .map((x) => [x.type, Number(x.value)]),
-    ) as Record<string, number>;
-    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - at;
-  };
-  let at = wall - offset(wall);
-  at = wall - offset(at);
-  return at;
+  return wallToInstant(timeZone, Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0));
 }
 
 /** Validates a create body, or an update's changed fields against the `current` campaign they apply to. */

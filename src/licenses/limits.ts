@@ -1,6 +1,7 @@
 import { countContacts } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
+import { wallToInstant, zoneOffset } from "../time/zones";
 import { countOutboundSince } from "../messages/stats";
 import { findUserById, type User } from "../users/queries";
 import { currentLicense, type CurrentLicense } from "./licenses";
@@ -12,40 +13,10 @@ export type Usage = { license: CurrentLicense | null; contacts: UsageFigure; mes
 export const NOTICE_RATIO = 0.8;
 const fmt = (n: number) => new Intl.NumberFormat("en-US").format(n);
 
-/** Midnight of the 1st of the current month in a time zone, as an instant. */
+/** Midnight of the 1st of the current month in a time zone, as an instant (UTC for an unknown zone). */
 export function startOfMonthIn(timeZone: string, now: number): Date {
-  let zone = timeZone;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-  } catch {
-    zone = "UTC";
-  }
-  const parts = (at: number) => {
-    const p = Object.fromEntries(
-      new Intl.DateTimeFormat("en-US", {
-        timeZone: zone,
-        hourCycle: "h23",
-        year: "numeric",
-        month: "numeric",
-        day: "numeric",
-        hour: "numeric",
-        minute: "numeric",
-        second: "numeric",
-      })
-        .formatToParts(at)
-        .map((x) => [x.type, Number(x.value)]),
-    ) as Record<string, number>;
-    return p;
-  };
-  const offsetAt = (at: number) => {
-    const p = parts(at);
-    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - Math.floor(at / 1000) * 1000;
-  };
-  const local = parts(now);
-  const wall = Date.UTC(local.year!, local.month! - 1, 1);
-  let guess = wall - offsetAt(wall);
-  guess = wall - offsetAt(guess);
-  return new Date(guess);
+  const local = new Date(now + zoneOffset(timeZone, now));
+  return new Date(wallToInstant(timeZone, Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), 1)));
 }
 
 function figure(used: number, limit: number, label: (f: { used: number; limit: number }) => string): UsageFigure {
