@@ -91,7 +91,6 @@ export class SendingManager {
   private failures = new Map<string, number>();
   /** Account settings (quiet hours, frequency cap) read at most every CONFIG_REFRESH_MS per user. */
   private users = new Map<string, { at: number; user: ReturnType<typeof findUserById> }>();
-  private idleWaiters: (() => void)[] = [];
   private st: Record<string, Statement>;
 
   constructor(
@@ -171,14 +170,6 @@ export class SendingManager {
     this.schedule(0);
   }
 
-  /** Resolves when nothing is queued and due and nothing is in flight (tests and benchmarks). */
-  idle(): Promise<void> {
-    return new Promise((resolve) => {
-      this.idleWaiters.push(resolve);
-      this.schedule(0);
-    });
-  }
-
   private schedule(delay: number) {
     if (!this.running) return;
     if (this.passing) {
@@ -217,11 +208,6 @@ export class SendingManager {
         else sleep = Math.min(sleep, next - now);
       }
       if (busy) sleep = 0;
-      const quiet = this.inFlight === 0 && this.outcomes.length === 0 && [...this.lanes.values()].every((l) => l.idleUntil > now);
-      if (quiet && this.idleWaiters.length) {
-        const pending = this.ctx.db.$client.prepare(`SELECT 1 FROM messages WHERE status IN ('queued','sending') AND next_attempt_at <= ? LIMIT 1`).get(now);
-        if (!pending) for (const w of this.idleWaiters.splice(0)) w();
-      }
     } catch (err) {
       this.ctx.log(`sending: pass failed: ${(err as Error)?.stack ?? err}`);
       sleep = this.options.idleMs;
