@@ -1,14 +1,21 @@
 // `npm run build`: dist/smsdesk, one executable with the UI, the migrations and every asset inside.
+//   --outfile PATH   write the executable elsewhere
+//   --reuse-ui       embed the UI already in dist/public instead of building it again (tests: the running suite
+//                    has that build loaded, and a rebuild would change its hashed file names under it)
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import tailwind from "bun-plugin-tailwind";
 
 const root = join(import.meta.dir, "..");
-const ui = spawnSync(process.execPath, ["scripts/build-ui.ts"], { cwd: root, stdio: "inherit" });
-if (ui.status !== 0) process.exit(ui.status ?? 1);
+const args = process.argv.slice(2);
+const outIndex = args.indexOf("--outfile");
+if (!args.includes("--reuse-ui")) {
+  const ui = spawnSync(process.execPath, ["scripts/build-ui.ts"], { cwd: root, stdio: "inherit" });
+  if (ui.status !== 0) process.exit(ui.status ?? 1);
+}
 
-const outfile = join(root, "dist", "smsdesk");
+const outfile = outIndex >= 0 ? resolve(args[outIndex + 1]!) : join(root, "dist", "smsdesk");
 const result = await Bun.build({
   entrypoints: [join(root, "src", "main.ts")],
   compile: { outfile },
@@ -23,4 +30,4 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-console.log(`dist/smsdesk: ${(statSync(outfile).size / 1024 / 1024).toFixed(1)} MB`);
+console.log(`${outfile}: ${(statSync(outfile).size / 1024 / 1024).toFixed(1)} MB`);
