@@ -12,6 +12,8 @@ export function openDatabase(path: string): Db {
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
+  // Statement journals of trigger-firing writes otherwise go to temp files on disk, one write per row.
+  sqlite.exec("PRAGMA temp_store = MEMORY");
   const db = drizzle(sqlite, { schema }) as Db;
   applyMigrations(db);
   return db;

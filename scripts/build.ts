@@ -17,7 +17,8 @@ if (!args.includes("--reuse-ui")) {
 
 const outfile = outIndex >= 0 ? resolve(args[outIndex + 1]!) : join(root, "dist", "smsdesk");
 const result = await Bun.build({
-  entrypoints: [join(root, "src", "main.ts")],
+  // The CSV import parses and validates phones in a Worker; a compiled executable only has the workers it was built with.
+  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "contacts", "import-worker.ts")],
   compile: { outfile },
   minify: true,
   bytecode: true,

@@ -5,6 +5,7 @@ import m1 from "./0001_account_security_and_licenses.sql" with { type: "text" };
 import m2 from "./0002_contacts_at_scale.sql" with { type: "text" };
 import m3 from "./0003_contact_totals.sql" with { type: "text" };
 import m4 from "./0004_providers_outbox_campaigns.sql" with { type: "text" };
+import m5 from "./0005_contacts_speed.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -13,4 +14,5 @@ export const migrationSql: Record<string, string> = {
   "0002_contacts_at_scale": m2,
   "0003_contact_totals": m3,
   "0004_providers_outbox_campaigns": m4,
+  "0005_contacts_speed": m5,
 };

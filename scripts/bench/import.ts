@@ -2,11 +2,12 @@
 // Generates a CSV of realistic, partly messy phone numbers (several formats, ~2% invalid, ~3% duplicates),
 // measures a bare prepared bun:sqlite insert baseline, imports the file through POST /api/contacts/import/csv
 // on a real server, and times GET /api/contacts pages and searches over the result.
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase } from "../../db/client";
 import { loadConfig } from "../../src/config";
+import { beginBulkWrites } from "../../src/contacts/importer";
 import { grantLicense } from "../../src/licenses/licenses";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { startServer } from "../../src/server";
@@ -38,34 +39,46 @@ function phone(i: number): string {
 
 console.log(`generating ${N.toLocaleString()} rows...`);
 const lines: string[] = ["first_name,last_name,email,phone"];
-const phones: string[] = [];
+const rows: [string, string, string | null, string][] = [];
 for (let i = 0; i < N; i++) {
   const src = rand() < 0.03 && i > 0 ? Math.floor(rand() * i) : i;
   const f = pick(FIRST), l = pick(LAST);
   const p = phone(src);
-  phones.push(p);
-  lines.push(`${f},"${l}",${rand() < 0.6 ? `${f.toLowerCase()}.${i}@example.com` : ""},${p.includes(",") ? `"${p}"` : p}`);
+  const email = rand() < 0.6 ? `${f.toLowerCase()}.${i}@example.com` : "";
+  rows.push([f, l, email || null, p]);
+  lines.push(`${f},"${l}",${email},${p.includes(",") ? `"${p}"` : p}`);
 }
-const csv = lines.join("\r\n") + "\r\n";
+let csv: Blob | null = new Blob([lines.join("\r\n") + "\r\n"]);
 lines.length = 0;
-console.log(`csv: ${(csv.length / 1e6).toFixed(1)} MB`);
+console.log(`csv: ${(csv.size / 1e6).toFixed(1)} MB`);
 
-// Baseline: the same rows, bare prepared statement, 10k-row transactions, unique (owner, phone) index.
+// Baseline: the same rows (names, email, phone as written in the file) into the same table, created by the
+// app's migrations with all its indexes and triggers, on a connection with the app's pragmas and the same bulk
+// settings the import uses; one bare prepared statement, 10,000-row transactions. Source 'import' keeps the
+// search-index trigger out, as for imported rows: indexing is part of the import's work, not of a bare insert.
 const baseDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-base-"));
-const bdb = new Database(join(baseDir, "b.db"));
-bdb.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
-bdb.exec("CREATE TABLE contacts (id TEXT PRIMARY KEY, owner TEXT NOT NULL, first_name TEXT, last_name TEXT, email TEXT, phone TEXT); CREATE UNIQUE INDEX u ON contacts(owner, phone)");
-const ins = bdb.prepare("INSERT OR IGNORE INTO contacts VALUES (?, 'owner', ?, ?, ?, ?)");
+const bdb = openDatabase(join(baseDir, "b.db")).$client;
+const owner = Bun.randomUUIDv7();
+bdb.run("INSERT INTO users (id, email) VALUES (?, 'owner@example.com')", [owner]);
+const endBulk = beginBulkWrites(bdb);
+const ins = bdb.prepare(
+  "INSERT OR IGNORE INTO contacts (id, user_id, first_name, last_name, email, phone, source) VALUES (?, ?, ?, ?, ?, ?, 'import')",
+);
 let t0 = performance.now();
 for (let i = 0; i < N; i += 10_000) {
   bdb.transaction(() => {
-    for (let j = i; j < Math.min(N, i + 10_000); j++) ins.run(crypto.randomUUID(), "First", "Last", null, phones[j]!);
+    for (let j = i; j < Math.min(N, i + 10_000); j++) {
+      const [f, l, e, p] = rows[j]!;
+      ins.run(Bun.randomUUIDv7(), owner, f, l, e, p);
+    }
   })();
 }
 const baseRate = N / ((performance.now() - t0) / 1000);
+endBulk();
 bdb.close();
 rmSync(baseDir, { recursive: true, force: true });
-phones.length = 0;
+rows.length = 0;
+Bun.gc(true);
 
 const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-"));
 const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
@@ -88,6 +101,7 @@ const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsa
 t0 = performance.now();
 const start = await api("/api/contacts/import/csv", { method: "POST", token, headers: { "content-type": "text/csv" }, body: csv });
 if (start.status !== 202) throw new Error(`upload failed: ${start.status} ${JSON.stringify(start.body)}`);
+csv = null; // the client's copy: the server has the upload now
 let job: any;
 for (;;) {
   job = (await api(`/api/contacts/import/${start.body.id}`, { token })).body;

@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { contactConsents, contacts, messages } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
-import { phoneDigitsOf } from "./phones";
+import { COUNT_CAP, orderBy, searchPage, type PageQuery } from "./search";
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type ContactSource = ContactRow["source"];
@@ -44,71 +44,45 @@ export function findByPhone(ctx: AppContext, userId: string, phone: string): Con
   return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.phone, phone))).get();
 }
 
-const escapeFts = (s: string) => `"${s.replaceAll('"', '""')}"`;
-const range = (col: SQL | typeof contacts.firstName, p: string) => sql`(${col} >= ${p} AND ${col} < ${p + "\uffff"})`;
+/** The user's contact total from `contact_totals`. */
+export function storedTotal(ctx: AppContext, userId: string): number {
+  return contactCounters(ctx, userId).total;
+}
+
+export type ListParams = PageQuery;
 
 /**
- * The search condition for `q`, always served by an index: three or more characters go through the FTS5
- * trigram table (substring of first/last name, email, phone digits; a phone typed with formatting is
- * reduced to its digits); one or two characters match the start of the first name or of the phone digits
- * through (user_id, first_name) and (user_id, phone_digits).
+ * A page of the user's contacts, searched (`q`) and filtered (`extra`, a segment's conditions) or not. The
+ * total of a search or filter is counted up to COUNT_CAP: beyond it the answer says `totalCapped: true`.
  */
-export function searchCondition(q: string | undefined): SQL | undefined {
-  const text = (q ?? "").trim();
-  if (!text) return undefined;
-  const digits = phoneDigitsOf(text);
-  const term = digits ?? text.toLowerCase();
-  if ([...term].length >= 3) {
-    return sql`${contacts}.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ${escapeFts(term)})`;
-  }
-  if (digits) return range(contacts.phoneDigits as unknown as SQL, digits);
-  const variants = [...new Set([text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()])];
-  return sql`(${sql.join(variants.map((v) => range(contacts.firstName, v)), sql` OR `)})`;
-}
-
-/** The user's contact total from `contact_totals` (kept by triggers, migration 0003). */
-export function storedTotal(ctx: AppContext, userId: string): number {
-  const row = ctx.db.$client.query("SELECT total FROM contact_totals WHERE user_id = ?").get(userId) as { total: number } | null;
-  return row?.total ?? 0;
-}
-
-export type ListParams = { page: number; pageSize: number; q?: string; sort: "createdAt" | "name" | "phone"; order: "asc" | "desc" };
-
 export function listContacts(ctx: AppContext, userId: string, p: ListParams, extra?: SQL) {
-  const where = and(eq(contacts.userId, userId), searchCondition(p.q), extra);
-  const dir = p.order === "asc" ? asc : desc;
-  const orderBy =
-    p.sort === "name"
-      ? [dir(contacts.firstName), dir(contacts.lastName), dir(contacts.id)]
-      : p.sort === "phone"
-        ? [dir(contacts.phone)]
-        : [dir(contacts.createdAt), dir(contacts.id)];
-  const rows = ctx.db
-    .select()
-    .from(contacts)
-    .where(where)
-    .orderBy(...orderBy)
-    .limit(p.pageSize)
-    .offset((p.page - 1) * p.pageSize)
-    .all();
-  const total =
-    !extra && !(p.q ?? "").trim()
-      ? storedTotal(ctx, userId)
-      : ctx.db.select({ n: count() }).from(contacts).where(where).get()!.n;
-  return { data: rows.map(contactView), total, page: p.page, pageSize: p.pageSize };
+  const view = (rows: ContactRow[], total: number, totalCapped: boolean) => ({
+    data: rows.map(contactView),
+    total,
+    totalCapped,
+    page: p.page,
+    pageSize: p.pageSize,
+  });
+  const total = storedTotal(ctx, userId);
+  const offset = (p.page - 1) * p.pageSize;
+  if (!extra && !(p.q ?? "").trim()) {
+    const order = orderBy(p.sort, p.order);
+    const rows = ctx.db.select().from(contacts).where(eq(contacts.userId, userId)).orderBy(order).limit(p.pageSize).offset(offset).all();
+    return view(rows, total, false);
+  }
+  const { rowids, n } = searchPage(ctx, userId, p, extra, total);
+  const rowid = sql<number>`${contacts}.rowid`;
+  const found = rowids.length ? ctx.db.select({ rowid, row: contacts }).from(contacts).where(inArray(rowid, rowids)).all() : [];
+  const byRowid = new Map(found.map((x) => [x.rowid, x.row]));
+  return view(rowids.map((r) => byRowid.get(r)!), Math.min(n, COUNT_CAP), n > COUNT_CAP);
 }
 
+/** The user's contact counters, kept in `contact_totals` by triggers (migrations 0003 and 0005). */
 export function contactCounters(ctx: AppContext, userId: string) {
-  const r = ctx.db
-    .select({
-      total: count(),
-      email: sql<number>`coalesce(sum(${contacts.email} IS NOT NULL AND ${contacts.email} <> ''), 0)`,
-      sms: sql<number>`coalesce(sum(${contacts.phone} IS NOT NULL AND ${contacts.phone} <> ''), 0)`,
-    })
-    .from(contacts)
-    .where(eq(contacts.userId, userId))
-    .get()!;
-  return { total: r.total, email: Number(r.email), sms: Number(r.sms) };
+  const row = ctx.db.$client
+    .query<{ total: number; email: number; sms: number }, [string]>("SELECT total, with_email AS email, with_phone AS sms FROM contact_totals WHERE user_id = ?")
+    .get(userId);
+  return { total: row?.total ?? 0, email: row?.email ?? 0, sms: row?.sms ?? 0 };
 }
 
 export function recordConsent(ctx: AppContext, userId: string, contactId: string, kind: "opt_in" | "opt_out", source: ConsentSource, text: string | null) {
@@ -211,7 +185,8 @@ export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: 
 /** Groups of this user's contacts sharing the same phone digits, paged by group. */
 export function duplicateGroups(ctx: AppContext, userId: string, page: number, pageSize: number) {
   const digits = contacts.phoneDigits as unknown as SQL;
-  const base = and(eq(contacts.userId, userId), isNotNull(contacts.phone), ne(digits, ""));
+  // Non-empty digits imply a phone: the condition stays within the (user_id, phone_digits) index.
+  const base = and(eq(contacts.userId, userId), ne(digits, ""));
   const groups = ctx.db
     .select({ digits: sql<string>`${digits}` })
     .from(contacts)
@@ -222,9 +197,9 @@ export function duplicateGroups(ctx: AppContext, userId: string, page: number, p
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .all();
-  const total = ctx.db.get<{ n: number }>(
+  const total = ctx.db.all<{ n: number }>(
     sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${contacts} WHERE ${base} GROUP BY ${digits} HAVING count(*) > 1)`,
-  ).n;
+  )[0]!.n;
   const data = groups.map((g) => {
     const members = ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), sql`${digits} = ${g.digits}`)).orderBy(asc(contacts.createdAt)).all();
     return { phone: members[0]?.phone ?? g.digits, contacts: members.map(contactView) };

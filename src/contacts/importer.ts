@@ -1,12 +1,14 @@
-import type { Statement } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
+import type { CountryCode } from "libphonenumber-js";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { usageFor } from "../licenses/limits";
 import { findUserById } from "../users/queries";
 import { displayName, newId } from "./contacts";
+import { IntegerSet } from "./integer-set";
 import { PhoneNormalizer, regionFromLocale } from "./phones";
+import { prepareBatch, type ImportRow, type PreparedBatch } from "./prepare";
 
-export type ImportRow = { phone?: string | null; firstName?: string | null; lastName?: string | null; email?: string | null; tags?: string[] };
 export type ImportError = { line: number; reason: string };
 export type DuplicateDetail = { attemptedName: string; existingName: string; phone: string };
 
@@ -33,14 +35,15 @@ export class ContactImporter {
   duplicateDetails: DuplicateDetail[] = [];
   notice: string | null = null;
 
-  private seen = new Set<string>();
+  /** Phones already met in this import, as numbers (E.164 has at most 15 digits: exact in a double). */
+  private seen = new IntegerSet();
   private phones: PhoneNormalizer;
   private remaining: number;
   private limitReason: string;
   private insert: Statement;
   private index: Statement;
   private maxRowid: Statement;
-  private consent: Statement;
+  private consents: Statement;
   private fill: Statement;
   private existing: Statement;
 
@@ -59,9 +62,13 @@ export class ContactImporter {
     this.remaining = usage.contacts.unlimited ? Number.POSITIVE_INFINITY : Math.max(0, usage.contacts.limit - usage.contacts.used);
     this.limitReason = `Contact limit reached: your ${usage.license?.plan.name ?? ""} plan allows ${usage.contacts.limit} contacts`.replace("  ", " ");
     const db = ctx.db.$client;
+    // Rows go in as one JSON array per statement: a batch costs one call into SQLite rather than one per row.
+    // RETURNING names the phones that were new to the owner; the others are stored contacts already.
     this.insert = db.prepare(
       `INSERT INTO contacts (id, user_id, first_name, last_name, email, phone, tags, source, status, opt_in_date, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'import', 'subscribed', ?, ?, ?) ON CONFLICT (user_id, phone) DO NOTHING`,
+       SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, 'import', 'subscribed', ?2, ?2, ?2
+       FROM json_each(?3) WHERE true
+       ON CONFLICT (user_id, phone) DO NOTHING RETURNING phone`,
     );
     // The contacts_fts insert trigger skips source 'import': this importer indexes its rows (see migration 0002).
     // One statement per batch: FTS5 keeps the batch's terms in memory and writes them once.
@@ -71,7 +78,11 @@ export class ContactImporter {
        SELECT rowid, first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits FROM contacts
        WHERE rowid > ? AND source = 'import'`,
     );
-    this.consent = db.prepare(`INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at) VALUES (?, ?, ?, 'opt_in', 'import', ?, ?)`);
+    // Also one statement per batch, fed the [consent id, contact id] pairs of the contacts it created.
+    this.consents = db.prepare(
+      `INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at)
+       SELECT value ->> 0, value ->> 1, ?, 'opt_in', 'import', ?, ? FROM json_each(?)`,
+    );
     this.fill = db.prepare(
       `UPDATE contacts SET
          first_name = CASE WHEN first_name = '' THEN ?1 ELSE first_name END,
@@ -84,70 +95,91 @@ export class ContactImporter {
     this.existing = db.prepare(`SELECT first_name, last_name, email, phone FROM contacts WHERE user_id = ? AND phone = ?`);
   }
 
-  private fail(line: number, reason: string) {
-    this.invalid++;
-    if (this.errors.length < MAX_STORED_ERRORS) this.errors.push({ line, reason });
+  /** The region phone numbers without a country code are read in (from the owner's locale). */
+  get region(): CountryCode | undefined {
+    return this.phones.region;
   }
 
-  private duplicate(attempted: ImportRow, phone: string) {
-    this.duplicates++;
-    if (!this.opts.detailDuplicates || this.duplicateDetails.length >= MAX_DUPLICATE_DETAILS) return;
-    const stored = this.existing.get(this.userId, phone) as { first_name: string; last_name: string; email: string | null; phone: string } | null;
-    this.duplicateDetails.push({
-      attemptedName: displayName({ firstName: attempted.firstName ?? "", lastName: attempted.lastName ?? "", email: attempted.email ?? null, phone }),
-      existingName: stored ? displayName({ firstName: stored.first_name, lastName: stored.last_name, email: stored.email, phone }) : phone,
-      phone,
-    });
+  /** Reports a batch's invalid rows, `[row, reason]`, in the order of the file. */
+  private fail(b: PreparedBatch, failed: [number, string][]) {
+    this.invalid += failed.length;
+    for (const [i, reason] of failed.sort((x, y) => x[0] - y[0])) {
+      if (this.errors.length >= MAX_STORED_ERRORS) return;
+      this.errors.push({ line: b.lines[i]!, reason });
+    }
   }
 
-  /** One batch in one transaction; `lines[i]` is the line number reported for `rows[i]`. */
+  /** Reports a batch's duplicate rows in the order of the file, with the stored contact's name when asked. */
+  private duplicate(b: PreparedBatch, rows: number[]) {
+    this.duplicates += rows.length;
+    if (!this.opts.detailDuplicates) return;
+    for (const i of rows.sort((x, y) => x - y)) {
+      if (this.duplicateDetails.length >= MAX_DUPLICATE_DETAILS) return;
+      const phone = b.phone[i]!;
+      const stored = this.existing.get(this.userId, phone) as { first_name: string; last_name: string; email: string | null } | null;
+      this.duplicateDetails.push({
+        attemptedName: displayName({ firstName: b.first[i]!, lastName: b.last[i]!, email: b.email[i]! || null, phone }),
+        existingName: stored ? displayName({ firstName: stored.first_name, lastName: stored.last_name, email: stored.email, phone }) : phone,
+        phone,
+      });
+    }
+  }
+
+  /** Validates and stores rows in one transaction; `lines[i]` is the line number reported for `rows[i]`. */
   addBatch(rows: ImportRow[], lines: number[]) {
-    const validated: (string | null)[] = rows.map((r) => (r.phone ? this.phones.normalize(String(r.phone)) : null));
+    this.store(prepareBatch(rows, lines, this.phones));
+  }
+
+  /** Stores a prepared batch in one transaction. */
+  store(b: PreparedBatch) {
     const at = this.ctx.now();
     const consentText = this.opts.consentText ?? "Imported by the account owner";
     this.ctx.db.$client.transaction(() => {
       const before = (this.maxRowid.get() as { m: number }).m;
-      const createdBefore = this.created;
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!;
-        const line = lines[i]!;
+      const failed: [number, string][] = [];
+      const duplicates: number[] = [];
+      const fresh: number[] = []; // rows whose phone is new to this import, in file order
+      for (let i = 0; i < b.lines.length; i++) {
         this.rowsRead++;
-        const raw = row.phone ? String(row.phone).trim() : "";
-        if (!raw) {
-          this.fail(line, "Missing phone number");
-          continue;
-        }
-        const phone = validated[i];
+        const phone = b.phone[i]!;
         if (!phone) {
-          this.fail(line, `Invalid phone number: ${raw.slice(0, 40)}`);
+          failed.push([i, b.invalid[i]!]);
           continue;
         }
-        if (this.seen.has(phone)) {
-          this.duplicate(row, phone);
-          continue;
-        }
-        this.seen.add(phone);
-        const first = (row.firstName ?? "").trim();
-        const last = (row.lastName ?? "").trim();
-        const email = (row.email ?? "").trim();
-        if (this.remaining > 0) {
-          const id = newId();
-          const tags = JSON.stringify(row.tags ?? []);
-          const res = this.insert.run(id, this.userId, first, last, email || null, phone, tags, at, at, at);
-          if (res.changes === 1) {
-            this.consent.run(newId(), id, this.userId, consentText, at);
-            this.created++;
-            this.remaining--;
-            continue;
-          }
-        } else if (!this.existing.get(this.userId, phone)) {
-          this.fail(line, this.limitReason);
-          continue;
-        }
-        if (this.fill.run(first, last, email, at, this.userId, phone).changes === 1) this.updated++;
-        else this.duplicate(row, phone);
+        if (this.seen.add(Number(phone.slice(1)))) fresh.push(i);
+        else duplicates.push(i);
       }
-      if (this.created > createdBefore) this.index.run(before);
+      // Create while the plan allows: a row whose phone the owner already has does not count against it, so
+      // after a part that met stored contacts the next part takes the room they left.
+      const consents: [string, string][] = [];
+      const stored: number[] = [];
+      let next = 0;
+      while (next < fresh.length && this.remaining > 0) {
+        const part = fresh.slice(next, next + Math.min(this.remaining, fresh.length - next));
+        next += part.length;
+        const ids = part.map(() => newId());
+        const rows = part.map((i, k) => [ids[k], b.first[i], b.last[i], b.email[i] || null, b.phone[i], b.tags[i]]);
+        const created = new Set(this.insert.all(this.userId, at, JSON.stringify(rows)).map((r) => (r as { phone: string }).phone));
+        part.forEach((i, k) => {
+          if (!created.has(b.phone[i]!)) return void stored.push(i);
+          consents.push([newId(), ids[k]!]);
+          this.created++;
+          this.remaining--;
+        });
+      }
+      for (const i of fresh.slice(next)) {
+        if (this.existing.get(this.userId, b.phone[i]!)) stored.push(i);
+        else failed.push([i, this.limitReason]);
+      }
+      for (const i of stored) {
+        if (this.fill.run(b.first[i]!, b.last[i]!, b.email[i]!, at, this.userId, b.phone[i]!).changes === 1) this.updated++;
+        else duplicates.push(i);
+      }
+      this.fail(b, failed);
+      this.duplicate(b, duplicates);
+      if (!consents.length) return;
+      this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
+      this.index.run(before);
     })();
   }
 
@@ -162,4 +194,37 @@ export class ContactImporter {
       errors: this.errors,
     };
   }
+}
+
+const BULK = { cacheKib: 32 * 1024, walPages: 32_768 };
+const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
+
+/**
+ * Connection settings for bulk writes, until the returned function is called (nested and concurrent imports
+ * share them; the last one out restores the previous values):
+ * - temp_store MEMORY: an INSERT that fires a trigger keeps a statement journal, and in a file that is two
+ *   writes of every page the statement touches;
+ * - a larger page cache, so a 10,000-row transaction finds the index pages it dirties still in memory;
+ * - a larger WAL before automatic checkpoints, so an index page rewritten by many transactions is copied
+ *   into the database once rather than after every transaction.
+ */
+export function beginBulkWrites(db: Database): () => void {
+  let state = bulkUsers.get(db);
+  if (!state) {
+    const bulk = { temp_store: "MEMORY", cache_size: -BULK.cacheKib, wal_autocheckpoint: BULK.walPages };
+    const set = (values: Record<string, unknown>) => Object.entries(values).map(([k, v]) => `PRAGMA ${k} = ${v};`).join(" ");
+    const now = Object.fromEntries(Object.keys(bulk).map((k) => [k, Object.values(db.query(`PRAGMA ${k}`).get() as object)[0]]));
+    db.exec(set(bulk));
+    state = { count: 0, restore: set(now) };
+    bulkUsers.set(db, state);
+  }
+  state.count++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--state.count > 0) return;
+    bulkUsers.delete(db);
+    db.exec(state.restore);
+  };
 }

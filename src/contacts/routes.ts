@@ -3,17 +3,17 @@ import { Elysia, t } from "elysia";
 import { contacts } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { badRequest, HttpError } from "../http/errors";
+import { badRequest } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
 import {
   assertNoDuplicatePhone, bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents,
-  listContacts, mergeContacts, newId, normalizeTags, optOutById, recordConsent, searchCondition,
+  listContacts, mergeContacts, newId, normalizeTags, optOutById, recordConsent,
 } from "./contacts";
-import { failInterruptedImports, getImportJob, listImportJobs, startCsvImport } from "./csv-import";
+import { failInterruptedImports, getImportJob, listImportJobs, receiveCsvUpload, startCsvImport } from "./csv-import";
 import { ContactImporter } from "./importer";
 import { isKnownRegion, normalizePhone, regionFromLocale } from "./phones";
+import { searchCondition } from "./search";
 
-const MAX_CSV_BYTES = 100 * 1024 * 1024;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const contactBody = t.Object({
@@ -81,7 +81,7 @@ export function contactRoutes(ctx: AppContext) {
     .get(
       "/export.csv",
       ({ user, query }) => {
-        const cond = searchCondition(query.q);
+        const cond = searchCondition(query.q, user.id);
         const encoder = new TextEncoder();
         let cursor: { createdAt: Date; id: string } | null = null;
         let headerSent = false;
@@ -163,20 +163,7 @@ export function contactRoutes(ctx: AppContext) {
     .post(
       "/import/csv",
       async ({ user, request, set }) => {
-        const type = request.headers.get("content-type") ?? "";
-        const length = Number(request.headers.get("content-length") ?? 0);
-        if (length > MAX_CSV_BYTES) throw new HttpError(413, "The CSV file is too large (100 MB at most).");
-        let text: string;
-        if (type.includes("multipart/form-data")) {
-          const form = await request.formData().catch(() => null);
-          const file = form?.get("file");
-          if (!file || typeof file === "string") throw badRequest("Please select a CSV file");
-          text = await file.text();
-        } else {
-          text = await request.text();
-        }
-        if (!text.trim()) throw badRequest("The CSV file is empty.");
-        const id = startCsvImport(ctx, user.id, text);
+        const id = startCsvImport(ctx, user.id, await receiveCsvUpload(ctx, request));
         set.status = 202;
         return { id };
       },

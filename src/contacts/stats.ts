@@ -1,9 +1,11 @@
 import { and, count, eq, gte, max, sql } from "drizzle-orm";
 import { contacts } from "../../db/schema";
 import type { AppContext } from "../context";
+import { storedTotal } from "./contacts";
 
+/** The user's number of contacts, kept by triggers in `contact_totals` (plan limits check it on every create). */
 export function countContacts(ctx: AppContext, userId: string): number {
-  return ctx.db.select({ n: count() }).from(contacts).where(eq(contacts.userId, userId)).get()!.n;
+  return storedTotal(ctx, userId);
 }
 
 /** Contacts added per UTC day since a time, with the latest addition of each day. */

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { contacts } from "../../db/schema";
+import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;
@@ -12,8 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-async function waitJob(acc: Account, id: string) {
-  for (let i = 0; i < 200; i++) {
+async function waitJob(acc: Account, id: string, tries = 200) {
+  for (let i = 0; i < tries; i++) {
     const r = await t.api(`/api/contacts/import/${id}`, { token: acc.token });
     if (r.body.state === "done" || r.body.state === "failed") return r.body;
     await Bun.sleep(20);
@@ -84,6 +87,40 @@ describe("CSV import job", () => {
     const bad = await t.api("/api/contacts/import/csv", { method: "POST", token: b.token, body: "email,first_name\nx@example.com,X\n", headers: { "content-type": "text/csv" } });
     const failed = await waitJob(b, bad.body.id);
     expect(failed).toMatchObject({ state: "failed", error: "No phone column found. Expected a header such as phone, phone_number or mobile." });
+  });
+
+  test("a file of several read chunks streams through: every row accounted for, the upload removed, bulk settings restored", async () => {
+    const c = await t.signUpVerified();
+    grantLicense(t.ctx, c.user.id, "enterprise", 30);
+    const pragmas = () => ["temp_store", "cache_size", "wal_autocheckpoint"].map((name) => t.ctx.db.$client.query(`PRAGMA ${name}`).get());
+    const before = pragmas();
+    // About 2.4 MB, multi-byte names; every 50th phone invalid, every 40th row repeats the number 20 rows up.
+    const rows = Array.from({ length: 60_000 }, (_, i) => {
+      const n = i % 40 === 39 ? i - 20 : i;
+      return `Zoë ${i},Ødegård,${i % 50 === 7 ? "not a phone" : `+1 (646) ${String(200 + Math.floor(n / 10_000))}-${String(n % 10_000).padStart(4, "0")}`}`;
+    });
+    const body = `first name,last name,phone\n${rows.join("\n")}\n`;
+    const start = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body, headers: { "content-type": "text/csv" } });
+    expect(start.status).toBe(202);
+    const job = await waitJob(c, start.body.id, 1000);
+    expect(job).toMatchObject({ state: "done", rowsRead: 60_000, created: 57_300, updated: 0, duplicates: 1_500, invalid: 1_200, progress: 100 });
+    const found = (await t.api(`/api/contacts?q=${encodeURIComponent("zoë 59998")}`, { token: c.token })).body.data;
+    expect(found.map((x: any) => [x.firstName, x.lastName])).toEqual([["Zoë 59998", "Ødegård"]]);
+    const consent = (await t.api(`/api/contacts/${found[0].id}/consent`, { token: c.token })).body.data;
+    expect(consent.map((x: any) => [x.kind, x.source, x.text])).toEqual([["opt_in", "import", "Imported by the account owner"]]);
+    const consents = t.ctx.db.$client.query("SELECT count(*) AS n FROM contact_consents WHERE user_id = ?").get(c.user.id) as { n: number };
+    expect(consents.n).toBe(job.created);
+    expect(readdirSync(join(t.dataDir, "imports"))).toEqual([]);
+    expect(pragmas()).toEqual(before);
+  });
+
+  test("an empty or blank upload is refused at once", async () => {
+    for (const body of ["", " \r\n\t\n", "\uFEFF\n"]) {
+      const r = await t.api("/api/contacts/import/csv", { method: "POST", token: b.token, body, headers: { "content-type": "text/csv" } });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe("The CSV file is empty.");
+    }
+    expect(readdirSync(join(t.dataDir, "imports"))).toEqual([]);
   });
 
   test("one import per user at a time", async () => {

@@ -32,8 +32,8 @@ test(
     proc = Bun.spawn([join(dir, "smsdesk")], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? "", PORT: String(port), ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "executable-check" },
-      stdout: "ignore",
-      stderr: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
     });
     const base = `http://127.0.0.1:${port}`;
     await waitFor(() => fetch(`${base}/api/health`).then((r) => r.status).catch(() => 0), (s) => s === 200, 20_000, 50);
@@ -55,6 +55,13 @@ test(
     expect((await fetch(`${base}/api/auth/user`, { headers: { cookie } }).then((r) => r.json()) as any).email).toBe("owner@example.com");
     expect((await childApi(base, "/api/contacts", { token, body: { firstName: "Ada", phone: "+14155552671" } })).status).toBe(201);
     expect((await childApi(base, "/api/contacts", { token })).body.total).toBe(1);
+    // A CSV import runs its parsing worker from inside the executable.
+    const csv = ["phone,first_name", ...Array.from({ length: 500 }, (_, i) => `+1415555${String(3000 + i)},Guest${i}`)].join("\n");
+    const upload = await fetch(`${base}/api/contacts/import/csv`, { method: "POST", headers: { "content-type": "text/csv", authorization: `Bearer ${token}` }, body: csv });
+    expect(upload.status).toBe(202);
+    const { id } = (await upload.json()) as { id: string };
+    const job = await waitFor(() => childApi(base, `/api/contacts/import/${id}`, { token }).then((r) => r.body), (j) => j.state === "done" || j.state === "failed");
+    expect(job).toMatchObject({ state: "done", created: 500, rowsRead: 500 });
 
     const provider = await childApi(base, "/api/sms-providers", { token, body: { provider: "simulator", displayName: "Simulator" } });
     expect(provider.status).toBe(201);
@@ -65,6 +72,11 @@ test(
     expect(sent.status).toBe(202);
     const done = await waitFor(() => childApi(base, `/api/messages/${sent.body.id}`, { token }).then((r) => r.body), (m) => m.status === "delivered", 10_000);
     expect(done.status).toBe("delivered");
+
+    proc.kill("SIGTERM");
+    await proc.exited;
+    const log = (await new Response(proc.stdout as ReadableStream).text()) + (await new Response(proc.stderr as ReadableStream).text());
+    expect(log).not.toContain("worker could not start");
   },
   240_000,
 );

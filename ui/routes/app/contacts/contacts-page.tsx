@@ -446,6 +446,7 @@ export function ContactsPage() {
                 page={page}
                 pageSize={PAGE_SIZE}
                 total={total}
+                capped={!!list.data?.totalCapped}
                 locale={locale}
                 onPage={(p) => {
                   setPage(p);

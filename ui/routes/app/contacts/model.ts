@@ -19,7 +19,8 @@ export type Contact = {
   updatedAt: string;
 };
 
-export type ContactPage = { data: Contact[]; total: number; page: number; pageSize: number };
+/** `totalCapped`: the server counted a search's matches up to `total` and stopped. */
+export type ContactPage = { data: Contact[]; total: number; totalCapped?: boolean; page: number; pageSize: number };
 export type ContactStats = { total: number; email: number; sms: number };
 export type DuplicateGroup = { phone: string; contacts: Contact[] };
 export type DuplicatePage = { data: DuplicateGroup[]; total: number };

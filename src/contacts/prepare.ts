@@ -1,0 +1,80 @@
+import type { PhoneNormalizer } from "./phones";
+
+export type ImportRow = {
+  phone?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  email?: string | null;
+  tags?: string[];
+};
+
+/**
+ * Import rows after everything that needs no database: the phone validated to E.164 (or the reason the row is
+ * invalid), fields trimmed, tags as JSON. Column arrays, so a batch crosses to another thread as a few arrays
+ * rather than thousands of objects.
+ */
+export type PreparedBatch = {
+  lines: number[];
+  /** E.164, or "" when the row is invalid. */
+  phone: string[];
+  /** Why the row is invalid, or "". */
+  invalid: string[];
+  first: string[];
+  last: string[];
+  email: string[];
+  tags: string[];
+};
+
+/** `lines[i]` is the line number reported for `rows[i]`. */
+export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer): PreparedBatch {
+  const b: PreparedBatch = { lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [] };
+  for (const row of rows) {
+    const raw = row.phone ? String(row.phone).trim() : "";
+    const phone = raw ? phones.normalize(raw) : null;
+    b.phone.push(phone ?? "");
+    b.invalid.push(phone ? "" : raw ? `Invalid phone number: ${raw.slice(0, 40)}` : "Missing phone number");
+    b.first.push((row.firstName ?? "").trim());
+    b.last.push((row.lastName ?? "").trim());
+    b.email.push((row.email ?? "").trim());
+    b.tags.push(JSON.stringify(row.tags ?? []));
+  }
+  return b;
+}
+
+const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags"] as const;
+
+/**
+ * A batch as one string and its field lengths, for posting between threads: cloning one string and two
+ * typed arrays costs a fraction of cloning 60,000 separate strings, on both threads.
+ */
+export type PackedBatch = { lines: Int32Array; text: string; lengths: Int32Array };
+
+export function packBatch(b: PreparedBatch): PackedBatch {
+  const n = b.lines.length;
+  const lengths = new Int32Array(n * TEXT_COLUMNS.length);
+  const parts: string[] = [];
+  let k = 0;
+  for (const col of TEXT_COLUMNS) {
+    for (const s of b[col]) {
+      lengths[k++] = s.length;
+      parts.push(s);
+    }
+  }
+  return { lines: Int32Array.from(b.lines), text: parts.join(""), lengths };
+}
+
+export function unpackBatch(p: PackedBatch): PreparedBatch {
+  const n = p.lines.length;
+  const b: PreparedBatch = { lines: Array.from(p.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [] };
+  let at = 0;
+  let k = 0;
+  for (const col of TEXT_COLUMNS) {
+    const out = b[col];
+    for (let i = 0; i < n; i++) {
+      const len = p.lengths[k++]!;
+      out.push(p.text.slice(at, at + len));
+      at += len;
+    }
+  }
+  return b;
+}

@@ -1,0 +1,181 @@
+import type { SQLQueryBindings } from "bun:sqlite";
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { contacts } from "../../db/schema";
+import type { AppContext } from "../context";
+import { phoneDigitsOf } from "./phones";
+
+/** Counts of matching contacts stop here: the list answers `totalCapped: true` with this total. */
+export const COUNT_CAP = 10_000;
+/** Candidate rows the ordered walk checks against the search index at first, and at most, at a time. */
+const WALK_CHUNK = { first: 500, max: 16_000 };
+/**
+ * Rough relative costs per row: starting from the matches (look each up, sort them all) against walking the
+ * owner's contacts in list order (one index step; a search-index check per chunk).
+ */
+const FROM_MATCHES_COST = 4;
+const WALK_COST = 1;
+
+export type Sort = "createdAt" | "name" | "phone";
+export type Order = "asc" | "desc";
+export type PageQuery = { page: number; pageSize: number; q?: string; sort: Sort; order: Order };
+
+/**
+ * A search, always served by an index: three or more characters through the FTS5 trigram table (substring of
+ * first/last name, email, phone digits; a phone typed with formatting is reduced to its digits); one or two
+ * characters the start of the first name (as typed, lower, capitalised, upper) or of the phone digits through
+ * (user_id, first_name) and (user_id, phone_digits).
+ */
+type Search = { kind: "text"; match: string } | { kind: "prefix"; where: SQL; filter: SQL; ranges: SQL[]; byName: boolean };
+
+const escapeFts = (s: string) => `"${s.replaceAll('"', '""')}"`;
+
+/**
+ * `where` selects the owner's contacts whose column starts with one of the prefixes, as an OR of
+ * (user_id, prefix range) terms: SQLite then reads one index range per prefix, while a separate owner term
+ * would make it scan all of the owner's entries. `filter` is the same test on a row already chosen, written
+ * (unary plus) so that SQLite does not drive an index with it.
+ */
+function prefixSearch(userId: string, col: SQL, prefixes: string[], byName: boolean): Search {
+  const ranges = (c: SQL) => prefixes.map((p) => sql`(${c} >= ${p} AND ${c} < ${p + "\uffff"})`);
+  const owned = ranges(col).map((r) => sql`(${contacts.userId} = ${userId} AND ${r})`);
+  return {
+    kind: "prefix",
+    where: sql`(${sql.join(owned, sql` OR `)})`,
+    filter: sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`,
+    ranges: owned,
+    byName,
+  };
+}
+
+function parseSearch(q: string | undefined, userId: string): Search | undefined {
+  const text = (q ?? "").trim();
+  if (!text) return undefined;
+  const digits = phoneDigitsOf(text);
+  const term = digits ?? text.toLowerCase();
+  if ([...term].length >= 3) return { kind: "text", match: escapeFts(term) };
+  if (digits) return prefixSearch(userId, sql`${contacts.phoneDigits}`, [digits], false);
+  const variants = [
+    ...new Set([text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()]),
+  ];
+  // In SQLite's (binary) order of first names, as the name sort reads them.
+  variants.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return prefixSearch(userId, sql`${contacts.firstName}`, variants, true);
+}
+
+const FTS_MATCH = "SELECT rowid AS r FROM contacts_fts WHERE contacts_fts MATCH";
+const matchesOf = (match: string) => sql`${sql.raw(FTS_MATCH)} ${match}`;
+
+/** The search as a condition on the user's contacts (the CSV export walks all matches in its own order). */
+export function searchCondition(q: string | undefined, userId: string): SQL | undefined {
+  const s = parseSearch(q, userId);
+  if (!s) return undefined;
+  return s.kind === "text" ? sql`${contacts}.rowid IN (${matchesOf(s.match)})` : s.where;
+}
+
+const SORT_INDEX: Record<Sort, string> = {
+  createdAt: "contacts_user_created_idx",
+  name: "contacts_user_name_idx",
+  phone: "contacts_user_phone_idx",
+};
+// Ties are broken by rowid (the order contacts were stored in), which each of these indexes ends with: every
+// list order is then read straight from an index, and a page stops reading at its last row.
+const SORT_COLUMNS: Record<Sort, string[]> = {
+  createdAt: ["created_at", "rowid"],
+  name: ["first_name", "last_name", "rowid"],
+  phone: ["phone", "rowid"],
+};
+export const orderBy = (sort: Sort, order: Order) =>
+  sql.raw(SORT_COLUMNS[sort].map((c) => `contacts.${c} ${order === "asc" ? "ASC" : "DESC"}`).join(", "));
+const indexed = (index: string) => sql`${contacts} INDEXED BY ${sql.raw(index)}`;
+const andAlso = (extra: SQL | undefined) => (extra ? sql` AND ${extra}` : sql``);
+
+const dialect = new SQLiteSyncDialect();
+const rowids = (ctx: AppContext, query: SQL) => ctx.db.all<{ r: number }>(query).map((x) => x.r);
+const countUpTo = (ctx: AppContext, rows: SQL, cap: number) =>
+  ctx.db.all<{ n: number }>(sql`SELECT count(*) AS n FROM (${rows} LIMIT ${cap})`)[0]!.n;
+
+/**
+ * A text search in creation order over many matches: walks the owner's contacts newest first and checks them
+ * against the search index a chunk at a time, by the chunk's rowid range (contacts created together have
+ * neighbouring rowids), until the page is full; so the cost follows the page, not the number of matches.
+ */
+function walkText(ctx: AppContext, owner: SQL, match: string, p: PageQuery): number[] {
+  const walk = dialect.sqlToQuery(
+    sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX.createdAt)} WHERE ${owner} ORDER BY ${orderBy("createdAt", p.order)}`,
+  );
+  const check = ctx.db.$client.query<{ r: number }, [string, number, number]>(`${FTS_MATCH} ? AND rowid BETWEEN ? AND ?`);
+  const need = p.page * p.pageSize;
+  const found: number[] = [];
+  let chunk: number[] = [];
+  let size = WALK_CHUNK.first;
+  const sift = () => {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of chunk) {
+      if (r < lo) lo = r;
+      if (r > hi) hi = r;
+    }
+    const hits = new Set(check.all(match, lo, hi).map((h) => h.r));
+    for (const r of chunk) if (hits.has(r)) found.push(r);
+    chunk = [];
+  };
+  for (const { r } of ctx.db.$client
+    .query<{ r: number }, SQLQueryBindings[]>(walk.sql)
+    .iterate(...(walk.params as SQLQueryBindings[]))) {
+    chunk.push(r);
+    if (chunk.length === size) {
+      sift();
+      if (found.length >= need) break;
+      // A sparse stretch: fewer, larger checks (each costs a search-index seek besides its matches).
+      size = Math.min(WALK_CHUNK.max, size * 2);
+    }
+  }
+  if (chunk.length) sift();
+  return found.slice(need - p.pageSize, need);
+}
+
+/**
+ * A first-name prefix search in name order: each prefix's range of the name index is already in that order,
+ * and the ranges follow one another, so the page is read range after range and stops when full.
+ */
+function namePrefixPage(ctx: AppContext, ranges: SQL[], extra: SQL | undefined, p: PageQuery): number[] {
+  const need = p.page * p.pageSize;
+  const found = new Set<number>();
+  for (const range of p.order === "asc" ? ranges : [...ranges].reverse()) {
+    const rows = sql`SELECT rowid AS r FROM ${contacts} WHERE ${range}${andAlso(extra)} ORDER BY ${orderBy("name", p.order)}`;
+    for (const r of rowids(ctx, sql`${rows} LIMIT ${need - found.size}`)) found.add(r);
+    if (found.size >= need) break;
+  }
+  return [...found].slice(need - p.pageSize, need);
+}
+
+/**
+ * One page of the owner's contacts (rowids in list order) matching a search and optional conditions, and
+ * their number up to COUNT_CAP. With few matches the page starts from them (the search index, or the prefix
+ * range of an index) and sorts them; with many it walks the list order and keeps the matching rows, which
+ * stops as soon as the page is full. The choice compares the two costs from the capped count.
+ */
+export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra: SQL | undefined, ownerTotal: number) {
+  const owner = and(eq(contacts.userId, userId), extra)!;
+  const s = parseSearch(p.q, userId);
+  const order = orderBy(p.sort, p.order);
+  const page = (rows: SQL) => rowids(ctx, sql`${rows} ORDER BY ${order} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`);
+  const walk = (condition: SQL) =>
+    page(sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX[p.sort])} WHERE ${owner} AND ${condition}`);
+  if (!s) {
+    const all = sql`SELECT rowid AS r FROM ${contacts} WHERE ${owner}`;
+    return { rowids: page(all), n: countUpTo(ctx, all, COUNT_CAP + 1) };
+  }
+  const matched =
+    s.kind === "text"
+      ? sql`SELECT ${contacts}.rowid AS r FROM (${matchesOf(s.match)}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.r WHERE ${owner}`
+      : sql`SELECT rowid AS r FROM ${contacts} WHERE ${s.where}${andAlso(extra)}`;
+  const n = countUpTo(ctx, matched, COUNT_CAP + 1);
+  if (s.kind === "prefix" && s.byName && p.sort === "name") return { rowids: namePrefixPage(ctx, s.ranges, extra, p), n };
+  const walkRows = (p.page * p.pageSize * Math.max(ownerTotal, n)) / Math.max(1, n);
+  if (n <= COUNT_CAP && n * FROM_MATCHES_COST <= walkRows * WALK_COST) return { rowids: page(matched), n };
+  if (s.kind === "prefix") return { rowids: walk(s.filter), n };
+  if (p.sort === "createdAt") return { rowids: walkText(ctx, owner, s.match, p), n };
+  return { rowids: walk(sql`rowid IN (${matchesOf(s.match)})`), n };
+}

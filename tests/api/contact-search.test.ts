@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { COUNT_CAP } from "../../src/contacts/search";
+import { grantLicense } from "../../src/licenses/licenses";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+
+let t: TestServer;
+let a: Account;
+const ROWS = 12_000;
+const FIRST = ["Ann", "Bob", "Cyd", "Dee", "Eve"];
+type Stored = {
+  rowid: number;
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  phone: string;
+  phone_digits: string;
+  created_at: number;
+};
+let stored: Stored[] = [];
+
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  a = await t.signUpVerified();
+  grantLicense(t.ctx, a.user.id, "enterprise", 30);
+  const lines = Array.from({ length: ROWS }, (_, i) => {
+    const first = i % 97 === 0 ? "Zed" : FIRST[i % FIRST.length];
+    const email = i % 3 === 0 ? "" : `u${i}@example.com`;
+    return `${first},L${i % 13},${email},+1 212 55${5 + Math.floor(i / 10_000)} ${String(i % 10_000).padStart(4, "0")}`;
+  });
+  const start = await t.api("/api/contacts/import/csv", {
+    method: "POST",
+    token: a.token,
+    body: `first_name,last_name,email,phone\n${lines.join("\n")}\n`,
+    headers: { "content-type": "text/csv" },
+  });
+  for (let i = 0; i < 500; i++) {
+    const job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: a.token })).body;
+    if (job.state === "done") break;
+    await Bun.sleep(20);
+  }
+  stored = t.ctx.db.$client
+    .query("SELECT rowid, id, first_name, last_name, email, phone, phone_digits, created_at FROM contacts WHERE user_id = ?")
+    .all(a.user.id) as Stored[];
+});
+afterAll(() => t?.stop());
+
+/** What a search must answer, worked out the slow way from every stored row. */
+function expected(q: string, sort: "createdAt" | "name" | "phone", order: "asc" | "desc") {
+  const digits = /^[\d\s().\-+\/]+$/.test(q) ? q.replace(/\D/g, "") : null;
+  const term = digits ?? q.toLowerCase();
+  const prefixes = [q, q.toLowerCase(), q[0]!.toUpperCase() + q.slice(1).toLowerCase(), q.toUpperCase()];
+  const match = (c: Stored) =>
+    term.length >= 3
+      ? `${c.first_name} ${c.last_name} ${c.email ?? ""} ${c.phone_digits}`.toLowerCase().includes(term)
+      : digits
+        ? c.phone_digits.startsWith(digits)
+        : prefixes.some((p) => c.first_name.startsWith(p));
+  const key = (c: Stored): (string | number)[] =>
+    sort === "name" ? [c.first_name, c.last_name, c.rowid] : sort === "phone" ? [c.phone, c.rowid] : [c.created_at, c.rowid];
+  const cmp = (x: Stored, y: Stored) => {
+    const [kx, ky] = [key(x), key(y)];
+    for (let i = 0; i < kx.length; i++) if (kx[i] !== ky[i]) return (kx[i]! < ky[i]! ? -1 : 1) * (order === "asc" ? 1 : -1);
+    return 0;
+  };
+  return stored.filter(match).sort(cmp);
+}
+
+describe("search over many contacts", () => {
+  const cases: [string, "createdAt" | "name" | "phone", "asc" | "desc", number][] = [
+    ["zed", "createdAt", "desc", 1],
+    ["zed", "name", "asc", 2],
+    ["ann", "createdAt", "desc", 1],
+    ["ann", "createdAt", "asc", 4],
+    ["ann", "name", "desc", 2],
+    ["ann", "phone", "asc", 3],
+    ["example.com", "createdAt", "desc", 7],
+    ["L12", "createdAt", "desc", 2],
+    ["212 556", "phone", "desc", 1],
+    ["An", "name", "asc", 3],
+    ["an", "name", "desc", 1],
+    ["a", "createdAt", "desc", 2],
+    ["Ze", "phone", "asc", 1],
+    ["12", "createdAt", "desc", 5],
+    ["Xy", "createdAt", "desc", 1],
+  ];
+  for (const [q, sort, order, page] of cases) {
+    test(`"${q}" by ${sort} ${order}, page ${page}: the same rows and total as a full scan`, async () => {
+      const all = expected(q, sort, order);
+      const r = await t.api(`/api/contacts?q=${encodeURIComponent(q)}&sort=${sort}&order=${order}&page=${page}&pageSize=50`, {
+        token: a.token,
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.data.map((c: any) => c.id)).toEqual(all.slice((page - 1) * 50, page * 50).map((c) => c.id));
+      expect({ total: r.body.total, totalCapped: r.body.totalCapped }).toEqual({
+        total: Math.min(all.length, COUNT_CAP),
+        totalCapped: all.length > COUNT_CAP,
+      });
+    });
+  }
+
+  test("counts stop at the cap and say so; the unfiltered list keeps its exact total", async () => {
+    const capped = await t.api("/api/contacts?q=212&pageSize=1", { token: a.token });
+    expect(capped.body).toMatchObject({ total: COUNT_CAP, totalCapped: true });
+    const all = await t.api("/api/contacts?pageSize=1", { token: a.token });
+    expect(all.body).toMatchObject({ total: ROWS, totalCapped: false });
+  });
+});
+
+test("the counters follow creates, email changes and deletes", async () => {
+  const withEmail = stored.filter((c) => c.email).length;
+  expect((await t.api("/api/contacts/stats", { token: a.token })).body).toEqual({ total: ROWS, email: withEmail, sms: ROWS });
+  const c = stored.find((x) => x.email)!;
+  await t.api(`/api/contacts/${c.id}`, {
+    method: "PUT",
+    token: a.token,
+    body: { firstName: c.first_name, phone: c.phone, email: "" },
+  });
+  const extra = (
+    await t.api("/api/contacts", { method: "POST", token: a.token, body: { firstName: "Mail", email: "only@example.com" } })
+  ).body;
+  expect((await t.api("/api/contacts/stats", { token: a.token })).body).toEqual({ total: ROWS + 1, email: withEmail, sms: ROWS });
+  await t.api(`/api/contacts/${extra.id}`, { method: "DELETE", token: a.token });
+  await t.api(`/api/contacts/${stored.find((x) => !x.email)!.id}`, { method: "DELETE", token: a.token });
+  expect((await t.api("/api/contacts/stats", { token: a.token })).body).toEqual({
+    total: ROWS - 1,
+    email: withEmail - 1,
+    sms: ROWS - 1,
+  });
+});
