@@ -60,7 +60,9 @@ function transportFor(twilio: Sdk, baseUrl: string, timeoutMs: number): RequestC
 
 function networkError(err: unknown): ProviderError {
   const { code, message } = (err ?? {}) as { code?: string; message?: string };
-  const reason = code === "ECONNABORTED" || code === "ETIMEDOUT" ? "timed out" : `could not be reached (${message ?? err})`;
+  // An answer that timed out may follow a message Twilio accepted: code "timeout" tells the engine not to resend.
+  if (code === "ECONNABORTED") return new ProviderError("transient", "timeout", "The Twilio API timed out");
+  const reason = code === "ETIMEDOUT" ? "timed out while connecting" : `could not be reached (${message ?? err})`;
   return new ProviderError("transient", "network", `The Twilio API ${reason}`);
 }
 

@@ -217,7 +217,7 @@ describe("errors", () => {
       const err = await providerError(
         createTwilioAdapter(slow.credentials, { baseUrl: slow.url, timeoutMs: 200 }).send(message("+14155552008")),
       );
-      expect(err).toMatchObject({ kind: "transient", message: "The Twilio API timed out" });
+      expect(err).toMatchObject({ kind: "transient", code: "timeout", message: "The Twilio API timed out" });
       expect(Date.now() - started).toBeLessThan(1400);
     } finally {
       slow.stop();
