@@ -11,6 +11,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { SegmentedMessage } from "sms-segments-calculator";
+import { readJsonRequest } from "./json-request";
 
 export type BrevoFakeRequest = {
   method: string;
@@ -197,22 +198,10 @@ export async function startBrevoFake(opts: BrevoFakeOptions = {}) {
     hostname: "127.0.0.1",
     async fetch(req) {
       const url = new URL(req.url);
-      const text = await req.text();
-      let json: unknown = null;
-      try {
-        json = text ? JSON.parse(text) : null;
-      } catch {
-        json = null;
-      }
+      const recorded = await readJsonRequest(req);
+      const json = recorded.json;
       const sentKey = req.headers.get("api-key");
-      requests.push({
-        method: req.method,
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        apiKey: sentKey,
-        contentType: req.headers.get("content-type"),
-        json,
-      });
+      requests.push({ ...recorded, apiKey: sentKey });
       if (opts.delayMs) await Bun.sleep(opts.delayMs);
       const failed = failure();
       if (failed) return failed;

@@ -11,6 +11,7 @@
  */
 import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from "node:crypto";
 import { SegmentedMessage } from "sms-segments-calculator";
+import { readJsonRequest } from "./json-request";
 
 export type TelnyxFakeNumber = {
   phoneNumber: string;
@@ -292,22 +293,10 @@ export async function startTelnyxFake(opts: TelnyxFakeOptions = {}) {
     hostname: "127.0.0.1",
     async fetch(req) {
       const url = new URL(req.url);
-      const text = await req.text();
-      let json: unknown = null;
-      try {
-        json = text ? JSON.parse(text) : null;
-      } catch {
-        json = null;
-      }
+      const recorded = await readJsonRequest(req);
+      const json = recorded.json;
       const authorization = req.headers.get("authorization");
-      requests.push({
-        method: req.method,
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        authorization,
-        contentType: req.headers.get("content-type"),
-        json,
-      });
+      requests.push({ ...recorded, authorization });
       if (opts.delayMs) await Bun.sleep(opts.delayMs);
       const failed = failure();
       if (failed) return failed;
