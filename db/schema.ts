@@ -50,6 +50,7 @@ export const sessions = sqliteTable(
     revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
     userAgent: text("user_agent"),
     ip: text("ip"),
+    lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );
@@ -355,6 +356,8 @@ export const userSecurity = sqliteTable("user_security", {
   failedLogins: integer("failed_logins").notNull().default(0),
   lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
   googleSubject: text("google_subject").unique(),
+  failedCodes: integer("failed_codes").notNull().default(0),
+  codesLockedUntil: integer("codes_locked_until", { mode: "timestamp_ms" }),
 });
 
 export const backupCodes = sqliteTable(
@@ -389,10 +392,11 @@ export const passkeys = sqliteTable(
 /** One pending WebAuthn or OAuth ceremony; consumed once, expires in minutes. */
 export const authChallenges = sqliteTable("auth_challenges", {
   id: text("id").primaryKey(),
-  kind: text("kind", { enum: ["webauthn-register", "webauthn-login", "google"] }).notNull(),
+  kind: text("kind", { enum: ["webauthn-register", "webauthn-login", "google", "login-2fa"] }).notNull(),
   userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
   challenge: text("challenge").notNull(),
   expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  attempts: integer("attempts").notNull().default(0),
 });
 
 export const plans = sqliteTable("plans", {

@@ -6,6 +6,7 @@ import m2 from "./0002_contacts_at_scale.sql" with { type: "text" };
 import m3 from "./0003_contact_totals.sql" with { type: "text" };
 import m4 from "./0004_providers_outbox_campaigns.sql" with { type: "text" };
 import m5 from "./0005_contacts_speed.sql" with { type: "text" };
+import m6 from "./0006_session_security.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -15,4 +16,5 @@ export const migrationSql: Record<string, string> = {
   "0003_contact_totals": m3,
   "0004_providers_outbox_campaigns": m4,
   "0005_contacts_speed": m5,
+  "0006_session_security": m6,
 };
