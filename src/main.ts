@@ -1,3 +1,4 @@
+import { SQLiteError } from "bun:sqlite";
 import { CONFIG_HELP, ConfigError, loadConfig } from "./config";
 import { promptHidden } from "./cli/prompt";
 import { openAppContext, startServer } from "./server";
@@ -36,7 +37,11 @@ async function adminCreate(args: string[]) {
   }
   const ctx = await openAppContext(config, () => {});
   try {
-    const admin = await createOrPromoteAdmin(ctx, email, password);
+    const admin = await createOrPromoteAdmin(ctx, email, password).catch((err: unknown) => {
+      // It refuses a bad email or a short password with a plain Error: the operator's mistake, not a crash.
+      if (err instanceof Error && !(err instanceof SQLiteError)) throw new ConfigError(err.message);
+      throw err;
+    });
     console.log(`Administrator ${admin.email} is ready. Sign in at ${config.publicUrl}/admin`);
   } finally {
     ctx.db.$client.close();
@@ -64,8 +69,11 @@ async function main(argv: string[]) {
   process.on("SIGTERM", shutdown);
 }
 
+/** System errors the operator fixes (a data folder it cannot create or write, a port in use): the message is enough. */
+const OPERATOR_ERRORS = new Set(["EACCES", "EPERM", "ENOENT", "EROFS", "ENOSPC", "EADDRINUSE", "EADDRNOTAVAIL"]);
+
 main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || OPERATOR_ERRORS.has(err?.code)) {
     console.error(`smsdesk: ${err.message}`);
     process.exit(2);
   }

@@ -8,6 +8,9 @@ import { countMessages, repliesByDay } from "../messages/stats";
 const ACTIVITY_DAYS = 30;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** A campaign is "sent" only once every message has gone; until then it has started (it may wait for quiet hours). */
+const CAMPAIGN_OUTCOME: Partial<Record<string, string>> = { completed: "was sent", failed: "failed", cancelled: "was cancelled", paused: "is paused" };
+
 export type ActivityItem = {
   type: "campaign_sent" | "new_replies" | "new_contacts";
   message: string;
@@ -40,7 +43,7 @@ export function analyticsRoutes(ctx: AppContext) {
         const items: ActivityItem[] = [
           ...campaignsSentSince(ctx, user.id, since, limit).map((c) => ({
             type: "campaign_sent" as const,
-            message: `Campaign "${c.name}" was sent`,
+            message: `Campaign "${c.name}" ${CAMPAIGN_OUTCOME[c.status] ?? "started"}`,
             timestamp: c.sentAt!.toISOString(),
           })),
           ...repliesByDay(ctx, user.id, since).map((d) => ({

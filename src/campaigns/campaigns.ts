@@ -14,22 +14,29 @@ import { resolveRecipients, writeOutbox } from "./outbox";
 export type CampaignRow = typeof campaigns.$inferSelect;
 
 const COUNTED = ["queued", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled"] as const;
-type Counts = Record<(typeof COUNTED)[number], number>;
+// `refused`: failed messages the provider never accepted (no sent_at); they are failures, but were never sent.
+type Counts = Record<(typeof COUNTED)[number] | "refused", number>;
 
 function countsFor(ctx: AppContext, ids: string[]): Map<string, Counts> {
   const out = new Map<string, Counts>();
   if (!ids.length) return out;
   const rows = ctx.db.$client
-    .prepare(`SELECT campaign_id AS id, status, count(*) AS n FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id, status`)
-    .all(JSON.stringify(ids)) as { id: string; status: string; n: number }[];
-  for (const id of ids) out.set(id, Object.fromEntries(COUNTED.map((s) => [s, 0])) as Counts);
-  for (const r of rows) if (r.status in out.get(r.id)!) out.get(r.id)![r.status as keyof Counts] = r.n;
+    .prepare(
+      `SELECT campaign_id AS id, status, count(*) AS n, sum(sent_at IS NULL) AS unsent FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id, status`,
+    )
+    .all(JSON.stringify(ids)) as { id: string; status: string; n: number; unsent: number }[];
+  for (const id of ids) out.set(id, { ...(Object.fromEntries(COUNTED.map((s) => [s, 0])) as Counts), refused: 0 });
+  for (const r of rows) {
+    const k = out.get(r.id)!;
+    if (r.status in k) k[r.status as keyof Counts] = r.n;
+    if (r.status === "failed") k.refused = r.unsent;
+  }
   return out;
 }
 
 export function campaignView(c: CampaignRow, k: Counts) {
   const recipients = COUNTED.reduce((sum, s) => sum + k[s], 0);
-  const totalSent = k.sent + k.delivered + k.failed + k.unknown;
+  const totalSent = k.sent + k.delivered + k.failed - k.refused + k.unknown;
   return {
     id: c.id,
     name: c.name,
@@ -50,7 +57,7 @@ export function campaignView(c: CampaignRow, k: Counts) {
     expiresAfterMinutes: c.expiresAfterMinutes,
     appendOptOut: c.appendOptOut,
     archived: c.archivedAt !== null,
-    counts: { recipients, pending: k.queued, sending: k.sending, sent: k.sent, delivered: k.delivered, failed: k.failed, unknown: k.unknown, skipped: k.skipped, expired: k.expired, cancelled: k.cancelled },
+    counts: { recipients, pending: k.queued, sending: k.sending, sent: k.sent, delivered: k.delivered, failed: k.failed, refused: k.refused, unknown: k.unknown, skipped: k.skipped, expired: k.expired, cancelled: k.cancelled },
     skipped: { optedOut: c.skippedOptedOut, invalid: c.skippedInvalid, duplicate: c.skippedDuplicate },
     totalSent,
     totalDelivered: k.delivered,
@@ -404,7 +411,7 @@ export function campaignLogs(ctx: AppContext, userId: string, q: { page: number;
 export function sendingStats(ctx: AppContext, userId: string) {
   const r = ctx.db.$client
     .prepare(
-      `SELECT sum(status IN ('sent','delivered','failed','unknown')) AS sent, sum(status = 'delivered') AS delivered, sum(status = 'failed') AS failed
+      `SELECT sum(status IN ('sent','delivered','unknown') OR (status = 'failed' AND sent_at IS NOT NULL)) AS sent, sum(status = 'delivered') AS delivered, sum(status = 'failed') AS failed
        FROM messages WHERE user_id = ? AND direction = 'outbound' AND campaign_id IS NOT NULL`,
     )
     .get(userId) as { sent: number | null; delivered: number | null; failed: number | null };

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { CAMPAIGN_STATUSES } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
+import { pageOf, pagingQuery } from "../http/paging";
 import { segmentInfo } from "../messages/segments";
 import { presetCounts } from "./audiences";
 import {
@@ -9,6 +10,7 @@ import {
   resumeByUser, sendCampaign, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
 import { businessNameOf } from "../users/queries";
+import { previewDelivery, withQuietWait } from "./delivery-preview";
 import { personalize } from "./outbox";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -45,20 +47,20 @@ export function campaignRoutes(ctx: AppContext) {
     .use(authGuard(ctx))
     .get(
       "/api/campaigns",
-      ({ user, query }) =>
-        listCampaigns(ctx, user.id, {
-          page: query.page ?? 1,
-          pageSize: query.pageSize ?? 20,
+      ({ user, query }) => {
+        const page = listCampaigns(ctx, user.id, {
+          ...pageOf(query, 20),
           q: query.q,
           status: query.status,
           type: query.type,
           archived: query.archived === undefined ? undefined : query.archived === "true",
-        }),
+        });
+        return { ...page, data: withQuietWait(ctx, user, page.data) };
+      },
       {
         auth: true,
         query: t.Object({
-          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 20 })),
+          ...pagingQuery(100),
           q: t.Optional(t.String({ maxLength: 200 })),
           status: t.Optional(t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))),
           type: t.Optional(t.Union([t.Literal("sms"), t.Literal("email")])),
@@ -76,6 +78,17 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Object({ content: t.String({ maxLength: 5000 }), appendOptOut: t.Optional(t.Boolean()), firstName: t.Optional(t.String({ maxLength: 100 })) }) },
     )
+    // POST /api/campaigns/preview-delivery
+    .post("/api/campaigns/preview-delivery", ({ user, body }) => previewDelivery(ctx, user, body), {
+      auth: true,
+      body: t.Object({
+        audience,
+        recipients: campaignBody.properties.recipients,
+        content: t.Optional(t.String({ maxLength: 5000 })),
+        appendOptOut: t.Optional(t.Boolean()),
+        scheduledAt: nullableText(40),
+      }),
+    })
     .post(
       "/api/campaigns",
       ({ user, body, set }) => {
@@ -84,7 +97,7 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, body: campaignBody },
     )
-    .get("/api/campaigns/:id", ({ user, params }) => viewOf(ctx, getCampaign(ctx, user.id, params.id)), { auth: true, params: idParams })
+    .get("/api/campaigns/:id", ({ user, params }) => withQuietWait(ctx, user, [viewOf(ctx, getCampaign(ctx, user.id, params.id))])[0], { auth: true, params: idParams })
     .put("/api/campaigns/:id", ({ user, params, body }) => updateCampaign(ctx, user, params.id, body as CampaignInput), { auth: true, params: idParams, body: campaignBody })
     .delete(
       "/api/campaigns/:id",
@@ -134,12 +147,11 @@ export function campaignRoutes(ctx: AppContext) {
     )
     .get(
       "/api/campaign-logs",
-      ({ user, query }) => campaignLogs(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, campaignId: query.campaignId, status: query.status }),
+      ({ user, query }) => campaignLogs(ctx, user.id, { ...pageOf(query, 50), campaignId: query.campaignId, status: query.status }),
       {
         auth: true,
         query: t.Object({
-          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200, default: 50 })),
+          ...pagingQuery(200),
           campaignId: t.Optional(t.String({ maxLength: 64 })),
           status: t.Optional(
             t.Union(["pending", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled"].map((s) => t.Literal(s))),

@@ -13,7 +13,7 @@ export function countActiveCampaigns(ctx: AppContext, userId: string): number {
 
 export function campaignsSentSince(ctx: AppContext, userId: string, since: Date, limit: number) {
   return ctx.db
-    .select({ id: campaigns.id, name: campaigns.name, sentAt: campaigns.sentAt })
+    .select({ id: campaigns.id, name: campaigns.name, sentAt: campaigns.sentAt, status: campaigns.status })
     .from(campaigns)
     .where(and(eq(campaigns.userId, userId), gte(campaigns.sentAt, since)))
     .orderBy(desc(campaigns.sentAt))

@@ -1,0 +1,114 @@
+import type { CampaignAudience } from "../../db/schema";
+import type { AppContext } from "../context";
+import { segmentInfo } from "../messages/segments";
+import { quietUntil, zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
+import { businessNameOf, type User } from "../users/queries";
+import { parseScheduledAt, splitRecipients } from "./campaigns";
+import { PARKED } from "./lifecycle";
+import { personalize, resolveRecipients } from "./outbox";
+
+/**
+ * What sending will really do, said before the user sends (issue 11): how many recipients the audience comes to
+ * once opted-out, invalid and repeated numbers are left out, how many of them are inside quiet hours at the
+ * moment it would go, and when those get it; and the message exactly as the first of them will read it.
+ * The same code decides as the sending manager does: the recipient's zone from the number, else the account's.
+ */
+
+export type DeliveryPreviewInput = {
+  audience: CampaignAudience;
+  recipients?: string[] | string | null;
+  content?: string;
+  appendOptOut?: boolean;
+  scheduledAt?: string | null;
+};
+
+/** The account's quiet hours as the sending manager reads them. */
+const quietHoursOf = (user: User): QuietHours => ({
+  enabled: user.quietHoursEnabled,
+  start: user.quietHoursStart as QuietHours["start"],
+  end: user.quietHoursEnd as QuietHours["end"],
+});
+
+/** "08:00" as the user's locale writes a time of day ("8:00 AM" in en-US, "08:00" in en-GB). */
+export function clockLabel(clock: string, locale: string): string {
+  const [h, m] = clock.split(":").map(Number);
+  const at = Date.UTC(2000, 0, 1, h ?? 0, m ?? 0);
+  try {
+    return new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit", timeZone: "UTC" }).format(at);
+  } catch {
+    return clock;
+  }
+}
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPreviewInput) {
+  // resolveRecipients reads only the audience and the typed numbers of a campaign.
+  const draft = { audience: input.audience, recipients: splitRecipients(input.recipients) } as Parameters<typeof resolveRecipients>[2];
+  const { recipients, skipped } = resolveRecipients(ctx, user, draft);
+  const at = input.scheduledAt ? parseScheduledAt(input.scheduledAt, user.timezone) : ctx.now();
+  const quiet = quietHoursOf(user);
+  const untilByZone = new Map<string, number | null>();
+  let inQuietHours = 0;
+  let first: number | null = null;
+  let last: number | null = null;
+  for (const r of recipients) {
+    const zone = zoneForRecipient(r.phone, user.timezone);
+    let until = untilByZone.get(zone);
+    if (until === undefined) untilByZone.set(zone, (until = quietUntil(at, zone, quiet)));
+    if (until === null) continue;
+    inQuietHours++;
+    first = first === null ? until : Math.min(first, until);
+    last = last === null ? until : Math.max(last, until);
+  }
+  const sample = recipients[0];
+  let preview = null;
+  if (input.content !== undefined) {
+    const text = personalize(
+      input.content,
+      sample ?? { firstName: "", lastName: "", customFields: {} },
+      businessNameOf(user),
+      input.appendOptOut ?? user.appendOptOut,
+    );
+    const name = sample ? `${sample.firstName} ${sample.lastName}`.trim() : "";
+    preview = { text, recipient: sample ? name || sample.phone : null, ...segmentInfo(text) };
+  }
+  return {
+    total: recipients.length,
+    inQuietHours,
+    // Quiet hours end at the same clock time everywhere: the recipient's own morning.
+    resumesAt: inQuietHours ? clockLabel(quiet.end, user.locale) : null,
+    firstResumeAt: iso(first),
+    lastResumeAt: iso(last),
+    skipped,
+    preview,
+  };
+}
+
+export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string };
+
+/**
+ * Messages of running campaigns the sending manager has put off until quiet hours end: queued, due later, not
+ * parked by a pause, and not waiting out a provider error (those carry its code).
+ */
+export function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): Map<string, QuietWait> {
+  const out = new Map<string, QuietWait>();
+  if (!campaignIds.length) return out;
+  const rows = ctx.db.$client
+    .prepare(
+      `SELECT campaign_id AS id, count(*) AS n, max(next_attempt_at) AS last FROM messages
+       WHERE campaign_id IN (SELECT value FROM json_each(?)) AND user_id = ? AND status = 'queued' AND error_code IS NULL
+         AND next_attempt_at > ? AND next_attempt_at < ?
+       GROUP BY campaign_id`,
+    )
+    .all(JSON.stringify(campaignIds), user.id, ctx.now(), PARKED) as { id: string; n: number; last: number }[];
+  const label = clockLabel(user.quietHoursEnd, user.locale);
+  for (const r of rows) out.set(r.id, { count: r.n, resumesAt: label, lastResumeAt: new Date(r.last).toISOString() });
+  return out;
+}
+
+/** A campaign as the API answers it, with its quiet-hours wait (null when nothing is waiting). */
+export function withQuietWait<C extends { id: string }>(ctx: AppContext, user: User, list: C[]): (C & { quietWait: QuietWait | null })[] {
+  const waits = quietWaits(ctx, user, list.map((c) => c.id));
+  return list.map((c) => ({ ...c, quietWait: waits.get(c.id) ?? null }));
+}
