@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import { CAMPAIGN_STATUSES } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { pageOf, pagingQuery } from "../http/paging";
 import { segmentInfo } from "../messages/segments";
 import { presetCounts } from "./audiences";
 import {
@@ -49,7 +48,8 @@ export function campaignRoutes(ctx: AppContext) {
       "/api/campaigns",
       ({ user, query }) => {
         const page = listCampaigns(ctx, user.id, {
-          ...pageOf(query, 20),
+          page: query.page ?? 1,
+          pageSize: query.pageSize ?? 20,
           q: query.q,
           status: query.status,
           type: query.type,
@@ -60,7 +60,8 @@ export function campaignRoutes(ctx: AppContext) {
       {
         auth: true,
         query: t.Object({
-          ...pagingQuery(100),
+          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 20 })),
           q: t.Optional(t.String({ maxLength: 200 })),
           status: t.Optional(t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))),
           type: t.Optional(t.Union([t.Literal("sms"), t.Literal("email")])),
@@ -147,11 +148,12 @@ export function campaignRoutes(ctx: AppContext) {
     )
     .get(
       "/api/campaign-logs",
-      ({ user, query }) => campaignLogs(ctx, user.id, { ...pageOf(query, 50), campaignId: query.campaignId, status: query.status }),
+      ({ user, query }) => campaignLogs(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, campaignId: query.campaignId, status: query.status }),
       {
         auth: true,
         query: t.Object({
-          ...pagingQuery(200),
+          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
+          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200, default: 50 })),
           campaignId: t.Optional(t.String({ maxLength: 64 })),
           status: t.Optional(
             t.Union(["pending", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled"].map((s) => t.Literal(s))),
