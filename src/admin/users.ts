@@ -2,6 +2,7 @@ import { and, count, desc, eq, inArray, isNotNull, or, sql, type SQL } from "dri
 import { userSecurity, users } from "../../db/schema";
 import { revokeAllSessions } from "../auth/sessions";
 import { resetTwoFactor } from "../auth/two-factor";
+import { ACCOUNT_DISABLED, stopAccountSending } from "../campaigns/lifecycle";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { currentLicense } from "../licenses/licenses";
@@ -75,8 +76,12 @@ export function applyUserAction(ctx: AppContext, adminId: string, userId: string
   switch (action) {
     case "disable":
       if (self) throw badRequest("You cannot disable your own account");
-      updateUser(ctx, target.id, { disabled: true });
-      revokeAllSessions(ctx, target.id);
+      // One transaction: the account never stays signed in, or keeps sending, after it reads as disabled.
+      ctx.db.$client.transaction(() => {
+        updateUser(ctx, target.id, { disabled: true });
+        stopAccountSending(ctx, target.id, ACCOUNT_DISABLED);
+        revokeAllSessions(ctx, target.id);
+      })();
       break;
     case "enable":
       updateUser(ctx, target.id, { disabled: false });

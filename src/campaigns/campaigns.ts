@@ -260,9 +260,10 @@ function senderFor(ctx: AppContext, userId: string, campaign: CampaignRow) {
 }
 
 /**
- * Starts a campaign now: expands the audience into the outbox in one transaction, within the plan's monthly
- * messages, and hands it to the sending manager. `intendedAt` is when it was meant to go (a scheduled time),
- * from which its messages expire.
+ * Starts a campaign now: expands the audience into the outbox, within the plan's monthly messages, and hands it
+ * to the sending manager. The rows and the `sending` status are written in one transaction (nested in the
+ * caller's, when it has one), so a crash never leaves rows without a started campaign or the reverse.
+ * `intendedAt` is when it was meant to go (a scheduled time), from which its messages expire.
  */
 export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow, intendedAt: number) {
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
@@ -270,22 +271,25 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped });
   const { notice } = assertWithinLimit(ctx, user.id, "messages", recipients.length);
-  const queued = writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
-  const now = new Date(ctx.now());
-  ctx.db
-    .update(campaigns)
-    .set({
-      status: "sending",
-      fromNumber: sender.phoneNumber,
-      sentAt: now,
-      updatedAt: now,
-      pauseReason: null,
-      skippedOptedOut: skipped.optedOut,
-      skippedInvalid: skipped.invalid,
-      skippedDuplicate: skipped.duplicate + (recipients.length - queued),
-    })
-    .where(eq(campaigns.id, campaign.id))
-    .run();
+  const queued = ctx.db.$client.transaction(() => {
+    const queued = writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
+    const now = new Date(ctx.now());
+    ctx.db
+      .update(campaigns)
+      .set({
+        status: "sending",
+        fromNumber: sender.phoneNumber,
+        sentAt: now,
+        updatedAt: now,
+        pauseReason: null,
+        skippedOptedOut: skipped.optedOut,
+        skippedInvalid: skipped.invalid,
+        skippedDuplicate: skipped.duplicate + (recipients.length - queued),
+      })
+      .where(eq(campaigns.id, campaign.id))
+      .run();
+    return queued;
+  })();
   sendingManager(ctx).wake(sender.numberId);
   return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) }, notice };
 }
@@ -311,8 +315,11 @@ export function sendCampaign(ctx: AppContext, user: User, id: string, scheduledA
     scheduleStart(ctx, user, campaign, scheduledAt);
     return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice: null };
   }
-  ctx.db.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
-  const result = startCampaign(ctx, user, campaign, now);
+  // A pending start job is dropped together with the start, never one without the other.
+  const result = ctx.db.$client.transaction(() => {
+    ctx.db.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
+    return startCampaign(ctx, user, campaign, now);
+  })();
   return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), ...result };
 }
 

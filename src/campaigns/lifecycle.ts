@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { campaigns, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 
@@ -24,19 +24,100 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
 
 /**
  * A sending campaign with nothing left queued or in flight is finished: completed when anything went out,
- * failed when every message failed. Status comes from the rows, so this only records what they say.
+ * failed when every message failed. Status comes from the rows, so this only records what they say. Answers
+ * whether it settled the campaign.
  */
-export function settleCampaign(ctx: AppContext, id: string) {
+export function settleCampaign(ctx: AppContext, id: string): boolean {
   const db = ctx.db.$client;
-  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending'`).get(id)) return;
-  if (db.query(`SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending') LIMIT 1`).get(id)) return;
+  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending'`).get(id)) return false;
+  if (db.query(`SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending') LIMIT 1`).get(id)) return false;
   const counts = db
     .query(`SELECT sum(status IN ('sent','delivered','unknown')) AS out, sum(status = 'failed') AS failed FROM messages WHERE campaign_id = ?`)
     .get(id) as { out: number | null; failed: number | null };
   const status: CampaignStatus = (counts.out ?? 0) === 0 && (counts.failed ?? 0) > 0 ? "failed" : "completed";
-  ctx.db
-    .update(campaigns)
-    .set({ status, completedAt: new Date(ctx.now()), updatedAt: new Date(ctx.now()) })
-    .where(and(eq(campaigns.id, id), eq(campaigns.status, "sending")))
-    .run();
+  const now = ctx.now();
+  return db.query(`UPDATE campaigns SET status = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'sending'`).run(status, now, now, id).changes > 0;
+}
+
+export const ACCOUNT_DISABLED = "Account disabled by an administrator";
+
+/**
+ * Stops everything an account still has to send, in one transaction: campaigns that may still send (scheduled,
+ * sending, paused) are cancelled with the reason, their pending start jobs too, and every queued message ends
+ * cancelled with the reason. Rows already handed to a provider ('sending') keep their outcome. Nested inside a
+ * caller's transaction (disabling the user) it commits or rolls back with it.
+ */
+export function stopAccountSending(ctx: AppContext, userId: string, reason: string) {
+  const db = ctx.db.$client;
+  const now = ctx.now();
+  return db.transaction(() => {
+    const campaignsCancelled = db
+      .query(
+        `UPDATE campaigns SET status = 'cancelled', pause_reason = ?, completed_at = ?, updated_at = ?
+         WHERE user_id = ? AND status IN ('scheduled', 'sending', 'paused')`,
+      )
+      .run(reason, now, now, userId).changes;
+    db.query(`UPDATE jobs SET state = 'cancelled' WHERE user_id = ? AND state = 'pending'`).run(userId);
+    const messagesCancelled = db
+      .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE user_id = ? AND direction = 'outbound' AND status = 'queued'`)
+      .run(reason, now, userId).changes;
+    return { campaignsCancelled, messagesCancelled };
+  })();
+}
+
+/**
+ * Start-up repair of what a crash in an older version could leave half-written, run before the sending manager
+ * and the scheduler look at anything (today each of these writes is one transaction, so none arises anew):
+ * - outbox rows written but the campaign's status not: a draft, scheduled or paused campaign that never started
+ *   (no sent time) yet has messages was being started; it becomes `sending` from when its rows were written (they
+ *   still expire at their own time, so nothing goes out stale) and its pending start job is dropped;
+ * - a sending campaign with parked rows (rows parked while its status said it had not started): they are due again;
+ * - a scheduled campaign whose start job was claimed but never run: it gets its job back at its scheduled time
+ *   (the scheduler then pauses it for the user when that time is more than an hour past);
+ * - a sending campaign with nothing left queued or in flight (its last outcomes were recorded, its status not):
+ *   settled as completed or failed.
+ * Answers how many campaigns it repaired.
+ */
+export function repairInterruptedCampaigns(ctx: AppContext): number {
+  const db = ctx.db.$client;
+  const now = ctx.now();
+  let repaired = 0;
+  db.transaction(() => {
+    const started = db
+      .query(
+        `SELECT c.id, (SELECT min(m.created_at) FROM messages m WHERE m.campaign_id = c.id) AS written FROM campaigns c
+         WHERE c.status IN ('draft', 'scheduled', 'paused') AND c.sent_at IS NULL AND EXISTS (SELECT 1 FROM messages m WHERE m.campaign_id = c.id)`,
+      )
+      .all() as { id: string; written: number }[];
+    for (const c of started) {
+      db.query(`UPDATE campaigns SET status = 'sending', sent_at = ?, pause_reason = NULL, updated_at = ? WHERE id = ?`).run(c.written, now, c.id);
+      db.query(`UPDATE jobs SET state = 'cancelled' WHERE ref_id = ? AND state = 'pending'`).run(c.id);
+    }
+    repaired += started.length;
+    repaired += db
+      .query(
+        `UPDATE campaigns SET updated_at = ? WHERE status = 'sending' AND id IN
+           (SELECT campaign_id FROM messages WHERE campaign_id IS NOT NULL AND status = 'queued' AND next_attempt_at >= ?)`,
+      )
+      .run(now, PARKED).changes;
+    db.query(
+      `UPDATE messages SET next_attempt_at = ? WHERE status = 'queued' AND next_attempt_at >= ?
+         AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')`,
+    ).run(now, PARKED);
+    const unscheduled = db
+      .query(
+        `SELECT id, user_id, coalesce(scheduled_at, ?) AS at FROM campaigns c WHERE status = 'scheduled'
+           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.ref_id = c.id AND j.state = 'pending')`,
+      )
+      .all(now) as { id: string; user_id: string; at: number }[];
+    for (const c of unscheduled) {
+      db.query(`INSERT INTO jobs (id, user_id, kind, ref_id, run_at, state, created_at) VALUES (?, ?, 'campaign_start', ?, ?, 'pending', ?)`).run(
+        Bun.randomUUIDv7(), c.user_id, c.id, c.at, now,
+      );
+    }
+    repaired += unscheduled.length;
+  })();
+  const sending = db.query(`SELECT id FROM campaigns WHERE status = 'sending'`).all() as { id: string }[];
+  for (const { id } of sending) if (settleCampaign(ctx, id)) repaired++;
+  return repaired;
 }

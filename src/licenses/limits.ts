@@ -3,12 +3,13 @@ import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { wallToInstant, zoneOffset } from "../time/zones";
 import { countOutboundSince } from "../messages/stats";
+import { countNumbers } from "../phone-numbers/numbers";
 import { findUserById, type User } from "../users/queries";
 import { currentLicense, type CurrentLicense } from "./licenses";
 
-export type LimitKind = "contacts" | "messages";
+export type LimitKind = "contacts" | "messages" | "phoneNumbers";
 export type UsageFigure = { used: number; limit: number; unlimited: boolean; notice: string | null };
-export type Usage = { license: CurrentLicense | null; contacts: UsageFigure; messages: UsageFigure };
+export type Usage = { license: CurrentLicense | null; contacts: UsageFigure; messages: UsageFigure; phoneNumbers: UsageFigure };
 
 export const NOTICE_RATIO = 0.8;
 const fmt = (n: number) => new Intl.NumberFormat("en-US").format(n);
@@ -19,13 +20,13 @@ export function startOfMonthIn(timeZone: string, now: number): Date {
   return new Date(wallToInstant(timeZone, Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), 1)));
 }
 
-function figure(used: number, limit: number, label: (f: { used: number; limit: number }) => string): UsageFigure {
+function figure(used: number, limit: number, label?: (f: { used: number; limit: number }) => string): UsageFigure {
   const unlimited = limit < 0;
   return {
     used,
     limit,
     unlimited,
-    notice: !unlimited && limit > 0 && used >= limit * NOTICE_RATIO ? label({ used, limit }) : null,
+    notice: label && !unlimited && limit > 0 && used >= limit * NOTICE_RATIO ? label({ used, limit }) : null,
   };
 }
 
@@ -34,7 +35,10 @@ const contactsNotice = (plan: string, used: number, limit: number) =>
 const messagesNotice = (plan: string, used: number, limit: number) =>
   `You have used ${Math.floor((used / limit) * 100)}% of your ${plan} plan's ${fmt(limit)} messages this month (${fmt(used)}). Upgrade your plan or redeem a license code before you reach the limit.`;
 
-/** Contacts stored and outbound messages this calendar month (in the user's time zone) against the plan. */
+/**
+ * Contacts stored, outbound messages this calendar month (in the user's time zone) and sender numbers against
+ * the plan. Sender numbers get no 80% notice: a plan has a handful, and the limit error says all there is.
+ */
 export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
   const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
   if (!user) throw new HttpError(404, "Not found");
@@ -42,6 +46,7 @@ export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
   const admin = user.role === "admin";
   const contactLimit = admin ? -1 : (license?.plan.monthlyContacts ?? 0);
   const messageLimit = admin ? -1 : (license?.plan.monthlyMessages ?? 0);
+  const numberLimit = admin ? -1 : (license?.plan.phoneNumbers ?? 0);
   const planName = license?.plan.name ?? "";
   const contacts = countContacts(ctx, user.id);
   const messages = countOutboundSince(ctx, user.id, startOfMonthIn(user.timezone, ctx.now()));
@@ -49,6 +54,7 @@ export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
     license,
     contacts: figure(contacts, contactLimit, (f) => contactsNotice(planName, f.used, f.limit)),
     messages: figure(messages, messageLimit, (f) => messagesNotice(planName, f.used, f.limit)),
+    phoneNumbers: figure(countNumbers(ctx, user.id), numberLimit),
   };
 }
 
@@ -56,7 +62,7 @@ export const NO_LICENSE =
   "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.";
 
 /**
- * The one check before storing contacts or sending messages: throws 402 when `adding` more would pass
+ * The one check before storing contacts, sending messages or adding sender numbers: throws 402 when `adding` more would pass
  * the plan's limit (or no license is in force), and otherwise returns the 80% notice when the usage
  * after adding reaches 80% of the limit.
  */
@@ -71,11 +77,24 @@ export function assertWithinLimit(ctx: AppContext, userId: string, kind: LimitKi
     const message =
       kind === "contacts"
         ? `Your ${plan} plan allows ${fmt(f.limit)} contacts; you have ${fmt(f.used)} and tried to add ${fmt(adding)}. Upgrade your plan or redeem a license code.`
-        : `Your ${plan} plan allows ${fmt(f.limit)} messages per month; you have sent ${fmt(f.used)} this month and tried to send ${fmt(adding)}. Upgrade your plan or redeem a license code.`;
+        : kind === "messages"
+          ? `Your ${plan} plan allows ${fmt(f.limit)} messages per month; you have sent ${fmt(f.used)} this month and tried to send ${fmt(adding)}. Upgrade your plan or redeem a license code.`
+          : `Your ${plan} plan allows ${fmt(f.limit)} phone ${f.limit === 1 ? "number" : "numbers"}; you have ${fmt(f.used)}. Remove one, upgrade your plan or redeem a license code to add another.`;
     throw new HttpError(402, message, { kind, used: f.used, limit: f.limit, adding });
   }
-  if (after >= f.limit * NOTICE_RATIO) {
+  if (kind !== "phoneNumbers" && after >= f.limit * NOTICE_RATIO) {
     return { notice: kind === "contacts" ? contactsNotice(plan, after, f.limit) : messagesNotice(plan, after, f.limit) };
   }
   return { notice: null };
+}
+
+/**
+ * Whether a contact the account did not add itself (one created by an inbound START or keyword) fits in the
+ * plan: false at the contact limit or without a license in force. Never throws: the caller records the inbound
+ * message either way and only skips creating the contact.
+ */
+export function hasRoomForContact(ctx: AppContext, userId: string): boolean {
+  const usage = usageFor(ctx, userId);
+  if (usage.contacts.unlimited) return true;
+  return !!usage.license && usage.contacts.used + 1 <= usage.contacts.limit;
 }

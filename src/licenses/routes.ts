@@ -12,8 +12,8 @@ export function licenseRoutes(ctx: AppContext) {
     .get(
       "/usage",
       ({ user }) => {
-        const { contacts, messages } = usageFor(ctx, user);
-        return { data: { contacts, messages } };
+        const { contacts, messages, phoneNumbers } = usageFor(ctx, user);
+        return { data: { contacts, messages, phoneNumbers } };
       },
       { auth: true },
     )

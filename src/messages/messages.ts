@@ -4,7 +4,7 @@ import { findByPhone, optInContact, optOutContact } from "../contacts/contacts";
 import { normalizePhone, regionFromLocale } from "../contacts/phones";
 import type { AppContext } from "../context";
 import { badRequest, HttpError, notFound } from "../http/errors";
-import { assertWithinLimit } from "../licenses/limits";
+import { assertWithinLimit, hasRoomForContact } from "../licenses/limits";
 import { chooseSender } from "../phone-numbers/numbers";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
@@ -219,9 +219,14 @@ export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extr
     keyword = "stop";
     if (!wasOut && !e.optOutConfirmed) reply = `${business}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
   } else if (START_WORDS.has(word)) {
-    optInContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "start";
-    reply = `${business}: You are subscribed again. Reply HELP for help, STOP to unsubscribe.`;
+    // A new number's START creates a contact, which counts against the plan. At the limit the message above stays
+    // recorded (the owner sees it in the inbox) but no contact is created and no confirmation is sent, since
+    // nobody was subscribed. An existing contact's START always works: it is the only way back after a STOP.
+    if (contact || hasRoomForContact(ctx, userId)) {
+      optInContact(ctx, userId, from, "keyword", e.body.trim());
+      reply = `${business}: You are subscribed again. Reply HELP for help, STOP to unsubscribe.`;
+    }
   } else if (HELP_WORDS.has(word)) {
     keyword = "help";
     reply = `${business}: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`;

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, ne } from "drizzle-orm";
 import { phoneNumbers, smsProviders, type NumberKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
+import { assertWithinLimit } from "../licenses/limits";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
@@ -59,8 +60,12 @@ export function listNumbers(ctx: AppContext, userId: string, page = 1, pageSize 
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .all();
-  const total = ctx.db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get()!.n;
-  return { data: rows.map(numberView), total, page, pageSize };
+  return { data: rows.map(numberView), total: countNumbers(ctx, userId), page, pageSize };
+}
+
+/** Every sender number of the account, active or not (the plan limits how many it may have). */
+export function countNumbers(ctx: AppContext, userId: string): number {
+  return ctx.db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get()!.n;
 }
 
 export function getNumber(ctx: AppContext, userId: string, id: string) {
@@ -92,6 +97,8 @@ export function addNumber(
   if (exists) throw conflict("This number is already added");
   const id = Bun.randomUUIDv7();
   ctx.db.transaction((tx) => {
+    // Counted in the same transaction as the insert: two adds at once cannot both take the last place.
+    assertWithinLimit(ctx, userId, "phoneNumbers", 1);
     const hasDefault = tx
       .select({ id: phoneNumbers.id })
       .from(phoneNumbers)

@@ -1,6 +1,6 @@
 import type { Statement } from "bun:sqlite";
 import { optOutContact } from "../contacts/contacts";
-import { campaignStatuses, PARKED, pauseCampaign, settleCampaign } from "../campaigns/lifecycle";
+import { campaignStatuses, PARKED, pauseCampaign, repairInterruptedCampaigns, settleCampaign } from "../campaigns/lifecycle";
 import type { AppContext } from "../context";
 import { applyStatusEvents, takeEarlyReport } from "../messages/messages";
 import { numberById } from "../phone-numbers/numbers";
@@ -99,13 +99,20 @@ export class SendingManager {
   ) {
     const db = ctx.db.$client;
     this.st = {
+      // A disabled account's rows are never claimed, whenever they were written: the owner is checked in the claim
+      // itself, and its lanes find nothing due (they stay queued until an administrator enables the account).
       claim: db.prepare(
         `SELECT id, user_id, campaign_id, contact_id, phone, content, segments, attempts, expires_at, kind FROM messages
-         WHERE phone_number_id = ? AND status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+         WHERE phone_number_id = ? AND status = 'queued' AND next_attempt_at <= ?
+           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)
+         ORDER BY next_attempt_at LIMIT ?`,
       ),
-      nextDue: db.prepare(`SELECT min(next_attempt_at) AS at FROM messages WHERE phone_number_id = ? AND status = 'queued'`),
+      nextDue: db.prepare(
+        `SELECT min(next_attempt_at) AS at FROM messages WHERE phone_number_id = ? AND status = 'queued'
+           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)`,
+      ),
       lanes: db.prepare(
-        `SELECT p.id FROM phone_numbers p WHERE EXISTS
+        `SELECT p.id FROM phone_numbers p JOIN users u ON u.id = p.user_id AND u.disabled = 0 WHERE EXISTS
            (SELECT 1 FROM messages m WHERE m.phone_number_id = p.id AND m.status = 'queued' AND m.next_attempt_at < ?)`,
       ),
       optedOut: db.prepare(`SELECT 1 FROM contacts WHERE user_id = ? AND phone = ? AND status = 'opted_out'`),
@@ -146,6 +153,8 @@ export class SendingManager {
     if (this.running) return;
     const recovered = this.recover();
     if (recovered) this.ctx.log(`sending: ${recovered} message(s) in flight at the last stop are marked unknown (never resent)`);
+    const repaired = repairInterruptedCampaigns(this.ctx);
+    if (repaired) this.ctx.log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
     this.running = true;
     this.ctx.onStop.push(() => this.stop());
     this.wake();

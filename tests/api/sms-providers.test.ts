@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
 
@@ -118,6 +119,8 @@ describe("provider accounts", () => {
 
 describe("sender numbers", () => {
   test("manual entry in E.164 with defaults by kind, validation, one default", async () => {
+    // Three numbers: more than the trial's Starter plan allows (plan-limits.test.ts).
+    grantLicense(t.ctx, a.user.id, "professional", 30);
     const [account] = (await t.api("/api/sms-providers", { token: a.token })).body.data;
     expect((await post(a, "/api/phone-numbers", { providerId: account.id })).body.message).toBe("Phone number is required");
     expect((await post(a, "/api/phone-numbers", { providerId: account.id, phoneNumber: "hello world!" })).body.message).toBe(

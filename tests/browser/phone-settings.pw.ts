@@ -117,15 +117,20 @@ test("phone settings: simulator provider, connection test, numbers by hand and f
   await numberDialog.getByRole("button", { name: "Add Number" }).click();
   await expect(numberDialog.getByRole("alert")).toHaveText("This number is already added");
 
-  // From the provider: the simulator lists its own lines; one is picked and added.
+  // From the provider: the simulator lists its own lines; one is picked, but the trial's Starter plan allows one
+  // number, and the dialog says so in the plan's words.
   await numberDialog.getByRole("radio", { name: "Fetch from provider" }).click();
   await numberDialog.getByRole("button", { name: "Fetch numbers" }).click();
   const offered = numberDialog.getByRole("group", { name: "Numbers on this account" }).getByRole("radio");
   await expect(offered.first()).toBeVisible();
   await offered.first().check();
   await numberDialog.getByRole("button", { name: "Add Number" }).click();
+  await expect(numberDialog.getByRole("alert")).toHaveText(
+    "Your Starter plan allows 1 phone number; you have 1. Remove one, upgrade your plan or redeem a license code to add another.",
+  );
+  await numberDialog.getByRole("button", { name: "Cancel" }).click();
   await expect(numberDialog).toHaveCount(0);
-  await expect(page.getByTestId("phone-number-row")).toHaveCount(2);
+  await expect(page.getByTestId("phone-number-row")).toHaveCount(1);
 
   // The rate is edited in place.
   await row.getByLabel("Messages per second for +14155550100").fill("2");
@@ -148,7 +153,7 @@ test("phone settings: simulator provider, connection test, numbers by hand and f
   await page.getByRole("button", { name: "Delete +14155550100" }).click();
   const confirm = page.getByRole("dialog", { name: "Delete phone number" });
   await confirm.getByRole("button", { name: "Delete" }).click();
-  await expect(page.getByTestId("phone-number-row")).toHaveCount(1);
+  await expect(page.getByTestId("phone-number-row")).toHaveCount(0);
   await page.setViewportSize({ width: 1280, height: 900 });
 
   // Webhook setup: the user's exact URLs, copied to the clipboard.
