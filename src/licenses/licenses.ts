@@ -194,17 +194,19 @@ export function grantLicense(ctx: AppContext, userId: string, planId: string, du
 }
 
 /**
- * What sign-up does about licenses: the trial always, then the code if one was typed. A bad code never
- * blocks the account; the answer says why it was not redeemed.
+ * What sign-up does about licenses, in one transaction: the trial always, then the code if one was typed. A bad
+ * code never blocks the account (its redemption rolls back alone); the answer says why it was not redeemed.
  */
 export function licenseAtSignUp(ctx: AppContext, userId: string, licenseCode: string | null | undefined) {
-  startTrial(ctx, userId);
-  if (!normalizeLicenseCode(licenseCode)) return { licenseRedeemed: false, licensePlan: null };
-  try {
-    const { planName } = redeemLicenseCode(ctx, userId, licenseCode);
-    return { licenseRedeemed: true, licensePlan: planName };
-  } catch (err) {
-    const licenseError = err instanceof HttpError && err.status < 500 ? err.message : "Failed to redeem license code";
-    return { licenseRedeemed: false, licensePlan: null, licenseError };
-  }
+  return ctx.db.$client.transaction(() => {
+    startTrial(ctx, userId);
+    if (!normalizeLicenseCode(licenseCode)) return { licenseRedeemed: false, licensePlan: null };
+    try {
+      const { planName } = redeemLicenseCode(ctx, userId, licenseCode);
+      return { licenseRedeemed: true, licensePlan: planName };
+    } catch (err) {
+      const licenseError = err instanceof HttpError && err.status < 500 ? err.message : "Failed to redeem license code";
+      return { licenseRedeemed: false, licensePlan: null, licenseError };
+    }
+  })();
 }

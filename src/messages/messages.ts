@@ -178,9 +178,15 @@ export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "st
 /**
  * Records an inbound message once (a repeated webhook finds it stored) and applies the compliance keywords:
  * STOP and friends opt the sender out, START/UNSTOP/YES opt back in, HELP/INFO ask for the help text; each gets
- * one confirmation reply, queued like any other message.
+ * one confirmation reply, queued like any other message. One transaction: a crash after the message is stored
+ * but before its opt-out is applied would leave the STOP ignored for good, since the provider's retry finds the
+ * message stored and changes nothing.
  */
 export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
+  return ctx.db.$client.transaction(() => recordInboundSteps(ctx, account, e))();
+}
+
+function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
   const userId = account.userId;
   const from = e.from.startsWith("+") ? e.from : recipientOrRaw(ctx, userId, e.from);
   const contact = findByPhone(ctx, userId, from);
