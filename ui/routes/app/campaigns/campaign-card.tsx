@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Button, Card, cx } from "../../../components/ui";
 import { formatNumber } from "../../../lib/format";
+import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
 import { StatusBadge } from "./dialog";
 import {
   canCancel,
@@ -116,7 +117,7 @@ export function CampaignCard({
         <CardMenu campaign={c} onAction={onAction} />
       </div>
       <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1">
-        <StatusBadge {...statusBadge(c.status)} />
+        <StatusBadge {...statusBadge(isWaitingOnly(c) ? "waiting" : c.status)} />
         <span className="text-xs text-slate-500">Created {formatDateTime(c.createdAt, locale, timeZone)}</span>
       </div>
 
@@ -132,6 +133,7 @@ export function CampaignCard({
           Paused{c.pauseReason ? `: ${c.pauseReason}` : ""}
         </p>
       )}
+      {c.status === "sending" && <QuietWaitNote wait={c.quietWait} locale={locale} className="mt-2 rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900" />}
       {c.status === "sending" && (
         <div
           className="mt-2"

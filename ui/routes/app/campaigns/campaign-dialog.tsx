@@ -5,7 +5,6 @@ import type { User } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { LargeDialog } from "./dialog";
 import {
-  describeSend,
   formatDateTime,
   isoToZonedInput,
   isValidPhone,
@@ -14,6 +13,7 @@ import {
   type SendResult,
 } from "./model";
 import { emptyRecipients, recipientsStateOf, RecipientsTabs, resolveRecipients, type RecipientsState } from "./recipients-tabs";
+import { DeliveryNote, MessagePreview, startedDescription, useDeliveryPreview, type DeliveryPreview } from "./delivery-preview";
 import { SegmentCounter } from "./segment-counter";
 import { SenderSelect, useOptOutDefault, useSenders } from "./senders";
 
@@ -30,16 +30,17 @@ type Form = {
 type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "recipients", string>>;
 
 /** Sends (or schedules) a saved campaign and tells the user what happened. */
-async function sendCampaign(id: string, scheduledAt: string | null, user: User) {
+async function sendCampaign(id: string, scheduledAt: string | null, user: User, delivery: DeliveryPreview | null) {
   const result = await api<SendResult>(`/api/campaigns/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
-  const detail = [describeSend(result), result.notice].filter(Boolean).join(". ");
   if (result.campaign?.status === "scheduled" && scheduledAt) {
+    // Nothing is queued until the time comes: say when, and how many it will go to.
+    const total = delivery ? ` to ${delivery.total} recipient${delivery.total === 1 ? "" : "s"}` : "";
     toast({
       title: "Campaign scheduled",
-      description: `It will be sent ${formatDateTime(scheduledAt, user.locale, user.timezone)}. ${detail}`,
+      description: `It will be sent${total} ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
     });
   } else {
-    toast({ title: "Campaign is being sent", description: detail });
+    toast({ title: "Campaign started", description: startedDescription(result, delivery) });
   }
 }
 
@@ -83,6 +84,20 @@ export function CampaignDialog({
   }, [campaign, optOutDefault]);
 
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
+
+  const resolvedNow = resolveRecipients(form.recipients);
+  const scheduledNow = form.schedule ? zonedInputToIso(form.schedule, user.timezone) : null;
+  const delivery = useDeliveryPreview(
+    resolvedNow.empty || (resolvedNow.audience.kind === "manual" && resolvedNow.recipients.some((r) => !isValidPhone(r)))
+      ? null
+      : {
+          audience: resolvedNow.audience,
+          recipients: resolvedNow.recipients,
+          content: form.content,
+          appendOptOut: form.appendOptOut,
+          scheduledAt: scheduledNow,
+        },
+  );
 
   const submit = async (mode: "draft" | "send") => {
     const resolved = resolveRecipients(form.recipients);
@@ -138,7 +153,7 @@ export function CampaignDialog({
       return;
     }
     try {
-      if (mode === "send") await sendCampaign(id, scheduledAt, user);
+      if (mode === "send") await sendCampaign(id, scheduledAt, user, delivery.data);
       else toast({ title: savedId ? "Campaign updated successfully" : "Campaign created successfully" });
       onClose();
     } catch (err) {
@@ -209,7 +224,7 @@ export function CampaignDialog({
           {errors.content && <FieldError text={errors.content} />}
         </Field>
 
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid gap-4 sm:grid-cols-[3fr_2fr]">
           <Field label="From number" htmlFor="campaign-from">
             <SenderSelect
               id="campaign-from"
@@ -240,6 +255,20 @@ export function CampaignDialog({
           locale={user.locale}
           error={errors.recipients}
         />
+
+        {form.content.trim() && !resolvedNow.empty && (
+          <div className="space-y-2" data-testid="dialog-preview">
+            <p className="text-sm font-medium text-slate-700">Preview</p>
+            <MessagePreview preview={delivery.data} draft={form.content} />
+            <DeliveryNote
+              preview={delivery.data}
+              loading={delivery.loading}
+              error={delivery.error}
+              locale={user.locale}
+              scheduled={!!form.schedule}
+            />
+          </div>
+        )}
       </form>
     </LargeDialog>
   );

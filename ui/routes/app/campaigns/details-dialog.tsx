@@ -6,8 +6,8 @@ import type { User } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { useApi } from "../../../lib/use-api";
 import { formatPhone } from "../contacts/model";
+import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
 import { LargeDialog, StatusBadge } from "./dialog";
-import { QuietHoursNote, useSendingSettings } from "./senders";
 import {
   CAMPAIGN_REFRESH_MS,
   describeAudience,
@@ -74,7 +74,6 @@ export function DetailsDialog({
   const unsettled = c.status === "sending" || (logs.data?.data ?? []).some((l) => UNSETTLED.includes(l.status));
   useEffect(() => setLive(unsettled && c.status !== "draft" && c.status !== "scheduled"), [unsettled, c.status]);
 
-  const settings = useSendingSettings();
   const n = (v: number) => formatNumber(v, user.locale);
   const { optedOut, invalid, duplicate } = c.skipped ?? { optedOut: 0, invalid: 0, duplicate: 0 };
   const skippedReasons = [
@@ -97,7 +96,7 @@ export function DetailsDialog({
       width="max-w-3xl"
       subtitle={
         <span className="flex flex-wrap items-center gap-2">
-          <StatusBadge {...statusBadge(c.status)} />
+          <StatusBadge {...statusBadge(isWaitingOnly(c) ? "waiting" : c.status)} />
           <span>{c.type === "email" ? "Email" : "SMS"} campaign</span>
         </span>
       }
@@ -123,14 +122,14 @@ export function DetailsDialog({
         <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm">
           <div>
             <dt className="text-slate-500">Status</dt>
-            <dd className="font-medium">{statusBadge(c.status).label}</dd>
+            <dd className="font-medium">{statusBadge(isWaitingOnly(c) ? "waiting" : c.status).label}</dd>
           </div>
           <div>
             <dt className="text-slate-500">Type</dt>
             <dd className="font-medium">{c.type === "email" ? "Email" : "SMS"}</dd>
           </div>
           <div>
-            <dt className="text-slate-500">Sent</dt>
+            <dt className="text-slate-500">{c.status === "completed" ? "Sent" : c.sentAt ? "Started" : "Sent"}</dt>
             <dd className="font-medium">{when}</dd>
           </div>
           <div>
@@ -171,7 +170,15 @@ export function DetailsDialog({
           <Count label="Pending" value={n(c.counts.pending + c.counts.sending)} />
           <Count label="Skipped" value={n(c.counts.skipped)} />
         </dl>
-        {c.counts.pending > 0 && c.status === "sending" && <QuietHoursNote settings={settings.data} />}
+        {c.status === "sending" && (
+          <QuietWaitNote wait={c.quietWait} locale={user.locale} className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" />
+        )}
+        {c.counts.refused > 0 && (
+          <p className="text-xs text-slate-500">
+            {n(c.counts.refused)} of the failed {c.counts.refused === 1 ? "was" : "were"} refused by the provider and never sent, so "Sent" does not count{" "}
+            {c.counts.refused === 1 ? "it" : "them"}.
+          </p>
+        )}
         {skippedReasons.length > 0 && <p className="text-sm text-slate-600">Skipped: {skippedReasons.join(", ")}.</p>}
         {c.counts.unknown > 0 && (
           <p className="text-xs text-slate-500">

@@ -16,11 +16,16 @@ export type CampaignCounts = {
   sent: number;
   delivered: number;
   failed: number;
+  /** Of the failed, those the provider refused outright: never sent, so not in "Sent". */
+  refused: number;
   unknown: number;
   skipped: number;
   expired: number;
   cancelled: number;
 };
+
+/** Messages held until quiet hours end, and the recipients' clock time when they do ("8:00 AM"). */
+export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string };
 
 export type Campaign = {
   id: string;
@@ -45,6 +50,7 @@ export type Campaign = {
   totalBounced: number;
   successRate: number | null;
   archived: boolean;
+  quietWait?: QuietWait | null;
 };
 
 export type Page<T> = { data: T[]; total: number; page: number; pageSize: number };
@@ -111,6 +117,8 @@ export function statusBadge(status: string): Badge {
       return { label: "Delivered", className: GREEN };
     case "paused":
       return { label: "Paused", className: "bg-amber-100 text-amber-800" };
+    case "waiting":
+      return { label: "Waiting for quiet hours", className: "bg-amber-100 text-amber-800" };
     case "scheduled":
       return { label: "Scheduled", className: GREY };
     case "cancelled":
@@ -181,9 +189,6 @@ export function isValidPhone(value: string): boolean {
 
 /** "Promotion - 03/14/2026": the wizard's campaign name. */
 export const campaignName = (typeLabel: string, date: string) => `${typeLabel} - ${date}`;
-
-/** The wizard preview: the first [Name] reads "John", the first [Business] "Your Business". */
-export const fillPreview = (text: string, name = "John") => text.replace("[Name]", name).replace("[Business]", "Your Business");
 
 export const hasMergeFields = (text: string) => /\[(Name|Business)\]|\{\w+\}/.test(text);
 

@@ -30,17 +30,6 @@ export function useOptOutDefault(): boolean | null {
   return r.data?.appendOptOut !== false;
 }
 
-/** Says when marketing texts wait for the morning, if the account keeps quiet hours. */
-export function QuietHoursNote({ settings, className }: { settings: SendingSettings | null; className?: string }) {
-  if (!settings?.quietHoursEnabled) return null;
-  return (
-    <p className={className ?? "text-xs text-slate-500"}>
-      Quiet hours are on: recipients for whom it is between {settings.quietHoursStart} and {settings.quietHoursEnd} get the
-      message when quiet hours end.
-    </p>
-  );
-}
-
 const senderLabel = (n: PhoneNumber) =>
   `${n.displayName ? `${n.displayName} · ` : ""}${formatPhone(n.phoneNumber) || n.phoneNumber} (${n.providerName})`;
 

@@ -5,9 +5,11 @@ import { Button, cx, Field, Input, Spinner } from "../../../components/ui";
 import type { User } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { AudienceOption, ContactPicker, type ChosenContacts } from "./contact-picker";
-import { fillPreview, formatDateTime, measureSms, PRESET_AUDIENCES, zonedInputToIso, type PresetAudience } from "./model";
+import { formatPhone } from "../contacts/model";
+import { DeliveryNote, MessagePreview, type useDeliveryPreview } from "./delivery-preview";
+import { formatDateTime, measureSms, PRESET_AUDIENCES, zonedInputToIso, type PresetAudience } from "./model";
 import { SegmentCounter } from "./segment-counter";
-import { QuietHoursNote, SenderSelect, type SendingSettings, type useAudienceCounts, type useSenders } from "./senders";
+import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
 
 export const MAX_MESSAGE = 300;
@@ -97,14 +99,18 @@ export function TypeStep({ value, onChange }: { value: CampaignType | null; onCh
 
 export type SetDraft = (patch: Partial<WizardDraft>) => void;
 
+type Delivery = ReturnType<typeof useDeliveryPreview>;
+
 export function MessageStep({
   draft,
   set,
   senders,
+  delivery,
 }: {
   draft: WizardDraft;
   set: SetDraft;
   senders: ReturnType<typeof useSenders>;
+  delivery: Delivery;
 }) {
   const samples = CAMPAIGN_TYPES.find((t) => t.id === draft.type)?.samples ?? [];
   const length = draft.message.length;
@@ -171,12 +177,7 @@ export function MessageStep({
       {draft.message && (
         <div>
           <p className="text-sm font-medium text-slate-700">Preview</p>
-          <div
-            className="mt-1 max-w-sm rounded-2xl rounded-bl-sm bg-slate-100 px-4 py-3 text-sm whitespace-pre-wrap"
-            data-testid="message-preview"
-          >
-            {fillPreview(draft.message)}
-          </div>
+          <MessagePreview preview={delivery.data} draft={draft.message} testId="message-preview" />
         </div>
       )}
 
@@ -301,14 +302,14 @@ export function ReviewStep({
   content,
   recipients,
   senders,
-  settings,
+  delivery,
   user,
 }: {
   draft: WizardDraft;
   content: string;
   recipients: number | null;
   senders: ReturnType<typeof useSenders>;
-  settings: SendingSettings | null;
+  delivery: Delivery;
   user: User;
 }) {
   const n = (v: number) => formatNumber(v, user.locale);
@@ -316,7 +317,7 @@ export function ReviewStep({
   const sender = senders.numbers.find((s) => s.phoneNumber === draft.fromNumber);
   const audienceLabel =
     draft.audience === "single"
-      ? `${draft.singleContactName.trim() || "One person"} (${singlePhone(draft.singleContactPhone)})`
+      ? `${draft.singleContactName.trim() || "One person"} (${formatPhone(singlePhone(draft.singleContactPhone))})`
       : draft.audience === "custom"
         ? "Chosen contacts"
         : (PRESET_AUDIENCES.find((a) => a.kind === draft.audience)?.label ?? "");
@@ -326,7 +327,12 @@ export function ReviewStep({
       : "Right away";
   const rows: [string, ReactNode][] = [
     ["Campaign type", typeLabel(draft.type ?? "")],
-    ["Send from", sender ? `${sender.displayName || sender.phoneNumber} (${sender.phoneNumber})` : "No sender number"],
+    [
+      "Send from",
+      sender
+        ? `${sender.displayName ? `${sender.displayName} · ` : ""}${formatPhone(sender.phoneNumber) || sender.phoneNumber}`
+        : "No sender number",
+    ],
     ["Audience", audienceLabel],
     [
       "Recipients",
@@ -342,7 +348,7 @@ export function ReviewStep({
   ];
   return (
     <div className="space-y-4">
-      <h3 className="font-medium">Check everything, then send</h3>
+      <h3 className="font-medium">Check everything, then {draft.sendTime === "later" ? "schedule" : "send"}</h3>
       <dl className="divide-y divide-slate-100 rounded-lg border border-slate-200 text-sm" data-testid="wizard-review">
         {rows.map(([label, value]) => (
           <div key={label} className="flex flex-wrap justify-between gap-2 px-4 py-2.5">
@@ -353,15 +359,15 @@ export function ReviewStep({
       </dl>
       <div>
         <p className="text-sm font-medium text-slate-700">Message preview</p>
-        <div className="mt-1 max-w-sm rounded-2xl rounded-bl-sm bg-slate-100 px-4 py-3 text-sm whitespace-pre-wrap">
-          {fillPreview(
-            content,
-            draft.audience === "single" && draft.singleContactName.trim() ? draft.singleContactName.trim() : "John",
-          )}
-          {draft.appendOptOut && <span className="text-slate-500">{"\n"}Reply STOP to opt out</span>}
-        </div>
+        <MessagePreview preview={delivery.data} draft={content} testId="review-preview" />
       </div>
-      <QuietHoursNote settings={settings} className="text-sm text-slate-600" />
+      <DeliveryNote
+        preview={delivery.data}
+        loading={delivery.loading}
+        error={delivery.error}
+        locale={user.locale}
+        scheduled={draft.sendTime === "later"}
+      />
       {recipients === 0 && (
         <p role="alert" className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
           This audience has no subscribed contacts yet.

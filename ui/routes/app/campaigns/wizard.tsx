@@ -16,6 +16,7 @@ import {
   type PresetAudience,
   type SendResult,
 } from "./model";
+import { startedDescription, useDeliveryPreview } from "./delivery-preview";
 import { useAudienceCounts, useSendingSettings, useSenders } from "./senders";
 import { typeLabel, type CampaignType } from "./wizard-samples";
 import { AudienceStep, MessageStep, ReviewStep, singlePhone, StepList, STEPS, TypeStep, type WizardDraft } from "./wizard-steps";
@@ -109,6 +110,19 @@ export function CampaignWizard({
       ? draft.message.replaceAll("[Name]", draft.singleContactName.trim())
       : draft.message;
 
+  const scheduledAt = draft.sendTime === "later" ? zonedInputToIso(draft.scheduledTime, user.timezone) : null;
+  // While writing, the preview reads as the first of all customers would get it; at review, as the chosen audience's first.
+  const delivery = useDeliveryPreview(
+    (step === 1 || step === 3) && draft.message.trim()
+      ? {
+          ...(step === 3 && draft.audience ? audienceOf(draft) : { audience: { kind: "all" as const }, recipients: [] }),
+          content: finalContent(),
+          appendOptOut: draft.appendOptOut,
+          scheduledAt,
+        }
+      : null,
+  );
+
   const send = async () => {
     if (recipientCount() === 0) {
       toast({
@@ -118,7 +132,6 @@ export function CampaignWizard({
       });
       return;
     }
-    const scheduledAt = draft.sendTime === "later" ? zonedInputToIso(draft.scheduledTime, user.timezone) : null;
     setSending(true);
     try {
       const { audience, recipients } = audienceOf(draft);
@@ -148,7 +161,7 @@ export function CampaignWizard({
               title: "Campaign scheduled",
               description: `Your message will be sent ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
             }
-          : { title: "Campaign sent successfully!", description: "Your message is being delivered to recipients." },
+          : { title: "Campaign started", description: startedDescription(result, delivery.data) },
       );
       onClose();
       void navigate({ to: "/sent-messages" });
@@ -191,7 +204,7 @@ export function CampaignWizard({
             {last ? (
               <Button disabled={sending} onClick={() => void send()}>
                 {sending && <Spinner />}
-                Send Campaign
+                {draft.sendTime === "later" ? "Schedule Campaign" : "Send Campaign"}
               </Button>
             ) : (
               <Button disabled={!!blocker} onClick={() => setStep((s) => s + 1)}>
@@ -203,15 +216,15 @@ export function CampaignWizard({
       }
     >
       {step === 0 && <TypeStep value={draft.type} onChange={(type) => set({ type })} />}
-      {step === 1 && <MessageStep draft={draft} set={set} senders={senders} />}
+      {step === 1 && <MessageStep draft={draft} set={set} senders={senders} delivery={delivery} />}
       {step === 2 && <AudienceStep draft={draft} set={set} counts={counts} user={user} />}
       {step === 3 && (
         <ReviewStep
           draft={draft}
           content={finalContent()}
-          recipients={recipientCount()}
+          recipients={delivery.data?.total ?? recipientCount()}
           senders={senders}
-          settings={settings.data}
+          delivery={delivery}
           user={user}
         />
       )}

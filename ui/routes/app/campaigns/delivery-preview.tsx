@@ -1,0 +1,136 @@
+import { useEffect, useState } from "react";
+import { Spinner } from "../../../components/ui";
+import { api, errorMessage } from "../../../lib/api";
+import { formatNumber } from "../../../lib/format";
+import { describeSend, type Audience, type Campaign, type QuietWait, type SendResult } from "./model";
+
+/** What POST /api/campaigns/preview-delivery answers: who gets it, who waits for quiet hours, and the first one's text. */
+export type DeliveryPreview = {
+  total: number;
+  inQuietHours: number;
+  resumesAt: string | null;
+  firstResumeAt: string | null;
+  lastResumeAt: string | null;
+  skipped: { optedOut: number; invalid: number; duplicate: number };
+  preview: { text: string; recipient: string | null; segments: number; encoding: string } | null;
+};
+
+export type DeliveryQuestion = {
+  audience: Audience;
+  recipients: string[];
+  content?: string;
+  appendOptOut?: boolean;
+  scheduledAt?: string | null;
+};
+
+const DEBOUNCE_MS = 300;
+
+/** Asks the server what sending `question` would do, again whenever it changes (after a short pause in typing). */
+export function useDeliveryPreview(question: DeliveryQuestion | null) {
+  const key = question ? JSON.stringify(question) : null;
+  const [state, setState] = useState<{ key: string | null; data: DeliveryPreview | null; error: string | null }>({
+    key: null,
+    data: null,
+    error: null,
+  });
+  useEffect(() => {
+    if (key === null) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      api<DeliveryPreview>("/api/campaigns/preview-delivery", { body: JSON.parse(key), signal: controller.signal })
+        .then((data) => setState({ key, data, error: null }))
+        .catch((err) => {
+          if (!controller.signal.aborted) setState((s) => ({ key, data: s.data, error: errorMessage(err, "Could not check the delivery") }));
+        });
+    }, DEBOUNCE_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [key]);
+  return { data: key === null ? null : state.data, error: key === null ? null : state.error, loading: key !== null && state.key !== key };
+}
+
+const plural = (n: number, one: string, many: string, locale: string) => `${formatNumber(n, locale)} ${n === 1 ? one : many}`;
+
+/** "3 recipients. 2 of them are in quiet hours now: they get it at 8:00 AM, their time." */
+export function DeliveryNote({
+  preview,
+  loading,
+  error,
+  locale,
+  scheduled,
+}: {
+  preview: DeliveryPreview | null;
+  loading: boolean;
+  error: string | null;
+  locale: string;
+  scheduled: boolean;
+}) {
+  if (error) return <p className="text-sm text-red-600">{error}</p>;
+  if (!preview) return loading ? <Spinner className="text-slate-300" /> : null;
+  const { total, inQuietHours, resumesAt } = preview;
+  const when = scheduled ? "at that time" : "now";
+  const who =
+    inQuietHours === total
+      ? total === 1
+        ? "The recipient is"
+        : `All ${plural(total, "recipient", "recipients", locale)} are`
+      : `${formatNumber(inQuietHours, locale)} of ${plural(total, "recipient", "recipients", locale)} ${inQuietHours === 1 ? "is" : "are"}`;
+  return (
+    <div data-testid="delivery-note" aria-live="polite" className="text-sm">
+      {inQuietHours > 0 ? (
+        <p className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-amber-900">
+          <strong>
+            {who} in quiet hours {when}.
+          </strong>{" "}
+          {inQuietHours < total ? "Those get" : "They get"} it at {resumesAt} (recipient's time)
+          {inQuietHours < total ? `; the others ${scheduled ? "at the time you chose" : "right away"}.` : "."}
+        </p>
+      ) : (
+        total > 0 && (
+          <p className="text-slate-600">
+            {plural(total, "recipient", "recipients", locale)}, none in quiet hours {when}: it goes out{" "}
+            {scheduled ? "at the time you chose" : "right away"}.
+          </p>
+        )
+      )}
+    </div>
+  );
+}
+
+/** The message bubble: the server's text for the first recipient, or the draft as typed while it loads. */
+export function MessagePreview({ preview, draft, testId }: { preview: DeliveryPreview | null; draft: string; testId?: string }) {
+  const p = preview?.preview;
+  return (
+    <div>
+      <div className="mt-1 max-w-sm rounded-2xl rounded-bl-sm bg-slate-100 px-4 py-3 text-sm break-words whitespace-pre-wrap" data-testid={testId}>
+        {p ? p.text : draft}
+      </div>
+      {p?.recipient && <p className="mt-1 text-xs text-slate-500">As {p.recipient} will read it.</p>}
+    </div>
+  );
+}
+
+/** Messages the sender holds back until quiet hours end, on the card and in the details. */
+export function QuietWaitNote({ wait, locale, className }: { wait: QuietWait | null | undefined; locale: string; className?: string }) {
+  if (!wait) return null;
+  return (
+    <p data-testid="quiet-wait" className={className ?? "rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900"}>
+      Waiting for quiet hours until {wait.resumesAt} (recipient's time): {plural(wait.count, "message", "messages", locale)}
+    </p>
+  );
+}
+
+/** Every message still to go is held for quiet hours: the campaign is waiting, not sending. */
+export const isWaitingOnly = (c: Campaign) =>
+  c.status === "sending" && !!c.quietWait && c.counts.sending === 0 && c.quietWait.count === c.counts.pending;
+
+/** "3 messages queued. 2 wait for quiet hours until 8:00 AM (recipient's time)." */
+export function startedDescription(result: Pick<SendResult, "queued" | "skipped" | "notice">, delivery: DeliveryPreview | null): string {
+  const waiting =
+    delivery && delivery.inQuietHours > 0
+      ? `${delivery.inQuietHours === result.queued ? "All wait" : `${delivery.inQuietHours} wait`} for quiet hours until ${delivery.resumesAt} (recipient's time)`
+      : null;
+  return [describeSend(result), waiting, result.notice].filter(Boolean).join(". ") + ".";
+}
