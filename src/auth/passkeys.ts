@@ -10,9 +10,10 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { and, eq, lt } from "drizzle-orm";
+import { isIP } from "node:net";
 import { authChallenges, passkeys } from "../../db/schema";
 import type { AppContext } from "../context";
-import { HttpError, notFound } from "../http/errors";
+import { badRequest, HttpError, notFound } from "../http/errors";
 import { findUserByEmail, findUserById, type User } from "../users/queries";
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -20,13 +21,30 @@ export const DEFAULT_PASSKEY_NAME = "My Device";
 export const NO_PASSKEY = "No passkey found for this account";
 export const ALREADY_REGISTERED = "This device is already registered";
 
-const loadServerLib = () => import("@simplewebauthn/server");
+/**
+ * @simplewebauthn/server pulls in @peculiar/x509, whose tsyringe throws at load unless the `reflect-metadata`
+ * polyfill ran first; the library's own helpers import it on their first line for that. Bun's bundler wraps a
+ * dynamically imported module in a lazy initialiser that runs its ES-module imports first and its CommonJS ones
+ * (reflect-metadata is CommonJS) after them, so in the built executable tsyringe loaded before the polyfill and
+ * every ceremony answered 500. Loading the polyfill ourselves, before the library, does not depend on that order.
+ */
+const loadServerLib = () => import("reflect-metadata").then(() => import("@simplewebauthn/server"));
 
 type Passkey = typeof passkeys.$inferSelect;
 type ChallengeKind = "webauthn-register" | "webauthn-login";
 
+/**
+ * Browsers accept a relying party only on a domain name, and over plain http only on localhost: anything else
+ * fails in the browser with an error that names neither, so every ceremony says so up front.
+ */
 export function relyingParty(ctx: AppContext) {
   const url = new URL(ctx.config.publicUrl);
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (isIP(host) !== 0 || (url.protocol !== "https:" && host !== "localhost")) {
+    throw badRequest(
+      `Passkeys need the appliance to be reached at localhost or over HTTPS on a domain name (PUBLIC_URL is ${ctx.config.publicUrl})`,
+    );
+  }
   return { rpID: url.hostname, origin: url.origin, rpName: "smsdesk" };
 }
 
@@ -75,8 +93,8 @@ const userPasskeys = (ctx: AppContext, userId: string) =>
 const transportsOf = (p: Passkey) => (p.transports ?? []) as AuthenticatorTransport[];
 
 export async function beginRegistration(ctx: AppContext, user: User) {
-  const { generateRegistrationOptions } = await loadServerLib();
   const { rpID, rpName } = relyingParty(ctx);
+  const { generateRegistrationOptions } = await loadServerLib();
   const options = await generateRegistrationOptions({
     rpName,
     rpID,
@@ -98,6 +116,7 @@ export async function completeRegistration(
   credential: RegistrationResponseJSON,
   friendlyName: string | null | undefined,
 ) {
+  const { rpID, origin } = relyingParty(ctx);
   const challenge = signedChallenge(credential);
   const pending = consumeChallenge(ctx, "webauthn-register", challenge, user.id);
   if (!pending) throw ceremonyError(400, "Registration expired or was not started. Please try again.");
@@ -106,7 +125,6 @@ export async function completeRegistration(
     throw ceremonyError(409, ALREADY_REGISTERED);
   }
   const { verifyRegistrationResponse } = await loadServerLib();
-  const { rpID, origin } = relyingParty(ctx);
   let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     result = await verifyRegistrationResponse({
@@ -143,11 +161,11 @@ export async function completeRegistration(
 
 /** Request options for the passkeys of this email; 404 whether the email is unknown or has none. */
 export async function beginAuthentication(ctx: AppContext, email: string) {
+  const { rpID } = relyingParty(ctx);
   const user = email ? findUserByEmail(ctx, email) : undefined;
   const keys = user && !user.disabled ? userPasskeys(ctx, user.id) : [];
   if (!user || keys.length === 0) throw notFound(NO_PASSKEY);
   const { generateAuthenticationOptions } = await loadServerLib();
-  const { rpID } = relyingParty(ctx);
   const options = await generateAuthenticationOptions({
     rpID,
     allowCredentials: keys.map((p) => ({ id: p.id, transports: transportsOf(p) })),
@@ -163,6 +181,7 @@ export async function beginAuthentication(ctx: AppContext, email: string) {
  * factor on its own, so a 2FA account signs in directly.
  */
 export async function completeAuthentication(ctx: AppContext, credential: AuthenticationResponseJSON): Promise<User> {
+  const { rpID, origin } = relyingParty(ctx);
   const challenge = signedChallenge(credential);
   const pending = consumeChallenge(ctx, "webauthn-login", challenge);
   if (!pending?.userId) throw ceremonyError(400, "Sign-in expired or was not started. Please try again.");
@@ -170,7 +189,6 @@ export async function completeAuthentication(ctx: AppContext, credential: Authen
   if (!key || key.userId !== pending.userId) throw ceremonyError(404, NO_PASSKEY);
 
   const { verifyAuthenticationResponse } = await loadServerLib();
-  const { rpID, origin } = relyingParty(ctx);
   let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
     result = await verifyAuthenticationResponse({

@@ -1,17 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { SoftAuthenticator } from "../support/soft-authenticator";
-import { setCookie, startTestServer, type Account, type TestServer } from "../support/test-server";
+import { setCookie, startTestServer, type Account, type ApiResponse, type TestServer } from "../support/test-server";
 
 let t: TestServer;
 let alice: Account;
 let bob: Account;
 let device: SoftAuthenticator;
+/** The origin browsers sign: PUBLIC_URL (localhost, a relying party browsers accept), not the 127.0.0.1 we call. */
+let origin: string;
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ env: { PUBLIC_URL: "http://localhost:0" } });
+  origin = t.ctx.config.publicUrl;
   alice = await t.signUpVerified(t.newEmail("alice"));
   bob = await t.signUpVerified(t.newEmail("bob"));
-  device = new SoftAuthenticator(t.url);
+  device = new SoftAuthenticator(origin);
 });
 afterAll(() => t?.stop());
 
@@ -50,7 +53,7 @@ describe("registration", () => {
   test("begin answers creation options for the PUBLIC_URL relying party", async () => {
     const res = await begin(alice.token);
     expect(res.status).toBe(200);
-    expect(res.body.rp).toEqual({ name: "smsdesk", id: "127.0.0.1" });
+    expect(res.body.rp).toEqual({ name: "smsdesk", id: "localhost" });
     expect(res.body.user.name).toBe(alice.email);
     expect(typeof res.body.challenge).toBe("string");
     expect(res.body.challenge.length).toBeGreaterThanOrEqual(32);
@@ -76,7 +79,7 @@ describe("registration", () => {
   });
 
   test("a blank friendly name falls back to 'My Device'", async () => {
-    const other = new SoftAuthenticator(t.url);
+    const other = new SoftAuthenticator(origin);
     const { credential } = await registerPasskey(bob, "   ", other);
     const list = await t.api("/api/webauthn/authenticators", { token: bob.token });
     expect(list.body.find((p: any) => p.id === credential.id).name).toBe("My Device");
@@ -106,7 +109,7 @@ describe("registration", () => {
 
   test("a challenge is used once, and only by the user it was issued to", async () => {
     const options = (await begin(alice.token)).body;
-    const other = new SoftAuthenticator(t.url);
+    const other = new SoftAuthenticator(origin);
     const credential = await other.register(options);
     expect((await complete(bob.token, credential)).status).toBe(400); // issued to alice
     const options2 = (await begin(alice.token)).body;
@@ -147,7 +150,7 @@ describe("sign-in", () => {
   test("begin answers request options listing that user's credentials", async () => {
     const res = await loginBegin(`  ${alice.email.toUpperCase()} `);
     expect(res.status).toBe(200);
-    expect(res.body.rpId).toBe("127.0.0.1");
+    expect(res.body.rpId).toBe("localhost");
     expect(res.body.userVerification).toBe("required");
     expect(res.body.allowCredentials.map((c: any) => c.id)).toEqual([device.credentials[0]!.id]);
   });
@@ -202,7 +205,7 @@ describe("sign-in", () => {
   });
 
   test("a credential of another user cannot answer this user's challenge", async () => {
-    const bobDevice = new SoftAuthenticator(t.url);
+    const bobDevice = new SoftAuthenticator(origin);
     await registerPasskey(bob, "Bob phone", bobDevice);
     const options = (await loginBegin(alice.email)).body;
     const res = await loginComplete(await bobDevice.authenticate({ ...options, allowCredentials: [] }));
@@ -212,7 +215,7 @@ describe("sign-in", () => {
 
   test("a disabled account cannot sign in with its passkey", async () => {
     const carol = await t.signUpVerified(t.newEmail("carol"));
-    const carolDevice = new SoftAuthenticator(t.url);
+    const carolDevice = new SoftAuthenticator(origin);
     await registerPasskey(carol, "Carol", carolDevice);
     t.ctx.db.$client.query("update users set disabled = 1 where id = ?").run(carol.user.id);
     expect((await loginBegin(carol.email)).status).toBe(404);
@@ -231,5 +234,50 @@ describe("DELETE /api/webauthn/authenticators/:id", () => {
     expect((await t.api("/api/webauthn/authenticators", { token: alice.token })).body).toEqual([]);
     expect((await t.api(`/api/webauthn/authenticators/${key.id}`, { method: "DELETE", token: alice.token })).status).toBe(404);
     expect((await loginBegin(alice.email)).status).toBe(404);
+  });
+});
+
+describe("a PUBLIC_URL browsers refuse as relying party", () => {
+  // Browsers take an IP address as relying party nowhere, and plain http only on localhost: the ceremony would
+  // fail in the browser with a security error, so the server names the cause first.
+  let u: TestServer;
+  let carol: Account;
+  beforeAll(async () => {
+    u = await startTestServer({ env: { PUBLIC_URL: "http://127.0.0.1:8080" } });
+    carol = await u.signUpVerified(u.newEmail("carol"));
+  });
+  afterAll(() => u?.stop());
+  afterEach(() => (u.ctx.config.publicUrl = "http://127.0.0.1:8080"));
+
+  const calls = (token: string): [string, () => Promise<ApiResponse>][] => [
+    ["register/begin", () => u.api("/api/webauthn/register/begin", { method: "POST", token })],
+    ["register/complete", () => u.api("/api/webauthn/register/complete", { body: { credential: { id: "x", rawId: "x", type: "public-key", response: {} } }, token })],
+    ["authenticate/begin", () => u.api("/api/webauthn/authenticate/begin", { body: { email: carol.email } })],
+    ["authenticate/complete", () => u.api("/api/webauthn/authenticate/complete", { body: { credential: { id: "x", rawId: "x", type: "public-key", response: {} } } })],
+  ];
+
+  test("the README's old default http://127.0.0.1:8080: every ceremony call answers 400 with the cause", async () => {
+    for (const [name, call] of calls(carol.token)) {
+      const res = await call();
+      expect([name, res.status]).toEqual([name, 400]);
+      expect(res.body.message).toBe(
+        "Passkeys need the appliance to be reached at localhost or over HTTPS on a domain name (PUBLIC_URL is http://127.0.0.1:8080)",
+      );
+    }
+  });
+
+  test.each([
+    ["https://10.0.0.5", 400],
+    ["http://[::1]:8080", 400],
+    ["https://[2001:db8::1]", 400],
+    ["http://sms.example.com", 400],
+    ["http://localhost:8080", 200],
+    ["https://sms.example.com", 200],
+  ])("PUBLIC_URL %s: register/begin answers %d", async (publicUrl, status) => {
+    u.ctx.config.publicUrl = publicUrl;
+    const res = await u.api("/api/webauthn/register/begin", { method: "POST", token: carol.token });
+    expect(res.status).toBe(status);
+    if (status === 400) expect(res.body.message).toContain(`(PUBLIC_URL is ${publicUrl})`);
+    else expect(res.body.rp.id).toBe(new URL(publicUrl).hostname);
   });
 });

@@ -1,5 +1,6 @@
-import { expect, test, type CDPSession } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { Appliance } from "./harness";
+import { addVirtualAuthenticator } from "./virtual-authenticator";
 
 let app: Appliance;
 test.beforeAll(async () => {
@@ -9,21 +10,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await app.stop();
 });
-
-async function addVirtualAuthenticator(cdp: CDPSession) {
-  await cdp.send("WebAuthn.enable");
-  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return authenticatorId;
-}
 
 test("a user registers a passkey on the security page, signs out, and signs in with it", async ({ page }) => {
   expect(app.url).toMatch(/^http:\/\/localhost:\d+$/);
@@ -89,4 +75,42 @@ test("a user registers a passkey on the security page, signs out, and signs in w
   await section.getByRole("button", { name: "Delete passkey Work laptop" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Passkey deleted successfully" })).toBeVisible();
   await expect(section.getByText("No passkeys yet.")).toBeVisible();
+});
+
+test("at a PUBLIC_URL on an IP address, adding a passkey names the cause instead of blaming HTTPS", async ({ page }) => {
+  const misconfigured = await new Appliance().start({ PUBLIC_URL: "http://127.0.0.1:0" });
+  try {
+    await addVirtualAuthenticator(await page.context().newCDPSession(page));
+    const email = `passkeyip${Date.now()}@example.com`;
+    const password = "tulips-and-texts";
+    const registered = await fetch(`${misconfigured.url}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password, confirmPassword: password, firstName: "Rosa", lastName: "Diaz" }),
+    });
+    const { token } = (await registered.json()) as { token: string };
+    const verified = await fetch(`${misconfigured.url}/api/auth/verify/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ code: await misconfigured.codeFor(email) }),
+    });
+    expect(verified.status).toBe(200);
+
+    await page.goto(`${misconfigured.url}/auth`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.getByRole("button", { name: "Sign In" }).last().click();
+    await expect(page.getByRole("heading", { name: "Welcome back, Rosa!" })).toBeVisible();
+    await page.goto(`${misconfigured.url}/settings/security`);
+    const section = page.locator("section", { has: page.getByRole("heading", { name: "Passkeys" }) });
+    await section.getByRole("button", { name: "Add Passkey" }).click();
+    await section.getByRole("button", { name: "Register Passkey" }).click();
+    const toast = page.getByTestId("toast").filter({ hasText: "Failed to register passkey" });
+    await expect(toast).toContainText(
+      `Passkeys need the appliance to be reached at localhost or over HTTPS on a domain name (PUBLIC_URL is ${misconfigured.url})`,
+    );
+    await expect(toast).not.toContainText("secure connection");
+  } finally {
+    await misconfigured.stop();
+  }
 });

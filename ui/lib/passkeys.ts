@@ -19,8 +19,9 @@ export const passkeysSupported = () =>
 const webAuthnName = (err: unknown) => (err instanceof Error ? err.name : "");
 const webAuthnCode = (err: unknown) => (err as { code?: string } | null)?.code ?? "";
 
-export async function registerPasskey(friendlyName: string) {
-  const optionsJSON = await api<Parameters<typeof startRegistration>[0]["optionsJSON"]>("/api/webauthn/register/begin", { method: "POST" });
+/** `proof`: the password (or a current 2FA code) the server asks for again before a new passkey. */
+export async function registerPasskey(friendlyName: string, proof: { password?: string; token?: string } = {}) {
+  const optionsJSON = await api<Parameters<typeof startRegistration>[0]["optionsJSON"]>("/api/webauthn/register/begin", { body: proof });
   const credential = await startRegistration({ optionsJSON });
   return api<{ verified: boolean; error?: string }>("/api/webauthn/register/complete", { body: { credential, friendlyName } });
 }
@@ -37,7 +38,7 @@ export function registrationFailure(err: unknown): { title: string; description:
     return { title: "Failed to register passkey", description: "Registration was cancelled or timed out. Please try again." };
   }
   if (name === "SecurityError" || code === "ERROR_INVALID_DOMAIN" || code === "ERROR_INVALID_RP_ID") {
-    return { title: "Failed to register passkey", description: "Passkeys need a secure connection (HTTPS) on this site's own address." };
+    return { title: "Failed to register passkey", description: "Passkeys work only at this appliance's public address, reached at localhost or over HTTPS on a domain name." };
   }
   if (name === "NotSupportedError") {
     const safari = /^((?!chrome|android|crios|fxios).)*safari/i.test(navigator.userAgent);
