@@ -5,8 +5,9 @@ import { tooManyRequests } from "./errors";
 
 /**
  * Per-client-address limits on the calls that guess or spam: sign-in, sign-up, 2FA, email verification,
- * password reset, passkey sign-in. A fixed window per (rule, address), in memory: a restart forgets the
- * counts, which is fine for limits measured in minutes. Applied in one place: `rateLimit(ctx)` in app.ts.
+ * password reset, passkey sign-in, starting Google sign-in, and the open contact and error-report forms. A fixed
+ * window per (rule, address), in memory: a restart forgets the counts, which is fine for limits measured in
+ * minutes. Applied in one place: `rateLimit(ctx)` in app.ts.
  */
 
 export type RateRule = {
@@ -32,6 +33,11 @@ export const DEFAULT_RULES: readonly RateRule[] = [
   { name: "forgot-password", limit: 5, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/forgot-password") },
   { name: "reset-password", limit: 10, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/reset-password") },
   { name: "passkey-sign-in", limit: 20, windowMs: MINUTE, methods: ["POST"], match: prefix("/api/webauthn/authenticate/") },
+  // Each start of Google sign-in sets a state cookie and sends the browser to Google: a person needs a few.
+  { name: "google-sign-in", limit: 20, windowMs: 10 * MINUTE, methods: ["GET"], match: exact("/api/auth/google") },
+  // The open forms store what they receive; their daily totals are capped where they are stored too.
+  { name: "contact-form", limit: 5, windowMs: 10 * MINUTE, methods: ["POST"], match: exact("/api/contact") },
+  { name: "error-report", limit: 20, windowMs: 10 * MINUTE, methods: ["POST"], match: exact("/api/admin/report-error") },
 ];
 
 type Bucket = { count: number; resetAt: number };

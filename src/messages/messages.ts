@@ -118,32 +118,79 @@ export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: s
 /** Later states never go back: a repeated or late report changes nothing. */
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sending: 1, unknown: 1, sent: 2, delivered: 3, failed: 3 };
 
+type StatusEvent = Extract<WebhookEvent, { type: "status" }>;
+
+/** Reports kept per account (user) for messages not recorded yet; the oldest goes first beyond it. */
+export const EARLY_REPORTS_PER_ACCOUNT = 10_000;
+/** A report whose message has not been recorded within this long never will be: the send returns in seconds. */
+export const EARLY_REPORT_TTL_MS = 10 * 60_000;
+
 /**
  * Delivery reports that arrive before the engine has recorded the provider's id for that message (a fast
- * provider can call back before `send` returns here); applied when the id is recorded.
+ * provider can call back before `send` returns here); applied when the id is recorded. Each account's reports
+ * sit in one Map in arrival order, so expiry and eviction take from the front and every operation is O(1):
+ * a tenant posting reports for ids we never sent can neither slow the server nor grow this without bound.
  */
-const early = new WeakMap<AppContext, Map<string, { at: number; event: Extract<WebhookEvent, { type: "status" }> }>>();
-const EARLY_TTL_MS = 10 * 60_000;
+class EarlyReports {
+  private byUser = new Map<string, Map<string, { at: number; event: StatusEvent }>>();
+  private userOfProvider = new Map<string, string>();
+
+  put(account: ProviderAccount, event: StatusEvent, now: number) {
+    this.userOfProvider.set(account.id, account.userId);
+    let held = this.byUser.get(account.userId);
+    if (!held) this.byUser.set(account.userId, (held = new Map()));
+    this.expire(held, now);
+    const key = `${account.id}|${event.providerMessageId}`;
+    held.delete(key);
+    held.set(key, { at: now, event });
+    if (held.size > EARLY_REPORTS_PER_ACCOUNT) held.delete(held.keys().next().value!);
+  }
+
+  take(providerId: string, providerMessageId: string, now: number): StatusEvent | undefined {
+    const userId = this.userOfProvider.get(providerId);
+    const held = userId === undefined ? undefined : this.byUser.get(userId);
+    if (!held) return undefined;
+    this.expire(held, now);
+    const key = `${providerId}|${providerMessageId}`;
+    const hit = held.get(key);
+    if (hit) held.delete(key);
+    if (!held.size) this.byUser.delete(userId!);
+    return hit?.event;
+  }
+
+  count(userId: string): number {
+    return this.byUser.get(userId)?.size ?? 0;
+  }
+
+  private expire(held: Map<string, { at: number }>, now: number) {
+    for (const [key, { at }] of held) {
+      if (now - at <= EARLY_REPORT_TTL_MS) break;
+      held.delete(key);
+    }
+  }
+}
+
+const early = new WeakMap<AppContext, EarlyReports>();
 
 function earlyFor(ctx: AppContext) {
-  let m = early.get(ctx);
-  if (!m) early.set(ctx, (m = new Map()));
-  return m;
+  let store = early.get(ctx);
+  if (!store) early.set(ctx, (store = new EarlyReports()));
+  return store;
 }
 
 export function takeEarlyReport(ctx: AppContext, providerId: string, providerMessageId: string) {
-  const m = early.get(ctx);
-  if (!m?.size) return undefined;
-  const key = `${providerId}|${providerMessageId}`;
-  const hit = m.get(key);
-  if (hit) m.delete(key);
-  return hit?.event;
+  return early.get(ctx)?.take(providerId, providerMessageId, ctx.now());
+}
+
+/** Reports an account holds for messages not recorded yet (bounded by EARLY_REPORTS_PER_ACCOUNT). */
+export function earlyReportCount(ctx: AppContext, userId: string): number {
+  return early.get(ctx)?.count(userId) ?? 0;
 }
 
 export type StatusChange = { id: string; userId: string; campaignId: string | null; status: MessageStatus };
 
-/** Applies delivery reports in one transaction; answers the messages whose status changed. */
-export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: Extract<WebhookEvent, { type: "status" }>[]) {
+/** Applies delivery reports in one transaction, one indexed lookup each; answers the messages whose status changed. */
+export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: StatusEvent[]) {
   const db = ctx.db.$client;
   const find = db.query(`SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`);
   const update = db.query(
@@ -156,9 +203,7 @@ export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, eve
     for (const e of events) {
       const row = find.get(account.id, e.providerMessageId) as { id: string; user_id: string; campaign_id: string | null; status: MessageStatus } | null;
       if (!row) {
-        const m = earlyFor(ctx);
-        for (const [k, v] of m) if (now - v.at > EARLY_TTL_MS) m.delete(k);
-        m.set(`${account.id}|${e.providerMessageId}`, { at: now, event: e });
+        earlyFor(ctx).put(account, e, now);
         continue;
       }
       if ((RANK[e.status] ?? 0) <= (RANK[row.status] ?? 3)) continue;
@@ -166,6 +211,19 @@ export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, eve
       changed.push({ id: row.id, userId: row.user_id, campaignId: row.campaign_id, status: e.status });
     }
   })();
+  return changed;
+}
+
+/** Reports applied per transaction when a webhook carries many; other requests run between two batches. */
+const REPORT_BATCH = 250;
+
+/** A webhook's delivery reports, a batch per transaction, yielding to the event loop between batches. */
+export async function applyStatusEventsInBatches(ctx: AppContext, account: ProviderAccount, events: StatusEvent[]) {
+  const changed: StatusChange[] = [];
+  for (let i = 0; i < events.length; i += REPORT_BATCH) {
+    if (i) await new Promise((resolve) => setImmediate(resolve));
+    changed.push(...applyStatusEvents(ctx, account, events.slice(i, i + REPORT_BATCH)));
+  }
   return changed;
 }
 

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { SimulatorSettings } from "../../db/schema";
 import type { AppContext } from "../context";
-import { ProviderError, WebhookRejected, type ProviderAdapter, type WebhookEvent } from "./types";
+import { WEBHOOK_BODY_LIMIT } from "../http/body-limit";
+import { MAX_WEBHOOK_EVENTS, ProviderError, WebhookRejected, type ProviderAdapter, type WebhookEvent } from "./types";
 
 /**
  * The built-in simulator provider: accepts messages at any rate and reports their fate later through the same
@@ -14,7 +15,6 @@ import { ProviderError, WebhookRejected, type ProviderAdapter, type WebhookEvent
  * throttleRate (answers 429 with Retry-After 1 s) and errorRate (answers 500).
  */
 export const SIMULATOR_TEST_RANGE = /^\+1\d{3}5550(1\d\d)$/;
-const MAX_EVENTS_PER_POST = 2000;
 const TICK_MS = 50;
 
 type SimEvent =
@@ -63,8 +63,8 @@ class SimulatorHub {
       while (due < q.items.length && q.items[due]!.due <= now) due++;
       if (!due) continue;
       const batch = q.items.splice(0, due).map((p) => p.event);
-      for (let i = 0; i < batch.length && !this.stopped; i += MAX_EVENTS_PER_POST) {
-        const body = JSON.stringify({ events: batch.slice(i, i + MAX_EVENTS_PER_POST) });
+      for (const body of webhookBodies(batch)) {
+        if (this.stopped) break;
         try {
           const res = await this.ctx.dispatch(new Request(q.url, { method: "POST", headers: { "content-type": "application/json" }, body }));
           if (!res.ok) this.ctx.log(`simulator: webhook answered ${res.status}`);
@@ -74,6 +74,25 @@ class SimulatorHub {
       }
     }
   }
+}
+
+/** The reports as webhook bodies within the route's limits: MAX_WEBHOOK_EVENTS events and WEBHOOK_BODY_LIMIT bytes each. */
+function* webhookBodies(events: SimEvent[]): Generator<string> {
+  let parts: string[] = [];
+  let size = 0;
+  const body = () => `{"events":[${parts.join(",")}]}`;
+  for (const event of events) {
+    const part = JSON.stringify(event);
+    const bytes = Buffer.byteLength(part) + 1;
+    if (parts.length && (parts.length === MAX_WEBHOOK_EVENTS || size + bytes > WEBHOOK_BODY_LIMIT - 64)) {
+      yield body();
+      parts = [];
+      size = 0;
+    }
+    parts.push(part);
+    size += bytes;
+  }
+  if (parts.length) yield body();
 }
 
 const hubs = new WeakMap<AppContext, SimulatorHub>();

@@ -89,6 +89,9 @@ export type WebhookParseResult = {
   reply?: { body: string; contentType: string };
 };
 
+/** Events one webhook request may carry (only the simulator batches; every real provider posts one); 413 above. */
+export const MAX_WEBHOOK_EVENTS = 1000;
+
 /** Thrown by `parseWebhook` when the request is not authentic; answered 403 with nothing changed. */
 export class WebhookRejected extends Error {}
 

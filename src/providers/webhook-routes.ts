@@ -2,21 +2,28 @@ import { Elysia, t } from "elysia";
 import { PROVIDER_KINDS, type ProviderKind } from "../../db/schema";
 import { settleCampaign } from "../campaigns/lifecycle";
 import type { AppContext } from "../context";
-import { forbidden, notFound } from "../http/errors";
-import { applyStatusEvents, recordInbound } from "../messages/messages";
+import { readTextWithin, WEBHOOK_BODY_LIMIT } from "../http/body-limit";
+import { forbidden, HttpError, notFound } from "../http/errors";
+import { applyStatusEventsInBatches, recordInbound } from "../messages/messages";
 import { sendingManager } from "../sending/manager";
 import { providersOfKind, URL_SECRET_PROVIDERS, type ProviderAccount } from "./accounts";
 import { webhookSecretMatches } from "./credentials";
 import { adapterFor } from "./registry";
-import { WebhookRejected, type WebhookEvent, type WebhookParseResult, type WebhookRequest } from "./types";
+import { MAX_WEBHOOK_EVENTS, WebhookRejected, type WebhookEvent, type WebhookParseResult, type WebhookRequest } from "./types";
 
 const REJECTED = "Webhook verification failed";
 
-/** Finds the account the request really comes from; 403 (and nothing changed) when none verifies it. */
-async function verify(ctx: AppContext, kind: ProviderKind, userId: string, request: WebhookRequest) {
+/**
+ * The accounts a webhook URL can belong to, known from the URL alone: the user's accounts of that provider,
+ * and for providers that sign nothing, only the one whose secret the URL carries.
+ */
+function candidatesFor(ctx: AppContext, kind: ProviderKind, userId: string, key: string | null): ProviderAccount[] {
   const accounts = providersOfKind(ctx, userId, kind);
-  const key = new URL(request.url).searchParams.get("key");
-  const candidates: ProviderAccount[] = URL_SECRET_PROVIDERS.includes(kind) ? accounts.filter((a) => webhookSecretMatches(ctx, a.id, key)) : accounts;
+  return URL_SECRET_PROVIDERS.includes(kind) ? accounts.filter((a) => webhookSecretMatches(ctx, a.id, key)) : accounts;
+}
+
+/** Finds the account the request really comes from; 403 (and nothing changed) when none verifies it. */
+async function verify(ctx: AppContext, candidates: ProviderAccount[], request: WebhookRequest) {
   for (const account of candidates) {
     const adapter = await adapterFor(ctx, account);
     try {
@@ -28,11 +35,18 @@ async function verify(ctx: AppContext, kind: ProviderKind, userId: string, reque
   return null;
 }
 
-function apply(ctx: AppContext, account: ProviderAccount, parsed: WebhookParseResult) {
+/** Inbound messages recorded between two turns of the event loop. */
+const INBOUND_BATCH = 100;
+
+async function apply(ctx: AppContext, account: ProviderAccount, parsed: WebhookParseResult) {
   const statuses = parsed.events.filter((e): e is Extract<WebhookEvent, { type: "status" }> => e.type === "status");
-  const changed = statuses.length ? applyStatusEvents(ctx, account, statuses) : [];
+  const changed = statuses.length ? await applyStatusEventsInBatches(ctx, account, statuses) : [];
+  const inbound = parsed.events.filter((e): e is Extract<WebhookEvent, { type: "inbound" }> => e.type === "inbound");
   let replies = 0;
-  for (const e of parsed.events) if (e.type === "inbound" && recordInbound(ctx, account, e).reply) replies++;
+  for (let i = 0; i < inbound.length; i++) {
+    if (i && i % INBOUND_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (recordInbound(ctx, account, inbound[i]!).reply) replies++;
+  }
   if (replies) sendingManager(ctx).wake();
   for (const campaignId of new Set(changed.map((c) => c.campaignId).filter((c): c is string => !!c))) settleCampaign(ctx, campaignId);
 }
@@ -41,7 +55,8 @@ function apply(ctx: AppContext, account: ProviderAccount, parsed: WebhookParseRe
  * Inbound messages and delivery reports from every provider: POST /api/webhooks/{provider}/sms/{userId}.
  * Twilio and Telnyx requests are verified by their signatures; providers that sign nothing carry the account's
  * secret in the URL (`?key=`). A request that fails verification answers 403 and changes nothing; a report
- * received twice changes nothing the second time.
+ * received twice changes nothing the second time. The account is checked before a byte of the body is read,
+ * the body is capped at WEBHOOK_BODY_LIMIT and its events at MAX_WEBHOOK_EVENTS (413, nothing applied).
  */
 export function providerWebhookRoutes(ctx: AppContext) {
   return new Elysia().post(
@@ -50,16 +65,22 @@ export function providerWebhookRoutes(ctx: AppContext) {
       const kind = params.provider.toLowerCase() as ProviderKind;
       if (!PROVIDER_KINDS.includes(kind)) throw notFound("Unknown provider");
       const incoming = new URL(request.url);
+      const candidates = candidatesFor(ctx, kind, params.userId, incoming.searchParams.get("key"));
+      if (!candidates.length) throw forbidden(REJECTED);
       const webhook: WebhookRequest = {
         url: `${ctx.config.publicUrl}${incoming.pathname}${incoming.search}`,
         headers: request.headers,
-        rawBody: await request.text(),
+        rawBody: await readTextWithin(request, WEBHOOK_BODY_LIMIT),
         contentType: request.headers.get("content-type") ?? "",
         now: ctx.now(),
       };
-      const verified = await verify(ctx, kind, params.userId, webhook);
+      const verified = await verify(ctx, candidates, webhook);
       if (!verified) throw forbidden(REJECTED);
-      apply(ctx, verified.account, verified.parsed);
+      const events = verified.parsed.events.length;
+      if (events > MAX_WEBHOOK_EVENTS) {
+        throw new HttpError(413, `A webhook request can carry at most ${MAX_WEBHOOK_EVENTS.toLocaleString("en-US")} events; this one has ${events.toLocaleString("en-US")}. Nothing was applied: send them in smaller batches.`);
+      }
+      await apply(ctx, verified.account, verified.parsed);
       if (verified.parsed.reply) {
         set.headers["content-type"] = verified.parsed.reply.contentType;
         return verified.parsed.reply.body;

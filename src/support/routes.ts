@@ -1,15 +1,19 @@
 import { Elysia, t } from "elysia";
-import { supportMessages } from "../../db/schema";
 import { optionalUserId } from "../auth/guard";
 import { SESSION_COOKIE } from "../auth/sessions";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
+import { storeContactMessage } from "./messages";
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const text = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
 
-/** The public contact form: stored for the administrators to read in the admin portal. */
+/**
+ * The public contact form: stored for the administrators to read in the admin portal. Limited per address
+ * (src/http/rate-limit.ts) and in total per day (storeContactMessage).
+ */
 export function supportRoutes(ctx: AppContext) {
+  // POST /api/contact
   return new Elysia().post(
     "/api/contact",
     ({ body, headers, cookie, set }) => {
@@ -19,23 +23,18 @@ export function supportRoutes(ctx: AppContext) {
       const message = body.message?.trim() ?? "";
       if (!name || !email || !subject || !message) throw badRequest("Please fill in all required fields");
       if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
-      const row = ctx.db
-        .insert(supportMessages)
-        .values({
-          id: crypto.randomUUID(),
-          userId: optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
-          name,
-          email,
-          company: body.company?.trim() || null,
-          phone: body.phone?.trim() || null,
-          subject,
-          message,
-          priority: body.priority ?? "normal",
-        })
-        .returning({ id: supportMessages.id })
-        .get();
+      const id = storeContactMessage(ctx, {
+        userId: optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
+        name,
+        email,
+        company: body.company?.trim() || null,
+        phone: body.phone?.trim() || null,
+        subject,
+        message,
+        priority: body.priority ?? "normal",
+      });
       set.status = 201;
-      return { success: true, id: row.id, message: "We'll get back to you within 24 hours." };
+      return { success: true, id, message: "We'll get back to you within 24 hours." };
     },
     {
       body: t.Object({

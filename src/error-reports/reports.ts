@@ -1,0 +1,26 @@
+import { count, gt, sql } from "drizzle-orm";
+import { errorReports } from "../../db/schema";
+import type { AppContext } from "../context";
+import { tooManyRequests } from "../http/errors";
+
+const DAY_MS = 24 * 3600_000;
+
+/** Reports accepted per 24 hours from everyone together; the per-address rate limit stops one sender. */
+export const ERROR_REPORTS_PER_DAY = 200;
+/** Reports kept in all: the oldest go first, so a flood can never grow the database past this. */
+export const ERROR_REPORTS_KEPT = 1000;
+
+export type ErrorReport = Omit<typeof errorReports.$inferInsert, "id" | "createdAt">;
+
+/** Stores a report and drops the oldest beyond ERROR_REPORTS_KEPT; 429 past ERROR_REPORTS_PER_DAY. */
+export function storeErrorReport(ctx: AppContext, report: ErrorReport): string {
+  const now = ctx.now();
+  const today = ctx.db.select({ n: count() }).from(errorReports).where(gt(errorReports.createdAt, new Date(now - DAY_MS))).get()!.n;
+  if (today >= ERROR_REPORTS_PER_DAY) throw tooManyRequests("Too many error reports today. Please try again later.", 3600);
+  const id = crypto.randomUUID();
+  ctx.db.transaction((tx) => {
+    tx.insert(errorReports).values({ id, ...report, createdAt: new Date(now) }).run();
+    tx.run(sql`DELETE FROM error_reports WHERE id IN (SELECT id FROM error_reports ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${ERROR_REPORTS_KEPT})`);
+  });
+  return id;
+}

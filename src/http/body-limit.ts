@@ -1,0 +1,93 @@
+import { MAX_CSV_BYTES } from "../contacts/csv-import";
+import { HttpError } from "./errors";
+
+/**
+ * Request body limits per route, enforced before a body is read: a declared Content-Length over the limit is
+ * refused at once, and a chunked body is counted as it arrives and dropped at the limit. Only the CSV upload
+ * takes large bodies (it streams them to a file); everything else is small JSON or a provider's webhook.
+ */
+
+const KB = 1024;
+const MB = 1024 * KB;
+
+export const TOO_LARGE = "Request body too large";
+
+/** A provider's webhook: one report or message (the simulator batches up to 1,000 events, about 70 KB). */
+export const WEBHOOK_BODY_LIMIT = 256 * KB;
+/** Every JSON API without an entry below. */
+export const JSON_BODY_LIMIT = 1 * MB;
+/** The CSV upload's file plus the multipart framing around it; also the server's global ceiling. */
+export const UPLOAD_BODY_LIMIT = MAX_CSV_BYTES + 1 * MB;
+
+/** `streamed`: the route reads its own body, counting it (so a chunked body is not buffered before it runs). */
+type Limit = { method: string; match: (path: string) => boolean; bytes: number; streamed?: true };
+
+/** Routes whose documented maximum needs more than JSON_BODY_LIMIT; the first match wins. */
+const LIMITS: readonly Limit[] = [
+  { method: "POST", match: (p) => p === "/api/contacts/import/csv", bytes: UPLOAD_BODY_LIMIT, streamed: true },
+  { method: "POST", match: (p) => p.startsWith("/api/webhooks/"), bytes: WEBHOOK_BODY_LIMIT, streamed: true },
+  // 5,000 contacts of up to four fields each.
+  { method: "POST", match: (p) => p === "/api/contacts/import", bytes: 4 * MB },
+  // Up to 100,000 recipients, or a pasted list of 4,000,000 characters.
+  { method: "POST", match: (p) => p === "/api/campaigns" || p === "/api/campaigns/preview", bytes: 8 * MB },
+  { method: "PUT", match: (p) => p.startsWith("/api/campaigns/"), bytes: 8 * MB },
+];
+
+function limitFor(method: string, path: string): Pick<Limit, "bytes" | "streamed"> {
+  return LIMITS.find((l) => l.method === method && l.match(path)) ?? { bytes: JSON_BODY_LIMIT };
+}
+
+export const payloadTooLarge = () => new HttpError(413, TOO_LARGE);
+
+const tooLargeResponse = () => Response.json({ message: TOO_LARGE }, { status: 413 });
+
+/** True when the request declares a body longer than `limit` (a missing or chunked length declares nothing). */
+const declaresMoreThan = (request: Request, limit: number) => Number(request.headers.get("content-length") ?? 0) > limit;
+
+/** Reads a body, at most `limit` bytes of it: 413 (HttpError) past it, having read no more than that. */
+export async function readBodyWithin(request: Request, limit: number): Promise<Blob> {
+  if (declaresMoreThan(request, limit)) throw payloadTooLarge();
+  if (!request.body) return new Blob([]);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge();
+    }
+    chunks.push(value);
+  }
+  return new Blob(chunks);
+}
+
+export async function readTextWithin(request: Request, limit: number): Promise<string> {
+  return (await readBodyWithin(request, limit)).text();
+}
+
+/**
+ * The server's gate, before routing: a request whose declared length is over its route's limit answers 413
+ * unread. A chunked body (no length) of a JSON route is read here up to the limit and handed on as a buffered
+ * request; the CSV upload and the webhooks count their own chunked bodies as they read them (the webhook route
+ * checks the account before it reads anything).
+ */
+export async function limitRequestBody(request: Request, path: string): Promise<Request | Response> {
+  if (!request.body) return request;
+  const limit = limitFor(request.method, path);
+  if (declaresMoreThan(request, limit.bytes)) return tooLargeResponse();
+  if (request.headers.has("content-length") || limit.streamed) return request;
+  let body: Blob;
+  try {
+    body = await readBodyWithin(request, limit.bytes);
+  } catch (err) {
+    if (err instanceof HttpError) return tooLargeResponse();
+    throw err;
+  }
+  const headers = new Headers(request.headers);
+  headers.delete("transfer-encoding");
+  headers.set("content-length", String(body.size));
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+}

@@ -1,0 +1,28 @@
+import { and, count, gt, isNull, min } from "drizzle-orm";
+import { supportMessages } from "../../db/schema";
+import type { AppContext } from "../context";
+import { tooManyRequests } from "../http/errors";
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * Open (unhandled) messages the form accepts per 24 hours, from everyone together: the per-address rate limit
+ * stops one sender, this stops many addresses from filling the database or the administrators' inbox.
+ */
+export const OPEN_MESSAGES_PER_DAY = 100;
+
+export type ContactMessage = Omit<typeof supportMessages.$inferInsert, "id" | "createdAt" | "handledAt">;
+
+/** Stores a contact-form message; 429 when the last 24 hours already hold OPEN_MESSAGES_PER_DAY open ones. */
+export function storeContactMessage(ctx: AppContext, message: ContactMessage): string {
+  const now = ctx.now();
+  const recentOpen = and(isNull(supportMessages.handledAt), gt(supportMessages.createdAt, new Date(now - DAY_MS)));
+  const recent = ctx.db.select({ n: count(), oldest: min(supportMessages.createdAt) }).from(supportMessages).where(recentOpen).get()!;
+  if (recent.n >= OPEN_MESSAGES_PER_DAY) {
+    const wait = Math.max(1, Math.ceil(((recent.oldest?.getTime() ?? now) + DAY_MS - now) / 1000));
+    throw tooManyRequests("We have received too many messages today. Please try again later.", wait);
+  }
+  const id = crypto.randomUUID();
+  ctx.db.insert(supportMessages).values({ id, ...message, createdAt: new Date(now) }).run();
+  return id;
+}
