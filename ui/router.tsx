@@ -2,7 +2,8 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { createRootRoute, createRoute, createRouter, Outlet } from "@tanstack/react-router";
 import type { ComponentType } from "react";
 import { AuthGate } from "./components/auth-gate";
-import { NotFound } from "./components/not-found";
+import { AppLayout } from "./components/app-layout";
+import { NotAvailable, NotFound } from "./components/not-found";
 import { OfflineBanner } from "./components/offline-banner";
 import { PublicLayout } from "./components/public-layout";
 import { Toaster } from "./components/toaster";
@@ -44,12 +45,27 @@ const rootRoute = createRootRoute({
       <OfflineBanner />
     </>
   ),
-  notFoundComponent: () => (
+  notFoundComponent: NotFoundPage,
+});
+
+/** An unknown address: inside the app (sidebar kept) for a signed-in user, else on the public site. */
+function NotFoundPage() {
+  useSignals();
+  const { status, user } = auth.value;
+  if (status === "loading") return <FullScreenLoader text="Authenticating..." />;
+  if (status === "signed-in" && user?.emailVerified) {
+    return (
+      <AppLayout>
+        <NotFound signedIn />
+      </AppLayout>
+    );
+  }
+  return (
     <PublicLayout>
       <NotFound />
     </PublicLayout>
-  ),
-});
+  );
+}
 
 const page = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => rootRoute, path, component });
 const publicPage = (path: string, Page: ComponentType) =>
@@ -64,6 +80,13 @@ const signedInPage = (path: string, Page: ComponentType, bare = false) =>
       <Page />
     </AuthGate>
   ));
+
+/**
+ * Screens the spec names that this version does not have. They are left out of the sidebar (a menu entry that
+ * leads nowhere wastes a paying user's click); an old link or bookmark to one lands on an honest page inside the app.
+ */
+const notYet = (path: string, title: string, instead?: { to: string; label: string }) =>
+  signedInPage(path, () => <NotAvailable title={title} instead={instead} />);
 
 /** "/" is the landing page for visitors and the simple home once signed in. */
 function RootIndex() {
@@ -116,6 +139,12 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/phone-settings", PhoneSettingsPage),
   signedInPage("/settings/phone", PhoneSettingsPage),
   signedInPage("/settings/webhook", WebhookSettingsPage),
+  notYet("/chat", "Chat & Replies", { to: "/sent-messages", label: "See Sent Messages" }),
+  notYet("/dashboard", "Results & Stats", { to: "/sent-messages", label: "See Sent Messages" }),
+  notYet("/keywords", "Keywords"),
+  notYet("/email-campaigns", "Email Marketing", { to: "/sms-campaigns", label: "Send a text campaign" }),
+  notYet("/admin/backup-manager", "Backup Manager", { to: "/admin/dashboard", label: "Open the Admin Panel" }),
+  notYet("/real-time-demo", "Real-Time Demo"),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });

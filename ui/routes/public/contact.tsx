@@ -19,10 +19,10 @@ const CHANNELS: { icon: IconName; title: string; text: string; detail: string }[
     detail: "Replies within 24 hours",
   },
   {
-    icon: "chat",
-    title: "Live chat",
-    text: "Signed in? Open the chat button in the corner of any screen to talk to a person.",
-    detail: "9 AM to 6 PM EST",
+    icon: "flag",
+    title: "Help articles",
+    text: "Step-by-step answers about contacts, campaigns and SMS providers, on the Help page.",
+    detail: "Always available",
   },
   {
     icon: "phone",

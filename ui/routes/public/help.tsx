@@ -1,9 +1,6 @@
-import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
 import { useMemo, useState } from "react";
 import { Card, Input } from "../../components/ui";
-import { auth } from "../../lib/auth";
-import { openAuthModal } from "../../lib/auth-modal";
 import type { IconName } from "../../components/icons";
 import { IconBadge, PageIntro } from "./shared";
 
@@ -248,8 +245,6 @@ const matches = (query: string, ...texts: string[]) => {
 };
 
 export function HelpPage() {
-  useSignals();
-  const signedIn = auth.value.status === "signed-in";
   const [query, setQuery] = useState("");
   const q = query.trim();
 
@@ -293,23 +288,15 @@ export function HelpPage() {
           </h2>
           <div className="grid gap-6 md:grid-cols-3">
             <Card className="flex flex-col p-6">
-              <IconBadge icon="chat" />
-              <h3 className="mt-4 font-semibold text-slate-900">Live Chat</h3>
-              <p className="mt-1 text-sm font-medium text-brand-700">Available 24/7</p>
+              <IconBadge icon="flag" />
+              <h3 className="mt-4 font-semibold text-slate-900">Help Articles</h3>
+              <p className="mt-1 text-sm font-medium text-brand-700">Always available</p>
               <p className="mt-2 flex-1 text-sm text-slate-600">
-                {signedIn
-                  ? "Open the chat button in the corner of the screen to message our team."
-                  : "Sign in and open the chat button in the corner of any screen to message our team."}
+                Step-by-step answers about contacts, campaigns, SMS providers and your account. Search them above.
               </p>
-              {!signedIn && (
-                <button
-                  type="button"
-                  onClick={() => openAuthModal("signin")}
-                  className="mt-4 self-start text-sm font-semibold text-brand-700 hover:underline"
-                >
-                  Sign in to chat →
-                </button>
-              )}
+              <a href="#help-topics" className="mt-4 text-sm font-semibold text-brand-700 hover:underline">
+                Browse help topics →
+              </a>
             </Card>
             <Card className="flex flex-col p-6">
               <IconBadge icon="mail" />

@@ -1,6 +1,8 @@
+import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
 import { Card, cx } from "../../components/ui";
 import type { IconName } from "../../components/icons";
+import { auth } from "../../lib/auth";
 import { IconBadge, PageIntro } from "./shared";
 
 type Tip = { title: string; text: string; rating: 4 | 5 };
@@ -137,14 +139,16 @@ function Stars({ rating }: { rating: number }) {
 }
 
 export function SmsTipsPage() {
+  useSignals();
+  const signedIn = auth.value.status === "signed-in";
   return (
     <>
       <PageIntro
         eyebrow="SMS tips"
         title="Proven tips for better text campaigns"
         back={
-          <Link to="/home" className="text-sm text-brand-700 hover:underline">
-            ← Back to Dashboard
+          <Link to="/" className="text-sm text-brand-700 hover:underline">
+            ← Back to {signedIn ? "Dashboard" : "Home"}
           </Link>
         }
       >

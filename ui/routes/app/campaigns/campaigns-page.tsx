@@ -181,7 +181,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
       )}
       {wizardOpen && (
         <CampaignWizard
-          key={`${wizard?.type}:${wizard?.message}`}
+          key={`${wizard?.type}:${wizard?.message}:${wizard?.contact?.id}`}
           onClose={closeWizard}
           onSent={() => void list.reload()}
           user={user}
@@ -203,13 +203,24 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
   );
 }
 
-/** /simple-campaign-wizard: the campaign screen opened on the wizard, prefilled from `?message=` and `?type=`. */
+/**
+ * /simple-campaign-wizard: the campaign screen opened on the wizard, prefilled from `?message=` and `?type=`, and
+ * addressed to one contact with `?contactId=&name=` (a contact's "Send Message").
+ */
 export function CampaignWizardPage() {
-  const search = useSearch({ strict: false }) as { message?: unknown; type?: unknown };
+  const search = useSearch({ strict: false }) as { message?: unknown; type?: unknown; contactId?: unknown; name?: unknown };
   const message =
     search.message === undefined || search.message === null ? undefined : String(search.message).slice(0, MAX_MESSAGE);
   const type = isCampaignType(search.type) ? search.type : undefined;
-  const [prefill, setPrefill] = useState<WizardPrefill>({ message, type });
-  useEffect(() => setPrefill((p) => (p.message === message && p.type === type ? p : { message, type })), [message, type]);
+  const contact =
+    typeof search.contactId === "string" && search.contactId ? { id: search.contactId.slice(0, 64), name: String(search.name ?? "").slice(0, 200) } : undefined;
+  const [prefill, setPrefill] = useState<WizardPrefill>({ message, type, contact });
+  useEffect(
+    () =>
+      setPrefill((p) =>
+        p.message === message && p.type === type && p.contact?.id === contact?.id ? p : { message, type, contact },
+      ),
+    [message, type, contact?.id],
+  );
   return <CampaignsPage wizard={prefill} />;
 }

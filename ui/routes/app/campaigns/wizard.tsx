@@ -21,7 +21,7 @@ import { useAudienceCounts, useSendingSettings, useSenders } from "./senders";
 import { typeLabel, type CampaignType } from "./wizard-samples";
 import { AudienceStep, MessageStep, ReviewStep, singlePhone, StepList, STEPS, TypeStep, type WizardDraft } from "./wizard-steps";
 
-export type WizardPrefill = { message?: string; type?: CampaignType };
+export type WizardPrefill = { message?: string; type?: CampaignType; contact?: { id: string; name: string } };
 
 /** What step `step` still needs before Continue; null when it is complete. */
 function missing(step: number, d: WizardDraft, hasNumbers: boolean, timeZone: string): string | null {
@@ -71,10 +71,10 @@ export function CampaignWizard({
   const initial = (): WizardDraft => ({
     type: prefill?.type ?? null,
     message: prefill?.message ?? "",
-    audience: null,
+    audience: prefill?.contact ? "custom" : null,
     sendTime: "now",
     scheduledTime: "",
-    selectedContacts: new Map(),
+    selectedContacts: new Map(prefill?.contact ? [[prefill.contact.id, prefill.contact.name]] : []),
     singleContactPhone: emptyPhone(region),
     singleContactName: "",
     fromNumber: senders.defaultNumber,

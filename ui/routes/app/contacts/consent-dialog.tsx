@@ -6,7 +6,13 @@ import { toast } from "../../../lib/toast";
 import { useApi } from "../../../lib/use-api";
 import { contactName, type ConsentEntry, type Contact } from "./model";
 
-const SOURCE: Record<string, string> = { manual: "Manual", import: "Import", keyword: "Keyword", api: "API" };
+const SOURCE: Record<string, string> = {
+  manual: "Manual",
+  import: "Import",
+  keyword: "Keyword",
+  api: "API",
+  provider: "Opted out at the provider",
+};
 
 export function ConsentDialog({
   contact,

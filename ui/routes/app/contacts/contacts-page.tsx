@@ -2,6 +2,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useNavigate } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
+import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Pagination } from "../../../components/pagination";
 import { Button, Card, cx, Input, Spinner } from "../../../components/ui";
 import { api, errorMessage } from "../../../lib/api";
@@ -130,6 +131,8 @@ export function ContactsPage() {
   const [importOpen, setImportOpen] = useState(false);
   const [mergeGroup, setMergeGroup] = useState<DuplicateGroup | null>(null);
   const [consentFor, setConsentFor] = useState<Contact | null>(null);
+  // Deleting asks once more in the app's own dialog: who goes, and that it cannot be undone.
+  const [deleting, setDeleting] = useState<{ label: string; many: boolean; run: () => Promise<void> } | null>(null);
   const [exporting, setExporting] = useState(false);
 
   useEffect(() => {
@@ -181,7 +184,6 @@ export function ContactsPage() {
   };
 
   const deleteContact = async (c: Contact) => {
-    if (!window.confirm(`Delete ${contactName(c)}? This cannot be undone.`)) return;
     try {
       await api(`/api/contacts/${c.id}`, { method: "DELETE" });
       toast({ title: "Contact deleted" });
@@ -196,12 +198,13 @@ export function ContactsPage() {
       toast({ title: "No phone number", description: "This contact doesn't have a phone number.", variant: "destructive" });
       return;
     }
-    void navigate({ to: "/chat", search: { phone: c.phone } as never });
+    // Until Chat & Replies exists, a message to one contact is a campaign to that contact alone.
+    void navigate({ to: "/simple-campaign-wizard", search: { contactId: c.id, name: contactName(c) } as never });
   };
 
   const bulkDelete = async () => {
     const ids = [...selected];
-    if (!ids.length || !window.confirm(`Delete ${ids.length} selected contact${ids.length === 1 ? "" : "s"}? This cannot be undone.`)) return;
+    if (!ids.length) return;
     setBulkBusy(true);
     try {
       await api("/api/contacts/bulk-delete", { body: { contactIds: ids } });
@@ -254,6 +257,21 @@ export function ContactsPage() {
 
   const s = stats.data;
   const total = list.data?.total ?? 0;
+
+  const menuFor = (c: Contact) => (
+    <RowMenu
+      contact={c}
+      duplicate={isDuplicate(c)}
+      onEdit={() => {
+        setEditing(c);
+        setDialogOpen(true);
+      }}
+      onMessage={() => sendMessage(c)}
+      onMerge={() => void openMerge(c)}
+      onConsent={() => setConsentFor(c)}
+      onDelete={() => setDeleting({ label: contactName(c), many: false, run: () => deleteContact(c) })}
+    />
+  );
 
   return (
     <div className="space-y-6">
@@ -319,7 +337,13 @@ export function ContactsPage() {
         {selected.size > 0 && (
           <div role="toolbar" aria-label="Bulk actions" className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-brand-50 px-4 py-3">
             <span className="text-sm font-medium">{selected.size} selected</span>
-            <Button variant="danger" onClick={bulkDelete} disabled={bulkBusy}>
+            <Button
+              variant="danger"
+              onClick={() =>
+                setDeleting({ label: `${selected.size} selected contact${selected.size === 1 ? "" : "s"}`, many: selected.size > 1, run: bulkDelete })
+              }
+              disabled={bulkBusy}
+            >
               Delete selected
             </Button>
             <Input
@@ -341,7 +365,46 @@ export function ContactsPage() {
 
         {list.error && !showDuplicates && <p className="p-4 text-sm text-red-600">Could not load contacts: {list.error.message}</p>}
 
-        <div className="overflow-x-auto">
+        {/* Small screens: one card per contact, so the phone and the actions stay on screen. */}
+        <ul className="divide-y divide-slate-100 md:hidden" aria-label="Contacts" data-testid="contact-cards">
+          {rows.map((c) => (
+            <li key={c.id} className={cx("flex items-start gap-3 px-4 py-3", selected.has(c.id) && "bg-brand-50/50")}>
+              <input
+                type="checkbox"
+                className="mt-1"
+                aria-label={`Select ${contactName(c)}`}
+                checked={selected.has(c.id)}
+                onChange={() => toggle(c.id)}
+              />
+              <div className="min-w-0 flex-1 text-sm">
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="font-medium break-words">{contactName(c)}</span>
+                  {c.status === "opted_out" && (
+                    <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-700">Opted out</span>
+                  )}
+                </div>
+                {c.phone && <p className="text-slate-700">{formatPhone(c.phone)}</p>}
+                {c.email && <p className="truncate text-slate-600">{c.email}</p>}
+                <p className="text-xs text-slate-500">
+                  {contactType(c)} · Added {formatDate(new Date(c.createdAt), user.dateFormat, user.timezone)}
+                </p>
+                {c.tags.length > 0 && (
+                  <div className="mt-1 flex flex-wrap gap-1">
+                    {c.tags.slice(0, 4).map((t) => (
+                      <span key={t} className="rounded bg-slate-100 px-1.5 text-xs text-slate-600">
+                        {t}
+                      </span>
+                    ))}
+                    {c.tags.length > 4 && <span className="text-xs text-slate-500">+{c.tags.length - 4}</span>}
+                  </div>
+                )}
+              </div>
+              {menuFor(c)}
+            </li>
+          ))}
+        </ul>
+
+        <div className="hidden overflow-x-auto md:block">
           <table className="w-full text-left text-sm">
             <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
@@ -391,20 +454,7 @@ export function ContactsPage() {
                     <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700">{contactType(c)}</span>
                   </td>
                   <td className="whitespace-nowrap px-4 py-3 text-slate-600">{formatDate(new Date(c.createdAt), user.dateFormat, user.timezone)}</td>
-                  <td className="px-4 py-3 text-right">
-                    <RowMenu
-                      contact={c}
-                      duplicate={isDuplicate(c)}
-                      onEdit={() => {
-                        setEditing(c);
-                        setDialogOpen(true);
-                      }}
-                      onMessage={() => sendMessage(c)}
-                      onMerge={() => void openMerge(c)}
-                      onConsent={() => setConsentFor(c)}
-                      onDelete={() => void deleteContact(c)}
-                    />
-                  </td>
+                  <td className="px-4 py-3 text-right">{menuFor(c)}</td>
                 </tr>
               ))}
             </tbody>
@@ -459,6 +509,21 @@ export function ContactsPage() {
       <ContactDialog open={dialogOpen} contact={editing} locale={locale} onClose={() => setDialogOpen(false)} onSaved={refresh} />
       <ImportDialog open={importOpen} onClose={() => setImportOpen(false)} onImported={refresh} locale={locale} />
       <MergeDialog group={mergeGroup} onClose={() => setMergeGroup(null)} onMerged={refresh} />
+      {deleting && (
+        <ConfirmDialog
+          title={deleting.many ? "Delete contacts" : "Delete contact"}
+          confirmLabel="Delete"
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            await deleting.run();
+            setDeleting(null);
+          }}
+        >
+          <p>
+            Delete <strong>{deleting.label}</strong>? Their consent history goes with them. This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
       {consentFor && (
         <ConsentDialog
           contact={consentFor}

@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { Button, Card, Input, Spinner } from "../../../components/ui";
 import { api, errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
-import { ConfirmDialog } from "./confirm-dialog";
+import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { formatSender, kindLabel, PROVIDER_NAMES, type PhoneNumber } from "./model";
 import { Badge } from "./badge";
 

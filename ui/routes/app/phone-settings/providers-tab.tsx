@@ -3,7 +3,7 @@ import { Button, Card, Field, Input, Select, Spinner } from "../../../components
 import { api, errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { Badge } from "./badge";
-import { ConfirmDialog } from "./confirm-dialog";
+import { ConfirmDialog } from "../../../components/confirm-dialog";
 import {
   formatSender,
   fromPercent,

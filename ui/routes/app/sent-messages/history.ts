@@ -6,11 +6,11 @@ export type HistoryFilter = { q: string; range: DateRange; from: string; to: str
 
 const DAY_MS = 86_400_000;
 
-/** When a campaign went out (or will): sent, else scheduled, else created. */
-export const campaignTime = (c: Campaign) => new Date(c.sentAt ?? c.scheduledAt ?? c.createdAt).getTime();
+/** When a campaign started sending. */
+export const campaignTime = (c: Campaign) => new Date(c.sentAt ?? c.createdAt).getTime();
 
-/** Campaigns that were sent or are on their way: everything but drafts, SMS only. */
-export const historyOf = (campaigns: Campaign[]) => campaigns.filter((c) => c.type !== "email" && c.status !== "draft");
+/** SMS campaigns that started sending; drafts and scheduled ones that have not started are on the campaigns screen. */
+export const historyOf = (campaigns: Campaign[]) => campaigns.filter((c) => c.type !== "email" && c.sentAt !== null);
 
 /** Midnight of a calendar day ("2026-03-14") in the account's time zone, as epoch ms. */
 const startOfDay = (day: string, timeZone: string) => new Date(zonedInputToIso(`${day}T00:00`, timeZone) ?? NaN).getTime();

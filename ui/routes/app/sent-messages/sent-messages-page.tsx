@@ -9,6 +9,7 @@ import { formatNumber } from "../../../lib/format";
 import { useApi } from "../../../lib/use-api";
 import { saveBlob } from "../contacts/model";
 import { StatusBadge } from "../campaigns/dialog";
+import { isWaitingOnly, QuietWaitNote } from "../campaigns/delivery-preview";
 import { DetailsDialog } from "../campaigns/details-dialog";
 import {
   CAMPAIGN_REFRESH_MS,
@@ -222,10 +223,11 @@ export function SentMessagesPage() {
                 <div className="min-w-0 flex-1">
                   <div className="flex flex-wrap items-center gap-2">
                     <p className="min-w-0 font-medium break-words">{c.name}</p>
-                    <StatusBadge {...statusBadge(c.status)} />
+                    <StatusBadge {...statusBadge(isWaitingOnly(c) ? "waiting" : c.status)} />
                   </div>
+                  <QuietWaitNote wait={c.status === "sending" ? c.quietWait : null} locale={user.locale} className="text-xs text-amber-800" />
                   <p className="text-xs text-slate-500">
-                    {c.status === "scheduled" ? "Scheduled for " : ""}
+                    {c.status === "completed" ? "Sent " : "Started "}
                     {formatDateTime(new Date(campaignTime(c)).toISOString(), user.locale, user.timezone)}
                   </p>
                   <p className="mt-1 line-clamp-1 text-sm break-all text-slate-600">{c.content}</p>

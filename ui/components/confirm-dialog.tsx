@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from "react";
-import { Button, Modal, Spinner } from "../../../components/ui";
+import { Button, Modal, Spinner } from "./ui";
 
 /** A destructive action asked once more; the dialog stays open (and busy) until the action settles. */
 export function ConfirmDialog({
