@@ -36,6 +36,8 @@ export const users = sqliteTable("users", {
   appendOptOut: integer("append_opt_out", { mode: "boolean" }).notNull().default(true),
   /** At most this many campaign messages to one contact per 24 hours; null: no cap. */
   frequencyCapPerDay: integer("frequency_cap_per_day"),
+  /** ISO country of numbers written without "+"; null: derived (src/users/default-country.ts). */
+  defaultCountry: text("default_country"),
   createdAt: createdAt(),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(now),
 });
@@ -150,6 +152,8 @@ export const contactConsents = sqliteTable(
   (t) => [index("contact_consents_contact_idx").on(t.contactId, t.createdAt)],
 );
 
+export type ImportDuplicate = { line: number; attemptedName: string; existingName: string; phone: string; existingContactId: string | null };
+
 /** A CSV import running (or run) in the background; counts are exact, `errors` is capped. */
 export const contactImports = sqliteTable(
   "contact_imports",
@@ -163,6 +167,8 @@ export const contactImports = sqliteTable(
     duplicates: integer("duplicates").notNull().default(0),
     invalid: integer("invalid").notNull().default(0),
     errors: text("errors", { mode: "json" }).$type<{ line: number; reason: string }[]>().notNull().default(sql`'[]'`),
+    /** The first skipped duplicate rows (capped), each with the row's name and the stored contact's. */
+    duplicateDetails: text("duplicate_details", { mode: "json" }).$type<ImportDuplicate[]>().notNull().default(sql`'[]'`),
     progress: integer("progress").notNull().default(0),
     error: text("error"),
     createdAt: createdAt(),

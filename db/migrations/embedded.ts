@@ -7,6 +7,7 @@ import m3 from "./0003_contact_totals.sql" with { type: "text" };
 import m4 from "./0004_providers_outbox_campaigns.sql" with { type: "text" };
 import m5 from "./0005_contacts_speed.sql" with { type: "text" };
 import m6 from "./0006_session_security.sql" with { type: "text" };
+import m7 from "./0010_contacts_from_real_files.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -17,4 +18,5 @@ export const migrationSql: Record<string, string> = {
   "0004_providers_outbox_campaigns": m4,
   "0005_contacts_speed": m5,
   "0006_session_security": m6,
+  "0010_contacts_from_real_files": m7,
 };

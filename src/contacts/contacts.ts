@@ -250,6 +250,7 @@ export function mergeContacts(ctx: AppContext, userId: string, primaryId: string
 export function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: string, exceptId?: string) {
   const existing = findByPhone(ctx, userId, phone);
   if (existing && existing.id !== exceptId) {
-    throw conflict("A contact with this phone number already exists", { existingContactId: existing.id });
+    // The existing contact's id and name let the form offer to open or merge it rather than end at an error.
+    throw conflict("A contact with this phone number already exists", { existingContactId: existing.id, existingName: displayName(existing) });
   }
 }

@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { contactImports } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
-import { EMPTY_CSV } from "./csv-stream";
+import type { CountryCode } from "libphonenumber-js";
+import { EMPTY_CSV, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
 import { preparedBatches } from "./import-pipeline";
-import { beginBulkWrites, ContactImporter } from "./importer";
+import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
 
 export const MAX_CSV_BYTES = 100 * 1024 * 1024;
 const TOO_LARGE = "The CSV file is too large (100 MB at most).";
@@ -21,6 +22,7 @@ export function jobView(j: typeof contactImports.$inferSelect) {
     duplicates: j.duplicates,
     invalid: j.invalid,
     errors: j.errors,
+    duplicateDetails: j.duplicateDetails,
     progress: j.progress,
     ...(j.error ? { error: j.error } : {}),
     createdAt: j.createdAt.toISOString(),
@@ -41,12 +43,18 @@ export function listImportJobs(ctx: AppContext, userId: string) {
 /** Uploads waiting for or being read by an import, one file per job (removed when the job ends). */
 const uploadsDir = (ctx: AppContext) => join(ctx.config.dataDir, "imports");
 
-/** At start: jobs a previous process left queued or running can never finish, and their uploads can go. */
+export const INTERRUPTED =
+  "The server restarted while this import was running. The rows counted here were imported and kept; upload the file again to import the rest (rows already imported count as duplicates).";
+
+/**
+ * At start: jobs a previous process left queued or running can never finish, and their uploads can go. Their
+ * counts are exact (each batch's counts commit with its contacts), so the user sees what was kept.
+ */
 export function failInterruptedImports(ctx: AppContext) {
   rmSync(uploadsDir(ctx), { recursive: true, force: true });
   ctx.db
     .update(contactImports)
-    .set({ state: "failed", error: "The server restarted while this import was running. Contacts imported before the restart were kept; please upload the file again to import the rest.", finishedAt: new Date(ctx.now()) })
+    .set({ state: "failed", error: INTERRUPTED, finishedAt: new Date(ctx.now()) })
     .where(inArray(contactImports.state, ["queued", "running"]))
     .run();
 }
@@ -96,11 +104,47 @@ export async function receiveCsvUpload(ctx: AppContext, request: Request): Promi
   }
 }
 
+/** What the user chose for one import (the dialog's mapping step); every field optional. */
+export type CsvImportOptions = { mapping?: ColumnTarget[]; tag?: string; country?: CountryCode; onDuplicate?: OnDuplicate };
+
+/**
+ * The import dialog's first look at a file (the whole file or its first PREVIEW_BYTES): encoding, delimiter,
+ * header, first rows, suggested mapping. Reads at most PREVIEW_BYTES of the body and leaves the rest unread.
+ */
+export async function previewUpload(request: Request) {
+  const reader = request.body?.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let whole = true;
+  if (reader) {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+      if (size >= PREVIEW_BYTES) {
+        whole = size === PREVIEW_BYTES && (await reader.read()).done;
+        await reader.cancel().catch(() => {});
+        break;
+      }
+    }
+  }
+  const head = new Uint8Array(Math.min(size, PREVIEW_BYTES));
+  let at = 0;
+  for (const p of parts) {
+    const take = p.subarray(0, head.length - at);
+    head.set(take, at);
+    at += take.length;
+  }
+  if (!head.length) throw badRequest(EMPTY_CSV);
+  return previewCsv(head, whole);
+}
+
 /**
  * Queues an import of an uploaded CSV file (receiveCsvUpload; the job removes it when done, as does a
  * refusal here) and runs it in the background; answers its id at once.
  */
-export function startCsvImport(ctx: AppContext, userId: string, path: string): string {
+export function startCsvImport(ctx: AppContext, userId: string, path: string, options: CsvImportOptions = {}): string {
   const running = and(eq(contactImports.userId, userId), inArray(contactImports.state, ["queued", "running"]));
   const busy = ctx.db.select({ id: contactImports.id }).from(contactImports).where(running).get();
   if (busy) {
@@ -110,7 +154,7 @@ export function startCsvImport(ctx: AppContext, userId: string, path: string): s
   const id = Bun.randomUUIDv7();
   ctx.db.insert(contactImports).values({ id, userId, state: "queued", createdAt: new Date(ctx.now()) }).run();
   setTimeout(() => {
-    runCsvImport(ctx, userId, id, path)
+    runCsvImport(ctx, userId, id, path, options)
       .catch((err) => {
         ctx.log(`import ${id} failed: ${(err as Error)?.stack ?? err}`);
         finish(ctx, id, { state: "failed", error: err instanceof HttpError ? err.message : "The import failed unexpectedly." });
@@ -124,28 +168,42 @@ function finish(ctx: AppContext, id: string, patch: Partial<typeof contactImport
   ctx.db.update(contactImports).set({ ...patch, finishedAt: new Date(ctx.now()) }).where(eq(contactImports.id, id)).run();
 }
 
-async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string) {
-  const importer = new ContactImporter(ctx, userId);
+/**
+ * Reads the file and stores it batch by batch. Each batch's contacts and the job's counts commit in one
+ * transaction, and the last batch's transaction also marks the job done: a crash leaves counts that match what
+ * was stored, and never a finished import that still says running. The next batch is asked for before the
+ * current one is stored, so the parser works on it meanwhile and the last batch is known as the last.
+ */
+async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions) {
+  const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate });
   ctx.db.update(contactImports).set({ state: "running" }).where(eq(contactImports.id, id)).run();
-  const save = (progress: number) => {
+  const save = (progress: number, done: boolean) => {
     const r = importer.results();
     ctx.db
       .update(contactImports)
-      .set({ rowsRead: r.rowsRead, created: r.created, updated: r.updated, duplicates: r.duplicates, invalid: r.invalid, errors: r.errors, progress })
+      .set({
+        rowsRead: r.rowsRead, created: r.created, updated: r.updated, duplicates: r.duplicates, invalid: r.invalid, errors: r.errors,
+        duplicateDetails: r.duplicateDetails, progress,
+        ...(done ? { state: "done" as const, finishedAt: new Date(ctx.now()) } : {}),
+      })
       .where(eq(contactImports.id, id))
       .run();
   };
   const release = beginBulkWrites(ctx.db.$client);
+  const batches = preparedBatches(path, { region: importer.region, mapping: options.mapping, tag: options.tag }, { log: ctx.log });
   try {
-    for await (const { batch, progress } of preparedBatches(path, importer.region, { log: ctx.log })) {
-      importer.store(batch);
-      save(Math.min(99, Math.floor(progress * 100)));
+    let next = await batches.next();
+    if (next.done) return save(100, true);
+    while (!next.done) {
+      const { batch, progress } = next.value;
+      const after = await batches.next();
+      importer.store(batch, () => save(after.done ? 100 : Math.min(99, Math.floor(progress * 100)), !!after.done));
+      next = after;
       // Let requests and timers run between transactions: the next batch is often already waiting.
       await new Promise((r) => setTimeout(r, 0));
     }
   } finally {
     release();
+    await batches.return(undefined); // stops the parsing worker when the import ends early
   }
-  save(100);
-  finish(ctx, id, { state: "done", progress: 100 });
 }

@@ -1,10 +1,9 @@
-import type { CountryCode } from "libphonenumber-js";
 import { HttpError } from "../http/errors";
-import { csvBatches, fileChunks } from "./csv-stream";
+import { csvBatches, fileChunks, type ParseOptions } from "./csv-stream";
 import { unpackBatch, type PackedBatch, type PreparedBatch } from "./prepare";
 
 export type Prepared = { batch: PreparedBatch; progress: number };
-export type ToWorker = { type: "start"; path: string; region: CountryCode | undefined; credits: number } | { type: "more" };
+export type ToWorker = { type: "start"; path: string; parse: ParseOptions; credits: number } | { type: "more" };
 export type FromWorker =
   | { type: "ready" }
   | { type: "batch"; packed: PackedBatch; progress: number }
@@ -47,7 +46,7 @@ function startWorker(urls = WORKER_URLS): Promise<Worker | null> {
   }).then((w) => w ?? startWorker(rest));
 }
 
-async function* fromWorker(worker: Worker, path: string, region: CountryCode | undefined): AsyncGenerator<Prepared> {
+async function* fromWorker(worker: Worker, path: string, parse: ParseOptions): AsyncGenerator<Prepared> {
   const inbox: FromWorker[] = [];
   let wake: (() => void) | null = null;
   const deliver = (m: FromWorker) => {
@@ -56,7 +55,7 @@ async function* fromWorker(worker: Worker, path: string, region: CountryCode | u
   };
   worker.onmessage = (e: MessageEvent<FromWorker>) => deliver(e.data);
   worker.onerror = (e) => deliver({ type: "error", status: null, message: e.message });
-  worker.postMessage({ type: "start", path, region, credits: AHEAD } satisfies ToWorker);
+  worker.postMessage({ type: "start", path, parse, credits: AHEAD } satisfies ToWorker);
   try {
     for (;;) {
       while (!inbox.length) await new Promise<void>((r) => (wake = r));
@@ -74,8 +73,8 @@ async function* fromWorker(worker: Worker, path: string, region: CountryCode | u
 }
 
 /** The prepared batches of a CSV file, parsed chunk by chunk (csv-stream.ts). */
-export function fileBatches(path: string, region: CountryCode | undefined) {
-  return csvBatches(fileChunks(path), Bun.file(path).size, region);
+export function fileBatches(path: string, parse: ParseOptions) {
+  return csvBatches(fileChunks(path), Bun.file(path).size, parse);
 }
 
 /**
@@ -85,11 +84,11 @@ export function fileBatches(path: string, region: CountryCode | undefined) {
  */
 export async function* preparedBatches(
   path: string,
-  region: CountryCode | undefined,
+  parse: ParseOptions,
   opts: { worker?: boolean; log?: (line: string) => void } = {},
 ): AsyncGenerator<Prepared> {
   const worker = opts.worker === false ? null : await startWorker();
   if (!worker && opts.worker !== false)
     opts.log?.("contact import: the parsing worker could not start; parsing on the main thread");
-  yield* worker ? fromWorker(worker, path, region) : fileBatches(path, region);
+  yield* worker ? fromWorker(worker, path, parse) : fileBatches(path, parse);
 }

@@ -57,7 +57,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === "start") {
     credits = m.credits;
-    run(fileBatches(m.path, m.region));
+    run(fileBatches(m.path, m.parse));
   } else {
     credits++;
     const r = resume;

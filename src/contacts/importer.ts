@@ -4,13 +4,24 @@ import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { usageFor } from "../licenses/limits";
 import { findUserById } from "../users/queries";
+import { defaultCountryOf } from "../users/default-country";
+import type { ImportDuplicate } from "../../db/schema";
 import { displayName, newId } from "./contacts";
 import { IntegerSet } from "./integer-set";
-import { PhoneNormalizer, regionFromLocale } from "./phones";
+import { PhoneNormalizer } from "./phones";
 import { prepareBatch, type ImportRow, type PreparedBatch } from "./prepare";
 
 export type ImportError = { line: number; reason: string };
-export type DuplicateDetail = { attemptedName: string; existingName: string; phone: string };
+export type DuplicateDetail = ImportDuplicate;
+/** What a row whose phone the owner already has does: leave the stored contact as it is, or update it. */
+export type OnDuplicate = "skip" | "update";
+export type ImporterOptions = {
+  detailDuplicates?: boolean;
+  consentText?: string;
+  /** The country of numbers without "+"; default: the owner's (defaultCountryOf). */
+  region?: CountryCode;
+  onDuplicate?: OnDuplicate;
+};
 
 export const MAX_STORED_ERRORS = 1000;
 export const MAX_DUPLICATE_DETAILS = 100;
@@ -19,10 +30,12 @@ export const MAX_DUPLICATE_DETAILS = 100;
  * The import engine shared by the JSON import and the CSV jobs. Rows go in batches; every row ends in exactly
  * one counter (created + updated + duplicates + invalid = rowsRead):
  * - invalid: no phone, a phone that is not a valid number, or over the plan's contact limit (with a reason);
- * - duplicates: the same canonical phone earlier in the same import, or a stored contact with that phone
- *   where the row brings nothing new;
- * - updated: a stored contact with that phone whose empty first name, last name or email the row fills
- *   (stored values are never overwritten, and the subscription status is never touched);
+ * - duplicates: the same canonical phone earlier in the same import, or a stored contact with that phone, left
+ *   as it is (onDuplicate "skip", the default: a row sharing a number may be another person, and the user sees
+ *   both names in duplicateDetails), or one the row would not change;
+ * - updated (onDuplicate "update"): a stored contact with that phone whose name, email, tags or custom fields the
+ *   row changes (the row's non-empty values replace stored ones, tags are added, custom fields merged); the
+ *   subscription status is never touched;
  * - created: a new contact (status subscribed, source import, opt-in logged with source import).
  */
 export class ContactImporter {
@@ -44,17 +57,17 @@ export class ContactImporter {
   private index: Statement;
   private maxRowid: Statement;
   private consents: Statement;
-  private fill: Statement;
   private existing: Statement;
+  private replace: Statement;
 
   constructor(
     private ctx: AppContext,
     private userId: string,
-    private opts: { detailDuplicates?: boolean; consentText?: string } = {},
+    private opts: ImporterOptions = {},
   ) {
     const user = findUserById(ctx, userId);
     if (!user) throw new HttpError(404, "Not found");
-    this.phones = new PhoneNormalizer(regionFromLocale(user.locale) ?? "US");
+    this.phones = new PhoneNormalizer(opts.region ?? defaultCountryOf(ctx, user));
     const usage = usageFor(ctx, user);
     if (!usage.contacts.unlimited && !usage.license) {
       throw new HttpError(402, "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.", { kind: "contacts" });
@@ -65,8 +78,8 @@ export class ContactImporter {
     // Rows go in as one JSON array per statement: a batch costs one call into SQLite rather than one per row.
     // RETURNING names the phones that were new to the owner; the others are stored contacts already.
     this.insert = db.prepare(
-      `INSERT INTO contacts (id, user_id, first_name, last_name, email, phone, tags, source, status, opt_in_date, created_at, updated_at)
-       SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, 'import', 'subscribed', ?2, ?2, ?2
+      `INSERT INTO contacts (id, user_id, first_name, last_name, email, phone, tags, custom_fields, source, status, opt_in_date, created_at, updated_at)
+       SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, coalesce(nullif(value ->> 6, ''), '{}'), 'import', 'subscribed', ?2, ?2, ?2
        FROM json_each(?3) WHERE true
        ON CONFLICT (user_id, phone) DO NOTHING RETURNING phone`,
     );
@@ -83,19 +96,11 @@ export class ContactImporter {
       `INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at)
        SELECT value ->> 0, value ->> 1, ?, 'opt_in', 'import', ?, ? FROM json_each(?)`,
     );
-    this.fill = db.prepare(
-      `UPDATE contacts SET
-         first_name = CASE WHEN first_name = '' THEN ?1 ELSE first_name END,
-         last_name = CASE WHEN last_name = '' THEN ?2 ELSE last_name END,
-         email = CASE WHEN coalesce(email, '') = '' AND ?3 <> '' THEN ?3 ELSE email END,
-         updated_at = ?4
-       WHERE user_id = ?5 AND phone = ?6
-         AND ((first_name = '' AND ?1 <> '') OR (last_name = '' AND ?2 <> '') OR (coalesce(email, '') = '' AND ?3 <> ''))`,
-    );
-    this.existing = db.prepare(`SELECT first_name, last_name, email, phone FROM contacts WHERE user_id = ? AND phone = ?`);
+    this.existing = db.prepare(`SELECT id, first_name, last_name, email, tags, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
+    this.replace = db.prepare(`UPDATE contacts SET first_name = ?, last_name = ?, email = ?, tags = ?, custom_fields = ?, updated_at = ? WHERE id = ?`);
   }
 
-  /** The region phone numbers without a country code are read in (from the owner's locale). */
+  /** The region phone numbers without a country code are read in (the import's, else the owner's default country). */
   get region(): CountryCode | undefined {
     return this.phones.region;
   }
@@ -116,11 +121,13 @@ export class ContactImporter {
     for (const i of rows.sort((x, y) => x - y)) {
       if (this.duplicateDetails.length >= MAX_DUPLICATE_DETAILS) return;
       const phone = b.phone[i]!;
-      const stored = this.existing.get(this.userId, phone) as { first_name: string; last_name: string; email: string | null } | null;
+      const stored = this.existing.get(this.userId, phone) as Stored | null;
       this.duplicateDetails.push({
+        line: b.lines[i]!,
         attemptedName: displayName({ firstName: b.first[i]!, lastName: b.last[i]!, email: b.email[i]! || null, phone }),
         existingName: stored ? displayName({ firstName: stored.first_name, lastName: stored.last_name, email: stored.email, phone }) : phone,
         phone,
+        existingContactId: stored?.id ?? null,
       });
     }
   }
@@ -130,8 +137,25 @@ export class ContactImporter {
     this.store(prepareBatch(rows, lines, this.phones));
   }
 
-  /** Stores a prepared batch in one transaction. */
-  store(b: PreparedBatch) {
+  /**
+   * onDuplicate "update": the row's non-empty name and email replace the stored ones, its tags are added and its
+   * custom fields merged in; false when that changes nothing.
+   */
+  private update(b: PreparedBatch, i: number, at: number): boolean {
+    const s = this.existing.get(this.userId, b.phone[i]!) as Stored;
+    const first = b.first[i] || s.first_name;
+    const last = b.last[i] || s.last_name;
+    const email = b.email[i] || s.email;
+    const had: string[] = JSON.parse(s.tags);
+    const tags = [...had, ...(JSON.parse(b.tags[i]!) as string[]).filter((t) => !had.includes(t))];
+    const custom = JSON.stringify({ ...JSON.parse(s.custom_fields), ...(b.custom[i] ? JSON.parse(b.custom[i]!) : {}) });
+    if (first === s.first_name && last === s.last_name && email === s.email && tags.length === had.length && custom === s.custom_fields) return false;
+    this.replace.run(first, last, email, JSON.stringify(tags), custom, at, s.id);
+    return true;
+  }
+
+  /** Stores a prepared batch in one transaction; `then` runs last in that transaction (the job's own record). */
+  store(b: PreparedBatch, then?: () => void) {
     const at = this.ctx.now();
     const consentText = this.opts.consentText ?? "Imported by the account owner";
     this.ctx.db.$client.transaction(() => {
@@ -158,7 +182,7 @@ export class ContactImporter {
         const part = fresh.slice(next, next + Math.min(this.remaining, fresh.length - next));
         next += part.length;
         const ids = part.map(() => newId());
-        const rows = part.map((i, k) => [ids[k], b.first[i], b.last[i], b.email[i] || null, b.phone[i], b.tags[i]]);
+        const rows = part.map((i, k) => [ids[k], b.first[i], b.last[i], b.email[i] || null, b.phone[i], b.tags[i], b.custom[i]]);
         const created = new Set(this.insert.all(this.userId, at, JSON.stringify(rows)).map((r) => (r as { phone: string }).phone));
         part.forEach((i, k) => {
           if (!created.has(b.phone[i]!)) return void stored.push(i);
@@ -171,15 +195,18 @@ export class ContactImporter {
         if (this.existing.get(this.userId, b.phone[i]!)) stored.push(i);
         else failed.push([i, this.limitReason]);
       }
+      const update = this.opts.onDuplicate === "update";
       for (const i of stored) {
-        if (this.fill.run(b.first[i]!, b.last[i]!, b.email[i]!, at, this.userId, b.phone[i]!).changes === 1) this.updated++;
+        if (update && this.update(b, i, at)) this.updated++;
         else duplicates.push(i);
       }
       this.fail(b, failed);
       this.duplicate(b, duplicates);
-      if (!consents.length) return;
-      this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
-      this.index.run(before);
+      if (consents.length) {
+        this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
+        this.index.run(before);
+      }
+      then?.();
     })();
   }
 
@@ -195,6 +222,8 @@ export class ContactImporter {
     };
   }
 }
+
+type Stored = { id: string; first_name: string; last_name: string; email: string | null; tags: string; custom_fields: string };
 
 const BULK = { cacheKib: 32 * 1024, walPages: 32_768 };
 const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();

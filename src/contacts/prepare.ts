@@ -6,6 +6,7 @@ export type ImportRow = {
   lastName?: string | null;
   email?: string | null;
   tags?: string[];
+  customFields?: Record<string, string>;
 };
 
 /**
@@ -23,11 +24,13 @@ export type PreparedBatch = {
   last: string[];
   email: string[];
   tags: string[];
+  /** Custom fields as a JSON object, or "" when the row has none. */
+  custom: string[];
 };
 
 /** `lines[i]` is the line number reported for `rows[i]`. */
 export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer): PreparedBatch {
-  const b: PreparedBatch = { lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [] };
+  const b: PreparedBatch = { lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [] };
   for (const row of rows) {
     const raw = row.phone ? String(row.phone).trim() : "";
     const phone = raw ? phones.normalize(raw) : null;
@@ -37,11 +40,12 @@ export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNo
     b.last.push((row.lastName ?? "").trim());
     b.email.push((row.email ?? "").trim());
     b.tags.push(JSON.stringify(row.tags ?? []));
+    b.custom.push(row.customFields && Object.keys(row.customFields).length ? JSON.stringify(row.customFields) : "");
   }
   return b;
 }
 
-const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags"] as const;
+const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom"] as const;
 
 /**
  * A batch as one string and its field lengths, for posting between threads: cloning one string and two
@@ -65,7 +69,7 @@ export function packBatch(b: PreparedBatch): PackedBatch {
 
 export function unpackBatch(p: PackedBatch): PreparedBatch {
   const n = p.lines.length;
-  const b: PreparedBatch = { lines: Array.from(p.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [] };
+  const b: PreparedBatch = { lines: Array.from(p.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [] };
   let at = 0;
   let k = 0;
   for (const col of TEXT_COLUMNS) {

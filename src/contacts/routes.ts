@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, or } from "drizzle-orm";
 import { Elysia, t } from "elysia";
+import type { CountryCode } from "libphonenumber-js";
 import { contacts } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
@@ -9,9 +10,12 @@ import {
   assertNoDuplicatePhone, bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents,
   listContacts, mergeContacts, newId, normalizeTags, optOutById, recordConsent,
 } from "./contacts";
-import { failInterruptedImports, getImportJob, listImportJobs, receiveCsvUpload, startCsvImport } from "./csv-import";
+import { failInterruptedImports, getImportJob, listImportJobs, previewUpload, receiveCsvUpload, startCsvImport } from "./csv-import";
+import { COLUMN_TARGET, type ColumnTarget } from "./csv-stream";
 import { ContactImporter } from "./importer";
-import { isKnownRegion, normalizePhone, regionFromLocale } from "./phones";
+import { isKnownRegion, normalizePhone } from "./phones";
+import { defaultCountryOf } from "../users/default-country";
+import { csvCell, formatInZone, UTF8_BOM } from "./export";
 import { searchCondition } from "./search";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -36,7 +40,7 @@ const listQuery = t.Object({
 });
 
 /** Validates a create/update body in the spec's order and wording; the phone comes back in E.164. */
-function cleanContact(body: ContactBody, locale: string) {
+function cleanContact(body: ContactBody, defaultCountry: CountryCode) {
   const firstName = (body.firstName ?? "").trim();
   const lastName = (body.lastName ?? "").trim();
   const email = (body.email ?? "").trim();
@@ -48,7 +52,7 @@ function cleanContact(body: ContactBody, locale: string) {
   if (country && !isKnownRegion(country)) throw badRequest("Please choose a valid country");
   let phone: string | null = null;
   if (phoneIn) {
-    phone = normalizePhone(phoneIn, (country as never) ?? regionFromLocale(locale) ?? "US");
+    phone = normalizePhone(phoneIn, (country as CountryCode | undefined) ?? defaultCountry);
     if (!phone) throw badRequest("Please enter a valid phone number");
   }
   const customFields: Record<string, string> = {};
@@ -56,11 +60,19 @@ function cleanContact(body: ContactBody, locale: string) {
   return { firstName, lastName, email: email || null, phone, tags: body.tags ? normalizeTags(body.tags) : undefined, customFields: body.customFields ? customFields : undefined };
 }
 
-const csvCell = (v: unknown) => {
-  let s = v === null || v === undefined ? "" : String(v);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+/** Options of both import calls: a tag for every row, the country of numbers without "+", what duplicates do. */
+const importOptions = {
+  tag: t.Optional(t.String({ maxLength: 50 })),
+  country: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
+  onDuplicate: t.Optional(t.Union([t.Literal("skip"), t.Literal("update")], { error: "onDuplicate must be skip or update" })),
 };
+
+/** An import's country override, checked; undefined: the account's default country. */
+function importCountry(country: string | undefined): CountryCode | undefined {
+  if (country === undefined) return undefined;
+  if (!isKnownRegion(country)) throw badRequest("Please choose a valid country");
+  return country.toUpperCase() as CountryCode;
+}
 
 export function contactRoutes(ctx: AppContext) {
   failInterruptedImports(ctx);
@@ -83,30 +95,29 @@ export function contactRoutes(ctx: AppContext) {
       ({ user, query }) => {
         const cond = searchCondition(query.q, user.id);
         const encoder = new TextEncoder();
-        let cursor: { createdAt: Date; id: string } | null = null;
-        let headerSent = false;
+        const batch = (after: { createdAt: Date; id: string } | null) =>
+          ctx.db
+            .select()
+            .from(contacts)
+            .where(and(eq(contacts.userId, user.id), cond, after ? or(gt(contacts.createdAt, after.createdAt), and(eq(contacts.createdAt, after.createdAt), gt(contacts.id, after.id))) : undefined))
+            .orderBy(asc(contacts.createdAt), asc(contacts.id))
+            .limit(1000)
+            .all();
+        // The first batch is read before answering: a search the database refuses answers an error status, not a
+        // 200 whose connection is cut halfway through.
+        let rows = batch(null);
         const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode(`${UTF8_BOM}firstName,lastName,email,phone,tags,status,${csvCell(`createdAt (${user.timezone})`)}\r\n`));
+          },
           pull(controller) {
-            if (!headerSent) {
-              headerSent = true;
-              controller.enqueue(encoder.encode("firstName,lastName,email,phone,tags,status,createdAt\r\n"));
-              return;
-            }
-            const c = cursor;
-            const rows = ctx.db
-              .select()
-              .from(contacts)
-              .where(and(eq(contacts.userId, user.id), cond, c ? or(gt(contacts.createdAt, c.createdAt), and(eq(contacts.createdAt, c.createdAt), gt(contacts.id, c.id))) : undefined))
-              .orderBy(asc(contacts.createdAt), asc(contacts.id))
-              .limit(1000)
-              .all();
             if (!rows.length) return controller.close();
             const last = rows[rows.length - 1]!;
-            cursor = { createdAt: last.createdAt, id: last.id };
             const text = rows
-              .map((r) => [r.firstName, r.lastName, r.email, r.phone, r.tags.join(", "), r.status, r.createdAt.toISOString()].map(csvCell).join(",") + "\r\n")
+              .map((r) => [r.firstName, r.lastName, r.email, r.phone, r.tags.join(", "), r.status, formatInZone(r.createdAt, user.timezone)].map(csvCell).join(",") + "\r\n")
               .join("");
             controller.enqueue(encoder.encode(text));
+            rows = batch({ createdAt: last.createdAt, id: last.id });
           },
         });
         return new Response(stream, {
@@ -118,7 +129,7 @@ export function contactRoutes(ctx: AppContext) {
     .post(
       "/",
       ({ user, body, set }) => {
-        const c = cleanContact(body, user.locale);
+        const c = cleanContact(body, defaultCountryOf(ctx, user));
         if (c.phone) assertNoDuplicatePhone(ctx, user.id, c.phone);
         const { notice } = assertWithinLimit(ctx, user.id, "contacts", 1);
         const at = new Date(ctx.now());
@@ -140,8 +151,10 @@ export function contactRoutes(ctx: AppContext) {
       "/import",
       ({ user, body }) => {
         if (!body.contacts.some((c) => (c.phone ?? "").trim())) throw badRequest("No valid phone addresses found in the CSV file");
-        const importer = new ContactImporter(ctx, user.id, { detailDuplicates: true });
-        importer.addBatch(body.contacts, body.contacts.map((_, i) => i + 1));
+        const importer = new ContactImporter(ctx, user.id, { detailDuplicates: true, region: importCountry(body.country), onDuplicate: body.onDuplicate });
+        const tag = body.tag?.trim();
+        const rows = tag ? body.contacts.map((c) => ({ ...c, tags: [tag] })) : body.contacts;
+        importer.addBatch(rows, body.contacts.map((_, i) => i + 1));
         const r = importer.results();
         return { results: { created: r.created, updated: r.updated, duplicates: r.duplicates, invalid: r.invalid, duplicateDetails: r.duplicateDetails, errors: r.errors } };
       },
@@ -157,17 +170,37 @@ export function contactRoutes(ctx: AppContext) {
             }),
             { maxItems: 5000, error: "Please import at most 5,000 contacts at once; upload larger lists as a CSV file" },
           ),
+          ...importOptions,
         }),
       },
     )
+    // POST /api/contacts/import/preview
+    .post(
+      "/import/preview",
+      async ({ user, request }) => ({ ...(await previewUpload(request)), defaultCountry: defaultCountryOf(ctx, user) }),
+      { auth: true, parse: "none" },
+    )
+    // POST /api/contacts/import/csv
     .post(
       "/import/csv",
-      async ({ user, request, set }) => {
-        const id = startCsvImport(ctx, user.id, await receiveCsvUpload(ctx, request));
+      async ({ user, request, query, set }) => {
+        const options = { mapping: query.mapping as ColumnTarget[] | undefined, tag: query.tag?.trim(), country: importCountry(query.country), onDuplicate: query.onDuplicate };
+        const id = startCsvImport(ctx, user.id, await receiveCsvUpload(ctx, request), options);
         set.status = 202;
         return { id };
       },
-      { auth: true, parse: "none" },
+      {
+        auth: true,
+        parse: "none",
+        query: t.Object({
+          ...importOptions,
+          mapping: t.Optional(
+            t.ArrayString(t.String({ pattern: COLUMN_TARGET.source, error: "Each column maps to firstName, lastName, fullName, phone, email, tags, skip or custom:<name>" }), {
+              maxItems: 500,
+            }),
+          ),
+        }),
+      },
     )
     .get("/import", ({ user }) => ({ data: listImportJobs(ctx, user.id) }), { auth: true })
     .get("/import/:id", ({ user, params }) => getImportJob(ctx, user.id, params.id), { auth: true, params: t.Object({ id: t.String() }) })
@@ -201,7 +234,7 @@ export function contactRoutes(ctx: AppContext) {
       "/:id",
       ({ user, params, body }) => {
         getContact(ctx, user.id, params.id);
-        const c = cleanContact(body, user.locale);
+        const c = cleanContact(body, defaultCountryOf(ctx, user));
         if (c.phone) assertNoDuplicatePhone(ctx, user.id, c.phone, params.id);
         ctx.db
           .update(contacts)

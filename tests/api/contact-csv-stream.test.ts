@@ -37,7 +37,7 @@ test("batches carry line numbers and validated phones; a file without records or
   const csv = "first_name,phone\nA,4155550100\n\nB,not a phone\nC,\nD,+1 415 555 0100\n";
   const batches: PreparedBatch[] = [];
   let progress = 0;
-  for await (const b of csvBatches(chunked(bytes(csv), 7), csv.length, "US", 2)) {
+  for await (const b of csvBatches(chunked(bytes(csv), 7), csv.length, { region: "US" }, 2)) {
     batches.push(b.batch);
     progress = b.progress;
   }
@@ -50,7 +50,7 @@ test("batches carry line numbers and validated phones; a file without records or
   expect(progress).toBe(1);
   const failure = async (csv: string) => {
     try {
-      for await (const _ of csvBatches([bytes(csv)], csv.length, "US"));
+      for await (const _ of csvBatches([bytes(csv)], csv.length, { region: "US" }));
     } catch (err) {
       return (err as Error).message;
     }
@@ -68,7 +68,7 @@ test("the parsing worker and the in-process fallback give the same batches; pack
   writeFileSync(path, `name,phone,email\n${rows.join("\n")}\n`);
   const collect = async (worker: boolean) => {
     const out: PreparedBatch[] = [];
-    for await (const { batch } of preparedBatches(path, "US", { worker })) out.push(batch);
+    for await (const { batch } of preparedBatches(path, { region: "US" }, { worker })) out.push(batch);
     return out;
   };
   const viaWorker = await collect(true);

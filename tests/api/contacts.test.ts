@@ -122,11 +122,12 @@ describe("bulk, duplicates, merge, export", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toContain("text/csv");
     const lines = r.text.split("\r\n");
-    expect(lines[0]).toBe("firstName,lastName,email,phone,tags,status,createdAt");
+    expect(lines[0]).toBe("firstName,lastName,email,phone,tags,status,createdAt (America/New_York)");
     const evil = lines.find((l) => l.includes("HYPERLINK"))!;
-    expect(evil).toContain(`"'=HYPERLINK(""x"")",'@evil,'-x@example.com,'+17185550100,'+t,subscribed,`);
+    // A phone number is written as it is: spreadsheets never run "+1718..." as a formula.
+    expect(evil).toContain(`"'=HYPERLINK(""x"")",'@evil,'-x@example.com,+17185550100,'+t,subscribed,`);
     const q = await t.api("/api/contacts/export.csv?q=7185550", { token: a.token });
     expect(q.text.trim().split("\r\n").length).toBe(2);
-    expect((await t.api("/api/contacts/export.csv", { token: b.token })).text.trim()).toBe("firstName,lastName,email,phone,tags,status,createdAt");
+    expect((await t.api("/api/contacts/export.csv", { token: b.token })).text.trim()).toBe("firstName,lastName,email,phone,tags,status,createdAt (America/New_York)");
   });
 });

@@ -1,0 +1,50 @@
+import { asc, eq } from "drizzle-orm";
+import type { CountryCode } from "libphonenumber-js";
+import { getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { Metadata } from "libphonenumber-js/core";
+import metadata from "libphonenumber-js/max/metadata";
+import { phoneNumbers } from "../../db/schema";
+import type { AppContext } from "../context";
+import { isKnownRegion, regionFromLocale } from "../contacts/phones";
+import type { User } from "./queries";
+
+/** The country of each offered time zone (regional-options.ts); UTC names none. */
+const ZONE_COUNTRY: Record<string, CountryCode> = {
+  "Pacific/Honolulu": "US", "America/Anchorage": "US", "America/Los_Angeles": "US", "America/Phoenix": "US",
+  "America/Denver": "US", "America/Chicago": "US", "America/New_York": "US", "America/Halifax": "CA",
+  "America/Sao_Paulo": "BR", "Europe/London": "GB", "Europe/Paris": "FR", "Europe/Berlin": "DE", "Europe/Athens": "GR",
+  "Africa/Johannesburg": "ZA", "Asia/Dubai": "AE", "Asia/Kolkata": "IN", "Asia/Singapore": "SG", "Asia/Shanghai": "CN",
+  "Asia/Tokyo": "JP", "Australia/Sydney": "AU", "Pacific/Auckland": "NZ",
+};
+
+/**
+ * The country phone numbers written without "+" are read in: the user's own choice once made; until then the
+ * country of their first sender number, else of their time zone, else of their locale, else the US. The
+ * language setting alone no longer decides it: "English (United Kingdom)" is a language choice, not where the
+ * customers live.
+ */
+export function defaultCountryOf(ctx: AppContext, user: User): CountryCode {
+  if (isKnownRegion(user.defaultCountry)) return user.defaultCountry.toUpperCase() as CountryCode;
+  const first = ctx.db
+    .select({ phone: phoneNumbers.phoneNumber })
+    .from(phoneNumbers)
+    .where(eq(phoneNumbers.userId, user.id))
+    .orderBy(asc(phoneNumbers.createdAt))
+    .limit(1)
+    .get();
+  return (first && senderCountry(first.phone)) || ZONE_COUNTRY[user.timezone] || regionFromLocale(user.locale) || "US";
+}
+
+const calling = new Metadata(metadata) as unknown as { getCountryCodesForCallingCode(code: string): CountryCode[] | undefined };
+
+/**
+ * The country of a sender number. Where countries share a calling code (+44: the UK, Guernsey, Jersey, the Isle
+ * of Man), its main country, whose numbering plan reads the others' numbers too; a +1 number keeps its own
+ * country (Canada stays Canada), as every North American plan reads the same ten digits.
+ */
+function senderCountry(phone: string): CountryCode | undefined {
+  const country = parsePhoneNumberFromString(phone)?.country;
+  if (!country) return undefined;
+  const code = getCountryCallingCode(country);
+  return code === "1" ? country : (calling.getCountryCodesForCallingCode(code)?.[0] ?? country);
+}
