@@ -36,7 +36,7 @@ async function signUp(page: Page, email: string) {
   await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
   await page.getByLabel("Verification code").fill(await app.codeFor(email));
   await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome back, Rosa!" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Welcome, Rosa!" })).toBeVisible();
 }
 
 /** Calls the API as the signed-in user, with the token the app keeps in localStorage. */

@@ -20,7 +20,7 @@ test("sending settings: quiet hours, opt-out line and frequency cap are saved an
   await dialog.getByRole("button", { name: "Create Account" }).click();
   await page.getByLabel("Verification code").fill(await app.codeFor(email));
   await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome back, Ana!" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Welcome, Ana!" })).toBeVisible();
 
   await page.goto(`${app.url}/settings`);
   await expect(page.getByRole("heading", { name: "Sending & Compliance" })).toBeVisible();

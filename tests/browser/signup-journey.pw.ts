@@ -38,7 +38,7 @@ test("a new user signs up from the landing page, verifies the emailed code, save
   await page.getByRole("button", { name: "Verify Email" }).click();
   await expect(page.getByText("Email verified successfully!").first()).toBeVisible();
 
-  await expect(page.getByRole("heading", { name: "Welcome back, Rosa!" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Welcome, Rosa!" })).toBeVisible();
   await expect(page.getByTestId("stat-Total Customers")).toHaveText("0");
   await expect(page.getByTestId("stat-Response Rate")).toHaveText("-");
 

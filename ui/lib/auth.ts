@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals-react";
-import { api, apiGet, clearToken, storeToken } from "./api";
+import { api, apiGet, clearToken, getStoredToken, storeToken } from "./api";
 
 export type User = {
   id: string;
@@ -20,10 +20,30 @@ export type AuthState = { status: "loading" | "signed-out" | "signed-in"; user: 
 
 export const auth = signal<AuthState>({ status: "loading", user: null });
 
+/**
+ * Set while this browser holds a session. The session cookie is httpOnly, so the page cannot see it; without a
+ * token and without this mark there is nothing to ask the server about, and a visitor's page does not log a 401
+ * from /api/auth/user on every load. Google sign-in sets only the cookie and comes back to `/?auth=google`.
+ */
+const SESSION_MARK = "smsdesk_session";
+
+const maybeSignedIn = () =>
+  getStoredToken() !== null || localStorage.getItem(SESSION_MARK) === "1" || new URLSearchParams(location.search).get("auth") === "google";
+
 export async function refreshUser(): Promise<User | null> {
+  if (!maybeSignedIn()) {
+    auth.value = { status: "signed-out", user: null };
+    return null;
+  }
   try {
     const user = await apiGet<User>("/api/auth/user");
     auth.value = user ? { status: "signed-in", user } : { status: "signed-out", user: null };
+    if (user) localStorage.setItem(SESSION_MARK, "1");
+    else {
+      // The session is over (expired or revoked): forget it, so the next load does not ask again.
+      localStorage.removeItem(SESSION_MARK);
+      clearToken();
+    }
     return user;
   } catch {
     // A server that cannot answer leaves whoever was signed in signed in; the next call retries.
@@ -33,6 +53,7 @@ export async function refreshUser(): Promise<User | null> {
 }
 
 export function setUser(user: User) {
+  localStorage.setItem(SESSION_MARK, "1");
   auth.value = { status: "signed-in", user };
 }
 
@@ -70,6 +91,7 @@ export async function register(payload: RegisterPayload) {
 export async function logout() {
   await api("/api/auth/logout", { method: "POST" });
   clearToken();
+  localStorage.removeItem(SESSION_MARK);
   auth.value = { status: "signed-out", user: null };
 }
 

@@ -1,5 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
+import { useEffect, useState } from "react";
 import { Icon, type IconName } from "../../components/icons";
 import { Card, Spinner } from "../../components/ui";
 import { auth } from "../../lib/auth";
@@ -42,11 +43,18 @@ export function HomePage() {
   const activity = useApi<Activity[]>("/api/analytics/recent-activity");
   const s = summary.data;
   const n = (v: number | undefined) => (v === undefined ? null : formatNumber(v, user.locale));
+  // "Welcome back" only to someone who has been here before (in this browser); the first visit is a welcome.
+  const seenKey = `smsdesk.home-seen.${user.id}`;
+  const [returning] = useState(() => localStorage.getItem(seenKey) === "1");
+  useEffect(() => localStorage.setItem(seenKey, "1"), [seenKey]);
 
   return (
     <div className="space-y-8">
       <div>
-        <h1 className="text-2xl font-bold">Welcome back{user.firstName ? `, ${user.firstName}` : ""}!</h1>
+        <h1 className="text-2xl font-bold">
+          {returning ? "Welcome back" : "Welcome"}
+          {user.firstName ? `, ${user.firstName}` : ""}!
+        </h1>
         <p className="text-slate-600">Here is how your text marketing is doing.</p>
       </div>
 

@@ -30,7 +30,24 @@ export function formatCodeInput(value: string): string {
 
 const number = (n: number) => new Intl.NumberFormat().format(n);
 const limitText = (n: number) => (n < 0 ? "Unlimited" : number(n));
-const featureName = (f: string) => f.replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());
+const FEATURE_NAMES: Record<string, string> = {
+  bulk_sms: "Bulk SMS",
+  contact_management: "Contact Management",
+  two_way_chat: "Two-Way Chat",
+  keywords: "Keywords",
+  templates: "Templates",
+  basic_analytics: "Basic Analytics",
+  advanced_analytics: "Advanced Analytics",
+  automation: "Automation",
+  segments: "Segments",
+  api_access: "API Access",
+  webhooks: "Webhooks",
+  priority_support: "Priority Support",
+  dedicated_onboarding: "Dedicated Onboarding",
+};
+/** A plan's feature as a name; one an administrator added is title-cased from its key. */
+export const featureName = (f: string) =>
+  FEATURE_NAMES[f] ?? f.replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
 const dollars = (cents: number) => `$${(cents / 100).toLocaleString(undefined, { minimumFractionDigits: cents % 100 ? 2 : 0 })}`;
 const date = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric" });
 

@@ -14,7 +14,7 @@ export type Segment = { id: string; name: string; conditions: Conditions; contac
 type Template = { name: string; description: string; conditions: Conditions };
 
 export const FIELDS = [
-  { value: "totalSpent", label: "Total spent (cents)", kind: "number" },
+  { value: "totalSpent", label: "Total spent ($)", kind: "money" },
   { value: "optInDate", label: "Opt-in date", kind: "date" },
   { value: "lastEngaged", label: "Last engaged", kind: "date" },
   { value: "tags", label: "Tags", kind: "text" },
@@ -33,11 +33,31 @@ const OPS: { value: Op; label: string; symbol: string }[] = [
 const fieldLabel = (field: string) =>
   field.startsWith("customFields.") ? field.slice("customFields.".length) : (FIELDS.find((f) => f.value === field)?.label ?? field);
 
-/** "Total spent (cents) ≥ 50000 · Tags contains vip". */
+/** Custom fields with a known meaning, said in words: `purchases90d ≥ 3` is "3 purchases in 90 days". */
+const CUSTOM_PHRASES: Record<string, (n: string) => string> = {
+  purchases90d: (n) => `${n} purchase${n === "1" ? "" : "s"} in 90 days`,
+};
+const AT_LEAST: Partial<Record<Op, string>> = { gte: "At least ", lte: "At most ", eq: "" };
+
+/** Money is stored in cents: 50000 reads "$500". */
+const money = (cents: unknown) =>
+  `$${(Number(cents) / 100).toLocaleString("en-US", { minimumFractionDigits: Number(cents) % 100 ? 2 : 0 })}`;
+
+/** "Total spent ≥ $500 · Tags contains vip · 3 purchases in 90 days". */
 export function describeConditions(conditions: Conditions): string {
   const parts: string[] = [];
   for (const [field, ops] of Object.entries(conditions ?? {})) {
     for (const [op, value] of Object.entries(ops ?? {})) {
+      const custom = CUSTOM_PHRASES[field.replace(/^customFields\./, "")];
+      const lead = AT_LEAST[op as Op];
+      if (field.startsWith("customFields.") && custom && lead !== undefined) {
+        parts.push(`${lead}${custom(String(value))}`);
+        continue;
+      }
+      if (field === "totalSpent") {
+        parts.push(`Total spent ${OPS.find((o) => o.value === op)?.symbol ?? op} ${money(value)}`);
+        continue;
+      }
       const days = typeof value === "string" ? /^-(\d+)d$/.exec(value)?.[1] : undefined;
       if (days) {
         parts.push(`${fieldLabel(field)} ${op === "lte" ? `more than ${days} days ago` : `in the last ${days} days`}`);
@@ -60,7 +80,9 @@ export function rowsToConditions(rows: Row[]): Conditions {
     const raw = r.value.trim();
     if (!field || !raw) continue;
     const kind = FIELDS.find((f) => f.value === r.field)?.kind;
-    const value = kind === "number" && r.op !== "contains" && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+    const numeric = (kind === "number" || kind === "money") && r.op !== "contains" && !Number.isNaN(Number(raw));
+    // Money is typed in dollars and stored in cents.
+    const value = numeric ? (kind === "money" ? Math.round(Number(raw) * 100) : Number(raw)) : raw;
     conditions[field] = { ...(conditions[field] ?? {}), [r.op]: value };
   }
   return conditions;
@@ -134,7 +156,7 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
                 <div className="flex gap-2">
                   <Input
                     aria-label={`Condition ${i + 1} value`}
-                    type={kind === "date" ? "date" : kind === "number" ? "number" : "text"}
+                    type={kind === "date" ? "date" : kind === "number" || kind === "money" ? "number" : "text"}
                     placeholder="Value"
                     value={r.value}
                     onChange={(e) => set(i, { value: e.target.value })}
