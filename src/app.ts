@@ -8,6 +8,7 @@ import { twoFactorRoutes } from "./auth/two-factor-routes";
 import type { AppContext } from "./context";
 import { errorReportRoutes } from "./error-reports/routes";
 import { healthRoutes } from "./health/routes";
+import { csrf } from "./http/csrf";
 import { HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
 import { licenseRoutes } from "./licenses/routes";
@@ -55,6 +56,7 @@ export function createApp(ctx: AppContext) {
       return body;
     })
     .use(rateLimit(ctx))
+    .use(csrf(ctx))
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))
     .use(twoFactorRoutes(ctx))

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "../db/client";
@@ -19,10 +19,12 @@ export type RunningServer = { url: string; port: number; ctx: AppContext; stop: 
 
 /** Opens the data folder (database, secret key, migrations) and returns the context every domain uses. */
 export async function openAppContext(config: Config, log: (line: string) => void = console.log): Promise<AppContext> {
-  mkdirSync(config.dataDir, { recursive: true });
+  // Only the service's own user may read the database and the key: 0700 for a new folder, a warning for an open one.
+  if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  else if (statSync(config.dataDir).mode & 0o077) log(`warning: the data folder ${config.dataDir} is readable by other users; chmod 700 it`);
   const master = loadOrCreateSecretKey(config.dataDir);
   const db = openDatabase(join(config.dataDir, "smsdesk.db"));
-  const mailer = await createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, log });
+  const mailer = await createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, dev: config.dev, log });
   return {
     config,
     db,
@@ -44,7 +46,6 @@ export async function startServer(config: Config, log: (line: string) => void = 
       log(`created administrator ${config.adminEmail} from ADMIN_EMAIL`);
     }
   }
-  if (!config.smtpUrl) log("SMTP_URL is not set: verification codes and reset links are written to this log");
 
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);
@@ -74,7 +75,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
       const path = new URL(request.url).pathname;
       let response: Response;
       if (path.startsWith("/api/") || path === "/api") {
-        rememberClientIp(request, srv.requestIP(request)?.address);
+        rememberClientIp(request, srv.requestIP(request)?.address, config.trustedProxies);
         response = await app.handle(request);
       } else if (request.method === "GET" || request.method === "HEAD") {
         response = serveUi(path === "/" ? "/index.html" : path);

@@ -8,7 +8,7 @@ import { authGuard } from "../auth/guard";
 import { verifyLoginPassword } from "../auth/lockout";
 import { verifyAgainstDecoy } from "../auth/passwords";
 import { createSession, SESSION_COOKIE, sessionCookie } from "../auth/sessions";
-import { isTwoFactorEnabled, verifySecondFactor } from "../auth/two-factor";
+import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "../auth/two-factor";
 import type { AppContext } from "../context";
 import { badRequest, HttpError, notFound } from "../http/errors";
 import { findPlan, grantLicense, planView } from "../licenses/licenses";
@@ -62,7 +62,10 @@ export function adminRoutes(ctx: AppContext) {
       if (isTwoFactorEnabled(ctx, user.id)) {
         const code = body.twoFactorCode?.trim();
         if (!code) return { requires2FA: true, userId: user.id };
-        if (!verifySecondFactor(ctx, user.id, code)) throw new HttpError(401, "Invalid verification code");
+        // Counted with the user sign-in's wrong codes: knowing the password must not buy unlimited guesses here.
+        const check = checkAccountCode(ctx, user.id, code);
+        if (check.lockedUntil) throw codesLockedError(check.lockedUntil, ctx.now());
+        if (!check.ok) throw new HttpError(401, "Invalid verification code");
       }
       const session = createSession(ctx, user.id, {
         userAgent: headers["user-agent"],

@@ -78,7 +78,7 @@ export function authRoutes(ctx: AppContext) {
           throw new HttpError(401, "Invalid credentials");
         }
         if (!user.passwordHash) throw new HttpError(400, GOOGLE_ACCOUNT, { authProvider: "google" });
-        await verifyLoginPassword(ctx, user, password);
+        await verifyLoginPassword(ctx, user, password, clientIp(request));
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
         if (isTwoFactorEnabled(ctx, user.id)) {
           // No session yet: the code step (/login/2fa) must follow within 5 minutes.

@@ -81,7 +81,7 @@ export function stopAccountSending(ctx: AppContext, userId: string, reason: stri
 export function repairInterruptedCampaigns(ctx: AppContext): number {
   const db = ctx.db.$client;
   const now = ctx.now();
-  let repaired = 0;
+  const repaired = new Set<string>();
   db.transaction(() => {
     const started = db
       .query(
@@ -92,18 +92,18 @@ export function repairInterruptedCampaigns(ctx: AppContext): number {
     for (const c of started) {
       db.query(`UPDATE campaigns SET status = 'sending', sent_at = ?, pause_reason = NULL, updated_at = ? WHERE id = ?`).run(c.written, now, c.id);
       db.query(`UPDATE jobs SET state = 'cancelled' WHERE ref_id = ? AND state = 'pending'`).run(c.id);
+      repaired.add(c.id);
     }
-    repaired += started.length;
-    repaired += db
+    const parked = db
       .query(
-        `UPDATE campaigns SET updated_at = ? WHERE status = 'sending' AND id IN
-           (SELECT campaign_id FROM messages WHERE campaign_id IS NOT NULL AND status = 'queued' AND next_attempt_at >= ?)`,
+        `SELECT DISTINCT m.campaign_id AS id FROM messages m JOIN campaigns c ON c.id = m.campaign_id
+         WHERE c.status = 'sending' AND m.status = 'queued' AND m.next_attempt_at >= ?`,
       )
-      .run(now, PARKED).changes;
-    db.query(
-      `UPDATE messages SET next_attempt_at = ? WHERE status = 'queued' AND next_attempt_at >= ?
-         AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')`,
-    ).run(now, PARKED);
+      .all(PARKED) as { id: string }[];
+    for (const c of parked) {
+      db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`).run(now, c.id, PARKED);
+      repaired.add(c.id);
+    }
     const unscheduled = db
       .query(
         `SELECT id, user_id, coalesce(scheduled_at, ?) AS at FROM campaigns c WHERE status = 'scheduled'
@@ -114,10 +114,10 @@ export function repairInterruptedCampaigns(ctx: AppContext): number {
       db.query(`INSERT INTO jobs (id, user_id, kind, ref_id, run_at, state, created_at) VALUES (?, ?, 'campaign_start', ?, ?, 'pending', ?)`).run(
         Bun.randomUUIDv7(), c.user_id, c.id, c.at, now,
       );
+      repaired.add(c.id);
     }
-    repaired += unscheduled.length;
   })();
   const sending = db.query(`SELECT id FROM campaigns WHERE status = 'sending'`).all() as { id: string }[];
-  for (const { id } of sending) if (settleCampaign(ctx, id)) repaired++;
-  return repaired;
+  for (const { id } of sending) if (settleCampaign(ctx, id)) repaired.add(id);
+  return repaired.size;
 }

@@ -1,16 +1,16 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
+import { changePassword } from "../auth/password-reset";
+import { MIN_PASSWORD_LENGTH } from "../auth/passwords";
 import type { AppContext } from "../context";
 import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "./regional-options";
 import { badRequest } from "../http/errors";
 import { publicUser, saveOnboarding, updateUser, type User } from "./queries";
-import { defaultCountryOf } from "./default-country";
-import { isKnownRegion } from "../contacts/phones";
 
 const CLOCK = "^([01]\\d|2[0-3]):[0-5]\\d$";
 
 /** Regional settings (platform.md) and the sending compliance settings (quiet hours, opt-out line, frequency cap). */
-function settingsView(ctx: AppContext, user: User) {
+function settingsView(user: User) {
   return {
     timezone: user.timezone,
     locale: user.locale,
@@ -20,9 +20,6 @@ function settingsView(ctx: AppContext, user: User) {
     quietHoursEnd: user.quietHoursEnd,
     appendOptOut: user.appendOptOut,
     frequencyCapPerDay: user.frequencyCapPerDay,
-    /** The country of numbers written without "+", and whether the user chose it (else it is derived). */
-    defaultCountry: defaultCountryOf(ctx, user),
-    defaultCountryChosen: user.defaultCountry !== null,
   };
 }
 
@@ -31,7 +28,7 @@ const oneOf = (values: readonly string[], error: string) => t.Union(values.map((
 export function userRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/user" })
     .use(authGuard(ctx))
-    .get("/settings", ({ user }) => settingsView(ctx, user), { auth: true })
+    .get("/settings", ({ user }) => settingsView(user), { auth: true })
     .patch(
       "/settings",
       ({ user, body }) => {
@@ -41,9 +38,7 @@ export function userRoutes(ctx: AppContext) {
         if (body.quietHoursEnd !== undefined && body.quietHoursEnd === (body.quietHoursStart ?? user.quietHoursStart)) {
           throw badRequest("Quiet hours must start and end at different times");
         }
-        if (body.defaultCountry !== undefined && !isKnownRegion(body.defaultCountry)) throw badRequest("Please choose a valid country");
-        const defaultCountry = body.defaultCountry?.toUpperCase();
-        return settingsView(ctx, updateUser(ctx, user.id, { ...body, ...(defaultCountry ? { defaultCountry } : {}) }));
+        return settingsView(updateUser(ctx, user.id, body));
       },
       {
         auth: true,
@@ -56,7 +51,27 @@ export function userRoutes(ctx: AppContext) {
           quietHoursEnd: t.Optional(t.String({ pattern: CLOCK, error: "Quiet hours end must be a time like 08:00" })),
           appendOptOut: t.Optional(t.Boolean()),
           frequencyCapPerDay: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 100, error: "The frequency cap must be 1 to 100 messages a day, or empty" }))),
-          defaultCountry: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
+        }),
+      },
+    )
+    // POST /api/user/password
+    .post(
+      "/password",
+      async ({ user, sessionId, body }) => {
+        if (!user.passwordHash) throw badRequest("Your account signs in with Google and has no password to change");
+        if (!body.currentPassword) throw badRequest("Please enter your current password");
+        if (!body.newPassword) throw badRequest("Please enter a new password");
+        if (body.newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
+        if (body.confirmPassword != null && body.confirmPassword !== body.newPassword) throw badRequest("Passwords do not match");
+        await changePassword(ctx, user, body.currentPassword, body.newPassword, sessionId);
+        return { success: true, message: "Your password has been changed. Your other sessions have been signed out." };
+      },
+      {
+        auth: true,
+        body: t.Object({
+          currentPassword: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+          newPassword: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+          confirmPassword: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
         }),
       },
     )

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childApi } from "../support/child-server";
+import { childApi, publicOrigin } from "../support/child-server";
 import { waitFor } from "../support/wait";
 
 const root = join(import.meta.dir, "..", "..");
@@ -47,7 +47,7 @@ test(
     // The browser's way: the httpOnly session cookie alone.
     const browserLogin = await fetch(`${base}/api/auth/login`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", origin: publicOrigin(base) },
       body: JSON.stringify({ email: "owner@example.com", password: "executable-check" }),
     });
     const cookie = browserLogin.headers.get("set-cookie")!.split(";")[0]!;

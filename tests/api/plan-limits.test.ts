@@ -78,7 +78,7 @@ describe("sender numbers per plan", () => {
     const admin = await t.login(email, "admin-password-1");
     const adminProvider = await withProvider(admin);
     for (let i = 0; i < 11; i++) expect((await addNumber(admin, adminProvider, i)).status).toBe(201);
-  });
+  }, 20_000);
 });
 
 describe("contacts created by an inbound START count against the contact limit", () => {
