@@ -86,15 +86,25 @@ export function applyUserAction(ctx: AppContext, adminId: string, userId: string
     case "enable":
       updateUser(ctx, target.id, { disabled: false });
       break;
+    // A change of role made by someone else ends every session of the account: access comes back only through
+    // a new sign-in under the new role.
     case "make-admin":
-      updateUser(ctx, target.id, { role: "admin" });
+      if (target.role !== "admin") {
+        updateUser(ctx, target.id, { role: "admin" });
+        revokeAllSessions(ctx, target.id);
+      }
       break;
     case "remove-admin":
       if (self) throw badRequest("You cannot remove your own administrator role");
-      updateUser(ctx, target.id, { role: "user" });
+      if (target.role !== "user") {
+        updateUser(ctx, target.id, { role: "user" });
+        revokeAllSessions(ctx, target.id);
+      }
       break;
     case "reset-2fa":
-      resetTwoFactor(ctx, target.id);
+      // Every session ends, the administrator's own included when they reset themselves: a reset is for an
+      // account whose second factor can no longer be trusted.
+      resetTwoFactor(ctx, target.id, null);
       break;
   }
   const fresh = findUserById(ctx, target.id)!;

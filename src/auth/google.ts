@@ -12,7 +12,15 @@ import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import { findUserByEmail, findUserById, insertUser, updateUser, type User } from "../users/queries";
 import { keyedHash, safeEqual } from "./secure-compare";
-import { createSession, SESSION_COOKIE, sessionCookie } from "./sessions";
+import { createSession, revokeAllSessions, SESSION_COOKIE, sessionCookie } from "./sessions";
+import {
+  clearPendingLogin,
+  isTwoFactorEnabled,
+  PENDING_LOGIN_COOKIE,
+  PENDING_LOGIN_COOKIE_PATH,
+  PENDING_LOGIN_MS,
+  startPendingLogin,
+} from "./two-factor";
 
 export const GOOGLE_STATE_TTL_MS = 10 * 60_000;
 export const GOOGLE_STATE_COOKIE = "smsdesk_google_state";
@@ -78,7 +86,14 @@ function linkSubject(ctx: AppContext, userId: string, subject: string) {
     .run();
 }
 
-/** The account of this Google identity: already linked, else the same verified email (linked now), else new. */
+/**
+ * The account of this Google identity: already linked, else the same verified email (linked now), else new.
+ *
+ * An existing account whose email was never verified may have been registered by someone else to wait for the
+ * owner (pre-registration takeover): Google's proof of the mailbox makes this user the owner, so that account's
+ * password is dropped and every session it has ends before the owner's session is created. An account with 2FA
+ * is linked too, but its sign-in still asks for the code (see the callback).
+ */
 export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile): User {
   const linked = ctx.db.select().from(userSecurity).where(eq(userSecurity.googleSubject, profile.sub)).get();
   if (linked) {
@@ -91,12 +106,13 @@ export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile):
     if (security?.googleSubject && security.googleSubject !== profile.sub) {
       throw new GoogleSignInError("This account is linked to a different Google account.");
     }
-    // Control of the mailbox must not be enough to pass an existing second factor: no silent linking then.
-    if (security?.totpEnabledAt) {
-      throw new GoogleSignInError("This account uses two-factor authentication. Please sign in with your password and code.");
-    }
     linkSubject(ctx, existing.id, profile.sub);
-    return existing.emailVerified ? existing : updateUser(ctx, existing.id, { emailVerified: true });
+    if (existing.emailVerified) return existing;
+    const claimed = updateUser(ctx, existing.id, { emailVerified: true, passwordHash: null, authProvider: "google" });
+    revokeAllSessions(ctx, existing.id);
+    clearPendingLogin(ctx, existing.id);
+    ctx.log(`google sign-in claimed unverified account ${existing.email}: its password was removed and its sessions ended`);
+    return claimed;
   }
   const user = insertUser(ctx, {
     email: profile.email,
@@ -177,6 +193,19 @@ export function googleRoutes(ctx: AppContext) {
           const profile = await exchangeCode(ctx, query.code, row.challenge);
           const user = findOrCreateGoogleUser(ctx, profile);
           if (user.disabled) throw new GoogleSignInError("This account has been disabled. Please contact support.");
+          if (isTwoFactorEnabled(ctx, user.id)) {
+            // Control of the mailbox is one factor: the code step follows, exactly as after a password.
+            cookie[PENDING_LOGIN_COOKIE]!.set({
+              value: startPendingLogin(ctx, user.id),
+              httpOnly: true,
+              sameSite: "lax",
+              secure: ctx.config.publicUrl.startsWith("https:"),
+              path: PENDING_LOGIN_COOKIE_PATH,
+              maxAge: PENDING_LOGIN_MS / 1000,
+            });
+            set.headers.location = "/auth?step=2fa";
+            return "";
+          }
           const session = createSession(ctx, user.id, {
             userAgent: headers["user-agent"],
             ip: clientIp(request),

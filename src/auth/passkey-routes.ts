@@ -11,24 +11,60 @@ import {
   completeRegistration,
   deletePasskey,
   listPasskeys,
+  relyingParty,
 } from "./passkeys";
+import { confirmIdentity, reauthFields } from "./reauth";
 import { createSession, SESSION_COOKIE, sessionCookie } from "./sessions";
 
-/** A WebAuthn credential as @simplewebauthn/browser returns it; the library checks the inside. */
+const b64url = (maxLength: number) => t.String({ maxLength, pattern: "^[A-Za-z0-9_=-]*$" });
+
+/**
+ * A WebAuthn credential as @simplewebauthn/browser returns it; the library checks the inside. Every field has a
+ * bound well above what any authenticator produces, so an oversized body is refused (400) before any decoding:
+ * unbounded fields cost seconds of parsing CBOR and base64 per request.
+ */
 const credentialShape = t.Object(
   {
-    id: t.String({ minLength: 1, maxLength: 2048 }),
-    rawId: t.String({ maxLength: 2048 }),
-    type: t.String({ maxLength: 40 }),
-    response: t.Record(t.String(), t.Any()),
+    id: b64url(1024),
+    rawId: b64url(1024),
+    type: t.Literal("public-key"),
+    authenticatorAttachment: t.Optional(t.Nullable(t.String({ maxLength: 40 }))),
+    clientExtensionResults: t.Optional(
+      t.Object(
+        { credProps: t.Optional(t.Object({ rk: t.Optional(t.Boolean()) })) },
+        { additionalProperties: t.Union([t.Boolean(), t.String({ maxLength: 512 }), t.Null()]), maxProperties: 8 },
+      ),
+    ),
+    response: t.Object(
+      {
+        clientDataJSON: t.Optional(b64url(4096)),
+        attestationObject: t.Optional(b64url(16_384)),
+        authenticatorData: t.Optional(b64url(4096)),
+        signature: t.Optional(b64url(1024)),
+        userHandle: t.Optional(t.Nullable(b64url(512))),
+        publicKey: t.Optional(b64url(4096)),
+        publicKeyAlgorithm: t.Optional(t.Integer()),
+        transports: t.Optional(t.Array(t.String({ maxLength: 40 }), { maxItems: 10 })),
+      },
+      { additionalProperties: false },
+    ),
   },
-  { additionalProperties: true, error: "Invalid passkey response" },
+  { additionalProperties: false, error: "Invalid passkey response" },
 );
 
 export function passkeyRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/webauthn" })
     .use(authGuard(ctx))
-    .post("/register/begin", ({ user }) => beginRegistration(ctx, user), { auth: true })
+    // POST /api/webauthn/register/begin: a new passkey signs in on its own, so the session must prove its holder again.
+    .post(
+      "/register/begin",
+      async ({ user, body }) => {
+        relyingParty(ctx); // a misconfigured appliance says so before anyone types a password for nothing
+        await confirmIdentity(ctx, user, body, "to add a passkey");
+        return beginRegistration(ctx, user);
+      },
+      { auth: true, body: t.Optional(t.Object(reauthFields)) },
+    )
     .post(
       "/register/complete",
       ({ user, body }) =>

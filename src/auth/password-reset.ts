@@ -4,11 +4,12 @@ import { passwordResets } from "../../db/schema";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { passwordResetEmail } from "../mail/templates";
-import { findUserByEmail, findUserById, updateUser } from "../users/queries";
+import { findUserByEmail, findUserById, updateUser, type User } from "../users/queries";
 import { clearLockout } from "./lockout";
-import { hashPassword } from "./passwords";
+import { hashPassword, verifyPassword } from "./passwords";
 import { keyedHash } from "./secure-compare";
-import { revokeAllSessions } from "./sessions";
+import { revokeAllSessions, revokeOtherSessions } from "./sessions";
+import { clearPendingLogin } from "./two-factor";
 
 export const RESET_TTL_MINUTES = 60;
 export const INVALID_RESET_TOKEN = "Invalid reset token. Please request a new password reset.";
@@ -58,5 +59,24 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
   updateUser(ctx, user.id, { passwordHash, emailVerified: true });
   // Whoever guessed enough to lock the account does not know the new password.
   clearLockout(ctx, user.id);
+  clearPendingLogin(ctx, user.id);
   revokeAllSessions(ctx, user.id);
+}
+
+/**
+ * The signed-in user's own change of password: the current one must be right (a stolen session alone cannot
+ * change it), and every other session ends; the one it was made from stays signed in.
+ */
+export async function changePassword(ctx: AppContext, user: User, currentPassword: string, newPassword: string, keepSessionId: string) {
+  if (!user.passwordHash || !(await verifyPassword(currentPassword, user.passwordHash))) {
+    throw new HttpError(400, "Your current password is incorrect");
+  }
+  updateUser(ctx, user.id, { passwordHash: await hashPassword(newPassword) });
+  ctx.db
+    .update(passwordResets)
+    .set({ usedAt: new Date(ctx.now()) })
+    .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
+    .run();
+  clearPendingLogin(ctx, user.id);
+  revokeOtherSessions(ctx, user.id, keepSessionId);
 }

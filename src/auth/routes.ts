@@ -9,10 +9,28 @@ import { authGuard } from "./guard";
 import { verifyLoginPassword } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyAgainstDecoy } from "./passwords";
-import { createSession, resolveSession, revokeSession, SESSION_COOKIE, sessionCookie, tokenFromRequest } from "./sessions";
-import { completeSecondStep, isTwoFactorEnabled, markPasswordVerified } from "./two-factor";
+import {
+  createSession,
+  listSessions,
+  resolveSession,
+  revokeOtherSessions,
+  revokeOwnSession,
+  revokeSession,
+  SESSION_COOKIE,
+  sessionCookie,
+  tokenOfRequest,
+} from "./sessions";
+import {
+  codesLockedError,
+  completeSecondStep,
+  isTwoFactorEnabled,
+  PENDING_LOGIN_COOKIE,
+  PENDING_LOGIN_COOKIE_PATH,
+  startPendingLogin,
+} from "./two-factor";
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const SIGN_IN_EXPIRED = "Your sign-in has expired. Please sign in again.";
 const GOOGLE_ACCOUNT = "This email is already registered with Google. Please sign in with Google instead.";
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
 
@@ -81,9 +99,8 @@ export function authRoutes(ctx: AppContext) {
         await verifyLoginPassword(ctx, user, password, clientIp(request));
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
         if (isTwoFactorEnabled(ctx, user.id)) {
-          // No session yet: the code step (/login/2fa) must follow within 5 minutes.
-          markPasswordVerified(ctx, user.id);
-          return { requires2FA: true, userId: user.id };
+          // No session yet: the code step (/login/2fa) must follow within 5 minutes, carrying this token.
+          return { requires2FA: true, userId: user.id, pendingToken: startPendingLogin(ctx, user.id) };
         }
         const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
@@ -98,26 +115,44 @@ export function authRoutes(ctx: AppContext) {
         if (!/^\d{6}$/.test(code) && !/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/.test(code)) {
           throw badRequest("Please enter a valid 6-digit code");
         }
-        const userId = body.userId ?? "";
-        const outcome = userId ? completeSecondStep(ctx, userId, code) : "expired";
-        if (outcome === "expired") throw new HttpError(401, "Your sign-in has expired. Please sign in again.");
-        if (outcome === "invalid") throw new HttpError(401, "Invalid verification code");
-        const user = findUserById(ctx, userId);
-        if (!user) throw new HttpError(401, "Your sign-in has expired. Please sign in again.");
+        // The JSON answer of the password step, else the cookie a Google sign-in left; a userId alone proves nothing.
+        const pendingToken = body.pendingToken || (cookie[PENDING_LOGIN_COOKIE]?.value as string | undefined) || "";
+        const result = pendingToken ? completeSecondStep(ctx, pendingToken, code) : ({ outcome: "expired" } as const);
+        if (result.outcome === "locked") throw codesLockedError(result.lockedUntil, ctx.now());
+        if (result.outcome === "invalid") throw new HttpError(401, "Invalid verification code");
+        if (result.outcome === "expired") throw new HttpError(401, SIGN_IN_EXPIRED);
+        const user = findUserById(ctx, result.userId);
+        if (!user) throw new HttpError(401, SIGN_IN_EXPIRED);
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
+        cookie[PENDING_LOGIN_COOKIE]!.set({ value: "", maxAge: 0, path: PENDING_LOGIN_COOKIE_PATH, httpOnly: true, sameSite: "lax" });
         const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
         return { token: session.token, user: publicUser(user) };
       },
-      { body: t.Object({ userId: optionalText(100), token: optionalText(20) }) },
+      { body: t.Object({ userId: optionalText(100), pendingToken: optionalText(100), token: optionalText(20) }) },
     )
-    .post("/logout", ({ headers, cookie }) => {
-      const token = tokenFromRequest(headers, cookie[SESSION_COOKIE]?.value as string | undefined);
+    .post("/logout", ({ request, cookie }) => {
+      const token = tokenOfRequest(request);
       const session = token ? resolveSession(ctx, token) : null;
       if (session) revokeSession(ctx, session.sessionId);
       cookie[SESSION_COOKIE]!.set({ value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: "lax" });
       return { success: true };
     })
+    // GET /api/auth/sessions
+    .get("/sessions", ({ user, sessionId }) => ({ sessions: listSessions(ctx, user.id, sessionId) }), { auth: "unverified" })
+    // POST /api/auth/sessions/revoke-others
+    .post("/sessions/revoke-others", ({ user, sessionId }) => ({ success: true, revoked: revokeOtherSessions(ctx, user.id, sessionId) }), {
+      auth: "unverified",
+    })
+    // DELETE /api/auth/sessions/:id
+    .delete(
+      "/sessions/:id",
+      ({ user, params }) => {
+        revokeOwnSession(ctx, user.id, params.id);
+        return { success: true };
+      },
+      { auth: "unverified", params: t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) }) },
+    )
     .get("/user", ({ user }) => publicUser(user), { auth: "unverified" })
     .post(
       "/verify/email/send",

@@ -1,12 +1,15 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, ne } from "drizzle-orm";
 import { sessions } from "../../db/schema";
 import type { AppContext } from "../context";
+import { notFound } from "../http/errors";
 import { findUserById, type User } from "../users/queries";
 import { keyedHash } from "./secure-compare";
 import { newSessionId, signToken, verifyToken } from "./tokens";
 
 export const SESSION_COOKIE = "smsdesk_session";
 export const SESSION_DAYS = 30;
+/** lastSeenAt is written at most this often per session, so a busy session costs one write a minute, not one per call. */
+export const LAST_SEEN_EVERY_MS = 60_000;
 
 export type SessionMeta = { userAgent?: string | null; ip?: string | null };
 
@@ -22,6 +25,7 @@ export function createSession(ctx: AppContext, userId: string, meta: SessionMeta
       expiresAt,
       userAgent: meta.userAgent?.slice(0, 300) ?? null,
       ip: meta.ip ?? null,
+      lastSeenAt: new Date(issuedAt),
     })
     .run();
   const token = signToken(ctx.keys.sessions, {
@@ -43,6 +47,10 @@ export function resolveSession(ctx: AppContext, token: string): ActiveSession | 
   if (!row || row.revokedAt || row.expiresAt.getTime() <= ctx.now() || row.userId !== claims.sub) return null;
   const user = findUserById(ctx, row.userId);
   if (!user || user.disabled) return null;
+  const now = ctx.now();
+  if (!row.lastSeenAt || now - row.lastSeenAt.getTime() >= LAST_SEEN_EVERY_MS) {
+    ctx.db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, sessionId)).run();
+  }
   return { sessionId, user };
 }
 
@@ -50,12 +58,82 @@ export function revokeSession(ctx: AppContext, sessionId: string) {
   ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
 }
 
+/** Every session of the account ends: for changes made by someone else (an administrator, the command line, Google linking). */
 export function revokeAllSessions(ctx: AppContext, userId: string) {
   ctx.db
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
     .run();
+}
+
+/** Every session but `keepSessionId` ends: for the user's own security changes, made from the session they keep. */
+export function revokeOtherSessions(ctx: AppContext, userId: string, keepSessionId: string): number {
+  return ctx.db
+    .update(sessions)
+    .set({ revokedAt: new Date(ctx.now()) })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keepSessionId)))
+    .returning({ id: sessions.id })
+    .all().length;
+}
+
+/** The user's own session `sessionId` ends; another user's (or an unknown) id answers 404 like a missing one. */
+export function revokeOwnSession(ctx: AppContext, userId: string, sessionId: string) {
+  const ended = ctx.db
+    .update(sessions)
+    .set({ revokedAt: new Date(ctx.now()) })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id })
+    .all();
+  if (ended.length === 0) throw notFound("Session not found");
+}
+
+/**
+ * The account's sessions that still work, most recently used first. The id is the row's key: a keyed hash of the
+ * token's random session id, so it names a session without being able to stand in for its token.
+ */
+export function listSessions(ctx: AppContext, userId: string, currentSessionId: string) {
+  const rows = ctx.db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date(ctx.now()))))
+    .orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt))
+    .all();
+  return rows.map((s) => ({
+    id: s.id,
+    device: describeDevice(s.userAgent),
+    ip: s.ip,
+    createdAt: s.createdAt.toISOString(),
+    lastSeenAt: (s.lastSeenAt ?? s.createdAt).toISOString(),
+    current: s.id === currentSessionId,
+  }));
+}
+
+const BROWSERS: [RegExp, string][] = [
+  [/\bEdg(?:e|A|iOS)?\//, "Edge"],
+  [/\b(?:OPR|Opera)\//, "Opera"],
+  [/\bSamsungBrowser\//, "Samsung Internet"],
+  [/\b(?:Firefox|FxiOS)\//, "Firefox"],
+  [/\b(?:Chrome|Chromium|CriOS)\//, "Chrome"],
+  [/\bVersion\/[\d.]+.*\bSafari\//, "Safari"],
+  [/^curl\//, "curl"],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/\b(?:iPhone|iPad|iPod)\b/, "iOS"],
+  [/\bAndroid\b/, "Android"],
+  [/\bCrOS\b/, "ChromeOS"],
+  [/\bWindows\b/, "Windows"],
+  [/\bMac OS X\b|\bMacintosh\b/, "macOS"],
+  [/\bLinux\b/, "Linux"],
+];
+
+/** "Chrome on Linux" from a user agent; what cannot be told is named as such rather than guessed. */
+export function describeDevice(userAgent: string | null | undefined): string {
+  if (!userAgent) return "Unknown device";
+  const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? (system ? `Browser on ${system}` : "Unknown device");
 }
 
 /** Bearer header, then x-auth-token (Safari), then the httpOnly cookie. */
@@ -65,6 +143,15 @@ export function tokenFromRequest(headers: Record<string, string | undefined>, co
   return headers["x-auth-token"]?.trim() || cookieToken || undefined;
 }
 
+/** A cookie value that is not valid percent-encoding (`%E0%A4%A`) is no token at all, not a server error. */
+function decodeCookie(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The session token of a raw request: Bearer, x-auth-token, or the session cookie. Reads the request itself, so
  * it does not depend on which parts of the context Elysia decided to parse for a route.
@@ -72,7 +159,7 @@ export function tokenFromRequest(headers: Record<string, string | undefined>, co
 export function tokenOfRequest(request: Request): string | undefined {
   const cookies = request.headers.get("cookie") ?? "";
   const match = cookies.split(";").map((c) => c.trim()).find((c) => c.startsWith(`${SESSION_COOKIE}=`));
-  const cookieToken = match ? decodeURIComponent(match.slice(SESSION_COOKIE.length + 1)) : undefined;
+  const cookieToken = match ? decodeCookie(match.slice(SESSION_COOKIE.length + 1)) : undefined;
   return tokenFromRequest(
     { authorization: request.headers.get("authorization") ?? undefined, "x-auth-token": request.headers.get("x-auth-token") ?? undefined },
     cookieToken || undefined,

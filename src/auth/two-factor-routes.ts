@@ -1,9 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { badRequest, HttpError } from "../http/errors";
-import { findUserById } from "../users/queries";
+import { badRequest } from "../http/errors";
 import { authGuard } from "./guard";
-import { verifyPassword } from "./passwords";
+import { confirmIdentity, INVALID_CODE, reauthFields } from "./reauth";
 import { safeEqual } from "./secure-compare";
 import {
   backupCodesRemaining,
@@ -13,18 +12,17 @@ import {
   pendingSecret,
   replaceBackupCodes,
   resetTwoFactor,
-  verifySecondFactor,
 } from "./two-factor";
 
-export const INVALID_2FA_CODE = "Invalid verification code. Please try again.";
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
 
 /**
  * The signed-in user's 2FA settings (/settings/security). The sign-in step itself
  * (POST /api/auth/login/2fa) lives with the login in routes.ts.
  *
- * Disabling needs proof beyond the session: a current code from the app (or an unused backup code) in
- * `token`, or the account password in `password`. A stolen session alone cannot turn 2FA off.
+ * Disabling and new backup codes need proof beyond the session: a current code from the app (or an unused backup
+ * code) in `token`, or the account password in `password`. A stolen session alone cannot turn 2FA off or read
+ * fresh codes. Turning 2FA on or off ends the account's other sessions.
  */
 export function twoFactorRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/auth/2fa" })
@@ -44,7 +42,7 @@ export function twoFactorRoutes(ctx: AppContext) {
     )
     .post(
       "/enable",
-      ({ user, body }) => {
+      ({ user, sessionId, body }) => {
         const token = (body.token ?? "").trim();
         if (!/^\d{6}$/.test(token)) throw badRequest("Please enter the 6-digit verification code");
         if (isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is already enabled");
@@ -54,37 +52,29 @@ export function twoFactorRoutes(ctx: AppContext) {
         if (body.secret && !safeEqual(body.secret.replace(/\s/g, "").toUpperCase(), pending)) {
           throw badRequest("This setup has been replaced. Please start the two-factor setup again.");
         }
-        const backupCodes = enableTwoFactor(ctx, user.id, token);
-        if (!backupCodes) throw badRequest(INVALID_2FA_CODE);
+        const backupCodes = enableTwoFactor(ctx, user.id, token, sessionId);
+        if (!backupCodes) throw badRequest(INVALID_CODE);
         return { success: true, backupCodes };
       },
       { auth: true, body: t.Object({ token: optionalText(20), secret: optionalText(200) }) },
     )
     .post(
       "/disable",
-      async ({ user, body }) => {
+      async ({ user, sessionId, body }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
-        const token = body?.token?.trim();
-        const password = body?.password;
-        if (token) {
-          if (!verifySecondFactor(ctx, user.id, token)) throw badRequest(INVALID_2FA_CODE);
-        } else if (password) {
-          const hash = findUserById(ctx, user.id)?.passwordHash;
-          if (!hash || !(await verifyPassword(password, hash))) throw new HttpError(400, "Incorrect password");
-        } else {
-          throw badRequest("Please enter a verification code or your password to disable two-factor authentication");
-        }
-        resetTwoFactor(ctx, user.id);
+        await confirmIdentity(ctx, user, body, "to disable two-factor authentication");
+        resetTwoFactor(ctx, user.id, sessionId);
         return { success: true, enabled: false };
       },
-      { auth: true, body: t.Optional(t.Object({ token: optionalText(20), password: optionalText(200) })) },
+      { auth: true, body: t.Optional(t.Object(reauthFields)) },
     )
     .post(
       "/regenerate-backup-codes",
-      ({ user }) => {
+      async ({ user, body }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
+        await confirmIdentity(ctx, user, body, "to create new backup codes");
         return { success: true, backupCodes: replaceBackupCodes(ctx, user.id) };
       },
-      { auth: true },
+      { auth: true, body: t.Optional(t.Object(reauthFields)) },
     );
 }

@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { backupCodes, userSecurity } from "../../db/schema";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { authChallenges, backupCodes, userSecurity } from "../../db/schema";
 import type { AppContext } from "../context";
+import { tooManyRequests } from "../http/errors";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
 import { keyedHash, safeEqual } from "./secure-compare";
+import { revokeAllSessions, revokeOtherSessions } from "./sessions";
 
 /**
  * Two-factor authentication: TOTP (RFC 6238, 30 s steps, 6 digits, SHA-1 as every authenticator app
@@ -148,69 +150,152 @@ export function verifySecondFactor(ctx: AppContext, userId: string, code: string
   return consumeBackupCode(ctx, userId, trimmed);
 }
 
-/** Activates the pending secret once `code` proves the user holds it; answers the backup codes, or null. */
-export function enableTwoFactor(ctx: AppContext, userId: string, code: string): string[] | null {
+/**
+ * Which sessions survive a change of the account's second factor: the one the user made it from (their other
+ * sessions end), or none (`null`, the default: an administrator's reset, where every session ends).
+ */
+export type KeepSession = string | null;
+
+function endSessions(ctx: AppContext, userId: string, keep: KeepSession) {
+  if (keep) revokeOtherSessions(ctx, userId, keep);
+  else revokeAllSessions(ctx, userId);
+}
+
+/**
+ * Activates the pending secret once `code` proves the user holds it; answers the backup codes, or null.
+ * Sessions other than `keep` end: one opened before 2FA was on must not outlive it.
+ */
+export function enableTwoFactor(ctx: AppContext, userId: string, code: string, keep: KeepSession = null): string[] | null {
   const secret = pendingSecret(ctx, userId);
   if (!secret || !checkTotp(ctx, userId, secret, code.trim())) return null;
   ctx.db.update(userSecurity).set({ totpEnabledAt: new Date(ctx.now()) }).where(eq(userSecurity.userId, userId)).run();
-  return replaceBackupCodes(ctx, userId);
+  const codes = replaceBackupCodes(ctx, userId);
+  endSessions(ctx, userId, keep);
+  return codes;
 }
 
-/** Turns 2FA off: the secret and every backup code are deleted. The admin portal calls this too. */
-export function resetTwoFactor(ctx: AppContext, userId: string): void {
+/** Turns 2FA off: the secret and every backup code are deleted, and sessions other than `keep` end. The admin portal calls this too. */
+export function resetTwoFactor(ctx: AppContext, userId: string, keep: KeepSession = null): void {
   ctx.db.transaction((tx) => {
-    tx.update(userSecurity).set({ totpSecretEncrypted: null, totpEnabledAt: null }).where(eq(userSecurity.userId, userId)).run();
+    tx.update(userSecurity)
+      .set({ totpSecretEncrypted: null, totpEnabledAt: null, failedCodes: 0, codesLockedUntil: null })
+      .where(eq(userSecurity.userId, userId))
+      .run();
     tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
   });
   usedSteps(ctx).delete(userId);
   clearPendingLogin(ctx, userId);
+  endSessions(ctx, userId, keep);
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The sign-in step between a correct password and the code. Kept in memory: it lives 5 minutes, and a
-// restart only means typing the password again.
+// The sign-in step between a correct password (or Google) and the code: a random pending-login token, answered
+// once, stored only as a keyed hash in auth_challenges (kind 'login-2fa'), valid 5 minutes and for one sign-in.
 
 export const PENDING_LOGIN_MS = 5 * 60_000;
-/** Wrong codes allowed per password step; then the password must be typed again. */
+/**
+ * Google sign-in ends in a redirect, so its pending token travels in this httpOnly cookie (only sent to the code
+ * step) rather than in a URL where history and logs would keep it. The password sign-in answers it in JSON.
+ */
+export const PENDING_LOGIN_COOKIE = "smsdesk_pending_2fa";
+export const PENDING_LOGIN_COOKIE_PATH = "/api/auth/login/2fa";
+/** Wrong codes allowed per pending sign-in; the 5th burns it and the password must be typed again. */
 export const MAX_CODE_ATTEMPTS = 5;
+/**
+ * Wrong codes in a row per account, across sign-ins (a password thief can start as many as they like): the 10th
+ * closes the code step of that account for 15 minutes. A right code resets the count.
+ */
+export const MAX_CODE_FAILURES = 10;
+export const CODE_LOCK_MINUTES = 15;
 
-type PendingLogin = { expiresAt: number; attempts: number };
-const pendingLogins = new WeakMap<AppContext, Map<string, PendingLogin>>();
-const pendingFor = (ctx: AppContext) => {
-  let map = pendingLogins.get(ctx);
-  if (!map) pendingLogins.set(ctx, (map = new Map()));
-  return map;
-};
+const pendingId = (ctx: AppContext, token: string) => keyedHash(ctx.keys.codes, `login-2fa:${token}`);
 
-/** Records that `userId` just passed the password step; the code step must follow within 5 minutes. */
-export function markPasswordVerified(ctx: AppContext, userId: string): void {
-  const map = pendingFor(ctx);
+/** Records that `userId` just passed the first step; answers the token the code step must carry. */
+export function startPendingLogin(ctx: AppContext, userId: string): string {
+  const token = randomBytes(32).toString("base64url");
   const now = ctx.now();
-  for (const [id, p] of map) if (p.expiresAt <= now) map.delete(id);
-  map.set(userId, { expiresAt: now + PENDING_LOGIN_MS, attempts: 0 });
+  ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
+  ctx.db
+    .insert(authChallenges)
+    .values({ id: pendingId(ctx, token), kind: "login-2fa", userId, challenge: "", expiresAt: new Date(now + PENDING_LOGIN_MS) })
+    .run();
+  return token;
 }
 
+/** Ends every pending sign-in of the account (2FA turned off, a burned step, credentials replaced). */
 export function clearPendingLogin(ctx: AppContext, userId: string): void {
-  pendingFor(ctx).delete(userId);
+  ctx.db.delete(authChallenges).where(and(eq(authChallenges.kind, "login-2fa"), eq(authChallenges.userId, userId))).run();
 }
 
-export type SecondStepResult = "ok" | "expired" | "invalid";
+export type CodeCheck = { ok: boolean; lockedUntil?: number };
 
 /**
- * The code step of a sign-in: "expired" without a recent password step for this user (a stolen code
- * alone is useless), "invalid" for a wrong code (after 5 the password step is void), "ok" once.
+ * A second-factor code offered to sign in (or to confirm who you are), counted against the account: a wrong one
+ * adds to the count, the 10th in a row locks the code step for 15 minutes (and ends pending sign-ins).
  */
-export function completeSecondStep(ctx: AppContext, userId: string, code: string): SecondStepResult {
-  const map = pendingFor(ctx);
-  const pending = map.get(userId);
-  if (!pending || pending.expiresAt <= ctx.now()) {
-    map.delete(userId);
-    return "expired";
+export function checkAccountCode(ctx: AppContext, userId: string, code: string): CodeCheck {
+  const now = ctx.now();
+  const lockedUntil = securityRow(ctx, userId)?.codesLockedUntil?.getTime() ?? 0;
+  if (lockedUntil > now) return { ok: false, lockedUntil };
+  if (verifySecondFactor(ctx, userId, code)) {
+    ctx.db.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: null }).where(eq(userSecurity.userId, userId)).run();
+    return { ok: true };
   }
-  if (!verifySecondFactor(ctx, userId, code)) {
-    if (++pending.attempts >= MAX_CODE_ATTEMPTS) map.delete(userId);
-    return "invalid";
+  // One statement, so parallel wrong guesses each count.
+  const counted = ctx.db
+    .update(userSecurity)
+    .set({ failedCodes: sql`${userSecurity.failedCodes} + 1` })
+    .where(eq(userSecurity.userId, userId))
+    .returning({ failedCodes: userSecurity.failedCodes })
+    .get();
+  if ((counted?.failedCodes ?? 0) >= MAX_CODE_FAILURES) {
+    const until = now + CODE_LOCK_MINUTES * 60_000;
+    ctx.db.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: new Date(until) }).where(eq(userSecurity.userId, userId)).run();
+    clearPendingLogin(ctx, userId);
+    ctx.log(`two-factor code step locked for user ${userId} after ${MAX_CODE_FAILURES} wrong codes`);
+    return { ok: false, lockedUntil: until };
   }
-  map.delete(userId);
-  return "ok";
+  return { ok: false };
+}
+
+/** The answer for a locked code step: 429 with the wait. */
+export function codesLockedError(lockedUntil: number, now: number) {
+  const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
+  const minutes = Math.ceil(seconds / 60);
+  return tooManyRequests(`Too many wrong verification codes. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, seconds);
+}
+
+export type SecondStepResult =
+  | { outcome: "ok"; userId: string }
+  | { outcome: "expired" }
+  | { outcome: "invalid" }
+  | { outcome: "locked"; lockedUntil: number };
+
+/**
+ * The code step of a sign-in: "expired" without a live pending token (a userId or a stolen code alone is
+ * useless), "invalid" for a wrong code (the 5th burns the token), "locked" while the account's code step is
+ * closed, "ok" once per token.
+ */
+export function completeSecondStep(ctx: AppContext, pendingToken: string, code: string): SecondStepResult {
+  const id = pendingId(ctx, pendingToken);
+  const row = ctx.db.select().from(authChallenges).where(and(eq(authChallenges.id, id), eq(authChallenges.kind, "login-2fa"))).get();
+  if (!row?.userId || row.expiresAt.getTime() <= ctx.now()) {
+    if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, id)).run();
+    return { outcome: "expired" };
+  }
+  const check = checkAccountCode(ctx, row.userId, code);
+  if (check.lockedUntil) return { outcome: "locked", lockedUntil: check.lockedUntil };
+  if (!check.ok) {
+    const counted = ctx.db
+      .update(authChallenges)
+      .set({ attempts: sql`${authChallenges.attempts} + 1` })
+      .where(eq(authChallenges.id, id))
+      .returning({ attempts: authChallenges.attempts })
+      .get();
+    if (!counted || counted.attempts >= MAX_CODE_ATTEMPTS) ctx.db.delete(authChallenges).where(eq(authChallenges.id, id)).run();
+    return { outcome: "invalid" };
+  }
+  // Claimed by deleting it: of two requests racing with the same token, one signs in.
+  const claimed = ctx.db.delete(authChallenges).where(eq(authChallenges.id, id)).returning({ id: authChallenges.id }).all();
+  return claimed.length === 1 ? { outcome: "ok", userId: row.userId } : { outcome: "expired" };
 }

@@ -1,18 +1,36 @@
+import { eq } from "drizzle-orm";
+import { userSecurity } from "../../db/schema";
+import { clearLockout } from "../auth/lockout";
+import { deletePasskey, listPasskeys } from "../auth/passkeys";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../auth/passwords";
+import { revokeAllSessions } from "../auth/sessions";
+import { resetTwoFactor } from "../auth/two-factor";
 import type { AppContext } from "../context";
 import { findUserByEmail, insertUser, updateUser, type User } from "./queries";
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
- * Creates an administrator, or promotes the existing account with that email (setting the password
- * given). The only ways in are the command line and ADMIN_EMAIL/ADMIN_PASSWORD on first start.
+ * Creates an administrator, or promotes the existing account with that email. The only ways in are the command
+ * line and ADMIN_EMAIL/ADMIN_PASSWORD on first start.
+ *
+ * An existing account may have been registered by someone else, waiting for this email to be promoted: its sign-in
+ * is reset to the password given here alone. Every session ends, and its second factor, passkeys and Google link
+ * go, so nothing its previous holder set up still opens it.
  */
 export async function createOrPromoteAdmin(ctx: AppContext, email: string, password: string): Promise<User> {
   if (!EMAIL_RE.test(email.trim())) throw new Error(`Not an email address: ${email}`);
   if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const passwordHash = await hashPassword(password);
   const existing = findUserByEmail(ctx, email);
-  if (existing) return updateUser(ctx, existing.id, { role: "admin", passwordHash, emailVerified: true, disabled: false });
-  return insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });
+  if (!existing) {
+    return insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });
+  }
+  const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
+  resetTwoFactor(ctx, admin.id, null);
+  for (const passkey of listPasskeys(ctx, admin.id)) deletePasskey(ctx, admin.id, passkey.id);
+  ctx.db.update(userSecurity).set({ googleSubject: null }).where(eq(userSecurity.userId, admin.id)).run();
+  clearLockout(ctx, admin.id);
+  revokeAllSessions(ctx, admin.id);
+  return admin;
 }

@@ -204,10 +204,14 @@ describe("users", () => {
     const u = await t.signUpVerified();
     const up = await t.api(`/api/admin/users/${u.user.id}/make-admin`, { method: "POST", token: admin.token });
     expect(up.body.data.role).toBe("admin");
-    expect((await t.api("/api/admin/health", { token: u.token })).status).toBe(200);
+    // A change of role ends the user's sessions: the new role applies from the next sign-in.
+    expect((await t.api("/api/admin/health", { token: u.token })).status).toBe(401);
+    const asAdmin = (await t.login(u.email)).token;
+    expect((await t.api("/api/admin/health", { token: asAdmin })).status).toBe(200);
     const down = await t.api(`/api/admin/users/${u.user.id}/remove-admin`, { method: "POST", token: admin.token });
     expect(down.body.data.role).toBe("user");
-    expect((await t.api("/api/admin/health", { token: u.token })).status).toBe(403);
+    expect((await t.api("/api/admin/health", { token: asAdmin })).status).toBe(401);
+    expect((await t.api("/api/admin/health", { token: (await t.login(u.email)).token })).status).toBe(403);
 
     for (const action of ["disable", "remove-admin"]) {
       const self = await t.api(`/api/admin/users/${admin.user.id}/${action}`, { method: "POST", token: admin.token });

@@ -1,89 +1,25 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash, randomBytes } from "node:crypto";
 import { ConfigError, loadConfig } from "../../src/config";
+import { generateSync } from "otplib";
+import {
+  GOOGLE_CLIENT_ID as CLIENT_ID,
+  GOOGLE_CLIENT_SECRET as CLIENT_SECRET,
+  googleEnv,
+  googleSignIn as roundTrip,
+  profileFor,
+  startFakeGoogle,
+  type GoogleTamper,
+  type Profile,
+} from "../support/fakes/google";
 import { setCookie, startTestServer, type TestServer } from "../support/test-server";
 
-type Profile = { sub: string; email: string; email_verified: boolean; given_name?: string; family_name?: string; picture?: string };
-
-/** A local stand-in for Google's authorization, token and userinfo endpoints, strict about PKCE. */
-function startFakeGoogle(clientId: string, clientSecret: string) {
-  const codes = new Map<string, { challenge: string; redirectUri: string; profile: Profile; used: boolean }>();
-  const tokens = new Map<string, Profile>();
-  const fake = {
-    nextProfile: null as Profile | null,
-    /** Set to make the user press "Cancel" on the consent screen. */
-    deny: false,
-    authorizeRequests: [] as URLSearchParams[],
-    tokenRequests: [] as URLSearchParams[],
-    server: Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(req) {
-        const url = new URL(req.url);
-        if (url.pathname === "/authorize") {
-          const q = url.searchParams;
-          fake.authorizeRequests.push(q);
-          if (q.get("client_id") !== clientId || q.get("response_type") !== "code" || q.get("code_challenge_method") !== "S256" || !q.get("code_challenge") || !q.get("state")) {
-            return new Response("bad authorization request", { status: 400 });
-          }
-          const back = new URL(q.get("redirect_uri")!);
-          back.searchParams.set("state", q.get("state")!);
-          if (fake.deny) back.searchParams.set("error", "access_denied");
-          else {
-            const code = randomBytes(16).toString("hex");
-            codes.set(code, { challenge: q.get("code_challenge")!, redirectUri: q.get("redirect_uri")!, profile: fake.nextProfile!, used: false });
-            back.searchParams.set("code", code);
-          }
-          return new Response(null, { status: 302, headers: { location: back.toString() } });
-        }
-        if (url.pathname === "/token" && req.method === "POST") {
-          const form = new URLSearchParams(await req.text());
-          fake.tokenRequests.push(form);
-          const grant = codes.get(form.get("code") ?? "");
-          const verifier = form.get("code_verifier") ?? "";
-          const ok =
-            grant &&
-            !grant.used &&
-            form.get("grant_type") === "authorization_code" &&
-            form.get("client_id") === clientId &&
-            form.get("client_secret") === clientSecret &&
-            form.get("redirect_uri") === grant.redirectUri &&
-            createHash("sha256").update(verifier).digest("base64url") === grant.challenge;
-          if (!ok) return Response.json({ error: "invalid_grant" }, { status: 400 });
-          grant.used = true;
-          const accessToken = randomBytes(16).toString("hex");
-          tokens.set(accessToken, grant.profile);
-          return Response.json({ access_token: accessToken, token_type: "Bearer", expires_in: 3599, scope: "openid email profile" });
-        }
-        if (url.pathname === "/userinfo") {
-          const profile = tokens.get((req.headers.get("authorization") ?? "").replace(/^Bearer /, ""));
-          return profile ? Response.json(profile) : Response.json({ error: "invalid_token" }, { status: 401 });
-        }
-        return new Response("not found", { status: 404 });
-      },
-    }),
-  };
-  return fake;
-}
-
-const CLIENT_ID = "smsdesk-test.apps.googleusercontent.com";
-const CLIENT_SECRET = "test-secret";
 let fake: ReturnType<typeof startFakeGoogle>;
 let t: TestServer;
 let plain: TestServer;
 
 beforeAll(async () => {
   fake = startFakeGoogle(CLIENT_ID, CLIENT_SECRET);
-  const base = `http://127.0.0.1:${fake.server.port}`;
-  t = await startTestServer({
-    env: {
-      GOOGLE_CLIENT_ID: CLIENT_ID,
-      GOOGLE_CLIENT_SECRET: CLIENT_SECRET,
-      GOOGLE_AUTH_URL: `${base}/authorize`,
-      GOOGLE_TOKEN_URL: `${base}/token`,
-      GOOGLE_USERINFO_URL: `${base}/userinfo`,
-    },
-  });
+  t = await startTestServer({ env: googleEnv(fake) });
   plain = await startTestServer({ smtp: false });
 });
 afterAll(async () => {
@@ -92,31 +28,7 @@ afterAll(async () => {
   fake?.server.stop(true);
 });
 
-let subCounter = 0;
-const profileFor = (email: string, extra: Partial<Profile> = {}): Profile => ({
-  sub: `1000${Date.now()}${++subCounter}`,
-  email,
-  email_verified: true,
-  given_name: "Gina",
-  family_name: "Google",
-  ...extra,
-});
-
-/** The whole browser round trip: start, consent at the fake, back to the callback with the state cookie. */
-async function googleSignIn(profile: Profile, tamper: { state?: (s: string) => string; dropCookie?: boolean; beforeCallback?: () => void } = {}) {
-  fake.nextProfile = profile;
-  const start = await t.api("/api/auth/google");
-  expect(start.status).toBe(302);
-  const stateCookie = setCookie(start.headers, "smsdesk_google_state")!.value;
-  const consent = await fetch(start.headers.get("location")!, { redirect: "manual" });
-  expect(consent.status).toBe(302);
-  const back = new URL(consent.headers.get("location")!);
-  if (tamper.state) back.searchParams.set("state", tamper.state(back.searchParams.get("state")!));
-  tamper.beforeCallback?.();
-  const res = await t.api(back.pathname + back.search, tamper.dropCookie ? {} : { headers: { cookie: `smsdesk_google_state=${stateCookie}` } });
-  expect(res.status).toBe(302);
-  return { res, location: res.headers.get("location")!, session: setCookie(res.headers, "smsdesk_session")?.value || null, callback: back };
-}
+const googleSignIn = (profile: Profile, tamper: GoogleTamper = {}) => roundTrip(t, fake, profile, tamper);
 
 const errorOf = (location: string) => {
   const url = new URL(location, "http://x");
@@ -154,7 +66,7 @@ describe("when Google is configured", () => {
     expect(q.get("client_id")).toBe(CLIENT_ID);
     expect(q.get("response_type")).toBe("code");
     expect(q.get("scope")).toBe("openid email profile");
-    expect(q.get("redirect_uri")).toBe(`${t.url}/api/auth/google/callback`);
+    expect(q.get("redirect_uri")).toBe(`${t.ctx.config.publicUrl}/api/auth/google/callback`);
     expect(q.get("code_challenge_method")).toBe("S256");
     expect(q.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(q.get("state")!.length).toBeGreaterThanOrEqual(32);
@@ -203,18 +115,42 @@ describe("when Google is configured", () => {
     expect(secondUser.email).toBe(profile.email);
   });
 
-  test("an existing password account with the same verified email is linked, and its password still works", async () => {
-    const account = await t.signUp(t.newEmail("glink")); // not yet verified by code
+  test("a verified password account with the same email is linked, and its password and sessions still work", async () => {
+    const account = await t.signUpVerified(t.newEmail("glink"));
     const profile = profileFor(account.email.toUpperCase());
     const { location, session } = await googleSignIn(profile);
     expect(location).toBe("/?auth=google");
     const me = (await t.api("/api/auth/user", { cookie: session! })).body;
     expect(me.id).toBe(account.user.id);
-    expect(me.emailVerified).toBe(true);
     expect(me.authProvider).toBe("password");
     const sec = t.ctx.db.$client.query("select google_subject from user_security where user_id = ?").get(account.user.id) as { google_subject: string };
     expect(sec.google_subject).toBe(profile.sub);
     expect((await t.api("/api/auth/login", { body: { email: account.email, password: account.password } })).status).toBe(200);
+    expect((await t.api("/api/auth/user", { token: account.token })).status).toBe(200);
+  });
+
+  test("an unverified password account (pre-registered by an attacker) is claimed: its password and sessions stop working", async () => {
+    const victim = t.newEmail("gvictim");
+    const attacker = await t.signUp(victim, "attacker-pass"); // never verified: the attacker cannot read the mailbox
+    expect((await t.api("/api/auth/user", { token: attacker.token })).status).toBe(200);
+
+    const { location, session } = await googleSignIn(profileFor(victim));
+    expect(location).toBe("/?auth=google");
+    const me = await t.api("/api/auth/user", { cookie: session! });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: attacker.user.id, email: victim, emailVerified: true, authProvider: "google" });
+
+    // The attacker's session ends and their password no longer signs in.
+    const old = await t.api("/api/auth/user", { token: attacker.token });
+    expect(old.status).toBe(401);
+    const login = await t.api("/api/auth/login", { body: { email: victim, password: "attacker-pass" } });
+    expect(login.status).toBe(400);
+    expect(login.body.authProvider).toBe("google");
+    expect(login.body.token).toBeUndefined();
+    const row = t.ctx.db.$client.query("select password_hash from users where id = ?").get(attacker.user.id) as { password_hash: string | null };
+    expect(row.password_hash).toBeNull();
+    // The owner's own Google session is the one that works.
+    expect((await t.api("/api/auth/user", { cookie: session! })).status).toBe(200);
   });
 
   test("a different Google identity cannot take over an account already linked to another one", async () => {
@@ -233,14 +169,43 @@ describe("when Google is configured", () => {
     expect(t.ctx.db.$client.query("select id from users where email = ?").get(email)).toBeNull();
   });
 
-  test("a password account with two-factor authentication is not linked silently", async () => {
+  test("Google sign-in on an account with 2FA asks for the code: no session before it, a session after", async () => {
     const account = await t.signUpVerified(t.newEmail("g2fa"));
-    t.ctx.db.$client
-      .query("insert into user_security (user_id, totp_enabled_at) values (?, ?) on conflict(user_id) do update set totp_enabled_at = excluded.totp_enabled_at")
-      .run(account.user.id, Date.now());
-    const { location, session } = await googleSignIn(profileFor(account.email));
-    expect(errorOf(location)).toContain("two-factor authentication");
+    const setup = await t.api("/api/auth/2fa/setup", { method: "POST", token: account.token });
+    const secret = setup.body.secret as string;
+    expect((await t.api("/api/auth/2fa/enable", { body: { token: generateSync({ secret }) }, token: account.token })).status).toBe(200);
+
+    const { location, session, pending2fa, res } = await googleSignIn(profileFor(account.email));
+    expect(location).toBe("/auth?step=2fa");
     expect(session).toBeNull();
+    expect(pending2fa).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const attributes = setCookie(res.headers, "smsdesk_pending_2fa")!.attributes;
+    expect(attributes).toMatch(/HttpOnly/i);
+    expect(attributes).toMatch(/Path=\/api\/auth\/login\/2fa/i);
+    expect(attributes).toMatch(/Max-Age=300/i);
+
+    const pendingCookie = { cookie: `smsdesk_pending_2fa=${pending2fa}` };
+    // A code is still needed, and a wrong one is refused.
+    const wrong = await t.api("/api/auth/login/2fa", { body: { token: "000000" }, headers: pendingCookie });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.message).toBe("Invalid verification code");
+    // Later in the same 30 s window would be a replay of the enabling code: next window.
+    const later = Math.floor(Date.now() / 30_000) * 30 + 30;
+    const code = generateSync({ secret, epoch: later });
+    const realNow = t.ctx.now;
+    t.ctx.now = () => later * 1000 + 1000;
+    try {
+      const ok = await t.api("/api/auth/login/2fa", { body: { token: code }, headers: pendingCookie });
+      expect(ok.status).toBe(200);
+      expect(ok.body.user.id).toBe(account.user.id);
+      expect((await t.api("/api/auth/user", { token: ok.body.token })).status).toBe(200);
+      // The pending sign-in is single use.
+      const again = await t.api("/api/auth/login/2fa", { body: { token: code }, headers: pendingCookie });
+      expect(again.status).toBe(401);
+      expect(again.body.message).toBe("Your sign-in has expired. Please sign in again.");
+    } finally {
+      t.ctx.now = realNow;
+    }
   });
 
   test("a state that does not match is rejected: no exchange, no session", async () => {

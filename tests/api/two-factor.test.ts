@@ -126,21 +126,24 @@ describe("2FA settings", () => {
 
   test("regenerate-backup-codes: 10 new codes, the old ones stop working", async () => {
     const account = await accountWith2FA();
-    const res = await t.api("/api/auth/2fa/regenerate-backup-codes", { method: "POST", token: account.token });
+    const bare = await t.api("/api/auth/2fa/regenerate-backup-codes", { method: "POST", token: account.token });
+    expect(bare.status).toBe(400);
+    expect(bare.body.message).toBe("Please enter a verification code or your password to create new backup codes");
+    const res = await t.api("/api/auth/2fa/regenerate-backup-codes", { body: { password: account.password }, token: account.token });
     expect(res.status).toBe(200);
     const fresh = res.body.backupCodes as string[];
     expect(fresh).toHaveLength(10);
     expect(fresh.some((c) => account.backupCodes.includes(c))).toBe(false);
 
     const { body } = await passwordStep(account);
-    const old = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: account.backupCodes[0] } });
+    const old = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: account.backupCodes[0] } });
     expect(old.status).toBe(401);
-    const ok = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: fresh[0] } });
+    const ok = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: fresh[0] } });
     expect(ok.status).toBe(200);
     expect((await t.api("/api/auth/2fa/status", { token: account.token })).body.backupCodesCount).toBe(9);
 
     const plain = await t.signUpVerified();
-    const refused = await t.api("/api/auth/2fa/regenerate-backup-codes", { method: "POST", token: plain.token });
+    const refused = await t.api("/api/auth/2fa/regenerate-backup-codes", { body: { password: plain.password }, token: plain.token });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toBe("Two-factor authentication is not enabled");
   });
@@ -180,42 +183,58 @@ describe("2FA settings", () => {
 });
 
 describe("signing in to a 2FA account", () => {
-  test("a stolen password alone does not open a 2FA account", async () => {
+  test("a stolen password alone does not open a 2FA account; the 5th wrong code burns the pending sign-in", async () => {
     const account = await accountWith2FA();
     const res = await passwordStep(account);
-    expect(res.body).toEqual({ requires2FA: true, userId: account.user.id });
+    expect(res.body).toEqual({ requires2FA: true, userId: account.user.id, pendingToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(res.body.token).toBeUndefined();
     expect(res.headers.get("set-cookie") ?? "").not.toContain("smsdesk_session=");
+    // Stored only as a keyed hash.
+    const stored = t.ctx.db.$client.query("select id, challenge from auth_challenges where kind = 'login-2fa' and user_id = ?").all(account.user.id) as { id: string; challenge: string }[];
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.id).not.toContain(res.body.pendingToken);
+    expect(stored[0]!.challenge).toBe("");
 
-    // Guessing codes: wrong ones are refused, and after 5 the password step is void.
+    // Guessing codes: wrong ones are refused, and the 5th voids the password step.
     for (let i = 0; i < 5; i++) {
-      const guess = await t.api("/api/auth/login/2fa", { body: { userId: account.user.id, token: String(100000 + i) } });
+      const guess = await t.api("/api/auth/login/2fa", { body: { pendingToken: res.body.pendingToken, token: String(100000 + i) } });
       expect(guess.status).toBe(401);
-      expect(guess.body.token).toBeUndefined();
+      expect(guess.body).toEqual({ message: "Invalid verification code" });
     }
-    const right = await t.api("/api/auth/login/2fa", { body: { userId: account.user.id, token: totp(account.secret) } });
-    expect(right.status).toBe(401);
-    expect(right.body.message).toBe("Your sign-in has expired. Please sign in again.");
+    const sixth = await t.api("/api/auth/login/2fa", { body: { pendingToken: res.body.pendingToken, token: totp(account.secret) } });
+    expect(sixth.status).toBe(401);
+    expect(sixth.body.message).toBe("Your sign-in has expired. Please sign in again.");
+    expect(sixth.body.token).toBeUndefined();
   });
 
-  test("a stolen code alone is useless: the code step needs a password step for that user", async () => {
+  test("the code step needs the pending token of a password step: a userId (with a right code) is refused", async () => {
     const account = await accountWith2FA();
-    const res = await t.api("/api/auth/login/2fa", { body: { userId: account.user.id, token: totp(account.secret) } });
-    expect(res.status).toBe(401);
-    expect(res.body.message).toBe("Your sign-in has expired. Please sign in again.");
-    expect(res.body.token).toBeUndefined();
+    const step = await passwordStep(account);
+    // The old flow: the userId of a password step that just happened, and a right code.
+    const byUserId = await t.api("/api/auth/login/2fa", { body: { userId: account.user.id, token: totp(account.secret) } });
+    expect(byUserId.status).toBe(401);
+    expect(byUserId.body.message).toBe("Your sign-in has expired. Please sign in again.");
+    expect(byUserId.body.token).toBeUndefined();
+    const forged = await t.api("/api/auth/login/2fa", { body: { userId: account.user.id, pendingToken: "x".repeat(43), token: totp(account.secret) } });
+    expect(forged.status).toBe(401);
+    expect(forged.body.message).toBe("Your sign-in has expired. Please sign in again.");
 
-    // Another user's password step does not open this account.
+    // Another user's pending sign-in does not open this account: it opens the other one's.
     const other = await accountWith2FA();
-    await passwordStep(other);
-    const cross = await t.api("/api/auth/login/2fa", { body: { userId: account.user.id, token: totp(account.secret) } });
+    const otherStep = await passwordStep(other);
+    const cross = await t.api("/api/auth/login/2fa", { body: { userId: account.user.id, pendingToken: otherStep.body.pendingToken, token: totp(account.secret) } });
     expect(cross.status).toBe(401);
+
+    // The untouched, right pending token still works.
+    const ok = await t.api("/api/auth/login/2fa", { body: { pendingToken: step.body.pendingToken, token: totp(account.secret) } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.user.id).toBe(account.user.id);
   });
 
   test("password then a current code: token and user; the step works once", async () => {
     const account = await accountWith2FA();
     const { body } = await passwordStep(account);
-    const res = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: totp(account.secret) } });
+    const res = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: totp(account.secret) } });
     expect(res.status).toBe(200);
     expect(res.body.token).toBeString();
     expect(res.body.user.email).toBe(account.email);
@@ -225,15 +244,16 @@ describe("signing in to a 2FA account", () => {
     expect(me.body.id).toBe(account.user.id);
 
     nextStep();
-    const replayStep = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: totp(account.secret) } });
+    const replayStep = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: totp(account.secret) } });
     expect(replayStep.status).toBe(401);
+    expect(replayStep.body.message).toBe("Your sign-in has expired. Please sign in again.");
   });
 
   test("the code must look like a 6-digit code or a backup code", async () => {
     const account = await accountWith2FA();
     const { body } = await passwordStep(account);
     for (const token of ["", "12345", "1234567", "abc", "ABCD-EFGH-IJ", "12 34 56"]) {
-      const res = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token } });
+      const res = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token } });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe("Please enter a valid 6-digit code");
     }
@@ -246,10 +266,10 @@ describe("signing in to a 2FA account", () => {
     const account = await accountWith2FA();
     const { body } = await passwordStep(account);
     const wrongCode = String((Number(totp(account.secret)) + 1) % 1_000_000).padStart(6, "0");
-    const wrong = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: wrongCode } });
+    const wrong = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: wrongCode } });
     expect(wrong.status).toBe(401);
     expect(wrong.body.message).toBe("Invalid verification code");
-    const right = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: totp(account.secret) } });
+    const right = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: totp(account.secret) } });
     expect(right.status).toBe(200);
   });
 
@@ -257,13 +277,13 @@ describe("signing in to a 2FA account", () => {
     const account = await accountWith2FA();
     const { body } = await passwordStep(account);
     clock += 5 * 60_000 + 1000;
-    const res = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: totp(account.secret) } });
+    const res = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: totp(account.secret) } });
     expect(res.status).toBe(401);
     expect(res.body.message).toBe("Your sign-in has expired. Please sign in again.");
 
-    await passwordStep(account);
+    const again = (await passwordStep(account)).body;
     clock += 4 * 60_000;
-    const inTime = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: totp(account.secret) } });
+    const inTime = await t.api("/api/auth/login/2fa", { body: { pendingToken: again.pendingToken, token: totp(account.secret) } });
     expect(inTime.status).toBe(200);
   });
 
@@ -272,7 +292,7 @@ describe("signing in to a 2FA account", () => {
     clock += 60_000; // past the step used to enable it
     const signIn = async (token: string) => {
       const { body } = await passwordStep(account);
-      return (await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token } })).status;
+      return (await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token } })).status;
     };
     expect(await signIn(totp(account.secret, -2))).toBe(401);
     expect(await signIn(totp(account.secret, 2))).toBe(401);
@@ -289,7 +309,7 @@ describe("signing in to a 2FA account", () => {
     const [first, second] = account.backupCodes;
     const signIn = async (token: string) => {
       const { body } = await passwordStep(account);
-      return t.api("/api/auth/login/2fa", { body: { userId: body.userId, token } });
+      return t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token } });
     };
     const ok = await signIn(first!);
     expect(ok.status).toBe(200);
@@ -310,7 +330,7 @@ describe("signing in to a 2FA account", () => {
     const account = await accountWith2FA();
     const { body } = await passwordStep(account);
     t.ctx.db.$client.query("UPDATE users SET disabled = 1 WHERE id = ?").run(account.user.id);
-    const res = await t.api("/api/auth/login/2fa", { body: { userId: body.userId, token: totp(account.secret) } });
+    const res = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: totp(account.secret) } });
     expect(res.status).toBe(403);
     expect(res.body.token).toBeUndefined();
   });
@@ -331,12 +351,15 @@ describe("the functions other domains call", () => {
 
     resetTwoFactor(t.ctx, id);
     expect(isTwoFactorEnabled(t.ctx, id)).toBe(false);
+    // Without a session to keep (an administrator's reset), every session ends.
+    expect((await t.api("/api/auth/user", { token: account.token })).status).toBe(401);
     nextStep();
     expect(verifySecondFactor(t.ctx, id, totp(account.secret))).toBe(false);
-    expect((await passwordStep(account)).body.token).toBeString();
+    const token = (await passwordStep(account)).body.token;
+    expect(token).toBeString();
     // A fresh setup works after a reset.
-    const { secret } = await setUp(account);
-    expect((await t.api("/api/auth/2fa/enable", { body: { token: totp(secret) }, token: account.token })).status).toBe(200);
+    const { secret } = await setUp({ ...account, token });
+    expect((await t.api("/api/auth/2fa/enable", { body: { token: totp(secret) }, token })).status).toBe(200);
   });
 
   test("codes are compared in constant time (safeEqual)", () => {

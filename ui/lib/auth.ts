@@ -9,6 +9,7 @@ export type User = {
   lastName: string;
   phone: string | null;
   role: "user" | "admin";
+  authProvider: "password" | "google";
   timezone: string;
   locale: string;
   dateFormat: string;
@@ -57,7 +58,7 @@ export function setUser(user: User) {
   auth.value = { status: "signed-in", user };
 }
 
-type SessionAnswer = { token: string; user: User; requires2FA?: boolean; userId?: string };
+type SessionAnswer = { token: string; user: User; requires2FA?: boolean; userId?: string; pendingToken?: string };
 
 export async function login(email: string, password: string): Promise<SessionAnswer> {
   const answer = await api<SessionAnswer>("/api/auth/login", { body: { email, password } });

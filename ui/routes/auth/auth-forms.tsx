@@ -43,7 +43,7 @@ export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; o
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [twoFactorUserId, setTwoFactorUserId] = useState<string | null>(null);
+  const [pendingToken, setPendingToken] = useState<string | null>(null);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -52,7 +52,7 @@ export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; o
     setError(null);
     try {
       const answer = await login(email.trim(), password);
-      if (answer.requires2FA && answer.userId) return setTwoFactorUserId(answer.userId);
+      if (answer.requires2FA && answer.pendingToken) return setPendingToken(answer.pendingToken);
       onSignedIn();
     } catch (err) {
       const text = loginFailureText(err);
@@ -63,8 +63,8 @@ export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; o
     }
   };
 
-  if (twoFactorUserId) {
-    return <TwoFactorForm userId={twoFactorUserId} onBack={() => setTwoFactorUserId(null)} onSignedIn={onSignedIn} />;
+  if (pendingToken) {
+    return <TwoFactorForm pendingToken={pendingToken} onBack={() => setPendingToken(null)} onSignedIn={onSignedIn} />;
   }
   return (
     <form onSubmit={submit} className="space-y-4" noValidate>
@@ -86,7 +86,11 @@ export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; o
   );
 }
 
-function TwoFactorForm({ userId, onBack, onSignedIn }: { userId: string; onBack: () => void; onSignedIn: () => void }) {
+/**
+ * The code step of a sign-in. `pendingToken` comes from the password step's answer; after Google the server keeps
+ * it in an httpOnly cookie instead, so it is absent here and the browser sends the cookie.
+ */
+export function TwoFactorForm({ pendingToken, onBack, onSignedIn }: { pendingToken?: string; onBack: () => void; onSignedIn: () => void }) {
   const [code, setCode] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -97,7 +101,7 @@ function TwoFactorForm({ userId, onBack, onSignedIn }: { userId: string; onBack:
     setBusy(true);
     setError(null);
     try {
-      const answer = await api<{ token: string }>("/api/auth/login/2fa", { body: { userId, token: code } });
+      const answer = await api<{ token: string }>("/api/auth/login/2fa", { body: { pendingToken, token: code } });
       storeToken(answer.token);
       await refreshUser();
       onSignedIn();

@@ -1,8 +1,10 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Navigate, useNavigate } from "@tanstack/react-router";
+import { useState } from "react";
 import { Logo } from "../../components/public-layout";
 import { Alert, Card } from "../../components/ui";
 import { auth } from "../../lib/auth";
+import { TwoFactorForm } from "./auth-forms";
 import { AuthTabs } from "./auth-tabs";
 
 export function AuthShell({ children }: { children: React.ReactNode }) {
@@ -17,7 +19,20 @@ export function AuthShell({ children }: { children: React.ReactNode }) {
 export function AuthPage() {
   useSignals();
   const navigate = useNavigate();
+  // Google sign-in of an account with 2FA comes back as /auth?step=2fa: the code step, its token in a cookie.
+  const [codeStep, setCodeStep] = useState(() => new URLSearchParams(window.location.search).get("step") === "2fa");
   if (auth.value.status === "signed-in") return <Navigate to="/" replace />;
+  if (codeStep) {
+    const leave = () => {
+      setCodeStep(false);
+      window.history.replaceState(null, "", "/auth");
+    };
+    return (
+      <AuthShell>
+        <TwoFactorForm onBack={leave} onSignedIn={() => navigate({ to: "/" })} />
+      </AuthShell>
+    );
+  }
   return (
     <AuthShell>
       <ProviderError />

@@ -1,6 +1,8 @@
+import { useSignals } from "@preact/signals-react/runtime";
 import { useState, type FormEvent } from "react";
 import { Alert, Button, Card, Field, Input, Spinner } from "../../../components/ui";
 import { api, errorMessage } from "../../../lib/api";
+import { auth } from "../../../lib/auth";
 import { registerPasskey, registrationFailure, passkeysSupported, type Authenticator } from "../../../lib/passkeys";
 import { toast } from "../../../lib/toast";
 import { useApi } from "../../../lib/use-api";
@@ -16,7 +18,13 @@ function formatDate(iso: string | null) {
 
 /** The passkeys part of /settings/security: list, add (with a friendly name) and delete (after confirming). */
 export function PasskeysSection() {
+  useSignals();
   const { data, loading, error, reload } = useApi<Authenticator[]>("/api/webauthn/authenticators");
+  const twoFactor = useApi<{ enabled: boolean }>("/api/auth/2fa/status");
+  // A new passkey signs in on its own, so the server asks who is adding it: the password, else (Google accounts)
+  // a code from the authenticator app, else nothing.
+  const ask = auth.value.user?.authProvider === "password" ? "password" : twoFactor.data?.enabled ? "code" : null;
+  const [proof, setProof] = useState("");
   const [adding, setAdding] = useState(false);
   const [name, setName] = useState(DEFAULT_NAME);
   const [busy, setBusy] = useState(false);
@@ -29,6 +37,7 @@ export function PasskeysSection() {
       return;
     }
     setName(DEFAULT_NAME);
+    setProof("");
     setAdding(true);
   };
 
@@ -38,9 +47,14 @@ export function PasskeysSection() {
       toast({ title: "Name Required", description: "Please enter a name for your passkey device", variant: "destructive" });
       return;
     }
+    if (ask && !proof) {
+      const description = ask === "password" ? "Please enter your password to add a passkey" : "Please enter a code from your authenticator app";
+      toast({ title: "Confirm it's you", description, variant: "destructive" });
+      return;
+    }
     setBusy(true);
     try {
-      const answer = await registerPasskey(name.trim());
+      const answer = await registerPasskey(name.trim(), ask === "password" ? { password: proof } : ask === "code" ? { token: proof } : {});
       if (!answer.verified) throw new Error(answer.error || "Failed to register passkey");
       toast({ title: "Passkey registered successfully", description: `"${name.trim()}" can now sign you in.` });
       setAdding(false);
@@ -91,6 +105,23 @@ export function PasskeysSection() {
             <Field label="Passkey name" htmlFor="passkey-name" hint="So you can tell your devices apart, e.g. 'Work laptop'.">
               <Input id="passkey-name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
             </Field>
+            {ask === "password" && (
+              <Field label="Your password" htmlFor="passkey-proof" hint="To confirm it's you adding this passkey.">
+                <Input id="passkey-proof" type="password" autoComplete="current-password" maxLength={200} value={proof} onChange={(e) => setProof(e.target.value)} />
+              </Field>
+            )}
+            {ask === "code" && (
+              <Field label="Code from your authenticator app" htmlFor="passkey-proof" hint="To confirm it's you adding this passkey.">
+                <Input
+                  id="passkey-proof"
+                  autoComplete="one-time-code"
+                  maxLength={9}
+                  className="max-w-48 font-mono tracking-widest"
+                  value={proof}
+                  onChange={(e) => setProof(e.target.value.trim())}
+                />
+              </Field>
+            )}
             <div className="flex gap-2">
               <Button type="submit" disabled={busy}>
                 {busy ? "Waiting for your device..." : "Register Passkey"}

@@ -35,6 +35,7 @@ export function TwoFactorSection() {
   const [code, setCode] = useState("");
   const [backupCodes, setBackupCodes] = useState<string[] | null>(null);
   const [disableCode, setDisableCode] = useState("");
+  const [regenerateCode, setRegenerateCode] = useState("");
   const [busy, setBusy] = useState<null | "setup" | "enable" | "disable" | "regenerate">(null);
 
   const startSetup = async () => {
@@ -97,12 +98,20 @@ export function TwoFactorSection() {
     }
   };
 
-  const regenerate = async () => {
+  const regenerate = async (e: FormEvent) => {
+    e.preventDefault();
+    // New codes are a way into the account: a code from the app proves it is the owner asking, not a stolen session.
+    const token = regenerateCode.trim();
+    if (!token) {
+      toast({ title: "Code Required", description: "Enter a code from your authenticator app or a backup code", variant: "destructive" });
+      return;
+    }
     if (!window.confirm("Generate new backup codes? Your current backup codes will stop working.")) return;
     setBusy("regenerate");
     try {
-      const answer = await api<{ backupCodes: string[] }>("/api/auth/2fa/regenerate-backup-codes", { method: "POST" });
+      const answer = await api<{ backupCodes: string[] }>("/api/auth/2fa/regenerate-backup-codes", { body: { token } });
       setBackupCodes(answer.backupCodes);
+      setRegenerateCode("");
       toast({ title: "New backup codes generated" });
       await status.reload();
     } catch (err) {
@@ -218,9 +227,21 @@ export function TwoFactorSection() {
               </div>
             )}
 
-            <Button variant="secondary" onClick={regenerate} disabled={busy === "regenerate"}>
-              {busy === "regenerate" ? "Generating..." : "Regenerate Backup Codes"}
-            </Button>
+            <form onSubmit={regenerate} className="space-y-2" noValidate>
+              <Field label="Code from your app (or a backup code) for new backup codes" htmlFor="twofa-regenerate-code">
+                <Input
+                  id="twofa-regenerate-code"
+                  autoComplete="one-time-code"
+                  maxLength={9}
+                  className="max-w-48 font-mono tracking-widest"
+                  value={regenerateCode}
+                  onChange={(e) => setRegenerateCode(e.target.value.trim())}
+                />
+              </Field>
+              <Button type="submit" variant="secondary" disabled={busy === "regenerate"}>
+                {busy === "regenerate" ? "Generating..." : "Regenerate Backup Codes"}
+              </Button>
+            </form>
 
             <form onSubmit={disable} className="space-y-2 border-t border-slate-200 pt-4" noValidate>
               <Field label="Code from your app (or a backup code) to turn it off" htmlFor="twofa-disable-code">

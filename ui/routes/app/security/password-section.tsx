@@ -1,0 +1,63 @@
+import { useState, type FormEvent } from "react";
+import { Alert, Button, Card, Field } from "../../../components/ui";
+import { api, errorMessage } from "../../../lib/api";
+import { toast } from "../../../lib/toast";
+import { PasswordInput } from "../../auth/auth-forms";
+
+const MIN_PASSWORD_LENGTH = 6;
+
+/** Changing the password on /settings/security (password accounts only): every other session is signed out. */
+export function PasswordSection() {
+  const [form, setForm] = useState({ current: "", next: "", confirm: "" });
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!form.current) return setError("Please enter your current password");
+    if (form.next.length < MIN_PASSWORD_LENGTH) return setError(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
+    if (form.next !== form.confirm) return setError("Passwords do not match");
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await api<{ message: string }>("/api/user/password", {
+        body: { currentPassword: form.current, newPassword: form.next, confirmPassword: form.confirm },
+      });
+      setForm({ current: "", next: "", confirm: "" });
+      toast({ title: "Password changed", description: answer.message });
+    } catch (err) {
+      setError(errorMessage(err, "Failed to change your password"));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Card className="p-6">
+      <section aria-labelledby="password-heading" className="space-y-4">
+        <div>
+          <h2 id="password-heading" className="text-lg font-semibold">
+            Password
+          </h2>
+          <p className="text-sm text-slate-600">Changing it signs you out everywhere else.</p>
+        </div>
+        <form onSubmit={submit} className="max-w-md space-y-3" noValidate>
+          {error && <Alert>{error}</Alert>}
+          <Field label="Current password" htmlFor="password-current">
+            <PasswordInput id="password-current" autoComplete="current-password" value={form.current} onChange={set("current")} />
+          </Field>
+          <Field label="New password" htmlFor="password-new">
+            <PasswordInput id="password-new" autoComplete="new-password" value={form.next} onChange={set("next")} />
+          </Field>
+          <Field label="Confirm new password" htmlFor="password-confirm">
+            <PasswordInput id="password-confirm" autoComplete="new-password" value={form.confirm} onChange={set("confirm")} />
+          </Field>
+          <Button type="submit" disabled={busy}>
+            {busy ? "Changing..." : "Change Password"}
+          </Button>
+        </form>
+      </section>
+    </Card>
+  );
+}

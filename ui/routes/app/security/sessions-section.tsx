@@ -1,0 +1,90 @@
+import { useState } from "react";
+import { Alert, Button, Card, Spinner } from "../../../components/ui";
+import { api, errorMessage } from "../../../lib/api";
+import { toast } from "../../../lib/toast";
+import { useApi } from "../../../lib/use-api";
+
+type Session = { id: string; device: string; ip: string | null; createdAt: string; lastSeenAt: string; current: boolean };
+
+const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** Where the account is signed in on /settings/security: each session, signing one out, or all but this one. */
+export function SessionsSection() {
+  const { data, loading, error, reload } = useApi<{ sessions: Session[] }>("/api/auth/sessions");
+  const [busy, setBusy] = useState<string | null>(null);
+  const sessions = data?.sessions ?? [];
+  const others = sessions.filter((s) => !s.current).length;
+
+  const signOutOthers = async () => {
+    if (!window.confirm("Sign out of every other session? Anyone signed in elsewhere with your account will have to sign in again.")) return;
+    setBusy("others");
+    try {
+      const answer = await api<{ revoked: number }>("/api/auth/sessions/revoke-others", { method: "POST" });
+      toast({ title: "Signed out of other sessions", description: `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.` });
+      await reload();
+    } catch (err) {
+      toast({ title: "Failed to sign out other sessions", description: errorMessage(err, ""), variant: "destructive" });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const signOut = async (session: Session) => {
+    setBusy(session.id);
+    try {
+      await api(`/api/auth/sessions/${encodeURIComponent(session.id)}`, { method: "DELETE" });
+      toast({ title: "Session signed out", description: session.device });
+      await reload();
+    } catch (err) {
+      toast({ title: "Failed to sign out the session", description: errorMessage(err, ""), variant: "destructive" });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <Card className="p-6">
+      <section aria-labelledby="sessions-heading" className="space-y-4">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div>
+            <h2 id="sessions-heading" className="text-lg font-semibold">
+              Where you're signed in
+            </h2>
+            <p className="text-sm text-slate-600">Sign out anything you don't recognise, then change your password.</p>
+          </div>
+          <Button variant="secondary" onClick={signOutOthers} disabled={busy === "others" || others === 0}>
+            {busy === "others" ? "Signing out..." : "Sign out of all other sessions"}
+          </Button>
+        </div>
+        {loading && !data ? (
+          <div className="flex justify-center py-4">
+            <Spinner />
+          </div>
+        ) : error ? (
+          <Alert>{errorMessage(error, "Failed to load your sessions")}</Alert>
+        ) : (
+          <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200" aria-label="Your sessions">
+            {sessions.map((s) => (
+              <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 p-3" data-testid="session-item">
+                <div className="min-w-0">
+                  <p className="font-medium">
+                    {s.device}
+                    {s.current && <span className="ml-2 rounded-full bg-green-100 px-2 py-0.5 text-xs font-medium text-green-800">This device</span>}
+                  </p>
+                  <p className="text-xs text-slate-500">
+                    {s.ip ?? "Unknown address"} · Last seen {when(s.lastSeenAt)} · Signed in {when(s.createdAt)}
+                  </p>
+                </div>
+                {!s.current && (
+                  <Button variant="ghost" onClick={() => signOut(s)} disabled={busy === s.id} aria-label={`Sign out ${s.device}`}>
+                    Sign out
+                  </Button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </Card>
+  );
+}
