@@ -1,12 +1,22 @@
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
+import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrationJournal, migrationSql } from "./migrations/embedded";
 import * as schema from "./schema";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
+/** Only the service's own user may read the data: the database and its -wal and -shm files are 0600. */
+function restrictFiles(path: string) {
+  // SQLite creates the -wal and -shm files with the database file's permissions, so it is made 0600 first.
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
 export function openDatabase(path: string): Db {
+  const inMemory = path === ":memory:" || path === "";
+  if (!inMemory) restrictFiles(path);
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA journal_mode = WAL");

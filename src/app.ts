@@ -9,6 +9,7 @@ import type { AppContext } from "./context";
 import { errorReportRoutes } from "./error-reports/routes";
 import { healthRoutes } from "./health/routes";
 import { csrf } from "./http/csrf";
+import { csrf } from "./http/csrf";
 import { HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
 import { licenseRoutes } from "./licenses/routes";
@@ -56,6 +57,7 @@ export function createApp(ctx: AppContext) {
       return body;
     })
     .use(rateLimit(ctx))
+    .use(csrf(ctx))
     .use(csrf(ctx))
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { parseCidr } from "./http/client-ip";
 
 /** Bootstrap settings only; everything a user can change later lives in the database. */
 export type Config = {
@@ -11,6 +12,8 @@ export type Config = {
   dev: boolean;
   adminEmail: string | null;
   adminPassword: string | null;
+  /** Reverse proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES); empty: the socket peer is the client. */
+  trustedProxies: string[];
   /** API origins of the SMS providers (TWILIO_API_BASE...): the real ones unless a test or a proxy says otherwise. */
   providerApiBase: Record<RealProviderKind, string>;
   /** Google sign-in is offered only when both the client id and secret are set. */
@@ -36,16 +39,23 @@ const FLAGS: Record<string, string> = {
   "--public-url": "PUBLIC_URL",
   "--smtp-url": "SMTP_URL",
   "--smtp-from": "SMTP_FROM",
+  "--trusted-proxies": "TRUSTED_PROXIES",
 };
 
 export const CONFIG_HELP = `Configuration (environment variable or flag):
   PORT        --port N          port to listen on (8080)
   HOST        --host H          address to listen on (127.0.0.1; 0.0.0.0 in Docker)
   DATA_DIR    --data-dir D      folder for the database and the secret key (./data)
-  PUBLIC_URL  --public-url U    origin users and SMS providers reach (http://HOST:PORT)
-  SMTP_URL    --smtp-url U      smtp://user:pass@host:port (smtps:// for TLS); unset: emails go to the log
+  PUBLIC_URL  --public-url U    origin users and SMS providers reach (http://localhost:PORT when HOST is
+                                127.0.0.1, 0.0.0.0 or localhost, else http://HOST:PORT); browsers must use it:
+                                changes from another origin are refused
+  SMTP_URL    --smtp-url U      smtp://user:pass@host:port (smtps:// for TLS); unset: no email is sent
+                                (in development mode codes and links go to the log)
   SMTP_FROM   --smtp-from A     sender address of account emails (smsdesk@<public host>)
   SMSDESK_DEV --dev             development mode
+  TRUSTED_PROXIES --trusted-proxies L   comma-separated addresses or CIDRs of your reverse proxies
+                                (e.g. 127.0.0.1,::1 or 10.0.0.0/8); only for them is the client address
+                                taken from X-Forwarded-For (unset: the header is ignored)
   ADMIN_EMAIL, ADMIN_PASSWORD   create this administrator on first start
   GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET   enable "Continue with Google" (redirect URI: PUBLIC_URL/api/auth/google/callback)
   GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL   override Google's OAuth endpoints (tests, proxies)
@@ -74,7 +84,9 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
   const port = Number(values.PORT || 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0-65535, got ${values.PORT}`);
   const host = values.HOST || "127.0.0.1";
-  const publicUrl = (values.PUBLIC_URL || `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`).replace(/\/+$/, "");
+  // Browsers refuse an IP address as a passkey's relying party, so a local listener is named localhost.
+  const publicHost = ["127.0.0.1", "0.0.0.0", "localhost"].includes(host) ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  const publicUrl = (values.PUBLIC_URL || `http://${publicHost}:${port}`).replace(/\/+$/, "");
   try {
     new URL(publicUrl);
   } catch {
@@ -93,9 +105,18 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     dev: ["1", "true", "yes"].includes((values.SMSDESK_DEV ?? "").toLowerCase()),
     adminEmail: values.ADMIN_EMAIL || null,
     adminPassword: values.ADMIN_PASSWORD || null,
+    trustedProxies: trustedProxies(values.TRUSTED_PROXIES),
     providerApiBase: providerApiBase(values),
     google: googleConfig(values),
   };
+}
+
+function trustedProxies(value: string | undefined): string[] {
+  const entries = (value ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!parseCidr(entry)) throw new ConfigError(`TRUSTED_PROXIES: ${entry} is not an IP address or CIDR (e.g. 10.0.0.0/8, ::1)`);
+  }
+  return entries;
 }
 
 function googleConfig(values: Record<string, string | undefined>): Config["google"] {

@@ -5,8 +5,7 @@ import { and, count, desc, eq, isNotNull, isNull } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import { errorReports, licenseCodes, plans, supportMessages, users } from "../../db/schema";
 import { authGuard } from "../auth/guard";
-import { verifyLoginPassword } from "../auth/lockout";
-import { verifyAgainstDecoy } from "../auth/passwords";
+import { attemptPassword } from "../auth/lockout";
 import { createSession, SESSION_COOKIE, sessionCookie } from "../auth/sessions";
 import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "../auth/two-factor";
 import type { AppContext } from "../context";
@@ -16,6 +15,7 @@ import { findUserByEmail, findUserById, publicUser } from "../users/queries";
 import { VERSION } from "../version";
 import { generateLicenseCodes, listLicenseCodes, MAX_CODES_PER_BATCH, revokeLicenseCode } from "./license-codes";
 import { pageQuery, paging } from "./paging";
+import { markEmailVerified, sendPasswordResetFor } from "./account-help";
 import { applyUserAction, listUsers } from "./users";
 
 export const INVALID_ADMIN = "Invalid admin credentials";
@@ -46,19 +46,12 @@ export function adminRoutes(ctx: AppContext) {
       const email = body.email?.trim() ?? "";
       const password = body.password ?? "";
       if (!email || !password) throw badRequest("Please enter both email and password");
-      const user = findUserByEmail(ctx, email);
-      if (!user || user.role !== "admin" || !user.passwordHash) {
-        await verifyAgainstDecoy(password);
-        throw new HttpError(401, INVALID_ADMIN);
-      }
-      try {
-        await verifyLoginPassword(ctx, user, password);
-      } catch (err) {
-        // A lockout keeps its own message; a wrong password reads as the admin portal's.
-        if (err instanceof HttpError && err.status === 401) throw new HttpError(401, INVALID_ADMIN);
-        throw err;
-      }
-      if (user.disabled) throw new HttpError(403, INVALID_ADMIN);
+      // Unknown, non-admin and disabled emails go through the same throttled check against the decoy hash,
+      // so status, message, blocking and timing never tell which emails are administrators.
+      const found = findUserByEmail(ctx, email);
+      const user = found && found.role === "admin" && !found.disabled && found.passwordHash ? found : null;
+      const ok = await attemptPassword(ctx, email, user?.passwordHash ?? null, password, clientIp(request));
+      if (!ok || !user) throw new HttpError(401, INVALID_ADMIN);
       if (isTwoFactorEnabled(ctx, user.id)) {
         const code = body.twoFactorCode?.trim();
         if (!code) return { requires2FA: true, userId: user.id };
@@ -84,6 +77,17 @@ export function adminRoutes(ctx: AppContext) {
       auth: "admin",
       query: t.Object({ ...pageQuery, search: t.Optional(t.String({ maxLength: 200 })) }),
     })
+    // POST /api/admin/users/:id/verify-email
+    .post("/users/:id/verify-email", ({ user, params }) => ({ success: true, data: markEmailVerified(ctx, user, params.id) }), {
+      auth: "admin",
+      params: t.Object({ id: t.String({ maxLength: 100 }) }),
+    })
+    // POST /api/admin/users/:id/send-password-reset
+    .post(
+      "/users/:id/send-password-reset",
+      async ({ user, params }) => ({ success: true, ...(await sendPasswordResetFor(ctx, user, params.id)) }),
+      { auth: "admin", params: t.Object({ id: t.String({ maxLength: 100 }) }) },
+    )
     .post(
       "/users/:id/:action",
       ({ user, params }) => ({ success: true, data: applyUserAction(ctx, user.id, params.id, params.action) }),

@@ -1,14 +1,65 @@
-import { eq, sql } from "drizzle-orm";
-import { userSecurity } from "../../db/schema";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
-import type { User } from "../users/queries";
-import { verifyPassword } from "./passwords";
+import { findUserById, normalizeEmail, type User } from "../users/queries";
+import { verifyAgainstDecoy, verifyPassword } from "./passwords";
 
-export const MAX_FAILED_LOGINS = 5;
-export const LOCKOUT_MINUTES = 15;
+/**
+ * Sign-in throttling that an attacker cannot turn against the owner.
+ *
+ * Failures are counted per (email, client address): the 5th wrong password from one address blocks that address
+ * for 1 minute, and each further failure after a block ends doubles it, up to 15 minutes. The owner signing in
+ * from anywhere else is not affected. A per-email ceiling slows a guesser spread over many addresses: each
+ * address adds at most its first 5 failures to it, and from the 50th such failure on the whole email is blocked
+ * for 1 minute, doubling per further counted failure up to 15 minutes. So one address alone can never block the
+ * owner, and a distributed guesser gets a few guesses per hour once past the ceiling.
+ *
+ * Keyed by email, not by account, so an unknown email is throttled exactly like a real one and the answers
+ * never tell which addresses have accounts. Kept in memory (like the rate limits): a restart forgets it.
+ */
+export const FAILURES_PER_ADDRESS = 5;
+export const FAILURES_PER_ACCOUNT = 50;
+export const FIRST_BLOCK_MS = 60_000;
+export const MAX_BLOCK_MS = 15 * 60_000;
+/** Counts untouched this long are forgotten. */
+export const FORGET_AFTER_MS = 24 * 60 * 60_000;
+const MAX_EMAILS = 5000;
+const MAX_ADDRESSES_PER_EMAIL = 50;
 
 export const INVALID_CREDENTIALS = "Invalid credentials";
+
+type Counter = { failures: number; blockedUntil: number; lastFailureAt: number };
+type EmailState = Counter & { addresses: Map<string, Counter> };
+
+const stores = new WeakMap<AppContext, Map<string, EmailState>>();
+
+function storeFor(ctx: AppContext) {
+  let store = stores.get(ctx);
+  if (!store) stores.set(ctx, (store = new Map()));
+  return store;
+}
+
+/** 1 min for the first block past `free` failures, doubling per further failure, capped at 15 min. */
+export function blockMs(failures: number, free: number): number {
+  return Math.min(MAX_BLOCK_MS, FIRST_BLOCK_MS * 2 ** Math.min(10, failures - free));
+}
+
+const stale = (c: Counter, now: number) => c.blockedUntil <= now && c.lastFailureAt + FORGET_AFTER_MS <= now;
+
+/** Most recently used last, so the first entries are the ones to evict when a map is full. */
+function touch<V>(map: Map<string, V>, key: string, value: V, max: number) {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value!);
+}
+
+function emailState(ctx: AppContext, key: string, now: number): EmailState {
+  const store = storeFor(ctx);
+  let state = store.get(key);
+  if (!state) state = { failures: 0, blockedUntil: 0, lastFailureAt: 0, addresses: new Map() };
+  else if (stale(state, now)) Object.assign(state, { failures: 0, blockedUntil: 0 });
+  touch(store, key, state, MAX_EMAILS);
+  return state;
+}
 
 function lockedError(untilMs: number, now: number) {
   const minutes = Math.max(1, Math.ceil((untilMs - now) / 60_000));
@@ -22,43 +73,65 @@ function lockedError(untilMs: number, now: number) {
 }
 
 /**
- * The password step of every sign-in (user and admin). Throws 423 'Account locked: ...' while the account
- * is locked, even for the right password; 401 'Invalid credentials' for a wrong one. The 5th wrong password
- * in a row locks the account for 15 minutes (and answers 423 at once); a right one resets the count.
+ * The throttled password check of every sign-in (user and admin). Throws 423 'Account locked: ...' while the
+ * email is blocked for this address or everywhere, even for the right password; otherwise answers whether the
+ * password matches `passwordHash` (null: checked against the decoy, so unknown emails take as long and are
+ * counted the same). A failure that starts a block answers 423 at once.
  */
-export async function verifyLoginPassword(ctx: AppContext, user: User, password: string): Promise<void> {
-  const row = ctx.db
-    .select({ lockedUntil: userSecurity.lockedUntil })
-    .from(userSecurity)
-    .where(eq(userSecurity.userId, user.id))
-    .get();
-  const lockedUntil = row?.lockedUntil?.getTime() ?? 0;
-  if (lockedUntil > ctx.now()) throw lockedError(lockedUntil, ctx.now());
-
-  const ok = user.passwordHash ? await verifyPassword(password, user.passwordHash) : false;
+export async function attemptPassword(
+  ctx: AppContext,
+  email: string,
+  passwordHash: string | null,
+  password: string,
+  address: string,
+): Promise<boolean> {
   const now = ctx.now();
-  if (ok) {
-    ctx.db.update(userSecurity).set({ failedLogins: 0, lockedUntil: null }).where(eq(userSecurity.userId, user.id)).run();
-    return;
+  const key = normalizeEmail(email);
+  const state = emailState(ctx, key, now);
+  let here = state.addresses.get(address);
+  if (!here || stale(here, now)) here = { failures: 0, blockedUntil: 0, lastFailureAt: 0 };
+  touch(state.addresses, address, here, MAX_ADDRESSES_PER_EMAIL);
+  const blockedUntil = Math.max(here.blockedUntil, state.blockedUntil);
+  if (blockedUntil > now) throw lockedError(blockedUntil, now);
+
+  // Counted as a failure before the (slow) check, so parallel guesses cannot all slip in before the block;
+  // undone below when the password is right.
+  const countsForAccount = here.failures < FAILURES_PER_ADDRESS;
+  here.failures++;
+  here.lastFailureAt = now;
+  const addressBlock = here.failures >= FAILURES_PER_ADDRESS ? now + blockMs(here.failures, FAILURES_PER_ADDRESS) : 0;
+  if (addressBlock) here.blockedUntil = addressBlock;
+  const accountBefore = state.blockedUntil;
+  let accountBlock = 0;
+  if (countsForAccount) {
+    state.failures++;
+    state.lastFailureAt = now;
+    if (state.failures >= FAILURES_PER_ACCOUNT) state.blockedUntil = accountBlock = now + blockMs(state.failures, FAILURES_PER_ACCOUNT);
   }
 
-  // One statement, so parallel wrong guesses each count.
-  const counted = ctx.db
-    .insert(userSecurity)
-    .values({ userId: user.id, failedLogins: 1 })
-    .onConflictDoUpdate({ target: userSecurity.userId, set: { failedLogins: sql`${userSecurity.failedLogins} + 1` } })
-    .returning({ failedLogins: userSecurity.failedLogins })
-    .get();
-  if ((counted?.failedLogins ?? 0) >= MAX_FAILED_LOGINS) {
-    const until = now + LOCKOUT_MINUTES * 60_000;
-    ctx.db.update(userSecurity).set({ failedLogins: 0, lockedUntil: new Date(until) }).where(eq(userSecurity.userId, user.id)).run();
-    ctx.log(`account locked: ${user.email} after ${MAX_FAILED_LOGINS} failed sign-ins`);
-    throw lockedError(until, now);
+  const ok = passwordHash ? await verifyPassword(password, passwordHash) : (await verifyAgainstDecoy(password), false);
+  if (ok) {
+    state.addresses.delete(address);
+    if (countsForAccount) {
+      state.failures = Math.max(0, state.failures - 1);
+      if (accountBlock && state.blockedUntil === accountBlock) state.blockedUntil = accountBefore;
+    }
+    return true;
   }
-  throw new HttpError(401, INVALID_CREDENTIALS);
+  if (addressBlock) ctx.log(`sign-in blocked for ${key} from ${address} after ${here.failures} failed attempts (${(addressBlock - now) / 60_000} min)`);
+  if (accountBlock) ctx.log(`sign-in blocked for ${key} from every address after ${state.failures} failed attempts (${(accountBlock - now) / 60_000} min)`);
+  // Only the failure that starts a block says so; the ones already in flight just failed.
+  if (addressBlock || accountBlock) throw lockedError(Math.max(addressBlock, accountBlock), now);
+  return false;
 }
 
-/** Lifts a lock and clears the count (an administrator's action, or after a password reset). */
+/** The password step of the user sign-in: 423 while blocked, 401 'Invalid credentials' for a wrong password. */
+export async function verifyLoginPassword(ctx: AppContext, user: User, password: string, address: string): Promise<void> {
+  if (!(await attemptPassword(ctx, user.email, user.passwordHash, password, address))) throw new HttpError(401, INVALID_CREDENTIALS);
+}
+
+/** Lifts every block and count of this account (after a password reset, or an administrator's action). */
 export function clearLockout(ctx: AppContext, userId: string): void {
-  ctx.db.update(userSecurity).set({ failedLogins: 0, lockedUntil: null }).where(eq(userSecurity.userId, userId)).run();
+  const user = findUserById(ctx, userId);
+  if (user) storeFor(ctx).delete(normalizeEmail(user.email));
 }

@@ -9,6 +9,8 @@ import { join } from "node:path";
 export function loadOrCreateSecretKey(dataDir: string): Buffer {
   const path = join(dataDir, "secret.key");
   if (existsSync(path)) {
+    // A key an older version (or a restore) left readable by others.
+    chmodSync(path, 0o600);
     const key = Buffer.from(readFileSync(path, "utf8").trim(), "base64");
     if (key.length !== 32) throw new Error(`${path} is damaged: expected 32 bytes of base64`);
     return key;

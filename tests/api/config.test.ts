@@ -9,19 +9,21 @@ describe("loadConfig defaults", () => {
     expect(c.host).toBe("127.0.0.1");
     expect(c.dataDir).toBe(resolve("./data"));
     expect(c.dataDir.startsWith("/")).toBe(true);
-    expect(c.publicUrl).toBe("http://127.0.0.1:8080");
+    // localhost, not 127.0.0.1: browsers refuse an IP address as a passkey's relying party.
+    expect(c.publicUrl).toBe("http://localhost:8080");
     expect(c.smtpUrl).toBeNull();
-    expect(c.smtpFrom).toBe("smsdesk@127.0.0.1");
+    expect(c.smtpFrom).toBe("smsdesk@localhost");
     expect(c.dev).toBe(false);
     expect(c.adminEmail).toBeNull();
     expect(c.adminPassword).toBeNull();
+    expect(c.trustedProxies).toEqual([]);
   });
 
   test("empty environment values count as unset", () => {
     const c = loadConfig({ HOST: "", DATA_DIR: "", PUBLIC_URL: "", SMTP_URL: "", SMSDESK_DEV: "" }, []);
     expect(c.host).toBe("127.0.0.1");
     expect(c.dataDir).toBe(resolve("./data"));
-    expect(c.publicUrl).toBe("http://127.0.0.1:8080");
+    expect(c.publicUrl).toBe("http://localhost:8080");
     expect(c.smtpUrl).toBeNull();
     expect(c.dev).toBe(false);
   });
@@ -66,6 +68,49 @@ describe("environment", () => {
     const c = loadConfig({ PUBLIC_URL: "https://sms.example.com//" }, []);
     expect(c.publicUrl).toBe("https://sms.example.com");
     expect(c.smtpFrom).toBe("smsdesk@sms.example.com");
+  });
+});
+
+describe("PUBLIC_URL default", () => {
+  test.each([
+    ["127.0.0.1", "http://localhost:8080"],
+    ["0.0.0.0", "http://localhost:8080"],
+    ["localhost", "http://localhost:8080"],
+    ["10.1.2.3", "http://10.1.2.3:8080"],
+    ["sms.internal", "http://sms.internal:8080"],
+    ["fd00::5", "http://[fd00::5]:8080"],
+  ])("HOST=%s gives %s", (host, url) => {
+    expect(loadConfig({ HOST: host }, []).publicUrl).toBe(url);
+  });
+
+  test("keeps the port, and an explicit PUBLIC_URL wins", () => {
+    expect(loadConfig({ PORT: "9001" }, []).publicUrl).toBe("http://localhost:9001");
+    expect(loadConfig({ PUBLIC_URL: "http://127.0.0.1:8080" }, []).publicUrl).toBe("http://127.0.0.1:8080");
+  });
+});
+
+describe("TRUSTED_PROXIES", () => {
+  test("a comma-separated list of IPv4, IPv6 and IPv4-mapped addresses and CIDRs, spaces ignored", () => {
+    const value = "127.0.0.1, 10.0.0.0/8,::1 , fd00::/8,::ffff:192.0.2.1,192.168.0.0/16";
+    expect(loadConfig({ TRUSTED_PROXIES: value }, []).trustedProxies).toEqual([
+      "127.0.0.1",
+      "10.0.0.0/8",
+      "::1",
+      "fd00::/8",
+      "::ffff:192.0.2.1",
+      "192.168.0.0/16",
+    ]);
+  });
+
+  test("--trusted-proxies overrides the environment; empty means none", () => {
+    expect(loadConfig({ TRUSTED_PROXIES: "10.0.0.1" }, ["--trusted-proxies", "172.16.0.0/12"]).trustedProxies).toEqual(["172.16.0.0/12"]);
+    expect(loadConfig({ TRUSTED_PROXIES: "" }, []).trustedProxies).toEqual([]);
+  });
+
+  test.each(["proxy.example.com", "10.0.0.0/33", "fd00::/129", "1.2.3", "256.1.1.1", "10.0.0.0/x", "1::2::3"])("%s throws ConfigError naming it", (entry) => {
+    expect(() => loadConfig({ TRUSTED_PROXIES: `127.0.0.1,${entry}` }, [])).toThrow(
+      new ConfigError(`TRUSTED_PROXIES: ${entry} is not an IP address or CIDR (e.g. 10.0.0.0/8, ::1)`),
+    );
   });
 });
 

@@ -1,137 +1,207 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
-import { userSecurity } from "../../db/schema";
-import { LOCKOUT_MINUTES, MAX_FAILED_LOGINS, verifyLoginPassword } from "../../src/auth/lockout";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import {
+  blockMs,
+  FAILURES_PER_ACCOUNT,
+  FAILURES_PER_ADDRESS,
+  FIRST_BLOCK_MS,
+  MAX_BLOCK_MS,
+  verifyLoginPassword,
+} from "../../src/auth/lockout";
 import { HttpError } from "../../src/http/errors";
 import { findUserById } from "../../src/users/queries";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
 
+// Every wrong password costs a real argon2 check.
+setDefaultTimeout(60_000);
+
 let t: TestServer;
 let clock = Date.now();
+const MINUTE = 60_000;
 
+// The test client reaches the server from 127.0.0.1, named here as a trusted proxy, so X-Forwarded-For says
+// which address each attempt comes from.
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ env: { TRUSTED_PROXIES: "127.0.0.1,::1" } });
   t.ctx.now = () => clock;
 });
 afterAll(() => t.stop());
 
-const signIn = (account: Account, password: string) => t.api("/api/auth/login", { body: { email: account.email, password } });
+let nextAddress = 1;
+/** A client address no other test uses. */
+const newAddress = () => `198.51.100.${nextAddress++}`;
 
-async function lock(account: Account) {
-  for (let i = 1; i < MAX_FAILED_LOGINS; i++) {
-    const res = await signIn(account, "wrong-password");
+const signIn = (account: Account, password: string, from: string) =>
+  t.api("/api/auth/login", { body: { email: account.email, password }, headers: { "x-forwarded-for": from } });
+
+const lockedMessage = (minutes: number) =>
+  `Account locked: too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+
+/** Four wrong passwords answer 401; the fifth from the same address blocks it and answers 423. */
+async function block(account: Account, from: string) {
+  for (let i = 1; i < FAILURES_PER_ADDRESS; i++) {
+    const res = await signIn(account, "wrong-password", from);
     expect(res.status).toBe(401);
     expect(res.body.message).toBe("Invalid credentials");
   }
-  return signIn(account, "wrong-password");
+  return signIn(account, "wrong-password", from);
 }
 
-describe("account lockout", () => {
-  test("the limits are 5 wrong passwords and 15 minutes", () => {
-    expect(MAX_FAILED_LOGINS).toBe(5);
-    expect(LOCKOUT_MINUTES).toBe(15);
-  });
-
-  test("the 5th wrong password in a row locks the account: 423 'Account locked' with Retry-After", async () => {
-    const account = await t.signUpVerified();
-    const res = await lock(account);
-    expect(res.status).toBe(423);
-    expect(res.body.message).toStartWith("Account locked");
-    expect(res.body.message).toBe("Account locked: too many failed sign-in attempts. Try again in 15 minutes.");
-    expect(res.headers.get("retry-after")).toBe(String(15 * 60));
-    expect(res.body.token).toBeUndefined();
-  });
-
-  test("a locked account stays locked for its 15 minutes even with the right password", async () => {
-    const account = await t.signUpVerified();
-    const lockedAt = clock;
-    expect((await lock(account)).status).toBe(423);
-
-    const right = await signIn(account, account.password);
-    expect(right.status).toBe(423);
-    expect(right.body.message).toStartWith("Account locked");
-    expect(right.body.token).toBeUndefined();
-
-    clock = lockedAt + 14 * 60_000;
-    const later = await signIn(account, account.password);
-    expect(later.status).toBe(423);
-    expect(later.body.message).toBe("Account locked: too many failed sign-in attempts. Try again in 1 minute.");
-    expect(later.headers.get("retry-after")).toBe("60");
-
-    clock = lockedAt + 15 * 60_000 - 1000;
-    expect((await signIn(account, account.password)).status).toBe(423);
-
-    clock = lockedAt + 15 * 60_000 + 1;
-    const after = await signIn(account, account.password);
-    expect(after.status).toBe(200);
-    expect(after.body.token).toBeString();
-  });
-
-  test("wrong passwords while locked do not extend the lock; after it the count starts again", async () => {
-    const account = await t.signUpVerified();
-    const lockedAt = clock;
-    expect((await lock(account)).status).toBe(423);
-    for (let i = 0; i < 3; i++) expect((await signIn(account, "wrong-password")).status).toBe(423);
-    clock = lockedAt + 15 * 60_000 + 1;
-    // One wrong password after the lock is one failure, not a new lock.
-    expect((await signIn(account, "wrong-password")).status).toBe(401);
-    expect((await signIn(account, account.password)).status).toBe(200);
-  });
-
-  test("a right password resets the count: only consecutive failures lock", async () => {
-    const account = await t.signUpVerified();
-    for (let round = 0; round < 3; round++) {
-      for (let i = 0; i < MAX_FAILED_LOGINS - 1; i++) expect((await signIn(account, "wrong-password")).status).toBe(401);
-      expect((await signIn(account, account.password)).status).toBe(200);
-    }
-    const row = t.ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, account.user.id)).get()!;
-    expect(row.failedLogins).toBe(0);
-    expect(row.lockedUntil).toBeNull();
-  });
-
-  test("the lock is per account", async () => {
-    const locked = await t.signUpVerified();
-    const other = await t.signUpVerified();
-    expect((await lock(locked)).status).toBe(423);
-    expect((await signIn(other, other.password)).status).toBe(200);
-  });
-
-  test("an unknown email answers 'Invalid credentials', never 'Account locked'", async () => {
-    const ghost = { email: t.newEmail("ghost") } as Account;
-    for (let i = 0; i < MAX_FAILED_LOGINS + 2; i++) {
-      const res = await signIn(ghost, "whatever1");
-      expect(res.status).toBe(401);
-      expect(res.body.message).toBe("Invalid credentials");
-    }
-  });
-
-  test("verifyLoginPassword(ctx, user, password) is the function the admin login shares", async () => {
-    const account = await t.signUpVerified();
-    const user = findUserById(t.ctx, account.user.id)!;
-    await verifyLoginPassword(t.ctx, user, account.password);
-    const wrong = await verifyLoginPassword(t.ctx, user, "nope-nope").catch((e) => e);
-    expect(wrong).toBeInstanceOf(HttpError);
-    expect(wrong.status).toBe(401);
-    for (let i = 0; i < MAX_FAILED_LOGINS - 2; i++) await verifyLoginPassword(t.ctx, user, "nope-nope").catch(() => undefined);
-    const locked = await verifyLoginPassword(t.ctx, user, "nope-nope").catch((e) => e);
-    expect(locked.status).toBe(423);
-    const right = await verifyLoginPassword(t.ctx, user, account.password).catch((e) => e);
-    expect(right.status).toBe(423);
-    expect(right.message).toStartWith("Account locked");
+describe("limits", () => {
+  test("5 failures per address; 50 per account; blocks of 1 minute doubling to 15", () => {
+    expect(FAILURES_PER_ADDRESS).toBe(5);
+    expect(FAILURES_PER_ACCOUNT).toBe(50);
+    expect(FIRST_BLOCK_MS).toBe(MINUTE);
+    expect(MAX_BLOCK_MS).toBe(15 * MINUTE);
+    expect([5, 6, 7, 8, 9, 10, 40].map((n) => blockMs(n, 5) / MINUTE)).toEqual([1, 2, 4, 8, 15, 15, 15]);
+    expect([50, 51, 52, 53, 54].map((n) => blockMs(n, 50) / MINUTE)).toEqual([1, 2, 4, 8, 15]);
   });
 });
 
-describe("lockout and password reset", () => {
-  test("resetting the password by email lifts the lockout: the new password signs in at once", async () => {
+describe("per account and address", () => {
+  test("the 5th wrong password from an address blocks that address for 1 minute: 423 with Retry-After", async () => {
     const account = await t.signUpVerified();
-    expect((await lock(account)).status).toBe(423);
+    const from = newAddress();
+    const res = await block(account, from);
+    expect(res.status).toBe(423);
+    expect(res.body.message).toBe(lockedMessage(1));
+    expect(res.body.lockedUntil).toBe(new Date(clock + MINUTE).toISOString());
+    expect(res.headers.get("retry-after")).toBe("60");
+    expect(res.body.token).toBeUndefined();
+    expect(t.logs).toContain(`sign-in blocked for ${account.email} from ${from} after 5 failed attempts (1 min)`);
+  });
+
+  test("the owner from another address signs in at once, while the blocked address is refused even the right password", async () => {
+    const account = await t.signUpVerified();
+    const attacker = newAddress();
+    expect((await block(account, attacker)).status).toBe(423);
+
+    const refused = await signIn(account, account.password, attacker);
+    expect(refused.status).toBe(423);
+    expect(refused.body.token).toBeUndefined();
+
+    const owner = await signIn(account, account.password, newAddress());
+    expect(owner.status).toBe(200);
+    expect(owner.body.token).toBeString();
+  });
+
+  test("each failure after a block ends doubles the next block: 1, 2, 4, 8, 15, 15 minutes", async () => {
+    const account = await t.signUpVerified();
+    const from = newAddress();
+    expect((await block(account, from)).body.message).toBe(lockedMessage(1));
+    for (const minutes of [2, 4, 8, 15, 15]) {
+      const previous = (await signIn(account, "wrong-password", from)).body.lockedUntil;
+      clock = Date.parse(previous) - 1000;
+      expect((await signIn(account, "wrong-password", from)).status).toBe(423);
+      clock = Date.parse(previous);
+      const res = await signIn(account, "wrong-password", from);
+      expect(res.status).toBe(423);
+      expect(res.body.message).toBe(lockedMessage(minutes));
+      expect(res.headers.get("retry-after")).toBe(String(minutes * 60));
+    }
+    // Attempts while blocked are not counted: the block does not grow from them.
+    const until = Date.parse((await signIn(account, account.password, from)).body.lockedUntil);
+    expect(until).toBe(clock + 15 * MINUTE);
+    clock = until;
+    expect((await signIn(account, account.password, from)).status).toBe(200);
+  });
+
+  test("a right password from the address clears its count: only failures in a row block", async () => {
+    const account = await t.signUpVerified();
+    const from = newAddress();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect((await signIn(account, "wrong-password", from)).status).toBe(401);
+      expect((await signIn(account, account.password, from)).status).toBe(200);
+    }
+  });
+
+  test("an address's failures are forgotten after a day without any", async () => {
+    const account = await t.signUpVerified();
+    const from = newAddress();
+    for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect((await signIn(account, "wrong-password", from)).status).toBe(401);
+    clock += 24 * 60 * MINUTE;
+    for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect((await signIn(account, "wrong-password", from)).status).toBe(401);
+    expect((await signIn(account, "wrong-password", from)).status).toBe(423);
+  });
+
+  test("parallel guesses from one address get no more than 5 tries", async () => {
+    const account = await t.signUpVerified();
+    const from = newAddress();
+    const answers = await Promise.all(Array.from({ length: 12 }, () => signIn(account, "wrong-password", from)));
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(4);
+    expect(answers.filter((r) => r.status === 423)).toHaveLength(8);
+  });
+
+  test("the block is per account: another account from the same address signs in", async () => {
+    const locked = await t.signUpVerified();
+    const other = await t.signUpVerified();
+    const from = newAddress();
+    expect((await block(locked, from)).status).toBe(423);
+    expect((await signIn(other, other.password, from)).status).toBe(200);
+  });
+});
+
+describe("across addresses", () => {
+  test("one address alone never blocks the owner elsewhere, however long it keeps guessing", async () => {
+    const account = await t.signUpVerified();
+    const attacker = newAddress();
+    expect((await block(account, attacker)).status).toBe(423);
+    for (let i = 0; i < 30; i++) {
+      const res = await signIn(account, "wrong-password", attacker);
+      if (res.status === 423) clock = Date.parse(res.body.lockedUntil);
+    }
+    expect((await signIn(account, account.password, newAddress())).status).toBe(200);
+  });
+
+  test("50 failures spread over 10 addresses block the account everywhere for 1 minute, then 2 after the next", async () => {
+    const account = await t.signUpVerified();
+    for (let a = 0; a < FAILURES_PER_ACCOUNT / FAILURES_PER_ADDRESS - 1; a++) expect((await block(account, newAddress())).status).toBe(423);
+    // The 50th counted failure.
+    const last = newAddress();
+    for (let i = 1; i <= FAILURES_PER_ADDRESS; i++) {
+      const res = await signIn(account, "wrong-password", last);
+      expect(res.status).toBe(i === FAILURES_PER_ADDRESS ? 423 : 401);
+    }
+    expect(t.logs).toContain(`sign-in blocked for ${account.email} from every address after 50 failed attempts (1 min)`);
+
+    const owner = newAddress();
+    const refused = await signIn(account, account.password, owner);
+    expect(refused.status).toBe(423);
+    expect(refused.body.message).toBe(lockedMessage(1));
+
+    clock += MINUTE;
+    expect((await signIn(account, "wrong-password", newAddress())).body.message).toBe(lockedMessage(2));
+    clock += 2 * MINUTE;
+    const back = await signIn(account, account.password, owner);
+    expect(back.status).toBe(200);
+  });
+});
+
+describe("the shared password step", () => {
+  test("verifyLoginPassword(ctx, user, password, address) is what the sign-in calls", async () => {
+    const account = await t.signUpVerified();
+    const user = findUserById(t.ctx, account.user.id)!;
+    const from = newAddress();
+    await verifyLoginPassword(t.ctx, user, account.password, from);
+    const wrong = await verifyLoginPassword(t.ctx, user, "nope-nope", from).catch((e) => e);
+    expect(wrong).toBeInstanceOf(HttpError);
+    expect(wrong.status).toBe(401);
+    for (let i = 0; i < FAILURES_PER_ADDRESS - 2; i++) await verifyLoginPassword(t.ctx, user, "nope-nope", from).catch(() => undefined);
+    expect((await verifyLoginPassword(t.ctx, user, "nope-nope", from).catch((e) => e)).status).toBe(423);
+    expect((await verifyLoginPassword(t.ctx, user, account.password, from).catch((e) => e)).status).toBe(423);
+    await verifyLoginPassword(t.ctx, user, account.password, newAddress());
+  });
+
+  test("resetting the password by email lifts every block: the new password signs in at once from the blocked address", async () => {
+    const account = await t.signUpVerified();
+    const from = newAddress();
+    expect((await block(account, from)).status).toBe(423);
 
     expect((await t.api("/api/auth/forgot-password", { body: { email: account.email } })).status).toBe(200);
     const token = await t.resetLink(account.email);
     const reset = await t.api("/api/auth/reset-password", { body: { token, password: "a-brand-new-secret" } });
     expect(reset.status).toBe(200);
 
-    const res = await signIn(account, "a-brand-new-secret");
+    const res = await signIn(account, "a-brand-new-secret", from);
     expect(res.status).toBe(200);
     expect(res.body.token).toBeString();
   });

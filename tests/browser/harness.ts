@@ -49,10 +49,12 @@ export class Appliance {
       const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
       this.server!.stdout!.on("data", (chunk: Buffer) => {
         out += chunk.toString();
-        const match = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        // Pages are opened at the public URL (http://localhost:PORT by default): the server refuses changes
+        // (sign-in included) from any other origin.
+        const match = /running at (http:\/\/127\.0\.0\.1:\d+)(?: \(public URL (\S+)\))?\n/.exec(out);
         if (match) {
           clearTimeout(timer);
-          resolve(opts.urlHost ? match[1]!.replace("127.0.0.1", opts.urlHost) : match[1]!);
+          resolve(match[2] ?? match[1]!);
         }
       });
       this.server!.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));

@@ -20,7 +20,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   // A verified account, made through the API.
   const registered = await fetch(`${app.url}/api/auth/register`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", origin: app.url },
     body: JSON.stringify({ email, password, confirmPassword: password, firstName: "Rosa", lastName: "Diaz" }),
   });
   expect(registered.status).toBe(201);

@@ -41,10 +41,17 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
   };
 }
 
+/** The default PUBLIC_URL of a server listening on 127.0.0.1: the origin its sign-in accepts requests from. */
+export const publicOrigin = (base: string) => base.replace("//127.0.0.1:", "//localhost:");
+
 export async function childApi(base: string, path: string, opts: { method?: string; token?: string; body?: unknown } = {}) {
   const res = await fetch(base + path, {
     method: opts.method ?? (opts.body === undefined ? "GET" : "POST"),
-    headers: { "content-type": "application/json", ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      origin: publicOrigin(base),
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+    },
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
   const text = await res.text();

@@ -3,7 +3,8 @@
  * (by default) a real local SMTP server that captures every email the server sends.
  *
  *   const t = await startTestServer();            // SMTP capture, not dev mode
- *   const t = await startTestServer({ smtp: false, dev: true }); // emails go to the log (still captured)
+ *   const t = await startTestServer({ smtp: false }); // development mode: emails go to the log (still captured)
+ *   const t = await startTestServer({ smtp: false, dev: false }); // production without SMTP: no email at all
  *   afterAll(() => t.stop());
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,6 +37,11 @@ export type ApiOptions = {
   cookie?: string;
   headers?: Record<string, string>;
   redirect?: RequestRedirect;
+  /**
+   * The Origin header, as a browser on the appliance's own page sends it: PUBLIC_URL's origin unless a test
+   * gives headers.origin or `origin: false` (no Origin, like a script or another server).
+   */
+  origin?: false;
 };
 
 export type ApiResponse<T = any> = { status: number; body: T; text: string; headers: Headers };
@@ -163,6 +169,8 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const useSmtp = opts.smtp ?? true;
+  // Without SMTP, codes reach the log (and so the tests) only in development mode; `dev: false` tests production.
+  const dev = opts.dev ?? !useSmtp;
   const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-test-"));
   const emails: CapturedEmail[] = [];
   const logs: string[] = [];
@@ -190,7 +198,7 @@ export async function startTestServer(
       PORT: "0",
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
-      SMSDESK_DEV: opts.dev ? "1" : "",
+      SMSDESK_DEV: dev ? "1" : "",
       ...(smtp ? { SMTP_URL: smtp.url } : {}),
       ...opts.env,
     },
@@ -209,6 +217,9 @@ export async function startTestServer(
     }
     if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
     if (o.cookie !== undefined) headers.cookie = `smsdesk_session=${o.cookie}`;
+    if (o.origin !== false && !Object.keys(headers).some((h) => h.toLowerCase() === "origin")) {
+      headers.origin = new URL(server.ctx.config.publicUrl).origin;
+    }
     const res = await fetch(url + path, {
       method: o.method ?? (o.body !== undefined ? "POST" : "GET"),
       headers,
