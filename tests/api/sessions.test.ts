@@ -110,6 +110,7 @@ describe("the sessions list", () => {
     expect(
       describeDevice("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0"),
     ).toBe("Edge on macOS");
+    expect(describeDevice("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36")).toBe("Chrome on Linux");
     expect(describeDevice("curl/8.5.0")).toBe("curl");
     expect(describeDevice(null)).toBe("Unknown device");
   });

@@ -72,11 +72,12 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   expect(download.suggestedFilename()).toMatch(/\.txt$/);
   const backupCode = (await codes.getByRole("listitem").first().textContent())!.trim();
   const secondBackupCode = (await codes.getByRole("listitem").nth(1).textContent())!.trim();
+  const thirdBackupCode = (await codes.getByRole("listitem").nth(2).textContent())!.trim();
   await codes.getByRole("button", { name: "Hide" }).click();
   await expect(page.getByTestId("backup-codes")).toHaveCount(0);
 
   // Sign out, sign in again: the password alone is not enough.
-  await page.getByRole("button", { name: "Sign Out" }).click();
+  await page.getByRole("button", { name: "Sign Out", exact: true }).click();
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
@@ -99,7 +100,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await expect(page.getByTestId("two-factor-status")).toHaveText("Enabled");
 
   // Without the phone: a backup code signs in once.
-  await page.getByRole("button", { name: "Sign Out" }).click();
+  await page.getByRole("button", { name: "Sign Out", exact: true }).click();
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
@@ -111,9 +112,42 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.goto(`${app.url}/settings/security`);
   await expect(page.getByTestId("backup-codes-count")).toHaveText("9");
 
+  // Where the account is signed in: this browser, plus a session opened elsewhere (with another backup code),
+  // which "Sign out of all other sessions" ends.
+  const firefox = { "content-type": "application/json", origin: app.url, "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0" };
+  const elsewhere = await fetch(`${app.url}/api/auth/login`, { method: "POST", headers: firefox, body: JSON.stringify({ email, password }) });
+  const { pendingToken } = (await elsewhere.json()) as { pendingToken: string };
+  const secondSignIn = await fetch(`${app.url}/api/auth/login/2fa`, {
+    method: "POST",
+    headers: firefox,
+    body: JSON.stringify({ pendingToken, token: secondBackupCode }),
+  });
+  expect(secondSignIn.status).toBe(200);
+  const otherToken = ((await secondSignIn.json()) as { token: string }).token;
+  await page.reload();
+  const sessions = page.getByRole("list", { name: "Your sessions" });
+  await expect(sessions.getByTestId("session-item").filter({ hasText: "Firefox on Windows" })).toBeVisible();
+  await expect(sessions.getByTestId("session-item").filter({ hasText: "This device" })).toHaveText(/^Chrome on LinuxThis device/);
+  page.once("dialog", (dialog) => void dialog.accept());
+  await page.getByRole("button", { name: "Sign out of all other sessions" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Signed out of other sessions" })).toBeVisible();
+  await expect(sessions.getByTestId("session-item")).toHaveCount(1);
+  expect((await fetch(`${app.url}/api/auth/user`, { headers: { authorization: `Bearer ${otherToken}` } })).status).toBe(401);
+
+  // New backup codes ask for a code first.
+  const regenerate = page.getByRole("button", { name: "Regenerate Backup Codes" });
+  await regenerate.click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Enter a code from your authenticator app or a backup code" })).toBeVisible();
+  await page.getByLabel(/for new backup codes/).fill(thirdBackupCode);
+  page.once("dialog", (dialog) => void dialog.accept());
+  await regenerate.click();
+  await expect(page.getByTestId("backup-codes").getByRole("listitem")).toHaveCount(10);
+  await expect(page.getByTestId("backup-codes-count")).toHaveText("10");
+  const regenerated = (await page.getByTestId("backup-codes").getByRole("listitem").nth(1).textContent())!.trim();
+
   // Turning it off asks for a code and a confirmation; dismissing the confirmation keeps it on.
   const disableButton = page.getByRole("button", { name: "Disable Two-Factor Authentication" });
-  await page.getByLabel(/Code from your app/).fill(secondBackupCode);
+  await page.getByLabel(/Code from your app/).fill(regenerated);
   page.once("dialog", (dialog) => void dialog.dismiss());
   await disableButton.click();
   await expect(page.getByTestId("two-factor-status")).toHaveText("Enabled");

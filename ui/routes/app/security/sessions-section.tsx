@@ -33,10 +33,10 @@ export function SessionsSection() {
     setBusy(session.id);
     try {
       await api(`/api/auth/sessions/${encodeURIComponent(session.id)}`, { method: "DELETE" });
-      toast({ title: "Session signed out", description: session.device });
+      toast({ title: "Session ended", description: session.device });
       await reload();
     } catch (err) {
-      toast({ title: "Failed to sign out the session", description: errorMessage(err, ""), variant: "destructive" });
+      toast({ title: "Failed to end the session", description: errorMessage(err, ""), variant: "destructive" });
     } finally {
       setBusy(null);
     }
@@ -76,8 +76,8 @@ export function SessionsSection() {
                   </p>
                 </div>
                 {!s.current && (
-                  <Button variant="ghost" onClick={() => signOut(s)} disabled={busy === s.id} aria-label={`Sign out ${s.device}`}>
-                    Sign out
+                  <Button variant="ghost" onClick={() => signOut(s)} disabled={busy === s.id} aria-label={`End the session on ${s.device}`}>
+                    End session
                   </Button>
                 )}
               </li>

@@ -228,7 +228,7 @@ export function TwoFactorSection() {
             )}
 
             <form onSubmit={regenerate} className="space-y-2" noValidate>
-              <Field label="Code from your app (or a backup code) for new backup codes" htmlFor="twofa-regenerate-code">
+              <Field label="Code from your authenticator app (or a backup code) for new backup codes" htmlFor="twofa-regenerate-code">
                 <Input
                   id="twofa-regenerate-code"
                   autoComplete="one-time-code"
