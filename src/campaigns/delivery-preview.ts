@@ -34,7 +34,7 @@ export function clockLabel(clock: string, locale: string): string {
   const [h, m] = clock.split(":").map(Number);
   const at = Date.UTC(2000, 0, 1, h ?? 0, m ?? 0);
   try {
-    return new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit", timeZone: "UTC" }).format(at);
+    return new Intl.DateTimeFormat(locale, { timeStyle: "short", timeZone: "UTC" }).format(at);
   } catch {
     return clock;
   }

@@ -544,7 +544,8 @@ describe("sending", () => {
     const { acc } = await sender();
     const c = await create(acc, { name: "Rejected", recipients: ["+14155550181", "+14155550182"] });
     const { campaign: finished, logs: l } = await sendAndSettle(acc, c.id);
-    expect(finished).toMatchObject({ status: "failed", counts: { recipients: 2, failed: 2 }, totalBounced: 2, successRate: 0 });
+    // Refused at the provider: failed, never sent, so nothing to rate.
+    expect(finished).toMatchObject({ status: "failed", counts: { recipients: 2, failed: 2, refused: 2 }, totalSent: 0, totalBounced: 2, successRate: null });
     expect(l.data.map((r: any) => [r.status, r.errorCode])).toEqual([
       ["failed", "21211"],
       ["failed", "21211"],

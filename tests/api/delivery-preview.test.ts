@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { startTrial } from "../../src/licenses/licenses";
+import { sendingManager } from "../../src/sending/manager";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -14,10 +16,10 @@ afterEach(() => {
 });
 afterAll(() => t?.stop());
 
-/** The server's clock stands still at `iso`. */
+/** The server's clock reads `iso` now and runs on from there (simulated delivery reports fall due as time passes). */
 const clockAt = (iso: string) => {
-  const at = Date.parse(iso);
-  t.ctx.now = () => at;
+  const offset = Date.parse(iso) - Date.now();
+  t.ctx.now = () => Date.now() + offset;
 };
 
 // 2026-03-10 is after the US moved to daylight time (March 8) and before Europe did (March 29):
@@ -26,7 +28,7 @@ const MORNING = "2026-03-10T11:15:00.000Z";
 const NY = "+12125550101";
 const CHICAGO = "+13125550102";
 const LA = "+14155550103";
-const LONDON = "+447700900123";
+const LONDON = "+447911123456";
 
 const post = (acc: Account, path: string, body: unknown) => t.api(path, { method: "POST", token: acc.token, body });
 const get = (acc: Account, path: string) => t.api(path, { token: acc.token });
@@ -37,7 +39,7 @@ async function account(settings: Record<string, unknown> = {}): Promise<Account>
   const res = await t.api("/api/user/onboarding", {
     method: "PUT",
     token: acc.token,
-    body: { businessName: "Bloom & Co. Florist", industry: "Retail", customerType: "local", goals: ["sales"] },
+    body: { businessName: "Bloom & Co. Florist", industry: "Retail & E-commerce", customerType: "local", goals: ["sales"] },
   });
   expect(res.status).toBe(200);
   if (Object.keys(settings).length) {
@@ -145,6 +147,8 @@ describe("POST /api/campaigns/preview-delivery", () => {
 /** An account sending through the simulator from one unthrottled number. */
 async function sender(settings: Record<string, unknown> = {}) {
   const acc = await account(settings);
+  // The plan in force on the fake clock's day (sign-up started a trial today, after that day).
+  startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   expect(provider.status).toBe(201);
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });
@@ -182,16 +186,17 @@ describe("a campaign waiting for quiet hours", () => {
 
     // At 08:00 in New York its message is due; at 08:00 in Los Angeles every one has gone.
     clockAt("2026-03-10T15:00:01.000Z");
+    sendingManager(t.ctx).wake();
     const done = await waitFor(
       () => get(acc, `/api/campaigns/${id}`).then((r) => r.body),
-      (c) => c.status === "completed",
+      (c) => c.status === "completed" && c.counts.delivered === 4,
       15_000,
     );
     expect(done.quietWait).toBeNull();
-    expect(done.counts.delivered).toBe(4);
+    expect(done.totalSent).toBe(4);
     const after = await get(acc, "/api/analytics/recent-activity");
     expect(after.body.find((a: any) => a.type === "campaign_sent").message).toBe('Campaign "Tulips" was sent');
-  });
+   }, 30_000);
 
   test("'Sent' leaves out messages the provider refused; they still count as failed", async () => {
     const acc = await sender({ quietHoursEnabled: false });
@@ -206,5 +211,5 @@ describe("a campaign waiting for quiet hours", () => {
     expect(c.counts).toMatchObject({ recipients: 3, delivered: 1, failed: 2, refused: 1 });
     expect(c.successRate).toBe(50);
     expect((await get(acc, "/api/stats")).body).toEqual({ totalSent: 2, totalDelivered: 1, totalOpened: null, totalBounced: 2 });
-  });
+   }, 30_000);
 });
