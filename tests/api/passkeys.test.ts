@@ -18,14 +18,15 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const begin = (token: string) => t.api("/api/webauthn/register/begin", { method: "POST", token });
+/** Adding a passkey asks for the account password again. */
+const begin = (account: Account) => t.api("/api/webauthn/register/begin", { body: { password: account.password }, token: account.token });
 const complete = (token: string, credential: unknown, friendlyName?: string) =>
   t.api("/api/webauthn/register/complete", { body: { credential, friendlyName }, token });
 const loginBegin = (email: unknown) => t.api("/api/webauthn/authenticate/begin", { body: { email } });
 const loginComplete = (credential: unknown) => t.api("/api/webauthn/authenticate/complete", { body: { credential } });
 
 async function registerPasskey(account: Account, name?: string, authenticator = device) {
-  const options = (await begin(account.token)).body;
+  const options = (await begin(account)).body;
   const credential = await authenticator.register(options);
   const res = await complete(account.token, credential, name);
   expect(res.status).toBe(200);
@@ -45,13 +46,13 @@ describe("auth required", () => {
 
   test("an unverified account gets 403 on register/begin", async () => {
     const fresh = await t.signUp();
-    expect((await begin(fresh.token)).status).toBe(403);
+    expect((await begin(fresh)).status).toBe(403);
   });
 });
 
 describe("registration", () => {
   test("begin answers creation options for the PUBLIC_URL relying party", async () => {
-    const res = await begin(alice.token);
+    const res = await begin(alice);
     expect(res.status).toBe(200);
     expect(res.body.rp).toEqual({ name: "smsdesk", id: "localhost" });
     expect(res.body.user.name).toBe(alice.email);
@@ -86,12 +87,12 @@ describe("registration", () => {
   });
 
   test("begin excludes the credentials already registered", async () => {
-    const res = await begin(alice.token);
+    const res = await begin(alice);
     expect(res.body.excludeCredentials.map((c: any) => c.id)).toEqual([device.credentials[0]!.id]);
   });
 
   test("registering the same credential again answers 'This device is already registered'", async () => {
-    const options = (await begin(alice.token)).body;
+    const options = (await begin(alice)).body;
     const again = await device.register(options, { reuse: device.credentials[0] });
     const res = await complete(alice.token, again, "Again");
     expect(res.status).toBe(409);
@@ -100,7 +101,7 @@ describe("registration", () => {
 
   test("a response for another origin is rejected and nothing is stored", async () => {
     const rogue = new SoftAuthenticator("https://evil.example");
-    const options = (await begin(alice.token)).body;
+    const options = (await begin(alice)).body;
     const res = await complete(alice.token, await rogue.register(options));
     expect(res.status).toBe(400);
     expect(res.body.verified).toBe(false);
@@ -108,11 +109,11 @@ describe("registration", () => {
   });
 
   test("a challenge is used once, and only by the user it was issued to", async () => {
-    const options = (await begin(alice.token)).body;
+    const options = (await begin(alice)).body;
     const other = new SoftAuthenticator(origin);
     const credential = await other.register(options);
     expect((await complete(bob.token, credential)).status).toBe(400); // issued to alice
-    const options2 = (await begin(alice.token)).body;
+    const options2 = (await begin(alice)).body;
     const c2 = await other.register(options2);
     expect((await complete(alice.token, c2)).status).toBe(200);
     expect((await complete(alice.token, c2)).status).toBe(400); // replay
@@ -204,6 +205,16 @@ describe("sign-in", () => {
     expect((await loginComplete(a3)).status).toBe(401);
   });
 
+  test("a signature of post-quantum size (ML-DSA-87: 4,627 bytes) reaches verification, not refused as too long", async () => {
+    // Chromium's own authenticator signs with ML-DSA-44 (2,420 bytes) when the options allow it, as ours do.
+    const options = (await loginBegin(alice.email)).body;
+    const assertion = await device.authenticate(options);
+    assertion.response.signature = Buffer.alloc(4627, 1).toString("base64url");
+    const res = await loginComplete(assertion);
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ verified: false, message: "Failed to authenticate with passkey" });
+  });
+
   test("a credential of another user cannot answer this user's challenge", async () => {
     const bobDevice = new SoftAuthenticator(origin);
     await registerPasskey(bob, "Bob phone", bobDevice);
@@ -249,11 +260,12 @@ describe("a PUBLIC_URL browsers refuse as relying party", () => {
   afterAll(() => u?.stop());
   afterEach(() => (u.ctx.config.publicUrl = "http://127.0.0.1:8080"));
 
+  const wellFormed = (response: Record<string, string>) => ({ id: "AAAA", rawId: "AAAA", type: "public-key", response: { clientDataJSON: "AAAA", ...response } });
   const calls = (token: string): [string, () => Promise<ApiResponse>][] => [
-    ["register/begin", () => u.api("/api/webauthn/register/begin", { method: "POST", token })],
-    ["register/complete", () => u.api("/api/webauthn/register/complete", { body: { credential: { id: "x", rawId: "x", type: "public-key", response: {} } }, token })],
+    ["register/begin", () => u.api("/api/webauthn/register/begin", { body: { password: carol.password }, token })],
+    ["register/complete", () => u.api("/api/webauthn/register/complete", { body: { credential: wellFormed({ attestationObject: "AAAA" }) }, token })],
     ["authenticate/begin", () => u.api("/api/webauthn/authenticate/begin", { body: { email: carol.email } })],
-    ["authenticate/complete", () => u.api("/api/webauthn/authenticate/complete", { body: { credential: { id: "x", rawId: "x", type: "public-key", response: {} } } })],
+    ["authenticate/complete", () => u.api("/api/webauthn/authenticate/complete", { body: { credential: wellFormed({ authenticatorData: "AAAA", signature: "AAAA" }) } })],
   ];
 
   test("the README's old default http://127.0.0.1:8080: every ceremony call answers 400 with the cause", async () => {
@@ -275,7 +287,7 @@ describe("a PUBLIC_URL browsers refuse as relying party", () => {
     ["https://sms.example.com", 200],
   ])("PUBLIC_URL %s: register/begin answers %d", async (publicUrl, status) => {
     u.ctx.config.publicUrl = publicUrl;
-    const res = await u.api("/api/webauthn/register/begin", { method: "POST", token: carol.token });
+    const res = await u.api("/api/webauthn/register/begin", { body: { password: carol.password }, token: carol.token });
     expect(res.status).toBe(status);
     if (status === 400) expect(res.body.message).toContain(`(PUBLIC_URL is ${publicUrl})`);
     else expect(res.body.rp.id).toBe(new URL(publicUrl).hostname);

@@ -123,12 +123,13 @@ test("the executable: sign up, register a passkey, sign out, and sign in with th
   await expect(section.getByText("No passkeys yet.")).toBeVisible();
   await section.getByRole("button", { name: "Add Passkey" }).click();
   await section.getByLabel("Passkey name").fill("Office desktop");
+  await section.getByLabel("Your password").fill(password);
   await section.getByRole("button", { name: "Register Passkey" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Passkey registered successfully" })).toBeVisible();
   await expect(section.getByTestId("passkey-item")).toContainText("Office desktop");
   expect((await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials).toHaveLength(1);
 
-  await page.getByRole("button", { name: "Sign Out" }).click();
+  await page.getByRole("button", { name: "Sign Out", exact: true }).click();
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
   await page.goto(`${url}/auth`);
   await page.getByLabel("Email").fill(email);

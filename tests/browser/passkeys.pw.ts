@@ -39,6 +39,7 @@ test("a user registers a passkey on the security page, signs out, and signs in w
   await expect(section.getByText("No passkeys yet.")).toBeVisible();
   await section.getByRole("button", { name: "Add Passkey" }).click();
   await expect(section.getByLabel("Passkey name")).toHaveValue("My Device");
+  await section.getByLabel("Your password").fill(password);
   await section.getByLabel("Passkey name").fill("");
   await section.getByRole("button", { name: "Register Passkey" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Please enter a name for your passkey device" })).toBeVisible();
@@ -52,7 +53,7 @@ test("a user registers a passkey on the security page, signs out, and signs in w
   expect(credentials).toHaveLength(1);
 
   // Sign out; on /auth the passkey button appears only for an email with passkeys.
-  await page.getByRole("button", { name: "Sign Out" }).click();
+  await page.getByRole("button", { name: "Sign Out", exact: true }).click();
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(`nobody${Date.now()}@example.com`);
@@ -85,13 +86,13 @@ test("at a PUBLIC_URL on an IP address, adding a passkey names the cause instead
     const password = "tulips-and-texts";
     const registered = await fetch(`${misconfigured.url}/api/auth/register`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", origin: misconfigured.url },
       body: JSON.stringify({ email, password, confirmPassword: password, firstName: "Rosa", lastName: "Diaz" }),
     });
     const { token } = (await registered.json()) as { token: string };
     const verified = await fetch(`${misconfigured.url}/api/auth/verify/email`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      headers: { "content-type": "application/json", origin: misconfigured.url, authorization: `Bearer ${token}` },
       body: JSON.stringify({ code: await misconfigured.codeFor(email) }),
     });
     expect(verified.status).toBe(200);
@@ -104,6 +105,7 @@ test("at a PUBLIC_URL on an IP address, adding a passkey names the cause instead
     await page.goto(`${misconfigured.url}/settings/security`);
     const section = page.locator("section", { has: page.getByRole("heading", { name: "Passkeys" }) });
     await section.getByRole("button", { name: "Add Passkey" }).click();
+    await section.getByLabel("Your password").fill(password);
     await section.getByRole("button", { name: "Register Passkey" }).click();
     const toast = page.getByTestId("toast").filter({ hasText: "Failed to register passkey" });
     await expect(toast).toContainText(
