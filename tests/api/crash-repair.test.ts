@@ -26,7 +26,8 @@ afterAll(async () => {
 async function api(path: string, token?: string, body?: unknown, method?: string) {
   const res = await fetch(server!.url + path, {
     method: method ?? (body === undefined ? "GET" : "POST"),
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    // The sign-in comes from the appliance's own page, as a browser's would.
+    headers: { "content-type": "application/json", origin: new URL(server!.ctx.config.publicUrl).origin, ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
