@@ -26,7 +26,8 @@ export const ALREADY_REGISTERED = "This device is already registered";
  * polyfill ran first; the library's own helpers import it on their first line for that. Bun's bundler wraps a
  * dynamically imported module in a lazy initialiser that runs its ES-module imports first and its CommonJS ones
  * (reflect-metadata is CommonJS) after them, so in the built executable tsyringe loaded before the polyfill and
- * every ceremony answered 500. Loading the polyfill ourselves, before the library, does not depend on that order.
+ * every ceremony answered 500. Loading the polyfill ourselves, before the library, does not depend on that order
+ * (it is the library's own dependency, which npm installs at the top of node_modules).
  */
 const loadServerLib = () => import("reflect-metadata").then(() => import("@simplewebauthn/server"));
 
