@@ -9,7 +9,6 @@ import type { AppContext } from "./context";
 import { errorReportRoutes } from "./error-reports/routes";
 import { healthRoutes } from "./health/routes";
 import { csrf } from "./http/csrf";
-import { csrf } from "./http/csrf";
 import { HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
 import { licenseRoutes } from "./licenses/routes";
@@ -27,6 +26,8 @@ type ValidationLike = { customError?: unknown; valueError?: { path?: string; mes
 
 /** Turns whatever a route threw into `{message}` with the right status; the one place that does. */
 function errorBody(code: string | number, error: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
+  // The auth guard refuses a caller before the body is read, from Elysia's parse phase, which wraps what it throws.
+  if (code === "PARSE" && (error as Error).cause instanceof HttpError) error = (error as Error).cause;
   if (error instanceof HttpError) return { status: error.status, body: { message: error.message, ...error.extra }, headers: error.headers };
   switch (code) {
     case "VALIDATION": {
@@ -57,7 +58,6 @@ export function createApp(ctx: AppContext) {
       return body;
     })
     .use(rateLimit(ctx))
-    .use(csrf(ctx))
     .use(csrf(ctx))
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))

@@ -1,27 +1,50 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { forbidden, HttpError, unauthorized } from "../http/errors";
-import { resolveSession, tokenFromRequest, tokenOfRequest } from "./sessions";
+import { resolveSession, tokenFromRequest, tokenOfRequest, type ActiveSession } from "./sessions";
+
+type Level = true | "unverified" | "admin";
 
 /**
  * `{ auth: true }` on a route: a signed-in user with a verified email, as `user`.
  * `{ auth: "unverified" }` lets an unverified account through (the verification calls need it).
  * `{ auth: "admin" }` requires the admin role.
+ *
+ * The check runs before Elysia reads the body (parse) and before it validates the query and parameters
+ * (transform), not only in `resolve`, which Elysia runs after parsing and validation: a caller who is not signed
+ * in must not be able to make the server parse and validate a large body. The session found first is kept for
+ * the request, so the three phases look it up once.
  */
 export function authGuard(ctx: AppContext) {
+  const checked = new WeakMap<Request, ActiveSession>();
+  const authenticate = (request: Request, level: Level): ActiveSession => {
+    const known = checked.get(request);
+    if (known) return known;
+    const token = tokenOfRequest(request);
+    const session = token ? resolveSession(ctx, token) : null;
+    if (!session) throw unauthorized();
+    if (level !== "unverified" && !session.user.emailVerified) {
+      throw new HttpError(403, "Please verify your email address first", { emailVerified: false });
+    }
+    if (level === "admin" && session.user.role !== "admin") throw forbidden("Administrator access required");
+    checked.set(request, session);
+    return session;
+  };
   return new Elysia({ name: "auth-guard" }).macro({
-    auth(level: true | "unverified" | "admin") {
+    auth(level: Level) {
       return {
         // The whole context, not a destructured one: Elysia reads handler sources to decide what to parse, and
         // minified code in the single executable defeated that for this resolver (every guarded call failed).
+        // Returning nothing from parse hands the body to Elysia's own parsers; a route with `parse: "none"`
+        // keeps it (Elysia drops a macro's parse hook there) and reads its own body after `resolve`.
+        parse(context) {
+          authenticate(context.request, level);
+        },
+        transform(context) {
+          authenticate(context.request, level);
+        },
         resolve(context) {
-          const token = tokenOfRequest(context.request);
-          const session = token ? resolveSession(ctx, token) : null;
-          if (!session) throw unauthorized();
-          if (level !== "unverified" && !session.user.emailVerified) {
-            throw new HttpError(403, "Please verify your email address first", { emailVerified: false });
-          }
-          if (level === "admin" && session.user.role !== "admin") throw forbidden("Administrator access required");
+          const session = authenticate(context.request, level);
           return { user: session.user, sessionId: session.sessionId };
         },
       };

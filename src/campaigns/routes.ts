@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { CAMPAIGN_STATUSES } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
+import { pageOf, pagingQuery } from "../http/paging";
 import { segmentInfo } from "../messages/segments";
 import { presetCounts } from "./audiences";
 import {
@@ -48,8 +49,7 @@ export function campaignRoutes(ctx: AppContext) {
       "/api/campaigns",
       ({ user, query }) => {
         const page = listCampaigns(ctx, user.id, {
-          page: query.page ?? 1,
-          pageSize: query.pageSize ?? 20,
+          ...pageOf(query, 20),
           q: query.q,
           status: query.status,
           type: query.type,
@@ -60,8 +60,7 @@ export function campaignRoutes(ctx: AppContext) {
       {
         auth: true,
         query: t.Object({
-          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 20 })),
+          ...pagingQuery(100),
           q: t.Optional(t.String({ maxLength: 200 })),
           status: t.Optional(t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))),
           type: t.Optional(t.Union([t.Literal("sms"), t.Literal("email")])),
@@ -148,12 +147,11 @@ export function campaignRoutes(ctx: AppContext) {
     )
     .get(
       "/api/campaign-logs",
-      ({ user, query }) => campaignLogs(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, campaignId: query.campaignId, status: query.status }),
+      ({ user, query }) => campaignLogs(ctx, user.id, { ...pageOf(query, 50), campaignId: query.campaignId, status: query.status }),
       {
         auth: true,
         query: t.Object({
-          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200, default: 50 })),
+          ...pagingQuery(200),
           campaignId: t.Optional(t.String({ maxLength: 64 })),
           status: t.Optional(
             t.Union(["pending", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled"].map((s) => t.Literal(s))),

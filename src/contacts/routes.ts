@@ -5,6 +5,7 @@ import { contacts } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
+import { pageOf, pagingQuery } from "../http/paging";
 import { assertWithinLimit } from "../licenses/limits";
 import {
   assertNoDuplicatePhone, bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents,
@@ -27,17 +28,41 @@ const contactBody = t.Object({
   phone: t.Optional(t.Nullable(t.String({ maxLength: 40 }))),
   country: t.Optional(t.Nullable(t.String({ maxLength: 2 }))),
   tags: t.Optional(t.Array(t.String({ maxLength: 50 }), { maxItems: 100 })),
-  customFields: t.Optional(t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 1000 }))),
+  // Checked by customFieldsOf: see there why not a t.Record.
+  customFields: t.Optional(t.Unknown()),
 });
 type ContactBody = typeof contactBody.static;
 
+const MAX_PAGE_SIZE = 200;
+const DEFAULT_PAGE_SIZE = 50;
 const listQuery = t.Object({
-  page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-  pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200, default: 50 })),
+  ...pagingQuery(MAX_PAGE_SIZE),
   q: t.Optional(t.String({ maxLength: 200 })),
   sort: t.Optional(t.Union([t.Literal("createdAt"), t.Literal("name"), t.Literal("phone")])),
   order: t.Optional(t.Union([t.Literal("desc"), t.Literal("asc")])),
 });
+
+/** As many as an import can map columns to. */
+const MAX_CUSTOM_FIELDS = 500;
+
+/**
+ * A body's customFields: an object of names (100 characters at most) to text (1,000 at most); absent or null,
+ * undefined. The schema takes any JSON value for it, because Elysia's cleaning of a t.Record would first turn a
+ * long string into an object with one key per character (seconds for a megabyte) before rejecting it.
+ */
+function customFieldsOf(value: unknown): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw badRequest("Custom fields must be an object of name: text");
+  const entries = Object.entries(value);
+  if (entries.length > MAX_CUSTOM_FIELDS) throw badRequest(`A contact can have at most ${MAX_CUSTOM_FIELDS} custom fields`);
+  const fields: Record<string, string> = {};
+  for (const [name, text] of entries) {
+    if (name.length > 100) throw badRequest("Custom field names are at most 100 characters");
+    if (typeof text !== "string" || text.length > 1000) throw badRequest(`Custom field ${name} must be text of at most 1,000 characters`);
+    if (name.trim()) fields[name.trim()] = text;
+  }
+  return fields;
+}
 
 /** Validates a create/update body in the spec's order and wording; the phone comes back in E.164. */
 function cleanContact(body: ContactBody, defaultCountry: CountryCode) {
@@ -55,9 +80,7 @@ function cleanContact(body: ContactBody, defaultCountry: CountryCode) {
     phone = normalizePhone(phoneIn, (country as CountryCode | undefined) ?? defaultCountry);
     if (!phone) throw badRequest("Please enter a valid phone number");
   }
-  const customFields: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body.customFields ?? {})) if (k.trim()) customFields[k.trim()] = v;
-  return { firstName, lastName, email: email || null, phone, tags: body.tags ? normalizeTags(body.tags) : undefined, customFields: body.customFields ? customFields : undefined };
+  return { firstName, lastName, email: email || null, phone, tags: body.tags ? normalizeTags(body.tags) : undefined, customFields: customFieldsOf(body.customFields) };
 }
 
 /** Options of both import calls: a tag for every row, the country of numbers without "+", what duplicates do. */
@@ -81,14 +104,17 @@ export function contactRoutes(ctx: AppContext) {
     .get(
       "/",
       ({ user, query }) =>
-        listContacts(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, q: query.q, sort: query.sort ?? "createdAt", order: query.order ?? "desc" }),
+        listContacts(ctx, user.id, { ...pageOf(query, DEFAULT_PAGE_SIZE), q: query.q, sort: query.sort ?? "createdAt", order: query.order ?? "desc" }),
       { auth: true, query: listQuery },
     )
     .get("/stats", ({ user }) => contactCounters(ctx, user.id), { auth: true })
     .get(
       "/duplicates",
-      ({ user, query }) => duplicateGroups(ctx, user.id, query.page ?? 1, query.pageSize ?? 50),
-      { auth: true, query: t.Object({ page: t.Optional(t.Numeric({ minimum: 1 })), pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })) }) },
+      ({ user, query }) => {
+        const { page, pageSize } = pageOf(query, DEFAULT_PAGE_SIZE);
+        return duplicateGroups(ctx, user.id, page, pageSize);
+      },
+      { auth: true, query: t.Object(pagingQuery(MAX_PAGE_SIZE)) },
     )
     .get(
       "/export.csv",

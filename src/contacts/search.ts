@@ -49,7 +49,9 @@ function prefixSearch(userId: string, col: SQL, prefixes: string[], byName: bool
 }
 
 function parseSearch(q: string | undefined, userId: string): Search | undefined {
-  const text = (q ?? "").trim();
+  // Control characters (NUL among them) are never part of a name, email or phone, and SQLite's full-text query
+  // parser fails on NUL: they separate words like a space.
+  const text = (q ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
   if (!text) return undefined;
   const digits = phoneDigitsOf(text);
   const term = digits ?? text.toLowerCase();

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
+import { pageOf, pagingQuery } from "../http/paging";
 import { sendingManager } from "../sending/manager";
 import { enqueueSingle, getMessage, listMessages, messageView } from "./messages";
 import { segmentInfo } from "./segments";
@@ -31,8 +32,7 @@ export function messageRoutes(ctx: AppContext) {
       "/",
       ({ user, query }) =>
         listMessages(ctx, user.id, {
-          page: query.page ?? 1,
-          pageSize: query.pageSize ?? 50,
+          ...pageOf(query, 50),
           phone: query.phone,
           campaignId: query.campaignId,
           direction: query.direction,
@@ -40,8 +40,7 @@ export function messageRoutes(ctx: AppContext) {
       {
         auth: true,
         query: t.Object({
-          page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-          pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 50 })),
+          ...pagingQuery(100),
           phone: t.Optional(t.String({ maxLength: 40 })),
           campaignId: t.Optional(t.String({ maxLength: 64 })),
           direction: t.Optional(t.Union([t.Literal("inbound"), t.Literal("outbound")])),

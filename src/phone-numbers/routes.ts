@@ -3,6 +3,8 @@ import { NUMBER_KINDS } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
+import { pageOf, pagingQuery } from "../http/paging";
+import { patchBody } from "../http/patch-body";
 import { addNumber, deleteNumber, listNumbers, updateNumber } from "./numbers";
 
 const kind = t.Union(NUMBER_KINDS.map((k) => t.Literal(k)), { error: "Kind must be long_code, toll_free, short_code or alphanumeric" });
@@ -12,13 +14,14 @@ const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
 export function phoneNumberRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/phone-numbers" })
     .use(authGuard(ctx))
-    .get("/", ({ user, query }) => listNumbers(ctx, user.id, query.page ?? 1, query.pageSize ?? 50), {
-      auth: true,
-      query: t.Object({
-        page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-        pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 50 })),
-      }),
-    })
+    .get(
+      "/",
+      ({ user, query }) => {
+        const { page, pageSize } = pageOf(query, 50);
+        return listNumbers(ctx, user.id, page, pageSize);
+      },
+      { auth: true, query: t.Object(pagingQuery(100)) },
+    )
     .post(
       "/",
       ({ user, body, set }) => {
@@ -46,16 +49,19 @@ export function phoneNumberRoutes(ctx: AppContext) {
         }),
       },
     )
+    // PATCH /api/phone-numbers/:id
     .patch("/:id", ({ user, params, body }) => updateNumber(ctx, user.id, params.id, body), {
       auth: true,
       params: idParams,
-      body: t.Object({
-        displayName: t.Optional(t.String({ maxLength: 100 })),
-        messagesPerSecond: t.Optional(rate),
-        isDefault: t.Optional(t.Boolean()),
-        isActive: t.Optional(t.Boolean()),
-        kind: t.Optional(kind),
-      }),
+      ...patchBody(
+        t.Object({
+          displayName: t.Optional(t.String({ maxLength: 100, error: "Display name must be text of at most 100 characters" })),
+          messagesPerSecond: t.Optional(rate),
+          isDefault: t.Optional(t.Boolean({ error: "isDefault must be true or false" })),
+          isActive: t.Optional(t.Boolean({ error: "isActive must be true or false" })),
+          kind: t.Optional(kind),
+        }),
+      ),
     })
     .delete(
       "/:id",

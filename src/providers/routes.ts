@@ -3,6 +3,8 @@ import { PROVIDER_KINDS, type ProviderKind } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
+import { pageOf, pagingQuery } from "../http/paging";
+import { patchBody } from "../http/patch-body";
 import { recipientPhone } from "../messages/messages";
 import { sendingManager } from "../sending/manager";
 import {
@@ -14,10 +16,7 @@ import { createSimulatorAdapter } from "./simulator";
 import { ProviderError } from "./types";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
-const paging = t.Object({
-  page: t.Optional(t.Numeric({ minimum: 1, default: 1 })),
-  pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 100, default: 50 })),
-});
+const paging = t.Object(pagingQuery(100));
 const rate = t.Nullable(t.Number({ minimum: 0, maximum: 10_000, error: "Messages per second must be a number from 0 to 10,000" }));
 const fraction = (label: string) => t.Number({ minimum: 0, maximum: 1, error: `${label} must be between 0 and 1` });
 
@@ -34,7 +33,10 @@ export function describeProviderError(err: unknown): string {
 export function providerRoutes(ctx: AppContext) {
   return new Elysia()
     .use(authGuard(ctx))
-    .get("/api/sms-providers", ({ user, query }) => listProviders(ctx, user.id, query.page ?? 1, query.pageSize ?? 50), { auth: true, query: paging })
+    .get("/api/sms-providers", ({ user, query }) => {
+      const { page, pageSize } = pageOf(query, 50);
+      return listProviders(ctx, user.id, page, pageSize);
+    }, { auth: true, query: paging })
     .get(
       "/api/sms-providers/fields",
       () => ({ ...CREDENTIAL_FIELDS, labels: PROVIDER_LABELS }),
@@ -90,6 +92,7 @@ export function providerRoutes(ctx: AppContext) {
         }),
       },
     )
+    // PATCH /api/sms-providers/:id
     .patch(
       "/api/sms-providers/:id",
       ({ user, params, body }) => {
@@ -101,20 +104,22 @@ export function providerRoutes(ctx: AppContext) {
       {
         auth: true,
         params: idParams,
-        body: t.Object({
-          displayName: t.Optional(t.String({ maxLength: 100 })),
-          isDefault: t.Optional(t.Boolean()),
-          isActive: t.Optional(t.Boolean()),
-          messagesPerSecond: t.Optional(rate),
-          settings: t.Optional(
-            t.Object({
-              deliveryDelayMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, error: "Delivery delay must be 0 to 600,000 ms" })),
-              failRate: t.Optional(fraction("Fail rate")),
-              throttleRate: t.Optional(fraction("Throttle rate")),
-              errorRate: t.Optional(fraction("Error rate")),
-            }),
-          ),
-        }),
+        ...patchBody(
+          t.Object({
+            displayName: t.Optional(t.String({ maxLength: 100, error: "Display name must be text of at most 100 characters" })),
+            isDefault: t.Optional(t.Boolean({ error: "isDefault must be true or false" })),
+            isActive: t.Optional(t.Boolean({ error: "isActive must be true or false" })),
+            messagesPerSecond: t.Optional(rate),
+            settings: t.Optional(
+              t.Object({
+                deliveryDelayMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, error: "Delivery delay must be 0 to 600,000 ms" })),
+                failRate: t.Optional(fraction("Fail rate")),
+                throttleRate: t.Optional(fraction("Throttle rate")),
+                errorRate: t.Optional(fraction("Error rate")),
+              }),
+            ),
+          }),
+        ),
       },
     )
     .delete(

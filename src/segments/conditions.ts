@@ -14,6 +14,37 @@ const FIELDS: Record<string, { col: SQL; kind: Kind }> = {
 };
 const OPS = ["gte", "lte", "eq", "contains"] as const;
 const DAY = 86_400_000;
+/** Bounds of a segment: far above what the segment builder produces, far below what would cost time to check. */
+export const MAX_CONDITION_FIELDS = 20;
+const MAX_FIELD_LENGTH = 100;
+const MAX_VALUE_LENGTH = 200;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The shape and bounds of conditions sent by a caller, checked before anything else reads them: an object of at
+ * most MAX_CONDITION_FIELDS fields, each an object of known operators to a short string, a finite number or a
+ * boolean. The request schema takes `conditions` as any JSON value, because Elysia's record cleaning would
+ * first turn a long string into an object with one key per character (seconds for a megabyte).
+ */
+export function checkConditions(value: unknown): Conditions {
+  if (!isPlainObject(value)) throw badRequest("Conditions must be an object of field: {operator: value}");
+  const fields = Object.keys(value);
+  if (fields.length > MAX_CONDITION_FIELDS) throw badRequest(`A segment can have at most ${MAX_CONDITION_FIELDS} conditions`);
+  for (const field of fields) {
+    if (field.length > MAX_FIELD_LENGTH) throw badRequest(`Segment field names are at most ${MAX_FIELD_LENGTH} characters`);
+    const ops = value[field];
+    if (!isPlainObject(ops)) throw badRequest(`Condition for ${field} must be an object such as {"gte": 100}`);
+    const names = Object.keys(ops);
+    if (names.length > OPS.length) throw badRequest(`Condition for ${field} has more than ${OPS.length} operators`);
+    for (const op of names) {
+      const v = ops[op];
+      const ok = typeof v === "string" ? v.length <= MAX_VALUE_LENGTH : typeof v === "number" ? Number.isFinite(v) : typeof v === "boolean";
+      if (!ok) throw badRequest(`The value for ${field} must be text of at most ${MAX_VALUE_LENGTH} characters, a number or true/false`);
+    }
+  }
+  return value as Conditions;
+}
 
 /** A date value: an ISO date, or relative to now like "-30d" (also h, w). */
 function dateValue(field: string, v: unknown, now: number): number {

@@ -5,7 +5,8 @@ import { authGuard } from "../auth/guard";
 import { listContacts } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
-import { compileConditions, SEGMENT_TEMPLATES, type Conditions } from "./conditions";
+import { pageOf, pagingQuery } from "../http/paging";
+import { checkConditions, compileConditions, SEGMENT_TEMPLATES } from "./conditions";
 
 type SegmentRow = typeof segments.$inferSelect;
 const view = (s: SegmentRow) => ({
@@ -31,15 +32,17 @@ export function refreshSegment(ctx: AppContext, userId: string, id: string) {
   return view(getSegment(ctx, userId, id));
 }
 
+const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
 const body = t.Object({
-  name: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
-  conditions: t.Optional(t.Record(t.String({ maxLength: 100 }), t.Record(t.String({ maxLength: 20 }), t.Union([t.String({ maxLength: 200 }), t.Number(), t.Boolean()])))),
+  name: t.Optional(t.Nullable(t.String({ maxLength: 100, error: "Segment names are at most 100 characters" }))),
+  // Checked by checkConditions (shape and bounds), then compileConditions (fields and operators).
+  conditions: t.Optional(t.Unknown()),
 });
 
 function clean(ctx: AppContext, b: typeof body.static) {
   const name = (b.name ?? "").trim();
   if (!name) throw badRequest("Segment name is required");
-  const conditions = (b.conditions ?? {}) as Conditions;
+  const conditions = checkConditions(b.conditions ?? {});
   compileConditions(conditions, ctx.now());
   return { name, conditions };
 }
@@ -68,7 +71,7 @@ export function segmentRoutes(ctx: AppContext) {
         ctx.db.update(segments).set({ name: c.name, conditions: c.conditions }).where(and(eq(segments.userId, user.id), eq(segments.id, params.id))).run();
         return refreshSegment(ctx, user.id, params.id);
       },
-      { auth: true, params: t.Object({ id: t.String() }), body },
+      { auth: true, params: idParams, body },
     )
     .delete(
       "/:id",
@@ -77,15 +80,15 @@ export function segmentRoutes(ctx: AppContext) {
         ctx.db.delete(segments).where(and(eq(segments.userId, user.id), eq(segments.id, params.id))).run();
         return { success: true };
       },
-      { auth: true, params: t.Object({ id: t.String() }) },
+      { auth: true, params: idParams },
     )
-    .post("/:id/refresh", ({ user, params }) => refreshSegment(ctx, user.id, params.id), { auth: true, params: t.Object({ id: t.String() }) })
+    .post("/:id/refresh", ({ user, params }) => refreshSegment(ctx, user.id, params.id), { auth: true, params: idParams })
     .get(
       "/:id/contacts",
       ({ user, params, query }) => {
         const s = getSegment(ctx, user.id, params.id);
-        return listContacts(ctx, user.id, { page: query.page ?? 1, pageSize: query.pageSize ?? 50, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now()));
+        return listContacts(ctx, user.id, { ...pageOf(query, 50), sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now()));
       },
-      { auth: true, params: t.Object({ id: t.String() }), query: t.Object({ page: t.Optional(t.Numeric({ minimum: 1 })), pageSize: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })) }) },
+      { auth: true, params: idParams, query: t.Object(pagingQuery(200)) },
     );
 }
