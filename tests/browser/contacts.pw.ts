@@ -75,6 +75,7 @@ test("contacts: add with a chosen country, search by digits, import a CSV, expor
   await importDialog.getByLabel("CSV file").setInputFiles(join(dir, "notes.txt"));
   await expect(importDialog.getByRole("alert")).toHaveText("Please select a CSV file");
   await importDialog.getByLabel("CSV file").setInputFiles(csv);
+  await importDialog.getByRole("button", { name: "Import Contacts" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Import completed: 1 new contacts added" })).toBeVisible({ timeout: 20_000 });
   await expect(page.getByTestId("toast")).toContainText("Import Complete with Warnings");
   await expect(importDialog.getByTestId("import-result")).toContainText("3 rows read");

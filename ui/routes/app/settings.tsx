@@ -5,6 +5,8 @@ import { Button, Card, Field, Select } from "../../components/ui";
 import { api } from "../../lib/api";
 import { auth, refreshUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { useApi } from "../../lib/use-api";
+import { CountrySelect } from "./contacts/country-select";
 import { SendingSettingsCard } from "./settings/sending-settings";
 
 type Settings = { timezone: string; locale: string; dateFormat: string };
@@ -15,6 +17,9 @@ export function SettingsPage() {
   const [settings, setSettings] = useState<Settings>({ timezone: user.timezone, locale: user.locale, dateFormat: user.dateFormat });
   const [saving, setSaving] = useState(false);
   const [now, setNow] = useState(() => new Date());
+  // The country of numbers typed without "+": derived until the user picks one, so it is sent only once changed.
+  const stored = useApi<{ defaultCountry: string }>("/api/user/settings");
+  const [country, setCountry] = useState<string | null>(null);
 
   useEffect(() => {
     const timer = setInterval(() => setNow(new Date()), 1000);
@@ -24,7 +29,7 @@ export function SettingsPage() {
   const save = async () => {
     setSaving(true);
     try {
-      await api("/api/user/settings", { method: "PATCH", body: settings });
+      await api("/api/user/settings", { method: "PATCH", body: country ? { ...settings, defaultCountry: country } : settings });
       await refreshUser();
       toast({ title: "Settings saved", description: "Your regional settings have been updated." });
     } catch (err) {
@@ -45,8 +50,11 @@ export function SettingsPage() {
       </div>
       <Card className="p-6">
         <h2 className="text-lg font-semibold">International Settings</h2>
-        <p className="mb-5 text-sm text-slate-500">How dates and times are shown to you, and the time zone your schedules use.</p>
-        <div className="grid gap-4 md:grid-cols-3">
+        <p className="mb-5 text-sm text-slate-500">
+          How dates and times are shown to you, the time zone your schedules use, and the country of phone numbers written without
+          a + (imports and the contact form).
+        </p>
+        <div className="grid gap-4 md:grid-cols-2 lg:grid-cols-4">
           <Field label="Timezone" htmlFor="settings-timezone">
             <Select id="settings-timezone" value={settings.timezone} onChange={(e) => setSettings({ ...settings, timezone: e.target.value })}>
               {TIMEZONES.map((z) => (
@@ -64,6 +72,9 @@ export function SettingsPage() {
                 </option>
               ))}
             </Select>
+          </Field>
+          <Field label="Default country for phone numbers" htmlFor="settings-country">
+            <CountrySelect id="settings-country" value={country ?? stored.data?.defaultCountry ?? "US"} locale={settings.locale} onChange={setCountry} />
           </Field>
           <Field label="Date Format" htmlFor="settings-date-format">
             <Select id="settings-date-format" value={settings.dateFormat} onChange={(e) => setSettings({ ...settings, dateFormat: e.target.value })}>

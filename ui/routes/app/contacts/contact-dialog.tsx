@@ -1,11 +1,15 @@
 import { useEffect, useState, type FormEvent } from "react";
+import type { CountryCode } from "libphonenumber-js";
 import { emptyPhone, PhoneInput, phoneToSubmit, phoneValueFrom, regionOfLocale, type PhoneValue } from "../../../components/phone-input";
 import { Alert, Button, Field, Input, Modal, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { api, ApiError, errorMessage } from "../../../lib/api";
+import { useApi } from "../../../lib/use-api";
 import { toast } from "../../../lib/toast";
 import { parseTags, type Contact } from "./model";
 
 type Form = { firstName: string; lastName: string; email: string; phone: PhoneValue; tags: string };
+/** The contact that already has the typed number (a 409 from the server). */
+type Existing = { id: string; name: string };
 
 /** "Add New Contact" / "Edit Contact". */
 export function ContactDialog({
@@ -21,28 +25,80 @@ export function ContactDialog({
   onClose: () => void;
   onSaved: () => void;
 }) {
-  const region = regionOfLocale(locale) ?? "US";
+  // Numbers typed without a country start in the account's default country (Settings), not the language's region.
+  const settings = useApi<{ defaultCountry: string }>(open ? "/api/user/settings" : null);
+  const region = ((settings.data?.defaultCountry as CountryCode | undefined) ?? regionOfLocale(locale) ?? "US") as CountryCode;
   const blank = (): Form => ({ firstName: "", lastName: "", email: "", phone: emptyPhone(region), tags: "" });
   const [form, setForm] = useState<Form>(blank);
   const [error, setError] = useState("");
+  const [existing, setExisting] = useState<Existing | null>(null);
   const [saving, setSaving] = useState(false);
+  // "Open" on a duplicate number switches this dialog to editing the stored contact.
+  const [opened, setOpened] = useState<Contact | null>(null);
+  const editing = opened ?? contact;
+
+  const formOf = (c: Contact): Form => ({
+    firstName: c.firstName ?? "",
+    lastName: c.lastName ?? "",
+    email: c.email ?? "",
+    phone: phoneValueFrom(c.phone, region),
+    tags: c.tags.join(", "),
+  });
 
   useEffect(() => {
     if (!open) return;
     setError("");
-    setForm(
-      contact
-        ? {
-            firstName: contact.firstName ?? "",
-            lastName: contact.lastName ?? "",
-            email: contact.email ?? "",
-            phone: phoneValueFrom(contact.phone, region),
-            tags: contact.tags.join(", "),
-          }
-        : blank(),
-    );
+    setExisting(null);
+    setOpened(null);
+    setForm(contact ? formOf(contact) : blank());
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, contact]);
+
+  // The settings arrive after the dialog opens: an untouched number takes their country.
+  useEffect(() => {
+    if (!settings.data || editing) return;
+    setForm((f) => (f.phone.number ? f : { ...f, phone: emptyPhone(region) }));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [settings.data]);
+
+  const openExisting = async (e: Existing) => {
+    try {
+      const c = await api<Contact>(`/api/contacts/${e.id}`);
+      setOpened(c);
+      setForm(formOf(c));
+      setExisting(null);
+      setError("");
+    } catch (err) {
+      setError(errorMessage(err, "Failed to open the contact"));
+    }
+  };
+
+  /** Adds what was typed to the stored contact: its empty name and email filled, the tags added. */
+  const addToExisting = async (e: Existing) => {
+    setSaving(true);
+    try {
+      const c = await api<Contact>(`/api/contacts/${e.id}`);
+      const typed = parseTags(form.tags);
+      await api(`/api/contacts/${c.id}`, {
+        method: "PUT",
+        body: {
+          firstName: c.firstName || form.firstName.trim(),
+          lastName: c.lastName || form.lastName.trim(),
+          email: c.email || form.email.trim(),
+          phone: c.phone,
+          tags: [...c.tags, ...typed.filter((t) => !c.tags.includes(t))],
+          customFields: c.customFields,
+        },
+      });
+      toast({ title: "Contact updated successfully", description: `The details were added to ${e.name}.` });
+      onSaved();
+      onClose();
+    } catch (err) {
+      setError(errorMessage(err, "Failed to update contact"));
+    } finally {
+      setSaving(false);
+    }
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -51,6 +107,7 @@ export function ContactDialog({
     if (!form.firstName.trim() && !form.lastName.trim()) return setError("Please enter at least a first or last name");
     if (!phone && !email) return setError("Please enter either a phone number or email address");
     setError("");
+    setExisting(null);
     setSaving(true);
     const body = {
       firstName: form.firstName.trim(),
@@ -59,16 +116,21 @@ export function ContactDialog({
       phone,
       country: form.phone.country ?? undefined,
       tags: parseTags(form.tags),
-      customFields: contact?.customFields ?? {},
+      customFields: editing?.customFields ?? {},
     };
     try {
-      if (contact) await api(`/api/contacts/${contact.id}`, { method: "PUT", body });
+      if (editing) await api(`/api/contacts/${editing.id}`, { method: "PUT", body });
       else await api("/api/contacts", { method: "POST", body });
-      toast({ title: contact ? "Contact updated successfully" : "Contact added successfully" });
+      toast({ title: editing ? "Contact updated successfully" : "Contact added successfully" });
       onSaved();
       onClose();
     } catch (err) {
-      const message = errorMessage(err, contact ? "Failed to update contact" : "Failed to add contact");
+      const other = err instanceof ApiError && err.status === 409 ? err.body : null;
+      if (other && typeof other.existingContactId === "string") {
+        setExisting({ id: other.existingContactId, name: typeof other.existingName === "string" ? other.existingName : "another contact" });
+        return;
+      }
+      const message = errorMessage(err, editing ? "Failed to update contact" : "Failed to add contact");
       setError(message);
       toast({ title: "Error", description: message, variant: "destructive" });
     } finally {
@@ -77,7 +139,7 @@ export function ContactDialog({
   };
 
   return (
-    <Modal open={open} onClose={onClose} title={contact ? "Edit Contact" : "Add New Contact"}>
+    <Modal open={open} onClose={onClose} title={editing ? "Edit Contact" : "Add New Contact"}>
       <form onSubmit={submit} className="space-y-4" noValidate>
         <div className="grid grid-cols-2 gap-3">
           <Field label="First name" htmlFor="contact-first">
@@ -96,11 +158,11 @@ export function ContactDialog({
         <Field label="Tags" htmlFor="contact-tags" hint="Separate tags with commas">
           <Input id="contact-tags" value={form.tags} placeholder="vip, newsletter" onChange={(e) => setForm({ ...form, tags: e.target.value })} />
         </Field>
-        {contact && Object.keys(contact.customFields).length > 0 && (
+        {editing && Object.keys(editing.customFields).length > 0 && (
           <div className="rounded-lg bg-slate-50 p-3 text-sm">
             <p className="mb-1 font-medium text-slate-700">Custom fields</p>
             <dl className="grid grid-cols-2 gap-x-3 gap-y-1">
-              {Object.entries(contact.customFields).map(([k, v]) => (
+              {Object.entries(editing.customFields).map(([k, v]) => (
                 <div key={k} className="contents">
                   <dt className="text-slate-500">{k}</dt>
                   <dd className="truncate">{v}</dd>
@@ -110,13 +172,28 @@ export function ContactDialog({
           </div>
         )}
         {error && <Alert>{error}</Alert>}
+        {existing && (
+          <div role="alert" className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900" data-testid="duplicate-phone">
+            <p>
+              <strong>{existing.name}</strong> already has this phone number.
+            </p>
+            <div className="mt-2 flex flex-wrap gap-2">
+              <Button variant="secondary" onClick={() => void openExisting(existing)}>
+                Open {existing.name}
+              </Button>
+              <Button variant="secondary" disabled={saving} onClick={() => void addToExisting(existing)}>
+                Add these details to {existing.name}
+              </Button>
+            </div>
+          </div>
+        )}
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>
             Cancel
           </Button>
           <Button type="submit" disabled={saving}>
             {saving && <Spinner />}
-            {contact ? "Save Changes" : "Add Contact"}
+            {editing ? "Save Changes" : "Add Contact"}
           </Button>
         </div>
       </form>

@@ -34,9 +34,39 @@ export type ImportJob = {
   duplicates: number;
   invalid: number;
   errors: { line: number; reason: string }[];
+  /** The first skipped duplicate rows (at most 100; `duplicates` is the total). */
+  duplicateDetails: DuplicateDetail[];
   progress: number;
   error?: string;
 };
+export type DuplicateDetail = { line: number; attemptedName: string; existingName: string; phone: string; existingContactId: string | null };
+
+/** What a column of an import holds; `custom:<name>` is a custom field. */
+export type ColumnTarget = "firstName" | "lastName" | "fullName" | "phone" | "email" | "tags" | "skip" | `custom:${string}`;
+export type ImportPreview = {
+  encoding: "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
+  delimiter: string;
+  headers: string[];
+  rows: string[][];
+  mapping: ColumnTarget[];
+  defaultCountry: string;
+};
+export type ImportOptions = { mapping: ColumnTarget[]; tag: string; country: string; onDuplicate: "skip" | "update" };
+
+/** The server reads at most this much of a file for the preview. */
+const PREVIEW_BYTES = 64 * 1024;
+
+/** The file's encoding, delimiter, columns, first rows and suggested mapping, from its first 64 KB. */
+export async function previewCsv(file: File): Promise<ImportPreview> {
+  const response = await fetch("/api/contacts/import/preview", {
+    method: "POST",
+    headers: { ...authHeaders(), "content-type": "text/csv" },
+    credentials: "include",
+    body: file.slice(0, PREVIEW_BYTES),
+  });
+  if (!response.ok) throw await failure(response);
+  return response.json();
+}
 
 export const PAGE_SIZE = 50;
 
@@ -85,10 +115,18 @@ async function failure(response: Response): Promise<ApiError> {
 }
 
 /** Uploads a CSV as the raw request body, reporting upload progress (0..1). Answers the import job id. */
-export function uploadCsv(file: File, onProgress: (fraction: number) => void): Promise<{ id: string }> {
+export function uploadCsv(file: File, onProgress: (fraction: number) => void, options?: ImportOptions): Promise<{ id: string }> {
+  const query = options
+    ? `?${new URLSearchParams({
+        mapping: JSON.stringify(options.mapping),
+        country: options.country,
+        onDuplicate: options.onDuplicate,
+        ...(options.tag.trim() ? { tag: options.tag.trim() } : {}),
+      })}`
+    : "";
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open("POST", "/api/contacts/import/csv");
+    xhr.open("POST", `/api/contacts/import/csv${query}`);
     xhr.withCredentials = true;
     for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
     xhr.setRequestHeader("content-type", "text/csv");
