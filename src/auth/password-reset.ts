@@ -5,8 +5,8 @@ import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { passwordResetEmail } from "../mail/templates";
 import { findUserByEmail, findUserById, updateUser, type User } from "../users/queries";
-import { clearLockout } from "./lockout";
-import { hashPassword, verifyPassword } from "./passwords";
+import { attemptPassword, clearLockout } from "./lockout";
+import { hashPassword } from "./passwords";
 import { keyedHash } from "./secure-compare";
 import { revokeAllSessions, revokeOtherSessions } from "./sessions";
 import { clearPendingLogin } from "./two-factor";
@@ -67,16 +67,22 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
  * The signed-in user's own change of password: the current one must be right (a stolen session alone cannot
  * change it), and every other session ends; the one it was made from stays signed in.
  */
-export async function changePassword(ctx: AppContext, user: User, currentPassword: string, newPassword: string, keepSessionId: string) {
-  if (!user.passwordHash || !(await verifyPassword(currentPassword, user.passwordHash))) {
+export async function changePassword(
+  ctx: AppContext,
+  user: User,
+  passwords: { current: string; next: string },
+  keep: { sessionId: string; address: string },
+) {
+  // Through the sign-in's throttle: a stolen session must not be able to guess the current password at full speed.
+  if (!user.passwordHash || !(await attemptPassword(ctx, user.email, user.passwordHash, passwords.current, keep.address))) {
     throw new HttpError(400, "Your current password is incorrect");
   }
-  updateUser(ctx, user.id, { passwordHash: await hashPassword(newPassword) });
+  updateUser(ctx, user.id, { passwordHash: await hashPassword(passwords.next) });
   ctx.db
     .update(passwordResets)
     .set({ usedAt: new Date(ctx.now()) })
     .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
     .run();
   clearPendingLogin(ctx, user.id);
-  revokeOtherSessions(ctx, user.id, keepSessionId);
+  revokeOtherSessions(ctx, user.id, keep.sessionId);
 }

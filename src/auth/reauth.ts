@@ -2,7 +2,7 @@ import { t } from "elysia";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import type { User } from "../users/queries";
-import { verifyPassword } from "./passwords";
+import { attemptPassword } from "./lockout";
 import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "./two-factor";
 
 export const INCORRECT_PASSWORD = "Incorrect password";
@@ -20,10 +20,19 @@ export type ReauthProof = { password?: string | null; token?: string | null };
  * account (a new passkey, new backup codes, 2FA off). A code is checked against the account's wrong-code count,
  * like a sign-in. `purpose` completes "Please enter your password or a verification code ...".
  *
+ * A password is checked through the sign-in's throttle (per account and address), so a stolen session cannot
+ * guess it at full speed here either.
+ *
  * An account with neither a password nor 2FA (Google only) has nothing to be asked for: its only other proof
  * would be a fresh Google sign-in, which is how its session was opened in the first place, so it is let through.
  */
-export async function confirmIdentity(ctx: AppContext, user: User, proof: ReauthProof | null | undefined, purpose: string) {
+export async function confirmIdentity(
+  ctx: AppContext,
+  user: User,
+  proof: ReauthProof | null | undefined,
+  purpose: string,
+  address: string,
+) {
   const token = proof?.token?.trim();
   const password = proof?.password;
   const twoFactor = isTwoFactorEnabled(ctx, user.id);
@@ -34,7 +43,7 @@ export async function confirmIdentity(ctx: AppContext, user: User, proof: Reauth
     return;
   }
   if (password && user.passwordHash) {
-    if (!(await verifyPassword(password, user.passwordHash))) throw badRequest(INCORRECT_PASSWORD);
+    if (!(await attemptPassword(ctx, user.email, user.passwordHash, password, address))) throw badRequest(INCORRECT_PASSWORD);
     return;
   }
   if (!user.passwordHash && !twoFactor) return;

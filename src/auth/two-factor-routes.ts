@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
+import { clientIp } from "../http/client-ip";
 import { badRequest } from "../http/errors";
 import { authGuard } from "./guard";
 import { confirmIdentity, INVALID_CODE, reauthFields } from "./reauth";
@@ -60,9 +61,9 @@ export function twoFactorRoutes(ctx: AppContext) {
     )
     .post(
       "/disable",
-      async ({ user, sessionId, body }) => {
+      async ({ user, sessionId, body, request }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
-        await confirmIdentity(ctx, user, body, "to disable two-factor authentication");
+        await confirmIdentity(ctx, user, body, "to disable two-factor authentication", clientIp(request));
         resetTwoFactor(ctx, user.id, sessionId);
         return { success: true, enabled: false };
       },
@@ -70,9 +71,9 @@ export function twoFactorRoutes(ctx: AppContext) {
     )
     .post(
       "/regenerate-backup-codes",
-      async ({ user, body }) => {
+      async ({ user, body, request }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
-        await confirmIdentity(ctx, user, body, "to create new backup codes");
+        await confirmIdentity(ctx, user, body, "to create new backup codes", clientIp(request));
         return { success: true, backupCodes: replaceBackupCodes(ctx, user.id) };
       },
       { auth: true, body: t.Optional(t.Object(reauthFields)) },

@@ -270,6 +270,13 @@ describe("hostile input to the auth calls", () => {
     }
     const logout = await t.api("/api/auth/logout", { method: "POST", headers: { cookie: "smsdesk_session=%E0%A4%A" } });
     expect(logout.status).toBe(200);
+    const account = await t.signUpVerified();
+    const cookie = "smsdesk_session=%E0%A4%A; smsdesk_pending_2fa=%E0%A4%A";
+    const login = await t.api("/api/auth/login", { body: { email: account.email, password: account.password }, headers: { cookie } });
+    expect(login.status).toBe(200);
+    const step = await t.api("/api/auth/login/2fa", { body: { token: "123456" }, headers: { cookie } });
+    expect(step.status).toBe(401);
+    expect(step.body.message).toBe("Your sign-in has expired. Please sign in again.");
   });
 
   test("an oversized passkey field answers 400 at once", async () => {
