@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import { changePassword } from "../auth/password-reset";
+import { clientIp } from "../http/client-ip";
 import { MIN_PASSWORD_LENGTH } from "../auth/passwords";
 import type { AppContext } from "../context";
 import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "./regional-options";
@@ -57,13 +58,13 @@ export function userRoutes(ctx: AppContext) {
     // POST /api/user/password
     .post(
       "/password",
-      async ({ user, sessionId, body }) => {
+      async ({ user, sessionId, body, request }) => {
         if (!user.passwordHash) throw badRequest("Your account signs in with Google and has no password to change");
         if (!body.currentPassword) throw badRequest("Please enter your current password");
         if (!body.newPassword) throw badRequest("Please enter a new password");
         if (body.newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
         if (body.confirmPassword != null && body.confirmPassword !== body.newPassword) throw badRequest("Passwords do not match");
-        await changePassword(ctx, user, body.currentPassword, body.newPassword, sessionId);
+        await changePassword(ctx, user, { current: body.currentPassword, next: body.newPassword }, { sessionId, address: clientIp(request) });
         return { success: true, message: "Your password has been changed. Your other sessions have been signed out." };
       },
       {
