@@ -33,6 +33,8 @@ const ADMIN_CALLS: [method: string, path: string, body?: unknown][] = [
   ["POST", "/api/admin/users/USER/make-admin"],
   ["POST", "/api/admin/users/USER/remove-admin"],
   ["POST", "/api/admin/users/USER/reset-2fa"],
+  ["POST", "/api/admin/users/USER/verify-email"],
+  ["POST", "/api/admin/users/USER/send-password-reset"],
   ["POST", "/api/admin/users/USER/license", { planId: "enterprise", durationDays: 30 }],
   ["GET", "/api/admin/license-codes"],
   ["POST", "/api/admin/license-codes", { planId: "enterprise", durationDays: 365, count: 5 }],
@@ -108,13 +110,13 @@ describe("POST /api/admin/auth/login", () => {
     }
   });
 
-  test("a disabled administrator is refused", async () => {
+  test("a disabled administrator is refused exactly like a wrong password", async () => {
     const email = t.newEmail("admin-off");
     const a = await createOrPromoteAdmin(t.ctx, email, ADMIN_PASSWORD);
     t.ctx.db.update(users).set({ disabled: true }).where(eq(users.id, a.id)).run();
     const res = await adminLogin({ email, password: ADMIN_PASSWORD });
-    expect(res.status).toBe(403);
-    expect(res.body.message).toBe("Invalid admin credentials");
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ message: "Invalid admin credentials" });
   });
 
   test("an administrator with 2FA: requires2FA without a code, a wrong code 401, the right one a token", async () => {
@@ -145,14 +147,32 @@ describe("POST /api/admin/auth/login", () => {
     expect(ok.body.token).toBeString();
   });
 
-  test("an administrator's account locks after 5 wrong passwords like any other", async () => {
-    const email = t.newEmail("admin-lock");
-    await createOrPromoteAdmin(t.ctx, email, ADMIN_PASSWORD);
-    for (let i = 0; i < 4; i++) expect((await adminLogin({ email, password: "wrong-one" })).status).toBe(401);
-    expect((await adminLogin({ email, password: "wrong-one" })).status).toBe(423);
-    const right = await adminLogin({ email, password: ADMIN_PASSWORD });
-    expect(right.status).toBe(423);
-    expect(right.body.message).toContain("Account locked");
+  test("admin, user, disabled admin and unknown emails are blocked alike after 5 wrong passwords: nothing tells them apart", async () => {
+    const adminEmail = t.newEmail("admin-lock");
+    await createOrPromoteAdmin(t.ctx, adminEmail, ADMIN_PASSWORD);
+    const disabledEmail = t.newEmail("admin-lock-off");
+    const off = await createOrPromoteAdmin(t.ctx, disabledEmail, ADMIN_PASSWORD);
+    t.ctx.db.update(users).set({ disabled: true }).where(eq(users.id, off.id)).run();
+    const plain = await t.signUpVerified();
+    const answers: unknown[][] = [];
+    for (const email of [adminEmail, plain.email, disabledEmail, t.newEmail("nobody")]) {
+      const seen: unknown[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await adminLogin({ email, password: "wrong-one" });
+        seen.push([res.status, res.body.message, res.headers.get("retry-after")]);
+      }
+      // Blocked now even with the right password.
+      const right = await adminLogin({ email, password: email === plain.email ? plain.password : ADMIN_PASSWORD });
+      seen.push([right.status, right.body.message]);
+      answers.push(seen);
+    }
+    const locked = "Account locked: too many failed sign-in attempts. Try again in 1 minute.";
+    const expected = [
+      ...Array.from({ length: 4 }, () => [401, "Invalid admin credentials", null]),
+      [423, locked, "60"],
+      [423, locked],
+    ];
+    for (const seen of answers) expect(seen).toEqual(expected);
   });
 });
 

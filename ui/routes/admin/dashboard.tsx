@@ -1,6 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
-import { Alert, Button, Card, cx, Field, Input, Select } from "../../components/ui";
+import { Alert, Button, Card, cx, Field, Input, Modal, Select } from "../../components/ui";
 import { api } from "../../lib/api";
 import { auth } from "../../lib/auth";
 import { toast } from "../../lib/toast";
@@ -16,6 +16,7 @@ type AdminUser = {
   role: "user" | "admin";
   disabled: boolean;
   emailVerified: boolean;
+  authProvider: "password" | "google";
   twoFactorEnabled: boolean;
   plan: { id: string; name: string; source: string; expiresAt: string | null } | null;
   createdAt: string;
@@ -100,6 +101,27 @@ function UsersTab() {
     }
   };
 
+  // Without SMTP the server answers with the link itself, for the administrator to pass on.
+  const [resetLink, setResetLink] = useState<{ email: string; link: string; message: string } | null>(null);
+  const sendReset = async (u: AdminUser) => {
+    if (!window.confirm(`Send ${u.email} a link to choose a new password?`)) return;
+    try {
+      const answer = await api<{ message: string; data: { link: string | null } }>(`/api/admin/users/${u.id}/send-password-reset`, { method: "POST" });
+      if (answer.data.link) setResetLink({ email: u.email, link: answer.data.link, message: answer.message });
+      else toast({ title: "Reset link sent", description: answer.message });
+    } catch (err) {
+      failed(err, "Failed to start the password reset");
+    }
+  };
+  const copyLink = async (link: string) => {
+    try {
+      await navigator.clipboard.writeText(link);
+      toast({ title: "Copied", description: "The reset link is on your clipboard." });
+    } catch {
+      toast({ title: "Failed to copy", description: "Please copy the link manually", variant: "destructive" });
+    }
+  };
+
   return (
     <div className="space-y-3">
       <form
@@ -157,6 +179,16 @@ function UsersTab() {
                       Reset 2FA
                     </Button>
                   )}
+                  {!u.emailVerified && !u.disabled && (
+                    <Button variant="secondary" onClick={() => act(u, "verify-email", `Mark ${u.email} as verified? Only do this if you know the address is theirs.`)}>
+                      Mark verified
+                    </Button>
+                  )}
+                  {!u.disabled && u.authProvider === "password" && (
+                    <Button variant="secondary" onClick={() => void sendReset(u)}>
+                      Send reset link
+                    </Button>
+                  )}
                 </td>
               </tr>
             ))}
@@ -165,6 +197,20 @@ function UsersTab() {
           {list.data && <Pager page={page} total={list.data.total} pageSize={PAGE_SIZE} onPage={setPage} />}
         </>
       )}
+      <Modal open={!!resetLink} onClose={() => setResetLink(null)} title="Password reset link">
+        {resetLink && (
+          <div className="space-y-3">
+            <p className="text-sm text-slate-600">{resetLink.message}</p>
+            <Input readOnly aria-label={`Reset link for ${resetLink.email}`} value={resetLink.link} onFocus={(e) => e.currentTarget.select()} />
+            <div className="flex justify-end gap-2">
+              <Button variant="secondary" onClick={() => setResetLink(null)}>
+                Close
+              </Button>
+              <Button onClick={() => void copyLink(resetLink.link)}>Copy link</Button>
+            </div>
+          </div>
+        )}
+      </Modal>
     </div>
   );
 }

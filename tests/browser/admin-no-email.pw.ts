@@ -1,0 +1,59 @@
+import { expect, test } from "@playwright/test";
+import { Appliance } from "./harness";
+
+const ADMIN_EMAIL = "root@example.com";
+const ADMIN_PASSWORD = "correct-horse-battery";
+
+// Production without SMTP: no verification code or reset link reaches anyone but through the administrator.
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start({ ADMIN_EMAIL, ADMIN_PASSWORD, SMTP_URL: "" });
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+test("without email, the administrator marks a new user verified and hands over a reset link that works", async ({ page, browser }) => {
+  const email = `noemail${Date.now()}@example.com`;
+  const registered = await fetch(`${app.url}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.url },
+    body: JSON.stringify({ email, password: "first-password", confirmPassword: "first-password", firstName: "Nora", lastName: "Mail" }),
+  });
+  expect(registered.status).toBe(201);
+
+  await page.goto(`${app.url}/admin`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL(/\/admin\/dashboard/);
+
+  page.on("dialog", (dialog) => void dialog.accept());
+  const row = page.getByTestId("admin-user-row").filter({ hasText: email });
+  await expect(row).toContainText("Unverified");
+  await row.getByRole("button", { name: "Mark verified" }).click();
+  await expect(row).toContainText("Active");
+  await expect(row.getByRole("button", { name: "Mark verified" })).toHaveCount(0);
+
+  await row.getByRole("button", { name: "Send reset link" }).click();
+  const dialog = page.getByRole("dialog", { name: "Password reset link" });
+  await expect(dialog).toContainText(`Email is not configured. Give this link to ${email}`);
+  const link = await dialog.getByLabel(`Reset link for ${email}`).inputValue();
+  expect(link).toMatch(new RegExp(`^${app.url}/auth/reset-password\\?token=[\\w-]{40,}$`));
+
+  // The user opens the link in their own browser and chooses a password.
+  const userContext = await browser.newContext();
+  const user = await userContext.newPage();
+  await user.goto(link);
+  await user.getByLabel("New password").fill("second-password");
+  await user.getByLabel("Confirm password").fill("second-password");
+  await user.getByRole("button", { name: "Reset Password" }).click();
+  await expect(user.getByRole("heading", { name: "Password reset" })).toBeVisible();
+  const signIn = await fetch(`${app.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.url },
+    body: JSON.stringify({ email, password: "second-password" }),
+  });
+  expect(signIn.status).toBe(200);
+  await userContext.close();
+});
