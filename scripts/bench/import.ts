@@ -84,7 +84,9 @@ const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-"));
 const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
 rateLimiterFor(server.ctx).enabled = false;
 const api = async (path: string, init: RequestInit & { token?: string } = {}) => {
-  const res = await fetch(server.url + path, { ...init, headers: { ...(init.headers as object), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) } });
+  // Sign-up carries no token: it comes from the appliance's own origin, as a browser's would (src/http/csrf.ts).
+  const origin = new URL(server.ctx.config.publicUrl).origin;
+  const res = await fetch(server.url + path, { ...init, headers: { origin, ...(init.headers as object), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) } });
   return { status: res.status, body: (await res.json()) as any };
 };
 const reg = await api("/api/auth/register", {

@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { ChunkDecoder, detectEncoding } from "../../src/contacts/csv-stream";
 import { failInterruptedImports, INTERRUPTED } from "../../src/contacts/csv-import";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { grantLicense } from "../../src/licenses/licenses";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -322,11 +323,26 @@ describe("import finish", () => {
     const job = await importFile(acc, utf8("phone\n4155550180\n4155550181\n"));
     expect(job).toMatchObject({ state: "done", progress: 100, created: 2, rowsRead: 2 });
     expect(job.finishedAt).not.toBeNull();
+    // The last batch and the done state are one transaction: when marking the job done fails, that batch's
+    // contacts are not stored either, and the job's counts still match what was stored.
+    const big = await t.signUpVerified();
+    grantLicense(t.ctx, big.user.id, "enterprise", 30);
+    t.ctx.db.$client.run(`CREATE TRIGGER test_refuse_done BEFORE UPDATE OF state ON contact_imports WHEN new.state = 'done'
+      BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    try {
+      const rows = Array.from({ length: 10_001 }, (_, i) => `+1 646 ${String(200 + Math.floor(i / 10_000))} ${String(i % 10_000).padStart(4, "0")}`);
+      const failed = await importFile(big, utf8(`phone\n${rows.join("\n")}\n`));
+      expect(failed).toMatchObject({ state: "failed", rowsRead: 10_000, created: 10_000 });
+      expect((await t.api("/api/contacts/stats", { token: big.token })).body.total).toBe(10_000);
+    } finally {
+      t.ctx.db.$client.run("DROP TRIGGER test_refuse_done");
+    }
+
     // A job a crashed process left running, with the counts of the batches it committed.
     const id = Bun.randomUUIDv7();
     t.ctx.db.insert(contactImports).values({ id, userId: acc.user.id, state: "running", rowsRead: 10_000, created: 9_990, duplicates: 10, progress: 40 }).run();
     failInterruptedImports(t.ctx);
     const after = (await t.api(`/api/contacts/import/${id}`, { token: acc.token })).body;
     expect(after).toMatchObject({ state: "failed", error: INTERRUPTED, rowsRead: 10_000, created: 9_990 });
-  });
+  }, 60_000);
 });
