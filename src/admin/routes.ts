@@ -19,6 +19,7 @@ import { markEmailVerified, sendPasswordResetFor } from "./account-help";
 import { applyUserAction, listUsers } from "./users";
 
 export const INVALID_ADMIN = "Invalid admin credentials";
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
 
 function databaseSize(ctx: AppContext): number {
@@ -46,6 +47,8 @@ export function adminRoutes(ctx: AppContext) {
       const email = body.email?.trim() ?? "";
       const password = body.password ?? "";
       if (!email || !password) throw badRequest("Please enter both email and password");
+      // No account has such an email: answered before the password check (and its hashing) costs anything.
+      if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
       // Unknown, non-admin and disabled emails go through the same throttled check against the decoy hash,
       // so status, message, blocking and timing never tell which emails are administrators.
       const found = findUserByEmail(ctx, email);

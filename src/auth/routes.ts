@@ -6,9 +6,9 @@ import { clientIp } from "../http/client-ip";
 import { findUserByEmail, findUserById, insertUser, publicUser } from "../users/queries";
 import { checkVerificationCode, sendVerificationCode } from "./email-verification";
 import { authGuard } from "./guard";
-import { verifyLoginPassword } from "./lockout";
+import { attemptPassword, INVALID_CREDENTIALS, verifyLoginPassword } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyAgainstDecoy } from "./passwords";
+import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
 import {
   createSession,
   listSessions,
@@ -90,10 +90,13 @@ export function authRoutes(ctx: AppContext) {
         const email = body.email?.trim() ?? "";
         const password = body.password ?? "";
         if (!email || !password) throw badRequest("Please fill in all fields");
+        // No account has such an email: answered before the password check (and its hashing) costs anything.
+        if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
         const user = findUserByEmail(ctx, email);
+        // An unknown email is counted and blocked like a real one: blocks never tell which emails have accounts.
         if (!user) {
-          await verifyAgainstDecoy(password);
-          throw new HttpError(401, "Invalid credentials");
+          await attemptPassword(ctx, email, null, password, clientIp(request));
+          throw new HttpError(401, INVALID_CREDENTIALS);
         }
         if (!user.passwordHash) throw new HttpError(400, GOOGLE_ACCOUNT, { authProvider: "google" });
         await verifyLoginPassword(ctx, user, password, clientIp(request));

@@ -170,6 +170,92 @@ test("the route list is the app's own and covers every domain", () => {
   }
 });
 
+const idOf = (prefix: string) => existing.find((e) => e.prefix === prefix)!.id;
+const timed = async (path: string, opts: Parameters<TestServer["api"]>[1] = {}) => {
+  const started = performance.now();
+  const res = await t.api(path, opts);
+  return { ...res, ms: performance.now() - started };
+};
+
+test("paging values outside whole numbers 1..100000 and 1..the list's maximum answer 400 with the rule", async () => {
+  const page = "page must be a whole number from 1 to 100000";
+  for (const [query, message] of [
+    ["page=1.5", page],
+    ["page=1e309", page],
+    ["page=99999999999999999999", page],
+    ["page=-1", page],
+    ["page=abc", page],
+    ["page=100001", page],
+    ["pageSize=1.5", "pageSize must be a whole number from 1 to 200"],
+    ["page=2&pageSize=1000", "pageSize must be a whole number from 1 to 200"],
+  ]) {
+    const res = await t.api(`/api/contacts?${query}`, { token });
+    expect([query, res.status, res.body.message]).toEqual([query, 400, message]);
+  }
+  expect((await t.api("/api/campaigns?pageSize=101", { token })).body.message).toBe("pageSize must be a whole number from 1 to 100");
+  expect((await t.api("/api/admin/users?page=1e309", { token })).body.message).toBe(page);
+  const last = await t.api("/api/contacts?page=100000&pageSize=200", { token });
+  expect([last.status, last.body.data, last.body.page]).toEqual([200, [], 100000]);
+  const second = await t.api("/api/contacts?page=2&pageSize=5&sort=name&order=asc", { token });
+  expect(second.body.data.map((c: any) => c.firstName)).toEqual(["Ann3", "Ann4", "Ann5", "Ann6", "Ann7"]);
+});
+
+test("a NUL character in a search separates words: the list and the CSV export answer in full", async () => {
+  const list = await t.api("/api/contacts?q=Ann1%00&sort=name&order=asc", { token });
+  expect(list.status).toBe(200);
+  expect(list.body.data.map((c: any) => c.firstName)).toEqual(["Ann1", "Ann10", "Ann11"]);
+  const csv = await t.api("/api/contacts/export.csv?q=a%00b", { token });
+  expect(csv.status).toBe(200);
+  expect(csv.text.trim().split("\r\n")).toHaveLength(1);
+  const all = await t.api("/api/contacts/export.csv?q=Ann%00", { token });
+  expect(all.text.trim().split("\r\n")).toHaveLength(13);
+});
+
+test("PATCH of a provider or a number takes an object naming at least one known field", async () => {
+  for (const path of [`/api/sms-providers/${idOf("/api/sms-providers/")}`, `/api/phone-numbers/${idOf("/api/phone-numbers/")}`]) {
+    const patch = (body: string) => t.api(path, { method: "PATCH", token, body });
+    for (const body of ["[]", '"text"', "123", "null"]) {
+      expect([body, (await patch(body)).status, (await patch(body)).body.message]).toEqual([body, 400, "The request body must be a JSON object"]);
+    }
+    const empty = await patch("{}");
+    expect(empty.status).toBe(400);
+    expect(empty.body.message).toStartWith("Nothing to update: send at least one of displayName, ");
+    const unknown = await patch('{"displayName":"A","colour":"red"}');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toStartWith("Unknown field colour: send only displayName, ");
+    const ok = await patch('{"displayName":"Renamed"}');
+    expect([ok.status, ok.body.displayName]).toEqual([200, "Renamed"]);
+  }
+});
+
+test("segment conditions and contact custom fields are bounded: a megabyte string answers 400 at once", async () => {
+  const huge = "a".repeat(1_000_000);
+  const create = await timed("/api/segments", { token, body: { name: "Huge", conditions: huge } });
+  expect([create.status, create.body.message]).toEqual([400, "Conditions must be an object of field: {operator: value}"]);
+  expect(create.ms).toBeLessThan(SLOW_MS);
+  const update = await timed(`/api/segments/${idOf("/api/segments/")}`, { method: "PUT", token, body: { name: "Huge", conditions: huge } });
+  expect(update.status).toBe(400);
+  expect(update.ms).toBeLessThan(SLOW_MS);
+  const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`customFields.f${i}`, { eq: "x" }]));
+  expect((await t.api("/api/segments", { token, body: { name: "Many", conditions: many } })).body.message).toBe("A segment can have at most 20 conditions");
+  const custom = await timed("/api/contacts", { token, body: { firstName: "C", phone: "+14155550199", customFields: huge } });
+  expect([custom.status, custom.body.message]).toEqual([400, "Custom fields must be an object of name: text"]);
+  expect(custom.ms).toBeLessThan(SLOW_MS);
+  const fields = await t.api("/api/contacts", { token, body: { firstName: "C", phone: "+14155550199", customFields: { city: "Oslo", " ": "dropped" } } });
+  expect([fields.status, fields.body.customFields]).toEqual([201, { city: "Oslo" }]);
+});
+
+test("a guarded route refuses a caller without a session before reading the body: 401, not a parse or validation error", async () => {
+  expect((await t.api("/api/segments", { body: '{"name":' })).status).toBe(401);
+  expect((await t.api("/api/segments", { body: { name: 5 } })).status).toBe(401);
+  expect((await t.api("/api/contacts?page=1e309")).status).toBe(401);
+  // 800,000 nested conditions (within the 1 MB body limit) cost a caller without a session nothing.
+  const conditions = `{${Array.from({ length: 80_000 }, (_, i) => `"f${i}":{}`).join(",")}}`;
+  const res = await timed("/api/segments", { body: `{"name":"x","conditions":${conditions}}` });
+  expect(res.status).toBe(401);
+  expect(res.ms).toBeLessThan(SLOW_MS);
+});
+
 test("no route answers 5xx to bad input, with or without a session; unauthenticated answers stay under 100 ms, signed-in ones under 1 s", async () => {
   const serverErrors: Outcome[] = [];
   const slow: Outcome[] = [];
