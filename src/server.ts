@@ -7,6 +7,7 @@ import { createApp } from "./app";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { rememberClientIp } from "./http/client-ip";
+import { limitRequestBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
 import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
 import { startScheduler } from "./campaigns/scheduler";
@@ -69,14 +70,20 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    maxRequestBodySize: 64 * 1024 * 1024,
+    // The ceiling is the CSV upload's; every other route has its own, smaller limit.
+    maxRequestBodySize: UPLOAD_BODY_LIMIT,
     async fetch(request, srv) {
       const started = performance.now();
       const path = new URL(request.url).pathname;
       let response: Response;
       if (path.startsWith("/api/") || path === "/api") {
-        rememberClientIp(request, srv.requestIP(request)?.address, config.trustedProxies);
-        response = await app.handle(request);
+        // A body over its route's limit is refused before it is read (src/http/body-limit.ts).
+        const limited = await limitRequestBody(request, path);
+        if (limited instanceof Response) response = limited;
+        else {
+          rememberClientIp(limited, srv.requestIP(request)?.address, config.trustedProxies);
+          response = await app.handle(limited);
+        }
       } else if (request.method === "GET" || request.method === "HEAD") {
         response = serveUi(path === "/" ? "/index.html" : path);
       } else {
