@@ -67,7 +67,8 @@ function NotFoundPage() {
   );
 }
 
-const page = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => rootRoute, path, component });
+const page = (path: string, component: () => React.ReactNode) =>
+  createRoute({ getParentRoute: () => rootRoute, path, component });
 const publicPage = (path: string, Page: ComponentType) =>
   page(path, () => (
     <PublicLayout>

@@ -86,9 +86,11 @@ test("the wizard sends a promotion to every contact through the simulator; sent 
   await expect(wizard.getByRole("button", { name: "Continue" })).toBeEnabled();
   await wizard.getByRole("button", { name: "Use sample message 1" }).click();
   await expect(wizard.getByLabel("Your message")).toHaveValue(/^Hi \[Name\]! This weekend only/);
+  // The preview is the first customer's text, signed with the account's name (no business name was given).
   await expect(wizard.getByTestId("message-preview")).toContainText(
-    "Hi John! This weekend only: 20% off everything at Your Business.",
+    "Hi Ada! This weekend only: 20% off everything at Rosa Diaz.",
   );
+  await expect(wizard.getByTestId("message-preview")).toContainText("Reply STOP to opt out");
   await expect(wizard.getByTestId("segment-counter")).toContainText("GSM-7");
   await expect(wizard.getByLabel("Send from")).toHaveValue("+14155550100");
   await wizard.getByRole("button", { name: "Continue" }).click();
@@ -104,7 +106,7 @@ test("the wizard sends a promotion to every contact through the simulator; sent 
   await expect(wizard.getByTestId("wizard-review")).toContainText("2 recipients");
   await expect(wizard.getByTestId("wizard-review")).toContainText("Promotion");
   await wizard.getByRole("button", { name: "Send Campaign" }).click();
-  await expect(page.getByTestId("toast").filter({ hasText: "Campaign sent successfully!" })).toBeVisible();
+  await expect(page.getByTestId("toast").filter({ hasText: "Campaign started" })).toBeVisible();
   await expect(page).toHaveURL(/\/sent-messages$/);
   await expect(page.getByRole("heading", { name: "Sent Messages" })).toBeVisible();
   const row = page.getByTestId("history-row").filter({ hasText: /Promotion - / });

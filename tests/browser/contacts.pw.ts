@@ -98,10 +98,12 @@ test("contacts: add with a chosen country, search by digits, import a CSV, expor
   expect(exported).toContain("Grace");
   expect(exported).toContain("Lovelace");
 
-  // Delete a contact through the row menu (confirmed).
-  page.once("dialog", (d) => void d.accept());
+  // Delete a contact through the row menu, confirmed in the app's own dialog.
   await page.getByRole("button", { name: "Actions for Ada Lovelace" }).click();
   await page.getByRole("menuitem", { name: "Delete Contact" }).click();
+  const confirmDelete = page.getByRole("dialog", { name: "Delete contact" });
+  await expect(confirmDelete).toContainText("Delete Ada Lovelace? Their consent history goes with them. This cannot be undone.");
+  await confirmDelete.getByRole("button", { name: "Delete", exact: true }).click();
   await expect(ada).toHaveCount(0);
   await expect(page.getByTestId("counter-Total")).toHaveText("1");
 

@@ -30,15 +30,15 @@ const ACCOUNT: Entry[] = [
 
 function NavGroup({ title, entries, onNavigate }: { title?: string; entries: Entry[]; onNavigate: () => void }) {
   return (
-    <div className="space-y-1">
-      {title && <p className="px-3 pt-4 text-xs font-semibold uppercase tracking-wide text-slate-400">{title}</p>}
+    <div className="space-y-0.5">
+      {title && <p className="px-3 pt-3 text-xs font-semibold uppercase tracking-wide text-slate-400">{title}</p>}
       {entries.map((e) => (
         <Link
           key={e.to}
           to={e.to}
           onClick={onNavigate}
           activeOptions={{ exact: true }}
-          className="flex items-center gap-3 rounded-lg px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
+          className="flex items-center gap-3 rounded-lg px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-100"
           activeProps={{ className: "bg-brand-50 font-medium text-brand-700" }}
         >
           <Icon name={e.icon} className="h-5 w-5 shrink-0" />
@@ -55,7 +55,8 @@ function Sidebar({ onNavigate, onClose }: { onNavigate: () => void; onClose?: ()
   const navigate = useNavigate();
   const user = auth.value.user;
   // The spec's fixed 'Pro Plan' label shows the plan actually in force.
-  const license = useApi<{ data: { plan: { name: string }; source: string } | null }>("/api/license/current");
+  const license = useApi<{ data: { plan: { id: string; name: string }; source: string } | null }>("/api/license/current");
+  const plan = license.data?.data?.plan;
   const signOut = async () => {
     try {
       await logout();
@@ -75,10 +76,15 @@ function Sidebar({ onNavigate, onClose }: { onNavigate: () => void; onClose?: ()
           onClick={onNavigate}
           className="shrink-0 whitespace-nowrap rounded-full bg-brand-100 px-2 py-0.5 text-xs font-medium text-brand-700"
         >
-          {license.data === null ? "…" : license.data.data ? `${license.data.data.plan.name} Plan` : "No plan"}
+          {license.data === null ? "…" : !plan ? "No plan" : plan.id === "admin" ? "Administrator" : `${plan.name} Plan`}
         </Link>
         {onClose && (
-          <button type="button" aria-label="Close menu" className="shrink-0 rounded p-1 text-slate-500 hover:bg-slate-100" onClick={onClose}>
+          <button
+            type="button"
+            aria-label="Close menu"
+            className="shrink-0 rounded p-1 text-slate-500 hover:bg-slate-100"
+            onClick={onClose}
+          >
             ✕
           </button>
         )}
@@ -90,7 +96,11 @@ function Sidebar({ onNavigate, onClose }: { onNavigate: () => void; onClose?: ()
         <div className="mt-6 rounded-xl bg-brand-50 p-4">
           <p className="text-sm font-semibold text-brand-700">Quick Start</p>
           <p className="mt-1 text-xs text-slate-600">Send your first text campaign in under a minute.</p>
-          <Link to="/sms-campaigns" onClick={onNavigate} className="mt-3 inline-block text-sm font-medium text-brand-700 hover:underline">
+          <Link
+            to="/sms-campaigns"
+            onClick={onNavigate}
+            className="mt-3 inline-block text-sm font-medium text-brand-700 hover:underline"
+          >
             Send a message →
           </Link>
         </div>
@@ -114,8 +124,15 @@ export function AppLayout({ children }: { children: ReactNode }) {
       </aside>
       <div className="sticky top-0 z-30 flex items-center justify-between border-b border-slate-200 bg-white px-4 py-3 lg:hidden">
         <Logo />
-        <button type="button" aria-label="Open menu" className="rounded-lg p-2 hover:bg-slate-100" onClick={() => setMenuOpen(true)}>
-          <span aria-hidden className="text-xl leading-none">≡</span>
+        <button
+          type="button"
+          aria-label="Open menu"
+          className="rounded-lg p-2 hover:bg-slate-100"
+          onClick={() => setMenuOpen(true)}
+        >
+          <span aria-hidden className="text-xl leading-none">
+            ≡
+          </span>
         </button>
       </div>
       {menuOpen && (

@@ -29,7 +29,10 @@ export function NotAvailable({ title, instead }: { title: string; instead?: { to
             {instead.label}
           </Link>
         )}
-        <Link to="/" className="rounded-lg border border-slate-300 px-4 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100">
+        <Link
+          to="/"
+          className="rounded-lg border border-slate-300 px-4 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100"
+        >
           Go to Dashboard
         </Link>
       </div>

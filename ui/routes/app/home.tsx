@@ -16,7 +16,11 @@ type Summary = {
 };
 type Activity = { type: "campaign_sent" | "new_replies" | "new_contacts"; message: string; timestamp: string };
 
-const ACTIVITY_ICON: Record<Activity["type"], IconName> = { campaign_sent: "megaphone", new_replies: "chat", new_contacts: "users" };
+const ACTIVITY_ICON: Record<Activity["type"], IconName> = {
+  campaign_sent: "megaphone",
+  new_replies: "chat",
+  new_contacts: "users",
+};
 
 const QUICK_ACTIONS = [
   { to: "/simple-campaign-wizard", title: "Send a Quick Message", text: "Text your customers in a few steps" },
@@ -82,7 +86,11 @@ export function HomePage() {
         <h2 className="mb-3 text-lg font-semibold">Quick Actions</h2>
         <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
           {QUICK_ACTIONS.map((a) => (
-            <a key={a.to} href={a.to} className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm hover:border-brand-500">
+            <a
+              key={a.to}
+              href={a.to}
+              className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm hover:border-brand-500"
+            >
               <p className="font-medium">{a.title}</p>
               <p className="mt-1 text-sm text-slate-500">{a.text}</p>
             </a>
@@ -95,7 +103,9 @@ export function HomePage() {
           <h2 className="mb-3 text-lg font-semibold">Recent Activity</h2>
           {activity.loading && <Spinner className="text-slate-400" />}
           {activity.data?.length === 0 && (
-            <p className="text-sm text-slate-500">No activity yet. Add your customers and send your first message to see it here.</p>
+            <p className="text-sm text-slate-500">
+              No activity yet. Add your customers and send your first message to see it here.
+            </p>
           )}
           <ul className="divide-y divide-slate-100">
             {activity.data?.map((item, i) => (

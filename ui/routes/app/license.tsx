@@ -46,8 +46,7 @@ const FEATURE_NAMES: Record<string, string> = {
   dedicated_onboarding: "Dedicated Onboarding",
 };
 /** A plan's feature as a name; one an administrator added is title-cased from its key. */
-export const featureName = (f: string) =>
-  FEATURE_NAMES[f] ?? f.replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+export const featureName = (f: string) => FEATURE_NAMES[f] ?? f.replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
 const dollars = (cents: number) => `$${(cents / 100).toLocaleString(undefined, { minimumFractionDigits: cents % 100 ? 2 : 0 })}`;
 const date = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric" });
 
@@ -63,7 +62,14 @@ function UsageLine({ label, figure, unit }: { label: string; figure: Figure; uni
         </span>
       </div>
       {!figure.unlimited && (
-        <div className="h-2 rounded-full bg-slate-100" role="progressbar" aria-label={label} aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
+        <div
+          className="h-2 rounded-full bg-slate-100"
+          role="progressbar"
+          aria-label={label}
+          aria-valuenow={Math.round(pct)}
+          aria-valuemin={0}
+          aria-valuemax={100}
+        >
           <div className={`h-2 rounded-full ${warn ? "bg-amber-500" : "bg-brand-600"}`} style={{ width: `${pct}%` }} />
         </div>
       )}
@@ -95,14 +101,22 @@ function RedeemForm({ onRedeemed }: { onRedeemed: () => void }) {
       setCode("");
       onRedeemed();
     } catch (err) {
-      toast({ title: "Redemption Failed", description: (err as Error).message || "Failed to redeem license code", variant: "destructive" });
+      toast({
+        title: "Redemption Failed",
+        description: (err as Error).message || "Failed to redeem license code",
+        variant: "destructive",
+      });
     } finally {
       setBusy(false);
     }
   };
   return (
     <form onSubmit={submit} className="space-y-3">
-      <Field label="License code" htmlFor="license-code" hint="Codes from deal platforms and your administrator, e.g. ABCD-EFGH-JKLM-NPQR.">
+      <Field
+        label="License code"
+        htmlFor="license-code"
+        hint="Codes from deal platforms and your administrator, e.g. ABCD-EFGH-JKLM-NPQR."
+      >
         <Input
           id="license-code"
           value={code}
@@ -190,8 +204,12 @@ function LicenseManagement() {
               <p className="text-xl font-semibold" data-testid="license-plan">
                 {license.plan.name}
               </p>
-              {license.source === "trial" && <span className="rounded-full bg-amber-100 px-2 text-xs text-amber-800">Free trial</span>}
-              <p className="text-sm text-slate-600">{license.expiresAt ? `Expires ${date(license.expiresAt)}` : "Does not expire"}</p>
+              {license.source === "trial" && (
+                <span className="rounded-full bg-amber-100 px-2 text-xs text-amber-800">Free trial</span>
+              )}
+              <p className="text-sm text-slate-600">
+                {license.expiresAt ? `Expires ${date(license.expiresAt)}` : "Does not expire"}
+              </p>
             </div>
             {u && (
               <div className="grid gap-4 md:grid-cols-2">
@@ -212,7 +230,11 @@ function LicenseManagement() {
 
       <section className="space-y-3">
         <h2 className="text-lg font-semibold">Available Plans</h2>
-        {plans.loading ? <p className="text-slate-500">Loading plans...</p> : <PlanCards plans={plans.data?.data ?? []} currentPlanId={license?.plan.id} />}
+        {plans.loading ? (
+          <p className="text-slate-500">Loading plans...</p>
+        ) : (
+          <PlanCards plans={plans.data?.data ?? []} currentPlanId={license?.plan.id} />
+        )}
       </section>
     </div>
   );
@@ -287,7 +309,11 @@ export function LicenseOnboarding() {
               </Button>
             </div>
             <p className="text-center text-xs text-slate-500">
-              You can also redeem a code later on the <Link to="/license" className="text-brand-700 underline">License</Link> page.
+              You can also redeem a code later on the{" "}
+              <Link to="/license" className="text-brand-700 underline">
+                License
+              </Link>{" "}
+              page.
             </p>
           </form>
         )}

@@ -133,7 +133,13 @@ export function CampaignCard({
           Paused{c.pauseReason ? `: ${c.pauseReason}` : ""}
         </p>
       )}
-      {c.status === "sending" && <QuietWaitNote wait={c.quietWait} locale={locale} className="mt-2 rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900" />}
+      {c.status === "sending" && (
+        <QuietWaitNote
+          wait={c.quietWait}
+          locale={locale}
+          className="mt-2 rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900"
+        />
+      )}
       {c.status === "sending" && (
         <div
           className="mt-2"

@@ -4,14 +4,7 @@ import { api, ApiError, errorMessage } from "../../../lib/api";
 import type { User } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { LargeDialog } from "./dialog";
-import {
-  formatDateTime,
-  isoToZonedInput,
-  isValidPhone,
-  zonedInputToIso,
-  type Campaign,
-  type SendResult,
-} from "./model";
+import { formatDateTime, isoToZonedInput, isValidPhone, zonedInputToIso, type Campaign, type SendResult } from "./model";
 import { emptyRecipients, recipientsStateOf, RecipientsTabs, resolveRecipients, type RecipientsState } from "./recipients-tabs";
 import { DeliveryNote, MessagePreview, startedDescription, useDeliveryPreview, type DeliveryPreview } from "./delivery-preview";
 import { SegmentCounter } from "./segment-counter";

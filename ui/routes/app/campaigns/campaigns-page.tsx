@@ -213,7 +213,9 @@ export function CampaignWizardPage() {
     search.message === undefined || search.message === null ? undefined : String(search.message).slice(0, MAX_MESSAGE);
   const type = isCampaignType(search.type) ? search.type : undefined;
   const contact =
-    typeof search.contactId === "string" && search.contactId ? { id: search.contactId.slice(0, 64), name: String(search.name ?? "").slice(0, 200) } : undefined;
+    typeof search.contactId === "string" && search.contactId
+      ? { id: search.contactId.slice(0, 64), name: String(search.name ?? "").slice(0, 200) }
+      : undefined;
   const [prefill, setPrefill] = useState<WizardPrefill>({ message, type, contact });
   useEffect(
     () =>

@@ -40,7 +40,8 @@ export function useDeliveryPreview(question: DeliveryQuestion | null) {
       api<DeliveryPreview>("/api/campaigns/preview-delivery", { body: JSON.parse(key), signal: controller.signal })
         .then((data) => setState({ key, data, error: null }))
         .catch((err) => {
-          if (!controller.signal.aborted) setState((s) => ({ key, data: s.data, error: errorMessage(err, "Could not check the delivery") }));
+          if (!controller.signal.aborted)
+            setState((s) => ({ key, data: s.data, error: errorMessage(err, "Could not check the delivery") }));
         });
     }, DEBOUNCE_MS);
     return () => {
@@ -48,7 +49,11 @@ export function useDeliveryPreview(question: DeliveryQuestion | null) {
       controller.abort();
     };
   }, [key]);
-  return { data: key === null ? null : state.data, error: key === null ? null : state.error, loading: key !== null && state.key !== key };
+  return {
+    data: key === null ? null : state.data,
+    error: key === null ? null : state.error,
+    loading: key !== null && state.key !== key,
+  };
 }
 
 const plural = (n: number, one: string, many: string, locale: string) => `${formatNumber(n, locale)} ${n === 1 ? one : many}`;
@@ -104,7 +109,10 @@ export function MessagePreview({ preview, draft, testId }: { preview: DeliveryPr
   const p = preview?.preview;
   return (
     <div>
-      <div className="mt-1 max-w-sm rounded-2xl rounded-bl-sm bg-slate-100 px-4 py-3 text-sm break-words whitespace-pre-wrap" data-testid={testId}>
+      <div
+        className="mt-1 max-w-sm rounded-2xl rounded-bl-sm bg-slate-100 px-4 py-3 text-sm break-words whitespace-pre-wrap"
+        data-testid={testId}
+      >
         {p ? p.text : draft}
       </div>
       {p?.recipient && <p className="mt-1 text-xs text-slate-500">As {p.recipient} will read it.</p>}
@@ -113,7 +121,15 @@ export function MessagePreview({ preview, draft, testId }: { preview: DeliveryPr
 }
 
 /** Messages the sender holds back until quiet hours end, on the card and in the details. */
-export function QuietWaitNote({ wait, locale, className }: { wait: QuietWait | null | undefined; locale: string; className?: string }) {
+export function QuietWaitNote({
+  wait,
+  locale,
+  className,
+}: {
+  wait: QuietWait | null | undefined;
+  locale: string;
+  className?: string;
+}) {
   if (!wait) return null;
   return (
     <p data-testid="quiet-wait" className={className ?? "rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900"}>
@@ -127,7 +143,10 @@ export const isWaitingOnly = (c: Campaign) =>
   c.status === "sending" && !!c.quietWait && c.counts.sending === 0 && c.quietWait.count === c.counts.pending;
 
 /** "3 messages queued. 2 wait for quiet hours until 8:00 AM (recipient's time)." */
-export function startedDescription(result: Pick<SendResult, "queued" | "skipped" | "notice">, delivery: DeliveryPreview | null): string {
+export function startedDescription(
+  result: Pick<SendResult, "queued" | "skipped" | "notice">,
+  delivery: DeliveryPreview | null,
+): string {
   const waiting =
     delivery && delivery.inQuietHours > 0
       ? `${delivery.inQuietHours === result.queued ? "All wait" : `${delivery.inQuietHours} wait`} for quiet hours until ${delivery.resumesAt} (recipient's time)`

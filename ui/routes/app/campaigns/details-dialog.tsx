@@ -171,12 +171,16 @@ export function DetailsDialog({
           <Count label="Skipped" value={n(c.counts.skipped)} />
         </dl>
         {c.status === "sending" && (
-          <QuietWaitNote wait={c.quietWait} locale={user.locale} className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" />
+          <QuietWaitNote
+            wait={c.quietWait}
+            locale={user.locale}
+            className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+          />
         )}
         {c.counts.refused > 0 && (
           <p className="text-xs text-slate-500">
-            {n(c.counts.refused)} of the failed {c.counts.refused === 1 ? "was" : "were"} refused by the provider and never sent, so "Sent" does not count{" "}
-            {c.counts.refused === 1 ? "it" : "them"}.
+            {n(c.counts.refused)} of the failed {c.counts.refused === 1 ? "was" : "were"} refused by the provider and never sent,
+            so "Sent" does not count {c.counts.refused === 1 ? "it" : "them"}.
           </p>
         )}
         {skippedReasons.length > 0 && <p className="text-sm text-slate-600">Skipped: {skippedReasons.join(", ")}.</p>}

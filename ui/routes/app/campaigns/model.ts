@@ -118,7 +118,7 @@ export function statusBadge(status: string): Badge {
     case "paused":
       return { label: "Paused", className: "bg-amber-100 text-amber-800" };
     case "waiting":
-      return { label: "Waiting for quiet hours", className: "bg-amber-100 text-amber-800" };
+      return { label: "Waiting", className: "bg-amber-100 text-amber-800" };
     case "scheduled":
       return { label: "Scheduled", className: GREY };
     case "cancelled":

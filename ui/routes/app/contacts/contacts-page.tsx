@@ -97,11 +97,18 @@ function RowMenu({ contact, duplicate, onEdit, onMessage, onMerge, onConsent, on
         ⋯
       </button>
       {open && (
-        <div role="menu" className="absolute right-0 z-20 mt-1 w-52 overflow-hidden rounded-lg border border-slate-200 bg-white py-1 shadow-lg">
+        <div
+          role="menu"
+          className="absolute right-0 z-20 mt-1 w-52 overflow-hidden rounded-lg border border-slate-200 bg-white py-1 shadow-lg"
+        >
           {item("Edit Contact", onEdit)}
           {item("Send Message", onMessage, {
             disabled: !contact.phone || contact.status === "opted_out",
-            title: !contact.phone ? "This contact doesn't have a phone number." : contact.status === "opted_out" ? "This contact opted out." : undefined,
+            title: !contact.phone
+              ? "This contact doesn't have a phone number."
+              : contact.status === "opted_out"
+                ? "This contact opted out."
+                : undefined,
           })}
           {duplicate && item("Merge Duplicates", onMerge)}
           {item("View consent history", onConsent)}
@@ -110,6 +117,20 @@ function RowMenu({ contact, duplicate, onEdit, onMessage, onMerge, onConsent, on
       )}
     </div>
   );
+}
+
+const WIDE = "(min-width: 768px)";
+
+/** Whether the table fits (768 px and wider); below that the contacts are cards. One of the two is rendered. */
+function useWideScreen(): boolean {
+  const [wide, setWide] = useState(() => window.matchMedia(WIDE).matches);
+  useEffect(() => {
+    const query = window.matchMedia(WIDE);
+    const onChange = () => setWide(query.matches);
+    query.addEventListener("change", onChange);
+    return () => query.removeEventListener("change", onChange);
+  }, []);
+  return wide;
 }
 
 export function ContactsPage() {
@@ -143,7 +164,9 @@ export function ContactsPage() {
     return () => clearTimeout(t);
   }, [search]);
 
-  const list = useApi<ContactPage>(`/api/contacts?page=${page}&pageSize=${PAGE_SIZE}&sort=createdAt&order=desc${q ? `&q=${encodeURIComponent(q)}` : ""}`);
+  const list = useApi<ContactPage>(
+    `/api/contacts?page=${page}&pageSize=${PAGE_SIZE}&sort=createdAt&order=desc${q ? `&q=${encodeURIComponent(q)}` : ""}`,
+  );
   const stats = useApi<ContactStats>("/api/contacts/stats");
   const dupes = useApi<DuplicatePage>(`/api/contacts/duplicates?page=${showDuplicates ? dupPage : 1}&pageSize=${DUPLICATE_PAGE}`);
 
@@ -167,7 +190,9 @@ export function ContactsPage() {
   const allSelected = rows.length > 0 && rows.every((c) => selected.has(c.id));
 
   const isDuplicate = (c: Contact) =>
-    !!c.phone && (duplicatePhones.has(digitsOf(c.phone)) || (showDuplicates && rows.filter((r) => digitsOf(r.phone) === digitsOf(c.phone)).length > 1));
+    !!c.phone &&
+    (duplicatePhones.has(digitsOf(c.phone)) ||
+      (showDuplicates && rows.filter((r) => digitsOf(r.phone) === digitsOf(c.phone)).length > 1));
 
   /** The duplicate group of a contact's phone: from the loaded groups, else from a search of its digits. */
   const openMerge = async (c: Contact) => {
@@ -226,7 +251,10 @@ export function ContactsPage() {
     setBulkBusy(true);
     try {
       await api("/api/contacts/bulk-tag", { body: { contactIds: [...selected], tags, action: "add" } });
-      toast({ title: "Tags added", description: `Added ${tags.join(", ")} to ${selected.size} contact${selected.size === 1 ? "" : "s"}.` });
+      toast({
+        title: "Tags added",
+        description: `Added ${tags.join(", ")} to ${selected.size} contact${selected.size === 1 ? "" : "s"}.`,
+      });
       setTagText("");
       refresh();
     } catch {
@@ -257,6 +285,7 @@ export function ContactsPage() {
 
   const s = stats.data;
   const total = list.data?.total ?? 0;
+  const wide = useWideScreen();
 
   const menuFor = (c: Contact) => (
     <RowMenu
@@ -335,12 +364,20 @@ export function ContactsPage() {
         </div>
 
         {selected.size > 0 && (
-          <div role="toolbar" aria-label="Bulk actions" className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-brand-50 px-4 py-3">
+          <div
+            role="toolbar"
+            aria-label="Bulk actions"
+            className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-brand-50 px-4 py-3"
+          >
             <span className="text-sm font-medium">{selected.size} selected</span>
             <Button
               variant="danger"
               onClick={() =>
-                setDeleting({ label: `${selected.size} selected contact${selected.size === 1 ? "" : "s"}`, many: selected.size > 1, run: bulkDelete })
+                setDeleting({
+                  label: `${selected.size} selected contact${selected.size === 1 ? "" : "s"}`,
+                  many: selected.size > 1,
+                  run: bulkDelete,
+                })
               }
               disabled={bulkBusy}
             >
@@ -363,103 +400,116 @@ export function ContactsPage() {
           </div>
         )}
 
-        {list.error && !showDuplicates && <p className="p-4 text-sm text-red-600">Could not load contacts: {list.error.message}</p>}
+        {list.error && !showDuplicates && (
+          <p className="p-4 text-sm text-red-600">Could not load contacts: {list.error.message}</p>
+        )}
 
         {/* Small screens: one card per contact, so the phone and the actions stay on screen. */}
-        <ul className="divide-y divide-slate-100 md:hidden" aria-label="Contacts" data-testid="contact-cards">
-          {rows.map((c) => (
-            <li key={c.id} className={cx("flex items-start gap-3 px-4 py-3", selected.has(c.id) && "bg-brand-50/50")}>
-              <input
-                type="checkbox"
-                className="mt-1"
-                aria-label={`Select ${contactName(c)}`}
-                checked={selected.has(c.id)}
-                onChange={() => toggle(c.id)}
-              />
-              <div className="min-w-0 flex-1 text-sm">
-                <div className="flex flex-wrap items-center gap-2">
-                  <span className="font-medium break-words">{contactName(c)}</span>
-                  {c.status === "opted_out" && (
-                    <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-700">Opted out</span>
+        {!wide && (
+          <ul className="divide-y divide-slate-100" aria-label="Contacts" data-testid="contact-cards">
+            {rows.map((c) => (
+              <li key={c.id} className={cx("flex items-start gap-3 px-4 py-3", selected.has(c.id) && "bg-brand-50/50")}>
+                <input
+                  type="checkbox"
+                  className="mt-1"
+                  aria-label={`Select ${contactName(c)}`}
+                  checked={selected.has(c.id)}
+                  onChange={() => toggle(c.id)}
+                />
+                <div className="min-w-0 flex-1 text-sm">
+                  <div className="flex flex-wrap items-center gap-2">
+                    <span className="font-medium break-words">{contactName(c)}</span>
+                    {c.status === "opted_out" && (
+                      <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-700">Opted out</span>
+                    )}
+                  </div>
+                  {c.phone && <p className="text-slate-700">{formatPhone(c.phone)}</p>}
+                  {c.email && <p className="truncate text-slate-600">{c.email}</p>}
+                  <p className="text-xs text-slate-500">
+                    {contactType(c)} · Added {formatDate(new Date(c.createdAt), user.dateFormat, user.timezone)}
+                  </p>
+                  {c.tags.length > 0 && (
+                    <div className="mt-1 flex flex-wrap gap-1">
+                      {c.tags.slice(0, 4).map((t) => (
+                        <span key={t} className="rounded bg-slate-100 px-1.5 text-xs text-slate-600">
+                          {t}
+                        </span>
+                      ))}
+                      {c.tags.length > 4 && <span className="text-xs text-slate-500">+{c.tags.length - 4}</span>}
+                    </div>
                   )}
                 </div>
-                {c.phone && <p className="text-slate-700">{formatPhone(c.phone)}</p>}
-                {c.email && <p className="truncate text-slate-600">{c.email}</p>}
-                <p className="text-xs text-slate-500">
-                  {contactType(c)} · Added {formatDate(new Date(c.createdAt), user.dateFormat, user.timezone)}
-                </p>
-                {c.tags.length > 0 && (
-                  <div className="mt-1 flex flex-wrap gap-1">
-                    {c.tags.slice(0, 4).map((t) => (
-                      <span key={t} className="rounded bg-slate-100 px-1.5 text-xs text-slate-600">
-                        {t}
-                      </span>
-                    ))}
-                    {c.tags.length > 4 && <span className="text-xs text-slate-500">+{c.tags.length - 4}</span>}
-                  </div>
-                )}
-              </div>
-              {menuFor(c)}
-            </li>
-          ))}
-        </ul>
+                {menuFor(c)}
+              </li>
+            ))}
+          </ul>
+        )}
 
-        <div className="hidden overflow-x-auto md:block">
-          <table className="w-full text-left text-sm">
-            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th className="w-10 px-4 py-3">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all on this page"
-                    checked={allSelected}
-                    onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((c) => c.id)))}
-                  />
-                </th>
-                <th className="px-4 py-3">Contact</th>
-                <th className="px-4 py-3">Email</th>
-                <th className="px-4 py-3">Phone</th>
-                <th className="px-4 py-3">Type</th>
-                <th className="px-4 py-3">Added</th>
-                <th className="px-4 py-3 text-right">Actions</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rows.map((c) => (
-                <tr key={c.id} className={cx("hover:bg-slate-50", selected.has(c.id) && "bg-brand-50/50")}>
-                  <td className="px-4 py-3">
-                    <input type="checkbox" aria-label={`Select ${contactName(c)}`} checked={selected.has(c.id)} onChange={() => toggle(c.id)} />
-                  </td>
-                  <td className="px-4 py-3">
-                    <div className="flex flex-wrap items-center gap-2">
-                      <span className="font-medium">{contactName(c)}</span>
-                      {c.status === "opted_out" && (
-                        <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-700">Opted out</span>
-                      )}
-                    </div>
-                    {c.tags.length > 0 && (
-                      <div className="mt-1 flex flex-wrap gap-1">
-                        {c.tags.slice(0, 4).map((t) => (
-                          <span key={t} className="rounded bg-slate-100 px-1.5 text-xs text-slate-600">
-                            {t}
-                          </span>
-                        ))}
-                        {c.tags.length > 4 && <span className="text-xs text-slate-500">+{c.tags.length - 4}</span>}
-                      </div>
-                    )}
-                  </td>
-                  <td className="px-4 py-3 text-slate-600">{c.email || "—"}</td>
-                  <td className="whitespace-nowrap px-4 py-3 text-slate-600">{c.phone ? formatPhone(c.phone) : "—"}</td>
-                  <td className="whitespace-nowrap px-4 py-3">
-                    <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700">{contactType(c)}</span>
-                  </td>
-                  <td className="whitespace-nowrap px-4 py-3 text-slate-600">{formatDate(new Date(c.createdAt), user.dateFormat, user.timezone)}</td>
-                  <td className="px-4 py-3 text-right">{menuFor(c)}</td>
+        {wide && (
+          <div className="overflow-x-auto">
+            <table className="w-full text-left text-sm">
+              <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+                <tr>
+                  <th className="w-10 px-4 py-3">
+                    <input
+                      type="checkbox"
+                      aria-label="Select all on this page"
+                      checked={allSelected}
+                      onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((c) => c.id)))}
+                    />
+                  </th>
+                  <th className="px-4 py-3">Contact</th>
+                  <th className="px-4 py-3">Email</th>
+                  <th className="px-4 py-3">Phone</th>
+                  <th className="px-4 py-3">Type</th>
+                  <th className="px-4 py-3">Added</th>
+                  <th className="px-4 py-3 text-right">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {rows.map((c) => (
+                  <tr key={c.id} className={cx("hover:bg-slate-50", selected.has(c.id) && "bg-brand-50/50")}>
+                    <td className="px-4 py-3">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${contactName(c)}`}
+                        checked={selected.has(c.id)}
+                        onChange={() => toggle(c.id)}
+                      />
+                    </td>
+                    <td className="px-4 py-3">
+                      <div className="flex flex-wrap items-center gap-2">
+                        <span className="font-medium">{contactName(c)}</span>
+                        {c.status === "opted_out" && (
+                          <span className="rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-700">Opted out</span>
+                        )}
+                      </div>
+                      {c.tags.length > 0 && (
+                        <div className="mt-1 flex flex-wrap gap-1">
+                          {c.tags.slice(0, 4).map((t) => (
+                            <span key={t} className="rounded bg-slate-100 px-1.5 text-xs text-slate-600">
+                              {t}
+                            </span>
+                          ))}
+                          {c.tags.length > 4 && <span className="text-xs text-slate-500">+{c.tags.length - 4}</span>}
+                        </div>
+                      )}
+                    </td>
+                    <td className="px-4 py-3 text-slate-600">{c.email || "—"}</td>
+                    <td className="whitespace-nowrap px-4 py-3 text-slate-600">{c.phone ? formatPhone(c.phone) : "—"}</td>
+                    <td className="whitespace-nowrap px-4 py-3">
+                      <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700">{contactType(c)}</span>
+                    </td>
+                    <td className="whitespace-nowrap px-4 py-3 text-slate-600">
+                      {formatDate(new Date(c.createdAt), user.dateFormat, user.timezone)}
+                    </td>
+                    <td className="px-4 py-3 text-right">{menuFor(c)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
 
         {!loading && rows.length === 0 && !list.error && (
           <div className="p-10 text-center">

@@ -31,7 +31,9 @@ const OPS: { value: Op; label: string; symbol: string }[] = [
 ];
 
 const fieldLabel = (field: string) =>
-  field.startsWith("customFields.") ? field.slice("customFields.".length) : (FIELDS.find((f) => f.value === field)?.label ?? field);
+  field.startsWith("customFields.")
+    ? field.slice("customFields.".length)
+    : (FIELDS.find((f) => f.value === field)?.label ?? field);
 
 /** Custom fields with a known meaning, said in words: `purchases90d ≥ 3` is "3 purchases in 90 days". */
 const CUSTOM_PHRASES: Record<string, (n: string) => string> = {
@@ -63,7 +65,9 @@ export function describeConditions(conditions: Conditions): string {
         parts.push(`${fieldLabel(field)} ${op === "lte" ? `more than ${days} days ago` : `in the last ${days} days`}`);
         continue;
       }
-      parts.push(`${fieldLabel(field)} ${OPS.find((o) => o.value === op)?.symbol ?? op} ${typeof value === "object" ? JSON.stringify(value) : String(value)}`);
+      parts.push(
+        `${fieldLabel(field)} ${OPS.find((o) => o.value === op)?.symbol ?? op} ${typeof value === "object" ? JSON.stringify(value) : String(value)}`,
+      );
     }
   }
   return parts.join(" · ") || "All contacts";
@@ -134,7 +138,11 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
             return (
               <div key={i} className="space-y-2 rounded-lg border border-slate-200 p-2" data-testid="condition-row">
                 <div className="grid grid-cols-2 gap-2">
-                  <Select aria-label={`Condition ${i + 1} field`} value={r.field} onChange={(e) => set(i, { field: e.target.value })}>
+                  <Select
+                    aria-label={`Condition ${i + 1} field`}
+                    value={r.field}
+                    onChange={(e) => set(i, { field: e.target.value })}
+                  >
                     <option value="">Field…</option>
                     {FIELDS.map((f) => (
                       <option key={f.value} value={f.value}>
@@ -142,7 +150,11 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
                       </option>
                     ))}
                   </Select>
-                  <Select aria-label={`Condition ${i + 1} operator`} value={r.op} onChange={(e) => set(i, { op: e.target.value as Op })}>
+                  <Select
+                    aria-label={`Condition ${i + 1} operator`}
+                    value={r.op}
+                    onChange={(e) => set(i, { op: e.target.value as Op })}
+                  >
                     {OPS.map((o) => (
                       <option key={o.value} value={o.value}>
                         {o.label}
@@ -151,7 +163,12 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
                   </Select>
                 </div>
                 {r.field === "custom" && (
-                  <Input aria-label={`Condition ${i + 1} custom field name`} placeholder="Custom field name" value={r.customName} onChange={(e) => set(i, { customName: e.target.value })} />
+                  <Input
+                    aria-label={`Condition ${i + 1} custom field name`}
+                    placeholder="Custom field name"
+                    value={r.customName}
+                    onChange={(e) => set(i, { customName: e.target.value })}
+                  />
                 )}
                 <div className="flex gap-2">
                   <Input
@@ -162,7 +179,11 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
                     onChange={(e) => set(i, { value: e.target.value })}
                   />
                   {rows.length > 1 && (
-                    <Button variant="ghost" aria-label={`Remove condition ${i + 1}`} onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>
+                    <Button
+                      variant="ghost"
+                      aria-label={`Remove condition ${i + 1}`}
+                      onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}
+                    >
                       ✕
                     </Button>
                   )}
@@ -264,7 +285,13 @@ export function SegmentsPage() {
               <p className="font-medium">{t.name}</p>
               <p className="mt-1 flex-1 text-sm text-slate-600">{t.description}</p>
               <p className="mt-2 text-xs text-slate-500">{describeConditions(t.conditions)}</p>
-              <Button variant="secondary" className="mt-3" aria-label={`Use template ${t.name}`} disabled={busy !== null} onClick={() => applyTemplate(t)}>
+              <Button
+                variant="secondary"
+                className="mt-3"
+                aria-label={`Use template ${t.name}`}
+                disabled={busy !== null}
+                onClick={() => applyTemplate(t)}
+              >
                 {busy === `template:${t.name}` && <Spinner />}
                 Use template
               </Button>
@@ -285,7 +312,11 @@ export function SegmentsPage() {
         )}
         <div className="space-y-3">
           {list.map((s) => (
-            <div key={s.id} data-testid="segment" className="flex flex-wrap items-center justify-between gap-4 rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
+            <div
+              key={s.id}
+              data-testid="segment"
+              className="flex flex-wrap items-center justify-between gap-4 rounded-xl border border-slate-200 bg-white p-5 shadow-sm"
+            >
               <div className="min-w-0 flex-1">
                 <p className="font-medium">{s.name}</p>
                 <p className="mt-0.5 truncate text-xs text-slate-500">{describeConditions(s.conditions)}</p>
@@ -294,16 +325,30 @@ export function SegmentsPage() {
                 <p className="font-semibold" data-testid="segment-count">
                   {formatNumber(s.contactCount ?? 0, user.locale)} contact{s.contactCount === 1 ? "" : "s"}
                 </p>
-                <p className="text-xs text-slate-500" title={s.lastUpdated ? formatDate(new Date(s.lastUpdated), user.dateFormat, user.timezone) : undefined}>
+                <p
+                  className="text-xs text-slate-500"
+                  title={s.lastUpdated ? formatDate(new Date(s.lastUpdated), user.dateFormat, user.timezone) : undefined}
+                >
                   Updated {s.lastUpdated ? timeAgo(s.lastUpdated).toLowerCase() : "never"}
                 </p>
               </div>
               <div className="flex gap-2">
-                <Button variant="secondary" aria-label={`Refresh ${s.name}`} disabled={busy !== null} onClick={() => refreshSegment(s)}>
+                <Button
+                  variant="secondary"
+                  aria-label={`Refresh ${s.name}`}
+                  disabled={busy !== null}
+                  onClick={() => refreshSegment(s)}
+                >
                   {busy === `refresh:${s.id}` && <Spinner />}
                   Refresh
                 </Button>
-                <Button variant="ghost" className="text-red-700" aria-label={`Delete ${s.name}`} disabled={busy !== null} onClick={() => deleteSegment(s)}>
+                <Button
+                  variant="ghost"
+                  className="text-red-700"
+                  aria-label={`Delete ${s.name}`}
+                  disabled={busy !== null}
+                  onClick={() => deleteSegment(s)}
+                >
                   Delete
                 </Button>
               </div>

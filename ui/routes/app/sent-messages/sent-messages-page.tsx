@@ -225,7 +225,11 @@ export function SentMessagesPage() {
                     <p className="min-w-0 font-medium break-words">{c.name}</p>
                     <StatusBadge {...statusBadge(isWaitingOnly(c) ? "waiting" : c.status)} />
                   </div>
-                  <QuietWaitNote wait={c.status === "sending" ? c.quietWait : null} locale={user.locale} className="text-xs text-amber-800" />
+                  <QuietWaitNote
+                    wait={c.status === "sending" ? c.quietWait : null}
+                    locale={user.locale}
+                    className="text-xs text-amber-800"
+                  />
                   <p className="text-xs text-slate-500">
                     {c.status === "completed" ? "Sent " : "Started "}
                     {formatDateTime(new Date(campaignTime(c)).toISOString(), user.locale, user.timezone)}
