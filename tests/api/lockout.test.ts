@@ -131,6 +131,27 @@ describe("per account and address", () => {
     expect(answers.filter((r) => r.status === 423)).toHaveLength(8);
   });
 
+  test("an unknown email is counted and blocked exactly like a real one: blocks tell nobody which emails have accounts", async () => {
+    const real = await t.signUpVerified();
+    const ghost = { email: t.newEmail("ghost"), password: "whatever1" } as Account;
+    const from = newAddress();
+    const seen = async (account: Account) => {
+      const out: unknown[] = [];
+      for (let i = 0; i < FAILURES_PER_ADDRESS + 1; i++) {
+        const res = await signIn(account, "wrong-password", from);
+        out.push([res.status, res.body.message, res.headers.get("retry-after")]);
+      }
+      return out;
+    };
+    const expected = [
+      ...Array.from({ length: 4 }, () => [401, "Invalid credentials", null]),
+      [423, lockedMessage(1), "60"],
+      [423, lockedMessage(1), "60"],
+    ];
+    expect(await seen(real)).toEqual(expected);
+    expect(await seen(ghost)).toEqual(expected);
+  });
+
   test("the block is per account: another account from the same address signs in", async () => {
     const locked = await t.signUpVerified();
     const other = await t.signUpVerified();
