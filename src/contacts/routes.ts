@@ -20,6 +20,8 @@ import { csvCell, formatInZone, UTF8_BOM } from "./export";
 import { searchCondition } from "./search";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const idString = t.String({ maxLength: 64, error: "Ids are at most 64 characters" });
+const idParams = t.Object({ id: idString });
 
 const contactBody = t.Object({
   firstName: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
@@ -229,11 +231,11 @@ export function contactRoutes(ctx: AppContext) {
       },
     )
     .get("/import", ({ user }) => ({ data: listImportJobs(ctx, user.id) }), { auth: true })
-    .get("/import/:id", ({ user, params }) => getImportJob(ctx, user.id, params.id), { auth: true, params: t.Object({ id: t.String() }) })
+    .get("/import/:id", ({ user, params }) => getImportJob(ctx, user.id, params.id), { auth: true, params: idParams })
     .post(
       "/merge",
       ({ user, body }) => mergeContacts(ctx, user.id, body.primaryContactId || undefined, body.mergeContactIds ?? []),
-      { auth: true, body: t.Object({ primaryContactId: t.Optional(t.Nullable(t.String())), mergeContactIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })) }) },
+      { auth: true, body: t.Object({ primaryContactId: t.Optional(t.Nullable(idString)), mergeContactIds: t.Optional(t.Array(idString, { maxItems: 1000 })) }) },
     )
     .post(
       "/bulk-delete",
@@ -241,7 +243,7 @@ export function contactRoutes(ctx: AppContext) {
         const deleted = deleteContacts(ctx, user.id, body.contactIds);
         return { deleted, message: `${deleted} contact${deleted === 1 ? "" : "s"} deleted` };
       },
-      { auth: true, body: t.Object({ contactIds: t.Array(t.String(), { maxItems: 10000 }) }) },
+      { auth: true, body: t.Object({ contactIds: t.Array(idString, { maxItems: 10000 }) }) },
     )
     .post(
       "/bulk-tag",
@@ -249,13 +251,13 @@ export function contactRoutes(ctx: AppContext) {
       {
         auth: true,
         body: t.Object({
-          contactIds: t.Array(t.String(), { maxItems: 10000 }),
+          contactIds: t.Array(idString, { maxItems: 10000 }),
           tags: t.Array(t.String({ maxLength: 50 }), { maxItems: 100 }),
           action: t.Optional(t.Union([t.Literal("add"), t.Literal("remove")])),
         }),
       },
     )
-    .get("/:id", ({ user, params }) => contactView(getContact(ctx, user.id, params.id)), { auth: true, params: t.Object({ id: t.String() }) })
+    .get("/:id", ({ user, params }) => contactView(getContact(ctx, user.id, params.id)), { auth: true, params: idParams })
     .put(
       "/:id",
       ({ user, params, body }) => {
@@ -269,7 +271,7 @@ export function contactRoutes(ctx: AppContext) {
           .run();
         return contactView(getContact(ctx, user.id, params.id));
       },
-      { auth: true, params: t.Object({ id: t.String() }), body: contactBody },
+      { auth: true, params: idParams, body: contactBody },
     )
     .delete(
       "/:id",
@@ -278,12 +280,12 @@ export function contactRoutes(ctx: AppContext) {
         deleteContacts(ctx, user.id, [params.id]);
         return { success: true, message: "Contact deleted" };
       },
-      { auth: true, params: t.Object({ id: t.String() }) },
+      { auth: true, params: idParams },
     )
-    .get("/:id/consent", ({ user, params }) => ({ data: listConsents(ctx, user.id, params.id) }), { auth: true, params: t.Object({ id: t.String() }) })
+    .get("/:id/consent", ({ user, params }) => ({ data: listConsents(ctx, user.id, params.id) }), { auth: true, params: idParams })
     .post(
       "/:id/opt-out",
       ({ user, params, body }) => contactView(optOutById(ctx, user.id, params.id, "manual", body?.text?.trim() || "Opted out by the account owner")),
-      { auth: true, params: t.Object({ id: t.String() }), body: t.Optional(t.Object({ text: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))) })) },
+      { auth: true, params: idParams, body: t.Optional(t.Object({ text: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))) })) },
     );
 }
