@@ -50,8 +50,11 @@ function clean(ctx: AppContext, b: typeof body.static) {
 export function segmentRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/segments" })
     .use(authGuard(ctx))
+    // GET /api/segments
     .get("/", ({ user }) => ({ data: ctx.db.select().from(segments).where(eq(segments.userId, user.id)).orderBy(asc(segments.createdAt)).all().map(view) }), { auth: true })
+    // GET /api/segments/templates
     .get("/templates", () => ({ data: SEGMENT_TEMPLATES }), { auth: true })
+    // POST /api/segments
     .post(
       "/",
       ({ user, body: b, set }) => {
@@ -63,6 +66,7 @@ export function segmentRoutes(ctx: AppContext) {
       },
       { auth: true, body },
     )
+    // PUT /api/segments/:id
     .put(
       "/:id",
       ({ user, params, body: b }) => {
@@ -73,6 +77,7 @@ export function segmentRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams, body },
     )
+    // DELETE /api/segments/:id
     .delete(
       "/:id",
       ({ user, params }) => {
@@ -82,7 +87,9 @@ export function segmentRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams },
     )
+    // POST /api/segments/:id/refresh
     .post("/:id/refresh", ({ user, params }) => refreshSegment(ctx, user.id, params.id), { auth: true, params: idParams })
+    // GET /api/segments/:id/contacts
     .get(
       "/:id/contacts",
       ({ user, params, query }) => {
