@@ -211,5 +211,13 @@ describe("a campaign waiting for quiet hours", () => {
     expect(c.counts).toMatchObject({ recipients: 3, delivered: 1, failed: 2, refused: 1 });
     expect(c.successRate).toBe(50);
     expect((await get(acc, "/api/stats")).body).toEqual({ totalSent: 2, totalDelivered: 1, totalOpened: null, totalBounced: 2 });
+    // The number refused as opted out became an opted-out contact whose consent says where that came from.
+    const found = await get(acc, "/api/contacts?q=2025550190");
+    expect(found.body.data).toHaveLength(1);
+    expect(found.body.data[0]).toMatchObject({ firstName: "", status: "opted_out", source: "provider" });
+    const consent = await get(acc, `/api/contacts/${found.body.data[0].id}/consent`);
+    expect(consent.body.data.map((c: any) => [c.kind, c.source, c.text])).toEqual([
+      ["opt_out", "provider", "The SMS provider refused the message: the recipient had opted out there (error 21610)"],
+    ]);
    }, 30_000);
 });
