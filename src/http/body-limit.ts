@@ -25,11 +25,13 @@ type Limit = { method: string; match: (path: string) => boolean; bytes: number; 
 /** Routes whose documented maximum needs more than JSON_BODY_LIMIT; the first match wins. */
 const LIMITS: readonly Limit[] = [
   { method: "POST", match: (p) => p === "/api/contacts/import/csv", bytes: UPLOAD_BODY_LIMIT, streamed: true },
+  // Takes a whole file as well as its first 64 KB, and reads no more than those 64 KB.
+  { method: "POST", match: (p) => p === "/api/contacts/import/preview", bytes: UPLOAD_BODY_LIMIT, streamed: true },
   { method: "POST", match: (p) => p.startsWith("/api/webhooks/"), bytes: WEBHOOK_BODY_LIMIT, streamed: true },
   // 5,000 contacts of up to four fields each.
   { method: "POST", match: (p) => p === "/api/contacts/import", bytes: 4 * MB },
   // Up to 100,000 recipients, or a pasted list of 4,000,000 characters.
-  { method: "POST", match: (p) => p === "/api/campaigns" || p === "/api/campaigns/preview", bytes: 8 * MB },
+  { method: "POST", match: (p) => p === "/api/campaigns" || p === "/api/campaigns/preview-delivery", bytes: 8 * MB },
   { method: "PUT", match: (p) => p.startsWith("/api/campaigns/"), bytes: 8 * MB },
 ];
 

@@ -85,6 +85,23 @@ describe("JSON routes: 1 MB", () => {
   });
 });
 
+describe("routes with larger documented maximums", () => {
+  test("a campaign's pasted recipients may exceed 1 MB (up to 8 MB)", async () => {
+    const within = await t.api("/api/campaigns/preview-delivery", { token: acc.token, body: { audience: { kind: "manual" }, recipients: "x".repeat(2 * MB) } });
+    expect(within.status).not.toBe(413);
+    const over = await t.api("/api/campaigns/preview-delivery", { token: acc.token, body: { audience: { kind: "manual" }, recipients: "x".repeat(8 * MB) } });
+    expect(over.status).toBe(413);
+    expect(over.body).toEqual(TOO_LARGE);
+  });
+
+  test("the import preview takes a whole file and reads its first 64 KB", async () => {
+    const csv = `phone,firstName\n${"+12025550123,Ada\n".repeat(150_000)}`;
+    expect(csv.length).toBeGreaterThan(2 * MB);
+    const res = await t.api("/api/contacts/import/preview", { token: acc.token, body: csv, headers: { "content-type": "text/csv" } });
+    expect(res.status).toBe(200);
+  });
+});
+
 describe("webhooks: the account first, then 256 KB", () => {
   const big = "x".repeat(300 * KB);
 
