@@ -23,7 +23,7 @@ const GUIDES: Guide[] = [
     configure: "Under Messaging Configuration, set “A message comes in” (the message received event) to Webhook with HTTP POST.",
     paste:
       "Paste your URL into the “A message comes in” field. If there is a Status callback URL field, paste the same URL there for delivery reports.",
-    save: "Click Save configuration. Text the number from your phone: the message appears in Chat & Replies.",
+    save: "Click Save configuration. Text the number from your phone: the reply shows in the Dashboard's recent activity.",
   },
   {
     kind: "telnyx",

@@ -69,19 +69,15 @@ const TOPICS: Topic[] = [
   {
     id: "chat",
     icon: "chat",
-    title: "Two-way chat",
+    title: "Replies",
     items: [
       {
-        q: "Where do replies from customers appear?",
-        a: "In Chat & Replies, grouped into one conversation per contact. New messages arrive in real time, and a notification appears when a reply comes in while you are elsewhere in the app.",
+        q: "What happens when a customer replies?",
+        a: "Replies reach your number and are kept with the contact. STOP, START and HELP are answered automatically. A screen to read and answer conversations (Chat & Replies) comes in a later version.",
       },
       {
         q: "Can I text a single customer?",
-        a: "Yes. Open their conversation in Chat & Replies, or use Send Message on the contact. Chat messages are limited to 160 characters so they always go out as a single text.",
-      },
-      {
-        q: "Can I tidy up old conversations?",
-        a: "Archive a conversation when it is finished. It moves to the Archived list, where you can open it again at any time.",
+        a: "Yes. Use Send Message on the contact: it opens a campaign addressed to that one person, with a preview of the text exactly as they will read it.",
       },
     ],
   },
@@ -92,11 +88,7 @@ const TOPICS: Topic[] = [
     items: [
       {
         q: "What is a text-to-join keyword?",
-        a: "A word customers text to your number, such as JOIN or VIP. smsdesk answers with your auto-reply, adds the sender to your contacts with the keyword's tags and records the opt-in with its time and source.",
-      },
-      {
-        q: "Can I pause a keyword?",
-        a: "Yes. Turn a keyword off on the Keywords page and it stops responding until you turn it back on. Its opt-in history is kept.",
+        a: "A word customers text to your number, such as JOIN or VIP, to sign up. Text-to-join keywords come in a later version; the compliance words STOP, START and HELP work today.",
       },
       {
         q: "Can I use STOP or HELP as a keyword?",
@@ -201,15 +193,6 @@ const ARTICLES: Article[] = [
     ],
   },
   {
-    title: "Set up a text-to-join keyword",
-    summary: "Turn posters, receipts and table cards into a signup form.",
-    body: [
-      "On the Keywords page, create a keyword such as JOIN, write the auto-reply and add tags for the people who join.",
-      "Print “Text JOIN to” followed by your number wherever customers will see it.",
-      "Everyone who joins is added to your contacts with the tags, and their opt-in is recorded in the consent log.",
-    ],
-  },
-  {
     title: "Opt-outs and quiet hours explained",
     summary: "What smsdesk does automatically to keep you compliant.",
     body: [
@@ -228,10 +211,6 @@ const TUTORIALS = [
   {
     title: "Providers and phone numbers",
     steps: ["Find your provider credentials", "Add and test the provider", "Add a sending number", "Set the delivery and reply webhooks"],
-  },
-  {
-    title: "Keywords and automation",
-    steps: ["Create a text-to-join keyword", "Tag the people who join", "Build a welcome drip", "Check the consent log"],
   },
 ];
 
