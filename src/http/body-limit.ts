@@ -10,12 +10,12 @@ import { HttpError } from "./errors";
 const KB = 1024;
 const MB = 1024 * KB;
 
-export const TOO_LARGE = "Request body too large";
+const TOO_LARGE = "Request body too large";
 
 /** A provider's webhook: one report or message (the simulator batches up to 1,000 events, about 70 KB). */
 export const WEBHOOK_BODY_LIMIT = 256 * KB;
 /** Every JSON API without an entry below. */
-export const JSON_BODY_LIMIT = 1 * MB;
+const JSON_BODY_LIMIT = 1 * MB;
 /** The CSV upload's file plus the multipart framing around it; also the server's global ceiling. */
 export const UPLOAD_BODY_LIMIT = MAX_CSV_BYTES + 1 * MB;
 
@@ -39,7 +39,7 @@ function limitFor(method: string, path: string): Pick<Limit, "bytes" | "streamed
   return LIMITS.find((l) => l.method === method && l.match(path)) ?? { bytes: JSON_BODY_LIMIT };
 }
 
-export const payloadTooLarge = () => new HttpError(413, TOO_LARGE);
+const payloadTooLarge = () => new HttpError(413, TOO_LARGE);
 
 const tooLargeResponse = () => Response.json({ message: TOO_LARGE }, { status: 413 });
 
@@ -47,7 +47,7 @@ const tooLargeResponse = () => Response.json({ message: TOO_LARGE }, { status: 4
 const declaresMoreThan = (request: Request, limit: number) => Number(request.headers.get("content-length") ?? 0) > limit;
 
 /** Reads a body, at most `limit` bytes of it: 413 (HttpError) past it, having read no more than that. */
-export async function readBodyWithin(request: Request, limit: number): Promise<Blob> {
+async function readBodyWithin(request: Request, limit: number): Promise<Blob> {
   if (declaresMoreThan(request, limit)) throw payloadTooLarge();
   if (!request.body) return new Blob([]);
   const reader = request.body.getReader();
