@@ -1,4 +1,4 @@
-import { count, gt, sql } from "drizzle-orm";
+import { count, gt, min, sql } from "drizzle-orm";
 import { errorReports } from "../../db/schema";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "../http/errors";
@@ -15,8 +15,15 @@ export type ErrorReport = Omit<typeof errorReports.$inferInsert, "id" | "created
 /** Stores a report and drops the oldest beyond ERROR_REPORTS_KEPT; 429 past ERROR_REPORTS_PER_DAY. */
 export function storeErrorReport(ctx: AppContext, report: ErrorReport): string {
   const now = ctx.now();
-  const today = ctx.db.select({ n: count() }).from(errorReports).where(gt(errorReports.createdAt, new Date(now - DAY_MS))).get()!.n;
-  if (today >= ERROR_REPORTS_PER_DAY) throw tooManyRequests("Too many error reports today. Please try again later.", 3600);
+  const today = ctx.db
+    .select({ n: count(), oldest: min(errorReports.createdAt) })
+    .from(errorReports)
+    .where(gt(errorReports.createdAt, new Date(now - DAY_MS)))
+    .get()!;
+  if (today.n >= ERROR_REPORTS_PER_DAY) {
+    const wait = Math.max(1, Math.ceil(((today.oldest?.getTime() ?? now) + DAY_MS - now) / 1000));
+    throw tooManyRequests("Too many error reports today. Please try again later.", wait);
+  }
   const id = crypto.randomUUID();
   ctx.db.transaction((tx) => {
     tx.insert(errorReports).values({ id, ...report, createdAt: new Date(now) }).run();

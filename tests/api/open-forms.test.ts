@@ -80,10 +80,15 @@ describe("in total, from every address together", () => {
 
   test(`at most ${ERROR_REPORTS_PER_DAY} error reports per 24 hours`, async () => {
     rateLimiterFor(t.ctx).enabled = false;
+    const start = clock;
     for (let i = 0; i < ERROR_REPORTS_PER_DAY; i++) expect((await report()).status).toBe(201);
+    clock = start + HOUR;
     const res = await report();
     expect(res.status).toBe(429);
     expect(res.body.message).toBe("Too many error reports today. Please try again later.");
+    expect(res.headers.get("retry-after")).toBe(String(23 * 3600));
+    clock = start + 24 * HOUR + 1;
+    expect((await report()).status).toBe(201);
   });
 
   test(`at most ${ERROR_REPORTS_KEPT} error reports are kept: the oldest go first`, async () => {
