@@ -130,7 +130,7 @@ export async function verifyLoginPassword(ctx: AppContext, user: User, password:
   if (!(await attemptPassword(ctx, user.email, user.passwordHash, password, address))) throw new HttpError(401, INVALID_CREDENTIALS);
 }
 
-/** Lifts every block and count of this account (after a password reset, or an administrator's action). */
+/** Lifts every block and count of this account: whoever guessed does not know the password a reset just set. */
 export function clearLockout(ctx: AppContext, userId: string): void {
   const user = findUserById(ctx, userId);
   if (user) storeFor(ctx).delete(normalizeEmail(user.email));
