@@ -450,7 +450,7 @@ export class SendingManager {
         }
       }
     })();
-    for (const row of optOuts) optOutContact(this.ctx, row.user_id, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there (error 21610)");
+    for (const row of optOuts) optOutContact(this.ctx, row.user_id, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
     for (const [accountId, events] of early) {
       const account = findProviderById(this.ctx, accountId);
       if (account) applyStatusEvents(this.ctx, account, events);
