@@ -12,7 +12,14 @@ export function countMessages(ctx: AppContext, userId: string, direction: "inbou
   return ctx.db
     .select({ n: count() })
     .from(messages)
-    .where(and(eq(messages.userId, userId), eq(messages.direction, direction), direction === "outbound" ? inArray(messages.status, WENT_OUT) : undefined))
+    .where(
+      and(
+        eq(messages.userId, userId),
+        eq(messages.direction, direction),
+        // A message the provider refused at the call (failed, never sent) did not go out.
+        direction === "outbound" ? and(inArray(messages.status, WENT_OUT), sql`NOT (${messages.status} = 'failed' AND ${messages.sentAt} IS NULL)`) : undefined,
+      ),
+    )
     .get()!.n;
 }
 

@@ -211,6 +211,7 @@ describe("a campaign waiting for quiet hours", () => {
     expect(c.counts).toMatchObject({ recipients: 3, delivered: 1, failed: 2, refused: 1 });
     expect(c.successRate).toBe(50);
     expect((await get(acc, "/api/stats")).body).toEqual({ totalSent: 2, totalDelivered: 1, totalOpened: null, totalBounced: 2 });
+    expect((await get(acc, "/api/analytics/summary")).body.totalMessagesSent).toBe(2);
     // The number refused as opted out became an opted-out contact whose consent says where that came from.
     const found = await get(acc, "/api/contacts?q=2025550190");
     expect(found.body.data).toHaveLength(1);
