@@ -136,4 +136,13 @@ test("import an Excel (Windows-1252) file and a Google Contacts export through t
   await expect(page.getByRole("row").filter({ hasText: "Åsa Ødegård" })).toContainText("+47");
   await expect(page.getByRole("row").filter({ hasText: "Łukasz Żółć" })).toContainText("+1 (415) 555-0104");
   await shot(page, "contacts-import-list.png");
+
+  // On a phone-sized screen the mapping still fits: each column's select beside its name.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole("button", { name: "Import Contacts" }).first().click();
+  await dialog.getByLabel("CSV file").setInputFiles(excel);
+  await expect(dialog.getByLabel("Column Mobile Phone")).toBeVisible();
+  const box = await dialog.getByLabel("Column Mobile Phone").boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+  await shot(page, "contacts-import-mapping-390.png");
 });
