@@ -1,11 +1,13 @@
-import type { CampaignAudience } from "../../db/schema";
+import { count, sql } from "drizzle-orm";
+import { contacts, type CampaignAudience } from "../../db/schema";
 import type { AppContext } from "../context";
 import { segmentInfo } from "../messages/segments";
 import { quietUntil, zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
 import { businessNameOf, type User } from "../users/queries";
+import { audienceCondition } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { PARKED } from "./lifecycle";
-import { personalize, resolveRecipients } from "./outbox";
+import { personalize, resolveRecipients, type Recipient } from "./outbox";
 
 /**
  * What sending will really do, said before the user sends (issue 11): how many recipients the audience comes to
@@ -42,26 +44,54 @@ export function clockLabel(clock: string, locale: string): string {
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
+type Sample = Pick<Recipient, "phone" | "firstName" | "lastName" | "customFields">;
+/** Who the audience comes to: numbers with how many recipients each stands for, and the first recipient. */
+type Reach = { groups: { phone: string; n: number }[]; skipped: { optedOut: number; invalid: number; duplicate: number }; sample: Sample | undefined };
+
+/**
+ * North American numbers grouped by area code (recipient-zone decides their zone by it alone), any other number on
+ * its own; so a list of a million customers is a few hundred groups, each with one zone.
+ */
+const ZONE_GROUP = sql`CASE WHEN length(${contacts.phone}) = 12 AND substr(${contacts.phone}, 2, 1) = '1' THEN substr(${contacts.phone}, 1, 5) ELSE ${contacts.phone} END`;
+
+function reachOf(ctx: AppContext, user: User, input: DeliveryPreviewInput): Reach {
+  if (input.audience.kind === "manual") {
+    // resolveRecipients reads only the audience and the typed numbers of a campaign.
+    const draft = { audience: input.audience, recipients: splitRecipients(input.recipients) } as Parameters<typeof resolveRecipients>[2];
+    const { recipients, skipped } = resolveRecipients(ctx, user, draft);
+    return { groups: recipients.map((r) => ({ phone: r.phone, n: 1 })), skipped, sample: recipients[0] };
+  }
+  // Contacts are unique by phone and the condition leaves out opted-out ones: nothing to skip or merge.
+  const where = audienceCondition(ctx, user.id, input.audience);
+  const groups = ctx.db.select({ phone: sql<string>`min(${contacts.phone})`, n: count() }).from(contacts).where(where).groupBy(ZONE_GROUP).all();
+  const first = ctx.db
+    .select({ phone: sql<string>`${contacts.phone}`, firstName: contacts.firstName, lastName: contacts.lastName, customFields: contacts.customFields })
+    .from(contacts)
+    .where(where)
+    .limit(1)
+    .get();
+  return { groups, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, sample: first };
+}
+
 export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPreviewInput) {
-  // resolveRecipients reads only the audience and the typed numbers of a campaign.
-  const draft = { audience: input.audience, recipients: splitRecipients(input.recipients) } as Parameters<typeof resolveRecipients>[2];
-  const { recipients, skipped } = resolveRecipients(ctx, user, draft);
+  const { groups, skipped, sample } = reachOf(ctx, user, input);
   const at = input.scheduledAt ? parseScheduledAt(input.scheduledAt, user.timezone) : ctx.now();
   const quiet = quietHoursOf(user);
   const untilByZone = new Map<string, number | null>();
+  let total = 0;
   let inQuietHours = 0;
   let first: number | null = null;
   let last: number | null = null;
-  for (const r of recipients) {
-    const zone = zoneForRecipient(r.phone, user.timezone);
+  for (const g of groups) {
+    total += g.n;
+    const zone = zoneForRecipient(g.phone, user.timezone);
     let until = untilByZone.get(zone);
     if (until === undefined) untilByZone.set(zone, (until = quietUntil(at, zone, quiet)));
     if (until === null) continue;
-    inQuietHours++;
+    inQuietHours += g.n;
     first = first === null ? until : Math.min(first, until);
     last = last === null ? until : Math.max(last, until);
   }
-  const sample = recipients[0];
   let preview = null;
   if (input.content !== undefined) {
     const text = personalize(
@@ -74,7 +104,7 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     preview = { text, recipient: sample ? name || sample.phone : null, ...segmentInfo(text) };
   }
   return {
-    total: recipients.length,
+    total,
     inQuietHours,
     // Quiet hours end at the same clock time everywhere: the recipient's own morning.
     resumesAt: inQuietHours ? clockLabel(quiet.end, user.locale) : null,

@@ -131,6 +131,32 @@ describe("POST /api/campaigns/preview-delivery", () => {
     expect(bare.body.preview).toMatchObject({ text: "Hi there", recipient: NY });
   });
 
+  test("a contact audience is counted the same way: every subscribed contact, by each one's clock", async () => {
+    const acc = await account();
+    for (const [firstName, phone] of [
+      ["Ada", NY],
+      ["Bea", "+12125550199"],
+      ["Cy", LA],
+      ["Di", LONDON],
+      ["Ed", CHICAGO],
+    ] as const) {
+      expect((await post(acc, "/api/contacts", { firstName, phone })).status).toBe(201);
+    }
+    const ed = (await get(acc, "/api/contacts?q=3125550102")).body.data[0];
+    expect((await post(acc, `/api/contacts/${ed.id}/opt-out`, {})).status).toBe(200);
+    clockAt(MORNING);
+    const res = await preview(acc, { audience: { kind: "all" }, content: "Hi [Name]" });
+    expect(res.body).toMatchObject({
+      total: 4,
+      inQuietHours: 3, // Ada and Bea in New York, Cy in Los Angeles; Di in London is awake; Ed opted out
+      resumesAt: "8:00 AM",
+      firstResumeAt: "2026-03-10T12:00:00.000Z",
+      lastResumeAt: "2026-03-10T15:00:00.000Z",
+      skipped: { optedOut: 0, invalid: 0, duplicate: 0 },
+      preview: { text: "Hi Ada\nReply STOP to opt out", recipient: "Ada" },
+    });
+  });
+
   test("bad input is a 4xx with a message, never a 500", async () => {
     const acc = await account();
     for (const body of [{}, { audience: { kind: "everyone" } }, { audience: { kind: "manual" }, scheduledAt: "next tuesday" }]) {
