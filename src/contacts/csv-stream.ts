@@ -53,7 +53,7 @@ const KNOWN: Record<string, [ColumnTarget, number]> = {
   first_name: ["firstName", 0], firstname: ["firstName", 0], "first name": ["firstName", 0], "given name": ["firstName", 0],
   last_name: ["lastName", 0], lastname: ["lastName", 0], "last name": ["lastName", 0], "family name": ["lastName", 0], surname: ["lastName", 0],
   name: ["fullName", 0], full_name: ["fullName", 0], "full name": ["fullName", 0], "display name": ["fullName", 0],
-  tags: ["tags", 0], categories: ["tags", 0],
+  tags: ["tags", 0], categories: ["tags", 0], labels: ["tags", 0], "group membership": ["tags", 0],
 };
 
 const headerKey = (h: string) => h.replace(/^\uFEFF/, "").trim().toLowerCase().replace(/\s+/g, " ");
@@ -130,10 +130,13 @@ export function toRow(cells: string[], m: HeaderMap): ImportRow {
   return row;
 }
 
-/** Tags of a cell such as "vip, new|2024": trimmed, without empty or repeated ones. */
+/**
+ * Tags of a cell such as "vip, new|2024" or Google's "* myContacts ::: Friends": trimmed, without empty or
+ * repeated ones, and without Google's own groups (a leading "* "), which every contact of the export is in.
+ */
 function splitTags(cell: string): string[] {
-  const tags = cell.split(/[,;|]/).map((t) => t.trim());
-  return [...new Set(tags.filter(Boolean))];
+  const tags = cell.split(/[,;|]|:::/).map((t) => t.trim());
+  return [...new Set(tags.filter((t) => t && !t.startsWith("* ")))];
 }
 
 export type Encoding = "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";

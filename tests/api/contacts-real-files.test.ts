@@ -164,10 +164,10 @@ describe("column mapping", () => {
 
     const gNew = (await upload(acc, "/api/contacts/import/preview", utf8(googleNew()))).body;
     const mapped = (b: any) => Object.fromEntries(b.headers.map((h: string, i: number) => [h, b.mapping[i]]).filter(([, m]: string[]) => m !== "skip"));
-    expect(mapped(gNew)).toEqual({ "First Name": "firstName", "Last Name": "lastName", "E-mail 1 - Value": "email", "Phone 1 - Value": "phone" });
+    expect(mapped(gNew)).toEqual({ "First Name": "firstName", "Last Name": "lastName", Labels: "tags", "E-mail 1 - Value": "email", "Phone 1 - Value": "phone" });
     expect(gNew.rows[1][0]).toBe("Zoë");
     const gOld = (await upload(acc, "/api/contacts/import/preview", utf8(googleOld()))).body;
-    expect(mapped(gOld)).toEqual({ Name: "fullName", "Given Name": "firstName", "Family Name": "lastName", "E-mail 1 - Value": "email", "Phone 1 - Value": "phone" });
+    expect(mapped(gOld)).toEqual({ Name: "fullName", "Given Name": "firstName", "Family Name": "lastName", "Group Membership": "tags", "E-mail 1 - Value": "email", "Phone 1 - Value": "phone" });
     const outlook = (await upload(acc, "/api/contacts/import/preview", utf8(OUTLOOK_HEADER + "\r\n"))).body;
     expect(mapped(outlook)).toEqual({ "First Name": "firstName", "Last Name": "lastName", "E-mail Address": "email", "Mobile Phone": "phone" });
     const spec = (await upload(acc, "/api/contacts/import/preview", utf8("email,phone_number,firstname,lastname\n"))).body;
@@ -191,6 +191,15 @@ describe("column mapping", () => {
       row(OUTLOOK_HEADER, { "First Name": "Søren", "Last Name": "Kierkegaard", "Mobile Phone": "+45 20 12 34 56", Notes: "met at the fair, \"VIP\"" }),
     ].join("\r\n");
     expect(await importFile(acc, utf8(outlook))).toMatchObject({ state: "done", created: 2, invalid: 0 });
+    // Google's labels are tags, without its own "* myContacts" group.
+    expect((await names(acc)).map((c) => [c.name, c.tags])).toEqual([
+      ["José Muñoz", []],
+      ["Zoë Brontë", ["Friends"]],
+      ["François Dupont", []],
+      ["Renée Zellweger", []],
+      ["Søren Kierkegaard", []],
+      ["Åsa Ødegård", []],
+    ]);
     expect((await names(acc)).map((c) => [c.name, c.phone, c.email])).toEqual([
       ["José Muñoz", "+14155550111", "jose@example.com"],
       ["Zoë Brontë", "+14155550113", null],
