@@ -7,11 +7,13 @@ import type { AppContext } from "../context";
 import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "./regional-options";
 import { badRequest } from "../http/errors";
 import { publicUser, saveOnboarding, updateUser, type User } from "./queries";
+import { defaultCountryOf } from "./default-country";
+import { isKnownRegion } from "../contacts/phones";
 
 const CLOCK = "^([01]\\d|2[0-3]):[0-5]\\d$";
 
 /** Regional settings (platform.md) and the sending compliance settings (quiet hours, opt-out line, frequency cap). */
-function settingsView(user: User) {
+function settingsView(ctx: AppContext, user: User) {
   return {
     timezone: user.timezone,
     locale: user.locale,
@@ -21,6 +23,9 @@ function settingsView(user: User) {
     quietHoursEnd: user.quietHoursEnd,
     appendOptOut: user.appendOptOut,
     frequencyCapPerDay: user.frequencyCapPerDay,
+    /** The country of numbers written without "+", and whether the user chose it (else it is derived). */
+    defaultCountry: defaultCountryOf(ctx, user),
+    defaultCountryChosen: user.defaultCountry !== null,
   };
 }
 
@@ -29,7 +34,7 @@ const oneOf = (values: readonly string[], error: string) => t.Union(values.map((
 export function userRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/user" })
     .use(authGuard(ctx))
-    .get("/settings", ({ user }) => settingsView(user), { auth: true })
+    .get("/settings", ({ user }) => settingsView(ctx, user), { auth: true })
     .patch(
       "/settings",
       ({ user, body }) => {
@@ -39,7 +44,9 @@ export function userRoutes(ctx: AppContext) {
         if (body.quietHoursEnd !== undefined && body.quietHoursEnd === (body.quietHoursStart ?? user.quietHoursStart)) {
           throw badRequest("Quiet hours must start and end at different times");
         }
-        return settingsView(updateUser(ctx, user.id, body));
+        if (body.defaultCountry !== undefined && !isKnownRegion(body.defaultCountry)) throw badRequest("Please choose a valid country");
+        const defaultCountry = body.defaultCountry?.toUpperCase();
+        return settingsView(ctx, updateUser(ctx, user.id, { ...body, ...(defaultCountry ? { defaultCountry } : {}) }));
       },
       {
         auth: true,
@@ -52,6 +59,7 @@ export function userRoutes(ctx: AppContext) {
           quietHoursEnd: t.Optional(t.String({ pattern: CLOCK, error: "Quiet hours end must be a time like 08:00" })),
           appendOptOut: t.Optional(t.Boolean()),
           frequencyCapPerDay: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 100, error: "The frequency cap must be 1 to 100 messages a day, or empty" }))),
+          defaultCountry: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
         }),
       },
     )
