@@ -218,6 +218,26 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   await shot(page, "10-details-1280");
   await details.getByRole("button", { name: "Close", exact: true }).last().click();
 
+  // A scheduled campaign: the wizard offers "Schedule Campaign", the toast says when (no "0 messages queued"),
+  // and Sent Messages keeps listing only the campaign that started.
+  await page.getByRole("button", { name: "New SMS Campaign" }).first().click();
+  await wizard.getByRole("radio", { name: /Reminder/ }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await wizard.getByLabel("Your message").fill("Tulip week starts Monday at [Business]");
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await wizard.getByRole("radio", { name: /All customers/ }).check();
+  await wizard.getByLabel("Schedule for later").check();
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  await wizard.getByLabel("Send at").fill(`${tomorrow}T10:00`);
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await expect(wizard.getByRole("button", { name: "Schedule Campaign" })).toBeVisible();
+  await wizard.getByRole("button", { name: "Schedule Campaign" }).click();
+  const scheduled = page.getByTestId("toast").filter({ hasText: "Campaign scheduled" });
+  await expect(scheduled).toContainText("Your message will be sent on");
+  await expect(scheduled).not.toContainText("queued");
+  await expect(page.getByRole("heading", { name: "Sent Messages" })).toBeVisible();
+  await expect(page.getByTestId("history-row")).toHaveCount(1);
+
   // The home's activity: started, not sent.
   await nav.getByRole("link", { name: "Dashboard" }).click();
   await expect(page.getByText(/Campaign "Promotion - .*" started/)).toBeVisible();
@@ -251,9 +271,11 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   await shot(page, "14-menu-390");
   await close.click();
   await page.goto(`${app.url}/sms-campaigns`);
-  await expect(page.getByTestId("campaign-card").first().getByTestId("quiet-wait")).toBeVisible();
+  const promotion = page.getByTestId("campaign-card").filter({ hasText: /Promotion - / });
+  await expect(promotion.getByTestId("quiet-wait")).toBeVisible();
+  await expect(page.getByTestId("campaign-card").filter({ hasText: /Reminder - / })).toContainText("Scheduled for");
   await shot(page, "15-campaigns-390", true);
-  await page.getByTestId("campaign-card").first().getByRole("button", { name: "View Details" }).click();
+  await promotion.getByRole("button", { name: "View Details" }).click();
   await expect(page.getByRole("dialog", { name: /Promotion - / })).toBeVisible();
   await shot(page, "16-details-390");
   await page.keyboard.press("Escape");

@@ -30,7 +30,7 @@ async function sendCampaign(id: string, scheduledAt: string | null, user: User, 
     const total = delivery ? ` to ${delivery.total} recipient${delivery.total === 1 ? "" : "s"}` : "";
     toast({
       title: "Campaign scheduled",
-      description: `It will be sent${total} ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
+      description: `It will be sent${total} on ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
     });
   } else {
     toast({ title: "Campaign started", description: startedDescription(result, delivery) });

@@ -159,7 +159,7 @@ export function CampaignWizard({
         scheduledAt && result.campaign?.status === "scheduled"
           ? {
               title: "Campaign scheduled",
-              description: `Your message will be sent ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
+              description: `Your message will be sent on ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
             }
           : { title: "Campaign started", description: startedDescription(result, delivery.data) },
       );
