@@ -186,9 +186,11 @@ test("the create dialog validates, saves a draft, and the draft can be deleted",
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: join(shots, "campaigns-390.png"), fullPage: true });
 
-  page.once("dialog", (d) => void d.accept());
   await card.getByRole("button", { name: "Actions for Spring sale" }).click();
   await page.getByRole("menuitem", { name: "Delete" }).click();
+  const confirmDelete = page.getByRole("dialog", { name: "Delete draft" });
+  await expect(confirmDelete).toContainText("Delete the draft “Spring sale”? This cannot be undone.");
+  await confirmDelete.getByRole("button", { name: "Delete", exact: true }).click();
   await expect(card).toHaveCount(0);
   await expect(page.getByText("No SMS campaigns yet")).toBeVisible();
 });

@@ -283,6 +283,13 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   await expect(page.getByText("Total spent ≥ $500")).toBeVisible();
   await expect(page.getByText("At least 3 purchases in 90 days")).toBeVisible();
   await shot(page, "17-segments-390", true);
+  // A segment is deleted through the app's dialog, not the browser's confirm().
+  await page.getByRole("button", { name: "Use template VIP Customers" }).click();
+  await page.getByRole("button", { name: "Delete VIP Customers" }).click();
+  const confirmDelete = page.getByRole("dialog", { name: "Delete segment" });
+  await expect(confirmDelete).toContainText("Delete the segment “VIP Customers”? Its contacts are not deleted.");
+  await confirmDelete.getByRole("button", { name: "Delete", exact: true }).click();
+  await expect(page.getByRole("button", { name: "Delete VIP Customers" })).toHaveCount(0);
   await page.goto(`${app.url}/license`);
   await expect(page.getByText("Bulk SMS").first()).toBeVisible();
   await shot(page, "18-license-390", true);

@@ -1,6 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useNavigate, useSearch } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
+import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Pagination } from "../../../components/pagination";
 import { Button, Card, Input, Spinner } from "../../../components/ui";
 import { api, errorMessage } from "../../../lib/api";
@@ -35,6 +36,10 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
   const [details, setDetails] = useState<Campaign | null>(null);
   const [wizardOpen, setWizardOpen] = useState(!!wizard);
   const [polling, setPolling] = useState(false);
+  // Deleting a draft and cancelling a send are asked once more in the app's own dialog.
+  const [confirming, setConfirming] = useState<{ title: string; text: string; label: string; run: () => Promise<void> } | null>(
+    null,
+  );
 
   useEffect(() => setWizardOpen(!!wizard), [wizard]);
   useEffect(() => {
@@ -76,26 +81,41 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
         }
         return list.reload();
       case "delete":
-        if (!window.confirm(`Delete the draft “${c.name}”? This cannot be undone.`)) return;
-        try {
-          await api(`/api/campaigns/${c.id}`, { method: "DELETE" });
-          toast({ title: "Campaign deleted" });
-        } catch (err) {
-          toast({ title: "Error", description: errorMessage(err, "Failed to delete campaign"), variant: "destructive" });
-        }
-        return list.reload();
-      default: {
-        if (action === "cancel" && !window.confirm(`Cancel “${c.name}”? Messages not sent yet will not be sent.`)) return;
-        const done = ACTION_DONE[action];
-        try {
-          await api(`/api/campaigns/${c.id}/${done.path}`, { method: "POST" });
-          toast({ title: done.title });
-        } catch (err) {
-          toast({ title: "Error", description: errorMessage(err, done.failure), variant: "destructive" });
-        }
-        return list.reload();
-      }
+        return setConfirming({
+          title: "Delete draft",
+          text: `Delete the draft “${c.name}”? This cannot be undone.`,
+          label: "Delete",
+          run: async () => {
+            try {
+              await api(`/api/campaigns/${c.id}`, { method: "DELETE" });
+              toast({ title: "Campaign deleted" });
+            } catch (err) {
+              toast({ title: "Error", description: errorMessage(err, "Failed to delete campaign"), variant: "destructive" });
+            }
+            await list.reload();
+          },
+        });
+      case "cancel":
+        return setConfirming({
+          title: "Cancel sending",
+          text: `Cancel “${c.name}”? Messages not sent yet will not be sent.`,
+          label: "Cancel sending",
+          run: () => runAction(c, "cancel"),
+        });
+      default:
+        return runAction(c, action);
     }
+  };
+
+  const runAction = async (c: Campaign, action: "pause" | "resume" | "cancel") => {
+    const done = ACTION_DONE[action];
+    try {
+      await api(`/api/campaigns/${c.id}/${done.path}`, { method: "POST" });
+      toast({ title: done.title });
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, done.failure), variant: "destructive" });
+    }
+    await list.reload();
   };
 
   const openCreate = () => setEditing({ campaign: null });
@@ -178,6 +198,19 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
           onClose={() => setEditing(null)}
           onSaved={() => void list.reload()}
         />
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title={confirming.title}
+          confirmLabel={confirming.label}
+          onClose={() => setConfirming(null)}
+          onConfirm={async () => {
+            await confirming.run();
+            setConfirming(null);
+          }}
+        >
+          <p>{confirming.text}</p>
+        </ConfirmDialog>
       )}
       {wizardOpen && (
         <CampaignWizard

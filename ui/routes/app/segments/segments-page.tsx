@@ -1,6 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState, type FormEvent } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
+import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { api, errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
@@ -222,6 +223,7 @@ export function SegmentsPage() {
   };
   const [creating, setCreating] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Segment | null>(null);
 
   const applyTemplate = async (t: Template) => {
     setBusy(`template:${t.name}`);
@@ -250,7 +252,6 @@ export function SegmentsPage() {
   };
 
   const deleteSegment = async (s: Segment) => {
-    if (!window.confirm(`Delete the segment “${s.name}”? Contacts are not deleted.`)) return;
     setBusy(`delete:${s.id}`);
     try {
       await api(`/api/segments/${s.id}`, { method: "DELETE" });
@@ -347,7 +348,7 @@ export function SegmentsPage() {
                   className="text-red-700"
                   aria-label={`Delete ${s.name}`}
                   disabled={busy !== null}
-                  onClick={() => deleteSegment(s)}
+                  onClick={() => setDeleting(s)}
                 >
                   Delete
                 </Button>
@@ -358,6 +359,19 @@ export function SegmentsPage() {
       </section>
 
       <CreateSegmentDialog open={creating} onClose={() => setCreating(false)} onCreated={() => void segments.reload()} />
+      {deleting && (
+        <ConfirmDialog
+          title="Delete segment"
+          confirmLabel="Delete"
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            await deleteSegment(deleting);
+            setDeleting(null);
+          }}
+        >
+          <p>Delete the segment “{deleting.name}”? Its contacts are not deleted.</p>
+        </ConfirmDialog>
+      )}
     </div>
   );
 }
