@@ -1,6 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { campaigns } from "../../db/schema";
-import { PhoneNormalizer, regionFromLocale } from "../contacts/phones";
+import { PhoneNormalizer } from "../contacts/phones";
+import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
 import { segmentCount } from "../messages/segments";
 import { businessNameOf, type User } from "../users/queries";
@@ -41,7 +42,7 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
   const seen = new Set<string>();
   const recipients: Recipient[] = [];
   if (campaign.audience.kind === "manual") {
-    const phones = new PhoneNormalizer(regionFromLocale(user.locale) ?? "US");
+    const phones = new PhoneNormalizer(defaultCountryOf(ctx, user));
     const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
     for (const raw of campaign.recipients) {
       const phone = phones.normalize(raw);

@@ -1,7 +1,8 @@
 import { and, count, desc, eq, inArray, type SQL } from "drizzle-orm";
 import { contacts, messages, type MessageStatus } from "../../db/schema";
 import { findByPhone, optInContact, optOutContact } from "../contacts/contacts";
-import { normalizePhone, regionFromLocale } from "../contacts/phones";
+import { normalizePhone } from "../contacts/phones";
+import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
 import { badRequest, HttpError, notFound } from "../http/errors";
 import { assertWithinLimit, hasRoomForContact } from "../licenses/limits";
@@ -66,10 +67,10 @@ export function getMessage(ctx: AppContext, userId: string, id: string): Message
 export const NO_SENDER =
   "No SMS provider or phone number is set up. Go to Phone Settings, add your provider's API credentials (or the simulator), then add at least one phone number.";
 
-/** A recipient typed by a user, in E.164 using the account's region; the spec's message otherwise. */
+/** A recipient typed by a user, in E.164 using the account's default country; the spec's message otherwise. */
 export function recipientPhone(ctx: AppContext, userId: string, input: string): string {
   const user = findUserById(ctx, userId);
-  const phone = normalizePhone(input, regionFromLocale(user?.locale) ?? "US");
+  const phone = normalizePhone(input, user ? defaultCountryOf(ctx, user) : "US");
   if (!phone) throw badRequest("Please enter a valid phone number");
   return phone;
 }
