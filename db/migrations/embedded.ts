@@ -7,7 +7,8 @@ import m3 from "./0003_contact_totals.sql" with { type: "text" };
 import m4 from "./0004_providers_outbox_campaigns.sql" with { type: "text" };
 import m5 from "./0005_contacts_speed.sql" with { type: "text" };
 import m6 from "./0006_session_security.sql" with { type: "text" };
-import m7 from "./0010_contacts_from_real_files.sql" with { type: "text" };
+import m7 from "./0007_contacts_from_real_files.sql" with { type: "text" };
+import m8 from "./0008_drop_account_lockout_columns.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -18,5 +19,6 @@ export const migrationSql: Record<string, string> = {
   "0004_providers_outbox_campaigns": m4,
   "0005_contacts_speed": m5,
   "0006_session_security": m6,
-  "0010_contacts_from_real_files": m7,
+  "0007_contacts_from_real_files": m7,
+  "0008_drop_account_lockout_columns": m8,
 };
