@@ -354,6 +354,38 @@ export const jobs = sqliteTable(
   (t) => [index("jobs_due_idx").on(t.state, t.runAt), index("jobs_ref_idx").on(t.refId)],
 );
 
+/**
+ * The event log: what happened, written in the same transaction as the change it reports (src/events/). The id is
+ * AUTOINCREMENT so an id is never reused after pruning: a consumer's cursor never skips a newer event.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    subjectKind: text("subject_kind").notNull(),
+    subjectId: text("subject_id").notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("events_user_id_idx").on(t.userId, t.id), index("events_created_idx").on(t.createdAt)],
+);
+
+/** How far each consumer of the event log (webhooks, automation) has read, advanced in its own transaction. */
+export const eventCursors = sqliteTable("event_cursors", {
+  consumer: text("consumer").primaryKey(),
+  lastId: integer("last_id").notNull().default(0),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Settings an administrator sets for the whole installation, one row per key (JSON value). */
+export const systemSettings = sqliteTable("system_settings", {
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
 /** Account security: TOTP secret (encrypted with the data folder's key), lockout counters. */
 export const userSecurity = sqliteTable("user_security", {
   userId: text("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),

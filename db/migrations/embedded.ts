@@ -9,6 +9,7 @@ import m5 from "./0005_contacts_speed.sql" with { type: "text" };
 import m6 from "./0006_session_security.sql" with { type: "text" };
 import m7 from "./0007_contacts_from_real_files.sql" with { type: "text" };
 import m8 from "./0008_drop_account_lockout_columns.sql" with { type: "text" };
+import m9 from "./0009_event_log.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -21,4 +22,5 @@ export const migrationSql: Record<string, string> = {
   "0006_session_security": m6,
   "0007_contacts_from_real_files": m7,
   "0008_drop_account_lockout_columns": m8,
+  "0009_event_log": m9,
 };

@@ -1,0 +1,162 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { AppContext } from "../context";
+
+/**
+ * The durable event log. Every change worth reacting to (the WebSocket, outbound webhooks, automation) appends one
+ * event in the same transaction as the change, so a reader never sees an event without its change, nor a change
+ * without its event. Readers page by id; ids only grow and are never reused (AUTOINCREMENT), so a cursor is a
+ * plain "last id seen".
+ */
+
+export const EVENT_TYPES = [
+  "message.queued",
+  "message.sent",
+  "message.delivered",
+  "message.failed",
+  "message.unknown",
+  "message.received",
+  "contact.created",
+  "contact.opted_in",
+  "contact.opted_out",
+  "campaign.started",
+  "campaign.paused",
+  "campaign.completed",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What an event is about. Message statuses of one campaign may be carried many to one ('campaign' subject, the
+ * message ids in the payload), so the engine writes one event per batch, not one per message.
+ */
+export type EventSubject = { kind: "message" | "contact" | "campaign" | "import"; id: string };
+
+export type NewEvent = {
+  /** The owner: only this account's readers see it. */
+  userId: string;
+  type: EventType;
+  subject: EventSubject;
+  payload?: Record<string, unknown>;
+};
+
+export type AppEvent = {
+  id: number;
+  userId: string | null;
+  type: EventType;
+  subject: EventSubject;
+  payload: Record<string, unknown>;
+  createdAt: number;
+};
+
+// One prepared insert per connection: appendEvent runs per engine batch, so it must not re-prepare its SQL.
+const inserts = new WeakMap<Database, Statement>();
+
+/**
+ * Appends an event on the context's connection. Call it inside the transaction that makes the change (bun:sqlite:
+ * every statement on the connection inside db.transaction belongs to it): if the change rolls back, so does the
+ * event. Answers the event's id.
+ */
+export function appendEvent(ctx: AppContext, event: NewEvent): number {
+  const db = ctx.db.$client;
+  let insert = inserts.get(db);
+  if (!insert) {
+    insert = db.prepare(
+      `INSERT INTO events (user_id, type, subject_kind, subject_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+    );
+    inserts.set(db, insert);
+  }
+  const row = insert.get(
+    event.userId,
+    event.type,
+    event.subject.kind,
+    event.subject.id,
+    JSON.stringify(event.payload ?? {}),
+    ctx.now(),
+  ) as { id: number };
+  return row.id;
+}
+
+type EventRow = {
+  id: number;
+  user_id: string | null;
+  type: EventType;
+  subject_kind: EventSubject["kind"];
+  subject_id: string;
+  payload: string;
+  created_at: number;
+};
+
+const toEvent = (r: EventRow): AppEvent => ({
+  id: r.id,
+  userId: r.user_id,
+  type: r.type,
+  subject: { kind: r.subject_kind, id: r.subject_id },
+  payload: JSON.parse(r.payload),
+  createdAt: r.created_at,
+});
+
+export const MAX_READ = 1000;
+
+/** Events after `afterId` in id order, of one account and of some types when given; at most `limit` (<= 1000). */
+export function readEvents(
+  ctx: AppContext,
+  q: { afterId: number; userId?: string; types?: readonly EventType[]; limit: number },
+): AppEvent[] {
+  const where = ["id > ?"];
+  const args: (string | number)[] = [q.afterId];
+  if (q.userId !== undefined) {
+    where.push("user_id = ?");
+    args.push(q.userId);
+  }
+  if (q.types) {
+    if (!q.types.length) return [];
+    where.push("type IN (SELECT value FROM json_each(?))");
+    args.push(JSON.stringify(q.types));
+  }
+  args.push(Math.max(1, Math.min(MAX_READ, Math.floor(q.limit))));
+  const rows = ctx.db.$client
+    .query(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY id LIMIT ?`)
+    .all(...args) as EventRow[];
+  return rows.map(toEvent);
+}
+
+/** The newest event id (0 for an empty log): where a new consumer starts when it wants only what comes next. */
+export function lastEventId(ctx: AppContext): number {
+  const row = ctx.db.$client.query(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).get() as { seq: number } | null;
+  return row?.seq ?? 0;
+}
+
+/** The last event id a consumer has handled (0 when it never ran). */
+export function readCursor(ctx: AppContext, consumer: string): number {
+  const row = ctx.db.$client.query(`SELECT last_id FROM event_cursors WHERE consumer = ?`).get(consumer) as { last_id: number } | null;
+  return row?.last_id ?? 0;
+}
+
+/**
+ * Records that a consumer has handled every event up to `lastId`. Call it in the transaction that records the
+ * consumer's own work, so after a crash it resumes exactly after what it committed. A cursor never moves back.
+ */
+export function advanceCursor(ctx: AppContext, consumer: string, lastId: number) {
+  ctx.db.$client
+    .query(
+      `INSERT INTO event_cursors (consumer, last_id, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (consumer) DO UPDATE SET last_id = max(last_id, excluded.last_id), updated_at = excluded.updated_at`,
+    )
+    .run(consumer, lastId, ctx.now());
+}
+
+const PRUNE_BATCH = 10_000;
+
+/**
+ * Deletes events created before `before` (ms), in batches so the engine's writes are not held up by one long
+ * delete. Answers how many it deleted.
+ */
+export function pruneEvents(ctx: AppContext, before: number): number {
+  const db = ctx.db.$client;
+  const batch = db.query(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)`);
+  let total = 0;
+  for (;;) {
+    const n = batch.run(before, PRUNE_BATCH).changes;
+    total += n;
+    if (n < PRUNE_BATCH) return total;
+  }
+}
