@@ -9,7 +9,7 @@ import type { AppContext } from "./context";
 import { errorReportRoutes } from "./error-reports/routes";
 import { healthRoutes } from "./health/routes";
 import { csrf } from "./http/csrf";
-import { HttpError } from "./http/errors";
+import { errorCode, HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
 import { licenseRoutes } from "./licenses/routes";
 import { contactRoutes } from "./contacts/routes";
@@ -24,8 +24,16 @@ import { userRoutes } from "./users/routes";
 
 type ValidationLike = { customError?: unknown; valueError?: { path?: string; message?: string } };
 
-/** Turns whatever a route threw into `{message}` with the right status; the one place that does. */
+/**
+ * Turns whatever a route threw into `{message, code, ...extra}` with the right status; the one place that does.
+ * `code` is the machine code of src/http/errors.ts, the same for every error of a kind.
+ */
 function errorBody(code: string | number, error: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
+  const answer = errorAnswer(code, error);
+  return { ...answer, body: { ...answer.body, code: answer.body.code ?? errorCode(answer.status) } };
+}
+
+function errorAnswer(code: string | number, error: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
   // The auth guard refuses a caller before the body is read, from Elysia's parse phase, which wraps what it throws.
   if (code === "PARSE" && (error as Error).cause instanceof HttpError) error = (error as Error).cause;
   if (error instanceof HttpError) return { status: error.status, body: { message: error.message, ...error.extra }, headers: error.headers };

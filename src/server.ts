@@ -87,7 +87,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
       } else if (request.method === "GET" || request.method === "HEAD") {
         response = serveUi(path === "/" ? "/index.html" : path);
       } else {
-        response = Response.json({ message: "Method not allowed" }, { status: 405 });
+        response = Response.json({ message: "Method not allowed", code: "method_not_allowed" }, { status: 405 });
       }
       for (const [k, v] of Object.entries(headers)) if (!response.headers.has(k)) response.headers.set(k, v);
       const ip = srv.requestIP(request)?.address ?? "-";

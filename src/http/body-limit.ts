@@ -1,5 +1,5 @@
 import { MAX_CSV_BYTES } from "../contacts/csv-import";
-import { HttpError } from "./errors";
+import { errorCode, HttpError } from "./errors";
 
 /**
  * Request body limits per route, enforced before a body is read: a declared Content-Length over the limit is
@@ -41,7 +41,7 @@ function limitFor(method: string, path: string): Pick<Limit, "bytes" | "streamed
 
 const payloadTooLarge = () => new HttpError(413, TOO_LARGE);
 
-const tooLargeResponse = () => Response.json({ message: TOO_LARGE }, { status: 413 });
+const tooLargeResponse = () => Response.json({ message: TOO_LARGE, code: errorCode(413) }, { status: 413 });
 
 /** True when the request declares a body longer than `limit` (a missing or chunked length declares nothing). */
 const declaresMoreThan = (request: Request, limit: number) => Number(request.headers.get("content-length") ?? 0) > limit;

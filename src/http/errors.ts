@@ -1,4 +1,23 @@
-/** The one error type routes throw; the app turns it into `{message, ...extra}` with its status. */
+/**
+ * The machine code every error body carries, by status, so the UI branches on it and never on message text. An
+ * error may name a more precise one in `extra.code` (e.g. "csrf" for a refused cross-site request).
+ */
+const ERROR_CODES: Record<number, string> = {
+  400: "validation",
+  401: "unauthorized",
+  402: "plan_limit",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "too_large",
+  423: "locked",
+  429: "rate_limited",
+  405: "method_not_allowed",
+  502: "upstream",
+};
+export const errorCode = (status: number) => ERROR_CODES[status] ?? (status >= 500 ? "internal" : "error");
+
+/** The one error type routes throw; the app turns it into `{message, code, ...extra}` with its status. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,

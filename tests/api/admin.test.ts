@@ -116,7 +116,7 @@ describe("POST /api/admin/auth/login", () => {
     t.ctx.db.update(users).set({ disabled: true }).where(eq(users.id, a.id)).run();
     const res = await adminLogin({ email, password: ADMIN_PASSWORD });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ message: "Invalid admin credentials" });
+    expect(res.body).toEqual({ message: "Invalid admin credentials", code: "unauthorized" });
   });
 
   test("an administrator with 2FA: requires2FA without a code, a wrong code 401, the right one a token", async () => {

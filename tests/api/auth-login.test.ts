@@ -20,20 +20,20 @@ describe("POST /api/auth/login", () => {
   ])("%s answers 400 'Please fill in all fields'", async (_n, body) => {
     const res = await login(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Please fill in all fields" });
+    expect(res.body).toEqual({ message: "Please fill in all fields", code: "validation" });
   });
 
   test("a wrong password answers 401 'Invalid credentials'", async () => {
     const res = await login({ email: account.email, password: "wrong-password" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ message: "Invalid credentials" });
+    expect(res.body).toEqual({ message: "Invalid credentials", code: "unauthorized" });
     expect(setCookie(res.headers, "smsdesk_session")).toBeNull();
   });
 
   test("an unknown email answers exactly the same 401", async () => {
     const res = await login({ email: "nobody-here@example.com", password: "wrong-password" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ message: "Invalid credentials" });
+    expect(res.body).toEqual({ message: "Invalid credentials", code: "unauthorized" });
   });
 
   test("success answers 200 with a new token, the user and requires2FA false", async () => {
@@ -63,7 +63,7 @@ describe("GET /api/auth/user", () => {
   test("without a token answers 401", async () => {
     const res = await t.api("/api/auth/user");
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ message: "Unauthorized" });
+    expect(res.body).toEqual({ message: "Unauthorized", code: "unauthorized" });
   });
 
   test("with a Bearer token returns the user without passwordHash", async () => {
@@ -103,7 +103,7 @@ describe("GET /api/auth/user", () => {
     for (const opts of [{ token: forged }, { cookie: forged }, { headers: { "x-auth-token": forged } }]) {
       const res = await t.api("/api/auth/user", opts);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ message: "Unauthorized" });
+      expect(res.body).toEqual({ message: "Unauthorized", code: "unauthorized" });
     }
   });
 

@@ -27,7 +27,7 @@ describe("POST /api/auth/register validation (spec order)", () => {
   ])("%s answers 400 with its message", async (_name, body, message) => {
     const res = await register(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message });
+    expect(res.body).toEqual({ message, code: "validation" });
   });
 
   test("a short password that also mismatches reports the length first", async () => {
@@ -101,7 +101,7 @@ describe("duplicates", () => {
   test("the same email again answers 409", async () => {
     const res = await register({ email: account.email, password: "another1", confirmPassword: "another1" });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ message: "An account with this email already exists. Please sign in instead." });
+    expect(res.body).toEqual({ message: "An account with this email already exists. Please sign in instead.", code: "conflict" });
   });
 
   test("the same email in other case and with spaces answers 409", async () => {

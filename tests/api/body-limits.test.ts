@@ -12,7 +12,7 @@ setDefaultTimeout(60_000);
 
 const KB = 1024;
 const MB = 1024 * KB;
-const TOO_LARGE = { message: "Request body too large" };
+const TOO_LARGE = { message: "Request body too large", code: "too_large" };
 
 let t: TestServer;
 let acc: Account;
@@ -111,7 +111,7 @@ describe("webhooks: the account first, then 256 KB", () => {
       const body = chunked(60 * MB);
       const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: body.stream });
       expect(res.status).toBe(403);
-      expect(await res.json()).toEqual({ message: "Webhook verification failed" });
+      expect(await res.json()).toEqual({ message: "Webhook verification failed", code: "forbidden" });
       expect(body.pulled()).toBeLessThan(8 * MB);
     }
   });

@@ -20,7 +20,7 @@ describe("POST /api/contact", () => {
     for (const value of [undefined, "", "   "]) {
       const res = await contact({ ...VALID, [field]: value });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: "Please fill in all required fields" });
+      expect(res.body).toEqual({ message: "Please fill in all required fields", code: "validation" });
     }
     expect(count()).toBe(before);
   });
@@ -28,13 +28,13 @@ describe("POST /api/contact", () => {
   test("an invalid email answers 400 'Please enter a valid email address'", async () => {
     const res = await contact({ ...VALID, email: "ada-at-example" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Please enter a valid email address" });
+    expect(res.body).toEqual({ message: "Please enter a valid email address", code: "validation" });
   });
 
   test("an unknown priority answers 400", async () => {
     const res = await contact({ ...VALID, priority: "urgent" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Priority must be low, normal, high or critical" });
+    expect(res.body).toEqual({ message: "Priority must be low, normal, high or critical", code: "validation" });
   });
 
   test("success answers 201 and stores the message (signed out, priority normal by default)", async () => {

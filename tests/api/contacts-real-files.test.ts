@@ -302,7 +302,7 @@ describe("duplicates the user can see", () => {
     const first = await t.api("/api/contacts", { method: "POST", token: acc.token, body: { firstName: "Sofia", lastName: "Martinez", phone: "+14155550160" } });
     const again = await t.api("/api/contacts", { method: "POST", token: acc.token, body: { firstName: "Mia", lastName: "Martinez", phone: "(415) 555-0160" } });
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ message: "A contact with this phone number already exists", existingContactId: first.body.id, existingName: "Sofia Martinez" });
+    expect(again.body).toEqual({ message: "A contact with this phone number already exists", existingContactId: first.body.id, existingName: "Sofia Martinez", code: "conflict" });
   });
 });
 

@@ -129,7 +129,7 @@ describe("provider webhooks are machine-to-machine", () => {
       cookie: account.token,
     });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: "Webhook verification failed" });
+    expect(res.body).toEqual({ message: "Webhook verification failed", code: "forbidden" });
   });
 });
 

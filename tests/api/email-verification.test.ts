@@ -30,7 +30,7 @@ describe("an unverified account", () => {
   test.each(["/api/user/settings", "/api/analytics/summary", "/api/analytics/recent-activity"])("gets 403 on %s", async (path) => {
     const res = await t.api(path, { token: account.token });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: "Please verify your email address first", emailVerified: false });
+    expect(res.body).toEqual({ message: "Please verify your email address first", emailVerified: false, code: "forbidden" });
   });
 
   test("gets 403 on PATCH settings and nothing changes", async () => {
@@ -49,14 +49,14 @@ describe("an unverified account", () => {
     async (code) => {
       const res = await verify(account.token, code);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: "Please enter a 6-digit verification code" });
+      expect(res.body).toEqual({ message: "Please enter a 6-digit verification code", code: "validation" });
     },
   );
 
   test("a missing code answers the same 400", async () => {
     const res = await t.api("/api/auth/verify/email", { body: {}, token: account.token });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Please enter a 6-digit verification code" });
+    expect(res.body).toEqual({ message: "Please enter a 6-digit verification code", code: "validation" });
   });
 
   test("resending within 60 s answers 429 with Retry-After", async () => {
@@ -75,7 +75,7 @@ describe("an unverified account", () => {
     const code = await t.latestCode(account.email);
     const res = await verify(account.token, wrongCode(code));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Invalid verification code" });
+    expect(res.body).toEqual({ message: "Invalid verification code", code: "validation" });
     expect((await t.api("/api/auth/user", { token: account.token })).body.emailVerified).toBe(false);
   });
 
@@ -96,7 +96,7 @@ describe("an unverified account", () => {
   test("once verified, sending another code answers 400", async () => {
     const res = await t.api("/api/auth/verify/email/send", { method: "POST", token: account.token });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Your email address is already verified" });
+    expect(res.body).toEqual({ message: "Your email address is already verified", code: "validation" });
   });
 
   test("the account stays verified on a new sign-in", async () => {
@@ -150,7 +150,7 @@ describe("code expiry", () => {
     const code = await t.latestCode(account.email);
     const res = await later(15 * 60_000 + 1000, () => verify(account.token, code));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "This code has expired. Please request a new one." });
+    expect(res.body).toEqual({ message: "This code has expired. Please request a new one.", code: "validation" });
     expect((await t.api("/api/auth/user", { token: account.token })).body.emailVerified).toBe(false);
   });
 });

@@ -64,7 +64,7 @@ describe("POST /api/admin/report-error", () => {
     const before = t.ctx.db.select().from(errorReports).all().length;
     const res = await send(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "An error report needs a message" });
+    expect(res.body).toEqual({ message: "An error report needs a message", code: "validation" });
     expect(t.ctx.db.select().from(errorReports).all().length).toBe(before);
   });
 

@@ -47,7 +47,7 @@ describe("when Google is not configured", () => {
     for (const path of ["/api/auth/google", "/api/auth/google/callback?code=a&state=b"]) {
       const res = await plain.api(path);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: "Google sign-in is not configured" });
+      expect(res.body).toEqual({ message: "Google sign-in is not configured", code: "not_found" });
     }
   });
 });

@@ -42,7 +42,7 @@ describe("PUT /api/user/onboarding", () => {
   ])("%s answers 400 with its message and saves nothing", async (_n, body, message) => {
     const res = await put(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message });
+    expect(res.body).toEqual({ message, code: "validation" });
     const row = t.ctx.db.select().from(users).where(eq(users.id, account.user.id)).get()!;
     expect(row.onboarding).toBeNull();
   });

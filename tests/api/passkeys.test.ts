@@ -144,7 +144,7 @@ describe("sign-in", () => {
     for (const email of ["nobody@example.com", noKeys.email, "", null]) {
       const res = await loginBegin(email);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: "No passkey found for this account" });
+      expect(res.body).toEqual({ message: "No passkey found for this account", code: "not_found" });
     }
   });
 

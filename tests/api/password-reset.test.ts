@@ -19,13 +19,13 @@ describe("POST /api/auth/forgot-password", () => {
   test.each([[{}], [{ email: "" }], [{ email: "   " }]])("%p answers 400 'Please enter your email address'", async (body) => {
     const res = await forgot(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Please enter your email address" });
+    expect(res.body).toEqual({ message: "Please enter your email address", code: "validation" });
   });
 
   test("an invalid email answers 400", async () => {
     const res = await forgot({ email: "nope" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Please enter a valid email address" });
+    expect(res.body).toEqual({ message: "Please enter a valid email address", code: "validation" });
   });
 
   test("an existing and an unknown email get the same 200 answer, without debugToken outside dev mode", async () => {
@@ -68,7 +68,7 @@ describe("POST /api/auth/reset-password validation", () => {
   ])("%s answers 400 with its message", async (_n, body, message) => {
     const res = await reset(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message });
+    expect(res.body).toEqual({ message, code: "validation" });
   });
 
   test("a real token with a mismatched confirmation is refused and stays usable", async () => {
@@ -123,7 +123,7 @@ describe("a successful reset", () => {
   test("the token cannot be used twice", async () => {
     const res = await reset({ token, password: "third-password", confirmPassword: "third-password" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: INVALID });
+    expect(res.body).toEqual({ message: INVALID, code: "validation" });
     expect((await t.api("/api/auth/login", { body: { email: account.email, password: "third-password" } })).status).toBe(401);
   });
 
@@ -138,7 +138,7 @@ describe("a successful reset", () => {
     for (const earlier of earlierTokens) {
       const res = await reset({ token: earlier, password: "attacker-pass", confirmPassword: "attacker-pass" });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: INVALID });
+      expect(res.body).toEqual({ message: INVALID, code: "validation" });
     }
   });
 });
@@ -153,7 +153,7 @@ describe("reset token expiry", () => {
     try {
       const res = await reset({ token, password: "newpass1", confirmPassword: "newpass1" });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: INVALID });
+      expect(res.body).toEqual({ message: INVALID, code: "validation" });
     } finally {
       t.ctx.now = realNow;
     }

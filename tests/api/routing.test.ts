@@ -12,21 +12,21 @@ describe("unknown API paths", () => {
     const res = await t.api("/api/whatever");
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toContain("application/json");
-    expect(res.body).toEqual({ message: "Not found" });
+    expect(res.body).toEqual({ message: "Not found", code: "not_found" });
   });
 
   test("a nested unknown path and /api itself are JSON 404s too, never the UI", async () => {
     for (const path of ["/api/auth/nothing/here", "/api"]) {
       const res = await t.api(path);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: "Not found" });
+      expect(res.body).toEqual({ message: "Not found", code: "not_found" });
     }
   });
 
   test("a known path with the wrong method is a JSON 404", async () => {
     const res = await t.api("/api/health", { method: "DELETE" });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ message: "Not found" });
+    expect(res.body).toEqual({ message: "Not found", code: "not_found" });
   });
 });
 
@@ -50,7 +50,7 @@ describe("single-page app deep links", () => {
   test("a POST to a non-API path answers 405 JSON", async () => {
     const res = await t.api("/pricing", { method: "POST", body: {} });
     expect(res.status).toBe(405);
-    expect(res.body).toEqual({ message: "Method not allowed" });
+    expect(res.body).toEqual({ message: "Method not allowed", code: "method_not_allowed" });
   });
 });
 
@@ -60,7 +60,7 @@ describe("request bodies", () => {
     async (path) => {
       const res = await t.api(path, { body: '{"email": "a@b.co",' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: "The request body is not valid JSON" });
+      expect(res.body).toEqual({ message: "The request body is not valid JSON", code: "validation" });
     },
   );
 

@@ -216,7 +216,7 @@ describe("re-authentication for sensitive changes", () => {
 
     const bare = await t.api("/api/auth/2fa/regenerate-backup-codes", { method: "POST", token: account.token });
     expect(bare.status).toBe(400);
-    expect(bare.body).toEqual({ message: "Please enter a verification code or your password to create new backup codes", reauthRequired: true });
+    expect(bare.body).toEqual({ message: "Please enter a verification code or your password to create new backup codes", reauthRequired: true, code: "validation" });
     const wrong = await t.api("/api/auth/2fa/regenerate-backup-codes", { body: { password: "not-it" }, token: account.token });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe("Incorrect password");

@@ -59,7 +59,7 @@ describe("/api/user/settings", () => {
     const before = (await get()).body;
     const res = await patch(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message });
+    expect(res.body).toEqual({ message, code: "validation" });
     expect((await get()).body).toEqual(before);
   });
 

@@ -199,7 +199,7 @@ describe("signing in to a 2FA account", () => {
     for (let i = 0; i < 5; i++) {
       const guess = await t.api("/api/auth/login/2fa", { body: { pendingToken: res.body.pendingToken, token: String(100000 + i) } });
       expect(guess.status).toBe(401);
-      expect(guess.body).toEqual({ message: "Invalid verification code" });
+      expect(guess.body).toEqual({ message: "Invalid verification code", code: "unauthorized" });
     }
     const sixth = await t.api("/api/auth/login/2fa", { body: { pendingToken: res.body.pendingToken, token: totp(account.secret) } });
     expect(sixth.status).toBe(401);

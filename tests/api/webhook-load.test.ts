@@ -40,7 +40,7 @@ describe("a flood of delivery reports for unknown message ids", () => {
     const started = performance.now();
     const res = await postHook(unknownReports("big", 40_000));
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ message: "Request body too large" });
+    expect(await res.json()).toEqual({ message: "Request body too large", code: "too_large" });
     expect(performance.now() - started).toBeLessThan(1000);
     expect(earlyReportCount(t.ctx, acc.user.id)).toBe(0);
   });
@@ -51,6 +51,7 @@ describe("a flood of delivery reports for unknown message ids", () => {
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({
       message: "A webhook request can carry at most 1,000 events; this one has 1,001. Nothing was applied: send them in smaller batches.",
+      code: "too_large",
     });
     expect(earlyReportCount(t.ctx, acc.user.id)).toBe(0);
   });
