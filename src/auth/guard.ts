@@ -39,6 +39,10 @@ export function authGuard(ctx: AppContext) {
         // keeps it (Elysia drops a macro's parse hook there) and reads its own body after `resolve`.
         parse(context) {
           authenticate(context.request, level);
+          // A parse hook makes Elysia parse the body of every route, also of those that declare none and never
+          // read one before; an empty body under a JSON content type would then fail as invalid JSON. An empty
+          // body reads as an empty object, as if none had been sent.
+          if (!context.request.body || context.request.headers.get("content-length") === "0") return {};
         },
         transform(context) {
           authenticate(context.request, level);

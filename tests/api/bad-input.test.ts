@@ -260,6 +260,17 @@ test("a guarded route refuses a caller without a session before reading the body
   expect(res.ms).toBeLessThan(SLOW_MS);
 });
 
+test("signed-in calls without a body still work with the JSON content type the app's pages always send", async () => {
+  const json = { "content-type": "application/json" };
+  const refresh = await t.api(`/api/segments/${idOf("/api/segments/")}/refresh`, { method: "POST", token, headers: json });
+  expect([refresh.status, refresh.body.name]).toEqual([200, "All"]);
+  const added = await post("/api/contacts", { firstName: "Gone", phone: "+14155550198" });
+  const removed = await t.api(`/api/contacts/${added.id}`, { method: "DELETE", token, headers: json });
+  expect([removed.status, removed.body.message]).toEqual([200, "Contact deleted"]);
+  const optOut = await t.api(`/api/contacts/${idOf("/api/contacts/:id")}/opt-out`, { method: "POST", token, headers: json });
+  expect([optOut.status, optOut.body.status]).toEqual([200, "opted_out"]);
+});
+
 test("no route answers 5xx to bad input, with or without a session; unauthenticated answers stay under 100 ms, signed-in ones under 1 s", async () => {
   const serverErrors: Outcome[] = [];
   const slow: Outcome[] = [];
