@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClickSendAdapter } from "../../src/providers/clicksend";
 import { basicAuth } from "../../src/providers/http";
-import { ProviderError, WebhookRejected, type ProviderAdapter, type WebhookRequest } from "../../src/providers/types";
+import type { ProviderAdapter, WebhookRequest } from "../../src/providers/types";
+import { providerContract, providerError } from "../support/provider-contract";
 import {
   clickSendInbound,
   clickSendReceipt,
@@ -38,15 +39,6 @@ const message = (to: string, body = "Hello from Acme", from = SENDER) => ({
   reference: "msg_1",
 });
 
-async function providerError(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
-
 function webhook(rawBody: string, contentType: string): WebhookRequest {
   return { url: CALLBACK, rawBody, headers: new Headers({ "content-type": contentType }), contentType, now: NOW };
 }
@@ -56,100 +48,72 @@ async function parse(payload: Record<string, string>, format: "form" | "json" = 
   return (await adapter.parseWebhook(webhook(body, headers["content-type"]))).events;
 }
 
-describe("send", () => {
-  test("posts JSON to /v3/sms/send with Basic username:key, and answers ClickSend's message id", async () => {
-    const before = fake.requests.length;
-    const result = await adapter.send(message("+61422222221"));
-
-    expect(fake.requests.length - before).toBe(1);
-    const request = fake.requests.at(-1)!;
-    expect(request).toMatchObject({ method: "POST", path: "/v3/sms/send", authorization: basicAuth(fake.username, fake.apiKey) });
-    expect(request.contentType).toStartWith("application/json");
-    expect(request.json).toEqual({
-      messages: [{ to: "+61422222221", body: "Hello from Acme", from: SENDER, source: "smsdesk", custom_string: "msg_1" }],
-    });
-    const sent = fake.messages.at(-1)!;
-    expect(result).toEqual({ providerMessageId: sent.messageId, status: "queued", segments: 1 });
-  });
-
-  test("reports the parts ClickSend counted", async () => {
-    expect((await adapter.send(message("+61422222222", "x".repeat(200)))).segments).toBe(2);
-  });
-});
-
-describe("numbers and connection", () => {
-  test("lists the dedicated numbers across every page", async () => {
-    const before = fake.requests.length;
-    const numbers = await adapter.listNumbers();
-
-    expect(numbers).toEqual(
-      [SENDER, "+61411111112", "+61411111113", "+15005550100", "+15005550101"].map((phoneNumber) => ({
-        phoneNumber,
-        displayName: phoneNumber,
-        capabilities: ["sms"],
-      })),
-    );
-    const pages = fake.requests.slice(before);
-    expect(pages.map((r) => [r.method, r.path, r.query.page, r.query.limit])).toEqual([
-      ["GET", "/v3/numbers", "1", "100"],
-      ["GET", "/v3/numbers", "2", "100"],
-      ["GET", "/v3/numbers", "3", "100"],
-    ]);
-    expect(pages.every((r) => r.authorization === basicAuth(fake.username, fake.apiKey))).toBe(true);
-  });
-
-  test("an account without numbers lists none", async () => {
-    const empty = await startClickSendFake();
-    try {
-      expect(await createClickSendAdapter(empty.credentials, { baseUrl: empty.url }).listNumbers()).toEqual([]);
-    } finally {
-      empty.stop();
-    }
-  });
-
-  test("test connection reads the balance and its currency", async () => {
-    expect(await adapter.testConnection()).toBe("Balance 12.50 USD");
-    expect(fake.requests.at(-1)).toMatchObject({ method: "GET", path: "/v3/account" });
-  });
+providerContract<ClickSendFake>({
+  kind: "clicksend",
+  webhookAuth: "url-secret",
+  current: () => ({ fake, adapter }),
+  start: (options) => startClickSendFake(options),
+  connect: (f, options) => createClickSendAdapter(f.credentials, { baseUrl: f.url, ...options }),
+  connectWrong: (f) => [createClickSendAdapter({ apiKey: f.username, apiSecret: "WRONG" }, { baseUrl: f.url })],
+  message: (to, body) => message(to, body),
+  recipient: (i) => `+614222224${String(i).padStart(2, "0")}`,
+  failNext: (f, count, failure) => f.failNextRequests(count, failure),
+  send: {
+    path: () => "/v3/sms/send",
+    request: (f) => ({ method: "POST", authorization: basicAuth(f.username, f.apiKey) }),
+    contentType: "application/json",
+    payload: (r) => r.json,
+    expectedPayload: (to) => ({
+      messages: [{ to, body: "Hello from Acme", from: SENDER, source: "smsdesk", custom_string: "msg_1" }],
+    }),
+    result: (f) => ({ providerMessageId: f.messages.at(-1)!.messageId, status: "queued", segments: 1 }),
+    countsSegments: true,
+  },
+  connection: {
+    message: "Balance 12.50 USD",
+    request: (f) => ({ method: "GET", path: "/v3/account", authorization: basicAuth(f.username, f.apiKey) }),
+  },
+  listing: {
+    // The dedicated numbers.
+    numbers: [SENDER, "+61411111112", "+61411111113", "+15005550100", "+15005550101"].map((phoneNumber) => ({
+      phoneNumber,
+      displayName: phoneNumber,
+      capabilities: ["sms"],
+    })),
+    page: (r) => [r.method, r.path, r.query.page, r.query.limit],
+    pages: () => ["1", "2", "3"].map((page) => ["GET", "/v3/numbers", page, "100"]),
+    authorized: (r, f) => r.authorization === basicAuth(f.username, f.apiKey),
+  },
+  errors: {
+    rateLimited: { code: "TOO_MANY_REQUESTS", retryAfter: 20 },
+    serverErrorCalls: ["send", "listNumbers", "testConnection"],
+    serverErrorCode: "INTERNAL_SERVER_ERROR",
+    // Refused inside a 200 answer.
+    invalidNumber: { to: "+6142", code: "INVALID_RECIPIENT", httpStatus: 200, message: "The recipient number is invalid" },
+    authCalls: ["send", "listNumbers", "testConnection"],
+    auth: { code: "UNAUTHORIZED", httpStatus: 401 },
+    afterWrongCredentials: (f) => expect(f.requests.at(-1)!.authorization).toBe(basicAuth(f.username, "WRONG")),
+    timeoutMessage: "The provider API timed out",
+  },
+  webhooks: {
+    rejected: () => [["not json", webhook("{not json", "application/json")]],
+  },
 });
 
 describe("errors", () => {
-  test("429 TOO_MANY_REQUESTS is rate_limited with the Retry-After, and the adapter does not retry by itself", async () => {
-    fake.failNextRequests(1, { status: 429, retryAfter: 20 });
-    const before = fake.requests.length;
-    const err = await providerError(adapter.send(message("+61422222223")));
-
-    expect(err).toMatchObject({ kind: "rate_limited", code: "TOO_MANY_REQUESTS", httpStatus: 429, retryAfterMs: 20_000 });
-    expect(err.retryable).toBe(true);
-    expect(fake.requests.length - before).toBe(1);
-
-    fake.failNextRequests(1, { status: 429 });
-    expect(await providerError(adapter.send(message("+61422222223")))).toMatchObject({
-      kind: "rate_limited",
-      retryAfterMs: null,
-    });
-  });
-
-  test("500 is transient, on any call", async () => {
-    fake.failNextRequests(3, { status: 500 });
-    for (const attempt of [adapter.send(message("+61422222224")), adapter.listNumbers(), adapter.testConnection()]) {
-      expect(await providerError(attempt)).toMatchObject({ kind: "transient", code: "INTERNAL_SERVER_ERROR", httpStatus: 500 });
-    }
-  });
-
   test("a message refused inside a 200 answer is a permanent failure with ClickSend's status", async () => {
-    const invalid = await providerError(adapter.send(message("+6142")));
-    expect(invalid).toMatchObject({ kind: "permanent", code: "INVALID_RECIPIENT", httpStatus: 200 });
-    expect(invalid.message).toBe("The recipient number is invalid");
-    expect(invalid.retryable).toBe(false);
-
-    const refusals: ClickSendRefusal[] = ["COUNTRY_NOT_ENABLED", "BLOCKED", "INSUFFICIENT_CREDIT", "THROTTLED"];
-    for (const [i, status] of refusals.entries()) {
+    const refusals: [ClickSendRefusal, string][] = [
+      ["COUNTRY_NOT_ENABLED", "Sending to this country is not enabled on the ClickSend account"],
+      ["BLOCKED", "ClickSend blocked the message"],
+      ["INSUFFICIENT_CREDIT", "The ClickSend account has not enough credit"],
+      ["THROTTLED", "ClickSend refused an identical message sent to the same recipient moments ago"],
+    ];
+    for (const [i, [status, text]] of refusals.entries()) {
       const to = `+6142222230${i}`;
       fake.rejectRecipient(to, status);
       const err = await providerError(adapter.send(message(to)));
       expect(err).toMatchObject({ kind: "permanent", code: status, httpStatus: 200 });
-      expect(err.message).not.toBe("");
+      expect(err.message).toBe(text);
     }
     expect(fake.messages.some((m) => m.to.startsWith("+614222223"))).toBe(false);
   });
@@ -157,32 +121,6 @@ describe("errors", () => {
   test("a request ClickSend cannot read (400 BAD_REQUEST) is permanent", async () => {
     const err = await providerError(adapter.send(message("+61422222225", "")));
     expect(err).toMatchObject({ kind: "permanent", code: "BAD_REQUEST", httpStatus: 400, message: "body is required." });
-  });
-
-  test("a wrong username or key is an auth error (UNAUTHORIZED) on every call", async () => {
-    const wrong = createClickSendAdapter({ apiKey: fake.username, apiSecret: "WRONG" }, { baseUrl: fake.url });
-    for (const attempt of [wrong.send(message("+61422222226")), wrong.listNumbers(), wrong.testConnection()]) {
-      expect(await providerError(attempt)).toMatchObject({ kind: "auth", code: "UNAUTHORIZED", httpStatus: 401 });
-    }
-    expect(fake.requests.at(-1)!.authorization).toBe(basicAuth(fake.username, "WRONG"));
-  });
-
-  test("an unreachable or slow API is transient", async () => {
-    const gone = await startClickSendFake();
-    gone.stop();
-    expect(
-      await providerError(createClickSendAdapter(gone.credentials, { baseUrl: gone.url }).send(message("+61422222227"))),
-    ).toMatchObject({ kind: "transient", code: "network" });
-
-    const slow = await startClickSendFake({ delayMs: 1500 });
-    try {
-      const err = await providerError(
-        createClickSendAdapter(slow.credentials, { baseUrl: slow.url, timeoutMs: 200 }).send(message("+61422222228")),
-      );
-      expect(err).toMatchObject({ kind: "transient", code: "timeout" });
-    } finally {
-      slow.stop();
-    }
   });
 });
 
@@ -260,20 +198,5 @@ describe("webhooks", () => {
 
   test("a push that is neither a receipt nor a message changes nothing", async () => {
     expect(await parse({ user_id: "123456" })).toEqual([]);
-  });
-
-  test("an unreadable body is rejected", async () => {
-    const err = await Promise.resolve()
-      .then(() => adapter.parseWebhook(webhook("{not json", "application/json")))
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
-    expect(err).toBeInstanceOf(WebhookRejected);
-  });
-
-  test("webhooks are authenticated by the URL secret", () => {
-    expect(adapter.webhookAuth).toBe("url-secret");
-    expect(adapter.kind).toBe("clicksend");
   });
 });
