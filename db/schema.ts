@@ -338,20 +338,40 @@ export const messages = sqliteTable(
   ],
 );
 
-/** Work the scheduler runs at a time (croner checks for due rows). */
+export const JOB_STATES = ["pending", "running", "done", "failed", "cancelled"] as const;
+
+/**
+ * Delayed work (src/jobs/): one row per step, its key unique so the same step is never queued twice. `runAt` is
+ * when it was meant to run; `nextAttemptAt` is when it is due (back-off moves it). A worker holds a running job
+ * until `leaseUntil`; past that a crashed worker's job is due again.
+ */
 export const jobs = sqliteTable(
   "jobs",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["campaign_start"] }).notNull(),
-    refId: text("ref_id").notNull(),
-    runAt: integer("run_at", { mode: "timestamp_ms" }).notNull(),
-    state: text("state", { enum: ["pending", "done", "cancelled"] }).notNull().default("pending"),
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    refId: text("ref_id"),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    runAt: integer("run_at").notNull(),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    state: text("state", { enum: JOB_STATES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    leaseUntil: integer("lease_until"),
+    lastError: text("last_error"),
+    result: text("result", { mode: "json" }),
     createdAt: createdAt(),
-    doneAt: integer("done_at", { mode: "timestamp_ms" }),
+    updatedAt: integer("updated_at"),
+    doneAt: integer("done_at"),
   },
-  (t) => [index("jobs_due_idx").on(t.state, t.runAt), index("jobs_ref_idx").on(t.refId)],
+  (t) => [
+    uniqueIndex("jobs_key_idx").on(t.key),
+    index("jobs_due_idx").on(t.state, t.nextAttemptAt),
+    index("jobs_lease_idx").on(t.state, t.leaseUntil),
+    index("jobs_ref_idx").on(t.refId),
+    index("jobs_user_idx").on(t.userId, t.state),
+  ],
 );
 
 /**

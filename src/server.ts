@@ -10,7 +10,10 @@ import { rememberClientIp } from "./http/client-ip";
 import { limitRequestBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
 import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
-import { startScheduler } from "./campaigns/scheduler";
+import { systemSettings } from "./admin/settings";
+import { registerScheduledCampaigns } from "./campaigns/scheduler";
+import { scheduleEventPruning } from "./events/events";
+import { startJobRunner } from "./jobs/jobs";
 import { sendingManager } from "./sending/manager";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
 import { createOrPromoteAdmin } from "./users/admins";
@@ -51,7 +54,9 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);
   sendingManager(ctx).start();
-  startScheduler(ctx);
+  registerScheduledCampaigns(ctx);
+  scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
+  startJobRunner(ctx);
   const ui = await loadUiBundle();
   const headers = securityHeaders(config.publicUrl.startsWith("https:"));
   const missingUi = new TextEncoder().encode(

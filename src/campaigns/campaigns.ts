@@ -1,5 +1,5 @@
 import { and, count, desc, eq, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
-import { campaigns, jobs, type CampaignAudience, type CampaignStatus } from "../../db/schema";
+import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
@@ -10,6 +10,7 @@ import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
 import { PARKED, settleCampaign } from "./lifecycle";
 import { resolveRecipients, writeOutbox } from "./outbox";
+import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 
@@ -200,9 +201,11 @@ export function updateCampaign(ctx: AppContext, user: User, id: string, input: C
   ctx.db.transaction((tx) => {
     tx.update(campaigns).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
     if (current.status === "scheduled" && values.scheduledAt !== undefined) {
-      tx.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
-      if (values.scheduledAt) tx.insert(jobs).values({ id: Bun.randomUUIDv7(), userId: user.id, kind: "campaign_start", refId: id, runAt: values.scheduledAt }).run();
-      else tx.update(campaigns).set({ status: "draft" }).where(eq(campaigns.id, id)).run();
+      if (values.scheduledAt) scheduleCampaignStart(ctx, user.id, id, values.scheduledAt.getTime());
+      else {
+        cancelCampaignStart(ctx, id);
+        tx.update(campaigns).set({ status: "draft" }).where(eq(campaigns.id, id)).run();
+      }
     }
   });
   return viewOf(ctx, getCampaign(ctx, user.id, id));
@@ -300,8 +303,7 @@ function scheduleStart(ctx: AppContext, user: User, campaign: CampaignRow, at: n
   senderFor(ctx, user.id, campaign);
   const id = campaign.id;
   ctx.db.transaction((tx) => {
-    tx.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
-    tx.insert(jobs).values({ id: Bun.randomUUIDv7(), userId: user.id, kind: "campaign_start", refId: id, runAt: new Date(at) }).run();
+    scheduleCampaignStart(ctx, user.id, id, at);
     tx.update(campaigns).set({ status: "scheduled", scheduledAt: new Date(at), pauseReason: null, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
   });
 }
@@ -317,7 +319,7 @@ export function sendCampaign(ctx: AppContext, user: User, id: string, scheduledA
   }
   // A pending start job is dropped together with the start, never one without the other.
   const result = ctx.db.$client.transaction(() => {
-    ctx.db.update(jobs).set({ state: "cancelled" }).where(and(eq(jobs.refId, id), eq(jobs.state, "pending"))).run();
+    cancelCampaignStart(ctx, id);
     return startCampaign(ctx, user, campaign, now);
   })();
   return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), ...result };
@@ -367,7 +369,7 @@ export function cancelByUser(ctx: AppContext, userId: string, id: string) {
     ctx.db.$client
       .prepare(`UPDATE messages SET status = 'cancelled', error_message = 'The campaign was cancelled', updated_at = ? WHERE campaign_id = ? AND status = 'queued'`)
       .run(now, id);
-    ctx.db.$client.prepare(`UPDATE jobs SET state = 'cancelled' WHERE ref_id = ? AND state = 'pending'`).run(id);
+    cancelCampaignStart(ctx, id);
   })();
   return viewOf(ctx, getCampaign(ctx, userId, id));
 }

@@ -1,6 +1,8 @@
 import { inArray } from "drizzle-orm";
 import { campaigns, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
+import { cancelJobs } from "../jobs/jobs";
+import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
 /** Queued rows of a paused campaign wait here, out of the outbox's due range, until it resumes. */
 export const PARKED = 8_000_000_000_000_000;
@@ -57,7 +59,7 @@ export function stopAccountSending(ctx: AppContext, userId: string, reason: stri
          WHERE user_id = ? AND status IN ('scheduled', 'sending', 'paused')`,
       )
       .run(reason, now, now, userId).changes;
-    db.query(`UPDATE jobs SET state = 'cancelled' WHERE user_id = ? AND state = 'pending'`).run(userId);
+    cancelJobs(ctx, { userId });
     const messagesCancelled = db
       .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE user_id = ? AND direction = 'outbound' AND status = 'queued'`)
       .run(reason, now, userId).changes;
@@ -91,7 +93,7 @@ export function repairInterruptedCampaigns(ctx: AppContext): number {
       .all() as { id: string; written: number }[];
     for (const c of started) {
       db.query(`UPDATE campaigns SET status = 'sending', sent_at = ?, pause_reason = NULL, updated_at = ? WHERE id = ?`).run(c.written, now, c.id);
-      db.query(`UPDATE jobs SET state = 'cancelled' WHERE ref_id = ? AND state = 'pending'`).run(c.id);
+      cancelCampaignStart(ctx, c.id);
       repaired.add(c.id);
     }
     const parked = db
@@ -104,16 +106,15 @@ export function repairInterruptedCampaigns(ctx: AppContext): number {
       db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`).run(now, c.id, PARKED);
       repaired.add(c.id);
     }
-    const unscheduled = db
-      .query(
-        `SELECT id, user_id, coalesce(scheduled_at, ?) AS at FROM campaigns c WHERE status = 'scheduled'
-           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.ref_id = c.id AND j.state = 'pending')`,
-      )
-      .all(now) as { id: string; user_id: string; at: number }[];
-    for (const c of unscheduled) {
-      db.query(`INSERT INTO jobs (id, user_id, kind, ref_id, run_at, state, created_at) VALUES (?, ?, 'campaign_start', ?, ?, 'pending', ?)`).run(
-        Bun.randomUUIDv7(), c.user_id, c.id, c.at, now,
-      );
+    const scheduled = db.query(`SELECT id, user_id, coalesce(scheduled_at, ?) AS at FROM campaigns WHERE status = 'scheduled'`).all(now) as {
+      id: string;
+      user_id: string;
+      at: number;
+    }[];
+    const withJob = campaignsWithStartJob(ctx, scheduled.map((c) => c.id));
+    for (const c of scheduled) {
+      if (withJob.has(c.id)) continue;
+      scheduleCampaignStart(ctx, c.user_id, c.id, c.at);
       repaired.add(c.id);
     }
   })();

@@ -1,8 +1,8 @@
-import { Cron } from "croner";
-import { and, eq, lte } from "drizzle-orm";
-import { campaigns, jobs } from "../../db/schema";
+import { campaigns } from "../../db/schema";
+import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
+import { cancelJobs, pendingRefs, registerJobHandler, rescheduleJob, runDueJobs as runJobs, type Job } from "../jobs/jobs";
 import { findUserById } from "../users/queries";
 import { startCampaign } from "./campaigns";
 import { ACCOUNT_DISABLED, pauseCampaign, stopAccountSending } from "./lifecycle";
@@ -10,68 +10,65 @@ import { ACCOUNT_DISABLED, pauseCampaign, stopAccountSending } from "./lifecycle
 /** A scheduled campaign found this late (after downtime) is not sent silently late: it is paused for the user. */
 export const MISSED_GRACE_MS = 3600_000;
 
+const CAMPAIGN_START = "campaign_start";
+
 const fmt = (at: Date, timeZone: string) =>
   new Intl.DateTimeFormat("en-US", { timeZone, dateStyle: "medium", timeStyle: "short" }).format(at);
 
+/** Puts a campaign's one start job at `at` (moving it when it had one). Call it in the scheduling transaction. */
+export function scheduleCampaignStart(ctx: AppContext, userId: string, campaignId: string, at: number) {
+  rescheduleJob(ctx, { kind: CAMPAIGN_START, key: `${CAMPAIGN_START}:${campaignId}`, runAt: at, userId, refId: campaignId });
+}
+
+/** Drops a campaign's pending start job (it starts now, goes back to draft, or is cancelled). */
+export function cancelCampaignStart(ctx: AppContext, campaignId: string) {
+  cancelJobs(ctx, { refId: campaignId });
+}
+
+/** Which of these campaigns have a pending start job. */
+export function campaignsWithStartJob(ctx: AppContext, campaignIds: string[]): Set<string> {
+  return pendingRefs(ctx, CAMPAIGN_START, campaignIds);
+}
+
 /**
- * Runs one due job: claims it and starts (or pauses) its campaign in one transaction, so a crash between the
- * claim and the start leaves the job pending for the next start-up rather than done with nothing sent.
+ * Starts (or pauses) a scheduled campaign. It runs inside the transaction that claims its job, so a crash or an
+ * error between the claim and the start leaves the job pending for the next tick rather than done with nothing
+ * sent.
  */
-function runJob(ctx: AppContext, job: typeof jobs.$inferSelect, now: number, graceMs: number) {
-  ctx.db.$client.transaction(() => {
-    const claimed = ctx.db.update(jobs).set({ state: "done", doneAt: new Date(now) }).where(and(eq(jobs.id, job.id), eq(jobs.state, "pending"))).returning().get();
-    if (!claimed) return;
-    const campaign = ctx.db.select().from(campaigns).where(eq(campaigns.id, job.refId)).get();
-    const user = campaign && findUserById(ctx, campaign.userId);
-    if (!campaign || !user || campaign.status !== "scheduled") return;
-    // Disabling an account cancels its schedules; one that slipped in since is cancelled the same way, never sent.
-    if (user.disabled) {
-      stopAccountSending(ctx, user.id, ACCOUNT_DISABLED);
-      return;
-    }
-    const runAt = job.runAt.getTime();
-    if (now - runAt > graceMs) {
-      pauseCampaign(
-        ctx,
-        campaign.id,
-        `It was scheduled for ${fmt(job.runAt, user.timezone)}, but the server was not running then. It was not sent late: resume it to send now, or cancel it.`,
-      );
-      return;
-    }
-    try {
-      startCampaign(ctx, user, campaign, runAt);
-    } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      pauseCampaign(ctx, campaign.id, `It could not start at its scheduled time: ${err.message}`);
-    }
-  })();
-}
-
-/** Starts every scheduled campaign whose time has come; answers how many jobs it handled. */
-export function runDueJobs(ctx: AppContext, graceMs = MISSED_GRACE_MS): number {
-  const now = ctx.now();
-  const due = ctx.db.select().from(jobs).where(and(eq(jobs.state, "pending"), lte(jobs.runAt, new Date(now)))).all();
-  for (const job of due) {
-    try {
-      runJob(ctx, job, now, graceMs);
-    } catch (err) {
-      // Rolled back: the job stays pending and is tried again at the next tick; the other due jobs still run.
-      ctx.log(`scheduler: job ${job.id} failed: ${(err as Error)?.stack ?? err}`);
-    }
+function startScheduledCampaign(ctx: AppContext, job: Job) {
+  const campaign = job.refId ? ctx.db.select().from(campaigns).where(eq(campaigns.id, job.refId)).get() : undefined;
+  const user = campaign && findUserById(ctx, campaign.userId);
+  if (!campaign || !user || campaign.status !== "scheduled") return;
+  // Disabling an account cancels its schedules; one that slipped in since is cancelled the same way, never sent.
+  if (user.disabled) {
+    stopAccountSending(ctx, user.id, ACCOUNT_DISABLED);
+    return;
   }
-  return due.length;
+  if (ctx.now() - job.runAt > MISSED_GRACE_MS) {
+    pauseCampaign(
+      ctx,
+      campaign.id,
+      `It was scheduled for ${fmt(new Date(job.runAt), user.timezone)}, but the server was not running then. It was not sent late: resume it to send now, or cancel it.`,
+    );
+    return;
+  }
+  try {
+    startCampaign(ctx, user, campaign, job.runAt);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    pauseCampaign(ctx, campaign.id, `It could not start at its scheduled time: ${err.message}`);
+  }
 }
 
-/** Checks for due jobs every few seconds, and once at start (catching up after downtime). */
-export function startScheduler(ctx: AppContext) {
-  const tick = () => {
-    try {
-      runDueJobs(ctx);
-    } catch (err) {
-      ctx.log(`scheduler: ${(err as Error)?.stack ?? err}`);
-    }
-  };
-  const cron = new Cron("*/5 * * * * *", { protect: true }, tick);
-  ctx.onStop.unshift(() => cron.stop());
-  tick();
+/**
+ * Scheduled campaigns run from the jobs table. A start that fails (rolled back) is tried again at the next tick,
+ * without back-off: after its hour of grace it is paused for the user instead.
+ */
+export function registerScheduledCampaigns(ctx: AppContext) {
+  registerJobHandler(ctx, CAMPAIGN_START, startScheduledCampaign, { transactional: true, firstDelayMs: 0, maxAttempts: Infinity });
+}
+
+/** Runs the jobs due now (scheduled campaigns among them); answers how many it handled. */
+export function runDueJobs(ctx: AppContext): number {
+  return runJobs(ctx).claimed;
 }

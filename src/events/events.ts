@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
+import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 
 /**
  * The durable event log. Every change worth reacting to (the WebSocket, outbound webhooks, automation) appends one
@@ -159,4 +160,20 @@ export function pruneEvents(ctx: AppContext, before: number): number {
     total += n;
     if (n < PRUNE_BATCH) return total;
   }
+}
+
+export const DEFAULT_RETENTION_DAYS = 30;
+const DAY = 86_400_000;
+const PRUNE = "events.prune";
+
+/**
+ * Prunes the log once a day from the jobs table, keeping `retentionDays()` days (read at each run, so a changed
+ * setting applies at the next one). Queued once per installation; it puts itself back on the schedule.
+ */
+export function scheduleEventPruning(ctx: AppContext, retentionDays: () => number) {
+  registerJobHandler(ctx, PRUNE, () => {
+    const deleted = pruneEvents(ctx, ctx.now() - retentionDays() * DAY);
+    return { result: { deleted }, runAgainAt: ctx.now() + DAY };
+  }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
+  enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });
 }

@@ -1,0 +1,307 @@
+import { Cron } from "croner";
+import type { AppContext } from "../context";
+
+/**
+ * One durable table for delayed work: scheduled campaign starts, the event log's pruning; drip steps, webhook
+ * retries and backups next. A job has a kind (its handler), a unique key (the same step is never queued twice),
+ * the time it was meant to run and the time it is next due, attempts with exponential back-off, a lease while a
+ * worker holds it (a crashed worker's job is due again when the lease expires), and its last error or result.
+ */
+
+export type JobState = "pending" | "running" | "done" | "failed" | "cancelled";
+
+export type Job = {
+  id: string;
+  kind: string;
+  key: string;
+  userId: string | null;
+  refId: string | null;
+  payload: Record<string, unknown>;
+  /** When it was meant to run (ms); back-off never moves it. */
+  runAt: number;
+  nextAttemptAt: number;
+  state: JobState;
+  /** Including the current one, while it runs. */
+  attempts: number;
+  leaseUntil: number | null;
+  lastError: string | null;
+  result: unknown;
+};
+
+export type NewJob = {
+  kind: string;
+  /** Unique across every job ever queued, done or not: names the step ("campaign_start:<id>", "drip:<enrolment>:3"). */
+  key: string;
+  runAt: number;
+  userId?: string | null;
+  refId?: string | null;
+  payload?: Record<string, unknown>;
+};
+
+/** What a handler may answer: a result to keep, or a time to run again (a recurring job). */
+export type JobOutcome = void | { result?: unknown; runAgainAt?: number };
+
+export type JobHandlerOptions = {
+  /**
+   * Run the handler inside the transaction that claims the job and records its outcome, so the job and the work
+   * it does commit together (a campaign start). The handler must then be synchronous. Otherwise the claim commits
+   * with a lease first and the handler may await (a webhook call).
+   */
+  transactional?: boolean;
+  /** How long a worker holds a job before it counts as crashed (non-transactional handlers). */
+  leaseMs?: number;
+  /** Back-off after the n-th failed attempt: firstDelayMs * 2^(n-1), at most maxDelayMs. */
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+  /** Attempts before the job ends failed. */
+  maxAttempts?: number;
+};
+
+type Handler = { fn: (ctx: AppContext, job: Job) => JobOutcome | Promise<JobOutcome>; options: Required<JobHandlerOptions> };
+
+const DEFAULTS: Required<JobHandlerOptions> = {
+  transactional: false,
+  leaseMs: 5 * 60_000,
+  firstDelayMs: 30_000,
+  maxDelayMs: 3600_000,
+  maxAttempts: 8,
+};
+
+const registries = new WeakMap<AppContext, Map<string, Handler>>();
+const inFlight = new WeakMap<AppContext, Set<Promise<void>>>();
+
+/** Registers the handler of a kind of job for this app; the runner claims only kinds it has a handler for. */
+export function registerJobHandler(
+  ctx: AppContext,
+  kind: string,
+  fn: Handler["fn"],
+  options: JobHandlerOptions = {},
+) {
+  let registry = registries.get(ctx);
+  if (!registry) registries.set(ctx, (registry = new Map()));
+  registry.set(kind, { fn, options: { ...DEFAULTS, ...options } });
+}
+
+type JobRow = {
+  id: string;
+  kind: string;
+  key: string;
+  user_id: string | null;
+  ref_id: string | null;
+  payload: string;
+  run_at: number;
+  next_attempt_at: number;
+  state: JobState;
+  attempts: number;
+  lease_until: number | null;
+  last_error: string | null;
+  result: string | null;
+};
+
+const toJob = (r: JobRow): Job => ({
+  id: r.id,
+  kind: r.kind,
+  key: r.key,
+  userId: r.user_id,
+  refId: r.ref_id,
+  payload: JSON.parse(r.payload),
+  runAt: r.run_at,
+  nextAttemptAt: r.next_attempt_at,
+  state: r.state,
+  attempts: r.attempts,
+  leaseUntil: r.lease_until,
+  lastError: r.last_error,
+  result: r.result === null ? null : JSON.parse(r.result),
+});
+
+/** Queues a job unless one with its key was ever queued (insert-or-ignore). Answers whether it queued it. */
+export function enqueueJob(ctx: AppContext, job: NewJob): boolean {
+  return (
+    ctx.db.$client
+      .query(
+        `INSERT INTO jobs (id, kind, key, user_id, ref_id, payload, run_at, next_attempt_at, state, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (key) DO NOTHING`,
+      )
+      .run(Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, ctx.now(), ctx.now())
+      .changes > 0
+  );
+}
+
+/**
+ * Puts the job of a key on the schedule at a (new) time, whatever it was before: pending again with its attempts,
+ * lease, error and result cleared. For a step that moves (a campaign's start when its time is edited).
+ */
+export function rescheduleJob(ctx: AppContext, job: NewJob) {
+  const now = ctx.now();
+  ctx.db.$client
+    .query(
+      `INSERT INTO jobs (id, kind, key, user_id, ref_id, payload, run_at, next_attempt_at, state, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+       ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, user_id = excluded.user_id, ref_id = excluded.ref_id,
+         payload = excluded.payload, run_at = excluded.run_at, next_attempt_at = excluded.next_attempt_at, state = 'pending',
+         attempts = 0, lease_until = NULL, last_error = NULL, result = NULL, updated_at = excluded.updated_at, done_at = NULL`,
+    )
+    .run(Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, now, now);
+}
+
+/** Cancels the pending jobs of a key, of a subject (refId) or of an account; a job a worker holds finishes. */
+export function cancelJobs(ctx: AppContext, which: { key: string } | { refId: string } | { userId: string }): number {
+  const [column, value] = "key" in which ? ["key", which.key] : "refId" in which ? ["ref_id", which.refId] : ["user_id", which.userId];
+  return ctx.db.$client
+    .query(`UPDATE jobs SET state = 'cancelled', updated_at = ? WHERE ${column} = ? AND state = 'pending'`)
+    .run(ctx.now(), value).changes;
+}
+
+/** A job by its key, or null. */
+export function findJob(ctx: AppContext, key: string): Job | null {
+  const row = ctx.db.$client.query(`SELECT * FROM jobs WHERE key = ?`).get(key) as JobRow | null;
+  return row && toJob(row);
+}
+
+/** The subjects (refId) among `refIds` that have a pending job of `kind`. */
+export function pendingRefs(ctx: AppContext, kind: string, refIds: string[]): Set<string> {
+  if (!refIds.length) return new Set();
+  const rows = ctx.db.$client
+    .query(`SELECT ref_id FROM jobs WHERE kind = ? AND state = 'pending' AND ref_id IN (SELECT value FROM json_each(?))`)
+    .all(kind, JSON.stringify(refIds)) as { ref_id: string }[];
+  return new Set(rows.map((r) => r.ref_id));
+}
+
+const DUE_BATCH = 100;
+
+/**
+ * Claims one job in one statement: it must still be due (pending and its time come, or running with its lease
+ * expired), so two workers never both hold it. It becomes running with a lease, its attempt counted.
+ */
+function claim(ctx: AppContext, id: string, now: number, leaseMs: number): Job | null {
+  const row = ctx.db.$client
+    .query(
+      `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ?
+       WHERE id = ? AND ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'running' AND lease_until <= ?))
+       RETURNING *`,
+    )
+    .get(now + leaseMs, now, id, now, now) as JobRow | null;
+  return row && toJob(row);
+}
+
+/** Records a finished attempt: done with its result, or pending again at the time the handler asked for. */
+function complete(ctx: AppContext, job: Job, outcome: JobOutcome) {
+  const now = ctx.now();
+  const again = outcome?.runAgainAt;
+  const result = outcome?.result === undefined ? null : JSON.stringify(outcome.result);
+  // attempts = the claim's count: a worker whose lease expired and was taken over records nothing.
+  const db = ctx.db.$client;
+  if (again === undefined) {
+    db.query(`UPDATE jobs SET state = 'done', lease_until = NULL, result = ?, updated_at = ?, done_at = ? WHERE id = ? AND state = 'running' AND attempts = ?`).run(
+      result, now, now, job.id, job.attempts,
+    );
+  } else {
+    db.query(
+      `UPDATE jobs SET state = 'pending', attempts = 0, lease_until = NULL, last_error = NULL, result = ?, updated_at = ?, done_at = ?,
+         run_at = ?, next_attempt_at = ? WHERE id = ? AND state = 'running' AND attempts = ?`,
+    ).run(result, now, now, again, again, job.id, job.attempts);
+  }
+}
+
+/** Records a failed attempt: due again after the back-off, or failed for good after the last attempt. */
+function fail(ctx: AppContext, job: Job, attempts: number, options: Required<JobHandlerOptions>, err: unknown) {
+  const now = ctx.now();
+  const message = err instanceof Error ? err.message : String(err);
+  if (attempts >= options.maxAttempts) {
+    ctx.db.$client
+      .query(`UPDATE jobs SET state = 'failed', attempts = ?, lease_until = NULL, last_error = ?, updated_at = ?, done_at = ? WHERE id = ?`)
+      .run(attempts, message, now, now, job.id);
+    return;
+  }
+  const delay = Math.min(options.maxDelayMs, options.firstDelayMs * 2 ** (attempts - 1));
+  ctx.db.$client
+    .query(`UPDATE jobs SET state = 'pending', attempts = ?, lease_until = NULL, last_error = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?`)
+    .run(attempts, message, now + delay, now, job.id);
+}
+
+/**
+ * Runs every job due at ctx.now() whose kind has a handler. Transactional handlers have run when this returns;
+ * the others run on, and the promise settles when they have. Answers how many jobs it claimed.
+ */
+export function runDueJobs(ctx: AppContext): { claimed: number; settled: Promise<void> } {
+  const registry = registries.get(ctx);
+  if (!registry?.size) return { claimed: 0, settled: Promise.resolve() };
+  const db = ctx.db.$client;
+  const now = ctx.now();
+  const kinds = JSON.stringify([...registry.keys()]);
+  const due = db
+    .query(
+      `SELECT id, kind FROM (
+         SELECT id, kind, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+         UNION ALL
+         SELECT id, kind, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+       ) ORDER BY t LIMIT ?3`,
+    )
+    .all(now, kinds, DUE_BATCH) as { id: string; kind: string }[];
+  let claimed = 0;
+  const running: Promise<void>[] = [];
+  for (const { id, kind } of due) {
+    const handler = registry.get(kind)!;
+    const { fn, options } = handler;
+    if (options.transactional) {
+      let job: Job | null = null;
+      try {
+        db.transaction(() => {
+          job = claim(ctx, id, now, options.leaseMs);
+          if (!job) return;
+          const outcome = fn(ctx, job);
+          if (outcome instanceof Promise) throw new Error(`job handler ${kind} is transactional and must not be async`);
+          complete(ctx, job, outcome);
+        })();
+      } catch (err) {
+        // Rolled back: the claim too. The attempt is counted and the job is due again after its back-off.
+        const failed = job as Job | null;
+        if (!failed) throw err;
+        ctx.log(`jobs: ${kind} ${failed.key} failed: ${(err as Error)?.stack ?? err}`);
+        fail(ctx, failed, failed.attempts, options, err);
+      }
+      if (job) claimed++;
+      continue;
+    }
+    const job = claim(ctx, id, now, options.leaseMs);
+    if (!job) continue;
+    claimed++;
+    running.push(runLeased(ctx, job, handler));
+  }
+  const settled = Promise.all(running).then(() => undefined);
+  let flight = inFlight.get(ctx);
+  if (!flight) inFlight.set(ctx, (flight = new Set()));
+  const tracked = settled.finally(() => flight.delete(tracked));
+  flight.add(tracked);
+  return { claimed, settled };
+}
+
+async function runLeased(ctx: AppContext, job: Job, { fn, options }: Handler) {
+  try {
+    const outcome = await fn(ctx, job);
+    complete(ctx, job, outcome);
+  } catch (err) {
+    ctx.log(`jobs: ${job.kind} ${job.key} failed: ${(err as Error)?.stack ?? err}`);
+    // Only while the lease is still ours: an expired lease may already have been taken over.
+    const current = findJob(ctx, job.key);
+    if (current?.id === job.id && current.state === "running" && current.attempts === job.attempts) fail(ctx, job, job.attempts, options, err);
+  }
+}
+
+/** Checks for due jobs every few seconds, and once at start (catching up after downtime); stops with the server. */
+export function startJobRunner(ctx: AppContext) {
+  const tick = () => {
+    try {
+      runDueJobs(ctx);
+    } catch (err) {
+      ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
+    }
+  };
+  const cron = new Cron("*/5 * * * * *", { protect: true }, tick);
+  // Before the database closes: no new claims, and the handlers still running finish their writes.
+  ctx.onStop.unshift(async () => {
+    cron.stop();
+    await Promise.all(inFlight.get(ctx) ?? []);
+  });
+  tick();
+}
