@@ -16,6 +16,7 @@ import { VERSION } from "../version";
 import { generateLicenseCodes, listLicenseCodes, MAX_CODES_PER_BATCH, revokeLicenseCode } from "./license-codes";
 import { pageQuery, paging } from "./paging";
 import { markEmailVerified, sendPasswordResetFor } from "./account-help";
+import { RETENTION_BOUNDS, systemSettings, updateSystemSettings } from "./settings";
 import { applyUserAction, listUsers } from "./users";
 
 export const INVALID_ADMIN = "Invalid admin credentials";
@@ -75,6 +76,17 @@ export function adminRoutes(ctx: AppContext) {
 
   const portal = new Elysia({ prefix: "/api/admin" })
     .use(authGuard(ctx))
+    // GET /api/admin/settings
+    .get("/settings", () => systemSettings(ctx), { auth: "admin" })
+    // PATCH /api/admin/settings
+    .patch("/settings", ({ body }) => updateSystemSettings(ctx, body), {
+      auth: "admin",
+      body: t.Object({
+        eventRetentionDays: t.Optional(
+          t.Integer({ ...RETENTION_BOUNDS, error: `Event retention must be a whole number of days from ${RETENTION_BOUNDS.minimum} to ${RETENTION_BOUNDS.maximum}` }),
+        ),
+      }),
+    })
     // Users
     .get("/users", ({ query }) => listUsers(ctx, { ...paging(query), search: query.search }), {
       auth: "admin",
