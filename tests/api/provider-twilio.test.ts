@@ -59,7 +59,7 @@ function formWebhook(params: Record<string, string>, url = WEBHOOK_URL, authToke
   return webhook(url, body, { "x-twilio-signature": signTwilioWebhook(authToken, url, params) });
 }
 
-const rejected = (result: Promise<unknown>) => rejection(() => result);
+const rejected = (result: unknown) => rejection(() => result);
 
 providerContract<TwilioFake>({
   kind: "twilio",

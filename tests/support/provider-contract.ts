@@ -17,6 +17,7 @@ import {
   type AvailableNumber,
   type OutboundMessage,
   type ProviderAdapter,
+  type ProviderKind,
   type SendResult,
   type WebhookRequest,
 } from "../../src/providers/types";
@@ -34,7 +35,7 @@ type RequestOf<F> = F extends ContractFake<infer R> ? R : never;
 
 export type ProviderDescriptor<F extends ContractFake<any>> = {
   /** The adapter's kind, and how its webhooks are authenticated. */
-  kind: string;
+  kind: ProviderKind;
   webhookAuth: "signature" | "url-secret";
   /** The fake and adapter the file started in its beforeAll (read when a test runs). */
   current(): { fake: F; adapter: ProviderAdapter };
