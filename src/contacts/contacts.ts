@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { contactConsents, contacts, messages } from "../../db/schema";
 import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { COUNT_CAP, orderBy, searchPage, type PageQuery } from "./search";
 
@@ -104,8 +105,10 @@ export function listConsents(ctx: AppContext, userId: string, contactId: string)
 export function optOutById(ctx: AppContext, userId: string, id: string, source: ConsentSource, text: string | null): ContactRow {
   getContact(ctx, userId, id);
   ctx.db.transaction(() => {
+    const was = getContact(ctx, userId, id).status;
     ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).run();
     recordConsent(ctx, userId, id, "opt_out", source, text);
+    if (was !== "opted_out") appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id }, payload: { source } });
   });
   return getContact(ctx, userId, id);
 }
@@ -117,12 +120,15 @@ export function optOutById(ctx: AppContext, userId: string, id: string, source: 
 export function optOutContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): ContactRow {
   return ctx.db.transaction(() => {
     let row = findByPhone(ctx, userId, phone);
+    const was = row?.status;
     if (!row) {
       row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) }).returning().get();
+      appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
       ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, row.id)).run();
     }
     recordConsent(ctx, userId, row.id, "opt_out", source, text);
+    if (was !== "opted_out") appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id: row.id }, payload: { source } });
     return findByPhone(ctx, userId, phone)!;
   });
 }
@@ -132,12 +138,15 @@ export function optInContact(ctx: AppContext, userId: string, phone: string, sou
   return ctx.db.transaction(() => {
     const at = new Date(ctx.now());
     let row = findByPhone(ctx, userId, phone);
+    const was = row?.status;
     if (!row) {
       row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at }).returning().get();
+      appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
       ctx.db.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
     }
     recordConsent(ctx, userId, row.id, "opt_in", source, text);
+    if (was !== "subscribed") appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source } });
     return findByPhone(ctx, userId, phone)!;
   });
 }

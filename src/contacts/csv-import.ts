@@ -175,7 +175,7 @@ function finish(ctx: AppContext, id: string, patch: Partial<typeof contactImport
  * current one is stored, so the parser works on it meanwhile and the last batch is known as the last.
  */
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions) {
-  const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate });
+  const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id });
   ctx.db.update(contactImports).set({ state: "running" }).where(eq(contactImports.id, id)).run();
   const save = (progress: number, done: boolean) => {
     const r = importer.results();

@@ -1,6 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { CountryCode } from "libphonenumber-js";
 import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
 import { HttpError } from "../http/errors";
 import { usageFor } from "../licenses/limits";
 import { findUserById } from "../users/queries";
@@ -21,6 +22,8 @@ export type ImporterOptions = {
   /** The country of numbers without "+"; default: the owner's (defaultCountryOf). */
   region?: CountryCode;
   onDuplicate?: OnDuplicate;
+  /** Names the import in its events (the CSV job's id); a JSON import gets one of its own. */
+  importId?: string;
 };
 
 export const MAX_STORED_ERRORS = 1000;
@@ -58,6 +61,7 @@ export class ContactImporter {
   private maxRowid: Statement;
   private consents: Statement;
   private existing: Statement;
+  private importId: string;
   private replace: Statement;
 
   constructor(
@@ -65,6 +69,7 @@ export class ContactImporter {
     private userId: string,
     private opts: ImporterOptions = {},
   ) {
+    this.importId = opts.importId ?? newId();
     const user = findUserById(ctx, userId);
     if (!user) throw new HttpError(404, "Not found");
     this.phones = new PhoneNormalizer(opts.region ?? defaultCountryOf(ctx, user));
@@ -205,6 +210,13 @@ export class ContactImporter {
       if (consents.length) {
         this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
         this.index.run(before);
+        // One event per batch with its counts, not one per row: an import of a million rows writes a hundred.
+        appendEvent(this.ctx, {
+          userId: this.userId,
+          type: "contact.created",
+          subject: { kind: "import", id: this.importId },
+          payload: { source: "import", created: consents.length },
+        });
       }
       then?.();
     })();

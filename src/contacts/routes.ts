@@ -4,6 +4,7 @@ import type { CountryCode } from "libphonenumber-js";
 import { contacts } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
 import { badRequest } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
 import { assertWithinLimit } from "../licenses/limits";
@@ -168,6 +169,7 @@ export function contactRoutes(ctx: AppContext) {
             .values({ id, userId: user.id, firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, tags: c.tags ?? [], customFields: c.customFields ?? {}, source: "manual", status: "subscribed", optInDate: at, createdAt: at, updatedAt: at })
             .run();
           recordConsent(ctx, user.id, id, "opt_in", "manual", "Added by the account owner");
+          appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
         });
         set.status = 201;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
