@@ -1,6 +1,7 @@
 import { and, count, desc, eq, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
 import { NO_SENDER } from "../messages/messages";
@@ -275,6 +276,8 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
   if (!recipients.length) throw badRequest("No recipients selected", { skipped });
   const { notice } = assertWithinLimit(ctx, user.id, "messages", recipients.length);
   const queued = ctx.db.$client.transaction(() => {
+    // Before the outbox's message.queued events, so a reader sees the campaign start first.
+    appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
     const queued = writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
     const now = new Date(ctx.now());
     ctx.db
@@ -330,6 +333,7 @@ export function pauseByUser(ctx: AppContext, userId: string, id: string) {
   if (c.status !== "sending" && c.status !== "scheduled") throw conflict("Only a sending or scheduled campaign can be paused");
   ctx.db.$client.transaction(() => {
     ctx.db.$client.prepare(`UPDATE campaigns SET status = 'paused', pause_reason = NULL, updated_at = ? WHERE id = ?`).run(ctx.now(), id);
+    appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: { reason: null, by: "user" } });
     ctx.db.$client.prepare(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
   })();
   return viewOf(ctx, getCampaign(ctx, userId, id));
