@@ -2,14 +2,51 @@
 export const TOKEN_KEY = "auth_token";
 const TOKEN_RE = /^[A-Za-z0-9_.-]+$/;
 
+/** The machine codes the server puts on every error (src/http/errors.ts); the UI branches on these, never on text. */
+export type ErrorCode =
+  | "validation"
+  | "unauthorized"
+  | "plan_limit"
+  | "forbidden"
+  | "csrf"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "too_large"
+  | "locked"
+  | "rate_limited"
+  | "upstream"
+  | "internal"
+  | "network"
+  | "error";
+
+/** For an answer without a body of ours (a proxy's error page, a dropped connection): the code its status means. */
+const STATUS_CODES: Record<number, ErrorCode> = {
+  0: "network",
+  400: "validation",
+  401: "unauthorized",
+  402: "plan_limit",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  413: "too_large",
+  423: "locked",
+  429: "rate_limited",
+  502: "upstream",
+};
+
+/** A failed call: its status, the server's machine `code`, its message for people, and the rest of the body. */
 export class ApiError extends Error {
+  readonly code: ErrorCode;
   constructor(
     readonly status: number,
     message: string,
     readonly body: Record<string, unknown> = {},
   ) {
     super(message);
-    Object.assign(this, body, { message });
+    this.code =
+      typeof body.code === "string" ? (body.code as ErrorCode) : (STATUS_CODES[status] ?? (status >= 500 ? "internal" : "error"));
   }
 }
 

@@ -1,21 +1,8 @@
 import { signal } from "@preact/signals-react";
-import { api, apiGet, clearToken, getStoredToken, storeToken } from "./api";
+import { fetchUser, signIn, signOut, signUp, type RegisterPayload, type User } from "../api/auth";
+import { clearToken, getStoredToken, storeToken } from "./api";
 
-export type User = {
-  id: string;
-  email: string;
-  emailVerified: boolean;
-  firstName: string;
-  lastName: string;
-  phone: string | null;
-  role: "user" | "admin";
-  authProvider: "password" | "google";
-  timezone: string;
-  locale: string;
-  dateFormat: string;
-  onboarding: { businessName: string; industry: string; customerType: string; goals: string[] } | null;
-  createdAt: string;
-};
+export type { User };
 
 export type AuthState = { status: "loading" | "signed-out" | "signed-in"; user: User | null };
 
@@ -37,7 +24,7 @@ export async function refreshUser(): Promise<User | null> {
     return null;
   }
   try {
-    const user = await apiGet<User>("/api/auth/user");
+    const user = await fetchUser();
     auth.value = user ? { status: "signed-in", user } : { status: "signed-out", user: null };
     if (user) localStorage.setItem(SESSION_MARK, "1");
     else {
@@ -58,10 +45,8 @@ export function setUser(user: User) {
   auth.value = { status: "signed-in", user };
 }
 
-type SessionAnswer = { token: string; user: User; requires2FA?: boolean; userId?: string; pendingToken?: string };
-
-export async function login(email: string, password: string): Promise<SessionAnswer> {
-  const answer = await api<SessionAnswer>("/api/auth/login", { body: { email, password } });
+export async function login(email: string, password: string) {
+  const answer = await signIn(email, password);
   if (answer.token) {
     storeToken(answer.token);
     setUser(answer.user);
@@ -69,28 +54,17 @@ export async function login(email: string, password: string): Promise<SessionAns
   return answer;
 }
 
-export type RegisterPayload = {
-  email: string;
-  password: string;
-  confirmPassword: string;
-  firstName: string;
-  lastName: string;
-  phone?: string;
-  licenseCode?: string;
-};
+export type { RegisterPayload };
 
 export async function register(payload: RegisterPayload) {
-  const answer = await api<SessionAnswer & { licenseRedeemed: boolean; licensePlan: string | null }>(
-    "/api/auth/register",
-    { body: payload },
-  );
+  const answer = await signUp(payload);
   storeToken(answer.token);
   setUser(answer.user);
   return answer;
 }
 
 export async function logout() {
-  await api("/api/auth/logout", { method: "POST" });
+  await signOut();
   clearToken();
   localStorage.removeItem(SESSION_MARK);
   auth.value = { status: "signed-out", user: null };

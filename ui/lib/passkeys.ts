@@ -1,16 +1,9 @@
 /** The browser side of passkeys: support detection and the spec's messages for WebAuthn failures. */
 import { startAuthentication, startRegistration, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
-import { api } from "./api";
+import { beginPasskeyRegistration, beginPasskeySignIn, completePasskeyRegistration, completePasskeySignIn, type Authenticator } from "../api/security";
+import { ApiError } from "./api";
 
-export type Authenticator = {
-  id: string;
-  name: string;
-  credentialDeviceType: "singleDevice" | "multiDevice" | string;
-  transports: string[];
-  credentialBackedUp: boolean;
-  createdAt: string;
-  lastUsed: string | null;
-};
+export type { Authenticator };
 
 export const passkeysSupported = () =>
   typeof window !== "undefined" && typeof window.PublicKeyCredential === "function" && !!navigator.credentials;
@@ -21,9 +14,9 @@ const webAuthnCode = (err: unknown) => (err as { code?: string } | null)?.code ?
 
 /** `proof`: the password (or a current 2FA code) the server asks for again before a new passkey. */
 export async function registerPasskey(friendlyName: string, proof: { password?: string; token?: string } = {}) {
-  const optionsJSON = await api<Parameters<typeof startRegistration>[0]["optionsJSON"]>("/api/webauthn/register/begin", { body: proof });
+  const optionsJSON = await beginPasskeyRegistration(proof);
   const credential = await startRegistration({ optionsJSON });
-  return api<{ verified: boolean; error?: string }>("/api/webauthn/register/complete", { body: { credential, friendlyName } });
+  return completePasskeyRegistration(credential, friendlyName);
 }
 
 /** Title and description of a failed registration, per the spec's catalogue. */
@@ -31,7 +24,7 @@ export function registrationFailure(err: unknown): { title: string; description:
   const name = webAuthnName(err);
   const code = webAuthnCode(err);
   const message = err instanceof Error ? err.message : "";
-  if (code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED" || message.includes("already registered")) {
+  if (code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED" || (err instanceof ApiError && err.code === "conflict")) {
     return { title: "Failed to register passkey", description: "This device is already registered" };
   }
   if (name === "NotAllowedError" || name === "AbortError") {
@@ -57,7 +50,7 @@ export type AuthenticationOptions = PublicKeyCredentialRequestOptionsJSON;
 /** Request options for this email, or null when it has no passkey (the call's ok status says which). */
 export async function passkeyOptionsFor(email: string, signal?: AbortSignal): Promise<AuthenticationOptions | null> {
   try {
-    return await api<AuthenticationOptions>("/api/webauthn/authenticate/begin", { body: { email }, signal });
+    return await beginPasskeySignIn(email, signal);
   } catch {
     return null;
   }
@@ -65,13 +58,12 @@ export async function passkeyOptionsFor(email: string, signal?: AbortSignal): Pr
 
 export async function signInWithPasskey(optionsJSON: AuthenticationOptions) {
   const credential = await startAuthentication({ optionsJSON });
-  return api<{ verified: boolean; token: string; user: unknown }>("/api/webauthn/authenticate/complete", { body: { credential } });
+  return completePasskeySignIn(credential);
 }
 
 export function authenticationFailure(err: unknown): string {
   const name = webAuthnName(err);
-  const message = err instanceof Error ? err.message : "";
   if (name === "NotAllowedError" || name === "AbortError") return "Authentication was cancelled or timed out";
-  if ((err as { status?: number }).status === 404 || message.includes("No passkey found")) return "No passkey found for this account";
+  if (err instanceof ApiError && err.code === "not_found") return "No passkey found for this account";
   return "Failed to authenticate with passkey";
 }

@@ -1,17 +1,16 @@
 import { useState, type FormEvent } from "react";
 import { Alert, Button, Field, Input } from "../../components/ui";
-import { api, ApiError, storeToken } from "../../lib/api";
+import { GOOGLE_SIGN_IN_URL, requestPasswordReset, signInSecondStep } from "../../api/auth";
+import { ApiError, storeToken } from "../../lib/api";
 import { login, refreshUser, register } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 import { PasskeySignInButton } from "./passkey-sign-in";
 
-/** The spec's sign-in error wording, keyed on what the server says. */
+/** The spec's sign-in error wording, by the server's error code: a wrong email or password, or a blocked address. */
 export function loginFailureText(err: unknown): string {
-  const message = err instanceof Error ? err.message : "";
-  if (message.includes("Invalid credentials")) return "Invalid email or password. Please check your credentials and try again.";
-  if (message.includes("User not found")) return "No account found with this email. Please check your email or register for a new account.";
-  if (message.includes("Account locked")) return "Account temporarily locked due to multiple failed attempts. Please try again later.";
-  return message || "Login failed";
+  if (err instanceof ApiError && err.code === "unauthorized") return "Invalid email or password. Please check your credentials and try again.";
+  if (err instanceof ApiError && err.code === "locked") return "Account temporarily locked due to multiple failed attempts. Please try again later.";
+  return (err instanceof Error && err.message) || "Login failed";
 }
 
 export function PasswordInput(props: { id: string; value: string; onChange: (v: string) => void; autoComplete: string }) {
@@ -101,7 +100,7 @@ export function TwoFactorForm({ pendingToken, onBack, onSignedIn }: { pendingTok
     setBusy(true);
     setError(null);
     try {
-      const answer = await api<{ token: string }>("/api/auth/login/2fa", { body: { pendingToken, token: code } });
+      const answer = await signInSecondStep(pendingToken, code);
       storeToken(answer.token);
       await refreshUser();
       onSignedIn();
@@ -180,7 +179,7 @@ export function SignUpForm({ onRegistered }: { onRegistered: () => void }) {
           title: "Google Account Detected",
           description: "This email is already registered with Google. Please sign in with Google instead.",
           variant: "destructive",
-          action: { label: "Sign in with Google", onClick: () => location.assign("/api/auth/google") },
+          action: { label: "Sign in with Google", onClick: () => location.assign(GOOGLE_SIGN_IN_URL) },
         });
       } else {
         setError(err instanceof Error && err.message ? err.message : "Registration failed");
@@ -240,7 +239,7 @@ export function ForgotPasswordForm({ onBack }: { onBack?: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      setSent(await api<{ debugToken?: string }>("/api/auth/forgot-password", { body: { email: email.trim() } }));
+      setSent(await requestPasswordReset(email.trim()));
     } catch (err) {
       const text = err instanceof Error && err.message ? err.message : "Failed to send reset link";
       setError(text);

@@ -1,9 +1,9 @@
 import { useEffect, useState } from "react";
-import { api } from "../../lib/api";
+import { fetchAuthProviders, GOOGLE_SIGN_IN_URL } from "../../api/auth";
 
 let providers: Promise<{ google: boolean }> | null = null;
 /** Which sign-in providers the server has configured; asked once per page load. */
-const loadProviders = () => (providers ??= api<{ google: boolean }>("/api/auth/providers").catch(() => ({ google: false })));
+const loadProviders = () => (providers ??= fetchAuthProviders().catch(() => ({ google: false })));
 
 /** 'Continue with Google' (a full-page navigation to /api/auth/google), only when the server has it configured. */
 export function ContinueWithGoogle() {
@@ -19,7 +19,7 @@ export function ContinueWithGoogle() {
   return (
     <div className="mb-5 space-y-4">
       <a
-        href="/api/auth/google"
+        href={GOOGLE_SIGN_IN_URL}
         className="flex w-full items-center justify-center gap-2 rounded-lg border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
       >
         <svg aria-hidden viewBox="0 0 48 48" className="h-4 w-4">

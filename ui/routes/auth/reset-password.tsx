@@ -1,7 +1,7 @@
 import { Link } from "@tanstack/react-router";
 import { useState, type FormEvent } from "react";
 import { Alert, Button, Field } from "../../components/ui";
-import { api } from "../../lib/api";
+import { resetPassword } from "../../api/auth";
 import { toast } from "../../lib/toast";
 import { PasswordInput } from "./auth-forms";
 import { AuthShell } from "./auth-page";
@@ -51,7 +51,7 @@ export function ResetPasswordPage() {
     setBusy(true);
     setError(null);
     try {
-      await api("/api/auth/reset-password", { body: { token, password, confirmPassword: confirm } });
+      await resetPassword(token, password, confirm);
       setDone(true);
     } catch (err) {
       const text = err instanceof Error && err.message ? err.message : "Failed to reset password";

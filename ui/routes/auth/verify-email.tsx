@@ -1,7 +1,8 @@
 import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Alert, Button, Field, Input } from "../../components/ui";
-import { api, ApiError } from "../../lib/api";
+import { sendVerificationEmail, verifyEmail } from "../../api/auth";
+import { ApiError } from "../../lib/api";
 import { logout, setUser, type User } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 import { AuthShell } from "./auth-page";
@@ -26,12 +27,12 @@ export function VerifyEmailScreen({ user }: { user: User }) {
 
   const send = async (quiet: boolean) => {
     try {
-      const answer = await api<{ retryAfter: number }>("/api/auth/verify/email/send", { method: "POST" });
+      const answer = await sendVerificationEmail();
       setCooldown(answer.retryAfter ?? COOLDOWN);
       if (!quiet) toast({ title: "Code sent", description: `We sent a new code to ${user.email}.` });
     } catch (err) {
       // A code sent moments ago (at sign-up) is still valid: just show how long until a new one.
-      if (err instanceof ApiError && err.status === 429) return setCooldown(Number(err.body.retryAfter) || COOLDOWN);
+      if (err instanceof ApiError && err.code === "rate_limited") return setCooldown(Number(err.body.retryAfter) || COOLDOWN);
       toast({ title: "Failed to send verification email", description: (err as Error).message, variant: "destructive" });
     }
   };
@@ -48,7 +49,7 @@ export function VerifyEmailScreen({ user }: { user: User }) {
     setBusy(true);
     setError(null);
     try {
-      const answer = await api<{ user: User }>("/api/auth/verify/email", { body: { code } });
+      const answer = await verifyEmail(code);
       setVerified(true);
       toast({ title: "Email verified successfully!" });
       setTimeout(() => {

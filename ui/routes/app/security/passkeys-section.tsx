@@ -1,11 +1,11 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState, type FormEvent } from "react";
 import { Alert, Button, Card, Field, Input, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { deletePasskey, usePasskeys, useTwoFactorStatus } from "../../../api/security";
+import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { registerPasskey, registrationFailure, passkeysSupported, type Authenticator } from "../../../lib/passkeys";
 import { toast } from "../../../lib/toast";
-import { useApi } from "../../../lib/use-api";
 
 const DEFAULT_NAME = "My Device";
 const NOT_SUPPORTED = "Passkeys are not supported on this device or browser.";
@@ -19,8 +19,8 @@ function formatDate(iso: string | null) {
 /** The passkeys part of /settings/security: list, add (with a friendly name) and delete (after confirming). */
 export function PasskeysSection() {
   useSignals();
-  const { data, loading, error, reload } = useApi<Authenticator[]>("/api/webauthn/authenticators");
-  const twoFactor = useApi<{ enabled: boolean }>("/api/auth/2fa/status");
+  const { data, loading, error, reload } = usePasskeys();
+  const twoFactor = useTwoFactorStatus();
   // A new passkey signs in on its own, so the server asks who is adding it: the password, else (Google accounts)
   // a code from the authenticator app, else nothing.
   const ask = auth.value.user?.authProvider === "password" ? "password" : twoFactor.data?.enabled ? "code" : null;
@@ -71,7 +71,7 @@ export function PasskeysSection() {
     if (!window.confirm(`Delete the passkey "${key.name}"? You will no longer be able to sign in with it.`)) return;
     setDeleting(key.id);
     try {
-      await api(`/api/webauthn/authenticators/${encodeURIComponent(key.id)}`, { method: "DELETE" });
+      await deletePasskey(key.id);
       toast({ title: "Passkey deleted successfully" });
       await reload();
     } catch (err) {

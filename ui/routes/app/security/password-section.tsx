@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { Alert, Button, Card, Field } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { changePassword } from "../../../api/users";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { PasswordInput } from "../../auth/auth-forms";
 
@@ -21,9 +22,7 @@ export function PasswordSection() {
     setBusy(true);
     setError(null);
     try {
-      const answer = await api<{ message: string }>("/api/user/password", {
-        body: { currentPassword: form.current, newPassword: form.next, confirmPassword: form.confirm },
-      });
+      const answer = await changePassword(form.current, form.next, form.confirm);
       setForm({ current: "", next: "", confirm: "" });
       toast({ title: "Password changed", description: answer.message });
     } catch (err) {

@@ -1,16 +1,14 @@
 import { useState } from "react";
 import { Alert, Button, Card, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { revokeOtherSessions, revokeSession, useSessions, type Session } from "../../../api/security";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
-import { useApi } from "../../../lib/use-api";
-
-type Session = { id: string; device: string; ip: string | null; createdAt: string; lastSeenAt: string; current: boolean };
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 /** Where the account is signed in on /settings/security: each session, signing one out, or all but this one. */
 export function SessionsSection() {
-  const { data, loading, error, reload } = useApi<{ sessions: Session[] }>("/api/auth/sessions");
+  const { data, loading, error, reload } = useSessions();
   const [busy, setBusy] = useState<string | null>(null);
   const sessions = data?.sessions ?? [];
   const others = sessions.filter((s) => !s.current).length;
@@ -19,7 +17,7 @@ export function SessionsSection() {
     if (!window.confirm("Sign out of every other session? Anyone signed in elsewhere with your account will have to sign in again.")) return;
     setBusy("others");
     try {
-      const answer = await api<{ revoked: number }>("/api/auth/sessions/revoke-others", { method: "POST" });
+      const answer = await revokeOtherSessions();
       toast({ title: "Signed out of other sessions", description: `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.` });
       await reload();
     } catch (err) {
@@ -32,7 +30,7 @@ export function SessionsSection() {
   const signOut = async (session: Session) => {
     setBusy(session.id);
     try {
-      await api(`/api/auth/sessions/${encodeURIComponent(session.id)}`, { method: "DELETE" });
+      await revokeSession(session.id);
       toast({ title: "Session ended", description: session.device });
       await reload();
     } catch (err) {

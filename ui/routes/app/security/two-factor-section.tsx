@@ -1,11 +1,8 @@
 import { useState, type FormEvent } from "react";
 import { Button, Card, Field, Input, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor, regenerateBackupCodes, useTwoFactorStatus, type TwoFactorSetup as Setup } from "../../../api/security";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
-import { useApi } from "../../../lib/use-api";
-
-type Status = { enabled: boolean; backupCodesCount: number };
-type Setup = { secret: string; qrCodeUrl: string; manualEntryKey: string };
 
 const digitsOnly = (value: string) => value.replace(/\D/g, "").slice(0, 6);
 
@@ -30,7 +27,7 @@ function downloadCodes(codes: string[]) {
 
 /** Two-factor authentication on /settings/security: status, setup, verify, enabled with backup codes, disable. */
 export function TwoFactorSection() {
-  const status = useApi<Status>("/api/auth/2fa/status");
+  const status = useTwoFactorStatus();
   const [setup, setSetup] = useState<Setup | null>(null);
   const [code, setCode] = useState("");
   const [backupCodes, setBackupCodes] = useState<string[] | null>(null);
@@ -41,7 +38,7 @@ export function TwoFactorSection() {
   const startSetup = async () => {
     setBusy("setup");
     try {
-      setSetup(await api<Setup>("/api/auth/2fa/setup", { method: "POST" }));
+      setSetup(await beginTwoFactorSetup());
       setCode("");
     } catch (err) {
       toast({ title: "Failed to setup two-factor authentication", description: errorMessage(err, ""), variant: "destructive" });
@@ -59,7 +56,7 @@ export function TwoFactorSection() {
     }
     setBusy("enable");
     try {
-      const answer = await api<{ backupCodes: string[] }>("/api/auth/2fa/enable", { body: { token: code, secret: setup.secret } });
+      const answer = await enableTwoFactor(code, setup.secret);
       setBackupCodes(answer.backupCodes);
       setSetup(null);
       setCode("");
@@ -86,7 +83,7 @@ export function TwoFactorSection() {
     if (!window.confirm("Disable two-factor authentication? Your account will be protected by your password only.")) return;
     setBusy("disable");
     try {
-      await api("/api/auth/2fa/disable", { body: { token } });
+      await disableTwoFactor(token);
       setBackupCodes(null);
       setDisableCode("");
       toast({ title: "Two-factor authentication disabled" });
@@ -109,7 +106,7 @@ export function TwoFactorSection() {
     if (!window.confirm("Generate new backup codes? Your current backup codes will stop working.")) return;
     setBusy("regenerate");
     try {
-      const answer = await api<{ backupCodes: string[] }>("/api/auth/2fa/regenerate-backup-codes", { body: { token } });
+      const answer = await regenerateBackupCodes(token);
       setBackupCodes(answer.backupCodes);
       setRegenerateCode("");
       toast({ title: "New backup codes generated" });

@@ -1,0 +1,51 @@
+/** Signing in and up, the session's user, email verification, password reset and Google: /api/auth/*. */
+import { api, apiGet } from "../lib/api";
+import type { Ok, Routes } from "./types";
+
+type Auth = Routes["api"]["auth"];
+
+/** The signed-in user as GET /api/auth/user answers. */
+export type User = Ok<Auth["user"]["get"]>;
+
+/** A sign-in's answer: a session, or (2FA on) the pending token for the second step. */
+export type SessionAnswer = { token: string; user: User; requires2FA?: boolean; userId?: string; pendingToken?: string };
+
+export type RegisterPayload = {
+  email: string;
+  password: string;
+  confirmPassword: string;
+  firstName: string;
+  lastName: string;
+  phone?: string;
+  licenseCode?: string;
+};
+
+/** Where "Continue with Google" navigates (a full page load: the server redirects to Google). */
+export const GOOGLE_SIGN_IN_URL = "/api/auth/google";
+
+/** The session's user, or null when signed out. */
+export const fetchUser = () => apiGet<User>("/api/auth/user");
+
+export const signIn = (email: string, password: string) => api<SessionAnswer>("/api/auth/login", { body: { email, password } });
+
+/** `pendingToken`: from the password step; Google sign-in keeps it in a cookie instead. */
+export const signInSecondStep = (pendingToken: string | undefined, code: string) =>
+  api<{ token: string }>("/api/auth/login/2fa", { body: { pendingToken, token: code } });
+
+export const signUp = (payload: RegisterPayload) =>
+  api<SessionAnswer & { licenseRedeemed: boolean; licensePlan: string | null }>("/api/auth/register", { body: payload });
+
+export const signOut = () => api("/api/auth/logout", { method: "POST" });
+
+/** Which sign-in providers the server has configured. */
+export const fetchAuthProviders = () => api<Ok<Auth["providers"]["get"]>>("/api/auth/providers");
+
+/** `debugToken`: the reset link's token, answered only in development mode. */
+export const requestPasswordReset = (email: string) => api<{ debugToken?: string }>("/api/auth/forgot-password", { body: { email } });
+
+export const resetPassword = (token: string, password: string, confirmPassword: string) =>
+  api("/api/auth/reset-password", { body: { token, password, confirmPassword } });
+
+export const sendVerificationEmail = () => api<{ retryAfter: number }>("/api/auth/verify/email/send", { method: "POST" });
+
+export const verifyEmail = (code: string) => api<{ user: User }>("/api/auth/verify/email", { body: { code } });

@@ -1,0 +1,49 @@
+/** The account's sessions, two-factor authentication and passkeys: /api/auth/sessions, /api/auth/2fa, /api/webauthn. */
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
+import { api } from "../lib/api";
+import { useApi } from "../lib/use-api";
+import type { User } from "./auth";
+import type { Ok, Routes } from "./types";
+
+type Auth = Routes["api"]["auth"];
+type WebAuthn = Routes["api"]["webauthn"];
+
+export type Session = Ok<Auth["sessions"]["get"]>["sessions"][number];
+export type TwoFactorStatus = Ok<Auth["2fa"]["status"]["get"]>;
+export type TwoFactorSetup = { secret: string; qrCodeUrl: string; manualEntryKey: string };
+export type Authenticator = Ok<WebAuthn["authenticators"]["get"]>[number];
+
+export const useSessions = () => useApi<Ok<Auth["sessions"]["get"]>>("/api/auth/sessions");
+
+export const revokeOtherSessions = () => api<{ revoked: number }>("/api/auth/sessions/revoke-others", { method: "POST" });
+
+export const revokeSession = (id: string) => api(`/api/auth/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
+
+export const useTwoFactorStatus = () => useApi<TwoFactorStatus>("/api/auth/2fa/status");
+
+export const beginTwoFactorSetup = () => api<TwoFactorSetup>("/api/auth/2fa/setup", { method: "POST" });
+
+export const enableTwoFactor = (code: string, secret: string) =>
+  api<{ backupCodes: string[] }>("/api/auth/2fa/enable", { body: { token: code, secret } });
+
+export const disableTwoFactor = (token: string) => api("/api/auth/2fa/disable", { body: { token } });
+
+export const regenerateBackupCodes = (token: string) =>
+  api<{ backupCodes: string[] }>("/api/auth/2fa/regenerate-backup-codes", { body: { token } });
+
+export const usePasskeys = () => useApi<Authenticator[]>("/api/webauthn/authenticators");
+
+export const deletePasskey = (id: string) => api(`/api/webauthn/authenticators/${encodeURIComponent(id)}`, { method: "DELETE" });
+
+/** `proof`: the password (or a current 2FA code) the server asks for again before a new passkey. */
+export const beginPasskeyRegistration = (proof: { password?: string; token?: string }) =>
+  api<PublicKeyCredentialCreationOptionsJSON>("/api/webauthn/register/begin", { body: proof });
+
+export const completePasskeyRegistration = (credential: unknown, friendlyName: string) =>
+  api<{ verified: boolean; error?: string }>("/api/webauthn/register/complete", { body: { credential, friendlyName } });
+
+export const beginPasskeySignIn = (email: string, signal?: AbortSignal) =>
+  api<PublicKeyCredentialRequestOptionsJSON>("/api/webauthn/authenticate/begin", { body: { email }, signal });
+
+export const completePasskeySignIn = (credential: unknown) =>
+  api<{ verified: boolean; token: string; user: User }>("/api/webauthn/authenticate/complete", { body: { credential } });
