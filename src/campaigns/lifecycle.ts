@@ -1,6 +1,7 @@
 import { inArray } from "drizzle-orm";
 import { campaigns, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
 import { cancelJobs } from "../jobs/jobs";
 import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
@@ -20,7 +21,10 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
     const changed = db
       .query(`UPDATE campaigns SET status = 'paused', pause_reason = ?, updated_at = ? WHERE id = ? AND status IN ('sending', 'scheduled')`)
       .run(reason, ctx.now(), id);
-    if (changed.changes) db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
+    if (!changed.changes) return;
+    db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
+    const { user_id } = db.query(`SELECT user_id FROM campaigns WHERE id = ?`).get(id) as { user_id: string };
+    appendEvent(ctx, { userId: user_id, type: "campaign.paused", subject: { kind: "campaign", id }, payload: { reason } });
   })();
 }
 
@@ -38,7 +42,13 @@ export function settleCampaign(ctx: AppContext, id: string): boolean {
     .get(id) as { out: number | null; failed: number | null };
   const status: CampaignStatus = (counts.out ?? 0) === 0 && (counts.failed ?? 0) > 0 ? "failed" : "completed";
   const now = ctx.now();
-  return db.query(`UPDATE campaigns SET status = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'sending'`).run(status, now, now, id).changes > 0;
+  return db.transaction(() => {
+    const settled = db
+      .query(`UPDATE campaigns SET status = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'sending' RETURNING user_id`)
+      .get(status, now, now, id) as { user_id: string } | null;
+    if (settled) appendEvent(ctx, { userId: settled.user_id, type: "campaign.completed", subject: { kind: "campaign", id }, payload: { status } });
+    return !!settled;
+  })();
 }
 
 export const ACCOUNT_DISABLED = "Account disabled by an administrator";
