@@ -1,0 +1,171 @@
+// The jobs table on a fake clock, against an in-memory database: no server, no sleeps.
+import { beforeEach, describe, expect, test } from "bun:test";
+import { openDatabase } from "../../db/client";
+import type { AppContext } from "../../src/context";
+import { cancelJobs, enqueueJob, findJob, registerJobHandler, rescheduleJob, runDueJobs, type Job } from "../../src/jobs/jobs";
+
+const T0 = Date.parse("2026-03-01T12:00:00Z");
+const MINUTE = 60_000;
+let now: number;
+let ctx: AppContext;
+let logs: string[];
+
+beforeEach(() => {
+  now = T0;
+  logs = [];
+  ctx = { db: openDatabase(":memory:"), now: () => now, log: (l: string) => logs.push(l), onStop: [] } as unknown as AppContext;
+});
+
+const state = (key: string) => {
+  const j = findJob(ctx, key)!;
+  return { state: j.state, attempts: j.attempts, nextAttemptAt: j.nextAttemptAt - T0, lastError: j.lastError };
+};
+
+describe("queueing", () => {
+  test("a key is queued once: a second enqueue is ignored, before and after the job ran", async () => {
+    const ran: unknown[] = [];
+    registerJobHandler(ctx, "drip", (_ctx, job) => void ran.push(job.payload));
+    expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: 1 } })).toBe(true);
+    expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: "again" } })).toBe(false);
+    expect(runDueJobs(ctx).claimed).toBe(1);
+    await Promise.resolve();
+    expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0 })).toBe(false);
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect(ran).toEqual([{ step: 1 }]);
+    expect(ctx.db.$client.query(`SELECT count(*) AS n FROM jobs`).get()).toEqual({ n: 1 });
+  });
+
+  test("nothing runs before its time; at its time it runs once and is done with its result", async () => {
+    registerJobHandler(ctx, "report", () => ({ result: { sent: 3 } }));
+    enqueueJob(ctx, { kind: "report", key: "r", runAt: T0 + 10 * MINUTE });
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    now = T0 + 10 * MINUTE - 1;
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    now = T0 + 10 * MINUTE;
+    const { claimed, settled } = runDueJobs(ctx);
+    expect(claimed).toBe(1);
+    await settled;
+    expect(findJob(ctx, "r")).toMatchObject({ state: "done", attempts: 1, result: { sent: 3 }, leaseUntil: null });
+    expect(runDueJobs(ctx).claimed).toBe(0);
+  });
+
+  test("a kind without a handler in this process is left alone", () => {
+    enqueueJob(ctx, { kind: "backup", key: "b", runAt: T0 });
+    registerJobHandler(ctx, "other", () => {});
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect(state("b").state).toBe("pending");
+  });
+
+  test("rescheduling moves a key's job and makes it pending again; cancelling drops only pending jobs", async () => {
+    registerJobHandler(ctx, "start", () => {});
+    enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 + MINUTE, refId: "c1" });
+    rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 5 * MINUTE, refId: "c1" });
+    now = T0 + 2 * MINUTE;
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    now = T0 + 5 * MINUTE;
+    await runDueJobs(ctx).settled;
+    expect(state("s").state).toBe("done");
+    rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 9 * MINUTE, refId: "c1" });
+    expect(findJob(ctx, "s")).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 9 * MINUTE, result: null });
+    expect(cancelJobs(ctx, { refId: "c1" })).toBe(1);
+    expect(cancelJobs(ctx, { refId: "c1" })).toBe(0);
+    now = T0 + 10 * MINUTE;
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect(state("s").state).toBe("cancelled");
+  });
+});
+
+describe("leases", () => {
+  test("a worker that never finishes (crashed) holds the job until its lease expires; then it is due again", async () => {
+    const started: number[] = [];
+    let finish: (() => void) | null = null;
+    registerJobHandler(
+      ctx,
+      "webhook",
+      (_ctx, job) => {
+        started.push(job.attempts);
+        // The first worker hangs, as a crashed one would; the second completes.
+        return job.attempts === 1 ? new Promise<void>((resolve) => (finish = resolve)) : { result: "ok" };
+      },
+      { leaseMs: 5 * MINUTE },
+    );
+    enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
+    const first = runDueJobs(ctx);
+    expect(first.claimed).toBe(1);
+    expect(findJob(ctx, "w")).toMatchObject({ state: "running", attempts: 1, leaseUntil: T0 + 5 * MINUTE });
+    now = T0 + 5 * MINUTE - 1;
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    now = T0 + 5 * MINUTE;
+    await runDueJobs(ctx).settled;
+    expect(started).toEqual([1, 2]);
+    expect(findJob(ctx, "w")).toMatchObject({ state: "done", attempts: 2, result: "ok" });
+    // The first worker wakes up late: its lease was taken over, so it records nothing.
+    finish!();
+    await first.settled;
+    expect(findJob(ctx, "w")).toMatchObject({ state: "done", attempts: 2, result: "ok" });
+  });
+});
+
+describe("failures", () => {
+  test("each failure backs off exponentially (30 s, 60 s, 120 s...); the last attempt ends failed with the error", async () => {
+    registerJobHandler(
+      ctx,
+      "webhook",
+      () => Promise.reject(new Error("HTTP 503 from https://example.com/hook")),
+      { firstDelayMs: 30_000, maxDelayMs: 100_000, maxAttempts: 4 },
+    );
+    enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
+    await runDueJobs(ctx).settled;
+    expect(state("w")).toEqual({ state: "pending", attempts: 1, nextAttemptAt: 30_000, lastError: "HTTP 503 from https://example.com/hook" });
+    now = T0 + 29_999;
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    now = T0 + 30_000;
+    await runDueJobs(ctx).settled;
+    expect(state("w")).toMatchObject({ state: "pending", attempts: 2, nextAttemptAt: 30_000 + 60_000 });
+    now = T0 + 90_000;
+    await runDueJobs(ctx).settled;
+    // 120 s is above the 100 s ceiling.
+    expect(state("w")).toMatchObject({ state: "pending", attempts: 3, nextAttemptAt: 90_000 + 100_000 });
+    now = T0 + 190_000;
+    await runDueJobs(ctx).settled;
+    expect(state("w")).toMatchObject({ state: "failed", attempts: 4, lastError: "HTTP 503 from https://example.com/hook" });
+    now = T0 + 3600_000;
+    expect(runDueJobs(ctx).claimed).toBe(0);
+  });
+
+  test("a transactional handler's writes and its job commit together: a failure rolls both back, counted, and retried", () => {
+    const db = ctx.db.$client;
+    db.exec(`CREATE TABLE work (job TEXT)`);
+    let fail = true;
+    registerJobHandler(
+      ctx,
+      "start",
+      (_ctx, job: Job) => {
+        db.query(`INSERT INTO work VALUES (?)`).run(job.key);
+        if (fail) throw new Error("could not start");
+      },
+      { transactional: true, firstDelayMs: MINUTE },
+    );
+    enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 });
+    expect(runDueJobs(ctx).claimed).toBe(1);
+    expect(db.query(`SELECT count(*) AS n FROM work`).get()).toEqual({ n: 0 });
+    expect(state("s")).toEqual({ state: "pending", attempts: 1, nextAttemptAt: MINUTE, lastError: "could not start" });
+    expect(logs.some((l) => l.startsWith("jobs: start s failed: Error: could not start"))).toBe(true);
+    fail = false;
+    now = T0 + MINUTE;
+    runDueJobs(ctx);
+    expect(db.query(`SELECT job FROM work`).all()).toEqual([{ job: "s" }]);
+    expect(state("s")).toMatchObject({ state: "done", attempts: 2 });
+  });
+
+  test("a recurring job puts itself back on the schedule", async () => {
+    let runs = 0;
+    registerJobHandler(ctx, "prune", () => ({ result: { run: ++runs }, runAgainAt: now + 86_400_000 }));
+    enqueueJob(ctx, { kind: "prune", key: "prune", runAt: T0 });
+    await runDueJobs(ctx).settled;
+    expect(findJob(ctx, "prune")).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 86_400_000, result: { run: 1 } });
+    now = T0 + 86_400_000;
+    await runDueJobs(ctx).settled;
+    expect(runs).toBe(2);
+  });
+});
