@@ -406,13 +406,11 @@ export const systemSettings = sqliteTable("system_settings", {
   updatedAt: integer("updated_at").notNull(),
 });
 
-/** Account security: TOTP secret (encrypted with the data folder's key), lockout counters. */
+/** Account security: TOTP secret (encrypted with the data folder's key), the wrong-code counter. */
 export const userSecurity = sqliteTable("user_security", {
   userId: text("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
   totpSecretEncrypted: text("totp_secret_encrypted"),
   totpEnabledAt: integer("totp_enabled_at", { mode: "timestamp_ms" }),
-  failedLogins: integer("failed_logins").notNull().default(0),
-  lockedUntil: integer("locked_until", { mode: "timestamp_ms" }),
   googleSubject: text("google_subject").unique(),
   failedCodes: integer("failed_codes").notNull().default(0),
   codesLockedUntil: integer("codes_locked_until", { mode: "timestamp_ms" }),
