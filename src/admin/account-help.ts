@@ -1,5 +1,4 @@
-import { eq } from "drizzle-orm";
-import { emailVerifications } from "../../db/schema";
+import { dropVerificationCode } from "../auth/email-verification";
 import { requestPasswordReset, RESET_TTL_MINUTES } from "../auth/password-reset";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
@@ -22,7 +21,7 @@ export function markEmailVerified(ctx: AppContext, admin: User, userId: string) 
     ctx.db.$client.transaction(() => {
       updateUser(ctx, user.id, { emailVerified: true });
       // A code still on its way must not matter any more.
-      ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
+      dropVerificationCode(ctx, user.id);
     })();
     ctx.log(`administrator ${admin.email} marked the email of ${user.email} verified`);
   }

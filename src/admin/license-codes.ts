@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { and, count, desc, eq, isNotNull, isNull, like, or, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
-import { licenseCodes, plans, users } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
+import { findLicenseCode, insertLicenseCodes, listLicenseCodeRows, markLicenseCodeRevoked, type CodeStatus } from "../licenses/codes";
 import { findPlan, formatLicenseCode, normalizeLicenseCode } from "../licenses/licenses";
+import { emailsByIds } from "../users/queries";
 import type { Page } from "./paging";
 
 /** 32 characters without the look-alikes 0/O and 1/I: a byte's low 5 bits pick one without bias. */
@@ -28,54 +27,19 @@ export function generateLicenseCodes(ctx: AppContext, adminId: string, planId: s
   }
   const plan = findPlan(ctx, planId);
   if (!plan) throw badRequest("Unknown plan");
-  const codes: string[] = [];
-  ctx.db.transaction((tx) => {
-    while (codes.length < howMany) {
-      const code = newLicenseCode();
-      const inserted = tx
-        .insert(licenseCodes)
-        .values({ code, planId, durationDays, createdBy: adminId, createdAt: new Date(ctx.now()) })
-        .onConflictDoNothing()
-        .returning({ code: licenseCodes.code })
-        .get();
-      if (inserted) codes.push(code);
-    }
-  });
+  const codes = insertLicenseCodes(ctx, { planId, durationDays, createdBy: adminId }, howMany, newLicenseCode);
   return { plan, durationDays, codes: codes.map(formatLicenseCode) };
 }
 
-export type CodeStatus = "active" | "redeemed" | "revoked";
-
 export function listLicenseCodes(ctx: AppContext, opts: { page: number; pageSize: number; status?: CodeStatus; search?: string }): Page<unknown> {
-  const redeemer = alias(users, "redeemer");
-  const conditions: SQL[] = [];
-  if (opts.status === "revoked") conditions.push(isNotNull(licenseCodes.revokedAt));
-  if (opts.status === "redeemed") conditions.push(and(isNull(licenseCodes.revokedAt), isNotNull(licenseCodes.redeemedAt))!);
-  if (opts.status === "active") conditions.push(and(isNull(licenseCodes.revokedAt), isNull(licenseCodes.redeemedAt))!);
   const search = opts.search?.trim();
-  if (search) {
-    const code = normalizeLicenseCode(search);
-    conditions.push(or(like(licenseCodes.code, `%${code || search}%`), like(redeemer.email, `%${search.toLowerCase()}%`))!);
-  }
-  const where = conditions.length ? and(...conditions) : undefined;
-  const total = ctx.db
-    .select({ n: count() })
-    .from(licenseCodes)
-    .leftJoin(redeemer, eq(redeemer.id, licenseCodes.redeemedBy))
-    .where(where)
-    .get()!.n;
-  const rows = ctx.db
-    .select({ code: licenseCodes, planName: plans.name, redeemerEmail: redeemer.email })
-    .from(licenseCodes)
-    .innerJoin(plans, eq(plans.id, licenseCodes.planId))
-    .leftJoin(redeemer, eq(redeemer.id, licenseCodes.redeemedBy))
-    .where(where)
-    .orderBy(desc(licenseCodes.createdAt), licenseCodes.code)
-    .limit(opts.pageSize)
-    .offset((opts.page - 1) * opts.pageSize)
-    .all();
+  const { rows, total } = listLicenseCodeRows(ctx, {
+    ...opts,
+    search: search ? { code: normalizeLicenseCode(search) || search, email: search.toLowerCase() } : undefined,
+  });
+  const emails = emailsByIds(ctx, rows.flatMap((r) => (r.code.redeemedBy ? [r.code.redeemedBy] : [])));
   return {
-    data: rows.map(({ code: c, planName, redeemerEmail }) => ({
+    data: rows.map(({ code: c, planName }) => ({
       code: formatLicenseCode(c.code),
       planId: c.planId,
       planName,
@@ -84,7 +48,7 @@ export function listLicenseCodes(ctx: AppContext, opts: { page: number; pageSize
       createdAt: c.createdAt.toISOString(),
       revokedAt: c.revokedAt?.toISOString() ?? null,
       redeemedAt: c.redeemedAt?.toISOString() ?? null,
-      redeemedBy: c.redeemedBy ? { id: c.redeemedBy, email: redeemerEmail } : null,
+      redeemedBy: c.redeemedBy ? { id: c.redeemedBy, email: emails.get(c.redeemedBy) ?? null } : null,
     })),
     total,
     page: opts.page,
@@ -95,9 +59,9 @@ export function listLicenseCodes(ctx: AppContext, opts: { page: number; pageSize
 /** Revoking stops a code from being redeemed; a license already granted by it stays. */
 export function revokeLicenseCode(ctx: AppContext, input: string) {
   const code = normalizeLicenseCode(input);
-  const row = ctx.db.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
+  const row = findLicenseCode(ctx, code);
   if (!row) throw notFound("License code not found");
   if (row.redeemedAt) throw badRequest("This license code has already been redeemed and cannot be revoked");
-  if (!row.revokedAt) ctx.db.update(licenseCodes).set({ revokedAt: new Date(ctx.now()) }).where(eq(licenseCodes.code, code)).run();
+  if (!row.revokedAt) markLicenseCodeRevoked(ctx, code);
   return { code: formatLicenseCode(code), status: "revoked" as const };
 }

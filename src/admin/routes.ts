@@ -1,40 +1,26 @@
-import { statSync } from "node:fs";
-import { clientIp } from "../http/client-ip";
-import { join } from "node:path";
-import { and, count, desc, eq, isNotNull, isNull } from "drizzle-orm";
 import { Elysia, t } from "elysia";
-import { errorReports, licenseCodes, plans, supportMessages, users } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import { attemptPassword } from "../auth/lockout";
 import { createSession, SESSION_COOKIE, sessionCookie } from "../auth/sessions";
 import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "../auth/two-factor";
 import type { AppContext } from "../context";
+import { listErrorReports } from "../error-reports/reports";
+import { clientIp } from "../http/client-ip";
 import { badRequest, HttpError, notFound } from "../http/errors";
-import { findPlan, grantLicense, planView } from "../licenses/licenses";
+import { findPlan, grantLicense } from "../licenses/licenses";
+import { listContactMessages, markContactMessageHandled } from "../support/messages";
 import { findUserByEmail, findUserById, publicUser } from "../users/queries";
-import { VERSION } from "../version";
+import { adminHealth } from "./health";
 import { generateLicenseCodes, listLicenseCodes, MAX_CODES_PER_BATCH, revokeLicenseCode } from "./license-codes";
 import { pageQuery, paging } from "./paging";
 import { markEmailVerified, sendPasswordResetFor } from "./account-help";
 import { RETENTION_BOUNDS, systemSettings, updateSystemSettings } from "./settings";
+import { editPlan, planList } from "./plans";
 import { applyUserAction, listUsers } from "./users";
 
 export const INVALID_ADMIN = "Invalid admin credentials";
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
-
-function databaseSize(ctx: AppContext): number {
-  const pages = ctx.db.$client.query("PRAGMA page_count").get() as { page_count: number };
-  const size = ctx.db.$client.query("PRAGMA page_size").get() as { page_size: number };
-  let bytes = pages.page_count * size.page_size;
-  try {
-    bytes = Math.max(bytes, statSync(join(ctx.config.dataDir, "smsdesk.db")).size);
-    bytes += statSync(join(ctx.config.dataDir, "smsdesk.db-wal")).size;
-  } catch {
-    // No WAL file yet, or an in-memory database.
-  }
-  return bytes;
-}
 
 /**
  * The administrator portal's calls. Everything but the login needs the admin role (403 for a user,
@@ -42,6 +28,7 @@ function databaseSize(ctx: AppContext): number {
  */
 export function adminRoutes(ctx: AppContext) {
   const startedAt = ctx.now();
+  // POST /api/admin/auth/login
   const login = new Elysia().post(
     "/api/admin/auth/login",
     async ({ body, headers, cookie, request }) => {
@@ -88,6 +75,7 @@ export function adminRoutes(ctx: AppContext) {
       }),
     })
     // Users
+    // GET /api/admin/users
     .get("/users", ({ query }) => listUsers(ctx, { ...paging(query), search: query.search }), {
       auth: "admin",
       query: t.Object({ ...pageQuery, search: t.Optional(t.String({ maxLength: 200 })) }),
@@ -103,6 +91,7 @@ export function adminRoutes(ctx: AppContext) {
       async ({ user, params }) => ({ success: true, ...(await sendPasswordResetFor(ctx, user, params.id)) }),
       { auth: "admin", params: t.Object({ id: t.String({ maxLength: 100 }) }) },
     )
+    // POST /api/admin/users/:id/:action
     .post(
       "/users/:id/:action",
       ({ user, params }) => ({ success: true, data: applyUserAction(ctx, user.id, params.id, params.action) }),
@@ -116,6 +105,7 @@ export function adminRoutes(ctx: AppContext) {
         }),
       },
     )
+    // POST /api/admin/users/:id/license
     .post(
       "/users/:id/license",
       ({ params, body }) => {
@@ -136,6 +126,7 @@ export function adminRoutes(ctx: AppContext) {
       },
     )
     // License codes
+    // GET /api/admin/license-codes
     .get("/license-codes", ({ query }) => listLicenseCodes(ctx, { ...paging(query), status: query.status, search: query.search }), {
       auth: "admin",
       query: t.Object({
@@ -144,6 +135,7 @@ export function adminRoutes(ctx: AppContext) {
         search: t.Optional(t.String({ maxLength: 200 })),
       }),
     })
+    // POST /api/admin/license-codes
     .post(
       "/license-codes",
       ({ user, body, set }) => {
@@ -162,35 +154,18 @@ export function adminRoutes(ctx: AppContext) {
         }),
       },
     )
+    // POST /api/admin/license-codes/:code/revoke
     .post("/license-codes/:code/revoke", ({ params }) => ({ success: true, data: revokeLicenseCode(ctx, params.code) }), {
       auth: "admin",
       params: t.Object({ code: t.String({ maxLength: 64 }) }),
     })
     // Plans
-    .get("/plans", () => ({ data: ctx.db.select().from(plans).orderBy(plans.sortOrder).all().map(planView) }), { auth: "admin" })
+    // GET /api/admin/plans
+    .get("/plans", () => ({ data: planList(ctx) }), { auth: "admin" })
+    // PUT /api/admin/plans/:id
     .put(
       "/plans/:id",
-      ({ params, body }) => {
-        if (!findPlan(ctx, params.id)) throw notFound("Plan not found");
-        const name = body.name?.trim();
-        if (body.name !== undefined && !name) throw badRequest("The plan needs a name");
-        const features = body.features?.map((f) => f.trim()).filter(Boolean);
-        const updated = ctx.db
-          .update(plans)
-          .set({
-            ...(name ? { name } : {}),
-            ...(body.price !== undefined ? { price: body.price } : {}),
-            ...(body.monthlyContacts !== undefined ? { monthlyContacts: body.monthlyContacts } : {}),
-            ...(body.monthlyMessages !== undefined ? { monthlyMessages: body.monthlyMessages } : {}),
-            ...(body.phoneNumbers !== undefined ? { phoneNumbers: body.phoneNumbers } : {}),
-            ...(features ? { features } : {}),
-            updatedAt: new Date(ctx.now()),
-          })
-          .where(eq(plans.id, params.id))
-          .returning()
-          .get()!;
-        return { success: true, data: planView(updated) };
-      },
+      ({ params, body }) => ({ success: true, data: editPlan(ctx, params.id, body) }),
       {
         auth: "admin",
         params: t.Object({ id: t.String({ maxLength: 100 }) }),
@@ -205,101 +180,30 @@ export function adminRoutes(ctx: AppContext) {
       },
     )
     // Error reports and contact-form messages
+    // GET /api/admin/error-reports
     .get(
       "/error-reports",
-      ({ query }) => {
-        const { page, pageSize } = paging(query);
-        const total = ctx.db.select({ n: count() }).from(errorReports).get()!.n;
-        const rows = ctx.db
-          .select({ report: errorReports, email: users.email })
-          .from(errorReports)
-          .leftJoin(users, eq(users.id, errorReports.userId))
-          .orderBy(desc(errorReports.createdAt), desc(errorReports.id))
-          .limit(pageSize)
-          .offset((page - 1) * pageSize)
-          .all();
-        const data = rows.map(({ report: r, email }) => ({
-          id: r.id,
-          type: r.type,
-          message: r.message,
-          stack: r.stack,
-          componentStack: r.componentStack,
-          url: r.url,
-          userAgent: r.userAgent,
-          occurredAt: r.occurredAt,
-          user: r.userId ? { id: r.userId, email } : null,
-          createdAt: r.createdAt.toISOString(),
-        }));
-        return { data, total, page, pageSize };
-      },
+      ({ query }) => listErrorReports(ctx, paging(query)),
       { auth: "admin", query: t.Object(pageQuery) },
     )
+    // GET /api/admin/contact-messages
     .get(
       "/contact-messages",
-      ({ query }) => {
-        const { page, pageSize } = paging(query);
-        const where =
-          query.status === "open" ? isNull(supportMessages.handledAt) : query.status === "handled" ? isNotNull(supportMessages.handledAt) : undefined;
-        const total = ctx.db.select({ n: count() }).from(supportMessages).where(where).get()!.n;
-        const rows = ctx.db
-          .select()
-          .from(supportMessages)
-          .where(where)
-          .orderBy(desc(supportMessages.createdAt), desc(supportMessages.id))
-          .limit(pageSize)
-          .offset((page - 1) * pageSize)
-          .all();
-        const data = rows.map((m) => ({
-          ...m,
-          createdAt: m.createdAt.toISOString(),
-          handledAt: m.handledAt?.toISOString() ?? null,
-        }));
-        return { data, total, page, pageSize };
-      },
+      ({ query }) => listContactMessages(ctx, { ...paging(query), status: query.status }),
       {
         auth: "admin",
         query: t.Object({ ...pageQuery, status: t.Optional(t.Union([t.Literal("open"), t.Literal("handled")], { error: "status must be open or handled" })) }),
       },
     )
+    // POST /api/admin/contact-messages/:id/handled
     .post(
       "/contact-messages/:id/handled",
-      ({ params, body }) => {
-        const handled = body?.handled ?? true;
-        const row = ctx.db
-          .update(supportMessages)
-          .set({ handledAt: handled ? new Date(ctx.now()) : null })
-          .where(eq(supportMessages.id, params.id))
-          .returning()
-          .get();
-        if (!row) throw notFound("Message not found");
-        return { success: true, data: { id: row.id, handledAt: row.handledAt?.toISOString() ?? null } };
-      },
+      ({ params, body }) => ({ success: true, data: markContactMessageHandled(ctx, params.id, body?.handled ?? true) }),
       { auth: "admin", params: t.Object({ id: t.String({ maxLength: 100 }) }), body: t.Optional(t.Object({ handled: t.Optional(t.Boolean()) })) },
     )
     // Health
-    .get(
-      "/health",
-      () => {
-        const n = (q: { n: number } | undefined) => q?.n ?? 0;
-        return {
-          data: {
-            version: VERSION,
-            uptimeSeconds: Math.floor((ctx.now() - startedAt) / 1000),
-            startedAt: new Date(startedAt).toISOString(),
-            databaseBytes: databaseSize(ctx),
-            users: n(ctx.db.select({ n: count() }).from(users).get()),
-            admins: n(ctx.db.select({ n: count() }).from(users).where(eq(users.role, "admin")).get()),
-            disabledUsers: n(ctx.db.select({ n: count() }).from(users).where(eq(users.disabled, true)).get()),
-            activeLicenseCodes: n(
-              ctx.db.select({ n: count() }).from(licenseCodes).where(and(isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt))).get(),
-            ),
-            errorReports: n(ctx.db.select({ n: count() }).from(errorReports).get()),
-            openContactMessages: n(ctx.db.select({ n: count() }).from(supportMessages).where(isNull(supportMessages.handledAt)).get()),
-          },
-        };
-      },
-      { auth: "admin" },
-    );
+    // GET /api/admin/health
+    .get("/health", () => ({ data: adminHealth(ctx, startedAt) }), { auth: "admin" });
 
   return new Elysia().use(login).use(portal);
 }

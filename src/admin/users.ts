@@ -1,16 +1,11 @@
-import { and, count, desc, eq, inArray, isNotNull, or, sql, type SQL } from "drizzle-orm";
-import { userSecurity, users } from "../../db/schema";
 import { revokeAllSessions } from "../auth/sessions";
-import { resetTwoFactor } from "../auth/two-factor";
+import { resetTwoFactor, usersWithTwoFactor } from "../auth/two-factor";
 import { ACCOUNT_DISABLED, stopAccountSending } from "../campaigns/lifecycle";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { currentLicense } from "../licenses/licenses";
-import { findUserById, normalizeEmail, updateUser, type User } from "../users/queries";
+import { findUserById, searchUsers, updateUser, type User } from "../users/queries";
 import type { Page } from "./paging";
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-const likeEscaped = (column: unknown, pattern: string) => sql`lower(${column}) like ${pattern} escape '\\'`;
 
 function adminUserView(ctx: AppContext, user: User, twoFactor: boolean) {
   const license = currentLicense(ctx, user);
@@ -33,36 +28,8 @@ export type AdminUserView = ReturnType<typeof adminUserView>;
 
 /** Users matching `search` in email, first or last name (or "first last"), newest first. */
 export function listUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): Page<AdminUserView> {
-  const search = opts.search?.trim();
-  let where: SQL | undefined;
-  if (search) {
-    const p = `%${escapeLike(search.toLowerCase())}%`;
-    where = or(
-      likeEscaped(users.email, p),
-      likeEscaped(sql`${users.firstName} || ' ' || ${users.lastName}`, p),
-      eq(users.email, normalizeEmail(search)),
-    );
-  }
-  const total = ctx.db.select({ n: count() }).from(users).where(where).get()!.n;
-  const rows = ctx.db
-    .select()
-    .from(users)
-    .where(where)
-    .orderBy(desc(users.createdAt), users.email)
-    .limit(opts.pageSize)
-    .offset((opts.page - 1) * opts.pageSize)
-    .all();
-  const ids = rows.map((r) => r.id);
-  const withTwoFactor = new Set(
-    ids.length
-      ? ctx.db
-          .select({ id: userSecurity.userId })
-          .from(userSecurity)
-          .where(and(inArray(userSecurity.userId, ids), isNotNull(userSecurity.totpEnabledAt)))
-          .all()
-          .map((r) => r.id)
-      : [],
-  );
+  const { rows, total } = searchUsers(ctx, opts);
+  const withTwoFactor = usersWithTwoFactor(ctx, rows.map((r) => r.id));
   return { data: rows.map((u) => adminUserView(ctx, u, withTwoFactor.has(u.id))), total, page: opts.page, pageSize: opts.pageSize };
 }
 
@@ -108,10 +75,5 @@ export function applyUserAction(ctx: AppContext, adminId: string, userId: string
       break;
   }
   const fresh = findUserById(ctx, target.id)!;
-  const twoFactor = !!ctx.db
-    .select({ on: userSecurity.totpEnabledAt })
-    .from(userSecurity)
-    .where(eq(userSecurity.userId, fresh.id))
-    .get()?.on;
-  return adminUserView(ctx, fresh, twoFactor);
+  return adminUserView(ctx, fresh, usersWithTwoFactor(ctx, [fresh.id]).has(fresh.id));
 }

@@ -54,3 +54,8 @@ export function checkVerificationCode(ctx: AppContext, user: User, code: string)
   ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
   return updateUser(ctx, user.id, { emailVerified: true });
 }
+
+/** Forgets the user's pending code: an address marked verified by an administrator needs none. */
+export function dropVerificationCode(ctx: AppContext, userId: string): void {
+  ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, userId)).run();
+}

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { authChallenges, backupCodes, userSecurity } from "../../db/schema";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "../http/errors";
@@ -44,6 +44,17 @@ function securityRow(ctx: AppContext, userId: string) {
 export function isTwoFactorEnabled(ctx: AppContext, userId: string): boolean {
   const row = securityRow(ctx, userId);
   return Boolean(row?.totpEnabledAt && row.totpSecretEncrypted);
+}
+
+/** Which of these users turned two-factor sign-in on, for lists of accounts (a page's worth of ids). */
+export function usersWithTwoFactor(ctx: AppContext, userIds: string[]): Set<string> {
+  if (!userIds.length) return new Set();
+  const rows = ctx.db
+    .select({ id: userSecurity.userId })
+    .from(userSecurity)
+    .where(and(inArray(userSecurity.userId, userIds), isNotNull(userSecurity.totpEnabledAt)))
+    .all();
+  return new Set(rows.map((r) => r.id));
 }
 
 export function backupCodesRemaining(ctx: AppContext, userId: string): number {

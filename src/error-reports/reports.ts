@@ -1,7 +1,8 @@
-import { count, gt, min, sql } from "drizzle-orm";
+import { count, desc, gt, min, sql } from "drizzle-orm";
 import { errorReports } from "../../db/schema";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "../http/errors";
+import { emailsByIds } from "../users/queries";
 
 const DAY_MS = 24 * 3600_000;
 
@@ -30,4 +31,34 @@ export function storeErrorReport(ctx: AppContext, report: ErrorReport): string {
     tx.run(sql`DELETE FROM error_reports WHERE id IN (SELECT id FROM error_reports ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${ERROR_REPORTS_KEPT})`);
   });
   return id;
+}
+
+/** One page of reports, newest first, each with the email of the signed-in user who sent it. */
+export function listErrorReports(ctx: AppContext, opts: { page: number; pageSize: number }) {
+  const total = countErrorReports(ctx);
+  const rows = ctx.db
+    .select()
+    .from(errorReports)
+    .orderBy(desc(errorReports.createdAt), desc(errorReports.id))
+    .limit(opts.pageSize)
+    .offset((opts.page - 1) * opts.pageSize)
+    .all();
+  const emails = emailsByIds(ctx, rows.flatMap((r) => (r.userId ? [r.userId] : [])));
+  const data = rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    message: r.message,
+    stack: r.stack,
+    componentStack: r.componentStack,
+    url: r.url,
+    userAgent: r.userAgent,
+    occurredAt: r.occurredAt,
+    user: r.userId ? { id: r.userId, email: emails.get(r.userId) ?? null } : null,
+    createdAt: r.createdAt.toISOString(),
+  }));
+  return { data, total, page: opts.page, pageSize: opts.pageSize };
+}
+
+export function countErrorReports(ctx: AppContext): number {
+  return ctx.db.select({ n: count() }).from(errorReports).get()!.n;
 }

@@ -1,7 +1,7 @@
-import { and, count, gt, isNull, min } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNotNull, isNull, min } from "drizzle-orm";
 import { supportMessages } from "../../db/schema";
 import type { AppContext } from "../context";
-import { tooManyRequests } from "../http/errors";
+import { notFound, tooManyRequests } from "../http/errors";
 
 const DAY_MS = 24 * 3600_000;
 
@@ -25,4 +25,36 @@ export function storeContactMessage(ctx: AppContext, message: ContactMessage): s
   const id = crypto.randomUUID();
   ctx.db.insert(supportMessages).values({ id, ...message, createdAt: new Date(now) }).run();
   return id;
+}
+
+/** One page of contact-form messages, newest first: all, the open ones or the handled ones. */
+export function listContactMessages(ctx: AppContext, opts: { page: number; pageSize: number; status?: "open" | "handled" }) {
+  const where = opts.status === "open" ? isNull(supportMessages.handledAt) : opts.status === "handled" ? isNotNull(supportMessages.handledAt) : undefined;
+  const total = ctx.db.select({ n: count() }).from(supportMessages).where(where).get()!.n;
+  const rows = ctx.db
+    .select()
+    .from(supportMessages)
+    .where(where)
+    .orderBy(desc(supportMessages.createdAt), desc(supportMessages.id))
+    .limit(opts.pageSize)
+    .offset((opts.page - 1) * opts.pageSize)
+    .all();
+  const data = rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString(), handledAt: m.handledAt?.toISOString() ?? null }));
+  return { data, total, page: opts.page, pageSize: opts.pageSize };
+}
+
+/** Marks a message handled (now) or open again; 404 for an unknown id. */
+export function markContactMessageHandled(ctx: AppContext, id: string, handled: boolean) {
+  const row = ctx.db
+    .update(supportMessages)
+    .set({ handledAt: handled ? new Date(ctx.now()) : null })
+    .where(eq(supportMessages.id, id))
+    .returning()
+    .get();
+  if (!row) throw notFound("Message not found");
+  return { id: row.id, handledAt: row.handledAt?.toISOString() ?? null };
+}
+
+export function countOpenContactMessages(ctx: AppContext): number {
+  return ctx.db.select({ n: count() }).from(supportMessages).where(isNull(supportMessages.handledAt)).get()!.n;
 }

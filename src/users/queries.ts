@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { users, type OnboardingAnswers } from "../../db/schema";
 import type { AppContext } from "../context";
 
@@ -64,4 +64,52 @@ export function publicUser(user: User) {
     onboardedAt: user.onboardedAt?.toISOString() ?? null,
     createdAt: user.createdAt.toISOString(),
   };
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const likeEscaped = (column: unknown, pattern: string) => sql`lower(${column}) like ${pattern} escape '\\'`;
+
+/** One page of users matching `search` in email, first or last name (or "first last"), newest first. */
+export function searchUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): { rows: User[]; total: number } {
+  const search = opts.search?.trim();
+  let where: SQL | undefined;
+  if (search) {
+    const p = `%${escapeLike(search.toLowerCase())}%`;
+    where = or(likeEscaped(users.email, p), likeEscaped(sql`${users.firstName} || ' ' || ${users.lastName}`, p), eq(users.email, normalizeEmail(search)));
+  }
+  const total = ctx.db.select({ n: count() }).from(users).where(where).get()!.n;
+  const rows = ctx.db
+    .select()
+    .from(users)
+    .where(where)
+    .orderBy(desc(users.createdAt), users.email)
+    .limit(opts.pageSize)
+    .offset((opts.page - 1) * opts.pageSize)
+    .all();
+  return { rows, total };
+}
+
+/** The emails of these users, by id (a page's worth: the ids go into one query). */
+export function emailsByIds(ctx: AppContext, ids: string[]): Map<string, string> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  return new Map(ctx.db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, unique)).all().map((u) => [u.id, u.email]));
+}
+
+/** A subquery of the ids of users whose email is LIKE `pattern`, for another domain's `inArray(column, ...)`. */
+export function userIdsWithEmailLike(ctx: AppContext, pattern: string) {
+  return ctx.db.select({ id: users.id }).from(users).where(sql`${users.email} like ${pattern}`);
+}
+
+/** Accounts in all, administrators and disabled accounts, for the admin portal's health page. */
+export function countUsers(ctx: AppContext): { users: number; admins: number; disabled: number } {
+  const row = ctx.db
+    .select({
+      users: count(),
+      admins: sql<number>`coalesce(sum(${users.role} = 'admin'), 0)`,
+      disabled: sql<number>`coalesce(sum(${users.disabled}), 0)`,
+    })
+    .from(users)
+    .get()!;
+  return { users: row.users, admins: Number(row.admins), disabled: Number(row.disabled) };
 }

@@ -1,0 +1,23 @@
+import type { AppContext } from "../context";
+import { badRequest, notFound } from "../http/errors";
+import { findPlan, listPlans, planView } from "../licenses/licenses";
+import { updatePlan, type PlanChanges } from "../licenses/plans";
+
+export const planList = (ctx: AppContext) => listPlans(ctx).map(planView);
+
+/** An administrator's edit of a plan: the fields given change; a name must stay non-blank; blank features drop. */
+export function editPlan(ctx: AppContext, id: string, input: PlanChanges) {
+  if (!findPlan(ctx, id)) throw notFound("Plan not found");
+  const name = input.name?.trim();
+  if (input.name !== undefined && !name) throw badRequest("The plan needs a name");
+  const features = input.features?.map((f) => f.trim()).filter(Boolean);
+  const changes: PlanChanges = {
+    ...(name ? { name } : {}),
+    ...(input.price !== undefined ? { price: input.price } : {}),
+    ...(input.monthlyContacts !== undefined ? { monthlyContacts: input.monthlyContacts } : {}),
+    ...(input.monthlyMessages !== undefined ? { monthlyMessages: input.monthlyMessages } : {}),
+    ...(input.phoneNumbers !== undefined ? { phoneNumbers: input.phoneNumbers } : {}),
+    ...(features ? { features } : {}),
+  };
+  return planView(updatePlan(ctx, id, changes)!);
+}
