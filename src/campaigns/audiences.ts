@@ -1,8 +1,9 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { contacts, segments, type CampaignAudience } from "../../db/schema";
+import { contacts, type CampaignAudience } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { compileConditions } from "../segments/conditions";
+import { findSegment } from "../segments/segments";
 
 const DAY = 86_400_000;
 
@@ -32,11 +33,7 @@ export function audienceCondition(ctx: AppContext, userId: string, audience: Cam
       if (!audience.contactIds.length) return sql`0`;
       return and(base, sql`${contacts.id} IN (SELECT value FROM json_each(${JSON.stringify(audience.contactIds)}))`)!;
     case "segment": {
-      const segment = ctx.db
-        .select()
-        .from(segments)
-        .where(and(eq(segments.userId, userId), eq(segments.id, audience.segmentId)))
-        .get();
+      const segment = findSegment(ctx, userId, audience.segmentId);
       if (!segment) throw badRequest("The chosen segment no longer exists");
       return and(base, compileConditions(segment.conditions, now))!;
     }

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, max, sql } from "drizzle-orm";
+import { and, count, eq, gte, max, sql, type SQL } from "drizzle-orm";
 import { contacts } from "../../db/schema";
 import type { AppContext } from "../context";
 import { storedTotal } from "./contacts";
@@ -17,4 +17,9 @@ export function contactsAddedByDay(ctx: AppContext, userId: string, since: Date)
     .where(and(eq(contacts.userId, userId), gte(contacts.createdAt, since)))
     .groupBy(day)
     .all();
+}
+
+/** The user's contacts that meet a condition over the contacts table (a segment's, from compileConditions). */
+export function countContactsWhere(ctx: AppContext, userId: string, condition: SQL): number {
+  return ctx.db.select({ n: count() }).from(contacts).where(and(eq(contacts.userId, userId), condition)).get()!.n;
 }

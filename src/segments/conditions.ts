@@ -1,17 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
-import { contacts } from "../../db/schema";
+import { customFieldColumn, FILTER_FIELDS, type FilterKind } from "../contacts/filter-fields";
 import { badRequest } from "../http/errors";
 
 export type Conditions = Record<string, Record<string, unknown>>;
-type Kind = "number" | "date" | "tags" | "text";
-const FIELDS: Record<string, { col: SQL; kind: Kind }> = {
-  totalSpent: { col: sql`${contacts.totalSpent}`, kind: "number" },
-  engagementScore: { col: sql`${contacts.engagementScore}`, kind: "number" },
-  optInDate: { col: sql`${contacts.optInDate}`, kind: "date" },
-  lastEngaged: { col: sql`${contacts.lastEngagedAt}`, kind: "date" },
-  tags: { col: sql`${contacts.tags}`, kind: "tags" },
-  source: { col: sql`${contacts.source}`, kind: "text" },
-};
+const FIELDS: Record<string, { col: SQL; kind: FilterKind }> = FILTER_FIELDS;
 const OPS = ["gte", "lte", "eq", "contains"] as const;
 const DAY = 86_400_000;
 /** Bounds of a segment: far above what the segment builder produces, far below what would cost time to check. */
@@ -76,7 +68,7 @@ export function compileConditions(conditions: Conditions, now: number): SQL {
     if (!def && field.startsWith("customFields.")) {
       const name = field.slice("customFields.".length);
       if (!name) throw badRequest("Unknown segment field: customFields needs a name, such as customFields.city");
-      def = { col: sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})`, kind: "text" };
+      def = { col: customFieldColumn(name), kind: "text" };
       if (ops && typeof ops === "object") {
         for (const [op, v] of Object.entries(ops)) {
           if (op === "gte" || op === "lte") parts.push(sql`CAST(${def.col} AS REAL) ${op === "gte" ? sql`>=` : sql`<=`} ${numberValue(field, v)}`);

@@ -1,0 +1,80 @@
+import { and, asc, eq } from "drizzle-orm";
+import { segments } from "../../db/schema";
+import { listContacts } from "../contacts/contacts";
+import { countContactsWhere } from "../contacts/stats";
+import type { AppContext } from "../context";
+import { badRequest, notFound } from "../http/errors";
+import { checkConditions, compileConditions } from "./conditions";
+
+export type Segment = typeof segments.$inferSelect;
+
+export const segmentView = (s: Segment) => ({
+  id: s.id,
+  name: s.name,
+  conditions: s.conditions,
+  contactCount: s.contactCount,
+  lastUpdated: s.lastUpdated ? s.lastUpdated.toISOString() : null,
+  createdAt: s.createdAt.toISOString(),
+});
+
+/** The user's segment, or undefined (another user's segment is as missing as an unknown id). */
+export function findSegment(ctx: AppContext, userId: string, id: string): Segment | undefined {
+  return ctx.db.select().from(segments).where(and(eq(segments.userId, userId), eq(segments.id, id))).get();
+}
+
+export function getSegment(ctx: AppContext, userId: string, id: string): Segment {
+  const s = findSegment(ctx, userId, id);
+  if (!s) throw notFound("Segment not found");
+  return s;
+}
+
+/** The user's segments, oldest first. */
+export function listSegments(ctx: AppContext, userId: string) {
+  return ctx.db.select().from(segments).where(eq(segments.userId, userId)).orderBy(asc(segments.createdAt)).all().map(segmentView);
+}
+
+/** Counts the segment's contacts in the database and stores the count with the time. */
+export function refreshSegment(ctx: AppContext, userId: string, id: string) {
+  const s = getSegment(ctx, userId, id);
+  const n = countContactsWhere(ctx, userId, compileConditions(s.conditions, ctx.now()));
+  ctx.db.update(segments).set({ contactCount: n, lastUpdated: new Date(ctx.now()) }).where(eq(segments.id, id)).run();
+  return segmentView(getSegment(ctx, userId, id));
+}
+
+/** A segment as a caller sends it: the request schema bounds the name; the conditions are checked here. */
+export type SegmentInput = { name?: string | null; conditions?: unknown };
+
+function checked(ctx: AppContext, input: SegmentInput) {
+  const name = (input.name ?? "").trim();
+  if (!name) throw badRequest("Segment name is required");
+  const conditions = checkConditions(input.conditions ?? {});
+  compileConditions(conditions, ctx.now());
+  return { name, conditions };
+}
+
+/** A new segment, counted at once. */
+export function createSegment(ctx: AppContext, userId: string, input: SegmentInput) {
+  const c = checked(ctx, input);
+  const id = Bun.randomUUIDv7();
+  ctx.db.insert(segments).values({ id, userId, name: c.name, conditions: c.conditions, createdAt: new Date(ctx.now()) }).run();
+  return refreshSegment(ctx, userId, id);
+}
+
+/** Replaces the segment's name and conditions and counts it again; 404 for an unknown id (before the input's checks). */
+export function updateSegment(ctx: AppContext, userId: string, id: string, input: SegmentInput) {
+  getSegment(ctx, userId, id);
+  const c = checked(ctx, input);
+  ctx.db.update(segments).set({ name: c.name, conditions: c.conditions }).where(and(eq(segments.userId, userId), eq(segments.id, id))).run();
+  return refreshSegment(ctx, userId, id);
+}
+
+export function deleteSegment(ctx: AppContext, userId: string, id: string): void {
+  getSegment(ctx, userId, id);
+  ctx.db.delete(segments).where(and(eq(segments.userId, userId), eq(segments.id, id))).run();
+}
+
+/** One page of the segment's contacts as they are now, newest first. */
+export function segmentContacts(ctx: AppContext, userId: string, id: string, page: { page: number; pageSize: number }) {
+  const s = getSegment(ctx, userId, id);
+  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now()));
+}
