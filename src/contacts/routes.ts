@@ -1,24 +1,20 @@
-import { and, asc, eq, gt, or } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { CountryCode } from "libphonenumber-js";
-import { contacts } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { appendEvent } from "../events/events";
 import { badRequest } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
-import { assertWithinLimit } from "../licenses/limits";
 import {
-  assertNoDuplicatePhone, bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents,
-  listContacts, mergeContacts, newId, normalizeTags, optOutById, recordConsent,
+  bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
+  normalizeTags, optOutById,
 } from "./contacts";
 import { failInterruptedImports, getImportJob, listImportJobs, previewUpload, receiveCsvUpload, startCsvImport } from "./csv-import";
 import { COLUMN_TARGET, type ColumnTarget } from "./csv-stream";
 import { ContactImporter } from "./importer";
 import { isKnownRegion, normalizePhone } from "./phones";
 import { defaultCountryOf } from "../users/default-country";
-import { csvCell, formatInZone, UTF8_BOM } from "./export";
-import { searchCondition } from "./search";
+import { contactsCsvResponse } from "./export";
+import { createContact, updateContact } from "./manual";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const idString = t.String({ maxLength: 64, error: "Ids are at most 64 characters" });
@@ -121,59 +117,16 @@ export function contactRoutes(ctx: AppContext) {
     )
     .get(
       "/export.csv",
-      ({ user, query }) => {
-        const cond = searchCondition(query.q, user.id);
-        const encoder = new TextEncoder();
-        const batch = (after: { createdAt: Date; id: string } | null) =>
-          ctx.db
-            .select()
-            .from(contacts)
-            .where(and(eq(contacts.userId, user.id), cond, after ? or(gt(contacts.createdAt, after.createdAt), and(eq(contacts.createdAt, after.createdAt), gt(contacts.id, after.id))) : undefined))
-            .orderBy(asc(contacts.createdAt), asc(contacts.id))
-            .limit(1000)
-            .all();
-        // The first batch is read before answering: a search the database refuses answers an error status, not a
-        // 200 whose connection is cut halfway through.
-        let rows = batch(null);
-        const stream = new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(encoder.encode(`${UTF8_BOM}firstName,lastName,email,phone,tags,status,${csvCell(`createdAt (${user.timezone})`)}\r\n`));
-          },
-          pull(controller) {
-            if (!rows.length) return controller.close();
-            const last = rows[rows.length - 1]!;
-            const text = rows
-              .map((r) => [r.firstName, r.lastName, r.email, r.phone, r.tags.join(", "), r.status, formatInZone(r.createdAt, user.timezone)].map(csvCell).join(",") + "\r\n")
-              .join("");
-            controller.enqueue(encoder.encode(text));
-            rows = batch({ createdAt: last.createdAt, id: last.id });
-          },
-        });
-        return new Response(stream, {
-          headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="contacts.csv"', "cache-control": "no-store" },
-        });
-      },
+      ({ user, query }) => contactsCsvResponse(ctx, user, query.q),
       { auth: true, query: t.Object({ q: t.Optional(t.String({ maxLength: 200 })) }) },
     )
     .post(
       "/",
       ({ user, body, set }) => {
-        const c = cleanContact(body, defaultCountryOf(ctx, user));
-        if (c.phone) assertNoDuplicatePhone(ctx, user.id, c.phone);
-        const { notice } = assertWithinLimit(ctx, user.id, "contacts", 1);
-        const at = new Date(ctx.now());
-        const id = newId();
-        ctx.db.transaction(() => {
-          ctx.db
-            .insert(contacts)
-            .values({ id, userId: user.id, firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, tags: c.tags ?? [], customFields: c.customFields ?? {}, source: "manual", status: "subscribed", optInDate: at, createdAt: at, updatedAt: at })
-            .run();
-          recordConsent(ctx, user.id, id, "opt_in", "manual", "Added by the account owner");
-          appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
-        });
+        const { contact, notice } = createContact(ctx, user.id, cleanContact(body, defaultCountryOf(ctx, user)));
         set.status = 201;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
-        return contactView(getContact(ctx, user.id, id));
+        return contact;
       },
       { auth: true, body: contactBody },
     )
@@ -264,14 +217,7 @@ export function contactRoutes(ctx: AppContext) {
       "/:id",
       ({ user, params, body }) => {
         getContact(ctx, user.id, params.id);
-        const c = cleanContact(body, defaultCountryOf(ctx, user));
-        if (c.phone) assertNoDuplicatePhone(ctx, user.id, c.phone, params.id);
-        ctx.db
-          .update(contacts)
-          .set({ firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, ...(c.tags ? { tags: c.tags } : {}), ...(c.customFields ? { customFields: c.customFields } : {}), updatedAt: new Date(ctx.now()) })
-          .where(and(eq(contacts.userId, user.id), eq(contacts.id, params.id)))
-          .run();
-        return contactView(getContact(ctx, user.id, params.id));
+        return updateContact(ctx, user.id, params.id, cleanContact(body, defaultCountryOf(ctx, user)));
       },
       { auth: true, params: idParams, body: contactBody },
     )

@@ -1,0 +1,47 @@
+import { and, eq } from "drizzle-orm";
+import { contacts } from "../../db/schema";
+import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
+import { assertWithinLimit } from "../licenses/limits";
+import { assertNoDuplicatePhone, contactView, getContact, newId, recordConsent } from "./contacts";
+
+/** A contact as the account owner types it, checked (the phone in E.164); tags and custom fields only if sent. */
+export type ContactInput = {
+  firstName: string;
+  lastName: string;
+  email: string | null;
+  phone: string | null;
+  tags?: string[];
+  customFields?: Record<string, string>;
+};
+
+/**
+ * Adds a contact by hand, subscribed, with its opt-in recorded and its event, in one transaction. 409 for a phone
+ * another contact has; 402 past the plan's contacts (`notice` near it).
+ */
+export function createContact(ctx: AppContext, userId: string, c: ContactInput) {
+  if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone);
+  const { notice } = assertWithinLimit(ctx, userId, "contacts", 1);
+  const at = new Date(ctx.now());
+  const id = newId();
+  ctx.db.transaction(() => {
+    ctx.db
+      .insert(contacts)
+      .values({ id, userId, firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, tags: c.tags ?? [], customFields: c.customFields ?? {}, source: "manual", status: "subscribed", optInDate: at, createdAt: at, updatedAt: at })
+      .run();
+    recordConsent(ctx, userId, id, "opt_in", "manual", "Added by the account owner");
+    appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
+  });
+  return { contact: contactView(getContact(ctx, userId, id)), notice };
+}
+
+/** Replaces an existing contact's fields (the caller has checked it exists); 409 for a phone another contact has. */
+export function updateContact(ctx: AppContext, userId: string, id: string, c: ContactInput) {
+  if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone, id);
+  ctx.db
+    .update(contacts)
+    .set({ firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, ...(c.tags ? { tags: c.tags } : {}), ...(c.customFields ? { customFields: c.customFields } : {}), updatedAt: new Date(ctx.now()) })
+    .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
+    .run();
+  return contactView(getContact(ctx, userId, id));
+}
