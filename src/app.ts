@@ -85,6 +85,7 @@ export function createApp(ctx: AppContext) {
     .use(providerWebhookRoutes(ctx))
     .use(messageRoutes(ctx))
     .use(campaignRoutes(ctx))
+    // GET /api/login
     .get("/api/login", ({ redirect }) => redirect("/auth", 302));
 }
 

@@ -20,6 +20,7 @@ export type ActivityItem = {
 export function analyticsRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/analytics" })
     .use(authGuard(ctx))
+    // GET /api/analytics/summary
     .get(
       "/summary",
       ({ user }) => {
@@ -35,6 +36,7 @@ export function analyticsRoutes(ctx: AppContext) {
       },
       { auth: true },
     )
+    // GET /api/analytics/recent-activity
     .get(
       "/recent-activity",
       ({ user, query }) => {

@@ -129,7 +129,9 @@ export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile):
 
 export function googleRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/auth" })
+    // GET /api/auth/providers
     .get("/providers", () => ({ google: ctx.config.google !== null }))
+    // GET /api/auth/google
     .get("/google", ({ cookie, set }) => {
       const google = ctx.config.google;
       if (!google) throw notFound(NOT_CONFIGURED);
@@ -170,6 +172,7 @@ export function googleRoutes(ctx: AppContext) {
       set.headers.location = url.toString();
       return "";
     })
+    // GET /api/auth/google/callback
     .get(
       "/google/callback",
       async ({ query, cookie, headers, request, set }) => {

@@ -56,7 +56,8 @@ const credentialShape = t.Object(
 export function passkeyRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/webauthn" })
     .use(authGuard(ctx))
-    // POST /api/webauthn/register/begin: a new passkey signs in on its own, so the session must prove its holder again.
+    // POST /api/webauthn/register/begin
+    // A new passkey signs in on its own, so the session must prove its holder again.
     .post(
       "/register/begin",
       async ({ user, body, request }) => {
@@ -66,6 +67,7 @@ export function passkeyRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Optional(t.Object(reauthFields)) },
     )
+    // POST /api/webauthn/register/complete
     .post(
       "/register/complete",
       ({ user, body }) =>
@@ -75,9 +77,11 @@ export function passkeyRoutes(ctx: AppContext) {
         body: t.Object({ credential: credentialShape, friendlyName: t.Optional(t.Nullable(t.String({ maxLength: 100 }))) }),
       },
     )
+    // POST /api/webauthn/authenticate/begin
     .post("/authenticate/begin", ({ body }) => beginAuthentication(ctx, body.email?.trim() ?? ""), {
       body: t.Object({ email: t.Optional(t.Nullable(t.String({ maxLength: 254 }))) }),
     })
+    // POST /api/webauthn/authenticate/complete
     .post(
       "/authenticate/complete",
       async ({ body, headers, cookie, request }) => {
@@ -91,7 +95,9 @@ export function passkeyRoutes(ctx: AppContext) {
       },
       { body: t.Object({ credential: credentialShape }) },
     )
+    // GET /api/webauthn/authenticators
     .get("/authenticators", ({ user }) => listPasskeys(ctx, user.id), { auth: true })
+    // DELETE /api/webauthn/authenticators/:id
     .delete(
       "/authenticators/:id",
       ({ user, params }) => {

@@ -42,6 +42,7 @@ export function authRoutes(ctx: AppContext) {
 
   return new Elysia({ prefix: "/api/auth" })
     .use(authGuard(ctx))
+    // POST /api/auth/register
     .post(
       "/register",
       async ({ body, headers, cookie, request, set }) => {
@@ -84,6 +85,7 @@ export function authRoutes(ctx: AppContext) {
         }),
       },
     )
+    // POST /api/auth/login
     .post(
       "/login",
       async ({ body, headers, cookie, request }) => {
@@ -111,6 +113,7 @@ export function authRoutes(ctx: AppContext) {
       },
       { body: t.Object({ email: optionalText(254), password: optionalText(200) }) },
     )
+    // POST /api/auth/login/2fa
     .post(
       "/login/2fa",
       ({ body, headers, cookie, request }) => {
@@ -134,6 +137,7 @@ export function authRoutes(ctx: AppContext) {
       },
       { body: t.Object({ userId: optionalText(100), pendingToken: optionalText(100), token: optionalText(20) }) },
     )
+    // POST /api/auth/logout
     .post("/logout", ({ request, cookie }) => {
       const token = tokenOfRequest(request);
       const session = token ? resolveSession(ctx, token) : null;
@@ -156,7 +160,9 @@ export function authRoutes(ctx: AppContext) {
       },
       { auth: "unverified", params: t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) }) },
     )
+    // GET /api/auth/user
     .get("/user", ({ user }) => publicUser(user), { auth: "unverified" })
+    // POST /api/auth/verify/email/send
     .post(
       "/verify/email/send",
       async ({ user }) => {
@@ -166,6 +172,7 @@ export function authRoutes(ctx: AppContext) {
       },
       { auth: "unverified" },
     )
+    // POST /api/auth/verify/email
     .post(
       "/verify/email",
       ({ user, body }) => {
@@ -180,6 +187,7 @@ export function authRoutes(ctx: AppContext) {
         }),
       },
     )
+    // POST /api/auth/forgot-password
     .post(
       "/forgot-password",
       async ({ body }) => {
@@ -195,6 +203,7 @@ export function authRoutes(ctx: AppContext) {
       },
       { body: t.Object({ email: optionalText(254) }) },
     )
+    // POST /api/auth/reset-password
     .post(
       "/reset-password",
       async ({ body }) => {

@@ -28,10 +28,12 @@ const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength
 export function twoFactorRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/auth/2fa" })
     .use(authGuard(ctx))
+    // GET /api/auth/2fa/status
     .get("/status", ({ user }) => {
       const enabled = isTwoFactorEnabled(ctx, user.id);
       return { enabled, backupCodesCount: enabled ? backupCodesRemaining(ctx, user.id) : 0 };
     }, { auth: true })
+    // POST /api/auth/2fa/setup
     .post(
       "/setup",
       async ({ user }) => {
@@ -41,6 +43,7 @@ export function twoFactorRoutes(ctx: AppContext) {
       },
       { auth: true },
     )
+    // POST /api/auth/2fa/enable
     .post(
       "/enable",
       ({ user, sessionId, body }) => {
@@ -59,6 +62,7 @@ export function twoFactorRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Object({ token: optionalText(20), secret: optionalText(200) }) },
     )
+    // POST /api/auth/2fa/disable
     .post(
       "/disable",
       async ({ user, sessionId, body, request }) => {
@@ -69,6 +73,7 @@ export function twoFactorRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Optional(t.Object(reauthFields)) },
     )
+    // POST /api/auth/2fa/regenerate-backup-codes
     .post(
       "/regenerate-backup-codes",
       async ({ user, body, request }) => {

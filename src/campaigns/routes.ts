@@ -45,6 +45,7 @@ const campaignBody = t.Object({
 export function campaignRoutes(ctx: AppContext) {
   return new Elysia()
     .use(authGuard(ctx))
+    // GET /api/campaigns
     .get(
       "/api/campaigns",
       ({ user, query }) => {
@@ -68,7 +69,9 @@ export function campaignRoutes(ctx: AppContext) {
         }),
       },
     )
+    // GET /api/campaigns/audiences
     .get("/api/campaigns/audiences", ({ user }) => presetCounts(ctx, user.id), { auth: true })
+    // POST /api/campaigns/preview
     .post(
       "/api/campaigns/preview",
       ({ user, body }) => {
@@ -89,6 +92,7 @@ export function campaignRoutes(ctx: AppContext) {
         scheduledAt: nullableText(40),
       }),
     })
+    // POST /api/campaigns
     .post(
       "/api/campaigns",
       ({ user, body, set }) => {
@@ -97,8 +101,11 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, body: campaignBody },
     )
+    // GET /api/campaigns/:id
     .get("/api/campaigns/:id", ({ user, params }) => withQuietWait(ctx, user, [viewOf(ctx, getCampaign(ctx, user.id, params.id))])[0], { auth: true, params: idParams })
+    // PUT /api/campaigns/:id
     .put("/api/campaigns/:id", ({ user, params, body }) => updateCampaign(ctx, user, params.id, body as CampaignInput), { auth: true, params: idParams, body: campaignBody })
+    // DELETE /api/campaigns/:id
     .delete(
       "/api/campaigns/:id",
       ({ user, params }) => {
@@ -108,6 +115,7 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams },
     )
+    // POST /api/campaigns/:id/duplicate
     .post(
       "/api/campaigns/:id/duplicate",
       ({ user, params, set }) => {
@@ -116,6 +124,7 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams },
     )
+    // POST /api/campaigns/:id/send
     .post(
       "/api/campaigns/:id/send",
       ({ user, params, body, set }) => {
@@ -125,9 +134,13 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams, body: t.Optional(t.Object({ scheduledAt: nullableText(40) })) },
     )
+    // POST /api/campaigns/:id/pause
     .post("/api/campaigns/:id/pause", ({ user, params }) => pauseByUser(ctx, user.id, params.id), { auth: true, params: idParams })
+    // POST /api/campaigns/:id/resume
     .post("/api/campaigns/:id/resume", ({ user, params }) => resumeByUser(ctx, user, params.id), { auth: true, params: idParams })
+    // POST /api/campaigns/:id/cancel
     .post("/api/campaigns/:id/cancel", ({ user, params }) => cancelByUser(ctx, user.id, params.id), { auth: true, params: idParams })
+    // POST /api/campaigns/bulk-delete
     .post(
       "/api/campaigns/bulk-delete",
       ({ user, body }) => {
@@ -136,6 +149,7 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Object({ campaignIds: ids("campaignIds") }) },
     )
+    // POST /api/campaigns/bulk-archive
     .post(
       "/api/campaigns/bulk-archive",
       ({ user, body }) => {
@@ -145,6 +159,7 @@ export function campaignRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Object({ campaignIds: ids("campaignIds"), archive: t.Optional(t.Boolean()) }) },
     )
+    // GET /api/campaign-logs
     .get(
       "/api/campaign-logs",
       ({ user, query }) => campaignLogs(ctx, user.id, { ...pageOf(query, 50), campaignId: query.campaignId, status: query.status }),
@@ -159,5 +174,6 @@ export function campaignRoutes(ctx: AppContext) {
         }),
       },
     )
+    // GET /api/stats
     .get("/api/stats", ({ user }) => sendingStats(ctx, user.id), { auth: true });
 }

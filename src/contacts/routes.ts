@@ -100,13 +100,16 @@ export function contactRoutes(ctx: AppContext) {
   failInterruptedImports(ctx);
   return new Elysia({ prefix: "/api/contacts" })
     .use(authGuard(ctx))
+    // GET /api/contacts
     .get(
       "/",
       ({ user, query }) =>
         listContacts(ctx, user.id, { ...pageOf(query, DEFAULT_PAGE_SIZE), q: query.q, sort: query.sort ?? "createdAt", order: query.order ?? "desc" }),
       { auth: true, query: listQuery },
     )
+    // GET /api/contacts/stats
     .get("/stats", ({ user }) => contactCounters(ctx, user.id), { auth: true })
+    // GET /api/contacts/duplicates
     .get(
       "/duplicates",
       ({ user, query }) => {
@@ -115,11 +118,13 @@ export function contactRoutes(ctx: AppContext) {
       },
       { auth: true, query: t.Object(pagingQuery(MAX_PAGE_SIZE)) },
     )
+    // GET /api/contacts/export.csv
     .get(
       "/export.csv",
       ({ user, query }) => contactsCsvResponse(ctx, user, query.q),
       { auth: true, query: t.Object({ q: t.Optional(t.String({ maxLength: 200 })) }) },
     )
+    // POST /api/contacts
     .post(
       "/",
       ({ user, body, set }) => {
@@ -130,6 +135,7 @@ export function contactRoutes(ctx: AppContext) {
       },
       { auth: true, body: contactBody },
     )
+    // POST /api/contacts/import
     .post(
       "/import",
       ({ user, body }) => {
@@ -185,13 +191,17 @@ export function contactRoutes(ctx: AppContext) {
         }),
       },
     )
+    // GET /api/contacts/import
     .get("/import", ({ user }) => ({ data: listImportJobs(ctx, user.id) }), { auth: true })
+    // GET /api/contacts/import/:id
     .get("/import/:id", ({ user, params }) => getImportJob(ctx, user.id, params.id), { auth: true, params: idParams })
+    // POST /api/contacts/merge
     .post(
       "/merge",
       ({ user, body }) => mergeContacts(ctx, user.id, body.primaryContactId || undefined, body.mergeContactIds ?? []),
       { auth: true, body: t.Object({ primaryContactId: t.Optional(t.Nullable(idString)), mergeContactIds: t.Optional(t.Array(idString, { maxItems: 1000 })) }) },
     )
+    // POST /api/contacts/bulk-delete
     .post(
       "/bulk-delete",
       ({ user, body }) => {
@@ -200,6 +210,7 @@ export function contactRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Object({ contactIds: t.Array(idString, { maxItems: 10000 }) }) },
     )
+    // POST /api/contacts/bulk-tag
     .post(
       "/bulk-tag",
       ({ user, body }) => ({ updated: bulkTag(ctx, user.id, body.contactIds, body.tags, body.action ?? "add") }),
@@ -212,7 +223,9 @@ export function contactRoutes(ctx: AppContext) {
         }),
       },
     )
+    // GET /api/contacts/:id
     .get("/:id", ({ user, params }) => contactView(getContact(ctx, user.id, params.id)), { auth: true, params: idParams })
+    // PUT /api/contacts/:id
     .put(
       "/:id",
       ({ user, params, body }) => {
@@ -221,6 +234,7 @@ export function contactRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams, body: contactBody },
     )
+    // DELETE /api/contacts/:id
     .delete(
       "/:id",
       ({ user, params }) => {
@@ -230,7 +244,9 @@ export function contactRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams },
     )
+    // GET /api/contacts/:id/consent
     .get("/:id/consent", ({ user, params }) => ({ data: listConsents(ctx, user.id, params.id) }), { auth: true, params: idParams })
+    // POST /api/contacts/:id/opt-out
     .post(
       "/:id/opt-out",
       ({ user, params, body }) => contactView(optOutById(ctx, user.id, params.id, "manual", body?.text?.trim() || "Opted out by the account owner")),

@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { VERSION } from "../version";
 
 export function healthRoutes(ctx: AppContext) {
+  // GET /api/health
   return new Elysia().get("/api/health", ({ set }) => {
     const db = databaseStatus(ctx.db);
     if (db !== "ok") set.status = 503;

@@ -7,8 +7,11 @@ import { usageFor } from "./limits";
 export function licenseRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/license" })
     .use(authGuard(ctx))
+    // GET /api/license/plans
     .get("/plans", () => ({ data: listPlans(ctx).map(planView) }))
+    // GET /api/license/current
     .get("/current", ({ user }) => ({ data: licenseView(currentLicense(ctx, user)) }), { auth: true })
+    // GET /api/license/usage
     .get(
       "/usage",
       ({ user }) => {
@@ -17,6 +20,7 @@ export function licenseRoutes(ctx: AppContext) {
       },
       { auth: true },
     )
+    // POST /api/license/redeem
     .post(
       "/redeem",
       ({ user, body }) => {

@@ -14,6 +14,7 @@ const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
 export function phoneNumberRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/phone-numbers" })
     .use(authGuard(ctx))
+    // GET /api/phone-numbers
     .get(
       "/",
       ({ user, query }) => {
@@ -22,6 +23,7 @@ export function phoneNumberRoutes(ctx: AppContext) {
       },
       { auth: true, query: t.Object(pagingQuery(100)) },
     )
+    // POST /api/phone-numbers
     .post(
       "/",
       ({ user, body, set }) => {
@@ -63,6 +65,7 @@ export function phoneNumberRoutes(ctx: AppContext) {
         }),
       ),
     })
+    // DELETE /api/phone-numbers/:id
     .delete(
       "/:id",
       ({ user, params }) => {

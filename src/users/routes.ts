@@ -34,7 +34,9 @@ const oneOf = (values: readonly string[], error: string) => t.Union(values.map((
 export function userRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/user" })
     .use(authGuard(ctx))
+    // GET /api/user/settings
     .get("/settings", ({ user }) => settingsView(ctx, user), { auth: true })
+    // PATCH /api/user/settings
     .patch(
       "/settings",
       ({ user, body }) => {
@@ -84,6 +86,7 @@ export function userRoutes(ctx: AppContext) {
         }),
       },
     )
+    // PUT /api/user/onboarding
     .put(
       "/onboarding",
       ({ user, body }) =>
