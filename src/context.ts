@@ -15,6 +15,22 @@ export type AppContext = {
    * reports through the same webhook path a real provider uses. Set once the app is built.
    */
   dispatch: (request: Request) => Promise<Response>;
+  /**
+   * The sending engine (src/sending/manager.ts), wired in server.ts: domains wake it through here when they queue or
+   * release messages, never by importing it.
+   */
+  sending: { wake(laneId?: string): void; start(): void; stop(): Promise<void> };
+  /**
+   * The campaigns domain's side of the outbox, registered in server.ts, so the messages domain (the outbox's one
+   * writer) imports nothing of campaigns: whether a campaign may send, the pause after a failure run, and the one
+   * settle step every change of message statuses hands its campaigns to.
+   */
+  campaignOutbox: {
+    statuses(ids: string[]): Map<string, string>;
+    pause(campaignId: string, reason: string): void;
+    /** Campaigns whose messages changed status: one with nothing left to send is completed or failed. */
+    settle(campaignIds: Iterable<string>): void;
+  };
   /** Run by server.stop(), in order: background workers stop before the database closes. */
   onStop: (() => void | Promise<void>)[];
 };

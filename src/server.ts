@@ -14,7 +14,10 @@ import { systemSettings } from "./admin/settings";
 import { registerScheduledCampaigns } from "./campaigns/scheduler";
 import { scheduleEventPruning } from "./events/events";
 import { startJobRunner } from "./jobs/jobs";
-import { sendingManager } from "./sending/manager";
+import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
+import { outboxStore, senderRegistry } from "./messages/outbox-store";
+import { SendingManager } from "./sending/manager";
+import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
 import { createOrPromoteAdmin } from "./users/admins";
 import { loadUiBundle } from "./web/ui-assets";
@@ -29,7 +32,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
   const master = loadOrCreateSecretKey(config.dataDir);
   const db = openDatabase(join(config.dataDir, "smsdesk.db"));
   const mailer = await createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, dev: config.dev, log });
-  return {
+  const ctx: AppContext = {
     config,
     db,
     mailer,
@@ -37,8 +40,20 @@ export async function openAppContext(config: Config, log: (line: string) => void
     now: Date.now,
     log,
     dispatch: () => Promise.reject(new Error("the app is not started")),
+    // Both need the context itself; set just below.
+    sending: null!,
+    campaignOutbox: null!,
     onStop: [],
   };
+  // The engine and the outbox, wired once: the messages domain is the outbox store, the campaigns domain answers for
+  // its campaigns, and the engine runs on the context's clock (tests move ctx.now).
+  ctx.campaignOutbox = {
+    statuses: (ids) => campaignStatuses(ctx, ids),
+    pause: (id, reason) => pauseCampaign(ctx, id, reason),
+    settle: (ids) => settleCampaigns(ctx, ids),
+  };
+  ctx.sending = new SendingManager(outboxStore(ctx), senderRegistry(ctx), { ...realClock, now: () => ctx.now() }, log);
+  return ctx;
 }
 
 export async function startServer(config: Config, log: (line: string) => void = console.log): Promise<RunningServer> {
@@ -53,7 +68,10 @@ export async function startServer(config: Config, log: (line: string) => void = 
 
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);
-  sendingManager(ctx).start();
+  const repaired = repairInterruptedCampaigns(ctx);
+  if (repaired) log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
+  ctx.sending.start();
+  ctx.onStop.push(() => ctx.sending.stop());
   registerScheduledCampaigns(ctx);
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startJobRunner(ctx);

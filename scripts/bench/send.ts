@@ -53,17 +53,19 @@ rmSync(baseDir, { recursive: true, force: true });
 const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-send-"));
 const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
 rateLimiterFor(server.ctx).enabled = false;
+// Changes are accepted only from the appliance's own pages (src/http/csrf.ts).
+const origin = new URL(server.ctx.config.publicUrl).origin;
 const api = async (path: string, token: string, body?: unknown, method = body === undefined ? "GET" : "POST") => {
   const res = await fetch(server.url + path, {
     method,
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
 };
 const reg = await fetch(server.url + "/api/auth/register", {
   method: "POST",
-  headers: { "content-type": "application/json" },
+  headers: { "content-type": "application/json", origin },
   body: JSON.stringify({ email: "bench@example.com", password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" }),
 }).then((r) => r.json() as Promise<any>);
 const token = reg.token as string;

@@ -6,10 +6,9 @@ import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
 import { NO_SENDER } from "../messages/messages";
 import { chooseSender } from "../phone-numbers/numbers";
-import { sendingManager } from "../sending/manager";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
-import { PARKED, settleCampaign } from "./lifecycle";
+import { cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign } from "../messages/outbox";
 import { resolveRecipients, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
@@ -296,7 +295,6 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
       .run();
     return queued;
   })();
-  sendingManager(ctx).wake(sender.numberId);
   return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) }, notice };
 }
 
@@ -334,7 +332,7 @@ export function pauseByUser(ctx: AppContext, userId: string, id: string) {
   ctx.db.$client.transaction(() => {
     ctx.db.$client.prepare(`UPDATE campaigns SET status = 'paused', pause_reason = NULL, updated_at = ? WHERE id = ?`).run(ctx.now(), id);
     appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: { reason: null, by: "user" } });
-    ctx.db.$client.prepare(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
+    parkCampaign(ctx, id);
   })();
   return viewOf(ctx, getCampaign(ctx, userId, id));
 }
@@ -347,8 +345,7 @@ export function pauseByUser(ctx: AppContext, userId: string, id: string) {
 export function resumeByUser(ctx: AppContext, user: User, id: string) {
   const c = getCampaign(ctx, user.id, id);
   if (c.status !== "paused") throw conflict("Only a paused campaign can be resumed");
-  const started = ctx.db.$client.prepare(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`).get(id);
-  if (!started) {
+  if (!hasMessages(ctx, id)) {
     if (c.scheduledAt && c.scheduledAt.getTime() > ctx.now() + 1000) scheduleStart(ctx, user, c, c.scheduledAt.getTime());
     else startCampaign(ctx, user, c, ctx.now());
     return viewOf(ctx, getCampaign(ctx, user.id, id));
@@ -356,10 +353,8 @@ export function resumeByUser(ctx: AppContext, user: User, id: string) {
   const now = ctx.now();
   ctx.db.$client.transaction(() => {
     ctx.db.$client.prepare(`UPDATE campaigns SET status = 'sending', pause_reason = NULL, updated_at = ? WHERE id = ?`).run(now, id);
-    ctx.db.$client.prepare(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(now, id);
+    releaseCampaign(ctx, id, now);
   })();
-  sendingManager(ctx).wake();
-  settleCampaign(ctx, id);
   return viewOf(ctx, getCampaign(ctx, user.id, id));
 }
 
@@ -370,9 +365,7 @@ export function cancelByUser(ctx: AppContext, userId: string, id: string) {
   const now = ctx.now();
   ctx.db.$client.transaction(() => {
     ctx.db.$client.prepare(`UPDATE campaigns SET status = 'cancelled', updated_at = ?, completed_at = ? WHERE id = ?`).run(now, now, id);
-    ctx.db.$client
-      .prepare(`UPDATE messages SET status = 'cancelled', error_message = 'The campaign was cancelled', updated_at = ? WHERE campaign_id = ? AND status = 'queued'`)
-      .run(now, id);
+    cancelCampaignMessages(ctx, id);
     cancelCampaignStart(ctx, id);
   })();
   return viewOf(ctx, getCampaign(ctx, userId, id));

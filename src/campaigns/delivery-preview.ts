@@ -6,7 +6,7 @@ import { quietUntil, zoneForRecipient, type QuietHours } from "../sending/quiet-
 import { businessNameOf, type User } from "../users/queries";
 import { audienceCondition } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
-import { PARKED } from "./lifecycle";
+import { PARKED } from "../messages/outbox";
 import { personalize, resolveRecipients, type Recipient } from "./outbox";
 
 /**

@@ -3,10 +3,8 @@ import { campaigns, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { cancelJobs } from "../jobs/jobs";
+import { campaignOutcome, cancelAccountMessages, PARKED, parkCampaign, releaseCampaign } from "../messages/outbox";
 import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
-
-/** Queued rows of a paused campaign wait here, out of the outbox's due range, until it resumes. */
-export const PARKED = 8_000_000_000_000_000;
 
 export function campaignStatuses(ctx: AppContext, ids: string[]): Map<string, CampaignStatus> {
   if (!ids.length) return new Map();
@@ -22,7 +20,7 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
       .query(`UPDATE campaigns SET status = 'paused', pause_reason = ?, updated_at = ? WHERE id = ? AND status IN ('sending', 'scheduled')`)
       .run(reason, ctx.now(), id);
     if (!changed.changes) return;
-    db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, id);
+    parkCampaign(ctx, id);
     const { user_id } = db.query(`SELECT user_id FROM campaigns WHERE id = ?`).get(id) as { user_id: string };
     appendEvent(ctx, { userId: user_id, type: "campaign.paused", subject: { kind: "campaign", id }, payload: { reason } });
   })();
@@ -36,11 +34,9 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
 export function settleCampaign(ctx: AppContext, id: string): boolean {
   const db = ctx.db.$client;
   if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending'`).get(id)) return false;
-  if (db.query(`SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending') LIMIT 1`).get(id)) return false;
-  const counts = db
-    .query(`SELECT sum(status IN ('sent','delivered','unknown')) AS out, sum(status = 'failed') AS failed FROM messages WHERE campaign_id = ?`)
-    .get(id) as { out: number | null; failed: number | null };
-  const status: CampaignStatus = (counts.out ?? 0) === 0 && (counts.failed ?? 0) > 0 ? "failed" : "completed";
+  const outcome = campaignOutcome(ctx, id);
+  if (!outcome) return false;
+  const status: CampaignStatus = outcome.out === 0 && outcome.failed > 0 ? "failed" : "completed";
   const now = ctx.now();
   return db.transaction(() => {
     const settled = db
@@ -49,6 +45,11 @@ export function settleCampaign(ctx: AppContext, id: string): boolean {
     if (settled) appendEvent(ctx, { userId: settled.user_id, type: "campaign.completed", subject: { kind: "campaign", id }, payload: { status } });
     return !!settled;
   })();
+}
+
+/** The one settle step: the messages domain hands it every campaign whose messages changed status. */
+export function settleCampaigns(ctx: AppContext, ids: Iterable<string>) {
+  for (const id of ids) settleCampaign(ctx, id);
 }
 
 export const ACCOUNT_DISABLED = "Account disabled by an administrator";
@@ -70,9 +71,7 @@ export function stopAccountSending(ctx: AppContext, userId: string, reason: stri
       )
       .run(reason, now, now, userId).changes;
     cancelJobs(ctx, { userId });
-    const messagesCancelled = db
-      .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE user_id = ? AND direction = 'outbound' AND status = 'queued'`)
-      .run(reason, now, userId).changes;
+    const messagesCancelled = cancelAccountMessages(ctx, userId, reason);
     return { campaignsCancelled, messagesCancelled };
   })();
 }
@@ -113,7 +112,7 @@ export function repairInterruptedCampaigns(ctx: AppContext): number {
       )
       .all(PARKED) as { id: string }[];
     for (const c of parked) {
-      db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`).run(now, c.id, PARKED);
+      releaseCampaign(ctx, c.id, now, true);
       repaired.add(c.id);
     }
     const scheduled = db.query(`SELECT id, user_id, coalesce(scheduled_at, ?) AS at FROM campaigns WHERE status = 'scheduled'`).all(now) as {

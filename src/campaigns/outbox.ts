@@ -1,8 +1,8 @@
-import type { Statement } from "bun:sqlite";
 import { campaigns } from "../../db/schema";
 import { PhoneNormalizer } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
+import { enqueue, type Sender } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { businessNameOf, type User } from "../users/queries";
 import { audienceContacts } from "./audiences";
@@ -76,37 +76,29 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
 }
 
 /**
- * Writes one outbox row per recipient in one transaction (unique per campaign and phone, so a second call adds
- * nobody twice), due at `startAt` and expiring `expiresAfterMinutes` after it.
+ * Queues one message per recipient through the outbox, in one transaction (unique per campaign and phone, so a
+ * second call adds nobody twice), due at `startAt` and expiring `expiresAfterMinutes` after it. Answers how many
+ * were queued.
  */
-export function writeOutbox(
-  ctx: AppContext,
-  user: User,
-  campaign: Campaign,
-  recipients: Recipient[],
-  sender: { numberId: string; providerId: string; phoneNumber: string },
-  startAt: number,
-): number {
+export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[], sender: Sender, startAt: number): number {
   const business = businessNameOf(user);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
-  const now = ctx.now();
-  const db = ctx.db.$client;
-  const insert: Statement = db.prepare(
-    `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
-       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', 'campaign', ?, ?, ?, ?, 0, ?, ?, ?, ?)
-     ON CONFLICT DO NOTHING`,
-  );
-  let queued = 0;
-  db.transaction(() => {
-    for (const r of recipients) {
-      const text = personalize(campaign.content, r, business, campaign.appendOptOut);
-      const res = insert.run(
-        Bun.randomUUIDv7(), user.id, campaign.id, r.contactId, r.phone, text, sender.providerId, sender.numberId, sender.phoneNumber,
-        segmentCount(text), startAt, expiresAt, now, now,
-      );
-      queued += res.changes;
-    }
-  })();
-  return queued;
+  return enqueue(
+    ctx,
+    recipients.map((r) => {
+      const content = personalize(campaign.content, r, business, campaign.appendOptOut);
+      return {
+        userId: user.id,
+        campaignId: campaign.id,
+        contactId: r.contactId,
+        phone: r.phone,
+        content,
+        segments: segmentCount(content),
+        kind: "campaign" as const,
+        sender,
+        dueAt: startAt,
+        expiresAt,
+      };
+    }),
+  ).length;
 }

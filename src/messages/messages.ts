@@ -10,6 +10,8 @@ import { chooseSender } from "../phone-numbers/numbers";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
 import { businessNameOf, findUserById } from "../users/queries";
+import { appendEvent } from "../events/events";
+import { appendStatusEvents, enqueue } from "./outbox";
 import { segmentCount } from "./segments";
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -90,30 +92,21 @@ export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: s
   const sender = chooseSender(ctx, userId, input.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
   const { notice } = assertWithinLimit(ctx, userId, "messages", 1);
-  const now = ctx.now();
-  const row = ctx.db
-    .insert(messages)
-    .values({
-      id: Bun.randomUUIDv7(),
+  const [id] = enqueue(ctx, [
+    {
       userId,
+      campaignId: null,
       contactId: contact?.id ?? null,
       phone,
       content,
-      direction: "outbound",
-      status: "queued",
-      kind: "single",
-      providerId: sender.n.providerId,
-      phoneNumberId: sender.n.id,
-      fromNumber: sender.n.phoneNumber,
       segments: segmentCount(content),
-      nextAttemptAt: 0,
-      expiresAt: now + SINGLE_TTL_MS,
-      createdAt: new Date(now),
-      updatedAt: new Date(now),
-    })
-    .returning()
-    .get();
-  return { message: row, notice };
+      kind: "single",
+      sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
+      dueAt: 0,
+      expiresAt: ctx.now() + SINGLE_TTL_MS,
+    },
+  ]);
+  return { message: getMessage(ctx, userId, id!), notice };
 }
 
 /** Later states never go back: a repeated or late report changes nothing. */
@@ -218,7 +211,10 @@ export function earlyReportCount(ctx: AppContext, userId: string): number {
 
 export type StatusChange = { id: string; userId: string; campaignId: string | null; status: MessageStatus };
 
-/** Applies delivery reports in one transaction, one indexed lookup each; answers the messages whose status changed. */
+/**
+ * Applies delivery reports in one transaction with their events, one indexed lookup each, then hands the campaigns
+ * touched to the settle step; answers the messages whose status changed.
+ */
 export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: StatusEvent[]) {
   const db = ctx.db.$client;
   const find = db.query(`SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`);
@@ -239,7 +235,13 @@ export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, eve
       update.run(e.status, e.errorCode ?? null, e.errorMessage ?? null, e.status, now, now, row.id);
       changed.push({ id: row.id, userId: row.user_id, campaignId: row.campaign_id, status: e.status });
     }
+    for (const status of ["sent", "delivered", "failed"] as const) {
+      const reached = changed.filter((c) => c.status === status);
+      if (reached.length) appendStatusEvents(ctx, `message.${status}`, reached);
+    }
   })();
+  const campaigns = new Set(changed.flatMap((c) => (c.campaignId ? [c.campaignId] : [])));
+  if (campaigns.size) ctx.campaignOutbox.settle(campaigns);
   return changed;
 }
 
@@ -299,6 +301,7 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
     .returning()
     .get();
   if (!inserted) return { message: null, keyword: null, reply: null };
+  appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
   if (contact) ctx.db.update(contacts).set({ lastEngagedAt: new Date(now) }).where(eq(contacts.id, contact.id)).run();
 
   const word = e.body.trim().toUpperCase().replace(/[.!]+$/, "");
@@ -349,27 +352,20 @@ function queueComplianceReply(ctx: AppContext, account: ProviderAccount, to: str
     sender = chooseSender(ctx, userId, null);
   }
   if (!sender) return;
-  const now = ctx.now();
-  ctx.db
-    .insert(messages)
-    .values({
-      id: Bun.randomUUIDv7(),
+  enqueue(ctx, [
+    {
       userId,
+      campaignId: null,
+      contactId: null,
       phone: to,
       content: text,
-      direction: "outbound",
-      status: "queued",
-      kind: "compliance",
-      providerId: sender.n.providerId,
-      phoneNumberId: sender.n.id,
-      fromNumber: sender.n.phoneNumber,
       segments: segmentCount(text),
-      nextAttemptAt: 0,
-      expiresAt: now + SINGLE_TTL_MS,
-      createdAt: new Date(now),
-      updatedAt: new Date(now),
-    })
-    .run();
+      kind: "compliance",
+      sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
+      dueAt: 0,
+      expiresAt: ctx.now() + SINGLE_TTL_MS,
+    },
+  ]);
 }
 
 /** Outbound messages still waiting or in flight for a campaign. */

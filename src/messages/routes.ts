@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { pageOf, pagingQuery } from "../http/paging";
-import { sendingManager } from "../sending/manager";
 import { enqueueSingle, getMessage, listMessages, messageView } from "./messages";
 import { segmentInfo } from "./segments";
 
@@ -13,7 +12,6 @@ export function messageRoutes(ctx: AppContext) {
       "/send",
       ({ user, body, set }) => {
         const { message, notice } = enqueueSingle(ctx, user.id, body);
-        sendingManager(ctx).wake(message.phoneNumberId ?? undefined);
         set.status = 202;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
         return { ...messageView(message), notice };

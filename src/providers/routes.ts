@@ -6,7 +6,6 @@ import { badRequest, notFound } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
 import { patchBody } from "../http/patch-body";
 import { recipientPhone } from "../messages/messages";
-import { sendingManager } from "../sending/manager";
 import {
   createProvider, deleteProvider, getProvider, listProviders, providersOfKind, providerView, updateProvider, URL_SECRET_PROVIDERS, webhookUrl,
 } from "./accounts";
@@ -184,7 +183,6 @@ export function providerRoutes(ctx: AppContext) {
         const adapter = (await adapterFor(ctx, account)) as ReturnType<typeof createSimulatorAdapter>;
         const to = body.to?.trim() || (await adapter.listNumbers())[0]!.phoneNumber;
         adapter.simulateInbound(from, to, text);
-        sendingManager(ctx).wake();
         set.status = 202;
         return { message: "Reply simulated" };
       },

@@ -1,11 +1,9 @@
 import { Elysia, t } from "elysia";
 import { PROVIDER_KINDS, type ProviderKind } from "../../db/schema";
-import { settleCampaign } from "../campaigns/lifecycle";
 import type { AppContext } from "../context";
 import { readTextWithin, WEBHOOK_BODY_LIMIT } from "../http/body-limit";
 import { forbidden, HttpError, notFound } from "../http/errors";
 import { applyStatusEventsInBatches, recordInbound } from "../messages/messages";
-import { sendingManager } from "../sending/manager";
 import { providersOfKind, URL_SECRET_PROVIDERS, type ProviderAccount } from "./accounts";
 import { webhookSecretMatches } from "./credentials";
 import { adapterFor } from "./registry";
@@ -40,15 +38,12 @@ const INBOUND_BATCH = 100;
 
 async function apply(ctx: AppContext, account: ProviderAccount, parsed: WebhookParseResult) {
   const statuses = parsed.events.filter((e): e is Extract<WebhookEvent, { type: "status" }> => e.type === "status");
-  const changed = statuses.length ? await applyStatusEventsInBatches(ctx, account, statuses) : [];
+  if (statuses.length) await applyStatusEventsInBatches(ctx, account, statuses);
   const inbound = parsed.events.filter((e): e is Extract<WebhookEvent, { type: "inbound" }> => e.type === "inbound");
-  let replies = 0;
   for (let i = 0; i < inbound.length; i++) {
     if (i && i % INBOUND_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-    if (recordInbound(ctx, account, inbound[i]!).reply) replies++;
+    recordInbound(ctx, account, inbound[i]!);
   }
-  if (replies) sendingManager(ctx).wake();
-  for (const campaignId of new Set(changed.map((c) => c.campaignId).filter((c): c is string => !!c))) settleCampaign(ctx, campaignId);
 }
 
 /**

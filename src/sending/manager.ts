@@ -1,15 +1,5 @@
-import type { Statement } from "bun:sqlite";
-import { optOutContact } from "../contacts/contacts";
-import { campaignStatuses, PARKED, pauseCampaign, repairInterruptedCampaigns, settleCampaign } from "../campaigns/lifecycle";
-import type { AppContext } from "../context";
-import { applyStatusEvents, takeEarlyReport } from "../messages/messages";
-import { numberById } from "../phone-numbers/numbers";
-import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
-import { adapterFor, readyAdapter } from "../providers/registry";
-import { ProviderError, type ProviderAdapter, type SendResult } from "../providers/types";
-import { findUserById } from "../users/queries";
-import { SlidingWindow } from "./pace";
-import { quietUntil, zoneForRecipient } from "./quiet-hours";
+import { SlidingWindow, WINDOW_MS } from "./pace";
+import { realClock, type Clock, type OutboxRow, type OutboxStore, type Outcome, type ProviderRegistry, type SenderAccount, type SenderNumber, type SendError, type Transport } from "./ports";
 
 export type ManagerOptions = {
   /** Longest sleep between passes when nothing wakes the manager. */
@@ -36,136 +26,83 @@ export const DEFAULT_MANAGER_OPTIONS: ManagerOptions = {
   pauseAfterFailures: 10,
 };
 
-/** Provider-wide ceilings when the account sets none (segments per second): Telnyx's documented account default. */
-const PROVIDER_CEILING: Partial<Record<ProviderAccount["provider"], number>> = { telnyx: 50 };
+/** The slowest a number is driven by 429s, as a share of its configured rate. */
+export const SLOWEST_SHARE = 0.25;
+/**
+ * Share of the configured rate a number wins back per one-second window. It also outweighs a small steady share of
+ * 429s (5% of calls refused costs 5%, and the step wins it back), so only a real rate limit keeps a number slow.
+ */
+export const RECOVERY_STEP = 1 / 16;
 
-type Claimed = {
-  id: string;
-  user_id: string;
-  campaign_id: string | null;
-  contact_id: string | null;
-  phone: string;
-  content: string;
-  segments: number;
-  attempts: number;
-  expires_at: number | null;
-  kind: "campaign" | "single" | "compliance";
-};
+const CONFIG_REFRESH_MS = 2000;
 
-type Outcome = { row: Claimed; lane: Lane; result?: SendResult; error?: unknown };
-type Admitted = Claimed & { laneSlot: number; accountSlot: number };
+type Finished = { row: OutboxRow; lane: Lane; accountId: string; result?: Awaited<ReturnType<Transport["send"]>>; error?: unknown };
+type Slots = { lane: number; account: number };
 
 /** One sender number: its own pace, its own 429 back-off. */
 type Lane = {
   id: string;
-  providerId: string;
-  fromNumber: string;
+  number: SenderNumber;
   window: SlidingWindow;
   inFlight: number;
-  /** Nothing to claim before this instant (drained, deferred or told to wait by a 429). */
+  /** Nothing to claim before this instant (drained, deferred, or told to wait by a long Retry-After). */
   idleUntil: number;
-  /** Effective share of the configured rate; halves on a 429 and recovers as sends succeed. */
-  slowdown: number;
-  configuredRate: number;
+  /** Share of the configured rate in use: cut once per window with 429s, won back window by window. */
+  share: number;
+  /** The current 429 window: its start, the calls answered in it and how many of them were 429s. */
+  throttleWindow: { from: number; calls: number; throttled: number };
   refreshedAt: number;
-  account: ProviderAccount | undefined;
 };
 
-const CONFIG_REFRESH_MS = 2000;
+const isSendError = (e: unknown): e is SendError =>
+  typeof e === "object" && e !== null && typeof (e as SendError).kind === "string" && typeof (e as SendError).message === "string";
 
 /**
- * The sending engine: workers pull due rows from the outbox (the messages table) per sender number, at that
- * number's pace and its provider account's ceiling, mark them 'sending' in a committed transaction, call the
- * provider, and record every outcome in batches. Compliance is checked at the moment of sending: opted-out
- * recipients are skipped, expired messages are not sent stale, marketing waits out quiet hours.
+ * The sending engine: pulls due rows from the outbox per sender number, at that number's pace and its provider
+ * account's ceiling, has the store mark them sending (after the checks at the moment of sending) in a committed
+ * transaction, calls the provider, and hands every outcome back to the store in batches. It knows no domain: the
+ * outbox, the providers and the clock are ports (ports.ts), wired once in server.ts.
  */
 export class SendingManager {
   private lanes = new Map<string, Lane>();
   private accounts = new Map<string, SlidingWindow>();
-  private outcomes: Outcome[] = [];
+  private outcomes: Finished[] = [];
   private inFlight = 0;
   private running = false;
-  private timer: ReturnType<typeof setTimeout> | null = null;
   private passing = false;
+  /** Set by a wake or a finished call that came while no nap was under way: the next pass comes at once. */
   private again = false;
+  /** Ends the current nap early. */
+  private poke: (() => void) | null = null;
+  private loopDone: Promise<void> = Promise.resolve();
   private failures = new Map<string, number>();
-  /** Account settings (quiet hours, frequency cap) read at most every CONFIG_REFRESH_MS per user. */
-  private users = new Map<string, { at: number; user: ReturnType<typeof findUserById> }>();
-  private st: Record<string, Statement>;
+  private lanesCheckedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private ctx: AppContext,
+    private store: OutboxStore,
+    private providers: ProviderRegistry,
+    private clock: Clock = realClock,
+    private log: (line: string) => void = () => {},
     readonly options: ManagerOptions = { ...DEFAULT_MANAGER_OPTIONS },
-  ) {
-    const db = ctx.db.$client;
-    this.st = {
-      // A disabled account's rows are never claimed, whenever they were written: the owner is checked in the claim
-      // itself, and its lanes find nothing due (they stay queued until an administrator enables the account).
-      claim: db.prepare(
-        `SELECT id, user_id, campaign_id, contact_id, phone, content, segments, attempts, expires_at, kind FROM messages
-         WHERE phone_number_id = ? AND status = 'queued' AND next_attempt_at <= ?
-           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)
-         ORDER BY next_attempt_at LIMIT ?`,
-      ),
-      nextDue: db.prepare(
-        `SELECT min(next_attempt_at) AS at FROM messages WHERE phone_number_id = ? AND status = 'queued'
-           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)`,
-      ),
-      lanes: db.prepare(
-        `SELECT p.id FROM phone_numbers p JOIN users u ON u.id = p.user_id AND u.disabled = 0 WHERE EXISTS
-           (SELECT 1 FROM messages m WHERE m.phone_number_id = p.id AND m.status = 'queued' AND m.next_attempt_at < ?)`,
-      ),
-      optedOut: db.prepare(`SELECT 1 FROM contacts WHERE user_id = ? AND phone = ? AND status = 'opted_out'`),
-      recentToPhone: db.prepare(
-        `SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND kind = 'campaign' AND direction = 'outbound'
-           AND status IN ('sending','sent','delivered','unknown') AND created_at >= ? AND campaign_id IS NOT ?`,
-      ),
-      markSending: db.prepare(`UPDATE messages SET status = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'queued'`),
-      finish: db.prepare(`UPDATE messages SET status = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
-      defer: db.prepare(`UPDATE messages SET next_attempt_at = ?, updated_at = ? WHERE id = ?`),
-      sent: db.prepare(
-        `UPDATE messages SET status = ?, provider_message_id = ?, segments = coalesce(?, segments), sent_at = ?, updated_at = ?,
-           error_code = NULL, error_message = NULL WHERE id = ?`,
-      ),
-      retry: db.prepare(
-        `UPDATE messages SET status = 'queued', attempts = attempts - ?, next_attempt_at = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`,
-      ),
-      orphans: db.prepare(
-        `UPDATE messages SET status = 'failed', error_code = 'no_sender', error_message = 'The sender number was removed before this message was sent', updated_at = ?
-         WHERE status = 'queued' AND direction = 'outbound' AND phone_number_id IS NULL`,
-      ),
-    };
-  }
-
-  /** After a crash or restart: a row left 'sending' may or may not have reached the provider; it is never sent again. */
-  recover(): number {
-    const res = this.ctx.db.$client
-      .prepare(
-        `UPDATE messages SET status = 'unknown', error_code = 'interrupted',
-           error_message = 'The server stopped while this message was being handed to the provider; it was not sent again, to avoid a duplicate.',
-           updated_at = ? WHERE status = 'sending'`,
-      )
-      .run(this.ctx.now());
-    return res.changes;
-  }
+  ) {}
 
   start() {
     if (this.running) return;
-    const recovered = this.recover();
-    if (recovered) this.ctx.log(`sending: ${recovered} message(s) in flight at the last stop are marked unknown (never resent)`);
-    const repaired = repairInterruptedCampaigns(this.ctx);
-    if (repaired) this.ctx.log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
+    const recovered = this.store.recover(this.clock.now());
+    if (recovered) this.log(`sending: ${recovered} message(s) in flight at the last stop are marked unknown (never resent)`);
     this.running = true;
-    this.ctx.onStop.push(() => this.stop());
-    this.wake();
+    this.loopDone = this.loop();
   }
 
+  /** Stops claiming, lets calls in flight finish (5 s at most) and records their outcomes. */
   async stop() {
+    if (!this.running) return;
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    const deadline = Date.now() + 5000;
-    while ((this.inFlight > 0 || this.passing) && Date.now() < deadline) await Bun.sleep(10);
-    this.flushOutcomes();
+    this.poke?.();
+    await this.loopDone;
+    const deadline = this.clock.now() + 5000;
+    while (this.inFlight > 0 && this.clock.now() < deadline) await this.clock.sleep(10);
+    this.flushOutcomes(this.clock.now());
   }
 
   /** Something was queued (or a campaign resumed): look now rather than at the next idle pass. */
@@ -174,41 +111,55 @@ export class SendingManager {
     if (lane) lane.idleUntil = 0;
     else {
       for (const lane of this.lanes.values()) lane.idleUntil = 0;
-      this.lanesCheckedAt = 0;
+      this.lanesCheckedAt = Number.NEGATIVE_INFINITY;
     }
-    this.schedule(0);
+    this.nudge();
   }
 
-  private schedule(delay: number) {
-    if (!this.running) return;
-    if (this.passing) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) {
-      if (delay > 0) return;
-      clearTimeout(this.timer);
-    }
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.pass();
-    }, delay);
+  /** A share of the configured rate per sender number (1 when no 429 slowed it), for tests and diagnostics. */
+  shareOf(laneId: string): number | undefined {
+    return this.lanes.get(laneId)?.share;
   }
 
-  private lanesCheckedAt = 0;
+  private nudge() {
+    if (this.poke) this.poke();
+    else this.again = true;
+  }
 
-  private pass() {
-    if (!this.running) return;
+  private async loop() {
+    while (this.running) {
+      this.again = false;
+      const sleep = this.pass();
+      if (!this.running) break;
+      if (this.again) await this.clock.sleep(0);
+      else await this.nap(sleep);
+    }
+  }
+
+  /**
+   * Sleeps `ms`, or less when poked. A poke ends the nap on the next timer turn, not at once: a pass never runs in
+   * the microtasks of whoever woke it (a request handler still answering, a call's other callbacks), as the provider
+   * calls it starts would otherwise queue behind that work and reach the provider later than the pace counted them.
+   */
+  private nap(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.poke = () => void this.clock.sleep(0).then(resolve);
+      void this.clock.sleep(ms).then(resolve);
+    }).then(() => {
+      this.poke = null;
+    });
+  }
+
+  /** One look at every lane; answers how long until the next is needed. */
+  private pass(): number {
     this.passing = true;
-    this.again = false;
     let sleep = this.options.idleMs;
     try {
-      const now = this.ctx.now();
-      this.flushOutcomes();
+      const now = this.clock.now();
+      this.flushOutcomes(now);
       if (Math.abs(now - this.lanesCheckedAt) >= this.options.idleMs) {
         this.lanesCheckedAt = now;
-        this.st.orphans!.run(now);
-        for (const { id } of this.st.lanes!.all(now + 1) as { id: string }[]) if (!this.lanes.has(id)) this.addLane(id);
+        for (const id of this.store.dueLanes(now + 1)) if (!this.lanes.has(id)) this.addLane(id, now);
       }
       let busy = false;
       for (const lane of [...this.lanes.values()]) {
@@ -218,65 +169,77 @@ export class SendingManager {
       }
       if (busy) sleep = 0;
     } catch (err) {
-      this.ctx.log(`sending: pass failed: ${(err as Error)?.stack ?? err}`);
+      this.log(`sending: pass failed: ${(err as Error)?.stack ?? err}`);
       sleep = this.options.idleMs;
     } finally {
       this.passing = false;
     }
-    this.schedule(this.again ? 0 : Math.max(1, Math.round(sleep)));
+    return Math.max(1, Math.round(sleep));
   }
 
-  private addLane(id: string): Lane | null {
-    const number = numberById(this.ctx, id);
-    if (!number) return null;
-    const lane: Lane = {
+  private addLane(id: string, now: number) {
+    const number = this.providers.number(id);
+    if (!number) return;
+    this.lanes.set(id, {
       id,
-      providerId: number.providerId,
-      fromNumber: number.phoneNumber,
+      number,
       window: new SlidingWindow(number.messagesPerSecond),
       inFlight: 0,
       idleUntil: 0,
-      slowdown: 1,
-      configuredRate: number.messagesPerSecond,
-      refreshedAt: this.ctx.now(),
-      account: findProviderById(this.ctx, number.providerId),
-    };
-    this.lanes.set(id, lane);
-    return lane;
+      share: 1,
+      throttleWindow: { from: now, calls: 0, throttled: 0 },
+      refreshedAt: now,
+    });
   }
 
-  private accountWindow(account: ProviderAccount): SlidingWindow {
-    const limit = account.messagesPerSecond ?? PROVIDER_CEILING[account.provider] ?? 0;
+  private accountWindow(account: SenderAccount): SlidingWindow {
     let w = this.accounts.get(account.id);
-    if (!w) this.accounts.set(account.id, (w = new SlidingWindow(limit)));
-    w.limit = limit;
+    if (!w) this.accounts.set(account.id, (w = new SlidingWindow(account.messagesPerSecond)));
+    w.limit = account.messagesPerSecond;
     return w;
+  }
+
+  /**
+   * Closes the lane's 429 window once a second has passed: all the 429s of one window slow the number once (as TCP
+   * halves once per round trip), by the share of calls refused and at most by half, and every window wins back
+   * RECOVERY_STEP. A number whose provider refuses 5% of calls at random keeps (nearly) its whole rate; one whose
+   * provider's real limit is lower settles just above it.
+   */
+  private adjustShare(lane: Lane, now: number) {
+    const w = lane.throttleWindow;
+    const windows = Math.floor((now - w.from) / WINDOW_MS);
+    if (windows < 1) return;
+    let share = lane.share;
+    if (w.throttled) share = Math.max(SLOWEST_SHARE, share * Math.max(0.5, 1 - w.throttled / w.calls));
+    lane.share = Math.min(1, share + RECOVERY_STEP * windows);
+    w.from += windows * WINDOW_MS;
+    w.calls = 0;
+    w.throttled = 0;
   }
 
   /** Claims and dispatches what this lane may send now; answers when it next needs a look. */
   private runLane(lane: Lane, now: number): number {
     if (lane.idleUntil > now) return lane.idleUntil;
     if (now - lane.refreshedAt > CONFIG_REFRESH_MS) {
-      const number = numberById(this.ctx, lane.id);
+      const number = this.providers.number(lane.id);
       if (!number) {
         this.lanes.delete(lane.id);
         return now + this.options.idleMs;
       }
-      lane.configuredRate = number.messagesPerSecond;
-      lane.fromNumber = number.phoneNumber;
-      lane.account = findProviderById(this.ctx, number.providerId);
+      lane.number = number;
       lane.refreshedAt = now;
-      lane.slowdown = Math.min(1, lane.slowdown * 1.25);
     }
-    lane.window.limit = lane.configuredRate > 0 ? Math.max(lane.configuredRate * lane.slowdown, Math.min(1, lane.configuredRate)) : 0;
-    const account = lane.account;
-    if (!account || !account.isActive) return (lane.idleUntil = now + this.options.idleMs);
+    this.adjustShare(lane, now);
+    const rate = lane.number.messagesPerSecond;
+    lane.window.limit = rate > 0 ? Math.max(rate * lane.share, Math.min(1, rate)) : 0;
+    const account = lane.number.account;
+    if (!account || !account.active) return (lane.idleUntil = now + this.options.idleMs);
     // The pace is counted when a row is claimed, so the call must start then, not after a module load.
-    const adapter = readyAdapter(this.ctx, account);
-    if (!adapter) {
-      adapterFor(this.ctx, account).then(
+    const transport = account.ready();
+    if (!transport) {
+      account.load().then(
         () => this.wake(lane.id),
-        (err) => this.ctx.log(`sending: provider ${account.id} unavailable: ${(err as Error)?.message ?? err}`),
+        (err) => this.log(`sending: provider ${account.id} unavailable: ${(err as Error)?.message ?? err}`),
       );
       return (lane.idleUntil = now + this.options.idleMs);
     }
@@ -287,183 +250,88 @@ export class SendingManager {
       return slots <= 0 ? now + 5 : Math.max(lane.window.nextFreeAt(now), accountWindow.nextFreeAt(now));
     }
     const limit = Math.max(1, Math.min(this.options.maxBatch, slots, Number.isFinite(room) ? Math.ceil(room) : this.options.maxBatch));
-    const rows = this.st.claim!.all(lane.id, now, limit) as Claimed[];
+    const rows = this.store.claim(lane.id, now, limit);
     if (!rows.length) {
-      const next = (this.st.nextDue!.get(lane.id) as { at: number | null }).at;
-      lane.idleUntil = next === null || next >= PARKED ? now + 60_000 : Math.max(next, now + 1);
+      const next = this.store.nextDue(lane.id);
+      lane.idleUntil = next === null ? now + 60_000 : Math.max(next, now + 1);
       return lane.idleUntil;
     }
-
-    const toSend = this.screen(rows, lane, accountWindow, now);
-    for (const row of toSend) void this.dispatch(adapter, account, lane, accountWindow, row);
-    return rows.length === limit || toSend.length ? now : now + 1;
+    const taken: Slots[] = [];
+    const admitted = this.store.admit(rows, now, {
+      fits: (row) => lane.window.fits(now, row.segments) && accountWindow.fits(now, row.segments),
+      take: (row) => void taken.push({ lane: lane.window.record(now, row.segments), account: accountWindow.record(now, row.segments) }),
+    });
+    admitted.forEach((row, i) => void this.dispatch(transport, account.id, lane, accountWindow, row, taken[i]!));
+    return rows.length === limit || admitted.length ? now : now + 1;
   }
 
-  /**
-   * The checks at the moment of sending, then the mark: rows that may go are set 'sending' in one committed
-   * transaction before any provider call, within the lane's and the account's pace.
-   */
-  private screen(rows: Claimed[], lane: Lane, accountWindow: SlidingWindow, now: number): Admitted[] {
-    const st = this.st;
-    const statuses = campaignStatuses(this.ctx, [...new Set(rows.map((r) => r.campaign_id).filter((c): c is string => !!c))]);
-    const userOf = (id: string) => {
-      const hit = this.users.get(id);
-      if (hit && now - hit.at < CONFIG_REFRESH_MS) return hit.user;
-      const user = findUserById(this.ctx, id);
-      this.users.set(id, { at: now, user });
-      return user;
-    };
-    const go: Admitted[] = [];
-    const touched = new Set<string>();
-    this.ctx.db.$client.transaction(() => {
-      for (const row of rows) {
-        if (row.campaign_id) {
-          const status = statuses.get(row.campaign_id);
-          if (status === "paused" || status === "scheduled" || status === "draft") {
-            st.defer!.run(PARKED, now, row.id);
-            continue;
-          }
-          if (status === "cancelled") {
-            st.finish!.run("cancelled", null, "The campaign was cancelled", now, row.id);
-            continue;
-          }
-        }
-        if (row.expires_at !== null && row.expires_at <= now) {
-          st.finish!.run("expired", "expired", "Not sent: the message expired before it could go out", now, row.id);
-          if (row.campaign_id) touched.add(row.campaign_id);
-          continue;
-        }
-        if (row.kind !== "compliance" && st.optedOut!.get(row.user_id, row.phone)) {
-          st.finish!.run("skipped", "opted_out", "Not sent: the contact has opted out", now, row.id);
-          if (row.campaign_id) touched.add(row.campaign_id);
-          continue;
-        }
-        if (row.kind === "campaign") {
-          const user = userOf(row.user_id);
-          if (user?.quietHoursEnabled) {
-            const until = quietUntil(now, zoneForRecipient(row.phone, user.timezone), {
-              enabled: true,
-              start: user.quietHoursStart as `${number}:${number}`,
-              end: user.quietHoursEnd as `${number}:${number}`,
-            });
-            if (until !== null) {
-              st.defer!.run(until, now, row.id);
-              continue;
-            }
-          }
-          if (user?.frequencyCapPerDay) {
-            const sent = (st.recentToPhone!.get(row.user_id, row.phone, now - 24 * 3600_000, row.campaign_id) as { n: number }).n;
-            if (sent >= user.frequencyCapPerDay) {
-              st.finish!.run("skipped", "frequency_cap", `Not sent: the contact already got ${sent} campaign message(s) in the last 24 hours`, now, row.id);
-              if (row.campaign_id) touched.add(row.campaign_id);
-              continue;
-            }
-          }
-        }
-        if (!lane.window.fits(now, row.segments) || !accountWindow.fits(now, row.segments)) break;
-        if (st.markSending!.run(now, row.id).changes !== 1) continue;
-        go.push({ ...row, laneSlot: lane.window.record(now, row.segments), accountSlot: accountWindow.record(now, row.segments) });
-      }
-    })();
-    for (const id of touched) settleCampaign(this.ctx, id);
-    return go;
-  }
-
-  private async dispatch(adapter: ProviderAdapter, account: ProviderAccount, lane: Lane, accountWindow: SlidingWindow, row: Admitted) {
+  private async dispatch(transport: Transport, accountId: string, lane: Lane, accountWindow: SlidingWindow, row: OutboxRow, slots: Slots) {
     lane.inFlight++;
     this.inFlight++;
-    const startedAt = this.ctx.now();
-    lane.window.sentAt(row.laneSlot, startedAt);
-    accountWindow.sentAt(row.accountSlot, startedAt);
-    let outcome: Outcome;
+    const startedAt = this.clock.now();
+    lane.window.sentAt(slots.lane, startedAt);
+    accountWindow.sentAt(slots.account, startedAt);
+    let done: Finished;
     try {
-      const result = await adapter.send({
-        to: row.phone,
-        from: lane.fromNumber,
-        body: row.content,
-        statusCallbackUrl: webhookUrl(this.ctx, account),
-        reference: row.id,
-      });
-      outcome = { row, lane, result };
+      const result = await transport.send({ to: row.phone, from: lane.number.fromNumber, body: row.content, reference: row.id });
+      done = { row, lane, accountId, result };
     } catch (error) {
-      outcome = { row, lane, error };
+      done = { row, lane, accountId, error };
     }
     lane.inFlight--;
     this.inFlight--;
-    this.outcomes.push(outcome);
-    this.schedule(0);
+    this.outcomes.push(done);
+    this.nudge();
   }
 
-  /** Records finished calls in one transaction. */
-  private flushOutcomes() {
+  /** Decides what each finished call means and hands the batch to the store (one transaction there). */
+  private flushOutcomes(now: number) {
     if (!this.outcomes.length) return;
     const batch = this.outcomes.splice(0);
-    const now = this.ctx.now();
-    const st = this.st;
-    const settle = new Set<string>();
-    const optOuts: Claimed[] = [];
-    const early = new Map<string, NonNullable<ReturnType<typeof takeEarlyReport>>[]>();
-    this.ctx.db.$client.transaction(() => {
-      for (const { row, lane, result, error } of batch) {
-        if (row.campaign_id) settle.add(row.campaign_id);
-        if (result) {
-          const status = result.status === "delivered" || result.status === "failed" ? result.status : "sent";
-          st.sent!.run(status, result.providerMessageId, result.segments ?? null, now, now, row.id);
-          if (row.campaign_id) this.failures.set(row.campaign_id, 0);
-          const report = takeEarlyReport(this.ctx, lane.providerId, result.providerMessageId);
-          if (report) early.set(lane.providerId, [...(early.get(lane.providerId) ?? []), report]);
-          continue;
-        }
-        const err =
-          error instanceof ProviderError ? error : new ProviderError("permanent", "internal", `Sending failed: ${(error as Error)?.message ?? error}`);
-        if (err.code === "timeout") {
-          st.finish!.run("unknown", "timeout", "The provider did not answer in time; the message may have been sent, so it is not retried", now, row.id);
-          continue;
-        }
-        if (err.kind === "rate_limited") {
-          const wait = err.retryAfterMs ?? 1000;
-          lane.slowdown = Math.max(0.25, lane.slowdown / 2);
-          lane.idleUntil = now + wait;
-          st.retry!.run(1, now + wait, err.code, err.message, now, row.id);
-          continue;
-        }
-        if (err.kind === "transient" && row.attempts + 1 < this.options.maxAttempts) {
-          const backoff = Math.min(this.options.backoffCapMs, this.options.backoffBaseMs * 2 ** row.attempts);
-          const at = now + Math.max(err.retryAfterMs ?? 0, backoff * (0.75 + Math.random() * 0.5));
-          st.retry!.run(0, at, err.code, err.message, now, row.id);
-          lane.idleUntil = Math.min(lane.idleUntil, at);
-          continue;
-        }
-        st.finish!.run("failed", err.code, err.message, now, row.id);
-        if (err.kind === "opted_out") {
-          optOuts.push(row);
-          continue;
-        }
-        if (row.campaign_id) {
-          const n = (this.failures.get(row.campaign_id) ?? 0) + 1;
-          this.failures.set(row.campaign_id, n);
-          if (n === this.options.pauseAfterFailures) {
-            const reason = `Paused after ${n} failed messages in a row. Last error: ${err.code ? `${err.code} ` : ""}${err.message}. Check SMS provider settings, then resume.`;
-            pauseCampaign(this.ctx, row.campaign_id, reason);
-            this.failures.set(row.campaign_id, 0);
-          }
-        }
+    const decided: Outcome[] = [];
+    const pauses: { campaignId: string; reason: string }[] = [];
+    for (const { row, lane, accountId, result, error } of batch) {
+      lane.throttleWindow.calls++;
+      if (result) {
+        const status = result.status === "delivered" || result.status === "failed" ? result.status : "sent";
+        decided.push({ row, kind: "accepted", accountId, providerMessageId: result.providerMessageId, status, segments: result.segments ?? null });
+        if (row.campaignId) this.failures.set(row.campaignId, 0);
+        continue;
       }
-    })();
-    for (const row of optOuts) optOutContact(this.ctx, row.user_id, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
-    for (const [accountId, events] of early) {
-      const account = findProviderById(this.ctx, accountId);
-      if (account) applyStatusEvents(this.ctx, account, events);
+      const err: SendError = isSendError(error)
+        ? error
+        : { kind: "permanent", code: "internal", message: `Sending failed: ${(error as Error)?.message ?? error}`, retryAfterMs: null };
+      if (err.code === "timeout") {
+        decided.push({ row, kind: "unknown", code: "timeout", message: "The provider did not answer in time; the message may have been sent, so it is not retried" });
+        continue;
+      }
+      if (err.kind === "rate_limited") {
+        const wait = err.retryAfterMs ?? 1000;
+        lane.throttleWindow.throttled++;
+        // The refused message waits out Retry-After. The number slows through its share (adjustShare); it stops
+        // altogether only when told to wait longer than the pacing window, or when it has no rate to slow.
+        if (wait > WINDOW_MS || lane.number.messagesPerSecond <= 0) lane.idleUntil = now + wait;
+        else lane.idleUntil = Math.min(lane.idleUntil, now + wait);
+        decided.push({ row, kind: "retry", at: now + wait, refund: true, code: err.code, message: err.message });
+        continue;
+      }
+      if (err.kind === "transient" && row.attempts + 1 < this.options.maxAttempts) {
+        const backoff = Math.min(this.options.backoffCapMs, this.options.backoffBaseMs * 2 ** row.attempts);
+        const at = now + Math.max(err.retryAfterMs ?? 0, backoff * (0.75 + this.clock.random() * 0.5));
+        decided.push({ row, kind: "retry", at, refund: false, code: err.code, message: err.message });
+        lane.idleUntil = Math.min(lane.idleUntil, at);
+        continue;
+      }
+      decided.push({ row, kind: "failed", code: err.code, message: err.message, optedOut: err.kind === "opted_out" });
+      if (err.kind === "opted_out" || !row.campaignId) continue;
+      const n = (this.failures.get(row.campaignId) ?? 0) + 1;
+      this.failures.set(row.campaignId, n);
+      if (n === this.options.pauseAfterFailures) {
+        const reason = `Paused after ${n} failed messages in a row. Last error: ${err.code ? `${err.code} ` : ""}${err.message}. Check SMS provider settings, then resume.`;
+        pauses.push({ campaignId: row.campaignId, reason });
+        this.failures.set(row.campaignId, 0);
+      }
     }
-    for (const id of settle) settleCampaign(this.ctx, id);
+    this.store.record(decided, pauses, now);
   }
-}
-
-const managers = new WeakMap<AppContext, SendingManager>();
-
-/** The running manager of an appliance (started with the server). */
-export function sendingManager(ctx: AppContext): SendingManager {
-  let m = managers.get(ctx);
-  if (!m) managers.set(ctx, (m = new SendingManager(ctx)));
-  return m;
 }

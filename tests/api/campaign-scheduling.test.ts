@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { runDueJobs } from "../../src/campaigns/scheduler";
-import { sendingManager } from "../../src/sending/manager";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -15,7 +14,7 @@ afterAll(() => t?.stop());
 afterEach(() => {
   t.ctx.now = realNow;
   // The clock went back: let the sending engine look for work at once rather than at its next idle pass.
-  sendingManager(t.ctx).wake();
+  t.ctx.sending.wake();
 });
 
 const MINUTE = 60_000;

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { startTrial } from "../../src/licenses/licenses";
-import { sendingManager } from "../../src/sending/manager";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -212,7 +211,7 @@ describe("a campaign waiting for quiet hours", () => {
 
     // At 08:00 in New York its message is due; at 08:00 in Los Angeles every one has gone.
     clockAt("2026-03-10T15:00:01.000Z");
-    sendingManager(t.ctx).wake();
+    t.ctx.sending.wake();
     const done = await waitFor(
       () => get(acc, `/api/campaigns/${id}`).then((r) => r.body),
       (c) => c.status === "completed" && c.counts.delivered === 4,

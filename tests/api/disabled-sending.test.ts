@@ -3,7 +3,6 @@ import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { ACCOUNT_DISABLED } from "../../src/campaigns/lifecycle";
 import { runDueJobs } from "../../src/campaigns/scheduler";
-import { sendingManager } from "../../src/sending/manager";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -113,7 +112,7 @@ describe("disabling a user stops their sending", () => {
     // Two rows of an enabled account, each sent by a pass that had the disabled account's lane in front of it.
     for (const phone of ["+14155550111", "+14155550112"]) {
       const control = queueSingle(on, on.acc.user.id, phone);
-      sendingManager(t.ctx).wake();
+      t.ctx.sending.wake();
       await waitFor(() => messageStatus(control), (s) => s === "delivered" || s === "sent");
     }
     expect(messageStatus(stuck)).toBe("queued");

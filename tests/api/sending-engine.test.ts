@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { sendingManager } from "../../src/sending/manager";
+import type { SendingManager } from "../../src/sending/manager";
 import { signedTwilioWebhook, startTwilioFake, twilioInboundParams, type TwilioFake } from "../support/fakes/twilio";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -14,7 +14,7 @@ let nextSender = 0;
 beforeAll(async () => {
   twilio = await startTwilioFake({ numbers: SENDERS.map((phoneNumber) => ({ phoneNumber })) });
   t = await startTestServer({ smtp: false, env: { TWILIO_API_BASE: twilio.url } });
-  Object.assign(sendingManager(t.ctx).options, { backoffBaseMs: 50, backoffCapMs: 200 });
+  Object.assign((t.ctx.sending as SendingManager).options, { backoffBaseMs: 50, backoffCapMs: 200 });
 });
 afterAll(async () => {
   await t?.stop();
@@ -117,7 +117,7 @@ describe("failures", () => {
 
   test("too many failures in a row pause the campaign with the reason shown", async () => {
     const { acc } = await twilioAccount(2);
-    sendingManager(t.ctx).options.pauseAfterFailures = 3;
+    (t.ctx.sending as SendingManager).options.pauseAfterFailures = 3;
     try {
       const bad = phones(6, 3600);
       for (const p of bad) twilio.rejectRecipient(p, 21614);
@@ -128,7 +128,7 @@ describe("failures", () => {
       expect(v.counts.failed).toBeGreaterThanOrEqual(3);
       expect(v.counts.pending).toBeGreaterThan(0);
     } finally {
-      sendingManager(t.ctx).options.pauseAfterFailures = 10;
+      (t.ctx.sending as SendingManager).options.pauseAfterFailures = 10;
     }
   });
 });
@@ -246,7 +246,7 @@ describe("quiet hours and expiry (server clock controlled)", () => {
     expect((await qlogs(stale))[0].status).toBe("pending");
 
     offset = nextMorning - Date.now();
-    sendingManager(q.ctx).wake();
+    (q.ctx.sending as SendingManager).wake();
     await waitFor(() => qlogs(newYork), (l) => l[0]?.status === "delivered");
     const [expired] = await waitFor(() => qlogs(stale), (l) => l[0]?.status === "expired");
     expect(expired.errorMessage).toContain("expired");

@@ -1,0 +1,234 @@
+import type { Statement } from "bun:sqlite";
+import { optOutContact } from "../contacts/contacts";
+import type { AppContext } from "../context";
+import { numberById } from "../phone-numbers/numbers";
+import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
+import { adapterFor, readyAdapter } from "../providers/registry";
+import type { OutboxRow, OutboxStore, ProviderRegistry, SenderNumber } from "../sending/ports";
+import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
+import { findUserById } from "../users/queries";
+import { applyStatusEvents, takeEarlyReport } from "./messages";
+import { appendStatusEvents, PARKED, type StatusEventRow } from "./outbox";
+
+/** Account settings (quiet hours, frequency cap) are read at most this often per user while sending. */
+const USER_REFRESH_MS = 2000;
+
+type Claimed = OutboxRow & { expiresAt: number | null; kind: "campaign" | "single" | "compliance" };
+
+/**
+ * The outbox store the sending engine runs on (src/sending/ports.ts), with the messages table's SQL prepared once.
+ * Every write of the engine's goes through here, in one transaction per batch, with its events.
+ */
+export function outboxStore(ctx: AppContext): OutboxStore {
+  const db = ctx.db.$client;
+  const st: Record<string, Statement> = {
+    // A disabled account's rows are never claimed, whenever they were written: the owner is checked in the claim
+    // itself, and its lanes find nothing due (they stay queued until an administrator enables the account).
+    claim: db.prepare(
+      `SELECT id, user_id AS userId, campaign_id AS campaignId, phone, content, segments, attempts, expires_at AS expiresAt, kind FROM messages
+       WHERE phone_number_id = ? AND status = 'queued' AND next_attempt_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)
+       ORDER BY next_attempt_at LIMIT ?`,
+    ),
+    nextDue: db.prepare(
+      `SELECT min(next_attempt_at) AS at FROM messages WHERE phone_number_id = ? AND status = 'queued'
+         AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)`,
+    ),
+    lanes: db.prepare(
+      `SELECT p.id FROM phone_numbers p JOIN users u ON u.id = p.user_id AND u.disabled = 0 WHERE EXISTS
+         (SELECT 1 FROM messages m WHERE m.phone_number_id = p.id AND m.status = 'queued' AND m.next_attempt_at < ?)`,
+    ),
+    optedOut: db.prepare(`SELECT 1 FROM contacts WHERE user_id = ? AND phone = ? AND status = 'opted_out'`),
+    recentToPhone: db.prepare(
+      `SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND kind = 'campaign' AND direction = 'outbound'
+         AND status IN ('sending','sent','delivered','unknown') AND created_at >= ? AND campaign_id IS NOT ?`,
+    ),
+    markSending: db.prepare(`UPDATE messages SET status = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'queued'`),
+    finish: db.prepare(`UPDATE messages SET status = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
+    defer: db.prepare(`UPDATE messages SET next_attempt_at = ?, updated_at = ? WHERE id = ?`),
+    sent: db.prepare(
+      `UPDATE messages SET status = ?, provider_message_id = ?, segments = coalesce(?, segments), sent_at = ?, updated_at = ?,
+         error_code = NULL, error_message = NULL WHERE id = ?`,
+    ),
+    retry: db.prepare(
+      `UPDATE messages SET status = 'queued', attempts = attempts - ?, next_attempt_at = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`,
+    ),
+    orphans: db.prepare(
+      `UPDATE messages SET status = 'failed', error_code = 'no_sender', error_message = 'The sender number was removed before this message was sent', updated_at = ?
+       WHERE status = 'queued' AND direction = 'outbound' AND phone_number_id IS NULL`,
+    ),
+  };
+  const users = new Map<string, { at: number; user: ReturnType<typeof findUserById> }>();
+  const userOf = (id: string, now: number) => {
+    const hit = users.get(id);
+    if (hit && now - hit.at < USER_REFRESH_MS) return hit.user;
+    const user = findUserById(ctx, id);
+    users.set(id, { at: now, user });
+    return user;
+  };
+
+  return {
+    recover(now) {
+      return db.transaction(() => {
+        const rows = db
+          .query(
+            `UPDATE messages SET status = 'unknown', error_code = 'interrupted',
+               error_message = 'The server stopped while this message was being handed to the provider; it was not sent again, to avoid a duplicate.',
+               updated_at = ? WHERE status = 'sending' RETURNING id, user_id AS userId, campaign_id AS campaignId`,
+          )
+          .all(now) as StatusEventRow[];
+        appendStatusEvents(ctx, "message.unknown", rows);
+        ctx.campaignOutbox.settle(new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : []))));
+        return rows.length;
+      })();
+    },
+
+    dueLanes(now) {
+      st.orphans!.run(now);
+      return (st.lanes!.all(now) as { id: string }[]).map((r) => r.id);
+    },
+
+    claim(laneId, now, limit) {
+      return st.claim!.all(laneId, now, limit) as Claimed[];
+    },
+
+    nextDue(laneId) {
+      const at = (st.nextDue!.get(laneId) as { at: number | null }).at;
+      return at === null || at >= PARKED ? null : at;
+    },
+
+    admit(claimed, now, pace) {
+      const rows = claimed as Claimed[];
+      const statuses = ctx.campaignOutbox.statuses([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
+      const go: OutboxRow[] = [];
+      const touched = new Set<string>();
+      db.transaction(() => {
+        for (const row of rows) {
+          if (row.campaignId) {
+            const status = statuses.get(row.campaignId);
+            if (status === "paused" || status === "scheduled" || status === "draft") {
+              st.defer!.run(PARKED, now, row.id);
+              continue;
+            }
+            if (status === "cancelled") {
+              st.finish!.run("cancelled", null, "The campaign was cancelled", now, row.id);
+              continue;
+            }
+          }
+          if (row.expiresAt !== null && row.expiresAt <= now) {
+            st.finish!.run("expired", "expired", "Not sent: the message expired before it could go out", now, row.id);
+            if (row.campaignId) touched.add(row.campaignId);
+            continue;
+          }
+          if (row.kind !== "compliance" && st.optedOut!.get(row.userId, row.phone)) {
+            st.finish!.run("skipped", "opted_out", "Not sent: the contact has opted out", now, row.id);
+            if (row.campaignId) touched.add(row.campaignId);
+            continue;
+          }
+          if (row.kind === "campaign") {
+            const user = userOf(row.userId, now);
+            if (user?.quietHoursEnabled) {
+              const until = quietUntil(now, zoneForRecipient(row.phone, user.timezone), {
+                enabled: true,
+                start: user.quietHoursStart as `${number}:${number}`,
+                end: user.quietHoursEnd as `${number}:${number}`,
+              });
+              if (until !== null) {
+                st.defer!.run(until, now, row.id);
+                continue;
+              }
+            }
+            if (user?.frequencyCapPerDay) {
+              const sent = (st.recentToPhone!.get(row.userId, row.phone, now - 24 * 3600_000, row.campaignId) as { n: number }).n;
+              if (sent >= user.frequencyCapPerDay) {
+                st.finish!.run("skipped", "frequency_cap", `Not sent: the contact already got ${sent} campaign message(s) in the last 24 hours`, now, row.id);
+                if (row.campaignId) touched.add(row.campaignId);
+                continue;
+              }
+            }
+          }
+          if (!pace.fits(row)) break;
+          if (st.markSending!.run(now, row.id).changes !== 1) continue;
+          pace.take(row);
+          go.push(row);
+        }
+        if (touched.size) ctx.campaignOutbox.settle(touched);
+      })();
+      return go;
+    },
+
+    record(outcomes, pauses, now) {
+      const settle = new Set<string>();
+      const optOuts: OutboxRow[] = [];
+      const early = new Map<string, NonNullable<ReturnType<typeof takeEarlyReport>>[]>();
+      const reached: Record<"sent" | "delivered" | "failed" | "unknown", StatusEventRow[]> = { sent: [], delivered: [], failed: [], unknown: [] };
+      db.transaction(() => {
+        for (const o of outcomes) {
+          const row = o.row;
+          if (row.campaignId) settle.add(row.campaignId);
+          switch (o.kind) {
+            case "accepted": {
+              st.sent!.run(o.status, o.providerMessageId, o.segments, now, now, row.id);
+              reached[o.status].push(row);
+              const report = takeEarlyReport(ctx, o.accountId, o.providerMessageId);
+              if (report) early.set(o.accountId, [...(early.get(o.accountId) ?? []), report]);
+              break;
+            }
+            case "retry":
+              st.retry!.run(o.refund ? 1 : 0, o.at, o.code, o.message, now, row.id);
+              break;
+            case "unknown":
+              st.finish!.run("unknown", o.code, o.message, now, row.id);
+              reached.unknown.push(row);
+              break;
+            case "failed":
+              st.finish!.run("failed", o.code, o.message, now, row.id);
+              reached.failed.push(row);
+              if (o.optedOut) optOuts.push(row);
+              break;
+          }
+        }
+        for (const status of ["sent", "delivered", "failed", "unknown"] as const) appendStatusEvents(ctx, `message.${status}`, reached[status]);
+        for (const p of pauses) ctx.campaignOutbox.pause(p.campaignId, p.reason);
+      })();
+      for (const row of optOuts) optOutContact(ctx, row.userId, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
+      for (const [accountId, events] of early) {
+        const account = findProviderById(ctx, accountId);
+        if (account) applyStatusEvents(ctx, account, events);
+      }
+      if (settle.size) ctx.campaignOutbox.settle(settle);
+    },
+  };
+}
+
+/** Provider-wide ceilings when the account sets none (segments per second): Telnyx's documented account default. */
+const PROVIDER_CEILING: Partial<Record<ProviderAccount["provider"], number>> = { telnyx: 50 };
+
+/** The sender numbers and provider accounts, as the sending engine sees them. */
+export function senderRegistry(ctx: AppContext): ProviderRegistry {
+  return {
+    number(id): SenderNumber | null {
+      const number = numberById(ctx, id);
+      if (!number) return null;
+      const account = findProviderById(ctx, number.providerId);
+      return {
+        fromNumber: number.phoneNumber,
+        messagesPerSecond: number.messagesPerSecond,
+        account: account
+          ? {
+              id: account.id,
+              active: account.isActive,
+              messagesPerSecond: account.messagesPerSecond ?? PROVIDER_CEILING[account.provider] ?? 0,
+              ready() {
+                const adapter = readyAdapter(ctx, account);
+                if (!adapter) return null;
+                const statusCallbackUrl = webhookUrl(ctx, account);
+                return { send: (m) => adapter.send({ ...m, statusCallbackUrl }) };
+              },
+              load: () => adapterFor(ctx, account),
+            }
+          : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import type { AppContext } from "../context";
+import { appendEvent, type EventType } from "../events/events";
+
+/**
+ * The outbox (the messages table's outbound rows) has one writer: this domain. Campaigns, one-off sends and
+ * compliance replies queue through `enqueue`; campaigns park, release and cancel their rows through the functions
+ * below; the sending engine goes through the store (outbox-store.ts). Every change of message statuses hands the
+ * affected campaigns to the campaigns domain's one settle step (`ctx.campaignOutbox.settle`).
+ */
+
+/** Queued rows of a paused campaign wait here, out of the outbox's due range, until it resumes. */
+export const PARKED = 8_000_000_000_000_000;
+
+export type Sender = { numberId: string; providerId: string; phoneNumber: string };
+
+export type NewOutbound = {
+  userId: string;
+  campaignId: string | null;
+  contactId: string | null;
+  phone: string;
+  content: string;
+  segments: number;
+  kind: "campaign" | "single" | "compliance";
+  sender: Sender;
+  /** Due from this instant (ms). */
+  dueAt: number;
+  /** Not sent after this instant (ms), or null. */
+  expiresAt: number | null;
+};
+
+/**
+ * Puts messages in the outbox in one transaction (nested in the caller's when it has one): a campaign's rows are
+ * unique per campaign and phone, so a repeat adds nobody twice. One `message.queued` event per campaign (per
+ * message for the others) in the same transaction, and the engine is woken for their senders. Answers the ids of
+ * the rows written.
+ */
+export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
+  const db = ctx.db.$client;
+  const now = ctx.now();
+  const insert = db.prepare(
+    `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
+       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
+  );
+  const ids: string[] = [];
+  const perCampaign = new Map<string, { userId: string; n: number }>();
+  db.transaction(() => {
+    for (const m of items) {
+      const id = Bun.randomUUIDv7();
+      const res = insert.run(
+        id, m.userId, m.campaignId, m.contactId, m.phone, m.content, m.kind, m.sender.providerId, m.sender.numberId, m.sender.phoneNumber,
+        m.segments, m.dueAt, m.expiresAt, now, now,
+      );
+      if (!res.changes) continue;
+      ids.push(id);
+      if (!m.campaignId) {
+        appendEvent(ctx, { userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
+        continue;
+      }
+      const c = perCampaign.get(m.campaignId);
+      if (c) c.n++;
+      else perCampaign.set(m.campaignId, { userId: m.userId, n: 1 });
+    }
+    for (const [campaignId, { userId, n }] of perCampaign) {
+      appendEvent(ctx, { userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: n } });
+    }
+  })();
+  for (const numberId of new Set(items.map((m) => m.sender.numberId))) ctx.sending.wake(numberId);
+  return ids;
+}
+
+/** Whether a campaign has written any outbox rows (it has started). */
+export function hasMessages(ctx: AppContext, campaignId: string): boolean {
+  return !!ctx.db.$client.query(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`).get(campaignId);
+}
+
+/** A paused campaign's queued rows leave the due range (none is lost: `releaseCampaign` brings them back). */
+export function parkCampaign(ctx: AppContext, campaignId: string) {
+  ctx.db.$client.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, campaignId);
+}
+
+/**
+ * A campaign's queued rows are due again at `at` (they still expire at their own time); `onlyParked` leaves rows
+ * deferred for their own reasons (quiet hours, a retry) as they are. Then the campaign is settled (nothing may be
+ * left to send) and the engine woken.
+ */
+export function releaseCampaign(ctx: AppContext, campaignId: string, at: number, onlyParked = false) {
+  ctx.db.$client
+    .query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`)
+    .run(at, campaignId, onlyParked ? PARKED : 0);
+  ctx.campaignOutbox.settle([campaignId]);
+  ctx.sending.wake();
+}
+
+/** A cancelled campaign's queued rows end cancelled; rows already handed to a provider keep their outcome. */
+export function cancelCampaignMessages(ctx: AppContext, campaignId: string, reason = "The campaign was cancelled") {
+  ctx.db.$client
+    .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE campaign_id = ? AND status = 'queued'`)
+    .run(reason, ctx.now(), campaignId);
+}
+
+/** Every queued outbound message of an account ends cancelled with the reason; answers how many. */
+export function cancelAccountMessages(ctx: AppContext, userId: string, reason: string): number {
+  return ctx.db.$client
+    .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE user_id = ? AND direction = 'outbound' AND status = 'queued'`)
+    .run(reason, ctx.now(), userId).changes;
+}
+
+/**
+ * How a campaign's messages ended: null while any is waiting or in flight (one indexed lookup, since the settle
+ * step asks after every batch), else how many went out and how many failed.
+ */
+export function campaignOutcome(ctx: AppContext, campaignId: string): { out: number; failed: number } | null {
+  const db = ctx.db.$client;
+  if (db.query(`SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending') LIMIT 1`).get(campaignId)) return null;
+  const r = db
+    .query(`SELECT sum(status IN ('sent','delivered','unknown')) AS out, sum(status = 'failed') AS failed FROM messages WHERE campaign_id = ?`)
+    .get(campaignId) as { out: number | null; failed: number | null };
+  return { out: r.out ?? 0, failed: r.failed ?? 0 };
+}
+
+export type StatusEventRow = { id: string; userId: string; campaignId: string | null };
+
+/**
+ * Appends the events of messages that reached a status, inside the caller's transaction: a campaign's messages are
+ * carried many to one (one event per campaign and batch, their ids in the payload), so the engine keeps its speed;
+ * a message of no campaign gets its own event.
+ */
+export function appendStatusEvents(ctx: AppContext, type: Extract<EventType, `message.${string}`>, rows: StatusEventRow[]) {
+  const byCampaign = new Map<string, { userId: string; ids: string[] }>();
+  for (const r of rows) {
+    if (!r.campaignId) {
+      appendEvent(ctx, { userId: r.userId, type, subject: { kind: "message", id: r.id } });
+      continue;
+    }
+    const c = byCampaign.get(r.campaignId);
+    if (c) c.ids.push(r.id);
+    else byCampaign.set(r.campaignId, { userId: r.userId, ids: [r.id] });
+  }
+  for (const [campaignId, { userId, ids }] of byCampaign) {
+    appendEvent(ctx, { userId, type, subject: { kind: "campaign", id: campaignId }, payload: { messageIds: ids } });
+  }
+}
