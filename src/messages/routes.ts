@@ -8,6 +8,7 @@ import { segmentInfo } from "./segments";
 export function messageRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/messages" })
     .use(authGuard(ctx))
+    // POST /api/messages/send
     .post(
       "/send",
       ({ user, body, set }) => {
@@ -25,7 +26,9 @@ export function messageRoutes(ctx: AppContext) {
         }),
       },
     )
+    // POST /api/messages/segments
     .post("/segments", ({ body }) => segmentInfo(body.content), { auth: true, body: t.Object({ content: t.String({ maxLength: 1600 }) }) })
+    // GET /api/messages
     .get(
       "/",
       ({ user, query }) =>
@@ -45,6 +48,7 @@ export function messageRoutes(ctx: AppContext) {
         }),
       },
     )
+    // GET /api/messages/:id
     .get("/:id", ({ user, params }) => messageView(getMessage(ctx, user.id, params.id)), {
       auth: true,
       params: t.Object({ id: t.String({ maxLength: 64 }) }),

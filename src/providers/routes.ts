@@ -32,15 +32,18 @@ export function describeProviderError(err: unknown): string {
 export function providerRoutes(ctx: AppContext) {
   return new Elysia()
     .use(authGuard(ctx))
+    // GET /api/sms-providers
     .get("/api/sms-providers", ({ user, query }) => {
       const { page, pageSize } = pageOf(query, 50);
       return listProviders(ctx, user.id, page, pageSize);
     }, { auth: true, query: paging })
+    // GET /api/sms-providers/fields
     .get(
       "/api/sms-providers/fields",
       () => ({ ...CREDENTIAL_FIELDS, labels: PROVIDER_LABELS }),
       { auth: true },
     )
+    // GET /api/sms-providers/webhook-urls
     .get(
       "/api/sms-providers/webhook-urls",
       ({ user }) => {
@@ -58,6 +61,7 @@ export function providerRoutes(ctx: AppContext) {
       },
       { auth: true },
     )
+    // POST /api/sms-providers
     .post(
       "/api/sms-providers",
       ({ user, body, set }) => {
@@ -121,6 +125,7 @@ export function providerRoutes(ctx: AppContext) {
         ),
       },
     )
+    // DELETE /api/sms-providers/:id
     .delete(
       "/api/sms-providers/:id",
       ({ user, params }) => {
@@ -130,6 +135,7 @@ export function providerRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams },
     )
+    // POST /api/sms-providers/:id/test
     .post(
       "/api/sms-providers/:id/test",
       async ({ user, params }) => {
@@ -143,6 +149,7 @@ export function providerRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams },
     )
+    // GET /api/providers/:id/available-numbers
     .get(
       "/api/providers/:id/available-numbers",
       async ({ user, params }) => {
@@ -156,6 +163,7 @@ export function providerRoutes(ctx: AppContext) {
       },
       { auth: true, params: idParams },
     )
+    // GET /api/:provider/numbers
     .get(
       "/api/:provider/numbers",
       async ({ user, params }) => {
@@ -172,6 +180,7 @@ export function providerRoutes(ctx: AppContext) {
       },
       { auth: true, params: t.Object({ provider: t.String({ maxLength: 20 }) }) },
     )
+    // POST /api/sms-providers/:id/simulate-inbound
     .post(
       "/api/sms-providers/:id/simulate-inbound",
       async ({ user, params, body, set }) => {

@@ -54,6 +54,7 @@ async function apply(ctx: AppContext, account: ProviderAccount, parsed: WebhookP
  * the body is capped at WEBHOOK_BODY_LIMIT and its events at MAX_WEBHOOK_EVENTS (413, nothing applied).
  */
 export function providerWebhookRoutes(ctx: AppContext) {
+  // POST /api/webhooks/:provider/sms/:userId
   return new Elysia().post(
     "/api/webhooks/:provider/sms/:userId",
     async ({ params, request, set }) => {
