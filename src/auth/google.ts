@@ -86,6 +86,11 @@ function linkSubject(ctx: AppContext, userId: string, subject: string) {
     .run();
 }
 
+/** Unlinks the account's Google identity: "Continue with Google" no longer signs in to it. */
+export function unlinkGoogle(ctx: AppContext, userId: string): void {
+  ctx.db.update(userSecurity).set({ googleSubject: null }).where(eq(userSecurity.userId, userId)).run();
+}
+
 /**
  * The account of this Google identity: already linked, else the same verified email (linked now), else new.
  *

@@ -3,13 +3,13 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { contactImports } from "../../db/schema";
 import type { AppContext } from "../context";
+import { MAX_CSV_BYTES } from "../http/body-limit";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import type { CountryCode } from "libphonenumber-js";
 import { EMPTY_CSV, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
 import { preparedBatches } from "./import-pipeline";
 import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
 
-export const MAX_CSV_BYTES = 100 * 1024 * 1024;
 const TOO_LARGE = "The CSV file is too large (100 MB at most).";
 
 export function jobView(j: typeof contactImports.$inferSelect) {

@@ -1,5 +1,4 @@
-import { eq } from "drizzle-orm";
-import { userSecurity } from "../../db/schema";
+import { unlinkGoogle } from "../auth/google";
 import { clearLockout } from "../auth/lockout";
 import { deletePasskey, listPasskeys } from "../auth/passkeys";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../auth/passwords";
@@ -29,7 +28,7 @@ export async function createOrPromoteAdmin(ctx: AppContext, email: string, passw
   const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
   resetTwoFactor(ctx, admin.id, null);
   for (const passkey of listPasskeys(ctx, admin.id)) deletePasskey(ctx, admin.id, passkey.id);
-  ctx.db.update(userSecurity).set({ googleSubject: null }).where(eq(userSecurity.userId, admin.id)).run();
+  unlinkGoogle(ctx, admin.id);
   clearLockout(ctx, admin.id);
   revokeAllSessions(ctx, admin.id);
   return admin;
