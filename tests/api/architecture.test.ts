@@ -1,0 +1,310 @@
+/**
+ * The shape of src/, read from its source: every table has one owning folder and is imported or named in SQL
+ * nowhere else; imports run only down the layers; every route the app registers has its `// METHOD /api/path`
+ * comment above the handler, so searching a URL lands on it; every paged list takes the one paging schema.
+ *
+ * A violation that another piece of work is removing is listed in ALLOWED with why; the test fails on a new
+ * violation and on an entry whose violation is gone (remove the entry with the violation).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Glob } from "bun";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { getTableName, is } from "drizzle-orm";
+import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import * as schema from "../../db/schema";
+import { createApp } from "../../src/app";
+import { MAX_PAGE, pagingQuery } from "../../src/http/paging";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const SRC = join(ROOT, "src");
+const SCHEMA = "db/schema.ts";
+
+/** Each table's owning folder under src/: the only folder that imports it or names it in SQL. */
+const OWNERS: Record<string, string> = {
+  users: "users",
+  sessions: "auth",
+  emailVerifications: "auth",
+  passwordResets: "auth",
+  userSecurity: "auth",
+  backupCodes: "auth",
+  passkeys: "auth",
+  authChallenges: "auth",
+  supportMessages: "support",
+  errorReports: "error-reports",
+  contacts: "contacts",
+  contactConsents: "contacts",
+  contactImports: "contacts",
+  segments: "segments",
+  smsProviders: "providers",
+  phoneNumbers: "phone-numbers",
+  campaigns: "campaigns",
+  // The outbox: one row per message, sent or received.
+  messages: "messages",
+  jobs: "jobs",
+  plans: "licenses",
+  licenseCodes: "licenses",
+  licenses: "licenses",
+  events: "events",
+  eventCursors: "events",
+  // Installation-wide settings, set in the admin portal.
+  systemSettings: "admin",
+};
+
+/**
+ * The layers, lowest first. A module may import its own folder, anything in a lower layer, and its peers in the
+ * same layer; never a higher one. The entries are folders of src/, or files at its top.
+ */
+const LAYERS: string[][] = [
+  // Leaves: no domain, no database tables.
+  ["http", "time", "secrets", "mail", "web", "cli", "context.ts", "config.ts", "version.ts"],
+  // The sending engine: declares the ports it needs and imports no domain (see SEALED below).
+  ["sending"],
+  // Who is signed in. Every domain may use users' queries and the auth guard.
+  ["users", "auth"],
+  // SMS provider adapters and accounts: below the outbox that uses them.
+  ["providers"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "jobs", "events", "support", "error-reports", "health"],
+  ["campaigns"],
+  // Views across domains.
+  ["analytics", "admin"],
+  // Composition: app.ts builds the routes, server.ts wires the workers, main.ts is the command line.
+  ["app.ts"],
+  ["server.ts"],
+  ["main.ts"],
+];
+
+/**
+ * Modules with no state, no database and no domain imports (checked below), used wherever their computation is
+ * needed: the layers do not apply to importing them.
+ */
+const SHARED = new Set(["contacts/phones.ts", "messages/segments.ts", "sending/quiet-hours.ts", "sending/recipient-zone.ts", "time/zones.ts"]);
+
+/**
+ * The engine is sealed: domains wake it through the app context, not by importing it, and only the composition
+ * (app.ts, server.ts) imports its values. Type-only imports (the ports a domain implements) and SHARED modules
+ * are allowed.
+ */
+const SEALED = "sending";
+
+/**
+ * Violations being removed by work in progress (issue 12). Each key is exactly what the test reports; remove the
+ * entry when the violation goes (the test fails on a stale entry).
+ */
+const ALLOWED: Record<string, string> = {
+  // The outbox ('engine' work, issue 12 items 1-2): campaigns write and read messages through the messages domain.
+  "campaigns/audiences.ts names table messages in SQL (owner: messages)": "loyal audience counts inbound messages; wants a messages query",
+  "campaigns/campaigns.ts names table messages in SQL (owner: messages)": "engine: enqueue/park/release through messages",
+  "campaigns/campaigns.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
+  "campaigns/delivery-preview.ts names table messages in SQL (owner: messages)": "engine: preview reads the outbox through messages",
+  "campaigns/lifecycle.ts names table messages in SQL (owner: messages)": "engine: park/release/cancel through messages",
+  "campaigns/outbox.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
+  "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
+  "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
+  "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
+  "messages/messages.ts imports table contacts (owner: contacts)": "engine: inbound and status events look up contacts",
+  "providers/routes.ts imports messages/messages.ts (providers is below messages)": "engine: recipientPhone for the simulator's inbound",
+  "providers/webhook-routes.ts imports messages/messages.ts (providers is below messages)": "engine: webhooks hand events to messages",
+  // Audiences are conditions over the contacts table built in campaigns; contacts should build them (as it does
+  // for segments in src/contacts/filter-fields.ts).
+  "campaigns/audiences.ts imports table contacts (owner: contacts)": "audience conditions belong in contacts",
+  "campaigns/delivery-preview.ts imports table contacts (owner: contacts)": "audience grouping by zone belongs in contacts",
+  // Merging contacts moves their messages: wants a messages function (reassign a contact's messages).
+  "contacts/contacts.ts imports table messages (owner: messages)": "mergeContacts moves messages itself",
+  // Choosing a sender number joins the number's provider account (active, default): wants a providers query.
+  "phone-numbers/numbers.ts imports table smsProviders (owner: providers)": "sender choice joins provider accounts",
+  // The account's default country falls back to its first sender number's country; users sits below
+  // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
+  "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
+  // Whether an administrator exists at start-up: wants countUsers (src/users/queries.ts); server.ts is being
+  // rewired by the engine work.
+  "server.ts imports table users (owner: users)": "use countUsers(ctx).admins",
+  // Sign-up redeems a license code or starts the trial: wants a hook the licenses domain registers, not an import.
+  "auth/routes.ts imports licenses/licenses.ts (auth is below licenses)": "licenseAtSignUp at registration",
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading the source
+
+type Import = { from: string; to: string; names: { name: string; typeOnly: boolean }[]; namespace: boolean; typeOnly: boolean };
+
+const files = [...new Glob("**/*.{ts,tsx}").scanSync(SRC)].filter((f) => !f.endsWith(".d.ts")).sort();
+const sources = new Map(files.map((f) => [f, readFileSync(join(SRC, f), "utf8")]));
+
+/** The unit a src/ path belongs to: its top folder, or the file itself at the top of src/. */
+const unitOf = (path: string) => (path.includes("/") ? path.slice(0, path.indexOf("/")) : path);
+
+function resolveImport(from: string, spec: string): string | null {
+  if (!spec.startsWith(".")) return null;
+  const base = resolve(dirname(join(SRC, from)), spec);
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) {
+    if (existsSync(candidate) && candidate.match(/\.tsx?$/)) {
+      const rel = relative(SRC, candidate);
+      return rel.startsWith("..") ? relative(ROOT, candidate) : rel;
+    }
+  }
+  return null;
+}
+
+// Static imports and re-exports (at the start of a line, so comments are not read), and dynamic import("...").
+const STATIC = /^[ \t]*(import|export)[ \t]+(type[ \t]+)?([^;'"]*?)[ \t\n]*from[ \t]*["']([^"']+)["']|^[ \t]*import[ \t]+["']([^"']+)["']/gm;
+const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
+
+function importsOf(from: string, text: string): Import[] {
+  const found: Import[] = [];
+  for (const m of text.matchAll(STATIC)) {
+    const spec = m[4] ?? m[5]!;
+    const to = resolveImport(from, spec);
+    if (!to) continue;
+    const clause = m[3] ?? "";
+    const typeOnly = !!m[2];
+    const braces = clause.match(/\{([^}]*)\}/)?.[1] ?? "";
+    const names = braces
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => ({ name: s.replace(/^type\s+/, "").split(/\s+as\s+/)[0]!.trim(), typeOnly: typeOnly || s.startsWith("type ") }));
+    found.push({ from, to, names, namespace: /\*\s+as\s+/.test(clause) || (m[1] === "export" && clause.trim() === "*"), typeOnly: typeOnly || (names.length > 0 && names.every((n) => n.typeOnly) && !/^\s*\w+\s*,/.test(clause)) });
+  }
+  for (const m of text.matchAll(DYNAMIC)) {
+    const to = resolveImport(from, m[1]!);
+    if (to) found.push({ from, to, names: [], namespace: true, typeOnly: false });
+  }
+  return found;
+}
+
+const imports = files.flatMap((f) => importsOf(f, sources.get(f)!));
+
+const tables = Object.entries(schema)
+  .filter(([, value]) => is(value, SQLiteTable))
+  .map(([name, value]) => ({ name, sqlName: getTableName(value as SQLiteTable) }));
+
+const layerOf = (unit: string) => LAYERS.findIndex((layer) => layer.includes(unit));
+
+function tableViolations(): string[] {
+  const out: string[] = [];
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  for (const imp of imports) {
+    if (imp.to !== SCHEMA || imp.typeOnly) continue;
+    const unit = unitOf(imp.from);
+    const used = imp.namespace ? tables.map((t) => t.name) : imp.names.filter((n) => !n.typeOnly && byName.has(n.name)).map((n) => n.name);
+    for (const name of used) {
+      if (OWNERS[name] !== unit) out.push(`${imp.from} imports table ${name} (owner: ${OWNERS[name]})`);
+    }
+  }
+  // Tables named in SQL text (prepared statements, sql`` with a table's name written out).
+  const bySql = new Map(tables.map((t) => [t.sqlName, t.name]));
+  const SQL_TABLE = /\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+["`]?([a-z_]+)\b/g;
+  for (const [file, text] of sources) {
+    const named = new Set<string>();
+    for (const m of text.matchAll(SQL_TABLE)) {
+      const name = bySql.get(m[1]!);
+      if (name && OWNERS[name] !== unitOf(file)) named.add(name);
+    }
+    for (const name of named) out.push(`${file} names table ${name} in SQL (owner: ${OWNERS[name]})`);
+  }
+  return out;
+}
+
+function layerViolations(): string[] {
+  const out: string[] = [];
+  for (const imp of imports) {
+    if (imp.to === SCHEMA || imp.to.startsWith("db/")) continue;
+    const from = unitOf(imp.from);
+    const to = unitOf(imp.to);
+    if (from === to || SHARED.has(imp.to)) continue;
+    if (to === SEALED && !imp.typeOnly && !["app.ts", "server.ts"].includes(from)) {
+      out.push(`${imp.from} imports ${imp.to} (the engine is woken through the app context, not imported)`);
+    } else if (layerOf(to) > layerOf(from)) {
+      out.push(`${imp.from} imports ${imp.to} (${from} is below ${to})`);
+    }
+  }
+  return [...new Set(out)];
+}
+
+describe("one owner per table", () => {
+  test("every table of db/schema.ts has an owning folder", () => {
+    expect(tables.length).toBeGreaterThan(20);
+    expect(tables.map((t) => t.name).filter((n) => !OWNERS[n])).toEqual([]);
+    for (const owner of new Set(Object.values(OWNERS))) expect(LAYERS.flat()).toContain(owner);
+  });
+
+  test("a table is imported and named in SQL only in its owner's folder", () => {
+    const found = tableViolations();
+    expect(found.filter((v) => !(v in ALLOWED))).toEqual([]);
+    expect(Object.keys(ALLOWED).filter((k) => k.includes(" table ") && !found.includes(k))).toEqual([]);
+  });
+});
+
+describe("layers", () => {
+  test("every folder of src/ has a layer", () => {
+    expect([...new Set(files.map(unitOf))].filter((u) => layerOf(u) < 0)).toEqual([]);
+  });
+
+  test("the shared modules import no domain", () => {
+    const leaves = new Set(LAYERS[0]);
+    const bad = imports.filter((i) => SHARED.has(i.from) && i.to !== SCHEMA && unitOf(i.to) !== unitOf(i.from) && !leaves.has(unitOf(i.to)) && !SHARED.has(i.to));
+    expect(bad.map((i) => `${i.from} -> ${i.to}`)).toEqual([]);
+    expect(imports.filter((i) => SHARED.has(i.from) && i.to === SCHEMA && !i.typeOnly).map((i) => i.from)).toEqual([]);
+  });
+
+  test("imports run only down the layers", () => {
+    const found = layerViolations();
+    expect(found.filter((v) => !(v in ALLOWED))).toEqual([]);
+    expect(Object.keys(ALLOWED).filter((k) => !k.includes(" table ") && !found.includes(k))).toEqual([]);
+  });
+});
+
+describe("routes", () => {
+  let t: TestServer;
+  let routes: { method: string; path: string; query?: Record<string, any> }[] = [];
+  beforeAll(async () => {
+    t = await startTestServer({ smtp: false });
+    routes = createApp(t.ctx).routes.map((r: any) => ({
+      method: r.method,
+      // A group's "/" registers "/api/contacts/", which also answers at "/api/contacts".
+      path: r.path.length > 1 ? r.path.replace(/\/$/, "") : r.path,
+      query: r.hooks?.query?.properties,
+    }));
+  });
+  afterAll(() => t?.stop());
+
+  /** `// GET /api/contacts/:id` lines anywhere in src/, as "GET /api/contacts/:id". */
+  const routeComments = () => {
+    const comments = new Map<string, string[]>();
+    for (const [file, text] of sources) {
+      for (const m of text.matchAll(/^[ \t]*\/\/ (GET|POST|PUT|PATCH|DELETE) (\/api\/\S*)[ \t]*$/gm)) {
+        const key = `${m[1]} ${m[2]}`;
+        comments.set(key, [...(comments.get(key) ?? []), file]);
+      }
+    }
+    return comments;
+  };
+
+  test("every route has its `// METHOD /api/full/path` comment", () => {
+    expect(routes.length).toBeGreaterThan(100);
+    const comments = routeComments();
+    expect(routes.map((r) => `${r.method} ${r.path}`).filter((r) => !comments.has(r))).toEqual([]);
+  });
+
+  test("every route comment names a route the app registers", () => {
+    const registered = new Set(routes.map((r) => `${r.method} ${r.path}`));
+    expect([...routeComments().keys()].filter((c) => !registered.has(c))).toEqual([]);
+  });
+
+  test("every paged list takes the one paging schema (src/http/paging.ts)", () => {
+    const paged = routes.filter((r) => r.query?.page || r.query?.pageSize);
+    expect(paged.length).toBeGreaterThan(10);
+    for (const r of paged) {
+      const expected = pagingQuery(r.query!.pageSize?.maximum);
+      // Compared as JSON: the schemas carry functions (Elysia's number decoding) that differ by identity only.
+      expect({ route: `${r.method} ${r.path}`, page: JSON.stringify(r.query!.page), pageSize: JSON.stringify(r.query!.pageSize) }).toEqual({
+        route: `${r.method} ${r.path}`,
+        page: JSON.stringify(expected.page),
+        pageSize: JSON.stringify(expected.pageSize),
+      });
+      expect(r.query!.page.maximum).toBe(MAX_PAGE);
+    }
+  });
+});
