@@ -54,17 +54,7 @@ test("an administrator generates a license code at /admin; a user redeems it on 
   const userContext = await browser.newContext();
   const user = await userContext.newPage();
   const email = `buyer${Date.now()}@example.com`;
-  // Playwright's request API sends no Origin of its own; a page of the appliance would.
-  const reg = await user.request.post(`${app.url}/api/auth/register`, {
-    headers: { origin: app.url },
-    data: { email, password: "texts-galore", confirmPassword: "texts-galore", firstName: "Bea", lastName: "Buyer" },
-  });
-  expect(reg.status()).toBe(201);
-  const verified = await user.request.post(`${app.url}/api/auth/verify/email`, {
-    headers: { origin: app.url },
-    data: { code: await app.codeFor(email) },
-  });
-  expect(verified.status()).toBe(200);
+  await app.verifiedAccount({ email, password: "texts-galore", firstName: "Bea", lastName: "Buyer" }, user.request);
 
   // A normal user cannot use the admin dashboard.
   await user.goto(`${app.url}/admin/dashboard`);

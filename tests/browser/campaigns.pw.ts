@@ -23,22 +23,6 @@ test.afterAll(async () => {
   await app.stop();
 });
 
-async function signUp(page: Page, email: string) {
-  await page.goto(app.url);
-  await page.getByRole("button", { name: "Get Started" }).first().click();
-  const dialog = page.getByRole("dialog");
-  await dialog.getByLabel("First name").fill("Rosa");
-  await dialog.getByLabel("Last name").fill("Diaz");
-  await dialog.getByLabel("Email").fill(email);
-  await dialog.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
-  await dialog.getByLabel("Confirm password").fill("tulips-and-texts");
-  await dialog.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
-  await page.getByLabel("Verification code").fill(await app.codeFor(email));
-  await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome, Rosa!" })).toBeVisible();
-}
-
 /** Calls the API as the signed-in user, with the token the app keeps in localStorage. */
 async function apiAs(page: Page) {
   const token = await page.evaluate(() => localStorage.getItem("auth_token"));
@@ -55,7 +39,7 @@ async function apiAs(page: Page) {
 }
 
 test("the wizard sends a promotion to every contact through the simulator; sent messages show it delivered", async ({ page }) => {
-  await signUp(page, `campaigns${Date.now()}@example.com`);
+  await app.signUp(page, { email: `campaigns${Date.now()}@example.com` });
   const post = await apiAs(page);
   // Quiet hours would hold the texts until morning in the recipients' time zone, whenever the test runs.
   await post("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
@@ -150,7 +134,7 @@ test("the wizard sends a promotion to every contact through the simulator; sent 
 });
 
 test("the create dialog validates, saves a draft, and the draft can be deleted", async ({ page }) => {
-  await signUp(page, `drafts${Date.now()}@example.com`);
+  await app.signUp(page, { email: `drafts${Date.now()}@example.com` });
   await page.goto(`${app.url}/sms-campaigns`);
   await page.getByRole("button", { name: "Create Campaign" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Create Campaign" });

@@ -20,22 +20,6 @@ test.afterAll(async () => {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(process.env.PW_OUTPUT_DIR ?? "test-results", name), fullPage: true });
 
-async function signUp(page: Page, email: string) {
-  await page.goto(app.url);
-  await page.getByRole("button", { name: "Get Started" }).first().click();
-  const dialog = page.getByRole("dialog");
-  await dialog.getByLabel("First name").fill("Rosa");
-  await dialog.getByLabel("Last name").fill("Diaz");
-  await dialog.getByLabel("Email").fill(email);
-  await dialog.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
-  await dialog.getByLabel("Confirm password").fill("tulips-and-texts");
-  await dialog.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
-  await page.getByLabel("Verification code").fill(await app.codeFor(email));
-  await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByRole("heading", { name: /Welcome/ })).toBeVisible();
-}
-
 // The Google Contacts export header row (the current format), exactly as Google writes it.
 const GOOGLE_HEADER =
   "First Name,Middle Name,Last Name,Phonetic First Name,Phonetic Middle Name,Phonetic Last Name,Name Prefix,Name Suffix,Nickname,File As," +
@@ -46,7 +30,7 @@ const GOOGLE_HEADER =
 const googleRow = (v: Record<string, string>) => GOOGLE_HEADER.split(",").map((c) => v[c] ?? "").join(",");
 
 test("import an Excel (Windows-1252) file and a Google Contacts export through the dialog, with the mapping shown", async ({ page }) => {
-  await signUp(page, `import${Date.now()}@example.com`);
+  await app.signUp(page, { email: `import${Date.now()}@example.com` });
 
   // Language English (United Kingdom), default country United States.
   await page.goto(`${app.url}/settings`);

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,24 +15,8 @@ test.afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function signUp(page: Page, email: string) {
-  await page.goto(app.url);
-  await page.getByRole("button", { name: "Get Started" }).first().click();
-  const dialog = page.getByRole("dialog");
-  await dialog.getByLabel("First name").fill("Rosa");
-  await dialog.getByLabel("Last name").fill("Diaz");
-  await dialog.getByLabel("Email").fill(email);
-  await dialog.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
-  await dialog.getByLabel("Confirm password").fill("tulips-and-texts");
-  await dialog.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
-  await page.getByLabel("Verification code").fill(await app.codeFor(email));
-  await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome, Rosa!" })).toBeVisible();
-}
-
 test("contacts: add with a chosen country, search by digits, import a CSV, export, delete; segments", async ({ page }) => {
-  await signUp(page, `contacts${Date.now()}@example.com`);
+  await app.signUp(page, { email: `contacts${Date.now()}@example.com` });
 
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Customer Lists" }).click();
   await expect(page.getByRole("heading", { name: "Contacts" })).toBeVisible();

@@ -68,21 +68,8 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
 
   // Sign up and verify.
   const email = `first-hour${Date.now()}@example.com`;
-  await page.goto(app.url);
-  await page.getByRole("button", { name: "Get Started" }).first().click();
-  const signUp = page.getByRole("dialog");
-  await signUp.getByLabel("First name").fill("Rosa");
-  await signUp.getByLabel("Last name").fill("Diaz");
-  await signUp.getByLabel("Email").fill(email);
-  await signUp.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
-  await signUp.getByLabel("Confirm password").fill("tulips-and-texts");
-  await signUp.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
-  await page.getByLabel("Verification code").fill(await app.codeFor(email));
-  await page.getByRole("button", { name: "Verify Email" }).click();
-
-  // The first visit is a welcome, not a "welcome back".
-  await expect(page.getByRole("heading", { name: "Welcome, Rosa!" })).toBeVisible();
+  // The first visit is a welcome ("Welcome, Rosa!"), not a "welcome back".
+  await app.signUp(page, { email });
   await shot(page, "01-home-first-visit-1280");
   // The sidebar lists only screens that exist, Segments among them, and its Quick Start box is above the fold.
   const nav = page.getByRole("navigation", { name: "Main" });

@@ -4,9 +4,15 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { SMTPServer } from "smtp-server";
 
 export type Mail = { to: string; raw: string };
+
+/** Someone signing up; the name and password default to Rosa Diaz's. */
+export type NewUser = { email: string; password?: string; firstName?: string; lastName?: string };
+
+const withDefaults = (user: NewUser) => ({ password: "tulips-and-texts", firstName: "Rosa", lastName: "Diaz", ...user });
 
 export class Appliance {
   readonly mails: Mail[] = [];
@@ -73,6 +79,65 @@ export class Appliance {
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`no verification email for ${email}`);
+  }
+
+  /**
+   * Signs up in the browser and verifies the emailed code. From the landing page's Get Started dialog it ends on the
+   * first home ("Welcome, <first name>!"); from the Sign Up tab of /auth, on the "Email verified successfully!" toast.
+   */
+  async signUp(page: Page, newUser: NewUser, { from = "landing" }: { from?: "landing" | "auth page" } = {}) {
+    const user = withDefaults(newUser);
+    let form = page.getByRole("dialog");
+    if (from === "landing") {
+      await page.goto(this.url);
+      await page.getByRole("button", { name: "Get Started" }).first().click();
+    } else {
+      await page.goto(`${this.url}/auth`);
+      await page.getByRole("tab", { name: "Sign Up" }).click();
+      form = page.locator("body");
+    }
+    await form.getByLabel("First name").fill(user.firstName);
+    await form.getByLabel("Last name").fill(user.lastName);
+    await form.getByLabel("Email").fill(user.email);
+    await form.getByLabel("Password", { exact: true }).fill(user.password);
+    await form.getByLabel("Confirm password").fill(user.password);
+    await form.getByRole("button", { name: "Create Account" }).click();
+    await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
+    await page.getByLabel("Verification code").fill(await this.codeFor(user.email));
+    await page.getByRole("button", { name: "Verify Email" }).click();
+    if (from === "landing") await expect(page.getByRole("heading", { name: `Welcome, ${user.firstName}!` })).toBeVisible();
+    else await expect(page.getByText("Email verified successfully!").first()).toBeVisible();
+  }
+
+  /**
+   * Registers through the API (201) and answers the session token. With `request` (a browser context's), the
+   * session cookie lands in that context; Playwright's request API sends no Origin of its own, so it is set here as
+   * a page of the appliance would.
+   */
+  async register(newUser: NewUser, request?: APIRequestContext): Promise<string> {
+    const { email, password, firstName, lastName } = withDefaults(newUser);
+    const res = await this.post("/api/auth/register", { email, password, confirmPassword: password, firstName, lastName }, null, request);
+    expect(res.status).toBe(201);
+    return (res.body as { token: string }).token;
+  }
+
+  /** A verified account made through the API: registered, then the emailed code (200); answers its session token. */
+  async verifiedAccount(newUser: NewUser, request?: APIRequestContext): Promise<string> {
+    const token = await this.register(newUser, request);
+    const verified = await this.post("/api/auth/verify/email", { code: await this.codeFor(newUser.email) }, token, request);
+    expect(verified.status).toBe(200);
+    return token;
+  }
+
+  private async post(path: string, data: unknown, token: string | null, request?: APIRequestContext) {
+    const headers: Record<string, string> = { "content-type": "application/json", origin: this.url };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (request) {
+      const res = await request.post(`${this.url}${path}`, { headers, data });
+      return { status: res.status(), body: (await res.json()) as unknown };
+    }
+    const res = await fetch(`${this.url}${path}`, { method: "POST", headers, body: JSON.stringify(data) });
+    return { status: res.status, body: (await res.json()) as unknown };
   }
 
   async stop() {

@@ -20,18 +20,7 @@ test("a user registers a passkey on the security page, signs out, and signs in w
   const password = "tulips-and-texts";
 
   // Sign up and verify the emailed code.
-  await page.goto(`${app.url}/auth`);
-  await page.getByRole("tab", { name: "Sign Up" }).click();
-  await page.getByLabel("First name").fill("Rosa");
-  await page.getByLabel("Last name").fill("Diaz");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByLabel("Confirm password").fill(password);
-  await page.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
-  await page.getByLabel("Verification code").fill(await app.codeFor(email));
-  await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByText("Email verified successfully!").first()).toBeVisible();
+  await app.signUp(page, { email, password }, { from: "auth page" });
 
   // Register a passkey on /settings/security.
   await page.goto(`${app.url}/settings/security`);
@@ -84,18 +73,7 @@ test("at a PUBLIC_URL on an IP address, adding a passkey names the cause instead
     await addVirtualAuthenticator(await page.context().newCDPSession(page));
     const email = `passkeyip${Date.now()}@example.com`;
     const password = "tulips-and-texts";
-    const registered = await fetch(`${misconfigured.url}/api/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: misconfigured.url },
-      body: JSON.stringify({ email, password, confirmPassword: password, firstName: "Rosa", lastName: "Diaz" }),
-    });
-    const { token } = (await registered.json()) as { token: string };
-    const verified = await fetch(`${misconfigured.url}/api/auth/verify/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: misconfigured.url, authorization: `Bearer ${token}` },
-      body: JSON.stringify({ code: await misconfigured.codeFor(email) }),
-    });
-    expect(verified.status).toBe(200);
+    await misconfigured.verifiedAccount({ email, password });
 
     await page.goto(`${misconfigured.url}/auth`);
     await page.getByLabel("Email").fill(email);

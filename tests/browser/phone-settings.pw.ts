@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { join } from "node:path";
 import { Appliance } from "./harness";
 
@@ -12,27 +12,11 @@ test.afterAll(async () => {
 
 const shots = process.env.PW_OUTPUT_DIR ?? "test-results";
 
-async function signUp(page: Page, email: string) {
-  await page.goto(app.url);
-  await page.getByRole("button", { name: "Get Started" }).first().click();
-  const dialog = page.getByRole("dialog");
-  await dialog.getByLabel("First name").fill("Rosa");
-  await dialog.getByLabel("Last name").fill("Diaz");
-  await dialog.getByLabel("Email").fill(email);
-  await dialog.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
-  await dialog.getByLabel("Confirm password").fill("tulips-and-texts");
-  await dialog.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
-  await page.getByLabel("Verification code").fill(await app.codeFor(email));
-  await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome, Rosa!" })).toBeVisible();
-}
-
 test("phone settings: simulator provider, connection test, numbers by hand and from the provider, webhook URLs", async ({
   page,
   context,
 }) => {
-  await signUp(page, `phones${Date.now()}@example.com`);
+  await app.signUp(page, { email: `phones${Date.now()}@example.com` });
 
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Phone Settings" }).click();
   await expect(page.getByRole("heading", { name: "Phone Settings" })).toBeVisible();

@@ -12,29 +12,11 @@ test.afterAll(async () => {
 
 const json = () => ({ "content-type": "application/json", origin: app.url });
 
-/** A verified account made through the API; answers its session token. */
-async function verifiedAccount(email: string, password: string) {
-  const registered = await fetch(`${app.url}/api/auth/register`, {
-    method: "POST",
-    headers: json(),
-    body: JSON.stringify({ email, password, confirmPassword: password, firstName: "Rosa", lastName: "Diaz" }),
-  });
-  expect(registered.status).toBe(201);
-  const { token } = (await registered.json()) as { token: string };
-  const verified = await fetch(`${app.url}/api/auth/verify/email`, {
-    method: "POST",
-    headers: { ...json(), authorization: `Bearer ${token}` },
-    body: JSON.stringify({ code: await app.codeFor(email) }),
-  });
-  expect(verified.status).toBe(200);
-  return token;
-}
-
 const status = async (token: string) => (await fetch(`${app.url}/api/auth/user`, { headers: { authorization: `Bearer ${token}` } })).status;
 
 test("changing the password on the security page signs out every other session", async ({ page }) => {
   const email = `pwchange${Date.now()}@example.com`;
-  const elsewhere = await verifiedAccount(email, "tulips-and-texts");
+  const elsewhere = await app.verifiedAccount({ email });
 
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
@@ -63,7 +45,7 @@ test("changing the password on the security page signs out every other session",
 
 test("the code step after Google (/auth?step=2fa) signs in with the pending sign-in kept in its cookie", async ({ page, context }) => {
   const email = `googlecode${Date.now()}@example.com`;
-  const token = await verifiedAccount(email, "tulips-and-texts");
+  const token = await app.verifiedAccount({ email });
   const auth = { ...json(), authorization: `Bearer ${token}` };
   const setup = (await (await fetch(`${app.url}/api/auth/2fa/setup`, { method: "POST", headers: auth })).json()) as { secret: string };
   const now = Math.floor(Date.now() / 1000);

@@ -9,18 +9,7 @@ test.afterAll(() => app.stop());
 
 test("sending settings: quiet hours, opt-out line and frequency cap are saved and survive a reload", async ({ page }) => {
   const email = `sending${Date.now()}@example.com`;
-  await page.goto(app.url);
-  await page.getByRole("button", { name: "Get Started" }).first().click();
-  const dialog = page.getByRole("dialog");
-  await dialog.getByLabel("First name").fill("Ana");
-  await dialog.getByLabel("Last name").fill("Ruiz");
-  await dialog.getByLabel("Email").fill(email);
-  await dialog.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
-  await dialog.getByLabel("Confirm password").fill("tulips-and-texts");
-  await dialog.getByRole("button", { name: "Create Account" }).click();
-  await page.getByLabel("Verification code").fill(await app.codeFor(email));
-  await page.getByRole("button", { name: "Verify Email" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome, Ana!" })).toBeVisible();
+  await app.signUp(page, { email, firstName: "Ana", lastName: "Ruiz" });
 
   await page.goto(`${app.url}/settings`);
   await expect(page.getByRole("heading", { name: "Sending & Compliance" })).toBeVisible();

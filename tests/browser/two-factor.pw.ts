@@ -18,19 +18,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   const password = "tulips-and-texts";
 
   // A verified account, made through the API.
-  const registered = await fetch(`${app.url}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: app.url },
-    body: JSON.stringify({ email, password, confirmPassword: password, firstName: "Rosa", lastName: "Diaz" }),
-  });
-  expect(registered.status).toBe(201);
-  const { token } = (await registered.json()) as { token: string };
-  const verified = await fetch(`${app.url}/api/auth/verify/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ code: await app.codeFor(email) }),
-  });
-  expect(verified.status).toBe(200);
+  await app.verifiedAccount({ email, password });
 
   // Sign in with the password only, then open the security page.
   await page.goto(`${app.url}/auth`);
