@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { openDatabase } from "../db/client";
-import { users } from "../db/schema";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
@@ -20,6 +18,7 @@ import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
 import { createOrPromoteAdmin } from "./users/admins";
+import { countUsers } from "./users/queries";
 import { loadUiBundle } from "./web/ui-assets";
 
 export type RunningServer = { url: string; port: number; ctx: AppContext; stop: () => Promise<void> };
@@ -59,8 +58,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
 export async function startServer(config: Config, log: (line: string) => void = console.log): Promise<RunningServer> {
   const ctx = await openAppContext(config, log);
   if (config.adminEmail && config.adminPassword) {
-    const hasAdmin = ctx.db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).get();
-    if (!hasAdmin) {
+    if (countUsers(ctx).admins === 0) {
       await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
       log(`created administrator ${config.adminEmail} from ADMIN_EMAIL`);
     }

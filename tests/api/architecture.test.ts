@@ -117,9 +117,6 @@ const ALLOWED: Record<string, string> = {
   // The account's default country falls back to its first sender number's country; users sits below
   // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
   "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
-  // Whether an administrator exists at start-up: wants countUsers (src/users/queries.ts); server.ts is being
-  // rewired by the engine work.
-  "server.ts imports table users (owner: users)": "use countUsers(ctx).admins",
   // Sign-up redeems a license code or starts the trial: wants a hook the licenses domain registers, not an import.
   "auth/routes.ts imports licenses/licenses.ts (auth is below licenses)": "licenseAtSignUp at registration",
 };
