@@ -10,7 +10,7 @@ import { Toaster } from "./components/toaster";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
 import { auth } from "./lib/auth";
-import { AdminDashboardPage } from "./routes/admin/dashboard";
+import { AdminDashboardPage } from "./routes/admin/dashboard/dashboard-page";
 import { AdminLoginPage } from "./routes/admin/login";
 import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campaigns-page";
 import { ContactsPage } from "./routes/app/contacts/contacts-page";

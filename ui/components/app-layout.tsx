@@ -4,7 +4,7 @@ import { useState, type ReactNode } from "react";
 import { auth, displayName, logout } from "../lib/auth";
 import { Icon, type IconName } from "./icons";
 import { toast } from "../lib/toast";
-import { useApi } from "../lib/use-api";
+import { useCurrentLicense } from "../api/licenses";
 import { Logo } from "./public-layout";
 import { Button, cx } from "./ui";
 
@@ -55,7 +55,7 @@ function Sidebar({ onNavigate, onClose }: { onNavigate: () => void; onClose?: ()
   const navigate = useNavigate();
   const user = auth.value.user;
   // The spec's fixed 'Pro Plan' label shows the plan actually in force.
-  const license = useApi<{ data: { plan: { id: string; name: string }; source: string } | null }>("/api/license/current");
+  const license = useCurrentLicense();
   const plan = license.data?.data?.plan;
   const signOut = async () => {
     try {

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from "react";
+import { useCallback, useState, type ReactNode } from "react";
 import { Button, Modal, Spinner } from "./ui";
 
 /** A destructive action asked once more; the dialog stays open (and busy) until the action settles. */
@@ -8,12 +8,15 @@ export function ConfirmDialog({
   confirmLabel,
   onConfirm,
   onClose,
+  danger = true,
 }: {
   title: string;
   children: ReactNode;
   confirmLabel: string;
   onConfirm: () => Promise<void>;
   onClose: () => void;
+  /** False for a question that destroys nothing (make an administrator, send a link): the button is not red. */
+  danger?: boolean;
 }) {
   const [busy, setBusy] = useState(false);
   const confirm = async () => {
@@ -32,7 +35,7 @@ export function ConfirmDialog({
           <Button variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button variant="danger" onClick={confirm} disabled={busy}>
+          <Button variant={danger ? "danger" : "primary"} onClick={confirm} disabled={busy}>
             {busy && <Spinner />}
             {confirmLabel}
           </Button>
@@ -40,4 +43,31 @@ export function ConfirmDialog({
       </div>
     </Modal>
   );
+}
+
+export type Question = { title: string; message: ReactNode; confirmLabel: string; danger?: boolean };
+
+/**
+ * The app's dialog in place of the browser's confirm(): `ask` resolves true when confirmed, false when cancelled;
+ * render `dialog` somewhere in the component.
+ */
+export function useConfirm(): { ask: (q: Question) => Promise<boolean>; dialog: ReactNode } {
+  const [pending, setPending] = useState<(Question & { resolve: (ok: boolean) => void }) | null>(null);
+  const ask = useCallback((q: Question) => new Promise<boolean>((resolve) => setPending({ ...q, resolve })), []);
+  const answer = (ok: boolean) => {
+    pending?.resolve(ok);
+    setPending(null);
+  };
+  const dialog = pending && (
+    <ConfirmDialog
+      title={pending.title}
+      confirmLabel={pending.confirmLabel}
+      danger={pending.danger}
+      onConfirm={async () => answer(true)}
+      onClose={() => answer(false)}
+    >
+      <p>{pending.message}</p>
+    </ConfirmDialog>
+  );
+  return { ask, dialog };
 }

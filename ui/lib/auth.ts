@@ -11,12 +11,15 @@ export const auth = signal<AuthState>({ status: "loading", user: null });
 /**
  * Set while this browser holds a session. The session cookie is httpOnly, so the page cannot see it; without a
  * token and without this mark there is nothing to ask the server about, and a visitor's page does not log a 401
- * from /api/auth/user on every load. Google sign-in sets only the cookie and comes back to `/?auth=google`.
+ * from /api/auth/user on every load. The server also sets a readable `smsdesk_signed_in` cookie beside the session
+ * cookie (src/auth/sessions.ts), which covers sessions this page did not make (Google, an API sign-in, another tab).
  */
 const SESSION_MARK = "smsdesk_session";
 
 const maybeSignedIn = () =>
-  getStoredToken() !== null || localStorage.getItem(SESSION_MARK) === "1" || new URLSearchParams(location.search).get("auth") === "google";
+  getStoredToken() !== null ||
+  localStorage.getItem(SESSION_MARK) === "1" ||
+  /(?:^|;\s*)smsdesk_signed_in=1/.test(document.cookie);
 
 export async function refreshUser(): Promise<User | null> {
   if (!maybeSignedIn()) {

@@ -2,13 +2,12 @@ import { useNavigate } from "@tanstack/react-router";
 import { useState, type FormEvent } from "react";
 import { Logo } from "../../components/public-layout";
 import { Button, Card, Field, Input } from "../../components/ui";
-import { api, storeToken } from "../../lib/api";
-import { setUser, type User } from "../../lib/auth";
+import { adminSignIn } from "../../api/admin";
+import { storeToken } from "../../lib/api";
+import { setUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 
 export const ADMIN_TOKEN_KEY = "admin_token";
-
-type AdminLoginAnswer = { token?: string; user?: User; requires2FA?: boolean };
 
 /** /admin: the administrator portal's own sign-in, with the optional 2FA step. No demo credentials. */
 export function AdminLoginPage() {
@@ -28,9 +27,7 @@ export function AdminLoginPage() {
     }
     setBusy(true);
     try {
-      const answer = await api<AdminLoginAnswer>("/api/admin/auth/login", {
-        body: { email: email.trim(), password, twoFactorCode: twoFactorCode.trim() || undefined },
-      });
+      const answer = await adminSignIn(email.trim(), password, twoFactorCode.trim() || undefined);
       if (answer.requires2FA && !answer.token) {
         setRequires2FA(true);
         toast({ title: "Two-factor authentication", description: "Enter the 6-digit code from your authenticator app." });

@@ -5,16 +5,8 @@ import { Icon, type IconName } from "../../components/icons";
 import { Card, Spinner } from "../../components/ui";
 import { auth } from "../../lib/auth";
 import { formatNumber, timeAgo } from "../../lib/format";
-import { useApi } from "../../lib/use-api";
+import { useRecentActivity, useSummary, type Activity } from "../../api/analytics";
 
-type Summary = {
-  totalContacts: number;
-  totalMessagesSent: number;
-  totalResponses: number;
-  activeCampaigns: number;
-  responseRate: number | null;
-};
-type Activity = { type: "campaign_sent" | "new_replies" | "new_contacts"; message: string; timestamp: string };
 
 const ACTIVITY_ICON: Record<Activity["type"], IconName> = {
   campaign_sent: "megaphone",
@@ -43,8 +35,8 @@ function Stat({ label, value }: { label: string; value: string | null }) {
 export function HomePage() {
   useSignals();
   const user = auth.value.user!;
-  const summary = useApi<Summary>("/api/analytics/summary");
-  const activity = useApi<Activity[]>("/api/analytics/recent-activity");
+  const summary = useSummary();
+  const activity = useRecentActivity();
   const s = summary.data;
   const n = (v: number | undefined) => (v === undefined ? null : formatNumber(v, user.locale));
   // "Welcome back" only to someone who has been here before (in this browser); the first visit is a welcome.

@@ -2,23 +2,11 @@ import { Link, useNavigate, useRouterState } from "@tanstack/react-router";
 import { useState, type FormEvent } from "react";
 import { Logo } from "../../components/public-layout";
 import { Alert, Button, Card, Field, Input } from "../../components/ui";
-import { api, ApiError } from "../../lib/api";
+import { redeemLicenseCode, useCurrentLicense, usePlans, useUsage, type Plan, type Usage } from "../../api/licenses";
+import { ApiError } from "../../lib/api";
 import { toast } from "../../lib/toast";
-import { useApi } from "../../lib/use-api";
 
-export type Plan = {
-  id: string;
-  name: string;
-  price: number;
-  monthlyContacts: number;
-  monthlyMessages: number;
-  phoneNumbers: number;
-  features: string[];
-};
-type License = { id: string; plan: Plan; source: "trial" | "code" | "admin"; startsAt: string; expiresAt: string | null };
-type Figure = { used: number; limit: number; unlimited: boolean; notice?: string | null };
-type Usage = { contacts: Figure; messages: Figure };
-type RedeemAnswer = { success: boolean; data: { planName: string; expiresAt: string } };
+export type { Plan };
 
 export const MAX_CODE_INPUT = 23;
 
@@ -50,7 +38,7 @@ export const featureName = (f: string) => FEATURE_NAMES[f] ?? f.replace(/_/g, " 
 const dollars = (cents: number) => `$${(cents / 100).toLocaleString(undefined, { minimumFractionDigits: cents % 100 ? 2 : 0 })}`;
 const date = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric" });
 
-function UsageLine({ label, figure, unit }: { label: string; figure: Figure; unit: string }) {
+function UsageLine({ label, figure, unit }: { label: string; figure: Usage["contacts"]; unit: string }) {
   const pct = figure.unlimited || figure.limit <= 0 ? 0 : Math.min(100, (figure.used / figure.limit) * 100);
   const warn = !figure.unlimited && figure.limit > 0 && figure.used >= figure.limit * 0.8;
   return (
@@ -96,7 +84,7 @@ function RedeemForm({ onRedeemed }: { onRedeemed: () => void }) {
     }
     setBusy(true);
     try {
-      const answer = await api<RedeemAnswer>("/api/license/redeem", { body: { licenseCode } });
+      const answer = await redeemLicenseCode(licenseCode);
       toast({ title: "License Activated!", description: `Your ${answer.data.planName} plan is now active.` });
       setCode("");
       onRedeemed();
@@ -175,9 +163,9 @@ export function LicensePage() {
 }
 
 function LicenseManagement() {
-  const current = useApi<{ data: License | null }>("/api/license/current");
-  const usage = useApi<{ data: Usage }>("/api/license/usage");
-  const plans = useApi<{ data: Plan[] }>("/api/license/plans");
+  const current = useCurrentLicense();
+  const usage = useUsage();
+  const plans = usePlans();
   const reload = () => {
     void current.reload();
     void usage.reload();
@@ -255,7 +243,7 @@ export function LicenseOnboarding() {
     setBusy(true);
     setError(null);
     try {
-      const answer = await api<RedeemAnswer>("/api/license/redeem", { body: { licenseCode } });
+      const answer = await redeemLicenseCode(licenseCode);
       setActivated(answer.data.planName);
       toast({ title: "License Activated!", description: `Your ${answer.data.planName} plan is now active.` });
     } catch (err) {

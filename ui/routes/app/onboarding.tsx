@@ -3,8 +3,8 @@ import { useState } from "react";
 import { CUSTOMER_TYPES, GOALS, INDUSTRIES } from "../../../src/users/regional-options";
 import { Logo } from "../../components/public-layout";
 import { Button, Card, cx, Field, Input, Select } from "../../components/ui";
-import { api } from "../../lib/api";
-import { setUser, type User } from "../../lib/auth";
+import { saveOnboarding } from "../../api/users";
+import { setUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 
 const STEPS = ["Your business", "Your customers", "Your goals", "All set"];
@@ -25,7 +25,7 @@ export function OnboardingPage() {
     if (step < 2) return setStep(step + 1);
     setSaving(true);
     try {
-      setUser(await api<User>("/api/user/onboarding", { method: "PUT", body: { businessName, industry, customerType, goals } }));
+      setUser(await saveOnboarding({ businessName, industry, customerType, goals }));
       setStep(3);
     } catch (err) {
       toast({ title: "Error", description: (err as Error).message || "Failed to save your answers", variant: "destructive" });

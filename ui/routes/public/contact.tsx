@@ -1,7 +1,8 @@
 import { Link } from "@tanstack/react-router";
 import { useState, type FormEvent } from "react";
 import { Button, Card, Field, Input, Select, Spinner, cx } from "../../components/ui";
-import { ApiError, api } from "../../lib/api";
+import { sendContactMessage } from "../../api/support";
+import { ApiError } from "../../lib/api";
 import { toast } from "../../lib/toast";
 import type { IconName } from "../../components/icons";
 import { IconBadge, PageIntro } from "./shared";
@@ -62,8 +63,7 @@ export function ContactPage() {
     }
     setSending(true);
     try {
-      await api("/api/contact", {
-        body: {
+      await sendContactMessage({
           name,
           email,
           company: form.company.trim() || null,
@@ -71,7 +71,6 @@ export function ContactPage() {
           subject,
           priority: form.priority,
           message,
-        },
       });
       toast({ title: "Message Sent!", description: "We'll get back to you within 24 hours." });
       setForm(EMPTY);

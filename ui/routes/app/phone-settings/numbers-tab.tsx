@@ -4,7 +4,7 @@ import { api, errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { formatSender, kindLabel, PROVIDER_NAMES, type PhoneNumber } from "./model";
-import { Badge } from "./badge";
+import { Badge } from "../../../components/badge";
 
 /** The number's own sending rate, edited in place. */
 function RateInput({ number, onSaved }: { number: PhoneNumber; onSaved: () => void }) {

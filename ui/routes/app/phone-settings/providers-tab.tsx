@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
 import { api, errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
-import { Badge } from "./badge";
+import { Badge } from "../../../components/badge";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import {
   formatSender,
