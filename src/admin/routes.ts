@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import { attemptPassword } from "../auth/lockout";
-import { createSession, SESSION_COOKIE, sessionCookie } from "../auth/sessions";
+import { createSession, setSessionCookies } from "../auth/sessions";
 import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "../auth/two-factor";
 import type { AppContext } from "../context";
 import { listErrorReports } from "../error-reports/reports";
@@ -55,7 +55,7 @@ export function adminRoutes(ctx: AppContext) {
         userAgent: headers["user-agent"],
         ip: clientIp(request),
       });
-      cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+      setSessionCookies(ctx, cookie, session.token, session.expiresAt);
       return { token: session.token, user: publicUser(user), requires2FA: false };
     },
     { body: t.Object({ email: optionalText(254), password: optionalText(200), twoFactorCode: optionalText(20) }) },

@@ -12,7 +12,7 @@ import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import { findUserByEmail, findUserById, insertUser, updateUser, type User } from "../users/queries";
 import { keyedHash, safeEqual } from "./secure-compare";
-import { createSession, revokeAllSessions, SESSION_COOKIE, sessionCookie } from "./sessions";
+import { createSession, revokeAllSessions, setSessionCookies } from "./sessions";
 import {
   clearPendingLogin,
   isTwoFactorEnabled,
@@ -218,7 +218,7 @@ export function googleRoutes(ctx: AppContext) {
             userAgent: headers["user-agent"],
             ip: clientIp(request),
           });
-          cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+          setSessionCookies(ctx, cookie, session.token, session.expiresAt);
           set.headers.location = "/?auth=google";
         } catch (err) {
           if (!(err instanceof GoogleSignInError)) ctx.log(`google sign-in error: ${(err as Error)?.stack ?? err}`);

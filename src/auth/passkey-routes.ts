@@ -14,7 +14,7 @@ import {
   relyingParty,
 } from "./passkeys";
 import { confirmIdentity, reauthFields } from "./reauth";
-import { createSession, SESSION_COOKIE, sessionCookie } from "./sessions";
+import { createSession, setSessionCookies } from "./sessions";
 
 const b64url = (maxLength: number) => t.String({ maxLength, pattern: "^[A-Za-z0-9_=-]*$" });
 
@@ -90,7 +90,7 @@ export function passkeyRoutes(ctx: AppContext) {
           userAgent: headers["user-agent"],
           ip: clientIp(request),
         });
-        cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+        setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         return { verified: true, user: publicUser(user), token: session.token };
       },
       { body: t.Object({ credential: credentialShape }) },

@@ -16,8 +16,8 @@ import {
   revokeOtherSessions,
   revokeOwnSession,
   revokeSession,
-  SESSION_COOKIE,
-  sessionCookie,
+  clearSessionCookies,
+  setSessionCookies,
   tokenOfRequest,
 } from "./sessions";
 import {
@@ -69,7 +69,7 @@ export function authRoutes(ctx: AppContext) {
         // The account exists even if the mail server is down; the verification screen offers a resend.
         await sendVerificationCode(ctx, user).catch(() => undefined);
         const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
-        cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+        setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         set.status = 201;
         return { token: session.token, user: publicUser(user), ...license };
       },
@@ -108,7 +108,7 @@ export function authRoutes(ctx: AppContext) {
           return { requires2FA: true, userId: user.id, pendingToken: startPendingLogin(ctx, user.id) };
         }
         const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
-        cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+        setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         return { token: session.token, user: publicUser(user), requires2FA: false };
       },
       { body: t.Object({ email: optionalText(254), password: optionalText(200) }) },
@@ -132,7 +132,7 @@ export function authRoutes(ctx: AppContext) {
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
         cookie[PENDING_LOGIN_COOKIE]!.set({ value: "", maxAge: 0, path: PENDING_LOGIN_COOKIE_PATH, httpOnly: true, sameSite: "lax" });
         const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
-        cookie[SESSION_COOKIE]!.set(sessionCookie(ctx, session.token, session.expiresAt));
+        setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         return { token: session.token, user: publicUser(user) };
       },
       { body: t.Object({ userId: optionalText(100), pendingToken: optionalText(100), token: optionalText(20) }) },
@@ -142,7 +142,7 @@ export function authRoutes(ctx: AppContext) {
       const token = tokenOfRequest(request);
       const session = token ? resolveSession(ctx, token) : null;
       if (session) revokeSession(ctx, session.sessionId);
-      cookie[SESSION_COOKIE]!.set({ value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: "lax" });
+      clearSessionCookies(cookie);
       return { success: true };
     })
     // GET /api/auth/sessions

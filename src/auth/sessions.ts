@@ -166,13 +166,22 @@ export function tokenOfRequest(request: Request): string | undefined {
   );
 }
 
-export function sessionCookie(ctx: AppContext, token: string, expiresAt: Date) {
-  return {
-    value: token,
-    httpOnly: true,
-    sameSite: "lax" as const,
-    secure: ctx.config.publicUrl.startsWith("https:"),
-    path: "/",
-    expires: expiresAt,
-  };
+/**
+ * Beside the httpOnly session cookie, a readable `smsdesk_signed_in=1` with the same lifetime: it holds no secret,
+ * it only tells the page that a session may exist, so a visitor's page does not ask /api/auth/user (and log a 401)
+ * on every load, while a session made outside the page (an API sign-in, another tab, Google) is still found.
+ */
+export const SIGNED_IN_COOKIE = "smsdesk_signed_in";
+
+type CookieJar = Record<string, { set(options: Record<string, unknown>): unknown } | undefined>;
+
+export function setSessionCookies(ctx: AppContext, cookie: CookieJar, token: string, expiresAt: Date) {
+  const common = { sameSite: "lax" as const, secure: ctx.config.publicUrl.startsWith("https:"), path: "/", expires: expiresAt };
+  cookie[SESSION_COOKIE]!.set({ ...common, value: token, httpOnly: true });
+  cookie[SIGNED_IN_COOKIE]!.set({ ...common, value: "1", httpOnly: false });
+}
+
+export function clearSessionCookies(cookie: CookieJar) {
+  cookie[SESSION_COOKIE]!.set({ value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: "lax" });
+  cookie[SIGNED_IN_COOKIE]!.set({ value: "", maxAge: 0, path: "/", httpOnly: false, sameSite: "lax" });
 }
