@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { forbidden, HttpError, unauthorized } from "../http/errors";
+import { badRequest, forbidden, HttpError, unauthorized } from "../http/errors";
 import { resolveSession, tokenFromRequest, tokenOfRequest, type ActiveSession } from "./sessions";
 
 type Level = true | "unverified" | "admin";
@@ -46,6 +46,12 @@ export function authGuard(ctx: AppContext) {
         },
         transform(context) {
           authenticate(context.request, level);
+          // Elysia's validation turns a body that is not an object ("text", 5, [], null) into {} where a route's
+          // fields are all optional, so such a call would change nothing and answer 200. No route takes one.
+          const body: unknown = context.body;
+          if (body !== undefined && (body === null || typeof body !== "object" || Array.isArray(body))) {
+            throw badRequest("The request body must be a JSON object");
+          }
         },
         resolve(context) {
           const session = authenticate(context.request, level);

@@ -271,6 +271,19 @@ test("signed-in calls without a body still work with the JSON content type the a
   expect([optOut.status, optOut.body.status]).toEqual([200, "opted_out"]);
 });
 
+test("a signed-in call whose body is not a JSON object answers 400, also where every field is optional", async () => {
+  for (const [method, path] of [
+    ["PUT", `/api/admin/plans/${idOf("/api/admin/plans/")}`],
+    ["PATCH", "/api/user/settings"],
+    ["POST", `/api/campaigns/${idOf("/api/campaigns/")}/pause`],
+  ]) {
+    for (const body of ["[]", '"text"', "5", "null", "true"]) {
+      const res = await t.api(path!, { method, token, body });
+      expect([method, path, body, res.status, res.body.message]).toEqual([method, path, body, 400, "The request body must be a JSON object"]);
+    }
+  }
+});
+
 test("no route answers 5xx to bad input, with or without a session; unauthenticated answers stay under 100 ms, signed-in ones under 1 s", async () => {
   const serverErrors: Outcome[] = [];
   const slow: Outcome[] = [];
