@@ -1,8 +1,9 @@
 import { and, asc, count, desc, eq, ne } from "drizzle-orm";
-import { phoneNumbers, smsProviders, type NumberKind } from "../../db/schema";
+import { phoneNumbers, type NumberKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
+import { findProviderById, providersByIds, type ProviderAccount } from "../providers/accounts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
@@ -47,20 +48,25 @@ export function numberView(j: Joined) {
   };
 }
 
-const joined = (ctx: AppContext) =>
-  ctx.db
-    .select({ n: phoneNumbers, provider: smsProviders.provider, providerName: smsProviders.displayName })
-    .from(phoneNumbers)
-    .innerJoin(smsProviders, eq(smsProviders.id, phoneNumbers.providerId));
+/** Numbers with their provider account (kind and name); a number is never without one (deleted with it). */
+function withProviders(ctx: AppContext, rows: PhoneNumberRow[]): (Joined & { account: ProviderAccount })[] {
+  const accounts = providersByIds(ctx, rows.map((n) => n.providerId));
+  return rows.flatMap((n) => {
+    const account = accounts.get(n.providerId);
+    return account ? [{ n, provider: account.provider, providerName: account.displayName, account }] : [];
+  });
+}
 
 export function listNumbers(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
-  const rows = joined(ctx)
+  const rows = ctx.db
+    .select()
+    .from(phoneNumbers)
     .where(eq(phoneNumbers.userId, userId))
     .orderBy(desc(phoneNumbers.isDefault), asc(phoneNumbers.createdAt))
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .all();
-  return { data: rows.map(numberView), total: countNumbers(ctx, userId), page, pageSize };
+  return { data: withProviders(ctx, rows).map(numberView), total: countNumbers(ctx, userId), page, pageSize };
 }
 
 /** Every sender number of the account, active or not (the plan limits how many it may have). */
@@ -69,9 +75,12 @@ export function countNumbers(ctx: AppContext, userId: string): number {
 }
 
 export function getNumber(ctx: AppContext, userId: string, id: string) {
-  const row = joined(ctx)
+  const number = ctx.db
+    .select()
+    .from(phoneNumbers)
     .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.id, id)))
     .get();
+  const row = number && withProviders(ctx, [number])[0];
   if (!row) throw notFound("Phone number not found");
   return row;
 }
@@ -81,12 +90,8 @@ export function addNumber(
   userId: string,
   input: { providerId: string; phoneNumber: string; displayName?: string; isDefault?: boolean; kind?: NumberKind; messagesPerSecond?: number },
 ) {
-  const provider = ctx.db
-    .select()
-    .from(smsProviders)
-    .where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, input.providerId)))
-    .get();
-  if (!provider || !provider.isActive) throw badRequest("Please choose an active provider");
+  const provider = findProviderById(ctx, input.providerId);
+  if (!provider || provider.userId !== userId || !provider.isActive) throw badRequest("Please choose an active provider");
   const parsed = parseSender(input.phoneNumber);
   const kind = input.kind ?? parsed.kind;
   const exists = ctx.db
@@ -162,16 +167,24 @@ export function deleteNumber(ctx: AppContext, userId: string, id: string) {
  * active one. Only active numbers of active accounts send. Null when the user has none.
  */
 export function chooseSender(ctx: AppContext, userId: string, wanted?: string | null): Joined | null {
-  const usable = and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.isActive, true), eq(smsProviders.isActive, true));
+  // An account has a handful of numbers (the plan limits them): read them all, keep those whose account is active.
+  const active = ctx.db
+    .select()
+    .from(phoneNumbers)
+    .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.isActive, true)))
+    .orderBy(asc(phoneNumbers.createdAt))
+    .all();
+  const usable = withProviders(ctx, active).filter((c) => c.account.isActive);
   if (wanted) {
     const trimmed = wanted.trim();
     const compact = trimmed.replace(/[\s().\-]/g, "");
-    const candidates = joined(ctx).where(usable).all();
-    const hit = candidates.find((c) => c.n.id === trimmed || c.n.phoneNumber === compact || c.n.phoneNumber === trimmed);
+    const hit = usable.find((c) => c.n.id === trimmed || c.n.phoneNumber === compact || c.n.phoneNumber === trimmed);
     if (!hit) throw badRequest("The sender number is not one of your active numbers. Check Phone Settings.");
     return hit;
   }
-  return joined(ctx).where(usable).orderBy(desc(phoneNumbers.isDefault), desc(smsProviders.isDefault), asc(phoneNumbers.createdAt)).get() ?? null;
+  // The default number, else a number of the default account, else the oldest (the sort keeps createdAt order).
+  const rank = (c: (typeof usable)[number]) => (c.n.isDefault ? 2 : 0) + (c.account.isDefault ? 1 : 0);
+  return usable.sort((a, b) => rank(b) - rank(a))[0] ?? null;
 }
 
 export function numberById(ctx: AppContext, id: string): PhoneNumberRow | undefined {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, ne } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import { smsProviders, type ProviderKind, type SimulatorSettings } from "../../db/schema";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
@@ -76,6 +76,13 @@ export function getProvider(ctx: AppContext, userId: string, id: string): Provid
 
 export function findProviderById(ctx: AppContext, id: string): ProviderAccount | undefined {
   return ctx.db.select().from(smsProviders).where(eq(smsProviders.id, id)).get();
+}
+
+/** These accounts by id (a page of sender numbers' accounts: the ids go into one query). */
+export function providersByIds(ctx: AppContext, ids: string[]): Map<string, ProviderAccount> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  return new Map(ctx.db.select().from(smsProviders).where(inArray(smsProviders.id, unique)).all().map((a) => [a.id, a]));
 }
 
 export function providerCredentials(ctx: AppContext, account: ProviderAccount): Credentials {

@@ -112,8 +112,6 @@ const ALLOWED: Record<string, string> = {
   "campaigns/delivery-preview.ts imports table contacts (owner: contacts)": "audience grouping by zone belongs in contacts",
   // Merging contacts moves their messages: wants a messages function (reassign a contact's messages).
   "contacts/contacts.ts imports table messages (owner: messages)": "mergeContacts moves messages itself",
-  // Choosing a sender number joins the number's provider account (active, default): wants a providers query.
-  "phone-numbers/numbers.ts imports table smsProviders (owner: providers)": "sender choice joins provider accounts",
   // The account's default country falls back to its first sender number's country; users sits below
   // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
   "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
