@@ -275,8 +275,10 @@ describe("editing, deleting and duplicating", () => {
     await sendAndSettle(acc, sent.id);
     const edit = await put(acc, `/api/campaigns/${sent.id}`, { name: "Too late" });
     expect(edit.status).toBe(409);
-    expect(edit.body.message).toBeTruthy();
-    expect((await del(acc, `/api/campaigns/${sent.id}`)).status).toBe(409);
+    expect(edit.body.message).toBe("Only draft and scheduled campaigns can be edited");
+    const remove = await del(acc, `/api/campaigns/${sent.id}`);
+    expect(remove.status).toBe(409);
+    expect(remove.body.message).toBe("Only draft campaigns can be deleted");
     expect((await campaign(acc, sent.id)).name).toBe("Sent one");
 
     expect((await del(acc, `/api/campaigns/${draft.id}`)).status).toBe(200);
@@ -529,7 +531,7 @@ describe("sending", () => {
     const failed = await get(acc, `/api/campaign-logs?campaignId=${c.id}&status=failed`);
     expect(failed.body.total).toBe(1);
     expect(failed.body.data[0]).toMatchObject({ recipientPhone: "+14155550150", status: "failed", errorCode: "30003" });
-    expect(failed.body.data[0].errorMessage).toBeTruthy();
+    expect(failed.body.data[0].errorMessage).toBe("Unreachable destination handset");
     expect((await get(acc, `/api/campaign-logs?campaignId=${c.id}&status=delivered`)).body.total).toBe(2);
 
     const second = await create(acc, { name: "Second", recipients: ["+14155550107"] });
@@ -581,7 +583,7 @@ describe("sending", () => {
     await sendAndSettle(acc, c.id);
     const again = await post(acc, `/api/campaigns/${c.id}/send`);
     expect(again.status).toBe(409);
-    expect(again.body.message).toBeTruthy();
+    expect(again.body.message).toBe("This campaign is completed and cannot be sent again");
     expect((await logs(acc, c.id)).total).toBe(1);
   });
 
