@@ -67,8 +67,7 @@ describe("request bodies", () => {
   test("a JSON body of the wrong shape answers 400 with a message", async () => {
     const res = await t.api("/api/auth/login", { body: [1, 2, 3] });
     expect(res.status).toBe(400);
-    expect(typeof res.body.message).toBe("string");
-    expect(res.body.message.length).toBeGreaterThan(0);
+    expect(res.body.message).toBe("Please fill in all fields");
   });
 
   test("no 500 was logged", () => {
