@@ -17,4 +17,5 @@ export const FILTER_FIELDS = {
 export type FilterKind = "number" | "date" | "tags" | "text";
 
 /** A custom field's value (customFields.<name>), as text. */
-export const customFieldColumn = (name: string): SQL => sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})`;
+export const customFieldColumn = (name: string): SQL =>
+  sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})`;

@@ -27,7 +27,21 @@ export function createContact(ctx: AppContext, userId: string, c: ContactInput) 
   ctx.db.transaction(() => {
     ctx.db
       .insert(contacts)
-      .values({ id, userId, firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, tags: c.tags ?? [], customFields: c.customFields ?? {}, source: "manual", status: "subscribed", optInDate: at, createdAt: at, updatedAt: at })
+      .values({
+        id,
+        userId,
+        firstName: c.firstName,
+        lastName: c.lastName,
+        email: c.email,
+        phone: c.phone,
+        tags: c.tags ?? [],
+        customFields: c.customFields ?? {},
+        source: "manual",
+        status: "subscribed",
+        optInDate: at,
+        createdAt: at,
+        updatedAt: at,
+      })
       .run();
     recordConsent(ctx, userId, id, "opt_in", "manual", "Added by the account owner");
     appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
@@ -40,7 +54,15 @@ export function updateContact(ctx: AppContext, userId: string, id: string, c: Co
   if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone, id);
   ctx.db
     .update(contacts)
-    .set({ firstName: c.firstName, lastName: c.lastName, email: c.email, phone: c.phone, ...(c.tags ? { tags: c.tags } : {}), ...(c.customFields ? { customFields: c.customFields } : {}), updatedAt: new Date(ctx.now()) })
+    .set({
+      firstName: c.firstName,
+      lastName: c.lastName,
+      email: c.email,
+      phone: c.phone,
+      ...(c.tags ? { tags: c.tags } : {}),
+      ...(c.customFields ? { customFields: c.customFields } : {}),
+      updatedAt: new Date(ctx.now()),
+    })
     .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
     .run();
   return contactView(getContact(ctx, userId, id));

@@ -48,7 +48,9 @@ export function listLicenseCodeRows(
   if (opts.status === "active") conditions.push(and(isNull(licenseCodes.revokedAt), isNull(licenseCodes.redeemedAt))!);
   if (opts.search) {
     const { code, email } = opts.search;
-    conditions.push(or(like(licenseCodes.code, `%${code}%`), inArray(licenseCodes.redeemedBy, userIdsWithEmailLike(ctx, `%${email}%`)))!);
+    conditions.push(
+      or(like(licenseCodes.code, `%${code}%`), inArray(licenseCodes.redeemedBy, userIdsWithEmailLike(ctx, `%${email}%`)))!,
+    );
   }
   const where = conditions.length ? and(...conditions) : undefined;
   const total = ctx.db.select({ n: count() }).from(licenseCodes).where(where).get()!.n;
@@ -69,10 +71,18 @@ export function findLicenseCode(ctx: AppContext, code: string): LicenseCodeRow |
 }
 
 export function markLicenseCodeRevoked(ctx: AppContext, code: string): void {
-  ctx.db.update(licenseCodes).set({ revokedAt: new Date(ctx.now()) }).where(eq(licenseCodes.code, code)).run();
+  ctx.db
+    .update(licenseCodes)
+    .set({ revokedAt: new Date(ctx.now()) })
+    .where(eq(licenseCodes.code, code))
+    .run();
 }
 
 /** Codes neither redeemed nor revoked. */
 export function countActiveLicenseCodes(ctx: AppContext): number {
-  return ctx.db.select({ n: count() }).from(licenseCodes).where(and(isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt))).get()!.n;
+  return ctx.db
+    .select({ n: count() })
+    .from(licenseCodes)
+    .where(and(isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt)))
+    .get()!.n;
 }

@@ -3,7 +3,9 @@ import { plans } from "../../db/schema";
 import type { AppContext } from "../context";
 import type { Plan } from "./licenses";
 
-export type PlanChanges = Partial<Pick<Plan, "name" | "price" | "monthlyContacts" | "monthlyMessages" | "phoneNumbers" | "features">>;
+export type PlanChanges = Partial<
+  Pick<Plan, "name" | "price" | "monthlyContacts" | "monthlyMessages" | "phoneNumbers" | "features">
+>;
 
 /** Changes the fields given (an administrator's edit in the portal); undefined for an unknown plan. */
 export function updatePlan(ctx: AppContext, id: string, changes: PlanChanges): Plan | undefined {

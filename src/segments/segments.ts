@@ -19,7 +19,11 @@ export const segmentView = (s: Segment) => ({
 
 /** The user's segment, or undefined (another user's segment is as missing as an unknown id). */
 export function findSegment(ctx: AppContext, userId: string, id: string): Segment | undefined {
-  return ctx.db.select().from(segments).where(and(eq(segments.userId, userId), eq(segments.id, id))).get();
+  return ctx.db
+    .select()
+    .from(segments)
+    .where(and(eq(segments.userId, userId), eq(segments.id, id)))
+    .get();
 }
 
 export function getSegment(ctx: AppContext, userId: string, id: string): Segment {
@@ -30,14 +34,24 @@ export function getSegment(ctx: AppContext, userId: string, id: string): Segment
 
 /** The user's segments, oldest first. */
 export function listSegments(ctx: AppContext, userId: string) {
-  return ctx.db.select().from(segments).where(eq(segments.userId, userId)).orderBy(asc(segments.createdAt)).all().map(segmentView);
+  return ctx.db
+    .select()
+    .from(segments)
+    .where(eq(segments.userId, userId))
+    .orderBy(asc(segments.createdAt))
+    .all()
+    .map(segmentView);
 }
 
 /** Counts the segment's contacts in the database and stores the count with the time. */
 export function refreshSegment(ctx: AppContext, userId: string, id: string) {
   const s = getSegment(ctx, userId, id);
   const n = countContactsWhere(ctx, userId, compileConditions(s.conditions, ctx.now()));
-  ctx.db.update(segments).set({ contactCount: n, lastUpdated: new Date(ctx.now()) }).where(eq(segments.id, id)).run();
+  ctx.db
+    .update(segments)
+    .set({ contactCount: n, lastUpdated: new Date(ctx.now()) })
+    .where(eq(segments.id, id))
+    .run();
   return segmentView(getSegment(ctx, userId, id));
 }
 
@@ -56,7 +70,10 @@ function checked(ctx: AppContext, input: SegmentInput) {
 export function createSegment(ctx: AppContext, userId: string, input: SegmentInput) {
   const c = checked(ctx, input);
   const id = Bun.randomUUIDv7();
-  ctx.db.insert(segments).values({ id, userId, name: c.name, conditions: c.conditions, createdAt: new Date(ctx.now()) }).run();
+  ctx.db
+    .insert(segments)
+    .values({ id, userId, name: c.name, conditions: c.conditions, createdAt: new Date(ctx.now()) })
+    .run();
   return refreshSegment(ctx, userId, id);
 }
 
@@ -64,13 +81,20 @@ export function createSegment(ctx: AppContext, userId: string, input: SegmentInp
 export function updateSegment(ctx: AppContext, userId: string, id: string, input: SegmentInput) {
   getSegment(ctx, userId, id);
   const c = checked(ctx, input);
-  ctx.db.update(segments).set({ name: c.name, conditions: c.conditions }).where(and(eq(segments.userId, userId), eq(segments.id, id))).run();
+  ctx.db
+    .update(segments)
+    .set({ name: c.name, conditions: c.conditions })
+    .where(and(eq(segments.userId, userId), eq(segments.id, id)))
+    .run();
   return refreshSegment(ctx, userId, id);
 }
 
 export function deleteSegment(ctx: AppContext, userId: string, id: string): void {
   getSegment(ctx, userId, id);
-  ctx.db.delete(segments).where(and(eq(segments.userId, userId), eq(segments.id, id))).run();
+  ctx.db
+    .delete(segments)
+    .where(and(eq(segments.userId, userId), eq(segments.id, id)))
+    .run();
 }
 
 /** One page of the segment's contacts as they are now, newest first. */

@@ -79,7 +79,13 @@ const LAYERS: string[][] = [
  * Modules with no state, no database and no domain imports (checked below), used wherever their computation is
  * needed: the layers do not apply to importing them.
  */
-const SHARED = new Set(["contacts/phones.ts", "messages/segments.ts", "sending/quiet-hours.ts", "sending/recipient-zone.ts", "time/zones.ts"]);
+const SHARED = new Set([
+  "contacts/phones.ts",
+  "messages/segments.ts",
+  "sending/quiet-hours.ts",
+  "sending/recipient-zone.ts",
+  "time/zones.ts",
+]);
 
 /**
  * The engine is sealed: domains wake it through the app context, not by importing it, and only the composition
@@ -94,18 +100,22 @@ const SEALED = "sending";
  */
 const ALLOWED: Record<string, string> = {
   // The outbox ('engine' work, issue 12 items 1-2): campaigns write and read messages through the messages domain.
-  "campaigns/audiences.ts names table messages in SQL (owner: messages)": "loyal audience counts inbound messages; wants a messages query",
+  "campaigns/audiences.ts names table messages in SQL (owner: messages)":
+    "loyal audience counts inbound messages; wants a messages query",
   "campaigns/campaigns.ts names table messages in SQL (owner: messages)": "engine: enqueue/park/release through messages",
   "campaigns/campaigns.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
-  "campaigns/delivery-preview.ts names table messages in SQL (owner: messages)": "engine: preview reads the outbox through messages",
+  "campaigns/delivery-preview.ts names table messages in SQL (owner: messages)":
+    "engine: preview reads the outbox through messages",
   "campaigns/lifecycle.ts names table messages in SQL (owner: messages)": "engine: park/release/cancel through messages",
   "campaigns/outbox.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
   "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
   "messages/messages.ts imports table contacts (owner: contacts)": "engine: inbound and status events look up contacts",
-  "providers/routes.ts imports messages/messages.ts (providers is below messages)": "engine: recipientPhone for the simulator's inbound",
-  "providers/webhook-routes.ts imports messages/messages.ts (providers is below messages)": "engine: webhooks hand events to messages",
+  "providers/routes.ts imports messages/messages.ts (providers is below messages)":
+    "engine: recipientPhone for the simulator's inbound",
+  "providers/webhook-routes.ts imports messages/messages.ts (providers is below messages)":
+    "engine: webhooks hand events to messages",
   // Audiences are conditions over the contacts table built in campaigns; contacts should build them (as it does
   // for segments in src/contacts/filter-fields.ts).
   "campaigns/audiences.ts imports table contacts (owner: contacts)": "audience conditions belong in contacts",
@@ -143,7 +153,8 @@ function resolveImport(from: string, spec: string): string | null {
 }
 
 // Static imports and re-exports (at the start of a line, so comments are not read), and dynamic import("...").
-const STATIC = /^[ \t]*(import|export)[ \t]+(type[ \t]+)?([^;'"]*?)[ \t\n]*from[ \t]*["']([^"']+)["']|^[ \t]*import[ \t]+["']([^"']+)["']/gm;
+const STATIC =
+  /^[ \t]*(import|export)[ \t]+(type[ \t]+)?([^;'"]*?)[ \t\n]*from[ \t]*["']([^"']+)["']|^[ \t]*import[ \t]+["']([^"']+)["']/gm;
 const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
 
 function importsOf(from: string, text: string): Import[] {
@@ -159,8 +170,20 @@ function importsOf(from: string, text: string): Import[] {
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean)
-      .map((s) => ({ name: s.replace(/^type\s+/, "").split(/\s+as\s+/)[0]!.trim(), typeOnly: typeOnly || s.startsWith("type ") }));
-    found.push({ from, to, names, namespace: /\*\s+as\s+/.test(clause) || (m[1] === "export" && clause.trim() === "*"), typeOnly: typeOnly || (names.length > 0 && names.every((n) => n.typeOnly) && !/^\s*\w+\s*,/.test(clause)) });
+      .map((s) => ({
+        name: s
+          .replace(/^type\s+/, "")
+          .split(/\s+as\s+/)[0]!
+          .trim(),
+        typeOnly: typeOnly || s.startsWith("type "),
+      }));
+    found.push({
+      from,
+      to,
+      names,
+      namespace: /\*\s+as\s+/.test(clause) || (m[1] === "export" && clause.trim() === "*"),
+      typeOnly: typeOnly || (names.length > 0 && names.every((n) => n.typeOnly) && !/^\s*\w+\s*,/.test(clause)),
+    });
   }
   for (const m of text.matchAll(DYNAMIC)) {
     const to = resolveImport(from, m[1]!);
@@ -183,7 +206,9 @@ function tableViolations(): string[] {
   for (const imp of imports) {
     if (imp.to !== SCHEMA || imp.typeOnly) continue;
     const unit = unitOf(imp.from);
-    const used = imp.namespace ? tables.map((t) => t.name) : imp.names.filter((n) => !n.typeOnly && byName.has(n.name)).map((n) => n.name);
+    const used = imp.namespace
+      ? tables.map((t) => t.name)
+      : imp.names.filter((n) => !n.typeOnly && byName.has(n.name)).map((n) => n.name);
     for (const name of used) {
       if (OWNERS[name] !== unit) out.push(`${imp.from} imports table ${name} (owner: ${OWNERS[name]})`);
     }
@@ -239,7 +264,14 @@ describe("layers", () => {
 
   test("the shared modules import no domain", () => {
     const leaves = new Set(LAYERS[0]);
-    const bad = imports.filter((i) => SHARED.has(i.from) && i.to !== SCHEMA && unitOf(i.to) !== unitOf(i.from) && !leaves.has(unitOf(i.to)) && !SHARED.has(i.to));
+    const bad = imports.filter(
+      (i) =>
+        SHARED.has(i.from) &&
+        i.to !== SCHEMA &&
+        unitOf(i.to) !== unitOf(i.from) &&
+        !leaves.has(unitOf(i.to)) &&
+        !SHARED.has(i.to),
+    );
     expect(bad.map((i) => `${i.from} -> ${i.to}`)).toEqual([]);
     expect(imports.filter((i) => SHARED.has(i.from) && i.to === SCHEMA && !i.typeOnly).map((i) => i.from)).toEqual([]);
   });
@@ -294,7 +326,11 @@ describe("routes", () => {
     for (const r of paged) {
       const expected = pagingQuery(r.query!.pageSize?.maximum);
       // Compared as JSON: the schemas carry functions (Elysia's number decoding) that differ by identity only.
-      expect({ route: `${r.method} ${r.path}`, page: JSON.stringify(r.query!.page), pageSize: JSON.stringify(r.query!.pageSize) }).toEqual({
+      expect({
+        route: `${r.method} ${r.path}`,
+        page: JSON.stringify(r.query!.page),
+        pageSize: JSON.stringify(r.query!.pageSize),
+      }).toEqual({
         route: `${r.method} ${r.path}`,
         page: JSON.stringify(expected.page),
         pageSize: JSON.stringify(expected.pageSize),
