@@ -86,6 +86,29 @@ function linkSubject(ctx: AppContext, userId: string, subject: string) {
     .run();
 }
 
+/** Keeps a sign-in's state (by its keyed hash) and PKCE verifier for GOOGLE_STATE_TTL_MS; expired ones go. */
+function saveGoogleState(ctx: AppContext, state: string, verifier: string): void {
+  const now = ctx.now();
+  ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
+  ctx.db
+    .insert(authChallenges)
+    .values({
+      id: keyedHash(ctx.keys.codes, `google:${state}`),
+      kind: "google",
+      userId: null,
+      challenge: verifier,
+      expiresAt: new Date(now + GOOGLE_STATE_TTL_MS),
+    })
+    .run();
+}
+
+/** The challenge stored for this state, removed as it is read (a state is used once); the caller checks kind and expiry. */
+function takeGoogleState(ctx: AppContext, state: string) {
+  const row = ctx.db.select().from(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).get();
+  if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, row.id)).run();
+  return row;
+}
+
 /** Unlinks the account's Google identity: "Continue with Google" no longer signs in to it. */
 export function unlinkGoogle(ctx: AppContext, userId: string): void {
   ctx.db.update(userSecurity).set({ googleSubject: null }).where(eq(userSecurity.userId, userId)).run();
@@ -142,18 +165,7 @@ export function googleRoutes(ctx: AppContext) {
       if (!google) throw notFound(NOT_CONFIGURED);
       const state = randomBytes(32).toString("base64url");
       const verifier = randomBytes(48).toString("base64url");
-      const now = ctx.now();
-      ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
-      ctx.db
-        .insert(authChallenges)
-        .values({
-          id: keyedHash(ctx.keys.codes, `google:${state}`),
-          kind: "google",
-          userId: null,
-          challenge: verifier,
-          expiresAt: new Date(now + GOOGLE_STATE_TTL_MS),
-        })
-        .run();
+      saveGoogleState(ctx, state, verifier);
       cookie[GOOGLE_STATE_COOKIE]!.set({
         value: state,
         httpOnly: true,
@@ -190,10 +202,7 @@ export function googleRoutes(ctx: AppContext) {
             throw new GoogleSignInError(query.error === "access_denied" ? "Google sign-in was cancelled." : "Google sign-in failed. Please try again.");
           }
           const state = query.state ?? "";
-          const row = state
-            ? ctx.db.select().from(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).get()
-            : undefined;
-          if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, row.id)).run();
+          const row = state ? takeGoogleState(ctx, state) : undefined;
           if (!row || row.kind !== "google" || row.expiresAt.getTime() <= ctx.now() || !expectedState || !safeEqual(expectedState, state)) {
             throw new GoogleSignInError("Google sign-in expired or did not start here. Please try again.");
           }
