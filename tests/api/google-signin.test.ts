@@ -227,7 +227,7 @@ describe("when Google is configured", () => {
     expect(first.location).toBe("/?auth=google");
     const cookie = `smsdesk_google_state=${first.callback.searchParams.get("state")}`;
     const replay = await t.api(first.callback.pathname + first.callback.search, { headers: { cookie } });
-    expect(errorOf(replay.headers.get("location")!)).toBeTruthy();
+    expect(errorOf(replay.headers.get("location")!)).toBe("Google sign-in expired or did not start here. Please try again.");
     expect(setCookie(replay.headers, "smsdesk_session")?.value || null).toBeNull();
   });
 
