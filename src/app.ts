@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
 import { analyticsRoutes } from "./analytics/routes";
-import { googleRoutes } from "./auth/google";
+import { googleRoutes } from "./auth/google-routes";
 import { passkeyRoutes } from "./auth/passkey-routes";
 import { authRoutes } from "./auth/routes";
 import { twoFactorRoutes } from "./auth/two-factor-routes";

@@ -1,32 +1,21 @@
 /**
  * "Continue with Google": OAuth 2.0 authorization code flow with PKCE (S256) and state. The state and the code
  * verifier live in auth_challenges (kind 'google', 10 minutes, used once); the state is also kept in a short
- * cookie so a callback only completes in the browser that started it (no login CSRF).
+ * cookie so a callback only completes in the browser that started it (no login CSRF). The routes are in
+ * google-routes.ts.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { clientIp } from "../http/client-ip";
 import { eq, lt } from "drizzle-orm";
-import { Elysia, t } from "elysia";
 import { authChallenges, userSecurity } from "../../db/schema";
 import type { AppContext } from "../context";
-import { notFound } from "../http/errors";
 import { findUserByEmail, findUserById, insertUser, updateUser, type User } from "../users/queries";
-import { keyedHash, safeEqual } from "./secure-compare";
-import { createSession, revokeAllSessions, setSessionCookies } from "./sessions";
-import {
-  clearPendingLogin,
-  isTwoFactorEnabled,
-  PENDING_LOGIN_COOKIE,
-  PENDING_LOGIN_COOKIE_PATH,
-  PENDING_LOGIN_MS,
-  startPendingLogin,
-} from "./two-factor";
+import { keyedHash } from "./secure-compare";
+import { revokeAllSessions } from "./sessions";
+import { clearPendingLogin } from "./two-factor";
 
 export const GOOGLE_STATE_TTL_MS = 10 * 60_000;
-export const GOOGLE_STATE_COOKIE = "smsdesk_google_state";
-const NOT_CONFIGURED = "Google sign-in is not configured";
 
-class GoogleSignInError extends Error {}
+/** A sign-in failure whose message the user may read (the callback shows it on /auth). */
+export class GoogleSignInError extends Error {}
 
 type GoogleProfile = {
   sub: string;
@@ -38,12 +27,9 @@ type GoogleProfile = {
   picture?: string;
 };
 
-const redirectUri = (ctx: AppContext) => `${ctx.config.publicUrl}/api/auth/google/callback`;
+export const redirectUri = (ctx: AppContext) => `${ctx.config.publicUrl}/api/auth/google/callback`;
 
-/** Where the browser goes after the callback: home on success, /auth with a readable message otherwise. */
-const failureLocation = (message: string) => `/auth?error=${encodeURIComponent(message)}`;
-
-async function exchangeCode(ctx: AppContext, code: string, verifier: string): Promise<GoogleProfile> {
+export async function exchangeCode(ctx: AppContext, code: string, verifier: string): Promise<GoogleProfile> {
   const google = ctx.config.google!;
   const tokenRes = await fetch(google.tokenUrl, {
     method: "POST",
@@ -87,7 +73,7 @@ function linkSubject(ctx: AppContext, userId: string, subject: string) {
 }
 
 /** Keeps a sign-in's state (by its keyed hash) and PKCE verifier for GOOGLE_STATE_TTL_MS; expired ones go. */
-function saveGoogleState(ctx: AppContext, state: string, verifier: string): void {
+export function saveGoogleState(ctx: AppContext, state: string, verifier: string): void {
   const now = ctx.now();
   ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
   ctx.db
@@ -103,7 +89,7 @@ function saveGoogleState(ctx: AppContext, state: string, verifier: string): void
 }
 
 /** The challenge stored for this state, removed as it is read (a state is used once); the caller checks kind and expiry. */
-function takeGoogleState(ctx: AppContext, state: string) {
+export function takeGoogleState(ctx: AppContext, state: string) {
   const row = ctx.db.select().from(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).get();
   if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, row.id)).run();
   return row;
@@ -153,98 +139,4 @@ export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile):
   });
   linkSubject(ctx, user.id, profile.sub);
   return user;
-}
-
-export function googleRoutes(ctx: AppContext) {
-  return new Elysia({ prefix: "/api/auth" })
-    // GET /api/auth/providers
-    .get("/providers", () => ({ google: ctx.config.google !== null }))
-    // GET /api/auth/google
-    .get("/google", ({ cookie, set }) => {
-      const google = ctx.config.google;
-      if (!google) throw notFound(NOT_CONFIGURED);
-      const state = randomBytes(32).toString("base64url");
-      const verifier = randomBytes(48).toString("base64url");
-      saveGoogleState(ctx, state, verifier);
-      cookie[GOOGLE_STATE_COOKIE]!.set({
-        value: state,
-        httpOnly: true,
-        sameSite: "lax",
-        secure: ctx.config.publicUrl.startsWith("https:"),
-        path: "/api/auth/google",
-        maxAge: GOOGLE_STATE_TTL_MS / 1000,
-      });
-      const url = new URL(google.authUrl);
-      url.search = new URLSearchParams({
-        client_id: google.clientId,
-        redirect_uri: redirectUri(ctx),
-        response_type: "code",
-        scope: "openid email profile",
-        state,
-        code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-        code_challenge_method: "S256",
-        prompt: "select_account",
-      }).toString();
-      set.status = 302;
-      set.headers.location = url.toString();
-      return "";
-    })
-    // GET /api/auth/google/callback
-    .get(
-      "/google/callback",
-      async ({ query, cookie, headers, request, set }) => {
-        if (!ctx.config.google) throw notFound(NOT_CONFIGURED);
-        const expectedState = cookie[GOOGLE_STATE_COOKIE]?.value as string | undefined;
-        cookie[GOOGLE_STATE_COOKIE]!.set({ value: "", maxAge: 0, path: "/api/auth/google", httpOnly: true, sameSite: "lax" });
-        set.status = 302;
-        try {
-          if (query.error) {
-            throw new GoogleSignInError(query.error === "access_denied" ? "Google sign-in was cancelled." : "Google sign-in failed. Please try again.");
-          }
-          const state = query.state ?? "";
-          const row = state ? takeGoogleState(ctx, state) : undefined;
-          if (!row || row.kind !== "google" || row.expiresAt.getTime() <= ctx.now() || !expectedState || !safeEqual(expectedState, state)) {
-            throw new GoogleSignInError("Google sign-in expired or did not start here. Please try again.");
-          }
-          if (!query.code) throw new GoogleSignInError("Google sign-in failed. Please try again.");
-          const profile = await exchangeCode(ctx, query.code, row.challenge);
-          const user = findOrCreateGoogleUser(ctx, profile);
-          if (user.disabled) throw new GoogleSignInError("This account has been disabled. Please contact support.");
-          if (isTwoFactorEnabled(ctx, user.id)) {
-            // Control of the mailbox is one factor: the code step follows, exactly as after a password.
-            cookie[PENDING_LOGIN_COOKIE]!.set({
-              value: startPendingLogin(ctx, user.id),
-              httpOnly: true,
-              sameSite: "lax",
-              secure: ctx.config.publicUrl.startsWith("https:"),
-              path: PENDING_LOGIN_COOKIE_PATH,
-              maxAge: PENDING_LOGIN_MS / 1000,
-            });
-            set.headers.location = "/auth?step=2fa";
-            return "";
-          }
-          const session = createSession(ctx, user.id, {
-            userAgent: headers["user-agent"],
-            ip: clientIp(request),
-          });
-          setSessionCookies(ctx, cookie, session.token, session.expiresAt);
-          set.headers.location = "/?auth=google";
-        } catch (err) {
-          if (!(err instanceof GoogleSignInError)) ctx.log(`google sign-in error: ${(err as Error)?.stack ?? err}`);
-          set.headers.location = failureLocation(err instanceof GoogleSignInError ? err.message : "Google sign-in failed. Please try again.");
-        }
-        return "";
-      },
-      {
-        query: t.Object({
-          code: t.Optional(t.String({ maxLength: 2048 })),
-          state: t.Optional(t.String({ maxLength: 200 })),
-          error: t.Optional(t.String({ maxLength: 200 })),
-          scope: t.Optional(t.String()),
-          authuser: t.Optional(t.String()),
-          prompt: t.Optional(t.String()),
-          hd: t.Optional(t.String()),
-        }, { additionalProperties: true }),
-      },
-    );
 }

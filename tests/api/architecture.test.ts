@@ -1,7 +1,8 @@
 /**
  * The shape of src/, read from its source: every table has one owning folder and is imported or named in SQL
- * nowhere else; imports run only down the layers; every route the app registers has its `// METHOD /api/path`
- * comment above the handler, so searching a URL lands on it; every paged list takes the one paging schema.
+ * nowhere else; imports run only down the layers; files that build routes do no database work; every route the
+ * app registers has its `// METHOD /api/path` comment above the handler, so searching a URL lands on it; every
+ * paged list takes the one paging schema.
  *
  * A violation that another piece of work is removing is listed in ALLOWED with why; the test fails on a new
  * violation and on an entry whose violation is gone (remove the entry with the violation).
@@ -280,6 +281,20 @@ describe("layers", () => {
     const found = layerViolations();
     expect(found.filter((v) => !(v in ALLOWED))).toEqual([]);
     expect(Object.keys(ALLOWED).filter((k) => !k.includes(" table ") && !found.includes(k))).toEqual([]);
+  });
+});
+
+describe("route files", () => {
+  test("do no database work: handlers validate and call a service", () => {
+    const tableNames = new Set(tables.map((t) => t.name));
+    const routeFiles = [...sources].filter(([, text]) => text.includes("new Elysia(")).map(([file]) => file);
+    expect(routeFiles.length).toBeGreaterThan(15);
+    const working = routeFiles.filter(
+      (file) =>
+        /\bctx\.db\.|\$client/.test(sources.get(file)!) ||
+        imports.some((i) => i.from === file && i.to === SCHEMA && (i.namespace || i.names.some((n) => tableNames.has(n.name)))),
+    );
+    expect(working).toEqual([]);
   });
 });
 
