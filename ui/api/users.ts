@@ -8,7 +8,8 @@ type UserRoutes = Routes["api"]["user"];
 
 /** Regional and sending settings as GET /api/user/settings answers. */
 export type UserSettings = Ok<UserRoutes["settings"]["get"]>;
-export type SettingsPatch = UserRoutes["settings"]["patch"]["body"];
+/** What PATCH /api/user/settings takes: any of the settings, each checked by the server. */
+export type SettingsPatch = Partial<Omit<UserSettings, "defaultCountryChosen" | "defaultCountry">> & { defaultCountry?: string };
 
 /** `enabled: false` reads nothing (a dialog that is closed). */
 export const useUserSettings = (enabled = true) => useApi<UserSettings>(enabled ? "/api/user/settings" : null);

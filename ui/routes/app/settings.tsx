@@ -2,10 +2,9 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState } from "react";
 import { DATE_FORMATS, formatDate, LOCALES, TIMEZONES } from "../../../src/users/regional-options";
 import { Button, Card, Field, Select } from "../../components/ui";
-import { api } from "../../lib/api";
 import { auth, refreshUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
-import { useApi } from "../../lib/use-api";
+import { updateUserSettings, useUserSettings } from "../../api/users";
 import { CountrySelect } from "./contacts/country-select";
 import { SendingSettingsCard } from "./settings/sending-settings";
 
@@ -18,7 +17,7 @@ export function SettingsPage() {
   const [saving, setSaving] = useState(false);
   const [now, setNow] = useState(() => new Date());
   // The country of numbers typed without "+": derived until the user picks one, so it is sent only once changed.
-  const stored = useApi<{ defaultCountry: string }>("/api/user/settings");
+  const stored = useUserSettings();
   const [country, setCountry] = useState<string | null>(null);
 
   useEffect(() => {
@@ -29,7 +28,7 @@ export function SettingsPage() {
   const save = async () => {
     setSaving(true);
     try {
-      await api("/api/user/settings", { method: "PATCH", body: country ? { ...settings, defaultCountry: country } : settings });
+      await updateUserSettings(country ? { ...settings, defaultCountry: country } : settings);
       await refreshUser();
       toast({ title: "Settings saved", description: "Your regional settings have been updated." });
     } catch (err) {

@@ -2,14 +2,12 @@ import { Link } from "@tanstack/react-router";
 import { useId, useRef, useState, type ReactNode } from "react";
 import { Alert, Button, Card, cx, Spinner } from "../../components/ui";
 import { toast } from "../../lib/toast";
-import { useApi } from "../../lib/use-api";
+import { useProviders, useWebhookUrls } from "../../api/providers";
 import {
   PROVIDER_NAMES,
   URL_SECRET_PROVIDERS,
-  type Provider,
   type ProviderKind,
   type WebhookUrl,
-  type WebhookUrls,
 } from "./phone-settings/model";
 
 type Guide = { kind: ProviderKind; login: ReactNode; open: ReactNode; configure: ReactNode; paste: string; save: ReactNode };
@@ -150,8 +148,8 @@ function Instructions({ guide, urls }: { guide: Guide; urls: WebhookUrl[] }) {
 }
 
 export function WebhookSettingsPage() {
-  const { data, error, loading } = useApi<WebhookUrls>("/api/sms-providers/webhook-urls");
-  const providers = useApi<{ data: Provider[] }>("/api/sms-providers");
+  const { data, error, loading } = useWebhookUrls();
+  const providers = useProviders();
   const urls = data?.urls ?? [];
   const [tab, setTab] = useState<ProviderKind | null>(null);
   // Open on the first provider the user has an account with; Twilio otherwise.

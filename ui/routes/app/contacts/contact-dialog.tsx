@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import type { CountryCode } from "libphonenumber-js";
 import { emptyPhone, PhoneInput, phoneToSubmit, phoneValueFrom, regionOfLocale, type PhoneValue } from "../../../components/phone-input";
 import { Alert, Button, Field, Input, Modal, Spinner } from "../../../components/ui";
+import { useUserSettings } from "../../../api/users";
 import { api, ApiError, errorMessage } from "../../../lib/api";
 import { useApi } from "../../../lib/use-api";
 import { toast } from "../../../lib/toast";
@@ -26,7 +27,7 @@ export function ContactDialog({
   onSaved: () => void;
 }) {
   // Numbers typed without a country start in the account's default country (Settings), not the language's region.
-  const settings = useApi<{ defaultCountry: string }>(open ? "/api/user/settings" : null);
+  const settings = useUserSettings(open);
   const region = ((settings.data?.defaultCountry as CountryCode | undefined) ?? regionOfLocale(locale) ?? "US") as CountryCode;
   const blank = (): Form => ({ firstName: "", lastName: "", email: "", phone: emptyPhone(region), tags: "" });
   const [form, setForm] = useState<Form>(blank);

@@ -1,50 +1,18 @@
-export type ProviderKind = "twilio" | "telnyx" | "brevo" | "textmagic" | "clicksend" | "simulator";
-export type NumberKind = "long_code" | "toll_free" | "short_code" | "alphanumeric";
+import type { PhoneNumber, NumberKind } from "../../../api/phone-numbers";
+import type {
+  AvailableNumber,
+  AvailableNumbersResult,
+  CredentialField,
+  Provider,
+  ProviderFields,
+  ProviderKind,
+  WebhookUrl,
+  WebhookUrls,
+} from "../../../api/providers";
+
+export type { AvailableNumber, AvailableNumbersResult, CredentialField, NumberKind, PhoneNumber, Provider, ProviderFields, ProviderKind, WebhookUrl, WebhookUrls };
 
 export type SimulatorSettings = { deliveryDelayMs: number; failRate: number; throttleRate: number; errorRate: number };
-
-export type Provider = {
-  id: string;
-  provider: ProviderKind;
-  displayName: string;
-  credentialHint: string;
-  isDefault: boolean;
-  isActive: boolean;
-  messagesPerSecond: number | null;
-  settings: Partial<SimulatorSettings>;
-  webhookUrl: string;
-  simulated: boolean;
-  createdAt: string;
-};
-
-export type PhoneNumber = {
-  id: string;
-  phoneNumber: string;
-  displayName: string;
-  providerId: string;
-  provider: ProviderKind;
-  providerName: string;
-  kind: NumberKind;
-  messagesPerSecond: number;
-  isDefault: boolean;
-  isActive: boolean;
-  createdAt: string;
-};
-
-export type CredentialField = { name: string; label: string; secret: boolean; placeholder?: string };
-export type ProviderFields = Record<ProviderKind, CredentialField[]> & { labels: Record<ProviderKind, string> };
-
-export type AvailableNumber = { phoneNumber: string; displayName: string; capabilities: string[] };
-export type AvailableNumbersResult = { success: boolean; numbers: AvailableNumber[]; error?: string };
-
-export type WebhookUrl = {
-  provider: ProviderKind;
-  label: string;
-  url: string | null;
-  needsAccount: boolean;
-  providerId?: string;
-};
-export type WebhookUrls = { userId: string; urls: WebhookUrl[] };
 
 export const PROVIDER_NAMES: Record<ProviderKind, string> = {
   twilio: "Twilio",
@@ -54,6 +22,9 @@ export const PROVIDER_NAMES: Record<ProviderKind, string> = {
   clicksend: "ClickSend",
   simulator: "Simulator",
 };
+
+/** A provider's name for a kind the server sends as a plain string (a sender number's `provider`). */
+export const providerName = (kind: string) => PROVIDER_NAMES[kind as ProviderKind] ?? kind;
 
 /** Providers that sign nothing: their webhook URL carries a per-account secret instead. */
 export const URL_SECRET_PROVIDERS: ProviderKind[] = ["brevo", "textmagic", "clicksend"];

@@ -1,6 +1,8 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { Alert, Button, cx, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { addPhoneNumber } from "../../../api/phone-numbers";
+import { fetchAvailableNumbers } from "../../../api/providers";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import {
   checkSender,
@@ -10,7 +12,6 @@ import {
   NUMBER_KINDS,
   PROVIDER_NAMES,
   type AvailableNumber,
-  type AvailableNumbersResult,
   type NumberKind,
   type PhoneNumber,
   type Provider,
@@ -86,7 +87,7 @@ export function NumberDialog({
     setFetchError("");
     setAvailable(null);
     try {
-      const result = await api<AvailableNumbersResult>(`/api/providers/${providerId}/available-numbers`, { timeoutMs: 30_000 });
+      const result = await fetchAvailableNumbers(providerId);
       if (!result.success || result.numbers.length === 0) {
         const reason = result.success ? NONE_AVAILABLE : result.error || FETCH_FAILED;
         setFetchError(reason);
@@ -117,15 +118,13 @@ export function NumberDialog({
     setError("");
     setSaving(true);
     try {
-      await api("/api/phone-numbers", {
-        body: {
-          providerId,
-          phoneNumber: checked.value,
-          displayName: displayName.trim() || undefined,
-          kind,
-          messagesPerSecond,
-          isDefault,
-        },
+      await addPhoneNumber({
+        providerId,
+        phoneNumber: checked.value,
+        displayName: displayName.trim() || undefined,
+        kind,
+        messagesPerSecond,
+        isDefault,
       });
       toast({ title: "Phone number added", description: `${formatSender(checked.value)} can now send messages.` });
       onAdded();

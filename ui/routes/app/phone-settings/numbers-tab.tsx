@@ -1,9 +1,10 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { Button, Card, Input, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { deletePhoneNumber, updatePhoneNumber } from "../../../api/phone-numbers";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
-import { formatSender, kindLabel, PROVIDER_NAMES, type PhoneNumber } from "./model";
+import { formatSender, kindLabel, providerName, type PhoneNumber } from "./model";
 import { Badge } from "../../../components/badge";
 
 /** The number's own sending rate, edited in place. */
@@ -21,7 +22,7 @@ function RateInput({ number, onSaved }: { number: PhoneNumber; onSaved: () => vo
     }
     setSaving(true);
     try {
-      await api(`/api/phone-numbers/${number.id}`, { method: "PATCH", body: { messagesPerSecond: rate } });
+      await updatePhoneNumber(number.id, { messagesPerSecond: rate });
       toast({
         title: "Sending rate saved",
         description: `${formatSender(number.phoneNumber)} sends up to ${rate} message${rate === 1 ? "" : "s"} per second.`,
@@ -64,7 +65,7 @@ function NumberRow({ number, onChanged }: { number: PhoneNumber; onChanged: () =
   const makeDefault = async () => {
     setBusy(true);
     try {
-      await api(`/api/phone-numbers/${number.id}`, { method: "PATCH", body: { isDefault: true } });
+      await updatePhoneNumber(number.id, { isDefault: true });
       toast({ title: "Default number updated", description: `${shown} is now your default sender.` });
       onChanged();
     } catch (err) {
@@ -76,7 +77,7 @@ function NumberRow({ number, onChanged }: { number: PhoneNumber; onChanged: () =
 
   const remove = async () => {
     try {
-      await api(`/api/phone-numbers/${number.id}`, { method: "DELETE" });
+      await deletePhoneNumber(number.id);
       toast({ title: "Phone number removed" });
       setConfirming(false);
       onChanged();
@@ -101,7 +102,7 @@ function NumberRow({ number, onChanged }: { number: PhoneNumber; onChanged: () =
       <div className="min-w-0 text-sm">
         <p className="truncate">{number.providerName}</p>
         <p className="text-slate-500">
-          {PROVIDER_NAMES[number.provider]} · {kindLabel(number.kind)}
+          {providerName(number.provider)} · {kindLabel(number.kind)}
         </p>
       </div>
       <RateInput number={number} onSaved={onChanged} />

@@ -1,12 +1,12 @@
 import { Link } from "@tanstack/react-router";
 import { useCallback, useState, type ReactNode } from "react";
 import { Alert, Button, Card, cx, Spinner } from "../../../components/ui";
-import { useApi } from "../../../lib/use-api";
+import { usePhoneNumbers } from "../../../api/phone-numbers";
+import { useProviderFields, useProviders } from "../../../api/providers";
 import { NumberDialog } from "./number-dialog";
 import { NumbersTab } from "./numbers-tab";
 import { ProviderDialog } from "./provider-dialog";
 import { ProvidersTab } from "./providers-tab";
-import type { PhoneNumber, Provider, ProviderFields } from "./model";
 
 type Tab = "providers" | "numbers";
 const TABS: { value: Tab; label: string }[] = [
@@ -30,9 +30,9 @@ export function PhoneSettingsPage() {
   const [numberOpen, setNumberOpen] = useState(false);
   const [failedTests, setFailedTests] = useState<Set<string>>(new Set());
 
-  const providersQuery = useApi<{ data: Provider[] }>("/api/sms-providers");
-  const numbersQuery = useApi<{ data: PhoneNumber[] }>("/api/phone-numbers");
-  const fields = useApi<ProviderFields>("/api/sms-providers/fields");
+  const providersQuery = useProviders();
+  const numbersQuery = usePhoneNumbers();
+  const fields = useProviderFields();
 
   const providers = providersQuery.data?.data ?? [];
   const numbers = numbersQuery.data?.data ?? [];

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { Alert, Button, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { addProvider } from "../../../api/providers";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { PROVIDER_NAMES, type Provider, type ProviderFields, type ProviderKind } from "./model";
 
@@ -68,13 +69,11 @@ export function ProviderDialog({
     const found = validate();
     setErrors(found);
     setFailure("");
-    if (Object.keys(found).length) return;
+    if (Object.keys(found).length || !kind) return;
     setSaving(true);
     const secrets = Object.fromEntries(credentialFields.map((f) => [f.name, credentials[f.name]!.trim()]));
     try {
-      const created = await api<Provider>("/api/sms-providers", {
-        body: { provider: kind, displayName: displayName.trim(), isDefault, ...secrets },
-      });
+      const created = await addProvider({ provider: kind, displayName: displayName.trim(), isDefault, ...secrets });
       toast({
         title: "SMS provider added",
         description: `${created.displayName} is ready. Test the connection, then add a phone number.`,

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { deleteProvider, simulateInbound, testProvider, updateProvider } from "../../../api/providers";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { Badge } from "../../../components/badge";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
@@ -14,7 +15,6 @@ import {
   type SimulatorSettings,
 } from "./model";
 
-type TestResult = { success: boolean; message?: string; error?: string };
 
 const failed = (fallback: string) => (err: unknown) =>
   toast({ title: "Error", description: errorMessage(err, fallback), variant: "destructive" });
@@ -38,7 +38,7 @@ function CeilingForm({ provider, onSaved }: { provider: Provider; onSaved: () =>
     }
     setSaving(true);
     try {
-      await api(`/api/sms-providers/${provider.id}`, { method: "PATCH", body: { messagesPerSecond: parsed } });
+      await updateProvider(provider.id, { messagesPerSecond: parsed });
       toast({ title: "Account limit saved" });
       onSaved();
     } catch (err) {
@@ -104,7 +104,7 @@ function SimulatorKnobs({ provider, onSaved }: { provider: Provider; onSaved: ()
       errorRate: fromPercent(knobs.errorRate),
     };
     try {
-      await api(`/api/sms-providers/${provider.id}`, { method: "PATCH", body: { settings } });
+      await updateProvider(provider.id, { settings });
       toast({ title: "Simulator settings saved" });
       onSaved();
     } catch (err) {
@@ -167,9 +167,7 @@ function SimulateReply({ provider, numbers }: { provider: Provider; numbers: Pho
     }
     setSending(true);
     try {
-      const result = await api<{ message: string }>(`/api/sms-providers/${provider.id}/simulate-inbound`, {
-        body: { from: from.trim(), to: to || undefined, body },
-      });
+      const result = await simulateInbound(provider.id, { from: from.trim(), to: to || undefined, body });
       toast({ title: "Reply simulated", description: result.message });
       setBody("");
     } catch (err) {
@@ -248,7 +246,7 @@ function ProviderCard({
   const test = async () => {
     setTesting(true);
     try {
-      const result = await api<TestResult>(`/api/sms-providers/${provider.id}/test`, { method: "POST", timeoutMs: 30_000 });
+      const result = await testProvider(provider.id);
       onTested(provider.id, result.success);
       if (result.success) toast({ title: "Connection successful!", description: result.message });
       else
@@ -272,7 +270,7 @@ function ProviderCard({
   const patch = async (body: Partial<Pick<Provider, "isDefault" | "isActive">>, done: string) => {
     setBusy(true);
     try {
-      await api(`/api/sms-providers/${provider.id}`, { method: "PATCH", body });
+      await updateProvider(provider.id, body);
       toast({ title: done });
       onChanged();
     } catch (err) {
@@ -284,7 +282,7 @@ function ProviderCard({
 
   const remove = async () => {
     try {
-      await api(`/api/sms-providers/${provider.id}`, { method: "DELETE" });
+      await deleteProvider(provider.id);
       toast({ title: "Provider deleted" });
       setConfirming(false);
       onChanged();

@@ -1,8 +1,7 @@
 import { useEffect, useState } from "react";
 import { Button, Card, Field, Input } from "../../../components/ui";
-import { api } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
-import { useApi } from "../../../lib/use-api";
+import { updateUserSettings, useUserSettings } from "../../../api/users";
 
 type SendingSettings = {
   quietHoursEnabled: boolean;
@@ -14,7 +13,7 @@ type SendingSettings = {
 
 /** Compliance at send time: quiet hours, the opt-out line, and an optional cap per contact. */
 export function SendingSettingsCard() {
-  const { data } = useApi<SendingSettings>("/api/user/settings");
+  const { data } = useUserSettings();
   const [form, setForm] = useState<SendingSettings | null>(null);
   const [cap, setCap] = useState("");
   const [saving, setSaving] = useState(false);
@@ -36,7 +35,7 @@ export function SendingSettingsCard() {
     }
     setSaving(true);
     try {
-      const saved = await api<SendingSettings>("/api/user/settings", { method: "PATCH", body: { ...form, frequencyCapPerDay: capValue } });
+      const saved = await updateUserSettings({ ...form, frequencyCapPerDay: capValue });
       setForm(saved);
       toast({ title: "Settings saved", description: "Your sending settings have been updated." });
     } catch (err) {
