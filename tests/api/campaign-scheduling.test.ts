@@ -282,8 +282,14 @@ describe("scheduled campaigns", () => {
     clockAhead(HOUR + MINUTE);
     runDueJobs(t.ctx);
     await expectNotStarted(acc, c.id, "cancelled");
-    expect((await post(acc, `/api/campaigns/${c.id}/send`)).status).toBe(409);
-    expect((await post(acc, `/api/campaigns/${c.id}/resume`)).status).toBe(409);
+    expect(await post(acc, `/api/campaigns/${c.id}/send`)).toMatchObject({
+      status: 409,
+      body: { message: "This campaign is cancelled and cannot be sent again" },
+    });
+    expect(await post(acc, `/api/campaigns/${c.id}/resume`)).toMatchObject({
+      status: 409,
+      body: { message: "Only a paused campaign can be resumed" },
+    });
     await expectNotStarted(acc, c.id, "cancelled");
   });
 });

@@ -650,15 +650,24 @@ describe("sending", () => {
     await simulator(0);
     await Bun.sleep(1500);
     expect(await campaign(acc, c.id)).toMatchObject({ status: "paused", counts: { pending: 2, delivered: 0 } });
-    expect((await post(acc, `/api/campaigns/${c.id}/pause`)).status).toBe(409);
+    expect(await post(acc, `/api/campaigns/${c.id}/pause`)).toMatchObject({
+      status: 409,
+      body: { message: "Only a sending or scheduled campaign can be paused" },
+    });
 
     const resumed = await post(acc, `/api/campaigns/${c.id}/resume`);
     expect(resumed.status).toBe(200);
     expect(resumed.body.status).toBe("sending");
     await settled(acc, c.id);
     expect(await done(acc, c.id)).toMatchObject({ status: "completed", counts: { delivered: 2 } });
-    expect((await post(acc, `/api/campaigns/${c.id}/resume`)).status).toBe(409);
-    expect((await post(acc, `/api/campaigns/${c.id}/cancel`)).status).toBe(409);
+    expect(await post(acc, `/api/campaigns/${c.id}/resume`)).toMatchObject({
+      status: 409,
+      body: { message: "Only a paused campaign can be resumed" },
+    });
+    expect(await post(acc, `/api/campaigns/${c.id}/cancel`)).toMatchObject({
+      status: 409,
+      body: { message: "Only a sending, paused or scheduled campaign can be cancelled" },
+    });
 
     await simulator(1);
     const d = await create(acc, { name: "Stopped", recipients: ["+14155550147", "+14155550148"] });

@@ -135,6 +135,7 @@ describe("CSV import job", () => {
     expect(first.status).toBe(202);
     const second = await t.api("/api/contacts/import/csv", { method: "POST", token: a.token, body: "phone\n+13125550000\n", headers: { "content-type": "text/csv" } });
     expect(second.status).toBe(409);
+    expect(second.body).toMatchObject({ message: "An import is already running. Please wait for it to finish.", importId: first.body.id });
     await waitJob(a, first.body.id);
   });
 });

@@ -100,6 +100,7 @@ describe("when Google is configured", () => {
     // Registering with that email says it belongs to Google; a password login says the same.
     const reg = await t.api("/api/auth/register", { body: { email, password: "secret123", confirmPassword: "secret123" } });
     expect(reg.status).toBe(409);
+    expect(reg.body.message).toBe("This email is already registered with Google. Please sign in with Google instead.");
     expect(reg.body.authProvider).toBe("google");
     const login = await t.api("/api/auth/login", { body: { email, password: "secret123" } });
     expect(login.body.authProvider).toBe("google");

@@ -17,6 +17,7 @@ afterAll(async () => {
   await twilio?.stop();
 });
 
+const OPTED_OUT = "This contact has opted out of messages. They can opt back in by texting START.";
 const post = (acc: Account, path: string, body?: unknown) => t.api(path, { method: "POST", token: acc.token, body });
 const message = (acc: Account, id: string) => t.api(`/api/messages/${id}`, { token: acc.token }).then((r) => r.body);
 const settled = (acc: Account, id: string, timeoutMs = 10_000) =>
@@ -57,6 +58,7 @@ describe("one message end to end through the simulator", () => {
     expect(contacts.body.data[0]).toMatchObject({ phone: "+14155550195", status: "opted_out" });
     const again = await post(acc, "/api/messages/send", { phone: "+14155550195", content: "x" });
     expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ message: OPTED_OUT, optedOut: true });
   });
 
   test("a simulated reply STOP opts the contact out with one confirmation; START opts back in", async () => {
@@ -74,7 +76,10 @@ describe("one message end to end through the simulator", () => {
     expect(thread.filter((m: any) => m.direction === "outbound").length).toBe(1);
     expect(thread.find((m: any) => m.direction === "outbound").content).toContain("unsubscribed");
     expect(thread.find((m: any) => m.direction === "inbound")).toMatchObject({ content: "Stop", status: "received" });
-    expect((await post(acc, "/api/messages/send", { phone: "+14155552000", content: "promo" })).status).toBe(409);
+    expect(await post(acc, "/api/messages/send", { phone: "+14155552000", content: "promo" })).toMatchObject({
+      status: 409,
+      body: { message: OPTED_OUT, optedOut: true },
+    });
 
     await post(acc, `/api/sms-providers/${provider.id}/simulate-inbound`, { from: "+14155552000", body: "START" });
     await waitFor(

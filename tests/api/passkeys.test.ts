@@ -96,7 +96,7 @@ describe("registration", () => {
     const again = await device.register(options, { reuse: device.credentials[0] });
     const res = await complete(alice.token, again, "Again");
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ verified: false, error: "This device is already registered" });
+    expect(res.body).toMatchObject({ message: "This device is already registered", verified: false, error: "This device is already registered" });
   });
 
   test("a response for another origin is rejected and nothing is stored", async () => {

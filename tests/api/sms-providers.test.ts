@@ -133,7 +133,10 @@ describe("sender numbers", () => {
     expect(tollFree.body).toMatchObject({ kind: "toll_free", messagesPerSecond: 3, isDefault: false });
     const short = await post(a, "/api/phone-numbers", { providerId: account.id, phoneNumber: "55555", messagesPerSecond: 100 });
     expect(short.body).toMatchObject({ kind: "short_code", messagesPerSecond: 100 });
-    expect((await post(a, "/api/phone-numbers", { providerId: account.id, phoneNumber: "+14155550100" })).status).toBe(409);
+    expect(await post(a, "/api/phone-numbers", { providerId: account.id, phoneNumber: "+14155550100" })).toMatchObject({
+      status: 409,
+      body: { message: "This number is already added" },
+    });
     const edited = await t.api(`/api/phone-numbers/${tollFree.body.id}`, { method: "PATCH", token: a.token, body: { messagesPerSecond: 2.5, isDefault: true } });
     expect(edited.body).toMatchObject({ messagesPerSecond: 2.5, isDefault: true });
     const list = (await t.api("/api/phone-numbers", { token: a.token })).body;
