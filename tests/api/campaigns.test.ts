@@ -572,7 +572,7 @@ describe("sending", () => {
     const c = await create(acc, {});
     const res = await post(acc, `/api/campaigns/${c.id}/send`);
     expect(res.status).toBe(400);
-    expect(res.body.message).toContain("Phone Settings");
+    expect(res.body).toMatchObject({ message: "No SMS provider or phone number is set up. Go to Phone Settings, add your provider's API credentials (or the simulator), then add at least one phone number.", needsProvider: true });
     expect((await campaign(acc, c.id)).status).toBe("draft");
     expect((await logs(acc, c.id)).total).toBe(0);
   });

@@ -100,7 +100,9 @@ describe("trial", () => {
     const usage = await t.api("/api/license/usage", { token: a.token });
     expect(usage.body.data.contacts).toMatchObject({ used: 0, limit: 0, unlimited: false });
     const err = expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "contacts", 1), 402);
-    expect(err.message).toContain("No active license");
+    expect(err.message).toBe(
+      "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.",
+    );
     expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "messages", 1), 402);
   });
 });

@@ -99,11 +99,14 @@ describe("one message end to end through the simulator", () => {
     const { acc } = await simulatorAccount();
     expect((await post(acc, "/api/messages/send", { phone: "123", content: "x" })).body.message).toBe("Please enter a valid phone number");
     expect((await post(acc, "/api/messages/send", { phone: "+14155552671", content: "   " })).body.message).toBe("Message content is required");
-    expect((await post(acc, "/api/messages/send", { phone: "+14155552671", content: "x", fromNumber: "+19999999999" })).status).toBe(400);
+    expect(await post(acc, "/api/messages/send", { phone: "+14155552671", content: "x", fromNumber: "+19999999999" })).toMatchObject({
+      status: 400,
+      body: { message: "The sender number is not one of your active numbers. Check Phone Settings." },
+    });
     const none = await t.signUpVerified();
     const r = await post(none, "/api/messages/send", { phone: "+14155552671", content: "x" });
     expect(r.status).toBe(400);
-    expect(r.body.message).toContain("Phone Settings");
+    expect(r.body).toMatchObject({ message: "No SMS provider or phone number is set up. Go to Phone Settings, add your provider's API credentials (or the simulator), then add at least one phone number.", needsProvider: true });
   });
 });
 

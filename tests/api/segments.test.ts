@@ -41,9 +41,11 @@ test("create, update, refresh, contacts, delete; validation; tenancy", async () 
   expect((await t.api("/api/segments", { method: "POST", token: a.token, body: { name: " ", conditions: {} } })).body.message).toBe("Segment name is required");
   const unknown = await t.api("/api/segments", { method: "POST", token: a.token, body: { name: "x", conditions: { password: { eq: "1" } } } });
   expect(unknown.status).toBe(400);
-  expect(unknown.body.message).toContain("Unknown segment field: password");
+  expect(unknown.body.message).toBe(
+    "Unknown segment field: password. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore or customFields.<name>",
+  );
   const op = await t.api("/api/segments", { method: "POST", token: a.token, body: { name: "x", conditions: { totalSpent: { like: 1 } } } });
-  expect(op.body.message).toContain("Unknown operator like");
+  expect(op.body.message).toBe("Unknown operator like for totalSpent. Use gte, lte, eq or contains");
   const inj = await t.api("/api/segments", { method: "POST", token: a.token, body: { name: "inj", conditions: { source: { eq: "x' OR 1=1 --" } } } });
   expect(inj.body.contactCount).toBe(0);
   const s = (await t.api("/api/segments", { method: "POST", token: a.token, body: { name: "Tagged", conditions: { tags: { contains: "vi" } } } })).body;

@@ -32,7 +32,7 @@ describe("provider accounts", () => {
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe("Auth Token is required");
     const badSid = await post(a, "/api/sms-providers", { provider: "twilio", displayName: "Main", accountSid: "XX1", authToken: "t" });
-    expect(badSid.body.message).toContain("Account SID must start with AC");
+    expect(badSid.body.message).toBe("Account SID must start with AC followed by 32 letters and digits");
 
     const created = await post(a, "/api/sms-providers", {
       provider: "twilio",
@@ -66,7 +66,7 @@ describe("provider accounts", () => {
     const [account] = (await t.api("/api/sms-providers", { token: a.token })).body.data;
     const ok = await post(a, `/api/sms-providers/${account.id}/test`);
     expect(ok.body).toMatchObject({ success: true });
-    expect(ok.body.message).toContain("active");
+    expect(ok.body.message).toBe("Account 'Fake Twilio Account' is active");
     const numbers = await t.api(`/api/providers/${account.id}/available-numbers`, { token: a.token });
     expect(numbers.body.success).toBe(true);
     expect(numbers.body.numbers.map((n: any) => n.phoneNumber)).toEqual(twilio.numbers.map((n) => n.phoneNumber));

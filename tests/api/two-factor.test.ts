@@ -93,7 +93,7 @@ describe("2FA settings", () => {
 
     const otherSecret = await t.api("/api/auth/2fa/enable", { body: { token: totp(secret), secret: "JBSWY3DPEHPK3PXP" }, token: account.token });
     expect(otherSecret.status).toBe(400);
-    expect(otherSecret.body.message).toContain("start the two-factor setup again");
+    expect(otherSecret.body.message).toBe("This setup has been replaced. Please start the two-factor setup again.");
 
     // A code made from a secret other than the stored one does not enable it.
     const foreign = await t.api("/api/auth/2fa/enable", { body: { token: totp("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP") }, token: account.token });
@@ -152,7 +152,10 @@ describe("2FA settings", () => {
     const account = await accountWith2FA();
     const bare = await t.api("/api/auth/2fa/disable", { method: "POST", token: account.token });
     expect(bare.status).toBe(400);
-    expect(bare.body.message).toContain("verification code or your password");
+    expect(bare.body).toMatchObject({
+      message: "Please enter a verification code or your password to disable two-factor authentication",
+      reauthRequired: true,
+    });
 
     const wrongCode = String((Number(totp(account.secret)) + 1) % 1_000_000).padStart(6, "0");
     const byWrongCode = await t.api("/api/auth/2fa/disable", { body: { token: wrongCode }, token: account.token });
