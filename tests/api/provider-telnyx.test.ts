@@ -158,7 +158,7 @@ describe("errors", () => {
     for (const to of ["+14155552005", "+14155552006"]) {
       const err = await providerError(adapter.send(message(to)));
       expect(err).toMatchObject({ kind: "opted_out", code: "40300" });
-      expect(err.message).toContain("replied STOP");
+      expect(err.message).toBe("Messages cannot be sent to this recipient: they replied STOP to this messaging profile.");
     }
   });
 

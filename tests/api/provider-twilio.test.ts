@@ -154,7 +154,9 @@ describe("numbers and connection", () => {
       try {
         const err = await providerError(adapter.testConnection());
         expect(err.kind).toBe("auth");
-        expect(err.message).toContain(`Twilio account 'Acme Marketing' is ${status}`);
+        expect(err.message).toBe(
+          `Twilio account 'Acme Marketing' is ${status}: it cannot send messages until it is reactivated in the Twilio Console`,
+        );
       } finally {
         fake.account.status = "active";
       }
