@@ -6,7 +6,7 @@ import { quietUntil, zoneForRecipient, type QuietHours } from "../sending/quiet-
 import { businessNameOf, type User } from "../users/queries";
 import { audienceCondition } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
-import { PARKED } from "../messages/outbox";
+import { deferredByCampaign } from "../messages/outbox";
 import { personalize, resolveRecipients, type Recipient } from "./outbox";
 
 /**
@@ -124,14 +124,7 @@ export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string
 export function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): Map<string, QuietWait> {
   const out = new Map<string, QuietWait>();
   if (!campaignIds.length) return out;
-  const rows = ctx.db.$client
-    .prepare(
-      `SELECT campaign_id AS id, count(*) AS n, max(next_attempt_at) AS last FROM messages
-       WHERE campaign_id IN (SELECT value FROM json_each(?)) AND user_id = ? AND status = 'queued' AND error_code IS NULL
-         AND next_attempt_at > ? AND next_attempt_at < ?
-       GROUP BY campaign_id`,
-    )
-    .all(JSON.stringify(campaignIds), user.id, ctx.now(), PARKED) as { id: string; n: number; last: number }[];
+  const rows = deferredByCampaign(ctx, user.id, campaignIds, ctx.now());
   const label = clockLabel(user.quietHoursEnd, user.locale);
   for (const r of rows) out.set(r.id, { count: r.n, resumesAt: label, lastResumeAt: new Date(r.last).toISOString() });
   return out;

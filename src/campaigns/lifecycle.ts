@@ -3,7 +3,7 @@ import { campaigns, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { cancelJobs } from "../jobs/jobs";
-import { campaignOutcome, cancelAccountMessages, PARKED, parkCampaign, releaseCampaign } from "../messages/outbox";
+import { campaignOutcome, campaignsWithParked, cancelAccountMessages, firstWritten, parkCampaign, releaseCampaign } from "../messages/outbox";
 import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
 export function campaignStatuses(ctx: AppContext, ids: string[]): Map<string, CampaignStatus> {
@@ -94,26 +94,16 @@ export function repairInterruptedCampaigns(ctx: AppContext): number {
   const now = ctx.now();
   const repaired = new Set<string>();
   db.transaction(() => {
-    const started = db
-      .query(
-        `SELECT c.id, (SELECT min(m.created_at) FROM messages m WHERE m.campaign_id = c.id) AS written FROM campaigns c
-         WHERE c.status IN ('draft', 'scheduled', 'paused') AND c.sent_at IS NULL AND EXISTS (SELECT 1 FROM messages m WHERE m.campaign_id = c.id)`,
-      )
-      .all() as { id: string; written: number }[];
-    for (const c of started) {
-      db.query(`UPDATE campaigns SET status = 'sending', sent_at = ?, pause_reason = NULL, updated_at = ? WHERE id = ?`).run(c.written, now, c.id);
-      cancelCampaignStart(ctx, c.id);
-      repaired.add(c.id);
+    const notStarted = db.query(`SELECT id FROM campaigns WHERE status IN ('draft', 'scheduled', 'paused') AND sent_at IS NULL`).all() as { id: string }[];
+    for (const [id, written] of firstWritten(ctx, notStarted.map((c) => c.id))) {
+      db.query(`UPDATE campaigns SET status = 'sending', sent_at = ?, pause_reason = NULL, updated_at = ? WHERE id = ?`).run(written, now, id);
+      cancelCampaignStart(ctx, id);
+      repaired.add(id);
     }
-    const parked = db
-      .query(
-        `SELECT DISTINCT m.campaign_id AS id FROM messages m JOIN campaigns c ON c.id = m.campaign_id
-         WHERE c.status = 'sending' AND m.status = 'queued' AND m.next_attempt_at >= ?`,
-      )
-      .all(PARKED) as { id: string }[];
-    for (const c of parked) {
-      releaseCampaign(ctx, c.id, now, true);
-      repaired.add(c.id);
+    const sendingIds = (db.query(`SELECT id FROM campaigns WHERE status = 'sending'`).all() as { id: string }[]).map((c) => c.id);
+    for (const id of campaignsWithParked(ctx, sendingIds)) {
+      releaseCampaign(ctx, id, now, true);
+      repaired.add(id);
     }
     const scheduled = db.query(`SELECT id, user_id, coalesce(scheduled_at, ?) AS at FROM campaigns WHERE status = 'scheduled'`).all(now) as {
       id: string;

@@ -120,6 +120,38 @@ export function campaignOutcome(ctx: AppContext, campaignId: string): { out: num
   return { out: r.out ?? 0, failed: r.failed ?? 0 };
 }
 
+/** When each campaign's first outbox row was written, for the campaigns that have any. */
+export function firstWritten(ctx: AppContext, campaignIds: string[]): Map<string, number> {
+  const rows = ctx.db.$client
+    .query(`SELECT campaign_id AS id, min(created_at) AS at FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id`)
+    .all(JSON.stringify(campaignIds)) as { id: string; at: number }[];
+  return new Map(rows.map((r) => [r.id, r.at]));
+}
+
+/** The campaigns, of those given, with parked rows. */
+export function campaignsWithParked(ctx: AppContext, campaignIds: string[]): string[] {
+  const rows = ctx.db.$client
+    .query(`SELECT DISTINCT campaign_id AS id FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) AND status = 'queued' AND next_attempt_at >= ?`)
+    .all(JSON.stringify(campaignIds), PARKED) as { id: string }[];
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Messages of an account's campaigns the engine has put off to a later time (quiet hours): queued, due after `now`,
+ * not parked by a pause, and not waiting out a provider error (those carry its code). Per campaign: how many, and
+ * the latest due time.
+ */
+export function deferredByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): { id: string; n: number; last: number }[] {
+  return ctx.db.$client
+    .query(
+      `SELECT campaign_id AS id, count(*) AS n, max(next_attempt_at) AS last FROM messages
+       WHERE campaign_id IN (SELECT value FROM json_each(?)) AND user_id = ? AND status = 'queued' AND error_code IS NULL
+         AND next_attempt_at > ? AND next_attempt_at < ?
+       GROUP BY campaign_id`,
+    )
+    .all(JSON.stringify(campaignIds), userId, now, PARKED) as { id: string; n: number; last: number }[];
+}
+
 export type StatusEventRow = { id: string; userId: string; campaignId: string | null };
 
 /**

@@ -105,9 +105,6 @@ const ALLOWED: Record<string, string> = {
     "loyal audience counts inbound messages; wants a messages query",
   "campaigns/campaigns.ts names table messages in SQL (owner: messages)": "engine: enqueue/park/release through messages",
   "campaigns/campaigns.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
-  "campaigns/delivery-preview.ts names table messages in SQL (owner: messages)":
-    "engine: preview reads the outbox through messages",
-  "campaigns/lifecycle.ts names table messages in SQL (owner: messages)": "engine: park/release/cancel through messages",
   "campaigns/outbox.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
   "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
