@@ -30,11 +30,14 @@ type Paged = { page: number; pageSize: number };
 
 /** `requires2FA` without a token: the account has 2FA on and the code was missing. */
 export const adminSignIn = (email: string, password: string, twoFactorCode?: string) =>
-  api<{ token?: string; user?: User; requires2FA?: boolean }>("/api/admin/auth/login", { body: { email, password, twoFactorCode } });
+  api<{ token?: string; user?: User; requires2FA?: boolean }>("/api/admin/auth/login", {
+    body: { email, password, twoFactorCode },
+  });
 
 export const useAdminUsers = (q: Paged & { search: string }) => useApi<Ok<Admin["users"]["get"]>>(`/api/admin/users${qs(q)}`);
 
-export const applyUserAction = (userId: string, action: UserAction) => api(`/api/admin/users/${userId}/${action}`, { method: "POST" });
+export const applyUserAction = (userId: string, action: UserAction) =>
+  api(`/api/admin/users/${userId}/${action}`, { method: "POST" });
 
 /** Without SMTP the answer carries the link itself, for the administrator to pass on. */
 export const sendPasswordResetLink = (userId: string) =>
@@ -60,6 +63,7 @@ export const useErrorReports = (q: Paged) => useApi<Ok<Admin["error-reports"]["g
 export const useContactMessages = (q: Paged & { status: string }) =>
   useApi<Ok<Admin["contact-messages"]["get"]>>(`/api/admin/contact-messages${qs(q)}`);
 
-export const markContactMessage = (id: string, handled: boolean) => api(`/api/admin/contact-messages/${id}/handled`, { body: { handled } });
+export const markContactMessage = (id: string, handled: boolean) =>
+  api(`/api/admin/contact-messages/${id}/handled`, { body: { handled } });
 
 export const useHealth = (refreshMs: number) => useApi<Ok<Admin["health"]["get"]>>("/api/admin/health", { refreshMs });

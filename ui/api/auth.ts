@@ -41,7 +41,8 @@ export const signOut = () => api("/api/auth/logout", { method: "POST" });
 export const fetchAuthProviders = () => api<Ok<Auth["providers"]["get"]>>("/api/auth/providers");
 
 /** `debugToken`: the reset link's token, answered only in development mode. */
-export const requestPasswordReset = (email: string) => api<{ debugToken?: string }>("/api/auth/forgot-password", { body: { email } });
+export const requestPasswordReset = (email: string) =>
+  api<{ debugToken?: string }>("/api/auth/forgot-password", { body: { email } });
 
 export const resetPassword = (token: string, password: string, confirmPassword: string) =>
   api("/api/auth/reset-password", { body: { token, password, confirmPassword } });

@@ -11,7 +11,13 @@ export type CredentialField = { name: string; label: string; secret: boolean; pl
 export type ProviderFields = Record<ProviderKind, CredentialField[]> & { labels: Record<ProviderKind, string> };
 export type AvailableNumber = { phoneNumber: string; displayName: string; capabilities: string[] };
 export type AvailableNumbersResult = { success: boolean; numbers: AvailableNumber[]; error?: string };
-export type WebhookUrl = { provider: ProviderKind; label: string; url: string | null; needsAccount: boolean; providerId?: string };
+export type WebhookUrl = {
+  provider: ProviderKind;
+  label: string;
+  url: string | null;
+  needsAccount: boolean;
+  providerId?: string;
+};
 export type WebhookUrls = { userId: string; urls: WebhookUrl[] };
 export type TestResult = { success: boolean; message?: string; error?: string };
 /** The changes PATCH /api/sms-providers/:id takes. */
@@ -26,15 +32,18 @@ export const useProviderFields = () => useApi<ProviderFields>("/api/sms-provider
 export const useWebhookUrls = () => useApi<WebhookUrls>("/api/sms-providers/webhook-urls");
 
 /** `credentials`: the provider's fields by name (ProviderFields), sent once and stored encrypted. */
-export const addProvider = (body: { provider: ProviderKind; displayName: string; isDefault: boolean } & Record<string, unknown>) =>
-  api<Provider>("/api/sms-providers", { body });
+export const addProvider = (
+  body: { provider: ProviderKind; displayName: string; isDefault: boolean } & Record<string, unknown>,
+) => api<Provider>("/api/sms-providers", { body });
 
-export const updateProvider = (id: string, patch: ProviderPatch) => api(`/api/sms-providers/${id}`, { method: "PATCH", body: patch });
+export const updateProvider = (id: string, patch: ProviderPatch) =>
+  api(`/api/sms-providers/${id}`, { method: "PATCH", body: patch });
 
 export const deleteProvider = (id: string) => api(`/api/sms-providers/${id}`, { method: "DELETE" });
 
 /** A real provider's API is called: up to 30 seconds. */
-export const testProvider = (id: string) => api<TestResult>(`/api/sms-providers/${id}/test`, { method: "POST", timeoutMs: 30_000 });
+export const testProvider = (id: string) =>
+  api<TestResult>(`/api/sms-providers/${id}/test`, { method: "POST", timeoutMs: 30_000 });
 
 /** The simulator receives a text from `from`, as if a phone had replied. */
 export const simulateInbound = (id: string, message: { from: string; to?: string; body: string }) =>

@@ -13,6 +13,13 @@ export type ContactForm = {
 
 export const sendContactMessage = (form: ContactForm) => api("/api/contact", { body: form });
 
-export type ErrorReportBody = { message: string; stack?: string; componentStack?: string; timestamp: string; userAgent: string; url: string };
+export type ErrorReportBody = {
+  message: string;
+  stack?: string;
+  componentStack?: string;
+  timestamp: string;
+  userAgent: string;
+  url: string;
+};
 
 export const reportError = (errorReport: ErrorReportBody) => api("/api/admin/report-error", { body: { errorReport } });

@@ -14,7 +14,8 @@ export type SettingsPatch = Partial<Omit<UserSettings, "defaultCountryChosen" | 
 /** `enabled: false` reads nothing (a dialog that is closed). */
 export const useUserSettings = (enabled = true) => useApi<UserSettings>(enabled ? "/api/user/settings" : null);
 
-export const updateUserSettings = (patch: SettingsPatch) => api<UserSettings>("/api/user/settings", { method: "PATCH", body: patch });
+export const updateUserSettings = (patch: SettingsPatch) =>
+  api<UserSettings>("/api/user/settings", { method: "PATCH", body: patch });
 
 export const saveOnboarding = (answers: { businessName: string; industry: string; customerType: string; goals: string[] }) =>
   api<User>("/api/user/onboarding", { method: "PUT", body: answers });

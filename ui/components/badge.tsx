@@ -14,5 +14,9 @@ export type BadgeTone = keyof typeof TONES;
 
 /** A small rounded label: a status, a kind, "Current", "This device". */
 export function Badge({ tone, children, className }: { tone: BadgeTone; children: ReactNode; className?: string }) {
-  return <span className={cx("whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium", TONES[tone], className)}>{children}</span>;
+  return (
+    <span className={cx("whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium", TONES[tone], className)}>
+      {children}
+    </span>
+  );
 }

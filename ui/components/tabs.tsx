@@ -80,7 +80,17 @@ export function Tabs<T extends string>({
 }
 
 /** The panel of the chosen tab of <Tabs idPrefix={idPrefix}>, named by its tab. */
-export function TabPanel({ idPrefix, value, className, children }: { idPrefix: string; value: string; className?: string; children: ReactNode }) {
+export function TabPanel({
+  idPrefix,
+  value,
+  className,
+  children,
+}: {
+  idPrefix: string;
+  value: string;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <div role="tabpanel" id={`${idPrefix}-panel-${value}`} aria-labelledby={`${idPrefix}-tab-${value}`} className={className}>
       {children}

@@ -109,5 +109,4 @@ export async function apiGet<T>(path: string, signal?: AbortSignal): Promise<T |
   }
 }
 
-export const errorMessage = (err: unknown, fallback: string) =>
-  err instanceof Error && err.message ? err.message : fallback;
+export const errorMessage = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);

@@ -1,6 +1,12 @@
 /** The browser side of passkeys: support detection and the spec's messages for WebAuthn failures. */
 import { startAuthentication, startRegistration, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
-import { beginPasskeyRegistration, beginPasskeySignIn, completePasskeyRegistration, completePasskeySignIn, type Authenticator } from "../api/security";
+import {
+  beginPasskeyRegistration,
+  beginPasskeySignIn,
+  completePasskeyRegistration,
+  completePasskeySignIn,
+  type Authenticator,
+} from "../api/security";
 import { ApiError } from "./api";
 
 export type { Authenticator };
@@ -31,7 +37,10 @@ export function registrationFailure(err: unknown): { title: string; description:
     return { title: "Failed to register passkey", description: "Registration was cancelled or timed out. Please try again." };
   }
   if (name === "SecurityError" || code === "ERROR_INVALID_DOMAIN" || code === "ERROR_INVALID_RP_ID") {
-    return { title: "Failed to register passkey", description: "Passkeys work only at this appliance's public address, reached at localhost or over HTTPS on a domain name." };
+    return {
+      title: "Failed to register passkey",
+      description: "Passkeys work only at this appliance's public address, reached at localhost or over HTTPS on a domain name.",
+    };
   }
   if (name === "NotSupportedError") {
     const safari = /^((?!chrome|android|crios|fxios).)*safari/i.test(navigator.userAgent);

@@ -40,7 +40,11 @@ export function AdminLoginPage() {
       toast({ title: "Admin Access Granted", description: "Welcome to the administrator portal." });
       await navigate({ to: "/admin/dashboard" });
     } catch (err) {
-      toast({ title: "Access Denied", description: (err as Error).message || "Invalid admin credentials", variant: "destructive" });
+      toast({
+        title: "Access Denied",
+        description: (err as Error).message || "Invalid admin credentials",
+        variant: "destructive",
+      });
     } finally {
       setBusy(false);
     }
@@ -58,7 +62,13 @@ export function AdminLoginPage() {
         </div>
         <form className="space-y-4" onSubmit={submit} noValidate>
           <Field label="Email" htmlFor="admin-email">
-            <Input id="admin-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} />
+            <Input
+              id="admin-email"
+              type="email"
+              autoComplete="username"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
           </Field>
           <Field label="Password" htmlFor="admin-password">
             <div className="relative">

@@ -1,5 +1,11 @@
 import { useState, type FormEvent } from "react";
-import { generateLicenseCodes, revokeLicenseCode, useLicenseCodes, type GeneratedCodes, type LicenseCode } from "../../../api/admin";
+import {
+  generateLicenseCodes,
+  revokeLicenseCode,
+  useLicenseCodes,
+  type GeneratedCodes,
+  type LicenseCode,
+} from "../../../api/admin";
 import { usePlans } from "../../../api/licenses";
 import { Badge, type BadgeTone } from "../../../components/badge";
 import { useConfirm } from "../../../components/confirm-dialog";
@@ -34,7 +40,10 @@ export function LicenseCodesTab() {
     try {
       const answer = await generateLicenseCodes({ planId, durationDays: days, count: n });
       setGenerated(answer.data);
-      toast({ title: "Codes generated", description: `${answer.data.codes.length} ${answer.data.planName} code(s). Copy them now: they are shown once.` });
+      toast({
+        title: "Codes generated",
+        description: `${answer.data.codes.length} ${answer.data.planName} code(s). Copy them now: they are shown once.`,
+      });
       void list.reload();
     } catch (err) {
       failed(err, "Failed to generate codes");
@@ -52,7 +61,10 @@ export function LicenseCodesTab() {
     URL.revokeObjectURL(a.href);
   };
   const revoke = async (c: LicenseCode) => {
-    if (!(await ask({ title: "Revoke code", message: `Revoke ${c.code}? It can no longer be redeemed.`, confirmLabel: "Revoke" }))) return;
+    if (
+      !(await ask({ title: "Revoke code", message: `Revoke ${c.code}? It can no longer be redeemed.`, confirmLabel: "Revoke" }))
+    )
+      return;
     try {
       await revokeLicenseCode(c.code);
       toast({ title: "Code revoked", description: c.code });
@@ -75,7 +87,14 @@ export function LicenseCodesTab() {
           </Select>
         </Field>
         <Field label="Duration (days)" htmlFor="gen-days">
-          <Input id="gen-days" type="number" min={1} max={3650} value={durationDays} onChange={(e) => setDurationDays(e.target.value)} />
+          <Input
+            id="gen-days"
+            type="number"
+            min={1}
+            max={3650}
+            value={durationDays}
+            onChange={(e) => setDurationDays(e.target.value)}
+          />
         </Field>
         <Field label="Number of codes" htmlFor="gen-count">
           <Input id="gen-count" type="number" min={1} max={500} value={count} onChange={(e) => setCount(e.target.value)} />
@@ -94,7 +113,12 @@ export function LicenseCodesTab() {
             {generated.codes.join("\n")}
           </pre>
           <div className="flex gap-2">
-            <Button variant="secondary" onClick={() => void copyText(generated.codes.join("\n"), "The codes are on your clipboard.", "Please copy the codes manually")}>
+            <Button
+              variant="secondary"
+              onClick={() =>
+                void copyText(generated.codes.join("\n"), "The codes are on your clipboard.", "Please copy the codes manually")
+              }
+            >
               Copy
             </Button>
             <Button variant="secondary" onClick={() => download(generated)}>
@@ -137,7 +161,9 @@ export function LicenseCodesTab() {
               <td className="px-2 py-2">
                 <Badge tone={STATUS_TONES[c.status]}>{c.status}</Badge>
               </td>
-              <td className="px-2 py-2">{c.redeemedBy ? `${c.redeemedBy.email ?? "deleted user"} · ${when(c.redeemedAt)}` : "-"}</td>
+              <td className="px-2 py-2">
+                {c.redeemedBy ? `${c.redeemedBy.email ?? "deleted user"} · ${when(c.redeemedAt)}` : "-"}
+              </td>
               <td className="px-2 py-2">{when(c.createdAt)}</td>
               <td className="px-2 py-2">
                 {c.status === "active" && (

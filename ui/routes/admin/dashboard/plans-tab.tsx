@@ -23,7 +23,10 @@ function PlanEditor({ plan, onSaved }: { plan: AdminPlan; onSaved: () => void })
         monthlyContacts: Number(form.monthlyContacts),
         monthlyMessages: Number(form.monthlyMessages),
         phoneNumbers: Number(form.phoneNumbers),
-        features: form.features.split(",").map((f) => f.trim()).filter(Boolean),
+        features: form.features
+          .split(",")
+          .map((f) => f.trim())
+          .filter(Boolean),
       });
       toast({ title: "Plan saved", description: `${plan.name} updated.` });
       onSaved();
@@ -70,7 +73,11 @@ export function PlansTab() {
   return (
     <div className="space-y-4">
       {plans.data?.data.map((p) => (
-        <PlanEditor key={`${p.id}-${p.price}-${p.monthlyContacts}-${p.monthlyMessages}`} plan={p} onSaved={() => void plans.reload()} />
+        <PlanEditor
+          key={`${p.id}-${p.price}-${p.monthlyContacts}-${p.monthlyMessages}`}
+          plan={p}
+          onSaved={() => void plans.reload()}
+        />
       ))}
     </div>
   );

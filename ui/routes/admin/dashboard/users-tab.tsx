@@ -17,7 +17,11 @@ export function UsersTab() {
   const list = useAdminUsers({ search: query, page, pageSize: PAGE_SIZE });
   const { ask, dialog } = useConfirm();
 
-  const act = async (u: AdminUser, action: UserAction, question?: { title: string; message: string; confirmLabel: string; danger?: boolean }) => {
+  const act = async (
+    u: AdminUser,
+    action: UserAction,
+    question?: { title: string; message: string; confirmLabel: string; danger?: boolean },
+  ) => {
     if (question && !(await ask(question))) return;
     try {
       await applyUserAction(u.id, action);
@@ -31,7 +35,12 @@ export function UsersTab() {
   // Without SMTP the server answers with the link itself, for the administrator to pass on.
   const [resetLink, setResetLink] = useState<{ email: string; link: string; message: string } | null>(null);
   const sendReset = async (u: AdminUser) => {
-    const ok = await ask({ title: "Send reset link", message: `Send ${u.email} a link to choose a new password?`, confirmLabel: "Send link", danger: false });
+    const ok = await ask({
+      title: "Send reset link",
+      message: `Send ${u.email} a link to choose a new password?`,
+      confirmLabel: "Send link",
+      danger: false,
+    });
     if (!ok) return;
     try {
       const answer = await sendPasswordResetLink(u.id);
@@ -52,7 +61,12 @@ export function UsersTab() {
           setQuery(search.trim());
         }}
       >
-        <Input aria-label="Search users" placeholder="Search by email or name" value={search} onChange={(e) => setSearch(e.target.value)} />
+        <Input
+          aria-label="Search users"
+          placeholder="Search by email or name"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
         <Button type="submit">Search</Button>
       </form>
       {list.error && <Alert>{list.error.message}</Alert>}
@@ -68,7 +82,9 @@ export function UsersTab() {
                   <p className="text-xs text-slate-500">{[u.firstName, u.lastName].filter(Boolean).join(" ")}</p>
                 </td>
                 <td className="px-2 py-2">{u.role === "admin" ? "Admin" : "User"}</td>
-                <td className="px-2 py-2">{u.disabled ? <span className="text-red-700">Disabled</span> : u.emailVerified ? "Active" : "Unverified"}</td>
+                <td className="px-2 py-2">
+                  {u.disabled ? <span className="text-red-700">Disabled</span> : u.emailVerified ? "Active" : "Unverified"}
+                </td>
                 <td className="px-2 py-2">{u.plan ? `${u.plan.name}${u.plan.source === "trial" ? " (trial)" : ""}` : "None"}</td>
                 <td className="px-2 py-2">{u.twoFactorEnabled ? "On" : "Off"}</td>
                 <td className="px-2 py-2">{new Date(u.createdAt).toLocaleDateString()}</td>
@@ -81,7 +97,13 @@ export function UsersTab() {
                     ) : (
                       <Button
                         variant="danger"
-                        onClick={() => act(u, "disable", { title: "Disable user", message: `Disable ${u.email}? They are signed out everywhere.`, confirmLabel: "Disable" })}
+                        onClick={() =>
+                          act(u, "disable", {
+                            title: "Disable user",
+                            message: `Disable ${u.email}? They are signed out everywhere.`,
+                            confirmLabel: "Disable",
+                          })
+                        }
                       >
                         Disable
                       </Button>
@@ -89,7 +111,14 @@ export function UsersTab() {
                   {u.role === "user" ? (
                     <Button
                       variant="secondary"
-                      onClick={() => act(u, "make-admin", { title: "Make administrator", message: `Make ${u.email} an administrator?`, confirmLabel: "Make admin", danger: false })}
+                      onClick={() =>
+                        act(u, "make-admin", {
+                          title: "Make administrator",
+                          message: `Make ${u.email} an administrator?`,
+                          confirmLabel: "Make admin",
+                          danger: false,
+                        })
+                      }
                     >
                       Make admin
                     </Button>
@@ -97,7 +126,13 @@ export function UsersTab() {
                     u.id !== me.id && (
                       <Button
                         variant="secondary"
-                        onClick={() => act(u, "remove-admin", { title: "Remove administrator", message: `Remove administrator role from ${u.email}?`, confirmLabel: "Remove admin" })}
+                        onClick={() =>
+                          act(u, "remove-admin", {
+                            title: "Remove administrator",
+                            message: `Remove administrator role from ${u.email}?`,
+                            confirmLabel: "Remove admin",
+                          })
+                        }
                       >
                         Remove admin
                       </Button>
@@ -106,7 +141,13 @@ export function UsersTab() {
                   {u.twoFactorEnabled && (
                     <Button
                       variant="secondary"
-                      onClick={() => act(u, "reset-2fa", { title: "Reset 2FA", message: `Turn off two-factor authentication for ${u.email}?`, confirmLabel: "Reset 2FA" })}
+                      onClick={() =>
+                        act(u, "reset-2fa", {
+                          title: "Reset 2FA",
+                          message: `Turn off two-factor authentication for ${u.email}?`,
+                          confirmLabel: "Reset 2FA",
+                        })
+                      }
                     >
                       Reset 2FA
                     </Button>
@@ -144,12 +185,23 @@ export function UsersTab() {
         {resetLink && (
           <div className="space-y-3">
             <p className="text-sm text-slate-600">{resetLink.message}</p>
-            <Input readOnly aria-label={`Reset link for ${resetLink.email}`} value={resetLink.link} onFocus={(e) => e.currentTarget.select()} />
+            <Input
+              readOnly
+              aria-label={`Reset link for ${resetLink.email}`}
+              value={resetLink.link}
+              onFocus={(e) => e.currentTarget.select()}
+            />
             <div className="flex justify-end gap-2">
               <Button variant="secondary" onClick={() => setResetLink(null)}>
                 Close
               </Button>
-              <Button onClick={() => void copyText(resetLink.link, "The reset link is on your clipboard.", "Please copy the link manually")}>Copy link</Button>
+              <Button
+                onClick={() =>
+                  void copyText(resetLink.link, "The reset link is on your clipboard.", "Please copy the link manually")
+                }
+              >
+                Copy link
+              </Button>
             </div>
           </div>
         )}

@@ -1,10 +1,11 @@
 import { useEffect, useState } from "react";
 import { Button, Field, Input, Spinner } from "../../../components/ui";
-import { api, ApiError, errorMessage } from "../../../lib/api";
+import { createCampaign, saveCampaign, sendCampaign } from "../../../api/campaigns";
+import { ApiError, errorMessage } from "../../../lib/api";
 import type { User } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { LargeDialog } from "./dialog";
-import { formatDateTime, isoToZonedInput, isValidPhone, zonedInputToIso, type Campaign, type SendResult } from "./model";
+import { formatDateTime, isoToZonedInput, isValidPhone, zonedInputToIso, type Campaign } from "./model";
 import { emptyRecipients, recipientsStateOf, RecipientsTabs, resolveRecipients, type RecipientsState } from "./recipients-tabs";
 import { DeliveryNote, MessagePreview, startedDescription, useDeliveryPreview, type DeliveryPreview } from "./delivery-preview";
 import { SegmentCounter } from "./segment-counter";
@@ -23,8 +24,8 @@ type Form = {
 type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "recipients", string>>;
 
 /** Sends (or schedules) a saved campaign and tells the user what happened. */
-async function sendCampaign(id: string, scheduledAt: string | null, user: User, delivery: DeliveryPreview | null) {
-  const result = await api<SendResult>(`/api/campaigns/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
+async function sendAndTell(id: string, scheduledAt: string | null, user: User, delivery: DeliveryPreview | null) {
+  const result = await sendCampaign(id, scheduledAt);
   if (result.campaign?.status === "scheduled" && scheduledAt) {
     // Nothing is queued until the time comes: say when, and how many it will go to.
     const total = delivery ? ` to ${delivery.total} recipient${delivery.total === 1 ? "" : "s"}` : "";
@@ -132,9 +133,9 @@ export function CampaignDialog({
     setBusy(mode);
     let id = savedId;
     try {
-      if (id) await api(`/api/campaigns/${id}`, { method: "PUT", body });
+      if (id) await saveCampaign(id, body);
       else {
-        const created = await api<Campaign & { data?: { id?: string } }>("/api/campaigns", { body });
+        const created = await createCampaign(body);
         id = created.id ?? created.data?.id ?? null;
         if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
         setSavedId(id);
@@ -146,7 +147,7 @@ export function CampaignDialog({
       return;
     }
     try {
-      if (mode === "send") await sendCampaign(id, scheduledAt, user, delivery.data);
+      if (mode === "send") await sendAndTell(id, scheduledAt, user, delivery.data);
       else toast({ title: savedId ? "Campaign updated successfully" : "Campaign created successfully" });
       onClose();
     } catch (err) {

@@ -4,14 +4,14 @@ import { useEffect, useState } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Pagination } from "../../../components/pagination";
 import { Button, Card, Input, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { campaignAction, deleteCampaign, duplicateCampaign, useCampaigns } from "../../../api/campaigns";
+import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
-import { useApi } from "../../../lib/use-api";
 import { CampaignCard, type CardAction } from "./campaign-card";
 import { CampaignDialog } from "./campaign-dialog";
 import { DetailsDialog } from "./details-dialog";
-import { CAMPAIGN_REFRESH_MS, isLive, type Campaign, type Page } from "./model";
+import { CAMPAIGN_REFRESH_MS, isLive, type Campaign } from "./model";
 import { CampaignWizard, type WizardPrefill } from "./wizard";
 import { MAX_MESSAGE } from "./wizard-steps";
 import { isCampaignType } from "./wizard-samples";
@@ -50,12 +50,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
     return () => clearTimeout(t);
   }, [search]);
 
-  const list = useApi<Page<Campaign>>(
-    `/api/campaigns?type=sms&page=${page}&pageSize=${PAGE_SIZE}${q ? `&q=${encodeURIComponent(q)}` : ""}`,
-    {
-      refreshMs: polling ? CAMPAIGN_REFRESH_MS : undefined,
-    },
-  );
+  const list = useCampaigns({ page, pageSize: PAGE_SIZE, q }, polling ? CAMPAIGN_REFRESH_MS : undefined);
   const campaigns = (list.data?.data ?? []).filter((c) => c.type !== "email");
   const anyActive = campaigns.some((c) => isLive(c));
   useEffect(() => setPolling(anyActive), [anyActive]);
@@ -74,7 +69,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
         return setDetails(c);
       case "duplicate":
         try {
-          const copy = await api<Campaign>(`/api/campaigns/${c.id}/duplicate`, { method: "POST" });
+          const copy = await duplicateCampaign(c.id);
           toast({ title: "Campaign duplicated", description: `“${copy.name}” was saved as a draft.` });
         } catch (err) {
           toast({ title: "Error", description: errorMessage(err, "Failed to duplicate campaign"), variant: "destructive" });
@@ -87,7 +82,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
           label: "Delete",
           run: async () => {
             try {
-              await api(`/api/campaigns/${c.id}`, { method: "DELETE" });
+              await deleteCampaign(c.id);
               toast({ title: "Campaign deleted" });
             } catch (err) {
               toast({ title: "Error", description: errorMessage(err, "Failed to delete campaign"), variant: "destructive" });
@@ -110,7 +105,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
   const runAction = async (c: Campaign, action: "pause" | "resume" | "cancel") => {
     const done = ACTION_DONE[action];
     try {
-      await api(`/api/campaigns/${c.id}/${done.path}`, { method: "POST" });
+      await campaignAction(c.id, action);
       toast({ title: done.title });
     } catch (err) {
       toast({ title: "Error", description: errorMessage(err, done.failure), variant: "destructive" });

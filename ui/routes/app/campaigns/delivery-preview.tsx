@@ -1,19 +1,11 @@
 import { useEffect, useState } from "react";
 import { Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { previewDelivery, type DeliveryPreview } from "../../../api/campaigns";
+import { errorMessage } from "../../../lib/api";
 import { formatNumber } from "../../../lib/format";
 import { describeSend, type Audience, type Campaign, type QuietWait, type SendResult } from "./model";
 
-/** What POST /api/campaigns/preview-delivery answers: who gets it, who waits for quiet hours, and the first one's text. */
-export type DeliveryPreview = {
-  total: number;
-  inQuietHours: number;
-  resumesAt: string | null;
-  firstResumeAt: string | null;
-  lastResumeAt: string | null;
-  skipped: { optedOut: number; invalid: number; duplicate: number };
-  preview: { text: string; recipient: string | null; segments: number; encoding: string } | null;
-};
+export type { DeliveryPreview };
 
 export type DeliveryQuestion = {
   audience: Audience;
@@ -37,7 +29,7 @@ export function useDeliveryPreview(question: DeliveryQuestion | null) {
     if (key === null) return;
     const controller = new AbortController();
     const timer = setTimeout(() => {
-      api<DeliveryPreview>("/api/campaigns/preview-delivery", { body: JSON.parse(key), signal: controller.signal })
+      previewDelivery(JSON.parse(key), controller.signal)
         .then((data) => setState({ key, data, error: null }))
         .catch((err) => {
           if (!controller.signal.aborted)

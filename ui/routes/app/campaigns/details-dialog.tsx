@@ -4,7 +4,7 @@ import { Pagination } from "../../../components/pagination";
 import { Button, Select, Spinner } from "../../../components/ui";
 import type { User } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
-import { useApi } from "../../../lib/use-api";
+import { useCampaign, useCampaignLogs } from "../../../api/campaigns";
 import { formatPhone } from "../contacts/model";
 import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
 import { LargeDialog, StatusBadge } from "./dialog";
@@ -17,9 +17,7 @@ import {
   logBadge,
   statusBadge,
   type Campaign,
-  type CampaignLog,
   type LogStatus,
-  type Page,
 } from "./model";
 
 const LOG_PAGE = 20;
@@ -63,12 +61,9 @@ export function DetailsDialog({
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<"" | LogStatus>("");
   const [live, setLive] = useState(initial.status === "sending");
-  const fresh = useApi<Campaign>(`/api/campaigns/${initial.id}`, { refreshMs: live ? CAMPAIGN_REFRESH_MS : undefined });
+  const fresh = useCampaign(initial.id, live ? CAMPAIGN_REFRESH_MS : undefined);
   const c = fresh.data ?? initial;
-  const logs = useApi<Page<CampaignLog>>(
-    `/api/campaign-logs?campaignId=${encodeURIComponent(c.id)}&page=${page}&pageSize=${LOG_PAGE}${status ? `&status=${status}` : ""}`,
-    { refreshMs: live ? CAMPAIGN_REFRESH_MS : undefined },
-  );
+  const logs = useCampaignLogs({ campaignId: c.id, page, pageSize: LOG_PAGE, status }, live ? CAMPAIGN_REFRESH_MS : undefined);
 
   // Keep following while messages are on their way: the campaign sends, or shown recipients await a delivery report.
   const unsettled = c.status === "sending" || (logs.data?.data ?? []).some((l) => UNSETTLED.includes(l.status));

@@ -1,4 +1,5 @@
 import { SegmentedMessage } from "sms-segments-calculator";
+import type { AudienceCounts, CampaignLog, CampaignView, LogStatus, SendResult, Stats } from "../../../api/campaigns";
 import { formatNumber } from "../../../lib/format";
 
 export type CampaignStatus = "draft" | "scheduled" | "sending" | "paused" | "completed" | "failed" | "cancelled";
@@ -27,50 +28,14 @@ export type CampaignCounts = {
 /** Messages held until quiet hours end, and the recipients' clock time when they do ("8:00 AM"). */
 export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string };
 
-export type Campaign = {
-  id: string;
-  name: string;
-  type: "sms" | "email";
-  status: CampaignStatus;
-  content: string;
-  fromNumber: string | null;
-  recipients: string[];
-  audience: Audience;
-  scheduledAt: string | null;
-  createdAt: string;
-  sentAt: string | null;
-  completedAt: string | null;
-  pauseReason: string | null;
-  expiresAfterMinutes: number;
-  appendOptOut: boolean;
-  counts: CampaignCounts;
-  skipped: { optedOut: number; invalid: number; duplicate: number };
-  totalSent: number;
-  totalDelivered: number;
-  totalBounced: number;
-  successRate: number | null;
-  archived: boolean;
-  quietWait?: QuietWait | null;
-};
+/** A campaign as the server answers it. */
+export type Campaign = CampaignView;
 
 export type Page<T> = { data: T[]; total: number; page: number; pageSize: number };
 
-export type LogStatus = "pending" | "sending" | "sent" | "delivered" | "failed" | "unknown" | "skipped" | "expired" | "cancelled";
-export type CampaignLog = {
-  id: string;
-  campaignId: string;
-  campaignName: string;
-  recipientPhone: string;
-  contactName: string | null;
-  status: LogStatus;
-  errorCode: string | null;
-  errorMessage: string | null;
-  timestamp: string;
-  sentAt: string | null;
-  deliveredAt: string | null;
-};
+export type { CampaignLog, LogStatus };
 
-export type AudienceCounts = Record<PresetAudience, number>;
+export type { AudienceCounts };
 export type PhoneNumber = {
   id: string;
   phoneNumber: string;
@@ -80,13 +45,8 @@ export type PhoneNumber = {
   providerName: string;
 };
 export type Segment = { id: string; name: string; contactCount: number };
-export type Stats = { totalSent: number; totalDelivered: number; totalOpened: number | null; totalBounced: number };
-export type SendResult = {
-  campaign: Campaign;
-  queued: number;
-  skipped: { optedOut: number; invalid: number; duplicate: number };
-  notice: string | null;
-};
+export type { Stats };
+export type { SendResult };
 
 export const OPT_OUT_LINE = "\nReply STOP to opt out";
 export const CAMPAIGN_REFRESH_MS = 3000;

@@ -1,9 +1,9 @@
 import { useRef, useState, type KeyboardEvent } from "react";
 import { Alert, Button, cx, Select } from "../../../components/ui";
 import { formatNumber } from "../../../lib/format";
-import { useApi } from "../../../lib/use-api";
+import { useSegments } from "../../../api/segments";
 import { AudienceOption, ContactPicker, type ChosenContacts } from "./contact-picker";
-import { parseRecipients, PRESET_AUDIENCES, type Audience, type PresetAudience, type Segment } from "./model";
+import { parseRecipients, PRESET_AUDIENCES, type Audience, type PresetAudience } from "./model";
 import { NO_PHONES_IN_CSV, recipientsFromCsv, type CsvRecipients } from "./recipients-csv";
 import { useAudienceCounts } from "./senders";
 
@@ -235,7 +235,7 @@ function ListsPanel({
   locale: string;
 }) {
   const counts = useAudienceCounts();
-  const segments = useApi<{ data: Segment[] }>("/api/segments");
+  const segments = useSegments();
   const segmentList = segments.data?.data ?? [];
   const chosenSegment = segmentList.find((s) => s.id === value.segmentId);
   return (

@@ -1,27 +1,22 @@
 import { Link } from "@tanstack/react-router";
 import { Select, Spinner } from "../../../components/ui";
-import { useApi } from "../../../lib/use-api";
+import { useAudienceCounts } from "../../../api/campaigns";
+import { usePhoneNumbers } from "../../../api/phone-numbers";
+import { useUserSettings } from "../../../api/users";
 import { formatPhone } from "../contacts/model";
-import type { AudienceCounts, PhoneNumber } from "./model";
+import type { PhoneNumber } from "./model";
 
 /** The user's active sender numbers; the default one first choice. */
 export function useSenders() {
-  const r = useApi<{ data: PhoneNumber[] }>("/api/phone-numbers");
+  const r = usePhoneNumbers();
   const numbers = (r.data?.data ?? []).filter((n) => n.isActive);
   const preferred = numbers.find((n) => n.isDefault) ?? numbers[0];
   return { numbers, loading: r.loading, error: r.error, defaultNumber: preferred?.phoneNumber ?? "" };
 }
 
-export const useAudienceCounts = () => useApi<AudienceCounts>("/api/campaigns/audiences");
+export { useAudienceCounts };
 
-export type SendingSettings = {
-  appendOptOut?: boolean;
-  quietHoursEnabled?: boolean;
-  quietHoursStart?: string;
-  quietHoursEnd?: string;
-};
-
-export const useSendingSettings = () => useApi<SendingSettings>("/api/user/settings");
+export const useSendingSettings = () => useUserSettings();
 
 /** Whether new campaigns carry the opt-out line, as the account's settings say (on unless turned off). */
 export function useOptOutDefault(): boolean | null {

@@ -3,19 +3,12 @@ import { useEffect, useState } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
 import { emptyPhone, regionOfLocale } from "../../../components/phone-input";
 import { Button, Spinner } from "../../../components/ui";
-import { api, ApiError, errorMessage } from "../../../lib/api";
+import { createCampaign, saveCampaign, sendCampaign } from "../../../api/campaigns";
+import { ApiError, errorMessage } from "../../../lib/api";
 import type { User } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { LargeDialog } from "./dialog";
-import {
-  campaignName,
-  formatDateTime,
-  zonedInputToIso,
-  type Audience,
-  type Campaign,
-  type PresetAudience,
-  type SendResult,
-} from "./model";
+import { campaignName, formatDateTime, zonedInputToIso, type Audience, type PresetAudience } from "./model";
 import { startedDescription, useDeliveryPreview } from "./delivery-preview";
 import { useAudienceCounts, useSendingSettings, useSenders } from "./senders";
 import { typeLabel, type CampaignType } from "./wizard-samples";
@@ -146,14 +139,14 @@ export function CampaignWizard({
         appendOptOut: draft.appendOptOut,
       };
       let id = createdId;
-      if (id) await api(`/api/campaigns/${id}`, { method: "PUT", body });
+      if (id) await saveCampaign(id, body);
       else {
-        const created = await api<Partial<Campaign> & { data?: { id?: string } }>("/api/campaigns", { body });
+        const created = await createCampaign(body);
         id = created.id ?? created.data?.id ?? null;
         if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
         setCreatedId(id);
       }
-      const result = await api<SendResult>(`/api/campaigns/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
+      const result = await sendCampaign(id, scheduledAt);
       onSent();
       toast(
         scheduledAt && result.campaign?.status === "scheduled"

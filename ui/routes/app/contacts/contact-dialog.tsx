@@ -1,10 +1,16 @@
 import { useEffect, useState, type FormEvent } from "react";
 import type { CountryCode } from "libphonenumber-js";
-import { emptyPhone, PhoneInput, phoneToSubmit, phoneValueFrom, regionOfLocale, type PhoneValue } from "../../../components/phone-input";
+import {
+  emptyPhone,
+  PhoneInput,
+  phoneToSubmit,
+  phoneValueFrom,
+  regionOfLocale,
+  type PhoneValue,
+} from "../../../components/phone-input";
 import { Alert, Button, Field, Input, Modal, Spinner } from "../../../components/ui";
 import { useUserSettings } from "../../../api/users";
 import { api, ApiError, errorMessage } from "../../../lib/api";
-import { useApi } from "../../../lib/use-api";
 import { toast } from "../../../lib/toast";
 import { parseTags, type Contact } from "./model";
 
@@ -128,7 +134,10 @@ export function ContactDialog({
     } catch (err) {
       const other = err instanceof ApiError && err.status === 409 ? err.body : null;
       if (other && typeof other.existingContactId === "string") {
-        setExisting({ id: other.existingContactId, name: typeof other.existingName === "string" ? other.existingName : "another contact" });
+        setExisting({
+          id: other.existingContactId,
+          name: typeof other.existingName === "string" ? other.existingName : "another contact",
+        });
         return;
       }
       const message = errorMessage(err, editing ? "Failed to update contact" : "Failed to add contact");
@@ -154,10 +163,20 @@ export function ContactDialog({
           <PhoneInput id="contact-phone" value={form.phone} locale={locale} onChange={(phone) => setForm({ ...form, phone })} />
         </Field>
         <Field label="Email" htmlFor="contact-email">
-          <Input id="contact-email" type="email" value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />
+          <Input
+            id="contact-email"
+            type="email"
+            value={form.email}
+            onChange={(e) => setForm({ ...form, email: e.target.value })}
+          />
         </Field>
         <Field label="Tags" htmlFor="contact-tags" hint="Separate tags with commas">
-          <Input id="contact-tags" value={form.tags} placeholder="vip, newsletter" onChange={(e) => setForm({ ...form, tags: e.target.value })} />
+          <Input
+            id="contact-tags"
+            value={form.tags}
+            placeholder="vip, newsletter"
+            onChange={(e) => setForm({ ...form, tags: e.target.value })}
+          />
         </Field>
         {editing && Object.keys(editing.customFields).length > 0 && (
           <div className="rounded-lg bg-slate-50 p-3 text-sm">
@@ -174,7 +193,11 @@ export function ContactDialog({
         )}
         {error && <Alert>{error}</Alert>}
         {existing && (
-          <div role="alert" className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900" data-testid="duplicate-phone">
+          <div
+            role="alert"
+            className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900"
+            data-testid="duplicate-phone"
+          >
             <p>
               <strong>{existing.name}</strong> already has this phone number.
             </p>

@@ -3,10 +3,10 @@ import { Link, useNavigate } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Pagination } from "../../../components/pagination";
 import { Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
-import { api } from "../../../lib/api";
+import { fetchCampaigns, useStats } from "../../../api/campaigns";
+import { useProviders } from "../../../api/providers";
 import { auth } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
-import { useApi } from "../../../lib/use-api";
 import { saveBlob } from "../contacts/model";
 import { StatusBadge } from "../campaigns/dialog";
 import { isWaitingOnly, QuietWaitNote } from "../campaigns/delivery-preview";
@@ -19,8 +19,6 @@ import {
   isLive,
   statusBadge,
   type Campaign,
-  type Page,
-  type Stats,
 } from "../campaigns/model";
 import {
   campaignTime,
@@ -47,7 +45,7 @@ function useAllCampaigns(refreshMs?: number) {
     try {
       const all: Campaign[] = [];
       for (let page = 1; ; page++) {
-        const r = await api<Page<Campaign>>(`/api/campaigns?type=sms&page=${page}&pageSize=${FETCH_PAGE}`);
+        const r = await fetchCampaigns({ page, pageSize: FETCH_PAGE });
         all.push(...r.data);
         if (r.data.length < FETCH_PAGE || all.length >= r.total) break;
       }
@@ -87,8 +85,8 @@ export function SentMessagesPage() {
   const navigate = useNavigate();
   const [polling, setPolling] = useState(false);
   const campaigns = useAllCampaigns(polling ? CAMPAIGN_REFRESH_MS : undefined);
-  const stats = useApi<Stats>("/api/stats", { refreshMs: polling ? CAMPAIGN_REFRESH_MS : undefined });
-  const providers = useApi<{ data: unknown[] }>("/api/sms-providers");
+  const stats = useStats(polling ? CAMPAIGN_REFRESH_MS : undefined);
+  const providers = useProviders();
   const [filter, setFilter] = useState<HistoryFilter>({ q: "", range: "all", from: "", to: "", sort: "newest" });
   const [page, setPage] = useState(1);
   const [details, setDetails] = useState<Campaign | null>(null);

@@ -1,0 +1,72 @@
+/** Campaigns: the list, one campaign, create, save, send, pause, resume, cancel, duplicate, delete, the delivery preview, preset audiences, message logs and totals: /api/campaigns/*, /api/campaign-logs, /api/stats. */
+import { api } from "../lib/api";
+import { useApi } from "../lib/use-api";
+import type { Ok, Routes } from "./types";
+import { qs } from "./types";
+
+type Campaigns = Routes["api"]["campaigns"];
+
+export type CampaignPage = Ok<Campaigns["get"]>;
+/** A campaign as the list answers it (GET /api/campaigns/:id answers the same view). */
+export type CampaignView = CampaignPage["data"][number];
+export type LogStatus = "pending" | "sending" | "sent" | "delivered" | "failed" | "unknown" | "skipped" | "expired" | "cancelled";
+/** Written out: campaignLogs (src/campaigns) reads its rows with a raw query, so their fields are typed loosely there. */
+export type CampaignLog = {
+  id: string;
+  campaignId: string;
+  campaignName: string;
+  recipientPhone: string;
+  contactName: string | null;
+  status: LogStatus;
+  errorCode: string | null;
+  errorMessage: string | null;
+  timestamp: string;
+  sentAt: string | null;
+  deliveredAt: string | null;
+};
+export type CampaignLogPage = { data: CampaignLog[]; total: number; page: number; pageSize: number };
+export type AudienceCounts = Ok<Campaigns["audiences"]["get"]>;
+export type Stats = Ok<Routes["api"]["stats"]["get"]>;
+export type DeliveryPreview = Ok<Campaigns["preview-delivery"]["post"]>;
+export type SendResult = Ok<Campaigns[":id"]["send"]["post"]>;
+
+const CAMPAIGNS = "/api/campaigns";
+
+/** The SMS campaigns, newest first; `q` searches their names. */
+export const campaignsUrl = (q: { page: number; pageSize: number; q?: string }) => `${CAMPAIGNS}${qs({ type: "sms", ...q })}`;
+
+export const useCampaigns = (q: { page: number; pageSize: number; q?: string }, refreshMs?: number) =>
+  useApi<CampaignPage>(campaignsUrl(q), { refreshMs });
+
+export const fetchCampaigns = (q: { page: number; pageSize: number }) => api<CampaignPage>(campaignsUrl(q));
+
+export const useCampaign = (id: string, refreshMs?: number) => useApi<CampaignView>(`${CAMPAIGNS}/${id}`, { refreshMs });
+
+/** One campaign's messages, a page at a time, optionally of one status. */
+export const useCampaignLogs = (
+  q: { campaignId: string; page: number; pageSize: number; status?: LogStatus | "" },
+  refreshMs?: number,
+) => useApi<CampaignLogPage>(`/api/campaign-logs${qs(q)}`, { refreshMs });
+
+/** Answers the new campaign (older servers wrapped it in `data`). */
+export const createCampaign = (body: unknown) => api<Partial<CampaignView> & { data?: { id?: string } }>(CAMPAIGNS, { body });
+
+export const saveCampaign = (id: string, body: unknown) => api(`${CAMPAIGNS}/${id}`, { method: "PUT", body });
+
+/** Sends now, or at `scheduledAt` (ISO) when given. */
+export const sendCampaign = (id: string, scheduledAt?: string | null) =>
+  api<SendResult>(`${CAMPAIGNS}/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
+
+export const campaignAction = (id: string, action: "pause" | "resume" | "cancel") =>
+  api(`${CAMPAIGNS}/${id}/${action}`, { method: "POST" });
+
+export const duplicateCampaign = (id: string) => api<CampaignView>(`${CAMPAIGNS}/${id}/duplicate`, { method: "POST" });
+
+export const deleteCampaign = (id: string) => api(`${CAMPAIGNS}/${id}`, { method: "DELETE" });
+
+export const previewDelivery = (question: unknown, signal?: AbortSignal) =>
+  api<DeliveryPreview>(`${CAMPAIGNS}/preview-delivery`, { body: question, signal });
+
+export const useAudienceCounts = () => useApi<AudienceCounts>(`${CAMPAIGNS}/audiences`);
+
+export const useStats = (refreshMs?: number) => useApi<Stats>("/api/stats", { refreshMs });
