@@ -23,9 +23,10 @@ export class Appliance {
 
   /**
    * `urlHost: "localhost"` serves the pages from http://localhost:PORT and sets PUBLIC_URL to that origin
-   * (WebAuthn needs localhost as the relying party, not 127.0.0.1).
+   * (WebAuthn needs localhost as the relying party, not 127.0.0.1). `executable` runs that build instead of the
+   * source tree, as install.sh does: from an empty folder, with PATH and the settings only.
    */
-  async start(env: Record<string, string> = {}, opts: { urlHost?: string } = {}) {
+  async start(env: Record<string, string> = {}, opts: { urlHost?: string; executable?: string } = {}) {
     if (opts.urlHost && !env.PUBLIC_URL) env = { ...env, PUBLIC_URL: `http://${opts.urlHost}:0` };
     this.smtp = new SMTPServer({
       authOptional: true,
@@ -45,11 +46,14 @@ export class Appliance {
     });
 
     const root = join(import.meta.dirname, "..", "..");
-    this.server = spawn(process.env.BUN_PATH ?? join(root, "node_modules", ".bin", "bun"), ["src/main.ts"], {
-      cwd: root,
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: this.dataDir, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const settings = { PORT: "0", HOST: "127.0.0.1", DATA_DIR: this.dataDir, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ...env };
+    this.server = opts.executable
+      ? spawn(opts.executable, [], { cwd: this.dataDir, env: { PATH: process.env.PATH ?? "", ...settings, DATA_DIR: join(this.dataDir, "data") }, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(process.env.BUN_PATH ?? join(root, "node_modules", ".bin", "bun"), ["src/main.ts"], {
+          cwd: root,
+          env: { ...process.env, ...settings },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
     this.url = await new Promise<string>((resolve, reject) => {
       let out = "";
       const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
