@@ -3,15 +3,15 @@ import { useState, type FormEvent } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import * as segmentsApi from "../../../api/segments";
+import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { formatNumber, timeAgo } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
-import { useApi } from "../../../lib/use-api";
 
 export type Op = "gte" | "lte" | "eq" | "contains";
 export type Conditions = Record<string, Partial<Record<Op, unknown>>>;
-export type Segment = { id: string; name: string; conditions: Conditions; contactCount: number; lastUpdated: string | null };
+export type Segment = segmentsApi.SegmentView;
 type Template = { name: string; description: string; conditions: Conditions };
 
 export const FIELDS = [
@@ -112,7 +112,7 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
     setSaving(true);
     setError("");
     try {
-      await api("/api/segments", { body: { name: name.trim(), conditions: rowsToConditions(rows) } });
+      await segmentsApi.createSegment(name.trim(), rowsToConditions(rows));
       toast({ title: "Segment created", description: `“${name.trim()}” is ready.` });
       reset();
       onCreated();
@@ -215,12 +215,8 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
 export function SegmentsPage() {
   useSignals();
   const user = auth.value.user!;
-  const segments = useApi<{ data: Segment[] }>("/api/segments");
-  const templatesAnswer = useApi<Template[] | { data: Template[] }>("/api/segments/templates");
-  const templates = {
-    ...templatesAnswer,
-    data: Array.isArray(templatesAnswer.data) ? templatesAnswer.data : (templatesAnswer.data?.data ?? null),
-  };
+  const segments = segmentsApi.useSegments();
+  const templates = segmentsApi.useSegmentTemplates();
   const [creating, setCreating] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Segment | null>(null);
@@ -228,7 +224,7 @@ export function SegmentsPage() {
   const applyTemplate = async (t: Template) => {
     setBusy(`template:${t.name}`);
     try {
-      await api("/api/segments", { body: { name: t.name, conditions: t.conditions } });
+      await segmentsApi.createSegment(t.name, t.conditions);
       toast({ title: "Segment created", description: `“${t.name}” was added to your segments.` });
       void segments.reload();
     } catch (err) {
@@ -241,7 +237,7 @@ export function SegmentsPage() {
   const refreshSegment = async (s: Segment) => {
     setBusy(`refresh:${s.id}`);
     try {
-      await api(`/api/segments/${s.id}/refresh`, { method: "POST" });
+      await segmentsApi.refreshSegment(s.id);
       await segments.reload();
       toast({ title: "Segment refreshed" });
     } catch (err) {
@@ -254,7 +250,7 @@ export function SegmentsPage() {
   const deleteSegment = async (s: Segment) => {
     setBusy(`delete:${s.id}`);
     try {
-      await api(`/api/segments/${s.id}`, { method: "DELETE" });
+      await segmentsApi.deleteSegment(s.id);
       toast({ title: "Segment deleted" });
       void segments.reload();
     } catch (err) {
@@ -281,7 +277,7 @@ export function SegmentsPage() {
         {templates.loading && <Spinner className="text-slate-400" />}
         {templates.error && <p className="text-sm text-red-600">Could not load templates: {templates.error.message}</p>}
         <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-          {(templates.data ?? []).map((t) => (
+          {(templates.data?.data ?? []).map((t) => (
             <Card key={t.name} className="flex flex-col p-5">
               <p className="font-medium">{t.name}</p>
               <p className="mt-1 flex-1 text-sm text-slate-600">{t.description}</p>
