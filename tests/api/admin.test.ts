@@ -181,7 +181,8 @@ describe("POST /api/admin/auth/login", () => {
       [423, locked],
     ];
     for (const seen of answers) expect(seen).toEqual(expected);
-  });
+    // About 25 argon2 hashes and checks: seconds on two busy cores, well past the default 5 s per test.
+  }, 60_000);
 });
 
 describe("users", () => {
