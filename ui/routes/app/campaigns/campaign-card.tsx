@@ -1,5 +1,5 @@
-import { useEffect, useRef, useState } from "react";
-import { Button, Card, cx } from "../../../components/ui";
+import { Menu } from "../../../components/menu";
+import { Button, Card } from "../../../components/ui";
 import { formatNumber } from "../../../lib/format";
 import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
 import { StatusBadge } from "./dialog";
@@ -18,19 +18,6 @@ import {
 export type CardAction = "edit" | "view" | "duplicate" | "delete" | "pause" | "resume" | "cancel";
 
 function CardMenu({ campaign, onAction }: { campaign: Campaign; onAction: (a: CardAction) => void }) {
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => box.current && !box.current.contains(e.target as Node) && setOpen(false);
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setOpen(false);
-    document.addEventListener("mousedown", onDown);
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("mousedown", onDown);
-      document.removeEventListener("keydown", onKey);
-    };
-  }, [open]);
   const items: { action: CardAction; label: string; danger?: boolean }[] = [
     canEdit(campaign) ? { action: "edit", label: "Edit" } : { action: "view", label: "View" },
     { action: "duplicate", label: "Duplicate" },
@@ -40,39 +27,12 @@ function CardMenu({ campaign, onAction }: { campaign: Campaign; onAction: (a: Ca
     ...(campaign.status === "draft" ? [{ action: "delete" as const, label: "Delete", danger: true }] : []),
   ];
   return (
-    <div ref={box} className="relative shrink-0">
-      <button
-        type="button"
-        aria-label={`Actions for ${campaign.name}`}
-        aria-haspopup="menu"
-        aria-expanded={open}
-        onClick={() => setOpen((o) => !o)}
-        className="rounded-lg px-2 py-1 text-slate-600 hover:bg-slate-100"
-      >
-        ⋯
-      </button>
-      {open && (
-        <div
-          role="menu"
-          className="absolute right-0 z-20 mt-1 w-44 overflow-hidden rounded-lg border border-slate-200 bg-white py-1 shadow-lg"
-        >
-          {items.map((i) => (
-            <button
-              key={i.action}
-              type="button"
-              role="menuitem"
-              onClick={() => {
-                setOpen(false);
-                onAction(i.action);
-              }}
-              className={cx("block w-full px-3 py-2 text-left text-sm hover:bg-slate-100", i.danger && "text-red-700")}
-            >
-              {i.label}
-            </button>
-          ))}
-        </div>
-      )}
-    </div>
+    <Menu
+      label={`Actions for ${campaign.name}`}
+      className="shrink-0"
+      width="w-44"
+      items={items.map((i) => ({ label: i.label, danger: i.danger, onSelect: () => onAction(i.action) }))}
+    />
   );
 }
 

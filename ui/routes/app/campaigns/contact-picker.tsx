@@ -1,8 +1,8 @@
 import { useEffect, useState, type ReactNode } from "react";
 import { Button, cx, Input, Spinner } from "../../../components/ui";
 import { formatNumber } from "../../../lib/format";
-import { useApi } from "../../../lib/use-api";
-import { contactName, formatPhone, type Contact, type ContactPage } from "../contacts/model";
+import { useContacts } from "../../../api/contacts";
+import { contactName, formatPhone, type Contact } from "../contacts/model";
 
 /** Chosen contacts: id to the label shown for it ("" when only the id is known). */
 export type ChosenContacts = Map<string, string>;
@@ -25,9 +25,7 @@ export function ContactPicker({
     const t = setTimeout(() => setQ(search.trim()), 250);
     return () => clearTimeout(t);
   }, [search]);
-  const list = useApi<ContactPage>(
-    `/api/contacts?page=1&pageSize=${PICKER_PAGE}&sort=createdAt&order=desc${q ? `&q=${encodeURIComponent(q)}` : ""}`,
-  );
+  const list = useContacts({ page: 1, pageSize: PICKER_PAGE, q });
   const contacts = list.data?.data ?? [];
   const more = (list.data?.total ?? 0) - contacts.length;
   // Contacts of a saved campaign are known by id only until they show up in a search.

@@ -1,10 +1,11 @@
 import { useState } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
 import { Button, Modal, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { optOutContact, useConsentHistory } from "../../../api/contacts";
+import { useConfirm } from "../../../components/confirm-dialog";
+import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
-import { useApi } from "../../../lib/use-api";
-import { contactName, type ConsentEntry, type Contact } from "./model";
+import { contactName, type Contact } from "./model";
 
 const SOURCE: Record<string, string> = {
   manual: "Manual",
@@ -27,16 +28,22 @@ export function ConsentDialog({
   onClose: () => void;
   onChanged: () => void;
 }) {
-  const answer = useApi<ConsentEntry[] | { data: ConsentEntry[] }>(`/api/contacts/${contact.id}/consent`);
-  const log = { ...answer, data: Array.isArray(answer.data) ? answer.data : (answer.data?.data ?? null) };
+  const answer = useConsentHistory(contact.id);
+  const log = { ...answer, data: answer.data?.data ?? null };
   const [busy, setBusy] = useState(false);
   const [optedOut, setOptedOut] = useState(contact.status === "opted_out");
+  const { ask, dialog } = useConfirm();
 
   const optOut = async () => {
-    if (!window.confirm(`Opt out ${contactName(contact)}? They will no longer receive messages until they text START.`)) return;
+    const ok = await ask({
+      title: "Opt out contact",
+      message: `Opt out ${contactName(contact)}? They will no longer receive messages until they text START.`,
+      confirmLabel: "Opt out",
+    });
+    if (!ok) return;
     setBusy(true);
     try {
-      await api(`/api/contacts/${contact.id}/opt-out`, { method: "POST" });
+      await optOutContact(contact.id);
       setOptedOut(true);
       toast({ title: "Contact opted out" });
       void log.reload();
@@ -48,6 +55,8 @@ export function ConsentDialog({
     }
   };
 
+  // The question takes the dialog's place while it is asked: one dialog at a time.
+  if (dialog) return dialog;
   return (
     <Modal open onClose={onClose} title="Consent history">
       <p className="mb-3 text-sm text-slate-600">

@@ -10,7 +10,8 @@ import {
 } from "../../../components/phone-input";
 import { Alert, Button, Field, Input, Modal, Spinner } from "../../../components/ui";
 import { useUserSettings } from "../../../api/users";
-import { api, ApiError, errorMessage } from "../../../lib/api";
+import { createContact, fetchContact, updateContact } from "../../../api/contacts";
+import { ApiError, errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { parseTags, type Contact } from "./model";
 
@@ -70,7 +71,7 @@ export function ContactDialog({
 
   const openExisting = async (e: Existing) => {
     try {
-      const c = await api<Contact>(`/api/contacts/${e.id}`);
+      const c = await fetchContact(e.id);
       setOpened(c);
       setForm(formOf(c));
       setExisting(null);
@@ -84,18 +85,15 @@ export function ContactDialog({
   const addToExisting = async (e: Existing) => {
     setSaving(true);
     try {
-      const c = await api<Contact>(`/api/contacts/${e.id}`);
+      const c = await fetchContact(e.id);
       const typed = parseTags(form.tags);
-      await api(`/api/contacts/${c.id}`, {
-        method: "PUT",
-        body: {
-          firstName: c.firstName || form.firstName.trim(),
-          lastName: c.lastName || form.lastName.trim(),
-          email: c.email || form.email.trim(),
-          phone: c.phone,
-          tags: [...c.tags, ...typed.filter((t) => !c.tags.includes(t))],
-          customFields: c.customFields,
-        },
+      await updateContact(c.id, {
+        firstName: c.firstName || form.firstName.trim(),
+        lastName: c.lastName || form.lastName.trim(),
+        email: c.email || form.email.trim(),
+        phone: c.phone,
+        tags: [...c.tags, ...typed.filter((t) => !c.tags.includes(t))],
+        customFields: c.customFields,
       });
       toast({ title: "Contact updated successfully", description: `The details were added to ${e.name}.` });
       onSaved();
@@ -126,13 +124,13 @@ export function ContactDialog({
       customFields: editing?.customFields ?? {},
     };
     try {
-      if (editing) await api(`/api/contacts/${editing.id}`, { method: "PUT", body });
-      else await api("/api/contacts", { method: "POST", body });
+      if (editing) await updateContact(editing.id, body);
+      else await createContact(body);
       toast({ title: editing ? "Contact updated successfully" : "Contact added successfully" });
       onSaved();
       onClose();
     } catch (err) {
-      const other = err instanceof ApiError && err.status === 409 ? err.body : null;
+      const other = err instanceof ApiError && err.code === "conflict" ? err.body : null;
       if (other && typeof other.existingContactId === "string") {
         setExisting({
           id: other.existingContactId,

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Button, Modal, Spinner } from "../../../components/ui";
-import { api } from "../../../lib/api";
+import { mergeContacts } from "../../../api/contacts";
 import { formatNumber } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
 import { contactName, formatPhone, type DuplicateGroup } from "./model";
@@ -24,7 +24,11 @@ export function DuplicateBanner({
   if (total === 0) return null;
   const more = total - Math.min(3, groups.length);
   return (
-    <div role="region" aria-label="Duplicate contacts" className="rounded-xl border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900">
+    <div
+      role="region"
+      aria-label="Duplicate contacts"
+      className="rounded-xl border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900"
+    >
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="space-y-1">
           <p className="font-semibold">
@@ -53,7 +57,15 @@ export function DuplicateBanner({
 }
 
 /** Choose the contact to keep; the rest of the group merges into it. */
-export function MergeDialog({ group, onClose, onMerged }: { group: DuplicateGroup | null; onClose: () => void; onMerged: () => void }) {
+export function MergeDialog({
+  group,
+  onClose,
+  onMerged,
+}: {
+  group: DuplicateGroup | null;
+  onClose: () => void;
+  onMerged: () => void;
+}) {
   const [primary, setPrimary] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => setPrimary(null), [group]);
@@ -61,14 +73,19 @@ export function MergeDialog({ group, onClose, onMerged }: { group: DuplicateGrou
 
   const merge = async () => {
     if (!primary) {
-      toast({ title: "Select primary contact", description: "Please select which contact to keep as primary.", variant: "destructive" });
+      toast({
+        title: "Select primary contact",
+        description: "Please select which contact to keep as primary.",
+        variant: "destructive",
+      });
       return;
     }
     setBusy(true);
     try {
-      await api("/api/contacts/merge", {
-        body: { primaryContactId: primary, mergeContactIds: group.contacts.map((c) => c.id).filter((id) => id !== primary) },
-      });
+      await mergeContacts(
+        primary,
+        group.contacts.map((c) => c.id).filter((id) => id !== primary),
+      );
       toast({ title: "Contacts merged", description: `${group.contacts.length} contacts merged into one.` });
       onMerged();
       onClose();
@@ -88,7 +105,10 @@ export function MergeDialog({ group, onClose, onMerged }: { group: DuplicateGrou
       <fieldset className="space-y-2">
         <legend className="sr-only">Primary contact</legend>
         {group.contacts.map((c) => (
-          <label key={c.id} className="flex cursor-pointer items-start gap-3 rounded-lg border border-slate-200 p-3 hover:bg-slate-50">
+          <label
+            key={c.id}
+            className="flex cursor-pointer items-start gap-3 rounded-lg border border-slate-200 p-3 hover:bg-slate-50"
+          >
             <input type="radio" name="primary" className="mt-1" checked={primary === c.id} onChange={() => setPrimary(c.id)} />
             <span className="text-sm">
               <span className="block font-medium">{contactName(c)}</span>

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { Alert, Button, cx, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
-import { api, errorMessage } from "../../../lib/api";
+import { fetchImportJob } from "../../../api/contacts";
+import { errorMessage } from "../../../lib/api";
 import { formatNumber } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
 import { CountrySelect } from "./country-select";
@@ -17,7 +18,14 @@ import {
 } from "./model";
 
 type Column = { target: Exclude<ColumnTarget, `custom:${string}`> | "custom"; custom: string };
-type Setup = { file: File; preview: ImportPreview; columns: Column[]; country: string; tag: string; onDuplicate: "skip" | "update" };
+type Setup = {
+  file: File;
+  preview: ImportPreview;
+  columns: Column[];
+  country: string;
+  tag: string;
+  onDuplicate: "skip" | "update";
+};
 type Phase =
   | { kind: "idle" }
   | { kind: "reading" }
@@ -66,7 +74,9 @@ export function importSummary(job: ImportJob, locale?: string): string {
 
 const columnsFrom = (mapping: ColumnTarget[], headers: string[]): Column[] =>
   mapping.map((m, i) =>
-    m.startsWith("custom:") ? { target: "custom", custom: m.slice(7) } : { target: m as Column["target"], custom: headers[i] ?? "" },
+    m.startsWith("custom:")
+      ? { target: "custom", custom: m.slice(7) }
+      : { target: m as Column["target"], custom: headers[i] ?? "" },
   );
 const mappingOf = (columns: Column[]): ColumnTarget[] =>
   columns.map((c): ColumnTarget => (c.target !== "custom" ? c.target : c.custom.trim() ? `custom:${c.custom.trim()}` : "skip"));
@@ -133,7 +143,14 @@ export function ImportDialog({
       if (!alive.current) return;
       setPhase({
         kind: "mapping",
-        setup: { file, preview, columns: columnsFrom(preview.mapping, preview.headers), country: preview.defaultCountry, tag: "", onDuplicate: "skip" },
+        setup: {
+          file,
+          preview,
+          columns: columnsFrom(preview.mapping, preview.headers),
+          country: preview.defaultCountry,
+          tag: "",
+          onDuplicate: "skip",
+        },
       });
     } catch (err) {
       setPhase({ kind: "idle" });
@@ -151,12 +168,16 @@ export function ImportDialog({
     setError("");
     setPhase({ kind: "uploading", fraction: 0 });
     try {
-      const { id } = await uploadCsv(setup.file, (fraction) => alive.current && setPhase({ kind: "uploading", fraction }), options);
+      const { id } = await uploadCsv(
+        setup.file,
+        (fraction) => alive.current && setPhase({ kind: "uploading", fraction }),
+        options,
+      );
       setPhase({ kind: "importing", job: null });
       let job: ImportJob;
       for (;;) {
         await sleep(500);
-        job = await api<ImportJob>(`/api/contacts/import/${id}`);
+        job = await fetchImportJob(id);
         if (!alive.current) return;
         if (job.state === "done" || job.state === "failed") break;
         setPhase({ kind: "importing", job });
@@ -170,7 +191,11 @@ export function ImportDialog({
       }
       setPhase({ kind: "done", job, setup });
       const warnings = job.duplicates > 0 || job.invalid > 0;
-      toast({ title: warnings ? "Import Complete with Warnings" : "Success", description: importSummary(job, locale), durationMs: 6000 });
+      toast({
+        title: warnings ? "Import Complete with Warnings" : "Success",
+        description: importSummary(job, locale),
+        durationMs: 6000,
+      });
       if (job.duplicates > 0 && job.duplicateDetails.length > 0) {
         const pairs = job.duplicateDetails.slice(0, 3).map((d) => `"${d.attemptedName}" already exists as "${d.existingName}"`);
         const more = job.duplicates - pairs.length;
@@ -229,7 +254,10 @@ export function ImportDialog({
             }}
             onDragLeave={() => setDragging(false)}
             onDrop={onDrop}
-            className={cx("rounded-xl border-2 border-dashed p-6 text-center text-sm", dragging ? "border-brand-500 bg-brand-50" : "border-slate-300")}
+            className={cx(
+              "rounded-xl border-2 border-dashed p-6 text-center text-sm",
+              dragging ? "border-brand-500 bg-brand-50" : "border-slate-300",
+            )}
           >
             <p className="text-slate-600">Drag and drop a CSV file here, or</p>
             <Button variant="secondary" className="mt-2" disabled={busy} onClick={() => input.current?.click()}>
@@ -275,7 +303,11 @@ export function ImportDialog({
         )}
 
         {phase.kind === "done" && (
-          <ImportResult job={phase.job} locale={locale} onUpdate={phase.setup.onDuplicate === "skip" ? () => void run({ ...phase.setup, onDuplicate: "update" }) : undefined} />
+          <ImportResult
+            job={phase.job}
+            locale={locale}
+            onUpdate={phase.setup.onDuplicate === "skip" ? () => void run({ ...phase.setup, onDuplicate: "update" }) : undefined}
+          />
         )}
 
         {error && <Alert>{error}</Alert>}
@@ -306,9 +338,7 @@ export function ImportDialog({
           <Button variant="secondary" disabled={busy} onClick={onClose}>
             {phase.kind === "done" ? "Close" : "Cancel"}
           </Button>
-          {phase.kind === "mapping" && (
-            <Button onClick={() => void run(phase.setup)}>Import Contacts</Button>
-          )}
+          {phase.kind === "mapping" && <Button onClick={() => void run(phase.setup)}>Import Contacts</Button>}
         </div>
       </div>
     </Modal>
@@ -344,7 +374,8 @@ function MappingStep({
         <div>
           <p className="font-medium text-slate-800">{setup.file.name}</p>
           <p className="text-xs text-slate-500" data-testid="import-file-info">
-            {ENCODINGS[preview.encoding]}, separated by {DELIMITERS[preview.delimiter] ?? `"${preview.delimiter}"`}, {preview.headers.length} columns
+            {ENCODINGS[preview.encoding]}, separated by {DELIMITERS[preview.delimiter] ?? `"${preview.delimiter}"`},{" "}
+            {preview.headers.length} columns
           </p>
         </div>
         <button type="button" className="shrink-0 text-xs font-medium text-brand-700 hover:underline" onClick={onOtherFile}>
@@ -426,21 +457,42 @@ function MappingStep({
 
       <div className="grid gap-3 sm:grid-cols-2">
         <Field label="Country of numbers without +" htmlFor="import-country">
-          <CountrySelect id="import-country" value={setup.country} locale={locale} onChange={(country) => onChange({ ...setup, country })} />
+          <CountrySelect
+            id="import-country"
+            value={setup.country}
+            locale={locale}
+            onChange={(country) => onChange({ ...setup, country })}
+          />
         </Field>
         <Field label="Tag every imported contact" htmlFor="import-tag">
-          <Input id="import-tag" maxLength={50} placeholder="e.g. spring-fair" value={setup.tag} onChange={(e) => onChange({ ...setup, tag: e.target.value })} />
+          <Input
+            id="import-tag"
+            maxLength={50}
+            placeholder="e.g. spring-fair"
+            value={setup.tag}
+            onChange={(e) => onChange({ ...setup, tag: e.target.value })}
+          />
         </Field>
       </div>
 
       <fieldset className="text-sm">
         <legend className="font-medium text-slate-700">When a number is already in your contacts</legend>
         <label className="mt-1 flex items-center gap-2">
-          <input type="radio" name="import-duplicates" checked={setup.onDuplicate === "skip"} onChange={() => onChange({ ...setup, onDuplicate: "skip" })} />
+          <input
+            type="radio"
+            name="import-duplicates"
+            checked={setup.onDuplicate === "skip"}
+            onChange={() => onChange({ ...setup, onDuplicate: "skip" })}
+          />
           Skip the row and list it
         </label>
         <label className="mt-1 flex items-center gap-2">
-          <input type="radio" name="import-duplicates" checked={setup.onDuplicate === "update"} onChange={() => onChange({ ...setup, onDuplicate: "update" })} />
+          <input
+            type="radio"
+            name="import-duplicates"
+            checked={setup.onDuplicate === "update"}
+            onChange={() => onChange({ ...setup, onDuplicate: "update" })}
+          />
           Update existing contacts with the file's details
         </label>
       </fieldset>
