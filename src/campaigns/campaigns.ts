@@ -8,7 +8,7 @@ import { NO_SENDER } from "../messages/messages";
 import { chooseSender } from "../phone-numbers/numbers";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
-import { cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign } from "../messages/outbox";
+import { campaignSendTotals, cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign, statusCountsByCampaign } from "../messages/outbox";
 import { resolveRecipients, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
@@ -21,11 +21,7 @@ type Counts = Record<(typeof COUNTED)[number] | "refused", number>;
 function countsFor(ctx: AppContext, ids: string[]): Map<string, Counts> {
   const out = new Map<string, Counts>();
   if (!ids.length) return out;
-  const rows = ctx.db.$client
-    .prepare(
-      `SELECT campaign_id AS id, status, count(*) AS n, sum(sent_at IS NULL) AS unsent FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id, status`,
-    )
-    .all(JSON.stringify(ids)) as { id: string; status: string; n: number; unsent: number }[];
+  const rows = statusCountsByCampaign(ctx, ids);
   for (const id of ids) out.set(id, { ...(Object.fromEntries(COUNTED.map((s) => [s, 0])) as Counts), refused: 0 });
   for (const r of rows) {
     const k = out.get(r.id)!;
@@ -415,11 +411,6 @@ export function campaignLogs(ctx: AppContext, userId: string, q: { page: number;
 }
 
 export function sendingStats(ctx: AppContext, userId: string) {
-  const r = ctx.db.$client
-    .prepare(
-      `SELECT sum(status IN ('sent','delivered','unknown') OR (status = 'failed' AND sent_at IS NOT NULL)) AS sent, sum(status = 'delivered') AS delivered, sum(status = 'failed') AS failed
-       FROM messages WHERE user_id = ? AND direction = 'outbound' AND campaign_id IS NOT NULL`,
-    )
-    .get(userId) as { sent: number | null; delivered: number | null; failed: number | null };
-  return { totalSent: r.sent ?? 0, totalDelivered: r.delivered ?? 0, totalOpened: null, totalBounced: r.failed ?? 0 };
+  const r = campaignSendTotals(ctx, userId);
+  return { totalSent: r.sent, totalDelivered: r.delivered, totalOpened: null, totalBounced: r.failed };
 }

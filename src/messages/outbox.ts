@@ -37,7 +37,7 @@ export type NewOutbound = {
 export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
   const db = ctx.db.$client;
   const now = ctx.now();
-  const insert = db.prepare(
+  const insert = db.query(
     `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
        from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
@@ -150,6 +150,26 @@ export function deferredByCampaign(ctx: AppContext, userId: string, campaignIds:
        GROUP BY campaign_id`,
     )
     .all(JSON.stringify(campaignIds), userId, now, PARKED) as { id: string; n: number; last: number }[];
+}
+
+/** Messages per campaign and status; `unsent` counts those never accepted by a provider (no sent time). */
+export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
+  return ctx.db.$client
+    .query(
+      `SELECT campaign_id AS id, status, count(*) AS n, sum(sent_at IS NULL) AS unsent FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id, status`,
+    )
+    .all(JSON.stringify(campaignIds)) as { id: string; status: string; n: number; unsent: number }[];
+}
+
+/** An account's campaign messages: sent (including failures the provider had accepted), delivered, failed. */
+export function campaignSendTotals(ctx: AppContext, userId: string): { sent: number; delivered: number; failed: number } {
+  const r = ctx.db.$client
+    .query(
+      `SELECT sum(status IN ('sent','delivered','unknown') OR (status = 'failed' AND sent_at IS NOT NULL)) AS sent, sum(status = 'delivered') AS delivered, sum(status = 'failed') AS failed
+       FROM messages WHERE user_id = ? AND direction = 'outbound' AND campaign_id IS NOT NULL`,
+    )
+    .get(userId) as { sent: number | null; delivered: number | null; failed: number | null };
+  return { sent: r.sent ?? 0, delivered: r.delivered ?? 0, failed: r.failed ?? 0 };
 }
 
 export type StatusEventRow = { id: string; userId: string; campaignId: string | null };

@@ -27,7 +27,7 @@ export const DEFAULT_MANAGER_OPTIONS: ManagerOptions = {
 };
 
 /** The slowest a number is driven by 429s, as a share of its configured rate. */
-export const SLOWEST_SHARE = 0.25;
+const SLOWEST_SHARE = 0.25;
 /**
  * Share of the configured rate a number wins back per one-second window. It also outweighs a small steady share of
  * 429s (5% of calls refused costs 5%, and the step wins it back), so only a real rate limit keeps a number slow.
