@@ -58,11 +58,12 @@ test("a user registers a passkey on the security page, signs out, and signs in w
   // The list shows it was used; deleting asks first.
   await page.goto(`${app.url}/settings/security`);
   await expect(section.getByTestId("passkey-item")).not.toContainText("Last used Never");
-  page.once("dialog", (d) => d.dismiss());
+  const confirm = page.getByRole("dialog", { name: "Delete passkey" });
   await section.getByRole("button", { name: "Delete passkey Work laptop" }).click();
+  await confirm.getByRole("button", { name: "Cancel" }).click();
   await expect(section.getByTestId("passkey-item")).toHaveCount(1);
-  page.once("dialog", (d) => d.accept());
   await section.getByRole("button", { name: "Delete passkey Work laptop" }).click();
+  await confirm.getByRole("button", { name: "Delete" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Passkey deleted successfully" })).toBeVisible();
   await expect(section.getByText("No passkeys yet.")).toBeVisible();
 });

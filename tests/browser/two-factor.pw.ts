@@ -116,8 +116,8 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   const sessions = page.getByRole("list", { name: "Your sessions" });
   await expect(sessions.getByTestId("session-item").filter({ hasText: "Firefox on Windows" })).toBeVisible();
   await expect(sessions.getByTestId("session-item").filter({ hasText: "This device" })).toHaveText(/^Chrome on LinuxThis device/);
-  page.once("dialog", (dialog) => void dialog.accept());
   await page.getByRole("button", { name: "Sign out of all other sessions" }).click();
+  await page.getByRole("dialog", { name: "Sign out other sessions" }).getByRole("button", { name: "Sign out" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Signed out of other sessions" })).toBeVisible();
   await expect(sessions.getByTestId("session-item")).toHaveCount(1);
   expect((await fetch(`${app.url}/api/auth/user`, { headers: { authorization: `Bearer ${otherToken}` } })).status).toBe(401);
@@ -127,8 +127,8 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await regenerate.click();
   await expect(page.getByTestId("toast").filter({ hasText: "Enter a code from your authenticator app or a backup code" })).toBeVisible();
   await page.getByLabel(/for new backup codes/).fill(thirdBackupCode);
-  page.once("dialog", (dialog) => void dialog.accept());
   await regenerate.click();
+  await page.getByRole("dialog", { name: "Regenerate backup codes" }).getByRole("button", { name: "Generate" }).click();
   await expect(page.getByTestId("backup-codes").getByRole("listitem")).toHaveCount(10);
   await expect(page.getByTestId("backup-codes-count")).toHaveText("10");
   const regenerated = (await page.getByTestId("backup-codes").getByRole("listitem").nth(1).textContent())!.trim();
@@ -136,16 +136,13 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   // Turning it off asks for a code and a confirmation; dismissing the confirmation keeps it on.
   const disableButton = page.getByRole("button", { name: "Disable Two-Factor Authentication" });
   await page.getByLabel(/Code from your app/).fill(regenerated);
-  page.once("dialog", (dialog) => void dialog.dismiss());
+  const confirmDisable = page.getByRole("dialog", { name: "Disable two-factor authentication" });
   await disableButton.click();
+  await confirmDisable.getByRole("button", { name: "Cancel" }).click();
   await expect(page.getByTestId("two-factor-status")).toHaveText("Enabled");
-  let confirmText = "";
-  page.once("dialog", (dialog) => {
-    confirmText = dialog.message();
-    void dialog.accept();
-  });
   await disableButton.click();
+  await expect(confirmDisable).toContainText("Disable two-factor authentication?");
+  await confirmDisable.getByRole("button", { name: "Disable" }).click();
   await expect(page.getByTestId("two-factor-status")).toHaveText("Disabled");
-  expect(confirmText).toContain("Disable two-factor authentication?");
   await expect(page.getByRole("button", { name: "Enable Two-Factor Authentication" })).toBeVisible();
 });

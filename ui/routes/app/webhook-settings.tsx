@@ -1,14 +1,10 @@
 import { Link } from "@tanstack/react-router";
 import { useId, useRef, useState, type ReactNode } from "react";
-import { Alert, Button, Card, cx, Spinner } from "../../components/ui";
+import { TabPanel, Tabs } from "../../components/tabs";
+import { Alert, Button, Card, Spinner } from "../../components/ui";
 import { toast } from "../../lib/toast";
 import { useProviders, useWebhookUrls } from "../../api/providers";
-import {
-  PROVIDER_NAMES,
-  URL_SECRET_PROVIDERS,
-  type ProviderKind,
-  type WebhookUrl,
-} from "./phone-settings/model";
+import { PROVIDER_NAMES, URL_SECRET_PROVIDERS, type ProviderKind, type WebhookUrl } from "./phone-settings/model";
 
 type Guide = { kind: ProviderKind; login: ReactNode; open: ReactNode; configure: ReactNode; paste: string; save: ReactNode };
 
@@ -201,28 +197,18 @@ export function WebhookSettingsPage() {
 
       <Card className="p-5">
         <h2 className="mb-4 text-lg font-semibold">Setup instructions</h2>
-        <div role="tablist" aria-label="Providers" className="mb-5 flex flex-wrap gap-1 rounded-lg bg-slate-100 p-1">
-          {GUIDES.map((g) => (
-            <button
-              key={g.kind}
-              type="button"
-              role="tab"
-              id={`guide-tab-${g.kind}`}
-              aria-selected={current === g.kind}
-              aria-controls="guide-panel"
-              className={cx(
-                "rounded-md px-3 py-1.5 text-sm",
-                current === g.kind ? "bg-white font-medium text-brand-700 shadow-sm" : "text-slate-600 hover:text-slate-900",
-              )}
-              onClick={() => setTab(g.kind)}
-            >
-              {PROVIDER_NAMES[g.kind]}
-            </button>
-          ))}
-        </div>
-        <div role="tabpanel" id="guide-panel" aria-labelledby={`guide-tab-${current}`}>
+        <Tabs
+          tabs={GUIDES.map((g) => ({ value: g.kind, label: PROVIDER_NAMES[g.kind] }))}
+          value={current}
+          onChange={setTab}
+          label="Providers"
+          idPrefix="guide"
+          variant="pill"
+          className="mb-5 flex-wrap"
+        />
+        <TabPanel idPrefix="guide" value={current}>
           <Instructions guide={guide} urls={urls.filter((u) => u.provider === current)} />
-        </div>
+        </TabPanel>
       </Card>
     </div>
   );

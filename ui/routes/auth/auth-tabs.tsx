@@ -1,8 +1,13 @@
 import { useState } from "react";
-import { cx } from "../../components/ui";
+import { TabPanel, Tabs, type TabItem } from "../../components/tabs";
 import type { AuthTab } from "../../lib/auth-modal";
 import { ForgotPasswordForm, SignInForm, SignUpForm } from "./auth-forms";
 import { ContinueWithGoogle } from "./google-button";
+
+const TABS: TabItem<AuthTab>[] = [
+  { value: "signin", label: "Sign In" },
+  { value: "signup", label: "Sign Up" },
+];
 
 /** Sign In / Sign Up tabs with the inline forgot-password view, shared by the modal and /auth. */
 export function AuthTabs(props: { initialTab: AuthTab; onSignedIn: () => void; onRegistered: () => void }) {
@@ -10,26 +15,24 @@ export function AuthTabs(props: { initialTab: AuthTab; onSignedIn: () => void; o
   if (tab === "forgot") return <ForgotPasswordForm onBack={() => setTab("signin")} />;
   return (
     <div>
-      <div role="tablist" className="mb-5 grid grid-cols-2 rounded-lg bg-slate-100 p-1">
-        {(["signin", "signup"] as const).map((t) => (
-          <button
-            key={t}
-            type="button"
-            role="tab"
-            aria-selected={tab === t}
-            className={cx("rounded-md py-2 text-sm font-medium", tab === t ? "bg-white shadow-sm" : "text-slate-600")}
-            onClick={() => setTab(t)}
-          >
-            {t === "signin" ? "Sign In" : "Sign Up"}
-          </button>
-        ))}
-      </div>
+      <Tabs
+        tabs={TABS}
+        value={tab}
+        onChange={setTab}
+        label="Sign in or sign up"
+        idPrefix="auth"
+        variant="pill"
+        fill
+        className="mb-5"
+      />
       <ContinueWithGoogle />
-      {tab === "signin" ? (
-        <SignInForm onSignedIn={props.onSignedIn} onForgot={() => setTab("forgot")} />
-      ) : (
-        <SignUpForm onRegistered={props.onRegistered} />
-      )}
+      <TabPanel idPrefix="auth" value={tab}>
+        {tab === "signin" ? (
+          <SignInForm onSignedIn={props.onSignedIn} onForgot={() => setTab("forgot")} />
+        ) : (
+          <SignUpForm onRegistered={props.onRegistered} />
+        )}
+      </TabPanel>
     </div>
   );
 }

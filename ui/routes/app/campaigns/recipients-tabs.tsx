@@ -1,5 +1,6 @@
-import { useRef, useState, type KeyboardEvent } from "react";
-import { Alert, Button, cx, Select } from "../../../components/ui";
+import { useRef, useState } from "react";
+import { TabPanel, Tabs, type TabItem } from "../../../components/tabs";
+import { Alert, Button, Select } from "../../../components/ui";
 import { formatNumber } from "../../../lib/format";
 import { useSegments } from "../../../api/segments";
 import { AudienceOption, ContactPicker, type ChosenContacts } from "./contact-picker";
@@ -60,10 +61,10 @@ export function resolveRecipients(s: RecipientsState): { audience: Audience; rec
   return { audience: { kind: s.listKind }, recipients: [], empty: false };
 }
 
-const TABS: { id: RecipientTab; label: string }[] = [
-  { id: "manual", label: "Manual Entry" },
-  { id: "csv", label: "CSV Upload" },
-  { id: "lists", label: "Contact Lists" },
+const TABS: TabItem<RecipientTab>[] = [
+  { value: "manual", label: "Manual Entry" },
+  { value: "csv", label: "CSV Upload" },
+  { value: "lists", label: "Contact Lists" },
 ];
 
 export function RecipientsTabs({
@@ -78,49 +79,26 @@ export function RecipientsTabs({
   error?: string;
 }) {
   const set = (patch: Partial<RecipientsState>) => onChange({ ...value, ...patch });
-  const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
-  const onTabKey = (e: KeyboardEvent, i: number) => {
-    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-    if (!step) return;
-    const next = (i + step + TABS.length) % TABS.length;
-    set({ tab: TABS[next]!.id });
-    tabRefs.current[next]?.focus();
-  };
-
   return (
     <fieldset className="space-y-2">
       <legend className="text-sm font-medium text-slate-700">Recipients</legend>
-      <div role="tablist" aria-label="Recipients" className="flex gap-1 overflow-x-auto rounded-lg bg-slate-100 p-1">
-        {TABS.map((t, i) => (
-          <button
-            key={t.id}
-            ref={(el) => {
-              tabRefs.current[i] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`recipients-tab-${t.id}`}
-            aria-selected={value.tab === t.id}
-            aria-controls={`recipients-panel-${t.id}`}
-            tabIndex={value.tab === t.id ? 0 : -1}
-            onKeyDown={(e) => onTabKey(e, i)}
-            onClick={() => set({ tab: t.id })}
-            className={cx(
-              "flex-1 whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium",
-              value.tab === t.id ? "bg-white text-slate-900 shadow-sm" : "text-slate-600 hover:text-slate-900",
-            )}
-          >
-            {t.label}
-          </button>
-        ))}
-      </div>
-      <div role="tabpanel" id={`recipients-panel-${value.tab}`} aria-labelledby={`recipients-tab-${value.tab}`}>
+      <Tabs
+        tabs={TABS}
+        value={value.tab}
+        onChange={(tab) => set({ tab })}
+        label="Recipients"
+        idPrefix="recipients"
+        variant="pill"
+        fill
+        className="overflow-x-auto"
+      />
+      <TabPanel idPrefix="recipients" value={value.tab}>
         {value.tab === "manual" && (
           <ManualPanel text={value.manualText} onChange={(manualText) => set({ manualText })} locale={locale} />
         )}
         {value.tab === "csv" && <CsvPanel csv={value.csv} onChange={(csv) => set({ csv })} locale={locale} />}
         {value.tab === "lists" && <ListsPanel value={value} set={set} locale={locale} />}
-      </div>
+      </TabPanel>
       {error && (
         <p role="alert" className="text-sm text-red-600">
           {error}

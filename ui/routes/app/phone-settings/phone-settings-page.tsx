@@ -1,5 +1,6 @@
 import { Link } from "@tanstack/react-router";
 import { useCallback, useState, type ReactNode } from "react";
+import { TabPanel, Tabs } from "../../../components/tabs";
 import { Alert, Button, Card, cx, Spinner } from "../../../components/ui";
 import { usePhoneNumbers } from "../../../api/phone-numbers";
 import { useProviderFields, useProviders } from "../../../api/providers";
@@ -103,32 +104,25 @@ export function PhoneSettingsPage() {
       {numbersQuery.error && <Alert>Could not load your phone numbers: {numbersQuery.error.message}</Alert>}
       {fields.error && <Alert>Could not load the provider credential fields: {fields.error.message}</Alert>}
 
-      <div role="tablist" aria-label="Phone settings sections" className="flex gap-1 border-b border-slate-200">
-        {TABS.map((t) => (
-          <button
-            key={t.value}
-            type="button"
-            role="tab"
-            id={`tab-${t.value}`}
-            aria-selected={tab === t.value}
-            aria-controls={`panel-${t.value}`}
-            className={cx(
-              "-mb-px border-b-2 px-3 py-2 text-sm",
-              tab === t.value
-                ? "border-brand-600 font-medium text-brand-700"
-                : "border-transparent text-slate-600 hover:text-slate-900",
-            )}
-            onClick={() => setTab(t.value)}
-          >
-            {t.label}
-            <span className="ml-1.5 rounded-full bg-slate-100 px-1.5 text-xs text-slate-600">
-              {t.value === "providers" ? providers.length : numbers.length}
-            </span>
-          </button>
-        ))}
-      </div>
+      <Tabs
+        tabs={TABS.map((t) => ({
+          value: t.value,
+          label: (
+            <>
+              {t.label}
+              <span className="ml-1.5 rounded-full bg-slate-100 px-1.5 text-xs text-slate-600">
+                {t.value === "providers" ? providers.length : numbers.length}
+              </span>
+            </>
+          ),
+        }))}
+        value={tab}
+        onChange={setTab}
+        label="Phone settings sections"
+        idPrefix="phone"
+      />
 
-      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="space-y-4">
+      <TabPanel idPrefix="phone" value={tab} className="space-y-4">
         {tab === "providers" ? (
           <>
             <div className="flex flex-wrap items-center justify-between gap-3">
@@ -181,7 +175,7 @@ export function PhoneSettingsPage() {
             )}
           </>
         )}
-      </div>
+      </TabPanel>
 
       <ProviderDialog
         open={providerOpen}

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from "react";
 import { Alert, Button, Card, Field, Input, Spinner } from "../../../components/ui";
 import { deletePasskey, usePasskeys, useTwoFactorStatus } from "../../../api/security";
 import { errorMessage } from "../../../lib/api";
+import { useConfirm } from "../../../components/confirm-dialog";
 import { auth } from "../../../lib/auth";
 import { registerPasskey, registrationFailure, passkeysSupported, type Authenticator } from "../../../lib/passkeys";
 import { toast } from "../../../lib/toast";
@@ -10,7 +11,13 @@ import { toast } from "../../../lib/toast";
 const DEFAULT_NAME = "My Device";
 const NOT_SUPPORTED = "Passkeys are not supported on this device or browser.";
 
-const TRANSPORT_LABELS: Record<string, string> = { internal: "This device", usb: "USB key", nfc: "NFC", ble: "Bluetooth", hybrid: "Phone" };
+const TRANSPORT_LABELS: Record<string, string> = {
+  internal: "This device",
+  usb: "USB key",
+  nfc: "NFC",
+  ble: "Bluetooth",
+  hybrid: "Phone",
+};
 
 function formatDate(iso: string | null) {
   return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "Never";
@@ -25,6 +32,7 @@ export function PasskeysSection() {
   // a code from the authenticator app, else nothing.
   const ask = auth.value.user?.authProvider === "password" ? "password" : twoFactor.data?.enabled ? "code" : null;
   const [proof, setProof] = useState("");
+  const confirm = useConfirm();
   const [adding, setAdding] = useState(false);
   const [name, setName] = useState(DEFAULT_NAME);
   const [busy, setBusy] = useState(false);
@@ -48,13 +56,17 @@ export function PasskeysSection() {
       return;
     }
     if (ask && !proof) {
-      const description = ask === "password" ? "Please enter your password to add a passkey" : "Please enter a code from your authenticator app";
+      const description =
+        ask === "password" ? "Please enter your password to add a passkey" : "Please enter a code from your authenticator app";
       toast({ title: "Confirm it's you", description, variant: "destructive" });
       return;
     }
     setBusy(true);
     try {
-      const answer = await registerPasskey(name.trim(), ask === "password" ? { password: proof } : ask === "code" ? { token: proof } : {});
+      const answer = await registerPasskey(
+        name.trim(),
+        ask === "password" ? { password: proof } : ask === "code" ? { token: proof } : {},
+      );
       if (!answer.verified) throw new Error(answer.error || "Failed to register passkey");
       toast({ title: "Passkey registered successfully", description: `"${name.trim()}" can now sign you in.` });
       setAdding(false);
@@ -68,14 +80,23 @@ export function PasskeysSection() {
   };
 
   const remove = async (key: Authenticator) => {
-    if (!window.confirm(`Delete the passkey "${key.name}"? You will no longer be able to sign in with it.`)) return;
+    const ok = await confirm.ask({
+      title: "Delete passkey",
+      message: `Delete the passkey "${key.name}"? You will no longer be able to sign in with it.`,
+      confirmLabel: "Delete",
+    });
+    if (!ok) return;
     setDeleting(key.id);
     try {
       await deletePasskey(key.id);
       toast({ title: "Passkey deleted successfully" });
       await reload();
     } catch (err) {
-      toast({ title: "Failed to delete passkey", description: errorMessage(err, "Failed to delete passkey"), variant: "destructive" });
+      toast({
+        title: "Failed to delete passkey",
+        description: errorMessage(err, "Failed to delete passkey"),
+        variant: "destructive",
+      });
     } finally {
       setDeleting(null);
     }
@@ -83,6 +104,7 @@ export function PasskeysSection() {
 
   return (
     <Card className="p-6">
+      {confirm.dialog}
       <section aria-labelledby="passkeys-heading" className="space-y-4">
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div>
@@ -91,11 +113,7 @@ export function PasskeysSection() {
             </h2>
             <p className="text-sm text-slate-600">Sign in with your fingerprint, face or device PIN instead of a password.</p>
           </div>
-          {!adding && (
-            <Button onClick={startAdding}>
-              Add Passkey
-            </Button>
-          )}
+          {!adding && <Button onClick={startAdding}>Add Passkey</Button>}
         </div>
 
         {!supported && <Alert tone="info">{NOT_SUPPORTED}</Alert>}
@@ -107,11 +125,22 @@ export function PasskeysSection() {
             </Field>
             {ask === "password" && (
               <Field label="Your password" htmlFor="passkey-proof" hint="To confirm it's you adding this passkey.">
-                <Input id="passkey-proof" type="password" autoComplete="current-password" maxLength={200} value={proof} onChange={(e) => setProof(e.target.value)} />
+                <Input
+                  id="passkey-proof"
+                  type="password"
+                  autoComplete="current-password"
+                  maxLength={200}
+                  value={proof}
+                  onChange={(e) => setProof(e.target.value)}
+                />
               </Field>
             )}
             {ask === "code" && (
-              <Field label="Code from your authenticator app" htmlFor="passkey-proof" hint="To confirm it's you adding this passkey.">
+              <Field
+                label="Code from your authenticator app"
+                htmlFor="passkey-proof"
+                hint="To confirm it's you adding this passkey."
+              >
                 <Input
                   id="passkey-proof"
                   autoComplete="one-time-code"
@@ -157,7 +186,12 @@ export function PasskeysSection() {
                     Added {formatDate(key.createdAt)} · Last used {formatDate(key.lastUsed)}
                   </p>
                 </div>
-                <Button variant="secondary" onClick={() => remove(key)} disabled={deleting === key.id} aria-label={`Delete passkey ${key.name}`}>
+                <Button
+                  variant="secondary"
+                  onClick={() => remove(key)}
+                  disabled={deleting === key.id}
+                  aria-label={`Delete passkey ${key.name}`}
+                >
                   Delete
                 </Button>
               </li>

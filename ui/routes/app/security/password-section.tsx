@@ -17,7 +17,8 @@ export function PasswordSection() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!form.current) return setError("Please enter your current password");
-    if (form.next.length < MIN_PASSWORD_LENGTH) return setError(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
+    if (form.next.length < MIN_PASSWORD_LENGTH)
+      return setError(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
     if (form.next !== form.confirm) return setError("Passwords do not match");
     setBusy(true);
     setError(null);

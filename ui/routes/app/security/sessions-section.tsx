@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Alert, Button, Card, Spinner } from "../../../components/ui";
 import { revokeOtherSessions, revokeSession, useSessions, type Session } from "../../../api/security";
 import { errorMessage } from "../../../lib/api";
+import { useConfirm } from "../../../components/confirm-dialog";
 import { toast } from "../../../lib/toast";
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -10,15 +11,24 @@ const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyl
 export function SessionsSection() {
   const { data, loading, error, reload } = useSessions();
   const [busy, setBusy] = useState<string | null>(null);
+  const { ask, dialog } = useConfirm();
   const sessions = data?.sessions ?? [];
   const others = sessions.filter((s) => !s.current).length;
 
   const signOutOthers = async () => {
-    if (!window.confirm("Sign out of every other session? Anyone signed in elsewhere with your account will have to sign in again.")) return;
+    const ok = await ask({
+      title: "Sign out other sessions",
+      message: "Sign out of every other session? Anyone signed in elsewhere with your account will have to sign in again.",
+      confirmLabel: "Sign out",
+    });
+    if (!ok) return;
     setBusy("others");
     try {
       const answer = await revokeOtherSessions();
-      toast({ title: "Signed out of other sessions", description: `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.` });
+      toast({
+        title: "Signed out of other sessions",
+        description: `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.`,
+      });
       await reload();
     } catch (err) {
       toast({ title: "Failed to sign out other sessions", description: errorMessage(err, ""), variant: "destructive" });
@@ -42,6 +52,7 @@ export function SessionsSection() {
 
   return (
     <Card className="p-6">
+      {dialog}
       <section aria-labelledby="sessions-heading" className="space-y-4">
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div>
@@ -67,14 +78,23 @@ export function SessionsSection() {
                 <div className="min-w-0">
                   <p className="font-medium">
                     {s.device}
-                    {s.current && <span className="ml-2 rounded-full bg-green-100 px-2 py-0.5 text-xs font-medium text-green-800">This device</span>}
+                    {s.current && (
+                      <span className="ml-2 rounded-full bg-green-100 px-2 py-0.5 text-xs font-medium text-green-800">
+                        This device
+                      </span>
+                    )}
                   </p>
                   <p className="text-xs text-slate-500">
                     {s.ip ?? "Unknown address"} · Last seen {when(s.lastSeenAt)} · Signed in {when(s.createdAt)}
                   </p>
                 </div>
                 {!s.current && (
-                  <Button variant="ghost" onClick={() => signOut(s)} disabled={busy === s.id} aria-label={`End the session on ${s.device}`}>
+                  <Button
+                    variant="ghost"
+                    onClick={() => signOut(s)}
+                    disabled={busy === s.id}
+                    aria-label={`End the session on ${s.device}`}
+                  >
                     End session
                   </Button>
                 )}

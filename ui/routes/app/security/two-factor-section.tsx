@@ -1,7 +1,15 @@
 import { useState, type FormEvent } from "react";
 import { Button, Card, Field, Input, Spinner } from "../../../components/ui";
-import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor, regenerateBackupCodes, useTwoFactorStatus, type TwoFactorSetup as Setup } from "../../../api/security";
+import {
+  beginTwoFactorSetup,
+  disableTwoFactor,
+  enableTwoFactor,
+  regenerateBackupCodes,
+  useTwoFactorStatus,
+  type TwoFactorSetup as Setup,
+} from "../../../api/security";
 import { errorMessage } from "../../../lib/api";
+import { useConfirm } from "../../../components/confirm-dialog";
 import { toast } from "../../../lib/toast";
 
 const digitsOnly = (value: string) => value.replace(/\D/g, "").slice(0, 6);
@@ -28,6 +36,7 @@ function downloadCodes(codes: string[]) {
 /** Two-factor authentication on /settings/security: status, setup, verify, enabled with backup codes, disable. */
 export function TwoFactorSection() {
   const status = useTwoFactorStatus();
+  const { ask, dialog } = useConfirm();
   const [setup, setSetup] = useState<Setup | null>(null);
   const [code, setCode] = useState("");
   const [backupCodes, setBackupCodes] = useState<string[] | null>(null);
@@ -77,10 +86,19 @@ export function TwoFactorSection() {
     e.preventDefault();
     const token = disableCode.trim();
     if (!token) {
-      toast({ title: "Code Required", description: "Enter a code from your authenticator app or a backup code", variant: "destructive" });
+      toast({
+        title: "Code Required",
+        description: "Enter a code from your authenticator app or a backup code",
+        variant: "destructive",
+      });
       return;
     }
-    if (!window.confirm("Disable two-factor authentication? Your account will be protected by your password only.")) return;
+    const ok = await ask({
+      title: "Disable two-factor authentication",
+      message: "Disable two-factor authentication? Your account will be protected by your password only.",
+      confirmLabel: "Disable",
+    });
+    if (!ok) return;
     setBusy("disable");
     try {
       await disableTwoFactor(token);
@@ -100,10 +118,19 @@ export function TwoFactorSection() {
     // New codes are a way into the account: a code from the app proves it is the owner asking, not a stolen session.
     const token = regenerateCode.trim();
     if (!token) {
-      toast({ title: "Code Required", description: "Enter a code from your authenticator app or a backup code", variant: "destructive" });
+      toast({
+        title: "Code Required",
+        description: "Enter a code from your authenticator app or a backup code",
+        variant: "destructive",
+      });
       return;
     }
-    if (!window.confirm("Generate new backup codes? Your current backup codes will stop working.")) return;
+    const ok = await ask({
+      title: "Regenerate backup codes",
+      message: "Generate new backup codes? Your current backup codes will stop working.",
+      confirmLabel: "Generate",
+    });
+    if (!ok) return;
     setBusy("regenerate");
     try {
       const answer = await regenerateBackupCodes(token);
@@ -122,6 +149,7 @@ export function TwoFactorSection() {
 
   return (
     <Card className="p-6">
+      {dialog}
       <section aria-labelledby="two-factor-heading" className="space-y-4">
         <div className="flex items-start justify-between gap-4">
           <div>
@@ -166,10 +194,19 @@ export function TwoFactorSection() {
               <li>Enter the 6-digit code the app shows.</li>
             </ol>
             <div className="flex flex-col gap-4 sm:flex-row sm:items-center">
-              <img src={setup.qrCodeUrl} alt="QR code for your authenticator app" width={180} height={180} className="rounded border border-slate-200" />
+              <img
+                src={setup.qrCodeUrl}
+                alt="QR code for your authenticator app"
+                width={180}
+                height={180}
+                className="rounded border border-slate-200"
+              />
               <div className="space-y-1">
                 <p className="text-sm font-medium text-slate-700">Manual entry key</p>
-                <code data-testid="manual-entry-key" className="block select-all break-all rounded bg-slate-100 px-3 py-2 font-mono text-sm tracking-wider">
+                <code
+                  data-testid="manual-entry-key"
+                  className="block select-all break-all rounded bg-slate-100 px-3 py-2 font-mono text-sm tracking-wider"
+                >
                   {setup.manualEntryKey}
                 </code>
               </div>
@@ -198,7 +235,8 @@ export function TwoFactorSection() {
         ) : (
           <div className="space-y-4">
             <p className="text-sm text-slate-700">
-              Two-factor authentication is on. Backup codes left: <strong data-testid="backup-codes-count">{status.data?.backupCodesCount ?? 0}</strong>
+              Two-factor authentication is on. Backup codes left:{" "}
+              <strong data-testid="backup-codes-count">{status.data?.backupCodesCount ?? 0}</strong>
             </p>
 
             {backupCodes && (
@@ -225,7 +263,10 @@ export function TwoFactorSection() {
             )}
 
             <form onSubmit={regenerate} className="space-y-2" noValidate>
-              <Field label="Code from your authenticator app (or a backup code) for new backup codes" htmlFor="twofa-regenerate-code">
+              <Field
+                label="Code from your authenticator app (or a backup code) for new backup codes"
+                htmlFor="twofa-regenerate-code"
+              >
                 <Input
                   id="twofa-regenerate-code"
                   autoComplete="one-time-code"
