@@ -1,5 +1,6 @@
 import { Link, useNavigate, useRouterState } from "@tanstack/react-router";
 import { useState, type FormEvent } from "react";
+import { Badge } from "../../components/badge";
 import { Logo } from "../../components/public-layout";
 import { Alert, Button, Card, Field, Input } from "../../components/ui";
 import { redeemLicenseCode, useCurrentLicense, usePlans, useUsage, type Plan, type Usage } from "../../api/licenses";
@@ -130,7 +131,7 @@ export function PlanCards({ plans, currentPlanId }: { plans: Plan[]; currentPlan
         <Card key={p.id} className={`p-5 ${p.id === currentPlanId ? "ring-2 ring-brand-500" : ""}`}>
           <div className="flex items-baseline justify-between">
             <h3 className="text-lg font-semibold">{p.name}</h3>
-            {p.id === currentPlanId && <span className="rounded-full bg-brand-100 px-2 text-xs text-brand-700">Current</span>}
+            {p.id === currentPlanId && <Badge tone="brand">Current</Badge>}
           </div>
           <p className="mt-1 text-2xl font-bold">
             {dollars(p.price)}
@@ -192,9 +193,7 @@ function LicenseManagement() {
               <p className="text-xl font-semibold" data-testid="license-plan">
                 {license.plan.name}
               </p>
-              {license.source === "trial" && (
-                <span className="rounded-full bg-amber-100 px-2 text-xs text-amber-800">Free trial</span>
-              )}
+              {license.source === "trial" && <Badge tone="amber">Free trial</Badge>}
               <p className="text-sm text-slate-600">
                 {license.expiresAt ? `Expires ${date(license.expiresAt)}` : "Does not expire"}
               </p>

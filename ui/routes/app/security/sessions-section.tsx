@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Alert, Button, Card, Spinner } from "../../../components/ui";
 import { revokeOtherSessions, revokeSession, useSessions, type Session } from "../../../api/security";
 import { errorMessage } from "../../../lib/api";
+import { Badge } from "../../../components/badge";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { toast } from "../../../lib/toast";
 
@@ -79,9 +80,9 @@ export function SessionsSection() {
                   <p className="font-medium">
                     {s.device}
                     {s.current && (
-                      <span className="ml-2 rounded-full bg-green-100 px-2 py-0.5 text-xs font-medium text-green-800">
+                      <Badge tone="green" className="ml-2">
                         This device
-                      </span>
+                      </Badge>
                     )}
                   </p>
                   <p className="text-xs text-slate-500">
