@@ -268,7 +268,7 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
   const sender = senderFor(ctx, user.id, campaign);
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
-  if (!recipients.length) throw badRequest("No recipients selected", { skipped });
+  if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
   const { notice } = assertWithinLimit(ctx, user.id, "messages", recipients.length);
   const queued = ctx.db.$client.transaction(() => {
     // Before the outbox's message.queued events, so a reader sees the campaign start first.

@@ -17,6 +17,7 @@ export type ErrorCode =
   | "rate_limited"
   | "upstream"
   | "internal"
+  | "no_recipients"
   | "network"
   | "error";
 
@@ -104,7 +105,7 @@ export async function apiGet<T>(path: string, signal?: AbortSignal): Promise<T |
   try {
     return await api<T>(path, { signal });
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
+    if (err instanceof ApiError && err.code === "unauthorized") return null;
     throw err;
   }
 }

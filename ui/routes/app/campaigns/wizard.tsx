@@ -159,7 +159,7 @@ export function CampaignWizard({
       onClose();
       void navigate({ to: "/sent-messages" });
     } catch (err) {
-      if (err instanceof ApiError && err.message === "No recipients selected") {
+      if (err instanceof ApiError && err.code === "no_recipients") {
         toast({
           title: "No recipients selected",
           description: "Please select at least one recipient to send the campaign.",
