@@ -1,5 +1,6 @@
 import { SegmentedMessage } from "sms-segments-calculator";
-import type { AudienceCounts, CampaignLog, CampaignView, LogStatus, SendResult, Stats } from "../../../api/campaigns";
+import type { CampaignView, LogStatus, SendResult } from "../../../api/campaigns";
+import type { PhoneNumber } from "../../../api/phone-numbers";
 import { formatNumber } from "../../../lib/format";
 
 export type CampaignStatus = "draft" | "scheduled" | "sending" | "paused" | "completed" | "failed" | "cancelled";
@@ -10,43 +11,14 @@ export type Audience =
   | { kind: "contacts"; contactIds: string[] }
   | { kind: "segment"; segmentId: string };
 
-export type CampaignCounts = {
-  recipients: number;
-  pending: number;
-  sending: number;
-  sent: number;
-  delivered: number;
-  failed: number;
-  /** Of the failed, those the provider refused outright: never sent, so not in "Sent". */
-  refused: number;
-  unknown: number;
-  skipped: number;
-  expired: number;
-  cancelled: number;
-};
-
 /** Messages held until quiet hours end, and the recipients' clock time when they do ("8:00 AM"). */
 export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string };
 
 /** A campaign as the server answers it. */
 export type Campaign = CampaignView;
 
-export type Page<T> = { data: T[]; total: number; page: number; pageSize: number };
-
-export type { CampaignLog, LogStatus };
-
-export type { AudienceCounts };
-export type PhoneNumber = {
-  id: string;
-  phoneNumber: string;
-  displayName: string;
-  isDefault: boolean;
-  isActive: boolean;
-  providerName: string;
-};
-export type Segment = { id: string; name: string; contactCount: number };
-export type { Stats };
-export type { SendResult };
+export type { LogStatus };
+export type { PhoneNumber, SendResult };
 
 export const OPT_OUT_LINE = "\nReply STOP to opt out";
 export const CAMPAIGN_REFRESH_MS = 3000;

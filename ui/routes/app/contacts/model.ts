@@ -3,13 +3,9 @@ import { fetchExport, type Contact } from "../../../api/contacts";
 
 export type {
   ColumnTarget,
-  ConsentEntry,
   Contact,
-  ContactPage,
   ContactStats,
-  DuplicateDetail,
   DuplicateGroup,
-  DuplicatePage,
   ImportJob,
   ImportOptions,
   ImportPreview,
