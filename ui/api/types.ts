@@ -7,7 +7,7 @@ import type { App } from "../../src/app";
 /** Every route, by URL segment then method: `Routes["api"]["contacts"]["get"]`. */
 export type Routes = App["~Routes"];
 
-/** A value after JSON.stringify and JSON.parse: dates become ISO strings, functions and undefined fields go. */
+/** A value after JSON.stringify and JSON.parse: its dates become ISO strings. */
 export type Json<T> = T extends Date
   ? string
   : T extends string | number | boolean | null | undefined
