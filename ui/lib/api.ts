@@ -70,10 +70,11 @@ export function clearToken() {
 
 const isSafari = () => /^((?!chrome|android|crios|fxios).)*safari/i.test(navigator.userAgent);
 
-export type RequestOptions = { method?: string; body?: unknown; timeoutMs?: number; signal?: AbortSignal };
+/** `headers`: extra request headers (an `Idempotency-Key`, for one). */
+export type RequestOptions = { method?: string; body?: unknown; timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> };
 
 export async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+  const headers: Record<string, string> = { "content-type": "application/json", ...opts.headers };
   const token = getStoredToken();
   if (token) headers[isSafari() ? "x-auth-token" : "authorization"] = isSafari() ? token : `Bearer ${token}`;
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? 10_000);
