@@ -52,12 +52,12 @@ export function presetCounts(ctx: AppContext, userId: string) {
   return { all: count("all"), recent: count("recent"), loyal: count("loyal"), new: count("new") };
 }
 
-export type AudienceContact = { id: string; phone: string; first_name: string; last_name: string; custom_fields: string };
+export type AudienceContact = { id: string; phone: string; first_name: string; last_name: string; email: string | null; custom_fields: string };
 
 /** The contacts of an audience, for writing the outbox (streamed by the caller in one transaction). */
 export function audienceContacts(ctx: AppContext, userId: string, audience: CampaignAudience): AudienceContact[] {
   return ctx.db
-    .select({ id: contacts.id, phone: sql<string>`${contacts.phone}`, first_name: contacts.firstName, last_name: contacts.lastName, custom_fields: sql<string>`${contacts.customFields}` })
+    .select({ id: contacts.id, phone: sql<string>`${contacts.phone}`, first_name: contacts.firstName, last_name: contacts.lastName, email: contacts.email, custom_fields: sql<string>`${contacts.customFields}` })
     .from(contacts)
     .where(audienceCondition(ctx, userId, audience))
     .all();

@@ -9,7 +9,8 @@ import { chooseSender } from "../phone-numbers/numbers";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
 import { campaignSendTotals, cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign, statusCountsByCampaign } from "../messages/outbox";
-import { resolveRecipients, writeOutbox } from "./outbox";
+import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
+import { customFieldsInUse, resolveRecipients, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
@@ -135,8 +136,17 @@ export function parseScheduledAt(value: string, timeZone: string): number {
   return wallToInstant(timeZone, Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0));
 }
 
+/** Refuses a text with a merge field that is neither built in nor a custom field of any of the account's contacts. */
+function assertKnownFields(ctx: AppContext, userId: string, content: string) {
+  const custom = customFieldsOf(content);
+  if (!custom.length) return;
+  const known = customFieldsInUse(ctx, userId, custom);
+  const unknown = custom.filter((f) => !known.has(f));
+  if (unknown.length) throw badRequest(unknownFieldsMessage(unknown), { code: "unknown_merge_field", fields: unknown });
+}
+
 /** Validates a create body, or an update's changed fields against the `current` campaign they apply to. */
-function cleanInput(input: CampaignInput, user: User, current?: CampaignRow) {
+function cleanInput(ctx: AppContext, input: CampaignInput, user: User, current?: CampaignRow) {
   const partial = current !== undefined;
   const out: Partial<typeof campaigns.$inferInsert> = {};
   if (!partial || input.name !== undefined) {
@@ -154,6 +164,7 @@ function cleanInput(input: CampaignInput, user: User, current?: CampaignRow) {
     const content = (input.content ?? "").trim();
     if (!content) throw badRequest("Content is required");
     if (content.length > 1600) throw badRequest("Content is too long (1,600 characters at most)");
+    assertKnownFields(ctx, user.id, content);
     out.content = content;
   }
   for (const key of ["subject", "fromEmail", "fromName", "fromNumber"] as const) {
@@ -180,7 +191,7 @@ function cleanInput(input: CampaignInput, user: User, current?: CampaignRow) {
 }
 
 export function createCampaign(ctx: AppContext, user: User, input: CampaignInput) {
-  const values = cleanInput(input, user);
+  const values = cleanInput(ctx, input, user);
   const now = new Date(ctx.now());
   const row = ctx.db
     .insert(campaigns)
@@ -193,7 +204,7 @@ export function createCampaign(ctx: AppContext, user: User, input: CampaignInput
 export function updateCampaign(ctx: AppContext, user: User, id: string, input: CampaignInput) {
   const current = getCampaign(ctx, user.id, id);
   if (current.status !== "draft" && current.status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
-  const values = cleanInput(input, user, current);
+  const values = cleanInput(ctx, input, user, current);
   ctx.db.transaction((tx) => {
     tx.update(campaigns).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
     if (current.status === "scheduled" && values.scheduledAt !== undefined) {

@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { enqueue, type Sender } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { businessNameOf, type User } from "../users/queries";
+import { compile, type MergeValues } from "../personalisation/render";
 import { audienceContacts } from "./audiences";
 
 export const OPT_OUT_LINE = "Reply STOP to opt out";
@@ -13,25 +14,36 @@ export const OPT_OUT_LINE = "Reply STOP to opt out";
 const HAS_OPT_OUT = /\b(?:reply|text|txt|send)\s+["'“]?stop\b|\bstop\s+to\s+(?:opt|end|quit|cancel|unsub)/i;
 
 type Campaign = typeof campaigns.$inferSelect;
-export type Recipient = { phone: string; contactId: string | null; firstName: string; lastName: string; customFields: Record<string, string> };
+export type Recipient = {
+  phone: string;
+  contactId: string | null;
+  firstName: string;
+  lastName: string;
+  email: string | null;
+  customFields: Record<string, string>;
+};
+/** What a text is rendered with; `phone` and `email` may be absent (a typed sample). */
+export type RecipientFields = Pick<Recipient, "firstName" | "lastName" | "customFields"> & { phone?: string | null; email?: string | null };
 
 /**
- * A recipient's text: [Name] and [Business] (the spec's placeholders), {firstName}, {lastName} and any custom
- * field in braces; then the opt-out line unless turned off or the text already tells how to opt out.
+ * A recipient's text: its merge fields filled by the one renderer (src/personalisation/render.ts), then the opt-out
+ * line unless turned off or the text already tells how to opt out. `template` may be the content compiled once, so
+ * a campaign's many recipients do not re-parse it.
  */
-export function personalize(template: string, r: Pick<Recipient, "firstName" | "lastName" | "customFields">, business: string, appendOptOut: boolean): string {
-  let text = template
-    .replaceAll("[Name]", r.firstName || "there")
-    .replaceAll("[Business]", business)
-    .replace(/\{(\w+)\}/g, (_whole, key: string) => {
-      if (key === "firstName") return r.firstName;
-      if (key === "lastName") return r.lastName;
-      if (key === "business") return business;
-      // A merge field the contact has no value for is left empty, never sent as "{field}".
-      return Object.hasOwn(r.customFields, key) ? r.customFields[key]! : "";
-    });
+export function personalize(template: string | ((v: MergeValues) => string), r: RecipientFields, business: string, appendOptOut: boolean): string {
+  const fill = typeof template === "string" ? compile(template) : template;
+  let text = fill({ firstName: r.firstName, lastName: r.lastName, phone: r.phone, email: r.email, business, customFields: r.customFields });
   if (appendOptOut && !HAS_OPT_OUT.test(text)) text = `${text.trimEnd()}\n${OPT_OUT_LINE}`;
   return text;
+}
+
+/**
+ * The custom fields, of those named, that at least one of the account's contacts has: a merge field none has is a
+ * typing mistake the user is told about when saving, not a blank in every message.
+ */
+export function customFieldsInUse(ctx: AppContext, userId: string, names: string[]): Set<string> {
+  const has = ctx.db.$client.prepare(`SELECT 1 FROM contacts, json_each(contacts.custom_fields) AS f WHERE contacts.user_id = ? AND f.key = ? LIMIT 1`);
+  return new Set(names.filter((n) => has.get(userId, n)));
 }
 
 export type OutboxResult = { queued: number; skipped: { optedOut: number; invalid: number; duplicate: number } };
@@ -43,7 +55,7 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
   const recipients: Recipient[] = [];
   if (campaign.audience.kind === "manual") {
     const phones = new PhoneNormalizer(defaultCountryOf(ctx, user));
-    const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
+    const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, email, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
     for (const raw of campaign.recipients) {
       const phone = phones.normalize(raw);
       if (!phone) {
@@ -55,12 +67,19 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
         continue;
       }
       seen.add(phone);
-      const c = lookup.get(user.id, phone) as { id: string; status: string; first_name: string; last_name: string; custom_fields: string } | null;
+      const c = lookup.get(user.id, phone) as { id: string; status: string; first_name: string; last_name: string; email: string | null; custom_fields: string } | null;
       if (c?.status === "opted_out") {
         skipped.optedOut++;
         continue;
       }
-      recipients.push({ phone, contactId: c?.id ?? null, firstName: c?.first_name ?? "", lastName: c?.last_name ?? "", customFields: c ? JSON.parse(c.custom_fields) : {} });
+      recipients.push({
+        phone,
+        contactId: c?.id ?? null,
+        firstName: c?.first_name ?? "",
+        lastName: c?.last_name ?? "",
+        email: c?.email ?? null,
+        customFields: c ? JSON.parse(c.custom_fields) : {},
+      });
     }
     return { recipients, skipped };
   }
@@ -70,7 +89,7 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
       continue;
     }
     seen.add(c.phone);
-    recipients.push({ phone: c.phone, contactId: c.id, firstName: c.first_name, lastName: c.last_name, customFields: JSON.parse(c.custom_fields) });
+    recipients.push({ phone: c.phone, contactId: c.id, firstName: c.first_name, lastName: c.last_name, email: c.email, customFields: JSON.parse(c.custom_fields) });
   }
   return { recipients, skipped };
 }
@@ -82,11 +101,12 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
  */
 export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[], sender: Sender, startAt: number): number {
   const business = businessNameOf(user);
+  const fill = compile(campaign.content);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
   return enqueue(
     ctx,
     recipients.map((r) => {
-      const content = personalize(campaign.content, r, business, campaign.appendOptOut);
+      const content = personalize(fill, r, business, campaign.appendOptOut);
       return {
         userId: user.id,
         campaignId: campaign.id,

@@ -11,6 +11,7 @@ import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
 import { businessNameOf, findUserById } from "../users/queries";
 import { appendEvent } from "../events/events";
+import { render } from "../personalisation/render";
 import { appendStatusEvents, enqueue } from "./outbox";
 import { segmentCount } from "./segments";
 
@@ -82,8 +83,8 @@ export function recipientPhone(ctx: AppContext, userId: string, input: string): 
  * the sender, and leaves the sending to the manager, which paces it with everything else on that number.
  */
 export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: string; content: string; fromNumber?: string | null }) {
-  const content = input.content.trim();
-  if (!content) throw badRequest("Message content is required");
+  const typed = input.content.trim();
+  if (!typed) throw badRequest("Message content is required");
   const phone = recipientPhone(ctx, userId, input.phone);
   const contact = findByPhone(ctx, userId, phone);
   if (contact?.status === "opted_out") {
@@ -92,6 +93,16 @@ export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: s
   const sender = chooseSender(ctx, userId, input.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
   const { notice } = assertWithinLimit(ctx, userId, "messages", 1);
+  // Merge fields are filled from the contact (a number that is no contact gets the fallbacks).
+  const user = findUserById(ctx, userId);
+  const content = render(typed, {
+    firstName: contact?.firstName,
+    lastName: contact?.lastName,
+    phone,
+    email: contact?.email,
+    business: user ? businessNameOf(user) : "",
+    customFields: contact?.customFields,
+  });
   const [id] = enqueue(ctx, [
     {
       userId,

@@ -49,6 +49,8 @@ const OWNERS: Record<string, string> = {
   licenses: "licenses",
   events: "events",
   eventCursors: "events",
+  templates: "templates",
+  builtinTemplateUses: "templates",
   // Installation-wide settings, set in the admin portal.
   systemSettings: "admin",
 };
@@ -59,14 +61,14 @@ const OWNERS: Record<string, string> = {
  */
 const LAYERS: string[][] = [
   // Leaves: no domain, no database tables.
-  ["http", "time", "secrets", "mail", "web", "cli", "context.ts", "config.ts", "version.ts"],
+  ["http", "time", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts"],
   // The sending engine: declares the ports it needs and imports no domain (see SEALED below).
   ["sending"],
   // Who is signed in. Every domain may use users' queries and the auth guard.
   ["users", "auth"],
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "jobs", "events", "support", "error-reports", "health"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "jobs", "events", "support", "error-reports", "health", "templates"],
   ["campaigns"],
   // Views across domains.
   ["analytics", "admin"],
