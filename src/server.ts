@@ -20,6 +20,7 @@ import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
 import { createOrPromoteAdmin } from "./users/admins";
 import { countUsers } from "./users/queries";
 import { loadUiBundle } from "./web/ui-assets";
+import { liveSockets } from "./live/socket";
 
 export type RunningServer = { url: string; port: number; ctx: AppContext; stop: () => Promise<void> };
 
@@ -74,6 +75,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startJobRunner(ctx);
   const ui = await loadUiBundle();
+  const live = liveSockets(ctx);
   const headers = securityHeaders(config.publicUrl.startsWith("https:"));
   const missingUi = new TextEncoder().encode(
     "<!doctype html><title>smsdesk</title><p>The web interface is not built. Run <code>npm start</code> (or <code>bun scripts/build-ui.ts</code>).</p>",
@@ -93,11 +95,17 @@ export async function startServer(config: Config, log: (line: string) => void = 
     hostname: config.host,
     // The ceiling is the CSV upload's; every other route has its own, smaller limit.
     maxRequestBodySize: UPLOAD_BODY_LIMIT,
+    // Live updates (src/live/): Bun upgrades /ws itself; Elysia's app.handle answers plain requests only.
+    websocket: live.websocket,
     async fetch(request, srv) {
       const started = performance.now();
       const path = new URL(request.url).pathname;
       let response: Response;
-      if (path.startsWith("/api/") || path === "/api") {
+      if (path === "/ws") {
+        const refused = live.upgrade(request, srv);
+        if (!refused) return undefined;
+        response = refused;
+      } else if (path.startsWith("/api/") || path === "/api") {
         // A body over its route's limit is refused before it is read (src/http/body-limit.ts).
         const limited = await limitRequestBody(request, path);
         if (limited instanceof Response) response = limited;

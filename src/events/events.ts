@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   "campaign.started",
   "campaign.paused",
   "campaign.completed",
+  "conversation.updated",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -29,7 +30,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * What an event is about. Message statuses of one campaign may be carried many to one ('campaign' subject, the
  * message ids in the payload), so the engine writes one event per batch, not one per message.
  */
-export type EventSubject = { kind: "message" | "contact" | "campaign" | "import"; id: string };
+export type EventSubject = { kind: "message" | "contact" | "campaign" | "import" | "conversation"; id: string };
 
 export type NewEvent = {
   /** The owner: only this account's readers see it. */
@@ -73,7 +74,31 @@ export function appendEvent(ctx: AppContext, event: NewEvent): number {
     JSON.stringify(event.payload ?? {}),
     ctx.now(),
   ) as { id: number };
+  const listener = committedListeners.get(db);
+  if (listener && !notifyScheduled.has(db)) {
+    // bun:sqlite transactions are synchronous: a microtask queued inside one runs after it commits (or rolls back,
+    // and then the listener finds nothing new). One per burst of appends, however many the transaction made.
+    notifyScheduled.add(db);
+    queueMicrotask(() => {
+      notifyScheduled.delete(db);
+      listener();
+    });
+  }
   return row.id;
+}
+
+// The one listener per connection told that events were appended (the WebSocket hub, only while sockets are
+// connected): with none set, appendEvent pays a single map lookup.
+const committedListeners = new WeakMap<Database, () => void>();
+const notifyScheduled = new WeakSet<Database>();
+
+/**
+ * Sets (or, with null, removes) the listener called after a transaction that appended events has ended, so a
+ * reader pages the log at once instead of polling it.
+ */
+export function onEventsCommitted(ctx: AppContext, listener: (() => void) | null) {
+  if (listener) committedListeners.set(ctx.db.$client, listener);
+  else committedListeners.delete(ctx.db.$client);
 }
 
 type EventRow = {

@@ -70,8 +70,8 @@ const LAYERS: string[][] = [
   ["providers"],
   ["contacts", "segments", "phone-numbers", "licenses", "messages", "jobs", "events", "support", "error-reports", "health", "templates"],
   ["campaigns"],
-  // Views across domains.
-  ["analytics", "admin"],
+  // Views across domains (live: the WebSocket's frames read messages and campaigns).
+  ["analytics", "admin", "live"],
   // Composition: app.ts builds the routes, server.ts wires the workers, main.ts is the command line.
   ["app.ts"],
   ["server.ts"],

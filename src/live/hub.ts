@@ -1,0 +1,221 @@
+import type { ServerWebSocket } from "bun";
+import type { AppContext } from "../context";
+import { lastEventId, onEventsCommitted, readEvents, type AppEvent } from "../events/events";
+import { campaignOf, messageFrame, progressFrame, type LiveFrame } from "./frames";
+
+/** Close codes the client acts on (ui/lib/live.ts keeps the same numbers). */
+export const CLOSE = {
+  /** No valid session: the auth message never came, or named no session. */
+  unauthorized: 4401,
+  /** The client read too slowly; it reconnects and resumes from its last event id. */
+  slow: 4008,
+  /** The server is stopping; reconnect later. */
+  going: 1001,
+} as const;
+
+/** Bytes a socket may have waiting to go out; above this it is closed as a slow consumer, never waited for. */
+export const SEND_BUFFER_LIMIT = 1 << 20;
+/** Events a reconnecting client may be behind; further back it is told to refetch (`reset`). */
+export const MAX_REPLAY = 10_000;
+/** A campaign's progress frame goes out at most this often (ms) while its messages move; start and end at once. */
+export const PROGRESS_EVERY_MS = 500;
+/** A socket's session is checked again when it has not been for this long (ms) and an event is pushed to it. */
+const RECHECK_SESSION_MS = 60_000;
+
+export type SocketData = {
+  /** Set once authenticated; never from anything the client claims. */
+  userId: string | null;
+  token: string | null;
+  checkedAt: number;
+  /** The newest event id this socket was sent (or told it is past). */
+  sent: number;
+  authTimer: ReturnType<typeof setTimeout> | null;
+};
+export type LiveSocket = ServerWebSocket<SocketData>;
+
+type Account = { cursor: number; sockets: Set<LiveSocket> };
+
+/**
+ * Fans the event log out to connected sockets. One reader per account with sockets: after a transaction that
+ * appended events commits (the event log's post-commit listener), each such account's new events are read once,
+ * turned into frames once, and sent to each of its sockets. A socket that cannot keep up is closed, not waited for.
+ */
+export class LiveHub {
+  private accounts = new Map<string, Account>();
+  private passQueued = false;
+  /** Campaigns whose progress frame waits out PROGRESS_EVERY_MS: the newest event id it will carry. */
+  private progressDue = new Map<string, { userId: string; eventId: number }>();
+  private progressSentAt = new Map<string, number>();
+  private progressTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Exposed for tests: how long a socket may stay unauthenticated. */
+  authTimeoutMs = 5000;
+  sendBufferLimit = SEND_BUFFER_LIMIT;
+
+  constructor(
+    private ctx: AppContext,
+    private sessionOf: (token: string) => string | null,
+  ) {}
+
+  /** Sockets connected now, per account (for tests and the benchmark). */
+  socketCount(userId?: string): number {
+    if (userId) return this.accounts.get(userId)?.sockets.size ?? 0;
+    let n = 0;
+    for (const a of this.accounts.values()) n += a.sockets.size;
+    return n;
+  }
+
+  /**
+   * Adds an authenticated socket. From `resumeAfter` it is first sent what it missed, in order; without one it
+   * starts at the newest event. Either way it is told where it stands (`ready`), or to refetch (`reset`) when
+   * what it missed is no longer kept.
+   */
+  join(ws: LiveSocket, userId: string, resumeAfter: number | null) {
+    // Bring the account up to date first, so the replay below ends exactly where live frames begin.
+    let account = this.accounts.get(userId);
+    if (account) this.pushAccount(userId, account);
+    else {
+      account = { cursor: lastEventId(this.ctx), sockets: new Set() };
+      this.accounts.set(userId, account);
+      if (this.accounts.size === 1) onEventsCommitted(this.ctx, () => this.notify());
+    }
+    ws.data.userId = userId;
+    ws.data.sent = account.cursor;
+    if (resumeAfter !== null && resumeAfter !== account.cursor && !this.replay(ws, userId, resumeAfter, account.cursor)) {
+      this.send(ws, { type: "reset", lastEventId: account.cursor });
+    } else this.send(ws, { type: "ready", lastEventId: account.cursor });
+    if (ws.readyState === 1) account.sockets.add(ws);
+  }
+
+  leave(ws: LiveSocket) {
+    if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
+    const userId = ws.data.userId;
+    const account = userId ? this.accounts.get(userId) : undefined;
+    if (!account || !account.sockets.delete(ws) || account.sockets.size) return;
+    this.accounts.delete(userId!);
+    if (!this.accounts.size) onEventsCommitted(this.ctx, null);
+  }
+
+  /** Events were committed: read them on the next microtask (one pass for a burst). */
+  notify() {
+    if (this.passQueued || !this.accounts.size) return;
+    this.passQueued = true;
+    queueMicrotask(() => {
+      this.passQueued = false;
+      // A caller that appends outside bun:sqlite's synchronous transaction helper would still hold one open.
+      if (this.ctx.db.$client.inTransaction) return void setImmediate(() => this.notify());
+      for (const [userId, account] of this.accounts) this.pushAccount(userId, account);
+    });
+  }
+
+  stop() {
+    onEventsCommitted(this.ctx, null);
+    if (this.progressTimer) clearTimeout(this.progressTimer);
+    for (const account of this.accounts.values()) for (const ws of account.sockets) ws.close(CLOSE.going, "Server stopping");
+    this.accounts.clear();
+  }
+
+  /** Sends the events (after, upTo] of one account to one socket; false when they are no longer all kept. */
+  private replay(ws: LiveSocket, userId: string, after: number, upTo: number): boolean {
+    if (after > upTo) return false;
+    // Ids only grow: when the oldest event kept is newer than the one after `after`, something between was pruned.
+    const oldest = readEvents(this.ctx, { afterId: 0, limit: 1 })[0]?.id ?? upTo + 1;
+    if (oldest > after + 1) return false;
+    const events: AppEvent[] = [];
+    for (let from = after; ; ) {
+      const page = readEvents(this.ctx, { afterId: from, userId, limit: 1000 }).filter((e) => e.id <= upTo);
+      events.push(...page);
+      if (events.length > MAX_REPLAY) return false;
+      if (page.length < 1000) break;
+      from = page.at(-1)!.id;
+    }
+    for (const frame of this.framesOf(userId, events, true)) this.send(ws, frame);
+    ws.data.sent = upTo;
+    return true;
+  }
+
+  private pushAccount(userId: string, account: Account) {
+    for (;;) {
+      const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: 1000 });
+      if (!events.length) return;
+      account.cursor = events.at(-1)!.id;
+      const frames = this.framesOf(userId, events, false);
+      for (const ws of account.sockets) {
+        this.recheckSession(ws);
+        for (const frame of frames) if (frame.eventId > ws.data.sent) this.send(ws, frame);
+        ws.data.sent = account.cursor;
+      }
+      if (events.length < 1000) return;
+    }
+  }
+
+  /**
+   * Frames in event order; a campaign's progress follows its last event of the batch. Live, a campaign whose
+   * messages are moving gets at most one progress frame per PROGRESS_EVERY_MS (counting 100,000 rows per engine
+   * batch would cost more than the sending); a replay carries each campaign's current state once.
+   */
+  private framesOf(userId: string, events: AppEvent[], replay: boolean): LiveFrame[] {
+    const lastOf = new Map<string, number>();
+    for (const e of events) {
+      const c = campaignOf(e);
+      if (c) lastOf.set(c, e.id);
+    }
+    const frames: LiveFrame[] = [];
+    const now = this.ctx.now();
+    for (const e of events) {
+      const frame = messageFrame(this.ctx, userId, e);
+      if (frame) frames.push(frame);
+      const c = campaignOf(e);
+      if (!c || lastOf.get(c) !== e.id) continue;
+      const milestone = e.type.startsWith("campaign.");
+      if (replay || milestone || now - (this.progressSentAt.get(c) ?? 0) >= PROGRESS_EVERY_MS) {
+        const progress = progressFrame(this.ctx, userId, c, e.id);
+        if (progress) frames.push(progress);
+        if (!replay) {
+          this.progressSentAt.set(c, now);
+          this.progressDue.delete(c);
+        }
+      } else {
+        this.progressDue.set(c, { userId, eventId: e.id });
+        this.progressTimer ??= setTimeout(() => this.flushProgress(), PROGRESS_EVERY_MS);
+      }
+    }
+    return frames;
+  }
+
+  /** The progress frames held back by the pace above, as the campaigns stand now. */
+  private flushProgress() {
+    this.progressTimer = null;
+    const due = [...this.progressDue];
+    this.progressDue.clear();
+    for (const [campaignId, { userId, eventId }] of due) {
+      const account = this.accounts.get(userId);
+      if (!account) continue;
+      const frame = progressFrame(this.ctx, userId, campaignId, eventId);
+      this.progressSentAt.set(campaignId, this.ctx.now());
+      if (frame) for (const ws of account.sockets) this.send(ws, frame);
+    }
+    // A finished campaign's pace entry is dropped once nothing is due for it.
+    for (const [id, at] of this.progressSentAt) if (this.ctx.now() - at > PROGRESS_EVERY_MS * 4) this.progressSentAt.delete(id);
+  }
+
+  private recheckSession(ws: LiveSocket) {
+    const now = this.ctx.now();
+    if (now - ws.data.checkedAt < RECHECK_SESSION_MS) return;
+    ws.data.checkedAt = now;
+    // A token-less socket (authenticated by the Bearer header at the upgrade) keeps its token here too.
+    if (!ws.data.token || this.sessionOf(ws.data.token) !== ws.data.userId) {
+      this.leave(ws);
+      ws.close(CLOSE.unauthorized, "Session ended");
+    }
+  }
+
+  /** Sends without waiting; a socket whose unsent bytes pass the limit is closed (it resumes when it reconnects). */
+  send(ws: LiveSocket, frame: LiveFrame | { type: "ready" | "reset"; lastEventId: number }) {
+    if (ws.readyState !== 1) return;
+    ws.send(JSON.stringify(frame));
+    if (ws.getBufferedAmount() > this.sendBufferLimit) {
+      this.leave(ws);
+      ws.close(CLOSE.slow, "Too slow: reconnect and resume");
+    }
+  }
+}

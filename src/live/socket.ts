@@ -1,0 +1,110 @@
+import type { Server, WebSocketHandler } from "bun";
+import { resolveSession, SESSION_COOKIE, tokenOfRequest } from "../auth/sessions";
+import type { AppContext } from "../context";
+import { CLOSE, LiveHub, type LiveSocket, type SocketData } from "./hub";
+
+/** The largest message a client may send (an auth or resume message is well under 4 KB). */
+const MAX_CLIENT_MESSAGE = 4096;
+const MAX_EVENT_ID = Number.MAX_SAFE_INTEGER;
+
+export type LiveSockets = {
+  hub: LiveHub;
+  /** For Bun.serve's fetch on `/ws`: a Response when the upgrade is refused, undefined once upgraded. */
+  upgrade(request: Request, server: Server<SocketData>): Response | undefined;
+  /** Bun.serve's `websocket` option. */
+  websocket: WebSocketHandler<SocketData>;
+};
+
+/** A client's message: `auth` (token, and where to resume) or `resume`; anything else is ignored. */
+function parseClientMessage(raw: string | Buffer): { type: "auth" | "resume"; token?: string; lastEventId: number | null } | null {
+  if (raw.length > MAX_CLIENT_MESSAGE) return null;
+  let msg: unknown;
+  try {
+    msg = JSON.parse(typeof raw === "string" ? raw : raw.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (!msg || typeof msg !== "object") return null;
+  const m = msg as Record<string, unknown>;
+  if (m.type !== "auth" && m.type !== "resume") return null;
+  const id = m.lastEventId;
+  const lastEventId = typeof id === "number" && Number.isInteger(id) && id >= 0 && id <= MAX_EVENT_ID ? id : null;
+  return { type: m.type, token: typeof m.token === "string" && m.token.length <= 2048 ? m.token : undefined, lastEventId };
+}
+
+const hubs = new WeakMap<AppContext, LiveHub>();
+
+/** The running server's hub (tests and the benchmark read its socket counts and shorten its timeouts). */
+export const liveHubOf = (ctx: AppContext): LiveHub | undefined => hubs.get(ctx);
+
+const hasSessionCookie = (request: Request) =>
+  (request.headers.get("cookie") ?? "").split(";").some((c) => c.trim().startsWith(`${SESSION_COOKIE}=`));
+
+/**
+ * The WebSocket at /ws. A session found at the upgrade (the cookie, or a Bearer header from a non-browser client)
+ * authenticates it at once; otherwise the first message must be `{type:"auth", token}` within the hub's auth
+ * timeout, or the socket closes with 4401. A browser attaches the cookie to a socket opened by any site, so with a
+ * cookie the Origin must be PUBLIC_URL's (cross-site WebSocket hijacking). The client says where to resume
+ * (`lastEventId` in its auth or `resume` message); it never says who it is.
+ */
+export function liveSockets(ctx: AppContext): LiveSockets {
+  const sessionOf = (token: string) => resolveSession(ctx, token)?.user.id ?? null;
+  const hub = new LiveHub(ctx, sessionOf);
+  hubs.set(ctx, hub);
+  ctx.onStop.unshift(() => hub.stop());
+
+  const authenticate = (ws: LiveSocket, token: string, resumeAfter: number | null) => {
+    const userId = sessionOf(token);
+    if (!userId) return ws.close(CLOSE.unauthorized, "Sign in again");
+    if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
+    ws.data.authTimer = null;
+    ws.data.token = token;
+    ws.data.checkedAt = ctx.now();
+    hub.join(ws, userId, resumeAfter);
+  };
+
+  return {
+    hub,
+    upgrade(request, server) {
+      const token = tokenOfRequest(request) ?? null;
+      // A browser cannot set headers on a socket: a token from one came from another program, not a page.
+      const fromHeader = !!(request.headers.get("authorization") || request.headers.get("x-auth-token"));
+      if (token && !fromHeader && hasSessionCookie(request)) {
+        const origin = request.headers.get("origin");
+        const expected = new URL(ctx.config.publicUrl).origin;
+        if (origin !== expected) {
+          return Response.json({ message: `Cross-site request refused: open smsdesk at ${expected}`, code: "csrf" }, { status: 403 });
+        }
+      }
+      const data: SocketData = { userId: null, token: token && sessionOf(token) ? token : null, checkedAt: 0, sent: 0, authTimer: null };
+      if (server.upgrade(request, { data })) return undefined;
+      return Response.json({ message: "Expected a WebSocket upgrade", code: "bad_request" }, { status: 400 });
+    },
+    websocket: {
+      maxPayloadLength: MAX_CLIENT_MESSAGE,
+      // Pings keep proxies from closing a quiet socket; a client gone without a close is dropped after this.
+      idleTimeout: 60,
+      sendPings: true,
+      open(ws) {
+        // Authenticated at the upgrade or not, the first message says where to resume; a socket with a session that
+        // sends nothing within the timeout starts at the newest event, one without is closed.
+        ws.data.authTimer = setTimeout(() => {
+          ws.data.authTimer = null;
+          if (ws.data.userId) return;
+          if (ws.data.token) authenticate(ws, ws.data.token, null);
+          else ws.close(CLOSE.unauthorized, "Sign in first");
+        }, hub.authTimeoutMs);
+      },
+      message(ws, raw) {
+        const msg = parseClientMessage(raw);
+        if (!msg || ws.data.userId) return;
+        if (msg.type === "auth" && msg.token) authenticate(ws, msg.token, msg.lastEventId);
+        else if (ws.data.token) authenticate(ws, ws.data.token, msg.lastEventId);
+        else ws.close(CLOSE.unauthorized, "Sign in first");
+      },
+      close(ws) {
+        hub.leave(ws);
+      },
+    },
+  };
+}
