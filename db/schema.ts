@@ -496,3 +496,33 @@ export const licenses = sqliteTable(
   },
   (t) => [index("licenses_user_idx").on(t.userId, t.startsAt)],
 );
+
+export const TEMPLATE_CATEGORIES = ["restaurant", "retail", "service", "healthcare", "fitness", "custom"] as const;
+export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
+
+/** An account's own message templates (src/templates/); the built-in samples live in code, not here. */
+export const templates = sqliteTable(
+  "templates",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    category: text("category", { enum: TEMPLATE_CATEGORIES }).notNull(),
+    content: text("content").notNull(),
+    usageCount: integer("usage_count").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("templates_user_idx").on(t.userId, t.createdAt)],
+);
+
+/** How often each account used each built-in sample template (the samples are shared; their counts are not). */
+export const builtinTemplateUses = sqliteTable(
+  "builtin_template_uses",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    templateId: text("template_id").notNull(),
+    usageCount: integer("usage_count").notNull().default(0),
+  },
+  (t) => [uniqueIndex("builtin_template_uses_pk").on(t.userId, t.templateId)],
+);

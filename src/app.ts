@@ -19,6 +19,7 @@ import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
 import { providerWebhookRoutes } from "./providers/webhook-routes";
 import { segmentRoutes } from "./segments/routes";
+import { templateRoutes } from "./templates/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
 
@@ -80,6 +81,7 @@ export function createApp(ctx: AppContext) {
     .use(adminRoutes(ctx))
     .use(contactRoutes(ctx))
     .use(segmentRoutes(ctx))
+    .use(templateRoutes(ctx))
     .use(providerRoutes(ctx))
     .use(phoneNumberRoutes(ctx))
     .use(providerWebhookRoutes(ctx))

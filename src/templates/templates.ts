@@ -1,0 +1,162 @@
+import { and, desc, eq, or, sql } from "drizzle-orm";
+import { builtinTemplateUses, templates, TEMPLATE_CATEGORIES, type TemplateCategory } from "../../db/schema";
+import type { AppContext } from "../context";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { fieldsOf } from "../personalisation/render";
+import { BUILTIN_TEMPLATES } from "./builtins";
+
+/**
+ * Message templates (issue 14): an account's own, plus the built-in samples (src/templates/builtins.ts), which are
+ * read-only and shared but counted per account. `variables` are the merge fields the content uses, found by the
+ * same renderer that fills them (`[Name]` is firstName).
+ */
+
+type TemplateRow = typeof templates.$inferSelect;
+
+/** An account keeps at most this many templates: the screen lists them all, unpaged. */
+export const MAX_TEMPLATES = 500;
+
+export type TemplateView = {
+  id: string;
+  name: string;
+  category: TemplateCategory;
+  content: string;
+  variables: string[];
+  /** Built-in samples are shared by every account (and read-only); an account's own templates are its alone. */
+  isPublic: boolean;
+  builtIn: boolean;
+  usageCount: number;
+  createdAt: string | null;
+};
+
+const ownView = (t: TemplateRow): TemplateView => ({
+  id: t.id,
+  name: t.name,
+  category: t.category,
+  content: t.content,
+  variables: fieldsOf(t.content),
+  isPublic: false,
+  builtIn: false,
+  usageCount: t.usageCount,
+  createdAt: t.createdAt.toISOString(),
+});
+
+function builtinCounts(ctx: AppContext, userId: string): Map<string, number> {
+  const rows = ctx.db
+    .select({ id: builtinTemplateUses.templateId, n: builtinTemplateUses.usageCount })
+    .from(builtinTemplateUses)
+    .where(eq(builtinTemplateUses.userId, userId))
+    .all();
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+const builtinView = (b: (typeof BUILTIN_TEMPLATES)[number], usageCount: number): TemplateView => ({
+  ...b,
+  variables: fieldsOf(b.content),
+  isPublic: true,
+  builtIn: true,
+  usageCount,
+  createdAt: null,
+});
+
+/** `%text%` for LIKE with the user's % and _ taken literally. */
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The account's templates, newest first, then the samples; filtered by a search of name and content and a category. */
+export function listTemplates(ctx: AppContext, userId: string, filter: { q?: string; category?: TemplateCategory }): TemplateView[] {
+  const q = filter.q?.trim() ?? "";
+  const conds = [eq(templates.userId, userId)];
+  if (filter.category) conds.push(eq(templates.category, filter.category));
+  if (q) {
+    const p = likePattern(q);
+    conds.push(or(sql`${templates.name} LIKE ${p} ESCAPE '\\'`, sql`${templates.content} LIKE ${p} ESCAPE '\\'`)!);
+  }
+  const own = ctx.db.select().from(templates).where(and(...conds)).orderBy(desc(templates.createdAt), desc(templates.id)).all().map(ownView);
+  const needle = q.toLowerCase();
+  const counts = builtinCounts(ctx, userId);
+  const samples = BUILTIN_TEMPLATES.filter(
+    (b) => (!filter.category || b.category === filter.category) && (!needle || b.name.toLowerCase().includes(needle) || b.content.toLowerCase().includes(needle)),
+  ).map((b) => builtinView(b, counts.get(b.id) ?? 0));
+  return [...own, ...samples];
+}
+
+function ownTemplate(ctx: AppContext, userId: string, id: string): TemplateRow {
+  const row = ctx.db.select().from(templates).where(and(eq(templates.userId, userId), eq(templates.id, id))).get();
+  if (!row) throw notFound("Template not found");
+  return row;
+}
+
+export type TemplateInput = { name?: string; category?: string; content?: string };
+
+/** Name and content required (business.md: "Template: name and content required"); the category defaults to custom. */
+function cleanInput(input: TemplateInput, partial: boolean): Partial<Pick<TemplateRow, "name" | "category" | "content">> {
+  const out: Partial<Pick<TemplateRow, "name" | "category" | "content">> = {};
+  if (!partial || input.name !== undefined) {
+    const name = (input.name ?? "").trim();
+    if (!name) throw badRequest("Template name is required");
+    out.name = name;
+  }
+  if (!partial || input.content !== undefined) {
+    const content = (input.content ?? "").trim();
+    if (!content) throw badRequest("Template content is required");
+    out.content = content;
+  }
+  if (!partial || input.category !== undefined) {
+    const category = input.category ?? "custom";
+    if (!(TEMPLATE_CATEGORIES as readonly string[]).includes(category)) throw badRequest(`Category must be one of ${TEMPLATE_CATEGORIES.join(", ")}`);
+    out.category = category as TemplateCategory;
+  }
+  return out;
+}
+
+const isBuiltin = (id: string) => BUILTIN_TEMPLATES.some((b) => b.id === id);
+const READ_ONLY = "Built-in templates cannot be changed; create your own template from this one";
+
+export function createTemplate(ctx: AppContext, userId: string, input: TemplateInput): TemplateView {
+  const values = cleanInput(input, false) as Required<ReturnType<typeof cleanInput>>;
+  const [{ n }] = ctx.db.select({ n: sql<number>`count(*)` }).from(templates).where(eq(templates.userId, userId)).all() as [{ n: number }];
+  if (n >= MAX_TEMPLATES) throw conflict(`You have ${MAX_TEMPLATES} templates, the most an account keeps; delete one to add another`);
+  const now = new Date(ctx.now());
+  const row = ctx.db
+    .insert(templates)
+    .values({ id: Bun.randomUUIDv7(), userId, ...values, usageCount: 0, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  return ownView(row);
+}
+
+export function updateTemplate(ctx: AppContext, userId: string, id: string, input: TemplateInput): TemplateView {
+  if (isBuiltin(id)) throw conflict(READ_ONLY);
+  ownTemplate(ctx, userId, id);
+  const values = cleanInput(input, true);
+  ctx.db.update(templates).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(templates.id, id)).run();
+  return ownView(ownTemplate(ctx, userId, id));
+}
+
+export function deleteTemplate(ctx: AppContext, userId: string, id: string) {
+  if (isBuiltin(id)) throw conflict(READ_ONLY);
+  ownTemplate(ctx, userId, id);
+  ctx.db.delete(templates).where(eq(templates.id, id)).run();
+}
+
+/** Counts one real use of a template (the user put it into a message) and answers it with its new count. */
+export function useTemplate(ctx: AppContext, userId: string, id: string): TemplateView {
+  const builtin = BUILTIN_TEMPLATES.find((b) => b.id === id);
+  if (builtin) {
+    const row = ctx.db
+      .insert(builtinTemplateUses)
+      .values({ userId, templateId: id, usageCount: 1 })
+      .onConflictDoUpdate({ target: [builtinTemplateUses.userId, builtinTemplateUses.templateId], set: { usageCount: sql`${builtinTemplateUses.usageCount} + 1` } })
+      .returning()
+      .get();
+    return builtinView(builtin, row.usageCount);
+  }
+  ownTemplate(ctx, userId, id);
+  const row = ctx.db
+    .update(templates)
+    .set({ usageCount: sql`${templates.usageCount} + 1` })
+    .where(eq(templates.id, id))
+    .returning()
+    .get();
+  return ownView(row!);
+}
