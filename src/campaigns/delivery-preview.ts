@@ -1,10 +1,11 @@
 import { count, sql } from "drizzle-orm";
 import { contacts, type CampaignAudience } from "../../db/schema";
 import type { AppContext } from "../context";
-import { segmentInfo } from "../messages/segments";
+import { segmentCount, segmentInfo } from "../messages/segments";
 import { quietUntil, zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
 import { businessNameOf, type User } from "../users/queries";
-import { audienceCondition } from "./audiences";
+import { compile, fieldsOf } from "../personalisation/render";
+import { audienceCondition, audienceContacts } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { deferredByCampaign } from "../messages/outbox";
 import { personalize, resolveRecipients, type Recipient } from "./outbox";
@@ -12,7 +13,8 @@ import { personalize, resolveRecipients, type Recipient } from "./outbox";
 /**
  * What sending will really do, said before the user sends (issue 11): how many recipients the audience comes to
  * once opted-out, invalid and repeated numbers are left out, how many of them are inside quiet hours at the
- * moment it would go, and when those get it; and the message exactly as the first of them will read it.
+ * moment it would go, and when those get it; the message exactly as the first of them will read it, and the
+ * longest message any of them will get (its segments, and the segments of all of them).
  * The same code decides as the sending manager does: the recipient's zone from the number, else the account's.
  */
 
@@ -44,7 +46,7 @@ export function clockLabel(clock: string, locale: string): string {
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
-type Sample = Pick<Recipient, "phone" | "firstName" | "lastName" | "customFields">;
+type Sample = Pick<Recipient, "phone" | "firstName" | "lastName" | "customFields"> & { email?: string | null };
 /** Who the audience comes to: numbers with how many recipients each stands for, and the first recipient. */
 type Reach = { groups: { phone: string; n: number }[]; skipped: { optedOut: number; invalid: number; duplicate: number }; sample: Sample | undefined };
 
@@ -65,7 +67,7 @@ function reachOf(ctx: AppContext, user: User, input: DeliveryPreviewInput): Reac
   const where = audienceCondition(ctx, user.id, input.audience);
   const groups = ctx.db.select({ phone: sql<string>`min(${contacts.phone})`, n: count() }).from(contacts).where(where).groupBy(ZONE_GROUP).all();
   const first = ctx.db
-    .select({ phone: sql<string>`${contacts.phone}`, firstName: contacts.firstName, lastName: contacts.lastName, customFields: contacts.customFields })
+    .select({ phone: sql<string>`${contacts.phone}`, firstName: contacts.firstName, lastName: contacts.lastName, email: contacts.email, customFields: contacts.customFields })
     .from(contacts)
     .where(where)
     .limit(1)
@@ -93,15 +95,14 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     last = last === null ? until : Math.max(last, until);
   }
   let preview = null;
+  let longest;
   if (input.content !== undefined) {
-    const text = personalize(
-      input.content,
-      sample ?? { firstName: "", lastName: "", customFields: {} },
-      businessNameOf(user),
-      input.appendOptOut ?? user.appendOptOut,
-    );
-    const name = sample ? `${sample.firstName} ${sample.lastName}`.trim() : "";
-    preview = { text, recipient: sample ? name || sample.phone : null, ...segmentInfo(text) };
+    const fill = compile(input.content);
+    const business = businessNameOf(user);
+    const appendOptOut = input.appendOptOut ?? user.appendOptOut;
+    const text = personalize(fill, sample ?? { firstName: "", lastName: "", customFields: {} }, business, appendOptOut);
+    preview = { text, recipient: sample ? nameOf(sample) : null, ...segmentInfo(text) };
+    longest = longestMessage(ctx, user, input, fill, business, appendOptOut, { sample, text, total });
   }
   return {
     total,
@@ -112,7 +113,48 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     lastResumeAt: iso(last),
     skipped,
     preview,
+    longest,
   };
+}
+
+const nameOf = (r: Sample) => `${r.firstName} ${r.lastName}`.trim() || r.phone;
+
+/**
+ * The longest message the audience will receive once each recipient's merge fields are filled (the one whose
+ * segments the counter shows, since a long name can tip a message into a second segment), and the segments of all
+ * of them together (what the provider bills). Without merge fields every message is the first recipient's.
+ */
+function longestMessage(
+  ctx: AppContext,
+  user: User,
+  input: DeliveryPreviewInput,
+  fill: ReturnType<typeof compile>,
+  business: string,
+  appendOptOut: boolean,
+  first: { sample: Sample | undefined; text: string; total: number },
+) {
+  if (!first.sample) return null;
+  if (!fieldsOf(input.content ?? "").length) {
+    const info = segmentInfo(first.text);
+    return { text: first.text, recipient: nameOf(first.sample), ...info, totalSegments: info.segments * first.total };
+  }
+  let best = { text: first.text, recipient: first.sample, segments: -1, length: -1 };
+  let totalSegments = 0;
+  const consider = (r: Sample) => {
+    const text = personalize(fill, r, business, appendOptOut);
+    const segments = segmentCount(text);
+    totalSegments += segments;
+    if (segments > best.segments || (segments === best.segments && text.length > best.length)) best = { text, recipient: r, segments, length: text.length };
+  };
+  if (input.audience.kind === "manual") {
+    const draft = { audience: input.audience, recipients: splitRecipients(input.recipients) } as Parameters<typeof resolveRecipients>[2];
+    for (const r of resolveRecipients(ctx, user, draft).recipients) consider(r);
+  } else {
+    for (const c of audienceContacts(ctx, user.id, input.audience)) {
+      consider({ phone: c.phone, firstName: c.first_name, lastName: c.last_name, email: c.email, customFields: JSON.parse(c.custom_fields) });
+    }
+  }
+  return { text: best.text, recipient: nameOf(best.recipient), ...segmentInfo(best.text), totalSegments };
 }
 
 export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string };

@@ -112,4 +112,24 @@ describe("campaigns", () => {
       Object.fromEntries(phones.map((p, i) => [p, `Hi ${names[i] || "there"}, ${names[i] || "there"}: 2 for 1 at ${business}`])),
     );
   });
+
+  test("the preview renders the first real contact; the counter's message is the longest rendered one, with the segments of all", async () => {
+    const phones = ["+14155553001", "+14155553002", "+14155553003"];
+    const names = ["Al", "Maximilianodelacruz", ""];
+    for (const [i, firstName] of names.entries()) expect((await post("/api/contacts", { firstName, lastName: "Lee", phone: phones[i] })).status).toBe(201);
+    // "Al" (147 characters) and "there" (150) fit one segment of 160; the long name (164) takes two.
+    const content = `Hi {firstName|there}! ${"x".repeat(140)}`;
+    const res = await post("/api/campaigns/preview-delivery", { audience: { kind: "manual" }, recipients: phones, content, appendOptOut: false });
+    expect(res.status).toBe(200);
+    expect(res.body.preview).toEqual({ text: `Hi Al! ${"x".repeat(140)}`, recipient: "Al Lee", segments: 1, encoding: "GSM-7", characters: 147, unicodeCharacters: [] });
+    expect(res.body.longest).toEqual({
+      text: `Hi Maximilianodelacruz! ${"x".repeat(140)}`,
+      recipient: "Maximilianodelacruz Lee",
+      segments: 2,
+      encoding: "GSM-7",
+      characters: 164,
+      unicodeCharacters: [],
+      totalSegments: 1 + 2 + 1,
+    });
+  });
 });
