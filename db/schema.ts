@@ -147,6 +147,9 @@ export const contactConsents = sqliteTable(
     kind: text("kind", { enum: ["opt_in", "opt_out"] }).notNull(),
     source: text("source", { enum: ["manual", "import", "keyword", "api", "provider"] }).notNull(),
     text: text("text"),
+    /** A keyword opt-in's sender number and keyword (migration 0013); null for other consents. */
+    number: text("number"),
+    keyword: text("keyword"),
     createdAt: createdAt(),
   },
   (t) => [index("contact_consents_contact_idx").on(t.contactId, t.createdAt)],
@@ -525,4 +528,50 @@ export const builtinTemplateUses = sqliteTable(
     usageCount: integer("usage_count").notNull().default(0),
   },
   (t) => [uniqueIndex("builtin_template_uses_pk").on(t.userId, t.templateId)],
+);
+
+/**
+ * Text-to-join keywords (src/keywords/). `matchKey` is the keyword in the matcher's normal form (NFKC, case-folded);
+ * `numbers` the E.164 sender numbers it listens on (empty: all of the account's numbers); `alreadyReply` null means
+ * a subscriber who texts it again gets no reply.
+ */
+export const keywords = sqliteTable(
+  "keywords",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    keyword: text("keyword").notNull(),
+    matchKey: text("match_key").notNull(),
+    matchMode: text("match_mode", { enum: ["whole", "first_word"] }).notNull().default("whole"),
+    shortCode: text("short_code"),
+    numbers: text("numbers", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    autoReply: text("auto_reply").notNull(),
+    alreadyReply: text("already_reply"),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    doubleOptIn: integer("double_opt_in", { mode: "boolean" }).notNull().default(false),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("keywords_user_key_idx").on(t.userId, t.matchKey)],
+);
+
+/**
+ * One number's opt-in through one keyword: pending until a double opt-in is confirmed, then confirmed (counted on
+ * the keyword's card); `repliedAt` is the subscriber's first later message (the card's response rate).
+ */
+export const keywordOptIns = sqliteTable(
+  "keyword_opt_ins",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    keywordId: text("keyword_id").notNull().references(() => keywords.id, { onDelete: "cascade" }),
+    phone: text("phone").notNull(),
+    number: text("number"),
+    status: text("status", { enum: ["pending", "confirmed"] }).notNull(),
+    createdAt: createdAt(),
+    confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }),
+    repliedAt: integer("replied_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [uniqueIndex("keyword_opt_ins_keyword_phone_idx").on(t.keywordId, t.phone), index("keyword_opt_ins_user_phone_idx").on(t.userId, t.phone)],
 );

@@ -11,6 +11,7 @@ import { healthRoutes } from "./health/routes";
 import { csrf } from "./http/csrf";
 import { errorCode, HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
+import { keywordRoutes } from "./keywords/routes";
 import { licenseRoutes } from "./licenses/routes";
 import { contactRoutes } from "./contacts/routes";
 import { campaignRoutes } from "./campaigns/routes";
@@ -81,6 +82,7 @@ export function createApp(ctx: AppContext) {
     .use(adminRoutes(ctx))
     .use(contactRoutes(ctx))
     .use(segmentRoutes(ctx))
+    .use(keywordRoutes(ctx))
     .use(templateRoutes(ctx))
     .use(providerRoutes(ctx))
     .use(phoneNumberRoutes(ctx))

@@ -86,8 +86,20 @@ export function contactCounters(ctx: AppContext, userId: string) {
   return { total: row?.total ?? 0, email: row?.email ?? 0, sms: row?.sms ?? 0 };
 }
 
-export function recordConsent(ctx: AppContext, userId: string, contactId: string, kind: "opt_in" | "opt_out", source: ConsentSource, text: string | null) {
-  ctx.db.insert(contactConsents).values({ id: newId(), userId, contactId, kind, source, text, createdAt: new Date(ctx.now()) }).run();
+/** A keyword opt-in's sender number and keyword, logged with its consent. */
+export type ConsentDetail = { number?: string | null; keyword?: string | null };
+
+export function recordConsent(
+  ctx: AppContext,
+  userId: string,
+  contactId: string,
+  kind: "opt_in" | "opt_out",
+  source: ConsentSource,
+  text: string | null,
+  detail: ConsentDetail = {},
+) {
+  const { number = null, keyword = null } = detail;
+  ctx.db.insert(contactConsents).values({ id: newId(), userId, contactId, kind, source, text, number, keyword, createdAt: new Date(ctx.now()) }).run();
 }
 
 export function listConsents(ctx: AppContext, userId: string, contactId: string) {
@@ -98,7 +110,7 @@ export function listConsents(ctx: AppContext, userId: string, contactId: string)
     .where(and(eq(contactConsents.userId, userId), eq(contactConsents.contactId, contactId)))
     .orderBy(asc(contactConsents.createdAt), asc(contactConsents.id))
     .all()
-    .map((c) => ({ id: c.id, contactId: c.contactId, kind: c.kind, source: c.source, text: c.text, createdAt: c.createdAt.toISOString() }));
+    .map((c) => ({ id: c.id, contactId: c.contactId, kind: c.kind, source: c.source, text: c.text, number: c.number, keyword: c.keyword, createdAt: c.createdAt.toISOString() }));
 }
 
 /** Opts a contact out by id (the owner's manual opt-out). Idempotent on status; every call is logged. */
@@ -134,7 +146,7 @@ export function optOutContact(ctx: AppContext, userId: string, phone: string, so
 }
 
 /** The contact's own START/YES (keyword domain): the only way an opted-out contact becomes subscribed again. */
-export function optInContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): ContactRow {
+export function optInContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null, detail: ConsentDetail = {}): ContactRow {
   return ctx.db.transaction(() => {
     const at = new Date(ctx.now());
     let row = findByPhone(ctx, userId, phone);
@@ -145,7 +157,7 @@ export function optInContact(ctx: AppContext, userId: string, phone: string, sou
     } else {
       ctx.db.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
     }
-    recordConsent(ctx, userId, row.id, "opt_in", source, text);
+    recordConsent(ctx, userId, row.id, "opt_in", source, text, detail);
     if (was !== "subscribed") appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source } });
     return findByPhone(ctx, userId, phone)!;
   });

@@ -11,6 +11,8 @@ import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
 import { businessNameOf, findUserById } from "../users/queries";
 import { appendEvent } from "../events/events";
+import { handleKeyword } from "../keywords/inbound";
+import { HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
 import { render } from "../personalisation/render";
 import { appendStatusEvents, enqueue } from "./outbox";
 import { segmentCount } from "./segments";
@@ -269,10 +271,6 @@ export async function applyStatusEventsInBatches(ctx: AppContext, account: Provi
   return changed;
 }
 
-const STOP_WORDS = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT", "REVOKE"]);
-const START_WORDS = new Set(["START", "UNSTOP", "YES"]);
-const HELP_WORDS = new Set(["HELP", "INFO"]);
-
 export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null };
 
 /**
@@ -315,7 +313,7 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
   if (contact) ctx.db.update(contacts).set({ lastEngagedAt: new Date(now) }).where(eq(contacts.id, contact.id)).run();
 
-  const word = e.body.trim().toUpperCase().replace(/[.!]+$/, "");
+  const word = normalForm(e.body).toUpperCase();
   let keyword: InboundOutcome["keyword"] = null;
   let reply: string | null = null;
   const owner = findUserById(ctx, userId);
@@ -339,6 +337,7 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
     reply = `${business}: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`;
   }
   if (reply) queueComplianceReply(ctx, account, from, e.to, reply);
+  handleKeyword(ctx, { userId, from, to: e.to, body: e.body, compliance: keyword });
   return { message: inserted, keyword, reply };
 }
 

@@ -49,6 +49,8 @@ const OWNERS: Record<string, string> = {
   licenses: "licenses",
   events: "events",
   eventCursors: "events",
+  keywords: "keywords",
+  keywordOptIns: "keywords",
   templates: "templates",
   builtinTemplateUses: "templates",
   // Installation-wide settings, set in the admin portal.
@@ -68,7 +70,7 @@ const LAYERS: string[][] = [
   ["users", "auth"],
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "jobs", "events", "support", "error-reports", "health", "templates"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "jobs", "events", "support", "error-reports", "health", "keywords", "templates"],
   ["campaigns"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
   ["analytics", "admin", "live"],
@@ -84,6 +86,7 @@ const LAYERS: string[][] = [
  */
 const SHARED = new Set([
   "contacts/phones.ts",
+  "keywords/matcher.ts",
   "messages/segments.ts",
   "sending/quiet-hours.ts",
   "sending/recipient-zone.ts",

@@ -1,0 +1,163 @@
+import { bulkTag, findByPhone, optInContact } from "../contacts/contacts";
+import type { AppContext } from "../context";
+import { hasRoomForContact } from "../licenses/limits";
+import { enqueue } from "../messages/outbox";
+import { segmentCount } from "../messages/segments";
+import { render } from "../personalisation/render";
+import { chooseSender } from "../phone-numbers/numbers";
+import { businessOf, confirmRequestText, findKeyword, keywordsOn, type KeywordRow } from "./keywords";
+import { classify, CONFIRM_WORD, normalForm } from "./matcher";
+
+/** A double opt-in waits this long for its Y; a later Y confirms nothing. */
+export const CONFIRM_WINDOW_MS = 24 * 3600_000;
+/** A keyword reply not sent within a day is not sent stale (as the compliance replies). */
+const REPLY_TTL_MS = 24 * 3600_000;
+
+export type KeywordOutcome =
+  | { outcome: "subscribed" | "pending" | "confirmed" | "already" | "limit"; keywordId: string; reply: string | null }
+  | { outcome: "replied" | "none"; keywordId: null; reply: null };
+
+export type InboundText = {
+  userId: string;
+  /** The sender, E.164. */
+  from: string;
+  /** The account's number it was sent to ("" when the provider does not say). */
+  to: string;
+  body: string;
+  /** The compliance rule the messages domain already applied to it, if any. */
+  compliance: "stop" | "start" | "help" | null;
+};
+
+type OptInRow = { id: string; keyword_id: string; status: "pending" | "confirmed"; created_at: number };
+
+/**
+ * The keywords' part of an inbound message, inside the inbound transaction and after STOP/START/HELP (which always
+ * win): a Y confirms a pending double opt-in, a keyword subscribes the sender (or asks them to confirm), and any
+ * other message from a subscriber counts as a reply for the keyword's response rate.
+ */
+export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
+  const none = { outcome: "none", keywordId: null, reply: null } as const;
+  if (m.compliance === "start") {
+    // YES/START answer the double opt-in's question as well as Y does; START's own confirmation is the reply.
+    const pending = latestPending(ctx, m);
+    if (pending) confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!, { reply: false });
+    return none;
+  }
+  if (m.compliance) return none;
+  if (normalForm(m.body) === CONFIRM_WORD) {
+    const pending = latestPending(ctx, m);
+    if (pending) return confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!, { reply: true });
+  }
+  const match = classify(m.body, keywordsOn(ctx, m.userId, m.to, { activeOnly: true }));
+  if (match.rule === "keyword") return subscribe(ctx, m, match.keyword);
+  const replied = ctx.db.$client
+    .query(`UPDATE keyword_opt_ins SET replied_at = ? WHERE user_id = ? AND phone = ? AND status = 'confirmed' AND replied_at IS NULL`)
+    .run(ctx.now(), m.userId, m.from).changes;
+  return replied ? { outcome: "replied", keywordId: null, reply: null } : none;
+}
+
+function optInOf(ctx: AppContext, m: InboundText, keywordId: string): OptInRow | null {
+  return ctx.db.$client
+    .query(`SELECT id, keyword_id, status, created_at FROM keyword_opt_ins WHERE keyword_id = ? AND phone = ?`)
+    .get(keywordId, m.from) as OptInRow | null;
+}
+
+/** The sender's newest double opt-in still waiting for its Y. */
+function latestPending(ctx: AppContext, m: InboundText): OptInRow | null {
+  return ctx.db.$client
+    .query(
+      `SELECT id, keyword_id, status, created_at FROM keyword_opt_ins
+       WHERE user_id = ? AND phone = ? AND status = 'pending' AND created_at >= ? ORDER BY created_at DESC LIMIT 1`,
+    )
+    .get(m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS) as OptInRow | null;
+}
+
+function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutcome {
+  const contact = findByPhone(ctx, m.userId, m.from);
+  const optIn = optInOf(ctx, m, k.id);
+  if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
+    // Texting the keyword again subscribes nobody twice: the separate reply, or none.
+    const again = k.alreadyReply && personalised(ctx, m, k.alreadyReply);
+    if (again) sendReply(ctx, m, again);
+    return { outcome: "already", keywordId: k.id, reply: again || null };
+  }
+  // A new number counts against the plan: at the limit the message stays in the inbox and nothing else happens.
+  if (!contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
+  if (!k.doubleOptIn) return confirm(ctx, m, k, { reply: true });
+  if (optIn?.status === "pending" && optIn.created_at >= ctx.now() - CONFIRM_WINDOW_MS) {
+    // The question was asked within the window: asking again on every repeat would be the spam it guards against.
+    return { outcome: "pending", keywordId: k.id, reply: null };
+  }
+  ctx.db.$client
+    .query(
+      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'pending', number = excluded.number, created_at = excluded.created_at, confirmed_at = NULL`,
+    )
+    .run(Bun.randomUUIDv7(), m.userId, k.id, m.from, m.to || null, ctx.now());
+  const question = confirmRequestText(businessOf(ctx, m.userId), k);
+  sendReply(ctx, m, question);
+  return { outcome: "pending", keywordId: k.id, reply: question };
+}
+
+/**
+ * Subscribes the sender through a keyword: the contact created (counted against the plan) or updated, tagged,
+ * opted in with the consent log's time, number, keyword and the exact confirmation text, and the auto-reply sent.
+ */
+function confirm(ctx: AppContext, m: InboundText, k: KeywordRow, opts: { reply: boolean }): KeywordOutcome {
+  if (!findByPhone(ctx, m.userId, m.from) && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
+  // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
+  // so {firstName|there} says "there").
+  const text = personalised(ctx, m, k.autoReply);
+  const contact = optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
+  if (k.tags.length) bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
+  const now = ctx.now();
+  ctx.db.$client
+    .query(
+      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at, confirmed_at) VALUES (?, ?, ?, ?, ?, 'confirmed', ?, ?)
+       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'confirmed', confirmed_at = excluded.confirmed_at, replied_at = NULL`,
+    )
+    .run(Bun.randomUUIDv7(), m.userId, k.id, m.from, m.to || null, now, now);
+  if (opts.reply) sendReply(ctx, m, text);
+  return { outcome: k.doubleOptIn ? "confirmed" : "subscribed", keywordId: k.id, reply: opts.reply ? text : null };
+}
+
+/** A reply's merge fields filled for the sender (src/personalisation/render.ts). */
+function personalised(ctx: AppContext, m: InboundText, text: string): string {
+  const c = findByPhone(ctx, m.userId, m.from);
+  return render(text, {
+    firstName: c?.firstName,
+    lastName: c?.lastName,
+    phone: m.from,
+    email: c?.email,
+    business: businessOf(ctx, m.userId),
+    customFields: c?.customFields,
+  });
+}
+
+/** A keyword's reply goes from the number that received the text (else the account's default), like STOP's. */
+function sendReply(ctx: AppContext, m: InboundText, text: string) {
+  let sender;
+  try {
+    sender = chooseSender(ctx, m.userId, m.to || null);
+  } catch {
+    sender = chooseSender(ctx, m.userId, null);
+  }
+  if (!sender) return;
+  const contact = findByPhone(ctx, m.userId, m.from);
+  enqueue(ctx, [
+    {
+      userId: m.userId,
+      campaignId: null,
+      contactId: contact?.id ?? null,
+      phone: m.from,
+      content: text,
+      segments: segmentCount(text),
+      // The one answer to the sender's own text (as STOP's): sent even to a number still opted out, since the
+      // double opt-in's question is how they come back.
+      kind: "compliance",
+      sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
+      dueAt: 0,
+      expiresAt: ctx.now() + REPLY_TTL_MS,
+    },
+  ]);
+}

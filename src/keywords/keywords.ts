@@ -1,0 +1,210 @@
+import { and, asc, eq } from "drizzle-orm";
+import { keywords } from "../../db/schema";
+import { normalizeTags } from "../contacts/contacts";
+import type { AppContext } from "../context";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { listNumbers } from "../phone-numbers/numbers";
+import { businessNameOf, findUserById } from "../users/queries";
+import { checkKeyword, classify, type MatchMode } from "./matcher";
+
+export type KeywordRow = typeof keywords.$inferSelect;
+
+export type KeywordInput = {
+  keyword?: string;
+  shortCode?: string | null;
+  autoReply?: string;
+  alreadyReply?: string | null;
+  tags?: string[];
+  matchMode?: MatchMode;
+  numbers?: string[];
+  doubleOptIn?: boolean;
+};
+
+type Stats = { optIns: number; replied: number; pending: number };
+const NO_STATS: Stats = { optIns: 0, replied: 0, pending: 0 };
+
+/** Replies over opt-ins, a whole percent; null (a dash on the card) before the first opt-in. */
+const rate = (s: Stats) => (s.optIns ? Math.round((100 * s.replied) / s.optIns) : null);
+
+export function keywordView(k: KeywordRow, s: Stats = NO_STATS) {
+  return {
+    id: k.id,
+    userId: k.userId,
+    keyword: k.keyword,
+    shortCode: k.shortCode,
+    autoReply: k.autoReply,
+    alreadyReply: k.alreadyReply,
+    tags: k.tags,
+    matchMode: k.matchMode,
+    numbers: k.numbers,
+    doubleOptIn: k.doubleOptIn,
+    isActive: k.isActive,
+    optInCount: s.optIns,
+    pendingCount: s.pending,
+    responseRate: rate(s),
+    createdAt: k.createdAt.toISOString(),
+  };
+}
+export type KeywordView = ReturnType<typeof keywordView>;
+
+function statsByKeyword(ctx: AppContext, userId: string): Map<string, Stats> {
+  const rows = ctx.db.$client
+    .query(
+      `SELECT keyword_id AS id, sum(status = 'confirmed') AS optIns, sum(status = 'confirmed' AND replied_at IS NOT NULL) AS replied,
+         sum(status = 'pending') AS pending
+       FROM keyword_opt_ins WHERE user_id = ? GROUP BY keyword_id`,
+    )
+    .all(userId) as ({ id: string } & Stats)[];
+  return new Map(rows.map((r) => [r.id, { optIns: r.optIns, replied: r.replied, pending: r.pending }]));
+}
+
+/** The account's keywords with their opt-ins and response rates, and the page's totals. */
+export function listKeywords(ctx: AppContext, userId: string) {
+  const rows = ctx.db.select().from(keywords).where(eq(keywords.userId, userId)).orderBy(asc(keywords.createdAt), asc(keywords.id)).all();
+  const stats = statsByKeyword(ctx, userId);
+  const all = [...stats.values()].reduce((a, s) => ({ optIns: a.optIns + s.optIns, replied: a.replied + s.replied, pending: a.pending + s.pending }), NO_STATS);
+  return {
+    data: rows.map((k) => keywordView(k, stats.get(k.id))),
+    totals: { keywords: rows.length, active: rows.filter((k) => k.isActive).length, optIns: all.optIns, responseRate: rate(all) },
+  };
+}
+
+/** One of the account's keywords, switched off or not. */
+export function findKeyword(ctx: AppContext, userId: string, id: string): KeywordRow | undefined {
+  return ctx.db.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.id, id))).get();
+}
+
+export function getKeyword(ctx: AppContext, userId: string, id: string): KeywordRow {
+  const row = findKeyword(ctx, userId, id);
+  if (!row) throw notFound("Keyword not found");
+  return row;
+}
+
+function viewOf(ctx: AppContext, userId: string, id: string) {
+  return keywordView(getKeyword(ctx, userId, id), statsByKeyword(ctx, userId).get(id));
+}
+
+/** The numbers a keyword listens on, each one of the account's own (E.164 as stored); empty means all. */
+function checkNumbers(ctx: AppContext, userId: string, input: string[]): string[] {
+  const own = new Set(listNumbers(ctx, userId, 1, 1000).data.map((n) => n.phoneNumber));
+  const numbers = [...new Set(input.map((n) => n.replace(/[\s().\-]/g, "")))];
+  for (const n of numbers) if (!own.has(n)) throw badRequest(`${n} is not one of your phone numbers. Choose numbers from Phone Settings.`);
+  return numbers;
+}
+
+/** One keyword per account and sender number: another keyword with the same word may not listen on a shared number. */
+function assertUnique(ctx: AppContext, userId: string, matchKey: string, numbers: string[], exceptId?: string) {
+  const same = ctx.db.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.matchKey, matchKey))).all();
+  for (const k of same) {
+    if (k.id === exceptId) continue;
+    // Either listening on all numbers overlaps everything; else the first number both listen on.
+    const overlap = !k.numbers.length || !numbers.length ? k.numbers.join(", ") || "all your numbers" : k.numbers.find((n) => numbers.includes(n));
+    if (overlap) throw conflict(`The keyword "${k.keyword}" already exists on ${overlap}. Edit it, or choose other numbers.`);
+  }
+}
+
+function checkedFields(ctx: AppContext, userId: string, input: Required<Pick<KeywordInput, "keyword" | "autoReply">> & KeywordInput, exceptId?: string) {
+  const checked = checkKeyword(input.keyword);
+  if ("error" in checked) throw badRequest(checked.error);
+  const autoReply = input.autoReply.trim();
+  if (!autoReply) throw badRequest("Keyword and auto-reply are required");
+  const numbers = checkNumbers(ctx, userId, input.numbers ?? []);
+  assertUnique(ctx, userId, checked.matchKey, numbers, exceptId);
+  return {
+    keyword: checked.matchKey.toUpperCase(),
+    matchKey: checked.matchKey,
+    matchMode: input.matchMode ?? "whole",
+    shortCode: input.shortCode?.trim() || null,
+    autoReply,
+    alreadyReply: input.alreadyReply?.trim() || null,
+    tags: normalizeTags(input.tags),
+    numbers,
+    doubleOptIn: input.doubleOptIn ?? false,
+  };
+}
+
+export function createKeyword(ctx: AppContext, userId: string, input: KeywordInput) {
+  if (!input.keyword?.trim() || !input.autoReply?.trim()) throw badRequest("Keyword and auto-reply are required");
+  const fields = checkedFields(ctx, userId, { ...input, keyword: input.keyword, autoReply: input.autoReply });
+  const at = new Date(ctx.now());
+  const row = ctx.db.insert(keywords).values({ id: Bun.randomUUIDv7(), userId, ...fields, createdAt: at, updatedAt: at }).returning().get();
+  return keywordView(row);
+}
+
+/** Fields left out keep their values; a keyword and auto-reply sent empty are refused like at creation. */
+export function updateKeyword(ctx: AppContext, userId: string, id: string, input: KeywordInput) {
+  const k = getKeyword(ctx, userId, id);
+  const fields = checkedFields(
+    ctx,
+    userId,
+    {
+      keyword: input.keyword ?? k.keyword,
+      autoReply: input.autoReply ?? k.autoReply,
+      shortCode: input.shortCode === undefined ? k.shortCode : input.shortCode,
+      alreadyReply: input.alreadyReply === undefined ? k.alreadyReply : input.alreadyReply,
+      tags: input.tags ?? k.tags,
+      matchMode: input.matchMode ?? k.matchMode,
+      numbers: input.numbers ?? k.numbers,
+      doubleOptIn: input.doubleOptIn ?? k.doubleOptIn,
+    },
+    id,
+  );
+  ctx.db.update(keywords).set({ ...fields, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
+  return viewOf(ctx, userId, id);
+}
+
+export function toggleKeyword(ctx: AppContext, userId: string, id: string, isActive: boolean) {
+  const k = getKeyword(ctx, userId, id);
+  ctx.db.update(keywords).set({ isActive, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
+  return viewOf(ctx, userId, id);
+}
+
+/** The keywords that listen on a number (empty: the provider did not say which, so only those on all numbers). */
+export function keywordsOn(ctx: AppContext, userId: string, number: string, opts: { activeOnly: boolean }): KeywordRow[] {
+  const conds = [eq(keywords.userId, userId)];
+  if (opts.activeOnly) conds.push(eq(keywords.isActive, true));
+  const rows = ctx.db.select().from(keywords).where(and(...conds)).orderBy(asc(keywords.createdAt), asc(keywords.id)).all();
+  const compact = number.replace(/[\s().\-]/g, "");
+  return rows.filter((k) => !k.numbers.length || (!!compact && k.numbers.includes(compact)));
+}
+
+export function businessOf(ctx: AppContext, userId: string): string {
+  const owner = findUserById(ctx, userId);
+  return owner ? businessNameOf(owner) : "Your Business";
+}
+
+/** The double opt-in's question, sent before anyone is subscribed. */
+export function confirmRequestText(business: string, k: Pick<KeywordRow, "keyword">) {
+  return `${business}: Reply Y within 24 hours to confirm you want texts from us (keyword ${k.keyword}). Msg & data rates may apply. Reply STOP to cancel.`;
+}
+
+const RULES = {
+  "opt-out": "Opt-out: the sender is unsubscribed and gets one confirmation. Opt-out words always win over keywords.",
+  "opt-in": "Opt-in: the sender is subscribed again and gets one confirmation. Opt-in words always win over keywords.",
+  help: "Help: the sender gets the help reply. Help words always win over keywords.",
+  none: "No rule fires: the message is recorded in the inbox and nothing is sent.",
+} as const;
+
+/**
+ * What happens if someone texts `text` to `number` (empty: a provider that does not name it): the rule that fires
+ * and the reply a new subscriber would get, without sending or recording anything.
+ */
+export function testKeyword(ctx: AppContext, userId: string, input: { number: string; text: string }) {
+  const active = keywordsOn(ctx, userId, input.number, { activeOnly: true });
+  const m = classify(input.text, active);
+  if (m.rule === "keyword") {
+    const k = m.keyword;
+    const reply = k.doubleOptIn ? confirmRequestText(businessOf(ctx, userId), k) : k.autoReply;
+    const how = k.doubleOptIn
+      ? `Keyword ${k.keyword}: the sender is asked to reply Y to confirm; once confirmed they are subscribed, tagged and get the auto-reply.`
+      : `Keyword ${k.keyword}: the sender is subscribed${k.tags.length ? `, tagged ${k.tags.join(", ")},` : ""} and gets the auto-reply once.`;
+    return { rule: "keyword" as const, keyword: { id: k.id, keyword: k.keyword }, reply, description: how };
+  }
+  if (m.rule === "none") {
+    // A keyword that would match but is switched off is the likeliest surprise: say so.
+    const off = classify(input.text, keywordsOn(ctx, userId, input.number, { activeOnly: false }).filter((k) => !k.isActive));
+    const description = off.rule === "keyword" ? `${RULES.none} (Keyword ${off.keyword.keyword} would match, but it is switched off.)` : RULES.none;
+    return { rule: "none" as const, keyword: null, reply: null, description };
+  }
+  return { rule: m.rule, keyword: null, reply: null, description: RULES[m.rule] };
+}
