@@ -13,11 +13,13 @@ import { auth } from "./lib/auth";
 import { AdminDashboardPage } from "./routes/admin/dashboard/dashboard-page";
 import { AdminLoginPage } from "./routes/admin/login";
 import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campaigns-page";
+import { ArchivedChatPage, ChatPage } from "./routes/app/chat/chat-page";
 import { ContactsPage } from "./routes/app/contacts/contacts-page";
 import { HomePage } from "./routes/app/home";
 import { LicensePage } from "./routes/app/license";
 import { OnboardingPage } from "./routes/app/onboarding";
 import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-page";
+import { RealTimeDemoPage } from "./routes/app/real-time-demo/real-time-demo-page";
 import { SegmentsPage } from "./routes/app/segments/segments-page";
 import { SecurityPage } from "./routes/app/security";
 import { SentMessagesPage } from "./routes/app/sent-messages/sent-messages-page";
@@ -140,12 +142,13 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/phone-settings", PhoneSettingsPage),
   signedInPage("/settings/phone", PhoneSettingsPage),
   signedInPage("/settings/webhook", WebhookSettingsPage),
-  notYet("/chat", "Chat & Replies", { to: "/sent-messages", label: "See Sent Messages" }),
+  signedInPage("/chat", ChatPage),
+  signedInPage("/chat/archived", ArchivedChatPage),
   notYet("/dashboard", "Results & Stats", { to: "/sent-messages", label: "See Sent Messages" }),
   notYet("/keywords", "Keywords"),
   notYet("/email-campaigns", "Email Marketing", { to: "/sms-campaigns", label: "Send a text campaign" }),
   notYet("/admin/backup-manager", "Backup Manager", { to: "/admin/dashboard", label: "Open the Admin Panel" }),
-  notYet("/real-time-demo", "Real-Time Demo"),
+  signedInPage("/real-time-demo", RealTimeDemoPage),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });

@@ -74,7 +74,8 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   // The sidebar lists only screens that exist, Segments among them, and its Quick Start box is above the fold.
   const nav = page.getByRole("navigation", { name: "Main" });
   await expect(nav.getByRole("link", { name: "Segments" })).toBeVisible();
-  for (const gone of ["Chat & Replies", "Results & Stats", "Keywords", "Email Marketing"]) await expect(nav.getByRole("link", { name: gone })).toHaveCount(0);
+  await expect(nav.getByRole("link", { name: "Chat & Replies" })).toBeVisible();
+  for (const gone of ["Results & Stats", "Keywords", "Email Marketing"]) await expect(nav.getByRole("link", { name: gone })).toHaveCount(0);
   const quickStart = nav.getByRole("link", { name: "Send a message →" });
   const box = (await quickStart.boundingBox())!;
   expect(box.y + box.height).toBeLessThanOrEqual(DESKTOP.height);
@@ -231,8 +232,8 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   await shot(page, "11-home-activity-1280");
 
   // No dead ends: an unbuilt screen and an unknown address stay inside the app.
-  await page.goto(`${app.url}/chat`);
-  await expect(page.getByRole("heading", { name: "Chat & Replies" })).toBeVisible();
+  await page.goto(`${app.url}/dashboard`);
+  await expect(page.getByRole("heading", { name: "Results & Stats" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
   await page.goto(`${app.url}/no-such-screen`);
   await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();

@@ -33,9 +33,10 @@ export type SendResult = Ok<Campaigns[":id"]["send"]["post"]>;
 const CAMPAIGNS = "/api/campaigns";
 
 /** The SMS campaigns, newest first; `q` searches their names. */
-export const campaignsUrl = (q: { page: number; pageSize: number; q?: string }) => `${CAMPAIGNS}${qs({ type: "sms", ...q })}`;
+export const campaignsUrl = (q: { page: number; pageSize: number; q?: string; archived?: boolean }) =>
+  `${CAMPAIGNS}${qs({ type: "sms", ...q })}`;
 
-export const useCampaigns = (q: { page: number; pageSize: number; q?: string }, refreshMs?: number) =>
+export const useCampaigns = (q: { page: number; pageSize: number; q?: string; archived?: boolean }, refreshMs?: number) =>
   useApi<CampaignPage>(campaignsUrl(q), { refreshMs });
 
 export const fetchCampaigns = (q: { page: number; pageSize: number }) => api<CampaignPage>(campaignsUrl(q));
@@ -63,6 +64,14 @@ export const campaignAction = (id: string, action: "pause" | "resume" | "cancel"
 export const duplicateCampaign = (id: string) => api<CampaignView>(`${CAMPAIGNS}/${id}/duplicate`, { method: "POST" });
 
 export const deleteCampaign = (id: string) => api(`${CAMPAIGNS}/${id}`, { method: "DELETE" });
+
+/** Deletes the drafts and finished campaigns among `campaignIds` (scheduled, sending and paused ones stay). */
+export const bulkDeleteCampaigns = (campaignIds: string[]) =>
+  api<{ deleted: number; message: string }>(`${CAMPAIGNS}/bulk-delete`, { body: { campaignIds } });
+
+/** Archives the campaigns, or with `archive` false brings them back. */
+export const bulkArchiveCampaigns = (campaignIds: string[], archive = true) =>
+  api<{ changed: number; message: string }>(`${CAMPAIGNS}/bulk-archive`, { body: { campaignIds, archive } });
 
 export const previewDelivery = (question: unknown, signal?: AbortSignal) =>
   api<DeliveryPreview>(`${CAMPAIGNS}/preview-delivery`, { body: question, signal });

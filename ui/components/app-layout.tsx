@@ -7,19 +7,25 @@ import { toast } from "../lib/toast";
 import { useCurrentLicense } from "../api/licenses";
 import { Logo } from "./public-layout";
 import { Button, cx } from "./ui";
+import { ChatPopup, UnreadCount, useUnreadTitle } from "./chat-popup";
 
-type Entry = { to: string; label: string; icon: IconName };
+/** `unread`: the entry shows the account's unread replies. */
+type Entry = { to: string; label: string; icon: IconName; unread?: boolean };
 
-// Only screens that exist are listed; the spec's others (chat, stats, keywords, email, backups, demo) have an honest
+// Only screens that exist are listed; the spec's others (stats, keywords, email, backups) have an honest
 // "not in this version" page at their address (ui/router.tsx) and join the menu when they are built.
 const MAIN: Entry[] = [
   { to: "/", label: "Dashboard", icon: "home" },
   { to: "/sms-campaigns", label: "Send Messages", icon: "megaphone" },
   { to: "/sent-messages", label: "Sent Messages", icon: "clock" },
   { to: "/contact-lists", label: "Customer Lists", icon: "users" },
+  { to: "/chat", label: "Chat & Replies", icon: "chat", unread: true },
   { to: "/segments", label: "Segments", icon: "target" },
 ];
-const ADMIN: Entry[] = [{ to: "/admin/dashboard", label: "Admin Panel", icon: "shield" }];
+const ADMIN: Entry[] = [
+  { to: "/admin/dashboard", label: "Admin Panel", icon: "shield" },
+  { to: "/real-time-demo", label: "Real-Time Demo", icon: "bolt" },
+];
 const ACCOUNT: Entry[] = [
   { to: "/license", label: "License", icon: "key" },
   { to: "/phone-settings", label: "Phone Settings", icon: "mobile" },
@@ -43,6 +49,7 @@ function NavGroup({ title, entries, onNavigate }: { title?: string; entries: Ent
         >
           <Icon name={e.icon} className="h-5 w-5 shrink-0" />
           <span className="flex-1">{e.label}</span>
+          {e.unread && <UnreadCount />}
         </Link>
       ))}
     </div>
@@ -117,6 +124,7 @@ function Sidebar({ onNavigate, onClose }: { onNavigate: () => void; onClose?: ()
 
 export function AppLayout({ children }: { children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
+  useUnreadTitle();
   return (
     <div className="min-h-screen bg-slate-50">
       <aside className="fixed inset-y-0 left-0 hidden w-64 border-r border-slate-200 bg-white lg:block">
@@ -146,6 +154,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
       <main className="lg:pl-64">
         <div className="mx-auto max-w-6xl p-4 md:p-8">{children}</div>
       </main>
+      <ChatPopup />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useNavigate } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import * as contactsApi from "../../../api/contacts";
+import { ContactChatPanel } from "../../../components/chat-contact-panel";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Pagination } from "../../../components/pagination";
 import { Card } from "../../../components/ui";
@@ -25,7 +25,6 @@ export function ContactsPage() {
   useSignals();
   const user = auth.value.user!;
   const locale = user.locale;
-  const navigate = useNavigate();
 
   const [search, setSearch] = useState("");
   const [q, setQ] = useState("");
@@ -43,6 +42,7 @@ export function ContactsPage() {
   // Deleting asks once more in the app's own dialog: who goes, and that it cannot be undone.
   const [deleting, setDeleting] = useState<{ label: string; many: boolean; run: () => Promise<void> } | null>(null);
   const [exporting, setExporting] = useState(false);
+  const [chatWith, setChatWith] = useState<Contact | null>(null);
 
   useEffect(() => {
     const t = setTimeout(() => {
@@ -108,8 +108,7 @@ export function ContactsPage() {
       toast({ title: "No phone number", description: "This contact doesn't have a phone number.", variant: "destructive" });
       return;
     }
-    // Until Chat & Replies exists, a message to one contact is a campaign to that contact alone.
-    void navigate({ to: "/simple-campaign-wizard", search: { contactId: c.id, name: contactName(c) } as never });
+    setChatWith(c);
   };
 
   const bulkDelete = async () => {
@@ -278,6 +277,13 @@ export function ContactsPage() {
             Delete <strong>{deleting.label}</strong>? Their consent history goes with them. This cannot be undone.
           </p>
         </ConfirmDialog>
+      )}
+      {chatWith?.phone && (
+        <ContactChatPanel
+          key={chatWith.id}
+          contact={{ name: contactName(chatWith), phone: chatWith.phone, optedOut: chatWith.status === "opted_out" }}
+          onClose={() => setChatWith(null)}
+        />
       )}
       {consentFor && (
         <ConsentDialog

@@ -1,0 +1,108 @@
+import { useEffect, useRef } from "react";
+import { cx } from "./ui";
+
+/** What a bubble needs of a message (the API's message has more). */
+export type BubbleMessage = {
+  id: string;
+  direction: "inbound" | "outbound";
+  content: string;
+  status: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  createdAt: string;
+  campaignId?: string | null;
+};
+
+/** An outbound text's delivery as the sender reads it; the failure reason is shown under a failed one. */
+const STATUS: Record<string, { label: string; className: string }> = {
+  queued: { label: "Pending", className: "text-slate-400" },
+  sending: { label: "Sending…", className: "text-slate-400" },
+  sent: { label: "Sent", className: "text-slate-500" },
+  delivered: { label: "Delivered", className: "text-green-700" },
+  failed: { label: "Failed", className: "text-red-700" },
+  unknown: { label: "Unknown: the provider never confirmed it", className: "text-amber-700" },
+  skipped: { label: "Not sent: the contact opted out", className: "text-red-700" },
+  expired: { label: "Not sent: expired before it could go out", className: "text-red-700" },
+  cancelled: { label: "Cancelled", className: "text-slate-500" },
+};
+
+function when(iso: string, timeZone?: string) {
+  const d = new Date(iso);
+  const today = new Date().toDateString() === d.toDateString();
+  return d.toLocaleString(undefined, {
+    timeZone,
+    hour: "numeric",
+    minute: "2-digit",
+    ...(today ? {} : { month: "short", day: "numeric" }),
+  });
+}
+
+/**
+ * The bubbles of a thread, oldest at the top (the server's order, never re-sorted by time): inbound on the left,
+ * outbound on the right with its delivery status. Scrolls to the newest when one arrives.
+ */
+export function ChatBubbles({
+  messages,
+  timeZone,
+  emptyText = "No messages yet",
+  emptyHint = "Start the conversation below",
+}: {
+  messages: BubbleMessage[];
+  timeZone?: string;
+  emptyText?: string;
+  emptyHint?: string;
+}) {
+  const end = useRef<HTMLLIElement>(null);
+  const last = messages.at(-1)?.id;
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: "end" });
+  }, [last]);
+  if (messages.length === 0) {
+    return (
+      <div className="flex flex-1 flex-col items-center justify-center p-6 text-center text-sm text-slate-500">
+        <p className="font-medium text-slate-700">{emptyText}</p>
+        <p>{emptyHint}</p>
+      </div>
+    );
+  }
+  return (
+    <ol className="flex-1 space-y-2 overflow-y-auto p-3" aria-label="Messages" data-testid="chat-messages">
+      {messages.map((m) => {
+        const out = m.direction === "outbound";
+        const status = out ? (STATUS[m.status] ?? { label: m.status, className: "text-slate-500" }) : null;
+        return (
+          <li key={m.id} className={cx("flex", out ? "justify-end" : "justify-start")} data-direction={m.direction}>
+            <div className="max-w-[80%]">
+              <div
+                className={cx(
+                  "whitespace-pre-wrap break-words rounded-2xl px-3 py-2 text-sm",
+                  out ? "rounded-br-sm bg-brand-600 text-white" : "rounded-bl-sm border border-slate-200 bg-white text-slate-900",
+                  m.status === "failed" && "bg-red-600",
+                )}
+              >
+                {m.content}
+              </div>
+              <p className={cx("mt-0.5 text-[11px] text-slate-500", out && "text-right")}>
+                {m.campaignId && <span>Campaign · </span>}
+                <time dateTime={m.createdAt}>{when(m.createdAt, timeZone)}</time>
+                {status && (
+                  <span className={status.className} data-testid="delivery-status">
+                    {" · "}
+                    {status.label}
+                  </span>
+                )}
+              </p>
+              {out && (m.status === "failed" || m.status === "unknown") && (m.errorMessage || m.errorCode) && (
+                <p className="text-right text-[11px] text-red-700" data-testid="failure-reason">
+                  {m.errorMessage ?? ""}
+                  {m.errorCode ? ` (${m.errorCode})` : ""}
+                </p>
+              )}
+            </div>
+          </li>
+        );
+      })}
+      <li ref={end} aria-hidden />
+    </ol>
+  );
+}

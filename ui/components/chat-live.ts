@@ -1,0 +1,21 @@
+import { computed } from "@preact/signals-react";
+import { useEffect, useRef } from "react";
+import { liveState, subscribe, type LiveEventType, type LiveFrame } from "../lib/live";
+
+/** The socket is up: pushes arrive, nothing needs to poll. */
+export const liveConnected = computed(() => liveState.value === "connected");
+
+type FrameOf<T extends LiveEventType> = T extends LiveFrame["type"] ? Extract<LiveFrame, { type: T }> : { type: "reset"; lastEventId: number };
+
+/** Calls the latest `handler` with each frame of `type` while the component is mounted. */
+export function useLiveEvent<T extends LiveEventType>(type: T, handler: (frame: FrameOf<T>) => void) {
+  const latest = useRef(handler);
+  latest.current = handler;
+  useEffect(() => subscribe(type, (frame) => latest.current(frame as FrameOf<T>)), [type]);
+}
+
+/** A conversation id as the conversations API numbers them (the socket carries it as text), or null. */
+export const conversationIdOf = (id: string | number | null | undefined): number | null => {
+  const n = typeof id === "number" ? id : id ? Number(id) : NaN;
+  return Number.isInteger(n) && n > 0 ? n : null;
+};

@@ -1,0 +1,143 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { fetchThread, markConversationRead, sendChatMessage, type ThreadMessage } from "../api/conversations";
+import { errorMessage } from "../lib/api";
+import { toast } from "../lib/toast";
+import { ChatBubbles } from "./chat-bubbles";
+import { ChatComposer } from "./chat-composer";
+import { conversationIdOf, useLiveEvent } from "./chat-live";
+import { refreshUnread } from "./chat-store";
+import { Spinner } from "./ui";
+
+/** Merges messages into a thread by id (a live push and a fetch may bring the same one), kept in server order. */
+function merge(current: ThreadMessage[], incoming: ThreadMessage[]): ThreadMessage[] {
+  if (!incoming.length) return current;
+  const byId = new Map(current.map((m) => [m.id, m]));
+  for (const m of incoming) byId.set(m.id, m);
+  return [...byId.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * One conversation's messages and the reply box. It loads the newest page, then keeps up through the socket: a new
+ * message fetches what came after the last one it has (so nothing is missed or doubled), a status change updates its
+ * bubble. What it shows of the contact's inbound texts is marked read while the page is visible.
+ */
+export function ChatThread({
+  conversationId,
+  phone,
+  optedOut = false,
+  compact = false,
+  timeZone,
+  emptyText,
+  emptyHint,
+  onSent,
+}: {
+  /** Null before the first message to this phone: the first reply creates the conversation. */
+  conversationId: number | null;
+  phone: string;
+  optedOut?: boolean;
+  compact?: boolean;
+  timeZone?: string;
+  emptyText?: string;
+  emptyHint?: string;
+  onSent?: (message: ThreadMessage) => void;
+}) {
+  const [messages, setMessages] = useState<ThreadMessage[]>([]);
+  const [loading, setLoading] = useState(conversationId !== null);
+  const [error, setError] = useState<string | null>(null);
+  const lastSeq = useRef(0);
+  lastSeq.current = messages.at(-1)?.seq ?? 0;
+
+  useEffect(() => {
+    setMessages([]);
+    setError(null);
+    if (conversationId === null) return setLoading(false);
+    const c = new AbortController();
+    setLoading(true);
+    fetchThread(conversationId, {}, c.signal)
+      .then((rows) => setMessages(rows))
+      .catch((err) => !c.signal.aborted && setError(errorMessage(err, "Could not load messages")))
+      .finally(() => !c.signal.aborted && setLoading(false));
+    return () => c.abort();
+  }, [conversationId]);
+
+  /** What came after the newest message held: after a push, or a reconnect that may have missed some. */
+  const catchUp = useCallback(async () => {
+    if (conversationId === null) return;
+    try {
+      const rows = await fetchThread(conversationId, { after: lastSeq.current });
+      setMessages((cur) => merge(cur, rows));
+    } catch {
+      // The next push or reconnect asks again.
+    }
+  }, [conversationId]);
+
+  useLiveEvent("new_message", (m) => {
+    if (conversationIdOf(m.conversationId) === conversationId || (m.conversationId === null && m.phone === phone)) void catchUp();
+  });
+  useLiveEvent("reset", () => void catchUp());
+  useLiveEvent("message_status", (s) => {
+    const ids = new Set(s.messageIds ?? (s.messageId ? [s.messageId] : []));
+    setMessages((cur) =>
+      cur.some((m) => ids.has(m.id))
+        ? cur.map((m) =>
+            ids.has(m.id)
+              ? { ...m, status: s.status, errorCode: s.errorCode ?? m.errorCode, errorMessage: s.errorMessage ?? m.errorMessage }
+              : m,
+          )
+        : cur,
+    );
+  });
+
+  // Read while seen: the newest inbound message shown, once the tab is visible.
+  const newestInbound = messages.findLast((m) => m.direction === "inbound")?.seq ?? 0;
+  const marked = useRef(0);
+  useEffect(() => {
+    if (conversationId === null || newestInbound === 0 || newestInbound <= marked.current) return;
+    const mark = () => {
+      if (document.visibilityState !== "visible" || newestInbound <= marked.current) return;
+      marked.current = newestInbound;
+      markConversationRead(conversationId, newestInbound)
+        .then(() => refreshUnread())
+        .catch(() => {
+          marked.current = 0;
+        });
+    };
+    mark();
+    document.addEventListener("visibilitychange", mark);
+    return () => document.removeEventListener("visibilitychange", mark);
+  }, [conversationId, newestInbound]);
+  useEffect(() => {
+    marked.current = 0;
+  }, [conversationId]);
+
+  const send = async (content: string, key: string) => {
+    try {
+      const sent = await sendChatMessage({ phone, content }, key);
+      setMessages((cur) => merge(cur, [sent]));
+      onSent?.(sent);
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to send message. Please try again."), variant: "destructive" });
+      throw err;
+    }
+  };
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col bg-slate-50">
+      {loading ? (
+        <div className="flex flex-1 items-center justify-center gap-2 text-sm text-slate-500">
+          <Spinner /> Loading messages...
+        </div>
+      ) : error ? (
+        <p className="flex-1 p-4 text-sm text-red-600">{error}</p>
+      ) : (
+        <ChatBubbles messages={messages} timeZone={timeZone} emptyText={emptyText} emptyHint={emptyHint} />
+      )}
+      <ChatComposer
+        onSend={send}
+        compact={compact}
+        disabled={optedOut}
+        disabledReason={optedOut ? "This contact opted out. They can text START to receive messages again." : undefined}
+      />
+    </div>
+  );
+}

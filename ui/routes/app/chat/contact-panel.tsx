@@ -1,0 +1,163 @@
+import { useEffect, useState } from "react";
+import { formatDate } from "../../../../src/users/regional-options";
+import type { ConversationView } from "../../../api/conversations";
+import { fetchContact, optOutContact, useConsentHistory, type Contact } from "../../../api/contacts";
+import { Badge } from "../../../components/badge";
+import { useConfirm } from "../../../components/confirm-dialog";
+import { Button, Spinner } from "../../../components/ui";
+import { errorMessage } from "../../../lib/api";
+import { toast } from "../../../lib/toast";
+import { contactName, formatPhone } from "../contacts/model";
+
+const SOURCE: Record<string, string> = {
+  manual: "Added by hand",
+  import: "CSV import",
+  keyword: "Keyword",
+  api: "API",
+  provider: "At the provider",
+  inbound: "Texted in",
+};
+
+/**
+ * The person behind a conversation: name, phone, tags, whether they may be texted (with the consent record that
+ * says so) and a button to opt them out.
+ */
+export function ContactPanel({
+  conversation,
+  dateFormat,
+  timeZone,
+  onChanged,
+}: {
+  conversation: ConversationView;
+  dateFormat: string;
+  timeZone: string;
+  onChanged: () => void;
+}) {
+  const [contact, setContact] = useState<Contact | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { ask, dialog } = useConfirm();
+  const id = conversation.contactId;
+
+  useEffect(() => {
+    setContact(null);
+    setError(null);
+    if (!id) return;
+    let live = true;
+    fetchContact(id)
+      .then((c) => live && setContact(c))
+      .catch((err) => live && setError(errorMessage(err, "Could not load the contact")));
+    return () => {
+      live = false;
+    };
+  }, [id, conversation.optedOut]);
+
+  if (!id) {
+    return (
+      <aside aria-label="Contact" className="space-y-2 p-4 text-sm">
+        <p className="font-medium">{formatPhone(conversation.phone)}</p>
+        <p className="text-slate-500">This number is not in your contacts (the plan's contact limit was reached when it wrote).</p>
+      </aside>
+    );
+  }
+
+  const optOut = async () => {
+    if (!contact) return;
+    const ok = await ask({
+      title: "Opt out contact",
+      message: `Opt out ${contactName(contact)}? They will receive no more messages until they text START.`,
+      confirmLabel: "Opt out",
+    });
+    if (!ok) return;
+    setBusy(true);
+    try {
+      await optOutContact(contact.id);
+      toast({ title: "Contact opted out" });
+      setContact({ ...contact, status: "opted_out" });
+      onChanged();
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to opt out contact"), variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <aside aria-label="Contact" className="space-y-4 p-4 text-sm">
+      {error && <p className="text-red-600">{error}</p>}
+      {!contact && !error && <Spinner className="text-slate-400" />}
+      {contact && (
+        <>
+          <div>
+            <p className="text-base font-semibold" data-testid="contact-panel-name">
+              {contactName(contact)}
+            </p>
+            <p className="text-slate-600">{formatPhone(contact.phone)}</p>
+            {contact.email && <p className="truncate text-slate-600">{contact.email}</p>}
+          </div>
+          <div>
+            <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Tags</p>
+            {contact.tags.length ? (
+              <div className="flex flex-wrap gap-1">
+                {contact.tags.map((t) => (
+                  <Badge key={t} tone="slate">
+                    {t}
+                  </Badge>
+                ))}
+              </div>
+            ) : (
+              <p className="text-slate-500">No tags</p>
+            )}
+          </div>
+          <div>
+            <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Texting consent</p>
+            {contact.status === "opted_out" ? <Badge tone="red">Opted out</Badge> : <Badge tone="green">Subscribed</Badge>}
+            <ConsentRecord contactId={contact.id} status={contact.status} dateFormat={dateFormat} timeZone={timeZone} />
+          </div>
+          {contact.status !== "opted_out" && (
+            <Button variant="secondary" className="w-full text-red-700" disabled={busy} onClick={() => void optOut()}>
+              Opt out this contact
+            </Button>
+          )}
+        </>
+      )}
+      {dialog}
+    </aside>
+  );
+}
+
+/** The consent entries, newest first as the server keeps them: what happened, when, from where, and the words used. */
+function ConsentRecord({
+  contactId,
+  status,
+  dateFormat,
+  timeZone,
+}: {
+  contactId: string;
+  status: string;
+  dateFormat: string;
+  timeZone: string;
+}) {
+  const log = useConsentHistory(contactId);
+  useEffect(() => {
+    void log.reload();
+  }, [status]); // eslint-disable-line react-hooks/exhaustive-deps
+  const entries = log.data?.data ?? [];
+  if (log.error) return <p className="mt-1 text-xs text-red-600">Could not load the consent record: {log.error.message}</p>;
+  if (log.data && entries.length === 0) return <p className="mt-1 text-xs text-slate-500">No consent records yet.</p>;
+  return (
+    <ol className="mt-2 space-y-1" aria-label="Consent record">
+      {entries.slice(0, 5).map((e, i) => (
+        <li key={i} className="rounded border border-slate-200 px-2 py-1 text-xs">
+          <span className={e.kind === "opt_in" ? "font-medium text-green-700" : "font-medium text-red-700"}>
+            {e.kind === "opt_in" ? "Opted in" : "Opted out"}
+          </span>{" "}
+          <span className="text-slate-500">
+            {formatDate(new Date(e.createdAt), dateFormat, timeZone)} · {SOURCE[e.source] ?? e.source}
+          </span>
+          {e.text && <span className="block text-slate-700">“{e.text}”</span>}
+        </li>
+      ))}
+    </ol>
+  );
+}
