@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const now = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
 const createdAt = () => integer("created_at", { mode: "timestamp_ms" }).notNull().default(now);
@@ -330,8 +330,11 @@ export const messages = sqliteTable(
     sentAt: integer("sent_at", { mode: "timestamp_ms" }),
     deliveredAt: integer("delivered_at", { mode: "timestamp_ms" }),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
+    /** Its place in the thread of (userId, phone): reserved from conversationSequence, so same-millisecond messages keep their order. */
+    seq: integer("seq"),
   },
   (t) => [
+    index("messages_user_phone_seq_idx").on(t.userId, t.phone, t.seq),
     index("messages_user_direction_created_idx").on(t.userId, t.direction, t.createdAt),
     uniqueIndex("messages_campaign_phone_idx").on(t.campaignId, t.phone).where(sql`campaign_id IS NOT NULL`),
     index("messages_campaign_status_idx").on(t.campaignId, t.status),
@@ -574,4 +577,50 @@ export const keywordOptIns = sqliteTable(
     repliedAt: integer("replied_at", { mode: "timestamp_ms" }),
   },
   (t) => [uniqueIndex("keyword_opt_ins_keyword_phone_idx").on(t.keywordId, t.phone), index("keyword_opt_ins_user_phone_idx").on(t.userId, t.phone)],
+);
+
+export const CONVERSATION_STATES = ["open", "closed", "archived", "deleted"] as const;
+
+/**
+ * One thread per contact phone per account (src/conversations/); its messages are the messages rows of the same
+ * (userId, phone), ordered by their `seq` (its contact is the account's contact with that phone). `clearedSeq`: a
+ * deleted thread shows only what came after it.
+ */
+export const conversations = sqliteTable(
+  "conversations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    phone: text("phone").notNull(),
+    state: text("state", { enum: CONVERSATION_STATES }).notNull().default("open"),
+    lastSeq: integer("last_seq").notNull().default(0),
+    lastReadSeq: integer("last_read_seq").notNull().default(0),
+    unreadCount: integer("unread_count").notNull().default(0),
+    clearedSeq: integer("cleared_seq").notNull().default(0),
+    /** The number the contact last wrote to: the sticky sender of replies. */
+    replyFrom: text("reply_from"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("conversations_user_phone_idx").on(t.userId, t.phone), index("conversations_user_last_idx").on(t.userId, t.lastSeq)],
+);
+
+/** The one counter messages' `seq` is reserved from (a single row, id 1). */
+export const conversationSequence = sqliteTable("conversation_sequence", {
+  id: integer("id").primaryKey(),
+  value: integer("value").notNull(),
+});
+
+/** POST /api/messages answers kept per account and Idempotency-Key for 24 h. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    status: integer("status").notNull(),
+    response: text("response").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
 );

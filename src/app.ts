@@ -14,6 +14,7 @@ import { rateLimit } from "./http/rate-limit";
 import { keywordRoutes } from "./keywords/routes";
 import { licenseRoutes } from "./licenses/routes";
 import { contactRoutes } from "./contacts/routes";
+import { conversationRoutes } from "./conversations/routes";
 import { campaignRoutes } from "./campaigns/routes";
 import { messageRoutes } from "./messages/routes";
 import { phoneNumberRoutes } from "./phone-numbers/routes";
@@ -87,6 +88,7 @@ export function createApp(ctx: AppContext) {
     .use(providerRoutes(ctx))
     .use(phoneNumberRoutes(ctx))
     .use(providerWebhookRoutes(ctx))
+    .use(conversationRoutes(ctx))
     .use(messageRoutes(ctx))
     .use(campaignRoutes(ctx))
     // GET /api/login

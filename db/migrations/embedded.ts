@@ -11,8 +11,9 @@ import m7 from "./0007_contacts_from_real_files.sql" with { type: "text" };
 import m8 from "./0008_drop_account_lockout_columns.sql" with { type: "text" };
 import m9 from "./0009_event_log.sql" with { type: "text" };
 import m10 from "./0010_jobs_generalised.sql" with { type: "text" };
-import m11 from "./0013_keywords.sql" with { type: "text" };
-import m12 from "./0014_templates.sql" with { type: "text" };
+import m11 from "./0012_conversations.sql" with { type: "text" };
+import m12 from "./0013_keywords.sql" with { type: "text" };
+import m13 from "./0014_templates.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -27,6 +28,7 @@ export const migrationSql: Record<string, string> = {
   "0008_drop_account_lockout_columns": m8,
   "0009_event_log": m9,
   "0010_jobs_generalised": m10,
-  "0013_keywords": m11,
-  "0014_templates": m12,
+  "0012_conversations": m11,
+  "0013_keywords": m12,
+  "0014_templates": m13,
 };

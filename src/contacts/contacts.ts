@@ -3,7 +3,7 @@ import { contactConsents, contacts, messages } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
-import { COUNT_CAP, orderBy, searchPage, type PageQuery } from "./search";
+import { COUNT_CAP, orderBy, searchCondition, searchPage, type PageQuery } from "./search";
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type ContactSource = ContactRow["source"];
@@ -274,4 +274,29 @@ export function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: s
     // The existing contact's id and name let the form offer to open or merge it rather than end at an error.
     throw conflict("A contact with this phone number already exists", { existingContactId: existing.id, existingName: displayName(existing) });
   }
+}
+
+/**
+ * The contact for a phone that texted in without being one (a conversation's contact): subscribed, with no consent
+ * recorded (writing to the business is not an opt-in), inside the caller's transaction. The caller checks the plan
+ * (hasRoomForContact) first.
+ */
+export function createFromInbound(ctx: AppContext, userId: string, phone: string): ContactRow {
+  const at = new Date(ctx.now());
+  const row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source: "provider", status: "subscribed", createdAt: at, updatedAt: at }).returning().get();
+  appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source: "provider" } });
+  return row;
+}
+
+/** Phones of the account's contacts the contacts search `q` finds (names, phones), at most `limit`. */
+export function phonesOfContactsMatching(ctx: AppContext, userId: string, q: string, limit: number): string[] {
+  const where = searchCondition(q, userId);
+  if (!where) return [];
+  return ctx.db
+    .select({ phone: contacts.phone })
+    .from(contacts)
+    .where(and(eq(contacts.userId, userId), where))
+    .limit(limit)
+    .all()
+    .flatMap((r) => (r.phone ? [r.phone] : []));
 }

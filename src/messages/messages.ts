@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, type SQL } from "drizzle-orm";
 import { contacts, messages, type MessageStatus } from "../../db/schema";
-import { findByPhone, optInContact, optOutContact } from "../contacts/contacts";
+import { createFromInbound, findByPhone, optInContact, optOutContact } from "../contacts/contacts";
 import { normalizePhone } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
@@ -10,6 +10,7 @@ import { chooseSender } from "../phone-numbers/numbers";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
 import { businessNameOf, findUserById } from "../users/queries";
+import { attachToConversation, reserveSeqs } from "../conversations/conversations";
 import { appendEvent } from "../events/events";
 import { handleKeyword } from "../keywords/inbound";
 import { HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
@@ -289,10 +290,12 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   const from = e.from.startsWith("+") ? e.from : recipientOrRaw(ctx, userId, e.from);
   const contact = findByPhone(ctx, userId, from);
   const now = ctx.now();
+  const seq = reserveSeqs(ctx, 1);
   const inserted = ctx.db
     .insert(messages)
     .values({
       id: Bun.randomUUIDv7(),
+      seq,
       userId,
       contactId: contact?.id ?? null,
       phone: from,
@@ -311,6 +314,7 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
     .get();
   if (!inserted) return { message: null, keyword: null, reply: null };
   appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
+  attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
   if (contact) ctx.db.update(contacts).set({ lastEngagedAt: new Date(now) }).where(eq(contacts.id, contact.id)).run();
 
   const word = normalForm(e.body).toUpperCase();
@@ -338,6 +342,11 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   }
   if (reply) queueComplianceReply(ctx, account, from, e.to, reply);
   handleKeyword(ctx, { userId, from, to: e.to, body: e.body, compliance: keyword });
+  // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
+  if (!contact && !findByPhone(ctx, userId, from) && hasRoomForContact(ctx, userId)) {
+    const created = createFromInbound(ctx, userId, from);
+    ctx.db.update(messages).set({ contactId: created.id }).where(eq(messages.id, inserted.id)).run();
+  }
   return { message: inserted, keyword, reply };
 }
 

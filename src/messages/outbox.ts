@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { attachCampaignMessages, attachToConversation, reserveSeqs } from "../conversations/conversations";
 import { appendEvent, type EventType } from "../events/events";
 
 /**
@@ -31,39 +32,44 @@ export type NewOutbound = {
 /**
  * Puts messages in the outbox in one transaction (nested in the caller's when it has one): a campaign's rows are
  * unique per campaign and phone, so a repeat adds nobody twice. One `message.queued` event per campaign (per
- * message for the others) in the same transaction, and the engine is woken for their senders. Answers the ids of
- * the rows written.
+ * message for the others) in the same transaction, and the engine is woken for their senders. Each row takes its
+ * place in its phone's conversation in that transaction too (a campaign's rows in one statement per campaign).
+ * Answers the ids of the rows written.
  */
 export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
   const db = ctx.db.$client;
   const now = ctx.now();
   const insert = db.query(
     `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
-       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at, seq)
+     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
      ON CONFLICT DO NOTHING`,
   );
   const ids: string[] = [];
-  const perCampaign = new Map<string, { userId: string; n: number }>();
+  const perCampaign = new Map<string, { userId: string; places: [string, number][] }>();
   db.transaction(() => {
-    for (const m of items) {
+    const first = reserveSeqs(ctx, items.length);
+    items.forEach((m, i) => {
       const id = Bun.randomUUIDv7();
+      const seq = first + i;
       const res = insert.run(
         id, m.userId, m.campaignId, m.contactId, m.phone, m.content, m.kind, m.sender.providerId, m.sender.numberId, m.sender.phoneNumber,
-        m.segments, m.dueAt, m.expiresAt, now, now,
+        m.segments, m.dueAt, m.expiresAt, now, now, seq,
       );
-      if (!res.changes) continue;
+      if (!res.changes) return;
       ids.push(id);
       if (!m.campaignId) {
         appendEvent(ctx, { userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
-        continue;
+        attachToConversation(ctx, { userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });
+        return;
       }
       const c = perCampaign.get(m.campaignId);
-      if (c) c.n++;
-      else perCampaign.set(m.campaignId, { userId: m.userId, n: 1 });
-    }
-    for (const [campaignId, { userId, n }] of perCampaign) {
-      appendEvent(ctx, { userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: n } });
+      if (c) c.places.push([m.phone, seq]);
+      else perCampaign.set(m.campaignId, { userId: m.userId, places: [[m.phone, seq]] });
+    });
+    for (const [campaignId, { userId, places }] of perCampaign) {
+      appendEvent(ctx, { userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: places.length } });
+      attachCampaignMessages(ctx, { userId, campaignId, places });
     }
   })();
   for (const numberId of new Set(items.map((m) => m.sender.numberId))) ctx.sending.wake(numberId);

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
+import { THREAD_PAGE_MAX, threadOf } from "../conversations/conversations";
 import { pageOf, pagingQuery } from "../http/paging";
 import { enqueueSingle, getMessage, listMessages, messageView } from "./messages";
 import { segmentInfo } from "./segments";
@@ -49,8 +50,20 @@ export function messageRoutes(ctx: AppContext) {
       },
     )
     // GET /api/messages/:id
-    .get("/:id", ({ user, params }) => messageView(getMessage(ctx, user.id, params.id)), {
-      auth: true,
-      params: t.Object({ id: t.String({ maxLength: 64 }) }),
-    });
+    // One message by its id (a UUID), or, for a whole number, the spec's GET /api/messages/{conversationId}: that
+    // conversation's messages (`after`, `before`: seq cursors; `limit`), in server order.
+    .get(
+      "/:id",
+      ({ user, params, query }) =>
+        /^\d{1,15}$/.test(params.id) ? threadOf(ctx, user.id, Number(params.id), query) : messageView(getMessage(ctx, user.id, params.id)),
+      {
+        auth: true,
+        params: t.Object({ id: t.String({ maxLength: 64 }) }),
+        query: t.Object({
+          after: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, error: "after must be a message's seq" })),
+          before: t.Optional(t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, error: "before must be a message's seq" })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: THREAD_PAGE_MAX, error: `limit must be a whole number from 1 to ${THREAD_PAGE_MAX}` })),
+        }),
+      },
+    );
 }

@@ -49,6 +49,10 @@ const OWNERS: Record<string, string> = {
   licenses: "licenses",
   events: "events",
   eventCursors: "events",
+  // Threads per contact phone; the sequence messages' seq is reserved from; POST /api/messages answers by key.
+  conversations: "conversations",
+  conversationSequence: "conversations",
+  idempotencyKeys: "conversations",
   keywords: "keywords",
   keywordOptIns: "keywords",
   templates: "templates",
@@ -70,7 +74,7 @@ const LAYERS: string[][] = [
   ["users", "auth"],
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "jobs", "events", "support", "error-reports", "health", "keywords", "templates"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates"],
   ["campaigns"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
   ["analytics", "admin", "live"],

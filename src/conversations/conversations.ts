@@ -1,0 +1,389 @@
+import { createHash } from "node:crypto";
+import type { AppContext } from "../context";
+import { findByPhone, phonesOfContactsMatching } from "../contacts/contacts";
+import { appendEvent } from "../events/events";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { enqueueSingle, recipientPhone } from "../messages/messages";
+import { inboundAfter, messagesAt, phonesWithText, threadMessages, type ThreadRow } from "../messages/threads";
+import { chooseSender } from "../phone-numbers/numbers";
+import type {
+  BulkResult,
+  ConversationFilter,
+  ConversationPage,
+  ConversationState,
+  ConversationView,
+  SentChatMessage,
+  ThreadMessage,
+  UnreadTotals,
+} from "./types";
+
+/**
+ * Conversations: one thread per contact phone per account. The messages domain writes every message (both
+ * directions) and, in the same transaction, reserves its `seq` here and attaches it to its thread; this domain
+ * keeps the thread's state, its newest `seq`, the last-read marker and unread count, and the sticky sender.
+ */
+
+type Row = {
+  id: number;
+  user_id: string;
+  phone: string;
+  state: ConversationState | "deleted";
+  last_seq: number;
+  last_read_seq: number;
+  unread_count: number;
+  cleared_seq: number;
+  reply_from: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+/** Reserves `n` consecutive message sequence numbers inside the caller's transaction; answers the first. */
+export function reserveSeqs(ctx: AppContext, n: number): number {
+  const r = ctx.db.$client.query(`UPDATE conversation_sequence SET value = value + ? WHERE id = 1 RETURNING value`).get(n) as { value: number };
+  return r.value - n + 1;
+}
+
+export type Attach = {
+  userId: string;
+  phone: string;
+  seq: number;
+  messageId: string;
+  direction: "inbound" | "outbound";
+  /** An inbound message's receiving number: the thread's replies go out from it. */
+  receivedOn?: string | null;
+};
+
+/**
+ * Puts a message just written (in the caller's transaction) at the end of its phone's thread, creating the thread
+ * on the first message. An inbound message counts as unread and reopens a closed or archived thread; a deleted one
+ * comes back (showing only what follows the deletion). One `conversation.updated` event. Answers the thread's id.
+ */
+export function attachToConversation(ctx: AppContext, m: Attach): number {
+  const now = ctx.now();
+  const inbound = m.direction === "inbound" ? 1 : 0;
+  const row = ctx.db.$client
+    .query(
+      `INSERT INTO conversations (user_id, phone, state, last_seq, unread_count, reply_from, created_at, updated_at)
+       VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?6)
+       ON CONFLICT (user_id, phone) DO UPDATE SET
+         last_seq = excluded.last_seq,
+         unread_count = unread_count + excluded.unread_count,
+         reply_from = coalesce(excluded.reply_from, reply_from),
+         state = CASE WHEN excluded.unread_count > 0 OR state = 'deleted' THEN 'open' ELSE state END,
+         updated_at = excluded.updated_at
+       RETURNING id, state, unread_count`,
+    )
+    .get(m.userId, m.phone, m.seq, inbound, inbound ? (m.receivedOn ?? null) : null, now) as { id: number; state: string; unread_count: number };
+  appendEvent(ctx, {
+    userId: m.userId,
+    type: "conversation.updated",
+    subject: { kind: "conversation", id: String(row.id) },
+    payload: { phone: m.phone, seq: m.seq, messageId: m.messageId, direction: m.direction, state: row.state, unreadCount: row.unread_count },
+  });
+  return row.id;
+}
+
+/**
+ * A campaign's new messages join their threads in one statement (a campaign writes up to a million rows in one
+ * transaction: no per-row work here). `places` are [phone, seq] pairs; one event for the batch.
+ */
+export function attachCampaignMessages(ctx: AppContext, m: { userId: string; campaignId: string; places: [string, number][] }) {
+  if (!m.places.length) return;
+  ctx.db.$client
+    .query(
+      `INSERT INTO conversations (user_id, phone, state, last_seq, created_at, updated_at)
+       SELECT ?1, value ->> 0, 'open', value ->> 1, ?2, ?2 FROM json_each(?3) WHERE true
+       ON CONFLICT (user_id, phone) DO UPDATE SET
+         last_seq = max(last_seq, excluded.last_seq),
+         state = CASE WHEN state = 'deleted' THEN 'open' ELSE state END,
+         updated_at = excluded.updated_at`,
+    )
+    .run(m.userId, ctx.now(), JSON.stringify(m.places));
+  appendEvent(ctx, {
+    userId: m.userId,
+    type: "conversation.updated",
+    subject: { kind: "campaign", id: m.campaignId },
+    payload: { conversations: m.places.length },
+  });
+}
+
+function rowById(ctx: AppContext, userId: string, id: number): Row {
+  const row = ctx.db.$client.query(`SELECT * FROM conversations WHERE id = ? AND user_id = ? AND state != 'deleted'`).get(id, userId) as Row | null;
+  if (!row) throw notFound("Conversation not found");
+  return row;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function threadMessage(r: ThreadRow, conversationId: number): ThreadMessage {
+  return {
+    id: r.id,
+    seq: r.seq,
+    conversationId,
+    phone: r.phone,
+    content: r.content,
+    direction: r.direction,
+    status: r.status,
+    kind: r.kind,
+    fromNumber: r.from_number,
+    segments: r.segments,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    campaignId: r.campaign_id,
+    createdAt: iso(r.created_at)!,
+    timestamp: iso(r.created_at)!,
+    sentAt: iso(r.sent_at),
+    deliveredAt: iso(r.delivered_at),
+  };
+}
+
+/** The views of a page of threads: their contacts (by phone) and newest messages, a few indexed reads each. */
+function views(ctx: AppContext, userId: string, rows: Row[]): ConversationView[] {
+  const newest = new Map(
+    messagesAt(
+      ctx,
+      userId,
+      rows.filter((r) => r.last_seq > r.cleared_seq).map((r) => ({ phone: r.phone, seq: r.last_seq })),
+    ).map((m) => [m.phone, m]),
+  );
+  return rows.map((r) => {
+    const contact = findByPhone(ctx, userId, r.phone);
+    const last = newest.get(r.phone);
+    const name = contact ? `${contact.firstName} ${contact.lastName}`.trim() : "";
+    return {
+      id: r.id,
+      phone: r.phone,
+      contactId: contact?.id ?? null,
+      contactName: name || r.phone,
+      contact: contact ? { firstName: contact.firstName, lastName: contact.lastName } : null,
+      state: r.state === "deleted" ? "open" : r.state,
+      unreadCount: r.unread_count,
+      lastSeq: r.last_seq,
+      lastReadSeq: r.last_read_seq,
+      lastMessage: last ? last.content.slice(0, 160) : null,
+      lastDirection: last?.direction ?? null,
+      lastStatus: last?.status ?? null,
+      lastMessageAt: last ? iso(last.created_at) : null,
+      replyFrom: r.reply_from,
+      optedOut: contact?.status === "opted_out",
+      createdAt: iso(r.created_at)!,
+    };
+  });
+}
+
+const STATES_OF: Record<ConversationFilter, string> = {
+  all: "state IN ('open','closed')",
+  open: "state = 'open'",
+  closed: "state = 'closed'",
+  unread: "state IN ('open','closed') AND unread_count > 0",
+  archived: "state = 'archived'",
+};
+
+/** Matches per kind a search looks through (contacts by name, messages by text); a search is meant to narrow. */
+const SEARCH_MATCHES = 1000;
+
+/**
+ * A page of threads, newest activity first. `q` finds a thread by its phone's digits, its contact's name or phone
+ * (the contacts search) or any of its messages' text.
+ */
+export function listConversations(
+  ctx: AppContext,
+  userId: string,
+  q: { page: number; pageSize: number; filter: ConversationFilter; q?: string },
+): ConversationPage {
+  const where = [`user_id = ?`, STATES_OF[q.filter]];
+  const args: (string | number)[] = [userId];
+  const text = q.q?.trim();
+  if (text) {
+    const phones = [...phonesOfContactsMatching(ctx, userId, text, SEARCH_MATCHES), ...phonesWithText(ctx, userId, text, SEARCH_MATCHES)];
+    const digits = text.replace(/[\s().+\-]/g, "");
+    const byDigits = /^\d{3,}$/.test(digits);
+    where.push(`(phone IN (SELECT value FROM json_each(?))${byDigits ? " OR phone LIKE ?" : ""})`);
+    args.push(JSON.stringify(phones));
+    if (byDigits) args.push(`%${digits}%`);
+  }
+  const db = ctx.db.$client;
+  const sqlWhere = where.join(" AND ");
+  const rows = db
+    .query(`SELECT * FROM conversations WHERE ${sqlWhere} ORDER BY last_seq DESC, id DESC LIMIT ? OFFSET ?`)
+    .all(...args, q.pageSize, (q.page - 1) * q.pageSize) as Row[];
+  const total = (db.query(`SELECT count(*) AS n FROM conversations WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
+  return { data: views(ctx, userId, rows), total, page: q.page, pageSize: q.pageSize, unreadTotal: unreadTotals(ctx, userId).unreadTotal };
+}
+
+/** Unread messages and threads with any, over the threads not archived. */
+export function unreadTotals(ctx: AppContext, userId: string): UnreadTotals {
+  const r = ctx.db.$client
+    .query(
+      `SELECT coalesce(sum(unread_count), 0) AS total, count(*) FILTER (WHERE unread_count > 0) AS threads
+       FROM conversations WHERE user_id = ? AND state IN ('open','closed') AND unread_count > 0`,
+    )
+    .get(userId) as { total: number; threads: number };
+  return { unreadTotal: r.total, unreadConversations: r.threads };
+}
+
+export function getConversation(ctx: AppContext, userId: string, id: number): ConversationView {
+  return views(ctx, userId, [rowById(ctx, userId, id)])[0]!;
+}
+
+/** Messages a thread page holds by default and at most. */
+export const THREAD_PAGE = 50;
+export const THREAD_PAGE_MAX = 200;
+
+/**
+ * A thread's messages, oldest first: with `after`, the first `limit` after that seq (what a client has not seen
+ * yet); else the newest `limit`, before `before` when given (history). A deleted thread's older messages stay
+ * hidden.
+ */
+export function threadOf(ctx: AppContext, userId: string, id: number, q: { after?: number; before?: number; limit?: number }): ThreadMessage[] {
+  const row = rowById(ctx, userId, id);
+  const rows = threadMessages(ctx, {
+    userId,
+    phone: row.phone,
+    after: Math.max(row.cleared_seq, q.after ?? 0),
+    before: q.before ?? null,
+    limit: q.limit ?? THREAD_PAGE,
+    oldestFirst: q.after !== undefined,
+  });
+  return rows.map((r) => threadMessage(r, row.id));
+}
+
+/**
+ * Moves the last-read marker forward to `upTo` (the newest message when omitted; never back), and counts what is
+ * left unread after it.
+ */
+export function markRead(ctx: AppContext, userId: string, id: number, upTo?: number): ConversationView {
+  ctx.db.$client.transaction(() => {
+    const row = rowById(ctx, userId, id);
+    const marker = Math.min(upTo ?? row.last_seq, row.last_seq);
+    if (marker <= row.last_read_seq) return;
+    const unread = marker === row.last_seq ? 0 : inboundAfter(ctx, userId, row.phone, marker);
+    ctx.db.$client
+      .query(`UPDATE conversations SET last_read_seq = ?, unread_count = ?, updated_at = ? WHERE id = ?`)
+      .run(marker, unread, ctx.now(), id);
+    changed(ctx, userId, id, { lastReadSeq: marker, unreadCount: unread });
+  })();
+  return getConversation(ctx, userId, id);
+}
+
+function changed(ctx: AppContext, userId: string, id: number, payload: Record<string, unknown>) {
+  appendEvent(ctx, { userId, type: "conversation.updated", subject: { kind: "conversation", id: String(id) }, payload });
+}
+
+/** Closes, reopens or archives one thread. */
+export function setState(ctx: AppContext, userId: string, id: number, state: ConversationState): ConversationView {
+  ctx.db.$client.transaction(() => {
+    const row = rowById(ctx, userId, id);
+    if (row.state === state) return;
+    ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`).run(state, ctx.now(), id);
+    changed(ctx, userId, id, { state });
+  })();
+  return getConversation(ctx, userId, id);
+}
+
+/** The account's threads among `ids` (others' and unknown ids are left out), with their current state. */
+function ownRows(ctx: AppContext, userId: string, ids: number[]) {
+  return ctx.db.$client
+    .query(`SELECT id, state FROM conversations WHERE user_id = ? AND state != 'deleted' AND id IN (SELECT value FROM json_each(?))`)
+    .all(userId, JSON.stringify(ids)) as { id: number; state: string }[];
+}
+
+const plural = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`;
+
+/** Archives the account's threads among `ids`, or with `archive` false brings archived ones back open. */
+export function bulkArchive(ctx: AppContext, userId: string, ids: number[], archive: boolean): BulkResult {
+  return ctx.db.$client.transaction(() => {
+    const target = archive ? "archived" : "open";
+    const rows = ownRows(ctx, userId, ids).filter((r) => (archive ? r.state !== "archived" : r.state === "archived"));
+    const update = ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`);
+    for (const r of rows) {
+      update.run(target, ctx.now(), r.id);
+      changed(ctx, userId, r.id, { state: target });
+    }
+    return { message: `${plural(rows.length)} ${archive ? "archived" : "moved back to the inbox"}`, count: rows.length };
+  })();
+}
+
+/**
+ * Deletes the account's threads among `ids`: they leave every list and their messages leave the thread (a new
+ * message starts it again, empty before it). The message rows stay: campaign results and the outbox keep them.
+ */
+export function bulkDelete(ctx: AppContext, userId: string, ids: number[]): BulkResult {
+  return ctx.db.$client.transaction(() => {
+    const rows = ownRows(ctx, userId, ids);
+    const update = ctx.db.$client.query(
+      `UPDATE conversations SET state = 'deleted', cleared_seq = last_seq, last_read_seq = last_seq, unread_count = 0, updated_at = ? WHERE id = ?`,
+    );
+    for (const r of rows) {
+      update.run(ctx.now(), r.id);
+      changed(ctx, userId, r.id, { state: "deleted" });
+    }
+    return { message: `${plural(rows.length)} deleted`, count: rows.length };
+  })();
+}
+
+/** The sticky sender: the number the contact last wrote to, while it is still one of the account's active numbers. */
+function replyFromFor(ctx: AppContext, userId: string, phone: string): string | null {
+  const row = ctx.db.$client.query(`SELECT reply_from FROM conversations WHERE user_id = ? AND phone = ?`).get(userId, phone) as {
+    reply_from: string | null;
+  } | null;
+  if (!row?.reply_from) return null;
+  try {
+    return chooseSender(ctx, userId, row.reply_from) ? row.reply_from : null;
+  } catch {
+    return null;
+  }
+}
+
+function conversationIdOf(ctx: AppContext, userId: string, phone: string): number {
+  return (ctx.db.$client.query(`SELECT id FROM conversations WHERE user_id = ? AND phone = ?`).get(userId, phone) as { id: number }).id;
+}
+
+/** How long an Idempotency-Key's answer is kept. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+
+export type ChatSend = { phone: string; content: string; fromNumber?: string | null };
+
+/**
+ * Sends a chat message through the outbox (consent, plan and sender checks of enqueueSingle), from the sticky
+ * sender unless `fromNumber` names one. With an Idempotency-Key the answer is stored with the message, in one
+ * transaction, for 24 h: the same key again answers the same without sending (`replayed`); the same key with a
+ * different message is refused. A refused send stores nothing, so fixing the cause and retrying works.
+ */
+export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?: string): { body: SentChatMessage; replayed: boolean } {
+  const send = (): SentChatMessage => {
+    const phone = recipientPhone(ctx, userId, input.phone);
+    const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
+    const { message, notice } = enqueueSingle(ctx, userId, { phone, content: input.content, fromNumber });
+    const conversationId = conversationIdOf(ctx, userId, phone);
+    const [row] = messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
+    return { ...threadMessage(row!, conversationId), notice };
+  };
+  if (key === undefined) return { body: send(), replayed: false };
+  if (!key.trim()) throw badRequest("Idempotency-Key must not be blank");
+  const hash = createHash("sha256")
+    .update(JSON.stringify([input.phone.trim(), input.content, input.fromNumber ?? null]))
+    .digest("hex");
+  const db = ctx.db.$client;
+  return db.transaction(() => {
+    const now = ctx.now();
+    db.query(`DELETE FROM idempotency_keys WHERE created_at <= ?`).run(now - IDEMPOTENCY_TTL_MS);
+    const prior = db.query(`SELECT request_hash, response FROM idempotency_keys WHERE user_id = ? AND key = ?`).get(userId, key) as {
+      request_hash: string;
+      response: string;
+    } | null;
+    if (prior) {
+      if (prior.request_hash !== hash) throw conflict("This Idempotency-Key was already used for a different message. Use a new key for a new message.");
+      return { body: JSON.parse(prior.response) as SentChatMessage, replayed: true };
+    }
+    const body = send();
+    db.query(`INSERT INTO idempotency_keys (user_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, 202, ?, ?)`).run(
+      userId,
+      key,
+      hash,
+      JSON.stringify(body),
+      now,
+    );
+    return { body, replayed: false };
+  })();
+}

@@ -1,0 +1,71 @@
+import type { AppContext } from "../context";
+
+/**
+ * The messages of a conversation's thread, for src/conversations: a thread is every message of one account and
+ * phone (both directions), in `seq` order, read through the (user_id, phone, seq) index.
+ */
+
+export type ThreadRow = {
+  id: string;
+  seq: number;
+  phone: string;
+  content: string;
+  direction: "inbound" | "outbound";
+  status: string;
+  kind: "campaign" | "single" | "compliance";
+  from_number: string | null;
+  segments: number;
+  error_code: string | null;
+  error_message: string | null;
+  campaign_id: string | null;
+  created_at: number;
+  sent_at: number | null;
+  delivered_at: number | null;
+};
+
+const COLUMNS = `id, seq, phone, content, direction, status, kind, from_number, segments, error_code, error_message, campaign_id, created_at, sent_at, delivered_at`;
+
+/**
+ * Up to `limit` messages with `after < seq < before`: the oldest of them when `oldestFirst` (what came after a
+ * cursor), else the newest (the latest page, or history before a cursor). Always answered oldest first.
+ */
+export function threadMessages(
+  ctx: AppContext,
+  q: { userId: string; phone: string; after: number; before: number | null; limit: number; oldestFirst: boolean },
+): ThreadRow[] {
+  const rows = ctx.db.$client
+    .query(
+      `SELECT ${COLUMNS} FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND seq < ?
+       ORDER BY seq ${q.oldestFirst ? "ASC" : "DESC"} LIMIT ?`,
+    )
+    .all(q.userId, q.phone, q.after, q.before ?? Number.MAX_SAFE_INTEGER, q.limit) as ThreadRow[];
+  return q.oldestFirst ? rows : rows.reverse();
+}
+
+/** The messages at these (phone, seq) places of an account: the newest message of each conversation on a page. */
+export function messagesAt(ctx: AppContext, userId: string, places: { phone: string; seq: number }[]): ThreadRow[] {
+  if (!places.length) return [];
+  return ctx.db.$client
+    .query(
+      `SELECT ${COLUMNS} FROM messages WHERE user_id = ?
+         AND (phone, seq) IN (SELECT value ->> 'phone', value ->> 'seq' FROM json_each(?))`,
+    )
+    .all(userId, JSON.stringify(places)) as ThreadRow[];
+}
+
+/** Inbound messages of a thread after `seq` (its unread count from a last-read marker). */
+export function inboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): number {
+  const r = ctx.db.$client
+    .query(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`)
+    .get(userId, phone, seq) as { n: number };
+  return r.n;
+}
+
+/** Phones of an account whose messages contain `text` (case-insensitive for ASCII), at most `limit`. */
+export function phonesWithText(ctx: AppContext, userId: string, text: string, limit: number): string[] {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = ctx.db.$client
+    .query(`SELECT DISTINCT phone FROM messages WHERE user_id = ? AND content LIKE ? ESCAPE '\\' LIMIT ?`)
+    .all(userId, pattern, limit) as { phone: string }[];
+  return rows.map((r) => r.phone);
+}
