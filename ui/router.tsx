@@ -21,6 +21,8 @@ import { OnboardingPage } from "./routes/app/onboarding";
 import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-page";
 import { RealTimeDemoPage } from "./routes/app/real-time-demo/real-time-demo-page";
 import { SegmentsPage } from "./routes/app/segments/segments-page";
+import { TemplatesPage } from "./routes/app/templates/templates-page";
+import { AdvancedSmsPage } from "./routes/app/advanced-sms/advanced-sms-page";
 import { SecurityPage } from "./routes/app/security";
 import { SentMessagesPage } from "./routes/app/sent-messages/sent-messages-page";
 import { SettingsPage } from "./routes/app/settings";
@@ -130,6 +132,8 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/license", LicensePage),
   signedInPage("/contact-lists", ContactsPage),
   signedInPage("/segments", SegmentsPage),
+  signedInPage("/templates", TemplatesPage),
+  signedInPage("/advanced-sms", AdvancedSmsPage),
   page("/admin", AdminLoginPage),
   signedInPage("/admin/dashboard", AdminDashboardPage),
   signedInPage("/settings/security", SecurityPage),

@@ -22,3 +22,6 @@ CREATE TABLE `builtin_template_uses` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `builtin_template_uses_pk` ON `builtin_template_uses` (`user_id`,`template_id`);
+--> statement-breakpoint
+-- The price per SMS segment the user enters for /advanced-sms's cost estimate (millionths of a dollar).
+ALTER TABLE `users` ADD `segment_price_micros` integer;

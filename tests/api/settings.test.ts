@@ -22,7 +22,7 @@ describe("/api/user/settings", () => {
   test("GET returns the defaults", async () => {
     const res = await get();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY", quietHoursEnabled: true, quietHoursStart: "21:00", quietHoursEnd: "08:00", appendOptOut: true, frequencyCapPerDay: null, defaultCountry: "US", defaultCountryChosen: false });
+    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY", quietHoursEnabled: true, quietHoursStart: "21:00", quietHoursEnd: "08:00", appendOptOut: true, frequencyCapPerDay: null, segmentPriceMicros: null, defaultCountry: "US", defaultCountryChosen: false });
   });
 
   test("offers 22 timezones and 16 locales (business spec)", () => {

@@ -21,6 +21,8 @@ const MAIN: Entry[] = [
   { to: "/contact-lists", label: "Customer Lists", icon: "users" },
   { to: "/chat", label: "Chat & Replies", icon: "chat", unread: true },
   { to: "/segments", label: "Segments", icon: "target" },
+  { to: "/templates", label: "Templates", icon: "template" },
+  { to: "/advanced-sms", label: "Advanced SMS", icon: "pen" },
 ];
 const ADMIN: Entry[] = [
   { to: "/admin/dashboard", label: "Admin Panel", icon: "shield" },

@@ -6,6 +6,8 @@ import { Card, Spinner } from "../../components/ui";
 import { auth } from "../../lib/auth";
 import { formatNumber, timeAgo } from "../../lib/format";
 import { useRecentActivity, useSummary, type Activity } from "../../api/analytics";
+import { useTemplates } from "../../api/templates";
+import { useOpenInWizard } from "./templates/templates-page";
 
 
 const ACTIVITY_ICON: Record<Activity["type"], IconName> = {
@@ -90,6 +92,8 @@ export function HomePage() {
         </div>
       </section>
 
+      <ReadyMadeTemplates />
+
       <div className="grid gap-4 lg:grid-cols-3">
         <Card className="p-5 lg:col-span-2">
           <h2 className="mb-3 text-lg font-semibold">Recent Activity</h2>
@@ -120,5 +124,40 @@ export function HomePage() {
         </Card>
       </div>
     </div>
+  );
+}
+
+/** The simple home's four ready-made templates (business.md), each opening the wizard on its text. */
+const READY_MADE = ["builtin-weekend-special", "builtin-appointment-reminder", "builtin-new-customer-welcome", "builtin-customer-survey"];
+
+function ReadyMadeTemplates() {
+  const list = useTemplates();
+  const openInWizard = useOpenInWizard();
+  const shown = READY_MADE.map((id) => list.data?.data.find((t) => t.id === id)).filter((t) => t !== undefined);
+  if (!shown.length) return null;
+  return (
+    <section>
+      <div className="mb-3 flex items-center justify-between">
+        <h2 className="text-lg font-semibold">Ready-made Templates</h2>
+        <Link to="/templates" className="text-sm font-medium text-brand-700 hover:underline">
+          All templates →
+        </Link>
+      </div>
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        {shown.map((t) => (
+          <Card key={t.id} className="flex flex-col p-5">
+            <p className="font-medium">{t.name}</p>
+            <p className="mt-1 flex-1 text-sm text-slate-500">{t.content}</p>
+            <button
+              type="button"
+              className="mt-3 self-start text-sm font-medium text-brand-700 hover:underline"
+              onClick={() => void openInWizard(t)}
+            >
+              Use This Template
+            </button>
+          </Card>
+        ))}
+      </div>
+    </section>
   );
 }

@@ -9,6 +9,8 @@ import { formatDateTime, isoToZonedInput, isValidPhone, zonedInputToIso, type Ca
 import { emptyRecipients, recipientsStateOf, RecipientsTabs, resolveRecipients, type RecipientsState } from "./recipients-tabs";
 import { DeliveryNote, MessagePreview, startedDescription, useDeliveryPreview, type DeliveryPreview } from "./delivery-preview";
 import { SegmentCounter } from "./segment-counter";
+import { MergeFieldInserter } from "../templates/merge-fields";
+import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, useOptOutDefault, useSenders } from "./senders";
 
 const MAX_CONTENT = 1600;
@@ -205,8 +207,12 @@ export function CampaignDialog({
             onChange={(e) => set({ content: e.target.value })}
             className="w-full rounded-lg border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
           />
+          <div className="flex flex-wrap items-center gap-2">
+            <TemplatePicker onPick={(t) => set({ content: t.content.slice(0, MAX_CONTENT) })} />
+            <MergeFieldInserter idPrefix="campaign" onInsert={(token) => set({ content: `${form.content}${token}`.slice(0, MAX_CONTENT) })} />
+          </div>
           <div className="flex flex-wrap items-start justify-between gap-2">
-            <SegmentCounter content={form.content} appendOptOut={form.appendOptOut} />
+            <SegmentCounter content={form.content} appendOptOut={form.appendOptOut} longest={delivery.data?.longest} />
             <span className="text-xs text-slate-500">
               {form.content.length}/{MAX_CONTENT}
             </span>

@@ -2,6 +2,7 @@ import { SegmentedMessage } from "sms-segments-calculator";
 import type { CampaignView, LogStatus, SendResult } from "../../../api/campaigns";
 import type { PhoneNumber } from "../../../api/phone-numbers";
 import { formatNumber } from "../../../lib/format";
+import { fieldsOf } from "../../../../src/personalisation/render";
 
 export type CampaignStatus = "draft" | "scheduled" | "sending" | "paused" | "completed" | "failed" | "cancelled";
 export type PresetAudience = "all" | "recent" | "loyal" | "new";
@@ -122,7 +123,7 @@ export function isValidPhone(value: string): boolean {
 /** "Promotion - 03/14/2026": the wizard's campaign name. */
 export const campaignName = (typeLabel: string, date: string) => `${typeLabel} - ${date}`;
 
-export const hasMergeFields = (text: string) => /\[(Name|Business)\]|\{\w+\}/.test(text);
+export const hasMergeFields = (text: string) => fieldsOf(text).length > 0;
 
 export type Measure = {
   encoding: "GSM-7" | "UCS-2";

@@ -1,9 +1,16 @@
 import { useMemo } from "react";
 import { hasMergeFields, measureSms } from "./model";
 
-/** Encoding, characters and segments of a message as it will be sent (opt-out line included when on). */
-export function SegmentCounter({ content, appendOptOut }: { content: string; appendOptOut: boolean }) {
-  const m = useMemo(() => measureSms(content, appendOptOut), [content, appendOptOut]);
+/** The longest message an audience will get once merge fields are filled (the delivery preview's `longest`). */
+export type LongestMessage = { text: string; recipient: string } | null | undefined;
+
+/**
+ * Encoding, characters and segments of a message as it will be sent (opt-out line included when on). Given the
+ * audience's longest rendered message, it counts that one (already carrying the opt-out line) and names whose it is.
+ */
+export function SegmentCounter({ content, appendOptOut, longest }: { content: string; appendOptOut: boolean; longest?: LongestMessage }) {
+  const measured = longest && content ? longest.text : content;
+  const m = useMemo(() => measureSms(measured, !(longest && content) && appendOptOut), [measured, longest, content, appendOptOut]);
   const many = m.segments > 1;
   return (
     <div className="space-y-1 text-xs text-slate-600" data-testid="segment-counter" aria-live="polite">
@@ -30,7 +37,11 @@ export function SegmentCounter({ content, appendOptOut }: { content: string; app
         </p>
       )}
       {appendOptOut && content && <p>Includes the opt-out line “Reply STOP to opt out”.</p>}
-      {hasMergeFields(content) && <p>Merge fields are filled per recipient, so the length varies a little.</p>}
+      {longest && content && hasMergeFields(content) ? (
+        <p data-testid="longest-message">Counted on the longest message once merge fields are filled: {longest.recipient}’s.</p>
+      ) : (
+        hasMergeFields(content) && <p>Merge fields are filled per recipient, so the length varies a little.</p>
+      )}
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { formatPhone } from "../contacts/model";
 import { DeliveryNote, MessagePreview, type useDeliveryPreview } from "./delivery-preview";
 import { formatDateTime, measureSms, PRESET_AUDIENCES, zonedInputToIso, type PresetAudience } from "./model";
 import { SegmentCounter } from "./segment-counter";
+import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
 
@@ -158,6 +159,7 @@ export function MessageStep({
             <Button variant="secondary" className="!px-2 !py-1 text-xs" onClick={() => insert("[Business]")}>
               Insert [Business]
             </Button>
+            <TemplatePicker onPick={(t) => set({ message: t.content.slice(0, MAX_MESSAGE) })} />
           </div>
           <span
             data-testid="message-length"
@@ -167,7 +169,7 @@ export function MessageStep({
             {length > RECOMMENDED && " Too long"}
           </span>
         </div>
-        <SegmentCounter content={draft.message} appendOptOut={draft.appendOptOut} />
+        <SegmentCounter content={draft.message} appendOptOut={draft.appendOptOut} longest={delivery.data?.longest} />
         <label className="flex items-center gap-2 text-sm text-slate-700">
           <input type="checkbox" checked={draft.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
           Add the opt-out line “Reply STOP to opt out”

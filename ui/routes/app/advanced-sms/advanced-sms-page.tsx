@@ -1,0 +1,321 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { useEffect, useState, type FormEvent } from "react";
+import { createCampaign, sendCampaign, type SendResult } from "../../../api/campaigns";
+import { useSegments } from "../../../api/segments";
+import { updateUserSettings, useUserSettings } from "../../../api/users";
+import { TabPanel, Tabs } from "../../../components/tabs";
+import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
+import { ApiError, errorMessage } from "../../../lib/api";
+import { auth } from "../../../lib/auth";
+import { formatNumber } from "../../../lib/format";
+import { toast } from "../../../lib/toast";
+import { DeliveryNote, MessagePreview, startedDescription, useDeliveryPreview } from "../campaigns/delivery-preview";
+import { zonedInputToIso, type Audience } from "../campaigns/model";
+import { SegmentCounter } from "../campaigns/segment-counter";
+import { SenderSelect, useOptOutDefault, useSenders } from "../campaigns/senders";
+import { MergeFieldInserter } from "../templates/merge-fields";
+import { TemplatePicker } from "../templates/template-picker";
+
+const MAX_CONTENT = 1600;
+type Target = "numbers" | "segment";
+const TARGETS = [
+  { value: "numbers" as const, label: "Phone numbers" },
+  { value: "segment" as const, label: "Segment" },
+];
+
+/** Numbers as typed: one or many, separated by commas, semicolons or new lines. */
+const splitNumbers = (text: string) =>
+  text
+    .split(/[,;\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** "$0.0079" from millionths of a dollar: as many places as needed, at least two. */
+function dollars(micros: number): string {
+  const [whole, fraction = ""] = (micros / 1_000_000).toFixed(6).replace(/0+$/, "").split(".");
+  return `$${whole}.${fraction.padEnd(2, "0")}`;
+}
+
+/**
+ * /advanced-sms: the composer for a power user, built on the campaign API (each send is a campaign with a manual or
+ * segment audience, so it is paced, retried, recorded and shown in Sent Messages like any other): the sender, one or
+ * many numbers or a segment, templates and merge fields, encoding and segments of the longest message the audience
+ * will get, the cost at the user's own price per segment, and send now or at a time.
+ */
+export function AdvancedSmsPage() {
+  useSignals();
+  const user = auth.value.user!;
+  const senders = useSenders();
+  const segments = useSegments();
+  const settings = useUserSettings();
+  const optOutDefault = useOptOutDefault();
+
+  const [fromNumber, setFromNumber] = useState("");
+  const [target, setTarget] = useState<Target>("numbers");
+  const [numbers, setNumbers] = useState("");
+  const [segmentId, setSegmentId] = useState("");
+  const [content, setContent] = useState("");
+  const [appendOptOut, setAppendOptOut] = useState(true);
+  const [when, setWhen] = useState<"now" | "later">("now");
+  const [scheduleAt, setScheduleAt] = useState("");
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [result, setResult] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (senders.defaultNumber) setFromNumber((f) => f || senders.defaultNumber);
+  }, [senders.defaultNumber]);
+  useEffect(() => {
+    if (optOutDefault !== null) setAppendOptOut(optOutDefault);
+  }, [optOutDefault]);
+
+  const list = splitNumbers(numbers);
+  const audience: Audience | null =
+    target === "segment" ? (segmentId ? { kind: "segment", segmentId } : null) : list.length ? { kind: "manual" } : null;
+  const scheduledAt = when === "later" ? zonedInputToIso(scheduleAt, user.timezone) : null;
+  const delivery = useDeliveryPreview(
+    audience && content.trim()
+      ? { audience, recipients: target === "numbers" ? list : [], content, appendOptOut, scheduledAt }
+      : null,
+  );
+  const longest = delivery.data?.longest;
+
+  const missing = !fromNumber
+    ? "Choose the number to send from."
+    : !audience
+      ? target === "segment"
+        ? "Choose a segment."
+        : "Enter at least one phone number."
+      : !content.trim()
+        ? "Write your message."
+        : when === "later" && !scheduledAt
+          ? "Choose when to send."
+          : when === "later" && scheduledAt && Date.parse(scheduledAt) <= Date.now()
+            ? "Choose a time in the future."
+            : null;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (missing || !audience) return setError(missing);
+    setSending(true);
+    setError(null);
+    setResult(null);
+    try {
+      const stamp = new Intl.DateTimeFormat(user.locale, { dateStyle: "medium", timeStyle: "short", timeZone: user.timezone }).format(new Date());
+      const created = await createCampaign({
+        name: `Advanced SMS · ${stamp}`,
+        type: "sms",
+        content,
+        fromNumber,
+        audience,
+        recipients: target === "numbers" ? list : [],
+        appendOptOut,
+      });
+      if (!created.id) throw new Error("Failed to get campaign ID from response");
+      const sent: SendResult = await sendCampaign(created.id, scheduledAt);
+      const text =
+        sent.campaign.status === "scheduled"
+          ? `Scheduled for ${new Intl.DateTimeFormat(user.locale, { dateStyle: "medium", timeStyle: "short", timeZone: user.timezone }).format(new Date(scheduledAt!))}.`
+          : startedDescription(sent, delivery.data);
+      setResult(text);
+      toast({ title: sent.campaign.status === "scheduled" ? "Message scheduled" : "Message sent", description: text });
+      setContent("");
+    } catch (err) {
+      setError(err instanceof ApiError || err instanceof Error ? err.message : errorMessage(err, "Could not send the message"));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-bold text-slate-900">Advanced SMS</h1>
+        <p className="text-sm text-slate-600">
+          Write one message to one number, many numbers or a segment, with merge fields, and see its segments and cost before it goes.
+        </p>
+      </div>
+
+      <form className="grid gap-6 lg:grid-cols-[3fr_2fr]" onSubmit={(e) => void submit(e)}>
+        <Card className="space-y-5 p-5">
+          <Field label="Send from" htmlFor="adv-from">
+            <SenderSelect id="adv-from" senders={senders} value={fromNumber} onChange={setFromNumber} />
+          </Field>
+
+          <div className="space-y-2">
+            <p className="text-sm font-medium text-slate-700">To</p>
+            <Tabs tabs={TARGETS} value={target} onChange={setTarget} idPrefix="adv-to" label="Recipients" variant="pill" />
+            <TabPanel idPrefix="adv-to" value={target}>
+              {target === "numbers" ? (
+                <Field label="Phone numbers" htmlFor="adv-numbers" hint="One or many, separated by commas or new lines.">
+                  <textarea
+                    id="adv-numbers"
+                    rows={3}
+                    value={numbers}
+                    onChange={(e) => setNumbers(e.target.value)}
+                    placeholder="+1 415 555 0100"
+                    className="w-full rounded-lg border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+                  />
+                </Field>
+              ) : (
+                <Field label="Segment" htmlFor="adv-segment">
+                  {segments.error && <Alert>{errorMessage(segments.error, "Could not load your segments")}</Alert>}
+                  <Select id="adv-segment" value={segmentId} onChange={(e) => setSegmentId(e.target.value)}>
+                    <option value="">Choose a segment…</option>
+                    {segments.data?.data.map((s) => (
+                      <option key={s.id} value={s.id}>
+                        {s.name}
+                      </option>
+                    ))}
+                  </Select>
+                  {segments.data?.data.length === 0 && <p className="text-xs text-slate-500">You have no segments yet; create one on the Segments page.</p>}
+                </Field>
+              )}
+            </TabPanel>
+          </div>
+
+          <Field label="Message" htmlFor="adv-content">
+            <div className="flex flex-wrap items-center gap-2">
+              <TemplatePicker onPick={(t) => setContent(t.content.slice(0, MAX_CONTENT))} />
+              <MergeFieldInserter idPrefix="adv" onInsert={(token) => setContent((c) => `${c}${token}`.slice(0, MAX_CONTENT))} />
+            </div>
+            <textarea
+              id="adv-content"
+              rows={6}
+              maxLength={MAX_CONTENT}
+              value={content}
+              onChange={(e) => setContent(e.target.value)}
+              className="w-full rounded-lg border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+            />
+            <label className="flex items-center gap-2 text-sm text-slate-700">
+              <input type="checkbox" checked={appendOptOut} onChange={(e) => setAppendOptOut(e.target.checked)} />
+              Add the opt-out line “Reply STOP to opt out”
+            </label>
+          </Field>
+
+          <fieldset className="space-y-2">
+            <legend className="text-sm font-medium text-slate-700">When</legend>
+            <label className="flex items-center gap-2 text-sm">
+              <input type="radio" name="adv-when" checked={when === "now"} onChange={() => setWhen("now")} /> Send now
+            </label>
+            <label className="flex items-center gap-2 text-sm">
+              <input type="radio" name="adv-when" checked={when === "later"} onChange={() => setWhen("later")} /> Schedule
+            </label>
+            {when === "later" && (
+              <Input
+                type="datetime-local"
+                aria-label={`Send at (${user.timezone})`}
+                value={scheduleAt}
+                onChange={(e) => setScheduleAt(e.target.value)}
+              />
+            )}
+          </fieldset>
+
+          {error && <Alert>{error}</Alert>}
+          {result && <Alert tone="success">{result}</Alert>}
+          <div className="flex items-center gap-3">
+            <Button type="submit" disabled={sending || !!missing}>
+              {sending ? <Spinner /> : when === "later" ? "Schedule" : "Send"}
+            </Button>
+            {missing && <span className="text-xs text-slate-500">{missing}</span>}
+          </div>
+        </Card>
+
+        <div className="space-y-4">
+          <Card className="space-y-3 p-5">
+            <h2 className="font-semibold text-slate-900">Encoding and segments</h2>
+            <SegmentCounter content={content} appendOptOut={appendOptOut} longest={longest} />
+            {content.trim() && audience && (
+              <>
+                <MessagePreview preview={delivery.data} draft={content} testId="adv-preview" />
+                <DeliveryNote preview={delivery.data} loading={delivery.loading} error={delivery.error} locale={user.locale} scheduled={when === "later"} />
+              </>
+            )}
+          </Card>
+          <CostEstimate
+            totalSegments={longest?.totalSegments ?? null}
+            recipients={delivery.data?.total ?? null}
+            priceMicros={settings.data?.segmentPriceMicros ?? null}
+            loading={settings.loading && !settings.data}
+            onSaved={() => void settings.reload()}
+            locale={user.locale}
+          />
+        </div>
+      </form>
+    </div>
+  );
+}
+
+/**
+ * The cost: segments of every message the audience will get times the price per segment. No provider here reports
+ * its price, so the user enters what their provider charges; it is saved in their settings.
+ */
+function CostEstimate({
+  totalSegments,
+  recipients,
+  priceMicros,
+  loading,
+  onSaved,
+  locale,
+}: {
+  totalSegments: number | null;
+  recipients: number | null;
+  priceMicros: number | null;
+  loading: boolean;
+  onSaved: () => void;
+  locale: string;
+}) {
+  const [price, setPrice] = useState("");
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setPrice(priceMicros === null ? "" : String(priceMicros / 1_000_000)), [priceMicros]);
+
+  const save = async () => {
+    const value = price.trim() === "" ? null : Math.round(Number(price) * 1_000_000);
+    if (value !== null && (!Number.isFinite(value) || value < 0)) return setError("Enter a price like 0.0079");
+    setSaving(true);
+    setError(null);
+    try {
+      await updateUserSettings({ segmentPriceMicros: value });
+      onSaved();
+    } catch (err) {
+      setError(errorMessage(err, "Could not save the price"));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Card className="space-y-3 p-5">
+      <h2 className="font-semibold text-slate-900">Cost estimate</h2>
+      {loading ? (
+        <Spinner className="text-slate-400" />
+      ) : (
+        <div className="flex items-end gap-2">
+          <Field label="Price per segment (USD)" htmlFor="adv-price" hint="What your SMS provider charges for one segment; saved in your settings.">
+            <Input id="adv-price" inputMode="decimal" placeholder="0.0079" value={price} onChange={(e) => setPrice(e.target.value)} />
+          </Field>
+          <Button variant="secondary" disabled={saving} onClick={() => void save()}>
+            {saving ? <Spinner /> : "Save price"}
+          </Button>
+        </div>
+      )}
+      {error && <Alert>{error}</Alert>}
+      {totalSegments === null ? (
+        <p className="text-sm text-slate-500">Choose recipients and write a message to see the segments they come to.</p>
+      ) : (
+        <p className="text-sm text-slate-700" data-testid="cost-estimate">
+          {formatNumber(recipients ?? 0, locale)} {recipients === 1 ? "message" : "messages"}, {formatNumber(totalSegments, locale)}{" "}
+          {totalSegments === 1 ? "segment" : "segments"}
+          {priceMicros === null ? (
+            <span className="text-slate-500"> · enter your price per segment to see the cost</span>
+          ) : (
+            <>
+              {" "}× {dollars(priceMicros)} = <strong>{dollars(totalSegments * priceMicros)}</strong>
+            </>
+          )}
+        </p>
+      )}
+    </Card>
+  );
+}
