@@ -16,6 +16,7 @@ import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campai
 import { ArchivedChatPage, ChatPage } from "./routes/app/chat/chat-page";
 import { ContactsPage } from "./routes/app/contacts/contacts-page";
 import { HomePage } from "./routes/app/home";
+import { KeywordsPage } from "./routes/app/keywords/keywords-page";
 import { LicensePage } from "./routes/app/license";
 import { OnboardingPage } from "./routes/app/onboarding";
 import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-page";
@@ -149,7 +150,7 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/chat", ChatPage),
   signedInPage("/chat/archived", ArchivedChatPage),
   notYet("/dashboard", "Results & Stats", { to: "/sent-messages", label: "See Sent Messages" }),
-  notYet("/keywords", "Keywords"),
+  signedInPage("/keywords", KeywordsPage),
   notYet("/email-campaigns", "Email Marketing", { to: "/sms-campaigns", label: "Send a text campaign" }),
   notYet("/admin/backup-manager", "Backup Manager", { to: "/admin/dashboard", label: "Open the Admin Panel" }),
   signedInPage("/real-time-demo", RealTimeDemoPage),

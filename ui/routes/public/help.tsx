@@ -2,6 +2,7 @@ import { Link } from "@tanstack/react-router";
 import { useMemo, useState } from "react";
 import { Card, Input } from "../../components/ui";
 import type { IconName } from "../../components/icons";
+import { KEYWORD_RULES } from "../app/keywords/rules";
 import { IconBadge, PageIntro } from "./shared";
 
 type QA = { q: string; a: string };
@@ -123,6 +124,10 @@ const TOPICS: Topic[] = [
       {
         q: "What happens when someone texts STOP?",
         a: "STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT and REVOKE opt the contact out and send one confirmation. They are skipped in every later send. START, UNSTOP or YES opts them back in, and HELP or INFO gets your help text.",
+      },
+      {
+        q: "How do text-to-join keywords match?",
+        a: KEYWORD_RULES.join(" "),
       },
       {
         q: "What are quiet hours?",

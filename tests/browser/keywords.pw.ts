@@ -1,0 +1,105 @@
+import { expect, test, type Page } from "@playwright/test";
+import { Appliance } from "./harness";
+
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start();
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+/** Calls the API as the signed-in user, with the token the app keeps in localStorage; every call here creates (201). */
+async function apiAs(page: Page) {
+  const token = await page.evaluate(() => localStorage.getItem("auth_token"));
+  expect(token).toBeTruthy();
+  return async <T>(path: string, body: unknown): Promise<T> => {
+    const r = await fetch(`${app.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    expect(r.status, `${path}: ${await r.clone().text()}`).toBe(201);
+    return (await r.json()) as T;
+  };
+}
+
+const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name });
+
+test("a keyword created on /keywords, texted through the simulator's reply button, adds a tagged subscriber", async ({ page }) => {
+  await app.signUp(page, { email: `keywords${Date.now()}@example.com` });
+  const post = await apiAs(page);
+  const provider = await post<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await post("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
+
+  await nav(page, "Keywords").click();
+  await expect(page.getByRole("heading", { name: "Keywords", exact: true })).toBeVisible();
+  await expect(page.getByText("No keywords yet")).toBeVisible();
+  await expect(page.getByTestId("stat-Avg. Response Rate")).toHaveText("—");
+
+  await page.getByRole("button", { name: "Create Keyword" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Keyword" });
+  // A keyword that collides with HELP is refused with the server's reason.
+  await dialog.getByLabel("Keyword").fill("help");
+  await dialog.getByRole("button", { name: "Create Keyword" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText(`"HELP" is a help word: texting it always gets the help reply, so it cannot be a keyword.`);
+
+  // The checker names what a confirmation lacks, and the segment counter measures it.
+  await dialog.getByLabel("Keyword").fill("JOIN");
+  await dialog.getByLabel("Auto-reply").fill("Welcome!");
+  const warnings = dialog.getByTestId("confirmation-warnings").getByRole("listitem");
+  await expect(warnings).toHaveText([
+    "⚠ Name your business (“Rosa Diaz” or {business}) so people know who is texting.",
+    "⚠ Say how often you text, e.g. “Up to 4 msgs/month” or “Recurring messages”.",
+    "⚠ Add “Msg & data rates may apply”.",
+    "⚠ Tell people to reply HELP for help.",
+    "⚠ Tell people to reply STOP to cancel.",
+  ]);
+  const reply = "{business}: Thanks for joining, {firstName|friend}! Up to 4 msgs/month. Msg & data rates may apply. Reply HELP for help, STOP to cancel.";
+  await dialog.getByLabel("Auto-reply").fill(reply);
+  await expect(dialog.getByText("Has the business name, frequency, rates, HELP and STOP.")).toBeVisible();
+  await expect(dialog.getByTestId("segment-counter")).toContainText("1 segment");
+  await dialog.getByLabel("Tags (comma separated)").fill("vip, walk-in");
+  await dialog.getByRole("button", { name: "Create Keyword" }).click();
+  await expect(dialog).toHaveCount(0);
+  const card = page.getByTestId("keyword-card").filter({ hasText: "JOIN" });
+  await expect(card).toBeVisible();
+  await expect(page.getByRole("switch", { name: "Active JOIN" })).toHaveAttribute("aria-checked", "true");
+
+  // The tester says which rule fires, sending nothing.
+  await page.getByLabel("Test message").fill("STOP");
+  await page.getByRole("button", { name: "Test", exact: true }).click();
+  await expect(page.getByTestId("keyword-test-result")).toContainText("Opt-out: the sender is unsubscribed and gets one confirmation.");
+  await page.getByLabel("Test message").fill("Join!");
+  await page.getByRole("button", { name: "Test", exact: true }).click();
+  await expect(page.getByTestId("keyword-test-result")).toContainText("Keyword JOIN: the sender is subscribed, tagged vip, walk-in, and gets the auto-reply once.");
+
+  // A phone texts it: the simulator's reply button on Phone Settings.
+  await nav(page, "Phone Settings").click();
+  await page.getByText("Simulate a reply").click();
+  await page.getByLabel("From", { exact: true }).fill("+14155550142");
+  await page.getByLabel("Message", { exact: true }).fill("Join!");
+  await page.getByRole("button", { name: "Simulate reply" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Reply simulated" })).toBeVisible();
+
+  // The new subscriber, tagged, on /contact-lists.
+  await nav(page, "Customer Lists").click();
+  const row = page.getByRole("row").filter({ hasText: "0142" });
+  await expect(async () => {
+    await page.reload();
+    await expect(row).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(row).toContainText("vip");
+  await expect(row).toContainText("walk-in");
+
+  // The conversation on /chat: the keyword and the confirmation, rendered for someone with no name yet.
+  await nav(page, "Chat & Replies").click();
+  await page.getByText("0142").first().click();
+  await expect(page.getByText("Join!", { exact: true }).first()).toBeVisible();
+  await expect(page.getByText("Rosa Diaz: Thanks for joining, friend! Up to 4 msgs/month.", { exact: false }).first()).toBeVisible();
+
+  // The card counts the opt-in.
+  await nav(page, "Keywords").click();
+  await expect(card.getByTestId("keyword-opt-ins")).toHaveText("1");
+  await expect(page.getByTestId("stat-Total Opt-ins")).toHaveText("1");
+});
