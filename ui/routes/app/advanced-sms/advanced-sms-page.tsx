@@ -19,7 +19,7 @@ import { TemplatePicker } from "../templates/template-picker";
 const MAX_CONTENT = 1600;
 type Target = "numbers" | "segment";
 const TARGETS = [
-  { value: "numbers" as const, label: "Phone numbers" },
+  { value: "numbers" as const, label: "Numbers" },
   { value: "segment" as const, label: "Segment" },
 ];
 
