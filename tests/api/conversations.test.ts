@@ -215,6 +215,28 @@ describe("replies", () => {
     expect((await post(acc, "/api/messages", { ...body, direction: "inbound" })).status).toBe(400);
   });
 
+  test("a campaign's messages land in their recipients' threads, after what they hold, without reopening an archived one", async () => {
+    const acc = await account();
+    const phones = ["+14155552030", "+14155552031", "+14155552032"];
+    await inbound(acc, phones[0]!, "earlier question");
+    const before = await conversationOf(acc, phones[0]!);
+    await post(acc, "/api/conversations/bulk-archive", { conversationIds: [before.id] });
+    const campaign = await post(acc, "/api/campaigns", { name: "Sale", content: "Sale today", recipients: phones, appendOptOut: false });
+    expect(campaign.status).toBe(201);
+    expect((await post(acc, `/api/campaigns/${campaign.body.id}/send`)).body.queued).toBe(3);
+    const threads = await Promise.all(phones.map((p) => conversationOf(acc, p)));
+    expect(threads.map((c: any) => [c.phone, c.lastMessage, c.lastDirection, c.unreadCount, c.state])).toEqual([
+      [phones[0], "Sale today", "outbound", 1, "archived"],
+      [phones[1], "Sale today", "outbound", 0, "open"],
+      [phones[2], "Sale today", "outbound", 0, "open"],
+    ]);
+    const first = await thread(acc, before.id);
+    expect(first.map((m: any) => [m.content, m.kind, m.campaignId])).toEqual([
+      ["earlier question", "single", null],
+      ["Sale today", "campaign", campaign.body.id],
+    ]);
+  });
+
   test("POST /api/messages/send lands in the conversation too", async () => {
     const acc = await account();
     const r = await post(acc, "/api/messages/send", { phone: "(415) 555-2010", content: "one-off" });
