@@ -1,5 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
+import { join } from "node:path";
 import { Appliance } from "./harness";
+
+const shots = process.env.PW_OUTPUT_DIR ?? "test-results";
 
 let app: Appliance;
 test.beforeAll(async () => {
@@ -60,6 +63,7 @@ test("a keyword created on /keywords, texted through the simulator's reply butto
   await expect(dialog.getByText("Has the business name, frequency, rates, HELP and STOP.")).toBeVisible();
   await expect(dialog.getByTestId("segment-counter")).toContainText("1 segment");
   await dialog.getByLabel("Tags (comma separated)").fill("vip, walk-in");
+  await page.screenshot({ path: join(shots, "keywords-modal.png"), fullPage: true });
   await dialog.getByRole("button", { name: "Create Keyword" }).click();
   await expect(dialog).toHaveCount(0);
   const card = page.getByTestId("keyword-card").filter({ hasText: "JOIN" });
@@ -102,4 +106,5 @@ test("a keyword created on /keywords, texted through the simulator's reply butto
   await nav(page, "Keywords").click();
   await expect(card.getByTestId("keyword-opt-ins")).toHaveText("1");
   await expect(page.getByTestId("stat-Total Opt-ins")).toHaveText("1");
+  await page.screenshot({ path: join(shots, "keywords.png"), fullPage: true });
 });
