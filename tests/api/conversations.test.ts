@@ -1,6 +1,9 @@
 // Conversations: one thread per contact phone, exactly-once inbound through the signed Twilio webhook, server
 // order, unread counts, the sticky sender, states, idempotent replies, bulk archive and delete, cursors, tenancy.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { plans } from "../../db/schema";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -346,5 +349,38 @@ describe("tenancy", () => {
     expect((await post(other, "/api/conversations/bulk-delete", { conversationIds: [c.id] })).body.count).toBe(0);
     expect((await get(other, "/api/conversations")).body.total).toBe(0);
     expect(await get(owner, `/api/conversations/${c.id}`)).toMatchObject({ status: 200, body: { state: "open", unreadCount: 1 } });
+  });
+});
+
+describe("migration 0012", () => {
+  test("messages stored before it get their seq in time order and their threads, read, replying from the last number written to", () => {
+    const dir = join(import.meta.dir, "../../db/migrations");
+    const journal = JSON.parse(readFileSync(join(dir, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
+    const db = new Database(":memory:");
+    const apply = (tag: string) => {
+      for (const stmt of readFileSync(join(dir, `${tag}.sql`), "utf8").split("--> statement-breakpoint")) if (stmt.trim()) db.exec(stmt);
+    };
+    for (const e of journal.entries) {
+      if (e.tag === "0012_conversations") break;
+      apply(e.tag);
+    }
+    db.exec(`INSERT INTO users (id, email, password_hash, first_name, last_name) VALUES ('u1', 'a@example.com', 'x', 'A', 'B')`);
+    const add = db.prepare(`INSERT INTO messages (id, user_id, phone, content, direction, status, from_number, created_at) VALUES (?, 'u1', ?, ?, ?, 'received', ?, ?)`);
+    add.run("m1", "+1", "hi", "inbound", "+100", 1000);
+    add.run("m2", "+1", "reply", "outbound", "+200", 1000);
+    add.run("m3", "+2", "x", "outbound", "+200", 900);
+    add.run("m4", "+1", "again", "inbound", "+300", 2000);
+    apply("0012_conversations");
+    expect(db.query("SELECT id, seq FROM messages ORDER BY seq").all()).toEqual([
+      { id: "m3", seq: 1 },
+      { id: "m1", seq: 2 },
+      { id: "m2", seq: 3 },
+      { id: "m4", seq: 4 },
+    ]);
+    expect(db.query("SELECT phone, state, last_seq, last_read_seq, unread_count, reply_from FROM conversations ORDER BY phone").all()).toEqual([
+      { phone: "+1", state: "open", last_seq: 4, last_read_seq: 4, unread_count: 0, reply_from: "+300" },
+      { phone: "+2", state: "open", last_seq: 1, last_read_seq: 1, unread_count: 0, reply_from: null },
+    ]);
+    expect(db.query("SELECT value FROM conversation_sequence").get()).toEqual({ value: 4 });
   });
 });
