@@ -604,7 +604,11 @@ export const conversations = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("conversations_user_phone_idx").on(t.userId, t.phone), index("conversations_user_last_idx").on(t.userId, t.lastSeq)],
+  (t) => [
+    uniqueIndex("conversations_user_phone_idx").on(t.userId, t.phone),
+    index("conversations_user_last_idx").on(t.userId, t.lastSeq),
+    index("conversations_user_unread_idx").on(t.userId).where(sql`unread_count > 0`),
+  ],
 );
 
 /** The one counter messages' `seq` is reserved from (a single row, id 1). */

@@ -33,6 +33,9 @@ CREATE UNIQUE INDEX `conversations_user_phone_idx` ON `conversations` (`user_id`
 --> statement-breakpoint
 CREATE INDEX `conversations_user_last_idx` ON `conversations` (`user_id`,`last_seq`);
 --> statement-breakpoint
+-- The unread total and filter read only threads with unread messages (a campaign makes many threads, none unread).
+CREATE INDEX `conversations_user_unread_idx` ON `conversations` (`user_id`) WHERE `unread_count` > 0;
+--> statement-breakpoint
 -- Threads of the messages already stored, all read (nobody could read them before).
 INSERT INTO `conversations` (`user_id`, `phone`, `state`, `last_seq`, `last_read_seq`, `reply_from`, `created_at`, `updated_at`)
 SELECT m.`user_id`, m.`phone`, 'open', max(m.`seq`), max(m.`seq`),
