@@ -13,8 +13,12 @@ export const CLOSE = {
   going: 1001,
 } as const;
 
-/** Bytes a socket may have waiting to go out; above this it is closed as a slow consumer, never waited for. */
+/**
+ * Bytes a socket may have waiting to go out. Above this nothing more is queued for it: it catches up from the log
+ * when it drains, and one still stalled after STALL_LIMIT_MS is closed (it resumes when it reconnects).
+ */
 export const SEND_BUFFER_LIMIT = 1 << 20;
+export const STALL_LIMIT_MS = 10_000;
 /** Events a reconnecting client may be behind; further back it is told to refetch (`reset`). */
 export const MAX_REPLAY = 10_000;
 /** A campaign's progress frame goes out at most this often (ms) while its messages move; start and end at once. */
@@ -29,6 +33,10 @@ export type SocketData = {
   checkedAt: number;
   /** The newest event id this socket was sent (or told it is past). */
   sent: number;
+  /** When its send buffer passed the limit (ctx.now); null while it keeps up. */
+  stalledAt: number | null;
+  /** Whether it was sent `ready` (or `reset`): after what it missed, before anything live. */
+  greeted: boolean;
   authTimer: ReturnType<typeof setTimeout> | null;
 };
 export type LiveSocket = ServerWebSocket<SocketData>;
@@ -47,9 +55,11 @@ export class LiveHub {
   private progressDue = new Map<string, { userId: string; eventId: number }>();
   private progressSentAt = new Map<string, number>();
   private progressTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Exposed for tests: how long a socket may stay unauthenticated. */
+  private stallTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Exposed for tests: how long a socket may stay unauthenticated, and the slow-consumer bounds. */
   authTimeoutMs = 5000;
   sendBufferLimit = SEND_BUFFER_LIMIT;
+  stallLimitMs = STALL_LIMIT_MS;
 
   constructor(
     private ctx: AppContext,
@@ -79,11 +89,30 @@ export class LiveHub {
       if (this.accounts.size === 1) onEventsCommitted(this.ctx, () => this.notify());
     }
     ws.data.userId = userId;
-    ws.data.sent = account.cursor;
-    if (resumeAfter !== null && resumeAfter !== account.cursor && !this.replay(ws, userId, resumeAfter, account.cursor)) {
+    const resuming = resumeAfter !== null && resumeAfter !== account.cursor;
+    ws.data.sent = resuming ? resumeAfter : account.cursor;
+    account.sockets.add(ws);
+    if (resuming && !this.replay(ws, userId, resumeAfter, account.cursor)) {
+      ws.data.sent = account.cursor;
+      ws.data.greeted = true;
       this.send(ws, { type: "reset", lastEventId: account.cursor });
-    } else this.send(ws, { type: "ready", lastEventId: account.cursor });
-    if (ws.readyState === 1) account.sockets.add(ws);
+    } else this.greet(ws);
+  }
+
+  /** `ready` once the socket has all it missed: live frames follow the id it names. */
+  private greet(ws: LiveSocket) {
+    if (ws.data.greeted || ws.data.stalledAt !== null) return;
+    ws.data.greeted = true;
+    this.send(ws, { type: "ready", lastEventId: ws.data.sent });
+  }
+
+  /** Bun's `drain`: a stalled socket has room again; it catches up from the log where it stopped. */
+  drained(ws: LiveSocket) {
+    const account = ws.data.userId ? this.accounts.get(ws.data.userId) : undefined;
+    if (ws.data.stalledAt === null || !account?.sockets.has(ws)) return;
+    ws.data.stalledAt = null;
+    if (!this.replay(ws, ws.data.userId!, ws.data.sent, account.cursor)) this.closeSlow(ws);
+    else this.greet(ws);
   }
 
   leave(ws: LiveSocket) {
@@ -110,11 +139,15 @@ export class LiveHub {
   stop() {
     onEventsCommitted(this.ctx, null);
     if (this.progressTimer) clearTimeout(this.progressTimer);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
     for (const account of this.accounts.values()) for (const ws of account.sockets) ws.close(CLOSE.going, "Server stopping");
     this.accounts.clear();
   }
 
-  /** Sends the events (after, upTo] of one account to one socket; false when they are no longer all kept. */
+  /**
+   * Sends the events (after, upTo] of one account to one socket (as far as its buffer takes; `drained` goes on);
+   * false when they are no longer all kept.
+   */
   private replay(ws: LiveSocket, userId: string, after: number, upTo: number): boolean {
     if (after > upTo) return false;
     // Ids only grow: when the oldest event kept is newer than the one after `after`, something between was pruned.
@@ -128,9 +161,23 @@ export class LiveHub {
       if (page.length < 1000) break;
       from = page.at(-1)!.id;
     }
-    for (const frame of this.framesOf(userId, events, true)) this.send(ws, frame);
-    ws.data.sent = upTo;
+    this.deliver(ws, this.framesOf(userId, events, true), upTo);
     return true;
+  }
+
+  /**
+   * Queues the frames the socket has not had, in order, until its buffer passes the limit; the rest stays in the
+   * log for `drained`. Once all are queued, the socket stands at `upTo` (events that make no frame included).
+   */
+  private deliver(ws: LiveSocket, frames: LiveFrame[], upTo: number) {
+    const after = ws.data.sent;
+    for (const frame of frames) {
+      if (frame.eventId <= after) continue;
+      if (!this.send(ws, frame)) return;
+      ws.data.sent = frame.eventId;
+      if (ws.data.stalledAt !== null) return;
+    }
+    ws.data.sent = Math.max(ws.data.sent, upTo);
   }
 
   private pushAccount(userId: string, account: Account) {
@@ -141,8 +188,7 @@ export class LiveHub {
       const frames = this.framesOf(userId, events, false);
       for (const ws of account.sockets) {
         this.recheckSession(ws);
-        for (const frame of frames) if (frame.eventId > ws.data.sent) this.send(ws, frame);
-        ws.data.sent = account.cursor;
+        if (ws.data.stalledAt === null) this.deliver(ws, frames, account.cursor);
       }
       if (events.length < 1000) return;
     }
@@ -209,13 +255,37 @@ export class LiveHub {
     }
   }
 
-  /** Sends without waiting; a socket whose unsent bytes pass the limit is closed (it resumes when it reconnects). */
-  send(ws: LiveSocket, frame: LiveFrame | { type: "ready" | "reset"; lastEventId: number }) {
-    if (ws.readyState !== 1) return;
+  /**
+   * Queues a frame without waiting; false when the socket is closed or stalled. A socket whose unsent bytes pass
+   * the limit stalls: nothing more is queued for it until it drains, and the stall sweep closes it if it does not.
+   */
+  private send(ws: LiveSocket, frame: LiveFrame | { type: "ready" | "reset"; lastEventId: number }): boolean {
+    if (ws.readyState !== 1 || ws.data.stalledAt !== null) return false;
     ws.send(JSON.stringify(frame));
     if (ws.getBufferedAmount() > this.sendBufferLimit) {
-      this.leave(ws);
-      ws.close(CLOSE.slow, "Too slow: reconnect and resume");
+      ws.data.stalledAt = this.ctx.now();
+      this.stallTimer ??= setTimeout(() => this.sweepStalled(), this.stallLimitMs);
     }
+    return true;
+  }
+
+  /** Closes the sockets stalled for STALL_LIMIT_MS; one timer for all, armed only while a socket is stalled. */
+  private sweepStalled() {
+    this.stallTimer = null;
+    const now = this.ctx.now();
+    let waiting = false;
+    for (const account of this.accounts.values()) {
+      for (const ws of account.sockets) {
+        if (ws.data.stalledAt === null) continue;
+        if (now - ws.data.stalledAt >= this.stallLimitMs) this.closeSlow(ws);
+        else waiting = true;
+      }
+    }
+    if (waiting) this.stallTimer = setTimeout(() => this.sweepStalled(), this.stallLimitMs);
+  }
+
+  private closeSlow(ws: LiveSocket) {
+    this.leave(ws);
+    ws.close(CLOSE.slow, "Too slow: reconnect and resume");
   }
 }

@@ -76,7 +76,7 @@ export function liveSockets(ctx: AppContext): LiveSockets {
           return Response.json({ message: `Cross-site request refused: open smsdesk at ${expected}`, code: "csrf" }, { status: 403 });
         }
       }
-      const data: SocketData = { userId: null, token: token && sessionOf(token) ? token : null, checkedAt: 0, sent: 0, authTimer: null };
+      const data: SocketData = { userId: null, token: token && sessionOf(token) ? token : null, checkedAt: 0, sent: 0, stalledAt: null, greeted: false, authTimer: null };
       if (server.upgrade(request, { data })) return undefined;
       return Response.json({ message: "Expected a WebSocket upgrade", code: "bad_request" }, { status: 400 });
     },
@@ -101,6 +101,9 @@ export function liveSockets(ctx: AppContext): LiveSockets {
         if (msg.type === "auth" && msg.token) authenticate(ws, msg.token, msg.lastEventId);
         else if (ws.data.token) authenticate(ws, ws.data.token, msg.lastEventId);
         else ws.close(CLOSE.unauthorized, "Sign in first");
+      },
+      drain(ws) {
+        hub.drained(ws);
       },
       close(ws) {
         hub.leave(ws);

@@ -1,7 +1,8 @@
 // Live updates over the WebSocket at /ws: who may connect, what it pushes from the event log, a reconnecting
 // client's resume, and a slow reader that cannot hold up the others.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { appendEvent } from "../../src/events/events";
+import net from "node:net";
+import { appendEvent, lastEventId, pruneEvents } from "../../src/events/events";
 import { liveHubOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -194,3 +195,92 @@ describe("what it pushes", () => {
     await c.close();
   });
 });
+
+describe("reconnecting", () => {
+  test("a socket dropped while 50 messages arrive: resumed from its last event id, it has all 50, in order, once each", async () => {
+    const { acc, number, hookUrl } = await sender();
+    const first = await connect(acc);
+    for (let i = 1; i <= 10; i++) await inbound(hookUrl, "+14155550140", number, `Message ${i}`);
+    await first.next((f) => f.content === "Message 10");
+    await first.close();
+    for (let i = 11; i <= 50; i++) await inbound(hookUrl, "+14155550140", number, `Message ${i}`);
+
+    const second = await connect(acc, first.lastEventId());
+    await second.next((f) => f.content === "Message 50");
+    expect(second.frames[0]).toMatchObject({ type: "new_message", content: "Message 11" });
+    const frames = [...first.of("new_message"), ...second.of("new_message")];
+    expect(frames.map((f) => f.content)).toEqual(Array.from({ length: 50 }, (_, i) => `Message ${i + 1}`));
+    const ids = frames.map((f) => f.eventId);
+    expect(new Set(ids).size).toBe(50);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // Nothing but the 50 and the ready frame, which says where live frames begin.
+    expect(second.frames.map((f) => f.type)).toEqual([...Array(40).fill("new_message"), "ready"]);
+    expect(second.frames.at(-1)).toEqual({ type: "ready", lastEventId: expect.any(Number) });
+    expect(second.frames.at(-1)!.lastEventId).toBeGreaterThanOrEqual(ids.at(-1)!);
+    await second.close();
+  });
+
+  test("a client further back than the log keeps, or ahead of it, is told to refetch: reset at the newest event", async () => {
+    const acc = await t.signUpVerified();
+    const ahead = await connect(acc, 1e12);
+    expect(ahead.frames).toEqual([{ type: "reset", lastEventId: expect.any(Number) }]);
+    await ahead.close();
+    // Everything older than now is pruned, as the retention job does after the kept days.
+    pruneEvents(t.ctx, Date.now() + 1);
+    const behind = await connect(acc, 1);
+    expect(behind.frames).toEqual([{ type: "reset", lastEventId: lastEventId(t.ctx) }]);
+    await behind.close();
+  });
+});
+
+describe("a slow reader", () => {
+  test("is closed once its unsent frames pass the limit; another socket of the account gets every frame meanwhile", async () => {
+    const { acc, number, hookUrl } = await sender();
+    await inbound(hookUrl, "+14155550141", number, "x".repeat(1600));
+    const stored = t.ctx.db.$client.query(`SELECT id FROM messages WHERE user_id = ? AND direction = 'inbound'`).get(acc.user.id) as { id: string };
+    const fast = await connect(acc);
+    liveHubOf(t.ctx)!.stallLimitMs = 300;
+
+    // A browser tab that stopped reading: the upgrade by cookie, then nothing read off the socket again.
+    const slow = connectRaw(`smsdesk_session=${acc.token}`);
+    await slow.upgraded;
+    await waitFor(() => liveHubOf(t.ctx)!.socketCount(acc.user.id), (n) => n === 2);
+
+    // 3,000 frames of 1.8 KB: more than the kernel's buffers take, so the slow socket's own buffer fills.
+    const n = 3000;
+    const started = performance.now();
+    t.ctx.db.$client.transaction(() => {
+      for (let i = 0; i < n; i++) appendEvent(t.ctx, { userId: acc.user.id, type: "message.received", subject: { kind: "message", id: stored.id } });
+    })();
+    await waitFor(() => fast.of("new_message").length, (k) => k === n, 10_000, 5);
+    const elapsed = performance.now() - started;
+    // The slow one, stalled since its buffer filled, is closed once it stayed so for the stall limit.
+    await waitFor(() => liveHubOf(t.ctx)!.socketCount(acc.user.id), (k) => k === 1, 5000);
+    expect(fast.ws.readyState).toBe(WebSocket.OPEN);
+    const ids = fast.of("new_message").map((f) => f.eventId);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(elapsed).toBeLessThan(5000);
+    slow.socket.destroy();
+    await fast.close();
+  });
+});
+
+/** A WebSocket upgrade over a plain TCP socket that then stops reading (node:net's pause). */
+function connectRaw(cookie: string) {
+  const socket = net.connect(Number(new URL(t.url).port), "127.0.0.1");
+  const upgraded = new Promise<void>((resolve, reject) => {
+    socket.once("error", reject);
+    socket.once("connect", () =>
+      socket.write(
+        `GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n` +
+          `Sec-WebSocket-Version: 13\r\nCookie: ${cookie}\r\nOrigin: ${publicOrigin()}\r\n\r\n`,
+      ),
+    );
+    socket.once("data", (chunk: Buffer) => {
+      if (!chunk.toString().startsWith("HTTP/1.1 101")) return reject(new Error(chunk.toString()));
+      socket.pause();
+      resolve();
+    });
+  });
+  return { socket, upgraded };
+}

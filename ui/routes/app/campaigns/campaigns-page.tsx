@@ -7,6 +7,7 @@ import { Button, Card, Input, Spinner } from "../../../components/ui";
 import { campaignAction, deleteCampaign, duplicateCampaign, useCampaigns } from "../../../api/campaigns";
 import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
+import { useLiveRefresh } from "../../../lib/live";
 import { toast } from "../../../lib/toast";
 import { CampaignCard, type CardAction } from "./campaign-card";
 import { CampaignDialog } from "./campaign-dialog";
@@ -50,7 +51,9 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
     return () => clearTimeout(t);
   }, [search]);
 
-  const list = useCampaigns({ page, pageSize: PAGE_SIZE, q }, polling ? CAMPAIGN_REFRESH_MS : undefined);
+  // Live progress from the socket; polling only while it is down and a campaign is on its way.
+  const pollMs = useLiveRefresh(["campaign_progress"], () => list.reload(), { pollMs: polling ? CAMPAIGN_REFRESH_MS : undefined });
+  const list = useCampaigns({ page, pageSize: PAGE_SIZE, q }, pollMs);
   const campaigns = (list.data?.data ?? []).filter((c) => c.type !== "email");
   const anyActive = campaigns.some((c) => isLive(c));
   useEffect(() => setPolling(anyActive), [anyActive]);

@@ -4,6 +4,7 @@ import { Pagination } from "../../../components/pagination";
 import { Button, Select, Spinner } from "../../../components/ui";
 import type { User } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
+import { useLiveRefresh } from "../../../lib/live";
 import { useCampaign, useCampaignLogs } from "../../../api/campaigns";
 import { formatPhone } from "../contacts/model";
 import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
@@ -61,9 +62,18 @@ export function DetailsDialog({
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<"" | LogStatus>("");
   const [live, setLive] = useState(initial.status === "sending");
-  const fresh = useCampaign(initial.id, live ? CAMPAIGN_REFRESH_MS : undefined);
+  // This campaign's progress from the socket; polling only while it is down and messages are on their way.
+  const pollMs = useLiveRefresh(
+    ["campaign_progress"],
+    () => {
+      void fresh.reload();
+      void logs.reload();
+    },
+    { pollMs: live ? CAMPAIGN_REFRESH_MS : undefined, when: (f) => f.campaign.id === initial.id },
+  );
+  const fresh = useCampaign(initial.id, pollMs);
   const c = fresh.data ?? initial;
-  const logs = useCampaignLogs({ campaignId: c.id, page, pageSize: LOG_PAGE, status }, live ? CAMPAIGN_REFRESH_MS : undefined);
+  const logs = useCampaignLogs({ campaignId: c.id, page, pageSize: LOG_PAGE, status }, pollMs);
 
   // Keep following while messages are on their way: the campaign sends, or shown recipients await a delivery report.
   const unsettled = c.status === "sending" || (logs.data?.data ?? []).some((l) => UNSETTLED.includes(l.status));

@@ -7,6 +7,7 @@ import { fetchCampaigns, useStats } from "../../../api/campaigns";
 import { useProviders } from "../../../api/providers";
 import { auth } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
+import { useLiveRefresh } from "../../../lib/live";
 import { saveBlob } from "../contacts/model";
 import { StatusBadge } from "../campaigns/dialog";
 import { isWaitingOnly, QuietWaitNote } from "../campaigns/delivery-preview";
@@ -64,7 +65,7 @@ function useAllCampaigns(refreshMs?: number) {
       if (timer) clearInterval(timer);
     };
   }, [load, refreshMs]);
-  return { data, error, loading: data === null && !error };
+  return { data, error, loading: data === null && !error, reload: load };
 }
 
 function StatCard({ label, value }: { label: string; value: string | null }) {
@@ -84,8 +85,17 @@ export function SentMessagesPage() {
   const user = auth.value.user!;
   const navigate = useNavigate();
   const [polling, setPolling] = useState(false);
-  const campaigns = useAllCampaigns(polling ? CAMPAIGN_REFRESH_MS : undefined);
-  const stats = useStats(polling ? CAMPAIGN_REFRESH_MS : undefined);
+  // Live progress from the socket; polling only while it is down and a campaign is on its way.
+  const pollMs = useLiveRefresh(
+    ["campaign_progress"],
+    () => {
+      void campaigns.reload();
+      void stats.reload();
+    },
+    { pollMs: polling ? CAMPAIGN_REFRESH_MS : undefined },
+  );
+  const campaigns = useAllCampaigns(pollMs);
+  const stats = useStats(pollMs);
   const providers = useProviders();
   const [filter, setFilter] = useState<HistoryFilter>({ q: "", range: "all", from: "", to: "", sort: "newest" });
   const [page, setPage] = useState(1);
