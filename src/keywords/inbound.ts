@@ -43,6 +43,10 @@ export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
     if (pending) confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!, { reply: false });
     return none;
   }
+  if (m.compliance === "stop") {
+    // A STOP withdraws a question not yet answered: a later Y must not subscribe someone who said stop since.
+    ctx.db.$client.query(`DELETE FROM keyword_opt_ins WHERE user_id = ? AND phone = ? AND status = 'pending'`).run(m.userId, m.from);
+  }
   if (m.compliance) return none;
   if (normalForm(m.body) === CONFIRM_WORD) {
     const pending = latestPending(ctx, m);

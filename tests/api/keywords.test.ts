@@ -340,6 +340,13 @@ describe("keywords on the inbound path", () => {
       expect(text(yes, "YES").keyword).toBe("start");
       expect(contactsOf(acc).find((c) => c.phone === yes)).toMatchObject({ status: "subscribed", tags: `["deals"]` });
       expect(repliesTo(acc, yes).map((r) => r.content)).toEqual([question, "Test User: You are subscribed again. Reply HELP for help, STOP to unsubscribe."]);
+      // A STOP after the question withdraws it: a later Y subscribes nobody.
+      const stopped = "+14155552674";
+      text(stopped, "deals");
+      text(stopped, "STOP");
+      text(stopped, "Y");
+      expect(keywordConsents(acc).map((c) => c.phone)).toEqual([SUBSCRIBER, yes]);
+      expect(contactsOf(acc).find((c) => c.phone === stopped)).toMatchObject({ status: "opted_out", tags: "[]" });
     } finally {
       t.ctx.now = realNow;
     }
