@@ -46,7 +46,7 @@ export function ChatPopup() {
     return (
       <button
         type="button"
-        onClick={() => (popup.value = { ...popup.value, open: true, minimised: false })}
+        onClick={() => (popup.value = { ...popup.value, open: true, minimised: false, auto: false })}
         aria-label={unread > 0 ? `Open messages (${unread} unread)` : "Open messages"}
         className="fixed bottom-4 right-4 z-40 flex h-14 w-14 items-center justify-center rounded-full bg-brand-600 text-white shadow-lg hover:bg-brand-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-brand-500/40"
       >
@@ -141,7 +141,7 @@ function PopupList() {
     if (autoOpened || !list.data) return;
     setAutoOpened(true);
     const first = rows.find((c) => c.unreadCount > 0);
-    if (first && window.matchMedia(WIDE).matches) popup.value = { ...popup.value, conversationId: first.id };
+    if (first && window.matchMedia(WIDE).matches) popup.value = { ...popup.value, conversationId: first.id, auto: false };
   }, [list.data]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
@@ -156,7 +156,7 @@ function PopupList() {
             <button
               type="button"
               className="flex w-full items-center px-3 py-2 text-left hover:bg-slate-50"
-              onClick={() => (popup.value = { ...popup.value, conversationId: c.id })}
+              onClick={() => (popup.value = { ...popup.value, conversationId: c.id, auto: false })}
             >
               <ConversationSummary c={c} formatPhone={formatPhone} />
             </button>
@@ -205,6 +205,7 @@ function PopupThread({ id }: { id: number }) {
           phone={c.phone}
           optedOut={c.optedOut}
           compact
+          awaitInteraction={popup.value.auto}
           timeZone={auth.value.user?.timezone}
         />
       )}

@@ -22,8 +22,10 @@ export type PopupState = {
   minimised: boolean;
   /** The thread shown; null shows the list. */
   conversationId: number | null;
+  /** Opened by an inbound text rather than by the user: its thread is not marked read until they touch it. */
+  auto: boolean;
 };
-export const popup = signal<PopupState>({ open: false, minimised: false, conversationId: null });
+export const popup = signal<PopupState>({ open: false, minimised: false, conversationId: null, auto: false });
 
 /** Bumped on every inbound message and conversation change; lists and threads depend on it to reload. */
 export const inboxVersion = signal(0);
@@ -57,8 +59,9 @@ export function changed() {
   }, 300);
 }
 
-export function openPopup(conversationId: number | null = null) {
-  popup.value = { open: true, minimised: false, conversationId };
+/** Opens the popup on a thread (or the list); `auto`: a push did it, not the user. */
+export function openPopup(conversationId: number | null, auto = false) {
+  popup.value = { open: true, minimised: false, conversationId, auto };
 }
 
 const preview = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
@@ -91,6 +94,9 @@ export function startInbox() {
   void refreshUnread();
   // The server could not replay everything missed while away: read the inbox afresh.
   subscribe("reset", changed);
+  // Reading in another tab or browser sends no push: coming back to this one reads the total again.
+  window.addEventListener("focus", changed);
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && changed());
   // Only while the socket is down (a proxy without WebSockets, a restart): read the inbox now and then instead.
   setInterval(() => {
     if (!liveConnected.value && auth.value.status === "signed-in") changed();
@@ -101,7 +107,7 @@ export function startInbox() {
     const c = await conversationOf(m);
     const who = c?.contactName ?? m.phone;
     const open = () => openPopup(c?.id ?? null);
-    if (!c || pageThread.value !== c.id) open();
+    if (!c || pageThread.value !== c.id) openPopup(c?.id ?? null, true);
     toast({ title: `New message from ${who}`, description: preview(m.content), action: { label: "Reply", onClick: open } });
     if (pageUnattended()) {
       notifyDesktop(`New message from ${who}`, preview(m.content), `conversation-${c?.id ?? m.phone}`, open);

@@ -29,6 +29,7 @@ export function ChatThread({
   timeZone,
   emptyText,
   emptyHint,
+  awaitInteraction = false,
   onSent,
 }: {
   /** Null before the first message to this phone: the first reply creates the conversation. */
@@ -39,6 +40,8 @@ export function ChatThread({
   timeZone?: string;
   emptyText?: string;
   emptyHint?: string;
+  /** Opened by an inbound text, not by the user: nothing is marked read until they click or type in it. */
+  awaitInteraction?: boolean;
   onSent?: (message: ThreadMessage) => void;
 }) {
   const [messages, setMessages] = useState<ThreadMessage[]>([]);
@@ -88,13 +91,19 @@ export function ChatThread({
     );
   });
 
-  // Read while seen: the newest inbound message shown, once the tab is visible.
+  // Read once seen: the newest inbound message shown, while the tab is visible and focused, and (for a thread a push
+  // opened by itself) once the user has touched it; a popup that opened while they were away keeps it unread.
+  const [engaged, setEngaged] = useState(!awaitInteraction);
+  useEffect(() => setEngaged(!awaitInteraction), [conversationId, awaitInteraction]);
   const newestInbound = messages.findLast((m) => m.direction === "inbound")?.seq ?? 0;
   const marked = useRef(0);
   useEffect(() => {
-    if (conversationId === null || newestInbound === 0 || newestInbound <= marked.current) return;
+    marked.current = 0;
+  }, [conversationId]);
+  useEffect(() => {
+    if (conversationId === null || !engaged || newestInbound <= marked.current) return;
     const mark = () => {
-      if (document.visibilityState !== "visible" || newestInbound <= marked.current) return;
+      if (document.visibilityState !== "visible" || !document.hasFocus() || newestInbound <= marked.current) return;
       marked.current = newestInbound;
       markConversationRead(conversationId, newestInbound)
         .then(() => refreshUnread())
@@ -104,11 +113,12 @@ export function ChatThread({
     };
     mark();
     document.addEventListener("visibilitychange", mark);
-    return () => document.removeEventListener("visibilitychange", mark);
-  }, [conversationId, newestInbound]);
-  useEffect(() => {
-    marked.current = 0;
-  }, [conversationId]);
+    window.addEventListener("focus", mark);
+    return () => {
+      document.removeEventListener("visibilitychange", mark);
+      window.removeEventListener("focus", mark);
+    };
+  }, [conversationId, newestInbound, engaged]);
 
   const send = async (content: string, key: string) => {
     try {
@@ -122,7 +132,12 @@ export function ChatThread({
   };
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col bg-slate-50">
+    <div
+      className="flex min-h-0 flex-1 flex-col bg-slate-50"
+      onPointerDown={() => setEngaged(true)}
+      onFocus={() => setEngaged(true)}
+      onKeyDown={() => setEngaged(true)}
+    >
       {loading ? (
         <div className="flex flex-1 items-center justify-center gap-2 text-sm text-slate-500">
           <Spinner /> Loading messages...

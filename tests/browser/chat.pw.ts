@@ -1,0 +1,204 @@
+import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { Appliance } from "./harness";
+
+const shots = process.env.PW_OUTPUT_DIR ?? "test-results";
+const TITLE = "smsdesk: SMS marketing";
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start();
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+/**
+ * A browser context signed in as the account with this token: the token where the app keeps it, and a record of
+ * the desktop notifications the page shows (granted, so none is asked for). `away` makes the page report that it
+ * has no focus, as a tab in the background does.
+ */
+async function signedInContext(browser: Browser, token: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  await context.addInitScript((t) => {
+    localStorage.setItem("auth_token", t);
+    const shown: { title: string; body: string }[] = [];
+    (window as unknown as { shownNotifications: typeof shown }).shownNotifications = shown;
+    class RecordedNotification {
+      static permission = "granted";
+      static requestPermission = async () => "granted";
+      onclick: (() => void) | null = null;
+      constructor(title: string, opts: { body: string }) {
+        shown.push({ title, body: opts.body });
+      }
+      close() {}
+    }
+    (window as unknown as { Notification: unknown }).Notification = RecordedNotification;
+    const hasFocus = document.hasFocus.bind(document);
+    document.hasFocus = () => !(window as unknown as { away?: boolean }).away && hasFocus();
+  }, token);
+  const page = await context.newPage();
+  return { context, page };
+}
+
+async function api<T>(token: string, path: string, body?: unknown, method = body === undefined ? "GET" : "POST"): Promise<T> {
+  const r = await fetch(`${app.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin: app.url },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`).toBe(true);
+  return (await r.json()) as T;
+}
+
+/** The three unread badges of a page: the popup's button or header, the sidebar entry, and the title. */
+async function expectUnread(page: Page, n: number) {
+  const nav = page.getByRole("navigation", { name: "Main" });
+  const chatLink = nav.getByRole("link", { name: /Chat & Replies/ });
+  if (n > 0) {
+    await expect(chatLink.getByLabel(`${n} unread`)).toBeVisible();
+    await expect(page).toHaveTitle(`(${n}) ${TITLE}`);
+  } else {
+    await expect(chatLink.getByLabel(/unread/)).toHaveCount(0);
+    await expect(page).toHaveTitle(TITLE);
+  }
+  const popup = page.getByRole("region", { name: "Messages" });
+  if (await popup.isVisible()) {
+    if (n > 0) await expect(popup.getByText(`${n} new`)).toBeVisible();
+    else await expect(popup.getByText(/\d+ new/)).toHaveCount(0);
+  } else {
+    await expect(page.getByRole("button", { name: n > 0 ? `Open messages (${n} unread)` : "Open messages" })).toBeVisible();
+  }
+}
+
+/** The contact texts the account, typed into the simulator's "Simulate a reply" form on Phone Settings. */
+async function simulateReply(page: Page, from: string, text: string) {
+  // The same account's popup opens on this browser too: closed, it covers nothing of the form.
+  const popup = page.getByRole("region", { name: "Messages" });
+  if (await popup.isVisible()) await popup.getByRole("button", { name: "Close messages" }).click();
+  const form = page.locator("details").filter({ hasText: "Simulate a reply" });
+  if ((await form.getAttribute("open")) === null) await form.getByText("Simulate a reply").click();
+  await form.getByLabel("From").fill(from);
+  await form.getByLabel("Message").fill(text);
+  await form.getByRole("button", { name: "Simulate reply" }).click();
+  // Accepted: the form empties its message.
+  await expect(form.getByLabel("Message")).toHaveValue("");
+}
+
+test("an inbound text opens the popup, is answered from it and read on /chat; the badges count up and clear on both browsers", async ({
+  browser,
+}) => {
+  const email = `chat${Date.now()}@example.com`;
+  const token = await app.verifiedAccount({ email });
+  await api(token, "/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await api<{ id: string }>(token, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await api(token, "/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  await api(token, "/api/contacts", { firstName: "Ada", lastName: "Lovelace", phone: "+14155550123", tags: ["vip"] });
+
+  // The desk: the user at the dashboard. The phone: the same account in a second browser, playing the contact.
+  const desk = await signedInContext(browser, token);
+  const phone = await signedInContext(browser, token);
+  await desk.page.goto(app.url);
+  await expect(desk.page.getByRole("heading", { name: /Welcome/ })).toBeVisible();
+  await expectUnread(desk.page, 0);
+  await phone.page.goto(`${app.url}/phone-settings`);
+  await expect(phone.page.getByText("Simulate a reply")).toBeVisible();
+  // The popup, opened by hand: nothing yet, and the live connection's dot is green.
+  const popup = desk.page.getByRole("region", { name: "Messages" });
+  await desk.page.getByRole("button", { name: "Open messages" }).click();
+  await expect(popup.getByText("No conversations yet")).toBeVisible();
+  await expect(popup.getByTestId("connection-dot")).toHaveClass(/bg-green-500/);
+  await popup.getByRole("button", { name: "Close messages" }).click();
+
+  // 1. The contact writes: the desk's popup opens on the thread, a toast previews it, every badge counts 1.
+  const first = "Hi! Is the shop open on Sunday? I would like to pick up the flowers I ordered for my mother's birthday party.";
+  await simulateReply(phone.page, "+14155550123", first);
+  await expect(popup).toBeVisible();
+  await expect(popup.getByTestId("popup-thread-name")).toHaveText("Ada Lovelace");
+  await expect(popup.getByTestId("chat-messages")).toContainText(first);
+  const toast = desk.page.getByTestId("toast");
+  await expect(toast).toContainText("New message from Ada Lovelace");
+  await expect(toast).toContainText(`${first.slice(0, 80)}…`);
+  // Nobody touched the popup yet: the message stays unread, on both browsers.
+  await expectUnread(desk.page, 1);
+  await expectUnread(phone.page, 1);
+  await desk.page.screenshot({ path: `${shots}/chat-01-popup-inbound-1280.png` });
+
+  // 2. The answer, from the popup: Enter sends; the reply shows its delivery; reading it clears every badge.
+  const box = popup.getByRole("textbox", { name: "Message" });
+  await box.fill("Yes, 10 to 4.");
+  await box.press("Shift+Enter");
+  await box.pressSequentially("See you Sunday!");
+  await expect(box).toHaveValue("Yes, 10 to 4.\nSee you Sunday!");
+  await box.press("Enter");
+  await expect(box).toHaveValue("");
+  const reply = popup.locator('li[data-direction="outbound"]').filter({ hasText: "See you Sunday!" });
+  await expect(reply).toHaveCount(1);
+  await expect(reply.getByTestId("delivery-status")).toHaveText(" · Delivered", { timeout: 15_000 });
+  await expectUnread(desk.page, 0);
+  await expectUnread(phone.page, 0);
+
+  // A double click on Send sends once: one bubble, one message on the server.
+  await box.fill("Double check");
+  await popup.getByRole("button", { name: "Send message" }).dblclick();
+  await expect(popup.locator('li[data-direction="outbound"]').filter({ hasText: "Double check" })).toHaveCount(1);
+
+  // 3. Minimised to its header; a second text while the desk is away opens it again, notifies and counts 1.
+  await popup.getByRole("button", { name: "Minimise messages" }).click();
+  await expect(popup.getByRole("textbox", { name: "Message" })).toHaveCount(0);
+  await desk.page.evaluate(() => ((window as unknown as { away: boolean }).away = true));
+  await simulateReply(phone.page, "+14155550123", "Great, thank you!");
+  await expect(popup.getByTestId("chat-messages")).toContainText("Great, thank you!");
+  await expect
+    .poll(() => desk.page.evaluate(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications))
+    .toEqual([{ title: "New message from Ada Lovelace", body: "Great, thank you!" }]);
+  await desk.page.evaluate(() => ((window as unknown as { away: boolean }).away = false));
+  await expectUnread(desk.page, 1);
+  await popup.getByRole("button", { name: "Close messages" }).click();
+  await expectUnread(desk.page, 1);
+
+  // 4. Read on /chat: the list shows the unread count; opening the thread shows it all in order and clears the badges.
+  await desk.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Chat & Replies/ }).click();
+  await expect(desk.page.getByRole("heading", { name: "Chat & Replies" })).toBeVisible();
+  const row = desk.page.getByRole("list", { name: "Conversation list" }).getByRole("listitem").filter({ hasText: "Ada Lovelace" });
+  await expect(row.getByLabel("1 unread")).toBeVisible();
+  await expect(row).toContainText("Great, thank you!");
+  await row.getByRole("button").click();
+  await expect(desk.page.getByTestId("thread-name")).toHaveText("Ada Lovelace");
+  const thread = desk.page.getByTestId("chat-messages").last();
+  await expect(thread.getByRole("listitem").filter({ hasText: /\S/ })).toHaveText([
+    new RegExp(escape(first)),
+    /Yes, 10 to 4\.\s*See you Sunday!/,
+    /Double check/,
+    /Great, thank you!/,
+  ]);
+  await expectUnread(desk.page, 0);
+  // A read sends no push: the other browser reads the total again when its user comes back to it.
+  await phone.page.evaluate(() => window.dispatchEvent(new Event("focus")));
+  await expectUnread(phone.page, 0);
+  await expect(desk.page.getByRole("complementary", { name: "Contact" })).toContainText("vip");
+  await expect(desk.page.getByRole("complementary", { name: "Contact" })).toContainText("Subscribed");
+  await desk.page.screenshot({ path: `${shots}/chat-02-chat-page-1280.png` });
+
+  // The server holds each message once, in that order.
+  const list = await api<{ data: { id: number }[] }>(token, "/api/conversations");
+  const messages = await api<{ content: string }[]>(token, `/api/messages/${list.data[0]!.id}`);
+  expect(messages.map((m) => m.content)).toEqual([first, "Yes, 10 to 4.\nSee you Sunday!", "Double check", "Great, thank you!"]);
+
+  // 5. A phone-sized screen: the list, then the thread alone, and the popup.
+  await desk.page.setViewportSize(PHONE);
+  await desk.page.reload();
+  await expect(desk.page.getByRole("heading", { name: "Chat & Replies" })).toBeVisible();
+  await desk.page.screenshot({ path: `${shots}/chat-03-chat-list-390.png` });
+  await row.getByRole("button").click();
+  await expect(desk.page.getByTestId("thread-name")).toHaveText("Ada Lovelace");
+  await desk.page.screenshot({ path: `${shots}/chat-04-chat-thread-390.png` });
+  await desk.page.getByRole("button", { name: "Open messages" }).click();
+  await desk.page.screenshot({ path: `${shots}/chat-05-popup-390.png` });
+
+  await desk.context.close();
+  await phone.context.close();
+});
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
