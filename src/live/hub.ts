@@ -1,7 +1,7 @@
 import type { ServerWebSocket } from "bun";
 import type { AppContext } from "../context";
 import { lastEventId, onEventsCommitted, readEvents, type AppEvent } from "../events/events";
-import { campaignOf, messageFrame, progressFrame, type LiveFrame } from "./frames";
+import { campaignOf, frameOf, progressFrame, type LiveFrame } from "./frames";
 
 /** Close codes the client acts on (ui/lib/live.ts keeps the same numbers). */
 export const CLOSE = {
@@ -208,7 +208,7 @@ export class LiveHub {
     const frames: LiveFrame[] = [];
     const now = this.ctx.now();
     for (const e of events) {
-      const frame = messageFrame(this.ctx, userId, e);
+      const frame = frameOf(this.ctx, userId, e);
       if (frame) frames.push(frame);
       const c = campaignOf(e);
       if (!c || lastOf.get(c) !== e.id) continue;

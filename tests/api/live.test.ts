@@ -2,7 +2,7 @@
 // client's resume, and a slow reader that cannot hold up the others.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import net from "node:net";
-import { appendEvent, lastEventId, pruneEvents } from "../../src/events/events";
+import { appendEvent, lastEventId, pruneEvents, readEvents } from "../../src/events/events";
 import { liveHubOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -160,7 +160,7 @@ describe("who may connect", () => {
 });
 
 describe("what it pushes", () => {
-  test("a simulator send: new_message outbound, then message_status sent and delivered; an inbound webhook: new_message", async () => {
+  test("a simulator send: new_message outbound, then message_status sent and delivered; an inbound webhook: new_message; a read: conversation_updated", async () => {
     const { acc, number, hookUrl } = await sender();
     const c = await connect(acc);
     const sent = await t.api("/api/messages/send", { token: acc.token, body: { phone: "+14155550101", content: "Hello there" } });
@@ -170,14 +170,14 @@ describe("what it pushes", () => {
     expect(queued).toEqual({
       type: "new_message",
       eventId: expect.any(Number),
-      messageId,
-      conversationId: null,
-      contactId: null,
+      conversationId: expect.any(Number),
       phone: "+14155550101",
       content: "Hello there",
-      timestamp: expect.any(String),
+      timestamp: sent.body.createdAt,
       direction: "outbound",
-      status: expect.any(String),
+      message: expect.objectContaining({ id: messageId, phone: "+14155550101", content: "Hello there", direction: "outbound", kind: "single", seq: expect.any(Number) }),
+      state: "open",
+      unreadCount: 0,
     });
     const delivered = await c.next((f) => f.type === "message_status" && f.status === "delivered");
     const statuses = c.of("message_status");
@@ -189,7 +189,14 @@ describe("what it pushes", () => {
 
     await inbound(hookUrl, "+14155550123", number, "Is the shop open today?");
     const received = await c.next((f) => f.type === "new_message" && f.direction === "inbound");
-    expect(received).toMatchObject({ phone: "+14155550123", content: "Is the shop open today?", direction: "inbound", status: "received" });
+    expect(received).toMatchObject({ phone: "+14155550123", content: "Is the shop open today?", direction: "inbound", state: "open", unreadCount: 1 });
+    expect(received.message).toMatchObject({ content: "Is the shop open today?", status: "received" });
+    expect(received.conversationId).not.toBe(queued.conversationId);
+
+    // Reading the thread is a change of the thread: its unread count, on every socket of the account.
+    expect((await t.api(`/api/conversations/${received.conversationId}/read`, { method: "POST", token: acc.token, body: {} })).status).toBe(200);
+    const read = await c.next((f) => f.type === "conversation_updated");
+    expect(read).toEqual({ type: "conversation_updated", eventId: expect.any(Number), conversationId: received.conversationId, changes: { lastReadSeq: received.message.seq, unreadCount: 0 } });
     const ids = c.frames.filter((f) => f.eventId).map((f) => f.eventId);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     await c.close();
@@ -237,7 +244,8 @@ describe("a slow reader", () => {
   test("is closed once its unsent frames pass the limit; another socket of the account gets every frame meanwhile", async () => {
     const { acc, number, hookUrl } = await sender();
     await inbound(hookUrl, "+14155550141", number, "x".repeat(1600));
-    const stored = t.ctx.db.$client.query(`SELECT id FROM messages WHERE user_id = ? AND direction = 'inbound'`).get(acc.user.id) as { id: string };
+    // The event that put the 1.6 KB text into its thread, appended again and again below: each makes a frame.
+    const [attached] = readEvents(t.ctx, { afterId: 0, userId: acc.user.id, types: ["conversation.updated"], limit: 10 });
     const fast = await connect(acc);
     liveHubOf(t.ctx)!.stallLimitMs = 300;
 
@@ -250,7 +258,7 @@ describe("a slow reader", () => {
     const n = 3000;
     const started = performance.now();
     t.ctx.db.$client.transaction(() => {
-      for (let i = 0; i < n; i++) appendEvent(t.ctx, { userId: acc.user.id, type: "message.received", subject: { kind: "message", id: stored.id } });
+      for (let i = 0; i < n; i++) appendEvent(t.ctx, { userId: acc.user.id, type: "conversation.updated", subject: attached!.subject, payload: attached!.payload });
     })();
     await waitFor(() => fast.of("new_message").length, (k) => k === n, 10_000, 5);
     const elapsed = performance.now() - started;
