@@ -186,16 +186,32 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   const messages = await api<{ content: string }[]>(token, `/api/messages/${list.data[0]!.id}`);
   expect(messages.map((m) => m.content)).toEqual([first, "Yes, 10 to 4.\nSee you Sunday!", "Double check", "Great, thank you!"]);
 
-  // 5. A phone-sized screen: the list, then the thread alone, and the popup.
+  // 5. Send Message on a contact opens the chat panel on the same thread; a text sent there joins it.
+  await desk.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Customer Lists" }).click();
+  await desk.page.getByRole("button", { name: "Actions for Ada Lovelace" }).click();
+  await desk.page.getByRole("menuitem", { name: "Send Message" }).click();
+  const panel = desk.page.getByRole("dialog", { name: "Chat with Ada Lovelace" });
+  await expect(panel.getByTestId("chat-messages")).toContainText("Great, thank you!");
+  await panel.getByRole("textbox", { name: "Message" }).fill("Your flowers are ready.");
+  await panel.getByRole("textbox", { name: "Message" }).press("Enter");
+  await expect(panel.locator('li[data-direction="outbound"]').filter({ hasText: "Your flowers are ready." })).toHaveCount(1);
+  await desk.page.screenshot({ path: `${shots}/chat-03-contact-panel-1280.png` });
+  await panel.getByRole("button", { name: "Close chat" }).click();
+  await desk.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Chat & Replies/ }).click();
+
+  // 6. A phone-sized screen: the list, then the thread alone, and the popup.
   await desk.page.setViewportSize(PHONE);
   await desk.page.reload();
   await expect(desk.page.getByRole("heading", { name: "Chat & Replies" })).toBeVisible();
-  await desk.page.screenshot({ path: `${shots}/chat-03-chat-list-390.png` });
+  await desk.page.screenshot({ path: `${shots}/chat-04-chat-list-390.png` });
   await row.getByRole("button").click();
   await expect(desk.page.getByTestId("thread-name")).toHaveText("Ada Lovelace");
-  await desk.page.screenshot({ path: `${shots}/chat-04-chat-thread-390.png` });
+  await desk.page.screenshot({ path: `${shots}/chat-05-chat-thread-390.png` });
+  // The thread's Send button is where the popup's button would be: the button waits for the list.
+  await expect(desk.page.getByRole("button", { name: "Open messages" })).toBeHidden();
+  await desk.page.getByRole("button", { name: "Back to conversations" }).click();
   await desk.page.getByRole("button", { name: "Open messages" }).click();
-  await desk.page.screenshot({ path: `${shots}/chat-05-popup-390.png` });
+  await desk.page.screenshot({ path: `${shots}/chat-06-popup-390.png` });
 
   await desk.context.close();
   await phone.context.close();

@@ -5,7 +5,9 @@ import { auth } from "../lib/auth";
 import { errorMessage } from "../lib/api";
 import { ChatThread } from "./chat-thread";
 import { inboxVersion } from "./chat-store";
-import { Spinner } from "./ui";
+import { Spinner, cx } from "./ui";
+import { toasts } from "../lib/toast";
+import { formatPhone } from "../routes/app/contacts/model";
 
 /**
  * "Send Message" on a contact: a chat panel fixed at the bottom right, on the contact's conversation (found by its
@@ -49,12 +51,16 @@ export function ContactChatPanel({
     <section
       role="dialog"
       aria-label={`Chat with ${contact.name}`}
-      className="fixed bottom-4 right-4 z-50 flex h-[520px] max-h-[calc(100vh-2rem)] w-96 max-w-[calc(100vw-2rem)] flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-2xl"
+      className={cx(
+        "fixed right-4 z-50 flex h-[520px] w-96 max-w-[calc(100vw-2rem)] flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-2xl transition-[bottom]",
+        // Above a toast, which shares the corner, so the reply box stays in reach.
+        toasts.value.length > 0 ? "bottom-36 max-h-[calc(100vh-10rem)]" : "bottom-4 max-h-[calc(100vh-2rem)]",
+      )}
     >
       <header className="flex items-center gap-2 border-b border-slate-200 bg-brand-600 px-3 py-2 text-white">
         <div className="min-w-0 flex-1">
           <h2 className="truncate text-sm font-semibold">{contact.name}</h2>
-          <p className="truncate text-xs opacity-90">{contact.phone}</p>
+          <p className="truncate text-xs opacity-90">{formatPhone(contact.phone)}</p>
         </div>
         <button type="button" aria-label="Close chat" className="rounded p-1 hover:bg-white/20" onClick={onClose}>
           ✕

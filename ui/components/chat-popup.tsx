@@ -6,7 +6,8 @@ import { formatPhone } from "../routes/app/contacts/model";
 import { askNotificationPermission, notificationPermission } from "./chat-alerts";
 import { ConversationSummary, CountPill } from "./chat-avatar";
 import { ConnectionDot } from "./chat-connection";
-import { inboxVersion, popup, startInbox, unreadTotal } from "./chat-store";
+import { inboxVersion, pageThread, popup, startInbox, unreadTotal } from "./chat-store";
+import { toasts } from "../lib/toast";
 import { ChatThread } from "./chat-thread";
 import { Icon } from "./icons";
 import { Badge } from "./badge";
@@ -41,6 +42,10 @@ export function ChatPopup() {
   useEffect(startInbox, []);
   const { open, minimised, conversationId } = popup.value;
   const unread = unreadTotal.value;
+  // A toast sits at the bottom right too: the popup moves up while one shows, so the reply box stays in reach.
+  const lift = toasts.value.length > 0 ? "bottom-36" : "bottom-4";
+  // On a phone, /chat's own thread has its Send button where the round button would be.
+  const hideButton = pageThread.value !== null ? "max-md:hidden" : "";
 
   if (!open) {
     return (
@@ -48,7 +53,11 @@ export function ChatPopup() {
         type="button"
         onClick={() => (popup.value = { ...popup.value, open: true, minimised: false, auto: false })}
         aria-label={unread > 0 ? `Open messages (${unread} unread)` : "Open messages"}
-        className="fixed bottom-4 right-4 z-40 flex h-14 w-14 items-center justify-center rounded-full bg-brand-600 text-white shadow-lg hover:bg-brand-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-brand-500/40"
+        className={cx(
+          "fixed right-4 z-40 flex h-14 w-14 items-center justify-center rounded-full bg-brand-600 text-white shadow-lg transition-[bottom] hover:bg-brand-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-brand-500/40",
+          lift,
+          hideButton,
+        )}
       >
         <Icon name="chat" className="h-7 w-7" />
         <CountPill count={unread} label="unread" className="absolute -right-1 -top-1" />
@@ -60,8 +69,9 @@ export function ChatPopup() {
     <section
       aria-label="Messages"
       className={cx(
-        "fixed bottom-4 right-4 z-40 flex w-96 max-w-[calc(100vw-2rem)] flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-2xl",
-        minimised ? "" : "h-[600px] max-h-[calc(100vh-2rem)]",
+        "fixed right-4 z-40 flex w-96 max-w-[calc(100vw-2rem)] flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-2xl transition-[bottom]",
+        lift,
+        minimised ? "" : lift === "bottom-4" ? "h-[600px] max-h-[calc(100vh-2rem)]" : "h-[600px] max-h-[calc(100vh-10rem)]",
       )}
     >
       <header className="flex items-center gap-2 border-b border-slate-200 bg-brand-600 px-3 py-2 text-white">
@@ -71,7 +81,7 @@ export function ChatPopup() {
             {unread} new
           </Badge>
         )}
-        <span className="rounded-full bg-white/90 px-1.5 py-0.5">
+        <span className="flex h-4 w-4 items-center justify-center rounded-full bg-white">
           <ConnectionDot />
         </span>
         <span className="flex-1" />

@@ -70,7 +70,7 @@ const preview = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` 
  * The conversation of an inbound text, with the contact's name: by the id the socket sends, else (a message
  * recorded before it had a conversation) by its phone.
  */
-async function conversationOf(frame: { conversationId: string | null; phone: string }): Promise<ConversationView | null> {
+async function conversationOf(frame: { conversationId: string | number | null; phone: string }): Promise<ConversationView | null> {
   const id = conversationIdOf(frame.conversationId);
   try {
     if (id !== null) return await fetchConversation(id);

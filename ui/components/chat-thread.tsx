@@ -5,7 +5,7 @@ import { toast } from "../lib/toast";
 import { ChatBubbles } from "./chat-bubbles";
 import { ChatComposer } from "./chat-composer";
 import { conversationIdOf, useLiveEvent } from "./chat-live";
-import { refreshUnread } from "./chat-store";
+import { changed } from "./chat-store";
 import { Spinner } from "./ui";
 
 /** Merges messages into a thread by id (a live push and a fetch may bring the same one), kept in server order. */
@@ -106,7 +106,7 @@ export function ChatThread({
       if (document.visibilityState !== "visible" || !document.hasFocus() || newestInbound <= marked.current) return;
       marked.current = newestInbound;
       markConversationRead(conversationId, newestInbound)
-        .then(() => refreshUnread())
+        .then(() => changed())
         .catch(() => {
           marked.current = 0;
         });

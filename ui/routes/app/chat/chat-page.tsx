@@ -10,12 +10,14 @@ import {
   type ConversationFilter,
   type ConversationView,
 } from "../../../api/conversations";
+import { Badge } from "../../../components/badge";
 import { ConversationSummary } from "../../../components/chat-avatar";
 import { ConnectionDot } from "../../../components/chat-connection";
 import { liveConnected } from "../../../components/chat-live";
 import { changed, inboxVersion, pageThread } from "../../../components/chat-store";
 import { ChatThread } from "../../../components/chat-thread";
 import { useConfirm } from "../../../components/confirm-dialog";
+import { Menu } from "../../../components/menu";
 import { Pagination } from "../../../components/pagination";
 import { TabPanel, Tabs } from "../../../components/tabs";
 import { Button, Card, Input, cx } from "../../../components/ui";
@@ -280,29 +282,23 @@ function OpenThread({
             <h2 className="truncate font-semibold" data-testid="thread-name">
               {c.contactName !== c.phone ? c.contactName : formatPhone(c.phone)}
             </h2>
-            <p className="truncate text-xs text-slate-500">
-              {formatPhone(c.phone)}
-              {c.replyFrom && ` · replies from ${formatPhone(c.replyFrom)}`}
-            </p>
+            <p className="truncate text-xs text-slate-500">{formatPhone(c.phone)}</p>
           </div>
-          {c.state === "open" && (
-            <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => void setState("closed", "Conversation closed")}>
-              Close
-            </Button>
-          )}
-          {c.state !== "open" && (
-            <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => void setState("open", "Conversation reopened")}>
-              Reopen
-            </Button>
-          )}
-          {c.state !== "archived" && (
-            <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => void setState("archived", "Conversation archived")}>
-              Archive
-            </Button>
-          )}
+          {c.state !== "open" && <Badge tone={c.state === "archived" ? "amber" : "slate"}>{c.state === "archived" ? "Archived" : "Closed"}</Badge>}
           <Button variant="secondary" className="px-2 py-1 text-xs xl:hidden" aria-expanded={showContact} onClick={onToggleContact}>
             Contact
           </Button>
+          <Menu
+            label="Conversation actions"
+            items={[
+              c.state === "open"
+                ? { label: "Close conversation", onSelect: () => void setState("closed", "Conversation closed") }
+                : { label: "Move to inbox", onSelect: () => void setState("open", "Conversation reopened") },
+              ...(c.state !== "archived"
+                ? [{ label: "Archive conversation", onSelect: () => void setState("archived", "Conversation archived") }]
+                : []),
+            ]}
+          />
         </div>
         <ChatThread conversationId={c.id} phone={c.phone} optedOut={c.optedOut} timeZone={timeZone} />
       </div>

@@ -94,6 +94,9 @@ export function ContactPanel({
             </p>
             <p className="text-slate-600">{formatPhone(contact.phone)}</p>
             {contact.email && <p className="truncate text-slate-600">{contact.email}</p>}
+            {conversation.replyFrom && (
+              <p className="mt-1 text-xs text-slate-500">Replies go out from {formatPhone(conversation.replyFrom)}, the number they wrote to.</p>
+            )}
           </div>
           <div>
             <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Tags</p>
