@@ -6,9 +6,11 @@ const TITLE = "smsdesk: SMS marketing";
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
+const ADMIN = { email: "root@example.com", password: "correct-horse-battery-staple" };
+
 let app: Appliance;
 test.beforeAll(async () => {
-  app = await new Appliance().start();
+  app = await new Appliance().start({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
 });
 test.afterAll(async () => {
   await app.stop();
@@ -215,6 +217,63 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
 
   await desk.context.close();
   await phone.context.close();
+});
+
+test("/real-time-demo: an administrator watches a campaign's delivery arrive over the socket, archives and deletes campaigns", async ({
+  browser,
+}) => {
+  const login = await fetch(`${app.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.url },
+    body: JSON.stringify(ADMIN),
+  });
+  expect(login.status).toBe(200);
+  const { token } = (await login.json()) as { token: string };
+  await api(token, "/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await api<{ id: string }>(token, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await api(token, "/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  // Three numbers the simulator delivers to, one it reports failed (30003).
+  const sale = await api<{ id: string }>(token, "/api/campaigns", {
+    type: "sms",
+    name: "Spring sale",
+    content: "Spring sale: 20% off today",
+    recipients: ["+14155550101", "+14155550102", "+14155550103", "+14155550150"],
+  });
+  await api(token, "/api/campaigns", { type: "sms", name: "Draft idea", content: "Maybe later", recipients: ["+14155550104"] });
+
+  const { context, page } = await signedInContext(browser, token);
+  await page.goto(`${app.url}/real-time-demo`);
+  await expect(page.getByRole("heading", { name: "Real-Time Demo" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Real-Time Demo" })).toBeVisible();
+  await expect(page.getByText("Connected", { exact: true })).toBeVisible();
+  const saleRow = page.getByTestId("demo-campaign").filter({ hasText: "Spring sale" });
+  await expect(saleRow).toContainText("Draft");
+
+  // Sent while the page is open: the counts come over the socket (the page polls only while it is disconnected).
+  await api(token, `/api/campaigns/${sale.id}/send`, {});
+  await expect(saleRow).toContainText("Delivered 3", { timeout: 15_000 });
+  await expect(saleRow).toContainText("Failed 1");
+  await expect(saleRow).toContainText("Completed");
+  await page.screenshot({ path: `${shots}/chat-07-real-time-demo-1280.png` });
+
+  // Both archived at once; they move to the Archived tab, where one is deleted after the app's question.
+  await page.getByRole("checkbox", { name: "Select all on this page" }).check();
+  await page.getByRole("button", { name: "Archive" }).click();
+  await expect(page.getByTestId("toast")).toContainText("2 campaigns archived");
+  await expect(page.getByText("No campaigns yet.")).toBeVisible();
+  await page.getByRole("tab", { name: "Archived" }).click();
+  await expect(page.getByTestId("demo-campaign")).toHaveCount(2);
+  await page.getByRole("checkbox", { name: "Select Draft idea" }).check();
+  await page.getByRole("button", { name: "Delete" }).click();
+  const question = page.getByRole("dialog", { name: "Delete campaigns" });
+  await expect(question).toContainText("Delete 1 campaign and their delivery records? This cannot be undone.");
+  await question.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByTestId("toast")).toContainText("1 campaign deleted");
+  await expect(page.getByTestId("demo-campaign")).toHaveText([/Spring sale/]);
+
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: `${shots}/chat-08-real-time-demo-390.png` });
+  await context.close();
 });
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

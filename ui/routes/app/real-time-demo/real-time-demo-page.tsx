@@ -16,7 +16,7 @@ import { liveConnected } from "../../../components/chat-live";
 import { useLiveRefresh } from "../../../lib/live";
 import { toast } from "../../../lib/toast";
 import { StatusBadge } from "../campaigns/dialog";
-import { formatDateTime, statusBadge } from "../campaigns/model";
+import { formatDateTime, formatRecipients, statusBadge } from "../campaigns/model";
 
 const PAGE_SIZE = 25;
 /** Only while the socket is down: the page then reads the counts itself, as the campaign screens do. */
@@ -152,7 +152,7 @@ function Demo({ locale, timeZone }: { locale: string; timeZone: string }) {
                   <td className="px-2 py-2">
                     <StatusBadge {...statusBadge(c.status)} />
                   </td>
-                  <td className="px-2 py-2">{n(c.counts.recipients)}</td>
+                  <td className="px-2 py-2">{formatRecipients(c, locale)}</td>
                   <td className="px-2 py-2">
                     <DeliveryBadges campaign={c} n={n} />
                   </td>
