@@ -123,7 +123,8 @@ export const contacts = sqliteTable(
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
     status: text("status", { enum: ["subscribed", "opted_out"] }).notNull().default("subscribed"),
-    source: text("source", { enum: ["manual", "import", "keyword", "api", "provider"] }).notNull().default("manual"),
+    /** 'inbound': created because the phone texted in; no marketing consent until it opts in (optInDate). */
+    source: text("source", { enum: ["manual", "import", "keyword", "api", "provider", "inbound"] }).notNull().default("manual"),
     optInDate: integer("opt_in_date", { mode: "timestamp_ms" }),
     lastEngagedAt: integer("last_engaged_at", { mode: "timestamp_ms" }),
     totalSpent: integer("total_spent").notNull().default(0),
@@ -505,36 +506,6 @@ export const licenses = sqliteTable(
   (t) => [index("licenses_user_idx").on(t.userId, t.startsAt)],
 );
 
-export const TEMPLATE_CATEGORIES = ["restaurant", "retail", "service", "healthcare", "fitness", "custom"] as const;
-export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
-
-/** An account's own message templates (src/templates/); the built-in samples live in code, not here. */
-export const templates = sqliteTable(
-  "templates",
-  {
-    id: text("id").primaryKey(),
-    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    name: text("name").notNull(),
-    category: text("category", { enum: TEMPLATE_CATEGORIES }).notNull(),
-    content: text("content").notNull(),
-    usageCount: integer("usage_count").notNull().default(0),
-    createdAt: createdAt(),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
-  },
-  (t) => [index("templates_user_idx").on(t.userId, t.createdAt)],
-);
-
-/** How often each account used each built-in sample template (the samples are shared; their counts are not). */
-export const builtinTemplateUses = sqliteTable(
-  "builtin_template_uses",
-  {
-    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    templateId: text("template_id").notNull(),
-    usageCount: integer("usage_count").notNull().default(0),
-  },
-  (t) => [uniqueIndex("builtin_template_uses_pk").on(t.userId, t.templateId)],
-);
-
 /**
  * Text-to-join keywords (src/keywords/). `matchKey` is the keyword in the matcher's normal form (NFKC, case-folded);
  * `numbers` the E.164 sender numbers it listens on (empty: all of the account's numbers); `alreadyReply` null means
@@ -579,6 +550,36 @@ export const keywordOptIns = sqliteTable(
     repliedAt: integer("replied_at", { mode: "timestamp_ms" }),
   },
   (t) => [uniqueIndex("keyword_opt_ins_keyword_phone_idx").on(t.keywordId, t.phone), index("keyword_opt_ins_user_phone_idx").on(t.userId, t.phone)],
+);
+
+export const TEMPLATE_CATEGORIES = ["restaurant", "retail", "service", "healthcare", "fitness", "custom"] as const;
+export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
+
+/** An account's own message templates (src/templates/); the built-in samples live in code, not here. */
+export const templates = sqliteTable(
+  "templates",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    category: text("category", { enum: TEMPLATE_CATEGORIES }).notNull(),
+    content: text("content").notNull(),
+    usageCount: integer("usage_count").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("templates_user_idx").on(t.userId, t.createdAt)],
+);
+
+/** How often each account used each built-in sample template (the samples are shared; their counts are not). */
+export const builtinTemplateUses = sqliteTable(
+  "builtin_template_uses",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    templateId: text("template_id").notNull(),
+    usageCount: integer("usage_count").notNull().default(0),
+  },
+  (t) => [uniqueIndex("builtin_template_uses_pk").on(t.userId, t.templateId)],
 );
 
 export const CONVERSATION_STATES = ["open", "closed", "archived", "deleted"] as const;

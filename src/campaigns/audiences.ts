@@ -8,13 +8,19 @@ import { findSegment } from "../segments/segments";
 const DAY = 86_400_000;
 
 /**
- * The audience presets as DECISIONS.md defines them, over subscribed contacts with a phone:
+ * The audience presets as DECISIONS.md defines them, over subscribed contacts with a phone (less those who only
+ * texted in and never opted in: a conversation is not marketing consent):
  * all; recent = added in the last 30 days; new = added in the last 7 days; loyal = 3 or more inbound messages in
  * the last 90 days, or tagged 'loyal'.
  */
 export function audienceCondition(ctx: AppContext, userId: string, audience: CampaignAudience): SQL {
   const now = ctx.now();
-  const base = and(eq(contacts.userId, userId), eq(contacts.status, "subscribed"), sql`${contacts.phone} IS NOT NULL`)!;
+  const base = and(
+    eq(contacts.userId, userId),
+    eq(contacts.status, "subscribed"),
+    sql`${contacts.phone} IS NOT NULL`,
+    sql`NOT (${contacts.source} = 'inbound' AND ${contacts.optInDate} IS NULL)`,
+  )!;
   switch (audience.kind) {
     case "all":
       return base;

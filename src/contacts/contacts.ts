@@ -7,7 +7,8 @@ import { COUNT_CAP, orderBy, searchCondition, searchPage, type PageQuery } from 
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type ContactSource = ContactRow["source"];
-export type ConsentSource = ContactSource;
+/** Texting in records no consent, so "inbound" is a contact source only. */
+export type ConsentSource = Exclude<ContactSource, "inbound">;
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -283,8 +284,10 @@ export function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: s
  */
 export function createFromInbound(ctx: AppContext, userId: string, phone: string): ContactRow {
   const at = new Date(ctx.now());
-  const row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source: "provider", status: "subscribed", createdAt: at, updatedAt: at }).returning().get();
-  appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source: "provider" } });
+  // Texting in starts a conversation; it is not consent to marketing: optInDate stays empty, which keeps the
+  // contact out of campaign audiences (campaigns/audiences.ts) until it opts in by keyword or START.
+  const row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source: "inbound", status: "subscribed", createdAt: at, updatedAt: at }).returning().get();
+  appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source: "inbound" } });
   return row;
 }
 

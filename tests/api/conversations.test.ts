@@ -274,6 +274,19 @@ describe("contacts from new phones", () => {
   });
 });
 
+describe("consent of contacts who texted in", () => {
+  test("a phone that only texted in is in no campaign audience until it opts in with START", async () => {
+    const acc = await account();
+    await inbound(acc, "+14155552031", "Do you deliver on Sundays?");
+    const created = (await get(acc, "/api/contacts?q=4155552031")).body.data[0];
+    expect(created).toMatchObject({ phone: "+14155552031", source: "inbound", status: "subscribed" });
+    expect((await get(acc, "/api/campaigns/audiences")).body).toEqual({ all: 0, recent: 0, loyal: 0, new: 0 });
+
+    await inbound(acc, "+14155552031", "START");
+    expect((await get(acc, "/api/campaigns/audiences")).body).toEqual({ all: 1, recent: 1, loyal: 0, new: 1 });
+  });
+});
+
 describe("states", () => {
   test("closed and archived threads reopen on an inbound message; an outbound one leaves the state", async () => {
     const acc = await account();

@@ -13,6 +13,7 @@ const SOURCE: Record<string, string> = {
   keyword: "Keyword",
   api: "API",
   provider: "Opted out at the provider",
+  inbound: "Texted in (no marketing consent until they opt in)",
 };
 
 export function ConsentDialog({
