@@ -101,9 +101,8 @@ function Sidebar({ onNavigate, onClose }: { onNavigate: () => void; onClose?: ()
       </div>
       <nav aria-label="Main" className="flex-1 overflow-y-auto px-3 pb-4">
         <NavGroup entries={MAIN} onNavigate={onNavigate} />
-        {user?.role === "admin" && <NavGroup title="Admin" entries={ADMIN} onNavigate={onNavigate} />}
-        <NavGroup title="Account" entries={ACCOUNT} onNavigate={onNavigate} />
-        <div className="mt-6 rounded-xl bg-brand-50 p-4">
+        {/* Right under the everyday screens: the longer admin and account groups must not push it out of view. */}
+        <div className="my-4 rounded-xl bg-brand-50 p-4">
           <p className="text-sm font-semibold text-brand-700">Quick Start</p>
           <p className="mt-1 text-xs text-slate-600">Send your first text campaign in under a minute.</p>
           <Link
@@ -114,6 +113,8 @@ function Sidebar({ onNavigate, onClose }: { onNavigate: () => void; onClose?: ()
             Send a message →
           </Link>
         </div>
+        {user?.role === "admin" && <NavGroup title="Admin" entries={ADMIN} onNavigate={onNavigate} />}
+        <NavGroup title="Account" entries={ACCOUNT} onNavigate={onNavigate} />
       </nav>
       <div className="border-t border-slate-200 p-4">
         {user && <p className="mb-2 truncate text-sm text-slate-600">{displayName(user)}</p>}
