@@ -1,4 +1,4 @@
-import type { ServerWebSocket } from "bun";
+import type { Server, ServerWebSocket } from "bun";
 import type { AppContext } from "../context";
 import { lastEventId, onEventsCommitted, readEvents, type AppEvent } from "../events/events";
 import { campaignOf, frameOf, progressFrame, type LiveFrame } from "./frames";
@@ -37,18 +37,29 @@ export type SocketData = {
   stalledAt: number | null;
   /** Whether it was sent `ready` (or `reset`): after what it missed, before anything live. */
   greeted: boolean;
+  /** Subscribed to its account's topic: caught up and keeping up, it gets live frames by one publish for all. */
+  live: boolean;
   authTimer: ReturnType<typeof setTimeout> | null;
 };
 export type LiveSocket = ServerWebSocket<SocketData>;
 
-type Account = { cursor: number; sockets: Set<LiveSocket> };
+type Account = { cursor: number; topic: string; sockets: Set<LiveSocket> };
+const topicOf = (userId: string) => `account:${userId}`;
+
+/** A frame serialised once, whatever the number of sockets it goes to. */
+type Outgoing = { eventId: number; json: string };
+const outgoing = (frame: LiveFrame): Outgoing => ({ eventId: frame.eventId, json: JSON.stringify(frame) });
 
 /**
  * Fans the event log out to connected sockets. One reader per account with sockets: after a transaction that
  * appended events commits (the event log's post-commit listener), each such account's new events are read once,
- * turned into frames once, and sent to each of its sockets. A socket that cannot keep up is closed, not waited for.
+ * turned into frames once, and published once to the account's topic, which every socket that keeps up is
+ * subscribed to (Bun writes to each). A socket that falls behind leaves the topic, catches up from the log on
+ * its own when it drains, and is closed if it does not; it never holds up the others.
  */
 export class LiveHub {
+  /** The server the sockets belong to, known from the first upgrade (the hub exists before Bun.serve returns). */
+  server: Server<SocketData> | null = null;
   private accounts = new Map<string, Account>();
   private passQueued = false;
   /** Campaigns whose progress frame waits out PROGRESS_EVERY_MS: the newest event id it will carry. */
@@ -84,7 +95,7 @@ export class LiveHub {
     let account = this.accounts.get(userId);
     if (account) this.pushAccount(userId, account);
     else {
-      account = { cursor: lastEventId(this.ctx), sockets: new Set() };
+      account = { cursor: lastEventId(this.ctx), topic: topicOf(userId), sockets: new Set() };
       this.accounts.set(userId, account);
       if (this.accounts.size === 1) onEventsCommitted(this.ctx, () => this.notify());
     }
@@ -95,15 +106,25 @@ export class LiveHub {
     if (resuming && !this.replay(ws, userId, resumeAfter, account.cursor)) {
       ws.data.sent = account.cursor;
       ws.data.greeted = true;
-      this.send(ws, { type: "reset", lastEventId: account.cursor });
-    } else this.greet(ws);
+      this.send(ws, JSON.stringify({ type: "reset", lastEventId: account.cursor }));
+      this.goLive(ws, account);
+    } else this.greet(ws, account);
   }
 
   /** `ready` once the socket has all it missed: live frames follow the id it names. */
-  private greet(ws: LiveSocket) {
-    if (ws.data.greeted || ws.data.stalledAt !== null) return;
-    ws.data.greeted = true;
-    this.send(ws, { type: "ready", lastEventId: ws.data.sent });
+  private greet(ws: LiveSocket, account: Account) {
+    if (ws.data.stalledAt !== null) return;
+    if (!ws.data.greeted) {
+      ws.data.greeted = true;
+      this.send(ws, JSON.stringify({ type: "ready", lastEventId: ws.data.sent }));
+    }
+    this.goLive(ws, account);
+  }
+
+  private goLive(ws: LiveSocket, account: Account) {
+    if (ws.data.stalledAt !== null || ws.readyState !== 1) return;
+    ws.subscribe(account.topic);
+    ws.data.live = true;
   }
 
   /** Bun's `drain`: a stalled socket has room again; it catches up from the log where it stopped. */
@@ -112,7 +133,7 @@ export class LiveHub {
     if (ws.data.stalledAt === null || !account?.sockets.has(ws)) return;
     ws.data.stalledAt = null;
     if (!this.replay(ws, ws.data.userId!, ws.data.sent, account.cursor)) this.closeSlow(ws);
-    else this.greet(ws);
+    else this.greet(ws, account);
   }
 
   leave(ws: LiveSocket) {
@@ -169,11 +190,11 @@ export class LiveHub {
    * Queues the frames the socket has not had, in order, until its buffer passes the limit; the rest stays in the
    * log for `drained`. Once all are queued, the socket stands at `upTo` (events that make no frame included).
    */
-  private deliver(ws: LiveSocket, frames: LiveFrame[], upTo: number) {
+  private deliver(ws: LiveSocket, frames: Outgoing[], upTo: number) {
     const after = ws.data.sent;
     for (const frame of frames) {
       if (frame.eventId <= after) continue;
-      if (!this.send(ws, frame)) return;
+      if (!this.send(ws, frame.json)) return;
       ws.data.sent = frame.eventId;
       if (ws.data.stalledAt !== null) return;
     }
@@ -185,10 +206,14 @@ export class LiveHub {
       const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: 1000 });
       if (!events.length) return;
       account.cursor = events.at(-1)!.id;
-      const frames = this.framesOf(userId, events, false);
+      // A page of frames (at most ~1 MB) is queued whole, under Bun's own per-socket ceiling (16 MB); who went past
+      // the limit with it leaves the topic and picks up after the page from the log.
+      for (const frame of this.framesOf(userId, events, false)) this.server!.publish(account.topic, frame.json);
       for (const ws of account.sockets) {
         this.recheckSession(ws);
-        if (ws.data.stalledAt === null) this.deliver(ws, frames, account.cursor);
+        if (!ws.data.live) continue;
+        ws.data.sent = account.cursor;
+        if (ws.getBufferedAmount() > this.sendBufferLimit) this.stall(ws);
       }
       if (events.length < 1000) return;
     }
@@ -199,23 +224,23 @@ export class LiveHub {
    * messages are moving gets at most one progress frame per PROGRESS_EVERY_MS (counting 100,000 rows per engine
    * batch would cost more than the sending); a replay carries each campaign's current state once.
    */
-  private framesOf(userId: string, events: AppEvent[], replay: boolean): LiveFrame[] {
+  private framesOf(userId: string, events: AppEvent[], replay: boolean): Outgoing[] {
     const lastOf = new Map<string, number>();
     for (const e of events) {
       const c = campaignOf(e);
       if (c) lastOf.set(c, e.id);
     }
-    const frames: LiveFrame[] = [];
+    const frames: Outgoing[] = [];
     const now = this.ctx.now();
     for (const e of events) {
       const frame = frameOf(this.ctx, userId, e);
-      if (frame) frames.push(frame);
+      if (frame) frames.push(outgoing(frame));
       const c = campaignOf(e);
       if (!c || lastOf.get(c) !== e.id) continue;
       const milestone = e.type.startsWith("campaign.");
       if (replay || milestone || now - (this.progressSentAt.get(c) ?? 0) >= PROGRESS_EVERY_MS) {
         const progress = progressFrame(this.ctx, userId, c, e.id);
-        if (progress) frames.push(progress);
+        if (progress) frames.push(outgoing(progress));
         if (!replay) {
           this.progressSentAt.set(c, now);
           this.progressDue.delete(c);
@@ -238,7 +263,8 @@ export class LiveHub {
       if (!account) continue;
       const frame = progressFrame(this.ctx, userId, campaignId, eventId);
       this.progressSentAt.set(campaignId, this.ctx.now());
-      if (frame) for (const ws of account.sockets) this.send(ws, frame);
+      // Sockets catching up get the campaign's state with the rest of their replay.
+      if (frame) this.server!.publish(account.topic, JSON.stringify(frame));
     }
     // A finished campaign's pace entry is dropped once nothing is due for it.
     for (const [id, at] of this.progressSentAt) if (this.ctx.now() - at > PROGRESS_EVERY_MS * 4) this.progressSentAt.delete(id);
@@ -259,14 +285,18 @@ export class LiveHub {
    * Queues a frame without waiting; false when the socket is closed or stalled. A socket whose unsent bytes pass
    * the limit stalls: nothing more is queued for it until it drains, and the stall sweep closes it if it does not.
    */
-  private send(ws: LiveSocket, frame: LiveFrame | { type: "ready" | "reset"; lastEventId: number }): boolean {
+  private send(ws: LiveSocket, json: string): boolean {
     if (ws.readyState !== 1 || ws.data.stalledAt !== null) return false;
-    ws.send(JSON.stringify(frame));
-    if (ws.getBufferedAmount() > this.sendBufferLimit) {
-      ws.data.stalledAt = this.ctx.now();
-      this.stallTimer ??= setTimeout(() => this.sweepStalled(), this.stallLimitMs);
-    }
+    ws.send(json);
+    if (ws.getBufferedAmount() > this.sendBufferLimit) this.stall(ws);
     return true;
+  }
+
+  private stall(ws: LiveSocket) {
+    if (ws.data.live) ws.unsubscribe(topicOf(ws.data.userId!));
+    ws.data.live = false;
+    ws.data.stalledAt = this.ctx.now();
+    this.stallTimer ??= setTimeout(() => this.sweepStalled(), this.stallLimitMs);
   }
 
   /** Closes the sockets stalled for STALL_LIMIT_MS; one timer for all, armed only while a socket is stalled. */
@@ -285,6 +315,8 @@ export class LiveHub {
   }
 
   private closeSlow(ws: LiveSocket) {
+    if (ws.data.live) ws.unsubscribe(topicOf(ws.data.userId!));
+    ws.data.live = false;
     this.leave(ws);
     ws.close(CLOSE.slow, "Too slow: reconnect and resume");
   }

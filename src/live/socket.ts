@@ -76,7 +76,8 @@ export function liveSockets(ctx: AppContext): LiveSockets {
           return Response.json({ message: `Cross-site request refused: open smsdesk at ${expected}`, code: "csrf" }, { status: 403 });
         }
       }
-      const data: SocketData = { userId: null, token: token && sessionOf(token) ? token : null, checkedAt: 0, sent: 0, stalledAt: null, greeted: false, authTimer: null };
+      const data: SocketData = { userId: null, token: token && sessionOf(token) ? token : null, checkedAt: 0, sent: 0, stalledAt: null, greeted: false, live: false, authTimer: null };
+      hub.server ??= server;
       if (server.upgrade(request, { data })) return undefined;
       return Response.json({ message: "Expected a WebSocket upgrade", code: "bad_request" }, { status: 400 });
     },

@@ -1,0 +1,237 @@
+// Inbound benchmark (issue 13): bun scripts/bench/inbound.ts [perSecond=200] [seconds=30] [sockets=50]
+// Twilio-signed inbound webhooks (form posts checked against X-Twilio-Signature) at a steady rate, every 20th
+// delivered twice as a provider's retry, with `sockets` WebSockets of the account connected to /ws. Measured at
+// the client, per socket and message: from just before the webhook is posted to its new_message frame arriving
+// (p50/p95/p99); then every message stored once and every socket sent each exactly once.
+// Baseline, same run, same rate and sockets: a bare Bun server that forwards each posted body to every socket.
+// The servers run in a child process (this file with --serve-app / --serve-baseline), so the 10,000 frames a
+// second the clients read do not share a thread with the server they measure.
+import { Database } from "bun:sqlite";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { loadConfig } from "../../src/config";
+import { grantLicense } from "../../src/licenses/licenses";
+import { startServer } from "../../src/server";
+import { signTwilioWebhook, startTwilioFake, twilioInboundParams } from "../../tests/support/fakes/twilio";
+
+const SENDER = "+14155550100";
+/** Distinct phones writing in: each message lands in one of this many threads. */
+const PHONES = 300;
+const phoneOf = (i: number) => `+1415${String(3000000 + (i % PHONES)).padStart(7, "0")}`;
+
+type Ready = { url: string; publicUrl: string; token: string; userId: string; accountSid: string; authToken: string };
+
+// ----------------------------------------------------------------------------------------------------------
+// Child: the appliance, set up with one account, a Twilio account (against a local fake) and a sender number.
+
+async function serveApp(dataDir: string) {
+  const fake = await startTwilioFake({ numbers: [{ phoneNumber: SENDER }] });
+  const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, TWILIO_API_BASE: fake.url }, []), () => {});
+  const origin = new URL(server.ctx.config.publicUrl).origin;
+  const call = async (path: string, token: string | null, body: unknown) => {
+    const res = await fetch(server.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const reg = await call("/api/auth/register", null, { email: "bench@example.com", password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" });
+  const userId = reg.user.id as string;
+  // Verified, on a plan with room for every phone that writes in.
+  server.ctx.db.$client.run("UPDATE users SET email_verified = 1 WHERE id = ?", [userId]);
+  server.ctx.db.$client.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
+  grantLicense(server.ctx, userId, "enterprise", 30);
+  const provider = await call("/api/sms-providers", reg.token, { provider: "twilio", displayName: "Twilio", accountSid: fake.accountSid, authToken: fake.authToken });
+  await call("/api/phone-numbers", reg.token, { providerId: provider.id, phoneNumber: SENDER });
+  const ready: Ready = { url: server.url, publicUrl: server.ctx.config.publicUrl, token: reg.token, userId, accountSid: fake.accountSid, authToken: fake.authToken };
+  console.log(JSON.stringify(ready));
+  await new Promise((resolve) => process.stdin.on("close", resolve).resume());
+  await server.stop();
+  await fake.stop();
+  process.exit(0);
+}
+
+/** Child: the floor. Each posted body goes to every connected socket, nothing else. */
+async function serveBaseline() {
+  const server = Bun.serve<undefined>({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request, srv) {
+      if (new URL(request.url).pathname === "/ws") return srv.upgrade(request, { data: undefined }) ? undefined : new Response("no", { status: 400 });
+      srv.publish("all", JSON.stringify({ type: "new_message", content: await request.text() }));
+      return new Response("ok");
+    },
+    websocket: {
+      open(ws) {
+        ws.subscribe("all");
+        ws.send(JSON.stringify({ type: "ready" }));
+      },
+      message() {},
+    },
+  });
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${server.port}` }));
+  await new Promise((resolve) => process.stdin.on("close", resolve).resume());
+  process.exit(0);
+}
+
+if (process.argv[2] === "--serve-app") await serveApp(process.argv[3]!);
+if (process.argv[2] === "--serve-baseline") await serveBaseline();
+
+// ----------------------------------------------------------------------------------------------------------
+// Parent: the clients and the load.
+
+const RATE = Number(process.argv[2] ?? 200);
+const SECONDS = Number(process.argv[3] ?? 30);
+const SOCKETS = Number(process.argv[4] ?? 50);
+const N = RATE * SECONDS;
+const f = (n: number, digits = 1) => n.toFixed(digits);
+
+async function child(args: string[]) {
+  const proc = spawn(process.execPath, [import.meta.path, ...args], { stdio: ["pipe", "pipe", "inherit"] });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).once("line", resolve);
+    proc.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { ready: JSON.parse(line), stop: () => new Promise<void>((resolve) => (proc.once("exit", () => resolve()), proc.stdin!.end())) };
+}
+
+type Run = { latencies: Float64Array; answers: Float64Array; duplicates: number; missing: number; postMs: number; failedPosts: number };
+
+/**
+ * Opens the sockets, posts N webhooks at RATE a second (`post(i)` builds request i), and records for each socket
+ * when each message's frame arrived (`indexOf` reads the message number from a frame).
+ */
+async function run(
+  wsUrl: string,
+  auth: unknown,
+  post: (i: number) => Promise<Response>,
+  indexOf: (frame: any) => number | null,
+  retries: boolean,
+): Promise<Run> {
+  const sentAt = new Float64Array(N);
+  const arrivals: Float64Array[] = [];
+  let duplicates = 0;
+  const counts = new Array(SOCKETS).fill(0);
+  const sockets = await Promise.all(
+    Array.from({ length: SOCKETS }, (_, s) => {
+      const seen = new Float64Array(N);
+      arrivals.push(seen);
+      return new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(wsUrl);
+        ws.onopen = () => auth && ws.send(JSON.stringify(auth));
+        ws.onerror = () => reject(new Error("socket error"));
+        ws.onmessage = (m) => {
+          const now = performance.now();
+          const frame = JSON.parse(String(m.data));
+          if (frame.type === "ready") return resolve(ws);
+          const i = indexOf(frame);
+          if (i === null) return;
+          if (seen[i]) duplicates++;
+          else {
+            seen[i] = now;
+            counts[s]++;
+          }
+        };
+      });
+    }),
+  );
+
+  let failedPosts = 0;
+  const posts: Promise<void>[] = [];
+  const answers: number[] = [];
+  const timed = (i: number) => {
+    const t0 = performance.now();
+    return post(i).then((r) => {
+      answers.push(performance.now() - t0);
+      if (!r.ok) failedPosts++;
+    });
+  };
+  const start = performance.now();
+  for (let i = 0; i < N; i++) {
+    // A steady rate: request i leaves at start + i/RATE seconds, whatever the previous ones took.
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await Bun.sleep(wait);
+    sentAt[i] = performance.now();
+    posts.push(timed(i));
+    // A provider's retry of every 20th webhook, 50 ms later: stored once, pushed once.
+    if (retries && i % 20 === 0) posts.push(Bun.sleep(50).then(() => timed(i)));
+  }
+  await Promise.all(posts);
+  const postMs = performance.now() - start;
+  // Frames still on their way: wait until every socket has every message, or 10 s.
+  const deadline = performance.now() + 10_000;
+  while (counts.some((c) => c < N) && performance.now() < deadline) await Bun.sleep(20);
+  for (const ws of sockets) ws.close();
+
+  const latencies: number[] = [];
+  let missing = 0;
+  for (const seen of arrivals) {
+    for (let i = 0; i < N; i++) {
+      if (seen[i]) latencies.push(seen[i]! - sentAt[i]!);
+      else missing++;
+    }
+  }
+  return { latencies: Float64Array.from(latencies).sort(), answers: Float64Array.from(answers).sort(), duplicates, missing, postMs, failedPosts };
+}
+
+const pct = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+
+// Baseline.
+const base = await child(["--serve-baseline"]);
+const baseUrl = base.ready.url as string;
+const baseline = await run(
+  baseUrl.replace("http:", "ws:") + "/ws",
+  null,
+  (i) => fetch(baseUrl + "/hook", { method: "POST", body: String(i) }),
+  (frame) => Number(frame.content),
+  false,
+);
+await base.stop();
+
+// The appliance.
+const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-inbound-"));
+const app = await child(["--serve-app", dataDir]);
+const ready = app.ready as Ready;
+const hookPath = `/api/webhooks/twilio/sms/${ready.userId}`;
+const paramsOf = (i: number) =>
+  twilioInboundParams({ accountSid: ready.accountSid, from: phoneOf(i), to: SENDER, body: `Bench message ${i}`, messageSid: `SM${String(i).padStart(32, "0")}` });
+// Signed up front: the load should measure the appliance, not the client's HMACs.
+const requests = Array.from({ length: N }, (_, i) => {
+  const params = paramsOf(i);
+  return {
+    body: new URLSearchParams(params).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signTwilioWebhook(ready.authToken, ready.publicUrl + hookPath, params) },
+  };
+});
+const measured = await run(
+  ready.url.replace("http:", "ws:") + "/ws",
+  { type: "auth", token: ready.token },
+  (i) => fetch(ready.url + hookPath, { method: "POST", ...requests[i]! }),
+  (frame) => (frame.type === "new_message" ? Number(/^Bench message (\d+)$/.exec(frame.content)?.[1] ?? NaN) : null),
+  true,
+);
+await app.stop();
+
+const db = new Database(join(dataDir, "smsdesk.db"), { readonly: true });
+const stored = db.query(`SELECT count(*) AS n, count(DISTINCT provider_message_id) AS distinct_ids FROM messages WHERE direction = 'inbound'`).get() as { n: number; distinct_ids: number };
+db.close();
+rmSync(dataDir, { recursive: true, force: true });
+
+const line = (name: string, r: Run) =>
+  `${name.padEnd(10)} p50 ${f(pct(r.latencies, 50)).padStart(6)} ms  p95 ${f(pct(r.latencies, 95)).padStart(6)} ms  p99 ${f(pct(r.latencies, 99)).padStart(6)} ms  ` +
+  `max ${f(pct(r.latencies, 100)).padStart(7)} ms  webhook answered p95 ${f(pct(r.answers, 95))} ms  posts took ${f(r.postMs / 1000, 2)} s, ${r.failedPosts} failed  missing ${r.missing}  duplicates ${r.duplicates}`;
+console.log(`inbound: ${N.toLocaleString("en-US")} Twilio-signed webhooks at ${RATE}/s for ${SECONDS} s (+ every 20th retried), ${SOCKETS} sockets, webhook post to frame arrival per socket and message`);
+console.log(line("baseline", baseline));
+console.log(line("smsdesk", measured));
+console.log(`ratio      p50 ${f(pct(measured.latencies, 50) / pct(baseline.latencies, 50), 2)}x  p95 ${f(pct(measured.latencies, 95) / pct(baseline.latencies, 95), 2)}x  p99 ${f(pct(measured.latencies, 99) / pct(baseline.latencies, 99), 2)}x`);
+console.log(`stored     ${stored.n.toLocaleString("en-US")} inbound messages, ${stored.distinct_ids.toLocaleString("en-US")} distinct provider ids (expected ${N.toLocaleString("en-US")} and ${N.toLocaleString("en-US")})`);
+const ok = stored.n === N && stored.distinct_ids === N && measured.missing === 0 && measured.duplicates === 0 && measured.failedPosts === 0 && pct(measured.latencies, 95) < 100;
+console.log(ok ? "PASS: all stored once, pushed once to every socket, p95 under 100 ms" : "FAIL");
+process.exit(ok ? 0 : 1);
