@@ -175,9 +175,9 @@ export class LiveHub {
     const oldest = readEvents(this.ctx, { afterId: 0, limit: 1 })[0]?.id ?? upTo + 1;
     if (oldest > after + 1) return false;
     const events: AppEvent[] = [];
-    for (let from = after; ; ) {
-      const page = readEvents(this.ctx, { afterId: from, userId, limit: 1000 }).filter((e) => e.id <= upTo);
-      events.push(...page);
+    for (let from = after; from < upTo; ) {
+      const page = readEvents(this.ctx, { afterId: from, userId, limit: 1000 });
+      events.push(...page.filter((e) => e.id <= upTo));
       if (events.length > MAX_REPLAY) return false;
       if (page.length < 1000) break;
       from = page.at(-1)!.id;

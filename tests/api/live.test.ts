@@ -203,6 +203,24 @@ describe("what it pushes", () => {
   });
 });
 
+describe("campaign progress", () => {
+  test("a campaign through the simulator: message_status batches, and its progress up to completed with its counts", async () => {
+    const { acc } = await sender();
+    const c = await connect(acc);
+    const created = await t.api("/api/campaigns", { token: acc.token, body: { type: "sms", name: "Sale", content: "Sale tonight", recipients: ["+14155550101", "+14155550102"] } });
+    expect((await t.api(`/api/campaigns/${created.body.id}/send`, { method: "POST", token: acc.token, body: {} })).status).toBe(202);
+    const done = await c.next((f) => f.type === "campaign_progress" && f.campaign.status === "completed" && f.campaign.counts.delivered === 2);
+    expect(done.campaign).toMatchObject({ id: created.body.id, name: "Sale", counts: { recipients: 2, delivered: 2, failed: 0, pending: 0 } });
+    const batches = c.of("message_status").filter((f) => f.campaignId === created.body.id);
+    const delivered = batches.filter((f) => f.status === "delivered").flatMap((f) => f.messageIds);
+    const ids = t.ctx.db.$client.query(`SELECT id FROM messages WHERE campaign_id = ? ORDER BY id`).all(created.body.id) as { id: string }[];
+    expect(delivered.sort()).toEqual(ids.map((r) => r.id));
+    const progress = c.of("campaign_progress").map((f) => f.eventId);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    await c.close();
+  });
+});
+
 describe("reconnecting", () => {
   test("a socket dropped while 50 messages arrive: resumed from its last event id, it has all 50, in order, once each", async () => {
     const { acc, number, hookUrl } = await sender();
