@@ -15,7 +15,7 @@ import { createInterface } from "node:readline";
 import { loadConfig } from "../../src/config";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startServer } from "../../src/server";
-import { signTwilioWebhook, startTwilioFake, twilioInboundParams } from "../../tests/support/fakes/twilio";
+import { signTwilioWebhook, startTwilioFake, twilioInboundParams, twilioStatusParams } from "../../tests/support/fakes/twilio";
 
 const SENDER = "+14155550100";
 /** Distinct phones writing in: each message lands in one of this many threads. */
@@ -51,7 +51,10 @@ async function serveApp(dataDir: string) {
   await call("/api/phone-numbers", reg.token, { providerId: provider.id, phoneNumber: SENDER });
   const ready: Ready = { url: server.url, publicUrl: server.ctx.config.publicUrl, token: reg.token, userId, accountSid: fake.accountSid, authToken: fake.authToken };
   console.log(JSON.stringify(ready));
+  const cpu = process.cpuUsage();
   await new Promise((resolve) => process.stdin.on("close", resolve).resume());
+  const used = process.cpuUsage(cpu);
+  console.log(JSON.stringify({ cpuMs: (used.user + used.system) / 1000 }));
   await server.stop();
   await fake.stop();
   process.exit(0);
@@ -92,16 +95,37 @@ const SOCKETS = Number(process.argv[4] ?? 50);
 const N = RATE * SECONDS;
 const f = (n: number, digits = 1) => n.toFixed(digits);
 
+/** A server in a child process: its first line says it is ready; closing its stdin stops it (the app then says its CPU time). */
 async function child(args: string[]) {
   const proc = spawn(process.execPath, [import.meta.path, ...args], { stdio: ["pipe", "pipe", "inherit"] });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).once("line", resolve);
-    proc.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { ready: JSON.parse(line), stop: () => new Promise<void>((resolve) => (proc.once("exit", () => resolve()), proc.stdin!.end())) };
+  const lines: string[] = [];
+  createInterface({ input: proc.stdout! }).on("line", (line) => lines.push(line));
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  while (!lines.length) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
+    await Bun.sleep(20);
+  }
+  return {
+    ready: JSON.parse(lines[0]!),
+    async stop(): Promise<{ cpuMs?: number }> {
+      proc.stdin!.end();
+      await exited;
+      return lines[1] ? JSON.parse(lines[1]) : {};
+    },
+  };
 }
 
-type Run = { latencies: Float64Array; answers: Float64Array; duplicates: number; missing: number; postMs: number; failedPosts: number };
+type Run = {
+  latencies: Float64Array;
+  /** Each post's time to its answer. */
+  answers: Float64Array;
+  /** Frame arrival minus its webhook's answer: what pushing adds once the webhook is handled (below 0: before). */
+  afterAnswer: Float64Array;
+  duplicates: number;
+  missing: number;
+  postMs: number;
+  failedPosts: number;
+};
 
 /**
  * Opens the sockets, posts N webhooks at RATE a second (`post(i)` builds request i), and records for each socket
@@ -115,6 +139,7 @@ async function run(
   retries: boolean,
 ): Promise<Run> {
   const sentAt = new Float64Array(N);
+  const answeredAt = new Float64Array(N);
   const arrivals: Float64Array[] = [];
   let duplicates = 0;
   const counts = new Array(SOCKETS).fill(0);
@@ -148,7 +173,9 @@ async function run(
   const timed = (i: number) => {
     const t0 = performance.now();
     return post(i).then((r) => {
-      answers.push(performance.now() - t0);
+      const now = performance.now();
+      answers.push(now - t0);
+      answeredAt[i] ||= now;
       if (!r.ok) failedPosts++;
     });
   };
@@ -171,14 +198,20 @@ async function run(
   for (const ws of sockets) ws.close();
 
   const latencies: number[] = [];
+  const afterAnswer: number[] = [];
   let missing = 0;
   for (const seen of arrivals) {
     for (let i = 0; i < N; i++) {
-      if (seen[i]) latencies.push(seen[i]! - sentAt[i]!);
-      else missing++;
+      if (!seen[i]) {
+        missing++;
+        continue;
+      }
+      latencies.push(seen[i]! - sentAt[i]!);
+      afterAnswer.push(seen[i]! - answeredAt[i]!);
     }
   }
-  return { latencies: Float64Array.from(latencies).sort(), answers: Float64Array.from(answers).sort(), duplicates, missing, postMs, failedPosts };
+  const sorted = (a: number[]) => Float64Array.from(a).sort();
+  return { latencies: sorted(latencies), answers: sorted(answers), afterAnswer: sorted(afterAnswer), duplicates, missing, postMs, failedPosts };
 }
 
 const pct = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
@@ -210,6 +243,15 @@ const requests = Array.from({ length: N }, (_, i) => {
     headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signTwilioWebhook(ready.authToken, ready.publicUrl + hookPath, params) },
   };
 });
+// Warm-up: the first webhook loads the Twilio SDK (lazily, about 200 ms); a delivery report for a message nobody
+// sent stores nothing.
+const warmUp = twilioStatusParams({ accountSid: ready.accountSid, messageSid: `SM${"f".repeat(32)}`, status: "delivered", to: phoneOf(0), from: SENDER });
+const warmed = await fetch(ready.url + hookPath, {
+  method: "POST",
+  body: new URLSearchParams(warmUp).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signTwilioWebhook(ready.authToken, ready.publicUrl + hookPath, warmUp) },
+});
+if (!warmed.ok) throw new Error(`warm-up webhook: ${warmed.status} ${await warmed.text()}`);
 const measured = await run(
   ready.url.replace("http:", "ws:") + "/ws",
   { type: "auth", token: ready.token },
@@ -217,7 +259,7 @@ const measured = await run(
   (frame) => (frame.type === "new_message" ? Number(/^Bench message (\d+)$/.exec(frame.content)?.[1] ?? NaN) : null),
   true,
 );
-await app.stop();
+const { cpuMs } = await app.stop();
 
 const db = new Database(join(dataDir, "smsdesk.db"), { readonly: true });
 const stored = db.query(`SELECT count(*) AS n, count(DISTINCT provider_message_id) AS distinct_ids FROM messages WHERE direction = 'inbound'`).get() as { n: number; distinct_ids: number };
@@ -231,6 +273,10 @@ console.log(`inbound: ${N.toLocaleString("en-US")} Twilio-signed webhooks at ${R
 console.log(line("baseline", baseline));
 console.log(line("smsdesk", measured));
 console.log(`ratio      p50 ${f(pct(measured.latencies, 50) / pct(baseline.latencies, 50), 2)}x  p95 ${f(pct(measured.latencies, 95) / pct(baseline.latencies, 95), 2)}x  p99 ${f(pct(measured.latencies, 99) / pct(baseline.latencies, 99), 2)}x`);
+console.log(
+  `smsdesk    frame arrival minus the webhook's answer: p50 ${f(pct(measured.afterAnswer, 50))} ms, p95 ${f(pct(measured.afterAnswer, 95))} ms; ` +
+    `server CPU ${f((cpuMs ?? NaN) / (N + N / 20), 2)} ms per webhook (${f(((cpuMs ?? NaN) / measured.postMs) * 100, 0)}% of a core during the run)`,
+);
 console.log(`stored     ${stored.n.toLocaleString("en-US")} inbound messages, ${stored.distinct_ids.toLocaleString("en-US")} distinct provider ids (expected ${N.toLocaleString("en-US")} and ${N.toLocaleString("en-US")})`);
 const ok = stored.n === N && stored.distinct_ids === N && measured.missing === 0 && measured.duplicates === 0 && measured.failedPosts === 0 && pct(measured.latencies, 95) < 100;
 console.log(ok ? "PASS: all stored once, pushed once to every socket, p95 under 100 ms" : "FAIL");
