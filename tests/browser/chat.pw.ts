@@ -65,20 +65,20 @@ async function expectUnread(page: Page, n: number) {
     await expect(chatLink.getByLabel(/unread/)).toHaveCount(0);
     await expect(page).toHaveTitle(TITLE);
   }
-  const popup = page.getByRole("region", { name: "Messages" });
+  const popup = page.getByRole("region", { name: "Chat" });
   if (await popup.isVisible()) {
     if (n > 0) await expect(popup.getByText(`${n} new`)).toBeVisible();
     else await expect(popup.getByText(/\d+ new/)).toHaveCount(0);
   } else {
-    await expect(page.getByRole("button", { name: n > 0 ? `Open messages (${n} unread)` : "Open messages" })).toBeVisible();
+    await expect(page.getByRole("button", { name: n > 0 ? `Open chat (${n} unread)` : "Open chat" })).toBeVisible();
   }
 }
 
 /** The contact texts the account, typed into the simulator's "Simulate a reply" form on Phone Settings. */
 async function simulateReply(page: Page, from: string, text: string) {
   // The same account's popup opens on this browser too: closed, it covers nothing of the form.
-  const popup = page.getByRole("region", { name: "Messages" });
-  if (await popup.isVisible()) await popup.getByRole("button", { name: "Close messages" }).click();
+  const popup = page.getByRole("region", { name: "Chat" });
+  if (await popup.isVisible()) await popup.getByRole("button", { name: "Close chat", exact: true }).click();
   const form = page.locator("details").filter({ hasText: "Simulate a reply" });
   if ((await form.getAttribute("open")) === null) await form.getByText("Simulate a reply").click();
   await form.getByLabel("From").fill(from);
@@ -107,11 +107,11 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   await phone.page.goto(`${app.url}/phone-settings`);
   await expect(phone.page.getByText("Simulate a reply")).toBeVisible();
   // The popup, opened by hand: nothing yet, and the live connection's dot is green.
-  const popup = desk.page.getByRole("region", { name: "Messages" });
-  await desk.page.getByRole("button", { name: "Open messages" }).click();
+  const popup = desk.page.getByRole("region", { name: "Chat" });
+  await desk.page.getByRole("button", { name: "Open chat" }).click();
   await expect(popup.getByText("No conversations yet")).toBeVisible();
   await expect(popup.getByTestId("connection-dot")).toHaveClass(/bg-green-500/);
-  await popup.getByRole("button", { name: "Close messages" }).click();
+  await popup.getByRole("button", { name: "Close chat", exact: true }).click();
 
   // 1. The contact writes: the desk's popup opens on the thread, a toast previews it, every badge counts 1.
   const first = "Hi! Is the shop open on Sunday? I would like to pick up the flowers I ordered for my mother's birthday party.";
@@ -128,7 +128,7 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   await desk.page.screenshot({ path: `${shots}/chat-01-popup-inbound-1280.png` });
 
   // 2. The answer, from the popup: Enter sends; the reply shows its delivery; reading it clears every badge.
-  const box = popup.getByRole("textbox", { name: "Message" });
+  const box = popup.getByRole("textbox", { name: "Your reply" });
   await box.fill("Yes, 10 to 4.");
   await box.press("Shift+Enter");
   await box.pressSequentially("See you Sunday!");
@@ -143,12 +143,12 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
 
   // A double click on Send sends once: one bubble, one message on the server.
   await box.fill("Double check");
-  await popup.getByRole("button", { name: "Send message" }).dblclick();
+  await popup.getByRole("button", { name: "Send reply" }).dblclick();
   await expect(popup.locator('li[data-direction="outbound"]').filter({ hasText: "Double check" })).toHaveCount(1);
 
   // 3. Minimised to its header; a second text while the desk is away opens it again, notifies and counts 1.
-  await popup.getByRole("button", { name: "Minimise messages" }).click();
-  await expect(popup.getByRole("textbox", { name: "Message" })).toHaveCount(0);
+  await popup.getByRole("button", { name: "Minimise chat" }).click();
+  await expect(popup.getByRole("textbox", { name: "Your reply" })).toHaveCount(0);
   await desk.page.evaluate(() => ((window as unknown as { away: boolean }).away = true));
   await simulateReply(phone.page, "+14155550123", "Great, thank you!");
   await expect(popup.getByTestId("chat-messages")).toContainText("Great, thank you!");
@@ -157,7 +157,7 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
     .toEqual([{ title: "New message from Ada Lovelace", body: "Great, thank you!" }]);
   await desk.page.evaluate(() => ((window as unknown as { away: boolean }).away = false));
   await expectUnread(desk.page, 1);
-  await popup.getByRole("button", { name: "Close messages" }).click();
+  await popup.getByRole("button", { name: "Close chat", exact: true }).click();
   await expectUnread(desk.page, 1);
 
   // 4. Read on /chat: the list shows the unread count; opening the thread shows it all in order and clears the badges.
@@ -194,11 +194,11 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   await desk.page.getByRole("menuitem", { name: "Send Message" }).click();
   const panel = desk.page.getByRole("dialog", { name: "Chat with Ada Lovelace" });
   await expect(panel.getByTestId("chat-messages")).toContainText("Great, thank you!");
-  await panel.getByRole("textbox", { name: "Message" }).fill("Your flowers are ready.");
-  await panel.getByRole("textbox", { name: "Message" }).press("Enter");
+  await panel.getByRole("textbox", { name: "Your reply" }).fill("Your flowers are ready.");
+  await panel.getByRole("textbox", { name: "Your reply" }).press("Enter");
   await expect(panel.locator('li[data-direction="outbound"]').filter({ hasText: "Your flowers are ready." })).toHaveCount(1);
   await desk.page.screenshot({ path: `${shots}/chat-03-contact-panel-1280.png` });
-  await panel.getByRole("button", { name: "Close chat" }).click();
+  await panel.getByRole("button", { name: "Close chat with Ada Lovelace" }).click();
   await desk.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Chat & Replies/ }).click();
 
   // 6. A phone-sized screen: the list, then the thread alone, and the popup.
@@ -210,9 +210,9 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   await expect(desk.page.getByTestId("thread-name")).toHaveText("Ada Lovelace");
   await desk.page.screenshot({ path: `${shots}/chat-05-chat-thread-390.png` });
   // The thread's Send button is where the popup's button would be: the button waits for the list.
-  await expect(desk.page.getByRole("button", { name: "Open messages" })).toBeHidden();
+  await expect(desk.page.getByRole("button", { name: "Open chat" })).toBeHidden();
   await desk.page.getByRole("button", { name: "Back to conversations" }).click();
-  await desk.page.getByRole("button", { name: "Open messages" }).click();
+  await desk.page.getByRole("button", { name: "Open chat" }).click();
   await desk.page.screenshot({ path: `${shots}/chat-06-popup-390.png` });
 
   await desk.context.close();

@@ -70,6 +70,10 @@ test("phone settings: simulator provider, connection test, numbers by hand and f
   await page.getByLabel("Message").fill("See you Friday");
   await page.getByRole("button", { name: "Simulate reply" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Reply simulated" })).toBeVisible();
+  // The reply arrives like any other: the chat popup opens on it; closed, it leaves the page as it was.
+  const chat = page.getByRole("region", { name: "Chat" });
+  await expect(chat.getByTestId("chat-messages")).toContainText("See you Friday");
+  await chat.getByRole("button", { name: "Close chat", exact: true }).click();
 
   // A number typed by hand: the spec's validation, then the long-code rate of 1 per second.
   await page.getByRole("tab", { name: /Phone Numbers/ }).click();

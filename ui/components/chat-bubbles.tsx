@@ -66,7 +66,7 @@ export function ChatBubbles({
     );
   }
   return (
-    <ol className="flex-1 space-y-2 overflow-y-auto p-3" aria-label="Messages in this conversation" data-testid="chat-messages">
+    <ol className="flex-1 space-y-2 overflow-y-auto p-3" aria-label="Thread" data-testid="chat-messages">
       {messages.map((m) => {
         const out = m.direction === "outbound";
         const status = out ? (STATUS[m.status] ?? { label: m.status, className: "text-slate-500" }) : null;

@@ -63,7 +63,7 @@ export function ChatComposer({
       {disabled && disabledReason && <p className="mb-2 text-xs text-red-700">{disabledReason}</p>}
       <div className="flex items-end gap-2">
         <textarea
-          aria-label="Message"
+          aria-label="Your reply"
           placeholder="Type a message..."
           rows={compact ? 1 : 2}
           maxLength={CHAT_MAX}
@@ -79,7 +79,7 @@ export function ChatComposer({
           onKeyDown={onKeyDown}
           className="max-h-40 min-h-[2.5rem] flex-1 resize-y rounded-lg border border-slate-300 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30 disabled:bg-slate-100"
         />
-        <Button onClick={() => void send()} disabled={blank || sending || disabled} aria-label="Send message">
+        <Button onClick={() => void send()} disabled={blank || sending || disabled} aria-label="Send reply">
           {sending ? <Spinner /> : "Send"}
         </Button>
       </div>

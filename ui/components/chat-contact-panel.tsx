@@ -62,7 +62,7 @@ export function ContactChatPanel({
           <h2 className="truncate text-sm font-semibold">{contact.name}</h2>
           <p className="truncate text-xs opacity-90">{formatPhone(contact.phone)}</p>
         </div>
-        <button type="button" aria-label="Close chat" className="rounded p-1 hover:bg-white/20" onClick={onClose}>
+        <button type="button" aria-label={`Close chat with ${contact.name}`} className="rounded p-1 hover:bg-white/20" onClick={onClose}>
           ✕
         </button>
       </header>

@@ -52,7 +52,7 @@ export function ChatPopup() {
       <button
         type="button"
         onClick={() => (popup.value = { ...popup.value, open: true, minimised: false, auto: false })}
-        aria-label={unread > 0 ? `Open messages (${unread} unread)` : "Open messages"}
+        aria-label={unread > 0 ? `Open chat (${unread} unread)` : "Open chat"}
         className={cx(
           "fixed right-4 z-40 flex h-14 w-14 items-center justify-center rounded-full bg-brand-600 text-white shadow-lg transition-[bottom] hover:bg-brand-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-brand-500/40",
           lift,
@@ -67,7 +67,7 @@ export function ChatPopup() {
 
   return (
     <section
-      aria-label="Messages"
+      aria-label="Chat"
       className={cx(
         "fixed right-4 z-40 flex w-96 max-w-[calc(100vw-2rem)] flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-2xl transition-[bottom]",
         lift,
@@ -87,7 +87,7 @@ export function ChatPopup() {
         <span className="flex-1" />
         <button
           type="button"
-          aria-label={minimised ? "Expand messages" : "Minimise messages"}
+          aria-label={minimised ? "Expand chat" : "Minimise chat"}
           className="rounded p-1 hover:bg-white/20"
           onClick={() => (popup.value = { ...popup.value, minimised: !minimised })}
         >
@@ -95,7 +95,7 @@ export function ChatPopup() {
         </button>
         <button
           type="button"
-          aria-label="Close messages"
+          aria-label="Close chat"
           className="rounded p-1 hover:bg-white/20"
           onClick={() => (popup.value = { ...popup.value, open: false })}
         >
