@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { loadConfig } from "../../src/config";
 import { grantLicense } from "../../src/licenses/licenses";
+import { liveHubOf } from "../../src/live/socket";
 import { startServer } from "../../src/server";
 import { signTwilioWebhook, startTwilioFake, twilioInboundParams, twilioStatusParams } from "../../tests/support/fakes/twilio";
 
@@ -52,9 +53,22 @@ async function serveApp(dataDir: string) {
   const ready: Ready = { url: server.url, publicUrl: server.ctx.config.publicUrl, token: reg.token, userId, accountSid: fake.accountSid, authToken: fake.authToken };
   console.log(JSON.stringify(ready));
   const cpu = process.cpuUsage();
+  // Server side: from the message stored (its timestamp) to its frame handed to the sockets, per message.
+  const pushDelays: number[] = [];
+  const hub = liveHubOf(server.ctx)!;
+  const watch = setInterval(() => {
+    if (!hub.server) return;
+    clearInterval(watch);
+    const publish = hub.server.publish.bind(hub.server);
+    hub.server.publish = ((topic: string, data: string, ...rest: unknown[]) => {
+      const stamp = /"type":"new_message".*?"timestamp":"([^"]+)"/.exec(data)?.[1];
+      if (stamp) pushDelays.push(Date.now() - Date.parse(stamp));
+      return (publish as (...a: unknown[]) => number)(topic, data, ...rest);
+    }) as typeof publish;
+  }, 10);
   await new Promise((resolve) => process.stdin.on("close", resolve).resume());
   const used = process.cpuUsage(cpu);
-  console.log(JSON.stringify({ cpuMs: (used.user + used.system) / 1000 }));
+  console.log(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, pushDelays }));
   await server.stop();
   await fake.stop();
   process.exit(0);
@@ -107,7 +121,7 @@ async function child(args: string[]) {
   }
   return {
     ready: JSON.parse(lines[0]!),
-    async stop(): Promise<{ cpuMs?: number }> {
+    async stop(): Promise<{ cpuMs?: number; pushDelays?: number[] }> {
       proc.stdin!.end();
       await exited;
       return lines[1] ? JSON.parse(lines[1]) : {};
@@ -259,7 +273,8 @@ const measured = await run(
   (frame) => (frame.type === "new_message" ? Number(/^Bench message (\d+)$/.exec(frame.content)?.[1] ?? NaN) : null),
   true,
 );
-const { cpuMs } = await app.stop();
+const { cpuMs, pushDelays = [] } = await app.stop();
+const serverPush = Float64Array.from(pushDelays).sort();
 
 const db = new Database(join(dataDir, "smsdesk.db"), { readonly: true });
 const stored = db.query(`SELECT count(*) AS n, count(DISTINCT provider_message_id) AS distinct_ids FROM messages WHERE direction = 'inbound'`).get() as { n: number; distinct_ids: number };
@@ -276,6 +291,10 @@ console.log(`ratio      p50 ${f(pct(measured.latencies, 50) / pct(baseline.laten
 console.log(
   `smsdesk    frame arrival minus the webhook's answer: p50 ${f(pct(measured.afterAnswer, 50))} ms, p95 ${f(pct(measured.afterAnswer, 95))} ms; ` +
     `server CPU ${f((cpuMs ?? NaN) / (N + N / 20), 2)} ms per webhook (${f(((cpuMs ?? NaN) / measured.postMs) * 100, 0)}% of a core during the run)`,
+);
+console.log(
+  `smsdesk    server side, message stored to its frame published (ms clock): p50 ${f(pct(serverPush, 50), 0)} ms, p95 ${f(pct(serverPush, 95), 0)} ms, ` +
+    `p99 ${f(pct(serverPush, 99), 0)} ms over ${serverPush.length.toLocaleString("en-US")} messages`,
 );
 console.log(`stored     ${stored.n.toLocaleString("en-US")} inbound messages, ${stored.distinct_ids.toLocaleString("en-US")} distinct provider ids (expected ${N.toLocaleString("en-US")} and ${N.toLocaleString("en-US")})`);
 const ok = stored.n === N && stored.distinct_ids === N && measured.missing === 0 && measured.duplicates === 0 && measured.failedPosts === 0 && pct(measured.latencies, 95) < 100;
