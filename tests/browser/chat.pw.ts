@@ -188,6 +188,25 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   const messages = await api<{ content: string }[]>(token, `/api/messages/${list.data[0]!.id}`);
   expect(messages.map((m) => m.content)).toEqual([first, "Yes, 10 to 4.\nSee you Sunday!", "Double check", "Great, thank you!"]);
 
+  // A number that is not a contact texts in: it becomes one, which may be answered but has no marketing consent.
+  await simulateReply(phone.page, "+14155550131", "Who is this?");
+  await expect(popup.getByTestId("popup-thread-name")).toHaveText("+1 (415) 555-0131");
+  await popup.getByRole("button", { name: "Close chat", exact: true }).click();
+  const stranger = desk.page.getByRole("list", { name: "Conversation list" }).getByRole("listitem").filter({ hasText: "555-0131" });
+  await stranger.getByRole("button").click();
+  const contactPanel = desk.page.getByRole("complementary", { name: "Contact" });
+  await expect(contactPanel).toContainText("No marketing consent");
+  await expect(contactPanel).toContainText("They texted you first: you can reply, but campaigns leave them out until they opt in");
+
+  // Over one segment the counter warns; the box stops at 1,600 characters.
+  const pageBox = desk.page.getByRole("textbox", { name: "Your reply" });
+  await pageBox.fill("x".repeat(161));
+  await expect(desk.page.getByTestId("chat-length")).toHaveText("161/1600 · Longer than one text: this reply is billed as 2 segments.");
+  await pageBox.fill("y".repeat(1700));
+  await expect(pageBox).toHaveValue("y".repeat(1600));
+  await pageBox.fill("");
+  await expectUnread(desk.page, 0);
+
   // 5. Send Message on a contact opens the chat panel on the same thread; a text sent there joins it.
   await desk.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Customer Lists" }).click();
   await desk.page.getByRole("button", { name: "Actions for Ada Lovelace" }).click();

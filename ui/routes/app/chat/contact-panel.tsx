@@ -114,8 +114,7 @@ export function ContactPanel({
           </div>
           <div>
             <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Texting consent</p>
-            {contact.status === "opted_out" ? <Badge tone="red">Opted out</Badge> : <Badge tone="green">Subscribed</Badge>}
-            <ConsentRecord contactId={contact.id} status={contact.status} dateFormat={dateFormat} timeZone={timeZone} />
+            <ConsentRecord contact={contact} dateFormat={dateFormat} timeZone={timeZone} />
           </div>
           {contact.status !== "opted_out" && (
             <Button variant="secondary" className="w-full text-red-700" disabled={busy} onClick={() => void optOut()}>
@@ -129,38 +128,49 @@ export function ContactPanel({
   );
 }
 
-/** The consent entries, newest first as the server keeps them: what happened, when, from where, and the words used. */
-function ConsentRecord({
-  contactId,
-  status,
-  dateFormat,
-  timeZone,
-}: {
-  contactId: string;
-  status: string;
-  dateFormat: string;
-  timeZone: string;
-}) {
-  const log = useConsentHistory(contactId);
+/**
+ * Whether the contact may get campaigns, and the consent entries that say so (newest first, as the server keeps
+ * them): what happened, when, from where, and the words used. A number that only texted in may be answered, but
+ * has given no marketing consent until it opts in.
+ */
+function ConsentRecord({ contact, dateFormat, timeZone }: { contact: Contact; dateFormat: string; timeZone: string }) {
+  const log = useConsentHistory(contact.id);
   useEffect(() => {
     void log.reload();
-  }, [status]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [contact.status]); // eslint-disable-line react-hooks/exhaustive-deps
   const entries = log.data?.data ?? [];
-  if (log.error) return <p className="mt-1 text-xs text-red-600">Could not load the consent record: {log.error.message}</p>;
-  if (log.data && entries.length === 0) return <p className="mt-1 text-xs text-slate-500">No consent records yet.</p>;
+  const optedIn = entries.some((e) => e.kind === "opt_in");
   return (
-    <ol className="mt-2 space-y-1" aria-label="Consent record">
-      {entries.slice(0, 5).map((e, i) => (
-        <li key={i} className="rounded border border-slate-200 px-2 py-1 text-xs">
-          <span className={e.kind === "opt_in" ? "font-medium text-green-700" : "font-medium text-red-700"}>
-            {e.kind === "opt_in" ? "Opted in" : "Opted out"}
-          </span>{" "}
-          <span className="text-slate-500">
-            {formatDate(new Date(e.createdAt), dateFormat, timeZone)} · {SOURCE[e.source] ?? e.source}
-          </span>
-          {e.text && <span className="block text-slate-700">“{e.text}”</span>}
-        </li>
-      ))}
-    </ol>
+    <>
+      {contact.status === "opted_out" ? (
+        <Badge tone="red">Opted out</Badge>
+      ) : contact.source === "inbound" && log.data && !optedIn ? (
+        <>
+          <Badge tone="amber">No marketing consent</Badge>
+          <p className="mt-1 text-xs text-slate-600">
+            They texted you first: you can reply, but campaigns leave them out until they opt in (a keyword or START).
+          </p>
+        </>
+      ) : (
+        <Badge tone="green">Subscribed</Badge>
+      )}
+      {log.error && <p className="mt-1 text-xs text-red-600">Could not load the consent record: {log.error.message}</p>}
+      {log.data && entries.length === 0 && <p className="mt-1 text-xs text-slate-500">No consent records yet.</p>}
+      {entries.length > 0 && (
+        <ol className="mt-2 space-y-1" aria-label="Consent record">
+          {entries.slice(0, 5).map((e, i) => (
+            <li key={i} className="rounded border border-slate-200 px-2 py-1 text-xs">
+              <span className={e.kind === "opt_in" ? "font-medium text-green-700" : "font-medium text-red-700"}>
+                {e.kind === "opt_in" ? "Opted in" : "Opted out"}
+              </span>{" "}
+              <span className="text-slate-500">
+                {formatDate(new Date(e.createdAt), dateFormat, timeZone)} · {SOURCE[e.source] ?? e.source}
+              </span>
+              {e.text && <span className="block text-slate-700">“{e.text}”</span>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
   );
 }
