@@ -92,6 +92,8 @@ export function startInbox() {
   started = true;
   unlockSoundOnFirstGesture();
   void refreshUnread();
+  // Read, closed, archived or deleted, here or in another tab or browser; or a campaign's texts joined threads.
+  subscribe("conversation_updated", changed);
   // The server could not replay everything missed while away: read the inbox afresh.
   subscribe("reset", changed);
   // Reading in another tab or browser sends no push: coming back to this one reads the total again.

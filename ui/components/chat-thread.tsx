@@ -75,7 +75,10 @@ export function ChatThread({
   }, [conversationId]);
 
   useLiveEvent("new_message", (m) => {
-    if (conversationIdOf(m.conversationId) === conversationId || (m.conversationId === null && m.phone === phone)) void catchUp();
+    if (conversationIdOf(m.conversationId) !== conversationId) return;
+    // The next one in order joins at once; after a gap, the thread reads what it missed.
+    if (m.message.seq <= lastSeq.current + 1) setMessages((cur) => merge(cur, [m.message]));
+    else void catchUp();
   });
   useLiveEvent("reset", () => void catchUp());
   useLiveEvent("message_status", (s) => {
