@@ -294,4 +294,31 @@ test("/real-time-demo: an administrator watches a campaign's delivery arrive ove
   await context.close();
 });
 
+test("a long thread shows its newest 50 messages and loads the earlier ones on request", async ({ browser }) => {
+  const token = await app.verifiedAccount({ email: `history${Date.now()}@example.com` });
+  const provider = await api<{ id: string }>(token, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await api(token, "/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  await api(token, "/api/contacts", { firstName: "Grace", lastName: "Hopper", phone: "+14155550124" });
+  for (let i = 1; i <= 55; i++) {
+    const r = await fetch(`${app.url}/api/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin: app.url, "idempotency-key": `history-${i}` },
+      body: JSON.stringify({ phone: "+14155550124", content: `Note ${i}`, direction: "outbound" }),
+    });
+    expect(r.status, await r.clone().text()).toBeLessThan(300);
+  }
+  const { context, page } = await signedInContext(browser, token);
+  await page.goto(`${app.url}/chat`);
+  await page.getByRole("list", { name: "Conversation list" }).getByRole("button").filter({ hasText: "Grace Hopper" }).click();
+  const bubbles = page.getByTestId("chat-messages").locator("li[data-direction]");
+  await expect(bubbles).toHaveCount(50);
+  await expect(bubbles.first()).toContainText("Note 6");
+  await expect(bubbles.last()).toContainText("Note 55");
+  await page.getByRole("button", { name: "Load earlier messages" }).click();
+  await expect(bubbles).toHaveCount(55);
+  await expect(bubbles.first()).toContainText("Note 1");
+  await expect(page.getByRole("button", { name: "Load earlier messages" })).toHaveCount(0);
+  await context.close();
+});
+
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

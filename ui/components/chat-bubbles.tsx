@@ -46,11 +46,14 @@ export function ChatBubbles({
   timeZone,
   emptyText = "No messages yet",
   emptyHint = "Start the conversation below",
+  older,
 }: {
   messages: BubbleMessage[];
   timeZone?: string;
   emptyText?: string;
   emptyHint?: string;
+  /** There is history before the first bubble: a button at the top loads it. */
+  older?: { loading: boolean; load: () => void };
 }) {
   const end = useRef<HTMLLIElement>(null);
   const last = messages.at(-1)?.id;
@@ -67,6 +70,18 @@ export function ChatBubbles({
   }
   return (
     <ol className="flex-1 space-y-2 overflow-y-auto p-3" aria-label="Thread" data-testid="chat-messages">
+      {older && (
+        <li className="text-center">
+          <button
+            type="button"
+            disabled={older.loading}
+            onClick={older.load}
+            className="rounded-full border border-slate-200 bg-white px-3 py-1 text-xs text-slate-600 hover:bg-slate-100 disabled:opacity-50"
+          >
+            {older.loading ? "Loading…" : "Load earlier messages"}
+          </button>
+        </li>
+      )}
       {messages.map((m) => {
         const out = m.direction === "outbound";
         const status = out ? (STATUS[m.status] ?? { label: m.status, className: "text-slate-500" }) : null;

@@ -8,6 +8,10 @@ import { conversationIdOf, useLiveEvent } from "./chat-live";
 import { changed } from "./chat-store";
 import { Spinner } from "./ui";
 
+/** Messages per page of history; a catch-up reads bigger pages. */
+const PAGE = 50;
+const CATCH_UP_PAGE = 200;
+
 /** Merges messages into a thread by id (a live push and a fetch may bring the same one), kept in server order. */
 function merge(current: ThreadMessage[], incoming: ThreadMessage[]): ThreadMessage[] {
   if (!incoming.length) return current;
@@ -52,12 +56,16 @@ export function ChatThread({
 
   useEffect(() => {
     setMessages([]);
+    setHasOlder(false);
     setError(null);
     if (conversationId === null) return setLoading(false);
     const c = new AbortController();
     setLoading(true);
-    fetchThread(conversationId, {}, c.signal)
-      .then((rows) => setMessages(rows))
+    fetchThread(conversationId, { limit: PAGE }, c.signal)
+      .then((rows) => {
+        setMessages(rows);
+        setHasOlder(rows.length === PAGE);
+      })
       .catch((err) => !c.signal.aborted && setError(errorMessage(err, "Could not load messages")))
       .finally(() => !c.signal.aborted && setLoading(false));
     return () => c.abort();
@@ -67,12 +75,34 @@ export function ChatThread({
   const catchUp = useCallback(async () => {
     if (conversationId === null) return;
     try {
-      const rows = await fetchThread(conversationId, { after: lastSeq.current });
-      setMessages((cur) => merge(cur, rows));
+      // A long time away may have left more than one page: read on until a page comes back short.
+      for (;;) {
+        const rows = await fetchThread(conversationId, { after: lastSeq.current, limit: CATCH_UP_PAGE });
+        lastSeq.current = Math.max(lastSeq.current, rows.at(-1)?.seq ?? 0);
+        setMessages((cur) => merge(cur, rows));
+        if (rows.length < CATCH_UP_PAGE) break;
+      }
     } catch {
       // The next push or reconnect asks again.
     }
   }, [conversationId]);
+
+  const [hasOlder, setHasOlder] = useState(false);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const loadOlder = async () => {
+    const first = messages[0]?.seq;
+    if (conversationId === null || first === undefined) return;
+    setLoadingOlder(true);
+    try {
+      const rows = await fetchThread(conversationId, { before: first, limit: PAGE });
+      setMessages((cur) => merge(cur, rows));
+      setHasOlder(rows.length === PAGE);
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Could not load earlier messages"), variant: "destructive" });
+    } finally {
+      setLoadingOlder(false);
+    }
+  };
 
   useLiveEvent("new_message", (m) => {
     if (conversationIdOf(m.conversationId) !== conversationId) return;
@@ -148,7 +178,13 @@ export function ChatThread({
       ) : error ? (
         <p className="flex-1 p-4 text-sm text-red-600">{error}</p>
       ) : (
-        <ChatBubbles messages={messages} timeZone={timeZone} emptyText={emptyText} emptyHint={emptyHint} />
+        <ChatBubbles
+          messages={messages}
+          timeZone={timeZone}
+          emptyText={emptyText}
+          emptyHint={emptyHint}
+          older={hasOlder ? { loading: loadingOlder, load: () => void loadOlder() } : undefined}
+        />
       )}
       <ChatComposer
         onSend={send}
