@@ -13,9 +13,3 @@ export function useLiveEvent<T extends LiveEventType>(type: T, handler: (frame: 
   latest.current = handler;
   useEffect(() => subscribe(type, (frame) => latest.current(frame as FrameOf<T>)), [type]);
 }
-
-/** A conversation id as the conversations API numbers them (the socket carries it as text), or null. */
-export const conversationIdOf = (id: string | number | null | undefined): number | null => {
-  const n = typeof id === "number" ? id : id ? Number(id) : NaN;
-  return Number.isInteger(n) && n > 0 ? n : null;
-};

@@ -1,7 +1,7 @@
-import { signal } from "@preact/signals-react";
-import { fetchConversation, fetchConversations, fetchUnreadTotals, type ConversationView } from "../api/conversations";
+import { effect, signal } from "@preact/signals-react";
+import { fetchConversation, fetchUnreadTotals, type ConversationView } from "../api/conversations";
 import { subscribe } from "../lib/live";
-import { conversationIdOf, liveConnected } from "./chat-live";
+import { liveConnected } from "./chat-live";
 import { auth } from "../lib/auth";
 import { notifyDesktop, pageUnattended, playChime, unlockSoundOnFirstGesture } from "./chat-alerts";
 import { toast } from "../lib/toast";
@@ -33,24 +33,36 @@ export const inboxVersion = signal(0);
 /** The thread the user is looking at on /chat: an inbound message there needs no popup. */
 export const pageThread = signal<number | null>(null);
 
-let refreshing: Promise<void> | null = null;
-/** Reads the unread total from the server (one call in flight at a time; callers share it). */
-export function refreshUnread(): Promise<void> {
-  refreshing ??= fetchUnreadTotals()
+let reading = false;
+let readAgain = false;
+/**
+ * Reads the unread total from the server. One call at a time; a change during a call reads once more after it, so
+ * the badge never settles on a figure older than the last change.
+ */
+function refreshUnread() {
+  if (reading) {
+    readAgain = true;
+    return;
+  }
+  reading = true;
+  fetchUnreadTotals()
     .then((t) => {
       if (t) unreadTotal.value = t.unreadTotal;
     })
     .catch(() => {
-      // The badge keeps its last figure; the next message or page load asks again.
+      // The badge keeps its last figure; the next change or page load asks again.
     })
     .finally(() => {
-      refreshing = null;
+      reading = false;
+      if (readAgain) {
+        readAgain = false;
+        refreshUnread();
+      }
     });
-  return refreshing;
 }
 
 let changeTimer: ReturnType<typeof setTimeout> | null = null;
-/** The conversations changed: lists and the unread total read again, at most every half second in a burst. */
+/** The conversations changed: lists and the unread total read again, once per burst of changes (300 ms). */
 export function changed() {
   changeTimer ??= setTimeout(() => {
     changeTimer = null;
@@ -66,20 +78,8 @@ export function openPopup(conversationId: number | null, auto = false) {
 
 const preview = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
 
-/**
- * The conversation of an inbound text, with the contact's name: by the id the socket sends, else (a message
- * recorded before it had a conversation) by its phone.
- */
-async function conversationOf(frame: { conversationId: string | number | null; phone: string }): Promise<ConversationView | null> {
-  const id = conversationIdOf(frame.conversationId);
-  try {
-    if (id !== null) return await fetchConversation(id);
-    const found = await fetchConversations({ page: 1, pageSize: 5, filter: "all", q: frame.phone });
-    return found.data.find((c) => c.phone === frame.phone) ?? null;
-  } catch {
-    return null;
-  }
-}
+/** The conversation of an inbound text, for the contact's name; null if it cannot be read (the toast shows the phone). */
+const conversationOf = (id: number): Promise<ConversationView | null> => fetchConversation(id).catch(() => null);
 
 let started = false;
 /**
@@ -91,14 +91,20 @@ export function startInbox() {
   if (started) return;
   started = true;
   unlockSoundOnFirstGesture();
-  void refreshUnread();
+  // Whoever signs in on this page starts from their own inbox: another account's count and thread are dropped.
+  let account: string | undefined;
+  effect(() => {
+    const id = auth.value.user?.id;
+    if (id === account) return;
+    account = id;
+    unreadTotal.value = 0;
+    popup.value = { open: false, minimised: false, conversationId: null, auto: false };
+    if (id) refreshUnread();
+  });
   // Read, closed, archived or deleted, here or in another tab or browser; or a campaign's texts joined threads.
   subscribe("conversation_updated", changed);
   // The server could not replay everything missed while away: read the inbox afresh.
   subscribe("reset", changed);
-  // Reading in another tab or browser sends no push: coming back to this one reads the total again.
-  window.addEventListener("focus", changed);
-  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && changed());
   // Only while the socket is down (a proxy without WebSockets, a restart): read the inbox now and then instead.
   setInterval(() => {
     if (!liveConnected.value && auth.value.status === "signed-in") changed();
@@ -106,13 +112,13 @@ export function startInbox() {
   subscribe("new_message", async (m) => {
     changed();
     if (m.direction !== "inbound") return;
-    const c = await conversationOf(m);
+    const c = await conversationOf(m.conversationId);
     const who = c?.contactName ?? m.phone;
-    const open = () => openPopup(c?.id ?? null);
-    if (!c || pageThread.value !== c.id) openPopup(c?.id ?? null, true);
+    const open = () => openPopup(m.conversationId);
+    if (pageThread.value !== m.conversationId) openPopup(m.conversationId, true);
     toast({ title: `New message from ${who}`, description: preview(m.content), action: { label: "Reply", onClick: open } });
     if (pageUnattended()) {
-      notifyDesktop(`New message from ${who}`, preview(m.content), `conversation-${c?.id ?? m.phone}`, open);
+      notifyDesktop(`New message from ${who}`, preview(m.content), `conversation-${m.conversationId}`, open);
       playChime();
     }
   });

@@ -4,7 +4,7 @@ import { errorMessage } from "../lib/api";
 import { toast } from "../lib/toast";
 import { ChatBubbles } from "./chat-bubbles";
 import { ChatComposer } from "./chat-composer";
-import { conversationIdOf, useLiveEvent } from "./chat-live";
+import { useLiveEvent } from "./chat-live";
 import { changed } from "./chat-store";
 import { Spinner } from "./ui";
 
@@ -105,7 +105,7 @@ export function ChatThread({
   };
 
   useLiveEvent("new_message", (m) => {
-    if (conversationIdOf(m.conversationId) !== conversationId) return;
+    if (m.conversationId !== conversationId) return;
     // The next one in order joins at once; after a gap, the thread reads what it missed.
     if (m.message.seq <= lastSeq.current + 1) setMessages((cur) => merge(cur, [m.message]));
     else void catchUp();
