@@ -17,6 +17,9 @@ const BASE_TITLE = "smsdesk: SMS marketing";
 /** Wide enough to open straight on the first unread thread (the spec's 640 px). */
 const WIDE = "(min-width: 641px)";
 
+/** Set by the round button: the list then opens the first unread thread once it has loaded. */
+let pickUnread = false;
+
 /** The sidebar's count beside Chat & Replies. */
 export function UnreadCount() {
   useSignals();
@@ -51,7 +54,10 @@ export function ChatPopup() {
     return (
       <button
         type="button"
-        onClick={() => (popup.value = { ...popup.value, open: true, minimised: false, auto: false })}
+        onClick={() => {
+          pickUnread = popup.value.conversationId === null;
+          popup.value = { ...popup.value, open: true, minimised: false, auto: false };
+        }}
         aria-label={unread > 0 ? `Open chat (${unread} unread)` : "Open chat"}
         className={cx(
           "fixed right-4 z-40 flex h-14 w-14 items-center justify-center rounded-full bg-brand-600 text-white shadow-lg transition-[bottom] hover:bg-brand-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-brand-500/40",
@@ -145,11 +151,11 @@ function PopupList() {
   }, [version]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const rows = list.data?.data ?? [];
-  // On open with nothing chosen, a wide screen goes straight to the first conversation waiting to be read.
-  const [autoOpened, setAutoOpened] = useState(false);
+  // Opened by its button with nothing chosen, a wide screen goes straight to the first conversation waiting to be
+  // read (not on the way back from a thread).
   useEffect(() => {
-    if (autoOpened || !list.data) return;
-    setAutoOpened(true);
+    if (!pickUnread || !list.data) return;
+    pickUnread = false;
     const first = rows.find((c) => c.unreadCount > 0);
     if (first && window.matchMedia(WIDE).matches) popup.value = { ...popup.value, conversationId: first.id, auto: false };
   }, [list.data]); // eslint-disable-line react-hooks/exhaustive-deps
