@@ -95,7 +95,12 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   const token = await app.verifiedAccount({ email });
   await api(token, "/api/user/settings", { quietHoursEnabled: false }, "PATCH");
   const provider = await api<{ id: string }>(token, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
-  await api(token, "/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  await api(token, "/api/phone-numbers", {
+    providerId: provider.id,
+    phoneNumber: "+14155550100",
+    displayName: "Main line",
+    isDefault: true,
+  });
   await api(token, "/api/contacts", { firstName: "Ada", lastName: "Lovelace", phone: "+14155550123", tags: ["vip"] });
 
   // The desk: the user at the dashboard. The phone: the same account in a second browser, playing the contact.
@@ -161,9 +166,15 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   await expectUnread(desk.page, 1);
 
   // 4. Read on /chat: the list shows the unread count; opening the thread shows it all in order and clears the badges.
-  await desk.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Chat & Replies/ }).click();
+  await desk.page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link", { name: /Chat & Replies/ })
+    .click();
   await expect(desk.page.getByRole("heading", { name: "Chat & Replies" })).toBeVisible();
-  const row = desk.page.getByRole("list", { name: "Conversation list" }).getByRole("listitem").filter({ hasText: "Ada Lovelace" });
+  const row = desk.page
+    .getByRole("list", { name: "Conversation list" })
+    .getByRole("listitem")
+    .filter({ hasText: "Ada Lovelace" });
   await expect(row.getByLabel("1 unread")).toBeVisible();
   await expect(row).toContainText("Great, thank you!");
   await row.getByRole("button").click();
@@ -191,16 +202,23 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   await simulateReply(phone.page, "+14155550131", "Who is this?");
   await expect(popup.getByTestId("popup-thread-name")).toHaveText("+1 (415) 555-0131");
   await popup.getByRole("button", { name: "Close chat", exact: true }).click();
-  const stranger = desk.page.getByRole("list", { name: "Conversation list" }).getByRole("listitem").filter({ hasText: "555-0131" });
+  const stranger = desk.page
+    .getByRole("list", { name: "Conversation list" })
+    .getByRole("listitem")
+    .filter({ hasText: "555-0131" });
   await stranger.getByRole("button").click();
   const contactPanel = desk.page.getByRole("complementary", { name: "Contact" });
   await expect(contactPanel).toContainText("No marketing consent");
-  await expect(contactPanel).toContainText("They texted you first: you can reply, but campaigns leave them out until they opt in");
+  await expect(contactPanel).toContainText(
+    "They texted you first: you can reply, but campaigns leave them out until they opt in",
+  );
 
   // Over one segment the counter warns; the box stops at 1,600 characters.
   const pageBox = desk.page.getByRole("textbox", { name: "Your reply" });
   await pageBox.fill("x".repeat(161));
-  await expect(desk.page.getByTestId("chat-length")).toHaveText("161/1600 · Longer than one text: this reply is billed as 2 segments.");
+  await expect(desk.page.getByTestId("chat-length")).toHaveText(
+    "161/1600 · Longer than one text: this reply is billed as 2 segments.",
+  );
   await pageBox.fill("y".repeat(1700));
   await expect(pageBox).toHaveValue("y".repeat(1600));
   await pageBox.fill("");
@@ -217,7 +235,10 @@ test("an inbound text opens the popup, is answered from it and read on /chat; th
   await expect(panel.locator('li[data-direction="outbound"]').filter({ hasText: "Your flowers are ready." })).toHaveCount(1);
   await desk.page.screenshot({ path: `${shots}/chat-03-contact-panel-1280.png` });
   await panel.getByRole("button", { name: "Close chat with Ada Lovelace" }).click();
-  await desk.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Chat & Replies/ }).click();
+  await desk.page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link", { name: /Chat & Replies/ })
+    .click();
 
   // 6. A phone-sized screen: the list, then the thread alone, and the popup.
   await desk.page.setViewportSize(PHONE);
@@ -249,7 +270,12 @@ test("/real-time-demo: an administrator watches a campaign's delivery arrive ove
   const { token } = (await login.json()) as { token: string };
   await api(token, "/api/user/settings", { quietHoursEnabled: false }, "PATCH");
   const provider = await api<{ id: string }>(token, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
-  await api(token, "/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  await api(token, "/api/phone-numbers", {
+    providerId: provider.id,
+    phoneNumber: "+14155550100",
+    displayName: "Main line",
+    isDefault: true,
+  });
   // Three numbers the simulator delivers to, one it reports failed (30003).
   const sale = await api<{ id: string }>(token, "/api/campaigns", {
     type: "sms",
@@ -297,12 +323,22 @@ test("/real-time-demo: an administrator watches a campaign's delivery arrive ove
 test("a long thread shows its newest 50 messages and loads the earlier ones on request", async ({ browser }) => {
   const token = await app.verifiedAccount({ email: `history${Date.now()}@example.com` });
   const provider = await api<{ id: string }>(token, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
-  await api(token, "/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  await api(token, "/api/phone-numbers", {
+    providerId: provider.id,
+    phoneNumber: "+14155550100",
+    displayName: "Main line",
+    isDefault: true,
+  });
   await api(token, "/api/contacts", { firstName: "Grace", lastName: "Hopper", phone: "+14155550124" });
   for (let i = 1; i <= 55; i++) {
     const r = await fetch(`${app.url}/api/messages`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin: app.url, "idempotency-key": `history-${i}` },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${token}`,
+        origin: app.url,
+        "idempotency-key": `history-${i}`,
+      },
       body: JSON.stringify({ phone: "+14155550124", content: `Note ${i}`, direction: "outbound" }),
     });
     expect(r.status, await r.clone().text()).toBeLessThan(300);

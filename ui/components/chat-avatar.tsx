@@ -8,7 +8,13 @@ export function initials(c: Pick<ConversationView, "contact" | "phone">): string
   return (first + last).toUpperCase() || c.phone.replace(/\D/g, "").slice(-2);
 }
 
-export function ChatAvatar({ conversation, className }: { conversation: Pick<ConversationView, "contact" | "phone">; className?: string }) {
+export function ChatAvatar({
+  conversation,
+  className,
+}: {
+  conversation: Pick<ConversationView, "contact" | "phone">;
+  className?: string;
+}) {
   return (
     <span
       aria-hidden
@@ -28,7 +34,10 @@ export function CountPill({ count, label, className }: { count: number; label: s
   return (
     <span
       aria-label={`${count} ${label}`}
-      className={cx("min-w-5 rounded-full bg-red-600 px-1.5 text-center text-[11px] font-semibold leading-5 text-white", className)}
+      className={cx(
+        "min-w-5 rounded-full bg-red-600 px-1.5 text-center text-[11px] font-semibold leading-5 text-white",
+        className,
+      )}
     >
       {count > 99 ? "99+" : count}
     </span>
@@ -43,7 +52,9 @@ export function ConversationSummary({ c, formatPhone }: { c: ConversationView; f
       <ChatAvatar conversation={c} />
       <span className="min-w-0 flex-1">
         <span className="flex items-center gap-2">
-          <span className={cx("truncate text-sm", c.unreadCount > 0 ? "font-semibold text-slate-900" : "font-medium text-slate-800")}>
+          <span
+            className={cx("truncate text-sm", c.unreadCount > 0 ? "font-semibold text-slate-900" : "font-medium text-slate-800")}
+          >
             {named ? c.contactName : formatPhone(c.phone)}
           </span>
           <CountPill count={c.unreadCount} label="unread" className="ml-auto" />

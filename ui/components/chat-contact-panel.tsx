@@ -31,7 +31,10 @@ export function ContactChatPanel({
       .then(async (page) => {
         let found = page.data.find((c) => c.phone === contact.phone);
         // An archived conversation is still this contact's thread.
-        if (!found) found = (await fetchConversations({ page: 1, pageSize: 10, filter: "archived", q: contact.phone })).data.find((c) => c.phone === contact.phone);
+        if (!found)
+          found = (await fetchConversations({ page: 1, pageSize: 10, filter: "archived", q: contact.phone })).data.find(
+            (c) => c.phone === contact.phone,
+          );
         if (live) setConversation((cur) => (cur && !found ? cur : (found ?? null)));
       })
       .catch((err) => live && setError(errorMessage(err, "Could not load messages")));
@@ -62,7 +65,12 @@ export function ContactChatPanel({
           <h2 className="truncate text-sm font-semibold">{contact.name}</h2>
           <p className="truncate text-xs opacity-90">{formatPhone(contact.phone)}</p>
         </div>
-        <button type="button" aria-label={`Close chat with ${contact.name}`} className="rounded p-1 hover:bg-white/20" onClick={onClose}>
+        <button
+          type="button"
+          aria-label={`Close chat with ${contact.name}`}
+          className="rounded p-1 hover:bg-white/20"
+          onClick={onClose}
+        >
           ✕
         </button>
       </header>

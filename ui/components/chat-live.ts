@@ -5,7 +5,9 @@ import { liveState, subscribe, type LiveEventType, type LiveFrame } from "../lib
 /** The socket is up: pushes arrive, nothing needs to poll. */
 export const liveConnected = computed(() => liveState.value === "connected");
 
-type FrameOf<T extends LiveEventType> = T extends LiveFrame["type"] ? Extract<LiveFrame, { type: T }> : { type: "reset"; lastEventId: number };
+type FrameOf<T extends LiveEventType> = T extends LiveFrame["type"]
+  ? Extract<LiveFrame, { type: T }>
+  : { type: "reset"; lastEventId: number };
 
 /** Calls the latest `handler` with each frame of `type` while the component is mounted. */
 export function useLiveEvent<T extends LiveEventType>(type: T, handler: (frame: FrameOf<T>) => void) {

@@ -159,7 +159,11 @@ export function ChatThread({
       setMessages((cur) => merge(cur, [sent]));
       onSent?.(sent);
     } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to send message. Please try again."), variant: "destructive" });
+      toast({
+        title: "Error",
+        description: errorMessage(err, "Failed to send message. Please try again."),
+        variant: "destructive",
+      });
       throw err;
     }
   };

@@ -133,7 +133,9 @@ function Conversations({ archived }: { archived: boolean }) {
         <div>
           <h1 className="text-2xl font-bold">{archived ? "Archived Conversations" : "Chat & Replies"}</h1>
           <p className="text-sm text-slate-600">
-            {archived ? "Conversations moved out of the inbox. A new reply brings one back." : "Read and answer your contacts' texts."}
+            {archived
+              ? "Conversations moved out of the inbox. A new reply brings one back."
+              : "Read and answer your contacts' texts."}
           </p>
         </div>
         <ConnectionDot withLabel />
@@ -141,7 +143,9 @@ function Conversations({ archived }: { archived: boolean }) {
 
       <Card className="flex h-[calc(100vh-12rem)] min-h-[28rem] overflow-hidden">
         {/* The list: always on wide screens, alone on a phone until a conversation is chosen. */}
-        <div className={cx("flex w-full min-w-0 flex-col border-r border-slate-200 md:w-80 md:shrink-0", thread && "hidden md:flex")}>
+        <div
+          className={cx("flex w-full min-w-0 flex-col border-r border-slate-200 md:w-80 md:shrink-0", thread && "hidden md:flex")}
+        >
           <div className="space-y-2 border-b border-slate-200 p-3">
             <Tabs idPrefix="chat" label="Conversations" value={filter} onChange={chooseFilter} tabs={TABS} variant="pill" fill />
             <Input
@@ -275,7 +279,12 @@ function OpenThread({
     <div className="relative flex min-h-0 flex-1">
       <div className="flex min-w-0 flex-1 flex-col">
         <div className="flex items-center gap-2 border-b border-slate-200 px-3 py-2">
-          <button type="button" aria-label="Back to conversations" className="rounded p-1 hover:bg-slate-100 md:hidden" onClick={onBack}>
+          <button
+            type="button"
+            aria-label="Back to conversations"
+            className="rounded p-1 hover:bg-slate-100 md:hidden"
+            onClick={onBack}
+          >
             ←
           </button>
           <div className="min-w-0 flex-1">
@@ -284,8 +293,15 @@ function OpenThread({
             </h2>
             <p className="truncate text-xs text-slate-500">{formatPhone(c.phone)}</p>
           </div>
-          {c.state !== "open" && <Badge tone={c.state === "archived" ? "amber" : "slate"}>{c.state === "archived" ? "Archived" : "Closed"}</Badge>}
-          <Button variant="secondary" className="px-2 py-1 text-xs xl:hidden" aria-expanded={showContact} onClick={onToggleContact}>
+          {c.state !== "open" && (
+            <Badge tone={c.state === "archived" ? "amber" : "slate"}>{c.state === "archived" ? "Archived" : "Closed"}</Badge>
+          )}
+          <Button
+            variant="secondary"
+            className="px-2 py-1 text-xs xl:hidden"
+            aria-expanded={showContact}
+            onClick={onToggleContact}
+          >
             Contact
           </Button>
           <Menu

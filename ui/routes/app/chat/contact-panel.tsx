@@ -56,7 +56,9 @@ export function ContactPanel({
     return (
       <aside aria-label="Contact" className="space-y-2 p-4 text-sm">
         <p className="font-medium">{formatPhone(conversation.phone)}</p>
-        <p className="text-slate-500">This number is not in your contacts (the plan's contact limit was reached when it wrote).</p>
+        <p className="text-slate-500">
+          This number is not in your contacts (the plan's contact limit was reached when it wrote).
+        </p>
       </aside>
     );
   }
@@ -95,7 +97,9 @@ export function ContactPanel({
             <p className="text-slate-600">{formatPhone(contact.phone)}</p>
             {contact.email && <p className="truncate text-slate-600">{contact.email}</p>}
             {conversation.replyFrom && (
-              <p className="mt-1 text-xs text-slate-500">Replies go out from {formatPhone(conversation.replyFrom)}, the number they wrote to.</p>
+              <p className="mt-1 text-xs text-slate-500">
+                Replies go out from {formatPhone(conversation.replyFrom)}, the number they wrote to.
+              </p>
             )}
           </div>
           <div>
