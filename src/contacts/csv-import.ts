@@ -153,15 +153,45 @@ export function startCsvImport(ctx: AppContext, userId: string, path: string, op
   }
   const id = Bun.randomUUIDv7();
   ctx.db.insert(contactImports).values({ id, userId, state: "queued", createdAt: new Date(ctx.now()) }).run();
-  setTimeout(() => {
-    runCsvImport(ctx, userId, id, path, options)
-      .catch((err) => {
-        ctx.log(`import ${id} failed: ${(err as Error)?.stack ?? err}`);
-        finish(ctx, id, { state: "failed", error: err instanceof HttpError ? err.message : "The import failed unexpectedly." });
-      })
-      .finally(() => rmSync(path, { force: true }));
-  }, 0);
+  const imports = runningImportsOf(ctx);
+  const run = new Promise<void>((resolve) => setTimeout(resolve, 0))
+    .then(() => runCsvImport(ctx, userId, id, path, options, imports))
+    .catch((err) => {
+      if (!(err instanceof ImportStopped)) ctx.log(`import ${id} failed: ${(err as Error)?.stack ?? err}`);
+      finish(ctx, id, { state: "failed", error: err instanceof HttpError || err instanceof ImportStopped ? err.message : "The import failed unexpectedly." });
+    })
+    .finally(() => {
+      rmSync(path, { force: true });
+      imports.runs.delete(run);
+    });
+  imports.runs.add(run);
   return id;
+}
+
+class ImportStopped extends Error {
+  constructor() {
+    super("The server stopped during the import. Please upload the file again.");
+  }
+}
+
+type RunningImports = { stopping: boolean; runs: Set<Promise<void>> };
+const runningImports = new WeakMap<AppContext, RunningImports>();
+
+/**
+ * The imports running in this app. Stopping the server stops each between two batches (what was stored stays,
+ * with its counts) and waits for it, so none writes to a database that is being closed.
+ */
+function runningImportsOf(ctx: AppContext): RunningImports {
+  let imports = runningImports.get(ctx);
+  if (!imports) {
+    const created: RunningImports = { stopping: false, runs: new Set() };
+    ctx.onStop.unshift(async () => {
+      created.stopping = true;
+      await Promise.all(created.runs);
+    });
+    runningImports.set(ctx, (imports = created));
+  }
+  return imports;
 }
 
 function finish(ctx: AppContext, id: string, patch: Partial<typeof contactImports.$inferInsert>) {
@@ -174,7 +204,7 @@ function finish(ctx: AppContext, id: string, patch: Partial<typeof contactImport
  * was stored, and never a finished import that still says running. The next batch is asked for before the
  * current one is stored, so the parser works on it meanwhile and the last batch is known as the last.
  */
-async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions) {
+async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
   const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id });
   ctx.db.update(contactImports).set({ state: "running" }).where(eq(contactImports.id, id)).run();
   const save = (progress: number, done: boolean) => {
@@ -195,6 +225,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
     let next = await batches.next();
     if (next.done) return save(100, true);
     while (!next.done) {
+      if (imports.stopping) throw new ImportStopped();
       const { batch, progress } = next.value;
       const after = await batches.next();
       importer.store(batch, () => save(after.done ? 100 : Math.min(99, Math.floor(progress * 100)), !!after.done));
