@@ -347,6 +347,22 @@ export const messages = sqliteTable(
   ],
 );
 
+/**
+ * A campaign's messages by status, and of each status how many never reached a provider (no sent_at). Kept by
+ * triggers on messages (migration 0019), never written by the application: listing campaigns reads these rows
+ * instead of counting messages.
+ */
+export const campaignMessageCounts = sqliteTable(
+  "campaign_message_counts",
+  {
+    campaignId: text("campaign_id").notNull().references(() => campaigns.id, { onDelete: "cascade" }),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    n: integer("n").notNull().default(0),
+    unsent: integer("unsent").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.status] })],
+);
+
 export const JOB_STATES = ["pending", "running", "done", "failed", "cancelled"] as const;
 
 /**

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
 import { analyticsRoutes } from "./analytics/routes";
+import { apiKeyRoutes } from "./api-keys/routes";
 import { googleRoutes } from "./auth/google-routes";
 import { passkeyRoutes } from "./auth/passkey-routes";
 import { authRoutes } from "./auth/routes";
@@ -20,6 +21,7 @@ import { messageRoutes } from "./messages/routes";
 import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
 import { providerWebhookRoutes } from "./providers/webhook-routes";
+import { publicApiRoutes } from "./public-api/routes";
 import { segmentRoutes } from "./segments/routes";
 import { templateRoutes } from "./templates/routes";
 import { supportRoutes } from "./support/routes";
@@ -91,6 +93,8 @@ export function createApp(ctx: AppContext) {
     .use(conversationRoutes(ctx))
     .use(messageRoutes(ctx))
     .use(campaignRoutes(ctx))
+    .use(apiKeyRoutes(ctx))
+    .use(publicApiRoutes(ctx))
     // GET /api/login
     .get("/api/login", ({ redirect }) => redirect("/auth", 302));
 }

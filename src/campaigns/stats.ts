@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
-import { campaigns } from "../../db/schema";
+import { campaignMessageCounts, campaigns } from "../../db/schema";
 import type { AppContext } from "../context";
 
 /** Campaigns that will still send: running, paused mid-send, or scheduled. */
@@ -18,5 +18,17 @@ export function campaignsSentSince(ctx: AppContext, userId: string, since: Date,
     .where(and(eq(campaigns.userId, userId), gte(campaigns.sentAt, since)))
     .orderBy(desc(campaigns.sentAt))
     .limit(limit)
+    .all();
+}
+
+/**
+ * Messages per campaign and status; `unsent` counts those never accepted by a provider (no sent time). Read from the
+ * counts the messages triggers keep (migration 0019): a few primary-key rows per campaign, never its messages.
+ */
+export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
+  return ctx.db
+    .select({ id: campaignMessageCounts.campaignId, status: campaignMessageCounts.status, n: campaignMessageCounts.n, unsent: campaignMessageCounts.unsent })
+    .from(campaignMessageCounts)
+    .where(inArray(campaignMessageCounts.campaignId, campaignIds))
     .all();
 }

@@ -303,3 +303,9 @@ export function phonesOfContactsMatching(ctx: AppContext, userId: string, q: str
     .all()
     .flatMap((r) => (r.phone ? [r.phone] : []));
 }
+
+/** The user's contacts after one id, in id order: the public API's cursor pages (a cursor survives inserts). */
+export function contactsAfter(ctx: AppContext, userId: string, afterId: string | null, limit: number): ContactRow[] {
+  const after = afterId === null ? undefined : sql`${contacts.id} > ${afterId}`;
+  return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), after)).orderBy(asc(contacts.id)).limit(limit).all();
+}

@@ -339,6 +339,9 @@ function conversationIdOf(ctx: AppContext, userId: string, phone: string): numbe
   return (ctx.db.$client.query(`SELECT id FROM conversations WHERE user_id = ? AND phone = ?`).get(userId, phone) as { id: number }).id;
 }
 
+/** The refusal of a known Idempotency-Key with another message (the public API answers it as 422). */
+export const KEY_REUSED = "This Idempotency-Key was already used for a different message. Use a new key for a new message.";
+
 /** How long an Idempotency-Key's answer is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
@@ -373,7 +376,7 @@ export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?:
       response: string;
     } | null;
     if (prior) {
-      if (prior.request_hash !== hash) throw conflict("This Idempotency-Key was already used for a different message. Use a new key for a new message.");
+      if (prior.request_hash !== hash) throw conflict(KEY_REUSED);
       return { body: JSON.parse(prior.response) as SentChatMessage, replayed: true };
     }
     const body = send();

@@ -158,15 +158,6 @@ export function deferredByCampaign(ctx: AppContext, userId: string, campaignIds:
     .all(JSON.stringify(campaignIds), userId, now, PARKED) as { id: string; n: number; last: number }[];
 }
 
-/** Messages per campaign and status; `unsent` counts those never accepted by a provider (no sent time). */
-export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
-  return ctx.db.$client
-    .query(
-      `SELECT campaign_id AS id, status, count(*) AS n, sum(sent_at IS NULL) AS unsent FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id, status`,
-    )
-    .all(JSON.stringify(campaignIds)) as { id: string; status: string; n: number; unsent: number }[];
-}
-
 /** An account's campaign messages: sent (including failures the provider had accepted), delivered, failed. */
 export function campaignSendTotals(ctx: AppContext, userId: string): { sent: number; delivered: number; failed: number } {
   const r = ctx.db.$client

@@ -41,6 +41,8 @@ const OWNERS: Record<string, string> = {
   smsProviders: "providers",
   phoneNumbers: "phone-numbers",
   campaigns: "campaigns",
+  // Kept by triggers on messages (migration 0019); read by campaign lists.
+  campaignMessageCounts: "campaigns",
   // The outbox: one row per message, sent or received.
   messages: "messages",
   jobs: "jobs",

@@ -1,0 +1,189 @@
+import { createHash, randomBytes } from "node:crypto";
+import { and, desc, eq } from "drizzle-orm";
+import { apiKeys } from "../../db/schema";
+import type { AppContext } from "../context";
+import { forbidden, HttpError, notFound, unauthorized } from "../http/errors";
+import { currentLicense } from "../licenses/licenses";
+import { NO_LICENSE } from "../licenses/limits";
+
+/** What a key may do on /api/v1; each route names the one it needs. */
+export const API_SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "messages:send",
+  "messages:read",
+  "campaigns:read",
+  "campaigns:write",
+  "segments:read",
+  "keywords:read",
+  "events:write",
+] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+/** The plan feature that sells "API access" (Professional and Enterprise in the seeded plans). */
+export const API_FEATURE = "api_access";
+
+const KEY_START = "sk_live_";
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const RANDOM_CHARS = 32;
+const CHECK_CHARS = 6;
+/** The visible part kept beside the hash: the fixed start and the first characters of the random part. */
+const PREFIX_CHARS = KEY_START.length + 6;
+/** Last-used times are written at most this often per key, so a busy key does not write on every call. */
+export const LAST_USED_EVERY_MS = 60_000;
+
+function base62(bytes: Uint8Array, length: number): string {
+  let out = "";
+  for (const b of bytes) {
+    // 248 = 4 * 62: rejecting the top bytes keeps every character equally likely.
+    if (b < 248) out += BASE62[b % 62];
+    if (out.length === length) break;
+  }
+  return out;
+}
+
+/** Six base62 characters of the CRC-32 of the random part: a typo is caught without a database look-up. */
+function checksum(random: string): string {
+  let n = Bun.hash.crc32(random);
+  let out = "";
+  for (let i = 0; i < CHECK_CHARS; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+function newKey(): string {
+  let random = "";
+  while (random.length < RANDOM_CHARS) random += base62(randomBytes(64), RANDOM_CHARS - random.length);
+  return `${KEY_START}${random}${checksum(random)}`;
+}
+
+const hashOf = (key: string) => createHash("sha256").update(key).digest("hex");
+
+/** Whether a string has the shape and checksum of a key this appliance issued. */
+export function isWellFormedKey(key: string): boolean {
+  if (!key.startsWith(KEY_START) || key.length !== KEY_START.length + RANDOM_CHARS + CHECK_CHARS) return false;
+  const body = key.slice(KEY_START.length);
+  if (![...body].every((c) => BASE62.includes(c))) return false;
+  return checksum(body.slice(0, RANDOM_CHARS)) === body.slice(RANDOM_CHARS);
+}
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export function apiKeyView(k: ApiKeyRow, now: number) {
+  return {
+    id: k.id,
+    name: k.name,
+    service: k.service,
+    /** The key as the list shows it: its visible start, the rest masked. */
+    maskedKey: `${k.prefix}${"•".repeat(8)}`,
+    permissions: k.permissions,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    expiresAt: k.expiresAt,
+    revokedAt: k.revokedAt,
+    status: k.revokedAt !== null ? "revoked" : k.expiresAt !== null && k.expiresAt <= now ? "expired" : "active",
+  };
+}
+export type ApiKeyView = ReturnType<typeof apiKeyView>;
+
+export function listApiKeys(ctx: AppContext, userId: string): ApiKeyView[] {
+  const now = ctx.now();
+  return ctx.db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.userId, userId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .all()
+    .map((k) => apiKeyView(k, now));
+}
+
+export type NewApiKey = { name: string; service?: string; permissions: ApiScope[]; expiresAt?: number | null };
+
+/** 402 unless the account's plan includes API access. */
+function assertPlanHasApi(ctx: AppContext, userId: string) {
+  const license = currentLicense(ctx, userId);
+  if (!license) throw new HttpError(402, NO_LICENSE, { feature: API_FEATURE });
+  // An administrator without a license of their own runs on the unlimited "admin" plan, which lists no features.
+  if (license.plan.id === "admin" || license.plan.features.includes(API_FEATURE)) return;
+  throw new HttpError(
+    402,
+    `Your ${license.plan.name} plan does not include API access. Upgrade to a plan with API access or redeem a license code.`,
+    { feature: API_FEATURE },
+  );
+}
+
+/** Creates a key and answers it once, in full (`key`); only its hash and visible start are kept. */
+export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey): ApiKeyView & { key: string } {
+  assertPlanHasApi(ctx, userId);
+  const name = input.name.trim();
+  if (!name) throw new HttpError(400, "Please name the key");
+  const now = ctx.now();
+  if (input.expiresAt != null && input.expiresAt <= now) throw new HttpError(400, "The expiry must be in the future");
+  const key = newKey();
+  const row = ctx.db
+    .insert(apiKeys)
+    .values({
+      id: Bun.randomUUIDv7(),
+      userId,
+      name,
+      service: input.service?.trim() ?? "",
+      prefix: key.slice(0, PREFIX_CHARS),
+      keyHash: hashOf(key),
+      permissions: [...new Set(input.permissions)],
+      createdAt: now,
+      expiresAt: input.expiresAt ?? null,
+    })
+    .returning()
+    .get();
+  return { ...apiKeyView(row, now), key };
+}
+
+function ownKey(ctx: AppContext, userId: string, id: string): ApiKeyRow {
+  const row = ctx.db.select().from(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).get();
+  if (!row) throw notFound("API key not found");
+  return row;
+}
+
+/** Revokes a key for good (kept in the list, marked revoked); revoking it again changes nothing. */
+export function revokeApiKey(ctx: AppContext, userId: string, id: string): ApiKeyView {
+  const row = ownKey(ctx, userId, id);
+  const now = ctx.now();
+  if (row.revokedAt !== null) return apiKeyView(row, now);
+  const updated = ctx.db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, id)).returning().get()!;
+  return apiKeyView(updated, now);
+}
+
+export function deleteApiKey(ctx: AppContext, userId: string, id: string): void {
+  ownKey(ctx, userId, id);
+  ctx.db.delete(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).run();
+}
+
+export type ApiCaller = { keyId: string; userId: string; permissions: string[] };
+
+/**
+ * The caller of a public API request from its `Authorization: Bearer sk_live_...` header: 401 for a missing,
+ * mistyped, unknown, revoked or expired key (each with its own message), and the key's last use noted.
+ */
+export function authenticateApiKey(ctx: AppContext, authorization: string | null): ApiCaller {
+  const key = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : "";
+  if (!key) throw unauthorized("Send your API key as 'Authorization: Bearer sk_live_...'");
+  if (!isWellFormedKey(key)) throw unauthorized("This is not a valid API key (check it was copied whole)");
+  const row = ctx.db.select().from(apiKeys).where(eq(apiKeys.keyHash, hashOf(key))).get();
+  if (!row) throw unauthorized("Unknown API key");
+  const now = ctx.now();
+  if (row.revokedAt !== null) throw unauthorized("This API key has been revoked");
+  if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized("This API key has expired");
+  if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_EVERY_MS) {
+    ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
+  }
+  return { keyId: row.id, userId: row.userId, permissions: row.permissions };
+}
+
+/** 403 naming the scope a route needs when the key lacks it. */
+export function assertScope(caller: ApiCaller, scope: ApiScope) {
+  if (!caller.permissions.includes(scope)) {
+    throw forbidden(`This API key lacks the '${scope}' permission. Create a key with it under Integrations.`);
+  }
+}

@@ -1,0 +1,48 @@
+import { Elysia, t } from "elysia";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { API_SCOPES, createApiKey, deleteApiKey, listApiKeys, revokeApiKey } from "./keys";
+
+const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
+const scope = t.Union(
+  API_SCOPES.map((s) => t.Literal(s)),
+  { error: `A permission is one of ${API_SCOPES.join(", ")}` },
+);
+
+export function apiKeyRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/api-keys" })
+    .use(authGuard(ctx))
+    // GET /api/api-keys
+    .get("/", ({ user }) => listApiKeys(ctx, user.id), { auth: true })
+    // POST /api/api-keys
+    .post(
+      "/",
+      ({ user, body, set }) => {
+        const key = createApiKey(ctx, user.id, body);
+        set.status = 201;
+        return key;
+      },
+      {
+        auth: true,
+        body: t.Object({
+          name: t.String({ minLength: 1, maxLength: 100, error: "Please name the key (at most 100 characters)" }),
+          service: t.Optional(t.String({ maxLength: 100, error: "The service is at most 100 characters" })),
+          permissions: t.Array(scope, { minItems: 1, maxItems: API_SCOPES.length * 2, error: "Choose at least one permission" }),
+          expiresAt: t.Optional(
+            t.Nullable(t.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, error: "expiresAt is a time in milliseconds since 1970" })),
+          ),
+        }),
+      },
+    )
+    // POST /api/api-keys/:id/revoke
+    .post("/:id/revoke", ({ user, params }) => revokeApiKey(ctx, user.id, params.id), { auth: true, params: idParams })
+    // DELETE /api/api-keys/:id
+    .delete(
+      "/:id",
+      ({ user, params, set }) => {
+        deleteApiKey(ctx, user.id, params.id);
+        set.status = 204;
+      },
+      { auth: true, params: idParams },
+    );
+}

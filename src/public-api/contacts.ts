@@ -1,0 +1,75 @@
+import { contactsAfter, contactView, deleteContacts, findByPhone, getContact, normalizeTags, optOutContact } from "../contacts/contacts";
+import { createContact, updateContact, type ContactInput } from "../contacts/manual";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { recipientPhone } from "../messages/messages";
+
+/** A page cursor is the last id of the page before, opaque to callers (base64url), so its form may change. */
+export const encodeCursor = (lastId: string) => Buffer.from(JSON.stringify({ after: lastId })).toString("base64url");
+
+export function decodeCursor(cursor: string | undefined): string | null {
+  if (!cursor) return null;
+  try {
+    const after = (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { after?: unknown }).after;
+    if (typeof after === "string" && after.length <= 64) return after;
+  } catch {
+    // Falls through to the 400 below: whatever the cause, the cursor is not one this API gave out.
+  }
+  throw badRequest("Invalid cursor: pass back the nextCursor of a previous page");
+}
+
+export function contactPage(ctx: AppContext, userId: string, cursor: string | undefined, limit: number) {
+  const rows = contactsAfter(ctx, userId, decodeCursor(cursor), limit + 1);
+  const page = rows.slice(0, limit);
+  return { data: page.map(contactView), nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.id) : null };
+}
+
+export type ApiContactFields = {
+  phone?: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string | null;
+  tags?: string[];
+  customFields?: Record<string, string>;
+};
+
+/** The stored fields with the given ones laid over them, the phone in E.164 (the account's default country). */
+function merged(ctx: AppContext, userId: string, base: ContactInput, input: ApiContactFields): ContactInput {
+  return {
+    firstName: input.firstName?.trim() ?? base.firstName,
+    lastName: input.lastName?.trim() ?? base.lastName,
+    email: input.email === undefined ? base.email : input.email?.trim() || null,
+    phone: input.phone === undefined ? base.phone : recipientPhone(ctx, userId, input.phone),
+    tags: input.tags === undefined ? undefined : normalizeTags(input.tags),
+    customFields: input.customFields,
+  };
+}
+
+const EMPTY: ContactInput = { firstName: "", lastName: "", email: null, phone: null };
+
+export function createApiContact(ctx: AppContext, userId: string, input: ApiContactFields) {
+  if (!input.phone) throw badRequest("phone is required");
+  return createContact(ctx, userId, merged(ctx, userId, EMPTY, input)).contact;
+}
+
+export function updateApiContact(ctx: AppContext, userId: string, id: string, input: ApiContactFields) {
+  const c = getContact(ctx, userId, id);
+  return updateContact(ctx, userId, id, merged(ctx, userId, { ...c, tags: c.tags ?? [] }, input));
+}
+
+/** Creates the contact of this phone, or updates the one that has it: `created` says which. */
+export function upsertApiContact(ctx: AppContext, userId: string, input: ApiContactFields & { phone: string }) {
+  const existing = findByPhone(ctx, userId, recipientPhone(ctx, userId, input.phone));
+  if (existing) return { contact: updateApiContact(ctx, userId, existing.id, input), created: false };
+  return { contact: createApiContact(ctx, userId, input), created: true };
+}
+
+export function deleteApiContact(ctx: AppContext, userId: string, id: string) {
+  getContact(ctx, userId, id);
+  deleteContacts(ctx, userId, [id]);
+}
+
+/** Records an opt-out the caller's system received (e.g. an unsubscribe in a shop), as the 'api' source. */
+export function addOptOut(ctx: AppContext, userId: string, phone: string) {
+  return contactView(optOutContact(ctx, userId, recipientPhone(ctx, userId, phone), "api", "Opted out through the API"));
+}

@@ -1,0 +1,126 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { KEY_REUSED, sendChat } from "../conversations/conversations";
+import { getContact, contactView } from "../contacts/contacts";
+import { HttpError } from "../http/errors";
+import { getMessage, messageView } from "../messages/messages";
+import { addOptOut, contactPage, createApiContact, deleteApiContact, updateApiContact, upsertApiContact } from "./contacts";
+import { apiKeyGuard } from "./guard";
+
+const MAX_LIMIT = 100;
+const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
+const pageQuery = t.Object({
+  cursor: t.Optional(t.String({ maxLength: 200, error: "Invalid cursor: pass back the nextCursor of a previous page" })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_LIMIT, error: `limit must be a whole number from 1 to ${MAX_LIMIT}` })),
+});
+const phone = t.String({ minLength: 1, maxLength: 40, error: "phone is a phone number (at most 40 characters)" });
+const contactFields = {
+  firstName: t.Optional(t.String({ maxLength: 100, error: "firstName is at most 100 characters" })),
+  lastName: t.Optional(t.String({ maxLength: 100, error: "lastName is at most 100 characters" })),
+  email: t.Optional(t.Nullable(t.String({ maxLength: 254, error: "email is at most 254 characters" }))),
+  tags: t.Optional(t.Array(t.String({ maxLength: 50, error: "A tag is at most 50 characters" }), { maxItems: 50, error: "At most 50 tags" })),
+  customFields: t.Optional(
+    t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 1000, error: "A custom field's value is at most 1,000 characters" }), {
+      maxProperties: 50,
+      error: "customFields maps at most 50 names to text values",
+    }),
+  ),
+};
+const idempotencyHeaders = t.Object({
+  "idempotency-key": t.Optional(t.String({ minLength: 1, maxLength: 200, error: "Idempotency-Key must be 1 to 200 characters" })),
+});
+
+export function publicApiRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/v1" })
+    .use(apiKeyGuard(ctx))
+    // GET /api/v1/contacts
+    .get("/contacts", ({ caller, query }) => contactPage(ctx, caller.userId, query.cursor, query.limit ?? 50), {
+      apiScope: "contacts:read",
+      query: pageQuery,
+      detail: { summary: "List contacts, oldest first, a page at a time (nextCursor is null on the last page)" },
+    })
+    // POST /api/v1/contacts
+    .post(
+      "/contacts",
+      ({ caller, body, set }) => {
+        set.status = 201;
+        return createApiContact(ctx, caller.userId, body);
+      },
+      { apiScope: "contacts:write", body: t.Object({ phone, ...contactFields }), detail: { summary: "Create a contact (subscribed)" } },
+    )
+    // POST /api/v1/contacts/upsert
+    .post(
+      "/contacts/upsert",
+      ({ caller, body, set }) => {
+        const { contact, created } = upsertApiContact(ctx, caller.userId, body);
+        set.status = created ? 201 : 200;
+        return contact;
+      },
+      { apiScope: "contacts:write", body: t.Object({ phone, ...contactFields }), detail: { summary: "Create or update the contact with this phone" } },
+    )
+    // GET /api/v1/contacts/:id
+    .get("/contacts/:id", ({ caller, params }) => contactView(getContact(ctx, caller.userId, params.id)), {
+      apiScope: "contacts:read",
+      params: idParams,
+      detail: { summary: "One contact, with its tags and opt-out status" },
+    })
+    // PATCH /api/v1/contacts/:id
+    .patch("/contacts/:id", ({ caller, params, body }) => updateApiContact(ctx, caller.userId, params.id, body), {
+      apiScope: "contacts:write",
+      params: idParams,
+      body: t.Object({ phone: t.Optional(phone), ...contactFields }),
+      detail: { summary: "Change the fields given" },
+    })
+    // DELETE /api/v1/contacts/:id
+    .delete(
+      "/contacts/:id",
+      ({ caller, params }) => {
+        deleteApiContact(ctx, caller.userId, params.id);
+        return { deleted: true };
+      },
+      { apiScope: "contacts:write", params: idParams, detail: { summary: "Delete a contact" } },
+    )
+    // POST /api/v1/opt-outs
+    .post(
+      "/opt-outs",
+      ({ caller, body, set }) => {
+        set.status = 201;
+        return addOptOut(ctx, caller.userId, body.phone);
+      },
+      { apiScope: "contacts:write", body: t.Object({ phone }), detail: { summary: "Opt a phone out of messages" } },
+    )
+    // POST /api/v1/messages
+    .post(
+      "/messages",
+      ({ caller, body, headers, set }) => {
+        const key = headers["idempotency-key"];
+        try {
+          // Keys are kept per API key: two integrations of one account never answer each other's messages.
+          const { body: answer, replayed } = sendChat(ctx, caller.userId, body, key === undefined ? undefined : `api:${caller.keyId}:${key}`);
+          set.status = 202;
+          if (replayed) set.headers["idempotent-replayed"] = "true";
+          return answer;
+        } catch (e) {
+          // The IETF Idempotency-Key draft answers a reused key with another body 422.
+          if (e instanceof HttpError && e.message === KEY_REUSED) throw new HttpError(422, KEY_REUSED);
+          throw e;
+        }
+      },
+      {
+        apiScope: "messages:send",
+        headers: idempotencyHeaders,
+        body: t.Object({
+          phone,
+          content: t.String({ minLength: 1, maxLength: 1600, error: "content is the message text (1 to 1,600 characters)" }),
+          fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
+        }),
+        detail: { summary: "Send one SMS through the outbox; send an Idempotency-Key so a retry never sends twice" },
+      },
+    )
+    // GET /api/v1/messages/:id
+    .get("/messages/:id", ({ caller, params }) => messageView(getMessage(ctx, caller.userId, params.id)), {
+      apiScope: "messages:read",
+      params: idParams,
+      detail: { summary: "A message and its delivery status" },
+    });
+}
