@@ -647,3 +647,22 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
 );
+
+/** Public API keys: only the SHA-256 of the key is stored, with its visible prefix; shown once at creation. */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    service: text("service").notNull().default(""),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull(),
+    permissions: text("permissions", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    expiresAt: integer("expires_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_user_idx").on(t.userId, t.createdAt)],
+);

@@ -14,7 +14,8 @@ import m10 from "./0010_jobs_generalised.sql" with { type: "text" };
 import m11 from "./0012_conversations.sql" with { type: "text" };
 import m12 from "./0013_keywords.sql" with { type: "text" };
 import m13 from "./0014_templates.sql" with { type: "text" };
-import m14 from "./0019_campaign_message_counts.sql" with { type: "text" };
+import m14 from "./0017_api_keys.sql" with { type: "text" };
+import m15 from "./0019_campaign_message_counts.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -32,5 +33,6 @@ export const migrationSql: Record<string, string> = {
   "0012_conversations": m11,
   "0013_keywords": m12,
   "0014_templates": m13,
-  "0019_campaign_message_counts": m14,
+  "0017_api_keys": m14,
+  "0019_campaign_message_counts": m15,
 };

@@ -59,6 +59,7 @@ const OWNERS: Record<string, string> = {
   keywordOptIns: "keywords",
   templates: "templates",
   builtinTemplateUses: "templates",
+  apiKeys: "api-keys",
   // Installation-wide settings, set in the admin portal.
   systemSettings: "admin",
 };
@@ -76,10 +77,10 @@ const LAYERS: string[][] = [
   ["users", "auth"],
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys"],
   ["campaigns"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
-  ["analytics", "admin", "live"],
+  ["analytics", "admin", "live", "public-api"],
   // Composition: app.ts builds the routes, server.ts wires the workers, main.ts is the command line.
   ["app.ts"],
   ["server.ts"],
