@@ -1,0 +1,181 @@
+// The public API under /api/v1 (issue 16 item 2): contacts with cursor pages and upsert by phone, opt-outs, one
+// SMS per Idempotency-Key (twice, and 20 at once), 422 for a reused key with another body, per-key rate limits.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { grantLicense } from "../../src/licenses/licenses";
+import { KEY_QUOTA } from "../../src/public-api/guard";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
+import { waitFor } from "../support/wait";
+
+setDefaultTimeout(30_000);
+
+const MAIN = "+14155550100";
+let t: TestServer;
+let twilio: TwilioFake;
+let realNow: () => number;
+
+beforeAll(async () => {
+  twilio = await startTwilioFake({ numbers: [{ phoneNumber: MAIN }] });
+  t = await startTestServer({ smtp: false, env: { TWILIO_API_BASE: twilio.url } });
+  realNow = t.ctx.now;
+});
+afterAll(async () => {
+  await t?.stop();
+  await twilio?.stop();
+});
+
+const ALL = ["contacts:read", "contacts:write", "messages:send", "messages:read"];
+
+/** A Professional account sending through the Twilio fake, and an API key of it. */
+async function keyed(permissions = ALL): Promise<{ acc: Account; key: string }> {
+  const acc = await t.signUpVerified();
+  grantLicense(t.ctx, acc.user.id, "professional", 30);
+  const p = await t.api("/api/sms-providers", {
+    method: "POST",
+    token: acc.token,
+    body: { provider: "twilio", displayName: "Twilio", accountSid: twilio.accountSid, authToken: twilio.authToken },
+  });
+  expect(p.status).toBe(201);
+  expect((await t.api("/api/phone-numbers", { method: "POST", token: acc.token, body: { providerId: p.body.id, phoneNumber: MAIN } })).status).toBe(201);
+  const k = await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Test", permissions } });
+  expect(k.status).toBe(201);
+  return { acc, key: k.body.key };
+}
+
+const call = (key: string, path: string, method = "GET", body?: unknown, headers?: Record<string, string>) =>
+  t.api(path, { method, token: key, body, headers, origin: false });
+
+const outboundTo = (userId: string, phone: string) =>
+  (t.ctx.db.$client.query(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND direction = 'outbound'`).get(userId, phone) as { n: number }).n;
+
+describe("contacts", () => {
+  test("create, read, patch, upsert by phone, opt out and delete", async () => {
+    const { key } = await keyed();
+    const made = await call(key, "/api/v1/contacts", "POST", { phone: "(415) 555-2101", firstName: "Ada", tags: ["vip", "vip", " shop "] });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ phone: "+14155552101", firstName: "Ada", lastName: "", tags: ["vip", "shop"], status: "subscribed" });
+
+    expect((await call(key, `/api/v1/contacts/${made.body.id}`)).body).toMatchObject({ id: made.body.id, firstName: "Ada" });
+    const patched = await call(key, `/api/v1/contacts/${made.body.id}`, "PATCH", { lastName: "Lovelace" });
+    expect(patched.body).toMatchObject({ firstName: "Ada", lastName: "Lovelace", tags: ["vip", "shop"] });
+
+    const updated = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552101", firstName: "Augusta" });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ id: made.body.id, firstName: "Augusta", lastName: "Lovelace" });
+    const created = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552102", firstName: "Grace" });
+    expect(created.status).toBe(201);
+    expect(created.body.id).not.toBe(made.body.id);
+
+    const dup = await call(key, "/api/v1/contacts", "POST", { phone: "+14155552102" });
+    expect(dup.status).toBe(409);
+
+    const out = await call(key, "/api/v1/opt-outs", "POST", { phone: "+14155552102" });
+    expect(out.status).toBe(201);
+    expect(out.body).toMatchObject({ id: created.body.id, status: "opted_out" });
+
+    expect((await call(key, `/api/v1/contacts/${made.body.id}`, "DELETE")).body).toEqual({ deleted: true });
+    expect((await call(key, `/api/v1/contacts/${made.body.id}`)).status).toBe(404);
+  });
+
+  test("cursor pages walk every contact once, and a forged cursor is a 400", async () => {
+    const { key } = await keyed();
+    const phones = Array.from({ length: 7 }, (_, i) => `+1415555300${i}`);
+    for (const phone of phones) expect((await call(key, "/api/v1/contacts", "POST", { phone })).status).toBe(201);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: any = await call(key, `/api/v1/contacts?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((c: any) => c.phone));
+      cursor = page.body.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(phones);
+    const forged = await call(key, "/api/v1/contacts?cursor=not-a-cursor");
+    expect(forged.status).toBe(400);
+    expect(forged.body.message).toBe("Invalid cursor: pass back the nextCursor of a previous page");
+  });
+
+  test("another account's contact is a 404", async () => {
+    const a = await keyed();
+    const b = await keyed();
+    const made = await call(a.key, "/api/v1/contacts", "POST", { phone: "+14155554001" });
+    expect((await call(b.key, `/api/v1/contacts/${made.body.id}`)).status).toBe(404);
+    expect((await call(b.key, `/api/v1/contacts/${made.body.id}`, "DELETE")).status).toBe(404);
+  });
+});
+
+describe("POST /api/v1/messages with an Idempotency-Key", () => {
+  test("sent twice, it queues one SMS and replays the first answer", async () => {
+    const { acc, key } = await keyed();
+    const body = { phone: "+14155555001", content: "Your order has shipped" };
+    const first = await call(key, "/api/v1/messages", "POST", body, { "idempotency-key": "order-1001" });
+    expect(first.status).toBe(202);
+    const again = await call(key, "/api/v1/messages", "POST", body, { "idempotency-key": "order-1001" });
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(outboundTo(acc.user.id, "+14155555001")).toBe(1);
+
+    const status = await call(key, `/api/v1/messages/${first.body.id}`);
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ id: first.body.id, phone: "+14155555001", content: "Your order has shipped" });
+    await waitFor(() => twilio.messages.filter((m: any) => m.to === "+14155555001").length, (n) => n >= 1);
+    expect(twilio.messages.filter((m: any) => m.to === "+14155555001")).toHaveLength(1);
+  });
+
+  test("20 at once queue one SMS; the same key with another body is a 422", async () => {
+    const { acc, key } = await keyed();
+    const body = { phone: "+14155555002", content: "Flash sale today" };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call(key, "/api/v1/messages", "POST", body, { "idempotency-key": "sale-7" })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(outboundTo(acc.user.id, "+14155555002")).toBe(1);
+
+    const other = await call(key, "/api/v1/messages", "POST", { ...body, content: "Another text" }, { "idempotency-key": "sale-7" });
+    expect(other.status).toBe(422);
+    expect(other.body.message).toBe("This Idempotency-Key was already used for a different message. Use a new key for a new message.");
+    expect(outboundTo(acc.user.id, "+14155555002")).toBe(1);
+  });
+
+  test("keys are kept per API key: another key of the account sends its own message", async () => {
+    const { acc, key } = await keyed();
+    const second = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Second", permissions: ALL } })).body.key;
+    const body = { phone: "+14155555003", content: "Hello" };
+    expect((await call(key, "/api/v1/messages", "POST", body, { "idempotency-key": "k" })).status).toBe(202);
+    expect((await call(second, "/api/v1/messages", "POST", body, { "idempotency-key": "k" })).status).toBe(202);
+    expect(outboundTo(acc.user.id, "+14155555003")).toBe(2);
+  });
+});
+
+describe("rate limits", () => {
+  test("every answer carries RateLimit-Policy and RateLimit; past the quota, 429 with Retry-After", async () => {
+    const { key } = await keyed(["contacts:read"]);
+    const start = realNow();
+    try {
+      t.ctx.now = () => start;
+      const first = await call(key, "/api/v1/contacts");
+      expect(first.headers.get("ratelimit-policy")).toBe(`"default";q=${KEY_QUOTA};w=10`);
+      expect(first.headers.get("ratelimit")).toBe(`"default";r=${KEY_QUOTA - 1};t=10`);
+      // A refused scope is an answer too, and it counts.
+      const refused = await call(key, "/api/v1/contacts", "POST", { phone: "+14155556001" });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("ratelimit")).toBe(`"default";r=${KEY_QUOTA - 2};t=10`);
+      for (let i = 2; i < KEY_QUOTA; i++) expect((await call(key, "/api/v1/contacts")).status).toBe(200);
+      t.ctx.now = () => start + 3_000;
+      const over = await call(key, "/api/v1/contacts");
+      expect(over.status).toBe(429);
+      expect(over.headers.get("retry-after")).toBe("7");
+      expect(over.headers.get("ratelimit")).toBe(`"default";r=0;t=7`);
+      expect(over.body.message).toBe(`This API key made more than ${KEY_QUOTA} requests in 10 seconds. Retry after 7 s.`);
+      t.ctx.now = () => start + 10_000;
+      expect((await call(key, "/api/v1/contacts")).status).toBe(200);
+    } finally {
+      t.ctx.now = realNow;
+    }
+  });
+});
