@@ -666,3 +666,52 @@ export const apiKeys = sqliteTable(
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_user_idx").on(t.userId, t.createdAt)],
 );
+
+/** Outbound webhooks (src/outbound-webhooks/): a user's endpoints; `previousSecret` still signs until its time. */
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull().default([]),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousSecretUntil: integer("previous_secret_until"),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    disabledReason: text("disabled_reason"),
+    failingSince: integer("failing_since"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at"),
+  },
+  (t) => [index("webhook_endpoints_user_idx").on(t.userId)],
+);
+
+/** One event sent to one endpoint: its payload kept for redelivery, its attempts and the last answer. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id").notNull().references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    eventId: integer("event_id"),
+    /** The event (and, for a batch, its message) it was made from: each is delivered once per endpoint. */
+    source: text("source"),
+    eventType: text("event_type").notNull(),
+    payload: text("payload").notNull(),
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    rounds: integer("rounds").notNull().default(0),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    error: text("error"),
+    latencyMs: integer("latency_ms"),
+    lastAttemptAt: integer("last_attempt_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_source_idx").on(t.endpointId, t.source),
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+  ],
+);

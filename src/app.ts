@@ -21,6 +21,7 @@ import { messageRoutes } from "./messages/routes";
 import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
 import { providerWebhookRoutes } from "./providers/webhook-routes";
+import { outboundWebhookRoutes } from "./outbound-webhooks/routes";
 import { publicApiRoutes } from "./public-api/routes";
 import { segmentRoutes } from "./segments/routes";
 import { templateRoutes } from "./templates/routes";
@@ -90,6 +91,7 @@ export function createApp(ctx: AppContext) {
     .use(providerRoutes(ctx))
     .use(phoneNumberRoutes(ctx))
     .use(providerWebhookRoutes(ctx))
+    .use(outboundWebhookRoutes(ctx))
     .use(conversationRoutes(ctx))
     .use(messageRoutes(ctx))
     .use(campaignRoutes(ctx))

@@ -15,7 +15,8 @@ import m11 from "./0012_conversations.sql" with { type: "text" };
 import m12 from "./0013_keywords.sql" with { type: "text" };
 import m13 from "./0014_templates.sql" with { type: "text" };
 import m14 from "./0017_api_keys.sql" with { type: "text" };
-import m15 from "./0019_campaign_message_counts.sql" with { type: "text" };
+import m15 from "./0018_outbound_webhooks.sql" with { type: "text" };
+import m16 from "./0019_campaign_message_counts.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -34,5 +35,6 @@ export const migrationSql: Record<string, string> = {
   "0013_keywords": m12,
   "0014_templates": m13,
   "0017_api_keys": m14,
-  "0019_campaign_message_counts": m15,
+  "0018_outbound_webhooks": m15,
+  "0019_campaign_message_counts": m16,
 };

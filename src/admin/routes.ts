@@ -14,7 +14,7 @@ import { adminHealth } from "./health";
 import { generateLicenseCodes, listLicenseCodes, MAX_CODES_PER_BATCH, revokeLicenseCode } from "./license-codes";
 import { pageQuery, paging } from "./paging";
 import { markEmailVerified, sendPasswordResetFor } from "./account-help";
-import { RETENTION_BOUNDS, systemSettings, updateSystemSettings } from "./settings";
+import { allowsPrivateNetworks, RETENTION_BOUNDS, setAllowPrivateNetworks, systemSettings, updateSystemSettings } from "./settings";
 import { editPlan, planList } from "./plans";
 import { applyUserAction, listUsers } from "./users";
 
@@ -73,6 +73,13 @@ export function adminRoutes(ctx: AppContext) {
           t.Integer({ ...RETENTION_BOUNDS, error: `Event retention must be a whole number of days from ${RETENTION_BOUNDS.minimum} to ${RETENTION_BOUNDS.maximum}` }),
         ),
       }),
+    })
+    // GET /api/admin/settings/private-networks
+    .get("/settings/private-networks", () => ({ allowPrivateNetworks: allowsPrivateNetworks(ctx) }), { auth: "admin" })
+    // PUT /api/admin/settings/private-networks
+    .put("/settings/private-networks", ({ body }) => setAllowPrivateNetworks(ctx, body.allowPrivateNetworks), {
+      auth: "admin",
+      body: t.Object({ allowPrivateNetworks: t.Boolean({ error: "allowPrivateNetworks is true or false" }) }),
     })
     // Users
     // GET /api/admin/users

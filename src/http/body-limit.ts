@@ -1,3 +1,4 @@
+import { isProviderWebhook } from "./csrf";
 import { errorCode, HttpError } from "./errors";
 
 /**
@@ -28,7 +29,7 @@ const LIMITS: readonly Limit[] = [
   { method: "POST", match: (p) => p === "/api/contacts/import/csv", bytes: UPLOAD_BODY_LIMIT, streamed: true },
   // Takes a whole file as well as its first 64 KB, and reads no more than those 64 KB.
   { method: "POST", match: (p) => p === "/api/contacts/import/preview", bytes: UPLOAD_BODY_LIMIT, streamed: true },
-  { method: "POST", match: (p) => p.startsWith("/api/webhooks/"), bytes: WEBHOOK_BODY_LIMIT, streamed: true },
+  { method: "POST", match: isProviderWebhook, bytes: WEBHOOK_BODY_LIMIT, streamed: true },
   // 5,000 contacts of up to four fields each.
   { method: "POST", match: (p) => p === "/api/contacts/import", bytes: 4 * MB },
   // Up to 100,000 recipients, or a pasted list of 4,000,000 characters.

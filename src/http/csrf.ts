@@ -20,6 +20,9 @@ function carriesToken(headers: Headers): boolean {
   return !!(auth?.startsWith("Bearer ") && auth.slice(7).trim()) || !!headers.get("x-auth-token")?.trim();
 }
 
+/** A provider's webhook (POST /api/webhooks/{provider}/sms/{userId}); the user's own /api/webhooks API is not one. */
+export const isProviderWebhook = (path: string) => /^\/api\/webhooks\/[^/]+\/sms\/[^/]+\/?$/.test(path);
+
 /**
  * Cross-site request forgery: a browser attaches the session cookie to a form or fetch from any site, so every
  * state-changing /api call without a token header must come from a page of PUBLIC_URL's origin, as its Origin
@@ -33,7 +36,7 @@ export function csrf(ctx: AppContext) {
   return new Elysia().onRequest(({ request }) => {
     if (!CHANGES_STATE.has(request.method)) return;
     const path = new URL(request.url).pathname;
-    if (!path.startsWith("/api/") || path.startsWith("/api/webhooks/")) return;
+    if (!path.startsWith("/api/") || isProviderWebhook(path)) return;
     if (carriesToken(request.headers)) return;
     // Read per request: with PORT=0 the public URL learns its port only once the server listens.
     if (cachedUrl !== ctx.config.publicUrl) publicOrigin = new URL((cachedUrl = ctx.config.publicUrl)).origin;

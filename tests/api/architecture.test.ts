@@ -62,6 +62,8 @@ const OWNERS: Record<string, string> = {
   apiKeys: "api-keys",
   // Installation-wide settings, set in the admin portal.
   systemSettings: "admin",
+  webhookEndpoints: "outbound-webhooks",
+  webhookDeliveries: "outbound-webhooks",
 };
 
 /**
@@ -81,6 +83,8 @@ const LAYERS: string[][] = [
   ["campaigns"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
   ["analytics", "admin", "live", "public-api"],
+  // Outbound webhooks read the admin's private-network setting.
+  ["outbound-webhooks"],
   // Composition: app.ts builds the routes, server.ts wires the workers, main.ts is the command line.
   ["app.ts"],
   ["server.ts"],

@@ -1,0 +1,480 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { allowsPrivateNetworks } from "../admin/settings";
+import type { AppContext } from "../context";
+import { type AppEvent, advanceCursor, type EventType, lastEventId, readCursor, readEvents } from "../events/events";
+import { badRequest, notFound } from "../http/errors";
+import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+import { findUserById } from "../users/queries";
+import { pinnedRequest, resolveTarget } from "./ssrf";
+
+/**
+ * Outbound webhooks: the user's endpoints receive the event log's events, signed per Standard Webhooks 1.0.
+ *
+ * - A feed job reads the log after a durable cursor and, in the same transaction, writes one delivery per event
+ *   and subscribed endpoint (its payload kept) and queues its first attempt in the jobs table, then moves the
+ *   cursor: after a crash it resumes after exactly what it committed.
+ * - A batch event of the engine (one campaign's messages, `messageIds` in the payload) becomes one delivery per
+ *   message, each with its own webhook-id, so a receiver sees the same shape whether a message was sent alone or
+ *   in a campaign.
+ * - A delivery job makes one attempt outside any transaction (leased) and puts itself back on Svix's schedule.
+ */
+
+export const WEBHOOK_EVENTS = [
+  "campaign_sent",
+  "message_sent",
+  "message_delivered",
+  "message_failed",
+  "message_replied",
+  "contact_created",
+  "contact_opted_in",
+  "contact_opted_out",
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number] | "webhook_test";
+
+/** The log's types each webhook event is made from. */
+const FROM_LOG: Partial<Record<EventType, WebhookEvent>> = {
+  "campaign.completed": "campaign_sent",
+  "message.sent": "message_sent",
+  "message.delivered": "message_delivered",
+  "message.failed": "message_failed",
+  "message.received": "message_replied",
+  "contact.created": "contact_created",
+  "contact.opted_in": "contact_opted_in",
+  "contact.opted_out": "contact_opted_out",
+};
+const LOG_TYPES = Object.keys(FROM_LOG) as EventType[];
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Svix's schedule: the delay before attempt n+1 (the first is immediate); 8 attempts in all. */
+export const RETRY_SCHEDULE = [0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+/** An endpoint failing this long (no success in between) is disabled and its owner told. */
+export const DISABLE_AFTER = 5 * DAY;
+/** A rotated secret keeps signing this long, so receivers can switch without losing a delivery. */
+export const ROTATION_OVERLAP = DAY;
+const TIMEOUT = 15 * SECOND;
+const RESPONSE_KEPT = 2048;
+const MAX_RETRY_AFTER = DAY;
+const FEED_EVERY = 5 * SECOND;
+const FEED_BATCH = 200;
+
+const FEED = "webhooks.feed";
+const DELIVER = "webhooks.deliver";
+const CURSOR = "outbound-webhooks";
+
+export type Endpoint = {
+  id: string;
+  name: string;
+  url: string;
+  events: WebhookEvent[];
+  active: boolean;
+  disabledReason: string | null;
+  failingSince: number | null;
+  previousSecretUntil: number | null;
+  createdAt: number;
+  updatedAt: number | null;
+};
+
+type EndpointRow = {
+  id: string;
+  user_id: string;
+  name: string;
+  url: string;
+  events: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  active: number;
+  disabled_reason: string | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number | null;
+};
+
+const toEndpoint = (r: EndpointRow): Endpoint => ({
+  id: r.id,
+  name: r.name,
+  url: r.url,
+  events: JSON.parse(r.events),
+  active: r.active === 1,
+  disabledReason: r.disabled_reason,
+  failingSince: r.failing_since,
+  previousSecretUntil: r.previous_secret_until,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Secrets and signatures (Standard Webhooks 1.0)
+
+const SECRET_FORMAT = /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/;
+
+export const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
+
+/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the base64 key after `whsec_`. */
+export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
+  return `v1,${createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`;
+}
+
+function checkSecret(secret: string) {
+  if (!SECRET_FORMAT.test(secret) || Buffer.from(secret.slice(6), "base64").length < 24) {
+    throw badRequest("The secret must be whsec_ followed by at least 24 bytes in base64 (leave it empty to generate one)");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Endpoints
+
+export type EndpointInput = { name?: string; url?: string; events?: WebhookEvent[]; secret?: string; active?: boolean };
+
+function endpointRow(ctx: AppContext, userId: string, id: string): EndpointRow {
+  const row = ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE id = ? AND user_id = ?`).get(id, userId) as EndpointRow | null;
+  if (!row) throw notFound("Webhook not found");
+  return row;
+}
+
+export function listEndpoints(ctx: AppContext, userId: string): Endpoint[] {
+  const rows = ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE user_id = ? ORDER BY created_at, id`).all(userId) as EndpointRow[];
+  return rows.map(toEndpoint);
+}
+
+const MAX_ENDPOINTS = 20;
+
+/** Creates an endpoint; answers it with its secret, the only answer that shows it besides rotation. */
+export async function createEndpoint(ctx: AppContext, userId: string, input: EndpointInput): Promise<Endpoint & { secret: string }> {
+  const name = input.name?.trim();
+  if (!name) throw badRequest("Give the webhook a name");
+  if (!input.url) throw badRequest("Give the webhook a URL");
+  if (!input.events?.length) throw badRequest("Choose at least one event");
+  await resolveTarget(input.url, allowsPrivateNetworks(ctx));
+  const secret = input.secret || newSecret();
+  checkSecret(secret);
+  const count = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`).get(userId) as { n: number };
+  if (count.n >= MAX_ENDPOINTS) throw badRequest(`An account has at most ${MAX_ENDPOINTS} webhooks`);
+  const id = Bun.randomUUIDv7();
+  ctx.db.$client
+    .query(
+      `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(id, userId, name, input.url, JSON.stringify([...new Set(input.events)]), secret, input.active === false ? 0 : 1, ctx.now());
+  return { ...toEndpoint(endpointRow(ctx, userId, id)), secret };
+}
+
+export async function updateEndpoint(ctx: AppContext, userId: string, id: string, input: EndpointInput): Promise<Endpoint> {
+  const row = endpointRow(ctx, userId, id);
+  const name = input.name === undefined ? row.name : input.name.trim();
+  if (!name) throw badRequest("Give the webhook a name");
+  if (input.events && !input.events.length) throw badRequest("Choose at least one event");
+  if (input.url !== undefined && input.url !== row.url) await resolveTarget(input.url, allowsPrivateNetworks(ctx));
+  if (input.secret) checkSecret(input.secret);
+  const reactivated = input.active === true && row.active === 0;
+  ctx.db.$client
+    .query(
+      `UPDATE webhook_endpoints SET name = ?, url = ?, events = ?, secret = ?, active = ?, disabled_reason = ?, failing_since = ?, updated_at = ?
+       WHERE id = ?`,
+    )
+    .run(
+      name,
+      input.url ?? row.url,
+      input.events ? JSON.stringify([...new Set(input.events)]) : row.events,
+      input.secret || row.secret,
+      input.active === undefined ? row.active : input.active ? 1 : 0,
+      reactivated || input.active === false ? null : row.disabled_reason,
+      reactivated ? null : row.failing_since,
+      ctx.now(),
+      id,
+    );
+  return toEndpoint(endpointRow(ctx, userId, id));
+}
+
+export function deleteEndpoint(ctx: AppContext, userId: string, id: string) {
+  endpointRow(ctx, userId, id);
+  ctx.db.$client.query(`DELETE FROM webhook_endpoints WHERE id = ?`).run(id);
+}
+
+/** A new secret; the old one keeps signing (a second signature) for ROTATION_OVERLAP. */
+export function rotateSecret(ctx: AppContext, userId: string, id: string, given?: string): { secret: string; previousSecretUntil: number } {
+  const row = endpointRow(ctx, userId, id);
+  const secret = given || newSecret();
+  checkSecret(secret);
+  const until = ctx.now() + ROTATION_OVERLAP;
+  ctx.db.$client
+    .query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?`)
+    .run(secret, row.secret, until, ctx.now(), id);
+  return { secret, previousSecretUntil: until };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Deliveries
+
+export type Delivery = {
+  id: string;
+  eventType: string;
+  eventId: number | null;
+  payload: unknown;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  latencyMs: number | null;
+  lastAttemptAt: number | null;
+  createdAt: number;
+};
+
+type DeliveryRow = {
+  id: string;
+  endpoint_id: string;
+  user_id: string;
+  event_id: number | null;
+  event_type: string;
+  payload: string;
+  status: Delivery["status"];
+  attempts: number;
+  rounds: number;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  latency_ms: number | null;
+  last_attempt_at: number | null;
+  created_at: number;
+};
+
+const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  eventType: r.event_type,
+  eventId: r.event_id,
+  payload: JSON.parse(r.payload),
+  status: r.status,
+  attempts: r.attempts,
+  responseStatus: r.response_status,
+  responseBody: r.response_body,
+  error: r.error,
+  latencyMs: r.latency_ms,
+  lastAttemptAt: r.last_attempt_at,
+  createdAt: r.created_at,
+});
+
+/** Writes a delivery and queues its first attempt; inside the caller's transaction. */
+function insertDelivery(
+  ctx: AppContext,
+  endpoint: { id: string; user_id: string },
+  d: { source: string | null; eventId: number | null; type: WebhookEvent; data: Record<string, unknown>; at: number },
+): string | null {
+  const id = `msg_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+  const payload = JSON.stringify({ type: d.type, timestamp: new Date(d.at).toISOString(), data: d.data });
+  const inserted = ctx.db.$client
+    .query(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, user_id, event_id, source, event_type, payload, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (endpoint_id, source) DO NOTHING`,
+    )
+    .run(id, endpoint.id, endpoint.user_id, d.eventId, d.source, d.type, payload, ctx.now()).changes;
+  if (!inserted) return null;
+  enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${id}:0`, runAt: ctx.now(), userId: endpoint.user_id, refId: endpoint.id, payload: { deliveryId: id } });
+  return id;
+}
+
+/** The deliveries one event makes: one per message of a batch event, else one. */
+function webhookDataOf(event: AppEvent): { source: string; data: Record<string, unknown> }[] {
+  const { messageIds, ...rest } = event.payload as { messageIds?: unknown } & Record<string, unknown>;
+  if (event.subject.kind === "campaign" && Array.isArray(messageIds) && event.type.startsWith("message.")) {
+    return messageIds.map((messageId) => ({ source: `${event.id}:${messageId}`, data: { messageId, campaignId: event.subject.id, ...rest } }));
+  }
+  return [{ source: String(event.id), data: { [`${event.subject.kind}Id`]: event.subject.id, ...rest } }];
+}
+
+/**
+ * Turns the events after the cursor into deliveries, in one transaction with the cursor's move. Endpoints receive
+ * only events created after they were (a new endpoint does not replay the log). Answers the deliveries made.
+ */
+export function feedDeliveries(ctx: AppContext): number {
+  let made = 0;
+  ctx.db.$client.transaction(() => {
+    const after = readCursor(ctx, CURSOR);
+    const events = readEvents(ctx, { afterId: after, types: LOG_TYPES, limit: FEED_BATCH });
+    const endpoints = ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE active = 1`).all() as EndpointRow[];
+    for (const event of events) {
+      const type = FROM_LOG[event.type]!;
+      for (const endpoint of endpoints) {
+        if (endpoint.user_id !== event.userId || endpoint.created_at > event.createdAt) continue;
+        if (!(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
+        for (const { source, data } of webhookDataOf(event)) {
+          if (insertDelivery(ctx, endpoint, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
+        }
+      }
+    }
+    // A full batch: past its last event. Fewer: every deliverable event up to the log's end was read (in this
+    // transaction's snapshot), so the types we do not deliver are skipped too.
+    const last = events.length === FEED_BATCH ? events.at(-1)!.id : Math.max(after, lastEventId(ctx));
+    advanceCursor(ctx, CURSOR, last);
+  })();
+  return made;
+}
+
+/** Queues a test event to one endpoint, delivered like any other. */
+export function sendTestEvent(ctx: AppContext, userId: string, id: string): Delivery {
+  const row = endpointRow(ctx, userId, id);
+  const deliveryId = ctx.db.$client.transaction(() =>
+    insertDelivery(ctx, row, { source: null, eventId: null, type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: id }, at: ctx.now() }),
+  )()!;
+  return deliveryOf(ctx, userId, id, deliveryId);
+}
+
+function deliveryOf(ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Delivery {
+  const row = ctx.db.$client
+    .query(`SELECT * FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND user_id = ?`)
+    .get(deliveryId, endpointId, userId) as DeliveryRow | null;
+  if (!row) throw notFound("Delivery not found");
+  return toDelivery(row);
+}
+
+export function listDeliveries(ctx: AppContext, userId: string, endpointId: string, page: { page: number; pageSize: number }) {
+  endpointRow(ctx, userId, endpointId);
+  const rows = ctx.db.$client
+    .query(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+    .all(endpointId, page.pageSize, (page.page - 1) * page.pageSize) as DeliveryRow[];
+  const total = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?`).get(endpointId) as { n: number };
+  return { deliveries: rows.map(toDelivery), total: total.n, page: page.page, pageSize: page.pageSize };
+}
+
+/** Sends a delivery again (same webhook-id, so a receiver that already has it can drop it), a new round of attempts. */
+function requeue(ctx: AppContext, row: DeliveryRow) {
+  const round = row.rounds + 1;
+  ctx.db.$client.query(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, rounds = ? WHERE id = ?`).run(round, row.id);
+  enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${row.id}:${round}`, runAt: ctx.now(), userId: row.user_id, refId: row.endpoint_id, payload: { deliveryId: row.id } });
+}
+
+export function redeliver(ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Delivery {
+  const endpoint = endpointRow(ctx, userId, endpointId);
+  if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
+  const delivery = deliveryOf(ctx, userId, endpointId, deliveryId);
+  if (delivery.status === "pending") throw badRequest("This delivery is still being attempted");
+  ctx.db.$client.transaction(() => requeue(ctx, ctx.db.$client.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow))();
+  return deliveryOf(ctx, userId, endpointId, deliveryId);
+}
+
+const MAX_REDELIVER = 10_000;
+
+/** Sends again every failed delivery of an endpoint created in [from, to]. */
+export function redeliverRange(ctx: AppContext, userId: string, endpointId: string, from: number, to: number): { queued: number } {
+  const endpoint = endpointRow(ctx, userId, endpointId);
+  if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
+  if (to < from) throw badRequest("'to' must not be before 'from'");
+  return ctx.db.$client.transaction(() => {
+    const rows = ctx.db.$client
+      .query(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at BETWEEN ? AND ? ORDER BY created_at LIMIT ?`)
+      .all(endpointId, from, to, MAX_REDELIVER) as DeliveryRow[];
+    for (const row of rows) requeue(ctx, row);
+    return { queued: rows.length };
+  })();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Attempts
+
+/** Seconds of a Retry-After header (seconds or an HTTP date), or null. */
+function retryAfterMs(value: string | null, now: number): number | null {
+  if (!value) return null;
+  const seconds = Number(value);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER) : null;
+}
+
+type Attempt = { status: number | null; body: string | null; error: string | null; latencyMs: number; retryAfter: number | null };
+
+async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: DeliveryRow): Promise<Attempt> {
+  const started = performance.now();
+  const now = ctx.now();
+  try {
+    const target = await resolveTarget(endpoint.url, allowsPrivateNetworks(ctx));
+    const timestamp = Math.floor(now / 1000);
+    const signatures = [sign(endpoint.secret, delivery.id, timestamp, delivery.payload)];
+    if (endpoint.previous_secret && (endpoint.previous_secret_until ?? 0) > now) {
+      signatures.push(sign(endpoint.previous_secret, delivery.id, timestamp, delivery.payload));
+    }
+    const { url, init } = pinnedRequest(target, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "smsdesk-webhooks",
+        "webhook-id": delivery.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signatures.join(" "),
+      },
+      body: delivery.payload,
+      signal: AbortSignal.timeout(TIMEOUT),
+    });
+    const res = await fetch(url, init);
+    const text = (await res.text().catch(() => "")).slice(0, RESPONSE_KEPT);
+    return { status: res.status, body: text, error: null, latencyMs: Math.round(performance.now() - started), retryAfter: retryAfterMs(res.headers.get("retry-after"), now) };
+  } catch (err) {
+    return { status: null, body: null, error: (err as Error)?.message ?? String(err), latencyMs: Math.round(performance.now() - started), retryAfter: null };
+  }
+}
+
+async function disableEndpoint(ctx: AppContext, endpoint: EndpointRow, reason: string) {
+  ctx.db.$client.query(`UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`).run(reason, ctx.now(), endpoint.id);
+  const owner = findUserById(ctx, endpoint.user_id);
+  if (!owner) return;
+  await ctx.mailer
+    .send({
+      to: owner.email,
+      subject: `Your webhook "${endpoint.name}" was disabled`,
+      text: `smsdesk disabled the webhook "${endpoint.name}" (${endpoint.url}): ${reason}\n\nNo event is lost: the deliveries are kept. Enable the webhook in Integrations > Webhooks, then send the failed deliveries again from its delivery log.`,
+      purpose: "webhook-disabled",
+    })
+    .catch((err) => ctx.log(`webhooks: could not tell ${owner.email} that a webhook was disabled: ${(err as Error)?.message ?? err}`));
+}
+
+/** One attempt of a delivery, then its record and the next step: done, the next retry, or failed for good. */
+async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: unknown; runAgainAt?: number }> {
+  const db = ctx.db.$client;
+  const delivery = db.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow | null;
+  const endpoint = delivery && (db.query(`SELECT * FROM webhook_endpoints WHERE id = ?`).get(delivery.endpoint_id) as EndpointRow | null);
+  if (!delivery || !endpoint || delivery.status !== "pending") return { result: "gone" };
+  if (!endpoint.active) {
+    // Kept with its payload: sent again from the log once the endpoint is enabled.
+    db.query(`UPDATE webhook_deliveries SET status = 'failed', error = ? WHERE id = ?`).run("The webhook is disabled", deliveryId);
+    return { result: "endpoint disabled" };
+  }
+  const a = await attempt(ctx, endpoint, delivery);
+  const now = ctx.now();
+  const attempts = delivery.attempts + 1;
+  const ok = a.status !== null && a.status >= 200 && a.status < 300;
+  const error = ok ? null : a.error ?? (a.status! >= 300 && a.status! < 400 ? `Redirect ${a.status} not followed` : `HTTP ${a.status}`);
+  const more = !ok && a.status !== 410 && attempts < RETRY_SCHEDULE.length;
+  db.query(
+    `UPDATE webhook_deliveries SET status = ?, attempts = ?, response_status = ?, response_body = ?, error = ?, latency_ms = ?, last_attempt_at = ?
+     WHERE id = ?`,
+  ).run(ok ? "succeeded" : more ? "pending" : "failed", attempts, a.status, a.body, error, a.latencyMs, now, deliveryId);
+  if (ok) {
+    db.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).run(endpoint.id);
+    return { result: { status: a.status, attempts } };
+  }
+  const failingSince = endpoint.failing_since ?? now;
+  if (endpoint.failing_since === null) db.query(`UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?`).run(now, endpoint.id);
+  if (a.status === 410) await disableEndpoint(ctx, endpoint, "the endpoint answered 410 Gone");
+  else if (now - failingSince >= DISABLE_AFTER) await disableEndpoint(ctx, endpoint, "every delivery failed for 5 days");
+  if (!more) return { result: { status: a.status, attempts, error } };
+  return { result: { status: a.status, attempts, error }, runAgainAt: now + Math.max(RETRY_SCHEDULE[attempts]!, a.retryAfter ?? 0) };
+}
+
+/** Registers the feed and delivery jobs and queues the feed once per installation (it puts itself back). */
+export function startOutboundWebhooks(ctx: AppContext) {
+  registerJobHandler(ctx, FEED, () => ({ result: { made: feedDeliveries(ctx) }, runAgainAt: ctx.now() + FEED_EVERY }), {
+    transactional: true,
+    maxAttempts: Infinity,
+    firstDelayMs: FEED_EVERY,
+  });
+  // Retries are the handler's own (Svix's schedule, answered as runAgainAt); a throw is a bug, retried by the jobs
+  // table's back-off. The lease covers one attempt and its timeout.
+  registerJobHandler(ctx, DELIVER, (_ctx, job) => deliver(ctx, job.payload.deliveryId as string), {
+    leaseMs: TIMEOUT + MINUTE,
+    maxAttempts: 20,
+  });
+  enqueueJob(ctx, { kind: FEED, key: FEED, runAt: ctx.now() });
+}

@@ -1,0 +1,307 @@
+// Outbound webhooks: Standard Webhooks signatures checked with the reference verifier, Svix's retry schedule on a
+// fake clock across a reopening of the data folder, the SSRF guard and its administrator setting, rotation, 410.
+import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { setAllowPrivateNetworks } from "../../src/admin/settings";
+import { loadConfig } from "../../src/config";
+import type { AppContext } from "../../src/context";
+import { appendEvent } from "../../src/events/events";
+import { runDueJobs } from "../../src/jobs/jobs";
+import { refusedAddress } from "../../src/outbound-webhooks/ssrf";
+import { createEndpoint, startOutboundWebhooks } from "../../src/outbound-webhooks/webhooks";
+import { openAppContext } from "../../src/server";
+import { createOrPromoteAdmin } from "../../src/users/admins";
+import { type Account, startTestServer, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+
+type Received = { path: string; id: string; timestamp: string; signature: string; body: string; answered: number };
+
+/** A local receiver: every request recorded; the answer per path chosen by the test. */
+function startReceiver() {
+  const received: Received[] = [];
+  let answer: (path: string) => Response = () => new Response("ok");
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      const res = answer(path);
+      received.push({
+        path,
+        id: req.headers.get("webhook-id")!,
+        timestamp: req.headers.get("webhook-timestamp")!,
+        signature: req.headers.get("webhook-signature")!,
+        body: await req.text(),
+        answered: res.status,
+      });
+      return res;
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    received,
+    answerWith(fn: (path: string) => Response) {
+      answer = fn;
+    },
+    stop: () => server.stop(true),
+  };
+}
+
+/** Webhook.verify checks the timestamp against the wall clock: verify each delivery at the time it was signed. */
+function verify(secret: string, r: Received): unknown {
+  setSystemTime(new Date(Number(r.timestamp) * 1000));
+  try {
+    return new Webhook(secret).verify(r.body, { "webhook-id": r.id, "webhook-timestamp": r.timestamp, "webhook-signature": r.signature });
+  } finally {
+    setSystemTime();
+  }
+}
+
+const HINT = "An administrator can allow private networks in Admin > Settings.";
+
+describe("the SSRF guard", () => {
+  test("refuses loopback, private, link-local, metadata and unspecified addresses, and their IPv4-mapped forms", () => {
+    expect(
+      ["127.0.0.1", "::1", "10.0.0.5", "172.16.0.1", "192.168.1.1", "169.254.169.254", "169.254.1.1", "0.0.0.0", "::", "fc00::1", "fe80::1", "fd00:ec2::254", "::ffff:10.0.0.5", "::ffff:127.0.0.1", "93.184.216.34", "2606:4700::1111"].map(
+        (ip) => [ip, refusedAddress(ip)],
+      ),
+    ).toEqual([
+      ["127.0.0.1", "a loopback address"],
+      ["::1", "a loopback address"],
+      ["10.0.0.5", "a private address"],
+      ["172.16.0.1", "a private address"],
+      ["192.168.1.1", "a private address"],
+      ["169.254.169.254", "the cloud metadata address"],
+      ["169.254.1.1", "a link-local address"],
+      ["0.0.0.0", "an unspecified address"],
+      ["::", "an unspecified address"],
+      ["fc00::1", "a private address"],
+      ["fe80::1", "a link-local address"],
+      ["fd00:ec2::254", "the cloud metadata address"],
+      ["::ffff:10.0.0.5", "a private address"],
+      ["::ffff:127.0.0.1", "a loopback address"],
+      ["93.184.216.34", null],
+      ["2606:4700::1111", null],
+    ]);
+  });
+});
+
+describe("the webhooks API", () => {
+  let t: TestServer;
+  let a: Account;
+  let admin: { token: string };
+  let receiver: ReturnType<typeof startReceiver>;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    a = await t.signUpVerified();
+    receiver = startReceiver();
+    const email = t.newEmail("webhooks-admin");
+    await createOrPromoteAdmin(t.ctx, email, "admin-secret-123");
+    const login = await t.api("/api/admin/auth/login", { body: { email, password: "admin-secret-123" } });
+    admin = { token: login.body.token };
+  });
+  afterAll(async () => {
+    receiver.stop();
+    await t.stop();
+  });
+
+  const allowPrivate = (on: boolean) =>
+    t.api("/api/admin/settings/private-networks", { method: "PUT", token: admin.token, body: { allowPrivateNetworks: on } });
+
+  /** Runs the due jobs and waits until the delivery has an answer. */
+  async function deliveryOf(endpointId: string, deliveryId: string) {
+    await runDueJobs(t.ctx).settled;
+    return waitFor(
+      async () => (await t.api(`/api/webhooks/${endpointId}/deliveries`, { token: a.token })).body.deliveries.find((d: any) => d.id === deliveryId),
+      (d) => d && d.status !== "pending",
+    );
+  }
+
+  test("with private networks not allowed, loopback, link-local, metadata and private URLs are refused, naming the setting", async () => {
+    expect((await allowPrivate(false)).body).toEqual({ allowPrivateNetworks: false });
+    const create = (url: string) => t.api("/api/webhooks", { token: a.token, body: { name: "n8n", url, events: ["message_delivered"] } });
+    const refusals = [];
+    for (const url of ["http://127.0.0.1:5678/hook", "http://[::1]:5678/hook", "http://169.254.169.254/latest", "http://10.0.0.5/hook"]) {
+      const res = await create(url);
+      refusals.push([res.status, res.body.message]);
+    }
+    expect(refusals).toEqual([
+      [400, `The webhook URL http://127.0.0.1:5678 was refused: 127.0.0.1 is a loopback address. ${HINT}`],
+      [400, `The webhook URL http://[::1]:5678 was refused: ::1 is a loopback address. ${HINT}`],
+      [400, `The webhook URL http://169.254.169.254 was refused: 169.254.169.254 is the cloud metadata address. ${HINT}`],
+      [400, `The webhook URL http://10.0.0.5 was refused: 10.0.0.5 is a private address. ${HINT}`],
+    ]);
+    // A name that resolves to a loopback address.
+    const byName = await create("http://localhost:5678/hook");
+    expect(byName.status).toBe(400);
+    expect(byName.body.message).toMatch(new RegExp(`^The webhook URL http://localhost:5678 was refused: (127\\.0\\.0\\.1|::1) is a loopback address\\. ${HINT.replace(/[.>]/g, "\\$&")}$`));
+    expect((await t.api("/api/webhooks", { token: a.token })).body).toEqual({ data: [] });
+  });
+
+  test("with private networks allowed, a local receiver is accepted, signed with a generated whsec_ secret; the test event verifies", async () => {
+    await allowPrivate(true);
+    const res = await t.api("/api/webhooks", { token: a.token, body: { name: "Local n8n", url: `${receiver.url}/hook`, events: ["message_delivered", "contact_created"] } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: "Local n8n", url: `${receiver.url}/hook`, events: ["message_delivered", "contact_created"], active: true });
+    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const test = await t.api(`/api/webhooks/${res.body.id}/test`, { method: "POST", token: a.token });
+    expect(test.status).toBe(200);
+    const done = await deliveryOf(res.body.id, test.body.id);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 1, responseStatus: 200, responseBody: "ok", eventType: "webhook_test" });
+    const got = receiver.received.filter((r) => r.id === test.body.id);
+    expect(got.length).toBe(1);
+    expect(verify(res.body.secret, got[0]!)).toMatchObject({ type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: res.body.id } });
+    // The list never shows the secret.
+    expect((await t.api("/api/webhooks", { token: a.token })).body.data[0].secret).toBeUndefined();
+  });
+
+  test("a URL checked when it was saved is checked again at each attempt: the setting turned off refuses the call", async () => {
+    await allowPrivate(true);
+    const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "later", url: `${receiver.url}/later`, events: ["contact_created"] } })).body;
+    await allowPrivate(false);
+    const test = (await t.api(`/api/webhooks/${ep.id}/test`, { method: "POST", token: a.token })).body;
+    await runDueJobs(t.ctx).settled;
+    const d = (await t.api(`/api/webhooks/${ep.id}/deliveries`, { token: a.token })).body.deliveries[0];
+    expect(d).toMatchObject({ id: test.id, attempts: 1, responseStatus: null, error: `The webhook URL ${receiver.url} was refused: 127.0.0.1 is a loopback address. ${HINT}` });
+    expect(receiver.received.some((r) => r.path === "/later")).toBe(false);
+    await allowPrivate(true);
+  });
+
+  test("rotation: both signatures during the 24-hour overlap, each verifying with its secret; only the new one after", async () => {
+    const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "rot", url: `${receiver.url}/rot`, events: ["contact_created"] } })).body;
+    const rotated = await t.api(`/api/webhooks/${ep.id}/rotate-secret`, { method: "POST", token: a.token });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(ep.secret);
+    const first = (await t.api(`/api/webhooks/${ep.id}/test`, { method: "POST", token: a.token })).body;
+    await deliveryOf(ep.id, first.id);
+    const during = receiver.received.find((r) => r.id === first.id)!;
+    expect(during.signature.split(" ").length).toBe(2);
+    expect(verify(ep.secret, during)).toBeTruthy();
+    expect(verify(rotated.body.secret, during)).toBeTruthy();
+
+    const realNow = t.ctx.now;
+    const later = Date.now() + 24 * 3600_000 + 1000;
+    t.ctx.now = () => later;
+    try {
+      const second = (await t.api(`/api/webhooks/${ep.id}/test`, { method: "POST", token: a.token })).body;
+      await deliveryOf(ep.id, second.id);
+      const after = receiver.received.find((r) => r.id === second.id)!;
+      expect(after.signature.split(" ").length).toBe(1);
+      expect(verify(rotated.body.secret, after)).toBeTruthy();
+      expect(() => verify(ep.secret, after)).toThrow();
+    } finally {
+      t.ctx.now = realNow;
+    }
+  });
+
+  test("a redirect is not followed (a failed attempt); 410 disables the endpoint and tells the owner", async () => {
+    receiver.answerWith((path) =>
+      path === "/moved" ? new Response(null, { status: 302, headers: { location: `${receiver.url}/elsewhere` } }) : path === "/gone" ? new Response("bye", { status: 410 }) : new Response("ok"),
+    );
+    const moved = (await t.api("/api/webhooks", { token: a.token, body: { name: "moved", url: `${receiver.url}/moved`, events: ["contact_created"] } })).body;
+    const m = (await t.api(`/api/webhooks/${moved.id}/test`, { method: "POST", token: a.token })).body;
+    await runDueJobs(t.ctx).settled;
+    const md = (await t.api(`/api/webhooks/${moved.id}/deliveries`, { token: a.token })).body.deliveries[0];
+    expect(md).toMatchObject({ id: m.id, status: "pending", attempts: 1, responseStatus: 302, error: "Redirect 302 not followed" });
+    expect(receiver.received.some((r) => r.path === "/elsewhere")).toBe(false);
+    await t.api(`/api/webhooks/${moved.id}`, { method: "DELETE", token: a.token });
+
+    const gone = (await t.api("/api/webhooks", { token: a.token, body: { name: "gone", url: `${receiver.url}/gone`, events: ["contact_created"] } })).body;
+    const g = (await t.api(`/api/webhooks/${gone.id}/test`, { method: "POST", token: a.token })).body;
+    const gd = await deliveryOf(gone.id, g.id);
+    expect(gd).toMatchObject({ status: "failed", attempts: 1, responseStatus: 410, responseBody: "bye" });
+    const list = (await t.api("/api/webhooks", { token: a.token })).body.data;
+    expect(list.find((e: any) => e.id === gone.id)).toMatchObject({ active: false, disabledReason: "the endpoint answered 410 Gone" });
+    const mail = await t.waitForEmail(a.email, 5000, { match: /gone/ });
+    expect(mail.subject).toBe(`Your webhook "gone" was disabled`);
+    receiver.answerWith(() => new Response("ok"));
+  });
+
+  test("the user's webhook API is CSRF-protected, unlike the provider webhooks under the same prefix", async () => {
+    const res = await t.api("/api/webhooks", { cookie: "x", origin: false, headers: { origin: "https://evil.example" }, body: { name: "x", url: "http://example.com", events: ["contact_created"] } });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe("csrf");
+  });
+});
+
+describe("delivery through failures and a restart", () => {
+  test("a receiver failing for ten minutes then answering: every event arrives, each webhook-id once, none lost", async () => {
+    const receiver = startReceiver();
+    const T0 = Date.parse("2026-06-01T12:00:00Z");
+    let now = T0;
+    receiver.answerWith(() => (now < T0 + 10 * 60_000 ? new Response("down", { status: 500 }) : new Response("ok")));
+    const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhooks-"));
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []);
+    const open = async () => {
+      const ctx = await openAppContext(config, () => {});
+      ctx.now = () => now;
+      startOutboundWebhooks(ctx);
+      return ctx;
+    };
+    const close = (ctx: AppContext) => {
+      ctx.mailer.close();
+      ctx.db.$client.close();
+    };
+    const run = async (ctx: AppContext) => {
+      // The feed (transactional) makes deliveries; the next pass sends them.
+      await runDueJobs(ctx).settled;
+      await runDueJobs(ctx).settled;
+    };
+
+    let ctx = await open();
+    const user = await createOrPromoteAdmin(ctx, "owner@example.com", "owner-secret-123");
+    const other = await createOrPromoteAdmin(ctx, "other@example.com", "other-secret-123");
+    setAllowPrivateNetworks(ctx, true);
+    const ep = await createEndpoint(ctx, user.id, { name: "n8n", url: `${receiver.url}/hook`, events: ["contact_created", "message_delivered", "contact_opted_out"] });
+    const event = (type: Parameters<typeof appendEvent>[1]["type"], subject: Parameters<typeof appendEvent>[1]["subject"], payload = {}, userId = user.id) =>
+      ctx.db.$client.transaction(() => appendEvent(ctx, { userId, type, subject, payload }))();
+
+    event("contact.created", { kind: "contact", id: "c1" }, { source: "manual" });
+    event("message.delivered", { kind: "campaign", id: "k1" }, { messageIds: ["m1", "m2", "m3"] });
+    event("message.sent", { kind: "message", id: "m9" }); // not subscribed
+    event("contact.created", { kind: "contact", id: "c-other" }, {}, other.id); // another account
+    await run(ctx); // attempt 1 at T0: 500
+    now += 5_000;
+    await run(ctx); // attempt 2 at +5 s: 500
+    event("contact.opted_out", { kind: "contact", id: "c1" }, { source: "reply" });
+    // The appliance stops before the feed sees the last event, and comes back.
+    close(ctx);
+    ctx = await open();
+    now += 5 * 60_000;
+    await run(ctx); // attempt 3 of the first four at +5 min 5 s: 500; attempt 1 of the opt-out: 500
+    now += 5_000;
+    await run(ctx); // the opt-out's attempt 2: 500
+    now += 30 * 60_000;
+    await run(ctx); // every attempt now succeeds
+    now += 5 * 60_000;
+    await run(ctx);
+
+    const ok = receiver.received.filter((r) => r.answered === 200);
+    const bodies = new Map(ok.map((r) => [r.id, verify(ep.secret, r) as { type: string; data: Record<string, unknown> }]));
+    expect(bodies.size).toBe(ok.length);
+    expect([...bodies.values()].map((b) => [b.type, b.data]).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual([
+      ["contact_created", { contactId: "c1", source: "manual" }],
+      ["contact_opted_out", { contactId: "c1", source: "reply" }],
+      ["message_delivered", { messageId: "m1", campaignId: "k1" }],
+      ["message_delivered", { messageId: "m2", campaignId: "k1" }],
+      ["message_delivered", { messageId: "m3", campaignId: "k1" }],
+    ]);
+    // Every attempt verified, failed or not, and each delivery kept the same webhook-id across its attempts.
+    for (const r of receiver.received) verify(ep.secret, r);
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(5);
+    const rows = ctx.db.$client.query(`SELECT event_type, status, attempts FROM webhook_deliveries ORDER BY event_type, attempts`).all();
+    expect(rows).toEqual([
+      { event_type: "contact_created", status: "succeeded", attempts: 4 },
+      { event_type: "contact_opted_out", status: "succeeded", attempts: 3 },
+      { event_type: "message_delivered", status: "succeeded", attempts: 4 },
+      { event_type: "message_delivered", status: "succeeded", attempts: 4 },
+      { event_type: "message_delivered", status: "succeeded", attempts: 4 },
+    ]);
+    close(ctx);
+    receiver.stop();
+  });
+});
