@@ -1,0 +1,333 @@
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
+import { contactIdsWhere, findContactById } from "../contacts/contacts";
+import type { AppContext } from "../context";
+import { badRequest, conflict, notFound } from "../http/errors";
+import { cancelJobs, enqueueJob, rescheduleJob } from "../jobs/jobs";
+import { compileConditions } from "../segments/conditions";
+import { findSegment } from "../segments/segments";
+import { zoneForRecipient } from "../sending/quiet-hours";
+import { wallToInstant, zoneOffset } from "../time/zones";
+import { findUserById } from "../users/queries";
+
+/**
+ * Drip campaigns: an ordered list of steps, each a delay after the previous one (the first after enrolment), an
+ * optional hour of the contact's day to send at, and the content. Each enrolment keeps its own copy of the steps,
+ * so an edit reaches contacts already waiting only when the user says so. Steps run as jobs (runner.ts).
+ */
+
+export const UNITS = ["minutes", "hours", "days"] as const;
+export type Unit = (typeof UNITS)[number];
+export type Step = { delay: number; unit: Unit; sendAtHour: number | null; content: string };
+export const TRIGGERS = ["opt_in", "keyword_received", "purchase", "birthday", "inactive", "manual"] as const;
+export type LatePolicy = "skip" | "send";
+
+const UNIT_MS: Record<Unit, number> = { minutes: 60_000, hours: 3600_000, days: 86_400_000 };
+const DAY = 86_400_000;
+export const MAX_STEPS = 20;
+/** Enrolments made from one segment in one call. */
+export const MAX_SEGMENT_ENROL = 10_000;
+export const JOB_KIND = "drip_step";
+
+/** The spec's samples, offered as starting points (nothing is stored until the user saves one). */
+export const DRIP_SAMPLES = [
+  {
+    id: "welcome-series",
+    name: "Welcome Series",
+    trigger: "opt_in",
+    steps: [
+      { delay: 0, unit: "days", sendAtHour: null, content: "Welcome to {business}, {firstName|there}! Thanks for joining. Reply STOP to opt out." },
+      { delay: 1, unit: "days", sendAtHour: 10, content: "Hi {firstName|there}, here is what {business} can do for you. Questions? Just reply." },
+      { delay: 2, unit: "days", sendAtHour: 10, content: "{firstName|Hi}, a small thank-you from {business}: show this text for 10% off your next visit." },
+      { delay: 4, unit: "days", sendAtHour: 10, content: "One week with {business}! We would love to hear how it is going, {firstName|there}." },
+    ],
+  },
+  {
+    id: "win-back",
+    name: "Win-Back Campaign",
+    trigger: "inactive",
+    steps: [
+      { delay: 0, unit: "days", sendAtHour: 11, content: "We miss you at {business}, {firstName|there}! Come back this week for 15% off." },
+      { delay: 2, unit: "days", sendAtHour: 11, content: "{firstName|Hi}, your 15% off at {business} ends soon." },
+      { delay: 5, unit: "days", sendAtHour: 11, content: "Last call, {firstName|there}: your {business} offer ends today." },
+    ],
+  },
+] as const satisfies readonly { id: string; name: string; trigger: string; steps: readonly Step[] }[];
+
+export type DripRow = typeof dripCampaigns.$inferSelect;
+export type EnrolmentRow = typeof dripEnrolments.$inferSelect;
+
+export const stepKey = (enrolmentId: string, step: number) => `drip:${enrolmentId}:${step}`;
+export const stepsOf = (json: string): Step[] => JSON.parse(json) as Step[];
+
+export function dripView(d: DripRow, counts?: { active: number; completed: number; exited: number }) {
+  return {
+    id: d.id,
+    name: d.name,
+    trigger: d.trigger,
+    isActive: d.isActive,
+    steps: stepsOf(d.steps),
+    exitOnReply: d.exitOnReply,
+    goalTag: d.goalTag,
+    segmentId: d.segmentId,
+    reentryDays: d.reentryDays,
+    latePolicy: d.latePolicy as LatePolicy,
+    lateAfterMinutes: d.lateAfterMinutes,
+    enrolments: counts ?? { active: 0, completed: 0, exited: 0 },
+    createdAt: new Date(d.createdAt).toISOString(),
+    updatedAt: new Date(d.updatedAt).toISOString(),
+  };
+}
+
+export function findDrip(ctx: AppContext, id: string): DripRow | undefined {
+  return ctx.db.select().from(dripCampaigns).where(eq(dripCampaigns.id, id)).get();
+}
+
+function getDrip(ctx: AppContext, userId: string, id: string): DripRow {
+  const d = ctx.db.select().from(dripCampaigns).where(and(eq(dripCampaigns.userId, userId), eq(dripCampaigns.id, id))).get();
+  if (!d) throw notFound("Drip campaign not found");
+  return d;
+}
+
+function countsByDrip(ctx: AppContext, ids: string[]) {
+  const rows = ids.length
+    ? ctx.db.select({ id: dripEnrolments.dripId, state: dripEnrolments.state, n: sql<number>`count(*)` }).from(dripEnrolments).where(inArray(dripEnrolments.dripId, ids)).groupBy(dripEnrolments.dripId, dripEnrolments.state).all()
+    : [];
+  const out = new Map<string, { active: number; completed: number; exited: number }>();
+  for (const r of rows) {
+    const c = out.get(r.id) ?? { active: 0, completed: 0, exited: 0 };
+    c[r.state as "active" | "completed" | "exited"] = r.n;
+    out.set(r.id, c);
+  }
+  return out;
+}
+
+export function listDrips(ctx: AppContext, userId: string) {
+  const rows = ctx.db.select().from(dripCampaigns).where(eq(dripCampaigns.userId, userId)).orderBy(desc(dripCampaigns.createdAt)).all();
+  const counts = countsByDrip(ctx, rows.map((r) => r.id));
+  return rows.map((r) => dripView(r, counts.get(r.id)));
+}
+
+export type DripInput = {
+  name?: string;
+  trigger?: string;
+  steps?: { delay: number; unit: string; sendAtHour?: number | null; content: string }[];
+  isActive?: boolean;
+  exitOnReply?: boolean;
+  goalTag?: string | null;
+  segmentId?: string | null;
+  reentryDays?: number | null;
+  latePolicy?: string;
+  lateAfterMinutes?: number;
+};
+
+/** Checks an input and answers the columns it sets; `creating` requires name and steps. */
+function values(ctx: AppContext, userId: string, input: DripInput, creating: boolean) {
+  const out: Partial<typeof dripCampaigns.$inferInsert> = {};
+  if (input.name !== undefined || creating) {
+    const name = (input.name ?? "").trim();
+    if (!name) throw badRequest("A drip campaign needs a name");
+    out.name = name;
+  }
+  if (input.trigger !== undefined || creating) {
+    const trigger = input.trigger ?? "manual";
+    if (!(TRIGGERS as readonly string[]).includes(trigger)) throw badRequest(`Unknown trigger "${trigger}"; use one of ${TRIGGERS.join(", ")}`);
+    out.trigger = trigger;
+  }
+  if (input.steps !== undefined || creating) {
+    const steps = input.steps ?? [];
+    if (!steps.length) throw badRequest("A drip campaign needs at least one step");
+    if (steps.length > MAX_STEPS) throw badRequest(`A drip campaign has at most ${MAX_STEPS} steps`);
+    out.steps = JSON.stringify(
+      steps.map((s, i): Step => {
+        if (!(UNITS as readonly string[]).includes(s.unit)) throw badRequest(`Step ${i + 1}: the delay is in minutes, hours or days`);
+        const content = s.content.trim();
+        if (!content) throw badRequest(`Step ${i + 1} has no message`);
+        return { delay: s.delay, unit: s.unit as Unit, sendAtHour: s.sendAtHour ?? null, content };
+      }),
+    );
+  }
+  if (input.isActive !== undefined) out.isActive = input.isActive;
+  if (input.exitOnReply !== undefined) out.exitOnReply = input.exitOnReply;
+  if (input.goalTag !== undefined) out.goalTag = input.goalTag?.trim() || null;
+  if (input.segmentId !== undefined) {
+    if (input.segmentId && !findSegment(ctx, userId, input.segmentId)) throw badRequest("That segment does not exist");
+    out.segmentId = input.segmentId || null;
+  }
+  if (input.reentryDays !== undefined) out.reentryDays = input.reentryDays;
+  if (input.latePolicy !== undefined) {
+    if (input.latePolicy !== "skip" && input.latePolicy !== "send") throw badRequest('Late steps are either "skip" or "send"');
+    out.latePolicy = input.latePolicy;
+  }
+  if (input.lateAfterMinutes !== undefined) out.lateAfterMinutes = input.lateAfterMinutes;
+  return out;
+}
+
+export function createDrip(ctx: AppContext, userId: string, input: DripInput) {
+  const now = ctx.now();
+  const row = { id: Bun.randomUUIDv7(), userId, createdAt: now, updatedAt: now, ...values(ctx, userId, input, true) } as typeof dripCampaigns.$inferInsert;
+  ctx.db.insert(dripCampaigns).values(row).run();
+  return dripView(getDrip(ctx, userId, row.id));
+}
+
+function waitingCount(ctx: AppContext, dripId: string): number {
+  return ctx.db.select({ n: sql<number>`count(*)` }).from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.state, "active"))).get()!.n;
+}
+
+/**
+ * Edits a drip. A change of steps with contacts waiting needs the user's answer (`applyToWaiting`), else 409 with
+ * how many wait: true gives the waiting enrolments the new steps and moves their next step's job; false leaves
+ * them on the steps they enrolled with.
+ */
+export function updateDrip(ctx: AppContext, userId: string, id: string, input: DripInput & { applyToWaiting?: boolean }) {
+  const current = getDrip(ctx, userId, id);
+  const set = values(ctx, userId, input, false);
+  const stepsChanged = set.steps !== undefined && set.steps !== current.steps;
+  ctx.db.$client.transaction(() => {
+    if (stepsChanged) {
+      const waiting = waitingCount(ctx, id);
+      if (waiting && input.applyToWaiting === undefined) {
+        throw conflict(`${waiting} contact(s) are waiting in this drip: say whether the change applies to them`, { waiting });
+      }
+      if (waiting && input.applyToWaiting) applyStepsToWaiting(ctx, current, stepsOf(set.steps!));
+    }
+    ctx.db.update(dripCampaigns).set({ ...set, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
+  })();
+  return dripView(getDrip(ctx, userId, id), countsByDrip(ctx, [id]).get(id));
+}
+
+/** Waiting enrolments take the new steps; each one's next step is due again from its last step's time. */
+function applyStepsToWaiting(ctx: AppContext, drip: DripRow, steps: Step[]) {
+  const user = findUserById(ctx, drip.userId);
+  const active = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, drip.id), eq(dripEnrolments.state, "active"))).all();
+  for (const e of active) {
+    const json = JSON.stringify(steps);
+    if (e.nextStep >= steps.length) {
+      cancelJobs(ctx, { key: stepKey(e.id, e.nextStep) });
+      ctx.db.update(dripEnrolments).set({ steps: json, state: "completed", nextAt: null, endedAt: ctx.now() }).where(eq(dripEnrolments.id, e.id)).run();
+      continue;
+    }
+    const contact = findContactById(ctx, drip.userId, e.contactId);
+    const zone = zoneForRecipient(contact?.phone ?? "", user?.timezone ?? "UTC");
+    const at = stepDueAt(steps[e.nextStep]!, e.lastAt, zone);
+    rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.nextStep), runAt: at, userId: drip.userId, refId: drip.id, payload: { enrolmentId: e.id, step: e.nextStep } });
+    ctx.db.update(dripEnrolments).set({ steps: json, nextAt: at }).where(eq(dripEnrolments.id, e.id)).run();
+  }
+}
+
+/** Deletes a drip with its enrolments and history; their pending step jobs are cancelled. */
+export function deleteDrip(ctx: AppContext, userId: string, id: string) {
+  getDrip(ctx, userId, id);
+  ctx.db.$client.transaction(() => {
+    cancelJobs(ctx, { refId: id });
+    ctx.db.delete(dripCampaigns).where(eq(dripCampaigns.id, id)).run();
+  })();
+}
+
+/** Switches a drip on or off: an inactive drip takes no new contacts; those already in it finish their steps. */
+export function toggleDrip(ctx: AppContext, userId: string, id: string) {
+  const d = getDrip(ctx, userId, id);
+  ctx.db.update(dripCampaigns).set({ isActive: !d.isActive, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
+  return dripView(getDrip(ctx, userId, id), countsByDrip(ctx, [id]).get(id));
+}
+
+/**
+ * When a step is due: `delay` after `base`. With a send-at hour on the contact's clock, a delay in days counts
+ * calendar days ("day 1 at 09:00" is tomorrow at nine, whatever the time now); a delay in minutes or hours is
+ * followed by the next time the clock reads that hour. Never before `base`.
+ */
+export function stepDueAt(step: Step, base: number, zone: string): number {
+  if (step.sendAtHour === null) return base + step.delay * UNIT_MS[step.unit];
+  const days = step.unit === "days";
+  const from = days ? base : base + step.delay * UNIT_MS[step.unit];
+  const local = from + zoneOffset(zone, from);
+  let wall = local - (((local % DAY) + DAY) % DAY) + (days ? step.delay * DAY : 0) + step.sendAtHour * 3600_000;
+  if (wall < local) wall += DAY;
+  return wallToInstant(zone, wall);
+}
+
+export type EnrolOutcome = { enrolled: number; skipped: { contactId: string; reason: string }[] };
+
+/**
+ * Enrols one contact (in the caller's transaction): subscribed, with a phone, not already in the drip, and
+ * allowed back by the re-entry rule. The first step's job is queued with the enrolment. Answers why not, or null.
+ */
+export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string): string | null {
+  const contact = findContactById(ctx, drip.userId, contactId);
+  if (!contact) return "Contact not found";
+  if (!contact.phone) return "The contact has no phone number";
+  if (contact.status === "opted_out") return "The contact has opted out";
+  const last = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, drip.id), eq(dripEnrolments.contactId, contactId))).orderBy(desc(dripEnrolments.enrolledAt)).limit(1).get();
+  const now = ctx.now();
+  if (last?.state === "active") return "Already in this drip";
+  if (last && drip.reentryDays === null) return "Already went through this drip (re-entry is off)";
+  if (last && now - last.enrolledAt < drip.reentryDays! * DAY) return `Enrolled less than ${drip.reentryDays} day(s) ago`;
+  const user = findUserById(ctx, drip.userId);
+  const steps = stepsOf(drip.steps);
+  const at = stepDueAt(steps[0]!, now, zoneForRecipient(contact.phone, user?.timezone ?? "UTC"));
+  const id = Bun.randomUUIDv7();
+  ctx.db.insert(dripEnrolments).values({ id, userId: drip.userId, dripId: drip.id, contactId, state: "active", steps: drip.steps, nextStep: 0, nextAt: at, lastAt: now, enrolledAt: now }).run();
+  enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(id, 0), runAt: at, userId: drip.userId, refId: drip.id, payload: { enrolmentId: id, step: 0 } });
+  return null;
+}
+
+/** Enrols the given contacts, or a segment's contacts as they are now, in one transaction. */
+export function enrol(ctx: AppContext, userId: string, id: string, input: { contactIds?: string[]; segmentId?: string }): EnrolOutcome {
+  const drip = getDrip(ctx, userId, id);
+  if (!drip.isActive) throw conflict("This drip campaign is inactive: switch it on to enrol contacts");
+  let ids = input.contactIds ?? [];
+  if (input.segmentId) {
+    const segment = findSegment(ctx, userId, input.segmentId);
+    if (!segment) throw notFound("Segment not found");
+    ids = contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now()), MAX_SEGMENT_ENROL);
+  }
+  if (!ids.length) throw badRequest("Choose the contacts or a segment to enrol");
+  const out: EnrolOutcome = { enrolled: 0, skipped: [] };
+  ctx.db.$client.transaction(() => {
+    for (const contactId of new Set(ids)) {
+      const reason = enrolContact(ctx, drip, contactId);
+      if (reason) out.skipped.push({ contactId, reason });
+      else out.enrolled++;
+    }
+  })();
+  return out;
+}
+
+/** Ends an active enrolment (in the caller's transaction): exited with the reason, its waiting step cancelled. */
+export function exitEnrolment(ctx: AppContext, e: EnrolmentRow, reason: string) {
+  cancelJobs(ctx, { key: stepKey(e.id, e.nextStep) });
+  ctx.db.update(dripEnrolments).set({ state: "exited", exitReason: reason, nextAt: null, endedAt: ctx.now() }).where(and(eq(dripEnrolments.id, e.id), eq(dripEnrolments.state, "active"))).run();
+}
+
+/** Removes a contact from a drip by hand. */
+export function removeEnrolment(ctx: AppContext, userId: string, dripId: string, enrolmentId: string) {
+  getDrip(ctx, userId, dripId);
+  const e = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.id, enrolmentId))).get();
+  if (!e) throw notFound("Enrolment not found");
+  if (e.state !== "active") throw conflict(`This enrolment has already ${e.state === "completed" ? "completed" : "exited"}`);
+  ctx.db.$client.transaction(() => exitEnrolment(ctx, e, "Removed by the user"))();
+}
+
+/** A drip's enrolments, newest first, each with its contact and the history of its steps. */
+export function listEnrolments(ctx: AppContext, userId: string, dripId: string, limit: number) {
+  getDrip(ctx, userId, dripId);
+  const rows = ctx.db.select().from(dripEnrolments).where(eq(dripEnrolments.dripId, dripId)).orderBy(desc(dripEnrolments.enrolledAt)).limit(limit).all();
+  const logs = rows.length ? ctx.db.select().from(dripStepLog).where(inArray(dripStepLog.enrolmentId, rows.map((r) => r.id))).orderBy(dripStepLog.id).all() : [];
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return rows.map((e) => {
+    const contact = findContactById(ctx, userId, e.contactId);
+    return {
+      id: e.id,
+      contactId: e.contactId,
+      contactName: contact ? [contact.firstName, contact.lastName].filter(Boolean).join(" ") || contact.phone : null,
+      phone: contact?.phone ?? null,
+      state: e.state,
+      exitReason: e.exitReason,
+      nextStep: e.state === "active" ? e.nextStep : null,
+      nextAt: e.state === "active" ? iso(e.nextAt) : null,
+      enrolledAt: iso(e.enrolledAt),
+      endedAt: iso(e.endedAt),
+      history: logs.filter((l) => l.enrolmentId === e.id).map((l) => ({ step: l.step, outcome: l.outcome, reason: l.reason, messageId: l.messageId, at: iso(l.at) })),
+    };
+  });
+}

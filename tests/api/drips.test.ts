@@ -1,0 +1,255 @@
+// Drip campaigns (issue 15 items 2-3) on a fake clock: each step once, in order, after its delay; the send-at hour
+// in the contact's zone; exits on a reply, an opt-out and a goal tag; re-entry; a stale step after downtime
+// skipped (or sent late when the drip says so); quiet hours defer a step; an edit with contacts waiting asks first.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { findProviderById } from "../../src/providers/accounts";
+import { recordInbound } from "../../src/messages/messages";
+import { processEvents } from "../../src/drips/runner";
+import { runDueJobs } from "../../src/jobs/jobs";
+import { wallToInstant } from "../../src/time/zones";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+
+let t: TestServer;
+let realNow: () => number;
+let clock = 0;
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const LA = "America/Los_Angeles";
+
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  realNow = t.ctx.now;
+});
+afterAll(() => t?.stop());
+afterEach(() => {
+  t.ctx.now = realNow;
+});
+
+/** The fake clock starts at the next noon in Los Angeles (the zone of the 415 numbers below). */
+function startClock(): number {
+  const local = Date.now() - 8 * HOUR;
+  const wall = local - (local % DAY) + DAY + 12 * HOUR;
+  clock = wallToInstant(LA, wall);
+  t.ctx.now = () => clock;
+  return clock;
+}
+const run = () => runDueJobs(t.ctx);
+const laHour = (iso: string) => new Intl.DateTimeFormat("en-US", { timeZone: LA, hour: "numeric", minute: "2-digit", hourCycle: "h23" }).format(new Date(iso));
+
+const call = (acc: Account, method: string, path: string, body?: unknown) => t.api(path, { method, token: acc.token, body });
+
+let phoneSeq = 100;
+async function account(quietHoursEnabled = false) {
+  const acc = await t.signUpVerified();
+  expect((await call(acc, "PATCH", "/api/user/settings", { quietHoursEnabled })).status).toBe(200);
+  const provider = await call(acc, "POST", "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  expect((await call(acc, "POST", "/api/phone-numbers", { providerId: provider.body.id, phoneNumber: "+14155550190" })).status).toBe(201);
+  const contact = async (firstName: string) => {
+    const res = await call(acc, "POST", "/api/contacts", { firstName, phone: `+1415555${String(phoneSeq++).padStart(4, "0")}` });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; phone: string };
+  };
+  const account = findProviderById(t.ctx, provider.body.id)!;
+  const text = (from: string, body: string) => recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `drip-${crypto.randomUUID()}`, from, to: "+14155550190", body });
+  return { acc, contact, text };
+}
+
+const STEPS = [
+  { delay: 0, unit: "minutes", content: "S1 hi {firstName}" },
+  { delay: 10, unit: "minutes", content: "S2" },
+  { delay: 2, unit: "hours", content: "S3" },
+];
+
+async function drip(acc: Account, body: Record<string, unknown> = {}) {
+  const res = await call(acc, "POST", "/api/drip-campaigns", { name: "Drip", trigger: "manual", steps: STEPS, ...body });
+  expect(res.status).toBe(201);
+  return res.body as { id: string };
+}
+
+const sent = (acc: Account) =>
+  (t.ctx.db.$client.query(`SELECT phone, content FROM messages WHERE user_id = ? AND direction = 'outbound' AND kind <> 'compliance' ORDER BY seq`).all(acc.user.id) as { phone: string; content: string }[]).map(
+    (m) => `${m.phone.slice(-4)} ${m.content}`,
+  );
+const enrolments = async (acc: Account, id: string) => (await call(acc, "GET", `/api/drip-campaigns/${id}/enrolments`)).body.data as any[];
+
+describe("drip campaigns", () => {
+  test("create, list with the samples, validation", async () => {
+    const { acc } = await account();
+    const list = await call(acc, "GET", "/api/drip-campaigns");
+    expect(list.body.data).toEqual([]);
+    expect(list.body.samples.map((s: any) => [s.name, s.trigger, s.steps.map((x: any) => x.delay)])).toEqual([
+      ["Welcome Series", "opt_in", [0, 1, 2, 4]],
+      ["Win-Back Campaign", "inactive", [0, 2, 5]],
+    ]);
+    const d = await call(acc, "POST", "/api/drip-campaigns", { name: " Welcome ", trigger: "opt_in", steps: STEPS });
+    expect(d.body).toMatchObject({ name: "Welcome", trigger: "opt_in", isActive: true, exitOnReply: true, latePolicy: "skip", lateAfterMinutes: 60, reentryDays: null });
+    expect(d.body.steps[1]).toEqual({ delay: 10, unit: "minutes", sendAtHour: null, content: "S2" });
+    expect((await call(acc, "POST", "/api/drip-campaigns", { name: "X", steps: [] })).body.message).toBe("A drip campaign needs at least one step");
+    expect((await call(acc, "POST", "/api/drip-campaigns", { name: "X", steps: [{ delay: 1, unit: "weeks", content: "a" }] })).body.message).toBe(
+      "Step 1: the delay is in minutes, hours or days",
+    );
+    expect((await call(acc, "POST", "/api/drip-campaigns", { name: "X", trigger: "never", steps: STEPS })).status).toBe(400);
+    const toggled = await call(acc, "POST", `/api/drip-campaigns/${d.body.id}/toggle`);
+    expect(toggled.body.isActive).toBe(false);
+    const other = await account();
+    expect((await call(other.acc, "DELETE", `/api/drip-campaigns/${d.body.id}`)).status).toBe(404);
+    expect((await call(acc, "DELETE", `/api/drip-campaigns/${d.body.id}`)).status).toBe(200);
+  });
+
+  test("each step once, in order, after its delay; the history says when", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const ann = await contact("Ann");
+    const d = await drip(acc);
+    expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [ann.id, ann.id] })).body).toEqual({ enrolled: 1, skipped: [] });
+    run();
+    run();
+    const tail = ann.phone.slice(-4);
+    expect(sent(acc)).toEqual([`${tail} S1 hi Ann`]);
+    clock = start + 10 * MINUTE - 1000;
+    run();
+    expect(sent(acc)).toHaveLength(1);
+    clock = start + 10 * MINUTE;
+    run();
+    run();
+    expect(sent(acc)).toEqual([`${tail} S1 hi Ann`, `${tail} S2`]);
+    let [e] = await enrolments(acc, d.id);
+    expect(e).toMatchObject({ state: "active", nextStep: 2, nextAt: new Date(start + 130 * MINUTE).toISOString() });
+    clock = start + 130 * MINUTE;
+    run();
+    expect(sent(acc)).toEqual([`${tail} S1 hi Ann`, `${tail} S2`, `${tail} S3`]);
+    [e] = await enrolments(acc, d.id);
+    expect(e.state).toBe("completed");
+    expect(e.history.map((h: any) => [h.step, h.outcome, h.at])).toEqual([
+      [0, "sent", new Date(start).toISOString()],
+      [1, "sent", new Date(start + 10 * MINUTE).toISOString()],
+      [2, "sent", new Date(start + 130 * MINUTE).toISOString()],
+    ]);
+    expect((await call(acc, "GET", "/api/drip-campaigns")).body.data[0].enrolments).toEqual({ active: 0, completed: 1, exited: 0 });
+  });
+
+  test("a send-at hour is the contact's clock: day 1 at 09:00 is tomorrow 09:00 in Los Angeles; hours count on", async () => {
+    startClock();
+    const { acc, contact } = await account();
+    const c = await contact("Bo");
+    const d = await drip(acc, { steps: [{ delay: 1, unit: "days", sendAtHour: 9, content: "Morning" }] });
+    const h = await drip(acc, { steps: [{ delay: 3, unit: "hours", sendAtHour: 14, content: "Afternoon" }] });
+    const today = await drip(acc, { steps: [{ delay: 0, unit: "days", sendAtHour: 9, content: "Past" }] });
+    for (const x of [d, h, today]) await call(acc, "POST", `/api/drip-campaigns/${x.id}/enrol`, { contactIds: [c.id] });
+    const next = async (id: string) => (await enrolments(acc, id))[0].nextAt as string;
+    expect(laHour(await next(d.id))).toBe("09:00");
+    expect(Date.parse(await next(d.id)) - clock).toBe(21 * HOUR);
+    // 15:00 after the delay: the next 14:00 is tomorrow's.
+    expect(Date.parse(await next(h.id)) - clock).toBe(26 * HOUR);
+    // Day 0 at 09:00 when it is noon already: tomorrow 09:00, never in the past.
+    expect(Date.parse(await next(today.id)) - clock).toBe(21 * HOUR);
+  });
+
+  test("exits: a reply, an opt-out, a goal tag; nothing is sent after", async () => {
+    const start = startClock();
+    const { acc, contact, text } = await account();
+    const [a, b, c, d0] = [await contact("A"), await contact("B"), await contact("C"), await contact("D")];
+    const replyDrip = await drip(acc, { goalTag: "bought" });
+    const noExit = await drip(acc, { exitOnReply: false, steps: [STEPS[1]] });
+    await call(acc, "POST", `/api/drip-campaigns/${replyDrip.id}/enrol`, { contactIds: [a.id, b.id, c.id, d0.id] });
+    await call(acc, "POST", `/api/drip-campaigns/${noExit.id}/enrol`, { contactIds: [a.id] });
+    run();
+    expect(sent(acc)).toHaveLength(4);
+    text(a.phone, "Thanks!");
+    text(b.phone, "STOP");
+    expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [c.id], tags: ["bought"] })).body).toEqual({ updated: 1 });
+    processEvents(t.ctx);
+    clock = start + 10 * MINUTE;
+    run();
+    const after = sent(acc).filter((m) => !m.includes("S1"));
+    // D gets step 2; A gets the drip that does not exit on reply; B and C nothing more.
+    expect(after.sort()).toEqual([`${a.phone.slice(-4)} S2`, `${d0.phone.slice(-4)} S2`].sort());
+    const byContact = Object.fromEntries((await enrolments(acc, replyDrip.id)).map((e) => [e.contactId, [e.state, e.exitReason]]));
+    expect(byContact).toEqual({
+      [a.id]: ["exited", "Replied"],
+      [b.id]: ["exited", "Opted out"],
+      [c.id]: ["exited", 'Reached the goal (tag "bought")'],
+      [d0.id]: ["active", null],
+    });
+  });
+
+  test("re-entry: never, or after N days", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const c = await contact("R");
+    const never = await drip(acc, { steps: [STEPS[0]] });
+    const weekly = await drip(acc, { steps: [STEPS[0]], reentryDays: 7 });
+    for (const d of [never, weekly]) await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [c.id] });
+    const again = (id: string) => call(acc, "POST", `/api/drip-campaigns/${id}/enrol`, { contactIds: [c.id] }).then((r) => r.body);
+    expect(await again(never.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Already in this drip" }] });
+    run();
+    expect(await again(never.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Already went through this drip (re-entry is off)" }] });
+    clock = start + 7 * DAY - MINUTE;
+    expect(await again(weekly.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Enrolled less than 7 day(s) ago" }] });
+    clock = start + 7 * DAY;
+    expect(await again(weekly.id)).toEqual({ enrolled: 1, skipped: [] });
+  });
+
+  test("after downtime a step over an hour late is skipped and logged, or sent late when the drip says so", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const [a, b] = [await contact("Skip"), await contact("Late")];
+    const skip = await drip(acc, { steps: STEPS.slice(0, 2) });
+    const late = await drip(acc, { steps: STEPS.slice(0, 2), latePolicy: "send" });
+    await call(acc, "POST", `/api/drip-campaigns/${skip.id}/enrol`, { contactIds: [a.id] });
+    await call(acc, "POST", `/api/drip-campaigns/${late.id}/enrol`, { contactIds: [b.id] });
+    run();
+    clock = start + 10 * MINUTE + HOUR + 1000;
+    run();
+    expect(sent(acc)).toEqual([`${a.phone.slice(-4)} S1 hi Skip`, `${b.phone.slice(-4)} S1 hi Late`, `${b.phone.slice(-4)} S2`]);
+    const [e] = await enrolments(acc, skip.id);
+    expect(e.state).toBe("completed");
+    expect(e.history[1]).toMatchObject({ step: 1, outcome: "skipped", reason: "Skipped: due 60 minute(s) earlier, while the server was not running" });
+  });
+
+  test("quiet hours defer a step to their end, never drop it", async () => {
+    const start = startClock();
+    const { acc, contact } = await account(true);
+    const c = await contact("Q");
+    const d = await drip(acc, { steps: [{ delay: 10, unit: "hours", content: "Night" }] });
+    await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [c.id] });
+    clock = start + 10 * HOUR; // 22:00 in Los Angeles
+    run();
+    expect(sent(acc)).toEqual([]);
+    let [e] = await enrolments(acc, d.id);
+    expect(laHour(e.nextAt)).toBe("08:00");
+    expect(e.history[0]).toMatchObject({ outcome: "deferred" });
+    clock = start + 20 * HOUR; // 08:00
+    run();
+    expect(sent(acc)).toEqual([`${c.phone.slice(-4)} Night`]);
+    [e] = await enrolments(acc, d.id);
+    expect(e.state).toBe("completed");
+  });
+
+  test("editing the steps with contacts waiting asks first; the answer moves their next step or leaves it", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const [a, b] = [await contact("A"), await contact("B")];
+    const d = await drip(acc, { steps: STEPS.slice(0, 2) });
+    await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [a.id] });
+    run();
+    const longer = [STEPS[0], { delay: 30, unit: "minutes", content: "S2 later" }];
+    const asked = await call(acc, "PUT", `/api/drip-campaigns/${d.id}`, { steps: longer });
+    expect(asked.status).toBe(409);
+    expect(asked.body).toMatchObject({ message: "1 contact(s) are waiting in this drip: say whether the change applies to them", waiting: 1 });
+    expect((await call(acc, "PUT", `/api/drip-campaigns/${d.id}`, { name: "Renamed" })).status).toBe(200);
+    expect((await call(acc, "PUT", `/api/drip-campaigns/${d.id}`, { steps: longer, applyToWaiting: true })).status).toBe(200);
+    expect((await enrolments(acc, d.id))[0].nextAt).toBe(new Date(start + 30 * MINUTE).toISOString());
+    await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [b.id] });
+    run();
+    expect((await call(acc, "PUT", `/api/drip-campaigns/${d.id}`, { steps: STEPS.slice(0, 2), applyToWaiting: false })).status).toBe(200);
+    clock = start + 10 * MINUTE;
+    run();
+    expect(sent(acc).filter((m) => m.includes("S2"))).toEqual([]);
+    clock = start + 30 * MINUTE;
+    run();
+    expect(sent(acc).filter((m) => m.includes("S2")).sort()).toEqual([`${a.phone.slice(-4)} S2 later`, `${b.phone.slice(-4)} S2 later`].sort());
+  });
+});
