@@ -22,10 +22,10 @@ import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
 import { providerWebhookRoutes } from "./providers/webhook-routes";
 import { outboundWebhookRoutes } from "./outbound-webhooks/routes";
+import { openApiRoutes } from "./public-api/openapi";
 import { publicApiRoutes } from "./public-api/routes";
 import { segmentRoutes } from "./segments/routes";
 import { templateRoutes } from "./templates/routes";
-import { dripRoutes } from "./drips/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
 
@@ -89,7 +89,6 @@ export function createApp(ctx: AppContext) {
     .use(segmentRoutes(ctx))
     .use(keywordRoutes(ctx))
     .use(templateRoutes(ctx))
-    .use(dripRoutes(ctx))
     .use(providerRoutes(ctx))
     .use(phoneNumberRoutes(ctx))
     .use(providerWebhookRoutes(ctx))
@@ -99,6 +98,7 @@ export function createApp(ctx: AppContext) {
     .use(campaignRoutes(ctx))
     .use(apiKeyRoutes(ctx))
     .use(publicApiRoutes(ctx))
+    .use(openApiRoutes(ctx))
     // GET /api/login
     .get("/api/login", ({ redirect }) => redirect("/auth", 302));
 }
