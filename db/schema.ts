@@ -715,3 +715,64 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
   ],
 );
+
+/** Drip campaigns (src/drips/): steps as JSON ({ delay, unit, sendAtHour, content }[]), exits, re-entry, lateness. */
+export const dripCampaigns = sqliteTable(
+  "drip_campaigns",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    trigger: text("trigger").notNull(),
+    steps: text("steps").notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    exitOnReply: integer("exit_on_reply", { mode: "boolean" }).notNull().default(true),
+    goalTag: text("goal_tag"),
+    segmentId: text("segment_id"),
+    reentryDays: integer("reentry_days"),
+    latePolicy: text("late_policy").notNull().default("skip"),
+    lateAfterMinutes: integer("late_after_minutes").notNull().default(60),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("drip_campaigns_user_idx").on(t.userId, t.createdAt)],
+);
+
+/** One contact's run through a drip, with its own copy of the steps (an edit applies to it only when asked). */
+export const dripEnrolments = sqliteTable(
+  "drip_enrolments",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull(),
+    dripId: text("drip_id").notNull().references(() => dripCampaigns.id, { onDelete: "cascade" }),
+    contactId: text("contact_id").notNull(),
+    state: text("state").notNull(),
+    exitReason: text("exit_reason"),
+    steps: text("steps").notNull(),
+    nextStep: integer("next_step").notNull().default(0),
+    nextAt: integer("next_at"),
+    lastAt: integer("last_at").notNull(),
+    enrolledAt: integer("enrolled_at").notNull(),
+    endedAt: integer("ended_at"),
+  },
+  (t) => [
+    uniqueIndex("drip_enrolments_active_idx").on(t.dripId, t.contactId).where(sql`state = 'active'`),
+    index("drip_enrolments_drip_idx").on(t.dripId, t.enrolledAt),
+    index("drip_enrolments_contact_idx").on(t.contactId, t.state),
+  ],
+);
+
+/** What each step of an enrolment did: sent (with its message), skipped and why, deferred by quiet hours. */
+export const dripStepLog = sqliteTable(
+  "drip_step_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    enrolmentId: text("enrolment_id").notNull().references(() => dripEnrolments.id, { onDelete: "cascade" }),
+    step: integer("step").notNull(),
+    outcome: text("outcome").notNull(),
+    reason: text("reason"),
+    messageId: text("message_id"),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("drip_step_log_enrolment_idx").on(t.enrolmentId, t.id)],
+);

@@ -26,6 +26,7 @@ import { openApiRoutes } from "./public-api/openapi";
 import { publicApiRoutes } from "./public-api/routes";
 import { segmentRoutes } from "./segments/routes";
 import { templateRoutes } from "./templates/routes";
+import { dripRoutes } from "./drips/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
 
@@ -89,6 +90,7 @@ export function createApp(ctx: AppContext) {
     .use(segmentRoutes(ctx))
     .use(keywordRoutes(ctx))
     .use(templateRoutes(ctx))
+    .use(dripRoutes(ctx))
     .use(providerRoutes(ctx))
     .use(phoneNumberRoutes(ctx))
     .use(providerWebhookRoutes(ctx))

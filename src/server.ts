@@ -12,6 +12,7 @@ import { systemSettings } from "./admin/settings";
 import { registerScheduledCampaigns } from "./campaigns/scheduler";
 import { scheduleEventPruning } from "./events/events";
 import { startJobRunner } from "./jobs/jobs";
+import { registerDrips } from "./drips/runner";
 import { startOutboundWebhooks } from "./outbound-webhooks/webhooks";
 import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
 import { outboxStore, senderRegistry } from "./messages/outbox-store";
@@ -73,6 +74,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   ctx.sending.start();
   ctx.onStop.push(() => ctx.sending.stop());
   registerScheduledCampaigns(ctx);
+  registerDrips(ctx);
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
   startJobRunner(ctx);

@@ -42,6 +42,11 @@ export function getContact(ctx: AppContext, userId: string, id: string): Contact
   return row;
 }
 
+/** A contact of this user, or undefined (a drip step finds the contact may have been deleted). */
+export function findContactById(ctx: AppContext, userId: string, id: string): ContactRow | undefined {
+  return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).get();
+}
+
 export function findByPhone(ctx: AppContext, userId: string, phone: string): ContactRow | undefined {
   return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.phone, phone))).get();
 }
@@ -162,6 +167,16 @@ export function optInContact(ctx: AppContext, userId: string, phone: string, sou
     if (was !== "subscribed") appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source } });
     return findByPhone(ctx, userId, phone)!;
   });
+}
+
+/** The ids of the user's contacts matching a condition (a segment's), oldest first, at most `limit`. */
+export function contactIdsWhere(ctx: AppContext, userId: string, condition: SQL, limit: number): string[] {
+  return ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), condition)).orderBy(asc(contacts.createdAt)).limit(limit).all().map((r) => r.id);
+}
+
+/** Whether one contact of the user matches a condition (a segment's), read now. */
+export function contactMatches(ctx: AppContext, userId: string, id: string, condition: SQL): boolean {
+  return !!ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id), condition)).get();
 }
 
 export function isOptedOut(ctx: AppContext, userId: string, phone: string): boolean {

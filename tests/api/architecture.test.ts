@@ -59,6 +59,9 @@ const OWNERS: Record<string, string> = {
   keywordOptIns: "keywords",
   templates: "templates",
   builtinTemplateUses: "templates",
+  dripCampaigns: "drips",
+  dripEnrolments: "drips",
+  dripStepLog: "drips",
   apiKeys: "api-keys",
   // Installation-wide settings, set in the admin portal.
   systemSettings: "admin",
@@ -80,7 +83,7 @@ const LAYERS: string[][] = [
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
   ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys"],
-  ["campaigns"],
+  ["campaigns", "drips"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
   ["analytics", "admin", "live", "public-api"],
   // Outbound webhooks read the admin's private-network setting.
