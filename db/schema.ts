@@ -776,3 +776,46 @@ export const dripStepLog = sqliteTable(
   },
   (t) => [index("drip_step_log_enrolment_idx").on(t.enrolmentId, t.id)],
 );
+
+/**
+ * Automation rules (src/automation/): a trigger (and its settings), conditions as segments have them or a
+ * segment's membership, and actions. `triggerCount` counts the runs that did their actions.
+ */
+export const automationRules = sqliteTable(
+  "automation_rules",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    trigger: text("trigger").notNull(),
+    triggerConfig: text("trigger_config", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    conditions: text("conditions", { mode: "json" }).$type<Record<string, Record<string, unknown>>>().notNull().default(sql`'{}'`),
+    segmentId: text("segment_id"),
+    actions: text("actions", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    triggerCount: integer("trigger_count").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("automation_rules_user_idx").on(t.userId, t.trigger)],
+);
+
+/**
+ * One rule's run for one trigger: unique per (rule, trigger key) — the event id, or for the clock's triggers the
+ * contact and the day — so nothing fires twice. Outcome done (its actions in `detail`), skipped (why) or failed.
+ */
+export const automationRuns = sqliteTable(
+  "automation_runs",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    ruleId: text("rule_id").notNull().references(() => automationRules.id, { onDelete: "cascade" }),
+    contactId: text("contact_id"),
+    triggerKey: text("trigger_key").notNull(),
+    eventId: integer("event_id"),
+    outcome: text("outcome", { enum: ["done", "skipped", "failed"] }).notNull(),
+    detail: text("detail", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("automation_runs_rule_key_idx").on(t.ruleId, t.triggerKey), index("automation_runs_rule_idx").on(t.ruleId, t.createdAt)],
+);

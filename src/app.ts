@@ -13,6 +13,7 @@ import { csrf } from "./http/csrf";
 import { errorCode, HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
 import { keywordRoutes } from "./keywords/routes";
+import { automationRoutes } from "./automation/routes";
 import { licenseRoutes } from "./licenses/routes";
 import { contactRoutes } from "./contacts/routes";
 import { conversationRoutes } from "./conversations/routes";
@@ -90,6 +91,7 @@ export function createApp(ctx: AppContext) {
     .use(segmentRoutes(ctx))
     .use(keywordRoutes(ctx))
     .use(templateRoutes(ctx))
+    .use(automationRoutes(ctx))
     .use(dripRoutes(ctx))
     .use(providerRoutes(ctx))
     .use(phoneNumberRoutes(ctx))

@@ -12,6 +12,7 @@ import { systemSettings } from "./admin/settings";
 import { registerScheduledCampaigns } from "./campaigns/scheduler";
 import { scheduleEventPruning } from "./events/events";
 import { startJobRunner } from "./jobs/jobs";
+import { startAutomation } from "./automation/runner";
 import { registerDrips } from "./drips/runner";
 import { startOutboundWebhooks } from "./outbound-webhooks/webhooks";
 import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
@@ -77,6 +78,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   registerDrips(ctx);
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
+  startAutomation(ctx);
   startJobRunner(ctx);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);

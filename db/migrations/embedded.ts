@@ -15,9 +15,10 @@ import m11 from "./0012_conversations.sql" with { type: "text" };
 import m12 from "./0013_keywords.sql" with { type: "text" };
 import m13 from "./0014_templates.sql" with { type: "text" };
 import m14 from "./0015_drips.sql" with { type: "text" };
-import m15 from "./0017_api_keys.sql" with { type: "text" };
-import m16 from "./0018_outbound_webhooks.sql" with { type: "text" };
-import m17 from "./0019_campaign_message_counts.sql" with { type: "text" };
+import m15 from "./0016_automation_rules.sql" with { type: "text" };
+import m16 from "./0017_api_keys.sql" with { type: "text" };
+import m17 from "./0018_outbound_webhooks.sql" with { type: "text" };
+import m18 from "./0019_campaign_message_counts.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -36,7 +37,8 @@ export const migrationSql: Record<string, string> = {
   "0013_keywords": m12,
   "0014_templates": m13,
   "0015_drips": m14,
-  "0017_api_keys": m15,
-  "0018_outbound_webhooks": m16,
-  "0019_campaign_message_counts": m17,
+  "0016_automation_rules": m15,
+  "0017_api_keys": m16,
+  "0018_outbound_webhooks": m17,
+  "0019_campaign_message_counts": m18,
 };

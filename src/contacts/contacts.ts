@@ -164,7 +164,9 @@ export function optInContact(ctx: AppContext, userId: string, phone: string, sou
       ctx.db.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
     }
     recordConsent(ctx, userId, row.id, "opt_in", source, text, detail);
-    if (was !== "subscribed") appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source } });
+    if (was !== "subscribed") {
+      appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source, keyword: detail.keyword ?? null } });
+    }
     return findByPhone(ctx, userId, phone)!;
   });
 }
@@ -201,7 +203,11 @@ export function deleteContacts(ctx: AppContext, userId: string, ids: string[]): 
   return deleted;
 }
 
-export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: string[], action: "add" | "remove"): number {
+/**
+ * Adds or removes tags. With `announce`, each contact that gains a tag gets a contact.tagged event (a trigger of
+ * automation rules): the owner's tagging and the rules' own; a keyword's tags are announced by its opt-in.
+ */
+export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: string[], action: "add" | "remove", announce = false): number {
   const tags = normalizeTags(tagsIn);
   if (!tags.length) throw badRequest("Please enter at least one tag");
   let updated = 0;
@@ -212,6 +218,8 @@ export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: 
         const next = action === "add" ? normalizeTags([...r.tags, ...tags]) : r.tags.filter((t) => !tags.includes(t));
         if (next.length === r.tags.length && next.every((t, j) => t === r.tags[j])) continue;
         ctx.db.update(contacts).set({ tags: next, updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, r.id)).run();
+        const added = announce ? next.filter((t) => !r.tags.includes(t)) : [];
+        if (added.length) appendEvent(ctx, { userId, type: "contact.tagged", subject: { kind: "contact", id: r.id }, payload: { tags: added } });
         updated++;
       }
     }

@@ -213,7 +213,7 @@ export function contactRoutes(ctx: AppContext) {
     // POST /api/contacts/bulk-tag
     .post(
       "/bulk-tag",
-      ({ user, body }) => ({ updated: bulkTag(ctx, user.id, body.contactIds, body.tags, body.action ?? "add") }),
+      ({ user, body }) => ({ updated: bulkTag(ctx, user.id, body.contactIds, body.tags, body.action ?? "add", true) }),
       {
         auth: true,
         body: t.Object({

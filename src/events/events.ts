@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   "contact.created",
   "contact.opted_in",
   "contact.opted_out",
+  "contact.tagged",
+  "contact.purchased",
   "campaign.started",
   "campaign.paused",
   "campaign.completed",
@@ -74,31 +76,34 @@ export function appendEvent(ctx: AppContext, event: NewEvent): number {
     JSON.stringify(event.payload ?? {}),
     ctx.now(),
   ) as { id: number };
-  const listener = committedListeners.get(db);
-  if (listener && !notifyScheduled.has(db)) {
+  const listeners = committedListeners.get(db);
+  if (listeners?.size && !notifyScheduled.has(db)) {
     // bun:sqlite transactions are synchronous: a microtask queued inside one runs after it commits (or rolls back,
     // and then the listener finds nothing new). One per burst of appends, however many the transaction made.
     notifyScheduled.add(db);
     queueMicrotask(() => {
       notifyScheduled.delete(db);
-      listener();
+      for (const listener of [...listeners.values()]) listener();
     });
   }
   return row.id;
 }
 
-// The one listener per connection told that events were appended (the WebSocket hub, only while sockets are
-// connected): with none set, appendEvent pays a single map lookup.
-const committedListeners = new WeakMap<Database, () => void>();
+// The listeners per connection told that events were appended, one per consumer (the WebSocket hub while sockets
+// are connected, automation rules): with none set, appendEvent pays a single map lookup.
+const committedListeners = new WeakMap<Database, Map<string, () => void>>();
 const notifyScheduled = new WeakSet<Database>();
 
 /**
  * Sets (or, with null, removes) the listener called after a transaction that appended events has ended, so a
  * reader pages the log at once instead of polling it.
  */
-export function onEventsCommitted(ctx: AppContext, listener: (() => void) | null) {
-  if (listener) committedListeners.set(ctx.db.$client, listener);
-  else committedListeners.delete(ctx.db.$client);
+export function onEventsCommitted(ctx: AppContext, listener: (() => void) | null, consumer = "live") {
+  const db = ctx.db.$client;
+  let listeners = committedListeners.get(db);
+  if (!listeners) committedListeners.set(db, (listeners = new Map()));
+  if (listener) listeners.set(consumer, listener);
+  else listeners.delete(consumer);
 }
 
 type EventRow = {

@@ -59,6 +59,8 @@ const OWNERS: Record<string, string> = {
   keywordOptIns: "keywords",
   templates: "templates",
   builtinTemplateUses: "templates",
+  automationRules: "automation",
+  automationRuns: "automation",
   dripCampaigns: "drips",
   dripEnrolments: "drips",
   dripStepLog: "drips",
@@ -84,6 +86,8 @@ const LAYERS: string[][] = [
   ["providers"],
   ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys"],
   ["campaigns", "drips"],
+  // Automation rules: react to contacts, messages, keywords and drips, and act through them.
+  ["automation"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
   ["analytics", "admin", "live", "public-api"],
   // Outbound webhooks read the admin's private-network setting.

@@ -1,0 +1,362 @@
+import { sql } from "drizzle-orm";
+import { bulkTag, findByPhone, getContact, listContacts, optOutById, type ContactRow } from "../contacts/contacts";
+import { customFieldColumn } from "../contacts/filter-fields";
+import { countContactsWhere } from "../contacts/stats";
+import type { AppContext } from "../context";
+import { advanceCursor, appendEvent, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent, type EventType } from "../events/events";
+import { HttpError, badRequest } from "../http/errors";
+import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+import { businessOf, keywordsOn } from "../keywords/keywords";
+import { classify, normalForm } from "../keywords/matcher";
+import { getMessage } from "../messages/messages";
+import { enqueue } from "../messages/outbox";
+import { segmentCount } from "../messages/segments";
+import { render } from "../personalisation/render";
+import { chooseSender } from "../phone-numbers/numbers";
+import { compileConditions } from "../segments/conditions";
+import { findSegment } from "../segments/segments";
+import { zoneOffset } from "../time/zones";
+import { findUserById } from "../users/queries";
+import { activeRules, claimRun, finishRun, getRule, type Rule, type Trigger } from "./rules";
+
+/**
+ * Runs the rules. Event triggers read the event log after a durable cursor; each batch's runs, their actions and
+ * the cursor's advance commit in one transaction, so a restart neither loses nor replays a trigger. A run is
+ * unique per (rule, trigger key): the event id, or for the clock's triggers the contact and the day.
+ */
+
+const CONSUMER = "automation.rules";
+const BATCH = 200;
+const DAY = 86_400_000;
+const HOUR = 3600_000;
+/** A rule's message not sent within a day is not sent stale. */
+const MESSAGE_TTL_MS = DAY;
+
+const TRIGGERS_OF: Partial<Record<EventType, Trigger[]>> = {
+  "contact.opted_in": ["opt_in"],
+  "message.received": ["keyword_received", "reply"],
+  "contact.created": ["contact_created"],
+  "contact.tagged": ["tag_added"],
+  "contact.purchased": ["purchase"],
+};
+const EVENT_TYPES = Object.keys(TRIGGERS_OF) as EventType[];
+
+/** Handles every event after the cursor, a batch per transaction. Answers how many runs it claimed. */
+export function processEvents(ctx: AppContext): number {
+  const db = ctx.db.$client;
+  let runs = 0;
+  for (;;) {
+    const more = db.transaction(() => {
+      const head = lastEventId(ctx);
+      const events = readEvents(ctx, { afterId: readCursor(ctx, CONSUMER), types: EVENT_TYPES, limit: BATCH });
+      for (const e of events) runs += handleEvent(ctx, e);
+      // Past a short batch nothing relevant is left: the cursor skips the other events up to the head.
+      const full = events.length === BATCH;
+      advanceCursor(ctx, CONSUMER, full ? events[events.length - 1]!.id : head);
+      return full;
+    })();
+    if (!more) return runs;
+  }
+}
+
+function contactOfEvent(ctx: AppContext, e: AppEvent): ContactRow | null {
+  const userId = e.userId!;
+  if (e.subject.kind === "contact") return findContact(ctx, userId, e.subject.id);
+  // An inbound message's contact may be created after the message in the same transaction: read the message now.
+  const message = getMessage(ctx, userId, e.subject.id);
+  return (message.contactId && findContact(ctx, userId, message.contactId)) || findByPhone(ctx, userId, message.phone) || null;
+}
+
+function findContact(ctx: AppContext, userId: string, id: string): ContactRow | null {
+  try {
+    return getContact(ctx, userId, id);
+  } catch {
+    return null;
+  }
+}
+
+const words = (text: string) => new Set(normalForm(text).split(/[^\p{L}\p{N}']+/u).filter(Boolean));
+
+/** Whether the event is the rule's trigger, with the trigger's settings. */
+function matches(ctx: AppContext, rule: Rule, e: AppEvent): boolean {
+  const c = rule.triggerConfig;
+  switch (rule.trigger) {
+    case "opt_in":
+      return !c.keyword || String(e.payload.keyword ?? "").toLowerCase() === c.keyword.toLowerCase();
+    case "keyword_received": {
+      const m = getMessage(ctx, rule.userId, e.subject.id);
+      const match = classify(m.content, keywordsOn(ctx, rule.userId, m.fromNumber ?? "", { activeOnly: true }));
+      return match.rule === "keyword" && (!c.keyword || match.keyword.keyword.toLowerCase() === c.keyword.toLowerCase());
+    }
+    case "reply": {
+      const got = words(getMessage(ctx, rule.userId, e.subject.id).content);
+      return (c.words ?? []).some((w) => got.has(normalForm(w)));
+    }
+    case "tag_added":
+      return !c.tag || ((e.payload.tags as string[] | undefined) ?? []).includes(c.tag);
+    default:
+      return true;
+  }
+}
+
+function handleEvent(ctx: AppContext, e: AppEvent): number {
+  if (!e.userId) return 0;
+  const rules = activeRules(ctx, e.userId, TRIGGERS_OF[e.type] ?? []).filter((r) => r.createdAt <= e.createdAt);
+  if (!rules.length) return 0;
+  const contact = contactOfEvent(ctx, e);
+  let runs = 0;
+  for (const rule of rules) {
+    if (!matches(ctx, rule, e)) continue;
+    if (runRule(ctx, rule, contact, `event:${e.id}`, e.id)) runs++;
+  }
+  return runs;
+}
+
+/** Whether the contact meets the rule's conditions and segment, or why not. */
+function whyNot(ctx: AppContext, rule: Rule, contact: ContactRow): string | null {
+  const only = sql`id = ${contact.id}`;
+  if (Object.keys(rule.conditions).length) {
+    if (!countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(rule.conditions, ctx.now())})`)) return "Conditions not met";
+  }
+  if (rule.segmentId) {
+    const segment = findSegment(ctx, rule.userId, rule.segmentId);
+    if (!segment) return "The rule's segment was deleted";
+    if (!countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(segment.conditions, ctx.now())})`)) return `Not in segment ${segment.name}`;
+  }
+  return null;
+}
+
+/**
+ * One run: claimed (once per rule and key), its conditions checked, its actions done in a savepoint so a failed
+ * action leaves none of them half done and the run recorded as failed with the reason. Answers whether it ran.
+ */
+export function runRule(ctx: AppContext, rule: Rule, contact: ContactRow | null, key: string, eventId: number | null): boolean {
+  const db = ctx.db.$client;
+  return db.transaction(() => {
+    const runId = claimRun(ctx, rule, key, contact?.id ?? null, eventId);
+    if (!runId) return false;
+    if (!contact) {
+      finishRun(ctx, runId, rule.id, "skipped", ["No contact for this trigger"]);
+      return true;
+    }
+    const why = whyNot(ctx, rule, contact);
+    if (why) {
+      finishRun(ctx, runId, rule.id, "skipped", [why]);
+      return true;
+    }
+    try {
+      const done = db.transaction(() => doActions(ctx, rule, contact, runId))();
+      finishRun(ctx, runId, rule.id, "done", done);
+    } catch (err) {
+      if (!(err instanceof HttpError)) ctx.log(`automation: rule ${rule.id} failed: ${(err as Error)?.stack ?? err}`);
+      finishRun(ctx, runId, rule.id, "failed", [err instanceof Error ? err.message : String(err)]);
+    }
+    return true;
+  })();
+}
+
+const EMAIL = "automation.email";
+
+function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: string): string[] {
+  const a = rule.actions;
+  const done: string[] = [];
+  const userId = rule.userId;
+  if (a.sendMessage) {
+    if (!contact.phone) done.push("Message not sent: the contact has no phone");
+    else if (contact.status === "opted_out") done.push("Message not sent: the contact opted out");
+    else {
+      const sender = chooseSender(ctx, userId, null);
+      if (!sender) throw badRequest("Message not sent: no SMS provider or phone number is set up");
+      const text = render(a.sendMessage, {
+        firstName: contact.firstName,
+        lastName: contact.lastName,
+        phone: contact.phone,
+        email: contact.email,
+        business: businessOf(ctx, userId),
+        customFields: contact.customFields,
+      });
+      enqueue(ctx, [
+        {
+          userId,
+          campaignId: null,
+          contactId: contact.id,
+          phone: contact.phone,
+          content: text,
+          segments: segmentCount(text),
+          kind: "single",
+          sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
+          dueAt: ctx.now(),
+          expiresAt: ctx.now() + MESSAGE_TTL_MS,
+        },
+      ]);
+      done.push(`Message queued: ${text}`);
+    }
+  }
+  if (a.addTags?.length) {
+    bulkTag(ctx, userId, [contact.id], a.addTags, "add", true);
+    done.push(`Tags added: ${a.addTags.join(", ")}`);
+  }
+  if (a.removeTags?.length) {
+    bulkTag(ctx, userId, [contact.id], a.removeTags, "remove", true);
+    done.push(`Tags removed: ${a.removeTags.join(", ")}`);
+  }
+  if (a.emailOwner) {
+    const owner = findUserById(ctx, userId);
+    if (owner) {
+      // Sent by a job after this commits (SMTP cannot join the transaction), once: the job's key is the run's.
+      const who = [contact.firstName, contact.lastName].filter(Boolean).join(" ") || contact.phone || contact.email || contact.id;
+      enqueueJob(ctx, {
+        kind: EMAIL,
+        key: `${EMAIL}:${runId}`,
+        runAt: ctx.now(),
+        userId,
+        payload: { to: owner.email, subject: `Automation rule "${rule.name}": ${who}`, text: a.emailOwner },
+      });
+      done.push(`Email to ${owner.email}`);
+    }
+  }
+  if (a.optOut) {
+    optOutById(ctx, userId, contact.id, "manual", `Automation rule: ${rule.name}`);
+    done.push("Opted out");
+  }
+  return done;
+}
+
+/** Runs a manual rule now on the given contacts of its account. Answers how many ran (each once per request). */
+export function runManual(ctx: AppContext, userId: string, ruleId: string, contactIds: string[]) {
+  const rule = getRule(ctx, userId, ruleId);
+  if (!rule.isActive) throw badRequest("This rule is paused; turn it on to run it");
+  const request = Bun.randomUUIDv7();
+  let ran = 0;
+  for (const id of new Set(contactIds)) {
+    const contact = findContact(ctx, userId, id);
+    if (contact && runRule(ctx, rule, contact, `manual:${request}:${id}`, null)) ran++;
+  }
+  return { ran };
+}
+
+const MAX_DATA_FIELDS = 50;
+const MAX_DATA_VALUE = 500;
+
+/** A purchase's data: an object of at most 50 fields, each short text, a number, true/false or null. */
+function checkPurchaseData(data: unknown): Record<string, unknown> {
+  if (data === undefined) return {};
+  if (!data || typeof data !== "object" || Array.isArray(data)) throw badRequest("data must be an object of field: value");
+  const entries = Object.entries(data);
+  if (entries.length > MAX_DATA_FIELDS) throw badRequest(`data has at most ${MAX_DATA_FIELDS} fields`);
+  for (const [k, v] of entries) {
+    const ok = v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && v.length <= MAX_DATA_VALUE);
+    if (k.length > 100 || !ok) throw badRequest(`data fields are names of at most 100 characters with text of at most ${MAX_DATA_VALUE} characters, numbers, true/false or null`);
+  }
+  return data as Record<string, unknown>;
+}
+
+/** A purchase reported by the account (contact by id or phone): the `purchase` trigger's event. */
+export function recordPurchase(ctx: AppContext, userId: string, input: { contactId?: string; phone?: string; data?: unknown }) {
+  const data = checkPurchaseData(input.data);
+  const contact = input.contactId ? findContact(ctx, userId, input.contactId) : input.phone ? findByPhone(ctx, userId, input.phone.trim()) : null;
+  if (!contact) throw badRequest(input.contactId || input.phone ? "Contact not found" : "Give the contact's id or phone");
+  const eventId = ctx.db.$client.transaction(() =>
+    appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload: { data } }),
+  )();
+  return { eventId, contactId: contact.id };
+}
+
+/** The contact's zone: its `timezone` custom field when it has one, else the account's. */
+const zoneOfContact = (c: ContactRow, accountZone: string) => c.customFields?.timezone || accountZone;
+
+/** "YYYY-MM-DD", "MM-DD" or "MM/DD(/YYYY)" to [month, day], or null. */
+function monthDay(value: string): [number, number] | null {
+  const v = value.trim();
+  const m = /^(?:\d{4}-)?(\d{1,2})-(\d{1,2})/.exec(v) ?? /^(\d{1,2})\/(\d{1,2})/.exec(v);
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+const PAGE = 500;
+
+/** Every contact of the account matching a condition, page by page. */
+function* contactsWhere(ctx: AppContext, userId: string, condition: ReturnType<typeof sql>) {
+  for (let page = 1; ; page++) {
+    const res = listContacts(ctx, userId, { page, pageSize: PAGE, sort: "createdAt", order: "asc" }, condition);
+    for (const c of res.data) yield c.id;
+    if (res.data.length < PAGE) return;
+  }
+}
+
+/**
+ * The clock's triggers at ctx.now(): birthdays whose date and hour have come in the contact's zone (once a year
+ * per contact), and contacts inactive for the rule's days (once per quiet spell: the key holds its last activity).
+ */
+export function runClockTriggers(ctx: AppContext): number {
+  let runs = 0;
+  const now = ctx.now();
+  for (const rule of activeRules(ctx, null, ["birthday", "inactive"])) {
+    const owner = findUserById(ctx, rule.userId);
+    if (!owner) continue;
+    if (rule.trigger === "birthday") {
+      const field = rule.triggerConfig.field!;
+      for (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(field)} IS NOT NULL`)) {
+        const contact = findContact(ctx, rule.userId, id);
+        const md = contact && monthDay(String(contact.customFields?.[field] ?? ""));
+        if (!contact || !md) continue;
+        const local = new Date(now + zoneOffset(zoneOfContact(contact, owner.timezone), now));
+        if (local.getUTCMonth() + 1 !== md[0] || local.getUTCDate() !== md[1] || local.getUTCHours() < (rule.triggerConfig.hour ?? 9)) continue;
+        if (runRule(ctx, rule, contact, `birthday:${contact.id}:${local.getUTCFullYear()}`, null)) runs++;
+      }
+    } else {
+      const cutoff = now - rule.triggerConfig.days! * DAY;
+      for (const id of contactsWhere(ctx, rule.userId, compileConditions({ lastEngaged: { lte: new Date(cutoff).toISOString() } }, now))) {
+        const contact = findContact(ctx, rule.userId, id);
+        if (contact?.lastEngagedAt && runRule(ctx, rule, contact, `inactive:${contact.id}:${contact.lastEngagedAt.getTime()}`, null)) runs++;
+      }
+    }
+  }
+  return runs;
+}
+
+const TICK = "automation.tick";
+const CLOCK = "automation.clock";
+
+/**
+ * Wires the rules: events are handled right after the transaction that appended them commits, with a job every
+ * minute as a safety net (and at start, catching up after downtime); the clock's triggers run every hour.
+ */
+export function startAutomation(ctx: AppContext) {
+  let scheduled = false;
+  const run = () => {
+    try {
+      processEvents(ctx);
+    } catch (err) {
+      ctx.log(`automation: ${(err as Error)?.stack ?? err}`);
+    }
+  };
+  onEventsCommitted(
+    ctx,
+    () => {
+      // The listener runs in a microtask; the rules' own actions append events, which call it again after.
+      if (scheduled) return;
+      scheduled = true;
+      queueMicrotask(() => {
+        scheduled = false;
+        run();
+      });
+    },
+    "automation",
+  );
+  ctx.onStop.unshift(() => onEventsCommitted(ctx, null, "automation"));
+  registerJobHandler(ctx, TICK, () => {
+    processEvents(ctx);
+    return { runAgainAt: ctx.now() + 60_000 };
+  }, { transactional: true, maxAttempts: Infinity });
+  registerJobHandler(ctx, CLOCK, () => {
+    runClockTriggers(ctx);
+    return { runAgainAt: (Math.floor(ctx.now() / HOUR) + 1) * HOUR };
+  }, { transactional: true, maxAttempts: Infinity });
+  registerJobHandler(ctx, EMAIL, async (c, job) => {
+    const p = job.payload as { to: string; subject: string; text: string };
+    await c.mailer.send({ to: p.to, subject: p.subject, text: p.text, purpose: "automation rule email" });
+  });
+  enqueueJob(ctx, { kind: TICK, key: TICK, runAt: ctx.now() });
+  enqueueJob(ctx, { kind: CLOCK, key: CLOCK, runAt: ctx.now() });
+  run();
+}

@@ -1,0 +1,340 @@
+// Automation rules (issue 15 item 1): every trigger fires exactly once per event (the clock's on a fake clock),
+// conditions and segments filter, each action's effect, the calls and their checks, tenancy, and a keyword rule
+// that fires once per inbound message through a restart of the server on the same data folder.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { processEvents, runClockTriggers } from "../../src/automation/runner";
+import { loadConfig } from "../../src/config";
+import { onEventsCommitted } from "../../src/events/events";
+import { recordInbound } from "../../src/messages/messages";
+import { findProviderById } from "../../src/providers/accounts";
+import { startServer, type RunningServer } from "../../src/server";
+import { findUserByEmail } from "../../src/users/queries";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+
+// The owner's email goes out from the jobs table, whose runner looks every 5 seconds.
+setDefaultTimeout(20_000);
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const call = (acc: Account, method: string, path: string, body?: unknown) => t.api(path, { method, token: acc.token, body });
+const post = (acc: Account, path: string, body?: unknown) => call(acc, "POST", path, body ?? {});
+const sql = <T>(query: string, ...args: unknown[]) => t.ctx.db.$client.query(query).all(...(args as never[])) as T[];
+
+async function simulatorAccount() {
+  const acc = await t.signUpVerified();
+  const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  expect(provider.status).toBe(201);
+  const number = "+14155550110";
+  expect((await post(acc, "/api/phone-numbers", { providerId: provider.body.id, phoneNumber: number })).status).toBe(201);
+  const account = findProviderById(t.ctx, provider.body.id)!;
+  let seq = 0;
+  const text = (from: string, body: string) =>
+    recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `auto-${acc.user.id}-${++seq}`, from, to: number, body });
+  return { acc, text };
+}
+
+async function rule(acc: Account, body: Record<string, unknown>) {
+  const res = await post(acc, "/api/automation-rules", { name: "Rule", ...body });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; triggerCount: number; isActive: boolean };
+}
+
+type Run = { contactId: string | null; outcome: string; detail: string[]; eventId: number | null };
+const runs = async (acc: Account, id: string) => (await call(acc, "GET", `/api/automation-rules/${id}/runs`)).body.data as Run[];
+/** Waits for the rule's runs to reach `n` (they run right after the triggering transaction commits). */
+const runsReach = (acc: Account, id: string, n: number) => waitFor(() => runs(acc, id), (r) => r.length >= n);
+const ruleOf = async (acc: Account, id: string) => ((await call(acc, "GET", "/api/automation-rules")).body.data as any[]).find((r) => r.id === id);
+const contactByPhone = (acc: Account, phone: string) =>
+  sql<{ id: string; tags: string; status: string }>(`SELECT id, tags, status FROM contacts WHERE user_id = ? AND phone = ?`, acc.user.id, phone)[0]!;
+const outbound = (acc: Account, phone: string) =>
+  sql<{ content: string; kind: string }>(`SELECT content, kind FROM messages WHERE user_id = ? AND phone = ? AND direction = 'outbound' ORDER BY seq`, acc.user.id, phone);
+async function contact(acc: Account, body: Record<string, unknown>) {
+  const res = await post(acc, "/api/contacts", body);
+  expect(res.status).toBe(201);
+  return res.body as { id: string };
+}
+
+describe("automation rule calls", () => {
+  test("create answers the spec's fields, active by default with a zero count; edit, toggle, delete; bad input is a 400 with the reason", async () => {
+    const acc = await t.signUpVerified();
+    const created = await post(acc, "/api/automation-rules", {
+      name: "  Welcome  ",
+      trigger: "opt_in",
+      conditions: { tags: { eq: "vip" } },
+      actions: { sendMessage: " Hi {firstName|there}! ", addTags: ["new", " new ", ""] },
+    });
+    expect(created.status).toBe(201);
+    const { id, createdAt } = created.body;
+    expect(created.body).toEqual({
+      id,
+      name: "Welcome",
+      trigger: "opt_in",
+      triggerConfig: {},
+      conditions: { tags: { eq: "vip" } },
+      segmentId: null,
+      actions: { sendMessage: "Hi {firstName|there}!", addTags: ["new"] },
+      isActive: true,
+      triggerCount: 0,
+      createdAt,
+    });
+    const toggled = await post(acc, `/api/automation-rules/${id}/toggle`, { isActive: false });
+    expect(toggled.body.isActive).toBe(false);
+    expect((await post(acc, `/api/automation-rules/${id}/toggle`)).body.isActive).toBe(true);
+    const edited = await call(acc, "PUT", `/api/automation-rules/${id}`, { name: "Hours", trigger: "reply", triggerConfig: { words: ["Hours"] }, actions: { sendMessage: "9 to 5" } });
+    expect([edited.status, edited.body.trigger, edited.body.triggerConfig, edited.body.isActive]).toEqual([200, "reply", { words: ["Hours"] }, true]);
+
+    const bad = async (body: Record<string, unknown>, message: string) => {
+      const res = await post(acc, "/api/automation-rules", body);
+      expect([res.status, res.body.message]).toEqual([400, message]);
+    };
+    await bad({ trigger: "opt_in", actions: { sendMessage: "x" } }, "Rule name is required");
+    await bad({ name: "x", trigger: "sunrise", actions: { sendMessage: "x" } }, "Unknown trigger sunrise. Use opt_in, keyword_received, reply, contact_created, tag_added, birthday, inactive, purchase, manual");
+    await bad({ name: "x", trigger: "opt_in", actions: {} }, "A rule needs at least one action: a message, tags, an email or an opt-out");
+    await bad({ name: "x", trigger: "reply", actions: { sendMessage: "x" } }, "A reply trigger needs at least one word to look for");
+    await bad({ name: "x", trigger: "birthday", actions: { sendMessage: "x" } }, "A birthday trigger needs the custom field holding the date");
+    await bad({ name: "x", trigger: "opt_in", conditions: { shoeSize: { eq: 3 } }, actions: { sendMessage: "x" } }, "Unknown segment field: shoeSize. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore or customFields.<name>");
+    await bad({ name: "x", trigger: "opt_in", segmentId: "nope", actions: { sendMessage: "x" } }, "Segment not found");
+
+    expect((await call(acc, "DELETE", `/api/automation-rules/${id}`)).body).toEqual({ success: true });
+    expect((await call(acc, "GET", "/api/automation-rules")).body.data).toEqual([]);
+  });
+
+  test("tenancy: another account's rule is not found and its events fire none of yours", async () => {
+    const a = await t.signUpVerified();
+    const b = await t.signUpVerified();
+    const ra = await rule(a, { trigger: "contact_created", actions: { addTags: ["a"] } });
+    const rb = await rule(b, { trigger: "contact_created", actions: { addTags: ["b"] } });
+    for (const [method, path] of [
+      ["PUT", `/api/automation-rules/${ra.id}`],
+      ["DELETE", `/api/automation-rules/${ra.id}`],
+      ["POST", `/api/automation-rules/${ra.id}/toggle`],
+      ["GET", `/api/automation-rules/${ra.id}/runs`],
+      ["POST", `/api/automation-rules/${ra.id}/run`],
+    ] as const) {
+      const res = await call(b, method, path, method === "GET" || method === "DELETE" ? undefined : { name: "x", trigger: "manual", actions: { optOut: true }, contactIds: ["x"] });
+      expect([path, res.status, res.body.message]).toEqual([path, 404, "Automation rule not found"]);
+    }
+    expect((await call(b, "GET", "/api/automation-rules")).body.data.map((r: any) => r.id)).toEqual([rb.id]);
+    await contact(a, { firstName: "Ann", phone: "+14155550301" });
+    await runsReach(a, ra.id, 1);
+    processEvents(t.ctx);
+    expect(await runs(b, rb.id)).toEqual([]);
+    const other = await post(b, "/api/automation/events", { type: "purchase", phone: "+14155550301" });
+    expect([other.status, other.body.message]).toEqual([400, "Contact not found"]);
+  });
+});
+
+describe("triggers fire once per event", () => {
+  test("contact created, tag added (any or a given tag), purchase, manual; a second pass fires nothing more", async () => {
+    const acc = await t.signUpVerified();
+    const created = await rule(acc, { trigger: "contact_created", actions: { addTags: ["fresh"] } });
+    const anyTag = await rule(acc, { trigger: "tag_added", actions: { removeTags: ["cold"] } });
+    const vipTag = await rule(acc, { trigger: "tag_added", triggerConfig: { tag: "vip" }, actions: { addTags: ["welcomed"] } });
+    const purchase = await rule(acc, { trigger: "purchase", actions: { addTags: ["buyer"] } });
+    const manual = await rule(acc, { trigger: "manual", actions: { addTags: ["picked"] } });
+
+    const c = await contact(acc, { firstName: "Ann", phone: "+14155550401", tags: ["cold"] });
+    // contact.created -> +fresh (a tag event: the any-tag rule removes cold), then +vip -> welcomed.
+    await runsReach(acc, created.id, 1);
+    await runsReach(acc, anyTag.id, 1);
+    expect((await post(acc, "/api/contacts/bulk-tag", { contactIds: [c.id], tags: ["vip"] })).status).toBe(200);
+    await runsReach(acc, vipTag.id, 1);
+    const p = await post(acc, "/api/automation/events", { type: "purchase", contactId: c.id, data: { total: 4200 } });
+    expect(p.status).toBe(201);
+    await runsReach(acc, purchase.id, 1);
+    const m = await post(acc, `/api/automation-rules/${manual.id}/run`, { contactIds: [c.id, c.id] });
+    expect(m.body).toEqual({ ran: 1 });
+    // One run per tag event: fresh, vip, welcomed, buyer, picked.
+    const anyRuns = await waitFor(() => runs(acc, anyTag.id), (r) => r.length === 5);
+    expect(processEvents(t.ctx)).toBe(0);
+    const tags = JSON.parse(contactByPhone(acc, "+14155550401").tags);
+    expect(tags).toEqual(["fresh", "vip", "welcomed", "buyer", "picked"]);
+    expect((await runs(acc, created.id)).map((r) => [r.contactId, r.outcome, r.detail])).toEqual([[c.id, "done", ["Tags added: fresh"]]]);
+    expect(new Set(anyRuns.map((r) => r.eventId)).size).toBe(5);
+    expect((await runs(acc, vipTag.id)).length).toBe(1);
+    expect((await ruleOf(acc, purchase.id)).triggerCount).toBe(1);
+    expect((await ruleOf(acc, manual.id)).triggerCount).toBe(1);
+    expect((await ruleOf(acc, anyTag.id)).triggerCount).toBe(5);
+  });
+
+  test("keyword opt-in (any or a given keyword), keyword received, a reply's words; a paused rule does nothing", async () => {
+    const { acc, text } = await simulatorAccount();
+    expect((await post(acc, "/api/keywords", { keyword: "JOIN", autoReply: "Welcome!", tags: ["joined"] })).status).toBe(201);
+    expect((await post(acc, "/api/keywords", { keyword: "DEALS", autoReply: "Deals!" })).status).toBe(201);
+    const anyOptIn = await rule(acc, { trigger: "opt_in", actions: { addTags: ["in"] } });
+    const joinOptIn = await rule(acc, { trigger: "opt_in", triggerConfig: { keyword: "join" }, actions: { addTags: ["via-join"] } });
+    const deals = await rule(acc, { trigger: "keyword_received", triggerConfig: { keyword: "DEALS" }, actions: { sendMessage: "Today's deal, {firstName|friend}: 2 for 1" } });
+    const hours = await rule(acc, { trigger: "reply", triggerConfig: { words: ["hours", "open"] }, actions: { sendMessage: "We are open 9 to 5" } });
+    const paused = await rule(acc, { trigger: "reply", triggerConfig: { words: ["hours"] }, actions: { optOut: true }, isActive: false });
+
+    text("+14155550501", "join");
+    text("+14155550502", "DEALS");
+    text("+14155550501", "What are your hours?");
+    text("+14155550501", "hourly? no");
+    text("+14155550502", "deals");
+    await runsReach(acc, hours.id, 1);
+    await runsReach(acc, deals.id, 2);
+    expect(processEvents(t.ctx)).toBe(0);
+
+    expect((await runs(acc, anyOptIn.id)).length).toBe(2);
+    expect((await runs(acc, joinOptIn.id)).map((r) => r.contactId)).toEqual([contactByPhone(acc, "+14155550501").id]);
+    expect(JSON.parse(contactByPhone(acc, "+14155550501").tags)).toEqual(["joined", "in", "via-join"]);
+    expect(JSON.parse(contactByPhone(acc, "+14155550502").tags)).toEqual(["in"]);
+    expect(outbound(acc, "+14155550502")).toEqual([
+      { content: "Deals!", kind: "compliance" },
+      { content: "Today's deal, friend: 2 for 1", kind: "single" },
+      { content: "Deals!", kind: "compliance" },
+      { content: "Today's deal, friend: 2 for 1", kind: "single" },
+    ].filter((_, i) => i !== 2));
+    expect(outbound(acc, "+14155550501").map((m) => m.content)).toEqual(["Welcome!", "We are open 9 to 5"]);
+    expect(await runs(acc, paused.id)).toEqual([]);
+    expect(contactByPhone(acc, "+14155550501").status).toBe("subscribed");
+  });
+
+  test("birthday at the chosen hour in the contact's zone, once a year; inactive after N days, once per quiet spell (fake clock)", async () => {
+    const { acc, text } = await simulatorAccount();
+    const realNow = t.ctx.now;
+    try {
+      const bday = await rule(acc, { trigger: "birthday", triggerConfig: { field: "birthday", hour: 9 }, actions: { sendMessage: "Happy birthday {firstName}!" } });
+      await contact(acc, { firstName: "Lou", phone: "+14155550601", customFields: { birthday: "1990-07-04", timezone: "America/Los_Angeles" } });
+      await contact(acc, { firstName: "Ny", phone: "+14155550602", customFields: { birthday: "07/04/1985" } });
+      // 08:00 in Los Angeles, 11:00 in New York (the account's zone): only Ny's hour has come.
+      t.ctx.now = () => Date.parse("2026-07-04T15:00:00Z");
+      runClockTriggers(t.ctx);
+      expect((await runs(acc, bday.id)).length).toBe(1);
+      t.ctx.now = () => Date.parse("2026-07-04T16:00:00Z");
+      runClockTriggers(t.ctx);
+      runClockTriggers(t.ctx);
+      expect((await runs(acc, bday.id)).length).toBe(2);
+      expect(outbound(acc, "+14155550601").map((m) => m.content)).toEqual(["Happy birthday Lou!"]);
+      expect(outbound(acc, "+14155550602").map((m) => m.content)).toEqual(["Happy birthday Ny!"]);
+      t.ctx.now = () => Date.parse("2026-07-05T16:00:00Z");
+      runClockTriggers(t.ctx);
+      expect((await runs(acc, bday.id)).length).toBe(2);
+      await call(acc, "DELETE", `/api/automation-rules/${bday.id}`);
+
+      const start = Date.parse("2026-08-01T12:00:00Z");
+      t.ctx.now = () => start;
+      const quiet = await rule(acc, { trigger: "inactive", triggerConfig: { days: 30 }, actions: { addTags: ["dormant"] } });
+      text("+14155550601", "hi");
+      t.ctx.now = () => start + 29 * 86_400_000;
+      runClockTriggers(t.ctx);
+      expect(await runs(acc, quiet.id)).toEqual([]);
+      t.ctx.now = () => start + 31 * 86_400_000;
+      runClockTriggers(t.ctx);
+      runClockTriggers(t.ctx);
+      expect((await runs(acc, quiet.id)).map((r) => r.contactId)).toEqual([contactByPhone(acc, "+14155550601").id]);
+      text("+14155550601", "back");
+      t.ctx.now = () => start + 62 * 86_400_000;
+      runClockTriggers(t.ctx);
+      expect((await runs(acc, quiet.id)).length).toBe(2);
+    } finally {
+      t.ctx.now = realNow;
+    }
+  });
+});
+
+describe("conditions and actions", () => {
+  test("conditions and a segment filter (the skip says why, the count does not move); send, tags, email, opt-out", async () => {
+    const { acc } = await simulatorAccount();
+    const seg = await post(acc, "/api/segments", { name: "Big spenders", conditions: { "customFields.city": { eq: "SF" } } });
+    expect(seg.status).toBe(201);
+    const vip = await rule(acc, {
+      trigger: "contact_created",
+      conditions: { tags: { eq: "vip" } },
+      segmentId: seg.body.id,
+      actions: { sendMessage: "Hi {firstName}, {city|your city} loves you", addTags: ["greeted"], removeTags: ["vip"], emailOwner: "A VIP joined", optOut: true },
+    });
+    const plain = await contact(acc, { firstName: "Pat", phone: "+14155550701", customFields: { city: "SF" } });
+    const elsewhere = await contact(acc, { firstName: "Lee", phone: "+14155550702", tags: ["vip"], customFields: { city: "LA" } });
+    const yes = await contact(acc, { firstName: "Ann", phone: "+14155550703", tags: ["vip"], customFields: { city: "SF" } });
+    const all = await runsReach(acc, vip.id, 3);
+    const byContact = new Map(all.map((r) => [r.contactId, [r.outcome, r.detail]]));
+    expect(byContact.get(plain.id)).toEqual(["skipped", ["Conditions not met"]]);
+    expect(byContact.get(elsewhere.id)).toEqual(["skipped", ["Not in segment Big spenders"]]);
+    expect(byContact.get(yes.id)).toEqual([
+      "done",
+      ["Message queued: Hi Ann, SF loves you", "Tags added: greeted", "Tags removed: vip", `Email to ${acc.email}`, "Opted out"],
+    ]);
+    expect((await ruleOf(acc, vip.id)).triggerCount).toBe(1);
+    expect(outbound(acc, "+14155550703")).toEqual([{ content: "Hi Ann, SF loves you", kind: "single" }]);
+    expect(outbound(acc, "+14155550701")).toEqual([]);
+    const ann = contactByPhone(acc, "+14155550703");
+    expect([JSON.parse(ann.tags), ann.status]).toEqual([["greeted"], "opted_out"]);
+    const mail = await t.waitForEmail(acc.email, 10_000, { match: /^Automation rule/ });
+    expect([mail.subject, mail.text.trim()]).toEqual(['Automation rule "Rule": Ann', "A VIP joined"]);
+  });
+
+  test("a message to a contact without a sender fails the run with the reason and undoes its other actions", async () => {
+    const acc = await t.signUpVerified();
+    const r = await rule(acc, { trigger: "contact_created", actions: { addTags: ["x"], sendMessage: "Hello" } });
+    await contact(acc, { firstName: "No", phone: "+14155550801" });
+    const [run] = await runsReach(acc, r.id, 1);
+    expect([run!.outcome, run!.detail]).toEqual(["failed", ["Message not sent: no SMS provider or phone number is set up"]]);
+    expect(JSON.parse(contactByPhone(acc, "+14155550801").tags)).toEqual([]);
+    expect((await ruleOf(acc, r.id)).triggerCount).toBe(0);
+  });
+});
+
+describe("through a restart", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-automation-"));
+  const env = { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "", ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "automation-pass" };
+  let server: RunningServer | null = null;
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function api(path: string, token?: string, body?: unknown) {
+    const res = await fetch(server!.url + path, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", origin: new URL(server!.ctx.config.publicUrl).origin, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  test("a keyword_received rule that tags fires once per inbound message: none lost while it was down, none replayed after", async () => {
+    server = await startServer(loadConfig(env, []), () => {});
+    let token = (await api("/api/auth/login", undefined, { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD })).body.token as string;
+    const provider = (await api("/api/sms-providers", token, { provider: "simulator", displayName: "Simulator" })).body;
+    expect((await api("/api/phone-numbers", token, { providerId: provider.id, phoneNumber: "+14155550110" })).status).toBe(201);
+    expect((await api("/api/keywords", token, { keyword: "JOIN", autoReply: "Welcome!" })).status).toBe(201);
+    const r = (await api("/api/automation-rules", token, { name: "Tag joiners", trigger: "keyword_received", actions: { addTags: ["automated"] } })).body;
+    let n = 0;
+    const text = (body: string) =>
+      recordInbound(server!.ctx, findProviderById(server!.ctx, provider.id)!, { type: "inbound", providerMessageId: `restart-${++n}`, from: "+14155550901", to: "+14155550110", body });
+    const ruleRuns = async () => (await api(`/api/automation-rules/${r.id}/runs`, token)).body.data as Run[];
+
+    text("JOIN");
+    await waitFor(ruleRuns, (x) => x.length === 1);
+    // The process is about to die: the rules no longer hear commits, and a JOIN lands before the restart.
+    onEventsCommitted(server.ctx, null, "automation");
+    text("join");
+    await server.stop();
+
+    server = await startServer(loadConfig(env, []), () => {});
+    token = (await api("/api/auth/login", undefined, { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD })).body.token as string;
+    await waitFor(ruleRuns, (x) => x.length === 2);
+    text("Join!");
+    const all = await waitFor(ruleRuns, (x) => x.length === 3);
+    expect(processEvents(server.ctx)).toBe(0);
+    expect(all.every((x) => x.outcome === "done")).toBe(true);
+    expect(new Set(all.map((x) => x.eventId)).size).toBe(3);
+    const user = findUserByEmail(server.ctx, env.ADMIN_EMAIL)!;
+    const rules = (await api("/api/automation-rules", token)).body.data;
+    expect(rules[0].triggerCount).toBe(3);
+    const row = server.ctx.db.$client.query(`SELECT tags FROM contacts WHERE user_id = ? AND phone = ?`).get(user.id, "+14155550901") as { tags: string };
+    expect(JSON.parse(row.tags)).toEqual(["automated"]);
+  });
+});
