@@ -14,7 +14,12 @@ function restrictFiles(path: string) {
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
 }
 
-export function openDatabase(path: string): Db {
+export type OpenOptions = {
+  /** Runs before migrations are applied to a database that already has tables (the appliance backs itself up). */
+  beforeMigrations?: (sqlite: Database) => void;
+};
+
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const inMemory = path === ":memory:" || path === "";
   if (!inMemory) restrictFiles(path);
   const sqlite = new Database(path, { create: true, strict: true });
@@ -25,8 +30,18 @@ export function openDatabase(path: string): Db {
   // Statement journals of trigger-firing writes otherwise go to temp files on disk, one write per row.
   sqlite.exec("PRAGMA temp_store = MEMORY");
   const db = drizzle(sqlite, { schema }) as Db;
+  if (options.beforeMigrations && hasPendingMigrations(sqlite)) options.beforeMigrations(sqlite);
   applyMigrations(db);
   return db;
+}
+
+/** A database some migrations were applied to, missing newer ones (a fresh one has nothing worth backing up). */
+function hasPendingMigrations(sqlite: Database): boolean {
+  const table = sqlite.query("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!table) return false;
+  const last = sqlite.query("SELECT max(created_at) AS at FROM __drizzle_migrations").get() as { at: number | null };
+  // drizzle's rule: a migration runs when it is newer than the last one recorded.
+  return last.at !== null && migrationJournal.entries.some((e) => e.when > Number(last.at));
 }
 
 type MigrationRecord = { sql: string[]; bps: boolean; folderMillis: number; hash: string };

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
+import { backupRoutes } from "./backups/routes";
 import { analyticsRoutes } from "./analytics/routes";
 import { apiKeyRoutes } from "./api-keys/routes";
 import { googleRoutes } from "./auth/google-routes";
@@ -87,6 +88,7 @@ export function createApp(ctx: AppContext) {
     .use(errorReportRoutes(ctx))
     .use(licenseRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(backupRoutes(ctx))
     .use(contactRoutes(ctx))
     .use(segmentRoutes(ctx))
     .use(keywordRoutes(ctx))

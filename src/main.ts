@@ -1,5 +1,6 @@
 import { SQLiteError } from "bun:sqlite";
 import { CONFIG_HELP, ConfigError, loadConfig } from "./config";
+import { backupCommand } from "./backups/cli";
 import { promptHidden } from "./cli/prompt";
 import { openAppContext, startServer } from "./server";
 import { createOrPromoteAdmin } from "./users/admins";
@@ -11,6 +12,7 @@ Usage:
   smsdesk [options]                                  start the server
   smsdesk version                                    print the version
   smsdesk admin create --email E [--password P]      create an administrator (prompts for the password)
+  smsdesk backup create | list | restore FILE        back up the data folder, list its backups, restore one (service stopped)
   smsdesk --help                                     this help
 
 ${CONFIG_HELP}
@@ -56,6 +58,7 @@ async function main(argv: string[]) {
     if (args[1] !== "create") throw new ConfigError("Unknown admin command. Did you mean: smsdesk admin create --email E?");
     return adminCreate(args.slice(2));
   }
+  if (args[0] === "backup") return backupCommand(args.slice(1), (config) => openAppContext(config, () => {}));
   if (args[0] === "serve") args.shift();
   const config = loadConfig(process.env, args);
   const server = await startServer(config);

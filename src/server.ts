@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../db/client";
 import { createApp } from "./app";
+import { onDatabaseReplaced, writeBackup } from "./backups/backups";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { rememberClientIp } from "./http/client-ip";
@@ -33,7 +34,12 @@ export async function openAppContext(config: Config, log: (line: string) => void
   if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   else if (statSync(config.dataDir).mode & 0o077) log(`warning: the data folder ${config.dataDir} is readable by other users; chmod 700 it`);
   const master = loadOrCreateSecretKey(config.dataDir);
-  const db = openDatabase(join(config.dataDir, "smsdesk.db"));
+  const db = openDatabase(join(config.dataDir, "smsdesk.db"), {
+    beforeMigrations: (sqlite) => {
+      const backup = writeBackup(sqlite, config.dataDir, "before-migrations", Date.now());
+      log(`backups: the data was backed up before applying new migrations (${backup.id})`);
+    },
+  });
   const mailer = await createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, dev: config.dev, log });
   const ctx: AppContext = {
     config,
@@ -55,7 +61,10 @@ export async function openAppContext(config: Config, log: (line: string) => void
     pause: (id, reason) => pauseCampaign(ctx, id, reason),
     settle: (ids) => settleCampaigns(ctx, ids),
   };
-  ctx.sending = new SendingManager(outboxStore(ctx), senderRegistry(ctx), { ...realClock, now: () => ctx.now() }, log);
+  const buildSending = () => new SendingManager(outboxStore(ctx), senderRegistry(ctx), { ...realClock, now: () => ctx.now() }, log);
+  ctx.sending = buildSending();
+  // A restore (src/backups/) replaces the connection the outbox store prepared its statements on.
+  onDatabaseReplaced(ctx, () => (ctx.sending = buildSending()));
   return ctx;
 }
 

@@ -20,6 +20,8 @@ const JSON_BODY_LIMIT = 1 * MB;
 export const MAX_CSV_BYTES = 100 * MB;
 /** The CSV upload's file plus the multipart framing around it; also the server's global ceiling. */
 export const UPLOAD_BODY_LIMIT = MAX_CSV_BYTES + 1 * MB;
+/** An uploaded backup archive (src/backups/): bounded by the server's global ceiling. */
+export const MAX_BACKUP_BYTES = UPLOAD_BODY_LIMIT;
 
 /** `streamed`: the route reads its own body, counting it (so a chunked body is not buffered before it runs). */
 type Limit = { method: string; match: (path: string) => boolean; bytes: number; streamed?: true };
@@ -30,6 +32,7 @@ const LIMITS: readonly Limit[] = [
   // Takes a whole file as well as its first 64 KB, and reads no more than those 64 KB.
   { method: "POST", match: (p) => p === "/api/contacts/import/preview", bytes: UPLOAD_BODY_LIMIT, streamed: true },
   { method: "POST", match: isProviderWebhook, bytes: WEBHOOK_BODY_LIMIT, streamed: true },
+  { method: "POST", match: (p) => p === "/api/admin/backups/upload", bytes: MAX_BACKUP_BYTES, streamed: true },
   // 5,000 contacts of up to four fields each.
   { method: "POST", match: (p) => p === "/api/contacts/import", bytes: 4 * MB },
   // Up to 100,000 recipients, or a pasted list of 4,000,000 characters.

@@ -84,7 +84,7 @@ const LAYERS: string[][] = [
   ["users", "auth"],
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups"],
   ["campaigns", "drips"],
   // Automation rules: react to contacts, messages, keywords and drips, and act through them.
   ["automation"],

@@ -1,0 +1,46 @@
+import { existsSync, readFileSync } from "node:fs";
+import { ConfigError, loadConfig, type Config } from "../config";
+import type { AppContext } from "../context";
+import { HttpError } from "../http/errors";
+import { ArchiveError } from "./archive";
+import { createBackup, importArchive, listBackups, restoreBackup } from "./backups";
+
+const USAGE = "Unknown backup command. Use: smsdesk backup create | smsdesk backup list | smsdesk backup restore FILE";
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * `smsdesk backup create|list|restore FILE`, on the data folder of DATA_DIR. A restore from the command line is
+ * for a stopped service: it swaps the files the running server would otherwise keep open. main.ts passes the way
+ * to open the data folder (server.ts's, above this layer).
+ */
+export async function backupCommand(args: string[], open: (config: Config) => Promise<AppContext>) {
+  const [command, file] = args;
+  if (command !== "create" && command !== "list" && command !== "restore") throw new ConfigError(USAGE);
+  if (command === "restore" && !file) throw new ConfigError("backup restore needs the archive: smsdesk backup restore FILE");
+  const config = loadConfig(process.env, args.slice(command === "restore" ? 2 : 1));
+  if (command === "list") {
+    const backups = listBackups(config.dataDir);
+    if (!backups.length) console.log("No backups yet.");
+    for (const b of backups) console.log(`${b.id}  ${new Date(b.createdAt).toISOString()}  ${b.status}  ${b.status === "good" ? mb(b.size) : b.error}`);
+    return;
+  }
+  const ctx = await open(config);
+  try {
+    if (command === "create") {
+      const b = createBackup(ctx, "cli");
+      console.log(`Backup ${b.id} is good (${mb(b.size)}): ${config.dataDir}/backups/${b.id}.tar.gz`);
+      return;
+    }
+    if (!existsSync(file!)) throw new ConfigError(`No such file: ${file}`);
+    const imported = importArchive(config.dataDir, readFileSync(file!), ctx.now());
+    // No server runs in this process: nothing to pause or start around the swap.
+    const { safety } = await restoreBackup(ctx, imported.id, { pause: async () => {}, resume: () => {} });
+    console.log(`Restored ${file}. The data before it is backup ${safety.id}.`);
+  } catch (err) {
+    if (err instanceof ArchiveError || err instanceof HttpError) throw new ConfigError(err.message);
+    throw err;
+  } finally {
+    ctx.db.$client.close();
+  }
+}

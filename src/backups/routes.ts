@@ -1,0 +1,82 @@
+import { Elysia, t } from "elysia";
+import { authGuard } from "../auth/guard";
+import type { AppContext } from "../context";
+import { MAX_BACKUP_BYTES } from "../http/body-limit";
+import { badRequest, HttpError } from "../http/errors";
+import { ArchiveError } from "./archive";
+import { BACKUP_ID, backupFile, createBackup, deleteBackup, importArchive, listBackups, restoreBackup } from "./backups";
+
+const idParams = t.Object({ id: t.String({ pattern: BACKUP_ID.source, error: "Not a backup id" }) });
+
+/** Reads an uploaded archive, refusing it (413) past MAX_BACKUP_BYTES without reading further. */
+async function readUpload(request: Request): Promise<Uint8Array> {
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_BACKUP_BYTES) throw new HttpError(413, "Request body too large");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of (request.body ?? []) as AsyncIterable<Uint8Array>) {
+    size += chunk.length;
+    if (size > MAX_BACKUP_BYTES) throw new HttpError(413, "Request body too large");
+    chunks.push(chunk);
+  }
+  if (size === 0) throw badRequest("Please choose a backup file (.tar.gz)");
+  return Buffer.concat(chunks);
+}
+
+/** The backup manager's calls (administrators only). */
+export function backupRoutes(ctx: AppContext) {
+  const dataDir = () => ctx.config.dataDir;
+  return (
+    new Elysia({ prefix: "/api/admin/backups" })
+      .use(authGuard(ctx))
+      // GET /api/admin/backups
+      .get("/", () => ({ data: listBackups(dataDir()) }), { auth: "admin" })
+      // POST /api/admin/backups
+      .post(
+        "/",
+        ({ set }) => {
+          set.status = 201;
+          return createBackup(ctx);
+        },
+        { auth: "admin" },
+      )
+      // POST /api/admin/backups/upload
+      .post(
+        "/upload",
+        async ({ request, set }) => {
+          const bytes = await readUpload(request);
+          try {
+            const info = importArchive(dataDir(), bytes, ctx.now());
+            set.status = 201;
+            return info;
+          } catch (err) {
+            if (err instanceof ArchiveError) throw badRequest(`This file is not a valid backup: ${err.message}`);
+            throw err;
+          }
+        },
+        { auth: "admin", parse: "none" },
+      )
+      // GET /api/admin/backups/:id/download
+      .get(
+        "/:id/download",
+        ({ params }) =>
+          new Response(Bun.file(backupFile(dataDir(), params.id)), {
+            headers: { "content-type": "application/gzip", "content-disposition": `attachment; filename="${params.id}.tar.gz"` },
+          }),
+        { auth: "admin", params: idParams },
+      )
+      // POST /api/admin/backups/:id/restore
+      .post("/:id/restore", async ({ params }) => ({ success: true, ...(await restoreBackup(ctx, params.id)) }), {
+        auth: "admin",
+        params: idParams,
+      })
+      // DELETE /api/admin/backups/:id
+      .delete(
+        "/:id",
+        ({ params }) => {
+          deleteBackup(dataDir(), params.id);
+          return { success: true };
+        },
+        { auth: "admin", params: idParams },
+      )
+  );
+}

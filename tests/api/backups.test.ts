@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
+import { packArchive, unpackArchive } from "../../src/backups/archive";
+import { listBackups, restoreBackup } from "../../src/backups/backups";
+import { loadConfig } from "../../src/config";
+import { openAppContext } from "../../src/server";
+import { createOrPromoteAdmin } from "../../src/users/admins";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+
+let t: TestServer;
+let admin: Account;
+let user: Account;
+
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  const email = t.newEmail("admin");
+  await createOrPromoteAdmin(t.ctx, email, "admin-password-1");
+  admin = await t.login(email, "admin-password-1");
+  user = await t.signUpVerified();
+});
+afterAll(() => t?.stop());
+
+const backups = (path = "", opts: Record<string, unknown> = {}) => t.api(`/api/admin/backups${path}`, { token: admin.token, ...opts });
+const ids = (table: string) => (t.ctx.db.$client.query(`SELECT id FROM ${table} ORDER BY id`).all() as { id: string }[]).map((r) => r.id);
+const integrity = () => (t.ctx.db.$client.query("PRAGMA integrity_check").all() as { integrity_check: string }[]).map((r) => r.integrity_check);
+
+async function download(id: string): Promise<Uint8Array> {
+  const res = await fetch(`${t.url}/api/admin/backups/${id}/download`, { headers: { authorization: `Bearer ${admin.token}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${id}.tar.gz"`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+const upload = (bytes: Uint8Array) =>
+  fetch(`${t.url}/api/admin/backups/upload`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/gzip", origin: t.ctx.config.publicUrl },
+    body: new Blob([bytes as Uint8Array<ArrayBuffer>]),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+/** A user with a simulator sender that delivers at once. */
+async function sender() {
+  const acc = await t.signUpVerified();
+  const provider = await t.api("/api/sms-providers", { token: acc.token, body: { provider: "simulator", displayName: "Sim" } });
+  await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 0 } } });
+  const numbers = await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token });
+  const number = numbers.body.numbers[0].phoneNumber as string;
+  expect((await t.api("/api/phone-numbers", { token: acc.token, body: { providerId: provider.body.id, phoneNumber: number, messagesPerSecond: 0 } })).status).toBe(201);
+  return acc;
+}
+
+describe("who may use the backup manager", () => {
+  test("a user gets 403 and a visitor 401", async () => {
+    expect((await t.api("/api/admin/backups", { token: user.token })).status).toBe(403);
+    expect((await t.api("/api/admin/backups", { method: "POST", token: user.token })).status).toBe(403);
+    expect((await t.api("/api/admin/backups")).status).toBe(401);
+  });
+});
+
+describe("a backup taken while a campaign sends and an import runs", () => {
+  test("is listed as good with its manifest, and restores with integrity_check ok and every row committed before it", async () => {
+    const acc = await sender();
+    const recipients = Array.from({ length: 40 }, (_, i) => `+1415555${String(100 + (i % 50)).padStart(4, "0")}`);
+    const created = await t.api("/api/campaigns", { token: acc.token, body: { type: "sms", name: "Busy", content: "Hello", recipients: [...new Set(recipients)] } });
+    const csv = "phone,first_name\n" + Array.from({ length: 3000 }, (_, i) => `+1212${String(5550000 + i)},P${i}`).join("\n") + "\n";
+    const imported = await t.api("/api/contacts/import/csv", { token: acc.token, body: csv, headers: { "content-type": "text/csv" } });
+    expect(imported.status).toBe(202);
+    expect((await t.api(`/api/campaigns/${created.body.id}/send`, { method: "POST", token: acc.token, body: {} })).status).toBe(202);
+
+    // The backup runs in this process's single thread: what is committed now is what it must hold.
+    const before = { messages: ids("messages"), contacts: ids("contacts"), users: ids("users") };
+    const made = await backups("", { method: "POST" });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ status: "good", error: null, reason: "manual" });
+    expect(made.body.manifest.tables.messages).toBe(before.messages.length);
+    expect(made.body.manifest.tables.contacts).toBe(before.contacts.length);
+    expect(made.body.manifest.schema).toBe(migrationJournal.entries.at(-1)!.tag);
+    expect(made.body.manifest.files["smsdesk.db"].sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(made.body.manifest.files["secret.key"].sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    const listed = await backups();
+    expect(listed.body.data[0]).toEqual(made.body);
+
+    // Writes go on after it; then the backup comes back.
+    await waitFor(async () => (await t.api(`/api/contacts/import/${imported.body.id}`, { token: acc.token })).body.state, (state) => state === "done", 20_000);
+    const restored = await backups(`/${made.body.id}/restore`, { method: "POST" });
+    expect(restored.status).toBe(200);
+    expect(restored.body.safety).toMatchObject({ status: "good", reason: "before-restore" });
+    expect(integrity()).toEqual(["ok"]);
+    for (const table of ["messages", "contacts", "users"] as const) {
+      const now = new Set(ids(table));
+      expect(before[table].filter((id) => !now.has(id))).toEqual([]);
+    }
+    expect(ids("messages")).toEqual(before.messages);
+    // The appliance keeps serving on the restored data.
+    expect((await t.api("/api/user/settings", { token: admin.token })).status).toBe(200);
+  }, 60_000);
+});
+
+describe("uploads", () => {
+  test("a good archive is accepted; a truncated or tampered one is refused and the running data is untouched", async () => {
+    const made = await backups("", { method: "POST" });
+    const bytes = await download(made.body.id);
+    const good = await upload(bytes);
+    expect(good.status).toBe(201);
+    expect(good.body).toMatchObject({ status: "good", reason: "uploaded", manifest: made.body.manifest });
+
+    const listBefore = (await backups()).body.data.length;
+    const usersBefore = ids("users");
+    const truncated = await upload(bytes.slice(0, Math.floor(bytes.length / 2)));
+    expect(truncated).toEqual({ status: 400, body: { message: "This file is not a valid backup: The file is not a complete .tar.gz archive", code: "validation" } });
+
+    const files = unpackArchive(bytes);
+    const db = new Uint8Array(files.get("smsdesk.db")!);
+    db[db.length - 100] = db[db.length - 100]! ^ 0xff;
+    const tampered = packArchive(
+      [...files].map(([name, data]) => ({ name, data: name === "smsdesk.db" ? db : data })),
+      Date.now(),
+    );
+    expect(await upload(tampered)).toEqual({
+      status: 400,
+      body: { message: "This file is not a valid backup: smsdesk.db does not match the manifest's SHA-256: the archive was changed or damaged", code: "validation" },
+    });
+    expect(await upload(new TextEncoder().encode("not an archive"))).toMatchObject({ status: 400 });
+    expect((await backups()).body.data.length).toBe(listBefore);
+    expect(ids("users")).toEqual(usersBefore);
+    expect(integrity()).toEqual(["ok"]);
+  });
+});
+
+describe("restoring", () => {
+  test("a restore that fails midway leaves the previous data serving", async () => {
+    const made = await backups("", { method: "POST" });
+    const later = await t.signUpVerified();
+    await expect(
+      restoreBackup(t.ctx, made.body.id, {
+        afterSwap: () => {
+          throw new Error("disk full (injected)");
+        },
+      }),
+    ).rejects.toThrow("The restore failed and the previous data was put back: disk full (injected)");
+    expect(ids("users")).toContain(later.user.id);
+    expect((await t.api("/api/user/settings", { token: later.token })).status).toBe(200);
+    expect(integrity()).toEqual(["ok"]);
+  });
+
+  test("only one backup or restore runs at a time", async () => {
+    const made = await backups("", { method: "POST" });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const running = restoreBackup(t.ctx, made.body.id, { pause: () => gate, resume: () => t.ctx.sending.start() });
+    const second = await backups("", { method: "POST" });
+    expect(second).toMatchObject({ status: 409, body: { message: "Another backup or restore is running; try again when it has finished", code: "conflict" } });
+    expect((await backups(`/${made.body.id}/restore`, { method: "POST" })).status).toBe(409);
+    release();
+    await running;
+    expect((await backups("", { method: "POST" })).status).toBe(201);
+  });
+
+  test("deleting removes it; an unknown id is 404", async () => {
+    const made = await backups("", { method: "POST" });
+    expect((await backups(`/${made.body.id}`, { method: "DELETE" })).body).toEqual({ success: true });
+    expect((await backups()).body.data.map((b: { id: string }) => b.id)).not.toContain(made.body.id);
+    expect((await backups(`/${made.body.id}`, { method: "DELETE" })).status).toBe(404);
+    expect((await backups("/../../etc/download")).status).toBe(404);
+  });
+});
+
+describe("before new migrations", () => {
+  test("a data folder of an older version is backed up before they apply; a fresh one is not", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-backup-upgrade-"));
+    try {
+      // The database as the version before the newest migration left it.
+      const old = new Database(join(dataDir, "smsdesk.db"), { create: true });
+      old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
+      const previous = migrationJournal.entries.slice(0, -1);
+      for (const entry of previous) {
+        for (const statement of migrationSql[entry.tag]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
+        old.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('x', ?)").run(entry.when);
+      }
+      old.close();
+      const logs: string[] = [];
+      const ctx = await openAppContext(loadConfig({ DATA_DIR: dataDir }, []), (line) => logs.push(line));
+      ctx.db.$client.close();
+      const [backup, ...more] = listBackups(dataDir);
+      expect(more).toEqual([]);
+      expect(backup).toMatchObject({ status: "good", reason: "before-migrations", manifest: { schema: previous.at(-1)!.tag } });
+      expect(logs).toContain(`backups: the data was backed up before applying new migrations (${backup!.id})`);
+
+      // Opened again, nothing is pending: no second backup.
+      (await openAppContext(loadConfig({ DATA_DIR: dataDir }, []), () => {})).db.$client.close();
+      expect(listBackups(dataDir)).toHaveLength(1);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe("smsdesk backup on the command line", () => {
+  const root = join(import.meta.dir, "..", "..");
+  const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-backup-cli-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const smsdesk = (args: string[]) => {
+    const { PORT: _p, PUBLIC_URL: _u, HOST: _h, ...rest } = process.env;
+    const r = Bun.spawnSync([process.execPath, "src/main.ts", ...args], { cwd: root, env: { ...rest, DATA_DIR: dataDir }, stdin: "ignore" });
+    return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+  };
+
+  test("create, list, restore FILE", () => {
+    expect(smsdesk(["backup", "list"]).out).toBe("No backups yet.\n");
+    const made = smsdesk(["backup", "create"]);
+    expect(made.code).toBe(0);
+    const id = /^Backup (smsdesk-\S+) is good/.exec(made.out)![1]!;
+    const listed = smsdesk(["backup", "list"]);
+    expect(listed.out).toMatch(new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  good  \\d+\\.\\d MB\\n$`));
+
+    const file = join(dataDir, "backups", `${id}.tar.gz`);
+    const restored = smsdesk(["backup", "restore", file]);
+    expect(restored.code).toBe(0);
+    expect(restored.out).toMatch(/^Restored .* The data before it is backup smsdesk-\S+-before-restore-[0-9a-f]{6}\.\n$/);
+    const db = new Database(join(dataDir, "smsdesk.db"), { readonly: true });
+    expect(db.query("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
+    db.close();
+
+    expect(smsdesk(["backup", "restore", join(dataDir, "nope.tar.gz")])).toMatchObject({ code: 2, err: `smsdesk: No such file: ${join(dataDir, "nope.tar.gz")}\n` });
+    expect(smsdesk(["backup", "drop"])).toMatchObject({ code: 2 });
+    expect(readFileSync(file).length).toBeGreaterThan(0);
+  }, 30_000);
+});
