@@ -16,6 +16,7 @@ import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campai
 import { ArchivedChatPage, ChatPage } from "./routes/app/chat/chat-page";
 import { ContactsPage } from "./routes/app/contacts/contacts-page";
 import { HomePage } from "./routes/app/home";
+import { IntegrationsPage } from "./routes/app/integrations/integrations-page";
 import { KeywordsPage } from "./routes/app/keywords/keywords-page";
 import { LicensePage } from "./routes/app/license";
 import { OnboardingPage } from "./routes/app/onboarding";
@@ -151,6 +152,7 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/chat/archived", ArchivedChatPage),
   notYet("/dashboard", "Results & Stats", { to: "/sent-messages", label: "See Sent Messages" }),
   signedInPage("/keywords", KeywordsPage),
+  signedInPage("/integrations", IntegrationsPage),
   notYet("/email-campaigns", "Email Marketing", { to: "/sms-campaigns", label: "Send a text campaign" }),
   notYet("/admin/backup-manager", "Backup Manager", { to: "/admin/dashboard", label: "Open the Admin Panel" }),
   signedInPage("/real-time-demo", RealTimeDemoPage),

@@ -226,6 +226,14 @@ describe("the webhooks API", () => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("csrf");
   });
+
+  test("the user's webhook API has the JSON body limit (1 MB), not the providers' 256 KB", async () => {
+    const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "limits", url: `${receiver.url}/limits`, events: ["contact_created"] } })).body;
+    const big = await t.api(`/api/webhooks/${ep.id}/rotate-secret`, { token: a.token, body: { secret: `whsec_${"A".repeat(300_000)}` } });
+    expect([big.status, big.body.message]).toEqual([400, "The secret is whsec_ followed by base64, at most 100 characters"]);
+    const tooBig = await t.api(`/api/webhooks/${ep.id}/rotate-secret`, { token: a.token, body: { secret: `whsec_${"A".repeat(1_100_000)}` } });
+    expect(tooBig.status).toBe(413);
+  });
 });
 
 describe("delivery through failures and a restart", () => {

@@ -24,6 +24,7 @@ const MAIN: Entry[] = [
   { to: "/keywords", label: "Keywords", icon: "key" },
   { to: "/templates", label: "Templates", icon: "template" },
   { to: "/advanced-sms", label: "Advanced SMS", icon: "pen" },
+  { to: "/integrations", label: "Integrations", icon: "code" },
 ];
 const ADMIN: Entry[] = [
   { to: "/admin/dashboard", label: "Admin Panel", icon: "shield" },
