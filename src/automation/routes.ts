@@ -30,6 +30,8 @@ const body = t.Object({
       removeTags: t.Optional(t.Array(word, { maxItems: 20 })),
       emailOwner: t.Optional(t.String({ maxLength: 2000 })),
       optOut: t.Optional(t.Boolean()),
+      enrolDripId: t.Optional(t.String({ maxLength: 64 })),
+      removeDripId: t.Optional(t.String({ maxLength: 64 })),
     }),
   ),
   isActive: t.Optional(t.Boolean()),

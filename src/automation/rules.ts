@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { findDrip } from "../drips/drips";
 import { badRequest, notFound } from "../http/errors";
 import { checkConditions, compileConditions, type Conditions } from "../segments/conditions";
 import { findSegment } from "../segments/segments";
@@ -32,6 +33,9 @@ export type Actions = {
   /** The text of an email to the account's owner. */
   emailOwner?: string;
   optOut?: boolean;
+  /** Enrol in this drip campaign / end the contact's enrolment in this one. */
+  enrolDripId?: string;
+  removeDripId?: string;
 };
 
 export type RuleInput = {
@@ -163,7 +167,13 @@ function checked(ctx: AppContext, userId: string, input: RuleInput) {
   if (removeTags.length) actions.removeTags = removeTags;
   if (a.emailOwner?.trim()) actions.emailOwner = a.emailOwner.trim();
   if (a.optOut) actions.optOut = true;
-  if (!Object.keys(actions).length) throw badRequest("A rule needs at least one action: a message, tags, an email or an opt-out");
+  for (const key of ["enrolDripId", "removeDripId"] as const) {
+    const dripId = a[key]?.trim();
+    if (!dripId) continue;
+    if (findDrip(ctx, dripId)?.userId !== userId) throw badRequest("Drip campaign not found");
+    actions[key] = dripId;
+  }
+  if (!Object.keys(actions).length) throw badRequest("A rule needs at least one action: a message, tags, a drip, an email or an opt-out");
   return { name, trigger, config, conditions, segmentId, actions };
 }
 

@@ -4,6 +4,7 @@ import { customFieldColumn } from "../contacts/filter-fields";
 import { countContactsWhere } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { advanceCursor, appendEvent, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent, type EventType } from "../events/events";
+import { exitContact, enrolContact, findDrip } from "../drips/drips";
 import { HttpError, badRequest } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { businessOf, keywordsOn } from "../keywords/keywords";
@@ -199,6 +200,22 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
   if (a.removeTags?.length) {
     bulkTag(ctx, userId, [contact.id], a.removeTags, "remove", true);
     done.push(`Tags removed: ${a.removeTags.join(", ")}`);
+  }
+  if (a.enrolDripId) {
+    const drip = findDrip(ctx, a.enrolDripId);
+    if (!drip || drip.userId !== userId) done.push("Not enrolled: the drip campaign was deleted");
+    else if (!drip.isActive) done.push(`Not enrolled in ${drip.name}: the drip campaign is inactive`);
+    else {
+      const why = enrolContact(ctx, drip, contact.id);
+      done.push(why ? `Not enrolled in ${drip.name}: ${why}` : `Enrolled in ${drip.name}`);
+    }
+  }
+  if (a.removeDripId) {
+    const drip = findDrip(ctx, a.removeDripId);
+    if (drip && drip.userId === userId) {
+      const ended = exitContact(ctx, drip.id, contact.id, `Removed by automation rule ${rule.name}`);
+      done.push(ended ? `Removed from ${drip.name}` : `Not in ${drip.name}`);
+    }
   }
   if (a.emailOwner) {
     const owner = findUserById(ctx, userId);

@@ -308,6 +308,13 @@ export function removeEnrolment(ctx: AppContext, userId: string, dripId: string,
   ctx.db.$client.transaction(() => exitEnrolment(ctx, e, "Removed by the user"))();
 }
 
+/** Ends the contact's active enrolment in a drip, if any (an automation rule's action); answers whether it had one. */
+export function exitContact(ctx: AppContext, dripId: string, contactId: string, reason: string): boolean {
+  const e = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.contactId, contactId), eq(dripEnrolments.state, "active"))).get();
+  if (e) exitEnrolment(ctx, e, reason);
+  return !!e;
+}
+
 /** A drip's enrolments, newest first, each with its contact and the history of its steps. */
 export function listEnrolments(ctx: AppContext, userId: string, dripId: string, limit: number) {
   getDrip(ctx, userId, dripId);

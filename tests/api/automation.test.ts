@@ -99,7 +99,8 @@ describe("automation rule calls", () => {
     };
     await bad({ trigger: "opt_in", actions: { sendMessage: "x" } }, "Rule name is required");
     await bad({ name: "x", trigger: "sunrise", actions: { sendMessage: "x" } }, "Unknown trigger sunrise. Use opt_in, keyword_received, reply, contact_created, tag_added, birthday, inactive, purchase, manual");
-    await bad({ name: "x", trigger: "opt_in", actions: {} }, "A rule needs at least one action: a message, tags, an email or an opt-out");
+    await bad({ name: "x", trigger: "opt_in", actions: {} }, "A rule needs at least one action: a message, tags, a drip, an email or an opt-out");
+    await bad({ name: "x", trigger: "opt_in", actions: { enrolDripId: "nope" } }, "Drip campaign not found");
     await bad({ name: "x", trigger: "reply", actions: { sendMessage: "x" } }, "A reply trigger needs at least one word to look for");
     await bad({ name: "x", trigger: "birthday", actions: { sendMessage: "x" } }, "A birthday trigger needs the custom field holding the date");
     await bad({ name: "x", trigger: "opt_in", conditions: { shoeSize: { eq: 3 } }, actions: { sendMessage: "x" } }, "Unknown segment field: shoeSize. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore or customFields.<name>");
@@ -286,6 +287,24 @@ describe("conditions and actions", () => {
   });
 });
 
+describe("drip actions", () => {
+  test("enrol in a drip (once: the drip's re-entry rule says why not again) and remove from it", async () => {
+    const { acc } = await simulatorAccount();
+    const d = await post(acc, "/api/drip-campaigns", { name: "Welcome", trigger: "manual", steps: [{ delay: 1, unit: "days", content: "Day 1" }] });
+    expect(d.status).toBe(201);
+    const enrol = await rule(acc, { trigger: "manual", actions: { enrolDripId: d.body.id } });
+    const remove = await rule(acc, { trigger: "manual", actions: { removeDripId: d.body.id } });
+    const c = await contact(acc, { firstName: "Ann", phone: "+14155551001" });
+    expect((await post(acc, `/api/automation-rules/${enrol.id}/run`, { contactIds: [c.id] })).body).toEqual({ ran: 1 });
+    expect((await post(acc, `/api/automation-rules/${enrol.id}/run`, { contactIds: [c.id] })).body).toEqual({ ran: 1 });
+    expect((await runs(acc, enrol.id)).map((r) => r.detail)).toEqual([["Not enrolled in Welcome: Already in this drip"], ["Enrolled in Welcome"]]);
+    expect((await post(acc, `/api/automation-rules/${remove.id}/run`, { contactIds: [c.id] })).body).toEqual({ ran: 1 });
+    expect((await runs(acc, remove.id)).map((r) => r.detail)).toEqual([["Removed from Welcome"]]);
+    const enrolments = (await call(acc, "GET", `/api/drip-campaigns/${d.body.id}/enrolments`)).body.data as any[];
+    expect(enrolments.map((e) => [e.contactId, e.state, e.exitReason])).toEqual([[c.id, "exited", "Removed by automation rule Rule"]]);
+  });
+});
+
 describe("through a restart", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-automation-"));
   const env = { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "", ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "automation-pass" };
@@ -310,7 +329,8 @@ describe("through a restart", () => {
     const provider = (await api("/api/sms-providers", token, { provider: "simulator", displayName: "Simulator" })).body;
     expect((await api("/api/phone-numbers", token, { providerId: provider.id, phoneNumber: "+14155550110" })).status).toBe(201);
     expect((await api("/api/keywords", token, { keyword: "JOIN", autoReply: "Welcome!" })).status).toBe(201);
-    const r = (await api("/api/automation-rules", token, { name: "Tag joiners", trigger: "keyword_received", actions: { addTags: ["automated"] } })).body;
+    const drip = (await api("/api/drip-campaigns", token, { name: "Welcome", trigger: "manual", steps: [{ delay: 1, unit: "days", content: "Day 1" }] })).body;
+    const r = (await api("/api/automation-rules", token, { name: "Tag joiners", trigger: "keyword_received", actions: { addTags: ["automated"], enrolDripId: drip.id } })).body;
     let n = 0;
     const text = (body: string) =>
       recordInbound(server!.ctx, findProviderById(server!.ctx, provider.id)!, { type: "inbound", providerMessageId: `restart-${++n}`, from: "+14155550901", to: "+14155550110", body });
@@ -336,5 +356,12 @@ describe("through a restart", () => {
     expect(rules[0].triggerCount).toBe(3);
     const row = server.ctx.db.$client.query(`SELECT tags FROM contacts WHERE user_id = ? AND phone = ?`).get(user.id, "+14155550901") as { tags: string };
     expect(JSON.parse(row.tags)).toEqual(["automated"]);
+    // The first JOIN enrolled; the others found the contact still in the drip.
+    expect(all.map((x) => x.detail).reverse()).toEqual([
+      ["Tags added: automated", "Enrolled in Welcome"],
+      ["Tags added: automated", "Not enrolled in Welcome: Already in this drip"],
+      ["Tags added: automated", "Not enrolled in Welcome: Already in this drip"],
+    ]);
+    expect(((await api(`/api/drip-campaigns/${drip.id}/enrolments`, token)).body.data as any[]).length).toBe(1);
   });
 });
