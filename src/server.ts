@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { openDatabase } from "../db/client";
 import { createApp } from "./app";
 import { onDatabaseReplaced, writeBackup } from "./backups/backups";
+import { scheduleBackups } from "./backups/schedule";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { rememberClientIp } from "./http/client-ip";
@@ -88,6 +89,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
   startAutomation(ctx);
+  scheduleBackups(ctx);
   startJobRunner(ctx);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);

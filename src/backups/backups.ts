@@ -79,7 +79,7 @@ function ensureDir(dataDir: string) {
 }
 
 /** Writes a file durably: a temporary name, fsync, then rename, so a crash never leaves half a file under the name. */
-function writeDurably(path: string, data: Uint8Array | string) {
+export function writeDurably(path: string, data: Uint8Array | string) {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, "w", 0o600);
   try {

@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { MAX_BACKUP_BYTES } from "../http/body-limit";
 import { badRequest, HttpError } from "../http/errors";
 import { ArchiveError } from "./archive";
+import { KEEP_BOUNDS, PRESETS, scheduleView, updateBackupSchedule } from "./schedule";
 import { BACKUP_ID, backupFile, createBackup, deleteBackup, importArchive, listBackups, restoreBackup } from "./backups";
 
 const idParams = t.Object({ id: t.String({ pattern: BACKUP_ID.source, error: "Not a backup id" }) });
@@ -39,6 +40,20 @@ export function backupRoutes(ctx: AppContext) {
         },
         { auth: "admin" },
       )
+      // GET /api/admin/backups/schedule
+      .get("/schedule", () => scheduleView(ctx), { auth: "admin" })
+      // PUT /api/admin/backups/schedule
+      .put("/schedule", ({ body }) => updateBackupSchedule(ctx, body), {
+        auth: "admin",
+        body: t.Object({
+          enabled: t.Boolean(),
+          preset: t.Union([...Object.keys(PRESETS), "custom"].map((p) => t.Literal(p as keyof typeof PRESETS | "custom")), {
+            error: "The schedule is daily, weekly, monthly or custom",
+          }),
+          cron: t.Optional(t.String({ maxLength: 100 })),
+          keep: t.Integer({ ...KEEP_BOUNDS, error: `Keep from ${KEEP_BOUNDS.minimum} to ${KEEP_BOUNDS.maximum} scheduled backups` }),
+        }),
+      })
       // POST /api/admin/backups/upload
       .post(
         "/upload",

@@ -5,8 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { packArchive, unpackArchive } from "../../src/backups/archive";
-import { listBackups, restoreBackup } from "../../src/backups/backups";
+import { createBackup, listBackups, restoreBackup } from "../../src/backups/backups";
+import { scheduleView, updateBackupSchedule } from "../../src/backups/schedule";
 import { loadConfig } from "../../src/config";
+import { runDueJobs } from "../../src/jobs/jobs";
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -168,6 +170,41 @@ describe("restoring", () => {
     expect((await backups()).body.data.map((b: { id: string }) => b.id)).not.toContain(made.body.id);
     expect((await backups(`/${made.body.id}`, { method: "DELETE" })).status).toBe(404);
     expect((await backups("/../../etc/download")).status).toBe(404);
+  });
+});
+
+describe("the schedule", () => {
+  test("a preset or a cron expression; each run backs up and keeps the newest N scheduled backups", async () => {
+    expect((await backups("/schedule")).body).toEqual({ enabled: false, preset: "daily", cron: "0 3 * * *", keep: 7, nextRunAt: null });
+    expect((await backups("/schedule", { method: "PUT", body: { enabled: true, preset: "custom", cron: "every day", keep: 2 } })).body).toEqual({
+      message: "Please enter a valid cron expression (5 fields: minute hour day month weekday)",
+      code: "validation",
+    });
+    expect((await backups("/schedule", { method: "PUT", body: { enabled: true, preset: "daily", keep: 0 } })).status).toBe(400);
+
+    const start = new Date(2030, 0, 1, 12, 0).getTime();
+    const realNow = t.ctx.now;
+    t.ctx.now = () => now;
+    let now = start;
+    try {
+      // Sessions expire on this clock too: past the PUT's checks, the service is called directly.
+      const set = updateBackupSchedule(t.ctx, { enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2 });
+      expect(set).toEqual({ enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2, nextRunAt: new Date(2030, 0, 2, 4, 30).getTime() });
+      const manual = createBackup(t.ctx).id;
+      for (let day = 2; day <= 4; day++) {
+        now = new Date(2030, 0, day, 4, 31).getTime();
+        await runDueJobs(t.ctx).settled;
+      }
+      const scheduled = listBackups(t.ctx.config.dataDir).filter((b) => b.reason === "scheduled");
+      expect(scheduled.map((b) => b.createdAt)).toEqual([new Date(2030, 0, 4, 4, 31).getTime(), new Date(2030, 0, 3, 4, 31).getTime()]);
+      expect(scheduled.every((b) => b.status === "good")).toBe(true);
+      // Retention deletes only scheduled backups.
+      expect(listBackups(t.ctx.config.dataDir).map((b) => b.id)).toContain(manual);
+      expect(scheduleView(t.ctx).nextRunAt).toBe(new Date(2030, 0, 5, 4, 30).getTime());
+    } finally {
+      t.ctx.now = realNow;
+      await backups("/schedule", { method: "PUT", body: { enabled: false, preset: "weekly", keep: 7 } });
+    }
   });
 });
 
