@@ -237,6 +237,51 @@ describe("the webhooks API", () => {
 });
 
 describe("delivery through failures and a restart", () => {
+  test("Retry-After is honoured; an endpoint failing for 5 days is disabled and its owner told, its payloads kept", async () => {
+    const receiver = startReceiver();
+    receiver.answerWith(() => new Response("busy", { status: 503, headers: { "retry-after": "3600" } }));
+    const T0 = Date.parse("2026-07-01T12:00:00Z");
+    let now = T0;
+    const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhooks-"));
+    const ctx = await openAppContext(loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []), () => {});
+    const mails: { to: string; subject: string; text: string }[] = [];
+    ctx.mailer.close();
+    ctx.mailer = { send: async (m) => void mails.push(m), close: () => {} };
+    ctx.now = () => now;
+    startOutboundWebhooks(ctx);
+    const user = await createOrPromoteAdmin(ctx, "shop@example.com", "owner-secret-123");
+    setAllowPrivateNetworks(ctx, true);
+    const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
+    const run = async () => {
+      await runDueJobs(ctx).settled;
+      await runDueJobs(ctx).settled;
+    };
+    const nextAttempt = () => (ctx.db.$client.query(`SELECT next_attempt_at FROM jobs WHERE kind = 'webhooks.deliver'`).get() as { next_attempt_at: number }).next_attempt_at;
+
+    ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
+    await run();
+    // The schedule says 5 s; the receiver asked for an hour.
+    expect(nextAttempt() - now).toBe(3600_000);
+    // Jump through every attempt: the delivery ends failed, its payload kept.
+    for (let i = 0; i < 8; i++) {
+      now = Math.max(now, nextAttempt());
+      await run();
+    }
+    const row = () => ctx.db.$client.query(`SELECT status, attempts, payload FROM webhook_deliveries`).all() as { status: string; attempts: number; payload: string }[];
+    expect(row().map((r) => [r.status, r.attempts, JSON.parse(r.payload).data])).toEqual([["failed", 8, { contactId: "c1" }]]);
+    expect(mails).toEqual([]);
+
+    // Five days after the first failure, the next failure disables the endpoint and emails the owner.
+    now = T0 + 5 * 24 * 3600_000;
+    ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c2" } }))();
+    await run();
+    const endpoint = ctx.db.$client.query(`SELECT active, disabled_reason FROM webhook_endpoints WHERE id = ?`).get(ep.id);
+    expect(endpoint).toEqual({ active: 0, disabled_reason: "every delivery failed for 5 days" });
+    expect(mails.map((m) => [m.to, m.subject])).toEqual([["shop@example.com", 'Your webhook "crm" was disabled']]);
+    ctx.db.$client.close();
+    receiver.stop();
+  });
+
   test("a receiver failing for ten minutes then answering: every event arrives, each webhook-id once, none lost", async () => {
     const receiver = startReceiver();
     const T0 = Date.parse("2026-06-01T12:00:00Z");

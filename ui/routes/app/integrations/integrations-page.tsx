@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { TabPanel, Tabs } from "../../../components/tabs";
-import { Button, Card } from "../../../components/ui";
+import { Button } from "../../../components/ui";
 import { toast } from "../../../lib/toast";
+import { ApiKeysSection } from "./api-keys-section";
 import { CARDS, CATEGORIES, type Category, type IntegrationCard } from "./cards";
 import { WebhooksSection } from "./webhooks-section";
 
@@ -43,21 +44,6 @@ function Integration({ card }: { card: IntegrationCard }) {
   );
 }
 
-/**
- * The API keys list and its dialog are built in ./api-keys-section.tsx by the API keys work; until it lands this
- * says so rather than showing a made-up list.
- */
-function ApiKeysPending() {
-  return (
-    <Card className="p-5">
-      <h2 className="text-lg font-semibold">API Keys</h2>
-      <p className="text-sm text-slate-600" data-testid="api-keys-pending">
-        Creating API keys from this screen is not in this build yet. The integrations above that call the API need one.
-      </p>
-    </Card>
-  );
-}
-
 export function IntegrationsPage() {
   const [category, setCategory] = useState<Category>("all");
   const cards = category === "all" ? CARDS : CARDS.filter((c) => c.category === category);
@@ -73,7 +59,7 @@ export function IntegrationsPage() {
           <Integration key={c.name} card={c} />
         ))}
       </TabPanel>
-      <ApiKeysPending />
+      <ApiKeysSection />
       <WebhooksSection />
     </div>
   );
