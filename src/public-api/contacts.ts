@@ -18,6 +18,18 @@ export function decodeCursor(cursor: string | undefined): string | null {
   throw badRequest("Invalid cursor: pass back the nextCursor of a previous page");
 }
 
+/**
+ * A cursor page of a list the owning domain answers whole (an account's segments or keywords: tens, not
+ * thousands), in the list's own order; a cursor naming an item that is gone since is a 400.
+ */
+export function pageOfList<T extends { id: string }>(items: T[], cursor: string | undefined, limit: number) {
+  const after = decodeCursor(cursor);
+  const start = after === null ? 0 : items.findIndex((x) => x.id === after) + 1;
+  if (start === 0 && after !== null) throw badRequest("Invalid cursor: the item it points after no longer exists; start again without a cursor");
+  const page = items.slice(start, start + limit);
+  return { data: page, nextCursor: start + limit < items.length ? encodeCursor(page.at(-1)!.id) : null };
+}
+
 export function contactPage(ctx: AppContext, userId: string, cursor: string | undefined, limit: number) {
   const rows = contactsAfter(ctx, userId, decodeCursor(cursor), limit + 1);
   const page = rows.slice(0, limit);

@@ -3,8 +3,11 @@ import type { AppContext } from "../context";
 import { KEY_REUSED, sendChat } from "../conversations/conversations";
 import { getContact, contactView } from "../contacts/contacts";
 import { HttpError } from "../http/errors";
-import { getMessage, messageView } from "../messages/messages";
-import { addOptOut, contactPage, createApiContact, deleteApiContact, updateApiContact, upsertApiContact } from "./contacts";
+import { getMessage, messageView, recipientPhone } from "../messages/messages";
+import { recordPurchase } from "../automation/runner";
+import { listKeywords } from "../keywords/keywords";
+import { listSegments } from "../segments/segments";
+import { addOptOut, contactPage, createApiContact, deleteApiContact, pageOfList, updateApiContact, upsertApiContact } from "./contacts";
 import { apiKeyGuard } from "./guard";
 
 const MAX_LIMIT = 100;
@@ -115,6 +118,38 @@ export function publicApiRoutes(ctx: AppContext) {
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
         }),
         detail: { summary: "Send one SMS through the outbox; send an Idempotency-Key so a retry never sends twice" },
+      },
+    )
+    // GET /api/v1/segments
+    .get("/segments", ({ caller, query }) => pageOfList(listSegments(ctx, caller.userId), query.cursor, query.limit ?? 50), {
+      apiScope: "segments:read",
+      query: pageQuery,
+      detail: { summary: "List segments with their stored contact counts" },
+    })
+    // GET /api/v1/keywords
+    .get("/keywords", ({ caller, query }) => pageOfList(listKeywords(ctx, caller.userId).data, query.cursor, query.limit ?? 50), {
+      apiScope: "keywords:read",
+      query: pageQuery,
+      detail: { summary: "List text-to-join keywords with their opt-ins" },
+    })
+    // POST /api/v1/events
+    .post(
+      "/events",
+      ({ caller, body, set }) => {
+        set.status = 201;
+        const phone = body.phone === undefined ? undefined : recipientPhone(ctx, caller.userId, body.phone);
+        return recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, data: body.data });
+      },
+      {
+        apiScope: "events:write",
+        body: t.Object({
+          type: t.Literal("purchase", { error: "The only event type is purchase" }),
+          contactId: t.Optional(t.String({ maxLength: 64, error: "contactId is at most 64 characters" })),
+          phone: t.Optional(phone),
+          // Any JSON value, checked by the automation domain (at most 50 short fields).
+          data: t.Optional(t.Any()),
+        }),
+        detail: { summary: "Report a custom event (purchase) for a contact, by id or phone: automation rules trigger on it" },
       },
     )
     // GET /api/v1/messages/:id

@@ -24,7 +24,7 @@ afterAll(async () => {
   await twilio?.stop();
 });
 
-const ALL = ["contacts:read", "contacts:write", "messages:send", "messages:read"];
+const ALL = ["contacts:read", "contacts:write", "messages:send", "messages:read", "segments:read", "keywords:read", "events:write"];
 
 /** A Professional account sending through the Twilio fake, and an API key of it. */
 async function keyed(permissions = ALL): Promise<{ acc: Account; key: string }> {
@@ -152,6 +152,30 @@ describe("POST /api/v1/messages with an Idempotency-Key", () => {
   });
 });
 
+describe("segments, keywords and custom events", () => {
+  test("lists page by cursor; a purchase event lands in the event log for automation", async () => {
+    const { acc, key } = await keyed();
+    for (const name of ["VIP", "Lapsed", "New"]) {
+      expect((await t.api("/api/segments", { method: "POST", token: acc.token, body: { name, conditions: { tags: { contains: "x" } } } })).status).toBe(201);
+    }
+    const first = await call(key, "/api/v1/segments?limit=2");
+    expect(first.body.data.map((s: any) => s.name)).toEqual(["VIP", "Lapsed"]);
+    const rest = await call(key, `/api/v1/segments?limit=2&cursor=${first.body.nextCursor}`);
+    expect(rest.body).toMatchObject({ data: [{ name: "New" }], nextCursor: null });
+    expect((await call(key, "/api/v1/keywords")).body).toEqual({ data: [], nextCursor: null });
+
+    const contact = (await call(key, "/api/v1/contacts", "POST", { phone: "+14155558001" })).body;
+    const event = await call(key, "/api/v1/events", "POST", { type: "purchase", phone: "(415) 555-8001", data: { amount: 42.5, sku: "TEE-1" } });
+    expect(event.status).toBe(201);
+    expect(event.body.contactId).toBe(contact.id);
+    const row = t.ctx.db.$client.query(`SELECT type, subject_id, payload FROM events WHERE id = ?`).get(event.body.eventId) as any;
+    expect(row).toEqual({ type: "contact.purchased", subject_id: contact.id, payload: JSON.stringify({ data: { amount: 42.5, sku: "TEE-1" } }) });
+    const unknown = await call(key, "/api/v1/events", "POST", { type: "purchase", phone: "+14155558999" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toBe("Contact not found");
+  });
+});
+
 describe("rate limits", () => {
   test("every answer carries RateLimit-Policy and RateLimit; past the quota, 429 with Retry-After", async () => {
     const { key } = await keyed(["contacts:read"]);
@@ -190,7 +214,7 @@ describe("OpenAPI", () => {
     const registered = createApp(t.ctx)
       .routes.filter((r) => r.path.startsWith("/api/v1/"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-    expect(registered.length).toBe(9);
+    expect(registered.length).toBe(12);
     expect(documented.sort()).toEqual([...new Set(registered)].sort());
     expect(doc.body.paths["/api/v1/messages"].post.requestBody.content["application/json"].schema.required).toEqual(["phone", "content"]);
 
@@ -205,10 +229,15 @@ describe("OpenAPI", () => {
     const { key } = await keyed();
     const doc = (await t.api("/api/openapi.json", { origin: false })).body;
     let n = 0;
-    /** An example value for a schema: a fresh phone for 'phone', text for 'content', the type's plain value else. */
+    const phones: string[] = [];
+    /** An example value for a schema: a fresh phone for 'phone', text for 'content', the const, the type's plain value else. */
     const example = (name: string, s: any): unknown =>
-      name === "phone" ? `+1415555${String(7000 + ++n)}` : name === "content" ? "Hello from the generated client" : s.type === "array" ? [] : s.type === "object" ? {} : s.type === "integer" ? 1 : "x";
-    const bodyFor = (s: any) => Object.fromEntries((s.required ?? []).map((p: string) => [p, example(p, s.properties[p])]));
+      name === "phone" ? (phones.push(`+1415555${String(7000 + ++n)}`), phones.at(-1)) : name === "content" ? "Hello from the generated client" : s.const ?? (s.type === "array" ? [] : s.type === "object" ? {} : s.type === "integer" ? 1 : "x");
+    // The required fields; an optional phone names the first contact the client made (who an event is about).
+    const bodyFor = (s: any) => ({
+      ...(s.properties.phone && !(s.required ?? []).includes("phone") && phones.length ? { phone: phones[0] } : {}),
+      ...Object.fromEntries((s.required ?? []).map((p: string) => [p, example(p, s.properties[p])])),
+    });
     const ops = Object.entries(doc.paths).flatMap(([path, o]: [string, any]) => Object.entries(o).map(([method, op]) => ({ path, method, op: op as any })));
     // Creations first (they give the ids), then reads and changes, deletions last.
     const rank = (o: (typeof ops)[number]) => (o.method === "delete" ? 3 : o.path.includes("{") ? 2 : o.method === "post" ? 0 : 1);
@@ -223,6 +252,6 @@ describe("OpenAPI", () => {
       statuses.push(`${o.method.toUpperCase()} ${o.path} ${r.status}`);
     }
     expect(statuses.filter((s) => !/ 20[0-4]$/.test(s))).toEqual([]);
-    expect(statuses).toHaveLength(9);
+    expect(statuses).toHaveLength(12);
   });
 });
