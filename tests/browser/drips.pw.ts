@@ -1,0 +1,71 @@
+// Drip campaigns (issue 15): the Welcome Series built from the sample on /automation, a contact enrolled from
+// /contact-lists with "Add to drip", step 1 delivered through the simulator and step 2 scheduled, as the
+// enrolment's history shows.
+import { expect, test, type Page } from "@playwright/test";
+import { Appliance } from "./harness";
+
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start();
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+async function apiAs(page: Page) {
+  const token = await page.evaluate(() => localStorage.getItem("auth_token"));
+  expect(token).toBeTruthy();
+  return async <T>(path: string, body?: unknown, method = body === undefined ? "GET" : "POST"): Promise<T> => {
+    const r = await fetch(`${app.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(r.status, `${path}: ${await r.clone().text()}`).toBeLessThan(300);
+    return (await r.json()) as T;
+  };
+}
+
+test("the Welcome Series from its sample: a contact enrolled gets step 1 delivered and step 2 scheduled", async ({ page }) => {
+  await app.signUp(page, { email: `drips${Date.now()}@example.com` });
+  const call = await apiAs(page);
+  await call("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await call<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
+  await call("/api/contacts", { firstName: "Grace", lastName: "Hopper", phone: "+14155550123" });
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Automation" }).click();
+  await expect(page.getByRole("heading", { name: "Automation" })).toBeVisible();
+  await page.getByRole("tab", { name: "Drip Campaigns" }).click();
+  await page.getByRole("button", { name: "Start from Welcome Series" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Drip Campaign" });
+  await expect(dialog.getByLabel("Name", { exact: true })).toHaveValue("Welcome Series");
+  await expect(dialog.getByTestId("drip-step")).toHaveCount(4);
+  await expect(dialog.getByLabel("Step 2 delay", { exact: true })).toHaveValue("1");
+  await dialog.getByRole("button", { name: "Create Drip Campaign" }).click();
+  await expect(dialog).toBeHidden();
+  const card = page.getByTestId("drip-card").filter({ hasText: "Welcome Series" });
+  await expect(card).toContainText("Contact opts in · 4 steps: day 0, day 1 10:00, day 3 10:00, day 7 10:00");
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Customer Lists" }).click();
+  await page.getByLabel("Select Grace Hopper").check();
+  await page.getByRole("toolbar", { name: "Bulk actions" }).getByRole("button", { name: "Add to drip" }).click();
+  const picker = page.getByRole("dialog", { name: "Add to drip" });
+  await picker.getByLabel("Drip campaign").selectOption({ label: "Welcome Series" });
+  await picker.getByRole("button", { name: "Enrol 1 contact" }).click();
+  await expect(page.getByText("1 contact(s) enrolled.")).toBeVisible();
+
+  // The job runner runs step 1 within seconds; the simulator delivers it.
+  await expect
+    .poll(async () => (await call<{ data: { phone: string; content: string; status: string }[] }>("/api/messages")).data.map((m) => [m.phone, m.status]), { timeout: 20_000 })
+    .toEqual([["+14155550123", "delivered"]]);
+
+  await page.goto(`${app.url}/automation?tab=drips`);
+  await card.getByRole("button", { name: "Enrolments" }).click();
+  const enrolment = card.getByTestId("enrolment");
+  await expect(enrolment).toContainText("Grace Hopper");
+  await expect(enrolment.getByTestId("enrolment-history")).toHaveCount(1);
+  await expect(enrolment.getByTestId("enrolment-history")).toContainText("Step 1 sent");
+  await expect(enrolment.getByTestId("enrolment-next")).toContainText("Step 2 scheduled for");
+  await expect(card.getByTestId("drip-counts")).toHaveText("1 waiting · 0 completed · 0 exited");
+});

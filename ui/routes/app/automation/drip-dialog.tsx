@@ -1,0 +1,177 @@
+import { useState, type FormEvent } from "react";
+import * as dripsApi from "../../../api/drips";
+import type { Drip, DripInput, DripStep } from "../../../api/drips";
+import { Alert, Button, Field, Input, Modal, Select } from "../../../components/ui";
+import { ApiError, errorMessage } from "../../../lib/api";
+
+export const TRIGGER_LABELS: Record<string, string> = {
+  opt_in: "Contact opts in",
+  keyword_received: "Keyword received",
+  purchase: "Purchase",
+  birthday: "Birthday",
+  inactive: "Inactive contact",
+  manual: "Manual enrolment",
+};
+
+const HOURS = Array.from({ length: 24 }, (_, h) => h);
+const hourLabel = (h: number) => `${String(h).padStart(2, "0")}:00`;
+
+/** Create Drip Campaign / Edit: the name, the trigger, the ordered steps and the exit, re-entry and lateness rules. */
+export function DripDialog({ initial, drip, onClose, onSaved }: { initial: DripInput; drip: Drip | null; onClose: () => void; onSaved: () => void }) {
+  const [form, setForm] = useState<DripInput>(initial);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  // Contacts part-way through the drip when a change of steps was refused: the user decides for them.
+  const [waiting, setWaiting] = useState<number | null>(null);
+  const set = <K extends keyof DripInput>(k: K, v: DripInput[K]) => setForm((f) => ({ ...f, [k]: v }));
+  const setStep = (i: number, patch: Partial<DripStep>) => set("steps", form.steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
+
+  const save = async (applyToWaiting?: boolean) => {
+    setBusy(true);
+    setError(null);
+    setWaiting(null);
+    try {
+      if (drip) await dripsApi.saveDrip(drip.id, { ...form, applyToWaiting });
+      else await dripsApi.createDrip(form);
+      onSaved();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && typeof err.body.waiting === "number") setWaiting(err.body.waiting);
+      else setError(errorMessage(err, "Could not save the drip campaign"));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save();
+  };
+
+  return (
+    <Modal open onClose={onClose} title={drip ? "Edit Drip Campaign" : "Create Drip Campaign"}>
+      <form onSubmit={submit} className="space-y-4">
+        {error && <Alert>{error}</Alert>}
+        <Field label="Name" htmlFor="drip-name">
+          <Input id="drip-name" value={form.name} maxLength={100} onChange={(e) => set("name", e.target.value)} required />
+        </Field>
+        <Field label="Trigger" htmlFor="drip-trigger">
+          <Select id="drip-trigger" value={form.trigger} onChange={(e) => set("trigger", e.target.value)}>
+            {Object.entries(TRIGGER_LABELS).map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <ol className="space-y-3">
+          {form.steps.map((s, i) => (
+            <li key={i} className="rounded-lg border border-slate-200 p-3" data-testid="drip-step">
+              <div className="flex items-center justify-between">
+                <span className="text-sm font-medium">Step {i + 1}</span>
+                {form.steps.length > 1 && (
+                  <button type="button" className="text-xs text-red-700 hover:underline" onClick={() => set("steps", form.steps.filter((_, j) => j !== i))}>
+                    Remove step {i + 1}
+                  </button>
+                )}
+              </div>
+              <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+                <Input
+                  type="number"
+                  min={0}
+                  max={365}
+                  className="!w-20"
+                  aria-label={`Step ${i + 1} delay`}
+                  value={s.delay}
+                  onChange={(e) => setStep(i, { delay: Math.max(0, Math.min(365, Number(e.target.value) || 0)) })}
+                />
+                <Select className="!w-28" aria-label={`Step ${i + 1} delay unit`} value={s.unit} onChange={(e) => setStep(i, { unit: e.target.value as DripStep["unit"] })}>
+                  <option value="minutes">minutes</option>
+                  <option value="hours">hours</option>
+                  <option value="days">days</option>
+                </Select>
+                <span>{i === 0 ? "after enrolment" : "after the previous step"}, at</span>
+                <Select
+                  className="!w-36"
+                  aria-label={`Step ${i + 1} send at`}
+                  value={s.sendAtHour ?? ""}
+                  onChange={(e) => setStep(i, { sendAtHour: e.target.value === "" ? null : Number(e.target.value) })}
+                >
+                  <option value="">any time</option>
+                  {HOURS.map((h) => (
+                    <option key={h} value={h}>
+                      {hourLabel(h)} their time
+                    </option>
+                  ))}
+                </Select>
+              </div>
+              <textarea
+                aria-label={`Step ${i + 1} message`}
+                className="mt-2 w-full rounded-lg border border-slate-300 p-2 text-sm"
+                rows={3}
+                maxLength={1600}
+                value={s.content}
+                onChange={(e) => setStep(i, { content: e.target.value })}
+              />
+            </li>
+          ))}
+        </ol>
+        <Button
+          variant="secondary"
+          disabled={form.steps.length >= 20}
+          onClick={() => set("steps", [...form.steps, { delay: 1, unit: "days", sendAtHour: null, content: "" }])}
+        >
+          Add step
+        </Button>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={form.exitOnReply} onChange={(e) => set("exitOnReply", e.target.checked)} />
+          Stop when the contact replies (an opt-out always stops it)
+        </label>
+        <Field label="Goal tag" htmlFor="drip-goal" hint="A contact who gets this tag leaves the drip before the next step.">
+          <Input id="drip-goal" value={form.goalTag ?? ""} maxLength={50} onChange={(e) => set("goalTag", e.target.value || null)} />
+        </Field>
+        <Field label="Re-entry" htmlFor="drip-reentry">
+          <Select
+            id="drip-reentry"
+            value={form.reentryDays === null ? "" : String(form.reentryDays)}
+            onChange={(e) => set("reentryDays", e.target.value === "" ? null : Number(e.target.value))}
+          >
+            <option value="">Never: a contact goes through once</option>
+            {[7, 30, 90, 365].map((d) => (
+              <option key={d} value={d}>
+                Again after {d} days
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <Field label="A step more than an hour late (the server was down)" htmlFor="drip-late">
+          <Select id="drip-late" value={form.latePolicy} onChange={(e) => set("latePolicy", e.target.value as DripInput["latePolicy"])}>
+            <option value="skip">is skipped and logged</option>
+            <option value="send">is sent late</option>
+          </Select>
+        </Field>
+        <div className="flex justify-end gap-2">
+          <Button variant="ghost" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={busy}>
+            {drip ? "Save" : "Create Drip Campaign"}
+          </Button>
+        </div>
+      </form>
+      <Modal open={waiting !== null} onClose={() => setWaiting(null)} title="Contacts are waiting in this drip">
+        <p className="text-sm text-slate-700">
+          {waiting} contact(s) are part-way through this drip. Apply the new steps to them (their next step is rescheduled), or keep them
+          on the steps they started with?
+        </p>
+        <div className="mt-4 flex flex-wrap justify-end gap-2">
+          <Button variant="ghost" onClick={() => setWaiting(null)}>
+            Cancel
+          </Button>
+          <Button variant="secondary" onClick={() => void save(false)}>
+            Keep their steps
+          </Button>
+          <Button onClick={() => void save(true)}>Apply to them</Button>
+        </div>
+      </Modal>
+    </Modal>
+  );
+}
