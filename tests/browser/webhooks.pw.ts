@@ -21,23 +21,29 @@ test.beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
-  // The receiver is on 127.0.0.1: an administrator allows private networks first.
-  const headers = { "content-type": "application/json", origin: app.url };
-  const login = await fetch(`${app.url}/api/admin/auth/login`, { method: "POST", headers, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) });
-  const { token } = (await login.json()) as { token: string };
-  const allowed = await fetch(`${app.url}/api/admin/settings/private-networks`, {
-    method: "PUT",
-    headers: { ...headers, authorization: `Bearer ${token}` },
-    body: JSON.stringify({ allowPrivateNetworks: true }),
-  });
-  expect(allowed.status).toBe(200);
 });
 test.afterAll(async () => {
   receiver.close();
   await app.stop();
 });
 
-test("add a webhook on /integrations, send a test event, see it in the delivery log", async ({ page }) => {
+test("add a webhook on /integrations, send a test event, see it in the delivery log", async ({ page, browser }) => {
+  // The receiver is on 127.0.0.1: an administrator allows private networks in Admin > Settings first.
+  const adminPage = await (await browser.newContext()).newPage();
+  await adminPage.goto(`${app.url}/admin`);
+  await adminPage.getByLabel("Email").fill(ADMIN_EMAIL);
+  await adminPage.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
+  await adminPage.getByRole("button", { name: "Sign In" }).click();
+  await expect(adminPage.getByRole("heading", { name: "Admin Panel" })).toBeVisible();
+  await adminPage.getByRole("tab", { name: "Settings" }).click();
+  const allow = adminPage.getByRole("checkbox", { name: /Allow webhooks to private networks/ });
+  await expect(allow).not.toBeChecked();
+  // The box shows the server's value: it turns checked once the setting is saved.
+  await allow.click();
+  await expect(adminPage.getByTestId("toast").filter({ hasText: "Private networks allowed" })).toBeVisible();
+  await expect(allow).toBeChecked();
+  await adminPage.close();
+
   await app.signUp(page, { email: `webhooks${Date.now()}@example.com` });
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Integrations" }).click();
   await expect(page.getByRole("heading", { name: "Integrations", exact: true })).toBeVisible();

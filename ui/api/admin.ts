@@ -67,3 +67,9 @@ export const markContactMessage = (id: string, handled: boolean) =>
   api(`/api/admin/contact-messages/${id}/handled`, { body: { handled } });
 
 export const useHealth = (refreshMs: number) => useApi<Ok<Admin["health"]["get"]>>("/api/admin/health", { refreshMs });
+
+/** Whether user webhooks may call private, loopback and link-local addresses (installation-wide). */
+export const usePrivateNetworks = () => useApi<Ok<Admin["settings"]["private-networks"]["get"]>>("/api/admin/settings/private-networks");
+
+export const setPrivateNetworks = (allowPrivateNetworks: boolean) =>
+  api<Ok<Admin["settings"]["private-networks"]["put"]>>("/api/admin/settings/private-networks", { method: "PUT", body: { allowPrivateNetworks } });

@@ -8,6 +8,7 @@ import { ErrorReportsTab } from "./error-reports-tab";
 import { HealthTab } from "./health-tab";
 import { LicenseCodesTab } from "./license-codes-tab";
 import { PlansTab } from "./plans-tab";
+import { SettingsTab } from "./settings-tab";
 import { UsersTab } from "./users-tab";
 
 const TABS = [
@@ -17,6 +18,7 @@ const TABS = [
   { value: "error-reports", label: "Error Reports" },
   { value: "contact-messages", label: "Contact Messages" },
   { value: "health", label: "Health" },
+  { value: "settings", label: "Settings" },
 ] as const satisfies readonly TabItem<string>[];
 type Tab = (typeof TABS)[number]["value"];
 
@@ -27,6 +29,7 @@ const PANELS: Record<Tab, () => React.JSX.Element> = {
   "error-reports": ErrorReportsTab,
   "contact-messages": ContactMessagesTab,
   health: HealthTab,
+  settings: SettingsTab,
 };
 
 /** The tab named in the address (#health), so a reload or a shared link opens the same one. */
