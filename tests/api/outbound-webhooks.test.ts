@@ -11,7 +11,7 @@ import type { AppContext } from "../../src/context";
 import { appendEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { refusedAddress } from "../../src/outbound-webhooks/ssrf";
-import { createEndpoint, startOutboundWebhooks } from "../../src/outbound-webhooks/webhooks";
+import { createEndpoint, redeliverRange, startOutboundWebhooks, updateEndpoint } from "../../src/outbound-webhooks/webhooks";
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
@@ -219,6 +219,16 @@ describe("the webhooks API", () => {
     const mail = await t.waitForEmail(a.email, 5000, { match: /gone/ });
     expect(mail.subject).toBe(`Your webhook "gone" was disabled`);
     receiver.answerWith(() => new Response("ok"));
+
+    // Nothing is lost: enabled again, the failed delivery is sent again with its webhook-id, one or by time range.
+    const refused = await t.api(`/api/webhooks/${gone.id}/deliveries/${g.id}/redeliver`, { method: "POST", token: a.token });
+    expect([refused.status, refused.body.message]).toEqual([400, "The webhook is disabled: enable it before sending deliveries again"]);
+    expect((await t.api(`/api/webhooks/${gone.id}`, { method: "PUT", token: a.token, body: { active: true } })).body).toMatchObject({ active: true, disabledReason: null });
+    await t.api(`/api/webhooks/${gone.id}/deliveries/${g.id}/redeliver`, { method: "POST", token: a.token });
+    expect(await deliveryOf(gone.id, g.id)).toMatchObject({ status: "succeeded", attempts: 1, responseStatus: 200 });
+    expect(receiver.received.filter((r) => r.id === g.id).map((r) => r.answered)).toEqual([410, 200]);
+    const range = await t.api(`/api/webhooks/${gone.id}/redeliver`, { token: a.token, body: { from: 0, to: Date.now() + 60_000 } });
+    expect(range.body).toEqual({ queued: 0 });
   });
 
   test("the user's webhook API is CSRF-protected, unlike the provider webhooks under the same prefix", async () => {
@@ -278,6 +288,15 @@ describe("delivery through failures and a restart", () => {
     const endpoint = ctx.db.$client.query(`SELECT active, disabled_reason FROM webhook_endpoints WHERE id = ?`).get(ep.id);
     expect(endpoint).toEqual({ active: 0, disabled_reason: "every delivery failed for 5 days" });
     expect(mails.map((m) => [m.to, m.subject])).toEqual([["shop@example.com", 'Your webhook "crm" was disabled']]);
+
+    // Enabled again, the pending retry goes out and the exhausted delivery is sent again by time range.
+    receiver.answerWith(() => new Response("ok"));
+    await updateEndpoint(ctx, user.id, ep.id, { active: true });
+    now += 24 * 3600_000;
+    await run();
+    expect(redeliverRange(ctx, user.id, ep.id, T0, now)).toEqual({ queued: 1 });
+    await run();
+    expect(row().map((r) => [r.status, JSON.parse(r.payload).data.contactId]).sort()).toEqual([["succeeded", "c1"], ["succeeded", "c2"]]);
     ctx.db.$client.close();
     receiver.stop();
   });
