@@ -348,10 +348,49 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 export type ChatSend = { phone: string; content: string; fromNumber?: string | null };
 
 /**
+ * Runs `run` once per account and Idempotency-Key for 24 h (POST /api/messages, and every POST of /api/v1 through
+ * src/public-api): its answer is stored with its change, in one transaction; the same key again answers the stored
+ * status and body without running (`replayed`); the same key with another request is refused (KEY_REUSED). A run
+ * that throws stores nothing, so fixing the cause and retrying works.
+ */
+export function onceByKey<T>(
+  ctx: AppContext,
+  userId: string,
+  key: string,
+  request: unknown,
+  run: () => { status: number; body: T },
+): { status: number; body: T; replayed: boolean } {
+  if (!key.trim()) throw badRequest("Idempotency-Key must not be blank");
+  const hash = createHash("sha256").update(JSON.stringify(request)).digest("hex");
+  const db = ctx.db.$client;
+  return db.transaction(() => {
+    const now = ctx.now();
+    db.query(`DELETE FROM idempotency_keys WHERE created_at <= ?`).run(now - IDEMPOTENCY_TTL_MS);
+    const prior = db.query(`SELECT request_hash, status, response FROM idempotency_keys WHERE user_id = ? AND key = ?`).get(userId, key) as {
+      request_hash: string;
+      status: number;
+      response: string;
+    } | null;
+    if (prior) {
+      if (prior.request_hash !== hash) throw conflict(KEY_REUSED);
+      return { status: prior.status, body: JSON.parse(prior.response) as T, replayed: true };
+    }
+    const answer = run();
+    db.query(`INSERT INTO idempotency_keys (user_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+      userId,
+      key,
+      hash,
+      answer.status,
+      JSON.stringify(answer.body),
+      now,
+    );
+    return { ...answer, replayed: false };
+  })();
+}
+
+/**
  * Sends a chat message through the outbox (consent, plan and sender checks of enqueueSingle), from the sticky
- * sender unless `fromNumber` names one. With an Idempotency-Key the answer is stored with the message, in one
- * transaction, for 24 h: the same key again answers the same without sending (`replayed`); the same key with a
- * different message is refused. A refused send stores nothing, so fixing the cause and retrying works.
+ * sender unless `fromNumber` names one. With an Idempotency-Key it runs once per key (onceByKey).
  */
 export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?: string): { body: SentChatMessage; replayed: boolean } {
   const send = (): SentChatMessage => {
@@ -363,30 +402,6 @@ export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?:
     return { ...threadMessage(row!, conversationId), notice };
   };
   if (key === undefined) return { body: send(), replayed: false };
-  if (!key.trim()) throw badRequest("Idempotency-Key must not be blank");
-  const hash = createHash("sha256")
-    .update(JSON.stringify([input.phone.trim(), input.content, input.fromNumber ?? null]))
-    .digest("hex");
-  const db = ctx.db.$client;
-  return db.transaction(() => {
-    const now = ctx.now();
-    db.query(`DELETE FROM idempotency_keys WHERE created_at <= ?`).run(now - IDEMPOTENCY_TTL_MS);
-    const prior = db.query(`SELECT request_hash, response FROM idempotency_keys WHERE user_id = ? AND key = ?`).get(userId, key) as {
-      request_hash: string;
-      response: string;
-    } | null;
-    if (prior) {
-      if (prior.request_hash !== hash) throw conflict(KEY_REUSED);
-      return { body: JSON.parse(prior.response) as SentChatMessage, replayed: true };
-    }
-    const body = send();
-    db.query(`INSERT INTO idempotency_keys (user_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, 202, ?, ?)`).run(
-      userId,
-      key,
-      hash,
-      JSON.stringify(body),
-      now,
-    );
-    return { body, replayed: false };
-  })();
+  const { body, replayed } = onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null], () => ({ status: 202, body: send() }));
+  return { body, replayed };
 }

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { KEY_REUSED, sendChat } from "../conversations/conversations";
+import { KEY_REUSED, onceByKey, sendChat } from "../conversations/conversations";
 import { getContact, contactView } from "../contacts/contacts";
 import { HttpError } from "../http/errors";
 import { getMessage, messageView, recipientPhone } from "../messages/messages";
@@ -8,6 +8,7 @@ import { recordPurchase } from "../automation/runner";
 import { listKeywords } from "../keywords/keywords";
 import { listSegments } from "../segments/segments";
 import { addOptOut, contactPage, createApiContact, deleteApiContact, pageOfList, updateApiContact, upsertApiContact } from "./contacts";
+import type { ApiCaller } from "../api-keys/keys";
 import { apiKeyGuard } from "./guard";
 
 const MAX_LIMIT = 100;
@@ -33,6 +34,33 @@ const idempotencyHeaders = t.Object({
   "idempotency-key": t.Optional(t.String({ minLength: 1, maxLength: 200, error: "Idempotency-Key must be 1 to 200 characters" })),
 });
 
+/**
+ * A POST of /api/v1 run once per API key and Idempotency-Key (24 h, the request's path and body hashed): a replay
+ * answers the first status and body with `Idempotent-Replayed: true`; the key with another request is a 422, as
+ * the IETF Idempotency-Key draft answers it. Without the header the call simply runs.
+ */
+function idempotent<T>(
+  ctx: AppContext,
+  caller: ApiCaller,
+  key: string | undefined,
+  request: { path: string; body: unknown },
+  set: { status?: number | string; headers: Record<string, unknown> },
+  run: () => { status: number; body: T },
+): T {
+  try {
+    // Keys are kept per API key: two integrations of one account never answer each other's calls.
+    const answer = key === undefined ? { ...run(), replayed: false } : onceByKey(ctx, caller.userId, `api:${caller.keyId}:${key}`, request, run);
+    set.status = answer.status;
+    if (answer.replayed) set.headers["idempotent-replayed"] = "true";
+    return answer.body;
+  } catch (e) {
+    if (e instanceof HttpError && e.message === KEY_REUSED) {
+      throw new HttpError(422, "This Idempotency-Key was already used for a different request. Use a new key for a new request.");
+    }
+    throw e;
+  }
+}
+
 export function publicApiRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/v1" })
     .use(apiKeyGuard(ctx))
@@ -45,21 +73,29 @@ export function publicApiRoutes(ctx: AppContext) {
     // POST /api/v1/contacts
     .post(
       "/contacts",
-      ({ caller, body, set }) => {
-        set.status = 201;
-        return createApiContact(ctx, caller.userId, body);
+      ({ caller, body, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/contacts", body }, set, () => ({ status: 201, body: createApiContact(ctx, caller.userId, body) })),
+      {
+        apiScope: "contacts:write",
+        headers: idempotencyHeaders,
+        body: t.Object({ phone, ...contactFields }),
+        detail: { summary: "Create a contact (subscribed)" },
       },
-      { apiScope: "contacts:write", body: t.Object({ phone, ...contactFields }), detail: { summary: "Create a contact (subscribed)" } },
     )
     // POST /api/v1/contacts/upsert
     .post(
       "/contacts/upsert",
-      ({ caller, body, set }) => {
-        const { contact, created } = upsertApiContact(ctx, caller.userId, body);
-        set.status = created ? 201 : 200;
-        return contact;
+      ({ caller, body, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/contacts/upsert", body }, set, () => {
+          const { contact, created } = upsertApiContact(ctx, caller.userId, body);
+          return { status: created ? 201 : 200, body: contact };
+        }),
+      {
+        apiScope: "contacts:write",
+        headers: idempotencyHeaders,
+        body: t.Object({ phone, ...contactFields }),
+        detail: { summary: "Create or update the contact with this phone" },
       },
-      { apiScope: "contacts:write", body: t.Object({ phone, ...contactFields }), detail: { summary: "Create or update the contact with this phone" } },
     )
     // GET /api/v1/contacts/:id
     .get("/contacts/:id", ({ caller, params }) => contactView(getContact(ctx, caller.userId, params.id)), {
@@ -86,29 +122,15 @@ export function publicApiRoutes(ctx: AppContext) {
     // POST /api/v1/opt-outs
     .post(
       "/opt-outs",
-      ({ caller, body, set }) => {
-        set.status = 201;
-        return addOptOut(ctx, caller.userId, body.phone);
-      },
-      { apiScope: "contacts:write", body: t.Object({ phone }), detail: { summary: "Opt a phone out of messages" } },
+      ({ caller, body, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/opt-outs", body }, set, () => ({ status: 201, body: addOptOut(ctx, caller.userId, body.phone) })),
+      { apiScope: "contacts:write", headers: idempotencyHeaders, body: t.Object({ phone }), detail: { summary: "Opt a phone out of messages" } },
     )
     // POST /api/v1/messages
     .post(
       "/messages",
-      ({ caller, body, headers, set }) => {
-        const key = headers["idempotency-key"];
-        try {
-          // Keys are kept per API key: two integrations of one account never answer each other's messages.
-          const { body: answer, replayed } = sendChat(ctx, caller.userId, body, key === undefined ? undefined : `api:${caller.keyId}:${key}`);
-          set.status = 202;
-          if (replayed) set.headers["idempotent-replayed"] = "true";
-          return answer;
-        } catch (e) {
-          // The IETF Idempotency-Key draft answers a reused key with another body 422.
-          if (e instanceof HttpError && e.message === KEY_REUSED) throw new HttpError(422, KEY_REUSED);
-          throw e;
-        }
-      },
+      ({ caller, body, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/messages", body }, set, () => ({ status: 202, body: sendChat(ctx, caller.userId, body).body })),
       {
         apiScope: "messages:send",
         headers: idempotencyHeaders,
@@ -135,13 +157,14 @@ export function publicApiRoutes(ctx: AppContext) {
     // POST /api/v1/events
     .post(
       "/events",
-      ({ caller, body, set }) => {
-        set.status = 201;
-        const phone = body.phone === undefined ? undefined : recipientPhone(ctx, caller.userId, body.phone);
-        return recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, data: body.data });
-      },
+      ({ caller, body, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/events", body }, set, () => {
+          const phone = body.phone === undefined ? undefined : recipientPhone(ctx, caller.userId, body.phone);
+          return { status: 201, body: recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, data: body.data }) };
+        }),
       {
         apiScope: "events:write",
+        headers: idempotencyHeaders,
         body: t.Object({
           type: t.Literal("purchase", { error: "The only event type is purchase" }),
           contactId: t.Optional(t.String({ maxLength: 64, error: "contactId is at most 64 characters" })),

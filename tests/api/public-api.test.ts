@@ -138,8 +138,22 @@ describe("POST /api/v1/messages with an Idempotency-Key", () => {
 
     const other = await call(key, "/api/v1/messages", "POST", { ...body, content: "Another text" }, { "idempotency-key": "sale-7" });
     expect(other.status).toBe(422);
-    expect(other.body.message).toBe("This Idempotency-Key was already used for a different message. Use a new key for a new message.");
+    expect(other.body.message).toBe("This Idempotency-Key was already used for a different request. Use a new key for a new request.");
     expect(outboundTo(acc.user.id, "+14155555002")).toBe(1);
+  });
+
+  test("every POST takes one: a contact created twice with one key is created once; the key on another route is a 422", async () => {
+    const { acc, key } = await keyed();
+    const body = { phone: "+14155555010", firstName: "Once" };
+    const first = await call(key, "/api/v1/contacts", "POST", body, { "idempotency-key": "crm-1" });
+    const again = await call(key, "/api/v1/contacts", "POST", body, { "idempotency-key": "crm-1" });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const n = t.ctx.db.$client.query(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND phone = ?`).get(acc.user.id, "+14155555010") as { n: number };
+    expect(n.n).toBe(1);
+    const elsewhere = await call(key, "/api/v1/opt-outs", "POST", { phone: "+14155555010" }, { "idempotency-key": "crm-1" });
+    expect(elsewhere.status).toBe(422);
   });
 
   test("keys are kept per API key: another key of the account sends its own message", async () => {
