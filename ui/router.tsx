@@ -24,7 +24,6 @@ import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-pa
 import { RealTimeDemoPage } from "./routes/app/real-time-demo/real-time-demo-page";
 import { SegmentsPage } from "./routes/app/segments/segments-page";
 import { TemplatesPage } from "./routes/app/templates/templates-page";
-import { AutomationPage } from "./routes/app/automation/automation-page";
 import { AdvancedSmsPage } from "./routes/app/advanced-sms/advanced-sms-page";
 import { SecurityPage } from "./routes/app/security";
 import { SentMessagesPage } from "./routes/app/sent-messages/sent-messages-page";
@@ -136,7 +135,6 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/contact-lists", ContactsPage),
   signedInPage("/segments", SegmentsPage),
   signedInPage("/templates", TemplatesPage),
-  signedInPage("/automation", AutomationPage),
   signedInPage("/advanced-sms", AdvancedSmsPage),
   page("/admin", AdminLoginPage),
   signedInPage("/admin/dashboard", AdminDashboardPage),

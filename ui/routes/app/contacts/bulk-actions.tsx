@@ -1,4 +1,3 @@
-import type { ReactNode } from "react";
 import { Button, Input } from "../../../components/ui";
 import { parseTags } from "./model";
 
@@ -11,7 +10,6 @@ export function BulkActions({
   onDelete,
   onTag,
   onClear,
-  children,
 }: {
   count: number;
   busy: boolean;
@@ -20,8 +18,6 @@ export function BulkActions({
   onDelete: () => void;
   onTag: () => void;
   onClear: () => void;
-  /** Further actions on the selection (Add to drip). */
-  children?: ReactNode;
 }) {
   return (
     <div
@@ -44,7 +40,6 @@ export function BulkActions({
       <Button variant="secondary" onClick={onTag} disabled={busy || parseTags(tagText).length === 0}>
         Add tags
       </Button>
-      {children}
       <Button variant="ghost" onClick={onClear}>
         Clear
       </Button>
