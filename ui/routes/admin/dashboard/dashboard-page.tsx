@@ -1,4 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
+import { Link } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { TabPanel, Tabs, type TabItem } from "../../../components/tabs";
 import { Alert } from "../../../components/ui";
@@ -58,7 +59,12 @@ export function AdminDashboardPage() {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-bold">Admin Panel</h1>
-        <p className="text-slate-600">Users, plans, license codes and the health of this installation.</p>
+        <p className="text-slate-600">
+          Users, plans, license codes and the health of this installation. Backups:{" "}
+          <Link to="/admin/backup-manager" className="text-blue-700 underline">
+            Backup Manager
+          </Link>
+        </p>
       </div>
       <Tabs tabs={TABS} value={tab} onChange={setTab} label="Admin sections" idPrefix="admin" />
       <TabPanel idPrefix="admin" value={tab}>

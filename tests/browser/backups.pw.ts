@@ -1,0 +1,43 @@
+import { expect, test } from "@playwright/test";
+import { Appliance } from "./harness";
+
+const ADMIN_EMAIL = "backups@example.com";
+const ADMIN_PASSWORD = "correct-horse-battery";
+
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start({ ADMIN_EMAIL, ADMIN_PASSWORD });
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+test("an administrator opens the Backup Manager from the Admin Panel, creates a backup, sees it listed as good and downloads it", async ({ page }) => {
+  await page.goto(`${app.url}/admin`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page).toHaveURL(/\/admin\/dashboard/);
+
+  await page.getByRole("main").getByRole("link", { name: "Backup Manager" }).click();
+  await expect(page).toHaveURL(/\/admin\/backup-manager$/);
+  await expect(page.getByRole("heading", { name: "Backup Manager" })).toBeVisible();
+  await expect(page.getByText("No backups yet.")).toBeVisible();
+
+  await page.getByRole("button", { name: "Create backup" }).click();
+  await expect(page.getByTestId("toast")).toContainText("Backup created and verified");
+  const row = page.getByTestId("backup-row");
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("manual");
+  await expect(row).toContainText("Good");
+  await expect(row).toContainText(/\d+ rows, schema \d{4}_\w+, version \d+\.\d+\.\d+/);
+
+  const downloading = page.waitForEvent("download");
+  await row.getByRole("link", { name: "Download" }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/^smsdesk-\d{8}-\d{6}-manual-[0-9a-f]{6}\.tar\.gz$/);
+  const path = await download.path();
+  const bytes = await (await import("node:fs/promises")).readFile(path);
+  // gzip magic: the archive opens with `tar xzf`.
+  expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+});

@@ -1,0 +1,41 @@
+/** The backup manager: /api/admin/backups (src/backups/). */
+import { api, ApiError, getStoredToken } from "../lib/api";
+import { useApi } from "../lib/use-api";
+
+export type Backup = {
+  id: string;
+  size: number;
+  createdAt: number;
+  reason: string;
+  status: "good" | "failed";
+  error: string | null;
+  manifest: { app: string; schema: string | null; tables: Record<string, number> } | null;
+};
+export type BackupSchedule = { enabled: boolean; preset: "daily" | "weekly" | "monthly" | "custom"; cron: string; keep: number; nextRunAt: number | null };
+
+export const useBackups = () => useApi<{ data: Backup[] }>("/api/admin/backups");
+export const useBackupSchedule = () => useApi<BackupSchedule>("/api/admin/backups/schedule");
+
+// A backup of a large database takes a while: longer than the default 10 s.
+export const createBackup = () => api<Backup>("/api/admin/backups", { method: "POST", timeoutMs: 300_000 });
+export const deleteBackup = (id: string) => api(`/api/admin/backups/${id}`, { method: "DELETE" });
+export const restoreBackup = (id: string) => api(`/api/admin/backups/${id}/restore`, { method: "POST", timeoutMs: 300_000 });
+export const saveBackupSchedule = (body: { enabled: boolean; preset: BackupSchedule["preset"]; cron?: string; keep: number }) =>
+  api<BackupSchedule>("/api/admin/backups/schedule", { method: "PUT", body });
+
+/** The archive's address; the session cookie authorises the browser's own download. */
+export const backupDownloadUrl = (id: string) => `/api/admin/backups/${id}/download`;
+
+/** Sends the file as the raw body (the server verifies it before keeping it). */
+export async function uploadBackup(file: File): Promise<Backup> {
+  const token = getStoredToken();
+  const response = await fetch("/api/admin/backups/upload", {
+    method: "POST",
+    credentials: "include",
+    headers: { "content-type": "application/gzip", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: file,
+  });
+  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok) throw new ApiError(response.status, typeof body.message === "string" ? body.message : `${response.status}: ${response.statusText}`, body);
+  return body as unknown as Backup;
+}

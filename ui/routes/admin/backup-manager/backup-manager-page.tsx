@@ -1,0 +1,207 @@
+import { useSignals } from "@preact/signals-react/runtime";
+import { useEffect, useRef, useState } from "react";
+import {
+  backupDownloadUrl,
+  createBackup,
+  deleteBackup,
+  restoreBackup,
+  saveBackupSchedule,
+  uploadBackup,
+  useBackups,
+  useBackupSchedule,
+  type Backup,
+  type BackupSchedule,
+} from "../../../api/backups";
+import { useConfirm } from "../../../components/confirm-dialog";
+import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
+import { errorMessage } from "../../../lib/api";
+import { auth } from "../../../lib/auth";
+import { toast } from "../../../lib/toast";
+
+const size = (n: number) => (n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
+const rows = (b: Backup) => (b.manifest ? Object.values(b.manifest.tables).reduce((a, n) => a + n, 0) : 0);
+
+/** /admin/backup-manager: verified backups of the database and secret.key; create, upload, download, restore, schedule. */
+export function BackupManagerPage() {
+  useSignals();
+  const user = auth.value.user;
+  const list = useBackups();
+  const { ask, dialog } = useConfirm();
+  const [busy, setBusy] = useState<string | null>(null);
+  const file = useRef<HTMLInputElement>(null);
+
+  if (user?.role !== "admin") {
+    return (
+      <div className="mx-auto max-w-lg space-y-3 py-12 text-center">
+        <h1 className="text-2xl font-bold">Access Denied</h1>
+        <Alert>Administrator access required. Sign in with an administrator account at /admin.</Alert>
+      </div>
+    );
+  }
+
+  const run = async (label: string, work: () => Promise<unknown>, done: string) => {
+    setBusy(label);
+    try {
+      await work();
+      toast({ title: done });
+    } catch (err) {
+      toast({ title: errorMessage(err, "Something went wrong"), variant: "destructive" });
+    } finally {
+      setBusy(null);
+      void list.reload();
+    }
+  };
+
+  const onRestore = async (b: Backup) => {
+    const ok = await ask({
+      title: "Restore this backup?",
+      message: `Everything in the appliance goes back to ${new Date(b.createdAt).toLocaleString()}. The current data is backed up first.`,
+      confirmLabel: "Restore",
+    });
+    if (ok) await run(`restore:${b.id}`, () => restoreBackup(b.id), "Backup restored");
+  };
+  const onDelete = async (b: Backup) => {
+    const ok = await ask({ title: "Delete this backup?", message: `${b.id} is deleted for good.`, confirmLabel: "Delete" });
+    if (ok) await run(`delete:${b.id}`, () => deleteBackup(b.id), "Backup deleted");
+  };
+
+  const backups = list.data?.data ?? [];
+  return (
+    <div className="space-y-6">
+      {dialog}
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-2xl font-bold">Backup Manager</h1>
+          <p className="text-slate-600">Verified copies of the database and secret.key, kept in the data folder's backups/.</p>
+        </div>
+        <div className="flex gap-2">
+          <input
+            ref={file}
+            type="file"
+            accept=".gz,.tgz,application/gzip"
+            className="hidden"
+            aria-label="Backup file"
+            onChange={(e) => {
+              const f = e.target.files?.[0];
+              e.target.value = "";
+              if (f) void run("upload", () => uploadBackup(f), "Backup uploaded and verified");
+            }}
+          />
+          <Button variant="secondary" disabled={busy !== null} onClick={() => file.current?.click()}>
+            {busy === "upload" && <Spinner />}Upload backup
+          </Button>
+          <Button disabled={busy !== null} onClick={() => void run("create", createBackup, "Backup created and verified")}>
+            {busy === "create" && <Spinner />}Create backup
+          </Button>
+        </div>
+      </div>
+
+      {list.error && <Alert>{list.error.message}</Alert>}
+      <Card className="overflow-x-auto">
+        <table className="w-full text-left text-sm">
+          <thead className="border-b text-xs uppercase text-slate-500">
+            <tr>
+              <th className="p-3">Created</th>
+              <th className="p-3">Kind</th>
+              <th className="p-3">Status</th>
+              <th className="p-3">Size</th>
+              <th className="p-3">Contents</th>
+              <th className="p-3">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {backups.length === 0 && !list.loading && (
+              <tr>
+                <td className="p-3 text-slate-500" colSpan={6}>
+                  No backups yet.
+                </td>
+              </tr>
+            )}
+            {backups.map((b) => (
+              <tr key={b.id} className="border-b last:border-0" data-testid="backup-row">
+                <td className="p-3">{new Date(b.createdAt).toLocaleString()}</td>
+                <td className="p-3">{b.reason}</td>
+                <td className="p-3">
+                  {b.status === "good" ? <span className="font-medium text-green-700">Good</span> : <span className="text-red-700" title={b.error ?? ""}>Failed</span>}
+                </td>
+                <td className="p-3">{b.status === "good" ? size(b.size) : "-"}</td>
+                <td className="p-3 text-slate-600">
+                  {b.manifest ? `${rows(b).toLocaleString()} rows, schema ${b.manifest.schema ?? "?"}, version ${b.manifest.app}` : (b.error ?? "")}
+                </td>
+                <td className="space-x-2 whitespace-nowrap p-3">
+                  {b.status === "good" && (
+                    <>
+                      <a className="text-blue-700 underline" href={backupDownloadUrl(b.id)} download>
+                        Download
+                      </a>
+                      <Button variant="secondary" disabled={busy !== null} onClick={() => void onRestore(b)}>
+                        Restore
+                      </Button>
+                    </>
+                  )}
+                  <Button variant="danger" disabled={busy !== null} onClick={() => void onDelete(b)}>
+                    Delete
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+      <ScheduleCard />
+    </div>
+  );
+}
+
+function ScheduleCard() {
+  const current = useBackupSchedule();
+  const [form, setForm] = useState<BackupSchedule | null>(null);
+  const [saving, setSaving] = useState(false);
+  useEffect(() => {
+    if (current.data) setForm(current.data);
+  }, [current.data]);
+  if (!form) return current.error ? <Alert>{current.error.message}</Alert> : null;
+
+  const save = async () => {
+    setSaving(true);
+    try {
+      setForm(await saveBackupSchedule({ enabled: form.enabled, preset: form.preset, cron: form.preset === "custom" ? form.cron : undefined, keep: form.keep }));
+      toast({ title: "Schedule saved" });
+    } catch (err) {
+      toast({ title: errorMessage(err, "The schedule was not saved"), variant: "destructive" });
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <Card className="space-y-4 p-4">
+      <h2 className="text-lg font-semibold">Schedule</h2>
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" checked={form.enabled} onChange={(e) => setForm({ ...form, enabled: e.target.checked })} />
+        Back up automatically
+      </label>
+      <div className="grid gap-4 sm:grid-cols-3">
+        <Field label="How often" htmlFor="backup-preset">
+          <Select id="backup-preset" value={form.preset} onChange={(e) => setForm({ ...form, preset: e.target.value as BackupSchedule["preset"] })}>
+            <option value="daily">Daily (03:00)</option>
+            <option value="weekly">Weekly (Sunday 03:00)</option>
+            <option value="monthly">Monthly (the 1st, 03:00)</option>
+            <option value="custom">Cron expression</option>
+          </Select>
+        </Field>
+        {form.preset === "custom" && (
+          <Field label="Cron expression" htmlFor="backup-cron" hint="minute hour day month weekday">
+            <Input id="backup-cron" maxLength={100} value={form.cron} onChange={(e) => setForm({ ...form, cron: e.target.value })} />
+          </Field>
+        )}
+        <Field label="Scheduled backups to keep" htmlFor="backup-keep">
+          <Input id="backup-keep" type="number" min={1} max={365} value={form.keep} onChange={(e) => setForm({ ...form, keep: Number(e.target.value) })} />
+        </Field>
+      </div>
+      {form.nextRunAt && <p className="text-sm text-slate-600">Next backup: {new Date(form.nextRunAt).toLocaleString()}</p>}
+      <Button disabled={saving} onClick={() => void save()}>
+        {saving && <Spinner />}Save schedule
+      </Button>
+    </Card>
+  );
+}
