@@ -10,7 +10,6 @@ import { Toaster } from "./components/toaster";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
 import { auth } from "./lib/auth";
-import { BackupManagerPage } from "./routes/admin/backup-manager/backup-manager-page";
 import { AdminDashboardPage } from "./routes/admin/dashboard/dashboard-page";
 import { AdminLoginPage } from "./routes/admin/login";
 import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campaigns-page";
@@ -25,6 +24,7 @@ import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-pa
 import { RealTimeDemoPage } from "./routes/app/real-time-demo/real-time-demo-page";
 import { SegmentsPage } from "./routes/app/segments/segments-page";
 import { TemplatesPage } from "./routes/app/templates/templates-page";
+import { AutomationPage } from "./routes/app/automation/automation-page";
 import { AdvancedSmsPage } from "./routes/app/advanced-sms/advanced-sms-page";
 import { SecurityPage } from "./routes/app/security";
 import { SentMessagesPage } from "./routes/app/sent-messages/sent-messages-page";
@@ -136,6 +136,7 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/contact-lists", ContactsPage),
   signedInPage("/segments", SegmentsPage),
   signedInPage("/templates", TemplatesPage),
+  signedInPage("/automation", AutomationPage),
   signedInPage("/advanced-sms", AdvancedSmsPage),
   page("/admin", AdminLoginPage),
   signedInPage("/admin/dashboard", AdminDashboardPage),
@@ -155,7 +156,7 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/keywords", KeywordsPage),
   signedInPage("/integrations", IntegrationsPage),
   notYet("/email-campaigns", "Email Marketing", { to: "/sms-campaigns", label: "Send a text campaign" }),
-  signedInPage("/admin/backup-manager", BackupManagerPage),
+  notYet("/admin/backup-manager", "Backup Manager", { to: "/admin/dashboard", label: "Open the Admin Panel" }),
   signedInPage("/real-time-demo", RealTimeDemoPage),
 ]);
 

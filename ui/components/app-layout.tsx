@@ -23,6 +23,7 @@ const MAIN: Entry[] = [
   { to: "/segments", label: "Segments", icon: "target" },
   { to: "/keywords", label: "Keywords", icon: "key" },
   { to: "/templates", label: "Templates", icon: "template" },
+  { to: "/automation", label: "Automation", icon: "bolt" },
   { to: "/advanced-sms", label: "Advanced SMS", icon: "pen" },
   { to: "/integrations", label: "Integrations", icon: "code" },
 ];

@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { Button, Input } from "../../../components/ui";
 import { parseTags } from "./model";
 
@@ -10,6 +11,7 @@ export function BulkActions({
   onDelete,
   onTag,
   onClear,
+  children,
 }: {
   count: number;
   busy: boolean;
@@ -18,6 +20,8 @@ export function BulkActions({
   onDelete: () => void;
   onTag: () => void;
   onClear: () => void;
+  /** Further actions on the selection (Add to drip). */
+  children?: ReactNode;
 }) {
   return (
     <div
@@ -40,6 +44,7 @@ export function BulkActions({
       <Button variant="secondary" onClick={onTag} disabled={busy || parseTags(tagText).length === 0}>
         Add tags
       </Button>
+      {children}
       <Button variant="ghost" onClick={onClear}>
         Clear
       </Button>

@@ -8,6 +8,7 @@ import { Card } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { AddToDrip } from "../automation/add-to-drip";
 import { BulkActions } from "./bulk-actions";
 import { ConsentDialog } from "./consent-dialog";
 import { ContactDialog } from "./contact-dialog";
@@ -220,7 +221,9 @@ export function ContactsPage() {
             }
             onTag={() => void bulkTag()}
             onClear={() => setSelected(new Set())}
-          />
+          >
+            <AddToDrip contactIds={[...selected]} onDone={() => setSelected(new Set())} />
+          </BulkActions>
         )}
 
         {list.error && !showDuplicates && (
