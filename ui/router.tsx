@@ -10,6 +10,7 @@ import { Toaster } from "./components/toaster";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
 import { auth } from "./lib/auth";
+import { BackupManagerPage } from "./routes/admin/backup-manager/backup-manager-page";
 import { AdminDashboardPage } from "./routes/admin/dashboard/dashboard-page";
 import { AdminLoginPage } from "./routes/admin/login";
 import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campaigns-page";
@@ -156,7 +157,7 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/keywords", KeywordsPage),
   signedInPage("/integrations", IntegrationsPage),
   notYet("/email-campaigns", "Email Marketing", { to: "/sms-campaigns", label: "Send a text campaign" }),
-  notYet("/admin/backup-manager", "Backup Manager", { to: "/admin/dashboard", label: "Open the Admin Panel" }),
+  signedInPage("/admin/backup-manager", BackupManagerPage),
   signedInPage("/real-time-demo", RealTimeDemoPage),
 ]);
 
