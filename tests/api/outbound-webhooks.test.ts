@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
 import { appendEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
-import { refusedAddress } from "../../src/outbound-webhooks/ssrf";
+import { pinnedRequest, refusedAddress, resolveTarget } from "../../src/outbound-webhooks/ssrf";
 import { createEndpoint, redeliverRange, startOutboundWebhooks, updateEndpoint } from "../../src/outbound-webhooks/webhooks";
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
@@ -86,6 +86,21 @@ describe("the SSRF guard", () => {
       ["93.184.216.34", null],
       ["2606:4700::1111", null],
     ]);
+  });
+});
+
+describe("the pinned request", () => {
+  test("goes to the address that was checked, with the URL's Host header and TLS server name; never follows redirects", async () => {
+    const signal = new AbortController().signal;
+    const init = { method: "POST", headers: { "webhook-id": "msg_1" }, body: "{}", signal };
+    const local = pinnedRequest(await resolveTarget("http://localhost:5678/hook?x=1", true), init);
+    expect(local.url).toMatch(/^http:\/\/(127\.0\.0\.1|\[::1\]):5678\/hook\?x=1$/);
+    expect(local.init).toMatchObject({ headers: { "webhook-id": "msg_1", host: "localhost:5678" }, redirect: "manual" });
+    expect("tls" in local.init).toBe(false);
+    const tls = pinnedRequest({ url: new URL("https://hooks.example.com/in"), address: "93.184.216.34", family: 4 }, init);
+    expect([tls.url, tls.init.headers.host, (tls.init as { tls?: unknown }).tls]).toEqual(["https://93.184.216.34/in", "hooks.example.com", { serverName: "hooks.example.com" }]);
+    const v6 = pinnedRequest({ url: new URL("http://hooks.example.com:8080/in"), address: "2606:4700::1111", family: 6 }, init);
+    expect(v6.url).toBe("http://[2606:4700::1111]:8080/in");
   });
 });
 
