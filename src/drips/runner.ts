@@ -148,10 +148,13 @@ const EVENT_BATCH = 500;
  * moves in the same transaction, so a restart neither loses nor repeats one.
  */
 export function processEvents(ctx: AppContext) {
-  for (;;) {
-    const events = readEvents(ctx, { afterId: readCursor(ctx, EXITS), types: EXIT_TYPES, limit: EVENT_BATCH });
-    if (!events.length) return;
+  let more = true;
+  while (more) {
     ctx.db.$client.transaction(() => {
+      // Read and cursor in one immediate transaction (the write lock taken first): no event lands between them,
+      // so when the read finds the rest, the cursor moves past the events of other types too (a step's own
+      // message.queued), and the next read starts near the end of the log instead of rescanning them.
+      const events = readEvents(ctx, { afterId: readCursor(ctx, EXITS), types: EXIT_TYPES, limit: EVENT_BATCH });
       for (const ev of events) {
         if (!ev.userId) continue;
         if (ev.type === "contact.opted_in") {
@@ -169,9 +172,9 @@ export function processEvents(ctx: AppContext) {
           else if (findDrip(ctx, e.dripId)?.exitOnReply) exitEnrolment(ctx, e, "Replied");
         }
       }
-      advanceCursor(ctx, EXITS, events[events.length - 1]!.id);
-    })();
-    if (events.length < EVENT_BATCH) return;
+      more = events.length === EVENT_BATCH;
+      advanceCursor(ctx, EXITS, more ? events[events.length - 1]!.id : lastEventId(ctx));
+    }).immediate();
   }
 }
 
