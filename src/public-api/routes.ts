@@ -2,10 +2,12 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { KEY_REUSED, onceByKey, sendChat } from "../conversations/conversations";
 import { getContact, contactView } from "../contacts/contacts";
-import { HttpError } from "../http/errors";
+import { badRequest, HttpError, unauthorized } from "../http/errors";
 import { getMessage, messageView, recipientPhone } from "../messages/messages";
 import { recordPurchase } from "../automation/runner";
+import { createCampaign, getCampaign, sendCampaign, viewOf } from "../campaigns/campaigns";
 import { listKeywords } from "../keywords/keywords";
+import { findUserById } from "../users/queries";
 import { listSegments } from "../segments/segments";
 import { addOptOut, contactPage, createApiContact, deleteApiContact, pageOfList, updateApiContact, upsertApiContact } from "./contacts";
 import type { ApiCaller } from "../api-keys/keys";
@@ -59,6 +61,22 @@ function idempotent<T>(
     }
     throw e;
   }
+}
+
+/** The key's account, as the campaign services take it (a key of a deleted account is gone with it). */
+function ownerOf(ctx: AppContext, caller: ApiCaller) {
+  const user = findUserById(ctx, caller.userId);
+  if (!user) throw unauthorized("Unknown API key");
+  return user;
+}
+
+type NewCampaign = { name: string; content: string; segmentId?: string; contactIds?: string[]; fromNumber?: string | null };
+
+/** A draft SMS campaign to a segment or to contacts by id (exactly one of the two). */
+function createApiCampaign(ctx: AppContext, caller: ApiCaller, body: NewCampaign) {
+  if ((body.segmentId === undefined) === (body.contactIds === undefined)) throw badRequest("Give either segmentId or contactIds");
+  const audience = body.segmentId !== undefined ? { kind: "segment" as const, segmentId: body.segmentId } : { kind: "contacts" as const, contactIds: body.contactIds! };
+  return createCampaign(ctx, ownerOf(ctx, caller), { name: body.name, type: "sms", content: body.content, fromNumber: body.fromNumber, audience });
 }
 
 export function publicApiRoutes(ctx: AppContext) {
@@ -175,6 +193,42 @@ export function publicApiRoutes(ctx: AppContext) {
         detail: { summary: "Report a custom event (purchase) for a contact, by id or phone: automation rules trigger on it" },
       },
     )
+    // POST /api/v1/campaigns
+    .post(
+      "/campaigns",
+      ({ caller, body, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/campaigns", body }, set, () => ({ status: 201, body: createApiCampaign(ctx, caller, body) })),
+      {
+        apiScope: "campaigns:write",
+        headers: idempotencyHeaders,
+        body: t.Object({
+          name: t.String({ minLength: 1, maxLength: 200, error: "name is 1 to 200 characters" }),
+          content: t.String({ minLength: 1, maxLength: 1600, error: "content is the message text (1 to 1,600 characters)" }),
+          segmentId: t.Optional(t.String({ maxLength: 64, error: "segmentId is at most 64 characters" })),
+          contactIds: t.Optional(
+            t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 10_000, error: "contactIds lists 1 to 10,000 contact ids" }),
+          ),
+          fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
+        }),
+        detail: { summary: "Create a draft SMS campaign to a segment or to contacts by id" },
+      },
+    )
+    // POST /api/v1/campaigns/:id/send
+    .post(
+      "/campaigns/:id/send",
+      ({ caller, params, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: `/campaigns/${params.id}/send`, body: null }, set, () => ({
+          status: 202,
+          body: sendCampaign(ctx, ownerOf(ctx, caller), params.id, null),
+        })),
+      { apiScope: "campaigns:write", params: idParams, headers: idempotencyHeaders, detail: { summary: "Send a draft campaign now" } },
+    )
+    // GET /api/v1/campaigns/:id
+    .get("/campaigns/:id", ({ caller, params }) => viewOf(ctx, getCampaign(ctx, caller.userId, params.id)), {
+      apiScope: "campaigns:read",
+      params: idParams,
+      detail: { summary: "A campaign with its progress: counts per message status" },
+    })
     // GET /api/v1/messages/:id
     .get("/messages/:id", ({ caller, params }) => messageView(getMessage(ctx, caller.userId, params.id)), {
       apiScope: "messages:read",

@@ -24,7 +24,7 @@ afterAll(async () => {
   await twilio?.stop();
 });
 
-const ALL = ["contacts:read", "contacts:write", "messages:send", "messages:read", "segments:read", "keywords:read", "events:write"];
+const ALL = ["contacts:read", "contacts:write", "messages:send", "messages:read", "segments:read", "keywords:read", "events:write", "campaigns:read", "campaigns:write"];
 
 /** A Professional account sending through the Twilio fake, and an API key of it. */
 async function keyed(permissions = ALL): Promise<{ acc: Account; key: string }> {
@@ -190,6 +190,40 @@ describe("segments, keywords and custom events", () => {
   });
 });
 
+describe("campaigns", () => {
+  test("created from contact ids or a segment, sent, its progress read until every message is delivered", async () => {
+    const { acc, key } = await keyed();
+    const a = (await call(key, "/api/v1/contacts", "POST", { phone: "+14155559001", firstName: "Ann" })).body;
+    const b = (await call(key, "/api/v1/contacts", "POST", { phone: "+14155559002", firstName: "Bob" })).body;
+    expect((await call(key, "/api/v1/campaigns", "POST", { name: "Both", content: "Hi" })).body.message).toBe("Give either segmentId or contactIds");
+    const made = await call(key, "/api/v1/campaigns", "POST", { name: "Sale", content: "Hi {firstName}, 20% off today", contactIds: [a.id, b.id] });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ name: "Sale", status: "draft", audience: { kind: "contacts", contactIds: [a.id, b.id] } });
+    const sent = await call(key, `/api/v1/campaigns/${made.body.id}/send`, "POST", undefined, { "idempotency-key": "send-sale" });
+    expect(sent.status).toBe(202);
+    const twice = await call(key, `/api/v1/campaigns/${made.body.id}/send`, "POST", undefined, { "idempotency-key": "send-sale" });
+    expect(twice.headers.get("idempotent-replayed")).toBe("true");
+    const done = await waitFor(
+      () => call(key, `/api/v1/campaigns/${made.body.id}`).then((r) => r.body),
+      (c: any) => c.counts.sent + c.counts.delivered === 2,
+    );
+    expect(done.counts.recipients).toBe(2);
+    expect(twilio.messages.filter((m: any) => m.to === "+14155559001" || m.to === "+14155559002").map((m: any) => m.body).sort()).toEqual([
+      "Hi Ann, 20% off today\nReply STOP to opt out",
+      "Hi Bob, 20% off today\nReply STOP to opt out",
+    ]);
+
+    const seg = await t.api("/api/segments", { method: "POST", token: acc.token, body: { name: "Everyone", conditions: { tags: { contains: "x" } } } });
+    expect(seg.status).toBe(201);
+    const bySegment = await call(key, "/api/v1/campaigns", "POST", { name: "Seg", content: "Hello", segmentId: seg.body.id });
+    expect(bySegment.status).toBe(201);
+    expect(bySegment.body.audience.kind).toBe("segment");
+    const readOnly = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "R", permissions: ["campaigns:read"] } })).body.key;
+    expect((await call(readOnly, `/api/v1/campaigns/${made.body.id}`)).status).toBe(200);
+    expect((await call(readOnly, `/api/v1/campaigns/${made.body.id}/send`, "POST")).status).toBe(403);
+  });
+});
+
 describe("rate limits", () => {
   test("every answer carries RateLimit-Policy and RateLimit; past the quota, 429 with Retry-After", async () => {
     const { key } = await keyed(["contacts:read"]);
@@ -228,7 +262,7 @@ describe("OpenAPI", () => {
     const registered = createApp(t.ctx)
       .routes.filter((r) => r.path.startsWith("/api/v1/"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-    expect(registered.length).toBe(12);
+    expect(registered.length).toBe(15);
     expect(documented.sort()).toEqual([...new Set(registered)].sort());
     expect(doc.body.paths["/api/v1/messages"].post.requestBody.content["application/json"].schema.required).toEqual(["phone", "content"]);
 
@@ -244,18 +278,20 @@ describe("OpenAPI", () => {
     const doc = (await t.api("/api/openapi.json", { origin: false })).body;
     let n = 0;
     const phones: string[] = [];
+    const ids = new Map<string, string>();
     /** An example value for a schema: a fresh phone for 'phone', text for 'content', the const, the type's plain value else. */
     const example = (name: string, s: any): unknown =>
       name === "phone" ? (phones.push(`+1415555${String(7000 + ++n)}`), phones.at(-1)) : name === "content" ? "Hello from the generated client" : s.const ?? (s.type === "array" ? [] : s.type === "object" ? {} : s.type === "integer" ? 1 : "x");
-    // The required fields; an optional phone names the first contact the client made (who an event is about).
+    // The required fields; an optional phone names the first contact the client made (who an event is about), an
+    // optional '<resource>Ids' the first of that resource it made (a campaign's contacts).
     const bodyFor = (s: any) => ({
       ...(s.properties.phone && !(s.required ?? []).includes("phone") && phones.length ? { phone: phones[0] } : {}),
+      ...Object.fromEntries(Object.keys(s.properties).filter((p) => p.endsWith("Ids") && ids.has(`${p.slice(0, -3)}s`)).map((p) => [p, [ids.get(`${p.slice(0, -3)}s`)]])),
       ...Object.fromEntries((s.required ?? []).map((p: string) => [p, example(p, s.properties[p])])),
     });
     const ops = Object.entries(doc.paths).flatMap(([path, o]: [string, any]) => Object.entries(o).map(([method, op]) => ({ path, method, op: op as any })));
     // Creations first (they give the ids), then reads and changes, deletions last.
     const rank = (o: (typeof ops)[number]) => (o.method === "delete" ? 3 : o.path.includes("{") ? 2 : o.method === "post" ? 0 : 1);
-    const ids = new Map<string, string>();
     const statuses: string[] = [];
     for (const o of ops.sort((a, b) => rank(a) - rank(b))) {
       const resource = o.path.split("/")[3]!;
@@ -266,6 +302,6 @@ describe("OpenAPI", () => {
       statuses.push(`${o.method.toUpperCase()} ${o.path} ${r.status}`);
     }
     expect(statuses.filter((s) => !/ 20[0-4]$/.test(s))).toEqual([]);
-    expect(statuses).toHaveLength(12);
+    expect(statuses).toHaveLength(15);
   });
 });
