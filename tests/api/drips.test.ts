@@ -175,6 +175,24 @@ describe("drip campaigns", () => {
     });
   });
 
+  test("a segment enrols its contacts as they are now; one who leaves it exits before the next step", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const [a, b, c] = [await contact("In"), await contact("Leaves"), await contact("Out")];
+    expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [a.id, b.id], tags: ["vip"] })).body).toEqual({ updated: 2 });
+    const segment = (await call(acc, "POST", "/api/segments", { name: "VIP", conditions: { tags: { contains: "vip" } } })).body;
+    const d = await drip(acc, { segmentId: segment.id, steps: STEPS.slice(0, 2) });
+    expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { segmentId: segment.id })).body).toEqual({ enrolled: 2, skipped: [] });
+    run();
+    expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [b.id], tags: ["vip"], action: "remove" })).body).toEqual({ updated: 1 });
+    clock = start + 10 * MINUTE;
+    run();
+    expect(sent(acc).filter((m) => m.endsWith("S2"))).toEqual([`${a.phone.slice(-4)} S2`]);
+    const states = Object.fromEntries((await enrolments(acc, d.id)).map((e) => [e.contactId, [e.state, e.exitReason]]));
+    expect(states).toEqual({ [a.id]: ["completed", null], [b.id]: ["exited", 'Left the segment "VIP"'] });
+    expect(states[c.id]).toBeUndefined();
+  });
+
   test("re-entry: never, or after N days", async () => {
     const start = startClock();
     const { acc, contact } = await account();
