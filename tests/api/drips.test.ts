@@ -193,6 +193,19 @@ describe("drip campaigns", () => {
     expect(states[c.id]).toBeUndefined();
   });
 
+  test("an opt_in drip enrols a contact who opts in, from the event log, once", async () => {
+    startClock();
+    const { acc, contact, text } = await account();
+    const c = await contact("Opt");
+    const d = await drip(acc, { trigger: "opt_in", steps: [STEPS[1]] });
+    text(c.phone, "STOP");
+    text(c.phone, "START");
+    processEvents(t.ctx);
+    processEvents(t.ctx);
+    const list = await enrolments(acc, d.id);
+    expect(list.map((e) => [e.contactId, e.state])).toEqual([[c.id, "active"]]);
+  });
+
   test("re-entry: never, or after N days", async () => {
     const start = startClock();
     const { acc, contact } = await account();
