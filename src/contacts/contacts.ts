@@ -327,8 +327,12 @@ export function phonesOfContactsMatching(ctx: AppContext, userId: string, q: str
     .flatMap((r) => (r.phone ? [r.phone] : []));
 }
 
-/** The user's contacts after one id, in id order: the public API's cursor pages (a cursor survives inserts). */
-export function contactsAfter(ctx: AppContext, userId: string, afterId: string | null, limit: number): ContactRow[] {
+/**
+ * The user's contacts after one id, in id order, optionally only those of one status: the public API's cursor pages
+ * (a cursor survives inserts).
+ */
+export function contactsAfter(ctx: AppContext, userId: string, afterId: string | null, limit: number, status?: ContactRow["status"]): ContactRow[] {
   const after = afterId === null ? undefined : sql`${contacts.id} > ${afterId}`;
-  return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), after)).orderBy(asc(contacts.id)).limit(limit).all();
+  const only = status === undefined ? undefined : eq(contacts.status, status);
+  return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), after, only)).orderBy(asc(contacts.id)).limit(limit).all();
 }

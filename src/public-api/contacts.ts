@@ -30,8 +30,9 @@ export function pageOfList<T extends { id: string }>(items: T[], cursor: string 
   return { data: page, nextCursor: start + limit < items.length ? encodeCursor(page.at(-1)!.id) : null };
 }
 
-export function contactPage(ctx: AppContext, userId: string, cursor: string | undefined, limit: number) {
-  const rows = contactsAfter(ctx, userId, decodeCursor(cursor), limit + 1);
+/** A cursor page of the account's contacts, or of its opted-out ones only (GET /api/v1/opt-outs). */
+export function contactPage(ctx: AppContext, userId: string, cursor: string | undefined, limit: number, optedOutOnly = false) {
+  const rows = contactsAfter(ctx, userId, decodeCursor(cursor), limit + 1, optedOutOnly ? "opted_out" : undefined);
   const page = rows.slice(0, limit);
   return { data: page.map(contactView), nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.id) : null };
 }

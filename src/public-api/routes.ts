@@ -137,6 +137,12 @@ export function publicApiRoutes(ctx: AppContext) {
       },
       { apiScope: "contacts:write", params: idParams, detail: { summary: "Delete a contact" } },
     )
+    // GET /api/v1/opt-outs
+    .get("/opt-outs", ({ caller, query }) => contactPage(ctx, caller.userId, query.cursor, query.limit ?? 50, true), {
+      apiScope: "contacts:read",
+      query: pageQuery,
+      detail: { summary: "List opted-out contacts, a page at a time" },
+    })
     // POST /api/v1/opt-outs
     .post(
       "/opt-outs",

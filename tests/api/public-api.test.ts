@@ -72,6 +72,8 @@ describe("contacts", () => {
     const out = await call(key, "/api/v1/opt-outs", "POST", { phone: "+14155552102" });
     expect(out.status).toBe(201);
     expect(out.body).toMatchObject({ id: created.body.id, status: "opted_out" });
+    const optOuts = await call(key, "/api/v1/opt-outs");
+    expect(optOuts.body).toMatchObject({ data: [{ id: created.body.id, phone: "+14155552102", status: "opted_out" }], nextCursor: null });
 
     expect((await call(key, `/api/v1/contacts/${made.body.id}`, "DELETE")).body).toEqual({ deleted: true });
     expect((await call(key, `/api/v1/contacts/${made.body.id}`)).status).toBe(404);
@@ -262,7 +264,7 @@ describe("OpenAPI", () => {
     const registered = createApp(t.ctx)
       .routes.filter((r) => r.path.startsWith("/api/v1/"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-    expect(registered.length).toBe(15);
+    expect(registered.length).toBe(16);
     expect(documented.sort()).toEqual([...new Set(registered)].sort());
     expect(doc.body.paths["/api/v1/messages"].post.requestBody.content["application/json"].schema.required).toEqual(["phone", "content"]);
 
@@ -302,6 +304,6 @@ describe("OpenAPI", () => {
       statuses.push(`${o.method.toUpperCase()} ${o.path} ${r.status}`);
     }
     expect(statuses.filter((s) => !/ 20[0-4]$/.test(s))).toEqual([]);
-    expect(statuses).toHaveLength(15);
+    expect(statuses).toHaveLength(16);
   });
 });
