@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { KEY_REUSED, onceByKey, sendChat } from "../conversations/conversations";
-import { getContact, contactView } from "../contacts/contacts";
+import { bulkTag, getContact, contactView } from "../contacts/contacts";
 import { badRequest, HttpError, unauthorized } from "../http/errors";
 import { getMessage, messageView, recipientPhone } from "../messages/messages";
 import { recordPurchase } from "../automation/runner";
@@ -128,6 +128,24 @@ export function publicApiRoutes(ctx: AppContext) {
       body: t.Object({ phone: t.Optional(phone), ...contactFields }),
       detail: { summary: "Change the fields given" },
     })
+    // POST /api/v1/contacts/:id/tags
+    .post(
+      "/contacts/:id/tags",
+      ({ caller, params, body, headers, set }) =>
+        idempotent(ctx, caller, headers["idempotency-key"], { path: `/contacts/${params.id}/tags`, body }, set, () => {
+          getContact(ctx, caller.userId, params.id);
+          if (body.add?.length) bulkTag(ctx, caller.userId, [params.id], body.add, "add");
+          if (body.remove?.length) bulkTag(ctx, caller.userId, [params.id], body.remove, "remove");
+          return { status: 200, body: contactView(getContact(ctx, caller.userId, params.id)) };
+        }),
+      {
+        apiScope: "contacts:write",
+        params: idParams,
+        headers: idempotencyHeaders,
+        body: t.Object({ add: contactFields.tags, remove: contactFields.tags }),
+        detail: { summary: "Add and remove tags, keeping the others" },
+      },
+    )
     // DELETE /api/v1/contacts/:id
     .delete(
       "/contacts/:id",

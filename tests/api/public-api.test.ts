@@ -59,6 +59,9 @@ describe("contacts", () => {
     const patched = await call(key, `/api/v1/contacts/${made.body.id}`, "PATCH", { lastName: "Lovelace" });
     expect(patched.body).toMatchObject({ firstName: "Ada", lastName: "Lovelace", tags: ["vip", "shop"] });
 
+    const tagged = await call(key, `/api/v1/contacts/${made.body.id}/tags`, "POST", { add: ["spring"], remove: ["vip"] });
+    expect(tagged.status).toBe(200);
+    expect(tagged.body.tags).toEqual(["shop", "spring"]);
     const updated = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552101", firstName: "Augusta" });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: made.body.id, firstName: "Augusta", lastName: "Lovelace" });
@@ -264,7 +267,7 @@ describe("OpenAPI", () => {
     const registered = createApp(t.ctx)
       .routes.filter((r) => r.path.startsWith("/api/v1/"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-    expect(registered.length).toBe(16);
+    expect(registered.length).toBe(17);
     expect(documented.sort()).toEqual([...new Set(registered)].sort());
     expect(doc.body.paths["/api/v1/messages"].post.requestBody.content["application/json"].schema.required).toEqual(["phone", "content"]);
 
@@ -304,6 +307,6 @@ describe("OpenAPI", () => {
       statuses.push(`${o.method.toUpperCase()} ${o.path} ${r.status}`);
     }
     expect(statuses.filter((s) => !/ 20[0-4]$/.test(s))).toEqual([]);
-    expect(statuses).toHaveLength(16);
+    expect(statuses).toHaveLength(17);
   });
 });
