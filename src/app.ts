@@ -32,7 +32,15 @@ import { dripRoutes } from "./drips/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
 
-type ValidationLike = { customError?: unknown; valueError?: { path?: string; message?: string } };
+type ValidationLike = { customError?: unknown; valueError?: { path?: string; message?: string; schema?: { anyOf?: { type?: string }[] } } };
+
+/** TypeBox says "Expected union value" for a wrong type on an optional or nullable field; name the types instead. */
+function validationMessage(v: ValidationLike): string {
+  const message = v.valueError?.message ?? "unexpected value";
+  const types = v.valueError?.schema?.anyOf?.map((s) => s.type).filter((t): t is string => !!t && t !== "null");
+  if (message === "Expected union value" && types?.length) return `expected ${[...new Set(types)].join(" or ")}`;
+  return message;
+}
 
 /**
  * Turns whatever a route threw into `{message, code, ...extra}` with the right status; the one place that does.
@@ -52,7 +60,7 @@ function errorAnswer(code: string | number, error: unknown): { status: number; b
       const v = error as ValidationLike;
       if (typeof v.customError === "string") return { status: 400, body: { message: v.customError } };
       const field = v.valueError?.path?.replace(/^\//, "").replaceAll("/", ".") || "request";
-      return { status: 400, body: { message: `Invalid ${field}: ${v.valueError?.message ?? "unexpected value"}` } };
+      return { status: 400, body: { message: `Invalid ${field}: ${validationMessage(v)}` } };
     }
     case "PARSE":
       return { status: 400, body: { message: "The request body is not valid JSON" } };

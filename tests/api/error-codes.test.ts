@@ -16,6 +16,14 @@ const answer = async (path: string, opts: Parameters<TestServer["api"]>[1] = {})
   return { status: res.status, code: res.body?.code };
 };
 
+describe("validation messages", () => {
+  test("a wrong type on an optional field names the type expected, not TypeBox's 'union value'", async () => {
+    const res = await t.api("/api/auth/login", { body: { email: "a@b.co", password: 1 } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: "Invalid password: expected string", code: "validation" });
+  });
+});
+
 describe("error codes", () => {
   test("each kind of error names its code", async () => {
     expect(await answer("/api/contacts", { method: "POST", token: acc.token, body: { firstName: "Pat" } })).toEqual({
