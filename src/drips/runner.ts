@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
 import { contactMatches, findContactById } from "../contacts/contacts";
 import type { AppContext } from "../context";
-import { advanceCursor, lastEventId, readCursor, readEvents } from "../events/events";
+import { advanceCursor, hasCursor, lastEventId, readCursor, readEvents } from "../events/events";
 import { HttpError } from "../http/errors";
 import { enqueueJob, registerJobHandler, type Job } from "../jobs/jobs";
 import { assertWithinLimit } from "../licenses/limits";
@@ -190,6 +190,8 @@ export function registerDrips(ctx: AppContext) {
     },
     { transactional: true, maxAttempts: Infinity, firstDelayMs: EXITS_EVERY_MS },
   );
-  if (readCursor(ctx, EXITS) === 0) advanceCursor(ctx, EXITS, lastEventId(ctx));
+  // Only the very first start reads from now on: a cursor left at 0 by a start on an empty log must not jump past
+  // the replies and opt-outs that arrived before a restart.
+  if (!hasCursor(ctx, EXITS)) advanceCursor(ctx, EXITS, lastEventId(ctx));
   enqueueJob(ctx, { kind: EXITS, key: EXITS, runAt: ctx.now() });
 }

@@ -166,6 +166,11 @@ export function readCursor(ctx: AppContext, consumer: string): number {
  * Records that a consumer has handled every event up to `lastId`. Call it in the transaction that records the
  * consumer's own work, so after a crash it resumes exactly after what it committed. A cursor never moves back.
  */
+/** Whether a consumer has a cursor at all (one at 0 exists once it started on an empty log). */
+export function hasCursor(ctx: AppContext, consumer: string): boolean {
+  return ctx.db.$client.query(`SELECT 1 FROM event_cursors WHERE consumer = ?`).get(consumer) !== null;
+}
+
 export function advanceCursor(ctx: AppContext, consumer: string, lastId: number) {
   ctx.db.$client
     .query(
