@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   "message.failed",
   "message.unknown",
   "message.received",
+  "keyword.received",
   "contact.created",
   "contact.opted_in",
   "contact.opted_out",

@@ -1,5 +1,6 @@
 import { bulkTag, findByPhone, optInContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
 import { hasRoomForContact } from "../licenses/limits";
 import { enqueue } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
@@ -19,6 +20,8 @@ export type KeywordOutcome =
 
 export type InboundText = {
   userId: string;
+  /** The inbound message, already recorded in this transaction. */
+  messageId: string;
   /** The sender, E.164. */
   from: string;
   /** The account's number it was sent to ("" when the provider does not say). */
@@ -53,7 +56,24 @@ export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
     if (pending) return confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!, { reply: true });
   }
   const match = classify(m.body, keywordsOn(ctx, m.userId, m.to, { activeOnly: true }));
-  if (match.rule === "keyword") return subscribe(ctx, m, match.keyword);
+  if (match.rule === "keyword") {
+    const outcome = subscribe(ctx, m, match.keyword);
+    // In the inbound transaction, so the log holds a keyword match exactly when the message and its effects do.
+    appendEvent(ctx, {
+      userId: m.userId,
+      type: "keyword.received",
+      subject: { kind: "message", id: m.messageId },
+      payload: {
+        keywordId: match.keyword.id,
+        keyword: match.keyword.keyword,
+        phone: m.from,
+        number: m.to || null,
+        contactId: findByPhone(ctx, m.userId, m.from)?.id ?? null,
+        outcome: outcome.outcome,
+      },
+    });
+    return outcome;
+  }
   const replied = ctx.db.$client
     .query(`UPDATE keyword_opt_ins SET replied_at = ? WHERE user_id = ? AND phone = ? AND status = 'confirmed' AND replied_at IS NULL`)
     .run(ctx.now(), m.userId, m.from).changes;

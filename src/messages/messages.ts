@@ -341,7 +341,7 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
     reply = `${business}: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`;
   }
   if (reply) queueComplianceReply(ctx, account, from, e.to, reply);
-  handleKeyword(ctx, { userId, from, to: e.to, body: e.body, compliance: keyword });
+  handleKeyword(ctx, { userId, messageId: inserted.id, from, to: e.to, body: e.body, compliance: keyword });
   // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
   if (!contact && !findByPhone(ctx, userId, from) && hasRoomForContact(ctx, userId)) {
     const created = createFromInbound(ctx, userId, from);

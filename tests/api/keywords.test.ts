@@ -270,6 +270,13 @@ describe.each(CASES)("a keyword texted through $provider", (c) => {
     ]);
     const events = sql<{ type: string }>(`SELECT type FROM events WHERE user_id = ? AND subject_id = ? ORDER BY id`, acc.user.id, contact!.id);
     expect(events.map((e) => e.type)).toEqual(["contact.created", "contact.opted_in"]);
+    // The match itself is an event about the inbound message (outbound webhooks' keyword_received).
+    const [inbound] = sql<{ id: string }>(`SELECT id FROM messages WHERE user_id = ? AND direction = 'inbound'`, acc.user.id);
+    const matched = sql<{ type: string; payload: string }>(`SELECT type, payload FROM events WHERE user_id = ? AND subject_id = ? ORDER BY id`, acc.user.id, inbound!.id);
+    expect(matched.map((e) => [e.type, JSON.parse(e.payload)])).toEqual([
+      ["message.received", { phone: SUBSCRIBER, contactId: null }],
+      ["keyword.received", { keywordId: keyword.body.id, keyword: "JOIN", phone: SUBSCRIBER, number: c.namesNumber ? SENDER : null, contactId: contact!.id, outcome: "subscribed" }],
+    ]);
     expect(repliesTo(acc, SUBSCRIBER)).toEqual([{ content: WELCOME, kind: "compliance" }]);
     expect(await waitFor(() => c.sent(), (s) => s.length > 0)).toEqual([WELCOME]);
 

@@ -11,7 +11,10 @@ import type { AppContext } from "../../src/context";
 import { appendEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { pinnedRequest, refusedAddress, resolveTarget } from "../../src/outbound-webhooks/ssrf";
-import { createEndpoint, redeliverRange, startOutboundWebhooks, updateEndpoint } from "../../src/outbound-webhooks/webhooks";
+import { createEndpoint, feedDeliveries, redeliverRange, startOutboundWebhooks, updateEndpoint, WEBHOOK_EVENTS } from "../../src/outbound-webhooks/webhooks";
+import { findByPhone } from "../../src/contacts/contacts";
+import { recordInbound } from "../../src/messages/messages";
+import { findProviderById } from "../../src/providers/accounts";
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
@@ -390,5 +393,107 @@ describe("delivery through failures and a restart", () => {
     ]);
     close(ctx);
     receiver.stop();
+  });
+});
+
+describe("every event type, end to end", () => {
+  // One account does what each event reports (a contact added, a keyword texted, STOP, a reply, messages sent,
+  // delivered and failed through the simulator, a campaign finished); one webhook subscribed to all of them
+  // receives each, and every payload verifies with the reference verifier.
+  let t: TestServer;
+  let receiver: ReturnType<typeof startReceiver>;
+  let secret = "";
+  const got = new Map<string, { type: string; data: Record<string, any> }[]>();
+  const ids = {} as Record<"contact" | "keyword" | "joinMessage" | "joiner" | "reply" | "delivered" | "failed" | "campaign", string>;
+
+  beforeAll(async () => {
+    t = await startTestServer({ smtp: false });
+    receiver = startReceiver();
+    setAllowPrivateNetworks(t.ctx, true);
+    const acc = await t.signUpVerified();
+    const post = (path: string, body?: unknown) => t.api(path, { method: "POST", token: acc.token, body });
+    await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } });
+    const ep = await post("/api/webhooks", { name: "all", url: `${receiver.url}/all`, events: [...WEBHOOK_EVENTS] });
+    expect(ep.status).toBe(201);
+    secret = ep.body.secret;
+
+    const provider = (await post("/api/sms-providers", { provider: "simulator", displayName: "Simulator" })).body;
+    await t.api(`/api/sms-providers/${provider.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });
+    const number = (await post("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550110", messagesPerSecond: 0 })).body;
+    expect(number.phoneNumber).toBe("+14155550110");
+    ids.contact = (await post("/api/contacts", { firstName: "Pat", phone: "+14155552671" })).body.id;
+    ids.keyword = (await post("/api/keywords", { keyword: "JOIN", autoReply: "Thanks for joining!" })).body.id;
+    const account = findProviderById(t.ctx, provider.id)!;
+    let seq = 0;
+    const text = (from: string, body: string) =>
+      recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `all-${++seq}`, from, to: "+14155550110", body }).message!.id;
+    ids.joinMessage = text("+14155552672", "join");
+    ids.joiner = findByPhone(t.ctx, acc.user.id, "+14155552672")!.id;
+    ids.reply = text("+14155552671", "Sounds good");
+    text("+14155552671", "STOP");
+
+    const settled = (id: string) =>
+      waitFor(() => t.api(`/api/messages/${id}`, { token: acc.token }).then((r) => r.body), (m) => ["delivered", "failed"].includes(m.status), 10_000);
+    ids.delivered = (await post("/api/messages/send", { phone: "+14155552673", content: "Hello" })).body.id;
+    ids.failed = (await post("/api/messages/send", { phone: "+14155550155", content: "Hello" })).body.id;
+    expect([(await settled(ids.delivered)).status, (await settled(ids.failed)).status]).toEqual(["delivered", "failed"]);
+    const campaign = (await post("/api/campaigns", { type: "sms", name: "Sale", content: "Sale today", recipients: ["+14155552674", "+14155552675"] })).body;
+    ids.campaign = campaign.id;
+    expect((await post(`/api/campaigns/${campaign.id}/send`)).status).toBe(202);
+    await waitFor(() => t.api(`/api/campaigns/${campaign.id}`, { token: acc.token }).then((r) => r.body.status), (s) => s === "completed", 15_000);
+
+    await waitFor(
+      async () => {
+        feedDeliveries(t.ctx);
+        await runDueJobs(t.ctx).settled;
+        return receiver.received.filter((r) => r.path === "/all");
+      },
+      (rs) => new Set(rs.map((r) => (JSON.parse(r.body) as { type: string }).type)).size === WEBHOOK_EVENTS.length,
+      15_000,
+    );
+    for (const r of receiver.received.filter((r) => r.path === "/all")) {
+      const body = verify(secret, r) as { type: string; data: Record<string, any> };
+      got.set(body.type, [...(got.get(body.type) ?? []), body]);
+    }
+  });
+  afterAll(async () => {
+    receiver.stop();
+    await t.stop();
+  });
+
+  const dataOf = (type: string) => (got.get(type) ?? []).map((b) => b.data);
+
+  test("contact_created: added by hand and by texting a keyword", () => {
+    expect(dataOf("contact_created")).toEqual([
+      { contactId: ids.contact, source: "manual" },
+      { contactId: ids.joiner, source: "keyword" },
+    ]);
+  });
+  test("keyword_received: the keyword, its id, the sender, the number texted, the contact and what it did", () => {
+    expect(dataOf("keyword_received")).toEqual([
+      { messageId: ids.joinMessage, keywordId: ids.keyword, keyword: "JOIN", phone: "+14155552672", number: "+14155550110", contactId: ids.joiner, outcome: "subscribed" },
+    ]);
+  });
+  test("contact_opted_in: through the keyword", () => {
+    expect(dataOf("contact_opted_in")).toEqual([{ contactId: ids.joiner, source: "keyword", keyword: "JOIN" }]);
+  });
+  test("contact_opted_out: by texting STOP", () => {
+    expect(dataOf("contact_opted_out")).toEqual([{ contactId: ids.contact, source: "keyword" }]);
+  });
+  test("message_replied: every inbound message, with its sender", () => {
+    expect(dataOf("message_replied").map((d) => d.phone)).toEqual(["+14155552672", "+14155552671", "+14155552671"]);
+    expect(dataOf("message_replied")[1]).toEqual({ messageId: ids.reply, phone: "+14155552671", contactId: ids.contact });
+  });
+  test("message_sent: messages sent alone and a campaign's, one delivery per message", () => {
+    const sent = dataOf("message_sent");
+    expect(sent.filter((d) => d.messageId === ids.delivered || d.messageId === ids.failed)).toEqual([{ messageId: ids.delivered }, { messageId: ids.failed }]);
+    expect(sent.filter((d) => d.campaignId === ids.campaign).length).toBe(2);
+  });
+  test("message_delivered and message_failed: the simulator's delivery reports", () => {
+    expect(dataOf("message_delivered")).toContainEqual({ messageId: ids.delivered });
+    expect(dataOf("message_failed")).toEqual([{ messageId: ids.failed }]);
+  });
+  test("campaign_sent: once, when the campaign completed", () => {
+    expect(dataOf("campaign_sent")).toEqual([{ campaignId: ids.campaign, status: "completed" }]);
   });
 });

@@ -17,6 +17,7 @@ export const WEBHOOK_EVENTS: readonly { value: WebhookEvent; label: string }[] =
   { value: "message_delivered", label: "Message delivered" },
   { value: "message_failed", label: "Message failed" },
   { value: "message_replied", label: "Reply received" },
+  { value: "keyword_received", label: "Keyword received" },
   { value: "campaign_sent", label: "Campaign finished sending" },
   { value: "contact_created", label: "Contact created" },
   { value: "contact_opted_in", label: "Contact opted in" },
