@@ -1,7 +1,9 @@
 // Outbound webhooks: Standard Webhooks signatures checked with the reference verifier, Svix's retry schedule on a
-// fake clock across a reopening of the data folder, the SSRF guard and its administrator setting, rotation, 410.
+// fake clock (in-process, and in a child process killed and restarted), the SSRF guard and its administrator
+// setting, rotation, 410, and each of the nine events produced end to end.
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
@@ -18,6 +20,8 @@ import { findProviderById } from "../../src/providers/accounts";
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
+import { childApi } from "../support/child-server";
+import { type ClockedServer, startClockedServer } from "../support/clocked-server";
 import { waitFor } from "../support/wait";
 
 type Received = { path: string; id: string; timestamp: string; signature: string; body: string; answered: number };
@@ -25,13 +29,13 @@ type Received = { path: string; id: string; timestamp: string; signature: string
 /** A local receiver: every request recorded; the answer per path chosen by the test. */
 function startReceiver() {
   const received: Received[] = [];
-  let answer: (path: string) => Response = () => new Response("ok");
+  let answer: (path: string, req: Request) => Response = () => new Response("ok");
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
       const path = new URL(req.url).pathname;
-      const res = answer(path);
+      const res = answer(path, req);
       received.push({
         path,
         id: req.headers.get("webhook-id")!,
@@ -46,7 +50,7 @@ function startReceiver() {
   return {
     url: `http://127.0.0.1:${server.port}`,
     received,
-    answerWith(fn: (path: string) => Response) {
+    answerWith(fn: (path: string, req: Request) => Response) {
       answer = fn;
     },
     stop: () => server.stop(true),
@@ -319,7 +323,7 @@ describe("delivery through failures and a restart", () => {
     receiver.stop();
   });
 
-  test("a receiver failing for ten minutes then answering: every event arrives, each webhook-id once, none lost", async () => {
+  test("a receiver failing for ten minutes then answering: each attempt on Svix's schedule, the data folder reopened in-process midway", async () => {
     const receiver = startReceiver();
     const T0 = Date.parse("2026-06-01T12:00:00Z");
     let now = T0;
@@ -496,4 +500,73 @@ describe("every event type, end to end", () => {
   test("campaign_sent: once, when the campaign completed", () => {
     expect(dataOf("campaign_sent")).toEqual([{ campaignId: ids.campaign, status: "completed" }]);
   });
+});
+
+describe("across restarts of the appliance process", () => {
+  test(
+    "a receiver answering 500 for ten minutes then 200: every event arrives, each webhook-id once, none lost, through a SIGKILL and a SIGTERM",
+    async () => {
+      const receiver = startReceiver();
+      // The child's clock starts at the wall clock and only moves forward; the receiver judges by the signed time.
+      const downUntil = Date.now() + 10 * 60_000;
+      receiver.answerWith((_path, req) => (Number(req.headers.get("webhook-timestamp")) * 1000 < downUntil ? new Response("down", { status: 500 }) : new Response("ok")));
+      const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhooks-restart-"));
+      const env = { DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "restart-test-pass" };
+      let server: ClockedServer = await startClockedServer(env, 0);
+      try {
+        const admin = await childApi(server.url, "/api/admin/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } });
+        await childApi(server.url, "/api/admin/settings/private-networks", { method: "PUT", token: admin.body.token, body: { allowPrivateNetworks: true } });
+        const signIn = async () => (await childApi(server.url, "/api/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } })).body.token as string;
+        let token = await signIn();
+        const ep = await childApi(server.url, "/api/webhooks", { token, body: { name: "n8n", url: `${receiver.url}/hook`, events: ["contact_created"] } });
+        expect(ep.status).toBe(201);
+        const contacts: string[] = [];
+        const addContact = async (i: number) => {
+          const res = await childApi(server.url, "/api/contacts", { token, body: { firstName: `C${i}`, phone: `+1415555${String(2600 + i)}` } });
+          expect(res.status).toBe(201);
+          contacts.push(res.body.id);
+        };
+
+        for (let i = 0; i < 3; i++) await addContact(i);
+        let offset = await server.advance(5_000); // fed; attempt 1: 500
+        offset = await server.advance(5_000); // attempt 2: 500
+        for (let i = 3; i < 5; i++) await addContact(i); // in the log, not yet fed
+        await server.kill("SIGKILL");
+
+        server = await startClockedServer(env, offset);
+        offset = await server.advance(5 * 60_000); // the first three's attempt 3: 500; the last two fed, attempt 1: 500
+        offset = await server.advance(5_000); // the last two's attempt 2: 500
+        await server.kill("SIGTERM");
+
+        server = await startClockedServer(env, offset);
+        token = await signIn();
+        await server.advance(30 * 60_000); // past ten minutes: every pending delivery succeeds
+        await server.advance(60 * 60_000);
+
+        const failed = receiver.received.filter((r) => r.answered === 500);
+        const ok = receiver.received.filter((r) => r.answered === 200);
+        expect(failed.length).toBeGreaterThanOrEqual(3 * 3 + 2 * 2);
+        // De-duplicated by webhook-id: five deliveries, each answered 200 once, one per contact created.
+        expect(ok.length).toBe(5);
+        expect(new Set(ok.map((r) => r.id)).size).toBe(5);
+        const bodies = ok.map((r) => verify(ep.body.secret, r) as { type: string; data: { contactId: string; source: string } });
+        expect(bodies.map((b) => [b.type, b.data.source])).toEqual(Array(5).fill(["contact_created", "manual"]));
+        expect(bodies.map((b) => b.data.contactId).sort()).toEqual([...contacts].sort());
+        // Every attempt, failed or not, verifies and carries its delivery's one webhook-id.
+        for (const r of receiver.received) verify(ep.body.secret, r);
+        expect(new Set(receiver.received.map((r) => r.id)).size).toBe(5);
+        const log = (await childApi(server.url, `/api/webhooks/${ep.body.id}/deliveries`, { token })).body.deliveries as { status: string; attempts: number }[];
+        expect(log.map((d) => d.status)).toEqual(Array(5).fill("succeeded"));
+        expect(log.every((d) => d.attempts >= 3)).toBe(true);
+      } finally {
+        await server.kill("SIGKILL");
+        receiver.stop();
+      }
+      const db = new Database(join(dataDir, "smsdesk.db"), { readonly: true });
+      expect(db.query(`SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status`).all()).toEqual([{ status: "succeeded", n: 5 }]);
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    120_000,
+  );
 });
