@@ -1,8 +1,12 @@
-// Builds the React app into dist/public and writes src/web/ui-assets.gen.ts, which imports every built
-// file `with { type: "file" }` so the server (and the compiled executable) can serve them.
-import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+// Builds the React app into dist/public, adds the service worker (workbox-build: no network needed), compresses every
+// text file with brotli and gzip, and writes src/web/ui-assets.gen.ts, which imports every built file
+// `with { type: "file" }` so the server (and the compiled executable) can serve them.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import tailwind from "bun-plugin-tailwind";
+import { generateSW } from "workbox-build";
+import { landingScripts } from "../src/web/landing-scripts";
 
 const root = join(import.meta.dir, "..");
 const outdir = join(root, "dist", "public");
@@ -26,6 +30,46 @@ if (!result.success) {
   process.exit(1);
 }
 
+// Files whose address must not change between builds: the icons the web manifest names, and the offline page the
+// service worker falls back to.
+const publicDir = join(root, "ui", "public");
+mkdirSync(join(outdir, "icons"));
+for (const name of ["icon-192.png", "icon-512.png", "maskable-512.png"]) {
+  copyFileSync(join(publicDir, "icons", name), join(outdir, "icons", name));
+}
+copyFileSync(join(publicDir, "offline.html"), join(outdir, "offline.html"));
+
+// The service worker precaches the app shell: index.html, every chunk (so any screen opens offline once the app
+// has been visited), the styles, the icons and the offline page. Hashed files are never revalidated; a new build
+// changes sw.js, and the page then offers "Update available, reload" (ui/lib/pwa.ts).
+const sw = await generateSW({
+  globDirectory: outdir,
+  globPatterns: ["**/*.{html,js,css,svg,png,webmanifest}"],
+  swDest: join(outdir, "sw.js"),
+  mode: "production",
+  sourcemap: false,
+  inlineWorkboxRuntime: true,
+  cacheId: "smsdesk",
+  cleanupOutdatedCaches: true,
+  clientsClaim: false,
+  // The page asks a waiting worker to take over when the user chooses to reload ({type: "SKIP_WAITING"}).
+  skipWaiting: false,
+  dontCacheBustURLsMatching: /-[a-z0-9]{8}\.[a-z0-9]+$/,
+  navigateFallback: "/index.html",
+  // Not routes of the app: the API (file downloads are navigations too), the live socket and the metrics.
+  navigateFallbackDenylist: [/^\/api(\/|$)/, /^\/ws$/, /^\/metrics$/, /^\/offline\.html$/],
+  runtimeCaching: [
+    {
+      // A navigation the app shell does not answer (a download, the OpenAPI page) gets the offline page when the
+      // server cannot be reached.
+      urlPattern: ({ request }) => request.mode === "navigate",
+      handler: "NetworkOnly",
+      options: { precacheFallback: { fallbackURL: "/offline.html" } },
+    },
+  ],
+});
+for (const warning of sw.warnings) console.warn(`sw: ${warning}`);
+
 const TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",
   js: "text/javascript; charset=utf-8",
@@ -38,6 +82,8 @@ const TYPES: Record<string, string> = {
   woff2: "font/woff2",
   txt: "text/plain; charset=utf-8",
 };
+/** Formats that are not compressed already; PNG and WOFF2 gain nothing from another pass. */
+const COMPRESSIBLE = new Set(["html", "js", "css", "svg", "json", "webmanifest", "txt"]);
 
 const files: string[] = [];
 const walk = (dir: string) => {
@@ -50,16 +96,49 @@ const walk = (dir: string) => {
 walk(outdir);
 files.sort();
 
-const genPath = join(root, "src", "web", "ui-assets.gen.ts");
-const lines = files.map((f, i) => `import f${i} from "${relative(join(root, "src", "web"), f)}" with { type: "file" };`);
-const entries = files.map((f, i) => {
+const genDir = join(root, "src", "web");
+const lines: string[] = [];
+const entries: string[] = [];
+const importFile = (path: string) => {
+  const id = `f${lines.length}`;
+  lines.push(`import ${id} from "${relative(genDir, path)}" with { type: "file" };`);
+  return id;
+};
+const compressed = new Map<string, { br: number; gzip: number; identity: number }>();
+for (const f of files) {
   const rel = "/" + relative(outdir, f).split("\\").join("/");
   const ext = rel.split(".").pop()!;
-  return `  { path: ${JSON.stringify(rel)}, file: f${i}, type: ${JSON.stringify(TYPES[ext] ?? "application/octet-stream")} },`;
-});
+  const fields = [`path: ${JSON.stringify(rel)}`, `file: ${importFile(f)}`, `type: ${JSON.stringify(TYPES[ext] ?? "application/octet-stream")}`];
+  if (COMPRESSIBLE.has(ext)) {
+    const body = readFileSync(f);
+    const br = brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    });
+    const gz = gzipSync(body, { level: 9 });
+    compressed.set(rel, { br: br.length, gzip: gz.length, identity: body.length });
+    // A variant no smaller than the file is not worth a decoding step.
+    if (br.length < body.length) {
+      writeFileSync(`${f}.br`, br);
+      fields.push(`br: ${importFile(`${f}.br`)}`);
+    }
+    if (gz.length < body.length) {
+      writeFileSync(`${f}.gz`, gz);
+      fields.push(`gzip: ${importFile(`${f}.gz`)}`);
+    }
+  }
+  entries.push(`  { ${fields.join(", ")} },`);
+}
 writeFileSync(
-  genPath,
+  join(genDir, "ui-assets.gen.ts"),
   `// @ts-nocheck: the imported paths change with every build.\n// Generated by scripts/build-ui.ts; do not edit.\n${lines.join("\n")}\n\nexport const uiAssets = [\n${entries.join("\n")}\n];\n`,
 );
+
 const size = files.reduce((n, f) => n + statSync(f).size, 0);
-console.log(`ui: ${files.length} files, ${(size / 1024).toFixed(0)} KB in ${(performance.now() - started).toFixed(0)} ms`);
+const landing = landingScripts((path) => readFileSync(join(outdir, path), "utf8"));
+const sum = (key: "br" | "gzip" | "identity") => landing.reduce((n, path) => n + compressed.get(path)![key], 0);
+console.log(
+  `ui: ${files.length} files, ${(size / 1024).toFixed(0)} KB, sw.js precaching ${sw.count} files (${(sw.size / 1024).toFixed(0)} KB), in ${(performance.now() - started).toFixed(0)} ms`,
+);
+console.log(
+  `ui: the landing page's initial JavaScript (${landing.length} file${landing.length === 1 ? "" : "s"}): ${sum("br")} bytes brotli, ${sum("gzip")} bytes gzip, ${sum("identity")} bytes uncompressed`,
+);

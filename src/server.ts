@@ -24,7 +24,7 @@ import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
 import { createOrPromoteAdmin } from "./users/admins";
 import { countUsers } from "./users/queries";
-import { loadUiBundle } from "./web/ui-assets";
+import { loadUiBundle, uiResponse } from "./web/ui-assets";
 import { liveSockets } from "./live/socket";
 
 export type RunningServer = { url: string; port: number; ctx: AppContext; stop: () => Promise<void> };
@@ -98,14 +98,10 @@ export async function startServer(config: Config, log: (line: string) => void = 
     "<!doctype html><title>smsdesk</title><p>The web interface is not built. Run <code>npm start</code> (or <code>bun scripts/build-ui.ts</code>).</p>",
   );
 
-  const serveUi = (path: string): Response => {
-    const asset = ui.files.get(path);
-    if (asset) return new Response(asset.body, { headers: asset.headers });
-    // Every other path is a route of the single-page app, which shows its own not-found page.
-    return new Response(ui.indexHtml ?? missingUi, {
-      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" },
-    });
-  };
+  // Precompressed at build time, chosen by Accept-Encoding (src/web/ui-assets.ts).
+  const serveUi = (path: string, request: Request): Response =>
+    uiResponse(ui, path, request.headers) ??
+    new Response(missingUi, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
 
   const server = Bun.serve({
     port: config.port,
@@ -131,7 +127,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
           response = await app.handle(limited);
         }
       } else if (request.method === "GET" || request.method === "HEAD") {
-        response = serveUi(path === "/" ? "/index.html" : path);
+        response = serveUi(path === "/" ? "/index.html" : path, request);
       } else {
         response = Response.json({ message: "Method not allowed", code: "method_not_allowed" }, { status: 405 });
       }

@@ -1,8 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { createRootRoute, createRoute, createRouter, Outlet } from "@tanstack/react-router";
-import type { ComponentType } from "react";
-import { AuthGate } from "./components/auth-gate";
-import { AppLayout } from "./components/app-layout";
+import { Suspense, type ComponentType, type ReactNode } from "react";
 import { NotAvailable, NotFound } from "./components/not-found";
 import { OfflineBanner } from "./components/offline-banner";
 import { PublicLayout } from "./components/public-layout";
@@ -10,39 +8,47 @@ import { Toaster } from "./components/toaster";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
 import { auth } from "./lib/auth";
-import { BackupManagerPage } from "./routes/admin/backup-manager/backup-manager-page";
-import { AdminDashboardPage } from "./routes/admin/dashboard/dashboard-page";
-import { AdminLoginPage } from "./routes/admin/login";
-import { CampaignsPage, CampaignWizardPage } from "./routes/app/campaigns/campaigns-page";
-import { ArchivedChatPage, ChatPage } from "./routes/app/chat/chat-page";
-import { ContactsPage } from "./routes/app/contacts/contacts-page";
-import { HomePage } from "./routes/app/home";
-import { IntegrationsPage } from "./routes/app/integrations/integrations-page";
-import { KeywordsPage } from "./routes/app/keywords/keywords-page";
-import { LicensePage } from "./routes/app/license";
-import { OnboardingPage } from "./routes/app/onboarding";
-import { PhoneSettingsPage } from "./routes/app/phone-settings/phone-settings-page";
-import { RealTimeDemoPage } from "./routes/app/real-time-demo/real-time-demo-page";
-import { SegmentsPage } from "./routes/app/segments/segments-page";
-import { TemplatesPage } from "./routes/app/templates/templates-page";
-import { AutomationPage } from "./routes/app/automation/automation-page";
-import { AdvancedSmsPage } from "./routes/app/advanced-sms/advanced-sms-page";
-import { SecurityPage } from "./routes/app/security";
-import { SentMessagesPage } from "./routes/app/sent-messages/sent-messages-page";
-import { SettingsPage } from "./routes/app/settings";
-import { WebhookSettingsPage } from "./routes/app/webhook-settings";
-import { AuthPage } from "./routes/auth/auth-page";
-import { ForgotPasswordPage } from "./routes/auth/forgot-password";
-import { ResetPasswordPage } from "./routes/auth/reset-password";
-import { AboutPage } from "./routes/public/about";
-import { ContactPage } from "./routes/public/contact";
-import { FeaturesPage } from "./routes/public/features";
-import { HelpPage } from "./routes/public/help";
+import { lazyNamed } from "./lib/lazy-page";
 import { LandingPage } from "./routes/public/landing";
-import { PricingPage } from "./routes/public/pricing";
-import { PrivacyPage } from "./routes/public/privacy";
-import { SmsTipsPage } from "./routes/public/sms-tips";
-import { TermsPage } from "./routes/public/terms";
+
+// Every screen but the landing page is its own chunk, and so is the signed-in layout (the chat, the sidebar and
+// what they import): the public pages load none of it, and /chat and /admin/* load on demand.
+const AuthGate = lazyNamed(() => import("./components/auth-gate"), "AuthGate");
+const AppLayout = lazyNamed(() => import("./components/app-layout"), "AppLayout");
+const BackupManagerPage = lazyNamed(() => import("./routes/admin/backup-manager/backup-manager-page"), "BackupManagerPage");
+const AdminDashboardPage = lazyNamed(() => import("./routes/admin/dashboard/dashboard-page"), "AdminDashboardPage");
+const AdminLoginPage = lazyNamed(() => import("./routes/admin/login"), "AdminLoginPage");
+const CampaignsPage = lazyNamed(() => import("./routes/app/campaigns/campaigns-page"), "CampaignsPage");
+const CampaignWizardPage = lazyNamed(() => import("./routes/app/campaigns/campaigns-page"), "CampaignWizardPage");
+const ArchivedChatPage = lazyNamed(() => import("./routes/app/chat/chat-page"), "ArchivedChatPage");
+const ChatPage = lazyNamed(() => import("./routes/app/chat/chat-page"), "ChatPage");
+const ContactsPage = lazyNamed(() => import("./routes/app/contacts/contacts-page"), "ContactsPage");
+const HomePage = lazyNamed(() => import("./routes/app/home"), "HomePage");
+const IntegrationsPage = lazyNamed(() => import("./routes/app/integrations/integrations-page"), "IntegrationsPage");
+const KeywordsPage = lazyNamed(() => import("./routes/app/keywords/keywords-page"), "KeywordsPage");
+const LicensePage = lazyNamed(() => import("./routes/app/license"), "LicensePage");
+const OnboardingPage = lazyNamed(() => import("./routes/app/onboarding"), "OnboardingPage");
+const PhoneSettingsPage = lazyNamed(() => import("./routes/app/phone-settings/phone-settings-page"), "PhoneSettingsPage");
+const RealTimeDemoPage = lazyNamed(() => import("./routes/app/real-time-demo/real-time-demo-page"), "RealTimeDemoPage");
+const SegmentsPage = lazyNamed(() => import("./routes/app/segments/segments-page"), "SegmentsPage");
+const TemplatesPage = lazyNamed(() => import("./routes/app/templates/templates-page"), "TemplatesPage");
+const AutomationPage = lazyNamed(() => import("./routes/app/automation/automation-page"), "AutomationPage");
+const AdvancedSmsPage = lazyNamed(() => import("./routes/app/advanced-sms/advanced-sms-page"), "AdvancedSmsPage");
+const SecurityPage = lazyNamed(() => import("./routes/app/security"), "SecurityPage");
+const SentMessagesPage = lazyNamed(() => import("./routes/app/sent-messages/sent-messages-page"), "SentMessagesPage");
+const SettingsPage = lazyNamed(() => import("./routes/app/settings"), "SettingsPage");
+const WebhookSettingsPage = lazyNamed(() => import("./routes/app/webhook-settings"), "WebhookSettingsPage");
+const AuthPage = lazyNamed(() => import("./routes/auth/auth-page"), "AuthPage");
+const ForgotPasswordPage = lazyNamed(() => import("./routes/auth/forgot-password"), "ForgotPasswordPage");
+const ResetPasswordPage = lazyNamed(() => import("./routes/auth/reset-password"), "ResetPasswordPage");
+const AboutPage = lazyNamed(() => import("./routes/public/about"), "AboutPage");
+const ContactPage = lazyNamed(() => import("./routes/public/contact"), "ContactPage");
+const FeaturesPage = lazyNamed(() => import("./routes/public/features"), "FeaturesPage");
+const HelpPage = lazyNamed(() => import("./routes/public/help"), "HelpPage");
+const PricingPage = lazyNamed(() => import("./routes/public/pricing"), "PricingPage");
+const PrivacyPage = lazyNamed(() => import("./routes/public/privacy"), "PrivacyPage");
+const SmsTipsPage = lazyNamed(() => import("./routes/public/sms-tips"), "SmsTipsPage");
+const TermsPage = lazyNamed(() => import("./routes/public/terms"), "TermsPage");
 
 const rootRoute = createRootRoute({
   component: () => (
@@ -63,9 +69,11 @@ function NotFoundPage() {
   if (status === "loading") return <FullScreenLoader text="Authenticating..." />;
   if (status === "signed-in" && user?.emailVerified) {
     return (
-      <AppLayout>
-        <NotFound signedIn />
-      </AppLayout>
+      <Loading screen>
+        <AppLayout>
+          <NotFound signedIn />
+        </AppLayout>
+      </Loading>
     );
   }
   return (
@@ -75,18 +83,43 @@ function NotFoundPage() {
   );
 }
 
-const page = (path: string, component: () => React.ReactNode) =>
-  createRoute({ getParentRoute: () => rootRoute, path, component });
+/**
+ * Where a screen's chunk is still loading: the whole screen for a first render, else only the page's own area, so
+ * the site's header or the app's sidebar stays put while the next screen arrives.
+ */
+function Loading({ screen = false, children }: { screen?: boolean; children: ReactNode }) {
+  const fallback = screen ? (
+    <FullScreenLoader text="Loading..." />
+  ) : (
+    <div className="flex min-h-[40vh] items-center justify-center text-sm text-slate-500">Loading...</div>
+  );
+  return <Suspense fallback={fallback}>{children}</Suspense>;
+}
+
+const page = (path: string, Screen: () => React.ReactNode) =>
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path,
+    component: () => (
+      <Loading screen>
+        <Screen />
+      </Loading>
+    ),
+  });
 const publicPage = (path: string, Page: ComponentType) =>
   page(path, () => (
     <PublicLayout>
-      <Page />
+      <Loading>
+        <Page />
+      </Loading>
     </PublicLayout>
   ));
 const signedInPage = (path: string, Page: ComponentType, bare = false) =>
   page(path, () => (
     <AuthGate bare={bare}>
-      <Page />
+      <Loading>
+        <Page />
+      </Loading>
     </AuthGate>
   ));
 

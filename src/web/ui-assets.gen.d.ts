@@ -1,1 +1,1 @@
-export declare const uiAssets: { path: string; file: string; type: string }[];
+export declare const uiAssets: { path: string; file: string; type: string; br?: string; gzip?: string }[];
