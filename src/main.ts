@@ -64,13 +64,30 @@ async function main(argv: string[]) {
   const server = await startServer(config);
   console.log(`smsdesk ${VERSION} is running at ${config.publicUrl === server.url ? server.url : `${server.url} (public URL ${config.publicUrl})`}`);
   console.log(`data folder: ${config.dataDir}${config.dev ? " (development mode)" : ""}`);
-  const shutdown = async () => {
+  // SIGTERM drains: the engine stops claiming at once (before the HTTP server and the jobs stop, which may take a
+  // while), the provider calls in flight finish and are recorded, then the process exits. A second signal changes
+  // nothing; a drain that hangs past the bound exits anyway (what was in flight becomes `unknown` at the next start).
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`smsdesk: ${signal} received; finishing the messages in flight, then stopping`);
+    setTimeout(() => {
+      console.error(`smsdesk: still stopping after ${SHUTDOWN_BOUND_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_BOUND_MS).unref();
+    const drained = server.ctx.sending.stop();
     await server.stop();
+    await drained;
+    console.log("smsdesk: stopped");
     process.exit(0);
   };
-  process.on("SIGINT", shutdown);
-  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
 }
+
+/** The longest a stop may take: the engine's drain (20 s) and the job handlers' last writes. */
+const SHUTDOWN_BOUND_MS = 30_000;
 
 /** System errors the operator fixes (a data folder it cannot create or write, a port in use): the message is enough. */
 const OPERATOR_ERRORS = new Set(["EACCES", "EPERM", "ENOENT", "EROFS", "ENOSPC", "EADDRINUSE", "EADDRNOTAVAIL"]);

@@ -14,6 +14,11 @@ export type ManagerOptions = {
   backoffCapMs: number;
   /** Consecutive failed messages that pause a campaign. */
   pauseAfterFailures: number;
+  /**
+   * How long a stop waits for the provider calls in flight. Longer than the providers' own timeout (15 s), so each
+   * call ends with its answer or its timeout recorded, none left `sending` to become `unknown` at the next start.
+   */
+  drainMs: number;
 };
 
 export const DEFAULT_MANAGER_OPTIONS: ManagerOptions = {
@@ -24,6 +29,7 @@ export const DEFAULT_MANAGER_OPTIONS: ManagerOptions = {
   backoffBaseMs: 2000,
   backoffCapMs: 5 * 60_000,
   pauseAfterFailures: 10,
+  drainMs: 20_000,
 };
 
 /** The slowest a number is driven by 429s, as a share of its configured rate. */
@@ -75,6 +81,7 @@ export class SendingManager {
   /** Ends the current nap early. */
   private poke: (() => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
+  private stopping: Promise<void> | null = null;
   private failures = new Map<string, number>();
   private lanesCheckedAt = Number.NEGATIVE_INFINITY;
 
@@ -94,15 +101,22 @@ export class SendingManager {
     this.loopDone = this.loop();
   }
 
-  /** Stops claiming, lets calls in flight finish (5 s at most) and records their outcomes. */
-  async stop() {
-    if (!this.running) return;
+  /**
+   * Stops claiming at once, lets the calls in flight finish (drainMs at most) and records their outcomes. Every
+   * caller gets the same drain: the server starts it first on SIGTERM and awaits it again before the database closes.
+   */
+  stop(): Promise<void> {
+    if (!this.running) return this.stopping ?? Promise.resolve();
     this.running = false;
     this.poke?.();
-    await this.loopDone;
-    const deadline = this.clock.now() + 5000;
-    while (this.inFlight > 0 && this.clock.now() < deadline) await this.clock.sleep(10);
-    this.flushOutcomes(this.clock.now());
+    this.stopping = (async () => {
+      await this.loopDone;
+      const deadline = this.clock.now() + this.options.drainMs;
+      if (this.inFlight > 0) this.log(`sending: stopping; waiting for ${this.inFlight} provider call(s) in flight`);
+      while (this.inFlight > 0 && this.clock.now() < deadline) await this.clock.sleep(10);
+      this.flushOutcomes(this.clock.now());
+    })();
+    return this.stopping;
   }
 
   /** Something was queued (or a campaign resumed): look now rather than at the next idle pass. */

@@ -159,7 +159,7 @@ export function engineWith(provider: FakeProvider, clock: FakeClock, rate: numbe
         ? { fromNumber: "+14155550000", messagesPerSecond: rate, account: { id: "a1", active: true, messagesPerSecond: 0, ready: () => provider, load: async () => provider } }
         : null,
   };
-  const engine = new SendingManager(store, registry, clock, () => {}, { idleMs: 250, maxBatch: 1000, maxInFlight: 200, maxAttempts: 6, backoffBaseMs: 2000, backoffCapMs: 300_000, pauseAfterFailures: 10, ...options });
+  const engine = new SendingManager(store, registry, clock, () => {}, { idleMs: 250, maxBatch: 1000, maxInFlight: 200, maxAttempts: 6, backoffBaseMs: 2000, backoffCapMs: 300_000, pauseAfterFailures: 10, drainMs: 20_000, ...options });
   return { store, engine };
 }
 
