@@ -1,8 +1,10 @@
-import { gunzipSync, gzipSync } from "node:zlib";
+import { createHash } from "node:crypto";
+import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from "node:fs";
+import { createGunzip, gzipSync } from "node:zlib";
 
 /**
  * A backup archive is a gzipped POSIX tar (ustar) of plain files, so `tar xzf` opens it anywhere. Only what
- * backups need: regular files with short names, written and read whole.
+ * backups need: regular files with short names, written whole and read as a stream.
  */
 
 export type ArchiveEntry = { name: string; data: Uint8Array };
@@ -45,30 +47,121 @@ export function packArchive(entries: ArchiveEntry[], mtimeMs: number): Uint8Arra
 
 export class ArchiveError extends Error {}
 
-/** Reads every regular file of a .tar.gz; a truncated or malformed archive throws ArchiveError. */
-export function unpackArchive(bytes: Uint8Array): Map<string, Uint8Array> {
-  let tar: Buffer;
+/** A file read out of an archive: its size and SHA-256, and its bytes when it was kept in memory. */
+export type Extracted = { size: number; sha256: string; data?: Uint8Array };
+
+type Sink = { write(chunk: Uint8Array): void; end(): Extracted };
+
+function fileSink(path: string): Sink {
+  const fd = openSync(path, "wx", 0o600);
+  const hash = createHash("sha256");
+  let size = 0;
+  return {
+    write(chunk) {
+      writeSync(fd, chunk);
+      hash.update(chunk);
+      size += chunk.length;
+    },
+    end() {
+      fsyncSync(fd);
+      closeSync(fd);
+      return { size, sha256: hash.digest("hex") };
+    },
+  };
+}
+
+function memorySink(name: string, limit: number): Sink {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  return {
+    write(chunk) {
+      size += chunk.length;
+      if (size > limit) throw new ArchiveError(`The archive's ${name} is too large`);
+      parts.push(Buffer.from(chunk));
+    },
+    end() {
+      const data = Buffer.concat(parts);
+      return { size, sha256: createHash("sha256").update(data).digest("hex"), data };
+    },
+  };
+}
+
+/**
+ * Reads a .tar.gz from disk as a stream: the entries named in `toFile` are written to their paths, those in
+ * `toMemory` kept (up to their byte bound), each hashed on the way, and any other entry skipped. Memory stays
+ * small whatever the archive's size (a backup holds the whole database). A truncated or malformed archive
+ * throws ArchiveError; the caller removes the files written.
+ */
+export async function extractArchive(
+  path: string,
+  want: { toFile: Record<string, string>; toMemory: Record<string, number> },
+): Promise<Map<string, Extracted>> {
+  const out = new Map<string, Extracted>();
+  let pending: Buffer = Buffer.alloc(0);
+  let sink: Sink | null = null;
+  let name = "";
+  let remaining = 0;
+  let skip = 0;
+  let pad = 0;
+  let ended = false;
+  const finishEntry = () => {
+    out.set(name, sink!.end());
+    sink = null;
+    skip = pad;
+  };
   try {
-    tar = gunzipSync(bytes);
-  } catch {
+    for await (const chunk of createReadStream(path).pipe(createGunzip()) as AsyncIterable<Buffer>) {
+      if (ended) continue; // the zero blocks that end the tar, and whatever padding follows them
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      let at = 0;
+      while (!ended) {
+        if (skip > 0) {
+          const n = Math.min(skip, pending.length - at);
+          at += n;
+          skip -= n;
+          if (skip > 0) break;
+        } else if (sink) {
+          const n = Math.min(remaining, pending.length - at);
+          sink.write(pending.subarray(at, at + n));
+          at += n;
+          remaining -= n;
+          if (remaining > 0) break;
+          finishEntry();
+        } else {
+          if (pending.length - at < BLOCK) break;
+          const h = pending.subarray(at, at + BLOCK);
+          at += BLOCK;
+          if (h.every((b) => b === 0)) {
+            ended = true;
+            break;
+          }
+          const field = (start: number, length: number) => h.subarray(start, start + length).toString("latin1").replace(/\0.*$/s, "").trim();
+          const sum = h.reduce((a, b, i) => a + (i >= 148 && i < 156 ? 32 : b), 0);
+          if (parseInt(field(148, 8), 8) !== sum) throw new ArchiveError("The archive is damaged (bad header checksum)");
+          name = field(0, 100);
+          const size = parseInt(field(124, 12), 8);
+          if (!Number.isSafeInteger(size) || size < 0) throw new ArchiveError("The archive is damaged (bad entry size)");
+          pad = (BLOCK - (size % BLOCK)) % BLOCK;
+          const type = field(156, 1);
+          const regular = type === "0" || type === "";
+          if (regular && out.has(name)) throw new ArchiveError(`The archive holds ${name} twice`);
+          if (regular && want.toFile[name] !== undefined) sink = fileSink(want.toFile[name]!);
+          else if (regular && want.toMemory[name] !== undefined) sink = memorySink(name, want.toMemory[name]!);
+          if (sink) {
+            remaining = size;
+            if (remaining === 0) finishEntry();
+          } else skip = size + pad;
+        }
+      }
+      pending = Buffer.from(pending.subarray(at));
+    }
+  } catch (err) {
+    if (err instanceof ArchiveError) throw err;
+    // zlib's "unexpected end of file" or "incorrect header check": not the whole gzip stream.
     throw new ArchiveError("The file is not a complete .tar.gz archive");
+  } finally {
+    if (sink) (sink as Sink).end();
   }
-  const files = new Map<string, Uint8Array>();
-  let offset = 0;
-  for (;;) {
-    if (offset + BLOCK > tar.length) throw new ArchiveError("The archive ends in the middle of a file");
-    const h = tar.subarray(offset, offset + BLOCK);
-    if (h.every((b) => b === 0)) return files;
-    const field = (start: number, length: number) => h.subarray(start, start + length).toString("latin1").replace(/\0.*$/s, "").trim();
-    const stored = parseInt(field(148, 8), 8);
-    const sum = h.reduce((a, b, i) => a + (i >= 148 && i < 156 ? 32 : b), 0);
-    if (stored !== sum) throw new ArchiveError("The archive is damaged (bad header checksum)");
-    const name = field(0, 100);
-    const size = parseInt(field(124, 12), 8);
-    const type = field(156, 1);
-    offset += BLOCK;
-    if (!Number.isSafeInteger(size) || offset + size > tar.length) throw new ArchiveError("The archive ends in the middle of a file");
-    if (type === "0" || type === "") files.set(name, tar.subarray(offset, offset + size));
-    offset += size + ((BLOCK - (size % BLOCK)) % BLOCK);
-  }
+  if (!ended) throw new ArchiveError("The archive ends in the middle of a file");
+  return out;
 }

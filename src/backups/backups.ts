@@ -3,6 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
+  copyFileSync,
   existsSync,
   fsyncSync,
   mkdirSync,
@@ -11,17 +12,17 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  writeFileSync,
+  statSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../db/client";
 import { migrationJournal } from "../../db/migrations/embedded";
 import type { AppContext } from "../context";
-import { conflict, HttpError, notFound } from "../http/errors";
+import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import { deriveKey, loadOrCreateSecretKey } from "../secrets/secret-key";
 import { VERSION } from "../version";
-import { ArchiveError, packArchive, unpackArchive } from "./archive";
+import { ArchiveError, extractArchive, packArchive } from "./archive";
 
 /**
  * Verified backups of the database and secret.key, kept as .tar.gz archives in DATA_DIR/backups, each with a
@@ -227,70 +228,119 @@ export function deleteBackup(dataDir: string, id: string) {
 type Verified = { manifest: Manifest; dbPath: string; keyPath: string; stagingDir: string };
 
 /**
- * Checks an archive completely (its manifest, the hashes of both files, integrity_check of the database) and
- * unpacks it into a staging folder inside backups/ (the same file system as the data, so the swap is a rename).
- * Throws ArchiveError with the reason for anything wrong; the caller removes stagingDir.
+ * Checks an archive on disk completely (its manifest, the hashes of both files, integrity_check of the database,
+ * its row counts against the manifest's) while unpacking it as a stream into a staging folder inside backups/
+ * (the same file system as the data, so the swap is a rename). Throws ArchiveError with the reason for anything
+ * wrong (the staging folder is then gone); otherwise the caller removes stagingDir.
  */
-export function verifyArchive(dataDir: string, bytes: Uint8Array): Verified {
-  const files = unpackArchive(bytes);
-  const manifestBytes = files.get(MANIFEST_FILE);
-  if (!manifestBytes) throw new ArchiveError("The archive has no manifest.json: not an smsdesk backup");
-  let manifest: Manifest;
-  try {
-    manifest = JSON.parse(Buffer.from(manifestBytes).toString("utf8")) as Manifest;
-  } catch {
-    throw new ArchiveError("The archive's manifest.json is not valid JSON");
-  }
-  if (manifest?.format !== 1 || typeof manifest.files !== "object" || manifest.files === null)
-    throw new ArchiveError("The archive's manifest is not an smsdesk backup manifest");
-  for (const name of [DB_FILE, KEY_FILE]) {
-    const data = files.get(name);
-    const expected = manifest.files[name];
-    if (!data || !expected) throw new ArchiveError(`The archive has no ${name}`);
-    if (data.length !== expected.size || sha256(data) !== expected.sha256) throw new ArchiveError(`${name} does not match the manifest's SHA-256: the archive was changed or damaged`);
-  }
+export async function verifyArchive(dataDir: string, path: string): Promise<Verified> {
   const stagingDir = join(ensureDir(dataDir), `.staging-${randomBytes(6).toString("hex")}`);
   mkdirSync(stagingDir, { mode: 0o700 });
   const dbPath = join(stagingDir, DB_FILE);
   const keyPath = join(stagingDir, KEY_FILE);
   try {
-    writeDurably(dbPath, files.get(DB_FILE)!);
-    writeDurably(keyPath, files.get(KEY_FILE)!);
-    inspectDatabase(dbPath);
+    const files = await extractArchive(path, { toFile: { [DB_FILE]: dbPath, [KEY_FILE]: keyPath }, toMemory: { [MANIFEST_FILE]: 1024 * 1024 } });
+    const manifestBytes = files.get(MANIFEST_FILE)?.data;
+    if (!manifestBytes) throw new ArchiveError("The archive has no manifest.json: not an smsdesk backup");
+    let manifest: Manifest;
+    try {
+      manifest = JSON.parse(Buffer.from(manifestBytes).toString("utf8")) as Manifest;
+    } catch {
+      throw new ArchiveError("The archive's manifest.json is not valid JSON");
+    }
+    if (manifest?.format !== 1 || typeof manifest.files !== "object" || manifest.files === null || typeof manifest.tables !== "object")
+      throw new ArchiveError("The archive's manifest is not an smsdesk backup manifest");
+    for (const name of [DB_FILE, KEY_FILE]) {
+      const found = files.get(name);
+      const expected = manifest.files[name];
+      if (!found || !expected) throw new ArchiveError(`The archive has no ${name}`);
+      if (found.size !== expected.size || found.sha256 !== expected.sha256)
+        throw new ArchiveError(`${name} does not match the manifest's SHA-256: the archive was changed or damaged`);
+    }
+    const { tables } = inspectDatabase(dbPath);
+    const differ = Object.keys({ ...tables, ...manifest.tables }).filter((name) => tables[name] !== manifest.tables?.[name]);
+    if (differ.length) throw new ArchiveError(`The database's row counts differ from the manifest's (${differ.slice(0, 3).join(", ")})`);
+    return { manifest, dbPath, keyPath, stagingDir };
   } catch (err) {
     rmSync(stagingDir, { recursive: true, force: true });
     throw err;
   }
-  return { manifest, dbPath, keyPath, stagingDir };
 }
 
-/** Stores an archive from outside (an upload, a file given to the CLI) as a backup, after verifying it completely. */
-export function importArchive(dataDir: string, bytes: Uint8Array, now: number): BackupInfo {
+/**
+ * Writes an upload's body to a file in backups/ as it arrives, refusing it (413) as soon as it passes `limit`
+ * bytes: an archive the size of the database is never held in memory. Answers the file's path; the caller
+ * passes it to importArchive, which keeps or removes it.
+ */
+export async function receiveUpload(dataDir: string, body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
+  const path = join(ensureDir(dataDir), `.upload-${randomBytes(6).toString("hex")}.tar.gz`);
+  const fd = openSync(path, "wx", 0o600);
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > limit) throw new HttpError(413, "Request body too large");
+      writeSync(fd, chunk);
+    }
+    if (size === 0) throw badRequest("Please choose a backup file (.tar.gz)");
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(path, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  return path;
+}
+
+/**
+ * Stores an archive from outside (an upload received into backups/, or a file given to the CLI) as a backup,
+ * after verifying it completely. An upload's file is moved into place (or removed when refused); another file is
+ * copied.
+ */
+export async function importArchive(dataDir: string, path: string, now: number, opts: { move: boolean }): Promise<BackupInfo> {
   const release = takeBackupLock(dataDir);
   try {
-    const { manifest, stagingDir } = verifyArchive(dataDir, bytes);
+    const { manifest, stagingDir } = await verifyArchive(dataDir, path);
     rmSync(stagingDir, { recursive: true, force: true });
     const id = `smsdesk-${stamp(now)}-uploaded-${randomBytes(3).toString("hex")}`;
-    writeDurably(archivePath(dataDir, id), bytes);
-    return recordBackup(dataDir, { id, size: bytes.length, createdAt: now, reason: "uploaded", status: "good", error: null, manifest });
+    if (opts.move) renameSync(path, archivePath(dataDir, id));
+    else {
+      copyFileSync(path, archivePath(dataDir, id));
+      fsyncFile(archivePath(dataDir, id));
+    }
+    return recordBackup(dataDir, { id, size: statSync(archivePath(dataDir, id)).size, createdAt: now, reason: "uploaded", status: "good", error: null, manifest });
   } finally {
+    if (opts.move) rmSync(path, { force: true });
     release();
   }
+}
+
+/** Something that writes to the database on its own (an import): stopped before a restore swaps the files. */
+export type Writer = { pause(): Promise<void>; resume(): void };
+const writers = new WeakMap<AppContext, Writer[]>();
+
+/** Registers a background writer that a restore stops first and starts again after the swap (or the rollback). */
+export function registerWriter(ctx: AppContext, writer: Writer) {
+  writers.set(ctx, [...(writers.get(ctx) ?? []), writer]);
 }
 
 export type RestoreOptions = {
   /** Stops the writers before the swap, and starts them again after it (or after the rollback). */
   pause?: () => Promise<void>;
   resume?: () => void;
+  /** Tests start work here that the pause must stop: after the verification, before the writers stop. */
+  beforePause?: () => Promise<void>;
   /** Tests inject a failure here: after the files are swapped, before the restored database is opened. */
   afterSwap?: () => void;
 };
 
 /**
- * Restores a backup into the running appliance: verify, back up the current state, stop the writers, swap the
- * files, reopen the database on the context (every domain reads ctx.db at call time) and re-derive the keys. The
- * swap itself is synchronous, so no request runs between the close and the reopen. Anything failing after the
- * current files were moved aside puts them back and reopens them.
+ * Restores a backup into the running appliance: verify, stop the writers (the engine and every registered
+ * writer), back up the current state, swap the files, reopen the database on the context (every domain reads
+ * ctx.db at call time), re-derive the keys, and start the writers again. The swap itself is synchronous, so no
+ * request runs between the close and the reopen. Anything failing after the current files were moved aside puts
+ * them back and reopens them.
  */
 export async function restoreBackup(ctx: AppContext, id: string, options: RestoreOptions = {}): Promise<{ restored: BackupInfo; safety: BackupInfo }> {
   const dataDir = ctx.config.dataDir;
@@ -300,16 +350,30 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
   let staged: Verified | null = null;
   try {
     try {
-      staged = verifyArchive(dataDir, readFileSync(archivePath(dataDir, id)));
+      staged = await verifyArchive(dataDir, archivePath(dataDir, id));
     } catch (err) {
       if (err instanceof ArchiveError) throw new HttpError(400, `The backup cannot be restored: ${err.message}`);
       throw err;
     }
-    const safety = writeBackup(ctx.db.$client, dataDir, "before-restore", ctx.now());
-    const pause = options.pause ?? (() => ctx.sending.stop());
-    const resume = options.resume ?? (() => ctx.sending.start());
-    await pause();
+    const registered = writers.get(ctx) ?? [];
+    const pause =
+      options.pause ??
+      (async () => {
+        await ctx.sending.stop();
+        for (const writer of registered) await writer.pause();
+      });
+    const resume =
+      options.resume ??
+      (() => {
+        for (const writer of registered) writer.resume();
+        ctx.sending.start();
+      });
+    await options.beforePause?.();
+    let safety: BackupInfo;
     try {
+      await pause();
+      // Taken with the writers stopped: the state a rollback would return to.
+      safety = writeBackup(ctx.db.$client, dataDir, "before-restore", ctx.now());
       swapFiles(ctx, staged, options.afterSwap);
     } finally {
       resume();

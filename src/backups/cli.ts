@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { ConfigError, loadConfig, type Config } from "../config";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
@@ -33,7 +33,7 @@ export async function backupCommand(args: string[], open: (config: Config) => Pr
       return;
     }
     if (!existsSync(file!)) throw new ConfigError(`No such file: ${file}`);
-    const imported = importArchive(config.dataDir, readFileSync(file!), ctx.now());
+    const imported = await importArchive(config.dataDir, file!, ctx.now(), { move: false });
     // No server runs in this process: nothing to pause or start around the swap.
     const { safety } = await restoreBackup(ctx, imported.id, { pause: async () => {}, resume: () => {} });
     console.log(`Restored ${file}. The data before it is backup ${safety.id}.`);

@@ -5,23 +5,9 @@ import { MAX_BACKUP_BYTES } from "../http/body-limit";
 import { badRequest, HttpError } from "../http/errors";
 import { ArchiveError } from "./archive";
 import { KEEP_BOUNDS, PRESETS, scheduleView, updateBackupSchedule } from "./schedule";
-import { BACKUP_ID, backupFile, createBackup, deleteBackup, importArchive, listBackups, restoreBackup } from "./backups";
+import { BACKUP_ID, backupFile, createBackup, deleteBackup, importArchive, listBackups, receiveUpload, restoreBackup } from "./backups";
 
 const idParams = t.Object({ id: t.String({ pattern: BACKUP_ID.source, error: "Not a backup id" }) });
-
-/** Reads an uploaded archive, refusing it (413) past MAX_BACKUP_BYTES without reading further. */
-async function readUpload(request: Request): Promise<Uint8Array> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BACKUP_BYTES) throw new HttpError(413, "Request body too large");
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of (request.body ?? []) as AsyncIterable<Uint8Array>) {
-    size += chunk.length;
-    if (size > MAX_BACKUP_BYTES) throw new HttpError(413, "Request body too large");
-    chunks.push(chunk);
-  }
-  if (size === 0) throw badRequest("Please choose a backup file (.tar.gz)");
-  return Buffer.concat(chunks);
-}
 
 /** The backup manager's calls (administrators only). */
 export function backupRoutes(ctx: AppContext) {
@@ -58,9 +44,10 @@ export function backupRoutes(ctx: AppContext) {
       .post(
         "/upload",
         async ({ request, set }) => {
-          const bytes = await readUpload(request);
+          if (Number(request.headers.get("content-length") ?? 0) > MAX_BACKUP_BYTES) throw new HttpError(413, "Request body too large");
+          const path = await receiveUpload(dataDir(), (request.body ?? []) as AsyncIterable<Uint8Array>, MAX_BACKUP_BYTES);
           try {
-            const info = importArchive(dataDir(), bytes, ctx.now());
+            const info = await importArchive(dataDir(), path, ctx.now(), { move: true });
             set.status = 201;
             return info;
           } catch (err) {

@@ -9,6 +9,7 @@ import type { CountryCode } from "libphonenumber-js";
 import { EMPTY_CSV, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
 import { preparedBatches } from "./import-pipeline";
 import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
+import { registerWriter } from "../backups/backups";
 
 const TOO_LARGE = "The CSV file is too large (100 MB at most).";
 
@@ -185,10 +186,14 @@ function runningImportsOf(ctx: AppContext): RunningImports {
   let imports = runningImports.get(ctx);
   if (!imports) {
     const created: RunningImports = { stopping: false, runs: new Set() };
-    ctx.onStop.unshift(async () => {
+    const stop = async () => {
       created.stopping = true;
-      await Promise.all(created.runs);
-    });
+      // An import queued meanwhile stops at its first batch; wait for it too.
+      while (created.runs.size) await Promise.all([...created.runs]);
+    };
+    ctx.onStop.unshift(stop);
+    // A restore swaps the database under the imports: they stop first, and new ones may start after it.
+    registerWriter(ctx, { pause: stop, resume: () => (created.stopping = false) });
     runningImports.set(ctx, (imports = created));
   }
   return imports;

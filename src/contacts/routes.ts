@@ -8,6 +8,7 @@ import {
   bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
   normalizeTags, optOutById,
 } from "./contacts";
+import { onDatabaseReplaced } from "../backups/backups";
 import { failInterruptedImports, getImportJob, listImportJobs, previewUpload, receiveCsvUpload, startCsvImport } from "./csv-import";
 import { COLUMN_TARGET, type ColumnTarget } from "./csv-stream";
 import { ContactImporter } from "./importer";
@@ -98,6 +99,8 @@ function importCountry(country: string | undefined): CountryCode | undefined {
 
 export function contactRoutes(ctx: AppContext) {
   failInterruptedImports(ctx);
+  // A restored database may hold imports that were running when it was backed up: no process runs them now.
+  onDatabaseReplaced(ctx, () => failInterruptedImports(ctx));
   return new Elysia({ prefix: "/api/contacts" })
     .use(authGuard(ctx))
     // GET /api/contacts

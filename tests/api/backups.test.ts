@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
-import { packArchive, unpackArchive } from "../../src/backups/archive";
-import { createBackup, listBackups, restoreBackup } from "../../src/backups/backups";
+import { extractArchive, packArchive } from "../../src/backups/archive";
+import { backupsDir, createBackup, listBackups, receiveUpload, restoreBackup, verifyArchive } from "../../src/backups/backups";
+import { INTERRUPTED } from "../../src/contacts/csv-import";
 import { scheduleView, updateBackupSchedule } from "../../src/backups/schedule";
 import { loadConfig } from "../../src/config";
 import { runDueJobs } from "../../src/jobs/jobs";
@@ -44,6 +45,20 @@ const upload = (bytes: Uint8Array) =>
     headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/gzip", origin: t.ctx.config.publicUrl },
     body: new Blob([bytes as Uint8Array<ArrayBuffer>]),
   }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+/** Every file of an archive, in memory (small test archives only). */
+async function unpack(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
+  const dir = mkdtempSync(join(tmpdir(), "smsdesk-backup-unpack-"));
+  try {
+    const path = join(dir, "a.tar.gz");
+    await Bun.write(path, bytes);
+    const names = ["manifest.json", "smsdesk.db", "secret.key"];
+    const files = await extractArchive(path, { toFile: {}, toMemory: Object.fromEntries(names.map((n) => [n, 1 << 30])) });
+    return new Map(names.map((n) => [n, files.get(n)!.data!]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** A user with a simulator sender that delivers at once. */
 async function sender() {
@@ -117,7 +132,7 @@ describe("uploads", () => {
     const truncated = await upload(bytes.slice(0, Math.floor(bytes.length / 2)));
     expect(truncated).toEqual({ status: 400, body: { message: "This file is not a valid backup: The file is not a complete .tar.gz archive", code: "validation" } });
 
-    const files = unpackArchive(bytes);
+    const files = await unpack(bytes);
     const db = new Uint8Array(files.get("smsdesk.db")!);
     db[db.length - 100] = db[db.length - 100]! ^ 0xff;
     const tampered = packArchive(
@@ -128,10 +143,44 @@ describe("uploads", () => {
       status: 400,
       body: { message: "This file is not a valid backup: smsdesk.db does not match the manifest's SHA-256: the archive was changed or damaged", code: "validation" },
     });
+    // A manifest rewritten to match a changed database still has to match the database's own row counts.
+    const manifest = JSON.parse(Buffer.from(files.get("manifest.json")!).toString());
+    manifest.tables.users += 1;
+    const recounted = packArchive(
+      [...files].map(([name, data]) => ({ name, data: name === "manifest.json" ? Buffer.from(JSON.stringify(manifest)) : data })),
+      Date.now(),
+    );
+    expect(await upload(recounted)).toEqual({
+      status: 400,
+      body: { message: "This file is not a valid backup: The database's row counts differ from the manifest's (users)", code: "validation" },
+    });
     expect(await upload(new TextEncoder().encode("not an archive"))).toMatchObject({ status: 400 });
+    // Refused uploads leave no file behind.
+    expect(readdirSync(backupsDir(t.ctx.config.dataDir)).filter((f) => f.startsWith(".upload-") || f.startsWith(".staging-"))).toEqual([]);
     expect((await backups()).body.data.length).toBe(listBefore);
     expect(ids("users")).toEqual(usersBefore);
     expect(integrity()).toEqual(["ok"]);
+  });
+});
+
+describe("receiving an upload", () => {
+  test("is written to disk as it arrives, and refused past the limit with nothing left behind", async () => {
+    const dir = backupsDir(t.ctx.config.dataDir);
+    const partial = () => readdirSync(dir).filter((f) => f.startsWith(".upload-"));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    async function* body() {
+      yield new Uint8Array(1000).fill(1);
+      await gate;
+      yield new Uint8Array(1000).fill(2);
+    }
+    const receiving = receiveUpload(t.ctx.config.dataDir, body(), 1500);
+    // The first chunk is on disk while the rest has not arrived: nothing holds the whole upload in memory.
+    const [file] = await waitFor(partial, (files) => files.length === 1 && statSync(join(dir, files[0]!)).size === 1000);
+    expect(readFileSync(join(dir, file!))).toEqual(Buffer.alloc(1000, 1));
+    release();
+    await expect(receiving).rejects.toMatchObject({ status: 413, message: "Request body too large" });
+    expect(partial()).toEqual([]);
   });
 });
 
@@ -268,4 +317,58 @@ describe("smsdesk backup on the command line", () => {
     expect(smsdesk(["backup", "drop"])).toMatchObject({ code: 2 });
     expect(readFileSync(file).length).toBeGreaterThan(0);
   }, 30_000);
+});
+
+describe("a CSV import running during a restore", () => {
+  test("stops between two batches before the swap; the restored data shows it interrupted and a new import runs", async () => {
+    // An administrator has no contact limit: every row is stored.
+    const importCsv = (rows: number, from: number) =>
+      t.api("/api/contacts/import/csv", {
+        token: admin.token,
+        body: "phone,first_name\n" + Array.from({ length: rows }, (_, i) => `+1646${String(from + i)},Q${i}`).join("\n") + "\n",
+        headers: { "content-type": "text/csv" },
+      });
+    const job = async (id: string) => (await t.api(`/api/contacts/import/${id}`, { token: admin.token })).body;
+    const stateOf = (id: string) => t.ctx.db.$client.query("SELECT state FROM contact_imports WHERE id = ?").get(id);
+
+    // A backup taken while one import runs...
+    const first = await importCsv(40_000, 2_000_000);
+    expect(first.status).toBe(202);
+    await waitFor(() => job(first.body.id), (j) => j.state === "running" && j.rowsRead >= 10_000, 30_000);
+    expect(stateOf(first.body.id)).toEqual({ state: "running" });
+    const made = createBackup(t.ctx);
+    await waitFor(() => job(first.body.id), (j) => j.state === "done", 30_000);
+
+    // ...is restored while another runs.
+    let second = "";
+    const logsBefore = t.logs.length;
+    const { safety } = await restoreBackup(t.ctx, made.id, {
+      beforePause: async () => {
+        second = (await importCsv(100_000, 3_000_000)).body.id;
+        await waitFor(() => job(second), (j) => j.state === "running" && j.rowsRead >= 10_000, 30_000);
+      },
+    });
+    // The state just before the restore (taken with the writers stopped) shows the second import stopped there.
+    const dir = mkdtempSync(join(tmpdir(), "smsdesk-backup-safety-"));
+    try {
+      const { dbPath } = await verifyArchive(dir, join(backupsDir(t.ctx.config.dataDir), `${safety.id}.tar.gz`));
+      const before = new Database(dbPath, { readonly: true });
+      expect(before.query("SELECT state, error FROM contact_imports WHERE id = ?").get(second)).toEqual({
+        state: "failed",
+        error: "The server stopped during the import. Please upload the file again.",
+      });
+      before.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(t.logs.slice(logsBefore).filter((line) => /closed database|import .* failed/i.test(line))).toEqual([]);
+    expect(integrity()).toEqual(["ok"]);
+    // In the restored data the first import is running; no process runs it now, so it says so instead of blocking
+    // the next one.
+    expect(await job(first.body.id)).toMatchObject({ state: "failed", error: INTERRUPTED });
+    expect((await t.api(`/api/contacts/import/${second}`, { token: admin.token })).status).toBe(404);
+    const next = await importCsv(50, 4_000_000);
+    expect(next.status).toBe(202);
+    expect(await waitFor(() => job(next.body.id), (j) => j.state !== "running" && j.state !== "queued", 20_000)).toMatchObject({ state: "done", created: 50 });
+  }, 120_000);
 });
