@@ -155,7 +155,10 @@ export const contactConsents = sqliteTable(
     keyword: text("keyword"),
     createdAt: createdAt(),
   },
-  (t) => [index("contact_consents_contact_idx").on(t.contactId, t.createdAt)],
+  (t) => [
+    index("contact_consents_contact_idx").on(t.contactId, t.createdAt),
+    index("contact_consents_user_kind_created_idx").on(t.userId, t.kind, t.createdAt),
+  ],
 );
 
 export type ImportDuplicate = { line: number; attemptedName: string; existingName: string; phone: string; existingContactId: string | null };
@@ -221,6 +224,8 @@ export const smsProviders = sqliteTable(
     credentialHint: text("credential_hint").notNull().default(""),
     /** Overall ceiling across the account's numbers, in segments per second; null: the provider's default. */
     messagesPerSecond: real("messages_per_second"),
+    /** What the account charges per SMS segment, in millionths of a dollar (cost estimates, spend); null: its usual price. */
+    segmentPriceMicros: integer("segment_price_micros"),
     settings: text("settings", { mode: "json" }).$type<Partial<SimulatorSettings>>().notNull().default(sql`'{}'`),
     isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
@@ -361,6 +366,30 @@ export const campaignMessageCounts = sqliteTable(
     unsent: integer("unsent").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.status] })],
+);
+
+/**
+ * Messages per account, hour (of the time they reached the provider, else were written), status, sender number,
+ * campaign and provider account ('' for none), with how many reached the provider and their segments. Kept by
+ * triggers on messages (migration 0020) for every message that has left the queue; the dashboards read these.
+ */
+export const messageRollups = sqliteTable(
+  "message_rollups",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    hour: integer("hour").notNull(),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    phoneNumberId: text("phone_number_id").notNull().default(""),
+    campaignId: text("campaign_id").notNull().default(""),
+    providerId: text("provider_id").notNull().default(""),
+    n: integer("n").notNull().default(0),
+    sent: integer("sent").notNull().default(0),
+    segments: integer("segments").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.hour, t.status, t.phoneNumberId, t.campaignId, t.providerId] }),
+    index("message_rollups_campaign_idx").on(t.campaignId, t.providerId).where(sql`campaign_id <> ''`),
+  ],
 );
 
 export const JOB_STATES = ["pending", "running", "done", "failed", "cancelled"] as const;

@@ -23,6 +23,7 @@ import { messageRoutes } from "./messages/routes";
 import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
 import { providerWebhookRoutes } from "./providers/webhook-routes";
+import { resultsRoutes } from "./results/routes";
 import { outboundWebhookRoutes } from "./outbound-webhooks/routes";
 import { openApiRoutes } from "./public-api/openapi";
 import { publicApiRoutes } from "./public-api/routes";
@@ -92,6 +93,7 @@ export function createApp(ctx: AppContext) {
     .use(googleRoutes(ctx))
     .use(userRoutes(ctx))
     .use(analyticsRoutes(ctx))
+    .use(resultsRoutes(ctx))
     .use(supportRoutes(ctx))
     .use(errorReportRoutes(ctx))
     .use(licenseRoutes(ctx))

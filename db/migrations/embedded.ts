@@ -19,6 +19,7 @@ import m15 from "./0016_automation_rules.sql" with { type: "text" };
 import m16 from "./0017_api_keys.sql" with { type: "text" };
 import m17 from "./0018_outbound_webhooks.sql" with { type: "text" };
 import m18 from "./0019_campaign_message_counts.sql" with { type: "text" };
+import m19 from "./0020_message_rollups.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -41,4 +42,5 @@ export const migrationSql: Record<string, string> = {
   "0017_api_keys": m16,
   "0018_outbound_webhooks": m17,
   "0019_campaign_message_counts": m18,
+  "0020_message_rollups": m19,
 };

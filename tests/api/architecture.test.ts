@@ -43,6 +43,8 @@ const OWNERS: Record<string, string> = {
   campaigns: "campaigns",
   // Kept by triggers on messages (migration 0019); read by campaign lists.
   campaignMessageCounts: "campaigns",
+  // Kept by triggers on messages (migration 0020); read by the dashboards.
+  messageRollups: "results",
   // The outbox: one row per message, sent or received.
   messages: "messages",
   jobs: "jobs",
@@ -89,7 +91,7 @@ const LAYERS: string[][] = [
   // Automation rules: react to contacts, messages, keywords and drips, and act through them.
   ["automation"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
-  ["analytics", "admin", "live", "public-api"],
+  ["analytics", "results", "admin", "live", "public-api"],
   // Outbound webhooks read the admin's private-network setting.
   ["outbound-webhooks"],
   // Composition: app.ts builds the routes, server.ts wires the workers, main.ts is the command line.

@@ -1,0 +1,61 @@
+/**
+ * What a provider account charges per SMS segment, for the cost estimate before sending and the spend on the
+ * dashboards. No provider API reports its price, so the user sets it per account; until then the provider's list
+ * price for a US long-code segment stands in, marked as a default. Prices are in millionths of a dollar.
+ */
+import { and, asc, eq } from "drizzle-orm";
+import { smsProviders, type ProviderKind } from "../../db/schema";
+import type { AppContext } from "../context";
+import { notFound } from "../http/errors";
+
+/** List prices per outbound US segment (late 2025); a starting point the user is told to replace with their own. */
+export const DEFAULT_SEGMENT_PRICE_MICROS: Record<ProviderKind, number> = {
+  twilio: 8_300,
+  telnyx: 4_000,
+  brevo: 9_000,
+  textmagic: 49_000,
+  clicksend: 25_000,
+  // The simulator sends nothing and costs nothing.
+  simulator: 0,
+};
+
+export type SegmentPrice = {
+  providerId: string;
+  provider: ProviderKind;
+  displayName: string;
+  /** What estimates and spend use: the user's price, else the default. */
+  priceMicros: number;
+  /** The user's own price; null: the default applies. */
+  customPriceMicros: number | null;
+  defaultPriceMicros: number;
+};
+
+/** Every provider account of the user with its price per segment. */
+export function segmentPrices(ctx: AppContext, userId: string): SegmentPrice[] {
+  return ctx.db
+    .select({ id: smsProviders.id, provider: smsProviders.provider, displayName: smsProviders.displayName, custom: smsProviders.segmentPriceMicros })
+    .from(smsProviders)
+    .where(eq(smsProviders.userId, userId))
+    .orderBy(asc(smsProviders.createdAt), asc(smsProviders.id))
+    .all()
+    .map((a) => ({
+      providerId: a.id,
+      provider: a.provider,
+      displayName: a.displayName,
+      priceMicros: a.custom ?? DEFAULT_SEGMENT_PRICE_MICROS[a.provider],
+      customPriceMicros: a.custom,
+      defaultPriceMicros: DEFAULT_SEGMENT_PRICE_MICROS[a.provider],
+    }));
+}
+
+/** Sets (or, with null, clears back to the default) one account's price; another user's account answers 404. */
+export function setSegmentPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): SegmentPrice {
+  const changed = ctx.db
+    .update(smsProviders)
+    .set({ segmentPriceMicros: micros })
+    .where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, providerId)))
+    .returning({ id: smsProviders.id })
+    .get();
+  if (!changed) throw notFound("SMS provider not found");
+  return segmentPrices(ctx, userId).find((p) => p.providerId === providerId)!;
+}

@@ -1,0 +1,220 @@
+/**
+ * The figures of the three dashboards (advanced home, results dashboard, simple home), computed from the rollups
+ * the messages triggers keep, the contacts' and consents' indexes, and the campaigns' kept counts: never a scan of
+ * the messages. Days and months are the account's; a rate or a change with nothing to divide by is null (a dash).
+ */
+import { countActiveCampaigns } from "../campaigns/stats";
+import { getCampaign, listCampaigns } from "../campaigns/campaigns";
+import { contactsAddedIn, countContacts, optOutsIn } from "../contacts/stats";
+import type { AppContext } from "../context";
+import { listNumbers } from "../phone-numbers/numbers";
+import { segmentPrices } from "../providers/prices";
+import type { User } from "../users/queries";
+import { lastDays, lastMonths, monthWindows, weekWindows, type Interval } from "./periods";
+import { campaignRollupsIn, campaignsSentIn, rollupsIn, segmentsByCampaign, sentBySenderIn, type RollupRow } from "./queries";
+
+export const RANGES = [7, 30, 90] as const;
+const MONTHS_OF_SPEND = 6;
+const TOP_CAMPAIGNS = 10;
+const RECENT_CAMPAIGNS = 5;
+const NOT_SENT = new Set(["skipped", "expired", "cancelled"]);
+const WENT_OUT = new Set(["sent", "delivered", "unknown"]);
+/** From the epoch to the latest instant a Date holds: every message, whatever its clock said. */
+const ALL_TIME: Interval = { start: 0, end: 8.64e15 };
+
+/** One decimal of a percentage; null when there is nothing to divide by. */
+export const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : null);
+
+type Counted = Pick<RollupRow, "status" | "providerId" | "n" | "sent" | "segments">;
+
+/** Messages of an interval by outcome, with segments and spend at each provider account's price. */
+function outcomes(rows: Counted[], price: (providerId: string) => number | null) {
+  const f = { sent: 0, delivered: 0, failed: 0, undelivered: 0, unknown: 0, notSent: 0, replies: 0, segments: 0, spendMicros: 0 };
+  for (const r of rows) {
+    if (r.status === "received") {
+      f.replies += r.n;
+      continue;
+    }
+    // Went out: sent or delivered, failed after the provider accepted it (a sent time), or an unknown outcome (a
+    // crash mid-call: it may have gone). A failure at the call never left.
+    f.sent += WENT_OUT.has(r.status) ? r.n : r.status === "failed" ? r.sent : 0;
+    if (r.status === "delivered") f.delivered += r.n;
+    if (r.status === "failed") {
+      f.failed += r.n - r.sent;
+      f.undelivered += r.sent;
+    }
+    if (r.status === "unknown") f.unknown += r.n;
+    if (NOT_SENT.has(r.status)) f.notSent += r.n;
+    f.segments += r.segments;
+    f.spendMicros += r.segments * (price(r.providerId) ?? 0);
+  }
+  return f;
+}
+
+export type Figures = ReturnType<typeof outcomes> & {
+  /** Refused at the call and failed after it: business.md's "Bounced". */
+  bounced: number;
+  optOuts: number;
+  newContacts: number;
+  campaigns: number;
+  deliveryRate: number | null;
+  responseRate: number | null;
+  optOutRate: number | null;
+};
+
+function figures(rows: Counted[], price: (id: string) => number | null, optOuts: number, newContacts: number, campaigns: number): Figures {
+  const f = outcomes(rows, price);
+  return {
+    ...f,
+    bounced: f.failed + f.undelivered,
+    optOuts,
+    newContacts,
+    campaigns,
+    deliveryRate: percent(f.delivered, f.sent),
+    responseRate: percent(f.replies, f.sent),
+    optOutRate: percent(optOuts, f.sent),
+  };
+}
+
+/** Percent change from the previous period; null (a dash) when the previous had none. */
+const change = (current: number, previous: number) => (previous > 0 ? Math.round(((current - previous) / previous) * 1000) / 10 : null);
+const COMPARED = ["sent", "delivered", "deliveryRate", "replies", "responseRate", "optOuts", "newContacts", "campaigns", "spendMicros"] as const;
+
+function comparison(current: Figures, previous: Figures) {
+  const changes = Object.fromEntries(
+    COMPARED.map((k) => {
+      const [c, p] = [current[k], previous[k]];
+      // A rate's change is its difference in points; nothing to compare when either period has no rate.
+      if (k === "deliveryRate" || k === "responseRate") return [k, c === null || p === null ? null : Math.round((c - p) * 10) / 10];
+      return [k, change(c as number, p as number)];
+    }),
+  ) as Record<(typeof COMPARED)[number], number | null>;
+  return { current, previous, change: changes };
+}
+
+/**
+ * Each interval's figures, read in one pass of each source. `people: false` leaves out opt-outs and new contacts
+ * (zero), which are counted from the contacts' indexes: spend per month and all-time totals do not need them.
+ */
+function figuresIn(ctx: AppContext, userId: string, intervals: Interval[], price: (id: string) => number | null, people = true): Figures[] {
+  const rows = rollupsIn(ctx, userId, intervals);
+  const optOuts = people ? optOutsIn(ctx, userId, intervals) : new Map<number, number>();
+  const added = people ? contactsAddedIn(ctx, userId, intervals) : new Map<number, number>();
+  const campaigns = new Map(campaignsSentIn(ctx, userId, intervals).map((r) => [r.i, r.campaigns]));
+  return intervals.map((_, i) =>
+    figures(
+      rows.filter((r) => r.i === i),
+      price,
+      optOuts.get(i) ?? 0,
+      added.get(i) ?? 0,
+      campaigns.get(i) ?? 0,
+    ),
+  );
+}
+
+function priceOf(ctx: AppContext, userId: string) {
+  const prices = new Map(segmentPrices(ctx, userId).map((p) => [p.providerId, p.priceMicros]));
+  // Messages of a deleted provider account have no price left to apply.
+  return (providerId: string) => prices.get(providerId) ?? null;
+}
+
+/** Campaign rows with their spend over their whole lives. */
+function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, list: C[], price: (id: string) => number | null) {
+  const spend = new Map<string, { segments: number; spendMicros: number }>();
+  for (const r of segmentsByCampaign(ctx, userId, list.map((c) => c.id))) {
+    const s = spend.get(r.campaignId) ?? { segments: 0, spendMicros: 0 };
+    s.segments += r.segments;
+    s.spendMicros += r.segments * (price(r.providerId) ?? 0);
+    spend.set(r.campaignId, s);
+  }
+  return list.map((c) => ({ ...c, ...(spend.get(c.id) ?? { segments: 0, spendMicros: 0 }) }));
+}
+
+/** Every message of the account so far, by outcome (the simple home's totals). */
+export function allTimeFigures(ctx: AppContext, userId: string, price = priceOf(ctx, userId)): Figures {
+  return figuresIn(ctx, userId, [ALL_TIME], price, false)[0]!;
+}
+
+/** The homes' and the dashboard's cards: the week and the month against the ones before, all-time totals, spend. */
+export function overview(ctx: AppContext, user: User) {
+  const now = ctx.now();
+  const zone = user.timezone;
+  const price = priceOf(ctx, user.id);
+  const week = weekWindows(now);
+  const month = monthWindows(zone, now);
+  const months = lastMonths(zone, now, MONTHS_OF_SPEND);
+  const [weekNow, weekBefore, monthNow, monthBefore] = figuresIn(ctx, user.id, [week.current, week.previous, month.current, month.previous], price);
+  const perMonth = figuresIn(ctx, user.id, months, price, false);
+  const recent = listCampaigns(ctx, user.id, { page: 1, pageSize: RECENT_CAMPAIGNS, archived: false }).data.map((c) => ({
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    status: c.status,
+    createdAt: c.createdAt,
+    sentAt: c.sentAt,
+    recipients: c.counts.recipients,
+    sent: c.totalSent,
+    delivered: c.totalDelivered,
+    bounced: c.totalBounced,
+    deliveryRate: c.successRate,
+  }));
+  return {
+    timezone: zone,
+    generatedAt: new Date(now).toISOString(),
+    totalContacts: countContacts(ctx, user.id),
+    activeCampaigns: countActiveCampaigns(ctx, user.id),
+    allTime: allTimeFigures(ctx, user.id, price),
+    week: comparison(weekNow!, weekBefore!),
+    month: comparison(monthNow!, monthBefore!),
+    months: months.map((m, i) => ({ month: m.month, sent: perMonth[i]!.sent, segments: perMonth[i]!.segments, spendMicros: perMonth[i]!.spendMicros })),
+    recentCampaigns: withSpend(ctx, user.id, recent, price),
+  };
+}
+
+/** The charts of the last `days` local days: outcomes, rates, replies and opt-outs per day, senders, campaigns. */
+export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number]) {
+  const now = ctx.now();
+  const price = priceOf(ctx, user.id);
+  const list = lastDays(user.timezone, now, days);
+  const range = { start: list[0]!.start, end: list[list.length - 1]!.end };
+  const perDay = figuresIn(ctx, user.id, [...list, range], price);
+  const totals = perDay.pop()!;
+
+  const sentBy = new Map<string, number[]>();
+  for (const r of sentBySenderIn(ctx, user.id, list)) {
+    const counts = sentBy.get(r.phoneNumberId) ?? Array<number>(days).fill(0);
+    counts[r.i] = r.sent;
+    sentBy.set(r.phoneNumberId, counts);
+  }
+  const numbers = listNumbers(ctx, user.id, 1, 100).data;
+  const senders = numbers
+    .map((n) => ({ id: n.id, phoneNumber: n.phoneNumber, displayName: n.displayName, sent: sentBy.get(n.id) ?? Array<number>(days).fill(0) }))
+    .map((s) => ({ ...s, total: s.sent.reduce((a, b) => a + b, 0) }))
+    .filter((s) => s.total > 0)
+    .sort((a, b) => b.total - a.total);
+
+  const byCampaign = new Map<string, Counted[]>();
+  for (const r of campaignRollupsIn(ctx, user.id, range)) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
+  const campaigns = [...byCampaign]
+    .map(([id, rows]) => {
+      const f = outcomes(rows, price);
+      return { id, sent: f.sent, delivered: f.delivered, bounced: f.failed + f.undelivered, deliveryRate: percent(f.delivered, f.sent), segments: f.segments, spendMicros: f.spendMicros };
+    })
+    .sort((a, b) => b.sent - a.sent || b.spendMicros - a.spendMicros)
+    .slice(0, TOP_CAMPAIGNS)
+    .map((c) => {
+      const row = getCampaign(ctx, user.id, c.id);
+      return { ...c, name: row.name, status: row.status };
+    });
+
+  return {
+    timezone: user.timezone,
+    days: list.map((d, i) => {
+      const f = perDay[i]!;
+      return { date: d.date, sent: f.sent, delivered: f.delivered, failed: f.failed, undelivered: f.undelivered, unknown: f.unknown, replies: f.replies, optOuts: f.optOuts, newContacts: f.newContacts, deliveryRate: f.deliveryRate, spendMicros: f.spendMicros };
+    }),
+    totals,
+    senders,
+    campaigns,
+  };
+}
