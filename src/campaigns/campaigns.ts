@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
@@ -8,8 +8,11 @@ import { NO_SENDER } from "../messages/messages";
 import { chooseSender } from "../phone-numbers/numbers";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
-import { campaignSendTotals, cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign } from "../messages/outbox";
-import { statusCountsByCampaign } from "./stats";
+import { campaignsMessaging, cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign } from "../messages/outbox";
+import { accountStatusCounts, statusCountsByCampaign } from "./stats";
+import { historyConditions, historyCsvResponse, historyOrder, rangeBounds, type HistoryRange, type HistorySort } from "./history";
+import { PhoneNormalizer } from "../contacts/phones";
+import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
 import { customFieldsInUse, resolveRecipients, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
@@ -75,25 +78,72 @@ export function viewOf(ctx: AppContext, row: CampaignRow) {
   return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!);
 }
 
-export function listCampaigns(
-  ctx: AppContext,
-  userId: string,
-  q: { page: number; pageSize: number; q?: string; status?: CampaignStatus; archived?: boolean; type?: "sms" | "email" },
-) {
+export type CampaignListQuery = {
+  page: number;
+  pageSize: number;
+  q?: string;
+  status?: CampaignStatus;
+  archived?: boolean;
+  type?: "sms" | "email";
+  /** Only campaigns that started sending (the Sent Messages history). */
+  sent?: boolean;
+  /** Went out (or, unsent, were made) within [from, to), ms. */
+  bounds?: { from: number | null; to: number | null };
+  /** Campaigns the search also matches: those that messaged the phone searched for. */
+  alsoIds?: string[];
+  /** Default: newest made first. */
+  sort?: HistorySort;
+};
+
+function listWhere(userId: string, q: Omit<CampaignListQuery, "page" | "pageSize" | "sort">) {
   const conds: SQL[] = [eq(campaigns.userId, userId)];
   if (q.status) conds.push(eq(campaigns.status, q.status));
   if (q.type) conds.push(eq(campaigns.type, q.type));
   if (q.archived !== undefined) conds.push(q.archived ? isNotNull(campaigns.archivedAt) : isNull(campaigns.archivedAt));
+  if (q.sent) conds.push(isNotNull(campaigns.sentAt));
+  if (q.bounds) conds.push(...historyConditions(q.bounds));
   const term = q.q?.trim();
   if (term) {
     const pattern = `%${term.replace(/[%_\\]/g, (m) => `\\${m}`)}%`;
-    conds.push(or(sql`${campaigns.name} LIKE ${pattern} ESCAPE '\\'`, sql`${campaigns.content} LIKE ${pattern} ESCAPE '\\'`, like(campaigns.recipients, pattern))!);
+    conds.push(
+      or(
+        sql`${campaigns.name} LIKE ${pattern} ESCAPE '\\'`,
+        sql`${campaigns.content} LIKE ${pattern} ESCAPE '\\'`,
+        like(campaigns.recipients, pattern),
+        q.alsoIds?.length ? inArray(campaigns.id, q.alsoIds) : undefined,
+      )!,
+    );
   }
-  const where = and(...conds);
-  const rows = ctx.db.select().from(campaigns).where(where).orderBy(desc(campaigns.createdAt), desc(campaigns.id)).limit(q.pageSize).offset((q.page - 1) * q.pageSize).all();
+  return and(...conds);
+}
+
+export function listCampaigns(ctx: AppContext, userId: string, q: CampaignListQuery) {
+  const where = listWhere(userId, q);
+  const order = q.sort ? historyOrder(q.sort) : [desc(campaigns.createdAt), desc(campaigns.id)];
+  const rows = ctx.db.select().from(campaigns).where(where).orderBy(...order).limit(q.pageSize).offset((q.page - 1) * q.pageSize).all();
   const total = ctx.db.select({ n: count() }).from(campaigns).where(where).get()!.n;
   const counts = countsFor(ctx, rows.map((r) => r.id));
   return { data: rows.map((r) => campaignView(r, counts.get(r.id)!)), total, page: q.page, pageSize: q.pageSize };
+}
+
+/** The list as a screen asks for it: date filters read in the account's zone, a search that looks like a phone also finds the campaigns that messaged it. */
+export type CampaignSearch = Omit<CampaignListQuery, "bounds" | "alsoIds"> & { range?: HistoryRange; from?: string; to?: string };
+
+function resolveSearch(ctx: AppContext, user: User, q: CampaignSearch): CampaignListQuery {
+  const { range, from, to, ...rest } = q;
+  const term = q.q?.trim() ?? "";
+  const phone = term.replace(/\D/g, "").length >= 7 ? new PhoneNormalizer(defaultCountryOf(ctx, user)).normalize(term) : null;
+  return { ...rest, bounds: rangeBounds({ range, from, to }, user.timezone, ctx.now()), alsoIds: phone ? campaignsMessaging(ctx, user.id, phone) : undefined };
+}
+
+export function searchCampaigns(ctx: AppContext, user: User, q: CampaignSearch) {
+  return listCampaigns(ctx, user.id, resolveSearch(ctx, user, q));
+}
+
+/** Every campaign the search matches (all its pages) as a CSV download; see historyCsvResponse. */
+export function campaignsCsv(ctx: AppContext, user: User, q: Omit<CampaignSearch, "page" | "pageSize">) {
+  const query = resolveSearch(ctx, user, { ...q, page: 1, pageSize: 1 });
+  return historyCsvResponse(user, ctx.now(), (page, pageSize) => listCampaigns(ctx, user.id, { ...query, page, pageSize }).data);
 }
 
 export type CampaignInput = {
@@ -379,19 +429,28 @@ export function cancelByUser(ctx: AppContext, userId: string, id: string) {
   return viewOf(ctx, getCampaign(ctx, userId, id));
 }
 
+/**
+ * GET /api/campaign-logs: the account's campaign messages, newest first, optionally of one campaign and one status
+ * ("pending" is queued). The total comes from the kept counts, so a page costs the same with a million messages.
+ */
 export function campaignLogs(ctx: AppContext, userId: string, q: { page: number; pageSize: number; campaignId?: string; status?: string }) {
-  const where: string[] = ["m.user_id = ?", "m.campaign_id IS NOT NULL"];
+  const status = q.status === "pending" ? "queued" : q.status;
+  // Outbound, so the newest-first read walks the (user, direction, created) index.
+  const where: string[] = ["m.user_id = ?", "m.direction = 'outbound'", "m.campaign_id IS NOT NULL"];
   const args: (string | number)[] = [userId];
   if (q.campaignId) {
     where.push("m.campaign_id = ?");
     args.push(q.campaignId);
   }
-  if (q.status) {
+  if (status) {
     where.push("m.status = ?");
-    args.push(q.status === "pending" ? "queued" : q.status);
+    args.push(status);
   }
+  const ids = q.campaignId ? [q.campaignId] : null;
+  const total = accountStatusCounts(ctx, userId, ids)
+    .filter((r) => !status || r.status === status)
+    .reduce((sum, r) => sum + r.n, 0);
   const db = ctx.db.$client;
-  const total = (db.prepare(`SELECT count(*) AS n FROM messages m WHERE ${where.join(" AND ")}`).get(...args) as { n: number }).n;
   const rows = db
     .prepare(
       `SELECT m.id, m.campaign_id, c.name AS campaign_name, m.phone, m.status, m.error_code, m.error_message, m.created_at, m.sent_at,
@@ -422,7 +481,17 @@ export function campaignLogs(ctx: AppContext, userId: string, q: { page: number;
   };
 }
 
+/**
+ * GET /api/stats: the account's campaign messages sent (failures the provider had accepted included), delivered,
+ * opened (SMS has no opens: null) and bounced (failed), read from the kept counts, not from the messages.
+ */
 export function sendingStats(ctx: AppContext, userId: string) {
-  const r = campaignSendTotals(ctx, userId);
-  return { totalSent: r.sent, totalDelivered: r.delivered, totalOpened: null, totalBounced: r.failed };
+  const k = Object.fromEntries(accountStatusCounts(ctx, userId).map((r) => [r.status, r])) as Record<string, { n: number; unsent: number } | undefined>;
+  const n = (s: string) => k[s]?.n ?? 0;
+  return {
+    totalSent: n("sent") + n("delivered") + n("unknown") + n("failed") - (k.failed?.unsent ?? 0),
+    totalDelivered: n("delivered"),
+    totalOpened: null,
+    totalBounced: n("failed"),
+  };
 }

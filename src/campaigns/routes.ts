@@ -6,12 +6,14 @@ import { pageOf, pagingQuery } from "../http/paging";
 import { segmentInfo } from "../messages/segments";
 import { presetCounts } from "./audiences";
 import {
-  archiveCampaigns, campaignLogs, cancelByUser, createCampaign, deleteCampaigns, duplicateCampaign, getCampaign, listCampaigns, pauseByUser,
+  archiveCampaigns, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteCampaigns, duplicateCampaign, getCampaign, pauseByUser,
+  searchCampaigns,
   resumeByUser, sendCampaign, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
 import { businessNameOf } from "../users/queries";
 import { previewDelivery, withQuietWait } from "./delivery-preview";
 import { personalize } from "./outbox";
+import { HISTORY_RANGES, HISTORY_SORTS } from "./history";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
 const ids = (name: string) => t.Array(t.String({ maxLength: 64 }), { maxItems: 1000, error: `${name} must be a list of ids` });
@@ -42,6 +44,35 @@ const campaignBody = t.Object({
   appendOptOut: t.Optional(t.Boolean()),
 });
 
+const literals = <T extends string>(values: readonly T[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });
+const flag = (name: string) => t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { error: `${name} must be true or false` }));
+const day = (name: string) => t.Optional(t.String({ maxLength: 10, error: `${name} must be a date written YYYY-MM-DD` }));
+
+/** The filters of the campaigns list and of its CSV: search, status, type, archived, sent, date range, order. */
+const listQuery = {
+  q: t.Optional(t.String({ maxLength: 200 })),
+  status: t.Optional(literals(CAMPAIGN_STATUSES, `status must be one of ${CAMPAIGN_STATUSES.join(", ")}`)),
+  type: t.Optional(literals(["sms", "email"], "type must be sms or email")),
+  archived: flag("archived"),
+  sent: flag("sent"),
+  range: t.Optional(literals(HISTORY_RANGES, `range must be one of ${HISTORY_RANGES.join(", ")}`)),
+  from: day("from"),
+  to: day("to"),
+  sort: t.Optional(literals(HISTORY_SORTS, `sort must be one of ${HISTORY_SORTS.join(", ")}`)),
+};
+
+const listFilters = (q: { [K in keyof typeof listQuery]?: string }) => ({
+  q: q.q,
+  status: q.status as (typeof CAMPAIGN_STATUSES)[number] | undefined,
+  type: q.type as "sms" | "email" | undefined,
+  archived: q.archived === undefined ? undefined : q.archived === "true",
+  sent: q.sent === "true",
+  range: q.range as (typeof HISTORY_RANGES)[number] | undefined,
+  from: q.from,
+  to: q.to,
+  sort: q.sort as (typeof HISTORY_SORTS)[number] | undefined,
+});
+
 export function campaignRoutes(ctx: AppContext) {
   return new Elysia()
     .use(authGuard(ctx))
@@ -49,26 +80,13 @@ export function campaignRoutes(ctx: AppContext) {
     .get(
       "/api/campaigns",
       ({ user, query }) => {
-        const page = listCampaigns(ctx, user.id, {
-          ...pageOf(query, 20),
-          q: query.q,
-          status: query.status,
-          type: query.type,
-          archived: query.archived === undefined ? undefined : query.archived === "true",
-        });
+        const page = searchCampaigns(ctx, user, { ...pageOf(query, 20), ...listFilters(query) });
         return { ...page, data: withQuietWait(ctx, user, page.data) };
       },
-      {
-        auth: true,
-        query: t.Object({
-          ...pagingQuery(100),
-          q: t.Optional(t.String({ maxLength: 200 })),
-          status: t.Optional(t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))),
-          type: t.Optional(t.Union([t.Literal("sms"), t.Literal("email")])),
-          archived: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
-        }),
-      },
+      { auth: true, query: t.Object({ ...pagingQuery(100), ...listQuery }) },
     )
+    // GET /api/campaigns/export.csv
+    .get("/api/campaigns/export.csv", ({ user, query }) => campaignsCsv(ctx, user, listFilters(query)), { auth: true, query: t.Object(listQuery) })
     // GET /api/campaigns/audiences
     .get("/api/campaigns/audiences", ({ user }) => presetCounts(ctx, user.id), { auth: true })
     // POST /api/campaigns/preview

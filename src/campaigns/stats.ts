@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, sql } from "drizzle-orm";
 import { campaignMessageCounts, campaigns } from "../../db/schema";
 import type { AppContext } from "../context";
 
@@ -32,3 +32,18 @@ export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
     .where(inArray(campaignMessageCounts.campaignId, campaignIds))
     .all();
 }
+
+/**
+ * An account's campaign messages by status (of each, how many never reached a provider), summed from the kept
+ * counts of its campaigns (or of those of them given): a few rows per campaign, however many messages they sent.
+ */
+export function accountStatusCounts(ctx: AppContext, userId: string, onlyCampaigns: string[] | null = null) {
+  return ctx.db
+    .select({ status: campaignMessageCounts.status, n: sql<number>`sum(${campaignMessageCounts.n})`, unsent: sql<number>`sum(${campaignMessageCounts.unsent})` })
+    .from(campaignMessageCounts)
+    .innerJoin(campaigns, eq(campaigns.id, campaignMessageCounts.campaignId))
+    .where(and(eq(campaigns.userId, userId), onlyCampaigns ? inArray(campaigns.id, onlyCampaigns) : undefined))
+    .groupBy(campaignMessageCounts.status)
+    .all();
+}
+

@@ -158,15 +158,12 @@ export function deferredByCampaign(ctx: AppContext, userId: string, campaignIds:
     .all(JSON.stringify(campaignIds), userId, now, PARKED) as { id: string; n: number; last: number }[];
 }
 
-/** An account's campaign messages: sent (including failures the provider had accepted), delivered, failed. */
-export function campaignSendTotals(ctx: AppContext, userId: string): { sent: number; delivered: number; failed: number } {
-  const r = ctx.db.$client
-    .query(
-      `SELECT sum(status IN ('sent','delivered','unknown') OR (status = 'failed' AND sent_at IS NOT NULL)) AS sent, sum(status = 'delivered') AS delivered, sum(status = 'failed') AS failed
-       FROM messages WHERE user_id = ? AND direction = 'outbound' AND campaign_id IS NOT NULL`,
-    )
-    .get(userId) as { sent: number | null; delivered: number | null; failed: number | null };
-  return { sent: r.sent ?? 0, delivered: r.delivered ?? 0, failed: r.failed ?? 0 };
+/** The account's campaigns that messaged a phone (one indexed lookup by phone), for searching campaigns by recipient. */
+export function campaignsMessaging(ctx: AppContext, userId: string, phone: string): string[] {
+  const rows = ctx.db.$client
+    .query(`SELECT DISTINCT campaign_id AS id FROM messages WHERE user_id = ? AND phone = ? AND campaign_id IS NOT NULL`)
+    .all(userId, phone) as { id: string }[];
+  return rows.map((r) => r.id);
 }
 
 export type StatusEventRow = { id: string; userId: string; campaignId: string | null };

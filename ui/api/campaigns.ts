@@ -1,5 +1,5 @@
-/** Campaigns: the list, one campaign, create, save, send, pause, resume, cancel, duplicate, delete, the delivery preview, preset audiences, message logs and totals: /api/campaigns/*, /api/campaign-logs, /api/stats. */
-import { api } from "../lib/api";
+/** Campaigns: the list, the sent-messages history and its CSV, one campaign, create, save, send, pause, resume, cancel, duplicate, delete, the delivery preview, preset audiences, message logs and totals: /api/campaigns/*, /api/campaign-logs, /api/stats. */
+import { ApiError, api, getStoredToken } from "../lib/api";
 import { useApi } from "../lib/use-api";
 import type { Ok, Routes } from "./types";
 import { qs } from "./types";
@@ -39,7 +39,43 @@ export const campaignsUrl = (q: { page: number; pageSize: number; q?: string; ar
 export const useCampaigns = (q: { page: number; pageSize: number; q?: string; archived?: boolean }, refreshMs?: number) =>
   useApi<CampaignPage>(campaignsUrl(q), { refreshMs });
 
-export const fetchCampaigns = (q: { page: number; pageSize: number }) => api<CampaignPage>(campaignsUrl(q));
+export type HistoryRange = "all" | "today" | "7d" | "30d" | "custom";
+export type HistorySort = "newest" | "oldest" | "recipients" | "name";
+/** The Sent Messages filters, applied by the server: custom `from`/`to` are days (YYYY-MM-DD) in the account's zone, `to` included. */
+export type HistoryFilter = { q: string; range: HistoryRange; from: string; to: string; sort: HistorySort };
+
+const historyQuery = (f: HistoryFilter) => ({
+  type: "sms",
+  sent: true,
+  q: f.q.trim(),
+  range: f.range === "all" ? undefined : f.range,
+  from: f.range === "custom" ? f.from : undefined,
+  to: f.range === "custom" ? f.to : undefined,
+  sort: f.sort,
+});
+
+/** One page of the SMS campaigns that started sending, filtered and ordered by the server. */
+export const useSentCampaigns = (f: HistoryFilter, page: { page: number; pageSize: number }, refreshMs?: number) =>
+  useApi<CampaignPage>(`${CAMPAIGNS}${qs({ ...historyQuery(f), ...page })}`, { refreshMs });
+
+/** How many SMS campaigns started sending (of one status when given): the list's total, one row fetched. */
+export const useSentCampaignCount = (status?: "failed", refreshMs?: number) =>
+  useApi<CampaignPage>(`${CAMPAIGNS}${qs({ type: "sms", sent: true, status, page: 1, pageSize: 1 })}`, { refreshMs });
+
+/** The filtered history as the server writes it (every page), with the file name it gives (dated in the account's zone). */
+export async function fetchSentMessagesCsv(f: HistoryFilter): Promise<{ blob: Blob; fileName: string }> {
+  const token = getStoredToken();
+  const response = await fetch(`${CAMPAIGNS}/export.csv${qs(historyQuery(f))}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    credentials: "include",
+  });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    throw new ApiError(response.status, typeof body.message === "string" ? body.message : `${response.status}: ${response.statusText}`, body);
+  }
+  const fileName = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? "sent-messages.csv";
+  return { blob: await response.blob(), fileName };
+}
 
 export const useCampaign = (id: string, refreshMs?: number) => useApi<CampaignView>(`${CAMPAIGNS}/${id}`, { refreshMs });
 

@@ -1,10 +1,19 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { Pagination } from "../../../components/pagination";
 import { Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
-import { fetchCampaigns, useStats } from "../../../api/campaigns";
+import {
+  fetchSentMessagesCsv,
+  useSentCampaignCount,
+  useSentCampaigns,
+  useStats,
+  type HistoryFilter,
+  type HistoryRange,
+  type HistorySort,
+} from "../../../api/campaigns";
 import { useProviders } from "../../../api/providers";
+import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { useLiveRefresh } from "../../../lib/live";
@@ -21,52 +30,14 @@ import {
   statusBadge,
   type Campaign,
 } from "../campaigns/model";
-import {
-  campaignTime,
-  deliveryRate,
-  exportFileName,
-  filterHistory,
-  historyCsv,
-  historyOf,
-  type DateRange,
-  type HistoryFilter,
-  type SortOrder,
-} from "./history";
+import { deliveryRate } from "./history";
 
 const PAGE_SIZE = 20;
-const FETCH_PAGE = 100;
+/** Typing in the search asks the server once the user pauses, not at every key. */
+const SEARCH_DELAY_MS = 300;
 
-/** Every campaign, fetched page by page: the date filters and sorts of this screen work on the whole history. */
-function useAllCampaigns(refreshMs?: number) {
-  const [data, setData] = useState<Campaign[] | null>(null);
-  const [error, setError] = useState<Error | null>(null);
-  const run = useRef(0);
-  const load = useCallback(async () => {
-    const id = ++run.current;
-    try {
-      const all: Campaign[] = [];
-      for (let page = 1; ; page++) {
-        const r = await fetchCampaigns({ page, pageSize: FETCH_PAGE });
-        all.push(...r.data);
-        if (r.data.length < FETCH_PAGE || all.length >= r.total) break;
-      }
-      if (id === run.current) {
-        setData(all);
-        setError(null);
-      }
-    } catch (err) {
-      if (id === run.current) setError(err as Error);
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-    const timer = refreshMs ? setInterval(load, refreshMs) : undefined;
-    return () => {
-      if (timer) clearInterval(timer);
-    };
-  }, [load, refreshMs]);
-  return { data, error, loading: data === null && !error, reload: load };
-}
+/** When a campaign started sending. */
+const campaignTime = (c: Campaign) => c.sentAt ?? c.createdAt;
 
 function StatCard({ label, value }: { label: string; value: string | null }) {
   return (
@@ -90,34 +61,58 @@ export function SentMessagesPage() {
     ["campaign_progress"],
     () => {
       void campaigns.reload();
+      void sentCount.reload();
       void stats.reload();
     },
     { pollMs: polling ? CAMPAIGN_REFRESH_MS : undefined },
   );
-  const campaigns = useAllCampaigns(pollMs);
-  const stats = useStats(pollMs);
-  const providers = useProviders();
   const [filter, setFilter] = useState<HistoryFilter>({ q: "", range: "all", from: "", to: "", sort: "newest" });
+  const [search, setSearch] = useState("");
   const [page, setPage] = useState(1);
   const [details, setDetails] = useState<Campaign | null>(null);
-
-  const history = useMemo(() => historyOf(campaigns.data ?? []), [campaigns.data]);
-  const rows = useMemo(() => filterHistory(history, filter, user.timezone), [history, filter, user.timezone]);
-  const anyActive = history.some((c) => isLive(c));
-  useEffect(() => setPolling(anyActive), [anyActive]);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const [exporting, setExporting] = useState(false);
+  const campaigns = useSentCampaigns(filter, { page, pageSize: PAGE_SIZE }, pollMs);
+  const sentCount = useSentCampaignCount(undefined, pollMs);
+  const stats = useStats(pollMs);
+  const providers = useProviders();
+  const noProvider = providers.data !== null && (providers.data?.data ?? []).length === 0;
+  // Did any campaign fail? Asked only when there is no provider, the case the banner is about.
+  const failedCount = useSentCampaignCount(noProvider ? "failed" : undefined);
 
   const set = (patch: Partial<HistoryFilter>) => {
     setFilter((f) => ({ ...f, ...patch }));
     setPage(1);
   };
+  useEffect(() => {
+    if (search === filter.q) return;
+    const timer = setTimeout(() => set({ q: search }), SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [search, filter.q]);
+
+  const rows = campaigns.data?.data ?? [];
+  const total = campaigns.data?.total ?? 0;
+  const anyActive = rows.some((c) => isLive(c));
+  useEffect(() => setPolling(anyActive), [anyActive]);
+
   const n = (v: number) => formatNumber(v, user.locale);
   const s = stats.data;
-  const noProvider = providers.data !== null && (providers.data?.data ?? []).length === 0;
-  const showBanner = noProvider && history.some((c) => c.status === "failed");
-  const shown = rows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const campaignsSent = sentCount.data?.total ?? null;
+  const showBanner = noProvider && (failedCount.data?.total ?? 0) > 0;
+  const filtered = filter.q !== "" || filter.range !== "all";
 
-  const exportCsv = () =>
-    saveBlob(new Blob([historyCsv(rows)], { type: "text/csv;charset=utf-8" }), exportFileName(user.timezone));
+  const exportCsv = async () => {
+    setExporting(true);
+    setExportError(null);
+    try {
+      const { blob, fileName } = await fetchSentMessagesCsv(filter);
+      saveBlob(blob, fileName);
+    } catch (err) {
+      setExportError(errorMessage(err, "Could not export the history"));
+    } finally {
+      setExporting(false);
+    }
+  };
 
   return (
     <div className="space-y-6">
@@ -127,8 +122,8 @@ export function SentMessagesPage() {
           <p className="text-slate-600">Every campaign you sent and how it was delivered.</p>
         </div>
         <div className="flex flex-wrap gap-2">
-          <Button variant="secondary" disabled={rows.length === 0} onClick={exportCsv}>
-            Export CSV
+          <Button variant="secondary" disabled={total === 0 || exporting} onClick={() => void exportCsv()}>
+            {exporting ? "Exporting…" : "Export CSV"}
           </Button>
           <Link
             to="/simple-campaign-wizard"
@@ -162,7 +157,7 @@ export function SentMessagesPage() {
         <StatCard label="Total Sent" value={s ? n(s.totalSent) : null} />
         <StatCard label="Delivered" value={s ? n(s.totalDelivered) : null} />
         <StatCard label="Delivery Rate" value={s ? `${deliveryRate(s.totalSent, s.totalDelivered)}%` : null} />
-        <StatCard label="Campaigns" value={campaigns.data ? n(history.length) : null} />
+        <StatCard label="Campaigns" value={campaignsSent === null ? null : n(campaignsSent)} />
       </div>
 
       <Card>
@@ -172,12 +167,12 @@ export function SentMessagesPage() {
               id="sent-search"
               type="search"
               placeholder="Campaign name, message or phone number"
-              value={filter.q}
-              onChange={(e) => set({ q: e.target.value })}
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
             />
           </Field>
           <Field label="Date" htmlFor="sent-range">
-            <Select id="sent-range" value={filter.range} onChange={(e) => set({ range: e.target.value as DateRange })}>
+            <Select id="sent-range" value={filter.range} onChange={(e) => set({ range: e.target.value as HistoryRange })}>
               <option value="all">All time</option>
               <option value="today">Today</option>
               <option value="7d">Last 7 days</option>
@@ -186,7 +181,7 @@ export function SentMessagesPage() {
             </Select>
           </Field>
           <Field label="Sort by" htmlFor="sent-sort">
-            <Select id="sent-sort" value={filter.sort} onChange={(e) => set({ sort: e.target.value as SortOrder })}>
+            <Select id="sent-sort" value={filter.sort} onChange={(e) => set({ sort: e.target.value as HistorySort })}>
               <option value="newest">Newest first</option>
               <option value="oldest">Oldest first</option>
               <option value="recipients">Most recipients</option>
@@ -218,15 +213,16 @@ export function SentMessagesPage() {
         </div>
 
         {campaigns.error && <p className="p-4 text-sm text-red-600">Could not load your campaigns: {campaigns.error.message}</p>}
-        {campaigns.loading && (
+        {exportError && <p className="p-4 text-sm text-red-600">{exportError}</p>}
+        {campaigns.loading && !campaigns.data && (
           <div className="flex justify-center p-10">
             <Spinner className="h-6 w-6 text-slate-300" />
           </div>
         )}
 
-        {shown.length > 0 && (
+        {rows.length > 0 && (
           <ul className="divide-y divide-slate-100" aria-label="Campaign history">
-            {shown.map((c) => (
+            {rows.map((c) => (
               <li key={c.id} className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center" data-testid="history-row">
                 <div className="min-w-0 flex-1">
                   <div className="flex flex-wrap items-center gap-2">
@@ -275,7 +271,7 @@ export function SentMessagesPage() {
           </ul>
         )}
 
-        {campaigns.data && history.length === 0 && (
+        {campaigns.data && total === 0 && !filtered && (
           <div className="p-10 text-center">
             <p className="font-medium">No messages sent yet</p>
             <p className="mt-1 text-sm text-slate-600">Campaigns you send show up here with their delivery results.</p>
@@ -287,12 +283,12 @@ export function SentMessagesPage() {
             </Link>
           </div>
         )}
-        {history.length > 0 && rows.length === 0 && (
+        {campaigns.data && total === 0 && filtered && (
           <p className="p-10 text-center text-slate-600">No campaigns match these filters.</p>
         )}
 
-        {rows.length > PAGE_SIZE && (
-          <Pagination page={page} pageSize={PAGE_SIZE} total={rows.length} onPage={setPage} locale={user.locale} />
+        {total > PAGE_SIZE && (
+          <Pagination page={page} pageSize={PAGE_SIZE} total={total} onPage={setPage} locale={user.locale} />
         )}
       </Card>
 
