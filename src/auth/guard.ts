@@ -33,18 +33,20 @@ export function authGuard(ctx: AppContext) {
   return new Elysia({ name: "auth-guard" }).macro({
     auth(level: Level) {
       return {
-        // The whole context, not a destructured one: Elysia reads handler sources to decide what to parse, and
-        // minified code in the single executable defeated that for this resolver (every guarded call failed).
+        // The whole context, not a destructured one, in arrow functions: Elysia reads hook sources to decide what to
+        // parse, and minified code in the single executable defeats that for a destructured parameter (every guarded
+        // call failed) and for method shorthand (`resolve(r){...}` has no parameter list it can find: it printed a
+        // multi-line "[Sucrose] warning" with the minified source on every signed-in call).
         // Returning nothing from parse hands the body to Elysia's own parsers; a route with `parse: "none"`
         // keeps it (Elysia drops a macro's parse hook there) and reads its own body after `resolve`.
-        parse(context) {
+        parse: (context) => {
           authenticate(context.request, level);
           // A parse hook makes Elysia parse the body of every route, also of those that declare none and never
           // read one before; an empty body under a JSON content type would then fail as invalid JSON. An empty
           // body reads as an empty object, as if none had been sent.
           if (!context.request.body || context.request.headers.get("content-length") === "0") return {};
         },
-        transform(context) {
+        transform: (context) => {
           authenticate(context.request, level);
           // Elysia's validation turns a body that is not an object ("text", 5, [], null) into {} where a route's
           // fields are all optional, so such a call would change nothing and answer 200. No route takes one.
@@ -53,7 +55,7 @@ export function authGuard(ctx: AppContext) {
             throw badRequest("The request body must be a JSON object");
           }
         },
-        resolve(context) {
+        resolve: (context) => {
           const session = authenticate(context.request, level);
           return { user: session.user, sessionId: session.sessionId };
         },

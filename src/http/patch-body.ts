@@ -10,7 +10,7 @@ export function patchBody<T extends TObject>(schema: T) {
   const known = Object.keys(schema.properties);
   return {
     body: schema,
-    transform(context: { body: unknown }) {
+    transform: (context: { body: unknown }) => {
       const body = context.body;
       if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("The request body must be a JSON object");
       const fields = Object.keys(body);

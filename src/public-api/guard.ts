@@ -63,14 +63,14 @@ export function apiKeyGuard(ctx: AppContext) {
   return new Elysia({ name: "api-key-guard" }).macro({
     apiScope(scope: ApiScope) {
       return {
-        parse(context) {
+        parse: (context) => {
           authenticate(context.request, context.set, scope);
           if (!context.request.body || context.request.headers.get("content-length") === "0") return {};
         },
-        transform(context) {
+        transform: (context) => {
           authenticate(context.request, context.set, scope);
         },
-        resolve(context) {
+        resolve: (context) => {
           return { caller: authenticate(context.request, context.set, scope) };
         },
       };

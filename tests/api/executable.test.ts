@@ -84,10 +84,18 @@ test(
     const done = await waitFor(() => childApi(base, `/api/messages/${sent.body.id}`, { token }).then((r) => r.body), (m) => m.status === "delivered", 10_000);
     expect(done.status).toBe("delivered");
 
+    // The public API's key guard, compiled on its first call.
+    expect((await fetch(`${base}/api/v1/contacts`, { headers: { authorization: "Bearer sk_live_x" } })).status).toBe(401);
+
     proc.kill("SIGTERM");
     await proc.exited;
     const log = (await new Response(proc.stdout as ReadableStream).text()) + (await new Response(proc.stderr as ReadableStream).text());
     expect(log).not.toContain("worker could not start");
+    // One line per event: Elysia once printed a multi-line "[Sucrose] warning" with the minified source of the
+    // guards' hooks (written as method shorthand) on the first signed-in and API-key calls.
+    expect(log).not.toContain("[Sucrose]");
+    expect(log).not.toContain("--- body ---");
+    expect(log).toContain("smsdesk: stopped");
   },
   240_000,
 );
