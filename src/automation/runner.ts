@@ -44,9 +44,14 @@ const EVENT_TYPES = Object.keys(TRIGGERS_OF) as EventType[];
 
 /** Handles every event after the cursor, a batch per transaction. Answers how many runs it claimed. */
 export function processEvents(ctx: AppContext): number {
+  return processBatches(ctx, Infinity).runs;
+}
+
+/** At most `batches` batches of BATCH events; `more` when events are left after them. */
+function processBatches(ctx: AppContext, batches: number): { runs: number; more: boolean } {
   const db = ctx.db.$client;
   let runs = 0;
-  for (;;) {
+  for (let batch = 0; batch < batches; batch++) {
     const more = db.transaction(() => {
       const head = lastEventId(ctx);
       const events = readEvents(ctx, { afterId: readCursor(ctx, CONSUMER), types: EVENT_TYPES, limit: BATCH });
@@ -56,8 +61,9 @@ export function processEvents(ctx: AppContext): number {
       advanceCursor(ctx, CONSUMER, full ? events[events.length - 1]!.id : head);
       return full;
     })();
-    if (!more) return runs;
+    if (!more) return { runs, more: false };
   }
+  return { runs, more: true };
 }
 
 function contactOfEvent(ctx: AppContext, e: AppEvent): ContactRow | null {
@@ -340,9 +346,17 @@ const CLOCK = "automation.clock";
  */
 export function startAutomation(ctx: AppContext) {
   let scheduled = false;
+  let stopped = false;
   const run = () => {
+    scheduled = false;
+    if (stopped) return;
     try {
-      processEvents(ctx);
+      // One batch per turn of the event loop: a backlog (after downtime, or a burst of imports and webhooks) is
+      // worked off between requests rather than holding them all up.
+      if (processBatches(ctx, 1).more) {
+        scheduled = true;
+        setImmediate(run);
+      }
     } catch (err) {
       ctx.log(`automation: ${(err as Error)?.stack ?? err}`);
     }
@@ -353,16 +367,20 @@ export function startAutomation(ctx: AppContext) {
       // The listener runs in a microtask; the rules' own actions append events, which call it again after.
       if (scheduled) return;
       scheduled = true;
-      queueMicrotask(() => {
-        scheduled = false;
-        run();
-      });
+      queueMicrotask(run);
     },
     "automation",
   );
-  ctx.onStop.unshift(() => onEventsCommitted(ctx, null, "automation"));
+  ctx.onStop.unshift(() => {
+    stopped = true;
+    onEventsCommitted(ctx, null, "automation");
+  });
   registerJobHandler(ctx, TICK, () => {
-    processEvents(ctx);
+    // The jobs runner's turn holds the loop too: one batch here, the rest as above.
+    if (processBatches(ctx, 1).more && !scheduled) {
+      scheduled = true;
+      setImmediate(run);
+    }
     return { runAgainAt: ctx.now() + 60_000 };
   }, { transactional: true, maxAttempts: Infinity });
   registerJobHandler(ctx, CLOCK, () => {

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { contactConsents, contacts, messages } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
@@ -47,8 +48,13 @@ export function findContactById(ctx: AppContext, userId: string, id: string): Co
   return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).get();
 }
 
+// Prepared once: every inbound message looks its sender up (twice when it may have created the contact).
+const byPhone = preparedPerDb((db) =>
+  db.select().from(contacts).where(and(eq(contacts.userId, sql.placeholder("userId")), eq(contacts.phone, sql.placeholder("phone")))).prepare(),
+);
+
 export function findByPhone(ctx: AppContext, userId: string, phone: string): ContactRow | undefined {
-  return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.phone, phone))).get();
+  return byPhone(ctx.db).get({ userId, phone });
 }
 
 /** The user's contact total from `contact_totals`. */

@@ -1,4 +1,5 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { keywords } from "../../db/schema";
 import { normalizeTags } from "../contacts/contacts";
 import type { AppContext } from "../context";
@@ -159,11 +160,23 @@ export function toggleKeyword(ctx: AppContext, userId: string, id: string, isAct
   return viewOf(ctx, userId, id);
 }
 
+// Prepared once: every inbound message is matched against its account's keywords.
+const ofUser = (activeOnly: boolean) =>
+  preparedPerDb((db) => {
+    const userId = eq(keywords.userId, sql.placeholder("userId"));
+    return db
+      .select()
+      .from(keywords)
+      .where(activeOnly ? and(userId, eq(keywords.isActive, true)) : userId)
+      .orderBy(asc(keywords.createdAt), asc(keywords.id))
+      .prepare();
+  });
+const activeOfUser = ofUser(true);
+const allOfUser = ofUser(false);
+
 /** The keywords that listen on a number (empty: the provider did not say which, so only those on all numbers). */
 export function keywordsOn(ctx: AppContext, userId: string, number: string, opts: { activeOnly: boolean }): KeywordRow[] {
-  const conds = [eq(keywords.userId, userId)];
-  if (opts.activeOnly) conds.push(eq(keywords.isActive, true));
-  const rows = ctx.db.select().from(keywords).where(and(...conds)).orderBy(asc(keywords.createdAt), asc(keywords.id)).all();
+  const rows = (opts.activeOnly ? activeOfUser : allOfUser)(ctx.db).all({ userId });
   const compact = number.replace(/[\s().\-]/g, "");
   return rows.filter((k) => !k.numbers.length || (!!compact && k.numbers.includes(compact)));
 }

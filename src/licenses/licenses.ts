@@ -1,4 +1,5 @@
-import { and, asc, eq, isNull, ne } from "drizzle-orm";
+import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { licenseCodes, licenses, plans } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
@@ -81,6 +82,16 @@ export type CurrentLicense = {
   expiresAt: Date | null;
 };
 
+// Prepared once: read by every plan check (usageFor) and for each new number that texts in.
+const licensesOf = preparedPerDb((db) =>
+  db
+    .select({ license: licenses, plan: plans })
+    .from(licenses)
+    .innerJoin(plans, eq(plans.id, licenses.planId))
+    .where(eq(licenses.userId, sql.placeholder("userId")))
+    .prepare(),
+);
+
 /**
  * The license in force now, or null when none is (a trial that ran out). Among several in force, a paid
  * one beats the trial, then the higher plan, then the one that lasts longer. An account from before
@@ -90,12 +101,7 @@ export function currentLicense(ctx: AppContext, userOrId: User | string): Curren
   const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
   if (!user) return null;
   const now = ctx.now();
-  let rows = ctx.db
-    .select({ license: licenses, plan: plans })
-    .from(licenses)
-    .innerJoin(plans, eq(plans.id, licenses.planId))
-    .where(eq(licenses.userId, user.id))
-    .all();
+  let rows = licensesOf(ctx.db).all({ userId: user.id });
   if (rows.length === 0 && user.role !== "admin") {
     startTrial(ctx, user.id, user.createdAt);
     return currentLicense(ctx, user);

@@ -23,6 +23,11 @@ export const STALL_LIMIT_MS = 10_000;
 export const MAX_REPLAY = 10_000;
 /** A campaign's progress frame goes out at most this often (ms) while its messages move; start and end at once. */
 export const PROGRESS_EVERY_MS = 500;
+/**
+ * Events of one account published per turn of the event loop: a page's frames cost about 0.1 ms each (the message
+ * read back), so a backlog of thousands goes in slices of ~20 ms with requests served between them.
+ */
+export const PUSH_PAGE = 200;
 /** A socket's session is checked again when it has not been for this long (ms) and an event is pushed to it. */
 const RECHECK_SESSION_MS = 60_000;
 
@@ -67,6 +72,8 @@ export class LiveHub {
   private progressSentAt = new Map<string, number>();
   private progressTimer: ReturnType<typeof setTimeout> | null = null;
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Pages of events published so far, their events and the largest page (tests assert the bound). */
+  readonly pushed = { pages: 0, events: 0, largestPage: 0 };
   /** Exposed for tests: how long a socket may stay unauthenticated, and the slow-consumer bounds. */
   authTimeoutMs = 5000;
   sendBufferLimit = SEND_BUFFER_LIMIT;
@@ -149,12 +156,25 @@ export class LiveHub {
   notify() {
     if (this.passQueued || !this.accounts.size) return;
     this.passQueued = true;
-    queueMicrotask(() => {
-      this.passQueued = false;
-      // A caller that appends outside bun:sqlite's synchronous transaction helper would still hold one open.
-      if (this.ctx.db.$client.inTransaction) return void setImmediate(() => this.notify());
-      for (const [userId, account] of this.accounts) this.pushAccount(userId, account);
-    });
+    queueMicrotask(() => this.pass());
+  }
+
+  /**
+   * One page (at most PUSH_PAGE events) per account; a backlog (a burst, or the log written while the loop was
+   * held up) goes on after a turn of the event loop, so requests (webhooks) are answered between pages instead of
+   * waiting out the whole backlog.
+   */
+  private pass() {
+    this.passQueued = false;
+    // Every socket gone (or the server stopped, its database closed) since the pass was queued.
+    if (!this.accounts.size) return;
+    // A caller that appends outside bun:sqlite's synchronous transaction helper would still hold one open.
+    if (this.ctx.db.$client.inTransaction) return void setImmediate(() => this.notify());
+    let more = false;
+    for (const [userId, account] of this.accounts) if (this.pushAccount(userId, account, 1)) more = true;
+    if (!more) return;
+    this.passQueued = true;
+    setImmediate(() => this.pass());
   }
 
   stop() {
@@ -201,10 +221,14 @@ export class LiveHub {
     ws.data.sent = Math.max(ws.data.sent, upTo);
   }
 
-  private pushAccount(userId: string, account: Account) {
-    for (;;) {
-      const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: 1000 });
-      if (!events.length) return;
+  /** Publishes up to `pages` pages of the account's new events; answers whether more are waiting. */
+  private pushAccount(userId: string, account: Account, pages = Infinity): boolean {
+    for (let page = 0; page < pages; page++) {
+      const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: PUSH_PAGE });
+      if (!events.length) return false;
+      this.pushed.pages++;
+      this.pushed.events += events.length;
+      this.pushed.largestPage = Math.max(this.pushed.largestPage, events.length);
       account.cursor = events.at(-1)!.id;
       // A page of frames (at most ~1 MB) is queued whole, under Bun's own per-socket ceiling (16 MB); who went past
       // the limit with it leaves the topic and picks up after the page from the log.
@@ -215,8 +239,9 @@ export class LiveHub {
         ws.data.sent = account.cursor;
         if (ws.getBufferedAmount() > this.sendBufferLimit) this.stall(ws);
       }
-      if (events.length < 1000) return;
+      if (events.length < PUSH_PAGE) return false;
     }
+    return true;
   }
 
   /**

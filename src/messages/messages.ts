@@ -1,4 +1,5 @@
-import { and, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { contacts, messages, type MessageStatus } from "../../db/schema";
 import { createFromInbound, findByPhone, optInContact, optOutContact } from "../contacts/contacts";
 import { normalizePhone } from "../contacts/phones";
@@ -274,6 +275,37 @@ export async function applyStatusEventsInBatches(ctx: AppContext, account: Provi
 
 export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null };
 
+// The inbound path's writes, prepared once per connection (200 webhooks a second must not build and compile them
+// each time): the message, stored once per provider id (a retried webhook inserts nothing), and its contact's
+// last engagement.
+const insertInbound = preparedPerDb((db) =>
+  db
+    .insert(messages)
+    .values({
+      id: sql.placeholder("id"),
+      seq: sql.placeholder("seq"),
+      userId: sql.placeholder("userId"),
+      contactId: sql.placeholder("contactId"),
+      phone: sql.placeholder("phone"),
+      content: sql.placeholder("content"),
+      direction: "inbound",
+      status: "received",
+      providerId: sql.placeholder("providerId"),
+      providerMessageId: sql.placeholder("providerMessageId"),
+      fromNumber: sql.placeholder("fromNumber"),
+      segments: sql.placeholder("segments"),
+      createdAt: sql.placeholder("at"),
+      updatedAt: sql.placeholder("at"),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .prepare(),
+);
+const touchContact = preparedPerDb((db) =>
+  // The set takes no placeholder as such: wrapped, it binds as given (ms, as the column stores it).
+  db.update(contacts).set({ lastEngagedAt: sql`${sql.placeholder("at")}` }).where(eq(contacts.id, sql.placeholder("id"))).prepare(),
+);
+
 /**
  * Records an inbound message once (a repeated webhook finds it stored) and applies the compliance keywords:
  * STOP and friends opt the sender out, START/UNSTOP/YES opt back in, HELP/INFO ask for the help text; each gets
@@ -291,42 +323,37 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   const contact = findByPhone(ctx, userId, from);
   const now = ctx.now();
   const seq = reserveSeqs(ctx, 1);
-  const inserted = ctx.db
-    .insert(messages)
-    .values({
-      id: Bun.randomUUIDv7(),
-      seq,
-      userId,
-      contactId: contact?.id ?? null,
-      phone: from,
-      content: e.body,
-      direction: "inbound",
-      status: "received",
-      providerId: account.id,
-      providerMessageId: e.providerMessageId,
-      fromNumber: e.to || null,
-      segments: segmentCount(e.body),
-      createdAt: new Date(now),
-      updatedAt: new Date(now),
-    })
-    .onConflictDoNothing()
-    .returning()
-    .get();
+  const inserted = insertInbound(ctx.db).get({
+    id: Bun.randomUUIDv7(),
+    seq,
+    userId,
+    contactId: contact?.id ?? null,
+    phone: from,
+    content: e.body,
+    providerId: account.id,
+    providerMessageId: e.providerMessageId,
+    fromNumber: e.to || null,
+    segments: segmentCount(e.body),
+    at: new Date(now),
+  });
   if (!inserted) return { message: null, keyword: null, reply: null };
   appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
   attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
-  if (contact) ctx.db.update(contacts).set({ lastEngagedAt: new Date(now) }).where(eq(contacts.id, contact.id)).run();
+  if (contact) touchContact(ctx.db).run({ id: contact.id, at: now });
 
   const word = normalForm(e.body).toUpperCase();
   let keyword: InboundOutcome["keyword"] = null;
   let reply: string | null = null;
-  const owner = findUserById(ctx, userId);
-  const business = owner ? businessNameOf(owner) : "Your Business";
+  // Read only for a confirmation: most inbound messages are no keyword.
+  const business = () => {
+    const owner = findUserById(ctx, userId);
+    return owner ? businessNameOf(owner) : "Your Business";
+  };
   if (STOP_WORDS.has(word) || word === "STOP ALL") {
     const wasOut = contact?.status === "opted_out";
     optOutContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "stop";
-    if (!wasOut && !e.optOutConfirmed) reply = `${business}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
+    if (!wasOut && !e.optOutConfirmed) reply = `${business()}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
   } else if (START_WORDS.has(word)) {
     keyword = "start";
     // A new number's START creates a contact, which counts against the plan. At the limit the message above stays
@@ -334,11 +361,11 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
     // nobody was subscribed. An existing contact's START always works: it is the only way back after a STOP.
     if (contact || hasRoomForContact(ctx, userId)) {
       optInContact(ctx, userId, from, "keyword", e.body.trim());
-      reply = `${business}: You are subscribed again. Reply HELP for help, STOP to unsubscribe.`;
+      reply = `${business()}: You are subscribed again. Reply HELP for help, STOP to unsubscribe.`;
     }
   } else if (HELP_WORDS.has(word)) {
     keyword = "help";
-    reply = `${business}: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`;
+    reply = `${business()}: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`;
   }
   if (reply) queueComplianceReply(ctx, account, from, e.to, reply);
   handleKeyword(ctx, { userId, messageId: inserted.id, from, to: e.to, body: e.body, compliance: keyword });

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { smsProviders, type ProviderKind, type SimulatorSettings } from "../../db/schema";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
@@ -55,12 +56,17 @@ export function listProviders(ctx: AppContext, userId: string, page = 1, pageSiz
   return { data: rows.map((a) => providerView(ctx, a)), total, page, pageSize };
 }
 
-export function providersOfKind(ctx: AppContext, userId: string, kind: ProviderKind): ProviderAccount[] {
-  return ctx.db
+// Prepared once: every provider webhook (inbound messages, delivery reports) starts here.
+const ofKind = preparedPerDb((db) =>
+  db
     .select()
     .from(smsProviders)
-    .where(and(eq(smsProviders.userId, userId), eq(smsProviders.provider, kind)))
-    .all();
+    .where(and(eq(smsProviders.userId, sql.placeholder("userId")), eq(smsProviders.provider, sql.placeholder("kind"))))
+    .prepare(),
+);
+
+export function providersOfKind(ctx: AppContext, userId: string, kind: ProviderKind): ProviderAccount[] {
+  return ofKind(ctx.db).all({ userId, kind });
 }
 
 /** An account of the user's; another user's id answers 404 exactly like a missing one. */

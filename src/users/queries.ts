@@ -1,4 +1,5 @@
 import { count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { users, type OnboardingAnswers } from "../../db/schema";
 import type { AppContext } from "../context";
 
@@ -10,8 +11,11 @@ export function findUserByEmail(ctx: AppContext, email: string): User | undefine
   return ctx.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
 }
 
+// Prepared once: every signed-in request and every inbound message reads its user.
+const byId = preparedPerDb((db) => db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare());
+
 export function findUserById(ctx: AppContext, id: string): User | undefined {
-  return ctx.db.select().from(users).where(eq(users.id, id)).get();
+  return byId(ctx.db).get({ id });
 }
 
 export function insertUser(

@@ -1,0 +1,16 @@
+import type { Db } from "./client";
+
+/**
+ * A statement built and prepared once per connection, on first use: for queries on a hot path (each inbound
+ * webhook runs a dozen), where drizzle would otherwise build the SQL and SQLite compile it on every call. `build`
+ * gets the connection and answers a drizzle `.prepare()`d query (with `sql.placeholder`s for its arguments) or a
+ * bun:sqlite statement. Keyed by the connection: a restore that swaps `ctx.db` prepares afresh on the new one.
+ */
+export function preparedPerDb<T>(build: (db: Db) => T): (db: Db) => T {
+  const statements = new WeakMap<Db, T>();
+  return (db) => {
+    let statement = statements.get(db);
+    if (statement === undefined) statements.set(db, (statement = build(db)));
+    return statement;
+  };
+}

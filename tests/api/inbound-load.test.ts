@@ -1,0 +1,128 @@
+// The inbound path under load (issue 13's 200 webhooks a second): each webhook compiles no SQL once its
+// statements are prepared, and the event log's readers (the WebSocket hub, automation rules) work a backlog off in
+// bounded pages with the event loop turning between them, so webhooks are answered while a backlog drains.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { appendEvent, readCursor } from "../../src/events/events";
+import { PUSH_PAGE } from "../../src/live/hub";
+import { liveHubOf } from "../../src/live/socket";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+
+setDefaultTimeout(60_000);
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+});
+afterAll(() => t?.stop());
+
+type Frame = Record<string, any> & { type: string };
+
+/** A socket of the account, past its `ready`, recording every frame. */
+async function connect(acc: Account) {
+  const frames: Frame[] = [];
+  const ws = new WebSocket(t.url.replace("http:", "ws:") + "/ws");
+  ws.onmessage = (m) => frames.push(JSON.parse(String(m.data)));
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve();
+    ws.onerror = () => reject(new Error("socket error"));
+  });
+  ws.send(JSON.stringify({ type: "auth", token: acc.token }));
+  await waitFor(() => frames.some((f) => f.type === "ready"), (ok) => ok);
+  return { frames, close: () => ws.close() };
+}
+
+/** The account's simulator webhook URL (keyed) and its sender number. */
+async function simulator(acc: Account) {
+  const provider = await t.api("/api/sms-providers", { token: acc.token, body: { provider: "simulator", displayName: "Sim" } });
+  expect(provider.status).toBe(201);
+  const numbers = await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token });
+  const number = numbers.body.numbers[0].phoneNumber as string;
+  expect((await t.api("/api/phone-numbers", { token: acc.token, body: { providerId: provider.body.id, phoneNumber: number } })).status).toBe(201);
+  return { hookUrl: (provider.body.webhookUrl as string).replace(t.ctx.config.publicUrl, t.url), number };
+}
+
+const conversationEvent = (userId: string, n: number) =>
+  ({ userId, type: "conversation.updated", subject: { kind: "conversation", id: "1" }, payload: { state: "closed", n } }) as const;
+
+describe("the inbound webhook's statements", () => {
+  test("are prepared once: after two messages from a phone, 20 more (a contact's texts, no keyword) compile no SQL, and each is pushed to the socket", async () => {
+    const acc = await t.signUpVerified();
+    const { hookUrl, number } = await simulator(acc);
+    const socket = await connect(acc);
+    const post = async (i: number) => {
+      const res = await fetch(hookUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ events: [{ type: "inbound", id: `LOAD-${i}`, from: "+14155550177", to: number, body: `Text ${i}` }] }),
+      });
+      expect(res.status).toBe(200);
+    };
+    // The first creates the contact and the thread, the second is the first from a contact: between them they
+    // prepare every statement the path uses.
+    await post(0);
+    await post(1);
+    const client = t.ctx.db.$client;
+    const prepare = client.prepare;
+    const compiled: string[] = [];
+    // drizzle compiles each query it runs unprepared through the connection's prepare(); bun:sqlite's query()
+    // (cached by its text) and the statements prepared once do not come back here.
+    client.prepare = ((sql: string, ...rest: unknown[]) => {
+      compiled.push(sql);
+      return (prepare as (...a: unknown[]) => unknown).call(client, sql, ...rest);
+    }) as typeof client.prepare;
+    try {
+      for (let i = 2; i < 22; i++) await post(i);
+      const texts = await waitFor(
+        () => socket.frames.filter((f) => f.type === "new_message").map((f) => f.content),
+        (c) => c.length === 22,
+      );
+      expect(texts).toEqual(Array.from({ length: 22 }, (_, i) => `Text ${i}`));
+    } finally {
+      client.prepare = prepare;
+      socket.close();
+    }
+    expect(compiled).toEqual([]);
+  });
+});
+
+describe("a backlog of 5,000 events", () => {
+  test(`goes to the socket in pages of ${PUSH_PAGE}, the event loop turning after each: all 5,000 in order, once each`, async () => {
+    const acc = await t.signUpVerified();
+    const socket = await connect(acc);
+    const hub = liveHubOf(t.ctx)!;
+    const before = { ...hub.pushed };
+    let atFirstTurn = -1;
+    t.ctx.db.$client.transaction(() => {
+      for (let n = 0; n < 5000; n++) appendEvent(t.ctx, conversationEvent(acc.user.id, n));
+    })();
+    // Queued before the hub's first page (a microtask after the commit) and so run right after it, ahead of the
+    // hub's own next turn: what one turn of the event loop published.
+    setImmediate(() => (atFirstTurn = hub.pushed.events - before.events));
+    const got = await waitFor(
+      () => socket.frames.filter((f) => f.type === "conversation_updated" && f.changes.n !== undefined),
+      (f) => f.length >= 5000,
+    );
+    socket.close();
+    expect(atFirstTurn).toBe(200);
+    expect(hub.pushed.events - before.events).toBe(5000);
+    expect(hub.pushed.pages - before.pages).toBe(25);
+    expect(hub.pushed.largestPage).toBe(200);
+    expect(got.map((f) => f.changes.n)).toEqual(Array.from({ length: 5000 }, (_, n) => n));
+  });
+
+  test("is read by automation rules 200 events a turn: its cursor stands after the 200th at the first turn, at the last one in the end", async () => {
+    const acc = await t.signUpVerified();
+    const ids: number[] = [];
+    t.ctx.db.$client.transaction(() => {
+      for (let n = 0; n < 5000; n++) {
+        ids.push(appendEvent(t.ctx, { userId: acc.user.id, type: "contact.created", subject: { kind: "contact", id: `c${n}` }, payload: { source: "inbound" } }));
+      }
+    })();
+    let atFirstTurn = -1;
+    setImmediate(() => (atFirstTurn = readCursor(t.ctx, "automation.rules")));
+    const end = await waitFor(() => readCursor(t.ctx, "automation.rules"), (c) => c >= ids.at(-1)!);
+    expect(atFirstTurn).toBe(ids[199]!);
+    expect(end).toBe(ids.at(-1)!);
+  });
+});
