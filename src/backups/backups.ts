@@ -42,6 +42,9 @@ export type Manifest = {
   files: Record<string, { size: number; sha256: string }>;
 };
 
+/** The last restore drill of a backup: restored into a temporary folder and checked (drillBackup). */
+export type Drill = { at: number; ok: boolean; error: string | null };
+
 export type BackupInfo = {
   id: string;
   size: number;
@@ -50,6 +53,7 @@ export type BackupInfo = {
   status: "good" | "failed";
   error: string | null;
   manifest: Manifest | null;
+  drill?: Drill;
 };
 
 const DB_FILE = "smsdesk.db";
@@ -61,14 +65,25 @@ export const backupsDir = (dataDir: string) => join(dataDir, "backups");
 const archivePath = (dataDir: string, id: string) => join(backupsDir(dataDir), `${id}.tar.gz`);
 const sidecarPath = (dataDir: string, id: string) => join(backupsDir(dataDir), `${id}.json`);
 
-// Only one backup, upload or restore per data folder at a time: a restore must not swap files under a copy.
-const busy = new Set<string>();
+// Only one backup, upload, drill or restore per data folder at a time: a restore must not swap files under a
+// copy. The value settles when the holder releases it.
+const busy = new Map<string, Promise<void>>();
 
 /** Takes the data folder's backup lock (409 when another backup or restore holds it); returns its release. */
 export function takeBackupLock(dataDir: string): () => void {
   if (busy.has(dataDir)) throw conflict("Another backup or restore is running; try again when it has finished");
-  busy.add(dataDir);
-  return () => busy.delete(dataDir);
+  let settle!: () => void;
+  busy.set(dataDir, new Promise<void>((resolve) => (settle = resolve)));
+  return () => {
+    busy.delete(dataDir);
+    settle();
+  };
+}
+
+/** The lock for background work (a scheduled backup, a drill): waits for the holder instead of failing. */
+export async function waitForBackupLock(dataDir: string): Promise<() => void> {
+  while (busy.has(dataDir)) await busy.get(dataDir);
+  return takeBackupLock(dataDir);
 }
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
@@ -314,6 +329,42 @@ export async function importArchive(dataDir: string, path: string, now: number, 
     if (opts.move) rmSync(path, { force: true });
     release();
   }
+}
+
+/**
+ * A restore drill: the backup is unpacked into a temporary folder as a restore would (hashes, integrity_check, row
+ * counts against the manifest), its key read, and the database opened the way the appliance opens it (applying
+ * the migrations an older backup lacks), then thrown away. The outcome is kept with the backup; a failure is
+ * recorded, not thrown.
+ */
+export async function drillBackup(dataDir: string, id: string, now: number, opts: { wait: boolean }): Promise<BackupInfo> {
+  const info = findBackup(dataDir, id);
+  if (info.status !== "good") throw badRequest("A failed backup cannot be drilled");
+  const release = opts.wait ? await waitForBackupLock(dataDir) : takeBackupLock(dataDir);
+  let drill: Drill;
+  try {
+    const staged = await verifyArchive(dataDir, archivePath(dataDir, id)).catch((err: Error) => err);
+    if (staged instanceof Error) drill = { at: now, ok: false, error: staged.message };
+    else {
+      try {
+        loadOrCreateSecretKey(staged.stagingDir);
+        openDatabase(staged.dbPath).$client.close();
+        drill = { at: now, ok: true, error: null };
+      } catch (err) {
+        drill = { at: now, ok: false, error: (err as Error).message };
+      } finally {
+        rmSync(staged.stagingDir, { recursive: true, force: true });
+      }
+    }
+    return recordBackup(dataDir, { ...findBackup(dataDir, id), drill });
+  } finally {
+    release();
+  }
+}
+
+/** The newest backup that is good and passed its restore drill: what a disaster would be recovered from. */
+export function lastDrilledBackup(dataDir: string): BackupInfo | null {
+  return listBackups(dataDir).find((b) => b.status === "good" && b.drill?.ok) ?? null;
 }
 
 /** Something that writes to the database on its own (an import): stopped before a restore swaps the files. */

@@ -5,7 +5,9 @@ import { MAX_BACKUP_BYTES } from "../http/body-limit";
 import { badRequest, HttpError } from "../http/errors";
 import { ArchiveError } from "./archive";
 import { KEEP_BOUNDS, PRESETS, scheduleView, updateBackupSchedule } from "./schedule";
-import { BACKUP_ID, backupFile, createBackup, deleteBackup, importArchive, listBackups, receiveUpload, restoreBackup } from "./backups";
+import {
+  BACKUP_ID, backupFile, createBackup, deleteBackup, drillBackup, importArchive, lastDrilledBackup, listBackups, receiveUpload, restoreBackup,
+} from "./backups";
 
 const idParams = t.Object({ id: t.String({ pattern: BACKUP_ID.source, error: "Not a backup id" }) });
 
@@ -16,7 +18,7 @@ export function backupRoutes(ctx: AppContext) {
     new Elysia({ prefix: "/api/admin/backups" })
       .use(authGuard(ctx))
       // GET /api/admin/backups
-      .get("/", () => ({ data: listBackups(dataDir()) }), { auth: "admin" })
+      .get("/", () => ({ data: listBackups(dataDir()), lastDrilled: lastDrilledBackup(dataDir()) }), { auth: "admin" })
       // POST /api/admin/backups
       .post(
         "/",
@@ -71,6 +73,8 @@ export function backupRoutes(ctx: AppContext) {
         auth: "admin",
         params: idParams,
       })
+      // POST /api/admin/backups/:id/drill
+      .post("/:id/drill", ({ params }) => drillBackup(dataDir(), params.id, ctx.now(), { wait: false }), { auth: "admin", params: idParams })
       // DELETE /api/admin/backups/:id
       .delete(
         "/:id",

@@ -1,10 +1,10 @@
 import { Cron } from "croner";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
-import { cancelJobs, registerJobHandler, rescheduleJob } from "../jobs/jobs";
-import { backupsDir, deleteBackup, listBackups, onDatabaseReplaced, takeBackupLock, writeBackup, writeDurably } from "./backups";
+import { cancelJobs, enqueueJob, registerJobHandler, rescheduleJob } from "../jobs/jobs";
+import { backupsDir, deleteBackup, drillBackup, listBackups, onDatabaseReplaced, waitForBackupLock, writeBackup, writeDurably } from "./backups";
 
 /**
  * Scheduled backups: a preset or a cron expression, and how many scheduled backups to keep (older ones are
@@ -18,6 +18,9 @@ export type BackupSchedule = { enabled: boolean; preset: Preset; cron: string; k
 export const KEEP_BOUNDS = { minimum: 1, maximum: 365 };
 
 const JOB = "backups.scheduled";
+const DRILL_JOB = "backups.drill";
+/** The restore drill runs daily, two hours after the default backup time. */
+export const DRILL_CRON = "0 5 * * *";
 const DEFAULT: BackupSchedule = { enabled: false, preset: "daily", cron: PRESETS.daily, keep: 7 };
 
 const schedulePath = (dataDir: string) => join(backupsDir(dataDir), "schedule.json");
@@ -42,6 +45,7 @@ export function updateBackupSchedule(ctx: AppContext, change: { enabled: boolean
     throw badRequest("Please enter a valid cron expression (5 fields: minute hour day month weekday)");
   }
   const schedule: BackupSchedule = { enabled: change.enabled, preset: change.preset, cron, keep: change.keep };
+  mkdirSync(backupsDir(ctx.config.dataDir), { recursive: true, mode: 0o700 });
   writeDurably(schedulePath(ctx.config.dataDir), JSON.stringify(schedule, null, 2));
   applySchedule(ctx);
   return scheduleView(ctx);
@@ -72,10 +76,10 @@ export function scheduleBackups(ctx: AppContext) {
   registerJobHandler(
     ctx,
     JOB,
-    () => {
+    async () => {
       const schedule = backupSchedule(ctx.config.dataDir);
       if (!schedule.enabled) return;
-      const release = takeBackupLock(ctx.config.dataDir);
+      const release = await waitForBackupLock(ctx.config.dataDir);
       let id: string;
       try {
         id = writeBackup(ctx.db.$client, ctx.config.dataDir, "scheduled", ctx.now()).id;
@@ -87,6 +91,29 @@ export function scheduleBackups(ctx: AppContext) {
     },
     { firstDelayMs: 60_000, maxAttempts: Infinity },
   );
+  registerJobHandler(
+    ctx,
+    DRILL_JOB,
+    async () => {
+      const result = await drillNewest(ctx);
+      return { result, runAgainAt: nextRun(DRILL_CRON, ctx.now()) };
+    },
+    { firstDelayMs: 60_000, maxAttempts: Infinity },
+  );
+  const queueDrill = () => enqueueJob(ctx, { kind: DRILL_JOB, key: DRILL_JOB, runAt: nextRun(DRILL_CRON, ctx.now()) });
   applySchedule(ctx);
-  onDatabaseReplaced(ctx, () => applySchedule(ctx));
+  queueDrill();
+  onDatabaseReplaced(ctx, () => {
+    applySchedule(ctx);
+    queueDrill();
+  });
+}
+
+/** Drills the newest good backup (the one a disaster would be recovered from); logs a failure. */
+export async function drillNewest(ctx: AppContext): Promise<{ id: string | null; ok: boolean; error: string | null }> {
+  const newest = listBackups(ctx.config.dataDir).find((b) => b.status === "good");
+  if (!newest) return { id: null, ok: false, error: "There is no good backup to drill" };
+  const { drill } = await drillBackup(ctx.config.dataDir, newest.id, ctx.now(), { wait: true });
+  if (!drill!.ok) ctx.log(`backups: the restore drill of ${newest.id} failed: ${drill!.error}`);
+  return { id: newest.id, ok: drill!.ok, error: drill!.error };
 }

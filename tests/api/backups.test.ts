@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { extractArchive, packArchive } from "../../src/backups/archive";
-import { backupsDir, createBackup, listBackups, receiveUpload, restoreBackup, verifyArchive } from "../../src/backups/backups";
+import { backupsDir, createBackup, findBackup, listBackups, receiveUpload, restoreBackup, verifyArchive } from "../../src/backups/backups";
 import { INTERRUPTED } from "../../src/contacts/csv-import";
 import { scheduleView, updateBackupSchedule } from "../../src/backups/schedule";
 import { loadConfig } from "../../src/config";
@@ -257,6 +257,45 @@ describe("the schedule", () => {
   });
 });
 
+describe("the restore drill", () => {
+  test("restores the newest good backup into a temporary folder every day and checks it; a damaged one is reported", async () => {
+    const dataDir = t.ctx.config.dataDir;
+    const realNow = t.ctx.now;
+    let now = new Date(2035, 0, 1, 4, 0).getTime();
+    t.ctx.now = () => now;
+    // The newest backups by their time (the clock is fake here).
+    const a = createBackup(t.ctx);
+    let b!: ReturnType<typeof createBackup>;
+    now = new Date(2035, 0, 1, 5, 1).getTime();
+    const drillJob = () => t.ctx.db.$client.query("SELECT state, run_at FROM jobs WHERE key = 'backups.drill'").get() as { state: string; run_at: number };
+    try {
+      await runDueJobs(t.ctx).settled;
+      expect(findBackup(dataDir, a.id).drill).toEqual({ at: now, ok: true, error: null });
+      expect(drillJob()).toEqual({ state: "pending", run_at: new Date(2035, 0, 2, 5, 0).getTime() });
+      expect(readdirSync(backupsDir(dataDir)).filter((f) => f.startsWith(".staging-"))).toEqual([]);
+
+      now = new Date(2035, 0, 2, 4, 0).getTime();
+      b = createBackup(t.ctx);
+      const archive = join(backupsDir(dataDir), `${b.id}.tar.gz`);
+      writeFileSync(archive, readFileSync(archive).subarray(0, 2000));
+      now = new Date(2035, 0, 2, 5, 1).getTime();
+      await runDueJobs(t.ctx).settled;
+      expect(findBackup(dataDir, b.id).drill).toEqual({ at: now, ok: false, error: "The file is not a complete .tar.gz archive" });
+      expect(t.logs).toContain(`backups: the restore drill of ${b.id} failed: The file is not a complete .tar.gz archive`);
+    } finally {
+      t.ctx.now = realNow;
+    }
+    // What the backup manager and the dashboard show: the newest good backup that passed its drill.
+    const listed = await backups();
+    expect(listed.body.lastDrilled).toMatchObject({ id: a.id, status: "good", drill: { ok: true } });
+    // A drill on demand.
+    const drilled = await backups(`/${a.id}/drill`, { method: "POST" });
+    expect(drilled.status).toBe(200);
+    expect(drilled.body).toMatchObject({ id: a.id, drill: { ok: true, error: null } });
+    expect((await backups(`/${b.id}`, { method: "DELETE" })).status).toBe(200);
+  });
+});
+
 describe("before new migrations", () => {
   test("a data folder of an older version is backed up before they apply; a fresh one is not", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-backup-upgrade-"));
@@ -281,6 +320,10 @@ describe("before new migrations", () => {
       // Opened again, nothing is pending: no second backup.
       (await openAppContext(loadConfig({ DATA_DIR: dataDir }, []), () => {})).db.$client.close();
       expect(listBackups(dataDir)).toHaveLength(1);
+      // A fresh data folder has nothing to back up.
+      const fresh = join(dataDir, "fresh");
+      (await openAppContext(loadConfig({ DATA_DIR: fresh }, []), () => {})).db.$client.close();
+      expect(listBackups(fresh)).toEqual([]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -18,8 +18,10 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL(/\/admin\/dashboard/);
+  await expect(page.getByTestId("backup-age")).toContainText("Last good, drilled backup");
+  await expect(page.getByTestId("backup-age")).toContainText("None yet");
 
-  await page.getByRole("main").getByRole("link", { name: "Backup Manager" }).click();
+  await page.getByRole("main").getByRole("link", { name: "Backup Manager" }).first().click();
   await expect(page).toHaveURL(/\/admin\/backup-manager$/);
   await expect(page.getByRole("heading", { name: "Backup Manager" })).toBeVisible();
   await expect(page.getByText("No backups yet.")).toBeVisible();
@@ -32,6 +34,12 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   await expect(row).toContainText("Good");
   await expect(row).toContainText(/\d+ rows, schema \d{4}_\w+, version \d+\.\d+\.\d+/);
 
+  await expect(row.getByTestId("backup-drill")).toHaveText("Not tested");
+  await row.getByRole("button", { name: "Test restore" }).click();
+  await expect(page.getByTestId("toast").last()).toContainText("Restore drill passed");
+  await expect(row.getByTestId("backup-drill")).toContainText("Passed");
+  await expect(page.getByTestId("backup-age")).toContainText("0 minutes old");
+
   const downloading = page.waitForEvent("download");
   await row.getByRole("link", { name: "Download" }).click();
   const download = await downloading;
@@ -40,4 +48,8 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   const bytes = await (await import("node:fs/promises")).readFile(path);
   // gzip magic: the archive opens with `tar xzf`.
   expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+
+  // The dashboard shows the age of that drilled backup.
+  await page.goto(`${app.url}/admin/dashboard`);
+  await expect(page.getByTestId("backup-age")).toContainText("0 minutes old");
 });

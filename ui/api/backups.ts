@@ -10,14 +10,18 @@ export type Backup = {
   status: "good" | "failed";
   error: string | null;
   manifest: { app: string; schema: string | null; tables: Record<string, number> } | null;
+  /** The last restore drill: restored into a temporary folder and checked. */
+  drill?: { at: number; ok: boolean; error: string | null };
 };
 export type BackupSchedule = { enabled: boolean; preset: "daily" | "weekly" | "monthly" | "custom"; cron: string; keep: number; nextRunAt: number | null };
 
-export const useBackups = () => useApi<{ data: Backup[] }>("/api/admin/backups");
+/** The backups, newest first, and the newest good one that passed its restore drill. */
+export const useBackups = (enabled = true) => useApi<{ data: Backup[]; lastDrilled: Backup | null }>(enabled ? "/api/admin/backups" : null);
 export const useBackupSchedule = () => useApi<BackupSchedule>("/api/admin/backups/schedule");
 
 // A backup of a large database takes a while: longer than the default 10 s.
 export const createBackup = () => api<Backup>("/api/admin/backups", { method: "POST", timeoutMs: 300_000 });
+export const drillBackup = (id: string) => api<Backup>(`/api/admin/backups/${id}/drill`, { method: "POST", timeoutMs: 300_000 });
 export const deleteBackup = (id: string) => api(`/api/admin/backups/${id}`, { method: "DELETE" });
 export const restoreBackup = (id: string) => api(`/api/admin/backups/${id}/restore`, { method: "POST", timeoutMs: 300_000 });
 export const saveBackupSchedule = (body: { enabled: boolean; preset: BackupSchedule["preset"]; cron?: string; keep: number }) =>

@@ -4,6 +4,7 @@ import {
   backupDownloadUrl,
   createBackup,
   deleteBackup,
+  drillBackup,
   restoreBackup,
   saveBackupSchedule,
   uploadBackup,
@@ -17,6 +18,7 @@ import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../com
 import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { BackupAgeCard } from "./backup-age";
 
 const size = (n: number) => (n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 const rows = (b: Backup) => (b.manifest ? Object.values(b.manifest.tables).reduce((a, n) => a + n, 0) : 0);
@@ -97,6 +99,7 @@ export function BackupManagerPage() {
       </div>
 
       {list.error && <Alert>{list.error.message}</Alert>}
+      {list.data && <BackupAgeCard lastDrilled={list.data.lastDrilled} />}
       <Card className="overflow-x-auto">
         <table className="w-full text-left text-sm">
           <thead className="border-b text-xs uppercase text-slate-500">
@@ -106,13 +109,14 @@ export function BackupManagerPage() {
               <th className="p-3">Status</th>
               <th className="p-3">Size</th>
               <th className="p-3">Contents</th>
+              <th className="p-3">Restore drill</th>
               <th className="p-3">Actions</th>
             </tr>
           </thead>
           <tbody>
             {backups.length === 0 && !list.loading && (
               <tr>
-                <td className="p-3 text-slate-500" colSpan={6}>
+                <td className="p-3 text-slate-500" colSpan={7}>
                   No backups yet.
                 </td>
               </tr>
@@ -122,11 +126,28 @@ export function BackupManagerPage() {
                 <td className="p-3">{new Date(b.createdAt).toLocaleString()}</td>
                 <td className="p-3">{b.reason}</td>
                 <td className="p-3">
-                  {b.status === "good" ? <span className="font-medium text-green-700">Good</span> : <span className="text-red-700" title={b.error ?? ""}>Failed</span>}
+                  {b.status === "good" ? (
+                    <span className="font-medium text-green-700">Good</span>
+                  ) : (
+                    <span className="text-red-700" title={b.error ?? ""}>
+                      Failed
+                    </span>
+                  )}
                 </td>
                 <td className="p-3">{b.status === "good" ? size(b.size) : "-"}</td>
                 <td className="p-3 text-slate-600">
-                  {b.manifest ? `${rows(b).toLocaleString()} rows, schema ${b.manifest.schema ?? "?"}, version ${b.manifest.app}` : (b.error ?? "")}
+                  {b.manifest
+                    ? `${rows(b).toLocaleString()} rows, schema ${b.manifest.schema ?? "?"}, version ${b.manifest.app}`
+                    : (b.error ?? "")}
+                </td>
+                <td className="p-3" data-testid="backup-drill">
+                  {!b.drill ? (
+                    <span className="text-slate-500">Not tested</span>
+                  ) : b.drill.ok ? (
+                    <span className="text-green-700">Passed {new Date(b.drill.at).toLocaleString()}</span>
+                  ) : (
+                    <span className="text-red-700">Failed: {b.drill.error}</span>
+                  )}
                 </td>
                 <td className="space-x-2 whitespace-nowrap p-3">
                   {b.status === "good" && (
@@ -134,6 +155,23 @@ export function BackupManagerPage() {
                       <a className="text-blue-700 underline" href={backupDownloadUrl(b.id)} download>
                         Download
                       </a>
+                      <Button
+                        variant="secondary"
+                        disabled={busy !== null}
+                        title="Restore it into a temporary folder and check it, without touching the running data"
+                        onClick={() =>
+                          void run(
+                            `drill:${b.id}`,
+                            () =>
+                              drillBackup(b.id).then((d) => {
+                                if (!d.drill?.ok) throw new Error(`The restore drill failed: ${d.drill?.error ?? "unknown"}`);
+                              }),
+                            "Restore drill passed",
+                          )
+                        }
+                      >
+                        {busy === `drill:${b.id}` && <Spinner />}Test restore
+                      </Button>
                       <Button variant="secondary" disabled={busy !== null} onClick={() => void onRestore(b)}>
                         Restore
                       </Button>
@@ -165,7 +203,14 @@ function ScheduleCard() {
   const save = async () => {
     setSaving(true);
     try {
-      setForm(await saveBackupSchedule({ enabled: form.enabled, preset: form.preset, cron: form.preset === "custom" ? form.cron : undefined, keep: form.keep }));
+      setForm(
+        await saveBackupSchedule({
+          enabled: form.enabled,
+          preset: form.preset,
+          cron: form.preset === "custom" ? form.cron : undefined,
+          keep: form.keep,
+        }),
+      );
       toast({ title: "Schedule saved" });
     } catch (err) {
       toast({ title: errorMessage(err, "The schedule was not saved"), variant: "destructive" });
@@ -182,7 +227,11 @@ function ScheduleCard() {
       </label>
       <div className="grid gap-4 sm:grid-cols-3">
         <Field label="How often" htmlFor="backup-preset">
-          <Select id="backup-preset" value={form.preset} onChange={(e) => setForm({ ...form, preset: e.target.value as BackupSchedule["preset"] })}>
+          <Select
+            id="backup-preset"
+            value={form.preset}
+            onChange={(e) => setForm({ ...form, preset: e.target.value as BackupSchedule["preset"] })}
+          >
             <option value="daily">Daily (03:00)</option>
             <option value="weekly">Weekly (Sunday 03:00)</option>
             <option value="monthly">Monthly (the 1st, 03:00)</option>
@@ -191,11 +240,23 @@ function ScheduleCard() {
         </Field>
         {form.preset === "custom" && (
           <Field label="Cron expression" htmlFor="backup-cron" hint="minute hour day month weekday">
-            <Input id="backup-cron" maxLength={100} value={form.cron} onChange={(e) => setForm({ ...form, cron: e.target.value })} />
+            <Input
+              id="backup-cron"
+              maxLength={100}
+              value={form.cron}
+              onChange={(e) => setForm({ ...form, cron: e.target.value })}
+            />
           </Field>
         )}
         <Field label="Scheduled backups to keep" htmlFor="backup-keep">
-          <Input id="backup-keep" type="number" min={1} max={365} value={form.keep} onChange={(e) => setForm({ ...form, keep: Number(e.target.value) })} />
+          <Input
+            id="backup-keep"
+            type="number"
+            min={1}
+            max={365}
+            value={form.keep}
+            onChange={(e) => setForm({ ...form, keep: Number(e.target.value) })}
+          />
         </Field>
       </div>
       {form.nextRunAt && <p className="text-sm text-slate-600">Next backup: {new Date(form.nextRunAt).toLocaleString()}</p>}

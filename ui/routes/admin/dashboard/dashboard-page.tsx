@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { TabPanel, Tabs, type TabItem } from "../../../components/tabs";
 import { Alert } from "../../../components/ui";
 import { auth } from "../../../lib/auth";
+import { BackupAgeCard } from "../backup-manager/backup-age";
 import { ContactMessagesTab } from "./contact-messages-tab";
 import { ErrorReportsTab } from "./error-reports-tab";
 import { HealthTab } from "./health-tab";
@@ -66,6 +67,7 @@ export function AdminDashboardPage() {
           </Link>
         </p>
       </div>
+      <BackupAgeCard />
       <Tabs tabs={TABS} value={tab} onChange={setTab} label="Admin sections" idPrefix="admin" />
       <TabPanel idPrefix="admin" value={tab}>
         <Panel />
