@@ -181,13 +181,23 @@ describe("the webhooks API", () => {
     expect((await t.api("/api/webhooks", { token: a.token })).body.data[0].secret).toBeUndefined();
   });
 
+  /** Runs the due jobs and waits until the delivery's first attempt is recorded (the runner's own pass may make it). */
+  async function attempted(endpointId: string, deliveryId: string) {
+    return waitFor(
+      async () => {
+        await runDueJobs(t.ctx).settled;
+        return (await t.api(`/api/webhooks/${endpointId}/deliveries`, { token: a.token })).body.deliveries.find((d: any) => d.id === deliveryId);
+      },
+      (d) => d?.attempts >= 1,
+    );
+  }
+
   test("a URL checked when it was saved is checked again at each attempt: the setting turned off refuses the call", async () => {
     await allowPrivate(true);
     const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "later", url: `${receiver.url}/later`, events: ["contact_created"] } })).body;
     await allowPrivate(false);
     const test = (await t.api(`/api/webhooks/${ep.id}/test`, { method: "POST", token: a.token })).body;
-    await runDueJobs(t.ctx).settled;
-    const d = (await t.api(`/api/webhooks/${ep.id}/deliveries`, { token: a.token })).body.deliveries[0];
+    const d = await attempted(ep.id, test.id);
     expect(d).toMatchObject({ id: test.id, attempts: 1, responseStatus: null, error: `The webhook URL ${receiver.url} was refused: 127.0.0.1 is a loopback address. ${HINT}` });
     expect(receiver.received.some((r) => r.path === "/later")).toBe(false);
     await allowPrivate(true);
@@ -226,8 +236,7 @@ describe("the webhooks API", () => {
     );
     const moved = (await t.api("/api/webhooks", { token: a.token, body: { name: "moved", url: `${receiver.url}/moved`, events: ["contact_created"] } })).body;
     const m = (await t.api(`/api/webhooks/${moved.id}/test`, { method: "POST", token: a.token })).body;
-    await runDueJobs(t.ctx).settled;
-    const md = (await t.api(`/api/webhooks/${moved.id}/deliveries`, { token: a.token })).body.deliveries[0];
+    const md = await attempted(moved.id, m.id);
     expect(md).toMatchObject({ id: m.id, status: "pending", attempts: 1, responseStatus: 302, error: "Redirect 302 not followed" });
     expect(receiver.received.some((r) => r.path === "/elsewhere")).toBe(false);
     await t.api(`/api/webhooks/${moved.id}`, { method: "DELETE", token: a.token });
@@ -541,7 +550,14 @@ describe("across restarts of the appliance process", () => {
         server = await startClockedServer(env, offset);
         token = await signIn();
         await server.advance(30 * 60_000); // past ten minutes: every pending delivery succeeds
-        await server.advance(60 * 60_000);
+        // The runner's own tick may have claimed some of them: wait until every delivery has its answer.
+        const log = await waitFor(
+          async () => {
+            await server.advance(1_000);
+            return (await childApi(server.url, `/api/webhooks/${ep.body.id}/deliveries`, { token })).body.deliveries as { status: string; attempts: number }[];
+          },
+          (l) => l.length === 5 && l.every((d) => d.status !== "pending"),
+        );
 
         const failed = receiver.received.filter((r) => r.answered === 500);
         const ok = receiver.received.filter((r) => r.answered === 200);
@@ -555,7 +571,6 @@ describe("across restarts of the appliance process", () => {
         // Every attempt, failed or not, verifies and carries its delivery's one webhook-id.
         for (const r of receiver.received) verify(ep.body.secret, r);
         expect(new Set(receiver.received.map((r) => r.id)).size).toBe(5);
-        const log = (await childApi(server.url, `/api/webhooks/${ep.body.id}/deliveries`, { token })).body.deliveries as { status: string; attempts: number }[];
         expect(log.map((d) => d.status)).toEqual(Array(5).fill("succeeded"));
         expect(log.every((d) => d.attempts >= 3)).toBe(true);
       } finally {
@@ -569,4 +584,92 @@ describe("across restarts of the appliance process", () => {
     },
     120_000,
   );
+});
+
+describe("https to the pinned address", () => {
+  // Self-signed certificates, trusted the way an operator trusts a private CA (NODE_EXTRA_CA_CERTS, read by Bun at
+  // start, so the calls run in child processes). The receiver answers with one certificate per TLS server name
+  // (SNI) and a default one for any other: a call verifies only if it sent the right name and checked the
+  // certificate against it, while its TCP connection went to the address it was given.
+  const dir = mkdtempSync(join(tmpdir(), "smsdesk-tls-"));
+  const certFor = (name: string) => {
+    const r = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", `/CN=${name}`, "-addext", `subjectAltName=DNS:${name}`, "-keyout", join(dir, `${name}.key`), "-out", join(dir, `${name}.pem`)]);
+    expect(r.exitCode, r.stderr.toString()).toBe(0);
+    return { cert: Bun.file(join(dir, `${name}.pem`)).text(), key: Bun.file(join(dir, `${name}.key`)).text() };
+  };
+  let ca = "";
+  const hosts: string[] = [];
+  let server: ReturnType<typeof Bun.serve>;
+
+  beforeAll(async () => {
+    const names = ["hooks.example.com", "localhost", "default.invalid"];
+    const pems = Object.fromEntries(await Promise.all(names.map(async (n) => { const c = certFor(n); return [n, { cert: await c.cert, key: await c.key }] as const; })));
+    ca = join(dir, "ca.pem");
+    await Bun.write(ca, names.map((n) => pems[n]!.cert).join(""));
+    const local = await resolveTarget("https://localhost/", true);
+    server = Bun.serve({
+      port: 0,
+      hostname: local.address,
+      tls: [pems["default.invalid"]!, { serverName: "hooks.example.com", ...pems["hooks.example.com"]! }, { serverName: "localhost", ...pems["localhost"]! }],
+      async fetch(req) {
+        hosts.push(req.headers.get("host")!);
+        return new Response("ok");
+      },
+    });
+  });
+  afterAll(() => {
+    server.stop(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a name that never resolves here, pinned to the local address: TLS name and Host are the name, the connection the address", async () => {
+    // hooks.example.com resolves to the public internet, never to this receiver: only the pinned address reaches it.
+    const script = `
+      const { pinnedRequest } = await import(${JSON.stringify(join(import.meta.dir, "../../src/outbound-webhooks/ssrf.ts"))});
+      const call = async (target) => {
+        const { url, init } = pinnedRequest(target, { method: "POST", headers: { "webhook-id": "msg_tls" }, body: "{}", signal: AbortSignal.timeout(5000) });
+        try { const r = await fetch(url, init); return r.status + " " + await r.text(); } catch (e) { return e.code; }
+      };
+      const port = ${server.port};
+      console.log(JSON.stringify([
+        await call({ url: new URL("https://hooks.example.com:" + port + "/in"), address: ${JSON.stringify(server.hostname)}, family: ${server.hostname!.includes(":") ? 6 : 4} }),
+        await fetch("https://" + ${JSON.stringify(server.hostname!.includes(":") ? `[${server.hostname}]` : server.hostname)} + ":" + port + "/in").then((r) => String(r.status), (e) => e.code),
+      ]));`;
+    // Not spawnSync: the receiver answers from this process's event loop.
+    const run = Bun.spawn([process.execPath, "-e", script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: ca }, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+    expect(code, stderr).toBe(0);
+    // The pinned call verified hooks.example.com's certificate, which the receiver sends only for that SNI; the same
+    // address without the name gets the default certificate, which names neither.
+    expect(JSON.parse(stdout)).toEqual(["200 ok", "ERR_TLS_CERT_ALTNAME_INVALID"]);
+    expect(hosts.shift()).toBe(`hooks.example.com:${server.port}`);
+    hosts.length = 0;
+  });
+
+  test("the appliance delivers to an https URL (localhost, private networks allowed): the certificate checked against the name, Host localhost", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhooks-tls-"));
+    const env = { DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "tls-test-pass", NODE_EXTRA_CA_CERTS: ca };
+    const child = await startClockedServer(env, 0);
+    try {
+      const admin = await childApi(child.url, "/api/admin/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } });
+      await childApi(child.url, "/api/admin/settings/private-networks", { method: "PUT", token: admin.body.token, body: { allowPrivateNetworks: true } });
+      const token = (await childApi(child.url, "/api/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } })).body.token;
+      const ep = await childApi(child.url, "/api/webhooks", { token, body: { name: "tls", url: `https://localhost:${server.port}/hook`, events: ["contact_created"] } });
+      expect(ep.status).toBe(201);
+      const test = await childApi(child.url, `/api/webhooks/${ep.body.id}/test`, { method: "POST", token });
+      // The runner's own tick may be the one that sends it: wait for the answer either way.
+      const log = await waitFor(
+        async () => {
+          await child.advance(0);
+          return (await childApi(child.url, `/api/webhooks/${ep.body.id}/deliveries`, { token })).body.deliveries;
+        },
+        (l) => l[0]?.status !== "pending",
+      );
+      expect(log).toMatchObject([{ id: test.body.id, status: "succeeded", attempts: 1, responseStatus: 200, error: null }]);
+      expect(hosts).toEqual([`localhost:${server.port}`]);
+    } finally {
+      await child.kill("SIGKILL");
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
