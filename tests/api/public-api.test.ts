@@ -139,6 +139,9 @@ describe("POST /api/v1/messages with an Idempotency-Key", () => {
     );
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    // The work and its stored answer commit in one transaction, which requests cannot interleave: the first runs,
+    // the other 19 replay it (none finds it half done, so none needs a 409).
+    expect(answers.filter((a) => a.headers.get("idempotent-replayed") === "true").length).toBe(19);
     expect(outboundTo(acc.user.id, "+14155555002")).toBe(1);
 
     const other = await call(key, "/api/v1/messages", "POST", { ...body, content: "Another text" }, { "idempotency-key": "sale-7" });
