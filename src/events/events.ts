@@ -151,6 +151,14 @@ export function readEvents(
   return rows.map(toEvent);
 }
 
+/** An account's events in (afterId, upTo], counted up to `atMost` (enough to tell "more than a bound"). */
+export function countEvents(ctx: AppContext, q: { userId: string; afterId: number; upTo: number; atMost: number }): number {
+  const row = ctx.db.$client
+    .query(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE user_id = ? AND id > ? AND id <= ? LIMIT ?)`)
+    .get(q.userId, q.afterId, q.upTo, q.atMost) as { n: number };
+  return row.n;
+}
+
 /** The newest event id (0 for an empty log): where a new consumer starts when it wants only what comes next. */
 export function lastEventId(ctx: AppContext): number {
   const row = ctx.db.$client.query(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).get() as { seq: number } | null;

@@ -1,6 +1,6 @@
 import type { Server, ServerWebSocket } from "bun";
 import type { AppContext } from "../context";
-import { lastEventId, onEventsCommitted, readEvents, type AppEvent } from "../events/events";
+import { countEvents, lastEventId, onEventsCommitted, readEvents, type AppEvent } from "../events/events";
 import { campaignOf, frameOf, progressFrame, type LiveFrame } from "./frames";
 
 /** Close codes the client acts on (ui/lib/live.ts keeps the same numbers). */
@@ -51,6 +51,12 @@ export type LiveSocket = ServerWebSocket<SocketData>;
 type Account = { cursor: number; topic: string; sockets: Set<LiveSocket> };
 const topicOf = (userId: string) => `account:${userId}`;
 
+const count = (pages: { pages: number; events: number; largestPage: number }, events: number) => {
+  pages.pages++;
+  pages.events += events;
+  pages.largestPage = Math.max(pages.largestPage, events);
+};
+
 /** A frame serialised once, whatever the number of sockets it goes to. */
 type Outgoing = { eventId: number; json: string };
 const outgoing = (frame: LiveFrame): Outgoing => ({ eventId: frame.eventId, json: JSON.stringify(frame) });
@@ -72,8 +78,9 @@ export class LiveHub {
   private progressSentAt = new Map<string, number>();
   private progressTimer: ReturnType<typeof setTimeout> | null = null;
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Pages of events published so far, their events and the largest page (tests assert the bound). */
+  /** Pages of events published, and sent to sockets catching up, so far: their events and the largest page (tests assert the bound). */
   readonly pushed = { pages: 0, events: 0, largestPage: 0 };
+  readonly replayed = { pages: 0, events: 0, largestPage: 0 };
   /** Exposed for tests: how long a socket may stay unauthenticated, and the slow-consumer bounds. */
   authTimeoutMs = 5000;
   sendBufferLimit = SEND_BUFFER_LIMIT;
@@ -110,12 +117,12 @@ export class LiveHub {
     const resuming = resumeAfter !== null && resumeAfter !== account.cursor;
     ws.data.sent = resuming ? resumeAfter : account.cursor;
     account.sockets.add(ws);
-    if (resuming && !this.replay(ws, userId, resumeAfter, account.cursor)) {
+    if (resuming && !this.canReplay(userId, resumeAfter, account.cursor)) {
       ws.data.sent = account.cursor;
       ws.data.greeted = true;
       this.send(ws, JSON.stringify({ type: "reset", lastEventId: account.cursor }));
       this.goLive(ws, account);
-    } else this.greet(ws, account);
+    } else this.catchUp(ws, account);
   }
 
   /** `ready` once the socket has all it missed: live frames follow the id it names. */
@@ -139,8 +146,8 @@ export class LiveHub {
     const account = ws.data.userId ? this.accounts.get(ws.data.userId) : undefined;
     if (ws.data.stalledAt === null || !account?.sockets.has(ws)) return;
     ws.data.stalledAt = null;
-    if (!this.replay(ws, ws.data.userId!, ws.data.sent, account.cursor)) this.closeSlow(ws);
-    else this.greet(ws, account);
+    if (!this.canReplay(ws.data.userId!, ws.data.sent, account.cursor)) this.closeSlow(ws);
+    else this.catchUp(ws, account);
   }
 
   leave(ws: LiveSocket) {
@@ -185,25 +192,34 @@ export class LiveHub {
     this.accounts.clear();
   }
 
-  /**
-   * Sends the events (after, upTo] of one account to one socket (as far as its buffer takes; `drained` goes on);
-   * false when they are no longer all kept.
-   */
-  private replay(ws: LiveSocket, userId: string, after: number, upTo: number): boolean {
+  /** Whether the events (after, upTo] of one account are all still kept, and no more than MAX_REPLAY. */
+  private canReplay(userId: string, after: number, upTo: number): boolean {
     if (after > upTo) return false;
     // Ids only grow: when the oldest event kept is newer than the one after `after`, something between was pruned.
     const oldest = readEvents(this.ctx, { afterId: 0, limit: 1 })[0]?.id ?? upTo + 1;
     if (oldest > after + 1) return false;
-    const events: AppEvent[] = [];
-    for (let from = after; from < upTo; ) {
-      const page = readEvents(this.ctx, { afterId: from, userId, limit: 1000 });
-      events.push(...page.filter((e) => e.id <= upTo));
-      if (events.length > MAX_REPLAY) return false;
-      if (page.length < 1000) break;
-      from = page.at(-1)!.id;
+    return countEvents(this.ctx, { userId, afterId: after, upTo, atMost: MAX_REPLAY + 1 }) <= MAX_REPLAY;
+  }
+
+  /**
+   * Sends a socket what it missed, (its `sent`, the account's cursor], a page (PUSH_PAGE events) per turn of the
+   * event loop, so a client thousands of events behind does not hold up requests and the other sockets; then
+   * `ready`, and live frames from the same turn on (nothing between). A socket whose buffer fills waits for
+   * `drained`, which goes on from where it stopped; one that left is dropped.
+   */
+  private catchUp(ws: LiveSocket, account: Account) {
+    if (ws.data.stalledAt !== null || ws.readyState !== 1 || !account.sockets.has(ws)) return;
+    const upTo = account.cursor;
+    if (ws.data.sent < upTo) {
+      const userId = ws.data.userId!;
+      const page = readEvents(this.ctx, { afterId: ws.data.sent, userId, limit: PUSH_PAGE }).filter((e) => e.id <= upTo);
+      const full = page.length === PUSH_PAGE;
+      count(this.replayed, page.length);
+      this.deliver(ws, this.framesOf(userId, page, true), full ? page.at(-1)!.id : upTo);
+      if (ws.data.stalledAt !== null) return;
     }
-    this.deliver(ws, this.framesOf(userId, events, true), upTo);
-    return true;
+    if (ws.data.sent < account.cursor) setImmediate(() => this.catchUp(ws, account));
+    else this.greet(ws, account);
   }
 
   /**
@@ -226,9 +242,7 @@ export class LiveHub {
     for (let page = 0; page < pages; page++) {
       const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: PUSH_PAGE });
       if (!events.length) return false;
-      this.pushed.pages++;
-      this.pushed.events += events.length;
-      this.pushed.largestPage = Math.max(this.pushed.largestPage, events.length);
+      count(this.pushed, events.length);
       account.cursor = events.at(-1)!.id;
       // A page of frames (at most ~1 MB) is queued whole, under Bun's own per-socket ceiling (16 MB); who went past
       // the limit with it leaves the topic and picks up after the page from the log.
@@ -247,7 +261,7 @@ export class LiveHub {
   /**
    * Frames in event order; a campaign's progress follows its last event of the batch. Live, a campaign whose
    * messages are moving gets at most one progress frame per PROGRESS_EVERY_MS (counting 100,000 rows per engine
-   * batch would cost more than the sending); a replay carries each campaign's current state once.
+   * batch would cost more than the sending); a replay carries each campaign's current state once per page.
    */
   private framesOf(userId: string, events: AppEvent[], replay: boolean): Outgoing[] {
     const lastOf = new Map<string, number>();

@@ -2,7 +2,7 @@
 // statements are prepared, and the event log's readers (the WebSocket hub, automation rules) work a backlog off in
 // bounded pages with the event loop turning between them, so webhooks are answered while a backlog drains.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { appendEvent, readCursor } from "../../src/events/events";
+import { appendEvent, lastEventId, readCursor } from "../../src/events/events";
 import { PUSH_PAGE } from "../../src/live/hub";
 import { liveHubOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -18,8 +18,8 @@ afterAll(() => t?.stop());
 
 type Frame = Record<string, any> & { type: string };
 
-/** A socket of the account, past its `ready`, recording every frame. */
-async function connect(acc: Account) {
+/** A socket of the account (resuming after `lastEventId` when given), past its `ready`, recording every frame. */
+async function connect(acc: Account, lastEventId?: number) {
   const frames: Frame[] = [];
   const ws = new WebSocket(t.url.replace("http:", "ws:") + "/ws");
   ws.onmessage = (m) => frames.push(JSON.parse(String(m.data)));
@@ -27,7 +27,7 @@ async function connect(acc: Account) {
     ws.onopen = () => resolve();
     ws.onerror = () => reject(new Error("socket error"));
   });
-  ws.send(JSON.stringify({ type: "auth", token: acc.token }));
+  ws.send(JSON.stringify({ type: "auth", token: acc.token, ...(lastEventId === undefined ? {} : { lastEventId }) }));
   await waitFor(() => frames.some((f) => f.type === "ready"), (ok) => ok);
   return { frames, close: () => ws.close() };
 }
@@ -109,6 +109,25 @@ describe("a backlog of 5,000 events", () => {
     expect(hub.pushed.pages - before.pages).toBe(25);
     expect(hub.pushed.largestPage).toBe(200);
     expect(got.map((f) => f.changes.n)).toEqual(Array.from({ length: 5000 }, (_, n) => n));
+  });
+
+  test(`goes to a socket resuming from before it in pages of ${PUSH_PAGE}: all 5,000 in order, once each, then ready`, async () => {
+    const acc = await t.signUpVerified();
+    const from = lastEventId(t.ctx);
+    const ids: number[] = [];
+    t.ctx.db.$client.transaction(() => {
+      for (let n = 0; n < 5000; n++) ids.push(appendEvent(t.ctx, conversationEvent(acc.user.id, n)));
+    })();
+    const hub = liveHubOf(t.ctx)!;
+    const before = { ...hub.replayed };
+    const socket = await connect(acc, from);
+    socket.close();
+    const frames = socket.frames.filter((f) => f.type === "conversation_updated" || f.type === "ready");
+    expect(frames.at(-1)).toEqual({ type: "ready", lastEventId: ids.at(-1)! });
+    expect(frames.slice(0, -1).map((f) => f.changes.n)).toEqual(Array.from({ length: 5000 }, (_, n) => n));
+    expect(hub.replayed.events - before.events).toBe(5000);
+    expect(hub.replayed.pages - before.pages).toBe(25);
+    expect(hub.replayed.largestPage).toBe(200);
   });
 
   test("is read by automation rules 200 events a turn: its cursor stands after the 200th at the first turn, at the last one in the end", async () => {
