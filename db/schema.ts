@@ -266,6 +266,12 @@ export type CampaignAudience =
   | { kind: "contacts"; contactIds: string[] }
   | { kind: "segment"; segmentId: string };
 
+/**
+ * A campaign outbox still being written: `cursor` is the next recipient index (typed recipients) or the contacts
+ * rowid after which the audience continues; every chunk is due at `dueAt` from the same sender.
+ */
+export type OutboxWriting = { cursor: number; dueAt: number; sender: { numberId: string; providerId: string; phoneNumber: string } };
+
 export const campaigns = sqliteTable(
   "campaigns",
   {
@@ -296,6 +302,8 @@ export const campaigns = sqliteTable(
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
     sentAt: integer("sent_at", { mode: "timestamp_ms" }),
     completedAt: integer("completed_at", { mode: "timestamp_ms" }),
+    /** While a large campaign's outbox is still being written in chunks: where the next chunk starts (migration 0021). */
+    outboxWriting: text("outbox_writing", { mode: "json" }).$type<OutboxWriting>(),
   },
   (t) => [index("campaigns_user_status_idx").on(t.userId, t.status), index("campaigns_user_created_idx").on(t.userId, t.createdAt)],
 );

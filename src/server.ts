@@ -4,7 +4,7 @@ import { openDatabase } from "../db/client";
 import { createApp } from "./app";
 import { onDatabaseReplaced, writeBackup } from "./backups/backups";
 import { scheduleBackups } from "./backups/schedule";
-import type { Config } from "./config";
+import { clockOf, type Config } from "./config";
 import type { AppContext } from "./context";
 import { rememberClientIp } from "./http/client-ip";
 import { limitRequestBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
@@ -18,6 +18,7 @@ import { startAutomation } from "./automation/runner";
 import { registerDrips } from "./drips/runner";
 import { startOutboundWebhooks } from "./outbound-webhooks/webhooks";
 import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
+import { resumeOutboxWriting } from "./campaigns/outbox-writer";
 import { outboxStore, senderRegistry } from "./messages/outbox-store";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
@@ -47,7 +48,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
     db,
     mailer,
     keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes"), secrets: deriveKey(master, "secrets"), webhooks: deriveKey(master, "webhooks") },
-    now: Date.now,
+    now: clockOf(config),
     log,
     dispatch: () => Promise.reject(new Error("the app is not started")),
     // Both need the context itself; set just below.
@@ -82,6 +83,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
   ctx.dispatch = (request) => app.handle(request);
   const repaired = repairInterruptedCampaigns(ctx);
   if (repaired) log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
+  const writing = resumeOutboxWriting(ctx);
+  if (writing) log(`sending: writing the outbox of ${writing} large campaign(s) resumes where it stopped`);
   ctx.sending.start();
   ctx.onStop.push(() => ctx.sending.stop());
   registerScheduledCampaigns(ctx);

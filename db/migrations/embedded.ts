@@ -20,6 +20,7 @@ import m16 from "./0017_api_keys.sql" with { type: "text" };
 import m17 from "./0018_outbound_webhooks.sql" with { type: "text" };
 import m18 from "./0019_campaign_message_counts.sql" with { type: "text" };
 import m19 from "./0020_message_rollups.sql" with { type: "text" };
+import m20 from "./0021_campaign_outbox_writing.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -43,4 +44,5 @@ export const migrationSql: Record<string, string> = {
   "0018_outbound_webhooks": m17,
   "0019_campaign_message_counts": m18,
   "0020_message_rollups": m19,
+  "0021_campaign_outbox_writing": m20,
 };

@@ -68,3 +68,27 @@ export function audienceContacts(ctx: AppContext, userId: string, audience: Camp
     .where(audienceCondition(ctx, userId, audience))
     .all();
 }
+
+/** How many contacts an audience has, counted no further than `cap` (a bounded read however large it is). */
+export function audienceCountUpTo(ctx: AppContext, userId: string, audience: CampaignAudience, cap: number): number {
+  const inner = ctx.db.select({ one: sql`1` }).from(contacts).where(audienceCondition(ctx, userId, audience)).limit(cap);
+  return ctx.db.select({ n: sql<number>`count(*)` }).from(inner.as("capped")).get()!.n;
+}
+
+/** The highest contacts rowid: where an audience read in rowid windows ends. */
+export function lastContactRowid(ctx: AppContext): number {
+  return ctx.db.select({ n: sql<number | null>`max(${contacts}.rowid)` }).from(contacts).get()!.n ?? 0;
+}
+
+/**
+ * The audience's contacts whose rowid is in (after, upTo], in rowid order: one chunk of a large campaign, read by
+ * primary-key range, so each costs at most upTo - after rows whatever the audience's size.
+ */
+export function audienceContactsInWindow(ctx: AppContext, userId: string, audience: CampaignAudience, after: number, upTo: number): AudienceContact[] {
+  return ctx.db
+    .select({ id: contacts.id, phone: sql<string>`${contacts.phone}`, first_name: contacts.firstName, last_name: contacts.lastName, email: contacts.email, custom_fields: sql<string>`${contacts.customFields}` })
+    .from(contacts)
+    .where(and(sql`${contacts}.rowid > ${after} AND ${contacts}.rowid <= ${upTo}`, audienceCondition(ctx, userId, audience)))
+    .orderBy(sql`${contacts}.rowid`)
+    .all();
+}

@@ -3,7 +3,7 @@ import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
-import { assertWithinLimit } from "../licenses/limits";
+import { assertWithinLimit, usageFor } from "../licenses/limits";
 import { NO_SENDER } from "../messages/messages";
 import { chooseSender } from "../phone-numbers/numbers";
 import { wallToInstant } from "../time/zones";
@@ -16,6 +16,7 @@ import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
 import { customFieldsInUse, resolveRecipients, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
+import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 
@@ -59,6 +60,8 @@ export function campaignView(c: CampaignRow, k: Counts) {
     expiresAfterMinutes: c.expiresAfterMinutes,
     appendOptOut: c.appendOptOut,
     archived: c.archivedAt !== null,
+    /** Its outbox is still being written (a large audience, in chunks): more recipients are on their way in. */
+    writingOutbox: c.outboxWriting !== null,
     counts: { recipients, pending: k.queued, sending: k.sending, sent: k.sent, delivered: k.delivered, failed: k.failed, refused: k.refused, unknown: k.unknown, skipped: k.skipped, expired: k.expired, cancelled: k.cancelled },
     skipped: { optedOut: c.skippedOptedOut, invalid: c.skippedInvalid, duplicate: c.skippedDuplicate },
     totalSent,
@@ -329,6 +332,7 @@ function senderFor(ctx: AppContext, userId: string, campaign: CampaignRow) {
 export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow, intendedAt: number) {
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
   const sender = senderFor(ctx, user.id, campaign);
+  if (recipientCountUpTo(ctx, campaign, CHUNKED_ABOVE + 1) > CHUNKED_ABOVE) return startChunked(ctx, user, campaign, sender, intendedAt);
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
   const { notice } = assertWithinLimit(ctx, user.id, "messages", recipients.length);
@@ -354,6 +358,40 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
     return queued;
   })();
   return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) }, notice };
+}
+
+/**
+ * Starts a large campaign whose outbox is then written in chunks (src/campaigns/outbox-writer.ts): in one
+ * transaction (nested in the caller's) it becomes `sending` with its writing cursor at the first recipient, and the
+ * writer starts once that has committed. The plan's monthly messages are checked against the audience counted up
+ * to one past what the month has left (a bounded count; typed recipients as typed). Answers nothing queued yet.
+ */
+function startChunked(ctx: AppContext, user: User, campaign: CampaignRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
+  const usage = usageFor(ctx, user).messages;
+  const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : recipientCountUpTo(ctx, campaign, Math.max(0, usage.limit - usage.used) + 1);
+  const { notice } = assertWithinLimit(ctx, user.id, "messages", counted);
+  ctx.db.$client.transaction(() => {
+    appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
+    const now = new Date(ctx.now());
+    ctx.db
+      .update(campaigns)
+      .set({
+        status: "sending",
+        fromNumber: sender.phoneNumber,
+        sentAt: now,
+        updatedAt: now,
+        pauseReason: null,
+        skippedOptedOut: 0,
+        skippedInvalid: 0,
+        skippedDuplicate: 0,
+        outboxWriting: firstChunk(intendedAt, sender),
+      })
+      .where(eq(campaigns.id, campaign.id))
+      .run();
+  })();
+  // After the caller's transaction: a writer started inside it could not see the cursor.
+  setImmediate(() => void writeInChunks(ctx, campaign.id));
+  return { queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice };
 }
 
 /** Puts a campaign on the schedule: one pending start job at `at` (replacing any it had), status scheduled. */
@@ -403,7 +441,7 @@ export function pauseByUser(ctx: AppContext, userId: string, id: string) {
 export function resumeByUser(ctx: AppContext, user: User, id: string) {
   const c = getCampaign(ctx, user.id, id);
   if (c.status !== "paused") throw conflict("Only a paused campaign can be resumed");
-  if (!hasMessages(ctx, id)) {
+  if (!hasMessages(ctx, id) && !c.outboxWriting) {
     if (c.scheduledAt && c.scheduledAt.getTime() > ctx.now() + 1000) scheduleStart(ctx, user, c, c.scheduledAt.getTime());
     else startCampaign(ctx, user, c, ctx.now());
     return viewOf(ctx, getCampaign(ctx, user.id, id));

@@ -27,13 +27,14 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
 }
 
 /**
- * A sending campaign with nothing left queued or in flight is finished: completed when anything went out,
+ * A sending campaign with nothing left queued or in flight (and its outbox wholly written) is finished: completed when anything went out,
  * failed when every message failed. Status comes from the rows, so this only records what they say. Answers
  * whether it settled the campaign.
  */
 export function settleCampaign(ctx: AppContext, id: string): boolean {
   const db = ctx.db.$client;
-  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending'`).get(id)) return false;
+  // One whose outbox is still being written has more to send than its rows say; the last chunk settles it.
+  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending' AND outbox_writing IS NULL`).get(id)) return false;
   const outcome = campaignOutcome(ctx, id);
   if (!outcome) return false;
   const status: CampaignStatus = outcome.out === 0 && outcome.failed > 0 ? "failed" : "completed";

@@ -6,7 +6,7 @@ import { enqueue, type Sender } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { businessNameOf, type User } from "../users/queries";
 import { compile, type MergeValues } from "../personalisation/render";
-import { audienceContacts } from "./audiences";
+import { audienceContacts, type AudienceContact } from "./audiences";
 
 export const OPT_OUT_LINE = "Reply STOP to opt out";
 
@@ -48,42 +48,46 @@ export function customFieldsInUse(ctx: AppContext, userId: string, names: string
 
 export type OutboxResult = { queued: number; skipped: { optedOut: number; invalid: number; duplicate: number } };
 
-/** Who a campaign goes to, deduplicated by canonical phone, with opted-out and invalid numbers counted out. */
-export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaign): { recipients: Recipient[]; skipped: OutboxResult["skipped"] } {
-  const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
-  const seen = new Set<string>();
+/**
+ * Typed recipients as messages go to them: canonical phones, each once (`seen` carries across calls), with the
+ * contact's fields when the phone is a contact's; invalid, repeated and opted-out numbers are counted out in `skipped`.
+ */
+export function resolveTyped(ctx: AppContext, user: User, raws: string[], seen: Set<string>, skipped: OutboxResult["skipped"]): Recipient[] {
+  const phones = new PhoneNormalizer(defaultCountryOf(ctx, user));
+  const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, email, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
   const recipients: Recipient[] = [];
-  if (campaign.audience.kind === "manual") {
-    const phones = new PhoneNormalizer(defaultCountryOf(ctx, user));
-    const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, email, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
-    for (const raw of campaign.recipients) {
-      const phone = phones.normalize(raw);
-      if (!phone) {
-        skipped.invalid++;
-        continue;
-      }
-      if (seen.has(phone)) {
-        skipped.duplicate++;
-        continue;
-      }
-      seen.add(phone);
-      const c = lookup.get(user.id, phone) as { id: string; status: string; first_name: string; last_name: string; email: string | null; custom_fields: string } | null;
-      if (c?.status === "opted_out") {
-        skipped.optedOut++;
-        continue;
-      }
-      recipients.push({
-        phone,
-        contactId: c?.id ?? null,
-        firstName: c?.first_name ?? "",
-        lastName: c?.last_name ?? "",
-        email: c?.email ?? null,
-        customFields: c ? JSON.parse(c.custom_fields) : {},
-      });
+  for (const raw of raws) {
+    const phone = phones.normalize(raw);
+    if (!phone) {
+      skipped.invalid++;
+      continue;
     }
-    return { recipients, skipped };
+    if (seen.has(phone)) {
+      skipped.duplicate++;
+      continue;
+    }
+    seen.add(phone);
+    const c = lookup.get(user.id, phone) as { id: string; status: string; first_name: string; last_name: string; email: string | null; custom_fields: string } | null;
+    if (c?.status === "opted_out") {
+      skipped.optedOut++;
+      continue;
+    }
+    recipients.push({
+      phone,
+      contactId: c?.id ?? null,
+      firstName: c?.first_name ?? "",
+      lastName: c?.last_name ?? "",
+      email: c?.email ?? null,
+      customFields: c ? JSON.parse(c.custom_fields) : {},
+    });
   }
-  for (const c of audienceContacts(ctx, user.id, campaign.audience)) {
+  return recipients;
+}
+
+/** An audience's contacts as recipients, each phone once (`seen` carries across calls); repeats counted in `skipped`. */
+export function contactRecipients(contacts: AudienceContact[], seen: Set<string>, skipped: OutboxResult["skipped"]): Recipient[] {
+  const recipients: Recipient[] = [];
+  for (const c of contacts) {
     if (seen.has(c.phone)) {
       skipped.duplicate++;
       continue;
@@ -91,15 +95,26 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
     seen.add(c.phone);
     recipients.push({ phone: c.phone, contactId: c.id, firstName: c.first_name, lastName: c.last_name, email: c.email, customFields: JSON.parse(c.custom_fields) });
   }
+  return recipients;
+}
+
+/** Who a campaign goes to, deduplicated by canonical phone, with opted-out and invalid numbers counted out. */
+export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaign): { recipients: Recipient[]; skipped: OutboxResult["skipped"] } {
+  const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
+  const seen = new Set<string>();
+  const recipients =
+    campaign.audience.kind === "manual"
+      ? resolveTyped(ctx, user, campaign.recipients, seen, skipped)
+      : contactRecipients(audienceContacts(ctx, user.id, campaign.audience), seen, skipped);
   return { recipients, skipped };
 }
 
 /**
  * Queues one message per recipient through the outbox, in one transaction (unique per campaign and phone, so a
- * second call adds nobody twice), due at `startAt` and expiring `expiresAfterMinutes` after it. Answers how many
- * were queued.
+ * second call adds nobody twice), due at `dueAt` (by default `startAt`; a paused campaign's rows are written parked)
+ * and expiring `expiresAfterMinutes` after `startAt`. Answers how many were queued.
  */
-export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[], sender: Sender, startAt: number): number {
+export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[], sender: Sender, startAt: number, dueAt = startAt): number {
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
@@ -116,7 +131,7 @@ export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, rec
         segments: segmentCount(content),
         kind: "campaign" as const,
         sender,
-        dueAt: startAt,
+        dueAt,
         expiresAt,
       };
     }),
