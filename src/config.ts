@@ -18,6 +18,12 @@ export type Config = {
   providerApiBase: Record<RealProviderKind, string>;
   /** Google sign-in is offered only when both the client id and secret are set. */
   google: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userinfoUrl: string } | null;
+  /**
+   * Tests only (SMSDESK_TEST_CLOCK=<epoch ms>x<rate>, never set in an installation): the appliance's clock runs
+   * `rate` times faster than the wall clock from `epoch`, the same for every start with the same value, so a crash
+   * test runs a drip's minute delays in seconds through the real code paths.
+   */
+  testClock: { epoch: number; rate: number } | null;
 };
 
 export type RealProviderKind = "twilio" | "telnyx" | "brevo" | "textmagic" | "clicksend";
@@ -108,7 +114,21 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     trustedProxies: trustedProxies(values.TRUSTED_PROXIES),
     providerApiBase: providerApiBase(values),
     google: googleConfig(values),
+    testClock: testClock(values.SMSDESK_TEST_CLOCK),
   };
+}
+
+function testClock(value: string | undefined): Config["testClock"] {
+  if (!value) return null;
+  const m = /^(\d+)x(\d+(?:\.\d+)?)$/.exec(value.trim());
+  if (!m || Number(m[2]) <= 0) throw new ConfigError("SMSDESK_TEST_CLOCK is <epoch ms>x<rate>, e.g. 1795500000000x10");
+  return { epoch: Number(m[1]), rate: Number(m[2]) };
+}
+
+/** The clock of a config: the wall clock, or the test clock running faster from its epoch. */
+export function clockOf(config: Pick<Config, "testClock">): () => number {
+  const t = config.testClock;
+  return t ? () => Math.floor(t.epoch + (Date.now() - t.epoch) * t.rate) : Date.now;
 }
 
 function trustedProxies(value: string | undefined): string[] {
