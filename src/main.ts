@@ -1,7 +1,12 @@
 import { SQLiteError } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { CONFIG_HELP, ConfigError, loadConfig } from "./config";
+import { listBackups } from "./backups/backups";
 import { backupCommand } from "./backups/cli";
+import { formatFindings, runDoctor } from "./cli/doctor";
 import { promptHidden } from "./cli/prompt";
+import { providerKindsInUse } from "./providers/accounts";
 import { openAppContext, startServer } from "./server";
 import { createOrPromoteAdmin } from "./users/admins";
 import { VERSION } from "./version";
@@ -13,6 +18,7 @@ Usage:
   smsdesk version                                    print the version
   smsdesk admin create --email E [--password P]      create an administrator (prompts for the password)
   smsdesk backup create | list | restore FILE        back up the data folder, list its backups, restore one (service stopped)
+  smsdesk doctor                                     check PUBLIC_URL, SMTP, the data folder, the clock, providers, backups
   smsdesk --help                                     this help
 
 ${CONFIG_HELP}
@@ -50,6 +56,31 @@ async function adminCreate(args: string[]) {
   }
 }
 
+/** `smsdesk doctor`: prints what to fix; exit status 1 when a check failed. */
+async function doctor(args: string[]) {
+  const config = loadConfig(process.env, args);
+  const findings = await runDoctor(config, {
+    lastGoodBackup: () => {
+      const newest = listBackups(config.dataDir).find((b) => b.status === "good");
+      return newest ? { id: newest.id, createdAt: newest.createdAt, drilled: newest.drill?.ok === true } : null;
+    },
+    providerKinds: async () => {
+      // A fresh data folder stays as it is: no database is created to find no accounts in.
+      if (!existsSync(join(config.dataDir, "smsdesk.db"))) return null;
+      const ctx = await openAppContext(config, () => {});
+      try {
+        return providerKindsInUse(ctx);
+      } finally {
+        ctx.mailer.close();
+        ctx.db.$client.close();
+      }
+    },
+    now: Date.now,
+  });
+  console.log(formatFindings(findings));
+  if (findings.some((f) => f.level === "fail")) process.exitCode = 1;
+}
+
 async function main(argv: string[]) {
   const args = [...argv];
   if (args.includes("--help") || args.includes("-h") || args[0] === "help") return void console.log(HELP);
@@ -58,6 +89,7 @@ async function main(argv: string[]) {
     if (args[1] !== "create") throw new ConfigError("Unknown admin command. Did you mean: smsdesk admin create --email E?");
     return adminCreate(args.slice(2));
   }
+  if (args[0] === "doctor") return doctor(args.slice(1));
   if (args[0] === "backup") return backupCommand(args.slice(1), (config) => openAppContext(config, () => {}));
   if (args[0] === "serve") args.shift();
   const config = loadConfig(process.env, args);

@@ -163,3 +163,8 @@ export function deleteProvider(ctx: AppContext, userId: string, id: string) {
     }
   });
 }
+
+/** The kinds of provider some account uses: `smsdesk doctor` checks this machine reaches their APIs. */
+export function providerKindsInUse(ctx: AppContext): ProviderKind[] {
+  return ctx.db.selectDistinct({ provider: smsProviders.provider }).from(smsProviders).all().map((r) => r.provider);
+}
