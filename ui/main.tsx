@@ -3,9 +3,11 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { ErrorBoundary } from "./components/error-boundary";
 import { refreshUser } from "./lib/auth";
+import { startPwa } from "./lib/pwa";
 import { router } from "./router";
 
 void refreshUser();
+startPwa();
 window.addEventListener("focus", () => void refreshUser());
 
 createRoot(document.getElementById("root")!).render(

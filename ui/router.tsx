@@ -7,6 +7,8 @@ import { PublicLayout } from "./components/public-layout";
 import { Toaster } from "./components/toaster";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
+import { InstallCard } from "./components/install-card";
+import { UpdatePrompt } from "./components/update-prompt";
 import { auth } from "./lib/auth";
 import { lazyNamed } from "./lib/lazy-page";
 import { LandingPage } from "./routes/public/landing";
@@ -49,6 +51,9 @@ const PricingPage = lazyNamed(() => import("./routes/public/pricing"), "PricingP
 const PrivacyPage = lazyNamed(() => import("./routes/public/privacy"), "PrivacyPage");
 const SmsTipsPage = lazyNamed(() => import("./routes/public/sms-tips"), "SmsTipsPage");
 const TermsPage = lazyNamed(() => import("./routes/public/terms"), "TermsPage");
+const PwaDemoPage = lazyNamed(() => import("./routes/app/pwa-demo/pwa-demo-page"), "PwaDemoPage");
+const TestErrorDemoPage = lazyNamed(() => import("./routes/app/test-error-demo/test-error-demo-page"), "TestErrorDemoPage");
+const EmailCampaignsPage = lazyNamed(() => import("./routes/app/email-campaigns/email-campaigns-page"), "EmailCampaignsPage");
 
 const rootRoute = createRootRoute({
   component: () => (
@@ -57,6 +62,8 @@ const rootRoute = createRootRoute({
       <Toaster />
       <UncaughtErrorCard />
       <OfflineBanner />
+      <InstallCard />
+      <UpdatePrompt />
     </>
   ),
   notFoundComponent: NotFoundPage,
@@ -189,9 +196,11 @@ const routeTree = rootRoute.addChildren([
   notYet("/dashboard", "Results & Stats", { to: "/sent-messages", label: "See Sent Messages" }),
   signedInPage("/keywords", KeywordsPage),
   signedInPage("/integrations", IntegrationsPage),
-  notYet("/email-campaigns", "Email Marketing", { to: "/sms-campaigns", label: "Send a text campaign" }),
+  signedInPage("/email-campaigns", EmailCampaignsPage),
   signedInPage("/admin/backup-manager", BackupManagerPage),
   signedInPage("/real-time-demo", RealTimeDemoPage),
+  signedInPage("/pwa-demo", PwaDemoPage),
+  signedInPage("/test-error-demo", TestErrorDemoPage),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });

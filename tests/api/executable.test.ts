@@ -45,6 +45,15 @@ test(
     await waitFor(() => fetch(`${base}/api/health`).then((r) => r.status).catch(() => 0), (s) => s === 200, 20_000, 50);
     expect((await fetch(`${base}/pricing`)).status).toBe(200);
     expect((await fetch(`${base}/sms-campaigns`)).status).toBe(200);
+    // The UI's precompressed variants and the service worker are inside the executable too.
+    const page = await fetch(`${base}/`, { headers: { "accept-encoding": "br" }, decompress: false });
+    expect(page.headers.get("content-encoding")).toBe("br");
+    const gzipped = await fetch(`${base}/`, { headers: { "accept-encoding": "gzip" } });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(await gzipped.text()).toContain('<link rel="manifest"');
+    const sw = await fetch(`${base}/sw.js`);
+    expect([sw.status, sw.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+    expect(await sw.text()).toContain('url:"index.html"');
 
     const login = await childApi(base, "/api/auth/login", { body: { email: "owner@example.com", password: "executable-check" } });
     expect(login.status).toBe(200);
