@@ -371,6 +371,7 @@ console.log(`machine    ${navigator.hardwareConcurrency} cores, load average (1/
 console.log(`webhook receipt to its frame sent to the ${SOCKETS} sockets, in the server (the must-show's measure), per message:`);
 console.log(`  baseline ${spread(baseSend)} over ${baseSend.length.toLocaleString("en-US")} messages`);
 console.log(`  smsdesk  ${spread(serverSend)} over ${serverSend.length.toLocaleString("en-US")} messages`);
+console.log(`  ratio    ${ratio(serverSend, baseSend)} (the baseline does nothing but publish: a floor, not a peer)`);
 console.log(`webhook post to frame arrival, at the client, per socket and message:`);
 console.log(line("  baseline", baseline));
 console.log(line("  smsdesk", measured));
