@@ -1,6 +1,8 @@
 // The installable app and the lighter UI, in Chromium: the landing page's JavaScript as the browser downloads it,
 // the service worker's app shell offline after one visit, /pwa-demo's status rows and install flow, the install
 // card, and /test-error-demo's four buttons.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { Appliance } from "./harness";
 
@@ -67,6 +69,54 @@ test("the landing page loads one small script and none of the app; after one vis
   await expect(page.getByRole("heading", { name: "You are offline" })).toBeVisible();
   await context.setOffline(false);
   await context.close();
+});
+
+/**
+ * The appliance behind a small proxy that can hand out a different /sw.js, as an upgraded appliance would (a new
+ * build's precache revisions change it); Chromium fetches a worker's script itself, out of Playwright's routing.
+ */
+async function upgradableProxy() {
+  let nextVersion = false;
+  const server = createServer(async (req, res) => {
+    const upstream = await fetch(`${app.url}${req.url}`, { headers: { accept: req.headers.accept ?? "*/*" } });
+    let body = Buffer.from(await upstream.arrayBuffer());
+    if (req.url === "/sw.js" && nextVersion) body = Buffer.concat([body, Buffer.from("\n// the next version\n")]);
+    const headers = Object.fromEntries([...upstream.headers].filter(([k]) => !["content-encoding", "content-length"].includes(k)));
+    res.writeHead(upstream.status, headers).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://localhost:${(server.address() as AddressInfo).port}`,
+    upgrade: () => (nextVersion = true),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+test("a new version of the UI: 'Update available', and Reload brings the page under the new service worker", async ({ browser }) => {
+  const proxy = await upgradableProxy();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(proxy.url);
+  await page.evaluate(async () => void (await navigator.serviceWorker.ready));
+  // Controlled by the worker from the next load on, as a returning visitor is.
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
+  expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${proxy.url}/sw.js`);
+  await expect(page.getByText("Update available")).toHaveCount(0);
+
+  proxy.upgrade();
+  await page.evaluate(async () => void (await (await navigator.serviceWorker.getRegistration())!.update()));
+  const prompt = page.getByRole("status").filter({ hasText: "Update available: a new version of smsdesk is ready." });
+  await expect(prompt).toBeVisible();
+  const before = await page.evaluate(() => performance.timeOrigin);
+  await prompt.getByRole("button", { name: "Reload" }).click();
+  await expect.poll(() => page.evaluate(() => performance.timeOrigin).catch(() => before)).not.toBe(before);
+  await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
+  await expect(page.getByText("Update available")).toHaveCount(0);
+  // The new worker controls the page; none is left waiting.
+  expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())!.waiting)).toBeNull();
+  await context.close();
+  await proxy.close();
 });
 
 test("/pwa-demo: the status rows, Install Now through the browser's dialog, and the install card's Later", async ({ browser }) => {
