@@ -10,6 +10,7 @@ import { twoFactorRoutes } from "./auth/two-factor-routes";
 import type { AppContext } from "./context";
 import { errorReportRoutes } from "./error-reports/routes";
 import { healthRoutes } from "./health/routes";
+import { metricsRoutes } from "./metrics/routes";
 import { csrf } from "./http/csrf";
 import { errorCode, HttpError } from "./http/errors";
 import { rateLimit } from "./http/rate-limit";
@@ -99,6 +100,7 @@ export function createApp(ctx: AppContext) {
     .use(licenseRoutes(ctx))
     .use(adminRoutes(ctx))
     .use(backupRoutes(ctx))
+    .use(metricsRoutes(ctx))
     .use(contactRoutes(ctx))
     .use(segmentRoutes(ctx))
     .use(keywordRoutes(ctx))

@@ -24,6 +24,8 @@ export type Config = {
    * test runs a drip's minute delays in seconds through the real code paths.
    */
   testClock: { epoch: number; rate: number } | null;
+  /** GET /metrics answers only with this bearer token (METRICS_TOKEN); unset: /metrics does not exist (404). */
+  metricsToken: string | null;
 };
 
 export type RealProviderKind = "twilio" | "telnyx" | "brevo" | "textmagic" | "clicksend";
@@ -46,6 +48,7 @@ const FLAGS: Record<string, string> = {
   "--smtp-url": "SMTP_URL",
   "--smtp-from": "SMTP_FROM",
   "--trusted-proxies": "TRUSTED_PROXIES",
+  "--metrics-token": "METRICS_TOKEN",
 };
 
 export const CONFIG_HELP = `Configuration (environment variable or flag):
@@ -62,6 +65,8 @@ export const CONFIG_HELP = `Configuration (environment variable or flag):
   TRUSTED_PROXIES --trusted-proxies L   comma-separated addresses or CIDRs of your reverse proxies
                                 (e.g. 127.0.0.1,::1 or 10.0.0.0/8); only for them is the client address
                                 taken from X-Forwarded-For (unset: the header is ignored)
+  METRICS_TOKEN --metrics-token T   serve GET /metrics (Prometheus) to "Authorization: Bearer T" (16+
+                                characters); unset: /metrics answers 404
   ADMIN_EMAIL, ADMIN_PASSWORD   create this administrator on first start
   GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET   enable "Continue with Google" (redirect URI: PUBLIC_URL/api/auth/google/callback)
   GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL   override Google's OAuth endpoints (tests, proxies)
@@ -98,6 +103,9 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
   } catch {
     throw new ConfigError(`PUBLIC_URL is not a URL: ${publicUrl}`);
   }
+  const metricsToken = values.METRICS_TOKEN?.trim() || null;
+  // A scrape token guessed is the business's traffic read: as long as a password at least.
+  if (metricsToken && metricsToken.length < 16) throw new ConfigError("METRICS_TOKEN must be at least 16 characters");
   const smtpUrl = values.SMTP_URL || null;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError("SMTP_URL must start with smtp:// or smtps://");
 
@@ -115,6 +123,7 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     providerApiBase: providerApiBase(values),
     google: googleConfig(values),
     testClock: testClock(values.SMSDESK_TEST_CLOCK),
+    metricsToken,
   };
 }
 

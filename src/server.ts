@@ -121,7 +121,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
         const refused = live.upgrade(request, srv);
         if (!refused) return undefined;
         response = refused;
-      } else if (path.startsWith("/api/") || path === "/api") {
+      } else if (path.startsWith("/api/") || path === "/api" || path === "/metrics") {
         // A body over its route's limit is refused before it is read (src/http/body-limit.ts).
         const limited = await limitRequestBody(request, path);
         if (limited instanceof Response) response = limited;

@@ -94,6 +94,8 @@ const LAYERS: string[][] = [
   ["analytics", "results", "admin", "live", "public-api"],
   // Outbound webhooks read the admin's private-network setting.
   ["outbound-webhooks"],
+  // Prometheus /metrics reads the outbox, jobs, webhook deliveries and sockets through their owners.
+  ["metrics"],
   // Composition: app.ts builds the routes, server.ts wires the workers, main.ts is the command line.
   ["app.ts"],
   ["server.ts"],
@@ -335,11 +337,11 @@ describe("routes", () => {
   });
   afterAll(() => t?.stop());
 
-  /** `// GET /api/contacts/:id` lines anywhere in src/, as "GET /api/contacts/:id". */
+  /** `// GET /api/contacts/:id` lines anywhere in src/, as "GET /api/contacts/:id" (and Prometheus's /metrics). */
   const routeComments = () => {
     const comments = new Map<string, string[]>();
     for (const [file, text] of sources) {
-      for (const m of text.matchAll(/^[ \t]*\/\/ (GET|POST|PUT|PATCH|DELETE) (\/api\/\S*)[ \t]*$/gm)) {
+      for (const m of text.matchAll(/^[ \t]*\/\/ (GET|POST|PUT|PATCH|DELETE) (\/api\/\S*|\/metrics)[ \t]*$/gm)) {
         const key = `${m[1]} ${m[2]}`;
         comments.set(key, [...(comments.get(key) ?? []), file]);
       }

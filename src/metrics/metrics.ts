@@ -1,0 +1,97 @@
+import { timingSafeEqual } from "node:crypto";
+import type { AppContext } from "../context";
+import { HttpError, notFound } from "../http/errors";
+import { jobMetrics } from "../jobs/metrics";
+import { liveHubOf } from "../live/socket";
+import { outboxMetrics } from "../messages/metrics";
+import { deliveryLatencies } from "../outbound-webhooks/metrics";
+
+/**
+ * GET /metrics in the Prometheus text format (version 0.0.4), read through the owning domains' queries at each
+ * scrape. Only with METRICS_TOKEN set, and only for its bearer: the figures name sender numbers and volumes.
+ */
+
+/** The window of the send rate and of the webhook latency summary. */
+const RATE_WINDOW_MS = 60_000;
+const LATENCY_WINDOW_MS = 3600_000;
+const QUANTILES = [0.5, 0.9, 0.99];
+
+function checkToken(ctx: AppContext, authorization: string | undefined) {
+  const token = ctx.config.metricsToken;
+  // Without a token the endpoint does not exist, as for any unknown path.
+  if (!token) throw notFound();
+  const given = Buffer.from(/^Bearer (.+)$/.exec(authorization ?? "")?.[1] ?? "");
+  const wanted = Buffer.from(token);
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
+    throw new HttpError(401, "Send the metrics token: Authorization: Bearer METRICS_TOKEN", {}, { "www-authenticate": 'Bearer realm="metrics"' });
+}
+
+const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+const labels = (l: Record<string, string>) => {
+  const parts = Object.entries(l).map(([k, v]) => `${k}="${escape(v)}"`);
+  return parts.length ? `{${parts.join(",")}}` : "";
+};
+/** Seconds with millisecond precision, as Prometheus prints them. */
+const seconds = (ms: number) => Number((ms / 1000).toFixed(3));
+
+class Exposition {
+  private lines: string[] = [];
+  metric(name: string, type: "gauge" | "summary", help: string, samples: [Record<string, string>, number][], suffix = "") {
+    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [l, v] of samples) this.lines.push(`${name}${suffix}${labels(l)} ${v}`);
+  }
+  raw(line: string) {
+    this.lines.push(line);
+  }
+  text() {
+    return this.lines.join("\n") + "\n";
+  }
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (!sorted.length) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export function renderMetrics(ctx: AppContext, authorization: string | undefined): Response {
+  checkToken(ctx, authorization);
+  const now = ctx.now();
+  const out = new Exposition();
+  const outbox = outboxMetrics(ctx, now - RATE_WINDOW_MS);
+  out.metric(
+    "smsdesk_messages",
+    "gauge",
+    "Messages stored, by direction and status.",
+    outbox.byStatus.map((r) => [{ direction: r.direction, status: r.status }, r.count]),
+  );
+  out.metric("smsdesk_outbox_queued", "gauge", "Outbound messages waiting to be sent, per sender number.", outbox.queued.map((r) => [{ number: r.number }, r.count]));
+  out.metric(
+    "smsdesk_outbox_oldest_age_seconds",
+    "gauge",
+    "Age of the oldest queued message, per sender number.",
+    outbox.queued.map((r) => [{ number: r.number }, seconds(Math.max(0, now - r.oldestCreatedAt))]),
+  );
+  out.metric(
+    "smsdesk_send_rate_per_second",
+    "gauge",
+    "Messages handed to the provider per second over the last minute, per sender number.",
+    outbox.sentSince.map((r) => [{ number: r.number }, Number((r.count / (RATE_WINDOW_MS / 1000)).toFixed(3))]),
+  );
+  const latencies = deliveryLatencies(ctx, now - LATENCY_WINDOW_MS);
+  out.metric(
+    "smsdesk_webhook_delivery_latency_seconds",
+    "summary",
+    "Response time of outbound webhook delivery attempts over the last hour.",
+    QUANTILES.map((q) => [{ quantile: String(q) }, seconds(quantile(latencies, q))]),
+  );
+  out.raw(`smsdesk_webhook_delivery_latency_seconds_sum ${seconds(latencies.reduce((a, b) => a + b, 0))}`);
+  out.raw(`smsdesk_webhook_delivery_latency_seconds_count ${latencies.length}`);
+  out.metric("smsdesk_socket_clients", "gauge", "WebSocket clients connected to /ws.", [[{}, liveHubOf(ctx)?.socketCount() ?? 0]]);
+  const jobs = jobMetrics(ctx, now);
+  out.metric("smsdesk_jobs", "gauge", "Jobs by state.", jobs.byState.map((r) => [{ state: r.state }, r.count]));
+  out.metric("smsdesk_jobs_due", "gauge", "Pending jobs whose time has come.", [[{}, jobs.due]]);
+  out.metric("smsdesk_job_lag_seconds", "gauge", "How late the most overdue pending job is (0: none is due).", [
+    [{}, jobs.oldestDueAt === null ? 0 : seconds(Math.max(0, now - jobs.oldestDueAt))],
+  ]);
+  return new Response(out.text(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
+}

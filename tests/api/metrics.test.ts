@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { enqueueJob } from "../../src/jobs/jobs";
+import { liveHubOf } from "../../src/live/socket";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+
+const TOKEN = "metrics-token-0123456789";
+let t: TestServer;
+let acc: Account;
+let number: string;
+
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false, env: { METRICS_TOKEN: TOKEN } });
+  acc = await t.signUpVerified();
+  const provider = await t.api("/api/sms-providers", { token: acc.token, body: { provider: "simulator", displayName: "Sim" } });
+  await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 0 } } });
+  number = (await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token })).body.numbers[0].phoneNumber;
+  expect((await t.api("/api/phone-numbers", { token: acc.token, body: { providerId: provider.body.id, phoneNumber: number, messagesPerSecond: 0 } })).status).toBe(201);
+});
+afterAll(() => t?.stop());
+
+const scrape = (authorization?: string) => fetch(`${t.url}/metrics`, { headers: authorization ? { authorization } : {} });
+/** The samples of a scrape, by their name and labels as printed. */
+async function samples(): Promise<Map<string, number>> {
+  const res = await scrape(`Bearer ${TOKEN}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+  const text = await res.text();
+  return new Map(
+    text
+      .split("\n")
+      .filter((l) => l && !l.startsWith("#"))
+      .map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))]),
+  );
+}
+
+describe("who may scrape /metrics", () => {
+  test("only the METRICS_TOKEN bearer; without the setting it does not exist", async () => {
+    expect(await scrape().then(async (r) => [r.status, r.headers.get("www-authenticate"), await r.json()])).toEqual([
+      401,
+      'Bearer realm="metrics"',
+      { message: "Send the metrics token: Authorization: Bearer METRICS_TOKEN", code: "unauthorized" },
+    ]);
+    expect((await scrape("Bearer wrong-token-0123456789")).status).toBe(401);
+    expect((await scrape(`Bearer ${TOKEN}x`)).status).toBe(401);
+    expect((await scrape(`Bearer ${TOKEN}`)).status).toBe(200);
+    t.ctx.config.metricsToken = null;
+    try {
+      expect((await scrape(`Bearer ${TOKEN}`)).status).toBe(404);
+    } finally {
+      t.ctx.config.metricsToken = TOKEN;
+    }
+  });
+});
+
+describe("what /metrics shows", () => {
+  test("messages by status, outbox depth and age, send rate, socket clients, job lag, webhook latency", async () => {
+    // With the engine stopped, a campaign's messages wait in the outbox.
+    await t.ctx.sending.stop();
+    const recipients = ["+14155550101", "+14155550102", "+14155550103"];
+    const campaign = await t.api("/api/campaigns", { token: acc.token, body: { type: "sms", name: "M", content: "Hi", recipients, fromNumber: number } });
+    expect((await t.api(`/api/campaigns/${campaign.body.id}/send`, { method: "POST", token: acc.token, body: {} })).status).toBe(202);
+    const oldest = (t.ctx.db.$client.query("SELECT min(created_at) AS at FROM messages WHERE status = 'queued'").get() as { at: number }).at;
+
+    const realNow = t.ctx.now;
+    t.ctx.now = () => oldest + 42_500;
+    let m: Map<string, number>;
+    try {
+      m = await samples();
+    } finally {
+      t.ctx.now = realNow;
+    }
+    expect(m.get('smsdesk_messages{direction="outbound",status="queued"}')).toBe(3);
+    expect(m.get(`smsdesk_outbox_queued{number="${number}"}`)).toBe(3);
+    expect(m.get(`smsdesk_outbox_oldest_age_seconds{number="${number}"}`)).toBe(42.5);
+    expect(m.get("smsdesk_socket_clients")).toBe(0);
+    expect(m.get("smsdesk_webhook_delivery_latency_seconds_count")).toBe(0);
+
+    // Sent: the rate over the last minute is three a minute.
+    t.ctx.sending.start();
+    await waitFor(
+      () => t.ctx.db.$client.query("SELECT count(*) AS n FROM messages WHERE status = 'delivered'").get() as { n: number },
+      (r) => r.n === 3,
+    );
+    const socket = new WebSocket(`${t.url.replace("http:", "ws:")}/ws`, { headers: { cookie: `smsdesk_session=${acc.token}`, origin: new URL(t.ctx.config.publicUrl).origin } } as any);
+    await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+    // Counted once the socket says where to resume and joins its account.
+    socket.send(JSON.stringify({ type: "resume" }));
+    await waitFor(() => liveHubOf(t.ctx)?.socketCount(), (n) => n === 1);
+    // A job of a kind no worker handles, an hour overdue.
+    const due = Date.now() - 3600_000;
+    enqueueJob(t.ctx, { kind: "metrics.test", key: "metrics.test", runAt: due });
+    // Three delivery attempts of an outbound webhook in the last hour, answered in 100, 200 and 900 ms.
+    const db = t.ctx.db.$client;
+    db.query("INSERT INTO webhook_endpoints (id, user_id, name, url, secret, created_at) VALUES ('we1', ?, 'W', 'https://example.com/h', 'whsec_x', ?)").run(acc.user.id, Date.now());
+    for (const [i, ms] of [100, 200, 900].entries())
+      db.query("INSERT INTO webhook_deliveries (id, endpoint_id, user_id, event_type, payload, status, latency_ms, last_attempt_at, created_at) VALUES (?, 'we1', ?, 'message_sent', '{}', 'delivered', ?, ?, ?)").run(
+        `wd${i}`,
+        acc.user.id,
+        ms,
+        Date.now(),
+        Date.now(),
+      );
+
+    t.ctx.now = () => due + 3600_000;
+    try {
+      m = await samples();
+    } finally {
+      t.ctx.now = realNow;
+      socket.close();
+    }
+    expect(m.get('smsdesk_messages{direction="outbound",status="delivered"}')).toBe(3);
+    expect(m.has('smsdesk_messages{direction="outbound",status="queued"}')).toBe(false);
+    expect(m.has(`smsdesk_outbox_queued{number="${number}"}`)).toBe(false);
+    expect(m.get(`smsdesk_send_rate_per_second{number="${number}"}`)).toBe(0.05);
+    expect(m.get("smsdesk_socket_clients")).toBe(1);
+    expect(m.get("smsdesk_job_lag_seconds")).toBe(3600);
+    expect(m.get("smsdesk_jobs_due")).toBeGreaterThanOrEqual(1);
+    expect(m.get('smsdesk_jobs{state="pending"}')).toBeGreaterThanOrEqual(1);
+    expect(m.get('smsdesk_webhook_delivery_latency_seconds{quantile="0.5"}')).toBe(0.2);
+    expect(m.get('smsdesk_webhook_delivery_latency_seconds{quantile="0.99"}')).toBe(0.9);
+    expect(m.get("smsdesk_webhook_delivery_latency_seconds_sum")).toBe(1.2);
+    expect(m.get("smsdesk_webhook_delivery_latency_seconds_count")).toBe(3);
+  });
+});
