@@ -15,7 +15,7 @@ function run(cmd, args, opts = {}) {
 }
 
 function ensureDependencies() {
-  const needed = ["bun", "elysia", "react", "@tanstack/react-router", "bun-plugin-tailwind", "@playwright/test"];
+  const needed = ["bun", "elysia", "react", "@tanstack/react-router", "bun-plugin-tailwind", "workbox-build", "@playwright/test"];
   if (existsSync(bun) && needed.every((p) => existsSync(join(root, "node_modules", p, "package.json")))) return;
   console.log("Installing dependencies (npm ci)...");
   const status = run("npm", [existsSync(join(root, "package-lock.json")) ? "ci" : "install", "--no-audit", "--no-fund"]);
