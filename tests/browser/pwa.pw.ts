@@ -209,3 +209,17 @@ test("/email-campaigns: the Soon page, leading to text campaigns", async ({ brow
   await expect(page).toHaveURL(`${app.url}/sms-campaigns`);
   await page.context().close();
 });
+
+test("the signed-in app loads each screen's code when it opens: /chat's only once Chat & Replies is clicked", async ({ browser }) => {
+  const page = await signedIn(browser, "chunks@example.com");
+  const scripts = () =>
+    page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.endsWith(".js")));
+  await page.goto(`${app.url}/email-campaigns`);
+  await expect(page.getByRole("heading", { name: "Email Marketing" })).toBeVisible();
+  expect((await scripts()).some((p) => /^\/assets\/email-campaigns-page-[a-z0-9]{8}\.js$/.test(p))).toBe(true);
+  expect((await scripts()).filter((p) => p.includes("chat-page"))).toEqual([]);
+  await page.getByRole("link", { name: "Chat & Replies" }).first().click();
+  await expect(page).toHaveURL(`${app.url}/chat`);
+  await expect.poll(async () => (await scripts()).filter((p) => /^\/assets\/chat-page-[a-z0-9]{8}\.js$/.test(p)).length).toBe(1);
+  await page.context().close();
+});
