@@ -17,6 +17,8 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 const db = () => t.ctx.db.$client;
+/** Tens of thousands of rows on a shared 2-core machine: more than bun's 5 s default. */
+const SLOW = 60_000;
 const post = (acc: Account, path: string, body: unknown = {}) => t.api(path, { method: "POST", token: acc.token, body });
 
 /** An account with `n` subscribed contacts (written directly) and one simulator number sending 1 a second. */
@@ -62,7 +64,7 @@ describe("a campaign larger than one chunk", () => {
     expect(rows(id)).toMatchObject({ n: 20_000, phones: 20_000 });
     const view = (await t.api(`/api/campaigns/${id}`, { token: acc.token })).body;
     expect(view).toMatchObject({ status: "sending", writingOutbox: false, counts: { recipients: 20_000 }, skipped: { optedOut: 0, invalid: 0, duplicate: 0 } });
-  });
+  }, SLOW);
 
   test("typed recipients: a number repeated in a later chunk is queued once and counted a repeat; invalid ones counted", async () => {
     const { acc } = await accountWith(0);
@@ -72,10 +74,10 @@ describe("a campaign larger than one chunk", () => {
     const c = await post(acc, "/api/campaigns", { name: "Typed", content: "Hi", recipients: typed.join("\n"), appendOptOut: false });
     expect(c.status).toBe(201);
     expect((await post(acc, `/api/campaigns/${c.body.id}/send`)).body).toMatchObject({ queued: 0, campaign: { writingOutbox: true } });
-    await waitFor(() => writing(c.body.id), (w) => !w);
+    await waitFor(() => writing(c.body.id), (w) => !w, 50_000);
     expect(rows(c.body.id)).toMatchObject({ n: 3_000, phones: 3_000 });
     expect((await t.api(`/api/campaigns/${c.body.id}`, { token: acc.token })).body).toMatchObject({ skipped: { optedOut: 0, invalid: 5, duplicate: 10 } });
-  });
+  }, SLOW);
 
   test("a crash in the middle of a chunk: the chunk is undone, and the writing resumed at start-up completes it exactly once", async () => {
     const { acc, id } = await accountWith(6_000);
@@ -83,7 +85,7 @@ describe("a campaign larger than one chunk", () => {
     db().run(`CREATE TEMP TRIGGER crash_midway BEFORE INSERT ON messages WHEN NEW.campaign_id = '${id}'
       AND (SELECT count(*) FROM messages WHERE campaign_id = '${id}') >= 2499 BEGIN SELECT RAISE(ABORT, 'simulated crash'); END`);
     expect((await post(acc, `/api/campaigns/${id}/send`)).status).toBe(202);
-    await waitFor(() => t.logs.some((l) => l.includes(`writing the outbox of campaign ${id} stopped: simulated crash`)), Boolean);
+    await waitFor(() => t.logs.some((l) => l.includes(`writing the outbox of campaign ${id} stopped: simulated crash`)), Boolean, 50_000);
     const atCrash = rows(id);
     // Whole chunks only: the one that failed left nothing behind.
     expect(atCrash.n).toBeLessThan(2499);
@@ -92,40 +94,40 @@ describe("a campaign larger than one chunk", () => {
 
     // Start-up: the writing carries on from its cursor.
     expect(resumeOutboxWriting(t.ctx)).toBe(1);
-    await waitFor(() => writing(id), (w) => !w);
+    await waitFor(() => writing(id), (w) => !w, 50_000);
     expect(rows(id)).toMatchObject({ n: 6_000, phones: 6_000 });
     const view = (await t.api(`/api/campaigns/${id}`, { token: acc.token })).body;
     expect(view).toMatchObject({ status: "sending", counts: { recipients: 6_000 }, skipped: { optedOut: 0, invalid: 0, duplicate: 0 } });
-  });
+  }, SLOW);
 
   test("cancelled while it is written: later chunks queue nothing and what was queued is cancelled", async () => {
     const { acc, id } = await accountWith(20_000);
     expect((await post(acc, `/api/campaigns/${id}/send`)).status).toBe(202);
-    await waitFor(() => rows(id).n, (n) => n > 0);
+    await waitFor(() => rows(id).n, (n) => n > 0, 50_000);
     expect((await post(acc, `/api/campaigns/${id}/cancel`)).body.status).toBe("cancelled");
-    await waitFor(() => writing(id), (w) => !w);
+    await waitFor(() => writing(id), (w) => !w, 50_000);
     const after = rows(id);
     expect(after.n).toBeLessThan(20_000);
     expect(after.queued).toBe(0);
-  });
+  }, SLOW);
 
   test("paused while it is written: later chunks are written parked, and the resume releases every one", async () => {
     const { acc, id } = await accountWith(20_000);
     expect((await post(acc, `/api/campaigns/${id}/send`)).status).toBe(202);
-    await waitFor(() => rows(id).n, (n) => n > 0);
+    await waitFor(() => rows(id).n, (n) => n > 0, 50_000);
     expect((await post(acc, `/api/campaigns/${id}/pause`)).body.status).toBe("paused");
-    await waitFor(() => writing(id), (w) => !w);
+    await waitFor(() => writing(id), (w) => !w, 50_000);
     const due = () => (db().query(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at < 8000000000000000`).get(id) as { n: number }).n;
     expect(due()).toBe(0);
     expect(rows(id).n).toBe(20_000);
     expect((await post(acc, `/api/campaigns/${id}/resume`)).body.status).toBe("sending");
     expect(due()).toBe(rows(id).queued);
-  });
+  }, SLOW);
 
   test(`up to ${CHUNKED_ABOVE} recipients the outbox is written with the start, in one transaction`, async () => {
     const { acc, id } = await accountWith(CHUNKED_ABOVE);
     const send = await post(acc, `/api/campaigns/${id}/send`);
     expect(send.body).toMatchObject({ queued: CHUNKED_ABOVE, campaign: { writingOutbox: false } });
     expect(rows(id).n).toBe(CHUNKED_ABOVE);
-  });
+  }, SLOW);
 });
