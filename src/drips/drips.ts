@@ -257,7 +257,14 @@ export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string):
   if (!contact) return "Contact not found";
   if (!contact.phone) return "The contact has no phone number";
   if (contact.status === "opted_out") return "The contact has opted out";
-  const last = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, drip.id), eq(dripEnrolments.contactId, contactId))).orderBy(desc(dripEnrolments.enrolledAt)).limit(1).get();
+  // Through the contact's index (a contact has a few enrolments; a drip may have 10,000).
+  const last = ctx.db
+    .select()
+    .from(dripEnrolments)
+    .where(eq(dripEnrolments.contactId, contactId))
+    .all()
+    .filter((e) => e.dripId === drip.id)
+    .reduce<EnrolmentRow | undefined>((a, e) => (!a || e.enrolledAt > a.enrolledAt ? e : a), undefined);
   const now = ctx.now();
   if (last?.state === "active") return "Already in this drip";
   if (last && drip.reentryDays === null) return "Already went through this drip (re-entry is off)";
@@ -271,8 +278,18 @@ export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string):
   return null;
 }
 
-/** Enrols the given contacts, or a segment's contacts as they are now, in one transaction. */
-export function enrol(ctx: AppContext, userId: string, id: string, input: { contactIds?: string[]; segmentId?: string }): EnrolOutcome {
+/** Enrolments made per transaction; the event loop gets a turn between them. */
+export const ENROL_CHUNK = 500;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Enrols the given contacts, or a segment's contacts as they are now, ENROL_CHUNK per transaction with a turn of the
+ * event loop between, so 10,000 at once never hold up requests and sending for long. Each enrolment commits with its
+ * first step's job; a repeat after an interruption skips those already in. A drip switched off or deleted meanwhile
+ * takes no more.
+ */
+export async function enrol(ctx: AppContext, userId: string, id: string, input: { contactIds?: string[]; segmentId?: string }): Promise<EnrolOutcome> {
   const drip = getDrip(ctx, userId, id);
   if (!drip.isActive) throw conflict("This drip campaign is inactive: switch it on to enrol contacts");
   let ids = input.contactIds ?? [];
@@ -283,13 +300,19 @@ export function enrol(ctx: AppContext, userId: string, id: string, input: { cont
   }
   if (!ids.length) throw badRequest("Choose the contacts or a segment to enrol");
   const out: EnrolOutcome = { enrolled: 0, skipped: [] };
-  ctx.db.$client.transaction(() => {
-    for (const contactId of new Set(ids)) {
-      const reason = enrolContact(ctx, drip, contactId);
-      if (reason) out.skipped.push({ contactId, reason });
-      else out.enrolled++;
-    }
-  })();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += ENROL_CHUNK) {
+    if (i) await nextTurn();
+    const chunk = unique.slice(i, i + ENROL_CHUNK);
+    ctx.db.$client.transaction(() => {
+      const current = findDrip(ctx, id);
+      for (const contactId of chunk) {
+        const reason = !current ? "The drip campaign was deleted" : !current.isActive ? "The drip campaign was switched off" : enrolContact(ctx, current, contactId);
+        if (reason) out.skipped.push({ contactId, reason });
+        else out.enrolled++;
+      }
+    })();
+  }
   return out;
 }
 

@@ -1,11 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
-import { contactMatches, findContactById } from "../contacts/contacts";
+import { contactIdsWhere, contactMatches, findContactById } from "../contacts/contacts";
 import type { AppContext } from "../context";
-import { advanceCursor, hasCursor, lastEventId, readCursor, readEvents } from "../events/events";
+import { advanceCursor, hasCursor, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent } from "../events/events";
 import { HttpError } from "../http/errors";
-import { enqueueJob, registerJobHandler, type Job } from "../jobs/jobs";
-import { assertWithinLimit } from "../licenses/limits";
+import { enqueueJob, registerJobHandler, type Job, type JobPass } from "../jobs/jobs";
+import { assertWithinLimit, usageFor } from "../licenses/limits";
 import { enqueue } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
@@ -27,6 +27,8 @@ import { enrolContact, exitEnrolment, findDrip, JOB_KIND, stepDueAt, stepKey, st
 const EXITS = "drips.exits";
 /** How often the event log is read for exits and opt-in enrolments while no step runs. */
 export const EXITS_EVERY_MS = 5_000;
+/** How soon after a transaction that appended events the reader runs (one read per burst of transactions). */
+const SOON_MS = 50;
 /** A drip message not sent within this time after its step ran is not sent stale. */
 const MESSAGE_TTL_MS = 24 * 3600_000;
 
@@ -47,30 +49,64 @@ function advance(ctx: AppContext, e: EnrolmentRow, base: number, zone: string) {
   enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, next), runAt: at, userId: e.userId, refId: e.dripId, payload: { enrolmentId: e.id, step: next } });
 }
 
-/** Why the enrolment must end before this step, or null: checked again at the moment each step runs. */
-function exitReason(ctx: AppContext, e: EnrolmentRow, drip: NonNullable<ReturnType<typeof findDrip>>) {
+type Drip = NonNullable<ReturnType<typeof findDrip>>;
+type Contact = NonNullable<ReturnType<typeof findContactById>>;
+
+/** Why a drip no longer wants the contact (its goal reached, its segment left), or null. */
+function goalOrSegment(ctx: AppContext, drip: Drip, contact: Contact): string | null {
+  if (drip.goalTag && (contact.tags ?? []).includes(drip.goalTag)) return `Reached the goal (tag "${drip.goalTag}")`;
+  if (drip.segmentId) {
+    const segment = findSegment(ctx, drip.userId, drip.segmentId);
+    if (segment && !contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now()))) return `Left the segment "${segment.name}"`;
+  }
+  return null;
+}
+
+/**
+ * Why the enrolment must end before this step, or null: checked again at the moment each step runs, so an exit
+ * the event reader has not reached yet still applies. A reply is a text after the enrolment (the contact's last
+ * inbound time, which every inbound message sets); one in the same millisecond is left to the event reader.
+ */
+function exitReason(ctx: AppContext, e: EnrolmentRow, drip: Drip) {
   const contact = findContactById(ctx, e.userId, e.contactId);
   if (!contact?.phone) return { reason: "The contact was deleted", contact: null };
   if (contact.status === "opted_out") return { reason: "Opted out", contact };
-  if (drip.goalTag && (contact.tags ?? []).includes(drip.goalTag)) return { reason: `Reached the goal (tag "${drip.goalTag}")`, contact };
-  if (drip.segmentId) {
-    const segment = findSegment(ctx, e.userId, drip.segmentId);
-    if (segment && !contactMatches(ctx, e.userId, contact.id, compileConditions(segment.conditions, ctx.now()))) {
-      return { reason: `Left the segment "${segment.name}"`, contact };
-    }
+  if (drip.exitOnReply && (contact.lastEngagedAt?.getTime() ?? 0) > e.enrolledAt) return { reason: "Replied", contact };
+  return { reason: goalOrSegment(ctx, drip, contact), contact };
+}
+
+/**
+ * The account's messages left this month, counted once per pass of the job runner and taken one by one, so 10,000
+ * steps due together do not each count the month's messages. Near the end (or with no license) the plan's own check
+ * answers, with its message.
+ */
+function takeMessage(ctx: AppContext, pass: JobPass, userId: string) {
+  const key = `drips.room:${userId}`;
+  let room = pass.get(key) as number | undefined;
+  if (room === undefined) {
+    const usage = usageFor(ctx, userId);
+    room = usage.messages.unlimited ? Infinity : usage.license ? usage.messages.limit - usage.messages.used : 0;
   }
-  return { reason: null, contact };
+  if (room < 1) {
+    assertWithinLimit(ctx, userId, "messages", 1);
+    room = 1;
+  }
+  pass.set(key, room - 1);
+}
+
+/** What many steps of one pass would each read again (a drip, an account, its sender), read once per pass. */
+function once<T>(pass: JobPass, key: string, read: () => T): T {
+  if (!pass.has(key)) pass.set(key, read());
+  return pass.get(key) as T;
 }
 
 /** One step of one enrolment; runs inside the job's transaction (see above). */
-function runStep(ctx: AppContext, job: Job) {
+function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const { enrolmentId, step } = job.payload as { enrolmentId: string; step: number };
-  // Exits recorded in the log before this moment apply to this step.
-  processEvents(ctx);
   const e = ctx.db.select().from(dripEnrolments).where(eq(dripEnrolments.id, enrolmentId)).get();
   if (!e || e.state !== "active" || e.nextStep !== step) return { result: "not waiting" };
-  const drip = findDrip(ctx, e.dripId);
-  const user = findUserById(ctx, e.userId);
+  const drip = once(pass, `drips.drip:${e.dripId}`, () => findDrip(ctx, e.dripId));
+  const user = once(pass, `drips.user:${e.userId}`, () => findUserById(ctx, e.userId));
   if (!drip || !user) return { result: "gone" };
   const { reason, contact } = exitReason(ctx, e, drip);
   if (reason || !contact) {
@@ -98,14 +134,14 @@ function runStep(ctx: AppContext, job: Job) {
       return { runAgainAt: until };
     }
   }
-  const sender = chooseSender(ctx, e.userId, null);
+  const sender = once(pass, `drips.sender:${e.userId}`, () => chooseSender(ctx, e.userId, null));
   if (!sender) {
     log(ctx, e, "skipped", "Skipped: no active sender number");
     advance(ctx, e, job.runAt, zone);
     return { result: "no sender" };
   }
   try {
-    assertWithinLimit(ctx, e.userId, "messages", 1);
+    takeMessage(ctx, pass, e.userId);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     log(ctx, e, "skipped", `Skipped: ${err.message}`);
@@ -139,59 +175,174 @@ function runStep(ctx: AppContext, job: Job) {
   return { result: { messageId } };
 }
 
-const EXIT_TYPES = ["message.received", "contact.opted_out", "contact.opted_in"] as const;
-const EVENT_BATCH = 500;
+const EXIT_TYPES = ["message.received", "contact.opted_out", "contact.opted_in", "contact.tagged"] as const;
+/** Events read per transaction, at most, and the time one chunk may take before the reader yields. */
+export const READ_CHUNK = 200;
+export const READ_BUDGET_MS = 10;
+const SEGMENTS = "drips.segments";
+/** How often every active enrolment of a drip bound to a segment is checked against it (changes that log no event). */
+export const SEGMENTS_EVERY_MS = 60_000;
+const SEGMENT_CHUNK = 200;
 
-/**
- * Reads the event log after the drips' cursor: a reply ends the contact's enrolments in drips that exit on reply,
- * an opt-out ends all of them, an opt-in enrols the contact in the account's active opt_in drips. The cursor
- * moves in the same transaction, so a restart neither loses nor repeats one.
- */
-export function processEvents(ctx: AppContext) {
-  let more = true;
-  while (more) {
-    ctx.db.$client.transaction(() => {
-      // Read and cursor in one immediate transaction (the write lock taken first): no event lands between them,
-      // so when the read finds the rest, the cursor moves past the events of other types too (a step's own
-      // message.queued), and the next read starts near the end of the log instead of rescanning them.
-      const events = readEvents(ctx, { afterId: readCursor(ctx, EXITS), types: EXIT_TYPES, limit: EVENT_BATCH });
-      for (const ev of events) {
-        if (!ev.userId) continue;
-        if (ev.type === "contact.opted_in") {
-          const drips = ctx.db.select().from(dripCampaigns).where(and(eq(dripCampaigns.userId, ev.userId), eq(dripCampaigns.trigger, "opt_in"), eq(dripCampaigns.isActive, true))).all();
-          for (const d of drips) enrolContact(ctx, d, ev.subject.id);
-          continue;
-        }
-        const contactId = ev.type === "contact.opted_out" ? ev.subject.id : (ev.payload.contactId as string | null);
-        if (!contactId) continue;
-        const active = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.contactId, contactId), eq(dripEnrolments.state, "active"))).all();
-        // A STOP is a reply too, logged just before its opt-out: the opt-out is the reason that counts.
-        const optedOut = ev.type === "contact.opted_out" || (active.length > 0 && findContactById(ctx, ev.userId, contactId)?.status === "opted_out");
-        for (const e of active) {
-          if (optedOut) exitEnrolment(ctx, e, "Opted out");
-          else if (findDrip(ctx, e.dripId)?.exitOnReply) exitEnrolment(ctx, e, "Replied");
-        }
-      }
-      more = events.length === EVENT_BATCH;
-      advanceCursor(ctx, EXITS, more ? events[events.length - 1]!.id : lastEventId(ctx));
-    }).immediate();
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** One event of the log, in the reader's transaction. */
+function handleEvent(ctx: AppContext, ev: AppEvent) {
+  if (!ev.userId) return;
+  if (ev.type === "contact.opted_in") {
+    const drips = ctx.db.select().from(dripCampaigns).where(and(eq(dripCampaigns.userId, ev.userId), eq(dripCampaigns.trigger, "opt_in"), eq(dripCampaigns.isActive, true))).all();
+    for (const d of drips) enrolContact(ctx, d, ev.subject.id);
+    return;
+  }
+  const contactId = ev.type === "message.received" ? (ev.payload.contactId as string | null) : ev.subject.id;
+  if (!contactId) return;
+  const active = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.contactId, contactId), eq(dripEnrolments.state, "active"))).all();
+  if (!active.length) return;
+  const contact = findContactById(ctx, ev.userId, contactId);
+  for (const e of active) {
+    const drip = findDrip(ctx, e.dripId);
+    if (!drip) continue;
+    // A STOP is a reply too, logged just before its opt-out: the opt-out is the reason that counts. A text is a
+    // reply only after the enrolment: the keyword that enrolled the contact (through a rule) is not one.
+    const reason =
+      ev.type === "contact.opted_out" || contact?.status === "opted_out"
+        ? "Opted out"
+        : !contact?.phone
+          ? "The contact was deleted"
+          : ev.type === "message.received" && drip.exitOnReply && ev.createdAt > e.enrolledAt
+            ? "Replied"
+            : goalOrSegment(ctx, drip, contact);
+    if (reason) exitEnrolment(ctx, e, reason);
   }
 }
 
-/** Registers the step handler and the event reader (a recurring job); a new installation reads from now on. */
+/**
+ * Reads one chunk of the event log after the drips' cursor (at most READ_CHUNK events, stopping after
+ * READ_BUDGET_MS): a reply ends the contact's enrolments in drips that exit on reply, an opt-out ends all of them,
+ * a tag reaching a drip's goal or taking the contact out of its segment ends that one, an opt-in enrols the
+ * contact in the account's active opt_in drips. The cursor moves in the same transaction, so a restart neither
+ * loses nor repeats one. Answers whether events may be left.
+ */
+export function readExitsChunk(ctx: AppContext): boolean {
+  return ctx.db.$client.transaction(() => {
+    const started = performance.now();
+    // Read and cursor in one immediate transaction (the write lock taken first): no event lands between them,
+    // so when the read finds the rest, the cursor moves past the events of other types too (a step's own
+    // message.queued), and the next read starts near the end of the log instead of rescanning them.
+    const events = readEvents(ctx, { afterId: readCursor(ctx, EXITS), types: EXIT_TYPES, limit: READ_CHUNK });
+    let last = 0;
+    for (const ev of events) {
+      if (last && performance.now() - started >= READ_BUDGET_MS) break;
+      handleEvent(ctx, ev);
+      last = ev.id;
+    }
+    const more = events.length === READ_CHUNK || last !== (events.at(-1)?.id ?? 0);
+    advanceCursor(ctx, EXITS, more ? last : lastEventId(ctx));
+    return more;
+  }).immediate();
+}
+
+/** Reads the event log to its end, a chunk at a time with a turn of the event loop between chunks. */
+export async function processEvents(ctx: AppContext) {
+  while (readExitsChunk(ctx)) await nextTurn();
+}
+
+/**
+ * Checks the active enrolments of the drips bound to a segment against it, a chunk per transaction with a turn of
+ * the event loop between: those who left it (a field edited, a tag removed: changes that log no event) exit.
+ * Answers how many exited.
+ */
+export async function checkSegments(ctx: AppContext): Promise<number> {
+  let exited = 0;
+  const drips = ctx.db.select().from(dripCampaigns).where(isNotNull(dripCampaigns.segmentId)).all();
+  for (const drip of drips) {
+    const segment = findSegment(ctx, drip.userId, drip.segmentId!);
+    if (!segment) continue;
+    let after = "";
+    for (;;) {
+      const chunk = ctx.db.$client.transaction(() => {
+        const rows = ctx.db
+          .select()
+          .from(dripEnrolments)
+          .where(and(eq(dripEnrolments.dripId, drip.id), eq(dripEnrolments.state, "active"), gt(dripEnrolments.id, after)))
+          .orderBy(asc(dripEnrolments.id))
+          .limit(SEGMENT_CHUNK)
+          .all();
+        if (!rows.length) return rows;
+        const ids = JSON.stringify(rows.map((r) => r.contactId));
+        const condition = compileConditions(segment.conditions, ctx.now());
+        const still = new Set(contactIdsWhere(ctx, drip.userId, sql`id IN (SELECT value FROM json_each(${ids})) AND (${condition})`, rows.length));
+        for (const e of rows) {
+          if (still.has(e.contactId)) continue;
+          exitEnrolment(ctx, e, `Left the segment "${segment.name}"`);
+          exited++;
+        }
+        return rows;
+      })();
+      if (chunk.length < SEGMENT_CHUNK) break;
+      after = chunk.at(-1)!.id;
+      await nextTurn();
+    }
+  }
+  return exited;
+}
+
+/**
+ * Registers the step handler, the event reader and the segment check (recurring jobs). The reader also runs soon
+ * after any transaction that appended events, so an exit is recorded within moments, not at the next step. A new
+ * installation reads from now on.
+ */
 export function registerDrips(ctx: AppContext) {
   registerJobHandler(ctx, JOB_KIND, runStep, { transactional: true, firstDelayMs: 10_000, maxAttempts: 8 });
+  // Not transactional: each chunk commits with its cursor and the reader yields between chunks. A short lease, so
+  // a reader that died with the process is taken over soon after a restart.
   registerJobHandler(
     ctx,
     EXITS,
-    () => {
-      processEvents(ctx);
+    async () => {
+      await processEvents(ctx);
       return { runAgainAt: ctx.now() + EXITS_EVERY_MS };
     },
-    { transactional: true, maxAttempts: Infinity, firstDelayMs: EXITS_EVERY_MS },
+    { maxAttempts: Infinity, firstDelayMs: EXITS_EVERY_MS, leaseMs: 30_000 },
+  );
+  registerJobHandler(
+    ctx,
+    SEGMENTS,
+    async () => {
+      const exited = await checkSegments(ctx);
+      return { result: { exited }, runAgainAt: ctx.now() + SEGMENTS_EVERY_MS };
+    },
+    { maxAttempts: Infinity, firstDelayMs: SEGMENTS_EVERY_MS, leaseMs: 5 * 60_000 },
   );
   // Only the very first start reads from now on: a cursor left at 0 by a start on an empty log must not jump past
   // the replies and opt-outs that arrived before a restart.
   if (!hasCursor(ctx, EXITS)) advanceCursor(ctx, EXITS, lastEventId(ctx));
   enqueueJob(ctx, { kind: EXITS, key: EXITS, runAt: ctx.now() });
+  enqueueJob(ctx, { kind: SEGMENTS, key: SEGMENTS, runAt: ctx.now() + SEGMENTS_EVERY_MS });
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let reading: Promise<void> | null = null;
+  let again = false;
+  const soon = () => {
+    // Once per burst: a step's own message.queued calls this too, and the read right after finds nothing.
+    if (reading) again = true;
+    else timer ??= setTimeout(() => {
+      timer = null;
+      reading = processEvents(ctx)
+        .catch((err) => ctx.log(`drips: ${(err as Error)?.stack ?? err}`))
+        .finally(() => {
+          reading = null;
+          if (again) {
+            again = false;
+            soon();
+          }
+        });
+    }, SOON_MS);
+  };
+  onEventsCommitted(ctx, soon, "drips");
+  ctx.onStop.unshift(async () => {
+    onEventsCommitted(ctx, null, "drips");
+    if (timer) clearTimeout(timer);
+    again = false;
+    await reading;
+  });
 }

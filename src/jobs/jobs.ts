@@ -1,4 +1,3 @@
-import { Cron } from "croner";
 import type { AppContext } from "../context";
 
 /**
@@ -57,7 +56,13 @@ export type JobHandlerOptions = {
   maxAttempts?: number;
 };
 
-type Handler = { fn: (ctx: AppContext, job: Job) => JobOutcome | Promise<JobOutcome>; options: Required<JobHandlerOptions> };
+/**
+ * Scratch space shared by the transactional handlers of one pass of the runner (a few milliseconds): what many jobs
+ * of a pass would each look up again (an account's remaining messages, its sender) may be kept here, never longer.
+ */
+export type JobPass = Map<string, unknown>;
+
+type Handler = { fn: (ctx: AppContext, job: Job, pass: JobPass) => JobOutcome | Promise<JobOutcome>; options: Required<JobHandlerOptions> };
 
 const DEFAULTS: Required<JobHandlerOptions> = {
   transactional: false,
@@ -69,6 +74,8 @@ const DEFAULTS: Required<JobHandlerOptions> = {
 
 const registries = new WeakMap<AppContext, Map<string, Handler>>();
 const inFlight = new WeakMap<AppContext, Set<Promise<void>>>();
+/** The running job runner's alarm: told the due time of every job queued, so it wakes when that job is due. */
+const wakers = new WeakMap<AppContext, (dueAt: number) => void>();
 
 /** Registers the handler of a kind of job for this app; the runner claims only kinds it has a handler for. */
 export function registerJobHandler(
@@ -116,15 +123,16 @@ const toJob = (r: JobRow): Job => ({
 
 /** Queues a job unless one with its key was ever queued (insert-or-ignore). Answers whether it queued it. */
 export function enqueueJob(ctx: AppContext, job: NewJob): boolean {
-  return (
+  const queued =
     ctx.db.$client
       .query(
         `INSERT INTO jobs (id, kind, key, user_id, ref_id, payload, run_at, next_attempt_at, state, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (key) DO NOTHING`,
       )
       .run(Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, ctx.now(), ctx.now())
-      .changes > 0
-  );
+      .changes > 0;
+  if (queued) wakers.get(ctx)?.(job.runAt);
+  return queued;
 }
 
 /**
@@ -142,6 +150,7 @@ export function rescheduleJob(ctx: AppContext, job: NewJob) {
          attempts = 0, lease_until = NULL, last_error = NULL, result = NULL, updated_at = excluded.updated_at, done_at = NULL`,
     )
     .run(Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, now, now);
+  wakers.get(ctx)?.(job.runAt);
 }
 
 /** Cancels the pending jobs of a key, of a subject (refId) or of an account; a job a worker holds finishes. */
@@ -167,7 +176,8 @@ export function pendingRefs(ctx: AppContext, kind: string, refIds: string[]): Se
   return new Set(rows.map((r) => r.ref_id));
 }
 
-const DUE_BATCH = 100;
+/** Jobs looked at per pass, at most. */
+export const DUE_BATCH = 100;
 
 /**
  * Claims one job in one statement: it must still be due (pending and its time come, or running with its lease
@@ -219,51 +229,82 @@ function fail(ctx: AppContext, job: Job, attempts: number, options: Required<Job
     .run(attempts, message, now + delay, now, job.id);
 }
 
+export type RunLimits = {
+  /** Jobs looked at in this pass (DUE_BATCH by default). */
+  limit?: number;
+  /** Stop claiming once this much time (ms) went by, so one pass never holds the event loop for long. */
+  budgetMs?: number;
+};
+
 /**
- * Runs every job due at ctx.now() whose kind has a handler. Transactional handlers have run when this returns;
- * the others run on, and the promise settles when they have. Answers how many jobs it claimed.
+ * Runs the jobs due at ctx.now() whose kind has a handler, the longest-waiting first, at most `limit` of them and
+ * within `budgetMs`. The transactional ones run in one transaction for the pass, each in a savepoint of its own:
+ * a job's claim, its work and its outcome commit together (a crash before the commit runs them again from scratch;
+ * a failure rolls back that job's savepoint only), and a pass of many short jobs (10,000 drip steps due at once)
+ * pays for one commit, not one each. The others are claimed with a lease once that commits and run on; the promise
+ * settles when they have. Answers how many jobs it claimed, and `more` when it stopped at a limit.
  */
-export function runDueJobs(ctx: AppContext): { claimed: number; settled: Promise<void> } {
+export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: number; settled: Promise<void>; more: boolean } {
   const registry = registries.get(ctx);
-  if (!registry?.size) return { claimed: 0, settled: Promise.resolve() };
+  if (!registry?.size) return { claimed: 0, settled: Promise.resolve(), more: false };
+  const started = performance.now();
+  const limit = limits.limit ?? DUE_BATCH;
+  const budget = limits.budgetMs ?? Infinity;
   const db = ctx.db.$client;
   const now = ctx.now();
   const kinds = JSON.stringify([...registry.keys()]);
-  const due = db
+  // Each walks its index in due order and stops at the limit, however many jobs are due.
+  const pending = db
     .query(
-      `SELECT id, kind FROM (
-         SELECT id, kind, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-         UNION ALL
-         SELECT id, kind, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-       ) ORDER BY t LIMIT ?3`,
+      `SELECT id, kind, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+       ORDER BY next_attempt_at LIMIT ?3`,
     )
-    .all(now, kinds, DUE_BATCH) as { id: string; kind: string }[];
+    .all(now, kinds, limit) as { id: string; kind: string; t: number }[];
+  const expired = db
+    .query(
+      `SELECT id, kind, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+       ORDER BY lease_until LIMIT ?3`,
+    )
+    .all(now, kinds, limit) as { id: string; kind: string; t: number }[];
+  const due = [...pending, ...expired].sort((a, b) => a.t - b.t).slice(0, limit);
   let claimed = 0;
-  const running: Promise<void>[] = [];
-  for (const { id, kind } of due) {
-    const handler = registry.get(kind)!;
-    const { fn, options } = handler;
-    if (options.transactional) {
+  let more = due.length === limit;
+  const pass: JobPass = new Map();
+  const leased: { id: string; handler: Handler }[] = [];
+  db.transaction(() => {
+    for (const { id, kind } of due) {
+      if (performance.now() - started >= budget) {
+        more = true;
+        break;
+      }
+      const handler = registry.get(kind)!;
+      const { fn, options } = handler;
+      if (!options.transactional) {
+        leased.push({ id, handler });
+        continue;
+      }
       let job: Job | null = null;
       try {
         db.transaction(() => {
           job = claim(ctx, id, now, options.leaseMs);
           if (!job) return;
-          const outcome = fn(ctx, job);
+          const outcome = fn(ctx, job, pass);
           if (outcome instanceof Promise) throw new Error(`job handler ${kind} is transactional and must not be async`);
           complete(ctx, job, outcome);
         })();
       } catch (err) {
-        // Rolled back: the claim too. The attempt is counted and the job is due again after its back-off.
+        // Its savepoint rolled back: the claim too. The attempt is counted and the job is due again after its back-off.
         const failed = job as Job | null;
         if (!failed) throw err;
         ctx.log(`jobs: ${kind} ${failed.key} failed: ${(err as Error)?.stack ?? err}`);
         fail(ctx, failed, failed.attempts, options, err);
       }
       if (job) claimed++;
-      continue;
     }
-    const job = claim(ctx, id, now, options.leaseMs);
+  })();
+  const running: Promise<void>[] = [];
+  for (const { id, handler } of leased) {
+    const job = claim(ctx, id, now, handler.options.leaseMs);
     if (!job) continue;
     claimed++;
     running.push(runLeased(ctx, job, handler));
@@ -273,12 +314,29 @@ export function runDueJobs(ctx: AppContext): { claimed: number; settled: Promise
   if (!flight) inFlight.set(ctx, (flight = new Set()));
   const tracked = settled.finally(() => flight.delete(tracked));
   flight.add(tracked);
-  return { claimed, settled };
+  return { claimed, settled, more };
+}
+
+/** When the next job of a kind with a handler is due (a pending one's time, a running one's lease end), or null. */
+function nextDueAt(ctx: AppContext): number | null {
+  const registry = registries.get(ctx);
+  if (!registry?.size) return null;
+  const kinds = JSON.stringify([...registry.keys()]);
+  // Each walks its index from the earliest and stops at the first job of a known kind.
+  const first = (state: "pending" | "running", column: "next_attempt_at" | "lease_until") =>
+    (
+      ctx.db.$client
+        .query(`SELECT ${column} AS t FROM jobs WHERE state = ?1 AND kind IN (SELECT value FROM json_each(?2)) ORDER BY ${column} LIMIT 1`)
+        .get(state, kinds) as { t: number } | null
+    )?.t ?? Infinity;
+  const t = Math.min(first("pending", "next_attempt_at"), first("running", "lease_until"));
+  return t === Infinity ? null : t;
 }
 
 async function runLeased(ctx: AppContext, job: Job, { fn, options }: Handler) {
   try {
-    const outcome = await fn(ctx, job);
+    // A handler that awaits outlives the pass: it gets scratch space of its own.
+    const outcome = await fn(ctx, job, new Map());
     complete(ctx, job, outcome);
   } catch (err) {
     ctx.log(`jobs: ${job.kind} ${job.key} failed: ${(err as Error)?.stack ?? err}`);
@@ -288,20 +346,74 @@ async function runLeased(ctx: AppContext, job: Job, { fn, options }: Handler) {
   }
 }
 
-/** Checks for due jobs every few seconds, and once at start (catching up after downtime); stops with the server. */
+/** A pass's time budget: the runner yields to the event loop (requests, the sending engine) between passes. */
+export const PASS_BUDGET_MS = 15;
+/** The longest the runner sleeps: it looks again even when no job it knows of is due (a clock moved, another writer). */
+const IDLE_MS = 1000;
+/** The shortest sleep after the due jobs ran out: a job failing with no back-off is retried at this pace, not in a spin. */
+const SETTLE_MS = 100;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Drains the due jobs continuously, a bounded pass at a time with a turn of the event loop between passes, then
+ * sleeps until the next job is due (at most IDLE_MS). Queueing a job that is due sooner wakes it. Runs once at
+ * start (catching up after downtime); stops with the server, its handlers still running finishing first.
+ */
 export function startJobRunner(ctx: AppContext) {
-  const tick = () => {
-    try {
-      runDueJobs(ctx);
-    } catch (err) {
-      ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
-    }
+  let stopped = false;
+  let draining = false;
+  let drained = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let alarmAt = Infinity;
+
+  const arm = (at: number, atLeast: number) => {
+    if (stopped) return;
+    const now = ctx.now();
+    const delay = Math.max(atLeast, Math.min(IDLE_MS, at - now));
+    if (timer) clearTimeout(timer);
+    alarmAt = now + delay;
+    timer = setTimeout(drain, delay);
   };
-  const cron = new Cron("*/5 * * * * *", { protect: true }, tick);
+
+  const drain = () => {
+    if (draining) return;
+    draining = true;
+    drained = (async () => {
+      timer = null;
+      alarmAt = Infinity;
+      try {
+        while (!stopped) {
+          let more = false;
+          try {
+            more = runDueJobs(ctx, { budgetMs: PASS_BUDGET_MS }).more;
+          } catch (err) {
+            ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
+          }
+          if (!more) break;
+          await nextTurn();
+        }
+        if (!stopped) arm(nextDueAt(ctx) ?? Infinity, SETTLE_MS);
+      } catch (err) {
+        ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
+        arm(Infinity, SETTLE_MS);
+      } finally {
+        draining = false;
+      }
+    })();
+  };
+
+  // While a drain runs, it looks for the next due time itself when it ends.
+  wakers.set(ctx, (dueAt) => {
+    if (!stopped && !draining && dueAt < alarmAt) arm(dueAt, 0);
+  });
   // Before the database closes: no new claims, and the handlers still running finish their writes.
   ctx.onStop.unshift(async () => {
-    cron.stop();
+    stopped = true;
+    wakers.delete(ctx);
+    if (timer) clearTimeout(timer);
+    await drained;
     await Promise.all(inFlight.get(ctx) ?? []);
   });
-  tick();
+  drain();
 }

@@ -157,10 +157,12 @@ describe("drip campaigns", () => {
     await call(acc, "POST", `/api/drip-campaigns/${noExit.id}/enrol`, { contactIds: [a.id] });
     run();
     expect(sent(acc)).toHaveLength(4);
+    // A reply counts after the enrolment.
+    clock = start + 1000;
     text(a.phone, "Thanks!");
     text(b.phone, "STOP");
     expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [c.id], tags: ["bought"] })).body).toEqual({ updated: 1 });
-    processEvents(t.ctx);
+    await processEvents(t.ctx);
     clock = start + 10 * MINUTE;
     run();
     const after = sent(acc).filter((m) => !m.includes("S1"));
@@ -200,8 +202,8 @@ describe("drip campaigns", () => {
     const d = await drip(acc, { trigger: "opt_in", steps: [STEPS[1]] });
     text(c.phone, "STOP");
     text(c.phone, "START");
-    processEvents(t.ctx);
-    processEvents(t.ctx);
+    await processEvents(t.ctx);
+    await processEvents(t.ctx);
     const list = await enrolments(acc, d.id);
     expect(list.map((e) => [e.contactId, e.state])).toEqual([[c.id, "active"]]);
   });
@@ -210,11 +212,13 @@ describe("drip campaigns", () => {
     const start = startClock();
     const { acc, contact } = await account();
     const c = await contact("R");
-    const never = await drip(acc, { steps: [STEPS[0]] });
-    const weekly = await drip(acc, { steps: [STEPS[0]], reentryDays: 7 });
+    // One step ten minutes out, so the contact is still waiting in it whenever the job runner runs in between.
+    const never = await drip(acc, { steps: [STEPS[1]] });
+    const weekly = await drip(acc, { steps: [STEPS[1]], reentryDays: 7 });
     for (const d of [never, weekly]) await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [c.id] });
     const again = (id: string) => call(acc, "POST", `/api/drip-campaigns/${id}/enrol`, { contactIds: [c.id] }).then((r) => r.body);
     expect(await again(never.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Already in this drip" }] });
+    clock = start + 10 * MINUTE;
     run();
     expect(await again(never.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Already went through this drip (re-entry is off)" }] });
     clock = start + 7 * DAY - MINUTE;
