@@ -5,6 +5,7 @@ import { CONFIG_HELP, ConfigError, loadConfig } from "./config";
 import { listBackups } from "./backups/backups";
 import { backupCommand } from "./backups/cli";
 import { formatFindings, runDoctor } from "./cli/doctor";
+import { healthcheck } from "./cli/healthcheck";
 import { promptHidden } from "./cli/prompt";
 import { providerKindsInUse } from "./providers/accounts";
 import { openAppContext, startServer } from "./server";
@@ -19,6 +20,7 @@ Usage:
   smsdesk admin create --email E [--password P]      create an administrator (prompts for the password)
   smsdesk backup create | list | restore FILE        back up the data folder, list its backups, restore one (service stopped)
   smsdesk doctor                                     check PUBLIC_URL, SMTP, the data folder, the clock, providers, backups
+  smsdesk healthcheck                                exit 0 when the server on PORT answers its health check (Docker)
   smsdesk --help                                     this help
 
 ${CONFIG_HELP}
@@ -90,6 +92,13 @@ async function main(argv: string[]) {
     return adminCreate(args.slice(2));
   }
   if (args[0] === "doctor") return doctor(args.slice(1));
+  if (args[0] === "healthcheck") {
+    if (!(await healthcheck(loadConfig(process.env, args.slice(1))))) {
+      console.error("smsdesk: the server does not answer its health check");
+      process.exitCode = 1;
+    }
+    return;
+  }
   if (args[0] === "backup") return backupCommand(args.slice(1), (config) => openAppContext(config, () => {}));
   if (args[0] === "serve") args.shift();
   const config = loadConfig(process.env, args);
