@@ -223,3 +223,22 @@ test("the signed-in app loads each screen's code when it opens: /chat's only onc
   await expect.poll(async () => (await scripts()).filter((p) => /^\/assets\/chat-page-[a-z0-9]{8}\.js$/.test(p)).length).toBe(1);
   await page.context().close();
 });
+
+test("a page opened before an upgrade (no service worker) reloads into the new version when a chunk is gone", async ({ browser }) => {
+  // Plain http on a LAN address has no service worker; the old chunk then really is gone from the server.
+  const context = await browser.newContext({ serviceWorkers: "block" });
+  await app.verifiedAccount({ email: "upgraded@example.com" }, context.request);
+  const page = await context.newPage();
+  await page.goto(`${app.url}/email-campaigns`);
+  await expect(page.getByRole("heading", { name: "Email Marketing" })).toBeVisible();
+  let refused = 0;
+  await context.route(/\/assets\/chat-page-[a-z0-9]{8}\.js$/, (route) =>
+    refused++ === 0 ? route.fulfill({ status: 404, body: "Not found" }) : route.continue(),
+  );
+  const before = await page.evaluate(() => performance.timeOrigin);
+  await page.getByRole("link", { name: "Chat & Replies" }).first().click();
+  await expect(page.getByText("Select a conversation").first()).toBeVisible();
+  expect(await page.evaluate(() => performance.timeOrigin)).not.toBe(before);
+  expect(refused).toBe(2);
+  await context.close();
+});
