@@ -1,7 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { createRootRoute, createRoute, createRouter, Outlet } from "@tanstack/react-router";
 import { Suspense, type ComponentType, type ReactNode } from "react";
-import { NotAvailable, NotFound } from "./components/not-found";
+import { NotFound } from "./components/not-found";
 import { OfflineBanner } from "./components/offline-banner";
 import { PublicLayout } from "./components/public-layout";
 import { Toaster } from "./components/toaster";
@@ -26,6 +26,8 @@ const ArchivedChatPage = lazyNamed(() => import("./routes/app/chat/chat-page"), 
 const ChatPage = lazyNamed(() => import("./routes/app/chat/chat-page"), "ChatPage");
 const ContactsPage = lazyNamed(() => import("./routes/app/contacts/contacts-page"), "ContactsPage");
 const HomePage = lazyNamed(() => import("./routes/app/home"), "HomePage");
+const AdvancedHomePage = lazyNamed(() => import("./routes/app/advanced-home/advanced-home-page"), "AdvancedHomePage");
+const DashboardPage = lazyNamed(() => import("./routes/app/dashboard/dashboard-page"), "DashboardPage");
 const IntegrationsPage = lazyNamed(() => import("./routes/app/integrations/integrations-page"), "IntegrationsPage");
 const KeywordsPage = lazyNamed(() => import("./routes/app/keywords/keywords-page"), "KeywordsPage");
 const LicensePage = lazyNamed(() => import("./routes/app/license"), "LicensePage");
@@ -130,13 +132,6 @@ const signedInPage = (path: string, Page: ComponentType, bare = false) =>
     </AuthGate>
   ));
 
-/**
- * Screens the spec names that this version does not have. They are left out of the sidebar (a menu entry that
- * leads nowhere wastes a paying user's click); an old link or bookmark to one lands on an honest page inside the app.
- */
-const notYet = (path: string, title: string, instead?: { to: string; label: string }) =>
-  signedInPage(path, () => <NotAvailable title={title} instead={instead} />);
-
 /** "/" is the landing page for visitors and the simple home once signed in. */
 function RootIndex() {
   useSignals();
@@ -193,7 +188,9 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/settings/webhook", WebhookSettingsPage),
   signedInPage("/chat", ChatPage),
   signedInPage("/chat/archived", ArchivedChatPage),
-  notYet("/dashboard", "Results & Stats", { to: "/sent-messages", label: "See Sent Messages" }),
+  signedInPage("/dashboard", DashboardPage),
+  signedInPage("/advanced", AdvancedHomePage),
+  signedInPage("/home", AdvancedHomePage),
   signedInPage("/keywords", KeywordsPage),
   signedInPage("/integrations", IntegrationsPage),
   signedInPage("/email-campaigns", EmailCampaignsPage),

@@ -74,8 +74,8 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   // The sidebar lists only screens that exist, Segments among them, and its Quick Start box is above the fold.
   const nav = page.getByRole("navigation", { name: "Main" });
   await expect(nav.getByRole("link", { name: "Segments" })).toBeVisible();
-  for (const built of ["Chat & Replies", "Keywords"]) await expect(nav.getByRole("link", { name: built })).toBeVisible();
-  for (const gone of ["Results & Stats", "Email Marketing"]) await expect(nav.getByRole("link", { name: gone })).toHaveCount(0);
+  for (const built of ["Chat & Replies", "Keywords", "Results & Stats"]) await expect(nav.getByRole("link", { name: built })).toBeVisible();
+  for (const gone of ["Email Marketing"]) await expect(nav.getByRole("link", { name: gone })).toHaveCount(0);
   const quickStart = nav.getByRole("link", { name: "Send a message →" });
   const box = (await quickStart.boundingBox())!;
   expect(box.y + box.height).toBeLessThanOrEqual(DESKTOP.height);
@@ -231,7 +231,7 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   await expect(page.getByText(/Campaign "Promotion - .*" started/)).toBeVisible();
   await shot(page, "11-home-activity-1280");
 
-  // No dead ends: an unbuilt screen and an unknown address stay inside the app.
+  // No dead ends: the results screen and an unknown address stay inside the app.
   await page.goto(`${app.url}/dashboard`);
   await expect(page.getByRole("heading", { name: "Results & Stats" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();

@@ -12,7 +12,7 @@ import { ChatPopup, UnreadCount, useUnreadTitle } from "./chat-popup";
 /** `unread`: the entry shows the account's unread replies. */
 type Entry = { to: string; label: string; icon: IconName; unread?: boolean };
 
-// Only screens that exist are listed; the spec's others (stats, email, backups) have an honest
+// Only screens that exist are listed; the spec's others (email, backups) have an honest
 // "not in this version" page at their address (ui/router.tsx) and join the menu when they are built.
 const MAIN: Entry[] = [
   { to: "/", label: "Dashboard", icon: "home" },
@@ -20,6 +20,7 @@ const MAIN: Entry[] = [
   { to: "/sent-messages", label: "Sent Messages", icon: "clock" },
   { to: "/contact-lists", label: "Customer Lists", icon: "users" },
   { to: "/chat", label: "Chat & Replies", icon: "chat", unread: true },
+  { to: "/dashboard", label: "Results & Stats", icon: "chart" },
   { to: "/segments", label: "Segments", icon: "target" },
   { to: "/keywords", label: "Keywords", icon: "key" },
   { to: "/templates", label: "Templates", icon: "template" },

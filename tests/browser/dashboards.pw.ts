@@ -1,0 +1,163 @@
+// The three dashboards with data (issue 17 items 1-3): five weeks of history seeded into the running appliance's
+// database (tests/browser/dashboards-seed.ts) plus a campaign sent today through the simulator, with a reply and an
+// opt-out; the results dashboard's cards, charts (and their tables), ranges and price per segment, the advanced
+// home's comparisons and campaign actions, the simple home's cards and a ready-made template. Screenshots of each
+// at 1280 and 390 pixels wide go to dist/screenshots/dashboards/.
+import { expect, test, type Page } from "@playwright/test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Appliance } from "./harness";
+
+const root = join(import.meta.dirname, "..", "..");
+// Not under test-results: Playwright empties that folder at the start of every run (other suites' too).
+const shots = join(root, "dist", "screenshots", "dashboards");
+const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-dashboards-"));
+let app: Appliance;
+test.beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  app = await new Appliance().start({ DATA_DIR: dataDir });
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+async function apiAs(page: Page) {
+  const token = await page.evaluate(() => localStorage.getItem("auth_token"));
+  expect(token).toBeTruthy();
+  return async <T>(path: string, body?: unknown, method = body === undefined ? "GET" : "POST"): Promise<T> => {
+    const r = await fetch(`${app.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(r.status, `${path}: ${await r.clone().text()}`).toBeLessThan(300);
+    return (await r.json()) as T;
+  };
+}
+
+/** Full-page screenshots at a desktop's and a phone's width. */
+async function screenshots(page: Page, name: string) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    // Charts follow their box's width; give them a frame to redraw.
+    await page.waitForTimeout(300);
+    // Nothing wider than the screen: a phone never scrolls sideways.
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest(".overflow-x-auto, .sr-only"))
+        .slice(0, 5)
+        .map((e) => `${e.tagName}.${e.className}`.slice(0, 120)),
+    );
+    expect(wide, `${name} at ${width}`).toEqual([]);
+    await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+test("the results dashboard, the advanced home and the simple home show the account's real figures", async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await app.signUp(page, { email: `dashboards${Date.now()}@example.com` });
+  const call = await apiAs(page);
+  await call("/api/user/settings", { quietHoursEnabled: false, timezone: "America/Chicago" }, "PATCH");
+  const provider = await call<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await call(`/api/sms-providers/${provider.id}`, { settings: { deliveryDelayMs: 0 } }, "PATCH");
+  await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  const me = await call<{ id: string }>("/api/auth/user");
+
+  const seeded = spawnSync(join(root, "node_modules", ".bin", "bun"), ["tests/browser/dashboards-seed.ts", join(dataDir, "smsdesk.db"), me.id], { cwd: root, encoding: "utf8" });
+  expect(seeded.status, seeded.stderr).toBe(0);
+
+  // Today: a campaign through the simulator (one number fails after sending), then a reply and a STOP.
+  const recipients = ["+13125550101", "+13125550102", "+13125550103", "+13125550104", "+13125550150"];
+  for (const [i, phone] of recipients.entries()) await call("/api/contacts", { firstName: `Guest ${i + 1}`, lastName: "Today", phone });
+  const campaign = await call<{ id: string }>("/api/campaigns", { name: "Today's Special", content: "Soup of the day: tomato", recipients, fromNumber: "+14155550100" });
+  await call(`/api/campaigns/${campaign.id}/send`, {});
+  await expect
+    .poll(async () => (await call<{ status: string }>(`/api/campaigns/${campaign.id}`)).status, { timeout: 30_000 })
+    .toBe("completed");
+  await call(`/api/sms-providers/${provider.id}/simulate-inbound`, { from: "+13125550101", body: "Yum, see you at noon" });
+  await call(`/api/sms-providers/${provider.id}/simulate-inbound`, { from: "+13125550102", body: "STOP" });
+  await expect.poll(async () => (await call<{ totals: { optOuts: number } }>("/api/results/series?days=7")).totals.optOuts).toBeGreaterThan(0);
+
+  // The reply opened the chat popup; close it so it covers nothing.
+  const popup = page.getByRole("region", { name: "Chat" });
+  await expect(popup).toBeVisible();
+  await popup.getByRole("button", { name: "Close chat", exact: true }).click();
+
+  // Results & Stats, from the sidebar.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Results & Stats" }).click();
+  await expect(page.getByRole("heading", { name: "Results & Stats" })).toBeVisible();
+  const month = await call<{
+    totals: { sent: number; delivered: number; bounced: number; replies: number; deliveryRate: number };
+    campaigns: { name: string }[];
+  }>("/api/results/series?days=30");
+  const fmt = (v: number) => new Intl.NumberFormat("en-US").format(v);
+  await expect(page.getByTestId("stat-Total Sent")).toHaveText(fmt(month.totals.sent));
+  await expect(page.getByTestId("stat-Delivered")).toHaveText(fmt(month.totals.delivered));
+  await expect(page.getByTestId("stat-Opened")).toHaveText("—");
+  await expect(page.getByTestId("stat-Bounced")).toHaveText(fmt(month.totals.bounced));
+  await expect(page.getByTestId("stat-Replies")).toHaveText(fmt(month.totals.replies));
+  expect(month.totals.sent).toBeGreaterThan(1000);
+  for (const chart of ["chart-outcomes", "chart-delivery-rate", "chart-replies", "chart-senders"]) {
+    await expect(page.getByTestId(chart).locator("canvas").first()).toBeVisible();
+  }
+  // Each chart's table: there for screen readers, and shown on demand.
+  const outcomes = page.getByTestId("chart-outcomes");
+  await expect(outcomes.getByRole("table", { name: "Messages per day", includeHidden: true })).toHaveCount(1);
+  await outcomes.getByRole("button", { name: "table" }).click();
+  await expect(outcomes.getByRole("table", { name: "Messages per day" })).toBeVisible();
+  await expect(outcomes.getByRole("row")).toHaveCount(31);
+  await outcomes.getByRole("button", { name: "chart" }).click();
+  await expect(page.getByTestId("chart-senders")).toContainText("Main line (+14155550100)");
+  await expect(page.getByTestId("campaign-spend").first()).toBeVisible();
+  await expect(page.getByTestId("recent-campaign").first()).toContainText("Today's Special");
+
+  // A price per segment: spend follows it.
+  const prices = page.getByLabel("Simulator (simulator)");
+  await prices.fill("0.0079");
+  await prices.press("Enter");
+  await expect(page.getByText("Price saved").first()).toBeVisible();
+  const priced = await call<{ months: { spendMicros: number }[] }>("/api/results/overview");
+  expect(priced.months.at(-1)!.spendMicros).toBeGreaterThan(0);
+  await expect(page.getByTestId("stat-Spend")).not.toHaveText("$0.00");
+
+  await page.getByRole("tab", { name: "7 days" }).click();
+  const week = await call<{ totals: { sent: number } }>("/api/results/series?days=7");
+  await expect(page.getByTestId("stat-Total Sent")).toHaveText(fmt(week.totals.sent));
+  await page.getByRole("tab", { name: "30 days" }).click();
+  await expect(page.getByTestId("stat-Total Sent")).toHaveText(fmt(month.totals.sent));
+  // Without the toast over the charts.
+  await page.reload();
+  await expect(page.getByTestId("chart-outcomes").locator("canvas").first()).toBeVisible();
+  await screenshots(page, "results-dashboard");
+
+  // The advanced home: this month against last, This Week, campaigns with View.
+  await page.goto(`${app.url}/advanced`);
+  await expect(page.getByRole("heading", { name: "Dashboard", exact: true })).toBeVisible();
+  const overview = await call<{ month: { current: { sent: number } }; week: { current: { campaigns: number } } }>("/api/results/overview");
+  await expect(page.getByTestId("stat-Messages Sent")).toHaveText(fmt(overview.month.current.sent));
+  await expect(page.getByTestId("this-week")).toContainText("Average open rate");
+  await expect(page.getByTestId("this-week")).toContainText(String(overview.week.current.campaigns));
+  await page.getByTestId("recent-campaign").filter({ hasText: "Today's Special" }).getByRole("button", { name: "View" }).click();
+  await expect(page.getByRole("dialog")).toContainText("Soup of the day: tomato");
+  await page.keyboard.press("Escape");
+  await page.getByRole("button", { name: "New Campaign" }).click();
+  await expect(page.getByRole("dialog", { name: "Create Campaign" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await screenshots(page, "advanced-home");
+  await page.goto(`${app.url}/home`);
+  await expect(page.getByRole("heading", { name: "Dashboard", exact: true })).toBeVisible();
+
+  // The simple home: its four cards from the same figures, and a ready-made template into the wizard.
+  await page.goto(`${app.url}/`);
+  const summary = await call<{ totalContacts: number; totalMessagesSent: number; responseRate: number }>("/api/analytics/summary");
+  await expect(page.getByTestId("stat-Messages Sent")).toHaveText(fmt(summary.totalMessagesSent));
+  await expect(page.getByTestId("stat-Total Customers")).toHaveText(fmt(summary.totalContacts));
+  await expect(page.getByTestId("stat-Response Rate")).toHaveText(`${summary.responseRate}%`);
+  await screenshots(page, "simple-home");
+  await page.getByRole("button", { name: "Use This Template" }).first().click();
+  await expect(page).toHaveURL(/simple-campaign-wizard/);
+});
