@@ -115,7 +115,7 @@ export const contacts = sqliteTable(
     lastName: text("last_name").notNull().default(""),
     email: text("email"),
     phone: text("phone"),
-    /** Digits of `phone` (formatting stripped): duplicate groups and search. */
+    /** Digits of `phone` (formatting stripped): duplicate groups and the search index (not indexed: migration 0026). */
     phoneDigits: text("phone_digits").generatedAlwaysAs(
       sql`replace(replace(replace(replace(replace(replace(coalesce(phone, ''), '+', ''), '-', ''), ' ', ''), '(', ''), ')', ''), '.', '')`,
       { mode: "virtual" },
@@ -135,7 +135,6 @@ export const contacts = sqliteTable(
   (t) => [
     index("contacts_user_created_idx").on(t.userId, t.createdAt),
     uniqueIndex("contacts_user_phone_idx").on(t.userId, t.phone),
-    index("contacts_user_digits_idx").on(t.userId, t.phoneDigits),
     index("contacts_user_name_idx").on(t.userId, t.firstName, t.lastName),
   ],
 );

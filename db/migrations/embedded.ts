@@ -21,6 +21,7 @@ import m17 from "./0018_outbound_webhooks.sql" with { type: "text" };
 import m18 from "./0019_campaign_message_counts.sql" with { type: "text" };
 import m19 from "./0020_message_rollups.sql" with { type: "text" };
 import m20 from "./0021_campaign_outbox_writing.sql" with { type: "text" };
+import m21 from "./0026_contacts_without_digits_index.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -45,4 +46,5 @@ export const migrationSql: Record<string, string> = {
   "0019_campaign_message_counts": m18,
   "0020_message_rollups": m19,
   "0021_campaign_outbox_writing": m20,
+  "0026_contacts_without_digits_index": m21,
 };

@@ -24,7 +24,7 @@ export type PageQuery = { page: number; pageSize: number; q?: string; sort: Sort
  * A search, always served by an index: three or more characters through the FTS5 trigram table (substring of
  * first/last name, email, phone digits; a phone typed with formatting is reduced to its digits); one or two
  * characters the start of the first name (as typed, lower, capitalised, upper) or of the phone digits through
- * (user_id, first_name) and (user_id, phone_digits).
+ * (user_id, first_name) and (user_id, phone).
  */
 type Search = { kind: "text"; match: string } | { kind: "prefix"; where: SQL; filter: SQL; ranges: SQL[]; byName: boolean };
 
@@ -56,7 +56,8 @@ function parseSearch(q: string | undefined, userId: string): Search | undefined 
   const digits = phoneDigitsOf(text);
   const term = digits ?? text.toLowerCase();
   if ([...term].length >= 3) return { kind: "text", match: escapeFts(term) };
-  if (digits) return prefixSearch(userId, sql`${contacts.phoneDigits}`, [digits], false);
+  // Phones are stored in E.164: their digits start with the query's exactly when they start with "+" and it.
+  if (digits) return prefixSearch(userId, sql`${contacts.phone}`, [`+${digits}`], false);
   const variants = [
     ...new Set([text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()]),
   ];

@@ -116,6 +116,30 @@ describe("bulk, duplicates, merge, export", () => {
     expect(moved.every((r) => r.contact_id === p1.id)).toBe(true);
   });
 
+  test("duplicate groups without a digits index: two older spellings and no E.164 one, paged in order of the digits", async () => {
+    const c = await t.signUpVerified();
+    const insert = (name: string, phone: string, at: number) => {
+      const id = crypto.randomUUID();
+      t.ctx.db.$client.run(`INSERT INTO contacts (id, user_id, first_name, phone, created_at) VALUES (?, ?, ?, ?, ?)`, [id, c.user.id, name, phone, at]);
+      return id;
+    };
+    const late = insert("Late", "1-212-555-0100", 3000);
+    const early = insert("Early", "+1 (212) 555-0100", 1000);
+    const canonical = (await post(c, "/api/contacts", { firstName: "Canon", phone: "+19175550100" })).body.id;
+    const legacy = insert("Legacy", "1.917.555.0100", 2000);
+    insert("Alone", "(305) 555-0199", 1000);
+    expect(t.ctx.db.$client.query("SELECT name FROM sqlite_master WHERE name = 'contacts_user_digits_idx'").get()).toBeNull();
+    const first = (await t.api("/api/contacts/duplicates?page=1&pageSize=1", { token: c.token })).body;
+    expect(first.total).toBe(2);
+    expect(first.data.map((g: any) => g.contacts.map((m: any) => m.id))).toEqual([[early, late]]);
+    expect(first.data[0].phone).toBe("+1 (212) 555-0100");
+    const second = (await t.api("/api/contacts/duplicates?page=2&pageSize=1", { token: c.token })).body;
+    expect(second.data.map((g: any) => g.contacts.map((m: any) => m.id).sort())).toEqual([[canonical, legacy].sort()]);
+    // One or two digits read the (user_id, phone) index from "+": E.164 phones starting with them.
+    const byDigits = (await t.api("/api/contacts?q=19&sort=phone&order=asc", { token: c.token })).body;
+    expect(byDigits.data.map((m: any) => m.id)).toEqual([canonical]);
+  });
+
   test("export streams CSV with formulas neutralised, and honours q", async () => {
     await post(a, "/api/contacts", { firstName: "=HYPERLINK(\"x\")", lastName: "@evil", email: "-x@example.com", phone: "+17185550100", tags: ["+t"] });
     const r = await t.api("/api/contacts/export.csv", { token: a.token });
