@@ -189,21 +189,23 @@ export function advanceCursor(ctx: AppContext, consumer: string, lastId: number)
     .run(consumer, lastId, ctx.now());
 }
 
-const PRUNE_BATCH = 10_000;
+/** Events one prune deletes in a statement; the daily job deletes one such batch per run. */
+export const PRUNE_BATCH = 5_000;
 
 /**
  * Deletes events created before `before` (ms), in batches so the engine's writes are not held up by one long
- * delete. Answers how many it deleted.
+ * delete, at most `batches` of them. Answers how many it deleted.
  */
-export function pruneEvents(ctx: AppContext, before: number): number {
+export function pruneEvents(ctx: AppContext, before: number, batches = Infinity): number {
   const db = ctx.db.$client;
   const batch = db.query(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)`);
   let total = 0;
-  for (;;) {
+  for (let i = 0; i < batches; i++) {
     const n = batch.run(before, PRUNE_BATCH).changes;
     total += n;
-    if (n < PRUNE_BATCH) return total;
+    if (n < PRUNE_BATCH) break;
   }
+  return total;
 }
 
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -212,12 +214,15 @@ const PRUNE = "events.prune";
 
 /**
  * Prunes the log once a day from the jobs table, keeping `retentionDays()` days (read at each run, so a changed
- * setting applies at the next one). Queued once per installation; it puts itself back on the schedule.
+ * setting applies at the next one), a batch per run until done. Queued once per installation; it puts itself
+ * back on the schedule.
  */
 export function scheduleEventPruning(ctx: AppContext, retentionDays: () => number) {
   registerJobHandler(ctx, PRUNE, () => {
-    const deleted = pruneEvents(ctx, ctx.now() - retentionDays() * DAY);
-    return { result: { deleted }, runAgainAt: ctx.now() + DAY };
+    // One batch per run: a month of a busy log is deleted over the jobs runner's next turns, each short, rather
+    // than in one stretch that holds up every request.
+    const deleted = pruneEvents(ctx, ctx.now() - retentionDays() * DAY, 1);
+    return { result: { deleted }, runAgainAt: deleted === PRUNE_BATCH ? ctx.now() : ctx.now() + DAY };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
   enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });
 }

@@ -2,7 +2,8 @@
 // statements are prepared, and the event log's readers (the WebSocket hub, automation rules) work a backlog off in
 // bounded pages with the event loop turning between them, so webhooks are answered while a backlog drains.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { appendEvent, lastEventId, readCursor } from "../../src/events/events";
+import { appendEvent, lastEventId, PRUNE_BATCH, readCursor } from "../../src/events/events";
+import { runDueJobs } from "../../src/jobs/jobs";
 import { PUSH_PAGE } from "../../src/live/hub";
 import { liveHubOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -68,7 +69,9 @@ describe("the inbound webhook's statements", () => {
     // drizzle compiles each query it runs unprepared through the connection's prepare(); bun:sqlite's query()
     // (cached by its text) and the statements prepared once do not come back here.
     client.prepare = ((sql: string, ...rest: unknown[]) => {
-      compiled.push(sql);
+      // The path: the webhook's handler and what its commit runs (the hub's push, automation rules). The jobs
+      // runner's readers (drips, outbound webhooks) may take a turn meanwhile; they are not the path.
+      if (/webhook-routes\.ts|live\/hub\.ts|automation\/runner\.ts/.test(new Error().stack ?? "")) compiled.push(sql);
       return (prepare as (...a: unknown[]) => unknown).call(client, sql, ...rest);
     }) as typeof client.prepare;
     // A body of declared length is read whole: Bun's stream reader takes a 256 KB buffer per request.
@@ -152,5 +155,37 @@ describe("a backlog of 5,000 events", () => {
     const end = await waitFor(() => readCursor(t.ctx, "automation.rules"), (c) => c >= ids.at(-1)!);
     expect(atFirstTurn).toBe(ids[199]!);
     expect(end).toBe(ids.at(-1)!);
+  });
+});
+
+describe("pruning the event log", () => {
+  test(`deletes ${PRUNE_BATCH.toLocaleString("en-US")} old events per run of its job, due again at once while more are left, then a day later`, async () => {
+    const DAY = 86_400_000;
+    const db = t.ctx.db.$client;
+    const job = () => db.query(`SELECT state, run_at FROM jobs WHERE key = 'events.prune'`).get() as { state: string; run_at: number };
+    const realNow = t.ctx.now;
+    const due = job().run_at;
+    const acc = await t.signUpVerified();
+    // Older than the 30 days kept.
+    const old = () => (db.query(`SELECT count(*) AS n FROM events WHERE created_at < ?`).get(due - 30 * DAY) as { n: number }).n;
+    try {
+      t.ctx.now = () => due - 60 * DAY;
+      db.transaction(() => {
+        for (let n = 0; n < 12_000; n++) appendEvent(t.ctx, { userId: acc.user.id, type: "contact.created", subject: { kind: "contact", id: `old${n}` } });
+      })();
+      t.ctx.now = () => due;
+      const runs: [number, { state: string; run_at: number }][] = [];
+      for (let i = 0; i < 3; i++) {
+        await runDueJobs(t.ctx).settled;
+        runs.push([old(), job()]);
+      }
+      expect(runs).toEqual([
+        [7_000, { state: "pending", run_at: due }],
+        [2_000, { state: "pending", run_at: due }],
+        [0, { state: "pending", run_at: due + DAY }],
+      ]);
+    } finally {
+      t.ctx.now = realNow;
+    }
   });
 });
