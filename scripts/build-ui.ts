@@ -3,7 +3,8 @@
 // `with { type: "file" }` so the server (and the compiled executable) can serve them.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
 import tailwind from "bun-plugin-tailwind";
 import { generateSW } from "workbox-build";
 import { landingScripts } from "../src/web/landing-scripts";
@@ -110,17 +111,30 @@ const importFile = (path: string) => {
   lines.push(`import ${id} from "${relative(genDir, served(path))}" with { type: "file" };`);
   return id;
 };
+// Brotli at its best quality is the slow part of the build: every file at once, on the thread pool.
+const compressBr = promisify(brotliCompress);
+const compressGz = promisify(gzip);
+const variants = new Map(
+  await Promise.all(
+    files
+      .filter((f) => COMPRESSIBLE.has(f.split(".").pop()!))
+      .map(async (f) => {
+        const body = readFileSync(f);
+        const br = await compressBr(body, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+        });
+        return [f, { body, br, gz: await compressGz(body, { level: 9 }) }] as const;
+      }),
+  ),
+);
 const compressed = new Map<string, { br: number; gzip: number; identity: number }>();
 for (const f of files) {
   const rel = "/" + relative(outdir, f).split("\\").join("/");
   const ext = rel.split(".").pop()!;
   const fields = [`path: ${JSON.stringify(rel)}`, `file: ${importFile(f)}`, `type: ${JSON.stringify(TYPES[ext] ?? "application/octet-stream")}`];
-  if (COMPRESSIBLE.has(ext)) {
-    const body = readFileSync(f);
-    const br = brotliCompressSync(body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-    });
-    const gz = gzipSync(body, { level: 9 });
+  const variant = variants.get(f);
+  if (variant) {
+    const { body, br, gz } = variant;
     compressed.set(rel, { br: br.length, gzip: gz.length, identity: body.length });
     // A variant no smaller than the file is not worth a decoding step.
     if (br.length < body.length) {
