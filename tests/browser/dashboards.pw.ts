@@ -144,8 +144,13 @@ test("the results dashboard, the advanced home and the simple home show the acco
   await page.getByTestId("recent-campaign").filter({ hasText: "Today's Special" }).getByRole("button", { name: "View" }).click();
   await expect(page.getByRole("dialog")).toContainText("Soup of the day: tomato");
   await page.keyboard.press("Escape");
+  // New Campaign: the create dialog, with the cost before sending at the price set above.
   await page.getByRole("button", { name: "New Campaign" }).click();
-  await expect(page.getByRole("dialog", { name: "Create Campaign" })).toBeVisible();
+  const dialog = page.getByRole("dialog", { name: "Create Campaign" });
+  await dialog.getByLabel("Campaign name").fill("Tomorrow");
+  await dialog.getByLabel("Message").fill("Soup of the day: leek");
+  await dialog.getByLabel("Phone numbers").fill("+13125550103\n+13125550104");
+  await expect(dialog.getByTestId("cost-estimate")).toHaveText("$0.02 (2 segments × $0.0079)");
   await page.keyboard.press("Escape");
   await screenshots(page, "advanced-home");
   await page.goto(`${app.url}/home`);

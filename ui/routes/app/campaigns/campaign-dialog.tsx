@@ -8,6 +8,7 @@ import { LargeDialog } from "./dialog";
 import { formatDateTime, isoToZonedInput, isValidPhone, zonedInputToIso, type Campaign } from "./model";
 import { emptyRecipients, recipientsStateOf, RecipientsTabs, resolveRecipients, type RecipientsState } from "./recipients-tabs";
 import { DeliveryNote, MessagePreview, startedDescription, useDeliveryPreview, type DeliveryPreview } from "./delivery-preview";
+import { CostEstimate } from "./cost-estimate";
 import { SegmentCounter } from "./segment-counter";
 import { MergeFieldInserter } from "../templates/merge-fields";
 import { TemplatePicker } from "../templates/template-picker";
@@ -267,6 +268,10 @@ export function CampaignDialog({
               locale={user.locale}
               scheduled={!!form.schedule}
             />
+            <p className="text-sm text-slate-700">
+              Estimated cost:{" "}
+              <CostEstimate fromNumber={form.fromNumber} totalSegments={delivery.data?.longest?.totalSegments ?? null} senders={senders} locale={user.locale} />
+            </p>
           </div>
         )}
       </form>

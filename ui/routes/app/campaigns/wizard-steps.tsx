@@ -8,6 +8,7 @@ import { AudienceOption, ContactPicker, type ChosenContacts } from "./contact-pi
 import { formatPhone } from "../contacts/model";
 import { DeliveryNote, MessagePreview, type useDeliveryPreview } from "./delivery-preview";
 import { formatDateTime, measureSms, PRESET_AUDIENCES, zonedInputToIso, type PresetAudience } from "./model";
+import { CostEstimate } from "./cost-estimate";
 import { SegmentCounter } from "./segment-counter";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
@@ -346,6 +347,15 @@ export function ReviewStep({
       recipients === null
         ? "—"
         : `${n(recipients * segments)} segment${recipients * segments === 1 ? "" : "s"} (${segments} per recipient; opted-out contacts are skipped)`,
+    ],
+    [
+      "Estimated cost",
+      <CostEstimate
+        fromNumber={draft.fromNumber}
+        totalSegments={delivery.data?.longest?.totalSegments ?? (recipients === null ? null : recipients * segments)}
+        senders={senders}
+        locale={user.locale}
+      />,
     ],
   ];
   return (
