@@ -54,6 +54,8 @@ export type BackupInfo = {
   error: string | null;
   manifest: Manifest | null;
   drill?: Drill;
+  /** The copy to the S3-compatible destination (remote.ts), and the older objects its retention deleted. */
+  remote?: { at: number; ok: boolean; key: string; error: string | null; deleted: string[] };
 };
 
 const DB_FILE = "smsdesk.db";
@@ -183,7 +185,7 @@ export function writeBackup(sqlite: Database, dataDir: string, reason: string, n
   }
 }
 
-function recordBackup(dataDir: string, info: BackupInfo): BackupInfo {
+export function recordBackup(dataDir: string, info: BackupInfo): BackupInfo {
   writeDurably(sidecarPath(dataDir, info.id), JSON.stringify(info, null, 2));
   return info;
 }

@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { MAX_BACKUP_BYTES } from "../http/body-limit";
 import { badRequest, HttpError } from "../http/errors";
 import { ArchiveError } from "./archive";
+import { remoteView, updateRemote } from "./remote";
 import { KEEP_BOUNDS, PRESETS, scheduleView, updateBackupSchedule } from "./schedule";
 import {
   BACKUP_ID, backupFile, createBackup, deleteBackup, drillBackup, importArchive, lastDrilledBackup, listBackups, receiveUpload, restoreBackup,
@@ -40,6 +41,21 @@ export function backupRoutes(ctx: AppContext) {
           }),
           cron: t.Optional(t.String({ maxLength: 100 })),
           keep: t.Integer({ ...KEEP_BOUNDS, error: `Keep from ${KEEP_BOUNDS.minimum} to ${KEEP_BOUNDS.maximum} scheduled backups` }),
+        }),
+      })
+      // GET /api/admin/backups/remote
+      .get("/remote", () => remoteView(ctx), { auth: "admin" })
+      // PUT /api/admin/backups/remote
+      .put("/remote", ({ body }) => updateRemote(ctx, body), {
+        auth: "admin",
+        body: t.Object({
+          enabled: t.Boolean(),
+          endpoint: t.String({ minLength: 1, maxLength: 500, error: "Please enter the endpoint (a URL of at most 500 characters)" }),
+          bucket: t.String({ pattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", error: "A bucket name is 3-63 lowercase letters, digits, dots and hyphens" }),
+          region: t.String({ pattern: "^[a-z0-9-]{1,50}$", error: "A region is up to 50 lowercase letters, digits and hyphens (e.g. us-east-1, auto)" }),
+          accessKeyId: t.String({ minLength: 1, maxLength: 200, error: "Please enter the access key id (at most 200 characters)" }),
+          secretAccessKey: t.Optional(t.String({ minLength: 1, maxLength: 200, error: "The secret access key is at most 200 characters" })),
+          prefix: t.String({ pattern: "^([A-Za-z0-9._-]+/)*$", maxLength: 200, error: "The prefix is empty or folder names ending in /, e.g. smsdesk/" }),
         }),
       })
       // POST /api/admin/backups/upload

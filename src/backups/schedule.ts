@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { cancelJobs, enqueueJob, registerJobHandler, rescheduleJob } from "../jobs/jobs";
-import { backupsDir, deleteBackup, drillBackup, listBackups, onDatabaseReplaced, waitForBackupLock, writeBackup, writeDurably } from "./backups";
+import { backupsDir, deleteBackup, drillBackup, listBackups, type BackupInfo, onDatabaseReplaced, waitForBackupLock, writeBackup, writeDurably } from "./backups";
+import { copyToRemote } from "./remote";
 
 /**
  * Scheduled backups: a preset or a cron expression, and how many scheduled backups to keep (older ones are
@@ -80,14 +81,15 @@ export function scheduleBackups(ctx: AppContext) {
       const schedule = backupSchedule(ctx.config.dataDir);
       if (!schedule.enabled) return;
       const release = await waitForBackupLock(ctx.config.dataDir);
-      let id: string;
+      let made: BackupInfo;
       try {
-        id = writeBackup(ctx.db.$client, ctx.config.dataDir, "scheduled", ctx.now()).id;
+        made = writeBackup(ctx.db.$client, ctx.config.dataDir, "scheduled", ctx.now());
       } finally {
         release();
       }
       const deleted = applyRetention(ctx.config.dataDir, schedule.keep);
-      return { result: { id, deleted }, runAgainAt: nextRun(schedule.cron, ctx.now()) };
+      const { remote } = await copyToRemote(ctx, made, schedule.keep);
+      return { result: { id: made.id, deleted, ...(remote ? { remote } : {}) }, runAgainAt: nextRun(schedule.cron, ctx.now()) };
     },
     { firstDelayMs: 60_000, maxAttempts: Infinity },
   );

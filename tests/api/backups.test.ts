@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { AwsV4Signer } from "aws4fetch";
+import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -294,6 +296,134 @@ describe("the restore drill", () => {
     expect(drilled.body).toMatchObject({ id: a.id, drill: { ok: true, error: null } });
     expect((await backups(`/${b.id}`, { method: "DELETE" })).status).toBe(200);
   });
+});
+
+/**
+ * A fake S3-compatible store: objects in memory, ListObjectsV2, PUT and DELETE, each request refused (403) unless
+ * its AWS Signature V4 checks out by this independent implementation of the algorithm, and a PUT's body unless it
+ * matches its signed SHA-256.
+ */
+function fakeS3(creds: { accessKeyId: string; secretAccessKey: string; region: string; bucket: string }) {
+  const objects = new Map<string, Buffer>();
+  const refused: string[] = [];
+  let failPuts = false;
+  const sha256hex = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+  const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data).digest();
+  const rfc3986 = (v: string) => encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  function check(req: Request, body: Buffer): string | null {
+    const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(req.headers.get("authorization") ?? "");
+    if (!m) return "no AWS4-HMAC-SHA256 authorization";
+    const [, keyId, date, region, signedHeaders, signature] = m as unknown as string[];
+    if (keyId !== creds.accessKeyId || region !== creds.region) return "wrong credential scope";
+    for (const h of ["host", "x-amz-date", "x-amz-content-sha256"]) if (!signedHeaders!.split(";").includes(h)) return `${h} not signed`;
+    const amzDate = req.headers.get("x-amz-date")!;
+    if (amzDate.slice(0, 8) !== date) return "date outside the scope";
+    const payload = req.headers.get("x-amz-content-sha256")!;
+    if (req.method === "PUT" && payload !== sha256hex(body)) return "body does not match x-amz-content-sha256";
+    const url = new URL(req.url);
+    const query = [...url.searchParams].map(([k, v]) => [rfc3986(k), rfc3986(v)]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : a[1]! < b[1]! ? -1 : 1)).map((p) => p.join("=")).join("&");
+    const headers = signedHeaders!.split(";").map((h) => `${h}:${(req.headers.get(h) ?? "").trim().replace(/\s+/g, " ")}\n`).join("");
+    const canonical = [req.method, url.pathname, query, headers, signedHeaders, payload].join("\n");
+    const toSign = ["AWS4-HMAC-SHA256", amzDate, `${date}/${region}/s3/aws4_request`, sha256hex(canonical)].join("\n");
+    const key = hmac(hmac(hmac(hmac(`AWS4${creds.secretAccessKey}`, date!), region!), "s3"), "aws4_request");
+    return hmac(key, toSign).toString("hex") === signature ? null : "signature does not match";
+  }
+  const server = Bun.serve({
+    port: 0,
+    async fetch(req) {
+      const body = Buffer.from(await req.arrayBuffer());
+      const problem = check(req, body);
+      const url = new URL(req.url);
+      if (problem) {
+        refused.push(`${req.method} ${url.pathname}: ${problem}`);
+        return new Response(`<Error><Code>SignatureDoesNotMatch</Code><Message>${problem}</Message></Error>`, { status: 403 });
+      }
+      const prefix = `/${creds.bucket}`;
+      if (!url.pathname.startsWith(prefix)) return new Response("<Error><Code>NoSuchBucket</Code></Error>", { status: 404 });
+      const key = decodeURIComponent(url.pathname.slice(prefix.length + 1));
+      if (req.method === "GET" && !key) {
+        const keys = [...objects.keys()].filter((k) => k.startsWith(url.searchParams.get("prefix") ?? "")).sort();
+        return new Response(`<?xml version="1.0"?><ListBucketResult><IsTruncated>false</IsTruncated>${keys.map((k) => `<Contents><Key>${k}</Key></Contents>`).join("")}</ListBucketResult>`);
+      }
+      if (req.method === "PUT") {
+        if (failPuts) return new Response("<Error><Code>InternalError</Code></Error>", { status: 500 });
+        objects.set(key, body);
+        return new Response("");
+      }
+      if (req.method === "DELETE") {
+        objects.delete(key);
+        return new Response(null, { status: 204 });
+      }
+      return new Response("<Error><Code>NotImplemented</Code></Error>", { status: 501 });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    objects,
+    refused,
+    failPuts: (on: boolean) => (failPuts = on),
+    stop: () => server.stop(true),
+  };
+}
+
+describe("the S3-compatible destination", () => {
+  test("each scheduled backup is uploaded, signed with SigV4, and the same number of scheduled backups is kept there", async () => {
+    const creds = { accessKeyId: "AKIDSMSDESKTEST", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCY", region: "eu-test-1", bucket: "smsdesk-backups" };
+    const s3 = fakeS3(creds);
+    const dataDir = t.ctx.config.dataDir;
+    try {
+      const settings = { enabled: true, endpoint: s3.url, bucket: creds.bucket, region: creds.region, accessKeyId: creds.accessKeyId, prefix: "nightly/" };
+      expect((await backups("/remote", { method: "PUT", body: settings })).body).toEqual({ message: "Please enter the secret access key", code: "validation" });
+      const saved = await backups("/remote", { method: "PUT", body: { ...settings, secretAccessKey: creds.secretAccessKey } });
+      expect(saved.body).toEqual({ ...settings, secretSet: true });
+      expect((await backups("/remote")).body).toEqual({ ...settings, secretSet: true });
+      // Sealed like provider credentials: the file beside the backups does not hold the secret.
+      expect(readFileSync(join(backupsDir(dataDir), "remote.json"), "utf8")).not.toContain(creds.secretAccessKey);
+      expect((await backups("/remote", { method: "PUT", body: { ...settings, bucket: "No_Such" } })).status).toBe(400);
+
+      // What was there before: an older scheduled backup (retention counts it) and a file of someone else's.
+      s3.objects.set("nightly/smsdesk-20200101-043100-scheduled-aaaaaa.tar.gz", Buffer.from("old"));
+      s3.objects.set("nightly/notes.txt", Buffer.from("keep me"));
+
+      const realNow = t.ctx.now;
+      let now = new Date(2040, 0, 1, 12, 0).getTime();
+      t.ctx.now = () => now;
+      try {
+        updateBackupSchedule(t.ctx, { enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2 });
+        for (let day = 2; day <= 4; day++) {
+          now = new Date(2040, 0, day, 4, 31).getTime();
+          await runDueJobs(t.ctx).settled;
+        }
+        const scheduled = listBackups(dataDir).filter((b) => b.reason === "scheduled");
+        expect(scheduled.map((b) => b.createdAt)).toEqual([new Date(2040, 0, 4, 4, 31).getTime(), new Date(2040, 0, 3, 4, 31).getTime()]);
+        expect(s3.refused).toEqual([]);
+        expect([...s3.objects.keys()].sort()).toEqual(["nightly/notes.txt", ...scheduled.map((b) => `nightly/${b.id}.tar.gz`).sort()]);
+        for (const b of scheduled) {
+          expect(s3.objects.get(`nightly/${b.id}.tar.gz`)).toEqual(readFileSync(join(backupsDir(dataDir), `${b.id}.tar.gz`)));
+          expect(b.remote).toMatchObject({ ok: true, key: `nightly/${b.id}.tar.gz`, error: null });
+        }
+
+        // The store refuses: recorded and logged; the local backup is good all the same.
+        s3.failPuts(true);
+        now = new Date(2040, 0, 5, 4, 31).getTime();
+        await runDueJobs(t.ctx).settled;
+        const [failed] = listBackups(dataDir).filter((b) => b.reason === "scheduled");
+        expect(failed).toMatchObject({ status: "good", createdAt: now, remote: { ok: false, error: `PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz answered 500 InternalError` } });
+        expect(t.logs).toContain(`backups: the copy of ${failed!.id} to S3 failed: PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz answered 500 InternalError`);
+      } finally {
+        t.ctx.now = realNow;
+        updateBackupSchedule(t.ctx, { enabled: false, preset: "daily", keep: 7 });
+        await backups("/remote", { method: "PUT", body: { ...settings, enabled: false } });
+      }
+
+      // The fake does check signatures: a request signed with another secret is refused.
+      const forged = await new AwsV4Signer({ method: "GET", url: `${s3.url}/${creds.bucket}/?list-type=2`, accessKeyId: creds.accessKeyId, secretAccessKey: "not-the-secret", service: "s3", region: creds.region }).sign();
+      expect((await fetch(forged.url, { headers: forged.headers })).status).toBe(403);
+      expect(s3.refused).toEqual([`GET /${creds.bucket}/: signature does not match`]);
+    } finally {
+      s3.stop();
+    }
+  }, 30_000);
 });
 
 describe("before new migrations", () => {

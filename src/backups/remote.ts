@@ -1,0 +1,147 @@
+import { AwsV4Signer } from "aws4fetch";
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { decryptSecret, encryptSecret } from "../secrets/encryption";
+import { backupsDir, findBackup, recordBackup, writeDurably, type BackupInfo } from "./backups";
+
+/**
+ * An S3-compatible copy of the scheduled backups (AWS S3, Cloudflare R2, Backblaze B2, MinIO...): each good
+ * scheduled backup is uploaded (path-style URL, signed with AWS Signature V4 by aws4fetch, the payload's SHA-256
+ * signed too) and the same number is kept there as here. The settings live beside the backups, not in the
+ * database, like the schedule; the secret key is sealed with the key provider credentials use.
+ */
+
+export type RemoteSettings = {
+  enabled: boolean;
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  /** Sealed with ctx.keys.secrets (src/secrets/encryption.ts); never answered. */
+  secretAccessKey: string;
+  /** Prepended to each object's name, e.g. "smsdesk/". */
+  prefix: string;
+};
+
+export type RemoteChange = Omit<RemoteSettings, "secretAccessKey"> & { secretAccessKey?: string };
+
+const remotePath = (dataDir: string) => join(backupsDir(dataDir), "remote.json");
+const TIMEOUT_MS = 10 * 60_000;
+/** The scheduled backups' object names: their time sorts them. */
+const SCHEDULED = /smsdesk-\d{8}-\d{6}-scheduled-[0-9a-f]{6}\.tar\.gz$/;
+
+export function remoteSettings(dataDir: string): RemoteSettings | null {
+  const path = remotePath(dataDir);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as RemoteSettings) : null;
+}
+
+/** The settings for the screen: everything but the secret, which is only said to be set. */
+export function remoteView(ctx: AppContext) {
+  const s = remoteSettings(ctx.config.dataDir);
+  if (!s) return { enabled: false, endpoint: "", bucket: "", region: "us-east-1", accessKeyId: "", prefix: "", secretSet: false };
+  const { secretAccessKey: _sealed, ...rest } = s;
+  return { ...rest, secretSet: true };
+}
+
+export function updateRemote(ctx: AppContext, change: RemoteChange) {
+  let url: URL;
+  try {
+    url = new URL(change.endpoint);
+  } catch {
+    throw badRequest("Please enter the endpoint as a URL, e.g. https://s3.eu-central-1.amazonaws.com");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw badRequest("The endpoint must be an http:// or https:// URL");
+  const current = remoteSettings(ctx.config.dataDir);
+  const secret = change.secretAccessKey ? encryptSecret(ctx.keys.secrets, change.secretAccessKey) : current?.secretAccessKey;
+  if (!secret) throw badRequest("Please enter the secret access key");
+  const settings: RemoteSettings = {
+    enabled: change.enabled,
+    endpoint: url.origin + url.pathname.replace(/\/+$/, ""),
+    bucket: change.bucket,
+    region: change.region,
+    accessKeyId: change.accessKeyId,
+    secretAccessKey: secret,
+    prefix: change.prefix,
+  };
+  mkdirSync(backupsDir(ctx.config.dataDir), { recursive: true, mode: 0o700 });
+  writeDurably(remotePath(ctx.config.dataDir), JSON.stringify(settings, null, 2));
+  return remoteView(ctx);
+}
+
+class RemoteError extends Error {}
+
+function secretOf(ctx: AppContext, s: RemoteSettings): string {
+  try {
+    return decryptSecret(ctx.keys.secrets, s.secretAccessKey);
+  } catch {
+    // A restore from another installation brings another secret.key: the sealed secret cannot be opened.
+    throw new RemoteError("The S3 secret access key cannot be read with this installation's key: enter it again at /admin/backup-manager");
+  }
+}
+
+const objectUrl = (s: RemoteSettings, key = "") => `${s.endpoint}/${encodeURIComponent(s.bucket)}/${key.split("/").map(encodeURIComponent).join("/")}`;
+
+async function signedFetch(ctx: AppContext, s: RemoteSettings, method: string, url: string, opts: { body?: Blob; sha256?: string; contentType?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.sha256) headers["x-amz-content-sha256"] = opts.sha256;
+  if (opts.contentType) headers["content-type"] = opts.contentType;
+  const signer = new AwsV4Signer({ method, url, headers, accessKeyId: s.accessKeyId, secretAccessKey: secretOf(ctx, s), service: "s3", region: s.region });
+  const signed = await signer.sign();
+  const res = await fetch(signed.url, { method, headers: signed.headers, body: opts.body, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
+  if (!res.ok) {
+    const text = await res.text().catch(() => "");
+    const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+    throw new RemoteError(`${method} ${new URL(url).pathname} answered ${res.status}${code ? ` ${code}` : ""}`);
+  }
+  return res;
+}
+
+function fileSha256(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(path)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", () => resolve(hash.digest("hex")))
+      .on("error", reject);
+  });
+}
+
+/** Every object name under the prefix (ListObjectsV2, page by page). */
+async function listKeys(ctx: AppContext, s: RemoteSettings): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | null = null;
+  do {
+    const query = new URLSearchParams({ "list-type": "2", prefix: s.prefix, ...(token ? { "continuation-token": token } : {}) });
+    const xml = await (await signedFetch(ctx, s, "GET", `${objectUrl(s)}?${query}`)).text();
+    for (const m of xml.matchAll(/<Key>([^<]*)<\/Key>/g)) keys.push(m[1]!.replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">"));
+    token = /<IsTruncated>true<\/IsTruncated>/.test(xml) ? (/<NextContinuationToken>([^<]*)<\/NextContinuationToken>/.exec(xml)?.[1] ?? null) : null;
+  } while (token);
+  return keys;
+}
+
+/**
+ * Uploads a good backup's archive and applies the retention there (the newest `keep` scheduled backups stay).
+ * The outcome is kept with the backup (`remote`); a failure is logged and recorded, not thrown: the local backup
+ * is good either way.
+ */
+export async function copyToRemote(ctx: AppContext, backup: BackupInfo, keep: number): Promise<BackupInfo> {
+  const s = remoteSettings(ctx.config.dataDir);
+  if (!s?.enabled) return backup;
+  const key = `${s.prefix}${backup.id}.tar.gz`;
+  const path = join(backupsDir(ctx.config.dataDir), `${backup.id}.tar.gz`);
+  let remote: NonNullable<BackupInfo["remote"]>;
+  try {
+    await signedFetch(ctx, s, "PUT", objectUrl(s, key), { body: Bun.file(path), sha256: await fileSha256(path), contentType: "application/gzip" });
+    const doomed = (await listKeys(ctx, s)).filter((k) => SCHEDULED.test(k)).sort().reverse().slice(keep);
+    for (const old of doomed) await signedFetch(ctx, s, "DELETE", objectUrl(s, old));
+    remote = { at: ctx.now(), ok: true, key, error: null, deleted: doomed };
+  } catch (err) {
+    const message = err instanceof RemoteError ? err.message : `${(err as Error).message}`;
+    ctx.log(`backups: the copy of ${backup.id} to S3 failed: ${message}`);
+    remote = { at: ctx.now(), ok: false, key, error: message, deleted: [] };
+  }
+  return recordBackup(ctx.config.dataDir, { ...findBackup(ctx.config.dataDir, backup.id), remote });
+}
