@@ -136,7 +136,7 @@ export const isWaitingOnly = (c: Campaign) =>
 
 /** "3 messages queued. 2 wait for quiet hours until 8:00 AM (recipient's time)." */
 export function startedDescription(
-  result: Pick<SendResult, "queued" | "skipped" | "notice">,
+  result: Pick<SendResult, "queued" | "skipped" | "notice"> & { campaign?: { writingOutbox?: boolean } },
   delivery: DeliveryPreview | null,
 ): string {
   const waiting =

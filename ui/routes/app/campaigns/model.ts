@@ -215,7 +215,9 @@ export function describeAudience(audience: Audience, recipients: number): string
 }
 
 /** "12 messages queued; 2 skipped (1 opted out, 1 invalid)". */
-export function describeSend(result: Pick<SendResult, "queued" | "skipped">): string {
+export function describeSend(result: Pick<SendResult, "queued" | "skipped"> & { campaign?: { writingOutbox?: boolean } }): string {
+  // A large audience is queued in chunks after the start: the answer has no count yet.
+  if (result.campaign?.writingOutbox) return "Messages are being queued for every recipient; sending starts as they go in";
   const { optedOut, invalid, duplicate } = result.skipped ?? { optedOut: 0, invalid: 0, duplicate: 0 };
   const reasons = [
     optedOut && `${optedOut} opted out`,
