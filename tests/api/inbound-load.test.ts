@@ -142,7 +142,7 @@ describe("a backlog of 5,000 events", () => {
     expect(hub.replayed.largestPage).toBe(200);
   });
 
-  test("is read by automation rules 200 events a turn: its cursor stands after the 200th at the first turn, at the last one in the end", async () => {
+  test("is read by automation rules at most 200 events a turn: its cursor stands within the first 200 at the first turn, at the last one in the end", async () => {
     const acc = await t.signUpVerified();
     const ids: number[] = [];
     t.ctx.db.$client.transaction(() => {
@@ -153,7 +153,10 @@ describe("a backlog of 5,000 events", () => {
     let atFirstTurn = -1;
     setImmediate(() => (atFirstTurn = readCursor(t.ctx, "automation.rules")));
     const end = await waitFor(() => readCursor(t.ctx, "automation.rules"), (c) => c >= ids.at(-1)!);
-    expect(atFirstTurn).toBe(ids[199]!);
+    // A reader may stop short of its chunk (a time budget), never past it.
+    const firstTurn = ids.indexOf(atFirstTurn);
+    expect(firstTurn).toBeGreaterThanOrEqual(0);
+    expect(firstTurn).toBeLessThanOrEqual(199);
     expect(end).toBe(ids.at(-1)!);
   });
 });
