@@ -49,6 +49,20 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   // gzip magic: the archive opens with `tar xzf`.
   expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
 
+  // The S3-compatible destination: saved with its secret, which is never shown again.
+  await page.getByLabel("Endpoint").fill("https://s3.eu-central-1.amazonaws.com");
+  await page.getByLabel("Bucket").fill("agency-backups");
+  await page.getByLabel("Region").fill("eu-central-1");
+  await page.getByLabel("Access key id").fill("AKIAEXAMPLE");
+  await page.getByLabel("Secret access key").fill("secret-example");
+  await page.getByLabel("Upload scheduled backups").check();
+  await page.getByRole("button", { name: "Save destination" }).click();
+  await expect(page.getByTestId("toast").last()).toContainText("S3 destination saved");
+  await page.reload();
+  await expect(page.getByLabel("Bucket")).toHaveValue("agency-backups");
+  await expect(page.getByLabel("Secret access key")).toHaveValue("");
+  await expect(page.getByText("Set; leave empty to keep it")).toBeVisible();
+
   // The dashboard shows the age of that drilled backup.
   await page.goto(`${app.url}/admin/dashboard`);
   await expect(page.getByTestId("backup-age")).toContainText("0 minutes old");

@@ -12,11 +12,18 @@ export type Backup = {
   manifest: { app: string; schema: string | null; tables: Record<string, number> } | null;
   /** The last restore drill: restored into a temporary folder and checked. */
   drill?: { at: number; ok: boolean; error: string | null };
+  /** The copy to the S3-compatible destination. */
+  remote?: { at: number; ok: boolean; key: string; error: string | null };
 };
+/** The S3-compatible destination; the secret key is never sent back, only whether it is set. */
+export type BackupRemote = { enabled: boolean; endpoint: string; bucket: string; region: string; accessKeyId: string; prefix: string; secretSet: boolean };
 export type BackupSchedule = { enabled: boolean; preset: "daily" | "weekly" | "monthly" | "custom"; cron: string; keep: number; nextRunAt: number | null };
 
 /** The backups, newest first, and the newest good one that passed its restore drill. */
 export const useBackups = (enabled = true) => useApi<{ data: Backup[]; lastDrilled: Backup | null }>(enabled ? "/api/admin/backups" : null);
+export const useBackupRemote = () => useApi<BackupRemote>("/api/admin/backups/remote");
+export const saveBackupRemote = (body: Omit<BackupRemote, "secretSet"> & { secretAccessKey?: string }) =>
+  api<BackupRemote>("/api/admin/backups/remote", { method: "PUT", body });
 export const useBackupSchedule = () => useApi<BackupSchedule>("/api/admin/backups/schedule");
 
 // A backup of a large database takes a while: longer than the default 10 s.

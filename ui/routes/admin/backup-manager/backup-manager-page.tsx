@@ -19,6 +19,7 @@ import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { BackupAgeCard } from "./backup-age";
+import { RemoteCard } from "./remote-card";
 
 const size = (n: number) => (n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 const rows = (b: Backup) => (b.manifest ? Object.values(b.manifest.tables).reduce((a, n) => a + n, 0) : 0);
@@ -124,7 +125,17 @@ export function BackupManagerPage() {
             {backups.map((b) => (
               <tr key={b.id} className="border-b last:border-0" data-testid="backup-row">
                 <td className="p-3">{new Date(b.createdAt).toLocaleString()}</td>
-                <td className="p-3">{b.reason}</td>
+                <td className="p-3">
+                  {b.reason}
+                  {b.remote && (
+                    <span
+                      className={`block text-xs ${b.remote.ok ? "text-green-700" : "text-red-700"}`}
+                      title={b.remote.error ?? b.remote.key}
+                    >
+                      {b.remote.ok ? "Copied to S3" : `S3 copy failed: ${b.remote.error}`}
+                    </span>
+                  )}
+                </td>
                 <td className="p-3">
                   {b.status === "good" ? (
                     <span className="font-medium text-green-700">Good</span>
@@ -187,6 +198,7 @@ export function BackupManagerPage() {
         </table>
       </Card>
       <ScheduleCard />
+      <RemoteCard />
     </div>
   );
 }
