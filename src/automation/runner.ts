@@ -10,6 +10,7 @@ import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { businessOf, keywordsOn } from "../keywords/keywords";
 import { classify, normalForm } from "../keywords/matcher";
 import { getMessage } from "../messages/messages";
+import { lastMessagePerPhone } from "../messages/threads";
 import { enqueue } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
@@ -27,7 +28,6 @@ import { activeRules, claimRun, finishRun, getRule, type Rule, type Trigger } fr
  */
 
 const CONSUMER = "automation.rules";
-const BATCH = 200;
 const DAY = 86_400_000;
 const HOUR = 3600_000;
 /** A rule's message not sent within a day is not sent stale. */
@@ -42,28 +42,44 @@ const TRIGGERS_OF: Partial<Record<EventType, Trigger[]>> = {
 };
 const EVENT_TYPES = Object.keys(TRIGGERS_OF) as EventType[];
 
-/** Handles every event after the cursor, a batch per transaction. Answers how many runs it claimed. */
-export function processEvents(ctx: AppContext): number {
-  return processBatches(ctx, Infinity).runs;
+/** Events read per transaction, at most, and the time one chunk may take before the reader yields. */
+export const READ_CHUNK = 200;
+export const READ_BUDGET_MS = 10;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Handles one chunk of the events after the cursor (at most READ_CHUNK, stopping after READ_BUDGET_MS) in one
+ * transaction with the cursor's advance. Answers how many runs it claimed and whether events may be left.
+ */
+export function processEventsChunk(ctx: AppContext): { runs: number; more: boolean } {
+  return ctx.db.$client.transaction(() => {
+    const started = performance.now();
+    const head = lastEventId(ctx);
+    const events = readEvents(ctx, { afterId: readCursor(ctx, CONSUMER), types: EVENT_TYPES, limit: READ_CHUNK });
+    let runs = 0;
+    let last = 0;
+    for (const e of events) {
+      if (last && performance.now() - started >= READ_BUDGET_MS) break;
+      runs += handleEvent(ctx, e);
+      last = e.id;
+    }
+    // Past a short chunk read to its end nothing relevant is left: the cursor skips the other events up to the head.
+    const more = events.length === READ_CHUNK || last !== (events.at(-1)?.id ?? 0);
+    advanceCursor(ctx, CONSUMER, more ? last : head);
+    return { runs, more };
+  })();
 }
 
-/** At most `batches` batches of BATCH events; `more` when events are left after them. */
-function processBatches(ctx: AppContext, batches: number): { runs: number; more: boolean } {
-  const db = ctx.db.$client;
+/** Handles every event after the cursor, a chunk at a time with a turn of the event loop between. Answers the runs. */
+export async function processEvents(ctx: AppContext): Promise<number> {
   let runs = 0;
-  for (let batch = 0; batch < batches; batch++) {
-    const more = db.transaction(() => {
-      const head = lastEventId(ctx);
-      const events = readEvents(ctx, { afterId: readCursor(ctx, CONSUMER), types: EVENT_TYPES, limit: BATCH });
-      for (const e of events) runs += handleEvent(ctx, e);
-      // Past a short batch nothing relevant is left: the cursor skips the other events up to the head.
-      const full = events.length === BATCH;
-      advanceCursor(ctx, CONSUMER, full ? events[events.length - 1]!.id : head);
-      return full;
-    })();
-    if (!more) return { runs, more: false };
+  for (;;) {
+    const chunk = processEventsChunk(ctx);
+    runs += chunk.runs;
+    if (!chunk.more) return runs;
+    await nextTurn();
   }
-  return { runs, more: true };
 }
 
 function contactOfEvent(ctx: AppContext, e: AppEvent): ContactRow | null {
@@ -297,6 +313,16 @@ function monthDay(value: string): [number, number] | null {
 
 const PAGE = 500;
 
+/** A checkpoint that yields to the event loop once READ_BUDGET_MS went by since the last turn. */
+function slices() {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < READ_BUDGET_MS) return;
+    await nextTurn();
+    since = performance.now();
+  };
+}
+
 /** Every contact of the account matching a condition, page by page. */
 function* contactsWhere(ctx: AppContext, userId: string, condition: ReturnType<typeof sql>) {
   for (let page = 1; ; page++) {
@@ -308,17 +334,21 @@ function* contactsWhere(ctx: AppContext, userId: string, condition: ReturnType<t
 
 /**
  * The clock's triggers at ctx.now(): birthdays whose date and hour have come in the contact's zone (once a year
- * per contact), and contacts inactive for the rule's days (once per quiet spell: the key holds its last activity).
+ * per contact), and contacts with no message either way for the rule's days (once per quiet spell: the key holds
+ * the time of the last message; a contact never texted either way has had no spell to end). Each run is its own
+ * transaction, and the event loop gets a turn every few milliseconds. Answers how many runs it made.
  */
-export function runClockTriggers(ctx: AppContext): number {
+export async function runClockTriggers(ctx: AppContext): Promise<number> {
   let runs = 0;
   const now = ctx.now();
+  const slice = slices();
   for (const rule of activeRules(ctx, null, ["birthday", "inactive"])) {
     const owner = findUserById(ctx, rule.userId);
     if (!owner) continue;
     if (rule.trigger === "birthday") {
       const field = rule.triggerConfig.field!;
       for (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(field)} IS NOT NULL`)) {
+        await slice();
         const contact = findContact(ctx, rule.userId, id);
         const md = contact && monthDay(String(contact.customFields?.[field] ?? ""));
         if (!contact || !md) continue;
@@ -328,9 +358,17 @@ export function runClockTriggers(ctx: AppContext): number {
       }
     } else {
       const cutoff = now - rule.triggerConfig.days! * DAY;
-      for (const id of contactsWhere(ctx, rule.userId, compileConditions({ lastEngaged: { lte: new Date(cutoff).toISOString() } }, now))) {
-        const contact = findContact(ctx, rule.userId, id);
-        if (contact?.lastEngagedAt && runRule(ctx, rule, contact, `inactive:${contact.id}:${contact.lastEngagedAt.getTime()}`, null)) runs++;
+      for (let after = ""; ; ) {
+        await slice();
+        const page = lastMessagePerPhone(ctx, rule.userId, after, PAGE);
+        for (const { phone, last } of page) {
+          if (last > cutoff) continue;
+          await slice();
+          const contact = findByPhone(ctx, rule.userId, phone);
+          if (contact && runRule(ctx, rule, contact, `inactive:${contact.id}:${last}`, null)) runs++;
+        }
+        if (page.length < PAGE) break;
+        after = page.at(-1)!.phone;
       }
     }
   }
@@ -351,9 +389,9 @@ export function startAutomation(ctx: AppContext) {
     scheduled = false;
     if (stopped) return;
     try {
-      // One batch per turn of the event loop: a backlog (after downtime, or a burst of imports and webhooks) is
+      // One chunk per turn of the event loop: a backlog (after downtime, or a burst of imports and webhooks) is
       // worked off between requests rather than holding them all up.
-      if (processBatches(ctx, 1).more) {
+      if (processEventsChunk(ctx).more) {
         scheduled = true;
         setImmediate(run);
       }
@@ -376,17 +414,19 @@ export function startAutomation(ctx: AppContext) {
     onEventsCommitted(ctx, null, "automation");
   });
   registerJobHandler(ctx, TICK, () => {
-    // The jobs runner's turn holds the loop too: one batch here, the rest as above.
-    if (processBatches(ctx, 1).more && !scheduled) {
+    // The jobs runner's turn holds the loop too: one chunk here, the rest as above.
+    if (processEventsChunk(ctx).more && !scheduled) {
       scheduled = true;
       setImmediate(run);
     }
     return { runAgainAt: ctx.now() + 60_000 };
   }, { transactional: true, maxAttempts: Infinity });
-  registerJobHandler(ctx, CLOCK, () => {
-    runClockTriggers(ctx);
+  // Not transactional: each run commits on its own and the triggers yield every few milliseconds. A lease, so a
+  // run that died with the process is taken over after a restart (the runs' keys keep it from repeating any).
+  registerJobHandler(ctx, CLOCK, async () => {
+    await runClockTriggers(ctx);
     return { runAgainAt: (Math.floor(ctx.now() / HOUR) + 1) * HOUR };
-  }, { transactional: true, maxAttempts: Infinity });
+  }, { maxAttempts: Infinity, leaseMs: 10 * 60_000 });
   registerJobHandler(ctx, EMAIL, async (c, job) => {
     const p = job.payload as { to: string; subject: string; text: string };
     await c.mailer.send({ to: p.to, subject: p.subject, text: p.text, purpose: "automation rule email" });

@@ -272,8 +272,9 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   const pass: JobPass = new Map();
   const leased: { id: string; handler: Handler }[] = [];
   db.transaction(() => {
-    for (const { id, kind } of due) {
-      if (performance.now() - started >= budget) {
+    for (const [i, { id, kind }] of due.entries()) {
+      // The first job always runs, so a pass makes progress however little time it has.
+      if (i > 0 && performance.now() - started >= budget) {
         more = true;
         break;
       }

@@ -69,3 +69,13 @@ export function phonesWithText(ctx: AppContext, userId: string, text: string, li
     .all(userId, pattern, limit) as { phone: string }[];
   return rows.map((r) => r.phone);
 }
+
+/**
+ * An account's phones after `after` in phone order, at most `limit`, each with the time (ms) of its last message
+ * either way: the automation rules' `inactive` trigger pages through them (the (user_id, phone, created_at) index).
+ */
+export function lastMessagePerPhone(ctx: AppContext, userId: string, after: string, limit: number): { phone: string; last: number }[] {
+  return ctx.db.$client
+    .query(`SELECT phone, max(created_at) AS last FROM messages WHERE user_id = ? AND phone > ? GROUP BY phone ORDER BY phone LIMIT ?`)
+    .all(userId, after, limit) as { phone: string; last: number }[];
+}

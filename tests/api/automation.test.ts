@@ -128,7 +128,7 @@ describe("automation rule calls", () => {
     expect((await call(b, "GET", "/api/automation-rules")).body.data.map((r: any) => r.id)).toEqual([rb.id]);
     await contact(a, { firstName: "Ann", phone: "+14155550301" });
     await runsReach(a, ra.id, 1);
-    processEvents(t.ctx);
+    await processEvents(t.ctx);
     expect(await runs(b, rb.id)).toEqual([]);
     const other = await post(b, "/api/automation/events", { type: "purchase", phone: "+14155550301" });
     expect([other.status, other.body.message]).toEqual([400, "Contact not found"]);
@@ -157,7 +157,7 @@ describe("triggers fire once per event", () => {
     expect(m.body).toEqual({ ran: 1 });
     // One run per tag event: fresh, vip, welcomed, buyer, picked.
     const anyRuns = await waitFor(() => runs(acc, anyTag.id), (r) => r.length === 5);
-    expect(processEvents(t.ctx)).toBe(0);
+    expect(await processEvents(t.ctx)).toBe(0);
     const tags = JSON.parse(contactByPhone(acc, "+14155550401").tags);
     expect(tags).toEqual(["fresh", "vip", "welcomed", "buyer", "picked"]);
     expect((await runs(acc, created.id)).map((r) => [r.contactId, r.outcome, r.detail])).toEqual([[c.id, "done", ["Tags added: fresh"]]]);
@@ -185,7 +185,7 @@ describe("triggers fire once per event", () => {
     text("+14155550502", "deals");
     await runsReach(acc, hours.id, 1);
     await runsReach(acc, deals.id, 2);
-    expect(processEvents(t.ctx)).toBe(0);
+    expect(await processEvents(t.ctx)).toBe(0);
 
     expect((await runs(acc, anyOptIn.id)).length).toBe(2);
     expect((await runs(acc, joinOptIn.id)).map((r) => r.contactId)).toEqual([contactByPhone(acc, "+14155550501").id]);
@@ -202,8 +202,8 @@ describe("triggers fire once per event", () => {
     expect(contactByPhone(acc, "+14155550501").status).toBe("subscribed");
   });
 
-  test("birthday at the chosen hour in the contact's zone, once a year; inactive after N days, once per quiet spell (fake clock)", async () => {
-    const { acc, text } = await simulatorAccount();
+  test("birthday at the chosen hour in the contact's zone, once a year (fake clock)", async () => {
+    const { acc } = await simulatorAccount();
     const realNow = t.ctx.now;
     try {
       const bday = await rule(acc, { trigger: "birthday", triggerConfig: { field: "birthday", hour: 9 }, actions: { sendMessage: "Happy birthday {firstName}!" } });
@@ -211,34 +211,72 @@ describe("triggers fire once per event", () => {
       await contact(acc, { firstName: "Ny", phone: "+14155550602", customFields: { birthday: "07/04/1985" } });
       // 08:00 in Los Angeles, 11:00 in New York (the account's zone): only Ny's hour has come.
       t.ctx.now = () => Date.parse("2026-07-04T15:00:00Z");
-      runClockTriggers(t.ctx);
+      await runClockTriggers(t.ctx);
       expect((await runs(acc, bday.id)).length).toBe(1);
       t.ctx.now = () => Date.parse("2026-07-04T16:00:00Z");
-      runClockTriggers(t.ctx);
-      runClockTriggers(t.ctx);
+      await runClockTriggers(t.ctx);
+      await runClockTriggers(t.ctx);
       expect((await runs(acc, bday.id)).length).toBe(2);
       expect(outbound(acc, "+14155550601").map((m) => m.content)).toEqual(["Happy birthday Lou!"]);
       expect(outbound(acc, "+14155550602").map((m) => m.content)).toEqual(["Happy birthday Ny!"]);
       t.ctx.now = () => Date.parse("2026-07-05T16:00:00Z");
-      runClockTriggers(t.ctx);
+      await runClockTriggers(t.ctx);
       expect((await runs(acc, bday.id)).length).toBe(2);
-      await call(acc, "DELETE", `/api/automation-rules/${bday.id}`);
+    } finally {
+      t.ctx.now = realNow;
+    }
+  });
 
-      const start = Date.parse("2026-08-01T12:00:00Z");
+  test("inactive: no message either way for N days, once per quiet spell; a contact never texted either way does not fire (fake clock)", async () => {
+    const { acc, text } = await simulatorAccount();
+    const realNow = t.ctx.now;
+    const DAYS = 86_400_000;
+    try {
+      // Just after the sign-up, while the account's trial lets it send.
+      const start = Math.ceil(realNow() / 1000) * 1000 + 1000;
+      const [a, b, never] = ["+14155550611", "+14155550612", "+14155550613"];
+      await contact(acc, { firstName: "In", phone: a });
+      await contact(acc, { firstName: "Out", phone: b });
+      await contact(acc, { firstName: "Never", phone: never });
+      // B wrote 10 days before the start and was written to at the start: its quiet spell starts at the start.
+      t.ctx.now = () => start - 10 * DAYS;
+      text(b, "hello");
       t.ctx.now = () => start;
       const quiet = await rule(acc, { trigger: "inactive", triggerConfig: { days: 30 }, actions: { addTags: ["dormant"] } });
-      text("+14155550601", "hi");
-      t.ctx.now = () => start + 29 * 86_400_000;
-      runClockTriggers(t.ctx);
-      expect(await runs(acc, quiet.id)).toEqual([]);
-      t.ctx.now = () => start + 31 * 86_400_000;
-      runClockTriggers(t.ctx);
-      runClockTriggers(t.ctx);
-      expect((await runs(acc, quiet.id)).map((r) => r.contactId)).toEqual([contactByPhone(acc, "+14155550601").id]);
-      text("+14155550601", "back");
-      t.ctx.now = () => start + 62 * 86_400_000;
-      runClockTriggers(t.ctx);
-      expect((await runs(acc, quiet.id)).length).toBe(2);
+      text(a, "hi");
+      const shipped = await post(acc, "/api/messages/send", { phone: b, content: "Your order shipped" });
+      expect([shipped.status, shipped.body.message]).toEqual([202, undefined]);
+      // Read on the real clock: the session would have expired on the fake one.
+      const ruleRuns = async () => {
+        const fake = t.ctx.now;
+        t.ctx.now = realNow;
+        try {
+          return await runs(acc, quiet.id);
+        } finally {
+          t.ctx.now = fake;
+        }
+      };
+      const fired = async () => (await ruleRuns()).map((r) => r.contactId).sort();
+      // 25 days after B's inbound alone would be 35: the outbound counts, so nobody yet.
+      t.ctx.now = () => start + 25 * DAYS;
+      expect(await runClockTriggers(t.ctx)).toBe(0);
+      t.ctx.now = () => start + 30 * DAYS - 1;
+      expect(await runClockTriggers(t.ctx)).toBe(0);
+      t.ctx.now = () => start + 30 * DAYS;
+      expect(await runClockTriggers(t.ctx)).toBe(2);
+      expect(await runClockTriggers(t.ctx)).toBe(0);
+      expect(await fired()).toEqual([contactByPhone(acc, a).id, contactByPhone(acc, b).id].sort());
+      // A writes again: a new spell, which fires 30 days later; B's spell goes on and fires nothing more.
+      t.ctx.now = () => start + 40 * DAYS;
+      text(a, "back");
+      t.ctx.now = () => start + 70 * DAYS - 1;
+      expect(await runClockTriggers(t.ctx)).toBe(0);
+      t.ctx.now = () => start + 70 * DAYS;
+      expect(await runClockTriggers(t.ctx)).toBe(1);
+      expect((await ruleRuns()).filter((r) => r.contactId === contactByPhone(acc, a).id)).toHaveLength(2);
+      expect((await ruleRuns()).filter((r) => r.contactId === contactByPhone(acc, b).id)).toHaveLength(1);
+      expect(JSON.parse(contactByPhone(acc, never).tags)).toEqual([]);
+      expect(JSON.parse(contactByPhone(acc, a).tags)).toEqual(["dormant"]);
     } finally {
       t.ctx.now = realNow;
     }
@@ -349,7 +387,7 @@ describe("through a restart", () => {
     await waitFor(ruleRuns, (x) => x.length === 2);
     text("Join!");
     const all = await waitFor(ruleRuns, (x) => x.length === 3);
-    expect(processEvents(server.ctx)).toBe(0);
+    expect(await processEvents(server.ctx)).toBe(0);
     expect(all.every((x) => x.outcome === "done")).toBe(true);
     expect(new Set(all.map((x) => x.eventId)).size).toBe(3);
     const user = findUserByEmail(server.ctx, env.ADMIN_EMAIL)!;

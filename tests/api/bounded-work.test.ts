@@ -1,0 +1,111 @@
+// Background work never holds the event loop for long (issue 15, for issue 13's latency target): the jobs runner
+// drains due jobs in passes of at most DUE_BATCH jobs (fewer when its time budget runs out) with a turn of the event
+// loop between passes, and the drips' and the automation rules' event readers handle at most READ_CHUNK events per
+// transaction (fewer when their time budget runs out first), yielding between chunks. Against an in-memory database with a fake clock; the turns are counted with
+// setImmediate, which runs only when the loop is free.
+import { beforeEach, describe, expect, test } from "bun:test";
+import { openDatabase } from "../../db/client";
+import { processEvents as processRuleEvents, processEventsChunk, READ_CHUNK as RULES_CHUNK } from "../../src/automation/runner";
+import type { AppContext } from "../../src/context";
+import { processEvents, readExitsChunk, READ_CHUNK } from "../../src/drips/runner";
+import { advanceCursor, appendEvent, readCursor } from "../../src/events/events";
+import { DUE_BATCH, enqueueJob, registerJobHandler, runDueJobs, startJobRunner } from "../../src/jobs/jobs";
+
+const T0 = Date.parse("2026-03-01T12:00:00Z");
+let ctx: AppContext;
+
+beforeEach(() => {
+  ctx = { db: openDatabase(":memory:"), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
+  ctx.db.$client.run(`INSERT INTO users (id, email) VALUES ('u1', 'u1@example.com')`);
+});
+
+/** Counts the turns the event loop gets while `work` runs. */
+async function turnsDuring(work: () => Promise<unknown>) {
+  let turns = 0;
+  let on = true;
+  const tick = () => {
+    if (!on) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  await work();
+  on = false;
+  return turns;
+}
+
+/** `n` contact.tagged events of contacts in no drip and no rule: each is read and handled, and nothing follows. */
+function backlog(n: number) {
+  ctx.db.$client.transaction(() => {
+    for (let i = 0; i < n; i++) appendEvent(ctx, { userId: "u1", type: "contact.tagged", subject: { kind: "contact", id: `c${i}` }, payload: { tags: ["x"] } });
+  })();
+}
+
+describe("the jobs runner", () => {
+  test("a pass runs at most DUE_BATCH jobs; with its budget spent it stops after the first and says there is more", () => {
+    const ran: string[] = [];
+    registerJobHandler(ctx, "step", (_c, job) => void ran.push(job.key), { transactional: true });
+    for (let i = 0; i < DUE_BATCH + 50; i++) enqueueJob(ctx, { kind: "step", key: `s${String(i).padStart(3, "0")}`, runAt: T0 - 1000 + i });
+    expect(runDueJobs(ctx, { budgetMs: 0 })).toMatchObject({ claimed: 1, more: true });
+    expect(ran).toEqual(["s000"]);
+    expect(runDueJobs(ctx)).toMatchObject({ claimed: DUE_BATCH, more: true });
+    expect(runDueJobs(ctx)).toMatchObject({ claimed: 49, more: false });
+    expect(ran).toHaveLength(DUE_BATCH + 50);
+    // The longest-waiting first.
+    expect(ran).toEqual([...ran].sort());
+  });
+
+  test("started, it drains 1,000 due jobs without waiting for a tick, a pass at a time with the event loop's turns between", async () => {
+    let turn = 0;
+    let on = true;
+    const tick = () => {
+      if (!on) return;
+      turn++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seenAt: number[] = [];
+    let done!: () => void;
+    const all = new Promise<void>((resolve) => (done = resolve));
+    registerJobHandler(ctx, "step", () => {
+      seenAt.push(turn);
+      if (seenAt.length === 1000) done();
+    }, { transactional: true });
+    for (let i = 0; i < 1000; i++) enqueueJob(ctx, { kind: "step", key: `s${i}`, runAt: T0 });
+    startJobRunner(ctx);
+    await all;
+    on = false;
+    for (const stop of ctx.onStop) await stop();
+    const perTurn = new Map<number, number>();
+    for (const t of seenAt) perTurn.set(t, (perTurn.get(t) ?? 0) + 1);
+    // No turn of the loop ran more than one pass; the 1,000 jobs took at least ten of them.
+    expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(DUE_BATCH);
+    expect(perTurn.size).toBeGreaterThanOrEqual(1000 / DUE_BATCH);
+  });
+});
+
+describe("the event readers", () => {
+  test("the drips' exit reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
+    advanceCursor(ctx, "drips.exits", 0);
+    backlog(2 * READ_CHUNK + 50);
+    // At most READ_CHUNK, fewer when its time budget runs out first.
+    expect(readExitsChunk(ctx)).toBe(true);
+    expect(readCursor(ctx, "drips.exits")).toBeGreaterThan(0);
+    expect(readCursor(ctx, "drips.exits")).toBeLessThanOrEqual(READ_CHUNK);
+    const turns = await turnsDuring(() => processEvents(ctx));
+    expect(readCursor(ctx, "drips.exits")).toBe(2 * READ_CHUNK + 50);
+    expect(turns).toBeGreaterThanOrEqual(1);
+    expect(readExitsChunk(ctx)).toBe(false);
+  });
+
+  test("the automation rules' reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
+    advanceCursor(ctx, "automation.rules", 0);
+    backlog(2 * RULES_CHUNK + 50);
+    expect(processEventsChunk(ctx)).toEqual({ runs: 0, more: true });
+    expect(readCursor(ctx, "automation.rules")).toBeGreaterThan(0);
+    expect(readCursor(ctx, "automation.rules")).toBeLessThanOrEqual(RULES_CHUNK);
+    const turns = await turnsDuring(() => processRuleEvents(ctx));
+    expect(readCursor(ctx, "automation.rules")).toBe(2 * RULES_CHUNK + 50);
+    expect(turns).toBeGreaterThanOrEqual(1);
+  });
+});
