@@ -1,0 +1,150 @@
+// Dashboards at scale (issue 17 items 1-3): bun scripts/bench/dashboards.ts [messages=1000000] [contacts=100000]
+// 1. One account's history seeded by scripts/bench/seed-results.ts (1,000,000 campaign messages across 200
+//    campaigns over 90 days, three sender numbers, 1% replies) plus `contacts` contacts added over the same days, 2%
+//    of them opted out; then the 50th and 95th percentiles of every dashboard read (the advanced home's and the
+//    dashboard's overview, the charts over 7, 30 and 90 days, the simple home's summary). Baseline, in the same
+//    run: GET /api/health through the same server and client. Also: migration 0020's backfill of these messages.
+// 2. What the rollup triggers (migration 0020) cost the send path's writes: 50,000 campaign messages inserted
+//    queued, then marked sending, sent and delivered in 1,000-row transactions on the real schema in memory, with
+//    and without the triggers, interleaved five times; the best of each in CPU time.
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
+import { loadConfig } from "../../src/config";
+import { rateLimiterFor } from "../../src/http/rate-limit";
+import { grantLicense } from "../../src/licenses/licenses";
+import { startServer } from "../../src/server";
+import { seedResults } from "./seed-results";
+
+const MESSAGES = Number(process.argv[2] ?? 1_000_000);
+const CONTACTS = Number(process.argv[3] ?? 100_000);
+const RUNS = 200;
+const DAY = 86_400_000;
+const f = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-dashboards-"));
+const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
+rateLimiterFor(server.ctx).enabled = false;
+const db = server.ctx.db.$client;
+const origin = new URL(server.ctx.config.publicUrl).origin;
+
+const reg = (await fetch(server.url + "/api/auth/register", {
+  method: "POST",
+  headers: { "content-type": "application/json", origin },
+  body: JSON.stringify({ email: "dashboards@example.com", password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" }),
+}).then((r) => r.json())) as { token: string; user: { id: string } };
+const { token } = reg;
+const userId = reg.user.id;
+db.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
+db.run("UPDATE users SET email_verified = 1, timezone = 'America/Chicago' WHERE id = ?", [userId]);
+grantLicense(server.ctx, userId, "enterprise", 30);
+
+const now = Date.now();
+const seeded = seedResults(db, { userId, now, messages: MESSAGES });
+const insertContact = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, source, created_at) VALUES (?, ?, 'Guest', ?, ?, 'import', ?)`);
+const insertConsent = db.prepare(`INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at) VALUES (?, ?, ?, 'opt_out', 'provider', 'STOP', ?)`);
+db.transaction(() => {
+  for (let i = 0; i < CONTACTS; i++) {
+    const id = Bun.randomUUIDv7();
+    const at = now - Math.floor(((i * 7919) % CONTACTS) / CONTACTS * 90 * DAY);
+    insertContact.run(id, userId, `N${i}`, `+1646${String(2_000_000 + i).padStart(7, "0")}`, at);
+    if (i % 50 === 0) insertConsent.run(Bun.randomUUIDv7(), id, userId, Math.min(now - 1000, at + DAY));
+  }
+})();
+const rollupRows = (db.query(`SELECT count(*) AS n FROM message_rollups WHERE user_id = ?`).get(userId) as { n: number }).n;
+console.log(
+  `seeded ${f(MESSAGES)} messages across ${seeded.campaignIds.length} campaigns (+${f(seeded.replies)} replies) in ${f(seeded.ms / 1000, 1)} s, ` +
+    `and ${f(CONTACTS)} contacts; the account's rollups: ${f(rollupRows)} rows`,
+);
+db.exec("ANALYZE");
+
+// Migration 0020's backfill of these messages, timed on a copy of its statement (the rows are put back as they were).
+const backfill = migrationSql["0020_message_rollups"]!.split("--> statement-breakpoint").find((s) => s.includes("INSERT INTO `message_rollups`") && s.includes("GROUP BY"))!;
+db.exec("BEGIN");
+db.run("DELETE FROM message_rollups");
+let t0 = performance.now();
+db.exec(backfill);
+const backfillMs = performance.now() - t0;
+db.exec("ROLLBACK");
+console.log(`migration 0020's backfill of ${f(MESSAGES + seeded.replies)} messages: ${f(backfillMs)} ms`);
+
+const call = async (path: string) => {
+  const res = await fetch(server.url + path, { headers: { authorization: `Bearer ${token}`, origin } });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
+  return text;
+};
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+async function timed(path: string) {
+  for (let i = 0; i < 10; i++) await call(path);
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    await call(path);
+    times.push(performance.now() - t);
+  }
+  return { p50: pct(times, 0.5), p95: pct(times, 0.95) };
+}
+
+const reads: [string, string][] = [
+  ["baseline GET /api/health", "/api/health"],
+  ["overview (homes, dashboard cards)", "/api/results/overview"],
+  ["charts, 7 days", "/api/results/series?days=7"],
+  ["charts, 30 days", "/api/results/series?days=30"],
+  ["charts, 90 days", "/api/results/series?days=90"],
+  ["simple home summary", "/api/analytics/summary"],
+];
+const sample = JSON.parse(await call("/api/results/series?days=90")) as { totals: { sent: number; replies: number; optOuts: number; newContacts: number } };
+console.log(`90-day totals: ${f(sample.totals.sent)} sent, ${f(sample.totals.replies)} replies, ${f(sample.totals.optOuts)} opt-outs, ${f(sample.totals.newContacts)} new contacts`);
+for (const [label, path] of reads) {
+  const r = await timed(path);
+  console.log(`${label.padEnd(36)} p50 ${f(r.p50, 1).padStart(6)} ms   p95 ${f(r.p95, 1).padStart(6)} ms`);
+}
+await server.stop();
+rmSync(dataDir, { recursive: true, force: true });
+
+// 2. The triggers' cost on the send path's writes.
+const N = 50_000;
+function fresh(withRollups: boolean) {
+  const mem = new Database(":memory:");
+  mem.exec("PRAGMA foreign_keys = ON");
+  for (const e of migrationJournal.entries) for (const s of migrationSql[e.tag]!.split("--> statement-breakpoint")) mem.exec(s);
+  if (!withRollups) for (const t of ["insert", "update", "delete"]) mem.exec(`DROP TRIGGER message_rollups_${t}`);
+  mem.exec(`INSERT INTO users (id, email, password_hash) VALUES ('u','u@x','x')`);
+  mem.exec(`INSERT INTO campaigns (id, user_id, name) VALUES ('c','u','c')`);
+  mem.exec(`INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted) VALUES ('p','u','simulator','p','')`);
+  mem.exec(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number) VALUES ('n','u','p','+14155550100')`);
+  return mem;
+}
+function run(withRollups: boolean) {
+  const mem = fresh(withRollups);
+  const ins = mem.prepare(`INSERT INTO messages (id, user_id, campaign_id, phone, content, direction, status, kind, phone_number_id, provider_id) VALUES (?, 'u', 'c', ?, 'Hi', 'outbound', 'queued', 'campaign', 'n', 'p')`);
+  const up1 = mem.prepare(`UPDATE messages SET status = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ?`);
+  const up2 = mem.prepare(`UPDATE messages SET status = 'sent', sent_at = ?, provider_message_id = ? WHERE id = ?`);
+  const up3 = mem.prepare(`UPDATE messages SET status = 'delivered', delivered_at = ? WHERE id = ?`);
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < N; i += 1000) mem.transaction(() => { for (let j = i; j < i + 1000; j++) ins.run(`m${j}`, `+1415${String(j).padStart(7, "0")}`); })();
+  for (const st of [up1, up2, up3]) {
+    for (let i = 0; i < N; i += 1000) {
+      mem.transaction(() => {
+        for (let j = i; j < i + 1000; j++) (st === up2 ? st.run(1_795_000_000_000 + j * 10, `p${j}`, `m${j}`) : st.run(1, `m${j}`));
+      })();
+    }
+  }
+  const u = process.cpuUsage(c0);
+  const kept = withRollups ? (mem.query(`SELECT status, sum(n) AS n FROM message_rollups GROUP BY status`).all() as { status: string; n: number }[]) : [];
+  mem.close();
+  return { ms: (u.user + u.system) / 1000, kept };
+}
+const best = { on: Infinity, off: Infinity };
+for (let r = 0; r < 5; r++) {
+  const off = run(false);
+  const on = run(true);
+  best.off = Math.min(best.off, off.ms);
+  best.on = Math.min(best.on, on.ms);
+  if (r === 0) console.log("rollups kept:", JSON.stringify(on.kept));
+}
+console.log(`send-path writes of ${f(N)} messages (insert + 3 status updates), best of 5, CPU: without 0020's triggers ${f(best.off)} ms, with ${f(best.on)} ms (+${f((best.on / best.off - 1) * 100, 1)}%)`);
+process.exit(0);
