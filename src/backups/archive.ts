@@ -1,15 +1,20 @@
 import { createHash } from "node:crypto";
-import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, fsyncSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { createGunzip, gzipSync } from "node:zlib";
 
 /**
  * A backup archive is a gzipped POSIX tar (ustar) of plain files, so `tar xzf` opens it anywhere. Only what
- * backups need: regular files with short names, written whole and read as a stream.
+ * backups need: regular files with short names, written and read as streams.
  */
 
-export type ArchiveEntry = { name: string; data: Uint8Array };
+/** An entry from memory (the manifest) or read from a file as it is written (the database). */
+export type ArchiveEntry = { name: string; data: Uint8Array } | { name: string; file: string };
 
 const BLOCK = 512;
+/** The tar stream is gzipped in pieces of this size, each a gzip member: gunzip and tar read them as one stream. */
+const PIECE = 8 * 1024 * 1024;
+/** ustar's size field: 11 octal digits. */
+const MAX_ENTRY = 8 ** 11 - 1;
 
 function octal(value: number, width: number): string {
   return value.toString(8).padStart(width - 1, "0") + "\0";
@@ -33,16 +38,75 @@ function header(name: string, size: number, mtimeSeconds: number): Uint8Array {
   return h;
 }
 
-export function packArchive(entries: ArchiveEntry[], mtimeMs: number): Uint8Array {
-  const parts: Uint8Array[] = [];
-  for (const entry of entries) {
-    if (new TextEncoder().encode(entry.name).length > 99) throw new Error(`archive entry name too long: ${entry.name}`);
-    parts.push(header(entry.name, entry.data.length, Math.floor(mtimeMs / 1000)), entry.data);
-    const pad = (BLOCK - (entry.data.length % BLOCK)) % BLOCK;
-    if (pad) parts.push(new Uint8Array(pad));
+/**
+ * Writes a .tar.gz to `path` (created 0600; the caller fsyncs and renames it), reading file entries piece by
+ * piece, so memory stays small whatever the database's size. Each entry's size and SHA-256 are computed on the
+ * way; `last` makes the closing entry from them (the manifest, which names the others' hashes), in the same pass.
+ * Synchronous: it also runs inside the database's open, before the migrations.
+ */
+export function writeArchive(
+  path: string,
+  first: ArchiveEntry[],
+  mtimeMs: number,
+  last?: (files: Record<string, { size: number; sha256: string }>) => ArchiveEntry,
+): Record<string, { size: number; sha256: string }> {
+  const out = openSync(path, "w", 0o600);
+  const files: Record<string, { size: number; sha256: string }> = {};
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const emit = (data: Uint8Array) => {
+    pending.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    pendingBytes += data.byteLength;
+    if (pendingBytes >= PIECE) flush();
+  };
+  const flush = () => {
+    if (!pendingBytes) return;
+    writeSync(out, gzipSync(Buffer.concat(pending)));
+    pending = [];
+    pendingBytes = 0;
+  };
+  try {
+    const entries: Iterable<ArchiveEntry> = (function* () {
+      yield* first;
+      if (last) yield last(files);
+    })();
+    for (const entry of entries) {
+      if (new TextEncoder().encode(entry.name).length > 99) throw new Error(`archive entry name too long: ${entry.name}`);
+      const hash = createHash("sha256");
+      let size: number;
+      if ("data" in entry) {
+        size = entry.data.length;
+        emit(header(entry.name, size, Math.floor(mtimeMs / 1000)));
+        emit(entry.data);
+        hash.update(entry.data);
+      } else {
+        size = statSync(entry.file).size;
+        if (size > MAX_ENTRY) throw new Error(`${entry.name} is larger than a tar entry may be (8 GB)`);
+        emit(header(entry.name, size, Math.floor(mtimeMs / 1000)));
+        const fd = openSync(entry.file, "r");
+        try {
+          for (let at = 0; at < size; ) {
+            const piece = Buffer.allocUnsafe(Math.min(PIECE, size - at));
+            const n = readSync(fd, piece, 0, piece.length, at);
+            if (n <= 0) throw new Error(`${entry.file} shrank while it was archived`);
+            emit(piece.subarray(0, n));
+            hash.update(piece.subarray(0, n));
+            at += n;
+          }
+        } finally {
+          closeSync(fd);
+        }
+      }
+      files[entry.name] = { size, sha256: hash.digest("hex") };
+      const pad = (BLOCK - (size % BLOCK)) % BLOCK;
+      if (pad) emit(new Uint8Array(pad));
+    }
+    emit(new Uint8Array(BLOCK * 2));
+    flush();
+  } finally {
+    closeSync(out);
   }
-  parts.push(new Uint8Array(BLOCK * 2));
-  return gzipSync(Buffer.concat(parts));
+  return files;
 }
 
 export class ArchiveError extends Error {}

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -22,7 +22,7 @@ import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import { deriveKey, loadOrCreateSecretKey } from "../secrets/secret-key";
 import { VERSION } from "../version";
-import { ArchiveError, extractArchive, packArchive } from "./archive";
+import { ArchiveError, extractArchive, writeArchive } from "./archive";
 
 /**
  * Verified backups of the database and secret.key, kept as .tar.gz archives in DATA_DIR/backups, each with a
@@ -88,7 +88,6 @@ export async function waitForBackupLock(dataDir: string): Promise<() => void> {
   return takeBackupLock(dataDir);
 }
 
-const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
 function ensureDir(dataDir: string) {
   const dir = backupsDir(dataDir);
@@ -155,29 +154,26 @@ export function writeBackup(sqlite: Database, dataDir: string, reason: string, n
     sqlite.query("VACUUM INTO ?").run(copyPath);
     fsyncFile(copyPath);
     const { tables, schema } = inspectDatabase(copyPath);
-    const db = readFileSync(copyPath);
-    const key = readFileSync(join(dataDir, KEY_FILE));
-    const manifest: Manifest = {
-      format: 1,
-      app: VERSION,
-      schema,
-      createdAt: new Date(now).toISOString(),
-      reason,
-      tables,
-      files: { [DB_FILE]: { size: db.length, sha256: sha256(db) }, [KEY_FILE]: { size: key.length, sha256: sha256(key) } },
-    };
-    const archive = packArchive(
+    let manifest!: Manifest;
+    const tmp = `${archivePath(dataDir, id)}.tmp`;
+    writeArchive(
+      tmp,
       [
-        { name: MANIFEST_FILE, data: Buffer.from(JSON.stringify(manifest, null, 2)) },
-        { name: DB_FILE, data: db },
-        { name: KEY_FILE, data: key },
+        { name: DB_FILE, file: copyPath },
+        { name: KEY_FILE, file: join(dataDir, KEY_FILE) },
       ],
       now,
+      (files) => {
+        manifest = { format: 1, app: VERSION, schema, createdAt: new Date(now).toISOString(), reason, tables, files: { ...files } };
+        return { name: MANIFEST_FILE, data: Buffer.from(JSON.stringify(manifest, null, 2)) };
+      },
     );
-    writeDurably(archivePath(dataDir, id), archive);
-    return recordBackup(dataDir, { id, size: archive.length, createdAt: now, reason, status: "good", error: null, manifest });
+    fsyncFile(tmp);
+    renameSync(tmp, archivePath(dataDir, id));
+    return recordBackup(dataDir, { id, size: statSync(archivePath(dataDir, id)).size, createdAt: now, reason, status: "good", error: null, manifest });
   } catch (err) {
     rmSync(archivePath(dataDir, id), { force: true });
+    rmSync(`${archivePath(dataDir, id)}.tmp`, { force: true });
     recordBackup(dataDir, { id, size: 0, createdAt: now, reason, status: "failed", error: (err as Error).message, manifest: null });
     throw err;
   } finally {
