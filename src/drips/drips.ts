@@ -278,14 +278,15 @@ export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string):
   return null;
 }
 
-/** Enrolments made per transaction; the event loop gets a turn between them. */
+/** Enrolments made per transaction, at most, and the time one may take; the event loop gets a turn between them. */
 export const ENROL_CHUNK = 500;
+export const ENROL_BUDGET_MS = 10;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Enrols the given contacts, or a segment's contacts as they are now, ENROL_CHUNK per transaction with a turn of the
- * event loop between, so 10,000 at once never hold up requests and sending for long. Each enrolment commits with its
+ * Enrols the given contacts, or a segment's contacts as they are now, at most ENROL_CHUNK or ENROL_BUDGET_MS per
+ * transaction with a turn of the event loop between, so 10,000 at once never hold up requests and sending for long. Each enrolment commits with its
  * first step's job; a repeat after an interruption skips those already in. A drip switched off or deleted meanwhile
  * takes no more.
  */
@@ -301,12 +302,14 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
   if (!ids.length) throw badRequest("Choose the contacts or a segment to enrol");
   const out: EnrolOutcome = { enrolled: 0, skipped: [] };
   const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += ENROL_CHUNK) {
+  for (let i = 0; i < unique.length; ) {
     if (i) await nextTurn();
-    const chunk = unique.slice(i, i + ENROL_CHUNK);
     ctx.db.$client.transaction(() => {
+      const started = performance.now();
       const current = findDrip(ctx, id);
-      for (const contactId of chunk) {
+      // The first always goes in, so a slow moment never stalls the loop.
+      for (const from = i, end = Math.min(unique.length, i + ENROL_CHUNK); i < end && (i === from || performance.now() - started < ENROL_BUDGET_MS); i++) {
+        const contactId = unique[i]!;
         const reason = !current ? "The drip campaign was deleted" : !current.isActive ? "The drip campaign was switched off" : enrolContact(ctx, current, contactId);
         if (reason) out.skipped.push({ contactId, reason });
         else out.enrolled++;

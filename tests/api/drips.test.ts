@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { findProviderById } from "../../src/providers/accounts";
 import { recordInbound } from "../../src/messages/messages";
-import { processEvents } from "../../src/drips/runner";
+import { checkSegments, processEvents } from "../../src/drips/runner";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { wallToInstant } from "../../src/time/zones";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -193,6 +193,45 @@ describe("drip campaigns", () => {
     const states = Object.fromEntries((await enrolments(acc, d.id)).map((e) => [e.contactId, [e.state, e.exitReason]]));
     expect(states).toEqual({ [a.id]: ["completed", null], [b.id]: ["exited", 'Left the segment "VIP"'] });
     expect(states[c.id]).toBeUndefined();
+  });
+
+  test("a goal tag ends the enrolment when the tag is added (its event), not at the next step", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const [goal, stays] = [await contact("Goal"), await contact("Stays")];
+    const d = await drip(acc, { goalTag: "bought", steps: STEPS.slice(1, 2) });
+    expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [goal.id, stays.id] })).body).toEqual({ enrolled: 2, skipped: [] });
+    clock = start + MINUTE;
+    expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [goal.id, stays.id], tags: ["vip"] })).body).toEqual({ updated: 2 });
+    expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [goal.id], tags: ["bought"] })).body).toEqual({ updated: 1 });
+    await processEvents(t.ctx);
+    // Nine minutes before the step: ended at the reading, its step cancelled.
+    const byContact = async () => Object.fromEntries((await enrolments(acc, d.id)).map((e) => [e.contactId, [e.state, e.exitReason, e.endedAt]]));
+    expect(await byContact()).toEqual({
+      [goal.id]: ["exited", 'Reached the goal (tag "bought")', new Date(start + MINUTE).toISOString()],
+      [stays.id]: ["active", null, null],
+    });
+    clock = start + 10 * MINUTE;
+    run();
+    expect(sent(acc)).toEqual([`${stays.phone.slice(-4)} S2`]);
+  });
+
+  test("a contact who leaves the segment without an event (a tag removed) exits at the minute's segment check, before the next step", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const [a, b] = [await contact("Keeps"), await contact("Drops")];
+    expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [a.id, b.id], tags: ["vip"] })).body).toEqual({ updated: 2 });
+    const segment = (await call(acc, "POST", "/api/segments", { name: "VIP", conditions: { tags: { contains: "vip" } } })).body;
+    const d = await drip(acc, { segmentId: segment.id, steps: STEPS.slice(1, 2) });
+    expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { segmentId: segment.id })).body).toEqual({ enrolled: 2, skipped: [] });
+    expect(await checkSegments(t.ctx)).toBe(0);
+    clock = start + 2 * MINUTE;
+    expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [b.id], tags: ["vip"], action: "remove" })).body).toEqual({ updated: 1 });
+    // (The job runner may make the same check in between: the outcome is the same, once.)
+    await checkSegments(t.ctx);
+    expect(await checkSegments(t.ctx)).toBe(0);
+    const states = Object.fromEntries((await enrolments(acc, d.id)).map((e) => [e.contactId, [e.state, e.exitReason, e.endedAt]]));
+    expect(states).toEqual({ [a.id]: ["active", null, null], [b.id]: ["exited", 'Left the segment "VIP"', new Date(start + 2 * MINUTE).toISOString()] });
   });
 
   test("an opt_in drip enrols a contact who opts in, from the event log, once", async () => {
