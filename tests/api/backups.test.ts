@@ -73,14 +73,14 @@ function packArchive(entries: ArchiveEntry[], mtimeMs: number): Uint8Array {
   }
 }
 
-/** A user with a simulator sender that delivers at once. */
-async function sender() {
+/** A user with a simulator sender that delivers at once, sending at most `messagesPerSecond` (0: no pace). */
+async function sender(messagesPerSecond = 0) {
   const acc = await t.signUpVerified();
   const provider = await t.api("/api/sms-providers", { token: acc.token, body: { provider: "simulator", displayName: "Sim" } });
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 0 } } });
   const numbers = await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token });
   const number = numbers.body.numbers[0].phoneNumber as string;
-  expect((await t.api("/api/phone-numbers", { token: acc.token, body: { providerId: provider.body.id, phoneNumber: number, messagesPerSecond: 0 } })).status).toBe(201);
+  expect((await t.api("/api/phone-numbers", { token: acc.token, body: { providerId: provider.body.id, phoneNumber: number, messagesPerSecond } })).status).toBe(201);
   return acc;
 }
 
@@ -94,7 +94,8 @@ describe("who may use the backup manager", () => {
 
 describe("a backup taken while a campaign sends and an import runs", () => {
   test("is listed as good with its manifest, and restores with integrity_check ok and every row committed before it", async () => {
-    const acc = await sender();
+    // Paced at 4 a second, the campaign's 40 messages take ten seconds: it is still sending when the backup runs.
+    const acc = await sender(4);
     const recipients = Array.from({ length: 40 }, (_, i) => `+1415555${String(100 + (i % 50)).padStart(4, "0")}`);
     const created = await t.api("/api/campaigns", { token: acc.token, body: { type: "sms", name: "Busy", content: "Hello", recipients: [...new Set(recipients)] } });
     const csv = "phone,first_name\n" + Array.from({ length: 3000 }, (_, i) => `+1212${String(5550000 + i)},P${i}`).join("\n") + "\n";
@@ -104,6 +105,8 @@ describe("a backup taken while a campaign sends and an import runs", () => {
 
     // The backup runs in this process's single thread: what is committed now is what it must hold.
     const before = { messages: ids("messages"), contacts: ids("contacts"), users: ids("users") };
+    const queued = () => (t.ctx.db.$client.query("SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'queued'").get(created.body.id) as { n: number }).n;
+    expect(queued()).toBeGreaterThan(0);
     const made = await backups("", { method: "POST" });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({ status: "good", error: null, reason: "manual" });
@@ -217,7 +220,12 @@ describe("restoring", () => {
     const made = await backups("", { method: "POST" });
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const running = restoreBackup(t.ctx, made.body.id, { pause: () => gate, resume: () => t.ctx.sending.start() });
+    // The engine stops as the default pause stops it (an engine left running would use the closed database).
+    const pause = async () => {
+      await t.ctx.sending.stop();
+      await gate;
+    };
+    const running = restoreBackup(t.ctx, made.body.id, { pause, resume: () => t.ctx.sending.start() });
     const second = await backups("", { method: "POST" });
     expect(second).toMatchObject({ status: 409, body: { message: "Another backup or restore is running; try again when it has finished", code: "conflict" } });
     expect((await backups(`/${made.body.id}/restore`, { method: "POST" })).status).toBe(409);
