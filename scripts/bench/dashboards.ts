@@ -7,6 +7,7 @@
 // 2. What the rollup triggers (migration 0020) cost the send path's writes: 50,000 campaign messages inserted
 //    queued, then marked sending, sent and delivered in 1,000-row transactions on the real schema in memory, with
 //    and without the triggers, interleaved five times; the best of each in CPU time.
+// 3. The same for the contacts trigger on an import's inserts (100,000 contacts).
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -147,4 +148,26 @@ for (let r = 0; r < 5; r++) {
   if (r === 0) console.log("rollups kept:", JSON.stringify(on.kept));
 }
 console.log(`send-path writes of ${f(N)} messages (insert + 3 status updates), best of 5, CPU: without 0020's triggers ${f(best.off)} ms, with ${f(best.on)} ms (+${f((best.on / best.off - 1) * 100, 1)}%)`);
+
+// 3. What the contact_rollups trigger costs an import: 100,000 contacts in 10,000-row transactions.
+function contactsRun(withRollups: boolean) {
+  const mem = fresh(true);
+  if (!withRollups) for (const t of ["insert", "update", "delete"]) mem.exec(`DROP TRIGGER contact_rollups_${t}`);
+  const ins = mem.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, source, created_at) VALUES (?, 'u', 'A', ?, ?, 'import', ?)`);
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < 100_000; i += 10_000) {
+    mem.transaction(() => {
+      for (let j = i; j < i + 10_000; j++) ins.run(`k${j}`, `L${j}`, `+1646${String(2_000_000 + j).padStart(7, "0")}`, 1_795_000_000_000 + j);
+    })();
+  }
+  const u = process.cpuUsage(c0);
+  mem.close();
+  return (u.user + u.system) / 1000;
+}
+const bestContacts = { on: Infinity, off: Infinity };
+for (let r = 0; r < 5; r++) {
+  bestContacts.off = Math.min(bestContacts.off, contactsRun(false));
+  bestContacts.on = Math.min(bestContacts.on, contactsRun(true));
+}
+console.log(`100,000 contact inserts, best of 5, CPU: without the contact_rollups trigger ${f(bestContacts.off)} ms, with ${f(bestContacts.on)} ms (+${f((bestContacts.on / bestContacts.off - 1) * 100, 1)}%)`);
 process.exit(0);

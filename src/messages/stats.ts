@@ -1,27 +1,9 @@
-import { and, count, eq, gte, inArray, max, notInArray, sql } from "drizzle-orm";
+import { and, count, eq, gte, max, notInArray, sql } from "drizzle-orm";
 import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 
-/** Outbound messages that went (or may have gone) to the provider. */
-const WENT_OUT: MessageStatus[] = ["sent", "delivered", "failed", "unknown"];
 /** Outbound messages that never used any of the plan: skipped at send time, expired or cancelled before going. */
 const NEVER_SENT: MessageStatus[] = ["skipped", "expired", "cancelled"];
-
-/** Inbound messages received, or outbound messages that went out. */
-export function countMessages(ctx: AppContext, userId: string, direction: "inbound" | "outbound"): number {
-  return ctx.db
-    .select({ n: count() })
-    .from(messages)
-    .where(
-      and(
-        eq(messages.userId, userId),
-        eq(messages.direction, direction),
-        // A message the provider refused at the call (failed, never sent) did not go out.
-        direction === "outbound" ? and(inArray(messages.status, WENT_OUT), sql`NOT (${messages.status} = 'failed' AND ${messages.sentAt} IS NULL)`) : undefined,
-      ),
-    )
-    .get()!.n;
-}
 
 /** Inbound messages per UTC day since a time, with the latest arrival of each day. */
 export function repliesByDay(ctx: AppContext, userId: string, since: Date) {
@@ -35,12 +17,14 @@ export function repliesByDay(ctx: AppContext, userId: string, since: Date) {
 }
 
 /**
- * Outbound messages created at or after `since` (the plan's monthly message count): queued ones count, so a
- * send cannot overbook the plan; ones that never went (skipped, expired, cancelled) are given back.
+ * The SMS (segments) of the outbound messages created at or after `since`: the plan's monthly count, in the unit
+ * the plan sells and providers bill (a text over one segment's 160 GSM-7 or 70 UCS-2 characters is several).
+ * Every outbound message counts (campaigns, chats, drips, automation, keyword and compliance replies); queued
+ * ones too, so a send cannot overbook the plan; ones that never went (skipped, expired, cancelled) are given back.
  */
-export function countOutboundSince(ctx: AppContext, userId: string, since: Date): number {
+export function segmentsOutboundSince(ctx: AppContext, userId: string, since: Date): number {
   return ctx.db
-    .select({ n: count() })
+    .select({ n: sql<number>`coalesce(sum(${messages.segments}), 0)` })
     .from(messages)
     .where(and(eq(messages.userId, userId), eq(messages.direction, "outbound"), gte(messages.createdAt, since), notInArray(messages.status, NEVER_SENT)))
     .get()!.n;

@@ -219,6 +219,21 @@ describe("the rollups follow every change of a message", () => {
       .all();
     expect(kept).toEqual(counted);
   });
+
+  test("contacts added are counted per hour as they are added, moved and deleted", () => {
+    contact("2026-03-10T16:20:00Z");
+    const last = `dash-c-${seq}`;
+    db().query(`UPDATE contacts SET created_at = ? WHERE id = ?`).run(at("2026-03-10T14:20:00Z"), last);
+    const perHour = () => ({
+      kept: db().query(`SELECT user_id, hour, n FROM contact_rollups WHERE n <> 0 ORDER BY 1, 2`).all(),
+      counted: db().query(`SELECT user_id, created_at / 3600000 AS hour, count(*) AS n FROM contacts GROUP BY 1, 2 ORDER BY 1, 2`).all(),
+    });
+    let { kept, counted } = perHour();
+    expect(kept).toEqual(counted);
+    db().query(`DELETE FROM contacts WHERE id = ?`).run(last);
+    ({ kept, counted } = perHour());
+    expect(kept).toEqual(counted);
+  });
 });
 
 describe("prices per segment (PUT /api/sms-providers/:id/segment-price)", () => {

@@ -1,12 +1,14 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { Icon, type IconName } from "../../components/icons";
 import { Card, Spinner } from "../../components/ui";
 import { auth } from "../../lib/auth";
 import { formatNumber, timeAgo } from "../../lib/format";
 import { useRecentActivity, useSummary, type Activity } from "../../api/analytics";
+import { useOverview } from "../../api/results";
 import { useTemplates } from "../../api/templates";
+import { Change } from "./dashboard/figures";
 import { useOpenInWizard } from "./templates/templates-page";
 
 
@@ -23,13 +25,14 @@ const QUICK_ACTIONS = [
   { to: "/analytics", title: "View Results", text: "See what was delivered and who replied" },
 ];
 
-function Stat({ label, value }: { label: string; value: string | null }) {
+function Stat({ label, value, children }: { label: string; value: string | null; children?: ReactNode }) {
   return (
     <Card className="p-5">
       <p className="text-sm text-slate-500">{label}</p>
       <p className="mt-1 text-3xl font-bold" data-testid={`stat-${label}`}>
         {value ?? <Spinner className="h-6 w-6 text-slate-300" />}
       </p>
+      {children}
     </Card>
   );
 }
@@ -39,6 +42,8 @@ export function HomePage() {
   const user = auth.value.user!;
   const summary = useSummary();
   const activity = useRecentActivity();
+  // This week against the week before, under the cards it applies to (a dash with nothing to compare).
+  const week = useOverview().data?.week;
   const s = summary.data;
   const n = (v: number | undefined) => (v === undefined ? null : formatNumber(v, user.locale));
   // "Welcome back" only to someone who has been here before (in this browser); the first visit is a welcome.
@@ -71,8 +76,21 @@ export function HomePage() {
       {summary.error && <p className="text-sm text-red-600">Could not load your figures: {summary.error.message}</p>}
       <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Total Customers" value={n(s?.totalContacts)} />
-        <Stat label="Messages Sent" value={n(s?.totalMessagesSent)} />
-        <Stat label="Response Rate" value={s ? (s.responseRate === null ? "-" : `${s.responseRate}%`) : null} />
+        <Stat label="Messages Sent" value={n(s?.totalMessagesSent)}>
+          {week && (
+            <p className="text-xs text-slate-500" data-testid="week-sent">
+              {formatNumber(week.current.sent, user.locale)} this week · <Change value={week.change.sent} against="last week" />
+            </p>
+          )}
+        </Stat>
+        <Stat label="Response Rate" value={s ? (s.responseRate === null ? "-" : `${s.responseRate}%`) : null}>
+          {week && (
+            <p className="text-xs text-slate-500">
+              {week.current.responseRate === null ? "—" : `${week.current.responseRate}%`} this week ·{" "}
+              <Change value={week.change.responseRate} against="last week" points />
+            </p>
+          )}
+        </Stat>
         <Stat label="Active Campaigns" value={n(s?.activeCampaigns)} />
       </div>
 
