@@ -96,6 +96,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
   startJobRunner(ctx);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);
+  // After a restore the sockets' positions name events of the data replaced: they reconnect and resume or reset.
+  onDatabaseReplaced(ctx, () => live.hub.stop());
   const headers = securityHeaders(config.publicUrl.startsWith("https:"));
   const missingUi = new TextEncoder().encode(
     "<!doctype html><title>smsdesk</title><p>The web interface is not built. Run <code>npm start</code> (or <code>bun scripts/build-ui.ts</code>).</p>",

@@ -77,13 +77,13 @@ export function appendEvent(ctx: AppContext, event: NewEvent): number {
     JSON.stringify(event.payload ?? {}),
     ctx.now(),
   ) as { id: number };
-  const listeners = committedListeners.get(db);
-  if (listeners?.size && !notifyScheduled.has(db)) {
+  const listeners = committedListeners.get(ctx);
+  if (listeners?.size && !notifyScheduled.has(ctx)) {
     // bun:sqlite transactions are synchronous: a microtask queued inside one runs after it commits (or rolls back,
     // and then the listener finds nothing new). One per burst of appends, however many the transaction made.
-    notifyScheduled.add(db);
+    notifyScheduled.add(ctx);
     queueMicrotask(() => {
-      notifyScheduled.delete(db);
+      notifyScheduled.delete(ctx);
       for (const listener of [...listeners.values()]) listener();
     });
   }
@@ -92,17 +92,17 @@ export function appendEvent(ctx: AppContext, event: NewEvent): number {
 
 // The listeners per connection told that events were appended, one per consumer (the WebSocket hub while sockets
 // are connected, automation rules): with none set, appendEvent pays a single map lookup.
-const committedListeners = new WeakMap<Database, Map<string, () => void>>();
-const notifyScheduled = new WeakSet<Database>();
+// Per app, not per connection: a restore (src/backups/) replaces ctx.db, and the readers must go on hearing.
+const committedListeners = new WeakMap<AppContext, Map<string, () => void>>();
+const notifyScheduled = new WeakSet<AppContext>();
 
 /**
  * Sets (or, with null, removes) the listener called after a transaction that appended events has ended, so a
  * reader pages the log at once instead of polling it.
  */
 export function onEventsCommitted(ctx: AppContext, listener: (() => void) | null, consumer = "live") {
-  const db = ctx.db.$client;
-  let listeners = committedListeners.get(db);
-  if (!listeners) committedListeners.set(db, (listeners = new Map()));
+  let listeners = committedListeners.get(ctx);
+  if (!listeners) committedListeners.set(ctx, (listeners = new Map()));
   if (listener) listeners.set(consumer, listener);
   else listeners.delete(consumer);
 }

@@ -9,6 +9,7 @@ import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { extractArchive, writeArchive, type ArchiveEntry } from "../../src/backups/archive";
 import { backupsDir, createBackup, findBackup, listBackups, receiveUpload, restoreBackup, verifyArchive } from "../../src/backups/backups";
 import { INTERRUPTED } from "../../src/contacts/csv-import";
+import { onEventsCommitted } from "../../src/events/events";
 import { scheduleView, updateBackupSchedule } from "../../src/backups/schedule";
 import { loadConfig } from "../../src/config";
 import { runDueJobs } from "../../src/jobs/jobs";
@@ -240,6 +241,39 @@ describe("restoring", () => {
     expect((await backups()).body.data.map((b: { id: string }) => b.id)).not.toContain(made.body.id);
     expect((await backups(`/${made.body.id}`, { method: "DELETE" })).status).toBe(404);
     expect((await backups("/../../etc/download")).status).toBe(404);
+  });
+});
+
+describe("the services after a restore", () => {
+  test("readers of the event log still hear of new events, and sockets reconnect to the restored data", async () => {
+    const acc = await sender();
+    const made = createBackup(t.ctx);
+    let heard = 0;
+    onEventsCommitted(t.ctx, () => heard++, "backups-test");
+    const connect = async () => {
+      const ws = new WebSocket(`${t.url.replace("http:", "ws:")}/ws`, { headers: { cookie: `smsdesk_session=${acc.token}`, origin: new URL(t.ctx.config.publicUrl).origin } } as any);
+      const frames: { type: string }[] = [];
+      ws.onmessage = (m) => frames.push(JSON.parse(String(m.data)));
+      const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)));
+      await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)));
+      ws.send(JSON.stringify({ type: "resume" }));
+      await waitFor(() => frames.some((f) => f.type === "ready"), Boolean);
+      return { ws, frames, closed };
+    };
+    try {
+      const before = await connect();
+      await restoreBackup(t.ctx, made.id);
+      // Its position named an event of the data replaced: the server closes it (going away) and it reconnects.
+      expect(await before.closed).toBe(1001);
+
+      const after = await connect();
+      expect((await t.api("/api/messages/send", { token: acc.token, body: { phone: "+14155550123", content: "After the restore" } })).status).toBeLessThan(300);
+      await waitFor(() => after.frames.some((f) => f.type === "new_message"), Boolean);
+      expect(heard).toBeGreaterThan(0);
+      after.ws.close();
+    } finally {
+      onEventsCommitted(t.ctx, null, "backups-test");
+    }
   });
 });
 
