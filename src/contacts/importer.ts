@@ -245,7 +245,7 @@ const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
  * share them; the last one out restores the previous values):
  * - temp_store MEMORY: an INSERT that fires a trigger keeps a statement journal, and in a file that is two
  *   writes of every page the statement touches;
- * - a larger page cache, so a 10,000-row transaction finds the index pages it dirties still in memory;
+ * - a larger page cache, so a batch's transaction finds the index pages it dirties still in memory;
  * - a larger WAL before automatic checkpoints, so an index page rewritten by many transactions is copied
  *   into the database once rather than after every transaction.
  */
