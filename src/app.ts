@@ -13,6 +13,7 @@ import { healthRoutes } from "./health/routes";
 import { metricsRoutes } from "./metrics/routes";
 import { csrf } from "./http/csrf";
 import { errorCode, HttpError } from "./http/errors";
+import { rejectNul } from "./http/nul";
 import { rateLimit } from "./http/rate-limit";
 import { keywordRoutes } from "./keywords/routes";
 import { automationRoutes } from "./automation/routes";
@@ -77,7 +78,10 @@ function errorAnswer(code: string | number, error: unknown): { status: number; b
 }
 
 export function createApp(ctx: AppContext) {
-  return new Elysia()
+  // Elysia's default normalizer (exact-mirror) runs before validation and turns a string, number or array sent for
+  // an object field into {} (and a string for a record into a key per character), so {"settings":"x"} passed as
+  // an empty change; TypeBox's only drops unknown properties, and validation then answers "Expected object".
+  return new Elysia({ normalize: "typebox" })
     .onError({ as: "global" }, ({ code, error, set, request }) => {
       const { status, body, headers } = errorBody(code, error);
       if (status >= 500) ctx.log(`error ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? error}`);
@@ -87,6 +91,7 @@ export function createApp(ctx: AppContext) {
     })
     .use(rateLimit(ctx))
     .use(csrf(ctx))
+    .onTransform({ as: "global" }, rejectNul)
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))
     .use(twoFactorRoutes(ctx))

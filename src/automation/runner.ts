@@ -9,6 +9,7 @@ import { HttpError, badRequest } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { businessOf, keywordsOn } from "../keywords/keywords";
 import { classify, normalForm } from "../keywords/matcher";
+import { assertWithinLimit } from "../licenses/limits";
 import { getMessage } from "../messages/messages";
 import { lastMessagePerPhone } from "../messages/threads";
 import { enqueue } from "../messages/outbox";
@@ -180,6 +181,17 @@ export function runRule(ctx: AppContext, rule: Rule, contact: ContactRow | null,
 
 const EMAIL = "automation.email";
 
+/** The plan's answer when `segments` more SMS do not fit in the month (src/licenses/limits.ts), else null. */
+function limitRefusal(ctx: AppContext, userId: string, segments: number): string | null {
+  try {
+    assertWithinLimit(ctx, userId, "messages", segments);
+    return null;
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 402) return err.message;
+    throw err;
+  }
+}
+
 function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: string): string[] {
   const a = rule.actions;
   const done: string[] = [];
@@ -198,21 +210,27 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
         business: businessOf(ctx, userId),
         customFields: contact.customFields,
       });
-      enqueue(ctx, [
-        {
-          userId,
-          campaignId: null,
-          contactId: contact.id,
-          phone: contact.phone,
-          content: text,
-          segments: segmentCount(text),
-          kind: "single",
-          sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
-          dueAt: ctx.now(),
-          expiresAt: ctx.now() + MESSAGE_TTL_MS,
-        },
-      ]);
-      done.push(`Message queued: ${text}`);
+      const segments = segmentCount(text);
+      // An elective message: at the plan's monthly SMS limit it is not sent, and the rule's other actions still run.
+      const refused = limitRefusal(ctx, userId, segments);
+      if (refused) done.push(`Message not sent: ${refused}`);
+      else {
+        enqueue(ctx, [
+          {
+            userId,
+            campaignId: null,
+            contactId: contact.id,
+            phone: contact.phone,
+            content: text,
+            segments,
+            kind: "single",
+            sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
+            dueAt: ctx.now(),
+            expiresAt: ctx.now() + MESSAGE_TTL_MS,
+          },
+        ]);
+        done.push(`Message queued: ${text}`);
+      }
     }
   }
   if (a.addTags?.length) {

@@ -14,7 +14,7 @@ import { historyConditions, historyCsvResponse, historyOrder, rangeBounds, type 
 import { PhoneNormalizer } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
-import { customFieldsInUse, resolveRecipients, writeOutbox } from "./outbox";
+import { customFieldsInUse, outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
 
@@ -335,7 +335,7 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
   if (recipientCountUpTo(ctx, campaign, CHUNKED_ABOVE + 1) > CHUNKED_ABOVE) return startChunked(ctx, user, campaign, sender, intendedAt);
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
-  const { notice } = assertWithinLimit(ctx, user.id, "messages", recipients.length);
+  const { notice } = assertWithinLimit(ctx, user.id, "messages", outboxSegments(user, campaign, recipients));
   const queued = ctx.db.$client.transaction(() => {
     // Before the outbox's message.queued events, so a reader sees the campaign start first.
     appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
@@ -363,13 +363,15 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
 /**
  * Starts a large campaign whose outbox is then written in chunks (src/campaigns/outbox-writer.ts): in one
  * transaction (nested in the caller's) it becomes `sending` with its writing cursor at the first recipient, and the
- * writer starts once that has committed. The plan's monthly messages are checked against the audience counted up
- * to one past what the month has left (a bounded count; typed recipients as typed). Answers nothing queued yet.
+ * writer starts once that has committed. The plan's monthly SMS are checked against the audience counted up to
+ * one past what the month has left (a bounded count; typed recipients as typed) times one message's segments
+ * (segmentsPerMessage). Answers nothing queued yet.
  */
 function startChunked(ctx: AppContext, user: User, campaign: CampaignRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
   const usage = usageFor(ctx, user).messages;
-  const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : recipientCountUpTo(ctx, campaign, Math.max(0, usage.limit - usage.used) + 1);
-  const { notice } = assertWithinLimit(ctx, user.id, "messages", counted);
+  const each = segmentsPerMessage(user, campaign);
+  const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
+  const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
   ctx.db.$client.transaction(() => {
     appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
     const now = new Date(ctx.now());

@@ -109,6 +109,24 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
   return { recipients, skipped };
 }
 
+/** The SMS (segments) of a campaign's messages to these recipients, merge fields filled: what they count against the plan. */
+export function outboxSegments(user: User, campaign: Campaign, recipients: Recipient[]): number {
+  const business = businessNameOf(user);
+  const fill = compile(campaign.content);
+  let segments = 0;
+  for (const r of recipients) segments += segmentCount(personalize(fill, r, business, campaign.appendOptOut));
+  return segments;
+}
+
+/**
+ * The SMS (segments) of one message of a campaign rendered without a recipient (merge fields at their fallbacks):
+ * every message's exactly when the text has no merge fields, else an estimate. A large campaign, written in chunks
+ * later, is checked against the plan with it instead of rendering its whole audience before it starts.
+ */
+export function segmentsPerMessage(user: User, campaign: Campaign): number {
+  return segmentCount(personalize(campaign.content, { firstName: "", lastName: "", customFields: {} }, businessNameOf(user), campaign.appendOptOut));
+}
+
 /**
  * Queues one message per recipient through the outbox, in one transaction (unique per campaign and phone, so a
  * second call adds nobody twice), due at `dueAt` (by default `startAt`; a paused campaign's rows are written parked)

@@ -3,6 +3,7 @@ import { HttpError } from "../http/errors";
 import { prepareBatch, type ImportRow, type PreparedBatch } from "./prepare";
 import { PhoneNormalizer } from "./phones";
 import type { CountryCode } from "libphonenumber-js";
+import { stripNul } from "../http/nul";
 
 export const NO_PHONE_COLUMN = "No phone column found. Expected a header such as phone, phone_number or mobile.";
 export const NO_PHONE_MAPPED = "Please choose the column that holds the phone number.";
@@ -191,7 +192,12 @@ export class ChunkDecoder {
   /** Before the encoding is known: the first bytes, when too few to tell. After: the unfinished UTF-8 sequence. */
   private held: Uint8Array = new Uint8Array(0);
 
+  /** A chunk's text with its NUL characters dropped (src/http/nul.ts: no cell means one, and none is stored). */
   decode(chunk: Uint8Array, last: boolean): string {
+    return stripNul(this.decodeText(chunk, last));
+  }
+
+  private decodeText(chunk: Uint8Array, last: boolean): string {
     if (!this.decoder) {
       chunk = this.held.length ? concat(this.held, chunk) : chunk;
       this.held = new Uint8Array(0);

@@ -76,22 +76,22 @@ function exitReason(ctx: AppContext, e: EnrolmentRow, drip: Drip) {
 }
 
 /**
- * The account's messages left this month, counted once per pass of the job runner and taken one by one, so 10,000
- * steps due together do not each count the month's messages. Near the end (or with no license) the plan's own check
- * answers, with its message.
+ * The account's SMS left this month, counted once per pass of the job runner and taken a message's segments at a
+ * time, so 10,000 steps due together do not each count the month's messages. Near the end (or with no license) the
+ * plan's own check answers, with its message.
  */
-function takeMessage(ctx: AppContext, pass: JobPass, userId: string) {
+function takeMessage(ctx: AppContext, pass: JobPass, userId: string, segments: number) {
   const key = `drips.room:${userId}`;
   let room = pass.get(key) as number | undefined;
   if (room === undefined) {
     const usage = usageFor(ctx, userId);
     room = usage.messages.unlimited ? Infinity : usage.license ? usage.messages.limit - usage.messages.used : 0;
   }
-  if (room < 1) {
-    assertWithinLimit(ctx, userId, "messages", 1);
-    room = 1;
+  if (room < segments) {
+    assertWithinLimit(ctx, userId, "messages", segments);
+    room = segments;
   }
-  pass.set(key, room - 1);
+  pass.set(key, room - segments);
 }
 
 /** What many steps of one pass would each read again (a drip, an account, its sender), read once per pass. */
@@ -140,14 +140,6 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     advance(ctx, e, job.runAt, zone);
     return { result: "no sender" };
   }
-  try {
-    takeMessage(ctx, pass, e.userId);
-  } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    log(ctx, e, "skipped", `Skipped: ${err.message}`);
-    advance(ctx, e, job.runAt, zone);
-    return { result: "limit" };
-  }
   const content = render(stepsOf(e.steps)[step]!.content, {
     firstName: contact.firstName,
     lastName: contact.lastName,
@@ -156,6 +148,15 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     business: businessNameOf(user),
     customFields: contact.customFields,
   });
+  const segments = segmentCount(content);
+  try {
+    takeMessage(ctx, pass, e.userId, segments);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    log(ctx, e, "skipped", `Skipped: ${err.message}`);
+    advance(ctx, e, job.runAt, zone);
+    return { result: "limit" };
+  }
   const [messageId] = enqueue(ctx, [
     {
       userId: e.userId,
@@ -163,7 +164,7 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
       contactId: contact.id,
       phone: contact.phone!,
       content,
-      segments: segmentCount(content),
+      segments,
       kind: "single",
       sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
       dueAt: 0,

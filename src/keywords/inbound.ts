@@ -1,7 +1,7 @@
 import { bulkTag, findByPhone, optInContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
-import { hasRoomForContact } from "../licenses/limits";
+import { hasRoomForContact, hasRoomForMessages } from "../licenses/limits";
 import { enqueue } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
@@ -100,25 +100,29 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
   const contact = findByPhone(ctx, m.userId, m.from);
   const optIn = optInOf(ctx, m, k.id);
   if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
-    // Texting the keyword again subscribes nobody twice: the separate reply, or none.
-    const again = k.alreadyReply && personalised(ctx, m, k.alreadyReply);
-    if (again) sendReply(ctx, m, again);
-    return { outcome: "already", keywordId: k.id, reply: again || null };
+    // Texting the keyword again subscribes nobody twice: the separate reply (within the month's SMS), or none.
+    const again = k.alreadyReply ? personalised(ctx, m, k.alreadyReply) : "";
+    const reply = again && hasRoomForMessages(ctx, m.userId, segmentCount(again)) ? again : null;
+    if (reply) sendReply(ctx, m, reply);
+    return { outcome: "already", keywordId: k.id, reply };
   }
-  // A new number counts against the plan: at the limit the message stays in the inbox and nothing else happens.
+  // A new number counts against the plan, and the reply against the month's SMS (checked where it is written): at
+  // either limit the message stays in the inbox and nothing else happens, so nobody is subscribed without the
+  // confirmation the consent log records as sent. (STOP, START and HELP are answered even past the limit.)
   if (!contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
   if (!k.doubleOptIn) return confirm(ctx, m, k, { reply: true });
   if (optIn?.status === "pending" && optIn.created_at >= ctx.now() - CONFIRM_WINDOW_MS) {
     // The question was asked within the window: asking again on every repeat would be the spam it guards against.
     return { outcome: "pending", keywordId: k.id, reply: null };
   }
+  const question = confirmRequestText(businessOf(ctx, m.userId), k);
+  if (!hasRoomForMessages(ctx, m.userId, segmentCount(question))) return { outcome: "limit", keywordId: k.id, reply: null };
   ctx.db.$client
     .query(
       `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
        ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'pending', number = excluded.number, created_at = excluded.created_at, confirmed_at = NULL`,
     )
     .run(Bun.randomUUIDv7(), m.userId, k.id, m.from, m.to || null, ctx.now());
-  const question = confirmRequestText(businessOf(ctx, m.userId), k);
   sendReply(ctx, m, question);
   return { outcome: "pending", keywordId: k.id, reply: question };
 }
@@ -132,6 +136,7 @@ function confirm(ctx: AppContext, m: InboundText, k: KeywordRow, opts: { reply: 
   // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
   // so {firstName|there} says "there").
   const text = personalised(ctx, m, k.autoReply);
+  if (opts.reply && !hasRoomForMessages(ctx, m.userId, segmentCount(text))) return { outcome: "limit", keywordId: k.id, reply: null };
   const contact = optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
   if (k.tags.length) bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
   const now = ctx.now();

@@ -2,7 +2,7 @@ import { countContacts } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { wallToInstant, zoneOffset } from "../time/zones";
-import { countOutboundSince } from "../messages/stats";
+import { segmentsOutboundSince } from "../messages/stats";
 import { countNumbers } from "../phone-numbers/numbers";
 import { findUserById, type User } from "../users/queries";
 import { currentLicense, type CurrentLicense } from "./licenses";
@@ -33,11 +33,13 @@ function figure(used: number, limit: number, label?: (f: { used: number; limit: 
 const contactsNotice = (plan: string, used: number, limit: number) =>
   `You have used ${Math.floor((used / limit) * 100)}% of your ${plan} plan's ${fmt(limit)} contacts (${fmt(used)}). Upgrade your plan or redeem a license code before you reach the limit.`;
 const messagesNotice = (plan: string, used: number, limit: number) =>
-  `You have used ${Math.floor((used / limit) * 100)}% of your ${plan} plan's ${fmt(limit)} messages this month (${fmt(used)}). Upgrade your plan or redeem a license code before you reach the limit.`;
+  `You have used ${Math.floor((used / limit) * 100)}% of your ${plan} plan's ${fmt(limit)} SMS this month (${fmt(used)}). Upgrade your plan or redeem a license code before you reach the limit.`;
 
 /**
- * Contacts stored, outbound messages this calendar month (in the user's time zone) and sender numbers against
- * the plan. Sender numbers get no 80% notice: a plan has a handful, and the limit error says all there is.
+ * Contacts stored, SMS sent this calendar month (in the user's time zone) and sender numbers against the plan.
+ * A plan sells "5,000 SMS per month" (the spec's pricing), and an SMS is what providers bill: one segment, so a
+ * 200-character text is 2 (src/messages/segments.ts). Sender numbers get no 80% notice: a plan has a handful, and
+ * the limit error says all there is.
  */
 export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
   const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
@@ -49,7 +51,7 @@ export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
   const numberLimit = admin ? -1 : (license?.plan.phoneNumbers ?? 0);
   const planName = license?.plan.name ?? "";
   const contacts = countContacts(ctx, user.id);
-  const messages = countOutboundSince(ctx, user.id, startOfMonthIn(user.timezone, ctx.now()));
+  const messages = segmentsOutboundSince(ctx, user.id, startOfMonthIn(user.timezone, ctx.now()));
   return {
     license,
     contacts: figure(contacts, contactLimit, (f) => contactsNotice(planName, f.used, f.limit)),
@@ -62,7 +64,8 @@ export const NO_LICENSE =
   "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.";
 
 /**
- * The one check before storing contacts, sending messages or adding sender numbers: throws 402 when `adding` more would pass
+ * The one check before storing contacts, sending messages (`adding` in SMS: their segments) or adding sender
+ * numbers: throws 402 when `adding` more would pass
  * the plan's limit (or no license is in force), and otherwise returns the 80% notice when the usage
  * after adding reaches 80% of the limit.
  */
@@ -78,7 +81,7 @@ export function assertWithinLimit(ctx: AppContext, userId: string, kind: LimitKi
       kind === "contacts"
         ? `Your ${plan} plan allows ${fmt(f.limit)} contacts; you have ${fmt(f.used)} and tried to add ${fmt(adding)}. Upgrade your plan or redeem a license code.`
         : kind === "messages"
-          ? `Your ${plan} plan allows ${fmt(f.limit)} messages per month; you have sent ${fmt(f.used)} this month and tried to send ${fmt(adding)}. Upgrade your plan or redeem a license code.`
+          ? `Your ${plan} plan allows ${fmt(f.limit)} SMS per month; you have sent ${fmt(f.used)} this month and tried to send ${fmt(adding)} (a text longer than one SMS counts each part). Upgrade your plan or redeem a license code.`
           : `Your ${plan} plan allows ${fmt(f.limit)} phone ${f.limit === 1 ? "number" : "numbers"}; you have ${fmt(f.used)}. Remove one, upgrade your plan or redeem a license code to add another.`;
     throw new HttpError(402, message, { kind, used: f.used, limit: f.limit, adding });
   }
@@ -103,4 +106,14 @@ export function hasRoomForContact(ctx: AppContext, userId: string): boolean {
   const limit = license?.plan.monthlyContacts ?? 0;
   if (limit < 0) return true;
   return !!license && countContacts(ctx, user.id) + 1 <= limit;
+}
+
+/**
+ * Whether `segments` more SMS fit in the month's plan, for a reply the account did not ask for itself (a keyword's
+ * confirmation): false at the limit or without a license in force. Never throws, like hasRoomForContact.
+ */
+export function hasRoomForMessages(ctx: AppContext, userId: string, segments: number): boolean {
+  const usage = usageFor(ctx, userId);
+  if (usage.messages.unlimited) return true;
+  return !!usage.license && usage.messages.used + segments <= usage.messages.limit;
 }

@@ -96,7 +96,6 @@ export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: s
   }
   const sender = chooseSender(ctx, userId, input.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
-  const { notice } = assertWithinLimit(ctx, userId, "messages", 1);
   // Merge fields are filled from the contact (a number that is no contact gets the fallbacks).
   const user = findUserById(ctx, userId);
   const content = render(typed, {
@@ -107,6 +106,8 @@ export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: s
     business: user ? businessNameOf(user) : "",
     customFields: contact?.customFields,
   });
+  const segments = segmentCount(content);
+  const { notice } = assertWithinLimit(ctx, userId, "messages", segments);
   const [id] = enqueue(ctx, [
     {
       userId,
@@ -114,7 +115,7 @@ export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: s
       contactId: contact?.id ?? null,
       phone,
       content,
-      segments: segmentCount(content),
+      segments,
       kind: "single",
       sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
       dueAt: 0,

@@ -17,12 +17,14 @@ export function repliesByDay(ctx: AppContext, userId: string, since: Date) {
 }
 
 /**
- * Outbound messages created at or after `since` (the plan's monthly message count): queued ones count, so a
- * send cannot overbook the plan; ones that never went (skipped, expired, cancelled) are given back.
+ * The SMS (segments) of the outbound messages created at or after `since`: the plan's monthly count, in the unit
+ * the plan sells and providers bill (a text over one segment's 160 GSM-7 or 70 UCS-2 characters is several).
+ * Every outbound message counts (campaigns, chats, drips, automation, keyword and compliance replies); queued
+ * ones too, so a send cannot overbook the plan; ones that never went (skipped, expired, cancelled) are given back.
  */
-export function countOutboundSince(ctx: AppContext, userId: string, since: Date): number {
+export function segmentsOutboundSince(ctx: AppContext, userId: string, since: Date): number {
   return ctx.db
-    .select({ n: count() })
+    .select({ n: sql<number>`coalesce(sum(${messages.segments}), 0)` })
     .from(messages)
     .where(and(eq(messages.userId, userId), eq(messages.direction, "outbound"), gte(messages.createdAt, since), notInArray(messages.status, NEVER_SENT)))
     .get()!.n;

@@ -3,6 +3,7 @@ import { PROVIDER_KINDS, type ProviderKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { readTextWithin, WEBHOOK_BODY_LIMIT } from "../http/body-limit";
 import { forbidden, HttpError, notFound } from "../http/errors";
+import { nulField, stripNul } from "../http/nul";
 import { applyStatusEventsInBatches, recordInbound } from "../messages/messages";
 import { providersOfKind, URL_SECRET_PROVIDERS, type ProviderAccount } from "./accounts";
 import { webhookSecretMatches } from "./credentials";
@@ -36,10 +37,24 @@ async function verify(ctx: AppContext, candidates: ProviderAccount[], request: W
 /** Inbound messages recorded between two turns of the event loop. */
 const INBOUND_BATCH = 100;
 
+/**
+ * An event with the NUL characters of its text dropped: a provider's message is taken as it comes (refusing it
+ * would only make the provider retry it), and NUL is stored nowhere (src/http/nul.ts).
+ */
+function withoutNul(e: WebhookEvent): WebhookEvent {
+  if (nulField(e) === null) return e;
+  const clean: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(e)) {
+    clean[key] = typeof value === "string" ? stripNul(value) : Array.isArray(value) ? value.map((v) => (typeof v === "string" ? stripNul(v) : v)) : value;
+  }
+  return clean as WebhookEvent;
+}
+
 async function apply(ctx: AppContext, account: ProviderAccount, parsed: WebhookParseResult) {
-  const statuses = parsed.events.filter((e): e is Extract<WebhookEvent, { type: "status" }> => e.type === "status");
+  const events = parsed.events.map(withoutNul);
+  const statuses = events.filter((e): e is Extract<WebhookEvent, { type: "status" }> => e.type === "status");
   if (statuses.length) await applyStatusEventsInBatches(ctx, account, statuses);
-  const inbound = parsed.events.filter((e): e is Extract<WebhookEvent, { type: "inbound" }> => e.type === "inbound");
+  const inbound = events.filter((e): e is Extract<WebhookEvent, { type: "inbound" }> => e.type === "inbound");
   for (let i = 0; i < inbound.length; i++) {
     if (i && i % INBOUND_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
     recordInbound(ctx, account, inbound[i]!);

@@ -204,6 +204,8 @@ describe("triggers fire once per event", () => {
 
   test("birthday at the chosen hour in the contact's zone, once a year (fake clock)", async () => {
     const { acc } = await simulatorAccount();
+    // The fake clock goes back to July, before the trial began: its messages need a license in force then (the plan's SMS).
+    t.ctx.db.$client.run("UPDATE licenses SET starts_at = ? WHERE user_id = ?", [Date.parse("2026-07-01T00:00:00Z"), acc.user.id]);
     const realNow = t.ctx.now;
     try {
       const bday = await rule(acc, { trigger: "birthday", triggerConfig: { field: "birthday", hour: 9 }, actions: { sendMessage: "Happy birthday {firstName}!" } });

@@ -611,7 +611,7 @@ describe("sending", () => {
     const res = await post(acc, `/api/campaigns/${near.id}/send`);
     expect(res.status).toBe(202);
     expect(res.body.notice).toBe(
-      "You have used 80% of your Starter plan's 5,000 messages this month (4,000). Upgrade your plan or redeem a license code before you reach the limit.",
+      "You have used 80% of your Starter plan's 5,000 SMS this month (4,000). Upgrade your plan or redeem a license code before you reach the limit.",
     );
     await settled(acc, near.id);
 
@@ -623,7 +623,7 @@ describe("sending", () => {
     const refused = await post(acc, `/api/campaigns/${over.id}/send`);
     expect(refused.status).toBe(402);
     expect(refused.body.message).toBe(
-      "Your Starter plan allows 5,000 messages per month; you have sent 4,997 this month and tried to send 4. Upgrade your plan or redeem a license code.",
+      "Your Starter plan allows 5,000 SMS per month; you have sent 4,997 this month and tried to send 4 (a text longer than one SMS counts each part). Upgrade your plan or redeem a license code.",
     );
     expect((await campaign(acc, over.id)).status).toBe("draft");
     expect((await logs(acc, over.id)).total).toBe(0);

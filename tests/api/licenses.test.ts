@@ -266,7 +266,7 @@ describe("limits", () => {
     expect(assertWithinLimit(t.ctx, a.user.id, "messages", 1000).notice).toContain("100%");
     const err = expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "messages", 1001), 402);
     expect(err.message).toBe(
-      "Your Starter plan allows 5,000 messages per month; you have sent 4,000 this month and tried to send 1,001. Upgrade your plan or redeem a license code.",
+      "Your Starter plan allows 5,000 SMS per month; you have sent 4,000 this month and tried to send 1,001 (a text longer than one SMS counts each part). Upgrade your plan or redeem a license code.",
     );
   });
 
