@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig, type Config } from "../config";
+import { serviceRunning } from "../cli/healthcheck";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { ArchiveError } from "./archive";
@@ -25,6 +26,9 @@ export async function backupCommand(args: string[], open: (config: Config) => Pr
     for (const b of backups) console.log(`${b.id}  ${new Date(b.createdAt).toISOString()}  ${b.status}  ${b.status === "good" ? mb(b.size) : b.error}`);
     return;
   }
+  // The running server keeps the database open: it would go on serving and writing the files swapped away.
+  if (command === "restore" && (await serviceRunning(config)))
+    throw new ConfigError(`smsdesk is running on port ${config.port} with this data folder: stop it first (systemctl stop smsdesk), or restore from /admin/backup-manager`);
   const ctx = await open(config);
   try {
     if (command === "create") {

@@ -1,8 +1,7 @@
-import { accessSync, constants, existsSync, readFileSync, statfsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
-import { instanceId } from "../secrets/instance";
-import { deriveKey } from "../secrets/secret-key";
+import { dataDirInstanceId } from "../secrets/instance";
 
 /**
  * `smsdesk doctor`: checks what an installation depends on outside its own code (the public address, email, the
@@ -75,14 +74,6 @@ function dataFolder(config: Config): Finding[] {
   return out;
 }
 
-/** The instance id this data folder's key gives (null without a key: nothing to compare). */
-function ownInstance(dataDir: string): string | null {
-  const path = join(dataDir, "secret.key");
-  if (!existsSync(path)) return null;
-  const master = Buffer.from(readFileSync(path, "utf8").trim(), "base64");
-  return master.length === 32 ? instanceId(deriveKey(master, "secrets")) : null;
-}
-
 async function publicUrl(config: Config): Promise<Finding[]> {
   const check = "PUBLIC_URL";
   const url = config.publicUrl;
@@ -113,7 +104,7 @@ async function publicUrl(config: Config): Promise<Finding[]> {
       ...out,
       { level: "fail", check, message: `${url}/api/health answered ${res.status}, not smsdesk's health check`, fix: `point the reverse proxy for ${hostname} at smsdesk (127.0.0.1:${config.port}), or correct PUBLIC_URL` },
     ];
-  const own = ownInstance(config.dataDir);
+  const own = dataDirInstanceId(config.dataDir);
   if (own === null) return [...out, { level: "warn", check, message: `${url} answers as smsdesk ${body.version}, but this data folder has no secret.key to tell which installation` }];
   if (body.instance !== own)
     return [

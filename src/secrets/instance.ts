@@ -1,4 +1,7 @@
 import { createHmac } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { deriveKey } from "./secret-key";
 
 /**
  * A public name of this installation, derived from its secret key (one way: it reveals nothing of the key).
@@ -7,4 +10,12 @@ import { createHmac } from "node:crypto";
  */
 export function instanceId(secretsKey: Buffer): string {
   return createHmac("sha256", secretsKey).update("smsdesk:instance").digest("hex").slice(0, 16);
+}
+
+/** The instance id of a data folder, read from its secret.key without creating one (null: no readable key). */
+export function dataDirInstanceId(dataDir: string): string | null {
+  const path = join(dataDir, "secret.key");
+  if (!existsSync(path)) return null;
+  const master = Buffer.from(readFileSync(path, "utf8").trim(), "base64");
+  return master.length === 32 ? instanceId(deriveKey(master, "secrets")) : null;
 }

@@ -543,6 +543,24 @@ describe("smsdesk backup on the command line", () => {
     expect(smsdesk(["backup", "drop"])).toMatchObject({ code: 2 });
     expect(readFileSync(file).length).toBeGreaterThan(0);
   }, 30_000);
+
+  test("restore refuses while the service of that data folder is running", async () => {
+    const made = createBackup(t.ctx);
+    const port = new URL(t.url).port;
+    const { PUBLIC_URL: _u, HOST: _h, ...rest } = process.env;
+    // Spawned without blocking: the server that must answer runs in this process.
+    const p = Bun.spawn([process.execPath, "src/main.ts", "backup", "restore", join(backupsDir(t.dataDir), `${made.id}.tar.gz`)], {
+      cwd: root,
+      env: { ...rest, DATA_DIR: t.dataDir, PORT: port },
+      stdin: "ignore",
+      stderr: "pipe",
+    });
+    expect(await p.exited).toBe(2);
+    expect(await new Response(p.stderr).text()).toBe(
+      `smsdesk: smsdesk is running on port ${port} with this data folder: stop it first (systemctl stop smsdesk), or restore from /admin/backup-manager\n`,
+    );
+    expect(listBackups(t.dataDir).filter((b) => b.reason === "before-restore" && b.createdAt > made.createdAt)).toEqual([]);
+  }, 30_000);
 });
 
 describe("a CSV import running during a restore", () => {
