@@ -54,6 +54,13 @@ export type JobHandlerOptions = {
   maxDelayMs?: number;
   /** Attempts before the job ends failed. */
   maxAttempts?: number;
+  /**
+   * Non-transactional handlers: at most `total` jobs of the kind running at once in this process, and `perRef` of
+   * one refId (outbound webhooks: per endpoint). The rest stay pending, unclaimed, so no lease runs out while a job
+   * waits its turn; a pass skips them (in its query, so they never crowd out other jobs) and a finished one wakes
+   * the runner.
+   */
+  concurrency?: { total: number; perRef: number } | null;
 };
 
 /**
@@ -70,10 +77,14 @@ const DEFAULTS: Required<JobHandlerOptions> = {
   firstDelayMs: 30_000,
   maxDelayMs: 3600_000,
   maxAttempts: 8,
+  concurrency: null,
 };
 
 const registries = new WeakMap<AppContext, Map<string, Handler>>();
 const inFlight = new WeakMap<AppContext, Set<Promise<void>>>();
+/** Jobs of kinds with a concurrency bound running now: per kind, and per `kind\0refId`. */
+const runningCounts = new WeakMap<AppContext, Map<string, number>>();
+const refSlot = (kind: string, refId: string | null) => `${kind}\0${refId ?? ""}`;
 /** The running job runner's alarm: told the due time of every job queued, so it wakes when that job is due. */
 const wakers = new WeakMap<AppContext, (dueAt: number) => void>();
 
@@ -252,27 +263,45 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   const budget = limits.budgetMs ?? Infinity;
   const db = ctx.db.$client;
   const now = ctx.now();
-  const kinds = JSON.stringify([...registry.keys()]);
+  let busy = runningCounts.get(ctx);
+  if (!busy) runningCounts.set(ctx, (busy = new Map()));
+  const counts = busy;
+  // Kinds and refs at their concurrency bound are left out of the selection: their jobs wait, pending.
+  const full = [...counts].filter(([slot, n]) => {
+    const [kind, ref] = slot.split("\0");
+    const bound = registry.get(kind!)?.options.concurrency;
+    return bound && n >= (ref === undefined ? bound.total : bound.perRef);
+  });
+  const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.some(([slot]) => slot === k)));
+  const fullRefs = JSON.stringify(full.map(([slot]) => slot).filter((slot) => slot.includes("\0")));
   // Each walks its index in due order and stops at the limit, however many jobs are due.
   const pending = db
     .query(
-      `SELECT id, kind, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-       ORDER BY next_attempt_at LIMIT ?3`,
+      `SELECT id, kind, ref_id AS refId, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4)) ORDER BY next_attempt_at LIMIT ?3`,
     )
-    .all(now, kinds, limit) as { id: string; kind: string; t: number }[];
+    .all(now, kinds, limit, fullRefs) as { id: string; kind: string; refId: string | null; t: number }[];
   const expired = db
     .query(
-      `SELECT id, kind, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-       ORDER BY lease_until LIMIT ?3`,
+      `SELECT id, kind, ref_id AS refId, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4)) ORDER BY lease_until LIMIT ?3`,
     )
-    .all(now, kinds, limit) as { id: string; kind: string; t: number }[];
+    .all(now, kinds, limit, fullRefs) as { id: string; kind: string; refId: string | null; t: number }[];
   const due = [...pending, ...expired].sort((a, b) => a.t - b.t).slice(0, limit);
+  /** Takes a running slot of a bounded kind for the job, or answers false when its kind or ref is at the bound. */
+  const take = (kind: string, refId: string | null, bound: { total: number; perRef: number }) => {
+    const slot = refSlot(kind, refId);
+    if ((counts.get(kind) ?? 0) >= bound.total || (counts.get(slot) ?? 0) >= bound.perRef) return false;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    counts.set(slot, (counts.get(slot) ?? 0) + 1);
+    return true;
+  };
   let claimed = 0;
   let more = due.length === limit;
   const pass: JobPass = new Map();
-  const leased: { id: string; handler: Handler }[] = [];
+  const leased: { id: string; kind: string; refId: string | null; handler: Handler }[] = [];
   db.transaction(() => {
-    for (const [i, { id, kind }] of due.entries()) {
+    for (const [i, { id, kind, refId }] of due.entries()) {
       // The first job always runs, so a pass makes progress however little time it has.
       if (i > 0 && performance.now() - started >= budget) {
         more = true;
@@ -281,7 +310,7 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
       const handler = registry.get(kind)!;
       const { fn, options } = handler;
       if (!options.transactional) {
-        leased.push({ id, handler });
+        leased.push({ id, kind, refId, handler });
         continue;
       }
       let job: Job | null = null;
@@ -303,12 +332,35 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
       if (job) claimed++;
     }
   })();
+  const release = (kind: string, refId: string | null) => {
+    for (const slot of [kind, refSlot(kind, refId)]) {
+      const n = (counts.get(slot) ?? 1) - 1;
+      if (n > 0) counts.set(slot, n);
+      else counts.delete(slot);
+    }
+  };
   const running: Promise<void>[] = [];
-  for (const { id, handler } of leased) {
+  for (const { id, kind, refId, handler } of leased) {
+    // At the bound: the next pass selects without this kind or ref (a finished job wakes the runner).
+    if (handler.options.concurrency && !take(kind, refId, handler.options.concurrency)) {
+      more = true;
+      continue;
+    }
     const job = claim(ctx, id, now, handler.options.leaseMs);
-    if (!job) continue;
+    if (!job) {
+      if (handler.options.concurrency) release(kind, refId);
+      continue;
+    }
     claimed++;
-    running.push(runLeased(ctx, job, handler));
+    const run = runLeased(ctx, job, handler);
+    running.push(
+      handler.options.concurrency
+        ? run.finally(() => {
+            release(kind, refId);
+            wakers.get(ctx)?.(ctx.now());
+          })
+        : run,
+    );
   }
   const settled = Promise.all(running).then(() => undefined);
   let flight = inFlight.get(ctx);

@@ -105,10 +105,12 @@ export class LiveHub {
    * what it missed is no longer kept.
    */
   join(ws: LiveSocket, userId: string, resumeAfter: number | null) {
-    // Bring the account up to date first, so the replay below ends exactly where live frames begin.
+    // One page of the account's backlog first (PUSH_PAGE events, as any pass): a socket that starts at the cursor
+    // is live from there, and the rest of the backlog reaches it published, a page per turn of the event loop.
     let account = this.accounts.get(userId);
-    if (account) this.pushAccount(userId, account);
-    else {
+    if (account) {
+      if (this.pushAccount(userId, account)) this.continuePasses();
+    } else {
       account = { cursor: lastEventId(this.ctx), topic: topicOf(userId), sockets: new Set() };
       this.accounts.set(userId, account);
       if (this.accounts.size === 1) onEventsCommitted(this.ctx, () => this.notify());
@@ -178,8 +180,13 @@ export class LiveHub {
     // A caller that appends outside bun:sqlite's synchronous transaction helper would still hold one open.
     if (this.ctx.db.$client.inTransaction) return void setImmediate(() => this.notify());
     let more = false;
-    for (const [userId, account] of this.accounts) if (this.pushAccount(userId, account, 1)) more = true;
-    if (!more) return;
+    for (const [userId, account] of this.accounts) if (this.pushAccount(userId, account)) more = true;
+    if (more) this.continuePasses();
+  }
+
+  /** A backlog is left: the next page goes after a turn of the event loop (unless a pass is queued already). */
+  private continuePasses() {
+    if (this.passQueued) return;
     this.passQueued = true;
     setImmediate(() => this.pass());
   }
@@ -237,25 +244,22 @@ export class LiveHub {
     ws.data.sent = Math.max(ws.data.sent, upTo);
   }
 
-  /** Publishes up to `pages` pages of the account's new events; answers whether more are waiting. */
-  private pushAccount(userId: string, account: Account, pages = Infinity): boolean {
-    for (let page = 0; page < pages; page++) {
-      const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: PUSH_PAGE });
-      if (!events.length) return false;
-      count(this.pushed, events.length);
-      account.cursor = events.at(-1)!.id;
-      // A page of frames (at most ~1 MB) is queued whole, under Bun's own per-socket ceiling (16 MB); who went past
-      // the limit with it leaves the topic and picks up after the page from the log.
-      for (const frame of this.framesOf(userId, events, false)) this.server!.publish(account.topic, frame.json);
-      for (const ws of account.sockets) {
-        this.recheckSession(ws);
-        if (!ws.data.live) continue;
-        ws.data.sent = account.cursor;
-        if (ws.getBufferedAmount() > this.sendBufferLimit) this.stall(ws);
-      }
-      if (events.length < PUSH_PAGE) return false;
+  /** Publishes one page (at most PUSH_PAGE) of the account's new events; answers whether more may be waiting. */
+  private pushAccount(userId: string, account: Account): boolean {
+    const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: PUSH_PAGE });
+    if (!events.length) return false;
+    count(this.pushed, events.length);
+    account.cursor = events.at(-1)!.id;
+    // A page of frames (at most ~1 MB) is queued whole, under Bun's own per-socket ceiling (16 MB); who went past
+    // the limit with it leaves the topic and picks up after the page from the log.
+    for (const frame of this.framesOf(userId, events, false)) this.server!.publish(account.topic, frame.json);
+    for (const ws of account.sockets) {
+      this.recheckSession(ws);
+      if (!ws.data.live) continue;
+      ws.data.sent = account.cursor;
+      if (ws.getBufferedAmount() > this.sendBufferLimit) this.stall(ws);
     }
-    return true;
+    return events.length === PUSH_PAGE;
   }
 
   /**

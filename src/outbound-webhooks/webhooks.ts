@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { allowsPrivateNetworks } from "../admin/settings";
 import type { AppContext } from "../context";
-import { type AppEvent, advanceCursor, type EventType, lastEventId, readCursor, readEvents } from "../events/events";
+import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
 import { badRequest, notFound } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { findUserById } from "../users/queries";
@@ -10,13 +10,18 @@ import { pinnedRequest, resolveTarget } from "./ssrf";
 /**
  * Outbound webhooks: the user's endpoints receive the event log's events, signed per Standard Webhooks 1.0.
  *
- * - A feed job reads the log after a durable cursor and, in the same transaction, writes one delivery per event
+ * - The feed reads the log after a durable cursor and, in the same transaction, writes one delivery per event
  *   and subscribed endpoint (its payload kept) and queues its first attempt in the jobs table, then moves the
- *   cursor: after a crash it resumes after exactly what it committed.
+ *   cursor: after a crash it resumes after exactly what it committed. It runs right after a transaction that
+ *   appended events commits, a bounded page per turn of the event loop while a backlog lasts, with a job every
+ *   minute as a safety net (and at start, catching up after downtime).
  * - A batch event of the engine (one campaign's messages, `messageIds` in the payload) becomes one delivery per
  *   message, each with its own webhook-id, so a receiver sees the same shape whether a message was sent alone or
  *   in a campaign.
  * - A delivery job makes one attempt outside any transaction (leased) and puts itself back on Svix's schedule.
+ *   At most ATTEMPTS_PER_ENDPOINT attempts run at once per endpoint and ATTEMPTS_IN_FLIGHT in all; the jobs
+ *   runner leaves the rest pending until a slot frees, so one slow receiver neither floods the network nor holds
+ *   up the other endpoints.
  */
 
 export const WEBHOOK_EVENTS = [
@@ -60,8 +65,14 @@ export const ROTATION_OVERLAP = DAY;
 const TIMEOUT = 15 * SECOND;
 const RESPONSE_KEPT = 2048;
 const MAX_RETRY_AFTER = DAY;
-const FEED_EVERY = 5 * SECOND;
-const FEED_BATCH = 200;
+/** The safety net's pace: the feed otherwise runs when events commit. */
+const FEED_EVERY = MINUTE;
+/** Events read per transaction at most, and the time one page may take before the feed yields the event loop. */
+export const FEED_PAGE = 200;
+export const FEED_BUDGET_MS = 10;
+/** HTTP attempts running at once, per endpoint and in all. */
+export const ATTEMPTS_PER_ENDPOINT = 8;
+export const ATTEMPTS_IN_FLIGHT = 64;
 
 const FEED = "webhooks.feed";
 const DELIVER = "webhooks.deliver";
@@ -289,32 +300,53 @@ function webhookDataOf(event: AppEvent): { source: string; data: Record<string, 
   return [{ source: String(event.id), data: { [`${event.subject.kind}Id`]: event.subject.id, ...rest } }];
 }
 
+/** Pages the feed read, their events and the largest page, per app (tests assert the bound). */
+const feedPages = new WeakMap<AppContext, { pages: number; events: number; largestPage: number }>();
+export function feedStats(ctx: AppContext) {
+  let stats = feedPages.get(ctx);
+  if (!stats) feedPages.set(ctx, (stats = { pages: 0, events: 0, largestPage: 0 }));
+  return stats;
+}
+
 /**
- * Turns the events after the cursor into deliveries, in one transaction with the cursor's move. Endpoints receive
- * only events created after they were (a new endpoint does not replay the log). Answers the deliveries made.
+ * Turns one page of the events after the cursor (at most FEED_PAGE, stopping after FEED_BUDGET_MS) into
+ * deliveries, in one transaction with the cursor's move. Endpoints receive only events created after they were (a
+ * new endpoint does not replay the log). Answers the deliveries made and whether events may be left.
  */
-export function feedDeliveries(ctx: AppContext): number {
-  let made = 0;
-  ctx.db.$client.transaction(() => {
+export function feedDeliveries(ctx: AppContext): { made: number; more: boolean } {
+  return ctx.db.$client.transaction(() => {
+    const started = performance.now();
+    const head = lastEventId(ctx);
     const after = readCursor(ctx, CURSOR);
-    const events = readEvents(ctx, { afterId: after, types: LOG_TYPES, limit: FEED_BATCH });
-    const endpoints = ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE active = 1`).all() as EndpointRow[];
+    const events = readEvents(ctx, { afterId: after, types: LOG_TYPES, limit: FEED_PAGE });
+    const endpoints = (ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE active = 1`).all() as EndpointRow[]).map((row) => ({
+      row,
+      events: new Set(JSON.parse(row.events) as string[]),
+    }));
+    let made = 0;
+    let last = 0;
     for (const event of events) {
+      if (last && performance.now() - started >= FEED_BUDGET_MS) break;
       const type = FROM_LOG[event.type]!;
-      for (const endpoint of endpoints) {
-        if (endpoint.user_id !== event.userId || endpoint.created_at > event.createdAt) continue;
-        if (!(JSON.parse(endpoint.events) as string[]).includes(type)) continue;
+      for (const { row, events: subscribed } of endpoints) {
+        if (row.user_id !== event.userId || row.created_at > event.createdAt || !subscribed.has(type)) continue;
         for (const { source, data } of webhookDataOf(event)) {
-          if (insertDelivery(ctx, endpoint, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
+          if (insertDelivery(ctx, row, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
         }
       }
+      last = event.id;
     }
-    // A full batch: past its last event. Fewer: every deliverable event up to the log's end was read (in this
-    // transaction's snapshot), so the types we do not deliver are skipped too.
-    const last = events.length === FEED_BATCH ? events.at(-1)!.id : Math.max(after, lastEventId(ctx));
-    advanceCursor(ctx, CURSOR, last);
+    const read = last ? events.findIndex((e) => e.id === last) + 1 : 0;
+    const stats = feedStats(ctx);
+    stats.pages++;
+    stats.events += read;
+    stats.largestPage = Math.max(stats.largestPage, read);
+    // A page read to its end and short of FEED_PAGE: every deliverable event up to the head was read (in this
+    // transaction), so the cursor skips the types we do not deliver too. Otherwise it stands at the last one read.
+    const more = events.length === FEED_PAGE || read < events.length;
+    advanceCursor(ctx, CURSOR, more ? last : Math.max(after, head));
+    return { made, more };
   })();
-  return made;
 }
 
 /** Queues a test event to one endpoint, delivered like any other. */
@@ -465,18 +497,53 @@ async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: u
   return { result: { status: a.status, attempts, error }, runAgainAt: now + Math.max(RETRY_SCHEDULE[attempts]!, a.retryAfter ?? 0) };
 }
 
-/** Registers the feed and delivery jobs and queues the feed once per installation (it puts itself back). */
+/**
+ * Feeds deliveries when events commit, a page per turn of the event loop until the backlog is gone; registers the
+ * feed's safety-net job and the delivery jobs, and queues the former once per installation (it puts itself back).
+ */
 export function startOutboundWebhooks(ctx: AppContext) {
-  registerJobHandler(ctx, FEED, () => ({ result: { made: feedDeliveries(ctx) }, runAgainAt: ctx.now() + FEED_EVERY }), {
-    transactional: true,
-    maxAttempts: Infinity,
-    firstDelayMs: FEED_EVERY,
+  let scheduled = false;
+  let stopped = false;
+  const wake = () => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    // The next turn, not this microtask: the request whose transaction appended the events is answered first, and a
+    // burst of commits in one turn makes one page.
+    setImmediate(run);
+  };
+  const run = () => {
+    scheduled = false;
+    if (stopped) return;
+    try {
+      // A caller that appends outside bun:sqlite's synchronous transaction helper may still hold one open: the
+      // page would join it (its cursor move committed or rolled back with someone else's work).
+      if (ctx.db.$client.inTransaction || feedDeliveries(ctx).more) wake();
+    } catch (err) {
+      ctx.log(`webhooks: feed: ${(err as Error)?.stack ?? err}`);
+    }
+  };
+  onEventsCommitted(ctx, wake, CURSOR);
+  ctx.onStop.unshift(() => {
+    stopped = true;
+    onEventsCommitted(ctx, null, CURSOR);
   });
+  registerJobHandler(
+    ctx,
+    FEED,
+    () => {
+      // The runner's pass holds the loop too: one page here, the rest a page per turn as above.
+      if (feedDeliveries(ctx).more) wake();
+      return { runAgainAt: ctx.now() + FEED_EVERY };
+    },
+    { transactional: true, maxAttempts: Infinity, firstDelayMs: FEED_EVERY },
+  );
   // Retries are the handler's own (Svix's schedule, answered as runAgainAt); a throw is a bug, retried by the jobs
-  // table's back-off. The lease covers one attempt and its timeout.
+  // table's back-off. The lease covers one attempt and its timeout: a delivery waiting for a slot is not claimed.
   registerJobHandler(ctx, DELIVER, (_ctx, job) => deliver(ctx, job.payload.deliveryId as string), {
     leaseMs: TIMEOUT + MINUTE,
     maxAttempts: 20,
+    concurrency: { total: ATTEMPTS_IN_FLIGHT, perRef: ATTEMPTS_PER_ENDPOINT },
   });
   enqueueJob(ctx, { kind: FEED, key: FEED, runAt: ctx.now() });
+  wake();
 }

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import net from "node:net";
 import { appendEvent, lastEventId, pruneEvents, readEvents } from "../../src/events/events";
+import { PUSH_PAGE, type LiveSocket, type SocketData } from "../../src/live/hub";
 import { liveHubOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -310,3 +311,37 @@ function connectRaw(cookie: string) {
   });
   return { socket, upgraded };
 }
+
+describe("a socket joining an account with a backlog", () => {
+  test(`brings the account up to date one page (${PUSH_PAGE} events) at a time: the join publishes one, the rest follow a page per turn, the first socket gets all 1,000 in order once`, async () => {
+    const acc = await t.signUpVerified();
+    const first = await connect(acc);
+    const hub = liveHubOf(t.ctx)!;
+    // A second socket of the account, joined in the same turn as the commit of 1,000 events (before the hub's own
+    // pass): a stand-in for Bun's socket that records what the hub sends it.
+    const sent: Frame[] = [];
+    const second = {
+      data: { userId: null, token: acc.token, checkedAt: Date.now(), sent: 0, stalledAt: null, greeted: false, live: false, authTimer: null } satisfies SocketData,
+      readyState: 1,
+      send: (json: string) => void sent.push(JSON.parse(json)),
+      subscribe: () => {},
+      unsubscribe: () => {},
+      getBufferedAmount: () => 0,
+      close: () => {},
+    } as unknown as LiveSocket;
+    const before = { ...hub.pushed };
+    const ids = t.ctx.db.$client.transaction(() =>
+      Array.from({ length: 1000 }, (_, n) => appendEvent(t.ctx, { userId: acc.user.id, type: "conversation.updated", subject: { kind: "conversation", id: "1" }, payload: { state: "open", n } })),
+    )();
+    hub.join(second, acc.user.id, null);
+    expect([hub.pushed.events - before.events, hub.pushed.pages - before.pages]).toEqual([PUSH_PAGE, 1]);
+    // It starts where the account stands after that page; what follows reaches it published.
+    expect(sent).toEqual([{ type: "ready", lastEventId: ids[PUSH_PAGE - 1] }]);
+
+    const got = await waitFor(() => first.of("conversation_updated").filter((f) => f.changes.n !== undefined), (f) => f.length >= 1000);
+    expect(got.map((f) => f.changes.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
+    expect([hub.pushed.events - before.events, hub.pushed.pages - before.pages]).toEqual([1000, 5]);
+    hub.leave(second);
+    await first.close();
+  });
+});

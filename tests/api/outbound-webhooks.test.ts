@@ -461,10 +461,18 @@ describe("every event type, end to end", () => {
         await runDueJobs(t.ctx).settled;
         return receiver.received.filter((r) => r.path === "/all");
       },
-      (rs) => new Set(rs.map((r) => (JSON.parse(r.body) as { type: string }).type)).size === WEBHOOK_EVENTS.length,
+      (rs) =>
+        new Set(rs.map((r) => (JSON.parse(r.body) as { type: string }).type)).size === WEBHOOK_EVENTS.length &&
+        !t.ctx.db.$client.query(`SELECT 1 FROM webhook_deliveries WHERE status = 'pending'`).get(),
       15_000,
     );
-    for (const r of receiver.received.filter((r) => r.path === "/all")) {
+    // Attempts to one endpoint run concurrently (up to 8), so they may arrive out of order: read them in the order
+    // of the events they report.
+    const order = new Map(
+      (t.ctx.db.$client.query(`SELECT id FROM webhook_deliveries ORDER BY event_id, rowid`).all() as { id: string }[]).map((d, i) => [d.id, i]),
+    );
+    const inEventOrder = receiver.received.filter((r) => r.path === "/all").sort((x, y) => order.get(x.id)! - order.get(y.id)!);
+    for (const r of inEventOrder) {
       const body = verify(secret, r) as { type: string; data: Record<string, any> };
       got.set(body.type, [...(got.get(body.type) ?? []), body]);
     }

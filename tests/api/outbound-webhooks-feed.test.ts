@@ -1,0 +1,241 @@
+// The outbound webhooks feed under a backlog: it reads the event log in pages of at most 200 events with a turn of
+// the event loop between them, woken when events commit (no 5-second job between pages); every event becomes one
+// delivery per endpoint, even across a restart in the middle of a backlog with the cursor set back; and the HTTP
+// attempts run at most 8 at once per endpoint and 64 in all. Everything on a fake clock: counts, order and bounds.
+import { afterEach, describe, expect, setDefaultTimeout, setSystemTime, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { setAllowPrivateNetworks } from "../../src/admin/settings";
+import { loadConfig } from "../../src/config";
+import type { AppContext } from "../../src/context";
+import { appendEvent, readCursor } from "../../src/events/events";
+import { runDueJobs } from "../../src/jobs/jobs";
+import {
+  ATTEMPTS_IN_FLIGHT,
+  ATTEMPTS_PER_ENDPOINT,
+  createEndpoint,
+  FEED_PAGE,
+  feedStats,
+  sendTestEvent,
+  startOutboundWebhooks,
+} from "../../src/outbound-webhooks/webhooks";
+import { openAppContext } from "../../src/server";
+import { createOrPromoteAdmin } from "../../src/users/admins";
+import { waitFor } from "../support/wait";
+
+setDefaultTimeout(60_000);
+
+const CURSOR = "outbound-webhooks";
+const T0 = Date.parse("2026-08-01T09:00:00Z");
+
+type Received = { path: string; id: string; timestamp: string; signature: string; body: string };
+
+/** A local receiver recording every request; while `held`, requests wait (counted in flight) until released. */
+function startReceiver() {
+  const received: Received[] = [];
+  const inFlight = new Map<string, number>();
+  const most = { total: 0, perPath: new Map<string, number>() };
+  let flying = 0;
+  let held: Promise<void> | null = null;
+  let release = () => {};
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      flying++;
+      inFlight.set(path, (inFlight.get(path) ?? 0) + 1);
+      most.total = Math.max(most.total, flying);
+      most.perPath.set(path, Math.max(most.perPath.get(path) ?? 0, inFlight.get(path)!));
+      const body = await req.text();
+      if (held) await held;
+      received.push({ path, id: req.headers.get("webhook-id")!, timestamp: req.headers.get("webhook-timestamp")!, signature: req.headers.get("webhook-signature")!, body });
+      flying--;
+      inFlight.set(path, inFlight.get(path)! - 1);
+      return new Response("ok");
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    received,
+    most,
+    flying: () => flying,
+    hold() {
+      held = new Promise((resolve) => (release = resolve));
+    },
+    release() {
+      held = null;
+      release();
+    },
+    stop: () => server.stop(true),
+  };
+}
+
+/** Webhook.verify checks the timestamp against the wall clock: verify each delivery at the time it was signed. */
+function verify(secret: string, r: Received): { type: string; data: Record<string, unknown> } {
+  setSystemTime(new Date(Number(r.timestamp) * 1000));
+  try {
+    return new Webhook(secret).verify(r.body, { "webhook-id": r.id, "webhook-timestamp": r.timestamp, "webhook-signature": r.signature }) as never;
+  } finally {
+    setSystemTime();
+  }
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const fn of cleanups.splice(0)) fn();
+});
+
+/** An appliance on a data folder (a fixed clock, mails dropped), the feed and delivery jobs registered; no runner. */
+async function open(dataDir: string) {
+  const ctx = await openAppContext(loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []), () => {});
+  ctx.mailer.close();
+  ctx.mailer = { send: async () => {}, close: () => {} };
+  ctx.now = () => T0;
+  startOutboundWebhooks(ctx);
+  return ctx;
+}
+
+function setUp() {
+  const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhooks-feed-"));
+  const receiver = startReceiver();
+  cleanups.push(() => {
+    receiver.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { dataDir, receiver };
+}
+
+/** `n` contact_created events in one transaction: a backlog the feed finds all at once. Answers their ids. */
+function backlog(ctx: AppContext, userId: string, n: number): number[] {
+  return ctx.db.$client.transaction(() =>
+    Array.from({ length: n }, (_, i) => appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: `c${i}` }, payload: { source: "import" } })),
+  )();
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The feed's cursor at each turn of the event loop, from now until `until` holds (within 2,000 turns). */
+async function cursorPerTurn(ctx: AppContext, until: (cursor: number) => boolean): Promise<number[]> {
+  const seen: number[] = [];
+  for (;;) {
+    if (seen.length === 2000) throw new Error(`the feed's cursor stopped at ${seen.at(-1)}`);
+    await nextTurn();
+    seen.push(readCursor(ctx, CURSOR));
+    if (until(seen.at(-1)!)) return seen;
+  }
+}
+
+/** Runs the due deliveries until none is pending. */
+async function deliverAll(ctx: AppContext) {
+  const pending = () => (ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'`).get() as { n: number }).n;
+  while (pending()) await runDueJobs(ctx).settled;
+}
+
+const count = (ctx: AppContext, sql: string) => (ctx.db.$client.query(sql).get() as { n: number }).n;
+
+describe("a backlog of 1,000 events", () => {
+  test(`is fed at most ${FEED_PAGE} events a turn of the event loop, right after the commit (no job run): 1,000 deliveries, each sent once and signed`, async () => {
+    const { dataDir, receiver } = setUp();
+    const ctx = await open(dataDir);
+    cleanups.unshift(() => ctx.db.$client.close());
+    const user = await createOrPromoteAdmin(ctx, "feed@example.com", "owner-secret-123");
+    setAllowPrivateNetworks(ctx, true);
+    const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
+    await cursorPerTurn(ctx, () => true); // the feed's start-up page, on a log without deliverable events
+    const before = { ...feedStats(ctx) };
+
+    const ids = backlog(ctx, user.id, 1000);
+    const perTurn = await cursorPerTurn(ctx, (c) => c >= ids.at(-1)!);
+    // Events fed by each turn's end: never more than a page in one turn, all 1,000 in the end.
+    const fed = perTurn.map((c) => ids.filter((id) => id <= c).length);
+    const steps = fed.map((n, i) => n - (fed[i - 1] ?? 0));
+    expect(Math.max(...steps)).toBeLessThanOrEqual(FEED_PAGE);
+    expect(fed.at(-1)).toBe(1000);
+    expect(feedStats(ctx).events - before.events).toBe(1000);
+    expect(feedStats(ctx).pages - before.pages).toBeGreaterThanOrEqual(5);
+    expect(feedStats(ctx).largestPage).toBeLessThanOrEqual(FEED_PAGE);
+    expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries`)).toBe(1000);
+    expect(count(ctx, `SELECT count(*) AS n FROM jobs WHERE kind = 'webhooks.deliver'`)).toBe(1000);
+
+    await deliverAll(ctx);
+    expect(receiver.received.length).toBe(1000);
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1000);
+    const contacts = receiver.received.map((r) => verify(ep.secret, r)).map((b) => [b.type, b.data.contactId]);
+    expect(new Set(contacts.map(([, c]) => c))).toEqual(new Set(Array.from({ length: 1000 }, (_, i) => `c${i}`)));
+    expect(new Set(contacts.map(([type]) => type))).toEqual(new Set(["contact_created"]));
+    expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'succeeded' AND attempts = 1`)).toBe(1000);
+  });
+
+  test("a restart in the middle of the backlog, its cursor then set back to the start: still one delivery per event, each sent once", async () => {
+    const { dataDir, receiver } = setUp();
+    let ctx = await open(dataDir);
+    const user = await createOrPromoteAdmin(ctx, "restart@example.com", "owner-secret-123");
+    setAllowPrivateNetworks(ctx, true);
+    const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
+    await cursorPerTurn(ctx, () => true);
+
+    const ids = backlog(ctx, user.id, 1000);
+    // The process dies (its database closed, nothing stopped in order) the turn its feed first moved.
+    const [atCrash] = (await cursorPerTurn(ctx, (c) => c >= ids[0]!)).slice(-1);
+    ctx.db.$client.close();
+    const fedBefore = ids.filter((id) => id <= atCrash!).length;
+    expect(fedBefore).toBeGreaterThan(0);
+    expect(fedBefore).toBeLessThanOrEqual(FEED_PAGE);
+
+    // Back up; a cursor set back to before the backlog (as a restored backup could) makes no second delivery.
+    const reopened = await openAppContext(loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []), () => {});
+    reopened.db.$client.query(`UPDATE event_cursors SET last_id = ? WHERE consumer = ?`).run(ids[0]! - 1, CURSOR);
+    expect(count(reopened, `SELECT count(*) AS n FROM webhook_deliveries`)).toBe(fedBefore);
+    reopened.mailer.close();
+    reopened.db.$client.close();
+    ctx = await open(dataDir);
+    cleanups.unshift(() => ctx.db.$client.close());
+    await cursorPerTurn(ctx, (c) => c >= ids.at(-1)!);
+    expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries`)).toBe(1000);
+    expect(count(ctx, `SELECT count(DISTINCT source) AS n FROM webhook_deliveries`)).toBe(1000);
+    expect(count(ctx, `SELECT count(*) AS n FROM jobs WHERE kind = 'webhooks.deliver'`)).toBe(1000);
+
+    await deliverAll(ctx);
+    expect(receiver.received.length).toBe(1000);
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1000);
+    const contacts = receiver.received.map((r) => verify(ep.secret, r).data.contactId);
+    expect(new Set(contacts).size).toBe(1000);
+  });
+});
+
+describe("HTTP attempts", () => {
+  test(`run at most ${ATTEMPTS_PER_ENDPOINT} at once per endpoint and ${ATTEMPTS_IN_FLIGHT} in all; the rest wait unclaimed and go once a slot frees`, async () => {
+    const { dataDir, receiver } = setUp();
+    const ctx = await open(dataDir);
+    cleanups.unshift(() => ctx.db.$client.close());
+    const user = await createOrPromoteAdmin(ctx, "slots@example.com", "owner-secret-123");
+    setAllowPrivateNetworks(ctx, true);
+    // Ten endpoints with ten deliveries each: 100 due at once, more than the 8 per endpoint and the 64 in all.
+    const endpoints = [];
+    for (let e = 0; e < 10; e++) {
+      endpoints.push(await createEndpoint(ctx, user.id, { name: `ep${e}`, url: `${receiver.url}/ep${e}`, events: ["contact_created"] }));
+    }
+    await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
+    for (const ep of endpoints) for (let i = 0; i < 10; i++) sendTestEvent(ctx, user.id, ep.id);
+    receiver.hold();
+    const runs = [runDueJobs(ctx), runDueJobs(ctx), runDueJobs(ctx)];
+    expect(runs.map((r) => r.claimed)).toEqual([64, 0, 0]);
+    await waitFor(() => receiver.flying(), (n) => n === 64);
+    const leased = count(ctx, `SELECT count(*) AS n FROM jobs WHERE kind = 'webhooks.deliver' AND state = 'running'`);
+    expect(leased).toBe(64);
+    expect(Math.max(...receiver.most.perPath.values())).toBe(8);
+    expect(receiver.most.total).toBe(64);
+
+    receiver.release();
+    await Promise.all(runs.map((r) => r.settled));
+    await deliverAll(ctx);
+    expect(receiver.most.total).toBe(64);
+    expect(Math.max(...receiver.most.perPath.values())).toBe(8);
+    expect(receiver.received.length).toBe(100);
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(100);
+    expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'succeeded' AND attempts = 1`)).toBe(100);
+  });
+});
