@@ -62,8 +62,10 @@ function errorAnswer(code: string | number, error: unknown): { status: number; b
     case "VALIDATION": {
       const v = error as ValidationLike;
       if (typeof v.customError === "string") return { status: 400, body: { message: v.customError } };
-      const field = v.valueError?.path?.replace(/^\//, "").replaceAll("/", ".") || "request";
-      return { status: 400, body: { message: `Invalid ${field}: ${validationMessage(v)}` } };
+      const field = v.valueError?.path?.replace(/^\//, "").replaceAll("/", ".");
+      // The body itself of the wrong type ([1, 2], "text", 5): said as the auth guard and PATCH routes say it.
+      if (!field && v.valueError?.message === "Expected object") return { status: 400, body: { message: "The request body must be a JSON object" } };
+      return { status: 400, body: { message: `Invalid ${field || "request"}: ${validationMessage(v)}` } };
     }
     case "PARSE":
       return { status: 400, body: { message: "The request body is not valid JSON" } };

@@ -67,7 +67,7 @@ describe("request bodies", () => {
   test("a JSON body of the wrong shape answers 400 with a message", async () => {
     const res = await t.api("/api/auth/login", { body: [1, 2, 3] });
     expect(res.status).toBe(400);
-    expect(res.body.message).toBe("Please fill in all fields");
+    expect(res.body.message).toBe("The request body must be a JSON object");
   });
 
   test("no 500 was logged", () => {
