@@ -93,23 +93,29 @@ function comparison(current: Figures, previous: Figures) {
 }
 
 /**
- * Each interval's figures, read in one pass of each source. `people: false` leaves out opt-outs and new contacts
- * (zero), which are counted from the contacts' indexes: spend per month and all-time totals do not need them.
+ * Each interval's figures, read in one pass of each source; `people` adds opt-outs and new contacts, `campaigns`
+ * how many campaigns sent (else zero: spend per month and all-time totals do not need them). `total` adds one
+ * more, over all the intervals, summed from theirs when they do not overlap (the days of a chart).
  */
-function figuresIn(ctx: AppContext, userId: string, intervals: Interval[], price: (id: string) => number | null, people = true): Figures[] {
+function figuresIn(
+  ctx: AppContext,
+  userId: string,
+  intervals: Interval[],
+  price: (id: string) => number | null,
+  opts: { people?: boolean; campaigns?: boolean; total?: Interval } = {},
+): Figures[] {
   const rows = rollupsIn(ctx, userId, intervals);
-  const optOuts = people ? optOutsIn(ctx, userId, intervals) : new Map<number, number>();
-  const added = people ? contactsAddedIn(ctx, userId, intervals) : new Map<number, number>();
-  const campaigns = new Map(campaignsSentIn(ctx, userId, intervals).map((r) => [r.i, r.campaigns]));
-  return intervals.map((_, i) =>
-    figures(
-      rows.filter((r) => r.i === i),
-      price,
-      optOuts.get(i) ?? 0,
-      added.get(i) ?? 0,
-      campaigns.get(i) ?? 0,
-    ),
-  );
+  const optOuts = opts.people ? optOutsIn(ctx, userId, intervals) : new Map<number, number>();
+  const added = opts.people ? contactsAddedIn(ctx, userId, intervals) : new Map<number, number>();
+  const campaigns = new Map(opts.campaigns ? campaignsSentIn(ctx, userId, intervals).map((r) => [r.i, r.campaigns]) : []);
+  const byInterval = intervals.map((): Counted[] => []);
+  for (const r of rows) byInterval[r.i]!.push(r);
+  const each = intervals.map((_, i) => figures(byInterval[i]!, price, optOuts.get(i) ?? 0, added.get(i) ?? 0, campaigns.get(i) ?? 0));
+  if (!opts.total) return each;
+  const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  // A campaign may send on several days: the distinct count over the whole is its own read.
+  const sentCampaigns = campaignsSentIn(ctx, userId, [opts.total])[0]?.campaigns ?? 0;
+  return [...each, figures(rows, price, sum(optOuts), sum(added), sentCampaigns)];
 }
 
 function priceOf(ctx: AppContext, userId: string) {
@@ -132,7 +138,7 @@ function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, li
 
 /** Every message of the account so far, by outcome (the simple home's totals). */
 export function allTimeFigures(ctx: AppContext, userId: string, price = priceOf(ctx, userId)): Figures {
-  return figuresIn(ctx, userId, [ALL_TIME], price, false)[0]!;
+  return figuresIn(ctx, userId, [ALL_TIME], price)[0]!;
 }
 
 /** The homes' and the dashboard's cards: the week and the month against the ones before, all-time totals, spend. */
@@ -143,8 +149,12 @@ export function overview(ctx: AppContext, user: User) {
   const week = weekWindows(now);
   const month = monthWindows(zone, now);
   const months = lastMonths(zone, now, MONTHS_OF_SPEND);
-  const [weekNow, weekBefore, monthNow, monthBefore] = figuresIn(ctx, user.id, [week.current, week.previous, month.current, month.previous], price);
-  const perMonth = figuresIn(ctx, user.id, months, price, false);
+  const [weekNow, weekBefore, monthNow, monthBefore] = figuresIn(ctx, user.id, [week.current, week.previous, month.current, month.previous], price, {
+    people: true,
+    campaigns: true,
+  });
+  const perMonth = figuresIn(ctx, user.id, [...months, ALL_TIME], price);
+  const total = perMonth.pop()!;
   const recent = listCampaigns(ctx, user.id, { page: 1, pageSize: RECENT_CAMPAIGNS, archived: false }).data.map((c) => ({
     id: c.id,
     name: c.name,
@@ -163,7 +173,7 @@ export function overview(ctx: AppContext, user: User) {
     generatedAt: new Date(now).toISOString(),
     totalContacts: countContacts(ctx, user.id),
     activeCampaigns: countActiveCampaigns(ctx, user.id),
-    allTime: allTimeFigures(ctx, user.id, price),
+    allTime: total,
     week: comparison(weekNow!, weekBefore!),
     month: comparison(monthNow!, monthBefore!),
     months: months.map((m, i) => ({ month: m.month, sent: perMonth[i]!.sent, segments: perMonth[i]!.segments, spendMicros: perMonth[i]!.spendMicros })),
@@ -177,7 +187,7 @@ export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number
   const price = priceOf(ctx, user.id);
   const list = lastDays(user.timezone, now, days);
   const range = { start: list[0]!.start, end: list[list.length - 1]!.end };
-  const perDay = figuresIn(ctx, user.id, [...list, range], price);
+  const perDay = figuresIn(ctx, user.id, list, price, { people: true, total: range });
   const totals = perDay.pop()!;
 
   const sentBy = new Map<string, number[]>();
