@@ -90,6 +90,52 @@ export function writeNextChunk(ctx: AppContext, campaignId: string, window: numb
 
 const running = new WeakMap<AppContext, Set<string>>();
 
+/** How often the checkpoint thread folds the write-ahead log into the database while chunks are written. */
+const CHECKPOINT_EVERY_MS = 250;
+
+/**
+ * While chunks are written, the write-ahead log is checkpointed by a worker thread on its own connection instead of
+ * by the connection that commits them: a checkpoint ends in an fsync of the database file, which on a busy disk
+ * held the event loop for over a second at a time (scripts/bench/results.ts). The connection's own automatic
+ * checkpoint is turned off meanwhile and restored when the last writer ends (a crash loses nothing: it is a
+ * setting of the connection, and the log is checkpointed at the next start). Answers the release; without a
+ * database file, or where no worker can start, the connection keeps checkpointing itself.
+ */
+function checkpointsOffThread(ctx: AppContext): () => void {
+  const db = ctx.db.$client;
+  if (!db.filename || db.filename === ":memory:") return () => {};
+  const autoWas = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+  let worker: Worker;
+  try {
+    // Told to stop, it closes its connection between checkpoints and ends itself: a thread killed mid-checkpoint
+    // would leave its locks on the database held for the life of the process ("database is locked").
+    const code = `import { Database } from "bun:sqlite";
+      const db = new Database(${JSON.stringify(db.filename)});
+      db.exec("PRAGMA busy_timeout = 5000");
+      const timer = setInterval(() => { try { db.query("PRAGMA wal_checkpoint(PASSIVE)").get(); } catch {} }, ${CHECKPOINT_EVERY_MS});
+      self.onmessage = () => { clearInterval(timer); db.close(); self.close(); };`;
+    worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+  } catch {
+    return () => {};
+  }
+  db.exec("PRAGMA wal_autocheckpoint = 0");
+  return () => {
+    worker.postMessage("stop");
+    db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}`);
+  };
+}
+
+const checkpointing = new WeakMap<AppContext, { writers: number; release: () => void }>();
+
+function holdCheckpoints(ctx: AppContext): () => void {
+  const held = checkpointing.get(ctx) ?? { writers: 0, release: () => {} };
+  if (held.writers++ === 0) held.release = checkpointsOffThread(ctx);
+  checkpointing.set(ctx, held);
+  return () => {
+    if (--held.writers === 0) held.release();
+  };
+}
+
 /**
  * Writes a campaign's outbox chunk by chunk until it is complete, yielding to the event loop after each chunk
  * (so requests are answered between them) and sizing chunks to about CHUNK_TARGET_MS. One writer per campaign per
@@ -105,6 +151,7 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
     stopped = true;
   };
   ctx.onStop.push(stop);
+  const releaseCheckpoints = holdCheckpoints(ctx);
   try {
     let window = WINDOW.initial;
     for (;;) {
@@ -123,6 +170,7 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
     mine.delete(campaignId);
     const at = ctx.onStop.indexOf(stop);
     if (at >= 0) ctx.onStop.splice(at, 1);
+    releaseCheckpoints();
   }
 }
 
