@@ -75,23 +75,33 @@ function exitReason(ctx: AppContext, e: EnrolmentRow, drip: Drip) {
   return { reason: goalOrSegment(ctx, drip, contact), contact };
 }
 
+/** How long an account's count of the month's SMS serves the steps that follow it. */
+const ROOM_FRESH_MS = 1000;
+const rooms = new WeakMap<AppContext, Map<string, { room: number; countedAt: number }>>();
+
 /**
- * The account's SMS left this month, counted once per pass of the job runner and taken a message's segments at a
- * time, so 10,000 steps due together do not each count the month's messages. Near the end (or with no license) the
- * plan's own check answers, with its message.
+ * Takes a step's SMS from the account's room this month. The month's SMS are counted at most once a second per
+ * account (a count scans the month's messages; 10,000 steps due together must not each pay for it) and this
+ * runner's own steps are taken off that count as they go; so another sender's SMS of the last second may be missed,
+ * never this runner's. When the room runs out (or there is no license) the plan's own check answers, counting
+ * afresh, with its message.
  */
-function takeMessage(ctx: AppContext, pass: JobPass, userId: string, segments: number) {
-  const key = `drips.room:${userId}`;
-  let room = pass.get(key) as number | undefined;
-  if (room === undefined) {
+function takeMessage(ctx: AppContext, userId: string, segments: number) {
+  let byUser = rooms.get(ctx);
+  if (!byUser) rooms.set(ctx, (byUser = new Map()));
+  let entry = byUser.get(userId);
+  if (!entry || performance.now() - entry.countedAt > ROOM_FRESH_MS) {
     const usage = usageFor(ctx, userId);
-    room = usage.messages.unlimited ? Infinity : usage.license ? usage.messages.limit - usage.messages.used : 0;
+    entry = { room: usage.messages.unlimited ? Infinity : usage.license ? usage.messages.limit - usage.messages.used : 0, countedAt: performance.now() };
+    byUser.set(userId, entry);
   }
-  if (room < segments) {
+  if (entry.room < segments) {
     assertWithinLimit(ctx, userId, "messages", segments);
-    room = segments;
+    // It fits after all (a license redeemed since the count): count again next time.
+    byUser.delete(userId);
+    return;
   }
-  pass.set(key, room - segments);
+  entry.room -= segments;
 }
 
 /** What many steps of one pass would each read again (a drip, an account, its sender), read once per pass. */
@@ -150,7 +160,7 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   });
   const segments = segmentCount(content);
   try {
-    takeMessage(ctx, pass, e.userId, segments);
+    takeMessage(ctx, e.userId, segments);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     log(ctx, e, "skipped", `Skipped: ${err.message}`);
