@@ -128,3 +128,20 @@ test("the counters follow creates, email changes and deletes", async () => {
     sms: ROWS - 1,
   });
 });
+
+test("a search's total counts only the owner's contacts, whether or not another account has any", async () => {
+  const zed = async () => (await t.api("/api/contacts?q=zed&pageSize=1", { token: a.token })).body;
+  const alone = await zed();
+  const scan = t.ctx.db.$client
+    .query("SELECT count(*) AS n FROM contacts WHERE user_id = ? AND lower(first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits) LIKE '%zed%'")
+    .get(a.user.id) as { n: number };
+  expect(alone.total).toBe(scan.n);
+  const b = await t.signUpVerified();
+  const theirs = await Promise.all(
+    ["+13125550101", "+13125550102"].map(async (phone) => (await t.api("/api/contacts", { method: "POST", token: b.token, body: { firstName: "Zed", phone } })).body.id),
+  );
+  expect((await zed()).total).toBe(alone.total);
+  expect((await t.api("/api/contacts?q=zed", { token: b.token })).body.total).toBe(2);
+  for (const id of theirs) await t.api(`/api/contacts/${id}`, { method: "DELETE", token: b.token });
+  expect((await zed()).total).toBe(alone.total);
+});
