@@ -20,8 +20,9 @@ import { enrolContact, exitEnrolment, findDrip, JOB_KIND, stepDueAt, stepKey, st
  * Runs drips. Each step is a transactional job (key drip:<enrolment>:<step>): the checks, the message put in the
  * outbox, the step's log row, the enrolment's move to the next step and that step's job all commit with the job's
  * completion, so a crash before the commit runs the step again from scratch and a crash after it never repeats it.
- * Exits on a reply or an opt-out come from the event log, read with a durable cursor advanced in the transaction
- * that records the exits.
+ * Exits (a reply, an opt-out, the goal tag) come from the event log, read soon after the events commit with a
+ * durable cursor advanced in the transaction that records them; each step checks them again itself, and a check
+ * every minute ends the enrolments of those who left a drip's segment without an event.
  */
 
 const EXITS = "drips.exits";
