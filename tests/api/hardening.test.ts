@@ -178,6 +178,17 @@ describe("the plan's monthly SMS", () => {
     expect(usageFor(t.ctx, acc.user.id).messages.used).toBe(5000);
   });
 
+  test("a large campaign (written in chunks) is checked by one message's segments times its audience", async () => {
+    const { acc, number } = await simulatorAccount();
+    sentThisMonth(acc, 3000, 1);
+    const recipients = Array.from({ length: 1001 }, (_, i) => `+1415200${String(i).padStart(4, "0")}`);
+    const res = await call(acc, "POST", "/api/campaigns", { type: "sms", name: "Large", content: LONG, recipients, fromNumber: number });
+    expect(res.status).toBe(201);
+    // 1,001 messages of 2 SMS: 2,002 of the 2,000 left (counted per message, 1,001 fitted).
+    const refused = await call(acc, "POST", `/api/campaigns/${res.body.id}/send`);
+    expect([refused.status, refused.body.message]).toEqual([402, refusal("3,000", "2,002")]);
+  });
+
   test("at the limit a keyword subscribes nobody and replies nothing; STOP is still confirmed, and counted", async () => {
     const { acc, text } = await simulatorAccount();
     expect((await call(acc, "POST", "/api/keywords", { keyword: "JOIN", autoReply: "Thanks for joining!" })).status).toBe(201);
