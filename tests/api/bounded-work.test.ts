@@ -84,6 +84,19 @@ describe("the jobs runner", () => {
   });
 });
 
+describe("the jobs runner's alarm", () => {
+  test("idle, it sleeps up to a second; a job queued due now wakes it at once (timers fire in order: before a 500 ms one)", async () => {
+    const ran: string[] = [];
+    registerJobHandler(ctx, "step", (_c, job) => void ran.push(job.key), { transactional: true });
+    startJobRunner(ctx);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    enqueueJob(ctx, { kind: "step", key: "now", runAt: T0 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ran).toEqual(["now"]);
+    for (const stop of ctx.onStop) await stop();
+  });
+});
+
 describe("the event readers", () => {
   test("the drips' exit reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
     advanceCursor(ctx, "drips.exits", 0);
