@@ -259,24 +259,28 @@ describe("triggers fire once per event", () => {
         }
       };
       const fired = async () => (await ruleRuns()).map((r) => r.contactId).sort();
+      // The job runner may run the clock's triggers too (its hourly job is due on this clock): runs are counted in
+      // the rule's history, once per contact and spell whoever made them.
+      const runsOf = async (phone: string) => (await ruleRuns()).filter((r) => r.contactId === contactByPhone(acc, phone).id).length;
       // 25 days after B's inbound alone would be 35: the outbound counts, so nobody yet.
       t.ctx.now = () => start + 25 * DAYS;
-      expect(await runClockTriggers(t.ctx)).toBe(0);
+      await runClockTriggers(t.ctx);
       t.ctx.now = () => start + 30 * DAYS - 1;
-      expect(await runClockTriggers(t.ctx)).toBe(0);
+      await runClockTriggers(t.ctx);
+      expect(await fired()).toEqual([]);
       t.ctx.now = () => start + 30 * DAYS;
-      expect(await runClockTriggers(t.ctx)).toBe(2);
-      expect(await runClockTriggers(t.ctx)).toBe(0);
+      await runClockTriggers(t.ctx);
+      await runClockTriggers(t.ctx);
       expect(await fired()).toEqual([contactByPhone(acc, a).id, contactByPhone(acc, b).id].sort());
       // A writes again: a new spell, which fires 30 days later; B's spell goes on and fires nothing more.
       t.ctx.now = () => start + 40 * DAYS;
       text(a, "back");
       t.ctx.now = () => start + 70 * DAYS - 1;
-      expect(await runClockTriggers(t.ctx)).toBe(0);
+      await runClockTriggers(t.ctx);
+      expect([await runsOf(a), await runsOf(b)]).toEqual([1, 1]);
       t.ctx.now = () => start + 70 * DAYS;
-      expect(await runClockTriggers(t.ctx)).toBe(1);
-      expect((await ruleRuns()).filter((r) => r.contactId === contactByPhone(acc, a).id)).toHaveLength(2);
-      expect((await ruleRuns()).filter((r) => r.contactId === contactByPhone(acc, b).id)).toHaveLength(1);
+      await runClockTriggers(t.ctx);
+      expect([await runsOf(a), await runsOf(b)]).toEqual([2, 1]);
       expect(JSON.parse(contactByPhone(acc, never).tags)).toEqual([]);
       expect(JSON.parse(contactByPhone(acc, a).tags)).toEqual(["dormant"]);
     } finally {
