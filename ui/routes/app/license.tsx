@@ -139,7 +139,7 @@ export function PlanCards({ plans, currentPlanId }: { plans: Plan[]; currentPlan
           </p>
           <ul className="mt-3 space-y-1 text-sm text-slate-600">
             <li>{limitText(p.monthlyContacts)} contacts</li>
-            <li>{limitText(p.monthlyMessages)} messages per month</li>
+            <li>{limitText(p.monthlyMessages)} SMS per month</li>
             <li>
               {limitText(p.phoneNumbers)} phone number{p.phoneNumbers === 1 ? "" : "s"}
             </li>

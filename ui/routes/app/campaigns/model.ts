@@ -149,16 +149,6 @@ export function measureSms(content: string, appendOptOut: boolean): Measure {
   };
 }
 
-/** Cells a spreadsheet would run as a formula get a leading apostrophe. */
-export function csvCell(value: string | number | null | undefined): string {
-  let s = value === null || value === undefined ? "" : String(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-export const toCsv = (rows: (string | number | null | undefined)[][]) =>
-  rows.map((r) => r.map(csvCell).join(",")).join("\r\n") + "\r\n";
-
 function zoneOffsetMs(utcMs: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat("en-US", {
     timeZone,
