@@ -416,6 +416,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function startJobRunner(ctx: AppContext) {
   let stopped = false;
   let draining = false;
+  /** A job fell due (or a bounded one finished) while a drain waited between passes: look again at once after it. */
+  let wokenWhileDraining = false;
   let drained = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let alarmAt = Infinity;
@@ -435,6 +437,7 @@ export function startJobRunner(ctx: AppContext) {
     drained = (async () => {
       timer = null;
       alarmAt = Infinity;
+      wokenWhileDraining = false;
       try {
         while (!stopped) {
           let more = false;
@@ -446,7 +449,7 @@ export function startJobRunner(ctx: AppContext) {
           if (!more) break;
           await nextTurn();
         }
-        if (!stopped) arm(nextDueAt(ctx) ?? Infinity, SETTLE_MS);
+        if (!stopped) arm(nextDueAt(ctx) ?? Infinity, wokenWhileDraining ? 0 : SETTLE_MS);
       } catch (err) {
         ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
         arm(Infinity, SETTLE_MS);
@@ -456,9 +459,12 @@ export function startJobRunner(ctx: AppContext) {
     })();
   };
 
-  // While a drain runs, it looks for the next due time itself when it ends.
+  // While a drain runs, it looks for the next due time itself when it ends, without the settling pause when a job
+  // fell due meanwhile (a delivery queued, or one finished and freed a slot, while the drain waited a turn).
   wakers.set(ctx, (dueAt) => {
-    if (!stopped && !draining && dueAt < alarmAt) arm(dueAt, 0);
+    if (stopped) return;
+    if (draining) wokenWhileDraining ||= dueAt <= ctx.now();
+    else if (dueAt < alarmAt) arm(dueAt, 0);
   });
   // Before the database closes: no new claims, and the handlers still running finish their writes.
   ctx.onStop.unshift(async () => {

@@ -324,9 +324,9 @@ export function feedDeliveries(ctx: AppContext): { made: number; more: boolean }
       events: new Set(JSON.parse(row.events) as string[]),
     }));
     let made = 0;
-    let last = 0;
+    let read = 0;
     for (const event of events) {
-      if (last && performance.now() - started >= FEED_BUDGET_MS) break;
+      if (read && performance.now() - started >= FEED_BUDGET_MS) break;
       const type = FROM_LOG[event.type]!;
       for (const { row, events: subscribed } of endpoints) {
         if (row.user_id !== event.userId || row.created_at > event.createdAt || !subscribed.has(type)) continue;
@@ -334,9 +334,8 @@ export function feedDeliveries(ctx: AppContext): { made: number; more: boolean }
           if (insertDelivery(ctx, row, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
         }
       }
-      last = event.id;
+      read++;
     }
-    const read = last ? events.findIndex((e) => e.id === last) + 1 : 0;
     const stats = feedStats(ctx);
     stats.pages++;
     stats.events += read;
@@ -344,7 +343,7 @@ export function feedDeliveries(ctx: AppContext): { made: number; more: boolean }
     // A page read to its end and short of FEED_PAGE: every deliverable event up to the head was read (in this
     // transaction), so the cursor skips the types we do not deliver too. Otherwise it stands at the last one read.
     const more = events.length === FEED_PAGE || read < events.length;
-    advanceCursor(ctx, CURSOR, more ? last : Math.max(after, head));
+    advanceCursor(ctx, CURSOR, more ? events[read - 1]!.id : Math.max(after, head));
     return { made, more };
   })();
 }
