@@ -6,6 +6,7 @@ import { findProviderById } from "../../src/providers/accounts";
 import { recordInbound } from "../../src/messages/messages";
 import { checkSegments, processEvents } from "../../src/drips/runner";
 import { runDueJobs } from "../../src/jobs/jobs";
+import { grantLicense } from "../../src/licenses/licenses";
 import { wallToInstant } from "../../src/time/zones";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
@@ -232,6 +233,28 @@ describe("drip campaigns", () => {
     expect(await checkSegments(t.ctx)).toBe(0);
     const states = Object.fromEntries((await enrolments(acc, d.id)).map((e) => [e.contactId, [e.state, e.exitReason, e.endedAt]]));
     expect(states).toEqual({ [a.id]: ["active", null, null], [b.id]: ["exited", 'Left the segment "VIP"', new Date(start + 2 * MINUTE).toISOString()] });
+  });
+
+  test("steps past the plan's SMS this month are skipped with the plan's answer, however many fall due together", async () => {
+    startClock();
+    const { acc, contact } = await account();
+    const people = [await contact("P1"), await contact("P2"), await contact("P3"), await contact("P4"), await contact("P5")];
+    grantLicense(t.ctx, acc.user.id, "starter", 30);
+    const limit = t.ctx.db.$client.query(`SELECT monthly_messages AS n FROM plans WHERE id = 'starter'`).get() as { n: number };
+    t.ctx.db.$client.run(`UPDATE plans SET monthly_messages = 3 WHERE id = 'starter'`);
+    try {
+      const d = await drip(acc, { steps: STEPS.slice(0, 1) });
+      expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: people.map((p) => p.id) })).body).toEqual({ enrolled: 5, skipped: [] });
+      run();
+      expect(sent(acc)).toHaveLength(3);
+      const outcomes = (await enrolments(acc, d.id)).map((e) => [e.history[0].outcome, e.history[0].reason]);
+      expect(outcomes.filter(([o]) => o === "sent")).toHaveLength(3);
+      const skipped = outcomes.filter(([o]) => o === "skipped");
+      expect(skipped).toHaveLength(2);
+      for (const [, reason] of skipped) expect(reason).toStartWith("Skipped: Your Starter plan allows 3 ");
+    } finally {
+      t.ctx.db.$client.run(`UPDATE plans SET monthly_messages = ? WHERE id = 'starter'`, [limit.n]);
+    }
   });
 
   test("an opt_in drip enrols a contact who opts in, from the event log, once", async () => {
