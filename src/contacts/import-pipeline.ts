@@ -10,11 +10,8 @@ export type FromWorker =
   | { type: "done" }
   | { type: "error"; status: number | null; message: string };
 
-/**
- * Batches the worker may prepare ahead of the writer: enough to keep both threads busy (a large import's writer
- * takes three at a time, csv-import.ts), few enough to bound memory.
- */
-const AHEAD = 3;
+/** Batches the worker may prepare ahead of the writer: enough to keep both threads busy, few enough to bound memory. */
+const AHEAD = 2;
 const WORKER_START_MS = 10_000;
 
 /**
