@@ -54,8 +54,24 @@ export function resolveSession(ctx: AppContext, token: string): ActiveSession | 
   return { sessionId, user };
 }
 
+const endedListeners = new WeakMap<AppContext, ((userId: string) => void)[]>();
+
+/**
+ * Called with the account whose sessions were revoked, after the revoking transaction (a microtask later): the
+ * WebSocket hub closes that account's sockets whose session ended at once, instead of at their next push.
+ */
+export function onSessionsEnded(ctx: AppContext, listener: (userId: string) => void) {
+  endedListeners.set(ctx, [...(endedListeners.get(ctx) ?? []), listener]);
+}
+
+function sessionsEnded(ctx: AppContext, userId: string) {
+  const listeners = endedListeners.get(ctx);
+  if (listeners) queueMicrotask(() => listeners.forEach((listener) => listener(userId)));
+}
+
 export function revokeSession(ctx: AppContext, sessionId: string) {
-  ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
+  const ended = ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId }).get();
+  if (ended) sessionsEnded(ctx, ended.userId);
 }
 
 /** Every session of the account ends: for changes made by someone else (an administrator, the command line, Google linking). */
@@ -65,16 +81,19 @@ export function revokeAllSessions(ctx: AppContext, userId: string) {
     .set({ revokedAt: new Date(ctx.now()) })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
     .run();
+  sessionsEnded(ctx, userId);
 }
 
 /** Every session but `keepSessionId` ends: for the user's own security changes, made from the session they keep. */
 export function revokeOtherSessions(ctx: AppContext, userId: string, keepSessionId: string): number {
-  return ctx.db
+  const ended = ctx.db
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keepSessionId)))
     .returning({ id: sessions.id })
     .all().length;
+  if (ended) sessionsEnded(ctx, userId);
+  return ended;
 }
 
 /** The user's own session `sessionId` ends; another user's (or an unknown) id answers 404 like a missing one. */
@@ -86,6 +105,7 @@ export function revokeOwnSession(ctx: AppContext, userId: string, sessionId: str
     .returning({ id: sessions.id })
     .all();
   if (ended.length === 0) throw notFound("Session not found");
+  sessionsEnded(ctx, userId);
 }
 
 /**

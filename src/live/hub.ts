@@ -313,9 +313,14 @@ export class LiveHub {
     for (const [id, at] of this.progressSentAt) if (this.ctx.now() - at > PROGRESS_EVERY_MS * 4) this.progressSentAt.delete(id);
   }
 
-  private recheckSession(ws: LiveSocket) {
+  /** Sessions of the account were revoked: each of its sockets checks its own now (closed if it was one of them). */
+  sessionsEnded(userId: string) {
+    for (const ws of [...(this.accounts.get(userId)?.sockets ?? [])]) this.recheckSession(ws, true);
+  }
+
+  private recheckSession(ws: LiveSocket, force = false) {
     const now = this.ctx.now();
-    if (now - ws.data.checkedAt < RECHECK_SESSION_MS) return;
+    if (!force && now - ws.data.checkedAt < RECHECK_SESSION_MS) return;
     ws.data.checkedAt = now;
     // A token-less socket (authenticated by the Bearer header at the upgrade) keeps its token here too.
     if (!ws.data.token || this.sessionOf(ws.data.token) !== ws.data.userId) {

@@ -1,5 +1,5 @@
 import type { Server, WebSocketHandler } from "bun";
-import { resolveSession, SESSION_COOKIE, tokenOfRequest } from "../auth/sessions";
+import { onSessionsEnded, resolveSession, SESSION_COOKIE, tokenOfRequest } from "../auth/sessions";
 import type { AppContext } from "../context";
 import { CLOSE, LiveHub, type LiveSocket, type SocketData } from "./hub";
 
@@ -52,6 +52,7 @@ export function liveSockets(ctx: AppContext): LiveSockets {
   const hub = new LiveHub(ctx, sessionOf);
   hubs.set(ctx, hub);
   ctx.onStop.unshift(() => hub.stop());
+  onSessionsEnded(ctx, (userId) => hub.sessionsEnded(userId));
 
   const authenticate = (ws: LiveSocket, token: string, resumeAfter: number | null) => {
     const userId = sessionOf(token);
