@@ -1,6 +1,7 @@
 import type { Server, WebSocketHandler } from "bun";
 import { onSessionsEnded, resolveSession, SESSION_COOKIE, tokenOfRequest } from "../auth/sessions";
 import type { AppContext } from "../context";
+import { resolveClientIp } from "../http/client-ip";
 import { CLOSE, LiveHub, type LiveSocket, type SocketData } from "./hub";
 
 /** The largest message a client may send (an auth or resume message is well under 4 KB). */
@@ -34,6 +35,17 @@ function parseClientMessage(raw: string | Buffer): { type: "auth" | "resume"; to
 
 const hubs = new WeakMap<AppContext, LiveHub>();
 
+/**
+ * Each socket holds memory (and, until it signs in, a timer), so an anonymous client could otherwise open them
+ * without end: sockets awaiting sign-in are bounded per address and in all (the upgrade answers 429 / 503), and
+ * signed-in sockets per account (one past the bound closes with 4429; a browser opens one per tab).
+ */
+export type LiveLimits = { pending: number; pendingPerAddress: number; perAccount: number };
+const limitsOf = new WeakMap<AppContext, LiveLimits>();
+/** The running server's socket bounds (tests lower them). */
+export const liveLimitsOf = (ctx: AppContext): LiveLimits | undefined => limitsOf.get(ctx);
+const TOO_MANY_FOR_ACCOUNT = 4429;
+
 /** The running server's hub (tests and the benchmark read its socket counts and shorten its timeouts). */
 export const liveHubOf = (ctx: AppContext): LiveHub | undefined => hubs.get(ctx);
 
@@ -53,12 +65,30 @@ export function liveSockets(ctx: AppContext): LiveSockets {
   hubs.set(ctx, hub);
   ctx.onStop.unshift(() => hub.stop());
   onSessionsEnded(ctx, (userId) => hub.sessionsEnded(userId));
+  // Generous enough for an office behind one address and the inbound benchmark's 50 sockets of one account.
+  const limits: LiveLimits = { pending: 1000, pendingPerAddress: 100, perAccount: 100 };
+  limitsOf.set(ctx, limits);
+  // The address of each socket still awaiting sign-in, and how many each address has.
+  const pendingAddress = new WeakMap<SocketData, string>();
+  const pendingByAddress = new Map<string, number>();
+  let pending = 0;
+  const settle = (ws: LiveSocket) => {
+    const address = pendingAddress.get(ws.data);
+    if (address === undefined) return;
+    pendingAddress.delete(ws.data);
+    pending--;
+    const left = pendingByAddress.get(address)! - 1;
+    if (left) pendingByAddress.set(address, left);
+    else pendingByAddress.delete(address);
+  };
 
   const authenticate = (ws: LiveSocket, token: string, resumeAfter: number | null) => {
     const userId = sessionOf(token);
     if (!userId) return ws.close(CLOSE.unauthorized, "Sign in again");
     if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
     ws.data.authTimer = null;
+    settle(ws);
+    if (hub.socketCount(userId) >= limits.perAccount) return ws.close(TOO_MANY_FOR_ACCOUNT, "Too many connections for this account");
     ws.data.token = token;
     ws.data.checkedAt = ctx.now();
     hub.join(ws, userId, resumeAfter);
@@ -77,9 +107,18 @@ export function liveSockets(ctx: AppContext): LiveSockets {
           return Response.json({ message: `Cross-site request refused: open smsdesk at ${expected}`, code: "csrf" }, { status: 403 });
         }
       }
+      const address = resolveClientIp(request, server.requestIP(request)?.address ?? "unknown", ctx.config.trustedProxies);
+      if ((pendingByAddress.get(address) ?? 0) >= limits.pendingPerAddress)
+        return Response.json({ message: "Too many connections waiting to sign in from this address", code: "rate_limited" }, { status: 429 });
+      if (pending >= limits.pending) return Response.json({ message: "Too many connections waiting to sign in; try again shortly", code: "busy" }, { status: 503 });
       const data: SocketData = { userId: null, token: token && sessionOf(token) ? token : null, checkedAt: 0, sent: 0, stalledAt: null, greeted: false, live: false, authTimer: null };
       hub.server ??= server;
-      if (server.upgrade(request, { data })) return undefined;
+      if (server.upgrade(request, { data })) {
+        pendingAddress.set(data, address);
+        pendingByAddress.set(address, (pendingByAddress.get(address) ?? 0) + 1);
+        pending++;
+        return undefined;
+      }
       return Response.json({ message: "Expected a WebSocket upgrade", code: "bad_request" }, { status: 400 });
     },
     websocket: {
@@ -108,6 +147,7 @@ export function liveSockets(ctx: AppContext): LiveSockets {
         hub.drained(ws);
       },
       close(ws) {
+        settle(ws);
         hub.leave(ws);
       },
     },

@@ -1,7 +1,7 @@
 // Security review (issue 18 round): what an attacker gains from each flow, one test per finding, each failing
 // before its fix.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { liveHubOf } from "../../src/live/socket";
+import { liveHubOf, liveLimitsOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -50,5 +50,61 @@ describe("WebSocket sessions", () => {
     expect(mine.ws.readyState).toBe(WebSocket.OPEN);
     expect(liveHubOf(t.ctx)!.socketCount(acc.user.id)).toBe(1);
     mine.ws.close();
+  });
+});
+
+/** A raw upgrade request: the server's answer when it refuses the socket. */
+const upgradeStatus = async () =>
+  (
+    await fetch(t.url + "/ws", {
+      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" },
+    })
+  ).status;
+
+/** A socket that never authenticates. */
+async function idleSocket() {
+  const ws = new WebSocket(wsUrl());
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => (ws.onclose = (e) => resolve({ code: e.code, reason: e.reason })));
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve();
+    ws.onerror = () => reject(new Error("socket error"));
+  });
+  return { ws, closed };
+}
+
+describe("WebSocket bounds", () => {
+  test("sockets awaiting sign-in are capped per address: the next upgrade answers 429 until one goes", async () => {
+    const limits = liveLimitsOf(t.ctx)!;
+    const saved = { ...limits };
+    limits.pendingPerAddress = 3;
+    liveHubOf(t.ctx)!.authTimeoutMs = 5000;
+    try {
+      const idle = await Promise.all([idleSocket(), idleSocket(), idleSocket()]);
+      expect(await upgradeStatus()).toBe(429);
+      idle[0]!.ws.close();
+      await idle[0]!.closed;
+      const again = await waitFor(() => idleSocket().catch(() => null), (s) => !!s);
+      for (const s of [...idle.slice(1), again!]) s.ws.close();
+    } finally {
+      Object.assign(limits, saved);
+      liveHubOf(t.ctx)!.authTimeoutMs = 300;
+    }
+  });
+
+  test("sockets per account are capped: one past the cap closes with 4429", async () => {
+    const limits = liveLimitsOf(t.ctx)!;
+    const saved = { ...limits };
+    limits.perAccount = 2;
+    try {
+      const acc = await t.signUpVerified();
+      const open = [await socketOf(acc), await socketOf(acc)];
+      const extra = await idleSocket();
+      extra.ws.send(JSON.stringify({ type: "auth", token: acc.token }));
+      expect(await extra.closed).toEqual({ code: 4429, reason: "Too many connections for this account" });
+      expect(liveHubOf(t.ctx)!.socketCount(acc.user.id)).toBe(2);
+      for (const s of open) s.ws.close();
+    } finally {
+      Object.assign(limits, saved);
+    }
   });
 });
