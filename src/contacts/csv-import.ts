@@ -210,7 +210,7 @@ function finish(ctx: AppContext, id: string, patch: Partial<typeof contactImport
  * current one is stored, so the parser works on it meanwhile and the last batch is known as the last.
  * Transactions stay one batch (BATCH_ROWS) long: joining three cut the writer's time by about a sixth on a
  * million diverse rows but held the event loop three times as long (5 s at a time on the loaded benchmark
- * machine against under 2 s).
+ * machine against 2.5 s).
  */
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
   const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id });

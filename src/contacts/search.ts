@@ -174,14 +174,21 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
     const all = sql`SELECT rowid AS r FROM ${contacts} WHERE ${owner}`;
     return { rowids: page(all), n: countUpTo(ctx, all, COUNT_CAP + 1) };
   }
-  const matched =
+  let matched =
     s.kind === "text"
       ? sql`SELECT ${contacts}.rowid AS r FROM (${matchesOf(s.match)}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.r WHERE ${owner}`
       : sql`SELECT rowid AS r FROM ${contacts} WHERE ${s.where}${andAlso(extra)}`;
-  // When the owner has every contact there is (one account, as in most installations), every search-index row is
-  // theirs: the count reads the index alone instead of looking up 10,001 contacts to check their owner.
-  const counted = s.kind === "text" && !extra && ownsEveryContact(ctx, ownerTotal) ? matchesOf(s.match) : matched;
-  const n = countUpTo(ctx, counted, COUNT_CAP + 1);
+  let n: number;
+  if (s.kind === "text" && !extra && ownsEveryContact(ctx, ownerTotal)) {
+    // The owner has every contact there is (one account, as in most installations), so every search-index row is
+    // theirs: the matches up to the cap are read from the index alone, once. Their number is the count (no lookup
+    // of 10,001 contacts to check their owner), and when few they are the page's candidates (a search of many
+    // words costs its time in the index: it is not evaluated twice).
+    const hits = rowids(ctx, sql`${matchesOf(s.match)} LIMIT ${COUNT_CAP + 1}`);
+    n = hits.length;
+    if (n <= COUNT_CAP)
+      matched = sql`SELECT ${contacts}.rowid AS r FROM json_each(${JSON.stringify(hits)}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.value WHERE ${owner}`;
+  } else n = countUpTo(ctx, matched, COUNT_CAP + 1);
   if (s.kind === "prefix" && s.byName && p.sort === "name") return { rowids: namePrefixPage(ctx, s.ranges, extra, p), n };
   const walkRows = (p.page * p.pageSize * Math.max(ownerTotal, n)) / Math.max(1, n);
   if (n <= COUNT_CAP && n * FROM_MATCHES_COST <= walkRows * WALK_COST) return { rowids: page(matched), n };
