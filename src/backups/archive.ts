@@ -111,6 +111,10 @@ export function writeArchive(
 
 export class ArchiveError extends Error {}
 
+/** Entries an archive may hold beyond those read (a newer version's extra files), and their bytes in all. */
+const MAX_SKIPPED_ENTRIES = 64;
+const MAX_SKIPPED_BYTES = 16 * 1024 * 1024;
+
 /** A file read out of an archive: its size and SHA-256, and its bytes when it was kept in memory. */
 export type Extracted = { size: number; sha256: string; data?: Uint8Array };
 
@@ -152,13 +156,15 @@ function memorySink(name: string, limit: number): Sink {
 
 /**
  * Reads a .tar.gz from disk as a stream: the entries named in `toFile` are written to their paths, those in
- * `toMemory` kept (up to their byte bound), each hashed on the way, and any other entry skipped. Memory stays
- * small whatever the archive's size (a backup holds the whole database). A truncated or malformed archive
- * throws ArchiveError; the caller removes the files written.
+ * `toMemory` kept, each hashed on the way, and any other entry skipped. Memory stays small whatever the archive's
+ * size (a backup holds the whole database). Each kept entry's size is checked against its bound from its header,
+ * before a byte is written, and skipped entries are bounded in count and bytes: an uploaded archive is data
+ * from outside, and gzip of zeros unpacks a thousand times larger (a full disk, or minutes of CPU). A truncated,
+ * malformed or oversized archive throws ArchiveError; the caller removes the files written.
  */
 export async function extractArchive(
   path: string,
-  want: { toFile: Record<string, string>; toMemory: Record<string, number> },
+  want: { toFile: Record<string, { path: string; maxBytes: number }>; toMemory: Record<string, number> },
 ): Promise<Map<string, Extracted>> {
   const out = new Map<string, Extracted>();
   let pending: Buffer = Buffer.alloc(0);
@@ -168,6 +174,8 @@ export async function extractArchive(
   let skip = 0;
   let pad = 0;
   let ended = false;
+  let skippedEntries = 0;
+  let skippedBytes = 0;
   const finishEntry = () => {
     out.set(name, sink!.end());
     sink = null;
@@ -209,12 +217,21 @@ export async function extractArchive(
           const type = field(156, 1);
           const regular = type === "0" || type === "";
           if (regular && out.has(name)) throw new ArchiveError(`The archive holds ${name} twice`);
-          if (regular && want.toFile[name] !== undefined) sink = fileSink(want.toFile[name]!);
-          else if (regular && want.toMemory[name] !== undefined) sink = memorySink(name, want.toMemory[name]!);
+          const bound = !regular ? undefined : want.toFile[name] ? want.toFile[name]!.maxBytes : want.toMemory[name];
+          if (bound !== undefined && size > bound)
+            throw new ArchiveError(`The archive's ${name} is ${size.toLocaleString("en-US")} bytes, more than the ${bound.toLocaleString("en-US")} it may be here`);
+          if (regular && want.toFile[name]) sink = fileSink(want.toFile[name]!.path);
+          else if (bound !== undefined) sink = memorySink(name, bound);
           if (sink) {
             remaining = size;
             if (remaining === 0) finishEntry();
-          } else skip = size + pad;
+          } else {
+            skippedEntries++;
+            skippedBytes += size;
+            if (skippedEntries > MAX_SKIPPED_ENTRIES || skippedBytes > MAX_SKIPPED_BYTES)
+              throw new ArchiveError(`The archive holds more than a backup does (${name} and others)`);
+            skip = size + pad;
+          }
         }
       }
       pending = Buffer.from(pending.subarray(at));

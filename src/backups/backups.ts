@@ -12,6 +12,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statfsSync,
   statSync,
   writeSync,
 } from "node:fs";
@@ -238,6 +239,9 @@ export function deleteBackup(dataDir: string, id: string) {
   }
 }
 
+/** Free space a restore or upload leaves on the data's disk (the running appliance goes on writing meanwhile). */
+const DISK_RESERVE = 256 * 1024 * 1024;
+
 type Verified = { manifest: Manifest; dbPath: string; keyPath: string; stagingDir: string };
 
 /**
@@ -252,7 +256,13 @@ export async function verifyArchive(dataDir: string, path: string): Promise<Veri
   const dbPath = join(stagingDir, DB_FILE);
   const keyPath = join(stagingDir, KEY_FILE);
   try {
-    const files = await extractArchive(path, { toFile: { [DB_FILE]: dbPath, [KEY_FILE]: keyPath }, toMemory: { [MANIFEST_FILE]: 1024 * 1024 } });
+    // The database may take the disk's free space but for a reserve (the running data goes on writing); a key is 45 bytes.
+    const disk = statfsSync(stagingDir);
+    const roomForDb = Math.max(0, disk.bavail * disk.bsize - DISK_RESERVE);
+    const files = await extractArchive(path, {
+      toFile: { [DB_FILE]: { path: dbPath, maxBytes: roomForDb }, [KEY_FILE]: { path: keyPath, maxBytes: 1024 } },
+      toMemory: { [MANIFEST_FILE]: 1024 * 1024 },
+    });
     const manifestBytes = files.get(MANIFEST_FILE)?.data;
     if (!manifestBytes) throw new ArchiveError("The archive has no manifest.json: not an smsdesk backup");
     let manifest: Manifest;

@@ -1,6 +1,11 @@
 // Security review (issue 18 round): what an attacker gains from each flow, one test per finding, each failing
 // before its fix.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { extractArchive, writeArchive } from "../../src/backups/archive";
+import { verifyArchive } from "../../src/backups/backups";
 import { liveHubOf, liveLimitsOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -106,5 +111,43 @@ describe("WebSocket bounds", () => {
     } finally {
       Object.assign(limits, saved);
     }
+  });
+});
+
+describe("backup archives from outside", () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), "smsdesk-security-"))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const archive = (name: string, entries: { name: string; data: Uint8Array }[]) => {
+    const path = join(dir, name);
+    writeArchive(path, entries, Date.now());
+    return path;
+  };
+  const zeros = (n: number) => new Uint8Array(n);
+
+  test("an entry larger than its bound is refused from its header, before a byte is written (a gzip bomb fills no disk)", async () => {
+    const path = archive("bomb.tar.gz", [{ name: "smsdesk.db", data: zeros(64 * 1024) }]);
+    const target = join(dir, "db-out");
+    const refused = await extractArchive(path, { toFile: { "smsdesk.db": { path: target, maxBytes: 4096 } }, toMemory: {} }).catch((e: Error) => e.message);
+    expect(refused).toBe("The archive's smsdesk.db is 65,536 bytes, more than the 4,096 it may be here");
+    expect(existsSync(target)).toBe(false);
+  });
+
+  test("a secret.key of more than a key's size is refused", async () => {
+    const path = archive("key.tar.gz", [{ name: "secret.key", data: zeros(2048) }]);
+    const refused = await verifyArchive(dir, path).catch((e: Error) => e.message);
+    expect(refused).toBe("The archive's secret.key is 2,048 bytes, more than the 1,024 it may be here");
+  });
+
+  test("files a backup does not hold are skipped up to 16 MB in all and 64 entries, then the archive is refused", async () => {
+    const big = archive("unknown.tar.gz", [
+      { name: "a.bin", data: zeros(10 * 1024 * 1024) },
+      { name: "b.bin", data: zeros(10 * 1024 * 1024) },
+    ]);
+    expect(await verifyArchive(dir, big).catch((e: Error) => e.message)).toBe("The archive holds more than a backup does (b.bin and others)");
+    const many = archive("many.tar.gz", Array.from({ length: 65 }, (_, i) => ({ name: `f${i}.txt`, data: zeros(1) })));
+    expect(await verifyArchive(dir, many).catch((e: Error) => e.message)).toBe("The archive holds more than a backup does (f64.txt and others)");
+    // Nothing of the refused archives is left in the staging area.
+    expect(readdirSync(join(dir, "backups")).filter((n) => n.startsWith(".staging-"))).toEqual([]);
   });
 });
