@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { forbidden, HttpError, notFound, unauthorized } from "../http/errors";
 import { currentLicense } from "../licenses/licenses";
 import { NO_LICENSE } from "../licenses/limits";
+import { findUserById } from "../users/queries";
 
 /** What a key may do on /api/v1; each route names the one it needs. */
 export const API_SCOPES = [
@@ -164,7 +165,8 @@ export type ApiCaller = { keyId: string; userId: string; permissions: string[] }
 
 /**
  * The caller of a public API request from its `Authorization: Bearer sk_live_...` header: 401 for a missing,
- * mistyped, unknown, revoked or expired key (each with its own message), and the key's last use noted.
+ * mistyped, unknown, revoked or expired key or a disabled account's (each with its own message), and the key's
+ * last use noted.
  */
 export function authenticateApiKey(ctx: AppContext, authorization: string | null): ApiCaller {
   const key = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : "";
@@ -175,6 +177,8 @@ export function authenticateApiKey(ctx: AppContext, authorization: string | null
   const now = ctx.now();
   if (row.revokedAt !== null) throw unauthorized("This API key has been revoked");
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized("This API key has expired");
+  // Disabling an account ends its sessions; its keys are refused as long as it stays disabled.
+  if (findUserById(ctx, row.userId)?.disabled !== false) throw unauthorized("This API key's account is disabled");
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_EVERY_MS) {
     ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
   }

@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { extractArchive, writeArchive } from "../../src/backups/archive";
 import { verifyArchive } from "../../src/backups/backups";
+import { applyUserAction } from "../../src/admin/users";
+import { grantLicense } from "../../src/licenses/licenses";
 import { liveHubOf, liveLimitsOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -149,5 +151,20 @@ describe("backup archives from outside", () => {
     expect(await verifyArchive(dir, many).catch((e: Error) => e.message)).toBe("The archive holds more than a backup does (f64.txt and others)");
     // Nothing of the refused archives is left in the staging area.
     expect(readdirSync(join(dir, "backups")).filter((n) => n.startsWith(".staging-"))).toEqual([]);
+  });
+});
+
+describe("API keys", () => {
+  test("a disabled account's keys are refused at once, and work again when it is enabled", async () => {
+    const acc = await t.signUpVerified();
+    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read", "contacts:write"] } })).body.key;
+    const call = (method = "GET", body?: unknown) => t.api("/api/v1/contacts", { method, token: key, body, origin: false });
+    expect((await call()).status).toBe(200);
+    applyUserAction(t.ctx, "admin-id", acc.user.id, "disable");
+    expect(await call()).toMatchObject({ status: 401, body: { message: "This API key's account is disabled" } });
+    expect((await call("POST", { phone: "+14155552999" })).status).toBe(401);
+    applyUserAction(t.ctx, "admin-id", acc.user.id, "enable");
+    expect((await call()).status).toBe(200);
   });
 });
