@@ -36,8 +36,6 @@ export const users = sqliteTable("users", {
   appendOptOut: integer("append_opt_out", { mode: "boolean" }).notNull().default(true),
   /** At most this many campaign messages to one contact per 24 hours; null: no cap. */
   frequencyCapPerDay: integer("frequency_cap_per_day"),
-  /** What the account's provider charges per SMS segment, in millionths of a dollar, for cost estimates; null: not set. */
-  segmentPriceMicros: integer("segment_price_micros"),
   /** ISO country of numbers written without "+"; null: derived (src/users/default-country.ts). */
   defaultCountry: text("default_country"),
   createdAt: createdAt(),

@@ -22,6 +22,7 @@ import m18 from "./0019_campaign_message_counts.sql" with { type: "text" };
 import m19 from "./0020_message_rollups.sql" with { type: "text" };
 import m20 from "./0021_campaign_outbox_writing.sql" with { type: "text" };
 import m21 from "./0026_contacts_without_digits_index.sql" with { type: "text" };
+import m22 from "./0031_one_segment_price.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -47,4 +48,5 @@ export const migrationSql: Record<string, string> = {
   "0020_message_rollups": m19,
   "0021_campaign_outbox_writing": m20,
   "0026_contacts_without_digits_index": m21,
+  "0031_one_segment_price": m22,
 };

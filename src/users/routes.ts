@@ -23,8 +23,6 @@ function settingsView(ctx: AppContext, user: User) {
     quietHoursEnd: user.quietHoursEnd,
     appendOptOut: user.appendOptOut,
     frequencyCapPerDay: user.frequencyCapPerDay,
-    /** The price per segment the user entered for cost estimates (no provider here reports its price). */
-    segmentPriceMicros: user.segmentPriceMicros,
     /** The country of numbers written without "+", and whether the user chose it (else it is derived). */
     defaultCountry: defaultCountryOf(ctx, user),
     defaultCountryChosen: user.defaultCountry !== null,
@@ -64,9 +62,6 @@ export function userRoutes(ctx: AppContext) {
           appendOptOut: t.Optional(t.Boolean()),
           frequencyCapPerDay: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 100, error: "The frequency cap must be 1 to 100 messages a day, or empty" }))),
           defaultCountry: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
-          segmentPriceMicros: t.Optional(
-            t.Nullable(t.Integer({ minimum: 0, maximum: 10_000_000 }), { error: "The price per segment must be between $0 and $10, or empty" }),
-          ),
         }),
       },
     )

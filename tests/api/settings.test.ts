@@ -22,7 +22,7 @@ describe("/api/user/settings", () => {
   test("GET returns the defaults", async () => {
     const res = await get();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY", quietHoursEnabled: true, quietHoursStart: "21:00", quietHoursEnd: "08:00", appendOptOut: true, frequencyCapPerDay: null, segmentPriceMicros: null, defaultCountry: "US", defaultCountryChosen: false });
+    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY", quietHoursEnabled: true, quietHoursStart: "21:00", quietHoursEnd: "08:00", appendOptOut: true, frequencyCapPerDay: null, defaultCountry: "US", defaultCountryChosen: false });
   });
 
   test("offers 22 timezones and 16 locales (business spec)", () => {
@@ -102,5 +102,22 @@ describe("/api/user/settings", () => {
     expect((await patch({ frequencyCapPerDay: 0 })).status).toBe(400);
     expect((await patch({ frequencyCapPerDay: null })).body.frequencyCapPerDay).toBeNull();
     expect((await get()).body).toMatchObject({ quietHoursStart: "22:30", quietHoursEnd: "07:15" });
+  });
+
+  test("a price per segment is no setting (it is each provider account's): an older client's is dropped, not refused", async () => {
+    const provider = await t.api("/api/sms-providers", { token: account.token, body: { provider: "simulator", displayName: "Simulator" } });
+    expect(provider.status).toBe(201);
+    for (const segmentPriceMicros of [7900, null, 10_000_001, "abc"]) {
+      const res = await patch({ segmentPriceMicros, frequencyCapPerDay: 3 });
+      expect(res.status).toBe(200);
+      expect(res.body).not.toHaveProperty("segmentPriceMicros");
+      expect(res.body.frequencyCapPerDay).toBe(3);
+    }
+    expect((await get()).body).not.toHaveProperty("segmentPriceMicros");
+    // Nor did it reach the provider account: its default still stands.
+    const prices = await t.api("/api/sms-providers/segment-prices", { token: account.token });
+    expect(prices.body.data).toEqual([
+      { providerId: provider.body.id, provider: "simulator", displayName: "Simulator", priceMicros: 0, customPriceMicros: null, defaultPriceMicros: 0 },
+    ]);
   });
 });

@@ -148,15 +148,3 @@ describe("templates", () => {
     expect((await t.api("/api/templates")).status).toBe(401);
   });
 });
-
-describe("the price per segment for /advanced-sms's cost estimate", () => {
-  test("is the user's own entry in their settings: unset by default, saved, cleared, bounded", async () => {
-    const patch = (body: unknown) => t.api("/api/user/settings", { method: "PATCH", token: b.token, body });
-    expect((await t.api("/api/user/settings", { token: b.token })).body.segmentPriceMicros).toBeNull();
-    expect((await patch({ segmentPriceMicros: 7900 })).body.segmentPriceMicros).toBe(7900);
-    expect((await t.api("/api/user/settings", { token: b.token })).body.segmentPriceMicros).toBe(7900);
-    const tooHigh = await patch({ segmentPriceMicros: 10_000_001 });
-    expect([tooHigh.status, tooHigh.body.message]).toEqual([400, "The price per segment must be between $0 and $10, or empty"]);
-    expect((await patch({ segmentPriceMicros: null })).body.segmentPriceMicros).toBeNull();
-  });
-});

@@ -1,6 +1,7 @@
 // Templates and /advanced-sms (issue 14): a template created on /templates goes into the wizard through the
 // picker, counting a real use, and its merge fields are filled per contact; /advanced-sms sends a template to two
-// numbers with the segments and the cost at the user's own price per segment, through the simulator.
+// numbers with the segments and the cost at the sender's provider account's price per segment (its default, then
+// the user's own set there), through the simulator.
 import { expect, test, type Page } from "@playwright/test";
 import { Appliance } from "./harness";
 
@@ -97,7 +98,7 @@ test("a template goes into the wizard and to each contact by name; /advanced-sms
   await page.goto(`${app.url}/templates`);
   await expect(cards.filter({ hasText: "Thank you" }).getByTestId("usage-count")).toHaveText("Used 1 time");
 
-  // /advanced-sms: two numbers, the template, segments and the cost at the user's price, sent now.
+  // /advanced-sms: two numbers, the template, segments and the cost at the sending account's price, sent now.
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Advanced SMS" }).click();
   await expect(page.getByRole("heading", { name: "Advanced SMS" })).toBeVisible();
   await expect(page.getByLabel("Send from")).toHaveValue("+14155550100");
@@ -109,10 +110,15 @@ test("a template goes into the wizard and to each contact by name; /advanced-sms
   await expect(page.getByTestId("segment-counter")).toContainText("GSM-7");
   await expect(page.getByTestId("segment-counter")).toContainText("1 segment");
   await expect(page.getByTestId("longest-message")).toHaveText("Counted on the longest message once merge fields are filled: Hopper’s.");
-  await expect(page.getByTestId("cost-estimate")).toHaveText("2 messages, 2 segments · enter your price per segment to see the cost");
+  // The simulator's default price, said to be one; a price entered here is that provider account's.
+  await expect(page.getByTestId("cost-estimate")).toHaveText("2 messages, 2 segments × $0.00 = $0.00 (default price)");
+  await expect(page.getByTestId("price-source")).toHaveText("Using the default, $0.00: the simulator sends nothing and costs nothing.");
   await page.getByLabel("Price per segment (USD)").fill("0.0079");
   await page.getByRole("button", { name: "Save price" }).click();
   await expect(page.getByTestId("cost-estimate")).toHaveText("2 messages, 2 segments × $0.0079 = $0.0158");
+  await expect(page.getByTestId("price-source")).toHaveText(
+    "Your price for this provider account, also used by campaigns and Results & Stats. The default would be $0.00.",
+  );
   await page.getByRole("button", { name: "Send", exact: true }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Message sent" })).toContainText("2 messages queued");
 
@@ -125,6 +131,8 @@ test("a template goes into the wizard and to each contact by name; /advanced-sms
       ["+14155550123", "Thanks Ada! See you soon at Rosa Diaz", "delivered"],
       ["+14155550124", "Thanks friend! See you soon at Rosa Diaz", "delivered"],
     ]);
-  // The price was saved in the settings.
-  expect((await call<{ segmentPriceMicros: number }>("/api/user/settings")).segmentPriceMicros).toBe(7900);
+  // The price was saved on the provider account, where the campaigns' estimates and the dashboards' spend read it.
+  expect((await call<{ data: { providerId: string; customPriceMicros: number | null }[] }>("/api/sms-providers/segment-prices")).data).toEqual([
+    expect.objectContaining({ providerId: provider.id, priceMicros: 7900, customPriceMicros: 7900 }),
+  ]);
 });

@@ -2,7 +2,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState, type FormEvent } from "react";
 import { createCampaign, sendCampaign, type SendResult } from "../../../api/campaigns";
 import { useSegments } from "../../../api/segments";
-import { updateUserSettings, useUserSettings } from "../../../api/users";
+import { setSegmentPrice, useSegmentPrices } from "../../../api/results";
 import { TabPanel, Tabs } from "../../../components/tabs";
 import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
 import { ApiError, errorMessage } from "../../../lib/api";
@@ -40,14 +40,13 @@ function dollars(micros: number): string {
  * /advanced-sms: the composer for a power user, built on the campaign API (each send is a campaign with a manual or
  * segment audience, so it is paced, retried, recorded and shown in Sent Messages like any other): the sender, one or
  * many numbers or a segment, templates and merge fields, encoding and segments of the longest message the audience
- * will get, the cost at the user's own price per segment, and send now or at a time.
+ * will get, the cost at the sender's provider account's price per segment, and send now or at a time.
  */
 export function AdvancedSmsPage() {
   useSignals();
   const user = auth.value.user!;
   const senders = useSenders();
   const segments = useSegments();
-  const settings = useUserSettings();
   const optOutDefault = useOptOutDefault();
 
   const [fromNumber, setFromNumber] = useState("");
@@ -235,9 +234,7 @@ export function AdvancedSmsPage() {
           <CostEstimate
             totalSegments={longest?.totalSegments ?? null}
             recipients={delivery.data?.total ?? null}
-            priceMicros={settings.data?.segmentPriceMicros ?? null}
-            loading={settings.loading && !settings.data}
-            onSaved={() => void settings.reload()}
+            providerId={senders.numbers.find((n) => n.phoneNumber === (fromNumber || senders.defaultNumber))?.providerId ?? null}
             locale={user.locale}
           />
         </div>
@@ -247,37 +244,39 @@ export function AdvancedSmsPage() {
 }
 
 /**
- * The cost: segments of every message the audience will get times the price per segment. No provider here reports
- * its price, so the user enters what their provider charges; it is saved in their settings.
+ * The cost: segments of every message the audience will get times the price per segment of the sending number's
+ * provider account (the default number's until one is chosen). It is the same price the campaign estimates and the
+ * dashboards' spend use: editing it here edits that account's price, and until the user sets one the provider's
+ * usual price stands in, said to be a default.
  */
 function CostEstimate({
   totalSegments,
   recipients,
-  priceMicros,
-  loading,
-  onSaved,
+  providerId,
   locale,
 }: {
   totalSegments: number | null;
   recipients: number | null;
-  priceMicros: number | null;
-  loading: boolean;
-  onSaved: () => void;
+  providerId: string | null;
   locale: string;
 }) {
+  const prices = useSegmentPrices();
+  const account = prices.data?.data.find((p) => p.providerId === providerId) ?? null;
+  const custom = account?.customPriceMicros ?? null;
   const [price, setPrice] = useState("");
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => setPrice(priceMicros === null ? "" : String(priceMicros / 1_000_000)), [priceMicros]);
+  useEffect(() => setPrice(custom === null ? "" : String(custom / 1_000_000)), [custom, providerId]);
 
-  const save = async () => {
-    const value = price.trim() === "" ? null : Math.round(Number(price) * 1_000_000);
-    if (value !== null && (!Number.isFinite(value) || value < 0)) return setError("Enter a price like 0.0079");
+  const save = async (value: number | null) => {
+    if (!account) return;
+    // The server's bound: no segment costs more than a dollar, so a few zeros too many are a typo.
+    if (value !== null && (!Number.isFinite(value) || value < 0 || value > 1_000_000)) return setError("Enter a price from 0 to 1 dollar, like 0.0079");
     setSaving(true);
     setError(null);
     try {
-      await updateUserSettings({ segmentPriceMicros: value });
-      onSaved();
+      await setSegmentPrice(account.providerId, value);
+      await prices.reload();
     } catch (err) {
       setError(errorMessage(err, "Could not save the price"));
     } finally {
@@ -288,17 +287,39 @@ function CostEstimate({
   return (
     <Card className="space-y-3 p-5">
       <h2 className="font-semibold text-slate-900">Cost estimate</h2>
-      {loading ? (
+      {prices.error ? (
+        <Alert>{errorMessage(prices.error, "Could not load your prices")}</Alert>
+      ) : prices.loading && !prices.data ? (
         <Spinner className="text-slate-400" />
+      ) : !account ? (
+        <p className="text-sm text-slate-500">Choose the number to send from to see its price per segment.</p>
       ) : (
-        <div className="flex items-end gap-2">
-          <Field label="Price per segment (USD)" htmlFor="adv-price" hint="What your SMS provider charges for one segment; saved in your settings.">
-            <Input id="adv-price" inputMode="decimal" placeholder="0.0079" value={price} onChange={(e) => setPrice(e.target.value)} />
-          </Field>
-          <Button variant="secondary" disabled={saving} onClick={() => void save()}>
-            {saving ? <Spinner /> : "Save price"}
-          </Button>
-        </div>
+        <>
+          <div className="flex items-end gap-2">
+            <Field label="Price per segment (USD)" htmlFor="adv-price" hint={`For ${account.displayName} (${account.provider}), the provider account of this number.`}>
+              <Input
+                id="adv-price"
+                inputMode="decimal"
+                placeholder={String(account.defaultPriceMicros / 1_000_000)}
+                value={price}
+                onChange={(e) => setPrice(e.target.value)}
+              />
+            </Field>
+            <Button variant="secondary" disabled={saving} onClick={() => void save(price.trim() === "" ? null : Math.round(Number(price) * 1_000_000))}>
+              {saving ? <Spinner /> : "Save price"}
+            </Button>
+            {custom !== null && (
+              <Button variant="ghost" disabled={saving} onClick={() => void save(null)}>
+                Use default
+              </Button>
+            )}
+          </div>
+          <p className="text-xs text-slate-500" data-testid="price-source">
+            {custom === null
+              ? `Using the default, ${dollars(account.defaultPriceMicros)}: ${account.provider === "simulator" ? "the simulator sends nothing and costs nothing" : "the provider's usual US price; enter what your invoice says"}.`
+              : `Your price for this provider account, also used by campaigns and Results & Stats. The default would be ${dollars(account.defaultPriceMicros)}.`}
+          </p>
+        </>
       )}
       {error && <Alert>{error}</Alert>}
       {totalSegments === null ? (
@@ -307,11 +328,10 @@ function CostEstimate({
         <p className="text-sm text-slate-700" data-testid="cost-estimate">
           {formatNumber(recipients ?? 0, locale)} {recipients === 1 ? "message" : "messages"}, {formatNumber(totalSegments, locale)}{" "}
           {totalSegments === 1 ? "segment" : "segments"}
-          {priceMicros === null ? (
-            <span className="text-slate-500"> · enter your price per segment to see the cost</span>
-          ) : (
+          {account && (
             <>
-              {" "}× {dollars(priceMicros)} = <strong>{dollars(totalSegments * priceMicros)}</strong>
+              {" "}× {dollars(account.priceMicros)} = <strong>{dollars(totalSegments * account.priceMicros)}</strong>
+              {custom === null && <span className="text-slate-500"> (default price)</span>}
             </>
           )}
         </p>
