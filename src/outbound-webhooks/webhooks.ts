@@ -417,6 +417,30 @@ function retryAfterMs(value: string | null, now: number): number | null {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER) : null;
 }
 
+/**
+ * The start of a receiver's answer, read no further than RESPONSE_KEPT bytes, then the rest cancelled: a receiver
+ * answering without end (up to 64 attempts at once) must not fill the server's memory.
+ */
+async function readKept(res: Response): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return "";
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < RESPONSE_KEPT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+    }
+  } catch {
+    // A receiver that broke off mid-answer: what came is kept.
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, RESPONSE_KEPT)).slice(0, RESPONSE_KEPT);
+}
+
 type Attempt = { status: number | null; body: string | null; error: string | null; latencyMs: number; retryAfter: number | null };
 
 async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: DeliveryRow): Promise<Attempt> {
@@ -442,7 +466,7 @@ async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: Deliver
       signal: AbortSignal.timeout(TIMEOUT),
     });
     const res = await fetch(url, init);
-    const text = (await res.text().catch(() => "")).slice(0, RESPONSE_KEPT);
+    const text = await readKept(res);
     return { status: res.status, body: text, error: null, latencyMs: Math.round(performance.now() - started), retryAfter: retryAfterMs(res.headers.get("retry-after"), now) };
   } catch (err) {
     return { status: null, body: null, error: (err as Error)?.message ?? String(err), latencyMs: Math.round(performance.now() - started), retryAfter: null };

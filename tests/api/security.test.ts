@@ -8,6 +8,13 @@ import { extractArchive, writeArchive } from "../../src/backups/archive";
 import { verifyArchive } from "../../src/backups/backups";
 import { applyUserAction } from "../../src/admin/users";
 import { grantLicense } from "../../src/licenses/licenses";
+import { setAllowPrivateNetworks } from "../../src/admin/settings";
+import { loadConfig } from "../../src/config";
+import { appendEvent } from "../../src/events/events";
+import { runDueJobs } from "../../src/jobs/jobs";
+import { createEndpoint, startOutboundWebhooks } from "../../src/outbound-webhooks/webhooks";
+import { openAppContext } from "../../src/server";
+import { createOrPromoteAdmin } from "../../src/users/admins";
 import { liveHubOf, liveLimitsOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -166,5 +173,47 @@ describe("API keys", () => {
     expect((await call("POST", { phone: "+14155552999" })).status).toBe(401);
     applyUserAction(t.ctx, "admin-id", acc.user.id, "enable");
     expect((await call()).status).toBe(200);
+  });
+});
+
+describe("outbound webhooks", () => {
+  test("a receiver's endless answer is read to the 2 KB kept and no further (it could fill the server's memory)", async () => {
+    let streamed = 0;
+    const chunk = new Uint8Array(64 * 1024).fill(97);
+    const receiver = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              streamed += chunk.length;
+              controller.enqueue(chunk);
+            },
+          }),
+        ),
+    });
+    const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-security-webhooks-"));
+    const ctx = await openAppContext(loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []), () => {});
+    try {
+      startOutboundWebhooks(ctx);
+      const user = await createOrPromoteAdmin(ctx, "shop@example.com", "owner-secret-123");
+      setAllowPrivateNetworks(ctx, true);
+      await createEndpoint(ctx, user.id, { name: "crm", url: `http://127.0.0.1:${receiver.port}/hook`, events: ["contact_created"] });
+      ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
+      const started = performance.now();
+      await runDueJobs(ctx).settled;
+      await runDueJobs(ctx).settled;
+      const row = ctx.db.$client.query(`SELECT status, response_status AS code, length(response_body) AS kept FROM webhook_deliveries`).get();
+      expect(row).toEqual({ status: "succeeded", code: 200, kept: 2048 });
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(streamed).toBeLessThan(8 * 1024 * 1024);
+    } finally {
+      for (const stop of ctx.onStop) await stop();
+      ctx.mailer.close();
+      ctx.db.$client.close();
+      receiver.stop(true);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
