@@ -1,4 +1,4 @@
-import { count, desc, gt, min, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNull, min, sql } from "drizzle-orm";
 import { errorReports } from "../../db/schema";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "../http/errors";
@@ -6,22 +6,26 @@ import { emailsByIds } from "../users/queries";
 
 const DAY_MS = 24 * 3600_000;
 
-/** Reports accepted per 24 hours from everyone together; the per-address rate limit stops one sender. */
+/**
+ * Reports accepted per 24 hours from signed-out visitors together (the per-address rate limit stops one sender),
+ * and from each signed-in account: anonymous senders from many addresses cannot use up the room of the users.
+ */
 export const ERROR_REPORTS_PER_DAY = 200;
+export const ERROR_REPORTS_PER_ACCOUNT_PER_DAY = 20;
 /** Reports kept in all: the oldest go first, so a flood can never grow the database past this. */
 export const ERROR_REPORTS_KEPT = 1000;
 
 export type ErrorReport = Omit<typeof errorReports.$inferInsert, "id" | "createdAt">;
 
-/** Stores a report and drops the oldest beyond ERROR_REPORTS_KEPT; 429 past ERROR_REPORTS_PER_DAY. */
+/** Stores a report and drops the oldest beyond ERROR_REPORTS_KEPT; 429 past its sender's daily count. */
 export function storeErrorReport(ctx: AppContext, report: ErrorReport): string {
   const now = ctx.now();
   const today = ctx.db
     .select({ n: count(), oldest: min(errorReports.createdAt) })
     .from(errorReports)
-    .where(gt(errorReports.createdAt, new Date(now - DAY_MS)))
+    .where(and(gt(errorReports.createdAt, new Date(now - DAY_MS)), report.userId ? eq(errorReports.userId, report.userId) : isNull(errorReports.userId)))
     .get()!;
-  if (today.n >= ERROR_REPORTS_PER_DAY) {
+  if (today.n >= (report.userId ? ERROR_REPORTS_PER_ACCOUNT_PER_DAY : ERROR_REPORTS_PER_DAY)) {
     const wait = Math.max(1, Math.ceil(((today.oldest?.getTime() ?? now) + DAY_MS - now) / 1000));
     throw tooManyRequests("Too many error reports today. Please try again later.", wait);
   }

@@ -16,6 +16,8 @@ import { createEndpoint, startOutboundWebhooks } from "../../src/outbound-webhoo
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { liveHubOf, liveLimitsOf } from "../../src/live/socket";
+import { ERROR_REPORTS_PER_ACCOUNT_PER_DAY, ERROR_REPORTS_PER_DAY } from "../../src/error-reports/reports";
+import { rateLimiterFor } from "../../src/http/rate-limit";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -214,6 +216,24 @@ describe("outbound webhooks", () => {
       ctx.db.$client.close();
       receiver.stop(true);
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("error reports", () => {
+  test("anonymous reports cannot use up the day's room: signed-in users report on, each up to its own daily count", async () => {
+    rateLimiterFor(t.ctx).enabled = false;
+    try {
+      const report = (token?: string) =>
+        t.api("/api/admin/report-error", { method: "POST", ...(token ? { token } : {}), body: { errorReport: { message: "Boom", stack: "at x" } } });
+      for (let i = 0; i < ERROR_REPORTS_PER_DAY; i++) expect((await report()).status).toBe(201);
+      expect((await report()).status).toBe(429);
+      const acc = await t.signUpVerified();
+      for (let i = 0; i < ERROR_REPORTS_PER_ACCOUNT_PER_DAY; i++) expect((await report(acc.token)).status).toBe(201);
+      expect(await report(acc.token)).toMatchObject({ status: 429, body: { message: "Too many error reports today. Please try again later." } });
+      expect((await report((await t.signUpVerified()).token)).status).toBe(201);
+    } finally {
+      rateLimiterFor(t.ctx).enabled = true;
     }
   });
 });
