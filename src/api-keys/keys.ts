@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
 import type { AppContext } from "../context";
 import { forbidden, HttpError, notFound, unauthorized } from "../http/errors";
@@ -154,6 +154,17 @@ export function revokeApiKey(ctx: AppContext, userId: string, id: string): ApiKe
   if (row.revokedAt !== null) return apiKeyView(row, now);
   const updated = ctx.db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, id)).returning().get()!;
   return apiKeyView(updated, now);
+}
+
+/** The ids of the keys not revoked: a restore keeps no other key working in the restored data. */
+export function unrevokedApiKeyIds(ctx: AppContext): Set<string> {
+  return new Set(ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(isNull(apiKeys.revokedAt)).all().map((r) => r.id));
+}
+
+/** Revokes every key but those in `alive` (after a restore: a key revoked or deleted since the backup stays dead). */
+export function revokeApiKeysExcept(ctx: AppContext, alive: Set<string>) {
+  const doomed = [...unrevokedApiKeyIds(ctx)].filter((id) => !alive.has(id));
+  for (let i = 0; i < doomed.length; i += 500) ctx.db.update(apiKeys).set({ revokedAt: ctx.now() }).where(inArray(apiKeys.id, doomed.slice(i, i + 500))).run();
 }
 
 export function deleteApiKey(ctx: AppContext, userId: string, id: string): void {

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, ne } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, ne } from "drizzle-orm";
 import { sessions } from "../../db/schema";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
@@ -94,6 +94,23 @@ export function revokeOtherSessions(ctx: AppContext, userId: string, keepSession
     .all().length;
   if (ended) sessionsEnded(ctx, userId);
   return ended;
+}
+
+/** The ids of the sessions not revoked: a restore keeps no other session alive in the restored data. */
+export function unrevokedSessionIds(ctx: AppContext): Set<string> {
+  return new Set(ctx.db.select({ id: sessions.id }).from(sessions).where(isNull(sessions.revokedAt)).all().map((r) => r.id));
+}
+
+/**
+ * Ends every session but those in `alive` (after a restore, the sessions not revoked before it): a backup from
+ * before a sign-out, a password change or a "sign out of all other sessions" would otherwise bring back the
+ * sessions they ended, a stolen one among them.
+ */
+export function endSessionsExcept(ctx: AppContext, alive: Set<string>) {
+  const doomed = [...unrevokedSessionIds(ctx)].filter((id) => !alive.has(id));
+  for (let i = 0; i < doomed.length; i += 500) {
+    ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(inArray(sessions.id, doomed.slice(i, i + 500))).run();
+  }
 }
 
 /** The user's own session `sessionId` ends; another user's (or an unknown) id answers 404 like a missing one. */

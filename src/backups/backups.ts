@@ -21,6 +21,8 @@ import { openDatabase, type Db } from "../../db/client";
 import { migrationJournal } from "../../db/migrations/embedded";
 import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
+import { revokeApiKeysExcept, unrevokedApiKeyIds } from "../api-keys/keys";
+import { endSessionsExcept, unrevokedSessionIds } from "../auth/sessions";
 import { deriveKey, loadOrCreateSecretKey } from "../secrets/secret-key";
 import { VERSION } from "../version";
 import { ArchiveError, extractArchive, writeArchive } from "./archive";
@@ -451,6 +453,8 @@ function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => void) {
   const keyPath = join(dataDir, KEY_FILE);
   const aside = join(staged.stagingDir, "previous");
   mkdirSync(aside, { mode: 0o700 });
+  // What may be signed in now: nothing revoked since the backup comes back with it (a stolen session, a leaked key).
+  const alive = { sessions: unrevokedSessionIds(ctx), keys: unrevokedApiKeyIds(ctx) };
   // Closing the last connection checkpoints the WAL into the database file; any -wal or -shm left moves with it,
   // so the restored database never opens with the old one's log.
   ctx.db.$client.close();
@@ -472,6 +476,8 @@ function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => void) {
     // Opening applies the migrations a backup from an older version lacks.
     opened = openDatabase(dbPath);
     setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir));
+    endSessionsExcept(ctx, alive.sessions);
+    revokeApiKeysExcept(ctx, alive.keys);
   } catch (err) {
     try {
       opened?.$client.close();

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { extractArchive, writeArchive } from "../../src/backups/archive";
-import { verifyArchive } from "../../src/backups/backups";
+import { createBackup, restoreBackup, verifyArchive } from "../../src/backups/backups";
 import { applyUserAction } from "../../src/admin/users";
 import { grantLicense } from "../../src/licenses/licenses";
 import { setAllowPrivateNetworks } from "../../src/admin/settings";
@@ -235,5 +235,25 @@ describe("error reports", () => {
     } finally {
       rateLimiterFor(t.ctx).enabled = true;
     }
+  });
+});
+
+// Last: it restores this file's server to an earlier state.
+describe("restoring a backup", () => {
+  test("revives no session or API key that ended after the backup was taken; those alive on both sides go on", async () => {
+    const acc = await t.signUpVerified();
+    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    const stolen = await t.login(acc.user.email);
+    const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read"] } })).body;
+    const kept = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Kept", permissions: ["contacts:read"] } })).body;
+    const backup = createBackup(t.ctx);
+    // After the backup: the account ends the stolen session and revokes a leaked key.
+    expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toEqual({ success: true, revoked: 1 });
+    expect((await t.api(`/api/api-keys/${key.id}/revoke`, { method: "POST", token: acc.token })).status).toBe(200);
+    await restoreBackup(t.ctx, backup.id);
+    expect((await t.api("/api/auth/user", { token: stolen.token })).status).toBe(401);
+    expect((await t.api("/api/v1/contacts", { token: key.key, origin: false })).status).toBe(401);
+    expect((await t.api("/api/auth/user", { token: acc.token })).status).toBe(200);
+    expect((await t.api("/api/v1/contacts", { token: kept.key, origin: false })).status).toBe(200);
   });
 });
