@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
 import type { AppContext } from "../context";
 import { forbidden, HttpError, notFound, unauthorized } from "../http/errors";
@@ -115,6 +115,9 @@ function assertPlanHasApi(ctx: AppContext, userId: string) {
   );
 }
 
+/** Keys neither revoked nor expired per account: each key has its own rate limit, so their number bounds the account's. */
+export const MAX_WORKING_KEYS = 25;
+
 /** Creates a key and answers it once, in full (`key`); only its hash and visible start are kept. */
 export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey): ApiKeyView & { key: string } {
   assertPlanHasApi(ctx, userId);
@@ -122,6 +125,13 @@ export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey):
   if (!name) throw new HttpError(400, "Please name the key");
   const now = ctx.now();
   if (input.expiresAt != null && input.expiresAt <= now) throw new HttpError(400, "The expiry must be in the future");
+  const working = ctx.db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
+    .get()!.n;
+  if (working >= MAX_WORKING_KEYS)
+    throw new HttpError(400, `An account can have at most ${MAX_WORKING_KEYS} working API keys: revoke one you no longer use`);
   const key = newKey();
   const row = ctx.db
     .insert(apiKeys)
@@ -190,6 +200,8 @@ export function authenticateApiKey(ctx: AppContext, authorization: string | null
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized("This API key has expired");
   // Disabling an account ends its sessions; its keys are refused as long as it stays disabled.
   if (findUserById(ctx, row.userId)?.disabled !== false) throw unauthorized("This API key's account is disabled");
+  // The plan is checked at each call, not only when the key was made: a license that ran out ends API access.
+  assertPlanHasApi(ctx, row.userId);
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_EVERY_MS) {
     ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
   }

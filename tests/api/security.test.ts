@@ -8,6 +8,7 @@ import { extractArchive, writeArchive } from "../../src/backups/archive";
 import { createBackup, restoreBackup, verifyArchive } from "../../src/backups/backups";
 import { applyUserAction } from "../../src/admin/users";
 import { grantLicense } from "../../src/licenses/licenses";
+import { MAX_WORKING_KEYS } from "../../src/api-keys/keys";
 import { setAllowPrivateNetworks } from "../../src/admin/settings";
 import { loadConfig } from "../../src/config";
 import { appendEvent } from "../../src/events/events";
@@ -164,6 +165,34 @@ describe("backup archives from outside", () => {
 });
 
 describe("API keys", () => {
+  test("an account whose plan no longer includes the API (its license ran out) has its keys refused with 402", async () => {
+    const acc = await t.signUpVerified();
+    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read"] } })).body.key;
+    expect((await t.api("/api/v1/contacts", { token: key, origin: false })).status).toBe(200);
+    const realNow = t.ctx.now;
+    t.ctx.now = () => realNow() + 31 * 24 * 3600_000;
+    try {
+      expect(await t.api("/api/v1/contacts", { token: key, origin: false })).toMatchObject({ status: 402, body: { feature: "api_access" } });
+    } finally {
+      t.ctx.now = realNow;
+    }
+  });
+
+  test(`an account holds at most ${MAX_WORKING_KEYS} working keys (each key has its own rate limit)`, async () => {
+    const acc = await t.signUpVerified();
+    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    const create = (name: string) => t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name, permissions: ["contacts:read"] } });
+    const made = [];
+    for (let i = 0; i < MAX_WORKING_KEYS; i++) made.push((await create(`K${i}`)).body);
+    expect(await create("one more")).toMatchObject({
+      status: 400,
+      body: { message: "An account can have at most 25 working API keys: revoke one you no longer use" },
+    });
+    expect((await t.api(`/api/api-keys/${made[0].id}/revoke`, { method: "POST", token: acc.token })).status).toBe(200);
+    expect((await create("one more")).status).toBe(201);
+  });
+
   test("a disabled account's keys are refused at once, and work again when it is enabled", async () => {
     const acc = await t.signUpVerified();
     grantLicense(t.ctx, acc.user.id, "professional", 30);
