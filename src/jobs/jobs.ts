@@ -55,13 +55,16 @@ export type JobHandlerOptions = {
   /** Attempts before the job ends failed. */
   maxAttempts?: number;
   /**
-   * Non-transactional handlers: at most `total` jobs of the kind running at once in this process, and `perRef` of
-   * one refId (outbound webhooks: per endpoint). The rest stay pending, unclaimed, so no lease runs out while a job
-   * waits its turn; a pass skips them (in its query, so they never crowd out other jobs) and a finished one wakes
-   * the runner.
+   * Non-transactional handlers: at most `total` jobs of the kind running at once in this process, `perRef` of
+   * one refId (outbound webhooks: per endpoint) and `perUser` of one account (so one account's slow work never
+   * takes every slot of the kind; jobs without an account have no per-account bound). The rest stay pending,
+   * unclaimed, so no lease runs out while a job waits its turn; a pass skips them (in its query, so they never
+   * crowd out other jobs) and a finished one wakes the runner.
    */
-  concurrency?: { total: number; perRef: number } | null;
+  concurrency?: Concurrency | null;
 };
+
+export type Concurrency = { total: number; perRef: number; perUser: number };
 
 /**
  * Scratch space shared by the transactional handlers of one pass of the runner (a few milliseconds): what many jobs
@@ -82,9 +85,13 @@ const DEFAULTS: Required<JobHandlerOptions> = {
 
 const registries = new WeakMap<AppContext, Map<string, Handler>>();
 const inFlight = new WeakMap<AppContext, Set<Promise<void>>>();
-/** Jobs of kinds with a concurrency bound running now: per kind, and per `kind\0refId`. */
+/** Jobs of kinds with a concurrency bound running now: per kind, per `kind\0refId` and per `kind\x01userId`. */
 const runningCounts = new WeakMap<AppContext, Map<string, number>>();
 const refSlot = (kind: string, refId: string | null) => `${kind}\0${refId ?? ""}`;
+const userSlot = (kind: string, userId: string) => `${kind}\x01${userId}`;
+/** The slots a running job of a bounded kind holds: its kind's, its ref's and, when it has one, its account's. */
+const slotsOf = (kind: string, refId: string | null, userId: string | null) =>
+  userId === null ? [kind, refSlot(kind, refId)] : [kind, refSlot(kind, refId), userSlot(kind, userId)];
 /** The running job runner's alarm: told the due time of every job queued, so it wakes when that job is due. */
 const wakers = new WeakMap<AppContext, (dueAt: number) => void>();
 
@@ -187,6 +194,9 @@ export function pendingRefs(ctx: AppContext, kind: string, refIds: string[]): Se
   return new Set(rows.map((r) => r.ref_id));
 }
 
+/** A due job as a pass selects it. */
+type Due = { id: string; kind: string; refId: string | null; userId: string | null; t: number };
+
 /** Jobs looked at per pass, at most. */
 export const DUE_BATCH = 100;
 
@@ -266,42 +276,47 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   let busy = runningCounts.get(ctx);
   if (!busy) runningCounts.set(ctx, (busy = new Map()));
   const counts = busy;
-  // Kinds and refs at their concurrency bound are left out of the selection: their jobs wait, pending.
-  const full = [...counts].filter(([slot, n]) => {
-    const [kind, ref] = slot.split("\0");
-    const bound = registry.get(kind!)?.options.concurrency;
-    return bound && n >= (ref === undefined ? bound.total : bound.perRef);
-  });
-  const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.some(([slot]) => slot === k)));
-  const fullRefs = JSON.stringify(full.map(([slot]) => slot).filter((slot) => slot.includes("\0")));
+  // Kinds, refs and accounts at their concurrency bound are left out of the selection: their jobs wait, pending.
+  const full = [...counts]
+    .filter(([slot, n]) => {
+      const bound = registry.get(slot.split(/[\0\x01]/)[0]!)?.options.concurrency;
+      return bound && n >= (slot.includes("\0") ? bound.perRef : slot.includes("\x01") ? bound.perUser : bound.total);
+    })
+    .map(([slot]) => slot);
+  const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.includes(k)));
+  const fullRefs = JSON.stringify(full.filter((slot) => slot.includes("\0")));
+  const fullUsers = JSON.stringify(full.filter((slot) => slot.includes("\x01")));
   // Each walks its index in due order and stops at the limit, however many jobs are due.
   const pending = db
     .query(
-      `SELECT id, kind, ref_id AS refId, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4)) ORDER BY next_attempt_at LIMIT ?3`,
+      `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
+       AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY next_attempt_at LIMIT ?3`,
     )
-    .all(now, kinds, limit, fullRefs) as { id: string; kind: string; refId: string | null; t: number }[];
+    .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
   const expired = db
     .query(
-      `SELECT id, kind, ref_id AS refId, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4)) ORDER BY lease_until LIMIT ?3`,
+      `SELECT id, kind, ref_id AS refId, user_id AS userId, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
+       AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY lease_until LIMIT ?3`,
     )
-    .all(now, kinds, limit, fullRefs) as { id: string; kind: string; refId: string | null; t: number }[];
+    .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
   const due = [...pending, ...expired].sort((a, b) => a.t - b.t).slice(0, limit);
-  /** Takes a running slot of a bounded kind for the job, or answers false when its kind or ref is at the bound. */
-  const take = (kind: string, refId: string | null, bound: { total: number; perRef: number }) => {
-    const slot = refSlot(kind, refId);
-    if ((counts.get(kind) ?? 0) >= bound.total || (counts.get(slot) ?? 0) >= bound.perRef) return false;
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-    counts.set(slot, (counts.get(slot) ?? 0) + 1);
+  /** Takes the running slots of a bounded kind for the job, or answers false when its kind, ref or account is at its bound. */
+  const take = ({ kind, refId, userId }: Due, bound: Concurrency) => {
+    const slots = slotsOf(kind, refId, userId);
+    const bounds = [bound.total, bound.perRef, bound.perUser];
+    if (slots.some((slot, i) => (counts.get(slot) ?? 0) >= bounds[i]!)) return false;
+    for (const slot of slots) counts.set(slot, (counts.get(slot) ?? 0) + 1);
     return true;
   };
   let claimed = 0;
   let more = due.length === limit;
   const pass: JobPass = new Map();
-  const leased: { id: string; kind: string; refId: string | null; handler: Handler }[] = [];
+  const leased: { picked: Due; handler: Handler }[] = [];
   db.transaction(() => {
-    for (const [i, { id, kind, refId }] of due.entries()) {
+    for (const [i, picked] of due.entries()) {
+      const { id, kind } = picked;
       // The first job always runs, so a pass makes progress however little time it has.
       if (i > 0 && performance.now() - started >= budget) {
         more = true;
@@ -310,7 +325,7 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
       const handler = registry.get(kind)!;
       const { fn, options } = handler;
       if (!options.transactional) {
-        leased.push({ id, kind, refId, handler });
+        leased.push({ picked, handler });
         continue;
       }
       let job: Job | null = null;
@@ -332,23 +347,23 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
       if (job) claimed++;
     }
   })();
-  const release = (kind: string, refId: string | null) => {
-    for (const slot of [kind, refSlot(kind, refId)]) {
+  const release = ({ kind, refId, userId }: Due) => {
+    for (const slot of slotsOf(kind, refId, userId)) {
       const n = (counts.get(slot) ?? 1) - 1;
       if (n > 0) counts.set(slot, n);
       else counts.delete(slot);
     }
   };
   const running: Promise<void>[] = [];
-  for (const { id, kind, refId, handler } of leased) {
-    // At the bound: the next pass selects without this kind or ref (a finished job wakes the runner).
-    if (handler.options.concurrency && !take(kind, refId, handler.options.concurrency)) {
+  for (const { picked, handler } of leased) {
+    // At the bound: the next pass selects without this kind, ref or account (a finished job wakes the runner).
+    if (handler.options.concurrency && !take(picked, handler.options.concurrency)) {
       more = true;
       continue;
     }
-    const job = claim(ctx, id, now, handler.options.leaseMs);
+    const job = claim(ctx, picked.id, now, handler.options.leaseMs);
     if (!job) {
-      if (handler.options.concurrency) release(kind, refId);
+      if (handler.options.concurrency) release(picked);
       continue;
     }
     claimed++;
@@ -356,7 +371,7 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
     running.push(
       handler.options.concurrency
         ? run.finally(() => {
-            release(kind, refId);
+            release(picked);
             wakers.get(ctx)?.(ctx.now());
           })
         : run,

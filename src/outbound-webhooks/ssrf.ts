@@ -20,6 +20,7 @@ function refuseV4(ip: string): string | null {
   if (a === 0) return "an unspecified address";
   if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return "a private address";
   if (a === 169 && b === 254) return "a link-local address";
+  if (a === 198 && (b === 18 || b === 19)) return "a benchmarking address";
   if (a >= 224) return "a multicast or reserved address";
   return null;
 }
@@ -44,13 +45,19 @@ function v6Bytes(ip: string): number[] {
 
 const METADATA_V6 = v6Bytes("fd00:ec2::254").join();
 
-/** Why an IPv6 address is refused, or null. IPv4-mapped and -compatible forms are judged as their IPv4 address. */
+/**
+ * Why an IPv6 address is refused, or null. The forms that reach an IPv4 address are judged as that address:
+ * IPv4-mapped and -compatible, NAT64 (64:ff9b::/96, a translator on the network forwards to the last 32 bits) and
+ * 6to4 (2002::/16, a relay forwards to bits 16-47).
+ */
 function refuseV6(ip: string): string | null {
   const b = v6Bytes(ip);
   const zeros = (n: number) => b.slice(0, n).every((x) => x === 0);
   if (zeros(10) && ((b[10] === 0xff && b[11] === 0xff) || (b[10] === 0 && b[11] === 0 && (b[12]! | b[13]!) !== 0))) {
     return refuseV4(b.slice(12).join("."));
   }
+  if (b.slice(0, 4).join() === "0,100,255,155" && b.slice(4, 12).every((x) => x === 0)) return refuseV4(b.slice(12).join("."));
+  if (b[0] === 0x20 && b[1] === 0x02) return refuseV4(b.slice(2, 6).join("."));
   if (zeros(15) && b[15] === 1) return "a loopback address";
   if (zeros(16)) return "an unspecified address";
   if (b.join() === METADATA_V6) return "the cloud metadata address";

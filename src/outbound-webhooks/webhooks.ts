@@ -19,9 +19,10 @@ import { pinnedRequest, resolveTarget } from "./ssrf";
  *   message, each with its own webhook-id, so a receiver sees the same shape whether a message was sent alone or
  *   in a campaign.
  * - A delivery job makes one attempt outside any transaction (leased) and puts itself back on Svix's schedule.
- *   At most ATTEMPTS_PER_ENDPOINT attempts run at once per endpoint and ATTEMPTS_IN_FLIGHT in all; the jobs
- *   runner leaves the rest pending until a slot frees, so one slow receiver neither floods the network nor holds
- *   up the other endpoints.
+ *   At most ATTEMPTS_PER_ENDPOINT attempts run at once per endpoint, ATTEMPTS_PER_ACCOUNT per account and
+ *   ATTEMPTS_IN_FLIGHT in all; the jobs runner leaves the rest pending until a slot frees, so one slow receiver
+ *   neither floods the network nor holds up the other endpoints, and one account's slow endpoints never take the
+ *   slots of the other accounts.
  */
 
 export const WEBHOOK_EVENTS = [
@@ -70,8 +71,9 @@ const FEED_EVERY = MINUTE;
 /** Events read per transaction at most, and the time one page may take before the feed yields the event loop. */
 export const FEED_PAGE = 200;
 export const FEED_BUDGET_MS = 10;
-/** HTTP attempts running at once, per endpoint and in all. */
+/** HTTP attempts running at once, per endpoint, per account (a quarter of all) and in all. */
 export const ATTEMPTS_PER_ENDPOINT = 8;
+export const ATTEMPTS_PER_ACCOUNT = 16;
 export const ATTEMPTS_IN_FLIGHT = 64;
 
 const FEED = "webhooks.feed";
@@ -565,7 +567,7 @@ export function startOutboundWebhooks(ctx: AppContext) {
   registerJobHandler(ctx, DELIVER, (_ctx, job) => deliver(ctx, job.payload.deliveryId as string), {
     leaseMs: TIMEOUT + MINUTE,
     maxAttempts: 20,
-    concurrency: { total: ATTEMPTS_IN_FLIGHT, perRef: ATTEMPTS_PER_ENDPOINT },
+    concurrency: { total: ATTEMPTS_IN_FLIGHT, perRef: ATTEMPTS_PER_ENDPOINT, perUser: ATTEMPTS_PER_ACCOUNT },
   });
   enqueueJob(ctx, { kind: FEED, key: FEED, runAt: ctx.now() });
   wake();

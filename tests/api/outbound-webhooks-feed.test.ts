@@ -1,7 +1,7 @@
 // The outbound webhooks feed under a backlog: it reads the event log in pages of at most 200 events with a turn of
 // the event loop between them, woken when events commit (no 5-second job between pages); every event becomes one
 // delivery per endpoint, even across a restart in the middle of a backlog with the cursor set back; and the HTTP
-// attempts run at most 8 at once per endpoint and 64 in all. Everything on a fake clock: counts, order and bounds.
+// attempts run at most 8 at once per endpoint, 16 per account and 64 in all. Everything on a fake clock: counts, order and bounds.
 import { afterEach, describe, expect, setDefaultTimeout, setSystemTime, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,9 +11,10 @@ import { setAllowPrivateNetworks } from "../../src/admin/settings";
 import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
 import { appendEvent, readCursor } from "../../src/events/events";
-import { runDueJobs } from "../../src/jobs/jobs";
+import { DUE_BATCH, runDueJobs } from "../../src/jobs/jobs";
 import {
   ATTEMPTS_IN_FLIGHT,
+  ATTEMPTS_PER_ACCOUNT,
   ATTEMPTS_PER_ENDPOINT,
   createEndpoint,
   FEED_PAGE,
@@ -32,28 +33,37 @@ const T0 = Date.parse("2026-08-01T09:00:00Z");
 
 type Received = { path: string; id: string; timestamp: string; signature: string; body: string };
 
-/** A local receiver recording every request; while `held`, requests wait (counted in flight) until released. */
+/**
+ * A local receiver recording every request; while `held`, requests to the held paths (all by default) wait
+ * (counted in flight) until released. Counts the most in flight in all, per path and per first path segment
+ * (an account's endpoints are named /<account>/<endpoint>).
+ */
 function startReceiver() {
   const received: Received[] = [];
   const inFlight = new Map<string, number>();
-  const most = { total: 0, perPath: new Map<string, number>() };
+  const most = { total: 0, perPath: new Map<string, number>(), perPrefix: new Map<string, number>() };
   let flying = 0;
   let held: Promise<void> | null = null;
+  let heldPaths = (_path: string) => true;
   let release = () => {};
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
       const path = new URL(req.url).pathname;
+      const prefix = path.split("/")[1]!;
+      const slots: [string, Map<string, number>][] = [[path, most.perPath], [`${prefix}/*`, most.perPrefix]];
       flying++;
-      inFlight.set(path, (inFlight.get(path) ?? 0) + 1);
+      for (const [slot, highest] of slots) {
+        inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
+        highest.set(slot, Math.max(highest.get(slot) ?? 0, inFlight.get(slot)!));
+      }
       most.total = Math.max(most.total, flying);
-      most.perPath.set(path, Math.max(most.perPath.get(path) ?? 0, inFlight.get(path)!));
       const body = await req.text();
-      if (held) await held;
+      if (held && heldPaths(path)) await held;
       received.push({ path, id: req.headers.get("webhook-id")!, timestamp: req.headers.get("webhook-timestamp")!, signature: req.headers.get("webhook-signature")!, body });
       flying--;
-      inFlight.set(path, inFlight.get(path)! - 1);
+      for (const [slot] of slots) inFlight.set(slot, inFlight.get(slot)! - 1);
       return new Response("ok");
     },
   });
@@ -62,7 +72,8 @@ function startReceiver() {
     received,
     most,
     flying: () => flying,
-    hold() {
+    hold(paths = (_path: string) => true) {
+      heldPaths = paths;
       held = new Promise((resolve) => (release = resolve));
     },
     release() {
@@ -211,15 +222,18 @@ describe("HTTP attempts", () => {
     const { dataDir, receiver } = setUp();
     const ctx = await open(dataDir);
     cleanups.unshift(() => ctx.db.$client.close());
-    const user = await createOrPromoteAdmin(ctx, "slots@example.com", "owner-secret-123");
     setAllowPrivateNetworks(ctx, true);
-    // Ten endpoints with ten deliveries each: 100 due at once, more than the 8 per endpoint and the 64 in all.
+    // Ten endpoints of five accounts (two each) with ten deliveries each: 100 due at once, more than the 8 per
+    // endpoint and the 64 in all, while the accounts' 16 each would allow 80.
     const endpoints = [];
-    for (let e = 0; e < 10; e++) {
-      endpoints.push(await createEndpoint(ctx, user.id, { name: `ep${e}`, url: `${receiver.url}/ep${e}`, events: ["contact_created"] }));
+    for (let a = 0; a < 5; a++) {
+      const user = await createOrPromoteAdmin(ctx, `slots${a}@example.com`, "owner-secret-123");
+      for (let e = 0; e < 2; e++) {
+        endpoints.push({ userId: user.id, ...(await createEndpoint(ctx, user.id, { name: `ep${e}`, url: `${receiver.url}/a${a}/ep${e}`, events: ["contact_created"] })) });
+      }
     }
     await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
-    for (const ep of endpoints) for (let i = 0; i < 10; i++) sendTestEvent(ctx, user.id, ep.id);
+    for (const ep of endpoints) for (let i = 0; i < 10; i++) sendTestEvent(ctx, ep.userId, ep.id);
     receiver.hold();
     const runs = [runDueJobs(ctx), runDueJobs(ctx), runDueJobs(ctx)];
     expect(runs.map((r) => r.claimed)).toEqual([64, 0, 0]);
@@ -237,5 +251,54 @@ describe("HTTP attempts", () => {
     expect(receiver.received.length).toBe(100);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(100);
     expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'succeeded' AND attempts = 1`)).toBe(100);
+  });
+
+  test(`run at most ${ATTEMPTS_PER_ACCOUNT} at once per account: another account's delivery is attempted at once while one account's slow endpoints are in flight`, async () => {
+    const { dataDir, receiver } = setUp();
+    const ctx = await open(dataDir);
+    cleanups.unshift(() => ctx.db.$client.close());
+    setAllowPrivateNetworks(ctx, true);
+    const a = await createOrPromoteAdmin(ctx, "slow@example.com", "owner-secret-123");
+    const b = await createOrPromoteAdmin(ctx, "other@example.com", "owner-secret-123");
+    const slow = [];
+    for (let e = 0; e < 8; e++) slow.push(await createEndpoint(ctx, a.id, { name: `ep${e}`, url: `${receiver.url}/a/ep${e}`, events: ["contact_created"] }));
+    const other = await createEndpoint(ctx, b.id, { name: "crm", url: `${receiver.url}/b/crm`, events: ["contact_created"] });
+    await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
+
+    // Account A: 8 endpoints whose receiver does not answer, 20 deliveries each: 160 due.
+    receiver.hold((path) => path.startsWith("/a/"));
+    for (const ep of slow) for (let i = 0; i < 20; i++) sendTestEvent(ctx, a.id, ep.id);
+    const first = runDueJobs(ctx);
+    expect(first.claimed).toBe(ATTEMPTS_PER_ACCOUNT);
+    await waitFor(() => receiver.flying(), (n) => n === ATTEMPTS_PER_ACCOUNT);
+    const running = (userId: string) =>
+      count(ctx, `SELECT count(*) AS n FROM jobs WHERE kind = 'webhooks.deliver' AND state = 'running' AND user_id = '${userId}'`);
+    expect(running(a.id)).toBe(ATTEMPTS_PER_ACCOUNT);
+    // More of A's waiting jobs than a pass looks at (DUE_BATCH) are of endpoints below their own bound.
+    const waitingBelowEndpointBound = count(
+      ctx,
+      `SELECT count(*) AS n FROM jobs WHERE kind = 'webhooks.deliver' AND state = 'pending' AND ref_id NOT IN
+         (SELECT ref_id FROM jobs WHERE state = 'running' GROUP BY ref_id HAVING count(*) >= ${ATTEMPTS_PER_ENDPOINT})`,
+    );
+    expect(waitingBelowEndpointBound).toBeGreaterThan(DUE_BATCH);
+
+    // B's delivery falls due after all of A's: the pass skips A's waiting jobs in its query and attempts it at once.
+    ctx.now = () => T0 + 1;
+    sendTestEvent(ctx, b.id, other.id);
+    const second = runDueJobs(ctx);
+    expect(second.claimed).toBe(1);
+    await second.settled;
+    expect(receiver.received.map((r) => r.path)).toEqual(["/b/crm"]);
+    expect(receiver.flying()).toBe(ATTEMPTS_PER_ACCOUNT);
+    expect(running(a.id)).toBe(ATTEMPTS_PER_ACCOUNT);
+    expect(count(ctx, `SELECT count(*) AS n FROM jobs WHERE kind = 'webhooks.deliver' AND state = 'pending' AND user_id = '${a.id}'`)).toBe(160 - ATTEMPTS_PER_ACCOUNT);
+
+    receiver.release();
+    await first.settled;
+    await deliverAll(ctx);
+    expect(receiver.most.perPrefix.get("a/*")).toBe(ATTEMPTS_PER_ACCOUNT);
+    expect(Math.max(...receiver.most.perPath.values())).toBe(ATTEMPTS_PER_ENDPOINT);
+    expect(receiver.received.length).toBe(161);
+    expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'succeeded' AND attempts = 1`)).toBe(161);
   });
 });

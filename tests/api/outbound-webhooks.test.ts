@@ -94,6 +94,40 @@ describe("the SSRF guard", () => {
       ["2606:4700::1111", null],
     ]);
   });
+
+  test("refuses the benchmarking network 198.18.0.0/15, and NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses as the IPv4 address they carry", () => {
+    expect(
+      ["198.18.0.1", "198.19.255.254", "198.17.255.255", "198.20.0.0", "64:ff9b::7f00:1", "64:ff9b::10.0.0.5", "64:ff9b::a9fe:a9fe", "64:ff9b::c612:1", "64:ff9b::8.8.8.8", "2002:7f00:1::1", "2002:c0a8:101::", "2002:a9fe:a9fe:1::5", "2002:808:808::1", "2003:7f00:1::1"].map(
+        (ip) => [ip, refusedAddress(ip)],
+      ),
+    ).toEqual([
+      ["198.18.0.1", "a benchmarking address"],
+      ["198.19.255.254", "a benchmarking address"],
+      ["198.17.255.255", null],
+      ["198.20.0.0", null],
+      ["64:ff9b::7f00:1", "a loopback address"],
+      ["64:ff9b::10.0.0.5", "a private address"],
+      ["64:ff9b::a9fe:a9fe", "the cloud metadata address"],
+      ["64:ff9b::c612:1", "a benchmarking address"],
+      ["64:ff9b::8.8.8.8", null],
+      ["2002:7f00:1::1", "a loopback address"],
+      ["2002:c0a8:101::", "a private address"],
+      ["2002:a9fe:a9fe:1::5", "the cloud metadata address"],
+      ["2002:808:808::1", null],
+      ["2003:7f00:1::1", null],
+    ]);
+  });
+
+  test("a webhook URL naming a NAT64, 6to4 or benchmarking address is refused unless private networks are allowed", async () => {
+    for (const host of ["[64:ff9b::7f00:1]", "[2002:a00:5::1]", "198.18.0.1"]) {
+      const refused = await resolveTarget(`http://${host}/hook`, false).then(
+        () => null,
+        (err: Error) => err.message,
+      );
+      expect(refused).toContain(`was refused: ${host.replace(/^\[|\]$/g, "")} is a`);
+      expect((await resolveTarget(`http://${host}/hook`, true)).address).toBe(host.replace(/^\[|\]$/g, ""));
+    }
+  });
 });
 
 describe("the pinned request", () => {
