@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
 import type { AppContext } from "../../src/context";
 import { cancelJobs, enqueueJob, findJob, registerJobHandler, rescheduleJob, runDueJobs, type Job } from "../../src/jobs/jobs";
+import { insertUser } from "../../src/users/queries";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 const MINUTE = 60_000;
@@ -167,5 +168,38 @@ describe("failures", () => {
     now = T0 + 86_400_000;
     await runDueJobs(ctx).settled;
     expect(runs).toBe(2);
+  });
+});
+
+describe("concurrency bounds", () => {
+  test("at most perUser jobs of one account run at once; the rest stay pending, unclaimed, and go once one finishes; jobs without an account have no per-account bound", async () => {
+    const finish: (() => void)[] = [];
+    const started: string[] = [];
+    registerJobHandler(
+      ctx,
+      "call",
+      (_ctx, job) => {
+        started.push(job.key);
+        return new Promise<void>((resolve) => finish.push(resolve));
+      },
+      { concurrency: { total: 10, perRef: 10, perUser: 2 } },
+    );
+    const [u1, u2] = ["u1", "u2"].map((name) => insertUser(ctx, { email: `${name}@example.com`, passwordHash: "x", firstName: name, lastName: "" }).id);
+    for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `u1-${i}`, runAt: T0, userId: u1, refId: `r${i}` });
+    for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `system-${i}`, runAt: T0, refId: `s${i}` });
+    enqueueJob(ctx, { kind: "call", key: "u2-0", runAt: T0, userId: u2, refId: "r9" });
+    const first = runDueJobs(ctx);
+    expect(first.claimed).toBe(6);
+    expect([...started].sort()).toEqual(["system-0", "system-1", "system-2", "u1-0", "u1-1", "u2-0"]);
+    expect(state("u1-2")).toEqual({ state: "pending", attempts: 0, nextAttemptAt: 0, lastError: null });
+    expect(runDueJobs(ctx).claimed).toBe(0);
+    finish[started.indexOf("u1-0")]!(); // u1-0 finishes: a slot of its account frees
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const second = runDueJobs(ctx);
+    expect(second.claimed).toBe(1);
+    expect(started.at(-1)).toBe("u1-2");
+    for (const f of finish) f();
+    await Promise.all([first.settled, second.settled]);
+    expect(findJob(ctx, "u1-2")!.state).toBe("done");
   });
 });
