@@ -54,7 +54,7 @@ export function IntegrationsPage() {
         <p className="text-slate-600">Connect your shop, CRM and automation tools through API keys and signed webhooks.</p>
       </div>
       <Tabs tabs={CATEGORIES} value={category} onChange={setCategory} label="Integration categories" idPrefix="integrations" />
-      <TabPanel idPrefix="integrations" value={category} className="grid gap-4 md:grid-cols-2">
+      <TabPanel idPrefix="integrations" value={category} className="grid grid-cols-1 gap-4 md:grid-cols-2">
         {cards.map((c) => (
           <Integration key={c.name} card={c} />
         ))}
