@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
 import { contactIdsWhere, contactMatches, findContactById } from "../contacts/contacts";
 import type { AppContext } from "../context";
@@ -33,8 +34,23 @@ const SOON_MS = 50;
 /** A drip message not sent within this time after its step ran is not sent stale. */
 const MESSAGE_TTL_MS = 24 * 3600_000;
 
+// Prepared once per connection: every step reads its enrolment, logs and moves on, and drizzle building and SQLite
+// compiling these statements anew was most of a step's time (10,000 steps may fall due in the same minute).
+const p = (name: string) => sql.placeholder(name);
+const enrolmentById = preparedPerDb((db) => db.select().from(dripEnrolments).where(eq(dripEnrolments.id, p("id"))).prepare());
+const insertLog = preparedPerDb((db) =>
+  db.insert(dripStepLog).values({ enrolmentId: p("enrolmentId"), step: p("step"), outcome: p("outcome"), reason: p("reason"), messageId: p("messageId"), at: p("at") }).prepare(),
+);
+const moveOn = preparedPerDb((db) =>
+  db
+    .update(dripEnrolments)
+    .set({ nextStep: sql`${p("nextStep")}`, nextAt: sql`${p("nextAt")}`, lastAt: sql`${p("lastAt")}` })
+    .where(eq(dripEnrolments.id, p("id")))
+    .prepare(),
+);
+
 function log(ctx: AppContext, e: EnrolmentRow, outcome: "sent" | "skipped" | "deferred", reason: string | null, messageId: string | null = null) {
-  ctx.db.insert(dripStepLog).values({ enrolmentId: e.id, step: e.nextStep, outcome, reason, messageId, at: ctx.now() }).run();
+  insertLog(ctx.db).run({ enrolmentId: e.id, step: e.nextStep, outcome, reason, messageId, at: ctx.now() });
 }
 
 /** Moves an enrolment past its current step: the next step's job is queued, or the enrolment completes. */
@@ -46,7 +62,7 @@ function advance(ctx: AppContext, e: EnrolmentRow, base: number, zone: string) {
     return;
   }
   const at = stepDueAt(steps[next]!, base, zone);
-  ctx.db.update(dripEnrolments).set({ nextStep: next, nextAt: at, lastAt: base }).where(eq(dripEnrolments.id, e.id)).run();
+  moveOn(ctx.db).run({ nextStep: next, nextAt: at, lastAt: base, id: e.id });
   enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, next), runAt: at, userId: e.userId, refId: e.dripId, payload: { enrolmentId: e.id, step: next } });
 }
 
@@ -114,7 +130,7 @@ function once<T>(pass: JobPass, key: string, read: () => T): T {
 /** One step of one enrolment; runs inside the job's transaction (see above). */
 function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const { enrolmentId, step } = job.payload as { enrolmentId: string; step: number };
-  const e = ctx.db.select().from(dripEnrolments).where(eq(dripEnrolments.id, enrolmentId)).get();
+  const e = enrolmentById(ctx.db).get({ id: enrolmentId });
   if (!e || e.state !== "active" || e.nextStep !== step) return { result: "not waiting" };
   const drip = once(pass, `drips.drip:${e.dripId}`, () => findDrip(ctx, e.dripId));
   const user = once(pass, `drips.user:${e.userId}`, () => findUserById(ctx, e.userId));
