@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { MAX_CSV_BYTES } from "../http/body-limit";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import type { CountryCode } from "libphonenumber-js";
-import { EMPTY_CSV, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
+import { checkImportHeader, EMPTY_CSV, fileChunks, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
 import { preparedBatches } from "./import-pipeline";
 import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
 import { registerWriter } from "../backups/backups";
@@ -79,20 +79,23 @@ async function spool(body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, pat
   return { blank };
 }
 
+/** The CSV bytes of an upload: the body itself, or the `file` field of a multipart form. 413 over 100 MB. */
+async function uploadBody(request: Request): Promise<ReadableStream<Uint8Array> | null> {
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_CSV_BYTES) throw new HttpError(413, TOO_LARGE);
+  if (!(request.headers.get("content-type") ?? "").includes("multipart/form-data")) return request.body;
+  const form = await request.formData().catch(() => null);
+  const file = form?.get("file");
+  if (!file || typeof file === "string") throw badRequest("Please select a CSV file");
+  return file.stream();
+}
+
 /**
  * Receives a CSV upload, a text/csv body or the `file` field of a multipart form, into a file of its own under
  * the data folder: a body is streamed there as it arrives, so a large upload is never held in memory. Answers
  * the file's path; 400 for a missing or blank file, 413 over 100 MB.
  */
 export async function receiveCsvUpload(ctx: AppContext, request: Request): Promise<string> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_CSV_BYTES) throw new HttpError(413, TOO_LARGE);
-  let body: AsyncIterable<Uint8Array> | null = request.body;
-  if ((request.headers.get("content-type") ?? "").includes("multipart/form-data")) {
-    const form = await request.formData().catch(() => null);
-    const file = form?.get("file");
-    if (!file || typeof file === "string") throw badRequest("Please select a CSV file");
-    body = file.stream();
-  }
+  const body = await uploadBody(request);
   mkdirSync(uploadsDir(ctx), { recursive: true });
   const path = join(uploadsDir(ctx), `${Bun.randomUUIDv7()}.csv`);
   try {
@@ -110,10 +113,11 @@ export type CsvImportOptions = { mapping?: ColumnTarget[]; tag?: string; country
 
 /**
  * The import dialog's first look at a file (the whole file or its first PREVIEW_BYTES): encoding, delimiter,
- * header, first rows, suggested mapping. Reads at most PREVIEW_BYTES of the body and leaves the rest unread.
+ * header, first rows, suggested mapping. Reads at most PREVIEW_BYTES of a raw body and leaves the rest unread (a
+ * multipart form is read whole first, as receiveCsvUpload does).
  */
 export async function previewUpload(request: Request) {
-  const reader = request.body?.getReader();
+  const reader = (await uploadBody(request))?.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
   let whole = true;
@@ -145,7 +149,14 @@ export async function previewUpload(request: Request) {
  * Queues an import of an uploaded CSV file (receiveCsvUpload; the job removes it when done, as does a
  * refusal here) and runs it in the background; answers its id at once.
  */
-export function startCsvImport(ctx: AppContext, userId: string, path: string, options: CsvImportOptions = {}): string {
+export async function startCsvImport(ctx: AppContext, userId: string, path: string, options: CsvImportOptions = {}): Promise<string> {
+  try {
+    // A file without a phone column (or a mapping that does not fit it) is the user's mistake: a 400 now, not a failed job.
+    await checkImportHeader(fileChunks(path), { region: options.country, mapping: options.mapping, tag: options.tag });
+  } catch (err) {
+    rmSync(path, { force: true });
+    throw err;
+  }
   const running = and(eq(contactImports.userId, userId), inArray(contactImports.state, ["queued", "running"]));
   const busy = ctx.db.select({ id: contactImports.id }).from(contactImports).where(running).get();
   if (busy) {
@@ -158,7 +169,9 @@ export function startCsvImport(ctx: AppContext, userId: string, path: string, op
   const run = new Promise<void>((resolve) => setTimeout(resolve, 0))
     .then(() => runCsvImport(ctx, userId, id, path, options, imports))
     .catch((err) => {
-      if (!(err instanceof ImportStopped)) ctx.log(`import ${id} failed: ${(err as Error)?.stack ?? err}`);
+      // A refusal of the file (HttpError) is the user's to fix: one line; anything else is a bug: its stack.
+      if (err instanceof HttpError) ctx.log(`import ${id} failed: ${err.message}`);
+      else if (!(err instanceof ImportStopped)) ctx.log(`import ${id} failed: ${(err as Error)?.stack ?? err}`);
       finish(ctx, id, { state: "failed", error: err instanceof HttpError || err instanceof ImportStopped ? err.message : "The import failed unexpectedly." });
     })
     .finally(() => {

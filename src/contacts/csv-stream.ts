@@ -291,6 +291,28 @@ export async function* csvRecords(
 /** How a file's rows become contacts: the country of numbers without "+", the columns, a tag for every row. */
 export type ParseOptions = { region: CountryCode | undefined; mapping?: ColumnTarget[]; tag?: string };
 
+/** The header's columns as the import maps them; a 400 HttpError when the mapping does not fit or no column is the phone. */
+function importHeader(names: string[], opts: ParseOptions): HeaderMap {
+  if (opts.mapping && opts.mapping.length !== names.length) {
+    throw new HttpError(400, `The column mapping names ${opts.mapping.length} columns but the file has ${names.length}. Please choose the columns again.`);
+  }
+  const header = mapHeader(names, opts.mapping, opts.tag);
+  if (!header.phone.length) throw new HttpError(400, opts.mapping ? NO_PHONE_MAPPED : NO_PHONE_COLUMN);
+  return header;
+}
+
+/**
+ * Checks a file's header line the way the import will, reading no further than its first records, so a file the
+ * import would refuse is refused before it is queued. Throws the same 400 HttpErrors as csvBatches.
+ */
+export async function checkImportHeader(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: ParseOptions): Promise<void> {
+  for await (const { records } of csvRecords(chunks)) {
+    if (!records.length) continue;
+    importHeader(records[0]!, opts);
+    return;
+  }
+}
+
 /**
  * A CSV as prepared batches of `batchRows` rows (phones validated, fields trimmed), with the share of its
  * `size` bytes read so far. The header is line 1 and each record after it one line (a record with quoted
@@ -313,12 +335,7 @@ export async function* csvBatches(
     let i = 0;
     if (!header) {
       if (!records.length) continue;
-      const names = records[0]!;
-      if (opts.mapping && opts.mapping.length !== names.length) {
-        throw new HttpError(400, `The column mapping names ${opts.mapping.length} columns but the file has ${names.length}. Please choose the columns again.`);
-      }
-      header = mapHeader(names, opts.mapping, opts.tag);
-      if (!header.phone.length) throw new HttpError(400, opts.mapping ? NO_PHONE_MAPPED : NO_PHONE_COLUMN);
+      header = importHeader(records[0]!, opts);
       i = 1;
     }
     for (; i < records.length; i++) {

@@ -177,7 +177,7 @@ export function contactRoutes(ctx: AppContext) {
       "/import/csv",
       async ({ user, request, query, set }) => {
         const options = { mapping: query.mapping as ColumnTarget[] | undefined, tag: query.tag?.trim(), country: importCountry(query.country), onDuplicate: query.onDuplicate };
-        const id = startCsvImport(ctx, user.id, await receiveCsvUpload(ctx, request), options);
+        const id = await startCsvImport(ctx, user.id, await receiveCsvUpload(ctx, request), options);
         set.status = 202;
         return { id };
       },

@@ -91,8 +91,29 @@ describe("CSV import job", () => {
     const jo = (await t.api("/api/contacts?q=7946", { token: b.token })).body.data[0];
     expect(jo).toMatchObject({ firstName: "Jo", lastName: "Ann Doe", phone: "+442079460000" });
     const bad = await t.api("/api/contacts/import/csv", { method: "POST", token: b.token, body: "email,first_name\nx@example.com,X\n", headers: { "content-type": "text/csv" } });
-    const failed = await waitJob(b, bad.body.id);
-    expect(failed).toMatchObject({ state: "failed", error: "No phone column found. Expected a header such as phone, phone_number or mobile." });
+    expect([bad.status, bad.body.message]).toEqual([400, "No phone column found. Expected a header such as phone, phone_number or mobile."]);
+  });
+
+  test("a body without a phone column is refused at once with 400, queues no import and keeps no upload", async () => {
+    const acc = await t.signUpVerified();
+    for (const body of ["null", '{"a":', "email,first_name\nx@example.com,X\n"]) {
+      const r = await t.api("/api/contacts/import/csv", { method: "POST", token: acc.token, body, headers: { "content-type": "text/csv" } });
+      expect([r.status, r.body.message]).toEqual([400, "No phone column found. Expected a header such as phone, phone_number or mobile."]);
+    }
+    expect((await t.api("/api/contacts/import", { token: acc.token })).body.data).toEqual([]);
+    expect(readdirSync(join(t.dataDir, "imports"))).toEqual([]);
+  });
+
+  test("preview of a multipart form reads the file field, not the form wrapper", async () => {
+    const form = new FormData();
+    form.append("file", new File(["name;mobile\nJo;+44 20 7946 0000\n"], "w.csv", { type: "text/csv" }));
+    const res = await fetch(`${t.url}/api/contacts/import/preview`, { method: "POST", headers: { authorization: `Bearer ${b.token}` }, body: form });
+    const body = (await res.json()) as any;
+    expect([res.status, body.headers, body.delimiter]).toEqual([200, ["name", "mobile"], ";"]);
+    const empty = new FormData();
+    empty.append("other", "x");
+    const none = await fetch(`${t.url}/api/contacts/import/preview`, { method: "POST", headers: { authorization: `Bearer ${b.token}` }, body: empty });
+    expect([none.status, ((await none.json()) as any).message]).toEqual([400, "Please select a CSV file"]);
   });
 
   test("a file of several read chunks streams through: every row accounted for, the upload removed, bulk settings restored", async () => {
