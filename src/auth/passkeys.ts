@@ -10,7 +10,6 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { and, eq, lt } from "drizzle-orm";
-import { createHmac } from "node:crypto";
 import { isIP } from "node:net";
 import { authChallenges, passkeys } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -53,7 +52,7 @@ export function relyingParty(ctx: AppContext) {
 /** A ceremony failure: `{verified: false, error, message}` with the status. */
 const ceremonyError = (status: number, message: string) => new HttpError(status, message, { verified: false, error: message });
 
-function storeChallenge(ctx: AppContext, kind: ChallengeKind, userId: string | null, challenge: string) {
+function storeChallenge(ctx: AppContext, kind: ChallengeKind, userId: string, challenge: string) {
   const now = ctx.now();
   ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
   ctx.db
@@ -161,33 +160,20 @@ export async function completeRegistration(
   return { verified: true, authenticator: describePasskey(row) };
 }
 
-/**
- * A stand-in credential id for an email without passkeys: an HMAC of the email under a server key, so the same
- * email always gets the same id and nobody can tell it from a real one (16 random-looking bytes, like most keys).
- */
-const decoyCredentialId = (ctx: AppContext, email: string) =>
-  createHmac("sha256", ctx.keys.sessions).update(`webauthn-decoy:${email.toLowerCase()}`).digest().subarray(0, 16).toString("base64url");
-
-/**
- * Request options for the passkeys of this email. Unknown emails, disabled accounts and accounts without passkeys
- * get the same answer with a decoy credential, so this endpoint does not tell who has an account or a passkey;
- * their sign-in then fails at complete like a wrong passkey.
- */
+/** Request options for the passkeys of this email; 404 whether the email is unknown or has none. */
 export async function beginAuthentication(ctx: AppContext, email: string) {
   const { rpID } = relyingParty(ctx);
   const user = email ? findUserByEmail(ctx, email) : undefined;
   const keys = user && !user.disabled ? userPasskeys(ctx, user.id) : [];
+  if (!user || keys.length === 0) throw notFound(NO_PASSKEY);
   const { generateAuthenticationOptions } = await loadServerLib();
   const options = await generateAuthenticationOptions({
     rpID,
-    allowCredentials:
-      keys.length > 0
-        ? keys.map((p) => ({ id: p.id, transports: transportsOf(p) }))
-        : [{ id: decoyCredentialId(ctx, email), transports: ["internal", "hybrid"] }],
+    allowCredentials: keys.map((p) => ({ id: p.id, transports: transportsOf(p) })),
     userVerification: "required",
     timeout: CHALLENGE_TTL_MS,
   });
-  storeChallenge(ctx, "webauthn-login", keys.length > 0 ? user!.id : null, options.challenge);
+  storeChallenge(ctx, "webauthn-login", user.id, options.challenge);
   return options;
 }
 
@@ -199,7 +185,7 @@ export async function completeAuthentication(ctx: AppContext, credential: Authen
   const { rpID, origin } = relyingParty(ctx);
   const challenge = signedChallenge(credential);
   const pending = consumeChallenge(ctx, "webauthn-login", challenge);
-  if (!pending) throw ceremonyError(400, "Sign-in expired or was not started. Please try again.");
+  if (!pending?.userId) throw ceremonyError(400, "Sign-in expired or was not started. Please try again.");
   const key = typeof credential.id === "string" ? ctx.db.select().from(passkeys).where(eq(passkeys.id, credential.id)).get() : undefined;
   if (!key || key.userId !== pending.userId) throw ceremonyError(404, NO_PASSKEY);
 

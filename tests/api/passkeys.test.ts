@@ -139,28 +139,13 @@ describe("sign-in", () => {
   // Many ceremonies from one address within a minute: start each test with fresh per-address counts.
   beforeEach(() => rateLimiterFor(t.ctx).reset());
 
-  test("begin answers alike for an unknown email, one without passkeys and one with: no account or passkey oracle", async () => {
+  test("begin answers 404 'No passkey found for this account' for an unknown email and for one without passkeys", async () => {
     const noKeys = await t.signUpVerified();
-    const shape = (body: any) => ({ keys: Object.keys(body).sort(), allow: body.allowCredentials.map((c: any) => [typeof c.id, c.type]) });
-    const withKeys = await loginBegin(alice.email);
-    expect(withKeys.status).toBe(200);
     for (const email of ["nobody@example.com", noKeys.email, "", null]) {
       const res = await loginBegin(email);
-      expect(res.status).toBe(200);
-      expect(shape(res.body)).toEqual(shape(withKeys.body));
-      expect(res.body.allowCredentials.map((c: any) => c.id)).not.toContain(device.credentials[0]!.id);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ message: "No passkey found for this account", code: "not_found" });
     }
-    // The decoy is stable per email, so asking twice tells nothing either.
-    const again = async (email: string) => (await loginBegin(email)).body.allowCredentials[0].id;
-    expect(await again("nobody@example.com")).toBe(await again("NOBODY@example.com"));
-    expect(await again("nobody@example.com")).not.toBe(await again(noKeys.email));
-  });
-
-  test("an email without passkeys fails at complete like a wrong passkey", async () => {
-    const options = (await loginBegin("nobody@example.com")).body;
-    const res = await loginComplete(await device.authenticate({ ...options, allowCredentials: [] }));
-    expect(res.status).toBe(404);
-    expect(res.body.message).toBe("No passkey found for this account");
   });
 
   test("begin answers request options listing that user's credentials", async () => {
@@ -244,9 +229,7 @@ describe("sign-in", () => {
     const carolDevice = new SoftAuthenticator(origin);
     await registerPasskey(carol, "Carol", carolDevice);
     t.ctx.db.$client.query("update users set disabled = 1 where id = ?").run(carol.user.id);
-    const options = (await loginBegin(carol.email)).body;
-    expect(options.allowCredentials.map((c: any) => c.id)).not.toContain(carolDevice.credentials[0]!.id);
-    expect((await loginComplete(await carolDevice.authenticate({ ...options, allowCredentials: [] }))).status).toBe(404);
+    expect((await loginBegin(carol.email)).status).toBe(404);
   });
 });
 
@@ -261,7 +244,7 @@ describe("DELETE /api/webauthn/authenticators/:id", () => {
     expect(own.status).toBe(200);
     expect((await t.api("/api/webauthn/authenticators", { token: alice.token })).body).toEqual([]);
     expect((await t.api(`/api/webauthn/authenticators/${key.id}`, { method: "DELETE", token: alice.token })).status).toBe(404);
-    expect((await loginBegin(alice.email)).body.allowCredentials.map((c: any) => c.id)).not.toContain(key.id);
+    expect((await loginBegin(alice.email)).status).toBe(404);
   });
 });
 
