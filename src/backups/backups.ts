@@ -23,6 +23,7 @@ import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import { revokeApiKeysExcept, unrevokedApiKeyIds } from "../api-keys/keys";
 import { endSessionsExcept, unrevokedSessionIds } from "../auth/sessions";
+import { pauseJobRunner, resumeJobRunner } from "../jobs/jobs";
 import { deriveKey, loadOrCreateSecretKey } from "../secrets/secret-key";
 import { VERSION } from "../version";
 import { ArchiveError, extractArchive, writeArchive } from "./archive";
@@ -386,7 +387,12 @@ export function registerWriter(ctx: AppContext, writer: Writer) {
   writers.set(ctx, [...(writers.get(ctx) ?? []), writer]);
 }
 
+/** How long a restore waits for the jobs in flight (a webhook call times out well before). */
+export const JOBS_DRAIN_MS = 30_000;
+
 export type RestoreOptions = {
+  /** How long to wait for the jobs in flight before giving up (JOBS_DRAIN_MS). */
+  jobsDrainMs?: number;
   /** Stops the writers before the swap, and starts them again after it (or after the rollback). */
   pause?: () => Promise<void>;
   resume?: () => void;
@@ -397,9 +403,10 @@ export type RestoreOptions = {
 };
 
 /**
- * Restores a backup into the running appliance: verify, stop the writers (the engine and every registered
- * writer), back up the current state, swap the files, reopen the database on the context (every domain reads
- * ctx.db at call time), re-derive the keys, and start the writers again. The swap itself is synchronous, so no
+ * Restores a backup into the running appliance: verify, stop the writers (the engine, the jobs runner once its
+ * jobs in flight have ended, and every registered writer), back up the current state, swap the files, reopen
+ * the database on the context (every domain reads ctx.db at call time), re-derive the keys, and start the
+ * writers again. The swap itself is synchronous, so no
  * request runs between the close and the reopen. Anything failing after the current files were moved aside puts
  * them back and reopens them.
  */
@@ -421,12 +428,17 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
       options.pause ??
       (async () => {
         await ctx.sending.stop();
+        // A job finishing after the swap would record its outcome (a delivery, a drip step) into the restored data.
+        if (!(await pauseJobRunner(ctx, options.jobsDrainMs ?? JOBS_DRAIN_MS))) {
+          throw conflict(`Background jobs did not finish within ${(options.jobsDrainMs ?? JOBS_DRAIN_MS) / 1000} seconds; nothing was restored, try again`);
+        }
         for (const writer of registered) await writer.pause();
       });
     const resume =
       options.resume ??
       (() => {
         for (const writer of registered) writer.resume();
+        resumeJobRunner(ctx);
         ctx.sending.start();
       });
     await options.beforePause?.();

@@ -402,12 +402,17 @@ function nextDueAt(ctx: AppContext): number | null {
 }
 
 async function runLeased(ctx: AppContext, job: Job, { fn, options }: Handler) {
+  // A restore (src/backups/) that replaced the database while the handler awaited: the job belongs to the data
+  // replaced, and recording it would write into the restored data (a job there with the same id and attempt).
+  const db = ctx.db;
   try {
     // A handler that awaits outlives the pass: it gets scratch space of its own.
     const outcome = await fn(ctx, job, new Map());
+    if (ctx.db !== db) return ctx.log(`jobs: ${job.kind} ${job.key} finished after a restore replaced the database; not recorded`);
     complete(ctx, job, outcome);
   } catch (err) {
     ctx.log(`jobs: ${job.kind} ${job.key} failed: ${(err as Error)?.stack ?? err}`);
+    if (ctx.db !== db) return;
     // Only while the lease is still ours: an expired lease may already have been taken over.
     const current = findJob(ctx, job.key);
     if (current?.id === job.id && current.state === "running" && current.attempts === job.attempts) fail(ctx, job, job.attempts, options, err);
@@ -423,6 +428,18 @@ const SETTLE_MS = 100;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The running job runner's brake, for a restore (src/backups/) that must swap the database with no job running. */
+const brakes = new WeakMap<AppContext, { pause(timeoutMs: number): Promise<boolean>; resume(): void }>();
+
+/**
+ * Stops claiming jobs and waits for the pass and the handlers in flight to end, at most `timeoutMs`. Answers
+ * whether they all did (the runner stays paused either way until resumeJobRunner). No runner: nothing to wait for.
+ */
+export const pauseJobRunner = (ctx: AppContext, timeoutMs: number) => brakes.get(ctx)?.pause(timeoutMs) ?? Promise.resolve(true);
+
+/** Claims again after pauseJobRunner, at once (jobs that fell due meanwhile run now). */
+export const resumeJobRunner = (ctx: AppContext) => brakes.get(ctx)?.resume();
+
 /**
  * Drains the due jobs continuously, a bounded pass at a time with a turn of the event loop between passes, then
  * sleeps until the next job is due (at most IDLE_MS). Queueing a job that is due sooner wakes it. Runs once at
@@ -430,6 +447,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export function startJobRunner(ctx: AppContext) {
   let stopped = false;
+  /** A restore holds the runner: no pass starts, a drain ends after the pass it is in. */
+  let paused = false;
   let draining = false;
   /** A job fell due (or a bounded one finished) while a drain waited between passes: look again at once after it. */
   let wokenWhileDraining = false;
@@ -438,7 +457,7 @@ export function startJobRunner(ctx: AppContext) {
   let alarmAt = Infinity;
 
   const arm = (at: number, atLeast: number) => {
-    if (stopped) return;
+    if (stopped || paused) return;
     const now = ctx.now();
     const delay = Math.max(atLeast, Math.min(IDLE_MS, at - now));
     if (timer) clearTimeout(timer);
@@ -454,7 +473,7 @@ export function startJobRunner(ctx: AppContext) {
       alarmAt = Infinity;
       wokenWhileDraining = false;
       try {
-        while (!stopped) {
+        while (!stopped && !paused) {
           let more = false;
           try {
             more = runDueJobs(ctx, { budgetMs: PASS_BUDGET_MS }).more;
@@ -464,7 +483,7 @@ export function startJobRunner(ctx: AppContext) {
           if (!more) break;
           await nextTurn();
         }
-        if (!stopped) arm(nextDueAt(ctx) ?? Infinity, wokenWhileDraining ? 0 : SETTLE_MS);
+        if (!stopped && !paused) arm(nextDueAt(ctx) ?? Infinity, wokenWhileDraining ? 0 : SETTLE_MS);
       } catch (err) {
         ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
         arm(Infinity, SETTLE_MS);
@@ -477,13 +496,31 @@ export function startJobRunner(ctx: AppContext) {
   // While a drain runs, it looks for the next due time itself when it ends, without the settling pause when a job
   // fell due meanwhile (a delivery queued, or one finished and freed a slot, while the drain waited a turn).
   wakers.set(ctx, (dueAt) => {
-    if (stopped) return;
+    if (stopped || paused) return;
     if (draining) wokenWhileDraining ||= dueAt <= ctx.now();
     else if (dueAt < alarmAt) arm(dueAt, 0);
+  });
+  brakes.set(ctx, {
+    async pause(timeoutMs) {
+      paused = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      alarmAt = Infinity;
+      let timeout: ReturnType<typeof setTimeout> | undefined;
+      const ended = Promise.all([drained, ...(inFlight.get(ctx) ?? [])]).then(() => true);
+      const late = new Promise<false>((resolve) => (timeout = setTimeout(() => resolve(false), timeoutMs)));
+      return Promise.race([ended, late]).finally(() => clearTimeout(timeout));
+    },
+    resume() {
+      if (!paused) return;
+      paused = false;
+      if (!stopped) drain();
+    },
   });
   // Before the database closes: no new claims, and the handlers still running finish their writes.
   ctx.onStop.unshift(async () => {
     stopped = true;
+    brakes.delete(ctx);
     wakers.delete(ctx);
     if (timer) clearTimeout(timer);
     await drained;

@@ -12,7 +12,7 @@ import { INTERRUPTED } from "../../src/contacts/csv-import";
 import { onEventsCommitted } from "../../src/events/events";
 import { scheduleView, updateBackupSchedule } from "../../src/backups/schedule";
 import { loadConfig } from "../../src/config";
-import { runDueJobs } from "../../src/jobs/jobs";
+import { enqueueJob, findJob, registerJobHandler, runDueJobs } from "../../src/jobs/jobs";
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -241,6 +241,59 @@ describe("restoring", () => {
     expect((await backups()).body.data.map((b: { id: string }) => b.id)).not.toContain(made.body.id);
     expect((await backups(`/${made.body.id}`, { method: "DELETE" })).status).toBe(404);
     expect((await backups("/../../etc/download")).status).toBe(404);
+  });
+});
+
+describe("jobs during a restore", () => {
+  /** A job of its own kind that runs until `finish` is called, queued and claimed by the running runner. */
+  async function heldJob(kind: string) {
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    registerJobHandler(t.ctx, kind, async () => {
+      await gate;
+      return { result: "finished" };
+    });
+    const key = `${kind}:${crypto.randomUUID()}`;
+    enqueueJob(t.ctx, { kind, key, runAt: t.ctx.now() });
+    await waitFor(() => findJob(t.ctx, key)?.state, (state) => state === "running");
+    return { key, finish };
+  }
+
+  test("the restore waits for a job in flight to end before the swap: it records nothing into the restored data", async () => {
+    const { key, finish } = await heldJob("restore-test-held");
+    // The backup holds the job as running, with the same id and attempt as the one in flight.
+    const made = createBackup(t.ctx);
+    let pausing = false;
+    let swapped = false;
+    const restoring = restoreBackup(t.ctx, made.id, { beforePause: async () => void (pausing = true) }).then((r) => ((swapped = true), r));
+    await waitFor(() => pausing, Boolean);
+    // Time enough for a swap that did not wait (a few milliseconds on this small database) to have happened.
+    await Promise.race([restoring, Bun.sleep(300)]);
+    expect(swapped).toBe(false);
+    finish();
+    await restoring;
+    // Finished in the data replaced; the restored data has it as the backup had it (its lease runs it again later).
+    expect(findJob(t.ctx, key)).toMatchObject({ state: "running", result: null, attempts: 1 });
+    // The runner claims again after the restore.
+    const after = await heldJob("restore-test-after");
+    after.finish();
+    await waitFor(() => findJob(t.ctx, after.key)?.state, (state) => state === "done");
+  });
+
+  test("a job that does not end in time: the restore is refused with nothing swapped, and the runner goes on", async () => {
+    const { key, finish } = await heldJob("restore-test-stuck");
+    const made = createBackup(t.ctx);
+    const later = await t.signUpVerified();
+    await expect(restoreBackup(t.ctx, made.id, { jobsDrainMs: 50 })).rejects.toMatchObject({
+      status: 409,
+      message: "Background jobs did not finish within 0.05 seconds; nothing was restored, try again",
+    });
+    expect(ids("users")).toContain(later.user.id);
+    finish();
+    expect(await waitFor(() => findJob(t.ctx, key), (job) => job?.state === "done")).toMatchObject({ result: "finished" });
+    const after = await heldJob("restore-test-resumed");
+    after.finish();
+    await waitFor(() => findJob(t.ctx, after.key)?.state, (state) => state === "done");
   });
 });
 
