@@ -78,8 +78,9 @@ export function passkeyRoutes(ctx: AppContext) {
       },
     )
     // POST /api/webauthn/authenticate/begin
-    .post("/authenticate/begin", ({ body }) => beginAuthentication(ctx, body.email?.trim() ?? ""), {
-      body: t.Object({ email: t.Optional(t.Nullable(t.String({ maxLength: 254 }))) }),
+    // Usernameless: an email, if a client still sends one, is not looked at, so the answer is the same for any.
+    .post("/authenticate/begin", () => beginAuthentication(ctx), {
+      body: t.Optional(t.Object({ email: t.Optional(t.Nullable(t.String({ maxLength: 254 }))) })),
     })
     // POST /api/webauthn/authenticate/complete
     .post(

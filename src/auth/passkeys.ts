@@ -14,7 +14,7 @@ import { isIP } from "node:net";
 import { authChallenges, passkeys } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, HttpError, notFound } from "../http/errors";
-import { findUserByEmail, findUserById, type User } from "../users/queries";
+import { findUserById, type User } from "../users/queries";
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 export const DEFAULT_PASSKEY_NAME = "My Device";
@@ -52,7 +52,7 @@ export function relyingParty(ctx: AppContext) {
 /** A ceremony failure: `{verified: false, error, message}` with the status. */
 const ceremonyError = (status: number, message: string) => new HttpError(status, message, { verified: false, error: message });
 
-function storeChallenge(ctx: AppContext, kind: ChallengeKind, userId: string, challenge: string) {
+function storeChallenge(ctx: AppContext, kind: ChallengeKind, userId: string | null, challenge: string) {
   const now = ctx.now();
   ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
   ctx.db
@@ -104,7 +104,8 @@ export async function beginRegistration(ctx: AppContext, user: User) {
     userID: new TextEncoder().encode(user.id),
     attestationType: "none",
     excludeCredentials: userPasskeys(ctx, user.id).map((p) => ({ id: p.id, transports: transportsOf(p) })),
-    authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+    // Discoverable ("resident") only: sign-in names no account, so the authenticator must find the passkey itself.
+    authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
     timeout: CHALLENGE_TTL_MS,
   });
   storeChallenge(ctx, "webauthn-register", user.id, options.challenge);
@@ -160,34 +161,40 @@ export async function completeRegistration(
   return { verified: true, authenticator: describePasskey(row) };
 }
 
-/** Request options for the passkeys of this email; 404 whether the email is unknown or has none. */
-export async function beginAuthentication(ctx: AppContext, email: string) {
+/**
+ * Request options for a usernameless sign-in: no email, no credential list; the browser offers the passkeys it
+ * holds for this site and the answer names the credential (and its account). Options listing an email's
+ * credentials, or a 404 for an email without any, told anyone which emails have accounts and passkeys.
+ */
+export async function beginAuthentication(ctx: AppContext) {
   const { rpID } = relyingParty(ctx);
-  const user = email ? findUserByEmail(ctx, email) : undefined;
-  const keys = user && !user.disabled ? userPasskeys(ctx, user.id) : [];
-  if (!user || keys.length === 0) throw notFound(NO_PASSKEY);
   const { generateAuthenticationOptions } = await loadServerLib();
   const options = await generateAuthenticationOptions({
     rpID,
-    allowCredentials: keys.map((p) => ({ id: p.id, transports: transportsOf(p) })),
+    allowCredentials: [],
     userVerification: "required",
     timeout: CHALLENGE_TTL_MS,
   });
-  storeChallenge(ctx, "webauthn-login", user.id, options.challenge);
+  storeChallenge(ctx, "webauthn-login", null, options.challenge);
   return options;
 }
 
+/** The user handle a passkey of this account carries: the user id's bytes, as registration set them. */
+const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("base64url");
+
 /**
- * Verifies the assertion against the stored key and counter. A passkey with user verification is a strong
- * factor on its own, so a 2FA account signs in directly.
+ * Verifies the assertion against the stored key and counter; the account is the key's (its user handle must agree).
+ * A passkey with user verification is a strong factor on its own, so a 2FA account signs in directly.
  */
 export async function completeAuthentication(ctx: AppContext, credential: AuthenticationResponseJSON): Promise<User> {
   const { rpID, origin } = relyingParty(ctx);
   const challenge = signedChallenge(credential);
   const pending = consumeChallenge(ctx, "webauthn-login", challenge);
-  if (!pending?.userId) throw ceremonyError(400, "Sign-in expired or was not started. Please try again.");
+  if (!pending) throw ceremonyError(400, "Sign-in expired or was not started. Please try again.");
   const key = typeof credential.id === "string" ? ctx.db.select().from(passkeys).where(eq(passkeys.id, credential.id)).get() : undefined;
-  if (!key || key.userId !== pending.userId) throw ceremonyError(404, NO_PASSKEY);
+  if (!key) throw ceremonyError(404, NO_PASSKEY);
+  const handle = credential.response.userHandle;
+  if (handle && handle !== userHandleOf(key.userId)) throw ceremonyError(404, NO_PASSKEY);
 
   const { verifyAuthenticationResponse } = await loadServerLib();
   let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;

@@ -20,7 +20,7 @@ test("without email, the administrator marks a new user verified and hands over 
   await page.goto(`${app.url}/admin`);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page).toHaveURL(/\/admin\/dashboard/);
 
   const row = page.getByTestId("admin-user-row").filter({ hasText: email });

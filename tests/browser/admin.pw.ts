@@ -17,18 +17,18 @@ test("an administrator generates a license code at /admin; a user redeems it on 
   await page.goto(`${app.url}/admin`);
   await expect(page.getByRole("heading", { name: "Admin Portal" })).toBeVisible();
   await expect(page.getByText(/demo/i)).toHaveCount(0);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Missing Information" })).toContainText("Please enter both email and password");
 
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password", { exact: true }).fill("not-the-password");
   await page.getByRole("button", { name: "Show password" }).click();
   await expect(page.getByLabel("Password", { exact: true })).toHaveAttribute("type", "text");
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Access Denied" })).toContainText("Invalid admin credentials");
 
   await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Admin Access Granted" })).toBeVisible();
   await expect(page).toHaveURL(/\/admin\/dashboard/);
   await expect(page.getByRole("heading", { name: "Admin Panel" })).toBeVisible();

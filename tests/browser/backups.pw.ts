@@ -16,7 +16,7 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   await page.goto(`${app.url}/admin`);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page).toHaveURL(/\/admin\/dashboard/);
   await expect(page.getByTestId("backup-age")).toContainText("Last good, drilled backup");
   await expect(page.getByTestId("backup-age")).toContainText("None yet");

@@ -292,7 +292,7 @@ test("an administrator's menu at 390 pixels: the Administrator badge whole, the 
     await page.goto(`${admin.url}/admin`);
     await page.getByLabel("Email").fill("root@example.com");
     await page.getByLabel("Password", { exact: true }).fill("correct-horse-battery");
-    await page.getByRole("button", { name: "Sign In" }).click();
+    await page.getByRole("button", { name: "Sign In", exact: true }).click();
     await expect(page).toHaveURL(/\/admin\/dashboard/);
     await page.getByRole("button", { name: "Open menu" }).click();
     await page.getByRole("button", { name: "Close menu" }).click({ trial: true }); // waits until the drawer has slid in

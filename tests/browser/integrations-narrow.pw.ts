@@ -17,7 +17,7 @@ test("/integrations on a 390 px phone: the API examples scroll inside their card
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await page.waitForURL((u) => !u.pathname.startsWith("/auth"));
   await page.goto(`${app.url}/integrations`);
   await expect(page.getByRole("heading", { name: "Integrations", level: 1 })).toBeVisible();

@@ -66,7 +66,7 @@ test("the executable: sign up, register a passkey, sign out, and sign in with th
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
-  await page.getByRole("button", { name: "Sign in with Passkey" }).click();
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Signed in with passkey successfully" })).toBeVisible();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();
   await page.goto(`${app.url}/settings/security`);

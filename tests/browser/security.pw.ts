@@ -21,7 +21,7 @@ test("changing the password on the security page signs out every other session",
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill("tulips-and-texts");
-  await page.getByRole("button", { name: "Sign In" }).last().click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();
   await page.goto(`${app.url}/settings/security`);
 

@@ -62,10 +62,10 @@ test("a new user signs up from the landing page, verifies the emailed code, save
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill("wrong-password");
-  await page.getByRole("button", { name: "Sign In" }).last().click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
   await expect(page.getByRole("alert").filter({ hasText: "Invalid email or password" })).toBeVisible();
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign In" }).last().click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
   await expect(page.getByRole("heading", { name: "Welcome back, Rosa!" })).toBeVisible();
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account Settings" }).click();
   await expect(page.getByLabel("Language & Region")).toHaveValue("fr-FR");

@@ -24,7 +24,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign In" }).last().click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();
 
   await page.goto(`${app.url}/settings/security`);
@@ -70,7 +70,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign In" }).last().click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
 
   await expect(page.getByText("Enter the 6-digit code from your authenticator app.")).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toBeNull();
@@ -93,7 +93,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign In" }).last().click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
   await page.getByLabel("Verification code").fill(backupCode);
   await page.getByRole("button", { name: "Verify & Continue" }).click();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();

@@ -33,7 +33,7 @@ test("add a webhook on /integrations, send a test event, see it in the delivery 
   await adminPage.goto(`${app.url}/admin`);
   await adminPage.getByLabel("Email").fill(ADMIN_EMAIL);
   await adminPage.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
-  await adminPage.getByRole("button", { name: "Sign In" }).click();
+  await adminPage.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(adminPage.getByRole("heading", { name: "Admin Panel" })).toBeVisible();
   await adminPage.getByRole("tab", { name: "Settings" }).click();
   const allow = adminPage.getByRole("checkbox", { name: /Allow webhooks to private networks/ });

@@ -42,8 +42,8 @@ export const beginPasskeyRegistration = (proof: { password?: string; token?: str
 export const completePasskeyRegistration = (credential: unknown, friendlyName: string) =>
   api<{ verified: boolean; error?: string }>("/api/webauthn/register/complete", { body: { credential, friendlyName } });
 
-export const beginPasskeySignIn = (email: string, signal?: AbortSignal) =>
-  api<PublicKeyCredentialRequestOptionsJSON>("/api/webauthn/authenticate/begin", { body: { email }, signal });
+/** Usernameless: the options name no account; the browser offers the passkeys it holds for this site. */
+export const beginPasskeySignIn = () => api<PublicKeyCredentialRequestOptionsJSON>("/api/webauthn/authenticate/begin", { body: {} });
 
 export const completePasskeySignIn = (credential: unknown) =>
   api<{ verified: boolean; token: string; user: User }>("/api/webauthn/authenticate/complete", { body: { credential } });

@@ -1,5 +1,5 @@
 /** The browser side of passkeys: support detection and the spec's messages for WebAuthn failures. */
-import { startAuthentication, startRegistration, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
+import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import {
   beginPasskeyRegistration,
   beginPasskeySignIn,
@@ -54,18 +54,9 @@ export function registrationFailure(err: unknown): { title: string; description:
   return { title: "Failed to register passkey", description: message || "Failed to register passkey" };
 }
 
-export type AuthenticationOptions = PublicKeyCredentialRequestOptionsJSON;
-
-/** Request options for this email, or null when it has no passkey (the call's ok status says which). */
-export async function passkeyOptionsFor(email: string, signal?: AbortSignal): Promise<AuthenticationOptions | null> {
-  try {
-    return await beginPasskeySignIn(email, signal);
-  } catch {
-    return null;
-  }
-}
-
-export async function signInWithPasskey(optionsJSON: AuthenticationOptions) {
+/** A usernameless sign-in: fresh options (a challenge is used once), the browser's choice of passkey, the session. */
+export async function signInWithPasskey() {
+  const optionsJSON = await beginPasskeySignIn();
   const credential = await startAuthentication({ optionsJSON });
   return completePasskeySignIn(credential);
 }

@@ -77,7 +77,7 @@ export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; o
       <Button type="submit" className="w-full" disabled={busy}>
         {busy ? "Signing in..." : "Sign In"}
       </Button>
-      <PasskeySignInButton email={email} onSignedIn={onSignedIn} onError={setError} />
+      <PasskeySignInButton onSignedIn={onSignedIn} onError={setError} />
       <button type="button" className="w-full text-center text-sm text-brand-700 hover:underline" onClick={onForgot}>
         Forgot your password?
       </button>

@@ -150,7 +150,7 @@ const TOPICS: Topic[] = [
       },
       {
         q: "Can I sign in with a passkey?",
-        a: "Yes, on browsers that support passkeys. Register one under Security, then use Sign in with Passkey on the sign-in screen instead of typing your password.",
+        a: "Yes, on browsers that support passkeys. Register one under Security, then use “Sign in with a passkey” on the sign-in screen instead of typing your email and password.",
       },
       {
         q: "I forgot my password. What now?",
