@@ -53,6 +53,8 @@ export const sessions = sqliteTable(
     userAgent: text("user_agent"),
     ip: text("ip"),
     lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }),
+    /** The sign-in, or the last time its holder confirmed the password, a code or a passkey (src/auth/reauth.ts). */
+    confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );
@@ -342,6 +344,8 @@ export const messages = sqliteTable(
     createdAt: createdAt(),
     sentAt: integer("sent_at", { mode: "timestamp_ms" }),
     deliveredAt: integer("delivered_at", { mode: "timestamp_ms" }),
+    /** What one segment cost (millionths of a dollar) at the provider account's price when the provider accepted it. */
+    segmentPriceMicros: integer("segment_price_micros"),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
     /** Its place in the thread of (userId, phone): reserved from conversationSequence, so same-millisecond messages keep their order. */
     seq: integer("seq"),
@@ -374,15 +378,17 @@ export const campaignMessageCounts = sqliteTable(
 );
 
 /**
- * Messages per account, hour (of the time they reached the provider, else were written), status, sender number,
- * campaign and provider account ('' for none), with how many reached the provider and their segments. Kept by
- * triggers on messages (migration 0020) for every message that has left the queue; the dashboards read these.
+ * Messages per account, quarter hour (of the time they reached the provider, else were written: ms / 900000, so
+ * every zone's local days are whole ranges of them), status, sender number, campaign and provider account ('' for
+ * none), with how many reached the provider, their segments and what they cost at the prices recorded when they
+ * were sent. Kept by triggers on messages (migrations 0020, 0034) for every message that has left the queue; the
+ * dashboards read these.
  */
 export const messageRollups = sqliteTable(
   "message_rollups",
   {
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    hour: integer("hour").notNull(),
+    quarterHour: integer("quarter_hour").notNull(),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
     phoneNumberId: text("phone_number_id").notNull().default(""),
     campaignId: text("campaign_id").notNull().default(""),
@@ -390,9 +396,10 @@ export const messageRollups = sqliteTable(
     n: integer("n").notNull().default(0),
     sent: integer("sent").notNull().default(0),
     segments: integer("segments").notNull().default(0),
+    spendMicros: integer("spend_micros").notNull().default(0),
   },
   (t) => [
-    primaryKey({ columns: [t.userId, t.hour, t.status, t.phoneNumberId, t.campaignId, t.providerId] }),
+    primaryKey({ columns: [t.userId, t.quarterHour, t.status, t.phoneNumberId, t.campaignId, t.providerId] }),
     index("message_rollups_campaign_idx").on(t.campaignId, t.providerId).where(sql`campaign_id <> ''`),
   ],
 );

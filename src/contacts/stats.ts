@@ -3,7 +3,8 @@ import { contacts } from "../../db/schema";
 import type { AppContext } from "../context";
 import { storedTotal } from "./contacts";
 
-const HOUR = 3_600_000;
+/** contact_rollups count per quarter hour (ms / 900000, migration 0034): every zone's local days are whole ranges of them. */
+const QUARTER_HOUR = 900_000;
 
 /** The user's number of contacts, kept by triggers in `contact_totals` (plan limits check it on every create). */
 export function countContacts(ctx: AppContext, userId: string): number {
@@ -11,18 +12,18 @@ export function countContacts(ctx: AppContext, userId: string): number {
 }
 
 /**
- * Contacts added per UTC day since a time (from the hour it falls in), with the latest addition of each day: the
- * days from the hourly counts (contact_rollups), then one index seek per day for its latest contact.
+ * Contacts added per UTC day since a time (from the quarter hour it falls in), with the latest addition of each day:
+ * the days from the counts per quarter hour (contact_rollups), then one index seek per day for its latest contact.
  */
 export function contactsAddedByDay(ctx: AppContext, userId: string, since: Date) {
   const days = ctx.db.$client
     .query(
-      `SELECT date(hour * 3600, 'unixepoch') AS day, sum(n) AS count, max(hour) AS lastHour FROM contact_rollups
-       WHERE user_id = ?1 AND hour >= ?2 GROUP BY day HAVING sum(n) > 0`,
+      `SELECT date(quarter_hour * 900, 'unixepoch') AS day, sum(n) AS count, max(quarter_hour) AS lastQuarter FROM contact_rollups
+       WHERE user_id = ?1 AND quarter_hour >= ?2 GROUP BY day HAVING sum(n) > 0`,
     )
-    .all(userId, Math.ceil(since.getTime() / HOUR)) as { day: string; count: number; lastHour: number }[];
+    .all(userId, Math.ceil(since.getTime() / QUARTER_HOUR)) as { day: string; count: number; lastQuarter: number }[];
   const latest = ctx.db.$client.query(`SELECT max(created_at) AS at FROM contacts WHERE user_id = ?1 AND created_at < ?2`);
-  return days.map((d) => ({ day: d.day, count: d.count, latest: (latest.get(userId, (d.lastHour + 1) * HOUR) as { at: number }).at }));
+  return days.map((d) => ({ day: d.day, count: d.count, latest: (latest.get(userId, (d.lastQuarter + 1) * QUARTER_HOUR) as { at: number }).at }));
 }
 
 /** The user's contacts that meet a condition over the contacts table (a segment's, from compileConditions). */
@@ -32,17 +33,18 @@ export function countContactsWhere(ctx: AppContext, userId: string, condition: S
 
 
 /**
- * Contacts added in each of the intervals ([start, end) in ms), by interval index, from the hourly counts the
- * contacts triggers keep (contact_rollups, migration 0020): an hour belongs to the interval its first instant
- * falls in, so a million-contact import costs the dashboards a few rows per day, not a million index entries.
+ * Contacts added in each of the intervals ([start, end) in ms), by interval index, from the counts per quarter hour
+ * the contacts triggers keep (contact_rollups, migrations 0020, 0034): a quarter hour belongs to the interval its
+ * first instant falls in (a local midnight in Kolkata or Kathmandu is one's first instant too), so a million-contact
+ * import costs the dashboards a few rows per day, not a million index entries.
  */
 export function contactsAddedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Map<number, number> {
   const rows = ctx.db.$client
     .query(
       `SELECT d.key AS i, sum(r.n) AS n FROM json_each(?1) AS d CROSS JOIN contact_rollups AS r
-       WHERE r.user_id = ?2 AND r.hour >= d.value ->> 0 AND r.hour < d.value ->> 1 GROUP BY d.key`,
+       WHERE r.user_id = ?2 AND r.quarter_hour >= d.value ->> 0 AND r.quarter_hour < d.value ->> 1 GROUP BY d.key`,
     )
-    .all(JSON.stringify(intervals.map((i) => [Math.ceil(i.start / HOUR), Math.ceil(i.end / HOUR)])), userId) as { i: number; n: number }[];
+    .all(JSON.stringify(intervals.map((i) => [Math.ceil(i.start / QUARTER_HOUR), Math.ceil(i.end / QUARTER_HOUR)])), userId) as { i: number; n: number }[];
   return new Map(rows.map((r) => [r.i, r.n]));
 }
 

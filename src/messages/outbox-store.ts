@@ -3,6 +3,7 @@ import { optOutContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { numberById } from "../phone-numbers/numbers";
 import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
+import { pricesNow } from "../providers/prices";
 import { adapterFor, readyAdapter } from "../providers/registry";
 import type { OutboxRow, OutboxStore, ProviderRegistry, SenderNumber } from "../sending/ports";
 import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
@@ -47,8 +48,8 @@ export function outboxStore(ctx: AppContext): OutboxStore {
     finish: db.prepare(`UPDATE messages SET status = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
     defer: db.prepare(`UPDATE messages SET next_attempt_at = ?, updated_at = ? WHERE id = ?`),
     sent: db.prepare(
-      `UPDATE messages SET status = ?, provider_message_id = ?, segments = coalesce(?, segments), sent_at = ?, updated_at = ?,
-         error_code = NULL, error_message = NULL WHERE id = ?`,
+      `UPDATE messages SET status = ?, provider_message_id = ?, segments = coalesce(?, segments), segment_price_micros = ?, sent_at = ?,
+         updated_at = ?, error_code = NULL, error_message = NULL WHERE id = ?`,
     ),
     retry: db.prepare(
       `UPDATE messages SET status = 'queued', attempts = attempts - ?, next_attempt_at = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`,
@@ -163,12 +164,14 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       const early = new Map<string, NonNullable<ReturnType<typeof takeEarlyReport>>[]>();
       const reached: Record<"sent" | "delivered" | "failed" | "unknown", StatusEventRow[]> = { sent: [], delivered: [], failed: [], unknown: [] };
       db.transaction(() => {
+        // Each accepted message keeps the price its account charges now: a later price change leaves its spend be.
+        const prices = pricesNow(ctx, [...new Set(outcomes.flatMap((o) => (o.kind === "accepted" ? [o.accountId] : [])))]);
         for (const o of outcomes) {
           const row = o.row;
           if (row.campaignId) settle.add(row.campaignId);
           switch (o.kind) {
             case "accepted": {
-              st.sent!.run(o.status, o.providerMessageId, o.segments, now, now, row.id);
+              st.sent!.run(o.status, o.providerMessageId, o.segments, prices.get(o.accountId) ?? null, now, now, row.id);
               reached[o.status].push(row);
               const report = takeEarlyReport(ctx, o.accountId, o.providerMessageId);
               if (report) early.set(o.accountId, [...(early.get(o.accountId) ?? []), report]);

@@ -1,9 +1,11 @@
 /**
  * What a provider account charges per SMS segment, for the cost estimate before sending and the spend on the
  * dashboards. No provider API reports its price, so the user sets it per account; until then the provider's list
- * price for a US long-code segment stands in, marked as a default. Prices are in millionths of a dollar.
+ * price for a US long-code segment stands in, marked as a default. Prices are in millionths of a dollar. Each sent
+ * message keeps the price of its day (`pricesNow`, recorded by the outbox store): a new price changes estimates and
+ * what is sent from then on, never past spend.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { smsProviders, type ProviderKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
@@ -46,6 +48,20 @@ export function segmentPrices(ctx: AppContext, userId: string): SegmentPrice[] {
       customPriceMicros: a.custom,
       defaultPriceMicros: DEFAULT_SEGMENT_PRICE_MICROS[a.provider],
     }));
+}
+
+/**
+ * The price per segment of each of the provider accounts, as it stands now, by id (an account since deleted has
+ * none): what the outbox store records on each message the provider accepts, so past spend keeps its own prices.
+ */
+export function pricesNow(ctx: AppContext, providerIds: string[]): Map<string, number> {
+  if (!providerIds.length) return new Map();
+  const rows = ctx.db
+    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.segmentPriceMicros })
+    .from(smsProviders)
+    .where(inArray(smsProviders.id, providerIds))
+    .all();
+  return new Map(rows.map((a) => [a.id, a.custom ?? DEFAULT_SEGMENT_PRICE_MICROS[a.provider]]));
 }
 
 /** Sets (or, with null, clears back to the default) one account's price; another user's account answers 404. */

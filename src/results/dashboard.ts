@@ -2,16 +2,17 @@
  * The figures of the three dashboards (advanced home, results dashboard, simple home), computed from the rollups
  * the messages triggers keep, the contacts' and consents' indexes, and the campaigns' kept counts: never a scan of
  * the messages. Days and months are the account's; a rate or a change with nothing to divide by is null (a dash).
+ * Spend is what each message cost at the price recorded when it was sent (src/providers/prices.ts), so a new price
+ * changes estimates, not the past.
  */
 import { countActiveCampaigns } from "../campaigns/stats";
 import { getCampaign, listCampaigns } from "../campaigns/campaigns";
 import { contactsAddedIn, countContacts, optOutsIn } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { listNumbers } from "../phone-numbers/numbers";
-import { segmentPrices } from "../providers/prices";
 import type { User } from "../users/queries";
 import { lastDays, lastMonths, monthWindows, weekWindows, type Interval } from "./periods";
-import { campaignRollupsIn, campaignsSentIn, rollupsIn, segmentsByCampaign, sentBySenderIn, type RollupRow } from "./queries";
+import { campaignRollupsIn, campaignsSentIn, rollupsIn, sentBySenderIn, spendByCampaign, type RollupRow } from "./queries";
 
 export const RANGES = [7, 30, 90] as const;
 const MONTHS_OF_SPEND = 6;
@@ -25,10 +26,10 @@ const ALL_TIME: Interval = { start: 0, end: 8.64e15 };
 /** One decimal of a percentage; null when there is nothing to divide by. */
 export const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : null);
 
-type Counted = Pick<RollupRow, "status" | "providerId" | "n" | "sent" | "segments">;
+type Counted = Pick<RollupRow, "status" | "n" | "sent" | "segments" | "spendMicros">;
 
-/** Messages of an interval by outcome, with segments and spend at each provider account's price. */
-function outcomes(rows: Counted[], price: (providerId: string) => number | null) {
+/** Messages of an interval by outcome, with segments and spend. */
+function outcomes(rows: Counted[]) {
   const f = { sent: 0, delivered: 0, failed: 0, undelivered: 0, unknown: 0, notSent: 0, replies: 0, segments: 0, spendMicros: 0 };
   for (const r of rows) {
     if (r.status === "received") {
@@ -46,7 +47,7 @@ function outcomes(rows: Counted[], price: (providerId: string) => number | null)
     if (r.status === "unknown") f.unknown += r.n;
     if (NOT_SENT.has(r.status)) f.notSent += r.n;
     f.segments += r.segments;
-    f.spendMicros += r.segments * (price(r.providerId) ?? 0);
+    f.spendMicros += r.spendMicros;
   }
   return f;
 }
@@ -62,8 +63,8 @@ export type Figures = ReturnType<typeof outcomes> & {
   optOutRate: number | null;
 };
 
-function figures(rows: Counted[], price: (id: string) => number | null, optOuts: number, newContacts: number, campaigns: number): Figures {
-  const f = outcomes(rows, price);
+function figures(rows: Counted[], optOuts: number, newContacts: number, campaigns: number): Figures {
+  const f = outcomes(rows);
   return {
     ...f,
     bounced: f.failed + f.undelivered,
@@ -101,7 +102,6 @@ function figuresIn(
   ctx: AppContext,
   userId: string,
   intervals: Interval[],
-  price: (id: string) => number | null,
   opts: { people?: boolean; campaigns?: boolean; total?: Interval } = {},
 ): Figures[] {
   const rows = rollupsIn(ctx, userId, intervals);
@@ -110,50 +110,37 @@ function figuresIn(
   const campaigns = new Map(opts.campaigns ? campaignsSentIn(ctx, userId, intervals).map((r) => [r.i, r.campaigns]) : []);
   const byInterval = intervals.map((): Counted[] => []);
   for (const r of rows) byInterval[r.i]!.push(r);
-  const each = intervals.map((_, i) => figures(byInterval[i]!, price, optOuts.get(i) ?? 0, added.get(i) ?? 0, campaigns.get(i) ?? 0));
+  const each = intervals.map((_, i) => figures(byInterval[i]!, optOuts.get(i) ?? 0, added.get(i) ?? 0, campaigns.get(i) ?? 0));
   if (!opts.total) return each;
   const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
   // A campaign may send on several days: the distinct count over the whole is its own read.
   const sentCampaigns = campaignsSentIn(ctx, userId, [opts.total])[0]?.campaigns ?? 0;
-  return [...each, figures(rows, price, sum(optOuts), sum(added), sentCampaigns)];
+  return [...each, figures(rows, sum(optOuts), sum(added), sentCampaigns)];
 }
 
-function priceOf(ctx: AppContext, userId: string) {
-  const prices = new Map(segmentPrices(ctx, userId).map((p) => [p.providerId, p.priceMicros]));
-  // Messages of a deleted provider account have no price left to apply.
-  return (providerId: string) => prices.get(providerId) ?? null;
-}
-
-/** Campaign rows with their spend over their whole lives. */
-function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, list: C[], price: (id: string) => number | null) {
-  const spend = new Map<string, { segments: number; spendMicros: number }>();
-  for (const r of segmentsByCampaign(ctx, userId, list.map((c) => c.id))) {
-    const s = spend.get(r.campaignId) ?? { segments: 0, spendMicros: 0 };
-    s.segments += r.segments;
-    s.spendMicros += r.segments * (price(r.providerId) ?? 0);
-    spend.set(r.campaignId, s);
-  }
+/** Campaign rows with their segments and spend over their whole lives. */
+function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, list: C[]) {
+  const spend = new Map(spendByCampaign(ctx, userId, list.map((c) => c.id)).map((r) => [r.campaignId, { segments: r.segments, spendMicros: r.spendMicros }]));
   return list.map((c) => ({ ...c, ...(spend.get(c.id) ?? { segments: 0, spendMicros: 0 }) }));
 }
 
 /** Every message of the account so far, by outcome (the simple home's totals). */
-export function allTimeFigures(ctx: AppContext, userId: string, price = priceOf(ctx, userId)): Figures {
-  return figuresIn(ctx, userId, [ALL_TIME], price)[0]!;
+export function allTimeFigures(ctx: AppContext, userId: string): Figures {
+  return figuresIn(ctx, userId, [ALL_TIME])[0]!;
 }
 
 /** The homes' and the dashboard's cards: the week and the month against the ones before, all-time totals, spend. */
 export function overview(ctx: AppContext, user: User) {
   const now = ctx.now();
   const zone = user.timezone;
-  const price = priceOf(ctx, user.id);
   const week = weekWindows(now);
   const month = monthWindows(zone, now);
   const months = lastMonths(zone, now, MONTHS_OF_SPEND);
-  const [weekNow, weekBefore, monthNow, monthBefore] = figuresIn(ctx, user.id, [week.current, week.previous, month.current, month.previous], price, {
+  const [weekNow, weekBefore, monthNow, monthBefore] = figuresIn(ctx, user.id, [week.current, week.previous, month.current, month.previous], {
     people: true,
     campaigns: true,
   });
-  const perMonth = figuresIn(ctx, user.id, [...months, ALL_TIME], price);
+  const perMonth = figuresIn(ctx, user.id, [...months, ALL_TIME]);
   const total = perMonth.pop()!;
   const recent = listCampaigns(ctx, user.id, { page: 1, pageSize: RECENT_CAMPAIGNS, archived: false }).data.map((c) => ({
     id: c.id,
@@ -177,17 +164,16 @@ export function overview(ctx: AppContext, user: User) {
     week: comparison(weekNow!, weekBefore!),
     month: comparison(monthNow!, monthBefore!),
     months: months.map((m, i) => ({ month: m.month, sent: perMonth[i]!.sent, segments: perMonth[i]!.segments, spendMicros: perMonth[i]!.spendMicros })),
-    recentCampaigns: withSpend(ctx, user.id, recent, price),
+    recentCampaigns: withSpend(ctx, user.id, recent),
   };
 }
 
 /** The charts of the last `days` local days: outcomes, rates, replies and opt-outs per day, senders, campaigns. */
 export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number]) {
   const now = ctx.now();
-  const price = priceOf(ctx, user.id);
   const list = lastDays(user.timezone, now, days);
   const range = { start: list[0]!.start, end: list[list.length - 1]!.end };
-  const perDay = figuresIn(ctx, user.id, list, price, { people: true, total: range });
+  const perDay = figuresIn(ctx, user.id, list, { people: true, total: range });
   const totals = perDay.pop()!;
 
   const sentBy = new Map<string, number[]>();
@@ -207,7 +193,7 @@ export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number
   for (const r of campaignRollupsIn(ctx, user.id, range)) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
   const campaigns = [...byCampaign]
     .map(([id, rows]) => {
-      const f = outcomes(rows, price);
+      const f = outcomes(rows);
       return { id, sent: f.sent, delivered: f.delivered, bounced: f.failed + f.undelivered, deliveryRate: percent(f.delivered, f.sent), segments: f.segments, spendMicros: f.spendMicros };
     })
     .sort((a, b) => b.sent - a.sent || b.spendMicros - a.spendMicros)

@@ -22,6 +22,9 @@ const NOW = at("2026-03-10T17:00:00Z");
 
 let seq = 0;
 type Msg = { status: string; direction?: "inbound" | "outbound"; sentAt?: string; createdAt?: string; segments?: number; campaign?: boolean; sender?: boolean };
+/** The provider account's price per segment in this dataset (one cent), recorded on each message sent, as the engine does. */
+const PRICE = 10_000;
+
 /** A message written straight into the outbox table, as the engine's and the webhooks' statements do. */
 function message(m: Msg, userId = acc.user.id): string {
   const id = `dash-${++seq}`;
@@ -30,12 +33,14 @@ function message(m: Msg, userId = acc.user.id): string {
   const sender = m.sender ?? (m.direction ?? "outbound") === "outbound";
   db()
     .query(
-      `INSERT INTO messages (id, user_id, campaign_id, phone, content, direction, status, kind, sent_at, created_at, segments, provider_id, phone_number_id)
-       VALUES (?, ?, ?, ?, 'Hi', ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO messages (id, user_id, campaign_id, phone, content, direction, status, kind, sent_at, created_at, segments, provider_id, phone_number_id,
+         segment_price_micros)
+       VALUES (?, ?, ?, ?, 'Hi', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       id, userId, m.campaign ? campaignId : null, `+1415555${String(2000 + seq)}`, m.direction ?? "outbound", m.status,
       m.campaign ? "campaign" : "single", sentAt, createdAt, m.segments ?? 1, sender ? providerId : null, sender ? numberId : null,
+      sentAt !== null && sender ? PRICE : null,
     );
   return id;
 }
@@ -64,7 +69,7 @@ beforeAll(async () => {
   const campaign = await t.api("/api/campaigns", { method: "POST", token: acc.token, body: { type: "sms", name: "Spring", content: "Hello", recipients: ["+14155550101"] } });
   campaignId = campaign.body.id;
   // One cent a segment.
-  expect((await t.api(`/api/sms-providers/${providerId}/segment-price`, { method: "PUT", token: acc.token, body: { priceMicros: 10_000 } })).status).toBe(200);
+  expect((await t.api(`/api/sms-providers/${providerId}/segment-price`, { method: "PUT", token: acc.token, body: { priceMicros: PRICE } })).status).toBe(200);
 
   // This week (Mar 3 17:00Z to now) and this month (Mar 1 06:00Z to now).
   message({ status: "delivered", sentAt: "2026-03-10T05:30:00Z", segments: 2, campaign: true }); // Mar 10 00:30 CDT
@@ -198,7 +203,7 @@ describe("the rollups follow every change of a message", () => {
     const id = message({ status: "queued", createdAt: "2026-03-10T15:00:00Z" });
     db().query(`UPDATE messages SET status = 'sending' WHERE id = ?`).run(id);
     db().query(`UPDATE messages SET status = 'queued' WHERE id = ?`).run(id);
-    db().query(`UPDATE messages SET status = 'sent', sent_at = ? WHERE id = ?`).run(at("2026-03-10T16:10:00Z"), id);
+    db().query(`UPDATE messages SET status = 'sent', sent_at = ?, segment_price_micros = ? WHERE id = ?`).run(at("2026-03-10T16:10:00Z"), PRICE, id);
     let today = (await t.api("/api/results/series?days=7", { token: acc.token })).body.days[6];
     expect(today).toMatchObject({ sent: 2, delivered: 1 });
     db().query(`UPDATE messages SET status = 'delivered' WHERE id = ?`).run(id);
@@ -207,26 +212,30 @@ describe("the rollups follow every change of a message", () => {
     db().query(`DELETE FROM messages WHERE id = ?`).run(id);
 
     const kept = db()
-      .query(`SELECT user_id, hour, status, phone_number_id, campaign_id, provider_id, n, sent, segments FROM message_rollups WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5, 6`)
+      .query(
+        `SELECT user_id, quarter_hour, status, phone_number_id, campaign_id, provider_id, n, sent, segments, spend_micros FROM message_rollups
+         WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
+      )
       .all();
     const counted = db()
       .query(
-        `SELECT user_id, coalesce(sent_at, created_at) / 3600000 AS hour, status, coalesce(phone_number_id, '') AS phone_number_id,
+        `SELECT user_id, coalesce(sent_at, created_at) / 900000 AS quarter_hour, status, coalesce(phone_number_id, '') AS phone_number_id,
            coalesce(campaign_id, '') AS campaign_id, coalesce(provider_id, '') AS provider_id, count(*) AS n, sum(sent_at IS NOT NULL) AS sent,
-           sum(CASE WHEN sent_at IS NULL THEN 0 ELSE segments END) AS segments
+           sum(CASE WHEN sent_at IS NULL THEN 0 ELSE segments END) AS segments,
+           sum(CASE WHEN sent_at IS NULL THEN 0 ELSE segments * coalesce(segment_price_micros, 0) END) AS spend_micros
          FROM messages WHERE status NOT IN ('queued', 'sending') GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
       )
       .all();
     expect(kept).toEqual(counted);
   });
 
-  test("contacts added are counted per hour as they are added, moved and deleted", () => {
+  test("contacts added are counted per quarter hour as they are added, moved and deleted", () => {
     contact("2026-03-10T16:20:00Z");
     const last = `dash-c-${seq}`;
     db().query(`UPDATE contacts SET created_at = ? WHERE id = ?`).run(at("2026-03-10T14:20:00Z"), last);
     const perHour = () => ({
-      kept: db().query(`SELECT user_id, hour, n FROM contact_rollups WHERE n <> 0 ORDER BY 1, 2`).all(),
-      counted: db().query(`SELECT user_id, created_at / 3600000 AS hour, count(*) AS n FROM contacts GROUP BY 1, 2 ORDER BY 1, 2`).all(),
+      kept: db().query(`SELECT user_id, quarter_hour, n FROM contact_rollups WHERE n <> 0 ORDER BY 1, 2`).all(),
+      counted: db().query(`SELECT user_id, created_at / 900000 AS quarter_hour, count(*) AS n FROM contacts GROUP BY 1, 2 ORDER BY 1, 2`).all(),
     });
     let { kept, counted } = perHour();
     expect(kept).toEqual(counted);
@@ -242,7 +251,8 @@ describe("prices per segment (PUT /api/sms-providers/:id/segment-price)", () => 
     expect(list.body.data).toEqual([{ providerId, provider: "simulator", displayName: "Sim", priceMicros: 10_000, customPriceMicros: 10_000, defaultPriceMicros: 0 }]);
     const cleared = await t.api(`/api/sms-providers/${providerId}/segment-price`, { method: "PUT", token: acc.token, body: { priceMicros: null } });
     expect(cleared.body).toEqual({ providerId, provider: "simulator", displayName: "Sim", priceMicros: 0, customPriceMicros: null, defaultPriceMicros: 0 });
-    expect((await t.api("/api/results/overview", { token: acc.token })).body.allTime.spendMicros).toBe(0);
+    // What was sent keeps the price it went at: a new price is for estimates and what is sent from now on.
+    expect((await t.api("/api/results/overview", { token: acc.token })).body.allTime.spendMicros).toBe(100_000);
     await t.api(`/api/sms-providers/${providerId}/segment-price`, { method: "PUT", token: acc.token, body: { priceMicros: 10_000 } });
   });
 
