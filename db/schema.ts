@@ -53,6 +53,8 @@ export const sessions = sqliteTable(
     userAgent: text("user_agent"),
     ip: text("ip"),
     lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }),
+    /** The sign-in, or the last time its holder confirmed the password, a code or a passkey (src/auth/reauth.ts). */
+    confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );

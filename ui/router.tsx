@@ -5,6 +5,7 @@ import { NotFound } from "./components/not-found";
 import { OfflineBanner } from "./components/offline-banner";
 import { PublicLayout } from "./components/public-layout";
 import { Toaster } from "./components/toaster";
+import { ReauthDialog } from "./components/reauth-dialog";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
 import { InstallCard } from "./components/install-card";
@@ -62,6 +63,7 @@ const rootRoute = createRootRoute({
     <>
       <Outlet />
       <Toaster />
+      <ReauthDialog />
       <UncaughtErrorCard />
       <OfflineBanner />
       <InstallCard />

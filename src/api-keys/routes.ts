@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
+import { requireRecentConfirmation } from "../auth/reauth";
 import type { AppContext } from "../context";
 import { API_SCOPES, createApiKey, deleteApiKey, listApiKeys, revokeApiKey } from "./keys";
 
@@ -17,7 +18,9 @@ export function apiKeyRoutes(ctx: AppContext) {
     // POST /api/api-keys
     .post(
       "/",
-      ({ user, body, set }) => {
+      ({ user, sessionId, body, set }) => {
+        // A key outlives the session and a password change: a stolen session alone must not be able to mint one.
+        requireRecentConfirmation(ctx, user, sessionId, "to create an API key");
         const key = createApiKey(ctx, user.id, body);
         set.status = 201;
         return key;

@@ -13,8 +13,11 @@ import {
   listPasskeys,
   relyingParty,
 } from "./passkeys";
-import { confirmIdentity, reauthFields } from "./reauth";
-import { createSession, setSessionCookies } from "./sessions";
+import { HttpError } from "../http/errors";
+import { confirmIdentity, reauthFields, RECENT_CONFIRMATION_MS, requireRecentConfirmation } from "./reauth";
+import { confirmSession, createSession, setSessionCookies } from "./sessions";
+
+const NOT_YOURS = "This passkey belongs to another account";
 
 const b64url = (maxLength: number) => t.String({ maxLength, pattern: "^[A-Za-z0-9_=-]*$" });
 
@@ -96,12 +99,25 @@ export function passkeyRoutes(ctx: AppContext) {
       },
       { body: t.Object({ credential: credentialShape }) },
     )
+    // POST /api/webauthn/confirm
+    // Sudo mode (reauth.ts) by one of this account's passkeys, after POST /api/webauthn/authenticate/begin.
+    .post(
+      "/confirm",
+      async ({ user, sessionId, body }) => {
+        const owner = await completeAuthentication(ctx, body.credential as unknown as AuthenticationResponseJSON);
+        if (owner.id !== user.id) throw new HttpError(400, NOT_YOURS, { verified: false, error: NOT_YOURS });
+        confirmSession(ctx, sessionId);
+        return { verified: true, confirmedUntil: new Date(ctx.now() + RECENT_CONFIRMATION_MS).toISOString() };
+      },
+      { auth: true, body: t.Object({ credential: credentialShape }) },
+    )
     // GET /api/webauthn/authenticators
     .get("/authenticators", ({ user }) => listPasskeys(ctx, user.id), { auth: true })
     // DELETE /api/webauthn/authenticators/:id
     .delete(
       "/authenticators/:id",
-      ({ user, params }) => {
+      ({ user, sessionId, params }) => {
+        requireRecentConfirmation(ctx, user, sessionId, "to remove a passkey");
         deletePasskey(ctx, user.id, params.id);
         return { success: true };
       },

@@ -1,8 +1,11 @@
+import { eq } from "drizzle-orm";
 import { t } from "elysia";
+import { passkeys } from "../../db/schema";
 import type { AppContext } from "../context";
-import { badRequest } from "../http/errors";
+import { badRequest, HttpError } from "../http/errors";
 import type { User } from "../users/queries";
 import { attemptPassword } from "./lockout";
+import { sessionConfirmedAt } from "./sessions";
 import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "./two-factor";
 
 export const INCORRECT_PASSWORD = "Incorrect password";
@@ -49,4 +52,29 @@ export async function confirmIdentity(
   if (!user.passwordHash && !twoFactor) return;
   const asked = user.passwordHash && twoFactor ? "a verification code or your password" : user.passwordHash ? "your password" : "a verification code";
   throw badRequest(`Please enter ${asked} ${purpose}`, { reauthRequired: true });
+}
+
+/** How long a confirmation (or a sign-in) lets the session make sensitive changes without asking again. */
+export const RECENT_CONFIRMATION_MS = 10 * 60_000;
+/** The machine code of the 403 a sensitive change answers when the session's last confirmation is too old. */
+export const REAUTH_REQUIRED = "reauth_required";
+
+/**
+ * "Sudo mode", as GitHub has it: a change that would outlive the session (a new API key, where webhooks send the
+ * account's data, a passkey removed, 2FA set up) needs its holder to have signed in or confirmed their password, a
+ * code or a passkey within RECENT_CONFIRMATION_MS. A stolen session token alone can then mint nothing that keeps
+ * working after the owner changes the password and signs out everywhere. Otherwise 403 `reauth_required`, with the
+ * ways this account can confirm (POST /api/auth/confirm, or POST /api/webauthn/confirm), and the UI asks and retries.
+ * An account with none of them (Google only, no passkey) has nothing to be asked for, as in confirmIdentity.
+ */
+export function requireRecentConfirmation(ctx: AppContext, user: User, sessionId: string, purpose: string) {
+  const confirmedAt = sessionConfirmedAt(ctx, sessionId);
+  if (confirmedAt !== null && ctx.now() - confirmedAt < RECENT_CONFIRMATION_MS) return;
+  const methods = [
+    ...(user.passwordHash ? ["password"] : []),
+    ...(isTwoFactorEnabled(ctx, user.id) ? ["code"] : []),
+    ...(ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, user.id)).limit(1).get() ? ["passkey"] : []),
+  ];
+  if (methods.length === 0) return;
+  throw new HttpError(403, `Please confirm it's you ${purpose}`, { code: REAUTH_REQUIRED, methods });
 }

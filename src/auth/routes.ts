@@ -9,7 +9,9 @@ import { authGuard } from "./guard";
 import { attemptPassword, INVALID_CREDENTIALS, verifyLoginPassword } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
+import { confirmIdentity, reauthFields, RECENT_CONFIRMATION_MS } from "./reauth";
 import {
+  confirmSession,
   createSession,
   listSessions,
   resolveSession,
@@ -159,6 +161,17 @@ export function authRoutes(ctx: AppContext) {
         return { success: true };
       },
       { auth: "unverified", params: t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) }) },
+    )
+    // POST /api/auth/confirm
+    // Sudo mode (reauth.ts): the password or a current code proves again who holds this session.
+    .post(
+      "/confirm",
+      async ({ user, sessionId, body, request }) => {
+        await confirmIdentity(ctx, user, body, "to confirm it's you", clientIp(request));
+        confirmSession(ctx, sessionId);
+        return { success: true, confirmedUntil: new Date(ctx.now() + RECENT_CONFIRMATION_MS).toISOString() };
+      },
+      { auth: true, body: t.Object(reauthFields) },
     )
     // GET /api/auth/user
     .get("/user", ({ user }) => publicUser(user), { auth: "unverified" })

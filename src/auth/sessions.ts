@@ -26,6 +26,8 @@ export function createSession(ctx: AppContext, userId: string, meta: SessionMeta
       userAgent: meta.userAgent?.slice(0, 300) ?? null,
       ip: meta.ip ?? null,
       lastSeenAt: new Date(issuedAt),
+      // A sign-in just proved who holds the session: sensitive changes need no second proof for a while.
+      confirmedAt: new Date(issuedAt),
     })
     .run();
   const token = signToken(ctx.keys.sessions, {
@@ -52,6 +54,16 @@ export function resolveSession(ctx: AppContext, token: string): ActiveSession | 
     ctx.db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, sessionId)).run();
   }
   return { sessionId, user };
+}
+
+/** The holder of the session proved again who they are (a password, a code or a passkey): sudo mode starts now. */
+export function confirmSession(ctx: AppContext, sessionId: string) {
+  ctx.db.update(sessions).set({ confirmedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
+}
+
+/** When the session's holder last proved who they are (its sign-in, or a confirmation since), or null. */
+export function sessionConfirmedAt(ctx: AppContext, sessionId: string): number | null {
+  return ctx.db.select({ at: sessions.confirmedAt }).from(sessions).where(eq(sessions.id, sessionId)).get()?.at?.getTime() ?? null;
 }
 
 const endedListeners = new WeakMap<AppContext, ((userId: string) => void)[]>();

@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import { clientIp } from "../http/client-ip";
 import { badRequest } from "../http/errors";
 import { authGuard } from "./guard";
-import { confirmIdentity, INVALID_CODE, reauthFields } from "./reauth";
+import { confirmIdentity, INVALID_CODE, reauthFields, requireRecentConfirmation } from "./reauth";
 import { safeEqual } from "./secure-compare";
 import {
   backupCodesRemaining,
@@ -36,8 +36,10 @@ export function twoFactorRoutes(ctx: AppContext) {
     // POST /api/auth/2fa/setup
     .post(
       "/setup",
-      async ({ user }) => {
+      async ({ user, sessionId }) => {
         if (isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is already enabled");
+        // A second factor the owner does not hold would lock them out of their own account.
+        requireRecentConfirmation(ctx, user, sessionId, "to set up two-factor authentication");
         const { secret, qrCodeUrl, manualEntryKey } = await beginTwoFactorSetup(ctx, user.id, user.email);
         return { secret, qrCodeUrl, manualEntryKey };
       },

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
+import { requireRecentConfirmation } from "../auth/reauth";
 import type { AppContext } from "../context";
 import { pageOf, pagingQuery } from "../http/paging";
 import {
@@ -41,7 +42,9 @@ export function outboundWebhookRoutes(ctx: AppContext) {
     // POST /api/webhooks
     .post(
       "/",
-      async ({ user, body, set }) => {
+      async ({ user, sessionId, body, set }) => {
+        // Where the account's data is sent, past any password change: a stolen session alone must not set it.
+        requireRecentConfirmation(ctx, user, sessionId, "to add a webhook");
         const endpoint = await createEndpoint(ctx, user.id, body);
         set.status = 201;
         return endpoint;
@@ -49,17 +52,22 @@ export function outboundWebhookRoutes(ctx: AppContext) {
       { auth: true, body: t.Object(fields) },
     )
     // PUT /api/webhooks/:id
-    .put("/:id", ({ user, params, body }) => updateEndpoint(ctx, user.id, params.id, body), {
-      auth: true,
-      params: idParams,
-      body: t.Object({
-        name: t.Optional(fields.name),
-        url: t.Optional(fields.url),
-        events: t.Optional(fields.events),
-        secret: fields.secret,
-        active: fields.active,
-      }),
-    })
+    .put(
+      "/:id",
+      ({ user, sessionId, params, body }) =>
+        updateEndpoint(ctx, user.id, params.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to change a webhook's URL")),
+      {
+        auth: true,
+        params: idParams,
+        body: t.Object({
+          name: t.Optional(fields.name),
+          url: t.Optional(fields.url),
+          events: t.Optional(fields.events),
+          secret: fields.secret,
+          active: fields.active,
+        }),
+      },
+    )
     // DELETE /api/webhooks/:id
     .delete(
       "/:id",

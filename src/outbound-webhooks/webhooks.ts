@@ -179,12 +179,22 @@ export async function createEndpoint(ctx: AppContext, userId: string, input: End
   return { ...toEndpoint(endpointRow(ctx, userId, id)), secret };
 }
 
-export async function updateEndpoint(ctx: AppContext, userId: string, id: string, input: EndpointInput): Promise<Endpoint> {
+/** `beforeUrlChange` runs (and may refuse) when the URL is to change: the route's check that the caller confirmed. */
+export async function updateEndpoint(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  input: EndpointInput,
+  beforeUrlChange?: () => void,
+): Promise<Endpoint> {
   const row = endpointRow(ctx, userId, id);
   const name = input.name === undefined ? row.name : input.name.trim();
   if (!name) throw badRequest("Give the webhook a name");
   if (input.events && !input.events.length) throw badRequest("Choose at least one event");
-  if (input.url !== undefined && input.url !== row.url) await resolveTarget(input.url, allowsPrivateNetworks(ctx));
+  if (input.url !== undefined && input.url !== row.url) {
+    beforeUrlChange?.();
+    await resolveTarget(input.url, allowsPrivateNetworks(ctx));
+  }
   if (input.secret) checkSecret(input.secret);
   const reactivated = input.active === true && row.active === 0;
   ctx.db.$client

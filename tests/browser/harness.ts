@@ -1,6 +1,6 @@
 // Starts what a browser test needs: a local SMTP server that keeps every email, and the real server
 // (`bun src/main.ts`) on a free port with a fresh data folder, pointed at that SMTP server.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -142,6 +142,11 @@ export class Appliance {
     }
     const res = await fetch(`${this.url}${path}`, { method: "POST", headers, body: JSON.stringify(data) });
     return { status: res.status, body: (await res.json()) as unknown };
+  }
+
+  /** Runs SQL on the running server's database (the sqlite3 shell; WAL lets it write beside the server). */
+  sql(statement: string) {
+    execFileSync("sqlite3", ["-cmd", ".timeout 5000", join(this.dataDir, "smsdesk.db"), statement]);
   }
 
   async stop() {

@@ -47,3 +47,11 @@ export const beginPasskeySignIn = () => api<PublicKeyCredentialRequestOptionsJSO
 
 export const completePasskeySignIn = (credential: unknown) =>
   api<{ verified: boolean; token: string; user: User }>("/api/webauthn/authenticate/complete", { body: { credential } });
+
+/** Sudo mode (src/auth/reauth.ts): the password or a current code confirms this session for 10 minutes. */
+export const confirmIdentity = (proof: { password?: string; token?: string }) =>
+  api<{ success: boolean; confirmedUntil: string }>("/api/auth/confirm", { body: proof });
+
+/** Sudo mode by one of the account's passkeys: the credential of a usernameless ceremony (beginPasskeySignIn). */
+export const confirmWithPasskeyCredential = (credential: unknown) =>
+  api<{ verified: boolean; confirmedUntil: string }>("/api/webauthn/confirm", { body: { credential } });

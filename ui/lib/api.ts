@@ -18,6 +18,7 @@ export type ErrorCode =
   | "upstream"
   | "internal"
   | "no_recipients"
+  | "reauth_required"
   | "network"
   | "error";
 
@@ -73,7 +74,25 @@ const isSafari = () => /^((?!chrome|android|crios|fxios).)*safari/i.test(navigat
 /** `headers`: extra request headers (an `Idempotency-Key`, for one). */
 export type RequestOptions = { method?: string; body?: unknown; timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> };
 
+/**
+ * Asks the user to confirm who they are (ui/components/reauth-dialog.tsx) and answers whether they did: a change
+ * that outlives the session (an API key, a webhook's URL) answers 403 `reauth_required` when the session's last
+ * sign-in or confirmation is over 10 minutes old (src/auth/reauth.ts), and is then sent once more.
+ */
+type ReauthPrompt = (error: ApiError) => Promise<boolean>;
+let reauthPrompt: ReauthPrompt | null = null;
+export const setReauthPrompt = (prompt: ReauthPrompt | null) => void (reauthPrompt = prompt);
+
 export async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
+  try {
+    return await request<T>(path, opts);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === "reauth_required" && reauthPrompt && (await reauthPrompt(err)))) throw err;
+    return request<T>(path, opts);
+  }
+}
+
+async function request<T>(path: string, opts: RequestOptions): Promise<T> {
   const headers: Record<string, string> = { "content-type": "application/json", ...opts.headers };
   const token = getStoredToken();
   if (token) headers[isSafari() ? "x-auth-token" : "authorization"] = isSafari() ? token : `Bearer ${token}`;

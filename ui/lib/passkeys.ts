@@ -5,6 +5,7 @@ import {
   beginPasskeySignIn,
   completePasskeyRegistration,
   completePasskeySignIn,
+  confirmWithPasskeyCredential,
   type Authenticator,
 } from "../api/security";
 import { ApiError } from "./api";
@@ -59,6 +60,13 @@ export async function signInWithPasskey() {
   const optionsJSON = await beginPasskeySignIn();
   const credential = await startAuthentication({ optionsJSON });
   return completePasskeySignIn(credential);
+}
+
+/** Confirms this session (sudo mode) with one of the account's passkeys. */
+export async function confirmWithPasskey() {
+  const optionsJSON = await beginPasskeySignIn();
+  const credential = await startAuthentication({ optionsJSON });
+  return confirmWithPasskeyCredential(credential);
 }
 
 export function authenticationFailure(err: unknown): string {
