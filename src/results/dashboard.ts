@@ -79,7 +79,7 @@ function figures(rows: Counted[], optOuts: number, newContacts: number, campaign
 
 /** Percent change from the previous period; null (a dash) when the previous had none. */
 const change = (current: number, previous: number) => (previous > 0 ? Math.round(((current - previous) / previous) * 1000) / 10 : null);
-const COMPARED = ["sent", "delivered", "deliveryRate", "replies", "responseRate", "optOuts", "newContacts", "campaigns", "spendMicros"] as const;
+const COMPARED = ["sent", "delivered", "bounced", "deliveryRate", "replies", "responseRate", "optOuts", "newContacts", "campaigns", "spendMicros"] as const;
 
 function comparison(current: Figures, previous: Figures) {
   const changes = Object.fromEntries(

@@ -154,13 +154,13 @@ describe("the homes' cards (GET /api/results/overview)", () => {
     expect(week.current).toMatchObject({ sent: 4, delivered: 2, replies: 2, optOuts: 1, newContacts: 2, campaigns: 1, deliveryRate: 50, responseRate: 50 });
     expect(week.previous).toMatchObject({ sent: 2, delivered: 2, replies: 0, optOuts: 1, newContacts: 1, campaigns: 0, deliveryRate: 100, responseRate: 0 });
     expect(week.change).toEqual({
-      sent: 100, delivered: 0, deliveryRate: -50, replies: null, responseRate: 50, optOuts: 0, newContacts: 100, campaigns: null, spendMicros: 250,
+      sent: 100, delivered: 0, bounced: null, deliveryRate: -50, replies: null, responseRate: 50, optOuts: 0, newContacts: 100, campaigns: null, spendMicros: 250,
     });
     // Mar 1 05:30 UTC is still February in Chicago: not this month.
     expect(month.current).toMatchObject({ sent: 4, delivered: 2, replies: 2, optOuts: 2, newContacts: 2, spendMicros: 70_000 });
     expect(month.previous).toMatchObject({ sent: 1, delivered: 1, replies: 0, optOuts: 0, newContacts: 0, spendMicros: 10_000 });
     expect(month.change).toEqual({
-      sent: 300, delivered: 100, deliveryRate: -50, replies: null, responseRate: 50, optOuts: null, newContacts: null, campaigns: null, spendMicros: 600,
+      sent: 300, delivered: 100, bounced: null, deliveryRate: -50, replies: null, responseRate: 50, optOuts: null, newContacts: null, campaigns: null, spendMicros: 600,
     });
   });
 

@@ -1,6 +1,7 @@
 // Seeds five weeks of an account's history for tests/browser/dashboards.pw.ts, straight into the running
 // appliance's database (WAL: the server keeps running), as the engine and the webhooks would have left it:
-// campaign and one-off messages with their outcomes, replies, new contacts and opt-outs. The messages triggers
+// campaign and one-off messages with their outcomes (those the provider accepted with the price per segment their
+// account has now, as the outbox store records it), replies, new contacts and opt-outs. The messages triggers
 // keep the dashboards' rollups as these rows go in. Deterministic, so the screenshots are comparable.
 // bun tests/browser/dashboards-seed.ts <database file> <user id>
 import { Database } from "bun:sqlite";
@@ -24,13 +25,15 @@ db.query(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, dis
   first.providerId,
 );
 const numbers = db.query(`SELECT id, provider_id AS providerId FROM phone_numbers WHERE user_id = ? ORDER BY created_at`).all(userId) as { id: string; providerId: string }[];
+const price = (db.query(`SELECT segment_price_micros AS price FROM sms_providers WHERE id = ?`).get(first.providerId) as { price: number | null }).price ?? 0;
 
 const insertCampaign = db.prepare(
   `INSERT INTO campaigns (id, user_id, name, status, content, audience, created_at, sent_at, completed_at) VALUES (?, ?, ?, 'completed', ?, '{"kind":"all"}', ?, ?, ?)`,
 );
 const insertMessage = db.prepare(
-  `INSERT INTO messages (id, user_id, campaign_id, phone, content, direction, status, kind, provider_id, phone_number_id, segments, sent_at, delivered_at, created_at, error_code)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  `INSERT INTO messages (id, user_id, campaign_id, phone, content, direction, status, kind, provider_id, phone_number_id, segments, sent_at, delivered_at, created_at,
+     error_code, segment_price_micros)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 const insertContact = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, source, created_at) VALUES (?, ?, ?, ?, ?, 'import', ?)`);
 const insertConsent = db.prepare(`INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at) VALUES (?, ?, ?, 'opt_out', 'provider', 'STOP', ?)`);
@@ -52,6 +55,7 @@ function outbound(at: number, campaignId: string | null, age: number) {
     id("m"), userId, campaignId, phone(), "Weekend sale: 20% off everything. Reply STOP to opt out", "outbound", status,
     campaignId ? "campaign" : "single", number.providerId, number.id, segments,
     accepted ? at : null, status === "delivered" ? at + 4000 : null, at - 1000, status === "failed" ? (accepted ? "30003" : "21211") : null,
+    accepted ? price : null,
   );
 }
 
@@ -70,7 +74,7 @@ db.transaction(() => {
     for (let i = 0; i < singles; i++) outbound(day - random() * 20 * 3_600_000, null, age);
     const replies = 2 + Math.floor(random() * 12);
     for (let i = 0; i < replies; i++) {
-      insertMessage.run(id("r"), userId, null, phone(), "Thanks! See you Saturday", "inbound", "received", "single", numbers[0]!.providerId, numbers[0]!.id, 1, null, null, day - random() * 20 * 3_600_000, null);
+      insertMessage.run(id("r"), userId, null, phone(), "Thanks! See you Saturday", "inbound", "received", "single", numbers[0]!.providerId, numbers[0]!.id, 1, null, null, day - random() * 20 * 3_600_000, null, null);
     }
     const joined = Math.floor(random() * 9);
     for (let i = 0; i < joined; i++) {

@@ -66,6 +66,8 @@ test("the results dashboard, the advanced home and the simple home show the acco
   await call(`/api/sms-providers/${provider.id}`, { settings: { deliveryDelayMs: 0 } }, "PATCH");
   await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
   const me = await call<{ id: string }>("/api/auth/user");
+  // The price the history below went at (the seed records it on each message sent, as the outbox store does).
+  await call(`/api/sms-providers/${provider.id}/segment-price`, { priceMicros: 7900 }, "PUT");
 
   const seeded = spawnSync(join(root, "node_modules", ".bin", "bun"), ["tests/browser/dashboards-seed.ts", join(dataDir, "smsdesk.db"), me.id], { cwd: root, encoding: "utf8" });
   expect(seeded.status, seeded.stderr).toBe(0);
@@ -115,14 +117,19 @@ test("the results dashboard, the advanced home and the simple home show the acco
   await expect(page.getByTestId("campaign-spend").first()).toBeVisible();
   await expect(page.getByTestId("recent-campaign").first()).toContainText("Today's Special");
 
-  // A price per segment: spend follows it.
-  const prices = page.getByLabel("Simulator (simulator)");
-  await prices.fill("0.0079");
-  await prices.press("Enter");
-  await expect(page.getByText("Price saved").first()).toBeVisible();
+  // A new price per segment: estimates take it; what was sent keeps the price it went at.
   const priced = await call<{ months: { spendMicros: number }[] }>("/api/results/overview");
   expect(priced.months.at(-1)!.spendMicros).toBeGreaterThan(0);
-  await expect(page.getByTestId("stat-Spend")).not.toHaveText("$0.00");
+  const spend = page.getByTestId("stat-Spend");
+  await expect(spend).not.toHaveText("$0.00");
+  const spent = (await spend.textContent())!;
+  const prices = page.getByLabel("Simulator (simulator)");
+  await expect(prices).toHaveValue("0.0079");
+  await prices.fill("0.0085");
+  await prices.press("Enter");
+  await expect(page.getByText("Price saved").first()).toBeVisible();
+  expect((await call<{ months: { spendMicros: number }[] }>("/api/results/overview")).months).toEqual(priced.months);
+  await expect(spend).toHaveText(spent);
 
   await page.getByRole("tab", { name: "7 days" }).click();
   const week = await call<{ totals: { sent: number } }>("/api/results/series?days=7");
@@ -150,7 +157,7 @@ test("the results dashboard, the advanced home and the simple home show the acco
   await dialog.getByLabel("Campaign name").fill("Tomorrow");
   await dialog.getByLabel("Message").fill("Soup of the day: leek");
   await dialog.getByLabel("Phone numbers").fill("+13125550103\n+13125550104");
-  await expect(dialog.getByTestId("cost-estimate")).toHaveText("$0.02 (2 segments × $0.0079)");
+  await expect(dialog.getByTestId("cost-estimate")).toHaveText("$0.02 (2 segments × $0.0085)");
   await page.keyboard.press("Escape");
   await screenshots(page, "advanced-home");
   await page.goto(`${app.url}/home`);

@@ -39,19 +39,22 @@ export function AdvancedHomePage() {
         <h2 id="month-title" className="mb-3 text-sm font-medium uppercase tracking-wide text-slate-500">
           This month so far
         </h2>
-        <div className="grid grid-cols-2 gap-4 md:grid-cols-3 xl:grid-cols-6">
-          {!o ? (
-            Array.from({ length: 6 }, (_, i) => <StatSkeleton key={i} />)
-          ) : (
-            <MonthCards month={o.month} activeCampaigns={o.activeCampaigns} locale={locale} />
-          )}
+        <div className="grid grid-cols-2 gap-4 md:grid-cols-4">
+          {!o ? Array.from({ length: 8 }, (_, i) => <StatSkeleton key={i} />) : <MonthCards month={o.month} locale={locale} />}
         </div>
       </section>
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card className="min-w-0 p-5 lg:col-span-2">
           <div className="mb-3 flex items-center justify-between gap-3">
-            <h2 className="text-lg font-semibold">Recent Campaigns</h2>
+            <h2 className="text-lg font-semibold">
+              Recent Campaigns
+              {o && (
+                <span className="ml-2 text-sm font-normal text-slate-500" data-testid="active-campaigns">
+                  {n(o.activeCampaigns)} active
+                </span>
+              )}
+            </h2>
             <Link to="/sms-campaigns" className="text-sm font-medium text-brand-700 hover:underline">
               All campaigns →
             </Link>
@@ -117,14 +120,21 @@ export function AdvancedHomePage() {
   );
 }
 
-function MonthCards({ month, activeCampaigns, locale }: { month: Comparison; activeCampaigns: number; locale: string }) {
+/** This month so far against last month to the same day: what went out, how it did, what came back, what it cost. */
+function MonthCards({ month, locale }: { month: Comparison; locale: string }) {
   const { current: c, change } = month;
   const n = (v: number) => formatNumber(v, locale);
   const against = "last month";
   return (
     <>
-      <StatCard label="Messages Sent" value={n(c.sent)}>
+      <StatCard label="Messages Sent" value={n(c.sent)} hint={`${n(c.segments)} segments`}>
         <Change value={change.sent} against={against} />
+      </StatCard>
+      <StatCard label="Delivered" value={n(c.delivered)}>
+        <Change value={change.delivered} against={against} />
+      </StatCard>
+      <StatCard label="Failed" value={n(c.bounced)} hint={`${n(c.failed)} refused, ${n(c.undelivered)} undelivered`}>
+        <Change value={change.bounced} against={against} upIsBad />
       </StatCard>
       <StatCard label="Delivery Rate" value={rate(c.deliveryRate)}>
         <Change value={change.deliveryRate} against={against} points />
@@ -138,7 +148,7 @@ function MonthCards({ month, activeCampaigns, locale }: { month: Comparison; act
       <StatCard label="New Contacts" value={n(c.newContacts)}>
         <Change value={change.newContacts} against={against} />
       </StatCard>
-      <StatCard label="Spend" value={dollars(c.spendMicros, locale)} hint={`${n(activeCampaigns)} active campaigns`}>
+      <StatCard label="Spend" value={dollars(c.spendMicros, locale)} hint="At each text's price when sent">
         <Change value={change.spendMicros} against={against} upIsBad />
       </StatCard>
     </>

@@ -53,14 +53,14 @@ export function DashboardPage() {
             Array.from({ length: 8 }, (_, i) => <StatSkeleton key={i} />)
           ) : (
             <>
-              <StatCard label="Total Sent" value={n(s.totals.sent)} hint={`${n(s.totals.segments)} segments`} />
+              <StatCard label="Total Sent" value={n(s.totals.sent)} hint={`${n(s.totals.segments)} segments, ${n(s.totals.campaigns)} campaigns`} />
               <StatCard label="Delivered" value={n(s.totals.delivered)} hint={`${rate(s.totals.deliveryRate)} delivery rate`} />
               <StatCard label="Opened" value="—" hint="Texts carry no open tracking" />
               <StatCard label="Bounced" value={n(s.totals.bounced)} hint={`${n(s.totals.failed)} refused, ${n(s.totals.undelivered)} undelivered`} />
               <StatCard label="Replies" value={n(s.totals.replies)} hint={`${rate(s.totals.responseRate)} response rate`} />
               <StatCard label="Opt-outs" value={n(s.totals.optOuts)} hint={`${rate(s.totals.optOutRate)} opt-out rate`} />
-              <StatCard label="New Contacts" value={n(s.totals.newContacts)} hint={`${n(s.totals.campaigns)} campaigns sent`} />
-              <StatCard label="Spend" value={dollars(s.totals.spendMicros, locale)} hint="At your price per segment" />
+              <StatCard label="New Contacts" value={n(s.totals.newContacts)} hint="Added to your lists" />
+              <StatCard label="Spend" value={dollars(s.totals.spendMicros, locale)} hint="At each text's price when sent" />
             </>
           )}
         </div>
@@ -80,7 +80,7 @@ export function DashboardPage() {
         ) : (
           <CampaignTable
             label="Recent campaigns"
-            head={[["Campaign"], ["Type", WIDE], ["Status", WIDE], ["Sent", NUM], ["Rate", NUM], ["Spend", NUM], ["Actions"]]}
+            head={[["Campaign"], ["Type", WIDE], ["Status", WIDE], ["Sent", NUM], ["Rate", `${NUM} ${WIDE}`], ["Spend", NUM], ["Actions"]]}
             rows={(overview.data?.recentCampaigns ?? []).map((c) => ({
               id: c.id,
               testId: "recent-campaign",
@@ -103,12 +103,15 @@ export function DashboardPage() {
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card className="min-w-0 p-5">
           <h2 className="mb-1 text-lg font-semibold">Spend per month</h2>
-          <p className="mb-3 text-xs text-slate-500">Segments the providers accepted, at each account's price per segment; this month so far.</p>
+          <p className="mb-3 text-xs text-slate-500">Segments the providers accepted, each at the price per segment when it was sent; this month so far.</p>
           {overview.data ? <SpendByMonth months={overview.data.months} locale={locale} /> : <StatSkeleton />}
         </Card>
         <Card className="min-w-0 p-5">
           <h2 className="mb-1 text-lg font-semibold">Price per segment</h2>
-          <p className="mb-3 text-xs text-slate-500">No provider reports its price to us: enter yours for exact figures here and in the estimates before sending.</p>
+          <p className="mb-3 text-xs text-slate-500">
+            No provider reports its price to us: enter yours for the estimates before sending and the spend of what you send from then on. Texts
+            already sent keep the price they went at.
+          </p>
           <SegmentPrices
             locale={locale}
             onSaved={() => {
@@ -216,7 +219,7 @@ function CampaignSpend({ s, locale, onView }: { s: Series; locale: string; onVie
   );
 }
 
-/** Column classes: numbers align right; "wide" columns are left out on a phone, where the table must fit. */
+/** Column classes: numbers align right; "wide" columns are left out on a phone, where the table must fit in 390 pixels. */
 const NUM = "text-right tabular-nums";
 const WIDE = "hidden sm:table-cell";
 
@@ -227,7 +230,7 @@ function CampaignTable({ label, head, rows }: { label: string; head: [string, st
         <thead className="border-b border-slate-200 text-xs uppercase text-slate-500">
           <tr>
             {head.map(([h, cls]) => (
-              <th key={h} scope="col" className={`px-2 py-2 font-medium ${cls ?? ""}`}>
+              <th key={h} scope="col" className={`px-1.5 py-2 font-medium sm:px-2 ${cls ?? ""}`}>
                 {h === "Actions" ? <span className="sr-only">Actions</span> : h}
               </th>
             ))}
@@ -237,8 +240,9 @@ function CampaignTable({ label, head, rows }: { label: string; head: [string, st
           {rows.map((r) => (
             <tr key={r.id} data-testid={r.testId}>
               {r.cells.map((cell, i) => (
-                <td key={i} className={`px-2 py-2 ${i === 0 ? "max-w-48 truncate" : ""} ${head[i]?.[1] ?? ""}`}>
-                  {cell}
+                <td key={i} className={`px-1.5 py-2 sm:px-2 ${head[i]?.[1] ?? ""}`}>
+                  {/* A long name is cut, not the row: a table cell's own max-width does not hold in an auto layout. */}
+                  {i === 0 ? <span className="block max-w-32 truncate sm:max-w-48">{cell}</span> : cell}
                 </td>
               ))}
             </tr>

@@ -68,7 +68,7 @@ export function StatSkeleton() {
   );
 }
 
-/** Spend of the last six months, the current one so far, at each provider account's price per segment. */
+/** Spend of the last six months, the current one so far, each text at the price per segment it was sent at. */
 export function SpendByMonth({ months, locale }: { months: Overview["months"]; locale: string }) {
   const label = (m: string) => new Intl.DateTimeFormat(locale, { month: "short", year: "numeric", timeZone: "UTC" }).format(new Date(`${m}-01T00:00:00Z`));
   return (
@@ -108,7 +108,7 @@ export function SpendByMonth({ months, locale }: { months: Overview["months"]; l
 
 /**
  * The price per segment of each provider account: the user's own, or the provider's usual price shown as a
- * default. Spend and estimates use it.
+ * default. Estimates use it, and each text sent records it (past spend keeps the price it went at).
  */
 export function SegmentPrices({ locale, onSaved }: { locale: string; onSaved?: () => void }) {
   const prices = useSegmentPrices();
