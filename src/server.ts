@@ -20,6 +20,7 @@ import { startOutboundWebhooks } from "./outbound-webhooks/webhooks";
 import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
 import { resumeOutboxWriting } from "./campaigns/outbox-writer";
 import { outboxStore, senderRegistry } from "./messages/outbox-store";
+import { registerReconciliation } from "./messages/reconcile";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
@@ -89,6 +90,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   ctx.onStop.push(() => ctx.sending.stop());
   registerScheduledCampaigns(ctx);
   registerDrips(ctx);
+  registerReconciliation(ctx);
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
   startAutomation(ctx);

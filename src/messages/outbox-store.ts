@@ -10,6 +10,7 @@ import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
 import { findUserById } from "../users/queries";
 import { applyStatusEvents, takeEarlyReport } from "./messages";
 import { appendStatusEvents, PARKED, type StatusEventRow } from "./outbox";
+import { markInterrupted } from "./reconcile";
 
 /** Account settings (quiet hours, frequency cap) are read at most this often per user while sending. */
 const USER_REFRESH_MS = 2000;
@@ -70,18 +71,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
 
   return {
     recover(now) {
-      return db.transaction(() => {
-        const rows = db
-          .query(
-            `UPDATE messages SET status = 'unknown', error_code = 'interrupted',
-               error_message = 'The server stopped while this message was being handed to the provider; it was not sent again, to avoid a duplicate.',
-               updated_at = ? WHERE status = 'sending' RETURNING id, user_id AS userId, campaign_id AS campaignId`,
-          )
-          .all(now) as StatusEventRow[];
-        appendStatusEvents(ctx, "message.unknown", rows);
-        ctx.campaignOutbox.settle(new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : []))));
-        return rows.length;
-      })();
+      return markInterrupted(ctx, now);
     },
 
     dueLanes(now) {

@@ -15,6 +15,8 @@ export const PARKED = 8_000_000_000_000_000;
 export type Sender = { numberId: string; providerId: string; phoneNumber: string };
 
 export type NewOutbound = {
+  /** The row's id when the caller names it before the row is written (a drip step logs its message's id, and its pass writes the messages together). */
+  id?: string;
   userId: string;
   campaignId: string | null;
   contactId: string | null;
@@ -34,7 +36,8 @@ export type NewOutbound = {
  * unique per campaign and phone, so a repeat adds nobody twice. One `message.queued` event per campaign (per
  * message for the others) in the same transaction, and the engine is woken for their senders. Each row takes its
  * place in its phone's conversation in that transaction too (a campaign's rows in one statement per campaign).
- * Answers the ids of the rows written.
+ * Many messages of no campaign (a pass of drip steps) are best queued in one call: one transaction, one range of
+ * sequence numbers, one wake. Answers the ids of the rows written.
  */
 export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
   const db = ctx.db.$client;
@@ -50,7 +53,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
   db.transaction(() => {
     const first = reserveSeqs(ctx, items.length);
     items.forEach((m, i) => {
-      const id = Bun.randomUUIDv7();
+      const id = m.id ?? Bun.randomUUIDv7();
       const seq = first + i;
       const res = insert.run(
         id, m.userId, m.campaignId, m.contactId, m.phone, m.content, m.kind, m.sender.providerId, m.sender.numberId, m.sender.phoneNumber,
@@ -114,12 +117,16 @@ export function cancelAccountMessages(ctx: AppContext, userId: string, reason: s
 }
 
 /**
- * How a campaign's messages ended: null while any is waiting or in flight (one indexed lookup, since the settle
- * step asks after every batch), else how many went out and how many failed.
+ * How a campaign's messages ended: null while any is waiting, in flight or cut off by a crash and not reconciled
+ * yet (src/messages/reconcile.ts; one indexed lookup, since the settle step asks after every batch), else how many
+ * went out and how many failed.
  */
 export function campaignOutcome(ctx: AppContext, campaignId: string): { out: number; failed: number } | null {
   const db = ctx.db.$client;
-  if (db.query(`SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending') LIMIT 1`).get(campaignId)) return null;
+  const open = db.query(
+    `SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending','unknown') AND (status <> 'unknown' OR error_code = 'reconciling') LIMIT 1`,
+  );
+  if (open.get(campaignId)) return null;
   const r = db
     .query(`SELECT sum(status IN ('sent','delivered','unknown')) AS out, sum(status = 'failed') AS failed FROM messages WHERE campaign_id = ?`)
     .get(campaignId) as { out: number | null; failed: number | null };

@@ -25,6 +25,7 @@ import {
   type WebhookEvent,
   type WebhookParseResult,
   type WebhookRequest,
+  type SentLookupResult,
 } from "./types";
 
 /** Brevo error codes (`{code, message}`) that mean the message itself was refused: retrying cannot help. */
@@ -111,6 +112,10 @@ export function createBrevoAdapter(credentials: { apiKey: string }, options: Ada
      * Brevo has no API for SMS senders or numbers (its /v3/senders endpoint is for email): the sender is a name or
      * number the user types in, so there is nothing to list, and listing none makes the UI offer manual entry.
      */
+    async findSent(): Promise<SentLookupResult> {
+      return { kind: "cannot_tell", reason: "Brevo is not asked: smsdesk does not tag Brevo messages with a reference to look them up by yet" };
+    },
+
     async listNumbers(): Promise<AvailableNumber[]> {
       return [];
     },

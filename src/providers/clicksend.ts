@@ -10,6 +10,7 @@ import {
   type WebhookEvent,
   type WebhookParseResult,
   type WebhookRequest,
+  type SentLookupResult,
 } from "./types";
 
 /** The largest page /v3/numbers serves. */
@@ -103,6 +104,10 @@ export function createClickSendAdapter(
       if (!id) throw acceptedWithoutId("ClickSend");
       const parts = num(sent.message_parts);
       return { providerMessageId: id, status: "queued", ...(parts && parts > 0 ? { segments: parts } : {}) };
+    },
+
+    async findSent(): Promise<SentLookupResult> {
+      return { kind: "cannot_tell", reason: "ClickSend is not asked: smsdesk does not look up ClickSend's message history yet" };
     },
 
     async listNumbers(): Promise<AvailableNumber[]> {

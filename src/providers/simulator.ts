@@ -2,7 +2,15 @@ import { createHash, randomBytes } from "node:crypto";
 import type { SimulatorSettings } from "../../db/schema";
 import type { AppContext } from "../context";
 import { WEBHOOK_BODY_LIMIT } from "../http/body-limit";
-import { MAX_WEBHOOK_EVENTS, ProviderError, WebhookRejected, type ProviderAdapter, type WebhookEvent } from "./types";
+import {
+  MAX_WEBHOOK_EVENTS,
+  ProviderError,
+  WebhookRejected,
+  type ProviderAdapter,
+  type SentLookup,
+  type SentLookupResult,
+  type WebhookEvent,
+} from "./types";
 
 /**
  * The built-in simulator provider: accepts messages at any rate and reports their fate later through the same
@@ -23,18 +31,61 @@ type SimEvent =
 
 type Pending = { due: number; event: SimEvent };
 
+/** Messages the simulator remembers accepting, per account, for lookups after a crash (the oldest go first). */
+const REMEMBERED_SENDS = 100_000;
+
+/**
+ * What the simulator accepted, by our reference, since this process started: it keeps no records across restarts,
+ * so it answers for certain only about windows it was recording all through.
+ */
+class SentRecords {
+  private byReference = new Map<string, { id: string; at: number }>();
+  /** Sends before this instant may have been accepted without a record here: the process start, then evictions. */
+  private blindUntil: number;
+
+  constructor(now: number) {
+    this.blindUntil = now;
+  }
+
+  add(reference: string, id: string, at: number) {
+    this.byReference.set(reference, { id, at });
+    if (this.byReference.size <= REMEMBERED_SENDS) return;
+    const [oldest, sent] = this.byReference.entries().next().value!;
+    this.byReference.delete(oldest);
+    this.blindUntil = Math.max(this.blindUntil, sent.at + 1);
+  }
+
+  find(lookup: SentLookup): SentLookupResult {
+    const hit = this.byReference.get(lookup.reference);
+    if (hit) return { kind: "matches", matches: [{ providerMessageId: hit.id, status: "sent" }] };
+    if (lookup.after >= this.blindUntil) return { kind: "matches", matches: [] };
+    return { kind: "cannot_tell", reason: "The simulator keeps no record of messages from before the server restarted" };
+  }
+}
+
 /** One queue of reports per account; a timer runs only while some report is waiting. */
 class SimulatorHub {
   private queues = new Map<string, { url: string; items: Pending[] }>();
+  private sent = new Map<string, SentRecords>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
+  /** When this process's simulator started recording (an account's records start no earlier). */
+  private readonly since: number;
 
   constructor(private ctx: AppContext) {
+    this.since = ctx.now();
     ctx.onStop.push(() => {
       this.stopped = true;
       if (this.timer) clearTimeout(this.timer);
       this.queues.clear();
     });
+  }
+
+  /** The sends an account's simulator accepted (the same records whichever adapter version accepted them). */
+  records(accountId: string): SentRecords {
+    let records = this.sent.get(accountId);
+    if (!records) this.sent.set(accountId, (records = new SentRecords(this.since)));
+    return records;
   }
 
   push(accountId: string, url: string, pending: Pending) {
@@ -130,6 +181,7 @@ export function createSimulatorAdapter(ctx: AppContext, account: SimulatorAccoun
       if (line >= 180 && line <= 189) throw new ProviderError("permanent", "21211", `The 'To' number ${message.to} is not a valid phone number.`, 400);
       if (line >= 190) throw new ProviderError("opted_out", "21610", "Attempt to send to unsubscribed recipient", 400);
       const id = `SIM${randomBytes(12).toString("hex")}`;
+      hub.records(account.id).add(message.reference, id, ctx.now());
       const fails = (line >= 150 && line <= 179) || (line < 0 && Math.random() < s.failRate);
       report(
         fails
@@ -138,6 +190,10 @@ export function createSimulatorAdapter(ctx: AppContext, account: SimulatorAccoun
         s.deliveryDelayMs,
       );
       return { providerMessageId: id, status: "sent" };
+    },
+
+    async findSent(lookup) {
+      return hub.records(account.id).find(lookup);
     },
 
     async listNumbers() {

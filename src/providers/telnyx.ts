@@ -12,6 +12,7 @@ import {
   type WebhookEvent,
   type WebhookParseResult,
   type WebhookRequest,
+  type SentLookupResult,
 } from "./types";
 
 /** Telnyx's own SDK refuses webhooks signed more than this far from now; so do we, against replays. */
@@ -191,6 +192,10 @@ export function createTelnyxAdapter(
         status: mapTelnyxStatus(firstOf(data.to).status) ?? "queued",
         ...(Number.isInteger(parts) && parts > 0 ? { segments: parts } : {}),
       };
+    },
+
+    async findSent(): Promise<SentLookupResult> {
+      return { kind: "cannot_tell", reason: "Telnyx offers no way to search sent messages (only to fetch one by the id it answered, which never reached us)" };
     },
 
     async listNumbers(): Promise<AvailableNumber[]> {

@@ -19,6 +19,7 @@ import type {
   ProviderError,
   ProviderStatus,
   SendResult,
+  SentLookupResult,
   WebhookEvent,
   WebhookParseResult,
   WebhookRequest,
@@ -100,6 +101,10 @@ export function createTextMagicAdapter(
       const id = text(body.messageId) ?? text(body.id);
       if (!id) throw acceptedWithoutId("TextMagic");
       return { providerMessageId: id, status: "queued" };
+    },
+
+    async findSent(): Promise<SentLookupResult> {
+      return { kind: "cannot_tell", reason: "TextMagic is not asked: smsdesk does not look up TextMagic's message history yet" };
     },
 
     async listNumbers(): Promise<AvailableNumber[]> {

@@ -9,6 +9,9 @@ import {
   type ProviderAdapter,
   type ProviderStatus,
   type SendResult,
+  type SentLookup,
+  type SentLookupResult,
+  type SentMatch,
   type WebhookEvent,
   type WebhookParseResult,
   type WebhookRequest,
@@ -133,6 +136,12 @@ const DELIVERY_ERRORS: Record<string, string> = {
 
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 
+/** Twilio's clock and ours may differ: a message's date_created is compared with the window this much wider. */
+const LOOKUP_SKEW_MS = 60_000;
+/** Pages of a recipient's history read at most (newest first) before the lookup gives up as "cannot tell". */
+const LOOKUP_PAGES = 5;
+const LOOKUP_PAGE_SIZE = 100;
+
 type Params = Record<string, string | string[]>;
 
 function formParams(rawBody: string): Params {
@@ -253,6 +262,39 @@ export function createTwilioAdapter(
         status: mapTwilioStatus(created.status) ?? "queued",
         ...(Number.isFinite(segments) && segments > 0 ? { segments } : {}),
       };
+    },
+
+    /**
+     * Twilio keeps no reference of ours, so the lookup reads the messages from our sender to the recipient
+     * (GET Messages.json?To=&From=, newest first) and keeps those with our body created in the window. No DateSent
+     * filter: a message Twilio accepted but still holds in its queue has no sent date yet and would be missed.
+     * The list is sorted by sent date, newest first, so a page reaching sends older than the window is the last.
+     */
+    async findSent(lookup: SentLookup): Promise<SentLookupResult> {
+      const viaService = MESSAGING_SERVICE_SID.test(lookup.from);
+      const from = lookup.after - LOOKUP_SKEW_MS;
+      const until = lookup.before + LOOKUP_SKEW_MS;
+      return call(async (client) => {
+        const matches: SentMatch[] = [];
+        type Page = { instances: Awaited<ReturnType<Client["messages"]["page"]>>["instances"]; nextPage(): Promise<Page> | undefined };
+        let page: Page = await client.messages.page({ to: lookup.to, ...(viaService ? {} : { from: lookup.from }), pageSize: LOOKUP_PAGE_SIZE });
+        for (let read = 1; ; read++) {
+          let older = false;
+          for (const m of page.instances) {
+            const created = m.dateCreated?.getTime() ?? Number.NaN;
+            if ((m.dateSent?.getTime() ?? created) < from) older = true;
+            if (!(created >= from && created <= until) || !m.direction?.startsWith("outbound") || m.body !== lookup.body) continue;
+            if (viaService && m.messagingServiceSid !== lookup.from) continue;
+            matches.push({ providerMessageId: m.sid, status: mapTwilioStatus(m.status) ?? "queued" });
+          }
+          const next = older ? undefined : page.nextPage();
+          if (!next) return { kind: "matches", matches };
+          if (read === LOOKUP_PAGES) {
+            return { kind: "cannot_tell", reason: `Twilio holds more than ${LOOKUP_PAGES * LOOKUP_PAGE_SIZE} recent messages to this recipient to look through` };
+          }
+          page = await next;
+        }
+      });
     },
 
     async listNumbers(): Promise<AvailableNumber[]> {

@@ -50,6 +50,33 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * What reconciliation (src/messages/reconcile.ts) asks a provider about a message whose send was cut off by a
+ * crash: did the provider accept it? Our reference finds it where the provider echoes one; otherwise recipient,
+ * sender and body within the window the request could have been accepted in.
+ */
+export type SentLookup = {
+  /** Our message id, as `send` passed it in `reference`. */
+  reference: string;
+  to: string;
+  from: string;
+  body: string;
+  /** The window (ms) the provider may have accepted it in: from the call's start to its timeout plus a margin. */
+  after: number;
+  before: number;
+};
+
+/** A message the provider holds that matches a lookup. */
+export type SentMatch = { providerMessageId: string; status: ProviderStatus };
+
+/**
+ * - matches: the provider answered for certain; every message it holds that fits (none: it definitively has none).
+ *   The caller leaves out the ids already recorded on other messages (the same body sent earlier to the same person).
+ * - cannot_tell: no lookup API, or it cannot answer for this window; `reason` says why, for the user.
+ * A failed lookup (network, 5xx, timeout) throws ProviderError instead, so the caller retries.
+ */
+export type SentLookupResult = { kind: "matches"; matches: SentMatch[] } | { kind: "cannot_tell"; reason: string };
+
 /** A number the provider account owns, offered when adding a sender number. */
 export type AvailableNumber = { phoneNumber: string; displayName: string; capabilities: string[] };
 
@@ -105,6 +132,8 @@ export interface ProviderAdapter {
   /** Loads what the first call would otherwise load (an SDK), so paced sends start when they are counted. */
   prepare?(): Promise<void>;
   send(message: OutboundMessage): Promise<SendResult>;
+  /** Whether the provider accepted a message whose send was cut off (see SentLookupResult). */
+  findSent(lookup: SentLookup): Promise<SentLookupResult>;
   /** The numbers (or sender names) the account owns. */
   listNumbers(): Promise<AvailableNumber[]>;
   /** A real cheap call (account fetch, balance or ping); answers a short description, throws ProviderError. */

@@ -96,7 +96,7 @@ export class SendingManager {
   start() {
     if (this.running) return;
     const recovered = this.store.recover(this.clock.now());
-    if (recovered) this.log(`sending: ${recovered} message(s) in flight at the last stop are marked unknown (never resent)`);
+    if (recovered) this.log(`sending: ${recovered} message(s) in flight at the last stop wait for the provider to say whether it has them`);
     this.running = true;
     this.loopDone = this.loop();
   }

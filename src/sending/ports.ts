@@ -46,7 +46,7 @@ export type Outcome =
 
 /** The outbox, as the engine uses it. */
 export interface OutboxStore {
-  /** At start: rows left mid-call by a crash become unknown (never sent again); answers how many. */
+  /** At start: rows left mid-call by a crash become unknown until reconciled with the provider; answers how many. */
   recover(now: number): number;
   /** Sender numbers with rows due before `now`, and rows whose sender is gone (failed, once per look). */
   dueLanes(now: number): string[];

@@ -6,6 +6,7 @@
  *   const adapter = createTwilioAdapter(fake.credentials, { baseUrl: fake.url });
  *   fake.failNextSends(2, { status: 429, retryAfter: 3 });
  *   fake.rejectRecipient("+14155550199", 21610);
+ *   fake.stallSends("accept"); // the next sends are accepted (or, "drop", never reach it) and never answered
  *   afterAll(() => fake.stop());
  */
 import { randomBytes } from "node:crypto";
@@ -40,6 +41,10 @@ export type TwilioFakeMessage = {
   body: string;
   statusCallback: string | null;
   numSegments: number;
+  /** When the fake accepted it (ms, on the fake's clock): its date_created and date_sent. */
+  createdAt: number;
+  direction: "outbound-api";
+  status: "queued" | "accepted";
 };
 
 export type TwilioFakeOptions = {
@@ -52,6 +57,8 @@ export type TwilioFakeOptions = {
   maxPageSize?: number;
   /** Delay before every answer, to exercise client timeouts. */
   delayMs?: number;
+  /** The fake's clock for date_created/date_sent (the appliance's test clock, when it runs one); Date.now by default. */
+  now?: () => number;
 };
 
 /** Codes a recipient can be refused with: invalid number, region not enabled, opted out, not a mobile number. */
@@ -97,6 +104,11 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
   const messages: TwilioFakeMessage[] = [];
   const refused = new Map<string, TwilioRecipientError>();
   const sendFailures: { status: 429 | 500; retryAfter: number | null }[] = [];
+  const listFailures: number[] = [];
+  const now = opts.now ?? Date.now;
+  let stall: "accept" | "drop" | null = null;
+  /** Answers held by a stall, released (with a 503) when the fake stops. */
+  const stalled: (() => void)[] = [];
   const base = `/2010-04-01/Accounts/${accountSid}`;
 
   function sendMessage(params: Record<string, string | string[]>): Response {
@@ -135,35 +147,78 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       body,
       statusCallback: one("StatusCallback") ?? null,
       numSegments: new SegmentedMessage(body).segmentsCount,
+      createdAt: now(),
+      direction: "outbound-api",
+      // A Messaging Service picks the sender later, so Twilio answers "accepted" rather than "queued".
+      status: messagingServiceSid && !from ? "accepted" : "queued",
     };
     messages.push(message);
-    const now = new Date().toUTCString();
-    return Response.json(
-      {
-        sid: message.sid,
-        account_sid: accountSid,
-        api_version: "2010-04-01",
-        body,
-        date_created: now,
-        date_updated: now,
-        date_sent: null,
-        direction: "outbound-api",
-        error_code: null,
-        error_message: null,
-        from,
-        messaging_service_sid: messagingServiceSid,
-        num_media: "0",
-        num_segments: String(message.numSegments),
-        price: null,
-        price_unit: "USD",
-        // A Messaging Service picks the sender later, so Twilio answers "accepted" rather than "queued".
-        status: messagingServiceSid && !from ? "accepted" : "queued",
-        subresource_uris: { media: `${base}/Messages/${message.sid}/Media.json` },
-        to,
-        uri: `${base}/Messages/${message.sid}.json`,
-      },
-      { status: 201 },
-    );
+    return Response.json(messageResource(message, false), { status: 201 });
+  }
+
+  /** A message as the API shows it; `listed`: as the list shows it later, sent (the fake sends at once). */
+  function messageResource(m: TwilioFakeMessage, listed: boolean) {
+    const created = new Date(m.createdAt).toUTCString();
+    return {
+      sid: m.sid,
+      account_sid: accountSid,
+      api_version: "2010-04-01",
+      body: m.body,
+      date_created: created,
+      date_updated: created,
+      date_sent: listed ? created : null,
+      direction: m.direction,
+      error_code: null,
+      error_message: null,
+      from: m.from,
+      messaging_service_sid: m.messagingServiceSid,
+      num_media: "0",
+      num_segments: String(m.numSegments),
+      price: null,
+      price_unit: "USD",
+      status: listed ? "sent" : m.status,
+      subresource_uris: { media: `${base}/Messages/${m.sid}/Media.json` },
+      to: m.to,
+      uri: `${base}/Messages/${m.sid}.json`,
+    };
+  }
+
+  /**
+   * GET Messages.json as Twilio serves it: filtered by To, From and DateSent (a date or date-time; DateSent< and
+   * DateSent> bound it), sorted by sent date with the most recent first, PageSize (at most 1000) per page, next
+   * page by next_page_uri.
+   */
+  function listMessages(query: URLSearchParams): Response {
+    const failure = listFailures.shift();
+    if (failure === 429) return twilioError(429, 20429, "Too Many Requests", { "Retry-After": "1" });
+    if (failure) return twilioError(500, 20500, "An internal server error has occurred");
+    const to = query.get("To");
+    const from = query.get("From");
+    const day = (v: string | null) => (v === null ? null : Date.parse(/T/.test(v) ? v : `${v}T00:00:00Z`));
+    const on = day(query.get("DateSent"));
+    const before = day(query.get("DateSent<"));
+    const after = day(query.get("DateSent>"));
+    const matching = messages
+      .filter((m) => (!to || m.to === to) && (!from || m.from === from))
+      .filter((m) => (on === null || (m.createdAt >= on && m.createdAt < on + 86_400_000)) && (before === null || m.createdAt <= before) && (after === null || m.createdAt >= after))
+      .sort((a, b) => b.createdAt - a.createdAt);
+    const pageSize = Math.min(Math.max(Number(query.get("PageSize")) || 50, 1), 1000);
+    const page = Math.max(Number(query.get("Page")) || 0, 0);
+    const start = page * pageSize;
+    const slice = matching.slice(start, start + pageSize);
+    const filters = [...query].filter(([k]) => k !== "Page" && k !== "PageSize" && k !== "PageToken");
+    const pageUri = (p: number) => `${base}/Messages.json?${new URLSearchParams([...filters, ["PageSize", String(pageSize)], ["Page", String(p)]])}`;
+    return Response.json({
+      messages: slice.map((m) => messageResource(m, true)),
+      page,
+      page_size: pageSize,
+      start,
+      end: start + Math.max(slice.length - 1, 0),
+      uri: pageUri(page),
+      first_page_uri: pageUri(0),
+      previous_page_uri: page > 0 ? `${pageUri(page - 1)}&PageToken=PB${start}` : null,
+      next_page_uri: start + pageSize < matching.length ? `${pageUri(page + 1)}&PageToken=PA${start + pageSize}` : null,
+    });
   }
 
   function listNumbers(query: URLSearchParams): Response {
@@ -217,7 +272,14 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       if (opts.delayMs) await Bun.sleep(opts.delayMs);
       if (!auth || auth.user !== accountSid || auth.password !== authToken) return twilioError(401, 20003, "Authenticate");
       const route = `${req.method} ${url.pathname}`;
-      if (route === `POST ${base}/Messages.json`) return sendMessage(record.params);
+      if (route === `POST ${base}/Messages.json`) {
+        if (!stall) return sendMessage(record.params);
+        // A send cut off mid-call: accepted (or not) by the provider, its answer never coming back.
+        if (stall === "accept") sendMessage(record.params);
+        await new Promise<void>((resolve) => stalled.push(resolve));
+        return twilioError(503, 20503, "Service unavailable");
+      }
+      if (route === `GET ${base}/Messages.json`) return listMessages(url.searchParams);
       if (route === `GET ${base}/IncomingPhoneNumbers.json`) return listNumbers(url.searchParams);
       if (route === `GET ${base}.json`) {
         return Response.json({
@@ -252,11 +314,23 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
     rejectRecipient(to: string, code: TwilioRecipientError) {
       refused.set(to, code);
     },
+    /** The next `count` message lists (lookups) answer 500 (or 429 with Retry-After 1). */
+    failNextLists(count: number, status: 429 | 500 = 500) {
+      for (let i = 0; i < count; i++) listFailures.push(status);
+    },
+    /**
+     * From now on each send is held unanswered (until the fake stops): "accept" records the message first (Twilio
+     * accepted it, the answer was lost), "drop" does not (the request never got through); null answers again.
+     */
+    stallSends(mode: "accept" | "drop" | null) {
+      stall = mode;
+    },
     /** A signed webhook as Twilio would post it to `url` (the full public URL, query included). */
     webhook(url: string, params: Record<string, string>) {
       return signedTwilioWebhook(authToken, url, params);
     },
     stop() {
+      for (const release of stalled.splice(0)) release();
       server.stop(true);
     },
   };

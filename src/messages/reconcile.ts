@@ -1,0 +1,184 @@
+import type { AppContext } from "../context";
+import { registerJobHandler, enqueueJob, type Job, type JobOutcome } from "../jobs/jobs";
+import { findProviderById, type ProviderAccount } from "../providers/accounts";
+import { DEFAULT_TIMEOUT_MS } from "../providers/http";
+import { adapterFor } from "../providers/registry";
+import type { SentLookupResult, SentMatch } from "../providers/types";
+import { applyStatusEvents, takeEarlyReport } from "./messages";
+import { appendStatusEvents, type StatusEventRow } from "./outbox";
+
+/**
+ * Exactly once through a crash. A message the engine had marked `sending` when the process died may or may not have
+ * reached the provider. Rather than guess, recovery marks it `unknown` with the code RECONCILING (its campaign is
+ * not finished while any is) and queues a job that asks the provider once any request still in flight could no
+ * longer be accepted (the request timeout plus a margin after the call started):
+ * - the provider has it: the message is `sent` (or the status the provider gives) with the provider's id;
+ * - the provider says for certain it has none: the message is queued again and goes out through the engine, once
+ *   (a crash during that send is reconciled the same way: each attempt has its own job);
+ * - the provider cannot tell (no lookup API, or the lookup failed LOOKUP_ATTEMPTS times): it stays `unknown`
+ *   (code INTERRUPTED) and is never sent again, to avoid a duplicate.
+ */
+
+export const RECONCILE_JOB = "message_reconcile";
+/** error_code of a message waiting for the provider's answer. */
+export const RECONCILING = "reconciling";
+/** error_code of a message whose fate nobody can tell: never sent again. */
+export const INTERRUPTED = "interrupted";
+
+/** Beyond the request timeout: a request the provider received just before it may still be accepted a little later. */
+export const RECONCILE_MARGIN_MS = 10_000;
+/** Lookups tried (with the job's back-off between them) before the message is left unknown. */
+export const LOOKUP_ATTEMPTS = 5;
+
+const LOOKUP_OPTIONS = {
+  leaseMs: 2 * 60_000,
+  firstDelayMs: 30_000,
+  maxDelayMs: 10 * 60_000,
+  // The handler answers on its last attempt itself; one more only so a failure to record that is retried too.
+  maxAttempts: LOOKUP_ATTEMPTS + 1,
+  concurrency: { total: 8, perRef: 1, perUser: 4 },
+};
+
+type Interrupted = StatusEventRow & { attempts: number; startedAt: number };
+
+type Row = StatusEventRow & {
+  phone: string;
+  content: string;
+  providerId: string | null;
+  fromNumber: string | null;
+  numberId: string | null;
+  status: string;
+  errorCode: string | null;
+};
+
+/**
+ * At start, before the engine claims anything: every message left `sending` by the crash waits for reconciliation
+ * (one job per message and attempt, due when the call it was in could no longer be accepted). Answers how many.
+ */
+export function markInterrupted(ctx: AppContext, now: number): number {
+  const db = ctx.db.$client;
+  return db.transaction(() => {
+    // updated_at is the moment the engine marked it sending: the call started then.
+    const rows = db
+      .query(
+        `SELECT id, user_id AS userId, campaign_id AS campaignId, attempts, min(updated_at, ?) AS startedAt FROM messages WHERE status = 'sending'`,
+      )
+      .all(now) as Interrupted[];
+    const mark = db.query(`UPDATE messages SET status = 'unknown', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`);
+    for (const r of rows) {
+      mark.run(RECONCILING, "The server stopped while this message was being handed to the provider; asking the provider whether it arrived", now, r.id);
+      enqueueJob(ctx, {
+        kind: RECONCILE_JOB,
+        key: `${RECONCILE_JOB}:${r.id}:${r.attempts}`,
+        runAt: Math.max(now, r.startedAt + DEFAULT_TIMEOUT_MS + RECONCILE_MARGIN_MS),
+        userId: r.userId,
+        refId: r.id,
+        payload: { messageId: r.id, startedAt: r.startedAt },
+      });
+    }
+    return rows.length;
+  })();
+}
+
+export function registerReconciliation(ctx: AppContext) {
+  registerJobHandler(ctx, RECONCILE_JOB, reconcile, LOOKUP_OPTIONS);
+}
+
+async function reconcile(ctx: AppContext, job: Job): Promise<JobOutcome> {
+  const messageId = job.payload.messageId as string;
+  const startedAt = job.payload.startedAt as number;
+  const row = waiting(ctx, messageId);
+  if (!row) return { result: "settled before the lookup" };
+  const account = row.providerId ? findProviderById(ctx, row.providerId) : null;
+  if (!account || !row.fromNumber) return leaveUnknown(ctx, messageId, "its provider account was removed");
+  let answer: SentLookupResult;
+  try {
+    const adapter = await adapterFor(ctx, account);
+    answer = await adapter.findSent({
+      reference: row.id,
+      to: row.phone,
+      from: row.fromNumber,
+      body: row.content,
+      after: startedAt,
+      before: startedAt + DEFAULT_TIMEOUT_MS + RECONCILE_MARGIN_MS,
+    });
+  } catch (err) {
+    const reason = (err as Error)?.message ?? String(err);
+    if (job.attempts >= LOOKUP_ATTEMPTS) return leaveUnknown(ctx, messageId, `the provider could not be asked (${LOOKUP_ATTEMPTS} tries, last: ${reason})`);
+    throw err;
+  }
+  if (answer.kind === "cannot_tell") return leaveUnknown(ctx, messageId, answer.reason);
+  return settle(ctx, account, messageId, startedAt, answer.matches);
+}
+
+/** The message when it still waits for reconciliation. */
+function waiting(ctx: AppContext, id: string): Row | null {
+  const row = ctx.db.$client
+    .query(
+      `SELECT id, user_id AS userId, campaign_id AS campaignId, phone, content, provider_id AS providerId, from_number AS fromNumber,
+         phone_number_id AS numberId, status, error_code AS errorCode FROM messages WHERE id = ?`,
+    )
+    .get(id) as Row | null;
+  return row?.status === "unknown" && row.errorCode === RECONCILING ? row : null;
+}
+
+function leaveUnknown(ctx: AppContext, id: string, reason: string): JobOutcome {
+  const db = ctx.db.$client;
+  const row = db.transaction(() => {
+    const row = waiting(ctx, id);
+    if (!row) return null;
+    db.query(`UPDATE messages SET error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`).run(
+      INTERRUPTED,
+      `The server stopped while this message was being handed to the provider, and whether it arrived cannot be checked: ${reason}. It was not sent again, to avoid a duplicate.`,
+      ctx.now(),
+      id,
+    );
+    appendStatusEvents(ctx, "message.unknown", [row]);
+    return row;
+  })();
+  if (row?.campaignId) ctx.campaignOutbox.settle([row.campaignId]);
+  return { result: { outcome: "unknown", reason } };
+}
+
+/**
+ * The provider's certain answer, in one transaction with its events: a match no other message already holds makes
+ * this one sent (the same body sent to the same person earlier is that earlier message's), none queues it again.
+ */
+function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt: number, matches: SentMatch[]): JobOutcome {
+  const db = ctx.db.$client;
+  const now = ctx.now();
+  const decided = db.transaction(() => {
+    const row = waiting(ctx, id);
+    if (!row) return null;
+    const taken = new Set(
+      (
+        db
+          .query(`SELECT provider_message_id AS pid FROM messages WHERE provider_id = ? AND provider_message_id IN (SELECT value FROM json_each(?)) AND id <> ?`)
+          .all(account.id, JSON.stringify(matches.map((m) => m.providerMessageId)), id) as { pid: string }[]
+      ).map((r) => r.pid),
+    );
+    const match = matches.find((m) => !taken.has(m.providerMessageId));
+    if (!match) {
+      db.query(`UPDATE messages SET status = 'queued', next_attempt_at = ?, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?`).run(now, now, id);
+      return { row, match: null };
+    }
+    const status = match.status === "delivered" || match.status === "failed" ? match.status : "sent";
+    db.query(
+      `UPDATE messages SET status = ?, provider_message_id = ?, sent_at = ?, error_code = NULL,
+         error_message = CASE WHEN ? = 'failed' THEN 'The provider accepted the message, then reported it failed' END, updated_at = ? WHERE id = ?`,
+    ).run(status, match.providerMessageId, startedAt, status, now, id);
+    appendStatusEvents(ctx, `message.${status}`, [row]);
+    return { row, match };
+  })();
+  if (!decided) return { result: "settled before the lookup" };
+  const { row, match } = decided;
+  if (!match) {
+    if (row.numberId) ctx.sending.wake(row.numberId);
+    return { result: { outcome: "queued again" } };
+  }
+  // A delivery report that came while the message had no provider id yet was held for it.
+  const report = takeEarlyReport(ctx, account.id, match.providerMessageId);
+  if (report) applyStatusEvents(ctx, account, [report]);
+  if (row.campaignId) ctx.campaignOutbox.settle([row.campaignId]);
+  return { result: { outcome: "found", providerMessageId: match.providerMessageId } };
+}
