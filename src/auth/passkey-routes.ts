@@ -63,9 +63,9 @@ export function passkeyRoutes(ctx: AppContext) {
     // A new passkey signs in on its own, so the session must prove its holder again.
     .post(
       "/register/begin",
-      async ({ user, body, request }) => {
+      async ({ user, sessionId, body, request }) => {
         relyingParty(ctx); // a misconfigured appliance says so before anyone types a password for nothing
-        await confirmIdentity(ctx, user, body, "to add a passkey", clientIp(request));
+        await confirmIdentity(ctx, user, sessionId, body, "to add a passkey", clientIp(request));
         return beginRegistration(ctx, user);
       },
       { auth: true, body: t.Optional(t.Object(reauthFields)) },

@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
 import type { User } from "../users/queries";
 import { attemptPassword } from "./lockout";
-import { sessionConfirmedAt } from "./sessions";
+import { confirmSession, sessionConfirmedAt } from "./sessions";
 import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "./two-factor";
 
 export const INCORRECT_PASSWORD = "Incorrect password";
@@ -32,6 +32,7 @@ export type ReauthProof = { password?: string | null; token?: string | null };
 export async function confirmIdentity(
   ctx: AppContext,
   user: User,
+  sessionId: string,
   proof: ReauthProof | null | undefined,
   purpose: string,
   address: string,
@@ -43,11 +44,12 @@ export async function confirmIdentity(
     const check = checkAccountCode(ctx, user.id, token);
     if (check.lockedUntil) throw codesLockedError(check.lockedUntil, ctx.now());
     if (!check.ok) throw badRequest(INVALID_CODE);
-    return;
+    // A proof given counts for the changes that ask for a recent one (requireRecentConfirmation) too.
+    return confirmSession(ctx, sessionId);
   }
   if (password && user.passwordHash) {
     if (!(await attemptPassword(ctx, user.email, user.passwordHash, password, address))) throw badRequest(INCORRECT_PASSWORD);
-    return;
+    return confirmSession(ctx, sessionId);
   }
   if (!user.passwordHash && !twoFactor) return;
   const asked = user.passwordHash && twoFactor ? "a verification code or your password" : user.passwordHash ? "your password" : "a verification code";

@@ -11,7 +11,6 @@ import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./pass
 import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
 import { confirmIdentity, reauthFields, RECENT_CONFIRMATION_MS } from "./reauth";
 import {
-  confirmSession,
   createSession,
   listSessions,
   resolveSession,
@@ -167,8 +166,7 @@ export function authRoutes(ctx: AppContext) {
     .post(
       "/confirm",
       async ({ user, sessionId, body, request }) => {
-        await confirmIdentity(ctx, user, body, "to confirm it's you", clientIp(request));
-        confirmSession(ctx, sessionId);
+        await confirmIdentity(ctx, user, sessionId, body, "to confirm it's you", clientIp(request));
         return { success: true, confirmedUntil: new Date(ctx.now() + RECENT_CONFIRMATION_MS).toISOString() };
       },
       { auth: true, body: t.Object(reauthFields) },

@@ -69,7 +69,7 @@ export function twoFactorRoutes(ctx: AppContext) {
       "/disable",
       async ({ user, sessionId, body, request }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
-        await confirmIdentity(ctx, user, body, "to disable two-factor authentication", clientIp(request));
+        await confirmIdentity(ctx, user, sessionId, body, "to disable two-factor authentication", clientIp(request));
         resetTwoFactor(ctx, user.id, sessionId);
         return { success: true, enabled: false };
       },
@@ -78,9 +78,9 @@ export function twoFactorRoutes(ctx: AppContext) {
     // POST /api/auth/2fa/regenerate-backup-codes
     .post(
       "/regenerate-backup-codes",
-      async ({ user, body, request }) => {
+      async ({ user, sessionId, body, request }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
-        await confirmIdentity(ctx, user, body, "to create new backup codes", clientIp(request));
+        await confirmIdentity(ctx, user, sessionId, body, "to create new backup codes", clientIp(request));
         return { success: true, backupCodes: replaceBackupCodes(ctx, user.id) };
       },
       { auth: true, body: t.Optional(t.Object(reauthFields)) },

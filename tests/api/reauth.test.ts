@@ -78,6 +78,14 @@ describe("creating an API key", () => {
     expect((await newKey(other)).status).toBe(403);
   });
 
+  test("the password given where a change asks for it every time (a new passkey) confirms the session too", async () => {
+    const account = await signUp();
+    clock += TEN_MINUTES;
+    expect((await newKey(account)).status).toBe(403);
+    expect((await t.api("/api/webauthn/register/begin", { token: account.token, body: { password: account.password } })).status).toBe(200);
+    expect((await newKey(account)).status).toBe(201);
+  });
+
   test("a session from before sudo mode (no confirmation recorded) is asked to confirm", async () => {
     const account = await signUp();
     t.ctx.db.$client.query("UPDATE sessions SET confirmed_at = NULL WHERE user_id = ?").run(account.user.id);

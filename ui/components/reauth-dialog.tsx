@@ -14,9 +14,12 @@ type Ask = { methods: string[]; resolve: (confirmed: boolean) => void };
 export function ReauthDialog() {
   const [ask, setAsk] = useState<Ask | null>(null);
   useEffect(() => {
+    // Changes refused together (two saves at once) wait for the one question, and are all sent again after it.
+    let asking: Promise<boolean> | null = null;
     setReauthPrompt((error) => {
       const methods = Array.isArray(error.body.methods) ? (error.body.methods as string[]) : ["password"];
-      return new Promise<boolean>((resolve) => setAsk({ methods, resolve }));
+      asking ??= new Promise<boolean>((resolve) => setAsk({ methods, resolve })).finally(() => (asking = null));
+      return asking;
     });
     return () => setReauthPrompt(null);
   }, []);
