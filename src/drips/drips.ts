@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
 import { contactIdsWhere, findContactById } from "../contacts/contacts";
 import type { AppContext } from "../context";
@@ -79,8 +80,11 @@ export function dripView(d: DripRow, counts?: { active: number; completed: numbe
   };
 }
 
+// Prepared once: each pass of drip steps reads its drips (10,000 steps may fall due in the same minute).
+const dripById = preparedPerDb((db) => db.select().from(dripCampaigns).where(eq(dripCampaigns.id, sql.placeholder("id"))).prepare());
+
 export function findDrip(ctx: AppContext, id: string): DripRow | undefined {
-  return ctx.db.select().from(dripCampaigns).where(eq(dripCampaigns.id, id)).get();
+  return dripById(ctx.db).get({ id });
 }
 
 function getDrip(ctx: AppContext, userId: string, id: string): DripRow {

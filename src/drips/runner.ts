@@ -5,9 +5,9 @@ import { contactIdsWhere, contactMatches, findContactById } from "../contacts/co
 import type { AppContext } from "../context";
 import { advanceCursor, hasCursor, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent } from "../events/events";
 import { HttpError } from "../http/errors";
-import { enqueueJob, registerJobHandler, type Job, type JobPass } from "../jobs/jobs";
+import { atPassEnd, enqueueJob, registerJobHandler, unwrittenAtPassEnd, type Job, type JobPass } from "../jobs/jobs";
 import { assertWithinLimit, usageFor } from "../licenses/limits";
-import { enqueue } from "../messages/outbox";
+import { enqueue, type NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
@@ -31,6 +31,8 @@ const EXITS = "drips.exits";
 export const EXITS_EVERY_MS = 5_000;
 /** How soon after a transaction that appended events the reader runs (one read per burst of transactions). */
 const SOON_MS = 50;
+/** The key under which a pass's steps leave their messages to its end (atPassEnd). */
+const OUTBOX = "drips.outbox";
 /** A drip message not sent within this time after its step ran is not sent stale. */
 const MESSAGE_TTL_MS = 24 * 3600_000;
 
@@ -101,9 +103,9 @@ const rooms = new WeakMap<AppContext, Map<string, { room: number; countedAt: num
  * account (a count scans the month's messages; 10,000 steps due together must not each pay for it) and this
  * runner's own steps are taken off that count as they go; so another sender's SMS of the last second may be missed,
  * never this runner's. When the room runs out (or there is no license) the plan's own check answers, counting
- * afresh, with its message.
+ * afresh, with its message; the messages of this pass's steps are not written yet (atPassEnd), so they are added.
  */
-function takeMessage(ctx: AppContext, userId: string, segments: number) {
+function takeMessage(ctx: AppContext, pass: JobPass, userId: string, segments: number) {
   let byUser = rooms.get(ctx);
   if (!byUser) rooms.set(ctx, (byUser = new Map()));
   let entry = byUser.get(userId);
@@ -113,7 +115,8 @@ function takeMessage(ctx: AppContext, userId: string, segments: number) {
     byUser.set(userId, entry);
   }
   if (entry.room < segments) {
-    assertWithinLimit(ctx, userId, "messages", segments);
+    const unwritten = unwrittenAtPassEnd<NewOutbound>(pass, OUTBOX).reduce((n, m) => (m.userId === userId ? n + m.segments : n), 0);
+    assertWithinLimit(ctx, userId, "messages", segments + unwritten);
     // It fits after all (a license redeemed since the count): count again next time.
     byUser.delete(userId);
     return;
@@ -177,28 +180,31 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   });
   const segments = segmentCount(content);
   try {
-    takeMessage(ctx, e.userId, segments);
+    takeMessage(ctx, pass, e.userId, segments);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     log(ctx, e, "skipped", `Skipped: ${err.message}`);
     advance(ctx, e, job.runAt, zone);
     return { result: "limit" };
   }
-  const [messageId] = enqueue(ctx, [
-    {
-      userId: e.userId,
-      campaignId: null,
-      contactId: contact.id,
-      phone: contact.phone!,
-      content,
-      segments,
-      kind: "single",
-      sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
-      dueAt: 0,
-      expiresAt: now + MESSAGE_TTL_MS,
-    },
-  ]);
-  log(ctx, e, "sent", null, messageId ?? null);
+  // Named now for the step's log; the pass writes its steps' messages together before it commits (atPassEnd), so
+  // the message commits with this step's job or, should the step fail after this, not at all.
+  const messageId = Bun.randomUUIDv7();
+  const message: NewOutbound = {
+    id: messageId,
+    userId: e.userId,
+    campaignId: null,
+    contactId: contact.id,
+    phone: contact.phone!,
+    content,
+    segments,
+    kind: "single",
+    sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
+    dueAt: 0,
+    expiresAt: now + MESSAGE_TTL_MS,
+  };
+  atPassEnd(pass, OUTBOX, message, (messages) => void enqueue(ctx, messages));
+  log(ctx, e, "sent", null, messageId);
   advance(ctx, e, job.runAt, zone);
   return { result: { messageId } };
 }

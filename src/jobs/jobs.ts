@@ -72,6 +72,54 @@ export type Concurrency = { total: number; perRef: number; perUser: number };
  */
 export type JobPass = Map<string, unknown>;
 
+/** Where a pass keeps the rows its jobs leave to its end (see atPassEnd); absent outside a batched pass. */
+const PASS_END = "jobs.passEnd";
+type Deferred = { flush: (items: unknown[]) => void; items: unknown[] };
+type PassEnd = {
+  /** The rows of the jobs whose savepoint committed, per key of atPassEnd, in the order the jobs ran. */
+  done: Map<string, Deferred>;
+  /** The rows of the job running now: they join `done` when its savepoint commits, and are dropped when it fails. */
+  current: { key: string; item: unknown; flush: Deferred["flush"] }[];
+};
+
+/**
+ * A row a transactional handler writes at the end of its pass, in one call of `flush` with the rows of the pass's
+ * other jobs of the same `key` (one statement loop for a pass's outbox messages instead of one transaction each),
+ * still inside the pass's transaction: the row commits with its job or not at all, and a job that fails leaves no
+ * row. Should the flush itself fail, the pass is rolled back and run again with each job flushing its own rows in
+ * its own savepoint, so one bad row fails its own job only. Outside a pass (a leased handler, a direct call) the
+ * row is written at once.
+ */
+export function atPassEnd<T>(pass: JobPass, key: string, item: T, flush: (items: T[]) => void) {
+  const end = pass.get(PASS_END) as PassEnd | undefined;
+  if (!end) return flush([item]);
+  end.current.push({ key, item, flush: flush as Deferred["flush"] });
+}
+
+/** The rows left to the end of this pass under `key` and not written yet (for a check that counts the written ones). */
+export function unwrittenAtPassEnd<T>(pass: JobPass, key: string): T[] {
+  const end = pass.get(PASS_END) as PassEnd | undefined;
+  if (!end) return [];
+  return [...(end.done.get(key)?.items ?? []), ...end.current.filter((r) => r.key === key).map((r) => r.item)] as T[];
+}
+
+/** Hands the running job's rows to the end of the pass (its savepoint committed). */
+function keepForPassEnd(end: PassEnd) {
+  for (const { key, item, flush } of end.current) {
+    const deferred = end.done.get(key);
+    if (deferred) deferred.items.push(item);
+    else end.done.set(key, { flush, items: [item] });
+  }
+  end.current = [];
+}
+
+/** Writes the running job's rows now, inside its savepoint (a pass run again after its batched flush failed). */
+function flushNow(end: PassEnd) {
+  const rows = end.current;
+  end.current = [];
+  for (const { item, flush } of rows) flush([item]);
+}
+
 type Handler = { fn: (ctx: AppContext, job: Job, pass: JobPass) => JobOutcome | Promise<JobOutcome>; options: Required<JobHandlerOptions> };
 
 const DEFAULTS: Required<JobHandlerOptions> = {
@@ -262,7 +310,8 @@ export type RunLimits = {
  * within `budgetMs`. The transactional ones run in one transaction for the pass, each in a savepoint of its own:
  * a job's claim, its work and its outcome commit together (a crash before the commit runs them again from scratch;
  * a failure rolls back that job's savepoint only), and a pass of many short jobs (10,000 drip steps due at once)
- * pays for one commit, not one each. The others are claimed with a lease once that commits and run on; the promise
+ * pays for one commit, not one each, and writes the rows its jobs left to its end (atPassEnd: a pass's outbox
+ * messages) together before it commits. The others are claimed with a lease once that commits and run on; the promise
  * settles when they have. Answers how many jobs it claimed, and `more` when it stopped at a limit.
  */
 export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: number; settled: Promise<void>; more: boolean } {
@@ -312,13 +361,21 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   };
   let claimed = 0;
   let more = due.length === limit;
-  const pass: JobPass = new Map();
-  const leased: { picked: Due; handler: Handler }[] = [];
-  db.transaction(() => {
+  let leased: { picked: Due; handler: Handler }[] = [];
+  /** One pass over the due jobs in one transaction; `batched`: the rows left by atPassEnd are written at its end. */
+  let flushing = false;
+  const runPass = (batched: boolean) => {
+    // A pass run again job by job gets its own time: the same jobs, so one bad row delays the others by one pass.
+    const passStarted = batched ? started : performance.now();
+    claimed = 0;
+    more = due.length === limit;
+    leased = [];
+    const end: PassEnd = { done: new Map(), current: [] };
+    const pass: JobPass = new Map([[PASS_END, end]]);
     for (const [i, picked] of due.entries()) {
       const { id, kind } = picked;
       // The first job always runs, so a pass makes progress however little time it has.
-      if (i > 0 && performance.now() - started >= budget) {
+      if (i > 0 && performance.now() - passStarted >= budget) {
         more = true;
         break;
       }
@@ -335,10 +392,14 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
           if (!job) return;
           const outcome = fn(ctx, job, pass);
           if (outcome instanceof Promise) throw new Error(`job handler ${kind} is transactional and must not be async`);
+          if (!batched) flushNow(end);
           complete(ctx, job, outcome);
         })();
+        keepForPassEnd(end);
       } catch (err) {
-        // Its savepoint rolled back: the claim too. The attempt is counted and the job is due again after its back-off.
+        // Its savepoint rolled back: the claim and its rows too. The attempt is counted and the job is due again
+        // after its back-off.
+        end.current = [];
         const failed = job as Job | null;
         if (!failed) throw err;
         ctx.log(`jobs: ${kind} ${failed.key} failed: ${(err as Error)?.stack ?? err}`);
@@ -346,7 +407,20 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
       }
       if (job) claimed++;
     }
-  })();
+    flushing = true;
+    for (const { flush, items } of end.done.values()) flush(items);
+    flushing = false;
+  };
+  try {
+    db.transaction(() => runPass(true))();
+  } catch (err) {
+    if (!flushing) throw err;
+    flushing = false;
+    // The pass rolled back whole (as after a crash before its commit): run it again with each job's rows in its
+    // own savepoint, so a row that cannot be written fails its job alone instead of every pass that picks it.
+    ctx.log(`jobs: a pass's batched rows failed, running it again job by job: ${(err as Error)?.stack ?? err}`);
+    db.transaction(() => runPass(false))();
+  }
   const release = ({ kind, refId, userId }: Due) => {
     for (const slot of slotsOf(kind, refId, userId)) {
       const n = (counts.get(slot) ?? 1) - 1;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { smsProviders, type ProviderKind, type SimulatorSettings } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -84,11 +84,21 @@ export function findProviderById(ctx: AppContext, id: string): ProviderAccount |
   return ctx.db.select().from(smsProviders).where(eq(smsProviders.id, id)).get();
 }
 
+// Prepared once, the ids passed as one JSON array: the sender choice reads its numbers' accounts for each pass of
+// drip steps (10,000 may fall due in the same minute) and each one-off send.
+const byIds = preparedPerDb((db) =>
+  db
+    .select()
+    .from(smsProviders)
+    .where(sql`${smsProviders.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare(),
+);
+
 /** These accounts by id (a page of sender numbers' accounts: the ids go into one query). */
 export function providersByIds(ctx: AppContext, ids: string[]): Map<string, ProviderAccount> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
-  return new Map(ctx.db.select().from(smsProviders).where(inArray(smsProviders.id, unique)).all().map((a) => [a.id, a]));
+  return new Map(byIds(ctx.db).all({ ids: JSON.stringify(unique) }).map((a) => [a.id, a]));
 }
 
 export function providerCredentials(ctx: AppContext, account: ProviderAccount): Credentials {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { findProviderById } from "../../src/providers/accounts";
 import { recordInbound } from "../../src/messages/messages";
 import { checkSegments, processEvents } from "../../src/drips/runner";
-import { runDueJobs } from "../../src/jobs/jobs";
+import { findJob, runDueJobs } from "../../src/jobs/jobs";
 import { grantLicense } from "../../src/licenses/licenses";
 import { wallToInstant } from "../../src/time/zones";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -255,6 +255,55 @@ describe("drip campaigns", () => {
     } finally {
       t.ctx.db.$client.run(`UPDATE plans SET monthly_messages = ? WHERE id = 'starter'`, [limit.n]);
     }
+  });
+
+  test("a pass of steps writes its messages together: a step that fails keeps no message, the others keep theirs and their logs, one message per (enrolment, step)", async () => {
+    const start = startClock();
+    const { acc, contact } = await account();
+    const people = [await contact("Q1"), await contact("Q2"), await contact("Q3"), await contact("Q4"), await contact("Q5")];
+    const d = await drip(acc, { steps: STEPS.slice(0, 2) });
+    const db = t.ctx.db.$client;
+    // Q2's message cannot be written (the pass's batched write fails and the pass runs again step by step); Q4's
+    // step fails after leaving its message to the pass's end (its log row cannot be written). Set before the
+    // enrolment: the server's own runner may take the steps before this test's pass does, with the same outcome.
+    db.exec(`CREATE TEMP TRIGGER drips_test_message BEFORE INSERT ON messages WHEN NEW.phone = '${people[1]!.phone}' BEGIN SELECT RAISE(ABORT, 'no message'); END`);
+    db.exec(
+      `CREATE TEMP TRIGGER drips_test_log BEFORE INSERT ON drip_step_log
+       WHEN (SELECT contact_id FROM drip_enrolments WHERE id = NEW.enrolment_id) = '${people[3]!.id}' BEGIN SELECT RAISE(ABORT, 'no log'); END`,
+    );
+    let byContact: Map<string, string>;
+    try {
+      expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: people.map((p) => p.id) })).body).toEqual({ enrolled: 5, skipped: [] });
+      byContact = new Map((await enrolments(acc, d.id)).map((e) => [e.contactId, e.id as string]));
+      run();
+    } finally {
+      db.exec(`DROP TRIGGER drips_test_message; DROP TRIGGER drips_test_log`);
+    }
+    const tails = (list: { phone: string }[]) => list.map((p) => p.phone.slice(-4));
+    const [q1, q2, q3, q4, q5] = tails(people);
+    expect(sent(acc).sort()).toEqual([`${q1} S1 hi Q1`, `${q3} S1 hi Q3`, `${q5} S1 hi Q5`]);
+    const step = (i: number) => findJob(t.ctx, `drip:${byContact.get(people[i]!.id)}:0`)!;
+    expect([step(1).state, step(1).attempts, step(1).lastError]).toEqual(["pending", 1, "no message"]);
+    expect([step(3).state, step(3).attempts, step(3).lastError]).toEqual(["pending", 1, "no log"]);
+    // After the back-off both go through; then the second step for everyone.
+    clock = start + MINUTE;
+    run();
+    clock = start + 10 * MINUTE;
+    run();
+    run();
+    expect(sent(acc).sort()).toEqual(
+      [`${q1} S1 hi Q1`, `${q2} S1 hi Q2`, `${q3} S1 hi Q3`, `${q4} S1 hi Q4`, `${q5} S1 hi Q5`, ...[q1, q2, q3, q4, q5].map((q) => `${q} S2`)].sort(),
+    );
+    // Every sent step's log names its message: exactly one outbox row per (enrolment, step).
+    const rows = db
+      .query(
+        `SELECT l.enrolment_id AS e, l.step, count(m.id) AS n FROM drip_step_log l LEFT JOIN messages m ON m.id = l.message_id
+         WHERE l.enrolment_id IN (SELECT value FROM json_each(?)) AND l.outcome = 'sent' GROUP BY l.enrolment_id, l.step`,
+      )
+      .all(JSON.stringify([...byContact.values()])) as { e: string; step: number; n: number }[];
+    expect(rows).toHaveLength(10);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    expect((await enrolments(acc, d.id)).map((e) => e.state)).toEqual(["completed", "completed", "completed", "completed", "completed"]);
   });
 
   test("an opt_in drip enrols a contact who opts in, from the event log, once", async () => {

@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
 import type { AppContext } from "../../src/context";
-import { cancelJobs, enqueueJob, findJob, registerJobHandler, rescheduleJob, runDueJobs, type Job } from "../../src/jobs/jobs";
+import { atPassEnd, cancelJobs, enqueueJob, findJob, registerJobHandler, rescheduleJob, runDueJobs, unwrittenAtPassEnd, type Job } from "../../src/jobs/jobs";
 import { insertUser } from "../../src/users/queries";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
@@ -168,6 +168,70 @@ describe("failures", () => {
     now = T0 + 86_400_000;
     await runDueJobs(ctx).settled;
     expect(runs).toBe(2);
+  });
+});
+
+describe("rows left to the end of a pass", () => {
+  /** Transactional jobs that each log their key and leave a row to the pass's end; `boom` fails after leaving it. */
+  function passJobs(keys: string[], boom = new Set<string>()) {
+    const db = ctx.db.$client;
+    db.exec(`CREATE TABLE done_work (job TEXT); CREATE TABLE rows (job TEXT PRIMARY KEY CHECK (job <> 'bad'))`);
+    const flushes: string[][] = [];
+    const unwritten: number[] = [];
+    registerJobHandler(
+      ctx,
+      "step",
+      (_ctx, job: Job, pass) => {
+        db.query(`INSERT INTO done_work VALUES (?)`).run(job.key);
+        atPassEnd(pass, "rows", job.key, (items) => {
+          flushes.push(items);
+          for (const item of items) db.query(`INSERT INTO rows VALUES (?)`).run(item);
+        });
+        unwritten.push(unwrittenAtPassEnd(pass, "rows").length);
+        if (boom.has(job.key)) throw new Error(`step ${job.key} failed`);
+      },
+      { transactional: true, firstDelayMs: MINUTE },
+    );
+    keys.forEach((key, i) => enqueueJob(ctx, { kind: "step", key, runAt: T0 + i }));
+    now = T0 + keys.length;
+    const table = (name: string) => (db.query(`SELECT job FROM ${name} ORDER BY rowid`).all() as { job: string }[]).map((r) => r.job);
+    return { flushes, unwritten, table };
+  }
+
+  test("the rows of a pass's jobs are written in one call before it commits; a job that fails after leaving one leaves none, the others keep theirs", () => {
+    const { flushes, unwritten, table } = passJobs(["a", "b", "c"], new Set(["b"]));
+    expect(runDueJobs(ctx).claimed).toBe(3);
+    expect(flushes).toEqual([["a", "c"]]);
+    // Each job sees the rows of the pass not written yet, its own included; b's were dropped with its savepoint.
+    expect(unwritten).toEqual([1, 2, 2]);
+    expect(table("rows")).toEqual(["a", "c"]);
+    expect(table("done_work")).toEqual(["a", "c"]);
+    expect([state("a").state, state("c").state]).toEqual(["done", "done"]);
+    expect(state("b")).toEqual({ state: "pending", attempts: 1, nextAttemptAt: 3 + MINUTE, lastError: "step b failed" });
+  });
+
+  test("a pass whose rows cannot be written runs again job by job: the bad row fails its own job only, every other row and work written once", () => {
+    const { flushes, table } = passJobs(["a", "bad", "c"]);
+    expect(runDueJobs(ctx).claimed).toBe(3);
+    expect(flushes).toEqual([["a", "bad", "c"], ["a"], ["bad"], ["c"]]);
+    expect(table("rows")).toEqual(["a", "c"]);
+    expect(table("done_work")).toEqual(["a", "c"]);
+    expect([state("a").state, state("c").state]).toEqual(["done", "done"]);
+    expect(state("bad")).toMatchObject({ state: "pending", attempts: 1, nextAttemptAt: 3 + MINUTE });
+    expect(state("bad").lastError).toContain("CHECK constraint failed");
+    expect(logs.filter((l) => l.startsWith("jobs: a pass's batched rows failed, running it again job by job"))).toHaveLength(1);
+    // The next pass of the good ones is batched again.
+    now = T0 + 3 + MINUTE;
+    expect(runDueJobs(ctx).claimed).toBe(1);
+    expect(flushes.at(-1)).toEqual(["bad"]);
+    expect(state("bad")).toMatchObject({ state: "pending", attempts: 2 });
+  });
+
+  test("outside a pass (a handler called directly) the row is written at once", () => {
+    const written: number[][] = [];
+    atPassEnd(new Map(), "rows", 7, (items) => void written.push(items));
+    expect(written).toEqual([[7]]);
+    expect(unwrittenAtPassEnd(new Map(), "rows")).toEqual([]);
   });
 });
 
