@@ -90,56 +90,117 @@ export function writeNextChunk(ctx: AppContext, campaignId: string, window: numb
 
 const running = new WeakMap<AppContext, Set<string>>();
 
-/** How often the checkpoint thread folds the write-ahead log into the database while chunks are written. */
-const CHECKPOINT_EVERY_MS = 250;
+/**
+ * How many rows are written between two checkpoints. A checkpoint folds the write-ahead log back into the database,
+ * and the next commit starts the log again from its beginning only if the checkpoint caught up with every commit
+ * before it; with chunks committed all the while it never did, and the log grew by about 6 KB per recipient (1.8 GB
+ * at 300,000: gigabytes written to disk, and the connection's own checkpoint of the rest, on the main thread, when
+ * the writing ended). So the writer waits (without holding the event loop) for a checkpoint after this many rows,
+ * and the log stays at what they write, about 12 MB. A chunk counts as at least WINDOW.min rows: one that queues
+ * none (its contacts all opted out, or another account's) still commits its cursor.
+ */
+const CHECKPOINT_AFTER_ROWS = 2_000;
+
+/** At most this many checkpoints in a row for one request (each later one folds only what commits added meanwhile). */
+const CHECKPOINT_PASSES = 4;
+
+/** Checkpoints of the connection's write-ahead log, done for the writers; `checkpoint` answers when one is done. */
+type Checkpoints = { checkpoint: () => Promise<void>; release: () => void };
+
+/** The connection checkpointing itself, as outside a chunked write (and without a database file or a worker). */
+const ownCheckpoints: Checkpoints = { checkpoint: () => Promise.resolve(), release: () => {} };
 
 /**
- * While chunks are written, the write-ahead log is checkpointed by a worker thread on its own connection instead of
- * by the connection that commits them: a checkpoint ends in an fsync of the database file, which on a busy disk
- * held the event loop for over a second at a time (scripts/bench/results.ts). The connection's own automatic
- * checkpoint is turned off meanwhile and restored when the last writer ends (a crash loses nothing: it is a
- * setting of the connection, and the log is checkpointed at the next start). Answers the release; without a
- * database file, or where no worker can start, the connection keeps checkpointing itself.
+ * While chunks are written, the write-ahead log is checkpointed by a worker thread on its own connection, when a
+ * writer asks, instead of by the connection that commits them: a checkpoint ends in an fsync of the database file,
+ * which on a busy disk held the event loop for over a second at a time (scripts/bench/results.ts). A passive
+ * checkpoint takes no lock a writer or reader of the main connection waits for, so that connection never sleeps in
+ * its busy handler for it. The connection's own automatic checkpoint is turned off meanwhile and restored when the
+ * last writer ends (a crash loses nothing: it is a setting of the connection, and the log is checkpointed at the
+ * next start). Where no worker starts or it fails, the connection checkpoints itself again and the failure is logged.
  */
-function checkpointsOffThread(ctx: AppContext): () => void {
+function checkpointsOffThread(ctx: AppContext): Checkpoints {
   const db = ctx.db.$client;
-  if (!db.filename || db.filename === ":memory:") return () => {};
+  if (!db.filename || db.filename === ":memory:") return ownCheckpoints;
   const autoWas = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
-  let worker: Worker;
+  const done: (() => void)[] = [];
+  let worker: Worker | null = null;
+  const ownAgain = (why: string) => {
+    if (!worker) return;
+    ctx.log(`campaigns: the checkpoint worker could not start or stopped (${why}); the connection checkpoints itself`);
+    worker = null;
+    db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}`);
+    for (const resolve of done.splice(0)) resolve();
+  };
   try {
-    // Told to stop, it closes its connection between checkpoints and ends itself: a thread killed mid-checkpoint
-    // would leave its locks on the database held for the life of the process ("database is locked").
+    // A checkpoint is repeated until one finds nothing more to fold: commits made on the main connection while one
+    // ran (the engine's, a request's) are after what it folded, and the log starts again from its beginning only
+    // once everything in it is folded. Told to stop, it closes its connection between checkpoints and ends itself:
+    // a thread killed mid-checkpoint would leave its locks on the database held for the life of the process
+    // ("database is locked"). One that fails (another checkpoint under way) answers all the same: the writer's next
+    // request folds what it did not.
     const code = `import { Database } from "bun:sqlite";
       const db = new Database(${JSON.stringify(db.filename)});
-      db.exec("PRAGMA busy_timeout = 5000");
-      const timer = setInterval(() => { try { db.query("PRAGMA wal_checkpoint(PASSIVE)").get(); } catch {} }, ${CHECKPOINT_EVERY_MS});
-      self.onmessage = () => { clearInterval(timer); db.close(); self.close(); };`;
+      const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
+      self.onmessage = (e) => {
+        if (e.data === "stop") { checkpoint.finalize(); db.close(); self.close(); return; }
+        try {
+          for (let i = 0, last = -1; i < ${CHECKPOINT_PASSES}; i++) {
+            const { log, checkpointed } = checkpoint.get();
+            if (log === checkpointed && log === last) break;
+            last = log;
+          }
+        } catch {}
+        self.postMessage("done");
+      };`;
     worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
-  } catch {
-    return () => {};
+  } catch (err) {
+    ctx.log(`campaigns: the checkpoint worker could not start (${(err as Error).message}); the connection checkpoints itself`);
+    return ownCheckpoints;
   }
+  worker.onmessage = () => done.shift()?.();
+  worker.onerror = (e) => {
+    e.preventDefault();
+    ownAgain(e.message);
+  };
   db.exec("PRAGMA wal_autocheckpoint = 0");
-  return () => {
-    worker.postMessage("stop");
-    db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}`);
+  return {
+    checkpoint: () =>
+      new Promise<void>((resolve) => {
+        if (!worker) return resolve();
+        done.push(resolve);
+        worker.postMessage("checkpoint");
+      }),
+    release: () => {
+      if (!worker) return;
+      worker.postMessage("stop");
+      worker = null;
+      db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}`);
+      for (const resolve of done.splice(0)) resolve();
+    },
   };
 }
 
-const checkpointing = new WeakMap<AppContext, { writers: number; release: () => void }>();
+const checkpointing = new WeakMap<AppContext, { writers: number; checkpoints: Checkpoints }>();
 
-function holdCheckpoints(ctx: AppContext): () => void {
-  const held = checkpointing.get(ctx) ?? { writers: 0, release: () => {} };
-  if (held.writers++ === 0) held.release = checkpointsOffThread(ctx);
+/** The checkpoints of every writer of a context, started with the first and released with the last. */
+function holdCheckpoints(ctx: AppContext): Checkpoints {
+  const held = checkpointing.get(ctx) ?? { writers: 0, checkpoints: ownCheckpoints };
+  if (held.writers++ === 0) held.checkpoints = checkpointsOffThread(ctx);
   checkpointing.set(ctx, held);
-  return () => {
-    if (--held.writers === 0) held.release();
+  return {
+    checkpoint: () => held.checkpoints.checkpoint(),
+    release: () => {
+      if (--held.writers === 0) held.checkpoints.release();
+    },
   };
 }
 
 /**
  * Writes a campaign's outbox chunk by chunk until it is complete, yielding to the event loop after each chunk
- * (so requests are answered between them) and sizing chunks to about CHUNK_TARGET_MS. One writer per campaign per
- * process: a second call while one runs does nothing. Stops with the server.
+ * (so requests are answered between them) and sizing chunks to about CHUNK_TARGET_MS; after every CHECKPOINT_AFTER_ROWS
+ * rows and at the end, it waits for a checkpoint. One writer per campaign per process: a second call while one runs does
+ * nothing. Stops with the server.
  */
 export async function writeInChunks(ctx: AppContext, campaignId: string): Promise<void> {
   const mine = running.get(ctx) ?? new Set<string>();
@@ -147,30 +208,44 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
   if (mine.has(campaignId)) return;
   mine.add(campaignId);
   let stopped = false;
+  let over!: () => void;
+  const ended = new Promise<void>((resolve) => (over = resolve));
+  // The server closes the connection after its stop hooks: this one answers once the writer has let go of it (a
+  // checkpoint it waits for, the connection's setting restored).
   const stop = () => {
     stopped = true;
+    return ended;
   };
   ctx.onStop.push(stop);
-  const releaseCheckpoints = holdCheckpoints(ctx);
+  const checkpoints = holdCheckpoints(ctx);
   try {
     let window = WINDOW.initial;
+    let sinceCheckpoint = 0;
     for (;;) {
       const started = performance.now();
-      const { done } = writeNextChunk(ctx, campaignId, window);
-      if (done) return;
+      const { done, queued } = writeNextChunk(ctx, campaignId, window);
+      // The connection's automatic checkpoint, back after the last writer, would otherwise fold the rest on this thread.
+      if (done) return await checkpoints.checkpoint();
       const took = performance.now() - started;
       if (took < CHUNK_TARGET_MS / 2) window = Math.min(WINDOW.max, window * 2);
       else if (took > CHUNK_TARGET_MS * 2) window = Math.max(WINDOW.min, Math.floor(window / 2));
-      await new Promise((resolve) => setImmediate(resolve));
+      sinceCheckpoint += Math.max(queued, WINDOW.min);
+      if (sinceCheckpoint < CHECKPOINT_AFTER_ROWS) await new Promise((resolve) => setImmediate(resolve));
+      else {
+        await checkpoints.checkpoint();
+        sinceCheckpoint = 0;
+      }
       if (stopped) return;
     }
   } catch (err) {
     ctx.log(`campaigns: writing the outbox of campaign ${campaignId} stopped: ${(err as Error).message}; it resumes at the next start`);
   } finally {
     mine.delete(campaignId);
-    const at = ctx.onStop.indexOf(stop);
+    // Not while the server runs its stop hooks: taken out of the list they walk, it would make them skip the next.
+    const at = stopped ? -1 : ctx.onStop.indexOf(stop);
     if (at >= 0) ctx.onStop.splice(at, 1);
-    releaseCheckpoints();
+    checkpoints.release();
+    over();
   }
 }
 
