@@ -93,6 +93,16 @@ test(
     const done = await waitFor(() => childApi(base, `/api/messages/${sent.body.id}`, { token }).then((r) => r.body), (m) => m.status === "delivered", 10_000);
     expect(done.status).toBe("delivered");
 
+    // A campaign larger than one chunk: its writer waits for checkpoints on a worker thread made from source at run
+    // time. Were the worker unable to run here, it would log "worker could not start" (asserted below) or never answer
+    // (the writing would not end).
+    const typed = Array.from({ length: 1_200 }, (_, i) => `+1415${String(4_000_000 + i)}`).join("\n");
+    const big = await childApi(base, "/api/campaigns", { token, body: { name: "Chunked", content: "Hi", recipients: typed, appendOptOut: false } });
+    expect(big.status).toBe(201);
+    expect((await childApi(base, `/api/campaigns/${big.body.id}/send`, { token, body: {} })).body).toMatchObject({ campaign: { writingOutbox: true } });
+    const written = await waitFor(() => childApi(base, `/api/campaigns/${big.body.id}`, { token }).then((r) => r.body), (c) => c.writingOutbox === false, 20_000);
+    expect(written.counts.recipients).toBe(1_200);
+
     // The public API's key guard, compiled on its first call.
     expect((await fetch(`${base}/api/v1/contacts`, { headers: { authorization: "Bearer sk_live_x" } })).status).toBe(401);
 
