@@ -118,8 +118,12 @@ function assertPlanHasApi(ctx: AppContext, userId: string) {
 /** Keys neither revoked nor expired per account: each key has its own rate limit, so their number bounds the account's. */
 export const MAX_WORKING_KEYS = 25;
 
-/** Creates a key and answers it once, in full (`key`); only its hash and visible start are kept. */
-export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey): ApiKeyView & { key: string } {
+/**
+ * Creates a key and answers it once, in full (`key`); only its hash and visible start are kept. `beforeCreate` runs
+ * (and may refuse) once the key would be made: the route's check that the caller confirmed, so nobody is asked for
+ * a password only to be told the plan has no API access.
+ */
+export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey, beforeCreate?: () => void): ApiKeyView & { key: string } {
   assertPlanHasApi(ctx, userId);
   const name = input.name.trim();
   if (!name) throw new HttpError(400, "Please name the key");
@@ -132,6 +136,7 @@ export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey):
     .get()!.n;
   if (working >= MAX_WORKING_KEYS)
     throw new HttpError(400, `An account can have at most ${MAX_WORKING_KEYS} working API keys: revoke one you no longer use`);
+  beforeCreate?.();
   const key = newKey();
   const row = ctx.db
     .insert(apiKeys)

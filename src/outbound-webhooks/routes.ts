@@ -44,8 +44,7 @@ export function outboundWebhookRoutes(ctx: AppContext) {
       "/",
       async ({ user, sessionId, body, set }) => {
         // Where the account's data is sent, past any password change: a stolen session alone must not set it.
-        requireRecentConfirmation(ctx, user, sessionId, "to add a webhook");
-        const endpoint = await createEndpoint(ctx, user.id, body);
+        const endpoint = await createEndpoint(ctx, user.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to add a webhook"));
         set.status = 201;
         return endpoint;
       },

@@ -159,8 +159,16 @@ export function listEndpoints(ctx: AppContext, userId: string): Endpoint[] {
 
 const MAX_ENDPOINTS = 20;
 
-/** Creates an endpoint; answers it with its secret, the only answer that shows it besides rotation. */
-export async function createEndpoint(ctx: AppContext, userId: string, input: EndpointInput): Promise<Endpoint & { secret: string }> {
+/**
+ * Creates an endpoint; answers it with its secret, the only answer that shows it besides rotation. `beforeCreate`
+ * runs (and may refuse) once the endpoint would be made: the route's check that the caller confirmed.
+ */
+export async function createEndpoint(
+  ctx: AppContext,
+  userId: string,
+  input: EndpointInput,
+  beforeCreate?: () => void,
+): Promise<Endpoint & { secret: string }> {
   const name = input.name?.trim();
   if (!name) throw badRequest("Give the webhook a name");
   if (!input.url) throw badRequest("Give the webhook a URL");
@@ -170,6 +178,7 @@ export async function createEndpoint(ctx: AppContext, userId: string, input: End
   checkSecret(secret);
   const count = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`).get(userId) as { n: number };
   if (count.n >= MAX_ENDPOINTS) throw badRequest(`An account has at most ${MAX_ENDPOINTS} webhooks`);
+  beforeCreate?.();
   const id = Bun.randomUUIDv7();
   ctx.db.$client
     .query(
@@ -179,7 +188,7 @@ export async function createEndpoint(ctx: AppContext, userId: string, input: End
   return { ...toEndpoint(endpointRow(ctx, userId, id)), secret };
 }
 
-/** `beforeUrlChange` runs (and may refuse) when the URL is to change: the route's check that the caller confirmed. */
+/** `beforeUrlChange` runs (and may refuse) when a valid new URL is to be saved: the route's check that the caller confirmed. */
 export async function updateEndpoint(
   ctx: AppContext,
   userId: string,
@@ -191,11 +200,10 @@ export async function updateEndpoint(
   const name = input.name === undefined ? row.name : input.name.trim();
   if (!name) throw badRequest("Give the webhook a name");
   if (input.events && !input.events.length) throw badRequest("Choose at least one event");
-  if (input.url !== undefined && input.url !== row.url) {
-    beforeUrlChange?.();
-    await resolveTarget(input.url, allowsPrivateNetworks(ctx));
-  }
+  const urlChanges = input.url !== undefined && input.url !== row.url;
+  if (urlChanges) await resolveTarget(input.url!, allowsPrivateNetworks(ctx));
   if (input.secret) checkSecret(input.secret);
+  if (urlChanges) beforeUrlChange?.();
   const reactivated = input.active === true && row.active === 0;
   ctx.db.$client
     .query(

@@ -104,6 +104,14 @@ describe("creating an API key", () => {
     expect((await newKey(account)).status).toBe(201);
   });
 
+  test("a key the plan refuses answers 402 without asking to confirm first", async () => {
+    const account = await t.signUpVerified(); // the Starter trial sells no API access
+    clock += TEN_MINUTES;
+    const res = await newKey(account);
+    expect(res.status).toBe(402);
+    expect(res.body.code).toBe("plan_limit");
+  });
+
   test("an account with nothing to confirm with (Google only, no passkey) is not asked", async () => {
     const account = await signUp();
     t.ctx.db.$client.query("UPDATE users SET password_hash = NULL, auth_provider = 'google' WHERE id = ?").run(account.user.id);
@@ -124,6 +132,7 @@ describe("webhooks", () => {
     expect(add.body).toMatchObject({ message: "Please confirm it's you to add a webhook", code: "reauth_required" });
     const put = (body: Record<string, unknown>) => t.api(`/api/webhooks/${made.body.id}`, { method: "PUT", token: account.token, body });
     expect((await put({ name: "CRM (old)", url: "https://93.184.216.34/in" })).status).toBe(200);
+    expect((await put({ url: "http://127.0.0.1/in" })).body.code).toBe("validation"); // refused as such, not asked about
     const moved = await put({ url: "https://93.184.216.35/in" });
     expect(moved.status).toBe(403);
     expect(moved.body.message).toBe("Please confirm it's you to change a webhook's URL");
