@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { Appliance } from "./harness";
+import { addVirtualAuthenticator } from "./virtual-authenticator";
 
 const ADMIN_EMAIL = "root@example.com";
 const ADMIN_PASSWORD = "admin-secret-123";
@@ -7,7 +8,8 @@ const ADMIN_PASSWORD = "admin-secret-123";
 let app: Appliance;
 
 test.beforeAll(async () => {
-  app = await new Appliance().start({ ADMIN_EMAIL, ADMIN_PASSWORD });
+  // At localhost: WebAuthn takes no IP address as relying party (the passkey confirmation below).
+  app = await new Appliance().start({ ADMIN_EMAIL, ADMIN_PASSWORD }, { urlHost: "localhost" });
   // New accounts start on the Starter trial, which sells no API access: an administrator adds it to the plan.
   const headers = { "content-type": "application/json", origin: app.url };
   const login = await fetch(`${app.url}/api/admin/auth/login`, { method: "POST", headers, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) });
@@ -58,4 +60,25 @@ test("creating an API key 10 minutes after sign-in asks for the password once, t
   await create.getByRole("button", { name: "Create Key" }).click();
   await expect(page.getByTestId("new-api-key")).toHaveText(/^sk_live_[0-9A-Za-z]{38}$/);
   await expect(confirm).toHaveCount(0);
+});
+
+test("removing a passkey 10 minutes after sign-in is confirmed with a passkey instead of the password", async ({ page }) => {
+  await addVirtualAuthenticator(await page.context().newCDPSession(page));
+  await app.signUp(page, { email: `sudokey${Date.now()}@example.com` });
+  await page.goto(`${app.url}/settings/security`);
+  const section = page.locator("section", { has: page.getByRole("heading", { name: "Passkeys" }) });
+  await section.getByRole("button", { name: "Add Passkey" }).click();
+  await section.getByLabel("Your password").fill("tulips-and-texts");
+  await section.getByLabel("Passkey name").fill("Old laptop");
+  await section.getByRole("button", { name: "Register Passkey" }).click();
+  await expect(section.getByTestId("passkey-item")).toHaveCount(1);
+
+  app.sql("UPDATE sessions SET confirmed_at = confirmed_at - 660000");
+  await section.getByRole("button", { name: "Delete passkey Old laptop" }).click();
+  await page.getByRole("dialog", { name: "Delete passkey" }).getByRole("button", { name: "Delete" }).click();
+  const confirm = page.getByRole("dialog", { name: "Confirm your password" });
+  await confirm.getByRole("button", { name: "Use a passkey" }).click();
+  await expect(confirm).toHaveCount(0);
+  await expect(page.getByTestId("toast").filter({ hasText: "Passkey deleted successfully" })).toBeVisible();
+  await expect(section.getByText("No passkeys yet.")).toBeVisible();
 });
