@@ -54,7 +54,7 @@ export function outboundWebhookRoutes(ctx: AppContext) {
     .put(
       "/:id",
       ({ user, sessionId, params, body }) =>
-        updateEndpoint(ctx, user.id, params.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to change a webhook's URL")),
+        updateEndpoint(ctx, user.id, params.id, body, (what) => requireRecentConfirmation(ctx, user, sessionId, `to change a webhook's ${what}`)),
       {
         auth: true,
         params: idParams,
@@ -77,11 +77,19 @@ export function outboundWebhookRoutes(ctx: AppContext) {
       { auth: true, params: idParams },
     )
     // POST /api/webhooks/:provider/rotate-secret
-    .post("/:provider/rotate-secret", ({ user, params, body }) => rotateSecret(ctx, user.id, params.provider, body?.secret), {
-      auth: true,
-      params: postParams,
-      body: t.Optional(t.Object({ secret: t.Optional(secret) })),
-    })
+    // A secret shown to whoever rotates it signs deliveries the receiver trusts, past any password change.
+    .post(
+      "/:provider/rotate-secret",
+      ({ user, sessionId, params, body }) =>
+        rotateSecret(ctx, user.id, params.provider, body?.secret, () =>
+          requireRecentConfirmation(ctx, user, sessionId, "to change a webhook's secret"),
+        ),
+      {
+        auth: true,
+        params: postParams,
+        body: t.Optional(t.Object({ secret: t.Optional(secret) })),
+      },
+    )
     // POST /api/webhooks/:provider/test
     .post("/:provider/test", ({ user, params }) => sendTestEvent(ctx, user.id, params.provider), { auth: true, params: postParams })
     // GET /api/webhooks/:id/deliveries

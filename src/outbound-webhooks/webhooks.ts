@@ -188,13 +188,16 @@ export async function createEndpoint(
   return { ...toEndpoint(endpointRow(ctx, userId, id)), secret };
 }
 
-/** `beforeUrlChange` runs (and may refuse) when a valid new URL is to be saved: the route's check that the caller confirmed. */
+/**
+ * `beforeChange` runs (and may refuse) when a valid new URL or secret is to be saved: the route's check that the
+ * caller confirmed.
+ */
 export async function updateEndpoint(
   ctx: AppContext,
   userId: string,
   id: string,
   input: EndpointInput,
-  beforeUrlChange?: () => void,
+  beforeChange?: (what: "URL" | "secret") => void,
 ): Promise<Endpoint> {
   const row = endpointRow(ctx, userId, id);
   const name = input.name === undefined ? row.name : input.name.trim();
@@ -203,7 +206,8 @@ export async function updateEndpoint(
   const urlChanges = input.url !== undefined && input.url !== row.url;
   if (urlChanges) await resolveTarget(input.url!, allowsPrivateNetworks(ctx));
   if (input.secret) checkSecret(input.secret);
-  if (urlChanges) beforeUrlChange?.();
+  if (urlChanges) beforeChange?.("URL");
+  else if (input.secret && input.secret !== row.secret) beforeChange?.("secret");
   const reactivated = input.active === true && row.active === 0;
   ctx.db.$client
     .query(
@@ -230,10 +234,18 @@ export function deleteEndpoint(ctx: AppContext, userId: string, id: string) {
 }
 
 /** A new secret; the old one keeps signing (a second signature) for ROTATION_OVERLAP. */
-export function rotateSecret(ctx: AppContext, userId: string, id: string, given?: string): { secret: string; previousSecretUntil: number } {
+/** `beforeRotate` runs (and may refuse) once the rotation would be made: the route's check that the caller confirmed. */
+export function rotateSecret(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  given?: string,
+  beforeRotate?: () => void,
+): { secret: string; previousSecretUntil: number } {
   const row = endpointRow(ctx, userId, id);
   const secret = given || newSecret();
   checkSecret(secret);
+  beforeRotate?.();
   const until = ctx.now() + ROTATION_OVERLAP;
   ctx.db.$client
     .query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?`)

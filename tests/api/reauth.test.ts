@@ -142,6 +142,22 @@ describe("webhooks", () => {
     expect((await put({ url: "https://93.184.216.35/in" })).body.url).toBe("https://93.184.216.35/in");
     expect((await newWebhook(account)).status).toBe(201);
   });
+
+  test("choosing or rotating a webhook's secret needs a recent confirmation (it signs what the receiver trusts)", async () => {
+    const account = await signUp();
+    const made = await newWebhook(account);
+    clock += TEN_MINUTES;
+    const secret = `whsec_${Buffer.alloc(24, 7).toString("base64")}`;
+    const put = await t.api(`/api/webhooks/${made.body.id}`, { method: "PUT", token: account.token, body: { secret } });
+    expect(put.status).toBe(403);
+    expect(put.body.message).toBe("Please confirm it's you to change a webhook's secret");
+    const rotate = () => t.api(`/api/webhooks/${made.body.id}/rotate-secret`, { method: "POST", token: account.token });
+    const refused = await rotate();
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe("Please confirm it's you to change a webhook's secret");
+    expect((await confirm(account, { password: account.password })).status).toBe(200);
+    expect((await rotate()).body.secret).toStartWith("whsec_");
+  });
 });
 
 describe("two-factor setup", () => {
