@@ -11,6 +11,17 @@ export function countActiveCampaigns(ctx: AppContext, userId: string): number {
     .get()!.n;
 }
 
+/** Names and statuses of some of a user's campaigns, by id: for lists that need no more (no recipients list parsed). */
+export function campaignLabels(ctx: AppContext, userId: string, ids: string[]) {
+  if (!ids.length) return new Map<string, { name: string; status: string }>();
+  const rows = ctx.db
+    .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status })
+    .from(campaigns)
+    .where(and(eq(campaigns.userId, userId), inArray(campaigns.id, ids)))
+    .all();
+  return new Map(rows.map((r) => [r.id, { name: r.name, status: r.status }]));
+}
+
 export function campaignsSentSince(ctx: AppContext, userId: string, since: Date, limit: number) {
   return ctx.db
     .select({ id: campaigns.id, name: campaigns.name, sentAt: campaigns.sentAt, status: campaigns.status })

@@ -39,13 +39,12 @@ export function countContactsWhere(ctx: AppContext, userId: string, condition: S
  * import costs the dashboards a few rows per day, not a million index entries.
  */
 export function contactsAddedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Map<number, number> {
-  const rows = ctx.db.$client
-    .query(
-      `SELECT d.key AS i, sum(r.n) AS n FROM json_each(?1) AS d CROSS JOIN contact_rollups AS r
-       WHERE r.user_id = ?2 AND r.quarter_hour >= d.value ->> 0 AND r.quarter_hour < d.value ->> 1 GROUP BY d.key`,
-    )
-    .all(JSON.stringify(intervals.map((i) => [Math.ceil(i.start / QUARTER_HOUR), Math.ceil(i.end / QUARTER_HOUR)])), userId) as { i: number; n: number }[];
-  return new Map(rows.map((r) => [r.i, r.n]));
+  // One range scan of the primary key per interval: a statement over all of them grouped by interval sorted every
+  // quarter hour it read (a 90-day chart after an import is 8,640 of them).
+  const read = ctx.db.$client.query(`SELECT coalesce(sum(n), 0) AS n FROM contact_rollups WHERE user_id = ?1 AND quarter_hour >= ?2 AND quarter_hour < ?3`);
+  return new Map(
+    intervals.map((interval, i) => [i, (read.get(userId, Math.ceil(interval.start / QUARTER_HOUR), Math.ceil(interval.end / QUARTER_HOUR)) as { n: number }).n]),
+  );
 }
 
 /** Opt-outs recorded in each of the intervals, by interval index: one range scan each of (user, kind, created_at). */

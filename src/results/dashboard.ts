@@ -5,8 +5,8 @@
  * Spend is what each message cost at the price recorded when it was sent (src/providers/prices.ts), so a new price
  * changes estimates, not the past.
  */
-import { countActiveCampaigns } from "../campaigns/stats";
-import { getCampaign, listCampaigns } from "../campaigns/campaigns";
+import { campaignLabels, countActiveCampaigns } from "../campaigns/stats";
+import { listCampaigns } from "../campaigns/campaigns";
 import { contactsAddedIn, countContacts, optOutsIn } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { listNumbers } from "../phone-numbers/numbers";
@@ -191,17 +191,19 @@ export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number
 
   const byCampaign = new Map<string, Counted[]>();
   for (const r of campaignRollupsIn(ctx, user.id, range)) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
-  const campaigns = [...byCampaign]
+  const top = [...byCampaign]
     .map(([id, rows]) => {
       const f = outcomes(rows);
       return { id, sent: f.sent, delivered: f.delivered, bounced: f.failed + f.undelivered, deliveryRate: percent(f.delivered, f.sent), segments: f.segments, spendMicros: f.spendMicros };
     })
     .sort((a, b) => b.sent - a.sent || b.spendMicros - a.spendMicros)
-    .slice(0, TOP_CAMPAIGNS)
-    .map((c) => {
-      const row = getCampaign(ctx, user.id, c.id);
-      return { ...c, name: row.name, status: row.status };
-    });
+    .slice(0, TOP_CAMPAIGNS);
+  const labels = campaignLabels(ctx, user.id, top.map((c) => c.id));
+  // A campaign deleted since these rows were read has no label left: it leaves the list.
+  const campaigns = top.flatMap((c) => {
+    const label = labels.get(c.id);
+    return label ? [{ ...c, ...label }] : [];
+  });
 
   return {
     timezone: user.timezone,

@@ -18,15 +18,15 @@ export type RollupRow = { i: number; status: string; n: number; sent: number; se
 
 /** Per interval (its index) and status: messages, how many reached the provider, their segments and their cost. */
 export function rollupsIn(ctx: AppContext, userId: string, intervals: Interval[]): RollupRow[] {
-  // CROSS JOIN keeps json_each outside, so each interval is one range scan of the primary key.
-  return ctx.db.$client
-    .query(
-      `SELECT d.key AS i, r.status AS status, sum(r.n) AS n, sum(r.sent) AS sent, sum(r.segments) AS segments, sum(r.spend_micros) AS spendMicros
-       FROM json_each(?1) AS d CROSS JOIN message_rollups AS r
-       WHERE r.user_id = ?2 AND r.quarter_hour >= d.value ->> 0 AND r.quarter_hour < d.value ->> 1
-       GROUP BY d.key, r.status`,
-    )
-    .all(quarterRanges(intervals), userId) as RollupRow[];
+  // One range scan of the primary key per interval, grouped on its own: a single statement over json_each grouped by
+  // (interval, status) sorted every row it read in one temporary b-tree, twice as slow on a year of quarter hours.
+  const read = ctx.db.$client.query(
+    `SELECT status, sum(n) AS n, sum(sent) AS sent, sum(segments) AS segments, sum(spend_micros) AS spendMicros
+     FROM message_rollups WHERE user_id = ?1 AND quarter_hour >= ?2 AND quarter_hour < ?3 GROUP BY status`,
+  );
+  return intervals.flatMap((interval, i) =>
+    (read.all(userId, Math.ceil(interval.start / QUARTER_HOUR), Math.ceil(interval.end / QUARTER_HOUR)) as Omit<RollupRow, "i">[]).map((r) => ({ i, ...r })),
+  );
 }
 
 /** Per interval and sender number: messages that reached the provider from it. */
