@@ -252,6 +252,26 @@ export function stepDueAt(step: Step, base: number, zone: string): number {
 
 export type EnrolOutcome = { enrolled: number; skipped: { contactId: string; reason: string }[] };
 
+// Prepared once per connection: an enrolment of 10,000 contacts at once runs these 10,000 times.
+const enrolmentsOfContact = preparedPerDb((db) => db.select().from(dripEnrolments).where(eq(dripEnrolments.contactId, sql.placeholder("contactId"))).prepare());
+const insertEnrolment = preparedPerDb((db) =>
+  db
+    .insert(dripEnrolments)
+    .values({
+      id: sql.placeholder("id"),
+      userId: sql.placeholder("userId"),
+      dripId: sql.placeholder("dripId"),
+      contactId: sql.placeholder("contactId"),
+      state: "active",
+      steps: sql.placeholder("steps"),
+      nextStep: 0,
+      nextAt: sql.placeholder("nextAt"),
+      lastAt: sql.placeholder("now"),
+      enrolledAt: sql.placeholder("now"),
+    })
+    .prepare(),
+);
+
 /**
  * Enrols one contact (in the caller's transaction): subscribed, with a phone, not already in the drip, and
  * allowed back by the re-entry rule. The first step's job is queued with the enrolment. Answers why not, or null.
@@ -262,11 +282,8 @@ export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string):
   if (!contact.phone) return "The contact has no phone number";
   if (contact.status === "opted_out") return "The contact has opted out";
   // Through the contact's index (a contact has a few enrolments; a drip may have 10,000).
-  const last = ctx.db
-    .select()
-    .from(dripEnrolments)
-    .where(eq(dripEnrolments.contactId, contactId))
-    .all()
+  const last = enrolmentsOfContact(ctx.db)
+    .all({ contactId })
     .filter((e) => e.dripId === drip.id)
     .reduce<EnrolmentRow | undefined>((a, e) => (!a || e.enrolledAt > a.enrolledAt ? e : a), undefined);
   const now = ctx.now();
@@ -277,7 +294,7 @@ export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string):
   const steps = stepsOf(drip.steps);
   const at = stepDueAt(steps[0]!, now, zoneForRecipient(contact.phone, user?.timezone ?? "UTC"));
   const id = Bun.randomUUIDv7();
-  ctx.db.insert(dripEnrolments).values({ id, userId: drip.userId, dripId: drip.id, contactId, state: "active", steps: drip.steps, nextStep: 0, nextAt: at, lastAt: now, enrolledAt: now }).run();
+  insertEnrolment(ctx.db).run({ id, userId: drip.userId, dripId: drip.id, contactId, steps: drip.steps, nextAt: at, now });
   enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(id, 0), runAt: at, userId: drip.userId, refId: drip.id, payload: { enrolmentId: id, step: 0 } });
   return null;
 }
