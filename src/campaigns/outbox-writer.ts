@@ -1,4 +1,5 @@
 import { eq, isNotNull, sql } from "drizzle-orm";
+import { holdCheckpoints } from "../../db/checkpoints";
 import { campaigns, type OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
 import { PARKED } from "../messages/outbox";
@@ -91,116 +92,18 @@ export function writeNextChunk(ctx: AppContext, campaignId: string, window: numb
 const running = new WeakMap<AppContext, Set<string>>();
 
 /**
- * How many rows are written between two checkpoints. A checkpoint folds the write-ahead log back into the database,
- * and the next commit starts the log again from its beginning only if the checkpoint caught up with every commit
- * before it; with chunks committed all the while it never did, and the log grew by about 6 KB per recipient (1.8 GB
- * at 300,000: gigabytes written to disk, and the connection's own checkpoint of the rest, on the main thread, when
- * the writing ended). So the writer waits (without holding the event loop) for a checkpoint after this many rows,
- * and the log stays at what they write, about 12 MB. A chunk counts as at least WINDOW.min rows: one that queues
- * none (its contacts all opted out, or another account's) still commits its cursor.
+ * How many rows are written between two checkpoints the writer waits for (db/checkpoints.ts): without them the
+ * write-ahead log never started again from its beginning and grew by about 6 KB a row (1.8 GB at 300,000); with
+ * them it stays at what these rows write, about 12 MB, for 10 to 15% of the writing's time. A chunk counts as at
+ * least WINDOW.min rows: one that queues none (its contacts all opted out, or another account's) still commits.
  */
 const CHECKPOINT_AFTER_ROWS = 2_000;
 
-/** At most this many checkpoints in a row for one request (each later one folds only what commits added meanwhile). */
-const CHECKPOINT_PASSES = 4;
-
-/** Checkpoints of the connection's write-ahead log, done for the writers; `checkpoint` answers when one is done. */
-type Checkpoints = { checkpoint: () => Promise<void>; release: () => void };
-
-/** The connection checkpointing itself, as outside a chunked write (and without a database file or a worker). */
-const ownCheckpoints: Checkpoints = { checkpoint: () => Promise.resolve(), release: () => {} };
-
-/**
- * While chunks are written, the write-ahead log is checkpointed by a worker thread on its own connection, when a
- * writer asks, instead of by the connection that commits them: a checkpoint ends in an fsync of the database file,
- * which on a busy disk held the event loop for over a second at a time (scripts/bench/results.ts). A passive
- * checkpoint takes no lock a writer or reader of the main connection waits for, so that connection never sleeps in
- * its busy handler for it. The connection's own automatic checkpoint is turned off meanwhile and restored when the
- * last writer ends (a crash loses nothing: it is a setting of the connection, and the log is checkpointed at the
- * next start). Where no worker starts or it fails, the connection checkpoints itself again and the failure is logged.
- */
-function checkpointsOffThread(ctx: AppContext): Checkpoints {
-  const db = ctx.db.$client;
-  if (!db.filename || db.filename === ":memory:") return ownCheckpoints;
-  const autoWas = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
-  const done: (() => void)[] = [];
-  let worker: Worker | null = null;
-  const ownAgain = (why: string) => {
-    if (!worker) return;
-    ctx.log(`campaigns: the checkpoint worker could not start or stopped (${why}); the connection checkpoints itself`);
-    worker = null;
-    db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}`);
-    for (const resolve of done.splice(0)) resolve();
-  };
-  try {
-    // A checkpoint is repeated until one finds nothing more to fold: commits made on the main connection while one
-    // ran (the engine's, a request's) are after what it folded, and the log starts again from its beginning only
-    // once everything in it is folded. Told to stop, it closes its connection between checkpoints and ends itself:
-    // a thread killed mid-checkpoint would leave its locks on the database held for the life of the process
-    // ("database is locked"). One that fails (another checkpoint under way) answers all the same: the writer's next
-    // request folds what it did not.
-    const code = `import { Database } from "bun:sqlite";
-      const db = new Database(${JSON.stringify(db.filename)});
-      const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
-      self.onmessage = (e) => {
-        if (e.data === "stop") { checkpoint.finalize(); db.close(); self.close(); return; }
-        try {
-          for (let i = 0, last = -1; i < ${CHECKPOINT_PASSES}; i++) {
-            const { log, checkpointed } = checkpoint.get();
-            if (log === checkpointed && log === last) break;
-            last = log;
-          }
-        } catch {}
-        self.postMessage("done");
-      };`;
-    worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
-  } catch (err) {
-    ctx.log(`campaigns: the checkpoint worker could not start (${(err as Error).message}); the connection checkpoints itself`);
-    return ownCheckpoints;
-  }
-  worker.onmessage = () => done.shift()?.();
-  worker.onerror = (e) => {
-    e.preventDefault();
-    ownAgain(e.message);
-  };
-  db.exec("PRAGMA wal_autocheckpoint = 0");
-  return {
-    checkpoint: () =>
-      new Promise<void>((resolve) => {
-        if (!worker) return resolve();
-        done.push(resolve);
-        worker.postMessage("checkpoint");
-      }),
-    release: () => {
-      if (!worker) return;
-      worker.postMessage("stop");
-      worker = null;
-      db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}`);
-      for (const resolve of done.splice(0)) resolve();
-    },
-  };
-}
-
-const checkpointing = new WeakMap<AppContext, { writers: number; checkpoints: Checkpoints }>();
-
-/** The checkpoints of every writer of a context, started with the first and released with the last. */
-function holdCheckpoints(ctx: AppContext): Checkpoints {
-  const held = checkpointing.get(ctx) ?? { writers: 0, checkpoints: ownCheckpoints };
-  if (held.writers++ === 0) held.checkpoints = checkpointsOffThread(ctx);
-  checkpointing.set(ctx, held);
-  return {
-    checkpoint: () => held.checkpoints.checkpoint(),
-    release: () => {
-      if (--held.writers === 0) held.checkpoints.release();
-    },
-  };
-}
-
 /**
  * Writes a campaign's outbox chunk by chunk until it is complete, yielding to the event loop after each chunk
- * (so requests are answered between them) and sizing chunks to about CHUNK_TARGET_MS; after every CHECKPOINT_AFTER_ROWS
- * rows and at the end, it waits for a checkpoint. One writer per campaign per process: a second call while one runs does
- * nothing. Stops with the server.
+ * (so requests are answered between them) and sizing chunks to about CHUNK_TARGET_MS; after every
+ * CHECKPOINT_AFTER_ROWS rows and at the end, it waits for a checkpoint. One writer per campaign per process: a second
+ * call while one runs does nothing. Stops with the server.
  */
 export async function writeInChunks(ctx: AppContext, campaignId: string): Promise<void> {
   const mine = running.get(ctx) ?? new Set<string>();
@@ -217,14 +120,14 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
     return ended;
   };
   ctx.onStop.push(stop);
-  const checkpoints = holdCheckpoints(ctx);
+  const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
   try {
     let window = WINDOW.initial;
     let sinceCheckpoint = 0;
     for (;;) {
       const started = performance.now();
       const { done, queued } = writeNextChunk(ctx, campaignId, window);
-      // The connection's automatic checkpoint, back after the last writer, would otherwise fold the rest on this thread.
+      // The connection's own checkpoint, back after the last writer, would otherwise fold the rest on this thread.
       if (done) return await checkpoints.checkpoint();
       const took = performance.now() - started;
       if (took < CHUNK_TARGET_MS / 2) window = Math.min(WINDOW.max, window * 2);
