@@ -5,9 +5,12 @@
  * waited), and when the writing ended the connection's own checkpoint folded the rest on the main thread. The
  * writer now waits for a checkpoint on the worker every few thousand rows, and the log stays small.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { holdCheckpoints } from "../../db/checkpoints";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -74,3 +77,40 @@ test(`${RECIPIENTS.toLocaleString("en-US")} recipients: the log never passes 24 
     (r) => r.wal_autocheckpoint === 1000,
   );
 }, 120_000);
+
+test("holdCheckpoints: the connection's own checkpoint is off while any run holds it; an awaited checkpoint lets the next commit start the log again", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "smsdesk-ckpt-"));
+  const file = join(dir, "t.db");
+  const main = new Database(file);
+  const other = new Database(file);
+  try {
+    main.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE t (x TEXT)");
+    const insert = main.prepare("INSERT INTO t VALUES (randomblob(3000))");
+    const commit = (rows: number) => main.transaction(() => Array.from({ length: rows }, () => insert.run()))();
+    const autocheckpoint = () =>
+      (main.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+    // How many frames the log holds (this passive checkpoint folds them, so it is read once, at the end).
+    const frames = () => (other.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number }).log;
+    const logs: string[] = [];
+    const a = holdCheckpoints(main, (l) => logs.push(l));
+    const b = holdCheckpoints(main, (l) => logs.push(l));
+    expect(autocheckpoint()).toBe(0);
+    // 1,500 pages and more: past the 1,000 at which the connection would have checkpointed itself (and started over).
+    for (let i = 0; i < 15; i++) commit(100);
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(1_500 * 4096);
+    // Folded by the worker, the log starts again at the next commit: one page and the commit's, not 1,500 more.
+    await a.checkpoint();
+    commit(1);
+    expect(frames()).toBeLessThan(10);
+    a.release();
+    a.release();
+    expect(autocheckpoint()).toBe(0);
+    b.release();
+    expect(autocheckpoint()).toBe(1000);
+    expect(logs).toEqual([]);
+  } finally {
+    other.close();
+    main.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
