@@ -46,16 +46,16 @@ export function AdvancedHomePage() {
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card className="min-w-0 p-5 lg:col-span-2">
-          <div className="mb-3 flex items-center justify-between gap-3">
-            <h2 className="text-lg font-semibold">
-              Recent Campaigns
+          <div className="mb-3 flex items-start justify-between gap-3">
+            <div>
+              <h2 className="text-lg font-semibold">Recent Campaigns</h2>
               {o && (
-                <span className="ml-2 text-sm font-normal text-slate-500" data-testid="active-campaigns">
-                  {n(o.activeCampaigns)} active
-                </span>
+                <p className="text-xs text-slate-500" data-testid="active-campaigns">
+                  {n(o.activeCampaigns)} active (sending, paused or scheduled)
+                </p>
               )}
-            </h2>
-            <Link to="/sms-campaigns" className="text-sm font-medium text-brand-700 hover:underline">
+            </div>
+            <Link to="/sms-campaigns" className="shrink-0 whitespace-nowrap text-sm font-medium text-brand-700 hover:underline">
               All campaigns →
             </Link>
           </div>
