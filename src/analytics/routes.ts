@@ -5,6 +5,7 @@ import { contactsAddedByDay, countContacts } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { repliesByDay } from "../messages/stats";
 import { allTimeFigures } from "../results/dashboard";
+import { lastDays } from "../results/periods";
 
 const ACTIVITY_DAYS = 30;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -44,19 +45,21 @@ export function analyticsRoutes(ctx: AppContext) {
       "/recent-activity",
       ({ user, query }) => {
         const limit = query.limit ?? 10;
-        const since = new Date(ctx.now() - ACTIVITY_DAYS * 86_400_000);
+        // Replies and new contacts are told per day of the account's zone (a UTC day ran from 05:30 to 05:30 in Kolkata).
+        const days = lastDays(user.timezone, ctx.now(), ACTIVITY_DAYS);
+        const since = new Date(days[0]!.start);
         const items: ActivityItem[] = [
           ...campaignsSentSince(ctx, user.id, since, limit).map((c) => ({
             type: "campaign_sent" as const,
             message: `Campaign "${c.name}" ${CAMPAIGN_OUTCOME[c.status] ?? "started"}`,
             timestamp: c.sentAt!.toISOString(),
           })),
-          ...repliesByDay(ctx, user.id, since).map((d) => ({
+          ...repliesByDay(ctx, user.id, days).map((d) => ({
             type: "new_replies" as const,
             message: `${plural(d.count, "new reply", "new replies")} from customers`,
             timestamp: new Date(Number(d.latest)).toISOString(),
           })),
-          ...contactsAddedByDay(ctx, user.id, since).map((d) => ({
+          ...contactsAddedByDay(ctx, user.id, days).map((d) => ({
             type: "new_contacts" as const,
             message: `${plural(d.count, "new customer", "new customers")} added`,
             timestamp: new Date(Number(d.latest)).toISOString(),

@@ -12,18 +12,16 @@ export function countContacts(ctx: AppContext, userId: string): number {
 }
 
 /**
- * Contacts added per UTC day since a time (from the quarter hour it falls in), with the latest addition of each day:
- * the days from the counts per quarter hour (contact_rollups), then one index seek per day for its latest contact.
+ * Contacts added in each of the given days (the account's local days, [start, end) in ms) that had any, with the
+ * latest addition of each: the days' counts per quarter hour (contact_rollups), then one index seek per such day.
  */
-export function contactsAddedByDay(ctx: AppContext, userId: string, since: Date) {
-  const days = ctx.db.$client
-    .query(
-      `SELECT date(quarter_hour * 900, 'unixepoch') AS day, sum(n) AS count, max(quarter_hour) AS lastQuarter FROM contact_rollups
-       WHERE user_id = ?1 AND quarter_hour >= ?2 GROUP BY day HAVING sum(n) > 0`,
-    )
-    .all(userId, Math.ceil(since.getTime() / QUARTER_HOUR)) as { day: string; count: number; lastQuarter: number }[];
-  const latest = ctx.db.$client.query(`SELECT max(created_at) AS at FROM contacts WHERE user_id = ?1 AND created_at < ?2`);
-  return days.map((d) => ({ day: d.day, count: d.count, latest: (latest.get(userId, (d.lastQuarter + 1) * QUARTER_HOUR) as { at: number }).at }));
+export function contactsAddedByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
+  const added = contactsAddedIn(ctx, userId, days);
+  const latest = ctx.db.$client.query(`SELECT max(created_at) AS at FROM contacts WHERE user_id = ?1 AND created_at >= ?2 AND created_at < ?3`);
+  return days.flatMap((d, i) => {
+    const count = added.get(i) ?? 0;
+    return count > 0 ? [{ count, latest: (latest.get(userId, d.start, d.end) as { at: number }).at }] : [];
+  });
 }
 
 /** The user's contacts that meet a condition over the contacts table (a segment's, from compileConditions). */

@@ -1,19 +1,20 @@
-import { and, count, eq, gte, max, notInArray, sql } from "drizzle-orm";
+import { and, eq, gte, notInArray, sql } from "drizzle-orm";
 import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 
 /** Outbound messages that never used any of the plan: skipped at send time, expired or cancelled before going. */
 const NEVER_SENT: MessageStatus[] = ["skipped", "expired", "cancelled"];
 
-/** Inbound messages per UTC day since a time, with the latest arrival of each day. */
-export function repliesByDay(ctx: AppContext, userId: string, since: Date) {
-  const day = sql<string>`date(${messages.createdAt} / 1000, 'unixepoch')`;
-  return ctx.db
-    .select({ day, count: count(), latest: max(messages.createdAt) })
-    .from(messages)
-    .where(and(eq(messages.userId, userId), eq(messages.direction, "inbound"), gte(messages.createdAt, since)))
-    .groupBy(day)
-    .all();
+/** Inbound messages in each of the given days (the account's local days, [start, end) in ms) that had any, with the latest arrival of each. */
+export function repliesByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
+  // One range of the (user, direction, created_at) index per day.
+  const read = ctx.db.$client.query(
+    `SELECT count(*) AS count, max(created_at) AS latest FROM messages WHERE user_id = ?1 AND direction = 'inbound' AND created_at >= ?2 AND created_at < ?3`,
+  );
+  return days.flatMap((d) => {
+    const r = read.get(userId, d.start, d.end) as { count: number; latest: number };
+    return r.count > 0 ? [r] : [];
+  });
 }
 
 /**

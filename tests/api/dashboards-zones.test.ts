@@ -37,6 +37,8 @@ function contact(zone: string, iso: string) {
 beforeAll(async () => {
   t = await startTestServer({ smtp: false });
   for (const zone of ["Asia/Kolkata", "Asia/Kathmandu", "Australia/Adelaide"]) accounts[zone] = await t.signUpVerified();
+  accounts.activity = await t.signUpVerified();
+  expect((await t.api("/api/user/settings", { method: "PATCH", token: accounts.activity.token, body: { timezone: "Asia/Kolkata" } })).status).toBe(200);
   expect((await t.api("/api/user/settings", { method: "PATCH", token: accounts["Asia/Kolkata"]!.token, body: { timezone: "Asia/Kolkata" } })).status).toBe(200);
   // /settings offers Kolkata among its zones, not these two: set in the database, they show the days hold for any zone.
   for (const zone of ["Asia/Kathmandu", "Australia/Adelaide"]) db().query(`UPDATE users SET timezone = ? WHERE id = ?`).run(zone, accounts[zone]!.user.id);
@@ -61,6 +63,12 @@ beforeAll(async () => {
   message("Australia/Adelaide", "2026-04-04T17:15:00Z"); // Apr 5 02:45 again, standard time
   message("Australia/Adelaide", "2026-04-05T14:29:00Z"); // Apr 5 23:59
   message("Australia/Adelaide", "2026-04-05T14:30:00Z"); // Apr 6 00:00
+  // The activity account, in Kolkata: one UTC day (Apr 6) holding the end of Apr 6 and the start of Apr 7 there.
+  message("activity", "2026-04-06T18:20:00Z", "received"); // Apr 6 23:50
+  message("activity", "2026-04-06T18:31:00Z", "received"); // Apr 7 00:01
+  message("activity", "2026-04-06T18:50:00Z", "received"); // Apr 7 00:20
+  contact("activity", "2026-04-06T18:25:00Z"); // Apr 6 23:55
+  contact("activity", "2026-04-06T18:35:00Z"); // Apr 7 00:05
   t.ctx.now = () => NOW;
 });
 afterAll(() => t?.stop());
@@ -115,5 +123,18 @@ describe("local months in Kolkata (GET /api/results/overview)", () => {
       { month: "2026-04", sent: 4, segments: 4, spendMicros: 40_000 },
     ]);
     expect(res.body.month.current).toMatchObject({ sent: 4, replies: 1, newContacts: 1 });
+  });
+});
+
+describe("the simple home's recent activity (GET /api/analytics/recent-activity)", () => {
+  test("replies and new contacts are told per day of Kolkata, not per UTC day", async () => {
+    const res = await t.api("/api/analytics/recent-activity", { token: accounts.activity!.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      { type: "new_replies", message: "2 new replies from customers", timestamp: "2026-04-06T18:50:00.000Z" },
+      { type: "new_contacts", message: "1 new customer added", timestamp: "2026-04-06T18:35:00.000Z" },
+      { type: "new_contacts", message: "1 new customer added", timestamp: "2026-04-06T18:25:00.000Z" },
+      { type: "new_replies", message: "1 new reply from customers", timestamp: "2026-04-06T18:20:00.000Z" },
+    ]);
   });
 });
