@@ -18,7 +18,15 @@ export function newLicenseCode(): string {
   return code;
 }
 
-export function generateLicenseCodes(ctx: AppContext, adminId: string, planId: string, durationDays: number, howMany: number) {
+/** `beforeCreate` runs (and may refuse) once the codes would be made: the route's check that the administrator confirmed. */
+export function generateLicenseCodes(
+  ctx: AppContext,
+  adminId: string,
+  planId: string,
+  durationDays: number,
+  howMany: number,
+  beforeCreate?: () => void,
+) {
   if (!Number.isInteger(howMany) || howMany < 1 || howMany > MAX_CODES_PER_BATCH) {
     throw badRequest(`Choose between 1 and ${MAX_CODES_PER_BATCH} codes`);
   }
@@ -27,6 +35,7 @@ export function generateLicenseCodes(ctx: AppContext, adminId: string, planId: s
   }
   const plan = findPlan(ctx, planId);
   if (!plan) throw badRequest("Unknown plan");
+  beforeCreate?.();
   const codes = insertLicenseCodes(ctx, { planId, durationDays, createdBy: adminId }, howMany, newLicenseCode);
   return { plan, durationDays, codes: codes.map(formatLicenseCode) };
 }

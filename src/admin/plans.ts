@@ -5,8 +5,11 @@ import { updatePlan, type PlanChanges } from "../licenses/plans";
 
 export const planList = (ctx: AppContext) => listPlans(ctx).map(planView);
 
-/** An administrator's edit of a plan: the fields given change; a name must stay non-blank; blank features drop. */
-export function editPlan(ctx: AppContext, id: string, input: PlanChanges) {
+/**
+ * An administrator's edit of a plan: the fields given change; a name must stay non-blank; blank features drop.
+ * `beforeChange` runs (and may refuse) once the edit would be saved: the route's check that the administrator confirmed.
+ */
+export function editPlan(ctx: AppContext, id: string, input: PlanChanges, beforeChange?: () => void) {
   if (!findPlan(ctx, id)) throw notFound("Plan not found");
   const name = input.name?.trim();
   if (input.name !== undefined && !name) throw badRequest("The plan needs a name");
@@ -19,5 +22,6 @@ export function editPlan(ctx: AppContext, id: string, input: PlanChanges) {
     ...(input.phoneNumbers !== undefined ? { phoneNumbers: input.phoneNumbers } : {}),
     ...(features ? { features } : {}),
   };
+  beforeChange?.();
   return planView(updatePlan(ctx, id, changes)!);
 }

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import { attemptPassword } from "../auth/lockout";
+import { requireRecentConfirmation } from "../auth/reauth";
 import { createSession, setSessionCookies } from "../auth/sessions";
 import { checkAccountCode, codesLockedError, isTwoFactorEnabled } from "../auth/two-factor";
 import type { AppContext } from "../context";
@@ -16,11 +17,20 @@ import { pageQuery, paging } from "./paging";
 import { markEmailVerified, sendPasswordResetFor } from "./account-help";
 import { allowsPrivateNetworks, RETENTION_BOUNDS, setAllowPrivateNetworks, systemSettings, updateSystemSettings } from "./settings";
 import { editPlan, planList } from "./plans";
-import { applyUserAction, listUsers } from "./users";
+import { applyUserAction, listUsers, type UserAction } from "./users";
 
 export const INVALID_ADMIN = "Invalid admin credentials";
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
+
+/** What the confirm question says each user action is for ("Please confirm it's you to ..."). */
+const ACTION_PURPOSES: Record<UserAction, string> = {
+  disable: "to disable an account",
+  enable: "to enable an account",
+  "make-admin": "to make someone an administrator",
+  "remove-admin": "to remove an administrator",
+  "reset-2fa": "to reset an account's two-factor authentication",
+};
 
 /**
  * The administrator portal's calls. Everything but the login needs the admin role (403 for a user,
@@ -66,21 +76,41 @@ export function adminRoutes(ctx: AppContext) {
     // GET /api/admin/settings
     .get("/settings", () => systemSettings(ctx), { auth: "admin" })
     // PATCH /api/admin/settings
-    .patch("/settings", ({ body }) => updateSystemSettings(ctx, body), {
-      auth: "admin",
-      body: t.Object({
-        eventRetentionDays: t.Optional(
-          t.Integer({ ...RETENTION_BOUNDS, error: `Event retention must be a whole number of days from ${RETENTION_BOUNDS.minimum} to ${RETENTION_BOUNDS.maximum}` }),
-        ),
-      }),
-    })
+    .patch(
+      "/settings",
+      ({ user, sessionId, body }) => {
+        // A shorter retention deletes the event log's older events for good: sudo mode (auth/reauth.ts) first.
+        if (body.eventRetentionDays !== undefined && body.eventRetentionDays < systemSettings(ctx).eventRetentionDays) {
+          requireRecentConfirmation(ctx, user, sessionId, "to shorten the event retention");
+        }
+        return updateSystemSettings(ctx, body);
+      },
+      {
+        auth: "admin",
+        body: t.Object({
+          eventRetentionDays: t.Optional(
+            t.Integer({ ...RETENTION_BOUNDS, error: `Event retention must be a whole number of days from ${RETENTION_BOUNDS.minimum} to ${RETENTION_BOUNDS.maximum}` }),
+          ),
+        }),
+      },
+    )
     // GET /api/admin/settings/private-networks
     .get("/settings/private-networks", () => ({ allowPrivateNetworks: allowsPrivateNetworks(ctx) }), { auth: "admin" })
     // PUT /api/admin/settings/private-networks
-    .put("/settings/private-networks", ({ body }) => setAllowPrivateNetworks(ctx, body.allowPrivateNetworks), {
-      auth: "admin",
-      body: t.Object({ allowPrivateNetworks: t.Boolean({ error: "allowPrivateNetworks is true or false" }) }),
-    })
+    .put(
+      "/settings/private-networks",
+      ({ user, sessionId, body }) => {
+        // Opening the local network to every account's webhooks is asked for in sudo mode; closing it is not.
+        if (body.allowPrivateNetworks && !allowsPrivateNetworks(ctx)) {
+          requireRecentConfirmation(ctx, user, sessionId, "to let webhooks call private networks");
+        }
+        return setAllowPrivateNetworks(ctx, body.allowPrivateNetworks);
+      },
+      {
+        auth: "admin",
+        body: t.Object({ allowPrivateNetworks: t.Boolean({ error: "allowPrivateNetworks is true or false" }) }),
+      },
+    )
     // Users
     // GET /api/admin/users
     .get("/users", ({ query }) => listUsers(ctx, { ...paging(query), search: query.search }), {
@@ -95,13 +125,22 @@ export function adminRoutes(ctx: AppContext) {
     // POST /api/admin/users/:id/send-password-reset
     .post(
       "/users/:id/send-password-reset",
-      async ({ user, params }) => ({ success: true, ...(await sendPasswordResetFor(ctx, user, params.id)) }),
+      async ({ user, sessionId, params }) => ({
+        success: true,
+        ...(await sendPasswordResetFor(ctx, user, params.id, () => requireRecentConfirmation(ctx, user, sessionId, "to get a password reset link"))),
+      }),
       { auth: "admin", params: t.Object({ id: t.String({ maxLength: 100 }) }) },
     )
     // POST /api/admin/users/:id/:action
     .post(
       "/users/:id/:action",
-      ({ user, params }) => ({ success: true, data: applyUserAction(ctx, user.id, params.id, params.action) }),
+      // Every action changes who can do what (or sign in at all): sudo mode (auth/reauth.ts), asked once it would apply.
+      ({ user, sessionId, params }) => ({
+        success: true,
+        data: applyUserAction(ctx, user.id, params.id, params.action, () =>
+          requireRecentConfirmation(ctx, user, sessionId, ACTION_PURPOSES[params.action]),
+        ),
+      }),
       {
         auth: "admin",
         params: t.Object({
@@ -115,11 +154,12 @@ export function adminRoutes(ctx: AppContext) {
     // POST /api/admin/users/:id/license
     .post(
       "/users/:id/license",
-      ({ params, body }) => {
+      ({ user, sessionId, params, body }) => {
         const target = findUserById(ctx, params.id);
         if (!target) throw notFound("User not found");
         const plan = findPlan(ctx, body.planId);
         if (!plan) throw badRequest("Unknown plan");
+        requireRecentConfirmation(ctx, user, sessionId, "to change a user's plan");
         const license = grantLicense(ctx, target.id, plan.id, body.durationDays);
         return { success: true, data: { planName: plan.name, expiresAt: license.expiresAt?.toISOString() ?? null } };
       },
@@ -145,8 +185,11 @@ export function adminRoutes(ctx: AppContext) {
     // POST /api/admin/license-codes
     .post(
       "/license-codes",
-      ({ user, body, set }) => {
-        const result = generateLicenseCodes(ctx, user.id, body.planId, body.durationDays, body.count ?? 1);
+      ({ user, sessionId, body, set }) => {
+        // Each code is a plan anyone holding it can take: minting them is asked for in sudo mode (auth/reauth.ts).
+        const result = generateLicenseCodes(ctx, user.id, body.planId, body.durationDays, body.count ?? 1, () =>
+          requireRecentConfirmation(ctx, user, sessionId, "to generate license codes"),
+        );
         set.status = 201;
         return { success: true, data: { planId: result.plan.id, planName: result.plan.name, durationDays: result.durationDays, codes: result.codes } };
       },
@@ -172,7 +215,10 @@ export function adminRoutes(ctx: AppContext) {
     // PUT /api/admin/plans/:id
     .put(
       "/plans/:id",
-      ({ params, body }) => ({ success: true, data: editPlan(ctx, params.id, body) }),
+      ({ user, sessionId, params, body }) => ({
+        success: true,
+        data: editPlan(ctx, params.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to change a plan")),
+      }),
       {
         auth: "admin",
         params: t.Object({ id: t.String({ maxLength: 100 }) }),

@@ -35,14 +35,20 @@ export function listUsers(ctx: AppContext, opts: { page: number; pageSize: numbe
 
 export type UserAction = "disable" | "enable" | "make-admin" | "remove-admin" | "reset-2fa";
 
-/** One of the admin portal's user actions; an administrator cannot disable or demote themselves. */
-export function applyUserAction(ctx: AppContext, adminId: string, userId: string, action: UserAction) {
+/**
+ * One of the admin portal's user actions; an administrator cannot disable or demote themselves. `beforeChange` runs
+ * (and may refuse) once the action would be applied: the route's check that the administrator confirmed, so nobody
+ * is asked for a password only to be told the action is refused.
+ */
+export function applyUserAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
   const target = findUserById(ctx, userId);
   if (!target) throw notFound("User not found");
   const self = target.id === adminId;
+  if (self && action === "disable") throw badRequest("You cannot disable your own account");
+  if (self && action === "remove-admin") throw badRequest("You cannot remove your own administrator role");
+  beforeChange?.();
   switch (action) {
     case "disable":
-      if (self) throw badRequest("You cannot disable your own account");
       // One transaction: the account never stays signed in, or keeps sending, after it reads as disabled.
       ctx.db.$client.transaction(() => {
         updateUser(ctx, target.id, { disabled: true });
@@ -62,7 +68,6 @@ export function applyUserAction(ctx: AppContext, adminId: string, userId: string
       }
       break;
     case "remove-admin":
-      if (self) throw badRequest("You cannot remove your own administrator role");
       if (target.role !== "user") {
         updateUser(ctx, target.id, { role: "user" });
         revokeAllSessions(ctx, target.id);

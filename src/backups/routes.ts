@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
+import { requireRecentConfirmation } from "../auth/reauth";
 import type { AppContext } from "../context";
 import { MAX_BACKUP_BYTES } from "../http/body-limit";
 import { badRequest, HttpError } from "../http/errors";
@@ -46,18 +47,26 @@ export function backupRoutes(ctx: AppContext) {
       // GET /api/admin/backups/remote
       .get("/remote", () => remoteView(ctx), { auth: "admin" })
       // PUT /api/admin/backups/remote
-      .put("/remote", ({ body }) => updateRemote(ctx, body), {
-        auth: "admin",
-        body: t.Object({
-          enabled: t.Boolean(),
-          endpoint: t.String({ minLength: 1, maxLength: 500, error: "Please enter the endpoint (a URL of at most 500 characters)" }),
-          bucket: t.String({ pattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", error: "A bucket name is 3-63 lowercase letters, digits, dots and hyphens" }),
-          region: t.String({ pattern: "^[a-z0-9-]{1,50}$", error: "A region is up to 50 lowercase letters, digits and hyphens (e.g. us-east-1, auto)" }),
-          accessKeyId: t.String({ minLength: 1, maxLength: 200, error: "Please enter the access key id (at most 200 characters)" }),
-          secretAccessKey: t.Optional(t.String({ minLength: 1, maxLength: 200, error: "The secret access key is at most 200 characters" })),
-          prefix: t.String({ pattern: "^([A-Za-z0-9._-]+/)*$", maxLength: 200, error: "The prefix is empty or folder names ending in /, e.g. smsdesk/" }),
-        }),
-      })
+      .put(
+        "/remote",
+        ({ user, sessionId, body }) => {
+          // Where every backup (the whole database) is copied to: sudo mode (auth/reauth.ts), as for a webhook's URL.
+          requireRecentConfirmation(ctx, user, sessionId, "to change where backups are copied");
+          return updateRemote(ctx, body);
+        },
+        {
+          auth: "admin",
+          body: t.Object({
+            enabled: t.Boolean(),
+            endpoint: t.String({ minLength: 1, maxLength: 500, error: "Please enter the endpoint (a URL of at most 500 characters)" }),
+            bucket: t.String({ pattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", error: "A bucket name is 3-63 lowercase letters, digits, dots and hyphens" }),
+            region: t.String({ pattern: "^[a-z0-9-]{1,50}$", error: "A region is up to 50 lowercase letters, digits and hyphens (e.g. us-east-1, auto)" }),
+            accessKeyId: t.String({ minLength: 1, maxLength: 200, error: "Please enter the access key id (at most 200 characters)" }),
+            secretAccessKey: t.Optional(t.String({ minLength: 1, maxLength: 200, error: "The secret access key is at most 200 characters" })),
+            prefix: t.String({ pattern: "^([A-Za-z0-9._-]+/)*$", maxLength: 200, error: "The prefix is empty or folder names ending in /, e.g. smsdesk/" }),
+          }),
+        },
+      )
       // POST /api/admin/backups/upload
       .post(
         "/upload",
@@ -85,16 +94,22 @@ export function backupRoutes(ctx: AppContext) {
         { auth: "admin", params: idParams },
       )
       // POST /api/admin/backups/:id/restore
-      .post("/:id/restore", async ({ params }) => ({ success: true, ...(await restoreBackup(ctx, params.id)) }), {
-        auth: "admin",
-        params: idParams,
-      })
+      .post(
+        "/:id/restore",
+        async ({ user, sessionId, params }) => {
+          // Replaces every account's data: sudo mode (auth/reauth.ts) first.
+          requireRecentConfirmation(ctx, user, sessionId, "to restore a backup");
+          return { success: true, ...(await restoreBackup(ctx, params.id)) };
+        },
+        { auth: "admin", params: idParams },
+      )
       // POST /api/admin/backups/:id/drill
       .post("/:id/drill", ({ params }) => drillBackup(dataDir(), params.id, ctx.now(), { wait: false }), { auth: "admin", params: idParams })
       // DELETE /api/admin/backups/:id
       .delete(
         "/:id",
-        ({ params }) => {
+        ({ user, sessionId, params }) => {
+          requireRecentConfirmation(ctx, user, sessionId, "to delete a backup");
           deleteBackup(dataDir(), params.id);
           return { success: true };
         },

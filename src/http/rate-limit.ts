@@ -33,6 +33,8 @@ export const DEFAULT_RULES: readonly RateRule[] = [
   { name: "forgot-password", limit: 5, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/forgot-password") },
   { name: "reset-password", limit: 10, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/reset-password") },
   { name: "passkey-sign-in", limit: 20, windowMs: MINUTE, methods: ["POST"], match: prefix("/api/webauthn/authenticate/") },
+  // Sudo mode's confirmation checks a password or a code like a sign-in: a stolen session must not guess at full speed.
+  { name: "confirm", limit: 10, windowMs: MINUTE, methods: ["POST"], match: exact("/api/auth/confirm", "/api/webauthn/confirm") },
   // Each start of Google sign-in sets a state cookie and sends the browser to Google: a person needs a few.
   { name: "google-sign-in", limit: 20, windowMs: 10 * MINUTE, methods: ["GET"], match: exact("/api/auth/google") },
   // The open forms store what they receive; their daily totals are capped where they are stored too.

@@ -90,6 +90,8 @@ describe("rate limits per client address", () => {
     ["reset-password", "/api/auth/reset-password", {}],
     ["passkey-sign-in", "/api/webauthn/authenticate/begin", { email: "a@example.com" }],
     ["passkey-sign-in", "/api/webauthn/authenticate/complete", {}],
+    ["confirm", "/api/auth/confirm", { password: "x" }],
+    ["confirm", "/api/webauthn/confirm", {}],
   ];
 
   for (const [rule, path, body] of limitedCalls) {
