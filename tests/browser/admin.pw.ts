@@ -97,3 +97,27 @@ test("an administrator generates a license code at /admin; a user redeems it on 
   await expect(row).toContainText("redeemed");
   await expect(row).toContainText(email);
 });
+
+test("making someone an administrator 10 minutes after the admin sign-in asks for the password first", async ({ page }) => {
+  const email = `promoted${Date.now()}@example.com`;
+  await app.verifiedAccount({ email, password: "texts-galore", firstName: "Pat", lastName: "Promoted" });
+  await page.goto(`${app.url}/admin`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
+  await expect(page).toHaveURL(/\/admin\/dashboard/);
+  // The sign-in was 11 minutes ago, as far as sudo mode (src/auth/reauth.ts) is concerned.
+  app.sql("UPDATE sessions SET confirmed_at = confirmed_at - 660000");
+
+  const row = page.getByTestId("admin-user-row").filter({ hasText: email });
+  await row.getByRole("button", { name: "Make admin" }).click();
+  await page.getByRole("dialog", { name: "Make administrator" }).getByRole("button", { name: "Make admin" }).click();
+  const confirm = page.getByRole("dialog", { name: "Confirm your password" });
+  await expect(confirm).toBeVisible();
+  await expect(row.getByRole("cell", { name: "User", exact: true })).toBeVisible();
+  await confirm.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await confirm.getByRole("button", { name: "Confirm", exact: true }).click();
+  await expect(confirm).toHaveCount(0);
+  await expect(page.getByTestId("toast").filter({ hasText: "User updated" })).toContainText(`${email}: make admin done.`);
+  await expect(row.getByRole("cell", { name: "Admin", exact: true })).toBeVisible();
+});
