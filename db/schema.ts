@@ -378,11 +378,11 @@ export const campaignMessageCounts = sqliteTable(
 );
 
 /**
- * Messages per account, quarter hour (of the time they reached the provider, else were written: ms / 900000, so
- * every zone's local days are whole ranges of them), status, sender number, campaign and provider account ('' for
- * none), with how many reached the provider, their segments and what they cost at the prices recorded when they
- * were sent. Kept by triggers on messages (migrations 0020, 0034) for every message that has left the queue; the
- * dashboards read these.
+ * Messages per account, bucket (of the time they reached the provider, else were written; keyed by its first
+ * quarter hour, ms / 900000, and as wide as the account's zone allows: every local day is a whole range of them),
+ * status, sender number, campaign and provider account ('' for none), with how many reached the provider, their
+ * segments and what they cost at the prices recorded when they were sent. Kept by triggers on messages (migrations
+ * 0020, 0034) for every message that has left the queue; the dashboards read these.
  */
 export const messageRollups = sqliteTable(
   "message_rollups",
@@ -435,6 +435,8 @@ export const jobs = sqliteTable(
     uniqueIndex("jobs_key_idx").on(t.key),
     index("jobs_due_idx").on(t.state, t.nextAttemptAt),
     index("jobs_lease_idx").on(t.state, t.leaseUntil),
+    // A pass flooded with one kind finds the other kinds' due jobs through this (migration 0033).
+    index("jobs_kind_due_idx").on(t.kind, t.state, t.nextAttemptAt),
     index("jobs_ref_idx").on(t.refId),
     index("jobs_user_idx").on(t.userId, t.state),
   ],

@@ -63,7 +63,8 @@ db.exec("ANALYZE");
 
 // Migration 0034 on these messages and contacts, timed after its ADD COLUMN in transactions rolled back after: the
 // prices recorded on the sent messages (without 0034's update trigger, which the database before it did not have
-// and which would move each message's rollup as its price is written), then the rollups rebuilt per quarter hour.
+// and which would move each message's rollup as its price is written), then the rollups rebuilt in each account's
+// buckets (an hour for this account in Chicago).
 const [recordPrices, ...rebuild] = migrationSql["0034_rollups_by_quarter_hour_and_prices_at_sending"]!.split("--> statement-breakpoint").slice(1);
 const timedSteps = (before: string, steps: string[]) => {
   db.exec("BEGIN");
@@ -75,7 +76,7 @@ const timedSteps = (before: string, steps: string[]) => {
   return ms;
 };
 const pricesMs = timedSteps("DROP TRIGGER message_rollups_update", [recordPrices!]);
-const rebuildMs = timedSteps("", rebuild);
+const rebuildMs = timedSteps("DROP TRIGGER rollup_granularity_insert; DROP TRIGGER rollup_granularity_update; DROP TABLE rollup_granularity", rebuild);
 console.log(
   `migration 0034 on ${f(MESSAGES + seeded.replies)} messages and ${f(CONTACTS)} contacts: ${f(pricesMs + rebuildMs)} ms ` +
     `(prices recorded on the sent messages ${f(pricesMs)} ms, rollups rebuilt ${f(rebuildMs)} ms)`,

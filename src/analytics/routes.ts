@@ -5,6 +5,7 @@ import { contactsAddedByDay, countContacts } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { repliesByDay } from "../messages/stats";
 import { allTimeFigures } from "../results/dashboard";
+import { ensureBuckets } from "../results/buckets";
 import { lastDays } from "../results/periods";
 
 const ACTIVITY_DAYS = 30;
@@ -46,6 +47,7 @@ export function analyticsRoutes(ctx: AppContext) {
       ({ user, query }) => {
         const limit = query.limit ?? 10;
         // Replies and new contacts are told per day of the account's zone (a UTC day ran from 05:30 to 05:30 in Kolkata).
+        ensureBuckets(ctx, user);
         const days = lastDays(user.timezone, ctx.now(), ACTIVITY_DAYS);
         const since = new Date(days[0]!.start);
         const items: ActivityItem[] = [

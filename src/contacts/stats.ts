@@ -3,7 +3,10 @@ import { contacts } from "../../db/schema";
 import type { AppContext } from "../context";
 import { storedTotal } from "./contacts";
 
-/** contact_rollups count per quarter hour (ms / 900000, migration 0034): every zone's local days are whole ranges of them. */
+/**
+ * contact_rollups count per bucket keyed by its first quarter hour (ms / 900000, migration 0034; as wide as the
+ * account's zone allows, src/results/buckets.ts): every local day is a whole range of them.
+ */
 const QUARTER_HOUR = 900_000;
 
 /** The user's number of contacts, kept by triggers in `contact_totals` (plan limits check it on every create). */
@@ -13,7 +16,7 @@ export function countContacts(ctx: AppContext, userId: string): number {
 
 /**
  * Contacts added in each of the given days (the account's local days, [start, end) in ms) that had any, with the
- * latest addition of each: the days' counts per quarter hour (contact_rollups), then one index seek per such day.
+ * latest addition of each: the days' counts per bucket (contact_rollups), then one index seek per such day.
  */
 export function contactsAddedByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
   const added = contactsAddedIn(ctx, userId, days);
@@ -31,14 +34,14 @@ export function countContactsWhere(ctx: AppContext, userId: string, condition: S
 
 
 /**
- * Contacts added in each of the intervals ([start, end) in ms), by interval index, from the counts per quarter hour
- * the contacts triggers keep (contact_rollups, migrations 0020, 0034): a quarter hour belongs to the interval its
+ * Contacts added in each of the intervals ([start, end) in ms), by interval index, from the counts per bucket the
+ * contacts triggers keep (contact_rollups, migrations 0020, 0034): a bucket belongs to the interval its
  * first instant falls in (a local midnight in Kolkata or Kathmandu is one's first instant too), so a million-contact
  * import costs the dashboards a few rows per day, not a million index entries.
  */
 export function contactsAddedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Map<number, number> {
   // One range scan of the primary key per interval: a statement over all of them grouped by interval sorted every
-  // quarter hour it read (a 90-day chart after an import is 8,640 of them).
+  // bucket it read (a 90-day chart after an import is 2,160 to 8,640 of them).
   const read = ctx.db.$client.query(`SELECT coalesce(sum(n), 0) AS n FROM contact_rollups WHERE user_id = ?1 AND quarter_hour >= ?2 AND quarter_hour < ?3`);
   return new Map(
     intervals.map((interval, i) => [i, (read.get(userId, Math.ceil(interval.start / QUARTER_HOUR), Math.ceil(interval.end / QUARTER_HOUR)) as { n: number }).n]),

@@ -11,6 +11,7 @@ import { contactsAddedIn, countContacts, optOutsIn } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { listNumbers } from "../phone-numbers/numbers";
 import type { User } from "../users/queries";
+import { ensureBuckets } from "./buckets";
 import { lastDays, lastMonths, monthWindows, weekWindows, type Interval } from "./periods";
 import { campaignRollupsIn, campaignsSentIn, rollupsIn, sentBySenderIn, spendByCampaign, type RollupRow } from "./queries";
 
@@ -131,6 +132,7 @@ export function allTimeFigures(ctx: AppContext, userId: string): Figures {
 
 /** The homes' and the dashboard's cards: the week and the month against the ones before, all-time totals, spend. */
 export function overview(ctx: AppContext, user: User) {
+  ensureBuckets(ctx, user);
   const now = ctx.now();
   const zone = user.timezone;
   const week = weekWindows(now);
@@ -170,6 +172,7 @@ export function overview(ctx: AppContext, user: User) {
 
 /** The charts of the last `days` local days: outcomes, rates, replies and opt-outs per day, senders, campaigns. */
 export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number]) {
+  ensureBuckets(ctx, user);
   const now = ctx.now();
   const list = lastDays(user.timezone, now, days);
   const range = { start: list[0]!.start, end: list[list.length - 1]!.end };

@@ -1,9 +1,10 @@
 /**
- * Reads of message_rollups (migrations 0020, 0034: counts per quarter hour kept by triggers on messages). A day, a
- * week or a month is a range of quarter hours: one belongs to the interval its first instant falls in. Every zone's
- * offset being a whole number of quarter hours, a local day is exactly its quarter hours, in Kolkata (+05:30) and
- * Kathmandu (+05:45) as in Chicago. Each interval is read by its own range of the primary key (account, quarter
- * hour), so 90 days cost 90 short index scans, whatever the number of messages.
+ * Reads of message_rollups (migrations 0020, 0034: counts kept by triggers on messages, in buckets keyed by their
+ * first quarter hour and as wide as the account's zone allows, src/results/buckets.ts). A day, a week or a month is
+ * a range of quarter hours: a bucket belongs to the interval its first instant falls in. Every local midnight being
+ * a bucket's edge, a local day is exactly its buckets, in Kolkata (+05:30) and Kathmandu (+05:45) as in Chicago.
+ * Each interval is read by its own range of the primary key (account, quarter hour), so 90 days cost 90 short index
+ * scans, whatever the number of messages.
  */
 import type { AppContext } from "../context";
 import type { Interval } from "./periods";
@@ -19,7 +20,7 @@ export type RollupRow = { i: number; status: string; n: number; sent: number; se
 /** Per interval (its index) and status: messages, how many reached the provider, their segments and their cost. */
 export function rollupsIn(ctx: AppContext, userId: string, intervals: Interval[]): RollupRow[] {
   // One range scan of the primary key per interval, grouped on its own: a single statement over json_each grouped by
-  // (interval, status) sorted every row it read in one temporary b-tree, twice as slow on a year of quarter hours.
+  // (interval, status) sorted every row it read in one temporary b-tree, twice as slow on a year of buckets.
   const read = ctx.db.$client.query(
     `SELECT status, sum(n) AS n, sum(sent) AS sent, sum(segments) AS segments, sum(spend_micros) AS spendMicros
      FROM message_rollups WHERE user_id = ?1 AND quarter_hour >= ?2 AND quarter_hour < ?3 GROUP BY status`,

@@ -123,19 +123,21 @@ describe("migration 0034 on the version before's database", () => {
     ]);
   });
 
-  test("the rollups, rebuilt per quarter hour, put Kolkata's midnight on the right side", async () => {
+  test("the rollups, rebuilt in half hours for Kolkata, put its midnight on the right side", async () => {
     const { token } = await t.login("kolkata@example.com", PASSWORD);
     const days = (await t.api("/api/results/series?days=7", { token })).body.days;
     expect(days.slice(5)).toEqual([
       expect.objectContaining({ date: "2026-04-06", sent: 1, delivered: 0, replies: 0, newContacts: 0, spendMicros: 5_000 }),
       expect.objectContaining({ date: "2026-04-07", sent: 1, delivered: 1, failed: 1, replies: 1, newContacts: 1, spendMicros: 16_600 }),
     ]);
+    // Kolkata's buckets are half hours: 18:29Z falls in the one from 18:00Z, 18:30-18:59Z in the one from 18:30Z.
+    expect(t.ctx.db.$client.query(`SELECT quarters FROM rollup_granularity WHERE user_id = 'u-in'`).get()).toEqual({ quarters: 2 });
     const kept = t.ctx.db.$client.query(`SELECT quarter_hour, status, n, sent, segments, spend_micros FROM message_rollups ORDER BY 1, 2`).all();
     expect(kept).toEqual([
-      { quarter_hour: at("2026-04-06T18:15:00Z") / 900_000, status: "sent", n: 1, sent: 1, segments: 1, spend_micros: 5_000 },
+      { quarter_hour: at("2026-04-06T18:00:00Z") / 900_000, status: "sent", n: 1, sent: 1, segments: 1, spend_micros: 5_000 },
       { quarter_hour: at("2026-04-06T18:30:00Z") / 900_000, status: "delivered", n: 1, sent: 1, segments: 2, spend_micros: 16_600 },
+      { quarter_hour: at("2026-04-06T18:30:00Z") / 900_000, status: "failed", n: 1, sent: 0, segments: 0, spend_micros: 0 },
       { quarter_hour: at("2026-04-06T18:30:00Z") / 900_000, status: "received", n: 1, sent: 0, segments: 0, spend_micros: 0 },
-      { quarter_hour: at("2026-04-06T18:45:00Z") / 900_000, status: "failed", n: 1, sent: 0, segments: 0, spend_micros: 0 },
     ]);
     expect(t.ctx.db.$client.query(`SELECT quarter_hour, n FROM contact_rollups`).all()).toEqual([{ quarter_hour: at("2026-04-06T18:30:00Z") / 900_000, n: 1 }]);
   });

@@ -6,6 +6,7 @@
  * 23:30, so a message at 00:00-00:29 on a local day was counted in the day before.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { bucketQuarters } from "../../src/results/buckets";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;
@@ -38,6 +39,7 @@ beforeAll(async () => {
   t = await startTestServer({ smtp: false });
   for (const zone of ["Asia/Kolkata", "Asia/Kathmandu", "Australia/Adelaide"]) accounts[zone] = await t.signUpVerified();
   accounts.activity = await t.signUpVerified();
+  accounts.moved = await t.signUpVerified();
   expect((await t.api("/api/user/settings", { method: "PATCH", token: accounts.activity.token, body: { timezone: "Asia/Kolkata" } })).status).toBe(200);
   expect((await t.api("/api/user/settings", { method: "PATCH", token: accounts["Asia/Kolkata"]!.token, body: { timezone: "Asia/Kolkata" } })).status).toBe(200);
   // /settings offers Kolkata among its zones, not these two: set in the database, they show the days hold for any zone.
@@ -69,6 +71,9 @@ beforeAll(async () => {
   message("activity", "2026-04-06T18:50:00Z", "received"); // Apr 7 00:20
   contact("activity", "2026-04-06T18:25:00Z"); // Apr 6 23:55
   contact("activity", "2026-04-06T18:35:00Z"); // Apr 7 00:05
+  // The account that moves from Chicago to Kolkata: 18:29Z and 18:30Z are one hour's in Chicago, two days in Kolkata.
+  message("moved", "2026-04-06T18:29:00Z");
+  message("moved", "2026-04-06T18:30:00Z");
   t.ctx.now = () => NOW;
 });
 afterAll(() => t?.stop());
@@ -136,5 +141,39 @@ describe("the simple home's recent activity (GET /api/analytics/recent-activity)
       { type: "new_contacts", message: "1 new customer added", timestamp: "2026-04-06T18:25:00.000Z" },
       { type: "new_replies", message: "1 new reply from customers", timestamp: "2026-04-06T18:20:00.000Z" },
     ]);
+  });
+});
+
+describe("an account's buckets follow its zone", () => {
+  test("hours in Chicago; moved to Kolkata, its rows are rebuilt in half hours on the next read", async () => {
+    const acc = accounts.moved!;
+    const span = () => db().query(`SELECT quarters FROM rollup_granularity WHERE user_id = ?`).get(acc.user.id);
+    const rows = () => db().query(`SELECT quarter_hour * 900000 AS at, n FROM message_rollups WHERE user_id = ? ORDER BY 1`).all(acc.user.id);
+    const zone = async (timezone: string) =>
+      expect((await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { timezone } })).status).toBe(200);
+
+    await zone("America/Chicago");
+    const chicago = (await t.api("/api/results/series?days=7", { token: acc.token })).body.days;
+    expect(span()).toEqual({ quarters: 4 });
+    expect(rows()).toEqual([{ at: at("2026-04-06T18:00:00Z"), n: 2 }]);
+    expect(chicago.at(-2)).toMatchObject({ date: "2026-04-06", sent: 2 });
+
+    await zone("Asia/Kolkata");
+    const kolkata = (await t.api("/api/results/series?days=7", { token: acc.token })).body.days;
+    expect(span()).toEqual({ quarters: 2 });
+    expect(rows()).toEqual([
+      { at: at("2026-04-06T18:00:00Z"), n: 1 },
+      { at: at("2026-04-06T18:30:00Z"), n: 1 },
+    ]);
+    expect(kolkata.slice(-2)).toEqual([expect.objectContaining({ date: "2026-04-06", sent: 1 }), expect.objectContaining({ date: "2026-04-07", sent: 1 })]);
+  });
+
+  test("each zone's span: whole hours 4, half hours 2, Kathmandu's +05:45 1", () => {
+    const spans = Object.fromEntries(
+      ["America/Chicago", "Europe/London", "UTC", "Asia/Kolkata", "Australia/Adelaide", "America/St_Johns", "Australia/Lord_Howe", "Asia/Kathmandu"].map((z) => [z, bucketQuarters(z)]),
+    );
+    expect(spans).toEqual({
+      "America/Chicago": 4, "Europe/London": 4, UTC: 4, "Asia/Kolkata": 2, "Australia/Adelaide": 2, "America/St_Johns": 2, "Australia/Lord_Howe": 2, "Asia/Kathmandu": 1,
+    });
   });
 });
