@@ -11,9 +11,10 @@
 --    4 of them (an hour: zones on whole hours, most accounts), 2 (Kolkata, Adelaide, St John's) or 1 (Kathmandu):
 --    every local day is a whole range of buckets, and an account has no more rows than its zone needs (a year of
 --    quarter hours is four times the rows of a year of hours to read). rollup_granularity holds each account's
---    span (no row: 1); the results domain sets it from the zone (src/results/buckets.ts), and the triggers at the
---    end of this file rebuild the account's rows when it changes. Set here for the zones known to need less than an
---    hour; the results domain corrects any other on the account's next dashboard read.
+--    span (no row: an hour, so a new account on whole hours never needs a rebuild); the results domain sets it from
+--    the zone (src/results/buckets.ts), and the triggers at the end of this file rebuild the account's rows when it
+--    changes. Set here for the zones known to need less than an hour; the results domain corrects any other on the
+--    account's next dashboard read.
 --    The rows are rebuilt from the messages and contacts (scripts/bench/dashboards.ts times this migration on a
 --    million messages).
 ALTER TABLE `messages` ADD `segment_price_micros` integer;
@@ -82,7 +83,7 @@ DO UPDATE SET `n` = `n` + 1, `sent` = `sent` + excluded.`sent`, `segments` = `se
 --> statement-breakpoint
 CREATE TRIGGER `message_rollups_insert` AFTER INSERT ON `messages` WHEN NEW.`status` NOT IN ('queued', 'sending') BEGIN
 	INSERT INTO `message_rollups` (`user_id`, `quarter_hour`, `status`, `phone_number_id`, `campaign_id`, `provider_id`, `n`, `sent`, `segments`, `spend_micros`)
-	VALUES (NEW.`user_id`, coalesce(NEW.`sent_at`, NEW.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1), NEW.`status`, coalesce(NEW.`phone_number_id`, ''),
+	VALUES (NEW.`user_id`, coalesce(NEW.`sent_at`, NEW.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4), NEW.`status`, coalesce(NEW.`phone_number_id`, ''),
 		coalesce(NEW.`campaign_id`, ''), coalesce(NEW.`provider_id`, ''), 1, NEW.`sent_at` IS NOT NULL,
 		CASE WHEN NEW.`sent_at` IS NULL THEN 0 ELSE NEW.`segments` END,
 		CASE WHEN NEW.`sent_at` IS NULL THEN 0 ELSE NEW.`segments` * coalesce(NEW.`segment_price_micros`, 0) END)
@@ -95,7 +96,7 @@ CREATE TRIGGER `message_rollups_delete` AFTER DELETE ON `messages` WHEN OLD.`sta
 	UPDATE `message_rollups` SET `n` = `n` - 1, `sent` = `sent` - (OLD.`sent_at` IS NOT NULL),
 		`segments` = `segments` - CASE WHEN OLD.`sent_at` IS NULL THEN 0 ELSE OLD.`segments` END,
 		`spend_micros` = `spend_micros` - CASE WHEN OLD.`sent_at` IS NULL THEN 0 ELSE OLD.`segments` * coalesce(OLD.`segment_price_micros`, 0) END
-	WHERE `user_id` = OLD.`user_id` AND `quarter_hour` = coalesce(OLD.`sent_at`, OLD.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1) AND `status` = OLD.`status`
+	WHERE `user_id` = OLD.`user_id` AND `quarter_hour` = coalesce(OLD.`sent_at`, OLD.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4) AND `status` = OLD.`status`
 		AND `phone_number_id` = coalesce(OLD.`phone_number_id`, '') AND `campaign_id` = coalesce(OLD.`campaign_id`, '')
 		AND `provider_id` = coalesce(OLD.`provider_id`, '');
 END;
@@ -109,11 +110,11 @@ WHEN (OLD.`status` IS NOT NEW.`status` OR OLD.`sent_at` IS NOT NEW.`sent_at` OR 
 	UPDATE `message_rollups` SET `n` = `n` - 1, `sent` = `sent` - (OLD.`sent_at` IS NOT NULL),
 		`segments` = `segments` - CASE WHEN OLD.`sent_at` IS NULL THEN 0 ELSE OLD.`segments` END,
 		`spend_micros` = `spend_micros` - CASE WHEN OLD.`sent_at` IS NULL THEN 0 ELSE OLD.`segments` * coalesce(OLD.`segment_price_micros`, 0) END
-	WHERE OLD.`status` NOT IN ('queued', 'sending') AND `user_id` = OLD.`user_id` AND `quarter_hour` = coalesce(OLD.`sent_at`, OLD.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1)
+	WHERE OLD.`status` NOT IN ('queued', 'sending') AND `user_id` = OLD.`user_id` AND `quarter_hour` = coalesce(OLD.`sent_at`, OLD.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4)
 		AND `status` = OLD.`status` AND `phone_number_id` = coalesce(OLD.`phone_number_id`, '') AND `campaign_id` = coalesce(OLD.`campaign_id`, '')
 		AND `provider_id` = coalesce(OLD.`provider_id`, '');
 	INSERT INTO `message_rollups` (`user_id`, `quarter_hour`, `status`, `phone_number_id`, `campaign_id`, `provider_id`, `n`, `sent`, `segments`, `spend_micros`)
-	SELECT NEW.`user_id`, coalesce(NEW.`sent_at`, NEW.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1), NEW.`status`, coalesce(NEW.`phone_number_id`, ''),
+	SELECT NEW.`user_id`, coalesce(NEW.`sent_at`, NEW.`created_at`) / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4), NEW.`status`, coalesce(NEW.`phone_number_id`, ''),
 		coalesce(NEW.`campaign_id`, ''), coalesce(NEW.`provider_id`, ''), 1, NEW.`sent_at` IS NOT NULL,
 		CASE WHEN NEW.`sent_at` IS NULL THEN 0 ELSE NEW.`segments` END,
 		CASE WHEN NEW.`sent_at` IS NULL THEN 0 ELSE NEW.`segments` * coalesce(NEW.`segment_price_micros`, 0) END
@@ -145,24 +146,24 @@ FROM `contacts` `c` JOIN `rollup_granularity` `g` ON `g`.`user_id` = `c`.`user_i
 ON CONFLICT (`user_id`, `quarter_hour`) DO UPDATE SET `n` = `n` + 1;
 --> statement-breakpoint
 CREATE TRIGGER `contact_rollups_insert` AFTER INSERT ON `contacts` BEGIN
-	INSERT INTO `contact_rollups` (`user_id`, `quarter_hour`, `n`) VALUES (NEW.`user_id`, NEW.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1), 1)
+	INSERT INTO `contact_rollups` (`user_id`, `quarter_hour`, `n`) VALUES (NEW.`user_id`, NEW.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4), 1)
 	ON CONFLICT (`user_id`, `quarter_hour`) DO UPDATE SET `n` = `n` + 1;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `contact_rollups_delete` AFTER DELETE ON `contacts` BEGIN
-	UPDATE `contact_rollups` SET `n` = `n` - 1 WHERE `user_id` = OLD.`user_id` AND `quarter_hour` = OLD.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1);
+	UPDATE `contact_rollups` SET `n` = `n` - 1 WHERE `user_id` = OLD.`user_id` AND `quarter_hour` = OLD.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `contact_rollups_update` AFTER UPDATE OF `created_at`, `user_id` ON `contacts`
 WHEN OLD.`created_at` IS NOT NEW.`created_at` OR OLD.`user_id` IS NOT NEW.`user_id` BEGIN
-	UPDATE `contact_rollups` SET `n` = `n` - 1 WHERE `user_id` = OLD.`user_id` AND `quarter_hour` = OLD.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 1);
-	INSERT INTO `contact_rollups` (`user_id`, `quarter_hour`, `n`) VALUES (NEW.`user_id`, NEW.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 1), 1)
+	UPDATE `contact_rollups` SET `n` = `n` - 1 WHERE `user_id` = OLD.`user_id` AND `quarter_hour` = OLD.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = OLD.`user_id`), 4);
+	INSERT INTO `contact_rollups` (`user_id`, `quarter_hour`, `n`) VALUES (NEW.`user_id`, NEW.`created_at` / 900000 / coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4) * coalesce((SELECT `quarters` FROM `rollup_granularity` WHERE `user_id` = NEW.`user_id`), 4), 1)
 	ON CONFLICT (`user_id`, `quarter_hour`) DO UPDATE SET `n` = `n` + 1;
 END;
 --> statement-breakpoint
 -- An account's buckets change with its zone: its rows are rebuilt in them from its messages and contacts, in the
 -- transaction that changes the span (the triggers above bucket by the span as it stands).
-CREATE TRIGGER `rollup_granularity_insert` AFTER INSERT ON `rollup_granularity` WHEN NEW.`quarters` <> 1 BEGIN
+CREATE TRIGGER `rollup_granularity_insert` AFTER INSERT ON `rollup_granularity` WHEN NEW.`quarters` <> 4 BEGIN
 	DELETE FROM `message_rollups` WHERE `user_id` = NEW.`user_id`;
 	INSERT INTO `message_rollups` (`user_id`, `quarter_hour`, `status`, `phone_number_id`, `campaign_id`, `provider_id`, `n`, `sent`, `segments`, `spend_micros`)
 	SELECT `user_id`, coalesce(`sent_at`, `created_at`) / 900000 / NEW.`quarters` * NEW.`quarters`, `status`, coalesce(`phone_number_id`, ''),

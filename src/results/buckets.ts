@@ -28,9 +28,10 @@ export function bucketQuarters(zone: string): number {
 }
 
 /**
- * Makes the account's buckets those its zone needs before its days or months are read: a first read, or the first
- * after a move to a zone needing others (Chicago to Kolkata), stores the span, and migration 0034's triggers rebuild
- * the account's rollups in it from its messages and contacts, in the same transaction.
+ * Makes the account's buckets those its zone needs before its days or months are read. Until a first read an
+ * account's buckets are hours; a first read in a zone needing others, or the first after a move to one (Chicago to
+ * Kolkata), stores the span, and migration 0034's triggers rebuild the account's rollups in it from its messages
+ * and contacts, in the same transaction.
  */
 export function ensureBuckets(ctx: AppContext, user: { id: string; timezone: string }) {
   const quarters = bucketQuarters(user.timezone);

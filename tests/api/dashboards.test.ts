@@ -198,8 +198,8 @@ describe("the homes' cards (GET /api/results/overview)", () => {
   });
 });
 
-/** Each account's bucket span in quarter hours (src/results/buckets.ts; an hour in Chicago, a quarter until first read). */
-const SPAN = `coalesce((SELECT quarters FROM rollup_granularity g WHERE g.user_id = m.user_id), 1)`;
+/** Each account's bucket span in quarter hours (src/results/buckets.ts; an hour in Chicago, and until a first read). */
+const SPAN = `coalesce((SELECT quarters FROM rollup_granularity g WHERE g.user_id = m.user_id), 4)`;
 
 describe("the rollups follow every change of a message", () => {
   test("delivery, a retry's moves inside the queue, and deletion keep them equal to a count of the messages", async () => {
