@@ -23,8 +23,9 @@ import m19 from "./0020_message_rollups.sql" with { type: "text" };
 import m20 from "./0021_campaign_outbox_writing.sql" with { type: "text" };
 import m21 from "./0026_contacts_without_digits_index.sql" with { type: "text" };
 import m22 from "./0031_one_segment_price.sql" with { type: "text" };
-import m23 from "./0034_rollups_by_quarter_hour_and_prices_at_sending.sql" with { type: "text" };
-import m24 from "./0037_sessions_confirmed_at.sql" with { type: "text" };
+import m23 from "./0033_jobs_kind_due_index.sql" with { type: "text" };
+import m24 from "./0034_rollups_by_quarter_hour_and_prices_at_sending.sql" with { type: "text" };
+import m25 from "./0037_sessions_confirmed_at.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -51,6 +52,7 @@ export const migrationSql: Record<string, string> = {
   "0021_campaign_outbox_writing": m20,
   "0026_contacts_without_digits_index": m21,
   "0031_one_segment_price": m22,
-  "0034_rollups_by_quarter_hour_and_prices_at_sending": m23,
-  "0037_sessions_confirmed_at": m24,
+  "0033_jobs_kind_due_index": m23,
+  "0034_rollups_by_quarter_hour_and_prices_at_sending": m24,
+  "0037_sessions_confirmed_at": m25,
 };

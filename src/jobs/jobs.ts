@@ -335,22 +335,39 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.includes(k)));
   const fullRefs = JSON.stringify(full.filter((slot) => slot.includes("\0")));
   const fullUsers = JSON.stringify(full.filter((slot) => slot.includes("\x01")));
-  // Each walks its index in due order and stops at the limit, however many jobs are due.
+  // Each walks its index in due order and stops at the limit, however many jobs are due (named: the per-kind
+  // index would have SQLite sort every due job).
   const pending = db
     .query(
-      `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+      `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs INDEXED BY jobs_due_idx WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
        AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
        AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY next_attempt_at LIMIT ?3`,
     )
     .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
   const expired = db
     .query(
-      `SELECT id, kind, ref_id AS refId, user_id AS userId, lease_until AS t FROM jobs WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+      `SELECT id, kind, ref_id AS refId, user_id AS userId, lease_until AS t FROM jobs INDEXED BY jobs_lease_idx WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
        AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
        AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY lease_until LIMIT ?3`,
     )
     .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
-  const due = [...pending, ...expired].sort((a, b) => a.t - b.t).slice(0, limit);
+  // A flood of one kind (10,000 drip steps due in the same minute) must not hold back the other kinds' due jobs (a
+  // scheduled campaign's start, a webhook delivery) until it has drained: when a pass is all of one kind and more
+  // may be due, the other kinds' oldest due jobs go first, found through the per-kind index (a few lookups, not a
+  // walk past the flood: without an ORDER BY, SQLite takes each kind's due jobs from it, oldest first).
+  const flood = pending.length === limit && pending.every((j) => j.kind === pending[0]!.kind) ? pending[0]!.kind : null;
+  const otherKinds = flood === null ? [] : [...registry.keys()].filter((k) => k !== flood && !full.includes(k));
+  const others = otherKinds.length
+    ? (db
+        .query(
+          `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs WHERE kind IN (SELECT value FROM json_each(?2)) AND state = 'pending' AND next_attempt_at <= ?1
+           AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
+           AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) LIMIT ?3`,
+        )
+        .all(now, JSON.stringify(otherKinds), Math.ceil(limit / 4), fullRefs, fullUsers) as Due[])
+    : [];
+  others.sort((a, b) => a.t - b.t);
+  const due = [...others, ...[...pending, ...expired].sort((a, b) => a.t - b.t)].slice(0, limit);
   /** Takes the running slots of a bounded kind for the job, or answers false when its kind, ref or account is at its bound. */
   const take = ({ kind, refId, userId }: Due, bound: Concurrency) => {
     const slots = slotsOf(kind, refId, userId);
@@ -468,7 +485,7 @@ function nextDueAt(ctx: AppContext): number | null {
   const first = (state: "pending" | "running", column: "next_attempt_at" | "lease_until") =>
     (
       ctx.db.$client
-        .query(`SELECT ${column} AS t FROM jobs WHERE state = ?1 AND kind IN (SELECT value FROM json_each(?2)) ORDER BY ${column} LIMIT 1`)
+        .query(`SELECT ${column} AS t FROM jobs INDEXED BY ${column === "next_attempt_at" ? "jobs_due_idx" : "jobs_lease_idx"} WHERE state = ?1 AND kind IN (SELECT value FROM json_each(?2)) ORDER BY ${column} LIMIT 1`)
         .get(state, kinds) as { t: number } | null
     )?.t ?? Infinity;
   const t = Math.min(first("pending", "next_attempt_at"), first("running", "lease_until"));

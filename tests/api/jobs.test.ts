@@ -235,6 +235,26 @@ describe("rows left to the end of a pass", () => {
   });
 });
 
+describe("a flood of one kind", () => {
+  test("does not hold back the other kinds: their due jobs go in the next pass, not after the flood has drained", () => {
+    const ran: string[] = [];
+    registerJobHandler(ctx, "step", (_ctx, job: Job) => void ran.push(job.key), { transactional: true });
+    registerJobHandler(ctx, "start", (_ctx, job: Job) => void ran.push(job.key), { transactional: true });
+    for (let i = 0; i < 250; i++) enqueueJob(ctx, { kind: "step", key: `step:${i}`, runAt: T0 + i });
+    enqueueJob(ctx, { kind: "start", key: "start:late", runAt: T0 + 300 });
+    now = T0 + 1000;
+    expect(runDueJobs(ctx, { limit: 100 }).more).toBe(true);
+    // First the other kind's job, then the flood's oldest, in due order.
+    expect(ran.slice(0, 3)).toEqual(["start:late", "step:0", "step:1"]);
+    expect(ran).toHaveLength(100);
+    expect(state("start:late").state).toBe("done");
+    runDueJobs(ctx, { limit: 100 });
+    runDueJobs(ctx, { limit: 100 });
+    expect(ran).toHaveLength(251);
+    expect(ran.slice(1)).toEqual(Array.from({ length: 250 }, (_, i) => `step:${i}`));
+  });
+});
+
 describe("concurrency bounds", () => {
   test("at most perUser jobs of one account run at once; the rest stay pending, unclaimed, and go once one finishes; jobs without an account have no per-account bound", async () => {
     const finish: (() => void)[] = [];
