@@ -1,3 +1,4 @@
+import { TransformDecodeError } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
 import { backupRoutes } from "./backups/routes";
@@ -78,6 +79,12 @@ function errorAnswer(code: string | number, error: unknown): { status: number; b
   if (status >= 400 && status < 500) return { status, body: { message: (error as Error).message || "Bad request" } };
   return { status: 500, body: { message: "An unexpected error occurred" } };
 }
+
+// Elysia tells a failed transform (a number in a query or body outside its bounds: ?page=1e99, {"days":"99999"}) by
+// its class's name (`error.constructor.name === 'TransformDecodeError'`) and swallows any other error there, passing
+// the raw string on unchecked. The executable's minifier renames classes (Bun's keepNames does not keep this one), so
+// there every such bound was skipped (page=1e99 answered 500, page=100001 was served): the name is given back here.
+Object.defineProperty(TransformDecodeError, "name", { value: "TransformDecodeError" });
 
 export function createApp(ctx: AppContext) {
   // Elysia's default normalizer (exact-mirror) runs before validation and turns a string, number or array sent for
