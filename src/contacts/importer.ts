@@ -210,7 +210,7 @@ export class ContactImporter {
       if (consents.length) {
         this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
         this.index.run(before);
-        // One event per batch with its counts, not one per row: an import of a million rows writes a hundred.
+        // One event per transaction with its counts, not one per row (a CSV import of a million rows writes a thousand or two).
         appendEvent(this.ctx, {
           userId: this.userId,
           type: "contact.created",
@@ -237,7 +237,7 @@ export class ContactImporter {
 
 type Stored = { id: string; first_name: string; last_name: string; email: string | null; tags: string; custom_fields: string };
 
-const BULK = { cacheKib: 256 * 1024, walPages: 32_768 };
+const BULK = { cacheKib: 256 * 1024 };
 const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
 
 /**
@@ -247,14 +247,13 @@ const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
  *   writes of every page the statement touches;
  * - a larger page cache (256 MB, given back when the import ends), so a batch's transaction finds the index
  *   pages it dirties still in memory: with a million diverse contacts the phone and name indexes alone are over
- *   100 MB, and a 32 MB cache cost the writer a sixth more time (scripts/bench/import.ts);
- * - a larger WAL before automatic checkpoints, so an index page rewritten by many transactions is copied
- *   into the database once rather than after every transaction.
+ *   100 MB, and a 32 MB cache cost the writer a sixth more time (scripts/bench/import.ts).
+ * Checkpoints are not among them: a CSV import has them done off the main thread (db/checkpoints.ts).
  */
 export function beginBulkWrites(db: Database): () => void {
   let state = bulkUsers.get(db);
   if (!state) {
-    const bulk = { temp_store: "MEMORY", cache_size: -BULK.cacheKib, wal_autocheckpoint: BULK.walPages };
+    const bulk = { temp_store: "MEMORY", cache_size: -BULK.cacheKib };
     const set = (values: Record<string, unknown>) => Object.entries(values).map(([k, v]) => `PRAGMA ${k} = ${v};`).join(" ");
     const now = Object.fromEntries(Object.keys(bulk).map((k) => [k, Object.values(db.query(`PRAGMA ${k}`).get() as object)[0]]));
     db.exec(set(bulk));

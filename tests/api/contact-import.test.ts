@@ -141,6 +141,25 @@ describe("CSV import job", () => {
     expect(pragmas()).toEqual(before);
   }, 30_000);
 
+  test("stored in short transactions, each with its counts; a row is found by a search the moment the job says done", async () => {
+    const c = await t.signUpVerified();
+    grantLicense(t.ctx, c.user.id, "enterprise", 30);
+    const rows = Array.from({ length: 12_000 }, (_, i) => `Kai ${i},Østergård,+1 (718) ${200 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")}`);
+    const start = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body: `first name,last name,phone\n${rows.join("\n")}\n`, headers: { "content-type": "text/csv" } });
+    expect(start.status).toBe(202);
+    // Read from the database between two of the import's transactions: the first moment it says done.
+    const state = t.ctx.db.$client.query<{ state: string }, [string]>("SELECT state FROM contact_imports WHERE id = ?");
+    const deadline = Date.now() + 20_000;
+    while (state.get(start.body.id)?.state !== "done" && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    const found = (await t.api(`/api/contacts?q=${encodeURIComponent("kai 11999")}`, { token: c.token })).body;
+    expect([found.total, found.data.map((x: any) => [x.firstName, x.lastName])]).toEqual([1, [["Kai 11999", "Østergård"]]]);
+    const commits = t.ctx.db.$client
+      .query("SELECT count(*) AS n, sum(payload ->> '$.created') AS created FROM events WHERE subject_kind = 'import' AND subject_id = ?")
+      .get(start.body.id) as { n: number; created: number };
+    expect(commits.created).toBe(12_000);
+    expect(commits.n).toBeGreaterThan(1);
+  }, 30_000);
+
   test("an empty or blank upload is refused at once", async () => {
     for (const body of ["", " \r\n\t\n", "\uFEFF\n"]) {
       const r = await t.api("/api/contacts/import/csv", { method: "POST", token: b.token, body, headers: { "content-type": "text/csv" } });
