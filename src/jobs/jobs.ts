@@ -379,8 +379,9 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   let claimed = 0;
   let more = due.length === limit;
   let leased: { picked: Due; handler: Handler }[] = [];
-  /** One pass over the due jobs in one transaction; `batched`: the rows left by atPassEnd are written at its end. */
+  /** The pass is writing the rows its jobs left to its end (a failure now is theirs, not a job's). */
   let flushing = false;
+  /** One pass over the due jobs in one transaction; `batched`: the rows left by atPassEnd are written at its end. */
   const runPass = (batched: boolean) => {
     // A pass run again job by job gets its own time: the same jobs, so one bad row delays the others by one pass.
     const passStarted = batched ? started : performance.now();
