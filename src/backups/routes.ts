@@ -4,11 +4,12 @@ import { requireRecentConfirmation } from "../auth/reauth";
 import type { AppContext } from "../context";
 import { MAX_BACKUP_BYTES } from "../http/body-limit";
 import { badRequest, HttpError } from "../http/errors";
+import type { User } from "../users/queries";
 import { ArchiveError } from "./archive";
 import { remoteView, updateRemote } from "./remote";
 import { KEEP_BOUNDS, PRESETS, scheduleView, updateBackupSchedule } from "./schedule";
 import {
-  BACKUP_ID, backupFile, createBackup, deleteBackup, drillBackup, importArchive, lastDrilledBackup, listBackups, receiveUpload, restoreBackup,
+  BACKUP_ID, backupFile, createBackup, deleteBackup, drillBackup, findBackup, importArchive, lastDrilledBackup, listBackups, receiveUpload, restoreBackup,
 } from "./backups";
 
 const idParams = t.Object({ id: t.String({ pattern: BACKUP_ID.source, error: "Not a backup id" }) });
@@ -16,6 +17,15 @@ const idParams = t.Object({ id: t.String({ pattern: BACKUP_ID.source, error: "No
 /** The backup manager's calls (administrators only). */
 export function backupRoutes(ctx: AppContext) {
   const dataDir = () => ctx.config.dataDir;
+  /**
+   * The archive of a backup the caller may download now. It holds every account's data and secret.key, which opens
+   * the stored provider credentials: sudo mode (auth/reauth.ts), asked once the backup is known to be downloadable.
+   */
+  const downloadable = (user: User, sessionId: string, id: string) => {
+    const file = backupFile(dataDir(), id);
+    requireRecentConfirmation(ctx, user, sessionId, "to download a backup");
+    return file;
+  };
   return (
     new Elysia({ prefix: "/api/admin/backups" })
       .use(authGuard(ctx))
@@ -87,17 +97,28 @@ export function backupRoutes(ctx: AppContext) {
       // GET /api/admin/backups/:id/download
       .get(
         "/:id/download",
-        ({ params }) =>
-          new Response(Bun.file(backupFile(dataDir(), params.id)), {
+        ({ user, sessionId, params }) =>
+          new Response(Bun.file(downloadable(user, sessionId, params.id)), {
             headers: { "content-type": "application/gzip", "content-disposition": `attachment; filename="${params.id}.tar.gz"` },
           }),
+        { auth: "admin", params: idParams },
+      )
+      // POST /api/admin/backups/:id/download
+      // The UI asks first, then downloads: a browser's own download (the GET) cannot show the confirm dialog.
+      .post(
+        "/:id/download",
+        ({ user, sessionId, params }) => {
+          downloadable(user, sessionId, params.id);
+          return { url: `/api/admin/backups/${params.id}/download` };
+        },
         { auth: "admin", params: idParams },
       )
       // POST /api/admin/backups/:id/restore
       .post(
         "/:id/restore",
         async ({ user, sessionId, params }) => {
-          // Replaces every account's data: sudo mode (auth/reauth.ts) first.
+          // Replaces every account's data: sudo mode (auth/reauth.ts), asked once the backup is known.
+          findBackup(dataDir(), params.id);
           requireRecentConfirmation(ctx, user, sessionId, "to restore a backup");
           return { success: true, ...(await restoreBackup(ctx, params.id)) };
         },
@@ -109,6 +130,7 @@ export function backupRoutes(ctx: AppContext) {
       .delete(
         "/:id",
         ({ user, sessionId, params }) => {
+          findBackup(dataDir(), params.id);
           requireRecentConfirmation(ctx, user, sessionId, "to delete a backup");
           deleteBackup(dataDir(), params.id);
           return { success: true };

@@ -144,7 +144,7 @@ describe("settings", () => {
 });
 
 describe("backups", () => {
-  test("changing the S3 destination, restoring and deleting a backup need a recent confirmation", async () => {
+  test("changing the S3 destination, restoring, downloading and deleting a backup need a recent confirmation", async () => {
     const made = await call("POST", "/api/admin/backups");
     expect(made.status).toBe(201);
     goStale();
@@ -153,12 +153,25 @@ describe("backups", () => {
     expect((await call("GET", "/api/admin/backups/remote")).body.secretSet).toBe(false);
     expect((await call("POST", `/api/admin/backups/${made.body.id}/restore`)).body).toEqual(reauth("Please confirm it's you to restore a backup"));
     expect((await call("DELETE", `/api/admin/backups/${made.body.id}`)).body).toEqual(reauth("Please confirm it's you to delete a backup"));
+    // The archive holds every account's data and secret.key: downloading it (or asking to, as the UI does) is asked too.
+    const download = `/api/admin/backups/${made.body.id}/download`;
+    expect((await call("GET", download)).body).toEqual(reauth("Please confirm it's you to download a backup"));
+    expect((await call("POST", download)).body).toEqual(reauth("Please confirm it's you to download a backup"));
+    // A backup that does not exist answers so, not the confirm question.
+    const missing = "smsdesk-20200101-000000-manual-abcdef";
+    for (const [method, path] of [["POST", `${missing}/download`], ["POST", `${missing}/restore`], ["DELETE", missing]]) {
+      expect((await call(method, `/api/admin/backups/${path}`)).body).toEqual({ message: "Backup not found", code: "not_found" });
+    }
     expect((await call("GET", "/api/admin/backups")).body.data.map((b: { id: string }) => b.id)).toContain(made.body.id);
     // Making a backup or drilling one changes nothing anyone relies on: not asked.
     expect((await call("POST", "/api/admin/backups")).status).toBe(201);
 
     expect((await confirm()).status).toBe(200);
     expect((await call("PUT", "/api/admin/backups/remote", remote)).body.secretSet).toBe(true);
+    expect((await call("POST", download)).body).toEqual({ url: download });
+    const archive = await fetch(`${t.url}${download}`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expect([archive.status, archive.headers.get("content-type")]).toEqual([200, "application/gzip"]);
+    expect((await archive.arrayBuffer()).byteLength).toBeGreaterThan(0);
     expect((await call("DELETE", `/api/admin/backups/${made.body.id}`)).body).toEqual({ success: true });
   });
 });

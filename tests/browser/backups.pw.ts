@@ -49,6 +49,16 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   // gzip magic: the archive opens with `tar xzf`.
   expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
 
+  // 11 minutes after the sign-in (sudo mode, src/auth/reauth.ts), a download asks for the password first.
+  app.sql("UPDATE sessions SET confirmed_at = confirmed_at - 660000");
+  await row.getByRole("link", { name: "Download" }).click();
+  const confirm = page.getByRole("dialog", { name: "Confirm your password" });
+  await confirm.getByLabel("Password").fill(ADMIN_PASSWORD);
+  const again = page.waitForEvent("download");
+  await confirm.getByRole("button", { name: "Confirm", exact: true }).click();
+  expect((await again).suggestedFilename()).toBe(download.suggestedFilename());
+  await expect(confirm).toHaveCount(0);
+
   // The S3-compatible destination: saved with its secret, which is never shown again.
   await page.getByLabel("Endpoint").fill("https://s3.eu-central-1.amazonaws.com");
   await page.getByLabel("Bucket").fill("agency-backups");

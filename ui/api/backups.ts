@@ -36,6 +36,11 @@ export const saveBackupSchedule = (body: { enabled: boolean; preset: BackupSched
 
 /** The archive's address; the session cookie authorises the browser's own download. */
 export const backupDownloadUrl = (id: string) => `/api/admin/backups/${id}/download`;
+/**
+ * Asked before the browser downloads an archive: a download needs a recent sign-in or confirmation (it holds every
+ * account's data and secret.key), and only this call, not the browser's own download, can show the confirm dialog.
+ */
+export const prepareBackupDownload = (id: string) => api<{ url: string }>(`/api/admin/backups/${id}/download`, { method: "POST" });
 
 /** Sends the file as the raw body (the server verifies it before keeping it). */
 export async function uploadBackup(file: File): Promise<Backup> {

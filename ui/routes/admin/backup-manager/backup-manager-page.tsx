@@ -2,6 +2,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useRef, useState } from "react";
 import {
   backupDownloadUrl,
+  prepareBackupDownload,
   createBackup,
   deleteBackup,
   drillBackup,
@@ -62,6 +63,18 @@ export function BackupManagerPage() {
       confirmLabel: "Restore",
     });
     if (ok) await run(`restore:${b.id}`, () => restoreBackup(b.id), "Backup restored");
+  };
+  // Asked first (the confirm dialog if the sign-in is over 10 minutes old), then the browser's own download.
+  const onDownload = async (b: Backup) => {
+    try {
+      const { url } = await prepareBackupDownload(b.id);
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = "";
+      link.click();
+    } catch (err) {
+      toast({ title: errorMessage(err, "The backup could not be downloaded"), variant: "destructive" });
+    }
   };
   const onDelete = async (b: Backup) => {
     const ok = await ask({ title: "Delete this backup?", message: `${b.id} is deleted for good.`, confirmLabel: "Delete" });
@@ -163,7 +176,15 @@ export function BackupManagerPage() {
                 <td className="space-x-2 whitespace-nowrap p-3">
                   {b.status === "good" && (
                     <>
-                      <a className="text-blue-700 underline" href={backupDownloadUrl(b.id)} download>
+                      <a
+                        className="text-blue-700 underline"
+                        href={backupDownloadUrl(b.id)}
+                        download
+                        onClick={(e) => {
+                          e.preventDefault();
+                          void onDownload(b);
+                        }}
+                      >
                         Download
                       </a>
                       <Button
