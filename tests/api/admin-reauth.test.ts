@@ -159,7 +159,7 @@ describe("backups", () => {
     expect((await call("POST", download)).body).toEqual(reauth("Please confirm it's you to download a backup"));
     // A backup that does not exist answers so, not the confirm question.
     const missing = "smsdesk-20200101-000000-manual-abcdef";
-    for (const [method, path] of [["POST", `${missing}/download`], ["POST", `${missing}/restore`], ["DELETE", missing]]) {
+    for (const [method, path] of [["POST", `${missing}/download`], ["POST", `${missing}/restore`], ["DELETE", missing]] as const) {
       expect((await call(method, `/api/admin/backups/${path}`)).body).toEqual({ message: "Backup not found", code: "not_found" });
     }
     expect((await call("GET", "/api/admin/backups")).body.data.map((b: { id: string }) => b.id)).toContain(made.body.id);
