@@ -8,6 +8,7 @@ import { checkVerificationCode, sendVerificationCode } from "./email-verificatio
 import { authGuard } from "./guard";
 import { attemptPassword, INVALID_CREDENTIALS, verifyLoginPassword } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
+import { listPasskeys } from "./passkeys";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
 import { confirmIdentity, reauthFields, RECENT_CONFIRMATION_MS } from "./reauth";
 import {
@@ -166,6 +167,13 @@ export function authRoutes(ctx: AppContext) {
     .post(
       "/confirm",
       async ({ user, sessionId, body, request }) => {
+        // confirmIdentity lets an account with nothing to type through without confirming its session (right for a
+        // change that asks every time); here that would answer a confirmation the session never got.
+        if (!user.passwordHash && !isTwoFactorEnabled(ctx, user.id)) {
+          throw badRequest(
+            listPasskeys(ctx, user.id).length ? "Please confirm with one of your passkeys" : "This account has no password or verification code to confirm with",
+          );
+        }
         await confirmIdentity(ctx, user, sessionId, body, "to confirm it's you", clientIp(request));
         return { success: true, confirmedUntil: new Date(ctx.now() + RECENT_CONFIRMATION_MS).toISOString() };
       },

@@ -176,8 +176,23 @@ describe("backups", () => {
   });
 });
 
-describe("POST /api/auth/confirm against guessing", () => {
-  test("wrong passwords lock it like a sign-in, and the calls are rate limited per address like the sign-in", async () => {
+describe("POST /api/auth/confirm", () => {
+  test("an account with nothing to type (Google sign-in, no 2FA) is told so, not answered a confirmation it did not get", async () => {
+    const google = await t.signUpVerified();
+    t.ctx.db.$client.query("UPDATE users SET password_hash = NULL, auth_provider = 'google' WHERE id = ?").run(google.user.id);
+    const confirmGoogle = () => t.api("/api/auth/confirm", { token: google.token, body: {} });
+    expect((await confirmGoogle()).body).toEqual({ message: "This account has no password or verification code to confirm with", code: "validation" });
+    t.ctx.db.$client.query("INSERT INTO passkeys (id, user_id, public_key, created_at) VALUES (?, ?, 'key', ?)").run(`pk-${google.user.id}`, google.user.id, clock);
+    goStale();
+    const setup = () => t.api("/api/auth/2fa/setup", { method: "POST", token: google.token });
+    expect((await setup()).body).toMatchObject({ code: "reauth_required", methods: ["passkey"] });
+    // Before: 200 with a confirmedUntil, though the session stayed unconfirmed and the change was refused again.
+    expect((await confirmGoogle()).body).toEqual({ message: "Please confirm with one of your passkeys", code: "validation" });
+    expect((await setup()).status).toBe(403);
+  });
+
+
+  test("against guessing: wrong passwords lock it like a sign-in, and the calls are rate limited per address like the sign-in", async () => {
     const stolen = await t.signUpVerified();
     const guess = (password: string) => t.api("/api/auth/confirm", { token: stolen.token, body: { password } });
     for (let i = 0; i < 4; i++) expect((await guess(`guess-${i}`)).body.message).toBe("Incorrect password");
