@@ -36,11 +36,28 @@ import { dripRoutes } from "./drips/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./users/routes";
 
-type ValidationLike = { customError?: unknown; valueError?: { path?: string; message?: string; schema?: { anyOf?: { type?: string }[] } } };
+type ValueErrorLike = {
+  path?: string;
+  message?: string;
+  value?: unknown;
+  schema?: { type?: string; format?: string; anyOf?: { type?: string }[] };
+  /** Each member's errors, for a union ("Expected union value"). */
+  errors?: { First(): ValueErrorLike | undefined }[];
+};
+type ValidationLike = { customError?: unknown; valueError?: ValueErrorLike };
+
+/** A JSON value's type as a schema names it ("integer" is a number). */
+const jsonType = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value);
 
 /** TypeBox says "Expected union value" for a wrong type on an optional or nullable field; name the types instead. */
 function validationMessage(v: ValidationLike): string {
   const message = v.valueError?.message ?? "unexpected value";
+  // A value of the member's own type that breaks its bounds (a string too long for a nullable field, 0 for a whole
+  // number from 1) is told those bounds, not "expected string". Elysia's number-in-a-string members (a format) are not.
+  const sameType = v.valueError?.errors
+    ?.map((member) => member.First())
+    .find((e) => e?.schema?.type && !e.schema.format && (e.schema.type === "integer" ? "number" : e.schema.type) === jsonType(v.valueError?.value));
+  if (message === "Expected union value" && sameType?.message) return sameType.message;
   const types = v.valueError?.schema?.anyOf?.map((s) => s.type).filter((t): t is string => !!t && t !== "null");
   if (message === "Expected union value" && types?.length) return `expected ${[...new Set(types)].join(" or ")}`;
   return message;

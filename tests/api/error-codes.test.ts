@@ -22,6 +22,11 @@ describe("validation messages", () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: "Invalid password: expected string", code: "validation" });
   });
+
+  test("a value of the right type outside an optional field's bounds is told the bounds, not 'expected string'", async () => {
+    const long = await t.api("/api/auth/confirm", { token: acc.token, body: { password: "x".repeat(201) } });
+    expect(long.body).toEqual({ message: "Invalid password: Expected string length less or equal to 200", code: "validation" });
+  });
 });
 
 describe("error codes", () => {
