@@ -279,6 +279,8 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
         const last = !!after.done && end === batch.lines.length;
         const began = performance.now();
         importer.store(sliceBatch(batch, start, end), () => save(last ? 100 : Math.min(99, Math.floor(progress * 100)), last));
+        // Done: the settings are given back at once (below), before anyone can read the job as done.
+        if (last) break;
         const took = performance.now() - began;
         rows = Math.round(Math.min(SLICE_ROWS.max, Math.max(SLICE_ROWS.min, rows * Math.min(2, Math.max(0.5, SLICE_TARGET_MS / Math.max(took, 1))))));
         sinceAsked += end - start;
@@ -297,9 +299,10 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
       }
       next = after;
     }
-    // Folds the rest of the log here rather than leave it to the connection's own checkpoint on the main thread.
-    await checkpoints.checkpoint();
   } finally {
+    // The rest of the log is folded by the worker (asked before it is told to stop), not by this connection's own
+    // checkpoint on the main thread at its next commit.
+    void checkpoints.checkpoint();
     checkpoints.release();
     release();
     await batches.return(undefined); // stops the parsing worker when the import ends early

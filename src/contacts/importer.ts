@@ -187,8 +187,9 @@ export class ContactImporter {
         const part = fresh.slice(next, next + Math.min(this.remaining, fresh.length - next));
         next += part.length;
         const ids = part.map(() => newId());
-        const rows = part.map((i, k) => [ids[k], b.first[i], b.last[i], b.email[i] || null, b.phone[i], b.tags[i], b.custom[i]]);
-        const created = new Set(this.insert.all(this.userId, at, JSON.stringify(rows)).map((r) => (r as { phone: string }).phone));
+        // Each prepared row is a JSON array without the id, which goes in front of its fields.
+        const rows = `[${part.map((i, k) => `["${ids[k]}",${b.row[i]!.slice(1)}`).join(",")}]`;
+        const created = new Set(this.insert.all(this.userId, at, rows).map((r) => (r as { phone: string }).phone));
         part.forEach((i, k) => {
           if (!created.has(b.phone[i]!)) return void stored.push(i);
           consents.push([newId(), ids[k]!]);

@@ -26,30 +26,42 @@ export type PreparedBatch = {
   tags: string[];
   /** Custom fields as a JSON object, or "" when the row has none. */
   custom: string[];
+  /**
+   * The fields the insert reads, as a JSON array without the new contact's id (first, last, email or null, phone,
+   * tags, custom), or "" when the row is invalid: made where the batch is prepared (the parsing worker), so the
+   * writer only joins the rows it stores.
+   */
+  row: string[];
 };
 
 /** `lines[i]` is the line number reported for `rows[i]`. */
 export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer): PreparedBatch {
-  const b: PreparedBatch = { lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [] };
+  const b: PreparedBatch = { lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
   for (const row of rows) {
     const raw = row.phone ? String(row.phone).trim() : "";
     const phone = raw ? phones.normalize(raw) : null;
+    const first = (row.firstName ?? "").trim();
+    const last = (row.lastName ?? "").trim();
+    const email = (row.email ?? "").trim();
+    const tags = JSON.stringify(row.tags ?? []);
+    const custom = row.customFields && Object.keys(row.customFields).length ? JSON.stringify(row.customFields) : "";
     b.phone.push(phone ?? "");
     b.invalid.push(phone ? "" : raw ? `Invalid phone number: ${raw.slice(0, 40)}` : "Missing phone number");
-    b.first.push((row.firstName ?? "").trim());
-    b.last.push((row.lastName ?? "").trim());
-    b.email.push((row.email ?? "").trim());
-    b.tags.push(JSON.stringify(row.tags ?? []));
-    b.custom.push(row.customFields && Object.keys(row.customFields).length ? JSON.stringify(row.customFields) : "");
+    b.first.push(first);
+    b.last.push(last);
+    b.email.push(email);
+    b.tags.push(tags);
+    b.custom.push(custom);
+    b.row.push(phone ? JSON.stringify([first, last, email || null, phone, tags, custom]) : "");
   }
   return b;
 }
 
-const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom"] as const;
+const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row"] as const;
 
 /** Rows `start` to `end` (exclusive) of a batch, for storing a batch in several transactions. */
 export function sliceBatch(b: PreparedBatch, start: number, end: number): PreparedBatch {
-  const s: PreparedBatch = { lines: b.lines.slice(start, end), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [] };
+  const s: PreparedBatch = { lines: b.lines.slice(start, end), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
   for (const col of TEXT_COLUMNS) s[col] = b[col].slice(start, end);
   return s;
 }
@@ -76,7 +88,7 @@ export function packBatch(b: PreparedBatch): PackedBatch {
 
 export function unpackBatch(p: PackedBatch): PreparedBatch {
   const n = p.lines.length;
-  const b: PreparedBatch = { lines: Array.from(p.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [] };
+  const b: PreparedBatch = { lines: Array.from(p.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
   let at = 0;
   let k = 0;
   for (const col of TEXT_COLUMNS) {
