@@ -40,7 +40,7 @@ type ValueErrorLike = {
   path?: string;
   message?: string;
   value?: unknown;
-  schema?: { type?: string; format?: string; anyOf?: { type?: string }[] };
+  schema?: { type?: string; format?: string; const?: unknown; anyOf?: { type?: string; const?: unknown }[] };
   /** Each member's errors, for a union ("Expected union value"). */
   errors?: { First(): ValueErrorLike | undefined }[];
 };
@@ -56,8 +56,14 @@ function validationMessage(v: ValidationLike): string {
   // number from 1) is told those bounds, not "expected string". Elysia's number-in-a-string members (a format) are not.
   const sameType = v.valueError?.errors
     ?.map((member) => member.First())
-    .find((e) => e?.schema?.type && !e.schema.format && (e.schema.type === "integer" ? "number" : e.schema.type) === jsonType(v.valueError?.value));
+    .find(
+      (e) =>
+        e?.schema?.type && !e.schema.format && e.schema.const === undefined && (e.schema.type === "integer" ? "number" : e.schema.type) === jsonType(v.valueError?.value),
+    );
   if (message === "Expected union value" && sameType?.message) return sameType.message;
+  // A choice of fixed values (?status=bogus) names them.
+  const choices = v.valueError?.schema?.anyOf?.map((s) => s.const);
+  if (message === "Expected union value" && choices?.length && choices.every((c) => c !== undefined)) return `expected one of ${choices.join(", ")}`;
   const types = v.valueError?.schema?.anyOf?.map((s) => s.type).filter((t): t is string => !!t && t !== "null");
   if (message === "Expected union value" && types?.length) return `expected ${[...new Set(types)].join(" or ")}`;
   return message;

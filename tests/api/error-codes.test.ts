@@ -23,9 +23,11 @@ describe("validation messages", () => {
     expect(res.body).toEqual({ message: "Invalid password: expected string", code: "validation" });
   });
 
-  test("a value of the right type outside an optional field's bounds is told the bounds, not 'expected string'", async () => {
+  test("a value of the right type outside an optional field's bounds is told the bounds, and a bad choice the choices, not 'expected string'", async () => {
     const long = await t.api("/api/auth/confirm", { token: acc.token, body: { password: "x".repeat(201) } });
     expect(long.body).toEqual({ message: "Invalid password: Expected string length less or equal to 200", code: "validation" });
+    const status = await t.api("/api/campaign-logs?status=bogus", { token: acc.token });
+    expect(status.body.message).toBe("Invalid status: expected one of pending, sending, sent, delivered, failed, unknown, skipped, expired, cancelled");
   });
 });
 
