@@ -7,7 +7,8 @@ type Ask = { methods: string[]; resolve: (confirmed: boolean) => void };
 
 /**
  * "Confirm your password": shown when a change that outlives the session (an API key, a webhook's URL, a passkey
- * removed, 2FA set up) answers 403 `reauth_required` (src/auth/reauth.ts). Confirming with the password, a code
+ * removed, 2FA set up, the admin portal's changes to accounts, plans, settings and backups) answers 403
+ * `reauth_required` (src/auth/reauth.ts). Confirming with the password, a code
  * from the authenticator app or a passkey lets the change go through (ui/lib/api.ts sends it again); closing the
  * dialog lets the change fail with the server's message. Mounted once, at the root.
  */
@@ -64,7 +65,7 @@ function ConfirmForm({ methods, onDone }: { methods: string[]; onDone: (confirme
     <Modal open onClose={() => onDone(false)} title={byCode ? "Confirm it's you" : "Confirm your password"}>
       <form onSubmit={submit} className="space-y-4" noValidate>
         <p className="text-sm text-slate-600">
-          This change keeps working after you sign out, so we ask once more. You won't be asked again for the next 10 minutes.
+          This is a sensitive change, so we ask once more. You won't be asked again for the next 10 minutes.
         </p>
         {error && <Alert>{error}</Alert>}
         {typed && (
