@@ -223,22 +223,27 @@ const SLICE_TARGET_MS = 20;
 /** Rows per transaction: the first, and the bounds the pace keeps to (a prepared batch is BATCH_ROWS). */
 const SLICE_ROWS = { first: 500, min: 50, max: BATCH_ROWS };
 /**
- * Checkpoints (db/checkpoints.ts): one is asked for, not waited for, every `ask` rows, so most of the log is folded
- * on the other core while the import writes; every `wait` rows the import waits (the event loop free) until one
- * has folded everything, so the next commit starts the log again and it stays at what those rows wrote (about
- * 6 KB a row).
+ * Checkpoints (db/checkpoints.ts): one is asked for, not waited for, `ask` rows after the last wait, so most of the
+ * log is folded on the other core while the import writes; every `wait` rows the import waits (the event loop free)
+ * until one has folded everything, so the next commit starts the log again and it stays at what those rows wrote
+ * (about 6 KB a row). Each checkpoint copies every page changed since the one before, and with a million diverse
+ * contacts the phone and name indexes change all over within a few thousand rows: asking every 5,000 rows (waiting
+ * every 30,000) cost a fifth more kernel time on a million rows.
  */
-const CHECKPOINT_ROWS = { ask: 5_000, wait: 30_000 };
+const CHECKPOINT_ROWS = { ask: 20_000, wait: 40_000 };
 
 /**
  * Reads the file and stores it in transactions of about SLICE_TARGET_MS each, the number of rows in the next one
  * following the time the last took. Each transaction's contacts and the job's counts commit together, and the last
  * one also marks the job done: a crash leaves counts that match what was stored, and never a finished import that
  * still says running. The next batch is asked for before the current one is stored, so the parser works on it
- * meanwhile and the last batch is known as the last. Transactions of a whole batch (10,000 rows) held the event loop
- * for 1.3 s at a time on a million diverse rows, 5.8 s on the loaded benchmark machine, most of it the connection's
- * own checkpoints (an fsync of the database file); smaller ones cost no more, once checkpoints are done off the main
- * thread (scripts/bench/import.ts).
+ * meanwhile and the last batch is known as the last.
+ * Transactions of a whole batch (10,000 rows) held the event loop for 1.3 s at a time on a million diverse rows, up
+ * to 5.8 s on the loaded benchmark machine, with the connection's own checkpoints (an fsync of the database file)
+ * on top. Short ones cost CPU: a commit writes every page it changed to the log, and a few hundred contacts change
+ * about as many pages of the phone, name and search indexes as they have rows, where 10,000 share many; a million
+ * rows took ~85 us of CPU a row on all threads against ~60 (scripts/bench/import.ts), in about the same time, as the
+ * checkpoints now run on the other core.
  */
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
   const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id });
@@ -264,9 +269,8 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
   const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
   const batches = preparedBatches(path, { region: importer.region, mapping: options.mapping, tag: options.tag }, { log: ctx.log });
   let rows = SLICE_ROWS.first;
-  let sinceAsked = 0;
   let sinceWaited = 0;
-  let asking = false;
+  let asked = false;
   try {
     let next = await batches.next();
     if (next.done) return save(100, true);
@@ -283,19 +287,18 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
         if (last) break;
         const took = performance.now() - began;
         rows = Math.round(Math.min(SLICE_ROWS.max, Math.max(SLICE_ROWS.min, rows * Math.min(2, Math.max(0.5, SLICE_TARGET_MS / Math.max(took, 1))))));
-        sinceAsked += end - start;
         sinceWaited += end - start;
         start = end;
         if (sinceWaited >= CHECKPOINT_ROWS.wait) {
           await checkpoints.checkpoint();
-          sinceWaited = sinceAsked = 0;
-        } else if (sinceAsked >= CHECKPOINT_ROWS.ask && !asking) {
-          asking = true;
-          sinceAsked = 0;
-          void checkpoints.checkpoint().then(() => (asking = false));
+          sinceWaited = 0;
+          asked = false;
+        } else if (sinceWaited >= CHECKPOINT_ROWS.ask && !asked) {
+          asked = true;
+          void checkpoints.checkpoint();
         }
         // Let requests and timers run between transactions.
-        await new Promise((r) => setTimeout(r, 0));
+        await new Promise((r) => setImmediate(r));
       }
       next = after;
     }

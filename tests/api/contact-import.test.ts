@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contacts } from "../../db/schema";
+import { fileBatches } from "../../src/contacts/import-pipeline";
+import { ContactImporter } from "../../src/contacts/importer";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
@@ -159,6 +162,45 @@ describe("CSV import job", () => {
     expect(commits.created).toBe(12_000);
     expect(commits.n).toBeGreaterThan(1);
   }, 30_000);
+
+  test("a hostile file imports the same through the job's short transactions as in one transaction per batch", async () => {
+    const [sliced, whole] = [await t.signUpVerified(), await t.signUpVerified()];
+    for (const acc of [sliced, whole]) grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+    // Quotes, separators and line breaks inside fields, NULs, formulas, long and right-to-left names, emoji, invalid
+    // and missing phones, the same number written other ways, ragged rows, blank lines.
+    const row = (i: number) => {
+      const phone = i % 23 === 0 ? "call me" : i % 29 === 0 ? "" : i % 17 === 0 ? `+1 646-555-${String(i - 5).padStart(4, "0")}` : `(646) 555-${String(i).padStart(4, "0")}`;
+      const first = [`"Ann, ""Jr"" ${i}"`, `=HYPERLINK("x") ${i}`, `"line\nbreak ${i}"`, `Nul\u0000${i}`, `${"é".repeat(300)}${i}`, `שלום ${i}`, `🙂 ${i}`][i % 7];
+      const extra = i % 11 === 0 ? ",extra,columns" : i % 13 === 0 ? "" : `,e${i}@example.com,vip;${i % 3}`;
+      return `${first},Łast${i},${phone}${extra}`;
+    };
+    const body = `\uFEFFfirst name,last name,phone,email,tags\r\n${Array.from({ length: 9_000 }, (_, i) => row(i)).join("\r\n")}\r\n\r\n`;
+    const start = await t.api("/api/contacts/import/csv", { method: "POST", token: sliced.token, body, headers: { "content-type": "text/csv" } });
+    expect(start.status).toBe(202);
+    const job = await waitJob(sliced, start.body.id, 1000);
+
+    // As imports stored it before: each prepared batch of the file in one transaction.
+    const dir = mkdtempSync(join(tmpdir(), "smsdesk-import-"));
+    const importer = new ContactImporter(t.ctx, whole.user.id, { detailDuplicates: true });
+    try {
+      writeFileSync(join(dir, "f.csv"), body);
+      for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: importer.region })) importer.store(batch);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const counts = (r: { rowsRead: number; created: number; updated: number; duplicates: number; invalid: number; errors: unknown; duplicateDetails: { existingContactId: string | null }[] }) => ({
+      ...r,
+      duplicateDetails: r.duplicateDetails.map((d) => ({ ...d, existingContactId: !!d.existingContactId })),
+    });
+    const { rowsRead, created, updated, duplicates, invalid, errors, duplicateDetails } = job;
+    expect(counts({ rowsRead, created, updated, duplicates, invalid, errors, duplicateDetails })).toEqual(counts(importer.results()));
+    expect(job.created).toBeGreaterThan(7_000);
+    const stored = (userId: string) =>
+      t.ctx.db.$client
+        .query("SELECT first_name, last_name, email, phone, tags, custom_fields, status, source FROM contacts WHERE user_id = ? ORDER BY rowid")
+        .all(userId);
+    expect(stored(sliced.user.id)).toEqual(stored(whole.user.id));
+  }, 60_000);
 
   test("an empty or blank upload is refused at once", async () => {
     for (const body of ["", " \r\n\t\n", "\uFEFF\n"]) {
