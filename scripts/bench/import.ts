@@ -105,15 +105,19 @@ server.ctx.db.$client.run("UPDATE users SET email_verified = 1 WHERE id = ?", [r
 grantLicense(server.ctx, reg.body.user.id, "enterprise", 30);
 
 let peakRss = process.memoryUsage.rss();
-// The server runs in this process: a 50 ms timer that fires late shows how long the import held the event loop.
+// The server runs in this process: a 10 ms timer that fires late shows how long the import held the event loop (to
+// within those 10 ms).
+const SAMPLE_MS = 10;
 let tick = performance.now();
 let longestPause = 0;
+let pausesOver50 = 0;
 const sampler = setInterval(() => {
   const now = performance.now();
-  longestPause = Math.max(longestPause, now - tick - 50);
+  longestPause = Math.max(longestPause, now - tick - SAMPLE_MS);
+  if (now - tick - SAMPLE_MS > 50) pausesOver50++;
   tick = now;
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
-}, 50);
+}, SAMPLE_MS);
 t0 = performance.now();
 const cpuAtStart = process.cpuUsage();
 const query = `?country=US&mapping=${encodeURIComponent(JSON.stringify(MAPPING))}`;
@@ -173,7 +177,7 @@ console.log(`import end to end    ${f(rate)} rows/s (${secs.toFixed(1)} s; ${(ra
 console.log(`transactions         ${f(transactions)} (${f(job.created / Math.max(1, transactions))} contacts created in each on average)`);
 console.log(`import CPU           ${((cpu.user + cpu.system) / N).toFixed(1)} us a row on all threads (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, ${(cpu.system / 1e6).toFixed(1)} s of it in the kernel; wall ${secs.toFixed(1)} s)`);
 console.log(`peak RSS             ${(peakRss / 1048576).toFixed(0)} MB`);
-console.log(`event loop           held at most ${longestPause.toFixed(0)} ms at a time during the import`);
+console.log(`event loop           held at most ${longestPause.toFixed(0)} ms at a time during the import; ${f(pausesOver50)} times over 50 ms`);
 console.log(`GET pages            median ${pages.median.toFixed(1)} ms, p95 ${pages.p95.toFixed(1)} ms`);
 console.log(`GET searches         median ${searches.median.toFixed(1)} ms, p95 ${searches.p95.toFixed(1)} ms`);
 for (const [p, ms] of [...pages.worst, ...searches.worst].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`  slowest ${ms.toFixed(1)} ms ${decodeURIComponent(p)}`);
