@@ -62,7 +62,13 @@ export function processEventsChunk(ctx: AppContext): { runs: number; more: boole
     let last = 0;
     for (const e of events) {
       if (last && performance.now() - started >= READ_BUDGET_MS) break;
-      runs += handleEvent(ctx, e);
+      // Each event in a savepoint: one that cannot be handled (its message deleted meanwhile...) is logged and passed
+      // over with nothing of it kept, instead of failing the chunk and holding the cursor, and every rule, behind it.
+      try {
+        runs += ctx.db.$client.transaction(() => handleEvent(ctx, e))();
+      } catch (err) {
+        ctx.log(`automation: event ${e.id} (${e.type}) passed over: ${(err as Error)?.stack ?? err}`);
+      }
       last = e.id;
     }
     // Past a short chunk read to its end nothing relevant is left: the cursor skips the other events up to the head.
@@ -124,7 +130,9 @@ function matches(ctx: AppContext, rule: Rule, e: AppEvent): boolean {
 }
 
 function handleEvent(ctx: AppContext, e: AppEvent): number {
-  if (!e.userId) return 0;
+  // A CSV import's contact.created names the import, with its counts, not each contact: imports do not trigger
+  // 'Contact created' rules (a list of thousands imported must not get thousands of welcome texts unasked).
+  if (!e.userId || e.subject.kind === "import") return 0;
   const rules = activeRules(ctx, e.userId, TRIGGERS_OF[e.type] ?? []).filter((r) => r.createdAt <= e.createdAt);
   if (!rules.length) return 0;
   const contact = contactOfEvent(ctx, e);

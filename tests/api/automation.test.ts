@@ -331,6 +331,44 @@ describe("conditions and actions", () => {
   });
 });
 
+describe("events the rules pass over", () => {
+  test("a CSV import does not trigger 'Contact created', and the rules keep running after it", async () => {
+    const acc = await t.signUpVerified();
+    const r = await rule(acc, { trigger: "contact_created", actions: { addTags: ["fresh"] } });
+    const start = await t.api("/api/contacts/import/csv", {
+      method: "POST",
+      token: acc.token,
+      body: "first_name,phone\nA,+14155550901\nB,+14155550902\n",
+      headers: { "content-type": "text/csv" },
+    });
+    expect(start.status).toBe(202);
+    await waitFor(async () => (await t.api(`/api/contacts/import/${start.body.id}`, { token: acc.token })).body.state, (s) => s === "done");
+    // Before: the import's event (naming the import, not a contact) threw in the reader and held its cursor for good.
+    const c = await contact(acc, { firstName: "After", phone: "+14155550903" });
+    const [run] = await runsReach(acc, r.id, 1);
+    expect([run!.contactId, run!.outcome]).toEqual([c.id, "done"]);
+    expect(await processEvents(t.ctx)).toBe(0);
+    expect((await runs(acc, r.id)).length).toBe(1);
+    expect(JSON.parse(contactByPhone(acc, "+14155550901").tags)).toEqual([]);
+    expect(JSON.parse(contactByPhone(acc, "+14155550903").tags)).toEqual(["fresh"]);
+  });
+
+  test("a reply deleted before its rule reads it is passed over; the events behind it still run", async () => {
+    const { acc, text } = await simulatorAccount();
+    const r = await rule(acc, { trigger: "reply", triggerConfig: { words: ["pizza"] }, actions: { addTags: ["hungry"] } });
+    // Both inbound messages are recorded before the reader runs; the first is deleted in between.
+    const hold = t.ctx.db.$client.transaction(() => {
+      text("+14155550911", "pizza please");
+      text("+14155550912", "pizza now");
+      t.ctx.db.$client.query(`DELETE FROM messages WHERE user_id = ? AND phone = ?`).run(acc.user.id, "+14155550911");
+    });
+    hold();
+    const [run] = await runsReach(acc, r.id, 1);
+    expect([run!.contactId, run!.outcome]).toEqual([contactByPhone(acc, "+14155550912").id, "done"]);
+    expect(JSON.parse(contactByPhone(acc, "+14155550912").tags)).toEqual(["hungry"]);
+  });
+});
+
 describe("drip actions", () => {
   test("enrol in a drip (once: the drip's re-entry rule says why not again) and remove from it", async () => {
     const { acc } = await simulatorAccount();

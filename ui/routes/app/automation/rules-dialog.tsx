@@ -8,7 +8,7 @@ export const RULE_TRIGGERS: { value: string; label: string }[] = [
   { value: "opt_in", label: "Contact opts in" },
   { value: "keyword_received", label: "Keyword received" },
   { value: "reply", label: "Reply contains words" },
-  { value: "contact_created", label: "Contact created" },
+  { value: "contact_created", label: "Contact created (not by a CSV import)" },
   { value: "tag_added", label: "Tag added" },
   { value: "birthday", label: "Birthday" },
   { value: "inactive", label: "Inactive for N days" },
