@@ -10,10 +10,12 @@ import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
 import { findUserById } from "../users/queries";
 import { applyStatusEvents, takeEarlyReport } from "./messages";
 import { appendStatusEvents, PARKED, type StatusEventRow } from "./outbox";
-import { markInterrupted } from "./reconcile";
+import { markInterrupted, waitsForEarlier } from "./reconcile";
 
 /** Account settings (quiet hours, frequency cap) are read at most this often per user while sending. */
 const USER_REFRESH_MS = 2000;
+/** How long a message waits before looking again while an earlier one to the same person is reconciled. */
+const ORDER_WAIT_MS = 2000;
 
 type Claimed = OutboxRow & { expiresAt: number | null; kind: "campaign" | "single" | "compliance" };
 
@@ -114,6 +116,11 @@ export function outboxStore(ctx: AppContext): OutboxStore {
           if (row.kind !== "compliance" && st.optedOut!.get(row.userId, row.phone)) {
             st.finish!.run("skipped", "opted_out", "Not sent: the contact has opted out", now, row.id);
             if (row.campaignId) touched.add(row.campaignId);
+            continue;
+          }
+          // A crash cut off an earlier message to this person: it goes first (reconcile.ts), this one looks again soon.
+          if (waitsForEarlier(ctx, row)) {
+            st.defer!.run(now + ORDER_WAIT_MS, now, row.id);
             continue;
           }
           if (row.kind === "campaign") {

@@ -13,10 +13,12 @@ import { appendStatusEvents, type StatusEventRow } from "./outbox";
  * not finished while any is) and queues a job that asks the provider once any request still in flight could no
  * longer be accepted (the request timeout plus a margin after the call started):
  * - the provider has it: the message is `sent` (or the status the provider gives) with the provider's id;
- * - the provider says for certain it has none: the message is queued again and goes out through the engine, once
- *   (a crash during that send is reconciled the same way: each attempt has its own job);
+ * - the provider says for certain it has none: the message is queued again (code RESENDING) and goes out through
+ *   the engine, once (a crash during that send is reconciled the same way: each attempt has its own job);
  * - the provider cannot tell (no lookup API, or the lookup failed LOOKUP_ATTEMPTS times): it stays `unknown`
  *   (code INTERRUPTED) and is never sent again, to avoid a duplicate.
+ * Messages keep their order per person: a later message to the same phone waits while an earlier one is
+ * reconciling or being sent again (`waitsForEarlier`, checked by the engine at the moment of sending).
  */
 
 export const RECONCILE_JOB = "message_reconcile";
@@ -24,6 +26,8 @@ export const RECONCILE_JOB = "message_reconcile";
 export const RECONCILING = "reconciling";
 /** error_code of a message whose fate nobody can tell: never sent again. */
 export const INTERRUPTED = "interrupted";
+/** error_code of a message the provider certainly never got, queued again (cleared once it is sent). */
+export const RESENDING = "resending";
 
 /** Beyond the request timeout: a request the provider received just before it may still be accepted a little later. */
 export const RECONCILE_MARGIN_MS = 10_000;
@@ -39,7 +43,14 @@ const LOOKUP_OPTIONS = {
   concurrency: { total: 8, perRef: 1, perUser: 4 },
 };
 
-type Interrupted = StatusEventRow & { attempts: number; startedAt: number };
+type Interrupted = StatusEventRow & { attempts: number; startedAt: number; phone: string };
+
+/**
+ * Per app, the people (`userId phone`) with a message reconciling or being sent again since this start: only their
+ * later messages pay for the order check. Filled at start; entries stay until the next start (a few hundred at most).
+ */
+const waitingPeople = new WeakMap<AppContext, Set<string>>();
+const person = (userId: string, phone: string) => `${userId} ${phone}`;
 
 type Row = StatusEventRow & {
   phone: string;
@@ -61,9 +72,17 @@ export function markInterrupted(ctx: AppContext, now: number): number {
     // updated_at is the moment the engine marked it sending: the call started then.
     const rows = db
       .query(
-        `SELECT id, user_id AS userId, campaign_id AS campaignId, attempts, min(updated_at, ?) AS startedAt FROM messages WHERE status = 'sending'`,
+        `SELECT id, user_id AS userId, campaign_id AS campaignId, phone, attempts, min(updated_at, ?) AS startedAt FROM messages WHERE status = 'sending'`,
       )
       .all(now) as Interrupted[];
+    // Those still waiting from an earlier start, through the outbox index (every outbound row has a sender number).
+    const earlier = db
+      .query(
+        `SELECT DISTINCT user_id AS userId, phone FROM messages WHERE phone_number_id IN (SELECT id FROM phone_numbers)
+           AND status IN ('unknown', 'queued') AND error_code IN (?, ?)`,
+      )
+      .all(RECONCILING, RESENDING) as { userId: string; phone: string }[];
+    waitingPeople.set(ctx, new Set([...rows, ...earlier].map((r) => person(r.userId, r.phone))));
     const mark = db.query(`UPDATE messages SET status = 'unknown', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`);
     for (const r of rows) {
       mark.run(RECONCILING, "The server stopped while this message was being handed to the provider; asking the provider whether it arrived", now, r.id);
@@ -78,6 +97,20 @@ export function markInterrupted(ctx: AppContext, now: number): number {
     }
     return rows.length;
   })();
+}
+
+/**
+ * Whether an earlier message to the same person is still reconciling or being sent again: this one waits, so
+ * nobody gets step 3 of a drip before step 2. One indexed lookup, only for the people a crash left waiting.
+ */
+export function waitsForEarlier(ctx: AppContext, row: { id: string; userId: string; phone: string }): boolean {
+  if (!waitingPeople.get(ctx)?.has(person(row.userId, row.phone))) return false;
+  return !!ctx.db.$client
+    .query(
+      `SELECT 1 FROM messages e WHERE e.user_id = ?1 AND e.phone = ?2 AND e.seq < (SELECT seq FROM messages WHERE id = ?3)
+         AND ((e.status = 'unknown' AND e.error_code = ?4) OR (e.status IN ('queued', 'sending') AND e.error_code = ?5)) LIMIT 1`,
+    )
+    .get(row.userId, row.phone, row.id, RECONCILING, RESENDING);
 }
 
 export function registerReconciliation(ctx: AppContext) {
@@ -159,7 +192,13 @@ function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt
     );
     const match = matches.find((m) => !taken.has(m.providerMessageId));
     if (!match) {
-      db.query(`UPDATE messages SET status = 'queued', next_attempt_at = ?, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?`).run(now, now, id);
+      db.query(`UPDATE messages SET status = 'queued', next_attempt_at = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`).run(
+        now,
+        RESENDING,
+        "The provider never got this message before the server stopped: it is being sent again",
+        now,
+        id,
+      );
       return { row, match: null };
     }
     const status = match.status === "delivered" || match.status === "failed" ? match.status : "sent";

@@ -136,6 +136,7 @@ const ALLOWED: Record<string, string> = {
   "campaigns/outbox.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
   "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
+  "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",
   "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
   "messages/messages.ts imports table contacts (owner: contacts)": "engine: inbound and status events look up contacts",
   "providers/routes.ts imports messages/messages.ts (providers is below messages)":
