@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { registerJobHandler, enqueueJob, type Job, type JobOutcome } from "../jobs/jobs";
 import { findProviderById, type ProviderAccount } from "../providers/accounts";
 import { DEFAULT_TIMEOUT_MS } from "../providers/http";
+import { pricesNow } from "../providers/prices";
 import { adapterFor } from "../providers/registry";
 import type { SentLookupResult, SentMatch } from "../providers/types";
 import { applyStatusEvents, takeEarlyReport } from "./messages";
@@ -203,9 +204,10 @@ function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt
     }
     const status = match.status === "delivered" || match.status === "failed" ? match.status : "sent";
     db.query(
-      `UPDATE messages SET status = ?, provider_message_id = ?, sent_at = ?, error_code = NULL,
+      `UPDATE messages SET status = ?, provider_message_id = ?, sent_at = ?, segment_price_micros = ?, error_code = NULL,
          error_message = CASE WHEN ? = 'failed' THEN 'The provider accepted the message, then reported it failed' END, updated_at = ? WHERE id = ?`,
-    ).run(status, match.providerMessageId, startedAt, status, now, id);
+      // Sent at the account's price now, as the engine records an accepted message (the dashboards' spend).
+    ).run(status, match.providerMessageId, startedAt, pricesNow(ctx, [account.id]).get(account.id) ?? null, status, now, id);
     appendStatusEvents(ctx, `message.${status}`, [row]);
     return { row, match };
   })();

@@ -154,8 +154,6 @@ test(
     const received = new Map<string, string[]>();
     for (const m of twilio.messages.filter((x) => x.body.startsWith("Step "))) received.set(m.to, [...(received.get(m.to) ?? []), m.body.split(" for ")[0]!]);
     const bad = runners.filter((p) => JSON.stringify(received.get(p)) !== JSON.stringify(expected));
-    for (const p of bad.slice(0, 3)) console.log("DEBUG", p, received.get(p), readDb(`SELECT content, status, error_code, error_message, provider_message_id, created_at, updated_at, sent_at FROM messages WHERE phone = ? ORDER BY seq`, p), twilio.messages.filter((m) => m.to === p).map((m) => [m.body, m.sid, m.createdAt]));
-    console.log("DEBUG lookups", twilio.requests.filter((r) => r.method === "GET").length, readDb(`SELECT kind, state, count(*) AS n, max(last_error) AS e FROM jobs WHERE kind = 'message_reconcile' GROUP BY 1,2`));
     expect(bad).toEqual([]);
     const skipped = new Set(rows.filter((r) => r.status === "skipped").map((r) => `${r.phone} ${r.content.split(" for ")[0]}`));
     for (const phone of phones.slice(0, 20)) {

@@ -40,11 +40,11 @@ async function start() {
   return login.body.token as string;
 }
 
-type Row = { id: string; phone: string; content: string; status: string; provider_message_id: string | null; error_code: string | null };
+type Row = { id: string; phone: string; content: string; status: string; provider_message_id: string | null; error_code: string | null; segment_price_micros: number | null };
 const rows = () => {
   const db = new Database(join(dataDir, "smsdesk.db"), { readonly: true });
   try {
-    return db.query(`SELECT id, phone, content, status, provider_message_id, error_code FROM messages WHERE direction = 'outbound' ORDER BY seq`).all() as Row[];
+    return db.query(`SELECT id, phone, content, status, provider_message_id, error_code, segment_price_micros FROM messages WHERE direction = 'outbound' ORDER BY seq`).all() as Row[];
   } finally {
     db.close();
   }
@@ -93,6 +93,8 @@ test(
     // A is Twilio's message, found by the lookup: no second send.
     expect(byPhone("+14155557001")).toMatchObject([{ status: "sent", provider_message_id: a[0]!.sid, error_code: null }]);
     expect(posted("+14155557001")).toBe(1);
+    // Found or sent again, each keeps the account's price per segment (Twilio's default) for the dashboards' spend.
+    expect(rows().map((r) => r.segment_price_micros)).toEqual(rows().map(() => 8_300));
     // B was sent again once, after the lookup said Twilio had none.
     expect(byPhone("+14155557002")).toMatchObject([{ status: "sent", provider_message_id: b[0]!.sid }]);
     expect(posted("+14155557002")).toBe(2);
