@@ -404,6 +404,37 @@ export const messageRollups = sqliteTable(
   ],
 );
 
+/**
+ * message_rollups summed per local day of the account's zone (keyed by its midnight's quarter hour), status, sender
+ * number and campaign: the dashboards read whole days here (migration 0038). Kept by triggers on message_rollups,
+ * so the two always agree; built from them when the account's zone is first stored or changes (src/results/buckets.ts).
+ */
+export const messageDayRollups = sqliteTable(
+  "message_day_rollups",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    phoneNumberId: text("phone_number_id").notNull().default(""),
+    campaignId: text("campaign_id").notNull().default(""),
+    n: integer("n").notNull().default(0),
+    sent: integer("sent").notNull().default(0),
+    segments: integer("segments").notNull().default(0),
+    spendMicros: integer("spend_micros").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day, t.status, t.phoneNumberId, t.campaignId] })],
+);
+
+/** The local midnights (quarter hours) of each zone in use from 2000 to 2040: the days of message_day_rollups. */
+export const rollupDays = sqliteTable(
+  "rollup_days",
+  {
+    zone: text("zone").notNull(),
+    quarterHour: integer("quarter_hour").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.zone, t.quarterHour] })],
+);
+
 export const JOB_STATES = ["pending", "running", "done", "failed", "cancelled"] as const;
 
 /**

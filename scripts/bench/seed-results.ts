@@ -23,6 +23,12 @@ export type SeedOptions = {
   /** Inbound replies, on top of `messages`, from phones the campaigns reached. */
   replies?: number;
   seed?: number;
+  /**
+   * Each campaign's messages spread evenly until the next one starts, so every quarter hour of the period has
+   * messages (the dashboards' worst case: as many rollup buckets as the account's zone allows), instead of each
+   * campaign sending in a burst at about 50 a second.
+   */
+  spread?: boolean;
 };
 
 export type SeededResults = {
@@ -103,7 +109,9 @@ export function seedResults(db: Database, opts: SeedOptions): SeededResults {
   const sizes = weights.map((w) => Math.floor((w / sum) * total));
   sizes[0]! += total - sizes.reduce((a, b) => a + b, 0);
   // Start times spread over the period, oldest first, so ids (time-ordered) go in in order.
-  const starts = Array.from({ length: campaignCount }, () => now - Math.floor(rnd() * days * DAY) - 3_600_000).sort((a, b) => a - b);
+  const starts = opts.spread
+    ? Array.from({ length: campaignCount }, (_, c) => now - days * DAY + Math.floor((c * days * DAY) / campaignCount))
+    : Array.from({ length: campaignCount }, () => now - Math.floor(rnd() * days * DAY) - 3_600_000).sort((a, b) => a - b);
 
   const insertCampaign = db.prepare(
     `INSERT INTO campaigns (id, user_id, name, type, status, content, from_number, recipients, audience, created_at, updated_at, sent_at, completed_at)
@@ -138,7 +146,7 @@ export function seedResults(db: Database, opts: SeedOptions): SeededResults {
     campaignIds.push(id);
     const content = TEXTS[c % TEXTS.length]!;
     // A campaign sends at about 50 messages a second: its last message goes out size/50 seconds after the start.
-    const span = Math.max(1, Math.floor(sizes[c]! / 50)) * 1000;
+    const span = opts.spread ? (starts[c + 1] ?? now - 60_000) - start : Math.max(1, Math.floor(sizes[c]! / 50)) * 1000;
     insertCampaign.run(id, userId, `${NAMES[c % NAMES.length]} #${c + 1}`, content, senderPhones[sender]!, start - 60_000, start + span, start, start + span);
     for (let i = 0; i < sizes[c]!; i++) {
       const pick = rnd() * weightTotal;

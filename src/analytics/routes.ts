@@ -28,7 +28,7 @@ export function analyticsRoutes(ctx: AppContext) {
       "/summary",
       ({ user }) => {
         // From the rollups the messages triggers keep (src/results/), not a count of every message.
-        const all = allTimeFigures(ctx, user.id);
+        const all = allTimeFigures(ctx, user);
         const totalMessagesSent = all.sent;
         const totalResponses = all.replies;
         return {

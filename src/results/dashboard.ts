@@ -125,9 +125,10 @@ function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, li
   return list.map((c) => ({ ...c, ...(spend.get(c.id) ?? { segments: 0, spendMicros: 0 }) }));
 }
 
-/** Every message of the account so far, by outcome (the simple home's totals). */
-export function allTimeFigures(ctx: AppContext, userId: string): Figures {
-  return figuresIn(ctx, userId, [ALL_TIME])[0]!;
+/** Every message of the account so far, by outcome (the simple home's totals): read from its day rows. */
+export function allTimeFigures(ctx: AppContext, user: { id: string; timezone: string }): Figures {
+  ensureBuckets(ctx, user);
+  return figuresIn(ctx, user.id, [ALL_TIME])[0]!;
 }
 
 /** The homes' and the dashboard's cards: the week and the month against the ones before, all-time totals, spend. */

@@ -19,7 +19,7 @@ function wallDate(zone: string, t: number) {
 }
 
 /** The instant a local calendar date begins (Date.UTC normalises an overflowing month or day). */
-const midnight = (zone: string, y: number, m: number, d: number) => wallToInstant(zone, Date.UTC(y, m, d));
+export const midnight = (zone: string, y: number, m: number, d: number) => wallToInstant(zone, Date.UTC(y, m, d));
 
 /** The last `count` local days, oldest first, the last being today (which ends at its midnight, not now). */
 export function lastDays(zone: string, now: number, count: number): Day[] {

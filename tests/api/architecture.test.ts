@@ -45,6 +45,9 @@ const OWNERS: Record<string, string> = {
   campaignMessageCounts: "campaigns",
   // Kept by triggers on messages (migration 0020); read by the dashboards.
   messageRollups: "results",
+  // Kept by triggers on message_rollups (migration 0038); whole days of the dashboards.
+  messageDayRollups: "results",
+  rollupDays: "results",
   // The outbox: one row per message, sent or received.
   messages: "messages",
   jobs: "jobs",
