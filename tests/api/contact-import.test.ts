@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contacts } from "../../db/schema";
 import { fileBatches } from "../../src/contacts/import-pipeline";
+import { nextSlice } from "../../src/contacts/csv-import";
 import { ContactImporter } from "../../src/contacts/importer";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -235,5 +236,27 @@ describe("plan limit", () => {
     expect(over.status).toBe(402);
     const job = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body: "phone\n+16175550104\n+16175550105\n", headers: { "content-type": "text/csv" } });
     expect(await waitJob(c, job.body.id)).toMatchObject({ state: "done", created: 0, invalid: 2, rowsRead: 2 });
+  });
+});
+
+describe("the import's transactions", () => {
+  test("the next one's rows follow the pace of the last full one; a slice the batch's end cut short does not grow it", () => {
+    const pace = { msPerRow: 0 };
+    // 500 rows in 20 ms: 0.04 ms a row, so 500 fit the 20 ms target.
+    expect(nextSlice(pace, 500, 500, 20)).toBe(500);
+    // The batch's last 84 rows in 2 ms (the commit's fixed cost spread over few rows): the pace stays 0.04 ms a row.
+    // Before, this doubled the next transaction.
+    expect(nextSlice(pace, 500, 84, 2)).toBe(500);
+    expect(pace.msPerRow).toBe(0.04);
+    // A slow one (100 ms for 500 rows) shrinks the next to what fits at its pace...
+    expect(nextSlice(pace, 500, 500, 100)).toBe(100);
+    // ...and the pace coming back grows it by half at a time.
+    expect(nextSlice(pace, 100, 100, 4)).toBe(150);
+    expect(nextSlice(pace, 150, 150, 6)).toBe(225);
+    // A short slice slower than the pace counts: 50 rows in 10 ms.
+    expect(nextSlice(pace, 225, 50, 10)).toBe(100);
+    // Never under 50 rows, never over a batch.
+    expect(nextSlice(pace, 100, 100, 1000)).toBe(50);
+    expect(nextSlice({ msPerRow: 0 }, 9000, 9000, 1)).toBe(10_000);
   });
 });
