@@ -150,13 +150,16 @@ const schedstat = () => {
 type Stall = { ms: number; cpu: number; queued: number; heapBefore: number; heapAfter: number };
 const noStall = (): Stall => ({ ms: 0, cpu: 0, queued: 0, heapBefore: 0, heapAfter: 0 });
 let stall = noStall();
-let over50 = 0;
+/** Every stall over 50 ms, with when it began (ms after the send was asked for) and the same breakdown. */
+let over50: (Stall & { at: number })[] = [];
+let startedAt = 0;
 let tick = { at: performance.now(), heap: process.memoryUsage().heapUsed, ...schedstat() };
 const loopTimer = setInterval(() => {
   const now = { at: performance.now(), heap: process.memoryUsage().heapUsed, ...schedstat() };
   const held = now.at - tick.at - 2;
-  if (held > 50) over50++;
-  if (held > stall.ms) stall = { ms: held, cpu: now.cpu - tick.cpu, queued: now.queued - tick.queued, heapBefore: tick.heap, heapAfter: now.heap };
+  const seen = { ms: held, cpu: now.cpu - tick.cpu, queued: now.queued - tick.queued, heapBefore: tick.heap, heapAfter: now.heap };
+  if (held > 50) over50.push({ ...seen, at: tick.at - startedAt });
+  if (held > stall.ms) stall = seen;
   tick = now;
 }, 2);
 
@@ -171,10 +174,11 @@ const idleStall = stall.ms;
 db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 const loadBefore = loadavg();
 stall = noStall();
-over50 = 0;
+over50 = [];
 stopProbe = healthProber();
 await Bun.sleep(500);
 t0 = performance.now();
+startedAt = t0;
 const sendAnswered = await call(sender.token, `/api/campaigns/${campaign.id}/send`, {}).then(() => performance.now() - t0);
 while (writing()) await Bun.sleep(20);
 const writeSeconds = (performance.now() - t0) / 1000;
@@ -194,7 +198,10 @@ console.log(`  /api/health during the start: ${f(during.length)} calls, longest 
 console.log(`  baseline, ${f(idle.length)} calls on the idle server: longest wait ${f(Math.max(...idle), 2)} ms, p99 ${f(pct(idle, 0.99), 2)} ms, median ${f(pct(idle, 0.5), 2)} ms; ratio of longest waits ${f(Math.max(...during) / Math.max(...idle), 1)}x`);
 console.log(`  the longest wait during the start less the calling process's own wait for a CPU: ${f(duringServed, 2)} ms ${duringServed < 50 ? "(< 50 ms)" : "(OVER 50 ms)"}`);
 console.log(`  the server's event loop during the start: longest stall ${f(stall.ms, 1)} ms (idle: ${f(idleStall, 1)} ms), of which ${f(stall.cpu, 1)} ms its own work and ${f(stall.queued, 1)} ms waiting for a CPU; the write-ahead log at most ${f(walBytes / 1e6, 1)} MB`);
-console.log(`  stalls over 50 ms: ${over50}; the JS heap ${f(stall.heapBefore / 1e6)} MB before the longest, ${f(stall.heapAfter / 1e6)} MB after`);
+console.log(`  the JS heap ${f(stall.heapBefore / 1e6)} MB before the longest stall, ${f(stall.heapAfter / 1e6)} MB after; stalls over 50 ms: ${over50.length}`);
+for (const o of over50) {
+  console.log(`    at ${f(o.at / 1000, 1)} s: ${f(o.ms, 1)} ms, ${f(o.cpu, 1)} ms its own work, ${f(o.queued, 1)} ms waiting for a CPU, heap ${f(o.heapBefore / 1e6)} -> ${f(o.heapAfter / 1e6)} MB`);
+}
 
 await server.stop();
 rmSync(dataDir, { recursive: true, force: true });
