@@ -70,6 +70,9 @@ function reachOf(ctx: AppContext, user: User, input: DeliveryPreviewInput): Reac
     .select({ phone: sql<string>`${contacts.phone}`, firstName: contacts.firstName, lastName: contacts.lastName, email: contacts.email, customFields: contacts.customFields })
     .from(contacts)
     .where(where)
+    // The first customer added (the outbox is written in the order contacts were added); without an order the
+    // planner's index chose, and the lowest number came first.
+    .orderBy(contacts.createdAt, sql`${contacts}.rowid`)
     .limit(1)
     .get();
   return { groups, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, sample: first };

@@ -156,6 +156,20 @@ describe("POST /api/campaigns/preview-delivery", () => {
     });
   });
 
+  test("a contact audience's preview is the first contact added, whatever the numbers' order", async () => {
+    const acc = await account();
+    // Zoe's number sorts after Ada's; the index on numbers used to make Ada the sample.
+    for (const [firstName, phone] of [
+      ["Zoe", LONDON],
+      ["Ada", NY],
+    ] as const) {
+      expect((await post(acc, "/api/contacts", { firstName, phone })).status).toBe(201);
+    }
+    const res = await preview(acc, { audience: { kind: "all" }, content: "Hi [Name]", appendOptOut: false });
+    expect(res.status).toBe(200);
+    expect(res.body.preview).toMatchObject({ text: "Hi Zoe", recipient: "Zoe" });
+  });
+
   test("bad input is a 4xx with a message, never a 500", async () => {
     const acc = await account();
     const audiences = "Audience must be manual, all, recent, loyal, new, contacts or segment";
