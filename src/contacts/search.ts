@@ -30,7 +30,8 @@ export type PageQuery = { page: number; pageSize: number; q?: string; sort: Sort
 
 /**
  * A search, always served by an index: three or more characters through the FTS5 trigram table (substring of
- * first/last name, email, phone digits; a phone typed with formatting is reduced to its digits); one or two
+ * first/last name, email, phone digits, with accents folded: "jose" finds "José", migration 0039; a phone typed
+ * with formatting is reduced to its digits); one or two
  * characters the start of the first name (as typed, lower, capitalised, upper) or of the phone digits through
  * (user_id, first_name) and (user_id, phone).
  */

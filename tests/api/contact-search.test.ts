@@ -149,3 +149,36 @@ test("a search's total counts only the owner's contacts, whether or not another 
   for (const id of theirs) await t.api(`/api/contacts/${id}`, { method: "DELETE", token: b.token });
   expect((await zed()).total).toBe(alone.total);
 });
+
+test("a search finds names with or without their accents, however each contact was stored or changed", async () => {
+  const c = await t.signUpVerified();
+  const names = (q: string) =>
+    t.api(`/api/contacts?q=${encodeURIComponent(q)}&sort=name&order=asc`, { token: c.token }).then((r) => {
+      expect(r.status).toBe(200);
+      return r.body.data.map((x: { firstName: string; lastName: string }) => `${x.firstName} ${x.lastName}`);
+    });
+  // Imported (the importer indexes its own rows) and added one by one (the insert trigger does).
+  const start = await t.api("/api/contacts/import/csv", {
+    method: "POST",
+    token: c.token,
+    body: "first_name,last_name,phone\nJosé,Álvarez,+13125550201\nJose,Alvarez,+13125550202\nZoë,Müller,+13125550203\n",
+    headers: { "content-type": "text/csv" },
+  });
+  for (let i = 0; i < 500; i++) {
+    if ((await t.api(`/api/contacts/import/${start.body.id}`, { token: c.token })).body.state === "done") break;
+    await Bun.sleep(20);
+  }
+  const added = await t.api("/api/contacts", { method: "POST", token: c.token, body: { firstName: "Françoise", lastName: "Lefèvre", phone: "+13125550204" } });
+  expect(added.status).toBe(201);
+  expect(await names("jose")).toEqual(["Jose Alvarez", "José Álvarez"]);
+  expect(await names("JOSÉ")).toEqual(["Jose Alvarez", "José Álvarez"]);
+  expect(await names("alvarez")).toEqual(["Jose Alvarez", "José Álvarez"]);
+  expect(await names("muller")).toEqual(["Zoë Müller"]);
+  expect(await names("zoe")).toEqual(["Zoë Müller"]);
+  expect(await names("francoise lefevre")).toEqual(["Françoise Lefèvre"]);
+  // A changed name is found by its new letters only (the update trigger).
+  const put = await t.api(`/api/contacts/${added.body.id}`, { method: "PUT", token: c.token, body: { firstName: "Renée", lastName: "Lefèvre", phone: "+13125550204" } });
+  expect(put.status).toBe(200);
+  expect(await names("francoise")).toEqual([]);
+  expect(await names("renee")).toEqual(["Renée Lefèvre"]);
+});
