@@ -23,6 +23,8 @@ describe("spend at the price of the day (through the sending engine and the simu
   beforeAll(async () => {
     t = await startTestServer({ smtp: false });
     acc = await t.signUpVerified();
+    // Campaigns to California numbers would otherwise wait for 8 AM there when the suite runs at night.
+    expect((await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } })).status).toBe(200);
     providerId = (await t.api("/api/sms-providers", { method: "POST", token: acc.token, body: { provider: "simulator", displayName: "Sim" } })).body.id;
     await t.api(`/api/sms-providers/${providerId}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });
     const numbers = await t.api(`/api/providers/${providerId}/available-numbers`, { token: acc.token });
