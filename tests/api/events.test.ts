@@ -31,6 +31,8 @@ function failOn(event: string, table: string, when: string) {
 
 async function sender() {
   const acc = await t.signUpVerified();
+  // Campaigns to US numbers would otherwise wait for 8 AM there when the suite runs at night.
+  expect((await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } })).status).toBe(200);
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 0 } } });
   const numbers = await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token });

@@ -12,6 +12,8 @@ let number: string;
 beforeAll(async () => {
   t = await startTestServer({ smtp: false, env: { METRICS_TOKEN: TOKEN } });
   acc = await t.signUpVerified();
+  // Campaigns to US numbers would otherwise wait for 8 AM there when the suite runs at night.
+  expect((await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } })).status).toBe(200);
   const provider = await t.api("/api/sms-providers", { token: acc.token, body: { provider: "simulator", displayName: "Sim" } });
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 0 } } });
   number = (await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token })).body.numbers[0].phoneNumber;
