@@ -5,8 +5,9 @@
 // this thread every 20,000 rows (the import has them on another) and are left out of the writer's time.
 // Variants, to find what a part costs: NOTRIG=1 drops the per-row triggers on contacts, NOFTS=1 leaves the search
 // index out, NONAME=1 drops the name index, CACHE_MB sets the page cache, MMAP_MB memory-maps the file, FTS_AUTOMERGE
-// sets the search index's automerge.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// sets the search index's automerge, PAGE_SIZE the new database's page size.
+import { Database } from "bun:sqlite";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
@@ -31,6 +32,14 @@ const batches: PreparedBatch[] = [];
 for await (const { batch } of fileBatches(csvPath, { region: "US", mapping: MAPPING as never })) batches.push(batch);
 const parseSecs = (performance.now() - t0) / 1000;
 
+if (process.env.PAGE_SIZE) {
+  // A fresh database takes its page size from its first write: the WAL switch writes the header.
+  mkdirSync(join(dir, "data"), { recursive: true });
+  const fresh = new Database(join(dir, "data", "smsdesk.db"));
+  fresh.exec(`PRAGMA page_size = ${Number(process.env.PAGE_SIZE)}`);
+  fresh.exec("PRAGMA journal_mode = WAL");
+  fresh.close();
+}
 const ctx = await openAppContext(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: join(dir, "data") }, []), () => {});
 const userId = Bun.randomUUIDv7();
 ctx.db.$client.run("INSERT INTO users (id, email, email_verified) VALUES (?, 'w@example.com', 1)", [userId]);
@@ -113,6 +122,7 @@ for (const [k, ms] of spent) {
 console.log(`  ${"rest of the body (event...)".padEnd(28)} ${us(body - named)} us a row`);
 console.log(`  ${"begin and commit".padEnd(28)} ${us(secs * 1000 - body)} us a row`);
 console.log(`  ${"checkpoints (not counted)".padEnd(28)} ${us(checkpointMs)} us a row`);
+console.log(`page size ${sql.query<{ page_size: number }, []>("PRAGMA page_size").get()!.page_size} bytes`);
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 ctx.db.$client.close();
 rmSync(dir, { recursive: true, force: true });
