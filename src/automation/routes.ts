@@ -73,7 +73,7 @@ export function automationRoutes(ctx: AppContext) {
     .get("/api/automation-rules/:id/runs", ({ user, params, query }) => ({ data: listRuns(ctx, user.id, params.id, query.limit ?? 100) }), {
       auth: true,
       params: idParams,
-      query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })) }),
+      query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, error: "limit must be a whole number from 1 to 500" })) }),
     })
     // POST /api/automation-rules/:id/run
     .post("/api/automation-rules/:id/run", ({ user, params, body: b }) => runManual(ctx, user.id, params.id, b.contactIds), {

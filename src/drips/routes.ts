@@ -61,7 +61,7 @@ export function dripRoutes(ctx: AppContext) {
     .get("/:id/enrolments", ({ user, params, query }) => ({ data: listEnrolments(ctx, user.id, params.id, query.limit ?? 200) }), {
       auth: true,
       params: idParams,
-      query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000 })) }),
+      query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: "limit must be a whole number from 1 to 1000" })) }),
     })
     // POST /api/drip-campaigns/:id/enrol
     .post("/:id/enrol", ({ user, params, body }) => enrol(ctx, user.id, params.id, body), {

@@ -384,6 +384,18 @@ describe("drip actions", () => {
     expect((await runs(acc, remove.id)).map((r) => r.detail)).toEqual([["Removed from Welcome"]]);
     const enrolments = (await call(acc, "GET", `/api/drip-campaigns/${d.body.id}/enrolments`)).body.data as any[];
     expect(enrolments.map((e) => [e.contactId, e.state, e.exitReason])).toEqual([[c.id, "exited", "Removed by automation rule Rule"]]);
+
+    // The lists' limit: a bad one is named, with its bounds; a good one is kept.
+    for (const [path, max] of [
+      [`/api/automation-rules/${enrol.id}/runs`, 500],
+      [`/api/drip-campaigns/${d.body.id}/enrolments`, 1000],
+    ] as const) {
+      for (const limit of ["0", "abc", String(max + 1), "1.5"]) {
+        const res = await call(acc, "GET", `${path}?limit=${limit}`);
+        expect([limit, res.status, res.body]).toEqual([limit, 400, { message: `limit must be a whole number from 1 to ${max}`, code: "validation" }]);
+      }
+      expect((await call(acc, "GET", `${path}?limit=1`)).body.data.length).toBe(1);
+    }
   });
 });
 
