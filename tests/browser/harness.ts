@@ -144,6 +144,21 @@ export class Appliance {
     return { status: res.status, body: (await res.json()) as unknown };
   }
 
+  /** The API as the page's signed-in user (its session token); each call must answer 2xx. */
+  async apiAs(page: Page) {
+    const token = await page.evaluate(() => localStorage.getItem("auth_token"));
+    expect(token).toBeTruthy();
+    return async <T>(path: string, body?: unknown, method = body === undefined ? "GET" : "POST"): Promise<T> => {
+      const r = await fetch(`${this.url}${path}`, {
+        method,
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(r.status, `${path}: ${await r.clone().text()}`).toBeLessThan(300);
+      return (await r.json()) as T;
+    };
+  }
+
   /** Runs SQL on the running server's database (the sqlite3 shell; WAL lets it write beside the server). */
   sql(statement: string) {
     execFileSync("sqlite3", ["-cmd", ".timeout 5000", join(this.dataDir, "smsdesk.db"), statement]);

@@ -9,3 +9,6 @@ export function timeAgo(iso: string, now = Date.now()): string {
 }
 
 export const formatNumber = (n: number, locale?: string) => new Intl.NumberFormat(locale).format(n);
+
+/** "1 campaign", "1,592 segments": a count with its noun in the singular for exactly one. */
+export const countOf = (n: number, one: string, many: string, locale?: string) => `${formatNumber(n, locale)} ${n === 1 ? one : many}`;

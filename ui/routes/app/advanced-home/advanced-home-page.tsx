@@ -9,7 +9,7 @@ import { Badge } from "../../../components/badge";
 import { Button, Card } from "../../../components/ui";
 import { useOverview, type Comparison } from "../../../api/results";
 import { auth } from "../../../lib/auth";
-import { formatNumber } from "../../../lib/format";
+import { countOf, formatNumber } from "../../../lib/format";
 import { CampaignActionDialogs, StatusBadge, type CampaignAction } from "../dashboard/campaign-actions";
 import { Change, dollars, rate, StatCard, StatSkeleton } from "../dashboard/figures";
 
@@ -127,7 +127,7 @@ function MonthCards({ month, locale }: { month: Comparison; locale: string }) {
   const against = "last month";
   return (
     <>
-      <StatCard label="Messages Sent" value={n(c.sent)} hint={`${n(c.segments)} segments`}>
+      <StatCard label="Messages Sent" value={n(c.sent)} hint={countOf(c.segments, "segment", "segments", locale)}>
         <Change value={change.sent} against={against} />
       </StatCard>
       <StatCard label="Delivered" value={n(c.delivered)}>

@@ -10,7 +10,7 @@ import { Tabs } from "../../../components/tabs";
 import { Button, Card } from "../../../components/ui";
 import { RANGES, useOverview, useSeries, type Range, type Series } from "../../../api/results";
 import { auth } from "../../../lib/auth";
-import { formatNumber } from "../../../lib/format";
+import { countOf, formatNumber } from "../../../lib/format";
 import { CampaignActionDialogs, StatusBadge, type CampaignAction } from "./campaign-actions";
 import { ChartCard, type ChartSeries } from "./charts";
 import { dollars, rate, SegmentPrices, SpendByMonth, StatCard, StatSkeleton } from "./figures";
@@ -53,7 +53,7 @@ export function DashboardPage() {
             Array.from({ length: 8 }, (_, i) => <StatSkeleton key={i} />)
           ) : (
             <>
-              <StatCard label="Total Sent" value={n(s.totals.sent)} hint={`${n(s.totals.segments)} segments, ${n(s.totals.campaigns)} campaigns`} />
+              <StatCard label="Total Sent" value={n(s.totals.sent)} hint={`${countOf(s.totals.segments, "segment", "segments", locale)}, ${countOf(s.totals.campaigns, "campaign", "campaigns", locale)}`} />
               <StatCard label="Delivered" value={n(s.totals.delivered)} hint={`${rate(s.totals.deliveryRate)} delivery rate`} />
               <StatCard label="Opened" value="—" hint="Texts carry no open tracking" />
               <StatCard label="Bounced" value={n(s.totals.bounced)} hint={`${n(s.totals.failed)} refused, ${n(s.totals.undelivered)} undelivered`} />
