@@ -21,6 +21,7 @@ import { findSegment } from "../segments/segments";
 import { zoneOffset } from "../time/zones";
 import { findUserById } from "../users/queries";
 import { activeRules, claimRun, finishRun, getRule, type Rule, type Trigger } from "./rules";
+import { nextTurn } from "../time/next-turn";
 
 /**
  * Runs the rules. Event triggers read the event log after a durable cursor; each batch's runs, their actions and
@@ -46,8 +47,6 @@ const EVENT_TYPES = Object.keys(TRIGGERS_OF) as EventType[];
 /** Events read per transaction, at most, and the time one chunk may take before the reader yields. */
 export const READ_CHUNK = 200;
 export const READ_BUDGET_MS = 10;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Handles one chunk of the events after the cursor (at most READ_CHUNK, stopping after READ_BUDGET_MS) in one

@@ -301,12 +301,31 @@ export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
 }
 
 /** Deletes drafts (and cancelled or finished campaigns in bulk); a campaign that may still send is kept. */
+/** The statuses a campaign may be deleted in: a draft alone (DELETE /api/campaigns/:id), or any that sends no more. */
+export const DELETABLE: Record<"drafts" | "finished", CampaignStatus[]> = {
+  drafts: ["draft"],
+  finished: ["draft", "completed", "failed", "cancelled"],
+};
+
+/** Those of `ids` that are the owner's campaigns in one of `statuses`, with their status. */
+export function deletableCampaigns(ctx: AppContext, userId: string, ids: string[], statuses: CampaignStatus[]) {
+  if (!ids.length) return [];
+  return ctx.db.$client
+    .query<{ id: string; status: CampaignStatus }, [string, string, string]>(
+      `SELECT id, status FROM campaigns WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)) AND status IN (SELECT value FROM json_each(?))`,
+    )
+    .all(userId, JSON.stringify(ids), JSON.stringify(statuses));
+}
+
+/**
+ * Deletes those of `ids` that are the owner's and deletable; their messages, if any, are detached in the same
+ * statement (ON DELETE SET NULL): a campaign with many goes through deleteFinishedCampaigns (delete.ts) first.
+ */
 export function deleteCampaigns(ctx: AppContext, userId: string, ids: string[], onlyDrafts: boolean): number {
   if (!ids.length) return 0;
-  const allowed: CampaignStatus[] = onlyDrafts ? ["draft"] : ["draft", "completed", "failed", "cancelled"];
   return ctx.db.$client
     .prepare(`DELETE FROM campaigns WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)) AND status IN (SELECT value FROM json_each(?))`)
-    .run(userId, JSON.stringify(ids), JSON.stringify(allowed)).changes;
+    .run(userId, JSON.stringify(ids), JSON.stringify(onlyDrafts ? DELETABLE.drafts : DELETABLE.finished)).changes;
 }
 
 export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[], archive: boolean): number {

@@ -11,6 +11,7 @@ import {
   resumeByUser, sendCampaign, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
 import { businessNameOf } from "../users/queries";
+import { deleteFinishedCampaigns } from "./delete";
 import { previewDelivery, withQuietWait } from "./delivery-preview";
 import { personalize } from "./outbox";
 import { HISTORY_RANGES, HISTORY_SORTS } from "./history";
@@ -161,8 +162,8 @@ export function campaignRoutes(ctx: AppContext) {
     // POST /api/campaigns/bulk-delete
     .post(
       "/api/campaigns/bulk-delete",
-      ({ user, body }) => {
-        const deleted = deleteCampaigns(ctx, user.id, body.campaignIds, false);
+      async ({ user, body }) => {
+        const deleted = await deleteFinishedCampaigns(ctx, user.id, body.campaignIds);
         return { deleted, message: `${deleted} campaign${deleted === 1 ? "" : "s"} deleted` };
       },
       { auth: true, body: t.Object({ campaignIds: ids("campaignIds") }) },

@@ -10,6 +10,7 @@ import { findSegment } from "../segments/segments";
 import { zoneForRecipient } from "../sending/quiet-hours";
 import { wallToInstant, zoneOffset } from "../time/zones";
 import { findUserById } from "../users/queries";
+import { nextTurn } from "../time/next-turn";
 
 /**
  * Drip campaigns: an ordered list of steps, each a delay after the previous one (the first after enrolment), an
@@ -302,8 +303,6 @@ export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string):
 /** Enrolments made per transaction, at most, and the time one may take; the event loop gets a turn between them. */
 export const ENROL_CHUNK = 500;
 export const ENROL_BUDGET_MS = 10;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Enrols the given contacts, or a segment's contacts as they are now, at most ENROL_CHUNK or ENROL_BUDGET_MS per

@@ -16,6 +16,7 @@ import { findSegment } from "../segments/segments";
 import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
 import { businessNameOf, findUserById } from "../users/queries";
 import { enrolContact, exitEnrolment, findDrip, JOB_KIND, stepDueAt, stepKey, stepsOf, type EnrolmentRow } from "./drips";
+import { nextTurn } from "../time/next-turn";
 
 /**
  * Runs drips. Each step is a transactional job (key drip:<enrolment>:<step>): the checks, the message put in the
@@ -217,8 +218,6 @@ const SEGMENTS = "drips.segments";
 /** How often every active enrolment of a drip bound to a segment is checked against it (changes that log no event). */
 export const SEGMENTS_EVERY_MS = 60_000;
 const SEGMENT_CHUNK = 200;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One event of the log, in the reader's transaction. */
 function handleEvent(ctx: AppContext, ev: AppEvent) {

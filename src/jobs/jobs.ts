@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { nextTurn } from "../time/next-turn";
 
 /**
  * One durable table for delayed work: scheduled campaign starts, the event log's pruning; drip steps, webhook
@@ -517,8 +518,6 @@ export const PASS_BUDGET_MS = 15;
 const IDLE_MS = 1000;
 /** The shortest sleep after the due jobs ran out: a job failing with no back-off is retried at this pace, not in a spin. */
 const SETTLE_MS = 100;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The running job runner's brake, for a restore (src/backups/) that must swap the database with no job running. */
 const brakes = new WeakMap<AppContext, { pause(timeoutMs: number): Promise<boolean>; resume(): void }>();

@@ -5,6 +5,7 @@
  * expected values are exact.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DETACH_CHUNK, deleteFinishedCampaigns } from "../../src/campaigns/delete";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;
@@ -261,5 +262,35 @@ describe("POST /api/campaigns/bulk-archive and bulk-delete", () => {
       expect((await post(acc, "/api/campaigns/bulk-archive", body)).status, JSON.stringify(body).slice(0, 60)).toBe(400);
     }
     expect((await post(acc, "/api/campaigns/bulk-delete", { campaignIds: [null] })).status).toBe(400);
+  });
+
+  test("a campaign of many messages is deleted a chunk at a time with the event loop's turns between; its messages stay, detached, in the account's totals", async () => {
+    const acc = await account("UTC");
+    const n = DETACH_CHUNK * 2 + DETACH_CHUNK / 2;
+    const big = seed(acc, { name: "Big", sentAt: "2026-03-01T10:00:00Z", statuses: Array(n).fill("delivered"), phones: Array.from({ length: n }, (_, i) => `+1312555${String(i).padStart(4, "0")}`) });
+    const small = seed(acc, { name: "Small", sentAt: "2026-03-02T10:00:00Z", statuses: ["delivered"] });
+    const sentBefore = (await get(acc, "/api/results/overview")).body.allTime.sent;
+    expect(sentBefore).toBe(n + 1);
+
+    // The deletion yields between chunks: a callback queued for every turn runs while it works.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    expect(await deleteFinishedCampaigns(t.ctx, acc.user.id, [big])).toBe(1);
+    counting = false;
+    expect(turns).toBeGreaterThanOrEqual(2);
+
+    const db = t.ctx.db.$client;
+    expect(db.query("SELECT count(*) AS n, count(campaign_id) AS attached FROM messages WHERE user_id = ?").get(acc.user.id)).toEqual({ n: n + 1, attached: 1 });
+    expect(names((await get(acc, "/api/campaigns")).body)).toEqual(["Small"]);
+    expect((await get(acc, "/api/results/overview")).body.allTime.sent).toBe(sentBefore);
+    expect((await post(acc, "/api/campaigns/bulk-delete", { campaignIds: [small, big] })).body).toEqual({ deleted: 1, message: "1 campaign deleted" });
+    expect((await get(acc, "/api/results/overview")).body.allTime.sent).toBe(sentBefore);
+    expect(db.query("SELECT count(*) AS n, count(campaign_id) AS attached FROM messages WHERE user_id = ?").get(acc.user.id)).toEqual({ n: n + 1, attached: 0 });
   });
 });
