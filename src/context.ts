@@ -31,6 +31,11 @@ export type AppContext = {
     /** Campaigns whose messages changed status: one with nothing left to send is completed or failed. */
     settle(campaignIds: Iterable<string>): void;
   };
+  /**
+   * Detaches the messages of a provider account about to be deleted, a chunk at a time (src/messages/detach.ts):
+   * wired in server.ts, the providers domain being below the messages and its own numbers.
+   */
+  detachProviderMessages(providerId: string): Promise<void>;
   /** Run by server.stop(), in order: background workers stop before the database closes. */
   onStop: (() => void | Promise<void>)[];
 };

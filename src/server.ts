@@ -21,6 +21,8 @@ import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCamp
 import { resumeOutboxWriting } from "./campaigns/outbox-writer";
 import { outboxStore, senderRegistry } from "./messages/outbox-store";
 import { registerReconciliation } from "./messages/reconcile";
+import { detachMessages } from "./messages/detach";
+import { numberIdsOfProvider } from "./phone-numbers/numbers";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
@@ -55,6 +57,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
     // Both need the context itself; set just below.
     sending: null!,
     campaignOutbox: null!,
+    detachProviderMessages: (providerId) => detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider"),
     onStop: [],
   };
   // The engine and the outbox, wired once: the messages domain is the outbox store, the campaigns domain answers for

@@ -84,17 +84,6 @@ export function hasMessages(ctx: AppContext, campaignId: string): boolean {
   return !!ctx.db.$client.query(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`).get(campaignId);
 }
 
-/**
- * Up to `limit` of a campaign's messages no longer point at it (answers how many): deleting a finished campaign keeps
- * its messages (the history, each contact's thread, the account's totals) and detaches them a chunk at a time first
- * (src/campaigns/delete.ts), where the foreign key's ON DELETE SET NULL would do them all in the DELETE itself.
- */
-export function detachFromCampaign(ctx: AppContext, campaignId: string, limit: number): number {
-  return ctx.db.$client
-    .query(`UPDATE messages SET campaign_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE campaign_id = ? LIMIT ?)`)
-    .run(campaignId, limit).changes;
-}
-
 /** A paused campaign's queued rows leave the due range (none is lost: `releaseCampaign` brings them back). */
 export function parkCampaign(ctx: AppContext, campaignId: string) {
   ctx.db.$client.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, campaignId);

@@ -4,6 +4,7 @@ import { phoneNumbers, type NumberKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
+import { detachMessages } from "../messages/detach";
 import { findProviderById, providersByIds, type ProviderAccount } from "../providers/accounts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
@@ -152,7 +153,11 @@ export function updateNumber(
   return numberView(getNumber(ctx, userId, id));
 }
 
-export function deleteNumber(ctx: AppContext, userId: string, id: string) {
+/** Deletes one of the user's numbers; its messages stay, detached from it a chunk at a time first. */
+export async function deleteNumber(ctx: AppContext, userId: string, id: string) {
+  getNumber(ctx, userId, id);
+  await detachMessages(ctx, "number", [id], "this number");
+  // Read again: the default may have moved while the messages were detached.
   const current = getNumber(ctx, userId, id);
   ctx.db.transaction((tx) => {
     tx.delete(phoneNumbers).where(eq(phoneNumbers.id, id)).run();
@@ -161,6 +166,11 @@ export function deleteNumber(ctx: AppContext, userId: string, id: string) {
       if (next) tx.update(phoneNumbers).set({ isDefault: true }).where(eq(phoneNumbers.id, next.id)).run();
     }
   });
+}
+
+/** A provider account's numbers (the messages sent through them are detached before the account is deleted). */
+export function numberIdsOfProvider(ctx: AppContext, providerId: string): string[] {
+  return ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.providerId, providerId)).all().map((r) => r.id);
 }
 
 // Prepared once: the sender is chosen for each pass of drip steps (10,000 may fall due in the same minute) and each

@@ -68,8 +68,8 @@ export function phoneNumberRoutes(ctx: AppContext) {
     // DELETE /api/phone-numbers/:id
     .delete(
       "/:id",
-      ({ user, params }) => {
-        deleteNumber(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await deleteNumber(ctx, user.id, params.id);
         return { message: "Phone number removed" };
       },
       { auth: true, params: idParams },

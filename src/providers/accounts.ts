@@ -163,7 +163,11 @@ export function updateProvider(
 }
 
 /** Deletes an account (its numbers go with it); the next oldest account becomes the default. */
-export function deleteProvider(ctx: AppContext, userId: string, id: string) {
+/** Deletes one of the user's provider accounts with its numbers; their messages stay, detached a chunk at a time first. */
+export async function deleteProvider(ctx: AppContext, userId: string, id: string) {
+  getProvider(ctx, userId, id);
+  await ctx.detachProviderMessages(id);
+  // Read again: the default may have moved while the messages were detached.
   const current = getProvider(ctx, userId, id);
   ctx.db.transaction((tx) => {
     tx.delete(smsProviders).where(eq(smsProviders.id, id)).run();

@@ -128,8 +128,8 @@ export function providerRoutes(ctx: AppContext) {
     // DELETE /api/sms-providers/:id
     .delete(
       "/api/sms-providers/:id",
-      ({ user, params }) => {
-        deleteProvider(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await deleteProvider(ctx, user.id, params.id);
         forgetAdapter(ctx, params.id);
         return { message: "Provider deleted" };
       },

@@ -5,7 +5,8 @@
  * expected values are exact.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DETACH_CHUNK, deleteFinishedCampaigns } from "../../src/campaigns/delete";
+import { deleteFinishedCampaigns } from "../../src/campaigns/delete";
+import { DETACH_CHUNK } from "../../src/messages/detach";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;

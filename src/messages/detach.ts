@@ -1,0 +1,73 @@
+import { holdCheckpoints } from "../../db/checkpoints";
+import type { AppContext } from "../context";
+import { HttpError } from "../http/errors";
+import { nextTurn } from "../time/next-turn";
+
+/**
+ * Messages outlive what they were sent through: deleting a finished campaign, a sender number or a provider account
+ * keeps its messages (the account's totals, each contact's thread, the history) and detaches them. The foreign keys'
+ * ON DELETE SET NULL did that inside the DELETE itself, every message at once, each firing the campaign counts' and
+ * the rollups' triggers: 200,000 messages held the event loop 1.8 s, every account's requests and sending with it.
+ * Here they are detached DETACH_CHUNK per transaction with a turn of the event loop between, the log checkpointed off
+ * the thread as the outbox writer does; the caller deletes the row once nothing points at it (the foreign key then
+ * detaches only what arrived meanwhile). Cut off by a stop, it throws a 503 and what it did stays done: the row is
+ * still there, some of its messages detached, and deleting it again finishes the work.
+ */
+export const DETACH_CHUNK = 1_000;
+/** Messages detached between two checkpoints waited for (see CHECKPOINT_AFTER_ROWS in campaigns/outbox-writer.ts). */
+const CHECKPOINT_AFTER_ROWS = 10_000;
+
+/**
+ * What a message points at that may be deleted before it, each with its detaching statement, found through an index
+ * (messages_campaign_status_idx, messages_outbox_idx). A provider account is reached through its numbers, which are
+ * deleted with it (their foreign key cascades): messages_provider_id_idx is partial and cannot serve `provider_id = ?`,
+ * so each of the account's numbers' messages loses both the number and the account. What is left pointing at the
+ * account (messages of a number deleted earlier) is detached by the foreign key in the DELETE.
+ */
+export type MessageLink = "campaign" | "number" | "provider's number";
+const DETACH: Record<MessageLink, string> = {
+  campaign: "UPDATE messages SET campaign_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE campaign_id = ? LIMIT ?)",
+  number: "UPDATE messages SET phone_number_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE phone_number_id = ? LIMIT ?)",
+  "provider's number":
+    "UPDATE messages SET phone_number_id = NULL, provider_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE phone_number_id = ? LIMIT ?)",
+};
+
+/** Up to `limit` of the messages pointing at `id` through `link` no longer do; answers how many. */
+function detachSome(ctx: AppContext, link: MessageLink, id: string, limit: number): number {
+  return ctx.db.$client.query(DETACH[link]).run(id, limit).changes;
+}
+
+/** Detaches every message pointing at one of `ids` through `link`, a chunk per transaction (see above). */
+export async function detachMessages(ctx: AppContext, link: MessageLink, ids: string[], what: string): Promise<void> {
+  if (!ids.length) return;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+  };
+  ctx.onStop.push(stop);
+  const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
+  const stopping = () => new HttpError(503, `The server is stopping: delete ${what} again once it is back`);
+  try {
+    let sinceCheckpoint = 0;
+    for (const id of ids) {
+      for (;;) {
+        const detached = detachSome(ctx, link, id, DETACH_CHUNK);
+        sinceCheckpoint += detached;
+        if (detached < DETACH_CHUNK) break;
+        if (sinceCheckpoint >= CHECKPOINT_AFTER_ROWS) {
+          await checkpoints.checkpoint();
+          sinceCheckpoint = 0;
+        } else await nextTurn();
+        if (stopped) throw stopping();
+      }
+    }
+    // The connection's own checkpoint, back after the last run, would otherwise fold the rest on this thread.
+    if (sinceCheckpoint) await checkpoints.checkpoint();
+    if (stopped) throw stopping();
+  } finally {
+    // Not while the server runs its stop hooks: taken out of the list they walk, it would make them skip the next.
+    const at = stopped ? -1 : ctx.onStop.indexOf(stop);
+    if (at >= 0) ctx.onStop.splice(at, 1);
+    checkpoints.release();
+  }
+}
