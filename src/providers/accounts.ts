@@ -162,8 +162,10 @@ export function updateProvider(
   });
 }
 
-/** Deletes an account (its numbers go with it); the next oldest account becomes the default. */
-/** Deletes one of the user's provider accounts with its numbers; their messages stay, detached a chunk at a time first. */
+/**
+ * Deletes one of the user's provider accounts (its numbers go with it); the next oldest account becomes the default.
+ * Their messages stay, detached a chunk at a time first.
+ */
 export async function deleteProvider(ctx: AppContext, userId: string, id: string) {
   getProvider(ctx, userId, id);
   await ctx.detachProviderMessages(id);
