@@ -106,4 +106,24 @@ describe("deleting what messages were sent through", () => {
     expect((await t.api("/api/phone-numbers", { token: s.acc.token })).body.data).toEqual([]);
     expect((await t.api("/api/sms-providers", { token: s.acc.token })).body.data).toEqual([]);
   });
+
+  test("a stop while the messages are detached answers 503 and keeps what was done; deleting again finishes", async () => {
+    const s = await sender();
+    const many = DETACH_CHUNK * 3;
+    sent(s.acc, s.provider, s.numbers[0]!, many);
+    const hooks = t.ctx.onStop.length;
+    const deleting = del(s.acc, `/api/phone-numbers/${s.numbers[0]}`);
+    // The deletion adds its stop hook, then detaches a chunk per turn of the event loop: the server stops after the first.
+    while (t.ctx.onStop.length === hooks) await new Promise((r) => setImmediate(r));
+    await t.ctx.onStop.at(-1)!();
+    const answer = await deleting;
+    expect(answer).toMatchObject({ status: 503, body: { message: "The server is stopping: delete this number again once it is back" } });
+    const left = links(s.acc) as { withNumber: number };
+    expect(left.withNumber).toBeGreaterThan(0);
+    expect(left.withNumber).toBeLessThan(many);
+    expect((await t.api("/api/phone-numbers", { token: s.acc.token })).body.data).toHaveLength(2);
+
+    expect((await del(s.acc, `/api/phone-numbers/${s.numbers[0]}`)).status).toBe(200);
+    expect(links(s.acc)).toEqual({ n: many, withProvider: many, withNumber: 0 });
+  });
 });
