@@ -18,6 +18,8 @@ import { campaignRollupsIn, campaignsSentIn, rollupsIn, sentBySenderIn, spendByC
 export const RANGES = [7, 30, 90] as const;
 const MONTHS_OF_SPEND = 6;
 const TOP_CAMPAIGNS = 10;
+/** The line of the senders' chart for messages of numbers removed since (src/messages/detach.ts). */
+export const REMOVED_NUMBERS = "Removed numbers";
 const RECENT_CAMPAIGNS = 5;
 const NOT_SENT = new Set(["skipped", "expired", "cancelled"]);
 const WENT_OUT = new Set(["sent", "delivered", "unknown"]);
@@ -187,11 +189,16 @@ export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number
     sentBy.set(r.phoneNumberId, counts);
   }
   const numbers = listNumbers(ctx, user.id, 1, 100).data;
-  const senders = numbers
-    .map((n) => ({ id: n.id, phoneNumber: n.phoneNumber, displayName: n.displayName, sent: sentBy.get(n.id) ?? Array<number>(days).fill(0) }))
-    .map((s) => ({ ...s, total: s.sent.reduce((a, b) => a + b, 0) }))
-    .filter((s) => s.total > 0)
-    .sort((a, b) => b.total - a.total);
+  // Messages of numbers removed since are one line of their own, last, so the lines add up to what was sent.
+  const removed = sentBy.get("") ?? Array<number>(days).fill(0);
+  const senders = [
+    ...numbers
+      .map((n) => ({ id: n.id as string | null, phoneNumber: n.phoneNumber as string | null, displayName: n.displayName, sent: sentBy.get(n.id) ?? Array<number>(days).fill(0) }))
+      .map((s) => ({ ...s, total: s.sent.reduce((a, b) => a + b, 0) }))
+      .filter((s) => s.total > 0)
+      .sort((a, b) => b.total - a.total),
+    { id: null, phoneNumber: null, displayName: REMOVED_NUMBERS, sent: removed, total: removed.reduce((a, b) => a + b, 0) },
+  ].filter((s) => s.total > 0);
 
   const byCampaign = new Map<string, Counted[]>();
   for (const r of campaignRollupsIn(ctx, user.id, range)) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);

@@ -55,11 +55,14 @@ export function rollupsIn(ctx: AppContext, userId: string, intervals: Interval[]
   );
 }
 
-/** Per interval and sender number: messages that reached the provider from it. */
+/**
+ * Per interval and sender number: messages that reached the provider from it; '' for those whose number has been
+ * removed since (their messages are kept, detached from it).
+ */
 export function sentBySenderIn(ctx: AppContext, userId: string, intervals: Interval[]) {
   const read = ctx.db.$client.query(
     `SELECT phone_number_id AS phoneNumberId, sum(sent) AS sent FROM ${rollupsOf("phone_number_id, sent")}
-     WHERE phone_number_id <> '' AND sent > 0 GROUP BY phone_number_id`,
+     WHERE sent > 0 GROUP BY phone_number_id`,
   );
   return intervals.flatMap((interval, i) =>
     (read.all(userId, ...ranges(ctx, userId, interval)) as { phoneNumberId: string; sent: number }[]).map((r) => ({ i, ...r })),

@@ -33,13 +33,15 @@ async function sender() {
   return { acc, provider, numbers };
 }
 
-/** `count` delivered one-off messages sent through `numberId` (null: a number deleted before) of `providerId`. */
-function sent(acc: Account, providerId: string, numberId: string | null, count: number) {
+/**
+ * `count` delivered one-off messages sent through `numberId` (null: a number deleted before) of `providerId`, on
+ * 1 March 2026 unless `at` says when.
+ */
+function sent(acc: Account, providerId: string, numberId: string | null, count: number, at = Date.parse("2026-03-01T10:00:00Z")) {
   const insert = t.ctx.db.$client.prepare(
     `INSERT INTO messages (id, user_id, phone, content, direction, status, kind, created_at, updated_at, sent_at, provider_id, phone_number_id)
      VALUES (?, ?, ?, 'x', 'outbound', 'delivered', 'single', ?, ?, ?, ?, ?)`,
   );
-  const at = Date.parse("2026-03-01T10:00:00Z");
   for (let i = 0; i < count; i++) insert.run(Bun.randomUUIDv7(), acc.user.id, `+1312555${String(i).padStart(4, "0")}`, at + i, at + i, at + i, providerId, numberId);
 }
 
@@ -125,5 +127,18 @@ describe("deleting what messages were sent through", () => {
 
     expect((await del(s.acc, `/api/phone-numbers/${s.numbers[0]}`)).status).toBe(200);
     expect(links(s.acc)).toEqual({ n: many, withProvider: many, withNumber: 0 });
+  });
+
+  test("the senders' chart keeps a removed number's messages, as one line of their own after the numbers", async () => {
+    const s = await sender();
+    const yesterday = t.ctx.now() - 86_400_000;
+    sent(s.acc, s.provider, s.numbers[0]!, 3, yesterday);
+    sent(s.acc, s.provider, s.numbers[1]!, 2, yesterday);
+    const senders = async () =>
+      (await t.api("/api/results/series?days=7", { token: s.acc.token })).body.senders.map((l: { id: string | null; phoneNumber: string | null; displayName: string | null; total: number }) => [l.id, l.phoneNumber === null ? l.displayName : "number", l.total]);
+    expect(await senders()).toEqual([[s.numbers[0], "number", 3], [s.numbers[1], "number", 2]]);
+
+    expect((await del(s.acc, `/api/phone-numbers/${s.numbers[0]}`)).status).toBe(200);
+    expect(await senders()).toEqual([[s.numbers[1], "number", 2], [null, "Removed numbers", 3]]);
   });
 });

@@ -178,7 +178,8 @@ function Charts({ s, locale }: { s: Series; locale: string }) {
         description="Messages each of your numbers sent, per day."
         dates={dates}
         series={s.senders.slice(0, SENDER_COLORS.length).map((n, i) => ({
-          label: n.displayName ? `${n.displayName} (${n.phoneNumber})` : n.phoneNumber,
+          // The last line, without a number, is the messages of numbers removed since (named by the server).
+          label: n.phoneNumber === null ? (n.displayName ?? "") : n.displayName ? `${n.displayName} (${n.phoneNumber})` : n.phoneNumber,
           color: SENDER_COLORS[i]!,
           values: n.sent,
         }))}
