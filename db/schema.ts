@@ -358,6 +358,8 @@ export const messages = sqliteTable(
     index("messages_outbox_idx").on(t.phoneNumberId, t.status, t.nextAttemptAt),
     uniqueIndex("messages_provider_id_idx").on(t.providerId, t.providerMessageId).where(sql`provider_message_id IS NOT NULL`),
     index("messages_user_phone_idx").on(t.userId, t.phone, t.createdAt),
+    // A deleted contact's messages are found through it (the foreign key's SET NULL): migration 0040.
+    index("messages_contact_idx").on(t.contactId).where(sql`contact_id IS NOT NULL`),
   ],
 );
 

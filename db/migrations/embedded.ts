@@ -28,6 +28,7 @@ import m24 from "./0034_rollups_by_quarter_hour_and_prices_at_sending.sql" with 
 import m25 from "./0037_sessions_confirmed_at.sql" with { type: "text" };
 import m26 from "./0038_message_day_rollups.sql" with { type: "text" };
 import m27 from "./0039_contact_search_without_accents.sql" with { type: "text" };
+import m28 from "./0040_messages_by_contact.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -59,4 +60,5 @@ export const migrationSql: Record<string, string> = {
   "0037_sessions_confirmed_at": m25,
   "0038_message_day_rollups": m26,
   "0039_contact_search_without_accents": m27,
+  "0040_messages_by_contact": m28,
 };
