@@ -4,6 +4,7 @@ import { contactConsents, contacts, messages } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
+import { nextTurn } from "../time/next-turn";
 import { COUNT_CAP, orderBy, searchCondition, searchPage, type PageQuery } from "./search";
 
 export type ContactRow = typeof contacts.$inferSelect;
@@ -204,13 +205,29 @@ export function displayName(c: { firstName: string; lastName: string; email: str
   return `${c.firstName} ${c.lastName}`.trim() || c.email || c.phone || "Unknown";
 }
 
-export function deleteContacts(ctx: AppContext, userId: string, ids: string[]): number {
+/**
+ * Contacts deleted per transaction of a bulk delete, with a turn of the event loop between: about 20 ms each, where
+ * the 10,000 contacts one request may name held the server 400 ms in one transaction (each takes its search index
+ * entry, its counts and its messages' link with it).
+ */
+export const DELETE_CHUNK = 500;
+
+/** Deletes those of `ids` (at most DELETE_CHUNK) that are the owner's; answers how many. Their messages stay, detached. */
+function deleteSome(ctx: AppContext, userId: string, ids: string[]): number {
+  return ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).returning({ id: contacts.id }).all().length;
+}
+
+export function deleteContact(ctx: AppContext, userId: string, id: string): number {
+  return deleteSome(ctx, userId, [id]);
+}
+
+/** Deletes those of `ids` that are the owner's, DELETE_CHUNK per transaction; answers how many. */
+export async function deleteContacts(ctx: AppContext, userId: string, ids: string[]): Promise<number> {
   let deleted = 0;
-  ctx.db.transaction(() => {
-    for (let i = 0; i < ids.length; i += 500) {
-      deleted += ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids.slice(i, i + 500)))).returning({ id: contacts.id }).all().length;
-    }
-  });
+  for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
+    if (i) await nextTurn();
+    deleted += ctx.db.transaction(() => deleteSome(ctx, userId, ids.slice(i, i + DELETE_CHUNK)));
+  }
   return deleted;
 }
 

@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
 import {
-  bulkTag, contactCounters, contactView, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
+  bulkTag, contactCounters, contactView, deleteContact, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
   normalizeTags, optOutById,
 } from "./contacts";
 import { onDatabaseReplaced } from "../backups/backups";
@@ -207,8 +207,8 @@ export function contactRoutes(ctx: AppContext) {
     // POST /api/contacts/bulk-delete
     .post(
       "/bulk-delete",
-      ({ user, body }) => {
-        const deleted = deleteContacts(ctx, user.id, body.contactIds);
+      async ({ user, body }) => {
+        const deleted = await deleteContacts(ctx, user.id, body.contactIds);
         return { deleted, message: `${deleted} contact${deleted === 1 ? "" : "s"} deleted` };
       },
       { auth: true, body: t.Object({ contactIds: t.Array(idString, { maxItems: 10000 }) }) },
@@ -242,7 +242,7 @@ export function contactRoutes(ctx: AppContext) {
       "/:id",
       ({ user, params }) => {
         getContact(ctx, user.id, params.id);
-        deleteContacts(ctx, user.id, [params.id]);
+        deleteContact(ctx, user.id, params.id);
         return { success: true, message: "Contact deleted" };
       },
       { auth: true, params: idParams },

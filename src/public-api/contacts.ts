@@ -1,4 +1,4 @@
-import { contactsAfter, contactView, deleteContacts, findByPhone, getContact, normalizeTags, optOutContact } from "../contacts/contacts";
+import { contactsAfter, contactView, deleteContact, findByPhone, getContact, normalizeTags, optOutContact } from "../contacts/contacts";
 import { createContact, updateContact, type ContactInput } from "../contacts/manual";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
@@ -79,7 +79,7 @@ export function upsertApiContact(ctx: AppContext, userId: string, input: ApiCont
 
 export function deleteApiContact(ctx: AppContext, userId: string, id: string) {
   getContact(ctx, userId, id);
-  deleteContacts(ctx, userId, [id]);
+  deleteContact(ctx, userId, id);
 }
 
 /** Records an opt-out the caller's system received (e.g. an unsubscribe in a shop), as the 'api' source. */

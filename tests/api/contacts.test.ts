@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { messages } from "../../db/schema";
-import { isOptedOut, optInContact, optOutContact } from "../../src/contacts/contacts";
+import { DELETE_CHUNK, isOptedOut, optInContact, optOutContact } from "../../src/contacts/contacts";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;
@@ -91,6 +91,35 @@ describe("bulk, duplicates, merge, export", () => {
     expect((await post(a, "/api/contacts/bulk-delete", { contactIds: ids })).body).toEqual({ deleted: 2, message: "2 contacts deleted" });
     const listed = (await t.api("/api/contacts?pageSize=1", { token: a.token })).body.total;
     expect(listed).toBe((await t.api("/api/contacts/stats", { token: a.token })).body.total);
+  });
+
+  test("a bulk delete of many contacts goes a chunk per transaction with turns of the event loop between; their messages stay, detached", async () => {
+    const acc = await t.signUpVerified();
+    const n = DELETE_CHUNK * 2 + 1;
+    const db = t.ctx.db.$client;
+    const ids = Array.from({ length: n }, () => Bun.randomUUIDv7());
+    db.transaction(() => {
+      ids.forEach((id, i) => {
+        db.run(`INSERT INTO contacts (id, user_id, first_name, phone) VALUES (?, ?, 'Many', ?)`, [id, acc.user.id, `+1312556${String(i).padStart(4, "0")}`]);
+        db.run(`INSERT INTO messages (id, user_id, contact_id, phone, content, direction, status, kind) VALUES (?, ?, ?, ?, 'x', 'outbound', 'delivered', 'single')`, [Bun.randomUUIDv7(), acc.user.id, id, `+1312556${String(i).padStart(4, "0")}`]);
+      });
+    })();
+    // What the account holds, read at every turn of the event loop while the request runs: between two chunks it
+    // is neither all of them nor none.
+    const seen = new Set<number>();
+    let watching = true;
+    const watch = () => {
+      if (!watching) return;
+      seen.add((db.query("SELECT count(*) AS n FROM contacts WHERE user_id = ?").get(acc.user.id) as { n: number }).n);
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const res = await post(acc, "/api/contacts/bulk-delete", { contactIds: [...ids, crypto.randomUUID()] });
+    watching = false;
+    expect(res.body).toEqual({ deleted: n, message: `${n} contacts deleted` });
+    expect([...seen].filter((left) => left > 0 && left < n).sort((x, y) => y - x)).toEqual([n - DELETE_CHUNK, n - 2 * DELETE_CHUNK]);
+    expect(db.query("SELECT count(*) AS n, count(contact_id) AS linked FROM messages WHERE user_id = ?").get(acc.user.id)).toEqual({ n, linked: 0 });
+    expect((await t.api("/api/contacts/stats", { token: acc.token })).body.total).toBe(0);
   });
 
   test("duplicates by digits and merge moving tags, fields, consent and messages", async () => {
