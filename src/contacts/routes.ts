@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
 import {
-  bulkTag, contactCounters, contactView, deleteContact, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
+  bulkTagInChunks, contactCounters, contactView, deleteContact, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
   normalizeTags, optOutById,
 } from "./contacts";
 import { onDatabaseReplaced } from "../backups/backups";
@@ -216,7 +216,7 @@ export function contactRoutes(ctx: AppContext) {
     // POST /api/contacts/bulk-tag
     .post(
       "/bulk-tag",
-      ({ user, body }) => ({ updated: bulkTag(ctx, user.id, body.contactIds, body.tags, body.action ?? "add", true) }),
+      async ({ user, body }) => ({ updated: await bulkTagInChunks(ctx, user.id, body.contactIds, body.tags, body.action ?? "add") }),
       {
         auth: true,
         body: t.Object({

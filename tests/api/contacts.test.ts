@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { messages } from "../../db/schema";
-import { DELETE_CHUNK, isOptedOut, optInContact, optOutContact } from "../../src/contacts/contacts";
+import { BULK_CHUNK, isOptedOut, optInContact, optOutContact } from "../../src/contacts/contacts";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;
@@ -93,9 +93,9 @@ describe("bulk, duplicates, merge, export", () => {
     expect(listed).toBe((await t.api("/api/contacts/stats", { token: a.token })).body.total);
   });
 
-  test("a bulk delete of many contacts goes a chunk per transaction with turns of the event loop between; their messages stay, detached", async () => {
+  test("bulk tag and delete of many contacts go a chunk per transaction with turns of the event loop between; messages stay, detached", async () => {
     const acc = await t.signUpVerified();
-    const n = DELETE_CHUNK * 2 + 1;
+    const n = BULK_CHUNK * 2 + 1;
     const db = t.ctx.db.$client;
     const ids = Array.from({ length: n }, () => Bun.randomUUIDv7());
     db.transaction(() => {
@@ -104,20 +104,31 @@ describe("bulk, duplicates, merge, export", () => {
         db.run(`INSERT INTO messages (id, user_id, contact_id, phone, content, direction, status, kind) VALUES (?, ?, ?, ?, 'x', 'outbound', 'delivered', 'single')`, [Bun.randomUUIDv7(), acc.user.id, id, `+1312556${String(i).padStart(4, "0")}`]);
       });
     })();
-    // What the account holds, read at every turn of the event loop while the request runs: between two chunks it
-    // is neither all of them nor none.
-    const seen = new Set<number>();
-    let watching = true;
-    const watch = () => {
-      if (!watching) return;
-      seen.add((db.query("SELECT count(*) AS n FROM contacts WHERE user_id = ?").get(acc.user.id) as { n: number }).n);
+    // A count read at every turn of the event loop while a request runs: between two chunks it is neither all of
+    // them nor none.
+    const between = async (sql: string, request: () => Promise<unknown>) => {
+      const seen = new Set<number>();
+      let watching = true;
+      const watch = () => {
+        if (!watching) return;
+        seen.add((db.query(sql).get(acc.user.id) as { n: number }).n);
+        setImmediate(watch);
+      };
       setImmediate(watch);
+      const answer = await request();
+      watching = false;
+      return { answer, seen: [...seen].filter((x) => x > 0 && x < n).sort((x, y) => x - y) };
     };
-    setImmediate(watch);
-    const res = await post(acc, "/api/contacts/bulk-delete", { contactIds: [...ids, crypto.randomUUID()] });
-    watching = false;
-    expect(res.body).toEqual({ deleted: n, message: `${n} contacts deleted` });
-    expect([...seen].filter((left) => left > 0 && left < n).sort((x, y) => y - x)).toEqual([n - DELETE_CHUNK, n - 2 * DELETE_CHUNK]);
+    const tagged = await between(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND tags LIKE '%"many"%'`, () =>
+      post(acc, "/api/contacts/bulk-tag", { contactIds: ids, tags: ["many"], action: "add" }),
+    );
+    expect(tagged).toEqual({ answer: expect.objectContaining({ body: { updated: n } }), seen: [BULK_CHUNK, 2 * BULK_CHUNK] });
+    expect(db.query("SELECT count(*) AS n FROM events WHERE user_id = ? AND type = 'contact.tagged'").get(acc.user.id)).toEqual({ n });
+
+    const deleted = await between("SELECT count(*) AS n FROM contacts WHERE user_id = ?", () =>
+      post(acc, "/api/contacts/bulk-delete", { contactIds: [...ids, crypto.randomUUID()] }),
+    );
+    expect(deleted).toEqual({ answer: expect.objectContaining({ body: { deleted: n, message: `${n} contacts deleted` } }), seen: [n - 2 * BULK_CHUNK, n - BULK_CHUNK] });
     expect(db.query("SELECT count(*) AS n, count(contact_id) AS linked FROM messages WHERE user_id = ?").get(acc.user.id)).toEqual({ n, linked: 0 });
     expect((await t.api("/api/contacts/stats", { token: acc.token })).body.total).toBe(0);
   });
