@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { HttpError } from "../http/errors";
 import { usageFor } from "../licenses/limits";
+import { nextTurn } from "../time/next-turn";
 import { findUserById } from "../users/queries";
 import { defaultCountryOf } from "../users/default-country";
 import type { ImportDuplicate } from "../../db/schema";
@@ -27,6 +28,8 @@ export type ImporterOptions = {
 };
 
 export const MAX_STORED_ERRORS = 1000;
+/** Rows of a JSON import per transaction (see addRows). */
+export const ROWS_PER_BATCH = 500;
 export const MAX_DUPLICATE_DETAILS = 100;
 
 /**
@@ -137,9 +140,16 @@ export class ContactImporter {
     }
   }
 
-  /** Validates and stores rows in one transaction; `lines[i]` is the line number reported for `rows[i]`. */
-  addBatch(rows: ImportRow[], lines: number[]) {
-    this.store(prepareBatch(rows, lines, this.phones));
+  /**
+   * Validates and stores rows (POST /api/contacts/import: up to 5,000, row i reported as line i + 1), ROWS_PER_BATCH
+   * per transaction with a turn of the event loop between: 5,000 in one held the server about 250 ms.
+   */
+  async addRows(rows: ImportRow[]) {
+    for (let i = 0; i < rows.length; i += ROWS_PER_BATCH) {
+      if (i) await nextTurn();
+      const part = rows.slice(i, i + ROWS_PER_BATCH);
+      this.store(prepareBatch(part, part.map((_, k) => i + k + 1), this.phones));
+    }
   }
 
   /**

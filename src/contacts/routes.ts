@@ -141,12 +141,12 @@ export function contactRoutes(ctx: AppContext) {
     // POST /api/contacts/import
     .post(
       "/import",
-      ({ user, body }) => {
+      async ({ user, body }) => {
         if (!body.contacts.some((c) => (c.phone ?? "").trim())) throw badRequest("No valid phone addresses found in the CSV file");
         const importer = new ContactImporter(ctx, user.id, { detailDuplicates: true, region: importCountry(body.country), onDuplicate: body.onDuplicate });
         const tag = body.tag?.trim();
         const rows = tag ? body.contacts.map((c) => ({ ...c, tags: [tag] })) : body.contacts;
-        importer.addBatch(rows, body.contacts.map((_, i) => i + 1));
+        await importer.addRows(rows);
         const r = importer.results();
         return { results: { created: r.created, updated: r.updated, duplicates: r.duplicates, invalid: r.invalid, duplicateDetails: r.duplicateDetails, errors: r.errors } };
       },

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { contacts } from "../../db/schema";
 import { fileBatches } from "../../src/contacts/import-pipeline";
 import { nextSlice } from "../../src/contacts/csv-import";
-import { ContactImporter } from "../../src/contacts/importer";
+import { ContactImporter, ROWS_PER_BATCH } from "../../src/contacts/importer";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
@@ -48,6 +48,29 @@ describe("JSON import", () => {
     const none = await t.api("/api/contacts/import", { method: "POST", token: a.token, body: { contacts: [{ firstName: "x", phone: "" }] } });
     expect(none.status).toBe(400);
     expect(none.body.message).toBe("No valid phone addresses found in the CSV file");
+  });
+
+  test("5,000 rows go ROWS_PER_BATCH per transaction with turns of the event loop between; lines and in-import duplicates across them", async () => {
+    const acc = await t.signUpVerified();
+    grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+    const phone = (i: number) => `+1312557${String(i).padStart(4, "0")}`;
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ phone: phone(i), firstName: `Row${i + 1}` }));
+    rows[ROWS_PER_BATCH + 3] = { phone: phone(2), firstName: "Again" }; // a number of the first transaction, in the second
+    rows[4_999] = { phone: "123", firstName: "Bad" };
+    // What the account holds, read at every turn while the request runs: between transactions, neither none nor all.
+    const seen = new Set<number>();
+    let watching = true;
+    const watch = () => {
+      if (!watching) return;
+      seen.add((t.ctx.db.$client.query("SELECT count(*) AS n FROM contacts WHERE user_id = ?").get(acc.user.id) as { n: number }).n);
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const r = await t.api("/api/contacts/import", { method: "POST", token: acc.token, body: { contacts: rows } });
+    watching = false;
+    expect(r.body.results).toMatchObject({ created: 4_998, duplicates: 1, invalid: 1, errors: [{ line: 5_000, reason: "Invalid phone number: 123" }] });
+    expect(r.body.results.duplicateDetails).toEqual([expect.objectContaining({ line: ROWS_PER_BATCH + 4, attemptedName: "Again", existingName: "Row3" })]);
+    expect([...seen].filter((n) => n > 0 && n < 4_998).length).toBeGreaterThanOrEqual(5);
   });
 });
 
