@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
+import { nextTurn } from "../time/next-turn";
 
-/** What /metrics (src/metrics/) reads of the outbox; each is one pass over the messages table. */
+/** What /metrics (src/metrics/) reads of the outbox, in one pass over the messages table. */
 export type OutboxMetrics = {
   byStatus: { direction: string; status: string; count: number }[];
   /** Queued messages per sender number, with the creation time of the oldest. */
@@ -9,20 +10,48 @@ export type OutboxMetrics = {
   sentSince: { number: string; count: number }[];
 };
 
-export function outboxMetrics(ctx: AppContext, since: number): OutboxMetrics {
+/**
+ * Messages read per statement, with a turn of the event loop between: the figures need every message (no kept count
+ * holds them by status and number), and three whole-table passes in one go held the server about 0.7 s per scrape
+ * at 1,000,000 messages, every account's requests and sending with it. Ranges of rowid are read straight from the
+ * table's own tree. Between two ranges messages may change status: each figure is as exact as a scrape needs, not a
+ * snapshot of one instant.
+ */
+export const METRICS_RANGE = 25_000;
+
+type Group = { direction: string; status: string; number: string; count: number; oldest: number; sent: number };
+
+export async function outboxMetrics(ctx: AppContext, since: number): Promise<OutboxMetrics> {
   const db = ctx.db.$client;
-  const byStatus = db.query("SELECT direction, status, count(*) AS count FROM messages GROUP BY direction, status ORDER BY direction, status").all() as OutboxMetrics["byStatus"];
-  const queued = db
-    .query(
-      `SELECT coalesce(from_number, '') AS number, count(*) AS count, min(created_at) AS oldestCreatedAt
-       FROM messages WHERE status = 'queued' AND direction = 'outbound' GROUP BY from_number ORDER BY number`,
-    )
-    .all() as OutboxMetrics["queued"];
-  const sentSince = db
-    .query(
-      `SELECT coalesce(from_number, '') AS number, count(*) AS count FROM messages
-       WHERE direction = 'outbound' AND sent_at >= ? GROUP BY from_number ORDER BY number`,
-    )
-    .all(since) as OutboxMetrics["sentSince"];
-  return { byStatus, queued, sentSince };
+  const range = db.query(
+    `SELECT direction, status, coalesce(from_number, '') AS number, count(*) AS count, min(created_at) AS oldest,
+            sum(direction = 'outbound' AND sent_at >= ?1) AS sent
+     FROM messages WHERE rowid > ?2 AND rowid <= ?3 GROUP BY direction, status, number`,
+  );
+  const last = (db.query("SELECT coalesce(max(rowid), 0) AS last FROM messages").get() as { last: number }).last;
+  const byStatus = new Map<string, OutboxMetrics["byStatus"][number]>();
+  const queued = new Map<string, OutboxMetrics["queued"][number]>();
+  const sent = new Map<string, number>();
+  for (let from = 0; from < last; from += METRICS_RANGE) {
+    if (from) await nextTurn();
+    for (const g of range.all(since, from, from + METRICS_RANGE) as Group[]) {
+      const key = `${g.direction}\u0000${g.status}`;
+      const s = byStatus.get(key) ?? { direction: g.direction, status: g.status, count: 0 };
+      s.count += g.count;
+      byStatus.set(key, s);
+      if (g.direction === "outbound" && g.status === "queued") {
+        const q = queued.get(g.number) ?? { number: g.number, count: 0, oldestCreatedAt: g.oldest };
+        q.count += g.count;
+        q.oldestCreatedAt = Math.min(q.oldestCreatedAt, g.oldest);
+        queued.set(g.number, q);
+      }
+      if (g.sent) sent.set(g.number, (sent.get(g.number) ?? 0) + g.sent);
+    }
+  }
+  const by = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  return {
+    byStatus: [...byStatus.values()].sort(by((s) => `${s.direction}\u0000${s.status}`)),
+    queued: [...queued.values()].sort(by((q) => q.number)),
+    sentSince: [...sent].map(([number, count]) => ({ number, count })).sort(by((s) => s.number)),
+  };
 }

@@ -53,11 +53,11 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-export function renderMetrics(ctx: AppContext, authorization: string | undefined): Response {
+export async function renderMetrics(ctx: AppContext, authorization: string | undefined): Promise<Response> {
   checkToken(ctx, authorization);
   const now = ctx.now();
   const out = new Exposition();
-  const outbox = outboxMetrics(ctx, now - RATE_WINDOW_MS);
+  const outbox = await outboxMetrics(ctx, now - RATE_WINDOW_MS);
   out.metric(
     "smsdesk_messages",
     "gauge",

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { enqueueJob } from "../../src/jobs/jobs";
 import { liveHubOf } from "../../src/live/socket";
+import { METRICS_RANGE, outboxMetrics } from "../../src/messages/metrics";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -123,5 +124,36 @@ describe("what /metrics shows", () => {
     expect(m.get('smsdesk_webhook_delivery_latency_seconds{quantile="0.99"}')).toBe(0.9);
     expect(m.get("smsdesk_webhook_delivery_latency_seconds_sum")).toBe(1.2);
     expect(m.get("smsdesk_webhook_delivery_latency_seconds_count")).toBe(3);
+  });
+});
+
+describe("a scrape over many messages", () => {
+  test("reads them METRICS_RANGE at a time with turns of the event loop between, every message counted once", async () => {
+    const n = METRICS_RANGE * 2 + 1;
+    const db = t.ctx.db.$client;
+    const insert = db.prepare(
+      `INSERT INTO messages (id, user_id, phone, content, direction, status, kind, from_number, created_at, sent_at) VALUES (?, ?, ?, 'x', 'outbound', 'expired', 'single', ?, ?, ?)`,
+    );
+    const now = t.ctx.now();
+    db.transaction(() => {
+      for (let i = 0; i < n; i++) insert.run(Bun.randomUUIDv7(), acc.user.id, `+1312558${String(i % 10_000).padStart(4, "0")}`, i % 2 ? "+15550000001" : "+15550000002", now, i < 10 ? now : null);
+    })();
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const figures = await outboxMetrics(t.ctx, now - 1000);
+    counting = false;
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(figures.byStatus.find((s) => s.status === "expired")).toEqual({ direction: "outbound", status: "expired", count: n });
+    expect(figures.sentSince.filter((s) => s.number.startsWith("+1555"))).toEqual([
+      { number: "+15550000001", count: 5 },
+      { number: "+15550000002", count: 5 },
+    ]);
+    expect((await samples()).get('smsdesk_messages{direction="outbound",status="expired"}')).toBe(n);
   });
 });
