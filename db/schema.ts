@@ -789,6 +789,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_source_idx").on(t.endpointId, t.source),
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+    // /metrics' last hour of attempts (migration 0041).
+    index("webhook_deliveries_attempted_idx").on(t.lastAttemptAt).where(sql`last_attempt_at IS NOT NULL`),
   ],
 );
 

@@ -29,6 +29,7 @@ import m25 from "./0037_sessions_confirmed_at.sql" with { type: "text" };
 import m26 from "./0038_message_day_rollups.sql" with { type: "text" };
 import m27 from "./0039_contact_search_without_accents.sql" with { type: "text" };
 import m28 from "./0040_messages_by_contact.sql" with { type: "text" };
+import m29 from "./0041_webhook_attempts_by_time.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -61,4 +62,5 @@ export const migrationSql: Record<string, string> = {
   "0038_message_day_rollups": m26,
   "0039_contact_search_without_accents": m27,
   "0040_messages_by_contact": m28,
+  "0041_webhook_attempts_by_time": m29,
 };
