@@ -232,9 +232,28 @@ export async function deleteContacts(ctx: AppContext, userId: string, ids: strin
 }
 
 /**
- * Adds or removes tags. With `announce`, each contact that gains a tag gets a contact.tagged event (a trigger of
- * automation rules): the owner's tagging and the rules' own; a keyword's tags are announced by its opt-in.
+ * Adds or removes tags on the contacts among `ids` (at most BULK_CHUNK: see bulkTagInChunks), in one transaction.
+ * With `announce`, each contact that gains a tag gets a contact.tagged event (a trigger of automation rules): the
+ * owner's tagging and the rules' own; a keyword's tags are announced by its opt-in.
  */
+export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: string[], action: "add" | "remove", announce = false): number {
+  const tags = normalizeTags(tagsIn);
+  if (!tags.length) throw badRequest("Please enter at least one tag");
+  let updated = 0;
+  ctx.db.transaction(() => {
+    const rows = ctx.db.select({ id: contacts.id, tags: contacts.tags }).from(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).all();
+    for (const r of rows) {
+      const next = action === "add" ? normalizeTags([...r.tags, ...tags]) : r.tags.filter((t) => !tags.includes(t));
+      if (next.length === r.tags.length && next.every((t, j) => t === r.tags[j])) continue;
+      ctx.db.update(contacts).set({ tags: next, updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, r.id)).run();
+      const added = announce ? next.filter((t) => !r.tags.includes(t)) : [];
+      if (added.length) appendEvent(ctx, { userId, type: "contact.tagged", subject: { kind: "contact", id: r.id }, payload: { tags: added } });
+      updated++;
+    }
+  });
+  return updated;
+}
+
 /** The owner's tagging of the contacts among `ids` (POST /api/contacts/bulk-tag): BULK_CHUNK per transaction, announced. */
 export async function bulkTagInChunks(ctx: AppContext, userId: string, ids: string[], tags: string[], action: "add" | "remove"): Promise<number> {
   if (!normalizeTags(tags).length) throw badRequest("Please enter at least one tag");
@@ -243,26 +262,6 @@ export async function bulkTagInChunks(ctx: AppContext, userId: string, ids: stri
     if (i) await nextTurn();
     updated += bulkTag(ctx, userId, ids.slice(i, i + BULK_CHUNK), tags, action, true);
   }
-  return updated;
-}
-
-export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: string[], action: "add" | "remove", announce = false): number {
-  const tags = normalizeTags(tagsIn);
-  if (!tags.length) throw badRequest("Please enter at least one tag");
-  let updated = 0;
-  ctx.db.transaction(() => {
-    for (let i = 0; i < ids.length; i += 500) {
-      const rows = ctx.db.select({ id: contacts.id, tags: contacts.tags }).from(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids.slice(i, i + 500)))).all();
-      for (const r of rows) {
-        const next = action === "add" ? normalizeTags([...r.tags, ...tags]) : r.tags.filter((t) => !tags.includes(t));
-        if (next.length === r.tags.length && next.every((t, j) => t === r.tags[j])) continue;
-        ctx.db.update(contacts).set({ tags: next, updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, r.id)).run();
-        const added = announce ? next.filter((t) => !r.tags.includes(t)) : [];
-        if (added.length) appendEvent(ctx, { userId, type: "contact.tagged", subject: { kind: "contact", id: r.id }, payload: { tags: added } });
-        updated++;
-      }
-    }
-  });
   return updated;
 }
 
