@@ -10,6 +10,7 @@ import type { AppContext } from "../../src/context";
 import { processEvents, readExitsChunk, READ_CHUNK } from "../../src/drips/runner";
 import { advanceCursor, appendEvent, readCursor } from "../../src/events/events";
 import { DUE_BATCH, enqueueJob, registerJobHandler, runDueJobs, startJobRunner } from "../../src/jobs/jobs";
+import { turnsDuring } from "../support/turns";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 let ctx: AppContext;
@@ -18,21 +19,6 @@ beforeEach(() => {
   ctx = { db: openDatabase(":memory:"), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
   ctx.db.$client.run(`INSERT INTO users (id, email) VALUES ('u1', 'u1@example.com')`);
 });
-
-/** Counts the turns the event loop gets while `work` runs. */
-async function turnsDuring(work: () => Promise<unknown>) {
-  let turns = 0;
-  let on = true;
-  const tick = () => {
-    if (!on) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  await work();
-  on = false;
-  return turns;
-}
 
 /** `n` contact.tagged events of contacts in no drip and no rule: each is read and handled, and nothing follows. */
 function backlog(n: number) {

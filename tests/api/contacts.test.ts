@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { messages } from "../../db/schema";
 import { BULK_CHUNK, isOptedOut, optInContact, optOutContact } from "../../src/contacts/contacts";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { valuesDuring } from "../support/turns";
 
 let t: TestServer;
 let a: Account;
@@ -107,17 +108,8 @@ describe("bulk, duplicates, merge, export", () => {
     // A count read at every turn of the event loop while a request runs: between two chunks it is neither all of
     // them nor none.
     const between = async (sql: string, request: () => Promise<unknown>) => {
-      const seen = new Set<number>();
-      let watching = true;
-      const watch = () => {
-        if (!watching) return;
-        seen.add((db.query(sql).get(acc.user.id) as { n: number }).n);
-        setImmediate(watch);
-      };
-      setImmediate(watch);
-      const answer = await request();
-      watching = false;
-      return { answer, seen: [...seen].filter((x) => x > 0 && x < n).sort((x, y) => x - y) };
+      const { answer, seen } = await valuesDuring(() => (db.query(sql).get(acc.user.id) as { n: number }).n, request);
+      return { answer, seen: seen.filter((x) => x > 0 && x < n).sort((x, y) => x - y) };
     };
     const tagged = await between(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND tags LIKE '%"many"%'`, () =>
       post(acc, "/api/contacts/bulk-tag", { contactIds: ids, tags: ["many"], action: "add" }),

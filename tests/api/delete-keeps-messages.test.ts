@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { grantLicense } from "../../src/licenses/licenses";
 import { DETACH_CHUNK } from "../../src/messages/detach";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { turnsDuring } from "../support/turns";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -50,21 +51,6 @@ const links = (acc: Account) =>
     .query("SELECT count(*) AS n, count(provider_id) AS withProvider, count(phone_number_id) AS withNumber FROM messages WHERE user_id = ?")
     .get(acc.user.id);
 const totalSent = async (acc: Account) => (await t.api("/api/results/overview", { token: acc.token })).body.allTime.sent;
-
-/** Counts the turns of the event loop taken while `work` runs: a callback queued for every turn runs meanwhile. */
-async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0;
-  let counting = true;
-  const tick = () => {
-    if (!counting) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  await work();
-  counting = false;
-  return turns;
-}
 
 describe("deleting what messages were sent through", () => {
   test("DELETE /api/phone-numbers/:id: its messages stay, without the number, still the provider's, in the totals", async () => {

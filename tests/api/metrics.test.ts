@@ -3,6 +3,7 @@ import { enqueueJob } from "../../src/jobs/jobs";
 import { liveHubOf } from "../../src/live/socket";
 import { METRICS_RANGE, outboxMetrics } from "../../src/messages/metrics";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { turnsDuring } from "../support/turns";
 import { waitFor } from "../support/wait";
 
 const TOKEN = "metrics-token-0123456789";
@@ -138,19 +139,10 @@ describe("a scrape over many messages", () => {
     db.transaction(() => {
       for (let i = 0; i < n; i++) insert.run(Bun.randomUUIDv7(), acc.user.id, `+1312558${String(i % 10_000).padStart(4, "0")}`, i % 2 ? "+15550000001" : "+15550000002", now, i < 10 ? now : null);
     })();
-    let turns = 0;
-    let counting = true;
-    const tick = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const figures = await outboxMetrics(t.ctx, now - 1000);
-    counting = false;
-    expect(turns).toBeGreaterThanOrEqual(2);
-    expect(figures.byStatus.find((s) => s.status === "expired")).toEqual({ direction: "outbound", status: "expired", count: n });
-    expect(figures.sentSince.filter((s) => s.number.startsWith("+1555"))).toEqual([
+    let figures: Awaited<ReturnType<typeof outboxMetrics>> | undefined;
+    expect(await turnsDuring(async () => (figures = await outboxMetrics(t.ctx, now - 1000)))).toBeGreaterThanOrEqual(2);
+    expect(figures!.byStatus.find((s) => s.status === "expired")).toEqual({ direction: "outbound", status: "expired", count: n });
+    expect(figures!.sentSince.filter((s) => s.number.startsWith("+1555"))).toEqual([
       { number: "+15550000001", count: 5 },
       { number: "+15550000002", count: 5 },
     ]);

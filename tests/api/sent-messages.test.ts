@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { deleteFinishedCampaigns } from "../../src/campaigns/delete";
 import { DETACH_CHUNK } from "../../src/messages/detach";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { turnsDuring } from "../support/turns";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -273,18 +274,10 @@ describe("POST /api/campaigns/bulk-archive and bulk-delete", () => {
     const sentBefore = (await get(acc, "/api/results/overview")).body.allTime.sent;
     expect(sentBefore).toBe(n + 1);
 
-    // The deletion yields between chunks: a callback queued for every turn runs while it works.
-    let turns = 0;
-    let counting = true;
-    const tick = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    expect(await deleteFinishedCampaigns(t.ctx, acc.user.id, [big])).toBe(1);
-    counting = false;
-    expect(turns).toBeGreaterThanOrEqual(2);
+    // The deletion yields between chunks.
+    let deleted = 0;
+    expect(await turnsDuring(async () => (deleted = await deleteFinishedCampaigns(t.ctx, acc.user.id, [big])))).toBeGreaterThanOrEqual(2);
+    expect(deleted).toBe(1);
 
     const db = t.ctx.db.$client;
     expect(db.query("SELECT count(*) AS n, count(campaign_id) AS attached FROM messages WHERE user_id = ?").get(acc.user.id)).toEqual({ n: n + 1, attached: 1 });
