@@ -280,7 +280,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
   };
   const release = beginBulkWrites(ctx.db.$client);
   const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
-  const batches = preparedBatches(path, { region: importer.region, mapping: options.mapping, tag: options.tag }, { log: ctx.log });
+  const batches = preparedBatches(path, { region: importer.region, mapping: options.mapping, tag: options.tag, sortable: importer.room }, { log: ctx.log });
   let rows = SLICE_ROWS.first;
   const pace = { msPerRow: 0 };
   let sinceWaited = 0;

@@ -289,7 +289,13 @@ export async function* csvRecords(
 }
 
 /** How a file's rows become contacts: the country of numbers without "+", the columns, a tag for every row. */
-export type ParseOptions = { region: CountryCode | undefined; mapping?: ColumnTarget[]; tag?: string };
+export type ParseOptions = {
+  region: CountryCode | undefined;
+  mapping?: ColumnTarget[];
+  tag?: string;
+  /** Rows that may come in phone order rather than the file's (import-order.ts): the contacts the plan has room for. */
+  sortable?: number;
+};
 
 /** The header's columns as the import maps them; a 400 HttpError when the mapping does not fit or no column is the phone. */
 function importHeader(names: string[], opts: ParseOptions): HeaderMap {

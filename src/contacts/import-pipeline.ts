@@ -1,5 +1,6 @@
 import { HttpError } from "../http/errors";
 import { csvBatches, fileChunks, type ParseOptions } from "./csv-stream";
+import { inPhoneOrder } from "./import-order";
 import { unpackBatch, type PackedBatch, type PreparedBatch } from "./prepare";
 
 export type Prepared = { batch: PreparedBatch; progress: number };
@@ -72,9 +73,9 @@ async function* fromWorker(worker: Worker, path: string, parse: ParseOptions): A
   }
 }
 
-/** The prepared batches of a CSV file, parsed chunk by chunk (csv-stream.ts). */
+/** The prepared batches of a CSV file, parsed chunk by chunk (csv-stream.ts), a large one's in phone order (import-order.ts). */
 export function fileBatches(path: string, parse: ParseOptions) {
-  return csvBatches(fileChunks(path), Bun.file(path).size, parse);
+  return inPhoneOrder(csvBatches(fileChunks(path), Bun.file(path).size, parse), parse.sortable ?? 0);
 }
 
 /**

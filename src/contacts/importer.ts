@@ -113,29 +113,32 @@ export class ContactImporter {
     return this.phones.region;
   }
 
-  /** Reports a batch's invalid rows, `[row, reason]`, in the order of the file. */
-  private fail(b: PreparedBatch, failed: [number, string][]) {
-    this.invalid += failed.length;
-    for (const [i, reason] of failed.sort((x, y) => x[0] - y[0])) {
-      if (this.errors.length >= MAX_STORED_ERRORS) return;
-      this.errors.push({ line: b.lines[i]!, reason });
-    }
+  /** The contacts the plan has room for before this import (Infinity when it has no limit). */
+  get room(): number {
+    return this.remaining;
   }
 
-  /** Reports a batch's duplicate rows in the order of the file, with the stored contact's name when asked. */
+  /** Reports a batch's invalid rows, `[row, reason]`: the file's first MAX_STORED_ERRORS, in its order. */
+  private fail(b: PreparedBatch, failed: [number, string][]) {
+    this.invalid += failed.length;
+    for (const [i, reason] of failed) keepFirstLines(this.errors, b.lines[i]!, MAX_STORED_ERRORS, () => ({ line: b.lines[i]!, reason }));
+  }
+
+  /** Reports a batch's duplicate rows, the file's first ones in its order, with the stored contact's name when asked. */
   private duplicate(b: PreparedBatch, rows: number[]) {
     this.duplicates += rows.length;
     if (!this.opts.detailDuplicates) return;
-    for (const i of rows.sort((x, y) => x - y)) {
-      if (this.duplicateDetails.length >= MAX_DUPLICATE_DETAILS) return;
+    for (const i of rows) {
       const phone = b.phone[i]!;
-      const stored = this.existing.get(this.userId, phone) as Stored | null;
-      this.duplicateDetails.push({
-        line: b.lines[i]!,
-        attemptedName: displayName({ firstName: b.first[i]!, lastName: b.last[i]!, email: b.email[i]! || null, phone }),
-        existingName: stored ? displayName({ firstName: stored.first_name, lastName: stored.last_name, email: stored.email, phone }) : phone,
-        phone,
-        existingContactId: stored?.id ?? null,
+      keepFirstLines(this.duplicateDetails, b.lines[i]!, MAX_DUPLICATE_DETAILS, () => {
+        const stored = this.existing.get(this.userId, phone) as Stored | null;
+        return {
+          line: b.lines[i]!,
+          attemptedName: displayName({ firstName: b.first[i]!, lastName: b.last[i]!, email: b.email[i]! || null, phone }),
+          existingName: stored ? displayName({ firstName: stored.first_name, lastName: stored.last_name, email: stored.email, phone }) : phone,
+          phone,
+          existingContactId: stored?.id ?? null,
+        };
       });
     }
   }
@@ -244,6 +247,18 @@ export class ContactImporter {
       errors: this.errors,
     };
   }
+}
+
+/**
+ * Puts what `make` reports of a row at its line's place in `list`, which keeps the `max` first lines of the file:
+ * a large import's rows come in phone order within a window (import-order.ts), not in the file's.
+ */
+function keepFirstLines<T extends { line: number }>(list: T[], line: number, max: number, make: () => T) {
+  if (list.length >= max && list[list.length - 1]!.line < line) return;
+  let at = list.length;
+  while (at > 0 && list[at - 1]!.line > line) at--;
+  list.splice(at, 0, make());
+  if (list.length > max) list.pop();
 }
 
 type Stored = { id: string; first_name: string; last_name: string; email: string | null; tags: string; custom_fields: string };
