@@ -16,6 +16,7 @@ import { scheduleEventPruning } from "./events/events";
 import { startJobRunner } from "./jobs/jobs";
 import { startAutomation } from "./automation/runner";
 import { registerDrips } from "./drips/runner";
+import { scheduleDeliveryPruning } from "./outbound-webhooks/retention";
 import { startOutboundWebhooks } from "./outbound-webhooks/webhooks";
 import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
 import { resumeOutboxWriting } from "./campaigns/outbox-writer";
@@ -96,6 +97,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   registerReconciliation(ctx);
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
+  scheduleDeliveryPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startAutomation(ctx);
   scheduleBackups(ctx);
   startJobRunner(ctx);

@@ -1,0 +1,41 @@
+import type { AppContext } from "../context";
+import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+
+/** Deliveries one run of the pruning job deletes at most. */
+export const DELIVERY_PRUNE_BATCH = 5_000;
+const PRUNE = "webhooks.prune";
+const DAY = 86_400_000;
+
+/**
+ * Deletes finished deliveries (succeeded or failed) created before `before` (ms), at most `limit`, an endpoint at a
+ * time through its (endpoint, created) index, oldest first. Pending ones stay: their attempts are still due.
+ * Answers how many it deleted.
+ */
+export function pruneDeliveries(ctx: AppContext, before: number, limit = DELIVERY_PRUNE_BATCH): number {
+  const db = ctx.db.$client;
+  const endpoints = db.query(`SELECT id FROM webhook_endpoints ORDER BY id`).all() as { id: string }[];
+  const prune = db.query(
+    `DELETE FROM webhook_deliveries WHERE rowid IN (
+       SELECT rowid FROM webhook_deliveries WHERE endpoint_id = ? AND created_at < ? AND status <> 'pending' ORDER BY created_at LIMIT ?)`,
+  );
+  let deleted = 0;
+  for (const { id } of endpoints) {
+    if (deleted >= limit) break;
+    deleted += prune.run(id, before, limit - deleted).changes;
+  }
+  return deleted;
+}
+
+/**
+ * Keeps the delivery log (what each endpoint was sent, its answers) as long as the event log it was made from:
+ * `retentionDays()` days, read at each run (the administrator's event retention). Without it, every delivery ever
+ * made stayed: up to two rows a message per endpoint of a busy account. Pruned once a day from the jobs table, one
+ * batch a run, due again at once while batches come back full, like the event log (events/events.ts).
+ */
+export function scheduleDeliveryPruning(ctx: AppContext, retentionDays: () => number) {
+  registerJobHandler(ctx, PRUNE, () => {
+    const deleted = pruneDeliveries(ctx, ctx.now() - retentionDays() * DAY);
+    return { result: { deleted }, runAgainAt: deleted === DELIVERY_PRUNE_BATCH ? ctx.now() : ctx.now() + DAY };
+  }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
+  enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });
+}
