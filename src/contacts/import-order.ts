@@ -1,7 +1,7 @@
 import type { PreparedBatch } from "./prepare";
 
 /** Rows sorted together: see inPhoneOrder. */
-export const ORDER_WINDOW = 50_000;
+export const ORDER_WINDOW = 20_000;
 
 type Prepared = { batch: PreparedBatch; progress: number };
 const COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row"] as const;
@@ -11,11 +11,12 @@ const COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom",
  * the order of the file. Contacts' phones are a unique index: rows in file order put each of a transaction's rows
  * on its own page of that index (the numbers of a real list are random), and every page a transaction changes is
  * written to the log at its commit and again at the next checkpoint. Sorted, a transaction's few hundred rows fall
- * on a few pages next to each other. A million diverse rows through the import (scripts/bench/import.ts, the same
- * day): 52.0 s in file order; 41.9 s in windows of 50,000 rows, peak memory 1,301 MB against 1,119; windows of
- * 20,000, 100,000 and 200,000 took 39.6, 42.5 and 45.7 s (the larger, the longer the writer waits for a window to be
- * parsed, and 1,690 MB at 200,000). The app's schema alone, rows sorted by phone, 500 a transaction: 44,600 rows a
- * second against 29,800 in file order.
+ * on fewer pages, next to each other. A million diverse rows through the import (scripts/bench/import.ts, the same
+ * day): 52.0 s in file order (peak memory 1,119 MB); in windows of 20,000 rows 39.6, 42.4 and 42.0 s (1,189, 1,174
+ * and 1,104 MB); of 50,000, 41.9, 42.0 and 45.6 s (1,301, 1,218 and 1,253 MB); of 100,000 42.5 s, of 200,000 45.7 s
+ * and 1,690 MB: larger windows hold more rows and keep the writer waiting longer while one is parsed, for no gain
+ * that shows. The app's schema alone (scripts/bench/import-order.ts), rows sorted by phone, 500 a transaction:
+ * 44,600 rows a second against 29,800 in file order.
  *
  * What the file's order decides stays as it was:
  * - rows sharing a number: the sort is stable, so the first in the file is still met first and the later ones are
