@@ -36,11 +36,12 @@ const own: Checkpoints = { checkpoint: () => Promise.resolve(), release: () => {
 function offThread(db: Database, log: (line: string) => void): Checkpoints {
   if (!db.filename || db.filename === ":memory:") return own;
   const autoWas = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+  const limitWas = (db.query("PRAGMA journal_size_limit").get() as { journal_size_limit: number }).journal_size_limit;
   const done: (() => void)[] = [];
   let worker: Worker | null = null;
   const ownAgain = () => {
     worker = null;
-    db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}`);
+    db.exec(`PRAGMA wal_autocheckpoint = ${autoWas}; PRAGMA journal_size_limit = ${limitWas}`);
     for (const resolve of done.splice(0)) resolve();
   };
   try {
@@ -76,7 +77,8 @@ function offThread(db: Database, log: (line: string) => void): Checkpoints {
     log(`db: the checkpoint worker could not start or stopped (${e.message}); the connection checkpoints itself`);
     ownAgain();
   };
-  db.exec("PRAGMA wal_autocheckpoint = 0");
+  // The log is cut back to its usual size (db/client.ts) when it starts again after the run, not at every restart.
+  db.exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = -1");
   return {
     checkpoint: () =>
       new Promise<void>((resolve) => {

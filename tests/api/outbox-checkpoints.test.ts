@@ -114,3 +114,35 @@ test("holdCheckpoints: the connection's own checkpoint is off while any run hold
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the log file is cut back to the connection's journal_size_limit when it starts again after a run, not at each restart during it", async () => {
+  // The app's connections keep at most 64 MB of log file (a million-row import left 400 MB on disk).
+  expect(db().query("PRAGMA journal_size_limit").get()).toEqual({ journal_size_limit: 64 * 1024 * 1024 });
+  const dir = mkdtempSync(join(tmpdir(), "smsdesk-ckpt-"));
+  const file = join(dir, "t.db");
+  const main = new Database(file);
+  try {
+    main.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 1048576; CREATE TABLE t (x TEXT)");
+    const insert = main.prepare("INSERT INTO t VALUES (randomblob(3000))");
+    const commit = (rows: number) => main.transaction(() => Array.from({ length: rows }, () => insert.run()))();
+    const logBytes = () => statSync(`${file}-wal`).size;
+    const run = holdCheckpoints(main, () => {});
+    expect(main.query("PRAGMA journal_size_limit").get()).toEqual({ journal_size_limit: -1 });
+    for (let i = 0; i < 20; i++) commit(100);
+    const grown = logBytes();
+    expect(grown).toBeGreaterThan(2_000 * 4096);
+    // Folded and started again during the run: the file is reused at its size.
+    await run.checkpoint();
+    commit(1);
+    expect(logBytes()).toBe(grown);
+    await run.checkpoint();
+    run.release();
+    expect(main.query("PRAGMA journal_size_limit").get()).toEqual({ journal_size_limit: 1048576 });
+    // The next start of the log after the run cuts the file back to the limit.
+    commit(1);
+    expect(logBytes()).toBeLessThanOrEqual(1048576);
+  } finally {
+    main.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
