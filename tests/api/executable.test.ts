@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ORDER_WINDOW } from "../../src/contacts/import-order";
 import { childApi, publicOrigin } from "../support/child-server";
 import { waitFor } from "../support/wait";
 
@@ -81,13 +82,17 @@ test(
     expect((await fetch(`${base}/api/auth/user`, { headers: { cookie } }).then((r) => r.json()) as any).email).toBe("owner@example.com");
     expect((await childApi(base, "/api/contacts", { token, body: { firstName: "Ada", phone: "+14155552671" } })).status).toBe(201);
     expect((await childApi(base, "/api/contacts", { token })).body.total).toBe(1);
-    // A CSV import runs its parsing worker from inside the executable.
-    const csv = ["phone,first_name", ...Array.from({ length: 500 }, (_, i) => `+1415555${String(3000 + i)},Guest${i}`)].join("\n");
+    // A CSV import runs its parsing worker from inside the executable, past one window of rows put in phone order
+    // (src/contacts/import-order.ts): the numbers run down the file.
+    const rows = ORDER_WINDOW + 500;
+    const csv = ["phone,first_name", ...Array.from({ length: rows }, (_, i) => `+1415${2_100_000 - i},Guest${i}`)].join("\n");
     const upload = await fetch(`${base}/api/contacts/import/csv`, { method: "POST", headers: { "content-type": "text/csv", authorization: `Bearer ${token}` }, body: csv });
     expect(upload.status).toBe(202);
     const { id } = (await upload.json()) as { id: string };
-    const job = await waitFor(() => childApi(base, `/api/contacts/import/${id}`, { token }).then((r) => r.body), (j) => j.state === "done" || j.state === "failed");
-    expect(job).toMatchObject({ state: "done", created: 500, rowsRead: 500 });
+    const job = await waitFor(() => childApi(base, `/api/contacts/import/${id}`, { token }).then((r) => r.body), (j) => j.state === "done" || j.state === "failed", 60_000);
+    expect(job).toMatchObject({ state: "done", created: rows, rowsRead: rows, invalid: 0, duplicates: 0 });
+    const byName = await childApi(base, `/api/contacts?q=${encodeURIComponent("Guest19999")}`, { token });
+    expect(byName.body.data.map((c: { phone: string }) => c.phone)).toEqual([`+1415${2_100_000 - 19_999}`]);
 
     const provider = await childApi(base, "/api/sms-providers", { token, body: { provider: "simulator", displayName: "Simulator" } });
     expect(provider.status).toBe(201);
