@@ -1,10 +1,9 @@
-import type { PreparedBatch } from "./prepare";
+import { concatBatches, pickRows, type PreparedBatch } from "./prepare";
 
 /** Rows sorted together: see inPhoneOrder. */
 export const ORDER_WINDOW = 20_000;
 
 type Prepared = { batch: PreparedBatch; progress: number };
-const COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row"] as const;
 
 /**
  * The rows of a large import handed over in phone order, a window of ORDER_WINDOW rows at a time, rather than in
@@ -51,17 +50,8 @@ export async function* inPhoneOrder(batches: AsyncIterable<Prepared>, sortable: 
 
 /** The window's rows in phone order (stable), cut into batches of the sizes they came in. */
 function sorted(window: Prepared[]): Prepared[] {
-  const all: PreparedBatch = { lines: [], phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
-  for (const { batch } of window) {
-    for (const i of batch.lines) all.lines.push(i);
-    for (const col of COLUMNS) for (const v of batch[col]) all[col].push(v);
-  }
+  const all = concatBatches(window.map((w) => w.batch));
   const order = all.phone.map((_, i) => i).sort((a, b) => (all.phone[a]! < all.phone[b]! ? -1 : all.phone[a]! > all.phone[b]! ? 1 : 0));
   let at = 0;
-  return window.map(({ batch, progress }) => {
-    const picked = order.slice(at, (at += batch.lines.length));
-    const b: PreparedBatch = { lines: picked.map((i) => all.lines[i]!), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
-    for (const col of COLUMNS) b[col] = picked.map((i) => all[col][i]!);
-    return { batch: b, progress };
-  });
+  return window.map(({ batch, progress }) => ({ batch: pickRows(all, order.slice(at, (at += batch.lines.length))), progress }));
 }

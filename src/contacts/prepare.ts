@@ -59,6 +59,20 @@ export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNo
 
 const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row"] as const;
 
+/** The rows of several batches as one, in their order. */
+export function concatBatches(batches: PreparedBatch[]): PreparedBatch {
+  const all: PreparedBatch = { lines: batches.flatMap((b) => b.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
+  for (const col of TEXT_COLUMNS) all[col] = batches.flatMap((b) => b[col]);
+  return all;
+}
+
+/** The rows of a batch at the given indexes, in that order. */
+export function pickRows(b: PreparedBatch, rows: number[]): PreparedBatch {
+  const p: PreparedBatch = { lines: rows.map((i) => b.lines[i]!), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
+  for (const col of TEXT_COLUMNS) p[col] = rows.map((i) => b[col][i]!);
+  return p;
+}
+
 /** Rows `start` to `end` (exclusive) of a batch, for storing a batch in several transactions. */
 export function sliceBatch(b: PreparedBatch, start: number, end: number): PreparedBatch {
   const s: PreparedBatch = { lines: b.lines.slice(start, end), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
