@@ -261,13 +261,14 @@ const CHECKPOINT_ROWS = { ask: 20_000, wait: 40_000 };
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
   const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id });
   ctx.db.update(contactImports).set({ state: "running" }).where(eq(contactImports.id, id)).run();
-  // The reported rows (capped lists, up to about 100 KB of JSON) are serialised again only when they grew: with a
+  // The reported rows (capped lists, up to about 100 KB of JSON) are serialised again only when they changed: with a
   // transaction every few tens of milliseconds, doing it for every one would be a measurable share of the import.
-  let reported = { errors: -1, duplicates: -1 };
+  // Not when they grew: a full list changes without growing when a large file's rows come in phone order.
+  let reported = -1;
   const save = (progress: number, done: boolean) => {
     const r = importer.results();
-    const lists = r.errors.length !== reported.errors || r.duplicateDetails.length !== reported.duplicates;
-    reported = { errors: r.errors.length, duplicates: r.duplicateDetails.length };
+    const lists = importer.listed !== reported;
+    reported = importer.listed;
     ctx.db
       .update(contactImports)
       .set({

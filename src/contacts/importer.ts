@@ -53,6 +53,8 @@ export class ContactImporter {
   errors: ImportError[] = [];
   duplicateDetails: DuplicateDetail[] = [];
   notice: string | null = null;
+  /** Changes to the lists of errors and duplicates so far: a full list may change without growing (keepFirstLines). */
+  listed = 0;
 
   /** Phones already met in this import, as numbers (E.164 has at most 15 digits: exact in a double). */
   private seen = new IntegerSet();
@@ -121,7 +123,9 @@ export class ContactImporter {
   /** Reports a batch's invalid rows, `[row, reason]`: the file's first MAX_STORED_ERRORS, in its order. */
   private fail(b: PreparedBatch, failed: [number, string][]) {
     this.invalid += failed.length;
-    for (const [i, reason] of failed) keepFirstLines(this.errors, b.lines[i]!, MAX_STORED_ERRORS, () => ({ line: b.lines[i]!, reason }));
+    for (const [i, reason] of failed) {
+      if (keepFirstLines(this.errors, b.lines[i]!, MAX_STORED_ERRORS, () => ({ line: b.lines[i]!, reason }))) this.listed++;
+    }
   }
 
   /** Reports a batch's duplicate rows, the file's first ones in its order, with the stored contact's name when asked. */
@@ -130,7 +134,7 @@ export class ContactImporter {
     if (!this.opts.detailDuplicates) return;
     for (const i of rows) {
       const phone = b.phone[i]!;
-      keepFirstLines(this.duplicateDetails, b.lines[i]!, MAX_DUPLICATE_DETAILS, () => {
+      const kept = keepFirstLines(this.duplicateDetails, b.lines[i]!, MAX_DUPLICATE_DETAILS, () => {
         const stored = this.existing.get(this.userId, phone) as Stored | null;
         return {
           line: b.lines[i]!,
@@ -140,6 +144,7 @@ export class ContactImporter {
           existingContactId: stored?.id ?? null,
         };
       });
+      if (kept) this.listed++;
     }
   }
 
@@ -253,12 +258,13 @@ export class ContactImporter {
  * Puts what `make` reports of a row at its line's place in `list`, which keeps the `max` first lines of the file:
  * a large import's rows come in phone order within a window (import-order.ts), not in the file's.
  */
-function keepFirstLines<T extends { line: number }>(list: T[], line: number, max: number, make: () => T) {
-  if (list.length >= max && list[list.length - 1]!.line < line) return;
+function keepFirstLines<T extends { line: number }>(list: T[], line: number, max: number, make: () => T): boolean {
+  if (list.length >= max && list[list.length - 1]!.line < line) return false;
   let at = list.length;
   while (at > 0 && list[at - 1]!.line > line) at--;
   list.splice(at, 0, make());
   if (list.length > max) list.pop();
+  return true;
 }
 
 type Stored = { id: string; first_name: string; last_name: string; email: string | null; tags: string; custom_fields: string };

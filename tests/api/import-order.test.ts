@@ -123,3 +123,46 @@ describe("a CSV import larger than a window", () => {
     expect(stored.slice(firstWindow.length).map((s) => Number(s.name.slice(3)))).toEqual(expected.created.slice(firstWindow.length));
   }, 60_000);
 });
+
+describe("a file larger than a window imported again", () => {
+  let t: TestServer;
+  let c: Account;
+  beforeAll(async () => {
+    t = await startTestServer({ smtp: false });
+    await t.signUpVerified();
+    c = await t.signUpVerified();
+    grantLicense(t.ctx, c.user.id, "enterprise", 30);
+  });
+  afterAll(() => t?.stop());
+
+  async function imported(csv: string, query = "") {
+    const start = await t.api(`/api/contacts/import/csv${query}`, { method: "POST", token: c.token, body: csv, headers: { "content-type": "text/csv" } });
+    expect(start.status).toBe(202);
+    let job: any;
+    for (let i = 0; i < 1_500 && job?.state !== "done"; i++) {
+      await Bun.sleep(20);
+      job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: c.token })).body;
+    }
+    return job;
+  }
+
+  test("every row a stored contact's: the duplicates listed are the file's first lines, with the stored names; updated the same", async () => {
+    const rows = ORDER_WINDOW + 5_000;
+    const number = (i: number) => `+1 (917) ${200 + Math.floor(((i * 7_919) % 70_000) / 10_000)}-${String((i * 7_919) % 10_000).padStart(4, "0")}`;
+    const file = (name: string) => `first name,last name,phone\n${Array.from({ length: rows }, (_, i) => `${name}${i},Again,${number(i)}`).join("\n")}\n`;
+    expect(await imported(file("First"))).toMatchObject({ state: "done", created: rows, duplicates: 0 });
+
+    // Once the list holds 100, a row of an earlier line met later in the window takes the place of the last: the
+    // job's record is written again although the list did not grow (it once kept the first 100 met, in phone order).
+    const again = await imported(file("Second"));
+    expect(again).toMatchObject({ state: "done", created: 0, updated: 0, duplicates: rows });
+    expect(again.duplicateDetails.map((d: any) => [d.line, d.attemptedName, d.existingName])).toEqual(
+      Array.from({ length: MAX_DUPLICATE_DETAILS }, (_, k) => [k + 2, `Second${k} Again`, `First${k} Again`]),
+    );
+
+    const updated = await imported(file("Third"), "?onDuplicate=update");
+    expect(updated).toMatchObject({ state: "done", created: 0, updated: rows, duplicates: 0 });
+    const found = (await t.api(`/api/contacts?q=${encodeURIComponent("Third12345")}`, { token: c.token })).body.data;
+    expect(found.map((x: any) => [x.firstName, x.phone])).toEqual([["Third12345", `+1917${number(12_345).replace(/\D/g, "").slice(4)}`]]);
+  }, 60_000);
+});
