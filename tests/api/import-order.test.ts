@@ -4,8 +4,13 @@
  * and duplicates are listed, and in what order) stays the file's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { diverseContacts, MAPPING } from "../../scripts/bench/import-data";
+import { fileBatches } from "../../src/contacts/import-pipeline";
 import { inPhoneOrder, ORDER_WINDOW } from "../../src/contacts/import-order";
-import { MAX_DUPLICATE_DETAILS, MAX_STORED_ERRORS } from "../../src/contacts/importer";
+import { ContactImporter, MAX_DUPLICATE_DETAILS, MAX_STORED_ERRORS } from "../../src/contacts/importer";
 import type { PreparedBatch } from "../../src/contacts/prepare";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -165,4 +170,55 @@ describe("a file larger than a window imported again", () => {
     const found = (await t.api(`/api/contacts?q=${encodeURIComponent("Third12345")}`, { token: c.token })).body.data;
     expect(found.map((x: any) => [x.firstName, x.phone])).toEqual([["Third12345", `+1917${number(12_345).replace(/\D/g, "").slice(4)}`]]);
   }, 60_000);
+});
+
+describe("phone order changes only the order rows are stored in", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ smtp: false });
+    await t.signUpVerified();
+  });
+  afterAll(() => t?.stop());
+
+  test("contacts as people have them (scripts/bench/import-data.ts), some stored already, updated: the same job and contacts as in the file's order", async () => {
+    // Invalid numbers, numbers written again another way, accents, four custom fields: 2.25 windows.
+    const { lines, rows } = diverseContacts(ORDER_WINDOW * 2 + ORDER_WINDOW / 4);
+    const [byJob, byFile] = [await t.signUpVerified(), await t.signUpVerified()];
+    for (const acc of [byJob, byFile]) {
+      grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+      // Every 50th row's number stored already, under another name.
+      for (let i = 0; i < rows.length; i += 50) await t.api("/api/contacts", { method: "POST", token: acc.token, body: { firstName: `Stored${i}`, phone: rows[i]![3] } });
+    }
+    const csv = `${lines.join("\r\n")}\r\n`;
+    const query = `?onDuplicate=update&country=US&mapping=${encodeURIComponent(JSON.stringify(MAPPING))}`;
+    const start = await t.api(`/api/contacts/import/csv${query}`, { method: "POST", token: byJob.token, body: csv, headers: { "content-type": "text/csv" } });
+    expect(start.status).toBe(202);
+    let job: any;
+    for (let i = 0; i < 3_000 && job?.state !== "done"; i++) {
+      await Bun.sleep(20);
+      job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: byJob.token })).body;
+    }
+
+    // The same file in the file's order, a prepared batch a transaction.
+    const dir = mkdtempSync(join(tmpdir(), "smsdesk-order-"));
+    const importer = new ContactImporter(t.ctx, byFile.user.id, { detailDuplicates: true, region: "US", onDuplicate: "update" });
+    try {
+      writeFileSync(join(dir, "f.csv"), csv);
+      for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: "US", mapping: MAPPING as never })) importer.store(batch);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const outcome = (r: any) => ({
+      counts: [r.rowsRead, r.created, r.updated, r.duplicates, r.invalid],
+      errors: r.errors,
+      duplicates: r.duplicateDetails.map((d: any) => ({ ...d, existingContactId: !!d.existingContactId })),
+    });
+    expect(outcome(job)).toEqual(outcome(importer.results()));
+    expect(job.updated).toBeGreaterThan(500);
+    expect(job.duplicates).toBeGreaterThan(500);
+    expect(job.invalid).toBeGreaterThan(500);
+    const stored = (userId: string) =>
+      t.ctx.db.$client.query("SELECT first_name, last_name, email, phone, tags, custom_fields, status, source FROM contacts WHERE user_id = ? ORDER BY phone").all(userId);
+    expect(stored(byJob.user.id)).toEqual(stored(byFile.user.id));
+  }, 120_000);
 });
