@@ -34,9 +34,12 @@ export type PreparedBatch = {
   row: string[];
 };
 
+/** A batch of these lines with its text columns still to fill. */
+const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] });
+
 /** `lines[i]` is the line number reported for `rows[i]`. */
 export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer): PreparedBatch {
-  const b: PreparedBatch = { lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
+  const b = withLines(lines);
   for (const row of rows) {
     const raw = row.phone ? String(row.phone).trim() : "";
     const phone = raw ? phones.normalize(raw) : null;
@@ -61,21 +64,21 @@ const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "cus
 
 /** The rows of several batches as one, in their order. */
 export function concatBatches(batches: PreparedBatch[]): PreparedBatch {
-  const all: PreparedBatch = { lines: batches.flatMap((b) => b.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
+  const all = withLines(batches.flatMap((b) => b.lines));
   for (const col of TEXT_COLUMNS) all[col] = batches.flatMap((b) => b[col]);
   return all;
 }
 
 /** The rows of a batch at the given indexes, in that order. */
 export function pickRows(b: PreparedBatch, rows: number[]): PreparedBatch {
-  const p: PreparedBatch = { lines: rows.map((i) => b.lines[i]!), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
+  const p = withLines(rows.map((i) => b.lines[i]!));
   for (const col of TEXT_COLUMNS) p[col] = rows.map((i) => b[col][i]!);
   return p;
 }
 
 /** Rows `start` to `end` (exclusive) of a batch, for storing a batch in several transactions. */
 export function sliceBatch(b: PreparedBatch, start: number, end: number): PreparedBatch {
-  const s: PreparedBatch = { lines: b.lines.slice(start, end), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
+  const s = withLines(b.lines.slice(start, end));
   for (const col of TEXT_COLUMNS) s[col] = b[col].slice(start, end);
   return s;
 }
@@ -102,7 +105,7 @@ export function packBatch(b: PreparedBatch): PackedBatch {
 
 export function unpackBatch(p: PackedBatch): PreparedBatch {
   const n = p.lines.length;
-  const b: PreparedBatch = { lines: Array.from(p.lines), phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] };
+  const b = withLines(Array.from(p.lines));
   let at = 0;
   let k = 0;
   for (const col of TEXT_COLUMNS) {

@@ -39,6 +39,18 @@ async function reorder(batches: [number, string][][], sortable: number, window: 
   return out;
 }
 
+/** Uploads a CSV as `acc` through the import job and answers the job once it is done (or the last state seen). */
+async function importJob(t: TestServer, acc: Account, csv: string, query = "") {
+  const start = await t.api(`/api/contacts/import/csv${query}`, { method: "POST", token: acc.token, body: csv, headers: { "content-type": "text/csv" } });
+  expect(start.status).toBe(202);
+  let job: any;
+  for (let i = 0; i < 3_000 && job?.state !== "done"; i++) {
+    await Bun.sleep(20);
+    job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: acc.token })).body;
+  }
+  return job;
+}
+
 describe("inPhoneOrder", () => {
   const file: [number, string][][] = [
     [[2, "+15"], [3, ""]],
@@ -102,13 +114,7 @@ describe("a CSV import larger than a window", () => {
     }
     expected.invalid.sort((x, y) => x - y);
 
-    const start = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body: `first name,last name,phone\n${lines.join("\n")}\n`, headers: { "content-type": "text/csv" } });
-    expect(start.status).toBe(202);
-    let job: any;
-    for (let i = 0; i < 1_500 && job?.state !== "done"; i++) {
-      await Bun.sleep(20);
-      job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: c.token })).body;
-    }
+    const job = await importJob(t, c, `first name,last name,phone\n${lines.join("\n")}\n`);
     expect(job).toMatchObject({ state: "done", rowsRead: rows, created: room, duplicates: expected.duplicates.length, invalid: expected.invalid.length });
 
     // The file's first errors and duplicates, in its order, each of a duplicate naming the first row with its number.
@@ -140,16 +146,7 @@ describe("a file larger than a window imported again", () => {
   });
   afterAll(() => t?.stop());
 
-  async function imported(csv: string, query = "") {
-    const start = await t.api(`/api/contacts/import/csv${query}`, { method: "POST", token: c.token, body: csv, headers: { "content-type": "text/csv" } });
-    expect(start.status).toBe(202);
-    let job: any;
-    for (let i = 0; i < 1_500 && job?.state !== "done"; i++) {
-      await Bun.sleep(20);
-      job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: c.token })).body;
-    }
-    return job;
-  }
+  const imported = (csv: string, query = "") => importJob(t, c, csv, query);
 
   test("every row a stored contact's: the duplicates listed are the file's first lines, with the stored names; updated the same", async () => {
     const rows = ORDER_WINDOW + 5_000;
@@ -191,13 +188,7 @@ describe("phone order changes only the order rows are stored in", () => {
     }
     const csv = `${lines.join("\r\n")}\r\n`;
     const query = `?onDuplicate=update&country=US&mapping=${encodeURIComponent(JSON.stringify(MAPPING))}`;
-    const start = await t.api(`/api/contacts/import/csv${query}`, { method: "POST", token: byJob.token, body: csv, headers: { "content-type": "text/csv" } });
-    expect(start.status).toBe(202);
-    let job: any;
-    for (let i = 0; i < 3_000 && job?.state !== "done"; i++) {
-      await Bun.sleep(20);
-      job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: byJob.token })).body;
-    }
+    const job = await importJob(t, byJob, csv, query);
 
     // The same file in the file's order, a prepared batch a transaction.
     const dir = mkdtempSync(join(tmpdir(), "smsdesk-order-"));
