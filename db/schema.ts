@@ -135,8 +135,23 @@ export const contacts = sqliteTable(
   (t) => [
     index("contacts_user_created_idx").on(t.userId, t.createdAt),
     uniqueIndex("contacts_user_phone_idx").on(t.userId, t.phone),
-    index("contacts_user_name_idx").on(t.userId, t.firstName, t.lastName),
   ],
+);
+
+/**
+ * The contacts in name order, one row per contact (migration 0042, WITHOUT ROWID: the table is its key): what an
+ * index on (user_id, first_name, last_name) was, kept apart so that a CSV import adds its names sorted, after its
+ * contacts (src/contacts/name-order.ts). Triggers keep it for every other write.
+ */
+export const contactNames = sqliteTable(
+  "contact_names",
+  {
+    userId: text("user_id").notNull(),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
+    contactRowid: integer("contact_rowid").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.firstName, t.lastName, t.contactRowid] })],
 );
 
 /** Every opt-in and opt-out, with its time, source and the text of the consent. */
@@ -179,6 +194,8 @@ export const contactImports = sqliteTable(
     duplicateDetails: text("duplicate_details", { mode: "json" }).$type<ImportDuplicate[]>().notNull().default(sql`'[]'`),
     progress: integer("progress").notNull().default(0),
     error: text("error"),
+    /** The rowid from which this import's contacts may still lack their row of contact_names (null: none do). */
+    namesFrom: integer("names_from"),
     createdAt: createdAt(),
     finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
   },

@@ -84,7 +84,8 @@ export function listContacts(ctx: AppContext, userId: string, p: ListParams, ext
   });
   const total = storedTotal(ctx, userId);
   const offset = (p.page - 1) * p.pageSize;
-  if (!extra && !(p.q ?? "").trim()) {
+  // In name order the page is read from contact_names (search.ts), not from an index of contacts.
+  if (!extra && !(p.q ?? "").trim() && p.sort !== "name") {
     const order = orderBy(p.sort, p.order);
     const rows = ctx.db.select().from(contacts).where(eq(contacts.userId, userId)).orderBy(order).limit(p.pageSize).offset(offset).all();
     return view(rows, total, false);

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { contactImports } from "../../db/schema";
@@ -6,10 +6,13 @@ import type { AppContext } from "../context";
 import { MAX_CSV_BYTES } from "../http/body-limit";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import type { CountryCode } from "libphonenumber-js";
-import { BATCH_ROWS, checkImportHeader, EMPTY_CSV, fileChunks, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
+import { checkImportHeader, EMPTY_CSV, fileChunks, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
 import { preparedBatches } from "./import-pipeline";
 import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
 import { sliceBatch } from "./prepare";
+import { nextSlice, SLICE_ROWS } from "./import-pace";
+import { ImportNames } from "./name-order";
+import { nextTurn } from "../time/next-turn";
 import { holdCheckpoints } from "../../db/checkpoints";
 import { registerWriter } from "../backups/backups";
 
@@ -51,7 +54,8 @@ export const INTERRUPTED =
 
 /**
  * At start: jobs a previous process left queued or running can never finish, and their uploads can go. Their
- * counts are exact (each batch's counts commit with its contacts), so the user sees what was kept.
+ * counts are exact (each batch's counts commit with its contacts), so the user sees what was kept. The names of
+ * the contacts they stored that were not added yet (name-order.ts) are added in the background.
  */
 export function failInterruptedImports(ctx: AppContext) {
   rmSync(uploadsDir(ctx), { recursive: true, force: true });
@@ -60,6 +64,33 @@ export function failInterruptedImports(ctx: AppContext) {
     .set({ state: "failed", error: INTERRUPTED, finishedAt: new Date(ctx.now()) })
     .where(inArray(contactImports.state, ["queued", "running"]))
     .run();
+  resumeImportNames(ctx);
+}
+
+const namesAdded = (ctx: AppContext, id: string) =>
+  ctx.db.update(contactImports).set({ namesFrom: null }).where(eq(contactImports.id, id)).run();
+
+/**
+ * Adds the names an import left (it stopped or the process ended before its last transaction), one import after
+ * another, as a run of the imports: stopping the server stops it between two transactions.
+ */
+function resumeImportNames(ctx: AppContext) {
+  const left = ctx.db
+    .select({ id: contactImports.id, userId: contactImports.userId, from: contactImports.namesFrom })
+    .from(contactImports)
+    .where(isNotNull(contactImports.namesFrom))
+    .all();
+  if (!left.length) return;
+  const imports = runningImportsOf(ctx);
+  const run: Promise<void> = (async () => {
+    for (const job of left) {
+      const names = new ImportNames(ctx, job.userId, job.id, job.from);
+      if (!(await names.finish(() => imports.stopping, () => namesAdded(ctx, job.id)))) return;
+    }
+  })()
+    .catch((err) => ctx.log(`contacts: adding the names of an earlier import failed: ${(err as Error)?.stack ?? err}`))
+    .finally(() => imports.runs.delete(run));
+  imports.runs.add(run);
 }
 
 /** Writes a stream to a file, refusing more than MAX_CSV_BYTES; whether anything but whitespace came. */
@@ -218,23 +249,6 @@ function finish(ctx: AppContext, id: string, patch: Partial<typeof contactImport
   ctx.db.update(contactImports).set({ ...patch, finishedAt: new Date(ctx.now()) }).where(eq(contactImports.id, id)).run();
 }
 
-/** The wall time a transaction of the import aims at: a request waits for at most about one (the event loop is free between them). */
-const SLICE_TARGET_MS = 20;
-/** Rows per transaction: the first, and the bounds the pace keeps to (a prepared batch is BATCH_ROWS). */
-const SLICE_ROWS = { first: 500, min: 50, max: BATCH_ROWS };
-
-/**
- * The rows of the next transaction: as many as SLICE_TARGET_MS allows at the pace of the last one that took all the
- * rows it was given, growing by half at most. A slice the end of a batch cut short (a few rows in a few ms: a commit
- * costs about as much for ten rows as for hundreds) tells nothing of the pace unless it was slower; it once doubled
- * the next slice, and a million rows held the event loop over 50 ms 97 times, up to 218 ms (scripts/bench/import.ts).
- */
-export function nextSlice(pace: { msPerRow: number }, planned: number, stored: number, took: number): number {
-  const msPerRow = took / Math.max(stored, 1);
-  if (stored >= planned || msPerRow > pace.msPerRow) pace.msPerRow = msPerRow;
-  const fits = SLICE_TARGET_MS / Math.max(pace.msPerRow, 1e-3);
-  return Math.round(Math.max(SLICE_ROWS.min, Math.min(SLICE_ROWS.max, planned * 1.5, fits)));
-}
 /**
  * Checkpoints (db/checkpoints.ts): one is asked for, not waited for, `ask` rows after the last wait, so most of the
  * log is folded on the other core while the import writes; every `wait` rows the import waits (the event loop free)
@@ -247,34 +261,43 @@ const CHECKPOINT_ROWS = { ask: 20_000, wait: 40_000 };
 
 /**
  * Reads the file and stores it in transactions of about SLICE_TARGET_MS each, the number of rows in the next one
- * following the time the last took. Each transaction's contacts and the job's counts commit together, and the last
- * one also marks the job done: a crash leaves counts that match what was stored, and never a finished import that
- * still says running. The next batch is asked for before the current one is stored, so the parser works on it
- * meanwhile and the last batch is known as the last.
+ * following the time the last took. Each transaction's contacts and the job's counts commit together; the contacts'
+ * names (contact_names) follow, sorted a large part at a time (name-order.ts), and the last transaction of names
+ * marks the job done: a crash leaves counts that match what was stored, names the next start adds, and never a
+ * finished import that still says running. The next batch is asked for before the current one is stored, so the
+ * parser works on it meanwhile and the last batch is known as the last.
  * Transactions of a whole batch (10,000 rows) held the event loop for 1.3 s at a time on a million diverse rows, up
  * to 5.8 s on the loaded benchmark machine, with the connection's own checkpoints (an fsync of the database file)
  * on top. Short ones cost CPU: a commit writes every page it changed to the log, and a few hundred contacts change
- * about as many pages of the phone, name and search indexes as they have rows, where 10,000 share many; a million
+ * about as many pages of the phone index and the search index as they have rows, where 10,000 share many; a million
  * rows took ~85 us of CPU a row on all threads against ~60 (scripts/bench/import.ts), in about the same time, as the
  * checkpoints now run on the other core.
  */
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
-  const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id });
+  const importer = new ContactImporter(ctx, userId, {
+    detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id, namesLater: true,
+  });
+  const names = new ImportNames(ctx, userId, id);
   ctx.db.update(contactImports).set({ state: "running" }).where(eq(contactImports.id, id)).run();
   // The reported rows (capped lists, up to about 100 KB of JSON) are serialised again only when they changed: with a
   // transaction every few tens of milliseconds, doing it for every one would be a measurable share of the import.
   // Not when they grew: a full list changes without growing when a large file's rows come in phone order.
   let reported = -1;
+  let namesNoted = false;
   const save = (progress: number, done: boolean) => {
     const r = importer.results();
     const lists = importer.listed !== reported;
     reported = importer.listed;
+    // The first transaction that creates a contact notes where the names to add start (with it, a restart adds them).
+    const namesFrom = !namesNoted && importer.namesFrom !== null ? importer.namesFrom : undefined;
+    if (namesFrom !== undefined) namesNoted = true;
     ctx.db
       .update(contactImports)
       .set({
         rowsRead: r.rowsRead, created: r.created, updated: r.updated, duplicates: r.duplicates, invalid: r.invalid, progress,
         ...(lists ? { errors: r.errors, duplicateDetails: r.duplicateDetails } : {}),
-        ...(done ? { state: "done" as const, finishedAt: new Date(ctx.now()) } : {}),
+        ...(namesFrom !== undefined ? { namesFrom } : {}),
+        ...(done ? { state: "done" as const, namesFrom: null, finishedAt: new Date(ctx.now()) } : {}),
       })
       .where(eq(contactImports.id, id))
       .run();
@@ -297,8 +320,8 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
         const end = Math.min(batch.lines.length, start + rows);
         const last = !!after.done && end === batch.lines.length;
         const began = performance.now();
-        importer.store(sliceBatch(batch, start, end), () => save(last ? 100 : Math.min(99, Math.floor(progress * 100)), last));
-        // Done: the settings are given back at once (below), before anyone can read the job as done.
+        importer.store(sliceBatch(batch, start, end), () => save(Math.min(99, Math.floor(progress * 100)), false));
+        names.stored(importer.namesFrom, importer.created);
         if (last) break;
         const took = performance.now() - began;
         rows = nextSlice(pace, rows, end - start, took);
@@ -312,12 +335,20 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
           asked = true;
           void checkpoints.checkpoint();
         }
-        // Let requests and timers run between transactions.
-        await new Promise((r) => setImmediate(r));
+        // Let requests and timers run between transactions, and after one of names when a sorted part waits.
+        await nextTurn();
+        if (names.step()) await nextTurn();
       }
       next = after;
     }
+    // The names still to add, the last transaction marking the job done: a crash before leaves them to the next start.
+    if (!(await names.finish(() => imports.stopping, () => save(100, true)))) throw new ImportStopped();
+  } catch (err) {
+    // The contacts stored before a refusal of the file keep their names; a stop leaves them to the next start.
+    if (!(err instanceof ImportStopped) && !imports.stopping) await names.finish(() => imports.stopping, () => namesAdded(ctx, id));
+    throw err;
   } finally {
+    names.stop();
     // The rest of the log is folded by the worker (asked before it is told to stop), not by this connection's own
     // checkpoint on the main thread at its next commit.
     void checkpoints.checkpoint();

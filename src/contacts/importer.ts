@@ -25,6 +25,11 @@ export type ImporterOptions = {
   onDuplicate?: OnDuplicate;
   /** Names the import in its events (the CSV job's id); a JSON import gets one of its own. */
   importId?: string;
+  /**
+   * Leaves the created contacts' rows of contact_names to the caller, which adds them sorted by name (a CSV job,
+   * name-order.ts); `namesFrom` says from which rowid. Otherwise each transaction adds its own.
+   */
+  namesLater?: boolean;
 };
 
 export const MAX_STORED_ERRORS = 1000;
@@ -55,6 +60,8 @@ export class ContactImporter {
   notice: string | null = null;
   /** Changes to the lists of errors and duplicates so far: a full list may change without growing (keepFirstLines). */
   listed = 0;
+  /** With namesLater: the rowid of the first contact this import created (null before it created one). */
+  namesFrom: number | null = null;
 
   /** Phones already met in this import, as numbers (E.164 has at most 15 digits: exact in a double). */
   private seen = new IntegerSet();
@@ -63,6 +70,7 @@ export class ContactImporter {
   private limitReason: string;
   private insert: Statement;
   private index: Statement;
+  private names: Statement;
   private maxRowid: Statement;
   private consents: Statement;
   private existing: Statement;
@@ -100,6 +108,11 @@ export class ContactImporter {
       `INSERT INTO contacts_fts(rowid, body)
        SELECT rowid, first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits FROM contacts
        WHERE rowid > ? AND source = 'import'`,
+    );
+    // Their rows of contact_names likewise (the insert trigger skips source 'import' too: migration 0042).
+    this.names = db.prepare(
+      `INSERT OR IGNORE INTO contact_names (user_id, first_name, last_name, contact_rowid)
+       SELECT user_id, first_name, last_name, rowid FROM contacts WHERE rowid > ? AND source = 'import'`,
     );
     // Also one statement per batch, fed the [consent id, contact id] pairs of the contacts it created.
     this.consents = db.prepare(
@@ -229,6 +242,8 @@ export class ContactImporter {
       if (consents.length) {
         this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
         this.index.run(before);
+        if (!this.opts.namesLater) this.names.run(before);
+        else this.namesFrom ??= before + 1;
         // One event per transaction with its counts, not one per row (a CSV import of a million rows writes a thousand or two).
         appendEvent(this.ctx, {
           userId: this.userId,

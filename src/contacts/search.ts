@@ -33,25 +33,49 @@ export type PageQuery = { page: number; pageSize: number; q?: string; sort: Sort
  * first/last name, email, phone digits, with accents folded: "jose" finds "José", migration 0039; a phone typed
  * with formatting is reduced to its digits); one or two
  * characters the start of the first name (as typed, lower, capitalised, upper) or of the phone digits through
- * (user_id, first_name) and (user_id, phone).
+ * contact_names (user_id, first_name, ...) and the index (user_id, phone).
+ * A prefix search's `rows` selects the matching contacts' rowids (as r, meeting extra conditions) through the index
+ * that holds the column, `counted` the same for a count (where it can, from that index alone), `where` is the
+ * same as a condition on contacts, `filter` the test on a row already chosen, written (unary plus) so that SQLite
+ * does not drive an index with it; `ranges` are the name index's ranges (rows in name order), one per prefix.
  */
-type Search = { kind: "text"; match: string } | { kind: "prefix"; where: SQL; filter: SQL; ranges: SQL[]; byName: boolean };
+type Search =
+  | { kind: "text"; match: string }
+  | { kind: "prefix"; rows: (extra: SQL | undefined) => SQL; counted: (extra: SQL | undefined) => SQL; where: SQL; filter: SQL; ranges: SQL[]; byName: boolean };
+
+/**
+ * The contacts in name order: contact_names (migration 0042) with each name's contact row, which the conditions
+ * and the page read. Its key is the list's order by name, so a page stops reading at its last row.
+ */
+const NAMED = sql.raw(`contact_names AS n CROSS JOIN contacts ON contacts.rowid = n.contact_rowid`);
+const nameOrder = (order: Order) => sql.raw(["n.first_name", "n.last_name", "n.contact_rowid"].map((c) => `${c} ${order === "asc" ? "ASC" : "DESC"}`).join(", "));
 
 const escapeFts = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 /**
- * `where` selects the owner's contacts whose column starts with one of the prefixes, as an OR of
- * (user_id, prefix range) terms: SQLite then reads one index range per prefix, while a separate owner term
- * would make it scan all of the owner's entries. `filter` is the same test on a row already chosen, written
- * (unary plus) so that SQLite does not drive an index with it.
+ * The owner's contacts whose column starts with one of the prefixes, as an OR of (user_id, prefix range) terms:
+ * SQLite then reads one index range per prefix, while a separate owner term would make it scan all of the owner's
+ * entries. First names are read from contact_names, phones from the index (user_id, phone) of contacts.
  */
-function prefixSearch(userId: string, col: SQL, prefixes: string[], byName: boolean): Search {
+function prefixSearch(userId: string, prefixes: string[], byName: boolean): Search {
   const ranges = (c: SQL) => prefixes.map((p) => sql`(${c} >= ${p} AND ${c} < ${p + "\uffff"})`);
-  const owned = ranges(col).map((r) => sql`(${contacts.userId} = ${userId} AND ${r})`);
+  const col = byName ? sql`${contacts.firstName}` : sql`${contacts.phone}`;
+  const filter = sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`;
+  if (!byName) {
+    const owned = ranges(col).map((r) => sql`(${contacts.userId} = ${userId} AND ${r})`);
+    const where = sql`(${sql.join(owned, sql` OR `)})`;
+    const rows = (extra: SQL | undefined) => sql`SELECT rowid AS r FROM ${contacts} WHERE ${where}${andAlso(extra)}`;
+    return { kind: "prefix", rows, counted: rows, where, filter, ranges: owned, byName };
+  }
+  const owned = ranges(sql.raw("n.first_name")).map((r) => sql`(n.user_id = ${userId} AND ${r})`);
+  const named = sql`(${sql.join(owned, sql` OR `)})`;
   return {
     kind: "prefix",
-    where: sql`(${sql.join(owned, sql` OR `)})`,
-    filter: sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`,
+    rows: (extra) => sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE ${named}${andAlso(extra)}`,
+    // Without conditions on the contact, from contact_names alone: a count of 10,001 names reads no contact.
+    counted: (extra) => (extra ? sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE ${named} AND ${extra}` : sql`SELECT n.contact_rowid AS r FROM contact_names AS n WHERE ${named}`),
+    where: sql`${contacts}.rowid IN (SELECT n.contact_rowid FROM contact_names AS n WHERE ${named})`,
+    filter,
     ranges: owned,
     byName,
   };
@@ -66,13 +90,13 @@ function parseSearch(q: string | undefined, userId: string): Search | undefined 
   const term = digits ?? text.toLowerCase();
   if ([...term].length >= 3) return { kind: "text", match: escapeFts(term) };
   // Phones are stored in E.164: their digits start with the query's exactly when they start with "+" and it.
-  if (digits) return prefixSearch(userId, sql`${contacts.phone}`, [`+${digits}`], false);
+  if (digits) return prefixSearch(userId, [`+${digits}`], false);
   const variants = [
     ...new Set([text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()]),
   ];
   // In SQLite's (binary) order of first names, as the name sort reads them.
   variants.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return prefixSearch(userId, sql`${contacts.firstName}`, variants, true);
+  return prefixSearch(userId, variants, true);
 }
 
 const FTS_MATCH = "SELECT rowid AS r FROM contacts_fts WHERE contacts_fts MATCH";
@@ -85,13 +109,13 @@ export function searchCondition(q: string | undefined, userId: string): SQL | un
   return s.kind === "text" ? sql`${contacts}.rowid IN (${matchesOf(s.match)})` : s.where;
 }
 
-const SORT_INDEX: Record<Sort, string> = {
+const SORT_INDEX: Record<Exclude<Sort, "name">, string> = {
   createdAt: "contacts_user_created_idx",
-  name: "contacts_user_name_idx",
   phone: "contacts_user_phone_idx",
 };
-// Ties are broken by rowid (the order contacts were stored in), which each of these indexes ends with: every
-// list order is then read straight from an index, and a page stops reading at its last row.
+// Ties are broken by rowid (the order contacts were stored in), which each of these indexes ends with (and
+// contact_names for the name): every list order is then read straight from an index, and a page stops reading at
+// its last row. This order sorts rows already chosen (a search's matches); the name order of many is NAMED's.
 const SORT_COLUMNS: Record<Sort, string[]> = {
   createdAt: ["created_at", "rowid"],
   name: ["first_name", "last_name", "rowid"],
@@ -152,14 +176,14 @@ function walkText(ctx: AppContext, owner: SQL, match: string, p: PageQuery): num
 }
 
 /**
- * A first-name prefix search in name order: each prefix's range of the name index is already in that order,
+ * A first-name prefix search in name order: each prefix's range of contact_names is already in that order,
  * and the ranges follow one another, so the page is read range after range and stops when full.
  */
 function namePrefixPage(ctx: AppContext, ranges: SQL[], extra: SQL | undefined, p: PageQuery): number[] {
   const need = p.page * p.pageSize;
   const found = new Set<number>();
   for (const range of p.order === "asc" ? ranges : [...ranges].reverse()) {
-    const rows = sql`SELECT rowid AS r FROM ${contacts} WHERE ${range}${andAlso(extra)} ORDER BY ${orderBy("name", p.order)}`;
+    const rows = sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE ${range}${andAlso(extra)} ORDER BY ${nameOrder(p.order)}`;
     for (const r of rowids(ctx, sql`${rows} LIMIT ${need - found.size}`)) found.add(r);
     if (found.size >= need) break;
   }
@@ -177,16 +201,16 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
   const s = parseSearch(p.q, userId);
   const order = orderBy(p.sort, p.order);
   const page = (rows: SQL) => rowids(ctx, sql`${rows} ORDER BY ${order} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`);
-  const walk = (condition: SQL) =>
-    page(sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX[p.sort])} WHERE ${owner} AND ${condition}`);
-  if (!s) {
-    const all = sql`SELECT rowid AS r FROM ${contacts} WHERE ${owner}`;
-    return { rowids: page(all), n: countUpTo(ctx, all, COUNT_CAP + 1) };
-  }
+  // The owner's contacts in list order, those that meet `condition`: by name from NAMED, else through the sort's index.
+  const inOrder = (condition?: SQL) =>
+    p.sort === "name"
+      ? rowids(ctx, sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE n.user_id = ${userId} AND ${owner}${andAlso(condition)} ORDER BY ${nameOrder(p.order)} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`)
+      : page(sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX[p.sort])} WHERE ${owner}${andAlso(condition)}`);
+  if (!s) return { rowids: inOrder(), n: countUpTo(ctx, sql`SELECT rowid AS r FROM ${contacts} WHERE ${owner}`, COUNT_CAP + 1) };
   let matched =
     s.kind === "text"
       ? sql`SELECT ${contacts}.rowid AS r FROM (${matchesOf(s.match)}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.r WHERE ${owner}`
-      : sql`SELECT rowid AS r FROM ${contacts} WHERE ${s.where}${andAlso(extra)}`;
+      : s.rows(extra);
   let n: number;
   if (s.kind === "text" && !extra && ownsEveryContact(ctx, ownerTotal)) {
     // The owner has every contact there is (one account, as in most installations), so every search-index row is
@@ -199,11 +223,11 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
     const fromHits = sql`SELECT ${contacts}.rowid AS r FROM json_each(${JSON.stringify(hits)}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.value WHERE ${owner}`;
     if (sorted && hits.length <= SORTED_MATCHES_CAP) return { rowids: page(fromHits), n };
     if (n <= COUNT_CAP) matched = fromHits;
-  } else n = countUpTo(ctx, matched, COUNT_CAP + 1);
+  } else n = countUpTo(ctx, s.kind === "prefix" ? s.counted(extra) : matched, COUNT_CAP + 1);
   if (s.kind === "prefix" && s.byName && p.sort === "name") return { rowids: namePrefixPage(ctx, s.ranges, extra, p), n };
   const walkRows = (p.page * p.pageSize * Math.max(ownerTotal, n)) / Math.max(1, n);
   if (n <= COUNT_CAP && n * FROM_MATCHES_COST <= walkRows * WALK_COST) return { rowids: page(matched), n };
-  if (s.kind === "prefix") return { rowids: walk(s.filter), n };
+  if (s.kind === "prefix") return { rowids: inOrder(s.filter), n };
   if (p.sort === "createdAt") return { rowids: walkText(ctx, owner, s.match, p), n };
-  return { rowids: walk(sql`rowid IN (${matchesOf(s.match)})`), n };
+  return { rowids: inOrder(sql`${contacts}.rowid IN (${matchesOf(s.match)})`), n };
 }

@@ -37,6 +37,7 @@ const OWNERS: Record<string, string> = {
   contacts: "contacts",
   contactConsents: "contacts",
   contactImports: "contacts",
+  contactNames: "contacts",
   segments: "segments",
   smsProviders: "providers",
   phoneNumbers: "phone-numbers",

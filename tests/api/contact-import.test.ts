@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contacts } from "../../db/schema";
 import { fileBatches } from "../../src/contacts/import-pipeline";
-import { nextSlice } from "../../src/contacts/csv-import";
+import { nextSlice } from "../../src/contacts/import-pace";
 import { ContactImporter, ROWS_PER_BATCH } from "../../src/contacts/importer";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";

@@ -328,13 +328,14 @@ describe("export", () => {
 });
 
 describe("import finish", () => {
-  test("the last batch, the counts and the done state commit together; an interrupted import is failed at start-up with its counts", async () => {
+  test("the counts commit with each batch and the done state with the last names; an interrupted import is failed at start-up with its counts", async () => {
     const acc = await t.signUpVerified();
     const job = await importFile(acc, utf8("phone\n4155550180\n4155550181\n"));
     expect(job).toMatchObject({ state: "done", progress: 100, created: 2, rowsRead: 2 });
     expect(job.finishedAt).not.toBeNull();
-    // The last batch and the done state are one transaction: when marking the job done fails, that batch's
-    // contacts are not stored either, and the job's counts still match what was stored.
+    // The done state commits with the import's last names (src/contacts/name-order.ts), after every batch: when
+    // marking the job done fails, the job says failed with counts that match what was stored, and the contacts it
+    // stored still get their names (the list sorted by name shows them).
     const big = await t.signUpVerified();
     grantLicense(t.ctx, big.user.id, "enterprise", 30);
     t.ctx.db.$client.run(`CREATE TRIGGER test_refuse_done BEFORE UPDATE OF state ON contact_imports WHEN new.state = 'done'
@@ -342,8 +343,14 @@ describe("import finish", () => {
     try {
       const rows = Array.from({ length: 10_001 }, (_, i) => `+1 646 ${String(200 + Math.floor(i / 10_000))} ${String(i % 10_000).padStart(4, "0")}`);
       const failed = await importFile(big, utf8(`phone\n${rows.join("\n")}\n`));
-      expect(failed).toMatchObject({ state: "failed", rowsRead: 10_000, created: 10_000 });
-      expect((await t.api("/api/contacts/stats", { token: big.token })).body.total).toBe(10_000);
+      expect(failed).toMatchObject({ state: "failed", rowsRead: 10_001, created: 10_001 });
+      expect((await t.api("/api/contacts/stats", { token: big.token })).body.total).toBe(10_001);
+      const byName = await t.api("/api/contacts?sort=name&order=desc&pageSize=100&page=101", { token: big.token });
+      expect(byName.body.data.map((c: { phone: string }) => c.phone)).toEqual(["+16462000000"]);
+      // The names of the failed last transaction too (the first in descending order, by rowid as the names are empty).
+      const first = await t.api("/api/contacts?sort=name&order=desc&pageSize=1", { token: big.token });
+      expect(first.body.data[0].phone).toBe("+16462010000");
+      expect(t.ctx.db.$client.query("SELECT count(*) AS n FROM contact_names WHERE user_id = ?").get(big.user.id)).toEqual({ n: 10_001 });
     } finally {
       t.ctx.db.$client.run("DROP TRIGGER test_refuse_done");
     }

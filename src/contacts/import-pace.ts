@@ -1,0 +1,20 @@
+// The pace of a CSV import's transactions (csv-import.ts) and of the names it adds after its contacts (name-order.ts).
+import { BATCH_ROWS } from "./csv-stream";
+
+/** The wall time a transaction of the import aims at: a request waits for at most about one (the event loop is free between them). */
+export const SLICE_TARGET_MS = 20;
+/** Rows per transaction: the first, and the bounds the pace keeps to (a prepared batch is BATCH_ROWS). */
+export const SLICE_ROWS = { first: 500, min: 50, max: BATCH_ROWS };
+
+/**
+ * The rows of the next transaction: as many as SLICE_TARGET_MS allows at the pace of the last one that took all the
+ * rows it was given, growing by half at most. A slice the end of a batch cut short (a few rows in a few ms: a commit
+ * costs about as much for ten rows as for hundreds) tells nothing of the pace unless it was slower; it once doubled
+ * the next slice, and a million rows held the event loop over 50 ms 97 times, up to 218 ms (scripts/bench/import.ts).
+ */
+export function nextSlice(pace: { msPerRow: number }, planned: number, stored: number, took: number): number {
+  const msPerRow = took / Math.max(stored, 1);
+  if (stored >= planned || msPerRow > pace.msPerRow) pace.msPerRow = msPerRow;
+  const fits = SLICE_TARGET_MS / Math.max(pace.msPerRow, 1e-3);
+  return Math.round(Math.max(SLICE_ROWS.min, Math.min(SLICE_ROWS.max, planned * 1.5, fits)));
+}
