@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
-import { COUNT_CAP, orderBy, searchCondition, searchPage, type PageQuery } from "./search";
+import { COUNT_CAP, namePage, orderBy, searchCondition, searchPage, type PageQuery } from "./search";
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type ContactSource = ContactRow["source"];
@@ -84,17 +84,21 @@ export function listContacts(ctx: AppContext, userId: string, p: ListParams, ext
   });
   const total = storedTotal(ctx, userId);
   const offset = (p.page - 1) * p.pageSize;
-  // In name order the page is read from contact_names (search.ts), not from an index of contacts.
-  if (!extra && !(p.q ?? "").trim() && p.sort !== "name") {
+  const rowid = sql<number>`${contacts}.rowid`;
+  const rowsOf = (rowids: number[]) => {
+    const found = rowids.length ? ctx.db.select({ rowid, row: contacts }).from(contacts).where(inArray(rowid, rowids)).all() : [];
+    const byRowid = new Map(found.map((x) => [x.rowid, x.row]));
+    return rowids.map((r) => byRowid.get(r)!);
+  };
+  if (!extra && !(p.q ?? "").trim()) {
+    // In name order the page is read from contact_names (search.ts), not from an index of contacts.
+    if (p.sort === "name") return view(rowsOf(namePage(ctx, userId, p)), total, false);
     const order = orderBy(p.sort, p.order);
     const rows = ctx.db.select().from(contacts).where(eq(contacts.userId, userId)).orderBy(order).limit(p.pageSize).offset(offset).all();
     return view(rows, total, false);
   }
   const { rowids, n } = searchPage(ctx, userId, p, extra, total);
-  const rowid = sql<number>`${contacts}.rowid`;
-  const found = rowids.length ? ctx.db.select({ rowid, row: contacts }).from(contacts).where(inArray(rowid, rowids)).all() : [];
-  const byRowid = new Map(found.map((x) => [x.rowid, x.row]));
-  return view(rowids.map((r) => byRowid.get(r)!), Math.min(n, COUNT_CAP), n > COUNT_CAP);
+  return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);
 }
 
 /** The user's contact counters, kept in `contact_totals` by triggers (migrations 0003 and 0005). */

@@ -48,7 +48,7 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
     db.exec("PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY");
     const sorted = db.query("SELECT rowid FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1 ORDER BY first_name, last_name, rowid");
     self.onmessage = (e) => {
-      if (e.data === "stop") { sorted.finalize(); db.close(); self.close(); return; }
+      if (e.data === "stop") { sorted.finalize(); db.close(); self.postMessage("closed"); return; }
       const { userId, from, to } = e.data;
       try {
         const rows = sorted.values(userId, from, to);
@@ -83,9 +83,14 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
       });
       return answer.rowids ?? fallback.sort(userId, from, to);
     },
+    // Told to stop, it closes its connection, says so, and is ended then: a thread ended mid-query would leave its
+    // read lock on the database for the life of the process.
     stop: () => {
-      worker?.postMessage("stop");
+      const stopping = worker;
       worker = null;
+      if (!stopping) return;
+      stopping.onmessage = (e) => e.data === "closed" && stopping.terminate();
+      stopping.postMessage("stop");
     },
   };
 }
@@ -113,6 +118,7 @@ export class ImportNames {
     private userId: string,
     private jobId: string,
     private from: number | null = null,
+    private partSize = NAMES_PART,
   ) {
     const db = ctx.db.$client;
     this.sorter = startSorter(db, ctx.log);
@@ -125,11 +131,11 @@ export class ImportNames {
 
   /**
    * After a transaction of the import: `from` is the first rowid it created (null until it created one), `created`
-   * how many it created so far. Asks the worker to sort the next part once NAMES_PART more are stored.
+   * how many it created so far. Asks the worker to sort the next part once `partSize` more are stored.
    */
   stored(from: number | null, created: number) {
     if (this.from === null) this.from = from;
-    if (this.from === null || this.sorting || this.part || created - this.askedAt < NAMES_PART) return;
+    if (this.from === null || this.sorting || this.part || created - this.askedAt < this.partSize) return;
     this.askedAt = created;
     this.ask();
   }

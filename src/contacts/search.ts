@@ -190,6 +190,14 @@ function namePrefixPage(ctx: AppContext, ranges: SQL[], extra: SQL | undefined, 
   return [...found].slice(need - p.pageSize, need);
 }
 
+/** A page of the owner's contacts in name order (rowids), those that meet `where` (conditions on contacts) if given. */
+export function namePage(ctx: AppContext, userId: string, p: PageQuery, where?: SQL): number[] {
+  return rowids(
+    ctx,
+    sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE n.user_id = ${userId}${andAlso(where)} ORDER BY ${nameOrder(p.order)} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`,
+  );
+}
+
 /**
  * One page of the owner's contacts (rowids in list order) matching a search and optional conditions, and
  * their number up to COUNT_CAP. With few matches the page starts from them (the search index, or the prefix
@@ -204,7 +212,7 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
   // The owner's contacts in list order, those that meet `condition`: by name from NAMED, else through the sort's index.
   const inOrder = (condition?: SQL) =>
     p.sort === "name"
-      ? rowids(ctx, sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE n.user_id = ${userId} AND ${owner}${andAlso(condition)} ORDER BY ${nameOrder(p.order)} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`)
+      ? namePage(ctx, userId, p, and(owner, condition))
       : page(sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX[p.sort])} WHERE ${owner}${andAlso(condition)}`);
   if (!s) return { rowids: inOrder(), n: countUpTo(ctx, sql`SELECT rowid AS r FROM ${contacts} WHERE ${owner}`, COUNT_CAP + 1) };
   let matched =

@@ -93,6 +93,11 @@ test(
     expect(job).toMatchObject({ state: "done", created: rows, rowsRead: rows, invalid: 0, duplicates: 0 });
     const byName = await childApi(base, `/api/contacts?q=${encodeURIComponent("Guest19999")}`, { token });
     expect(byName.body.data.map((c: { phone: string }) => c.phone)).toEqual([`+1415${2_100_000 - 19_999}`]);
+    // Its names, sorted on a worker made from source at run time (src/contacts/name-order.ts; were it unable to run
+    // here, the log would say "name sorter" below), are in the list by name with the contact stored before.
+    const firstByName = await childApi(base, "/api/contacts?sort=name&order=asc&pageSize=3", { token });
+    expect(firstByName.body.total).toBe(rows + 1);
+    expect(firstByName.body.data.map((c: { firstName: string }) => c.firstName)).toEqual(["Ada", "Guest0", "Guest1"]);
 
     const provider = await childApi(base, "/api/sms-providers", { token, body: { provider: "simulator", displayName: "Simulator" } });
     expect(provider.status).toBe(201);
@@ -121,6 +126,7 @@ test(
     await proc.exited;
     const log = (await new Response(proc.stdout as ReadableStream).text()) + (await new Response(proc.stderr as ReadableStream).text());
     expect(log).not.toContain("worker could not start");
+    expect(log).not.toContain("name sorter");
     // One line per event: Elysia once printed a multi-line "[Sucrose] warning" with the minified source of the
     // guards' hooks (written as method shorthand) on the first signed-in and API-key calls.
     expect(log).not.toContain("[Sucrose]");

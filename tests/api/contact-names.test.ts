@@ -1,0 +1,221 @@
+/**
+ * The contacts in name order live in contact_names (migration 0042): every write keeps it by triggers, except a CSV
+ * import's, which adds its contacts' names after them, sorted a part at a time (src/contacts/name-order.ts). The list
+ * sorted by name must show every contact, in the order a full sort of the contacts gives, whatever happened between
+ * a contact's import and its name's (a rename, a delete, a restart).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { contactImports } from "../../db/schema";
+import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
+import { diverseContacts, HEADER } from "../../scripts/bench/import-data";
+import { hashPassword } from "../../src/auth/passwords";
+import type { AppContext } from "../../src/context";
+import { INTERRUPTED } from "../../src/contacts/csv-import";
+import { ContactImporter } from "../../src/contacts/importer";
+import { ImportNames } from "../../src/contacts/name-order";
+import type { ImportRow } from "../../src/contacts/prepare";
+import { grantLicense } from "../../src/licenses/licenses";
+import { loadConfig } from "../../src/config";
+import { startServer, type RunningServer } from "../../src/server";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+
+/** Contacts without their row of contact_names, and rows of contact_names that are no contact's name (both empty when right). */
+function namesMismatch(ctx: AppContext) {
+  const db = ctx.db.$client;
+  return {
+    missing: db.query("SELECT count(*) AS n FROM (SELECT user_id, first_name, last_name, rowid FROM contacts EXCEPT SELECT * FROM contact_names)").get(),
+    stray: db.query("SELECT count(*) AS n FROM (SELECT * FROM contact_names EXCEPT SELECT user_id, first_name, last_name, rowid FROM contacts)").get(),
+  };
+}
+const NONE = { missing: { n: 0 }, stray: { n: 0 } };
+
+/** A page of the owner's contacts in name order by a full sort of the contacts table itself (no contact_names). */
+function sortedIds(ctx: AppContext, userId: string, order: "ASC" | "DESC", pageSize: number, page: number) {
+  return ctx.db.$client
+    .query<{ id: string }, [string, number, number]>(
+      `SELECT id FROM contacts NOT INDEXED WHERE user_id = ? ORDER BY first_name ${order}, last_name ${order}, rowid ${order} LIMIT ? OFFSET ?`,
+    )
+    .all(userId, pageSize, (page - 1) * pageSize)
+    .map((r) => r.id);
+}
+
+/** Rows of the benchmark's diverse contacts (accents, particles, a different last name on each) as import rows. */
+function diverseRows(n: number): ImportRow[] {
+  const { lines } = diverseContacts(n);
+  const at = (name: string) => HEADER.indexOf(name);
+  // The first four columns (names, email, phone) hold no comma or quote in this data.
+  return lines.slice(1).map((line) => {
+    const cells = line.split(",");
+    return { firstName: cells[at("First Name")], lastName: cells[at("Last Name")], email: cells[at("Email")], phone: cells[at("Phone")] };
+  });
+}
+
+describe("a CSV import's contacts in name order", () => {
+  let t: TestServer;
+  let acc: Account;
+  beforeAll(async () => {
+    t = await startTestServer({ smtp: false });
+    acc = await t.signUpVerified();
+    grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+  });
+  afterAll(async () => {
+    await t.stop();
+    // The names were sorted on the worker each time, which ended cleanly (else: "the name sorter stopped (...)").
+    expect(t.logs.filter((l) => l.includes("name sorter"))).toEqual([]);
+  });
+
+  test("listed by name page after page as a full sort of the contacts lists them; first names of one or two letters found", async () => {
+    const { lines } = diverseContacts(3_000);
+    const start = await t.api("/api/contacts/import/csv?country=US", { method: "POST", token: acc.token, body: lines.join("\n"), headers: { "content-type": "text/csv" } });
+    expect(start.status).toBe(202);
+    const job = await waitFor(
+      async () => (await t.api(`/api/contacts/import/${start.body.id}`, { token: acc.token })).body,
+      (j) => j.state === "done" || j.state === "failed",
+      30_000,
+    );
+    expect(job.state).toBe("done");
+    expect(job.created).toBeGreaterThan(2_800);
+    expect(t.ctx.db.select().from(contactImports).where(eq(contactImports.id, start.body.id)).get()!.namesFrom).toBeNull();
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+    const last = Math.ceil(job.created / 100);
+    for (const [order, page] of [["asc", 1], ["asc", 7], ["asc", last], ["desc", 1], ["desc", 13]] as const) {
+      const res = await t.api(`/api/contacts?sort=name&order=${order}&pageSize=100&page=${page}`, { token: acc.token });
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(job.created);
+      expect(res.body.data.map((c: { id: string }) => c.id)).toEqual(sortedIds(t.ctx, acc.user.id, order === "asc" ? "ASC" : "DESC", 100, page));
+    }
+    // "Ma": first names starting with it as typed, in lower case, capitalised or in capitals (María, Mary, Mateo...).
+    const ma = t.ctx.db.$client
+      .query<{ id: string }, [string]>(
+        "SELECT id FROM contacts NOT INDEXED WHERE user_id = ? AND substr(first_name, 1, 2) IN ('Ma', 'ma', 'MA') ORDER BY created_at DESC, rowid DESC",
+      )
+      .all(acc.user.id)
+      .map((r) => r.id);
+    expect(ma.length).toBeGreaterThan(100);
+    const byCreation = await t.api("/api/contacts?q=Ma&pageSize=50&page=2", { token: acc.token });
+    expect(byCreation.body.total).toBe(ma.length);
+    expect(byCreation.body.data.map((c: { id: string }) => c.id)).toEqual(ma.slice(50, 100));
+    const byName = await t.api("/api/contacts?q=Ma&sort=name&order=asc&pageSize=50", { token: acc.token });
+    const maSorted = sortedIds(t.ctx, acc.user.id, "ASC", 5_000, 1).filter((id) => ma.includes(id));
+    expect(byName.body.data.map((c: { id: string }) => c.id)).toEqual(maSorted.slice(0, 50));
+  }, 60_000);
+
+  test("added a part at a time, the job's record following each; a contact renamed or deleted before its name was added is listed as it is", async () => {
+    const owner = await t.signUpVerified();
+    grantLicense(t.ctx, owner.user.id, "enterprise", 30);
+    const jobId = Bun.randomUUIDv7();
+    t.ctx.db.insert(contactImports).values({ id: jobId, userId: owner.user.id, state: "running" }).run();
+    const importer = new ContactImporter(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
+    const names = new ImportNames(t.ctx, owner.user.id, jobId, null, 1_000);
+    const rows = diverseRows(2_400);
+    const named = () => (t.ctx.db.$client.query("SELECT count(*) AS n FROM contact_names WHERE user_id = ?").get(owner.user.id) as { n: number }).n;
+    const record = () => t.ctx.db.select().from(contactImports).where(eq(contactImports.id, jobId)).get()!.namesFrom;
+
+    await importer.addRows(rows.slice(0, 1_500));
+    expect(importer.namesFrom).not.toBeNull();
+    expect(named()).toBe(0);
+    names.stored(importer.namesFrom, importer.created);
+    // The part is sorted on the worker; its names then go in a transaction at a time.
+    const maxRowid = (t.ctx.db.$client.query("SELECT max(rowid) AS m FROM contacts").get() as { m: number }).m;
+    await waitFor(() => names.step() && record() === maxRowid + 1, Boolean, 10_000, 5);
+    expect(named()).toBe(importer.created);
+
+    await importer.addRows(rows.slice(1_500));
+    names.stored(importer.namesFrom, importer.created); // fewer than a part since the last: nothing asked
+    expect(names.step()).toBe(false);
+    // Two contacts of the second part, before their names are added: one renamed, one deleted.
+    const pending = t.ctx.db.$client
+      .query<{ id: string }, [string, number]>("SELECT id FROM contacts WHERE user_id = ? AND rowid > ? ORDER BY rowid LIMIT 2")
+      .all(owner.user.id, maxRowid);
+    const stored = (await t.api(`/api/contacts/${pending[0]!.id}`, { token: owner.token })).body;
+    const renamed = await t.api(`/api/contacts/${pending[0]!.id}`, { method: "PUT", token: owner.token, body: { phone: stored.phone, firstName: "Aaron", lastName: "Renamed" } });
+    expect(renamed.status).toBe(200);
+    expect((await t.api(`/api/contacts/${pending[1]!.id}`, { method: "DELETE", token: owner.token })).status).toBe(200);
+
+    let ended = 0;
+    expect(await names.finish(() => false, () => ended++)).toBe(true);
+    expect(ended).toBe(1);
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+    expect(named()).toBe(importer.created - 1);
+    const first = await t.api("/api/contacts?sort=name&order=asc&pageSize=100", { token: owner.token });
+    expect(first.body.data.map((c: { id: string }) => c.id)).toEqual(sortedIds(t.ctx, owner.user.id, "ASC", 100, 1));
+    expect(first.body.data.find((c: { id: string }) => c.id === pending[0]!.id)).toMatchObject({ firstName: "Aaron", lastName: "Renamed" });
+  }, 60_000);
+});
+
+describe("names an import left when the process stopped", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-names-"));
+  const env = { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "", ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "names-test-pass" };
+  let server: RunningServer | null = null;
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("are added at the next start; the job says interrupted with its counts, and the list by name shows every contact", async () => {
+    server = await startServer(loadConfig(env, []), () => {});
+    const ctx = server.ctx;
+    const userId = (ctx.db.$client.query("SELECT id FROM users WHERE email = ?").get(env.ADMIN_EMAIL) as { id: string }).id;
+    grantLicense(ctx, userId, "enterprise", 30);
+    // What a CSV job had committed when the process ended: its contacts, the counts, where its names start.
+    const jobId = Bun.randomUUIDv7();
+    ctx.db.insert(contactImports).values({ id: jobId, userId, state: "running" }).run();
+    const importer = new ContactImporter(ctx, userId, { namesLater: true, region: "US", importId: jobId });
+    await importer.addRows(diverseRows(1_200));
+    ctx.db.update(contactImports).set({ created: importer.created, rowsRead: importer.rowsRead, namesFrom: importer.namesFrom }).where(eq(contactImports.id, jobId)).run();
+    expect(namesMismatch(ctx).missing).toEqual({ n: importer.created });
+    await server.stop();
+
+    server = await startServer(loadConfig(env, []), () => {});
+    const again = server.ctx;
+    const job = await waitFor(() => again.db.select().from(contactImports).where(eq(contactImports.id, jobId)).get()!, (j) => j.namesFrom === null, 10_000);
+    expect(job).toMatchObject({ state: "failed", error: INTERRUPTED, created: importer.created });
+    expect(namesMismatch(again)).toEqual(NONE);
+    const res = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: new URL(again.config.publicUrl).origin },
+      body: JSON.stringify({ email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD }),
+    });
+    const token = ((await res.json()) as { token: string }).token;
+    const page = await fetch(`${server.url}/api/contacts?sort=name&order=desc&pageSize=100&page=3`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await page.json()) as { total: number; data: { id: string }[] };
+    expect(body.total).toBe(importer.created);
+    expect(body.data.map((c) => c.id)).toEqual(sortedIds(again, userId, "DESC", 100, 3));
+  }, 60_000);
+});
+
+test("migration 0042: the names of contacts stored before it are in contact_names, in the list's order, and the name index of contacts is gone", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-names-0042-"));
+  const old = new Database(join(dataDir, "smsdesk.db"), { create: true });
+  old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
+  const mine = migrationJournal.entries.findIndex((e) => e.tag === "0042_contact_names");
+  for (const entry of migrationJournal.entries.slice(0, mine)) {
+    for (const statement of migrationSql[entry.tag]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
+    old.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('x', ?)").run(entry.when);
+  }
+  old.query("INSERT INTO users (id, email, password_hash, email_verified) VALUES ('u-1', 'old@example.com', ?, 1)").run(await hashPassword("old-password-1"));
+  const contact = old.query("INSERT INTO contacts (id, user_id, first_name, last_name, phone, created_at) VALUES (?, 'u-1', ?, ?, ?, ?)");
+  contact.run("c-1", "Zoë", "Müller", "+13125550101", 1);
+  contact.run("c-2", "Ann", "Lee", "+13125550102", 2);
+  contact.run("c-3", "Ann", "Adams", "+13125550103", 3);
+  contact.run("c-4", "", "", "+13125550104", 4);
+  old.close();
+  const t = await startTestServer({ smtp: false, env: { DATA_DIR: dataDir } });
+  try {
+    const token = (await t.login("old@example.com", "old-password-1")).token;
+    const res = await t.api("/api/contacts?sort=name&order=asc", { token });
+    expect(res.body.data.map((c: { id: string }) => c.id)).toEqual(["c-4", "c-3", "c-2", "c-1"]);
+    expect((await t.api("/api/contacts?q=An&sort=name&order=desc", { token })).body.data.map((c: { id: string }) => c.id)).toEqual(["c-2", "c-3"]);
+    expect(t.ctx.db.$client.query("SELECT name FROM sqlite_master WHERE name = 'contacts_user_name_idx'").all()).toEqual([]);
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+  } finally {
+    await t.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
