@@ -47,7 +47,7 @@ function offThread(db: Database, log: (line: string) => void): Checkpoints {
   try {
     // A checkpoint is repeated until one finds nothing more to fold: commits made on the main connection while one
     // ran (the engine's, a request's) are after what it folded, and the log starts again from its beginning only
-    // once everything in it is folded. Told to stop, it closes its connection between checkpoints and ends itself:
+    // once everything in it is folded. Told to stop, it closes its connection between checkpoints, then is ended:
     // a thread killed mid-checkpoint would leave its locks on the database held for the life of the process
     // ("database is locked"). One that fails (another checkpoint under way) answers all the same: the next request
     // folds what it did not. Made from source at run time, it needs no entry point of its own in the executable.
@@ -55,7 +55,7 @@ function offThread(db: Database, log: (line: string) => void): Checkpoints {
       const db = new Database(${JSON.stringify(db.filename)});
       const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
       self.onmessage = (e) => {
-        if (e.data === "stop") { checkpoint.finalize(); db.close(); self.close(); return; }
+        if (e.data === "stop") { checkpoint.finalize(); db.close(); self.postMessage("closed"); return; }
         try {
           for (let i = 0, last = -1; i < ${PASSES}; i++) {
             const { log, checkpointed } = checkpoint.get();
@@ -86,9 +86,12 @@ function offThread(db: Database, log: (line: string) => void): Checkpoints {
         done.push(resolve);
         worker.postMessage("checkpoint");
       }),
+    // The worker is ended once it says its connection is closed (Bun's workers have no self.close).
     release: () => {
-      if (!worker) return;
-      worker.postMessage("stop");
+      const stopping = worker;
+      if (!stopping) return;
+      stopping.onmessage = (e) => e.data === "closed" && stopping.terminate();
+      stopping.postMessage("stop");
       ownAgain();
     },
   };
