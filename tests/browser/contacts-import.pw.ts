@@ -122,6 +122,18 @@ test("import an Excel (Windows-1252) file and a Google Contacts export through t
   await expect(page.getByRole("row").filter({ hasText: "Łukasz Żółć" })).toContainText("Friends");
   await shot(page, "contacts-import-list.png");
 
+  // The list by name, from the first page (names a CSV import adds after its contacts: src/contacts/name-order.ts),
+  // in the database's order of the names' characters; by phone; and back to the newest first.
+  const names = () => page.getByRole("row").locator("td:nth-child(2) span.font-medium").allInnerTexts();
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name A–Z" });
+  await expect.poll(names).toEqual(["François Lefèvre", "José Muñoz", "Sofia Martinez", "Zoë Brontë", "Åsa Ødegård", "Łukasz Żółć"]);
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name Z–A" });
+  await expect.poll(names).toEqual(["Łukasz Żółć", "Åsa Ødegård", "Zoë Brontë", "Sofia Martinez", "José Muñoz", "François Lefèvre"]);
+  await page.getByLabel("Sort contacts").selectOption({ label: "Phone number" });
+  await expect.poll(names).toEqual(["José Muñoz", "Zoë Brontë", "François Lefèvre", "Łukasz Żółć", "Sofia Martinez", "Åsa Ødegård"]);
+  await page.getByLabel("Sort contacts").selectOption({ label: "Newest first" });
+  await expect.poll(names).toEqual(["Łukasz Żółć", "Åsa Ødegård", "François Lefèvre", "Zoë Brontë", "José Muñoz", "Sofia Martinez"]);
+
   // On a phone-sized screen the mapping still fits: each column's select beside its name.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole("button", { name: "Import Contacts" }).first().click();

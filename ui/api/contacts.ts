@@ -59,10 +59,11 @@ export type ContactBody = {
 
 const CONTACTS = "/api/contacts";
 
-export type ListQuery = { page: number; pageSize: number; q?: string };
+export type ContactSort = "createdAt" | "name" | "phone";
+export type ListQuery = { page: number; pageSize: number; q?: string; sort?: ContactSort; order?: "asc" | "desc" };
 
-/** Newest first; `q` searches names, emails and phone digits. */
-export const useContacts = (q: ListQuery) => useApi<ContactPage>(`${CONTACTS}${qs({ ...q, sort: "createdAt", order: "desc" })}`);
+/** Newest first unless told; `q` searches names, emails and phone digits. */
+export const useContacts = (q: ListQuery) => useApi<ContactPage>(`${CONTACTS}${qs({ sort: "createdAt", order: "desc", ...q })}`);
 
 export const fetchContacts = (q: ListQuery) => api<ContactPage>(`${CONTACTS}${qs(q)}`);
 

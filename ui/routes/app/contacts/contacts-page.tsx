@@ -16,7 +16,7 @@ import { ContactList, type RowActions } from "./contact-list";
 import { DuplicateBanner, MergeDialog } from "./duplicates";
 import { ImportDialog } from "./import-dialog";
 import { contactName, downloadExport, PAGE_SIZE, parseTags, type Contact, type DuplicateGroup } from "./model";
-import { ContactsHeader, Counters, EmptyState, SearchBar } from "./toolbar";
+import { ContactsHeader, Counters, EmptyState, SearchBar, SORTS, type SortKey } from "./toolbar";
 
 const DUPLICATE_PAGE = 100;
 const digitsOf = (phone: string | null | undefined) => (phone ?? "").replace(/\D/g, "");
@@ -30,6 +30,7 @@ export function ContactsPage() {
   const [search, setSearch] = useState("");
   const [q, setQ] = useState("");
   const [page, setPage] = useState(1);
+  const [sort, setSort] = useState<SortKey>("newest");
   const [showDuplicates, setShowDuplicates] = useState(false);
   const [dupPage, setDupPage] = useState(1);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -53,7 +54,7 @@ export function ContactsPage() {
     return () => clearTimeout(t);
   }, [search]);
 
-  const list = contactsApi.useContacts({ page, pageSize: PAGE_SIZE, q });
+  const list = contactsApi.useContacts({ page, pageSize: PAGE_SIZE, q, sort: SORTS[sort].sort, order: SORTS[sort].order });
   const stats = contactsApi.useContactStats();
   const dupes = contactsApi.useDuplicates({ page: showDuplicates ? dupPage : 1, pageSize: DUPLICATE_PAGE });
 
@@ -204,7 +205,17 @@ export function ContactsPage() {
       />
 
       <Card>
-        <SearchBar value={search} onChange={setSearch} showingDuplicates={showDuplicates} loading={loading} />
+        <SearchBar
+          value={search}
+          onChange={setSearch}
+          sort={sort}
+          onSort={(s) => {
+            setSort(s);
+            setPage(1);
+          }}
+          showingDuplicates={showDuplicates}
+          loading={loading}
+        />
 
         {selected.size > 0 && (
           <BulkActions

@@ -1,4 +1,5 @@
-import { Button, Card, Input, Spinner } from "../../../components/ui";
+import { Button, Card, Input, Select, Spinner } from "../../../components/ui";
+import type { ContactSort } from "../../../api/contacts";
 import { formatNumber } from "../../../lib/format";
 import type { ContactStats } from "./model";
 
@@ -59,15 +60,29 @@ export function Counters({ stats, error, locale }: { stats: ContactStats | null;
   );
 }
 
-/** The search box; off while the duplicates are shown, which say so instead. */
+/** The list's orders, as the API sorts them (GET /api/contacts: sort and order). */
+export const SORTS = {
+  newest: { label: "Newest first", sort: "createdAt", order: "desc" },
+  oldest: { label: "Oldest first", sort: "createdAt", order: "asc" },
+  nameAsc: { label: "Name A–Z", sort: "name", order: "asc" },
+  nameDesc: { label: "Name Z–A", sort: "name", order: "desc" },
+  phone: { label: "Phone number", sort: "phone", order: "asc" },
+} as const satisfies Record<string, { label: string; sort: ContactSort; order: "asc" | "desc" }>;
+export type SortKey = keyof typeof SORTS;
+
+/** The search box and the list's order; both off while the duplicates are shown, which say so instead. */
 export function SearchBar({
   value,
   onChange,
+  sort,
+  onSort,
   showingDuplicates,
   loading,
 }: {
   value: string;
   onChange: (v: string) => void;
+  sort: SortKey;
+  onSort: (s: SortKey) => void;
   showingDuplicates: boolean;
   loading: boolean;
 }) {
@@ -82,6 +97,15 @@ export function SearchBar({
         disabled={showingDuplicates}
         onChange={(e) => onChange(e.target.value)}
       />
+      <div className="w-full sm:w-44">
+        <Select aria-label="Sort contacts" value={sort} disabled={showingDuplicates} onChange={(e) => onSort(e.target.value as SortKey)}>
+          {Object.entries(SORTS).map(([key, s]) => (
+            <option key={key} value={key}>
+              {s.label}
+            </option>
+          ))}
+        </Select>
+      </div>
       {showingDuplicates && <span className="text-sm text-slate-600">Showing contacts that share a phone number</span>}
       {loading && <Spinner className="text-slate-400" />}
     </div>
