@@ -377,6 +377,7 @@ export const messages = sqliteTable(
     index("messages_user_phone_idx").on(t.userId, t.phone, t.createdAt),
     // A deleted contact's messages are found through it (the foreign key's SET NULL): migration 0040.
     index("messages_contact_idx").on(t.contactId).where(sql`contact_id IS NOT NULL`),
+    index("messages_provider_idx").on(t.providerId).where(sql`provider_id IS NOT NULL`),
   ],
 );
 

@@ -58,7 +58,10 @@ export async function openAppContext(config: Config, log: (line: string) => void
     // Both need the context itself; set just below.
     sending: null!,
     campaignOutbox: null!,
-    detachProviderMessages: (providerId) => detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider"),
+    detachProviderMessages: async (providerId) => {
+      await detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider");
+      await detachMessages(ctx, "provider", [providerId], "this provider");
+    },
     onStop: [],
   };
   // The engine and the outbox, wired once: the messages domain is the outbox store, the campaigns domain answers for

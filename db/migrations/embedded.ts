@@ -31,6 +31,7 @@ import m27 from "./0039_contact_search_without_accents.sql" with { type: "text" 
 import m28 from "./0040_messages_by_contact.sql" with { type: "text" };
 import m29 from "./0041_webhook_attempts_by_time.sql" with { type: "text" };
 import m30 from "./0042_contact_names.sql" with { type: "text" };
+import m31 from "./0043_messages_by_provider.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -65,4 +66,5 @@ export const migrationSql: Record<string, string> = {
   "0040_messages_by_contact": m28,
   "0041_webhook_attempts_by_time": m29,
   "0042_contact_names": m30,
+  "0043_messages_by_provider": m31,
 };

@@ -19,17 +19,17 @@ const CHECKPOINT_AFTER_ROWS = 10_000;
 
 /**
  * What a message points at that may be deleted before it, each with its detaching statement, found through an index
- * (messages_campaign_status_idx, messages_outbox_idx). A provider account is reached through its numbers, which are
- * deleted with it (their foreign key cascades): messages_provider_id_idx is partial and cannot serve `provider_id = ?`,
- * so each of the account's numbers' messages loses both the number and the account. What is left pointing at the
- * account (messages of a number deleted earlier) is detached by the foreign key in the DELETE.
+ * (messages_campaign_status_idx, messages_outbox_idx, messages_provider_idx). A provider account's numbers are deleted
+ * with it (their foreign key cascades): each of their messages loses both the number and the account; then what is
+ * left pointing at the account (messages of a number deleted earlier) loses the account.
  */
-export type MessageLink = "campaign" | "number" | "provider's number";
+export type MessageLink = "campaign" | "number" | "provider's number" | "provider";
 const DETACH: Record<MessageLink, string> = {
   campaign: "UPDATE messages SET campaign_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE campaign_id = ? LIMIT ?)",
   number: "UPDATE messages SET phone_number_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE phone_number_id = ? LIMIT ?)",
   "provider's number":
     "UPDATE messages SET phone_number_id = NULL, provider_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE phone_number_id = ? LIMIT ?)",
+  provider: "UPDATE messages SET provider_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE provider_id = ? LIMIT ?)",
 };
 
 /** Up to `limit` of the messages pointing at `id` through `link` no longer do; answers how many. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { grantLicense } from "../../src/licenses/licenses";
 import { DETACH_CHUNK } from "../../src/messages/detach";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
-import { turnsDuring } from "../support/turns";
+import { turnsDuring, valuesDuring } from "../support/turns";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -93,6 +93,21 @@ describe("deleting what messages were sent through", () => {
     expect(await totalSent(s.acc)).toBe(all);
     expect((await t.api("/api/phone-numbers", { token: s.acc.token })).body.data).toEqual([]);
     expect((await t.api("/api/sms-providers", { token: s.acc.token })).body.data).toEqual([]);
+  });
+
+  test("DELETE /api/sms-providers/:id: messages a number deleted before left pointing at the account are detached a chunk at a time, and the DELETE finds none through an index", async () => {
+    const s = await sender();
+    const left = DETACH_CHUNK * 2 + 1;
+    sent(s.acc, s.provider, null, left);
+    // What the foreign key's check runs on the DELETE: an index lookup, not a scan of every account's messages.
+    const plan = t.ctx.db.$client.query("EXPLAIN QUERY PLAN SELECT 1 FROM messages WHERE provider_id = ?").all(s.provider) as { detail: string }[];
+    expect(plan.map((p) => p.detail)).toEqual(["SEARCH messages USING COVERING INDEX messages_provider_idx (provider_id=?)"]);
+    // Seen between turns of the event loop: the messages still pointing at the account, going down a chunk at a time.
+    const { answer, seen } = await valuesDuring(() => links(s.acc).withProvider, () => del(s.acc, `/api/sms-providers/${s.provider}`));
+    expect(answer.status).toBe(200);
+    expect(seen).toEqual([left, left - DETACH_CHUNK, left - 2 * DETACH_CHUNK, 0]);
+    expect(links(s.acc)).toEqual({ n: left, withProvider: 0, withNumber: 0 });
+    expect(await totalSent(s.acc)).toBe(left);
   });
 
   test("a stop while the messages are detached answers 503 and keeps what was done; deleting again finishes", async () => {
