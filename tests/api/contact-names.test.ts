@@ -112,12 +112,13 @@ describe("a CSV import's contacts in name order", () => {
     const jobId = Bun.randomUUIDv7();
     t.ctx.db.insert(contactImports).values({ id: jobId, userId: owner.user.id, state: "running" }).run();
     const importer = new ContactImporter(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
-    const names = new ImportNames(t.ctx, owner.user.id, jobId, null, 1_000);
-    const rows = diverseRows(2_400);
+    // Parts of 20,000: the first (24,000) is sorted on the worker, the rest (3,000, fewer than SORTED_FROM) on this thread.
+    const names = new ImportNames(t.ctx, owner.user.id, jobId, null, 20_000);
+    const rows = diverseRows(27_000);
     const named = () => (t.ctx.db.$client.query("SELECT count(*) AS n FROM contact_names WHERE user_id = ?").get(owner.user.id) as { n: number }).n;
     const record = () => t.ctx.db.select().from(contactImports).where(eq(contactImports.id, jobId)).get()!.namesFrom;
 
-    await importer.addRows(rows.slice(0, 1_500));
+    await importer.addRows(rows.slice(0, 24_000));
     expect(importer.namesFrom).not.toBeNull();
     expect(named()).toBe(0);
     names.stored(importer.namesFrom, importer.created);
@@ -126,7 +127,7 @@ describe("a CSV import's contacts in name order", () => {
     await waitFor(() => names.step() && record() === maxRowid + 1, Boolean, 10_000, 5);
     expect(named()).toBe(importer.created);
 
-    await importer.addRows(rows.slice(1_500));
+    await importer.addRows(rows.slice(24_000));
     names.stored(importer.namesFrom, importer.created); // fewer than a part since the last: nothing asked
     expect(names.step()).toBe(false);
     // Two contacts of the second part, before their names are added: one renamed, one deleted.

@@ -48,8 +48,10 @@ function sent(acc: Account, providerId: string, numberId: string | null, count: 
 
 const links = (acc: Account) =>
   t.ctx.db.$client
-    .query("SELECT count(*) AS n, count(provider_id) AS withProvider, count(phone_number_id) AS withNumber FROM messages WHERE user_id = ?")
-    .get(acc.user.id);
+    .query<{ n: number; withProvider: number; withNumber: number }, [string]>(
+      "SELECT count(*) AS n, count(provider_id) AS withProvider, count(phone_number_id) AS withNumber FROM messages WHERE user_id = ?",
+    )
+    .get(acc.user.id)!;
 const totalSent = async (acc: Account) => (await t.api("/api/results/overview", { token: acc.token })).body.allTime.sent;
 
 describe("deleting what messages were sent through", () => {
