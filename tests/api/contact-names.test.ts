@@ -5,13 +5,11 @@
  * a contact's import and its name's (a rename, a delete, a restart).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { contactImports } from "../../db/schema";
-import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { diverseContacts, HEADER } from "../../scripts/bench/import-data";
 import { hashPassword } from "../../src/auth/passwords";
 import type { AppContext } from "../../src/context";
@@ -24,6 +22,7 @@ import { loadConfig } from "../../src/config";
 import { startServer, type RunningServer } from "../../src/server";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
+import { databaseBefore } from "../support/old-database";
 
 /** Contacts without their row of contact_names, and rows of contact_names that are no contact's name (both empty when right). */
 function namesMismatch(ctx: AppContext) {
@@ -193,13 +192,7 @@ describe("names an import left when the process stopped", () => {
 
 test("migration 0042: the names of contacts stored before it are in contact_names, in the list's order, and the name index of contacts is gone", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-names-0042-"));
-  const old = new Database(join(dataDir, "smsdesk.db"), { create: true });
-  old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
-  const mine = migrationJournal.entries.findIndex((e) => e.tag === "0042_contact_names");
-  for (const entry of migrationJournal.entries.slice(0, mine)) {
-    for (const statement of migrationSql[entry.tag]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
-    old.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('x', ?)").run(entry.when);
-  }
+  const old = databaseBefore(dataDir, "0042_contact_names");
   old.query("INSERT INTO users (id, email, password_hash, email_verified) VALUES ('u-1', 'old@example.com', ?, 1)").run(await hashPassword("old-password-1"));
   const contact = old.query("INSERT INTO contacts (id, user_id, first_name, last_name, phone, created_at) VALUES (?, 'u-1', ?, ?, ?, ?)");
   contact.run("c-1", "Zoë", "Müller", "+13125550101", 1);

@@ -4,13 +4,12 @@
  * following changes and deletes afterwards.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { hashPassword } from "../../src/auth/passwords";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { databaseBefore } from "../support/old-database";
 
 const PASSWORD = "old-password-1";
 let dataDir: string;
@@ -19,13 +18,7 @@ let token: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "smsdesk-search-0039-"));
-  const old = new Database(join(dataDir, "smsdesk.db"), { create: true });
-  old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
-  const mine = migrationJournal.entries.findIndex((e) => e.tag === "0039_contact_search_without_accents");
-  for (const entry of migrationJournal.entries.slice(0, mine)) {
-    for (const statement of migrationSql[entry.tag]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
-    old.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('x', ?)").run(entry.when);
-  }
+  const old = databaseBefore(dataDir, "0039_contact_search_without_accents");
   old.query("INSERT INTO users (id, email, password_hash, email_verified) VALUES ('u-1', 'old@example.com', ?, 1)").run(await hashPassword(PASSWORD));
   const contact = old.query("INSERT INTO contacts (id, user_id, first_name, last_name, email, phone, created_at) VALUES (?, 'u-1', ?, ?, ?, ?, ?)");
   contact.run("c-1", "José", "Álvarez", "jose@example.com", "+13125550101", 1);

@@ -5,14 +5,13 @@
  * recorded on the messages already sent, rollups rebuilt per quarter hour.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { hashPassword } from "../../src/auth/passwords";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
+import { databaseBefore } from "../support/old-database";
 
 setDefaultTimeout(30_000);
 
@@ -85,13 +84,7 @@ describe("migration 0034 on the version before's database", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "smsdesk-rollups-0034-"));
-    const old = new Database(join(dataDir, "smsdesk.db"), { create: true });
-    old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
-    const mine = migrationJournal.entries.findIndex((e) => e.tag === "0034_rollups_by_quarter_hour_and_prices_at_sending");
-    for (const entry of migrationJournal.entries.slice(0, mine)) {
-      for (const statement of migrationSql[entry.tag]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
-      old.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('x', ?)").run(entry.when);
-    }
+    const old = databaseBefore(dataDir, "0034_rollups_by_quarter_hour_and_prices_at_sending");
     old.query("INSERT INTO users (id, email, password_hash, email_verified, timezone) VALUES ('u-in', 'kolkata@example.com', ?, 1, 'Asia/Kolkata')").run(await hashPassword(PASSWORD));
     const account = old.query("INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted, segment_price_micros) VALUES (?, 'u-in', ?, ?, 'x', ?)");
     account.run("p-twilio", "twilio", "Twilio at its list price", null);

@@ -1,13 +1,12 @@
 // Migration 0031: one price per SMS segment, the provider account's. A price a user had saved in their settings
 // for /advanced-sms becomes the price of each of their provider accounts without one of its own; the setting goes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { hashPassword } from "../../src/auth/passwords";
 import { startTestServer, type TestServer } from "../support/test-server";
+import { databaseBefore } from "../support/old-database";
 
 const PASSWORD = "old-password-1";
 let dataDir: string;
@@ -16,13 +15,7 @@ let t: TestServer;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "smsdesk-segment-price-"));
   // The database as the version before migration 0031 left it, with prices in the settings and on accounts.
-  const old = new Database(join(dataDir, "smsdesk.db"), { create: true });
-  old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
-  const mine = migrationJournal.entries.findIndex((e) => e.tag === "0031_one_segment_price");
-  for (const entry of migrationJournal.entries.slice(0, mine)) {
-    for (const statement of migrationSql[entry.tag]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
-    old.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('x', ?)").run(entry.when);
-  }
+  const old = databaseBefore(dataDir, "0031_one_segment_price");
   const hash = await hashPassword(PASSWORD);
   const user = old.query("INSERT INTO users (id, email, password_hash, email_verified, segment_price_micros) VALUES (?, ?, ?, 1, ?)");
   user.run("u-priced", "priced@example.com", hash, 7900);
