@@ -83,6 +83,8 @@ function resumeImportNames(ctx: AppContext) {
   if (!left.length) return;
   const imports = runningImportsOf(ctx);
   const run: Promise<void> = (async () => {
+    // After a restore this runs while the imports are still paused: they resume before the next turn.
+    await nextTurn();
     for (const job of left) {
       const names = new ImportNames(ctx, job.userId, job.id, job.from);
       if (!(await names.finish(() => imports.stopping, () => namesAdded(ctx, job.id)))) return;

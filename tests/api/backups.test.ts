@@ -669,5 +669,11 @@ describe("a CSV import running during a restore", () => {
     const next = await importCsv(50, 4_000_000);
     expect(next.status).toBe(202);
     expect(await waitFor(() => job(next.body.id), (j) => j.state !== "running" && j.state !== "queued", 20_000)).toMatchObject({ state: "done", created: 50 });
+    // The names the first import had not yet added to the list by name when the backup was taken are added now.
+    const db = () => t.ctx.db.$client;
+    const unnamed = () =>
+      db().query("SELECT count(*) AS n FROM (SELECT user_id, first_name, last_name, rowid FROM contacts EXCEPT SELECT * FROM contact_names)").get() as { n: number };
+    expect(await waitFor(unnamed, (u) => u.n === 0, 20_000)).toEqual({ n: 0 });
+    expect(db().query("SELECT names_from AS namesFrom FROM contact_imports WHERE id = ?").get(first.body.id)).toEqual({ namesFrom: null });
   }, 120_000);
 });
