@@ -5,15 +5,19 @@
 -- import's names after its contacts, a large part at a time sorted by name (src/contacts/name-order.ts), so a
 -- transaction's names fall on neighbouring pages. Every other insert, and every change of a name or owner, keeps
 -- the table by the triggers below; the importer's own rows (source 'import') are left to it, as for the search index.
+-- Names are ordered without regard to the case of ASCII letters (NOCASE): "adams" and "JOHN" among "Adams" and
+-- "John", where the index ordered every capital before every small letter ("Zoë" before "adams"). Other letters
+-- compare by their bytes ("Émile" after "Zoë"): SQLite here has no collation per language.
 CREATE TABLE `contact_names` (
 	`user_id` text NOT NULL,
-	`first_name` text NOT NULL,
-	`last_name` text NOT NULL,
+	`first_name` text NOT NULL COLLATE NOCASE,
+	`last_name` text NOT NULL COLLATE NOCASE,
 	`contact_rowid` integer NOT NULL,
 	PRIMARY KEY (`user_id`, `first_name`, `last_name`, `contact_rowid`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
-INSERT INTO `contact_names` SELECT `user_id`, `first_name`, `last_name`, `rowid` FROM `contacts` ORDER BY `user_id`, `first_name`, `last_name`, `rowid`;
+INSERT INTO `contact_names` SELECT `user_id`, `first_name`, `last_name`, `rowid` FROM `contacts`
+ORDER BY `user_id`, `first_name` COLLATE NOCASE, `last_name` COLLATE NOCASE, `rowid`;
 --> statement-breakpoint
 DROP INDEX IF EXISTS `contacts_user_name_idx`;
 --> statement-breakpoint

@@ -51,7 +51,7 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
   const code = `import { Database } from "bun:sqlite";
     const db = new Database(${JSON.stringify(db.filename)});
     db.exec("PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY");
-    const sorted = db.query("SELECT rowid FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1 ORDER BY first_name, last_name, rowid");
+    const sorted = db.query("SELECT rowid FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1 ORDER BY first_name COLLATE NOCASE, last_name COLLATE NOCASE, rowid");
     self.onmessage = (e) => {
       if (e.data === "stop") { sorted.finalize(); db.close(); self.postMessage("closed"); return; }
       const { userId, from, to } = e.data;

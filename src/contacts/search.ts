@@ -58,7 +58,9 @@ const escapeFts = (s: string) => `"${s.replaceAll('"', '""')}"`;
  * entries. First names are read from contact_names, phones from the index (user_id, phone) of contacts.
  */
 function prefixSearch(userId: string, prefixes: string[], byName: boolean): Search {
-  const ranges = (c: SQL) => prefixes.map((p) => sql`(${c} >= ${p} AND ${c} < ${p + "\uffff"})`);
+  // Names compare as the name order does, without regard to the case of ASCII letters (contact_names: NOCASE).
+  const collate = sql.raw(byName ? " COLLATE NOCASE" : "");
+  const ranges = (c: SQL) => prefixes.map((p) => sql`(${c} >= ${p}${collate} AND ${c} < ${p + "\uffff"}${collate})`);
   const col = byName ? sql`${contacts.firstName}` : sql`${contacts.phone}`;
   const filter = sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`;
   if (!byName) {
@@ -91,13 +93,18 @@ function parseSearch(q: string | undefined, userId: string): Search | undefined 
   if ([...term].length >= 3) return { kind: "text", match: escapeFts(term) };
   // Phones are stored in E.164: their digits start with the query's exactly when they start with "+" and it.
   if (digits) return prefixSearch(userId, [`+${digits}`], false);
-  const variants = [
-    ...new Set([text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()]),
-  ];
-  // In SQLite's (binary) order of first names, as the name sort reads them.
-  variants.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  // The name order ignores the case of ASCII letters only (SQLite's NOCASE): "é" and "É" still need a range each.
+  const byFold = new Map<string, string>();
+  for (const v of [text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()]) {
+    if (!byFold.has(asciiLower(v))) byFold.set(asciiLower(v), v);
+  }
+  // In the name order (NOCASE: ASCII letters folded, then the bytes), as the name sort reads them.
+  const variants = [...byFold.entries()].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b))).map(([, v]) => v);
   return prefixSearch(userId, variants, true);
 }
+
+/** What SQLite's NOCASE compares: the text with ASCII capitals made small, nothing else. */
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 const FTS_MATCH = "SELECT rowid AS r FROM contacts_fts WHERE contacts_fts MATCH";
 const matchesOf = (match: string) => sql`${sql.raw(FTS_MATCH)} ${match}`;
@@ -115,10 +122,11 @@ const SORT_INDEX: Record<Exclude<Sort, "name">, string> = {
 };
 // Ties are broken by rowid (the order contacts were stored in), which each of these indexes ends with (and
 // contact_names for the name): every list order is then read straight from an index, and a page stops reading at
-// its last row. This order sorts rows already chosen (a search's matches); the name order of many is NAMED's.
+// its last row. This order sorts rows already chosen (a search's matches); the name order of many is NAMED's, whose
+// names compare without regard to the case of ASCII letters (migration 0042), as here.
 const SORT_COLUMNS: Record<Sort, string[]> = {
   createdAt: ["created_at", "rowid"],
-  name: ["first_name", "last_name", "rowid"],
+  name: ["first_name COLLATE NOCASE", "last_name COLLATE NOCASE", "rowid"],
   phone: ["phone", "rowid"],
 };
 export const orderBy = (sort: Sort, order: Order) =>

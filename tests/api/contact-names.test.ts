@@ -34,11 +34,14 @@ function namesMismatch(ctx: AppContext) {
 }
 const NONE = { missing: { n: 0 }, stray: { n: 0 } };
 
-/** A page of the owner's contacts in name order by a full sort of the contacts table itself (no contact_names). */
+/**
+ * A page of the owner's contacts in name order by a full sort of the contacts table itself (no contact_names), names
+ * compared without regard to the case of ASCII letters (SQLite's lower() folds those alone, as NOCASE does).
+ */
 function sortedIds(ctx: AppContext, userId: string, order: "ASC" | "DESC", pageSize: number, page: number) {
   return ctx.db.$client
     .query<{ id: string }, [string, number, number]>(
-      `SELECT id FROM contacts NOT INDEXED WHERE user_id = ? ORDER BY first_name ${order}, last_name ${order}, rowid ${order} LIMIT ? OFFSET ?`,
+      `SELECT id FROM contacts NOT INDEXED WHERE user_id = ? ORDER BY lower(first_name) ${order}, lower(last_name) ${order}, rowid ${order} LIMIT ? OFFSET ?`,
     )
     .all(userId, pageSize, (page - 1) * pageSize)
     .map((r) => r.id);
@@ -92,7 +95,7 @@ describe("a CSV import's contacts in name order", () => {
     // "Ma": first names starting with it as typed, in lower case, capitalised or in capitals (María, Mary, Mateo...).
     const ma = t.ctx.db.$client
       .query<{ id: string }, [string]>(
-        "SELECT id FROM contacts NOT INDEXED WHERE user_id = ? AND substr(first_name, 1, 2) IN ('Ma', 'ma', 'MA') ORDER BY created_at DESC, rowid DESC",
+        "SELECT id FROM contacts NOT INDEXED WHERE user_id = ? AND lower(substr(first_name, 1, 2)) = 'ma' ORDER BY created_at DESC, rowid DESC",
       )
       .all(acc.user.id)
       .map((r) => r.id);
@@ -104,6 +107,24 @@ describe("a CSV import's contacts in name order", () => {
     const maSorted = sortedIds(t.ctx, acc.user.id, "ASC", 5_000, 1).filter((id) => ma.includes(id));
     expect(byName.body.data.map((c: { id: string }) => c.id)).toEqual(maSorted.slice(0, 50));
   }, 60_000);
+
+  test("names in any case sort together, ASCII letters compared without their case; a prefix of one or two letters too", async () => {
+    const owner = await t.signUpVerified();
+    const people = [["bob", "Xu"], ["Alice", "Young"], ["ZOE", "Zhu"], ["carl", "Weir"], ["Émile", "Abel"], ["émile", "Babel"], ["adams", "Cole"], ["Adams", "Bell"]];
+    for (const [i, [firstName, lastName]] of people.entries()) {
+      const res = await t.api("/api/contacts", { method: "POST", token: owner.token, body: { firstName, lastName, phone: `+1415555${String(200 + i).padStart(4, "0")}` } });
+      expect(res.status).toBe(201);
+    }
+    const names = async (query: string) =>
+      (await t.api(`/api/contacts?${query}`, { token: owner.token })).body.data.map((c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`);
+    const az = ["Adams Bell", "adams Cole", "Alice Young", "bob Xu", "carl Weir", "ZOE Zhu", "Émile Abel", "émile Babel"];
+    expect(await names("sort=name&order=asc")).toEqual(az);
+    expect(await names("sort=name&order=desc")).toEqual([...az].reverse());
+    expect(await names("q=AD&sort=name&order=asc")).toEqual(["Adams Bell", "adams Cole"]);
+    expect(await names("q=zo&sort=createdAt&order=asc")).toEqual(["ZOE Zhu"]);
+    expect(await names("q=%C3%A9m&sort=name&order=desc")).toEqual(["émile Babel", "Émile Abel"]);
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+  });
 
   test("added a part at a time, the job's record following each; a contact renamed or deleted before its name was added is listed as it is", async () => {
     const owner = await t.signUpVerified();

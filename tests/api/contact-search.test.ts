@@ -45,6 +45,9 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
+/** SQLite's NOCASE, which the name order and first-name prefixes follow: ASCII capitals made small, nothing else. */
+const fold = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
 /** What a search must answer, worked out the slow way from every stored row. */
 function expected(q: string, sort: "createdAt" | "name" | "phone", order: "asc" | "desc") {
   const digits = /^[\d\s().\-+\/]+$/.test(q) ? q.replace(/\D/g, "") : null;
@@ -55,9 +58,9 @@ function expected(q: string, sort: "createdAt" | "name" | "phone", order: "asc" 
       ? `${c.first_name} ${c.last_name} ${c.email ?? ""} ${c.phone_digits}`.toLowerCase().includes(term)
       : digits
         ? c.phone_digits.startsWith(digits)
-        : prefixes.some((p) => c.first_name.startsWith(p));
+        : prefixes.some((p) => fold(c.first_name).startsWith(fold(p)));
   const key = (c: Stored): (string | number)[] =>
-    sort === "name" ? [c.first_name, c.last_name, c.rowid] : sort === "phone" ? [c.phone, c.rowid] : [c.created_at, c.rowid];
+    sort === "name" ? [fold(c.first_name), fold(c.last_name), c.rowid] : sort === "phone" ? [c.phone, c.rowid] : [c.created_at, c.rowid];
   const cmp = (x: Stored, y: Stored) => {
     const [kx, ky] = [key(x), key(y)];
     for (let i = 0; i < kx.length; i++) if (kx[i] !== ky[i]) return (kx[i]! < ky[i]! ? -1 : 1) * (order === "asc" ? 1 : -1);
