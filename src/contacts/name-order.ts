@@ -150,10 +150,17 @@ export class ImportNames {
     const from = this.from!;
     const to = (this.maxRowid.get() as { m: number }).m;
     const sorter = to - from < SORTED_FROM ? this.unsorted : (this.sorter ??= startSorter(this.ctx.db.$client, this.ctx.log));
-    this.sorting = sorter.sort(this.userId, from, to).then((rowids) => {
-      this.part = { rowids, at: 0, to };
-      this.sorting = null;
-    });
+    // A part that could not be read (the database closed by a stop meanwhile) is asked for again by finish, or the
+    // next start: `from` has not moved.
+    this.sorting = sorter
+      .sort(this.userId, from, to)
+      .then((rowids) => {
+        this.part = { rowids, at: 0, to };
+      })
+      .catch((err) => this.ctx.log(`contacts: the names from contact ${from} could not be read: ${(err as Error)?.message ?? err}`))
+      .finally(() => {
+        this.sorting = null;
+      });
   }
 
   /** Adds one transaction of names if a sorted part waits (about SLICE_TARGET_MS); whether it did. `then` runs in the part's last. */
@@ -194,6 +201,8 @@ export class ImportNames {
       if (this.from !== null) {
         this.ask();
         await this.sorting;
+        // Nothing to end the job with: the names stay to add (names_from), by the next start.
+        if (!this.part) throw new Error(`the names from contact ${this.from} could not be read`);
         while (this.part) {
           if (stopping()) return false;
           this.step(then);

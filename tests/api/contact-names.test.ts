@@ -126,6 +126,29 @@ describe("a CSV import's contacts in name order", () => {
     expect(namesMismatch(t.ctx)).toEqual(NONE);
   });
 
+  test("names that cannot be read leave the job unfinished with where they start, for the next start; never done without them", async () => {
+    const owner = await t.signUpVerified();
+    const jobId = Bun.randomUUIDv7();
+    t.ctx.db.insert(contactImports).values({ id: jobId, userId: owner.user.id, state: "running" }).run();
+    const importer = new ContactImporter(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
+    await importer.addRows(diverseRows(300));
+    t.ctx.db.update(contactImports).set({ namesFrom: importer.namesFrom }).where(eq(contactImports.id, jobId)).run();
+    const names = new ImportNames(t.ctx, owner.user.id, jobId);
+    names.stored(importer.namesFrom, importer.created);
+    // As when the database is closed under it by a stop: the read of the part fails.
+    (names as unknown as { unsorted: { sort: () => Promise<never>; stop: () => void } }).unsorted = { sort: () => Promise.reject(new Error("closed")), stop: () => {} };
+    let ended = 0;
+    await expect(names.finish(() => false, () => ended++)).rejects.toThrow(`the names from contact ${importer.namesFrom} could not be read`);
+    expect(ended).toBe(0);
+    expect(t.ctx.db.select().from(contactImports).where(eq(contactImports.id, jobId)).get()!.namesFrom).toBe(importer.namesFrom);
+    expect(t.logs.some((l) => l.includes(`the names from contact ${importer.namesFrom} could not be read: closed`))).toBe(true);
+    // What the next start does with the job's record: every name added, then the job ended.
+    const again = new ImportNames(t.ctx, owner.user.id, jobId, importer.namesFrom);
+    expect(await again.finish(() => false, () => ended++)).toBe(true);
+    expect(ended).toBe(1);
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+  });
+
   test("added a part at a time, the job's record following each; a contact renamed or deleted before its name was added is listed as it is", async () => {
     const owner = await t.signUpVerified();
     grantLicense(t.ctx, owner.user.id, "enterprise", 30);
