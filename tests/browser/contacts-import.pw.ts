@@ -134,8 +134,16 @@ test("import an Excel (Windows-1252) file and a Google Contacts export through t
   await page.getByLabel("Sort contacts").selectOption({ label: "Newest first" });
   await expect.poll(names).toEqual(["Łukasz Żółć", "Åsa Ødegård", "François Lefèvre", "Zoë Brontë", "José Muñoz", "Sofia Martinez"]);
 
-  // On a phone-sized screen the mapping still fits: each column's select beside its name.
+  // On a phone-sized screen the search and the order each take the width, and the mapping still fits: each column's
+  // select beside its name.
   await page.setViewportSize({ width: 390, height: 844 });
+  for (const control of [page.getByLabel("Search contacts"), page.getByLabel("Sort contacts")]) {
+    const at = await control.boundingBox();
+    expect(at!.x + at!.width).toBeLessThanOrEqual(390);
+  }
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name A–Z" });
+  await expect(page.getByTestId("contact-cards").locator("li").first()).toContainText("François Lefèvre");
+  await shot(page, "contacts-list-by-name-390.png");
   await page.getByRole("button", { name: "Import Contacts" }).first().click();
   await dialog.getByLabel("CSV file").setInputFiles(excel);
   await expect(dialog.getByLabel("Column Mobile Phone")).toBeVisible();
