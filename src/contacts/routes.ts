@@ -39,6 +39,7 @@ const listQuery = t.Object({
   ...pagingQuery(MAX_PAGE_SIZE),
   q: t.Optional(t.String({ maxLength: 200 })),
   sort: t.Optional(t.Union([t.Literal("createdAt"), t.Literal("name"), t.Literal("phone")])),
+  // Unset: the newest first, names from A and numbers from the lowest, as the campaign history's orders.
   order: t.Optional(t.Union([t.Literal("desc"), t.Literal("asc")])),
 });
 
@@ -107,7 +108,12 @@ export function contactRoutes(ctx: AppContext) {
     .get(
       "/",
       ({ user, query }) =>
-        listContacts(ctx, user.id, { ...pageOf(query, DEFAULT_PAGE_SIZE), q: query.q, sort: query.sort ?? "createdAt", order: query.order ?? "desc" }),
+        listContacts(ctx, user.id, {
+          ...pageOf(query, DEFAULT_PAGE_SIZE),
+          q: query.q,
+          sort: query.sort ?? "createdAt",
+          order: query.order ?? ((query.sort ?? "createdAt") === "createdAt" ? "desc" : "asc"),
+        }),
       { auth: true, query: listQuery },
     )
     // GET /api/contacts/stats

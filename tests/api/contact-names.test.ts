@@ -119,6 +119,10 @@ describe("a CSV import's contacts in name order", () => {
       (await t.api(`/api/contacts?${query}`, { token: owner.token })).body.data.map((c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`);
     const az = ["Adams Bell", "adams Cole", "Alice Young", "bob Xu", "carl Weir", "ZOE Zhu", "Émile Abel", "émile Babel"];
     expect(await names("sort=name&order=asc")).toEqual(az);
+    // Without an order: names from A (numbers from the lowest), as the campaign history sorts; the newest first else.
+    expect(await names("sort=name")).toEqual(az);
+    expect(await names("sort=phone&pageSize=2")).toEqual(["bob Xu", "Alice Young"]);
+    expect(await names("pageSize=2")).toEqual(["Adams Bell", "adams Cole"]);
     expect(await names("sort=name&order=desc")).toEqual([...az].reverse());
     expect(await names("q=AD&sort=name&order=asc")).toEqual(["Adams Bell", "adams Cole"]);
     expect(await names("q=zo&sort=createdAt&order=asc")).toEqual(["ZOE Zhu"]);
