@@ -10,7 +10,7 @@ import { nextSlice, SLICE_ROWS } from "./import-pace";
  * time, once this many contacts were stored since the last part, and the rest at the end. Sorted by name, a part's
  * names fill neighbouring pages of the table: the more names a part holds, the fewer pages each transaction writes.
  */
-export const NAMES_PART = 250_000;
+const NAMES_PART = 250_000;
 
 /** Rowids of one owner's contacts from `from` to `to`, in name order where a worker sorted them. */
 type Sorter = { sort: (userId: string, from: number, to: number) => Promise<ArrayLike<number>>; stop: () => void };

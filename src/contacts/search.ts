@@ -71,11 +71,12 @@ function prefixSearch(userId: string, prefixes: string[], byName: boolean): Sear
   }
   const owned = ranges(sql.raw("n.first_name")).map((r) => sql`(n.user_id = ${userId} AND ${r})`);
   const named = sql`(${sql.join(owned, sql` OR `)})`;
+  const rows = (extra: SQL | undefined) => sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE ${named}${andAlso(extra)}`;
   return {
     kind: "prefix",
-    rows: (extra) => sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE ${named}${andAlso(extra)}`,
+    rows,
     // Without conditions on the contact, from contact_names alone: a count of 10,001 names reads no contact.
-    counted: (extra) => (extra ? sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE ${named} AND ${extra}` : sql`SELECT n.contact_rowid AS r FROM contact_names AS n WHERE ${named}`),
+    counted: (extra) => (extra ? rows(extra) : sql`SELECT n.contact_rowid AS r FROM contact_names AS n WHERE ${named}`),
     where: sql`${contacts}.rowid IN (SELECT n.contact_rowid FROM contact_names AS n WHERE ${named})`,
     filter,
     ranges: owned,
