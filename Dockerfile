@@ -11,7 +11,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
   && useradd --system --home /data --uid 10001 smsdesk && mkdir -p /data && chown smsdesk /data && chmod 0700 /data
 COPY --from=build /src/dist/smsdesk /usr/local/bin/smsdesk
 USER smsdesk
-ENV HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 VOLUME /data
 EXPOSE 8080
 # The image has no curl, and Debian's sh has no /dev/tcp: the executable asks its own /api/health.

@@ -69,6 +69,7 @@ Wants=network-online.target
 Type=simple
 User=smsdesk
 Group=smsdesk
+Environment=NODE_ENV=production
 Environment=PORT=$PORT
 Environment=DATA_DIR=$DATA_DIR
 ${PUBLIC_URL:+Environment=PUBLIC_URL=$PUBLIC_URL

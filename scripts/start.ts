@@ -8,6 +8,8 @@ if (built.status !== 0) process.exit(built.status ?? 1);
 
 const server = Bun.spawn([process.execPath, "src/main.ts", ...process.argv.slice(2)], {
   cwd: root,
+  // src/main.ts sets it too, before Elysia loads; here it also reaches anything the server spawns.
+  env: { ...process.env, NODE_ENV: "production" },
   stdio: ["inherit", "inherit", "inherit"],
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));

@@ -1,3 +1,5 @@
+// First: sets NODE_ENV before any dependency reads it (see the module).
+import "./production-mode";
 import { SQLiteError } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";

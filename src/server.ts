@@ -7,7 +7,8 @@ import { scheduleBackups } from "./backups/schedule";
 import { clockOf, type Config } from "./config";
 import type { AppContext } from "./context";
 import { rememberClientIp } from "./http/client-ip";
-import { limitRequestBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
+import { limitRequestBody, readsOwnBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
+import { limitNesting } from "./http/body-nesting";
 import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
 import { systemSettings } from "./admin/settings";
@@ -134,8 +135,10 @@ export async function startServer(config: Config, log: (line: string) => void = 
         if (!refused) return undefined;
         response = refused;
       } else if (path.startsWith("/api/") || path === "/api" || path === "/metrics") {
-        // A body over its route's limit is refused before it is read (src/http/body-limit.ts).
-        const limited = await limitRequestBody(request, path);
+        // A body over its route's limit is refused before it is read (src/http/body-limit.ts), and one nested too
+        // deep before it is parsed (src/http/body-nesting.ts).
+        const sized = await limitRequestBody(request, path);
+        const limited = sized instanceof Response ? sized : await limitNesting(sized, readsOwnBody(request.method, path));
         if (limited instanceof Response) response = limited;
         else {
           rememberClientIp(limited, srv.requestIP(request)?.address, config.trustedProxies);

@@ -44,6 +44,9 @@ function limitFor(method: string, path: string): Pick<Limit, "bytes" | "streamed
   return LIMITS.find((l) => l.method === method && l.match(path)) ?? { bytes: JSON_BODY_LIMIT };
 }
 
+/** True for the routes that read their own body (uploads, provider webhooks): nothing before them parses it. */
+export const readsOwnBody = (method: string, path: string) => limitFor(method, path).streamed === true;
+
 const payloadTooLarge = () => new HttpError(413, TOO_LARGE);
 
 const tooLargeResponse = () => Response.json({ message: TOO_LARGE, code: errorCode(413) }, { status: 413 });

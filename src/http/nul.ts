@@ -19,6 +19,32 @@ export const stripNul = (text: string) => (text.includes(NUL) ? text.replaceAll(
  * body's files are not text).
  */
 export function nulField(body: unknown): string | null {
+  // Most bodies hold none: a walk that builds no paths says so (1 MB of small arrays took 44 ms with them, 8 without).
+  return holdsNul(body) ? firstNulPath(body) : null;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+
+function holdsNul(body: unknown): boolean {
+  const stack: unknown[] = [body];
+  while (stack.length) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (value.includes(NUL)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (isPlainObject(value)) {
+      for (const key in value) {
+        if (key.includes(NUL)) return true;
+        stack.push(value[key]);
+      }
+    }
+  }
+  return false;
+}
+
+function firstNulPath(body: unknown): string | null {
   // Children are pushed last to first, so the first field holding a NUL is the one named.
   const stack: [unknown, string][] = [[body, ""]];
   while (stack.length) {
@@ -27,7 +53,7 @@ export function nulField(body: unknown): string | null {
       if (value.includes(NUL)) return path || "body";
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], path ? `${path}.${i}` : String(i)]);
-    } else if (value && typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    } else if (isPlainObject(value)) {
       const entries = Object.entries(value);
       if (entries.some(([key]) => key.includes(NUL))) return path || "body";
       for (let i = entries.length - 1; i >= 0; i--) {
