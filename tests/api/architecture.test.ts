@@ -83,7 +83,7 @@ const OWNERS: Record<string, string> = {
  */
 const LAYERS: string[][] = [
   // Leaves: no domain, no database tables.
-  ["http", "time", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts"],
+  ["http", "time", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts", "production-mode.ts"],
   // The sending engine: declares the ports it needs and imports no domain (see SEALED below).
   ["sending"],
   // Who is signed in. Every domain may use users' queries and the auth guard.
