@@ -105,7 +105,9 @@ async function main(argv: string[]) {
   if (args[0] === "serve") args.shift();
   const config = loadConfig(process.env, args);
   const server = await startServer(config);
-  console.log(`smsdesk ${VERSION} is running at ${config.publicUrl === server.url ? server.url : `${server.url} (public URL ${config.publicUrl})`}`);
+  // The public URL first: it is the address pages must be opened at (the server refuses changes, sign-in included,
+  // from any other origin), where the listening address would be refused.
+  console.log(`smsdesk ${VERSION} is running: open ${config.publicUrl} (listening on ${server.url})`);
   console.log(`data folder: ${config.dataDir}${config.dev ? " (development mode)" : ""}`);
   // SIGTERM drains: the engine stops claiming at once (before the HTTP server and the jobs stop, which may take a
   // while), the provider calls in flight finish and are recorded, then the process exits. A second signal changes

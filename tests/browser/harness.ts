@@ -61,10 +61,10 @@ export class Appliance {
         out += chunk.toString();
         // Pages are opened at the public URL (http://localhost:PORT by default): the server refuses changes
         // (sign-in included) from any other origin.
-        const match = /running at (http:\/\/127\.0\.0\.1:\d+)(?: \(public URL (\S+)\))?\n/.exec(out);
+        const match = /is running: open (\S+) \(listening on http:\/\/127\.0\.0\.1:\d+\)\n/.exec(out);
         if (match) {
           clearTimeout(timer);
-          resolve(match[2] ?? match[1]!);
+          resolve(match[1]!);
         }
       });
       this.server!.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));

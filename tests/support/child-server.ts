@@ -21,7 +21,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
     const check = () => {
-      const m = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

@@ -74,11 +74,11 @@ const TOPICS: Topic[] = [
     items: [
       {
         q: "What happens when a customer replies?",
-        a: "Replies reach your number and are kept with the contact. STOP, START and HELP are answered automatically. A screen to read and answer conversations (Chat & Replies) comes in a later version.",
+        a: "Replies reach your number and appear in Chat & Replies as a conversation with the contact, live, with a notification in the app. Answer from there; STOP, START and HELP are answered automatically, and keywords reply on their own.",
       },
       {
         q: "Can I text a single customer?",
-        a: "Yes. Use Send Message on the contact: it opens a campaign addressed to that one person, with a preview of the text exactly as they will read it.",
+        a: "Yes. Open the conversation in Chat & Replies and type your text, or use Send Message on the contact, which opens a campaign addressed to that one person with a preview of the text exactly as they will read it.",
       },
     ],
   },
@@ -89,7 +89,7 @@ const TOPICS: Topic[] = [
     items: [
       {
         q: "What is a text-to-join keyword?",
-        a: "A word customers text to your number, such as JOIN or VIP, to sign up. Text-to-join keywords come in a later version; the compliance words STOP, START and HELP work today.",
+        a: "A word customers text to your number, such as JOIN or VIP, to sign up. Create one under Keywords: a text of that word adds or tags the contact, records their consent and replies with your welcome text, optionally after they confirm with Y (double opt-in). The compliance words STOP, START and HELP are always handled before any keyword.",
       },
       {
         q: "Can I use STOP or HELP as a keyword?",
