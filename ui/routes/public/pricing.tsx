@@ -30,11 +30,11 @@ const PLANS: Plan[] = [
 const FAQ = [
   {
     q: "How does the free trial work?",
-    a: "Every plan starts with a 14-day free trial with all of the plan's features. No credit card is needed to start; you choose whether to continue when the trial ends.",
+    a: "Every new account starts with 14 days of the Starter plan for free: 5,000 SMS a month, 1,000 contacts and one phone number. No credit card is needed. To keep sending after the trial, choose a plan or redeem a license code on the License page.",
   },
   {
     q: "What happens if I send more than my plan includes?",
-    a: "When you reach 80% of your monthly message or contact limit, smsdesk shows you a notice so there are no surprises. Messages beyond the monthly allowance are charged at $0.02 per message, or you can move to a larger plan at any time.",
+    a: "When you reach 80% of your monthly message or contact limit, smsdesk shows you a notice so there are no surprises. At the limit, smsdesk refuses new sends (or new contacts) until the next month, or until you move to a larger plan or redeem a license code: nothing is ever charged beyond your plan.",
   },
   {
     q: "Are carrier fees included?",
@@ -106,7 +106,7 @@ export function PricingPage() {
   return (
     <>
       <PageIntro eyebrow="Pricing" title="Simple plans that grow with your list">
-        <p>Start with a 14-day free trial, no credit card required. Every plan includes two-way chat and compliance tools.</p>
+        <p>Start with a 14-day free trial of Starter, no credit card required. Every plan includes two-way chat and compliance tools.</p>
       </PageIntro>
 
       <div className="mx-auto max-w-6xl px-4 py-16">
@@ -119,11 +119,11 @@ export function PricingPage() {
         <div className="mt-12 grid gap-4 sm:grid-cols-3">
           <div className="rounded-xl border border-slate-200 bg-slate-50 p-5">
             <p className="font-semibold text-slate-900">14-day free trial</p>
-            <p className="mt-1 text-sm text-slate-600">Try any plan in full. No credit card required.</p>
+            <p className="mt-1 text-sm text-slate-600">The Starter plan, free for 14 days. No credit card required.</p>
           </div>
           <div className="rounded-xl border border-slate-200 bg-slate-50 p-5">
-            <p className="font-semibold text-slate-900">$0.02 per extra message</p>
-            <p className="mt-1 text-sm text-slate-600">Overage beyond your monthly allowance, billed per message.</p>
+            <p className="font-semibold text-slate-900">No overage charges</p>
+            <p className="mt-1 text-sm text-slate-600">At your monthly allowance new sends are refused, never billed: move to a larger plan or redeem a code to go on.</p>
           </div>
           <div className="rounded-xl border border-slate-200 bg-slate-50 p-5">
             <p className="font-semibold text-slate-900">Notice at 80% of your limit</p>
