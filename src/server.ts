@@ -23,6 +23,7 @@ import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCamp
 import { resumeOutboxWriting } from "./campaigns/outbox-writer";
 import { outboxStore, senderRegistry } from "./messages/outbox-store";
 import { registerReconciliation } from "./messages/reconcile";
+import { registerAdministratorNotices } from "./support/notify";
 import { detachMessages } from "./messages/detach";
 import { numberIdsOfProvider } from "./phone-numbers/numbers";
 import { SendingManager } from "./sending/manager";
@@ -99,6 +100,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   registerScheduledCampaigns(ctx);
   registerDrips(ctx);
   registerReconciliation(ctx);
+  registerAdministratorNotices(ctx);
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
   scheduleDeliveryPruning(ctx, () => systemSettings(ctx).eventRetentionDays);

@@ -2,6 +2,7 @@ import { and, count, desc, eq, gt, isNotNull, isNull, min } from "drizzle-orm";
 import { supportMessages } from "../../db/schema";
 import type { AppContext } from "../context";
 import { notFound, tooManyRequests } from "../http/errors";
+import { queueAdministratorNotice } from "./notify";
 
 const DAY_MS = 24 * 3600_000;
 
@@ -13,7 +14,7 @@ export const OPEN_MESSAGES_PER_DAY = 100;
 
 export type ContactMessage = Omit<typeof supportMessages.$inferInsert, "id" | "createdAt" | "handledAt">;
 
-/** Stores a contact-form message; 429 when the last 24 hours already hold OPEN_MESSAGES_PER_DAY open ones. */
+/** Stores a contact-form message, with the administrators' email notice queued; 429 when the last 24 hours already hold OPEN_MESSAGES_PER_DAY open ones. */
 export function storeContactMessage(ctx: AppContext, message: ContactMessage): string {
   const now = ctx.now();
   const recentOpen = and(isNull(supportMessages.handledAt), gt(supportMessages.createdAt, new Date(now - DAY_MS)));
@@ -23,7 +24,10 @@ export function storeContactMessage(ctx: AppContext, message: ContactMessage): s
     throw tooManyRequests("We have received too many messages today. Please try again later.", wait);
   }
   const id = crypto.randomUUID();
-  ctx.db.insert(supportMessages).values({ id, ...message, createdAt: new Date(now) }).run();
+  ctx.db.transaction(() => {
+    ctx.db.insert(supportMessages).values({ id, ...message, createdAt: new Date(now) }).run();
+    queueAdministratorNotice(ctx, id);
+  });
   return id;
 }
 

@@ -117,3 +117,14 @@ export function countUsers(ctx: AppContext): { users: number; admins: number; di
     .get()!;
   return { users: row.users, admins: Number(row.admins), disabled: Number(row.disabled) };
 }
+
+/** The addresses of the administrators who can act on a notice: verified, not disabled. */
+export function administratorEmails(ctx: AppContext): string[] {
+  return ctx.db
+    .select({ email: users.email })
+    .from(users)
+    .where(sql`${users.role} = 'admin' AND ${users.disabled} = 0 AND ${users.emailVerified} = 1`)
+    .orderBy(users.email)
+    .all()
+    .map((u) => u.email);
+}
