@@ -63,8 +63,16 @@ test("the wizard sends a promotion to every contact through the simulator; sent 
   await wizard.getByRole("button", { name: "Continue" }).click();
 
   // Step 2: over 160 characters turns the counter red without blocking; a sample fills the message and the preview.
+  // The count is the message as it will be sent, with its opt-out line (22 characters): the one the segment counter
+  // reads, so "140/160" never stands beside "2 segments".
   await wizard.getByLabel("Your message").fill("x".repeat(170));
-  await expect(wizard.getByTestId("message-length")).toHaveText("170/160 Too long");
+  await expect(wizard.getByTestId("message-length")).toHaveText("192/160 Too long");
+  await wizard.getByLabel("Your message").fill("x".repeat(140));
+  await expect(wizard.getByTestId("message-length")).toHaveText("162/160 Too long");
+  await expect(wizard.getByTestId("segment-counter")).toContainText("162 characters2 segments");
+  await wizard.getByLabel("Your message").fill("x".repeat(138));
+  await expect(wizard.getByTestId("message-length")).toHaveText("160/160");
+  await expect(wizard.getByTestId("segment-counter")).toContainText("160 characters1 segment");
   await expect(wizard.getByRole("button", { name: "Continue" })).toBeEnabled();
   await wizard.getByRole("button", { name: "Use sample message 1" }).click();
   await expect(wizard.getByLabel("Your message")).toHaveValue(/^Hi \[Name\]! This weekend only/);
@@ -87,6 +95,27 @@ test("the wizard sends a promotion to every contact through the simulator; sent 
   // Step 4: review, then send; the app lands on the sent messages.
   await expect(wizard.getByTestId("wizard-review")).toContainText("2 recipients");
   await expect(wizard.getByTestId("wizard-review")).toContainText("Promotion");
+  await expect(wizard.getByTestId("wizard-review")).toContainText("2 segments (1 per recipient; opted-out contacts are skipped)");
+  await expect(wizard.getByTestId("wizard-review")).toContainText("(2 segments × $0.00");
+
+  // A name can tip one recipient's text into a second segment: "Hi Ada! " + 130 + the opt-out line is 160, Grace's
+  // 162. The length, the counter, the review and the cost all count the longest and the real total (the review once
+  // said 246 segments above a cost of 280).
+  await wizard.getByRole("button", { name: "Back" }).click();
+  await wizard.getByRole("button", { name: "Back" }).click();
+  await wizard.getByLabel("Your message").fill(`Hi [Name]! ${"x".repeat(130)}`);
+  await expect(wizard.getByTestId("message-length")).toHaveText("162/160 Too long");
+  await expect(wizard.getByTestId("segment-counter")).toContainText("162 characters2 segments");
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await expect(wizard.getByTestId("wizard-review")).toContainText("3 segments (up to 2 per recipient; opted-out contacts are skipped)");
+  await expect(wizard.getByTestId("wizard-review")).toContainText("(3 segments × $0.00");
+  await wizard.getByRole("button", { name: "Back" }).click();
+  await wizard.getByRole("button", { name: "Back" }).click();
+  await wizard.getByRole("button", { name: "Use sample message 1" }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await expect(wizard.getByTestId("wizard-review")).toContainText("2 segments (1 per recipient; opted-out contacts are skipped)");
   await wizard.getByRole("button", { name: "Send Campaign" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Campaign started" })).toBeVisible();
   await expect(page).toHaveURL(/\/sent-messages$/);

@@ -130,6 +130,8 @@ export type Measure = {
   characters: number;
   segments: number;
   perSegment: number;
+  /** What one unsplit message holds in this encoding: 160 (GSM-7) or 70 (UCS-2). */
+  single: number;
   unicodeCharacters: string[];
 };
 
@@ -145,6 +147,7 @@ export function measureSms(content: string, appendOptOut: boolean): Measure {
     characters: Math.round(m.messageSize / (gsm ? 7 : 16)),
     segments,
     perSegment: segments > 1 ? (gsm ? 153 : 67) : single,
+    single,
     unicodeCharacters: [...new Set(m.getNonGsmCharacters())],
   };
 }

@@ -5,12 +5,21 @@ import { hasMergeFields, measureSms } from "./model";
 export type LongestMessage = { text: string; recipient: string } | null | undefined;
 
 /**
+ * The message as it will be sent, measured: the audience's longest rendered message when known (it carries the
+ * opt-out line already), else the text typed with the opt-out line when on. Every count shown beside a message
+ * reads this one, so that a length and a number of segments never disagree.
+ */
+export function useMeasuredSms(content: string, appendOptOut: boolean, longest?: LongestMessage) {
+  const measured = longest && content ? longest.text : content;
+  return useMemo(() => measureSms(measured, !(longest && content) && appendOptOut), [measured, longest, content, appendOptOut]);
+}
+
+/**
  * Encoding, characters and segments of a message as it will be sent (opt-out line included when on). Given the
  * audience's longest rendered message, it counts that one (already carrying the opt-out line) and names whose it is.
  */
 export function SegmentCounter({ content, appendOptOut, longest }: { content: string; appendOptOut: boolean; longest?: LongestMessage }) {
-  const measured = longest && content ? longest.text : content;
-  const m = useMemo(() => measureSms(measured, !(longest && content) && appendOptOut), [measured, longest, content, appendOptOut]);
+  const m = useMeasuredSms(content, appendOptOut, longest);
   const many = m.segments > 1;
   return (
     <div className="space-y-1 text-xs text-slate-600" data-testid="segment-counter" aria-live="polite">

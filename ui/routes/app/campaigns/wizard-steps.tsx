@@ -9,13 +9,12 @@ import { formatPhone } from "../contacts/model";
 import { DeliveryNote, MessagePreview, type useDeliveryPreview } from "./delivery-preview";
 import { formatDateTime, measureSms, PRESET_AUDIENCES, zonedInputToIso, type PresetAudience } from "./model";
 import { CostEstimate } from "./cost-estimate";
-import { SegmentCounter } from "./segment-counter";
+import { SegmentCounter, useMeasuredSms } from "./segment-counter";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
 
 export const MAX_MESSAGE = 300;
-const RECOMMENDED = 160;
 export const STEPS = ["Choose Type", "Write Message", "Select Audience", "Review & Send"] as const;
 
 type AudienceChoice = PresetAudience | "custom" | "single";
@@ -115,7 +114,10 @@ export function MessageStep({
   delivery: Delivery;
 }) {
   const samples = CAMPAIGN_TYPES.find((t) => t.id === draft.type)?.samples ?? [];
-  const length = draft.message.length;
+  // Against what one unsplit text holds, counted as it will be sent (opt-out line, merge fields filled): the
+  // characters typed alone once read 113/160 beside "2 segments".
+  const measured = useMeasuredSms(draft.message, draft.appendOptOut, delivery.data?.longest);
+  const tooLong = measured.segments > 1;
   const insert = (token: string) =>
     set({ message: `${draft.message}${draft.message && !draft.message.endsWith(" ") ? " " : ""}${token}`.slice(0, MAX_MESSAGE) });
   return (
@@ -164,10 +166,10 @@ export function MessageStep({
           </div>
           <span
             data-testid="message-length"
-            className={cx("text-xs", length > RECOMMENDED ? "font-medium text-red-600" : "text-slate-500")}
+            className={cx("text-xs", tooLong ? "font-medium text-red-600" : "text-slate-500")}
           >
-            {length}/{RECOMMENDED}
-            {length > RECOMMENDED && " Too long"}
+            {measured.characters}/{measured.single}
+            {tooLong && " Too long"}
           </span>
         </div>
         <SegmentCounter content={draft.message} appendOptOut={draft.appendOptOut} longest={delivery.data?.longest} />
@@ -317,6 +319,11 @@ export function ReviewStep({
 }) {
   const n = (v: number) => formatNumber(v, user.locale);
   const segments = measureSms(content, draft.appendOptOut).segments;
+  // The server's count of every recipient's rendered message (merge fields make them differ), as the cost estimate
+  // reads it: the review once said 246 segments above a cost of 280.
+  const longest = delivery.data?.longest;
+  const totalSegments = longest?.totalSegments ?? (recipients === null ? null : recipients * segments);
+  const perRecipient = !longest ? `${segments}` : longest.totalSegments === longest.segments * (delivery.data?.total ?? 0) ? `${longest.segments}` : `up to ${longest.segments}`;
   const sender = senders.numbers.find((s) => s.phoneNumber === draft.fromNumber);
   const audienceLabel =
     draft.audience === "single"
@@ -346,13 +353,13 @@ export function ReviewStep({
       "Messages",
       recipients === null
         ? "—"
-        : `${n(recipients * segments)} segment${recipients * segments === 1 ? "" : "s"} (${segments} per recipient; opted-out contacts are skipped)`,
+        : `${n(totalSegments!)} segment${totalSegments === 1 ? "" : "s"} (${perRecipient} per recipient; opted-out contacts are skipped)`,
     ],
     [
       "Estimated cost",
       <CostEstimate
         fromNumber={draft.fromNumber}
-        totalSegments={delivery.data?.longest?.totalSegments ?? (recipients === null ? null : recipients * segments)}
+        totalSegments={totalSegments}
         senders={senders}
         locale={user.locale}
       />,
