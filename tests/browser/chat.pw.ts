@@ -289,6 +289,9 @@ test("/real-time-demo: an administrator watches a campaign's delivery arrive ove
   await page.goto(`${app.url}/real-time-demo`);
   await expect(page.getByRole("heading", { name: "Real-Time Demo" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Real-Time Demo" })).toBeVisible();
+  // The administrator's entries, in the spec's order (Backup Manager was missing).
+  const adminEntries = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^(Admin Panel|Backup Manager|Real-Time Demo)$/ });
+  await expect(adminEntries).toHaveText(["Admin Panel", "Backup Manager", "Real-Time Demo"]);
   await expect(page.getByText("Connected", { exact: true })).toBeVisible();
   const saleRow = page.getByTestId("demo-campaign").filter({ hasText: "Spring sale" });
   await expect(saleRow).toContainText("Draft");
