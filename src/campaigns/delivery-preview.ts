@@ -5,6 +5,7 @@ import { segmentCount, segmentInfo } from "../messages/segments";
 import { quietUntil, zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
 import { businessNameOf, type User } from "../users/queries";
 import { compile, fieldsOf } from "../personalisation/render";
+import { clockLabel } from "../time/clock";
 import { audienceCondition, audienceContacts } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { deferredByCampaign } from "../messages/outbox";
@@ -32,17 +33,6 @@ const quietHoursOf = (user: User): QuietHours => ({
   start: user.quietHoursStart as QuietHours["start"],
   end: user.quietHoursEnd as QuietHours["end"],
 });
-
-/** "08:00" as the user's locale writes a time of day ("8:00 AM" in en-US, "08:00" in en-GB). */
-export function clockLabel(clock: string, locale: string): string {
-  const [h, m] = clock.split(":").map(Number);
-  const at = Date.UTC(2000, 0, 1, h ?? 0, m ?? 0);
-  try {
-    return new Intl.DateTimeFormat(locale, { timeStyle: "short", timeZone: "UTC" }).format(at);
-  } catch {
-    return clock;
-  }
-}
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 

@@ -17,6 +17,7 @@ import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
 import { businessNameOf, findUserById } from "../users/queries";
 import { enrolContact, exitEnrolment, findDrip, JOB_KIND, stepDueAt, stepKey, stepsOf, type EnrolmentRow } from "./drips";
 import { nextTurn } from "../time/next-turn";
+import { clockLabel } from "../time/clock";
 
 /**
  * Runs drips. Each step is a transactional job (key drip:<enrolment>:<step>): the checks, the message put in the
@@ -160,7 +161,9 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     const until = quietUntil(now, zone, { enabled: true, start: user.quietHoursStart as `${number}:${number}`, end: user.quietHoursEnd as `${number}:${number}` });
     if (until !== null) {
       // Deferred, never dropped: the job runs again when the quiet hours end (and counts its lateness from then).
-      log(ctx, e, "deferred", `Quiet hours: deferred to ${new Date(until).toISOString()}`);
+      // Said as people read it: the end of quiet hours in the recipient's own time (the enrolment's next time shows
+      // the moment in the account's zone). It once logged a raw ISO time.
+      log(ctx, e, "deferred", `Quiet hours: held until ${clockLabel(user.quietHoursEnd, user.locale)} (the recipient's time)`);
       ctx.db.update(dripEnrolments).set({ nextAt: until }).where(eq(dripEnrolments.id, e.id)).run();
       return { runAgainAt: until };
     }

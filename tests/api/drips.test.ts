@@ -366,7 +366,7 @@ describe("drip campaigns", () => {
     expect(sent(acc)).toEqual([]);
     let [e] = await enrolments(acc, d.id);
     expect(laHour(e.nextAt)).toBe("08:00");
-    expect(e.history[0]).toMatchObject({ outcome: "deferred" });
+    expect(e.history[0]).toMatchObject({ outcome: "deferred", reason: "Quiet hours: held until 8:00 AM (the recipient's time)" });
     clock = start + 20 * HOUR; // 08:00
     run();
     expect(sent(acc)).toEqual([`${c.phone.slice(-4)} Night`]);

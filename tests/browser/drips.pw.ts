@@ -26,10 +26,13 @@ async function apiAs(page: Page) {
   };
 }
 
+// The browser in Tokyo, the account in Los Angeles: times read in the account's zone (they showed the browser's).
+test.use({ timezoneId: "Asia/Tokyo" });
+
 test("the Welcome Series from its sample: a contact enrolled gets step 1 delivered and step 2 scheduled", async ({ page }) => {
   await app.signUp(page, { email: `drips${Date.now()}@example.com` });
   const call = await apiAs(page);
-  await call("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  await call("/api/user/settings", { quietHoursEnabled: false, timezone: "America/Los_Angeles" }, "PATCH");
   const provider = await call<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
   await call("/api/contacts", { firstName: "Grace", lastName: "Hopper", phone: "+14155550123" });
@@ -66,6 +69,12 @@ test("the Welcome Series from its sample: a contact enrolled gets step 1 deliver
   await expect(enrolment).toContainText("Grace Hopper");
   await expect(enrolment.getByTestId("enrolment-history")).toHaveCount(1);
   await expect(enrolment.getByTestId("enrolment-history")).toContainText("Step 1 sent");
-  await expect(enrolment.getByTestId("enrolment-next")).toContainText("Step 2 scheduled for");
+  const drips = await call<{ data: { id: string; name: string }[] }>("/api/drip-campaigns");
+  const dripId = drips.data.find((d) => d.name === "Welcome Series")!.id;
+  const [enrolled] = (await call<{ data: { nextAt: string; history: { at: string }[] }[] }>(`/api/drip-campaigns/${dripId}/enrolments`)).data;
+  const { locale } = await call<{ locale: string }>("/api/auth/user");
+  const inLosAngeles = (iso: string) => new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", timeZone: "America/Los_Angeles" }).format(new Date(iso));
+  await expect(enrolment.getByTestId("enrolment-next")).toHaveText(`Step 2 scheduled for ${inLosAngeles(enrolled!.nextAt)}`);
+  await expect(enrolment.getByTestId("enrolment-history")).toHaveText(`Step 1 sent ${inLosAngeles(enrolled!.history[0]!.at)}`);
   await expect(card.getByTestId("drip-counts")).toHaveText("1 waiting · 0 completed · 0 exited");
 });

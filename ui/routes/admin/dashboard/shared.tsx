@@ -1,9 +1,11 @@
 import { toast } from "../../../lib/toast";
+import { accountTime } from "../../../lib/format";
 
 /** Rows per page of every admin list. */
 export const PAGE_SIZE = 20;
 
-export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "-");
+/** A moment in the administrator's own zone (Account Settings), as every table of the app shows it. */
+export const when = (iso: string | null) => accountTime(iso, { fallback: "-" });
 
 export const failed = (err: unknown, fallback: string) =>
   toast({ title: "Error", description: (err as Error).message || fallback, variant: "destructive" });

@@ -7,6 +7,7 @@ import { Alert, Button, Input, Modal } from "../../../components/ui";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { copyText, failed, PAGE_SIZE } from "./shared";
+import { accountTime } from "../../../lib/format";
 
 /** Users: search, disable and enable, the administrator role, 2FA reset, marking verified, password reset links. */
 export function UsersTab() {
@@ -87,7 +88,7 @@ export function UsersTab() {
                 </td>
                 <td className="px-2 py-2">{u.plan ? `${u.plan.name}${u.plan.source === "trial" ? " (trial)" : ""}` : "None"}</td>
                 <td className="px-2 py-2">{u.twoFactorEnabled ? "On" : "Off"}</td>
-                <td className="px-2 py-2">{new Date(u.createdAt).toLocaleDateString()}</td>
+                <td className="px-2 py-2">{accountTime(u.createdAt, { date: "only" })}</td>
                 <td className="space-x-1 whitespace-nowrap px-2 py-2">
                   {u.id !== me.id &&
                     (u.disabled ? (

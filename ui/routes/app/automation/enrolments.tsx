@@ -6,8 +6,9 @@ import { Badge } from "../../../components/badge";
 import { Alert, Button, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
+import { accountTime } from "../../../lib/format";
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => accountTime(iso);
 const TONE = { active: "blue", completed: "green", exited: "slate" } as const;
 const OUTCOME = { sent: "sent", skipped: "skipped", deferred: "deferred" } as const;
 

@@ -7,6 +7,7 @@ import { Alert, Button, Card, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { RuleDialog, triggerLabel } from "./rules-dialog";
+import { accountTime } from "../../../lib/format";
 
 /** The spec's active switch. */
 function Switch({ on, label, onChange }: { on: boolean; label: string; onChange: (on: boolean) => void }) {
@@ -37,7 +38,7 @@ function Runs({ rule }: { rule: Rule }) {
       {runs.data.data.map((r) => (
         <li key={r.id} className="flex flex-wrap items-start gap-2 py-2" data-testid="rule-run">
           <Badge tone={OUTCOME_TONE[r.outcome]}>{r.outcome}</Badge>
-          <span className="text-slate-500">{new Date(r.createdAt).toLocaleString()}</span>
+          <span className="text-slate-500">{accountTime(r.createdAt)}</span>
           <span className="text-slate-800">{r.detail.join(" · ") || "Nothing to do"}</span>
         </li>
       ))}
