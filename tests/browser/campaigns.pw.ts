@@ -24,14 +24,14 @@ test.afterAll(async () => {
 async function apiAs(page: Page) {
   const token = await page.evaluate(() => localStorage.getItem("auth_token"));
   expect(token).toBeTruthy();
-  return async <T>(path: string, body: unknown, method = "POST"): Promise<T> => {
+  return async <T>(path: string, body: unknown, method = "POST", expected = method === "POST" ? 201 : 200): Promise<T> => {
     const r = await fetch(`${app.url}${path}`, {
       method,
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       body: JSON.stringify(body),
     });
     // Every POST here creates something (201); the PATCH saves settings (200).
-    expect(r.status, `${path}: ${await r.clone().text()}`).toBe(method === "POST" ? 201 : 200);
+    expect(r.status, `${path}: ${await r.clone().text()}`).toBe(expected);
     return (await r.json()) as T;
   };
 }
@@ -158,6 +158,28 @@ test("the wizard sends a promotion to every contact through the simulator; sent 
   const card = page.getByTestId("campaign-card").filter({ hasText: /Promotion - / });
   await expect(card).toContainText("Completed");
   await expect(card).toContainText("100%");
+});
+
+test("a campaign whose every message failed at the provider says so, not that no provider is set up", async ({ page }) => {
+  await app.signUp(page, { email: `failed${Date.now()}@example.com` });
+  const post = await apiAs(page);
+  await post("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await post<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await post("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
+  // The simulator rejects 0180-0189 at send (21211, invalid number): nothing goes out and the campaign fails.
+  const campaign = await post<{ id: string }>("/api/campaigns", { type: "sms", name: "Unreachable", content: "Hello", recipients: ["+14155550180", "+14155550181"] });
+  await post(`/api/campaigns/${campaign.id}/send`, {}, "POST", 202);
+  await page.goto(`${app.url}/sent-messages`);
+  const row = page.getByTestId("history-row").filter({ hasText: "Unreachable" });
+  await expect(row).toContainText("Failed", { timeout: 30_000 });
+  await row.getByRole("button", { name: /View details of/ }).click();
+  const details = page.getByRole("dialog", { name: /Unreachable/ });
+  const help = details.getByTestId("failed-help");
+  await expect(help).toContainText("Your provider refused or failed every message.");
+  await expect(help).not.toContainText("No SMS provider is configured");
+  await help.getByRole("button", { name: "Show the failed recipients" }).click();
+  await expect(details.getByLabel("Filter recipients")).toHaveValue("failed");
+  await expect(details.getByTestId("recipient-list").getByRole("listitem")).toHaveCount(2);
 });
 
 test("the create dialog validates, saves a draft, and the draft can be deleted", async ({ page }) => {

@@ -6,6 +6,7 @@ import type { User } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { useLiveRefresh } from "../../../lib/live";
 import { useCampaign, useCampaignLogs } from "../../../api/campaigns";
+import { useProviders } from "../../../api/providers";
 import { formatPhone } from "../contacts/model";
 import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
 import { LargeDialog, StatusBadge } from "./dialog";
@@ -74,6 +75,9 @@ export function DetailsDialog({
   const fresh = useCampaign(initial.id, pollMs);
   const c = fresh.data ?? initial;
   const logs = useCampaignLogs({ campaignId: c.id, page, pageSize: LOG_PAGE, status }, pollMs);
+  // A failed campaign's help names the cause: no provider at all, or errors per recipient from the one there is.
+  const providers = useProviders();
+  const providerCount = providers.data ? providers.data.data.length : null;
 
   // Keep following while messages are on their way: the campaign sends, or shown recipients await a delivery report.
   const unsettled = c.status === "sending" || (logs.data?.data ?? []).some((l) => UNSETTLED.includes(l.status));
@@ -196,12 +200,29 @@ export function DetailsDialog({
           </p>
         )}
 
-        {c.status === "failed" && (
-          <div className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900" role="note">
+        {c.status === "failed" && providerCount !== null && providerCount > 0 && (
+          <div className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900" role="note" data-testid="failed-help">
             <p className="font-semibold">This campaign could not be sent</p>
             <p className="mt-1">
-              The recipients below show each error. Most often no SMS provider is configured yet. To fix that:
+              Your provider refused or failed every message. Each recipient below shows the error it gave, such as a
+              number that cannot receive texts or a sender number your provider has not approved.
             </p>
+            <Button
+              variant="secondary"
+              className="mt-3"
+              onClick={() => {
+                setStatus("failed");
+                setPage(1);
+              }}
+            >
+              Show the failed recipients
+            </Button>
+          </div>
+        )}
+        {c.status === "failed" && providerCount === 0 && (
+          <div className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900" role="note" data-testid="failed-help">
+            <p className="font-semibold">This campaign could not be sent</p>
+            <p className="mt-1">No SMS provider is configured yet. To fix that:</p>
             <ol className="mt-2 list-decimal space-y-0.5 pl-5">
               <li>Go to Phone Settings.</li>
               <li>Add your SMS provider's API credentials.</li>
