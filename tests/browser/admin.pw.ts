@@ -49,6 +49,9 @@ test("an administrator generates a license code at /admin; a user redeems it on 
   await expect(shown).toHaveText(/^[A-HJ-NP-Z2-9]{4}(-[A-HJ-NP-Z2-9]{4}){3}$/);
   const code = (await shown.textContent())!.trim();
   await expect(page.getByRole("row").filter({ hasText: code })).toContainText("active");
+  // The batch is not "shown only once" (it said so): the list keeps every code, and the note says so.
+  await expect(page.getByText(/each code also stays in the list below, with its status, until it is redeemed or revoked/)).toBeVisible();
+  await expect(page.getByText(/shown (only )?once/)).toHaveCount(0);
 
   // A user signs up and verifies (through the API, in their own browser context), then opens /license.
   const userContext = await browser.newContext();

@@ -17,7 +17,7 @@ import { copyText, failed, PAGE_SIZE, when } from "./shared";
 
 const STATUS_TONES: Record<LicenseCode["status"], BadgeTone> = { active: "green", redeemed: "blue", revoked: "slate" };
 
-/** License codes: generate a batch for a plan and a duration (shown once), list them by status, revoke. */
+/** License codes: generate a batch for a plan and a duration, list them by status (in full, to hand out), revoke. */
 export function LicenseCodesTab() {
   const plans = usePlans();
   const [planId, setPlanId] = useState("starter");
@@ -42,7 +42,7 @@ export function LicenseCodesTab() {
       setGenerated(answer.data);
       toast({
         title: "Codes generated",
-        description: `${answer.data.codes.length} ${answer.data.planName} code(s). Copy them now: they are shown once.`,
+        description: `${answer.data.codes.length} ${answer.data.planName} code(s) generated. They are listed below until redeemed or revoked.`,
       });
       void list.reload();
     } catch (err) {
@@ -107,7 +107,8 @@ export function LicenseCodesTab() {
       {generated && (
         <Card className="space-y-3 border-amber-300 bg-amber-50 p-4">
           <p className="text-sm font-medium">
-            {generated.codes.length} {generated.planName} code(s) for {generated.durationDays} days. They are shown only once.
+            {generated.codes.length} {generated.planName} code(s) for {generated.durationDays} days. Copy or download this batch to hand
+            out; each code also stays in the list below, with its status, until it is redeemed or revoked.
           </p>
           <pre data-testid="generated-codes" className="max-h-60 overflow-auto rounded bg-white p-3 font-mono text-sm">
             {generated.codes.join("\n")}
