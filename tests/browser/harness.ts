@@ -24,9 +24,11 @@ export class Appliance {
   /**
    * `urlHost: "localhost"` serves the pages from http://localhost:PORT and sets PUBLIC_URL to that origin
    * (WebAuthn needs localhost as the relying party, not 127.0.0.1). `executable` runs that build instead of the
-   * source tree, as install.sh does: from an empty folder, with PATH and the settings only.
+   * source tree, as install.sh does: from an empty folder, with PATH and the settings only. SMSDESK_EXECUTABLE set in
+   * the environment runs every journey against that build (`npm run build` first).
    */
   async start(env: Record<string, string> = {}, opts: { urlHost?: string; executable?: string } = {}) {
+    opts = { executable: process.env.SMSDESK_EXECUTABLE || undefined, ...opts };
     if (opts.urlHost && !env.PUBLIC_URL) env = { ...env, PUBLIC_URL: `http://${opts.urlHost}:0` };
     this.smtp = new SMTPServer({
       authOptional: true,
