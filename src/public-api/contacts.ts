@@ -70,11 +70,16 @@ export function updateApiContact(ctx: AppContext, userId: string, id: string, in
   return updateContact(ctx, userId, id, merged(ctx, userId, { ...c, tags: c.tags ?? [] }, input));
 }
 
-/** Creates the contact of this phone, or updates the one that has it: `created` says which. */
-export function upsertApiContact(ctx: AppContext, userId: string, input: ApiContactFields & { phone: string }) {
+/**
+ * Creates the contact of this phone, or updates the one that has it: `created` says which. The tags given are
+ * added to the contact's own (a shop's "shopify" tag must not wipe the "vip" tag a segment or drip goal reads);
+ * `replaceTags: true` makes them the contact's whole list instead.
+ */
+export function upsertApiContact(ctx: AppContext, userId: string, input: ApiContactFields & { phone: string; replaceTags?: boolean }) {
   const existing = findByPhone(ctx, userId, recipientPhone(ctx, userId, input.phone));
-  if (existing) return { contact: updateApiContact(ctx, userId, existing.id, input), created: false };
-  return { contact: createApiContact(ctx, userId, input), created: true };
+  if (!existing) return { contact: createApiContact(ctx, userId, input), created: true };
+  const tags = input.tags === undefined || input.replaceTags ? input.tags : [...(existing.tags ?? []), ...input.tags];
+  return { contact: updateApiContact(ctx, userId, existing.id, { ...input, tags }), created: false };
 }
 
 export function deleteApiContact(ctx: AppContext, userId: string, id: string) {

@@ -111,7 +111,11 @@ export function publicApiRoutes(ctx: AppContext) {
       {
         apiScope: "contacts:write",
         headers: idempotencyHeaders,
-        body: t.Object({ phone, ...contactFields }),
+        body: t.Object({
+          phone,
+          ...contactFields,
+          replaceTags: t.Optional(t.Boolean({ error: "replaceTags is true or false" })),
+        }),
         detail: { summary: "Create or update the contact with this phone" },
       },
     )

@@ -262,6 +262,35 @@ describe("rate limits", () => {
   });
 });
 
+describe("upsert keeps the contact's tags (issue 28 item 8)", () => {
+  test("the recipe's tags are added to the ones the contact has; replaceTags: true makes them the whole list", async () => {
+    const { key } = await keyed();
+    const made = await call(key, "/api/v1/contacts", "POST", { phone: "+14155552201", firstName: "Ana", tags: ["vip", "spring"] });
+    expect(made.body.tags).toEqual(["vip", "spring"]);
+
+    // The Shopify card's example body, sent for a customer who already is a VIP.
+    const shop = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552201", firstName: "Ana", tags: ["shopify"] });
+    expect(shop.status).toBe(200);
+    expect(shop.body.tags).toEqual(["vip", "spring", "shopify"]);
+    const again = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552201", tags: ["shopify", " vip "] });
+    expect(again.body.tags).toEqual(["vip", "spring", "shopify"]);
+    const untouched = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552201", email: "ana@example.com" });
+    expect(untouched.body.tags).toEqual(["vip", "spring", "shopify"]);
+
+    const replaced = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552201", tags: ["hubspot"], replaceTags: true });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.tags).toEqual(["hubspot"]);
+    expect((await call(key, `/api/v1/contacts/${made.body.id}`)).body.tags).toEqual(["hubspot"]);
+
+    const fresh = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552202", tags: ["hubspot"], replaceTags: true });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.tags).toEqual(["hubspot"]);
+    const bad = await call(key, "/api/v1/contacts/upsert", "POST", { phone: "+14155552202", replaceTags: "yes" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("replaceTags is true or false");
+  });
+});
+
 describe("OpenAPI", () => {
   test("every /api/v1 route is in the document at /api/openapi.json, and /api/docs renders it without outside assets", async () => {
     const doc = await t.api("/api/openapi.json", { origin: false });
