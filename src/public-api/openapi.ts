@@ -1,32 +1,146 @@
-import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { API_SCOPES } from "../api-keys/keys";
+import { SCHEMAS, type OperationSpec } from "./contract";
 import { KEY_QUOTA, KEY_WINDOW_MS } from "./guard";
 import { publicApiRoutes } from "./routes";
 
-type Operation = { summary?: string; operationId?: string; parameters?: { name: string; in: string; required?: boolean }[]; requestBody?: { content: Record<string, unknown> } };
-type Document = { openapi: string; info: Record<string, string>; paths: Record<string, Record<string, Operation>>; [k: string]: unknown };
+type Json = Record<string, unknown>;
+export type Parameter = { name: string; in: "path" | "query" | "header"; required: boolean; description?: string; schema: Json };
+export type Operation = {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  security: { apiKey: string[] }[];
+  parameters?: Parameter[];
+  requestBody?: { required: true; content: { "application/json": { schema: Json } } };
+  responses: Record<string, { description: string; headers?: Json; content?: { "application/json": { schema: Json } } }>;
+};
+export type Document = {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  servers: { url: string }[];
+  tags: { name: string; description: string }[];
+  security: { apiKey: string[] }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Json>; securitySchemes: Json; headers: Json; responses: Record<string, Json> };
+};
+
+const TAGS: Record<string, string> = {
+  Contacts: "The people you text: one per phone number, with tags and custom fields",
+  "Opt-outs": "Phones that must not be texted",
+  Messages: "Single texts and their delivery",
+  Campaigns: "Texts to a segment or a list of contacts",
+  Segments: "Saved audiences",
+  Keywords: "Text-to-join keywords",
+  Events: "What happened in your own system, for automation rules",
+};
+
+const namesByShape = new Map(Object.entries(SCHEMAS).map(([name, s]) => [JSON.stringify(s), name]));
 
 /**
- * The OpenAPI 3.1 document of /api/v1, generated from the routes' own schemas. The key guard's parse hook hides
- * the JSON body from the generator (it lists no content type for a route with a function parser), so each
- * request body is filled in from the route's body schema here.
+ * A TypeBox schema as plain JSON Schema 2020-12 (OpenAPI 3.1's dialect), with known shapes as references. TypeBox
+ * and Elysia add keywords no OpenAPI tool knows: `error` (the message of a failed check), `nullable` (next to the
+ * anyOf with null that says it), and a string branch on numbers that lets a query's "5" pass as 5; they are left
+ * out. Symbol keys (TypeBox's kind) vanish with JSON.
+ */
+function plain(s: unknown, top = false): unknown {
+  if (Array.isArray(s)) return s.map((x) => plain(x));
+  if (!s || typeof s !== "object") return s;
+  const name = top ? undefined : namesByShape.get(JSON.stringify(s));
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  const o = s as Json;
+  const branches = o.anyOf as Json[] | undefined;
+  const numeric = branches?.filter((b) => !(b.type === "string" && (b.format === "integer" || b.format === "numeric")));
+  if (branches && numeric!.length === 1 && branches.length === 2) {
+    const { anyOf: _, ...rest } = o;
+    return plain({ ...rest, ...numeric![0] });
+  }
+  // TypeBox writes a record as one catch-all pattern; additionalProperties says the same to generators.
+  const patterns = o.patternProperties as Json | undefined;
+  if (patterns && Object.keys(patterns).length === 1 && "^(.*)$" in patterns) {
+    const { patternProperties: _, ...rest } = o;
+    return plain({ ...rest, additionalProperties: patterns["^(.*)$"] });
+  }
+  return Object.fromEntries(
+    Object.entries(o)
+      .filter(([k]) => k !== "error" && k !== "nullable" && !(k === "default" && o.format === "integer"))
+      .map(([k, v]) => [k, plain(v)]),
+  );
+}
+
+type Schema = { properties?: Record<string, Json>; required?: string[] };
+
+function parametersOf(where: Parameter["in"], schema: unknown): Parameter[] {
+  const s = plain(schema, true) as Schema | undefined;
+  return Object.entries(s?.properties ?? {}).map(([name, p]) => {
+    const { description, ...rest } = p as Json;
+    const param: Parameter = { name, in: where, required: where === "path" || (s!.required ?? []).includes(name), schema: rest };
+    if (typeof description === "string") param.description = description;
+    return param;
+  });
+}
+
+const PARAMETER_TEXT: Record<string, string> = {
+  cursor: "The nextCursor of the page before; leave it out for the first page",
+  limit: "Items per page (default 50)",
+  id: "The id the API answered when it was made",
+  "Idempotency-Key": "Any unique text (an order number): a retry with the same key and body answers the first answer and does nothing again (24 h)",
+};
+
+const errorAnswer = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+
+/** The error answers an operation may give: those of every key-guarded call, then those its input and path allow. */
+function errorsOf(spec: OperationSpec, method: string, path: string, hasInput: boolean): Record<string, Json> {
+  const out: Record<string, Json> = {
+    401: { $ref: "#/components/responses/Unauthorized" },
+    403: { $ref: "#/components/responses/Forbidden" },
+    429: { $ref: "#/components/responses/RateLimited" },
+  };
+  if (hasInput) out[400] = errorAnswer("The input is invalid: the message names the field");
+  if (path.includes("{id}")) out[404] = errorAnswer("No such item in this account");
+  if (method === "post") out[422] = errorAnswer("This Idempotency-Key was already used for a different request");
+  for (const [status, description] of Object.entries(spec.errors ?? {})) out[status] = errorAnswer(description);
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+const RATE_HEADERS = {
+  RateLimit: { $ref: "#/components/headers/RateLimit" },
+  "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
+};
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, built from the routes: their input schemas and the contract each one
+ * declares (permission, answers). An operation's answers are its successes, then its errors, all with bodies.
  */
 export function publicApiDocument(ctx: AppContext): Document {
-  const api = publicApiRoutes(ctx);
-  const { paths, components } = toOpenAPISchema(api as never, undefined, undefined, undefined, "3.1.0");
-  const bodies = new Map<string, unknown>();
-  for (const r of api.routes) if (r.hooks.body) bodies.set(`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, "{$1}")}`, r.hooks.body);
-  const doc = paths as Record<string, Record<string, Operation>>;
-  for (const [path, ops] of Object.entries(doc)) {
-    for (const [method, op] of Object.entries(ops)) {
-      const schema = bodies.get(`${method} ${path}`);
-      if (op.requestBody && schema) op.requestBody.content = { "application/json": { schema } };
-      if (method === "post") {
-        op.parameters = [...(op.parameters ?? []).filter((p) => p.name !== "idempotency-key"), { name: "Idempotency-Key", in: "header", required: false }];
-      }
-    }
+  const paths: Document["paths"] = {};
+  for (const route of publicApiRoutes(ctx).routes) {
+    const spec = (route.hooks.detail as { contract: OperationSpec }).contract;
+    const method = route.method.toLowerCase();
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const parameters = [
+      ...parametersOf("path", route.hooks.params),
+      ...parametersOf("query", route.hooks.query),
+      ...parametersOf("header", route.hooks.headers).map((p) => ({ ...p, name: p.name === "idempotency-key" ? "Idempotency-Key" : p.name })),
+    ].map((p) => (p.description || !PARAMETER_TEXT[p.name] ? p : { ...p, description: PARAMETER_TEXT[p.name] }));
+    const op: Operation = {
+      operationId: spec.operationId,
+      tags: [spec.tag],
+      summary: spec.summary,
+      description: [spec.description, `Needs the ${spec.scope} permission.`].filter(Boolean).join(" "),
+      security: [{ apiKey: [spec.scope] }],
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(spec.ok).map(([status, r]) => [status, { description: r.description, headers: RATE_HEADERS, content: { "application/json": { schema: plain(r.body) as Json } } }]),
+        ),
+        ...errorsOf(spec, method, path, parameters.some((p) => p.in !== "header") || !!route.hooks.body),
+      } as Operation["responses"],
+    };
+    if (parameters.length) op.parameters = parameters;
+    if (route.hooks.body) op.requestBody = { required: true, content: { "application/json": { schema: plain(route.hooks.body, true) as Json } } };
+    (paths[path] ??= {})[method] = op;
   }
   return {
     openapi: "3.1.0",
@@ -37,28 +151,119 @@ export function publicApiDocument(ctx: AppContext): Document {
         `Authenticate with 'Authorization: Bearer sk_live_...' (create keys under Integrations; permissions: ${API_SCOPES.join(", ")}). ` +
         `Each key may make ${KEY_QUOTA} requests per ${KEY_WINDOW_MS / 1000} s (RateLimit-Policy and RateLimit headers; 429 with Retry-After beyond). ` +
         "Lists are paged with an opaque cursor: pass back nextCursor until it is null.",
+      license: { name: "Proprietary", identifier: "LicenseRef-smsdesk" },
     },
     servers: [{ url: ctx.config.publicUrl }],
-    components: { ...components, securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     security: [{ apiKey: [] }],
-    paths: doc,
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([name, s]) => [name, plain(s, true) as Json])),
+      securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key, sk_live_…, with the permissions the operation names" } },
+      headers: {
+        RateLimit: { description: 'Requests left in this window and seconds until it resets: "default";r=99;t=10', schema: { type: "string" } },
+        RateLimitPolicy: { description: `The key's quota: "default";q=${KEY_QUOTA};w=${KEY_WINDOW_MS / 1000}`, schema: { type: "string" } },
+      },
+      responses: {
+        Unauthorized: errorAnswer("No API key, or one unknown, revoked or expired"),
+        Forbidden: errorAnswer("The API key lacks the permission this operation needs"),
+        RateLimited: {
+          ...errorAnswer(`The key made more than ${KEY_QUOTA} requests in ${KEY_WINDOW_MS / 1000} s`),
+          headers: { "Retry-After": { description: "Seconds until the key may call again", schema: { type: "integer" } }, ...RATE_HEADERS },
+        },
+      },
+    },
   };
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const refName = (ref: string) => ref.split("/").at(-1)!;
+
+/** A schema in words: "string, at most 40 characters", "Contact", "list of string", "one of a, b". */
+function typeText(s: Json | undefined): string {
+  if (!s || Object.keys(s).length === 0) return "any JSON value";
+  if (typeof s.$ref === "string") return `<a href="#schema-${refName(s.$ref)}">${refName(s.$ref)}</a>`;
+  const anyOf = s.anyOf as Json[] | undefined;
+  if (anyOf) {
+    if (anyOf.every((b) => b.const !== undefined)) return `one of ${anyOf.map((b) => `<code>${escape(String(b.const))}</code>`).join(", ")}`;
+    return anyOf.map(typeText).join(" or ");
+  }
+  if (s.const !== undefined) return `<code>${escape(JSON.stringify(s.const))}</code>`;
+  const limits = [
+    s.minLength !== undefined && s.maxLength !== undefined ? `${s.minLength} to ${s.maxLength} characters` : s.maxLength !== undefined ? `at most ${s.maxLength} characters` : "",
+    s.minimum !== undefined && s.maximum !== undefined ? `${s.minimum} to ${s.maximum}` : "",
+    s.maxItems !== undefined ? `at most ${s.maxItems}` : "",
+    s.maxProperties !== undefined ? `at most ${s.maxProperties} names` : "",
+    s.format === "date-time" ? "ISO 8601 time" : "",
+  ].filter(Boolean);
+  const base =
+    s.type === "array" ? `list of ${typeText(s.items as Json)}` : s.type === "object" && s.additionalProperties ? `object of names to ${typeText(s.additionalProperties as Json)}` : String(s.type ?? "value");
+  return limits.length ? `${base} (${limits.join(", ")})` : base;
+}
+
+/** The fields of an object schema as a table: name, type, whether it is required, what it means. */
+function fieldTable(s: Json, requiredLabel: string): string {
+  const props = Object.entries((s.properties ?? {}) as Record<string, Json>);
+  if (!props.length) return "";
+  const required = new Set((s.required ?? []) as string[]);
+  const rows = props.map(
+    ([name, p]) =>
+      `<tr><td><code>${escape(name)}</code></td><td>${typeText(p)}</td><td>${required.has(name) ? requiredLabel : ""}</td><td>${escape(String(p.description ?? (p.anyOf as Json[] | undefined)?.find((b) => b.description)?.description ?? ""))}</td></tr>`,
+  );
+  return `<div class="table"><table><thead><tr><th>Field</th><th>Type</th><th>${requiredLabel === "required" ? "Required" : "Always"}</th><th>Notes</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
+}
+
+function operationSection(method: string, path: string, op: Operation, doc: Document): string {
+  const params = (op.parameters ?? []).map(
+    (p) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${typeText(p.schema)}</td><td>${p.required ? "required" : ""}</td><td>${escape(p.description ?? "")}</td></tr>`,
+  );
+  const answers = Object.entries(op.responses).map(([status, r]) => {
+    const answer = (typeof (r as Json).$ref === "string" ? doc.components.responses[refName((r as Json).$ref as string)] : r) as Operation["responses"][string];
+    const body = answer.content?.["application/json"].schema;
+    return `<tr><td><strong>${status}</strong></td><td>${escape(answer.description)}</td><td>${body ? typeText(body) : ""}</td></tr>`;
+  });
+  const body = op.requestBody?.content["application/json"].schema;
+  return `<section class="op" id="${op.operationId}">
+<h3><code>${method.toUpperCase()} ${escape(path)}</code></h3>
+<p class="summary">${escape(op.summary)}</p>
+<p>${escape(op.description.replace(/ ?Needs the \S+ permission\.$/, ""))}</p>
+<p class="scope">Permission: <code>${escape(op.security[0]!.apiKey[0]!)}</code></p>
+${params.length ? `<h4>Parameters</h4><div class="table"><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Notes</th></tr></thead><tbody>${params.join("")}</tbody></table></div>` : ""}
+${body ? `<h4>Request body (JSON)</h4>${fieldTable(body, "required")}` : ""}
+<h4>Answers</h4><div class="table"><table><thead><tr><th>Status</th><th>Meaning</th><th>Body</th></tr></thead><tbody>${answers.join("")}</tbody></table></div>
+</section>`;
+}
 
 /** The docs page, rendered here without scripts or outside assets (the appliance may have no Internet access). */
 function docsPage(doc: Document): string {
-  const rows = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => {
-      const params = (op.parameters ?? []).map((p) => `${escape(p.name)} (${p.in}${p.required ? ", required" : ""})`).join(", ");
-      const body = op.requestBody ? `<pre>${escape(JSON.stringify(op.requestBody.content["application/json"] ?? {}, null, 2))}</pre>` : "";
-      return `<section><h2><code>${method.toUpperCase()} ${escape(path)}</code></h2><p>${escape(op.summary ?? "")}</p>${params ? `<p>Parameters: ${params}</p>` : ""}${body}</section>`;
-    }),
-  );
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(doc.info.title!)}</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1f2937}pre{background:#f3f4f6;padding:.75rem;overflow:auto;font-size:12px}h2{font-size:1rem;margin-top:2rem}</style>
-</head><body><h1>${escape(doc.info.title!)}</h1><p>${escape(doc.info.description!)}</p><p>The document: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${doc.openapi}).</p>${rows.join("\n")}</body></html>`;
+  const ops = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ path, method, op })));
+  const groups = doc.tags.map((tag) => ({ tag, ops: ops.filter((o) => o.op.tags[0] === tag.name) }));
+  const contents = groups
+    .map(({ tag, ops }) => `<li><a href="#tag-${tag.name}">${escape(tag.name)}</a><ul>${ops.map((o) => `<li><a href="#${o.op.operationId}"><code>${o.method.toUpperCase()} ${escape(o.path)}</code></a></li>`).join("")}</ul></li>`)
+    .join("");
+  const sections = groups
+    .map(({ tag, ops }) => `<section class="tag" id="tag-${tag.name}"><h2>${escape(tag.name)}</h2><p>${escape(tag.description)}</p>${ops.map((o) => operationSection(o.method, o.path, o.op, doc)).join("\n")}</section>`)
+    .join("\n");
+  const schemas = Object.entries(doc.components.schemas)
+    .map(([name, s]) => `<section class="schema" id="schema-${name}"><h3>${name}</h3>${escape(String(s.description ?? ""))}${fieldTable(s, "always")}</section>`)
+    .join("\n");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(doc.info.title)}</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;color:#1f2937}
+h2{font-size:1.35rem;margin-top:2.5rem;border-bottom:1px solid #e5e7eb}h3{font-size:1.05rem;margin:1.75rem 0 .25rem}h4{font-size:.9rem;margin:1rem 0 .25rem;color:#4b5563}
+code{font-size:.9em}h3 code{background:#eef2ff;padding:.1rem .4rem;border-radius:4px;word-break:break-all}
+.summary{font-weight:600;margin:.25rem 0}.scope code{background:#fef3c7;padding:.05rem .35rem;border-radius:4px}
+.op{border-left:3px solid #c7d2fe;padding-left:1rem}.table{overflow-x:auto}
+table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid #e5e7eb}th{background:#f9fafb}
+nav ul{padding-left:1.2rem}nav li{margin:.1rem 0}
+</style>
+</head><body><h1>${escape(doc.info.title)}</h1><p>${escape(doc.info.description)}</p>
+<p>Every answer is JSON. Errors carry <code>message</code> (for a person) and <code>code</code> (for your program). Send an <code>Idempotency-Key</code> header with each POST so a retry never acts twice. The machine-readable document: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${doc.openapi}).</p>
+<nav aria-label="Endpoints"><h2>Endpoints</h2><ul>${contents}</ul></nav>
+${sections}
+<h2 id="schemas">Objects</h2>
+${schemas}
+</body></html>`;
 }
 
 export function openApiRoutes(ctx: AppContext) {

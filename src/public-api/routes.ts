@@ -12,6 +12,7 @@ import { listSegments } from "../segments/segments";
 import { addOptOut, contactPage, createApiContact, deleteApiContact, pageOfList, updateApiContact, upsertApiContact } from "./contacts";
 import type { ApiCaller } from "../api-keys/keys";
 import { apiKeyGuard } from "./guard";
+import { Campaign, CampaignSend, Contact, ContactPage, Deleted, KeywordPage, Message, operation, QueuedMessage, RecordedEvent, SegmentPage } from "./contract";
 
 const MAX_LIMIT = 100;
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -84,9 +85,14 @@ export function publicApiRoutes(ctx: AppContext) {
     .use(apiKeyGuard(ctx))
     // GET /api/v1/contacts
     .get("/contacts", ({ caller, query }) => contactPage(ctx, caller.userId, query.cursor, query.limit ?? 50), {
-      apiScope: "contacts:read",
       query: pageQuery,
-      detail: { summary: "List contacts, oldest first, a page at a time (nextCursor is null on the last page)" },
+      ...operation({
+        operationId: "listContacts",
+        tag: "Contacts",
+        scope: "contacts:read",
+        summary: "List contacts, oldest first, a page at a time (nextCursor is null on the last page)",
+        ok: { 200: { description: "A page of contacts", body: ContactPage } },
+      }),
     })
     // POST /api/v1/contacts
     .post(
@@ -94,10 +100,16 @@ export function publicApiRoutes(ctx: AppContext) {
       ({ caller, body, headers, set }) =>
         idempotent(ctx, caller, headers["idempotency-key"], { path: "/contacts", body }, set, () => ({ status: 201, body: createApiContact(ctx, caller.userId, body) })),
       {
-        apiScope: "contacts:write",
         headers: idempotencyHeaders,
         body: t.Object({ phone, ...contactFields }),
-        detail: { summary: "Create a contact (subscribed)" },
+        ...operation({
+          operationId: "createContact",
+          tag: "Contacts",
+          scope: "contacts:write",
+          summary: "Create a contact (subscribed)",
+          ok: { 201: { description: "The contact made", body: Contact } },
+          errors: { 402: "The plan's contact limit is reached", 409: "A contact has this phone already: use upsert" },
+        }),
       },
     )
     // POST /api/v1/contacts/upsert
@@ -109,28 +121,49 @@ export function publicApiRoutes(ctx: AppContext) {
           return { status: created ? 201 : 200, body: contact };
         }),
       {
-        apiScope: "contacts:write",
         headers: idempotencyHeaders,
         body: t.Object({
           phone,
           ...contactFields,
-          replaceTags: t.Optional(t.Boolean({ error: "replaceTags is true or false" })),
+          replaceTags: t.Optional(
+            t.Boolean({ description: "true: the tags given become the contact's whole list; otherwise they are added to its tags", error: "replaceTags is true or false" }),
+          ),
         }),
-        detail: { summary: "Create or update the contact with this phone" },
+        ...operation({
+          operationId: "upsertContact",
+          tag: "Contacts",
+          scope: "contacts:write",
+          summary: "Create or update the contact with this phone",
+          description: "Fields left out keep their values. The tags given are added to the contact's own; send replaceTags: true to make them its whole list. customFields, when given, replace the contact's custom fields.",
+          ok: { 200: { description: "The contact that had this phone, updated", body: Contact }, 201: { description: "A new contact", body: Contact } },
+          errors: { 402: "The plan's contact limit is reached" },
+        }),
       },
     )
     // GET /api/v1/contacts/:id
     .get("/contacts/:id", ({ caller, params }) => contactView(getContact(ctx, caller.userId, params.id)), {
-      apiScope: "contacts:read",
       params: idParams,
-      detail: { summary: "One contact, with its tags and opt-out status" },
+      ...operation({
+        operationId: "getContact",
+        tag: "Contacts",
+        scope: "contacts:read",
+        summary: "One contact, with its tags and opt-out status",
+        ok: { 200: { description: "The contact", body: Contact } },
+      }),
     })
     // PATCH /api/v1/contacts/:id
     .patch("/contacts/:id", ({ caller, params, body }) => updateApiContact(ctx, caller.userId, params.id, body), {
-      apiScope: "contacts:write",
       params: idParams,
       body: t.Object({ phone: t.Optional(phone), ...contactFields }),
-      detail: { summary: "Change the fields given" },
+      ...operation({
+        operationId: "updateContact",
+        tag: "Contacts",
+        scope: "contacts:write",
+        summary: "Change the fields given",
+        description: "tags and customFields, when given, replace the contact's lists; POST /api/v1/contacts/{id}/tags adds and removes single tags.",
+        ok: { 200: { description: "The contact, changed", body: Contact } },
+        errors: { 409: "Another contact has this phone" },
+      }),
     })
     // POST /api/v1/contacts/:id/tags
     .post(
@@ -143,11 +176,16 @@ export function publicApiRoutes(ctx: AppContext) {
           return { status: 200, body: contactView(getContact(ctx, caller.userId, params.id)) };
         }),
       {
-        apiScope: "contacts:write",
         params: idParams,
         headers: idempotencyHeaders,
         body: t.Object({ add: contactFields.tags, remove: contactFields.tags }),
-        detail: { summary: "Add and remove tags, keeping the others" },
+        ...operation({
+          operationId: "tagContact",
+          tag: "Contacts",
+          scope: "contacts:write",
+          summary: "Add and remove tags, keeping the others",
+          ok: { 200: { description: "The contact with its tags now", body: Contact } },
+        }),
       },
     )
     // DELETE /api/v1/contacts/:id
@@ -157,20 +195,45 @@ export function publicApiRoutes(ctx: AppContext) {
         deleteApiContact(ctx, caller.userId, params.id);
         return { deleted: true };
       },
-      { apiScope: "contacts:write", params: idParams, detail: { summary: "Delete a contact" } },
+      {
+        params: idParams,
+        ...operation({
+          operationId: "deleteContact",
+          tag: "Contacts",
+          scope: "contacts:write",
+          summary: "Delete a contact",
+          ok: { 200: { description: "Deleted", body: Deleted } },
+        }),
+      },
     )
     // GET /api/v1/opt-outs
     .get("/opt-outs", ({ caller, query }) => contactPage(ctx, caller.userId, query.cursor, query.limit ?? 50, true), {
-      apiScope: "contacts:read",
       query: pageQuery,
-      detail: { summary: "List opted-out contacts, a page at a time" },
+      ...operation({
+        operationId: "listOptOuts",
+        tag: "Opt-outs",
+        scope: "contacts:read",
+        summary: "List opted-out contacts, a page at a time",
+        ok: { 200: { description: "A page of opted-out contacts", body: ContactPage } },
+      }),
     })
     // POST /api/v1/opt-outs
     .post(
       "/opt-outs",
       ({ caller, body, headers, set }) =>
         idempotent(ctx, caller, headers["idempotency-key"], { path: "/opt-outs", body }, set, () => ({ status: 201, body: addOptOut(ctx, caller.userId, body.phone) })),
-      { apiScope: "contacts:write", headers: idempotencyHeaders, body: t.Object({ phone }), detail: { summary: "Opt a phone out of messages" } },
+      {
+        headers: idempotencyHeaders,
+        body: t.Object({ phone }),
+        ...operation({
+          operationId: "addOptOut",
+          tag: "Opt-outs",
+          scope: "contacts:write",
+          summary: "Opt a phone out of messages",
+          description: "Record an opt-out your own system received (e.g. an unsubscribe in a shop): no message goes to this phone any more.",
+          ok: { 201: { description: "The contact, opted out (made if the phone was unknown)", body: Contact } },
+        }),
+      },
     )
     // POST /api/v1/messages
     .post(
@@ -178,27 +241,43 @@ export function publicApiRoutes(ctx: AppContext) {
       ({ caller, body, headers, set }) =>
         idempotent(ctx, caller, headers["idempotency-key"], { path: "/messages", body }, set, () => ({ status: 202, body: sendChat(ctx, caller.userId, body).body })),
       {
-        apiScope: "messages:send",
         headers: idempotencyHeaders,
         body: t.Object({
           phone,
           content: t.String({ minLength: 1, maxLength: 1600, error: "content is the message text (1 to 1,600 characters)" }),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
         }),
-        detail: { summary: "Send one SMS through the outbox; send an Idempotency-Key so a retry never sends twice" },
+        ...operation({
+          operationId: "sendMessage",
+          tag: "Messages",
+          scope: "messages:send",
+          summary: "Send one SMS through the outbox; send an Idempotency-Key so a retry never sends twice",
+          ok: { 202: { description: "Queued: its status follows in GET /api/v1/messages/{id}", body: QueuedMessage } },
+          errors: { 402: "The plan's monthly message limit is reached" },
+        }),
       },
     )
     // GET /api/v1/segments
     .get("/segments", ({ caller, query }) => pageOfList(listSegments(ctx, caller.userId), query.cursor, query.limit ?? 50), {
-      apiScope: "segments:read",
       query: pageQuery,
-      detail: { summary: "List segments with their stored contact counts" },
+      ...operation({
+        operationId: "listSegments",
+        tag: "Segments",
+        scope: "segments:read",
+        summary: "List segments with their stored contact counts",
+        ok: { 200: { description: "A page of segments", body: SegmentPage } },
+      }),
     })
     // GET /api/v1/keywords
     .get("/keywords", ({ caller, query }) => pageOfList(listKeywords(ctx, caller.userId).data, query.cursor, query.limit ?? 50), {
-      apiScope: "keywords:read",
       query: pageQuery,
-      detail: { summary: "List text-to-join keywords with their opt-ins" },
+      ...operation({
+        operationId: "listKeywords",
+        tag: "Keywords",
+        scope: "keywords:read",
+        summary: "List text-to-join keywords with their opt-ins",
+        ok: { 200: { description: "A page of keywords", body: KeywordPage } },
+      }),
     })
     // POST /api/v1/events
     .post(
@@ -209,7 +288,6 @@ export function publicApiRoutes(ctx: AppContext) {
           return { status: 201, body: recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, data: body.data }) };
         }),
       {
-        apiScope: "events:write",
         headers: idempotencyHeaders,
         body: t.Object({
           type: t.Literal("purchase", { error: "The only event type is purchase" }),
@@ -218,7 +296,13 @@ export function publicApiRoutes(ctx: AppContext) {
           // Any JSON value, checked by the automation domain (at most 50 short fields).
           data: t.Optional(t.Any()),
         }),
-        detail: { summary: "Report a custom event (purchase) for a contact, by id or phone: automation rules trigger on it" },
+        ...operation({
+          operationId: "recordEvent",
+          tag: "Events",
+          scope: "events:write",
+          summary: "Report a custom event (purchase) for a contact, by id or phone: automation rules trigger on it",
+          ok: { 201: { description: "Recorded", body: RecordedEvent } },
+        }),
       },
     )
     // POST /api/v1/campaigns
@@ -227,7 +311,6 @@ export function publicApiRoutes(ctx: AppContext) {
       ({ caller, body, headers, set }) =>
         idempotent(ctx, caller, headers["idempotency-key"], { path: "/campaigns", body }, set, () => ({ status: 201, body: createApiCampaign(ctx, caller, body) })),
       {
-        apiScope: "campaigns:write",
         headers: idempotencyHeaders,
         body: t.Object({
           name: t.String({ minLength: 1, maxLength: 200, error: "name is 1 to 200 characters" }),
@@ -238,7 +321,13 @@ export function publicApiRoutes(ctx: AppContext) {
           ),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
         }),
-        detail: { summary: "Create a draft SMS campaign to a segment or to contacts by id" },
+        ...operation({
+          operationId: "createCampaign",
+          tag: "Campaigns",
+          scope: "campaigns:write",
+          summary: "Create a draft SMS campaign to a segment or to contacts by id",
+          ok: { 201: { description: "The draft", body: Campaign } },
+        }),
       },
     )
     // POST /api/v1/campaigns/:id/send
@@ -249,18 +338,39 @@ export function publicApiRoutes(ctx: AppContext) {
           status: 202,
           body: sendCampaign(ctx, ownerOf(ctx, caller), params.id, null),
         })),
-      { apiScope: "campaigns:write", params: idParams, headers: idempotencyHeaders, detail: { summary: "Send a draft campaign now" } },
+      {
+        params: idParams,
+        headers: idempotencyHeaders,
+        ...operation({
+          operationId: "sendCampaign",
+          tag: "Campaigns",
+          scope: "campaigns:write",
+          summary: "Send a draft campaign now",
+          ok: { 202: { description: "Sending: its progress follows in GET /api/v1/campaigns/{id}", body: CampaignSend } },
+          errors: { 402: "The plan's monthly message limit is reached" },
+        }),
+      },
     )
     // GET /api/v1/campaigns/:id
     .get("/campaigns/:id", ({ caller, params }) => viewOf(ctx, getCampaign(ctx, caller.userId, params.id)), {
-      apiScope: "campaigns:read",
       params: idParams,
-      detail: { summary: "A campaign with its progress: counts per message status" },
+      ...operation({
+        operationId: "getCampaign",
+        tag: "Campaigns",
+        scope: "campaigns:read",
+        summary: "A campaign with its progress: counts per message status",
+        ok: { 200: { description: "The campaign", body: Campaign } },
+      }),
     })
     // GET /api/v1/messages/:id
     .get("/messages/:id", ({ caller, params }) => messageView(getMessage(ctx, caller.userId, params.id)), {
-      apiScope: "messages:read",
       params: idParams,
-      detail: { summary: "A message and its delivery status" },
+      ...operation({
+        operationId: "getMessage",
+        tag: "Messages",
+        scope: "messages:read",
+        summary: "A message and its delivery status",
+        ok: { 200: { description: "The message", body: Message } },
+      }),
     });
 }

@@ -2,6 +2,8 @@
 // SMS per Idempotency-Key (twice, and 20 at once), 422 for a reused key with another body, per-key rate limits.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { grantLicense } from "../../src/licenses/licenses";
+import { Value } from "@sinclair/typebox/value";
+import { SCHEMAS } from "../../src/public-api/contract";
 import { KEY_QUOTA } from "../../src/public-api/guard";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
@@ -312,7 +314,7 @@ describe("OpenAPI", () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!localhost)[^"]*\.(js|css)/);
   });
 
-  test("a client driven by the document calls every operation successfully", async () => {
+  test("a client driven by the document calls every operation successfully, and each answer is the documented one", async () => {
     const { key } = await keyed();
     const doc = (await t.api("/api/openapi.json", { origin: false })).body;
     let n = 0;
@@ -332,6 +334,7 @@ describe("OpenAPI", () => {
     // Creations first (they give the ids), then reads and changes, deletions last.
     const rank = (o: (typeof ops)[number]) => (o.method === "delete" ? 3 : o.path.includes("{") ? 2 : o.method === "post" ? 0 : 1);
     const statuses: string[] = [];
+    const mismatches: string[] = [];
     for (const o of ops.sort((a, b) => rank(a) - rank(b))) {
       const resource = o.path.split("/")[3]!;
       const url = o.path.replace("{id}", ids.get(resource) ?? "missing");
@@ -339,7 +342,12 @@ describe("OpenAPI", () => {
       const r = await call(key, url, o.method.toUpperCase(), schema ? bodyFor(schema) : undefined, o.method === "post" ? { "idempotency-key": `gen-${++n}` } : undefined);
       if (o.method === "post" && r.body?.id && !ids.has(resource)) ids.set(resource, r.body.id);
       statuses.push(`${o.method.toUpperCase()} ${o.path} ${r.status}`);
+      // The answer is the one documented for its status, field for field.
+      const documented = SCHEMAS[o.op.responses[r.status]?.content["application/json"].schema.$ref?.split("/").at(-1)];
+      if (!documented) mismatches.push(`${o.method.toUpperCase()} ${o.path} ${r.status}: not documented`);
+      else for (const e of Value.Errors(documented, r.body)) mismatches.push(`${o.method.toUpperCase()} ${o.path} ${e.path}: ${e.message}`);
     }
+    expect(mismatches).toEqual([]);
     expect(statuses.filter((s) => !/ 20[0-4]$/.test(s))).toEqual([]);
     expect(statuses).toHaveLength(17);
   });

@@ -1,0 +1,159 @@
+import { t, type TSchema } from "elysia";
+import { CAMPAIGN_STATUSES, MESSAGE_STATUSES } from "../../db/schema";
+import type { ApiScope } from "../api-keys/keys";
+
+/*
+ * What each /api/v1 operation answers, as the OpenAPI document and /api/docs show it. The schemas are TypeBox so a
+ * test can check the API's real answers against them; fields are listed as the views write them (nullable ones
+ * are `T | null`, never absent).
+ */
+
+const nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
+const time = t.String({ format: "date-time" });
+
+export const ErrorBody = t.Object(
+  {
+    message: t.String({ description: "What went wrong, in words to show a person" }),
+    code: t.String({ description: "validation, unauthorized, plan_limit, forbidden, not_found, conflict, rate_limited…" }),
+  },
+  { description: "An error: the status's code and a message; some carry more fields (retryAfter on a 429)" },
+);
+
+export const Contact = t.Object({
+  id: t.String(),
+  firstName: t.String(),
+  lastName: t.String(),
+  email: nullable(t.String()),
+  phone: nullable(t.String({ description: "E.164, e.g. +14155550123" })),
+  tags: t.Array(t.String()),
+  customFields: t.Record(t.String(), t.String()),
+  status: t.Union([t.Literal("subscribed"), t.Literal("opted_out")]),
+  source: t.Union(["manual", "import", "keyword", "api", "provider", "inbound"].map((s) => t.Literal(s))),
+  optInDate: nullable(time),
+  lastEngagedAt: nullable(time),
+  totalSpent: t.Number(),
+  engagementScore: t.Number(),
+  createdAt: time,
+  updatedAt: time,
+});
+
+const pageOf = <T extends TSchema>(item: T) =>
+  t.Object({ data: t.Array(item), nextCursor: nullable(t.String({ description: "Pass it as cursor for the next page; null on the last page" })) });
+
+export const ContactPage = pageOf(Contact);
+
+const messageStatus = t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)));
+const messageFields = {
+  id: t.String(),
+  phone: t.String(),
+  content: t.String(),
+  direction: t.Union([t.Literal("inbound"), t.Literal("outbound")]),
+  status: messageStatus,
+  fromNumber: nullable(t.String()),
+  segments: t.Integer({ description: "SMS segments the text takes" }),
+  errorCode: nullable(t.String()),
+  errorMessage: nullable(t.String()),
+  campaignId: nullable(t.String()),
+  createdAt: time,
+  sentAt: nullable(time),
+  deliveredAt: nullable(time),
+};
+
+export const Message = t.Object({ ...messageFields, contactId: nullable(t.String()) });
+
+export const QueuedMessage = t.Object({
+  ...messageFields,
+  notice: nullable(t.String({ description: "A warning near the plan's monthly limit" })),
+});
+
+const skipped = t.Object({ optedOut: t.Integer(), invalid: t.Integer(), duplicate: t.Integer() });
+
+export const Campaign = t.Object({
+  id: t.String(),
+  name: t.String(),
+  type: t.Union([t.Literal("sms"), t.Literal("email")]),
+  status: t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s))),
+  content: t.String(),
+  fromNumber: nullable(t.String()),
+  scheduledAt: nullable(time),
+  createdAt: time,
+  sentAt: nullable(time),
+  completedAt: nullable(time),
+  counts: t.Object(
+    Object.fromEntries(
+      ["recipients", "pending", "sending", "sent", "delivered", "failed", "refused", "unknown", "skipped", "expired", "cancelled"].map((k) => [k, t.Integer()]),
+    ),
+    { description: "Messages per status" },
+  ),
+  skipped,
+  totalSent: t.Integer(),
+  totalDelivered: t.Integer(),
+  successRate: nullable(t.Number({ description: "Delivered per sent, in percent" })),
+});
+
+export const CampaignSend = t.Object({
+  campaign: Campaign,
+  queued: t.Integer({ description: "Messages put in the outbox" }),
+  skipped,
+  notice: nullable(t.String()),
+});
+
+export const Segment = t.Object({
+  id: t.String(),
+  name: t.String(),
+  conditions: t.Unknown({ description: "The segment's rules, as the segment editor keeps them" }),
+  contactCount: t.Integer({ description: "Contacts in it when it was last counted" }),
+  lastUpdated: nullable(time),
+  createdAt: time,
+});
+
+export const Keyword = t.Object({
+  id: t.String(),
+  keyword: t.String(),
+  autoReply: t.String(),
+  tags: t.Array(t.String()),
+  isActive: t.Boolean(),
+  optInCount: t.Integer(),
+  pendingCount: t.Integer(),
+  createdAt: time,
+});
+
+export const SegmentPage = pageOf(Segment);
+export const KeywordPage = pageOf(Keyword);
+
+export const RecordedEvent = t.Object({ eventId: t.Integer(), contactId: t.String() });
+
+export const Deleted = t.Object({ deleted: t.Literal(true) });
+
+/** Names of the schemas the document lists once under components and refers to. */
+export const SCHEMAS: Record<string, TSchema> = {
+  Contact,
+  ContactPage,
+  Message,
+  QueuedMessage,
+  Campaign,
+  CampaignSend,
+  SegmentPage,
+  KeywordPage,
+  RecordedEvent,
+  Deleted,
+  Error: ErrorBody,
+};
+
+export type OperationSpec = {
+  operationId: string;
+  tag: string;
+  scope: ApiScope;
+  summary: string;
+  description?: string;
+  /** Success answers: status to its meaning and body. */
+  ok: Record<number, { description: string; body: TSchema }>;
+  /** Error answers beyond the ones every operation may give (401, 403, 429; 400 with input; 404 by id; 422 on POST). */
+  errors?: Record<number, string>;
+};
+
+/**
+ * A route's permission and its documentation in one place: the key guard's `apiScope`, and the `detail` the
+ * document is built from (the guard's macro keeps no trace the document could read).
+ */
+export const operation = (spec: OperationSpec) => ({ apiScope: spec.scope, detail: { summary: spec.summary, contract: spec } });

@@ -1,0 +1,103 @@
+// The public API's OpenAPI document as tools read it (issue 28 item 8): Redocly's recommended rules find no error,
+// swagger-parser validates it, and a client generated from it with openapi-typescript + openapi-fetch is typed
+// (a contact's fields are known, a wrong field does not compile).
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+setDefaultTimeout(60_000);
+
+const ROOT = resolve(import.meta.dir, "../..");
+let t: TestServer;
+let doc: any;
+
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  doc = (await t.api("/api/openapi.json", { origin: false })).body;
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe("the OpenAPI document", () => {
+  test("passes Redocly's recommended rules with no error (the one warning: the test server is on localhost)", async () => {
+    const config = await createConfig({ extends: ["recommended"] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: "/api/openapi.json", config });
+    expect(problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}`)).toEqual(["warn no-server-example.com"]);
+  });
+
+  test("is valid for swagger-parser, with no TypeBox keyword left in it", async () => {
+    await SwaggerParser.validate(structuredClone(doc));
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('"error":');
+    expect(text).not.toContain('"nullable":');
+    const key = doc.paths["/api/v1/messages"].post.parameters.find((p: any) => p.name === "Idempotency-Key");
+    expect(key).toMatchObject({ in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 200 } });
+  });
+
+  test("documents every operation's permission and answers, each with a body", () => {
+    const ops = Object.entries(doc.paths).flatMap(([path, byMethod]: [string, any]) => Object.entries(byMethod).map(([m, op]: [string, any]) => ({ at: `${m.toUpperCase()} ${path}`, op })));
+    expect(ops).toHaveLength(17);
+    for (const { op } of ops) {
+      expect(op.security[0].apiKey).toHaveLength(1);
+      for (const answer of Object.values(op.responses) as any[]) {
+        const r = answer.$ref ? doc.components.responses[answer.$ref.split("/").at(-1)] : answer;
+        expect(r.content["application/json"].schema).toBeDefined();
+      }
+    }
+    const upsert = doc.paths["/api/v1/contacts/upsert"].post;
+    expect(upsert.security).toEqual([{ apiKey: ["contacts:write"] }]);
+    expect(Object.keys(upsert.responses)).toEqual(["200", "201", "400", "401", "402", "403", "422", "429"]);
+    expect(upsert.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Contact" });
+    expect(doc.paths["/api/v1/messages/{id}"].get.security).toEqual([{ apiKey: ["messages:read"] }]);
+    expect(Object.keys(doc.paths["/api/v1/messages/{id}"].get.responses)).toEqual(["200", "400", "401", "403", "404", "429"]);
+  });
+});
+
+describe("a client generated with openapi-typescript and openapi-fetch", () => {
+  test("knows a contact's fields, and a wrong field fails type checking", async () => {
+    const dir = mkdtempSync(join(ROOT, "tests/.openapi-client-"));
+    try {
+      writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc));
+      const gen = Bun.spawnSync([process.execPath, join(ROOT, "tests/support/openapi-types.ts"), join(dir, "openapi.json"), join(dir, "api.ts")], { cwd: ROOT });
+      expect(gen.stderr.toString()).toBe("");
+      expect(gen.exitCode).toBe(0);
+      const client = `import createClient from "openapi-fetch";
+import type { paths } from "./api";
+const api = createClient<paths>({ baseUrl: "http://localhost", headers: { Authorization: "Bearer sk_live_x" } });
+export async function upsert(): Promise<string[]> {
+  const { data, error } = await api.POST("/api/v1/contacts/upsert", { body: { phone: "+14155550123", tags: ["shopify"] } });
+  if (error) return [error.code, error.message];
+  const status: "subscribed" | "opted_out" = data.status;
+  const email: string | null = data.email;
+  return [...data.tags, data.firstName, status, email ?? ""];
+}
+export async function page(): Promise<(string | null)[]> {
+  const { data } = await api.GET("/api/v1/contacts", { params: { query: { limit: 10 } } });
+  return data ? [data.nextCursor, ...data.data.map((c) => c.phone)] : [];
+}
+`;
+      const wrong = `import createClient from "openapi-fetch";
+import type { paths } from "./api";
+const api = createClient<paths>({ baseUrl: "http://localhost" });
+export async function wrong() {
+  const { data } = await api.GET("/api/v1/contacts/{id}", { params: { path: { id: "c1" } } });
+  return data?.fristName;
+}
+`;
+      writeFileSync(join(dir, "client.ts"), client);
+      writeFileSync(join(dir, "wrong.ts"), wrong);
+      const compilerOptions = { strict: true, noEmit: true, target: "es2022", module: "esnext", moduleResolution: "bundler", lib: ["es2022", "dom"], skipLibCheck: true, types: [] };
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["client.ts", "wrong.ts"] }));
+      const tsc = Bun.spawnSync(["node", join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json")], { cwd: dir });
+      const lines = tsc.stdout.toString().trim().split("\n");
+      expect(lines).toEqual([expect.stringMatching(/^wrong\.ts\(6,16\): error TS2551: Property 'fristName' does not exist on type '\{ id: string; firstName: string; lastName: string; email: string \| null; .* Did you mean 'firstName'\?$/)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
