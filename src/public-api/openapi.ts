@@ -179,7 +179,9 @@ export function publicApiDocument(ctx: AppContext): Document {
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const refName = (ref: string) => ref.split("/").at(-1)!;
 
-/** A schema in words: "string, at most 40 characters", "Contact", "list of string", "one of a, b". */
+const count = (n: unknown) => Number(n).toLocaleString("en-US");
+
+/** A schema in words: "string (at most 40 characters)", "Contact", "list (at most 50) of string", "one of a, b". */
 function typeText(s: Json | undefined): string {
   if (!s || Object.keys(s).length === 0) return "any JSON value";
   if (typeof s.$ref === "string") return `<a href="#schema-${refName(s.$ref)}">${refName(s.$ref)}</a>`;
@@ -189,48 +191,57 @@ function typeText(s: Json | undefined): string {
     return anyOf.map(typeText).join(" or ");
   }
   if (s.const !== undefined) return `<code>${escape(JSON.stringify(s.const))}</code>`;
+  if (s.type === "array") {
+    const size = s.minItems !== undefined && s.maxItems !== undefined ? ` (${count(s.minItems)} to ${count(s.maxItems)})` : s.maxItems !== undefined ? ` (at most ${count(s.maxItems)})` : "";
+    return `list${size} of ${typeText(s.items as Json)}`;
+  }
+  if (s.type === "object" && s.additionalProperties) {
+    return `object${s.maxProperties !== undefined ? ` (at most ${count(s.maxProperties)} names)` : ""} of names to ${typeText(s.additionalProperties as Json)}`;
+  }
   const limits = [
-    s.minLength !== undefined && s.maxLength !== undefined ? `${s.minLength} to ${s.maxLength} characters` : s.maxLength !== undefined ? `at most ${s.maxLength} characters` : "",
-    s.minimum !== undefined && s.maximum !== undefined ? `${s.minimum} to ${s.maximum}` : "",
-    s.maxItems !== undefined ? `at most ${s.maxItems}` : "",
-    s.maxProperties !== undefined ? `at most ${s.maxProperties} names` : "",
+    s.minLength !== undefined && s.maxLength !== undefined ? `${count(s.minLength)} to ${count(s.maxLength)} characters` : s.maxLength !== undefined ? `at most ${count(s.maxLength)} characters` : "",
+    s.minimum !== undefined && s.maximum !== undefined ? `${count(s.minimum)} to ${count(s.maximum)}` : "",
     s.format === "date-time" ? "ISO 8601 time" : "",
   ].filter(Boolean);
-  const base =
-    s.type === "array" ? `list of ${typeText(s.items as Json)}` : s.type === "object" && s.additionalProperties ? `object of names to ${typeText(s.additionalProperties as Json)}` : String(s.type ?? "value");
-  return limits.length ? `${base} (${limits.join(", ")})` : base;
+  return limits.length ? `${String(s.type)} (${limits.join(", ")})` : String(s.type ?? "value");
+}
+
+/** A table whose cells carry their column's name, so a narrow screen shows each row as labelled lines. */
+function table(columns: string[], rows: string[][]): string {
+  const head = columns.map((c) => `<th>${c}</th>`).join("");
+  const body = rows.map((cells) => `<tr>${cells.map((cell, i) => `<td data-label="${columns[i]}">${cell}</td>`).join("")}</tr>`).join("");
+  return `<div class="table"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 /** The fields of an object schema as a table: name, type, whether it is required, what it means. */
-function fieldTable(s: Json, requiredLabel: string): string {
+function fieldTable(s: Json, requiredLabel: "required" | "always"): string {
   const props = Object.entries((s.properties ?? {}) as Record<string, Json>);
   if (!props.length) return "";
   const required = new Set((s.required ?? []) as string[]);
-  const rows = props.map(
-    ([name, p]) =>
-      `<tr><td><code>${escape(name)}</code></td><td>${typeText(p)}</td><td>${required.has(name) ? requiredLabel : ""}</td><td>${escape(String(p.description ?? (p.anyOf as Json[] | undefined)?.find((b) => b.description)?.description ?? ""))}</td></tr>`,
+  const note = (p: Json) => escape(String(p.description ?? (p.anyOf as Json[] | undefined)?.find((b) => b.description)?.description ?? ""));
+  return table(
+    ["Field", "Type", requiredLabel === "required" ? "Required" : "Always", "Notes"],
+    props.map(([name, p]) => [`<code>${escape(name)}</code>`, typeText(p), required.has(name) ? requiredLabel : "", note(p)]),
   );
-  return `<div class="table"><table><thead><tr><th>Field</th><th>Type</th><th>${requiredLabel === "required" ? "Required" : "Always"}</th><th>Notes</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
 }
 
 function operationSection(method: string, path: string, op: Operation, doc: Document): string {
-  const params = (op.parameters ?? []).map(
-    (p) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${typeText(p.schema)}</td><td>${p.required ? "required" : ""}</td><td>${escape(p.description ?? "")}</td></tr>`,
-  );
+  const params = (op.parameters ?? []).map((p) => [`<code>${escape(p.name)}</code>`, p.in, typeText(p.schema), p.required ? "required" : "", escape(p.description ?? "")]);
   const answers = Object.entries(op.responses).map(([status, r]) => {
     const answer = (typeof (r as Json).$ref === "string" ? doc.components.responses[refName((r as Json).$ref as string)] : r) as Operation["responses"][string];
     const body = answer.content?.["application/json"].schema;
-    return `<tr><td><strong>${status}</strong></td><td>${escape(answer.description)}</td><td>${body ? typeText(body) : ""}</td></tr>`;
+    return [`<strong>${status}</strong>`, escape(answer.description), body ? typeText(body) : ""];
   });
   const body = op.requestBody?.content["application/json"].schema;
+  const description = op.description.replace(/ ?Needs the \S+ permission\.$/, "");
   return `<section class="op" id="${op.operationId}">
 <h3><code>${method.toUpperCase()} ${escape(path)}</code></h3>
 <p class="summary">${escape(op.summary)}</p>
-<p>${escape(op.description.replace(/ ?Needs the \S+ permission\.$/, ""))}</p>
+${description ? `<p>${escape(description)}</p>` : ""}
 <p class="scope">Permission: <code>${escape(op.security[0]!.apiKey[0]!)}</code></p>
-${params.length ? `<h4>Parameters</h4><div class="table"><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Notes</th></tr></thead><tbody>${params.join("")}</tbody></table></div>` : ""}
+${params.length ? `<h4>Parameters</h4>${table(["Name", "In", "Type", "Required", "Notes"], params)}` : ""}
 ${body ? `<h4>Request body (JSON)</h4>${fieldTable(body, "required")}` : ""}
-<h4>Answers</h4><div class="table"><table><thead><tr><th>Status</th><th>Meaning</th><th>Body</th></tr></thead><tbody>${answers.join("")}</tbody></table></div>
+<h4>Answers</h4>${table(["Status", "Meaning", "Body"], answers)}
 </section>`;
 }
 
@@ -245,7 +256,7 @@ function docsPage(doc: Document): string {
     .map(({ tag, ops }) => `<section class="tag" id="tag-${tag.name}"><h2>${escape(tag.name)}</h2><p>${escape(tag.description)}</p>${ops.map((o) => operationSection(o.method, o.path, o.op, doc)).join("\n")}</section>`)
     .join("\n");
   const schemas = Object.entries(doc.components.schemas)
-    .map(([name, s]) => `<section class="schema" id="schema-${name}"><h3>${name}</h3>${escape(String(s.description ?? ""))}${fieldTable(s, "always")}</section>`)
+    .map(([name, s]) => `<section class="schema" id="schema-${name}"><h3>${name}</h3>${s.description ? `<p>${escape(String(s.description))}</p>` : ""}${fieldTable(s, "always")}</section>`)
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(doc.info.title)}</title>
 <style>
@@ -256,6 +267,8 @@ code{font-size:.9em}h3 code{background:#eef2ff;padding:.1rem .4rem;border-radius
 .op{border-left:3px solid #c7d2fe;padding-left:1rem}.table{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid #e5e7eb}th{background:#f9fafb}
 nav ul{padding-left:1.2rem}nav li{margin:.1rem 0}
+@media (max-width:40rem){.op{padding-left:.6rem}thead{display:none}table,tbody,tr,td{display:block}tr{border-bottom:1px solid #e5e7eb;padding:.3rem 0}
+td{border:0;padding:.1rem 0}td:empty{display:none}td::before{content:attr(data-label) ": ";font-weight:600;color:#4b5563}}
 </style>
 </head><body><h1>${escape(doc.info.title)}</h1><p>${escape(doc.info.description)}</p>
 <p>Every answer is JSON. Errors carry <code>message</code> (for a person) and <code>code</code> (for your program). Send an <code>Idempotency-Key</code> header with each POST so a retry never acts twice. The machine-readable document: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${doc.openapi}).</p>

@@ -45,6 +45,7 @@ export const CARDS: readonly IntegrationCard[] = [
       "Create an API key below with the contacts:write and messages:send permissions.",
       "In Shopify Flow (or Zapier/Make), on 'Customer created' or 'Order fulfilled', add an HTTP request step.",
       "Call the contacts upsert or messages endpoint as in the example; send an Idempotency-Key so a retry never texts twice.",
+      'Upsert adds the tags you send to the contact\'s own (a "vip" tag stays); send "replaceTags": true to replace them.',
     ],
     example: (origin) => upsertContact(origin, `{"phone": "+14155550123", "firstName": "Ana", "tags": ["shopify"]}`),
   },
@@ -114,6 +115,7 @@ export const CARDS: readonly IntegrationCard[] = [
     steps: [
       "In a HubSpot workflow, add a 'Send a webhook' action (Operations Hub) or use Zapier/Make.",
       "Call the contacts upsert endpoint with your API key; subscribe a webhook below to contact_opted_out to update HubSpot.",
+      'Upsert adds the tags you send to the contact\'s own; send "replaceTags": true to make them its whole list.',
     ],
     example: (origin) => upsertContact(origin, `{"phone": "+14155550123", "email": "ana@example.com", "tags": ["hubspot"]}`),
   },
