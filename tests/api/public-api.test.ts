@@ -314,6 +314,25 @@ describe("OpenAPI", () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!localhost)[^"]*\.(js|css)/);
   });
 
+  test("each operation refuses a key that lacks the permission the document names", async () => {
+    const doc = (await t.api("/api/openapi.json", { origin: false })).body;
+    const ops = Object.entries(doc.paths).flatMap(([path, o]: [string, any]) => Object.entries(o).map(([method, op]: [string, any]) => ({ path, method, scope: op.security[0].apiKey[0] })));
+    const { acc } = await keyed();
+    const without = new Map<string, string>();
+    for (const scope of ALL) {
+      const k = await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: `Without ${scope}`, permissions: ALL.filter((s) => s !== scope) } });
+      without.set(scope, k.body.key);
+    }
+    const refused: string[] = [];
+    for (const o of ops) {
+      const r = await call(without.get(o.scope)!, o.path.replace("{id}", "x"), o.method.toUpperCase(), o.method === "get" || o.method === "delete" ? undefined : {});
+      refused.push(`${o.method.toUpperCase()} ${o.path} ${r.status} ${r.body.message}`);
+    }
+    expect(refused).toEqual(ops.map((o) => `${o.method.toUpperCase()} ${o.path} 403 This API key lacks the '${o.scope}' permission. Create a key with it under Integrations.`));
+    // Every permission guards some operation: none is documented and never asked for.
+    expect([...new Set(ops.map((o) => o.scope))].sort()).toEqual([...ALL].sort());
+  });
+
   test("a client driven by the document calls every operation successfully, and each answer is the documented one", async () => {
     const { key } = await keyed();
     const doc = (await t.api("/api/openapi.json", { origin: false })).body;
