@@ -6,8 +6,8 @@ import { KEY_QUOTA, KEY_WINDOW_MS } from "./guard";
 import { publicApiRoutes } from "./routes";
 
 type Json = Record<string, unknown>;
-export type Parameter = { name: string; in: "path" | "query" | "header"; required: boolean; description?: string; schema: Json };
-export type Operation = {
+type Parameter = { name: string; in: "path" | "query" | "header"; required: boolean; description?: string; schema: Json };
+type Operation = {
   operationId: string;
   tags: string[];
   summary: string;
@@ -17,7 +17,7 @@ export type Operation = {
   requestBody?: { required: true; content: { "application/json": { schema: Json } } };
   responses: Record<string, { description: string; headers?: Json; content?: { "application/json": { schema: Json } } }>;
 };
-export type Document = {
+type Document = {
   openapi: "3.1.0";
   info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
   servers: { url: string }[];
@@ -65,7 +65,7 @@ function plain(s: unknown, top = false): unknown {
   }
   return Object.fromEntries(
     Object.entries(o)
-      .filter(([k]) => k !== "error" && k !== "nullable" && !(k === "default" && o.format === "integer"))
+      .filter(([k]) => k !== "error" && k !== "nullable")
       .map(([k, v]) => [k, plain(v)]),
   );
 }
