@@ -40,23 +40,26 @@ const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], inval
 /** `lines[i]` is the line number reported for `rows[i]`. */
 export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer): PreparedBatch {
   const b = withLines(lines);
-  for (const row of rows) {
-    const raw = row.phone ? String(row.phone).trim() : "";
-    const phone = raw ? phones.normalize(raw) : null;
+  const raws = rows.map((row) => (row.phone ? String(row.phone).trim() : ""));
+  // Every phone first: a number without its country code is then explained with the codes the batch's numbers have.
+  const valid = raws.map((raw) => (raw ? phones.normalize(raw) : null));
+  rows.forEach((row, i) => {
+    const raw = raws[i]!;
+    const phone = valid[i];
     const first = (row.firstName ?? "").trim();
     const last = (row.lastName ?? "").trim();
     const email = (row.email ?? "").trim();
     const tags = JSON.stringify(row.tags ?? []);
     const custom = row.customFields && Object.keys(row.customFields).length ? JSON.stringify(row.customFields) : "";
     b.phone.push(phone ?? "");
-    b.invalid.push(phone ? "" : raw ? `Invalid phone number: ${raw.slice(0, 40)}` : "Missing phone number");
+    b.invalid.push(phone ? "" : raw ? phones.whyInvalid(raw) : "Missing phone number");
     b.first.push(first);
     b.last.push(last);
     b.email.push(email);
     b.tags.push(tags);
     b.custom.push(custom);
     b.row.push(phone ? JSON.stringify([first, last, email || null, phone, tags, custom]) : "");
-  }
+  });
   return b;
 }
 

@@ -45,7 +45,7 @@ describe("JSON import", () => {
     expect(r.status).toBe(200);
     expect(r.body.results).toMatchObject({ created: 1, updated: 0, duplicates: 2, invalid: 2 });
     expect(r.body.results.duplicateDetails[0]).toMatchObject({ line: 2, attemptedName: "Again", existingName: "Stored One", phone: "+14155550001" });
-    expect(r.body.results.errors).toEqual([{ line: 4, reason: "Invalid phone number: 123" }, { line: 5, reason: "Missing phone number" }]);
+    expect(r.body.results.errors).toEqual([{ line: 4, reason: "Invalid phone number: 123 (too short for a phone number)" }, { line: 5, reason: "Missing phone number" }]);
     const none = await t.api("/api/contacts/import", { method: "POST", token: a.token, body: { contacts: [{ firstName: "x", phone: "" }] } });
     expect(none.status).toBe(400);
     expect(none.body.message).toBe("No valid phone addresses found in the CSV file");
@@ -63,7 +63,7 @@ describe("JSON import", () => {
       () => (t.ctx.db.$client.query("SELECT count(*) AS n FROM contacts WHERE user_id = ?").get(acc.user.id) as { n: number }).n,
       () => t.api("/api/contacts/import", { method: "POST", token: acc.token, body: { contacts: rows } }),
     );
-    expect(r.body.results).toMatchObject({ created: 4_998, duplicates: 1, invalid: 1, errors: [{ line: 5_000, reason: "Invalid phone number: 123" }] });
+    expect(r.body.results).toMatchObject({ created: 4_998, duplicates: 1, invalid: 1, errors: [{ line: 5_000, reason: "Invalid phone number: 123 (too short for a phone number)" }] });
     expect(r.body.results.duplicateDetails).toEqual([expect.objectContaining({ line: ROWS_PER_BATCH + 4, attemptedName: "Again", existingName: "Row3" })]);
     expect(seen.filter((n) => n > 0 && n < 4_998).length).toBeGreaterThanOrEqual(5);
   });

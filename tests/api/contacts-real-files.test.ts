@@ -235,6 +235,38 @@ describe("column mapping", () => {
   });
 });
 
+describe("international lists (issue 28 item 4)", () => {
+  test("'00' before a country code and Mexican mobiles written '+52 1' import; a number without its code says how it was read", async () => {
+    const acc = await t.signUpVerified();
+    const csv = utf8(
+      "name,phone\n" +
+        "Jonas Weber,0049 160 1234567\n" +
+        "Amelia Clarke,0044 7500 123456\n" +
+        "Lucía Hernández,0052 55 1234 5678\n" +
+        "Mateo García,+52 1 55 8765 4321\n" +
+        "Sofía Ruiz,+521 33 1234 5678\n" +
+        "Oliver Brown,07911 123456\n" +
+        "Ava Stone,(415) 555-0123\n",
+    );
+    const job = await importFile(acc, csv);
+    expect(job).toMatchObject({
+      state: "done", rowsRead: 7, created: 6, invalid: 1,
+      errors: [{ line: 7, reason: "Invalid phone number: 07911 123456 (read as a United States number: add +44 or choose the country)" }],
+    });
+    expect((await names(acc)).map((c) => [c.name, c.phone])).toEqual([
+      ["Ava Stone", "+14155550123"],
+      ["Amelia Clarke", "+447500123456"],
+      ["Jonas Weber", "+491601234567"],
+      ["Sofía Ruiz", "+523312345678"],
+      ["Lucía Hernández", "+525512345678"],
+      ["Mateo García", "+525587654321"],
+    ]);
+    // The same numbers written the other way are the same contacts.
+    const again = await importFile(acc, utf8("name,phone\nJonas Weber,+49 160 1234567\nMateo García,+52 55 8765 4321\n"));
+    expect(again).toMatchObject({ created: 0, duplicates: 2, invalid: 0 });
+  });
+});
+
 describe("default country", () => {
   test("with English (United Kingdom) and the default country United States, US numbers without + import", async () => {
     const acc = await t.signUpVerified();
@@ -246,7 +278,7 @@ describe("default country", () => {
 
     const csv = utf8("name,phone\nAva Stone,(415) 555-0123\nLiam Hart,07911 123456\n");
     const job = await importFile(acc, csv);
-    expect(job).toMatchObject({ created: 1, invalid: 1, errors: [{ line: 3, reason: "Invalid phone number: 07911 123456" }] });
+    expect(job).toMatchObject({ created: 1, invalid: 1, errors: [{ line: 3, reason: "Invalid phone number: 07911 123456 (read as a United States number: add its country code (+44 or +964) or choose the country)" }] });
     // One import may override it.
     expect(await importFile(acc, csv, { country: "GB" })).toMatchObject({ created: 1, duplicates: 0, invalid: 1 });
     expect((await names(acc)).map((c) => c.phone)).toEqual(["+14155550123", "+447911123456"]);
