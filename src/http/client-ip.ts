@@ -89,6 +89,18 @@ function canonical(text: string, bytes: Bytes): string {
   return text.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
 }
 
+/**
+ * The key limits and sign-in blocks count a client under. An IPv6 host is given a whole /64 (RFC 6177; SLAAC
+ * and privacy addresses rotate inside it), so one subscriber could take a fresh address for every guess:
+ * keyed by the /64, `2001:db8:1:2::/64`. IPv4 (and IPv4-mapped IPv6) stays one address.
+ */
+export function clientKey(address: string): string {
+  const bytes = parseIp(address);
+  if (!bytes || bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 0xff))) return address;
+  const groups = Array.from({ length: 4 }, (_, i) => ((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!).toString(16));
+  return `${groups.join(":")}::/64`;
+}
+
 const matchers = new WeakMap<readonly string[], Cidr[]>();
 
 /**

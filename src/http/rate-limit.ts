@@ -1,12 +1,12 @@
-import { clientIp } from "./client-ip";
+import { clientIp, clientKey } from "./client-ip";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "./errors";
 
 /**
- * Per-client-address limits on the calls that guess or spam: sign-in, sign-up, 2FA, email verification,
+ * Per-client limits on the calls that guess or spam: sign-in, sign-up, 2FA, email verification,
  * password reset, passkey sign-in, starting Google sign-in, and the open contact and error-report forms. A fixed
- * window per (rule, address), in memory: a restart forgets the counts, which is fine for limits measured in
+ * window per (rule, client: an address, or an IPv6 /64, see clientKey), in memory: a restart forgets the counts, which is fine for limits measured in
  * minutes. Applied in one place: `rateLimit(ctx)` in app.ts.
  */
 
@@ -80,7 +80,7 @@ export class RateLimiter {
     if (!rule) return null;
     const now = this.now();
     if (++this.checks % 1000 === 0) this.sweep(now);
-    const key = `${rule.name}|${client}`;
+    const key = `${rule.name}|${clientKey(client)}`;
     let bucket = this.buckets.get(key);
     if (!bucket || bucket.resetAt <= now) {
       bucket = { count: 0, resetAt: now + rule.windowMs };

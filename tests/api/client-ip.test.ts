@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { parseCidr, resolveClientIp } from "../../src/http/client-ip";
+import { clientKey, parseCidr, resolveClientIp } from "../../src/http/client-ip";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 // Every wrong password costs a real argon2 check.
@@ -35,6 +35,21 @@ describe("resolveClientIp(request, peer, trustedProxies)", () => {
     expect(parseCidr("fd00::/8")?.prefix).toBe(8);
     expect(parseCidr("::/0")?.prefix).toBe(0);
     for (const bad of ["", "x", "10.0.0.0/33", "::/129", "1.2.3.4.5", "1::2::3", "12345::", "10.0.0.0/", "/8"]) expect(parseCidr(bad)).toBeNull();
+  });
+});
+
+describe("clientKey(address): what limits and blocks count a client under", () => {
+  test.each([
+    ["IPv4 is one address", "203.0.113.7", "203.0.113.7"],
+    ["an IPv6 address is its /64", "2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"],
+    ["another address in the same /64 is the same client", "2001:db8:1:2::1", "2001:db8:1:2::/64"],
+    ["the next /64 is another client", "2001:db8:1:3::1", "2001:db8:1:3::/64"],
+    ["zeros and compression in the prefix", "2001:db8::5", "2001:db8:0:0::/64"],
+    ["loopback", "::1", "0:0:0:0::/64"],
+    ["IPv4-mapped IPv6 stays the IPv4 address", "::ffff:203.0.113.7", "::ffff:203.0.113.7"],
+    ["not an address: unchanged", "unknown", "unknown"],
+  ] as const)("%s", (_what, address, key) => {
+    expect(clientKey(address)).toBe(key);
   });
 });
 
@@ -79,5 +94,24 @@ describe("through the server", () => {
     plain.ctx.now = () => Date.now() + 3_600_000;
     for (let i = 0; i < 10; i++) expect((await wrongSignIn(plain, ghost(), `203.0.113.${30 + i}`)).status).toBe(401);
     expect((await wrongSignIn(plain, ghost(), "203.0.113.50")).status).toBe(429);
+  });
+
+  test("an IPv6 client is counted by its /64: new addresses inside it share one sign-in block and one rate limit", async () => {
+    const a = await proxied.signUpVerified();
+    // Five wrong passwords, each from a new address of 2001:db8:7:1::/64: the fifth is the block.
+    for (let i = 1; i < 5; i++) expect((await wrongSignIn(proxied, a.email, `2001:db8:7:1::${i}`)).status).toBe(401);
+    const blocked = await wrongSignIn(proxied, a.email, "2001:db8:7:1:ffff::5");
+    expect(blocked.status).toBe(423);
+    expect(proxied.logs).toContain(`sign-in blocked for ${a.email} from 2001:db8:7:1::/64 after 5 failed attempts (1 min)`);
+    // The owner from another /64 signs in.
+    const owner = await proxied.api("/api/auth/login", { body: { email: a.email, password: a.password }, headers: { "x-forwarded-for": "2001:db8:7:2::1" } });
+    expect(owner.status).toBe(200);
+
+    // Rate limit: 10 sign-ins per minute per /64, whatever address inside it asks.
+    const ghost = () => `nobody-${Math.random().toString(36).slice(2)}@example.com`;
+    proxied.ctx.now = () => Date.now() + 7_200_000;
+    for (let i = 0; i < 10; i++) expect((await wrongSignIn(proxied, ghost(), `2001:db8:9:9::${i + 1}`)).status).toBe(401);
+    expect((await wrongSignIn(proxied, ghost(), "2001:db8:9:9:1:2:3:4")).status).toBe(429);
+    expect((await wrongSignIn(proxied, ghost(), "2001:db8:9:a::1")).status).toBe(401);
   });
 });

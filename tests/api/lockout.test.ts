@@ -5,8 +5,11 @@ import {
   FAILURES_PER_ADDRESS,
   FIRST_BLOCK_MS,
   MAX_BLOCK_MS,
+  MAX_EMAILS,
+  attemptPassword,
   verifyLoginPassword,
 } from "../../src/auth/lockout";
+import type { AppContext } from "../../src/context";
 import { HttpError } from "../../src/http/errors";
 import { findUserById } from "../../src/users/queries";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
@@ -225,5 +228,37 @@ describe("the shared password step", () => {
     const res = await signIn(account, "a-brand-new-secret", from);
     expect(res.status).toBe(200);
     expect(res.body.token).toBeString();
+  });
+});
+
+describe("the store's bound", () => {
+  // attemptPassword only reads the clock and logs; a hash this cheap lets thousands of emails fail in a second.
+  const store = { now: () => 0, log: () => undefined } as unknown as AppContext;
+  let cheapHash: string;
+  beforeAll(async () => {
+    cheapHash = await Bun.password.hash("right-password", { algorithm: "argon2id", memoryCost: 8, timeCost: 1 });
+  });
+  const attempt = (email: string, from: string, password = "wrong-password") =>
+    attemptPassword(store, email, cheapHash, password, from).then(
+      (ok) => (ok ? 200 : 401),
+      (e: HttpError) => e.status,
+    );
+  const fill = async (prefix: string, from: string) => {
+    for (let i = 0; i <= MAX_EMAILS; i++) expect(await attempt(`${prefix}-${i}@example.com`, from)).toBe(401);
+  };
+
+  test("emails that block nothing are forgotten oldest first once 5,000 are remembered", async () => {
+    for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect(await attempt("counted@example.com", "192.0.2.1")).toBe(401);
+    await fill("filler-a", "192.0.2.2");
+    // Its four failures are gone: four more do not block.
+    for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect(await attempt("counted@example.com", "192.0.2.1")).toBe(401);
+  });
+
+  test("a blocked email is never the one forgotten: filling the store with other emails does not lift the block", async () => {
+    for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect(await attempt("target@example.com", "192.0.2.9")).toBe(401);
+    expect(await attempt("target@example.com", "192.0.2.9")).toBe(423);
+    await fill("filler-b", "192.0.2.9");
+    await fill("filler-c", "192.0.2.9");
+    expect(await attempt("target@example.com", "192.0.2.9", "right-password")).toBe(423);
   });
 });
