@@ -185,7 +185,7 @@ test("a campaign whose every message failed at the provider says so, not that no
 test("the create dialog validates, saves a draft, and the draft can be deleted", async ({ page }) => {
   await app.signUp(page, { email: `drafts${Date.now()}@example.com` });
   await page.goto(`${app.url}/sms-campaigns`);
-  await page.getByRole("button", { name: "Create Campaign" }).first().click();
+  await page.getByRole("button", { name: "Full Campaign Form" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Create Campaign" });
   await expect(dialog.getByText("You have no sender numbers yet")).toBeVisible();
 

@@ -137,7 +137,7 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
 
   // The create dialog says the same before anything is sent, with a From select wide enough for the name.
   await nav.getByRole("link", { name: "Send Messages" }).click();
-  await page.getByRole("button", { name: "Create Campaign" }).first().click();
+  await page.getByRole("button", { name: "Full Campaign Form" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Create Campaign" });
   await dialog.getByLabel("Campaign name").fill("Tulip week");
   await dialog.getByLabel("Message").fill("Hi [Name], tulip week starts at [Business]!");

@@ -124,12 +124,19 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
         <div>
           <h1 className="text-2xl font-bold">SMS Campaigns</h1>
           <p className="text-slate-600">Write a text, choose who gets it, and send it now or later.</p>
+          <p className="mt-1 text-sm text-slate-500" data-testid="campaign-buttons-help">
+            <strong className="font-medium text-slate-700">New SMS Campaign</strong> walks you through it in four steps.{" "}
+            <strong className="font-medium text-slate-700">Full Campaign Form</strong> puts everything on one page: a
+            name, typed or uploaded numbers, drafts.
+          </p>
         </div>
         <div className="flex flex-wrap gap-2">
           <Button variant="secondary" onClick={openCreate}>
-            Create Campaign
+            Full Campaign Form
           </Button>
-          <Button onClick={() => setWizardOpen(true)}>New SMS Campaign</Button>
+          <Button onClick={() => setWizardOpen(true)}>
+            New SMS Campaign
+          </Button>
         </div>
       </div>
 
@@ -173,9 +180,11 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
               <p className="mt-1 text-sm text-slate-600">Send your first text to your customers in four short steps.</p>
               <div className="mt-4 flex flex-wrap justify-center gap-2">
                 <Button variant="secondary" onClick={openCreate}>
-                  Create Campaign
+                  Full Campaign Form
                 </Button>
-                <Button onClick={() => setWizardOpen(true)}>New SMS Campaign</Button>
+                <Button onClick={() => setWizardOpen(true)}>
+                  New SMS Campaign
+                </Button>
               </div>
             </>
           )}
@@ -212,7 +221,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
       )}
       {wizardOpen && (
         <CampaignWizard
-          key={`${wizard?.type}:${wizard?.message}:${wizard?.contact?.id}`}
+          key={`${wizard?.type}:${wizard?.message}:${wizard?.contact?.id}:${wizard?.segmentId}`}
           onClose={closeWizard}
           onSent={() => void list.reload()}
           user={user}
@@ -235,11 +244,18 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
 }
 
 /**
- * /simple-campaign-wizard: the campaign screen opened on the wizard, prefilled from `?message=` and `?type=`, and
- * addressed to one contact with `?contactId=&name=` (a contact's "Send Message").
+ * /simple-campaign-wizard: the campaign screen opened on the wizard, prefilled from `?message=` and `?type=`,
+ * addressed to one contact with `?contactId=&name=` (a contact's "Send Message") or to a saved segment with
+ * `?segmentId=` (a segment's "Send to this segment").
  */
 export function CampaignWizardPage() {
-  const search = useSearch({ strict: false }) as { message?: unknown; type?: unknown; contactId?: unknown; name?: unknown };
+  const search = useSearch({ strict: false }) as {
+    message?: unknown;
+    type?: unknown;
+    contactId?: unknown;
+    name?: unknown;
+    segmentId?: unknown;
+  };
   const message =
     search.message === undefined || search.message === null ? undefined : String(search.message).slice(0, MAX_MESSAGE);
   const type = isCampaignType(search.type) ? search.type : undefined;
@@ -247,13 +263,16 @@ export function CampaignWizardPage() {
     typeof search.contactId === "string" && search.contactId
       ? { id: search.contactId.slice(0, 64), name: String(search.name ?? "").slice(0, 200) }
       : undefined;
-  const [prefill, setPrefill] = useState<WizardPrefill>({ message, type, contact });
+  const segmentId = typeof search.segmentId === "string" && search.segmentId ? search.segmentId.slice(0, 64) : undefined;
+  const [prefill, setPrefill] = useState<WizardPrefill>({ message, type, contact, segmentId });
   useEffect(
     () =>
       setPrefill((p) =>
-        p.message === message && p.type === type && p.contact?.id === contact?.id ? p : { message, type, contact },
+        p.message === message && p.type === type && p.contact?.id === contact?.id && p.segmentId === segmentId
+          ? p
+          : { message, type, contact, segmentId },
       ),
-    [message, type, contact?.id],
+    [message, type, contact?.id, segmentId],
   );
   return <CampaignsPage wizard={prefill} />;
 }

@@ -1,7 +1,8 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { ReactNode } from "react";
 import { PhoneInput, phoneToSubmit, type PhoneValue } from "../../../components/phone-input";
-import { Button, cx, Field, Input, Spinner } from "../../../components/ui";
+import { Button, cx, Field, Input, Select, Spinner } from "../../../components/ui";
+import type { SegmentView } from "../../../api/segments";
 import type { User } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { AudienceOption, ContactPicker, type ChosenContacts } from "./contact-picker";
@@ -17,13 +18,15 @@ import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
 export const MAX_MESSAGE = 300;
 export const STEPS = ["Choose Type", "Write Message", "Select Audience", "Review & Send"] as const;
 
-type AudienceChoice = PresetAudience | "custom" | "single";
+type AudienceChoice = PresetAudience | "segment" | "custom" | "single";
 
 /** Everything the wizard collects before it creates and sends the campaign. */
 export type WizardDraft = {
   type: CampaignType | null;
   message: string;
   audience: AudienceChoice | null;
+  /** The saved segment chosen when the audience is "segment". */
+  segmentId: string;
   sendTime: "now" | "later";
   scheduledTime: string;
   selectedContacts: ChosenContacts;
@@ -198,18 +201,24 @@ export function MessageStep({
   );
 }
 
+/** The account's saved segments as the wizard reads them (useSegments). */
+export type SegmentList = { data: SegmentView[]; loading: boolean; error: Error | null };
+
 export function AudienceStep({
   draft,
   set,
   counts,
+  segments,
   user,
 }: {
   draft: WizardDraft;
   set: SetDraft;
   counts: ReturnType<typeof useAudienceCounts>;
+  segments: SegmentList;
   user: User;
 }) {
   const locale = user.locale;
+  const chosenSegment = segments.data.find((s) => s.id === draft.segmentId);
   return (
     <div className="space-y-5">
       <div className="space-y-2" role="radiogroup" aria-label="Audience">
@@ -227,6 +236,32 @@ export function AudienceStep({
             locale={locale}
           />
         ))}
+        <AudienceOption
+          name="wizard-audience"
+          checked={draft.audience === "segment"}
+          onSelect={() => set({ audience: "segment" })}
+          label="A segment"
+          description="Contacts matching one of your saved segments"
+          count={chosenSegment ? chosenSegment.contactCount : undefined}
+          locale={locale}
+        >
+          {segments.error ? (
+            <p className="text-sm text-red-600">Could not load your segments: {segments.error.message}</p>
+          ) : segments.data.length === 0 ? (
+            <p className="text-sm text-slate-600">
+              {segments.loading ? "Loading segments…" : "You have no segments yet. Create one under Contact Segments."}
+            </p>
+          ) : (
+            <Select aria-label="Segment" value={draft.segmentId} onChange={(e) => set({ segmentId: e.target.value })}>
+              <option value="">Choose a segment…</option>
+              {segments.data.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name} ({formatNumber(s.contactCount, locale)})
+                </option>
+              ))}
+            </Select>
+          )}
+        </AudienceOption>
         <AudienceOption
           name="wizard-audience"
           checked={draft.audience === "custom"}
@@ -307,6 +342,7 @@ export function ReviewStep({
   content,
   recipients,
   senders,
+  segmentName,
   delivery,
   user,
 }: {
@@ -314,6 +350,8 @@ export function ReviewStep({
   content: string;
   recipients: number | null;
   senders: ReturnType<typeof useSenders>;
+  /** The chosen segment's name, when the audience is a segment. */
+  segmentName: string | null;
   delivery: Delivery;
   user: User;
 }) {
@@ -330,7 +368,9 @@ export function ReviewStep({
       ? `${draft.singleContactName.trim() || "One person"} (${formatPhone(singlePhone(draft.singleContactPhone))})`
       : draft.audience === "custom"
         ? "Chosen contacts"
-        : (PRESET_AUDIENCES.find((a) => a.kind === draft.audience)?.label ?? "");
+        : draft.audience === "segment"
+          ? `Segment: ${segmentName ?? "—"}`
+          : (PRESET_AUDIENCES.find((a) => a.kind === draft.audience)?.label ?? "");
   const when =
     draft.sendTime === "later"
       ? formatDateTime(zonedInputToIso(draft.scheduledTime, user.timezone), user.locale, user.timezone)

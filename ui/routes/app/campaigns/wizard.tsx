@@ -4,6 +4,7 @@ import { formatDate } from "../../../../src/users/regional-options";
 import { emptyPhone, regionOfLocale } from "../../../components/phone-input";
 import { Button, Spinner } from "../../../components/ui";
 import { createCampaign, saveCampaign, sendCampaign } from "../../../api/campaigns";
+import { useSegments } from "../../../api/segments";
 import { ApiError, errorMessage } from "../../../lib/api";
 import type { User } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
@@ -14,7 +15,8 @@ import { useAudienceCounts, useSendingSettings, useSenders } from "./senders";
 import { typeLabel, type CampaignType } from "./wizard-samples";
 import { AudienceStep, MessageStep, ReviewStep, singlePhone, StepList, STEPS, TypeStep, type WizardDraft } from "./wizard-steps";
 
-export type WizardPrefill = { message?: string; type?: CampaignType; contact?: { id: string; name: string } };
+/** What the wizard opens with: a message and type (a template), one contact, or a segment ("Send to this segment"). */
+export type WizardPrefill = { message?: string; type?: CampaignType; contact?: { id: string; name: string }; segmentId?: string };
 
 /** What step `step` still needs before Continue; null when it is complete. */
 function missing(step: number, d: WizardDraft, hasNumbers: boolean, timeZone: string): string | null {
@@ -27,6 +29,7 @@ function missing(step: number, d: WizardDraft, hasNumbers: boolean, timeZone: st
     if (!d.audience) return "Choose who receives the message.";
     if (d.audience === "single" && !singlePhone(d.singleContactPhone)) return "Enter a valid phone number.";
     if (d.audience === "custom" && d.selectedContacts.size === 0) return "Choose at least one contact.";
+    if (d.audience === "segment" && !d.segmentId) return "Choose a segment.";
     if (d.sendTime === "later") {
       const at = zonedInputToIso(d.scheduledTime, timeZone);
       if (!at) return "Choose when to send.";
@@ -40,6 +43,7 @@ function audienceOf(d: WizardDraft): { audience: Audience; recipients: string[] 
   if (d.audience === "single") return { audience: { kind: "manual" }, recipients: [singlePhone(d.singleContactPhone)!] };
   if (d.audience === "custom")
     return { audience: { kind: "contacts", contactIds: [...d.selectedContacts.keys()] }, recipients: [] };
+  if (d.audience === "segment") return { audience: { kind: "segment", segmentId: d.segmentId }, recipients: [] };
   return { audience: { kind: d.audience as PresetAudience }, recipients: [] };
 }
 
@@ -58,13 +62,16 @@ export function CampaignWizard({
   const navigate = useNavigate();
   const senders = useSenders();
   const counts = useAudienceCounts();
+  const segmentsApi = useSegments();
+  const segments = { data: segmentsApi.data?.data ?? [], loading: segmentsApi.loading, error: segmentsApi.error };
   const settings = useSendingSettings();
   const optOutDefault = settings.loading && !settings.data ? null : settings.data?.appendOptOut !== false;
   const region = regionOfLocale(user.locale) ?? "US";
   const initial = (): WizardDraft => ({
     type: prefill?.type ?? null,
     message: prefill?.message ?? "",
-    audience: prefill?.contact ? "custom" : null,
+    audience: prefill?.contact ? "custom" : prefill?.segmentId ? "segment" : null,
+    segmentId: prefill?.segmentId ?? "",
     sendTime: "now",
     scheduledTime: "",
     selectedContacts: new Map(prefill?.contact ? [[prefill.contact.id, prefill.contact.name]] : []),
@@ -93,6 +100,7 @@ export function CampaignWizard({
   const recipientCount = (): number | null => {
     if (draft.audience === "single") return 1;
     if (draft.audience === "custom") return draft.selectedContacts.size;
+    if (draft.audience === "segment") return segments.data.find((s) => s.id === draft.segmentId)?.contactCount ?? null;
     if (!draft.audience) return 0;
     return counts.data ? counts.data[draft.audience] : null;
   };
@@ -210,13 +218,14 @@ export function CampaignWizard({
     >
       {step === 0 && <TypeStep value={draft.type} onChange={(type) => set({ type })} />}
       {step === 1 && <MessageStep draft={draft} set={set} senders={senders} delivery={delivery} />}
-      {step === 2 && <AudienceStep draft={draft} set={set} counts={counts} user={user} />}
+      {step === 2 && <AudienceStep draft={draft} set={set} counts={counts} segments={segments} user={user} />}
       {step === 3 && (
         <ReviewStep
           draft={draft}
           content={finalContent()}
           recipients={delivery.data?.total ?? recipientCount()}
           senders={senders}
+          segmentName={segments.data.find((s) => s.id === draft.segmentId)?.name ?? null}
           delivery={delivery}
           user={user}
         />

@@ -1,4 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
+import { Link } from "@tanstack/react-router";
 import { useState, type FormEvent } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
@@ -329,7 +330,16 @@ export function SegmentsPage() {
                   Updated {s.lastUpdated ? timeAgo(s.lastUpdated).toLowerCase() : "never"}
                 </p>
               </div>
-              <div className="flex gap-2">
+              <div className="flex flex-wrap gap-2">
+                {/* The campaign wizard, opened with this segment as its audience. */}
+                <Link
+                  to="/simple-campaign-wizard"
+                  search={{ segmentId: s.id }}
+                  aria-label={`Send to this segment: ${s.name}`}
+                  className="rounded-lg bg-brand-600 px-3 py-2 text-sm font-medium text-white hover:bg-brand-700"
+                >
+                  Send to this segment
+                </Link>
                 <Button
                   variant="secondary"
                   aria-label={`Refresh ${s.name}`}
