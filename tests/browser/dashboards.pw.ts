@@ -46,7 +46,7 @@ async function screenshots(page: Page, name: string) {
     // Nothing wider than the screen: a phone never scrolls sideways.
     const wide = await page.evaluate(() =>
       [...document.querySelectorAll("body *")]
-        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest(".overflow-x-auto, .sr-only"))
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest(".overflow-x-auto, .overflow-auto, .sr-only"))
         .slice(0, 5)
         .map((e) => `${e.tagName}.${e.className}`.slice(0, 120)),
     );

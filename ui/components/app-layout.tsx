@@ -44,7 +44,7 @@ const ACCOUNT: Entry[] = [
 function NavGroup({ title, entries, onNavigate }: { title?: string; entries: Entry[]; onNavigate: () => void }) {
   return (
     <div className="space-y-0.5">
-      {title && <p className="px-3 pt-3 text-xs font-semibold uppercase tracking-wide text-slate-400">{title}</p>}
+      {title && <p className="px-3 pt-3 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</p>}
       {entries.map((e) => (
         <Link
           key={e.to}

@@ -28,18 +28,21 @@ export function ChatAvatar({
   );
 }
 
+/** A count as the pill shows it: "99+" above 99. */
+export const countText = (count: number) => (count > 99 ? "99+" : String(count));
+
 /** A count on a dark pill; nothing at zero. "99+" above 99. */
 export function CountPill({ count, label, className }: { count: number; label: string; className?: string }) {
   if (count <= 0) return null;
   return (
     <span
-      aria-label={`${count} ${label}`}
+      aria-label={`${countText(count)} ${label}`}
       className={cx(
         "min-w-5 rounded-full bg-red-600 px-1.5 text-center text-[11px] font-semibold leading-5 text-white",
         className,
       )}
     >
-      {count > 99 ? "99+" : count}
+      {countText(count)}
     </span>
   );
 }

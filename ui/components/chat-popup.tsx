@@ -4,7 +4,7 @@ import { useConversation, useConversations, type ConversationView } from "../api
 import { auth } from "../lib/auth";
 import { formatPhone } from "../routes/app/contacts/model";
 import { askNotificationPermission, notificationPermission } from "./chat-alerts";
-import { ConversationSummary, CountPill } from "./chat-avatar";
+import { ConversationSummary, CountPill, countText } from "./chat-avatar";
 import { ConnectionDot } from "./chat-connection";
 import { inboxVersion, pageThread, popup, startInbox, unreadTotal } from "./chat-store";
 import { toasts } from "../lib/toast";
@@ -58,7 +58,8 @@ export function ChatPopup() {
           pickUnread = popup.value.conversationId === null;
           popup.value = { ...popup.value, open: true, minimised: false, auto: false };
         }}
-        aria-label={unread > 0 ? `Open chat (${unread} unread)` : "Open chat"}
+        // The name contains what the button shows (the pill's "99+"): speech input users say what they see.
+        aria-label={unread > 0 ? `Open chat (${countText(unread)} unread)` : "Open chat"}
         className={cx(
           "fixed right-4 z-40 flex h-14 w-14 items-center justify-center rounded-full bg-brand-600 text-white shadow-lg transition-[bottom] hover:bg-brand-700 focus:outline-none focus-visible:ring-4 focus-visible:ring-brand-500/40",
           lift,

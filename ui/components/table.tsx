@@ -1,9 +1,13 @@
 import type { ReactNode } from "react";
+import { ScrollBox } from "./scroll-box";
 
-/** A plain table with a header row of column names; the rows are the caller's <tr>s. Scrolls sideways on a phone. */
-export function Table({ head, children, label }: { head: readonly string[]; children: ReactNode; label?: string }) {
+/**
+ * A plain table with a header row of column names; the rows are the caller's <tr>s. Scrolls sideways on a phone,
+ * in a box a keyboard can reach; the label names both.
+ */
+export function Table({ head, children, label }: { head: readonly string[]; children: ReactNode; label: string }) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollBox label={label}>
       <table className="w-full text-left text-sm" aria-label={label}>
         <thead className="border-b text-xs uppercase text-slate-500">
           <tr>
@@ -16,6 +20,6 @@ export function Table({ head, children, label }: { head: readonly string[]; chil
         </thead>
         <tbody className="divide-y">{children}</tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

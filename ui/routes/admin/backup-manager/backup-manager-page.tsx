@@ -15,6 +15,7 @@ import {
   type BackupSchedule,
 } from "../../../api/backups";
 import { useConfirm } from "../../../components/confirm-dialog";
+import { ScrollBox } from "../../../components/scroll-box";
 import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
@@ -114,7 +115,8 @@ export function BackupManagerPage() {
 
       {list.error && <Alert>{list.error.message}</Alert>}
       {list.data && <BackupAgeCard lastDrilled={list.data.lastDrilled} />}
-      <Card className="overflow-x-auto">
+      <Card>
+        <ScrollBox label="Backups">
         <table className="w-full text-left text-sm">
           <thead className="border-b text-xs uppercase text-slate-500">
             <tr>
@@ -217,6 +219,7 @@ export function BackupManagerPage() {
             ))}
           </tbody>
         </table>
+        </ScrollBox>
       </Card>
       <ScheduleCard />
       <RemoteCard />

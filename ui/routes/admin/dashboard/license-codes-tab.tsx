@@ -153,7 +153,7 @@ export function LicenseCodesTab() {
           </Select>
         </div>
         {list.error && <Alert>{list.error.message}</Alert>}
-        <Table head={["Code", "Plan", "Days", "Status", "Redeemed by", "Created", ""]}>
+        <Table head={["Code", "Plan", "Days", "Status", "Redeemed by", "Created", ""]} label="License codes">
           {list.data?.data.map((c) => (
             <tr key={c.code}>
               <td className="px-2 py-2 font-mono">{c.code}</td>

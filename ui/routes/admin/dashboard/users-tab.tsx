@@ -75,7 +75,7 @@ export function UsersTab() {
         <p className="text-slate-500">Loading users...</p>
       ) : (
         <>
-          <Table head={["User", "Role", "Status", "Plan", "2FA", "Joined", "Actions"]}>
+          <Table head={["User", "Role", "Status", "Plan", "2FA", "Joined", "Actions"]} label="Users">
             {list.data?.data.map((u) => (
               <tr key={u.id} data-testid="admin-user-row">
                 <td className="px-2 py-2">

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
 import { Badge } from "../../../components/badge";
 import { Menu } from "../../../components/menu";
+import { ScrollBox } from "../../../components/scroll-box";
 import { cx } from "../../../components/ui";
 import { contactName, contactType, formatPhone, type Contact } from "./model";
 
@@ -127,7 +128,7 @@ function ContactCards({ rows, selected, onToggle, actions, dateFormat, timeZone 
 function ContactTable({ rows, selected, onToggle, onSelectAll, actions, dateFormat, timeZone }: ListProps) {
   const allSelected = rows.length > 0 && rows.every((c) => selected.has(c.id));
   return (
-    <div className="overflow-x-auto">
+    <ScrollBox label="Contacts">
       <table className="w-full text-left text-sm">
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
           <tr>
@@ -175,6 +176,6 @@ function ContactTable({ rows, selected, onToggle, onSelectAll, actions, dateForm
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { ScrollBox } from "../../../components/scroll-box";
 import { Alert, Button, cx, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { fetchImportJob } from "../../../api/contacts";
 import { errorMessage } from "../../../lib/api";
@@ -433,7 +434,7 @@ function MappingStep({
 
       <div>
         <p className="text-sm font-medium text-slate-700">First rows as they will be imported</p>
-        <div className="mt-1 overflow-x-auto rounded-lg border border-slate-200">
+        <ScrollBox label="First rows as they will be imported" className="mt-1 rounded-lg border border-slate-200">
           <table className="w-full text-left text-xs" data-testid="import-preview">
             <thead className="bg-slate-50 text-slate-500">
               <tr>
@@ -452,7 +453,7 @@ function MappingStep({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </div>
 
       <div className="grid gap-3 sm:grid-cols-2">

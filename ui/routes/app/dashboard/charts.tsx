@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import uPlot from "uplot";
+import { ScrollBox } from "../../../components/scroll-box";
 import { Card, cx } from "../../../components/ui";
 
 /** uPlot's layout rules (from uPlot.min.css, v1.6): the legend is ours, in React, so its rules are left out. */
@@ -120,41 +121,48 @@ function UplotChart({
   );
 }
 
-/** The data of a chart as a table: a row per day, a column per series. */
-function ChartTable({ dates, series, locale, percent, caption, className }: { dates: string[]; series: ChartSeries[]; locale: string; percent?: boolean; caption: string; className?: string }) {
+/**
+ * The data of a chart as a table: a row per day, a column per series. Under the chart it is for screen readers only
+ * (no box to scroll); shown on its own it scrolls in a box a keyboard can reach.
+ */
+function ChartTable({ dates, series, locale, percent, caption, screenReaderOnly }: { dates: string[]; series: ChartSeries[]; locale: string; percent?: boolean; caption: string; screenReaderOnly?: boolean }) {
   const format = (v: number | null) => (v === null ? "—" : percent ? `${v}%` : new Intl.NumberFormat(locale).format(v));
-  return (
-    <div className={cx("max-h-72 overflow-auto", className)}>
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead className="sticky top-0 bg-white text-xs uppercase text-slate-500">
-          <tr>
-            <th scope="col" className="px-2 py-1.5 font-medium">
-              Day
+  const table = (
+    <table className="w-full text-left text-sm">
+      <caption className="sr-only">{caption}</caption>
+      <thead className="sticky top-0 bg-white text-xs uppercase text-slate-500">
+        <tr>
+          <th scope="col" className="px-2 py-1.5 font-medium">
+            Day
+          </th>
+          {series.map((s) => (
+            <th key={s.label} scope="col" className="px-2 py-1.5 text-right font-medium">
+              {s.label}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {dates.map((d, i) => (
+          <tr key={d}>
+            <th scope="row" className="px-2 py-1 font-normal text-slate-600">
+              {shortDate(d, locale)}
             </th>
             {series.map((s) => (
-              <th key={s.label} scope="col" className="px-2 py-1.5 text-right font-medium">
-                {s.label}
-              </th>
+              <td key={s.label} className="px-2 py-1 text-right tabular-nums">
+                {format(s.values[i] ?? null)}
+              </td>
             ))}
           </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {dates.map((d, i) => (
-            <tr key={d}>
-              <th scope="row" className="px-2 py-1 font-normal text-slate-600">
-                {shortDate(d, locale)}
-              </th>
-              {series.map((s) => (
-                <td key={s.label} className="px-2 py-1 text-right tabular-nums">
-                  {format(s.values[i] ?? null)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </table>
+  );
+  if (screenReaderOnly) return <div className="sr-only">{table}</div>;
+  return (
+    <ScrollBox label={`${caption}: table`} className="max-h-72">
+      {table}
+    </ScrollBox>
   );
 }
 
@@ -215,7 +223,7 @@ export function ChartCard({
         ) : view === "chart" ? (
           <>
             <UplotChart dates={dates} series={series} kind={kind} locale={locale} percent={percent} label={`${title}: chart; the same figures follow as a table`} />
-            <ChartTable dates={dates} series={series} locale={locale} percent={percent} caption={title} className="sr-only" />
+            <ChartTable dates={dates} series={series} locale={locale} percent={percent} caption={title} screenReaderOnly />
           </>
         ) : (
           <ChartTable dates={dates} series={series} locale={locale} percent={percent} caption={title} />

@@ -6,6 +6,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
 import { useMemo, useState, type ReactNode } from "react";
+import { ScrollBox } from "../../../components/scroll-box";
 import { Tabs } from "../../../components/tabs";
 import { Button, Card } from "../../../components/ui";
 import { RANGES, useOverview, useSeries, type Range, type Series } from "../../../api/results";
@@ -226,7 +227,7 @@ const WIDE = "hidden sm:table-cell";
 
 function CampaignTable({ label, head, rows }: { label: string; head: [string, string?][]; rows: { id: string; testId: string; cells: ReactNode[] }[] }) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollBox label={label}>
       <table className="w-full text-left text-sm" aria-label={label}>
         <thead className="border-b border-slate-200 text-xs uppercase text-slate-500">
           <tr>
@@ -250,6 +251,6 @@ function CampaignTable({ label, head, rows }: { label: string; head: [string, st
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

@@ -18,7 +18,14 @@ function Example({ card }: { card: IntegrationCard }) {
   };
   return (
     <div className="relative">
-      <pre className="overflow-x-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100">{text}</pre>
+      {/* Focusable: a long line scrolls sideways, and a keyboard must reach it. */}
+      <pre
+        tabIndex={0}
+        aria-label={`${card.name} example`}
+        className="overflow-x-auto rounded-lg bg-slate-900 p-3 text-xs text-slate-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-sky-400"
+      >
+        {text}
+      </pre>
       <Button variant="secondary" className="absolute right-2 top-2 px-2 py-1 text-xs" onClick={copy} aria-label={`Copy the ${card.name} example`}>
         Copy
       </Button>
