@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import { clientKey } from "../http/client-ip";
 import { HttpError } from "../http/errors";
-import { findUserById, normalizeEmail, type User } from "../users/queries";
+import { findUserById, normalizeEmail } from "../users/queries";
 import { verifyAgainstDecoy, verifyPassword } from "./passwords";
 
 /**
@@ -144,11 +144,6 @@ export async function attemptPassword(
   // Only the failure that starts a block says so; the ones already in flight just failed.
   if (addressBlock || accountBlock) throw lockedError(Math.max(addressBlock, accountBlock), now);
   return false;
-}
-
-/** The password step of the user sign-in: 423 while blocked, 401 'Invalid credentials' for a wrong password. */
-export async function verifyLoginPassword(ctx: AppContext, user: User, password: string, address: string): Promise<void> {
-  if (!(await attemptPassword(ctx, user.email, user.passwordHash, password, address))) throw new HttpError(401, INVALID_CREDENTIALS);
 }
 
 /** Lifts every block and count of this account: whoever guessed does not know the password a reset just set. */

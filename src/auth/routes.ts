@@ -6,7 +6,7 @@ import { clientIp } from "../http/client-ip";
 import { findUserByEmail, findUserById, insertUser, publicUser } from "../users/queries";
 import { checkVerificationCode, sendVerificationCode } from "./email-verification";
 import { authGuard } from "./guard";
-import { attemptPassword, INVALID_CREDENTIALS, verifyLoginPassword } from "./lockout";
+import { attemptPassword, INVALID_CREDENTIALS } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
 import { listPasskeys } from "./passkeys";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
@@ -97,13 +97,11 @@ export function authRoutes(ctx: AppContext) {
         // No account has such an email: answered before the password check (and its hashing) costs anything.
         if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
         const user = findUserByEmail(ctx, email);
-        // An unknown email is counted and blocked like a real one: blocks never tell which emails have accounts.
-        if (!user) {
-          await attemptPassword(ctx, email, null, password, clientIp(request));
-          throw new HttpError(401, INVALID_CREDENTIALS);
-        }
-        if (!user.passwordHash) throw new HttpError(400, GOOGLE_ACCOUNT, { authProvider: "google" });
-        await verifyLoginPassword(ctx, user, password, clientIp(request));
+        // Every email takes one path: the throttled argon2 check (against the decoy hash when there is no account or
+        // it signs in with Google only), then the same 401. Answers and their time never tell which emails have
+        // accounts or how they sign in.
+        const ok = await attemptPassword(ctx, email, user?.passwordHash ?? null, password, clientIp(request));
+        if (!ok || !user) throw new HttpError(401, INVALID_CREDENTIALS);
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
         if (isTwoFactorEnabled(ctx, user.id)) {
           // No session yet: the code step (/login/2fa) must follow within 5 minutes, carrying this token.

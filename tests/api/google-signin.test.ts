@@ -97,13 +97,15 @@ describe("when Google is configured", () => {
     expect(form.get("code_verifier")).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
     expect(form.get("client_secret")).toBe(CLIENT_SECRET);
 
-    // Registering with that email says it belongs to Google; a password login says the same.
+    // Registering with that email says it belongs to Google; a password sign-in answers as for any wrong password
+    // (sign-in-uniform.test.ts): it must not tell who signs in with Google.
     const reg = await t.api("/api/auth/register", { body: { email, password: "secret123", confirmPassword: "secret123" } });
     expect(reg.status).toBe(409);
     expect(reg.body.message).toBe("This email is already registered with Google. Please sign in with Google instead.");
     expect(reg.body.authProvider).toBe("google");
     const login = await t.api("/api/auth/login", { body: { email, password: "secret123" } });
-    expect(login.body.authProvider).toBe("google");
+    expect(login.status).toBe(401);
+    expect(login.body).toEqual({ message: "Invalid credentials", code: "unauthorized" });
   });
 
   test("the same Google identity signs in to the same account, even after an email change at Google", async () => {
@@ -145,9 +147,8 @@ describe("when Google is configured", () => {
     const old = await t.api("/api/auth/user", { token: attacker.token });
     expect(old.status).toBe(401);
     const login = await t.api("/api/auth/login", { body: { email: victim, password: "attacker-pass" } });
-    expect(login.status).toBe(400);
-    expect(login.body.authProvider).toBe("google");
-    expect(login.body.token).toBeUndefined();
+    expect(login.status).toBe(401);
+    expect(login.body).toEqual({ message: "Invalid credentials", code: "unauthorized" });
     const row = t.ctx.db.$client.query("select password_hash from users where id = ?").get(attacker.user.id) as { password_hash: string | null };
     expect(row.password_hash).toBeNull();
     // The owner's own Google session is the one that works.

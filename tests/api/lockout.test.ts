@@ -7,7 +7,6 @@ import {
   MAX_BLOCK_MS,
   MAX_EMAILS,
   attemptPassword,
-  verifyLoginPassword,
 } from "../../src/auth/lockout";
 import type { AppContext } from "../../src/context";
 import { HttpError } from "../../src/http/errors";
@@ -201,20 +200,6 @@ describe("across addresses", () => {
 });
 
 describe("the shared password step", () => {
-  test("verifyLoginPassword(ctx, user, password, address) is what the sign-in calls", async () => {
-    const account = await t.signUpVerified();
-    const user = findUserById(t.ctx, account.user.id)!;
-    const from = newAddress();
-    await verifyLoginPassword(t.ctx, user, account.password, from);
-    const wrong = await verifyLoginPassword(t.ctx, user, "nope-nope", from).catch((e) => e);
-    expect(wrong).toBeInstanceOf(HttpError);
-    expect(wrong.status).toBe(401);
-    for (let i = 0; i < FAILURES_PER_ADDRESS - 2; i++) await verifyLoginPassword(t.ctx, user, "nope-nope", from).catch(() => undefined);
-    expect((await verifyLoginPassword(t.ctx, user, "nope-nope", from).catch((e) => e)).status).toBe(423);
-    expect((await verifyLoginPassword(t.ctx, user, account.password, from).catch((e) => e)).status).toBe(423);
-    await verifyLoginPassword(t.ctx, user, account.password, newAddress());
-  });
-
   test("resetting the password by email lifts every block: the new password signs in at once from the blocked address", async () => {
     const account = await t.signUpVerified();
     const from = newAddress();
