@@ -19,7 +19,7 @@ const HELP = `smsdesk ${VERSION}: a self-hosted SMS marketing appliance
 Usage:
   smsdesk [options]                                  start the server
   smsdesk version                                    print the version
-  smsdesk admin create --email E [--password P]      create an administrator (prompts for the password)
+  smsdesk admin create --email E [--password-file F] create an administrator (prompts for the password, or reads F)
   smsdesk backup create | list | restore FILE        back up the data folder, list its backups, restore one (service stopped)
   smsdesk doctor                                     check PUBLIC_URL, SMTP, the data folder, the clock, providers, backups
   smsdesk healthcheck                                exit 0 when the server on PORT answers its health check (Docker)
@@ -37,12 +37,33 @@ function takeOption(args: string[], name: string): string | undefined {
   return value;
 }
 
+const PASSWORD_IN_ARGV =
+  "admin create does not take the password on the command line: the shell history and the process list would keep it. " +
+  "Leave it out to be asked for it, or pass --password-file FILE (its first line is the password)";
+
+/** The administrator's password from a file (its first line, so a trailing newline is not part of it). */
+async function passwordFromFile(path: string): Promise<string> {
+  const text = await Bun.file(path)
+    .text()
+    .catch((err: Error) => {
+      throw new ConfigError(`Cannot read the password file ${path}: ${err.message}`);
+    });
+  const password = text.split(/\r?\n/)[0]!;
+  if (!password) throw new ConfigError(`The password file ${path} is empty`);
+  return password;
+}
+
 async function adminCreate(args: string[]) {
+  if (args.some((a) => a === "--password" || a.startsWith("--password="))) throw new ConfigError(PASSWORD_IN_ARGV);
   const email = takeOption(args, "--email");
-  let password = takeOption(args, "--password");
+  const fileGiven = args.some((a) => a === "--password-file" || a.startsWith("--password-file="));
+  const passwordFile = takeOption(args, "--password-file");
   if (!email) throw new ConfigError("admin create needs --email");
+  if (fileGiven && !passwordFile) throw new ConfigError("--password-file needs a file name");
   const config = loadConfig(process.env, args);
-  if (!password) {
+  let password: string;
+  if (passwordFile) password = await passwordFromFile(passwordFile);
+  else {
     password = await promptHidden("Password for the administrator: ");
     const again = await promptHidden("Repeat the password: ");
     if (password !== again) throw new ConfigError("The passwords do not match");
