@@ -154,6 +154,22 @@ export const contactNames = sqliteTable(
   (t) => [primaryKey({ columns: [t.userId, t.firstName, t.lastName, t.contactRowid] })],
 );
 
+/**
+ * Purchases reported for a contact (src/contacts/engagement.ts), each with its amount in cents and time: what the
+ * segments' purchases in the last 90 days count (the event log is pruned sooner) and what totalSpent adds up.
+ */
+export const contactPurchases = sqliteTable(
+  "contact_purchases",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    contactId: text("contact_id").notNull().references(() => contacts.id, { onDelete: "cascade" }),
+    amountCents: integer("amount_cents").notNull().default(0),
+    purchasedAt: integer("purchased_at").notNull(),
+  },
+  (t) => [index("contact_purchases_contact_idx").on(t.contactId, t.purchasedAt)],
+);
+
 /** Every opt-in and opt-out, with its time, source and the text of the consent. */
 export const contactConsents = sqliteTable(
   "contact_consents",

@@ -32,6 +32,7 @@ import m28 from "./0040_messages_by_contact.sql" with { type: "text" };
 import m29 from "./0041_webhook_attempts_by_time.sql" with { type: "text" };
 import m30 from "./0042_contact_names.sql" with { type: "text" };
 import m31 from "./0043_messages_by_provider.sql" with { type: "text" };
+import m32 from "./0044_contact_purchases.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -67,4 +68,5 @@ export const migrationSql: Record<string, string> = {
   "0041_webhook_attempts_by_time": m29,
   "0042_contact_names": m30,
   "0043_messages_by_provider": m31,
+  "0044_contact_purchases": m32,
 };

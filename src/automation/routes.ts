@@ -95,6 +95,9 @@ export function automationRoutes(ctx: AppContext) {
           type: t.Literal("purchase", { error: "The only event type is purchase" }),
           contactId: t.Optional(t.String({ maxLength: 64 })),
           phone: t.Optional(t.String({ maxLength: 32 })),
+          amount: t.Optional(
+            t.Number({ minimum: 0, maximum: 1_000_000, error: "amount is the purchase's total, a number from 0 to 1,000,000 (such as 49.99)" }),
+          ),
           // Any JSON value, checked in the service: a record schema would first spend seconds on a megabyte.
           data: t.Optional(t.Any()),
         }),

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bulkTag, findByPhone, getContact, listContacts, optOutById, type ContactRow } from "../contacts/contacts";
 import { customFieldColumn } from "../contacts/filter-fields";
+import { addPurchase } from "../contacts/engagement";
 import { countContactsWhere } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { advanceCursor, appendEvent, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent, type EventType } from "../events/events";
@@ -315,14 +316,31 @@ function checkPurchaseData(data: unknown): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-/** A purchase reported by the account (contact by id or phone): the `purchase` trigger's event. */
-export function recordPurchase(ctx: AppContext, userId: string, input: { contactId?: string; phone?: string; data?: unknown }) {
+/** The most one purchase may add to what a contact has spent, in the account's currency. */
+const MAX_AMOUNT = 1_000_000;
+
+/** A purchase's total (e.g. 49.99) to cents, the unit of totalSpent; none adds nothing. */
+function amountInCents(amount: unknown): number {
+  if (amount === undefined || amount === null) return 0;
+  if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0 || amount > MAX_AMOUNT)
+    throw badRequest(`amount is the purchase's total, a number from 0 to ${MAX_AMOUNT.toLocaleString("en-US")} (such as 49.99)`);
+  return Math.round(amount * 100);
+}
+
+/**
+ * A purchase reported by the account (contact by id or phone): the `purchase` trigger's event, and the contact's
+ * purchase record (its total spent, purchases in 90 days, engagement), in one transaction.
+ */
+export function recordPurchase(ctx: AppContext, userId: string, input: { contactId?: string; phone?: string; amount?: unknown; data?: unknown }) {
   const data = checkPurchaseData(input.data);
+  const cents = amountInCents(input.amount);
   const contact = input.contactId ? findContact(ctx, userId, input.contactId) : input.phone ? findByPhone(ctx, userId, input.phone.trim()) : null;
   if (!contact) throw badRequest(input.contactId || input.phone ? "Contact not found" : "Give the contact's id or phone");
-  const eventId = ctx.db.$client.transaction(() =>
-    appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload: { data } }),
-  )();
+  const eventId = ctx.db.$client.transaction(() => {
+    addPurchase(ctx, userId, contact.id, cents, ctx.now());
+    const payload = input.amount === undefined || input.amount === null ? { data } : { amount: cents / 100, data };
+    return appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload });
+  })();
   return { eventId, contactId: contact.id };
 }
 

@@ -1,20 +1,32 @@
 import { sql, type SQL } from "drizzle-orm";
-import { contacts } from "../../db/schema";
+import { contactPurchases, contacts } from "../../db/schema";
+
+const DAY = 86_400_000;
 
 /**
- * The contact fields a segment filters on, as SQL over the contacts table: the contacts domain owns its columns,
- * the segments domain (src/segments/conditions.ts) builds conditions from these.
+ * The contact fields a segment filters on, as SQL over the contacts table at a given time: the contacts domain owns
+ * its columns, the segments domain (src/segments/conditions.ts) builds conditions from these.
+ * - lastEngaged: a contact that never replied counts from when it joined (opted in, else was added), so "no
+ *   engagement in the last 60 days" finds those who never answered, where a missing date matched nothing.
+ * - purchases90d: purchases reported in the 90 days before `now` (src/contacts/engagement.ts).
  */
 export const FILTER_FIELDS = {
-  totalSpent: { col: sql`${contacts.totalSpent}`, kind: "number" },
-  engagementScore: { col: sql`${contacts.engagementScore}`, kind: "number" },
-  optInDate: { col: sql`${contacts.optInDate}`, kind: "date" },
-  lastEngaged: { col: sql`${contacts.lastEngagedAt}`, kind: "date" },
-  tags: { col: sql`${contacts.tags}`, kind: "tags" },
-  source: { col: sql`${contacts.source}`, kind: "text" },
-} as const satisfies Record<string, { col: SQL; kind: FilterKind }>;
+  totalSpent: { col: () => sql`${contacts.totalSpent}`, kind: "number" },
+  engagementScore: { col: () => sql`${contacts.engagementScore}`, kind: "number" },
+  optInDate: { col: () => sql`${contacts.optInDate}`, kind: "date" },
+  lastEngaged: { col: () => sql`coalesce(${contacts.lastEngagedAt}, ${contacts.optInDate}, ${contacts.createdAt})`, kind: "date" },
+  purchases90d: {
+    col: (now: number) =>
+      sql`(SELECT count(*) FROM ${contactPurchases} WHERE ${contactPurchases.contactId} = ${contacts.id} AND ${contactPurchases.purchasedAt} >= ${now - 90 * DAY})`,
+    kind: "number",
+  },
+  tags: { col: () => sql`${contacts.tags}`, kind: "tags" },
+  source: { col: () => sql`${contacts.source}`, kind: "text" },
+} as const satisfies Record<string, FilterField>;
 
 export type FilterKind = "number" | "date" | "tags" | "text";
+/** A field's SQL at the time the segment is counted, and how its values compare. */
+export type FilterField = { col: (now: number) => SQL; kind: FilterKind };
 
 /** A custom field's value (customFields.<name>), as text. */
 export const customFieldColumn = (name: string): SQL =>

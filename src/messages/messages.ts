@@ -2,6 +2,7 @@ import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { contacts, messages, type MessageStatus } from "../../db/schema";
 import { createFromInbound, findByPhone, optInContact, optOutContact } from "../contacts/contacts";
+import { raisedScore, REPLY_POINTS } from "../contacts/engagement";
 import { normalizePhone } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
@@ -304,7 +305,11 @@ const insertInbound = preparedPerDb((db) =>
 );
 const touchContact = preparedPerDb((db) =>
   // The set takes no placeholder as such: wrapped, it binds as given (ms, as the column stores it).
-  db.update(contacts).set({ lastEngagedAt: sql`${sql.placeholder("at")}` }).where(eq(contacts.id, sql.placeholder("id"))).prepare(),
+  db
+    .update(contacts)
+    .set({ lastEngagedAt: sql`${sql.placeholder("at")}`, engagementScore: raisedScore(REPLY_POINTS) })
+    .where(eq(contacts.id, sql.placeholder("id")))
+    .prepare(),
 );
 
 /**

@@ -285,7 +285,7 @@ export function publicApiRoutes(ctx: AppContext) {
       ({ caller, body, headers, set }) =>
         idempotent(ctx, caller, headers["idempotency-key"], { path: "/events", body }, set, () => {
           const phone = body.phone === undefined ? undefined : recipientPhone(ctx, caller.userId, body.phone);
-          return { status: 201, body: recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, data: body.data }) };
+          return { status: 201, body: recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, amount: body.amount, data: body.data }) };
         }),
       {
         headers: idempotencyHeaders,
@@ -293,6 +293,10 @@ export function publicApiRoutes(ctx: AppContext) {
           type: t.Literal("purchase", { error: "The only event type is purchase" }),
           contactId: t.Optional(t.String({ maxLength: 64, error: "contactId is at most 64 characters" })),
           phone: t.Optional(phone),
+          // What it adds to the contact's total spent (the segments' totalSpent, in cents there).
+          amount: t.Optional(
+            t.Number({ minimum: 0, maximum: 1_000_000, error: "amount is the purchase's total, a number from 0 to 1,000,000 (such as 49.99)" }),
+          ),
           // Any JSON value, checked by the automation domain (at most 50 short fields).
           data: t.Optional(t.Any()),
         }),
@@ -300,7 +304,8 @@ export function publicApiRoutes(ctx: AppContext) {
           operationId: "recordEvent",
           tag: "Events",
           scope: "events:write",
-          summary: "Report a custom event (purchase) for a contact, by id or phone: automation rules trigger on it",
+          summary:
+            "Report a purchase for a contact, by id or phone: automation rules trigger on it; its amount adds to the contact's total spent, and it counts in the contact's purchases of the last 90 days and engagement score",
           ok: { 201: { description: "Recorded", body: RecordedEvent } },
         }),
       },

@@ -1,9 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
-import { customFieldColumn, FILTER_FIELDS, type FilterKind } from "../contacts/filter-fields";
+import { customFieldColumn, FILTER_FIELDS, type FilterField } from "../contacts/filter-fields";
 import { badRequest } from "../http/errors";
 
 export type Conditions = Record<string, Record<string, unknown>>;
-const FIELDS: Record<string, { col: SQL; kind: FilterKind }> = FILTER_FIELDS;
+const FIELDS: Record<string, FilterField> = FILTER_FIELDS;
 const OPS = ["gte", "lte", "eq", "contains"] as const;
 const DAY = 86_400_000;
 /** Bounds of a segment: far above what the segment builder produces, far below what would cost time to check. */
@@ -57,14 +57,15 @@ function numberValue(field: string, v: unknown): number {
 
 /**
  * Conditions `{field: {op: value}}` to one SQL condition (all must hold), values always bound as parameters.
- * Fields: totalSpent, engagementScore (numbers), optInDate, lastEngaged (dates), tags, source, and
+ * Fields: totalSpent, engagementScore, purchases90d (numbers), optInDate, lastEngaged (dates), tags, source, and
  * customFields.<name> (numeric comparison for gte/lte, text for eq/contains).
  */
 export function compileConditions(conditions: Conditions, now: number): SQL {
   if (!conditions || typeof conditions !== "object" || Array.isArray(conditions)) throw badRequest("Conditions must be an object of field: {operator: value}");
   const parts: SQL[] = [];
   for (const [field, ops] of Object.entries(conditions)) {
-    let def = FIELDS[field];
+    const known = FIELDS[field];
+    let def = known && { col: known.col(now), kind: known.kind };
     if (!def && field.startsWith("customFields.")) {
       const name = field.slice("customFields.".length);
       if (!name) throw badRequest("Unknown segment field: customFields needs a name, such as customFields.city");
@@ -75,7 +76,10 @@ export function compileConditions(conditions: Conditions, now: number): SQL {
         }
       }
     }
-    if (!def) throw badRequest(`Unknown segment field: ${field}. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore or customFields.<name>`);
+    if (!def)
+      throw badRequest(
+        `Unknown segment field: ${field}. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore, purchases90d or customFields.<name>`,
+      );
     if (!ops || typeof ops !== "object" || Array.isArray(ops)) throw badRequest(`Condition for ${field} must be an object such as {"gte": 100}`);
     for (const [op, v] of Object.entries(ops)) {
       if (!(OPS as readonly string[]).includes(op)) throw badRequest(`Unknown operator ${op} for ${field}. Use gte, lte, eq or contains`);
@@ -108,11 +112,15 @@ export function compileConditions(conditions: Conditions, now: number): SQL {
   return parts.length ? sql.join(parts.map((p) => sql`(${p})`), sql` AND `) : sql`1 = 1`;
 }
 
-/** The quick-start segments. Frequent Buyers reads the custom field `purchases90d` (purchases in the last 90 days, kept by the integration that reports purchases). */
+/**
+ * The quick-start segments, each matching contacts as the product keeps them: totalSpent and purchases90d add up
+ * the purchases reported through the API or the automation screen, engagementScore rises with replies and purchases
+ * (src/contacts/engagement.ts), lastEngaged counts a contact that never replied from when it joined.
+ */
 export const SEGMENT_TEMPLATES = [
   { id: "vip-customers", name: "VIP Customers", description: "Customers who spent $500 or more", conditions: { totalSpent: { gte: 50000 } } },
   { id: "recent-subscribers", name: "Recent Subscribers", description: "Opted in within the last 30 days", conditions: { optInDate: { gte: "-30d" } } },
-  { id: "inactive-customers", name: "Inactive Customers", description: "No engagement in the last 60 days", conditions: { lastEngaged: { lte: "-60d" } } },
-  { id: "frequent-buyers", name: "Frequent Buyers", description: "3 or more purchases in the last 90 days", conditions: { "customFields.purchases90d": { gte: 3 } } },
-  { id: "loyal-fans", name: "Loyal Fans", description: "Engagement score of 80 or more", conditions: { engagementScore: { gte: 80 } } },
+  { id: "inactive-customers", name: "Inactive Customers", description: "No reply in the last 60 days (or never, if they joined earlier)", conditions: { lastEngaged: { lte: "-60d" } } },
+  { id: "frequent-buyers", name: "Frequent Buyers", description: "3 or more purchases in the last 90 days", conditions: { purchases90d: { gte: 3 } } },
+  { id: "loyal-fans", name: "Loyal Fans", description: "Engagement score of 80 or more (a reply adds 10, a purchase 20)", conditions: { engagementScore: { gte: 80 } } },
 ];

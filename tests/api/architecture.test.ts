@@ -38,6 +38,7 @@ const OWNERS: Record<string, string> = {
   contactConsents: "contacts",
   contactImports: "contacts",
   contactNames: "contacts",
+  contactPurchases: "contacts",
   segments: "segments",
   smsProviders: "providers",
   phoneNumbers: "phone-numbers",

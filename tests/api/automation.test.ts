@@ -103,7 +103,7 @@ describe("automation rule calls", () => {
     await bad({ name: "x", trigger: "opt_in", actions: { enrolDripId: "nope" } }, "Drip campaign not found");
     await bad({ name: "x", trigger: "reply", actions: { sendMessage: "x" } }, "A reply trigger needs at least one word to look for");
     await bad({ name: "x", trigger: "birthday", actions: { sendMessage: "x" } }, "A birthday trigger needs the custom field holding the date");
-    await bad({ name: "x", trigger: "opt_in", conditions: { shoeSize: { eq: 3 } }, actions: { sendMessage: "x" } }, "Unknown segment field: shoeSize. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore or customFields.<name>");
+    await bad({ name: "x", trigger: "opt_in", conditions: { shoeSize: { eq: 3 } }, actions: { sendMessage: "x" } }, "Unknown segment field: shoeSize. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore, purchases90d or customFields.<name>");
     await bad({ name: "x", trigger: "opt_in", segmentId: "nope", actions: { sendMessage: "x" } }, "Segment not found");
 
     expect((await call(acc, "DELETE", `/api/automation-rules/${id}`)).body).toEqual({ success: true });

@@ -22,6 +22,7 @@ export const FIELDS = [
   { value: "tags", label: "Tags", kind: "text" },
   { value: "source", label: "Source", kind: "text" },
   { value: "engagementScore", label: "Engagement score", kind: "number" },
+  { value: "purchases90d", label: "Purchases (last 90 days)", kind: "number" },
   { value: "custom", label: "Custom field…", kind: "text" },
 ] as const;
 
@@ -37,7 +38,7 @@ const fieldLabel = (field: string) =>
     ? field.slice("customFields.".length)
     : (FIELDS.find((f) => f.value === field)?.label ?? field);
 
-/** Custom fields with a known meaning, said in words: `purchases90d ≥ 3` is "3 purchases in 90 days". */
+/** Fields said in words: `purchases90d ≥ 3` is "3 purchases in 90 days" (also a custom field of that name). */
 const CUSTOM_PHRASES: Record<string, (n: string) => string> = {
   purchases90d: (n) => `${n} purchase${n === "1" ? "" : "s"} in 90 days`,
 };
@@ -54,7 +55,7 @@ export function describeConditions(conditions: Conditions): string {
     for (const [op, value] of Object.entries(ops ?? {})) {
       const custom = CUSTOM_PHRASES[field.replace(/^customFields\./, "")];
       const lead = AT_LEAST[op as Op];
-      if (field.startsWith("customFields.") && custom && lead !== undefined) {
+      if (custom && lead !== undefined) {
         parts.push(`${lead}${custom(String(value))}`);
         continue;
       }

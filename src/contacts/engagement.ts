@@ -1,0 +1,29 @@
+import { sql } from "drizzle-orm";
+import { contactPurchases, contacts } from "../../db/schema";
+import type { AppContext } from "../context";
+
+/**
+ * How engaged a contact is, 0 to 100, as the segments read it (engagementScore; Loyal Fans is 80 or more): each reply
+ * the contact texts adds REPLY_POINTS and each purchase the account reports PURCHASE_POINTS, up to 100. The score
+ * was a column nothing wrote, so the quick-start could never match anyone.
+ */
+export const REPLY_POINTS = 10;
+export const PURCHASE_POINTS = 20;
+const MAX_SCORE = 100;
+
+/** The score after `points` more, as SQL over the contacts row being updated. */
+export const raisedScore = (points: number) => sql`min(${MAX_SCORE}, ${contacts.engagementScore} + ${points})`;
+
+/**
+ * A purchase reported for a contact (the API's purchase event, or the automation screen's): kept with its time, so
+ * a segment counts purchases in the last 90 days (the event log is pruned sooner), added to what the contact has
+ * spent (cents, the unit of totalSpent) and to its engagement. Runs in the caller's transaction.
+ */
+export function addPurchase(ctx: AppContext, userId: string, contactId: string, amountCents: number, at: number) {
+  ctx.db.insert(contactPurchases).values({ userId, contactId, amountCents, purchasedAt: at }).run();
+  ctx.db
+    .update(contacts)
+    .set({ totalSpent: sql`${contacts.totalSpent} + ${amountCents}`, engagementScore: raisedScore(PURCHASE_POINTS) })
+    .where(sql`${contacts.id} = ${contactId}`)
+    .run();
+}
