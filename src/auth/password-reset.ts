@@ -3,10 +3,11 @@ import { and, eq, isNull } from "drizzle-orm";
 import { passwordResets } from "../../db/schema";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
-import { passwordResetEmail } from "../mail/templates";
+import { passwordResetEmail, type PasskeyListing } from "../mail/templates";
 import { findUserByEmail, findUserById, updateUser, type User } from "../users/queries";
 import { attemptPassword, clearLockout } from "./lockout";
 import { hashPassword } from "./passwords";
+import { listPasskeys } from "./passkeys";
 import { keyedHash } from "./secure-compare";
 import { revokeAllSessions, revokeOtherSessions } from "./sessions";
 import { clearPendingLogin } from "./two-factor";
@@ -30,9 +31,23 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
   const link = `${ctx.config.publicUrl}/auth/reset-password?token=${token}`;
   // Not awaited: a slow or failing mail server must not reveal which emails have accounts.
   ctx.mailer
-    .send(passwordResetEmail(user.email, link, RESET_TTL_MINUTES))
+    .send(passwordResetEmail(user.email, link, RESET_TTL_MINUTES, passkeyListing(ctx, user)))
     .catch((err: Error) => ctx.log(`mail error: password reset to ${user.email}: ${err.message}`));
   return token;
+}
+
+/** The account's passkeys, newest first, each added-at in the account's locale and time zone. */
+function passkeyListing(ctx: AppContext, user: User): PasskeyListing {
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat(user.locale, { dateStyle: "medium", timeStyle: "short", timeZone: user.timezone });
+  } catch {
+    format = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
+  }
+  const timeZone = format.resolvedOptions().timeZone;
+  // A name is the user's own text: no line breaks that could forge lines of the email.
+  const oneLine = (name: string) => name.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ").trim();
+  return { timeZone, passkeys: listPasskeys(ctx, user.id).map((p) => ({ name: oneLine(p.name), added: format.format(new Date(p.createdAt)) })) };
 }
 
 export async function resetPassword(ctx: AppContext, token: string, password: string) {

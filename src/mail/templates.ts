@@ -9,11 +9,21 @@ export function verificationCodeEmail(to: string, code: string, minutes: number)
   };
 }
 
-export function passwordResetEmail(to: string, link: string, minutes: number): Email {
+/** The account's passkeys as the reset email lists them: each name and when it was added, in the account's zone. */
+export type PasskeyListing = { passkeys: { name: string; added: string }[]; timeZone: string };
+
+export function passwordResetEmail(to: string, link: string, minutes: number, listing: PasskeyListing): Email {
+  // A passkey signs in without the password, so a new password leaves one an intruder added working: the owner
+  // must see them to notice one they did not add.
+  const passkeys = listing.passkeys.length
+    ? `Passkeys on this account sign in without its password, so a new password does not remove them. They are:\n` +
+      listing.passkeys.map((p) => `- "${p.name}", added ${p.added}\n`).join("") +
+      `(times in ${listing.timeZone}). If you did not add one of them, remove it under Settings > Security once you are signed in.`
+    : "This account has no passkeys.";
   return {
     to,
     purpose: "password reset link",
     subject: "Reset your smsdesk password",
-    text: `Someone asked to reset the password of your smsdesk account.\n\nOpen this link to choose a new password (it works once and expires in ${minutes} minutes):\n${link}\n\nIf it was not you, ignore this email; your password stays as it is.`,
+    text: `Someone asked to reset the password of your smsdesk account.\n\nOpen this link to choose a new password (it works once and expires in ${minutes} minutes):\n${link}\n\nIf it was not you, ignore this email; your password stays as it is.\n\n${passkeys}`,
   };
 }

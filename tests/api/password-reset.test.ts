@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { passkeys } from "../../db/schema";
+import { updateUser } from "../../src/users/queries";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 const GENERIC = "If an account exists for that email, we have sent a link to reset its password.";
@@ -206,5 +208,35 @@ describe("debugToken", () => {
     } finally {
       await prod.stop();
     }
+  });
+});
+
+describe("the reset email lists the account's passkeys (issue 27 item 7)", () => {
+  test("each passkey's name and when it was added, newest first, in the account's locale and time zone", async () => {
+    const owner = await t.signUpVerified();
+    updateUser(t.ctx, owner.user.id, { timezone: "Asia/Tokyo", locale: "en-GB" });
+    const passkey = (id: string, name: string, createdAt: string) =>
+      t.ctx.db.insert(passkeys).values({ id, userId: owner.user.id, publicKey: "pk", name, createdAt: new Date(createdAt) }).run();
+    passkey(`${owner.user.id}-a`, "Work laptop", "2026-03-01T09:30:00Z");
+    // A name with a line break cannot forge a line of the email.
+    passkey(`${owner.user.id}-b`, "Phone\nIf you did not ask, call 555", "2026-11-20T23:05:00Z");
+
+    const before = t.lastSeq();
+    expect((await forgot({ email: owner.email })).status).toBe(200);
+    const mail = await t.waitForEmail(owner.email, 3000, { afterSeq: before, match: /reset/i });
+    expect(mail.text.split("\n\n").at(-1)).toBe(
+      "Passkeys on this account sign in without its password, so a new password does not remove them. They are:\n" +
+        '- "Phone If you did not ask, call 555", added 21 Nov 2026, 08:05\n' +
+        '- "Work laptop", added 1 Mar 2026, 18:30\n' +
+        "(times in Asia/Tokyo). If you did not add one of them, remove it under Settings > Security once you are signed in.",
+    );
+  });
+
+  test("an account without passkeys is told it has none", async () => {
+    const owner = await t.signUpVerified();
+    const before = t.lastSeq();
+    expect((await forgot({ email: owner.email })).status).toBe(200);
+    const mail = await t.waitForEmail(owner.email, 3000, { afterSeq: before, match: /reset/i });
+    expect(mail.text.split("\n\n").at(-1)).toBe("This account has no passkeys.");
   });
 });
