@@ -4,9 +4,8 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 const now = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
 const createdAt = () => integer("created_at", { mode: "timestamp_ms" }).notNull().default(now);
 
+/** The wizard's answers about customers (the business name and industry are the profile's columns, migration 0045). */
 export type OnboardingAnswers = {
-  businessName: string;
-  industry: string;
   customerType: string;
   goals: string[];
 };
@@ -28,6 +27,13 @@ export const users = sqliteTable("users", {
   dateFormat: text("date_format").notNull().default("MM/DD/YYYY"),
   onboarding: text("onboarding", { mode: "json" }).$type<OnboardingAnswers>(),
   onboardedAt: integer("onboarded_at", { mode: "timestamp_ms" }),
+  /** The business profile (migration 0045): the name that signs replies and fills {business}, and its industry. */
+  businessName: text("business_name"),
+  industry: text("industry"),
+  /** How a texter reaches the business (a phone, an email or a site): the HELP reply gives it. */
+  businessContact: text("business_contact"),
+  /** The HELP reply as the user wrote it; null: the default, with the business name and contact. */
+  helpReply: text("help_reply"),
   /** Marketing sends wait outside these local hours (HH:MM, recipient's zone, else the account's). */
   quietHoursEnabled: integer("quiet_hours_enabled", { mode: "boolean" }).notNull().default(true),
   quietHoursStart: text("quiet_hours_start").notNull().default("21:00"),
@@ -61,6 +67,16 @@ export const sessions = sqliteTable(
 
 export const emailVerifications = sqliteTable("email_verifications", {
   userId: text("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  codeHash: text("code_hash").notNull(),
+  sentAt: integer("sent_at", { mode: "timestamp_ms" }).notNull(),
+  expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  attempts: integer("attempts").notNull().default(0),
+});
+
+/** An email change waiting for the code sent to the new address (migration 0045); one per user. */
+export const emailChanges = sqliteTable("email_changes", {
+  userId: text("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  newEmail: text("new_email").notNull(),
   codeHash: text("code_hash").notNull(),
   sentAt: integer("sent_at", { mode: "timestamp_ms" }).notNull(),
   expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),

@@ -33,6 +33,7 @@ import m29 from "./0041_webhook_attempts_by_time.sql" with { type: "text" };
 import m30 from "./0042_contact_names.sql" with { type: "text" };
 import m31 from "./0043_messages_by_provider.sql" with { type: "text" };
 import m32 from "./0044_contact_purchases.sql" with { type: "text" };
+import m33 from "./0045_business_profile.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -69,4 +70,5 @@ export const migrationSql: Record<string, string> = {
   "0042_contact_names": m30,
   "0043_messages_by_provider": m31,
   "0044_contact_purchases": m32,
+  "0045_business_profile": m33,
 };

@@ -4,6 +4,7 @@ import { badRequest, conflict, HttpError } from "../http/errors";
 import { licenseAtSignUp } from "../licenses/licenses";
 import { clientIp } from "../http/client-ip";
 import { findUserByEmail, findUserById, insertUser, publicUser } from "../users/queries";
+import { EMAIL_RE } from "./email-change";
 import { checkVerificationCode, sendVerificationCode } from "./email-verification";
 import { authGuard } from "./guard";
 import { attemptPassword, INVALID_CREDENTIALS } from "./lockout";
@@ -31,7 +32,6 @@ import {
   startPendingLogin,
 } from "./two-factor";
 
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SIGN_IN_EXPIRED = "Your sign-in has expired. Please sign in again.";
 const GOOGLE_ACCOUNT = "This email is already registered with Google. Please sign in with Google instead.";
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));

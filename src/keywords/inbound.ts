@@ -40,12 +40,6 @@ type OptInRow = { id: string; keyword_id: string; status: "pending" | "confirmed
  */
 export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
   const none = { outcome: "none", keywordId: null, reply: null } as const;
-  if (m.compliance === "start") {
-    // YES/START answer the double opt-in's question as well as Y does; START's own confirmation is the reply.
-    const pending = latestPending(ctx, m);
-    if (pending) confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!, { reply: false });
-    return none;
-  }
   if (m.compliance === "stop") {
     // A STOP withdraws a question not yet answered: a later Y must not subscribe someone who said stop since.
     ctx.db.$client.query(`DELETE FROM keyword_opt_ins WHERE user_id = ? AND phone = ? AND status = 'pending'`).run(m.userId, m.from);
@@ -53,7 +47,7 @@ export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
   if (m.compliance) return none;
   if (normalForm(m.body) === CONFIRM_WORD) {
     const pending = latestPending(ctx, m);
-    if (pending) return confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!, { reply: true });
+    if (pending) return confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!);
   }
   const match = classify(m.body, keywordsOn(ctx, m.userId, m.to, { activeOnly: true }));
   if (match.rule === "keyword") {
@@ -80,14 +74,26 @@ export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
   return replied ? { outcome: "replied", keywordId: null, reply: null } : none;
 }
 
-function optInOf(ctx: AppContext, m: InboundText, keywordId: string): OptInRow | null {
+function optInOf(ctx: AppContext, m: Pick<InboundText, "from">, keywordId: string): OptInRow | null {
   return ctx.db.$client
     .query(`SELECT id, keyword_id, status, created_at FROM keyword_opt_ins WHERE keyword_id = ? AND phone = ?`)
     .get(keywordId, m.from) as OptInRow | null;
 }
 
+/**
+ * YES, START or UNSTOP (read by the messages domain before its own START reply) answering a double opt-in's
+ * question: confirms the sender's newest pending one as Y does, with the keyword's welcome. Answers the welcome as
+ * sent, or null when nothing was pending or the month's SMS had no room for it (START's confirmation then follows).
+ */
+export function confirmPendingOptIn(ctx: AppContext, m: Omit<InboundText, "compliance">): string | null {
+  const pending = latestPending(ctx, m);
+  if (!pending) return null;
+  const outcome = confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!);
+  return outcome.outcome === "limit" ? null : outcome.reply;
+}
+
 /** The sender's newest double opt-in still waiting for its Y. */
-function latestPending(ctx: AppContext, m: InboundText): OptInRow | null {
+function latestPending(ctx: AppContext, m: Pick<InboundText, "userId" | "from">): OptInRow | null {
   return ctx.db.$client
     .query(
       `SELECT id, keyword_id, status, created_at FROM keyword_opt_ins
@@ -110,7 +116,7 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
   // either limit the message stays in the inbox and nothing else happens, so nobody is subscribed without the
   // confirmation the consent log records as sent. (STOP, START and HELP are answered even past the limit.)
   if (!contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
-  if (!k.doubleOptIn) return confirm(ctx, m, k, { reply: true });
+  if (!k.doubleOptIn) return confirm(ctx, m, k);
   if (optIn?.status === "pending" && optIn.created_at >= ctx.now() - CONFIRM_WINDOW_MS) {
     // The question was asked within the window: asking again on every repeat would be the spam it guards against.
     return { outcome: "pending", keywordId: k.id, reply: null };
@@ -129,14 +135,15 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
 
 /**
  * Subscribes the sender through a keyword: the contact created (counted against the plan) or updated, tagged,
- * opted in with the consent log's time, number, keyword and the exact confirmation text, and the auto-reply sent.
+ * opted in with the consent log's time, number texted, keyword and the confirmation exactly as sent, and that
+ * auto-reply sent. Nothing happens when the month's SMS have no room for it.
  */
-function confirm(ctx: AppContext, m: InboundText, k: KeywordRow, opts: { reply: boolean }): KeywordOutcome {
+function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: KeywordRow): KeywordOutcome {
   if (!findByPhone(ctx, m.userId, m.from) && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
   // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
   // so {firstName|there} says "there").
   const text = personalised(ctx, m, k.autoReply);
-  if (opts.reply && !hasRoomForMessages(ctx, m.userId, segmentCount(text))) return { outcome: "limit", keywordId: k.id, reply: null };
+  if (!hasRoomForMessages(ctx, m.userId, segmentCount(text))) return { outcome: "limit", keywordId: k.id, reply: null };
   const contact = optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
   if (k.tags.length) bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
   const now = ctx.now();
@@ -146,12 +153,12 @@ function confirm(ctx: AppContext, m: InboundText, k: KeywordRow, opts: { reply: 
        ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'confirmed', confirmed_at = excluded.confirmed_at, replied_at = NULL`,
     )
     .run(Bun.randomUUIDv7(), m.userId, k.id, m.from, m.to || null, now, now);
-  if (opts.reply) sendReply(ctx, m, text);
-  return { outcome: k.doubleOptIn ? "confirmed" : "subscribed", keywordId: k.id, reply: opts.reply ? text : null };
+  sendReply(ctx, m, text);
+  return { outcome: k.doubleOptIn ? "confirmed" : "subscribed", keywordId: k.id, reply: text };
 }
 
 /** A reply's merge fields filled for the sender (src/personalisation/render.ts). */
-function personalised(ctx: AppContext, m: InboundText, text: string): string {
+function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from">, text: string): string {
   const c = findByPhone(ctx, m.userId, m.from);
   return render(text, {
     firstName: c?.firstName,
@@ -164,7 +171,7 @@ function personalised(ctx: AppContext, m: InboundText, text: string): string {
 }
 
 /** A keyword's reply goes from the number that received the text (else the account's default), like STOP's. */
-function sendReply(ctx: AppContext, m: InboundText, text: string) {
+function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to">, text: string) {
   let sender;
   try {
     sender = chooseSender(ctx, m.userId, m.to || null);

@@ -27,3 +27,21 @@ export function passwordResetEmail(to: string, link: string, minutes: number, li
     text: `Someone asked to reset the password of your smsdesk account.\n\nOpen this link to choose a new password (it works once and expires in ${minutes} minutes):\n${link}\n\nIf it was not you, ignore this email; your password stays as it is.\n\n${passkeys}`,
   };
 }
+
+export function emailChangeCodeEmail(to: string, code: string, minutes: number): Email {
+  return {
+    to,
+    purpose: "email change code",
+    subject: `Your smsdesk verification code: ${code}`,
+    text: `Your verification code is ${code}.\n\nEnter it in Account Settings to make this address your smsdesk account's email. It expires in ${minutes} minutes. If you did not ask for this, ignore this email; nothing changes.`,
+  };
+}
+
+export function emailChangedNotice(to: string, newEmail: string): Email {
+  return {
+    to,
+    purpose: "email changed notice",
+    subject: "Your smsdesk email address was changed",
+    text: `Your smsdesk account's email address is now ${newEmail}; this address no longer signs in.\n\nIf you did not make this change, reset your password from the sign-in page with the new address or ask your administrator.`,
+  };
+}

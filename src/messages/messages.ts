@@ -11,10 +11,10 @@ import { assertWithinLimit, hasRoomForContact } from "../licenses/limits";
 import { chooseSender } from "../phone-numbers/numbers";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
-import { businessNameOf, findUserById } from "../users/queries";
+import { businessNameOf, findUserById, helpReplyOf, startReplyOf, stopReplyOf } from "../users/queries";
 import { attachToConversation, reserveSeqs } from "../conversations/conversations";
 import { appendEvent } from "../events/events";
-import { handleKeyword } from "../keywords/inbound";
+import { confirmPendingOptIn, handleKeyword } from "../keywords/inbound";
 import { HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
 import { render } from "../personalisation/render";
 import { appendStatusEvents, enqueue } from "./outbox";
@@ -350,31 +350,34 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   const word = normalForm(e.body).toUpperCase();
   let keyword: InboundOutcome["keyword"] = null;
   let reply: string | null = null;
-  // Read only for a confirmation: most inbound messages are no keyword.
-  const business = () => {
-    const owner = findUserById(ctx, userId);
-    return owner ? businessNameOf(owner) : "Your Business";
-  };
+  // Read only for a confirmation: most inbound messages are no keyword. The provider account is the owner's (deleted
+  // with them), so the owner is there.
+  const owner = () => findUserById(ctx, userId)!;
+  const inbound = { userId, messageId: inserted.id, from, to: e.to, body: e.body };
   if (STOP_WORDS.has(word) || word === "STOP ALL") {
     const wasOut = contact?.status === "opted_out";
     optOutContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "stop";
-    if (!wasOut && !e.optOutConfirmed) reply = `${business()}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
+    if (!wasOut && !e.optOutConfirmed) reply = queueComplianceReply(ctx, account, from, e.to, stopReplyOf(owner()));
   } else if (START_WORDS.has(word)) {
     keyword = "start";
+    // YES (or START) while a keyword's double opt-in waits for its answer confirms it: the keyword's welcome is the
+    // one reply, and the consent log keeps it. Should the month's SMS have no room for the welcome, START's own
+    // confirmation follows below, as STOP/START/HELP are answered past the limit.
+    reply = confirmPendingOptIn(ctx, inbound);
     // A new number's START creates a contact, which counts against the plan. At the limit the message above stays
     // recorded (the owner sees it in the inbox) but no contact is created and no confirmation is sent, since
     // nobody was subscribed. An existing contact's START always works: it is the only way back after a STOP.
-    if (contact || hasRoomForContact(ctx, userId)) {
-      optInContact(ctx, userId, from, "keyword", e.body.trim());
-      reply = `${business()}: You are subscribed again. Reply HELP for help, STOP to unsubscribe.`;
+    if (!reply && (contact || hasRoomForContact(ctx, userId))) {
+      const text = startReplyOf(owner());
+      optInContact(ctx, userId, from, "keyword", text, { number: e.to || null });
+      reply = queueComplianceReply(ctx, account, from, e.to, text);
     }
   } else if (HELP_WORDS.has(word)) {
     keyword = "help";
-    reply = `${business()}: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`;
+    reply = queueComplianceReply(ctx, account, from, e.to, helpReplyOf(owner()));
   }
-  if (reply) queueComplianceReply(ctx, account, from, e.to, reply);
-  handleKeyword(ctx, { userId, messageId: inserted.id, from, to: e.to, body: e.body, compliance: keyword });
+  handleKeyword(ctx, { ...inbound, compliance: keyword });
   // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
   if (!contact && !findByPhone(ctx, userId, from) && hasRoomForContact(ctx, userId)) {
     const created = createFromInbound(ctx, userId, from);
@@ -393,9 +396,9 @@ function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
 
 /**
  * The confirmation reply to STOP/START/HELP goes from the number that received the keyword (so it reaches the
- * contact even though they may now be opted out: carriers expect exactly this one message).
+ * contact even though they may now be opted out: carriers expect exactly this one message). Answers the text queued.
  */
-function queueComplianceReply(ctx: AppContext, account: ProviderAccount, to: string, receivedOn: string, text: string) {
+function queueComplianceReply(ctx: AppContext, account: ProviderAccount, to: string, receivedOn: string, text: string): string {
   const userId = account.userId;
   let sender;
   try {
@@ -403,7 +406,7 @@ function queueComplianceReply(ctx: AppContext, account: ProviderAccount, to: str
   } catch {
     sender = chooseSender(ctx, userId, null);
   }
-  if (!sender) return;
+  if (!sender) return text;
   enqueue(ctx, [
     {
       userId,
@@ -418,6 +421,7 @@ function queueComplianceReply(ctx: AppContext, account: ProviderAccount, to: str
       expiresAt: ctx.now() + SINGLE_TTL_MS,
     },
   ]);
+  return text;
 }
 
 /** Outbound messages still waiting or in flight for a campaign. */

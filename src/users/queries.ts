@@ -40,13 +40,47 @@ export function updateUser(ctx: AppContext, id: string, fields: Partial<Omit<Use
 
 export type RegionalSettings = Pick<User, "timezone" | "locale" | "dateFormat">;
 
-export function saveOnboarding(ctx: AppContext, id: string, answers: OnboardingAnswers): User {
-  return updateUser(ctx, id, { onboarding: answers, onboardedAt: new Date(ctx.now()) });
+/** The wizard's answers: the business profile's name and industry, the customers, and the regional settings asked. */
+export type OnboardingInput = OnboardingAnswers &
+  Pick<User, "businessName" | "industry"> &
+  Partial<Pick<User, "timezone" | "defaultCountry">>;
+
+export function saveOnboarding(ctx: AppContext, id: string, input: OnboardingInput): User {
+  const { customerType, goals, ...fields } = input;
+  return updateUser(ctx, id, { ...fields, onboarding: { customerType, goals }, onboardedAt: new Date(ctx.now()) });
 }
 
-/** How messages name the sender: the business from onboarding, else the owner's name. */
+/** How messages name the sender: the business profile's name, else the owner's name. */
 export function businessNameOf(user: User): string {
-  return user.onboarding?.businessName?.trim() || `${user.firstName} ${user.lastName}`.trim() || "Your Business";
+  return user.businessName?.trim() || `${user.firstName} ${user.lastName}`.trim() || "Your Business";
+}
+
+/** How a texter reaches the business: the profile's contact, else the account's email (never nothing). */
+export function businessContactOf(user: User): string {
+  return user.businessContact?.trim() || user.email;
+}
+
+/**
+ * The HELP reply carriers expect (CTIA, 10DLC registrations): who is texting, how to reach them, that rates may
+ * apply, and how to stop or come back.
+ */
+export function defaultHelpReply(user: User): string {
+  return `${businessNameOf(user)}: For help, contact ${businessContactOf(user)}. Msg & data rates may apply. Reply STOP to unsubscribe, START to resubscribe.`;
+}
+
+/** The HELP reply as sent: the user's own text, else the default. */
+export function helpReplyOf(user: User): string {
+  return user.helpReply ?? defaultHelpReply(user);
+}
+
+/** START's confirmation (also the consent log's text for it). */
+export function startReplyOf(user: User): string {
+  return `${businessNameOf(user)}: You are subscribed again. Reply HELP for help, STOP to unsubscribe.`;
+}
+
+/** STOP's confirmation. */
+export function stopReplyOf(user: User): string {
+  return `${businessNameOf(user)}: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.`;
 }
 
 /** The user as every call returns it: no password hash, no internal flags. */
@@ -64,7 +98,9 @@ export function publicUser(user: User) {
     timezone: user.timezone,
     locale: user.locale,
     dateFormat: user.dateFormat,
-    onboarding: user.onboarding ?? null,
+    // The wizard's answers as it asked them (the name and industry are the business profile's, which may have changed since).
+    onboarding: user.onboarding ? { businessName: user.businessName ?? "", industry: user.industry ?? "", ...user.onboarding } : null,
+    business: { name: user.businessName, industry: user.industry, contact: user.businessContact },
     onboardedAt: user.onboardedAt?.toISOString() ?? null,
     createdAt: user.createdAt.toISOString(),
   };

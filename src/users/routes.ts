@@ -7,6 +7,9 @@ import type { AppContext } from "../context";
 import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "./regional-options";
 import { badRequest } from "../http/errors";
 import { publicUser, saveOnboarding, updateUser, type User } from "./queries";
+import { HELP_REPLY_MAX, helpReplyFields, helpReplyView, profileView, updateProfile } from "./profile";
+import { cancelEmailChange, confirmEmailChange, pendingEmailOf, requestEmailChange } from "../auth/email-change";
+import { requireRecentConfirmation } from "../auth/reauth";
 import { defaultCountryOf } from "./default-country";
 import { isKnownRegion } from "../contacts/phones";
 
@@ -26,6 +29,7 @@ function settingsView(ctx: AppContext, user: User) {
     /** The country of numbers written without "+", and whether the user chose it (else it is derived). */
     defaultCountry: defaultCountryOf(ctx, user),
     defaultCountryChosen: user.defaultCountry !== null,
+    ...helpReplyView(user),
   };
 }
 
@@ -48,7 +52,9 @@ export function userRoutes(ctx: AppContext) {
         }
         if (body.defaultCountry !== undefined && !isKnownRegion(body.defaultCountry)) throw badRequest("Please choose a valid country");
         const defaultCountry = body.defaultCountry?.toUpperCase();
-        return settingsView(ctx, updateUser(ctx, user.id, { ...body, ...(defaultCountry ? { defaultCountry } : {}) }));
+        const { helpReply, ...rest } = body;
+        const fields = { ...rest, ...(defaultCountry ? { defaultCountry } : {}), ...(helpReply !== undefined ? helpReplyFields(user, helpReply) : {}) };
+        return settingsView(ctx, updateUser(ctx, user.id, fields));
       },
       {
         auth: true,
@@ -62,8 +68,51 @@ export function userRoutes(ctx: AppContext) {
           appendOptOut: t.Optional(t.Boolean()),
           frequencyCapPerDay: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 100, error: "The frequency cap must be 1 to 100 messages a day, or empty" }))),
           defaultCountry: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
+          // Empty: the default.
+          helpReply: t.Optional(t.String({ maxLength: HELP_REPLY_MAX, error: `The HELP reply must be at most ${HELP_REPLY_MAX} characters` })),
         }),
       },
+    )
+    // GET /api/user/profile
+    .get("/profile", ({ user }) => profileView(user, pendingEmailOf(ctx, user)), { auth: true })
+    // PATCH /api/user/profile
+    .patch("/profile", ({ user, body }) => profileView(updateProfile(ctx, user, body), pendingEmailOf(ctx, user)), {
+      auth: true,
+      body: t.Object({
+        firstName: t.Optional(t.String({ maxLength: 100, error: "First name must be at most 100 characters" })),
+        lastName: t.Optional(t.String({ maxLength: 100, error: "Last name must be at most 100 characters" })),
+        businessName: t.Optional(t.String({ maxLength: 120, error: "The business name must be at most 120 characters" })),
+        industry: t.Optional(t.String({ maxLength: 60, error: "Please choose your industry" })),
+        businessContact: t.Optional(t.String({ maxLength: 100, error: "The contact for HELP replies must be at most 100 characters" })),
+      }),
+    })
+    // POST /api/user/email
+    .post(
+      "/email",
+      async ({ user, sessionId, body }) => {
+        requireRecentConfirmation(ctx, user, sessionId, "to change your email");
+        const { pendingEmail, retryAfter } = await requestEmailChange(ctx, user, body.email);
+        return { message: `We sent a code to ${pendingEmail}. Enter it to make it your email.`, pendingEmail, retryAfter };
+      },
+      { auth: true, body: t.Object({ email: t.String({ maxLength: 254, error: "Please enter a valid email address" }) }) },
+    )
+    // POST /api/user/email/confirm
+    .post(
+      "/email/confirm",
+      async ({ user, body }) => {
+        const changed = await confirmEmailChange(ctx, user, body.code.trim());
+        return { message: `Your email is now ${changed.email}`, user: publicUser(changed), profile: profileView(changed, null) };
+      },
+      { auth: true, body: t.Object({ code: t.String({ maxLength: 20, error: "Please enter the 6-digit code" }) }) },
+    )
+    // DELETE /api/user/email
+    .delete(
+      "/email",
+      ({ user }) => {
+        cancelEmailChange(ctx, user.id);
+        return profileView(user, null);
+      },
+      { auth: true },
     )
     // POST /api/user/password
     .post(
@@ -89,10 +138,13 @@ export function userRoutes(ctx: AppContext) {
     // PUT /api/user/onboarding
     .put(
       "/onboarding",
-      ({ user, body }) =>
-        publicUser(
-          saveOnboarding(ctx, user.id, { ...body, businessName: body.businessName.trim(), goals: [...new Set(body.goals)] }),
-        ),
+      ({ user, body }) => {
+        if (body.defaultCountry !== undefined && !isKnownRegion(body.defaultCountry)) throw badRequest("Please choose a valid country");
+        const defaultCountry = body.defaultCountry?.toUpperCase();
+        return publicUser(
+          saveOnboarding(ctx, user.id, { ...body, businessName: body.businessName.trim(), goals: [...new Set(body.goals)], ...(defaultCountry ? { defaultCountry } : {}) }),
+        );
+      },
       {
         auth: true,
         body: t.Object({
@@ -104,6 +156,9 @@ export function userRoutes(ctx: AppContext) {
             maxItems: GOALS.length * 2,
             error: "Please choose at least one goal",
           }),
+          // Asked at the end of the wizard, pre-filled from the browser.
+          timezone: t.Optional(oneOf(TIMEZONES.map((z) => z.value), "Please choose one of the offered timezones")),
+          defaultCountry: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
         }),
       },
     );

@@ -27,6 +27,7 @@ const OWNERS: Record<string, string> = {
   users: "users",
   sessions: "auth",
   emailVerifications: "auth",
+  emailChanges: "auth",
   passwordResets: "auth",
   userSecurity: "auth",
   backupCodes: "auth",

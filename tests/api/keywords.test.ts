@@ -341,12 +341,12 @@ describe("keywords on the inbound path", () => {
       expect(keywordConsents(acc).map((c) => c.phone)).toEqual([SUBSCRIBER]);
       expect(contactsOf(acc).find((c) => c.phone === late)?.tags ?? "[]").toBe("[]");
       expect(repliesTo(acc, late).map((r) => r.content)).toEqual([question]);
-      // YES (an opt-in word) answers the question as well: START's confirmation is the one reply.
+      // YES (an opt-in word) answers the question as Y does: the keyword's welcome is the one reply.
       const yes = "+14155552673";
       text(yes, "deals");
-      expect(text(yes, "YES").keyword).toBe("start");
+      expect(text(yes, "YES")).toMatchObject({ keyword: "start", reply: WELCOME });
       expect(contactsOf(acc).find((c) => c.phone === yes)).toMatchObject({ status: "subscribed", tags: `["deals"]` });
-      expect(repliesTo(acc, yes).map((r) => r.content)).toEqual([question, "Test User: You are subscribed again. Reply HELP for help, STOP to unsubscribe."]);
+      expect(repliesTo(acc, yes).map((r) => r.content)).toEqual([question, WELCOME]);
       // A STOP after the question withdraws it: a later Y subscribes nobody.
       const stopped = "+14155552674";
       text(stopped, "deals");

@@ -73,7 +73,8 @@ describe("PUT /api/user/onboarding", () => {
     expect(res.status).toBe(200);
     expect(res.body.role).toBe("user");
     const row = t.ctx.db.select().from(users).where(eq(users.id, account.user.id)).get()!;
-    expect(row.onboarding).toEqual(VALID);
+    expect(row.onboarding).toEqual({ customerType: "local", goals: ["sales", "loyalty"] });
+    expect([row.businessName, row.industry]).toEqual(["Joe's Pizza", "Restaurant & Food"]);
     expect(row.role).toBe("user");
   });
 });

@@ -123,7 +123,7 @@ const TOPICS: Topic[] = [
     items: [
       {
         q: "What happens when someone texts STOP?",
-        a: "STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT and REVOKE opt the contact out and send one confirmation. They are skipped in every later send. START, UNSTOP or YES opts them back in, and HELP or INFO gets your help text.",
+        a: "STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT and REVOKE opt the contact out and send one confirmation. They are skipped in every later send. START, UNSTOP or YES opts them back in (YES or Y answering a keyword's double opt-in confirms it with that keyword's welcome), and HELP or INFO gets your HELP reply: your business name and how to reach you, set under Account Settings.",
       },
       {
         q: "How do text-to-join keywords match?",

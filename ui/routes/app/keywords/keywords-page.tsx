@@ -17,7 +17,7 @@ const percent = (n: number | null) => (n === null ? "—" : `${n}%`);
 /** The name the server signs replies with (src/users/queries.ts businessNameOf). */
 function businessName() {
   const u = auth.value.user;
-  return u?.onboarding?.businessName?.trim() || `${u?.firstName ?? ""} ${u?.lastName ?? ""}`.trim() || "Your Business";
+  return u?.business.name?.trim() || `${u?.firstName ?? ""} ${u?.lastName ?? ""}`.trim() || "Your Business";
 }
 
 function Stat({ label, value }: { label: string; value: string }) {

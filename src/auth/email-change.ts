@@ -1,0 +1,83 @@
+import { randomInt } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { emailChanges } from "../../db/schema";
+import type { AppContext } from "../context";
+import { badRequest, conflict, HttpError, tooManyRequests } from "../http/errors";
+import { emailChangeCodeEmail, emailChangedNotice } from "../mail/templates";
+import { findUserByEmail, normalizeEmail, updateUser, type User } from "../users/queries";
+import { CODE_TTL_MINUTES, MAX_CODE_ATTEMPTS, RESEND_COOLDOWN_SECONDS } from "./email-verification";
+import { keyedHash, safeEqual } from "./secure-compare";
+
+export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const TAKEN = "An account with this email already exists";
+
+const codeHash = (ctx: AppContext, user: User, email: string, code: string) => keyedHash(ctx.keys.codes, `email-change:${user.id}:${email}:${code}`);
+
+/** The address an email change waits to confirm, if one does (and has not expired). */
+export function pendingEmailOf(ctx: AppContext, user: User): string | null {
+  const row = ctx.db.select().from(emailChanges).where(eq(emailChanges.userId, user.id)).get();
+  return row && row.expiresAt.getTime() > ctx.now() ? row.newEmail : null;
+}
+
+/**
+ * Starts changing the account's email: a 6-digit code goes to the new address, and the email changes only when it
+ * comes back (confirmEmailChange), so a typo or someone else's address never becomes the sign-in. A Google account's
+ * email is Google's to change.
+ */
+export async function requestEmailChange(ctx: AppContext, user: User, input: string): Promise<{ pendingEmail: string; retryAfter: number }> {
+  if (user.authProvider === "google") throw badRequest("Your account signs in with Google: its email is the one of your Google account");
+  const email = normalizeEmail(input);
+  if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
+  if (email === user.email) throw badRequest("This is already your email address");
+  if (findUserByEmail(ctx, email)) throw conflict(TAKEN);
+  const now = ctx.now();
+  const existing = ctx.db.select().from(emailChanges).where(eq(emailChanges.userId, user.id)).get();
+  if (existing) {
+    const wait = Math.ceil((existing.sentAt.getTime() + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000);
+    if (wait > 0) throw tooManyRequests(`Please wait ${wait} seconds before requesting another code`, wait);
+  }
+  const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
+  const row = {
+    userId: user.id,
+    newEmail: email,
+    codeHash: codeHash(ctx, user, email, code),
+    sentAt: new Date(now),
+    expiresAt: new Date(now + CODE_TTL_MINUTES * 60_000),
+    attempts: 0,
+  };
+  ctx.db.insert(emailChanges).values(row).onConflictDoUpdate({ target: emailChanges.userId, set: row }).run();
+  try {
+    await ctx.mailer.send(emailChangeCodeEmail(email, code, CODE_TTL_MINUTES));
+  } catch (err) {
+    ctx.db.delete(emailChanges).where(eq(emailChanges.userId, user.id)).run();
+    ctx.log(`mail error: email change code to ${email}: ${(err as Error).message}`);
+    throw new HttpError(502, "Failed to send the verification email");
+  }
+  return { pendingEmail: email, retryAfter: RESEND_COOLDOWN_SECONDS };
+}
+
+/** The code from the new address: the account's email becomes it, and the old address is told. */
+export async function confirmEmailChange(ctx: AppContext, user: User, code: string): Promise<User> {
+  const row = ctx.db.select().from(emailChanges).where(eq(emailChanges.userId, user.id)).get();
+  if (!row) throw badRequest("There is no email change to confirm");
+  if (row.expiresAt.getTime() <= ctx.now()) throw badRequest("This code has expired. Please request a new one.");
+  if (row.attempts >= MAX_CODE_ATTEMPTS) throw new HttpError(429, "Too many attempts. Please request a new code.");
+  if (!safeEqual(row.codeHash, codeHash(ctx, user, row.newEmail, code))) {
+    ctx.db.update(emailChanges).set({ attempts: row.attempts + 1 }).where(eq(emailChanges.userId, user.id)).run();
+    throw badRequest("Invalid verification code");
+  }
+  const changed = ctx.db.transaction(() => {
+    // Another account may have taken the address since the code was sent.
+    if (findUserByEmail(ctx, row.newEmail)) throw conflict(TAKEN);
+    ctx.db.delete(emailChanges).where(eq(emailChanges.userId, user.id)).run();
+    // The code reached the new address: it is verified.
+    return updateUser(ctx, user.id, { email: row.newEmail, emailVerified: true });
+  });
+  await ctx.mailer.send(emailChangedNotice(user.email, row.newEmail)).catch((err: Error) => ctx.log(`mail error: email changed notice to ${user.email}: ${err.message}`));
+  return changed;
+}
+
+/** Forgets a pending email change; the account keeps its email. */
+export function cancelEmailChange(ctx: AppContext, userId: string): void {
+  ctx.db.delete(emailChanges).where(eq(emailChanges.userId, userId)).run();
+}
