@@ -55,9 +55,12 @@ function hasPendingMigrations(sqlite: Database): boolean {
 
 type MigrationRecord = { sql: string[]; bps: boolean; folderMillis: number; hash: string };
 
-/** Applies the migrations compiled into the program, the way drizzle's file-based migrator would. */
-function applyMigrations(db: Db) {
-  const records: MigrationRecord[] = migrationJournal.entries.map((entry) => {
+/**
+ * Applies the migrations compiled into the program, the way drizzle's file-based migrator would: all of them, or
+ * those up to the one made at `upTo` (a journal entry's `when`).
+ */
+function applyMigrations(db: Db, upTo = Infinity) {
+  const records: MigrationRecord[] = migrationJournal.entries.filter((entry) => entry.when <= upTo).map((entry) => {
     const text = migrationSql[entry.tag];
     if (text === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded`);
     return {
@@ -73,6 +76,16 @@ function applyMigrations(db: Db) {
     (db as unknown as { session: unknown }).session,
     {},
   );
+}
+
+/**
+ * A new in-memory database migrated to the version whose last migration was made at `when` (a journal entry's
+ * `when`): the schema the appliance of that version creates. Restores compare an archive's schema with it.
+ */
+export function migrateUpTo(when: number): Database {
+  const sqlite = new Database(":memory:", { strict: true });
+  applyMigrations(drizzle(sqlite, { schema }) as Db, when);
+  return sqlite;
 }
 
 export function databaseStatus(db: Db): "ok" | "error" {

@@ -9,6 +9,7 @@ import type { AppContext } from "./context";
 import { rememberClientIp } from "./http/client-ip";
 import { limitRequestBody, readsOwnBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
 import { limitNesting } from "./http/body-nesting";
+import { throughMaintenance } from "./http/maintenance";
 import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
 import { systemSettings } from "./admin/settings";
@@ -144,7 +145,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
         if (limited instanceof Response) response = limited;
         else {
           rememberClientIp(limited, srv.requestIP(request)?.address, config.trustedProxies);
-          response = await app.handle(limited);
+          // A write during a restore is refused rather than answered and then discarded (src/http/maintenance.ts).
+          response = await throughMaintenance(ctx, request.method, path, () => app.handle(limited));
         }
       } else if (request.method === "GET" || request.method === "HEAD") {
         response = serveUi(path === "/" ? "/index.html" : path, request);

@@ -40,16 +40,10 @@ function header(name: string, size: number, mtimeSeconds: number): Uint8Array {
 
 /**
  * Writes a .tar.gz to `path` (created 0600; the caller fsyncs and renames it), reading file entries piece by
- * piece, so memory stays small whatever the database's size. Each entry's size and SHA-256 are computed on the
- * way; `last` makes the closing entry from them (the manifest, which names the others' hashes), in the same pass.
- * Synchronous: it also runs inside the database's open, before the migrations.
+ * piece, so memory stays small whatever the database's size. Answers each entry's size and SHA-256, computed on
+ * the way. Synchronous: it also runs inside the database's open, before the migrations.
  */
-export function writeArchive(
-  path: string,
-  first: ArchiveEntry[],
-  mtimeMs: number,
-  last?: (files: Record<string, { size: number; sha256: string }>) => ArchiveEntry,
-): Record<string, { size: number; sha256: string }> {
+export function writeArchive(path: string, entries: ArchiveEntry[], mtimeMs: number): Record<string, { size: number; sha256: string }> {
   const out = openSync(path, "w", 0o600);
   const files: Record<string, { size: number; sha256: string }> = {};
   let pending: Buffer[] = [];
@@ -66,10 +60,6 @@ export function writeArchive(
     pendingBytes = 0;
   };
   try {
-    const entries: Iterable<ArchiveEntry> = (function* () {
-      yield* first;
-      if (last) yield last(files);
-    })();
     for (const entry of entries) {
       if (new TextEncoder().encode(entry.name).length > 99) throw new Error(`archive entry name too long: ${entry.name}`);
       const hash = createHash("sha256");
@@ -164,7 +154,12 @@ function memorySink(name: string, limit: number): Sink {
  */
 export async function extractArchive(
   path: string,
-  want: { toFile: Record<string, { path: string; maxBytes: number }>; toMemory: Record<string, number> },
+  want: {
+    toFile: Record<string, { path: string; maxBytes: number }>;
+    toMemory: Record<string, number>;
+    /** Told each entry kept in memory as soon as it is read: it may lower the bounds of the entries after it. */
+    kept?: (name: string, data: Uint8Array) => void;
+  },
 ): Promise<Map<string, Extracted>> {
   const out = new Map<string, Extracted>();
   let pending: Buffer = Buffer.alloc(0);
@@ -177,9 +172,11 @@ export async function extractArchive(
   let skippedEntries = 0;
   let skippedBytes = 0;
   const finishEntry = () => {
-    out.set(name, sink!.end());
+    const done = sink!.end();
+    out.set(name, done);
     sink = null;
     skip = pad;
+    if (done.data) want.kept?.(name, done.data);
   };
   try {
     for await (const chunk of createReadStream(path).pipe(createGunzip()) as AsyncIterable<Buffer>) {

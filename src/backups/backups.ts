@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -10,6 +10,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statfsSync,
@@ -21,12 +22,14 @@ import { openDatabase, type Db } from "../../db/client";
 import { migrationJournal } from "../../db/migrations/embedded";
 import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
+import { beginMaintenance, type Maintenance } from "../http/maintenance";
 import { revokeApiKeysExcept, unrevokedApiKeyIds } from "../api-keys/keys";
 import { endSessionsExcept, unrevokedSessionIds } from "../auth/sessions";
 import { pauseJobRunner, resumeJobRunner } from "../jobs/jobs";
 import { deriveKey, loadOrCreateSecretKey } from "../secrets/secret-key";
 import { VERSION } from "../version";
 import { ArchiveError, extractArchive, writeArchive } from "./archive";
+import { inspectArchiveDatabase } from "./inspect";
 
 /**
  * Verified backups of the database and secret.key, kept as .tar.gz archives in DATA_DIR/backups, each with a
@@ -36,7 +39,11 @@ import { ArchiveError, extractArchive, writeArchive } from "./archive";
  */
 
 export type Manifest = {
-  format: 1;
+  /**
+   * 2: the manifest is the archive's first entry, so a reader knows each file's size before it writes a byte of it.
+   * 1 (older versions): the manifest is the last entry.
+   */
+  format: 1 | 2;
   app: string;
   /** The last migration applied to the copied database. */
   schema: string | null;
@@ -125,7 +132,24 @@ function stamp(ms: number) {
   return new Date(ms).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
 }
 
-/** integrity_check, per-table row counts and the last migration of a database file, opened read-only. */
+/** A file's size and SHA-256, read piece by piece. */
+function fileDigest(path: string): { size: number; sha256: string } {
+  const hash = createHash("sha256");
+  const fd = openSync(path, "r");
+  const piece = Buffer.allocUnsafe(8 * 1024 * 1024);
+  let size = 0;
+  try {
+    for (let n; (n = readSync(fd, piece, 0, piece.length, size)) > 0; size += n) hash.update(piece.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return { size, sha256: hash.digest("hex") };
+}
+
+/**
+ * integrity_check, per-table row counts and the last migration of the appliance's own database copy, opened
+ * read-only. An archive's database from outside is inspected by inspect.ts instead, off the event loop.
+ */
 function inspectDatabase(path: string): { tables: Record<string, number>; schema: string | null } {
   const copy = new Database(path, { readonly: true });
   try {
@@ -158,20 +182,17 @@ export function writeBackup(sqlite: Database, dataDir: string, reason: string, n
     sqlite.query("VACUUM INTO ?").run(copyPath);
     fsyncFile(copyPath);
     const { tables, schema } = inspectDatabase(copyPath);
-    let manifest!: Manifest;
+    const sources = { [DB_FILE]: copyPath, [KEY_FILE]: join(dataDir, KEY_FILE) };
+    const files = Object.fromEntries(Object.entries(sources).map(([name, file]) => [name, fileDigest(file)]));
+    const manifest: Manifest = { format: 2, app: VERSION, schema, createdAt: new Date(now).toISOString(), reason, tables, files };
     const tmp = `${archivePath(dataDir, id)}.tmp`;
-    writeArchive(
+    const written = writeArchive(
       tmp,
-      [
-        { name: DB_FILE, file: copyPath },
-        { name: KEY_FILE, file: join(dataDir, KEY_FILE) },
-      ],
+      [{ name: MANIFEST_FILE, data: Buffer.from(JSON.stringify(manifest, null, 2)) }, ...Object.entries(sources).map(([name, file]) => ({ name, file }))],
       now,
-      (files) => {
-        manifest = { format: 1, app: VERSION, schema, createdAt: new Date(now).toISOString(), reason, tables, files: { ...files } };
-        return { name: MANIFEST_FILE, data: Buffer.from(JSON.stringify(manifest, null, 2)) };
-      },
     );
+    for (const name of Object.keys(sources))
+      if (written[name]!.sha256 !== files[name]!.sha256) throw new Error(`${name} changed while it was archived`);
     fsyncFile(tmp);
     renameSync(tmp, archivePath(dataDir, id));
     return recordBackup(dataDir, { id, size: statSync(archivePath(dataDir, id)).size, createdAt: now, reason, status: "good", error: null, manifest });
@@ -244,6 +265,13 @@ export function deleteBackup(dataDir: string, id: string) {
 
 /** Free space a restore or upload leaves on the data's disk (the running appliance goes on writing meanwhile). */
 const DISK_RESERVE = 256 * 1024 * 1024;
+/**
+ * How much larger than its archive a database may be. A database copy gzips to a third or a tenth of its size;
+ * gzip of zeros to a thousandth (a 1 MB upload unpacked to 1 GB). Below DB_ALWAYS_ALLOWED any size is taken: a
+ * nearly empty database is mostly zero-filled pages.
+ */
+const MAX_EXPANSION = 50;
+const DB_ALWAYS_ALLOWED = 64 * 1024 * 1024;
 
 type Verified = { manifest: Manifest; dbPath: string; keyPath: string; stagingDir: string };
 
@@ -253,7 +281,7 @@ type Verified = { manifest: Manifest; dbPath: string; keyPath: string; stagingDi
  * (the same file system as the data, so the swap is a rename). Throws ArchiveError with the reason for anything
  * wrong (the staging folder is then gone); otherwise the caller removes stagingDir.
  */
-export async function verifyArchive(dataDir: string, path: string): Promise<Verified> {
+export async function verifyArchive(dataDir: string, path: string, opts: { open?: boolean } = {}): Promise<Verified> {
   const stagingDir = join(ensureDir(dataDir), `.staging-${randomBytes(6).toString("hex")}`);
   mkdirSync(stagingDir, { mode: 0o700 });
   const dbPath = join(stagingDir, DB_FILE);
@@ -262,20 +290,26 @@ export async function verifyArchive(dataDir: string, path: string): Promise<Veri
     // The database may take the disk's free space but for a reserve (the running data goes on writing); a key is 45 bytes.
     const disk = statfsSync(stagingDir);
     const roomForDb = Math.max(0, disk.bavail * disk.bsize - DISK_RESERVE);
+    const toFile = {
+      [DB_FILE]: { path: dbPath, maxBytes: Math.min(roomForDb, Math.max(DB_ALWAYS_ALLOWED, statSync(path).size * MAX_EXPANSION)) },
+      [KEY_FILE]: { path: keyPath, maxBytes: 1024 },
+    };
     const files = await extractArchive(path, {
-      toFile: { [DB_FILE]: { path: dbPath, maxBytes: roomForDb }, [KEY_FILE]: { path: keyPath, maxBytes: 1024 } },
+      toFile,
       toMemory: { [MANIFEST_FILE]: 1024 * 1024 },
+      // A manifest read first declares each file's size: no entry may be larger, checked from its header.
+      kept: (name, data) => {
+        if (name !== MANIFEST_FILE) return;
+        const declared = (parseManifest(data).files ?? {}) as Partial<Manifest["files"]>;
+        for (const [file, bound] of Object.entries(toFile)) {
+          const size = declared[file]?.size;
+          bound.maxBytes = typeof size === "number" && size >= 0 ? Math.min(bound.maxBytes, size) : 0;
+        }
+      },
     });
     const manifestBytes = files.get(MANIFEST_FILE)?.data;
     if (!manifestBytes) throw new ArchiveError("The archive has no manifest.json: not an smsdesk backup");
-    let manifest: Manifest;
-    try {
-      manifest = JSON.parse(Buffer.from(manifestBytes).toString("utf8")) as Manifest;
-    } catch {
-      throw new ArchiveError("The archive's manifest.json is not valid JSON");
-    }
-    if (manifest?.format !== 1 || typeof manifest.files !== "object" || manifest.files === null || typeof manifest.tables !== "object")
-      throw new ArchiveError("The archive's manifest is not an smsdesk backup manifest");
+    const manifest = parseManifest(manifestBytes);
     for (const name of [DB_FILE, KEY_FILE]) {
       const found = files.get(name);
       const expected = manifest.files[name];
@@ -283,7 +317,7 @@ export async function verifyArchive(dataDir: string, path: string): Promise<Veri
       if (found.size !== expected.size || found.sha256 !== expected.sha256)
         throw new ArchiveError(`${name} does not match the manifest's SHA-256: the archive was changed or damaged`);
     }
-    const { tables } = inspectDatabase(dbPath);
+    const { tables } = await inspectArchiveDatabase(dbPath, { open: opts.open ?? false });
     const differ = Object.keys({ ...tables, ...manifest.tables }).filter((name) => tables[name] !== manifest.tables?.[name]);
     if (differ.length) throw new ArchiveError(`The database's row counts differ from the manifest's (${differ.slice(0, 3).join(", ")})`);
     return { manifest, dbPath, keyPath, stagingDir };
@@ -291,6 +325,24 @@ export async function verifyArchive(dataDir: string, path: string): Promise<Veri
     rmSync(stagingDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+function parseManifest(bytes: Uint8Array): Manifest {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(Buffer.from(bytes).toString("utf8")) as Manifest;
+  } catch {
+    throw new ArchiveError("The archive's manifest.json is not valid JSON");
+  }
+  if (
+    (manifest?.format !== 1 && manifest?.format !== 2) ||
+    typeof manifest.files !== "object" ||
+    manifest.files === null ||
+    typeof manifest.tables !== "object" ||
+    manifest.tables === null
+  )
+    throw new ArchiveError("The archive's manifest is not an smsdesk backup manifest");
+  return manifest;
 }
 
 /**
@@ -354,12 +406,12 @@ export async function drillBackup(dataDir: string, id: string, now: number, opts
   const release = opts.wait ? await waitForBackupLock(dataDir) : takeBackupLock(dataDir);
   let drill: Drill;
   try {
-    const staged = await verifyArchive(dataDir, archivePath(dataDir, id)).catch((err: Error) => err);
+    // The database is opened as the appliance opens it, in the inspection's worker thread.
+    const staged = await verifyArchive(dataDir, archivePath(dataDir, id), { open: true }).catch((err: Error) => err);
     if (staged instanceof Error) drill = { at: now, ok: false, error: staged.message };
     else {
       try {
         loadOrCreateSecretKey(staged.stagingDir);
-        openDatabase(staged.dbPath).$client.close();
         drill = { at: now, ok: true, error: null };
       } catch (err) {
         drill = { at: now, ok: false, error: (err as Error).message };
@@ -389,6 +441,8 @@ export function registerWriter(ctx: AppContext, writer: Writer) {
 
 /** How long a restore waits for the jobs in flight (a webhook call times out well before). */
 export const JOBS_DRAIN_MS = 30_000;
+/** How long a restore waits for the write requests in flight when it starts. */
+export const WRITES_DRAIN_MS = 30_000;
 
 export type RestoreOptions = {
   /** How long to wait for the jobs in flight before giving up (JOBS_DRAIN_MS). */
@@ -396,19 +450,22 @@ export type RestoreOptions = {
   /** Stops the writers before the swap, and starts them again after it (or after the rollback). */
   pause?: () => Promise<void>;
   resume?: () => void;
-  /** Tests start work here that the pause must stop: after the verification, before the writers stop. */
+  /** Tests start work here that the pause must stop: before writes are refused and the writers stop. */
   beforePause?: () => Promise<void>;
+  /** How long to wait for the write requests that started before the restore (WRITES_DRAIN_MS). */
+  writesDrainMs?: number;
   /** Tests inject a failure here: after the files are swapped, before the restored database is opened. */
   afterSwap?: () => void;
 };
 
 /**
- * Restores a backup into the running appliance: verify, stop the writers (the engine, the jobs runner once its
- * jobs in flight have ended, and every registered writer), back up the current state, swap the files, reopen
- * the database on the context (every domain reads ctx.db at call time), re-derive the keys, and start the
- * writers again. The swap itself is synchronous, so no
- * request runs between the close and the reopen. Anything failing after the current files were moved aside puts
- * them back and reopens them.
+ * Restores a backup into the running appliance: refuse writes (src/http/maintenance.ts: what they changed would
+ * be discarded by the swap), verify, wait for the write requests already running, stop the writers (the engine,
+ * the jobs runner once its jobs in flight have ended, and every registered writer), back up the current state,
+ * swap the files, reopen the database on the context (every domain reads ctx.db at call time), re-derive the
+ * keys, and start the writers again; then writes are let in. The swap itself is synchronous, so no request runs
+ * between the close and the reopen. Anything failing after the current files were moved aside puts them back and
+ * reopens them.
  */
 export async function restoreBackup(ctx: AppContext, id: string, options: RestoreOptions = {}): Promise<{ restored: BackupInfo; safety: BackupInfo }> {
   const dataDir = ctx.config.dataDir;
@@ -416,13 +473,19 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
   if (restored.status !== "good") throw new HttpError(400, "A failed backup cannot be restored");
   const release = takeBackupLock(dataDir);
   let staged: Verified | null = null;
+  let maintenance: Maintenance | null = null;
   try {
+    await options.beforePause?.();
+    maintenance = beginMaintenance(ctx);
     try {
       staged = await verifyArchive(dataDir, archivePath(dataDir, id));
     } catch (err) {
       if (err instanceof ArchiveError) throw new HttpError(400, `The backup cannot be restored: ${err.message}`);
       throw err;
     }
+    const writesDrainMs = options.writesDrainMs ?? WRITES_DRAIN_MS;
+    if (!(await maintenance.writesEnded(writesDrainMs)))
+      throw conflict(`Requests that change data did not finish within ${writesDrainMs / 1000} seconds; nothing was restored, try again`);
     const registered = writers.get(ctx) ?? [];
     const pause =
       options.pause ??
@@ -441,7 +504,6 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
         resumeJobRunner(ctx);
         ctx.sending.start();
       });
-    await options.beforePause?.();
     let safety: BackupInfo;
     try {
       await pause();
@@ -454,6 +516,7 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
     ctx.log(`backups: restored ${id} (the state before it is backup ${safety.id})`);
     return { restored, safety };
   } finally {
+    maintenance?.end();
     if (staged) rmSync(staged.stagingDir, { recursive: true, force: true });
     release();
   }

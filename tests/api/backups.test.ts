@@ -9,6 +9,7 @@ import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import { extractArchive, writeArchive, type ArchiveEntry } from "../../src/backups/archive";
 import { backupsDir, createBackup, findBackup, listBackups, receiveUpload, restoreBackup, verifyArchive } from "../../src/backups/backups";
 import { INTERRUPTED } from "../../src/contacts/csv-import";
+import { MAINTENANCE_MESSAGE } from "../../src/http/maintenance";
 import { onEventsCommitted } from "../../src/events/events";
 import { scheduleView, updateBackupSchedule } from "../../src/backups/schedule";
 import { loadConfig } from "../../src/config";
@@ -227,9 +228,14 @@ describe("restoring", () => {
       await gate;
     };
     const running = restoreBackup(t.ctx, made.body.id, { pause, resume: () => t.ctx.sending.start() });
+    // A backup made now is a write the restore would discard: refused like every write while it runs.
     const second = await backups("", { method: "POST" });
-    expect(second).toMatchObject({ status: 409, body: { message: "Another backup or restore is running; try again when it has finished", code: "conflict" } });
-    expect((await backups(`/${made.body.id}/restore`, { method: "POST" })).status).toBe(409);
+    expect(second).toMatchObject({ status: 503, body: { message: MAINTENANCE_MESSAGE, code: "maintenance" } });
+    expect(second.headers.get("retry-after")).toBe("10");
+    expect(await backups(`/${made.body.id}/restore`, { method: "POST" })).toMatchObject({
+      status: 409,
+      body: { message: "Another backup or restore is running; try again when it has finished", code: "conflict" },
+    });
     release();
     await running;
     expect((await backups("", { method: "POST" })).status).toBe(201);

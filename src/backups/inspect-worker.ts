@@ -1,0 +1,10 @@
+// The thread that opens a database read out of a backup archive (see inspect.ts): its integrity check, schema and
+// row counts read a whole file of any size, which would otherwise hold the event loop for every request.
+import { inspectInThread, type InspectRequest } from "./inspect-db";
+
+declare const self: Worker;
+
+self.onmessage = (e: MessageEvent<InspectRequest>) => {
+  self.postMessage(inspectInThread(e.data));
+};
+self.postMessage({ type: "ready" });
