@@ -71,6 +71,9 @@ export const emailVerifications = sqliteTable("email_verifications", {
   sentAt: integer("sent_at", { mode: "timestamp_ms" }).notNull(),
   expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
   attempts: integer("attempts").notNull().default(0),
+  /** The current 24-hour window of codes sent and how many (capped per day, see email-verification.ts). */
+  windowStartedAt: integer("window_started_at", { mode: "timestamp_ms" }).notNull().default(sql`0`),
+  sendsInWindow: integer("sends_in_window").notNull().default(0),
 });
 
 /** An email change waiting for the code sent to the new address (migration 0045); one per user. */

@@ -10,14 +10,31 @@ import { keyedHash, safeEqual } from "./secure-compare";
 export const RESEND_COOLDOWN_SECONDS = 60;
 export const CODE_TTL_MINUTES = 15;
 export const MAX_CODE_ATTEMPTS = 5;
+/** Codes one account may be sent per 24 hours: a resend each minute mailed an address 1,440 a day. */
+export const MAX_CODES_PER_DAY = 10;
+const DAY_MS = 24 * 60 * 60_000;
 
-/** Sends a fresh 6-digit code; a second request within the cooldown answers 429 with the seconds left. */
+/**
+ * Sends a fresh 6-digit code; a second request within the cooldown answers 429 with the seconds left, and so does
+ * the 11th in a 24-hour window (which starts with its first code).
+ */
 export async function sendVerificationCode(ctx: AppContext, user: User): Promise<{ retryAfter: number }> {
   const existing = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
   const now = ctx.now();
   if (existing) {
     const wait = Math.ceil((existing.sentAt.getTime() + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000);
     if (wait > 0) throw tooManyRequests(`Please wait ${wait} seconds before requesting another code`, wait);
+  }
+  const windowOpen = existing && existing.windowStartedAt.getTime() + DAY_MS > now;
+  const windowStartedAt = windowOpen ? existing.windowStartedAt : new Date(now);
+  const sendsInWindow = (windowOpen ? existing.sendsInWindow : 0) + 1;
+  if (sendsInWindow > MAX_CODES_PER_DAY) {
+    const wait = Math.ceil((windowStartedAt.getTime() + DAY_MS - now) / 1000);
+    const hours = Math.ceil(wait / 3600);
+    throw tooManyRequests(
+      `You have been sent ${MAX_CODES_PER_DAY} verification codes in the last 24 hours. Please use the newest one, or try again in ${hours} hour${hours === 1 ? "" : "s"}.`,
+      wait,
+    );
   }
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const row = {
@@ -26,12 +43,19 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
     sentAt: new Date(now),
     expiresAt: new Date(now + CODE_TTL_MINUTES * 60_000),
     attempts: 0,
+    windowStartedAt,
+    sendsInWindow,
   };
   ctx.db.insert(emailVerifications).values(row).onConflictDoUpdate({ target: emailVerifications.userId, set: row }).run();
   try {
     await ctx.mailer.send(verificationCodeEmail(user.email, code, CODE_TTL_MINUTES));
   } catch (err) {
-    ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
+    // Nothing was sent: no cooldown and no count, and no code that could verify (an expired row answers as none).
+    ctx.db
+      .update(emailVerifications)
+      .set({ sentAt: new Date(0), expiresAt: new Date(0), sendsInWindow: sendsInWindow - 1 })
+      .where(eq(emailVerifications.userId, user.id))
+      .run();
     ctx.log(`mail error: verification code to ${user.email}: ${(err as Error).message}`);
     throw new HttpError(502, "Failed to send verification email");
   }

@@ -27,11 +27,14 @@ describe("an unverified account", () => {
     account = await t.signUp();
   });
 
-  test.each(["/api/user/settings", "/api/analytics/summary", "/api/analytics/recent-activity"])("gets 403 on %s", async (path) => {
-    const res = await t.api(path, { token: account.token });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: "Please verify your email address first", emailVerified: false, code: "forbidden" });
-  });
+  test.each(["/api/user/settings", "/api/analytics/summary", "/api/analytics/recent-activity"])(
+    "gets 403 on %s",
+    async (path) => {
+      const res = await t.api(path, { token: account.token });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ message: "Please verify your email address first", emailVerified: false, code: "forbidden" });
+    },
+  );
 
   test("gets 403 on PATCH settings and nothing changes", async () => {
     const res = await t.api("/api/user/settings", { method: "PATCH", body: { timezone: "UTC" }, token: account.token });
@@ -165,5 +168,46 @@ describe("codes are per account", () => {
     const res = await verify(b.token, codeA);
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Invalid verification code");
+  });
+});
+
+describe("codes per account per day (issue 27 item 7)", () => {
+  test("10 codes in 24 hours, the sign-up's included; the 11th answers 429 until the window's day is over", async () => {
+    const realNow = t.ctx.now;
+    const base = Date.now();
+    let offset = 0;
+    t.ctx.now = () => base + offset;
+    try {
+      const account = await t.signUp();
+      await t.latestCode(account.email);
+      const send = (afterMs: number) => {
+        offset = afterMs;
+        return t.api("/api/auth/verify/email/send", { method: "POST", token: account.token });
+      };
+      // Nine resends, each past the 60 s cooldown: ten codes in all.
+      for (let i = 1; i <= 9; i++) expect((await send(i * 61_000)).status).toBe(200);
+      const sent = t.emailsTo(account.email).length;
+
+      const refused = await send(10 * 61_000);
+      expect(refused.status).toBe(429);
+      // The window began with the sign-up's code, 610 s before: 23 h 49 min 50 s are left.
+      const left = 24 * 3600 - 610;
+      expect(refused.headers.get("retry-after")).toBe(String(left));
+      expect(refused.body).toEqual({
+        message:
+          "You have been sent 10 verification codes in the last 24 hours. Please use the newest one, or try again in 24 hours.",
+        retryAfter: left,
+        code: "rate_limited",
+      });
+      expect((await send(23 * 3600_000)).body.message).toBe(
+        "You have been sent 10 verification codes in the last 24 hours. Please use the newest one, or try again in 1 hour.",
+      );
+      expect(t.emailsTo(account.email)).toHaveLength(sent);
+
+      // A day after the first code, a new window.
+      expect((await send(24 * 3600_000 + 1000)).status).toBe(200);
+    } finally {
+      t.ctx.now = realNow;
+    }
   });
 });

@@ -12,13 +12,23 @@ beforeAll(async () => {
   emails.unknown = t.newEmail("nobody");
   emails.password = (await t.signUpVerified()).email;
   emails.google = t.newEmail("gonly");
-  insertUser(t.ctx, { email: emails.google, passwordHash: null, firstName: "Gina", lastName: "Google", authProvider: "google", emailVerified: true });
+  insertUser(t.ctx, {
+    email: emails.google,
+    passwordHash: null,
+    firstName: "Gina",
+    lastName: "Google",
+    authProvider: "google",
+    emailVerified: true,
+  });
 });
 afterAll(() => t?.stop());
 
 let nextAddress = 1;
 const signIn = (email: string) =>
-  t.api("/api/auth/login", { body: { email, password: "wrong-password" }, headers: { "x-forwarded-for": `198.51.100.${nextAddress++}` } });
+  t.api("/api/auth/login", {
+    body: { email, password: "wrong-password" },
+    headers: { "x-forwarded-for": `198.51.100.${nextAddress++}` },
+  });
 
 /** Everything a client sees but the date. */
 const seen = (res: Awaited<ReturnType<typeof signIn>>) => ({
@@ -29,7 +39,11 @@ const seen = (res: Awaited<ReturnType<typeof signIn>>) => ({
 
 describe("sign-in answers alike for every email", () => {
   test("unknown, password and Google-only emails get byte-identical answers: 401, same headers, same body", async () => {
-    const [unknown, password, google] = [await signIn(emails.unknown), await signIn(emails.password), await signIn(emails.google)];
+    const [unknown, password, google] = [
+      await signIn(emails.unknown),
+      await signIn(emails.password),
+      await signIn(emails.google),
+    ];
     expect(unknown.text).toBe('{"message":"Invalid credentials","code":"unauthorized"}');
     expect(seen(password)).toEqual(seen(unknown));
     expect(seen(google)).toEqual(seen(unknown));
