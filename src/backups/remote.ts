@@ -29,7 +29,18 @@ export type RemoteSettings = {
 export type RemoteChange = Omit<RemoteSettings, "secretAccessKey"> & { secretAccessKey?: string };
 
 const remotePath = (dataDir: string) => join(backupsDir(dataDir), "remote.json");
-const TIMEOUT_MS = 10 * 60_000;
+/** An archive's upload may take minutes; a listing or a delete answers in seconds. */
+const PUT_TIMEOUT_MS = 10 * 60_000;
+const CALL_TIMEOUT_MS = 60_000;
+/**
+ * What is read of an answer: an error's body only for its <Code>; a listing's page (at most 1,000 keys of at most
+ * 1,024 bytes each, as S3 has it) well within 4 MB. The endpoint is any server the administrator names: an endless or
+ * huge answer would otherwise fill the memory, and a listing whose every page says "more" would never end.
+ */
+const ERROR_BODY_BYTES = 4 * 1024;
+const LIST_PAGE_BYTES = 4 * 1024 * 1024;
+/** 100 pages of 1,000 keys: far more backups than any retention keeps. */
+const MAX_LIST_PAGES = 100;
 /** The scheduled backups' object names: their time sorts them. */
 const SCHEDULED = /smsdesk-\d{8}-\d{6}-scheduled-[0-9a-f]{6}\.tar\.gz$/;
 
@@ -90,14 +101,50 @@ async function signedFetch(ctx: AppContext, s: RemoteSettings, method: string, u
   if (opts.contentType) headers["content-type"] = opts.contentType;
   const signer = new AwsV4Signer({ method, url, headers, accessKeyId: s.accessKeyId, secretAccessKey: secretOf(ctx, s), service: "s3", region: s.region });
   const signed = await signer.sign();
-  const res = await fetch(signed.url, { method, headers: signed.headers, body: opts.body, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(signed.url, {
+    method,
+    headers: signed.headers,
+    body: opts.body,
+    redirect: "manual",
+    signal: AbortSignal.timeout(method === "PUT" ? PUT_TIMEOUT_MS : CALL_TIMEOUT_MS),
+  });
   if (!res.ok) {
-    const text = await res.text().catch(() => "");
-    const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+    const { text } = await readBounded(res, ERROR_BODY_BYTES).catch(() => ({ text: "" }));
+    const code = /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1];
     throw new RemoteError(`${method} ${new URL(url).pathname} answered ${res.status}${code ? ` ${code}` : ""}`);
   }
   return res;
 }
+
+/** At most `max` bytes of an answer's body as text (`cut` when there was more); the rest is never read. */
+async function readBounded(res: Response, max: number): Promise<{ text: string; cut: boolean }> {
+  const reader = res.body?.getReader();
+  if (!reader) return { text: "", cut: false };
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.length > max) {
+        parts.push(value.subarray(0, max - size));
+        cut = true;
+        break;
+      }
+      parts.push(value);
+      size += value.length;
+    }
+  } finally {
+    // Stops the transfer of whatever is left (an endless answer ends here).
+    if (cut) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  return { text: Buffer.concat(parts).toString("utf8"), cut };
+}
+
+/** A successful answer's body is not needed: dropped unread, the connection freed. */
+const discard = (res: Response) => res.body?.cancel().catch(() => {});
 
 function fileSha256(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -109,17 +156,26 @@ function fileSha256(path: string): Promise<string> {
   });
 }
 
-/** Every object name under the prefix (ListObjectsV2, page by page). */
+/**
+ * Every object name under the prefix (ListObjectsV2, page by page). Each page is read to LIST_PAGE_BYTES, and the
+ * listing stops after MAX_LIST_PAGES or at a continuation token seen before: an error then, the retention is not
+ * applied on a partial list.
+ */
 async function listKeys(ctx: AppContext, s: RemoteSettings): Promise<string[]> {
   const keys: string[] = [];
+  const seen = new Set<string>();
   let token: string | null = null;
-  do {
-    const query = new URLSearchParams({ "list-type": "2", prefix: s.prefix, ...(token ? { "continuation-token": token } : {}) });
-    const xml = await (await signedFetch(ctx, s, "GET", `${objectUrl(s)}?${query}`)).text();
+  for (let page = 1; ; page++) {
+    const query = new URLSearchParams({ "list-type": "2", "max-keys": "1000", prefix: s.prefix, ...(token ? { "continuation-token": token } : {}) });
+    const { text: xml, cut } = await readBounded(await signedFetch(ctx, s, "GET", `${objectUrl(s)}?${query}`), LIST_PAGE_BYTES);
+    if (cut) throw new RemoteError(`the listing of ${s.bucket} answered a page of more than ${LIST_PAGE_BYTES / 1024 / 1024} MB`);
     for (const m of xml.matchAll(/<Key>([^<]*)<\/Key>/g)) keys.push(m[1]!.replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">"));
     token = /<IsTruncated>true<\/IsTruncated>/.test(xml) ? (/<NextContinuationToken>([^<]*)<\/NextContinuationToken>/.exec(xml)?.[1] ?? null) : null;
-  } while (token);
-  return keys;
+    if (!token) return keys;
+    if (seen.has(token)) throw new RemoteError(`the listing of ${s.bucket} repeated a page (continuation token seen before)`);
+    if (page >= MAX_LIST_PAGES) throw new RemoteError(`the listing of ${s.bucket} did not end within ${MAX_LIST_PAGES} pages`);
+    seen.add(token);
+  }
 }
 
 /**
@@ -134,9 +190,9 @@ export async function copyToRemote(ctx: AppContext, backup: BackupInfo, keep: nu
   const path = join(backupsDir(ctx.config.dataDir), `${backup.id}.tar.gz`);
   let remote: NonNullable<BackupInfo["remote"]>;
   try {
-    await signedFetch(ctx, s, "PUT", objectUrl(s, key), { body: Bun.file(path), sha256: await fileSha256(path), contentType: "application/gzip" });
+    await discard(await signedFetch(ctx, s, "PUT", objectUrl(s, key), { body: Bun.file(path), sha256: await fileSha256(path), contentType: "application/gzip" }));
     const doomed = (await listKeys(ctx, s)).filter((k) => SCHEDULED.test(k)).sort().reverse().slice(keep);
-    for (const old of doomed) await signedFetch(ctx, s, "DELETE", objectUrl(s, old));
+    for (const old of doomed) await discard(await signedFetch(ctx, s, "DELETE", objectUrl(s, old)));
     remote = { at: ctx.now(), ok: true, key, error: null, deleted: doomed };
   } catch (err) {
     const message = err instanceof RemoteError ? err.message : `${(err as Error).message}`;
