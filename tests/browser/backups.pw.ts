@@ -1,5 +1,10 @@
 import { expect, test } from "@playwright/test";
+import { join } from "node:path";
 import { Appliance } from "./harness";
+
+const shots = join(import.meta.dirname, "..", "..", "dist", "screenshots", "backups");
+// The browser's zone differs from the account's: the screen shows the account's (issue 28 item 9).
+test.use({ timezoneId: "America/Los_Angeles" });
 
 const ADMIN_EMAIL = "backups@example.com";
 const ADMIN_PASSWORD = "correct-horse-battery";
@@ -13,6 +18,7 @@ test.afterAll(async () => {
 });
 
 test("an administrator opens the Backup Manager from the Admin Panel, creates a backup, sees it listed as good and downloads it", async ({ page }) => {
+  app.sql(`UPDATE users SET timezone = 'Asia/Tokyo', locale = 'en-GB' WHERE email = '${ADMIN_EMAIL}'`);
   await page.goto(`${app.url}/admin`);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
@@ -33,12 +39,22 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   await expect(row).toContainText("manual");
   await expect(row).toContainText("Good");
   await expect(row).toContainText(/\d+ rows, schema \d{4}_\w+, version \d+\.\d+\.\d+/);
+  const [made] = ((await (await page.request.get(`${app.url}/api/admin/backups`)).json()) as { data: { createdAt: number }[] }).data;
+  const inTokyo = (at: number) => new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "Asia/Tokyo" }).format(at);
+  await expect(row.getByRole("cell").first()).toHaveText(inTokyo(made!.createdAt));
 
   await expect(row.getByTestId("backup-drill")).toHaveText("Not tested");
   await row.getByRole("button", { name: "Test restore" }).click();
   await expect(page.getByTestId("toast").last()).toContainText("Restore drill passed");
   await expect(row.getByTestId("backup-drill")).toContainText("Passed");
   await expect(page.getByTestId("backup-age")).toContainText("0 minutes old");
+  const drilled = ((await (await page.request.get(`${app.url}/api/admin/backups`)).json()) as { data: { drill: { at: number } }[] }).data[0]!;
+  await expect(row.getByTestId("backup-drill")).toHaveText(`Passed ${inTokyo(drilled.drill.at)}`);
+  await expect(page.getByTestId("backup-age")).toContainText(`(${inTokyo(made!.createdAt)}, drill passed ${inTokyo(drilled.drill.at)})`);
+  await page.screenshot({ path: join(shots, "backup-manager-1280.png"), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(shots, "backup-manager-390.png"), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   const downloading = page.waitForEvent("download");
   await row.getByRole("link", { name: "Download" }).click();

@@ -1,6 +1,7 @@
 import { Link } from "@tanstack/react-router";
 import { useBackups, type Backup } from "../../../api/backups";
 import { Card } from "../../../components/ui";
+import { accountTime } from "../../../lib/format";
 
 /** A drilled backup older than this is worth a warning: the schedule presets run at least weekly. */
 const STALE_MS = 8 * 24 * 3600_000;
@@ -31,7 +32,7 @@ export function BackupAgeCard({ lastDrilled }: { lastDrilled?: Backup | null }) 
           <p className="text-lg font-semibold">
             {age(Date.now() - last.createdAt)} old{" "}
             <span className="text-sm font-normal text-slate-600">
-              ({new Date(last.createdAt).toLocaleString()}, drill passed {new Date(last.drill!.at).toLocaleString()})
+              ({accountTime(last.createdAt)}, drill passed {accountTime(last.drill!.at)})
             </span>
           </p>
         ) : (
@@ -43,7 +44,7 @@ export function BackupAgeCard({ lastDrilled }: { lastDrilled?: Backup | null }) 
             <Link to="/admin/backup-manager" className="underline">
               Backup Manager
             </Link>
-            ; the restore drill runs daily at 05:00.
+            ; the restore drill runs daily at 05:00 server time.
           </p>
         )}
       </Card>

@@ -18,6 +18,7 @@ import { useConfirm } from "../../../components/confirm-dialog";
 import { ScrollBox } from "../../../components/scroll-box";
 import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
+import { accountTime } from "../../../lib/format";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { BackupAgeCard } from "./backup-age";
@@ -60,7 +61,7 @@ export function BackupManagerPage() {
   const onRestore = async (b: Backup) => {
     const ok = await ask({
       title: "Restore this backup?",
-      message: `Everything in the appliance goes back to ${new Date(b.createdAt).toLocaleString()}. The current data is backed up first.`,
+      message: `Everything in the appliance goes back to ${accountTime(b.createdAt)}. The current data is backed up first.`,
       confirmLabel: "Restore",
     });
     if (ok) await run(`restore:${b.id}`, () => restoreBackup(b.id), "Backup restored");
@@ -139,7 +140,7 @@ export function BackupManagerPage() {
             )}
             {backups.map((b) => (
               <tr key={b.id} className="border-b last:border-0" data-testid="backup-row">
-                <td className="p-3">{new Date(b.createdAt).toLocaleString()}</td>
+                <td className="p-3">{accountTime(b.createdAt)}</td>
                 <td className="p-3">
                   {b.reason}
                   {b.remote && (
@@ -170,7 +171,7 @@ export function BackupManagerPage() {
                   {!b.drill ? (
                     <span className="text-slate-500">Not tested</span>
                   ) : b.drill.ok ? (
-                    <span className="text-green-700">Passed {new Date(b.drill.at).toLocaleString()}</span>
+                    <span className="text-green-700">Passed {accountTime(b.drill.at)}</span>
                   ) : (
                     <span className="text-red-700">Failed: {b.drill.error}</span>
                   )}
@@ -295,7 +296,7 @@ function ScheduleCard() {
           />
         </Field>
       </div>
-      {form.nextRunAt && <p className="text-sm text-slate-600">Next backup: {new Date(form.nextRunAt).toLocaleString()}</p>}
+      {form.nextRunAt && <p className="text-sm text-slate-600">Next backup: {accountTime(form.nextRunAt)}</p>}
       <Button disabled={saving} onClick={() => void save()}>
         {saving && <Spinner />}Save schedule
       </Button>
