@@ -355,6 +355,10 @@ export const campaigns = sqliteTable(
     completedAt: integer("completed_at", { mode: "timestamp_ms" }),
     /** While a large campaign's outbox is still being written in chunks: where the next chunk starts (migration 0021). */
     outboxWriting: text("outbox_writing", { mode: "json" }).$type<OutboxWriting>(),
+    /** Not marketing (an order update, an appointment): its messages are one-off ('single'), never held by quiet hours (migration 0047). */
+    transactional: integer("transactional", { mode: "boolean" }).notNull().default(false),
+    /** When the user chose to send its held messages at once: quiet hours hold none of its messages from then (migration 0047). */
+    anyHourSince: integer("any_hour_since", { mode: "timestamp_ms" }),
   },
   (t) => [index("campaigns_user_status_idx").on(t.userId, t.status), index("campaigns_user_created_idx").on(t.userId, t.createdAt)],
 );
@@ -380,7 +384,7 @@ export const messages = sqliteTable(
     content: text("content").notNull(),
     direction: text("direction", { enum: ["inbound", "outbound"] }).notNull(),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull().default("queued"),
-    /** campaign: marketing (quiet hours apply); single: one-off or chat; compliance: the one reply to STOP/START/HELP. */
+    /** campaign: marketing (quiet hours apply); single: one-off, chat or a transactional campaign's; compliance: the one reply to STOP/START/HELP. */
     kind: text("kind", { enum: ["campaign", "single", "compliance"] }).notNull().default("single"),
     providerId: text("provider_id").references(() => smsProviders.id, { onDelete: "set null" }),
     phoneNumberId: text("phone_number_id").references(() => phoneNumbers.id, { onDelete: "set null" }),

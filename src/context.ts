@@ -22,11 +22,12 @@ export type AppContext = {
   sending: { wake(laneId?: string): void; start(): void; stop(): Promise<void> };
   /**
    * The campaigns domain's side of the outbox, registered in server.ts, so the messages domain (the outbox's one
-   * writer) imports nothing of campaigns: whether a campaign may send, the pause after a failure run, and the one
+   * writer) imports nothing of campaigns: whether a campaign may send (and at any hour), the pause after a failure run, and the one
    * settle step every change of message statuses hands its campaigns to.
    */
   campaignOutbox: {
-    statuses(ids: string[]): Map<string, string>;
+    /** Each campaign's status, and `anyHour` once the user chose to send its held messages at once (quiet hours hold none since). */
+    states(ids: string[]): Map<string, { status: string; anyHour: boolean }>;
     pause(campaignId: string, reason: string): void;
     /** Campaigns whose messages changed status: one with nothing left to send is completed or failed. */
     settle(campaignIds: Iterable<string>): void;
@@ -36,6 +37,11 @@ export type AppContext = {
    * wired in server.ts, the providers domain being below the messages and its own numbers.
    */
   detachProviderMessages(providerId: string): Promise<void>;
+  /**
+   * After an account's quiet hours changed (src/users/routes.ts, below the outbox): the messages they held become
+   * due and are checked against the new setting (src/campaigns/held.ts); answers how many. Wired in server.ts.
+   */
+  releaseHeldMessages(userId: string): number;
   /** Run by server.stop(), in order: background workers stop before the database closes. */
   onStop: (() => void | Promise<void>)[];
 };

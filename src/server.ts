@@ -20,7 +20,8 @@ import { startAutomation } from "./automation/runner";
 import { registerDrips } from "./drips/runner";
 import { scheduleDeliveryPruning } from "./outbound-webhooks/retention";
 import { startOutboundWebhooks } from "./outbound-webhooks/webhooks";
-import { campaignStatuses, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
+import { releaseAccountHeld } from "./campaigns/held";
+import { campaignSendStates, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
 import { resumeOutboxWriting } from "./campaigns/outbox-writer";
 import { outboxStore, senderRegistry } from "./messages/outbox-store";
 import { registerReconciliation } from "./messages/reconcile";
@@ -65,12 +66,13 @@ export async function openAppContext(config: Config, log: (line: string) => void
       await detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider");
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
+    releaseHeldMessages: (userId) => releaseAccountHeld(ctx, userId),
     onStop: [],
   };
   // The engine and the outbox, wired once: the messages domain is the outbox store, the campaigns domain answers for
   // its campaigns, and the engine runs on the context's clock (tests move ctx.now).
   ctx.campaignOutbox = {
-    statuses: (ids) => campaignStatuses(ctx, ids),
+    states: (ids) => campaignSendStates(ctx, ids),
     pause: (id, reason) => pauseCampaign(ctx, id, reason),
     settle: (ids) => settleCampaigns(ctx, ids),
   };

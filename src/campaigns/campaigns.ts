@@ -59,6 +59,10 @@ export function campaignView(c: CampaignRow, k: Counts) {
     pauseReason: c.pauseReason,
     expiresAfterMinutes: c.expiresAfterMinutes,
     appendOptOut: c.appendOptOut,
+    /** Not marketing: quiet hours never hold its messages (typed numbers only). */
+    transactional: c.transactional,
+    /** When the user chose to send its held messages at once; quiet hours hold none of its messages since. */
+    anyHourSince: c.anyHourSince?.toISOString() ?? null,
     archived: c.archivedAt !== null,
     /** Its outbox is still being written (a large audience, in chunks): more recipients are on their way in. */
     writingOutbox: c.outboxWriting !== null,
@@ -162,6 +166,7 @@ export type CampaignInput = {
   scheduledAt?: string | null;
   expiresAfterMinutes?: number;
   appendOptOut?: boolean;
+  transactional?: boolean;
 };
 
 /** Recipients as typed: split on commas or newlines, trimmed, empties dropped (business.md section 5). */
@@ -237,6 +242,12 @@ function cleanInput(ctx: AppContext, input: CampaignInput, user: User, current?:
     if (list.length > 100_000) throw badRequest("Please enter at most 100,000 recipients; use a contact list for more");
   }
   if (audience?.kind === "contacts" && !audience.contactIds.length) throw badRequest("Please select at least one contact");
+  if (input.transactional !== undefined) out.transactional = input.transactional;
+  // A one-off the recipient expects (an order update, an appointment) goes to numbers typed in; a list or a segment
+  // is marketing, which quiet hours must hold.
+  if ((out.transactional ?? current?.transactional) && audience?.kind !== "manual") {
+    throw badRequest("Only a message to numbers typed in can be transactional: a list or a segment is marketing");
+  }
   if (input.scheduledAt !== undefined) out.scheduledAt = input.scheduledAt ? new Date(parseScheduledAt(input.scheduledAt, user.timezone)) : null;
   if (input.expiresAfterMinutes !== undefined) out.expiresAfterMinutes = input.expiresAfterMinutes;
   if (input.appendOptOut !== undefined) out.appendOptOut = input.appendOptOut;
@@ -292,6 +303,7 @@ export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
       audience: c.audience,
       expiresAfterMinutes: c.expiresAfterMinutes,
       appendOptOut: c.appendOptOut,
+      transactional: c.transactional,
       createdAt: now,
       updatedAt: now,
     })

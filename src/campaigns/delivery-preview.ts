@@ -8,7 +8,7 @@ import { compile, fieldsOf } from "../personalisation/render";
 import { clockLabel } from "../time/clock";
 import { audienceCondition, audienceContacts } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
-import { deferredByCampaign } from "../messages/outbox";
+import { heldByCampaign } from "../messages/due";
 import { personalize, resolveRecipients, type Recipient } from "./outbox";
 
 /**
@@ -25,6 +25,8 @@ export type DeliveryPreviewInput = {
   content?: string;
   appendOptOut?: boolean;
   scheduledAt?: string | null;
+  /** A transactional message (to typed numbers): quiet hours do not hold it. */
+  transactional?: boolean;
 };
 
 /** The account's quiet hours as the sending manager reads them. */
@@ -71,7 +73,7 @@ function reachOf(ctx: AppContext, user: User, input: DeliveryPreviewInput): Reac
 export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPreviewInput) {
   const { groups, skipped, sample } = reachOf(ctx, user, input);
   const at = input.scheduledAt ? parseScheduledAt(input.scheduledAt, user.timezone) : ctx.now();
-  const quiet = quietHoursOf(user);
+  const quiet = input.transactional ? { ...quietHoursOf(user), enabled: false } : quietHoursOf(user);
   const untilByZone = new Map<string, number | null>();
   let total = 0;
   let inQuietHours = 0;
@@ -159,7 +161,7 @@ export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string
 export function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): Map<string, QuietWait> {
   const out = new Map<string, QuietWait>();
   if (!campaignIds.length) return out;
-  const rows = deferredByCampaign(ctx, user.id, campaignIds, ctx.now());
+  const rows = heldByCampaign(ctx, user.id, campaignIds, ctx.now());
   const label = clockLabel(user.quietHoursEnd, user.locale);
   for (const r of rows) out.set(r.id, { count: r.n, resumesAt: label, lastResumeAt: new Date(r.last).toISOString() });
   return out;

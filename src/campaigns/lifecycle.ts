@@ -6,10 +6,15 @@ import { cancelJobs } from "../jobs/jobs";
 import { campaignOutcome, campaignsWithParked, cancelAccountMessages, firstWritten, parkCampaign, releaseCampaign } from "../messages/outbox";
 import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
 
-export function campaignStatuses(ctx: AppContext, ids: string[]): Map<string, CampaignStatus> {
+/** What the outbox asks of campaigns at sending: each one's status, and whether quiet hours may hold its messages. */
+export function campaignSendStates(ctx: AppContext, ids: string[]): Map<string, { status: CampaignStatus; anyHour: boolean }> {
   if (!ids.length) return new Map();
-  const rows = ctx.db.select({ id: campaigns.id, status: campaigns.status }).from(campaigns).where(inArray(campaigns.id, ids)).all();
-  return new Map(rows.map((r) => [r.id, r.status]));
+  const rows = ctx.db
+    .select({ id: campaigns.id, status: campaigns.status, anyHourSince: campaigns.anyHourSince })
+    .from(campaigns)
+    .where(inArray(campaigns.id, ids))
+    .all();
+  return new Map(rows.map((r) => [r.id, { status: r.status, anyHour: r.anyHourSince !== null }]));
 }
 
 /** Pauses a sending campaign with the reason shown to the user; its queued messages are parked, none is lost. */

@@ -2,7 +2,7 @@ import { eq, isNotNull, sql } from "drizzle-orm";
 import { holdCheckpoints } from "../../db/checkpoints";
 import { campaigns, type OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
-import { PARKED } from "../messages/outbox";
+import { PARKED } from "../messages/due";
 import { findUserById } from "../users/queries";
 import { audienceContactsInWindow, audienceCountUpTo, lastContactRowid } from "./audiences";
 import { contactRecipients, resolveTyped, writeOutbox } from "./outbox";

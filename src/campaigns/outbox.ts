@@ -147,7 +147,8 @@ export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, rec
         phone: r.phone,
         content,
         segments: segmentCount(content),
-        kind: "campaign" as const,
+        // A transactional campaign's messages are one-off messages: quiet hours and the daily cap leave them be.
+        kind: campaign.transactional ? ("single" as const) : ("campaign" as const),
         sender,
         dueAt,
         expiresAt,

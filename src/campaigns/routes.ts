@@ -12,6 +12,7 @@ import {
 } from "./campaigns";
 import { businessNameOf } from "../users/queries";
 import { deleteFinishedCampaigns } from "./delete";
+import { sendHeldNow } from "./held";
 import { previewDelivery, withQuietWait } from "./delivery-preview";
 import { personalize } from "./outbox";
 import { HISTORY_RANGES, HISTORY_SORTS } from "./history";
@@ -43,6 +44,7 @@ const campaignBody = t.Object({
   scheduledAt: nullableText(40),
   expiresAfterMinutes: t.Optional(t.Integer({ minimum: 5, maximum: 7 * 24 * 60, error: "Expiry must be 5 minutes to 7 days" })),
   appendOptOut: t.Optional(t.Boolean()),
+  transactional: t.Optional(t.Boolean({ error: "transactional must be true or false" })),
 });
 
 const literals = <T extends string>(values: readonly T[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });
@@ -109,6 +111,7 @@ export function campaignRoutes(ctx: AppContext) {
         content: t.Optional(t.String({ maxLength: 5000 })),
         appendOptOut: t.Optional(t.Boolean()),
         scheduledAt: nullableText(40),
+        transactional: campaignBody.properties.transactional,
       }),
     })
     // POST /api/campaigns
@@ -157,6 +160,15 @@ export function campaignRoutes(ctx: AppContext) {
     .post("/api/campaigns/:id/pause", ({ user, params }) => pauseByUser(ctx, user.id, params.id), { auth: true, params: idParams })
     // POST /api/campaigns/:id/resume
     .post("/api/campaigns/:id/resume", ({ user, params }) => resumeByUser(ctx, user, params.id), { auth: true, params: idParams })
+    // POST /api/campaigns/:id/send-held
+    .post(
+      "/api/campaigns/:id/send-held",
+      ({ user, params }) => {
+        const { released, campaign } = sendHeldNow(ctx, user, params.id);
+        return { released, campaign: withQuietWait(ctx, user, [campaign])[0] };
+      },
+      { auth: true, params: idParams },
+    )
     // POST /api/campaigns/:id/cancel
     .post("/api/campaigns/:id/cancel", ({ user, params }) => cancelByUser(ctx, user.id, params.id), { auth: true, params: idParams })
     // POST /api/campaigns/bulk-delete

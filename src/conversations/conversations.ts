@@ -4,8 +4,10 @@ import { findByPhone, phonesOfContactsMatching } from "../contacts/contacts";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { enqueueSingle, recipientPhone } from "../messages/messages";
+import { quietHoldOf } from "../messages/due";
 import { inboundAfter, messagesAt, phonesWithText, threadMessages, type ThreadRow } from "../messages/threads";
 import { chooseSender } from "../phone-numbers/numbers";
+import { findUserById } from "../users/queries";
 import type {
   BulkResult,
   ConversationFilter,
@@ -115,7 +117,16 @@ function rowById(ctx: AppContext, userId: string, id: number): Row {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function threadMessage(r: ThreadRow, conversationId: number): ThreadMessage {
+/** The account's clock and locale, which say until when a message held for quiet hours waits. */
+type Account = { timezone: string; locale: string; now: number };
+
+function accountOf(ctx: AppContext, userId: string): Account {
+  const user = findUserById(ctx, userId);
+  return { timezone: user?.timezone ?? "UTC", locale: user?.locale ?? "en-US", now: ctx.now() };
+}
+
+function threadMessage(r: ThreadRow, conversationId: number, account: Account): ThreadMessage {
+  const hold = r.direction === "outbound" ? quietHoldOf(r, account.now, account) : null;
   return {
     id: r.id,
     seq: r.seq,
@@ -134,6 +145,7 @@ function threadMessage(r: ThreadRow, conversationId: number): ThreadMessage {
     timestamp: iso(r.created_at)!,
     sentAt: iso(r.sent_at),
     deliveredAt: iso(r.delivered_at),
+    quietHold: hold ? { until: iso(hold.until)!, clock: hold.clock } : null,
   };
 }
 
@@ -245,7 +257,8 @@ export function threadOf(ctx: AppContext, userId: string, id: number, q: { after
     limit: q.limit ?? THREAD_PAGE,
     oldestFirst: q.after !== undefined,
   });
-  return rows.map((r) => threadMessage(r, row.id));
+  const account = accountOf(ctx, userId);
+  return rows.map((r) => threadMessage(r, row.id, account));
 }
 
 /**
@@ -399,7 +412,7 @@ export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?:
     const { message, notice } = enqueueSingle(ctx, userId, { phone, content: input.content, fromNumber });
     const conversationId = conversationIdOf(ctx, userId, phone);
     const [row] = messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
-    return { ...threadMessage(row!, conversationId), notice };
+    return { ...threadMessage(row!, conversationId, accountOf(ctx, userId)), notice };
   };
   if (key === undefined) return { body: send(), replayed: false };
   const { body, replayed } = onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null], () => ({ status: 202, body: send() }));

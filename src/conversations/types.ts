@@ -65,6 +65,11 @@ export type ThreadMessage = {
   timestamp: string;
   sentAt: string | null;
   deliveredAt: string | null;
+  /**
+   * A marketing message held for quiet hours: when it is due, and that time on the recipient's clock in the
+   * account's locale ("8:00 AM"); null for any other message.
+   */
+  quietHold: { until: string; clock: string } | null;
 };
 
 /** POST /api/messages: the queued message, with the plan's notice near the limit. */

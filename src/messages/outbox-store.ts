@@ -7,17 +7,16 @@ import { pricesNow } from "../providers/prices";
 import { adapterFor, readyAdapter } from "../providers/registry";
 import type { OutboxRow, OutboxStore, ProviderRegistry, SenderNumber } from "../sending/ports";
 import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
-import { findUserById } from "../users/queries";
 import { applyStatusEvents, takeEarlyReport } from "./messages";
-import { appendStatusEvents, PARKED, type StatusEventRow } from "./outbox";
+import { PARKED } from "./due";
+import { appendStatusEvents, type StatusEventRow } from "./outbox";
 import { markInterrupted, waitsForEarlier } from "./reconcile";
 
-/** Account settings (quiet hours, frequency cap) are read at most this often per user while sending. */
-const USER_REFRESH_MS = 2000;
 /** How long a message waits before looking again while an earlier one to the same person is reconciled. */
 const ORDER_WAIT_MS = 2000;
 
 type Claimed = OutboxRow & { expiresAt: number | null; kind: "campaign" | "single" | "compliance" };
+type SendingSettings = { timezone: string; quietHoursEnabled: number; quietHoursStart: string; quietHoursEnd: string; frequencyCapPerDay: number | null };
 
 /**
  * The outbox store the sending engine runs on (src/sending/ports.ts), with the messages table's SQL prepared once.
@@ -57,18 +56,16 @@ export function outboxStore(ctx: AppContext): OutboxStore {
     retry: db.prepare(
       `UPDATE messages SET status = 'queued', attempts = attempts - ?, next_attempt_at = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`,
     ),
+    // The account's sending settings, read afresh for each batch: quiet hours turned off let held messages go at
+    // once (src/campaigns/held.ts), and a copy kept a while would hold them again until morning.
+    settings: db.prepare(
+      `SELECT timezone, quiet_hours_enabled AS quietHoursEnabled, quiet_hours_start AS quietHoursStart, quiet_hours_end AS quietHoursEnd,
+         frequency_cap_per_day AS frequencyCapPerDay FROM users WHERE id = ?`,
+    ),
     orphans: db.prepare(
       `UPDATE messages SET status = 'failed', error_code = 'no_sender', error_message = 'The sender number was removed before this message was sent', updated_at = ?
        WHERE status = 'queued' AND direction = 'outbound' AND phone_number_id IS NULL`,
     ),
-  };
-  const users = new Map<string, { at: number; user: ReturnType<typeof findUserById> }>();
-  const userOf = (id: string, now: number) => {
-    const hit = users.get(id);
-    if (hit && now - hit.at < USER_REFRESH_MS) return hit.user;
-    const user = findUserById(ctx, id);
-    users.set(id, { at: now, user });
-    return user;
   };
 
   return {
@@ -92,13 +89,18 @@ export function outboxStore(ctx: AppContext): OutboxStore {
 
     admit(claimed, now, pace) {
       const rows = claimed as Claimed[];
-      const statuses = ctx.campaignOutbox.statuses([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
+      const states = ctx.campaignOutbox.states([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
+      const accounts = new Map<string, SendingSettings | null>();
+      const settingsOf = (userId: string) => {
+        if (!accounts.has(userId)) accounts.set(userId, st.settings!.get(userId) as SendingSettings | null);
+        return accounts.get(userId)!;
+      };
       const go: OutboxRow[] = [];
       const touched = new Set<string>();
       db.transaction(() => {
         for (const row of rows) {
           if (row.campaignId) {
-            const status = statuses.get(row.campaignId);
+            const status = states.get(row.campaignId)?.status;
             if (status === "paused" || status === "scheduled" || status === "draft") {
               st.defer!.run(PARKED, now, row.id);
               continue;
@@ -124,8 +126,10 @@ export function outboxStore(ctx: AppContext): OutboxStore {
             continue;
           }
           if (row.kind === "campaign") {
-            const user = userOf(row.userId, now);
-            if (user?.quietHoursEnabled) {
+            const user = settingsOf(row.userId);
+            // The user chose to send this campaign's held messages at once, warned of the rules they may break.
+            const anyHour = !!row.campaignId && states.get(row.campaignId)?.anyHour === true;
+            if (user?.quietHoursEnabled && !anyHour) {
               const until = quietUntil(now, zoneForRecipient(row.phone, user.timezone), {
                 enabled: true,
                 start: user.quietHoursStart as `${number}:${number}`,

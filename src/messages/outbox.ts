@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { attachCampaignMessages, attachToConversation, reserveSeqs } from "../conversations/conversations";
 import { appendEvent, type EventType } from "../events/events";
+import { PARKED } from "./due";
 
 /**
  * The outbox (the messages table's outbound rows) has one writer: this domain. Campaigns, one-off sends and
@@ -9,8 +10,6 @@ import { appendEvent, type EventType } from "../events/events";
  * affected campaigns to the campaigns domain's one settle step (`ctx.campaignOutbox.settle`).
  */
 
-/** Queued rows of a paused campaign wait here, out of the outbox's due range, until it resumes. */
-export const PARKED = 8_000_000_000_000_000;
 
 export type Sender = { numberId: string; providerId: string; phoneNumber: string };
 
@@ -147,22 +146,6 @@ export function campaignsWithParked(ctx: AppContext, campaignIds: string[]): str
     .query(`SELECT DISTINCT campaign_id AS id FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) AND status = 'queued' AND next_attempt_at >= ?`)
     .all(JSON.stringify(campaignIds), PARKED) as { id: string }[];
   return rows.map((r) => r.id);
-}
-
-/**
- * Messages of an account's campaigns the engine has put off to a later time (quiet hours): queued, due after `now`,
- * not parked by a pause, and not waiting out a provider error (those carry its code). Per campaign: how many, and
- * the latest due time.
- */
-export function deferredByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): { id: string; n: number; last: number }[] {
-  return ctx.db.$client
-    .query(
-      `SELECT campaign_id AS id, count(*) AS n, max(next_attempt_at) AS last FROM messages
-       WHERE campaign_id IN (SELECT value FROM json_each(?)) AND user_id = ? AND status = 'queued' AND error_code IS NULL
-         AND next_attempt_at > ? AND next_attempt_at < ?
-       GROUP BY campaign_id`,
-    )
-    .all(JSON.stringify(campaignIds), userId, now, PARKED) as { id: string; n: number; last: number }[];
 }
 
 /** The account's campaigns that messaged a phone (one indexed lookup by phone), for searching campaigns by recipient. */

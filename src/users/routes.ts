@@ -54,7 +54,14 @@ export function userRoutes(ctx: AppContext) {
         const defaultCountry = body.defaultCountry?.toUpperCase();
         const { helpReply, ...rest } = body;
         const fields = { ...rest, ...(defaultCountry ? { defaultCountry } : {}), ...(helpReply !== undefined ? helpReplyFields(user, helpReply) : {}) };
-        return settingsView(ctx, updateUser(ctx, user.id, fields));
+        const updated = updateUser(ctx, user.id, fields);
+        // Quiet hours turned off (or moved) let go what they held: it goes now, or waits for the new window's end.
+        const quietChanged =
+          updated.quietHoursEnabled !== user.quietHoursEnabled ||
+          updated.quietHoursStart !== user.quietHoursStart ||
+          updated.quietHoursEnd !== user.quietHoursEnd ||
+          updated.timezone !== user.timezone;
+        return { ...settingsView(ctx, updated), releasedHeld: quietChanged ? ctx.releaseHeldMessages(user.id) : 0 };
       },
       {
         auth: true,

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { applyUserAction } from "../../src/admin/users";
 import { cancelByUser, pauseByUser, resumeByUser, sendCampaign } from "../../src/campaigns/campaigns";
-import { PARKED } from "../../src/messages/outbox";
+import { PARKED } from "../../src/messages/due";
 import { runDueJobs } from "../../src/campaigns/scheduler";
 import { mergeContacts } from "../../src/contacts/contacts";
 import { redeemLicenseCode } from "../../src/licenses/licenses";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { campaigns } from "../../db/schema";
 import { eq } from "drizzle-orm";
-import { PARKED } from "../../src/messages/outbox";
+import { PARKED } from "../../src/messages/due";
 import { resolveRecipients, writeOutbox } from "../../src/campaigns/outbox";
 import { loadConfig } from "../../src/config";
 import { startServer, type RunningServer } from "../../src/server";

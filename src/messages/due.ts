@@ -1,0 +1,58 @@
+import type { AppContext } from "../context";
+import { zoneForRecipient } from "../sending/quiet-hours";
+
+/** Queued rows of a paused campaign wait here, out of the outbox's due range, until it resumes. */
+export const PARKED = 8_000_000_000_000_000;
+
+/**
+ * Marketing messages held for quiet hours: the sending engine claimed them inside the recipient's quiet window and
+ * put them off to its end (src/messages/outbox-store.ts). Such a row is queued, of kind 'campaign', due later than
+ * now, not parked by a pause (PARKED) and not waiting out a provider error (a retry carries the error's code, a
+ * message a crash cut off carries reconcile.ts's). Letting them go only moves their due time: the engine still marks
+ * each one 'sending' in a committed transaction before its one call (`status = 'queued'` in that update), so a
+ * release, repeated or cut off by a crash, never sends a message twice.
+ */
+const HELD = `status = 'queued' AND kind = 'campaign' AND error_code IS NULL AND next_attempt_at > ?1 AND next_attempt_at < ${PARKED}`;
+
+/**
+ * The held messages of these campaigns become due at `now`; answers how many. Held messages belong to campaigns that
+ * are sending (a pause parks them), so an account's are its sending campaigns'. The engine checks each again against
+ * the account's quiet hours as it claims it (a window changed, not turned off, holds it again until its new end), and
+ * the caller wakes it.
+ */
+export function releaseHeld(ctx: AppContext, campaignIds: string[], now: number): number {
+  if (!campaignIds.length) return 0;
+  return ctx.db.$client
+    .query(`UPDATE messages SET next_attempt_at = ?1, updated_at = ?1 WHERE campaign_id IN (SELECT value FROM json_each(?2)) AND ${HELD}`)
+    .run(now, JSON.stringify(campaignIds)).changes;
+}
+
+/** Per campaign of an account (of those given): how many of its messages are held, and the latest time one is due. */
+export function heldByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): { id: string; n: number; last: number }[] {
+  return ctx.db.$client
+    .query(
+      `SELECT campaign_id AS id, count(*) AS n, max(next_attempt_at) AS last FROM messages
+       WHERE campaign_id IN (SELECT value FROM json_each(?2)) AND user_id = ?3 AND ${HELD}
+       GROUP BY campaign_id`,
+    )
+    .all(now, JSON.stringify(campaignIds), userId) as { id: string; n: number; last: number }[];
+}
+
+export type HeldRow = { phone: string; status: string; kind: string; error_code: string | null; next_attempt_at: number };
+
+/**
+ * When a message of a thread is held for quiet hours (the same test as HELD), the instant it is due and that time on
+ * the recipient's clock in the account's locale ("8:00 AM"); else null.
+ */
+export function quietHoldOf(row: HeldRow, now: number, account: { timezone: string; locale: string }): { until: number; clock: string } | null {
+  const held = row.status === "queued" && row.kind === "campaign" && row.error_code === null && row.next_attempt_at > now && row.next_attempt_at < PARKED;
+  if (!held) return null;
+  const timeZone = zoneForRecipient(row.phone, account.timezone);
+  let clock: string;
+  try {
+    clock = new Intl.DateTimeFormat(account.locale, { timeStyle: "short", timeZone }).format(row.next_attempt_at);
+  } catch {
+    clock = new Intl.DateTimeFormat("en-US", { timeStyle: "short", timeZone: "UTC" }).format(row.next_attempt_at);
+  }
+  return { until: row.next_attempt_at, clock };
+}
