@@ -21,6 +21,20 @@ export const SEND_BUFFER_LIMIT = 1 << 20;
 export const STALL_LIMIT_MS = 10_000;
 /** Events a reconnecting client may be behind; further back it is told to refetch (`reset`). */
 export const MAX_REPLAY = 10_000;
+/**
+ * Replays (a socket resuming behind the account's newest event) one account may start per minute. Past it the
+ * socket is told to reload what it shows (`reset` with reason `replay_limit`) and goes live from the newest event:
+ * forty tabs resuming from event 0 at once would otherwise read and send the log forty times over.
+ */
+export const REPLAYS_PER_MINUTE = 20;
+const MINUTE_MS = 60_000;
+/**
+ * How long (ms) a page of replayed frames, once built, is handed to the account's other sockets replaying the same
+ * stretch of the log: sockets that reconnect together (a restart, a network drop) read and serialise it once.
+ */
+export const REPLAY_PAGE_TTL_MS = 10_000;
+/** Work (ms) the sockets catching up may take of one turn of the event loop before requests get theirs. */
+export const REPLAY_TURN_MS = 10;
 /** A campaign's progress frame goes out at most this often (ms) while its messages move; start and end at once. */
 export const PROGRESS_EVERY_MS = 500;
 /**
@@ -48,7 +62,9 @@ export type SocketData = {
 };
 export type LiveSocket = ServerWebSocket<SocketData>;
 
-type Account = { cursor: number; topic: string; sockets: Set<LiveSocket> };
+/** A page of an account's replay: its frames for the events in (after, through], all of them. */
+type ReplayPage = { after: number; through: number; frames: Outgoing[]; builtAt: number };
+type Account = { cursor: number; topic: string; sockets: Set<LiveSocket>; replayPages: Map<number, ReplayPage> };
 const topicOf = (userId: string) => `account:${userId}`;
 
 const count = (pages: { pages: number; events: number; largestPage: number }, events: number) => {
@@ -81,10 +97,20 @@ export class LiveHub {
   /** Pages of events published, and sent to sockets catching up, so far: their events and the largest page (tests assert the bound). */
   readonly pushed = { pages: 0, events: 0, largestPage: 0 };
   readonly replayed = { pages: 0, events: 0, largestPage: 0 };
+  /** Replay pages handed on from an earlier socket's replay, not read again; replays refused by the per-minute cap. */
+  readonly replayShared = { pages: 0, refused: 0 };
+  /** When each account's replays of the last minute started (kept apart from its sockets: one may leave and come back). */
+  private replaysAt = new Map<string, number[]>();
+  private replaysSweptAt = 0;
+  /** Sockets with pages of their replay still to send, in turn. */
+  private catchingUp: { ws: LiveSocket; account: Account }[] = [];
+  private catchUpQueued = false;
   /** Exposed for tests: how long a socket may stay unauthenticated, and the slow-consumer bounds. */
   authTimeoutMs = 5000;
   sendBufferLimit = SEND_BUFFER_LIMIT;
   stallLimitMs = STALL_LIMIT_MS;
+  /** The per-minute replay cap (the benchmark lifts it to measure the shared pages alone). */
+  replaysPerMinute = REPLAYS_PER_MINUTE;
 
   constructor(
     private ctx: AppContext,
@@ -111,7 +137,7 @@ export class LiveHub {
     if (account) {
       if (this.pushAccount(userId, account)) this.continuePasses();
     } else {
-      account = { cursor: lastEventId(this.ctx), topic: topicOf(userId), sockets: new Set() };
+      account = { cursor: lastEventId(this.ctx), topic: topicOf(userId), sockets: new Set(), replayPages: new Map() };
       this.accounts.set(userId, account);
       if (this.accounts.size === 1) onEventsCommitted(this.ctx, () => this.notify());
     }
@@ -119,12 +145,36 @@ export class LiveHub {
     const resuming = resumeAfter !== null && resumeAfter !== account.cursor;
     ws.data.sent = resuming ? resumeAfter : account.cursor;
     account.sockets.add(ws);
-    if (resuming && !this.canReplay(userId, resumeAfter, account.cursor)) {
-      ws.data.sent = account.cursor;
-      ws.data.greeted = true;
-      this.send(ws, JSON.stringify({ type: "reset", lastEventId: account.cursor }));
-      this.goLive(ws, account);
-    } else this.catchUp(ws, account);
+    if (!resuming) return this.catchUp(ws, account);
+    // The cap first: past it, the log is not even counted.
+    if (!this.replayAllowed(userId)) {
+      this.replayShared.refused++;
+      return this.reset(ws, account, "replay_limit");
+    }
+    if (!this.canReplay(userId, resumeAfter, account.cursor)) return this.reset(ws, account);
+    this.replaysAt.get(userId)!.push(this.ctx.now());
+    this.catchUp(ws, account);
+  }
+
+  /** The socket starts at the newest event, told to refetch what it shows (why, when it is the replay cap). */
+  private reset(ws: LiveSocket, account: Account, reason?: "replay_limit") {
+    ws.data.sent = account.cursor;
+    ws.data.greeted = true;
+    this.send(ws, JSON.stringify(reason ? { type: "reset", reason, lastEventId: account.cursor } : { type: "reset", lastEventId: account.cursor }));
+    this.goLive(ws, account);
+  }
+
+  /** Whether the account started fewer than `replaysPerMinute` replays in the last minute (by ctx.now). */
+  private replayAllowed(userId: string): boolean {
+    const now = this.ctx.now();
+    // Accounts that replayed once and went away are dropped, a sweep a minute at most.
+    if (now - this.replaysSweptAt >= MINUTE_MS) {
+      this.replaysSweptAt = now;
+      for (const [id, times] of this.replaysAt) if (times.every((at) => now - at >= MINUTE_MS)) this.replaysAt.delete(id);
+    }
+    const recent = (this.replaysAt.get(userId) ?? []).filter((at) => now - at < MINUTE_MS);
+    this.replaysAt.set(userId, recent);
+    return recent.length < this.replaysPerMinute;
   }
 
   /** `ready` once the socket has all it missed: live frames follow the id it names. */
@@ -197,6 +247,7 @@ export class LiveHub {
     if (this.stallTimer) clearTimeout(this.stallTimer);
     for (const account of this.accounts.values()) for (const ws of account.sockets) ws.close(CLOSE.going, "Server stopping");
     this.accounts.clear();
+    this.catchingUp = [];
   }
 
   /** Whether the events (after, upTo] of one account are all still kept, and no more than MAX_REPLAY. */
@@ -209,24 +260,75 @@ export class LiveHub {
   }
 
   /**
-   * Sends a socket what it missed, (its `sent`, the account's cursor], a page (PUSH_PAGE events) per turn of the
-   * event loop, so a client thousands of events behind does not hold up requests and the other sockets; then
-   * `ready`, and live frames from the same turn on (nothing between). A socket whose buffer fills waits for
-   * `drained`, which goes on from where it stopped; one that left is dropped.
+   * Sends a socket what it missed, (its `sent`, the account's cursor], a page (PUSH_PAGE events) at a time, then
+   * `ready`, and live frames from the same turn on (nothing between). A socket already at the cursor is greeted at
+   * once; the others queue for `runCatchUps`. A socket whose buffer fills waits for `drained`, which goes on from
+   * where it stopped; one that left is dropped.
    */
   private catchUp(ws: LiveSocket, account: Account) {
-    if (ws.data.stalledAt !== null || ws.readyState !== 1 || !account.sockets.has(ws)) return;
+    if (ws.data.sent >= account.cursor) return this.greet(ws, account);
+    this.catchingUp.push({ ws, account });
+    if (this.catchUpQueued) return;
+    this.catchUpQueued = true;
+    setImmediate(() => this.runCatchUps());
+  }
+
+  /**
+   * The sockets catching up, a page each in turn, for at most REPLAY_TURN_MS of a turn of the event loop: forty
+   * sockets resuming at once neither hold up requests nor each other (each socket's page in one turn held the
+   * loop for the forty pages' sends), and a client thousands of events behind is served between the others.
+   */
+  private runCatchUps() {
+    this.catchUpQueued = false;
+    const started = performance.now();
+    while (this.catchingUp.length && performance.now() - started < REPLAY_TURN_MS) {
+      const next = this.catchingUp.shift()!;
+      if (this.catchUpPage(next.ws, next.account)) this.catchingUp.push(next);
+    }
+    if (this.catchingUp.length && !this.catchUpQueued) {
+      this.catchUpQueued = true;
+      setImmediate(() => this.runCatchUps());
+    }
+  }
+
+  /** One page of a socket's catch-up (greeted once it has all); answers whether it has more to come. */
+  private catchUpPage(ws: LiveSocket, account: Account): boolean {
+    if (ws.data.stalledAt !== null || ws.readyState !== 1 || !account.sockets.has(ws)) return false;
     const upTo = account.cursor;
     if (ws.data.sent < upTo) {
-      const userId = ws.data.userId!;
-      const page = readEvents(this.ctx, { afterId: ws.data.sent, userId, limit: PUSH_PAGE }).filter((e) => e.id <= upTo);
-      const full = page.length === PUSH_PAGE;
-      count(this.replayed, page.length);
-      this.deliver(ws, this.framesOf(userId, page, true), full ? page.at(-1)!.id : upTo);
-      if (ws.data.stalledAt !== null) return;
+      const page = this.replayPage(ws.data.userId!, account, ws.data.sent, upTo);
+      this.deliver(ws, page.frames, page.through);
+      if (ws.data.stalledAt !== null) return false;
     }
-    if (ws.data.sent < account.cursor) setImmediate(() => this.catchUp(ws, account));
-    else this.greet(ws, account);
+    if (ws.data.sent < account.cursor) return true;
+    this.greet(ws, account);
+    return false;
+  }
+
+  /**
+   * The next page of a replay from `after`: one an earlier socket had built over that event, while it is fresh
+   * (the socket skips the frames it is past), or the next PUSH_PAGE events of the log, read and turned into frames
+   * once for every socket that comes by within REPLAY_PAGE_TTL_MS.
+   */
+  private replayPage(userId: string, account: Account, after: number, upTo: number): ReplayPage {
+    const now = this.ctx.now();
+    let found: ReplayPage | undefined;
+    for (const [key, page] of account.replayPages) {
+      if (now - page.builtAt >= REPLAY_PAGE_TTL_MS) account.replayPages.delete(key);
+      else if (!found && page.after <= after && after < page.through && page.through <= upTo) found = page;
+    }
+    if (found) {
+      this.replayShared.pages++;
+      return found;
+    }
+    const events = readEvents(this.ctx, { afterId: after, userId, limit: PUSH_PAGE }).filter((e) => e.id <= upTo);
+    count(this.replayed, events.length);
+    const through = events.length === PUSH_PAGE ? events.at(-1)!.id : upTo;
+    const page = { after, through, frames: this.framesOf(userId, events, true), builtAt: now };
+    account.replayPages.set(after, page);
+    // At most one full replay's pages are kept: the oldest built goes first.
+    if (account.replayPages.size > MAX_REPLAY / PUSH_PAGE) account.replayPages.delete(account.replayPages.keys().next().value!);
+    return page;
   }
 
   /**

@@ -1,13 +1,13 @@
 import { computed } from "@preact/signals-react";
 import { useEffect, useRef } from "react";
-import { liveState, subscribe, type LiveEventType, type LiveFrame } from "../lib/live";
+import { liveState, subscribe, type LiveEventType, type LiveFrame, type ResetFrame } from "../lib/live";
 
 /** The socket is up: pushes arrive, nothing needs to poll. */
 export const liveConnected = computed(() => liveState.value === "connected");
 
 type FrameOf<T extends LiveEventType> = T extends LiveFrame["type"]
   ? Extract<LiveFrame, { type: T }>
-  : { type: "reset"; lastEventId: number };
+  : ResetFrame;
 
 /** Calls the latest `handler` with each frame of `type` while the component is mounted. */
 export function useLiveEvent<T extends LiveEventType>(type: T, handler: (frame: FrameOf<T>) => void) {

@@ -17,9 +17,13 @@ import { auth, refreshUser } from "./auth";
 
 export type { LiveFrame };
 export type LiveFrameType = LiveFrame["type"];
-/** `reset`: the server no longer has everything since this page's last event; refetch what is on screen. */
+/**
+ * `reset`: the server no longer has everything since this page's last event, or (reason `replay_limit`) the account
+ * resumed more often this minute than it replays; refetch what is on screen.
+ */
 export type LiveEventType = LiveFrameType | "reset";
-type Payload<T extends LiveEventType> = T extends LiveFrameType ? Extract<LiveFrame, { type: T }> : { type: "reset"; lastEventId: number };
+export type ResetFrame = { type: "reset"; lastEventId: number; reason?: "replay_limit" };
+type Payload<T extends LiveEventType> = T extends LiveFrameType ? Extract<LiveFrame, { type: T }> : ResetFrame;
 
 export type LiveState = "offline" | "connecting" | "connected";
 export const liveState = signal<LiveState>("offline");
