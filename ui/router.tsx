@@ -1,6 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { createRootRoute, createRoute, createRouter, Outlet } from "@tanstack/react-router";
-import { Suspense, type ComponentType, type ReactNode } from "react";
+import { Suspense, useEffect, useState, type ComponentType, type ReactNode } from "react";
 import { NotFound } from "./components/not-found";
 import { OfflineBanner } from "./components/offline-banner";
 import { PublicLayout } from "./components/public-layout";
@@ -9,9 +9,11 @@ import { ReauthDialog } from "./components/reauth-dialog";
 import { UncaughtErrorCard } from "./components/uncaught-error-card";
 import { FullScreenLoader } from "./components/ui";
 import { InstallCard } from "./components/install-card";
+import { NavigateHref } from "./components/navigate-href";
 import { UpdatePrompt } from "./components/update-prompt";
 import { auth } from "./lib/auth";
 import { lazyNamed } from "./lib/lazy-page";
+import { forgetNextAfterGoogle, nextAfterGoogle } from "./lib/next-path";
 import { LandingPage } from "./routes/public/landing";
 
 // Every screen but the landing page is its own chunk, and so is the signed-in layout (the chat, the sidebar and
@@ -138,7 +140,13 @@ const signedInPage = (path: string, Page: ComponentType, bare = false) =>
 function RootIndex() {
   useSignals();
   const { status } = auth.value;
+  // Google's sign-in lands here (/?auth=google); the page that sent the user to sign in waits in the tab.
+  const [afterGoogle] = useState(() => (new URLSearchParams(window.location.search).get("auth") === "google" ? nextAfterGoogle() : null));
+  useEffect(() => {
+    if (afterGoogle && status === "signed-in") forgetNextAfterGoogle();
+  }, [afterGoogle, status]);
   if (status === "loading") return <FullScreenLoader text="Authenticating..." />;
+  if (afterGoogle && status === "signed-in") return <NavigateHref href={afterGoogle} replace />;
   if (status === "signed-out") {
     return (
       <PublicLayout>

@@ -1,9 +1,11 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { Navigate, useNavigate } from "@tanstack/react-router";
+import { useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
 import { Logo } from "../../components/public-layout";
+import { NavigateHref } from "../../components/navigate-href";
 import { Alert, Card } from "../../components/ui";
 import { auth } from "../../lib/auth";
+import { forgetNextAfterGoogle, nextAfterGoogle, nextOfLocation } from "../../lib/next-path";
 import { TwoFactorForm } from "./auth-forms";
 import { AuthTabs } from "./auth-tabs";
 
@@ -21,7 +23,14 @@ export function AuthPage() {
   const navigate = useNavigate();
   // Google sign-in of an account with 2FA comes back as /auth?step=2fa: the code step, its token in a cookie.
   const [codeStep, setCodeStep] = useState(() => new URLSearchParams(window.location.search).get("step") === "2fa");
-  if (auth.value.status === "signed-in") return <Navigate to="/" replace />;
+  // Back to the page that sent the user here (?next=, same-origin paths only; kept in the tab across Google's
+  // round trip), else home.
+  const [next] = useState(() => nextOfLocation() ?? (codeStep ? nextAfterGoogle() : null) ?? "/");
+  const signedIn = () => {
+    forgetNextAfterGoogle();
+    void navigate({ href: next });
+  };
+  if (auth.value.status === "signed-in") return <NavigateHref href={next} replace />;
   if (codeStep) {
     const leave = () => {
       setCodeStep(false);
@@ -29,14 +38,14 @@ export function AuthPage() {
     };
     return (
       <AuthShell>
-        <TwoFactorForm onBack={leave} onSignedIn={() => navigate({ to: "/" })} />
+        <TwoFactorForm onBack={leave} onSignedIn={signedIn} />
       </AuthShell>
     );
   }
   return (
     <AuthShell>
       <ProviderError />
-      <AuthTabs initialTab="signin" onSignedIn={() => navigate({ to: "/" })} onRegistered={() => navigate({ to: "/welcome" })} />
+      <AuthTabs initialTab="signin" onSignedIn={signedIn} onRegistered={() => navigate({ to: "/welcome" })} />
     </AuthShell>
   );
 }

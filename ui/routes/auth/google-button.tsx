@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { fetchAuthProviders, GOOGLE_SIGN_IN_URL } from "../../api/auth";
+import { rememberNextForGoogle } from "../../lib/next-path";
 
 let providers: Promise<{ google: boolean }> | null = null;
 /** Which sign-in providers the server has configured; asked once per page load. */
@@ -20,6 +21,7 @@ export function ContinueWithGoogle() {
     <div className="mb-5 space-y-4">
       <a
         href={GOOGLE_SIGN_IN_URL}
+        onClick={rememberNextForGoogle}
         className="flex w-full items-center justify-center gap-2 rounded-lg border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
       >
         <svg aria-hidden viewBox="0 0 48 48" className="h-4 w-4">

@@ -5,9 +5,11 @@ import { Badge } from "../../../components/badge";
 import { Table } from "../../../components/table";
 import { Alert, Button, Card, Field, Input, Modal, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
+import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
 
-const when = (ms: number | null) => (ms === null ? "—" : new Date(ms).toLocaleString());
+// In the account's zone (Account Settings), like every other time in the app.
+const when = (ms: number | null) => accountTime(ms);
 
 /** Create API Key: name, the service it is for, its permissions and an optional expiry date. */
 function ApiKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (key: string) => void }) {

@@ -6,6 +6,7 @@ import { errorMessage } from "../../../lib/api";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { auth } from "../../../lib/auth";
 import { registerPasskey, registrationFailure, passkeysSupported, type Authenticator } from "../../../lib/passkeys";
+import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
 
 const DEFAULT_NAME = "My Device";
@@ -19,9 +20,8 @@ const TRANSPORT_LABELS: Record<string, string> = {
   hybrid: "Phone",
 };
 
-function formatDate(iso: string | null) {
-  return iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "Never";
-}
+// In the account's zone (Account Settings), like every other time in the app.
+const formatDate = (iso: string | null) => accountTime(iso, { fallback: "Never" });
 
 /** The passkeys part of /settings/security: list, add (with a friendly name) and delete (after confirming). */
 export function PasskeysSection() {

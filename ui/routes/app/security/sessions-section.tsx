@@ -4,9 +4,11 @@ import { revokeOtherSessions, revokeSession, useSessions, type Session } from ".
 import { errorMessage } from "../../../lib/api";
 import { Badge } from "../../../components/badge";
 import { useConfirm } from "../../../components/confirm-dialog";
+import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+// In the account's zone (Account Settings), like every other time in the app.
+const when = (iso: string) => accountTime(iso);
 
 /** Where the account is signed in on /settings/security: each session, signing one out, or all but this one. */
 export function SessionsSection() {
