@@ -5,7 +5,7 @@ import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { enqueueSingle, recipientPhone } from "../messages/messages";
 import { quietHoldOf } from "../messages/due";
-import { inboundAfter, messagesAt, phonesWithText, threadMessages, type ThreadRow } from "../messages/threads";
+import { inboundAfter, messagesAt, newestInboundAfter, phonesWithText, threadMessages, type ThreadRow } from "../messages/threads";
 import { chooseSender } from "../phone-numbers/numbers";
 import { findUserById } from "../users/queries";
 import type {
@@ -277,6 +277,60 @@ export function markRead(ctx: AppContext, userId: string, id: number, upTo?: num
     changed(ctx, userId, id, { lastReadSeq: marker, unreadCount: unread });
   })();
   return getConversation(ctx, userId, id);
+}
+
+/** A thread with nothing from its contact has nothing to leave unread. */
+export const NOTHING_TO_MARK_UNREAD = "This conversation has no message from the contact to mark unread";
+
+/**
+ * Marks a thread unread, as a reminder to come back to it: the last-read marker moves back to just before the
+ * contact's newest message, which counts as unread again (one). A thread with unread messages is left as it is.
+ */
+export function markUnread(ctx: AppContext, userId: string, id: number): ConversationView {
+  ctx.db.$client.transaction(() => {
+    if (!leaveUnread(ctx, userId, rowById(ctx, userId, id))) throw conflict(NOTHING_TO_MARK_UNREAD);
+  })();
+  return getConversation(ctx, userId, id);
+}
+
+/** Moves a read thread's marker back before its newest inbound message; false when it has none to show. */
+function leaveUnread(ctx: AppContext, userId: string, row: Pick<Row, "id" | "phone" | "cleared_seq" | "unread_count">): boolean {
+  if (row.unread_count > 0) return true;
+  const newest = newestInboundAfter(ctx, userId, row.phone, row.cleared_seq);
+  if (newest === null) return false;
+  const marker = newest - 1;
+  ctx.db.$client.query(`UPDATE conversations SET last_read_seq = ?, unread_count = 1, updated_at = ? WHERE id = ?`).run(marker, ctx.now(), row.id);
+  changed(ctx, userId, row.id, { lastReadSeq: marker, unreadCount: 1 });
+  return true;
+}
+
+/**
+ * Marks the account's threads among `ids` read (every message) or, with `read` false, unread (as markUnread; a
+ * thread with no message from its contact is left and counted apart). Others' and unknown ids are left out.
+ */
+export function bulkRead(ctx: AppContext, userId: string, ids: number[], read: boolean): BulkResult {
+  return ctx.db.$client.transaction(() => {
+    const rows = ctx.db.$client
+      .query(
+        `SELECT id, phone, last_seq, cleared_seq, unread_count FROM conversations
+         WHERE user_id = ? AND state != 'deleted' AND id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(userId, JSON.stringify(ids)) as Pick<Row, "id" | "phone" | "last_seq" | "cleared_seq" | "unread_count">[];
+    if (read) {
+      const unread = rows.filter((r) => r.unread_count > 0);
+      const update = ctx.db.$client.query(`UPDATE conversations SET last_read_seq = ?, unread_count = 0, updated_at = ? WHERE id = ?`);
+      for (const r of unread) {
+        update.run(r.last_seq, ctx.now(), r.id);
+        changed(ctx, userId, r.id, { lastReadSeq: r.last_seq, unreadCount: 0 });
+      }
+      return { message: `${plural(unread.length)} marked read`, count: unread.length };
+    }
+    const readOnes = rows.filter((r) => r.unread_count === 0);
+    const marked = readOnes.filter((r) => leaveUnread(ctx, userId, r)).length;
+    const left = readOnes.length - marked;
+    const apart = left ? ` (${plural(left)} with no message from the contact left as ${left === 1 ? "it was" : "they were"})` : "";
+    return { message: `${plural(marked)} marked unread${apart}`, count: marked };
+  })();
 }
 
 function changed(ctx: AppContext, userId: string, id: number, payload: Record<string, unknown>) {

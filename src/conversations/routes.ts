@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { pageOf, pagingQuery } from "../http/paging";
-import { bulkArchive, bulkDelete, getConversation, listConversations, markRead, sendChat, setState, unreadTotals } from "./conversations";
+import { bulkArchive, bulkDelete, bulkRead, getConversation, listConversations, markRead, markUnread, sendChat, setState, unreadTotals } from "./conversations";
 
 /** Conversations a bulk call takes at once. */
 export const BULK_MAX = 500;
@@ -49,6 +49,8 @@ export function conversationRoutes(ctx: AppContext) {
         t.Object({ upTo: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, error: "upTo must be a message's seq" })) }),
       ),
     })
+    // POST /api/conversations/:id/unread
+    .post("/conversations/:id/unread", ({ user, params }) => markUnread(ctx, user.id, params.id), { auth: true, params: conversationId })
     // POST /api/conversations/:id/state
     .post("/conversations/:id/state", ({ user, params, body }) => setState(ctx, user.id, params.id, body.state), {
       auth: true,
@@ -59,6 +61,11 @@ export function conversationRoutes(ctx: AppContext) {
     .post("/conversations/bulk-archive", ({ user, body }) => bulkArchive(ctx, user.id, body.conversationIds, body.archive ?? true), {
       auth: true,
       body: t.Object({ conversationIds, archive: t.Optional(t.Boolean({ error: "archive must be true or false" })) }),
+    })
+    // POST /api/conversations/bulk-read
+    .post("/conversations/bulk-read", ({ user, body }) => bulkRead(ctx, user.id, body.conversationIds, body.read ?? true), {
+      auth: true,
+      body: t.Object({ conversationIds, read: t.Optional(t.Boolean({ error: "read must be true or false" })) }),
     })
     // POST /api/conversations/bulk-delete
     .post("/conversations/bulk-delete", ({ user, body }) => bulkDelete(ctx, user.id, body.conversationIds), {

@@ -64,6 +64,14 @@ export function inboundAfter(ctx: AppContext, userId: string, phone: string, seq
   return r.n;
 }
 
+/** The seq of a thread's newest inbound message after `seq`, or null (a thread marked unread starts before it). */
+export function newestInboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): number | null {
+  const r = ctx.db.$client
+    .query(`SELECT max(seq) AS seq FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`)
+    .get(userId, phone, seq) as { seq: number | null };
+  return r.seq;
+}
+
 /** Phones of an account whose messages contain `text` (case-insensitive for ASCII), at most `limit`. */
 export function phonesWithText(ctx: AppContext, userId: string, text: string, limit: number): string[] {
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

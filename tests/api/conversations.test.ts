@@ -348,6 +348,77 @@ describe("states", () => {
   });
 });
 
+describe("marking read and unread (issue 28 item 6)", () => {
+  test("one thread marked unread: its contact's newest message counts unread again; read again clears it; an unread thread stays as it is", async () => {
+    const acc = await account();
+    for (const body of ["first", "second"]) await inbound(acc, "+14155552030", body);
+    await post(acc, "/api/messages", { phone: "+14155552030", content: "our answer", direction: "outbound" });
+    const c = await conversationOf(acc, "+14155552030");
+    const [, second, answer] = (await thread(acc, c.id)).map((m: any) => m.seq);
+    expect((await post(acc, `/api/conversations/${c.id}/read`, {})).body).toMatchObject({ unreadCount: 0, lastReadSeq: answer });
+
+    const unread = await post(acc, `/api/conversations/${c.id}/unread`);
+    expect(unread.status).toBe(200);
+    expect(unread.body).toMatchObject({ id: c.id, unreadCount: 1, lastReadSeq: second - 1, lastSeq: answer });
+    expect((await get(acc, "/api/conversations/unread")).body).toEqual({ unreadTotal: 1, unreadConversations: 1 });
+    expect((await get(acc, "/api/conversations?filter=unread")).body.data.map((x: any) => x.id)).toEqual([c.id]);
+    // Already unread: left as it is.
+    expect((await post(acc, `/api/conversations/${c.id}/unread`)).body).toMatchObject({ unreadCount: 1, lastReadSeq: second - 1 });
+    expect((await post(acc, `/api/conversations/${c.id}/read`, {})).body).toMatchObject({ unreadCount: 0, lastReadSeq: answer });
+    expect((await get(acc, "/api/conversations/unread")).body).toEqual({ unreadTotal: 0, unreadConversations: 0 });
+  });
+
+  test("a thread with no message from its contact cannot be marked unread: 409 with the reason", async () => {
+    const acc = await account();
+    await post(acc, "/api/messages", { phone: "+14155552031", content: "hello from us", direction: "outbound" });
+    const c = await conversationOf(acc, "+14155552031");
+    expect(await post(acc, `/api/conversations/${c.id}/unread`)).toMatchObject({
+      status: 409,
+      body: { message: "This conversation has no message from the contact to mark unread", code: "conflict" },
+    });
+    expect((await get(acc, `/api/conversations/${c.id}`)).body).toMatchObject({ unreadCount: 0 });
+    expect(await post(acc, "/api/conversations/abc/unread")).toMatchObject({ status: 400, body: { message: "Conversation not found" } });
+    expect((await post(acc, "/api/conversations/999999999/unread")).status).toBe(404);
+  });
+
+  test("in bulk: unread ones marked read, read ones unread; a thread with nothing from its contact is counted apart; others' threads are left out", async () => {
+    const acc = await account();
+    const other = await account();
+    const phones = ["+14155552032", "+14155552033", "+14155552034"];
+    await inbound(acc, phones[0]!, "a1");
+    await inbound(acc, phones[0]!, "a2");
+    await inbound(acc, phones[1]!, "b1");
+    await post(acc, "/api/messages", { phone: phones[2], content: "we wrote first", direction: "outbound" });
+    await inbound(other, "+14155552035", "not yours");
+    const [a, b, d] = await Promise.all(phones.map((p) => conversationOf(acc, p)));
+    const theirs = await conversationOf(other, "+14155552035");
+    expect((await get(acc, "/api/conversations/unread")).body).toEqual({ unreadTotal: 3, unreadConversations: 2 });
+
+    const read = await post(acc, "/api/conversations/bulk-read", { conversationIds: [a.id, b.id, d.id, theirs.id] });
+    expect(read).toMatchObject({ status: 200, body: { message: "2 conversations marked read", count: 2 } });
+    expect((await get(acc, "/api/conversations/unread")).body).toEqual({ unreadTotal: 0, unreadConversations: 0 });
+    expect((await get(other, `/api/conversations/${theirs.id}`)).body.unreadCount).toBe(1);
+    // Again: nothing left unread to mark.
+    expect((await post(acc, "/api/conversations/bulk-read", { conversationIds: [a.id], read: true })).body).toEqual({ message: "0 conversations marked read", count: 0 });
+
+    const unread = await post(acc, "/api/conversations/bulk-read", { conversationIds: [a.id, b.id, d.id, theirs.id], read: false });
+    expect(unread.body).toEqual({ message: "2 conversations marked unread (1 conversation with no message from the contact left as it was)", count: 2 });
+    const after = await Promise.all(phones.map((p) => conversationOf(acc, p)));
+    expect(after.map((x: any) => x.unreadCount)).toEqual([1, 1, 0]);
+    expect((await get(acc, "/api/conversations/unread")).body).toEqual({ unreadTotal: 2, unreadConversations: 2 });
+    expect((await post(other, "/api/conversations/bulk-read", { conversationIds: [a.id], read: false })).body.count).toBe(0);
+
+    expect(await post(acc, "/api/conversations/bulk-read", { conversationIds: [a.id], read: "no" })).toMatchObject({
+      status: 400,
+      body: { message: "read must be true or false" },
+    });
+    expect(await post(acc, "/api/conversations/bulk-read", { conversationIds: [] })).toMatchObject({
+      status: 400,
+      body: { message: "conversationIds must list 1 to 500 conversation ids" },
+    });
+  });
+});
+
 describe("tenancy", () => {
   test("another account's conversation answers 404 everywhere and is left out of bulk calls", async () => {
     const owner = await account();
@@ -357,6 +428,7 @@ describe("tenancy", () => {
     expect(await get(other, `/api/conversations/${c.id}`)).toMatchObject({ status: 404, body: { message: "Conversation not found" } });
     expect((await get(other, `/api/messages/${c.id}`)).status).toBe(404);
     expect((await post(other, `/api/conversations/${c.id}/read`, {})).status).toBe(404);
+    expect((await post(other, `/api/conversations/${c.id}/unread`)).status).toBe(404);
     expect((await post(other, `/api/conversations/${c.id}/state`, { state: "closed" })).status).toBe(404);
     expect((await post(other, "/api/conversations/bulk-archive", { conversationIds: [c.id] })).body.count).toBe(0);
     expect((await post(other, "/api/conversations/bulk-delete", { conversationIds: [c.id] })).body.count).toBe(0);
