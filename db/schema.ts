@@ -231,10 +231,27 @@ export const contactImports = sqliteTable(
     error: text("error"),
     /** The rowid from which this import's contacts may still lack their row of contact_names (null: none do). */
     namesFrom: integer("names_from"),
+    /** The file's header row (its cells), for the rejected rows' CSV in the file's own columns. */
+    header: text("header", { mode: "json" }).$type<string[]>(),
     createdAt: createdAt(),
     finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("contact_imports_user_idx").on(t.userId, t.createdAt)],
+);
+
+/**
+ * The rows a CSV import refused for their phone number, with the cells the file had (migration 0048): the CSV the
+ * user downloads to fix them and import them again.
+ */
+export const contactImportRejects = sqliteTable(
+  "contact_import_rejects",
+  {
+    importId: text("import_id").notNull().references(() => contactImports.id, { onDelete: "cascade" }),
+    line: integer("line").notNull(),
+    reason: text("reason").notNull(),
+    cells: text("cells", { mode: "json" }).$type<string[]>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.importId, t.line] })],
 );
 
 export const segments = sqliteTable(

@@ -12,13 +12,14 @@ import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
 import { sliceBatch } from "./prepare";
 import { nextSlice, SLICE_ROWS } from "./import-pace";
 import { ImportNames } from "./name-order";
+import { rejectedCount } from "./import-rejects";
 import { nextTurn } from "../time/next-turn";
 import { holdCheckpoints } from "../../db/checkpoints";
 import { registerWriter } from "../backups/backups";
 
 const TOO_LARGE = "The CSV file is too large (100 MB at most).";
 
-export function jobView(j: typeof contactImports.$inferSelect) {
+export function jobView(ctx: AppContext, j: typeof contactImports.$inferSelect) {
   return {
     id: j.id,
     state: j.state,
@@ -29,6 +30,8 @@ export function jobView(j: typeof contactImports.$inferSelect) {
     invalid: j.invalid,
     errors: j.errors,
     duplicateDetails: j.duplicateDetails,
+    /** Rows refused for their phone, in GET /api/contacts/import/:id/rejected.csv. */
+    rejectedRows: rejectedCount(ctx, j.id),
     progress: j.progress,
     ...(j.error ? { error: j.error } : {}),
     createdAt: j.createdAt.toISOString(),
@@ -39,11 +42,11 @@ export function jobView(j: typeof contactImports.$inferSelect) {
 export function getImportJob(ctx: AppContext, userId: string, id: string) {
   const j = ctx.db.select().from(contactImports).where(and(eq(contactImports.userId, userId), eq(contactImports.id, id))).get();
   if (!j) throw notFound("Import not found");
-  return jobView(j);
+  return jobView(ctx, j);
 }
 
 export function listImportJobs(ctx: AppContext, userId: string) {
-  return ctx.db.select().from(contactImports).where(eq(contactImports.userId, userId)).orderBy(desc(contactImports.createdAt)).limit(20).all().map(jobView);
+  return ctx.db.select().from(contactImports).where(eq(contactImports.userId, userId)).orderBy(desc(contactImports.createdAt)).limit(20).all().map((j) => jobView(ctx, j));
 }
 
 /** Uploads waiting for or being read by an import, one file per job (removed when the job ends). */
@@ -185,9 +188,10 @@ export async function previewUpload(request: Request) {
  * refusal here) and runs it in the background; answers its id at once.
  */
 export async function startCsvImport(ctx: AppContext, userId: string, path: string, options: CsvImportOptions = {}): Promise<string> {
+  let header: string[] | null;
   try {
     // A file without a phone column (or a mapping that does not fit it) is the user's mistake: a 400 now, not a failed job.
-    await checkImportHeader(fileChunks(path), { region: options.country, mapping: options.mapping, tag: options.tag });
+    header = await checkImportHeader(fileChunks(path), { region: options.country, mapping: options.mapping, tag: options.tag });
   } catch (err) {
     rmSync(path, { force: true });
     throw err;
@@ -199,7 +203,7 @@ export async function startCsvImport(ctx: AppContext, userId: string, path: stri
     throw conflict("An import is already running. Please wait for it to finish.", { importId: busy.id });
   }
   const id = Bun.randomUUIDv7();
-  ctx.db.insert(contactImports).values({ id, userId, state: "queued", createdAt: new Date(ctx.now()) }).run();
+  ctx.db.insert(contactImports).values({ id, userId, state: "queued", header, createdAt: new Date(ctx.now()) }).run();
   const imports = runningImportsOf(ctx);
   const run = new Promise<void>((resolve) => setTimeout(resolve, 0))
     .then(() => runCsvImport(ctx, userId, id, path, options, imports))
@@ -277,7 +281,7 @@ const CHECKPOINT_ROWS = { ask: 20_000, wait: 40_000 };
  */
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
   const importer = new ContactImporter(ctx, userId, {
-    detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id, namesLater: true,
+    detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id, namesLater: true, keepRejects: true,
   });
   const names = new ImportNames(ctx, userId, id);
   ctx.db.update(contactImports).set({ state: "running" }).where(eq(contactImports.id, id)).run();

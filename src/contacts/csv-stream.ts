@@ -309,14 +309,16 @@ function importHeader(names: string[], opts: ParseOptions): HeaderMap {
 
 /**
  * Checks a file's header line the way the import will, reading no further than its first records, so a file the
- * import would refuse is refused before it is queued. Throws the same 400 HttpErrors as csvBatches.
+ * import would refuse is refused before it is queued. Throws the same 400 HttpErrors as csvBatches. Answers the
+ * header row's cells (null for a file without records), which the job keeps for its rejected rows' CSV.
  */
-export async function checkImportHeader(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: ParseOptions): Promise<void> {
+export async function checkImportHeader(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, opts: ParseOptions): Promise<string[] | null> {
   for await (const { records } of csvRecords(chunks)) {
     if (!records.length) continue;
     importHeader(records[0]!, opts);
-    return;
+    return records[0]!.map((h) => h.replace(/^\uFEFF/, ""));
   }
+  return null;
 }
 
 /**
@@ -335,6 +337,7 @@ export async function* csvBatches(
   let line = 1;
   let rows: ImportRow[] = [];
   let lines: number[] = [];
+  let cells: string[][] = [];
   let progress = 0;
   for await (const { records, bytes } of csvRecords(chunks)) {
     progress = size > 0 ? bytes / size : 1;
@@ -346,16 +349,18 @@ export async function* csvBatches(
     }
     for (; i < records.length; i++) {
       rows.push(toRow(records[i]!, header));
+      cells.push(records[i]!);
       lines.push(++line);
       if (rows.length === batchRows) {
-        yield { batch: prepareBatch(rows, lines, phones), progress };
+        yield { batch: prepareBatch(rows, lines, phones, cells), progress };
         rows = [];
         lines = [];
+        cells = [];
       }
     }
   }
   if (!header) throw new HttpError(400, EMPTY_CSV);
-  if (rows.length) yield { batch: prepareBatch(rows, lines, phones), progress };
+  if (rows.length) yield { batch: prepareBatch(rows, lines, phones, cells), progress };
 }
 
 export const PREVIEW_BYTES = 64 * 1024;

@@ -30,6 +30,11 @@ export type ImporterOptions = {
    * name-order.ts); `namesFrom` says from which rowid. Otherwise each transaction adds its own.
    */
   namesLater?: boolean;
+  /**
+   * Keeps the rows refused for their phone with their cells (a CSV job: contact_import_rejects, migration 0048),
+   * written with each transaction's counts.
+   */
+  keepRejects?: boolean;
 };
 
 export const MAX_STORED_ERRORS = 1000;
@@ -76,6 +81,7 @@ export class ContactImporter {
   private existing: Statement;
   private importId: string;
   private replace: Statement;
+  private rejects: Statement;
 
   constructor(
     private ctx: AppContext,
@@ -121,6 +127,10 @@ export class ContactImporter {
     );
     this.existing = db.prepare(`SELECT id, first_name, last_name, email, tags, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
     this.replace = db.prepare(`UPDATE contacts SET first_name = ?, last_name = ?, email = ?, tags = ?, custom_fields = ?, updated_at = ? WHERE id = ?`);
+    // One statement per transaction, fed its refused rows as [line, reason, cells].
+    this.rejects = db.prepare(
+      `INSERT OR IGNORE INTO contact_import_rejects (import_id, line, reason, cells) SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
+    );
   }
 
   /** The region phone numbers without a country code are read in (the import's, else the owner's default country). */
@@ -136,9 +146,14 @@ export class ContactImporter {
   /** Reports a batch's invalid rows, `[row, reason]`: the file's first MAX_STORED_ERRORS, in its order. */
   private fail(b: PreparedBatch, failed: [number, string][]) {
     this.invalid += failed.length;
+    const kept: [number, string, string][] = [];
     for (const [i, reason] of failed) {
       if (keepFirstLines(this.errors, b.lines[i]!, MAX_STORED_ERRORS, () => ({ line: b.lines[i]!, reason }))) this.listed++;
+      // Only a CSV row refused for its phone has its cells (prepareBatch); one over the plan's limit is imported by
+      // the same file again once the plan has room.
+      if (this.opts.keepRejects && b.cells[i]) kept.push([b.lines[i]!, reason, b.cells[i]!]);
     }
+    if (kept.length) this.rejects.run(this.importId, `[${kept.map(([line, reason, cells]) => `[${line},${JSON.stringify(reason)},${cells}]`).join(",")}]`);
   }
 
   /** Reports a batch's duplicate rows, the file's first ones in its order, with the stored contact's name when asked. */

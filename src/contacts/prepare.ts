@@ -32,13 +32,15 @@ export type PreparedBatch = {
    * writer only joins the rows it stores.
    */
   row: string[];
+  /** A CSV row refused for its phone: its cells as the file had them, as a JSON array (the rejected rows' CSV); else "". */
+  cells: string[];
 };
 
 /** A batch of these lines with its text columns still to fill. */
-const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [] });
+const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [], cells: [] });
 
-/** `lines[i]` is the line number reported for `rows[i]`. */
-export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer): PreparedBatch {
+/** `lines[i]` is the line number reported for `rows[i]`, `cells[i]` its CSV record (kept when the row is refused). */
+export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer, cells?: string[][]): PreparedBatch {
   const b = withLines(lines);
   const raws = rows.map((row) => (row.phone ? String(row.phone).trim() : ""));
   // Every phone first: a number without its country code is then explained with the codes the batch's numbers have.
@@ -59,11 +61,12 @@ export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNo
     b.tags.push(tags);
     b.custom.push(custom);
     b.row.push(phone ? JSON.stringify([first, last, email || null, phone, tags, custom]) : "");
+    b.cells.push(phone || !cells ? "" : JSON.stringify(cells[i]));
   });
   return b;
 }
 
-const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row"] as const;
+const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row", "cells"] as const;
 
 /** The rows of several batches as one, in their order. */
 export function concatBatches(batches: PreparedBatch[]): PreparedBatch {

@@ -15,6 +15,7 @@ import { ContactImporter } from "./importer";
 import { isKnownRegion, normalizePhone } from "./phones";
 import { defaultCountryOf } from "../users/default-country";
 import { contactsCsvResponse } from "./export";
+import { rejectedRowsCsv } from "./import-rejects";
 import { createContact, updateContact } from "./manual";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -204,6 +205,8 @@ export function contactRoutes(ctx: AppContext) {
     .get("/import", ({ user }) => ({ data: listImportJobs(ctx, user.id) }), { auth: true })
     // GET /api/contacts/import/:id
     .get("/import/:id", ({ user, params }) => getImportJob(ctx, user.id, params.id), { auth: true, params: idParams })
+    // GET /api/contacts/import/:id/rejected.csv
+    .get("/import/:id/rejected.csv", ({ user, params }) => rejectedRowsCsv(ctx, user.id, params.id), { auth: true, params: idParams })
     // POST /api/contacts/merge
     .post(
       "/merge",

@@ -267,6 +267,53 @@ describe("international lists (issue 28 item 4)", () => {
   });
 });
 
+describe("rejected rows to download (issue 28 item 4)", () => {
+  test("every row refused for its phone, in the file's own columns with its line and problem, imports again once fixed", async () => {
+    const acc = await t.signUpVerified();
+    const other = await t.signUpVerified();
+    // 60 bad rows among good ones: more than the dialog lists (50).
+    const rows = ["Name;Mobile;City;Notes"];
+    for (let i = 0; i < 120; i++) {
+      if (i % 2) rows.push(`Guest ${i};07911 123${String(i).padStart(3, "0")};Leeds;`);
+      else rows.push(`Host ${i};(415) 555-${String(1000 + i)};Oakland;"likes ""quotes"", commas"`);
+    }
+    rows.push("No Number;;Bath");
+    rows.push("Formula;=1+2;York;@SUM(A1)");
+    const job = await importFile(acc, utf8(rows.join("\n") + "\n"));
+    expect(job).toMatchObject({ state: "done", rowsRead: 122, created: 60, invalid: 62, rejectedRows: 62 });
+    const res = await fetch(`${t.url}/api/contacts/import/${job.id}/rejected.csv`, { headers: { authorization: `Bearer ${acc.token}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="rejected-rows-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const withBom = (r: Response) => r.arrayBuffer().then((b) => new TextDecoder("utf-8", { ignoreBOM: true }).decode(b));
+    const text = await withBom(res);
+    const lines = text.split("\r\n");
+    expect(lines.length).toBe(64); // header, 62 rows, the empty string after the last line break
+    expect(lines[0]).toBe("\uFEFFName,Mobile,City,Notes,Line,Problem");
+    expect(lines[1]).toBe("Guest 1,07911 123001,Leeds,,3,Invalid phone number: 07911 123001 (read as a United States number: add its country code (+44 or +964) or choose the country)");
+    expect(lines[60]).toBe("Guest 119,07911 123119,Leeds,,121,Invalid phone number: 07911 123119 (read as a United States number: add its country code (+44 or +964) or choose the country)");
+    // A short row is padded to the header's columns; a cell a spreadsheet would run is quoted as text.
+    expect(lines[61]).toBe("No Number,,Bath,,122,Missing phone number");
+    expect(lines[62]).toBe("Formula,'=1+2,York,'@SUM(A1),123,Invalid phone number: =1+2 (too short for a phone number)");
+    expect(lines[63]).toBe("");
+
+    // Fixed (the country code added) and imported again: Line and Problem are columns an import skips.
+    const fixed = text.replaceAll(",07911 123", ",+44 7911 123");
+    const again = await importFile(acc, utf8(fixed));
+    expect(again).toMatchObject({ state: "done", rowsRead: 62, created: 60, invalid: 2, rejectedRows: 2 });
+    const guest = (await t.api("/api/contacts?q=Guest%20119", { token: acc.token })).body.data;
+    expect(guest.map((c: any) => [c.firstName, c.lastName, c.phone])).toEqual([["Guest", "119", "+447911123119"]]);
+
+    // Another account's import is not found; an import with no refused rows downloads its header alone.
+    const theirs = await fetch(`${t.url}/api/contacts/import/${job.id}/rejected.csv`, { headers: { authorization: `Bearer ${other.token}` } });
+    expect([theirs.status, ((await theirs.json()) as any).message]).toEqual([404, "Import not found"]);
+    const clean = await importFile(other, utf8("phone,first_name\n+14155550100,Ada\n"));
+    expect(clean).toMatchObject({ created: 1, rejectedRows: 0 });
+    const none = await fetch(`${t.url}/api/contacts/import/${clean.id}/rejected.csv`, { headers: { authorization: `Bearer ${other.token}` } });
+    expect(await withBom(none)).toBe("\uFEFFphone,first_name,Line,Problem\r\n");
+  });
+});
+
 describe("default country", () => {
   test("with English (United Kingdom) and the default country United States, US numbers without + import", async () => {
     const acc = await t.signUpVerified();

@@ -27,6 +27,7 @@ function batch(rows: [number, string][]): PreparedBatch {
     tags: rows.map(() => "[]"),
     custom: rows.map(() => ""),
     row: rows.map(([l, p]) => (p ? `["L${l}"]` : "")),
+    cells: rows.map(([l, p]) => (p ? "" : `["${l}"]`)),
   };
 }
 

@@ -31,6 +31,8 @@ export type ImportJob = {
   errors: { line: number; reason: string }[];
   /** The first skipped duplicate rows (at most 100; `duplicates` is the total). */
   duplicateDetails: DuplicateDetail[];
+  /** Rows refused for their phone, downloadable with fetchRejectedRows to fix and import again. */
+  rejectedRows: number;
   progress: number;
   error?: string;
 };
@@ -158,6 +160,13 @@ export function uploadCsv(file: File, onProgress: (fraction: number) => void, op
     };
     xhr.send(file);
   });
+}
+
+/** An import's rows refused for their phone, in the file's own columns with each row's line and problem. */
+export async function fetchRejectedRows(importId: string): Promise<Blob> {
+  const response = await fetch(`${CONTACTS}/import/${encodeURIComponent(importId)}/rejected.csv`, { headers: authHeaders(), credentials: "include" });
+  if (!response.ok) throw await failure(response);
+  return response.blob();
 }
 
 /** The contacts (or those matching `q`) as a CSV file. */

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { ScrollBox } from "../../../components/scroll-box";
 import { Alert, Button, cx, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
-import { fetchImportJob } from "../../../api/contacts";
+import { fetchImportJob, fetchRejectedRows } from "../../../api/contacts";
 import { errorMessage } from "../../../lib/api";
 import { formatNumber } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
@@ -527,15 +527,39 @@ function ImportResult({ job, locale, onUpdate }: { job: ImportJob; locale: strin
         </div>
       )}
       {job.errors.length > 0 && (
-        <ul className="max-h-32 overflow-y-auto text-xs text-slate-600">
+        <ul className="max-h-32 overflow-y-auto text-xs text-slate-600" data-testid="import-errors">
           {job.errors.slice(0, 50).map((e, i) => (
             <li key={i}>
               Line {e.line}: {e.reason}
             </li>
           ))}
-          {job.errors.length > 50 && <li>…and {job.errors.length - 50} more</li>}
+          {job.invalid > 50 && <li>…and {formatNumber(job.invalid - 50, locale)} more</li>}
         </ul>
       )}
+      {job.rejectedRows > 0 && job.id && <RejectedRows importId={job.id} count={job.rejectedRows} locale={locale} />}
+    </div>
+  );
+}
+
+/** The rows refused for their phone as a CSV in the file's own columns, to fix and import again. */
+function RejectedRows({ importId, count, locale }: { importId: string; count: number; locale: string }) {
+  const [busy, setBusy] = useState(false);
+  const download = async () => {
+    setBusy(true);
+    try {
+      saveBlob(await fetchRejectedRows(importId), `rejected-rows-${new Date().toISOString().slice(0, 10)}.csv`);
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to download the rejected rows"), variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="flex flex-wrap items-center gap-2" data-testid="import-rejected">
+      <Button variant="secondary" onClick={() => void download()} disabled={busy}>
+        Download {count === 1 ? "the rejected row" : `all ${formatNumber(count, locale)} rejected rows`} (CSV)
+      </Button>
+      <p className="text-xs text-slate-500">Your columns as they were, with each row's line and problem: fix the numbers and import the file again.</p>
     </div>
   );
 }
