@@ -855,6 +855,8 @@ export const webhookDeliveries = sqliteTable(
     rounds: integer("rounds").notNull().default(0),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
+    /** The receiver is not public (an allow-listed LAN): the answer is kept but not shown to the tenant. */
+    responseHidden: integer("response_hidden").notNull().default(0),
     error: text("error"),
     latencyMs: integer("latency_ms"),
     lastAttemptAt: integer("last_attempt_at"),

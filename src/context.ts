@@ -42,6 +42,12 @@ export type AppContext = {
    * due and are checked against the new setting (src/campaigns/held.ts); answers how many. Wired in server.ts.
    */
   releaseHeldMessages(userId: string): number;
+  /**
+   * Tests only: set by entry points under tests/support, never by the product (no setting or variable of the
+   * appliance reaches it). The webhook guard judges each address listed as the address it maps to, so a test's
+   * receiver on 127.0.0.1 stands in for a public host or one on the administrator's allow-listed LAN.
+   */
+  webhookTestNetwork?: { judgeAs: Readonly<Record<string, string>> };
   /** Run by server.stop(), in order: background workers stop before the database closes. */
   onStop: (() => void | Promise<void>)[];
 };

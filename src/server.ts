@@ -83,8 +83,14 @@ export async function openAppContext(config: Config, log: (line: string) => void
   return ctx;
 }
 
-export async function startServer(config: Config, log: (line: string) => void = console.log): Promise<RunningServer> {
+/** `prepare` runs on the context before any worker starts: test entry points set their seams there. */
+export async function startServer(
+  config: Config,
+  log: (line: string) => void = console.log,
+  prepare?: (ctx: AppContext) => void,
+): Promise<RunningServer> {
   const ctx = await openAppContext(config, log);
+  prepare?.(ctx);
   if (config.adminEmail && config.adminPassword) {
     if (countUsers(ctx).admins === 0) {
       await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);

@@ -37,6 +37,7 @@ import m33 from "./0045_business_profile.sql" with { type: "text" };
 import m34 from "./0046_verification_daily_cap.sql" with { type: "text" };
 import m35 from "./0047_campaign_quiet_hours.sql" with { type: "text" };
 import m36 from "./0048_contact_import_rejects.sql" with { type: "text" };
+import m37 from "./0049_webhook_allow_list.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -77,4 +78,5 @@ export const migrationSql: Record<string, string> = {
   "0046_verification_daily_cap": m34,
   "0047_campaign_quiet_hours": m35,
   "0048_contact_import_rejects": m36,
+  "0049_webhook_allow_list": m37,
 };

@@ -15,7 +15,8 @@ import { adminHealth } from "./health";
 import { generateLicenseCodes, listLicenseCodes, MAX_CODES_PER_BATCH, revokeLicenseCode } from "./license-codes";
 import { pageQuery, paging } from "./paging";
 import { markEmailVerified, sendPasswordResetFor } from "./account-help";
-import { allowsPrivateNetworks, RETENTION_BOUNDS, setAllowPrivateNetworks, systemSettings, updateSystemSettings } from "./settings";
+import { MAX_ALLOW_LIST, setWebhookAllowList, webhookAllowList, widensAllowList } from "./networks";
+import { RETENTION_BOUNDS, systemSettings, updateSystemSettings } from "./settings";
 import { editPlan, planList } from "./plans";
 import { applyUserAction, listUsers, type UserAction } from "./users";
 
@@ -94,21 +95,24 @@ export function adminRoutes(ctx: AppContext) {
         }),
       },
     )
-    // GET /api/admin/settings/private-networks
-    .get("/settings/private-networks", () => ({ allowPrivateNetworks: allowsPrivateNetworks(ctx) }), { auth: "admin" })
-    // PUT /api/admin/settings/private-networks
+    // GET /api/admin/settings/webhook-allow-list
+    .get("/settings/webhook-allow-list", () => ({ entries: webhookAllowList(ctx) }), { auth: "admin" })
+    // PUT /api/admin/settings/webhook-allow-list
     .put(
-      "/settings/private-networks",
+      "/settings/webhook-allow-list",
       ({ user, sessionId, body }) => {
-        // Opening the local network to every account's webhooks is asked for in sudo mode; closing it is not.
-        if (body.allowPrivateNetworks && !allowsPrivateNetworks(ctx)) {
-          requireRecentConfirmation(ctx, user, sessionId, "to let webhooks call private networks");
-        }
-        return setAllowPrivateNetworks(ctx, body.allowPrivateNetworks);
+        // Opening networks to every account's webhooks is asked for in sudo mode; narrowing the list is not.
+        if (widensAllowList(ctx, body.entries)) requireRecentConfirmation(ctx, user, sessionId, "to let webhooks call more networks");
+        return { entries: setWebhookAllowList(ctx, body.entries) };
       },
       {
         auth: "admin",
-        body: t.Object({ allowPrivateNetworks: t.Boolean({ error: "allowPrivateNetworks is true or false" }) }),
+        body: t.Object({
+          entries: t.Array(t.String({ maxLength: 253, error: "Each entry is a CIDR or a host name of at most 253 characters" }), {
+            maxItems: MAX_ALLOW_LIST,
+            error: `entries is a list of at most ${MAX_ALLOW_LIST} networks or host names`,
+          }),
+        }),
       },
     )
     // Users

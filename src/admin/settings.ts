@@ -27,24 +27,3 @@ export function updateSystemSettings(ctx: AppContext, changes: Partial<SystemSet
   })();
   return systemSettings(ctx);
 }
-
-const PRIVATE_NETWORKS = "allowPrivateNetworks";
-
-/**
- * Whether user webhooks may call private, loopback and link-local addresses (n8n on the same network). Off by
- * default. Kept apart from SystemSettings so the retention setting's answer keeps its shape.
- */
-export function allowsPrivateNetworks(ctx: AppContext): boolean {
-  const row = ctx.db.$client.query(`SELECT value FROM system_settings WHERE key = ?`).get(PRIVATE_NETWORKS) as { value: string } | null;
-  return row ? JSON.parse(row.value) === true : false;
-}
-
-export function setAllowPrivateNetworks(ctx: AppContext, allow: boolean): { allowPrivateNetworks: boolean } {
-  ctx.db.$client
-    .query(
-      `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    )
-    .run(PRIVATE_NETWORKS, JSON.stringify(allow), ctx.now());
-  return { allowPrivateNetworks: allow };
-}

@@ -1,6 +1,8 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import type { AllowList } from "../admin/networks";
 import { badRequest } from "../http/errors";
+import { type AddressKind, addressKind, cidrContains, parseIp, reachedAddress } from "../http/ip-ranges";
 
 /**
  * Server-side request forgery guard for user webhook URLs. Bun's fetch resolves names itself and ignores Node's
@@ -8,78 +10,45 @@ import { badRequest } from "../http/errors";
  * name is resolved once here, every address checked, and the request made to the checked address (see pinnedRequest).
  */
 
-const SETTING_HINT = "An administrator can allow private networks in Admin > Settings.";
+/**
+ * Who may be called: public (global unicast) addresses, and the non-public ones the administrator's allow-list
+ * names (by network, or by the URL's host name); never loopback, link-local or metadata addresses. `judgeAs` is a
+ * test seam (AppContext.webhookTestNetwork): an address judged as another, so a test's receiver on 127.0.0.1 can
+ * stand in for a public or a LAN host.
+ */
+export type NetworkPolicy = { allowList: AllowList; judgeAs?: Readonly<Record<string, string>> };
 
-const v4 = (ip: string) => ip.split(".").map(Number) as [number, number, number, number];
+const ALLOW_HINT = "An administrator can add its network or host name to the webhook allow-list in Admin Panel > Settings.";
+const NEVER_HINT = "Webhooks never call loopback, link-local or cloud metadata addresses.";
 
-/** Why an IPv4 address is refused, or null. */
-function refuseV4(ip: string): string | null {
-  const [a, b] = v4(ip);
-  if (ip === "169.254.169.254") return "the cloud metadata address";
-  if (a === 127) return "a loopback address";
-  if (a === 0) return "an unspecified address";
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return "a private address";
-  if (a === 169 && b === 254) return "a link-local address";
-  if (a === 198 && (b === 18 || b === 19)) return "a benchmarking address";
-  if (a >= 224) return "a multicast or reserved address";
-  return null;
+/** What an address is, judged as the test seam says; null when public. */
+function kindOf(address: string, policy: NetworkPolicy): AddressKind | null {
+  const judged = policy.judgeAs?.[address] ?? address;
+  return addressKind(parseIp(judged)!);
 }
 
-/** The 16 bytes of an IPv6 address (any valid spelling, with an embedded IPv4 tail or not). */
-function v6Bytes(ip: string): number[] {
-  let text = ip.toLowerCase();
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const [a, b, c, d] = v4(tail[1]!);
-    text = text.slice(0, -tail[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, rest] = text.split("::") as [string, string | undefined];
-  const left = head ? head.split(":") : [];
-  const right = rest ? rest.split(":") : [];
-  const groups = rest === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
-  return groups.flatMap((g) => {
-    const n = parseInt(g || "0", 16);
-    return [n >> 8, n & 0xff];
-  });
+function allowListed(address: string, host: string, policy: NetworkPolicy): boolean {
+  const { networks, hosts, suffixes } = policy.allowList;
+  if (hosts.includes(host) || suffixes.some((s) => host.endsWith(s))) return true;
+  const ip = reachedAddress(parseIp(policy.judgeAs?.[address] ?? address)!);
+  return networks.some((n) => cidrContains(n, ip));
 }
 
-const METADATA_V6 = v6Bytes("fd00:ec2::254").join();
+/** Why an address may not be called, or null: the message for a refusal (see resolveTarget). */
+export function refusedAddress(address: string): string | null {
+  return addressKind(parseIp(address)!)?.label ?? null;
+}
+
+/** `public`: the address is global unicast; answers from the others are kept from tenants (they may be internal). */
+export type Target = { url: URL; address: string; family: 4 | 6; public: boolean };
 
 /**
- * Why an IPv6 address is refused, or null. The forms that reach an IPv4 address are judged as that address:
- * IPv4-mapped and -compatible, NAT64 (64:ff9b::/96, a translator on the network forwards to the last 32 bits) and
- * 6to4 (2002::/16, a relay forwards to bits 16-47).
+ * Resolves a webhook URL's host (every address it has) and answers the first address to call; 400 when any address
+ * is refused (a name with one private address among public ones could be steered to it). A refusal names the
+ * literal address a URL gives, but never the address a name resolved to: that would map the appliance's network
+ * for whoever types names.
  */
-function refuseV6(ip: string): string | null {
-  const b = v6Bytes(ip);
-  const zeros = (n: number) => b.slice(0, n).every((x) => x === 0);
-  if (zeros(10) && ((b[10] === 0xff && b[11] === 0xff) || (b[10] === 0 && b[11] === 0 && (b[12]! | b[13]!) !== 0))) {
-    return refuseV4(b.slice(12).join("."));
-  }
-  if (b.slice(0, 4).join() === "0,100,255,155" && b.slice(4, 12).every((x) => x === 0)) return refuseV4(b.slice(12).join("."));
-  if (b[0] === 0x20 && b[1] === 0x02) return refuseV4(b.slice(2, 6).join("."));
-  if (zeros(15) && b[15] === 1) return "a loopback address";
-  if (zeros(16)) return "an unspecified address";
-  if (b.join() === METADATA_V6) return "the cloud metadata address";
-  if ((b[0]! & 0xfe) === 0xfc) return "a private address";
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return "a link-local address";
-  if (b[0] === 0xff) return "a multicast address";
-  return null;
-}
-
-/** Why an address may not be called (loopback, private, link-local, metadata...), or null when it is public. */
-export function refusedAddress(ip: string): string | null {
-  return isIP(ip) === 4 ? refuseV4(ip) : refuseV6(ip);
-}
-
-export type Target = { url: URL; address: string; family: 4 | 6 };
-
-/**
- * Resolves a webhook URL's host (every address it has) and answers the first address to call; 400 with a message
- * naming the address and the administrator setting when any address is refused (a name with one private address
- * among public ones could be steered to it).
- */
-export async function resolveTarget(rawUrl: string, allowPrivate: boolean): Promise<Target> {
+export async function resolveTarget(rawUrl: string, policy: NetworkPolicy): Promise<Target> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -88,9 +57,10 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean): Prom
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest("The webhook URL must start with http:// or https://");
   if (url.username || url.password) throw badRequest("The webhook URL must not contain a user name or password");
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const literal = isIP(host) !== 0;
   let addresses: { address: string; family: number }[];
-  if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
+  if (literal) addresses = [{ address: host, family: isIP(host) }];
   else {
     try {
       addresses = await lookup(host, { all: true, verbatim: true });
@@ -99,14 +69,17 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean): Prom
     }
   }
   if (!addresses.length) throw badRequest(`The webhook URL's host ${host} could not be resolved`);
-  if (!allowPrivate) {
-    for (const { address } of addresses) {
-      const why = refusedAddress(address);
-      if (why) throw badRequest(`The webhook URL ${url.origin} was refused: ${address} is ${why}. ${SETTING_HINT}`, { address });
-    }
+  let allPublic = true;
+  for (const { address } of addresses) {
+    const kind = kindOf(address, policy);
+    if (!kind) continue;
+    allPublic = false;
+    if (!kind.never && allowListed(address, host, policy)) continue;
+    const what = literal ? `${host} is ${kind.label}` : `${host} resolves to ${kind.label}`;
+    throw badRequest(`The webhook URL ${url.origin} was refused: ${what}. ${kind.never ? NEVER_HINT : ALLOW_HINT}`);
   }
   const first = addresses[0]!;
-  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4, public: allPublic };
 }
 
 /**

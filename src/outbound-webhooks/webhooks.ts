@@ -1,11 +1,11 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { allowsPrivateNetworks } from "../admin/settings";
+import { allowListOf, webhookAllowList } from "../admin/networks";
 import type { AppContext } from "../context";
 import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
 import { badRequest, notFound } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { findUserById } from "../users/queries";
-import { pinnedRequest, resolveTarget } from "./ssrf";
+import { type NetworkPolicy, pinnedRequest, resolveTarget } from "./ssrf";
 
 /**
  * Outbound webhooks: the user's endpoints receive the event log's events, signed per Standard Webhooks 1.0.
@@ -122,6 +122,12 @@ const toEndpoint = (r: EndpointRow): Endpoint => ({
   updatedAt: r.updated_at,
 });
 
+/** Whom webhooks may call: the administrator's allow-list, read at each check (a change applies to the next attempt). */
+const networkPolicy = (ctx: AppContext): NetworkPolicy => ({
+  allowList: allowListOf(webhookAllowList(ctx)),
+  judgeAs: ctx.webhookTestNetwork?.judgeAs,
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Secrets and signatures (Standard Webhooks 1.0)
 
@@ -173,7 +179,7 @@ export async function createEndpoint(
   if (!name) throw badRequest("Give the webhook a name");
   if (!input.url) throw badRequest("Give the webhook a URL");
   if (!input.events?.length) throw badRequest("Choose at least one event");
-  await resolveTarget(input.url, allowsPrivateNetworks(ctx));
+  await resolveTarget(input.url, networkPolicy(ctx));
   const secret = input.secret || newSecret();
   checkSecret(secret);
   const count = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`).get(userId) as { n: number };
@@ -204,7 +210,7 @@ export async function updateEndpoint(
   if (!name) throw badRequest("Give the webhook a name");
   if (input.events && !input.events.length) throw badRequest("Choose at least one event");
   const urlChanges = input.url !== undefined && input.url !== row.url;
-  if (urlChanges) await resolveTarget(input.url!, allowsPrivateNetworks(ctx));
+  if (urlChanges) await resolveTarget(input.url!, networkPolicy(ctx));
   if (input.secret) checkSecret(input.secret);
   if (urlChanges) beforeChange?.("URL");
   else if (input.secret && input.secret !== row.secret) beforeChange?.("secret");
@@ -265,6 +271,8 @@ export type Delivery = {
   attempts: number;
   responseStatus: number | null;
   responseBody: string | null;
+  /** The receiver is on a non-public network: its answer is kept but not shown (it may be an internal service's). */
+  responseHidden: boolean;
   error: string | null;
   latencyMs: number | null;
   lastAttemptAt: number | null;
@@ -283,6 +291,7 @@ type DeliveryRow = {
   rounds: number;
   response_status: number | null;
   response_body: string | null;
+  response_hidden: number;
   error: string | null;
   latency_ms: number | null;
   last_attempt_at: number | null;
@@ -297,7 +306,8 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   status: r.status,
   attempts: r.attempts,
   responseStatus: r.response_status,
-  responseBody: r.response_body,
+  responseBody: r.response_hidden ? null : r.response_body,
+  responseHidden: r.response_hidden === 1,
   error: r.error,
   latencyMs: r.latency_ms,
   lastAttemptAt: r.last_attempt_at,
@@ -473,13 +483,13 @@ async function readKept(res: Response): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(parts).subarray(0, RESPONSE_KEPT)).slice(0, RESPONSE_KEPT);
 }
 
-type Attempt = { status: number | null; body: string | null; error: string | null; latencyMs: number; retryAfter: number | null };
+type Attempt = { status: number | null; body: string | null; hidden: boolean; error: string | null; latencyMs: number; retryAfter: number | null };
 
 async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: DeliveryRow): Promise<Attempt> {
   const started = performance.now();
   const now = ctx.now();
   try {
-    const target = await resolveTarget(endpoint.url, allowsPrivateNetworks(ctx));
+    const target = await resolveTarget(endpoint.url, networkPolicy(ctx));
     const timestamp = Math.floor(now / 1000);
     const signatures = [sign(endpoint.secret, delivery.id, timestamp, delivery.payload)];
     if (endpoint.previous_secret && (endpoint.previous_secret_until ?? 0) > now) {
@@ -499,9 +509,9 @@ async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: Deliver
     });
     const res = await fetch(url, init);
     const text = await readKept(res);
-    return { status: res.status, body: text, error: null, latencyMs: Math.round(performance.now() - started), retryAfter: retryAfterMs(res.headers.get("retry-after"), now) };
+    return { status: res.status, body: text, hidden: !target.public, error: null, latencyMs: Math.round(performance.now() - started), retryAfter: retryAfterMs(res.headers.get("retry-after"), now) };
   } catch (err) {
-    return { status: null, body: null, error: (err as Error)?.message ?? String(err), latencyMs: Math.round(performance.now() - started), retryAfter: null };
+    return { status: null, body: null, hidden: false, error: (err as Error)?.message ?? String(err), latencyMs: Math.round(performance.now() - started), retryAfter: null };
   }
 }
 
@@ -537,9 +547,9 @@ async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: u
   const error = ok ? null : a.error ?? (a.status! >= 300 && a.status! < 400 ? `Redirect ${a.status} not followed` : `HTTP ${a.status}`);
   const more = !ok && a.status !== 410 && attempts < RETRY_SCHEDULE.length;
   db.query(
-    `UPDATE webhook_deliveries SET status = ?, attempts = ?, response_status = ?, response_body = ?, error = ?, latency_ms = ?, last_attempt_at = ?
-     WHERE id = ?`,
-  ).run(ok ? "succeeded" : more ? "pending" : "failed", attempts, a.status, a.body, error, a.latencyMs, now, deliveryId);
+    `UPDATE webhook_deliveries SET status = ?, attempts = ?, response_status = ?, response_body = ?, response_hidden = ?, error = ?, latency_ms = ?,
+       last_attempt_at = ? WHERE id = ?`,
+  ).run(ok ? "succeeded" : more ? "pending" : "failed", attempts, a.status, a.body, a.hidden ? 1 : 0, error, a.latencyMs, now, deliveryId);
   if (ok) {
     db.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).run(endpoint.id);
     return { result: { status: a.status, attempts } };

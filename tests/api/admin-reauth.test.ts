@@ -119,17 +119,18 @@ describe("licenses and plans", () => {
 });
 
 describe("settings", () => {
-  test("allowing private networks needs a recent confirmation; disallowing them does not", async () => {
+  test("widening the webhook allow-list needs a recent confirmation; narrowing it does not", async () => {
     goStale();
-    const put = (allowPrivateNetworks: boolean) => call("PUT", "/api/admin/settings/private-networks", { allowPrivateNetworks });
-    expect((await put(false)).body).toEqual({ allowPrivateNetworks: false });
-    expect((await put(true)).body).toEqual(reauth("Please confirm it's you to let webhooks call private networks"));
-    expect((await call("GET", "/api/admin/settings/private-networks")).body).toEqual({ allowPrivateNetworks: false });
+    const put = (entries: string[]) => call("PUT", "/api/admin/settings/webhook-allow-list", { entries });
+    expect((await put([])).body).toEqual({ entries: [] });
+    expect((await put(["10.1.0.0/16"])).body).toEqual(reauth("Please confirm it's you to let webhooks call more networks"));
+    expect((await call("GET", "/api/admin/settings/webhook-allow-list")).body).toEqual({ entries: [] });
     expect((await confirm()).status).toBe(200);
-    expect((await put(true)).body).toEqual({ allowPrivateNetworks: true });
+    expect((await put(["10.1.0.0/16", "n8n.lan"])).body).toEqual({ entries: ["10.1.0.0/16", "n8n.lan"] });
     goStale();
-    expect((await put(true)).body).toEqual({ allowPrivateNetworks: true }); // already on: nothing widens
-    expect((await put(false)).body).toEqual({ allowPrivateNetworks: false });
+    expect((await put(["n8n.lan", "10.1.0.0/16"])).body).toEqual({ entries: ["n8n.lan", "10.1.0.0/16"] }); // the same entries: nothing widens
+    expect((await put(["n8n.lan"])).body).toEqual({ entries: ["n8n.lan"] });
+    expect((await put([])).body).toEqual({ entries: [] });
   });
 
   test("shortening the event retention (older events deleted) needs a recent confirmation; lengthening it does not", async () => {

@@ -99,7 +99,7 @@ const LAYERS: string[][] = [
   ["automation"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
   ["analytics", "results", "admin", "live", "public-api"],
-  // Outbound webhooks read the admin's private-network setting.
+  // Outbound webhooks read the admin's webhook allow-list.
   ["outbound-webhooks"],
   // Prometheus /metrics reads the outbox, jobs, webhook deliveries and sockets through their owners.
   ["metrics"],

@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { setAllowPrivateNetworks } from "../../src/admin/settings";
 import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
 import { appendEvent, readCursor } from "../../src/events/events";
@@ -25,6 +24,7 @@ import {
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { waitFor } from "../support/wait";
+import { receiversStandFor } from "../support/webhook-network";
 
 setDefaultTimeout(60_000);
 
@@ -105,6 +105,8 @@ async function open(dataDir: string) {
   ctx.mailer.close();
   ctx.mailer = { send: async () => {}, close: () => {} };
   ctx.now = () => T0;
+  // The receiver on 127.0.0.1 stands in for a public host.
+  receiversStandFor(ctx, "public");
   startOutboundWebhooks(ctx);
   return ctx;
 }
@@ -153,7 +155,6 @@ describe("a backlog of 1,000 events", () => {
     const ctx = await open(dataDir);
     cleanups.unshift(() => ctx.db.$client.close());
     const user = await createOrPromoteAdmin(ctx, "feed@example.com", "owner-secret-123");
-    setAllowPrivateNetworks(ctx, true);
     const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
     await cursorPerTurn(ctx, () => true); // the feed's start-up page, on a log without deliverable events
     const before = { ...feedStats(ctx) };
@@ -184,7 +185,6 @@ describe("a backlog of 1,000 events", () => {
     const { dataDir, receiver } = setUp();
     let ctx = await open(dataDir);
     const user = await createOrPromoteAdmin(ctx, "restart@example.com", "owner-secret-123");
-    setAllowPrivateNetworks(ctx, true);
     const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
     await cursorPerTurn(ctx, () => true);
 
@@ -222,7 +222,6 @@ describe("HTTP attempts", () => {
     const { dataDir, receiver } = setUp();
     const ctx = await open(dataDir);
     cleanups.unshift(() => ctx.db.$client.close());
-    setAllowPrivateNetworks(ctx, true);
     // Ten endpoints of five accounts (two each) with ten deliveries each: 100 due at once, more than the 8 per
     // endpoint and the 64 in all, while the accounts' 16 each would allow 80.
     const endpoints = [];
@@ -257,7 +256,6 @@ describe("HTTP attempts", () => {
     const { dataDir, receiver } = setUp();
     const ctx = await open(dataDir);
     cleanups.unshift(() => ctx.db.$client.close());
-    setAllowPrivateNetworks(ctx, true);
     const a = await createOrPromoteAdmin(ctx, "slow@example.com", "owner-secret-123");
     const b = await createOrPromoteAdmin(ctx, "other@example.com", "owner-secret-123");
     const slow = [];

@@ -1,18 +1,20 @@
 // Outbound webhooks: Standard Webhooks signatures checked with the reference verifier, Svix's retry schedule on a
-// fake clock (in-process, and in a child process killed and restarted), the SSRF guard and its administrator
-// setting, rotation, 410, and each of the nine events produced end to end.
+// fake clock (in-process, and in a child process killed and restarted), the SSRF guard and the administrator's
+// allow-list, rotation, 410, and each of the nine events produced end to end. The receivers listen on 127.0.0.1,
+// which the appliance never calls: the test seam (tests/support/webhook-network.ts) has them judged as public hosts
+// or as hosts on an allow-listed LAN.
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { setAllowPrivateNetworks } from "../../src/admin/settings";
 import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
 import { appendEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
-import { pinnedRequest, refusedAddress, resolveTarget } from "../../src/outbound-webhooks/ssrf";
+import { allowListOf, webhookAllowList } from "../../src/admin/networks";
+import { type NetworkPolicy, pinnedRequest, refusedAddress, resolveTarget } from "../../src/outbound-webhooks/ssrf";
 import { createEndpoint, feedDeliveries, redeliverRange, startOutboundWebhooks, updateEndpoint, WEBHOOK_EVENTS } from "../../src/outbound-webhooks/webhooks";
 import { findByPhone } from "../../src/contacts/contacts";
 import { recordInbound } from "../../src/messages/messages";
@@ -22,7 +24,9 @@ import { createOrPromoteAdmin } from "../../src/users/admins";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
 import { childApi } from "../support/child-server";
 import { type ClockedServer, startClockedServer } from "../support/clocked-server";
+import { databaseBefore } from "../support/old-database";
 import { waitFor } from "../support/wait";
+import { LAN_STAND_IN, PUBLIC_STAND_IN, receiversStandFor } from "../support/webhook-network";
 
 type Received = { path: string; id: string; timestamp: string; signature: string; body: string; answered: number };
 
@@ -67,12 +71,19 @@ function verify(secret: string, r: Received): unknown {
   }
 }
 
-const HINT = "An administrator can allow private networks in Admin > Settings.";
+const ALLOW_HINT = "An administrator can add its network or host name to the webhook allow-list in Admin Panel > Settings.";
+const NEVER_HINT = "Webhooks never call loopback, link-local or cloud metadata addresses.";
+const noList: NetworkPolicy = { allowList: allowListOf([]) };
+const refusal = (url: string, policy: NetworkPolicy) =>
+  resolveTarget(url, policy).then(
+    (t) => t,
+    (err: Error) => err.message,
+  );
 
 describe("the SSRF guard", () => {
   test("refuses loopback, private, link-local, metadata and unspecified addresses, and their IPv4-mapped forms", () => {
     expect(
-      ["127.0.0.1", "::1", "10.0.0.5", "172.16.0.1", "192.168.1.1", "169.254.169.254", "169.254.1.1", "0.0.0.0", "::", "fc00::1", "fe80::1", "fd00:ec2::254", "::ffff:10.0.0.5", "::ffff:127.0.0.1", "93.184.216.34", "2606:4700::1111"].map(
+      ["127.0.0.1", "::1", "10.0.0.5", "172.16.0.1", "192.168.1.1", "169.254.169.254", "169.254.1.1", "0.0.0.0", "::", "fc00::1", "fe80::1", "fd00:ec2::254", "100.100.100.200", "::ffff:10.0.0.5", "::ffff:127.0.0.1", "93.184.216.34", "2606:4700::1111"].map(
         (ip) => [ip, refusedAddress(ip)],
       ),
     ).toEqual([
@@ -81,17 +92,47 @@ describe("the SSRF guard", () => {
       ["10.0.0.5", "a private address"],
       ["172.16.0.1", "a private address"],
       ["192.168.1.1", "a private address"],
-      ["169.254.169.254", "the cloud metadata address"],
+      ["169.254.169.254", "a cloud metadata address"],
       ["169.254.1.1", "a link-local address"],
       ["0.0.0.0", "an unspecified address"],
       ["::", "an unspecified address"],
       ["fc00::1", "a private address"],
       ["fe80::1", "a link-local address"],
-      ["fd00:ec2::254", "the cloud metadata address"],
+      ["fd00:ec2::254", "a cloud metadata address"],
+      ["100.100.100.200", "a cloud metadata address"],
       ["::ffff:10.0.0.5", "a private address"],
       ["::ffff:127.0.0.1", "a loopback address"],
       ["93.184.216.34", null],
       ["2606:4700::1111", null],
+    ]);
+  });
+
+  test("judges by an allow-list of global unicast ranges: the special-purpose blocks a deny-list missed are refused", () => {
+    expect(
+      ["64:ff9b:1::a00:5", "fec0::1", "2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "192.0.0.8", "100::1", "2001:db8::1", "3fff::1", "4000::1", "5f00::1", "192.88.99.1", "100.64.0.1", "240.0.0.1", "255.255.255.255", "224.0.0.1", "ff02::1", "198.51.100.7", "2001:4860:4860::8888", "1.1.1.1", "223.255.255.1"].map(
+        (ip) => [ip, refusedAddress(ip)],
+      ),
+    ).toEqual([
+      ["64:ff9b:1::a00:5", "a local-use NAT64 address"],
+      ["fec0::1", "a site-local address"],
+      ["2001::1", "an IETF protocol assignment"],
+      ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "an IETF protocol assignment"],
+      ["192.0.0.8", "an IETF protocol assignment"],
+      ["100::1", "a discard-only address"],
+      ["2001:db8::1", "a documentation address"],
+      ["3fff::1", "a documentation address"],
+      ["4000::1", "not a global unicast address"],
+      ["5f00::1", "not a global unicast address"],
+      ["192.88.99.1", "a 6to4 relay address"],
+      ["100.64.0.1", "a shared (carrier-grade NAT) address"],
+      ["240.0.0.1", "a reserved address"],
+      ["255.255.255.255", "the broadcast address"],
+      ["224.0.0.1", "a multicast address"],
+      ["ff02::1", "a multicast address"],
+      ["198.51.100.7", "a documentation address"],
+      ["2001:4860:4860::8888", null],
+      ["1.1.1.1", null],
+      ["223.255.255.1", null],
     ]);
   });
 
@@ -107,26 +148,55 @@ describe("the SSRF guard", () => {
       ["198.20.0.0", null],
       ["64:ff9b::7f00:1", "a loopback address"],
       ["64:ff9b::10.0.0.5", "a private address"],
-      ["64:ff9b::a9fe:a9fe", "the cloud metadata address"],
+      ["64:ff9b::a9fe:a9fe", "a cloud metadata address"],
       ["64:ff9b::c612:1", "a benchmarking address"],
       ["64:ff9b::8.8.8.8", null],
       ["2002:7f00:1::1", "a loopback address"],
       ["2002:c0a8:101::", "a private address"],
-      ["2002:a9fe:a9fe:1::5", "the cloud metadata address"],
+      ["2002:a9fe:a9fe:1::5", "a cloud metadata address"],
       ["2002:808:808::1", null],
       ["2003:7f00:1::1", null],
     ]);
   });
 
-  test("a webhook URL naming a NAT64, 6to4 or benchmarking address is refused unless private networks are allowed", async () => {
-    for (const host of ["[64:ff9b::7f00:1]", "[2002:a00:5::1]", "198.18.0.1"]) {
-      const refused = await resolveTarget(`http://${host}/hook`, false).then(
-        () => null,
-        (err: Error) => err.message,
-      );
-      expect(refused).toContain(`was refused: ${host.replace(/^\[|\]$/g, "")} is a`);
-      expect((await resolveTarget(`http://${host}/hook`, true)).address).toBe(host.replace(/^\[|\]$/g, ""));
+  test("a non-public address passes only when the allow-list names its network or the URL's host; loopback, link-local and metadata never", async () => {
+    const lan: NetworkPolicy = { allowList: allowListOf(["10.0.0.0/8", "fd12:3456::/32", "198.18.0.0/15"]) };
+    expect(await refusal("http://10.0.0.5/hook", noList)).toBe(`The webhook URL http://10.0.0.5 was refused: 10.0.0.5 is a private address. ${ALLOW_HINT}`);
+    expect(await refusal("http://10.0.0.5/hook", lan)).toMatchObject({ address: "10.0.0.5", family: 4, public: false });
+    // The IPv4 network covers the IPv6 forms that reach it.
+    expect(await refusal("http://[::ffff:10.0.0.5]/hook", lan)).toMatchObject({ address: "::ffff:a00:5", public: false });
+    expect(await refusal("http://[64:ff9b::c612:1]/hook", lan)).toMatchObject({ public: false });
+    expect(await refusal("http://[fd12:3456::9]/hook", lan)).toMatchObject({ family: 6, public: false });
+    expect(await refusal("http://[fd12:3457::9]/hook", lan)).toBe(`The webhook URL http://[fd12:3457::9] was refused: fd12:3457::9 is a private address. ${ALLOW_HINT}`);
+    expect(await refusal("http://172.16.0.1/hook", lan)).toBe(`The webhook URL http://172.16.0.1 was refused: 172.16.0.1 is a private address. ${ALLOW_HINT}`);
+    expect(await refusal("https://93.184.216.34/hook", lan)).toMatchObject({ public: true });
+    // Whatever the list says (a list this wide is refused when saved; the guard does not rely on that).
+    const everything: NetworkPolicy = { allowList: allowListOf(["0.0.0.0/0", "::/0", "localhost"]) };
+    for (const [url, what] of [
+      ["http://127.0.0.1:5678/hook", "127.0.0.1 is a loopback address"],
+      ["http://[::1]:5678/hook", "::1 is a loopback address"],
+      ["http://169.254.169.254/latest", "169.254.169.254 is a cloud metadata address"],
+      ["http://[fe80::1]/x", "fe80::1 is a link-local address"],
+      ["http://0.0.0.0:8080/x", "0.0.0.0 is an unspecified address"],
+      ["http://[::ffff:127.0.0.1]/x", "::ffff:7f00:1 is a loopback address"],
+    ]) {
+      expect(await refusal(url!, everything)).toBe(`The webhook URL ${new URL(url!).origin} was refused: ${what}. ${NEVER_HINT}`);
     }
+  });
+
+  test("a refusal of a name does not echo the address it resolved to", async () => {
+    expect(await refusal("http://localhost:5678/hook", noList)).toBe(`The webhook URL http://localhost:5678 was refused: localhost resolves to a loopback address. ${NEVER_HINT}`);
+  });
+
+  test("a host name on the list allows its non-public addresses (judged through the test seam), never its loopback ones", async () => {
+    const byName: NetworkPolicy = { allowList: allowListOf(["localhost"]), judgeAs: { "127.0.0.1": LAN_STAND_IN, "::1": LAN_STAND_IN } };
+    expect(await refusal("http://localhost:5678/hook", byName)).toMatchObject({ public: false });
+    expect(await refusal("http://localhost:5678/hook", { ...byName, allowList: allowListOf(["*.lan"]) })).toBe(
+      `The webhook URL http://localhost:5678 was refused: localhost resolves to a private address. ${ALLOW_HINT}`,
+    );
+    expect(await refusal("http://localhost:5678/hook", { ...byName, judgeAs: undefined })).toBe(
+      `The webhook URL http://localhost:5678 was refused: localhost resolves to a loopback address. ${NEVER_HINT}`,
+    );
   });
 });
 
@@ -134,13 +204,14 @@ describe("the pinned request", () => {
   test("goes to the address that was checked, with the URL's Host header and TLS server name; never follows redirects", async () => {
     const signal = new AbortController().signal;
     const init = { method: "POST", headers: { "webhook-id": "msg_1" }, body: "{}", signal };
-    const local = pinnedRequest(await resolveTarget("http://localhost:5678/hook?x=1", true), init);
+    const asPublic = { allowList: allowListOf([]), judgeAs: { "127.0.0.1": PUBLIC_STAND_IN, "::1": PUBLIC_STAND_IN } };
+    const local = pinnedRequest(await resolveTarget("http://localhost:5678/hook?x=1", asPublic), init);
     expect(local.url).toMatch(/^http:\/\/(127\.0\.0\.1|\[::1\]):5678\/hook\?x=1$/);
     expect(local.init).toMatchObject({ headers: { "webhook-id": "msg_1", host: "localhost:5678" }, redirect: "manual" });
     expect("tls" in local.init).toBe(false);
-    const tls = pinnedRequest({ url: new URL("https://hooks.example.com/in"), address: "93.184.216.34", family: 4 }, init);
+    const tls = pinnedRequest({ url: new URL("https://hooks.example.com/in"), address: "93.184.216.34", family: 4, public: true }, init);
     expect([tls.url, tls.init.headers.host, (tls.init as { tls?: unknown }).tls]).toEqual(["https://93.184.216.34/in", "hooks.example.com", { serverName: "hooks.example.com" }]);
-    const v6 = pinnedRequest({ url: new URL("http://hooks.example.com:8080/in"), address: "2606:4700::1111", family: 6 }, init);
+    const v6 = pinnedRequest({ url: new URL("http://hooks.example.com:8080/in"), address: "2606:4700::1111", family: 6, public: true }, init);
     expect(v6.url).toBe("http://[2606:4700::1111]:8080/in");
   });
 });
@@ -165,8 +236,7 @@ describe("the webhooks API", () => {
     await t.stop();
   });
 
-  const allowPrivate = (on: boolean) =>
-    t.api("/api/admin/settings/private-networks", { method: "PUT", token: admin.token, body: { allowPrivateNetworks: on } });
+  const putAllowList = (entries: unknown) => t.api("/api/admin/settings/webhook-allow-list", { method: "PUT", token: admin.token, body: { entries } });
 
   /** Runs the due jobs and waits until the delivery has an answer. */
   async function deliveryOf(endpointId: string, deliveryId: string) {
@@ -177,29 +247,81 @@ describe("the webhooks API", () => {
     );
   }
 
-  test("with private networks not allowed, loopback, link-local, metadata and private URLs are refused, naming the setting", async () => {
-    expect((await allowPrivate(false)).body).toEqual({ allowPrivateNetworks: false });
+  test("loopback, link-local, metadata and private URLs are refused; a name's refusal does not say what it resolved to", async () => {
+    receiversStandFor(t.ctx, "themselves");
+    expect((await putAllowList([])).body).toEqual({ entries: [] });
     const create = (url: string) => t.api("/api/webhooks", { token: a.token, body: { name: "n8n", url, events: ["message_delivered"] } });
     const refusals = [];
-    for (const url of ["http://127.0.0.1:5678/hook", "http://[::1]:5678/hook", "http://169.254.169.254/latest", "http://10.0.0.5/hook"]) {
+    for (const url of ["http://127.0.0.1:5678/hook", "http://[::1]:5678/hook", "http://169.254.169.254/latest", "http://10.0.0.5/hook", "http://[64:ff9b:1::a00:5]/x", "http://localhost:5678/hook"]) {
       const res = await create(url);
       refusals.push([res.status, res.body.message]);
     }
     expect(refusals).toEqual([
-      [400, `The webhook URL http://127.0.0.1:5678 was refused: 127.0.0.1 is a loopback address. ${HINT}`],
-      [400, `The webhook URL http://[::1]:5678 was refused: ::1 is a loopback address. ${HINT}`],
-      [400, `The webhook URL http://169.254.169.254 was refused: 169.254.169.254 is the cloud metadata address. ${HINT}`],
-      [400, `The webhook URL http://10.0.0.5 was refused: 10.0.0.5 is a private address. ${HINT}`],
+      [400, `The webhook URL http://127.0.0.1:5678 was refused: 127.0.0.1 is a loopback address. ${NEVER_HINT}`],
+      [400, `The webhook URL http://[::1]:5678 was refused: ::1 is a loopback address. ${NEVER_HINT}`],
+      [400, `The webhook URL http://169.254.169.254 was refused: 169.254.169.254 is a cloud metadata address. ${NEVER_HINT}`],
+      [400, `The webhook URL http://10.0.0.5 was refused: 10.0.0.5 is a private address. ${ALLOW_HINT}`],
+      [400, `The webhook URL http://[64:ff9b:1::a00:5] was refused: 64:ff9b:1::a00:5 is a local-use NAT64 address. ${ALLOW_HINT}`],
+      [400, `The webhook URL http://localhost:5678 was refused: localhost resolves to a loopback address. ${NEVER_HINT}`],
     ]);
-    // A name that resolves to a loopback address.
-    const byName = await create("http://localhost:5678/hook");
-    expect(byName.status).toBe(400);
-    expect(byName.body.message).toMatch(new RegExp(`^The webhook URL http://localhost:5678 was refused: (127\\.0\\.0\\.1|::1) is a loopback address\\. ${HINT.replace(/[.>]/g, "\\$&")}$`));
     expect((await t.api("/api/webhooks", { token: a.token })).body).toEqual({ data: [] });
   });
 
-  test("with private networks allowed, a local receiver is accepted, signed with a generated whsec_ secret; the test event verifies", async () => {
-    await allowPrivate(true);
+  test("the allow-list refuses loopback, link-local and metadata networks, and the appliance's own name, with a clear 400", async () => {
+    const answers = [];
+    for (const entry of ["127.0.0.0/8", "0.0.0.0/0", "169.254.0.0/16", "169.254.169.254", "100.64.0.0/10", "fd00::/8", "fe80::/64", "::/0", "::ffff:0:0/96", "localhost", "api.localhost", "10.0.0.1/8", "10.0.0.0/33", "not a host!", "300.1.1.1"]) {
+      const res = await putAllowList([entry]);
+      answers.push([res.status, res.body.message]);
+    }
+    const NEVER = "Webhooks never call loopback, link-local or cloud metadata addresses.";
+    expect(answers).toEqual([
+      [400, `"127.0.0.0/8" cannot be allowed: it includes 127.0.0.0/8 (a loopback address). ${NEVER}`],
+      [400, `"0.0.0.0/0" cannot be allowed: it includes 0.0.0.0/8 (an unspecified address). ${NEVER}`],
+      [400, `"169.254.0.0/16" cannot be allowed: it includes 169.254.0.0/16 (a link-local address). ${NEVER}`],
+      [400, `"169.254.169.254" cannot be allowed: it includes 169.254.169.254/32 (a cloud metadata address). ${NEVER}`],
+      [400, `"100.64.0.0/10" cannot be allowed: it includes 100.100.100.200/32 (a cloud metadata address). ${NEVER}`],
+      [400, `"fd00::/8" cannot be allowed: it includes fd00:ec2::254/128 (a cloud metadata address). ${NEVER}`],
+      [400, `"fe80::/64" cannot be allowed: it includes fe80::/10 (a link-local address). ${NEVER}`],
+      [400, `"::/0" cannot be allowed: it includes ::/128 (an unspecified address). ${NEVER}`],
+      [400, `"::ffff:0:0/96" cannot be allowed: it overlaps ::ffff:0:0/96, whose addresses reach IPv4 ones. List the IPv4 network instead.`],
+      [400, `"localhost" cannot be allowed: it is this appliance itself. ${NEVER}`],
+      [400, `"api.localhost" cannot be allowed: it is this appliance itself. ${NEVER}`],
+      [400, `"10.0.0.1/8" is not a valid network: write it as an address or a CIDR such as 10.0.0.0/8 or fd12:3456::/48 (no host bits set)`],
+      [400, `"10.0.0.0/33" is not a valid network: write it as an address or a CIDR such as 10.0.0.0/8 or fd12:3456::/48 (no host bits set)`],
+      [400, `"not a host!" is neither a network (a CIDR such as 10.0.0.0/8) nor a host name (such as n8n.lan or *.corp.example)`],
+      [400, `"300.1.1.1" is not a valid network: write it as an address or a CIDR such as 10.0.0.0/8 or fd12:3456::/48 (no host bits set)`],
+    ]);
+    expect((await t.api("/api/admin/settings/webhook-allow-list", { token: admin.token })).body).toEqual({ entries: [] });
+    const saved = await putAllowList([" 192.168.0.0/16 ", "N8N.LAN", "*.corp.example", "FD12:3456:0::/48", "10.9.8.7", "n8n.lan"]);
+    expect(saved.body).toEqual({ entries: ["192.168.0.0/16", "n8n.lan", "*.corp.example", "fd12:3456::/48", "10.9.8.7/32"] });
+    expect((await t.api("/api/admin/settings/webhook-allow-list", { token: a.token })).status).toBe(403);
+    expect((await putAllowList([])).body).toEqual({ entries: [] });
+  });
+
+  test("a receiver on an allow-listed LAN is called; its answer is kept but not shown to the tenant", async () => {
+    receiversStandFor(t.ctx, "lan"); // the receiver is judged as 10.20.30.40
+    const create = () => t.api("/api/webhooks", { token: a.token, body: { name: "LAN n8n", url: `${receiver.url}/lan`, events: ["contact_created"] } });
+    expect((await create()).body.message).toBe(`The webhook URL ${receiver.url} was refused: 127.0.0.1 is a private address. ${ALLOW_HINT}`);
+    await putAllowList(["10.20.30.0/24"]);
+    const ep = await create();
+    expect(ep.status).toBe(201);
+    const test = (await t.api(`/api/webhooks/${ep.body.id}/test`, { method: "POST", token: a.token })).body;
+    expect(await deliveryOf(ep.body.id, test.id)).toMatchObject({ status: "succeeded", responseStatus: 200, responseBody: null, responseHidden: true });
+    expect(receiver.received.filter((r) => r.path === "/lan").length).toBe(1);
+    const kept = t.ctx.db.$client.query(`SELECT response_body, response_hidden FROM webhook_deliveries WHERE id = ?`).get(test.id);
+    expect(kept).toEqual({ response_body: "ok", response_hidden: 1 });
+
+    // Taken off the list: the next attempt is refused, and the receiver is not called.
+    await putAllowList([]);
+    const again = (await t.api(`/api/webhooks/${ep.body.id}/test`, { method: "POST", token: a.token })).body;
+    expect(await attempted(ep.body.id, again.id)).toMatchObject({ attempts: 1, responseStatus: null, error: `The webhook URL ${receiver.url} was refused: 127.0.0.1 is a private address. ${ALLOW_HINT}` });
+    expect(receiver.received.filter((r) => r.path === "/lan").length).toBe(1);
+    await t.api(`/api/webhooks/${ep.body.id}`, { method: "DELETE", token: a.token });
+    receiversStandFor(t.ctx, "public");
+  });
+
+  test("a public receiver is accepted, signed with a generated whsec_ secret; the test event verifies and its answer shows", async () => {
+    receiversStandFor(t.ctx, "public");
     const res = await t.api("/api/webhooks", { token: a.token, body: { name: "Local n8n", url: `${receiver.url}/hook`, events: ["message_delivered", "contact_created"] } });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: "Local n8n", url: `${receiver.url}/hook`, events: ["message_delivered", "contact_created"], active: true });
@@ -207,7 +329,7 @@ describe("the webhooks API", () => {
     const test = await t.api(`/api/webhooks/${res.body.id}/test`, { method: "POST", token: a.token });
     expect(test.status).toBe(200);
     const done = await deliveryOf(res.body.id, test.body.id);
-    expect(done).toMatchObject({ status: "succeeded", attempts: 1, responseStatus: 200, responseBody: "ok", eventType: "webhook_test" });
+    expect(done).toMatchObject({ status: "succeeded", attempts: 1, responseStatus: 200, responseBody: "ok", responseHidden: false, eventType: "webhook_test" });
     const got = receiver.received.filter((r) => r.id === test.body.id);
     expect(got.length).toBe(1);
     expect(verify(res.body.secret, got[0]!)).toMatchObject({ type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: res.body.id } });
@@ -225,17 +347,6 @@ describe("the webhooks API", () => {
       (d) => d?.attempts >= 1,
     );
   }
-
-  test("a URL checked when it was saved is checked again at each attempt: the setting turned off refuses the call", async () => {
-    await allowPrivate(true);
-    const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "later", url: `${receiver.url}/later`, events: ["contact_created"] } })).body;
-    await allowPrivate(false);
-    const test = (await t.api(`/api/webhooks/${ep.id}/test`, { method: "POST", token: a.token })).body;
-    const d = await attempted(ep.id, test.id);
-    expect(d).toMatchObject({ id: test.id, attempts: 1, responseStatus: null, error: `The webhook URL ${receiver.url} was refused: 127.0.0.1 is a loopback address. ${HINT}` });
-    expect(receiver.received.some((r) => r.path === "/later")).toBe(false);
-    await allowPrivate(true);
-  });
 
   test("rotation: both signatures during the 24-hour overlap, each verifying with its secret; only the new one after", async () => {
     const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "rot", url: `${receiver.url}/rot`, events: ["contact_created"] } })).body;
@@ -325,7 +436,7 @@ describe("delivery through failures and a restart", () => {
     ctx.now = () => now;
     startOutboundWebhooks(ctx);
     const user = await createOrPromoteAdmin(ctx, "shop@example.com", "owner-secret-123");
-    setAllowPrivateNetworks(ctx, true);
+    receiversStandFor(ctx, "public");
     const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
     const run = async () => {
       await runDueJobs(ctx).settled;
@@ -376,6 +487,7 @@ describe("delivery through failures and a restart", () => {
     const open = async () => {
       const ctx = await openAppContext(config, () => {});
       ctx.now = () => now;
+      receiversStandFor(ctx, "public");
       startOutboundWebhooks(ctx);
       return ctx;
     };
@@ -392,7 +504,6 @@ describe("delivery through failures and a restart", () => {
     let ctx = await open();
     const user = await createOrPromoteAdmin(ctx, "owner@example.com", "owner-secret-123");
     const other = await createOrPromoteAdmin(ctx, "other@example.com", "other-secret-123");
-    setAllowPrivateNetworks(ctx, true);
     const ep = await createEndpoint(ctx, user.id, { name: "n8n", url: `${receiver.url}/hook`, events: ["contact_created", "message_delivered", "contact_opted_out"] });
     const event = (type: Parameters<typeof appendEvent>[1]["type"], subject: Parameters<typeof appendEvent>[1]["subject"], payload = {}, userId = user.id) =>
       ctx.db.$client.transaction(() => appendEvent(ctx, { userId, type, subject, payload }))();
@@ -456,7 +567,7 @@ describe("every event type, end to end", () => {
   beforeAll(async () => {
     t = await startTestServer({ smtp: false });
     receiver = startReceiver();
-    setAllowPrivateNetworks(t.ctx, true);
+    receiversStandFor(t.ctx, "public");
     const acc = await t.signUpVerified();
     const post = (path: string, body?: unknown) => t.api(path, { method: "POST", token: acc.token, body });
     await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } });
@@ -562,11 +673,10 @@ describe("across restarts of the appliance process", () => {
       const downUntil = Date.now() + 10 * 60_000;
       receiver.answerWith((_path, req) => (Number(req.headers.get("webhook-timestamp")) * 1000 < downUntil ? new Response("down", { status: 500 }) : new Response("ok")));
       const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhooks-restart-"));
-      const env = { DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "restart-test-pass" };
+      const env = { DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "restart-test-pass", SMSDESK_TEST_RECEIVERS_PUBLIC: "1" };
       let server: ClockedServer = await startClockedServer(env, 0);
       try {
         const admin = await childApi(server.url, "/api/admin/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } });
-        await childApi(server.url, "/api/admin/settings/private-networks", { method: "PUT", token: admin.body.token, body: { allowPrivateNetworks: true } });
         const signIn = async () => (await childApi(server.url, "/api/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } })).body.token as string;
         let token = await signIn();
         const ep = await childApi(server.url, "/api/webhooks", { token, body: { name: "n8n", url: `${receiver.url}/hook`, events: ["contact_created"] } });
@@ -648,7 +758,7 @@ describe("https to the pinned address", () => {
     const pems = Object.fromEntries(await Promise.all(names.map(async (n) => { const c = certFor(n); return [n, { cert: await c.cert, key: await c.key }] as const; })));
     ca = join(dir, "ca.pem");
     await Bun.write(ca, names.map((n) => pems[n]!.cert).join(""));
-    const local = await resolveTarget("https://localhost/", true);
+    const local = await resolveTarget("https://localhost/", { allowList: allowListOf([]), judgeAs: { "127.0.0.1": PUBLIC_STAND_IN, "::1": PUBLIC_STAND_IN } });
     server = Bun.serve({
       port: 0,
       hostname: local.address,
@@ -688,13 +798,12 @@ describe("https to the pinned address", () => {
     hosts.length = 0;
   });
 
-  test("the appliance delivers to an https URL (localhost, private networks allowed): the certificate checked against the name, Host localhost", async () => {
+  test("the appliance delivers to an https URL (localhost, judged as a public host): the certificate checked against the name, Host localhost", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhooks-tls-"));
-    const env = { DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "tls-test-pass", NODE_EXTRA_CA_CERTS: ca };
+    const env = { DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "tls-test-pass", NODE_EXTRA_CA_CERTS: ca, SMSDESK_TEST_RECEIVERS_PUBLIC: "1" };
     const child = await startClockedServer(env, 0);
     try {
       const admin = await childApi(child.url, "/api/admin/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } });
-      await childApi(child.url, "/api/admin/settings/private-networks", { method: "PUT", token: admin.body.token, body: { allowPrivateNetworks: true } });
       const token = (await childApi(child.url, "/api/auth/login", { body: { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } })).body.token;
       const ep = await childApi(child.url, "/api/webhooks", { token, body: { name: "tls", url: `https://localhost:${server.port}/hook`, events: ["contact_created"] } });
       expect(ep.status).toBe(201);
@@ -714,4 +823,25 @@ describe("https to the pinned address", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("upgrading from the 'Allow private networks' switch", () => {
+  test("an installation with the switch on gets the private IPv4 networks listed; one with it off an empty list", async () => {
+    const lists = [];
+    for (const on of [true, false]) {
+      const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-allow-list-upgrade-"));
+      const old = databaseBefore(dataDir, "0049_webhook_allow_list");
+      old.query(`INSERT INTO system_settings (key, value, updated_at) VALUES ('allowPrivateNetworks', ?, 1)`).run(JSON.stringify(on));
+      old.close();
+      const ctx = await openAppContext(loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []), () => {});
+      lists.push([webhookAllowList(ctx), ctx.db.$client.query(`SELECT key FROM system_settings WHERE key = 'allowPrivateNetworks'`).get()]);
+      ctx.mailer.close();
+      ctx.db.$client.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(lists).toEqual([
+      [["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"], null],
+      [[], null],
+    ]);
+  });
 });

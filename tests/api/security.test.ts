@@ -9,7 +9,6 @@ import { createBackup, restoreBackup, verifyArchive } from "../../src/backups/ba
 import { applyUserAction } from "../../src/admin/users";
 import { grantLicense } from "../../src/licenses/licenses";
 import { MAX_WORKING_KEYS } from "../../src/api-keys/keys";
-import { setAllowPrivateNetworks } from "../../src/admin/settings";
 import { loadConfig } from "../../src/config";
 import { appendEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
@@ -21,6 +20,7 @@ import { ERROR_REPORTS_PER_ACCOUNT_PER_DAY, ERROR_REPORTS_PER_DAY } from "../../
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
+import { receiversStandFor } from "../support/webhook-network";
 
 setDefaultTimeout(30_000);
 
@@ -229,7 +229,7 @@ describe("outbound webhooks", () => {
     try {
       startOutboundWebhooks(ctx);
       const user = await createOrPromoteAdmin(ctx, "shop@example.com", "owner-secret-123");
-      setAllowPrivateNetworks(ctx, true);
+      receiversStandFor(ctx, "public");
       await createEndpoint(ctx, user.id, { name: "crm", url: `http://127.0.0.1:${receiver.port}/hook`, events: ["contact_created"] });
       ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
       const started = performance.now();

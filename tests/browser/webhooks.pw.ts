@@ -1,7 +1,19 @@
 import { expect, test } from "@playwright/test";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { networkInterfaces } from "node:os";
+import { join } from "node:path";
+import { addressKind, parseIp } from "../../src/http/ip-ranges";
 import { Appliance } from "./harness";
+
+const shots = join(import.meta.dirname, "..", "..", "dist", "screenshots", "webhooks");
+/**
+ * The receiver listens on this machine's own network address (never loopback, which the appliance never calls): it
+ * stands in for an n8n on the LAN, which the administrator allow-lists.
+ */
+const lanAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && i.family === "IPv4" && !i.internal)?.address;
 
 const ADMIN_EMAIL = "root@example.com";
 const ADMIN_PASSWORD = "admin-secret-123";
@@ -20,28 +32,38 @@ test.beforeAll(async () => {
       res.end("thanks");
     });
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+  if (lanAddress) await new Promise<void>((r) => receiver.listen(0, lanAddress, () => r()));
 });
 test.afterAll(async () => {
-  receiver.close();
+  receiver?.close();
   await app.stop();
 });
 
 test("add a webhook on /integrations, send a test event, see it in the delivery log", async ({ page, browser }) => {
-  // The receiver is on 127.0.0.1: an administrator allows private networks in Admin > Settings first.
-  const adminPage = await (await browser.newContext()).newPage();
+  test.skip(!lanAddress, "this machine has no network address besides loopback");
+  // The receiver is on the LAN: an administrator allow-lists its address in Admin Panel > Settings first.
+  const adminPage = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await adminPage.goto(`${app.url}/admin`);
   await adminPage.getByLabel("Email").fill(ADMIN_EMAIL);
   await adminPage.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
   await adminPage.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(adminPage.getByRole("heading", { name: "Admin Panel" })).toBeVisible();
   await adminPage.getByRole("tab", { name: "Settings" }).click();
-  const allow = adminPage.getByRole("checkbox", { name: /Allow webhooks to private networks/ });
-  await expect(allow).not.toBeChecked();
-  // The box shows the server's value: it turns checked once the setting is saved.
-  await allow.click();
-  await expect(adminPage.getByTestId("toast").filter({ hasText: "Private networks allowed" })).toBeVisible();
-  await expect(allow).toBeChecked();
+  const list = adminPage.getByRole("textbox", { name: "Webhook allow-list" });
+  await expect(list).toHaveValue("");
+  // Loopback can never be listed: the reason shows and nothing is saved.
+  await list.fill("127.0.0.0/8");
+  await adminPage.getByRole("button", { name: "Save allow-list" }).click();
+  await expect(adminPage.getByRole("alert")).toHaveText(
+    '"127.0.0.0/8" cannot be allowed: it includes 127.0.0.0/8 (a loopback address). Webhooks never call loopback, link-local or cloud metadata addresses.',
+  );
+  await adminPage.screenshot({ path: join(shots, "allow-list-refused-1280.png") });
+  await list.fill(`${lanAddress}\nn8n.lan`);
+  await adminPage.getByRole("button", { name: "Save allow-list" }).click();
+  await expect(adminPage.getByTestId("toast").filter({ hasText: "Webhook allow-list saved (2 entries)" })).toBeVisible();
+  await expect(list).toHaveValue(`${lanAddress}/32\nn8n.lan`);
+  await adminPage.setViewportSize({ width: 390, height: 844 });
+  await adminPage.screenshot({ path: join(shots, "allow-list-390.png"), fullPage: true });
   await adminPage.close();
 
   await app.signUp(page, { email: `webhooks${Date.now()}@example.com` });
@@ -53,7 +75,7 @@ test("add a webhook on /integrations, send a test event, see it in the delivery 
   await expect(page.getByTestId("integration-card")).toHaveCount(2);
   await expect(page.getByText("Connected")).toHaveCount(0);
 
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const url = `http://${lanAddress}:${(receiver.address() as AddressInfo).port}/hook`;
   await page.getByRole("button", { name: "Add Webhook" }).click();
   const dialog = page.getByRole("dialog", { name: "Add Webhook" });
   await dialog.getByLabel("Name").fill("Local n8n");
@@ -69,6 +91,15 @@ test("add a webhook on /integrations, send a test event, see it in the delivery 
   const row = webhook.getByTestId("delivery-row").first();
   await expect(row).toContainText("webhook_test", { timeout: 20_000 });
   await expect(row).toContainText("succeeded", { timeout: 20_000 });
-  await expect(row).toContainText("200 thanks");
+  // A receiver on a private network: its answer is kept from the tenant (it could be an internal service's). A
+  // machine whose own address is public shows it.
+  if (addressKind(parseIp(lanAddress!)!)) {
+    await expect(row).toContainText("200 (answer not shown: private network)");
+    await expect(row).not.toContainText("thanks");
+  } else await expect(row).toContainText("200 thanks");
+  await page.screenshot({ path: join(shots, "delivery-log-1280.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await row.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "delivery-log-390.png") });
   expect(received.map((r) => JSON.parse(r.body).type)).toEqual(["webhook_test"]);
 });

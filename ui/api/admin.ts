@@ -68,8 +68,8 @@ export const markContactMessage = (id: string, handled: boolean) =>
 
 export const useHealth = (refreshMs: number) => useApi<Ok<Admin["health"]["get"]>>("/api/admin/health", { refreshMs });
 
-/** Whether user webhooks may call private, loopback and link-local addresses (installation-wide). */
-export const usePrivateNetworks = () => useApi<Ok<Admin["settings"]["private-networks"]["get"]>>("/api/admin/settings/private-networks");
+/** The networks and host names users' webhooks may call although they are not public (installation-wide). */
+export const useWebhookAllowList = () => useApi<Ok<Admin["settings"]["webhook-allow-list"]["get"]>>("/api/admin/settings/webhook-allow-list");
 
-export const setPrivateNetworks = (allowPrivateNetworks: boolean) =>
-  api<Ok<Admin["settings"]["private-networks"]["put"]>>("/api/admin/settings/private-networks", { method: "PUT", body: { allowPrivateNetworks } });
+export const setWebhookAllowList = (entries: string[]) =>
+  api<Ok<Admin["settings"]["webhook-allow-list"]["put"]>>("/api/admin/settings/webhook-allow-list", { method: "PUT", body: { entries } });

@@ -1,39 +1,60 @@
-import { useState } from "react";
-import { setPrivateNetworks, usePrivateNetworks } from "../../../api/admin";
-import { Alert, Card } from "../../../components/ui";
+import { useEffect, useState } from "react";
+import { setWebhookAllowList, useWebhookAllowList } from "../../../api/admin";
+import { Alert, Button, Card } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 
-/** Installation-wide settings: whether users' webhooks may reach private networks (n8n on the same network). */
+/**
+ * Installation-wide settings: the networks and host names users' webhooks may call although they are not public
+ * (an n8n on the LAN). The server refuses loopback, link-local and metadata entries with the reason, shown here.
+ */
 export function SettingsTab() {
-  const { data, error, reload } = usePrivateNetworks();
+  const { data, error, reload } = useWebhookAllowList();
+  const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    if (data) setText(data.entries.join("\n"));
+  }, [data]);
   if (error) return <Alert>{error.message}</Alert>;
   if (!data) return <p className="text-slate-500">Loading settings...</p>;
-  const change = async (allow: boolean) => {
+  const save = async () => {
     setBusy(true);
+    setProblem(null);
     try {
-      await setPrivateNetworks(allow);
-      toast({ title: allow ? "Private networks allowed" : "Private networks refused" });
+      const saved = await setWebhookAllowList(text.split(/[\n,]/).map((e) => e.trim()).filter(Boolean));
+      toast({ title: saved.entries.length ? `Webhook allow-list saved (${saved.entries.length} entries)` : "Webhook allow-list emptied" });
       await reload();
     } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Try again"), variant: "destructive" });
+      setProblem(errorMessage(err, "Try again"));
     } finally {
       setBusy(false);
     }
   };
   return (
-    <Card className="space-y-2 p-5">
-      <label className="flex items-start gap-3">
-        <input type="checkbox" className="mt-1" checked={data.allowPrivateNetworks} disabled={busy} onChange={(e) => change(e.target.checked)} />
-        <span>
-          <span className="font-medium">Allow webhooks to private networks</span>
-          <span className="block text-sm text-slate-600">
-            Lets users' webhooks call loopback, private and link-local addresses (10.x, 172.16–31.x, 192.168.x, localhost), for example an n8n on the
-            same network. Leave it off when users you do not fully trust share this installation: a webhook could then reach internal services.
-          </span>
-        </span>
-      </label>
+    <Card className="space-y-3 p-5">
+      <div>
+        <label htmlFor="webhook-allow-list" className="font-medium">
+          Webhook allow-list
+        </label>
+        <p id="webhook-allow-list-help" className="text-sm text-slate-600">
+          Users' webhooks call public addresses only. List here, one per line, the private networks (CIDRs such as 10.0.0.0/8 or
+          fd12:3456::/48) and host names (n8n.lan, *.corp.example) they may call too, for example an n8n on the same network. Loopback,
+          link-local and cloud metadata addresses can never be allowed, and the answers of these receivers are not shown to users.
+        </p>
+      </div>
+      <textarea
+        id="webhook-allow-list"
+        aria-describedby="webhook-allow-list-help"
+        className="block min-h-28 w-full rounded-lg border border-slate-300 px-3 py-2 font-mono text-sm"
+        value={text}
+        placeholder={"192.168.1.0/24\nn8n.lan"}
+        onChange={(e) => setText(e.target.value)}
+      />
+      {problem && <Alert>{problem}</Alert>}
+      <Button onClick={save} disabled={busy}>
+        Save allow-list
+      </Button>
     </Card>
   );
 }

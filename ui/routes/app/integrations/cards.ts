@@ -86,7 +86,7 @@ export const CARDS: readonly IntegrationCard[] = [
     summary: "Self-hosted automation, often on the same network as this appliance.",
     steps: [
       "Add a Webhook node (POST) and paste its production URL as a webhook below.",
-      "If n8n runs on a private address (10.x, 192.168.x, localhost), an administrator must allow private networks in Admin > Settings.",
+      "If n8n runs on a private address (10.x, 192.168.x), an administrator adds its network or host name to the webhook allow-list in Admin Panel > Settings (never localhost: webhooks do not call the appliance itself).",
       "Verify the webhook-signature header with the standardwebhooks library and your whsec_ secret.",
     ],
     example: webhookPayload,

@@ -106,8 +106,8 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
             <td className="px-3 py-2">
               <Badge tone={d.status === "succeeded" ? "green" : d.status === "failed" ? "red" : "slate"}>{d.status}</Badge>
             </td>
-            <td className="max-w-64 truncate px-3 py-2 text-xs" title={d.responseBody ?? d.error ?? ""}>
-              {d.responseStatus ?? "—"} {d.error ?? d.responseBody ?? ""}
+            <td className="max-w-64 truncate px-3 py-2 text-xs" title={d.responseHidden ? HIDDEN : d.responseBody ?? d.error ?? ""}>
+              {d.responseStatus ?? "—"} {d.error ?? (d.responseHidden ? HIDDEN : d.responseBody ?? "")}
             </td>
             <td className="px-3 py-2">{d.attempts}</td>
             <td className="px-3 py-2">{d.latencyMs === null ? "—" : `${d.latencyMs} ms`}</td>
@@ -179,6 +179,9 @@ function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
     </section>
   );
 }
+
+/** A receiver on a private network the administrator allowed: its answer may be an internal service's. */
+const HIDDEN = "(answer not shown: private network)";
 
 export function WebhooksSection() {
   const { data, reload } = webhooksApi.useWebhooks();
