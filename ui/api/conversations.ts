@@ -1,4 +1,4 @@
-/** Conversations (two-way texting): the list, one conversation, its thread, replies, read marks, states, bulk archive and delete: /api/conversations/*, /api/messages. */
+/** Conversations (two-way texting): the list, one conversation, its thread, replies, read and unread marks, states, bulk read, archive and delete: /api/conversations/*, /api/messages. */
 import { api } from "../lib/api";
 import { useApi } from "../lib/use-api";
 import type {
@@ -72,6 +72,13 @@ export const sendChatMessage = (input: { phone: string; content: string; fromNum
 /** Marks the thread read up to `upTo` (a seq; the newest message when omitted). */
 export const markConversationRead = (id: number, upTo?: number) =>
   api<ConversationView>(`${CONVERSATIONS}/${id}/read`, { body: upTo === undefined ? {} : { upTo } });
+
+/** Marks the thread unread: its contact's newest message counts unread again (409 when the contact never wrote). */
+export const markConversationUnread = (id: number) => api<ConversationView>(`${CONVERSATIONS}/${id}/unread`, { body: {} });
+
+/** Marks up to 500 conversations read, or with `read: false` unread. */
+export const bulkReadConversations = (conversationIds: number[], read = true) =>
+  api<BulkResult>(`${CONVERSATIONS}/bulk-read`, { body: { conversationIds, read } });
 
 /** Close, reopen (open) or archive one conversation. */
 export const setConversationState = (id: number, state: ConversationState) =>

@@ -6,7 +6,7 @@ import { errorMessage } from "../lib/api";
 import { ChatThread } from "./chat-thread";
 import { inboxVersion } from "./chat-store";
 import { Spinner, cx } from "./ui";
-import { toasts } from "../lib/toast";
+import { toastAtBottom } from "../lib/toast";
 import { formatPhone } from "../routes/app/contacts/model";
 
 /**
@@ -57,7 +57,7 @@ export function ContactChatPanel({
       className={cx(
         "fixed right-4 z-50 flex h-[520px] w-96 max-w-[calc(100vw-2rem)] flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-2xl transition-[bottom]",
         // Above a toast, which shares the corner, so the reply box stays in reach.
-        toasts.value.length > 0 ? "bottom-36 max-h-[calc(100vh-10rem)]" : "bottom-4 max-h-[calc(100vh-2rem)]",
+        toastAtBottom() ? "bottom-36 max-h-[calc(100vh-10rem)]" : "bottom-4 max-h-[calc(100vh-2rem)]",
       )}
     >
       <header className="flex items-center gap-2 border-b border-slate-200 bg-brand-600 px-3 py-2 text-white">

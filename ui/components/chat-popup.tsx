@@ -6,8 +6,8 @@ import { formatPhone } from "../routes/app/contacts/model";
 import { askNotificationPermission, notificationPermission } from "./chat-alerts";
 import { ConversationSummary, CountPill, countText } from "./chat-avatar";
 import { ConnectionDot } from "./chat-connection";
-import { inboxVersion, pageThread, popup, startInbox, unreadTotal } from "./chat-store";
-import { toasts } from "../lib/toast";
+import { closePopup, inboxVersion, openPopup, pageThread, popup, startInbox, unreadTotal } from "./chat-store";
+import { toastAtBottom } from "../lib/toast";
 import { ChatThread } from "./chat-thread";
 import { Icon } from "./icons";
 import { Badge } from "./badge";
@@ -38,7 +38,7 @@ export function useUnreadTitle() {
 /**
  * The chat popup on every signed-in page (platform.md 2.15): a round button with the unread total; open, a panel
  * with the conversations and one thread at a time, minimisable to its header. An inbound text opens it on that
- * thread (chat-store.ts).
+ * thread, except on /chat and once the user closed it (chat-store.ts).
  */
 export function ChatPopup() {
   useSignals();
@@ -46,7 +46,7 @@ export function ChatPopup() {
   const { open, minimised, conversationId } = popup.value;
   const unread = unreadTotal.value;
   // A toast sits at the bottom right too: the popup moves up while one shows, so the reply box stays in reach.
-  const lift = toasts.value.length > 0 ? "bottom-36" : "bottom-4";
+  const lift = toastAtBottom() ? "bottom-36" : "bottom-4";
   // On a phone, /chat's own thread has its Send button where the round button would be.
   const hideButton = pageThread.value !== null ? "max-md:hidden" : "";
 
@@ -56,7 +56,7 @@ export function ChatPopup() {
         type="button"
         onClick={() => {
           pickUnread = popup.value.conversationId === null;
-          popup.value = { ...popup.value, open: true, minimised: false, auto: false };
+          openPopup(popup.value.conversationId);
         }}
         // The name contains what the button shows (the pill's "99+"): speech input users say what they see.
         aria-label={unread > 0 ? `Open chat (${countText(unread)} unread)` : "Open chat"}
@@ -104,7 +104,7 @@ export function ChatPopup() {
           type="button"
           aria-label="Close chat"
           className="rounded p-1 hover:bg-white/20"
-          onClick={() => (popup.value = { ...popup.value, open: false })}
+          onClick={closePopup}
         >
           ✕
         </button>

@@ -71,9 +71,52 @@ export function changed() {
   }, 300);
 }
 
-/** Opens the popup on a thread (or the list); `auto`: a push did it, not the user. */
-export function openPopup(conversationId: number | null, auto = false) {
-  popup.value = { open: true, minimised: false, conversationId, auto };
+/** /chat is on screen: an inbound text there shows a toast, never the popup over the page's own thread. */
+export const onChatPage = signal(false);
+/** A thread /chat should open (the toast's action there); the page takes it and sets it back to null. */
+export const pageThreadRequest = signal<number | null>(null);
+
+/**
+ * Closed by the user, the popup stays closed, across pages and reloads, until they open it again: an inbound text
+ * then shows a toast only. Kept in this browser's localStorage.
+ */
+const CLOSED_KEY = "chat_popup_closed";
+export const popupClosedByUser = () => {
+  try {
+    return localStorage.getItem(CLOSED_KEY) === "1";
+  } catch {
+    return false;
+  }
+};
+function rememberClosed(closed: boolean) {
+  try {
+    if (closed) localStorage.setItem(CLOSED_KEY, "1");
+    else localStorage.removeItem(CLOSED_KEY);
+  } catch {
+    // Storage refused (a private window's quota): the popup is closed for this page only.
+  }
+}
+
+/** The user opens the popup (its button, a toast's Reply) on a thread or the list: it may open by itself again. */
+export function openPopup(conversationId: number | null) {
+  rememberClosed(false);
+  popup.value = { open: true, minimised: false, conversationId, auto: false };
+}
+
+/** The user closes the popup: it stays closed until they open it. */
+export function closePopup() {
+  rememberClosed(true);
+  popup.value = { ...popup.value, open: false };
+}
+
+/**
+ * Whether an inbound text to `conversationId` may open the popup on it by itself: not on /chat, not once the user
+ * closed it, and not over another thread they opened themselves (they may be typing in it).
+ */
+function mayOpenBySelf(conversationId: number): boolean {
+  if (onChatPage.value || popupClosedByUser()) return false;
+  const p = popup.value;
+  return !(p.open && !p.minimised && !p.auto && p.conversationId !== null && p.conversationId !== conversationId);
 }
 
 const preview = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
@@ -83,9 +126,9 @@ const conversationOf = (id: number): Promise<ConversationView | null> => fetchCo
 
 let started = false;
 /**
- * Starts listening for the account's live events, once per page load: an inbound text opens the popup on its
- * thread (unless that thread is already on screen), shows a toast with its first 80 characters and, when nobody is
- * watching the tab, a desktop notification and a chime.
+ * Starts listening for the account's live events, once per page load: an inbound text shows a toast with its first
+ * 80 characters (at the top on /chat) and opens the popup on its thread where it may (mayOpenBySelf), neither when
+ * that thread is on screen already. When nobody is watching the tab, a desktop notification and a chime.
  */
 export function startInbox() {
   if (started) return;
@@ -114,9 +157,15 @@ export function startInbox() {
     if (m.direction !== "inbound") return;
     const c = await conversationOf(m.conversationId);
     const who = c?.contactName ?? m.phone;
-    const open = () => openPopup(m.conversationId);
-    if (pageThread.value !== m.conversationId) openPopup(m.conversationId, true);
-    toast({ title: `New message from ${who}`, description: preview(m.content), action: { label: "Reply", onClick: open } });
+    // On /chat the toast's action opens the thread on the page; elsewhere in the popup.
+    const open = () => (onChatPage.value ? (pageThreadRequest.value = m.conversationId) : openPopup(m.conversationId));
+    const onScreen = pageThread.value === m.conversationId;
+    if (!onScreen && mayOpenBySelf(m.conversationId)) popup.value = { open: true, minimised: false, conversationId: m.conversationId, auto: true };
+    // The thread on screen shows the text itself; on /chat a toast goes at the top, clear of the reply box.
+    if (!onScreen) {
+      const action = { label: onChatPage.value ? "Open" : "Reply", onClick: open };
+      toast({ title: `New message from ${who}`, description: preview(m.content), action, ...(onChatPage.value ? { placement: "top" as const } : {}) });
+    }
     if (pageUnattended()) {
       notifyDesktop(`New message from ${who}`, preview(m.content), `conversation-${m.conversationId}`, open);
       playChime();

@@ -16,7 +16,10 @@ export function Toaster() {
       id="toast-region"
       tabIndex={-1}
       aria-label="Notifications (F8)"
-      className="fixed bottom-4 right-4 z-[100] flex w-full max-w-[420px] flex-col gap-2 px-4 outline-none sm:px-0"
+      className={cx(
+        "fixed right-4 z-[100] flex w-full max-w-[420px] flex-col gap-2 px-4 outline-none sm:px-0",
+        toasts.value[0]?.placement === "top" ? "top-4" : "bottom-4",
+      )}
     >
       {toasts.value.map((t) => (
         <li

@@ -7,7 +7,12 @@ export type Toast = {
   variant?: "default" | "destructive";
   action?: { label: string; onClick: () => void };
   durationMs?: number;
+  /** At the top of the screen, for a page whose bottom holds what the user is typing (/chat's reply box). */
+  placement?: "top";
 };
+
+/** A toast shows at the bottom right: the chat popup and panel move up above it. */
+export const toastAtBottom = () => toasts.value.some((t) => t.placement !== "top");
 
 /** One toast is visible at a time (the spec's limit); a new one replaces it. */
 export const toasts = signal<Toast[]>([]);

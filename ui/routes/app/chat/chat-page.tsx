@@ -4,6 +4,8 @@ import { useEffect, useState } from "react";
 import {
   bulkArchiveConversations,
   bulkDeleteConversations,
+  bulkReadConversations,
+  markConversationUnread,
   setConversationState,
   useConversation,
   useConversations,
@@ -14,7 +16,7 @@ import { Badge } from "../../../components/badge";
 import { ConversationSummary } from "../../../components/chat-avatar";
 import { ConnectionDot } from "../../../components/chat-connection";
 import { liveConnected } from "../../../components/chat-live";
-import { changed, inboxVersion, pageThread } from "../../../components/chat-store";
+import { changed, inboxVersion, onChatPage, pageThread, pageThreadRequest, popup } from "../../../components/chat-store";
 import { ChatThread } from "../../../components/chat-thread";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { Menu } from "../../../components/menu";
@@ -81,6 +83,21 @@ function Conversations({ archived }: { archived: boolean }) {
       pageThread.value = null;
     };
   }, [openId]);
+  // On this page an inbound text shows a toast, whose action opens its thread here, never the popup over it.
+  useEffect(() => {
+    onChatPage.value = true;
+    // A popup an inbound text opened on another page does not follow the user over this page's thread.
+    if (popup.value.open && popup.value.auto) popup.value = { ...popup.value, open: false };
+    return () => {
+      onChatPage.value = false;
+    };
+  }, []);
+  const requested = pageThreadRequest.value;
+  useEffect(() => {
+    if (requested === null) return;
+    pageThreadRequest.value = null;
+    setOpenId(requested);
+  }, [requested]);
 
   const chooseFilter = (f: Filter) => {
     setSelected(new Set());
@@ -101,12 +118,13 @@ function Conversations({ archived }: { archived: boolean }) {
       return next;
     });
 
-  const bulk = async (run: () => Promise<{ message: string }>) => {
+  /** `leaves`: the open thread, if selected, is closed (archived, deleted, or unread: it would be read again at once). */
+  const bulk = async (run: () => Promise<{ message: string }>, leaves = true) => {
     setBusy(true);
     try {
       const answer = await run();
       toast({ title: answer.message });
-      if (openId !== null && selected.has(openId)) setOpenId(null);
+      if (leaves && openId !== null && selected.has(openId)) setOpenId(null);
       setSelected(new Set());
       changed();
     } catch (err) {
@@ -117,6 +135,7 @@ function Conversations({ archived }: { archived: boolean }) {
   };
   const count = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`;
   const archiveSelected = () => void bulk(() => bulkArchiveConversations([...selected], !archived));
+  const readSelected = (read: boolean) => void bulk(() => bulkReadConversations([...selected], read), !read);
   const deleteSelected = async () => {
     const ok = await ask({
       title: "Delete conversations",
@@ -166,7 +185,13 @@ function Conversations({ archived }: { archived: boolean }) {
                   {selected.size ? `${selected.size} selected` : "Select all"}
                 </label>
                 {selected.size > 0 && (
-                  <span className="ml-auto flex gap-1">
+                  <span className="ml-auto flex flex-wrap justify-end gap-1">
+                    <Button variant="secondary" className="px-2 py-1 text-xs" disabled={busy} onClick={() => readSelected(true)}>
+                      Mark read
+                    </Button>
+                    <Button variant="secondary" className="px-2 py-1 text-xs" disabled={busy} onClick={() => readSelected(false)}>
+                      Mark unread
+                    </Button>
                     <Button variant="secondary" className="px-2 py-1 text-xs" disabled={busy} onClick={archiveSelected}>
                       {archived ? "Move to inbox" : "Archive"}
                     </Button>
@@ -265,6 +290,18 @@ function OpenThread({
   if (conversation.error) return <p className="p-4 text-sm text-red-600">{conversation.error.message}</p>;
   if (!c) return null;
 
+  // Closed once marked: left open, the thread would mark itself read again.
+  const markUnread = async () => {
+    try {
+      await markConversationUnread(c.id);
+      toast({ title: "Conversation marked unread" });
+      onBack();
+      changed();
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, "Failed to mark the conversation unread"), variant: "destructive" });
+    }
+  };
+
   const setState = async (state: ConversationView["state"], done: string) => {
     try {
       await setConversationState(c.id, state);
@@ -307,6 +344,7 @@ function OpenThread({
           <Menu
             label="Conversation actions"
             items={[
+              { label: "Mark unread", onSelect: () => void markUnread() },
               c.state === "open"
                 ? { label: "Close conversation", onSelect: () => void setState("closed", "Conversation closed") }
                 : { label: "Move to inbox", onSelect: () => void setState("open", "Conversation reopened") },
