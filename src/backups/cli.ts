@@ -1,10 +1,14 @@
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError, loadConfig, type Config } from "../config";
 import { serviceRunning } from "../cli/healthcheck";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { ArchiveError } from "./archive";
-import { createBackup, importArchive, listBackups, restoreBackup } from "./backups";
+import { promptHidden } from "../cli/prompt";
+import { backupsDir, createBackup, importArchive, listBackups, restoreBackup } from "./backups";
+import { decryptArchive, isEncryptedArchive } from "./encryption";
 
 const USAGE = "Unknown backup command. Use: smsdesk backup create | smsdesk backup list | smsdesk backup restore FILE";
 
@@ -37,7 +41,14 @@ export async function backupCommand(args: string[], open: (config: Config) => Pr
       return;
     }
     if (!existsSync(file!)) throw new ConfigError(`No such file: ${file}`);
-    const imported = await importArchive(config.dataDir, file!, ctx.now(), { move: false });
+    let imported;
+    if (isEncryptedArchive(file!)) {
+      // Decrypted into the backups folder first (encryption.ts); the copy is then moved into place as an upload is.
+      const plain = join(backupsDir(config.dataDir), `.upload-${randomBytes(6).toString("hex")}.tar.gz`);
+      mkdirSync(backupsDir(config.dataDir), { recursive: true, mode: 0o700 });
+      await decryptArchive(file!, plain, await promptHidden("Backup passphrase: "));
+      imported = await importArchive(config.dataDir, plain, ctx.now(), { move: true });
+    } else imported = await importArchive(config.dataDir, file!, ctx.now(), { move: false });
     // No server runs in this process: nothing to pause or start around the swap.
     const { safety } = await restoreBackup(ctx, imported.id, { pause: async () => {}, resume: () => {} });
     console.log(`Restored ${file}. The data before it is backup ${safety.id}.`);

@@ -1,11 +1,12 @@
 import { AwsV4Signer } from "aws4fetch";
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
 import { backupsDir, findBackup, recordBackup, writeDurably, type BackupInfo } from "./backups";
+import { encryptArchiveTo, encryptionSettings } from "./encryption";
 
 /**
  * An S3-compatible copy of the scheduled backups (AWS S3, Cloudflare R2, Backblaze B2, MinIO...): each good
@@ -41,8 +42,8 @@ const ERROR_BODY_BYTES = 4 * 1024;
 const LIST_PAGE_BYTES = 4 * 1024 * 1024;
 /** 100 pages of 1,000 keys: far more backups than any retention keeps. */
 const MAX_LIST_PAGES = 100;
-/** The scheduled backups' object names: their time sorts them. */
-const SCHEDULED = /smsdesk-\d{8}-\d{6}-scheduled-[0-9a-f]{6}\.tar\.gz$/;
+/** The scheduled backups' object names (encrypted; older versions' plain): their time sorts them. */
+const SCHEDULED = /smsdesk-\d{8}-\d{6}-scheduled-[0-9a-f]{6}\.tar\.gz(\.enc)?$/;
 
 export function remoteSettings(dataDir: string): RemoteSettings | null {
   const path = remotePath(dataDir);
@@ -186,11 +187,18 @@ async function listKeys(ctx: AppContext, s: RemoteSettings): Promise<string[]> {
 export async function copyToRemote(ctx: AppContext, backup: BackupInfo, keep: number): Promise<BackupInfo> {
   const s = remoteSettings(ctx.config.dataDir);
   if (!s?.enabled) return backup;
-  const key = `${s.prefix}${backup.id}.tar.gz`;
+  const key = `${s.prefix}${backup.id}.tar.gz.enc`;
   const path = join(backupsDir(ctx.config.dataDir), `${backup.id}.tar.gz`);
+  // Encrypted for the administrator's passphrase (encryption.ts): a copy in someone else's bucket holds secret.key.
+  const sealed = join(backupsDir(ctx.config.dataDir), `.s3-${backup.id}.tar.gz.enc`);
   let remote: NonNullable<BackupInfo["remote"]>;
   try {
-    await discard(await signedFetch(ctx, s, "PUT", objectUrl(s, key), { body: Bun.file(path), sha256: await fileSha256(path), contentType: "application/gzip" }));
+    const encryption = encryptionSettings(ctx.config.dataDir);
+    if (!encryption) throw new RemoteError("No backup passphrase is set: copies leave the appliance only encrypted (set one in the Backup Manager)");
+    await encryptArchiveTo(path, sealed, encryption);
+    await discard(
+      await signedFetch(ctx, s, "PUT", objectUrl(s, key), { body: Bun.file(sealed), sha256: await fileSha256(sealed), contentType: "application/octet-stream" }),
+    );
     const doomed = (await listKeys(ctx, s)).filter((k) => SCHEDULED.test(k)).sort().reverse().slice(keep);
     for (const old of doomed) await discard(await signedFetch(ctx, s, "DELETE", objectUrl(s, old)));
     remote = { at: ctx.now(), ok: true, key, error: null, deleted: doomed };
@@ -198,6 +206,8 @@ export async function copyToRemote(ctx: AppContext, backup: BackupInfo, keep: nu
     const message = err instanceof RemoteError ? err.message : `${(err as Error).message}`;
     ctx.log(`backups: the copy of ${backup.id} to S3 failed: ${message}`);
     remote = { at: ctx.now(), ok: false, key, error: message, deleted: [] };
+  } finally {
+    rmSync(sealed, { force: true });
   }
   return recordBackup(ctx.config.dataDir, { ...findBackup(ctx.config.dataDir, backup.id), remote });
 }

@@ -3,9 +3,10 @@ import { authGuard } from "../auth/guard";
 import { requireRecentConfirmation } from "../auth/reauth";
 import type { AppContext } from "../context";
 import { MAX_BACKUP_BYTES } from "../http/body-limit";
-import { badRequest, HttpError } from "../http/errors";
+import { badRequest, conflict, HttpError } from "../http/errors";
 import type { User } from "../users/queries";
 import { ArchiveError } from "./archive";
+import { encryptedArchive, encryptionSettings, encryptionView, PASSPHRASE_BOUNDS, plainArchive, setBackupPassphrase } from "./encryption";
 import { remoteView, updateRemote } from "./remote";
 import { KEEP_BOUNDS, PRESETS, scheduleView, updateBackupSchedule } from "./schedule";
 import {
@@ -19,12 +20,15 @@ export function backupRoutes(ctx: AppContext) {
   const dataDir = () => ctx.config.dataDir;
   /**
    * The archive of a backup the caller may download now. It holds every account's data and secret.key, which opens
-   * the stored provider credentials: sudo mode (auth/reauth.ts), asked once the backup is known to be downloadable.
+   * the stored provider credentials: sudo mode (auth/reauth.ts), asked once the backup is known to be downloadable,
+   * and only ever sent encrypted with the administrator's passphrase (encryption.ts).
    */
   const downloadable = (user: User, sessionId: string, id: string) => {
     const file = backupFile(dataDir(), id);
+    const encryption = encryptionSettings(dataDir());
+    if (!encryption) throw conflict("Set a backup passphrase first (Encryption, on this page): a backup leaves the appliance only encrypted with it");
     requireRecentConfirmation(ctx, user, sessionId, "to download a backup");
-    return file;
+    return { file, encryption };
   };
   return (
     new Elysia({ prefix: "/api/admin/backups" })
@@ -54,6 +58,26 @@ export function backupRoutes(ctx: AppContext) {
           keep: t.Integer({ ...KEEP_BOUNDS, error: `Keep from ${KEEP_BOUNDS.minimum} to ${KEEP_BOUNDS.maximum} scheduled backups` }),
         }),
       })
+      // GET /api/admin/backups/encryption
+      .get("/encryption", () => encryptionView(dataDir()), { auth: "admin" })
+      // PUT /api/admin/backups/encryption
+      .put(
+        "/encryption",
+        ({ user, sessionId, body }) => {
+          // Whoever sets it can read every backup that leaves from now on: sudo mode.
+          requireRecentConfirmation(ctx, user, sessionId, "to set the backup passphrase");
+          return setBackupPassphrase(dataDir(), body.passphrase, ctx.now());
+        },
+        {
+          auth: "admin",
+          body: t.Object({
+            passphrase: t.String({
+              ...PASSPHRASE_BOUNDS,
+              error: `The passphrase must be ${PASSPHRASE_BOUNDS.minLength} to ${PASSPHRASE_BOUNDS.maxLength} characters`,
+            }),
+          }),
+        },
+      )
       // GET /api/admin/backups/remote
       .get("/remote", () => remoteView(ctx), { auth: "admin" })
       // PUT /api/admin/backups/remote
@@ -82,7 +106,18 @@ export function backupRoutes(ctx: AppContext) {
         "/upload",
         async ({ request, set }) => {
           if (Number(request.headers.get("content-length") ?? 0) > MAX_BACKUP_BYTES) throw new HttpError(413, "Request body too large");
-          const path = await receiveUpload(dataDir(), (request.body ?? []) as AsyncIterable<Uint8Array>, MAX_BACKUP_BYTES);
+          const received = await receiveUpload(dataDir(), (request.body ?? []) as AsyncIterable<Uint8Array>, MAX_BACKUP_BYTES);
+          // The passphrase of an encrypted archive (encodeURIComponent'd: a header carries ASCII only).
+          const header = request.headers.get("x-backup-passphrase");
+          let passphrase: string | null = null;
+          try {
+            passphrase = header ? decodeURIComponent(header) : null;
+          } catch {
+            passphrase = header;
+          }
+          const path = await plainArchive(received, passphrase).catch((err: unknown) => {
+            throw err instanceof ArchiveError ? badRequest(err.message) : err;
+          });
           try {
             const info = await importArchive(dataDir(), path, ctx.now(), { move: true });
             set.status = 201;
@@ -97,10 +132,12 @@ export function backupRoutes(ctx: AppContext) {
       // GET /api/admin/backups/:id/download
       .get(
         "/:id/download",
-        ({ user, sessionId, params }) =>
-          new Response(Bun.file(downloadable(user, sessionId, params.id)), {
-            headers: { "content-type": "application/gzip", "content-disposition": `attachment; filename="${params.id}.tar.gz"` },
-          }),
+        ({ user, sessionId, params }) => {
+          const { file, encryption } = downloadable(user, sessionId, params.id);
+          return new Response(encryptedArchive(file, encryption), {
+            headers: { "content-type": "application/octet-stream", "content-disposition": `attachment; filename="${params.id}.tar.gz.enc"` },
+          });
+        },
         { auth: "admin", params: idParams },
       )
       // POST /api/admin/backups/:id/download

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { setBackupPassphrase } from "../../src/backups/encryption";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { findUserById } from "../../src/users/queries";
@@ -145,10 +146,15 @@ describe("settings", () => {
 });
 
 describe("backups", () => {
-  test("changing the S3 destination, restoring, downloading and deleting a backup need a recent confirmation", async () => {
+  test("changing the S3 destination or the passphrase, restoring, downloading and deleting a backup need a recent confirmation", async () => {
     const made = await call("POST", "/api/admin/backups");
     expect(made.status).toBe(201);
+    // Downloads are encrypted with the backup passphrase: one is set (without the route, whose own check is below).
+    await setBackupPassphrase(t.ctx.config.dataDir, "correct horse battery staple", Date.now());
     goStale();
+    expect((await call("PUT", "/api/admin/backups/encryption", { passphrase: "another long passphrase" })).body).toEqual(
+      reauth("Please confirm it's you to set the backup passphrase"),
+    );
     const remote = { enabled: true, endpoint: "https://s3.example.com", bucket: "smsdesk", region: "auto", accessKeyId: "AKIA", secretAccessKey: "s3cret", prefix: "" };
     expect((await call("PUT", "/api/admin/backups/remote", remote)).body).toEqual(reauth("Please confirm it's you to change where backups are copied"));
     expect((await call("GET", "/api/admin/backups/remote")).body.secretSet).toBe(false);
@@ -171,7 +177,7 @@ describe("backups", () => {
     expect((await call("PUT", "/api/admin/backups/remote", remote)).body.secretSet).toBe(true);
     expect((await call("POST", download)).body).toEqual({ url: download });
     const archive = await fetch(`${t.url}${download}`, { headers: { authorization: `Bearer ${admin.token}` } });
-    expect([archive.status, archive.headers.get("content-type")]).toEqual([200, "application/gzip"]);
+    expect([archive.status, archive.headers.get("content-type")]).toEqual([200, "application/octet-stream"]);
     expect((await archive.arrayBuffer()).byteLength).toBeGreaterThan(0);
     expect((await call("DELETE", `/api/admin/backups/${made.body.id}`)).body).toEqual({ success: true });
   });

@@ -1,11 +1,16 @@
 // Issue 27 item 7: the S3-compatible destination's answers are read to a bound, and its listing stops.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createBackup } from "../../src/backups/backups";
+import { setBackupPassphrase } from "../../src/backups/encryption";
 import { copyToRemote, updateRemote } from "../../src/backups/remote";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestServer;
-beforeAll(async () => (t = await startTestServer({ smtp: false })));
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  // Copies leave encrypted only: without a passphrase nothing is sent.
+  await setBackupPassphrase(t.ctx.config.dataDir, "correct horse battery staple", Date.now());
+});
 afterAll(() => t?.stop());
 
 type Mode = "endless-error" | "same-token" | "new-token-each-page" | "endless-page";
@@ -47,7 +52,7 @@ async function copyTo(store: ReturnType<typeof badStore>) {
   updateRemote(t.ctx, { enabled: true, endpoint: store.url, bucket: "bucket", region: "us-east-1", accessKeyId: "AKID", secretAccessKey: "secret", prefix: "p/" });
   const backup = createBackup(t.ctx, "scheduled");
   const { remote } = await copyToRemote(t.ctx, backup, 2);
-  return { remote: remote!, key: `/bucket/p/${backup.id}.tar.gz` };
+  return { remote: remote!, key: `/bucket/p/${backup.id}.tar.gz.enc` };
 }
 
 test("an endless error answer is read for its code only, and the copy is recorded as failed", async () => {

@@ -12,6 +12,7 @@ import { INTERRUPTED } from "../../src/contacts/csv-import";
 import { MAINTENANCE_MESSAGE } from "../../src/http/maintenance";
 import { onEventsCommitted } from "../../src/events/events";
 import { scheduleView, updateBackupSchedule } from "../../src/backups/schedule";
+import { decryptArchive, setBackupPassphrase } from "../../src/backups/encryption";
 import { loadConfig } from "../../src/config";
 import { enqueueJob, findJob, registerJobHandler, runDueJobs } from "../../src/jobs/jobs";
 import { openAppContext } from "../../src/server";
@@ -29,7 +30,10 @@ beforeAll(async () => {
   await createOrPromoteAdmin(t.ctx, email, "admin-password-1");
   admin = await t.login(email, "admin-password-1");
   user = await t.signUpVerified();
+  // Downloads and copies to S3 are encrypted with it (src/backups/encryption.ts; its own tests: backup-encryption).
+  await setBackupPassphrase(t.ctx.config.dataDir, PASSPHRASE, Date.now());
 });
+const PASSPHRASE = "correct horse battery staple";
 afterAll(() => t?.stop());
 
 const backups = (path = "", opts: Record<string, unknown> = {}) => t.api(`/api/admin/backups${path}`, { token: admin.token, ...opts });
@@ -39,14 +43,31 @@ const integrity = () => (t.ctx.db.$client.query("PRAGMA integrity_check").all() 
 async function download(id: string): Promise<Uint8Array> {
   const res = await fetch(`${t.url}/api/admin/backups/${id}/download`, { headers: { authorization: `Bearer ${admin.token}` } });
   expect(res.status).toBe(200);
-  expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${id}.tar.gz"`);
+  expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${id}.tar.gz.enc"`);
   return new Uint8Array(await res.arrayBuffer());
 }
 
-const upload = (bytes: Uint8Array) =>
+/** The .tar.gz inside an encrypted archive. */
+async function decrypted(bytes: Uint8Array): Promise<Uint8Array> {
+  const dir = mkdtempSync(join(tmpdir(), "smsdesk-backup-decrypt-"));
+  try {
+    await Bun.write(join(dir, "a.enc"), bytes);
+    await decryptArchive(join(dir, "a.enc"), join(dir, "a.tar.gz"), PASSPHRASE);
+    return readFileSync(join(dir, "a.tar.gz"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const upload = (bytes: Uint8Array, passphrase?: string) =>
   fetch(`${t.url}/api/admin/backups/upload`, {
     method: "POST",
-    headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/gzip", origin: t.ctx.config.publicUrl },
+    headers: {
+      authorization: `Bearer ${admin.token}`,
+      "content-type": "application/gzip",
+      origin: t.ctx.config.publicUrl,
+      ...(passphrase ? { "x-backup-passphrase": encodeURIComponent(passphrase) } : {}),
+    },
     body: new Blob([bytes as Uint8Array<ArrayBuffer>]),
   }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
@@ -140,9 +161,11 @@ describe("a backup taken while a campaign sends and an import runs", () => {
 describe("uploads", () => {
   test("a good archive is accepted; a truncated or tampered one is refused and the running data is untouched", async () => {
     const made = await backups("", { method: "POST" });
-    const bytes = await download(made.body.id);
-    const good = await upload(bytes);
+    const sealed = await download(made.body.id);
+    const good = await upload(sealed, PASSPHRASE);
     expect(good.status).toBe(201);
+    // Archives of older versions were not encrypted: still taken (the checks below apply to them too).
+    const bytes = await decrypted(sealed);
     expect(good.body).toMatchObject({ status: "good", reason: "uploaded", manifest: made.body.manifest });
 
     const listBefore = (await backups()).body.data.length;
@@ -509,10 +532,11 @@ describe("the S3-compatible destination", () => {
         const scheduled = listBackups(dataDir).filter((b) => b.reason === "scheduled");
         expect(scheduled.map((b) => b.createdAt)).toEqual([new Date(2040, 0, 4, 4, 31).getTime(), new Date(2040, 0, 3, 4, 31).getTime()]);
         expect(s3.refused).toEqual([]);
-        expect([...s3.objects.keys()].sort()).toEqual(["nightly/notes.txt", ...scheduled.map((b) => `nightly/${b.id}.tar.gz`).sort()]);
+        expect([...s3.objects.keys()].sort()).toEqual(["nightly/notes.txt", ...scheduled.map((b) => `nightly/${b.id}.tar.gz.enc`).sort()]);
         for (const b of scheduled) {
-          expect(s3.objects.get(`nightly/${b.id}.tar.gz`)).toEqual(readFileSync(join(backupsDir(dataDir), `${b.id}.tar.gz`)));
-          expect(b.remote).toMatchObject({ ok: true, key: `nightly/${b.id}.tar.gz`, error: null });
+          // Encrypted for the passphrase: it opens to the local archive.
+          expect(Buffer.from(await decrypted(s3.objects.get(`nightly/${b.id}.tar.gz.enc`)!))).toEqual(readFileSync(join(backupsDir(dataDir), `${b.id}.tar.gz`)));
+          expect(b.remote).toMatchObject({ ok: true, key: `nightly/${b.id}.tar.gz.enc`, error: null });
         }
 
         // The store refuses: recorded and logged; the local backup is good all the same.
@@ -520,8 +544,8 @@ describe("the S3-compatible destination", () => {
         now = new Date(2040, 0, 5, 4, 31).getTime();
         await runDueJobs(t.ctx).settled;
         const [failed] = listBackups(dataDir).filter((b) => b.reason === "scheduled");
-        expect(failed).toMatchObject({ status: "good", createdAt: now, remote: { ok: false, error: `PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz answered 500 InternalError` } });
-        expect(t.logs).toContain(`backups: the copy of ${failed!.id} to S3 failed: PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz answered 500 InternalError`);
+        expect(failed).toMatchObject({ status: "good", createdAt: now, remote: { ok: false, error: `PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz.enc answered 500 InternalError` } });
+        expect(t.logs).toContain(`backups: the copy of ${failed!.id} to S3 failed: PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz.enc answered 500 InternalError`);
       } finally {
         t.ctx.now = realNow;
         updateBackupSchedule(t.ctx, { enabled: false, preset: "daily", keep: 7 });

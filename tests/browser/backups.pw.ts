@@ -8,6 +8,7 @@ test.use({ timezoneId: "America/Los_Angeles" });
 
 const ADMIN_EMAIL = "backups@example.com";
 const ADMIN_PASSWORD = "correct-horse-battery";
+const PASSPHRASE = "four words kept offline";
 
 let app: Appliance;
 test.beforeAll(async () => {
@@ -56,18 +57,64 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   await page.screenshot({ path: join(shots, "backup-manager-390.png"), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 800 });
 
+  // Nothing leaves the appliance before the administrator sets the passphrase it is encrypted with (issue 27 item 4).
+  await row.getByRole("link", { name: "Download" }).click();
+  await expect(page.getByTestId("toast").last()).toContainText("Set a backup passphrase first");
+  const encryption = page.getByTestId("backup-encryption");
+  await expect(encryption).toContainText("If you lose the passphrase, the backups encrypted with it cannot be restored by anyone.");
+  await expect(page.getByTestId("backup-encryption-status")).toHaveText("No passphrase yet: backups cannot be downloaded or copied to S3 until you set one.");
+  await encryption.getByLabel("Passphrase", { exact: true }).fill(PASSPHRASE);
+  await encryption.getByLabel("Repeat the passphrase").fill(`${PASSPHRASE}!`);
+  await expect(encryption).toContainText("The two passphrases differ");
+  await encryption.getByLabel("Repeat the passphrase").fill(PASSPHRASE);
+  await expect(encryption.getByRole("button", { name: "Set passphrase" })).toBeDisabled();
+  await encryption.getByLabel("I have stored this passphrase somewhere safe").check();
+  await encryption.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "encryption-setup-1280.png") });
+  await encryption.getByRole("button", { name: "Set passphrase" }).click();
+  await expect(page.getByTestId("toast").last()).toContainText("Backup passphrase set");
+  await expect(page.getByTestId("backup-encryption-status")).toContainText("Passphrase set");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await encryption.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "encryption-set-390.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
   const downloading = page.waitForEvent("download");
   await row.getByRole("link", { name: "Download" }).click();
   const download = await downloading;
-  expect(download.suggestedFilename()).toMatch(/^smsdesk-\d{8}-\d{6}-manual-[0-9a-f]{6}\.tar\.gz$/);
+  expect(download.suggestedFilename()).toMatch(/^smsdesk-\d{8}-\d{6}-manual-[0-9a-f]{6}\.tar\.gz\.enc$/);
   const path = await download.path();
   const bytes = await (await import("node:fs/promises")).readFile(path);
-  // gzip magic: the archive opens with `tar xzf`.
-  expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+  // Encrypted: no gzip magic, no SQLite header, secret.key nowhere readable.
+  expect(bytes.subarray(0, 25).toString()).toBe("SMSDESK-ENCRYPTED-BACKUP\n");
+  expect(bytes.includes("SQLite format 3")).toBe(false);
+
+  // Restoring it from the file asks for the passphrase; a wrong one is refused.
+  const uploadIt = async (passphrase: string) => {
+    await page.getByRole("button", { name: "Upload backup" }).click();
+    const dialog = page.getByRole("dialog", { name: "Upload a backup" });
+    await dialog.getByLabel("Backup file").setInputFiles(path);
+    await dialog.getByLabel("Backup passphrase").fill(passphrase);
+    return dialog;
+  };
+  await (await uploadIt("not the right passphrase")).getByRole("button", { name: "Upload and verify" }).click();
+  await expect(page.getByTestId("toast").last()).toContainText("This passphrase does not open the backup");
+  const dialog = await uploadIt(PASSPHRASE);
+  await page.screenshot({ path: join(shots, "upload-with-passphrase-1280.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(shots, "upload-with-passphrase-390.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await dialog.getByRole("button", { name: "Upload and verify" }).click();
+  await expect(page.getByTestId("toast").last()).toContainText("Backup uploaded and verified");
+  const uploaded = page.getByTestId("backup-row").filter({ hasText: "uploaded" });
+  await expect(uploaded).toHaveCount(1);
+  await uploaded.getByRole("button", { name: "Restore", exact: true }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Restore", exact: true }).click();
+  await expect(page.getByTestId("toast").last()).toContainText("Backup restored");
 
   // 11 minutes after the sign-in (sudo mode, src/auth/reauth.ts), a download asks for the password first.
   app.sql("UPDATE sessions SET confirmed_at = confirmed_at - 660000");
-  await row.getByRole("link", { name: "Download" }).click();
+  await page.getByTestId("backup-row").filter({ hasText: "manual" }).getByRole("link", { name: "Download" }).click();
   const confirm = page.getByRole("dialog", { name: "Confirm your password" });
   await confirm.getByLabel("Password").fill(ADMIN_PASSWORD);
   const again = page.waitForEvent("download");

@@ -20,6 +20,8 @@ export class Appliance {
   private smtp?: SMTPServer;
   private server?: ChildProcess;
   private dataDir = mkdtempSync(join(tmpdir(), "smsdesk-browser-"));
+  /** Where the server keeps its database: the executable runs from dataDir with its data in data/. */
+  private databaseDir = this.dataDir;
 
   /**
    * `urlHost: "localhost"` serves the pages from http://localhost:PORT and sets PUBLIC_URL to that origin
@@ -49,8 +51,9 @@ export class Appliance {
 
     const root = join(import.meta.dirname, "..", "..");
     const settings = { PORT: "0", HOST: "127.0.0.1", DATA_DIR: this.dataDir, SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ...env };
+    if (opts.executable) this.databaseDir = join(this.dataDir, "data");
     this.server = opts.executable
-      ? spawn(opts.executable, [], { cwd: this.dataDir, env: { PATH: process.env.PATH ?? "", ...settings, DATA_DIR: join(this.dataDir, "data") }, stdio: ["ignore", "pipe", "pipe"] })
+      ? spawn(opts.executable, [], { cwd: this.dataDir, env: { PATH: process.env.PATH ?? "", ...settings, DATA_DIR: this.databaseDir }, stdio: ["ignore", "pipe", "pipe"] })
       : spawn(process.env.BUN_PATH ?? join(root, "node_modules", ".bin", "bun"), ["src/main.ts"], {
           cwd: root,
           env: { ...process.env, ...settings },
@@ -163,7 +166,7 @@ export class Appliance {
 
   /** Runs SQL on the running server's database (the sqlite3 shell; WAL lets it write beside the server). */
   sql(statement: string) {
-    execFileSync("sqlite3", ["-cmd", ".timeout 5000", join(this.dataDir, "smsdesk.db"), statement]);
+    execFileSync("sqlite3", ["-cmd", ".timeout 5000", join(this.databaseDir, "smsdesk.db"), statement]);
   }
 
   async stop() {

@@ -17,6 +17,8 @@ export type Backup = {
 };
 /** The S3-compatible destination; the secret key is never sent back, only whether it is set. */
 export type BackupRemote = { enabled: boolean; endpoint: string; bucket: string; region: string; accessKeyId: string; prefix: string; secretSet: boolean };
+/** Whether the passphrase that encrypts downloads and S3 copies is set (the appliance keeps only its public key). */
+export type BackupEncryption = { set: boolean; setAt: number | null };
 export type BackupSchedule = { enabled: boolean; preset: "daily" | "weekly" | "monthly" | "custom"; cron: string; keep: number; nextRunAt: number | null };
 
 /** The backups, newest first, and the newest good one that passed its restore drill. */
@@ -25,6 +27,10 @@ export const useBackupRemote = () => useApi<BackupRemote>("/api/admin/backups/re
 export const saveBackupRemote = (body: Omit<BackupRemote, "secretSet"> & { secretAccessKey?: string }) =>
   api<BackupRemote>("/api/admin/backups/remote", { method: "PUT", body });
 export const useBackupSchedule = () => useApi<BackupSchedule>("/api/admin/backups/schedule");
+export const useBackupEncryption = () => useApi<BackupEncryption>("/api/admin/backups/encryption");
+// The server stretches the passphrase with scrypt (about half a second, more on a busy machine).
+export const saveBackupPassphrase = (passphrase: string) =>
+  api<BackupEncryption>("/api/admin/backups/encryption", { method: "PUT", body: { passphrase }, timeoutMs: 60_000 });
 
 // A backup of a large database takes a while: longer than the default 10 s.
 export const createBackup = () => api<Backup>("/api/admin/backups", { method: "POST", timeoutMs: 300_000 });
@@ -42,13 +48,20 @@ export const backupDownloadUrl = (id: string) => `/api/admin/backups/${id}/downl
  */
 export const prepareBackupDownload = (id: string) => api<{ url: string }>(`/api/admin/backups/${id}/download`, { method: "POST" });
 
-/** Sends the file as the raw body (the server verifies it before keeping it). */
-export async function uploadBackup(file: File): Promise<Backup> {
+/**
+ * Sends the file as the raw body (the server decrypts and verifies it before keeping it); the passphrase of an
+ * encrypted archive goes in a header, URI-encoded (headers carry ASCII only). Older unencrypted archives need none.
+ */
+export async function uploadBackup(file: File, passphrase: string): Promise<Backup> {
   const token = getStoredToken();
   const response = await fetch("/api/admin/backups/upload", {
     method: "POST",
     credentials: "include",
-    headers: { "content-type": "application/gzip", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "content-type": "application/octet-stream",
+      ...(passphrase ? { "x-backup-passphrase": encodeURIComponent(passphrase) } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: file,
   });
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import {
   backupDownloadUrl,
   prepareBackupDownload,
@@ -16,12 +16,13 @@ import {
 } from "../../../api/backups";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { ScrollBox } from "../../../components/scroll-box";
-import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
+import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { accountTime } from "../../../lib/format";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
 import { BackupAgeCard } from "./backup-age";
+import { EncryptionCard } from "./encryption-card";
 import { RemoteCard } from "./remote-card";
 
 const size = (n: number) => (n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
@@ -34,7 +35,7 @@ export function BackupManagerPage() {
   const list = useBackups();
   const { ask, dialog } = useConfirm();
   const [busy, setBusy] = useState<string | null>(null);
-  const file = useRef<HTMLInputElement>(null);
+  const [uploading, setUploading] = useState(false);
 
   if (user?.role !== "admin") {
     return (
@@ -87,25 +88,24 @@ export function BackupManagerPage() {
   return (
     <div className="space-y-6">
       {dialog}
+      <UploadDialog
+        open={uploading}
+        onClose={() => setUploading(false)}
+        onUpload={(f, passphrase) => {
+          setUploading(false);
+          void run("upload", () => uploadBackup(f, passphrase), "Backup uploaded and verified");
+        }}
+      />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-2xl font-bold">Backup Manager</h1>
-          <p className="text-slate-600">Verified copies of the database and secret.key, kept in the data folder's backups/.</p>
+          <p className="text-slate-600">
+            Verified copies of the database and secret.key, kept in the data folder's backups/. A backup that leaves it (a download, a copy
+            to S3) is encrypted with your passphrase.
+          </p>
         </div>
         <div className="flex gap-2">
-          <input
-            ref={file}
-            type="file"
-            accept=".gz,.tgz,application/gzip"
-            className="hidden"
-            aria-label="Backup file"
-            onChange={(e) => {
-              const f = e.target.files?.[0];
-              e.target.value = "";
-              if (f) void run("upload", () => uploadBackup(f), "Backup uploaded and verified");
-            }}
-          />
-          <Button variant="secondary" disabled={busy !== null} onClick={() => file.current?.click()}>
+          <Button variant="secondary" disabled={busy !== null} onClick={() => setUploading(true)}>
             {busy === "upload" && <Spinner />}Upload backup
           </Button>
           <Button disabled={busy !== null} onClick={() => void run("create", createBackup, "Backup created and verified")}>
@@ -222,6 +222,7 @@ export function BackupManagerPage() {
         </table>
         </ScrollBox>
       </Card>
+      <EncryptionCard onSaved={() => void list.reload()} />
       <ScheduleCard />
       <RemoteCard />
     </div>
@@ -301,5 +302,44 @@ function ScheduleCard() {
         {saving && <Spinner />}Save schedule
       </Button>
     </Card>
+  );
+}
+
+/** Asks for the archive and, for an encrypted one (every download and S3 copy), its passphrase. */
+function UploadDialog({ open, onClose, onUpload }: { open: boolean; onClose: () => void; onUpload: (file: File, passphrase: string) => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [passphrase, setPassphrase] = useState("");
+  useEffect(() => {
+    if (!open) {
+      setFile(null);
+      setPassphrase("");
+    }
+  }, [open]);
+  return (
+    <Modal open={open} onClose={onClose} title="Upload a backup">
+      <form
+        className="space-y-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (file) onUpload(file, passphrase);
+        }}
+      >
+        <Field label="Backup file" htmlFor="backup-file" hint="A .tar.gz.enc downloaded from smsdesk or copied to S3 (older .tar.gz files too)">
+          <input id="backup-file" type="file" accept=".enc,.gz,.tgz" className="block w-full text-sm" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+        </Field>
+        <Field label="Backup passphrase" htmlFor="backup-upload-passphrase" hint="The one set when the backup was made; older unencrypted backups need none">
+          <Input id="backup-upload-passphrase" type="password" autoComplete="off" maxLength={200} value={passphrase} onChange={(e) => setPassphrase(e.target.value)} />
+        </Field>
+        <p className="text-sm text-slate-600">The backup is decrypted and checked completely before it is listed; nothing is restored until you choose Restore.</p>
+        <div className="flex justify-end gap-2">
+          <Button type="button" variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={!file}>
+            Upload and verify
+          </Button>
+        </div>
+      </form>
+    </Modal>
   );
 }
