@@ -826,6 +826,7 @@ export const webhookEndpoints = sqliteTable(
     name: text("name").notNull(),
     url: text("url").notNull(),
     events: text("events", { mode: "json" }).$type<string[]>().notNull().default([]),
+    /** Signing secrets, sealed (src/secrets/encryption.ts); an older version's clear ones are sealed at start. */
     secret: text("secret").notNull(),
     previousSecret: text("previous_secret"),
     previousSecretUntil: integer("previous_secret_until"),

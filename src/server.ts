@@ -19,7 +19,7 @@ import { startJobRunner } from "./jobs/jobs";
 import { startAutomation } from "./automation/runner";
 import { registerDrips } from "./drips/runner";
 import { scheduleDeliveryPruning } from "./outbound-webhooks/retention";
-import { startOutboundWebhooks } from "./outbound-webhooks/webhooks";
+import { sealClearSecrets, startOutboundWebhooks } from "./outbound-webhooks/webhooks";
 import { releaseAccountHeld } from "./campaigns/held";
 import { campaignSendStates, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
 import { resumeOutboxWriting } from "./campaigns/outbox-writer";
@@ -80,6 +80,10 @@ export async function openAppContext(config: Config, log: (line: string) => void
   ctx.sending = buildSending();
   // A restore (src/backups/) replaces the connection the outbox store prepared its statements on.
   onDatabaseReplaced(ctx, () => (ctx.sending = buildSending()));
+  // Webhook signing secrets an older version kept in clear are sealed, at start and in a restored database.
+  const sealed = sealClearSecrets(ctx);
+  if (sealed) log(`webhooks: ${sealed} signing secret(s) stored in clear were sealed`);
+  onDatabaseReplaced(ctx, () => void sealClearSecrets(ctx));
   return ctx;
 }
 

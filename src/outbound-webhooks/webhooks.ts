@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
 import { badRequest, notFound } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+import { decryptSecret, encryptSecret } from "../secrets/encryption";
 import { findUserById } from "../users/queries";
 import { type NetworkPolicy, pinnedRequest, resolveTarget } from "./ssrf";
 
@@ -141,6 +142,37 @@ export function sign(secret: string, id: string, timestampSeconds: number, body:
   return `v1,${createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`;
 }
 
+/**
+ * Signing secrets are kept sealed like provider credentials (AES-256-GCM under the data folder's key): the database
+ * file alone does not let anyone sign deliveries a receiver trusts.
+ */
+const sealSecret = (ctx: AppContext, secret: string) => encryptSecret(ctx.keys.secrets, secret);
+
+function openSecret(ctx: AppContext, sealed: string): string {
+  try {
+    return decryptSecret(ctx.keys.secrets, sealed);
+  } catch {
+    throw new Error("The webhook's signing secret cannot be opened with this installation's key (was the database restored from another one?): rotate the secret");
+  }
+}
+
+/**
+ * Seals the secrets an older version stored in clear (migration in code: SQL cannot encrypt). Run when the data
+ * folder opens and after a restore; a no-op once every secret is sealed.
+ */
+export function sealClearSecrets(ctx: AppContext): number {
+  const db = ctx.db.$client;
+  return db.transaction(() => {
+    const rows = db
+      .query(`SELECT id, secret, previous_secret FROM webhook_endpoints WHERE secret LIKE 'whsec!_%' ESCAPE '!' OR previous_secret LIKE 'whsec!_%' ESCAPE '!'`)
+      .all() as { id: string; secret: string; previous_secret: string | null }[];
+    const clear = (v: string | null) => (v?.startsWith("whsec_") ? sealSecret(ctx, v) : v);
+    const update = db.query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ? WHERE id = ?`);
+    for (const row of rows) update.run(clear(row.secret), clear(row.previous_secret), row.id);
+    return rows.length;
+  })();
+}
+
 function checkSecret(secret: string) {
   if (!SECRET_FORMAT.test(secret) || Buffer.from(secret.slice(6), "base64").length < 24) {
     throw badRequest("The secret must be whsec_ followed by at least 24 bytes in base64 (leave it empty to generate one)");
@@ -190,7 +222,7 @@ export async function createEndpoint(
     .query(
       `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(id, userId, name, input.url, JSON.stringify([...new Set(input.events)]), secret, input.active === false ? 0 : 1, ctx.now());
+    .run(id, userId, name, input.url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now());
   return { ...toEndpoint(endpointRow(ctx, userId, id)), secret };
 }
 
@@ -213,7 +245,7 @@ export async function updateEndpoint(
   if (urlChanges) await resolveTarget(input.url!, networkPolicy(ctx));
   if (input.secret) checkSecret(input.secret);
   if (urlChanges) beforeChange?.("URL");
-  else if (input.secret && input.secret !== row.secret) beforeChange?.("secret");
+  else if (input.secret && input.secret !== openSecret(ctx, row.secret)) beforeChange?.("secret");
   const reactivated = input.active === true && row.active === 0;
   ctx.db.$client
     .query(
@@ -224,7 +256,7 @@ export async function updateEndpoint(
       name,
       input.url ?? row.url,
       input.events ? JSON.stringify([...new Set(input.events)]) : row.events,
-      input.secret || row.secret,
+      input.secret ? sealSecret(ctx, input.secret) : row.secret,
       input.active === undefined ? row.active : input.active ? 1 : 0,
       reactivated || input.active === false ? null : row.disabled_reason,
       reactivated ? null : row.failing_since,
@@ -255,7 +287,7 @@ export function rotateSecret(
   const until = ctx.now() + ROTATION_OVERLAP;
   ctx.db.$client
     .query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?`)
-    .run(secret, row.secret, until, ctx.now(), id);
+    .run(sealSecret(ctx, secret), row.secret, until, ctx.now(), id);
   return { secret, previousSecretUntil: until };
 }
 
@@ -491,9 +523,9 @@ async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: Deliver
   try {
     const target = await resolveTarget(endpoint.url, networkPolicy(ctx));
     const timestamp = Math.floor(now / 1000);
-    const signatures = [sign(endpoint.secret, delivery.id, timestamp, delivery.payload)];
+    const signatures = [sign(openSecret(ctx, endpoint.secret), delivery.id, timestamp, delivery.payload)];
     if (endpoint.previous_secret && (endpoint.previous_secret_until ?? 0) > now) {
-      signatures.push(sign(endpoint.previous_secret, delivery.id, timestamp, delivery.payload));
+      signatures.push(sign(openSecret(ctx, endpoint.previous_secret), delivery.id, timestamp, delivery.payload));
     }
     const { url, init } = pinnedRequest(target, {
       method: "POST",

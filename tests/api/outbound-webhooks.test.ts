@@ -845,3 +845,58 @@ describe("upgrading from the 'Allow private networks' switch", () => {
     ]);
   });
 });
+
+describe("signing secrets at rest", () => {
+  test("are sealed like provider credentials; an older version's clear secrets are sealed at start and still sign", async () => {
+    const receiver = startReceiver();
+    const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-webhook-secrets-"));
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []);
+    const logs: string[] = [];
+    const open = async () => {
+      const ctx = await openAppContext(config, (line) => logs.push(line));
+      receiversStandFor(ctx, "public");
+      startOutboundWebhooks(ctx);
+      return ctx;
+    };
+    let ctx = await open();
+    const user = await createOrPromoteAdmin(ctx, "sealed@example.com", "owner-secret-123");
+    const made = await createEndpoint(ctx, user.id, { name: "new", url: `${receiver.url}/new`, events: ["contact_created"] });
+    const stored = () =>
+      ctx.db.$client.query(`SELECT name, secret, previous_secret FROM webhook_endpoints ORDER BY name`).all() as { name: string; secret: string; previous_secret: string | null }[];
+    expect(stored()[0]!.secret).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(stored()[0]!.secret).not.toContain(made.secret.slice(6));
+
+    // As an older version left them: a secret and a rotated one within the overlap, in clear.
+    const [current, previous] = ["whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_" + "C2FVsBQIhrscChlQIMV+b5sSYspob7oD"];
+    ctx.db.$client
+      .query(`INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, previous_secret, previous_secret_until, active, created_at) VALUES ('old', ?, 'old', ?, '["contact_created"]', ?, ?, ?, 1, 0)`)
+      .run(user.id, `${receiver.url}/old`, current, previous, Date.now() + 3600_000);
+    ctx.mailer.close();
+    ctx.db.$client.close();
+    ctx = await open();
+    expect(logs).toContain("webhooks: 1 signing secret(s) stored in clear were sealed");
+    const rows = stored();
+    expect(rows.map((r) => r.name)).toEqual(["new", "old"]);
+    for (const r of rows) expect([r.secret, r.previous_secret ?? "v1.x.y.z"].every((v) => /^v1\./.test(v))).toBe(true);
+    expect(JSON.stringify(rows)).not.toContain("whsec_");
+
+    ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
+    await runDueJobs(ctx).settled;
+    await runDueJobs(ctx).settled;
+    const old = receiver.received.find((r) => r.path === "/old")!;
+    expect(old.signature.split(" ").length).toBe(2);
+    expect(verify(current, old)).toMatchObject({ type: "contact_created", data: { contactId: "c1" } });
+    expect(verify(previous, old)).toMatchObject({ type: "contact_created" });
+    expect(verify(made.secret, receiver.received.find((r) => r.path === "/new")!)).toMatchObject({ type: "contact_created" });
+    // Opened again: nothing left to seal.
+    ctx.mailer.close();
+    ctx.db.$client.close();
+    logs.length = 0;
+    ctx = await open();
+    expect(logs.filter((l) => l.includes("sealed"))).toEqual([]);
+    ctx.mailer.close();
+    ctx.db.$client.close();
+    receiver.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
