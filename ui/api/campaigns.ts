@@ -94,6 +94,11 @@ export const saveCampaign = (id: string, body: unknown) => api(`${CAMPAIGNS}/${i
 export const sendCampaign = (id: string, scheduledAt?: string | null) =>
   api<SendResult>(`${CAMPAIGNS}/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
 
+export type SendHeldResult = Ok<Campaigns[":id"]["send-held"]["post"]>;
+
+/** Sends a campaign's messages held for quiet hours now; quiet hours hold none of its messages from then on. */
+export const sendHeldMessages = (id: string) => api<SendHeldResult>(`${CAMPAIGNS}/${id}/send-held`, { method: "POST" });
+
 export const campaignAction = (id: string, action: "pause" | "resume" | "cancel") =>
   api(`${CAMPAIGNS}/${id}/${action}`, { method: "POST" });
 

@@ -14,8 +14,11 @@ export type SettingsPatch = Partial<Omit<UserSettings, "defaultCountryChosen" | 
 /** `enabled: false` reads nothing (a dialog that is closed). */
 export const useUserSettings = (enabled = true) => useApi<UserSettings>(enabled ? "/api/user/settings" : null);
 
+/** The saved settings, and how many messages held for quiet hours the change let go (`releasedHeld`). */
+export type SavedSettings = Ok<UserRoutes["settings"]["patch"]>;
+
 export const updateUserSettings = (patch: SettingsPatch) =>
-  api<UserSettings>("/api/user/settings", { method: "PATCH", body: patch });
+  api<SavedSettings>("/api/user/settings", { method: "PATCH", body: patch });
 
 export const saveOnboarding = (answers: { businessName: string; industry: string; customerType: string; goals: string[] }) =>
   api<User>("/api/user/onboarding", { method: "PUT", body: answers });

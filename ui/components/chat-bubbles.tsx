@@ -11,7 +11,15 @@ export type BubbleMessage = {
   errorMessage: string | null;
   createdAt: string;
   campaignId?: string | null;
+  /** Held for quiet hours until `clock` on the recipient's clock ("8:00 AM"). */
+  quietHold?: { until: string; clock: string } | null;
 };
+
+/** An outbound message's status line: a message held for quiet hours says until when, not "Pending". */
+function statusOf(m: BubbleMessage) {
+  if (m.quietHold) return { label: `Waiting for quiet hours until ${m.quietHold.clock} (recipient's time)`, className: "text-amber-700" };
+  return STATUS[m.status] ?? { label: m.status, className: "text-slate-500" };
+}
 
 /** An outbound text's delivery as the sender reads it; the failure reason is shown under a failed one. */
 const STATUS: Record<string, { label: string; className: string }> = {
@@ -84,7 +92,7 @@ export function ChatBubbles({
       )}
       {messages.map((m) => {
         const out = m.direction === "outbound";
-        const status = out ? (STATUS[m.status] ?? { label: m.status, className: "text-slate-500" }) : null;
+        const status = out ? statusOf(m) : null;
         return (
           <li key={m.id} className={cx("flex", out ? "justify-end" : "justify-start")} data-direction={m.direction}>
             <div className="max-w-[80%]">

@@ -55,6 +55,8 @@ export function AdvancedSmsPage() {
   const [segmentId, setSegmentId] = useState("");
   const [content, setContent] = useState("");
   const [appendOptOut, setAppendOptOut] = useState(true);
+  // A one-off the recipient expects (an order update, an appointment): quiet hours do not hold it.
+  const [transactional, setTransactional] = useState(false);
   const [when, setWhen] = useState<"now" | "later">("now");
   const [scheduleAt, setScheduleAt] = useState("");
   const [sending, setSending] = useState(false);
@@ -72,9 +74,11 @@ export function AdvancedSmsPage() {
   const audience: Audience | null =
     target === "segment" ? (segmentId ? { kind: "segment", segmentId } : null) : list.length ? { kind: "manual" } : null;
   const scheduledAt = when === "later" ? zonedInputToIso(scheduleAt, user.timezone) : null;
+  // Only numbers typed in can be transactional: a segment is marketing.
+  const isTransactional = target === "numbers" && transactional;
   const delivery = useDeliveryPreview(
     audience && content.trim()
-      ? { audience, recipients: target === "numbers" ? list : [], content, appendOptOut, scheduledAt }
+      ? { audience, recipients: target === "numbers" ? list : [], content, appendOptOut, scheduledAt, transactional: isTransactional }
       : null,
   );
   const longest = delivery.data?.longest;
@@ -109,6 +113,7 @@ export function AdvancedSmsPage() {
         audience,
         recipients: target === "numbers" ? list : [],
         appendOptOut,
+        transactional: isTransactional,
       });
       if (!created.id) throw new Error("Failed to get campaign ID from response");
       const sent: SendResult = await sendCampaign(created.id, scheduledAt);
@@ -192,6 +197,19 @@ export function AdvancedSmsPage() {
             </label>
           </Field>
 
+          {target === "numbers" && (
+            <label className="flex items-start gap-2 text-sm text-slate-700">
+              <input type="checkbox" className="mt-1" checked={transactional} onChange={(e) => setTransactional(e.target.checked)} />
+              <span>
+                <span className="font-medium">Transactional message</span>
+                <span className="block text-xs text-slate-500">
+                  An order update, a reminder of an appointment, a code: something the recipient expects. It goes out at any hour;
+                  quiet hours hold marketing only. Never use it for promotions.
+                </span>
+              </span>
+            </label>
+          )}
+
           <fieldset className="space-y-2">
             <legend className="text-sm font-medium text-slate-700">When</legend>
             <label className="flex items-center gap-2 text-sm">
@@ -227,7 +245,14 @@ export function AdvancedSmsPage() {
             {content.trim() && audience && (
               <>
                 <MessagePreview preview={delivery.data} draft={content} testId="adv-preview" />
-                <DeliveryNote preview={delivery.data} loading={delivery.loading} error={delivery.error} locale={user.locale} scheduled={when === "later"} />
+                <DeliveryNote
+                  preview={delivery.data}
+                  loading={delivery.loading}
+                  error={delivery.error}
+                  locale={user.locale}
+                  scheduled={when === "later"}
+                  transactional={isTransactional}
+                />
               </>
             )}
           </Card>

@@ -8,6 +8,7 @@ import {
   canEdit,
   canPause,
   canResume,
+  canSendHeld,
   formatDateTime,
   formatRate,
   formatRecipients,
@@ -15,12 +16,13 @@ import {
   type Campaign,
 } from "./model";
 
-export type CardAction = "edit" | "view" | "duplicate" | "delete" | "pause" | "resume" | "cancel";
+export type CardAction = "edit" | "view" | "duplicate" | "delete" | "pause" | "resume" | "cancel" | "sendHeld";
 
 function CardMenu({ campaign, onAction }: { campaign: Campaign; onAction: (a: CardAction) => void }) {
   const items: { action: CardAction; label: string; danger?: boolean }[] = [
     canEdit(campaign) ? { action: "edit", label: "Edit" } : { action: "view", label: "View" },
     { action: "duplicate", label: "Duplicate" },
+    ...(canSendHeld(campaign) ? [{ action: "sendHeld" as const, label: "Send held messages now" }] : []),
     ...(canPause(campaign) ? [{ action: "pause" as const, label: "Pause" }] : []),
     ...(canResume(campaign) ? [{ action: "resume" as const, label: "Resume" }] : []),
     ...(canCancel(campaign) ? [{ action: "cancel" as const, label: "Cancel sending", danger: true }] : []),
@@ -99,6 +101,11 @@ export function CampaignCard({
           locale={locale}
           className="mt-2 rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900"
         />
+      )}
+      {canSendHeld(c) && (
+        <Button variant="secondary" className="mt-2 !py-1 text-xs" onClick={() => onAction("sendHeld")}>
+          Send held messages now
+        </Button>
       )}
       {c.status === "sending" && (
         <div

@@ -1,10 +1,10 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useNavigate, useSearch } from "@tanstack/react-router";
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Pagination } from "../../../components/pagination";
 import { Button, Card, Input, Spinner } from "../../../components/ui";
-import { campaignAction, deleteCampaign, duplicateCampaign, useCampaigns } from "../../../api/campaigns";
+import { campaignAction, deleteCampaign, duplicateCampaign, sendHeldMessages, useCampaigns } from "../../../api/campaigns";
 import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { useLiveRefresh } from "../../../lib/live";
@@ -13,6 +13,7 @@ import { CampaignCard, type CardAction } from "./campaign-card";
 import { CampaignDialog } from "./campaign-dialog";
 import { DetailsDialog } from "./details-dialog";
 import { CAMPAIGN_REFRESH_MS, isLive, type Campaign } from "./model";
+import { HeldWarning } from "./held-warning";
 import { CampaignWizard, type WizardPrefill } from "./wizard";
 import { MAX_MESSAGE } from "./wizard-steps";
 import { isCampaignType } from "./wizard-samples";
@@ -37,10 +38,13 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
   const [details, setDetails] = useState<Campaign | null>(null);
   const [wizardOpen, setWizardOpen] = useState(!!wizard);
   const [polling, setPolling] = useState(false);
-  // Deleting a draft and cancelling a send are asked once more in the app's own dialog.
-  const [confirming, setConfirming] = useState<{ title: string; text: string; label: string; run: () => Promise<void> } | null>(
-    null,
-  );
+  // Deleting a draft, cancelling a send and sending held messages inside quiet hours are asked once more in the app's own dialog.
+  const [confirming, setConfirming] = useState<{
+    title: string;
+    text: ReactNode;
+    label: string;
+    run: () => Promise<void>;
+  } | null>(null);
 
   useEffect(() => setWizardOpen(!!wizard), [wizard]);
   useEffect(() => {
@@ -99,6 +103,24 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
           text: `Cancel “${c.name}”? Messages not sent yet will not be sent.`,
           label: "Cancel sending",
           run: () => runAction(c, "cancel"),
+        });
+      case "sendHeld":
+        return setConfirming({
+          title: "Send held messages now",
+          text: <HeldWarning campaign={c} locale={user.locale} />,
+          label: "Send now",
+          run: async () => {
+            try {
+              const { released } = await sendHeldMessages(c.id);
+              toast({
+                title: "Held messages sent now",
+                description: `${released} message${released === 1 ? "" : "s"} of “${c.name}” ${released === 1 ? "is" : "are"} going out now; quiet hours no longer hold this campaign.`,
+              });
+            } catch (err) {
+              toast({ title: "Error", description: errorMessage(err, "Failed to send the held messages"), variant: "destructive" });
+            }
+            await list.reload();
+          },
         });
       default:
         return runAction(c, action);
@@ -216,7 +238,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
             setConfirming(null);
           }}
         >
-          <p>{confirming.text}</p>
+          {typeof confirming.text === "string" ? <p>{confirming.text}</p> : confirming.text}
         </ConfirmDialog>
       )}
       {wizardOpen && (

@@ -13,6 +13,8 @@ export type DeliveryQuestion = {
   content?: string;
   appendOptOut?: boolean;
   scheduledAt?: string | null;
+  /** A transactional one-off (typed numbers): quiet hours do not hold it. */
+  transactional?: boolean;
 };
 
 const DEBOUNCE_MS = 300;
@@ -57,17 +59,28 @@ export function DeliveryNote({
   error,
   locale,
   scheduled,
+  transactional = false,
 }: {
   preview: DeliveryPreview | null;
   loading: boolean;
   error: string | null;
   locale: string;
   scheduled: boolean;
+  /** A transactional one-off: quiet hours do not hold it, whatever the recipients' hour. */
+  transactional?: boolean;
 }) {
   if (error) return <p className="text-sm text-red-600">{error}</p>;
   if (!preview) return loading ? <Spinner className="text-slate-300" /> : null;
   const { total, inQuietHours, resumesAt } = preview;
   const when = scheduled ? "at that time" : "now";
+  if (transactional && total > 0) {
+    return (
+      <p data-testid="delivery-note" aria-live="polite" className="text-sm text-slate-600">
+        {plural(total, "recipient", "recipients", locale)}: transactional, so quiet hours do not hold it; it goes out{" "}
+        {scheduled ? "at the time you chose" : "right away"}, whatever the hour where they are.
+      </p>
+    );
+  }
   const who =
     inQuietHours === total
       ? total === 1

@@ -88,6 +88,8 @@ export function logBadge(status: LogStatus): Badge {
 export const canEdit = (c: Campaign) => c.status === "draft" || c.status === "scheduled";
 export const canPause = (c: Campaign) => c.status === "sending";
 export const canResume = (c: Campaign) => c.status === "paused";
+/** Messages of it wait for quiet hours: the user may send them now (after the compliance warning). */
+export const canSendHeld = (c: Campaign) => c.status === "sending" && !!c.quietWait && c.quietWait.count > 0;
 export const canCancel = (c: Campaign) => c.status === "sending" || c.status === "paused" || c.status === "scheduled";
 
 const REPORT_WINDOW_MS = 5 * 60_000;

@@ -11,16 +11,28 @@ type SendingSettings = {
   frequencyCapPerDay: number | null;
 };
 
+/** What saving did: quiet hours turned off send what they held at once; moved, they hold it until their new end. */
+function savedDescription(released: number, quietHoursOn: boolean): string {
+  if (!released) return "Your sending settings have been updated.";
+  const messages = `${released} message${released === 1 ? "" : "s"} held for quiet hours`;
+  return quietHoursOn
+    ? `${messages} go out as the new quiet hours allow.`
+    : `Quiet hours are off: ${messages} ${released === 1 ? "is" : "are"} being sent now.`;
+}
+
 /** Compliance at send time: quiet hours, the opt-out line, and an optional cap per contact. */
 export function SendingSettingsCard() {
   const { data } = useUserSettings();
   const [form, setForm] = useState<SendingSettings | null>(null);
   const [cap, setCap] = useState("");
   const [saving, setSaving] = useState(false);
+  // Quiet hours as saved: turning them off is said to send what they hold once it is saved.
+  const [savedQuiet, setSavedQuiet] = useState(false);
 
   useEffect(() => {
     if (data && !form) {
       setForm(data);
+      setSavedQuiet(data.quietHoursEnabled);
       setCap(data.frequencyCapPerDay ? String(data.frequencyCapPerDay) : "");
     }
   }, [data, form]);
@@ -35,9 +47,10 @@ export function SendingSettingsCard() {
     }
     setSaving(true);
     try {
-      const saved = await updateUserSettings({ ...form, frequencyCapPerDay: capValue });
+      const { releasedHeld, ...saved } = await updateUserSettings({ ...form, frequencyCapPerDay: capValue });
       setForm(saved);
-      toast({ title: "Settings saved", description: "Your sending settings have been updated." });
+      setSavedQuiet(saved.quietHoursEnabled);
+      toast({ title: "Settings saved", description: savedDescription(releasedHeld, saved.quietHoursEnabled) });
     } catch (err) {
       toast({ title: "Error", description: (err as Error).message || "Failed to update settings", variant: "destructive" });
     } finally {
@@ -62,6 +75,11 @@ export function SendingSettingsCard() {
           />
           Hold campaign messages during quiet hours
         </label>
+        {savedQuiet && !form.quietHoursEnabled && (
+          <p role="note" className="-mt-3 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="quiet-hours-off-note">
+            Saving sends the campaign messages quiet hours hold now, whatever the hour where their recipients are.
+          </p>
+        )}
         <div className="grid gap-4 sm:grid-cols-2 md:max-w-md">
           <Field label="Quiet hours start" htmlFor="quiet-start">
             <Input
