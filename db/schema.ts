@@ -868,6 +868,8 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
     // /metrics' last hour of attempts (migration 0041).
     index("webhook_deliveries_attempted_idx").on(t.lastAttemptAt).where(sql`last_attempt_at IS NOT NULL`),
+    // An account's pending deliveries, counted before a test send (migration 0050).
+    index("webhook_deliveries_pending_idx").on(t.userId).where(sql`status = 'pending'`),
   ],
 );
 

@@ -38,6 +38,7 @@ import m34 from "./0046_verification_daily_cap.sql" with { type: "text" };
 import m35 from "./0047_campaign_quiet_hours.sql" with { type: "text" };
 import m36 from "./0048_contact_import_rejects.sql" with { type: "text" };
 import m37 from "./0049_webhook_allow_list.sql" with { type: "text" };
+import m38 from "./0050_webhook_pending_by_account.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -79,4 +80,5 @@ export const migrationSql: Record<string, string> = {
   "0047_campaign_quiet_hours": m35,
   "0048_contact_import_rejects": m36,
   "0049_webhook_allow_list": m37,
+  "0050_webhook_pending_by_account": m38,
 };

@@ -65,7 +65,28 @@ export type JobHandlerOptions = {
   concurrency?: Concurrency | null;
 };
 
-export type Concurrency = { total: number; perRef: number; perUser: number };
+export type Concurrency = {
+  total: number;
+  perRef: number;
+  perUser: number;
+  /**
+   * The per-account bound shrinks as accounts run jobs of the kind: an account may hold at most
+   * total / (accounts running, itself counted, + 1), and never more than perUser. There is always room for one
+   * more account, so slow accounts (64 in all, 16 each: four used to fill every slot) never hold up a newcomer;
+   * no job is stopped, an account above its share just takes no more until it is below.
+   */
+  fairShare?: boolean;
+};
+
+/** The most jobs of a kind an account may run now: perUser, or its fair share when the kind asks for one. */
+function accountBound(counts: Map<string, number>, kind: string, userId: string, bound: Concurrency): number {
+  if (!bound.fairShare) return bound.perUser;
+  const prefix = `${kind}\x01`;
+  let accounts = 0;
+  for (const [slot, n] of counts) if (n > 0 && slot.startsWith(prefix)) accounts++;
+  if (!counts.get(userSlot(kind, userId))) accounts++;
+  return Math.max(1, Math.min(bound.perUser, Math.floor(bound.total / (accounts + 1))));
+}
 
 /**
  * Scratch space shared by the transactional handlers of one pass of the runner (a few milliseconds): what many jobs
@@ -329,8 +350,9 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   // Kinds, refs and accounts at their concurrency bound are left out of the selection: their jobs wait, pending.
   const full = [...counts]
     .filter(([slot, n]) => {
-      const bound = registry.get(slot.split(/[\0\x01]/)[0]!)?.options.concurrency;
-      return bound && n >= (slot.includes("\0") ? bound.perRef : slot.includes("\x01") ? bound.perUser : bound.total);
+      const [kind, id] = slot.split(/[\0\x01]/) as [string, string | undefined];
+      const bound = registry.get(kind)?.options.concurrency;
+      return bound && n >= (slot.includes("\0") ? bound.perRef : slot.includes("\x01") ? accountBound(counts, kind, id!, bound) : bound.total);
     })
     .map(([slot]) => slot);
   const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.includes(k)));
@@ -372,7 +394,7 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
   /** Takes the running slots of a bounded kind for the job, or answers false when its kind, ref or account is at its bound. */
   const take = ({ kind, refId, userId }: Due, bound: Concurrency) => {
     const slots = slotsOf(kind, refId, userId);
-    const bounds = [bound.total, bound.perRef, bound.perUser];
+    const bounds = [bound.total, bound.perRef, userId === null ? bound.perUser : accountBound(counts, kind, userId, bound)];
     if (slots.some((slot, i) => (counts.get(slot) ?? 0) >= bounds[i]!)) return false;
     for (const slot of slots) counts.set(slot, (counts.get(slot) ?? 0) + 1);
     return true;

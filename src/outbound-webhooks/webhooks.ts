@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { allowListOf, webhookAllowList } from "../admin/networks";
 import type { AppContext } from "../context";
 import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
-import { badRequest, notFound } from "../http/errors";
+import { badRequest, notFound, tooManyRequests } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
 import { findUserById } from "../users/queries";
@@ -20,10 +20,10 @@ import { type NetworkPolicy, pinnedRequest, resolveTarget } from "./ssrf";
  *   message, each with its own webhook-id, so a receiver sees the same shape whether a message was sent alone or
  *   in a campaign.
  * - A delivery job makes one attempt outside any transaction (leased) and puts itself back on Svix's schedule.
- *   At most ATTEMPTS_PER_ENDPOINT attempts run at once per endpoint, ATTEMPTS_PER_ACCOUNT per account and
- *   ATTEMPTS_IN_FLIGHT in all; the jobs runner leaves the rest pending until a slot frees, so one slow receiver
- *   neither floods the network nor holds up the other endpoints, and one account's slow endpoints never take the
- *   slots of the other accounts.
+ *   At most ATTEMPTS_PER_ENDPOINT attempts run at once per endpoint, ATTEMPTS_IN_FLIGHT in all, and per account
+ *   ATTEMPTS_PER_ACCOUNT or its fair share when other accounts send (the jobs' fairShare: always room for one more
+ *   account); the jobs runner leaves the rest pending until a slot frees, so one slow receiver neither floods the
+ *   network nor holds up the other endpoints, and slow accounts never take the slots of the other accounts.
  */
 
 export const WEBHOOK_EVENTS = [
@@ -72,7 +72,7 @@ const FEED_EVERY = MINUTE;
 /** Events read per transaction at most, and the time one page may take before the feed yields the event loop. */
 export const FEED_PAGE = 200;
 export const FEED_BUDGET_MS = 10;
-/** HTTP attempts running at once, per endpoint, per account (a quarter of all) and in all. */
+/** HTTP attempts running at once, per endpoint, per account (at most; less as more accounts send) and in all. */
 export const ATTEMPTS_PER_ENDPOINT = 8;
 export const ATTEMPTS_PER_ACCOUNT = 16;
 export const ATTEMPTS_IN_FLIGHT = 64;
@@ -422,9 +422,31 @@ export function feedDeliveries(ctx: AppContext): { made: number; more: boolean }
   })();
 }
 
-/** Queues a test event to one endpoint, delivered like any other. */
+/** Test events per endpoint per minute, and the pending deliveries past which an account's test sends wait. */
+export const TEST_SENDS_PER_MINUTE = 5;
+export const MAX_PENDING_PER_ACCOUNT = 100;
+
+/**
+ * Queues a test event to one endpoint, delivered like any other. A test send makes an HTTP call to a URL of the
+ * user's choosing: at most TEST_SENDS_PER_MINUTE a minute per endpoint, and none while the account has
+ * MAX_PENDING_PER_ACCOUNT deliveries pending (429 with Retry-After), so it cannot be made a request cannon.
+ */
 export function sendTestEvent(ctx: AppContext, userId: string, id: string): Delivery {
   const row = endpointRow(ctx, userId, id);
+  const now = ctx.now();
+  const recent = ctx.db.$client
+    .query(`SELECT created_at AS at FROM webhook_deliveries WHERE endpoint_id = ? AND event_type = 'webhook_test' AND created_at > ? ORDER BY created_at LIMIT ?`)
+    .all(id, now - MINUTE, TEST_SENDS_PER_MINUTE) as { at: number }[];
+  if (recent.length >= TEST_SENDS_PER_MINUTE) {
+    const wait = Math.max(1, Math.ceil((recent[0]!.at + MINUTE - now) / SECOND));
+    throw tooManyRequests(`At most ${TEST_SENDS_PER_MINUTE} test events a minute per webhook: try again in ${wait} s`, wait);
+  }
+  const pending = ctx.db.$client
+    .query(`SELECT count(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE user_id = ? AND status = 'pending' LIMIT ?)`)
+    .get(userId, MAX_PENDING_PER_ACCOUNT) as { n: number };
+  if (pending.n >= MAX_PENDING_PER_ACCOUNT) {
+    throw tooManyRequests(`${MAX_PENDING_PER_ACCOUNT} deliveries are waiting to be sent for this account: send a test event once they have gone`, 60);
+  }
   const deliveryId = ctx.db.$client.transaction(() =>
     insertDelivery(ctx, row, { source: null, eventId: null, type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: id }, at: ctx.now() }),
   )()!;
@@ -639,7 +661,7 @@ export function startOutboundWebhooks(ctx: AppContext) {
   registerJobHandler(ctx, DELIVER, (_ctx, job) => deliver(ctx, job.payload.deliveryId as string), {
     leaseMs: TIMEOUT + MINUTE,
     maxAttempts: 20,
-    concurrency: { total: ATTEMPTS_IN_FLIGHT, perRef: ATTEMPTS_PER_ENDPOINT, perUser: ATTEMPTS_PER_ACCOUNT },
+    concurrency: { total: ATTEMPTS_IN_FLIGHT, perRef: ATTEMPTS_PER_ENDPOINT, perUser: ATTEMPTS_PER_ACCOUNT, fairShare: true },
   });
   enqueueJob(ctx, { kind: FEED, key: FEED, runAt: ctx.now() });
   wake();

@@ -17,8 +17,8 @@ import {
   ATTEMPTS_PER_ENDPOINT,
   createEndpoint,
   FEED_PAGE,
+  feedDeliveries,
   feedStats,
-  sendTestEvent,
   startOutboundWebhooks,
 } from "../../src/outbound-webhooks/webhooks";
 import { openAppContext } from "../../src/server";
@@ -128,6 +128,12 @@ function backlog(ctx: AppContext, userId: string, n: number): number[] {
   )();
 }
 
+/** `n` contact_created events of an account, fed at once: one delivery per event and subscribed endpoint. */
+function deliveriesFor(ctx: AppContext, userId: string, n: number) {
+  backlog(ctx, userId, n);
+  while (feedDeliveries(ctx).more);
+}
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The feed's cursor at each turn of the event loop, from now until `until` holds (within 2,000 turns). */
@@ -232,7 +238,7 @@ describe("HTTP attempts", () => {
       }
     }
     await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
-    for (const ep of endpoints) for (let i = 0; i < 10; i++) sendTestEvent(ctx, ep.userId, ep.id);
+    for (const userId of new Set(endpoints.map((ep) => ep.userId))) deliveriesFor(ctx, userId, 10);
     receiver.hold();
     const runs = [runDueJobs(ctx), runDueJobs(ctx), runDueJobs(ctx)];
     expect(runs.map((r) => r.claimed)).toEqual([64, 0, 0]);
@@ -265,7 +271,7 @@ describe("HTTP attempts", () => {
 
     // Account A: 8 endpoints whose receiver does not answer, 20 deliveries each: 160 due.
     receiver.hold((path) => path.startsWith("/a/"));
-    for (const ep of slow) for (let i = 0; i < 20; i++) sendTestEvent(ctx, a.id, ep.id);
+    deliveriesFor(ctx, a.id, 20);
     const first = runDueJobs(ctx);
     expect(first.claimed).toBe(ATTEMPTS_PER_ACCOUNT);
     await waitFor(() => receiver.flying(), (n) => n === ATTEMPTS_PER_ACCOUNT);
@@ -282,7 +288,7 @@ describe("HTTP attempts", () => {
 
     // B's delivery falls due after all of A's: the pass skips A's waiting jobs in its query and attempts it at once.
     ctx.now = () => T0 + 1;
-    sendTestEvent(ctx, b.id, other.id);
+    deliveriesFor(ctx, b.id, 1);
     const second = runDueJobs(ctx);
     expect(second.claimed).toBe(1);
     await second.settled;
@@ -295,8 +301,51 @@ describe("HTTP attempts", () => {
     await first.settled;
     await deliverAll(ctx);
     expect(receiver.most.perPrefix.get("a/*")).toBe(ATTEMPTS_PER_ACCOUNT);
-    expect(Math.max(...receiver.most.perPath.values())).toBe(ATTEMPTS_PER_ENDPOINT);
+    // Each event made one delivery per endpoint: the 16 in flight were two per endpoint.
+    expect(Math.max(...receiver.most.perPath.values())).toBeLessThanOrEqual(ATTEMPTS_PER_ENDPOINT);
     expect(receiver.received.length).toBe(161);
     expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'succeeded' AND attempts = 1`)).toBe(161);
   });
+  test("slots are fair per account: four slow accounts leave room, and a fifth account's delivery is attempted at once", async () => {
+    const { dataDir, receiver } = setUp();
+    const ctx = await open(dataDir);
+    cleanups.unshift(() => ctx.db.$client.close());
+    const slow = [];
+    for (const name of ["a", "b", "c", "d"]) {
+      const user = await createOrPromoteAdmin(ctx, `slow-${name}@example.com`, "owner-secret-123");
+      for (let e = 0; e < 2; e++) await createEndpoint(ctx, user.id, { name: `ep${e}`, url: `${receiver.url}/${name}/ep${e}`, events: ["contact_created"] });
+      slow.push(user);
+    }
+    const fifth = await createOrPromoteAdmin(ctx, "fifth@example.com", "owner-secret-123");
+    await createEndpoint(ctx, fifth.id, { name: "crm", url: `${receiver.url}/e/crm`, events: ["contact_created"] });
+    await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
+
+    // Four accounts whose receivers never answer (a fake slow receiver), 40 deliveries each: 160 due, each account
+    // able to fill its 16 (two endpoints of 8).
+    receiver.hold((path) => !path.startsWith("/e/"));
+    for (const user of slow) deliveriesFor(ctx, user.id, 20);
+    const runs = [];
+    for (let i = 0; i < 6; i++) runs.push(runDueJobs(ctx));
+    // Each account may hold total / (accounts running + 1): 16, 16, 16 (64/4), then 12 (64/5) for the fourth.
+    await waitFor(() => receiver.flying(), (n) => n === 60);
+    expect(runs.map((r) => r.claimed).reduce((x, y) => x + y)).toBe(60);
+    expect(["a/*", "b/*", "c/*", "d/*"].map((p) => receiver.most.perPrefix.get(p))).toEqual([16, 16, 16, 12]);
+
+    // The fifth account's event: attempted in the next pass while all 60 slow attempts are still in flight.
+    ctx.now = () => T0 + 1;
+    deliveriesFor(ctx, fifth.id, 1);
+    const next = runDueJobs(ctx);
+    expect(next.claimed).toBe(1);
+    await next.settled;
+    expect(receiver.received.map((r) => r.path)).toEqual(["/e/crm"]);
+    expect(receiver.flying()).toBe(60);
+
+    receiver.release();
+    await Promise.all(runs.map((r) => r.settled));
+    await deliverAll(ctx);
+    expect(receiver.received.length).toBe(161);
+    expect(Math.max(...[...receiver.most.perPrefix.values()])).toBe(16);
+    expect(receiver.most.total).toBeLessThanOrEqual(64);
+  });
 });
+

@@ -407,6 +407,50 @@ describe("the webhooks API", () => {
     expect(range.body).toEqual({ queued: 0 });
   });
 
+  test("test sends: 5 a minute per webhook, then 429 with Retry-After; none while the account has 100 deliveries pending", async () => {
+    receiver.answerWith(() => new Response("ok"));
+    const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "limited", url: `${receiver.url}/limited`, events: ["contact_created"] } })).body;
+    const other = (await t.api("/api/webhooks", { token: a.token, body: { name: "other", url: `${receiver.url}/other`, events: ["contact_created"] } })).body;
+    const realNow = t.ctx.now;
+    const start = Date.now() + 3 * 24 * 3600_000; // past the deliveries the other tests made
+    let now = start;
+    t.ctx.now = () => now;
+    try {
+      const send = (id: string) => t.api(`/api/webhooks/${id}/test`, { method: "POST", token: a.token });
+      const statuses = [];
+      for (let i = 0; i < 5; i++) {
+        statuses.push((await send(ep.id)).status);
+        now += 1000;
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200]);
+      const sixth = await send(ep.id);
+      expect([sixth.status, sixth.body.message, sixth.headers.get("retry-after")]).toEqual([429, "At most 5 test events a minute per webhook: try again in 55 s", "55"]);
+      expect((await send(other.id)).status).toBe(200); // per webhook
+      now = start + 60_001; // the first has aged out
+      expect((await send(ep.id)).status).toBe(200);
+      expect((await send(ep.id)).status).toBe(429);
+
+      // 100 deliveries waiting (a receiver that does not keep up): the account's test sends wait.
+      await runDueJobs(t.ctx).settled;
+      const insert = t.ctx.db.$client.query(
+        `INSERT INTO webhook_deliveries (id, endpoint_id, user_id, event_type, payload, status, created_at) VALUES (?, ?, ?, 'contact_created', '{}', 'pending', ?)`,
+      );
+      for (let i = 0; i < 100; i++) insert.run(`msg_pending_${i}`, other.id, a.user.id, now);
+      now += 120_000;
+      const capped = await send(ep.id);
+      expect([capped.status, capped.body.message, capped.headers.get("retry-after")]).toEqual([
+        429,
+        "100 deliveries are waiting to be sent for this account: send a test event once they have gone",
+        "60",
+      ]);
+      t.ctx.db.$client.query(`DELETE FROM webhook_deliveries WHERE id LIKE 'msg_pending_%'`).run();
+      expect((await send(ep.id)).status).toBe(200);
+    } finally {
+      t.ctx.now = realNow;
+      await runDueJobs(t.ctx).settled;
+    }
+  });
+
   test("the user's webhook API is CSRF-protected, unlike the provider webhooks under the same prefix", async () => {
     const res = await t.api("/api/webhooks", { cookie: "x", origin: false, headers: { origin: "https://evil.example" }, body: { name: "x", url: "http://example.com", events: ["contact_created"] } });
     expect(res.status).toBe(403);
