@@ -68,20 +68,8 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
 
   // Sign up and verify.
   const email = `first-hour${Date.now()}@example.com`;
-  // The first visit is a welcome ("Welcome, Rosa!"), not a "welcome back".
-  await app.signUp(page, { email });
-  await shot(page, "01-home-first-visit-1280");
-  // The sidebar lists only screens that exist, Segments among them, and its Quick Start box is above the fold.
-  const nav = page.getByRole("navigation", { name: "Main" });
-  await expect(nav.getByRole("link", { name: "Segments" })).toBeVisible();
-  for (const built of ["Chat & Replies", "Keywords", "Results & Stats"]) await expect(nav.getByRole("link", { name: built })).toBeVisible();
-  for (const gone of ["Email Marketing"]) await expect(nav.getByRole("link", { name: gone })).toHaveCount(0);
-  const quickStart = nav.getByRole("link", { name: "Send a message →" });
-  const box = (await quickStart.boundingBox())!;
-  expect(box.y + box.height).toBeLessThanOrEqual(DESKTOP.height);
-
-  // Onboarding.
-  await page.getByRole("link", { name: "Start setup" }).click();
+  // Verified, the setup wizard comes first, with the business's time zone and country; it ends on /dashboard.
+  await app.signUp(page, { email }, { onboarding: false });
   await page.getByLabel("Business name").fill("Bloom & Co. Florist");
   await page.getByLabel("Industry").selectOption("Retail & E-commerce");
   await page.getByRole("button", { name: "Continue" }).click();
@@ -92,7 +80,22 @@ test("the first hour: sign up, verify, onboarding, simulator, import, a campaign
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByRole("heading", { name: "You're all set, Bloom & Co. Florist!" })).toBeVisible();
   await page.getByRole("button", { name: "Go to Dashboard" }).click();
-  await expect(page.getByRole("heading", { name: "Welcome back, Rosa!" })).toBeVisible();
+  await expect(page).toHaveURL(`${app.url}/dashboard`);
+  await expect(page.getByRole("heading", { name: "Results & Stats" })).toBeVisible();
+
+  // The home page's first visit is a welcome ("Welcome, Rosa!"), not a "welcome back"; setup is done.
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await nav.getByRole("link", { name: "Dashboard", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Welcome, Rosa!" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Start setup" })).toHaveCount(0);
+  await shot(page, "01-home-first-visit-1280");
+  // The sidebar lists only screens that exist, Segments among them, and its Quick Start box is above the fold.
+  await expect(nav.getByRole("link", { name: "Segments" })).toBeVisible();
+  for (const built of ["Chat & Replies", "Keywords", "Results & Stats"]) await expect(nav.getByRole("link", { name: built })).toBeVisible();
+  for (const gone of ["Email Marketing"]) await expect(nav.getByRole("link", { name: gone })).toHaveCount(0);
+  const quickStart = nav.getByRole("link", { name: "Send a message →" });
+  const box = (await quickStart.boundingBox())!;
+  expect(box.y + box.height).toBeLessThanOrEqual(DESKTOP.height);
 
   // The simulator provider and one of its numbers.
   await nav.getByRole("link", { name: "Phone Settings" }).click();

@@ -12,7 +12,8 @@ export type Contact = ContactPage["data"][number];
 export type ContactStats = Ok<Contacts["stats"]["get"]>;
 export type DuplicateGroup = { phone: string; contacts: Contact[] };
 export type DuplicatePage = { data: DuplicateGroup[]; total: number };
-export type ConsentEntry = { kind: "opt_in" | "opt_out"; source: string; text: string; createdAt: string };
+/** One consent as GET /api/contacts/:id/consent answers: a keyword's or START's carries the number texted (and the keyword). */
+export type ConsentEntry = { kind: "opt_in" | "opt_out"; source: string; text: string; keyword: string | null; number: string | null; createdAt: string };
 export type DuplicateDetail = {
   line: number;
   attemptedName: string;

@@ -9,7 +9,9 @@ type UserRoutes = Routes["api"]["user"];
 /** Regional and sending settings as GET /api/user/settings answers. */
 export type UserSettings = Ok<UserRoutes["settings"]["get"]>;
 /** What PATCH /api/user/settings takes: any of the settings, each checked by the server. */
-export type SettingsPatch = Partial<Omit<UserSettings, "defaultCountryChosen" | "defaultCountry">> & { defaultCountry?: string };
+export type SettingsPatch = Partial<Omit<UserSettings, "defaultCountryChosen" | "defaultCountry" | "helpReplyDefault" | "helpReplyCustom">> & {
+  defaultCountry?: string;
+};
 
 /** `enabled: false` reads nothing (a dialog that is closed). */
 export const useUserSettings = (enabled = true) => useApi<UserSettings>(enabled ? "/api/user/settings" : null);
@@ -20,8 +22,27 @@ export type SavedSettings = Ok<UserRoutes["settings"]["patch"]>;
 export const updateUserSettings = (patch: SettingsPatch) =>
   api<SavedSettings>("/api/user/settings", { method: "PATCH", body: patch });
 
-export const saveOnboarding = (answers: { businessName: string; industry: string; customerType: string; goals: string[] }) =>
+export type OnboardingAnswers = { businessName: string; industry: string; customerType: string; goals: string[]; timezone: string; defaultCountry: string };
+
+export const saveOnboarding = (answers: OnboardingAnswers) =>
   api<User>("/api/user/onboarding", { method: "PUT", body: answers });
 
 export const changePassword = (currentPassword: string, newPassword: string, confirmPassword: string) =>
   api<{ message: string }>("/api/user/password", { body: { currentPassword, newPassword, confirmPassword } });
+
+/** The business profile and the user's own name and email, as GET /api/user/profile answers. */
+export type Profile = Ok<UserRoutes["profile"]["get"]>;
+export type ProfilePatch = Partial<Pick<Profile, "firstName" | "lastName" | "businessName" | "industry" | "businessContact">>;
+
+export const useProfile = () => useApi<Profile>("/api/user/profile");
+
+export const updateProfile = (patch: ProfilePatch) => api<Profile>("/api/user/profile", { method: "PATCH", body: patch });
+
+/** Sends a code to the new address; the email changes when it comes back (confirmEmailChange). */
+export const requestEmailChange = (email: string) =>
+  api<{ message: string; pendingEmail: string; retryAfter: number }>("/api/user/email", { body: { email } });
+
+export const confirmEmailChange = (code: string) =>
+  api<{ message: string; user: User; profile: Profile }>("/api/user/email/confirm", { body: { code } });
+
+export const cancelEmailChange = () => api<Profile>("/api/user/email", { method: "DELETE" });

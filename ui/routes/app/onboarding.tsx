@@ -1,31 +1,77 @@
 import { useNavigate } from "@tanstack/react-router";
-import { useState } from "react";
-import { CUSTOMER_TYPES, GOALS, INDUSTRIES } from "../../../src/users/regional-options";
+import { isSupportedCountry } from "libphonenumber-js";
+import { useEffect, useState } from "react";
+import { CUSTOMER_TYPES, GOALS, INDUSTRIES, TIMEZONES } from "../../../src/users/regional-options";
 import { Logo } from "../../components/public-layout";
 import { Button, Card, cx, Field, Input, Select } from "../../components/ui";
-import { saveOnboarding } from "../../api/users";
-import { setUser } from "../../lib/auth";
+import { saveOnboarding, useUserSettings } from "../../api/users";
+import { auth, setUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { CountrySelect } from "./contacts/country-select";
 
 const STEPS = ["Your business", "Your customers", "Your goals", "All set"];
 
-/** The first-run setup wizard at /welcome and /onboarding; the answers are saved on the account. */
+/** The minutes a zone is ahead of UTC at `at`. */
+function offsetOf(zone: string, at: Date): number {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" })
+    .formatToParts(at)
+    .reduce<Record<string, number>>((acc, p) => (p.type === "literal" ? acc : { ...acc, [p.type]: Number(p.value) }), {});
+  return Math.round((Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!) - at.getTime()) / 60_000);
+}
+
+/** The browser's time zone among those offered, else one offered with the same clock now; null when none has. */
+export function browserZone(): string | null {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (TIMEZONES.some((z) => z.value === zone)) return zone;
+  const now = new Date();
+  const mine = offsetOf(zone, now);
+  return TIMEZONES.find((z) => offsetOf(z.value, now) === mine)?.value ?? null;
+}
+
+/** The country of the browser's language ("en-GB": GB; "de": DE once maximized), if phone numbers know it. */
+export function browserCountry(): string | null {
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    try {
+      const region = new Intl.Locale(tag).maximize().region;
+      if (region && isSupportedCountry(region)) return region;
+    } catch {
+      // An odd tag: try the next.
+    }
+  }
+  return null;
+}
+
+/**
+ * The first-run setup wizard at /welcome and /onboarding, shown after the email is verified: the business profile's
+ * name and industry, the customers, the goals, and where the business is (time zone, default country), the first
+ * time from the browser. Revisited, it shows what was saved. It ends on /dashboard.
+ */
 export function OnboardingPage() {
+  const user = auth.value.user!;
+  const settings = useUserSettings();
   const navigate = useNavigate();
   const [step, setStep] = useState(0);
-  const [businessName, setBusinessName] = useState("");
-  const [industry, setIndustry] = useState("");
-  const [customerType, setCustomerType] = useState("");
-  const [goals, setGoals] = useState<string[]>([]);
+  const [businessName, setBusinessName] = useState(user.business.name ?? "");
+  const [industry, setIndustry] = useState(user.business.industry ?? "");
+  const [customerType, setCustomerType] = useState(user.onboarding?.customerType ?? "");
+  const [goals, setGoals] = useState<string[]>(user.onboarding?.goals ?? []);
+  const [timezone, setTimezone] = useState(() => (user.onboardedAt ? user.timezone : (browserZone() ?? user.timezone)));
+  const [country, setCountry] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
 
-  const canContinue = [businessName.trim() !== "" && industry !== "", customerType !== "", goals.length > 0][step] ?? true;
+  // The country: the one chosen before, else the browser's, else the one derived for the account.
+  useEffect(() => {
+    const s = settings.data;
+    if (s && country === null) setCountry(s.defaultCountryChosen ? s.defaultCountry : (browserCountry() ?? s.defaultCountry));
+  }, [settings.data, country]);
+
+  const canContinue = [businessName.trim() !== "" && industry !== "" && country !== null, customerType !== "", goals.length > 0][step] ?? true;
 
   const next = async () => {
     if (step < 2) return setStep(step + 1);
     setSaving(true);
     try {
-      setUser(await saveOnboarding({ businessName, industry, customerType, goals }));
+      setUser(await saveOnboarding({ businessName, industry, customerType, goals, timezone, defaultCountry: country! }));
       setStep(3);
     } catch (err) {
       toast({ title: "Error", description: (err as Error).message || "Failed to save your answers", variant: "destructive" });
@@ -63,6 +109,20 @@ export function OnboardingPage() {
                 ))}
               </Select>
             </Field>
+            <div className="grid gap-4 sm:grid-cols-2">
+              <Field label="Time zone" htmlFor="ob-timezone" hint="Your schedules and reports use it.">
+                <Select id="ob-timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
+                  {TIMEZONES.map((z) => (
+                    <option key={z.value} value={z.value}>
+                      {z.label}
+                    </option>
+                  ))}
+                </Select>
+              </Field>
+              <Field label="Default country" htmlFor="ob-country" hint="For phone numbers written without +.">
+                <CountrySelect id="ob-country" value={country ?? ""} locale={user.locale} onChange={setCountry} />
+              </Field>
+            </div>
           </div>
         )}
 
@@ -99,7 +159,7 @@ export function OnboardingPage() {
               Next: connect your SMS provider in Phone Settings (or try the built-in simulator), add your customers, and send
               your first campaign.
             </p>
-            <Button className="mt-2" onClick={() => navigate({ to: "/" })}>
+            <Button className="mt-2" onClick={() => navigate({ to: "/dashboard" })}>
               Go to Dashboard
             </Button>
             <p className="text-sm">

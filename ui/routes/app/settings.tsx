@@ -6,6 +6,7 @@ import { auth, refreshUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 import { updateUserSettings, useUserSettings } from "../../api/users";
 import { CountrySelect } from "./contacts/country-select";
+import { BusinessProfileCard } from "./settings/business-profile";
 import { SendingSettingsCard } from "./settings/sending-settings";
 
 type Settings = { timezone: string; locale: string; dateFormat: string };
@@ -45,8 +46,9 @@ export function SettingsPage() {
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-bold">Account Settings</h1>
-        <p className="text-slate-600">Signed in as {user.email}</p>
+        <p className="break-all text-slate-600">Signed in as {user.email}</p>
       </div>
+      <BusinessProfileCard />
       <Card className="p-6">
         <h2 className="text-lg font-semibold">International Settings</h2>
         <p className="mb-5 text-sm text-slate-500">

@@ -54,7 +54,8 @@ export function VerifyEmailScreen({ user }: { user: User }) {
       toast({ title: "Email verified successfully!" });
       setTimeout(() => {
         setUser(answer.user);
-        void navigate({ to: "/" });
+        // First the setup wizard (business name, customers, time zone and country); it ends on /dashboard.
+        void navigate({ to: "/onboarding" });
       }, 1500);
     } catch (err) {
       const text = err instanceof Error && err.message ? err.message : "Invalid verification code";
@@ -77,7 +78,7 @@ export function VerifyEmailScreen({ user }: { user: User }) {
         We sent a 6-digit code to <strong>{user.email}</strong>. Enter it below to activate your account.
       </p>
       {verified ? (
-        <Alert tone="success">Email verified successfully! Taking you to your dashboard…</Alert>
+        <Alert tone="success">Email verified successfully! Next, a few questions to set up your account…</Alert>
       ) : (
         <form onSubmit={submit} className="mt-4 space-y-4" noValidate>
           {error && <Alert>{error}</Alert>}

@@ -80,8 +80,16 @@ export function ConsentDialog({
                 {new Date(entry.createdAt).toLocaleTimeString(undefined, { timeZone, hour: "2-digit", minute: "2-digit" })}
               </span>
             </div>
-            <p className="text-xs text-slate-500">Source: {SOURCE[entry.source] ?? entry.source}</p>
-            {entry.text && <p className="mt-1 text-slate-700">“{entry.text}”</p>}
+            <p className="text-xs text-slate-500">
+              Source: {SOURCE[entry.source] ?? entry.source}
+              {entry.keyword && ` · keyword ${entry.keyword}`}
+              {entry.number && ` · texted to ${entry.number}`}
+            </p>
+            {entry.text && (
+              <p className="mt-1 break-words text-slate-700" data-testid="consent-text">
+                “{entry.text}”
+              </p>
+            )}
           </li>
         ))}
       </ol>

@@ -9,6 +9,7 @@ type SendingSettings = {
   quietHoursEnd: string;
   appendOptOut: boolean;
   frequencyCapPerDay: number | null;
+  helpReply: string;
 };
 
 /** What saving did: quiet hours turned off send what they held at once; moved, they hold it until their new end. */
@@ -20,9 +21,9 @@ function savedDescription(released: number, quietHoursOn: boolean): string {
     : `Quiet hours are off: ${messages} ${released === 1 ? "is" : "are"} being sent now.`;
 }
 
-/** Compliance at send time: quiet hours, the opt-out line, and an optional cap per contact. */
+/** Compliance at send time: quiet hours, the opt-out line, an optional cap per contact, and the HELP reply. */
 export function SendingSettingsCard() {
-  const { data } = useUserSettings();
+  const { data, reload } = useUserSettings();
   const [form, setForm] = useState<SendingSettings | null>(null);
   const [cap, setCap] = useState("");
   const [saving, setSaving] = useState(false);
@@ -47,9 +48,16 @@ export function SendingSettingsCard() {
     }
     setSaving(true);
     try {
-      const { releasedHeld, ...saved } = await updateUserSettings({ ...form, frequencyCapPerDay: capValue });
+      // The HELP reply is sent only when edited: a default shown before the business name changed is not the user's text.
+      const { helpReply, ...rest } = form;
+      const { releasedHeld, ...saved } = await updateUserSettings({
+        ...rest,
+        frequencyCapPerDay: capValue,
+        ...(helpReply !== data?.helpReply ? { helpReply } : {}),
+      });
       setForm(saved);
       setSavedQuiet(saved.quietHoursEnabled);
+      reload();
       toast({ title: "Settings saved", description: savedDescription(releasedHeld, saved.quietHoursEnabled) });
     } catch (err) {
       toast({ title: "Error", description: (err as Error).message || "Failed to update settings", variant: "destructive" });
@@ -113,6 +121,32 @@ export function SendingSettingsCard() {
           <Field label="Frequency cap (campaign messages per contact per day)" htmlFor="frequency-cap" hint="Leave empty for no cap.">
             <Input id="frequency-cap" inputMode="numeric" value={cap} placeholder="No cap" onChange={(e) => setCap(e.target.value.replace(/\D/g, ""))} />
           </Field>
+        </div>
+        <div>
+          <Field
+            label="HELP reply"
+            htmlFor="help-reply"
+            hint="Sent to anyone who texts HELP or INFO. Carriers expect your business name, a way to reach you, that rates may apply, and how to stop. Empty: the default below, from your Business Profile."
+          >
+            <textarea
+              id="help-reply"
+              rows={3}
+              maxLength={480}
+              className="w-full rounded-lg border border-slate-300 px-3 py-2 text-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
+              value={form.helpReply}
+              onChange={(e) => setForm({ ...form, helpReply: e.target.value })}
+            />
+          </Field>
+          {data && form.helpReply.trim() !== data.helpReplyDefault && (
+            <div className="mt-2 rounded-lg bg-slate-50 p-3 text-sm text-slate-600">
+              <p>
+                Default: <span data-testid="help-reply-default">{data.helpReplyDefault}</span>
+              </p>
+              <Button variant="ghost" className="mt-1 px-0" onClick={() => setForm({ ...form, helpReply: data.helpReplyDefault })}>
+                Use the default
+              </Button>
+            </div>
+          )}
         </div>
       </div>
       <Button className="mt-6" onClick={save} disabled={saving}>
