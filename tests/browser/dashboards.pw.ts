@@ -97,7 +97,8 @@ test("the results dashboard, the advanced home and the simple home show the acco
   await expect(popup).toBeVisible();
   await popup.getByRole("button", { name: "Close chat", exact: true }).click();
 
-  // Results & Stats, from the sidebar.
+  // Results & Stats, from the sidebar (sign-up ended on it, before the data: the home first, so it loads anew).
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Dashboard", exact: true }).click();
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Results & Stats" }).click();
   await expect(page.getByRole("heading", { name: "Results & Stats" })).toBeVisible();
   const month = await call<{
