@@ -67,9 +67,11 @@ test("YES confirms a double opt-in with the keyword's welcome, logged as sent; H
   await expect.poll(async () => (await call<{ data: { pendingCount: number }[] }>("/api/keywords")).data[0]!.pendingCount).toBe(1);
   await text("+14155550142", "YES");
   await text("+14155550143", "HELP");
+  // The simulator delivers the texts a moment later: the opt-in is confirmed before the screens are read.
+  await expect.poll(async () => (await call<{ data: { optInCount: number }[] }>("/api/keywords")).data[0]!.optInCount).toBe(1);
 
   await nav(page, "Chat & Replies").click();
-  await page.getByText("0142").first().click();
+  await page.getByRole("list", { name: "Conversation list" }).getByRole("button", { name: /^\+1 \(415\) 555-0142/ }).click();
   const thread = page.locator("body");
   await expect(thread.getByText(WELCOME).first()).toBeVisible({ timeout: 15_000 });
   await expect(thread.getByText(QUESTION).first()).toBeVisible();
