@@ -38,8 +38,9 @@ export type AppContext = {
    */
   detachProviderMessages(providerId: string): Promise<void>;
   /**
-   * After an account's quiet hours changed (src/users/routes.ts, below the outbox): the messages they held become
-   * due and are checked against the new setting (src/campaigns/held.ts); answers how many. Wired in server.ts.
+   * After an account's quiet hours changed (src/users/routes.ts, below the outbox): the campaign messages and drip
+   * steps they held become due and are checked against the new setting (src/campaigns/held.ts,
+   * src/drips/runner.ts); answers how many. Wired in server.ts.
    */
   releaseHeldMessages(userId: string): number;
   /**

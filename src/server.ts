@@ -17,7 +17,7 @@ import { registerScheduledCampaigns } from "./campaigns/scheduler";
 import { scheduleEventPruning } from "./events/events";
 import { startJobRunner } from "./jobs/jobs";
 import { startAutomation } from "./automation/runner";
-import { registerDrips } from "./drips/runner";
+import { registerDrips, releaseHeldDripSteps } from "./drips/runner";
 import { scheduleDeliveryPruning } from "./outbound-webhooks/retention";
 import { sealClearSecrets, startOutboundWebhooks } from "./outbound-webhooks/webhooks";
 import { releaseAccountHeld } from "./campaigns/held";
@@ -66,7 +66,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
       await detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider");
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
-    releaseHeldMessages: (userId) => releaseAccountHeld(ctx, userId),
+    releaseHeldMessages: (userId) => releaseAccountHeld(ctx, userId) + releaseHeldDripSteps(ctx, userId),
     onStop: [],
   };
   // The engine and the outbox, wired once: the messages domain is the outbox store, the campaigns domain answers for

@@ -5,7 +5,7 @@ import { contactIdsWhere, contactMatches, findContactById } from "../contacts/co
 import type { AppContext } from "../context";
 import { advanceCursor, hasCursor, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent } from "../events/events";
 import { HttpError } from "../http/errors";
-import { atPassEnd, enqueueJob, registerJobHandler, unwrittenAtPassEnd, type Job, type JobPass } from "../jobs/jobs";
+import { atPassEnd, enqueueJob, registerJobHandler, rescheduleJob, unwrittenAtPassEnd, type Job, type JobPass } from "../jobs/jobs";
 import { assertWithinLimit, usageFor } from "../licenses/limits";
 import { enqueue, type NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
@@ -328,6 +328,29 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
  * after any transaction that appended events, so an exit is recorded within moments, not at the next step. A new
  * installation reads from now on.
  */
+/**
+ * After the account's quiet hours changed (turned off, or moved): the drip steps they held (an active enrolment
+ * whose current step was last deferred and is due later) run now, and each checks the new setting again as it runs.
+ * Answers how many.
+ */
+export function releaseHeldDripSteps(ctx: AppContext, userId: string): number {
+  const now = ctx.now();
+  const held = ctx.db.$client
+    .query(
+      `SELECT e.id, e.drip_id AS dripId, e.next_step AS step FROM drip_enrolments e
+       WHERE e.user_id = ? AND e.state = 'active' AND e.next_at > ?
+         AND (SELECT l.outcome FROM drip_step_log l WHERE l.enrolment_id = e.id AND l.step = e.next_step ORDER BY l.id DESC LIMIT 1) = 'deferred'`,
+    )
+    .all(userId, now) as { id: string; dripId: string; step: number }[];
+  ctx.db.$client.transaction(() => {
+    for (const e of held) {
+      ctx.db.update(dripEnrolments).set({ nextAt: now }).where(eq(dripEnrolments.id, e.id)).run();
+      rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.step), runAt: now, userId, refId: e.dripId, payload: { enrolmentId: e.id, step: e.step } });
+    }
+  })();
+  return held.length;
+}
+
 export function registerDrips(ctx: AppContext) {
   registerJobHandler(ctx, JOB_KIND, runStep, { transactional: true, firstDelayMs: 10_000, maxAttempts: 8 });
   // Not transactional: each chunk commits with its cursor and the reader yields between chunks. A short lease, so

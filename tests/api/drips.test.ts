@@ -374,6 +374,24 @@ describe("drip campaigns", () => {
     expect(e.state).toBe("completed");
   });
 
+  test("quiet hours turned off run the step they held at once, and the settings' answer counts it", async () => {
+    const start = startClock();
+    const { acc, contact } = await account(true);
+    const c = await contact("Q");
+    const d = await drip(acc, { steps: [{ delay: 10, unit: "hours", content: "Night" }] });
+    await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [c.id] });
+    clock = start + 10 * HOUR; // 22:00 in Los Angeles
+    run();
+    expect(sent(acc)).toEqual([]);
+    const off = await call(acc, "PATCH", "/api/user/settings", { quietHoursEnabled: false });
+    expect(off.body).toMatchObject({ quietHoursEnabled: false, releasedHeld: 1 });
+    run();
+    expect(sent(acc)).toEqual([`${c.phone.slice(-4)} Night`]);
+    const [e] = await enrolments(acc, d.id);
+    expect(e.state).toBe("completed");
+    expect(e.history.map((h: { outcome: string }) => h.outcome)).toEqual(["deferred", "sent"]);
+  });
+
   test("editing the steps with contacts waiting asks first; the answer moves their next step or leaves it", async () => {
     const start = startClock();
     const { acc, contact } = await account();
