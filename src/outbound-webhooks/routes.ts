@@ -2,10 +2,12 @@ import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import { requireRecentConfirmation } from "../auth/reauth";
 import type { AppContext } from "../context";
+import type { User } from "../users/queries";
 import { pageOf, pagingQuery } from "../http/paging";
 import {
   createEndpoint,
   deleteEndpoint,
+  type EndpointInput,
   listDeliveries,
   listEndpoints,
   redeliver,
@@ -34,7 +36,18 @@ const fields = {
 };
 const time = (what: string) => t.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, error: `${what} is a time in milliseconds` });
 
+/** The fields an edit may change, each optional. */
+const editBody = t.Object({
+  name: t.Optional(fields.name),
+  url: t.Optional(fields.url),
+  events: t.Optional(fields.events),
+  secret: fields.secret,
+  active: fields.active,
+});
+
 export function outboundWebhookRoutes(ctx: AppContext) {
+  const editEndpoint = (user: User, sessionId: string, id: string, body: EndpointInput) =>
+    updateEndpoint(ctx, user.id, id, body, (what) => requireRecentConfirmation(ctx, user, sessionId, `to change a webhook's ${what}`));
   return new Elysia({ prefix: "/api/webhooks" })
     .use(authGuard(ctx))
     // GET /api/webhooks
@@ -50,23 +63,11 @@ export function outboundWebhookRoutes(ctx: AppContext) {
       },
       { auth: true, body: t.Object(fields) },
     )
+    // The Edit dialog's; PUT below takes the same partial body, as it always did.
+    // PATCH /api/webhooks/:id
+    .patch("/:id", ({ user, sessionId, params, body }) => editEndpoint(user, sessionId, params.id, body), { auth: true, params: idParams, body: editBody })
     // PUT /api/webhooks/:id
-    .put(
-      "/:id",
-      ({ user, sessionId, params, body }) =>
-        updateEndpoint(ctx, user.id, params.id, body, (what) => requireRecentConfirmation(ctx, user, sessionId, `to change a webhook's ${what}`)),
-      {
-        auth: true,
-        params: idParams,
-        body: t.Object({
-          name: t.Optional(fields.name),
-          url: t.Optional(fields.url),
-          events: t.Optional(fields.events),
-          secret: fields.secret,
-          active: fields.active,
-        }),
-      },
-    )
+    .put("/:id", ({ user, sessionId, params, body }) => editEndpoint(user, sessionId, params.id, body), { auth: true, params: idParams, body: editBody })
     // DELETE /api/webhooks/:id
     .delete(
       "/:id",

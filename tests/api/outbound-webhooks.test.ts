@@ -451,6 +451,31 @@ describe("the webhooks API", () => {
     }
   });
 
+  test("PATCH /api/webhooks/:id edits a webhook's name, events and URL; bad changes answer 400, another account's 404", async () => {
+    receiversStandFor(t.ctx, "public");
+    const ep = (await t.api("/api/webhooks", { token: a.token, body: { name: "to edit", url: `${receiver.url}/before`, events: ["contact_created"] } })).body;
+    const patch = (body: unknown, token = a.token, id = ep.id) => t.api(`/api/webhooks/${id}`, { method: "PATCH", token, body });
+    const renamed = await patch({ name: "  Orders flow ", events: ["message_delivered", "contact_created", "message_delivered"] });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: ep.id, name: "Orders flow", url: `${receiver.url}/before`, events: ["message_delivered", "contact_created"], active: true });
+    expect((await patch({ url: `${receiver.url}/after` })).body).toMatchObject({ name: "Orders flow", url: `${receiver.url}/after` });
+    const refusals = [];
+    for (const body of [{ events: [] }, { name: " " }, { url: "http://169.254.169.254/latest" }, { events: ["nope"] }]) {
+      const res = await patch(body);
+      refusals.push([res.status, res.body.message]);
+    }
+    expect(refusals).toEqual([
+      [400, "Choose at least one event"],
+      [400, "Give the webhook a name"],
+      [400, `The webhook URL http://169.254.169.254 was refused: 169.254.169.254 is a cloud metadata address. ${NEVER_HINT}`],
+      [400, `Invalid events.0: expected one of ${WEBHOOK_EVENTS.join(", ")}`],
+    ]);
+    const stranger = await t.signUpVerified();
+    expect((await patch({ name: "mine" }, stranger.token)).status).toBe(404);
+    expect((await t.api("/api/webhooks", { token: a.token })).body.data.find((w: any) => w.id === ep.id)).toMatchObject({ name: "Orders flow", url: `${receiver.url}/after` });
+    await t.api(`/api/webhooks/${ep.id}`, { method: "DELETE", token: a.token });
+  });
+
   test("the user's webhook API is CSRF-protected, unlike the provider webhooks under the same prefix", async () => {
     const res = await t.api("/api/webhooks", { cookie: "x", origin: false, headers: { origin: "https://evil.example" }, body: { name: "x", url: "http://example.com", events: ["contact_created"] } });
     expect(res.status).toBe(403);

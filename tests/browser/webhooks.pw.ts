@@ -18,6 +18,9 @@ const lanAddress = Object.values(networkInterfaces())
 const ADMIN_EMAIL = "root@example.com";
 const ADMIN_PASSWORD = "admin-secret-123";
 
+// The browser in Los Angeles; the account keeps its time in Tokyo (the delivery log follows the account).
+test.use({ timezoneId: "America/Los_Angeles" });
+
 let app: Appliance;
 let receiver: Server;
 const received: { id: string; body: string }[] = [];
@@ -97,9 +100,45 @@ test("add a webhook on /integrations, send a test event, see it in the delivery 
     await expect(row).toContainText("200 (answer not shown: private network)");
     await expect(row).not.toContainText("thanks");
   } else await expect(row).toContainText("200 thanks");
+  expect(received.map((r) => JSON.parse(r.body).type)).toEqual(["webhook_test"]);
+
+  // The delivery's time reads in the account's zone (Tokyo), not the browser's (Los Angeles).
+  const settings = await page.evaluate(async () => {
+    const res = await fetch("/api/user/settings", { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ timezone: "Asia/Tokyo" }) });
+    return res.status;
+  });
+  expect(settings).toBe(200);
+  await page.reload();
+  await webhook.getByRole("button", { name: "Delivery log" }).click();
+  const attemptAt = await page.evaluate(async () => {
+    const list = await (await fetch("/api/webhooks")).json();
+    const log = await (await fetch(`/api/webhooks/${list.data[0].id}/deliveries`)).json();
+    return log.deliveries[0].lastAttemptAt as number;
+  });
+  const inZone = (timeZone: string) =>
+    page.evaluate(([at, timeZone]) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short", timeZone }).format(new Date(at)), [attemptAt, timeZone] as const);
+  expect(await inZone("Asia/Tokyo")).not.toBe(await inZone("America/Los_Angeles"));
+  await expect(row).toContainText(await inZone("Asia/Tokyo"));
   await page.screenshot({ path: join(shots, "delivery-log-1280.png") });
   await page.setViewportSize({ width: 390, height: 844 });
   await row.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, "delivery-log-390.png") });
-  expect(received.map((r) => JSON.parse(r.body).type)).toEqual(["webhook_test"]);
+
+  // Edit: a new name and events; the URL stays.
+  await webhook.getByRole("button", { name: "Edit" }).click();
+  const edit = page.getByRole("dialog", { name: "Edit Webhook" });
+  await expect(edit.getByLabel("URL")).toHaveValue(url);
+  await expect(edit.getByLabel("Secret (optional)")).toHaveCount(0);
+  await edit.getByLabel("Name").fill("Orders n8n");
+  await edit.getByLabel("Reply received").uncheck();
+  await edit.getByLabel("Contact created").check();
+  await page.screenshot({ path: join(shots, "edit-390.png") });
+  await edit.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Webhook saved" })).toBeVisible();
+  await expect(edit).toHaveCount(0);
+  const edited = page.getByRole("region", { name: "Webhook Orders n8n" });
+  await expect(edited).toContainText("message_delivered, contact_created");
+  await expect(edited).toContainText(url);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(shots, "edited-1280.png") });
 });

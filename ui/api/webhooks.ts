@@ -31,7 +31,7 @@ export const useWebhooks = () => useApi<WebhookList>("/api/webhooks");
 /** The answer carries the secret: the only time it is shown besides a rotation. */
 export const createWebhook = (body: WebhookInput) => api<Webhook & { secret: string }>("/api/webhooks", { body });
 
-export const updateWebhook = (id: string, body: Partial<WebhookInput>) => api<Webhook>(`/api/webhooks/${id}`, { method: "PUT", body });
+export const updateWebhook = (id: string, body: Partial<WebhookInput> & { active?: boolean }) => api<Webhook>(`/api/webhooks/${id}`, { method: "PATCH", body });
 
 export const deleteWebhook = (id: string) => api<void>(`/api/webhooks/${id}`, { method: "DELETE" });
 

@@ -6,9 +6,8 @@ import { Pagination } from "../../../components/pagination";
 import { Table } from "../../../components/table";
 import { Alert, Button, Card, Field, Input, Modal, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
+import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
-
-const when = (ms: number | null) => (ms === null ? "—" : new Date(ms).toLocaleString());
 
 async function copy(text: string, what: string) {
   try {
@@ -19,39 +18,59 @@ async function copy(text: string, what: string) {
   }
 }
 
-/** Add Webhook: name, URL, events, an optional secret (one is generated otherwise). */
-function WebhookDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (secret: string) => void }) {
-  const [name, setName] = useState("");
-  const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<WebhookEvent[]>(["message_delivered", "message_replied"]);
+/**
+ * Add Webhook (name, URL, events, an optional secret: one is generated otherwise), or Edit Webhook for an existing
+ * one (name, URL, events; its secret changes by rotation).
+ */
+function WebhookDialog({
+  open,
+  onClose,
+  editing,
+  onSaved,
+}: {
+  open: boolean;
+  onClose: () => void;
+  editing?: Webhook;
+  onSaved: (secret: string | null) => void;
+}) {
+  const [name, setName] = useState(editing?.name ?? "");
+  const [url, setUrl] = useState(editing?.url ?? "");
+  const [events, setEvents] = useState<WebhookEvent[]>(editing?.events ?? ["message_delivered", "message_replied"]);
   const [secret, setSecret] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const title = editing ? "Edit Webhook" : "Add Webhook";
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const created = await webhooksApi.createWebhook({ name, url, events, ...(secret.trim() ? { secret: secret.trim() } : {}) });
-      setName("");
-      setUrl("");
-      setSecret("");
-      onCreated(created.secret);
+      if (editing) {
+        await webhooksApi.updateWebhook(editing.id, { name, url, events });
+        onSaved(null);
+      } else {
+        const created = await webhooksApi.createWebhook({ name, url, events, ...(secret.trim() ? { secret: secret.trim() } : {}) });
+        setName("");
+        setUrl("");
+        setSecret("");
+        onSaved(created.secret);
+      }
     } catch (err) {
-      setError(errorMessage(err, "Could not add the webhook"));
+      setError(errorMessage(err, editing ? "Could not save the webhook" : "Could not add the webhook"));
     } finally {
       setBusy(false);
     }
   };
   const toggle = (v: WebhookEvent) => setEvents((list) => (list.includes(v) ? list.filter((x) => x !== v) : [...list, v]));
+  const id = editing ? `wh-${editing.id}` : "wh";
   return (
-    <Modal open={open} onClose={onClose} title="Add Webhook">
+    <Modal open={open} onClose={onClose} title={title}>
       <form onSubmit={submit} className="space-y-3">
-        <Field label="Name" htmlFor="wh-name">
-          <Input id="wh-name" value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} placeholder="n8n orders flow" />
+        <Field label="Name" htmlFor={`${id}-name`}>
+          <Input id={`${id}-name`} value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} placeholder="n8n orders flow" />
         </Field>
-        <Field label="URL" htmlFor="wh-url" hint="Called with a POST for each event. Private addresses need an administrator's permission.">
-          <Input id="wh-url" type="url" value={url} maxLength={2000} required onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/sms" />
+        <Field label="URL" htmlFor={`${id}-url`} hint="Called with a POST for each event. Private networks need an administrator's allow-list.">
+          <Input id={`${id}-url`} type="url" value={url} maxLength={2000} required onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/sms" />
         </Field>
         <fieldset>
           <legend className="text-sm font-medium text-slate-700">Events</legend>
@@ -64,9 +83,11 @@ function WebhookDialog({ open, onClose, onCreated }: { open: boolean; onClose: (
             ))}
           </div>
         </fieldset>
-        <Field label="Secret (optional)" htmlFor="wh-secret" hint="whsec_… — leave empty to generate one.">
-          <Input id="wh-secret" value={secret} maxLength={100} onChange={(e) => setSecret(e.target.value)} />
-        </Field>
+        {!editing && (
+          <Field label="Secret (optional)" htmlFor={`${id}-secret`} hint="whsec_… — leave empty to generate one.">
+            <Input id={`${id}-secret`} value={secret} maxLength={100} onChange={(e) => setSecret(e.target.value)} />
+          </Field>
+        )}
         {error && <Alert>{error}</Alert>}
         <div className="flex justify-end gap-2">
           <Button type="button" variant="secondary" onClick={onClose}>
@@ -74,7 +95,7 @@ function WebhookDialog({ open, onClose, onCreated }: { open: boolean; onClose: (
           </Button>
           <Button type="submit" disabled={busy || !events.length}>
             {busy && <Spinner />}
-            Add Webhook
+            {editing ? "Save" : "Add Webhook"}
           </Button>
         </div>
       </form>
@@ -111,7 +132,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
             </td>
             <td className="px-3 py-2">{d.attempts}</td>
             <td className="px-3 py-2">{d.latencyMs === null ? "—" : `${d.latencyMs} ms`}</td>
-            <td className="px-3 py-2 text-xs">{when(d.lastAttemptAt)}</td>
+            <td className="px-3 py-2 text-xs">{accountTime(d.lastAttemptAt)}</td>
             <td className="px-3 py-2">
               {d.status !== "pending" && (
                 <Button variant="secondary" onClick={() => again(d.id)}>
@@ -129,6 +150,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
 
 function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
+  const [editing, setEditing] = useState(false);
   const run = async (action: () => Promise<unknown>, done: string) => {
     try {
       await action();
@@ -156,6 +178,9 @@ function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
           <Button variant="secondary" onClick={() => setOpen(!open)} aria-expanded={open}>
             Delivery log
           </Button>
+          <Button variant="secondary" onClick={() => setEditing(true)}>
+            Edit
+          </Button>
           <Button variant="secondary" onClick={() => run(() => webhooksApi.updateWebhook(webhook.id, { active: !webhook.active }), webhook.active ? "Webhook disabled" : "Webhook enabled")}>
             {webhook.active ? "Disable" : "Enable"}
           </Button>
@@ -176,6 +201,18 @@ function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
         </div>
       </div>
       {open && <DeliveryLog webhook={webhook} />}
+      {editing && (
+        <WebhookDialog
+          open
+          editing={webhook}
+          onClose={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            toast({ title: "Webhook saved" });
+            onChanged();
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -219,7 +256,7 @@ export function WebhooksSection() {
       <WebhookDialog
         open={adding}
         onClose={() => setAdding(false)}
-        onCreated={(s) => {
+        onSaved={(s) => {
           setAdding(false);
           setSecret(s);
           void reload();
