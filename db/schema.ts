@@ -59,7 +59,7 @@ export const sessions = sqliteTable(
     userAgent: text("user_agent"),
     ip: text("ip"),
     lastSeenAt: integer("last_seen_at", { mode: "timestamp_ms" }),
-    /** The sign-in, or the last time its holder confirmed the password, a code or a passkey (src/auth/reauth.ts). */
+    /** The last time its holder confirmed the password, a code or a passkey (src/auth/reauth.ts); a sign-in does not count. */
     confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
@@ -816,6 +816,8 @@ export const apiKeys = sqliteTable(
     lastUsedAt: integer("last_used_at"),
     expiresAt: integer("expires_at"),
     revokedAt: integer("revoked_at"),
+    /** The session that made it (sessions.id): ending that session by a password change or reset ends the key (migration 0052). */
+    createdBySession: text("created_by_session"),
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_user_idx").on(t.userId, t.createdAt)],
 );
@@ -838,6 +840,8 @@ export const webhookEndpoints = sqliteTable(
     failingSince: integer("failing_since"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at"),
+    /** The session that made it or last set its URL or secret (sessions.id), as for api_keys (migration 0052). */
+    createdBySession: text("created_by_session"),
   },
   (t) => [index("webhook_endpoints_user_idx").on(t.userId)],
 );

@@ -19,7 +19,9 @@ import { startJobRunner } from "./jobs/jobs";
 import { startAutomation } from "./automation/runner";
 import { registerDrips, releaseHeldDripSteps } from "./drips/runner";
 import { scheduleDeliveryPruning } from "./outbound-webhooks/retention";
-import { sealClearSecrets, startOutboundWebhooks } from "./outbound-webhooks/webhooks";
+import { sealClearSecrets, startOutboundWebhooks, webhookHolder } from "./outbound-webhooks/webhooks";
+import { apiKeyHolder } from "./api-keys/keys";
+import { registerCredentialHolder } from "./auth/session-credentials";
 import { releaseAccountHeld } from "./campaigns/held";
 import { campaignSendStates, pauseCampaign, repairInterruptedCampaigns, settleCampaigns } from "./campaigns/lifecycle";
 import { resumeOutboxWriting } from "./campaigns/outbox-writer";
@@ -114,6 +116,9 @@ export async function startServer(
   registerDrips(ctx);
   registerReconciliation(ctx);
   registerAdministratorNotices(ctx);
+  // What sessions make that outlives them ends with them when the owner ends those sessions (a password change).
+  registerCredentialHolder(ctx, apiKeyHolder);
+  registerCredentialHolder(ctx, webhookHolder);
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
   scheduleDeliveryPruning(ctx, () => systemSettings(ctx).eventRetentionDays);

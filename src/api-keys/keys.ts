@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, count, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
 import type { AppContext } from "../context";
+import { type CredentialHolder, noticeCredentialMade } from "../auth/session-credentials";
 import { forbidden, HttpError, notFound, unauthorized } from "../http/errors";
 import { currentLicense } from "../licenses/licenses";
 import { NO_LICENSE } from "../licenses/limits";
@@ -121,9 +122,17 @@ export const MAX_WORKING_KEYS = 25;
 /**
  * Creates a key and answers it once, in full (`key`); only its hash and visible start are kept. `beforeCreate` runs
  * (and may refuse) once the key would be made: the route's check that the caller confirmed, so nobody is asked for
- * a password only to be told the plan has no API access.
+ * a password only to be told the plan has no API access. `sessionId` is the session making it: the key ends with
+ * it when the owner ends that session by a password change (src/auth/session-credentials.ts), and the owner is
+ * told by email where it was made.
  */
-export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey, beforeCreate?: () => void): ApiKeyView & { key: string } {
+export function createApiKey(
+  ctx: AppContext,
+  userId: string,
+  sessionId: string,
+  input: NewApiKey,
+  beforeCreate?: () => void,
+): ApiKeyView & { key: string } {
   assertPlanHasApi(ctx, userId);
   const name = input.name.trim();
   if (!name) throw new HttpError(400, "Please name the key");
@@ -150,9 +159,21 @@ export function createApiKey(ctx: AppContext, userId: string, input: NewApiKey, 
       permissions: [...new Set(input.permissions)],
       createdAt: now,
       expiresAt: input.expiresAt ?? null,
+      createdBySession: sessionId,
     })
     .returning()
     .get();
+  noticeCredentialMade(ctx, {
+    userId,
+    sessionId,
+    what: "API key",
+    details: [
+      `API key: ${row.name}${row.service ? ` (${row.service})` : ""}, ${row.prefix}${"•".repeat(8)}`,
+      `Permissions: ${row.permissions.join(", ")}`,
+      `Expires: ${row.expiresAt === null ? "never" : new Date(row.expiresAt).toISOString()}`,
+    ],
+    at: now,
+  });
   return { ...apiKeyView(row, now), key };
 }
 
@@ -181,6 +202,35 @@ export function revokeApiKeysExcept(ctx: AppContext, alive: Set<string>) {
   const doomed = [...unrevokedApiKeyIds(ctx)].filter((id) => !alive.has(id));
   for (let i = 0; i < doomed.length; i += 500) ctx.db.update(apiKeys).set({ revokedAt: ctx.now() }).where(inArray(apiKeys.id, doomed.slice(i, i + 500))).run();
 }
+
+/** API keys as credentials their sessions made: revoked with those sessions (src/auth/session-credentials.ts). */
+export const apiKeyHolder: CredentialHolder = {
+  kind: "api_key",
+  madeBy(ctx, userId, sessionIds) {
+    const now = ctx.now();
+    return ctx.db
+      .select({ id: apiKeys.id, name: apiKeys.name, sessionId: apiKeys.createdBySession })
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.userId, userId),
+          inArray(apiKeys.createdBySession, sessionIds),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+        ),
+      )
+      .orderBy(apiKeys.createdAt, apiKeys.id)
+      .all()
+      .map((k) => ({ kind: "api_key" as const, id: k.id, name: k.name, sessionId: k.sessionId! }));
+  },
+  end(ctx, userId, ids) {
+    ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: ctx.now() })
+      .where(and(eq(apiKeys.userId, userId), inArray(apiKeys.id, ids), isNull(apiKeys.revokedAt)))
+      .run();
+  },
+};
 
 export function deleteApiKey(ctx: AppContext, userId: string, id: string): void {
   ownKey(ctx, userId, id);

@@ -20,7 +20,7 @@ export function apiKeyRoutes(ctx: AppContext) {
       "/",
       ({ user, sessionId, body, set }) => {
         // A key outlives the session and a password change: a stolen session alone must not be able to mint one.
-        const key = createApiKey(ctx, user.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to create an API key"));
+        const key = createApiKey(ctx, user.id, sessionId, body, () => requireRecentConfirmation(ctx, user, sessionId, "to create an API key"));
         set.status = 201;
         return key;
       },

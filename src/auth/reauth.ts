@@ -56,16 +56,17 @@ export async function confirmIdentity(
   throw badRequest(`Please enter ${asked} ${purpose}`, { reauthRequired: true });
 }
 
-/** How long a confirmation (or a sign-in) lets the session make sensitive changes without asking again. */
+/** How long a confirmation lets the session make sensitive changes without asking again. */
 export const RECENT_CONFIRMATION_MS = 10 * 60_000;
 /** The machine code of the 403 a sensitive change answers when the session's last confirmation is too old. */
 export const REAUTH_REQUIRED = "reauth_required";
 
 /**
- * "Sudo mode", as GitHub has it: a change that would outlive the session (a new API key, where webhooks send the
- * account's data, a passkey removed, 2FA set up) needs its holder to have signed in or confirmed their password, a
- * code or a passkey within RECENT_CONFIRMATION_MS. A stolen session token alone can then mint nothing that keeps
- * working after the owner changes the password and signs out everywhere. Otherwise 403 `reauth_required`, with the
+ * "Sudo mode": a change that would outlive the session (a new API key, where webhooks send the account's data, a
+ * passkey removed, 2FA set up) needs its holder to have confirmed their password, a code or a passkey within
+ * RECENT_CONFIRMATION_MS. Signing in does not count (confirmed_at is empty at sign-in): a session stolen in its first
+ * minutes would otherwise mint keys and webhooks with no question asked. A stolen session token alone can then mint
+ * nothing that keeps working after the owner changes the password. Otherwise 403 `reauth_required`, with the
  * ways this account can confirm (POST /api/auth/confirm, or POST /api/webauthn/confirm), and the UI asks and retries.
  * An account with none of them (Google only, no passkey) has nothing to be asked for, as in confirmIdentity.
  */

@@ -148,7 +148,7 @@ export function authRoutes(ctx: AppContext) {
     // GET /api/auth/sessions
     .get("/sessions", ({ user, sessionId }) => ({ sessions: listSessions(ctx, user.id, sessionId) }), { auth: "unverified" })
     // POST /api/auth/sessions/revoke-others
-    .post("/sessions/revoke-others", ({ user, sessionId }) => ({ success: true, revoked: revokeOtherSessions(ctx, user.id, sessionId) }), {
+    .post("/sessions/revoke-others", ({ user, sessionId }) => ({ success: true, revoked: revokeOtherSessions(ctx, user.id, sessionId).length }), {
       auth: "unverified",
     })
     // DELETE /api/auth/sessions/:id

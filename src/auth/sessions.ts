@@ -22,12 +22,13 @@ export function createSession(ctx: AppContext, userId: string, meta: SessionMeta
     .values({
       id: keyedHash(ctx.keys.sessions, sid),
       userId,
+      createdAt: new Date(issuedAt),
       expiresAt,
       userAgent: meta.userAgent?.slice(0, 300) ?? null,
       ip: meta.ip ?? null,
       lastSeenAt: new Date(issuedAt),
-      // A sign-in just proved who holds the session: sensitive changes need no second proof for a while.
-      confirmedAt: new Date(issuedAt),
+      // confirmedAt stays empty: a sign-in is not a confirmation (src/auth/reauth.ts). A session stolen in its first
+      // minutes would otherwise mint API keys and webhooks with no question asked.
     })
     .run();
   const token = signToken(ctx.keys.sessions, {
@@ -61,7 +62,7 @@ export function confirmSession(ctx: AppContext, sessionId: string) {
   ctx.db.update(sessions).set({ confirmedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
 }
 
-/** When the session's holder last proved who they are (its sign-in, or a confirmation since), or null. */
+/** When the session's holder last confirmed who they are (a password, a code or a passkey), or null. */
 export function sessionConfirmedAt(ctx: AppContext, sessionId: string): number | null {
   return ctx.db.select({ at: sessions.confirmedAt }).from(sessions).where(eq(sessions.id, sessionId)).get()?.at?.getTime() ?? null;
 }
@@ -86,25 +87,35 @@ export function revokeSession(ctx: AppContext, sessionId: string) {
   if (ended) sessionsEnded(ctx, ended.userId);
 }
 
-/** Every session of the account ends: for changes made by someone else (an administrator, the command line, Google linking). */
-export function revokeAllSessions(ctx: AppContext, userId: string) {
-  ctx.db
+/**
+ * Every session of the account ends: for changes made by someone else (an administrator, the command line, Google
+ * linking) and a password reset. Answers the ids of the sessions it ended.
+ */
+export function revokeAllSessions(ctx: AppContext, userId: string): string[] {
+  const ended = ctx.db
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
-    .run();
+    .returning({ id: sessions.id })
+    .all()
+    .map((r) => r.id);
   sessionsEnded(ctx, userId);
+  return ended;
 }
 
-/** Every session but `keepSessionId` ends: for the user's own security changes, made from the session they keep. */
-export function revokeOtherSessions(ctx: AppContext, userId: string, keepSessionId: string): number {
+/**
+ * Every session but `keepSessionId` ends: for the user's own security changes, made from the session they keep.
+ * Answers the ids of the sessions it ended.
+ */
+export function revokeOtherSessions(ctx: AppContext, userId: string, keepSessionId: string): string[] {
   const ended = ctx.db
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keepSessionId)))
     .returning({ id: sessions.id })
-    .all().length;
-  if (ended) sessionsEnded(ctx, userId);
+    .all()
+    .map((r) => r.id);
+  if (ended.length) sessionsEnded(ctx, userId);
   return ended;
 }
 

@@ -45,3 +45,29 @@ export function emailChangedNotice(to: string, newEmail: string): Email {
     text: `Your smsdesk account's email address is now ${newEmail}; this address no longer signs in.\n\nIf you did not make this change, reset your password from the sign-in page with the new address or ask your administrator.`,
   };
 }
+
+/**
+ * The owner is told that one of their sessions made something that outlives it (an API key, a webhook): what,
+ * when and from where, and how to end it if it was not them.
+ */
+export function credentialMadeEmail(
+  to: string,
+  made: { what: string; details: string[]; when: string; from: string; securityUrl: string },
+): Email {
+  return {
+    to,
+    purpose: "new credential notice",
+    subject: `New ${made.what} on your smsdesk account`,
+    text: [
+      `A new ${made.what} was set up on your smsdesk account.`,
+      "",
+      ...made.details,
+      `When: ${made.when}`,
+      `From: ${made.from}`,
+      "",
+      "If this was you, there is nothing to do.",
+      "",
+      `If it was not you, change your password and sign out of your other sessions at ${made.securityUrl} : the API keys and webhooks those sessions set up are revoked with them.`,
+    ].join("\n"),
+  };
+}

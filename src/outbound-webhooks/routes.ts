@@ -46,8 +46,9 @@ const editBody = t.Object({
 });
 
 export function outboundWebhookRoutes(ctx: AppContext) {
+  // A new URL or secret makes the endpoint this session's (src/auth/session-credentials.ts).
   const editEndpoint = (user: User, sessionId: string, id: string, body: EndpointInput) =>
-    updateEndpoint(ctx, user.id, id, body, (what) => requireRecentConfirmation(ctx, user, sessionId, `to change a webhook's ${what}`));
+    updateEndpoint(ctx, user.id, id, body, (what) => requireRecentConfirmation(ctx, user, sessionId, `to change a webhook's ${what}`), sessionId);
   return new Elysia({ prefix: "/api/webhooks" })
     .use(authGuard(ctx))
     // GET /api/webhooks
@@ -57,7 +58,13 @@ export function outboundWebhookRoutes(ctx: AppContext) {
       "/",
       async ({ user, sessionId, body, set }) => {
         // Where the account's data is sent, past any password change: a stolen session alone must not set it.
-        const endpoint = await createEndpoint(ctx, user.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to add a webhook"));
+        const endpoint = await createEndpoint(
+          ctx,
+          user.id,
+          body,
+          () => requireRecentConfirmation(ctx, user, sessionId, "to add a webhook"),
+          sessionId,
+        );
         set.status = 201;
         return endpoint;
       },
@@ -82,8 +89,13 @@ export function outboundWebhookRoutes(ctx: AppContext) {
     .post(
       "/:provider/rotate-secret",
       ({ user, sessionId, params, body }) =>
-        rotateSecret(ctx, user.id, params.provider, body?.secret, () =>
-          requireRecentConfirmation(ctx, user, sessionId, "to change a webhook's secret"),
+        rotateSecret(
+          ctx,
+          user.id,
+          params.provider,
+          body?.secret,
+          () => requireRecentConfirmation(ctx, user, sessionId, "to change a webhook's secret"),
+          sessionId,
         ),
       {
         auth: true,

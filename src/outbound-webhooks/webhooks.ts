@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { allowListOf, webhookAllowList } from "../admin/networks";
+import { type CredentialHolder, noticeCredentialMade } from "../auth/session-credentials";
 import type { AppContext } from "../context";
 import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
 import { badRequest, notFound, tooManyRequests } from "../http/errors";
@@ -108,6 +109,7 @@ type EndpointRow = {
   failing_since: number | null;
   created_at: number;
   updated_at: number | null;
+  created_by_session: string | null;
 };
 
 const toEndpoint = (r: EndpointRow): Endpoint => ({
@@ -199,13 +201,16 @@ const MAX_ENDPOINTS = 20;
 
 /**
  * Creates an endpoint; answers it with its secret, the only answer that shows it besides rotation. `beforeCreate`
- * runs (and may refuse) once the endpoint would be made: the route's check that the caller confirmed.
+ * runs (and may refuse) once the endpoint would be made: the route's check that the caller confirmed. `madeBy` is
+ * the session making it: the endpoint is turned off when the owner ends that session by a password change
+ * (src/auth/session-credentials.ts), and the owner is told by email.
  */
 export async function createEndpoint(
   ctx: AppContext,
   userId: string,
   input: EndpointInput,
   beforeCreate?: () => void,
+  madeBy: string | null = null,
 ): Promise<Endpoint & { secret: string }> {
   const name = input.name?.trim();
   if (!name) throw badRequest("Give the webhook a name");
@@ -220,15 +225,24 @@ export async function createEndpoint(
   const id = Bun.randomUUIDv7();
   ctx.db.$client
     .query(
-      `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at, created_by_session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(id, userId, name, input.url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now());
-  return { ...toEndpoint(endpointRow(ctx, userId, id)), secret };
+    .run(id, userId, name, input.url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now(), madeBy);
+  const endpoint = toEndpoint(endpointRow(ctx, userId, id));
+  noticeCredentialMade(ctx, {
+    userId,
+    sessionId: madeBy,
+    what: "webhook",
+    details: [`Webhook: ${endpoint.name}`, `URL: ${endpoint.url}`, `Events: ${endpoint.events.join(", ")}`],
+    at: endpoint.createdAt,
+  });
+  return { ...endpoint, secret };
 }
 
 /**
  * `beforeChange` runs (and may refuse) when a valid new URL or secret is to be saved: the route's check that the
- * caller confirmed.
+ * caller confirmed. A new URL or secret makes the endpoint anew: it is then `madeBy` that session, and a new URL
+ * is told to the owner as a new endpoint is.
  */
 export async function updateEndpoint(
   ctx: AppContext,
@@ -236,6 +250,7 @@ export async function updateEndpoint(
   id: string,
   input: EndpointInput,
   beforeChange?: (what: "URL" | "secret") => void,
+  madeBy: string | null = null,
 ): Promise<Endpoint> {
   const row = endpointRow(ctx, userId, id);
   const name = input.name === undefined ? row.name : input.name.trim();
@@ -247,10 +262,11 @@ export async function updateEndpoint(
   if (urlChanges) beforeChange?.("URL");
   else if (input.secret && input.secret !== openSecret(ctx, row.secret)) beforeChange?.("secret");
   const reactivated = input.active === true && row.active === 0;
+  const remade = urlChanges || (!!input.secret && input.secret !== openSecret(ctx, row.secret));
   ctx.db.$client
     .query(
-      `UPDATE webhook_endpoints SET name = ?, url = ?, events = ?, secret = ?, active = ?, disabled_reason = ?, failing_since = ?, updated_at = ?
-       WHERE id = ?`,
+      `UPDATE webhook_endpoints SET name = ?, url = ?, events = ?, secret = ?, active = ?, disabled_reason = ?, failing_since = ?, updated_at = ?,
+         created_by_session = ? WHERE id = ?`,
     )
     .run(
       name,
@@ -261,24 +277,64 @@ export async function updateEndpoint(
       reactivated || input.active === false ? null : row.disabled_reason,
       reactivated ? null : row.failing_since,
       ctx.now(),
+      remade ? madeBy : row.created_by_session,
       id,
     );
-  return toEndpoint(endpointRow(ctx, userId, id));
+  const endpoint = toEndpoint(endpointRow(ctx, userId, id));
+  if (urlChanges) {
+    noticeCredentialMade(ctx, {
+      userId,
+      sessionId: madeBy,
+      what: "webhook URL",
+      details: [`Webhook: ${endpoint.name}`, `URL: ${endpoint.url} (was ${row.url})`, `Events: ${endpoint.events.join(", ")}`],
+      at: ctx.now(),
+    });
+  }
+  return endpoint;
 }
+
+/**
+ * Webhooks as credentials their sessions made (src/auth/session-credentials.ts): ending those sessions turns them
+ * off, the reason shown in the list; the owner can turn one back on or delete it.
+ */
+export const webhookHolder: CredentialHolder = {
+  kind: "webhook",
+  madeBy(ctx, userId, sessionIds) {
+    const rows = ctx.db.$client
+      .query(
+        `SELECT id, name, created_by_session FROM webhook_endpoints
+         WHERE user_id = ? AND active = 1 AND created_by_session IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
+      )
+      .all(userId, JSON.stringify(sessionIds)) as { id: string; name: string; created_by_session: string }[];
+    return rows.map((r) => ({ kind: "webhook" as const, id: r.id, name: r.name, sessionId: r.created_by_session }));
+  },
+  end(ctx, userId, ids, reason) {
+    ctx.db.$client
+      .query(
+        `UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ?
+         WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`,
+      )
+      .run(reason, ctx.now(), userId, JSON.stringify(ids));
+  },
+};
 
 export function deleteEndpoint(ctx: AppContext, userId: string, id: string) {
   endpointRow(ctx, userId, id);
   ctx.db.$client.query(`DELETE FROM webhook_endpoints WHERE id = ?`).run(id);
 }
 
-/** A new secret; the old one keeps signing (a second signature) for ROTATION_OVERLAP. */
-/** `beforeRotate` runs (and may refuse) once the rotation would be made: the route's check that the caller confirmed. */
+/**
+ * A new secret; the old one keeps signing (a second signature) for ROTATION_OVERLAP. `beforeRotate` runs (and may
+ * refuse) once the rotation would be made: the route's check that the caller confirmed. The endpoint is then
+ * `madeBy` the rotating session, as a new endpoint is.
+ */
 export function rotateSecret(
   ctx: AppContext,
   userId: string,
   id: string,
   given?: string,
   beforeRotate?: () => void,
+  madeBy: string | null = null,
 ): { secret: string; previousSecretUntil: number } {
   const row = endpointRow(ctx, userId, id);
   const secret = given || newSecret();
@@ -286,8 +342,8 @@ export function rotateSecret(
   beforeRotate?.();
   const until = ctx.now() + ROTATION_OVERLAP;
   ctx.db.$client
-    .query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ? WHERE id = ?`)
-    .run(sealSecret(ctx, secret), row.secret, until, ctx.now(), id);
+    .query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?, created_by_session = ? WHERE id = ?`)
+    .run(sealSecret(ctx, secret), row.secret, until, ctx.now(), madeBy, id);
   return { secret, previousSecretUntil: until };
 }
 

@@ -6,7 +6,7 @@ import { findUserById } from "../../src/users/queries";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 // Sudo mode (src/auth/reauth.ts) in the administrator portal: the actions that change who can do what, mint plans,
-// widen what webhooks reach or replace or ship the data need a sign-in or a confirmation within the last 10 minutes
+// widen what webhooks reach or replace or ship the data need a confirmation (not a sign-in) within the last 10 minutes
 // of this session. A stolen admin session alone then cannot promote its own account, hand out licenses or restore
 // an old database. The server's clock is moved by the tests.
 let t: TestServer;
@@ -29,7 +29,7 @@ beforeEach(() => {
 
 const call = (method: string, path: string, body?: unknown) => t.api(path, { method, body, token: admin.token });
 const confirm = () => t.api("/api/auth/confirm", { token: admin.token, body: { password: ADMIN_PASSWORD } });
-/** The session's sign-in or last confirmation is now over 10 minutes old. */
+/** The session's last confirmation is now over 10 minutes old. */
 const goStale = () => (clock += TEN_MINUTES);
 const reauth = (message: string) => ({ message, code: "reauth_required", methods: ["password"] });
 

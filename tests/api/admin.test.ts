@@ -18,7 +18,7 @@ beforeAll(async () => {
   t = await startTestServer({ smtp: false });
   const email = t.newEmail("admin");
   await createOrPromoteAdmin(t.ctx, email, ADMIN_PASSWORD);
-  admin = await t.login(email, ADMIN_PASSWORD);
+  admin = await t.confirm(await t.login(email, ADMIN_PASSWORD));
   user = await t.signUpVerified();
 });
 afterAll(() => t?.stop());

@@ -21,7 +21,7 @@ const stored = (id: string) => t.ctx.db.$client.query(`SELECT * FROM api_keys WH
 async function professional(): Promise<Account> {
   const acc = await t.signUpVerified();
   grantLicense(t.ctx, acc.user.id, "professional", 30);
-  return acc;
+  return t.confirm(acc);
 }
 
 const create = (acc: Account, body: Record<string, unknown>) => t.api("/api/api-keys", { method: "POST", token: acc.token, body });

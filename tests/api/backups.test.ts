@@ -28,7 +28,7 @@ beforeAll(async () => {
   t = await startTestServer({ smtp: false });
   const email = t.newEmail("admin");
   await createOrPromoteAdmin(t.ctx, email, "admin-password-1");
-  admin = await t.login(email, "admin-password-1");
+  admin = await t.confirm(await t.login(email, "admin-password-1"));
   user = await t.signUpVerified();
   // Downloads and copies to S3 are encrypted with it (src/backups/encryption.ts; its own tests: backup-encryption).
   await setBackupPassphrase(t.ctx.config.dataDir, PASSPHRASE, Date.now());

@@ -174,7 +174,7 @@ beforeAll(async () => {
   userId = account.user.id;
   // An administrator, so that the admin routes are reached past the role check too.
   t.ctx.db.$client.run("UPDATE users SET role = 'admin' WHERE id = ?", [userId]);
-  token = account.token;
+  token = (await t.confirm(account)).token;
   await seed();
   routes = createApp(t.ctx).routes.map((r: any) => ({
     method: r.method,

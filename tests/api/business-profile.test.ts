@@ -97,7 +97,7 @@ describe("GET/PATCH /api/user/profile", () => {
 
 describe("changing the email", () => {
   test("takes effect only when the code sent to the new address comes back; the old address is told", async () => {
-    const acc = await t.signUpVerified();
+    const acc = await t.confirm(await t.signUpVerified());
     const next = t.newEmail("renamed");
     const asked = await call(acc, "POST", "/api/user/email", { email: ` ${next.toUpperCase()} ` });
     expect(asked).toMatchObject({ status: 200, body: { pendingEmail: next, retryAfter: 60, message: `We sent a code to ${next}. Enter it to make it your email.` } });
@@ -120,7 +120,7 @@ describe("changing the email", () => {
   });
 
   test("refuses an address in use, its own, or not an email; a pending change can be cancelled", async () => {
-    const acc = await t.signUpVerified();
+    const acc = await t.confirm(await t.signUpVerified());
     const other = await t.signUpVerified();
     expect(await call(acc, "POST", "/api/user/email", { email: other.email })).toMatchObject({ status: 409, body: { message: "An account with this email already exists" } });
     expect(await call(acc, "POST", "/api/user/email", { email: acc.email })).toMatchObject({ status: 400, body: { message: "This is already your email address" } });

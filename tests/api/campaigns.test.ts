@@ -11,7 +11,7 @@ beforeAll(async () => {
   t = await startTestServer({ smtp: false });
   const email = t.newEmail("admin");
   await createOrPromoteAdmin(t.ctx, email, "admin-password");
-  admin = await t.login(email, "admin-password");
+  admin = await t.confirm(await t.login(email, "admin-password"));
 });
 afterAll(() => t?.stop());
 

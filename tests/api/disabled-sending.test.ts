@@ -20,7 +20,7 @@ beforeAll(async () => {
   t.ctx.now = () => Date.now() + offset;
   const email = t.newEmail("admin");
   await createOrPromoteAdmin(t.ctx, email, "admin-password-1");
-  admin = await t.login(email, "admin-password-1");
+  admin = await t.confirm(await t.login(email, "admin-password-1"));
 });
 afterAll(() => t?.stop());
 

@@ -19,7 +19,7 @@ describe("production without SMTP", () => {
     t = await startTestServer({ smtp: false, dev: false });
     const email = t.newEmail("admin");
     await createOrPromoteAdmin(t.ctx, email, ADMIN_PASSWORD);
-    admin = await t.login(email, ADMIN_PASSWORD);
+    admin = await t.confirm(await t.login(email, ADMIN_PASSWORD));
   });
   afterAll(() => t.stop());
 

@@ -205,7 +205,7 @@ describe("retention", () => {
     const email = t.newEmail("events-admin");
     await createOrPromoteAdmin(t.ctx, email, "admin-secret-123");
     const login = await t.api("/api/admin/auth/login", { body: { email, password: "admin-secret-123" } });
-    const admin = { token: login.body.token as string };
+    const admin = await t.confirm({ token: login.body.token as string, password: "admin-secret-123" });
     expect((await t.api("/api/admin/settings", { token: admin.token })).body).toEqual({ eventRetentionDays: 30 });
     const bad = await t.api("/api/admin/settings", { method: "PATCH", token: admin.token, body: { eventRetentionDays: 0 } });
     expect(bad.status).toBe(400);

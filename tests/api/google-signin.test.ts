@@ -172,7 +172,7 @@ describe("when Google is configured", () => {
   });
 
   test("Google sign-in on an account with 2FA asks for the code: no session before it, a session after", async () => {
-    const account = await t.signUpVerified(t.newEmail("g2fa"));
+    const account = await t.confirm(await t.signUpVerified(t.newEmail("g2fa")));
     const setup = await t.api("/api/auth/2fa/setup", { method: "POST", token: account.token });
     const secret = setup.body.secret as string;
     expect((await t.api("/api/auth/2fa/enable", { body: { token: generateSync({ secret }) }, token: account.token })).status).toBe(200);

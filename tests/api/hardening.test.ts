@@ -90,6 +90,7 @@ describe("a string, number or array sent for an object field", () => {
   test("answers 400 naming the field (was turned into {} and accepted), and changes nothing", async () => {
     const { acc, providerId } = await simulatorAccount();
     grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await t.confirm(acc);
     const before = (await call(acc, "GET", `/api/sms-providers/${providerId}`)).body;
     for (const settings of ['"y"', "5", "[]"]) {
       const res = await t.api(`/api/sms-providers/${providerId}`, { method: "PATCH", token: acc.token, body: `{"settings":${settings}}` });

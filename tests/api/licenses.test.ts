@@ -148,7 +148,7 @@ describe("redeem", () => {
     expect((await redeem("ÄÖÜ!")).status).toBe(400);
 
     const [revoked] = makeCodes("starter", 30);
-    const rv = await t.api(`/api/admin/license-codes/${revoked}/revoke`, { method: "POST", token: (await t.login(adminEmail(), "admin-password")).token });
+    const rv = await t.api(`/api/admin/license-codes/${revoked}/revoke`, { method: "POST", token: (await t.confirm(await t.login(adminEmail(), "admin-password"))).token });
     expect(rv.status).toBe(200);
     const r = await redeem(revoked);
     expect(r.status).toBe(400);
@@ -281,7 +281,7 @@ describe("limits", () => {
 
     const b = await t.signUpVerified();
     addContacts(b.user.id, 900);
-    const admin = await t.login(adminEmail(), "admin-password");
+    const admin = await t.confirm(await t.login(adminEmail(), "admin-password"));
     const put = await t.api("/api/admin/plans/starter", { method: "PUT", body: { monthlyContacts: 2000 }, token: admin.token });
     expect(put.status).toBe(200);
     try {

@@ -41,6 +41,7 @@ async function keyed(permissions = ALL): Promise<{ acc: Account; key: string }> 
   });
   expect(p.status).toBe(201);
   expect((await t.api("/api/phone-numbers", { method: "POST", token: acc.token, body: { providerId: p.body.id, phoneNumber: MAIN } })).status).toBe(201);
+  await t.confirm(acc);
   const k = await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Test", permissions } });
   expect(k.status).toBe(201);
   return { acc, key: k.body.key };

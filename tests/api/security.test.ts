@@ -168,6 +168,7 @@ describe("API keys", () => {
   test("an account whose plan no longer includes the API (its license ran out) has its keys refused with 402", async () => {
     const acc = await t.signUpVerified();
     grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await t.confirm(acc);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read"] } })).body.key;
     expect((await t.api("/api/v1/contacts", { token: key, origin: false })).status).toBe(200);
     const realNow = t.ctx.now;
@@ -182,6 +183,7 @@ describe("API keys", () => {
   test(`an account holds at most ${MAX_WORKING_KEYS} working keys (each key has its own rate limit)`, async () => {
     const acc = await t.signUpVerified();
     grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await t.confirm(acc);
     const create = (name: string) => t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name, permissions: ["contacts:read"] } });
     const made = [];
     for (let i = 0; i < MAX_WORKING_KEYS; i++) made.push((await create(`K${i}`)).body);
@@ -196,6 +198,7 @@ describe("API keys", () => {
   test("a disabled account's keys are refused at once, and work again when it is enabled", async () => {
     const acc = await t.signUpVerified();
     grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await t.confirm(acc);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read", "contacts:write"] } })).body.key;
     const call = (method = "GET", body?: unknown) => t.api("/api/v1/contacts", { method, token: key, body, origin: false });
     expect((await call()).status).toBe(200);
@@ -272,6 +275,7 @@ describe("restoring a backup", () => {
   test("revives no session or API key that ended after the backup was taken; those alive on both sides go on", async () => {
     const acc = await t.signUpVerified();
     grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await t.confirm(acc);
     const stolen = await t.login(acc.user.email);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read"] } })).body;
     const kept = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Kept", permissions: ["contacts:read"] } })).body;

@@ -32,6 +32,7 @@ async function signInAgain(account: Account, userAgent = CHROME_LINUX) {
 }
 
 async function enable2FA(account: Account) {
+  await t.confirm(account);
   const setup = await t.api("/api/auth/2fa/setup", { method: "POST", token: account.token });
   const secret = setup.body.secret as string;
   const res = await t.api("/api/auth/2fa/enable", { body: { token: totp(secret) }, token: account.token });
@@ -43,6 +44,7 @@ async function enable2FA(account: Account) {
 describe("the sessions list", () => {
   test("lists the account's working sessions with device, address, times and which one is this", async () => {
     const account = await t.signUpVerified();
+    clock += 1_000; // signed in after the first, so listed after it when both are seen at once
     const phone = await signInAgain(account, SAFARI_IPHONE);
     clock += 120_000;
     expect(await status(phone)).toBe(200); // marks the phone seen now
@@ -168,7 +170,7 @@ describe("security changes end the other sessions", () => {
 
   test("an administrator's role change or 2FA reset ends every session of that user", async () => {
     const admin = await createOrPromoteAdmin(t.ctx, t.newEmail("admin"), "admin-password");
-    const adminToken = (await t.login(admin.email, "admin-password")).token;
+    const adminToken = (await t.confirm(await t.login(admin.email, "admin-password"))).token;
 
     const user = await t.signUpVerified();
     const promoted = await t.api(`/api/admin/users/${user.user.id}/make-admin`, { method: "POST", token: adminToken });

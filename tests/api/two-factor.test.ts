@@ -23,6 +23,7 @@ const totp = (secret: string, offsetSteps = 0) => generateSync({ secret, epoch: 
 const nextStep = () => (clock += 30_000);
 
 async function setUp(account: Account) {
+  await t.confirm(account);
   const res = await t.api("/api/auth/2fa/setup", { method: "POST", token: account.token });
   expect(res.status).toBe(200);
   return res.body as { secret: string; qrCodeUrl: string; manualEntryKey: string };

@@ -25,6 +25,8 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   await page.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
   await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page).toHaveURL(/\/admin\/dashboard/);
+  // A sign-in is not a confirmation: creating and downloading backups would ask for the password (shown below).
+  await app.confirm(page, ADMIN_PASSWORD);
   await expect(page.getByTestId("backup-age")).toContainText("Last good, drilled backup");
   await expect(page.getByTestId("backup-age")).toContainText("None yet");
 

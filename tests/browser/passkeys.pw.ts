@@ -61,6 +61,10 @@ test("a user registers a passkey on the security page, signs out, and signs in w
   await expect(section.getByTestId("passkey-item")).toHaveCount(1);
   await section.getByRole("button", { name: "Delete passkey Work laptop" }).click();
   await confirm.getByRole("button", { name: "Delete" }).click();
+  // Signing in with the passkey is not a confirmation (issue 27 item 5): removing one asks for the password first.
+  const reauth = page.getByRole("dialog", { name: "Confirm your password" });
+  await reauth.getByLabel("Password").fill("tulips-and-texts");
+  await reauth.getByRole("button", { name: "Confirm", exact: true }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Passkey deleted successfully" })).toBeVisible();
   await expect(section.getByText("No passkeys yet.")).toBeVisible();
 });

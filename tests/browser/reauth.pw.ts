@@ -14,6 +14,7 @@ test.beforeAll(async () => {
   const headers = { "content-type": "application/json", origin: app.url };
   const login = await fetch(`${app.url}/api/admin/auth/login`, { method: "POST", headers, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) });
   const { token } = (await login.json()) as { token: string };
+  await app.confirm(token, ADMIN_PASSWORD);
   const auth = { ...headers, authorization: `Bearer ${token}` };
   const plans = (await (await fetch(`${app.url}/api/admin/plans`, { headers: auth })).json()) as { data: { id: string; features: string[] }[] };
   const starter = plans.data.find((p) => p.id === "starter")!;

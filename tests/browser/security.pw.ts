@@ -46,6 +46,7 @@ test("changing the password on the security page signs out every other session",
 test("the code step after Google (/auth?step=2fa) signs in with the pending sign-in kept in its cookie", async ({ page, context }) => {
   const email = `googlecode${Date.now()}@example.com`;
   const token = await app.verifiedAccount({ email });
+  await app.confirm(token);
   const auth = { ...json(), authorization: `Bearer ${token}` };
   const setup = (await (await fetch(`${app.url}/api/auth/2fa/setup`, { method: "POST", headers: auth })).json()) as { secret: string };
   const now = Math.floor(Date.now() / 1000);

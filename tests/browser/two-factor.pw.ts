@@ -26,6 +26,8 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();
+  // Setting up 2FA asks for a confirmation the sign-in is not (reauth.pw.ts shows the dialog).
+  await app.confirm(page, password);
 
   await page.goto(`${app.url}/settings/security`);
   await expect(page.getByRole("heading", { name: "Two-factor authentication" })).toBeVisible();

@@ -51,6 +51,8 @@ test("add a webhook on /integrations, send a test event, see it in the delivery 
   await adminPage.getByLabel("Password", { exact: true }).fill(ADMIN_PASSWORD);
   await adminPage.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(adminPage.getByRole("heading", { name: "Admin Panel" })).toBeVisible();
+  // A sign-in is not a confirmation: the settings' change would ask for the password (reauth.pw.ts shows it).
+  await app.confirm(adminPage, ADMIN_PASSWORD);
   await adminPage.getByRole("tab", { name: "Settings" }).click();
   const list = adminPage.getByRole("textbox", { name: "Webhook allow-list" });
   await expect(list).toHaveValue("");
@@ -84,6 +86,12 @@ test("add a webhook on /integrations, send a test event, see it in the delivery 
   await dialog.getByLabel("Name").fill("Local n8n");
   await dialog.getByLabel("URL").fill(url);
   await dialog.getByRole("button", { name: "Add Webhook" }).click();
+  // Signing up (or in) is not a confirmation (issue 27 item 5): the webhook waits for the password, then is made.
+  const confirm = page.getByRole("dialog", { name: "Confirm your password" });
+  await expect(confirm).toBeVisible();
+  await confirm.getByLabel("Password").fill("tulips-and-texts");
+  await confirm.getByRole("button", { name: "Confirm", exact: true }).click();
+  await expect(confirm).toHaveCount(0);
   await expect(page.getByTestId("webhook-secret")).toHaveText(/^whsec_/);
 
   const webhook = page.getByRole("region", { name: "Webhook Local n8n" });

@@ -64,6 +64,12 @@ export type TestServer = {
   signUp(email?: string, password?: string): Promise<Account>;
   signUpVerified(email?: string, password?: string): Promise<Account>;
   login(email: string, password?: string): Promise<Account>;
+  /**
+   * Confirms the account's session with its password (POST /api/auth/confirm), as the UI's "Confirm it's you" does:
+   * a sign-in is not a confirmation, and creating an API key, a webhook or another sensitive change asks for one
+   * made in the last 10 minutes (src/auth/reauth.ts). Answers the account, for chaining.
+   */
+  confirm<A extends Pick<Account, "token" | "password">>(account: A): Promise<A>;
   /** The first email to `to` that arrived after `afterSeq` (and matches `match` if given). */
   waitForEmail(to: string, timeoutMs?: number, opts?: { afterSeq?: number; match?: RegExp }): Promise<CapturedEmail>;
   /** The newest email sequence number so far (pass as afterSeq to wait for a newer one). */
@@ -296,6 +302,12 @@ export async function startTestServer(
     return { token: res.body.token, user: res.body.user, email, password, body: res.body, headers: res.headers };
   }
 
+  async function confirm<A extends Pick<Account, "token" | "password">>(account: A): Promise<A> {
+    const res = await api("/api/auth/confirm", { body: { password: account.password }, token: account.token });
+    if (res.status !== 200) throw new Error(`confirmation failed: ${res.status} ${res.text}`);
+    return account;
+  }
+
   let stopped = false;
   return {
     url,
@@ -310,6 +322,7 @@ export async function startTestServer(
     signUp,
     signUpVerified,
     login,
+    confirm,
     waitForEmail,
     lastSeq: () => seq,
     emailsTo,
