@@ -9,6 +9,7 @@ import { attemptPassword, clearLockout } from "./lockout";
 import { hashPassword } from "./passwords";
 import { listPasskeys } from "./passkeys";
 import { keyedHash } from "./secure-compare";
+import { type CredentialOutcome, endCredentialsOfSessions } from "./session-credentials";
 import { revokeAllSessions, revokeOtherSessions } from "./sessions";
 import { clearPendingLogin } from "./two-factor";
 
@@ -50,7 +51,11 @@ function passkeyListing(ctx: AppContext, user: User): PasskeyListing {
   return { timeZone, passkeys: listPasskeys(ctx, user.id).map((p) => ({ name: oneLine(p.name), added: format.format(new Date(p.createdAt)) })) };
 }
 
-export async function resetPassword(ctx: AppContext, token: string, password: string) {
+/**
+ * Sets the new password and ends every session; the API keys and webhooks those sessions set up end too unless
+ * `keepCredentials` (the reset screen's choice): whoever had the old password may have made them.
+ */
+export async function resetPassword(ctx: AppContext, token: string, password: string, keepCredentials = false): Promise<CredentialOutcome> {
   const tokenHash = keyedHash(ctx.keys.codes, `reset:${token}`);
   const row = ctx.db.select().from(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).get();
   if (!row || row.usedAt || row.expiresAt.getTime() <= ctx.now()) throw new HttpError(400, INVALID_RESET_TOKEN);
@@ -75,19 +80,23 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
   // Whoever guessed enough to lock the account does not know the new password.
   clearLockout(ctx, user.id);
   clearPendingLogin(ctx, user.id);
-  revokeAllSessions(ctx, user.id);
+  return ctx.db.$client.transaction(() => {
+    const ended = revokeAllSessions(ctx, user.id);
+    return endCredentialsOfSessions(ctx, user.id, ended, keepCredentials, "the password was reset");
+  })();
 }
 
 /**
  * The signed-in user's own change of password: the current one must be right (a stolen session alone cannot
- * change it), and every other session ends; the one it was made from stays signed in.
+ * change it), and every other session ends; the one it was made from stays signed in. The API keys and webhooks
+ * the ended sessions set up end with them unless `keep.credentials`.
  */
 export async function changePassword(
   ctx: AppContext,
   user: User,
   passwords: { current: string; next: string },
-  keep: { sessionId: string; address: string },
-) {
+  keep: { sessionId: string; address: string; credentials?: boolean },
+): Promise<CredentialOutcome> {
   // Through the sign-in's throttle: a stolen session must not be able to guess the current password at full speed.
   if (!user.passwordHash || !(await attemptPassword(ctx, user.email, user.passwordHash, passwords.current, keep.address))) {
     throw new HttpError(400, "Your current password is incorrect");
@@ -99,5 +108,8 @@ export async function changePassword(
     .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
     .run();
   clearPendingLogin(ctx, user.id);
-  revokeOtherSessions(ctx, user.id, keep.sessionId);
+  return ctx.db.$client.transaction(() => {
+    const ended = revokeOtherSessions(ctx, user.id, keep.sessionId);
+    return endCredentialsOfSessions(ctx, user.id, ended, keep.credentials ?? false, "the password was changed");
+  })();
 }

@@ -12,11 +12,10 @@ import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./pass
 import { listPasskeys } from "./passkeys";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
 import { confirmIdentity, reauthFields, RECENT_CONFIRMATION_MS } from "./reauth";
+import { keepCredentialsField, outcomeView, sessionsWithCredentials, signOutOtherSessions } from "./session-credentials";
 import {
   createSession,
-  listSessions,
   resolveSession,
-  revokeOtherSessions,
   revokeOwnSession,
   revokeSession,
   clearSessionCookies,
@@ -146,11 +145,17 @@ export function authRoutes(ctx: AppContext) {
       return { success: true };
     })
     // GET /api/auth/sessions
-    .get("/sessions", ({ user, sessionId }) => ({ sessions: listSessions(ctx, user.id, sessionId) }), { auth: "unverified" })
+    .get("/sessions", ({ user, sessionId }) => ({ sessions: sessionsWithCredentials(ctx, user.id, sessionId) }), { auth: "unverified" })
     // POST /api/auth/sessions/revoke-others
-    .post("/sessions/revoke-others", ({ user, sessionId }) => ({ success: true, revoked: revokeOtherSessions(ctx, user.id, sessionId).length }), {
-      auth: "unverified",
-    })
+    // The API keys and webhooks those sessions set up are revoked with them unless keepCredentials.
+    .post(
+      "/sessions/revoke-others",
+      ({ user, sessionId, body }) => {
+        const outcome = signOutOtherSessions(ctx, user.id, sessionId, body?.keepCredentials ?? false);
+        return { success: true, revoked: outcome.ended, credentials: outcomeView(outcome.credentials) };
+      },
+      { auth: "unverified", body: t.Optional(t.Object({ keepCredentials: keepCredentialsField })) },
+    )
     // DELETE /api/auth/sessions/:id
     .delete(
       "/sessions/:id",
@@ -228,9 +233,11 @@ export function authRoutes(ctx: AppContext) {
         if (!body.password) throw badRequest("Please enter a new password");
         if (body.password.length < MIN_PASSWORD_LENGTH) throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
         if (body.confirmPassword != null && body.confirmPassword !== body.password) throw badRequest("Passwords do not match");
-        await resetPassword(ctx, body.token, body.password);
-        return { success: true, message: "Your password has been reset. You can now sign in." };
+        const credentials = outcomeView(await resetPassword(ctx, body.token, body.password, body.keepCredentials ?? false));
+        return { success: true, message: ["Your password has been reset. You can now sign in.", credentials.summary].filter(Boolean).join(" "), credentials };
       },
-      { body: t.Object({ token: optionalText(200), password: optionalText(200), confirmPassword: optionalText(200) }) },
+      {
+        body: t.Object({ token: optionalText(200), password: optionalText(200), confirmPassword: optionalText(200), keepCredentials: keepCredentialsField }),
+      },
     );
 }

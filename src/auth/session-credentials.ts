@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
+import { t } from "elysia";
 import { sessions } from "../../db/schema";
 import type { AppContext } from "../context";
 import { credentialMadeEmail } from "../mail/templates";
 import { findUserById } from "../users/queries";
-import { describeDevice } from "./sessions";
+import { describeDevice, listSessions, revokeOtherSessions } from "./sessions";
 
 /**
  * Credentials a session makes that outlive it: API keys and webhooks (their URL and secret). Each remembers the
@@ -11,6 +12,9 @@ import { describeDevice } from "./sessions";
  * trust (a password change, a password reset, "sign out of all other sessions") what those sessions made ends
  * with them, unless the owner chooses to keep it. Their domains sit above auth and register here (server.ts).
  */
+
+/** Whether to keep the API keys and webhooks that the sessions being ended set up (they are revoked by default). */
+export const keepCredentialsField = t.Optional(t.Boolean({ error: "keepCredentials is true or false" }));
 
 export type CredentialKind = "api_key" | "webhook";
 /** One credential a session made that still works. */
@@ -53,9 +57,42 @@ export function endCredentialsOfSessions(ctx: AppContext, userId: string, sessio
   return { revoked: made, kept: [] };
 }
 
+/** "Sign out of all other sessions": they end, and what they set up with them unless `keep`; in one transaction. */
+export function signOutOtherSessions(ctx: AppContext, userId: string, keepSessionId: string, keep: boolean) {
+  return ctx.db.$client.transaction(() => {
+    const ended = revokeOtherSessions(ctx, userId, keepSessionId);
+    return { ended: ended.length, credentials: endCredentialsOfSessions(ctx, userId, ended, keep, "you signed out of your other sessions") };
+  })();
+}
+
 /** A credential's public shape in an answer: what it is and its name. */
 export const credentialView = ({ kind, id, name }: MadeCredential) => ({ kind, id, name });
-export const outcomeView = (o: CredentialOutcome) => ({ revoked: o.revoked.map(credentialView), kept: o.kept.map(credentialView) });
+
+const KIND_NAMES: Record<CredentialKind, string> = { api_key: "API key", webhook: "webhook" };
+const listed = (made: MadeCredential[]) => made.map((c) => `${KIND_NAMES[c.kind]} "${c.name}"`).join(", ");
+
+/**
+ * What an answer says of the credentials: those revoked and those kept, each by name, and one sentence for people
+ * ("Revoked what those sessions set up: API key "Zapier", webhook "CRM".", or empty when they set up nothing).
+ */
+export function outcomeView(o: CredentialOutcome) {
+  const summary = o.revoked.length
+    ? `Revoked what those sessions set up: ${listed(o.revoked)}.`
+    : o.kept.length
+      ? `Kept what those sessions set up: ${listed(o.kept)}.`
+      : "";
+  return { revoked: o.revoked.map(credentialView), kept: o.kept.map(credentialView), summary };
+}
+
+/**
+ * The account's working sessions (listSessions), each with the working credentials it set up, so the owner sees
+ * what signing it out would revoke.
+ */
+export function sessionsWithCredentials(ctx: AppContext, userId: string, currentSessionId: string) {
+  const list = listSessions(ctx, userId, currentSessionId);
+  const made = credentialsMadeBy(ctx, userId, list.map((s) => s.id));
+  return list.map((s) => ({ ...s, credentials: made.filter((c) => c.sessionId === s.id).map(credentialView) }));
+}
 
 /**
  * Tells the owner by email that a session of theirs made a credential (or changed where a webhook sends): what,

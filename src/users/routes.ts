@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import { changePassword } from "../auth/password-reset";
+import { keepCredentialsField, outcomeView } from "../auth/session-credentials";
 import { clientIp } from "../http/client-ip";
 import { MIN_PASSWORD_LENGTH } from "../auth/passwords";
 import type { AppContext } from "../context";
@@ -130,8 +131,15 @@ export function userRoutes(ctx: AppContext) {
         if (!body.newPassword) throw badRequest("Please enter a new password");
         if (body.newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
         if (body.confirmPassword != null && body.confirmPassword !== body.newPassword) throw badRequest("Passwords do not match");
-        await changePassword(ctx, user, { current: body.currentPassword, next: body.newPassword }, { sessionId, address: clientIp(request) });
-        return { success: true, message: "Your password has been changed. Your other sessions have been signed out." };
+        const outcome = await changePassword(
+          ctx,
+          user,
+          { current: body.currentPassword, next: body.newPassword },
+          { sessionId, address: clientIp(request), credentials: body.keepCredentials ?? false },
+        );
+        const credentials = outcomeView(outcome);
+        const message = ["Your password has been changed. Your other sessions have been signed out.", credentials.summary].filter(Boolean).join(" ");
+        return { success: true, message, credentials };
       },
       {
         auth: true,
@@ -139,6 +147,7 @@ export function userRoutes(ctx: AppContext) {
           currentPassword: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
           newPassword: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
           confirmPassword: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+          keepCredentials: keepCredentialsField,
         }),
       },
     )

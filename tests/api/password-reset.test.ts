@@ -105,7 +105,7 @@ describe("a successful reset", () => {
   test("answers 200 with its message", async () => {
     const res = await reset({ token, password: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, message: "Your password has been reset. You can now sign in." });
+    expect(res.body).toEqual({ success: true, message: "Your password has been reset. You can now sign in.", credentials: { revoked: [], kept: [], summary: "" } });
   });
 
   test("the new password signs in and the old one does not", async () => {

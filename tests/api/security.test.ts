@@ -62,7 +62,7 @@ describe("WebSocket sessions", () => {
     const other = await t.login(acc.user.email);
     const mine = await socketOf(acc);
     const theirs = await socketOf(other);
-    expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toEqual({ success: true, revoked: 1 });
+    expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toEqual({ success: true, revoked: 1, credentials: { revoked: [], kept: [], summary: "" } });
     expect(await Promise.race([theirs.closed, Bun.sleep(2000).then(() => "still open")])).toEqual({ code: 4401, reason: "Session ended" });
     expect(mine.ws.readyState).toBe(WebSocket.OPEN);
     expect(liveHubOf(t.ctx)!.socketCount(acc.user.id)).toBe(1);
@@ -281,7 +281,7 @@ describe("restoring a backup", () => {
     const kept = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Kept", permissions: ["contacts:read"] } })).body;
     const backup = createBackup(t.ctx);
     // After the backup: the account ends the stolen session and revokes a leaked key.
-    expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toEqual({ success: true, revoked: 1 });
+    expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toEqual({ success: true, revoked: 1, credentials: { revoked: [], kept: [], summary: "" } });
     expect((await t.api(`/api/api-keys/${key.id}/revoke`, { method: "POST", token: acc.token })).status).toBe(200);
     await restoreBackup(t.ctx, backup.id);
     expect((await t.api("/api/auth/user", { token: stolen.token })).status).toBe(401);

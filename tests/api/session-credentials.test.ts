@@ -112,3 +112,139 @@ describe("made by a session", () => {
     expect(madeBy().s).toBe(sessionOf(account).id);
   });
 });
+
+/** Sets up the scene of the issue: the owner's session and a thief's (both confirmed), and what each made. */
+async function ownerAndThief() {
+  const account = await owner();
+  const thief = await t.confirm(await t.login(account.email, account.password));
+  const thiefSession = sessionOf(account).id;
+  const key = async (who: Account, name: string) => {
+    const res = await t.api("/api/api-keys", { token: who.token, body: { name, permissions: ["contacts:read"] } });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; key: string };
+  };
+  const ownKey = await key(account, "Shop sync");
+  const stolenKey = await key(thief, "Backdoor");
+  const hook = await t.api("/api/webhooks", { token: thief.token, body: { name: "Exfil", url: "https://93.184.216.34/in", events: ["message_delivered"] } });
+  expect(hook.status).toBe(201);
+  return { account, thief, thiefSession, ownKey, stolenKey, hookId: hook.body.id as string };
+}
+
+const keyWorks = async (key: string) => {
+  const res = await t.api("/api/v1/contacts", { token: key, origin: false });
+  return res.status === 200 ? "works" : res.body.message;
+};
+const hookState = (id: string) => t.ctx.db.$client.query("SELECT active, disabled_reason AS reason FROM webhook_endpoints WHERE id = ?").get(id);
+
+describe("ending sessions ends what they made (issue 27 item 5)", () => {
+  test("the sessions list shows what each session set up", async () => {
+    const { account, thief, thiefSession, stolenKey, hookId } = await ownerAndThief();
+    const list = (await t.api("/api/auth/sessions", { token: account.token })).body.sessions as any[];
+    const thiefs = list.find((s) => s.id === thiefSession);
+    expect(thiefs.credentials).toEqual([
+      { kind: "api_key", id: stolenKey.id, name: "Backdoor" },
+      { kind: "webhook", id: hookId, name: "Exfil" },
+    ]);
+    expect(list.find((s) => s.current).credentials).toEqual([{ kind: "api_key", id: expect.any(String), name: "Shop sync" }]);
+    // The sign-up's session made nothing.
+    expect(list.filter((s) => !s.current && s.id !== thiefSession).map((s) => s.credentials)).toEqual([[]]);
+    expect((await t.api("/api/auth/sessions", { token: thief.token })).status).toBe(200);
+  });
+
+  test("a password change revokes the keys and webhooks the other sessions made, by default; the answer names them", async () => {
+    const { account, thief, ownKey, stolenKey, hookId } = await ownerAndThief();
+    const res = await t.api("/api/user/password", { token: account.token, body: { currentPassword: account.password, newPassword: "a-brand-new-pass" } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Your password has been changed. Your other sessions have been signed out. Revoked what those sessions set up: API key "Backdoor", webhook "Exfil".',
+      credentials: {
+        revoked: [
+          { kind: "api_key", id: stolenKey.id, name: "Backdoor" },
+          { kind: "webhook", id: hookId, name: "Exfil" },
+        ],
+        kept: [],
+        summary: 'Revoked what those sessions set up: API key "Backdoor", webhook "Exfil".',
+      },
+    });
+    expect((await t.api("/api/auth/user", { token: thief.token })).status).toBe(401);
+    expect(await keyWorks(stolenKey.key)).toBe("This API key has been revoked");
+    expect(hookState(hookId)).toEqual({ active: 0, reason: "Revoked when the password was changed: the session that set it up was signed out" });
+    expect(await keyWorks(ownKey.key)).toBe("works");
+  });
+
+  test("a password change with keepCredentials keeps them, and says so", async () => {
+    const { account, stolenKey, hookId } = await ownerAndThief();
+    const res = await t.api("/api/user/password", {
+      token: account.token,
+      body: { currentPassword: account.password, newPassword: "a-brand-new-pass", keepCredentials: true },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe(
+      'Your password has been changed. Your other sessions have been signed out. Kept what those sessions set up: API key "Backdoor", webhook "Exfil".',
+    );
+    expect(res.body.credentials.revoked).toEqual([]);
+    expect(res.body.credentials.kept.map((c: { name: string }) => c.name)).toEqual(["Backdoor", "Exfil"]);
+    expect(await keyWorks(stolenKey.key)).toBe("works");
+    expect(hookState(hookId)).toEqual({ active: 1, reason: null });
+    const bad = await t.api("/api/user/password", { token: account.token, body: { currentPassword: "a-brand-new-pass", newPassword: "another-one-1", keepCredentials: "yes" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("keepCredentials is true or false");
+  });
+
+  test("'sign out of all other sessions' revokes what they made unless kept", async () => {
+    const { account, stolenKey, hookId, ownKey } = await ownerAndThief();
+    const res = await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: account.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      revoked: 2, // the sign-up's session and the thief's
+      credentials: {
+        revoked: [
+          { kind: "api_key", id: stolenKey.id, name: "Backdoor" },
+          { kind: "webhook", id: hookId, name: "Exfil" },
+        ],
+        kept: [],
+        summary: 'Revoked what those sessions set up: API key "Backdoor", webhook "Exfil".',
+      },
+    });
+    expect(await keyWorks(stolenKey.key)).toBe("This API key has been revoked");
+    expect(hookState(hookId)).toEqual({ active: 0, reason: "Revoked when you signed out of your other sessions: the session that set it up was signed out" });
+    expect(await keyWorks(ownKey.key)).toBe("works");
+
+    const kept = await ownerAndThief();
+    const keep = await t.api("/api/auth/sessions/revoke-others", { token: kept.account.token, body: { keepCredentials: true } });
+    expect(keep.body.credentials.kept.map((c: { name: string }) => c.name)).toEqual(["Backdoor", "Exfil"]);
+    expect(await keyWorks(kept.stolenKey.key)).toBe("works");
+  });
+
+  test("a password reset ends every session and revokes everything they made, unless kept; keys older than the record stay", async () => {
+    const { account, ownKey, stolenKey, hookId } = await ownerAndThief();
+    const older = await t.api("/api/api-keys", { token: account.token, body: { name: "Legacy", permissions: ["contacts:read"] } });
+    t.ctx.db.$client.query("UPDATE api_keys SET created_by_session = NULL WHERE id = ?").run(older.body.id);
+    await t.api("/api/auth/forgot-password", { body: { email: account.email } });
+    const token = await t.resetLink(account.email);
+    const res = await t.api("/api/auth/reset-password", { body: { token, password: "reset-new-pass", confirmPassword: "reset-new-pass" } });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe(
+      'Your password has been reset. You can now sign in. Revoked what those sessions set up: API key "Shop sync", API key "Backdoor", webhook "Exfil".',
+    );
+    expect(res.body.credentials.revoked.map((c: { id: string }) => c.id)).toEqual([ownKey.id, stolenKey.id, hookId]);
+    expect([await keyWorks(ownKey.key), await keyWorks(stolenKey.key), await keyWorks(older.body.key)]).toEqual([
+      "This API key has been revoked",
+      "This API key has been revoked",
+      "works",
+    ]);
+    expect(hookState(hookId)).toEqual({ active: 0, reason: "Revoked when the password was reset: the session that set it up was signed out" });
+
+    const again = await ownerAndThief();
+    await t.api("/api/auth/forgot-password", { body: { email: again.account.email } });
+    const kept = await t.api("/api/auth/reset-password", {
+      body: { token: await t.resetLink(again.account.email), password: "reset-new-pass", keepCredentials: true },
+    });
+    expect(kept.body.message).toBe(
+      'Your password has been reset. You can now sign in. Kept what those sessions set up: API key "Shop sync", API key "Backdoor", webhook "Exfil".',
+    );
+    expect(await keyWorks(again.stolenKey.key)).toBe("works");
+  });
+});

@@ -56,7 +56,7 @@ describe("the sessions list", () => {
     expect(sessions.map((s) => s.current)).toEqual([false, true]); // most recently seen first: the phone
     expect(sessions[0]).toMatchObject({ device: "Safari on iOS", ip: "127.0.0.1", lastSeenAt: new Date(clock).toISOString() });
     expect(sessions[0].id).toMatch(/^\S{20,100}$/);
-    expect(Object.keys(sessions[0]).sort()).toEqual(["createdAt", "current", "device", "id", "ip", "lastSeenAt"]);
+    expect(Object.keys(sessions[0]).sort()).toEqual(["createdAt", "credentials", "current", "device", "id", "ip", "lastSeenAt"]);
     // The id names the session but is not its token.
     expect(await status(sessions[0].id)).toBe(401);
     expect((await t.api("/api/auth/sessions")).status).toBe(401);
@@ -101,7 +101,7 @@ describe("the sessions list", () => {
     const b = await signInAgain(account, SAFARI_IPHONE);
     const res = await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: account.token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, revoked: 2 });
+    expect(res.body).toEqual({ success: true, revoked: 2, credentials: { revoked: [], kept: [], summary: "" } });
     expect([await status(a), await status(b), await status(account.token)]).toEqual([401, 401, 200]);
   });
 

@@ -91,6 +91,10 @@ test("onboarding after verification, from the browser's zone and country, to /da
   await page.getByRole("button", { name: "Change Email" }).click();
   await page.getByLabel("New email").fill(next);
   await page.getByRole("button", { name: "Send Code" }).click();
+  // Signing up is not a confirmation (issue 27 item 5): changing the email asks for the password first.
+  const reauth = page.getByRole("dialog", { name: "Confirm your password" });
+  await reauth.getByLabel("Password").fill("tulips-and-texts");
+  await reauth.getByRole("button", { name: "Confirm", exact: true }).click();
   await expect(page.getByText(`We sent a 6-digit code to ${next}. Your email changes when you enter it.`)).toBeVisible();
   await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
   await page.getByLabel("Code from the new address").scrollIntoViewIfNeeded();

@@ -22,7 +22,10 @@ test.beforeAll(async () => {
   // New accounts start on the Starter trial, which sells no API access: an administrator adds it to the plan.
   const headers = { "content-type": "application/json", origin: app.url };
   const login = await fetch(`${app.url}/api/admin/auth/login`, { method: "POST", headers, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) });
-  const auth = { ...headers, authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
+  const adminToken = ((await login.json()) as { token: string }).token;
+  // A sign-in is not a confirmation: editing a plan asks for one.
+  await app.confirm(adminToken, ADMIN_PASSWORD);
+  const auth = { ...headers, authorization: `Bearer ${adminToken}` };
   const plans = (await (await fetch(`${app.url}/api/admin/plans`, { headers: auth })).json()) as { data: { id: string; features: string[] }[] };
   const starter = plans.data.find((p) => p.id === "starter")!;
   const saved = await fetch(`${app.url}/api/admin/plans/starter`, { method: "PUT", headers: auth, body: JSON.stringify({ features: [...starter.features, "api_access"] }) });

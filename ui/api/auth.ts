@@ -44,8 +44,9 @@ export const fetchAuthProviders = () => api<Ok<Auth["providers"]["get"]>>("/api/
 export const requestPasswordReset = (email: string) =>
   api<{ debugToken?: string }>("/api/auth/forgot-password", { body: { email } });
 
-export const resetPassword = (token: string, password: string, confirmPassword: string) =>
-  api("/api/auth/reset-password", { body: { token, password, confirmPassword } });
+/** Every session ends; the API keys and webhooks they set up are revoked unless `keepCredentials`. */
+export const resetPassword = (token: string, password: string, confirmPassword: string, keepCredentials: boolean) =>
+  api<{ message: string }>("/api/auth/reset-password", { body: { token, password, confirmPassword, keepCredentials } });
 
 export const sendVerificationEmail = () => api<{ retryAfter: number }>("/api/auth/verify/email/send", { method: "POST" });
 

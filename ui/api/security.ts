@@ -15,7 +15,12 @@ export type Authenticator = Ok<WebAuthn["authenticators"]["get"]>[number];
 
 export const useSessions = () => useApi<Ok<Auth["sessions"]["get"]>>("/api/auth/sessions");
 
-export const revokeOtherSessions = () => api<{ revoked: number }>("/api/auth/sessions/revoke-others", { method: "POST" });
+/** What ending sessions did to the API keys and webhooks they set up (src/auth/session-credentials.ts). */
+export type CredentialOutcome = Ok<Auth["sessions"]["revoke-others"]["post"]>["credentials"];
+
+/** Every other session ends, and the API keys and webhooks they set up are revoked unless `keepCredentials`. */
+export const revokeOtherSessions = (keepCredentials: boolean) =>
+  api<Ok<Auth["sessions"]["revoke-others"]["post"]>>("/api/auth/sessions/revoke-others", { body: { keepCredentials } });
 
 export const revokeSession = (id: string) => api(`/api/auth/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
 

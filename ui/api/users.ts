@@ -27,8 +27,9 @@ export type OnboardingAnswers = { businessName: string; industry: string; custom
 export const saveOnboarding = (answers: OnboardingAnswers) =>
   api<User>("/api/user/onboarding", { method: "PUT", body: answers });
 
-export const changePassword = (currentPassword: string, newPassword: string, confirmPassword: string) =>
-  api<{ message: string }>("/api/user/password", { body: { currentPassword, newPassword, confirmPassword } });
+/** Other sessions end; the API keys and webhooks they set up are revoked unless `keepCredentials`. */
+export const changePassword = (currentPassword: string, newPassword: string, confirmPassword: string, keepCredentials: boolean) =>
+  api<{ message: string }>("/api/user/password", { body: { currentPassword, newPassword, confirmPassword, keepCredentials } });
 
 /** The business profile and the user's own name and email, as GET /api/user/profile answers. */
 export type Profile = Ok<UserRoutes["profile"]["get"]>;

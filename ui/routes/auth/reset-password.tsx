@@ -5,6 +5,7 @@ import { resetPassword } from "../../api/auth";
 import { toast } from "../../lib/toast";
 import { PasswordInput } from "./auth-forms";
 import { AuthShell } from "./auth-page";
+import { KeepCredentials } from "../app/security/keep-credentials";
 
 export function ResetPasswordPage() {
   const token = new URLSearchParams(location.search).get("token");
@@ -12,7 +13,8 @@ export function ResetPasswordPage() {
   const [confirm, setConfirm] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState(false);
+  const [keep, setKeep] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
 
   if (!token) {
     return (
@@ -35,7 +37,9 @@ export function ResetPasswordPage() {
     return (
       <AuthShell>
         <h1 className="text-xl font-semibold">Password reset</h1>
-        <p className="mt-2 text-sm text-slate-600">Your password has been changed. Sign in with your new password.</p>
+        <p className="mt-2 text-sm text-slate-600" data-testid="reset-done">
+          {done}
+        </p>
         <Link to="/auth" className="mt-6 block rounded-lg bg-brand-600 px-4 py-2 text-center text-sm font-medium text-white">
           Sign In Now
         </Link>
@@ -51,8 +55,7 @@ export function ResetPasswordPage() {
     setBusy(true);
     setError(null);
     try {
-      await resetPassword(token, password, confirm);
-      setDone(true);
+      setDone((await resetPassword(token, password, confirm, keep)).message);
     } catch (err) {
       const text = err instanceof Error && err.message ? err.message : "Failed to reset password";
       setError(text);
@@ -73,6 +76,8 @@ export function ResetPasswordPage() {
         <Field label="Confirm password" htmlFor="reset-confirm">
           <PasswordInput id="reset-confirm" autoComplete="new-password" value={confirm} onChange={setConfirm} />
         </Field>
+        <p className="text-sm text-slate-600">Every session of your account is signed out.</p>
+        <KeepCredentials id="reset-keep-credentials" credentials={null} keep={keep} onChange={setKeep} />
         <Button type="submit" className="w-full" disabled={busy}>
           {busy ? "Saving..." : "Reset Password"}
         </Button>

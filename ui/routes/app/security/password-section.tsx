@@ -1,15 +1,23 @@
 import { useState, type FormEvent } from "react";
 import { Alert, Button, Card, Field } from "../../../components/ui";
 import { changePassword } from "../../../api/users";
+import { useSessions } from "../../../api/security";
+import { KeepCredentials } from "./keep-credentials";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { PasswordInput } from "../../auth/auth-forms";
 
 const MIN_PASSWORD_LENGTH = 6;
 
-/** Changing the password on /settings/security (password accounts only): every other session is signed out. */
+/**
+ * Changing the password on /settings/security (password accounts only): every other session is signed out, and the
+ * API keys and webhooks they set up are revoked unless the owner keeps them.
+ */
 export function PasswordSection() {
   const [form, setForm] = useState({ current: "", next: "", confirm: "" });
+  const [keep, setKeep] = useState(false);
+  const sessions = useSessions();
+  const madeElsewhere = (sessions.data?.sessions ?? []).filter((s) => !s.current).flatMap((s) => s.credentials);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
@@ -23,8 +31,10 @@ export function PasswordSection() {
     setBusy(true);
     setError(null);
     try {
-      const answer = await changePassword(form.current, form.next, form.confirm);
+      const answer = await changePassword(form.current, form.next, form.confirm, keep);
       setForm({ current: "", next: "", confirm: "" });
+      setKeep(false);
+      await sessions.reload();
       toast({ title: "Password changed", description: answer.message });
     } catch (err) {
       setError(errorMessage(err, "Failed to change your password"));
@@ -53,6 +63,7 @@ export function PasswordSection() {
           <Field label="Confirm new password" htmlFor="password-confirm">
             <PasswordInput id="password-confirm" autoComplete="new-password" value={form.confirm} onChange={set("confirm")} />
           </Field>
+          <KeepCredentials id="password-keep-credentials" credentials={madeElsewhere} keep={keep} onChange={setKeep} />
           <Button type="submit" disabled={busy}>
             {busy ? "Changing..." : "Change Password"}
           </Button>

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Alert, Button, Card, Spinner } from "../../../components/ui";
 import { revokeOtherSessions, revokeSession, useSessions, type Session } from "../../../api/security";
 import { errorMessage } from "../../../lib/api";
@@ -6,6 +6,7 @@ import { Badge } from "../../../components/badge";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { credentialName } from "./keep-credentials";
 
 // In the account's zone (Account Settings), like every other time in the app.
 const when = (iso: string) => accountTime(iso);
@@ -17,21 +18,37 @@ export function SessionsSection() {
   const { ask, dialog } = useConfirm();
   const sessions = data?.sessions ?? [];
   const others = sessions.filter((s) => !s.current).length;
+  const keep = useRef(false);
 
   const signOutOthers = async () => {
+    const made = sessions.filter((s) => !s.current).flatMap((s) => s.credentials);
+    keep.current = false;
     const ok = await ask({
       title: "Sign out other sessions",
-      message: "Sign out of every other session? Anyone signed in elsewhere with your account will have to sign in again.",
+      message: (
+        <span className="block space-y-3">
+          <span className="block">Sign out of every other session? Anyone signed in elsewhere with your account will have to sign in again.</span>
+          {made.length > 0 && (
+            <span className="block space-y-2 rounded-lg border border-amber-200 bg-amber-50 p-3" data-testid="keep-credentials">
+              <span className="block">
+                The API keys and webhooks those sessions set up will be revoked too: {made.map(credentialName).join(", ")}.
+              </span>
+              <label className="flex items-start gap-2">
+                <input type="checkbox" className="mt-1" onChange={(e) => (keep.current = e.target.checked)} />
+                <span>Keep them: they were set up by me</span>
+              </label>
+            </span>
+          )}
+        </span>
+      ),
       confirmLabel: "Sign out",
     });
     if (!ok) return;
     setBusy("others");
     try {
-      const answer = await revokeOtherSessions();
-      toast({
-        title: "Signed out of other sessions",
-        description: `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.`,
-      });
+      const answer = await revokeOtherSessions(keep.current);
+      const signedOut = `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.`;
+      toast({ title: "Signed out of other sessions", description: [signedOut, answer.credentials.summary].filter(Boolean).join(" ") });
       await reload();
     } catch (err) {
       toast({ title: "Failed to sign out other sessions", description: errorMessage(err, ""), variant: "destructive" });
@@ -90,6 +107,11 @@ export function SessionsSection() {
                   <p className="text-xs text-slate-500">
                     {s.ip ?? "Unknown address"} · Last seen {when(s.lastSeenAt)} · Signed in {when(s.createdAt)}
                   </p>
+                  {s.credentials.length > 0 && (
+                    <p className="text-xs text-slate-600" data-testid="session-credentials">
+                      Set up {s.credentials.map(credentialName).join(", ")}
+                    </p>
+                  )}
                 </div>
                 {!s.current && (
                   <Button
