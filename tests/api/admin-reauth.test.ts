@@ -59,9 +59,11 @@ describe("user actions", () => {
     expect(findUserById(t.ctx, target.user.id)).toMatchObject({ role: "admin", disabled: true });
   });
 
-  test("a fresh sign-in counts as confirmed for 10 minutes", async () => {
+  test("a sign-in is no confirmation (issue 27 item 5); a confirmation counts for 10 minutes", async () => {
     const fresh = await t.login(admin.email, ADMIN_PASSWORD);
     const target = await t.signUpVerified();
+    expect((await t.api(`/api/admin/users/${target.user.id}/disable`, { method: "POST", token: fresh.token })).body.code).toBe("reauth_required");
+    await t.confirm(fresh);
     clock += TEN_MINUTES - 1;
     expect((await t.api(`/api/admin/users/${target.user.id}/disable`, { method: "POST", token: fresh.token })).status).toBe(200);
     clock += 1;

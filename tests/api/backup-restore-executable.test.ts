@@ -43,7 +43,7 @@ test(
     const stolen = await signIn();
     const made = await childApi(base, "/api/admin/backups", { token, body: {} });
     expect(made.status).toBe(201);
-    expect((await childApi(base, "/api/auth/sessions/revoke-others", { token, body: {} })).body).toEqual({ success: true, revoked: 1 });
+    expect((await childApi(base, "/api/auth/sessions/revoke-others", { token, body: {} })).body).toMatchObject({ success: true, revoked: 1 });
 
     const refusal =
       "The archive's database has a trigger the appliance never creates: keep_sessions on sessions; has a view the appliance never creates: every_session: a backup holds data only, never code";

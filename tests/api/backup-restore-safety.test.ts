@@ -42,7 +42,7 @@ describe("an archive whose database carries code", () => {
     const made = createBackup(t.ctx);
     // After the backup the owner ends the stolen session. A restore of the altered archive would bring it back (the
     // trigger ignores the restore's own revocation) and make every later sign-out a no-op.
-    expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toEqual({ success: true, revoked: 1 });
+    expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toMatchObject({ success: true, revoked: 1 });
     const altered = await alteredArchive(archiveOf(made.id), KEEP_SESSIONS_ALIVE);
 
     expect(await upload(altered.bytes)).toEqual({ status: 400, body: { message: `This file is not a valid backup: ${refusal}`, code: "validation" } });

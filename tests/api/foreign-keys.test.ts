@@ -18,6 +18,7 @@ const SCANNED: Record<string, string> = {
   "license_codes.redeemed_by": "accounts are never deleted",
   "license_codes.created_by": "accounts are never deleted",
   "automation_runs.user_id": "accounts are never deleted",
+  "contact_purchases.user_id": "accounts are never deleted (a contact's deletion finds its purchases by contact_id)",
   "licenses.plan_id": "plans are never deleted (NO ACTION)",
 };
 
