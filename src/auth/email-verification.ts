@@ -12,7 +12,22 @@ export const CODE_TTL_MINUTES = 15;
 export const MAX_CODE_ATTEMPTS = 5;
 /** Codes one account may be sent per 24 hours: a resend each minute mailed an address 1,440 a day. */
 export const MAX_CODES_PER_DAY = 10;
-const DAY_MS = 24 * 60 * 60_000;
+export const DAY_MS = 24 * 60 * 60_000;
+export const INVALID_CODE = "Invalid verification code";
+export const CODE_EXPIRED = "This code has expired. Please request a new one.";
+export const TOO_MANY_ATTEMPTS = "Too many attempts. Please request a new code.";
+
+/** The 429 of a resend within the cooldown. */
+export const cooldownError = (wait: number) => tooManyRequests(`Please wait ${wait} seconds before requesting another code`, wait);
+
+/** The 429 past the day's codes: `wait` seconds until the window that began with the first code ends. */
+export function dailyCapError(wait: number) {
+  const hours = Math.ceil(wait / 3600);
+  return tooManyRequests(
+    `You have been sent ${MAX_CODES_PER_DAY} verification codes in the last 24 hours. Please use the newest one, or try again in ${hours} hour${hours === 1 ? "" : "s"}.`,
+    wait,
+  );
+}
 
 /**
  * Sends a fresh 6-digit code; a second request within the cooldown answers 429 with the seconds left, and so does
@@ -23,19 +38,12 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
   const now = ctx.now();
   if (existing) {
     const wait = Math.ceil((existing.sentAt.getTime() + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000);
-    if (wait > 0) throw tooManyRequests(`Please wait ${wait} seconds before requesting another code`, wait);
+    if (wait > 0) throw cooldownError(wait);
   }
   const windowOpen = existing && existing.windowStartedAt.getTime() + DAY_MS > now;
   const windowStartedAt = windowOpen ? existing.windowStartedAt : new Date(now);
   const sendsInWindow = (windowOpen ? existing.sendsInWindow : 0) + 1;
-  if (sendsInWindow > MAX_CODES_PER_DAY) {
-    const wait = Math.ceil((windowStartedAt.getTime() + DAY_MS - now) / 1000);
-    const hours = Math.ceil(wait / 3600);
-    throw tooManyRequests(
-      `You have been sent ${MAX_CODES_PER_DAY} verification codes in the last 24 hours. Please use the newest one, or try again in ${hours} hour${hours === 1 ? "" : "s"}.`,
-      wait,
-    );
-  }
+  if (sendsInWindow > MAX_CODES_PER_DAY) throw dailyCapError(Math.ceil((windowStartedAt.getTime() + DAY_MS - now) / 1000));
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const row = {
     userId: user.id,
@@ -65,15 +73,15 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
 export function checkVerificationCode(ctx: AppContext, user: User, code: string): User {
   const row = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
   if (!row || row.expiresAt.getTime() <= ctx.now()) {
-    throw new HttpError(400, "This code has expired. Please request a new one.");
+    throw new HttpError(400, CODE_EXPIRED);
   }
   if (row.attempts >= MAX_CODE_ATTEMPTS) {
-    throw new HttpError(429, "Too many attempts. Please request a new code.");
+    throw new HttpError(429, TOO_MANY_ATTEMPTS);
   }
   const matches = safeEqual(row.codeHash, keyedHash(ctx.keys.codes, `verify:${user.id}:${code}`));
   if (!matches) {
     ctx.db.update(emailVerifications).set({ attempts: row.attempts + 1 }).where(eq(emailVerifications.userId, user.id)).run();
-    throw new HttpError(400, "Invalid verification code");
+    throw new HttpError(400, INVALID_CODE);
   }
   ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
   return updateUser(ctx, user.id, { emailVerified: true });

@@ -1,16 +1,17 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { badRequest, conflict, HttpError } from "../http/errors";
-import { licenseAtSignUp } from "../licenses/licenses";
+import { badRequest, HttpError } from "../http/errors";
 import { clientIp } from "../http/client-ip";
-import { findUserByEmail, findUserById, insertUser, publicUser } from "../users/queries";
+import { licenseAtSignUp } from "../licenses/licenses";
+import { findUserByEmail, findUserById, publicUser } from "../users/queries";
 import { EMAIL_RE } from "./email-change";
 import { checkVerificationCode, sendVerificationCode } from "./email-verification";
 import { authGuard } from "./guard";
 import { attemptPassword, INVALID_CREDENTIALS } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
 import { listPasskeys } from "./passkeys";
-import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
+import { MIN_PASSWORD_LENGTH } from "./passwords";
+import { finishSignUp, resendSignUpCode, SIGN_UP_EXPIRED, startSignUp } from "./sign-up";
 import { confirmIdentity, reauthFields, RECENT_CONFIRMATION_MS } from "./reauth";
 import { keepCredentialsField, outcomeView, sessionsWithCredentials, signOutOtherSessions } from "./session-credentials";
 import {
@@ -32,7 +33,6 @@ import {
 } from "./two-factor";
 
 const SIGN_IN_EXPIRED = "Your sign-in has expired. Please sign in again.";
-const GOOGLE_ACCOUNT = "This email is already registered with Google. Please sign in with Google instead.";
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
 
 export function authRoutes(ctx: AppContext) {
@@ -46,7 +46,7 @@ export function authRoutes(ctx: AppContext) {
     // POST /api/auth/register
     .post(
       "/register",
-      async ({ body, headers, cookie, request, set }) => {
+      async ({ body, set }) => {
         const email = body.email?.trim() ?? "";
         const password = body.password ?? "";
         if (!email || !password) throw badRequest("Email and password are required");
@@ -55,24 +55,10 @@ export function authRoutes(ctx: AppContext) {
         if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters`);
         if (password !== body.confirmPassword) throw badRequest("Passwords do not match");
 
-        const existing = findUserByEmail(ctx, email);
-        if (existing?.authProvider === "google") throw conflict(GOOGLE_ACCOUNT, { authProvider: "google" });
-        if (existing) throw conflict("An account with this email already exists. Please sign in instead.");
-
-        const user = insertUser(ctx, {
-          email,
-          passwordHash: await hashPassword(password),
-          firstName: body.firstName?.trim() ?? "",
-          lastName: body.lastName?.trim() ?? "",
-          phone: body.phone?.trim() || null,
-        });
-        const license = licenseAtSignUp(ctx, user.id, body.licenseCode);
-        // The account exists even if the mail server is down; the verification screen offers a resend.
-        await sendVerificationCode(ctx, user).catch(() => undefined);
-        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
-        setSessionCookies(ctx, cookie, session.token, session.expiresAt);
+        // 201 with a sign-up token for every address, known or not (sign-up.ts); the emailed code signs in.
         set.status = 201;
-        return { token: session.token, user: publicUser(user), ...license };
+        const fields = { email, password, firstName: body.firstName?.trim() ?? "", lastName: body.lastName?.trim() ?? "", phone: body.phone?.trim() || null };
+        return startSignUp(ctx, fields, (userId) => licenseAtSignUp(ctx, userId, body.licenseCode));
       },
       {
         body: t.Object({
@@ -85,6 +71,32 @@ export function authRoutes(ctx: AppContext) {
           licenseCode: optionalText(40),
         }),
       },
+    )
+    // POST /api/auth/register/verify
+    // The emailed code finishes a sign-up: the account is verified and signed in.
+    .post(
+      "/register/verify",
+      ({ body, headers, cookie, request }) => {
+        const { user, license } = finishSignUp(ctx, body.signupToken, body.code);
+        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
+        setSessionCookies(ctx, cookie, session.token, session.expiresAt);
+        return { token: session.token, user: publicUser(user), ...license };
+      },
+      {
+        body: t.Object({
+          signupToken: t.String({ minLength: 1, maxLength: 100, error: SIGN_UP_EXPIRED }),
+          code: t.String({ pattern: "^[0-9]{6}$", error: "Please enter a 6-digit verification code" }),
+        }),
+      },
+    )
+    // POST /api/auth/register/resend
+    .post(
+      "/register/resend",
+      async ({ body }) => {
+        const { email, retryAfter } = await resendSignUpCode(ctx, body.signupToken);
+        return { success: true, message: `Verification code sent to ${email}`, retryAfter };
+      },
+      { body: t.Object({ signupToken: t.String({ minLength: 1, maxLength: 100, error: SIGN_UP_EXPIRED }) }) },
     )
     // POST /api/auth/login
     .post(

@@ -29,7 +29,14 @@ export const DEFAULT_RULES: readonly RateRule[] = [
   { name: "sign-in-2fa", limit: 10, windowMs: MINUTE, methods: ["POST"], match: exact("/api/auth/login/2fa") },
   { name: "sign-up", limit: 5, windowMs: 10 * MINUTE, methods: ["POST"], match: exact("/api/auth/register") },
   { name: "two-factor", limit: 20, windowMs: 10 * MINUTE, methods: ["POST"], match: prefix("/api/auth/2fa/") },
-  { name: "email-verification", limit: 20, windowMs: 10 * MINUTE, methods: ["POST"], match: (p) => p === "/api/auth/verify/email" || p.startsWith("/api/auth/verify/email/") },
+  // A sign-up's code step (register/verify, register/resend) guesses and mails like the signed-in one.
+  {
+    name: "email-verification",
+    limit: 20,
+    windowMs: 10 * MINUTE,
+    methods: ["POST"],
+    match: (p) => p === "/api/auth/verify/email" || p.startsWith("/api/auth/verify/email/") || p.startsWith("/api/auth/register/"),
+  },
   { name: "forgot-password", limit: 5, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/forgot-password") },
   { name: "reset-password", limit: 10, windowMs: 15 * MINUTE, methods: ["POST"], match: exact("/api/auth/reset-password") },
   { name: "passkey-sign-in", limit: 20, windowMs: MINUTE, methods: ["POST"], match: prefix("/api/webauthn/authenticate/") },

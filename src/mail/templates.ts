@@ -71,3 +71,18 @@ export function credentialMadeEmail(
     ].join("\n"),
   };
 }
+
+/**
+ * Sent instead of a code when someone signs up with an address that has an account: the sign-up answers as for a
+ * new one, so only the owner learns the account exists.
+ */
+export function accountExistsEmail(to: string, publicUrl: string, withGoogle: boolean): Email {
+  const signIn = withGoogle ? `sign in with Google at ${publicUrl}/auth` : `sign in at ${publicUrl}/auth`;
+  const forgot = withGoogle ? "" : `\n\nForgot your password? Choose a new one at ${publicUrl}/auth/forgot-password`;
+  return {
+    to,
+    purpose: "account exists notice",
+    subject: "You already have an smsdesk account",
+    text: `Someone, perhaps you, tried to create an smsdesk account with this email address, which already has one. No new account was made and nothing about yours changed.\n\nTo use your account, ${signIn}.${forgot}\n\nIf it was not you, you can ignore this email.`,
+  };
+}

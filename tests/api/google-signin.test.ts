@@ -97,12 +97,13 @@ describe("when Google is configured", () => {
     expect(form.get("code_verifier")).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
     expect(form.get("client_secret")).toBe(CLIENT_SECRET);
 
-    // Registering with that email says it belongs to Google; a password sign-in answers as for any wrong password
-    // (sign-in-uniform.test.ts): it must not tell who signs in with Google.
+    // Registering with that email answers as for a new one and tells the owner to use Google; a password sign-in
+    // answers as for any wrong password (sign-in-uniform.test.ts): neither tells anyone who signs in with Google.
     const reg = await t.api("/api/auth/register", { body: { email, password: "secret123", confirmPassword: "secret123" } });
-    expect(reg.status).toBe(409);
-    expect(reg.body.message).toBe("This email is already registered with Google. Please sign in with Google instead.");
-    expect(reg.body.authProvider).toBe("google");
+    expect(reg.status).toBe(201);
+    expect(reg.body.message).toBe(`We sent a 6-digit code to ${email}. Enter it to finish creating your account.`);
+    const notice = await t.waitForEmail(email, 3000, { match: /already have/ });
+    expect(notice.text).toContain(`To use your account, sign in with Google at ${t.ctx.config.publicUrl}/auth.`);
     const login = await t.api("/api/auth/login", { body: { email, password: "secret123" } });
     expect(login.status).toBe(401);
     expect(login.body).toEqual({ message: "Invalid credentials", code: "unauthorized" });

@@ -107,8 +107,9 @@ describe("the server in its own process, as a provider and every other user see 
     expect(registered.status).toBe(201);
     // Development mode writes the verification email to the log.
     const code = await waitFor(() => /to=flood@example\.com[^\n]*\n[\s\S]*?\b(\d{6})\b/.exec(child.output())?.[1], (c) => !!c);
-    expect((await call("/api/auth/verify/email", { code }, registered.body.token)).status).toBe(200);
-    const provider = await call("/api/sms-providers", { provider: "simulator", displayName: "Sim" }, registered.body.token);
+    const verified = await call("/api/auth/register/verify", { signupToken: registered.body.signupToken, code });
+    expect(verified.status).toBe(200);
+    const provider = await call("/api/sms-providers", { provider: "simulator", displayName: "Sim" }, verified.body.token);
     expect(provider.status).toBe(201);
     childHook = provider.body.webhookUrl;
   });

@@ -147,23 +147,28 @@ export class Appliance {
   }
 
   /**
-   * Registers through the API (201) and answers the session token. With `request` (a browser context's), the
-   * session cookie lands in that context; Playwright's request API sends no Origin of its own, so it is set here as
-   * a page of the appliance would.
+   * Registers through the API (201) and signs in with the password: answers the session token of the unverified
+   * account. With `request` (a browser context's), the session cookie lands in that context; Playwright's request API
+   * sends no Origin of its own, so it is set here as a page of the appliance would.
    */
   async register(newUser: NewUser, request?: APIRequestContext): Promise<string> {
     const { email, password, firstName, lastName } = withDefaults(newUser);
     const res = await this.post("/api/auth/register", { email, password, confirmPassword: password, firstName, lastName }, null, request);
     expect(res.status).toBe(201);
-    return (res.body as { token: string }).token;
+    const session = await this.post("/api/auth/login", { email, password }, null, request);
+    expect(session.status).toBe(200);
+    return (session.body as { token: string }).token;
   }
 
-  /** A verified account made through the API: registered, then the emailed code (200); answers its session token. */
+  /** A verified account made through the API: registered, then the emailed code (200) signs in; answers its session token. */
   async verifiedAccount(newUser: NewUser, request?: APIRequestContext): Promise<string> {
-    const token = await this.register(newUser, request);
-    const verified = await this.post("/api/auth/verify/email", { code: await this.codeFor(newUser.email) }, token, request);
+    const { email, password, firstName, lastName } = withDefaults(newUser);
+    const res = await this.post("/api/auth/register", { email, password, confirmPassword: password, firstName, lastName }, null, request);
+    expect(res.status).toBe(201);
+    const { signupToken } = res.body as { signupToken: string };
+    const verified = await this.post("/api/auth/register/verify", { signupToken, code: await this.codeFor(email) }, null, request);
     expect(verified.status).toBe(200);
-    return token;
+    return (verified.body as { token: string }).token;
   }
 
   private async post(path: string, data: unknown, token: string | null, request?: APIRequestContext) {

@@ -280,20 +280,26 @@ export async function startTestServer(
     return token;
   }
 
+  /** A new account through sign-up, not yet verified: its session comes from signing in with the password. */
   async function signUp(email = newEmail(), password = DEFAULT_PASSWORD): Promise<Account> {
     const res = await api("/api/auth/register", {
       body: { email, password, confirmPassword: password, firstName: "Test", lastName: "User" },
     });
     if (res.status !== 201) throw new Error(`sign-up of ${email} failed: ${res.status} ${res.text}`);
-    return { token: res.body.token, user: res.body.user, email, password, body: res.body, headers: res.headers };
+    const session = await login(email, password);
+    return { ...session, body: { ...res.body, ...session.body } };
   }
 
+  /** A new account through sign-up and its emailed code, which signs it in (POST /api/auth/register/verify). */
   async function signUpVerified(email = newEmail(), password = DEFAULT_PASSWORD): Promise<Account> {
-    const account = await signUp(email, password);
+    const res = await api("/api/auth/register", {
+      body: { email, password, confirmPassword: password, firstName: "Test", lastName: "User" },
+    });
+    if (res.status !== 201) throw new Error(`sign-up of ${email} failed: ${res.status} ${res.text}`);
     const code = await latestCode(email);
-    const res = await api("/api/auth/verify/email", { body: { code }, token: account.token });
-    if (res.status !== 200) throw new Error(`verification of ${email} failed: ${res.status} ${res.text}`);
-    return { ...account, user: res.body.user };
+    const verified = await api("/api/auth/register/verify", { body: { signupToken: res.body.signupToken, code } });
+    if (verified.status !== 200) throw new Error(`verification of ${email} failed: ${verified.status} ${verified.text}`);
+    return { token: verified.body.token, user: verified.body.user, email, password, body: verified.body, headers: verified.headers };
   }
 
   async function login(email: string, password = DEFAULT_PASSWORD): Promise<Account> {

@@ -32,8 +32,16 @@ export const signIn = (email: string, password: string) => api<SessionAnswer>("/
 export const signInSecondStep = (pendingToken: string | undefined, code: string) =>
   api<{ token: string }>("/api/auth/login/2fa", { body: { pendingToken, token: code } });
 
-export const signUp = (payload: RegisterPayload) =>
-  api<SessionAnswer & { licenseRedeemed: boolean; licensePlan: string | null }>("/api/auth/register", { body: payload });
+/** Every sign-up answers alike (a new address or one with an account): the emailed code's step follows. */
+export type SignUpStarted = { signupToken: string; email: string; message: string };
+export const signUp = (payload: RegisterPayload) => api<SignUpStarted>("/api/auth/register", { body: payload });
+
+/** The emailed code finishes the sign-up: a session, and what the license code typed at sign-up did. */
+export type SignUpFinished = { token: string; user: User; licenseRedeemed: boolean; licensePlan: string | null; licenseError?: string };
+export const finishSignUp = (signupToken: string, code: string) =>
+  api<SignUpFinished>("/api/auth/register/verify", { body: { signupToken, code } });
+export const resendSignUpCode = (signupToken: string) =>
+  api<{ retryAfter: number }>("/api/auth/register/resend", { body: { signupToken } });
 
 export const signOut = () => api("/api/auth/logout", { method: "POST" });
 

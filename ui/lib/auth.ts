@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals-react";
-import { fetchUser, signIn, signOut, signUp, type RegisterPayload, type User } from "../api/auth";
+import { fetchUser, finishSignUp, signIn, signOut, signUp, type RegisterPayload, type User } from "../api/auth";
 import { clearToken, getStoredToken, storeToken } from "./api";
 
 export type { User };
@@ -59,8 +59,11 @@ export async function login(email: string, password: string) {
 
 export type { RegisterPayload };
 
-export async function register(payload: RegisterPayload) {
-  const answer = await signUp(payload);
+/** Starts a sign-up; nobody is signed in until its emailed code (finishRegistration). */
+export const register = (payload: RegisterPayload) => signUp(payload);
+
+export async function finishRegistration(signupToken: string, code: string) {
+  const answer = await finishSignUp(signupToken, code);
   storeToken(answer.token);
   setUser(answer.user);
   return answer;

@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { Alert, Button, Field, Input } from "../../components/ui";
-import { GOOGLE_SIGN_IN_URL, requestPasswordReset, signInSecondStep } from "../../api/auth";
+import { requestPasswordReset, resendSignUpCode, signInSecondStep, type SignUpStarted } from "../../api/auth";
 import { ApiError, storeToken } from "../../lib/api";
-import { login, refreshUser, register } from "../../lib/auth";
+import { finishRegistration, login, refreshUser, register } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 import { PasskeySignInButton } from "./passkey-sign-in";
 
@@ -147,6 +147,7 @@ export function SignUpForm({ onRegistered }: { onRegistered: () => void }) {
   });
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [started, setStarted] = useState<SignUpStarted | null>(null);
   const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
 
   const validate = () => {
@@ -164,31 +165,22 @@ export function SignUpForm({ onRegistered }: { onRegistered: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const answer = await register({
-        ...form,
-        email: form.email.trim(),
-        phone: form.phone.trim() || undefined,
-        licenseCode: form.licenseCode.trim() || undefined,
-      });
-      if (answer.licenseRedeemed) toast({ title: "License Activated!", description: `Your ${answer.licensePlan} plan is active.` });
-      onRegistered();
+      setStarted(
+        await register({
+          ...form,
+          email: form.email.trim(),
+          phone: form.phone.trim() || undefined,
+          licenseCode: form.licenseCode.trim() || undefined,
+        }),
+      );
     } catch (err) {
-      if (err instanceof ApiError && err.body.authProvider === "google") {
-        setError("This email is already registered with Google. Please sign in with Google instead.");
-        toast({
-          title: "Google Account Detected",
-          description: "This email is already registered with Google. Please sign in with Google instead.",
-          variant: "destructive",
-          action: { label: "Sign in with Google", onClick: () => location.assign(GOOGLE_SIGN_IN_URL) },
-        });
-      } else {
-        setError(err instanceof Error && err.message ? err.message : "Registration failed");
-      }
+      setError(err instanceof Error && err.message ? err.message : "Registration failed");
     } finally {
       setBusy(false);
     }
   };
 
+  if (started) return <SignUpCodeStep started={started} onBack={() => setStarted(null)} onRegistered={onRegistered} />;
   return (
     <form onSubmit={submit} className="space-y-4" noValidate>
       {error && <Alert>{error}</Alert>}
@@ -222,6 +214,78 @@ export function SignUpForm({ onRegistered }: { onRegistered: () => void }) {
       </Field>
       <Button type="submit" className="w-full" disabled={busy}>
         {busy ? "Creating account..." : "Create Account"}
+      </Button>
+    </form>
+  );
+}
+
+const RESEND_COOLDOWN = 60;
+
+/**
+ * The emailed code's step of a sign-up: the code signs the new account in. Every sign-up reaches it, an address with
+ * an account too (its owner is emailed instead), so the form never tells anyone which addresses have accounts.
+ */
+function SignUpCodeStep({ started, onBack, onRegistered }: { started: SignUpStarted; onBack: () => void; onRegistered: () => void }) {
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [cooldown, setCooldown] = useState(RESEND_COOLDOWN);
+  useEffect(() => {
+    if (cooldown <= 0) return;
+    const timer = setTimeout(() => setCooldown((c) => c - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [cooldown]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!/^\d{6}$/.test(code)) return setError("Please enter a 6-digit verification code");
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await finishRegistration(started.signupToken, code);
+      toast({ title: "Email verified successfully!" });
+      if (answer.licenseRedeemed) toast({ title: "License Activated!", description: `Your ${answer.licensePlan} plan is active.` });
+      else if (answer.licenseError) toast({ title: "License code not redeemed", description: answer.licenseError, variant: "destructive" });
+      onRegistered();
+    } catch (err) {
+      setError(err instanceof Error && err.message ? err.message : "Invalid verification code");
+    } finally {
+      setBusy(false);
+    }
+  };
+  const resend = async () => {
+    try {
+      setCooldown((await resendSignUpCode(started.signupToken)).retryAfter ?? RESEND_COOLDOWN);
+      toast({ title: "Code sent", description: `We sent a new code to ${started.email}.` });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "rate_limited") setCooldown(Number(err.body.retryAfter) || RESEND_COOLDOWN);
+      setError(err instanceof Error && err.message ? err.message : "Failed to send verification email");
+    }
+  };
+  return (
+    <form onSubmit={submit} className="space-y-4" noValidate>
+      <h2 className="text-lg font-semibold">Verify your email</h2>
+      <p className="text-sm text-slate-600">{started.message}</p>
+      {error && <Alert>{error}</Alert>}
+      <Field label="Verification code" htmlFor="signup-code">
+        <Input
+          id="signup-code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          value={code}
+          onChange={(e) => setCode(e.target.value.replace(/\D/g, "").slice(0, 6))}
+          className="text-center text-2xl tracking-[0.5em]"
+        />
+      </Field>
+      <Button type="submit" className="w-full" disabled={busy}>
+        {busy ? "Verifying..." : "Verify Email"}
+      </Button>
+      <Button variant="secondary" className="w-full" disabled={cooldown > 0} onClick={resend}>
+        {cooldown > 0 ? `Resend code in ${cooldown}s` : "Resend code"}
+      </Button>
+      <Button variant="ghost" className="w-full" onClick={onBack}>
+        Back to Sign Up
       </Button>
     </form>
   );

@@ -1,0 +1,155 @@
+import { randomBytes } from "node:crypto";
+import type { AppContext } from "../context";
+import { HttpError } from "../http/errors";
+import { accountExistsEmail } from "../mail/templates";
+import { findUserByEmail, findUserById, insertUser, normalizeEmail, type User } from "../users/queries";
+import {
+  CODE_EXPIRED,
+  CODE_TTL_MINUTES,
+  checkVerificationCode,
+  cooldownError,
+  DAY_MS,
+  dailyCapError,
+  INVALID_CODE,
+  MAX_CODE_ATTEMPTS,
+  MAX_CODES_PER_DAY,
+  RESEND_COOLDOWN_SECONDS,
+  sendVerificationCode,
+  TOO_MANY_ATTEMPTS,
+} from "./email-verification";
+import { hashPassword } from "./passwords";
+
+/**
+ * Sign-up answers alike for every email (issue 27 item 7): it answered 409 for an address with an account, so
+ * anyone could list which addresses have one. Now every sign-up answers 201 with a sign-up token and "we sent a
+ * code"; the account is signed in only by the emailed code (POST /register/verify). A new address gets its account
+ * (unverified, as before) and a code; an address with an account gets no code and no change, and its owner is
+ * emailed that someone tried. Both take the same work (an argon2 hash, one email). For the second, the token's
+ * checks and resends follow the real rules (attempts, expiry, cooldown, daily cap) on a code that does not exist,
+ * so nothing tells the two apart. An abandoned sign-up is finished by signing in with the password.
+ *
+ * Pending sign-ups are kept in memory: a restart forgets them (the account remains; signing in finishes it).
+ */
+export const SIGN_UP_EXPIRED = "Your sign-up has expired. Please sign in to finish it.";
+const PENDING_TTL_MS = DAY_MS;
+const MAX_PENDING = 10_000;
+
+/** What a sign-up's license code did (licenses/licenses.ts licenseAtSignUp, which the route hands in). */
+export type SignUpLicense = { licenseRedeemed: boolean; licensePlan: string | null; licenseError?: string };
+type Pending = {
+  /** The account this sign-up made; null when the address already had one (nothing can finish it). */
+  userId: string | null;
+  email: string;
+  license: SignUpLicense;
+  createdAt: number;
+  // The imitated code of an existing address: the same limits as a real one (email-verification.ts).
+  expiresAt: number;
+  attempts: number;
+  sentAt: number;
+  windowStartedAt: number;
+  sends: number;
+};
+
+const stores = new WeakMap<AppContext, Map<string, Pending>>();
+function storeFor(ctx: AppContext) {
+  let store = stores.get(ctx);
+  if (!store) stores.set(ctx, (store = new Map()));
+  return store;
+}
+
+function remember(ctx: AppContext, pending: Pending): string {
+  const store = storeFor(ctx);
+  const token = randomBytes(32).toString("base64url");
+  store.set(token, pending);
+  // Oldest first: past the bound the oldest sign-up is forgotten (its account, if any, is finished by signing in).
+  if (store.size > MAX_PENDING) store.delete(store.keys().next().value!);
+  return token;
+}
+
+function pendingOf(ctx: AppContext, token: string): Pending {
+  const store = storeFor(ctx);
+  const pending = store.get(token);
+  if (!pending || pending.createdAt + PENDING_TTL_MS <= ctx.now()) {
+    store.delete(token);
+    throw new HttpError(400, SIGN_UP_EXPIRED);
+  }
+  return pending;
+}
+
+export type SignUpFields = {
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+  phone: string | null;
+};
+
+/**
+ * Starts a sign-up: answers the same token-and-message for every address (see above). `licensesOf` starts a new
+ * account's trial and redeems the code it was given; its answer waits for the code step.
+ */
+export async function startSignUp(
+  ctx: AppContext,
+  fields: SignUpFields,
+  licensesOf: (userId: string) => SignUpLicense,
+): Promise<{ signupToken: string; email: string; message: string }> {
+  const email = normalizeEmail(fields.email);
+  const existing = findUserByEmail(ctx, email);
+  // Hashed on both paths: the new account's hash is the only slow step a known address would otherwise skip.
+  const passwordHash = await hashPassword(fields.password);
+  const now = ctx.now();
+  const base = { email, createdAt: now, expiresAt: now + CODE_TTL_MINUTES * 60_000, attempts: 0, sentAt: now, windowStartedAt: now, sends: 1 };
+  let signupToken: string;
+  if (existing) {
+    signupToken = remember(ctx, { ...base, userId: null, license: { licenseRedeemed: false, licensePlan: null } });
+    await notifyOwner(ctx, existing);
+  } else {
+    const user = insertUser(ctx, { email, passwordHash, firstName: fields.firstName, lastName: fields.lastName, phone: fields.phone });
+    const license = licensesOf(user.id);
+    // The account exists even if the mail server is down; the code step offers a resend.
+    await sendVerificationCode(ctx, user).catch(() => undefined);
+    signupToken = remember(ctx, { ...base, userId: user.id, license });
+  }
+  return { signupToken, email, message: `We sent a 6-digit code to ${email}. Enter it to finish creating your account.` };
+}
+
+async function notifyOwner(ctx: AppContext, owner: User) {
+  await ctx.mailer
+    .send(accountExistsEmail(owner.email, ctx.config.publicUrl, !owner.passwordHash))
+    .catch((err: Error) => ctx.log(`mail error: account exists notice to ${owner.email}: ${err.message}`));
+}
+
+/** The emailed code finishes the sign-up: the verified account and what its license code did. */
+export function finishSignUp(ctx: AppContext, token: string, code: string): { user: User; license: SignUpLicense } {
+  const pending = pendingOf(ctx, token);
+  if (pending.userId === null) {
+    if (pending.expiresAt <= ctx.now()) throw new HttpError(400, CODE_EXPIRED);
+    if (pending.attempts >= MAX_CODE_ATTEMPTS) throw new HttpError(429, TOO_MANY_ATTEMPTS);
+    pending.attempts++;
+    throw new HttpError(400, INVALID_CODE);
+  }
+  const user = findUserById(ctx, pending.userId);
+  if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
+  const verified = checkVerificationCode(ctx, user, code);
+  storeFor(ctx).delete(token);
+  return { user: verified, license: pending.license };
+}
+
+/** A new code for the sign-up (the owner's notice again for an address with an account), under the same limits. */
+export async function resendSignUpCode(ctx: AppContext, token: string): Promise<{ email: string; retryAfter: number }> {
+  const pending = pendingOf(ctx, token);
+  if (pending.userId !== null) {
+    const user = findUserById(ctx, pending.userId);
+    if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
+    return { email: pending.email, ...(await sendVerificationCode(ctx, user)) };
+  }
+  const now = ctx.now();
+  const wait = Math.ceil((pending.sentAt + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000);
+  if (wait > 0) throw cooldownError(wait);
+  if (pending.windowStartedAt + DAY_MS <= now) Object.assign(pending, { windowStartedAt: now, sends: 0 });
+  if (pending.sends + 1 > MAX_CODES_PER_DAY) throw dailyCapError(Math.ceil((pending.windowStartedAt + DAY_MS - now) / 1000));
+  Object.assign(pending, { sends: pending.sends + 1, sentAt: now, expiresAt: now + CODE_TTL_MINUTES * 60_000, attempts: 0 });
+  const owner = findUserByEmail(ctx, pending.email);
+  if (owner) await notifyOwner(ctx, owner);
+  return { email: pending.email, retryAfter: RESEND_COOLDOWN_SECONDS };
+}
