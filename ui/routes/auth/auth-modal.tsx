@@ -14,7 +14,7 @@ export function AuthModal() {
   };
   return (
     <Modal open={open} onClose={closeAuthModal} title="Welcome to smsdesk">
-      <AuthTabs key={tab} initialTab={tab} onSignedIn={() => done("/")} onRegistered={() => done("/")} />
+      <AuthTabs key={tab} initialTab={tab} onSignedIn={() => done("/")} onRegistered={() => done("/onboarding")} />
     </Modal>
   );
 }

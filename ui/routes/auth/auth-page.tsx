@@ -45,7 +45,7 @@ export function AuthPage() {
   return (
     <AuthShell>
       <ProviderError />
-      <AuthTabs initialTab="signin" onSignedIn={signedIn} onRegistered={signedIn} />
+      <AuthTabs initialTab="signin" onSignedIn={signedIn} onRegistered={() => navigate({ to: "/onboarding" })} />
     </AuthShell>
   );
 }
