@@ -160,17 +160,17 @@ export const contacts = sqliteTable(
 /**
  * The contacts in name order, one row per contact (migration 0042, WITHOUT ROWID: the table is its key): what an
  * index on (user_id, first_name, last_name) was, kept apart so that a CSV import adds its names sorted, after its
- * contacts (src/contacts/name-order.ts). Triggers keep it for every other write. Ordered by name_key (migration
- * 0051, src/contacts/name-key.ts): the first and last name folded to their base letters without regard to case.
+ * contacts (src/contacts/name-order.ts). Triggers keep it for every other write.
  */
 export const contactNames = sqliteTable(
   "contact_names",
   {
     userId: text("user_id").notNull(),
-    nameKey: text("name_key").notNull(),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
     contactRowid: integer("contact_rowid").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.nameKey, t.contactRowid] })],
+  (t) => [primaryKey({ columns: [t.userId, t.firstName, t.lastName, t.contactRowid] })],
 );
 
 /**
@@ -188,9 +188,6 @@ export const contactPurchases = sqliteTable(
   },
   (t) => [index("contact_purchases_contact_idx").on(t.contactId, t.purchasedAt)],
 );
-
-/** Owners whose contacts stored before migration 0051 still wait for their name keys (written at the next start). */
-export const contactNamesPending = sqliteTable("contact_names_pending", { userId: text("user_id").primaryKey() });
 
 /** Every opt-in and opt-out, with its time, source and the text of the consent. */
 export const contactConsents = sqliteTable(

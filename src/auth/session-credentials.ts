@@ -8,7 +8,7 @@ import { describeDevice, listSessions, revokeOtherSessions } from "./sessions";
 
 /**
  * Credentials a session makes that outlive it: API keys and webhooks (their URL and secret). Each remembers the
- * session that made it (created_by_session, migration 0052), so that when the owner ends sessions they no longer
+ * session that made it (created_by_session, migration 0051), so that when the owner ends sessions they no longer
  * trust (a password change, a password reset, "sign out of all other sessions") what those sessions made ends
  * with them, unless the owner chooses to keep it. Their domains sit above auth and register here (server.ts).
  */

@@ -17,7 +17,6 @@ import { defaultCountryOf } from "../users/default-country";
 import { contactsCsvResponse } from "./export";
 import { rejectedRowsCsv } from "./import-rejects";
 import { createContact, updateContact } from "./manual";
-import { keyEarlierNames } from "./name-order";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const idString = t.String({ maxLength: 64, error: "Ids are at most 64 characters" });
@@ -101,7 +100,6 @@ function importCountry(country: string | undefined): CountryCode | undefined {
 }
 
 export function contactRoutes(ctx: AppContext) {
-  keyEarlierNames(ctx);
   failInterruptedImports(ctx);
   // A restored database may hold imports that were running when it was backed up: no process runs them now.
   onDatabaseReplaced(ctx, () => failInterruptedImports(ctx));

@@ -40,7 +40,6 @@ const OWNERS: Record<string, string> = {
   contactImports: "contacts",
   contactNames: "contacts",
   contactPurchases: "contacts",
-  contactNamesPending: "contacts",
   contactImportRejects: "contacts",
   segments: "segments",
   smsProviders: "providers",
