@@ -84,8 +84,11 @@ test("an international list imports, and its rejected rows download as a CSV to 
   await dialog.getByRole("button", { name: "Close", exact: true }).last().click();
 
   // The numbers as stored.
+  await page.getByLabel("Search contacts").fill("Jonas");
   await expect(page.getByRole("row").filter({ hasText: "Jonas Weber" })).toContainText("+49");
+  await page.getByLabel("Search contacts").fill("Mateo");
   await expect(page.getByRole("row").filter({ hasText: "Mateo García" })).toContainText("+52");
+  await page.getByLabel("Search contacts").fill("");
   await shot(page, "list-1280.png");
 
   await page.setViewportSize({ width: 390, height: 844 });
