@@ -1,15 +1,13 @@
 // Issue 27 item 2 against dist/smsdesk: the executable inspects an archive's database in a worker thread that must
 // be inside it (scripts/build.ts lists it), and refuses one that carries code at upload, drill and restore.
 import { afterAll, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alteredArchive, KEEP_SESSIONS_ALIVE, plantBackup } from "../support/backup-archives";
 import { childApi, publicOrigin } from "../support/child-server";
-import { waitFor } from "../support/wait";
+import { startBuiltExecutable } from "../support/executable";
 
-const root = join(import.meta.dir, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "smsdesk-exe-restore-"));
 const dataDir = join(dir, "data");
 let proc: ReturnType<typeof Bun.spawn> | null = null;
@@ -22,22 +20,9 @@ afterAll(() => {
 test(
   "dist/smsdesk refuses an archive whose database has a trigger and a view at upload, drill and restore; a revoked session stays revoked",
   async () => {
-    const build = spawnSync(process.execPath, ["scripts/build.ts", "--reuse-ui", "--outfile", join(dir, "smsdesk")], { cwd: root, encoding: "utf8" });
-    expect(build.status, build.stderr).toBe(0);
-    const port = await (async () => {
-      const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-      const p = s.port!;
-      await s.stop(true);
-      return p;
-    })();
-    proc = Bun.spawn([join(dir, "smsdesk")], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? "", PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "executable-check" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(() => fetch(`${base}/api/health`).then((r) => r.status).catch(() => 0), (s) => s === 200, 20_000, 50);
+    const started = await startBuiltExecutable(dir, { DATA_DIR: dataDir, ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "executable-check" });
+    proc = started.proc;
+    const base = started.base;
     const signIn = async () => (await childApi(base, "/api/auth/login", { body: { email: "owner@example.com", password: "executable-check" } })).body.token as string;
     const token = await signIn();
     const stolen = await signIn();

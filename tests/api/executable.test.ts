@@ -1,16 +1,15 @@
 // The single executable, built as `npm run build` builds it and started alone in an empty folder, serves signed-in
 // calls too: minification once broke Elysia's reading of handlers, so every call behind the auth guard failed there.
 import { afterAll, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ORDER_WINDOW } from "../../src/contacts/import-order";
 import { TOO_DEEP } from "../../src/http/body-nesting";
 import { childApi, publicOrigin } from "../support/child-server";
+import { startBuiltExecutable } from "../support/executable";
 import { waitFor } from "../support/wait";
 
-const root = join(import.meta.dir, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "smsdesk-exe-"));
 let proc: ReturnType<typeof Bun.spawn> | null = null;
 
@@ -22,29 +21,9 @@ afterAll(() => {
 test(
   "dist/smsdesk alone in an empty folder: pages, sign-in, passkey options, contacts, a provider and a message delivered",
   async () => {
-    const build = spawnSync(process.execPath, ["scripts/build.ts", "--reuse-ui", "--outfile", join(dir, "smsdesk")], { cwd: root, encoding: "utf8" });
-    expect(build.status, build.stderr).toBe(0);
-
-    const port = await (async () => {
-      const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-      const p = s.port!;
-      await s.stop(true);
-      return p;
-    })();
-    proc = Bun.spawn([join(dir, "smsdesk")], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? "",
-        PORT: String(port),
-        PUBLIC_URL: `http://localhost:${port}`,
-        ADMIN_EMAIL: "owner@example.com",
-        ADMIN_PASSWORD: "executable-check",
-      },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(() => fetch(`${base}/api/health`).then((r) => r.status).catch(() => 0), (s) => s === 200, 20_000, 50);
+    const started = await startBuiltExecutable(dir, { ADMIN_EMAIL: "owner@example.com", ADMIN_PASSWORD: "executable-check" });
+    proc = started.proc;
+    const { base } = started;
     expect((await fetch(`${base}/pricing`)).status).toBe(200);
     expect((await fetch(`${base}/sms-campaigns`)).status).toBe(200);
     // The UI's precompressed variants and the service worker are inside the executable too.
