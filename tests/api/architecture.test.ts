@@ -2,20 +2,32 @@
  * The shape of src/, read from its source: every table has one owning folder and is imported or named in SQL
  * nowhere else; imports run only down the layers; files that build routes do no database work; every route the
  * app registers has its `// METHOD /api/path` comment above the handler, so searching a URL lands on it; every
- * paged list takes the one paging schema.
+ * paged list takes the one paging schema; no file imports itself through others, no two folders import each other,
+ * only records (the folders that own tables) speak SQL or import db/, and nothing below the routes imports a route.
+ * The checks are functions of a file set (tests/support/architecture.ts), run at the end on planted sets too.
  *
  * A violation that another piece of work is removing is listed in ALLOWED with why; the test fails on a new
  * violation and on an entry whose violation is gone (remove the entry with the violation).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Glob } from "bun";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "../../db/schema";
 import { createApp } from "../../src/app";
 import { MAX_PAGE, pagingQuery } from "../../src/http/paging";
+import {
+  fileCircles,
+  flowsImportingRoutes,
+  importsOfAll,
+  isRouteFile,
+  onDisk,
+  sqlOutsideRecords,
+  twoWayPairs,
+  unitOf,
+} from "../support/architecture";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -161,72 +173,67 @@ const ALLOWED: Record<string, string> = {
   "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
   // Sign-up redeems a license code or starts the trial: wants a hook the licenses domain registers, not an import.
   "auth/routes.ts imports licenses/licenses.ts (auth is below licenses)": "licenseAtSignUp at registration",
+
+  // Circles of files (issue 30 item 1: to untie).
+  "circle: campaigns/campaigns.ts -> campaigns/lifecycle.ts -> campaigns/scheduler.ts":
+    "to untie: the start job's names (CAMPAIGN_START, scheduleCampaignStart...) want their own start-jobs.ts",
+  "circle: conversations/conversations.ts -> keywords/inbound.ts -> messages/messages.ts -> messages/outbox.ts":
+    "to untie: inbound wants its own flow folder above messages, keywords and conversations, and the outbox files messages into threads through a port",
+  "circle: licenses/limits.ts -> phone-numbers/numbers.ts":
+    "to untie: the plan limits count numbers themselves; callers should hand the count in",
+
+  // Folder pairs importing each other (issue 30 item 1: to untie).
+  "two-way: auth <-> licenses": "to untie: sign-up redeems a license code (see licenseAtSignUp above); licenses' routes use the guard",
+  "two-way: auth <-> users":
+    "to untie: the admin's user actions (users/admins.ts) and the profile routes call auth's sessions, passkeys and email change, while auth reads users' queries",
+  "two-way: contacts <-> licenses": "to untie: the plan limits count contacts; the importer and manual adds check the limits",
+  "two-way: conversations <-> messages": "to untie: messages file themselves into threads; conversations send and read the outbox",
+  "two-way: keywords <-> messages": "to untie: inbound handling in messages calls keywords, whose replies enqueue through messages",
+  "two-way: licenses <-> messages": "to untie: the plan limits count sent segments; inbound contacts check the contact limit",
+  "two-way: licenses <-> phone-numbers": "to untie: the same as the limits/numbers circle",
+  "two-way: messages <-> phone-numbers": "to untie: messages choose a sender number; deleting a number detaches its messages",
+  "two-way: messages <-> providers":
+    "to untie: the outbox store calls the adapters; the provider webhook and simulator routes hand inbound texts to messages",
+
+  // SQL and db/ outside records.
+  "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
+  "health/routes.ts imports db/client.ts (not a record)": "to untie: the health check's database status wants a record function",
+  "public-api/contract.ts imports db/schema.ts (not a record)":
+    "the status lists (values, not tables) the API documents; they want a shared leaf beside the schema",
+  "backups/backups.ts imports db/client.ts (not a record)":
+    "to untie: a backup works on the database file (VACUUM INTO, checks, migrating a restored copy); wants a db-file record",
+  "backups/backups.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above, the migration journal of a restored copy",
+  "backups/backups.ts speaks SQL (not a record)": "to untie: as above",
+  "backups/inspect-db.ts imports db/client.ts (not a record)": "to untie: inspecting an uploaded backup opens and migrates a copy",
+  "backups/inspect-db.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above",
+  "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
 };
+
+/** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
+function ruleOf(key: string) {
+  if (key.startsWith("circle: ")) return "circle";
+  if (key.startsWith("two-way: ")) return "two-way";
+  if (key.endsWith("(not a record)")) return "records";
+  if (key.includes(" imports route ")) return "route";
+  if (key.includes(" table ")) return "table";
+  return "layer";
+}
+
+/** Fails on a violation ALLOWED does not excuse, and on an ALLOWED entry of the rule whose violation is gone. */
+function expectOnlyAllowed(rule: string, found: string[]) {
+  expect(found.filter((v) => !(v in ALLOWED))).toEqual([]);
+  expect(Object.keys(ALLOWED).filter((k) => ruleOf(k) === rule && !found.includes(k))).toEqual([]);
+}
+
+/** Composition and HTTP plumbing build routes and plugins: the folders allowed to import files that build routes. */
+const ABOVE_ROUTES = new Set(["app.ts", "server.ts", "main.ts", "http"]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reading the source
 
-type Import = { from: string; to: string; names: { name: string; typeOnly: boolean }[]; namespace: boolean; typeOnly: boolean };
-
 const files = [...new Glob("**/*.{ts,tsx}").scanSync(SRC)].filter((f) => !f.endsWith(".d.ts")).sort();
 const sources = new Map(files.map((f) => [f, readFileSync(join(SRC, f), "utf8")]));
-
-/** The unit a src/ path belongs to: its top folder, or the file itself at the top of src/. */
-const unitOf = (path: string) => (path.includes("/") ? path.slice(0, path.indexOf("/")) : path);
-
-function resolveImport(from: string, spec: string): string | null {
-  if (!spec.startsWith(".")) return null;
-  const base = resolve(dirname(join(SRC, from)), spec);
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) {
-    if (existsSync(candidate) && candidate.match(/\.tsx?$/)) {
-      const rel = relative(SRC, candidate);
-      return rel.startsWith("..") ? relative(ROOT, candidate) : rel;
-    }
-  }
-  return null;
-}
-
-// Static imports and re-exports (at the start of a line, so comments are not read), and dynamic import("...").
-const STATIC =
-  /^[ \t]*(import|export)[ \t]+(type[ \t]+)?([^;'"]*?)[ \t\n]*from[ \t]*["']([^"']+)["']|^[ \t]*import[ \t]+["']([^"']+)["']/gm;
-const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
-
-function importsOf(from: string, text: string): Import[] {
-  const found: Import[] = [];
-  for (const m of text.matchAll(STATIC)) {
-    const spec = m[4] ?? m[5]!;
-    const to = resolveImport(from, spec);
-    if (!to) continue;
-    const clause = m[3] ?? "";
-    const typeOnly = !!m[2];
-    const braces = clause.match(/\{([^}]*)\}/)?.[1] ?? "";
-    const names = braces
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((s) => ({
-        name: s
-          .replace(/^type\s+/, "")
-          .split(/\s+as\s+/)[0]!
-          .trim(),
-        typeOnly: typeOnly || s.startsWith("type "),
-      }));
-    found.push({
-      from,
-      to,
-      names,
-      namespace: /\*\s+as\s+/.test(clause) || (m[1] === "export" && clause.trim() === "*"),
-      typeOnly: typeOnly || (names.length > 0 && names.every((n) => n.typeOnly) && !/^\s*\w+\s*,/.test(clause)),
-    });
-  }
-  for (const m of text.matchAll(DYNAMIC)) {
-    const to = resolveImport(from, m[1]!);
-    if (to) found.push({ from, to, names: [], namespace: true, typeOnly: false });
-  }
-  return found;
-}
-
-const imports = files.flatMap((f) => importsOf(f, sources.get(f)!));
+const imports = importsOfAll(sources, onDisk(SRC));
 
 const tables = Object.entries(schema)
   .filter(([, value]) => is(value, SQLiteTable))
@@ -285,9 +292,12 @@ describe("one owner per table", () => {
   });
 
   test("a table is imported and named in SQL only in its owner's folder", () => {
-    const found = tableViolations();
-    expect(found.filter((v) => !(v in ALLOWED))).toEqual([]);
-    expect(Object.keys(ALLOWED).filter((k) => k.includes(" table ") && !found.includes(k))).toEqual([]);
+    expectOnlyAllowed("table", tableViolations());
+  });
+
+  test("only records (the folders that own tables) speak SQL or import db/", () => {
+    const records = new Set(Object.values(OWNERS));
+    expectOnlyAllowed("records", sqlOutsideRecords(sources, imports, (file) => records.has(unitOf(file))));
   });
 });
 
@@ -311,9 +321,84 @@ describe("layers", () => {
   });
 
   test("imports run only down the layers", () => {
-    const found = layerViolations();
-    expect(found.filter((v) => !(v in ALLOWED))).toEqual([]);
-    expect(Object.keys(ALLOWED).filter((k) => !k.includes(" table ") && !found.includes(k))).toEqual([]);
+    expectOnlyAllowed("layer", layerViolations());
+  });
+
+  test("no file imports itself through others", () => {
+    expectOnlyAllowed("circle", fileCircles(imports));
+  });
+
+  test("no two folders import each other", () => {
+    expectOnlyAllowed("two-way", twoWayPairs(imports, (file) => SHARED.has(file)));
+  });
+
+  test("nothing below the routes imports a file that builds routes", () => {
+    const below = (file: string) => !isRouteFile(sources.get(file)!) && !ABOVE_ROUTES.has(unitOf(file));
+    expectOnlyAllowed("route", flowsImportingRoutes(sources, imports, below));
+  });
+});
+
+describe("the checks themselves, on planted file sets", () => {
+  const planted = (files: Record<string, string>) => {
+    const set = new Map(Object.entries(files));
+    return { set, imports: importsOfAll(set) };
+  };
+
+  test("a circle of files is found, and a chain is not", () => {
+    const circle = planted({
+      "a/one.ts": `import { two } from "./two";\nexport const one = () => two();`,
+      "a/two.ts": `import { three } from "../b/three";\nexport const two = () => three();`,
+      "b/three.ts": `import { one } from "../a/one";\nexport const three = () => one();`,
+      "b/four.ts": `import { three } from "./three";`,
+    });
+    expect(fileCircles(circle.imports)).toEqual(["circle: a/one.ts -> a/two.ts -> b/three.ts"]);
+    const chain = planted({ "a/one.ts": `import { two } from "./two";`, "a/two.ts": `import { x } from "../b/three";`, "b/three.ts": "" });
+    expect(fileCircles(chain.imports)).toEqual([]);
+    // Type-only imports vanish at run time: no circle.
+    const types = planted({ "a/one.ts": `import type { Two } from "./two";`, "a/two.ts": `import { one } from "./one";` });
+    expect(fileCircles(types.imports)).toEqual([]);
+  });
+
+  test("two folders importing each other are found, shared helpers excepted", () => {
+    const pair = planted({
+      "inbound/receive.ts": `import { store } from "../messages/store";`,
+      "messages/store.ts": `import { reply } from "../inbound/reply";\nexport const store = 1;`,
+      "inbound/reply.ts": "export const reply = 1;",
+    });
+    expect(twoWayPairs(pair.imports)).toEqual(["two-way: inbound <-> messages"]);
+    expect(fileCircles(pair.imports)).toEqual([]);
+    expect(twoWayPairs(pair.imports, (file) => file === "inbound/reply.ts")).toEqual([]);
+  });
+
+  test("SQL in a flow and db/ imports outside records are found; a record may", () => {
+    const files = planted({
+      "inbound/receive.ts": "const row = ctx.db.$client.query(`SELECT id FROM contacts WHERE phone = ?`).get(phone);",
+      "inbound/mark.ts": `ctx.db.$client.run("UPDATE messages SET status = 'read' WHERE id = ?", [id]);`,
+      "inbound/words.ts": "// SELECT nothing FROM here: a comment is not SQL\nexport const text = 'Reply STOP to opt out from these texts';",
+      "inbound/tables.ts": `import { contacts } from "../../db/schema";\nimport type { Contact } from "../../db/schema";`,
+      "inbound/row.ts": `import type { Contact } from "../../db/schema";`,
+      "contacts/records.ts": `import { contacts } from "../../db/schema";\nconst q = "DELETE FROM contacts WHERE id = ?";`,
+    });
+    const exists = (path: string) => files.set.has(path) || path === "../db/schema.ts";
+    const found = sqlOutsideRecords(files.set, importsOfAll(files.set, exists), (file) => file.startsWith("contacts/"));
+    expect(found).toEqual([
+      "inbound/mark.ts speaks SQL (not a record)",
+      "inbound/receive.ts speaks SQL (not a record)",
+      "inbound/tables.ts imports db/schema.ts (not a record)",
+    ]);
+  });
+
+  test("a flow importing a route is found", () => {
+    const files = planted({
+      "inbound/receive.ts": `import { webhookRoutes } from "./webhook-routes";`,
+      "inbound/webhook-routes.ts": `import { receive } from "./receive";\nexport const webhookRoutes = new Elysia({ prefix: "/api" });`,
+    });
+    const flow = (file: string) => !isRouteFile(files.set.get(file)!);
+    expect(flowsImportingRoutes(files.set, files.imports, flow)).toEqual(["inbound/receive.ts imports route inbound/webhook-routes.ts"]);
+  });
+
+  test("every ALLOWED entry gives its reason", () => {
+    expect(Object.entries(ALLOWED).filter(([, reason]) => reason.trim().length < 10)).toEqual([]);
   });
 });
 
