@@ -33,6 +33,16 @@ export type AppContext = {
     settle(campaignIds: Iterable<string>): void;
   };
   /**
+   * What the plan limits (src/licenses/limits.ts) count, answered by the owners of the rows and wired in server.ts:
+   * licenses sits below contacts, messages and numbers, which all check their limits before they add.
+   */
+  usageCounts: {
+    contacts(userId: string): number;
+    /** SMS (segments) sent since an instant. */
+    segmentsSince(userId: string, since: Date): number;
+    numbers(userId: string): number;
+  };
+  /**
    * Detaches the messages of a provider account about to be deleted, a chunk at a time (src/messages/detach.ts):
    * wired in server.ts, the providers domain being below the messages and its own numbers.
    */

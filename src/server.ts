@@ -29,7 +29,9 @@ import { outboxStore, senderRegistry } from "./messages/outbox-store";
 import { registerReconciliation } from "./messages/reconcile";
 import { registerAdministratorNotices } from "./support/notify";
 import { detachMessages } from "./messages/detach";
-import { numberIdsOfProvider } from "./phone-numbers/numbers";
+import { countNumbers, numberIdsOfProvider } from "./phone-numbers/numbers";
+import { countContacts } from "./contacts/stats";
+import { segmentsOutboundSince } from "./messages/stats";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
@@ -69,6 +71,11 @@ export async function openAppContext(config: Config, log: (line: string) => void
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
     releaseHeldMessages: (userId) => releaseAccountHeld(ctx, userId) + releaseHeldDripSteps(ctx, userId),
+    usageCounts: {
+      contacts: (userId) => countContacts(ctx, userId),
+      segmentsSince: (userId, since) => segmentsOutboundSince(ctx, userId, since),
+      numbers: (userId) => countNumbers(ctx, userId),
+    },
     onStop: [],
   };
   // The engine and the outbox, wired once: the messages domain is the outbox store, the campaigns domain answers for

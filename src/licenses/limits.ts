@@ -1,9 +1,6 @@
-import { countContacts } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { wallToInstant, zoneOffset } from "../time/zones";
-import { segmentsOutboundSince } from "../messages/stats";
-import { countNumbers } from "../phone-numbers/numbers";
 import { findUserById, type User } from "../users/queries";
 import { currentLicense, type CurrentLicense } from "./licenses";
 
@@ -36,7 +33,8 @@ const messagesNotice = (plan: string, used: number, limit: number) =>
   `You have used ${Math.floor((used / limit) * 100)}% of your ${plan} plan's ${fmt(limit)} SMS this month (${fmt(used)}). Upgrade your plan or redeem a license code before you reach the limit.`;
 
 /**
- * Contacts stored, SMS sent this calendar month (in the user's time zone) and sender numbers against the plan.
+ * Contacts stored, SMS sent this calendar month (in the user's time zone) and sender numbers against the plan,
+ * counted by their owners through the context (ctx.usageCounts).
  * A plan sells "5,000 SMS per month" (the spec's pricing), and an SMS is what providers bill: one segment, so a
  * 200-character text is 2 (src/messages/segments.ts). Sender numbers get no 80% notice: a plan has a handful, and
  * the limit error says all there is.
@@ -50,13 +48,13 @@ export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
   const messageLimit = admin ? -1 : (license?.plan.monthlyMessages ?? 0);
   const numberLimit = admin ? -1 : (license?.plan.phoneNumbers ?? 0);
   const planName = license?.plan.name ?? "";
-  const contacts = countContacts(ctx, user.id);
-  const messages = segmentsOutboundSince(ctx, user.id, startOfMonthIn(user.timezone, ctx.now()));
+  const contacts = ctx.usageCounts.contacts(user.id);
+  const messages = ctx.usageCounts.segmentsSince(user.id, startOfMonthIn(user.timezone, ctx.now()));
   return {
     license,
     contacts: figure(contacts, contactLimit, (f) => contactsNotice(planName, f.used, f.limit)),
     messages: figure(messages, messageLimit, (f) => messagesNotice(planName, f.used, f.limit)),
-    phoneNumbers: figure(countNumbers(ctx, user.id), numberLimit),
+    phoneNumbers: figure(ctx.usageCounts.numbers(user.id), numberLimit),
   };
 }
 
@@ -105,7 +103,7 @@ export function hasRoomForContact(ctx: AppContext, userId: string): boolean {
   const license = currentLicense(ctx, user);
   const limit = license?.plan.monthlyContacts ?? 0;
   if (limit < 0) return true;
-  return !!license && countContacts(ctx, user.id) + 1 <= limit;
+  return !!license && ctx.usageCounts.contacts(user.id) + 1 <= limit;
 }
 
 /**

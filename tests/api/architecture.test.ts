@@ -179,18 +179,13 @@ const ALLOWED: Record<string, string> = {
     "to untie: the start job's names (CAMPAIGN_START, scheduleCampaignStart...) want their own start-jobs.ts",
   "circle: conversations/conversations.ts -> keywords/inbound.ts -> messages/messages.ts -> messages/outbox.ts":
     "to untie: inbound wants its own flow folder above messages, keywords and conversations, and the outbox files messages into threads through a port",
-  "circle: licenses/limits.ts -> phone-numbers/numbers.ts":
-    "to untie: the plan limits count numbers themselves; callers should hand the count in",
 
   // Folder pairs importing each other (issue 30 item 1: to untie).
   "two-way: auth <-> licenses": "to untie: sign-up redeems a license code (see licenseAtSignUp above); licenses' routes use the guard",
   "two-way: auth <-> users":
     "to untie: the admin's user actions (users/admins.ts) and the profile routes call auth's sessions, passkeys and email change, while auth reads users' queries",
-  "two-way: contacts <-> licenses": "to untie: the plan limits count contacts; the importer and manual adds check the limits",
   "two-way: conversations <-> messages": "to untie: messages file themselves into threads; conversations send and read the outbox",
   "two-way: keywords <-> messages": "to untie: inbound handling in messages calls keywords, whose replies enqueue through messages",
-  "two-way: licenses <-> messages": "to untie: the plan limits count sent segments; inbound contacts check the contact limit",
-  "two-way: licenses <-> phone-numbers": "to untie: the same as the limits/numbers circle",
   "two-way: messages <-> phone-numbers": "to untie: messages choose a sender number; deleting a number detaches its messages",
   "two-way: messages <-> providers":
     "to untie: the outbox store calls the adapters; the provider webhook and simulator routes hand inbound texts to messages",
