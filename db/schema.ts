@@ -160,17 +160,17 @@ export const contacts = sqliteTable(
 /**
  * The contacts in name order, one row per contact (migration 0042, WITHOUT ROWID: the table is its key): what an
  * index on (user_id, first_name, last_name) was, kept apart so that a CSV import adds its names sorted, after its
- * contacts (src/contacts/name-order.ts). Triggers keep it for every other write.
+ * contacts (src/contacts/name-order.ts). Triggers keep it for every other write. Ordered by name_key (migration
+ * 0052, src/contacts/name-key.ts): the first and last name folded to their base letters without regard to case.
  */
 export const contactNames = sqliteTable(
   "contact_names",
   {
     userId: text("user_id").notNull(),
-    firstName: text("first_name").notNull(),
-    lastName: text("last_name").notNull(),
+    nameKey: text("name_key").notNull(),
     contactRowid: integer("contact_rowid").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.firstName, t.lastName, t.contactRowid] })],
+  (t) => [primaryKey({ columns: [t.userId, t.nameKey, t.contactRowid] })],
 );
 
 /**
@@ -188,6 +188,15 @@ export const contactPurchases = sqliteTable(
   },
   (t) => [index("contact_purchases_contact_idx").on(t.contactId, t.purchasedAt)],
 );
+
+/** Owners whose contacts stored before migration 0052 still wait for their name keys (written at the next start). */
+export const contactNamesPending = sqliteTable("contact_names_pending", { userId: text("user_id").primaryKey() });
+
+/**
+ * The letters the name key folds, each with its base letter(s) and what the search folds it to (or null), read by the
+ * triggers of contacts (migration 0052, src/contacts/name-key.ts): the same letters the JavaScript folds.
+ */
+export const nameFolds = sqliteTable("name_folds", { letter: text("letter").primaryKey(), base: text("base").notNull(), search: text("search") });
 
 /** Every opt-in and opt-out, with its time, source and the text of the consent. */
 export const contactConsents = sqliteTable(

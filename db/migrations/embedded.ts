@@ -40,6 +40,7 @@ import m36 from "./0048_contact_import_rejects.sql" with { type: "text" };
 import m37 from "./0049_webhook_allow_list.sql" with { type: "text" };
 import m38 from "./0050_webhook_pending_by_account.sql" with { type: "text" };
 import m39 from "./0051_credentials_made_by_session.sql" with { type: "text" };
+import m40 from "./0052_contact_name_keys.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -83,4 +84,5 @@ export const migrationSql: Record<string, string> = {
   "0049_webhook_allow_list": m37,
   "0050_webhook_pending_by_account": m38,
   "0051_credentials_made_by_session": m39,
+  "0052_contact_name_keys": m40,
 };

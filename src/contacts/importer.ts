@@ -10,6 +10,7 @@ import { defaultCountryOf } from "../users/default-country";
 import type { ImportDuplicate } from "../../db/schema";
 import { displayName, newId } from "./contacts";
 import { IntegerSet } from "./integer-set";
+import { NameWriter, namedRows } from "./name-order";
 import { PhoneNormalizer } from "./phones";
 import { prepareBatch, type ImportRow, type PreparedBatch } from "./prepare";
 
@@ -75,6 +76,8 @@ export class ContactImporter {
   private limitReason: string;
   private insert: Statement;
   private index: Statement;
+  private indexPlain: Statement;
+  private indexFolded: Statement;
   private names: Statement;
   private maxRowid: Statement;
   private consents: Statement;
@@ -82,6 +85,7 @@ export class ContactImporter {
   private importId: string;
   private replace: Statement;
   private rejects: Statement;
+  private nameWriter: NameWriter;
 
   constructor(
     private ctx: AppContext,
@@ -115,11 +119,23 @@ export class ContactImporter {
        SELECT rowid, first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits FROM contacts
        WHERE rowid > ? AND source = 'import'`,
     );
-    // Their rows of contact_names likewise (the insert trigger skips source 'import' too: migration 0042).
-    this.names = db.prepare(
-      `INSERT OR IGNORE INTO contact_names (user_id, first_name, last_name, contact_rowid)
-       SELECT user_id, first_name, last_name, rowid FROM contacts WHERE rowid > ? AND source = 'import'`,
+    // A name that needs letters folded for the search (searchExtra, made with the batch on the parsing worker) is
+    // indexed with them after its fields, as the triggers index it (migration 0052): the others as above, these by
+    // their phones ([phone, extra] pairs), in the same transaction, so the search index writes no more segments.
+    this.indexPlain = db.prepare(
+      `INSERT INTO contacts_fts(rowid, body)
+       SELECT rowid, first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits FROM contacts
+       WHERE rowid > ?1 AND source = 'import' AND phone NOT IN (SELECT value ->> 0 FROM json_each(?2))`,
     );
+    this.indexFolded = db.prepare(
+      `INSERT INTO contacts_fts(rowid, body)
+       SELECT c.rowid, c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') || ' ' || c.phone_digits || ' ' || (j.value ->> 1)
+       FROM json_each(?2) AS j CROSS JOIN contacts AS c ON c.user_id = ?3 AND c.phone = j.value ->> 0 WHERE c.rowid > ?1`,
+    );
+    // Their rows of contact_names likewise (the insert trigger skips source 'import' too: migration 0042), with
+    // their name keys made here (name-key.ts), where the triggers' SQL form would cost ten times as much.
+    this.names = db.prepare(`SELECT rowid AS r, first_name AS f, last_name AS l FROM contacts WHERE rowid > ? AND source = 'import'`);
+    this.nameWriter = new NameWriter(db);
     // Also one statement per batch, fed the [consent id, contact id] pairs of the contacts it created.
     this.consents = db.prepare(
       `INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at)
@@ -227,6 +243,7 @@ export class ContactImporter {
       // Create while the plan allows: a row whose phone the owner already has does not count against it, so
       // after a part that met stored contacts the next part takes the room they left.
       const consents: [string, string][] = [];
+      const folded: [string, string][] = [];
       const stored: number[] = [];
       let next = 0;
       while (next < fresh.length && this.remaining > 0) {
@@ -239,6 +256,7 @@ export class ContactImporter {
         part.forEach((i, k) => {
           if (!created.has(b.phone[i]!)) return void stored.push(i);
           consents.push([newId(), ids[k]!]);
+          if (b.extra[i]) folded.push([b.phone[i]!, b.extra[i]!]);
           this.created++;
           this.remaining--;
         });
@@ -256,8 +274,13 @@ export class ContactImporter {
       this.duplicate(b, duplicates);
       if (consents.length) {
         this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
-        this.index.run(before);
-        if (!this.opts.namesLater) this.names.run(before);
+        if (!folded.length) this.index.run(before);
+        else {
+          const json = JSON.stringify(folded);
+          this.indexPlain.run(before, json);
+          this.indexFolded.run(before, json, this.userId);
+        }
+        if (!this.opts.namesLater) this.addNames(before);
         else this.namesFrom ??= before + 1;
         // One event per transaction with its counts, not one per row (a CSV import of a million rows writes a thousand or two).
         appendEvent(this.ctx, {
@@ -269,6 +292,12 @@ export class ContactImporter {
       }
       then?.();
     })();
+  }
+
+  /** The rows of contact_names of the contacts created after rowid `before` (in the caller's transaction). */
+  private addNames(before: number) {
+    const named = namedRows(this.names.all(before) as { r: number; f: string; l: string }[]);
+    this.nameWriter.write(named, 0, named.ends.length);
   }
 
   results() {

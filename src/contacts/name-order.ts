@@ -4,6 +4,7 @@ import { contactImports } from "../../db/schema";
 import type { AppContext } from "../context";
 import { nextTurn } from "../time/next-turn";
 import { nextSlice, SLICE_ROWS } from "./import-pace";
+import { compareKeys, FOLDABLE, FOLDED_LETTERS, nameKey, searchExtra } from "./name-key";
 
 /**
  * A CSV import's contacts get their rows of contact_names (the list in name order, migration 0042) a part at a
@@ -12,8 +13,14 @@ import { nextSlice, SLICE_ROWS } from "./import-pace";
  */
 const NAMES_PART = 250_000;
 
-/** Rowids of one owner's contacts from `from` to `to`, in name order where a worker sorted them. */
-type Sorter = { sort: (userId: string, from: number, to: number) => Promise<ArrayLike<number>>; stop: () => void };
+/**
+ * One owner's contacts from one rowid to another as the rows of contact_names need them: each a JSON array
+ * [rowid, first name, last name, name key] (name-key.ts; the row is added only while those are still the contact's
+ * names), joined by commas in `json`, `ends[i]` where row i's text ends. Made where the names are read (the sorting
+ * worker), so that a transaction of them costs this thread one slice of text. In name order where a worker sorted them.
+ */
+export type NamedRows = { json: string; ends: Int32Array };
+type Sorter = { sort: (userId: string, from: number, to: number) => Promise<NamedRows>; stop: () => void };
 
 /** Rowids in pieces of this many on the main thread (no worker): each a short read, with a turn after it. */
 const UNSORTED_PIECE = 20_000;
@@ -23,17 +30,29 @@ const UNSORTED_PIECE = 20_000;
  */
 const SORTED_FROM = 20_000;
 
+/** NamedRows of contacts' [rowid, first name, last name] in that order. */
+export function namedRows(rows: Iterable<{ r: number; f: string; l: string }>): NamedRows {
+  const texts: string[] = [];
+  for (const { r, f, l } of rows) texts.push(JSON.stringify([r, f, l, nameKey(f, l)]));
+  const ends = new Int32Array(texts.length);
+  let at = -1;
+  texts.forEach((t, i) => (ends[i] = at += t.length + 1));
+  return { json: texts.join(","), ends };
+}
+
 /** Without a worker: the rowids in their own order (the names go in all the same, on pages all over). */
 function onThisThread(db: Database): Sorter {
-  const piece = db.query<{ r: number }, [string, number, number]>("SELECT rowid AS r FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1");
+  const piece = db.query<{ r: number; f: string; l: string }, [string, number, number]>(
+    "SELECT rowid AS r, first_name AS f, last_name AS l FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1",
+  );
   return {
     sort: async (userId, from, to) => {
-      const out: number[] = [];
+      const rows: { r: number; f: string; l: string }[] = [];
       for (let a = from; a <= to; a += UNSORTED_PIECE) {
-        for (const { r } of piece.all(userId, a, Math.min(to, a + UNSORTED_PIECE - 1))) out.push(r);
+        for (const row of piece.all(userId, a, Math.min(to, a + UNSORTED_PIECE - 1))) rows.push(row);
         await nextTurn();
       }
-      return out;
+      return namedRows(rows);
     },
     stop: () => {},
   };
@@ -48,18 +67,24 @@ function onThisThread(db: Database): Sorter {
 function startSorter(db: Database, log: (line: string) => void): Sorter {
   const fallback = onThisThread(db);
   if (!db.filename || db.filename === ":memory:") return fallback;
+  // The worker folds names with the same letters as name-key.ts (their map is passed in), so its keys are the triggers'.
   const code = `import { Database } from "bun:sqlite";
     const db = new Database(${JSON.stringify(db.filename)});
     db.exec("PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY");
-    const sorted = db.query("SELECT rowid FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1 ORDER BY first_name COLLATE NOCASE, last_name COLLATE NOCASE, rowid");
+    const read = db.query("SELECT rowid, first_name, last_name FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1");
+    const folds = new Map(${JSON.stringify([...FOLDED_LETTERS])});
+    const fold = (s) => (/[^\\u0000-\\u007f]/.test(s) ? s.replace(${FOLDABLE}, (c) => folds.get(c) ?? (c <= "Z" ? c.toLowerCase() : c)) : s.toLowerCase());
     self.onmessage = (e) => {
-      if (e.data === "stop") { sorted.finalize(); db.close(); self.postMessage("closed"); return; }
+      if (e.data === "stop") { read.finalize(); db.close(); self.postMessage("closed"); return; }
       const { userId, from, to } = e.data;
       try {
-        const rows = sorted.values(userId, from, to);
-        const rowids = new Float64Array(rows.length);
-        for (let i = 0; i < rows.length; i++) rowids[i] = rows[i][0];
-        self.postMessage({ rowids }, [rowids.buffer]);
+        const rows = read.values(userId, from, to).map(([r, f, l]) => [fold(f) + "\\u0001" + fold(l), r, f, l]);
+        rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+        const texts = rows.map(([key, r, f, l]) => JSON.stringify([r, f, l, key]));
+        const ends = new Int32Array(texts.length);
+        let at = -1;
+        for (let i = 0; i < texts.length; i++) ends[i] = at += texts[i].length + 1;
+        self.postMessage({ json: texts.join(","), ends }, [ends.buffer]);
       } catch (err) {
         self.postMessage({ error: String(err) });
       }
@@ -71,7 +96,8 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
     log(`contacts: the name sorter could not start (${(err as Error).message}); names are added unsorted`);
     return fallback;
   }
-  const waiting: ((answer: { rowids?: Float64Array; error?: string }) => void)[] = [];
+  type Answer = { json?: string; ends?: Int32Array; error?: string };
+  const waiting: ((answer: Answer) => void)[] = [];
   worker.onmessage = (e) => waiting.shift()?.(e.data);
   worker.onerror = (e) => {
     e.preventDefault();
@@ -82,11 +108,11 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
   return {
     sort: async (userId, from, to) => {
       if (!worker) return fallback.sort(userId, from, to);
-      const answer = await new Promise<{ rowids?: Float64Array; error?: string }>((resolve) => {
+      const answer = await new Promise<Answer>((resolve) => {
         waiting.push(resolve);
         worker!.postMessage({ userId, from, to });
       });
-      return answer.rowids ?? fallback.sort(userId, from, to);
+      return answer.ends && answer.json !== undefined ? { json: answer.json, ends: answer.ends } : fallback.sort(userId, from, to);
     },
     // Told to stop, it closes its connection, says so, and is ended then: a thread ended mid-query would leave its
     // read lock on the database for the life of the process.
@@ -101,19 +127,41 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
 }
 
 /**
+ * Writes the rows of contact_names of NamedRows, a range of them at a time. A row is written only while the contact
+ * still has the name its key was made from: one renamed or deleted since has its row kept by the triggers.
+ */
+export class NameWriter {
+  private add: ReturnType<Database["prepare"]>;
+
+  constructor(db: Database) {
+    this.add = db.prepare(
+      `INSERT OR IGNORE INTO contact_names (user_id, name_key, contact_rowid)
+       SELECT c.user_id, j.value ->> 3, c.rowid FROM json_each(?) AS j CROSS JOIN contacts AS c ON c.rowid = j.value ->> 0
+       WHERE c.first_name = j.value ->> 1 AND c.last_name = j.value ->> 2`,
+    );
+  }
+
+  /** Writes rows `start` to `end` (exclusive) of `named`. */
+  write(named: NamedRows, start: number, end: number) {
+    if (end <= start) return;
+    this.add.run(`[${named.json.slice(start ? named.ends[start - 1]! + 1 : 0, named.ends[end - 1])}]`);
+  }
+}
+
+/**
  * The names of one import's contacts, added after them (the importer leaves them out: namesLater). `from` is the
  * first contact rowid whose name may be missing, kept in the job's record (contact_imports.names_from) with each part
- * added, so that a restart adds the rest (resumeImportNames in csv-import.ts). Each transaction reads the contacts'
- * names as they are then: a contact renamed or deleted meanwhile has its name kept by the triggers, and the row
- * added here is the same one (INSERT OR IGNORE) or none.
+ * added, so that a restart adds the rest (resumeImportNames in csv-import.ts). The keys are made where the names are
+ * read (the sorting worker): a contact renamed or deleted meanwhile has its row kept by the triggers, and none is
+ * added here (NameWriter).
  */
 export class ImportNames {
   private unsorted: Sorter;
   private sorter: Sorter | null = null;
-  private add: ReturnType<Database["prepare"]>;
+  private writer: NameWriter;
   private maxRowid: ReturnType<Database["prepare"]>;
-  /** A sorted part being added: its rowids, how many are in, and the last rowid it covers. */
-  private part: { rowids: ArrayLike<number>; at: number; to: number } | null = null;
+  /** A sorted part being added: its rows, how many are in, and the last rowid it covers. */
+  private part: { named: NamedRows; at: number; to: number } | null = null;
   private sorting: Promise<void> | null = null;
   private askedAt = 0;
   private rows = SLICE_ROWS.first;
@@ -128,10 +176,7 @@ export class ImportNames {
   ) {
     const db = ctx.db.$client;
     this.unsorted = onThisThread(db);
-    this.add = db.prepare(
-      `INSERT OR IGNORE INTO contact_names (user_id, first_name, last_name, contact_rowid)
-       SELECT user_id, first_name, last_name, rowid FROM contacts WHERE rowid IN (SELECT value FROM json_each(?))`,
-    );
+    this.writer = new NameWriter(db);
     this.maxRowid = db.prepare("SELECT coalesce(max(rowid), 0) AS m FROM contacts");
   }
 
@@ -154,8 +199,8 @@ export class ImportNames {
     // next start: `from` has not moved.
     this.sorting = sorter
       .sort(this.userId, from, to)
-      .then((rowids) => {
-        this.part = { rowids, at: 0, to };
+      .then((named) => {
+        this.part = { named, at: 0, to };
       })
       .catch((err) => this.ctx.log(`contacts: the names from contact ${from} could not be read: ${(err as Error)?.message ?? err}`))
       .finally(() => {
@@ -167,13 +212,12 @@ export class ImportNames {
   step(then?: () => void): boolean {
     const part = this.part;
     if (!part) return false;
-    const end = Math.min(part.rowids.length, part.at + this.rows);
-    const last = end === part.rowids.length;
-    const chunk: number[] = [];
-    for (let i = part.at; i < end; i++) chunk.push(part.rowids[i]!);
+    const count = part.named.ends.length;
+    const end = Math.min(count, part.at + this.rows);
+    const last = end === count;
     const began = performance.now();
     this.ctx.db.$client.transaction(() => {
-      if (chunk.length) this.add.run(JSON.stringify(chunk));
+      this.writer.write(part.named, part.at, end);
       if (last) {
         this.from = part.to + 1;
         this.ctx.db.update(contactImports).set({ namesFrom: this.from }).where(eq(contactImports.id, this.jobId)).run();
@@ -222,4 +266,48 @@ export class ImportNames {
     this.sorter?.stop();
     this.sorter = null;
   }
+}
+
+/** Rows of the names keyed at start written a transaction at a time. */
+const EARLIER_PIECE = 20_000;
+
+/**
+ * The contacts stored before migration 0052 get their name keys (and a name that needs it its folded search text)
+ * at the first start after it, an owner at a time, before the server answers: in JavaScript about 2-5 us a contact,
+ * where the migration's SQL would take 15-45. Sorted by key, so each transaction fills neighbouring pages. The
+ * owner's mark goes in the last transaction: a stop before leaves it to the next start, which writes the same rows.
+ */
+export function keyEarlierNames(ctx: AppContext) {
+  const db = ctx.db.$client;
+  const owners = db.query<{ u: string }, []>("SELECT user_id AS u FROM contact_names_pending").all();
+  if (!owners.length) return;
+  const began = performance.now();
+  const writer = new NameWriter(db);
+  const read = db.query<{ r: number; f: string; l: string }, [string]>("SELECT rowid AS r, first_name AS f, last_name AS l FROM contacts WHERE user_id = ?");
+  // The search index's row of a contact whose name needs its letters folded, again with them (as the triggers write it).
+  const unindex = db.prepare("DELETE FROM contacts_fts WHERE rowid = ?");
+  const index = db.prepare(
+    "INSERT INTO contacts_fts (rowid, body) SELECT rowid, first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits || ' ' || ?2 FROM contacts WHERE rowid = ?1",
+  );
+  const done = db.prepare("DELETE FROM contact_names_pending WHERE user_id = ?");
+  let count = 0;
+  for (const { u } of owners) {
+    const rows = read.all(u).map((row) => ({ ...row, key: nameKey(row.f, row.l) }));
+    rows.sort((a, b) => compareKeys(a.key, b.key) || a.r - b.r);
+    count += rows.length;
+    for (let at = 0; at < rows.length || at === 0; at += EARLIER_PIECE) {
+      const piece = rows.slice(at, at + EARLIER_PIECE);
+      db.transaction(() => {
+        writer.write(namedRows(piece), 0, piece.length);
+        for (const { r, f, l } of piece) {
+          const extra = searchExtra(f, l);
+          if (!extra) continue;
+          unindex.run(r);
+          index.run(r, extra);
+        }
+        if (at + EARLIER_PIECE >= rows.length) done.run(u);
+      })();
+    }
+  }
+  ctx.log(`contacts: the names of ${count} contacts keyed for the list by name in ${Math.round(performance.now() - began)} ms`);
 }

@@ -1,3 +1,4 @@
+import { searchExtra } from "./name-key";
 import type { PhoneNormalizer } from "./phones";
 
 export type ImportRow = {
@@ -34,10 +35,12 @@ export type PreparedBatch = {
   row: string[];
   /** A CSV row refused for its phone: its cells as the file had them, as a JSON array (the rejected rows' CSV); else "". */
   cells: string[];
+  /** What the search index holds after the row's fields when its name needs letters folded (searchExtra), else "". */
+  extra: string[];
 };
 
 /** A batch of these lines with its text columns still to fill. */
-const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [], cells: [] });
+const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [], cells: [], extra: [] });
 
 /** `lines[i]` is the line number reported for `rows[i]`, `cells[i]` its CSV record (kept when the row is refused). */
 export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer, cells?: string[][]): PreparedBatch {
@@ -62,11 +65,12 @@ export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNo
     b.custom.push(custom);
     b.row.push(phone ? JSON.stringify([first, last, email || null, phone, tags, custom]) : "");
     b.cells.push(phone || !cells ? "" : JSON.stringify(cells[i]));
+    b.extra.push(phone ? searchExtra(first, last) : "");
   });
   return b;
 }
 
-const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row", "cells"] as const;
+const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row", "cells", "extra"] as const;
 
 /** The rows of several batches as one, in their order. */
 export function concatBatches(batches: PreparedBatch[]): PreparedBatch {

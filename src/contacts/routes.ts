@@ -17,6 +17,7 @@ import { defaultCountryOf } from "../users/default-country";
 import { contactsCsvResponse } from "./export";
 import { rejectedRowsCsv } from "./import-rejects";
 import { createContact, updateContact } from "./manual";
+import { keyEarlierNames } from "./name-order";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const idString = t.String({ maxLength: 64, error: "Ids are at most 64 characters" });
@@ -100,9 +101,14 @@ function importCountry(country: string | undefined): CountryCode | undefined {
 }
 
 export function contactRoutes(ctx: AppContext) {
+  keyEarlierNames(ctx);
   failInterruptedImports(ctx);
-  // A restored database may hold imports that were running when it was backed up: no process runs them now.
-  onDatabaseReplaced(ctx, () => failInterruptedImports(ctx));
+  // A restored database may hold imports that were running when it was backed up: no process runs them now. One
+  // from before migration 0052 has its names keyed as at a start.
+  onDatabaseReplaced(ctx, () => {
+    keyEarlierNames(ctx);
+    failInterruptedImports(ctx);
+  });
   return new Elysia({ prefix: "/api/contacts" })
     .use(authGuard(ctx))
     // GET /api/contacts

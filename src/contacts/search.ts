@@ -3,6 +3,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { contacts } from "../../db/schema";
 import type { AppContext } from "../context";
+import { compareKeys, foldName, foldSearch, nameKey } from "./name-key";
 import { phoneDigitsOf } from "./phones";
 
 /** Counts of matching contacts stop here: the list answers `totalCapped: true` with this total. */
@@ -48,37 +49,36 @@ type Search =
  * and the page read. Its key is the list's order by name, so a page stops reading at its last row.
  */
 const NAMED = sql.raw(`contact_names AS n CROSS JOIN contacts ON contacts.rowid = n.contact_rowid`);
-const nameOrder = (order: Order) => sql.raw(["n.first_name", "n.last_name", "n.contact_rowid"].map((c) => `${c} ${order === "asc" ? "ASC" : "DESC"}`).join(", "));
+const nameOrder = (order: Order) => sql.raw(["n.name_key", "n.contact_rowid"].map((c) => `${c} ${order === "asc" ? "ASC" : "DESC"}`).join(", "));
 
 const escapeFts = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 /**
  * The owner's contacts whose column starts with one of the prefixes, as an OR of (user_id, prefix range) terms:
  * SQLite then reads one index range per prefix, while a separate owner term would make it scan all of the owner's
- * entries. First names are read from contact_names, phones from the index (user_id, phone) of contacts.
+ * entries. First names are read from contact_names (by their name key: the prefixes folded as names are), phones
+ * from the index (user_id, phone) of contacts.
  */
 function prefixSearch(userId: string, prefixes: string[], byName: boolean): Search {
-  // Names compare as the name order does, without regard to the case of ASCII letters (contact_names: NOCASE).
-  const collate = sql.raw(byName ? " COLLATE NOCASE" : "");
-  const ranges = (c: SQL) => prefixes.map((p) => sql`(${c} >= ${p}${collate} AND ${c} < ${p + "\uffff"}${collate})`);
-  const col = byName ? sql`${contacts.firstName}` : sql`${contacts.phone}`;
-  const filter = sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`;
+  const ranges = (c: SQL) => prefixes.map((p) => sql`(${c} >= ${p} AND ${c} < ${p + "\uffff"})`);
   if (!byName) {
+    const col = sql`${contacts.phone}`;
     const owned = ranges(col).map((r) => sql`(${contacts.userId} = ${userId} AND ${r})`);
     const where = sql`(${sql.join(owned, sql` OR `)})`;
     const rows = (extra: SQL | undefined) => sql`SELECT rowid AS r FROM ${contacts} WHERE ${where}${andAlso(extra)}`;
-    return { kind: "prefix", rows, counted: rows, where, filter, ranges: owned, byName };
+    return { kind: "prefix", rows, counted: rows, where, filter: sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`, ranges: owned, byName };
   }
-  const owned = ranges(sql.raw("n.first_name")).map((r) => sql`(n.user_id = ${userId} AND ${r})`);
+  const owned = ranges(sql.raw("n.name_key")).map((r) => sql`(n.user_id = ${userId} AND ${r})`);
   const named = sql`(${sql.join(owned, sql` OR `)})`;
   const rows = (extra: SQL | undefined) => sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE ${named}${andAlso(extra)}`;
+  const where = sql`${contacts}.rowid IN (SELECT n.contact_rowid FROM contact_names AS n WHERE ${named})`;
   return {
     kind: "prefix",
     rows,
     // Without conditions on the contact, from contact_names alone: a count of 10,001 names reads no contact.
     counted: (extra) => (extra ? rows(extra) : sql`SELECT n.contact_rowid AS r FROM contact_names AS n WHERE ${named}`),
-    where: sql`${contacts}.rowid IN (SELECT n.contact_rowid FROM contact_names AS n WHERE ${named})`,
-    filter,
+    where,
+    filter: where,
     ranges: owned,
     byName,
   };
@@ -90,22 +90,15 @@ function parseSearch(q: string | undefined, userId: string): Search | undefined 
   const text = (q ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
   if (!text) return undefined;
   const digits = phoneDigitsOf(text);
-  const term = digits ?? text.toLowerCase();
+  // The search index folds accents itself, and the letters it leaves (ß, æ, ø...) are folded in it and here alike.
+  const term = digits ?? foldSearch(text.toLowerCase());
   if ([...term].length >= 3) return { kind: "text", match: escapeFts(term) };
   // Phones are stored in E.164: their digits start with the query's exactly when they start with "+" and it.
   if (digits) return prefixSearch(userId, [`+${digits}`], false);
-  // The name order ignores the case of ASCII letters only (SQLite's NOCASE): "é" and "É" still need a range each.
-  const byFold = new Map<string, string>();
-  for (const v of [text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()]) {
-    if (!byFold.has(asciiLower(v))) byFold.set(asciiLower(v), v);
-  }
-  // In the name order (NOCASE: ASCII letters folded, then the bytes), as the name sort reads them.
-  const variants = [...byFold.entries()].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b))).map(([, v]) => v);
-  return prefixSearch(userId, variants, true);
+  // Name keys fold the letters of the Latin alphabets and ASCII case; others' case ("ж", "Ж") needs a range each.
+  const folded = new Set([text, text.toLowerCase(), text[0]!.toUpperCase() + text.slice(1).toLowerCase(), text.toUpperCase()].map(foldName));
+  return prefixSearch(userId, [...folded].sort(compareKeys), true);
 }
-
-/** What SQLite's NOCASE compares: the text with ASCII capitals made small, nothing else. */
-const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 const FTS_MATCH = "SELECT rowid AS r FROM contacts_fts WHERE contacts_fts MATCH";
 const matchesOf = (match: string) => sql`${sql.raw(FTS_MATCH)} ${match}`;
@@ -123,15 +116,24 @@ const SORT_INDEX: Record<Exclude<Sort, "name">, string> = {
 };
 // Ties are broken by rowid (the order contacts were stored in), which each of these indexes ends with (and
 // contact_names for the name): every list order is then read straight from an index, and a page stops reading at
-// its last row. This order sorts rows already chosen (a search's matches); the name order of many is NAMED's, whose
-// names compare without regard to the case of ASCII letters (migration 0042), as here.
-const SORT_COLUMNS: Record<Sort, string[]> = {
+// its last row. This order sorts rows already chosen (a search's matches); by name they are sorted by their name
+// keys here (byName), as NAMED holds them.
+const SORT_COLUMNS: Record<Exclude<Sort, "name">, string[]> = {
   createdAt: ["created_at", "rowid"],
-  name: ["first_name COLLATE NOCASE", "last_name COLLATE NOCASE", "rowid"],
   phone: ["phone", "rowid"],
 };
-export const orderBy = (sort: Sort, order: Order) =>
+export const orderBy = (sort: Exclude<Sort, "name">, order: Order) =>
   sql.raw(SORT_COLUMNS[sort].map((c) => `contacts.${c} ${order === "asc" ? "ASC" : "DESC"}`).join(", "));
+
+/** A page of rows already chosen (`rows` selects their rowids as r), sorted by name key and rowid as contact_names is. */
+function byName(ctx: AppContext, rows: SQL, p: PageQuery): number[] {
+  const named = ctx.db
+    .all<{ r: number; f: string; l: string }>(sql`SELECT m.r AS r, ${contacts.firstName} AS f, ${contacts.lastName} AS l FROM (${rows}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.r`)
+    .map(({ r, f, l }) => ({ r, key: nameKey(f, l) }));
+  const sign = p.order === "asc" ? 1 : -1;
+  named.sort((a, b) => sign * (compareKeys(a.key, b.key) || a.r - b.r));
+  return named.slice((p.page - 1) * p.pageSize, p.page * p.pageSize).map((x) => x.r);
+}
 const indexed = (index: string) => sql`${contacts} INDEXED BY ${sql.raw(index)}`;
 const andAlso = (extra: SQL | undefined) => (extra ? sql` AND ${extra}` : sql``);
 
@@ -216,8 +218,8 @@ export function namePage(ctx: AppContext, userId: string, p: PageQuery, where?: 
 export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra: SQL | undefined, ownerTotal: number) {
   const owner = and(eq(contacts.userId, userId), extra)!;
   const s = parseSearch(p.q, userId);
-  const order = orderBy(p.sort, p.order);
-  const page = (rows: SQL) => rowids(ctx, sql`${rows} ORDER BY ${order} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`);
+  const page = (rows: SQL) =>
+    p.sort === "name" ? byName(ctx, rows, p) : rowids(ctx, sql`${rows} ORDER BY ${orderBy(p.sort, p.order)} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`);
   // The owner's contacts in list order, those that meet `condition`: by name from NAMED, else through the sort's index.
   const inOrder = (condition?: SQL) =>
     p.sort === "name"

@@ -52,6 +52,9 @@ const OWNERS: Record<string, string> = {
   contactImports: "contacts",
   contactNames: "contacts",
   contactPurchases: "contacts",
+  contactNamesPending: "contacts",
+  // Read by the triggers of contacts (migration 0052).
+  nameFolds: "contacts",
   contactImportRejects: "contacts",
   segments: "segments",
   smsProviders: "providers",

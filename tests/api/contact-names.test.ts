@@ -12,9 +12,11 @@ import { eq } from "drizzle-orm";
 import { contactImports } from "../../db/schema";
 import { diverseContacts, HEADER } from "../../scripts/bench/import-data";
 import { hashPassword } from "../../src/auth/passwords";
+import { listBackups, restoreBackup } from "../../src/backups/backups";
 import type { AppContext } from "../../src/context";
 import { INTERRUPTED } from "../../src/contacts/csv-import";
 import { ContactImporter } from "../../src/contacts/importer";
+import { nameKeySql } from "../../src/contacts/name-key";
 import { ImportNames } from "../../src/contacts/name-order";
 import type { ImportRow } from "../../src/contacts/prepare";
 import { grantLicense } from "../../src/licenses/licenses";
@@ -24,24 +26,27 @@ import { startTestServer, type Account, type TestServer } from "../support/test-
 import { waitFor } from "../support/wait";
 import { databaseBefore } from "../support/old-database";
 
+/** A contact's name key as the triggers write it (SQL), against which the keys written in JavaScript are checked. */
+const KEY = nameKeySql("first_name", "last_name");
+
 /** Contacts without their row of contact_names, and rows of contact_names that are no contact's name (both empty when right). */
 function namesMismatch(ctx: AppContext) {
   const db = ctx.db.$client;
   return {
-    missing: db.query("SELECT count(*) AS n FROM (SELECT user_id, first_name, last_name, rowid FROM contacts EXCEPT SELECT * FROM contact_names)").get(),
-    stray: db.query("SELECT count(*) AS n FROM (SELECT * FROM contact_names EXCEPT SELECT user_id, first_name, last_name, rowid FROM contacts)").get(),
+    missing: db.query(`SELECT count(*) AS n FROM (SELECT user_id, ${KEY}, rowid FROM contacts EXCEPT SELECT * FROM contact_names)`).get(),
+    stray: db.query(`SELECT count(*) AS n FROM (SELECT * FROM contact_names EXCEPT SELECT user_id, ${KEY}, rowid FROM contacts)`).get(),
   };
 }
 const NONE = { missing: { n: 0 }, stray: { n: 0 } };
 
 /**
- * A page of the owner's contacts in name order by a full sort of the contacts table itself (no contact_names), names
- * compared without regard to the case of ASCII letters (SQLite's lower() folds those alone, as NOCASE does).
+ * A page of the owner's contacts in name order by a full sort of the contacts table itself (no contact_names), by
+ * the name key the triggers compute in SQL (name-key.ts).
  */
 function sortedIds(ctx: AppContext, userId: string, order: "ASC" | "DESC", pageSize: number, page: number) {
   return ctx.db.$client
     .query<{ id: string }, [string, number, number]>(
-      `SELECT id FROM contacts NOT INDEXED WHERE user_id = ? ORDER BY lower(first_name) ${order}, lower(last_name) ${order}, rowid ${order} LIMIT ? OFFSET ?`,
+      `SELECT id FROM contacts NOT INDEXED WHERE user_id = ? ORDER BY ${KEY} ${order}, rowid ${order} LIMIT ? OFFSET ?`,
     )
     .all(userId, pageSize, (page - 1) * pageSize)
     .map((r) => r.id);
@@ -95,7 +100,7 @@ describe("a CSV import's contacts in name order", () => {
     // "Ma": first names starting with it as typed, in lower case, capitalised or in capitals (María, Mary, Mateo...).
     const ma = t.ctx.db.$client
       .query<{ id: string }, [string]>(
-        "SELECT id FROM contacts NOT INDEXED WHERE user_id = ? AND lower(substr(first_name, 1, 2)) = 'ma' ORDER BY created_at DESC, rowid DESC",
+        `SELECT id FROM contacts NOT INDEXED WHERE user_id = ? AND substr(${KEY}, 1, 2) = 'ma' ORDER BY created_at DESC, rowid DESC`,
       )
       .all(acc.user.id)
       .map((r) => r.id);
@@ -108,6 +113,35 @@ describe("a CSV import's contacts in name order", () => {
     expect(byName.body.data.map((c: { id: string }) => c.id)).toEqual(maSorted.slice(0, 50));
   }, 60_000);
 
+  test("Name A-Z as people read it: accented letters with their base letter, any case (issue 28 item 5)", async () => {
+    // Added one at a time (the triggers' keys, in SQL) and by a CSV import (keys made in JavaScript): the same order.
+    const typed = await t.signUpVerified();
+    const imported = await t.signUpVerified();
+    const people = [["Zoë", "Quinn"], ["Łukasz", "Nowak"], ["JOHN", "Smith"], ["Íñigo", "Montoya"], ["adams", "Lee"], ["Ángel", "Ruiz"]];
+    for (const [i, [firstName, lastName]] of people.entries()) {
+      const res = await t.api("/api/contacts", { method: "POST", token: typed.token, body: { firstName, lastName, phone: `+1415555${String(300 + i).padStart(4, "0")}` } });
+      expect(res.status).toBe(201);
+    }
+    const csv = `first_name,last_name,phone\n${people.map(([f, l], i) => `${f},${l},+1415555${String(300 + i).padStart(4, "0")}`).join("\n")}\n`;
+    const start = await t.api("/api/contacts/import/csv", { method: "POST", token: imported.token, body: csv, headers: { "content-type": "text/csv" } });
+    await waitFor(() => t.api(`/api/contacts/import/${start.body.id}`, { token: imported.token }).then((r) => r.body), (j) => j.state === "done", 30_000);
+    const az = ["adams", "Ángel", "Íñigo", "JOHN", "Łukasz", "Zoë"];
+    for (const acc of [typed, imported]) {
+      const firstNames = async (query: string) =>
+        (await t.api(`/api/contacts?${query}`, { token: acc.token })).body.data.map((c: { firstName: string }) => c.firstName);
+      expect(await firstNames("sort=name&order=asc")).toEqual(az);
+      expect(await firstNames("sort=name&order=desc")).toEqual([...az].reverse());
+      // A search's matches sorted by name follow the same order; a prefix of one or two letters folds them too.
+      expect(await firstNames("q=n&sort=name&order=asc")).toEqual([]);
+      expect(await firstNames("q=an&sort=name&order=asc")).toEqual(["Ángel"]);
+      expect(await firstNames("q=l&sort=name")).toEqual(["Łukasz"]);
+      expect(await firstNames("q=%C3%8D&sort=name")).toEqual(["Íñigo"]);
+      expect(await firstNames("q=o&sort=name&order=asc")).toEqual([]);
+      expect(await firstNames("q=ui&sort=name&order=asc")).toEqual([]);
+    }
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+  });
+
   test("names in any case sort together, ASCII letters compared without their case; a prefix of one or two letters too", async () => {
     const owner = await t.signUpVerified();
     const people = [["bob", "Xu"], ["Alice", "Young"], ["ZOE", "Zhu"], ["carl", "Weir"], ["Émile", "Abel"], ["émile", "Babel"], ["adams", "Cole"], ["Adams", "Bell"]];
@@ -117,7 +151,7 @@ describe("a CSV import's contacts in name order", () => {
     }
     const names = async (query: string) =>
       (await t.api(`/api/contacts?${query}`, { token: owner.token })).body.data.map((c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`);
-    const az = ["Adams Bell", "adams Cole", "Alice Young", "bob Xu", "carl Weir", "ZOE Zhu", "Émile Abel", "émile Babel"];
+    const az = ["Adams Bell", "adams Cole", "Alice Young", "bob Xu", "carl Weir", "Émile Abel", "émile Babel", "ZOE Zhu"];
     expect(await names("sort=name&order=asc")).toEqual(az);
     // Without an order: names from A (numbers from the lowest), as the campaign history sorts; the newest first else.
     expect(await names("sort=name")).toEqual(az);
@@ -255,6 +289,42 @@ test("migration 0042: the names of contacts stored before it are in contact_name
     expect(res.body.data.map((c: { id: string }) => c.id)).toEqual(["c-4", "c-3", "c-2", "c-1"]);
     expect((await t.api("/api/contacts?q=An&sort=name&order=desc", { token })).body.data.map((c: { id: string }) => c.id)).toEqual(["c-2", "c-3"]);
     expect(t.ctx.db.$client.query("SELECT name FROM sqlite_master WHERE name = 'contacts_user_name_idx'").all()).toEqual([]);
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+  } finally {
+    await t.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("migration 0052: names stored before it are keyed at the next start, listed as people read them and found folded", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-names-0052-"));
+  const old = databaseBefore(dataDir, "0052_contact_name_keys");
+  old.query("INSERT INTO users (id, email, password_hash, email_verified) VALUES ('u-1', 'old@example.com', ?, 1)").run(await hashPassword("old-password-1"));
+  const contact = old.query("INSERT INTO contacts (id, user_id, first_name, last_name, phone, created_at) VALUES (?, 'u-1', ?, ?, ?, ?)");
+  const people = [["Zoë", "Quinn"], ["Łukasz", "Nowak"], ["JOHN", "Smith"], ["Íñigo", "Montoya"], ["adams", "Lee"], ["Ángel", "Ruiz"], ["Øystein", "Straße"]];
+  people.forEach(([first, last], i) => contact.run(`c-${i}`, first!, last!, `+1312555${String(110 + i).padStart(4, "0")}`, i));
+  old.close();
+  const t = await startTestServer({ smtp: false, env: { DATA_DIR: dataDir } });
+  try {
+    const token = (await t.login("old@example.com", "old-password-1")).token;
+    const firstNames = async (query: string) => (await t.api(`/api/contacts?${query}`, { token })).body.data.map((c: { firstName: string }) => c.firstName);
+    expect(await firstNames("sort=name&order=asc")).toEqual(["adams", "Ángel", "Íñigo", "JOHN", "Łukasz", "Øystein", "Zoë"]);
+    for (const q of ["strasse", "STRAßE", "oystein", "øyst"]) expect(await firstNames(`q=${encodeURIComponent(q)}`)).toEqual(["Øystein"]);
+    expect(await firstNames("q=lukasz")).toEqual(["Łukasz"]);
+    expect(t.ctx.db.$client.query("SELECT count(*) AS n FROM contact_names_pending").get()).toEqual({ n: 0 });
+    expect(t.logs.filter((l) => /names of \d+ contacts keyed/.test(l)).map((l) => l.replace(/in \d+ ms/, "in N ms"))).toEqual([
+      "contacts: the names of 7 contacts keyed for the list by name in N ms",
+    ]);
+    expect(namesMismatch(t.ctx)).toEqual(NONE);
+    // The backup taken before the migrations, restored: keyed again as it opens.
+    await t.api("/api/contacts", { method: "POST", token, body: { firstName: "Émile", lastName: "Zola", phone: "+13125550199" } });
+    const before = listBackups(dataDir).find((b) => b.reason === "before-migrations")!;
+    expect(before.manifest!.schema).toBe("0051_credentials_made_by_session");
+    await restoreBackup(t.ctx, before.id);
+    const again = (await t.login("old@example.com", "old-password-1")).token;
+    const restored = await t.api("/api/contacts?sort=name&order=asc", { token: again });
+    expect(restored.body.data.map((c: { firstName: string }) => c.firstName)).toEqual(["adams", "Ángel", "Íñigo", "JOHN", "Łukasz", "Øystein", "Zoë"]);
+    expect(t.logs.filter((l) => /names of \d+ contacts keyed/.test(l)).length).toBe(2);
     expect(namesMismatch(t.ctx)).toEqual(NONE);
   } finally {
     await t.stop();

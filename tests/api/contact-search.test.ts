@@ -176,9 +176,10 @@ test("a search finds names with or without their accents, however each contact w
   }
   const added = await t.api("/api/contacts", { method: "POST", token: c.token, body: { firstName: "Françoise", lastName: "Lefèvre", phone: "+13125550204" } });
   expect(added.status).toBe(201);
-  expect(await names("jose")).toEqual(["Jose Alvarez", "José Álvarez"]);
-  expect(await names("JOSÉ")).toEqual(["Jose Alvarez", "José Álvarez"]);
-  expect(await names("alvarez")).toEqual(["Jose Alvarez", "José Álvarez"]);
+  // By name the two have the same key (issue 28 item 5: letters with their base letter): in the order they were stored.
+  expect(await names("jose")).toEqual(["José Álvarez", "Jose Alvarez"]);
+  expect(await names("JOSÉ")).toEqual(["José Álvarez", "Jose Alvarez"]);
+  expect(await names("alvarez")).toEqual(["José Álvarez", "Jose Alvarez"]);
   expect(await names("muller")).toEqual(["Zoë Müller"]);
   expect(await names("zoe")).toEqual(["Zoë Müller"]);
   expect(await names("francoise lefevre")).toEqual(["Françoise Lefèvre"]);

@@ -28,6 +28,7 @@ function batch(rows: [number, string][]): PreparedBatch {
     custom: rows.map(() => ""),
     row: rows.map(([l, p]) => (p ? `["L${l}"]` : "")),
     cells: rows.map(([l, p]) => (p ? "" : `["${l}"]`)),
+    extra: rows.map(() => ""),
   };
 }
 

@@ -1,7 +1,7 @@
-// Issue 28 item 4 in Chromium: an international list imported through the dialog ('00' before the country code,
-// Mexican mobiles written '+52 1'), the invalid numbers' reasons naming the country they were read as, all the
-// rejected rows downloaded as a CSV in the file's own columns. Screenshots at 1280 and 390 pixels go to
-// dist/screenshots/contacts-international/.
+// Issue 28 items 4 and 5 in Chromium: an international list imported through the dialog ('00' before the country
+// code, Mexican mobiles written '+52 1'), the invalid numbers' reasons naming the country they were read as, all the
+// rejected rows downloaded as a CSV in the file's own columns, and the list by name as people read it. Screenshots at
+// 1280 and 390 pixels go to dist/screenshots/contacts-international/.
 import { expect, test, type Page } from "@playwright/test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +24,7 @@ test.afterAll(async () => {
 // The whole page at 1280; at 390 what the phone shows (the list runs 50 cards long).
 const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: join(shots, name), fullPage });
 
-test("an international list imports, and its rejected rows download as a CSV to fix and import again", async ({ page }) => {
+test("an international list imports, its rejected rows download as a CSV, and Name A–Z reads as people read", async ({ page }) => {
   await app.signUp(page, { email: `intl${Date.now()}@example.com` });
   await page.goto(`${app.url}/settings`);
   await page.getByLabel("Default country for phone numbers").selectOption("US");
@@ -82,17 +82,46 @@ test("an international list imports, and its rejected rows download as a CSV to 
   await dialog.getByRole("button", { name: "Import Contacts" }).click();
   await expect(result).toContainText("Import completed: 52 new contacts added", { timeout: 30_000 });
   await dialog.getByRole("button", { name: "Close", exact: true }).last().click();
+  // The import's toast would cover the list in the screenshots.
+  await page.getByTestId("toast").getByRole("button", { name: "Dismiss" }).click();
+  await expect(page.getByTestId("toast")).toHaveCount(0);
 
-  // The numbers as stored.
-  await page.getByLabel("Search contacts").fill("Jonas");
-  await expect(page.getByRole("row").filter({ hasText: "Jonas Weber" })).toContainText("+49");
-  await page.getByLabel("Search contacts").fill("Mateo");
-  await expect(page.getByRole("row").filter({ hasText: "Mateo García" })).toContainText("+52");
+  // The numbers as stored, then Name A–Z: accented letters with their base letter, any case.
+  const names = () => page.getByRole("row").locator("td:nth-child(2) span.font-medium").allInnerTexts();
+  await page.getByLabel("Search contacts").fill("lukasz");
+  await expect.poll(names).toEqual(["Łukasz Nowak"]);
   await page.getByLabel("Search contacts").fill("");
-  await shot(page, "list-1280.png");
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name A–Z" });
+  await expect.poll(names).toEqual([
+    "adams Lee", "Amelia Clarke", "Ángel Ruiz", "Guest0 Leeds", "Guest1 Leeds", "Guest10 Leeds", "Guest11 Leeds", "Guest12 Leeds", "Guest13 Leeds", "Guest14 Leeds",
+    "Guest15 Leeds", "Guest16 Leeds", "Guest17 Leeds", "Guest18 Leeds", "Guest19 Leeds", "Guest2 Leeds", "Guest20 Leeds", "Guest21 Leeds", "Guest22 Leeds", "Guest23 Leeds",
+    "Guest24 Leeds", "Guest25 Leeds", "Guest26 Leeds", "Guest27 Leeds", "Guest28 Leeds", "Guest29 Leeds", "Guest3 Leeds", "Guest30 Leeds", "Guest31 Leeds", "Guest32 Leeds",
+    "Guest33 Leeds", "Guest34 Leeds", "Guest35 Leeds", "Guest36 Leeds", "Guest37 Leeds", "Guest38 Leeds", "Guest39 Leeds", "Guest4 Leeds", "Guest40 Leeds", "Guest41 Leeds",
+    "Guest42 Leeds", "Guest43 Leeds", "Guest44 Leeds", "Guest45 Leeds", "Guest46 Leeds", "Guest47 Leeds", "Guest48 Leeds", "Guest49 Leeds", "Guest5 Leeds", "Guest50 Leeds",
+  ]);
+  await shot(page, "by-name-a-z-1280.png", false);
+  await page.getByLabel("Search contacts").fill("a");
+  await expect.poll(names).toEqual(["adams Lee", "Amelia Clarke", "Ángel Ruiz"]);
+  await page.getByLabel("Search contacts").fill("");
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name Z–A" });
+  await expect.poll(async () => (await names()).slice(0, 9)).toEqual([
+    "Zoë Quinn", "Mateo García", "Łukasz Nowak", "Lucía Hernández", "Jonas Weber", "JOHN Smith", "Íñigo Montoya", "Guest9 Leeds", "Guest8 Leeds",
+  ]);
+  await expect(page.getByRole("row").filter({ hasText: "Jonas Weber" })).toContainText("+49");
+  await expect(page.getByRole("row").filter({ hasText: "Mateo García" })).toContainText("+52");
+  await shot(page, "by-name-z-a-1280.png", false);
 
   await page.setViewportSize({ width: 390, height: 844 });
-  await shot(page, "list-390.png", false);
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name A–Z" });
+  await expect(page.getByTestId("contact-cards").locator("li").first()).toContainText("adams Lee");
+  await expect(page.getByTestId("contact-cards").locator("li").nth(2)).toContainText("Ángel Ruiz");
+  await page.getByTestId("contact-cards").locator("li").nth(3).scrollIntoViewIfNeeded();
+  await shot(page, "by-name-a-z-390.png", false);
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name Z–A" });
+  await expect(page.getByTestId("contact-cards").locator("li").first()).toContainText("Zoë Quinn");
+  await expect(page.getByTestId("contact-cards").locator("li").nth(6)).toContainText("Íñigo Montoya");
+  await page.getByTestId("contact-cards").locator("li").nth(3).scrollIntoViewIfNeeded();
+  await shot(page, "by-name-z-a-390.png", false);
   await page.getByRole("button", { name: "Import Contacts" }).first().click();
   await dialog.getByLabel("CSV file").setInputFiles(file);
   await dialog.getByRole("button", { name: "Import Contacts" }).click();

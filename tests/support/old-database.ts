@@ -11,7 +11,8 @@ export function databaseBefore(dataDir: string, tag: string): Database {
   const mine = migrationJournal.entries.findIndex((e) => e.tag === tag);
   if (mine < 0) throw new Error(`no migration ${tag}`);
   const old = new Database(join(dataDir, "smsdesk.db"), { create: true });
-  old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
+  // As drizzle's migrator makes it (the same SQL but for spaces), so a backup of this folder can be restored.
+  old.exec(`CREATE TABLE "__drizzle_migrations" (\n id SERIAL PRIMARY KEY,\n hash text NOT NULL,\n created_at numeric\n)`);
   for (const entry of migrationJournal.entries.slice(0, mine)) {
     for (const statement of migrationSql[entry.tag]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
     old.query("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('x', ?)").run(entry.when);
