@@ -33,6 +33,19 @@ export type AppContext = {
     settle(campaignIds: Iterable<string>): void;
   };
   /**
+   * The conversations domain's side of the outbox, wired in server.ts, so the messages domain (which conversations
+   * read and send through) imports nothing of conversations: each message written takes its place in its phone's
+   * thread in the writer's transaction.
+   */
+  threads: {
+    /** Reserves `n` consecutive sequence numbers (a message's place in its thread); answers the first. */
+    reserve(n: number): number;
+    /** A message of no campaign at the end of its phone's thread (an inbound one counts as unread). */
+    attach(m: { userId: string; phone: string; seq: number; messageId: string; direction: "inbound" | "outbound"; receivedOn?: string | null }): void;
+    /** A campaign's messages, one statement for all of them: `places` are [phone, seq] pairs. */
+    attachCampaign(m: { userId: string; campaignId: string; places: [string, number][] }): void;
+  };
+  /**
    * What the plan limits (src/licenses/limits.ts) count, answered by the owners of the rows and wired in server.ts:
    * licenses sits below contacts, messages and numbers, which all check their limits before they add.
    */

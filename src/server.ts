@@ -31,6 +31,7 @@ import { registerAdministratorNotices } from "./support/notify";
 import { detachMessages } from "./messages/detach";
 import { countNumbers, numberIdsOfProvider } from "./phone-numbers/numbers";
 import { countContacts } from "./contacts/stats";
+import { attachCampaignMessages, attachToConversation, reserveSeqs } from "./conversations/conversations";
 import { segmentsOutboundSince } from "./messages/stats";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
@@ -66,6 +67,11 @@ export async function openAppContext(config: Config, log: (line: string) => void
     // Both need the context itself; set just below.
     sending: null!,
     campaignOutbox: null!,
+    threads: {
+      reserve: (n) => reserveSeqs(ctx, n),
+      attach: (m) => void attachToConversation(ctx, m),
+      attachCampaign: (m) => attachCampaignMessages(ctx, m),
+    },
     detachProviderMessages: async (providerId) => {
       await detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider");
       await detachMessages(ctx, "provider", [providerId], "this provider");

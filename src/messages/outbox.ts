@@ -1,5 +1,4 @@
 import type { AppContext } from "../context";
-import { attachCampaignMessages, attachToConversation, reserveSeqs } from "../conversations/conversations";
 import { appendEvent, type EventType } from "../events/events";
 import { PARKED } from "./due";
 
@@ -7,7 +6,8 @@ import { PARKED } from "./due";
  * The outbox (the messages table's outbound rows) has one writer: this domain. Campaigns, one-off sends and
  * compliance replies queue through `enqueue`; campaigns park, release and cancel their rows through the functions
  * below; the sending engine goes through the store (outbox-store.ts). Every change of message statuses hands the
- * affected campaigns to the campaigns domain's one settle step (`ctx.campaignOutbox.settle`).
+ * affected campaigns to the campaigns domain's one settle step (`ctx.campaignOutbox.settle`); every message takes its
+ * place in its thread through the conversations domain's port (`ctx.threads`).
  */
 
 
@@ -50,7 +50,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
   const ids: string[] = [];
   const perCampaign = new Map<string, { userId: string; places: [string, number][] }>();
   db.transaction(() => {
-    const first = reserveSeqs(ctx, items.length);
+    const first = ctx.threads.reserve(items.length);
     items.forEach((m, i) => {
       const id = m.id ?? Bun.randomUUIDv7();
       const seq = first + i;
@@ -62,7 +62,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
       ids.push(id);
       if (!m.campaignId) {
         appendEvent(ctx, { userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
-        attachToConversation(ctx, { userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });
+        ctx.threads.attach({ userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });
         return;
       }
       const c = perCampaign.get(m.campaignId);
@@ -71,7 +71,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
     });
     for (const [campaignId, { userId, places }] of perCampaign) {
       appendEvent(ctx, { userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: places.length } });
-      attachCampaignMessages(ctx, { userId, campaignId, places });
+      ctx.threads.attachCampaign({ userId, campaignId, places });
     }
   })();
   for (const numberId of new Set(items.map((m) => m.sender.numberId))) ctx.sending.wake(numberId);
