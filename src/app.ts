@@ -25,7 +25,7 @@ import { campaignRoutes } from "./campaigns/routes";
 import { messageRoutes } from "./messages/routes";
 import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
-import { providerWebhookRoutes } from "./providers/webhook-routes";
+import { providerWebhookRoutes } from "./inbound/webhook-routes";
 import { resultsRoutes } from "./results/routes";
 import { outboundWebhookRoutes } from "./outbound-webhooks/routes";
 import { openApiRoutes } from "./public-api/openapi";

@@ -44,7 +44,7 @@ async function serve(mode: Mode, dataDir: string, hubSource?: string) {
   const { grantLicense } = await import("../../src/licenses/licenses");
   const { MAX_REPLAY } = await import("../../src/live/hub");
   const { liveHubOf } = await import("../../src/live/socket");
-  const { recordInbound } = await import("../../src/messages/messages");
+  const { recordInbound } = await import("../../src/inbound/receive");
   const { findProviderById } = await import("../../src/providers/accounts");
   const { startServer } = await import("../../src/server");
   const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});

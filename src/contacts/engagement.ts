@@ -1,4 +1,5 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { contactPurchases, contacts } from "../../db/schema";
 import type { AppContext } from "../context";
 
@@ -26,4 +27,19 @@ export function addPurchase(ctx: AppContext, userId: string, contactId: string, 
     .set({ totalSpent: sql`${contacts.totalSpent} + ${amountCents}`, engagementScore: raisedScore(PURCHASE_POINTS) })
     .where(sql`${contacts.id} = ${contactId}`)
     .run();
+}
+
+// Prepared once per connection: every inbound text from a contact runs it.
+const touchOnReply = preparedPerDb((db) =>
+  // The set takes no placeholder as such: wrapped, it binds as given (ms, as the column stores it).
+  db
+    .update(contacts)
+    .set({ lastEngagedAt: sql`${sql.placeholder("at")}`, engagementScore: raisedScore(REPLY_POINTS) })
+    .where(eq(contacts.id, sql.placeholder("id")))
+    .prepare(),
+);
+
+/** A contact texted in: its last engagement is now and its score rises by REPLY_POINTS. */
+export function recordReply(ctx: AppContext, contactId: string, at: number) {
+  touchOnReply(ctx.db).run({ id: contactId, at });
 }

@@ -1,21 +1,16 @@
 import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
-import { contacts, messages, type MessageStatus } from "../../db/schema";
-import { createFromInbound, findByPhone, optInContact, optOutContact } from "../contacts/contacts";
-import { raisedScore, REPLY_POINTS } from "../contacts/engagement";
+import { messages, type MessageStatus } from "../../db/schema";
+import { findByPhone } from "../contacts/contacts";
 import { normalizePhone } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
 import { badRequest, HttpError, notFound } from "../http/errors";
-import { assertWithinLimit, hasRoomForContact } from "../licenses/limits";
+import { assertWithinLimit } from "../licenses/limits";
 import { chooseSender } from "../phone-numbers/numbers";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
-import { businessNameOf, findUserById, helpReplyOf, startReplyOf, stopReplyOf } from "../users/queries";
-import { attachToConversation, reserveSeqs } from "../conversations/conversations";
-import { appendEvent } from "../events/events";
-import { confirmPendingOptIn, handleKeyword } from "../keywords/inbound";
-import { HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
+import { businessNameOf, findUserById } from "../users/queries";
 import { render } from "../personalisation/render";
 import { appendStatusEvents, enqueue } from "./outbox";
 import { segmentCount } from "./segments";
@@ -23,7 +18,7 @@ import { segmentCount } from "./segments";
 export type MessageRow = typeof messages.$inferSelect;
 
 /** A single message's time to live: a chat or one-off text that could not go out within a day is not sent stale. */
-const SINGLE_TTL_MS = 24 * 3600_000;
+export const SINGLE_TTL_MS = 24 * 3600_000;
 
 export function messageView(m: MessageRow) {
   return {
@@ -275,11 +270,8 @@ export async function applyStatusEventsInBatches(ctx: AppContext, account: Provi
   return changed;
 }
 
-export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null };
-
 // The inbound path's writes, prepared once per connection (200 webhooks a second must not build and compile them
-// each time): the message, stored once per provider id (a retried webhook inserts nothing), and its contact's
-// last engagement.
+// each time): the message, stored once per provider id (a retried webhook inserts nothing).
 const insertInbound = preparedPerDb((db) =>
   db
     .insert(messages)
@@ -303,125 +295,29 @@ const insertInbound = preparedPerDb((db) =>
     .returning()
     .prepare(),
 );
-const touchContact = preparedPerDb((db) =>
-  // The set takes no placeholder as such: wrapped, it binds as given (ms, as the column stores it).
-  db
-    .update(contacts)
-    .set({ lastEngagedAt: sql`${sql.placeholder("at")}`, engagementScore: raisedScore(REPLY_POINTS) })
-    .where(eq(contacts.id, sql.placeholder("id")))
-    .prepare(),
-);
 
-/**
- * Records an inbound message once (a repeated webhook finds it stored) and applies the compliance keywords:
- * STOP and friends opt the sender out, START/UNSTOP/YES opt back in, HELP/INFO ask for the help text; each gets
- * one confirmation reply, queued like any other message. One transaction: a crash after the message is stored
- * but before its opt-out is applied would leave the STOP ignored for good, since the provider's retry finds the
- * message stored and changes nothing.
- */
-export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
-  return ctx.db.$client.transaction(() => recordInboundSteps(ctx, account, e))();
+export type NewInbound = {
+  id: string;
+  seq: number;
+  userId: string;
+  contactId: string | null;
+  phone: string;
+  content: string;
+  providerId: string;
+  providerMessageId: string;
+  fromNumber: string | null;
+  segments: number;
+  at: Date;
+};
+
+/** Stores an inbound message once per provider id: answers the row, or null when a retried webhook finds it stored. */
+export function storeInbound(ctx: AppContext, m: NewInbound): MessageRow | null {
+  return insertInbound(ctx.db).get(m) ?? null;
 }
 
-function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
-  const userId = account.userId;
-  const from = e.from.startsWith("+") ? e.from : recipientOrRaw(ctx, userId, e.from);
-  const contact = findByPhone(ctx, userId, from);
-  const now = ctx.now();
-  const seq = reserveSeqs(ctx, 1);
-  const inserted = insertInbound(ctx.db).get({
-    id: Bun.randomUUIDv7(),
-    seq,
-    userId,
-    contactId: contact?.id ?? null,
-    phone: from,
-    content: e.body,
-    providerId: account.id,
-    providerMessageId: e.providerMessageId,
-    fromNumber: e.to || null,
-    segments: segmentCount(e.body),
-    at: new Date(now),
-  });
-  if (!inserted) return { message: null, keyword: null, reply: null };
-  appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
-  attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
-  if (contact) touchContact(ctx.db).run({ id: contact.id, at: now });
-
-  const word = normalForm(e.body).toUpperCase();
-  let keyword: InboundOutcome["keyword"] = null;
-  let reply: string | null = null;
-  // Read only for a confirmation: most inbound messages are no keyword. The provider account is the owner's (deleted
-  // with them), so the owner is there.
-  const owner = () => findUserById(ctx, userId)!;
-  const inbound = { userId, messageId: inserted.id, from, to: e.to, body: e.body };
-  if (STOP_WORDS.has(word) || word === "STOP ALL") {
-    const wasOut = contact?.status === "opted_out";
-    optOutContact(ctx, userId, from, "keyword", e.body.trim());
-    keyword = "stop";
-    if (!wasOut && !e.optOutConfirmed) reply = queueComplianceReply(ctx, account, from, e.to, stopReplyOf(owner()));
-  } else if (START_WORDS.has(word)) {
-    keyword = "start";
-    // YES (or START) while a keyword's double opt-in waits for its answer confirms it: the keyword's welcome is the
-    // one reply, and the consent log keeps it. Should the month's SMS have no room for the welcome, START's own
-    // confirmation follows below, as STOP/START/HELP are answered past the limit.
-    reply = confirmPendingOptIn(ctx, inbound);
-    // A new number's START creates a contact, which counts against the plan. At the limit the message above stays
-    // recorded (the owner sees it in the inbox) but no contact is created and no confirmation is sent, since
-    // nobody was subscribed. An existing contact's START always works: it is the only way back after a STOP.
-    if (!reply && (contact || hasRoomForContact(ctx, userId))) {
-      const text = startReplyOf(owner());
-      optInContact(ctx, userId, from, "keyword", text, { number: e.to || null });
-      reply = queueComplianceReply(ctx, account, from, e.to, text);
-    }
-  } else if (HELP_WORDS.has(word)) {
-    keyword = "help";
-    reply = queueComplianceReply(ctx, account, from, e.to, helpReplyOf(owner()));
-  }
-  handleKeyword(ctx, { ...inbound, compliance: keyword });
-  // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
-  if (!contact && !findByPhone(ctx, userId, from) && hasRoomForContact(ctx, userId)) {
-    const created = createFromInbound(ctx, userId, from);
-    ctx.db.update(messages).set({ contactId: created.id }).where(eq(messages.id, inserted.id)).run();
-  }
-  return { message: inserted, keyword, reply };
-}
-
-function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
-  try {
-    return recipientPhone(ctx, userId, raw);
-  } catch {
-    return raw;
-  }
-}
-
-/**
- * The confirmation reply to STOP/START/HELP goes from the number that received the keyword (so it reaches the
- * contact even though they may now be opted out: carriers expect exactly this one message). Answers the text queued.
- */
-function queueComplianceReply(ctx: AppContext, account: ProviderAccount, to: string, receivedOn: string, text: string): string {
-  const userId = account.userId;
-  let sender;
-  try {
-    sender = chooseSender(ctx, userId, receivedOn || null);
-  } catch {
-    sender = chooseSender(ctx, userId, null);
-  }
-  if (!sender) return text;
-  enqueue(ctx, [
-    {
-      userId,
-      campaignId: null,
-      contactId: null,
-      phone: to,
-      content: text,
-      segments: segmentCount(text),
-      kind: "compliance",
-      sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
-      dueAt: 0,
-      expiresAt: ctx.now() + SINGLE_TTL_MS,
-    },
-  ]);
-  return text;
+/** Names the contact a message came from (one created after the message was stored). */
+export function setMessageContact(ctx: AppContext, messageId: string, contactId: string) {
+  ctx.db.update(messages).set({ contactId }).where(eq(messages.id, messageId)).run();
 }
 
 /** Outbound messages still waiting or in flight for a campaign. */

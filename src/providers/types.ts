@@ -1,5 +1,8 @@
 import type { ProviderKind } from "../../db/schema";
 
+// The kinds a webhook URL may name, for the inbound flow above (which imports no db/).
+export { PROVIDER_KINDS } from "../../db/schema";
+
 export type { ProviderKind };
 
 /** What a provider tells us about an outbound message, in our words. */

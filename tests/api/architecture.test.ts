@@ -108,8 +108,10 @@ const LAYERS: string[][] = [
   ["users", "auth"],
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups"],
-  ["campaigns", "drips"],
+  // Records, and the one door for a text of no campaign (outbound: sendText).
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups", "outbound"],
+  // Flows: campaigns, drips, and an inbound text from the provider's webhook to its thread, replies and events.
+  ["campaigns", "drips", "inbound"],
   // Automation rules: react to contacts, messages, keywords and drips, and act through them.
   ["automation"],
   // Views across domains (live: the WebSocket's frames read messages and campaigns).
@@ -160,11 +162,8 @@ const ALLOWED: Record<string, string> = {
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",
   "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
-  "messages/messages.ts imports table contacts (owner: contacts)": "engine: inbound and status events look up contacts",
   "providers/routes.ts imports messages/messages.ts (providers is below messages)":
     "engine: recipientPhone for the simulator's inbound",
-  "providers/webhook-routes.ts imports messages/messages.ts (providers is below messages)":
-    "engine: webhooks hand events to messages",
   // Audiences are conditions over the contacts table built in campaigns; contacts should build them (as it does
   // for segments in src/contacts/filter-fields.ts).
   "campaigns/audiences.ts imports table contacts (owner: contacts)": "audience conditions belong in contacts",
@@ -180,15 +179,13 @@ const ALLOWED: Record<string, string> = {
   // Circles of files (issue 30 item 1: to untie).
   "circle: campaigns/campaigns.ts -> campaigns/lifecycle.ts -> campaigns/scheduler.ts":
     "to untie: the start job's names (CAMPAIGN_START, scheduleCampaignStart...) want their own start-jobs.ts",
-  "circle: conversations/conversations.ts -> keywords/inbound.ts -> messages/messages.ts -> messages/outbox.ts":
-    "to untie: inbound wants its own flow folder above messages, keywords and conversations, and the outbox files messages into threads through a port",
 
   // Folder pairs importing each other (issue 30 item 1: to untie).
   "two-way: auth <-> licenses": "to untie: sign-up redeems a license code (see licenseAtSignUp above); licenses' routes use the guard",
   "two-way: auth <-> users":
     "to untie: the admin's user actions (users/admins.ts) and the profile routes call auth's sessions, passkeys and email change, while auth reads users' queries",
-  "two-way: conversations <-> messages": "to untie: messages file themselves into threads; conversations send and read the outbox",
-  "two-way: keywords <-> messages": "to untie: inbound handling in messages calls keywords, whose replies enqueue through messages",
+  "two-way: conversations <-> messages":
+    "to untie: POST /api/messages (messages/routes.ts) answers with the message's thread; conversations send and read the outbox",
   "two-way: messages <-> phone-numbers": "to untie: messages choose a sender number; deleting a number detaches its messages",
   "two-way: messages <-> providers":
     "to untie: the outbox store calls the adapters; the provider webhook and simulator routes hand inbound texts to messages",

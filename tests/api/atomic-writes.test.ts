@@ -7,7 +7,7 @@ import { PARKED } from "../../src/messages/due";
 import { runDueJobs } from "../../src/campaigns/scheduler";
 import { mergeContacts } from "../../src/contacts/contacts";
 import { redeemLicenseCode } from "../../src/licenses/licenses";
-import { recordInbound } from "../../src/messages/messages";
+import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { findUserById } from "../../src/users/queries";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { processEvents, runClockTriggers } from "../../src/automation/runner";
 import { loadConfig } from "../../src/config";
 import { onEventsCommitted } from "../../src/events/events";
-import { recordInbound } from "../../src/messages/messages";
+import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { startServer, type RunningServer } from "../../src/server";
 import { findUserByEmail } from "../../src/users/queries";

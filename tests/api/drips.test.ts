@@ -3,7 +3,7 @@
 // skipped (or sent late when the drip says so); quiet hours defer a step; an edit with contacts waiting asks first.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { findProviderById } from "../../src/providers/accounts";
-import { recordInbound } from "../../src/messages/messages";
+import { recordInbound } from "../../src/inbound/receive";
 import { checkSegments, processEvents } from "../../src/drips/runner";
 import { findJob, runDueJobs } from "../../src/jobs/jobs";
 import { grantLicense } from "../../src/licenses/licenses";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { messages } from "../../db/schema";
 import { grantLicense } from "../../src/licenses/licenses";
 import { usageFor } from "../../src/licenses/limits";
-import { recordInbound } from "../../src/messages/messages";
+import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";

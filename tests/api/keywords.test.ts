@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { eq } from "drizzle-orm";
 import { plans } from "../../db/schema";
 import { grantLicense } from "../../src/licenses/licenses";
-import { recordInbound } from "../../src/messages/messages";
+import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { brevoSmsEvent, brevoWebhook, startBrevoFake, type BrevoFake } from "../support/fakes/brevo";
 import { clickSendInbound, clickSendWebhook, startClickSendFake, type ClickSendFake } from "../support/fakes/clicksend";

@@ -17,7 +17,7 @@ import { allowListOf, webhookAllowList } from "../../src/admin/networks";
 import { type NetworkPolicy, pinnedRequest, refusedAddress, resolveTarget } from "../../src/outbound-webhooks/ssrf";
 import { createEndpoint, feedDeliveries, redeliverRange, startOutboundWebhooks, updateEndpoint, WEBHOOK_EVENTS } from "../../src/outbound-webhooks/webhooks";
 import { findByPhone } from "../../src/contacts/contacts";
-import { recordInbound } from "../../src/messages/messages";
+import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { openAppContext } from "../../src/server";
 import { createOrPromoteAdmin } from "../../src/users/admins";

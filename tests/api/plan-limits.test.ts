@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { licenses, plans } from "../../db/schema";
 import { grantLicense } from "../../src/licenses/licenses";
 import { NO_LICENSE } from "../../src/licenses/limits";
-import { recordInbound } from "../../src/messages/messages";
+import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { createOrPromoteAdmin } from "../../src/users/admins";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";

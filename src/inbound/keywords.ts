@@ -1,18 +1,17 @@
-import { bulkTag, findByPhone, optInContact } from "../contacts/contacts";
+import { bulkTag, optInContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
+import { businessOf, confirmRequestText, findKeyword, keywordsOn, type KeywordRow } from "../keywords/keywords";
+import { classify, CONFIRM_WORD, normalForm } from "../keywords/matcher";
+import { latestPending, markConfirmed, markPending, markReplied, optInOf, withdrawPending } from "../keywords/opt-ins";
 import { hasRoomForContact, hasRoomForMessages } from "../licenses/limits";
-import { enqueue } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
-import { chooseSender } from "../phone-numbers/numbers";
-import { businessOf, confirmRequestText, findKeyword, keywordsOn, type KeywordRow } from "./keywords";
-import { classify, CONFIRM_WORD, normalForm } from "./matcher";
+import { sendText } from "../outbound/send-text";
+import type { Sender } from "./receive";
 
 /** A double opt-in waits this long for its Y; a later Y confirms nothing. */
 export const CONFIRM_WINDOW_MS = 24 * 3600_000;
-/** A keyword reply not sent within a day is not sent stale (as the compliance replies). */
-const REPLY_TTL_MS = 24 * 3600_000;
 
 export type KeywordOutcome =
   | { outcome: "subscribed" | "pending" | "confirmed" | "already" | "limit"; keywordId: string; reply: string | null }
@@ -22,16 +21,15 @@ export type InboundText = {
   userId: string;
   /** The inbound message, already recorded in this transaction. */
   messageId: string;
-  /** The sender, E.164. */
+  /** The sender, E.164, and their contact as the inbound flow last saw it (looked up once, kept as it changes). */
   from: string;
+  sender: Sender;
   /** The account's number it was sent to ("" when the provider does not say). */
   to: string;
   body: string;
-  /** The compliance rule the messages domain already applied to it, if any. */
+  /** The compliance rule the inbound flow already applied to it, if any. */
   compliance: "stop" | "start" | "help" | null;
 };
-
-type OptInRow = { id: string; keyword_id: string; status: "pending" | "confirmed"; created_at: number };
 
 /**
  * The keywords' part of an inbound message, inside the inbound transaction and after STOP/START/HELP (which always
@@ -40,13 +38,11 @@ type OptInRow = { id: string; keyword_id: string; status: "pending" | "confirmed
  */
 export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
   const none = { outcome: "none", keywordId: null, reply: null } as const;
-  if (m.compliance === "stop") {
-    // A STOP withdraws a question not yet answered: a later Y must not subscribe someone who said stop since.
-    ctx.db.$client.query(`DELETE FROM keyword_opt_ins WHERE user_id = ? AND phone = ? AND status = 'pending'`).run(m.userId, m.from);
-  }
+  // A STOP withdraws a question not yet answered: a later Y must not subscribe someone who said stop since.
+  if (m.compliance === "stop") withdrawPending(ctx, m.userId, m.from);
   if (m.compliance) return none;
   if (normalForm(m.body) === CONFIRM_WORD) {
-    const pending = latestPending(ctx, m);
+    const pending = latestPending(ctx, m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS);
     if (pending) return confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!);
   }
   const match = classify(m.body, keywordsOn(ctx, m.userId, m.to, { activeOnly: true }));
@@ -62,49 +58,30 @@ export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
         keyword: match.keyword.keyword,
         phone: m.from,
         number: m.to || null,
-        contactId: findByPhone(ctx, m.userId, m.from)?.id ?? null,
+        contactId: m.sender.contact?.id ?? null,
         outcome: outcome.outcome,
       },
     });
     return outcome;
   }
-  const replied = ctx.db.$client
-    .query(`UPDATE keyword_opt_ins SET replied_at = ? WHERE user_id = ? AND phone = ? AND status = 'confirmed' AND replied_at IS NULL`)
-    .run(ctx.now(), m.userId, m.from).changes;
-  return replied ? { outcome: "replied", keywordId: null, reply: null } : none;
-}
-
-function optInOf(ctx: AppContext, m: Pick<InboundText, "from">, keywordId: string): OptInRow | null {
-  return ctx.db.$client
-    .query(`SELECT id, keyword_id, status, created_at FROM keyword_opt_ins WHERE keyword_id = ? AND phone = ?`)
-    .get(keywordId, m.from) as OptInRow | null;
+  return markReplied(ctx, m.userId, m.from, ctx.now()) ? { outcome: "replied", keywordId: null, reply: null } : none;
 }
 
 /**
- * YES, START or UNSTOP (read by the messages domain before its own START reply) answering a double opt-in's
+ * YES, START or UNSTOP (read by the inbound flow before its own START reply) answering a double opt-in's
  * question: confirms the sender's newest pending one as Y does, with the keyword's welcome. Answers the welcome as
  * sent, or null when nothing was pending or the month's SMS had no room for it (START's confirmation then follows).
  */
 export function confirmPendingOptIn(ctx: AppContext, m: Omit<InboundText, "compliance">): string | null {
-  const pending = latestPending(ctx, m);
+  const pending = latestPending(ctx, m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS);
   if (!pending) return null;
   const outcome = confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!);
   return outcome.outcome === "limit" ? null : outcome.reply;
 }
 
-/** The sender's newest double opt-in still waiting for its Y. */
-function latestPending(ctx: AppContext, m: Pick<InboundText, "userId" | "from">): OptInRow | null {
-  return ctx.db.$client
-    .query(
-      `SELECT id, keyword_id, status, created_at FROM keyword_opt_ins
-       WHERE user_id = ? AND phone = ? AND status = 'pending' AND created_at >= ? ORDER BY created_at DESC LIMIT 1`,
-    )
-    .get(m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS) as OptInRow | null;
-}
-
 function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutcome {
-  const contact = findByPhone(ctx, m.userId, m.from);
-  const optIn = optInOf(ctx, m, k.id);
+  const contact = m.sender.contact;
+  const optIn = optInOf(ctx, k.id, m.from);
   if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
     // Texting the keyword again subscribes nobody twice: the separate reply (within the month's SMS), or none.
     const again = k.alreadyReply ? personalised(ctx, m, k.alreadyReply) : "";
@@ -123,12 +100,7 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
   }
   const question = confirmRequestText(businessOf(ctx, m.userId), k);
   if (!hasRoomForMessages(ctx, m.userId, segmentCount(question))) return { outcome: "limit", keywordId: k.id, reply: null };
-  ctx.db.$client
-    .query(
-      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
-       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'pending', number = excluded.number, created_at = excluded.created_at, confirmed_at = NULL`,
-    )
-    .run(Bun.randomUUIDv7(), m.userId, k.id, m.from, m.to || null, ctx.now());
+  markPending(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
   sendReply(ctx, m, question);
   return { outcome: "pending", keywordId: k.id, reply: question };
 }
@@ -139,27 +111,22 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
  * auto-reply sent. Nothing happens when the month's SMS have no room for it.
  */
 function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: KeywordRow): KeywordOutcome {
-  if (!findByPhone(ctx, m.userId, m.from) && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
+  if (!m.sender.contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
   // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
   // so {firstName|there} says "there").
   const text = personalised(ctx, m, k.autoReply);
   if (!hasRoomForMessages(ctx, m.userId, segmentCount(text))) return { outcome: "limit", keywordId: k.id, reply: null };
   const contact = optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
+  m.sender.contact = contact;
   if (k.tags.length) bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
-  const now = ctx.now();
-  ctx.db.$client
-    .query(
-      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at, confirmed_at) VALUES (?, ?, ?, ?, ?, 'confirmed', ?, ?)
-       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'confirmed', confirmed_at = excluded.confirmed_at, replied_at = NULL`,
-    )
-    .run(Bun.randomUUIDv7(), m.userId, k.id, m.from, m.to || null, now, now);
+  markConfirmed(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
   sendReply(ctx, m, text);
   return { outcome: k.doubleOptIn ? "confirmed" : "subscribed", keywordId: k.id, reply: text };
 }
 
 /** A reply's merge fields filled for the sender (src/personalisation/render.ts). */
-function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from">, text: string): string {
-  const c = findByPhone(ctx, m.userId, m.from);
+function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, text: string): string {
+  const c = m.sender.contact;
   return render(text, {
     firstName: c?.firstName,
     lastName: c?.lastName,
@@ -170,30 +137,11 @@ function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from">, 
   });
 }
 
-/** A keyword's reply goes from the number that received the text (else the account's default), like STOP's. */
-function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to">, text: string) {
-  let sender;
-  try {
-    sender = chooseSender(ctx, m.userId, m.to || null);
-  } catch {
-    sender = chooseSender(ctx, m.userId, null);
-  }
-  if (!sender) return;
-  const contact = findByPhone(ctx, m.userId, m.from);
-  enqueue(ctx, [
-    {
-      userId: m.userId,
-      campaignId: null,
-      contactId: contact?.id ?? null,
-      phone: m.from,
-      content: text,
-      segments: segmentCount(text),
-      // The one answer to the sender's own text (as STOP's): sent even to a number still opted out, since the
-      // double opt-in's question is how they come back.
-      kind: "compliance",
-      sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
-      dueAt: 0,
-      expiresAt: ctx.now() + REPLY_TTL_MS,
-    },
-  ]);
+/**
+ * A keyword's reply goes from the number that received the text (else the account's default), like STOP's: the
+ * one answer to the sender's own text, sent even to a number still opted out, since the double opt-in's question
+ * is how they come back.
+ */
+function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to" | "sender">, text: string) {
+  sendText(ctx, { userId: m.userId, phone: m.from, contactId: m.sender.contact?.id ?? null, content: text, kind: "compliance", from: { replyTo: m.to } });
 }

@@ -1,14 +1,14 @@
 import { Elysia, t } from "elysia";
-import { PROVIDER_KINDS, type ProviderKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { readTextWithin, WEBHOOK_BODY_LIMIT } from "../http/body-limit";
 import { forbidden, HttpError, notFound } from "../http/errors";
 import { nulField, stripNul } from "../http/nul";
-import { applyStatusEventsInBatches, recordInbound } from "../messages/messages";
-import { providersOfKind, URL_SECRET_PROVIDERS, type ProviderAccount } from "./accounts";
-import { webhookSecretMatches } from "./credentials";
-import { adapterFor } from "./registry";
-import { MAX_WEBHOOK_EVENTS, WebhookRejected, type WebhookEvent, type WebhookParseResult, type WebhookRequest } from "./types";
+import { applyStatusEventsInBatches } from "../messages/messages";
+import { recordInbound } from "./receive";
+import { providersOfKind, URL_SECRET_PROVIDERS, type ProviderAccount } from "../providers/accounts";
+import { webhookSecretMatches } from "../providers/credentials";
+import { adapterFor } from "../providers/registry";
+import { MAX_WEBHOOK_EVENTS, PROVIDER_KINDS, type ProviderKind, WebhookRejected, type WebhookEvent, type WebhookParseResult, type WebhookRequest } from "../providers/types";
 
 const REJECTED = "Webhook verification failed";
 

@@ -1,0 +1,117 @@
+import { createFromInbound, findByPhone, optInContact, optOutContact, type ContactRow } from "../contacts/contacts";
+import { recordReply } from "../contacts/engagement";
+import type { AppContext } from "../context";
+import { attachToConversation, reserveSeqs } from "../conversations/conversations";
+import { appendEvent } from "../events/events";
+import { HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
+import { hasRoomForContact } from "../licenses/limits";
+import { recipientPhone, setMessageContact, storeInbound, type MessageRow } from "../messages/messages";
+import { segmentCount } from "../messages/segments";
+import { sendText } from "../outbound/send-text";
+import type { ProviderAccount } from "../providers/accounts";
+import type { WebhookEvent } from "../providers/types";
+import { findUserById, helpReplyOf, startReplyOf, stopReplyOf } from "../users/queries";
+import { confirmPendingOptIn, handleKeyword } from "./keywords";
+
+/**
+ * The inbound flow: a provider's text, verified by the webhook route (./webhook-routes.ts), is stored once, filed
+ * in its thread, answered by the compliance words, then by the keywords (./keywords.ts), with the events the
+ * readers (automation, drips, outbound webhooks, live sockets) take it from.
+ */
+
+export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null };
+
+/** The sender's contact, looked up once per inbound message and kept as the flow changes it. */
+export type Sender = { contact: ContactRow | null };
+
+/**
+ * Records an inbound message once (a repeated webhook finds it stored) and applies the compliance keywords:
+ * STOP and friends opt the sender out, START/UNSTOP/YES opt back in, HELP/INFO ask for the help text; each gets
+ * one confirmation reply, queued like any other message. One transaction: a crash after the message is stored
+ * but before its opt-out is applied would leave the STOP ignored for good, since the provider's retry finds the
+ * message stored and changes nothing.
+ */
+export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
+  return ctx.db.$client.transaction(() => recordInboundSteps(ctx, account, e))();
+}
+
+function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
+  const userId = account.userId;
+  const from = e.from.startsWith("+") ? e.from : recipientOrRaw(ctx, userId, e.from);
+  const sender: Sender = { contact: findByPhone(ctx, userId, from) ?? null };
+  const contact = sender.contact;
+  const now = ctx.now();
+  const seq = reserveSeqs(ctx, 1);
+  const inserted = storeInbound(ctx, {
+    id: Bun.randomUUIDv7(),
+    seq,
+    userId,
+    contactId: contact?.id ?? null,
+    phone: from,
+    content: e.body,
+    providerId: account.id,
+    providerMessageId: e.providerMessageId,
+    fromNumber: e.to || null,
+    segments: segmentCount(e.body),
+    at: new Date(now),
+  });
+  if (!inserted) return { message: null, keyword: null, reply: null };
+  appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
+  attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
+  if (contact) recordReply(ctx, contact.id, now);
+
+  const word = normalForm(e.body).toUpperCase();
+  let keyword: InboundOutcome["keyword"] = null;
+  let reply: string | null = null;
+  // Read only for a confirmation: most inbound messages are no keyword. The provider account is the owner's (deleted
+  // with them), so the owner is there.
+  const owner = () => findUserById(ctx, userId)!;
+  const inbound = { userId, messageId: inserted.id, from, sender, to: e.to, body: e.body };
+  if (STOP_WORDS.has(word) || word === "STOP ALL") {
+    const wasOut = contact?.status === "opted_out";
+    sender.contact = optOutContact(ctx, userId, from, "keyword", e.body.trim());
+    keyword = "stop";
+    if (!wasOut && !e.optOutConfirmed) reply = complianceReply(ctx, userId, from, e.to, stopReplyOf(owner()));
+  } else if (START_WORDS.has(word)) {
+    keyword = "start";
+    // YES (or START) while a keyword's double opt-in waits for its answer confirms it: the keyword's welcome is the
+    // one reply, and the consent log keeps it. Should the month's SMS have no room for the welcome, START's own
+    // confirmation follows below, as STOP/START/HELP are answered past the limit.
+    reply = confirmPendingOptIn(ctx, inbound);
+    // A new number's START creates a contact, which counts against the plan. At the limit the message above stays
+    // recorded (the owner sees it in the inbox) but no contact is created and no confirmation is sent, since
+    // nobody was subscribed. An existing contact's START always works: it is the only way back after a STOP.
+    if (!reply && (contact || hasRoomForContact(ctx, userId))) {
+      const text = startReplyOf(owner());
+      sender.contact = optInContact(ctx, userId, from, "keyword", text, { number: e.to || null });
+      reply = complianceReply(ctx, userId, from, e.to, text);
+    }
+  } else if (HELP_WORDS.has(word)) {
+    keyword = "help";
+    reply = complianceReply(ctx, userId, from, e.to, helpReplyOf(owner()));
+  }
+  handleKeyword(ctx, { ...inbound, compliance: keyword });
+  // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
+  if (!sender.contact && hasRoomForContact(ctx, userId)) {
+    const created = createFromInbound(ctx, userId, from);
+    setMessageContact(ctx, inserted.id, created.id);
+  }
+  return { message: inserted, keyword, reply };
+}
+
+function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
+  try {
+    return recipientPhone(ctx, userId, raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The confirmation reply to STOP/START/HELP goes from the number that received the keyword (so it reaches the
+ * contact even though they may now be opted out: carriers expect exactly this one message). Answers the text.
+ */
+function complianceReply(ctx: AppContext, userId: string, to: string, receivedOn: string, text: string): string {
+  sendText(ctx, { userId, phone: to, contactId: null, content: text, kind: "compliance", from: { replyTo: receivedOn } });
+  return text;
+}

@@ -1,0 +1,62 @@
+import type { AppContext } from "../context";
+
+/**
+ * The keyword_opt_ins records: who subscribed through which keyword, a double opt-in's question waiting for its Y,
+ * and whether a subscriber replied since (the keyword's response rate). The inbound flow (src/inbound/keywords.ts)
+ * decides; these write.
+ */
+
+export type OptInRow = { id: string; keyword_id: string; status: "pending" | "confirmed"; created_at: number };
+
+/** The sender's opt-in through a keyword, if any. */
+export function optInOf(ctx: AppContext, keywordId: string, phone: string): OptInRow | null {
+  return ctx.db.$client
+    .query(`SELECT id, keyword_id, status, created_at FROM keyword_opt_ins WHERE keyword_id = ? AND phone = ?`)
+    .get(keywordId, phone) as OptInRow | null;
+}
+
+/** The sender's newest double opt-in asked at or after `since` and still waiting for its Y. */
+export function latestPending(ctx: AppContext, userId: string, phone: string, since: number): OptInRow | null {
+  return ctx.db.$client
+    .query(
+      `SELECT id, keyword_id, status, created_at FROM keyword_opt_ins
+       WHERE user_id = ? AND phone = ? AND status = 'pending' AND created_at >= ? ORDER BY created_at DESC LIMIT 1`,
+    )
+    .get(userId, phone, since) as OptInRow | null;
+}
+
+/** Withdraws the sender's questions not answered yet. */
+export function withdrawPending(ctx: AppContext, userId: string, phone: string) {
+  ctx.db.$client.query(`DELETE FROM keyword_opt_ins WHERE user_id = ? AND phone = ? AND status = 'pending'`).run(userId, phone);
+}
+
+/** A subscriber's first reply since they subscribed; answers whether the sender was one not counted yet. */
+export function markReplied(ctx: AppContext, userId: string, phone: string, at: number): boolean {
+  return (
+    ctx.db.$client
+      .query(`UPDATE keyword_opt_ins SET replied_at = ? WHERE user_id = ? AND phone = ? AND status = 'confirmed' AND replied_at IS NULL`)
+      .run(at, userId, phone).changes > 0
+  );
+}
+
+type OptInOf = { userId: string; keywordId: string; phone: string; number: string | null; at: number };
+
+/** A double opt-in's question asked (again): pending from `at`, any earlier confirmation undone. */
+export function markPending(ctx: AppContext, o: OptInOf) {
+  ctx.db.$client
+    .query(
+      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'pending', number = excluded.number, created_at = excluded.created_at, confirmed_at = NULL`,
+    )
+    .run(Bun.randomUUIDv7(), o.userId, o.keywordId, o.phone, o.number, o.at);
+}
+
+/** The sender subscribed through the keyword at `at` (no reply counted yet). */
+export function markConfirmed(ctx: AppContext, o: OptInOf) {
+  ctx.db.$client
+    .query(
+      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at, confirmed_at) VALUES (?, ?, ?, ?, ?, 'confirmed', ?, ?)
+       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'confirmed', confirmed_at = excluded.confirmed_at, replied_at = NULL`,
+    )
+    .run(Bun.randomUUIDv7(), o.userId, o.keywordId, o.phone, o.number, o.at, o.at);
+}
