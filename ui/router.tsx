@@ -140,7 +140,8 @@ const signedInPage = (path: string, Page: ComponentType, bare = false) =>
 function RootIndex() {
   useSignals();
   const { status } = auth.value;
-  // Google's sign-in lands here (/?auth=google); the page that sent the user to sign in waits in the tab.
+  // Google's sign-in lands here (/?auth=google; a new account goes to the setup wizard first); the page that sent
+  // the user to sign in waits in the tab.
   const [afterGoogle] = useState(() => (new URLSearchParams(window.location.search).get("auth") === "google" ? nextAfterGoogle() : null));
   useEffect(() => {
     if (afterGoogle && status === "signed-in") forgetNextAfterGoogle();

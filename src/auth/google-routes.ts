@@ -25,7 +25,10 @@ import {
 export const GOOGLE_STATE_COOKIE = "smsdesk_google_state";
 const NOT_CONFIGURED = "Google sign-in is not configured";
 
-/** Where the browser goes after the callback: home on success, /auth with a readable message otherwise. */
+/**
+ * Where the browser goes after the callback: the setup wizard for a new account (as after an email's verification),
+ * home for another, /auth with a readable message on failure.
+ */
 const failureLocation = (message: string) => `/auth?error=${encodeURIComponent(message)}`;
 
 /** "Continue with Google" (src/auth/google.ts): whether it is offered, its start and its callback. */
@@ -91,7 +94,7 @@ export function googleRoutes(ctx: AppContext) {
             }
             if (!query.code) throw new GoogleSignInError("Google sign-in failed. Please try again.");
             const profile = await exchangeCode(ctx, query.code, row.challenge);
-            const user = findOrCreateGoogleUser(ctx, profile);
+            const { user, isNew } = findOrCreateGoogleUser(ctx, profile);
             if (user.disabled) throw new GoogleSignInError("This account has been disabled. Please contact support.");
             if (isTwoFactorEnabled(ctx, user.id)) {
               // Control of the mailbox is one factor: the code step follows, exactly as after a password.
@@ -111,7 +114,7 @@ export function googleRoutes(ctx: AppContext) {
               ip: clientIp(request),
             });
             setSessionCookies(ctx, cookie, session.token, session.expiresAt);
-            set.headers.location = "/?auth=google";
+            set.headers.location = isNew ? "/onboarding" : "/?auth=google";
           } catch (err) {
             if (!(err instanceof GoogleSignInError)) ctx.log(`google sign-in error: ${(err as Error)?.stack ?? err}`);
             set.headers.location = failureLocation(

@@ -107,12 +107,14 @@ export function unlinkGoogle(ctx: AppContext, userId: string): void {
  * owner (pre-registration takeover): Google's proof of the mailbox makes this user the owner, so that account's
  * password is dropped and every session it has ends before the owner's session is created. An account with 2FA
  * is linked too, but its sign-in still asks for the code (see the callback).
+ * `isNew`: the account starts with this sign-in (made now, or claimed unverified: its owner never got past the
+ * verification the setup wizard follows), so the wizard comes next, as after an email's verification.
  */
-export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile): User {
+export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile): { user: User; isNew: boolean } {
   const linked = ctx.db.select().from(userSecurity).where(eq(userSecurity.googleSubject, profile.sub)).get();
   if (linked) {
     const user = findUserById(ctx, linked.userId);
-    if (user) return user;
+    if (user) return { user, isNew: false };
   }
   const existing = findUserByEmail(ctx, profile.email);
   if (existing) {
@@ -121,12 +123,12 @@ export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile):
       throw new GoogleSignInError("This account is linked to a different Google account.");
     }
     linkSubject(ctx, existing.id, profile.sub);
-    if (existing.emailVerified) return existing;
+    if (existing.emailVerified) return { user: existing, isNew: false };
     const claimed = updateUser(ctx, existing.id, { emailVerified: true, passwordHash: null, authProvider: "google" });
     revokeAllSessions(ctx, existing.id);
     clearPendingLogin(ctx, existing.id);
     ctx.log(`google sign-in claimed unverified account ${existing.email}: its password was removed and its sessions ended`);
-    return claimed;
+    return { user: claimed, isNew: true };
   }
   const user = insertUser(ctx, {
     email: profile.email,
@@ -138,5 +140,5 @@ export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile):
     profileImageUrl: profile.picture?.startsWith("https://") ? profile.picture.slice(0, 500) : null,
   });
   linkSubject(ctx, user.id, profile.sub);
-  return user;
+  return { user, isNew: true };
 }

@@ -82,10 +82,12 @@ describe("when Google is configured", () => {
     expect(row.expires_at - Date.now()).toBeLessThanOrEqual(10 * 60_000);
   });
 
-  test("a new Google user gets an account (provider google, verified, no password) and a session", async () => {
+  test("a new Google user gets an account (provider google, verified, no password), a session, and the setup wizard next", async () => {
     const email = t.newEmail("gnew");
     const { location, session } = await googleSignIn(profileFor(email));
-    expect(location).toBe("/?auth=google");
+    // As after an email's verification (issue 28 item 2): the wizard, not home; the account has no answers yet.
+    expect(location).toBe("/onboarding");
+    expect((await t.api("/api/auth/user", { cookie: session! })).body).toMatchObject({ onboarding: null, onboardedAt: null });
     expect(session).toBeTruthy();
     const me = await t.api("/api/auth/user", { cookie: session! });
     expect(me.status).toBe(200);
@@ -117,6 +119,8 @@ describe("when Google is configured", () => {
     const secondUser = (await t.api("/api/auth/user", { cookie: second.session! })).body;
     expect(secondUser.id).toBe(firstUser.id);
     expect(secondUser.email).toBe(profile.email);
+    // Only the sign-in that made the account opens the wizard: the next ones go home.
+    expect([first.location, second.location]).toEqual(["/onboarding", "/?auth=google"]);
   });
 
   test("a verified password account with the same email is linked, and its password and sessions still work", async () => {
@@ -139,7 +143,8 @@ describe("when Google is configured", () => {
     expect((await t.api("/api/auth/user", { token: attacker.token })).status).toBe(200);
 
     const { location, session } = await googleSignIn(profileFor(victim));
-    expect(location).toBe("/?auth=google");
+    // Never verified, so never past the wizard: it comes next, as for a new account.
+    expect(location).toBe("/onboarding");
     const me = await t.api("/api/auth/user", { cookie: session! });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id: attacker.user.id, email: victim, emailVerified: true, authProvider: "google" });
@@ -227,7 +232,7 @@ describe("when Google is configured", () => {
 
   test("a state is used once", async () => {
     const first = await googleSignIn(profileFor(t.newEmail("greplay")));
-    expect(first.location).toBe("/?auth=google");
+    expect(first.location).toBe("/onboarding");
     const cookie = `smsdesk_google_state=${first.callback.searchParams.get("state")}`;
     const replay = await t.api(first.callback.pathname + first.callback.search, { headers: { cookie } });
     expect(errorOf(replay.headers.get("location")!)).toBe("Google sign-in expired or did not start here. Please try again.");
