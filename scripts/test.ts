@@ -13,15 +13,18 @@ function sh(cmd: string, args: string[], env: Record<string, string> = {}) {
   return spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
 }
 
-function ensureChromium() {
-  if (existsSync(CHROMIUM)) return;
+/** Debian's packages the tests drive from outside: Chromium for the browser tests, and the sqlite3 shell (3.40 on
+ * Debian 12) that an administrator opens a downloaded backup with (tests/api/sqlite3-shell.test.ts). */
+function ensureDebianPackages(wanted: { path: string; pkg: string }[]) {
+  const missing = wanted.filter((w) => !existsSync(w.path)).map((w) => w.pkg);
+  if (missing.length === 0) return;
   if (process.getuid?.() !== 0) {
-    console.error(`Chromium is missing: run 'sudo apt-get install -y chromium' (or set CHROMIUM_PATH).`);
+    console.error(`Missing ${missing.join(", ")}: run 'sudo apt-get install -y ${missing.join(" ")}' (or set CHROMIUM_PATH).`);
     process.exit(1);
   }
-  console.log("Installing Debian's Chromium for the browser tests...");
-  if (sh("apt-get", ["update", "-qq"]) !== 0 || sh("apt-get", ["install", "-y", "-qq", "chromium"], { DEBIAN_FRONTEND: "noninteractive" }) !== 0) {
-    console.error("Could not install chromium with apt-get");
+  console.log(`Installing Debian's ${missing.join(", ")} for the tests...`);
+  if (sh("apt-get", ["update", "-qq"]) !== 0 || sh("apt-get", ["install", "-y", "-qq", ...missing], { DEBIAN_FRONTEND: "noninteractive" }) !== 0) {
+    console.error(`Could not install ${missing.join(", ")} with apt-get`);
     process.exit(1);
   }
 }
@@ -29,6 +32,11 @@ function ensureChromium() {
 let passed = 0;
 let failed = 0;
 let runnerFailed = false;
+
+ensureDebianPackages([
+  { path: "/usr/bin/sqlite3", pkg: "sqlite3" },
+  ...(only === "api" ? [] : [{ path: CHROMIUM, pkg: "chromium" }]),
+]);
 
 // The UI build writes the asset module tsc reads, so build first, then type-check everything.
 if (sh(process.execPath, ["scripts/build-ui.ts"]) !== 0) {
@@ -57,7 +65,6 @@ if (only !== "browser") {
 }
 
 if (only !== "api") {
-  ensureChromium();
   const reportDir = mkdtempSync(join(tmpdir(), "smsdesk-pw-"));
   const jsonFile = join(reportDir, "report.json");
   const status = sh("node", ["node_modules/@playwright/test/cli.js", "test", "-c", "tests/browser/playwright.config.ts", "--reporter=list,json"], {
