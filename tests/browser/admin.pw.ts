@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { Appliance } from "./harness";
+import { atBothWidths } from "./widths";
 
 const ADMIN_EMAIL = "root@example.com";
 const ADMIN_PASSWORD = "correct-horse-battery";
@@ -54,6 +55,8 @@ test("an administrator generates a license code at /admin; a user redeems it on 
   // The batch is not "shown only once" (it said so): the list keeps every code, and the note says so.
   await expect(page.getByText(/each code also stays in the list below, with its status, until it is redeemed or revoked/)).toBeVisible();
   await expect(page.getByText(/shown (only )?once/)).toHaveCount(0);
+  await page.getByTestId("toast").getByRole("button", { name: "Dismiss" }).click();
+  await atBothWidths(page, "admin", "license-codes");
 
   // A user signs up and verifies (through the API, in their own browser context), then opens /license.
   const userContext = await browser.newContext();

@@ -9,6 +9,7 @@ import {
 } from "../../ui/routes/app/campaigns/model";
 import { recipientsFromCsv } from "../../ui/routes/app/campaigns/recipients-csv";
 import { Appliance } from "./harness";
+import { atBothWidths } from "./widths";
 
 const shots = process.env.PW_OUTPUT_DIR ?? "test-results";
 
@@ -180,6 +181,7 @@ test("a campaign whose every message failed at the provider says so, not that no
   await help.getByRole("button", { name: "Show the failed recipients" }).click();
   await expect(details.getByLabel("Filter recipients")).toHaveValue("failed");
   await expect(details.getByTestId("recipient-list").getByRole("listitem")).toHaveCount(2);
+  await atBothWidths(page, "campaigns", "failed-campaign-help");
 });
 
 test("the create dialog validates, saves a draft, and the draft can be deleted", async ({ page }) => {

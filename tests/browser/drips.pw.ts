@@ -1,8 +1,9 @@
 // Drip campaigns (issue 15): the Welcome Series built from the sample on /automation, a contact enrolled from
 // /contact-lists with "Add to drip", step 1 delivered through the simulator and step 2 scheduled, as the
-// enrolment's history shows.
+// enrolment's history shows in the account's time zone. Screenshots at 1280 and 390 in dist/screenshots/drips/.
 import { expect, test, type Page } from "@playwright/test";
 import { Appliance } from "./harness";
+import { atBothWidths } from "./widths";
 
 let app: Appliance;
 test.beforeAll(async () => {
@@ -77,4 +78,6 @@ test("the Welcome Series from its sample: a contact enrolled gets step 1 deliver
   await expect(enrolment.getByTestId("enrolment-next")).toHaveText(`Step 2 scheduled for ${inLosAngeles(enrolled!.nextAt)}`);
   await expect(enrolment.getByTestId("enrolment-history")).toHaveText(`Step 1 sent ${inLosAngeles(enrolled!.history[0]!.at)}`);
   await expect(card.getByTestId("drip-counts")).toHaveText("1 waiting · 0 completed · 0 exited");
+  // Issue 28 item 9: the enrolment's times in the account's zone, at both widths.
+  await atBothWidths(page, "drips", "enrolment-times");
 });
