@@ -1,0 +1,39 @@
+// Issue 28 item 9 (screens that agree) on the public pages, in Chromium: /pricing promises what the product does (a
+// 14-day Starter trial with its limits, sends refused at the limit, never billed) and /help answers where replies and
+// keywords are handled, never "in a later version". Screenshots at 1280 and 390 pixels wide go to
+// dist/screenshots/public-pages/.
+import { expect, test } from "@playwright/test";
+import { Appliance } from "./harness";
+import { atBothWidths } from "./widths";
+
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start();
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+test("/pricing and /help say what the product does", async ({ page }) => {
+  await page.goto(`${app.url}/pricing`);
+  await expect(page.getByText("Start with a 14-day free trial of Starter, no credit card required.")).toBeVisible();
+  await expect(page.getByText("No overage charges")).toBeVisible();
+  await expect(page.getByText("At your monthly allowance new sends are refused, never billed: move to a larger plan or redeem a code to go on.")).toBeVisible();
+  await expect(page.getByText(/Every new account starts with 14 days of the Starter plan for free: 5,000 SMS a month, 1,000 contacts and one phone number\./)).toBeVisible();
+  await expect(page.getByText(/\$0\.02|overage billing/i)).toHaveCount(0);
+  await atBothWidths(page, "public-pages", "pricing");
+
+  await page.goto(`${app.url}/help`);
+  await page.getByRole("searchbox").fill("replies");
+  const answer = page.locator("dt", { hasText: "What happens when a customer replies?" }).locator("xpath=following-sibling::dd");
+  await expect(answer).toHaveText(
+    "Replies reach your number and appear in Chat & Replies as a conversation with the contact, live, with a notification in the app. Answer from there; STOP, START and HELP are answered automatically, and keywords reply on their own.",
+  );
+  await expect(page.getByText(/later version|coming soon/i)).toHaveCount(0);
+  await atBothWidths(page, "public-pages", "help-replies");
+  await page.getByRole("searchbox").fill("keyword");
+  await expect(page.locator("dt", { hasText: "What is a text-to-join keyword?" }).locator("xpath=following-sibling::dd")).toContainText(
+    "Create one under Keywords: a text of that word adds or tags the contact, records their consent and replies with your welcome text",
+  );
+  await atBothWidths(page, "public-pages", "help-keywords");
+});
