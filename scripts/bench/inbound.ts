@@ -19,6 +19,7 @@ import { loadConfig } from "../../src/config";
 import { grantLicense } from "../../src/licenses/licenses";
 import { liveHubOf } from "../../src/live/socket";
 import { startServer } from "../../src/server";
+import { benchSignUp } from "./sign-up";
 import { signTwilioWebhook, startTwilioFake, twilioInboundParams, twilioStatusParams } from "../../tests/support/fakes/twilio";
 
 const SENDER = "+14155550100";
@@ -83,7 +84,12 @@ async function serveApp(dataDir: string) {
   const receivedAt = new Map<number, number>();
   stampReceipts(receivedAt);
   const fake = await startTwilioFake({ numbers: [{ phoneNumber: SENDER }] });
-  const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, TWILIO_API_BASE: fake.url }, []), () => {});
+  // Development mode: sign-up's code reaches the log, read until the account is made and dropped after.
+  let logs: string[] | null = [];
+  const server = await startServer(
+    loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, TWILIO_API_BASE: fake.url, SMSDESK_DEV: "1" }, []),
+    (line) => void logs?.push(line),
+  );
   const origin = new URL(server.ctx.config.publicUrl).origin;
   const call = async (path: string, token: string | null, body: unknown) => {
     const res = await fetch(server.url + path, {
@@ -95,8 +101,9 @@ async function serveApp(dataDir: string) {
     if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const reg = await call("/api/auth/register", null, { email: "bench@example.com", password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" });
-  const userId = reg.user.id as string;
+  const reg = await benchSignUp(server.url, origin, logs!);
+  logs = null;
+  const userId = reg.user.id;
   // Verified, on a plan with room for every phone that writes in.
   server.ctx.db.$client.run("UPDATE users SET email_verified = 1 WHERE id = ?", [userId]);
   server.ctx.db.$client.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");

@@ -11,6 +11,7 @@ import { loadConfig } from "../../src/config";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startServer } from "../../src/server";
+import { benchSignUp } from "./sign-up";
 
 const N = Number(process.argv[2] ?? 100_000);
 const f = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -51,7 +52,9 @@ rmSync(baseDir, { recursive: true, force: true });
 
 // The appliance.
 const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-send-"));
-const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
+// Development mode: sign-up's code reaches the log, read until the account is made and dropped after.
+let logs: string[] | null = [];
+const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "1" }, []), (line) => void logs?.push(line));
 rateLimiterFor(server.ctx).enabled = false;
 // Changes are accepted only from the appliance's own pages (src/http/csrf.ts).
 const origin = new URL(server.ctx.config.publicUrl).origin;
@@ -63,13 +66,10 @@ const api = async (path: string, token: string, body?: unknown, method = body ==
   });
   return { status: res.status, body: (await res.json()) as any };
 };
-const reg = await fetch(server.url + "/api/auth/register", {
-  method: "POST",
-  headers: { "content-type": "application/json", origin },
-  body: JSON.stringify({ email: "bench@example.com", password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" }),
-}).then((r) => r.json() as Promise<any>);
-const token = reg.token as string;
-const userId = reg.user.id as string;
+const reg = await benchSignUp(server.url, origin, logs!);
+logs = null;
+const token = reg.token;
+const userId = reg.user.id;
 server.ctx.db.$client.run("UPDATE users SET email_verified = 1, quiet_hours_enabled = 0 WHERE id = ?", [userId]);
 server.ctx.db.$client.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
 grantLicense(server.ctx, userId, "enterprise", 30);
