@@ -22,7 +22,7 @@ import { licenseRoutes } from "./licenses/routes";
 import { contactRoutes } from "./contacts/routes";
 import { conversationRoutes } from "./conversations/routes";
 import { campaignRoutes } from "./campaigns/routes";
-import { messageRoutes } from "./messages/routes";
+import { messageRoutes } from "./conversations/message-routes";
 import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
 import { providerWebhookRoutes } from "./inbound/webhook-routes";

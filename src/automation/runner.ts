@@ -13,8 +13,8 @@ import { classify, normalForm } from "../keywords/matcher";
 import { assertWithinLimit } from "../licenses/limits";
 import { getMessage } from "../messages/messages";
 import { lastMessagePerPhone } from "../messages/threads";
-import { enqueue } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
+import { sendText } from "../outbound/send-text";
 import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
 import { compileConditions } from "../segments/conditions";
@@ -33,8 +33,6 @@ import { nextTurn } from "../time/next-turn";
 const CONSUMER = "automation.rules";
 const DAY = 86_400_000;
 const HOUR = 3600_000;
-/** A rule's message not sent within a day is not sent stale. */
-const MESSAGE_TTL_MS = DAY;
 
 const TRIGGERS_OF: Partial<Record<EventType, Trigger[]>> = {
   "contact.opted_in": ["opt_in"],
@@ -223,20 +221,7 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
       const refused = limitRefusal(ctx, userId, segments);
       if (refused) done.push(`Message not sent: ${refused}`);
       else {
-        enqueue(ctx, [
-          {
-            userId,
-            campaignId: null,
-            contactId: contact.id,
-            phone: contact.phone,
-            content: text,
-            segments,
-            kind: "single",
-            sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
-            dueAt: ctx.now(),
-            expiresAt: ctx.now() + MESSAGE_TTL_MS,
-          },
-        ]);
+        sendText(ctx, { userId, phone: contact.phone, contactId: contact.id, content: text, kind: "single", from: { chosen: sender }, dueAt: ctx.now() });
         done.push(`Message queued: ${text}`);
       }
     }

@@ -3,7 +3,8 @@ import type { AppContext } from "../context";
 import { findByPhone, phonesOfContactsMatching } from "../contacts/contacts";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
-import { enqueueSingle, recipientPhone } from "../messages/messages";
+import { recipientPhone } from "../messages/messages";
+import { sendSingle } from "../outbound/send-text";
 import { quietHoldOf } from "../messages/due";
 import { inboundAfter, messagesAt, newestInboundAfter, phonesWithText, threadMessages, type ThreadRow } from "../messages/threads";
 import { chooseSender } from "../phone-numbers/numbers";
@@ -456,14 +457,14 @@ export function onceByKey<T>(
 }
 
 /**
- * Sends a chat message through the outbox (consent, plan and sender checks of enqueueSingle), from the sticky
+ * Sends a chat message through the outbox (consent, plan and sender checks of sendSingle), from the sticky
  * sender unless `fromNumber` names one. With an Idempotency-Key it runs once per key (onceByKey).
  */
 export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?: string): { body: SentChatMessage; replayed: boolean } {
   const send = (): SentChatMessage => {
     const phone = recipientPhone(ctx, userId, input.phone);
     const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
-    const { message, notice } = enqueueSingle(ctx, userId, { phone, content: input.content, fromNumber });
+    const { message, notice } = sendSingle(ctx, userId, { phone, content: input.content, fromNumber });
     const conversationId = conversationIdOf(ctx, userId, phone);
     const [row] = messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
     return { ...threadMessage(row!, conversationId, accountOf(ctx, userId)), notice };

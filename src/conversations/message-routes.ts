@@ -1,11 +1,13 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { THREAD_PAGE_MAX, threadOf } from "../conversations/conversations";
+import { THREAD_PAGE_MAX, threadOf } from "./conversations";
 import { pageOf, pagingQuery } from "../http/paging";
-import { enqueueSingle, getMessage, listMessages, messageView } from "./messages";
-import { segmentInfo } from "./segments";
+import { getMessage, listMessages, messageView } from "../messages/messages";
+import { segmentInfo } from "../messages/segments";
+import { sendSingle } from "../outbound/send-text";
 
+/** The messages API: one-off sends, the list, one message, and a conversation's messages by its id (the spec's). */
 export function messageRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/messages" })
     .use(authGuard(ctx))
@@ -13,7 +15,7 @@ export function messageRoutes(ctx: AppContext) {
     .post(
       "/send",
       ({ user, body, set }) => {
-        const { message, notice } = enqueueSingle(ctx, user.id, body);
+        const { message, notice } = sendSingle(ctx, user.id, body);
         set.status = 202;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
         return { ...messageView(message), notice };

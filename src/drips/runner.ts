@@ -7,8 +7,9 @@ import { advanceCursor, hasCursor, lastEventId, onEventsCommitted, readCursor, r
 import { HttpError } from "../http/errors";
 import { atPassEnd, enqueueJob, registerJobHandler, rescheduleJob, unwrittenAtPassEnd, type Job, type JobPass } from "../jobs/jobs";
 import { assertWithinLimit, usageFor } from "../licenses/limits";
-import { enqueue, type NewOutbound } from "../messages/outbox";
+import type { NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
+import { outboundText, sendTexts } from "../outbound/send-text";
 import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
 import { compileConditions } from "../segments/conditions";
@@ -35,8 +36,6 @@ export const EXITS_EVERY_MS = 5_000;
 const SOON_MS = 50;
 /** The key under which a pass's steps leave their messages to its end (atPassEnd). */
 const OUTBOX = "drips.outbox";
-/** A drip message not sent within this time after its step ran is not sent stale. */
-const MESSAGE_TTL_MS = 24 * 3600_000;
 
 // Prepared once per connection: every step reads its enrolment, logs and moves on, and drizzle building and SQLite
 // compiling these statements anew was most of a step's time (10,000 steps may fall due in the same minute).
@@ -194,20 +193,8 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   // Named now for the step's log; the pass writes its steps' messages together before it commits (atPassEnd), so
   // the message commits with this step's job or, should the step fail after this, not at all.
   const messageId = Bun.randomUUIDv7();
-  const message: NewOutbound = {
-    id: messageId,
-    userId: e.userId,
-    campaignId: null,
-    contactId: contact.id,
-    phone: contact.phone!,
-    content,
-    segments,
-    kind: "single",
-    sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
-    dueAt: 0,
-    expiresAt: now + MESSAGE_TTL_MS,
-  };
-  atPassEnd(pass, OUTBOX, message, (messages) => void enqueue(ctx, messages));
+  const message = outboundText(ctx, { id: messageId, userId: e.userId, phone: contact.phone!, contactId: contact.id, content, kind: "single", from: { chosen: sender } })!;
+  atPassEnd(pass, OUTBOX, message, (messages) => void sendTexts(ctx, messages));
   log(ctx, e, "sent", null, messageId);
   advance(ctx, e, job.runAt, zone);
   return { result: { messageId } };

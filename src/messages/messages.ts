@@ -1,24 +1,16 @@
-import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { messages, type MessageStatus } from "../../db/schema";
-import { findByPhone } from "../contacts/contacts";
 import { normalizePhone } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
-import { badRequest, HttpError, notFound } from "../http/errors";
-import { assertWithinLimit } from "../licenses/limits";
-import { chooseSender } from "../phone-numbers/numbers";
+import { badRequest, notFound } from "../http/errors";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
-import { businessNameOf, findUserById } from "../users/queries";
-import { render } from "../personalisation/render";
-import { appendStatusEvents, enqueue } from "./outbox";
-import { segmentCount } from "./segments";
+import { findUserById } from "../users/queries";
+import { appendStatusEvents } from "./outbox";
 
 export type MessageRow = typeof messages.$inferSelect;
-
-/** A single message's time to live: a chat or one-off text that could not go out within a day is not sent stale. */
-export const SINGLE_TTL_MS = 24 * 3600_000;
 
 export function messageView(m: MessageRow) {
   return {
@@ -76,49 +68,6 @@ export function recipientPhone(ctx: AppContext, userId: string, input: string): 
   const phone = normalizePhone(input, user ? defaultCountryOf(ctx, user) : "US");
   if (!phone) throw badRequest("Please enter a valid phone number");
   return phone;
-}
-
-/**
- * Puts one message in the outbox (the primitive chat and one-off sends use): checks consent and the plan, picks
- * the sender, and leaves the sending to the manager, which paces it with everything else on that number.
- */
-export function enqueueSingle(ctx: AppContext, userId: string, input: { phone: string; content: string; fromNumber?: string | null }) {
-  const typed = input.content.trim();
-  if (!typed) throw badRequest("Message content is required");
-  const phone = recipientPhone(ctx, userId, input.phone);
-  const contact = findByPhone(ctx, userId, phone);
-  if (contact?.status === "opted_out") {
-    throw new HttpError(409, "This contact has opted out of messages. They can opt back in by texting START.", { optedOut: true });
-  }
-  const sender = chooseSender(ctx, userId, input.fromNumber);
-  if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
-  // Merge fields are filled from the contact (a number that is no contact gets the fallbacks).
-  const user = findUserById(ctx, userId);
-  const content = render(typed, {
-    firstName: contact?.firstName,
-    lastName: contact?.lastName,
-    phone,
-    email: contact?.email,
-    business: user ? businessNameOf(user) : "",
-    customFields: contact?.customFields,
-  });
-  const segments = segmentCount(content);
-  const { notice } = assertWithinLimit(ctx, userId, "messages", segments);
-  const [id] = enqueue(ctx, [
-    {
-      userId,
-      campaignId: null,
-      contactId: contact?.id ?? null,
-      phone,
-      content,
-      segments,
-      kind: "single",
-      sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
-      dueAt: 0,
-      expiresAt: ctx.now() + SINGLE_TTL_MS,
-    },
-  ]);
-  return { message: getMessage(ctx, userId, id!), notice };
 }
 
 /** Later states never go back: a repeated or late report changes nothing. */
@@ -318,13 +267,4 @@ export function storeInbound(ctx: AppContext, m: NewInbound): MessageRow | null 
 /** Names the contact a message came from (one created after the message was stored). */
 export function setMessageContact(ctx: AppContext, messageId: string, contactId: string) {
   ctx.db.update(messages).set({ contactId }).where(eq(messages.id, messageId)).run();
-}
-
-/** Outbound messages still waiting or in flight for a campaign. */
-export function pendingCount(ctx: AppContext, campaignId: string): number {
-  return ctx.db
-    .select({ n: count() })
-    .from(messages)
-    .where(and(eq(messages.campaignId, campaignId), inArray(messages.status, ["queued", "sending"])))
-    .get()!.n;
 }

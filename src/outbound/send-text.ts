@@ -1,7 +1,13 @@
+import { findByPhone } from "../contacts/contacts";
 import type { AppContext } from "../context";
+import { badRequest, HttpError } from "../http/errors";
+import { assertWithinLimit } from "../licenses/limits";
+import { getMessage, NO_SENDER, recipientPhone } from "../messages/messages";
 import { enqueue, type NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
+import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
+import { businessNameOf, findUserById } from "../users/queries";
 
 /**
  * The one door for a text of no campaign: chat and one-off sends, the STOP/START/HELP confirmations, keyword
@@ -61,8 +67,43 @@ export function outboundText(ctx: AppContext, t: TextToSend): NewOutbound | null
   };
 }
 
+/** Queues texts built by outboundText together: one transaction, one wake (a drip pass's steps). Answers their ids. */
+export function sendTexts(ctx: AppContext, rows: NewOutbound[]): string[] {
+  return enqueue(ctx, rows);
+}
+
 /** Queues one text; answers its id, or null when the account has no number to send it from. */
 export function sendText(ctx: AppContext, t: TextToSend): string | null {
   const row = outboundText(ctx, t);
   return row ? (enqueue(ctx, [row])[0] ?? null) : null;
+}
+
+/**
+ * A text a user sends one recipient (chat and one-off sends): checks consent and the plan, fills the merge fields
+ * from the contact, picks the sender (the one named, else the default) and queues it. Answers the message and the
+ * plan's 80% notice.
+ */
+export function sendSingle(ctx: AppContext, userId: string, input: { phone: string; content: string; fromNumber?: string | null }) {
+  const typed = input.content.trim();
+  if (!typed) throw badRequest("Message content is required");
+  const phone = recipientPhone(ctx, userId, input.phone);
+  const contact = findByPhone(ctx, userId, phone);
+  if (contact?.status === "opted_out") {
+    throw new HttpError(409, "This contact has opted out of messages. They can opt back in by texting START.", { optedOut: true });
+  }
+  const sender = chooseSender(ctx, userId, input.fromNumber);
+  if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
+  // Merge fields are filled from the contact (a number that is no contact gets the fallbacks).
+  const user = findUserById(ctx, userId);
+  const content = render(typed, {
+    firstName: contact?.firstName,
+    lastName: contact?.lastName,
+    phone,
+    email: contact?.email,
+    business: user ? businessNameOf(user) : "",
+    customFields: contact?.customFields,
+  });
+  const { notice } = assertWithinLimit(ctx, userId, "messages", segmentCount(content));
+  const id = sendText(ctx, { userId, phone, contactId: contact?.id ?? null, content, kind: "single", from: { chosen: sender } });
+  return { message: getMessage(ctx, userId, id!), notice };
 }

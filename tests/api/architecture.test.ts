@@ -184,8 +184,6 @@ const ALLOWED: Record<string, string> = {
   "two-way: auth <-> licenses": "to untie: sign-up redeems a license code (see licenseAtSignUp above); licenses' routes use the guard",
   "two-way: auth <-> users":
     "to untie: the admin's user actions (users/admins.ts) and the profile routes call auth's sessions, passkeys and email change, while auth reads users' queries",
-  "two-way: conversations <-> messages":
-    "to untie: POST /api/messages (messages/routes.ts) answers with the message's thread; conversations send and read the outbox",
   "two-way: messages <-> phone-numbers": "to untie: messages choose a sender number; deleting a number detaches its messages",
   "two-way: messages <-> providers":
     "to untie: the outbox store calls the adapters; the provider webhook and simulator routes hand inbound texts to messages",
