@@ -9,14 +9,13 @@ test.afterAll(async () => {
   await app.stop();
 });
 
-/** Calls the API as the signed-in user, with the token the app keeps in localStorage; every call here creates (201). */
+/** Calls the API as the signed-in user, with the session cookie the app signed in with; every call here creates (201). */
 async function apiAs(page: Page) {
-  const token = await page.evaluate(() => localStorage.getItem("auth_token"));
-  expect(token).toBeTruthy();
+  const session = await app.sessionHeaders(page);
   return async <T>(path: string, body: unknown): Promise<T> => {
     const r = await fetch(`${app.url}${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      headers: { "content-type": "application/json", ...session },
       body: JSON.stringify(body),
     });
     expect(r.status, `${path}: ${await r.clone().text()}`).toBe(201);

@@ -74,7 +74,7 @@ test("on /chat a text shows a toast, not the popup; a closed popup stays closed 
   await api(token, "/api/contacts", { firstName: "Cy", lastName: "Twombly", phone: CY });
 
   const context = await browser.newContext({ viewport: DESKTOP });
-  await context.addInitScript((t) => localStorage.setItem("auth_token", t), token);
+  await app.signInContext(context, token);
   const page = await context.newPage();
   const popup = popupOf(page);
   const toast = page.getByTestId("toast");

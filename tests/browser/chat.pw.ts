@@ -17,14 +17,14 @@ test.afterAll(async () => {
 });
 
 /**
- * A browser context signed in as the account with this token: the token where the app keeps it, and a record of
+ * A browser context signed in as the account with this token: its session cookie, as a sign-in sets it, and a record of
  * the desktop notifications the page shows (granted, so none is asked for). `away` makes the page report that it
  * has no focus, as a tab in the background does.
  */
 async function signedInContext(browser: Browser, token: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: DESKTOP });
-  await context.addInitScript((t) => {
-    localStorage.setItem("auth_token", t);
+  await app.signInContext(context, token);
+  await context.addInitScript(() => {
     const shown: { title: string; body: string }[] = [];
     (window as unknown as { shownNotifications: typeof shown }).shownNotifications = shown;
     class RecordedNotification {
@@ -39,7 +39,7 @@ async function signedInContext(browser: Browser, token: string): Promise<{ conte
     (window as unknown as { Notification: unknown }).Notification = RecordedNotification;
     const hasFocus = document.hasFocus.bind(document);
     document.hasFocus = () => !(window as unknown as { away?: boolean }).away && hasFocus();
-  }, token);
+  });
   const page = await context.newPage();
   return { context, page };
 }

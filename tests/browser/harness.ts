@@ -4,7 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
 import { SMTPServer } from "smtp-server";
 
 export type Mail = { to: string; raw: string };
@@ -198,14 +198,41 @@ export class Appliance {
     }
   }
 
-  /** The API as the page's signed-in user (its session token); each call must answer 2xx. */
+  /** The page's session cookie as the server set it (httpOnly: the page itself cannot read it), if it has one. */
+  async sessionCookie(page: Page) {
+    return (await page.context().cookies(this.url)).find((c) => c.name === "smsdesk_session");
+  }
+
+  /** The session token in the page's cookie; the page must be signed in. */
+  async sessionToken(page: Page): Promise<string> {
+    const cookie = await this.sessionCookie(page);
+    expect(cookie?.value, "the page is signed in").toBeTruthy();
+    return cookie!.value;
+  }
+
+  /**
+   * Headers that call the API as the page's signed-in user, as the page does: its session cookie, and the Origin a
+   * page of the appliance sends (the server refuses changes made with a cookie from any other origin).
+   */
+  async sessionHeaders(page: Page): Promise<Record<string, string>> {
+    return { cookie: `smsdesk_session=${await this.sessionToken(page)}`, origin: this.url };
+  }
+
+  /** Signs a browser context in with a session token, as a sign-in does: the httpOnly session cookie and its readable hint. */
+  async signInContext(context: BrowserContext, token: string) {
+    await context.addCookies([
+      { name: "smsdesk_session", value: token, url: this.url, httpOnly: true, sameSite: "Lax" },
+      { name: "smsdesk_signed_in", value: "1", url: this.url, sameSite: "Lax" },
+    ]);
+  }
+
+  /** The API as the page's signed-in user (its session cookie); each call must answer 2xx. */
   async apiAs(page: Page) {
-    const token = await page.evaluate(() => localStorage.getItem("auth_token"));
-    expect(token).toBeTruthy();
+    const session = await this.sessionHeaders(page);
     return async <T>(path: string, body?: unknown, method = body === undefined ? "GET" : "POST"): Promise<T> => {
       const r = await fetch(`${this.url}${path}`, {
         method,
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        headers: { "content-type": "application/json", ...session },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       expect(r.status, `${path}: ${await r.clone().text()}`).toBeLessThan(300);

@@ -50,7 +50,7 @@ test("a user registers a passkey on the security page, signs out, and signs in w
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Signed in with passkey successfully" })).toBeVisible();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();
-  expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  expect(await app.sessionToken(page)).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
 
   // The list shows it was used; deleting asks first.
   await page.goto(`${app.url}/settings/security`);

@@ -47,11 +47,11 @@ function seed(userId: string, campaigns: [name: string, daysAgo: number, recipie
 }
 
 async function apiAs(page: Page) {
-  const token = await page.evaluate(() => localStorage.getItem("auth_token"));
+  const session = await app.sessionHeaders(page);
   return async <T>(path: string, body?: unknown, method = body === undefined ? "GET" : "POST"): Promise<T> => {
     const r = await fetch(`${app.url}${path}`, {
       method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      headers: { "content-type": "application/json", ...session },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     expect(r.status, `${path}: ${await r.clone().text()}`).toBeLessThan(300);

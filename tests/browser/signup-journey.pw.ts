@@ -59,7 +59,8 @@ test("a new user signs up from the landing page, verifies the emailed code, save
 
   await page.getByRole("button", { name: "Sign Out" }).click();
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
-  expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toBeNull();
+  // Signing out clears the session cookie.
+  expect(await app.sessionCookie(page)).toBeUndefined();
 
   await page.goto(`${app.url}/auth`);
   await page.getByLabel("Email").fill(email);

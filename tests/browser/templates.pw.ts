@@ -13,14 +13,13 @@ test.afterAll(async () => {
   await app.stop();
 });
 
-/** Calls the API as the signed-in user, with the token the app keeps in localStorage. */
+/** Calls the API as the signed-in user, with the session cookie the app signed in with. */
 async function apiAs(page: Page) {
-  const token = await page.evaluate(() => localStorage.getItem("auth_token"));
-  expect(token).toBeTruthy();
+  const session = await app.sessionHeaders(page);
   return async <T>(path: string, body?: unknown, method = body === undefined ? "GET" : "POST"): Promise<T> => {
     const r = await fetch(`${app.url}${path}`, {
       method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      headers: { "content-type": "application/json", ...session },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     expect(r.status, `${path}: ${await r.clone().text()}`).toBe(method === "POST" ? 201 : 200);

@@ -75,7 +75,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.getByRole("button", { name: "Sign In", exact: true }).last().click();
 
   await expect(page.getByText("Enter the 6-digit code from your authenticator app.")).toBeVisible();
-  expect(await page.evaluate(() => localStorage.getItem("auth_token"))).toBeNull();
+  expect(await app.sessionCookie(page)).toBeUndefined();
   await page.getByLabel("Verification code").fill(wrong);
   await page.getByRole("button", { name: "Verify & Continue" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Invalid verification code" })).toBeVisible();
@@ -84,7 +84,7 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.getByLabel("Verification code").fill(totp(secret, 1));
   await page.getByRole("button", { name: "Verify & Continue" }).click();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();
-  expect(await page.evaluate(() => localStorage.getItem("auth_token"))).not.toBeNull();
+  await app.sessionToken(page);
 
   await page.goto(`${app.url}/settings/security`);
   await expect(page.getByTestId("two-factor-status")).toHaveText("Enabled");

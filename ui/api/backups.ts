@@ -1,5 +1,5 @@
 /** The backup manager: /api/admin/backups (src/backups/). */
-import { api, ApiError, getStoredToken } from "../lib/api";
+import { api, ApiError } from "../lib/api";
 import { useApi } from "../lib/use-api";
 
 export type Backup = {
@@ -53,14 +53,12 @@ export const prepareBackupDownload = (id: string) => api<{ url: string }>(`/api/
  * encrypted archive goes in a header, URI-encoded (headers carry ASCII only). Older unencrypted archives need none.
  */
 export async function uploadBackup(file: File, passphrase: string): Promise<Backup> {
-  const token = getStoredToken();
   const response = await fetch("/api/admin/backups/upload", {
     method: "POST",
-    credentials: "include",
+    credentials: "same-origin",
     headers: {
       "content-type": "application/octet-stream",
       ...(passphrase ? { "x-backup-passphrase": encodeURIComponent(passphrase) } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
     },
     body: file,
   });

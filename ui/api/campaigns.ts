@@ -1,5 +1,5 @@
 /** Campaigns: the list, the sent-messages history and its CSV, one campaign, create, save, send, pause, resume, cancel, duplicate, delete, the delivery preview, preset audiences, message logs and totals: /api/campaigns/*, /api/campaign-logs, /api/stats. */
-import { ApiError, api, getStoredToken } from "../lib/api";
+import { ApiError, api } from "../lib/api";
 import { useApi } from "../lib/use-api";
 import type { Ok, Routes } from "./types";
 import { qs } from "./types";
@@ -64,11 +64,7 @@ export const useSentCampaignCount = (status?: "failed", refreshMs?: number) =>
 
 /** The filtered history as the server writes it (every page), with the file name it gives (dated in the account's zone). */
 export async function fetchSentMessagesCsv(f: HistoryFilter): Promise<{ blob: Blob; fileName: string }> {
-  const token = getStoredToken();
-  const response = await fetch(`${CAMPAIGNS}/export.csv${qs(historyQuery(f))}`, {
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    credentials: "include",
-  });
+  const response = await fetch(`${CAMPAIGNS}/export.csv${qs(historyQuery(f))}`, { credentials: "same-origin" });
   if (!response.ok) {
     const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     throw new ApiError(response.status, typeof body.message === "string" ? body.message : `${response.status}: ${response.statusText}`, body);

@@ -1,5 +1,5 @@
 /** Contacts: the list and search, counters, duplicates and merging, one contact, bulk delete and tags, consent, CSV import and export: /api/contacts/*. */
-import { ApiError, api, getStoredToken } from "../lib/api";
+import { ApiError, api } from "../lib/api";
 import { useApi } from "../lib/use-api";
 import type { Ok, Routes } from "./types";
 import { qs } from "./types";
@@ -99,11 +99,6 @@ export const optOutContact = (contactId: string) => api(`${CONTACTS}/${contactId
 
 export const fetchImportJob = (id: string) => api<ImportJob>(`${CONTACTS}/import/${id}`);
 
-function authHeaders(): Record<string, string> {
-  const token = getStoredToken();
-  return token ? { authorization: `Bearer ${token}` } : {};
-}
-
 async function failure(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => "");
   let body: Record<string, unknown> = {};
@@ -123,8 +118,8 @@ const PREVIEW_BYTES = 64 * 1024;
 export async function previewCsv(file: File): Promise<ImportPreview> {
   const response = await fetch(`${CONTACTS}/import/preview`, {
     method: "POST",
-    headers: { ...authHeaders(), "content-type": "text/csv" },
-    credentials: "include",
+    headers: { "content-type": "text/csv" },
+    credentials: "same-origin",
     body: file.slice(0, PREVIEW_BYTES),
   });
   if (!response.ok) throw await failure(response);
@@ -144,8 +139,6 @@ export function uploadCsv(file: File, onProgress: (fraction: number) => void, op
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `${CONTACTS}/import/csv${query}`);
-    xhr.withCredentials = true;
-    for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
     xhr.setRequestHeader("content-type", "text/csv");
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
     xhr.onerror = () => reject(new ApiError(0, "Network error while uploading the file"));
@@ -165,14 +158,14 @@ export function uploadCsv(file: File, onProgress: (fraction: number) => void, op
 
 /** An import's rows refused for their phone, in the file's own columns with each row's line and problem. */
 export async function fetchRejectedRows(importId: string): Promise<Blob> {
-  const response = await fetch(`${CONTACTS}/import/${encodeURIComponent(importId)}/rejected.csv`, { headers: authHeaders(), credentials: "include" });
+  const response = await fetch(`${CONTACTS}/import/${encodeURIComponent(importId)}/rejected.csv`, { credentials: "same-origin" });
   if (!response.ok) throw await failure(response);
   return response.blob();
 }
 
 /** The contacts (or those matching `q`) as a CSV file. */
 export async function fetchExport(q: string): Promise<Blob> {
-  const response = await fetch(`${CONTACTS}/export.csv${qs({ q })}`, { headers: authHeaders(), credentials: "include" });
+  const response = await fetch(`${CONTACTS}/export.csv${qs({ q })}`, { credentials: "same-origin" });
   if (!response.ok) throw await failure(response);
   return response.blob();
 }

@@ -1,6 +1,13 @@
-/** Every call to the server goes through here: token, cookies, JSON, timeouts and the spec's error shape. */
-export const TOKEN_KEY = "auth_token";
-const TOKEN_RE = /^[A-Za-z0-9_.-]+$/;
+/**
+ * Every call to the server goes through here: the session cookie, JSON, timeouts and the spec's error shape.
+ *
+ * The page never holds the session token (issue 27 item 5). The server's httpOnly session cookie (src/auth/sessions.ts)
+ * rides along on every same-origin call and on the WebSocket, and script on the page, an injected one included,
+ * cannot read it; changes made with it must come from PUBLIC_URL's origin (src/http/csrf.ts). The token used to be
+ * kept in localStorage and sent as a header, in Safari as x-auth-token because Safari could refuse the Authorization
+ * value ("The string did not match the expected pattern"); with no header there is nothing to refuse, and Safari
+ * sends a first-party cookie like any browser (Secure only when PUBLIC_URL is https, so plain http keeps it too).
+ */
 
 /** The machine codes the server puts on every error (src/http/errors.ts); the UI branches on these, never on text. */
 export type ErrorCode =
@@ -52,25 +59,6 @@ export class ApiError extends Error {
   }
 }
 
-/** The stored token is used only if it looks like a session token; anything else is removed. */
-export function getStoredToken(): string | null {
-  const token = localStorage.getItem(TOKEN_KEY);
-  if (!token) return null;
-  const valid = !token.includes("@") && token.length >= 20 && TOKEN_RE.test(token) && token.split(".").length === 3;
-  if (!valid) localStorage.removeItem(TOKEN_KEY);
-  return valid ? token : null;
-}
-
-export function storeToken(token: string) {
-  localStorage.setItem(TOKEN_KEY, token);
-}
-
-export function clearToken() {
-  localStorage.removeItem(TOKEN_KEY);
-}
-
-const isSafari = () => /^((?!chrome|android|crios|fxios).)*safari/i.test(navigator.userAgent);
-
 /** `headers`: extra request headers (an `Idempotency-Key`, for one). */
 export type RequestOptions = { method?: string; body?: unknown; timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> };
 
@@ -94,13 +82,11 @@ export async function api<T = unknown>(path: string, opts: RequestOptions = {}):
 
 async function request<T>(path: string, opts: RequestOptions): Promise<T> {
   const headers: Record<string, string> = { "content-type": "application/json", ...opts.headers };
-  const token = getStoredToken();
-  if (token) headers[isSafari() ? "x-auth-token" : "authorization"] = isSafari() ? token : `Bearer ${token}`;
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? 10_000);
   const response = await fetch(path, {
     method: opts.method ?? (opts.body === undefined ? "GET" : "POST"),
     headers,
-    credentials: "include",
+    credentials: "same-origin",
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
   });

@@ -1,6 +1,5 @@
 import { signal } from "@preact/signals-react";
 import { fetchUser, finishSignUp, signIn, signOut, signUp, type RegisterPayload, type User } from "../api/auth";
-import { clearToken, getStoredToken, storeToken } from "./api";
 
 export type { User };
 
@@ -9,17 +8,20 @@ export type AuthState = { status: "loading" | "signed-out" | "signed-in"; user: 
 export const auth = signal<AuthState>({ status: "loading", user: null });
 
 /**
- * Set while this browser holds a session. The session cookie is httpOnly, so the page cannot see it; without a
- * token and without this mark there is nothing to ask the server about, and a visitor's page does not log a 401
- * from /api/auth/user on every load. The server also sets a readable `smsdesk_signed_in` cookie beside the session
- * cookie (src/auth/sessions.ts), which covers sessions this page did not make (Google, an API sign-in, another tab).
+ * The session cookie is httpOnly, so the page cannot see it. The server sets a readable `smsdesk_signed_in=1` beside it
+ * (src/auth/sessions.ts), with the same lifetime and no secret: without it there is nothing to ask the server about,
+ * and a visitor's page does not log a 401 from /api/auth/user on every load. It covers every way a session is made
+ * (this page, Google, an API sign-in, another tab).
  */
-const SESSION_MARK = "smsdesk_session";
+const maybeSignedIn = () => /(?:^|;\s*)smsdesk_signed_in=1/.test(document.cookie);
 
-const maybeSignedIn = () =>
-  getStoredToken() !== null ||
-  localStorage.getItem(SESSION_MARK) === "1" ||
-  /(?:^|;\s*)smsdesk_signed_in=1/.test(document.cookie);
+/**
+ * What an older version of this page kept in localStorage (the session token, the admin portal's copy of it, a
+ * signed-in mark) is removed at start: a token left there would outlive its sign-out.
+ */
+export function forgetStoredTokens() {
+  for (const key of ["auth_token", "admin_token", "smsdesk_session"]) localStorage.removeItem(key);
+}
 
 export async function refreshUser(): Promise<User | null> {
   if (!maybeSignedIn()) {
@@ -29,12 +31,8 @@ export async function refreshUser(): Promise<User | null> {
   try {
     const user = await fetchUser();
     auth.value = user ? { status: "signed-in", user } : { status: "signed-out", user: null };
-    if (user) localStorage.setItem(SESSION_MARK, "1");
-    else {
-      // The session is over (expired or revoked): forget it, so the next load does not ask again.
-      localStorage.removeItem(SESSION_MARK);
-      clearToken();
-    }
+    // The session is over (expired or revoked elsewhere): drop the hint, so the next load does not ask again.
+    if (!user) document.cookie = "smsdesk_signed_in=; Max-Age=0; Path=/";
     return user;
   } catch {
     // A server that cannot answer leaves whoever was signed in signed in; the next call retries.
@@ -44,16 +42,12 @@ export async function refreshUser(): Promise<User | null> {
 }
 
 export function setUser(user: User) {
-  localStorage.setItem(SESSION_MARK, "1");
   auth.value = { status: "signed-in", user };
 }
 
 export async function login(email: string, password: string) {
   const answer = await signIn(email, password);
-  if (answer.token) {
-    storeToken(answer.token);
-    setUser(answer.user);
-  }
+  if (answer.token) setUser(answer.user);
   return answer;
 }
 
@@ -64,15 +58,13 @@ export const register = (payload: RegisterPayload) => signUp(payload);
 
 export async function finishRegistration(signupToken: string, code: string) {
   const answer = await finishSignUp(signupToken, code);
-  storeToken(answer.token);
   setUser(answer.user);
   return answer;
 }
 
 export async function logout() {
+  // The server revokes the session and clears both cookies.
   await signOut();
-  clearToken();
-  localStorage.removeItem(SESSION_MARK);
   auth.value = { status: "signed-out", user: null };
 }
 

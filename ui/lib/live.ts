@@ -2,13 +2,12 @@ import { effect, signal } from "@preact/signals-react";
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useRef } from "react";
 import type { LiveFrame } from "../../src/live/frames";
-import { getStoredToken } from "./api";
 import { auth, refreshUser } from "./auth";
 
 /**
- * Live updates over the WebSocket at /ws (src/live/). One connection per page while someone is signed in: it
- * authenticates with the session (the cookie rides along; a stored token is sent in the first message), remembers
- * the newest event id it saw and resumes after it when it reconnects, so nothing sent while it was away is lost.
+ * Live updates over the WebSocket at /ws (src/live/). One connection per page while someone is signed in: the browser
+ * sends the httpOnly session cookie with the upgrade, which authenticates it (the page never sees the token); it
+ * remembers the newest event id it saw and resumes after it when it reconnects, so nothing sent while it was away is lost.
  * It reconnects for as long as the page is open, waiting 1 s, then twice as long each time, at most 30 s.
  *
  *   const off = subscribe("new_message", (m) => ...);   // returns the unsubscribe
@@ -93,9 +92,7 @@ function connect() {
   socket = ws;
   liveState.value = "connecting";
   ws.onopen = () => {
-    const token = getStoredToken();
-    const resume = lastEventId === null ? {} : { lastEventId };
-    ws.send(JSON.stringify(token ? { type: "auth", token, ...resume } : { type: "resume", ...resume }));
+    ws.send(JSON.stringify(lastEventId === null ? { type: "resume" } : { type: "resume", lastEventId }));
   };
   ws.onmessage = (message) => {
     let frame: { type: string; eventId?: number; lastEventId?: number };

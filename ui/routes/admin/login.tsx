@@ -3,11 +3,8 @@ import { useState, type FormEvent } from "react";
 import { Logo } from "../../components/public-layout";
 import { Button, Card, Field, Input } from "../../components/ui";
 import { adminSignIn } from "../../api/admin";
-import { storeToken } from "../../lib/api";
 import { setUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
-
-export const ADMIN_TOKEN_KEY = "admin_token";
 
 /** /admin: the administrator portal's own sign-in, with the optional 2FA step. No demo credentials. */
 export function AdminLoginPage() {
@@ -34,8 +31,6 @@ export function AdminLoginPage() {
         return;
       }
       if (!answer.token) throw new Error("Invalid admin credentials");
-      localStorage.setItem(ADMIN_TOKEN_KEY, answer.token);
-      storeToken(answer.token);
       if (answer.user) setUser(answer.user);
       toast({ title: "Admin Access Granted", description: "Welcome to the administrator portal." });
       await navigate({ to: "/admin/dashboard" });

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { Alert, Button, Field, Input } from "../../components/ui";
 import { requestPasswordReset, resendSignUpCode, signInSecondStep, type SignUpStarted } from "../../api/auth";
-import { ApiError, storeToken } from "../../lib/api";
+import { ApiError } from "../../lib/api";
 import { finishRegistration, login, refreshUser, register } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 import { PasskeySignInButton } from "./passkey-sign-in";
@@ -100,8 +100,7 @@ export function TwoFactorForm({ pendingToken, onBack, onSignedIn }: { pendingTok
     setBusy(true);
     setError(null);
     try {
-      const answer = await signInSecondStep(pendingToken, code);
-      storeToken(answer.token);
+      await signInSecondStep(pendingToken, code);
       await refreshUser();
       onSignedIn();
     } catch (err) {

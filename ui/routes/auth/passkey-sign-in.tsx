@@ -1,6 +1,5 @@
 import { useRef, useState } from "react";
 import { Button } from "../../components/ui";
-import { storeToken } from "../../lib/api";
 import { refreshUser } from "../../lib/auth";
 import { authenticationFailure, passkeysSupported, signInWithPasskey } from "../../lib/passkeys";
 import { toast } from "../../lib/toast";
@@ -18,8 +17,7 @@ export function PasskeySignInButton({ onSignedIn, onError }: { onSignedIn: () =>
   const signIn = async () => {
     setBusy(true);
     try {
-      const answer = await signInWithPasskey();
-      storeToken(answer.token);
+      await signInWithPasskey();
       await refreshUser();
       toast({ title: "Signed in with passkey successfully" });
       onSignedIn();
