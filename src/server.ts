@@ -40,6 +40,7 @@ import { createOrPromoteAdmin } from "./users/admins";
 import { countUsers } from "./users/queries";
 import { loadUiBundle, uiResponse } from "./web/ui-assets";
 import { liveSockets } from "./live/socket";
+import { watchEventLoop } from "./metrics/event-loop";
 
 export type RunningServer = { url: string; port: number; ctx: AppContext; stop: () => Promise<void> };
 
@@ -125,6 +126,7 @@ export async function startServer(
   if (writing) log(`sending: writing the outbox of ${writing} large campaign(s) resumes where it stopped`);
   ctx.sending.start();
   ctx.onStop.push(() => ctx.sending.stop());
+  watchEventLoop(ctx);
   registerScheduledCampaigns(ctx);
   registerDrips(ctx);
   registerReconciliation(ctx);

@@ -103,3 +103,60 @@ export function diverseContacts(n: number) {
   }
   return { lines, rows };
 }
+
+// prettier-ignore
+const PLAIN_FIRST = ["James", "Mary", "John", "Patricia", "Robert", "Jennifer", "Michael", "Linda", "William", "Elizabeth", "David", "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Charles", "Karen", "Maria", "José", "Chloé", "Zoë"];
+/** Cells a spreadsheet would read as formulas, as lists exported from one carry them. */
+const FORMULAS = ["=SUM(A1:A9)", "+1 call back", "-", "@home", '=HYPERLINK("http://example.com","site")', "=1+1", "-Smith", "@@team"];
+const PLAIN_AREAS = AREAS.filter((a) => ![416, 647, 604, 514, 403, 613].includes(a));
+const PLAIN_INVALID = ["12345", "555-0123", "n/a", "(000) 000-0000", "123-456-7890", "0", "(555) 555-555", "none", "+1 (111) 222-3333"];
+
+/** A US number in one of the six ways lists write them (the import's country: the owner's, US). */
+function writtenUs(n: string, way: number): string {
+  const [a, e, l] = [n.slice(0, 3), n.slice(3, 6), n.slice(6)];
+  // prettier-ignore
+  switch (way) {
+    case 0: return `(${a}) ${e}-${l}`;
+    case 1: return `${a}-${e}-${l}`;
+    case 2: return `${a}.${e}.${l}`;
+    case 3: return n;
+    case 4: return `+1${n}`;
+    default: return `+1 ${a}-${e}-${l}`;
+  }
+}
+
+export const PLAIN_HEADER = ["First Name", "Last Name", "Email", "Phone Number"];
+
+/**
+ * `n` rows of the plainest list, the shape of issue 29's file (posted with no mapping and no country): the header
+ * PLAIN_HEADER; US numbers only, in six formats; ~3% invalid; ~5% duplicates (an earlier row's number written
+ * another way); a different last name on every row, few distinct first names; an email on every row; now and then a
+ * cell a spreadsheet would read as a formula. The same lines and rows as diverseContacts.
+ */
+export function plainContacts(n: number) {
+  seed = 29;
+  const lines: string[] = [PLAIN_HEADER.join(",")];
+  const rows: [string, string, string, string][] = [];
+  const numbers: string[] = [];
+  for (let i = 0; i < n; i++) {
+    let phone: string;
+    const r = rand();
+    if (r < 0.03) phone = pick(PLAIN_INVALID);
+    else if (r < 0.08 && numbers.length) phone = writtenUs(numbers[int(0, numbers.length - 1)]!, int(0, 5));
+    else {
+      const ex = `${int(2, 9)}${digits(2)}`;
+      const num = `${pick(PLAIN_AREAS)}${ex.endsWith("11") ? `${ex[0]}23` : ex}${digits(4)}`;
+      numbers.push(num);
+      phone = writtenUs(num, int(0, 5));
+    }
+    let first = pick(PLAIN_FIRST);
+    let last = lastName(i);
+    const email = `${ascii(first)}${pick([".", "_", ""])}${ascii(last)}${rand() < 0.3 ? int(1, 99) : ""}@${pick(DOMAINS)}`;
+    const f = rand();
+    if (f < 0.005) first = pick(FORMULAS);
+    else if (f < 0.01) last = pick(FORMULAS);
+    rows.push([first, last, email, phone]);
+    lines.push([first, last, email, phone].map(csvCell).join(","));
+  }
+  return { lines, rows };
+}

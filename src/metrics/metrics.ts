@@ -5,6 +5,7 @@ import { jobMetrics } from "../jobs/metrics";
 import { liveHubOf } from "../live/socket";
 import { outboxMetrics } from "../messages/metrics";
 import { deliveryLatencies } from "../outbound-webhooks/metrics";
+import { HOLD_COUNTED_MS, readEventLoopHolds } from "./event-loop";
 
 /**
  * GET /metrics in the Prometheus text format (version 0.0.4), read through the owning domains' queries at each
@@ -36,7 +37,7 @@ const seconds = (ms: number) => Number((ms / 1000).toFixed(3));
 
 class Exposition {
   private lines: string[] = [];
-  metric(name: string, type: "gauge" | "summary", help: string, samples: [Record<string, string>, number][], suffix = "") {
+  metric(name: string, type: "gauge" | "counter" | "summary", help: string, samples: [Record<string, string>, number][], suffix = "") {
     this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [l, v] of samples) this.lines.push(`${name}${suffix}${labels(l)} ${v}`);
   }
@@ -93,5 +94,8 @@ export async function renderMetrics(ctx: AppContext, authorization: string | und
   out.metric("smsdesk_job_lag_seconds", "gauge", "How late the most overdue pending job is (0: none is due).", [
     [{}, jobs.oldestDueAt === null ? 0 : seconds(Math.max(0, now - jobs.oldestDueAt))],
   ]);
+  const holds = readEventLoopHolds(ctx);
+  out.metric("smsdesk_event_loop_longest_hold_seconds", "gauge", "The longest the event loop was held at a time since the previous scrape.", [[{}, seconds(holds.longestMs)]]);
+  out.metric("smsdesk_event_loop_holds_total", "counter", `Times the event loop was held over ${HOLD_COUNTED_MS} ms since the start.`, [[{}, holds.over]]);
   return new Response(out.text(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
 }
