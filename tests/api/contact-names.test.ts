@@ -5,7 +5,7 @@
  * a contact's import and its name's (a rename, a delete, a restart).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -16,7 +16,7 @@ import { listBackups, restoreBackup } from "../../src/backups/backups";
 import type { AppContext } from "../../src/context";
 import { INTERRUPTED } from "../../src/contacts/csv-import";
 import { ContactImporter } from "../../src/contacts/importer";
-import { nameKeySql } from "../../src/contacts/name-key";
+import { compareKeys, nameKey, nameKeySql } from "../../src/contacts/name-key";
 import { ImportNames } from "../../src/contacts/name-order";
 import type { ImportRow } from "../../src/contacts/prepare";
 import { grantLicense } from "../../src/licenses/licenses";
@@ -140,6 +140,55 @@ describe("a CSV import's contacts in name order", () => {
       expect(await firstNames("q=ui&sort=name&order=asc")).toEqual([]);
     }
     expect(namesMismatch(t.ctx)).toEqual(NONE);
+  });
+
+  test("every way a contact's name is written keys it as name-key.ts does, and indexes its folded letters for the search", async () => {
+    // The key is written by the triggers (SQL) for every write but a CSV import's own inserts (JavaScript): whichever
+    // path a contact is stored or renamed by, its row of contact_names holds nameKey of its names, once.
+    const owner = await t.signUpVerified();
+    grantLicense(t.ctx, owner.user.id, "professional", 30);
+    const call = async (path: string, method: string, body?: unknown, token = owner.token) => {
+      const res = await t.api(path, { method, token, body, origin: token === owner.token ? undefined : false });
+      expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
+      return res.body;
+    };
+    await call("/api/user/settings", "PATCH", { quietHoursEnabled: false });
+    const provider = await call("/api/sms-providers", "POST", { provider: "simulator", displayName: "Simulator" });
+    await call("/api/phone-numbers", "POST", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
+    await t.confirm(owner);
+    const key = (await call("/api/api-keys", "POST", { name: "Names", permissions: ["contacts:read", "contacts:write"] })).key as string;
+    const inbound = (from: string, body: string) => call(`/api/sms-providers/${provider.id}/simulate-inbound`, "POST", { from, body });
+
+    const typed = await call("/api/contacts", "POST", { firstName: "Zoë", lastName: "Quinn", phone: "+14155550601" });
+    await call(`/api/contacts/${typed.id}`, "PUT", { firstName: "Łukasz", lastName: "Nowak", phone: "+14155550601" });
+    await call("/api/contacts/import", "POST", { contacts: [{ firstName: "Íñigo", lastName: "Montoya", phone: "+14155550602" }] });
+    const csv = "first_name,last_name,phone\nJörg,Straße,+14155550603\nadams,Lee,+14155550604\n";
+    const job = await t.api("/api/contacts/import/csv", { method: "POST", token: owner.token, body: csv, headers: { "content-type": "text/csv" } });
+    await waitFor(() => t.api(`/api/contacts/import/${job.body.id}`, { token: owner.token }).then((r) => r.body), (j) => j.state === "done", 30_000);
+    await call("/api/v1/contacts/upsert", "POST", { phone: "+14155550605", firstName: "Ångström", lastName: "Æsir" }, key);
+    await call("/api/v1/contacts/upsert", "POST", { phone: "+14155550604", firstName: "ADAMS" }, key);
+    const viaApi = await call("/api/v1/contacts", "POST", { phone: "+14155550606", firstName: "Øystein", lastName: "Berg" }, key);
+    await call(`/api/v1/contacts/${viaApi.id}`, "PATCH", { lastName: "Þórsson" }, key);
+    await call("/api/keywords", "POST", { keyword: "JOIN", autoReply: "Welcome!" });
+    await inbound("+14155550607", "JOIN");
+    await inbound("+14155550608", "Hello there");
+    await inbound("+14155550609", "STOP");
+    const doomed = await call("/api/contacts", "POST", { firstName: "Émile", lastName: "Zola", phone: "+14155550610" });
+    await call("/api/contacts/bulk-delete", "POST", { contactIds: [doomed.id] });
+
+    const db = t.ctx.db.$client;
+    const stored = () => db.query<{ r: number; f: string; l: string }, [string]>("SELECT rowid AS r, first_name AS f, last_name AS l FROM contacts WHERE user_id = ?").all(owner.user.id);
+    await waitFor(() => stored().length, (n) => n === 9, 20_000);
+    const keyed = db.query<{ r: number; k: string }, [string]>("SELECT contact_rowid AS r, name_key AS k FROM contact_names WHERE user_id = ? ORDER BY name_key, contact_rowid").all(owner.user.id);
+    const byKey = stored()
+      .map(({ r, f, l }) => ({ r, k: nameKey(f, l) }))
+      .sort((a, b) => compareKeys(a.k, b.k) || a.r - b.r);
+    expect(keyed).toEqual(byKey);
+    const firstNames = async (query: string) =>
+      (await t.api(`/api/contacts?${query}`, { token: owner.token })).body.data.map((c: { firstName: string }) => c.firstName);
+    expect(await firstNames("sort=name&order=asc")).toEqual(["", "", "", "ADAMS", "Ångström", "Íñigo", "Jörg", "Łukasz", "Øystein"]);
+    for (const [q, found] of [["strasse", "Jörg"], ["aesir", "Ångström"], ["oystein", "Øystein"], ["thorsson", "Øystein"], ["lukasz", "Łukasz"]])
+      expect([q, await firstNames(`q=${q}`)]).toEqual([q, [found]]);
   });
 
   test("names in any case sort together, ASCII letters compared without their case; a prefix of one or two letters too", async () => {
@@ -294,6 +343,16 @@ test("migration 0042: the names of contacts stored before it are in contact_name
     await t.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test("only the CSV importer stores contacts as source 'import', the one write the triggers that key names leave to it", () => {
+  // Any other path storing 'import' rows would list no name for them and leave them out of the search.
+  const root = join(import.meta.dir, "..", "..");
+  const writers = [...new Bun.Glob("src/**/*.ts").scanSync(root)].filter((file) => {
+    const text = readFileSync(join(root, file), "utf8");
+    return /source:\s*"import"/.test(text) || (/INTO\s+contacts\s*\(/.test(text) && /'import'/.test(text));
+  });
+  expect(writers).toEqual(["src/contacts/importer.ts"]);
 });
 
 test("migration 0052: names stored before it are keyed at the next start, listed as people read them and found folded", async () => {
