@@ -154,15 +154,16 @@ describe("the event loop's holds", () => {
   test("the longest hold since the previous scrape, and the count over 50 ms since the start", async () => {
     await samples();
     const before = (await samples()).get("smsdesk_event_loop_holds_total")!;
-    // Holds the event loop for 150 ms, then lets the timer see it.
-    const until = performance.now() + 150;
+    // Holds the event loop for 400 ms (longer than anything else here, on a loaded machine too), then lets the timer see it.
+    const until = performance.now() + 400;
     while (performance.now() < until);
     await Bun.sleep(30);
     const m = await samples();
-    expect(m.get("smsdesk_event_loop_longest_hold_seconds")).toBeGreaterThanOrEqual(0.13);
-    expect(m.get("smsdesk_event_loop_longest_hold_seconds")).toBeLessThan(1);
+    const longest = m.get("smsdesk_event_loop_longest_hold_seconds")!;
+    expect(longest).toBeGreaterThanOrEqual(0.38);
+    expect(longest).toBeLessThan(2);
     expect(m.get("smsdesk_event_loop_holds_total")).toBeGreaterThanOrEqual(before + 1);
-    // Read, it starts again.
-    expect((await samples()).get("smsdesk_event_loop_longest_hold_seconds")).toBeLessThan(0.13);
+    // Read, it starts again: that hold is not reported twice.
+    expect((await samples()).get("smsdesk_event_loop_longest_hold_seconds")).toBeLessThan(longest);
   });
 });
