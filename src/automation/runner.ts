@@ -8,8 +8,8 @@ import { advanceCursor, appendEvent, lastEventId, onEventsCommitted, readCursor,
 import { exitContact, enrolContact, findDrip } from "../drips/drips";
 import { HttpError, badRequest } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
-import { businessOf, keywordsOn } from "../keywords/keywords";
-import { classify, normalForm } from "../keywords/matcher";
+import { businessOf } from "../keywords/keywords";
+import { normalForm } from "../keywords/matcher";
 import { assertWithinLimit } from "../licenses/limits";
 import { getMessage } from "../messages/messages";
 import { lastMessagePerPhone } from "../messages/threads";
@@ -36,7 +36,9 @@ const HOUR = 3600_000;
 
 const TRIGGERS_OF: Partial<Record<EventType, Trigger[]>> = {
   "contact.opted_in": ["opt_in"],
-  "message.received": ["keyword_received", "reply"],
+  // The inbound flow logs a keyword match once, as it happens (src/inbound/keywords.ts): rules read it, not the text.
+  "keyword.received": ["keyword_received"],
+  "message.received": ["reply"],
   "contact.created": ["contact_created"],
   "contact.tagged": ["tag_added"],
   "contact.purchased": ["purchase"],
@@ -111,11 +113,8 @@ function matches(ctx: AppContext, rule: Rule, e: AppEvent): boolean {
   switch (rule.trigger) {
     case "opt_in":
       return !c.keyword || String(e.payload.keyword ?? "").toLowerCase() === c.keyword.toLowerCase();
-    case "keyword_received": {
-      const m = getMessage(ctx, rule.userId, e.subject.id);
-      const match = classify(m.content, keywordsOn(ctx, rule.userId, m.fromNumber ?? "", { activeOnly: true }));
-      return match.rule === "keyword" && (!c.keyword || match.keyword.keyword.toLowerCase() === c.keyword.toLowerCase());
-    }
+    case "keyword_received":
+      return !c.keyword || String(e.payload.keyword ?? "").toLowerCase() === c.keyword.toLowerCase();
     case "reply": {
       const got = words(getMessage(ctx, rule.userId, e.subject.id).content);
       return (c.words ?? []).some((w) => got.has(normalForm(w)));
