@@ -60,6 +60,8 @@ export type AppContext = {
    * wired in server.ts, the providers domain being below the messages and its own numbers.
    */
   detachProviderMessages(providerId: string): Promise<void>;
+  /** The same for one sender number about to be deleted (src/phone-numbers/numbers.ts, below the messages). */
+  detachNumberMessages(numberId: string): Promise<void>;
   /**
    * After an account's quiet hours changed (src/users/routes.ts, below the outbox): the campaign messages and drip
    * steps they held become due and are checked against the new setting (src/campaigns/held.ts,

@@ -77,6 +77,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
       await detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider");
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
+    detachNumberMessages: (numberId) => detachMessages(ctx, "number", [numberId], "this number"),
     releaseHeldMessages: (userId) => releaseAccountHeld(ctx, userId) + releaseHeldDripSteps(ctx, userId),
     usageCounts: {
       contacts: (userId) => countContacts(ctx, userId),

@@ -3,11 +3,11 @@ import type { AppContext } from "../context";
 import { findByPhone, phonesOfContactsMatching } from "../contacts/contacts";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
-import { recipientPhone } from "../messages/messages";
 import { sendSingle } from "../outbound/send-text";
 import { quietHoldOf } from "../messages/due";
 import { inboundAfter, messagesAt, newestInboundAfter, phonesWithText, threadMessages, type ThreadRow } from "../messages/threads";
 import { chooseSender } from "../phone-numbers/numbers";
+import { recipientPhone } from "../users/default-country";
 import { findUserById } from "../users/queries";
 import type {
   BulkResult,

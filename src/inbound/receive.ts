@@ -5,11 +5,12 @@ import { attachToConversation, reserveSeqs } from "../conversations/conversation
 import { appendEvent } from "../events/events";
 import { HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
 import { hasRoomForContact } from "../licenses/limits";
-import { recipientPhone, setMessageContact, storeInbound, type MessageRow } from "../messages/messages";
+import { setMessageContact, storeInbound, type MessageRow } from "../messages/messages";
 import { segmentCount } from "../messages/segments";
 import { sendText } from "../outbound/send-text";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
+import { recipientPhone } from "../users/default-country";
 import { findUserById, helpReplyOf, startReplyOf, stopReplyOf } from "../users/queries";
 import { confirmPendingOptIn, handleKeyword } from "./keywords";
 

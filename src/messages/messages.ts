@@ -1,13 +1,10 @@
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { messages, type MessageStatus } from "../../db/schema";
-import { normalizePhone } from "../contacts/phones";
-import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
-import { badRequest, notFound } from "../http/errors";
+import { notFound } from "../http/errors";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
-import { findUserById } from "../users/queries";
 import { appendStatusEvents } from "./outbox";
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -61,14 +58,6 @@ export function getMessage(ctx: AppContext, userId: string, id: string): Message
 
 export const NO_SENDER =
   "No SMS provider or phone number is set up. Go to Phone Settings, add your provider's API credentials (or the simulator), then add at least one phone number.";
-
-/** A recipient typed by a user, in E.164 using the account's default country; the spec's message otherwise. */
-export function recipientPhone(ctx: AppContext, userId: string, input: string): string {
-  const user = findUserById(ctx, userId);
-  const phone = normalizePhone(input, user ? defaultCountryOf(ctx, user) : "US");
-  if (!phone) throw badRequest("Please enter a valid phone number");
-  return phone;
-}
 
 /** Later states never go back: a repeated or late report changes nothing. */
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sending: 1, unknown: 1, sent: 2, delivered: 3, failed: 3 };

@@ -2,11 +2,12 @@ import { findByPhone } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
-import { getMessage, NO_SENDER, recipientPhone } from "../messages/messages";
+import { getMessage, NO_SENDER } from "../messages/messages";
 import { enqueue, type NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
+import { recipientPhone } from "../users/default-country";
 import { businessNameOf, findUserById } from "../users/queries";
 
 /**

@@ -4,7 +4,6 @@ import { phoneNumbers, type NumberKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
-import { detachMessages } from "../messages/detach";
 import { findProviderById, providersByIds, type ProviderAccount } from "../providers/accounts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
@@ -156,7 +155,7 @@ export function updateNumber(
 /** Deletes one of the user's numbers; its messages stay, detached from it a chunk at a time first. */
 export async function deleteNumber(ctx: AppContext, userId: string, id: string) {
   getNumber(ctx, userId, id);
-  await detachMessages(ctx, "number", [id], "this number");
+  await ctx.detachNumberMessages(id);
   // Read again: the default may have moved while the messages were detached.
   const current = getNumber(ctx, userId, id);
   ctx.db.transaction((tx) => {

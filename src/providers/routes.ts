@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
 import { patchBody } from "../http/patch-body";
-import { recipientPhone } from "../messages/messages";
+import { recipientPhone } from "../users/default-country";
 import {
   createProvider, deleteProvider, getProvider, listProviders, providersOfKind, providerView, updateProvider, URL_SECRET_PROVIDERS, webhookUrl,
 } from "./accounts";

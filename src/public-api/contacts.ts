@@ -2,7 +2,7 @@ import { contactsAfter, contactView, deleteContact, findByPhone, getContact, nor
 import { createContact, updateContact, type ContactInput } from "../contacts/manual";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
-import { recipientPhone } from "../messages/messages";
+import { recipientPhone } from "../users/default-country";
 
 /** A page cursor is the last id of the page before, opaque to callers (base64url), so its form may change. */
 export const encodeCursor = (lastId: string) => Buffer.from(JSON.stringify({ after: lastId })).toString("base64url");

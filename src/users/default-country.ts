@@ -5,8 +5,9 @@ import { Metadata } from "libphonenumber-js/core";
 import metadata from "libphonenumber-js/max/metadata";
 import { phoneNumbers } from "../../db/schema";
 import type { AppContext } from "../context";
-import { isKnownRegion, regionFromLocale } from "../contacts/phones";
-import type { User } from "./queries";
+import { isKnownRegion, normalizePhone, regionFromLocale } from "../contacts/phones";
+import { badRequest } from "../http/errors";
+import { findUserById, type User } from "./queries";
 
 /** The country of each offered time zone (regional-options.ts); UTC names none. */
 const ZONE_COUNTRY: Record<string, CountryCode> = {
@@ -47,4 +48,12 @@ function senderCountry(phone: string): CountryCode | undefined {
   if (!country) return undefined;
   const code = getCountryCallingCode(country);
   return code === "1" ? country : (calling.getCountryCodesForCallingCode(code)?.[0] ?? country);
+}
+
+/** A recipient typed by a user, in E.164 using the account's default country; the spec's message otherwise. */
+export function recipientPhone(ctx: AppContext, userId: string, input: string): string {
+  const user = findUserById(ctx, userId);
+  const phone = normalizePhone(input, user ? defaultCountryOf(ctx, user) : "US");
+  if (!phone) throw badRequest("Please enter a valid phone number");
+  return phone;
 }

@@ -162,8 +162,6 @@ const ALLOWED: Record<string, string> = {
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",
   "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
-  "providers/routes.ts imports messages/messages.ts (providers is below messages)":
-    "engine: recipientPhone for the simulator's inbound",
   // Audiences are conditions over the contacts table built in campaigns; contacts should build them (as it does
   // for segments in src/contacts/filter-fields.ts).
   "campaigns/audiences.ts imports table contacts (owner: contacts)": "audience conditions belong in contacts",
@@ -184,9 +182,6 @@ const ALLOWED: Record<string, string> = {
   "two-way: auth <-> licenses": "to untie: sign-up redeems a license code (see licenseAtSignUp above); licenses' routes use the guard",
   "two-way: auth <-> users":
     "to untie: the admin's user actions (users/admins.ts) and the profile routes call auth's sessions, passkeys and email change, while auth reads users' queries",
-  "two-way: messages <-> phone-numbers": "to untie: messages choose a sender number; deleting a number detaches its messages",
-  "two-way: messages <-> providers":
-    "to untie: the outbox store calls the adapters; the provider webhook and simulator routes hand inbound texts to messages",
 
   // SQL and db/ outside records.
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
