@@ -24,6 +24,16 @@ const WALK_COST = 1;
  * sorting its 16,000 matches took 20-45 ms. Past this many the lookups cost more than most walks.
  */
 const SORTED_MATCHES_CAP = 20_000;
+/**
+ * A text search in name order with more matches than this looks for first names its matches share (clusteredNamePage):
+ * below it, looking up and sorting the matches costs little (2,000 lookups).
+ */
+const CLUSTERED_FROM = 2_000;
+/** The most matches clusteredNamePage reads from the search index (60,000 for "jose" in a million: 14 ms of CPU). */
+const CLUSTERED_MATCHES_CAP = 200_000;
+/** Matches whose first names tell the clusters; and the first rows of a first name that must match for it to be one. */
+const CLUSTER_SAMPLE = 64;
+const CLUSTER_PROBE = 64;
 
 export type Sort = "createdAt" | "name" | "phone";
 export type Order = "asc" | "desc";
@@ -201,6 +211,87 @@ function namePrefixPage(ctx: AppContext, ranges: SQL[], extra: SQL | undefined, 
   return [...found].slice(need - p.pageSize, need);
 }
 
+/** Rowids as bits up to the largest: a test or a mark costs a shift, where a Set of 60,000 took 7 ms to build. */
+class RowidBits {
+  private bits: Uint32Array;
+  constructor(readonly max: number) {
+    this.bits = new Uint32Array(Math.floor(max / 32) + 1);
+  }
+  static of(rows: number[]) {
+    let max = 0;
+    for (const r of rows) if (r > max) max = r;
+    const bits = new RowidBits(max);
+    for (const r of rows) bits.add(r);
+    return bits;
+  }
+  add(r: number) {
+    if (r <= this.max) this.bits[Math.floor(r / 32)]! |= 1 << r % 32;
+  }
+  has(r: number) {
+    return r <= this.max && (this.bits[Math.floor(r / 32)]! & (1 << r % 32)) !== 0;
+  }
+}
+
+/**
+ * A text search in name order whose matches are mostly a few first names: "jose" finds the Josés, Joses and Josephs,
+ * 60,000 in a million contacts, which lie together in name order after 400,000 others, so a walk of the name order
+ * read those first (1.4 s), and looking up and sorting 60,000 matches costs 200 ms. The first names (folded as the
+ * name key folds them) shared by a sample of the matches are candidates; one whose first rows nearly all match is a
+ * cluster, its range of contact_names (in name order) is read and kept where it matches: only the first `need` of
+ * it can be on the page. The page is then sorted from those and from every match outside the clusters (looked up). Exact whatever the
+ * clusters are, since a match is either in a cluster's rows or among the rest; undefined when no cluster explains
+ * enough of the matches (then they are spread over the name order, where the walk is short).
+ */
+function clusteredNamePage(ctx: AppContext, userId: string, match: string, hits: number[], p: PageQuery, page: (rows: SQL) => number[]) {
+  const db = ctx.db.$client;
+  const step = hits.length / CLUSTER_SAMPLE;
+  const sample = Array.from({ length: CLUSTER_SAMPLE }, (_, i) => hits[Math.floor(i * step)]!);
+  const seen = new Map<string, number>();
+  for (const { f } of db.query<{ f: string }, [string]>("SELECT first_name AS f FROM contacts WHERE rowid IN (SELECT value FROM json_each(?))").all(JSON.stringify(sample))) {
+    // A first name's contacts lie together in contact_names: their keys start with it folded (nameKey), then U+0001.
+    const folded = foldName(f);
+    seen.set(folded, (seen.get(folded) ?? 0) + 1);
+  }
+  const candidates = [...seen].filter(([, n]) => n > 1).map(([folded]) => [`${folded}\u0001`, `${folded}\u0002`] as const);
+  // The matches read so far are every match up to the last one's rowid (the index answers in rowid order): a first
+  // name is a cluster when nearly all of its rows up to there match, checked on the first of them in name order.
+  const first = RowidBits.of(hits);
+  const last = hits[hits.length - 1]!;
+  const probe = db.query<unknown, [string, string, string, number]>(
+    `SELECT contact_rowid FROM contact_names WHERE user_id = ? AND name_key >= ? AND name_key < ? AND contact_rowid <= ? LIMIT ${CLUSTER_PROBE}`,
+  );
+  const clusters = candidates.filter(([from, to]) => {
+    const rows = probe.values(userId, from, to, last) as [number][];
+    return rows.length > 0 && rows.filter(([r]) => first.has(r)).length >= rows.length * 0.9;
+  });
+  if (!clusters.length) return undefined;
+  const all = hits.length > SORTED_MATCHES_CAP ? rowids(ctx, sql`${matchesOf(match)} LIMIT ${CLUSTERED_MATCHES_CAP + 1}`) : hits;
+  if (all.length > CLUSTERED_MATCHES_CAP) return undefined;
+  const matched = all === hits ? first : RowidBits.of(all);
+  const dir = p.order === "asc" ? "ASC" : "DESC";
+  const range = db.query<unknown, [string, string, string]>(
+    `SELECT contact_rowid FROM contact_names WHERE user_id = ? AND name_key >= ? AND name_key < ? ORDER BY name_key ${dir}, contact_rowid ${dir}`,
+  );
+  const need = p.page * p.pageSize;
+  const onPage: number[] = [];
+  const clustered = new RowidBits(matched.max);
+  let inClusters = 0;
+  for (const [from, to] of clusters) {
+    const rows = range.values(userId, from, to) as [number][];
+    let taken = 0;
+    for (const [r] of rows) {
+      if (!matched.has(r)) continue;
+      clustered.add(r);
+      inClusters++;
+      if (taken++ < need) onPage.push(r);
+    }
+  }
+  const rest = all.filter((r) => !clustered.has(r));
+  if (!inClusters || rest.length > SORTED_MATCHES_CAP) return undefined;
+  const rows = JSON.stringify([...onPage, ...rest]);
+  return page(sql`SELECT ${contacts}.rowid AS r FROM json_each(${rows}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.value WHERE ${contacts.userId} = ${userId}`);
+}
+
 /** A page of the owner's contacts in name order (rowids), those that meet `where` (conditions on contacts) if given. */
 export function namePage(ctx: AppContext, userId: string, p: PageQuery, where?: SQL): number[] {
   return rowids(
@@ -239,6 +330,10 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
     const sorted = p.sort !== "createdAt";
     const hits = rowids(ctx, sql`${matchesOf(s.match)} LIMIT ${(sorted ? SORTED_MATCHES_CAP : COUNT_CAP) + 1}`);
     n = Math.min(hits.length, COUNT_CAP + 1);
+    if (p.sort === "name" && hits.length > CLUSTERED_FROM) {
+      const clustered = clusteredNamePage(ctx, userId, s.match, hits, p, page);
+      if (clustered) return { rowids: clustered, n };
+    }
     const fromHits = sql`SELECT ${contacts}.rowid AS r FROM json_each(${JSON.stringify(hits)}) AS m CROSS JOIN ${contacts} ON ${contacts}.rowid = m.value WHERE ${owner}`;
     if (sorted && hits.length <= SORTED_MATCHES_CAP) return { rowids: page(fromHits), n };
     if (n <= COUNT_CAP) matched = fromHits;

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { compareKeys, nameKey } from "../../src/contacts/name-key";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+
+// A search in name order whose matches are mostly a few first names ("josie": the Josies and JOSIEs, one name
+// folded) is sorted from those names' ranges of contact_names and from the other matches (a last name, an email); checked here against every
+// stored row worked out the slow way, across pages and both orders. One account owns every contact, as the path needs.
+let t: TestServer;
+let a: Account;
+const ROWS = 9_000;
+const FIRST = ["Josie", "JOSIE", "Josephine", "José", "Amy", "Bob"];
+type Stored = { rowid: number; id: string; first_name: string; last_name: string; email: string | null; phone_digits: string };
+let stored: Stored[] = [];
+
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  a = await t.signUpVerified();
+  const db = t.ctx.db.$client;
+  const insert = db.prepare("INSERT INTO contacts (id, user_id, first_name, last_name, email, phone, source) VALUES (?, ?, ?, ?, ?, ?, 'manual')");
+  db.transaction(() => {
+    for (let i = 0; i < ROWS; i++) {
+      const first = FIRST[i % FIRST.length]!;
+      // Matches outside the clusters: a last name on every 40th row, an email on every 4th Bob.
+      const last = i % 40 === 7 ? "Josiesson" : `L${(i * 7) % 17}`;
+      const email = first === "Bob" && i % 4 === 1 ? `josie.fan${i}@example.com` : `u${i}@example.com`;
+      insert.run(Bun.randomUUIDv7(), a.user.id, first, last, email, `+1212555${String(i).padStart(4, "0")}`);
+    }
+  })();
+  stored = db.query("SELECT rowid, id, first_name, last_name, email, phone_digits FROM contacts WHERE user_id = ?").all(a.user.id) as Stored[];
+});
+afterAll(() => t?.stop());
+
+const plain = (s: string) => s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+
+function expected(q: string, order: "asc" | "desc") {
+  const match = (c: Stored) => plain(`${c.first_name} ${c.last_name} ${c.email ?? ""} ${c.phone_digits}`).includes(plain(q));
+  // The list's name order: the name key (first name then last, folded), ties in the order stored.
+  const sign = order === "asc" ? 1 : -1;
+  return stored.filter(match).sort((x, y) => sign * (compareKeys(nameKey(x.first_name, x.last_name), nameKey(y.first_name, y.last_name)) || x.rowid - y.rowid));
+}
+
+const cases: [string, "asc" | "desc", number][] = [
+  ["josie", "asc", 1],
+  ["josie", "asc", 2],
+  ["josie", "desc", 1],
+  ["josie", "desc", 40],
+  ["JOSIE", "asc", 61],
+  ["José", "asc", 1],
+  ["jose", "desc", 1],
+  ["jose", "asc", 31],
+];
+for (const [q, order, page] of cases) {
+  test(`"${q}" by name ${order}, page ${page}: the same rows and total as a full scan`, async () => {
+    const all = expected(q, order);
+    expect(all.length).toBeGreaterThan(2_000);
+    const r = await t.api(`/api/contacts?q=${encodeURIComponent(q)}&sort=name&order=${order}&page=${page}&pageSize=50`, { token: a.token });
+    expect(r.status).toBe(200);
+    expect(r.body.data.map((c: { id: string }) => c.id)).toEqual(all.slice((page - 1) * 50, page * 50).map((c) => c.id));
+    expect(r.body.total).toBe(all.length);
+  });
+}
+
+test("the rows of the clusters and the others meet on one page, in name order", async () => {
+  // Josiesson's contacts are Amys and Bobs (after every Josie by first name), Bob's fans too: on the last page.
+  const all = expected("josie", "asc");
+  const last = Math.ceil(all.length / 50);
+  const r = await t.api(`/api/contacts?q=josie&sort=name&order=asc&page=${last}&pageSize=50`, { token: a.token });
+  const names = r.body.data.map((c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`);
+  expect(new Set(names.map((n: string) => n.split(" ")[0]))).toEqual(new Set(all.slice((last - 1) * 50).map((c) => c.first_name)));
+  expect(names).toEqual(all.slice((last - 1) * 50).map((c) => `${c.first_name} ${c.last_name}`));
+});
