@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { PARKED } from "./due";
 import { registerJobHandler, enqueueJob, type Job, type JobOutcome } from "../jobs/jobs";
 import { findProviderById, type ProviderAccount } from "../providers/accounts";
 import { DEFAULT_TIMEOUT_MS } from "../providers/http";
@@ -101,15 +102,19 @@ export function markInterrupted(ctx: AppContext, now: number): number {
 }
 
 /**
- * Whether an earlier message to the same person is still reconciling or being sent again: this one waits, so
- * nobody gets step 3 of a drip before step 2. One indexed lookup, only for the people a crash left waiting.
+ * Whether an earlier message to the same person is still reconciling, being sent again, or waiting its own turn
+ * behind one of those (queued, unless parked by a pause, or in flight): this one waits, so nobody gets step 3 of a
+ * drip before step 2, nor step 4 before step 3. Without the last, step 3, put back by two seconds at each look
+ * while step 2 was reconciled, could come due after step 4 had been put back to an earlier instant, and step 4 went
+ * first. One indexed lookup, only for the people a crash left waiting.
  */
 export function waitsForEarlier(ctx: AppContext, row: { id: string; userId: string; phone: string }): boolean {
   if (!waitingPeople.get(ctx)?.has(person(row.userId, row.phone))) return false;
   return !!ctx.db.$client
     .query(
       `SELECT 1 FROM messages e WHERE e.user_id = ?1 AND e.phone = ?2 AND e.seq < (SELECT seq FROM messages WHERE id = ?3)
-         AND ((e.status = 'unknown' AND e.error_code = ?4) OR (e.status IN ('queued', 'sending') AND e.error_code = ?5)) LIMIT 1`,
+         AND ((e.status = 'unknown' AND e.error_code = ?4) OR e.status = 'sending'
+           OR (e.status = 'queued' AND (e.error_code = ?5 OR e.next_attempt_at < ${PARKED}))) LIMIT 1`,
     )
     .get(row.userId, row.phone, row.id, RECONCILING, RESENDING);
 }

@@ -1,4 +1,4 @@
-import { SlidingWindow, WINDOW_MS } from "./pace";
+import { GUARD_MS, SlidingWindow, WINDOW_MS } from "./pace";
 import { realClock, type Clock, type OutboxRow, type OutboxStore, type Outcome, type ProviderRegistry, type SenderAccount, type SenderNumber, type SendError, type Transport } from "./ports";
 
 export type ManagerOptions = {
@@ -41,6 +41,12 @@ const SLOWEST_SHARE = 0.25;
 export const RECOVERY_STEP = 1 / 16;
 
 const CONFIG_REFRESH_MS = 2000;
+/**
+ * Finished calls are recorded together, once the first of them has waited this long (or FLUSH_BATCH have finished):
+ * with calls spread over the second, recording each as it ended cost a transaction (and an event) per message.
+ */
+const FLUSH_MS = 20;
+const FLUSH_BATCH = 250;
 
 type Finished = { row: OutboxRow; lane: Lane; accountId: string; result?: Awaited<ReturnType<Transport["send"]>>; error?: unknown };
 type Slots = { lane: number; account: number };
@@ -73,6 +79,8 @@ export class SendingManager {
   private lanes = new Map<string, Lane>();
   private accounts = new Map<string, SlidingWindow>();
   private outcomes: Finished[] = [];
+  /** When the oldest of `outcomes` finished. */
+  private outcomesSince = 0;
   private inFlight = 0;
   private running = false;
   private passing = false;
@@ -84,6 +92,8 @@ export class SendingManager {
   private stopping: Promise<void> | null = null;
   private failures = new Map<string, number>();
   private lanesCheckedAt = Number.NEGATIVE_INFINITY;
+  /** Per sender number, the calls of the last window before this start, counted into its pace when its lane opens. */
+  private seeds = new Map<string, { at: number; segments: number }[]>();
 
   constructor(
     private store: OutboxStore,
@@ -95,6 +105,12 @@ export class SendingManager {
 
   start() {
     if (this.running) return;
+    // Before recovery rewrites the rows left mid-call: their calls count too.
+    for (const call of this.store.recentCalls(this.clock.now() - WINDOW_MS - GUARD_MS)) {
+      const calls = this.seeds.get(call.laneId);
+      if (calls) calls.push(call);
+      else this.seeds.set(call.laneId, [call]);
+    }
     const recovered = this.store.recover(this.clock.now());
     if (recovered) this.log(`sending: ${recovered} message(s) in flight at the last stop wait for the provider to say whether it has them`);
     this.running = true;
@@ -170,7 +186,7 @@ export class SendingManager {
     let sleep = this.options.idleMs;
     try {
       const now = this.clock.now();
-      this.flushOutcomes(now);
+      if (this.outcomes.length >= FLUSH_BATCH || now - this.outcomesSince >= FLUSH_MS) this.flushOutcomes(now);
       if (Math.abs(now - this.lanesCheckedAt) >= this.options.idleMs) {
         this.lanesCheckedAt = now;
         for (const id of this.store.dueLanes(now + 1)) if (!this.lanes.has(id)) this.addLane(id, now);
@@ -181,6 +197,7 @@ export class SendingManager {
         if (next <= now) busy = true;
         else sleep = Math.min(sleep, next - now);
       }
+      if (this.outcomes.length) sleep = Math.min(sleep, this.outcomesSince + FLUSH_MS - now);
       if (busy) sleep = 0;
     } catch (err) {
       this.log(`sending: pass failed: ${(err as Error)?.stack ?? err}`);
@@ -194,10 +211,17 @@ export class SendingManager {
   private addLane(id: string, now: number) {
     const number = this.providers.number(id);
     if (!number) return;
+    const window = new SlidingWindow(number.messagesPerSecond);
+    const seeds = this.seeds.get(id);
+    if (seeds) {
+      this.seeds.delete(id);
+      window.seed(seeds);
+      if (number.account) this.accountWindow(number.account).seed(seeds);
+    }
     this.lanes.set(id, {
       id,
       number,
-      window: new SlidingWindow(number.messagesPerSecond),
+      window,
       inFlight: 0,
       idleUntil: 0,
       share: 1,
@@ -276,7 +300,9 @@ export class SendingManager {
       take: (row) => void taken.push({ lane: lane.window.record(now, row.segments), account: accountWindow.record(now, row.segments) }),
     });
     admitted.forEach((row, i) => void this.dispatch(transport, account.id, lane, accountWindow, row, taken[i]!));
-    return rows.length === limit || admitted.length ? now : now + 1;
+    if (!admitted.length && rows.length < limit) return now + 1;
+    // The next call is due on the number's schedule, not at once: calls are spread over the second.
+    return Math.max(lane.window.nextFreeAt(now), accountWindow.nextFreeAt(now));
   }
 
   private async dispatch(transport: Transport, accountId: string, lane: Lane, accountWindow: SlidingWindow, row: OutboxRow, slots: Slots) {
@@ -294,8 +320,10 @@ export class SendingManager {
     }
     lane.inFlight--;
     this.inFlight--;
+    if (!this.outcomes.length) this.outcomesSince = this.clock.now();
     this.outcomes.push(done);
-    this.nudge();
+    // The first of a batch sets when the loop next looks; a full batch is recorded at once.
+    if (this.outcomes.length === 1 || this.outcomes.length >= FLUSH_BATCH) this.nudge();
   }
 
   /** Decides what each finished call means and hands the batch to the store (one transaction there). */

@@ -48,6 +48,11 @@ export type Outcome =
 export interface OutboxStore {
   /** At start: rows left mid-call by a crash become unknown until reconciled with the provider; answers how many. */
   recover(now: number): number;
+  /**
+   * The provider calls started since `since`, per sender number (at start, before `recover`): the pace counts them,
+   * so the first second after a restart holds the number's rate with the second before it.
+   */
+  recentCalls(since: number): { laneId: string; at: number; segments: number }[];
   /** Sender numbers with rows due before `now`, and rows whose sender is gone (failed, once per look). */
   dueLanes(now: number): string[];
   /** Up to `limit` rows of a sender number due at `now`, oldest first. */

@@ -52,7 +52,7 @@ async function settle() {
   for (let i = 0; i < 8; i++) await Promise.resolve();
 }
 
-export type Row = OutboxRow & { lane: string; status: string; dueAt: number; error?: string | null };
+export type Row = OutboxRow & { lane: string; status: string; dueAt: number; error?: string | null; calledAt?: number };
 
 /** The outbox in memory: the engine's contract, with no checks at the moment of sending beyond the pace. */
 export class MemoryOutbox implements OutboxStore {
@@ -74,6 +74,9 @@ export class MemoryOutbox implements OutboxStore {
     return this.rows.filter((r) => r.status === status).length;
   }
 
+  recentCalls(since: number) {
+    return this.rows.filter((r) => r.calledAt !== undefined && r.calledAt >= since).map((r) => ({ laneId: r.lane, at: r.calledAt!, segments: r.segments }));
+  }
   recover() {
     return 0;
   }
@@ -91,13 +94,14 @@ export class MemoryOutbox implements OutboxStore {
     const due = this.rows.filter((r) => r.lane === lane && r.status === "queued").map((r) => r.dueAt);
     return due.length ? Math.min(...due) : null;
   }
-  admit(rows: OutboxRow[], _now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }) {
+  admit(rows: OutboxRow[], now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }) {
     const go: OutboxRow[] = [];
     for (const row of rows) {
       if (!pace.fits(row)) break;
       const stored = this.byId.get(row.id)!;
       stored.status = "sending";
       stored.attempts++;
+      stored.calledAt = now;
       pace.take(row);
       go.push(row);
     }
@@ -121,28 +125,44 @@ export class MemoryOutbox implements OutboxStore {
   }
 }
 
-/** A provider that answers at once: `answer` decides each call (undefined: accepted). */
+/**
+ * A provider that answers at once, or after `latencyMs()` on the fake clock (counting each call when it arrives):
+ * `answer` decides each call (undefined: accepted).
+ */
 export class FakeProvider implements Transport {
   calls: { at: number; to: string; from: string }[] = [];
   constructor(
     private clock: FakeClock,
     private answer: (call: number, to: string) => SendError | undefined = () => undefined,
+    private latencyMs?: () => number,
   ) {}
   async send(m: { to: string; from: string }) {
     this.calls.push({ at: this.clock.now(), to: m.to, from: m.from });
     const error = this.answer(this.calls.length, m.to);
+    if (this.latencyMs) await this.clock.sleep(this.latencyMs());
     if (error) throw error;
     return { providerMessageId: `P${this.calls.length}`, status: "sent" as const };
   }
-  /** Calls in the busiest one-second window. */
-  busiestSecond(): number {
+  /** Calls in the busiest one-second window, wherever it starts (or the busiest `ms` window). */
+  busiestSecond(ms = 1000): number {
     const ats = this.calls.map((c) => c.at).sort((a, b) => a - b);
     let worst = 0;
     for (let i = 0, j = 0; i < ats.length; i++) {
-      while (ats[i]! - ats[j]! >= 1000) j++;
+      while (ats[i]! - ats[j]! >= ms) j++;
       worst = Math.max(worst, i - j + 1);
     }
     return worst;
+  }
+
+  /** Calls per whole second from the first call. */
+  perSecond(): number[] {
+    const start = this.calls[0]?.at ?? 0;
+    const counts: number[] = [];
+    for (const c of this.calls) {
+      const s = Math.floor((c.at - start) / 1000);
+      counts[s] = (counts[s] ?? 0) + 1;
+    }
+    return Array.from(counts, (n) => n ?? 0);
   }
 }
 

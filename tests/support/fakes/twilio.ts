@@ -7,6 +7,8 @@
  *   fake.failNextSends(2, { status: 429, retryAfter: 3 });
  *   fake.rejectRecipient("+14155550199", 21610);
  *   fake.stallSends("accept"); // the next sends are accepted (or, "drop", never reach it) and never answered
+ *   // As a campaign meets Twilio: 150-400 ms a send, 5% answered 429, a signed `sent` and `delivered` callback each.
+ *   startTwilioFake({ sendLatencyMs: [150, 400], throttleRate: 0.05, statusCallbacks: { sentAfterMs: [50, 300], deliveredAfterMs: [500, 3000] } });
  *   afterAll(() => fake.stop());
  */
 import { randomBytes } from "node:crypto";
@@ -57,6 +59,20 @@ export type TwilioFakeOptions = {
   maxPageSize?: number;
   /** Delay before every answer, to exercise client timeouts. */
   delayMs?: number;
+  /**
+   * Twilio as a campaign meets it: each send answered after a time drawn between these (ms; Twilio takes 150 to
+   * 400), on top of `delayMs`. The send is counted (`requests[].at`) when it arrives, as Twilio's rate limit counts.
+   */
+  sendLatencyMs?: [number, number];
+  /** Share of sends answered 429 (code 20429) with Retry-After 1, at random, as Twilio does under load. */
+  throttleRate?: number;
+  /**
+   * After each accepted send, two signed status callbacks to its StatusCallback URL, as Twilio posts them: `sent`
+   * and then `delivered`, each after a time drawn between these (ms, from the acceptance and then from `sent`).
+   */
+  statusCallbacks?: { sentAfterMs: [number, number]; deliveredAfterMs: [number, number] };
+  /** Draws for latencies, 429s and callbacks; Math.random by default. */
+  random?: () => number;
   /** The fake's clock for date_created/date_sent (the appliance's test clock, when it runs one); Date.now by default. */
   now?: () => number;
 };
@@ -106,6 +122,12 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
   const sendFailures: { status: 429 | 500; retryAfter: number | null }[] = [];
   const listFailures: number[] = [];
   const now = opts.now ?? Date.now;
+  const random = opts.random ?? Math.random;
+  const between = ([min, max]: [number, number]) => min + random() * (max - min);
+  /** Status callbacks posted (or attempted): the appliance's answer, 0 when it could not be reached. */
+  const callbacks: { sid: string; status: "sent" | "delivered"; answer: number }[] = [];
+  const pendingCallbacks = new Set<Promise<void>>();
+  let stopped = false;
   let stall: "accept" | "drop" | null = null;
   /** Answers held by a stall, released (with a 503) when the fake stops. */
   const stalled: (() => void)[] = [];
@@ -116,7 +138,7 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       const v = params[name];
       return Array.isArray(v) ? v[0] : v;
     };
-    const failure = sendFailures.shift();
+    const failure = sendFailures.shift() ?? (opts.throttleRate && random() < opts.throttleRate ? { status: 429 as const, retryAfter: 1 } : undefined);
     if (failure?.status === 429) {
       const headers = failure.retryAfter === null ? undefined : { "Retry-After": String(failure.retryAfter) };
       return twilioError(429, 20429, "Too Many Requests", headers);
@@ -153,7 +175,33 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       status: messagingServiceSid && !from ? "accepted" : "queued",
     };
     messages.push(message);
+    if (opts.statusCallbacks && message.statusCallback) track(postStatusCallbacks(message, opts.statusCallbacks));
     return Response.json(messageResource(message, false), { status: 201 });
+  }
+
+  function track(p: Promise<void>) {
+    pendingCallbacks.add(p);
+    void p.finally(() => pendingCallbacks.delete(p));
+  }
+
+  /** `sent`, then `delivered`, each signed for the URL the send named, posted there. */
+  async function postStatusCallbacks(m: TwilioFakeMessage, timing: NonNullable<TwilioFakeOptions["statusCallbacks"]>) {
+    for (const [status, after] of [["sent", timing.sentAfterMs], ["delivered", timing.deliveredAfterMs]] as const) {
+      await Bun.sleep(between(after));
+      if (stopped) return;
+      const url = m.statusCallback!;
+      const params = twilioStatusParams({ accountSid, messageSid: m.sid, status, to: m.to, from: m.from ?? "" });
+      let answer = 0;
+      try {
+        // Signed for the URL as given; reached on the loopback address a local listener answers on.
+        const res = await fetch(url.replace("//localhost:", "//127.0.0.1:"), { method: "POST", ...signedTwilioWebhook(authToken, url, params) });
+        answer = res.status;
+        await res.arrayBuffer();
+      } catch {
+        answer = 0;
+      }
+      callbacks.push({ sid: m.sid, status, answer });
+    }
   }
 
   /** A message as the API shows it; `listed`: as the list shows it later, sent (the fake sends at once). */
@@ -270,6 +318,7 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       };
       requests.push(record);
       if (opts.delayMs) await Bun.sleep(opts.delayMs);
+      if (opts.sendLatencyMs && req.method === "POST" && url.pathname === `${base}/Messages.json`) await Bun.sleep(between(opts.sendLatencyMs));
       if (!auth || auth.user !== accountSid || auth.password !== authToken) return twilioError(401, 20003, "Authenticate");
       const route = `${req.method} ${url.pathname}`;
       if (route === `POST ${base}/Messages.json`) {
@@ -306,6 +355,11 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
     numbers,
     requests,
     messages,
+    callbacks,
+    /** Waits for the status callbacks under way. */
+    async settleCallbacks() {
+      while (pendingCallbacks.size) await Promise.all([...pendingCallbacks]);
+    },
     /** The next `count` sends answer 429 (code 20429, with Retry-After unless null) or 500 (code 20500). */
     failNextSends(count: number, failure: { status: 429 | 500; retryAfter?: number | null }) {
       for (let i = 0; i < count; i++) sendFailures.push({ status: failure.status, retryAfter: failure.retryAfter ?? null });
@@ -330,6 +384,7 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       return signedTwilioWebhook(authToken, url, params);
     },
     stop() {
+      stopped = true;
       for (const release of stalled.splice(0)) release();
       server.stop(true);
     },
