@@ -7,6 +7,7 @@ import { apiKeyRoutes } from "./api-keys/routes";
 import { googleRoutes } from "./auth/google-routes";
 import { passkeyRoutes } from "./auth/passkey-routes";
 import { authRoutes } from "./auth/routes";
+import { licenseAtSignUp } from "./licenses/licenses";
 import { twoFactorRoutes } from "./auth/two-factor-routes";
 import type { AppContext } from "./context";
 import { errorReportRoutes } from "./error-reports/routes";
@@ -34,7 +35,7 @@ import { segmentRoutes } from "./segments/routes";
 import { templateRoutes } from "./templates/routes";
 import { dripRoutes } from "./drips/routes";
 import { supportRoutes } from "./support/routes";
-import { userRoutes } from "./users/routes";
+import { userRoutes } from "./auth/user-routes";
 
 type ValueErrorLike = {
   path?: string;
@@ -125,7 +126,7 @@ export function createApp(ctx: AppContext) {
     .use(csrf(ctx))
     .onTransform({ as: "global" }, rejectNul)
     .use(healthRoutes(ctx))
-    .use(authRoutes(ctx))
+    .use(authRoutes(ctx, (userId, code) => licenseAtSignUp(ctx, userId, code)))
     .use(twoFactorRoutes(ctx))
     .use(passkeyRoutes(ctx))
     .use(googleRoutes(ctx))

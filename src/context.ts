@@ -63,7 +63,7 @@ export type AppContext = {
   /** The same for one sender number about to be deleted (src/phone-numbers/numbers.ts, below the messages). */
   detachNumberMessages(numberId: string): Promise<void>;
   /**
-   * After an account's quiet hours changed (src/users/routes.ts, below the outbox): the campaign messages and drip
+   * After an account's quiet hours changed (src/auth/user-routes.ts, below the outbox): the campaign messages and drip
    * steps they held become due and are checked against the new setting (src/campaigns/held.ts,
    * src/drips/runner.ts); answers how many. Wired in server.ts.
    */

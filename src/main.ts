@@ -11,7 +11,7 @@ import { healthcheck } from "./cli/healthcheck";
 import { promptHidden } from "./cli/prompt";
 import { providerKindsInUse } from "./providers/accounts";
 import { openAppContext, startServer } from "./server";
-import { createOrPromoteAdmin } from "./users/admins";
+import { createOrPromoteAdmin } from "./auth/admins";
 import { VERSION } from "./version";
 
 const HELP = `smsdesk ${VERSION}: a self-hosted SMS marketing appliance

@@ -36,7 +36,7 @@ import { segmentsOutboundSince } from "./messages/stats";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
-import { createOrPromoteAdmin } from "./users/admins";
+import { createOrPromoteAdmin } from "./auth/admins";
 import { countUsers } from "./users/queries";
 import { loadUiBundle, uiResponse } from "./web/ui-assets";
 import { liveSockets } from "./live/socket";

@@ -17,7 +17,7 @@ import { loadConfig } from "../../src/config";
 import { appendEvent } from "../../src/events/events";
 import { createEndpoint, newSecret, sign } from "../../src/outbound-webhooks/webhooks";
 import { startServer } from "../../src/server";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { receiversStandFor } from "../../tests/support/webhook-network";
 
 const clock = () => performance.timeOrigin + performance.now();

@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
 import { clientIp } from "../http/client-ip";
-import { licenseAtSignUp } from "../licenses/licenses";
 import { findUserByEmail, findUserById, publicUser } from "../users/queries";
 import { EMAIL_RE } from "./email-change";
 import { checkVerificationCode, sendVerificationCode } from "./email-verification";
@@ -11,7 +10,7 @@ import { attemptPassword, INVALID_CREDENTIALS } from "./lockout";
 import { INVALID_RESET_TOKEN, requestPasswordReset, resetPassword } from "./password-reset";
 import { listPasskeys } from "./passkeys";
 import { MIN_PASSWORD_LENGTH } from "./passwords";
-import { finishSignUp, resendSignUpCode, SIGN_UP_EXPIRED, startSignUp } from "./sign-up";
+import { finishSignUp, resendSignUpCode, SIGN_UP_EXPIRED, startSignUp, type SignUpLicense } from "./sign-up";
 import { confirmIdentity, reauthFields, RECENT_CONFIRMATION_MS } from "./reauth";
 import { keepCredentialsField, outcomeView, sessionsWithCredentials, signOutOtherSessions } from "./session-credentials";
 import {
@@ -35,7 +34,11 @@ import {
 const SIGN_IN_EXPIRED = "Your sign-in has expired. Please sign in again.";
 const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength: max })));
 
-export function authRoutes(ctx: AppContext) {
+/**
+ * `licenseAtSignUp` starts a new account's trial or redeems the code typed at sign-up: the licenses domain's, handed
+ * in by the composition (app.ts), licenses being above who is signed in.
+ */
+export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, licenseCode: string | null | undefined) => SignUpLicense) {
   const clientMeta = (headers: Record<string, string | undefined>, ip: string | null) => ({
     userAgent: headers["user-agent"],
     ip,
@@ -58,7 +61,7 @@ export function authRoutes(ctx: AppContext) {
         // 201 with a sign-up token for every address, known or not (sign-up.ts); the emailed code signs in.
         set.status = 201;
         const fields = { email, password, firstName: body.firstName?.trim() ?? "", lastName: body.lastName?.trim() ?? "", phone: body.phone?.trim() || null };
-        return startSignUp(ctx, fields, (userId) => licenseAtSignUp(ctx, userId, body.licenseCode));
+        return startSignUp(ctx, fields, (userId) => licenseAtSignUp(userId, body.licenseCode));
       },
       {
         body: t.Object({

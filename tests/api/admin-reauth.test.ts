@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { setBackupPassphrase } from "../../src/backups/encryption";
 import { rateLimiterFor } from "../../src/http/rate-limit";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { findUserById } from "../../src/users/queries";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 

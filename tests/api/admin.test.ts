@@ -5,7 +5,7 @@ import { errorReports, licenseCodes, supportMessages, userSecurity, users } from
 import pkg from "../../package.json";
 import { CODE_ALPHABET, newLicenseCode } from "../../src/admin/license-codes";
 import { enableTwoFactor, isTwoFactorEnabled, beginTwoFactorSetup, pendingSecret } from "../../src/auth/two-factor";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { findUserById } from "../../src/users/queries";
 import { setCookie, startTestServer, type Account, type TestServer } from "../support/test-server";
 

@@ -104,8 +104,10 @@ const LAYERS: string[][] = [
   ["http", "time", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts", "production-mode.ts"],
   // The sending engine: declares the ports it needs and imports no domain (see SEALED below).
   ["sending"],
-  // Who is signed in. Every domain may use users' queries and the auth guard.
-  ["users", "auth"],
+  // Who is signed in: the accounts, then sign-in, sessions and the auth guard (with the account routes and the
+  // admin's credential actions, which use both). Every domain may use users' queries and the auth guard.
+  ["users"],
+  ["auth"],
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
   // Records, and the one door for a text of no campaign (outbound: sendText).
@@ -171,17 +173,12 @@ const ALLOWED: Record<string, string> = {
   // The account's default country falls back to its first sender number's country; users sits below
   // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
   "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
-  // Sign-up redeems a license code or starts the trial: wants a hook the licenses domain registers, not an import.
-  "auth/routes.ts imports licenses/licenses.ts (auth is below licenses)": "licenseAtSignUp at registration",
 
   // Circles of files (issue 30 item 1: to untie).
   "circle: campaigns/campaigns.ts -> campaigns/lifecycle.ts -> campaigns/scheduler.ts":
     "to untie: the start job's names (CAMPAIGN_START, scheduleCampaignStart...) want their own start-jobs.ts",
 
   // Folder pairs importing each other (issue 30 item 1: to untie).
-  "two-way: auth <-> licenses": "to untie: sign-up redeems a license code (see licenseAtSignUp above); licenses' routes use the guard",
-  "two-way: auth <-> users":
-    "to untie: the admin's user actions (users/admins.ts) and the profile routes call auth's sessions, passkeys and email change, while auth reads users' queries",
 
   // SQL and db/ outside records.
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",

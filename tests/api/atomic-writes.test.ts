@@ -9,7 +9,7 @@ import { mergeContacts } from "../../src/contacts/contacts";
 import { redeemLicenseCode } from "../../src/licenses/licenses";
 import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { findUserById } from "../../src/users/queries";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { backupsDir } from "../../src/backups/backups";
 import { PASSPHRASE_NEEDED, WRONG_PASSPHRASE } from "../../src/backups/encryption";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { backupsDir, createBackup, findBackup, restoreBackup } from "../../src/backups/backups";
 import { MAINTENANCE_MESSAGE, throughMaintenance } from "../../src/http/maintenance";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { alteredArchive, KEEP_SESSIONS_ALIVE, plantBackup } from "../support/backup-archives";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 

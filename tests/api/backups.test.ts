@@ -16,7 +16,7 @@ import { decryptArchive, setBackupPassphrase } from "../../src/backups/encryptio
 import { loadConfig } from "../../src/config";
 import { enqueueJob, findJob, registerJobHandler, runDueJobs } from "../../src/jobs/jobs";
 import { openAppContext } from "../../src/server";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 

@@ -2,7 +2,7 @@
 // admin portal's tab was the only place it showed (nobody was told). Sent from the jobs table, to each administrator
 // who can act (verified, not disabled).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestServer;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { openAppContext } from "../../src/server";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { findUserById } from "../../src/users/queries";
 import { type Account, DEFAULT_PASSWORD, startTestServer, type TestServer } from "../support/test-server";
 

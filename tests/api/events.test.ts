@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { sendCampaign } from "../../src/campaigns/campaigns";
 import { advanceCursor, appendEvent, lastEventId, readCursor, readEvents, type AppEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { findUserById } from "../../src/users/queries";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";

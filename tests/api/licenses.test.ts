@@ -5,7 +5,7 @@ import { generateLicenseCodes } from "../../src/admin/license-codes";
 import { HttpError } from "../../src/http/errors";
 import { currentLicense, normalizeLicenseCode, startTrial } from "../../src/licenses/licenses";
 import { assertWithinLimit, startOfMonthIn, usageFor } from "../../src/licenses/limits";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { insertUser } from "../../src/users/queries";
 import { startTestServer, type TestServer } from "../support/test-server";
 

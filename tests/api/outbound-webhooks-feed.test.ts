@@ -22,7 +22,7 @@ import {
   startOutboundWebhooks,
 } from "../../src/outbound-webhooks/webhooks";
 import { openAppContext } from "../../src/server";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { waitFor } from "../support/wait";
 import { receiversStandFor } from "../support/webhook-network";
 

@@ -20,7 +20,7 @@ import { findByPhone } from "../../src/contacts/contacts";
 import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { openAppContext } from "../../src/server";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
 import { childApi } from "../support/child-server";
 import { type ClockedServer, startClockedServer } from "../support/clocked-server";

@@ -5,7 +5,7 @@ import { grantLicense } from "../../src/licenses/licenses";
 import { NO_LICENSE } from "../../src/licenses/limits";
 import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;

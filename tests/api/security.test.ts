@@ -14,7 +14,7 @@ import { appendEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { createEndpoint, startOutboundWebhooks } from "../../src/outbound-webhooks/webhooks";
 import { openAppContext } from "../../src/server";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { liveHubOf, liveLimitsOf } from "../../src/live/socket";
 import { ERROR_REPORTS_PER_ACCOUNT_PER_DAY, ERROR_REPORTS_PER_DAY } from "../../src/error-reports/reports";
 import { rateLimiterFor } from "../../src/http/rate-limit";

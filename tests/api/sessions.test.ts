@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { generateSync } from "otplib";
 import { describeDevice } from "../../src/auth/sessions";
-import { createOrPromoteAdmin } from "../../src/users/admins";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
 
 let t: TestServer;

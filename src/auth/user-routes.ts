@@ -1,17 +1,17 @@
 import { Elysia, t } from "elysia";
-import { authGuard } from "../auth/guard";
-import { changePassword } from "../auth/password-reset";
-import { keepCredentialsField, outcomeView } from "../auth/session-credentials";
+import { authGuard } from "./guard";
+import { changePassword } from "./password-reset";
+import { keepCredentialsField, outcomeView } from "./session-credentials";
 import { clientIp } from "../http/client-ip";
-import { MIN_PASSWORD_LENGTH } from "../auth/passwords";
+import { MIN_PASSWORD_LENGTH } from "./passwords";
 import type { AppContext } from "../context";
-import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "./regional-options";
+import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "../users/regional-options";
 import { badRequest } from "../http/errors";
-import { publicUser, saveOnboarding, updateUser, type User } from "./queries";
-import { HELP_REPLY_MAX, helpReplyFields, helpReplyView, profileView, updateProfile } from "./profile";
-import { cancelEmailChange, confirmEmailChange, pendingEmailOf, requestEmailChange } from "../auth/email-change";
-import { requireRecentConfirmation } from "../auth/reauth";
-import { defaultCountryOf } from "./default-country";
+import { publicUser, saveOnboarding, updateUser, type User } from "../users/queries";
+import { HELP_REPLY_MAX, helpReplyFields, helpReplyView, profileView, updateProfile } from "../users/profile";
+import { cancelEmailChange, confirmEmailChange, pendingEmailOf, requestEmailChange } from "./email-change";
+import { requireRecentConfirmation } from "./reauth";
+import { defaultCountryOf } from "../users/default-country";
 import { isKnownRegion } from "../contacts/phones";
 
 const CLOCK = "^([01]\\d|2[0-3]):[0-5]\\d$";

@@ -1,11 +1,11 @@
-import { unlinkGoogle } from "../auth/google";
-import { clearLockout } from "../auth/lockout";
-import { deletePasskey, listPasskeys } from "../auth/passkeys";
-import { hashPassword, MIN_PASSWORD_LENGTH } from "../auth/passwords";
-import { revokeAllSessions } from "../auth/sessions";
-import { resetTwoFactor } from "../auth/two-factor";
+import { unlinkGoogle } from "./google";
+import { clearLockout } from "./lockout";
+import { deletePasskey, listPasskeys } from "./passkeys";
+import { hashPassword, MIN_PASSWORD_LENGTH } from "./passwords";
+import { revokeAllSessions } from "./sessions";
+import { resetTwoFactor } from "./two-factor";
 import type { AppContext } from "../context";
-import { findUserByEmail, insertUser, updateUser, type User } from "./queries";
+import { findUserByEmail, insertUser, updateUser, type User } from "../users/queries";
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
