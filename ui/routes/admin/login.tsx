@@ -1,10 +1,11 @@
 import { useNavigate } from "@tanstack/react-router";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Logo } from "../../components/public-layout";
 import { Button, Card, Field, Input } from "../../components/ui";
 import { adminSignIn } from "../../api/admin";
 import { setUser } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { submitWith, useMutation } from "../../lib/use-mutation";
 
 /** /admin: the administrator portal's own sign-in, with the optional 2FA step. No demo credentials. */
 export function AdminLoginPage() {
@@ -14,35 +15,34 @@ export function AdminLoginPage() {
   const [showPassword, setShowPassword] = useState(false);
   const [twoFactorCode, setTwoFactorCode] = useState("");
   const [requires2FA, setRequires2FA] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const signIn = useMutation(
+    async () => {
+      const answer = await adminSignIn(email.trim(), password, twoFactorCode.trim() || undefined);
+      if (answer.requires2FA && !answer.token) return "code needed";
+      if (!answer.token) throw new Error("Invalid admin credentials");
+      if (answer.user) setUser(answer.user);
+      return "signed in";
+    },
+    {
+      onSuccess: async (step) => {
+        if (step === "code needed") setRequires2FA(true);
+        else await navigate({ to: "/admin/dashboard" });
+      },
+      success: (step) =>
+        step === "code needed"
+          ? { title: "Two-factor authentication", description: "Enter the 6-digit code from your authenticator app." }
+          : { title: "Admin Access Granted", description: "Welcome to the administrator portal." },
+      fallback: "Invalid admin credentials",
+      failureToast: "Access Denied",
+    },
+  );
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     if (!email.trim() || !password) {
       toast({ title: "Missing Information", description: "Please enter both email and password", variant: "destructive" });
       return;
     }
-    setBusy(true);
-    try {
-      const answer = await adminSignIn(email.trim(), password, twoFactorCode.trim() || undefined);
-      if (answer.requires2FA && !answer.token) {
-        setRequires2FA(true);
-        toast({ title: "Two-factor authentication", description: "Enter the 6-digit code from your authenticator app." });
-        return;
-      }
-      if (!answer.token) throw new Error("Invalid admin credentials");
-      if (answer.user) setUser(answer.user);
-      toast({ title: "Admin Access Granted", description: "Welcome to the administrator portal." });
-      await navigate({ to: "/admin/dashboard" });
-    } catch (err) {
-      toast({
-        title: "Access Denied",
-        description: (err as Error).message || "Invalid admin credentials",
-        variant: "destructive",
-      });
-    } finally {
-      setBusy(false);
-    }
+    return signIn.run();
   };
 
   return (
@@ -55,7 +55,7 @@ export function AdminLoginPage() {
           <h1 className="text-2xl font-bold">Admin Portal</h1>
           <p className="text-sm text-slate-600">Sign in with an administrator account.</p>
         </div>
-        <form className="space-y-4" onSubmit={submit} noValidate>
+        <form className="space-y-4" onSubmit={submitWith(submit)} noValidate>
           <Field label="Email" htmlFor="admin-email">
             <Input
               id="admin-email"
@@ -100,8 +100,8 @@ export function AdminLoginPage() {
               onChange={(e) => setTwoFactorCode(e.target.value.slice(0, 6))}
             />
           </Field>
-          <Button type="submit" className="w-full" disabled={busy}>
-            {busy ? "Signing in..." : requires2FA ? "Verify 2FA" : "Sign In"}
+          <Button type="submit" className="w-full" disabled={signIn.busy}>
+            {signIn.busy ? "Signing in..." : requires2FA ? "Verify 2FA" : "Sign In"}
           </Button>
         </form>
       </Card>

@@ -3,7 +3,7 @@ import { useEffect, useState } from "react";
 import { DATE_FORMATS, formatDate, LOCALES, TIMEZONES } from "../../../src/users/regional-options";
 import { Button, Card, Field, Select } from "../../components/ui";
 import { auth, refreshUser } from "../../lib/auth";
-import { toast } from "../../lib/toast";
+import { useMutation } from "../../lib/use-mutation";
 import { updateUserSettings, useUserSettings } from "../../api/users";
 import { CountrySelect } from "./contacts/country-select";
 import { BusinessProfileCard } from "./settings/business-profile";
@@ -15,7 +15,6 @@ export function SettingsPage() {
   useSignals();
   const user = auth.value.user!;
   const [settings, setSettings] = useState<Settings>({ timezone: user.timezone, locale: user.locale, dateFormat: user.dateFormat });
-  const [saving, setSaving] = useState(false);
   const [now, setNow] = useState(() => new Date());
   // The country of numbers typed without "+": derived until the user picks one, so it is sent only once changed.
   const stored = useUserSettings();
@@ -26,18 +25,12 @@ export function SettingsPage() {
     return () => clearInterval(timer);
   }, []);
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      await updateUserSettings(country ? { ...settings, defaultCountry: country } : settings);
-      await refreshUser();
-      toast({ title: "Settings saved", description: "Your regional settings have been updated." });
-    } catch (err) {
-      toast({ title: "Error", description: (err as Error).message || "Failed to update settings", variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
-  };
+  const save = useMutation(() => updateUserSettings(country ? { ...settings, defaultCountry: country } : settings), {
+    onSuccess: refreshUser,
+    success: { title: "Settings saved", description: "Your regional settings have been updated." },
+    fallback: "Failed to update settings",
+    failureToast: "Error",
+  });
 
   const time = new Intl.DateTimeFormat(settings.locale, { timeZone: settings.timezone, timeStyle: "short" }).format(now);
   const number = new Intl.NumberFormat(settings.locale, { style: "currency", currency: "USD" }).format(1234.5);
@@ -102,8 +95,8 @@ export function SettingsPage() {
             </div>
           </dl>
         </div>
-        <Button className="mt-6" onClick={save} disabled={saving}>
-          {saving ? "Saving..." : "Save Settings"}
+        <Button className="mt-6" onClick={() => save.run()} disabled={save.busy}>
+          {save.busy ? "Saving..." : "Save Settings"}
         </Button>
       </Card>
       <SendingSettingsCard />

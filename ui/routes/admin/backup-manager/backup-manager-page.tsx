@@ -21,6 +21,7 @@ import { errorMessage } from "../../../lib/api";
 import { accountTime } from "../../../lib/format";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { BackupAgeCard } from "./backup-age";
 import { EncryptionCard } from "./encryption-card";
 import { RemoteCard } from "./remote-card";
@@ -232,30 +233,20 @@ export function BackupManagerPage() {
 function ScheduleCard() {
   const current = useBackupSchedule();
   const [form, setForm] = useState<BackupSchedule | null>(null);
-  const [saving, setSaving] = useState(false);
+  const save = useMutation(
+    (f: BackupSchedule) => saveBackupSchedule({ enabled: f.enabled, preset: f.preset, cron: f.preset === "custom" ? f.cron : undefined, keep: f.keep }),
+    {
+      onSuccess: setForm,
+      success: "Schedule saved",
+      fallback: "The schedule was not saved",
+      failureToast: (message) => ({ title: message, variant: "destructive" }),
+    },
+  );
   useEffect(() => {
     if (current.data) setForm(current.data);
   }, [current.data]);
   if (!form) return current.error ? <Alert>{current.error.message}</Alert> : null;
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      setForm(
-        await saveBackupSchedule({
-          enabled: form.enabled,
-          preset: form.preset,
-          cron: form.preset === "custom" ? form.cron : undefined,
-          keep: form.keep,
-        }),
-      );
-      toast({ title: "Schedule saved" });
-    } catch (err) {
-      toast({ title: errorMessage(err, "The schedule was not saved"), variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
-  };
   return (
     <Card className="space-y-4 p-4">
       <h2 className="text-lg font-semibold">Schedule</h2>
@@ -298,8 +289,8 @@ function ScheduleCard() {
         </Field>
       </div>
       {form.nextRunAt && <p className="text-sm text-slate-600">Next backup: {accountTime(form.nextRunAt)}</p>}
-      <Button disabled={saving} onClick={() => void save()}>
-        {saving && <Spinner />}Save schedule
+      <Button disabled={save.busy} onClick={() => void save.run(form)}>
+        {save.busy && <Spinner />}Save schedule
       </Button>
     </Card>
   );

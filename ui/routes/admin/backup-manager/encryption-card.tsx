@@ -1,9 +1,8 @@
 import { useState } from "react";
 import { saveBackupPassphrase, useBackupEncryption } from "../../../api/backups";
 import { Alert, Button, Card, Field, Input, Spinner } from "../../../components/ui";
-import { errorMessage } from "../../../lib/api";
 import { accountTime } from "../../../lib/format";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 
 const MIN = 12;
 
@@ -16,7 +15,6 @@ export function EncryptionCard({ onSaved }: { onSaved: () => void }) {
   const [passphrase, setPassphrase] = useState("");
   const [again, setAgain] = useState("");
   const [stored, setStored] = useState(false);
-  const [saving, setSaving] = useState(false);
   const set = current.data?.set ?? false;
   const problem =
     passphrase.length > 0 && passphrase.length < MIN
@@ -26,22 +24,18 @@ export function EncryptionCard({ onSaved }: { onSaved: () => void }) {
         : null;
   const ready = passphrase.length >= MIN && again === passphrase && stored;
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      await saveBackupPassphrase(passphrase);
+  const save = useMutation(() => saveBackupPassphrase(passphrase), {
+    onSuccess: () => {
       setPassphrase("");
       setAgain("");
       setStored(false);
-      toast({ title: "Backup passphrase set" });
       void current.reload();
       onSaved();
-    } catch (err) {
-      toast({ title: errorMessage(err, "The passphrase was not set"), variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
-  };
+    },
+    success: "Backup passphrase set",
+    fallback: "The passphrase was not set",
+    failureToast: (message) => ({ title: message, variant: "destructive" }),
+  });
 
   return (
     <Card className="space-y-4 p-4">
@@ -77,8 +71,8 @@ export function EncryptionCard({ onSaved }: { onSaved: () => void }) {
           <input type="checkbox" className="mt-1" checked={stored} onChange={(e) => setStored(e.target.checked)} />
           I have stored this passphrase somewhere safe. Without it, the backups encrypted with it cannot be restored.
         </label>
-        <Button disabled={!ready || saving} onClick={() => void save()}>
-          {saving && <Spinner />}
+        <Button disabled={!ready || save.busy} onClick={() => void save.run()}>
+          {save.busy && <Spinner />}
           {set ? "Change passphrase" : "Set passphrase"}
         </Button>
       </section>

@@ -1,33 +1,30 @@
 import { useEffect, useState } from "react";
 import { saveBackupRemote, useBackupRemote, type BackupRemote } from "../../../api/backups";
 import { Alert, Button, Card, Field, Input, Spinner } from "../../../components/ui";
-import { errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 
 /** The S3-compatible destination each scheduled backup is copied to (keeping as many there as here). */
 export function RemoteCard() {
   const current = useBackupRemote();
   const [form, setForm] = useState<BackupRemote | null>(null);
   const [secret, setSecret] = useState("");
-  const [saving, setSaving] = useState(false);
+  const save = useMutation(
+    ({ secretSet: _set, ...settings }: BackupRemote) => saveBackupRemote({ ...settings, ...(secret ? { secretAccessKey: secret } : {}) }),
+    {
+      onSuccess: (saved) => {
+        setForm(saved);
+        setSecret("");
+      },
+      success: "S3 destination saved",
+      fallback: "The S3 destination was not saved",
+      failureToast: (message) => ({ title: message, variant: "destructive" }),
+    },
+  );
   useEffect(() => {
     if (current.data) setForm(current.data);
   }, [current.data]);
   if (!form) return current.error ? <Alert>{current.error.message}</Alert> : null;
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      const { secretSet: _set, ...settings } = form;
-      setForm(await saveBackupRemote({ ...settings, ...(secret ? { secretAccessKey: secret } : {}) }));
-      setSecret("");
-      toast({ title: "S3 destination saved" });
-    } catch (err) {
-      toast({ title: errorMessage(err, "The S3 destination was not saved"), variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
-  };
   const text = (key: "endpoint" | "bucket" | "region" | "accessKeyId" | "prefix", label: string, hint?: string) => (
     <Field label={label} htmlFor={`s3-${key}`} hint={hint}>
       <Input id={`s3-${key}`} maxLength={500} value={form[key]} onChange={(e) => setForm({ ...form, [key]: e.target.value })} />
@@ -61,8 +58,8 @@ export function RemoteCard() {
           />
         </Field>
       </div>
-      <Button disabled={saving} onClick={() => void save()}>
-        {saving && <Spinner />}Save destination
+      <Button disabled={save.busy} onClick={() => void save.run(form)}>
+        {save.busy && <Spinner />}Save destination
       </Button>
     </Card>
   );

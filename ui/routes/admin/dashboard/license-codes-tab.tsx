@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import {
   generateLicenseCodes,
   revokeLicenseCode,
@@ -13,6 +13,7 @@ import { Pagination } from "../../../components/pagination";
 import { Table } from "../../../components/table";
 import { Alert, Button, Card, Field, Input, Select } from "../../../components/ui";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { copyText, failed, PAGE_SIZE, when } from "./shared";
 
 const STATUS_TONES: Record<LicenseCode["status"], BadgeTone> = { active: "green", redeemed: "blue", revoked: "slate" };
@@ -23,33 +24,30 @@ export function LicenseCodesTab() {
   const [planId, setPlanId] = useState("starter");
   const [durationDays, setDurationDays] = useState("365");
   const [count, setCount] = useState("1");
-  const [busy, setBusy] = useState(false);
   const [generated, setGenerated] = useState<GeneratedCodes | null>(null);
   const [status, setStatus] = useState("");
   const [page, setPage] = useState(1);
   const list = useLicenseCodes({ status, page, pageSize: PAGE_SIZE });
   const { ask, dialog } = useConfirm();
 
-  const generate = async (e: FormEvent) => {
-    e.preventDefault();
+  const generateCodes = useMutation((days: number, n: number) => generateLicenseCodes({ planId, durationDays: days, count: n }), {
+    onSuccess: (answer) => {
+      setGenerated(answer.data);
+      void list.reload();
+    },
+    success: (answer) => ({
+      title: "Codes generated",
+      description: `${answer.data.codes.length} ${answer.data.planName} code(s) generated. They are listed below until redeemed or revoked.`,
+    }),
+    fallback: "Failed to generate codes",
+    failureToast: "Error",
+  });
+  const generate = () => {
     const n = Number(count);
     const days = Number(durationDays);
     if (!Number.isInteger(n) || n < 1 || n > 500) return failed(new Error("Choose between 1 and 500 codes"), "");
     if (!Number.isInteger(days) || days < 1) return failed(new Error("The duration must be a whole number of days"), "");
-    setBusy(true);
-    try {
-      const answer = await generateLicenseCodes({ planId, durationDays: days, count: n });
-      setGenerated(answer.data);
-      toast({
-        title: "Codes generated",
-        description: `${answer.data.codes.length} ${answer.data.planName} code(s) generated. They are listed below until redeemed or revoked.`,
-      });
-      void list.reload();
-    } catch (err) {
-      failed(err, "Failed to generate codes");
-    } finally {
-      setBusy(false);
-    }
+    return generateCodes.run(days, n);
   };
 
   const download = (codes: GeneratedCodes) => {
@@ -76,7 +74,7 @@ export function LicenseCodesTab() {
 
   return (
     <div className="space-y-6">
-      <form className="grid items-end gap-3 md:grid-cols-4" onSubmit={generate}>
+      <form className="grid items-end gap-3 md:grid-cols-4" onSubmit={submitWith(generate)}>
         <Field label="Plan" htmlFor="gen-plan">
           <Select id="gen-plan" value={planId} onChange={(e) => setPlanId(e.target.value)}>
             {(plans.data?.data ?? []).map((p) => (
@@ -99,8 +97,8 @@ export function LicenseCodesTab() {
         <Field label="Number of codes" htmlFor="gen-count">
           <Input id="gen-count" type="number" min={1} max={500} value={count} onChange={(e) => setCount(e.target.value)} />
         </Field>
-        <Button type="submit" disabled={busy}>
-          {busy ? "Generating..." : "Generate Codes"}
+        <Button type="submit" disabled={generateCodes.busy}>
+          {generateCodes.busy ? "Generating..." : "Generate Codes"}
         </Button>
       </form>
 

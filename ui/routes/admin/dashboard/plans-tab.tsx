@@ -1,8 +1,7 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { updatePlan, useAdminPlans, type AdminPlan } from "../../../api/admin";
 import { Button, Card, Field, Input } from "../../../components/ui";
-import { toast } from "../../../lib/toast";
-import { failed } from "./shared";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 function PlanEditor({ plan, onSaved }: { plan: AdminPlan; onSaved: () => void }) {
   const [form, setForm] = useState({
@@ -12,13 +11,10 @@ function PlanEditor({ plan, onSaved }: { plan: AdminPlan; onSaved: () => void })
     phoneNumbers: String(plan.phoneNumbers),
     features: plan.features.join(", "),
   });
-  const [busy, setBusy] = useState(false);
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      await updatePlan(plan.id, {
+  const save = useMutation(
+    () =>
+      updatePlan(plan.id, {
         price: Math.round(Number(form.price) * 100),
         monthlyContacts: Number(form.monthlyContacts),
         monthlyMessages: Number(form.monthlyMessages),
@@ -27,19 +23,13 @@ function PlanEditor({ plan, onSaved }: { plan: AdminPlan; onSaved: () => void })
           .split(",")
           .map((f) => f.trim())
           .filter(Boolean),
-      });
-      toast({ title: "Plan saved", description: `${plan.name} updated.` });
-      onSaved();
-    } catch (err) {
-      failed(err, "Failed to save the plan");
-    } finally {
-      setBusy(false);
-    }
-  };
+      }),
+    { success: { title: "Plan saved", description: `${plan.name} updated.` }, onSuccess: onSaved, fallback: "Failed to save the plan", failureToast: "Error" },
+  );
   const id = (k: string) => `plan-${plan.id}-${k}`;
   return (
     <Card className="p-4">
-      <form className="space-y-3" onSubmit={save}>
+      <form className="space-y-3" onSubmit={submitWith(save.run)}>
         <h3 className="font-semibold">{plan.name}</h3>
         <div className="grid gap-3 md:grid-cols-4">
           <Field label="Price ($/month)" htmlFor={id("price")}>
@@ -58,8 +48,8 @@ function PlanEditor({ plan, onSaved }: { plan: AdminPlan; onSaved: () => void })
         <Field label="Features (comma separated)" htmlFor={id("features")}>
           <Input id={id("features")} value={form.features} onChange={set("features")} />
         </Field>
-        <Button type="submit" disabled={busy}>
-          {busy ? "Saving..." : "Save Plan"}
+        <Button type="submit" disabled={save.busy}>
+          {save.busy ? "Saving..." : "Save Plan"}
         </Button>
       </form>
     </Card>

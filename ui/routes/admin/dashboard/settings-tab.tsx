@@ -1,8 +1,7 @@
 import { useEffect, useState } from "react";
 import { setWebhookAllowList, useWebhookAllowList } from "../../../api/admin";
 import { Alert, Button, Card } from "../../../components/ui";
-import { errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 
 /**
  * Installation-wide settings: the networks and host names users' webhooks may call although they are not public
@@ -11,26 +10,16 @@ import { toast } from "../../../lib/toast";
 export function SettingsTab() {
   const { data, error, reload } = useWebhookAllowList();
   const [text, setText] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  const save = useMutation(() => setWebhookAllowList(text.split(/[\n,]/).map((e) => e.trim()).filter(Boolean)), {
+    success: (saved) => (saved.entries.length ? `Webhook allow-list saved (${saved.entries.length} entries)` : "Webhook allow-list emptied"),
+    onSuccess: () => reload(),
+    fallback: "Try again",
+  });
   useEffect(() => {
     if (data) setText(data.entries.join("\n"));
   }, [data]);
   if (error) return <Alert>{error.message}</Alert>;
   if (!data) return <p className="text-slate-500">Loading settings...</p>;
-  const save = async () => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      const saved = await setWebhookAllowList(text.split(/[\n,]/).map((e) => e.trim()).filter(Boolean));
-      toast({ title: saved.entries.length ? `Webhook allow-list saved (${saved.entries.length} entries)` : "Webhook allow-list emptied" });
-      await reload();
-    } catch (err) {
-      setProblem(errorMessage(err, "Try again"));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Card className="space-y-3 p-5">
       <div>
@@ -51,8 +40,8 @@ export function SettingsTab() {
         placeholder={"192.168.1.0/24\nn8n.lan"}
         onChange={(e) => setText(e.target.value)}
       />
-      {problem && <Alert>{problem}</Alert>}
-      <Button onClick={save} disabled={busy}>
+      {save.error && <Alert>{save.error}</Alert>}
+      <Button onClick={() => save.run()} disabled={save.busy}>
         Save allow-list
       </Button>
     </Card>

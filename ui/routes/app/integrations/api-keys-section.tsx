@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import * as keysApi from "../../../api/api-keys";
 import { API_BASE, API_DOCS_URL, API_SCOPES, type ApiKey, type ApiScope } from "../../../api/api-keys";
 import { Badge } from "../../../components/badge";
@@ -7,6 +7,7 @@ import { Alert, Button, Card, Field, Input, Modal, Spinner } from "../../../comp
 import { errorMessage } from "../../../lib/api";
 import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 // In the account's zone (Account Settings), like every other time in the app.
 const when = (ms: number | null) => accountTime(ms);
@@ -17,30 +18,23 @@ function ApiKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose: ()
   const [service, setService] = useState("");
   const [permissions, setPermissions] = useState<string[]>(["contacts:read", "contacts:write", "messages:send", "messages:read"]);
   const [expires, setExpires] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      // The date picker's day, to its end in the user's own time zone.
-      const expiresAt = expires ? new Date(`${expires}T23:59:59`).getTime() : null;
-      const created = await keysApi.createApiKey({ name, service, permissions: permissions as ApiScope[], expiresAt });
-      setName("");
-      setService("");
-      setExpires("");
-      onCreated(created.key);
-    } catch (err) {
-      setError(errorMessage(err, "Could not create the key"));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = useMutation(
+    // The date picker's day, to its end in the user's own time zone.
+    () => keysApi.createApiKey({ name, service, permissions: permissions as ApiScope[], expiresAt: expires ? new Date(`${expires}T23:59:59`).getTime() : null }),
+    {
+      onSuccess: (created) => {
+        setName("");
+        setService("");
+        setExpires("");
+        onCreated(created.key);
+      },
+      fallback: "Could not create the key",
+    },
+  );
   const toggle = (v: string) => setPermissions((list) => (list.includes(v) ? list.filter((x) => x !== v) : [...list, v]));
   return (
     <Modal open={open} onClose={onClose} title="Create API Key">
-      <form onSubmit={submit} className="space-y-3">
+      <form onSubmit={submitWith(create.run)} className="space-y-3">
         <Field label="Name" htmlFor="key-name">
           <Input id="key-name" value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} placeholder="Shop sync" />
         </Field>
@@ -61,13 +55,13 @@ function ApiKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose: ()
         <Field label="Expires (optional)" htmlFor="key-expires">
           <Input id="key-expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </Field>
-        {error && <Alert>{error}</Alert>}
+        {create.error && <Alert>{create.error}</Alert>}
         <div className="flex justify-end gap-2">
           <Button type="button" variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button type="submit" disabled={busy || !permissions.length}>
-            {busy && <Spinner />}
+          <Button type="submit" disabled={create.busy || !permissions.length}>
+            {create.busy && <Spinner />}
             Create Key
           </Button>
         </div>

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import * as webhooksApi from "../../../api/webhooks";
 import { WEBHOOK_EVENTS, type Webhook, type WebhookEvent } from "../../../api/webhooks";
 import { Badge } from "../../../components/badge";
@@ -8,6 +8,7 @@ import { Alert, Button, Card, Field, Input, Modal, Spinner } from "../../../comp
 import { errorMessage } from "../../../lib/api";
 import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 async function copy(text: string, what: string) {
   try {
@@ -37,35 +38,26 @@ function WebhookDialog({
   const [url, setUrl] = useState(editing?.url ?? "");
   const [events, setEvents] = useState<WebhookEvent[]>(editing?.events ?? ["message_delivered", "message_replied"]);
   const [secret, setSecret] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const title = editing ? "Edit Webhook" : "Add Webhook";
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+  const save = useMutation(
+    async () => {
       if (editing) {
         await webhooksApi.updateWebhook(editing.id, { name, url, events });
-        onSaved(null);
-      } else {
-        const created = await webhooksApi.createWebhook({ name, url, events, ...(secret.trim() ? { secret: secret.trim() } : {}) });
-        setName("");
-        setUrl("");
-        setSecret("");
-        onSaved(created.secret);
+        return null;
       }
-    } catch (err) {
-      setError(errorMessage(err, editing ? "Could not save the webhook" : "Could not add the webhook"));
-    } finally {
-      setBusy(false);
-    }
-  };
+      const created = await webhooksApi.createWebhook({ name, url, events, ...(secret.trim() ? { secret: secret.trim() } : {}) });
+      setName("");
+      setUrl("");
+      setSecret("");
+      return created.secret;
+    },
+    { onSuccess: onSaved, fallback: editing ? "Could not save the webhook" : "Could not add the webhook" },
+  );
   const toggle = (v: WebhookEvent) => setEvents((list) => (list.includes(v) ? list.filter((x) => x !== v) : [...list, v]));
   const id = editing ? `wh-${editing.id}` : "wh";
   return (
     <Modal open={open} onClose={onClose} title={title}>
-      <form onSubmit={submit} className="space-y-3">
+      <form onSubmit={submitWith(save.run)} className="space-y-3">
         <Field label="Name" htmlFor={`${id}-name`}>
           <Input id={`${id}-name`} value={name} maxLength={100} required onChange={(e) => setName(e.target.value)} placeholder="n8n orders flow" />
         </Field>
@@ -88,13 +80,13 @@ function WebhookDialog({
             <Input id={`${id}-secret`} value={secret} maxLength={100} onChange={(e) => setSecret(e.target.value)} />
           </Field>
         )}
-        {error && <Alert>{error}</Alert>}
+        {save.error && <Alert>{save.error}</Alert>}
         <div className="flex justify-end gap-2">
           <Button type="button" variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button type="submit" disabled={busy || !events.length}>
-            {busy && <Spinner />}
+          <Button type="submit" disabled={save.busy || !events.length}>
+            {save.busy && <Spinner />}
             {editing ? "Save" : "Add Webhook"}
           </Button>
         </div>

@@ -1,10 +1,9 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Alert, Button, Card, Field } from "../../../components/ui";
 import { changePassword } from "../../../api/users";
 import { useSessions } from "../../../api/security";
 import { KeepCredentials } from "./keep-credentials";
-import { errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { PasswordInput } from "../../auth/auth-forms";
 
 const MIN_PASSWORD_LENGTH = 6;
@@ -18,29 +17,24 @@ export function PasswordSection() {
   const [keep, setKeep] = useState(false);
   const sessions = useSessions();
   const madeElsewhere = (sessions.data?.sessions ?? []).filter((s) => !s.current).flatMap((s) => s.credentials);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const change = useMutation(() => changePassword(form.current, form.next, form.confirm, keep), {
+    onSuccess: async () => {
+      setForm({ current: "", next: "", confirm: "" });
+      setKeep(false);
+      await sessions.reload();
+    },
+    success: (answer) => ({ title: "Password changed", description: answer.message }),
+    fallback: "Failed to change your password",
+  });
+  const { busy, error, setError } = change;
   const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     if (!form.current) return setError("Please enter your current password");
     if (form.next.length < MIN_PASSWORD_LENGTH)
       return setError(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
     if (form.next !== form.confirm) return setError("Passwords do not match");
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await changePassword(form.current, form.next, form.confirm, keep);
-      setForm({ current: "", next: "", confirm: "" });
-      setKeep(false);
-      await sessions.reload();
-      toast({ title: "Password changed", description: answer.message });
-    } catch (err) {
-      setError(errorMessage(err, "Failed to change your password"));
-    } finally {
-      setBusy(false);
-    }
+    return change.run();
   };
 
   return (
@@ -52,7 +46,7 @@ export function PasswordSection() {
           </h2>
           <p className="text-sm text-slate-600">Changing it signs you out everywhere else.</p>
         </div>
-        <form onSubmit={submit} className="max-w-md space-y-3" noValidate>
+        <form onSubmit={submitWith(submit)} className="max-w-md space-y-3" noValidate>
           {error && <Alert>{error}</Alert>}
           <Field label="Current password" htmlFor="password-current">
             <PasswordInput id="password-current" autoComplete="current-password" value={form.current} onChange={set("current")} />

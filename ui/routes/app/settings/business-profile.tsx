@@ -3,6 +3,7 @@ import { INDUSTRIES } from "../../../../src/users/regional-options";
 import { Alert, Button, Card, Field, Input, Select } from "../../../components/ui";
 import { refreshUser, setUser } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { cancelEmailChange, confirmEmailChange, requestEmailChange, updateProfile, useProfile, type Profile } from "../../../api/users";
 
 type Form = Pick<Profile, "firstName" | "lastName" | "businessName" | "industry" | "businessContact">;
@@ -23,28 +24,22 @@ const formOf = (p: Profile): Form => ({
 export function BusinessProfileCard() {
   const { data, reload } = useProfile();
   const [form, setForm] = useState<Form | null>(null);
-  const [saving, setSaving] = useState(false);
+  const save = useMutation(updateProfile, {
+    onSuccess: async (saved) => {
+      setForm(formOf(saved));
+      await refreshUser();
+      reload();
+    },
+    success: (saved) => ({ title: "Profile saved", description: `Replies are signed "${saved.signedAs}".` }),
+    fallback: "Failed to save your profile",
+    failureToast: "Error",
+  });
 
   useEffect(() => {
     if (data && !form) setForm(formOf(data));
   }, [data, form]);
 
   if (!data || !form) return null;
-
-  const save = async () => {
-    setSaving(true);
-    try {
-      const saved = await updateProfile(form);
-      setForm(formOf(saved));
-      await refreshUser();
-      reload();
-      toast({ title: "Profile saved", description: `Replies are signed "${saved.signedAs}".` });
-    } catch (err) {
-      toast({ title: "Error", description: (err as Error).message || "Failed to save your profile", variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
-  };
 
   return (
     <Card className="p-6">
@@ -87,8 +82,8 @@ export function BusinessProfileCard() {
           <Input id="profile-last" value={form.lastName} maxLength={100} autoComplete="family-name" onChange={(e) => setForm({ ...form, lastName: e.target.value })} />
         </Field>
       </div>
-      <Button className="mt-6" onClick={save} disabled={saving}>
-        {saving ? "Saving..." : "Save Profile"}
+      <Button className="mt-6" onClick={() => save.run(form)} disabled={save.busy}>
+        {save.busy ? "Saving..." : "Save Profile"}
       </Button>
       <EmailChange profile={data} onChange={reload} />
     </Card>
@@ -100,20 +95,7 @@ function EmailChange({ profile, onChange }: { profile: Profile; onChange: () => 
   const [editing, setEditing] = useState(false);
   const [email, setEmail] = useState("");
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run, busy, error } = useMutation((work: () => Promise<void>) => work());
 
   const send = (e: FormEvent) => {
     e.preventDefault();

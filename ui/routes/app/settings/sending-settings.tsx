@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Button, Card, Field, Input } from "../../../components/ui";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { updateUserSettings, useUserSettings } from "../../../api/users";
 
 type SendingSettings = {
@@ -26,9 +27,24 @@ export function SendingSettingsCard() {
   const { data, reload } = useUserSettings();
   const [form, setForm] = useState<SendingSettings | null>(null);
   const [cap, setCap] = useState("");
-  const [saving, setSaving] = useState(false);
   // Quiet hours as saved: turning them off is said to send what they hold once it is saved.
   const [savedQuiet, setSavedQuiet] = useState(false);
+
+  const saveSettings = useMutation(
+    // The HELP reply is sent only when edited: a default shown before the business name changed is not the user's text.
+    ({ helpReply, ...rest }: SendingSettings, frequencyCapPerDay: number | null) =>
+      updateUserSettings({ ...rest, frequencyCapPerDay, ...(helpReply !== data?.helpReply ? { helpReply } : {}) }),
+    {
+      onSuccess: ({ releasedHeld: _released, ...saved }) => {
+        setForm(saved);
+        setSavedQuiet(saved.quietHoursEnabled);
+        reload();
+      },
+      success: (saved) => ({ title: "Settings saved", description: savedDescription(saved.releasedHeld, saved.quietHoursEnabled) }),
+      fallback: "Failed to update settings",
+      failureToast: "Error",
+    },
+  );
 
   useEffect(() => {
     if (data && !form) {
@@ -46,24 +62,7 @@ export function SendingSettingsCard() {
       toast({ title: "Error", description: "The frequency cap must be 1 to 100 messages a day, or empty", variant: "destructive" });
       return;
     }
-    setSaving(true);
-    try {
-      // The HELP reply is sent only when edited: a default shown before the business name changed is not the user's text.
-      const { helpReply, ...rest } = form;
-      const { releasedHeld, ...saved } = await updateUserSettings({
-        ...rest,
-        frequencyCapPerDay: capValue,
-        ...(helpReply !== data?.helpReply ? { helpReply } : {}),
-      });
-      setForm(saved);
-      setSavedQuiet(saved.quietHoursEnabled);
-      reload();
-      toast({ title: "Settings saved", description: savedDescription(releasedHeld, saved.quietHoursEnabled) });
-    } catch (err) {
-      toast({ title: "Error", description: (err as Error).message || "Failed to update settings", variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
+    return saveSettings.run(form, capValue);
   };
 
   return (
@@ -149,8 +148,8 @@ export function SendingSettingsCard() {
           )}
         </div>
       </div>
-      <Button className="mt-6" onClick={save} disabled={saving}>
-        {saving ? "Saving..." : "Save Sending Settings"}
+      <Button className="mt-6" onClick={save} disabled={saveSettings.busy}>
+        {saveSettings.busy ? "Saving..." : "Save Sending Settings"}
       </Button>
     </Card>
   );
