@@ -71,10 +71,14 @@ type Row = StatusEventRow & {
 export function markInterrupted(ctx: AppContext, now: number): number {
   const db = ctx.db.$client;
   return db.transaction(() => {
-    // updated_at is the moment the engine marked it sending: the call started then.
+    // updated_at is the moment the engine marked it sending: the call started then. Read through the outbox index
+    // (a sender number's, or none once its number was deleted: the key is null then), where `status = 'sending'`
+    // alone scanned every message at each start (a million: 150 ms before the server listened).
+    const columns = "id, user_id AS userId, campaign_id AS campaignId, phone, attempts, min(updated_at, ?1) AS startedAt";
     const rows = db
       .query(
-        `SELECT id, user_id AS userId, campaign_id AS campaignId, phone, attempts, min(updated_at, ?) AS startedAt FROM messages WHERE status = 'sending'`,
+        `SELECT ${columns} FROM messages WHERE phone_number_id IN (SELECT id FROM phone_numbers) AND status = 'sending'
+         UNION ALL SELECT ${columns} FROM messages WHERE phone_number_id IS NULL AND status = 'sending'`,
       )
       .all(now) as Interrupted[];
     // Those still waiting from an earlier start, through the outbox index (every outbound row has a sender number).

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { markInterrupted, RECONCILING } from "../../src/messages/reconcile";
+import { startTestServer, type TestServer } from "../support/test-server";
+
+// At start the messages a crash left 'sending' are found through the outbox index (issue 29 item 6: a scan of every
+// message cost a million-message installation 150 ms before it listened): those of a sender number and those whose
+// number was deleted since (its key null), and no other.
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+});
+afterAll(() => t?.stop());
+
+test("messages left sending are marked for reconciliation, with a sender number or without one", async () => {
+  const a = await t.signUpVerified();
+  const db = t.ctx.db.$client;
+  const now = t.ctx.now();
+  db.run(`INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted, is_default, is_active, created_at) VALUES ('p1', ?, 'simulator', 'Sim', '', 1, 1, ?)`, [a.user.id, now]);
+  db.run(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, display_name, messages_per_second, is_default, is_active, created_at) VALUES ('n1', ?, 'p1', '+14155550100', 'Line', 1, 1, 1, ?)`, [a.user.id, now]);
+  const insert = db.prepare(
+    `INSERT INTO messages (id, user_id, phone, content, direction, status, kind, phone_number_id, from_number, attempts, created_at, updated_at) VALUES (?, ?, ?, 'x', 'outbound', ?, 'single', ?, '+14155550100', 1, ?, ?)`,
+  );
+  insert.run("m-number", a.user.id, "+13125550001", "sending", "n1", now, now - 1000);
+  insert.run("m-deleted-number", a.user.id, "+13125550002", "sending", null, now, now - 1000);
+  insert.run("m-queued", a.user.id, "+13125550003", "queued", "n1", now, now);
+  insert.run("m-sent", a.user.id, "+13125550004", "sent", null, now, now);
+  expect(markInterrupted(t.ctx, now)).toBe(2);
+  const rows = db.query("SELECT id, status, error_code AS code FROM messages WHERE user_id = ? ORDER BY id").all(a.user.id);
+  expect(rows).toEqual([
+    { id: "m-deleted-number", status: "unknown", code: RECONCILING },
+    { id: "m-number", status: "unknown", code: RECONCILING },
+    { id: "m-queued", status: "queued", code: null },
+    { id: "m-sent", status: "sent", code: null },
+  ]);
+});
