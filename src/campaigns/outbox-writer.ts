@@ -1,4 +1,4 @@
-import { eq, isNotNull, sql } from "drizzle-orm";
+import { eq, getTableColumns, isNotNull, sql } from "drizzle-orm";
 import { holdCheckpoints } from "../../db/checkpoints";
 import { campaigns, type OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -43,17 +43,18 @@ const CHUNK_TARGET_MS = 5;
  * Writes the next chunk of a campaign's outbox in one transaction. Answers whether the writing is over (the whole
  * audience written, or the campaign stopped or gone) and how many rows it queued.
  */
-export function writeNextChunk(ctx: AppContext, campaignId: string, window: number): { done: boolean; queued: number } {
+export function writeNextChunk(ctx: AppContext, campaignId: string, window: number, typed: Typed): { done: boolean; queued: number } {
   const db = ctx.db.$client;
   const result = db.transaction(() => {
-    const c = ctx.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get();
-    if (!c?.outboxWriting) return { done: true, queued: 0 };
+    const row = ctx.db.select(withoutRecipients).from(campaigns).where(eq(campaigns.id, campaignId)).get();
+    if (!row?.outboxWriting) return { done: true, queued: 0 };
+    const w = row.outboxWriting;
+    const c = { ...row, recipients: row.audience.kind === "manual" ? typed.list(campaignId) : [] };
     const user = findUserById(ctx, c.userId);
     if (!user || (c.status !== "sending" && c.status !== "paused")) {
       ctx.db.update(campaigns).set({ outboxWriting: null }).where(eq(campaigns.id, c.id)).run();
       return { done: true, queued: 0 };
     }
-    const w = c.outboxWriting;
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
     const seen = new Set<string>();
     let next: number;
@@ -88,6 +89,19 @@ export function writeNextChunk(ctx: AppContext, campaignId: string, window: numb
   if (result.done) ctx.campaignOutbox.settle([campaignId]);
   return result;
 }
+
+/**
+ * A campaign's typed recipients, read once per writer: a sending campaign's list no longer changes, and read with
+ * the row for every chunk, 100,000 of them (1.7 MB of JSON) were parsed again for each chunk of a few hundred.
+ */
+type Typed = { list(campaignId: string): string[] };
+const typedOnce = (ctx: AppContext): Typed => {
+  let list: string[] | null = null;
+  return {
+    list: (id) => (list ??= ctx.db.select({ r: campaigns.recipients }).from(campaigns).where(eq(campaigns.id, id)).get()?.r ?? []),
+  };
+};
+const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
 
 const running = new WeakMap<AppContext, Set<string>>();
 
@@ -124,9 +138,10 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
   try {
     let window = WINDOW.initial;
     let sinceCheckpoint = 0;
+    const typed = typedOnce(ctx);
     for (;;) {
       const started = performance.now();
-      const { done, queued } = writeNextChunk(ctx, campaignId, window);
+      const { done, queued } = writeNextChunk(ctx, campaignId, window, typed);
       // The connection's own checkpoint, back after the last writer, would otherwise fold the rest on this thread.
       if (done) return await checkpoints.checkpoint();
       const took = performance.now() - started;

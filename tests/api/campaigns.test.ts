@@ -124,6 +124,19 @@ describe("creating a campaign", () => {
     expect((await get(acc, "/api/campaigns")).body.total).toBe(0);
   });
 
+  test("a long typed list is checked and kept whole, in order, across the slices it is checked in", async () => {
+    const acc = await account();
+    // 12,000 numbers: three slices of the checks (5,000 at a time between turns of the event loop).
+    const typed = Array.from({ length: 12_000 }, (_, i) => `+1415${String(2_000_000 + i)}`);
+    const bad = await post(acc, "/api/campaigns", { name: "Long", content: "Hello", recipients: [...typed, "call me"] });
+    expect([bad.status, bad.body.message]).toEqual([400, "Please enter valid phone numbers"]);
+    // Entries holding several numbers are split where they stand.
+    const res = await post(acc, "/api/campaigns", { name: "Long", content: "Hello", recipients: [...typed.slice(0, 6_000), `${typed[6_000]}, ${typed[6_001]}`, ...typed.slice(6_002)] });
+    expect(res.status).toBe(201);
+    expect(res.body.recipients).toEqual(typed);
+    expect((await campaign(acc, res.body.id)).recipients).toEqual(typed);
+  });
+
   test("201 with the id at top level and the defaults; a userId in the body is ignored", async () => {
     const acc = await account();
     const other = await account();
