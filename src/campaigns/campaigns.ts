@@ -15,7 +15,7 @@ import { PhoneNormalizer } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
 import { customFieldsInUse, outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
-import { cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
+import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
 
 export type CampaignRow = typeof campaigns.$inferSelect;

@@ -4,7 +4,7 @@ import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { cancelJobs } from "../jobs/jobs";
 import { campaignOutcome, campaignsWithParked, cancelAccountMessages, firstWritten, parkCampaign, releaseCampaign } from "../messages/outbox";
-import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./scheduler";
+import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 
 /** What the outbox asks of campaigns at sending: each one's status, and whether quiet hours may hold its messages. */
 export function campaignSendStates(ctx: AppContext, ids: string[]): Map<string, { status: CampaignStatus; anyHour: boolean }> {

@@ -2,33 +2,17 @@ import { campaigns } from "../../db/schema";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
-import { cancelJobs, pendingRefs, registerJobHandler, rescheduleJob, runDueJobs as runJobs, type Job } from "../jobs/jobs";
+import { registerJobHandler, runDueJobs as runJobs, type Job } from "../jobs/jobs";
 import { findUserById } from "../users/queries";
 import { startCampaign } from "./campaigns";
 import { ACCOUNT_DISABLED, pauseCampaign, stopAccountSending } from "./lifecycle";
+import { CAMPAIGN_START } from "./start-jobs";
 
 /** A scheduled campaign found this late (after downtime) is not sent silently late: it is paused for the user. */
 export const MISSED_GRACE_MS = 3600_000;
 
-const CAMPAIGN_START = "campaign_start";
-
 const fmt = (at: Date, timeZone: string) =>
   new Intl.DateTimeFormat("en-US", { timeZone, dateStyle: "medium", timeStyle: "short" }).format(at);
-
-/** Puts a campaign's one start job at `at` (moving it when it had one). Call it in the scheduling transaction. */
-export function scheduleCampaignStart(ctx: AppContext, userId: string, campaignId: string, at: number) {
-  rescheduleJob(ctx, { kind: CAMPAIGN_START, key: `${CAMPAIGN_START}:${campaignId}`, runAt: at, userId, refId: campaignId });
-}
-
-/** Drops a campaign's pending start job (it starts now, goes back to draft, or is cancelled). */
-export function cancelCampaignStart(ctx: AppContext, campaignId: string) {
-  cancelJobs(ctx, { refId: campaignId });
-}
-
-/** Which of these campaigns have a pending start job. */
-export function campaignsWithStartJob(ctx: AppContext, campaignIds: string[]): Set<string> {
-  return pendingRefs(ctx, CAMPAIGN_START, campaignIds);
-}
 
 /**
  * Starts (or pauses) a scheduled campaign. It runs inside the transaction that claims its job, so a crash or an

@@ -164,6 +164,8 @@ const ALLOWED: Record<string, string> = {
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",
   "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
+  "messages/outbox-store.ts names table events in SQL (owner: events)":
+    "engine pace (b92ae99): the last second's accepted calls found through the event log's time index; wants an events query",
   // Audiences are conditions over the contacts table built in campaigns; contacts should build them (as it does
   // for segments in src/contacts/filter-fields.ts).
   "campaigns/audiences.ts imports table contacts (owner: contacts)": "audience conditions belong in contacts",
@@ -173,12 +175,6 @@ const ALLOWED: Record<string, string> = {
   // The account's default country falls back to its first sender number's country; users sits below
   // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
   "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
-
-  // Circles of files (issue 30 item 1: to untie).
-  "circle: campaigns/campaigns.ts -> campaigns/lifecycle.ts -> campaigns/scheduler.ts":
-    "to untie: the start job's names (CAMPAIGN_START, scheduleCampaignStart...) want their own start-jobs.ts",
-
-  // Folder pairs importing each other (issue 30 item 1: to untie).
 
   // SQL and db/ outside records.
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
