@@ -28,6 +28,7 @@ import { startServer } from "../../src/server";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { diverseContacts, MAPPING, plainContacts } from "./import-data";
 
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
 const args = process.argv.slice(2);
 const option = (name: string) => {
   const i = args.indexOf(name);
@@ -190,6 +191,8 @@ async function executable(dir: string, cgroup: string | null): Promise<Server> {
     stdout: log,
     stderr: log,
   });
+  // Ended with the bench, however it ends.
+  process.on("exit", () => proc.kill("SIGKILL"));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if ((await fetch(`${base}/api/health`).then((r) => r.status).catch(() => 0)) === 200) break;

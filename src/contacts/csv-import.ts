@@ -10,7 +10,7 @@ import { checkImportHeader, EMPTY_CSV, fileChunks, PREVIEW_BYTES, previewCsv, ty
 import { preparedBatches } from "./import-pipeline";
 import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
 import { sliceBatch } from "./prepare";
-import { nextSlice, SLICE_ROWS } from "./import-pace";
+import { nextSlice, ownTime, SLICE_ROWS } from "./import-pace";
 import { ImportNames } from "./name-order";
 import { rejectedCount } from "./import-rejects";
 import { nextTurn } from "../time/next-turn";
@@ -290,6 +290,11 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
   // Not when they grew: a full list changes without growing when a large file's rows come in phone order.
   let reported = -1;
   let namesNoted = false;
+  // The counts after every transaction through statements prepared once: drizzle built the update anew each time,
+  // 4% of the main thread's samples in a million-row import (bun --cpu-prof-md).
+  const sql = ctx.db.$client;
+  const counts = sql.prepare("UPDATE contact_imports SET rows_read = ?, created = ?, updated = ?, duplicates = ?, invalid = ?, progress = ? WHERE id = ?");
+  const listsNow = sql.prepare("UPDATE contact_imports SET errors = ?, duplicate_details = ? WHERE id = ?");
   const save = (progress: number, done: boolean) => {
     const r = importer.results();
     const lists = importer.listed !== reported;
@@ -297,6 +302,11 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
     // The first transaction that creates a contact notes where the names to add start (with it, a restart adds them).
     const namesFrom = !namesNoted && importer.namesFrom !== null ? importer.namesFrom : undefined;
     if (namesFrom !== undefined) namesNoted = true;
+    if (!done && namesFrom === undefined) {
+      counts.run(r.rowsRead, r.created, r.updated, r.duplicates, r.invalid, progress, id);
+      if (lists) listsNow.run(JSON.stringify(r.errors), JSON.stringify(r.duplicateDetails), id);
+      return;
+    }
     ctx.db
       .update(contactImports)
       .set({
@@ -325,11 +335,11 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
         if (imports.stopping) throw new ImportStopped();
         const end = Math.min(batch.lines.length, start + rows);
         const last = !!after.done && end === batch.lines.length;
-        const began = performance.now();
+        const began = ownTime();
         importer.store(sliceBatch(batch, start, end), () => save(Math.min(99, Math.floor(progress * 100)), false));
         names.stored(importer.namesFrom, importer.created);
         if (last) break;
-        const took = performance.now() - began;
+        const took = ownTime() - began;
         rows = nextSlice(pace, rows, end - start, took);
         sinceWaited += end - start;
         start = end;

@@ -1,7 +1,11 @@
 // The pace of a CSV import's transactions (csv-import.ts) and of the names it adds after its contacts (name-order.ts).
+import { readFileSync } from "node:fs";
 import { BATCH_ROWS } from "./csv-stream";
 
-/** The wall time a transaction of the import aims at: a request waits for at most about one (the event loop is free between them). */
+/**
+ * The time a transaction of the import aims at (ownTime): a request waits for at most about one (the event loop is
+ * free between them).
+ */
 const SLICE_TARGET_MS = 20;
 /** Rows per transaction: the first, and the bounds the pace keeps to (a prepared batch is BATCH_ROWS). */
 export const SLICE_ROWS = { first: 500, min: 50, max: BATCH_ROWS };
@@ -18,3 +22,23 @@ export function nextSlice(pace: { msPerRow: number }, planned: number, stored: n
   const fits = SLICE_TARGET_MS / Math.max(pace.msPerRow, 1e-3);
   return Math.round(Math.max(SLICE_ROWS.min, Math.min(SLICE_ROWS.max, planned * 1.5, fits)));
 }
+
+/** Linux's account of this thread: its second figure is the time it spent runnable but waiting for a CPU (ns). */
+const SCHEDSTAT = "/proc/thread-self/schedstat";
+const waitedForCpu = (() => {
+  try {
+    readFileSync(SCHEDSTAT, "utf8");
+    return () => Number(readFileSync(SCHEDSTAT, "utf8").split(" ")[1]) / 1e6;
+  } catch {
+    return () => 0;
+  }
+})();
+
+/**
+ * A clock for timing a transaction (ms): wall time less the time this thread waited for a CPU, i.e. what the
+ * transaction takes with a core to itself (its own work and its waits on the disk); wall time where Linux does not
+ * say. Paced on wall time, an import on a machine whose cores other processes keep busy took its waits for a turn
+ * as its own slowness and shrank its transactions towards SLICE_ROWS.min: the same rows in more commits, each
+ * writing the pages it changed, so it fell further behind (scripts/bench/import.ts at a load average of 10 to 24).
+ */
+export const ownTime = () => performance.now() - waitedForCpu();

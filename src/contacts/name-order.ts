@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { contactImports } from "../../db/schema";
 import type { AppContext } from "../context";
 import { nextTurn } from "../time/next-turn";
-import { nextSlice, SLICE_ROWS } from "./import-pace";
+import { nextSlice, ownTime, SLICE_ROWS } from "./import-pace";
 import { compareKeys, FOLDABLE, FOLDED_LETTERS, nameKey, searchExtra } from "./name-key";
 
 /**
@@ -60,8 +60,8 @@ function onThisThread(db: Database): Sorter {
 
 /**
  * Sorts on a worker thread with a connection of its own, so a quarter of a million names (about half a second of
- * SQLite's sorter) never hold the event loop. Made from source at run time like the checkpoint worker
- * (db/checkpoints.ts): no entry point of its own in the executable. Where no worker starts, or it fails, the rowids
+ * SQLite's sorter) never hold the event loop; its page cache is small (8 MB), as it reads each contact once. Made
+ * from source at run time like the checkpoint worker (db/checkpoints.ts): no entry point of its own in the executable. Where no worker starts, or it fails, the rowids
  * are read on this thread unsorted.
  */
 function startSorter(db: Database, log: (line: string) => void): Sorter {
@@ -70,7 +70,7 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
   // The worker folds names with the same letters as name-key.ts (their map is passed in), so its keys are the triggers'.
   const code = `import { Database } from "bun:sqlite";
     const db = new Database(${JSON.stringify(db.filename)});
-    db.exec("PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY");
+    db.exec("PRAGMA busy_timeout = 5000; PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY");
     const read = db.query("SELECT rowid, first_name, last_name FROM contacts WHERE rowid BETWEEN ?2 AND ?3 AND user_id = ?1");
     const folds = new Map(${JSON.stringify([...FOLDED_LETTERS])});
     const fold = (s) => (/[^\\u0000-\\u007f]/.test(s) ? s.replace(${FOLDABLE}, (c) => folds.get(c) ?? (c <= "Z" ? c.toLowerCase() : c)) : s.toLowerCase());
@@ -215,7 +215,7 @@ export class ImportNames {
     const count = part.named.ends.length;
     const end = Math.min(count, part.at + this.rows);
     const last = end === count;
-    const began = performance.now();
+    const began = ownTime();
     this.ctx.db.$client.transaction(() => {
       this.writer.write(part.named, part.at, end);
       if (last) {
@@ -224,7 +224,7 @@ export class ImportNames {
         then?.();
       }
     })();
-    this.rows = nextSlice(this.pace, this.rows, end - part.at, performance.now() - began);
+    this.rows = nextSlice(this.pace, this.rows, end - part.at, ownTime() - began);
     part.at = end;
     if (last) this.part = null;
     return true;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contacts } from "../../db/schema";
 import { fileBatches } from "../../src/contacts/import-pipeline";
-import { nextSlice } from "../../src/contacts/import-pace";
+import { nextSlice, ownTime } from "../../src/contacts/import-pace";
 import { ContactImporter, ROWS_PER_BATCH } from "../../src/contacts/importer";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -276,5 +276,20 @@ describe("the import's transactions", () => {
     // Never under 50 rows, never over a batch.
     expect(nextSlice(pace, 100, 100, 1000)).toBe(50);
     expect(nextSlice({ msPerRow: 0 }, 9000, 9000, 1)).toBe(10_000);
+  });
+
+  test("a transaction is timed without the time its thread waited for a CPU: between its CPU time and the wall time", () => {
+    const wall = performance.now();
+    const cpu = process.threadCpuUsage();
+    const own = ownTime();
+    let x = 0;
+    while (performance.now() - wall < 30) x += Math.sqrt(x + 1);
+    const tookOwn = ownTime() - own;
+    const used = process.threadCpuUsage(cpu);
+    const tookWall = performance.now() - wall;
+    // In ms, like performance.now(); on a busy machine the wall time is longer, never the own time.
+    expect(tookOwn).toBeLessThanOrEqual(tookWall + 0.5);
+    expect(tookOwn).toBeGreaterThanOrEqual((used.user + used.system) / 1000 - 5);
+    expect(x).toBeGreaterThan(0);
   });
 });
