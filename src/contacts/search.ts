@@ -52,7 +52,7 @@ export type PageQuery = { page: number; pageSize: number; q?: string; sort: Sort
  */
 type Search =
   | { kind: "text"; match: string }
-  | { kind: "prefix"; rows: (extra: SQL | undefined) => SQL; counted: (extra: SQL | undefined) => SQL; where: SQL; filter: SQL; ranges: SQL[]; byName: boolean };
+  | { kind: "prefix"; rows: (extra: SQL | undefined) => SQL; counted: (extra: SQL | undefined) => SQL; where: SQL; filter: SQL; ranges: SQL[]; byName: boolean; prefixes: string[] };
 
 /**
  * The contacts in name order: contact_names (migration 0042) with each name's contact row, which the conditions
@@ -76,7 +76,7 @@ function prefixSearch(userId: string, prefixes: string[], byName: boolean): Sear
     const owned = ranges(col).map((r) => sql`(${contacts.userId} = ${userId} AND ${r})`);
     const where = sql`(${sql.join(owned, sql` OR `)})`;
     const rows = (extra: SQL | undefined) => sql`SELECT rowid AS r FROM ${contacts} WHERE ${where}${andAlso(extra)}`;
-    return { kind: "prefix", rows, counted: rows, where, filter: sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`, ranges: owned, byName };
+    return { kind: "prefix", rows, counted: rows, where, filter: sql`(${sql.join(ranges(sql`+${col}`), sql` OR `)})`, ranges: owned, byName, prefixes };
   }
   const owned = ranges(sql.raw("n.name_key")).map((r) => sql`(n.user_id = ${userId} AND ${r})`);
   const named = sql`(${sql.join(owned, sql` OR `)})`;
@@ -91,6 +91,7 @@ function prefixSearch(userId: string, prefixes: string[], byName: boolean): Sear
     filter: where,
     ranges: owned,
     byName,
+    prefixes,
   };
 }
 
@@ -193,6 +194,25 @@ function walkText(ctx: AppContext, owner: SQL, match: string, p: PageQuery): num
     }
   }
   if (chunk.length) sift();
+  return found.slice(need - p.pageSize, need);
+}
+
+/**
+ * A first-name prefix search in creation or phone order over many matches: walks the owner's contacts in that order
+ * and keeps those whose name key starts with a prefix, worked out here from the names (nameKey, as contact_names
+ * holds it), until the page is full. The same test in SQL read the prefixes' whole ranges of contact_names first
+ * ("jo": 100,000 names of a million, 60-90 ms); the walk stops after about page * pageSize * total / matches rows.
+ */
+function namePrefixWalk(ctx: AppContext, owner: SQL, prefixes: string[], p: PageQuery): number[] {
+  const walk = dialect.sqlToQuery(
+    sql`SELECT rowid AS r, first_name AS f, last_name AS l FROM ${indexed(SORT_INDEX[p.sort as Exclude<Sort, "name">])} WHERE ${owner} ORDER BY ${orderBy(p.sort as Exclude<Sort, "name">, p.order)}`,
+  );
+  const need = p.page * p.pageSize;
+  const found: number[] = [];
+  for (const { r, f, l } of ctx.db.$client.query<{ r: number; f: string; l: string }, SQLQueryBindings[]>(walk.sql).iterate(...(walk.params as SQLQueryBindings[]))) {
+    const key = nameKey(f, l);
+    if (prefixes.some((x) => key.startsWith(x)) && found.push(r) >= need) break;
+  }
   return found.slice(need - p.pageSize, need);
 }
 
@@ -341,7 +361,7 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
   if (s.kind === "prefix" && s.byName && p.sort === "name") return { rowids: namePrefixPage(ctx, s.ranges, extra, p), n };
   const walkRows = (p.page * p.pageSize * Math.max(ownerTotal, n)) / Math.max(1, n);
   if (n <= COUNT_CAP && n * FROM_MATCHES_COST <= walkRows * WALK_COST) return { rowids: page(matched), n };
-  if (s.kind === "prefix") return { rowids: inOrder(s.filter), n };
+  if (s.kind === "prefix") return { rowids: s.byName ? namePrefixWalk(ctx, owner, s.prefixes, p) : inOrder(s.filter), n };
   if (p.sort === "createdAt") return { rowids: walkText(ctx, owner, s.match, p), n };
   return { rowids: inOrder(sql`${contacts}.rowid IN (${matchesOf(s.match)})`), n };
 }

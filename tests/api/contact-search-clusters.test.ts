@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { compareKeys, nameKey } from "../../src/contacts/name-key";
+import { compareKeys, foldName, nameKey } from "../../src/contacts/name-key";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 // A search in name order whose matches are mostly a few first names ("josie": the Josies and JOSIEs, one name
@@ -69,3 +69,28 @@ test("the rows of the clusters and the others meet on one page, in name order", 
   expect(new Set(names.map((n: string) => n.split(" ")[0]))).toEqual(new Set(all.slice((last - 1) * 50).map((c) => c.first_name)));
   expect(names).toEqual(all.slice((last - 1) * 50).map((c) => `${c.first_name} ${c.last_name}`));
 });
+
+// One or two letters in creation or phone order: a walk of that order keeps the contacts whose name key starts with
+// the letters folded ("jo": every Josie, JOSIE, Josephine and José), stopping when the page is full.
+const prefixCases: [string, "createdAt" | "phone", "asc" | "desc", number][] = [
+  ["jo", "createdAt", "desc", 1],
+  ["JO", "createdAt", "asc", 3],
+  ["Jó", "phone", "asc", 2],
+  ["b", "phone", "desc", 4],
+];
+for (const [q, sort, order, page] of prefixCases) {
+  test(`"${q}" by ${sort} ${order}, page ${page}: the same rows and total as a full scan`, async () => {
+    const byRow = new Map(
+      (t.ctx.db.$client.query("SELECT rowid, created_at AS at, phone FROM contacts WHERE user_id = ?").all(a.user.id) as { rowid: number; at: number; phone: string }[]).map((r) => [r.rowid, r]),
+    );
+    const key = (c: Stored) => (sort === "phone" ? byRow.get(c.rowid)!.phone : byRow.get(c.rowid)!.at);
+    const sign = order === "asc" ? 1 : -1;
+    const all = stored
+      .filter((c) => nameKey(c.first_name, c.last_name).startsWith(foldName(q)))
+      .sort((x, y) => sign * (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : x.rowid - y.rowid));
+    const r = await t.api(`/api/contacts?q=${encodeURIComponent(q)}&sort=${sort}&order=${order}&page=${page}&pageSize=50`, { token: a.token });
+    expect(r.status).toBe(200);
+    expect(r.body.data.map((c: { id: string }) => c.id)).toEqual(all.slice((page - 1) * 50, page * 50).map((c) => c.id));
+    expect(r.body.total).toBe(all.length);
+  });
+}
