@@ -22,7 +22,9 @@ import { rateLimiterFor } from "../../src/http/rate-limit";
 import { grantLicense } from "../../src/licenses/licenses";
 import { ensureBuckets } from "../../src/results/buckets";
 import { startServer } from "../../src/server";
+import { BENCH_METRICS_TOKEN, holdLine, holdPhase } from "./holds";
 import { seedResults } from "./seed-results";
+import { benchSignUp } from "./sign-up";
 
 const MESSAGES = Number(process.argv[2] ?? 1_000_000);
 const CONTACTS = Number(process.argv[3] ?? 100_000);
@@ -34,16 +36,18 @@ const DAY = 86_400_000;
 const f = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-dashboards-"));
-const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
+// Development mode: sign-up's code reaches the log, read until the account is made and dropped after.
+let logs: string[] | null = [];
+const server = await startServer(
+  loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "1", METRICS_TOKEN: BENCH_METRICS_TOKEN }, []),
+  (line) => void logs?.push(line),
+);
 rateLimiterFor(server.ctx).enabled = false;
 const db = server.ctx.db.$client;
 const origin = new URL(server.ctx.config.publicUrl).origin;
 
-const reg = (await fetch(server.url + "/api/auth/register", {
-  method: "POST",
-  headers: { "content-type": "application/json", origin },
-  body: JSON.stringify({ email: "dashboards@example.com", password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" }),
-}).then((r) => r.json())) as { token: string; user: { id: string } };
+const reg = await benchSignUp(server.url, origin, logs!, "dashboards@example.com");
+logs = null;
 const { token } = reg;
 const userId = reg.user.id;
 db.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
@@ -121,8 +125,10 @@ const reads: [string, string][] = [
 const sample = JSON.parse(await call("/api/results/series?days=90")) as { totals: { sent: number; replies: number; optOuts: number; newContacts: number } };
 console.log(`90-day totals: ${f(sample.totals.sent)} sent, ${f(sample.totals.replies)} replies, ${f(sample.totals.optOuts)} opt-outs, ${f(sample.totals.newContacts)} new contacts`);
 for (const [label, path] of reads) {
+  const phase = await holdPhase(server.url);
   const r = await timed(path);
   console.log(`${label.padEnd(36)} p50 ${f(r.p50, 1).padStart(6)} ms   p95 ${f(r.p95, 1).padStart(6)} ms`);
+  console.log(`  ${holdLine("during these reads", await phase.end())}`);
 }
 await server.stop();
 rmSync(dataDir, { recursive: true, force: true });

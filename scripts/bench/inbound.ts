@@ -19,6 +19,7 @@ import { loadConfig } from "../../src/config";
 import { grantLicense } from "../../src/licenses/licenses";
 import { liveHubOf } from "../../src/live/socket";
 import { startServer } from "../../src/server";
+import { BENCH_METRICS_TOKEN, holdLine, holdPhase } from "./holds";
 import { benchSignUp } from "./sign-up";
 import { signTwilioWebhook, startTwilioFake, twilioInboundParams, twilioStatusParams } from "../../tests/support/fakes/twilio";
 
@@ -87,7 +88,7 @@ async function serveApp(dataDir: string) {
   // Development mode: sign-up's code reaches the log, read until the account is made and dropped after.
   let logs: string[] | null = [];
   const server = await startServer(
-    loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, TWILIO_API_BASE: fake.url, SMSDESK_DEV: "1" }, []),
+    loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, TWILIO_API_BASE: fake.url, SMSDESK_DEV: "1", METRICS_TOKEN: BENCH_METRICS_TOKEN }, []),
     (line) => void logs?.push(line),
   );
   const origin = new URL(server.ctx.config.publicUrl).origin;
@@ -347,6 +348,7 @@ const warmed = await fetch(ready.url + hookPath, {
   headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signTwilioWebhook(ready.authToken, ready.publicUrl + hookPath, warmUp) },
 });
 if (!warmed.ok) throw new Error(`warm-up webhook: ${warmed.status} ${await warmed.text()}`);
+const phase = await holdPhase(ready.url);
 const measured = await run(
   ready.url.replace("http:", "ws:") + "/ws",
   { type: "auth", token: ready.token },
@@ -354,6 +356,7 @@ const measured = await run(
   (frame) => (frame.type === "new_message" ? Number(/^Bench message (\d+)$/.exec(frame.content)?.[1] ?? NaN) : null),
   true,
 );
+const held = await phase.end();
 const appServer = await app.stop();
 const { cpuMs } = appServer;
 const serverSend = Float64Array.from(appServer.receiptToSend).sort();
@@ -386,6 +389,7 @@ console.log(`  ratio    ${ratio(measured.latencies, baseline.latencies)}`);
 console.log(`event loop, longest delay during the run:`);
 console.log(`  baseline server ${lagLine(baseServer.lag)}; its load client ${lagLine(baseline.clientLag)}`);
 console.log(`  smsdesk  server ${lagLine(appServer.lag)}; its load client ${lagLine(measured.clientLag)}`);
+console.log(`  smsdesk  ${holdLine("during the run (its own figure)", held)}`);
 console.log(
   `smsdesk    frame arrival minus the webhook's answer: p50 ${f(pct(measured.afterAnswer, 50))} ms, p95 ${f(pct(measured.afterAnswer, 95))} ms; ` +
     `server CPU ${f((cpuMs ?? NaN) / (N + N / 20), 2)} ms per webhook (${f(((cpuMs ?? NaN) / measured.postMs) * 100, 0)}% of a core during the run)`,

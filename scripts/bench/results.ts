@@ -15,7 +15,9 @@ import { loadConfig } from "../../src/config";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startServer } from "../../src/server";
+import { BENCH_METRICS_TOKEN, holdLine, holdPhase } from "./holds";
 import { seedResults } from "./seed-results";
+import { benchSignUp } from "./sign-up";
 
 const MESSAGES = Number(process.argv[2] ?? 1_000_000);
 const RECIPIENTS = Number(process.argv[3] ?? 1_000_000);
@@ -24,17 +26,18 @@ const PROBE_GAP_MS = 5;
 const f = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-results-"));
-const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }, []), () => {});
+// Development mode: sign-up's code reaches the log (its last lines kept: the accounts are made at the start of each part).
+const logs: string[] = [];
+const server = await startServer(
+  loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "1", METRICS_TOKEN: BENCH_METRICS_TOKEN }, []),
+  (line) => void (logs.push(line) > 200 && logs.shift()),
+);
 rateLimiterFor(server.ctx).enabled = false;
 const db = server.ctx.db.$client;
 const origin = new URL(server.ctx.config.publicUrl).origin;
 
 async function account(email: string) {
-  const reg = (await fetch(server.url + "/api/auth/register", {
-    method: "POST",
-    headers: { "content-type": "application/json", origin },
-    body: JSON.stringify({ email, password: "bench-password-1", confirmPassword: "bench-password-1", firstName: "B", lastName: "M" }),
-  }).then((r) => r.json())) as { token: string; user: { id: string } };
+  const reg = await benchSignUp(server.url, origin, logs, email);
   db.run("UPDATE users SET email_verified = 1, quiet_hours_enabled = 0, timezone = 'America/New_York' WHERE id = ?", [reg.user.id]);
   grantLicense(server.ctx, reg.user.id, "enterprise", 30);
   return { token: reg.token, userId: reg.user.id };
@@ -94,8 +97,10 @@ const reads: [string, string][] = [
 const base = await p95(reader.token, "/api/health");
 console.log(`\n95th percentile of ${RUNS} sequential calls (baseline GET /api/health: ${f(base, 2)} ms)`);
 for (const [label, path] of reads) {
+  const phase = await holdPhase(server.url);
   const ms = await p95(reader.token, path);
   console.log(`  ${label.padEnd(58)} ${f(ms, 2).padStart(8)} ms  ${f(ms / base, 1).padStart(6)}x baseline  ${ms < 50 ? "< 50 ms" : "OVER 50 ms"}`);
+  console.log(`    ${holdLine("during these reads", await phase.end())}`);
 }
 
 // 2. /api/health while a campaign to a million contacts starts.
@@ -177,11 +182,13 @@ stall = noStall();
 over50 = [];
 stopProbe = healthProber();
 await Bun.sleep(500);
+const startPhase = await holdPhase(server.url);
 t0 = performance.now();
 startedAt = t0;
 const sendAnswered = await call(sender.token, `/api/campaigns/${campaign.id}/send`, {}).then(() => performance.now() - t0);
 while (writing()) await Bun.sleep(20);
 const writeSeconds = (performance.now() - t0) / 1000;
+const startHeld = await startPhase.end();
 const duringCalls = await stopProbe();
 const during = duringCalls.map(([ms]) => ms);
 // The longest wait once the calling process's own time waiting for a CPU is taken out of each.
@@ -199,6 +206,7 @@ console.log(`  baseline, ${f(idle.length)} calls on the idle server: longest wai
 console.log(`  the longest wait during the start less the calling process's own wait for a CPU: ${f(duringServed, 2)} ms ${duringServed < 50 ? "(< 50 ms)" : "(OVER 50 ms)"}`);
 console.log(`  the server's event loop during the start: longest stall ${f(stall.ms, 1)} ms (idle: ${f(idleStall, 1)} ms), of which ${f(stall.cpu, 1)} ms its own work and ${f(stall.queued, 1)} ms waiting for a CPU; the write-ahead log at most ${f(walBytes / 1e6, 1)} MB`);
 console.log(`  the JS heap ${f(stall.heapBefore / 1e6)} MB before the longest stall, ${f(stall.heapAfter / 1e6)} MB after; stalls over 50 ms: ${over50.length}`);
+console.log(`  ${holdLine("during the start (its own figure)", startHeld)}`);
 for (const o of over50) {
   console.log(`    at ${f(o.at / 1000, 1)} s: ${f(o.ms, 1)} ms, ${f(o.cpu, 1)} ms its own work, ${f(o.queued, 1)} ms waiting for a CPU, heap ${f(o.heapBefore / 1e6)} -> ${f(o.heapAfter / 1e6)} MB`);
 }

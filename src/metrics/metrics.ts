@@ -96,6 +96,14 @@ export async function renderMetrics(ctx: AppContext, authorization: string | und
   ]);
   const holds = readEventLoopHolds(ctx);
   out.metric("smsdesk_event_loop_longest_hold_seconds", "gauge", "The longest the event loop was held at a time since the previous scrape.", [[{}, seconds(holds.longestMs)]]);
+  if (holds.longestBusyMs !== null) {
+    out.metric(
+      "smsdesk_event_loop_longest_busy_hold_seconds",
+      "gauge",
+      "The longest hold since the previous scrape counting no more of it than the loop's thread ran meanwhile (its own work, not waiting for a core).",
+      [[{}, seconds(holds.longestBusyMs)]],
+    );
+  }
   out.metric("smsdesk_event_loop_holds_total", "counter", `Times the event loop was held over ${HOLD_COUNTED_MS} ms since the start.`, [[{}, holds.over]]);
   return new Response(out.text(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
 }

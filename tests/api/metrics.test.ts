@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { enqueueJob } from "../../src/jobs/jobs";
 import { liveHubOf } from "../../src/live/socket";
 import { METRICS_RANGE, outboxMetrics } from "../../src/messages/metrics";
@@ -155,15 +156,34 @@ describe("the event loop's holds", () => {
     await samples();
     const before = (await samples()).get("smsdesk_event_loop_holds_total")!;
     // Holds the event loop for 400 ms (longer than anything else here, on a loaded machine too), then lets the timer see it.
+    const threadCpu = () => (process.platform === "linux" ? Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e9 : 0);
+    const cpu0 = threadCpu();
     const until = performance.now() + 400;
     while (performance.now() < until);
+    const spun = threadCpu() - cpu0;
     await Bun.sleep(30);
     const m = await samples();
     const longest = m.get("smsdesk_event_loop_longest_hold_seconds")!;
     expect(longest).toBeGreaterThanOrEqual(0.38);
     expect(longest).toBeLessThan(2);
     expect(m.get("smsdesk_event_loop_holds_total")).toBeGreaterThanOrEqual(before + 1);
+    // That hold was the loop's own work, as much of it as the thread got a core for (Linux; elsewhere not given).
+    if (process.platform === "linux") {
+      expect(m.get("smsdesk_event_loop_longest_busy_hold_seconds")!).toBeGreaterThanOrEqual(spun - 0.02);
+      expect(m.get("smsdesk_event_loop_longest_busy_hold_seconds")!).toBeLessThanOrEqual(longest);
+    }
     // Read, it starts again: that hold is not reported twice.
     expect((await samples()).get("smsdesk_event_loop_longest_hold_seconds")).toBeLessThan(longest);
+  });
+
+  test("a pause that holds nothing is late without being the loop's work", async () => {
+    await samples();
+    // This process stopped 300 ms (as when it waits for a core on a loaded machine): the timer fires late while the
+    // loop's thread ran not.
+    await Bun.spawn(["sh", "-c", `kill -STOP ${process.pid}; sleep 0.3; kill -CONT ${process.pid}`]).exited;
+    await Bun.sleep(30);
+    const m = await samples();
+    expect(m.get("smsdesk_event_loop_longest_hold_seconds")!).toBeGreaterThanOrEqual(0.25);
+    if (process.platform === "linux") expect(m.get("smsdesk_event_loop_longest_busy_hold_seconds")!).toBeLessThan(0.15);
   });
 });
