@@ -1,9 +1,10 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { Keyword, KeywordInput } from "../../../api/keywords";
 import type { PhoneNumber } from "../../../api/phone-numbers";
 import { Alert, Button, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { SegmentCounter } from "../campaigns/segment-counter";
 import { checkConfirmation } from "./checker";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 const MAX_REPLY = 1600;
 const TEXTAREA =
@@ -53,18 +54,18 @@ export function KeywordModal({
   onSave: (input: KeywordInput) => Promise<string | null>;
 }) {
   const [form, setForm] = useState<Form>(() => formOf(keyword, business));
-  const [error, setError] = useState("");
-  const [saving, setSaving] = useState(false);
+  const save = useMutation(async (input: KeywordInput) => {
+    const message = await onSave(input);
+    if (message) throw new Error(message);
+  });
+  const { error, setError, busy: saving } = save;
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const warnings = checkConfirmation(form.autoReply, business);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     if (!form.keyword.trim() || !form.autoReply.trim()) return setError("Keyword and auto-reply are required");
     if (!form.allNumbers && form.numbers.length === 0) return setError("Choose at least one number, or listen on all numbers.");
-    setSaving(true);
-    setError("");
-    const message = await onSave({
+    return save.run({
       keyword: form.keyword.trim(),
       shortCode: form.shortCode.trim() || null,
       autoReply: form.autoReply.trim(),
@@ -74,13 +75,11 @@ export function KeywordModal({
       doubleOptIn: form.doubleOptIn,
       alreadyReply: form.replyAgain ? form.alreadyReply.trim() || null : null,
     });
-    setSaving(false);
-    if (message) setError(message);
   };
 
   return (
     <Modal open={open} onClose={onClose} title={keyword ? `Edit keyword ${keyword.keyword}` : "Create Keyword"}>
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form onSubmit={submitWith(submit)} className="space-y-4" noValidate>
         <Field label="Keyword" htmlFor="kw-keyword" hint="One word of letters and digits, e.g. JOIN">
           <Input id="kw-keyword" value={form.keyword} maxLength={30} placeholder="JOIN" onChange={(e) => set({ keyword: e.target.value })} />
         </Field>

@@ -1,6 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useNavigate } from "@tanstack/react-router";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import * as keywordsApi from "../../../api/keywords";
 import type { Keyword, KeywordInput, KeywordTestResult } from "../../../api/keywords";
 import { usePhoneNumbers } from "../../../api/phone-numbers";
@@ -9,6 +9,7 @@ import { Button, Card, Field, Input, Select, Spinner } from "../../../components
 import { ApiError, errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { KeywordModal } from "./keyword-modal";
 import { KEYWORD_RULES } from "./rules";
 
@@ -53,24 +54,18 @@ function Tester({ numbers }: { numbers: string[] }) {
   const [number, setNumber] = useState("");
   const [text, setText] = useState("");
   const [result, setResult] = useState<KeywordTestResult | null>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!text.trim()) return;
-    setBusy(true);
-    try {
-      setResult(await keywordsApi.testKeyword(number, text));
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to test the message"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const test = useMutation(() => keywordsApi.testKeyword(number, text), {
+    onSuccess: setResult,
+    fallback: "Failed to test the message",
+    failureToast: "Error",
+  });
+  const { busy } = test;
+  const run = () => text.trim() && test.run();
   return (
     <Card className="p-5">
       <h2 className="text-lg font-semibold">Test a message</h2>
       <p className="text-sm text-slate-600">What happens if someone texts this to your number? Nothing is sent.</p>
-      <form onSubmit={run} className="mt-3 flex flex-wrap items-end gap-2">
+      <form onSubmit={submitWith(run)} className="mt-3 flex flex-wrap items-end gap-2">
         <Field label="To" htmlFor="kw-test-number">
           <Select id="kw-test-number" value={number} onChange={(e) => setNumber(e.target.value)}>
             <option value="">Any of my numbers</option>

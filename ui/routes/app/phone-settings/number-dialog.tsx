@@ -1,8 +1,8 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { Alert, Button, cx, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { addPhoneNumber } from "../../../api/phone-numbers";
 import { fetchAvailableNumbers } from "../../../api/providers";
-import { errorMessage } from "../../../lib/api";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { toast } from "../../../lib/toast";
 import {
   checkSender,
@@ -48,8 +48,15 @@ export function NumberDialog({
   const [rate, setRate] = useState("1");
   const [rateTouched, setRateTouched] = useState(false);
   const [isDefault, setIsDefault] = useState(false);
-  const [error, setError] = useState("");
-  const [saving, setSaving] = useState(false);
+  const add = useMutation(addPhoneNumber, {
+    onSuccess: () => {
+      onAdded();
+      onClose();
+    },
+    success: (_added, number) => ({ title: "Phone number added", description: `${formatSender(number.phoneNumber)} can now send messages.` }),
+    fallback: "Failed to add phone number",
+  });
+  const { error, setError } = add;
 
   useEffect(() => {
     if (!open) return;
@@ -108,32 +115,13 @@ export function NumberDialog({
     if (!displayName.trim() && n.displayName && n.displayName !== n.phoneNumber) setDisplayName(n.displayName);
   };
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     if (!providerId) return setError("Please choose an active provider");
     const checked = checkSender(phoneNumber);
     if ("error" in checked) return setError(source === "fetch" && !phoneNumber ? "Pick a number from the list" : checked.error);
     const messagesPerSecond = Number(rate);
     if (!(messagesPerSecond > 0)) return setError("Messages per second must be a number above 0");
-    setError("");
-    setSaving(true);
-    try {
-      await addPhoneNumber({
-        providerId,
-        phoneNumber: checked.value,
-        displayName: displayName.trim() || undefined,
-        kind,
-        messagesPerSecond,
-        isDefault,
-      });
-      toast({ title: "Phone number added", description: `${formatSender(checked.value)} can now send messages.` });
-      onAdded();
-      onClose();
-    } catch (err) {
-      setError(errorMessage(err, "Failed to add phone number"));
-    } finally {
-      setSaving(false);
-    }
+    return add.run({ providerId, phoneNumber: checked.value, displayName: displayName.trim() || undefined, kind, messagesPerSecond, isDefault });
   };
 
   const sourceButton = (value: Source, label: string) => (
@@ -153,7 +141,7 @@ export function NumberDialog({
 
   return (
     <Modal open={open} onClose={onClose} title="Add Phone Number">
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form onSubmit={submitWith(submit)} className="space-y-4" noValidate>
         <Field label="Provider" htmlFor="number-provider" hint="Only active providers can be chosen.">
           <Select
             id="number-provider"
@@ -291,8 +279,8 @@ export function NumberDialog({
           <Button variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button type="submit" disabled={saving || !providerId}>
-            {saving && <Spinner />}
+          <Button type="submit" disabled={add.busy || !providerId}>
+            {add.busy && <Spinner />}
             Add Number
           </Button>
         </div>

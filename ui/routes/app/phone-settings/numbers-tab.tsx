@@ -1,8 +1,9 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { Button, Card, Input, Spinner } from "../../../components/ui";
 import { deletePhoneNumber, updatePhoneNumber } from "../../../api/phone-numbers";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { formatSender, kindLabel, providerName, type PhoneNumber } from "./model";
 import { Badge } from "../../../components/badge";
@@ -10,32 +11,27 @@ import { Badge } from "../../../components/badge";
 /** The number's own sending rate, edited in place. */
 function RateInput({ number, onSaved }: { number: PhoneNumber; onSaved: () => void }) {
   const [value, setValue] = useState(String(number.messagesPerSecond));
-  const [saving, setSaving] = useState(false);
   useEffect(() => setValue(String(number.messagesPerSecond)), [number.messagesPerSecond]);
   const dirty = value !== String(number.messagesPerSecond);
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
+  const saveRate = useMutation((rate: number) => updatePhoneNumber(number.id, { messagesPerSecond: rate }), {
+    onSuccess: onSaved,
+    success: (_saved, rate) => ({
+      title: "Sending rate saved",
+      description: `${formatSender(number.phoneNumber)} sends up to ${rate} message${rate === 1 ? "" : "s"} per second.`,
+    }),
+    fallback: "Failed to save the sending rate",
+    failureToast: "Error",
+  });
+  const save = () => {
     const rate = Number(value);
     if (!(rate > 0)) {
       toast({ title: "Error", description: "Messages per second must be a number above 0", variant: "destructive" });
       return;
     }
-    setSaving(true);
-    try {
-      await updatePhoneNumber(number.id, { messagesPerSecond: rate });
-      toast({
-        title: "Sending rate saved",
-        description: `${formatSender(number.phoneNumber)} sends up to ${rate} message${rate === 1 ? "" : "s"} per second.`,
-      });
-      onSaved();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to save the sending rate"), variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
+    return saveRate.run(rate);
   };
   return (
-    <form onSubmit={save} className="flex items-center gap-2">
+    <form onSubmit={submitWith(save)} className="flex items-center gap-2">
       <Input
         aria-label={`Messages per second for ${number.phoneNumber}`}
         type="number"
@@ -48,8 +44,8 @@ function RateInput({ number, onSaved }: { number: PhoneNumber; onSaved: () => vo
       />
       <span className="text-sm text-slate-500">msg/s</span>
       {dirty && (
-        <Button type="submit" variant="secondary" className="!px-3 !py-1.5" disabled={saving}>
-          {saving && <Spinner />}
+        <Button type="submit" variant="secondary" className="!px-3 !py-1.5" disabled={saveRate.busy}>
+          {saveRate.busy && <Spinner />}
           Save
         </Button>
       )}
@@ -58,22 +54,15 @@ function RateInput({ number, onSaved }: { number: PhoneNumber; onSaved: () => vo
 }
 
 function NumberRow({ number, onChanged }: { number: PhoneNumber; onChanged: () => void }) {
-  const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const shown = formatSender(number.phoneNumber);
 
-  const makeDefault = async () => {
-    setBusy(true);
-    try {
-      await updatePhoneNumber(number.id, { isDefault: true });
-      toast({ title: "Default number updated", description: `${shown} is now your default sender.` });
-      onChanged();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to update the number"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const makeDefault = useMutation(() => updatePhoneNumber(number.id, { isDefault: true }), {
+    onSuccess: onChanged,
+    success: { title: "Default number updated", description: `${shown} is now your default sender.` },
+    fallback: "Failed to update the number",
+    failureToast: "Error",
+  });
 
   const remove = async () => {
     try {
@@ -108,7 +97,7 @@ function NumberRow({ number, onChanged }: { number: PhoneNumber; onChanged: () =
       <RateInput number={number} onSaved={onChanged} />
       <div className="flex flex-wrap gap-2 md:justify-end">
         {!number.isDefault && (
-          <Button variant="secondary" className="!px-3 !py-1.5" onClick={makeDefault} disabled={busy}>
+          <Button variant="secondary" className="!px-3 !py-1.5" onClick={() => makeDefault.run()} disabled={makeDefault.busy}>
             Set as default
           </Button>
         )}

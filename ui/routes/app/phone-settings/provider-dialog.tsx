@@ -1,8 +1,7 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { Alert, Button, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { addProvider } from "../../../api/providers";
-import { errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { PROVIDER_NAMES, type Provider, type ProviderFields, type ProviderKind } from "./model";
 
 type Errors = Record<string, string>;
@@ -29,8 +28,16 @@ export function ProviderDialog({
   const [credentials, setCredentials] = useState<Record<string, string>>({});
   const [isDefault, setIsDefault] = useState(false);
   const [errors, setErrors] = useState<Errors>({});
-  const [failure, setFailure] = useState("");
-  const [saving, setSaving] = useState(false);
+  const add = useMutation(addProvider, {
+    onSuccess: (created) => {
+      onAdded(created);
+      onClose();
+    },
+    success: (created) => ({ title: "SMS provider added", description: `${created.displayName} is ready. Test the connection, then add a phone number.` }),
+    fallback: "Failed to create SMS provider",
+    failureToast: "Error",
+  });
+  const { error: failure, setError: setFailure } = add;
 
   useEffect(() => {
     if (!open) return;
@@ -64,29 +71,13 @@ export function ProviderDialog({
     return found;
   };
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     const found = validate();
     setErrors(found);
     setFailure("");
     if (Object.keys(found).length || !kind) return;
-    setSaving(true);
     const secrets = Object.fromEntries(credentialFields.map((f) => [f.name, credentials[f.name]!.trim()]));
-    try {
-      const created = await addProvider({ provider: kind, displayName: displayName.trim(), isDefault, ...secrets });
-      toast({
-        title: "SMS provider added",
-        description: `${created.displayName} is ready. Test the connection, then add a phone number.`,
-      });
-      onAdded(created);
-      onClose();
-    } catch (err) {
-      const message = errorMessage(err, "Failed to create SMS provider");
-      setFailure(message);
-      toast({ title: "Error", description: message, variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
+    return add.run({ provider: kind, displayName: displayName.trim(), isDefault, ...secrets });
   };
 
   const fieldError = (name: string) =>
@@ -100,7 +91,7 @@ export function ProviderDialog({
 
   return (
     <Modal open={open} onClose={onClose} title="Add Provider">
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form onSubmit={submitWith(submit)} className="space-y-4" noValidate>
         <Field label="Provider" htmlFor="provider-kind">
           <Select
             id="provider-kind"
@@ -176,8 +167,8 @@ export function ProviderDialog({
           <Button variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button type="submit" disabled={saving}>
-            {saving && <Spinner />}
+          <Button type="submit" disabled={add.busy}>
+            {add.busy && <Spinner />}
             Add Provider
           </Button>
         </div>

@@ -1,8 +1,9 @@
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
 import { deleteProvider, simulateInbound, testProvider, updateProvider } from "../../../api/providers";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { Badge } from "../../../components/badge";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import {
@@ -22,11 +23,15 @@ const failed = (fallback: string) => (err: unknown) =>
 /** The account ceiling: at most this many segments per second across all of the account's numbers. */
 function CeilingForm({ provider, onSaved }: { provider: Provider; onSaved: () => void }) {
   const [value, setValue] = useState(provider.messagesPerSecond?.toString() ?? "");
-  const [saving, setSaving] = useState(false);
   useEffect(() => setValue(provider.messagesPerSecond?.toString() ?? ""), [provider.messagesPerSecond]);
   const dirty = value !== (provider.messagesPerSecond?.toString() ?? "");
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
+  const saveLimit = useMutation((messagesPerSecond: number | null) => updateProvider(provider.id, { messagesPerSecond }), {
+    onSuccess: onSaved,
+    success: "Account limit saved",
+    fallback: "Failed to save the limit",
+    failureToast: "Error",
+  });
+  const save = () => {
     const parsed = value.trim() === "" ? null : Number(value);
     if (parsed !== null && !(parsed > 0)) {
       toast({
@@ -36,20 +41,11 @@ function CeilingForm({ provider, onSaved }: { provider: Provider; onSaved: () =>
       });
       return;
     }
-    setSaving(true);
-    try {
-      await updateProvider(provider.id, { messagesPerSecond: parsed });
-      toast({ title: "Account limit saved" });
-      onSaved();
-    } catch (err) {
-      failed("Failed to save the limit")(err);
-    } finally {
-      setSaving(false);
-    }
+    return saveLimit.run(parsed);
   };
   const id = `ceiling-${provider.id}`;
   return (
-    <form onSubmit={save} className="flex flex-wrap items-end gap-2">
+    <form onSubmit={submitWith(save)} className="flex flex-wrap items-end gap-2">
       <div className="w-44">
         <Field label="Account limit (msg/s)" htmlFor={id}>
           <Input
@@ -64,8 +60,8 @@ function CeilingForm({ provider, onSaved }: { provider: Provider; onSaved: () =>
           />
         </Field>
       </div>
-      <Button type="submit" variant="secondary" disabled={!dirty || saving}>
-        {saving && <Spinner />}
+      <Button type="submit" variant="secondary" disabled={!dirty || saveLimit.busy}>
+        {saveLimit.busy && <Spinner />}
         Save limit
       </Button>
       <p className="basis-full text-xs text-slate-500">
@@ -92,29 +88,21 @@ const KNOBS: { key: keyof Knobs; label: string; hint: string; unit: string }[] =
 
 function SimulatorKnobs({ provider, onSaved }: { provider: Provider; onSaved: () => void }) {
   const [knobs, setKnobs] = useState<Knobs>(() => knobsOf(provider.settings));
-  const [saving, setSaving] = useState(false);
   useEffect(() => setKnobs(knobsOf(provider.settings)), [provider.settings]);
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
-    setSaving(true);
-    const settings: SimulatorSettings = {
-      deliveryDelayMs: Math.max(0, Math.round(Number(knobs.deliveryDelayMs) || 0)),
-      failRate: fromPercent(knobs.failRate),
-      throttleRate: fromPercent(knobs.throttleRate),
-      errorRate: fromPercent(knobs.errorRate),
-    };
-    try {
-      await updateProvider(provider.id, { settings });
-      toast({ title: "Simulator settings saved" });
-      onSaved();
-    } catch (err) {
-      failed("Failed to save the simulator settings")(err);
-    } finally {
-      setSaving(false);
-    }
-  };
+  const save = useMutation(
+    () => {
+      const settings: SimulatorSettings = {
+        deliveryDelayMs: Math.max(0, Math.round(Number(knobs.deliveryDelayMs) || 0)),
+        failRate: fromPercent(knobs.failRate),
+        throttleRate: fromPercent(knobs.throttleRate),
+        errorRate: fromPercent(knobs.errorRate),
+      };
+      return updateProvider(provider.id, { settings });
+    },
+    { onSuccess: onSaved, success: "Simulator settings saved", fallback: "Failed to save the simulator settings", failureToast: "Error" },
+  );
   return (
-    <form onSubmit={save} className="space-y-3">
+    <form onSubmit={submitWith(save.run)} className="space-y-3">
       <div className="grid gap-3 sm:grid-cols-2">
         {KNOBS.map((k) => {
           const id = `${k.key}-${provider.id}`;
@@ -144,8 +132,8 @@ function SimulatorKnobs({ provider, onSaved }: { provider: Provider; onSaved: ()
           <li>555-0190 to 0199: rejected at send as opted out (21610); the contact is opted out</li>
         </ul>
       </div>
-      <Button type="submit" variant="secondary" disabled={saving}>
-        {saving && <Spinner />}
+      <Button type="submit" variant="secondary" disabled={save.busy}>
+        {save.busy && <Spinner />}
         Save simulator settings
       </Button>
     </form>
@@ -158,26 +146,21 @@ function SimulateReply({ provider, numbers }: { provider: Provider; numbers: Pho
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
   const [body, setBody] = useState("");
-  const [sending, setSending] = useState(false);
-  const send = async (e: FormEvent) => {
-    e.preventDefault();
+  const simulate = useMutation(() => simulateInbound(provider.id, { from: from.trim(), to: to || undefined, body }), {
+    onSuccess: () => setBody(""),
+    success: (result) => ({ title: "Reply simulated", description: result.message }),
+    fallback: "Failed to simulate the reply",
+    failureToast: "Error",
+  });
+  const send = () => {
     if (!from.trim() || !body.trim()) {
       toast({ title: "Error", description: "Enter the sender's number and a message", variant: "destructive" });
       return;
     }
-    setSending(true);
-    try {
-      const result = await simulateInbound(provider.id, { from: from.trim(), to: to || undefined, body });
-      toast({ title: "Reply simulated", description: result.message });
-      setBody("");
-    } catch (err) {
-      failed("Failed to simulate the reply")(err);
-    } finally {
-      setSending(false);
-    }
+    return simulate.run();
   };
   return (
-    <form onSubmit={send} className="space-y-3">
+    <form onSubmit={submitWith(send)} className="space-y-3">
       <div className="grid gap-3 sm:grid-cols-2">
         <Field label="From" htmlFor={`sim-from-${provider.id}`}>
           <Input
@@ -207,8 +190,8 @@ function SimulateReply({ provider, numbers }: { provider: Provider; numbers: Pho
           onChange={(e) => setBody(e.target.value)}
         />
       </Field>
-      <Button type="submit" variant="secondary" disabled={sending}>
-        {sending && <Spinner />}
+      <Button type="submit" variant="secondary" disabled={simulate.busy}>
+        {simulate.busy && <Spinner />}
         Simulate reply
       </Button>
     </form>
@@ -238,7 +221,6 @@ function ProviderCard({
   onTested: (id: string, ok: boolean) => void;
 }) {
   const [testing, setTesting] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const own = numbers.filter((n) => n.providerId === provider.id).length;
   const name = PROVIDER_NAMES[provider.provider];
@@ -267,18 +249,13 @@ function ProviderCard({
     }
   };
 
-  const patch = async (body: Partial<Pick<Provider, "isDefault" | "isActive">>, done: string) => {
-    setBusy(true);
-    try {
-      await updateProvider(provider.id, body);
-      toast({ title: done });
-      onChanged();
-    } catch (err) {
-      failed("Failed to update the provider")(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const patch = useMutation((body: Partial<Pick<Provider, "isDefault" | "isActive">>, _done: string) => updateProvider(provider.id, body), {
+    onSuccess: onChanged,
+    success: (_updated, _body, done) => done,
+    fallback: "Failed to update the provider",
+    failureToast: "Error",
+  });
+  const busy = patch.busy;
 
   const remove = async () => {
     try {
@@ -324,7 +301,7 @@ function ProviderCard({
           {!provider.isDefault && (
             <Button
               variant="secondary"
-              onClick={() => patch({ isDefault: true }, "Default provider updated")}
+              onClick={() => patch.run({ isDefault: true }, "Default provider updated")}
               disabled={busy || !provider.isActive}
             >
               Set as default
@@ -333,7 +310,7 @@ function ProviderCard({
           <Button
             variant="ghost"
             onClick={() =>
-              patch({ isActive: !provider.isActive }, provider.isActive ? "Provider deactivated" : "Provider activated")
+              patch.run({ isActive: !provider.isActive }, provider.isActive ? "Provider deactivated" : "Provider activated")
             }
             disabled={busy}
           >

@@ -1,5 +1,5 @@
 import { useNavigate } from "@tanstack/react-router";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { fieldsOf } from "../../../../src/personalisation/render";
 import {
   categoryLabel,
@@ -18,6 +18,7 @@ import { TabPanel, Tabs } from "../../../components/tabs";
 import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { SegmentCounter } from "../campaigns/segment-counter";
 import { MergeFieldInserter } from "./merge-fields";
 
@@ -162,30 +163,22 @@ function TemplateDialog({
   const [name, setName] = useState(template?.name ?? "");
   const [category, setCategory] = useState<TemplateCategory>(template?.category ?? defaultCategory);
   const [content, setContent] = useState(template?.content ?? "");
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
   const variables = fieldsOf(content);
+  const save = useMutation(() => (template ? saveTemplate(template.id, { name, category, content }) : createTemplate({ name, category, content })), {
+    onSuccess: onSaved,
+    success: template ? "Template saved" : "Template created",
+    fallback: "Failed to create template",
+  });
+  const { error, setError, busy: saving } = save;
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     if (!name.trim() || !content.trim()) return setError("Name and content are required");
-    setSaving(true);
-    setError(null);
-    try {
-      if (template) await saveTemplate(template.id, { name, category, content });
-      else await createTemplate({ name, category, content });
-      toast({ title: template ? "Template saved" : "Template created" });
-      onSaved();
-    } catch (err) {
-      setError(errorMessage(err, "Failed to create template"));
-    } finally {
-      setSaving(false);
-    }
+    return save.run();
   };
 
   return (
     <Modal open title={template ? "Edit Template" : "Create Template"} onClose={onClose}>
-      <form className="space-y-4" onSubmit={(e) => void submit(e)}>
+      <form className="space-y-4" onSubmit={submitWith(submit)}>
         {error && <Alert>{error}</Alert>}
         <Field label="Name" htmlFor="template-name">
           <Input id="template-name" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
