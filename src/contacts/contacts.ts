@@ -91,11 +91,17 @@ export function listContacts(ctx: AppContext, userId: string, p: ListParams, ext
     return rowids.map((r) => byRowid.get(r)!);
   };
   if (!extra && !(p.q ?? "").trim()) {
+    // A page past the middle is read from the other end in the reverse order: OFFSET steps over every row before
+    // the page (the last of a million: a million index entries, 50-65 ms of CPU), now over half of them at most.
+    const after = total - offset;
+    const reversed = offset > after;
+    const q = reversed ? { ...p, order: p.order === "asc" ? ("desc" as const) : ("asc" as const) } : p;
+    const at = reversed ? { offset: Math.max(0, after - p.pageSize), limit: Math.max(0, Math.min(p.pageSize, after)) } : { offset, limit: p.pageSize };
+    const inOrder = (rows: ContactRow[]) => view(reversed ? rows.reverse() : rows, total, false);
     // In name order the page is read from contact_names (search.ts), not from an index of contacts.
-    if (p.sort === "name") return view(rowsOf(namePage(ctx, userId, p)), total, false);
-    const order = orderBy(p.sort, p.order);
-    const rows = ctx.db.select().from(contacts).where(eq(contacts.userId, userId)).orderBy(order).limit(p.pageSize).offset(offset).all();
-    return view(rows, total, false);
+    if (p.sort === "name") return inOrder(rowsOf(namePage(ctx, userId, q, undefined, at)));
+    if (!at.limit) return inOrder([]);
+    return inOrder(ctx.db.select().from(contacts).where(eq(contacts.userId, userId)).orderBy(orderBy(p.sort, q.order)).limit(at.limit).offset(at.offset).all());
   }
   const { rowids, n } = searchPage(ctx, userId, p, extra, total);
   return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);

@@ -94,3 +94,34 @@ for (const [q, sort, order, page] of prefixCases) {
     expect(r.body.total).toBe(all.length);
   });
 }
+
+// Pages of the whole list past its middle are read from the other end in the reverse order: the same rows.
+test("pages past the middle, the last and one beyond it: the same rows as a full scan, in every order", async () => {
+  const byRow = new Map(
+    (t.ctx.db.$client.query("SELECT rowid, created_at AS at, phone FROM contacts WHERE user_id = ?").all(a.user.id) as { rowid: number; at: number; phone: string }[]).map((r) => [r.rowid, r]),
+  );
+  const keyOf = { createdAt: (c: Stored) => byRow.get(c.rowid)!.at, phone: (c: Stored) => byRow.get(c.rowid)!.phone, name: (c: Stored) => nameKey(c.first_name, c.last_name) };
+  for (const sort of ["createdAt", "phone", "name"] as const) {
+    for (const order of ["asc", "desc"] as const) {
+      const sign = order === "asc" ? 1 : -1;
+      const key = keyOf[sort] as (c: Stored) => string | number;
+      const cmp = (x: Stored, y: Stored) => {
+        const [kx, ky] = [key(x), key(y)];
+        const byKey = typeof kx === "string" ? compareKeys(kx, ky as string) : kx - (ky as number);
+        return sign * (byKey || x.rowid - y.rowid);
+      };
+      const all = [...stored].sort(cmp);
+      for (const [page, pageSize] of [[90, 50], [91, 50], [92, 50], [150, 50], [180, 50], [181, 50], [46, 199]] as const) {
+        const r = await t.api(`/api/contacts?sort=${sort}&order=${order}&page=${page}&pageSize=${pageSize}`, { token: a.token });
+        expect(r.status).toBe(200);
+        expect({ sort, order, page, ids: r.body.data.map((c: { id: string }) => c.id) }).toEqual({
+          sort,
+          order,
+          page,
+          ids: all.slice((page - 1) * pageSize, page * pageSize).map((c) => c.id),
+        });
+        expect(r.body.total).toBe(ROWS);
+      }
+    }
+  }
+});
