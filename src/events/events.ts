@@ -151,6 +151,22 @@ export function readEvents(
   return rows.map(toEvent);
 }
 
+/**
+ * The messages named by the events of these types since `since` (a campaign's payload.messageIds, or the message
+ * the event is about), through the log's time index: the recent tail, however long the log.
+ */
+export function messageIdsSince(ctx: AppContext, since: number, types: readonly EventType[]): string[] {
+  const rows = ctx.db.$client
+    .query(
+      `SELECT j.value AS id FROM events e, json_each(e.payload, '$.messageIds') j
+         WHERE e.created_at >= ?1 AND e.type IN (SELECT value FROM json_each(?2)) AND e.subject_kind = 'campaign'
+       UNION
+       SELECT subject_id FROM events WHERE created_at >= ?1 AND type IN (SELECT value FROM json_each(?2)) AND subject_kind = 'message'`,
+    )
+    .all(since, JSON.stringify(types)) as { id: string }[];
+  return rows.map((r) => r.id);
+}
+
 /** An account's events in (afterId, upTo], counted up to `atMost` (enough to tell "more than a bound"). */
 export function countEvents(ctx: AppContext, q: { userId: string; afterId: number; upTo: number; atMost: number }): number {
   const row = ctx.db.$client

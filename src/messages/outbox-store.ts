@@ -1,6 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { optOutContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
+import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
 import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
 import { pricesNow } from "../providers/prices";
@@ -68,28 +69,25 @@ export function outboxStore(ctx: AppContext): OutboxStore {
     ),
   };
 
-  // Accepted calls through the event log's recent tail (indexed by time; the messages table has no index on sent_at),
-  // and calls cut off mid-way through the outbox index, per sender number. sent_at is when the provider answered, a
-  // little after the call started: counted later than it was, the call holds the pace a little longer, never less.
-  const recent = db.prepare(
-    `SELECT m.id, m.phone_number_id AS laneId, m.sent_at AS at, m.segments FROM events e, json_each(e.payload, '$.messageIds') j
-       JOIN messages m ON m.id = j.value
-       WHERE e.created_at >= ?1 AND e.type IN ('message.sent', 'message.delivered', 'message.failed') AND e.subject_kind = 'campaign'
-         AND m.sent_at >= ?1 AND m.phone_number_id IS NOT NULL
-     UNION ALL
-     SELECT m.id, m.phone_number_id, m.sent_at, m.segments FROM events e JOIN messages m ON m.id = e.subject_id
-       WHERE e.created_at >= ?1 AND e.type IN ('message.sent', 'message.delivered', 'message.failed') AND e.subject_kind = 'message'
-         AND m.sent_at >= ?1 AND m.phone_number_id IS NOT NULL
-     UNION ALL
-     SELECT id, phone_number_id, updated_at, segments FROM messages
-       WHERE phone_number_id IN (SELECT id FROM phone_numbers) AND status = 'sending' AND updated_at >= ?1`,
+  // Accepted calls found through the event log's recent tail (the messages table has no index on sent_at), and calls
+  // cut off mid-way through the outbox index, per sender number. sent_at is when the provider answered, a little
+  // after the call started: counted later than it was, the call holds the pace a little longer, never less.
+  const accepted = db.prepare(
+    `SELECT id, phone_number_id AS laneId, sent_at AS at, segments FROM messages
+       WHERE id IN (SELECT value FROM json_each(?1)) AND sent_at >= ?2 AND phone_number_id IS NOT NULL`,
+  );
+  const cutOff = db.prepare(
+    `SELECT id, phone_number_id AS laneId, updated_at AS at, segments FROM messages
+       WHERE phone_number_id IN (SELECT id FROM phone_numbers) AND status = 'sending' AND updated_at >= ?`,
   );
 
   return {
     recentCalls(since) {
       const seen = new Set<string>();
       const calls: { laneId: string; at: number; segments: number }[] = [];
-      for (const r of recent.all(since) as { id: string; laneId: string; at: number; segments: number }[]) {
+      const ids = messageIdsSince(ctx, since, ["message.sent", "message.delivered", "message.failed"]);
+      type Call = { id: string; laneId: string; at: number; segments: number };
+      for (const r of [...(accepted.all(JSON.stringify(ids), since) as Call[]), ...(cutOff.all(since) as Call[])]) {
         if (seen.has(r.id)) continue;
         seen.add(r.id);
         calls.push({ laneId: r.laneId, at: r.at, segments: r.segments });

@@ -116,25 +116,15 @@ export function cancelAccountMessages(ctx: AppContext, userId: string, reason: s
 }
 
 /**
- * How a campaign's messages ended: null while any is waiting, in flight or cut off by a crash and not reconciled
- * yet (src/messages/reconcile.ts; one indexed lookup, since the settle step asks after every batch), else how many
- * went out and how many failed.
+ * Whether any of a campaign's messages is still waiting, in flight or cut off by a crash and not reconciled yet
+ * (src/messages/reconcile.ts): one indexed lookup, since the settle step asks after every batch.
  */
-export function campaignOutcome(ctx: AppContext, campaignId: string): { out: number; failed: number } | null {
-  const db = ctx.db.$client;
-  const open = db.query(
-    `SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending','unknown') AND (status <> 'unknown' OR error_code = 'reconciling') LIMIT 1`,
-  );
-  if (open.get(campaignId)) return null;
-  // From the counts the triggers keep (migration 0019): summed over the messages, a million-recipient campaign's
-  // end held the event loop for its million rows.
-  const r = db
+export function campaignHasOpenMessages(ctx: AppContext, campaignId: string): boolean {
+  return !!ctx.db.$client
     .query(
-      `SELECT sum(CASE WHEN status IN ('sent','delivered','unknown') THEN n ELSE 0 END) AS out, sum(CASE WHEN status = 'failed' THEN n ELSE 0 END) AS failed
-       FROM campaign_message_counts WHERE campaign_id = ?`,
+      `SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending','unknown') AND (status <> 'unknown' OR error_code = 'reconciling') LIMIT 1`,
     )
-    .get(campaignId) as { out: number | null; failed: number | null };
-  return { out: r.out ?? 0, failed: r.failed ?? 0 };
+    .get(campaignId);
 }
 
 /** When each campaign's first outbox row was written, for the campaigns that have any. */

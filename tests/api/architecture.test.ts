@@ -164,10 +164,6 @@ const ALLOWED: Record<string, string> = {
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",
   "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
-  "messages/outbox.ts names table campaignMessageCounts in SQL (owner: campaigns)":
-    "campaign's end (26c0fa1): the outcome summed from the counts the triggers keep; wants a campaigns query through ctx.campaignOutbox",
-  "messages/outbox-store.ts names table events in SQL (owner: events)":
-    "engine pace (b92ae99): the last second's accepted calls found through the event log's time index; wants an events query",
   // Audiences are conditions over the contacts table built in campaigns; contacts should build them (as it does
   // for segments in src/contacts/filter-fields.ts).
   "campaigns/audiences.ts imports table contacts (owner: contacts)": "audience conditions belong in contacts",
