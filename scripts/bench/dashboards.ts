@@ -56,7 +56,7 @@ grantLicense(server.ctx, userId, "enterprise", 30);
 
 const now = Date.now();
 // The account's buckets set for its zone before the seed, as its first dashboard read would have.
-ensureBuckets(server.ctx, { id: userId, timezone: ZONE });
+await ensureBuckets(server.ctx, { id: userId, timezone: ZONE });
 const seeded = seedResults(db, { userId, now, messages: MESSAGES, days: DAYS, spread: SPREAD });
 const insertContact = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, source, created_at) VALUES (?, ?, 'Guest', ?, ?, 'import', ?)`);
 const insertConsent = db.prepare(`INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at) VALUES (?, ?, ?, 'opt_out', 'provider', 'STOP', ?)`);

@@ -28,6 +28,10 @@ export async function serverHolds(url: string): Promise<Holds> {
 
 /** Starts a phase (the reading before it is dropped); end() answers the phase's own figures. */
 export async function holdPhase(url: string) {
+  // Read twice: a hold that ended just before the first reading may be noted by the server's timer only after it
+  // (the request served first), and belongs to what came before.
+  await serverHolds(url);
+  await Bun.sleep(30);
   const before = await serverHolds(url);
   const load = loadavg()[0]!;
   return {

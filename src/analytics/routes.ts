@@ -26,9 +26,9 @@ export function analyticsRoutes(ctx: AppContext) {
     // GET /api/analytics/summary
     .get(
       "/summary",
-      ({ user }) => {
+      async ({ user }) => {
         // From the rollups the messages triggers keep (src/results/), not a count of every message.
-        const all = allTimeFigures(ctx, user);
+        const all = await allTimeFigures(ctx, user);
         const totalMessagesSent = all.sent;
         const totalResponses = all.replies;
         return {
@@ -44,10 +44,10 @@ export function analyticsRoutes(ctx: AppContext) {
     // GET /api/analytics/recent-activity
     .get(
       "/recent-activity",
-      ({ user, query }) => {
+      async ({ user, query }) => {
         const limit = query.limit ?? 10;
         // Replies and new contacts are told per day of the account's zone (a UTC day ran from 05:30 to 05:30 in Kolkata).
-        ensureBuckets(ctx, user);
+        await ensureBuckets(ctx, user);
         const days = lastDays(user.timezone, ctx.now(), ACTIVITY_DAYS);
         const since = new Date(days[0]!.start);
         const items: ActivityItem[] = [

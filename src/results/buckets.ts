@@ -5,6 +5,7 @@
  * read: a year of quarter hours is four times a year of hours.
  */
 import type { AppContext } from "../context";
+import { nextTurn } from "../time/next-turn";
 import { zoneOffset } from "../time/zones";
 import { midnight } from "./periods";
 
@@ -31,17 +32,22 @@ export function bucketQuarters(zone: string): number {
   return quarters;
 }
 
+/** Local days from FROM to TO, every date: the rows of rollup_days a zone has once all are stored. */
+const ZONE_DAYS = Math.floor((TO - FROM) / DAY) + 1;
+/** Weeks of a zone's days worked out and stored at a time, with a turn of the event loop between: ~1,050 days. */
+const WEEKS_A_SLICE = 150;
+
 /**
- * The local midnights of a zone as quarter hours, [one, the next) being a local day: FROM to TO, every date. The
- * offset is looked up once a week and each date's midnight worked out exactly only in a week it changes in (a
- * lookup per date took 200 ms per zone). The figures do not depend on these being the zone's midnights, only how
- * many rows a day costs: a day row is only ever read whole, between two of these edges.
+ * The local midnights of a zone as quarter hours, [one, the next) being a local day, of the weeks [fromWeek, toWeek)
+ * after FROM up to TO. The offset is looked up once a week and each date's midnight worked out exactly only in a
+ * week it changes in (a lookup per date took 200 ms per zone). The figures do not depend on these being the zone's
+ * midnights, only how many rows a day costs: a day row is only ever read whole, between two of these edges.
  */
-function zoneMidnights(zone: string): number[] {
+function zoneMidnights(zone: string, fromWeek = 0, toWeek = Infinity): number[] {
   const first = new Date(FROM);
   const [y, m, d] = [first.getUTCFullYear(), first.getUTCMonth(), first.getUTCDate()];
   const midnights: number[] = [];
-  for (let week = 0; week * 7 * DAY < TO - FROM + DAY; week++) {
+  for (let week = fromWeek; week < toWeek && week * 7 * DAY < TO - FROM + DAY; week++) {
     const start = FROM + week * WEEK;
     const offset = zoneOffset(zone, start - DAY);
     const steady = offset === zoneOffset(zone, start + WEEK + DAY);
@@ -52,24 +58,50 @@ function zoneMidnights(zone: string): number[] {
   return midnights;
 }
 
+const zoneDaysStored = (db: AppContext["db"]["$client"], zone: string) =>
+  (db.query(`SELECT count(*) AS n FROM rollup_days WHERE zone = ?`).get(zone) as { n: number }).n;
+
+function storeZoneDays(db: AppContext["db"]["$client"], zone: string, midnights: number[]) {
+  const insert = db.query(`INSERT OR IGNORE INTO rollup_days (zone, quarter_hour) VALUES (?, ?)`);
+  for (const quarterHour of midnights) insert.run(zone, quarterHour);
+}
+
+/**
+ * Stores a zone's days (rollup_days) a slice of weeks at a time, each in its own transaction with a turn of the
+ * event loop between: all 14,611 and the offsets to find them held the loop ~50 ms of CPU in one go, on the first
+ * read of an account in a zone no account had. The rows are the zone's whoever writes them (INSERT OR IGNORE): two
+ * first reads at once, or a stop midway, leave them whole; the zone is done when it has ZONE_DAYS rows.
+ */
+async function storeZoneDaysInSlices(ctx: AppContext, zone: string) {
+  const db = ctx.db.$client;
+  if (zoneDaysStored(db, zone) >= ZONE_DAYS) return;
+  for (let week = 0; week * 7 * DAY < TO - FROM + DAY; week += WEEKS_A_SLICE) {
+    db.transaction(() => storeZoneDays(db, zone, zoneMidnights(zone, week, week + WEEKS_A_SLICE)))();
+    await nextTurn();
+  }
+}
+
 /**
  * Makes the account's buckets and day rows those its zone needs before its days or months are read. Until a first
  * read an account's buckets are hours and it has no day rows; a first read in a zone needing other buckets, or the
  * first after a move to one (Chicago to Kolkata), stores the span, and migration 0034's triggers rebuild the
  * account's fine rollups in it from its messages and contacts, in the same transaction. Its day rows (migration 0038)
  * are then built from the fine rollups in the zone's days, on a first read and after any change of zone (Chicago to
- * New York moves every local midnight by an hour).
+ * New York moves every local midnight by an hour). The zone's days are stored first, in slices.
  */
-export function ensureBuckets(ctx: AppContext, user: { id: string; timezone: string }) {
+export async function ensureBuckets(ctx: AppContext, user: { id: string; timezone: string }) {
   const quarters = bucketQuarters(user.timezone);
+  const stored = () =>
+    ctx.db.$client.query(`SELECT quarters, zone FROM rollup_granularity WHERE user_id = ?`).get(user.id) as { quarters: number; zone: string | null } | null;
+  const current = (s: ReturnType<typeof stored>) => s?.quarters === quarters && s.zone === user.timezone;
+  if (current(stored())) return;
+  await storeZoneDaysInSlices(ctx, user.timezone);
+  // Read again after the turns: another read may have rebuilt them meanwhile, or a restore replaced the database.
   const db = ctx.db.$client;
-  const stored = db.query(`SELECT quarters, zone FROM rollup_granularity WHERE user_id = ?`).get(user.id) as { quarters: number; zone: string | null } | null;
-  if (stored?.quarters === quarters && stored.zone === user.timezone) return;
+  if (current(stored())) return;
   db.transaction(() => {
-    if (!db.query(`SELECT 1 FROM rollup_days WHERE zone = ? LIMIT 1`).get(user.timezone)) {
-      const insert = db.query(`INSERT OR IGNORE INTO rollup_days (zone, quarter_hour) VALUES (?, ?)`);
-      for (const quarterHour of zoneMidnights(user.timezone)) insert.run(user.timezone, quarterHour);
-    }
+    // The slices stored them; whole here too should the database have been replaced meanwhile.
+    if (zoneDaysStored(db, user.timezone) < ZONE_DAYS) storeZoneDays(db, user.timezone, zoneMidnights(user.timezone));
     // No zone while the fine rollups are rebuilt in a new width: their triggers would otherwise carry each of a
     // million messages into the day rows one at a time, rows rebuilt from the fine ones below in one statement.
     db.query(

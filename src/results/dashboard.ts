@@ -128,14 +128,14 @@ function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, li
 }
 
 /** Every message of the account so far, by outcome (the simple home's totals): read from its day rows. */
-export function allTimeFigures(ctx: AppContext, user: { id: string; timezone: string }): Figures {
-  ensureBuckets(ctx, user);
+export async function allTimeFigures(ctx: AppContext, user: { id: string; timezone: string }): Promise<Figures> {
+  await ensureBuckets(ctx, user);
   return figuresIn(ctx, user.id, [ALL_TIME])[0]!;
 }
 
 /** The homes' and the dashboard's cards: the week and the month against the ones before, all-time totals, spend. */
-export function overview(ctx: AppContext, user: User) {
-  ensureBuckets(ctx, user);
+export async function overview(ctx: AppContext, user: User) {
+  await ensureBuckets(ctx, user);
   const now = ctx.now();
   const zone = user.timezone;
   const week = weekWindows(now);
@@ -174,8 +174,8 @@ export function overview(ctx: AppContext, user: User) {
 }
 
 /** The charts of the last `days` local days: outcomes, rates, replies and opt-outs per day, senders, campaigns. */
-export function series(ctx: AppContext, user: User, days: (typeof RANGES)[number]) {
-  ensureBuckets(ctx, user);
+export async function series(ctx: AppContext, user: User, days: (typeof RANGES)[number]) {
+  await ensureBuckets(ctx, user);
   const now = ctx.now();
   const list = lastDays(user.timezone, now, days);
   const range = { start: list[0]!.start, end: list[list.length - 1]!.end };

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { valuesDuring } from "../support/turns";
 
 let t: TestServer;
 let acc: Account;
@@ -205,6 +206,34 @@ describe("the day rows agree with the messages", () => {
       const wrong = edges.filter((q, i) => i > 0 && (localDate(zone, q * QUARTER_HOUR - 1) === localDate(zone, q * QUARTER_HOUR) || q === edges[i - 1]));
       expect(wrong).toEqual([]);
     }
+  });
+});
+
+describe("a zone's days stored in slices (issue 29 item 5)", () => {
+  const ZONE = "Europe/Lisbon";
+  const edgesOf = (zone: string) => (db().query(`SELECT quarter_hour AS q FROM rollup_days WHERE zone = ? ORDER BY 1`).all(zone) as { q: number }[]).map((r) => r.q);
+
+  test("a first read in a zone no account had stores its 14,611 days a slice at a time, with turns of the event loop between", async () => {
+    const other = await t.signUpVerified();
+    db().query(`UPDATE users SET timezone = ? WHERE id = ?`).run(ZONE, other.user.id);
+    const count = () => (db().query(`SELECT count(*) AS n FROM rollup_days WHERE zone = ?`).get(ZONE) as { n: number }).n;
+    const { seen } = await valuesDuring(count, () => t.api("/api/results/overview", { token: other.token }));
+    // Seen between the slices (~1,050 days each): not nothing then all 14,611 in one go.
+    expect(seen.filter((n) => n > 0 && n < 14_611).length).toBeGreaterThan(5);
+    expect(count()).toBe(14_611);
+    expect(db().query(`SELECT quarters, zone FROM rollup_granularity WHERE user_id = ?`).get(other.user.id)).toEqual({ quarters: 4, zone: ZONE });
+    const edges = edgesOf(ZONE);
+    expect([localDate(ZONE, edges[0]! * QUARTER_HOUR), localDate(ZONE, edges.at(-1)! * QUARTER_HOUR)]).toEqual(["2000-01-01", "2040-01-01"]);
+    expect(edges.filter((q, i) => i > 0 && (localDate(ZONE, q * QUARTER_HOUR - 1) === localDate(ZONE, q * QUARTER_HOUR) || q === edges[i - 1]))).toEqual([]);
+  });
+
+  test("a zone left part-stored (a stop between slices) is made whole by the next first read in it, the same days", async () => {
+    const whole = edgesOf(ZONE);
+    db().query(`DELETE FROM rollup_days WHERE zone = ? AND quarter_hour > ?`).run(ZONE, whole[6_000]!);
+    const next = await t.signUpVerified();
+    db().query(`UPDATE users SET timezone = ? WHERE id = ?`).run(ZONE, next.user.id);
+    expect((await t.api("/api/results/overview", { token: next.token })).status).toBe(200);
+    expect(edgesOf(ZONE)).toEqual(whole);
   });
 });
 
