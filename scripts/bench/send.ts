@@ -1,7 +1,7 @@
 // Sending benchmark (issue 6): bun scripts/bench/send.ts [recipients=100000]
 // A campaign to N subscribed contacts through the simulator provider with no rate limit, timed from the send
 // call to every message delivered (outbox write, paced claims, the provider call, the delivery webhooks), with
-// peak memory and the event loop's longest hold (scripts/bench/hold.ts). Baseline, measured in the same run: the
+// peak memory and the server's longest event-loop hold (scripts/bench/holds.ts). Baseline, measured in the same run: the
 // same number of outbox rows inserted and then updated three times (sending, sent, delivered) with bare prepared
 // bun:sqlite statements in 1,000-row transactions; the longest hold of the idle server.
 import { Database } from "bun:sqlite";
@@ -13,7 +13,7 @@ import { rateLimiterFor } from "../../src/http/rate-limit";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startServer } from "../../src/server";
 import { benchSignUp } from "./sign-up";
-import { holdDuring, holdMeter, loadAverage } from "./hold";
+import { BENCH_METRICS_TOKEN, holdLine, holdPhase } from "./holds";
 
 const N = Number(process.argv[2] ?? 100_000);
 const f = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -56,7 +56,7 @@ rmSync(baseDir, { recursive: true, force: true });
 const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-send-"));
 // Development mode: sign-up's code reaches the log, read until the account is made and dropped after.
 let logs: string[] | null = [];
-const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "1" }, []), (line) => void logs?.push(line));
+const server = await startServer(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, SMSDESK_DEV: "1", METRICS_TOKEN: BENCH_METRICS_TOKEN }, []), (line) => void logs?.push(line));
 rateLimiterFor(server.ctx).enabled = false;
 // Changes are accepted only from the appliance's own pages (src/http/csrf.ts).
 const origin = new URL(server.ctx.config.publicUrl).origin;
@@ -89,9 +89,10 @@ await api("/api/phone-numbers", token, { providerId: provider.body.id, phoneNumb
 const campaign = await api("/api/campaigns", token, { name: "Bench", content: "Hi [Name], weekend sale: 20% off everything", audience: { kind: "all" } });
 
 Bun.gc(true);
-const meter = holdMeter();
-const idle = await holdDuring(meter, () => Bun.sleep(2000));
-meter.reset();
+const idlePhase = await holdPhase(server.url);
+await Bun.sleep(2000);
+const idle = await idlePhase.end();
+const sendPhase = await holdPhase(server.url);
 let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
 t0 = performance.now();
@@ -101,7 +102,7 @@ const queuedAfter = (performance.now() - t0) / 1000;
 const count = server.ctx.db.$client.prepare(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'delivered'`);
 while ((count.get(campaign.body.id) as { n: number }).n < N) await Bun.sleep(20);
 const secs = (performance.now() - t0) / 1000;
-const sendHold = meter.longest();
+const sendHold = await sendPhase.end();
 clearInterval(sampler);
 const rate = N / secs;
 const final = (await api(`/api/campaigns/${campaign.body.id}`, token)).body;
@@ -111,7 +112,8 @@ console.log(`campaign                ${final.status}: delivered ${f(final.counts
 console.log(`baseline bare SQLite    ${f(baseRate)} rows/s (insert + 3 updates per row)`);
 console.log(`send to all delivered   ${f(rate)} messages/s (${secs.toFixed(1)} s, ${((rate / baseRate) * 100).toFixed(0)}% of baseline)`);
 console.log(`peak RSS                ${(peakRss / 1048576).toFixed(0)} MB`);
-console.log(`event loop              longest hold ${idle.holdMs.toFixed(1)} ms idle, ${sendHold.toFixed(1)} ms from the send call to all delivered (load average ${loadAverage()})`);
+console.log(holdLine("idle, 2 s", idle));
+console.log(holdLine("from the send call to all delivered", sendHold));
 
 // The 429 case (issue 12): a number limited to 400 messages per second whose provider answers 5% of calls 429.
 // Reported: messages accepted per second over the run (at most 95% of the calls), and the busiest one-second window
@@ -127,13 +129,12 @@ const throttled = await api("/api/campaigns", token, {
   recipients: Array.from({ length: M }, (_, i) => phoneOf(i)),
 });
 const t1 = performance.now();
-meter.reset();
+const phase429 = await holdPhase(server.url);
 const sent429 = await api(`/api/campaigns/${throttled.body.id}/send`, token, {});
 if (sent429.status !== 202) throw new Error(`send failed: ${sent429.status} ${JSON.stringify(sent429.body)}`);
 while ((count.get(throttled.body.id) as { n: number }).n < M) await Bun.sleep(20);
 const secs429 = (performance.now() - t1) / 1000;
-const hold429 = meter.longest();
-meter.stop();
+const hold429 = await phase429.end();
 const times = (server.ctx.db.$client.query(`SELECT sent_at AS at FROM messages WHERE campaign_id = ? ORDER BY sent_at`).all(throttled.body.id) as { at: number }[]).map((r) => r.at);
 let busiest = 0;
 for (let i = 0, j = 0; i < times.length; i++) {
@@ -147,8 +148,9 @@ for (const at of times) perSecond.set(Math.floor((at - times[0]!) / 1000), (perS
 const seconds = [...perSecond.values()].sort((a, b) => a - b);
 const median = seconds[Math.floor(seconds.length / 2)]!;
 console.log(
-  `5% 429s at ${RATE}/s       median second ${f(median)} accepted (${((median / RATE) * 100).toFixed(0)}% of the rate; at most 95% when 5% are refused), busiest second ${f(busiest)}, all ${f(M)} in ${secs429.toFixed(1)} s; longest event-loop hold ${hold429.toFixed(1)} ms`,
+  `5% 429s at ${RATE}/s       median second ${f(median)} accepted (${((median / RATE) * 100).toFixed(0)}% of the rate; at most 95% when 5% are refused), busiest second ${f(busiest)}, all ${f(M)} in ${secs429.toFixed(1)} s`,
 );
+console.log(holdLine("the 429 run", hold429));
 await server.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);
