@@ -1,11 +1,11 @@
 import { Link, useNavigate, useRouterState } from "@tanstack/react-router";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Badge } from "../../components/badge";
 import { Logo } from "../../components/public-layout";
 import { Alert, Button, Card, Field, Input } from "../../components/ui";
 import { redeemLicenseCode, useCurrentLicense, usePlans, useUsage, type Plan, type Usage } from "../../api/licenses";
-import { ApiError } from "../../lib/api";
 import { toast } from "../../lib/toast";
+import { submitWith, useMutation } from "../../lib/use-mutation";
 
 export type { Plan };
 
@@ -75,32 +75,26 @@ function UsageLine({ label, figure, unit }: { label: string; figure: Usage["cont
 /** The redeem form of /license: toasts 'License Activated!', 'Redemption Failed', 'Invalid Code'. */
 function RedeemForm({ onRedeemed }: { onRedeemed: () => void }) {
   const [code, setCode] = useState("");
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const redeem = useMutation(redeemLicenseCode, {
+    onSuccess: () => {
+      setCode("");
+      onRedeemed();
+    },
+    success: (answer) => ({ title: "License Activated!", description: `Your ${answer.data.planName} plan is now active.` }),
+    fallback: "Failed to redeem license code",
+    failureToast: "Redemption Failed",
+  });
+  const { busy } = redeem;
+  const submit = () => {
     const licenseCode = code.replace(/-/g, "").trim();
     if (!licenseCode) {
       toast({ title: "Invalid Code", description: "Please enter a valid license code", variant: "destructive" });
       return;
     }
-    setBusy(true);
-    try {
-      const answer = await redeemLicenseCode(licenseCode);
-      toast({ title: "License Activated!", description: `Your ${answer.data.planName} plan is now active.` });
-      setCode("");
-      onRedeemed();
-    } catch (err) {
-      toast({
-        title: "Redemption Failed",
-        description: (err as Error).message || "Failed to redeem license code",
-        variant: "destructive",
-      });
-    } finally {
-      setBusy(false);
-    }
+    return redeem.run(licenseCode);
   };
   return (
-    <form onSubmit={submit} className="space-y-3">
+    <form onSubmit={submitWith(submit)} className="space-y-3">
       <Field
         label="License code"
         htmlFor="license-code"
@@ -231,26 +225,19 @@ function LicenseManagement() {
 export function LicenseOnboarding() {
   const navigate = useNavigate();
   const [code, setCode] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [activated, setActivated] = useState<string | null>(null);
+  // The api helper already turns an unreadable answer into 'Invalid response from server'.
+  const redeem = useMutation(redeemLicenseCode, {
+    onSuccess: (answer) => setActivated(answer.data.planName),
+    success: (answer) => ({ title: "License Activated!", description: `Your ${answer.data.planName} plan is now active.` }),
+    fallback: "Failed to redeem license code",
+  });
+  const { busy, error, setError } = redeem;
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     const licenseCode = code.trim().toUpperCase();
     if (!licenseCode) return setError("Please enter a license code");
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await redeemLicenseCode(licenseCode);
-      setActivated(answer.data.planName);
-      toast({ title: "License Activated!", description: `Your ${answer.data.planName} plan is now active.` });
-    } catch (err) {
-      // The api helper already turns an unreadable answer into 'Invalid response from server'.
-      setError(err instanceof ApiError && err.message ? err.message : "Failed to redeem license code");
-    } finally {
-      setBusy(false);
-    }
+    return redeem.run(licenseCode);
   };
 
   return (
@@ -268,7 +255,7 @@ export function LicenseOnboarding() {
             </Button>
           </div>
         ) : (
-          <form className="space-y-4" onSubmit={submit}>
+          <form className="space-y-4" onSubmit={submitWith(submit)}>
             <div className="text-center">
               <h1 className="text-xl font-semibold">Welcome! Do you have a license code?</h1>
               <p className="mt-1 text-sm text-slate-600">

@@ -6,7 +6,7 @@ import { Logo } from "../../components/public-layout";
 import { Button, Card, cx, Field, Input, Select } from "../../components/ui";
 import { saveOnboarding, useUserSettings } from "../../api/users";
 import { auth, setUser } from "../../lib/auth";
-import { toast } from "../../lib/toast";
+import { useMutation } from "../../lib/use-mutation";
 import { CountrySelect } from "./contacts/country-select";
 
 const STEPS = ["Your business", "Your customers", "Your goals", "All set"];
@@ -57,7 +57,15 @@ export function OnboardingPage() {
   const [goals, setGoals] = useState<string[]>(user.onboarding?.goals ?? []);
   const [timezone, setTimezone] = useState(() => (user.onboardedAt ? user.timezone : (browserZone() ?? user.timezone)));
   const [country, setCountry] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const finish = useMutation(() => saveOnboarding({ businessName, industry, customerType, goals, timezone, defaultCountry: country! }), {
+    onSuccess: (saved) => {
+      setUser(saved);
+      setStep(3);
+    },
+    fallback: "Failed to save your answers",
+    failureToast: "Error",
+  });
+  const saving = finish.busy;
 
   // The country: the one chosen before, else the browser's, else the one derived for the account.
   useEffect(() => {
@@ -67,18 +75,7 @@ export function OnboardingPage() {
 
   const canContinue = [businessName.trim() !== "" && industry !== "" && country !== null, customerType !== "", goals.length > 0][step] ?? true;
 
-  const next = async () => {
-    if (step < 2) return setStep(step + 1);
-    setSaving(true);
-    try {
-      setUser(await saveOnboarding({ businessName, industry, customerType, goals, timezone, defaultCountry: country! }));
-      setStep(3);
-    } catch (err) {
-      toast({ title: "Error", description: (err as Error).message || "Failed to save your answers", variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
-  };
+  const next = () => (step < 2 ? setStep(step + 1) : finish.run());
 
   const toggleGoal = (g: string) => setGoals((gs) => (gs.includes(g) ? gs.filter((x) => x !== g) : [...gs, g]));
 

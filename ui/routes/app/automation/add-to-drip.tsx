@@ -1,8 +1,7 @@
 import { useState } from "react";
 import * as dripsApi from "../../../api/drips";
 import { Button, Modal, Select } from "../../../components/ui";
-import { errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 
 /** The contact list's bulk action "Add to drip": enrols the selected contacts in an active drip campaign. */
 export function AddToDrip({ contactIds, onDone }: { contactIds: string[]; onDone: () => void }) {
@@ -30,20 +29,15 @@ function DripPicker({ contactIds, onClose, onDone }: { contactIds: string[]; onC
   const list = dripsApi.useDrips();
   const active = list.data?.data.filter((d) => d.isActive) ?? [];
   const [dripId, setDripId] = useState("");
-  const [busy, setBusy] = useState(false);
-  const enrol = async () => {
-    setBusy(true);
-    try {
-      const r = await dripsApi.enrolInDrip(dripId, { contactIds });
+  const { run: enrol, busy } = useMutation(() => dripsApi.enrolInDrip(dripId, { contactIds }), {
+    onSuccess: onDone,
+    success: (r) => {
       const reasons = [...new Set(r.skipped.map((s) => s.reason))].join("; ");
-      toast({ title: "Added to drip", description: `${r.enrolled} contact(s) enrolled${r.skipped.length ? `; ${r.skipped.length} not: ${reasons}` : ""}.` });
-      onDone();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Could not enrol the contacts"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return { title: "Added to drip", description: `${r.enrolled} contact(s) enrolled${r.skipped.length ? `; ${r.skipped.length} not: ${reasons}` : ""}.` };
+    },
+    fallback: "Could not enrol the contacts",
+    failureToast: "Error",
+  });
   return (
     <Modal open onClose={onClose} title="Add to drip">
       {list.data && active.length === 0 ? (

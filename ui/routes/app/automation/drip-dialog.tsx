@@ -1,8 +1,9 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import * as dripsApi from "../../../api/drips";
 import type { Drip, DripInput, DripStep } from "../../../api/drips";
 import { Alert, Button, Field, Input, Modal, Select } from "../../../components/ui";
-import { ApiError, errorMessage } from "../../../lib/api";
+import { ApiError } from "../../../lib/api";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 export const TRIGGER_LABELS: Record<string, string> = {
   opt_in: "Contact opts in",
@@ -19,36 +20,31 @@ const hourLabel = (h: number) => `${String(h).padStart(2, "0")}:00`;
 /** Create Drip Campaign / Edit: the name, the trigger, the ordered steps and the exit, re-entry and lateness rules. */
 export function DripDialog({ initial, drip, onClose, onSaved }: { initial: DripInput; drip: Drip | null; onClose: () => void; onSaved: () => void }) {
   const [form, setForm] = useState<DripInput>(initial);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   // Contacts part-way through the drip when a change of steps was refused: the user decides for them.
   const [waiting, setWaiting] = useState<number | null>(null);
   const set = <K extends keyof DripInput>(k: K, v: DripInput[K]) => setForm((f) => ({ ...f, [k]: v }));
   const setStep = (i: number, patch: Partial<DripStep>) => set("steps", form.steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
 
-  const save = async (applyToWaiting?: boolean) => {
-    setBusy(true);
-    setError(null);
-    setWaiting(null);
-    try {
-      if (drip) await dripsApi.saveDrip(drip.id, { ...form, applyToWaiting });
-      else await dripsApi.createDrip(form);
-      onSaved();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 409 && typeof err.body.waiting === "number") setWaiting(err.body.waiting);
-      else setError(errorMessage(err, "Could not save the drip campaign"));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    void save();
-  };
+  const saving = useMutation<[applyToWaiting?: boolean], boolean>(
+    async (applyToWaiting?: boolean) => {
+      setWaiting(null);
+      try {
+        if (drip) await dripsApi.saveDrip(drip.id, { ...form, applyToWaiting });
+        else await dripsApi.createDrip(form);
+        return true;
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 409 && typeof err.body.waiting === "number")) throw err;
+        setWaiting(err.body.waiting);
+        return false;
+      }
+    },
+    { onSuccess: (saved) => saved && onSaved(), fallback: "Could not save the drip campaign" },
+  );
+  const { run: save, busy, error } = saving;
 
   return (
     <Modal open onClose={onClose} title={drip ? "Edit Drip Campaign" : "Create Drip Campaign"}>
-      <form onSubmit={submit} className="space-y-4">
+      <form onSubmit={submitWith(save)} className="space-y-4">
         {error && <Alert>{error}</Alert>}
         <Field label="Name" htmlFor="drip-name">
           <Input id="drip-name" value={form.name} maxLength={100} onChange={(e) => set("name", e.target.value)} required />

@@ -8,6 +8,7 @@ import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { DripDialog, TRIGGER_LABELS } from "./drip-dialog";
 import { Enrolments } from "./enrolments";
+import { useMutation } from "../../../lib/use-mutation";
 
 const BLANK: DripInput = {
   name: "",
@@ -50,20 +51,13 @@ export function DripsTab() {
   const list = dripsApi.useDrips();
   const [editing, setEditing] = useState<{ initial: DripInput; drip: Drip | null } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const { ask, dialog } = useConfirm();
 
-  const toggle = async (d: Drip) => {
-    setBusy(true);
-    try {
-      await dripsApi.toggleDrip(d.id);
-      await list.reload();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Could not switch the drip"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run: toggle, busy } = useMutation((d: Drip) => dripsApi.toggleDrip(d.id), {
+    onSuccess: () => list.reload(),
+    fallback: "Could not switch the drip",
+    failureToast: "Error",
+  });
   const remove = async (d: Drip) => {
     const ok = await ask({
       title: "Delete drip campaign",

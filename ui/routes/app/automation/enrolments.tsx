@@ -7,6 +7,7 @@ import { Alert, Button, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
 import { accountTime } from "../../../lib/format";
+import { useMutation } from "../../../lib/use-mutation";
 
 const when = (iso: string) => accountTime(iso);
 const TONE = { active: "blue", completed: "green", exited: "slate" } as const;
@@ -17,21 +18,15 @@ export function Enrolments({ drip, onChanged }: { drip: Drip; onChanged: () => v
   const list = dripsApi.useEnrolments(drip.id);
   const segments = useSegments();
   const [segmentId, setSegmentId] = useState("");
-  const [busy, setBusy] = useState(false);
-
-  const enrolSegment = async () => {
-    setBusy(true);
-    try {
-      const r = await dripsApi.enrolInDrip(drip.id, { segmentId });
-      toast({ title: "Enrolled", description: `${r.enrolled} contact(s) enrolled${r.skipped.length ? `, ${r.skipped.length} skipped` : ""}.` });
+  const { run: enrolSegment, busy } = useMutation(() => dripsApi.enrolInDrip(drip.id, { segmentId }), {
+    onSuccess: async () => {
       await list.reload();
       onChanged();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Could not enrol the segment"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    success: (r) => ({ title: "Enrolled", description: `${r.enrolled} contact(s) enrolled${r.skipped.length ? `, ${r.skipped.length} skipped` : ""}.` }),
+    fallback: "Could not enrol the segment",
+    failureToast: "Error",
+  });
   const remove = async (e: Enrolment) => {
     try {
       await dripsApi.removeEnrolment(drip.id, e.id);

@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import * as rulesApi from "../../../api/automation";
 import type { Rule, RuleInput } from "../../../api/automation";
 import { Alert, Button, Field, Input, Modal, Select } from "../../../components/ui";
-import { errorMessage } from "../../../lib/api";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 export const RULE_TRIGGERS: { value: string; label: string }[] = [
   { value: "opt_in", label: "Contact opts in" },
@@ -95,27 +95,21 @@ function bodyOf(f: Form, keep: Rule | null): RuleInput {
 /** Create Automation Rule (or edit one): the trigger and its settings, the conditions, the actions. */
 export function RuleDialog({ rule, onClose, onSaved }: { rule: Rule | null; onClose: () => void; onSaved: () => void }) {
   const [f, setF] = useState<Form>(() => formOf(rule));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const saving = useMutation(
+    () => {
+      const body = bodyOf(f, rule);
+      return rule ? rulesApi.saveRule(rule.id, body) : rulesApi.createRule(body);
+    },
+    { onSuccess: onSaved, fallback: "Could not save the rule" },
+  );
+  const { busy, error, setError } = saving;
   const segments = rulesApi.useSegmentChoices();
   const drips = rulesApi.useDripChoices();
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setF((x) => ({ ...x, [k]: v }));
 
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
+  const save = () => {
     if (!f.name.trim()) return setError("Rule name is required");
-    setBusy(true);
-    try {
-      const body = bodyOf(f, rule);
-      if (rule) await rulesApi.saveRule(rule.id, body);
-      else await rulesApi.createRule(body);
-      onSaved();
-    } catch (err) {
-      setError(errorMessage(err, "Could not save the rule"));
-    } finally {
-      setBusy(false);
-    }
+    return saving.run();
   };
 
   const text = (id: keyof Form, label: string, hint?: string) => (
@@ -126,7 +120,7 @@ export function RuleDialog({ rule, onClose, onSaved }: { rule: Rule | null; onCl
 
   return (
     <Modal open onClose={onClose} title={rule ? "Edit Automation Rule" : "Create Automation Rule"}>
-      <form onSubmit={save} className="space-y-3">
+      <form onSubmit={submitWith(save)} className="space-y-3">
         {error && <Alert>{error}</Alert>}
         {text("name", "Rule name")}
         <Field label="Trigger" htmlFor="rule-trigger">

@@ -1,6 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
@@ -9,6 +9,7 @@ import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { formatNumber, timeAgo } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 export type Op = "gte" | "lte" | "eq" | "contains";
 export type Conditions = Record<string, Partial<Record<Op, unknown>>>;
@@ -98,8 +99,17 @@ export function rowsToConditions(rows: Row[]): Conditions {
 function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: () => void }) {
   const [name, setName] = useState("");
   const [rows, setRows] = useState<Row[]>([blankRow()]);
-  const [error, setError] = useState("");
-  const [saving, setSaving] = useState(false);
+  const create = useMutation((segmentName: string) => segmentsApi.createSegment(segmentName, rowsToConditions(rows)), {
+    onSuccess: () => {
+      reset();
+      onCreated();
+      onClose();
+    },
+    success: (_created, segmentName) => ({ title: "Segment created", description: `“${segmentName}” is ready.` }),
+    fallback: "Failed to create segment",
+    failureToast: "Error",
+  });
+  const { error, setError, busy: saving } = create;
 
   const reset = () => {
     setName("");
@@ -108,29 +118,14 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
   };
   const set = (i: number, patch: Partial<Row>) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     if (!name.trim()) return setError("Segment name is required");
-    setSaving(true);
-    setError("");
-    try {
-      await segmentsApi.createSegment(name.trim(), rowsToConditions(rows));
-      toast({ title: "Segment created", description: `“${name.trim()}” is ready.` });
-      reset();
-      onCreated();
-      onClose();
-    } catch (err) {
-      const message = errorMessage(err, "Failed to create segment");
-      setError(message);
-      toast({ title: "Error", description: message, variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
+    return create.run(name.trim());
   };
 
   return (
     <Modal open={open} onClose={onClose} title="Create Segment">
-      <form onSubmit={submit} className="space-y-4" noValidate>
+      <form onSubmit={submitWith(submit)} className="space-y-4" noValidate>
         <Field label="Segment name" htmlFor="segment-name">
           <Input id="segment-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Big spenders" />
         </Field>
