@@ -42,7 +42,9 @@ async function api(path: string, body?: unknown, method = body === undefined ? "
   const res = await fetch(server.url + path, {
     method,
     headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    // A body given as text is sent as is: the bench serialises the large ones before a phase, as its own work on
+    // this thread (the server's) would count in the server's holds.
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
@@ -77,9 +79,11 @@ const measure = async <T>(label: string, work: () => Promise<T>) => {
 };
 
 const typed = Array.from({ length: TYPED }, (_, i) => phoneOf(i));
-const draft = await measure(`draft to ${f(TYPED)} typed numbers (POST /api/campaigns)`, () => api("/api/campaigns", { name: "Typed", content: "Weekend sale: 20% off", recipients: typed }));
+const draftBody = JSON.stringify({ name: "Typed", content: "Weekend sale: 20% off", recipients: typed });
+const draft = await measure(`draft to ${f(TYPED)} typed numbers (POST /api/campaigns)`, () => api("/api/campaigns", draftBody));
 await measure(`the same draft read back (GET /api/campaigns/:id)`, () => api(`/api/campaigns/${draft.id}`));
-await measure(`the same draft edited (PUT, one more number)`, () => api(`/api/campaigns/${draft.id}`, { recipients: [...typed.slice(1), phoneOf(TYPED)] }, "PUT"));
+const editBody = JSON.stringify({ recipients: [...typed.slice(1), phoneOf(TYPED)] });
+await measure(`the same draft edited (PUT, one more number)`, () => api(`/api/campaigns/${draft.id}`, editBody, "PUT"));
 const queuedOf = (id: string) => (db.query(`SELECT count(*) AS n FROM messages WHERE campaign_id = ?`).get(id) as { n: number }).n;
 await measure(`its start, outbox written (${f(TYPED)} rows; ${WRITE_LIMIT_S} s at most)`, async () => {
   const t0 = performance.now();
