@@ -14,6 +14,7 @@ import { UpdatePrompt } from "./components/update-prompt";
 import { auth } from "./lib/auth";
 import { lazyNamed } from "./lib/lazy-page";
 import { forgetNextAfterGoogle, nextAfterGoogle } from "./lib/next-path";
+import { automationSearch, licenseSearch, resetPasswordSearch } from "./lib/search";
 import { LandingPage } from "./routes/public/landing";
 
 // Every screen but the landing page is its own chunk, and so is the signed-in layout (the chat, the sidebar and
@@ -109,16 +110,20 @@ function Loading({ screen = false, children }: { screen?: boolean; children: Rea
   return <Suspense fallback={fallback}>{children}</Suspense>;
 }
 
-const page = (path: string, Screen: () => React.ReactNode) =>
-  createRoute({
-    getParentRoute: () => rootRoute,
-    path,
-    component: () => (
-      <Loading screen>
-        <Screen />
+const screen = (Screen: () => React.ReactNode) => () => (
+  <Loading screen>
+    <Screen />
+  </Loading>
+);
+const signedIn = (Page: ComponentType, bare = false) =>
+  screen(() => (
+    <AuthGate bare={bare}>
+      <Loading>
+        <Page />
       </Loading>
-    ),
-  });
+    </AuthGate>
+  ));
+const page = (path: string, Screen: () => React.ReactNode) => createRoute({ getParentRoute: () => rootRoute, path, component: screen(Screen) });
 const publicPage = (path: string, Page: ComponentType) =>
   page(path, () => (
     <PublicLayout>
@@ -128,13 +133,27 @@ const publicPage = (path: string, Page: ComponentType) =>
     </PublicLayout>
   ));
 const signedInPage = (path: string, Page: ComponentType, bare = false) =>
-  page(path, () => (
-    <AuthGate bare={bare}>
-      <Loading>
-        <Page />
-      </Loading>
-    </AuthGate>
-  ));
+  createRoute({ getParentRoute: () => rootRoute, path, component: signedIn(Page, bare) });
+
+// The routes whose screens read search parameters: each screen imports its route for the typed useSearch().
+export const automationRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/automation",
+  validateSearch: automationSearch,
+  component: signedIn(AutomationPage),
+});
+export const licenseRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/license",
+  validateSearch: licenseSearch,
+  component: signedIn(LicensePage),
+});
+export const resetPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/auth/reset-password",
+  validateSearch: resetPasswordSearch,
+  component: screen(ResetPasswordPage),
+});
 
 /** "/" is the landing page for visitors and the simple home once signed in. */
 function RootIndex() {
@@ -167,7 +186,7 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/simple", HomePage),
   page("/auth", AuthPage),
   page("/auth/forgot-password", ForgotPasswordPage),
-  page("/auth/reset-password", ResetPasswordPage),
+  resetPasswordRoute,
   publicPage("/about", AboutPage),
   publicPage("/features", FeaturesPage),
   publicPage("/pricing", PricingPage),
@@ -179,11 +198,11 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/welcome", OnboardingPage, true),
   signedInPage("/onboarding", OnboardingPage, true),
   signedInPage("/settings", SettingsPage),
-  signedInPage("/license", LicensePage),
+  licenseRoute,
   signedInPage("/contact-lists", ContactsPage),
   signedInPage("/segments", SegmentsPage),
   signedInPage("/templates", TemplatesPage),
-  signedInPage("/automation", AutomationPage),
+  automationRoute,
   signedInPage("/advanced-sms", AdvancedSmsPage),
   page("/admin", AdminLoginPage),
   signedInPage("/admin/dashboard", AdminDashboardPage),

@@ -1,4 +1,4 @@
-import { Link, useNavigate, useRouterState } from "@tanstack/react-router";
+import { Link, useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
 import { Badge } from "../../components/badge";
 import { Logo } from "../../components/public-layout";
@@ -6,6 +6,7 @@ import { Alert, Button, Card, Field, Input } from "../../components/ui";
 import { redeemLicenseCode, useCurrentLicense, usePlans, useUsage, type Plan, type Usage } from "../../api/licenses";
 import { toast } from "../../lib/toast";
 import { submitWith, useMutation } from "../../lib/use-mutation";
+import { licenseRoute } from "../../router";
 
 export type { Plan };
 
@@ -152,8 +153,7 @@ export function PlanCards({ plans, currentPlanId }: { plans: Plan[]; currentPlan
 
 /** /license: the license in force with usage, the redeem form and the plans. /license?onboarding: the prompt. */
 export function LicensePage() {
-  const search = useRouterState({ select: (s) => s.location.searchStr });
-  if (new URLSearchParams(search).has("onboarding")) return <LicenseOnboarding />;
+  if (licenseRoute.useSearch().onboarding) return <LicenseOnboarding />;
   return <LicenseManagement />;
 }
 

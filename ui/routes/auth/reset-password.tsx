@@ -3,12 +3,13 @@ import { useState, type FormEvent } from "react";
 import { Alert, Button, Field } from "../../components/ui";
 import { resetPassword } from "../../api/auth";
 import { toast } from "../../lib/toast";
+import { resetPasswordRoute } from "../../router";
 import { PasswordInput } from "./auth-forms";
 import { AuthShell } from "./auth-page";
 import { KeepCredentials } from "../app/security/keep-credentials";
 
 export function ResetPasswordPage() {
-  const token = new URLSearchParams(location.search).get("token");
+  const { token } = resetPasswordRoute.useSearch();
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
   const [error, setError] = useState<string | null>(null);

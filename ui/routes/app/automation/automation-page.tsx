@@ -2,11 +2,13 @@ import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { TabPanel, Tabs } from "../../../components/tabs";
 import { Card } from "../../../components/ui";
+import type { AutomationTab } from "../../../lib/search";
+import { automationRoute } from "../../../router";
 import { DripsTab } from "./drips-tab";
 // SLOT: the Automation Rules tab. ./rules-tab is owned by the rules work (issue 15 item 1), which replaces it.
 import { RulesTab } from "./rules-tab";
 
-type Tab = "rules" | "drips" | "templates";
+type Tab = AutomationTab;
 const TABS: { value: Tab; label: string }[] = [
   { value: "rules", label: "Automation Rules" },
   { value: "drips", label: "Drip Campaigns" },
@@ -15,10 +17,7 @@ const TABS: { value: Tab; label: string }[] = [
 
 /** /automation: the spec's three tabs. */
 export function AutomationPage() {
-  const [tab, setTab] = useState<Tab>(() => {
-    const wanted = new URLSearchParams(window.location.search).get("tab");
-    return TABS.some((t) => t.value === wanted) ? (wanted as Tab) : "rules";
-  });
+  const [tab, setTab] = useState<Tab>(automationRoute.useSearch().tab);
   return (
     <div className="space-y-6">
       <div>
