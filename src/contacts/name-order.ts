@@ -80,13 +80,19 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
       if (e.data === "stop") { read.finalize(); db.close(); self.postMessage("closed"); return; }
       const { userId, from, to } = e.data;
       try {
-        const rows = read.values(userId, from, to).map(([r, f, l]) => [fold(f) + "\\u0001" + fold(l), r, f, l]);
-        rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-        const texts = rows.map(([key, r, f, l]) => JSON.stringify([r, f, l, key]));
+        // Each row read, [rowid, first, last], gets its key as a fourth value and is then its own JSON: no copies of
+        // the part's rows beside it while the whole part is held.
+        const rows = read.values(userId, from, to);
+        for (const row of rows) row.push(fold(row[1]) + "\\u0001" + fold(row[2]));
+        rows.sort((a, b) => (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : a[0] - b[0]));
+        const texts = rows.map((row) => JSON.stringify(row));
+        rows.length = 0;
         const ends = new Int32Array(texts.length);
         let at = -1;
         for (let i = 0; i < texts.length; i++) ends[i] = at += texts[i].length + 1;
-        self.postMessage({ json: texts.join(","), ends }, [ends.buffer]);
+        const json = texts.join(",");
+        texts.length = 0;
+        self.postMessage({ json, ends }, [ends.buffer]);
       } catch (err) {
         self.postMessage({ error: String(err) });
       }
