@@ -14,7 +14,7 @@ import { UpdatePrompt } from "./components/update-prompt";
 import { auth } from "./lib/auth";
 import { lazyNamed } from "./lib/lazy-page";
 import { forgetNextAfterGoogle, nextAfterGoogle } from "./lib/next-path";
-import { automationSearch, licenseSearch, resetPasswordSearch } from "./lib/search";
+import { automationSearch, licenseSearch, resetPasswordSearch, wizardSearch } from "./lib/search";
 import { LandingPage } from "./routes/public/landing";
 
 // Every screen but the landing page is its own chunk, and so is the signed-in layout (the chat, the sidebar and
@@ -148,6 +148,12 @@ export const licenseRoute = createRoute({
   validateSearch: licenseSearch,
   component: signedIn(LicensePage),
 });
+export const wizardRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/simple-campaign-wizard",
+  validateSearch: wizardSearch,
+  component: signedIn(CampaignWizardPage),
+});
 export const resetPasswordRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/auth/reset-password",
@@ -210,7 +216,7 @@ const routeTree = rootRoute.addChildren([
   signedInPage("/sms-campaigns", CampaignsPage),
   signedInPage("/campaigns", CampaignsPage),
   signedInPage("/send-message", CampaignsPage),
-  signedInPage("/simple-campaign-wizard", CampaignWizardPage),
+  wizardRoute,
   signedInPage("/sent-messages", SentMessagesPage),
   signedInPage("/analytics", SentMessagesPage),
   signedInPage("/phone-settings", PhoneSettingsPage),

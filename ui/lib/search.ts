@@ -21,3 +21,25 @@ export const licenseSearch = (search: Record<string, unknown>): { onboarding: bo
 export const resetPasswordSearch = (search: Record<string, unknown>): { token: string | undefined } => ({
   token: typeof search.token === "string" && search.token ? search.token : undefined,
 });
+
+/** The wizard's kinds of campaign (ui/routes/app/campaigns/wizard-samples.ts describes each). */
+export const CAMPAIGN_TYPE_IDS = ["promotion", "reminder", "update", "welcome"] as const;
+export type CampaignType = (typeof CAMPAIGN_TYPE_IDS)[number];
+export const isCampaignType = (v: unknown): v is CampaignType => CAMPAIGN_TYPE_IDS.some((t) => t === v);
+
+export type WizardSearch = { message: string | undefined; type: CampaignType | undefined; contactId: string | undefined; name: string | undefined; segmentId: string | undefined };
+
+/**
+ * /simple-campaign-wizard: `?message=` and `?type=` prefill it, `?contactId=&name=` address one contact (a contact's
+ * "Send Message"), `?segmentId=` a saved segment. A message the router read as a number or true is its text.
+ */
+export const wizardSearch = (search: Record<string, unknown>): WizardSearch => {
+  const contactId = typeof search.contactId === "string" && search.contactId ? search.contactId.slice(0, 64) : undefined;
+  return {
+    message: search.message === undefined || search.message === null ? undefined : String(search.message),
+    type: isCampaignType(search.type) ? search.type : undefined,
+    contactId,
+    name: contactId ? String(search.name ?? "").slice(0, 200) : undefined,
+    segmentId: typeof search.segmentId === "string" && search.segmentId ? search.segmentId.slice(0, 64) : undefined,
+  };
+};

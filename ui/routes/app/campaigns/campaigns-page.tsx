@@ -1,5 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useNavigate, useSearch } from "@tanstack/react-router";
+import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useState, type ReactNode } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Pagination } from "../../../components/pagination";
@@ -16,7 +16,7 @@ import { CAMPAIGN_REFRESH_MS, isLive, type Campaign } from "./model";
 import { HeldWarning } from "./held-warning";
 import { CampaignWizard, type WizardPrefill } from "./wizard";
 import { MAX_MESSAGE } from "./wizard-steps";
-import { isCampaignType } from "./wizard-samples";
+import { wizardRoute } from "../../../router";
 
 const PAGE_SIZE = 12;
 
@@ -271,21 +271,11 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
  * `?segmentId=` (a segment's "Send to this segment").
  */
 export function CampaignWizardPage() {
-  const search = useSearch({ strict: false }) as {
-    message?: unknown;
-    type?: unknown;
-    contactId?: unknown;
-    name?: unknown;
-    segmentId?: unknown;
-  };
-  const message =
-    search.message === undefined || search.message === null ? undefined : String(search.message).slice(0, MAX_MESSAGE);
-  const type = isCampaignType(search.type) ? search.type : undefined;
-  const contact =
-    typeof search.contactId === "string" && search.contactId
-      ? { id: search.contactId.slice(0, 64), name: String(search.name ?? "").slice(0, 200) }
-      : undefined;
-  const segmentId = typeof search.segmentId === "string" && search.segmentId ? search.segmentId.slice(0, 64) : undefined;
+  const search = wizardRoute.useSearch();
+  const message = search.message?.slice(0, MAX_MESSAGE);
+  const type = search.type;
+  const contact = search.contactId ? { id: search.contactId, name: search.name ?? "" } : undefined;
+  const segmentId = search.segmentId;
   const [prefill, setPrefill] = useState<WizardPrefill>({ message, type, contact, segmentId });
   useEffect(
     () =>

@@ -1,4 +1,6 @@
-export type CampaignType = "promotion" | "reminder" | "update" | "welcome";
+import type { CampaignType } from "../../../lib/search";
+
+export type { CampaignType };
 
 export const CAMPAIGN_TYPES: { id: CampaignType; label: string; description: string; samples: string[] }[] = [
   {
@@ -48,4 +50,3 @@ export const CAMPAIGN_TYPES: { id: CampaignType; label: string; description: str
 ];
 
 export const typeLabel = (id: string) => CAMPAIGN_TYPES.find((t) => t.id === id)?.label ?? "Campaign";
-export const isCampaignType = (v: unknown): v is CampaignType => CAMPAIGN_TYPES.some((t) => t.id === v);
