@@ -6,7 +6,7 @@ import { Badge } from "../../../components/badge";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { Button, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { contactName, formatPhone } from "../contacts/model";
 
 const SOURCE: Record<string, string> = {
@@ -35,8 +35,16 @@ export function ContactPanel({
 }) {
   const [contact, setContact] = useState<Contact | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const { ask, dialog } = useConfirm();
+  const { run: sendOptOut, busy } = useMutation((c: Contact) => optOutContact(c.id), {
+    onSuccess: (_done, c) => {
+      setContact({ ...c, status: "opted_out" });
+      onChanged();
+    },
+    success: "Contact opted out",
+    fallback: "Failed to opt out contact",
+    failureToast: "Error",
+  });
   const id = conversation.contactId;
 
   useEffect(() => {
@@ -70,18 +78,7 @@ export function ContactPanel({
       message: `Opt out ${contactName(contact)}? They will receive no more messages until they text START.`,
       confirmLabel: "Opt out",
     });
-    if (!ok) return;
-    setBusy(true);
-    try {
-      await optOutContact(contact.id);
-      toast({ title: "Contact opted out" });
-      setContact({ ...contact, status: "opted_out" });
-      onChanged();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to opt out contact"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
+    if (ok) await sendOptOut(contact);
   };
 
   return (

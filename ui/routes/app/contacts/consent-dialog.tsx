@@ -3,8 +3,7 @@ import { formatDate } from "../../../../src/users/regional-options";
 import { Button, Modal, Spinner } from "../../../components/ui";
 import { optOutContact, useConsentHistory } from "../../../api/contacts";
 import { useConfirm } from "../../../components/confirm-dialog";
-import { errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { contactName, type Contact } from "./model";
 
 const SOURCE: Record<string, string> = {
@@ -31,9 +30,18 @@ export function ConsentDialog({
 }) {
   const answer = useConsentHistory(contact.id);
   const log = { ...answer, data: answer.data?.data ?? null };
-  const [busy, setBusy] = useState(false);
   const [optedOut, setOptedOut] = useState(contact.status === "opted_out");
   const { ask, dialog } = useConfirm();
+  const { run: sendOptOut, busy } = useMutation(() => optOutContact(contact.id), {
+    onSuccess: () => {
+      setOptedOut(true);
+      void log.reload();
+      onChanged();
+    },
+    success: "Contact opted out",
+    fallback: "Failed to opt out contact",
+    failureToast: "Error",
+  });
 
   const optOut = async () => {
     const ok = await ask({
@@ -41,19 +49,7 @@ export function ConsentDialog({
       message: `Opt out ${contactName(contact)}? They will no longer receive messages until they text START.`,
       confirmLabel: "Opt out",
     });
-    if (!ok) return;
-    setBusy(true);
-    try {
-      await optOutContact(contact.id);
-      setOptedOut(true);
-      toast({ title: "Contact opted out" });
-      void log.reload();
-      onChanged();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to opt out contact"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
+    if (ok) await sendOptOut();
   };
 
   // The question takes the dialog's place while it is asked: one dialog at a time.
