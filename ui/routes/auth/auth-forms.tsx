@@ -4,6 +4,7 @@ import { requestPasswordReset, resendSignUpCode, signInSecondStep, type SignUpSt
 import { ApiError } from "../../lib/api";
 import { finishRegistration, login, refreshUser, register } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { CodeFields } from "./code-fields";
 import { PasskeySignInButton } from "./passkey-sign-in";
 
 /** The spec's sign-in error wording, by the server's error code: a wrong email or password, or a blocked address. */
@@ -266,23 +267,7 @@ function SignUpCodeStep({ started, onBack, onRegistered }: { started: SignUpStar
       <h2 className="text-lg font-semibold">Verify your email</h2>
       <p className="text-sm text-slate-600">{started.message}</p>
       {error && <Alert>{error}</Alert>}
-      <Field label="Verification code" htmlFor="signup-code">
-        <Input
-          id="signup-code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={6}
-          value={code}
-          onChange={(e) => setCode(e.target.value.replace(/\D/g, "").slice(0, 6))}
-          className="text-center text-2xl tracking-[0.5em]"
-        />
-      </Field>
-      <Button type="submit" className="w-full" disabled={busy}>
-        {busy ? "Verifying..." : "Verify Email"}
-      </Button>
-      <Button variant="secondary" className="w-full" disabled={cooldown > 0} onClick={resend}>
-        {cooldown > 0 ? `Resend code in ${cooldown}s` : "Resend code"}
-      </Button>
+      <CodeFields id="signup-code" code={code} onCode={setCode} busy={busy} cooldown={cooldown} onResend={resend} />
       <Button variant="ghost" className="w-full" onClick={onBack}>
         Back to Sign Up
       </Button>

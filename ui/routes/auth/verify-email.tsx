@@ -1,11 +1,12 @@
 import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { Alert, Button, Field, Input } from "../../components/ui";
+import { Alert, Button } from "../../components/ui";
 import { sendVerificationEmail, verifyEmail } from "../../api/auth";
 import { ApiError } from "../../lib/api";
 import { logout, setUser, type User } from "../../lib/auth";
 import { toast } from "../../lib/toast";
 import { AuthShell } from "./auth-page";
+import { CodeFields } from "./code-fields";
 
 const COOLDOWN = 60;
 
@@ -82,23 +83,7 @@ export function VerifyEmailScreen({ user }: { user: User }) {
       ) : (
         <form onSubmit={submit} className="mt-4 space-y-4" noValidate>
           {error && <Alert>{error}</Alert>}
-          <Field label="Verification code" htmlFor="verify-code">
-            <Input
-              id="verify-code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              value={code}
-              onChange={(e) => setCode(e.target.value.replace(/\D/g, "").slice(0, 6))}
-              className="text-center text-2xl tracking-[0.5em]"
-            />
-          </Field>
-          <Button type="submit" className="w-full" disabled={busy}>
-            {busy ? "Verifying..." : "Verify Email"}
-          </Button>
-          <Button variant="secondary" className="w-full" disabled={cooldown > 0} onClick={() => send(false)}>
-            {cooldown > 0 ? `Resend code in ${cooldown}s` : "Resend code"}
-          </Button>
+          <CodeFields id="verify-code" code={code} onCode={setCode} busy={busy} cooldown={cooldown} onResend={() => send(false)} />
         </form>
       )}
       <ul className="mt-6 space-y-1 text-sm text-slate-600">
