@@ -333,6 +333,27 @@ export const phoneNumbers = sqliteTable(
   (t) => [uniqueIndex("phone_numbers_user_number_idx").on(t.userId, t.phoneNumber), index("phone_numbers_provider_idx").on(t.providerId)],
 );
 
+export const REGISTRATION_STATES = ["registered", "pending", "rejected", "unregistered", "not_applicable", "unknown"] as const;
+export type RegistrationState = (typeof REGISTRATION_STATES)[number];
+export const REGISTRATION_PROGRAMS = ["10dlc", "toll_free", "none"] as const;
+export type RegistrationProgram = (typeof REGISTRATION_PROGRAMS)[number];
+
+/** A sender number's carrier registration as its provider last reported it (issue 34 item 1). */
+export const numberRegistrations = sqliteTable(
+  "number_registrations",
+  {
+    phoneNumberId: text("phone_number_id").primaryKey().references(() => phoneNumbers.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    program: text("program", { enum: REGISTRATION_PROGRAMS }).notNull(),
+    state: text("state", { enum: REGISTRATION_STATES }).notNull(),
+    reason: text("reason"),
+    detail: text("detail"),
+    checkError: text("check_error"),
+    checkedAt: integer("checked_at").notNull(),
+  },
+  (t) => [index("number_registrations_user_idx").on(t.userId)],
+);
+
 export const CAMPAIGN_STATUSES = ["draft", "scheduled", "sending", "paused", "completed", "failed", "cancelled"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 

@@ -1,3 +1,4 @@
+import { scheduleRegistrationChecks } from "./phone-numbers/registration";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../db/client";
@@ -140,6 +141,7 @@ export async function startServer(
   scheduleDeliveryPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startAutomation(ctx);
   scheduleBackups(ctx);
+  scheduleRegistrationChecks(ctx);
   startJobRunner(ctx);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);

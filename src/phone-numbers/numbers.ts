@@ -206,3 +206,14 @@ export function chooseSender(ctx: AppContext, userId: string, wanted?: string | 
 export function numberById(ctx: AppContext, id: string): PhoneNumberRow | undefined {
   return ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.id, id)).get();
 }
+
+/** Every number of the account with its provider account, oldest first (the registration card lists them all). */
+export function numbersWithAccounts(ctx: AppContext, userId: string) {
+  const rows = ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).all();
+  return withProviders(ctx, rows);
+}
+
+/** The accounts that have sender numbers (the periodic registration check visits each). */
+export function usersWithNumbers(ctx: AppContext): string[] {
+  return ctx.db.selectDistinct({ userId: phoneNumbers.userId }).from(phoneNumbers).all().map((r) => r.userId);
+}

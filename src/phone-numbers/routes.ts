@@ -6,6 +6,7 @@ import { badRequest } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
 import { patchBody } from "../http/patch-body";
 import { addNumber, deleteNumber, listNumbers, updateNumber } from "./numbers";
+import { refreshRegistrations, registrationOverview } from "./registration";
 
 const kind = t.Union(NUMBER_KINDS.map((k) => t.Literal(k)), { error: "Kind must be long_code, toll_free, short_code or alphanumeric" });
 const rate = t.Number({ minimum: 0, maximum: 10_000, error: "Messages per second must be a number from 0 to 10,000 (0: no limit)" });
@@ -65,6 +66,17 @@ export function phoneNumberRoutes(ctx: AppContext) {
         }),
       ),
     })
+    // GET /api/phone-numbers/registration
+    .get("/registration", ({ user }) => registrationOverview(ctx, user.id), { auth: true })
+    // POST /api/phone-numbers/registration/refresh
+    .post(
+      "/registration/refresh",
+      async ({ user, body }) => {
+        await refreshRegistrations(ctx, user.id, body?.providerId);
+        return registrationOverview(ctx, user.id);
+      },
+      { auth: true, body: t.Optional(t.Object({ providerId: t.Optional(t.String({ maxLength: 64 })) })) },
+    )
     // DELETE /api/phone-numbers/:id
     .delete(
       "/:id",

@@ -13,6 +13,7 @@ import {
   type WebhookParseResult,
   type WebhookRequest,
   type SentLookupResult,
+  type RegistrationQuery,
 } from "./types";
 
 /** Telnyx's own SDK refuses webhooks signed more than this far from now; so do we, against replays. */
@@ -172,6 +173,10 @@ export function createTelnyxAdapter(
   return {
     kind: "telnyx",
     webhookAuth: "signature",
+    async registrations(numbers: RegistrationQuery[]) {
+      const { readTelnyxRegistrations } = await import("./telnyx-registration");
+      return readTelnyxRegistrations((path) => call("GET", path), numbers);
+    },
 
     async send(message: OutboundMessage): Promise<SendResult> {
       const answer = await call("POST", "/v2/messages", {

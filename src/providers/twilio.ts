@@ -8,6 +8,7 @@ import {
   type OutboundMessage,
   type ProviderAdapter,
   type ProviderStatus,
+  type RegistrationQuery,
   type SendResult,
   type SentLookup,
   type SentLookupResult,
@@ -315,6 +316,12 @@ export function createTwilioAdapter(
         null,
         `Twilio account '${name}' is ${account.status}: it cannot send messages until it is reactivated in the Twilio Console`,
       );
+    },
+
+    async registrations(numbers: RegistrationQuery[]) {
+      // Plain REST calls: the messaging API lives on another host than the SDK's transport rewrites.
+      const { readTwilioRegistrations } = await import("./twilio-registration");
+      return readTwilioRegistrations(credentials, options.baseUrl, numbers, timeoutMs);
     },
 
     async parseWebhook(request: WebhookRequest): Promise<WebhookParseResult> {

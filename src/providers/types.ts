@@ -143,7 +143,25 @@ export interface ProviderAdapter {
   testConnection(): Promise<string>;
   /** Verifies (throws WebhookRejected) and parses an inbound-message or delivery-report webhook. */
   parseWebhook(request: WebhookRequest): WebhookParseResult | Promise<WebhookParseResult>;
+  /**
+   * The carrier registration of US numbers (A2P 10DLC campaign, toll-free verification) as the provider holds it;
+   * absent for providers with no registration API. Throws ProviderError when the provider cannot be asked.
+   */
+  registrations?(numbers: RegistrationQuery[]): Promise<Map<string, RegistrationFinding>>;
 }
+
+/** A US number to look up, and the program it needs: 10DLC for a local number, verification for a toll-free one. */
+export type RegistrationQuery = { phoneNumber: string; program: "10dlc" | "toll_free" };
+
+/**
+ * What the provider says of one number. `reason`: the reviewers' words for a rejection, or what is missing;
+ * `detail`: the brand, campaign or verification it belongs to and any throughput the carriers granted.
+ */
+export type RegistrationFinding = {
+  state: "registered" | "pending" | "rejected" | "unregistered";
+  reason: string | null;
+  detail: string | null;
+};
 
 /** Decrypted credentials, by field name (see credentials.ts for each provider's fields). */
 export type Credentials = Record<string, string>;

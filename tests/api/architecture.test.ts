@@ -59,6 +59,7 @@ const OWNERS: Record<string, string> = {
   segments: "segments",
   smsProviders: "providers",
   phoneNumbers: "phone-numbers",
+  numberRegistrations: "phone-numbers",
   campaigns: "campaigns",
   // Kept by triggers on messages (migration 0019); read by campaign lists.
   campaignMessageCounts: "campaigns",

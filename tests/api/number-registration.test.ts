@@ -1,0 +1,214 @@
+// Carrier registration per number (issue 34 item 1), against fakes of Twilio's and Telnyx's registration APIs:
+// each state (registered, pending, rejected with the reviewers' reason, unregistered, not applicable) read per
+// number, what it means for sending, the checked time, a failed check keeping the state it had, and the periodic
+// check through the jobs table.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { plans } from "../../db/schema";
+import { findJob, runDueJobs } from "../../src/jobs/jobs";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { startTelnyxRegistrationFake, type TelnyxRegistrationFake } from "../support/fakes/telnyx-registration";
+import { startTwilioRegistrationFake, type TwilioRegistrationFake } from "../support/fakes/twilio-registration";
+
+setDefaultTimeout(30_000);
+
+let t: TestServer;
+let twilio: TwilioRegistrationFake;
+let telnyx: TelnyxRegistrationFake;
+
+export const TWILIO_STATE = {
+  brands: [
+    { sid: "BN" + "a".repeat(32), status: "APPROVED" as const },
+    { sid: "BN" + "b".repeat(32), status: "IN_REVIEW" as const },
+  ],
+  services: [
+    {
+      sid: "MG" + "1".repeat(32),
+      friendlyName: "Store alerts",
+      numbers: ["+14155550101"],
+      campaign: { brandSid: "BN" + "a".repeat(32), status: "VERIFIED" as const, rateLimits: { att: { mps: "75", msg_class: "T" }, tmobile: { brand_tier: "LOW" } } },
+    },
+    { sid: "MG" + "2".repeat(32), friendlyName: "Promotions", numbers: ["+14155550102"], campaign: { brandSid: "BN" + "b".repeat(32), status: "IN_PROGRESS" as const } },
+    {
+      sid: "MG" + "3".repeat(32),
+      friendlyName: "Flash sales",
+      numbers: ["+14155550103"],
+      campaign: {
+        brandSid: "BN" + "a".repeat(32),
+        status: "FAILED" as const,
+        errors: [{ error_code: 30886, description: "The sample messages do not name the brand or say how to opt out" }],
+      },
+    },
+  ],
+  tollFree: [
+    { sid: "HH" + "1".repeat(32), phoneNumber: "+18445550101", status: "TWILIO_APPROVED" as const },
+    { sid: "HH" + "2".repeat(32), phoneNumber: "+18445550102", status: "IN_REVIEW" as const },
+    { sid: "HH" + "3".repeat(32), phoneNumber: "+18445550103", status: "TWILIO_REJECTED" as const, rejectionReason: "The opt-in process is not described" },
+  ],
+};
+
+beforeAll(async () => {
+  twilio = await startTwilioRegistrationFake(structuredClone(TWILIO_STATE));
+  telnyx = await startTelnyxRegistrationFake({
+    brands: [{ brandId: "4b20017f-8da9-4b2f-b23a-6e4c1e9fd6a1", displayName: "Acme", status: "OK" }],
+    campaigns: [
+      { campaignId: "4b30017f-0001", tcrCampaignId: "CXK7Q2A", brandId: "4b20017f-8da9-4b2f-b23a-6e4c1e9fd6a1", campaignStatus: "MNO_PROVISIONED" },
+      { campaignId: "4b30017f-0002", brandId: "4b20017f-8da9-4b2f-b23a-6e4c1e9fd6a1", campaignStatus: "MNO_REJECTED", failureReasons: "Privacy policy missing from the website" },
+    ],
+    assignments: [
+      { phoneNumber: "+13125550101", campaignId: "4b30017f-0001", assignmentStatus: "ASSIGNED" },
+      { phoneNumber: "+13125550102", campaignId: "4b30017f-0001", assignmentStatus: "PENDING_ASSIGNMENT" },
+      { phoneNumber: "+13125550103", campaignId: "4b30017f-0002", assignmentStatus: "ASSIGNED" },
+    ],
+    tollFree: [{ id: "c1e3a7b0-0000-4000-8000-000000000001", phoneNumber: "+18885550101", verificationStatus: "Rejected", reason: "Business website could not be reached" }],
+  });
+  t = await startTestServer({ smtp: false, env: { TWILIO_API_BASE: twilio.url, TELNYX_API_BASE: telnyx.url } });
+  t.ctx.db.update(plans).set({ phoneNumbers: 100 }).run();
+});
+afterAll(async () => {
+  await t?.stop();
+  twilio?.stop();
+  telnyx?.stop();
+});
+
+const post = (acc: Account, path: string, body?: unknown) => t.api(path, { method: "POST", token: acc.token, body });
+
+export async function addNumbers(acc: Account, providerId: string, numbers: string[]) {
+  for (const phoneNumber of numbers) expect((await post(acc, "/api/phone-numbers", { providerId, phoneNumber })).status).toBe(201);
+}
+
+type View = { accounts: { providerName: string; summary: string; numbers: Record<string, unknown>[] }[] };
+const byNumber = (view: View) => Object.fromEntries(view.accounts.flatMap((a) => a.numbers.map((n) => [n.phoneNumber as string, n])));
+
+test("each number's state as Twilio and Telnyx report it, with what it means for sending", async () => {
+  const acc = await t.signUpVerified();
+  const tw = await post(acc, "/api/sms-providers", { provider: "twilio", displayName: "Twilio main", ...twilio.credentials });
+  expect(tw.status).toBe(201);
+  await addNumbers(acc, tw.body.id, ["+14155550101", "+14155550102", "+14155550103", "+14155550104", "+18445550101", "+18445550102", "+18445550103", "+18445550104", "12345", "+447700900123"]);
+  const tx = await post(acc, "/api/sms-providers", { provider: "telnyx", displayName: "Telnyx", ...telnyx.credentials });
+  expect(tx.status).toBe(201);
+  await addNumbers(acc, tx.body.id, ["+13125550101", "+13125550102", "+13125550103", "+13125550104", "+18885550101"]);
+
+  // Before any check: every number "Not checked yet".
+  const before = await t.api("/api/phone-numbers/registration", { token: acc.token });
+  expect(before.status).toBe(200);
+  expect(before.body.accounts.map((a: { summary: string }) => a.summary)).toEqual(["10 not checked yet", "5 not checked yet"]);
+
+  const at = Date.UTC(2026, 11, 7, 3, 0, 0);
+  const realNow = t.ctx.now;
+  t.ctx.now = () => at;
+  let res;
+  try {
+    res = await post(acc, "/api/phone-numbers/registration/refresh", {});
+  } finally {
+    t.ctx.now = realNow;
+  }
+  expect(res.status).toBe(200);
+  const n = byNumber(res.body);
+  const checkedAt = new Date(at).toISOString();
+  const pick = (x: Record<string, unknown>) => ({ state: x.state, label: x.label, reason: x.reason, detail: x.detail, sending: x.sending, todo: x.todo, blocksUs: x.blocksUs });
+
+  expect(pick(n["+14155550101"]!)).toEqual({
+    state: "registered",
+    label: "Registered",
+    reason: null,
+    detail: `Brand ${"BN" + "a".repeat(32)}, campaign C111111 (MARKETING), Messaging Service 'Store alerts'; AT&T class T, 75 messages a minute; T-Mobile tier LOW`,
+    sending: "Registered: US carriers deliver its texts within the campaign's approved throughput.",
+    todo: null,
+    blocksUs: false,
+  });
+  expect(n["+14155550101"]!.checkedAt).toBe(checkedAt);
+  expect(pick(n["+14155550102"]!)).toEqual({
+    state: "pending",
+    label: "Pending",
+    reason: "Campaign in progress; the brand is in review",
+    detail: `Brand ${"BN" + "b".repeat(32)}, campaign QE${"2".repeat(32)} (MARKETING), Messaging Service 'Promotions'`,
+    sending: "US carriers block its texts to US numbers until the campaign is approved.",
+    todo: "Wait for the carriers' review (usually days); send from a registered number meanwhile.",
+    blocksUs: true,
+  });
+  expect(pick(n["+14155550103"]!)).toMatchObject({
+    state: "rejected",
+    label: "Rejected",
+    reason: "The sample messages do not name the brand or say how to opt out (error 30886)",
+    sending: "US carriers block its texts to US numbers: the registration was rejected.",
+    todo: "Correct what the reviewers named, then resubmit in your provider's console (a resubmission is charged again).",
+  });
+  expect(pick(n["+14155550104"]!)).toEqual({
+    state: "unregistered",
+    label: "Unregistered",
+    reason: "The number is in no Messaging Service, so it is in no A2P 10DLC campaign",
+    detail: null,
+    sending: "US carriers block its texts to US numbers: local numbers must be in a registered A2P 10DLC campaign.",
+    todo: "Register a brand and an A2P 10DLC campaign in your provider's console and add this number to it.",
+    blocksUs: true,
+  });
+  expect(pick(n["+18445550101"]!)).toMatchObject({ state: "registered", detail: `Verification HH${"1".repeat(32)} for Acme Shop`, sending: "Verified: texts to US and Canadian numbers are delivered at the toll-free rate." });
+  expect(pick(n["+18445550102"]!)).toMatchObject({ state: "pending", reason: "Verification in review", sending: "Carriers block its texts to US and Canadian numbers until the verification is approved." });
+  expect(pick(n["+18445550103"]!)).toMatchObject({ state: "rejected", reason: "The opt-in process is not described" });
+  expect(pick(n["+18445550104"]!)).toMatchObject({
+    state: "unregistered",
+    reason: "No toll-free verification has been submitted for this number",
+    todo: "Submit a toll-free verification for this number in your provider's console.",
+  });
+  expect(pick(n["12345"]!)).toMatchObject({ state: "not_applicable", label: "Not applicable", reason: "Short codes are approved through the carriers' short code program, not 10DLC", blocksUs: false });
+  expect(pick(n["+447700900123"]!)).toMatchObject({ state: "not_applicable", reason: "A number outside the US (+44): no US carrier registration applies" });
+
+  expect(pick(n["+13125550101"]!)).toMatchObject({ state: "registered", detail: "Brand 'Acme', campaign CXK7Q2A (MARKETING)" });
+  expect(pick(n["+13125550102"]!)).toMatchObject({ state: "pending", reason: "Assignment pending assignment" });
+  expect(pick(n["+13125550103"]!)).toMatchObject({ state: "rejected", reason: "Privacy policy missing from the website" });
+  expect(pick(n["+13125550104"]!)).toMatchObject({ state: "unregistered", reason: "The number is assigned to no 10DLC campaign" });
+  expect(pick(n["+18885550101"]!)).toMatchObject({ state: "rejected", reason: "Business website could not be reached" });
+
+  expect(res.body.accounts.map((a: { providerName: string; summary: string }) => [a.providerName, a.summary])).toEqual([
+    ["Twilio main", "2 registered, 2 pending, 2 rejected, 2 unregistered, 2 not applicable"],
+    ["Telnyx", "1 registered, 1 pending, 2 rejected, 1 unregistered"],
+  ]);
+
+  // The cached answer is what GET serves, without asking the providers again.
+  const asked = twilio.requests.length;
+  const cached = await t.api("/api/phone-numbers/registration", { token: acc.token });
+  expect(byNumber(cached.body)["+14155550103"]!.state).toBe("rejected");
+  expect(twilio.requests.length).toBe(asked);
+});
+
+test("a check that fails keeps the state read before and says why; the job reads every account again", async () => {
+  const acc = await t.signUpVerified();
+  const tw = await post(acc, "/api/sms-providers", { provider: "twilio", displayName: "Twilio", ...twilio.credentials });
+  await addNumbers(acc, tw.body.id, ["+14155550101"]);
+  twilio.control.failing = true;
+  try {
+    const res = await post(acc, "/api/phone-numbers/registration/refresh", { providerId: tw.body.id });
+    expect(res.status).toBe(200);
+    const n = byNumber(res.body)["+14155550101"]!;
+    expect({ state: n.state, label: n.label, checkError: n.checkError }).toEqual({ state: "unknown", label: "Not known", checkError: "Twilio answered: Internal Server Error (20500)" });
+  } finally {
+    twilio.control.failing = false;
+  }
+
+  // The job (every 12 hours, in the jobs table) reads every account's numbers again.
+  const job = findJob(t.ctx, "registration_check");
+  expect(job?.state).toBe("pending");
+  const realNow = t.ctx.now;
+  const later = job!.nextAttemptAt + 1000;
+  t.ctx.now = () => later;
+  try {
+    await runDueJobs(t.ctx).settled;
+    for (let i = 0; i < 100 && findJob(t.ctx, "registration_check")!.nextAttemptAt <= later; i++) await Bun.sleep(20);
+  } finally {
+    t.ctx.now = realNow;
+  }
+  const after = byNumber((await t.api("/api/phone-numbers/registration", { token: acc.token })).body)["+14155550101"]!;
+  expect({ state: after.state, checkError: after.checkError, checkedAt: after.checkedAt }).toEqual({ state: "registered", checkError: null, checkedAt: new Date(later).toISOString() });
+  expect(findJob(t.ctx, "registration_check")!.nextAttemptAt).toBe(later + 12 * 3600_000);
+
+  // A failed check after a good one keeps "registered" and its time, and says why it could not be read again.
+  twilio.control.failing = true;
+  try {
+    const res = await post(acc, "/api/phone-numbers/registration/refresh", {});
+    const n = byNumber(res.body)["+14155550101"]!;
+    expect({ state: n.state, checkedAt: n.checkedAt, checkError: n.checkError }).toEqual({ state: "registered", checkedAt: new Date(later).toISOString(), checkError: "Twilio answered: Internal Server Error (20500)" });
+  } finally {
+    twilio.control.failing = false;
+  }
+});
