@@ -1010,3 +1010,32 @@ export const automationRuns = sqliteTable(
   },
   (t) => [uniqueIndex("automation_runs_rule_key_idx").on(t.ruleId, t.triggerKey), index("automation_runs_rule_idx").on(t.ruleId, t.createdAt)],
 );
+
+export const MEDIA_STATUSES = ["stored", "pending", "failed", "orphaned"] as const;
+
+/**
+ * Pictures and files of MMS (migration 0061): the bytes live in the data folder (media/<user>/<id>), the type read
+ * from them. A message's items in `position` order; no message yet while an upload waits to be sent. A trigger on
+ * messages marks an item `orphaned` when its message is deleted, and the media domain removes its file.
+ */
+export const media = sqliteTable(
+  "media",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    messageId: text("message_id"),
+    position: integer("position").notNull().default(0),
+    contentType: text("content_type").notNull(),
+    filename: text("filename").notNull(),
+    size: integer("size").notNull().default(0),
+    status: text("status", { enum: MEDIA_STATUSES }).notNull().default("stored"),
+    sourceUrl: text("source_url"),
+    error: text("error"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("media_message_idx").on(t.messageId, t.position),
+    index("media_user_idx").on(t.userId, t.createdAt),
+    index("media_status_idx").on(t.status).where(sql`status <> 'stored'`),
+  ],
+);

@@ -34,6 +34,7 @@ import { publicApiRoutes } from "./public-api/routes";
 import { segmentRoutes } from "./segments/routes";
 import { templateRoutes } from "./templates/routes";
 import { dripRoutes } from "./drips/routes";
+import { mediaRoutes } from "./media/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./auth/user-routes";
 
@@ -149,6 +150,7 @@ export function createApp(ctx: AppContext) {
     .use(phoneNumberRoutes(ctx))
     .use(providerWebhookRoutes(ctx))
     .use(outboundWebhookRoutes(ctx))
+    .use(mediaRoutes(ctx))
     .use(conversationRoutes(ctx))
     .use(messageRoutes(ctx))
     .use(campaignRoutes(ctx))

@@ -42,6 +42,7 @@ import m38 from "./0050_webhook_pending_by_account.sql" with { type: "text" };
 import m39 from "./0051_credentials_made_by_session.sql" with { type: "text" };
 import m40 from "./0052_contact_name_keys.sql" with { type: "text" };
 import m41 from "./0056_number_registrations.sql" with { type: "text" };
+import m42 from "./0061_media.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -87,4 +88,5 @@ export const migrationSql: Record<string, string> = {
   "0051_credentials_made_by_session": m39,
   "0052_contact_name_keys": m40,
   "0056_number_registrations": m41,
+  "0061_media": m42,
 };

@@ -23,6 +23,9 @@ export const UPLOAD_BODY_LIMIT = MAX_CSV_BYTES + 1 * MB;
 /** An uploaded backup archive (src/backups/): bounded by the server's global ceiling. */
 export const MAX_BACKUP_BYTES = UPLOAD_BODY_LIMIT;
 
+/** A picture or file uploaded for an MMS (POST /api/media): a phone's photo, resized there to what carriers take. */
+export const MAX_MEDIA_UPLOAD_BYTES = 12 * MB;
+
 /** `streamed`: the route reads its own body, counting it (so a chunked body is not buffered before it runs). */
 type Limit = { method: string; match: (path: string) => boolean; bytes: number; streamed?: true };
 
@@ -33,6 +36,7 @@ const LIMITS: readonly Limit[] = [
   { method: "POST", match: (p) => p === "/api/contacts/import/preview", bytes: UPLOAD_BODY_LIMIT, streamed: true },
   { method: "POST", match: isProviderWebhook, bytes: WEBHOOK_BODY_LIMIT, streamed: true },
   { method: "POST", match: (p) => p === "/api/admin/backups/upload", bytes: MAX_BACKUP_BYTES, streamed: true },
+  { method: "POST", match: (p) => p === "/api/media" || p === "/api/v1/media", bytes: MAX_MEDIA_UPLOAD_BYTES, streamed: true },
   // 5,000 contacts of up to four fields each.
   { method: "POST", match: (p) => p === "/api/contacts/import", bytes: 4 * MB },
   // Up to 100,000 recipients, or a pasted list of 4,000,000 characters.
@@ -75,6 +79,10 @@ async function readBodyWithin(request: Request, limit: number): Promise<Blob> {
     chunks.push(value);
   }
   return new Blob(chunks);
+}
+
+export async function readBytesWithin(request: Request, limit: number): Promise<Uint8Array> {
+  return new Uint8Array(await (await readBodyWithin(request, limit)).arrayBuffer());
 }
 
 export async function readTextWithin(request: Request, limit: number): Promise<string> {

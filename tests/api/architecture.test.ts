@@ -94,6 +94,8 @@ const OWNERS: Record<string, string> = {
   systemSettings: "admin",
   webhookEndpoints: "outbound-webhooks",
   webhookDeliveries: "outbound-webhooks",
+  // Pictures and files of MMS; a trigger on messages marks those of a deleted message (migration 0061).
+  media: "media",
 };
 
 /**
@@ -112,7 +114,7 @@ const LAYERS: string[][] = [
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
   // Records, and the one door for a text of no campaign (outbound: sendText).
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups", "outbound"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups", "media", "outbound"],
   // Flows: campaigns, drips, and an inbound text from the provider's webhook to its thread, replies and events.
   ["campaigns", "drips", "inbound"],
   // Automation rules: react to contacts, messages, keywords and drips, and act through them.

@@ -1,0 +1,232 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AppContext } from "../context";
+import { HttpError, badRequest } from "../http/errors";
+import { deriveKey } from "../secrets/secret-key";
+import { UNKNOWN_TYPE } from "./sniff";
+
+/**
+ * The media record: one row per picture or file of an MMS (table `media`, migration 0061), its bytes in the data
+ * folder under media/<user>/<id>. Uploads wait unattached until a message takes them (`attachMedia`, in the
+ * outbox writer's transaction); received items are written with their message. Files are served only with the
+ * headers of `mediaHeaders` (never as a page), to the signed-in account and, by signed expiring URLs, to providers.
+ */
+
+export type MediaStatus = "stored" | "pending" | "failed" | "orphaned";
+
+export type MediaRow = {
+  id: string;
+  user_id: string;
+  message_id: string | null;
+  position: number;
+  content_type: string;
+  filename: string;
+  size: number;
+  status: MediaStatus;
+  source_url: string | null;
+  error: string | null;
+  created_at: number;
+};
+
+/** One item as the API and the screens show it. */
+export type MediaView = {
+  id: string;
+  contentType: string;
+  filename: string;
+  size: number;
+  /** stored: the file is here; pending: a received item still being copied (retried); failed: given up. */
+  status: "stored" | "pending" | "failed";
+  error: string | null;
+  /** Where a signed-in user of the account opens it. */
+  url: string;
+};
+
+/** Items one message carries at most (Twilio takes 10; 5 of at most 600 KB stay well within its 5 MB). */
+export const MAX_MEDIA_PER_MESSAGE = 5;
+/** A signed URL handed to a provider is good for a day: it fetches at once, and may retry for some hours. */
+export const SIGNED_URL_TTL_MS = 24 * 3600_000;
+
+const mediaDir = (ctx: AppContext, userId: string) => join(ctx.config.dataDir, "media", userId);
+export const mediaPath = (ctx: AppContext, row: Pick<MediaRow, "user_id" | "id">) => join(mediaDir(ctx, row.user_id), row.id);
+
+/** A name safe in a header and a file system: letters, digits, dot, dash and underscore, with its type's extension. */
+export function safeFilename(name: string | null | undefined, extension: string | null): string {
+  const base = (name ?? "").replace(/\.[A-Za-z0-9]{1,5}$/, "").replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[._]+/, "").slice(0, 80) || "attachment";
+  return extension ? `${base}.${extension}` : base;
+}
+
+/** Writes the bytes (to a temporary name, then renamed, so a reader never sees half a file) and the row. */
+export function saveMedia(
+  ctx: AppContext,
+  userId: string,
+  item: { bytes: Uint8Array; contentType: string; filename: string; messageId?: string | null; position?: number; sourceUrl?: string | null },
+): MediaRow {
+  const id = Bun.randomUUIDv7();
+  const dir = mediaDir(ctx, userId);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, id);
+  writeFileSync(`${path}.part`, item.bytes, { mode: 0o600 });
+  renameSync(`${path}.part`, path);
+  return ctx.db.$client
+    .query(
+      `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'stored', ?, ?) RETURNING *`,
+    )
+    .get(id, userId, item.messageId ?? null, item.position ?? 0, item.contentType, item.filename, item.bytes.length, item.sourceUrl ?? null, ctx.now()) as MediaRow;
+}
+
+/** A received item not copied yet: its row says so (the thread shows it) until a retry stores the file. */
+export function savePendingMedia(ctx: AppContext, userId: string, item: { messageId: string; position: number; sourceUrl: string; error: string }): MediaRow {
+  return ctx.db.$client
+    .query(
+      `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, error, created_at)
+       VALUES (?, ?, ?, ?, ?, 'attachment', 0, 'pending', ?, ?, ?) RETURNING *`,
+    )
+    .get(Bun.randomUUIDv7(), userId, item.messageId, item.position, UNKNOWN_TYPE, item.sourceUrl, item.error, ctx.now()) as MediaRow;
+}
+
+/** A pending item copied at last: its file written and its row completed. */
+export function completePendingMedia(ctx: AppContext, row: MediaRow, item: { bytes: Uint8Array; contentType: string; filename: string }) {
+  const dir = mediaDir(ctx, row.user_id);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, row.id);
+  writeFileSync(`${path}.part`, item.bytes, { mode: 0o600 });
+  renameSync(`${path}.part`, path);
+  ctx.db.$client
+    .query(`UPDATE media SET status = 'stored', content_type = ?, filename = ?, size = ?, error = NULL WHERE id = ? AND status = 'pending'`)
+    .run(item.contentType, item.filename, item.bytes.length, row.id);
+}
+
+/** A pending item's latest failure (or, `final`, the last: it stays failed). */
+export function markMediaFailure(ctx: AppContext, id: string, error: string, final: boolean) {
+  ctx.db.$client.query(`UPDATE media SET status = ?, error = ? WHERE id = ? AND status = 'pending'`).run(final ? "failed" : "pending", error, id);
+}
+
+export function findMedia(ctx: AppContext, id: string): MediaRow | null {
+  return (ctx.db.$client.query(`SELECT * FROM media WHERE id = ?`).get(id) as MediaRow | null) ?? null;
+}
+
+/** An item of the account's, stored or not; 404 otherwise (another account's is not told apart from none). */
+export function getMedia(ctx: AppContext, userId: string, id: string): MediaRow {
+  const row = findMedia(ctx, id);
+  if (!row || row.user_id !== userId || row.status === "orphaned") throw new HttpError(404, "Media not found");
+  return row;
+}
+
+export function mediaView(row: MediaRow): MediaView {
+  return {
+    id: row.id,
+    contentType: row.content_type,
+    filename: row.filename,
+    size: row.size,
+    status: row.status === "orphaned" ? "failed" : row.status,
+    error: row.error,
+    url: `/api/media/${row.id}`,
+  };
+}
+
+/** The items of each message given, in their order (messages with none are absent). */
+export function mediaOfMessages(ctx: AppContext, messageIds: string[]): Map<string, MediaRow[]> {
+  const out = new Map<string, MediaRow[]>();
+  if (!messageIds.length) return out;
+  const rows = ctx.db.$client
+    .query(`SELECT * FROM media WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, position`)
+    .all(JSON.stringify(messageIds)) as MediaRow[];
+  for (const r of rows) {
+    const list = out.get(r.message_id!);
+    if (list) list.push(r);
+    else out.set(r.message_id!, [r]);
+  }
+  return out;
+}
+
+/** The pending items of a message (for its retry). */
+export function pendingMediaOf(ctx: AppContext, messageId: string): MediaRow[] {
+  return ctx.db.$client.query(`SELECT * FROM media WHERE message_id = ? AND status = 'pending' ORDER BY position`).all(messageId) as MediaRow[];
+}
+
+/**
+ * Checks, before a message is queued, that the ids name the account's uploads, stored and not sent with another
+ * message: 400 naming the problem. Answers them in the order given.
+ */
+export function attachableMedia(ctx: AppContext, userId: string, ids: string[]): MediaRow[] {
+  if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
+  if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
+  return ids.map((id) => {
+    const row = findMedia(ctx, id);
+    if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
+    if (row.message_id) throw badRequest(`Attachment ${id} was already sent with another message: upload it again`);
+    return row;
+  });
+}
+
+/** Gives uploads to a message, in the caller's transaction (the outbox writer's). */
+export function attachMedia(ctx: AppContext, ids: string[], messageId: string) {
+  const update = ctx.db.$client.query(`UPDATE media SET message_id = ?, position = ? WHERE id = ? AND message_id IS NULL`);
+  ids.forEach((id, position) => update.run(messageId, position, id));
+}
+
+/**
+ * Removes the items whose message was deleted (marked by the trigger of migration 0061) and their files; answers
+ * how many. Run after the deletes (retention, an account's messages cleared) and at start.
+ */
+export function sweepOrphanedMedia(ctx: AppContext, limit = 1000): number {
+  const rows = ctx.db.$client.query(`SELECT id, user_id FROM media WHERE status = 'orphaned' LIMIT ?`).all(limit) as Pick<MediaRow, "id" | "user_id">[];
+  for (const r of rows) rmSync(mediaPath(ctx, r), { force: true });
+  if (rows.length) ctx.db.$client.query(`DELETE FROM media WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rows.map((r) => r.id)));
+  return rows.length;
+}
+
+// --- Signed URLs for providers ---------------------------------------------------------------------------------
+
+const urlKey = (ctx: AppContext) => deriveKey(ctx.keys.webhooks, "media-urls");
+
+const signatureOf = (ctx: AppContext, id: string, expires: number) =>
+  createHmac("sha256", urlKey(ctx)).update(`${id}.${expires}`).digest("base64url");
+
+/** A URL on PUBLIC_URL a provider fetches the item from without signing in: HMAC of its id and expiry, expiring. */
+export function signedMediaUrl(ctx: AppContext, id: string, ttlMs = SIGNED_URL_TTL_MS): string {
+  const expires = ctx.now() + ttlMs;
+  return `${ctx.config.publicUrl}/api/media/${id}/signed?expires=${expires}&signature=${signatureOf(ctx, id, expires)}`;
+}
+
+/** The item a signed URL names: 403 for a bad signature, 410 once expired, 404 when it is gone. */
+export function verifySignedMedia(ctx: AppContext, id: string, expires: string | undefined, signature: string | undefined): MediaRow {
+  const at = Number(expires);
+  if (!expires || !/^\d{1,15}$/.test(expires) || !signature) throw new HttpError(403, "This media link is not valid");
+  const expected = Buffer.from(signatureOf(ctx, id, at));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new HttpError(403, "This media link is not valid");
+  if (ctx.now() > at) throw new HttpError(410, "This media link has expired");
+  const row = findMedia(ctx, id);
+  if (!row || row.status !== "stored") throw new HttpError(404, "Media not found");
+  return row;
+}
+
+// --- Serving --------------------------------------------------------------------------------------------------------
+
+const INLINE = new Set(["image/jpeg", "image/png", "image/gif"]);
+
+/**
+ * The headers every served item carries: its sniffed type, never guessed again by the browser (nosniff), a CSP
+ * under which nothing in it can run or load (default-src 'none', sandbox), and a Content-Disposition: pictures
+ * inline (a thumbnail, or full size in a tab), everything else a download.
+ */
+export function mediaHeaders(row: MediaRow): Record<string, string> {
+  const inline = INLINE.has(row.content_type);
+  return {
+    "content-type": inline || row.content_type === "application/pdf" || row.content_type === "text/vcard" ? row.content_type : UNKNOWN_TYPE,
+    "content-disposition": `${inline ? "inline" : "attachment"}; filename="${row.filename.replace(/[^A-Za-z0-9._-]/g, "_")}"`,
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'none'; sandbox",
+    "cross-origin-resource-policy": "same-site",
+    "cache-control": "private, max-age=86400, immutable",
+  };
+}
+
+export function mediaResponse(ctx: AppContext, row: MediaRow, extra: Record<string, string> = {}): Response {
+  if (row.status !== "stored") throw new HttpError(404, row.status === "pending" ? "This attachment is still being copied from the provider" : "This attachment could not be copied from the provider");
+  const file = Bun.file(mediaPath(ctx, row));
+  return new Response(file, { headers: { ...mediaHeaders(row), ...extra } });
+}

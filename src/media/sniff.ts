@@ -1,0 +1,33 @@
+/**
+ * What a file is, read from its first bytes and never from its name or the type a sender declared: a picture
+ * someone calls image/jpeg may be an SVG or an HTML page, which a browser would run. Only the types an MMS may
+ * carry are recognised; anything else is `null` (refused on upload, kept as a download-only file on receipt).
+ */
+
+export type MediaType = {
+  contentType: "image/jpeg" | "image/png" | "image/gif" | "application/pdf" | "text/vcard";
+  extension: "jpg" | "png" | "gif" | "pdf" | "vcf";
+  /** A raster picture: shown as a thumbnail and served inline; other files are served as downloads only. */
+  image: boolean;
+};
+
+/** A received item whose bytes are none of the types above: stored, but only ever served as a download. */
+export const UNKNOWN_TYPE = "application/octet-stream";
+
+const startsWith = (bytes: Uint8Array, magic: number[], at = 0) => magic.every((b, i) => bytes[at + i] === b);
+
+const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0));
+
+export function sniffMediaType(bytes: Uint8Array): MediaType | null {
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return { contentType: "image/jpeg", extension: "jpg", image: true };
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { contentType: "image/png", extension: "png", image: true };
+  if (startsWith(bytes, ascii("GIF87a")) || startsWith(bytes, ascii("GIF89a"))) return { contentType: "image/gif", extension: "gif", image: true };
+  if (startsWith(bytes, ascii("%PDF-"))) return { contentType: "application/pdf", extension: "pdf", image: false };
+  // A vCard is text: after an optional byte-order mark and blank space, BEGIN:VCARD in any case.
+  const head = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 64)).replace(/^\uFEFF/, "").trimStart();
+  if (head.toUpperCase().startsWith("BEGIN:VCARD")) return { contentType: "text/vcard", extension: "vcf", image: false };
+  return null;
+}
+
+/** The types an upload may be, for the refusal's wording. */
+export const ACCEPTED_TYPES = "a JPEG, PNG or GIF image, a PDF or a vCard";

@@ -1,0 +1,29 @@
+import type { AppContext } from "../context";
+import { HttpError, badRequest } from "../http/errors";
+import { mediaView, safeFilename, saveMedia, type MediaView } from "./media";
+import { fitForMms, TooLarge } from "./resize";
+import { ACCEPTED_TYPES, sniffMediaType } from "./sniff";
+
+export type UploadedMedia = MediaView & {
+  /** The size uploaded, when the picture was made smaller to fit (null when it was stored as sent). */
+  resizedFrom: number | null;
+};
+
+/**
+ * An upload to attach to a message: its type read from its bytes (415 for anything but the MMS types, SVG and
+ * HTML among them), made to fit what carriers deliver (413 naming the size and the limit when it cannot), stored.
+ */
+export function uploadMedia(ctx: AppContext, userId: string, bytes: Uint8Array, filename: string | undefined): UploadedMedia {
+  if (!bytes.length) throw badRequest("The file is empty");
+  const type = sniffMediaType(bytes);
+  if (!type) throw new HttpError(415, `This file is not ${ACCEPTED_TYPES}, the files an MMS can carry (SVG and HTML files are refused)`);
+  let fitted: ReturnType<typeof fitForMms>;
+  try {
+    fitted = fitForMms(bytes, type);
+  } catch (err) {
+    if (err instanceof TooLarge) throw new HttpError(413, err.message);
+    throw err;
+  }
+  const row = saveMedia(ctx, userId, { bytes: fitted.bytes, contentType: fitted.type.contentType, filename: safeFilename(filename, fitted.type.extension) });
+  return { ...mediaView(row), resizedFrom: fitted.bytes === bytes ? null : bytes.length };
+}
