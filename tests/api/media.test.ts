@@ -20,7 +20,7 @@ async function upload(bytes: Uint8Array, filename: string, as = token, contentTy
   const res = await fetch(`${t.url}/api/media?filename=${encodeURIComponent(filename)}`, {
     method: "POST",
     headers: { authorization: `Bearer ${as}`, "content-type": contentType },
-    body: bytes,
+    body: bytes as Uint8Array<ArrayBuffer>,
   });
   return { status: res.status, body: (await res.json()) as any };
 }
