@@ -452,6 +452,8 @@ export const messages = sqliteTable(
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
     /** Its place in the thread of (userId, phone): reserved from conversationSequence, so same-millisecond messages keep their order. */
     seq: integer("seq"),
+    /** Which rule holds a queued marketing message, as shown ("Held: Florida law allows texts 8 AM–8 PM (...)"): migration 0054. */
+    holdReason: text("hold_reason"),
   },
   (t) => [
     index("messages_user_phone_seq_idx").on(t.userId, t.phone, t.seq),
@@ -608,6 +610,17 @@ export const eventCursors = sqliteTable("event_cursors", {
 export const systemSettings = sqliteTable("system_settings", {
   key: text("key").primaryKey(),
   value: text("value", { mode: "json" }).notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** An administrator's line of the state rule table (src/sending/state-rules.ts), replacing or adding a state's: migration 0055. */
+export const stateRuleOverrides = sqliteTable("state_rule_overrides", {
+  state: text("state").primaryKey(),
+  allowedFrom: text("allowed_from"),
+  allowedUntil: text("allowed_until"),
+  capPer24h: integer("cap_per_24h"),
+  source: text("source").notNull(),
+  checked: text("checked").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
 

@@ -23,6 +23,7 @@ import { licenseRoutes } from "./licenses/routes";
 import { contactRoutes } from "./contacts/routes";
 import { conversationRoutes } from "./conversations/routes";
 import { campaignRoutes } from "./campaigns/routes";
+import { stateRuleRoutes } from "./state-rules/routes";
 import { messageRoutes } from "./conversations/message-routes";
 import { phoneNumberRoutes } from "./phone-numbers/routes";
 import { providerRoutes } from "./providers/routes";
@@ -154,6 +155,7 @@ export function createApp(ctx: AppContext) {
     .use(conversationRoutes(ctx))
     .use(messageRoutes(ctx))
     .use(campaignRoutes(ctx))
+    .use(stateRuleRoutes(ctx))
     .use(apiKeyRoutes(ctx))
     .use(publicApiRoutes(ctx))
     .use(openApiRoutes(ctx))

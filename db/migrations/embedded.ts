@@ -41,8 +41,10 @@ import m37 from "./0049_webhook_allow_list.sql" with { type: "text" };
 import m38 from "./0050_webhook_pending_by_account.sql" with { type: "text" };
 import m39 from "./0051_credentials_made_by_session.sql" with { type: "text" };
 import m40 from "./0052_contact_name_keys.sql" with { type: "text" };
-import m41 from "./0056_number_registrations.sql" with { type: "text" };
-import m42 from "./0061_media.sql" with { type: "text" };
+import m41 from "./0054_message_hold_reason.sql" with { type: "text" };
+import m42 from "./0055_state_rule_overrides.sql" with { type: "text" };
+import m43 from "./0056_number_registrations.sql" with { type: "text" };
+import m44 from "./0061_media.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -87,6 +89,8 @@ export const migrationSql: Record<string, string> = {
   "0050_webhook_pending_by_account": m38,
   "0051_credentials_made_by_session": m39,
   "0052_contact_name_keys": m40,
-  "0056_number_registrations": m41,
-  "0061_media": m42,
+  "0054_message_hold_reason": m41,
+  "0055_state_rule_overrides": m42,
+  "0056_number_registrations": m43,
+  "0061_media": m44,
 };

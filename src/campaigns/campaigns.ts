@@ -1,6 +1,7 @@
 import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
+import { quietHoldOf, type HeldRow } from "../messages/due";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit, usageFor } from "../licenses/limits";
@@ -571,13 +572,14 @@ export function campaignLogs(ctx: AppContext, userId: string, q: { page: number;
   const db = ctx.db.$client;
   const rows = db
     .prepare(
-      `SELECT m.id, m.campaign_id, c.name AS campaign_name, m.phone, m.status, m.error_code, m.error_message, m.created_at, m.sent_at,
-         m.delivered_at, m.updated_at, ct.first_name, ct.last_name
+      `SELECT m.id, m.campaign_id, c.name AS campaign_name, m.phone, m.status, m.kind, m.error_code, m.error_message, m.created_at, m.sent_at,
+         m.delivered_at, m.updated_at, m.next_attempt_at, m.hold_reason, ct.first_name, ct.last_name
        FROM messages m JOIN campaigns c ON c.id = m.campaign_id LEFT JOIN contacts ct ON ct.id = m.contact_id
        WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id LIMIT ? OFFSET ?`,
     )
     .all(...args, q.pageSize, (q.page - 1) * q.pageSize) as Record<string, string | number | null>[];
   const iso = (v: unknown) => (typeof v === "number" ? new Date(v).toISOString() : null);
+  const now = ctx.now();
   return {
     data: rows.map((r) => ({
       id: r.id,
@@ -592,6 +594,7 @@ export function campaignLogs(ctx: AppContext, userId: string, q: { page: number;
       timestamp: iso(r.updated_at ?? r.created_at),
       sentAt: iso(r.sent_at),
       deliveredAt: iso(r.delivered_at),
+      ...heldOf(r as unknown as HeldRow, now),
     })),
     total,
     page: q.page,
@@ -612,4 +615,13 @@ export function sendingStats(ctx: AppContext, userId: string) {
     totalOpened: null,
     totalBounced: n("failed"),
   };
+}
+
+/**
+ * A recipient's message held by quiet hours or a state's rule (src/sending/state-rules.ts): the rule, in the words
+ * the engine wrote ("Held: Florida law allows texts 8 AM–8 PM (Fla. Stat. § 501.616(6))"), and when it may go.
+ */
+function heldOf(row: HeldRow, now: number): { heldReason: string | null; heldUntil: string | null } {
+  const hold = quietHoldOf(row, now, { timezone: "UTC", locale: "en-US" });
+  return hold ? { heldReason: hold.reason, heldUntil: new Date(hold.until).toISOString() } : { heldReason: null, heldUntil: null };
 }

@@ -204,6 +204,20 @@ export function contactMatches(ctx: AppContext, userId: string, id: string, cond
   return !!ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id), condition)).get();
 }
 
+/**
+ * The state a contact's custom field `state` (any case: State, STATE) names for this number, as the account wrote it
+ * ("FL", "Florida"); null when the number is no contact's or the contact has none. The sending engine lets it win
+ * over the area code when it applies a state's rules (src/sending/state-rules.ts).
+ */
+export function contactStateField(ctx: AppContext, userId: string, phone: string): string | null {
+  const row = ctx.db.$client.query(`SELECT custom_fields AS f FROM contacts WHERE user_id = ? AND phone = ?`).get(userId, phone) as { f: string | null } | null;
+  if (!row?.f) return null;
+  const fields = JSON.parse(row.f) as Record<string, unknown>;
+  const key = Object.keys(fields).find((k) => k.trim().toLowerCase() === "state");
+  const value = key === undefined ? null : fields[key];
+  return typeof value === "string" ? value : null;
+}
+
 export function isOptedOut(ctx: AppContext, userId: string, phone: string): boolean {
   return findByPhone(ctx, userId, phone)?.status === "opted_out";
 }

@@ -146,7 +146,7 @@ function threadMessage(r: ThreadRow, conversationId: number, account: Account): 
     timestamp: iso(r.created_at)!,
     sentAt: iso(r.sent_at),
     deliveredAt: iso(r.delivered_at),
-    quietHold: hold ? { until: iso(hold.until)!, clock: hold.clock } : null,
+    quietHold: hold ? { until: iso(hold.until)!, clock: hold.clock, reason: hold.reason } : null,
   };
 }
 

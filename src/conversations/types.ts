@@ -66,10 +66,11 @@ export type ThreadMessage = {
   sentAt: string | null;
   deliveredAt: string | null;
   /**
-   * A marketing message held for quiet hours: when it is due, and that time on the recipient's clock in the
-   * account's locale ("8:00 AM"); null for any other message.
+   * A marketing message held for quiet hours or a state's rule: when it is due, that time on the recipient's clock
+   * in the account's locale ("8:00 AM"), and the rule that holds it ("Held: Florida law allows texts 8 AM–8 PM
+   * (Fla. Stat. § 501.616(6))"); null for any other message.
    */
-  quietHold: { until: string; clock: string } | null;
+  quietHold: { until: string; clock: string; reason: string } | null;
 };
 
 /** POST /api/messages: the queued message, with the plan's notice near the limit. */

@@ -38,13 +38,16 @@ export function heldByCampaign(ctx: AppContext, userId: string, campaignIds: str
     .all(now, JSON.stringify(campaignIds), userId) as { id: string; n: number; last: number }[];
 }
 
-export type HeldRow = { phone: string; status: string; kind: string; error_code: string | null; next_attempt_at: number };
+export type HeldRow = { phone: string; status: string; kind: string; error_code: string | null; next_attempt_at: number; hold_reason: string | null };
+
+/** A held message's rule, as the sending engine wrote it; a message held before migration 0054 names quiet hours. */
+const reasonOf = (row: HeldRow) => row.hold_reason ?? "Held: quiet hours";
 
 /**
- * When a message of a thread is held for quiet hours (the same test as HELD), the instant it is due and that time on
- * the recipient's clock in the account's locale ("8:00 AM"); else null.
+ * When a message of a thread is held for quiet hours or a state's rule (the same test as HELD), the instant it is
+ * due, that time on the recipient's clock in the account's locale ("8:00 AM") and the rule that holds it; else null.
  */
-export function quietHoldOf(row: HeldRow, now: number, account: { timezone: string; locale: string }): { until: number; clock: string } | null {
+export function quietHoldOf(row: HeldRow, now: number, account: { timezone: string; locale: string }): { until: number; clock: string; reason: string } | null {
   const held = row.status === "queued" && row.kind === "campaign" && row.error_code === null && row.next_attempt_at > now && row.next_attempt_at < PARKED;
   if (!held) return null;
   const timeZone = zoneForRecipient(row.phone, account.timezone);
@@ -54,5 +57,5 @@ export function quietHoldOf(row: HeldRow, now: number, account: { timezone: stri
   } catch {
     clock = new Intl.DateTimeFormat("en-US", { timeStyle: "short", timeZone: "UTC" }).format(row.next_attempt_at);
   }
-  return { until: row.next_attempt_at, clock };
+  return { until: row.next_attempt_at, clock, reason: reasonOf(row) };
 }

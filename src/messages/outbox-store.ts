@@ -1,5 +1,5 @@
 import type { Statement } from "bun:sqlite";
-import { optOutContact } from "../contacts/contacts";
+import { contactStateField, optOutContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
@@ -7,7 +7,9 @@ import { findProviderById, webhookUrl, type ProviderAccount } from "../providers
 import { pricesNow } from "../providers/prices";
 import { adapterFor, readyAdapter } from "../providers/registry";
 import type { OutboxRow, OutboxStore, ProviderRegistry, SenderNumber } from "../sending/ports";
-import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
+import { zoneForRecipient } from "../sending/quiet-hours";
+import { holdFor, stateFromField, stateOfNumber, type StateRule } from "../sending/state-rules";
+import { stateRulesInForce } from "../state-rules/overrides";
 import { applyStatusEvents, takeEarlyReport } from "./messages";
 import { PARKED } from "./due";
 import { appendStatusEvents, type StatusEventRow } from "./outbox";
@@ -15,6 +17,7 @@ import { markInterrupted, waitsForEarlier } from "./reconcile";
 
 /** How long a message waits before looking again while an earlier one to the same person is reconciled. */
 const ORDER_WAIT_MS = 2000;
+const DAY_MS = 24 * 3600_000;
 
 type Claimed = OutboxRow & { expiresAt: number | null; kind: "campaign" | "single" | "compliance" };
 type SendingSettings = { timezone: string; quietHoursEnabled: number; quietHoursStart: string; quietHoursEnd: string; frequencyCapPerDay: number | null };
@@ -47,7 +50,13 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       `SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND kind = 'campaign' AND direction = 'outbound'
          AND status IN ('sending','sent','delivered','unknown') AND created_at >= ? AND campaign_id IS NOT ?`,
     ),
-    markSending: db.prepare(`UPDATE messages SET status = 'sending', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'queued'`),
+    // The account's marketing texts to a person that went (or are going) since an instant: a state's cap counts them.
+    sentToPhone: db.prepare(
+      `SELECT coalesce(sent_at, updated_at) AS at FROM messages WHERE user_id = ? AND phone = ? AND kind = 'campaign' AND direction = 'outbound'
+         AND status IN ('sending','sent','delivered','unknown') AND coalesce(sent_at, updated_at) > ?`,
+    ),
+    markSending: db.prepare(`UPDATE messages SET status = 'sending', attempts = attempts + 1, hold_reason = NULL, updated_at = ? WHERE id = ? AND status = 'queued'`),
+    hold: db.prepare(`UPDATE messages SET next_attempt_at = ?, hold_reason = ?, updated_at = ? WHERE id = ?`),
     finish: db.prepare(`UPDATE messages SET status = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
     defer: db.prepare(`UPDATE messages SET next_attempt_at = ?, updated_at = ? WHERE id = ?`),
     sent: db.prepare(
@@ -121,6 +130,14 @@ export function outboxStore(ctx: AppContext): OutboxStore {
         if (!accounts.has(userId)) accounts.set(userId, st.settings!.get(userId) as SendingSettings | null);
         return accounts.get(userId)!;
       };
+      let rules: Map<string, StateRule> | undefined;
+      // The recipient's state: the contact's own `state` field when the account filled it in, else the area code's.
+      const stateRuleOf = (row: Claimed) => {
+        const state = stateFromField(contactStateField(ctx, row.userId, row.phone)) ?? stateOfNumber(row.phone);
+        if (!state) return null;
+        rules ??= stateRulesInForce(ctx);
+        return rules.get(state) ?? null;
+      };
       const go: OutboxRow[] = [];
       const touched = new Set<string>();
       db.transaction(() => {
@@ -153,18 +170,19 @@ export function outboxStore(ctx: AppContext): OutboxStore {
           }
           if (row.kind === "campaign") {
             const user = settingsOf(row.userId);
-            // The user chose to send this campaign's held messages at once, warned of the rules they may break.
+            // The user chose to send this campaign's held messages at once, warned of the rules they may break: their
+            // own quiet hours hold it no more, a state's law still does (only an administrator changes that table).
             const anyHour = !!row.campaignId && states.get(row.campaignId)?.anyHour === true;
-            if (user?.quietHoursEnabled && !anyHour) {
-              const until = quietUntil(now, zoneForRecipient(row.phone, user.timezone), {
-                enabled: true,
-                start: user.quietHoursStart as `${number}:${number}`,
-                end: user.quietHoursEnd as `${number}:${number}`,
-              });
-              if (until !== null) {
-                st.defer!.run(until, now, row.id);
-                continue;
-              }
+            const quiet =
+              user?.quietHoursEnabled && !anyHour
+                ? { enabled: true, start: user.quietHoursStart as `${number}:${number}`, end: user.quietHoursEnd as `${number}:${number}` }
+                : null;
+            const rule = stateRuleOf(row);
+            const sentAt = rule?.capPer24h ? (st.sentToPhone!.all(row.userId, row.phone, now - DAY_MS) as { at: number }[]).map((r) => r.at) : [];
+            const hold = holdFor(now, zoneForRecipient(row.phone, user?.timezone ?? "UTC"), quiet, rule, sentAt);
+            if (hold) {
+              st.hold!.run(hold.until, hold.reason, now, row.id);
+              continue;
             }
             if (user?.frequencyCapPerDay) {
               const sent = (st.recentToPhone!.get(row.userId, row.phone, now - 24 * 3600_000, row.campaignId) as { n: number }).n;

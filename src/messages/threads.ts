@@ -23,10 +23,12 @@ export type ThreadRow = {
   delivered_at: number | null;
   /** When a queued message is due (a message held for quiet hours is due when they end: src/messages/due.ts). */
   next_attempt_at: number;
+  /** Which rule holds it, while it is held (migration 0054). */
+  hold_reason: string | null;
 };
 
 const COLUMNS = `id, seq, phone, content, direction, status, kind, from_number, segments, error_code, error_message, campaign_id, created_at, sent_at,
-  delivered_at, next_attempt_at`;
+  delivered_at, next_attempt_at, hold_reason`;
 
 /**
  * Up to `limit` messages with `after < seq < before`: the oldest of them when `oldestFirst` (what came after a

@@ -92,6 +92,8 @@ const OWNERS: Record<string, string> = {
   apiKeys: "api-keys",
   // Installation-wide settings, set in the admin portal.
   systemSettings: "admin",
+  // The administrator's lines of the state rule table (issue 34 item 2).
+  stateRuleOverrides: "state-rules",
   webhookEndpoints: "outbound-webhooks",
   webhookDeliveries: "outbound-webhooks",
   // Pictures and files of MMS; a trigger on messages marks those of a deleted message (migration 0061).
@@ -114,7 +116,7 @@ const LAYERS: string[][] = [
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
   // Records, and the one door for a text of no campaign (outbound: sendText).
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups", "media", "outbound"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups", "media", "outbound", "state-rules"],
   // Flows: campaigns, drips, and an inbound text from the provider's webhook to its thread, replies and events.
   ["campaigns", "drips", "inbound"],
   // Automation rules: react to contacts, messages, keywords and drips, and act through them.
@@ -141,6 +143,7 @@ const SHARED = new Set([
   "messages/segments.ts",
   "sending/quiet-hours.ts",
   "sending/recipient-zone.ts",
+  "sending/state-rules.ts",
   "time/zones.ts",
 ]);
 

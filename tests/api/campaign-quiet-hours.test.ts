@@ -86,8 +86,8 @@ describe("send held messages now", () => {
 
     // /chat: waiting for quiet hours until 8:00 on each recipient's clock, not sent.
     const ny = await lastInThread(acc, NY);
-    expect({ status: ny.status, quietHold: ny.quietHold }).toEqual({ status: "queued", quietHold: { until: "2026-03-10T12:00:00.000Z", clock: "8:00 AM" } });
-    expect((await lastInThread(acc, LA)).quietHold).toEqual({ until: "2026-03-10T15:00:00.000Z", clock: "8:00 AM" });
+    expect({ status: ny.status, quietHold: ny.quietHold }).toEqual({ status: "queued", quietHold: { until: "2026-03-10T12:00:00.000Z", clock: "8:00 AM", reason: "Held: your quiet hours allow texts 8 AM–9 PM (Sending settings)" } });
+    expect((await lastInThread(acc, LA)).quietHold).toEqual({ until: "2026-03-10T15:00:00.000Z", clock: "8:00 AM", reason: "Held: your quiet hours allow texts 8 AM–9 PM (Sending settings)" });
     const london = await waitFor(() => lastInThread(acc, LONDON), (m) => m.status === "delivered");
     expect(london.quietHold).toBeNull();
 
@@ -158,7 +158,7 @@ describe("quiet hours changed in the settings", () => {
     const c = await waitFor(() => campaign(acc, id), (c) => c.counts.delivered === 1 && c.quietWait?.count === 1);
     expect(c.quietWait).toEqual({ count: 1, resumesAt: "7:00 AM", lastResumeAt: "2026-03-10T14:00:00.000Z" });
     expect(outbox(id)[NY]).toBe("delivered campaign 1");
-    expect((await lastInThread(acc, LA)).quietHold).toEqual({ until: "2026-03-10T14:00:00.000Z", clock: "7:00 AM" });
+    expect((await lastInThread(acc, LA)).quietHold).toEqual({ until: "2026-03-10T14:00:00.000Z", clock: "7:00 AM", reason: "Held: your quiet hours allow texts 7 AM–9 PM (Sending settings)" });
   });
 });
 
