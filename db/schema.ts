@@ -811,6 +811,11 @@ export const conversations = sqliteTable(
     clearedSeq: integer("cleared_seq").notNull().default(0),
     /** The number the contact last wrote to: the sticky sender of replies. */
     replyFrom: text("reply_from"),
+    /**
+     * The seq of an inbound message read as a possible opt-out (src/keywords/plain-opt-out.ts), until the owner opts
+     * the contact out or dismisses it: the thread is listed first meanwhile.
+     */
+    possibleOptOutSeq: integer("possible_opt_out_seq"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -818,6 +823,7 @@ export const conversations = sqliteTable(
     uniqueIndex("conversations_user_phone_idx").on(t.userId, t.phone),
     index("conversations_user_last_idx").on(t.userId, t.lastSeq),
     index("conversations_user_unread_idx").on(t.userId).where(sql`unread_count > 0`),
+    index("conversations_possible_opt_out_idx").on(t.userId).where(sql`possible_opt_out_seq IS NOT NULL`),
   ],
 );
 

@@ -41,10 +41,11 @@ import m37 from "./0049_webhook_allow_list.sql" with { type: "text" };
 import m38 from "./0050_webhook_pending_by_account.sql" with { type: "text" };
 import m39 from "./0051_credentials_made_by_session.sql" with { type: "text" };
 import m40 from "./0052_contact_name_keys.sql" with { type: "text" };
-import m41 from "./0054_message_hold_reason.sql" with { type: "text" };
-import m42 from "./0055_state_rule_overrides.sql" with { type: "text" };
-import m43 from "./0056_number_registrations.sql" with { type: "text" };
-import m44 from "./0061_media.sql" with { type: "text" };
+import m41 from "./0053_possible_opt_out.sql" with { type: "text" };
+import m42 from "./0054_message_hold_reason.sql" with { type: "text" };
+import m43 from "./0055_state_rule_overrides.sql" with { type: "text" };
+import m44 from "./0056_number_registrations.sql" with { type: "text" };
+import m45 from "./0061_media.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -89,8 +90,9 @@ export const migrationSql: Record<string, string> = {
   "0050_webhook_pending_by_account": m38,
   "0051_credentials_made_by_session": m39,
   "0052_contact_name_keys": m40,
-  "0054_message_hold_reason": m41,
-  "0055_state_rule_overrides": m42,
-  "0056_number_registrations": m43,
-  "0061_media": m44,
+  "0053_possible_opt_out": m41,
+  "0054_message_hold_reason": m42,
+  "0055_state_rule_overrides": m43,
+  "0056_number_registrations": m44,
+  "0061_media": m45,
 };

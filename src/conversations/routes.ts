@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { pageOf, pagingQuery } from "../http/paging";
+import { dismissPossibleOptOut, optOutPossible } from "./possible-opt-out";
 import { bulkArchive, bulkDelete, bulkRead, getConversation, listConversations, markRead, markUnread, sendChat, setState, unreadTotals } from "./conversations";
 
 /** Conversations a bulk call takes at once. */
@@ -56,6 +57,13 @@ export function conversationRoutes(ctx: AppContext) {
       auth: true,
       params: conversationId,
       body: t.Object({ state }),
+    })
+    // POST /api/conversations/:id/opt-out
+    .post("/conversations/:id/opt-out", ({ user, params }) => optOutPossible(ctx, user.id, params.id), { auth: true, params: conversationId })
+    // POST /api/conversations/:id/dismiss-opt-out
+    .post("/conversations/:id/dismiss-opt-out", ({ user, params }) => dismissPossibleOptOut(ctx, user.id, params.id), {
+      auth: true,
+      params: conversationId,
     })
     // POST /api/conversations/bulk-archive
     .post("/conversations/bulk-archive", ({ user, body }) => bulkArchive(ctx, user.id, body.conversationIds, body.archive ?? true), {

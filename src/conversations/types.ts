@@ -29,6 +29,11 @@ export type ConversationView = {
   replyFrom: string | null;
   /** The contact's consent: a reply to an opted-out contact is refused. */
   optedOut: boolean;
+  /**
+   * The contact's text the plain-words matcher was unsure of (src/keywords/plain-opt-out.ts): the thread is listed
+   * first until the owner opts them out or dismisses it; null otherwise (and once the contact is opted out).
+   */
+  possibleOptOut: { seq: number; content: string; at: string } | null;
   createdAt: string;
 };
 
@@ -71,6 +76,8 @@ export type ThreadMessage = {
    * (Fla. Stat. § 501.616(6))"); null for any other message.
    */
   quietHold: { until: string; clock: string; reason: string } | null;
+  /** The contact's text its thread is marked for as a possible opt-out (ConversationView.possibleOptOut). */
+  possibleOptOut: boolean;
 };
 
 /** POST /api/messages: the queued message, with the plan's notice near the limit. */

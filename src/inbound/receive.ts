@@ -2,8 +2,11 @@ import { createFromInbound, findByPhone, optInContact, optOutContact, type Conta
 import { recordReply } from "../contacts/engagement";
 import type { AppContext } from "../context";
 import { attachToConversation, reserveSeqs } from "../conversations/conversations";
+import { clearPossibleOptOut, flagPossibleOptOut } from "../conversations/possible-opt-out";
 import { appendEvent } from "../events/events";
-import { HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
+import { keywordsOn } from "../keywords/keywords";
+import { classify, HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
+import { matchPlainOptOut, type PlainOutcome } from "../keywords/plain-opt-out";
 import { hasRoomForContact } from "../licenses/limits";
 import { setMessageContact, storeInbound, type MessageRow } from "../messages/messages";
 import { segmentCount } from "../messages/segments";
@@ -20,7 +23,11 @@ import { confirmPendingOptIn, handleKeyword } from "./keywords";
  * readers (automation, drips, outbound webhooks, live sockets) take it from.
  */
 
-export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null };
+/**
+ * `keyword` "stop" for STOP's words and for an opt-out in plain words alike; `plain` says what the plain-words
+ * matcher made of a text that was no compliance word (src/keywords/plain-opt-out.ts).
+ */
+export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null; plain: PlainOutcome };
 
 /** The sender's contact, looked up once per inbound message and kept as the flow changes it. */
 export type Sender = { contact: ContactRow | null };
@@ -56,7 +63,7 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
     segments: segmentCount(e.body),
     at: new Date(now),
   });
-  if (!inserted) return { message: null, keyword: null, reply: null };
+  if (!inserted) return { message: null, keyword: null, reply: null, plain: "none" };
   appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
   attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
   if (contact) recordReply(ctx, contact.id, now);
@@ -68,11 +75,17 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   // with them), so the owner is there.
   const owner = () => findUserById(ctx, userId)!;
   const inbound = { userId, messageId: inserted.id, from, sender, to: e.to, body: e.body };
-  if (STOP_WORDS.has(word) || word === "STOP ALL") {
+  const compliance = STOP_WORDS.has(word) || word === "STOP ALL" || START_WORDS.has(word) || HELP_WORDS.has(word);
+  // Plain words ("please stop texting me") are read only when the text is no compliance word, and yield to a
+  // keyword the text fires on this number (a business may run BAJA as a keyword): the keyword's rules then apply.
+  let plain: PlainOutcome = compliance ? "none" : matchPlainOptOut(e.body).outcome;
+  if (plain !== "none" && classify(e.body, keywordsOn(ctx, userId, e.to, { activeOnly: true })).rule === "keyword") plain = "none";
+  if (STOP_WORDS.has(word) || word === "STOP ALL" || plain === "opt-out") {
     const wasOut = contact?.status === "opted_out";
     sender.contact = optOutContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "stop";
     if (!wasOut && !e.optOutConfirmed) reply = complianceReply(ctx, userId, from, e.to, stopReplyOf(owner()));
+    clearPossibleOptOut(ctx, userId, from);
   } else if (START_WORDS.has(word)) {
     keyword = "start";
     // YES (or START) while a keyword's double opt-in waits for its answer confirms it: the keyword's welcome is the
@@ -91,13 +104,15 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
     keyword = "help";
     reply = complianceReply(ctx, userId, from, e.to, helpReplyOf(owner()));
   }
+  // Unsure: the thread is marked for the owner, unless the contact is out already.
+  if (plain === "possible" && contact?.status !== "opted_out") flagPossibleOptOut(ctx, { userId, phone: from, seq });
   handleKeyword(ctx, { ...inbound, compliance: keyword });
   // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
   if (!sender.contact && hasRoomForContact(ctx, userId)) {
     const created = createFromInbound(ctx, userId, from);
     setMessageContact(ctx, inserted.id, created.id);
   }
-  return { message: inserted, keyword, reply };
+  return { message: inserted, keyword, reply, plain };
 }
 
 function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
