@@ -84,6 +84,16 @@ export const bulkReadConversations = (conversationIds: number[], read = true) =>
 export const setConversationState = (id: number, state: ConversationState) =>
   api<ConversationView>(`${CONVERSATIONS}/${id}/state`, { body: { state } });
 
+/**
+ * A possible opt-out's one click: the contact opted out as STOP does, with STOP's confirmation when within 5 minutes
+ * of their text (`message` says which).
+ */
+export const optOutConversation = (id: number) =>
+  api<{ conversation: ConversationView; confirmationSent: boolean; message: string }>(`${CONVERSATIONS}/${id}/opt-out`, { body: {} });
+
+/** Dismisses a possible opt-out's mark: the text was no opt-out. */
+export const dismissPossibleOptOut = (id: number) => api<ConversationView>(`${CONVERSATIONS}/${id}/dismiss-opt-out`, { body: {} });
+
 /** Archives (or with `archive: false` brings back to the inbox) up to 500 conversations. */
 export const bulkArchiveConversations = (conversationIds: number[], archive = true) =>
   api<BulkResult>(`${CONVERSATIONS}/bulk-archive`, { body: { conversationIds, archive } });

@@ -3,6 +3,8 @@ import { useMemo, useState } from "react";
 import { Card, Input } from "../../components/ui";
 import type { IconName } from "../../components/icons";
 import { KEYWORD_RULES } from "../app/keywords/rules";
+import { PLAIN_RULES } from "../../../src/keywords/plain-opt-out";
+import { PlainOptOuts, PLAIN_OPT_OUT_TEXT } from "./plain-opt-outs";
 import { IconBadge, PageIntro } from "./shared";
 
 type QA = { q: string; a: string };
@@ -126,6 +128,10 @@ const TOPICS: Topic[] = [
         a: "STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT and REVOKE opt the contact out and send one confirmation. They are skipped in every later send. START, UNSTOP or YES opts them back in (YES or Y answering a keyword's double opt-in confirms it with that keyword's welcome), and HELP or INFO gets your HELP reply: your business name and how to reach you, set under Account Settings.",
       },
       {
+        q: "Does “please stop texting me” opt a contact out?",
+        a: PLAIN_RULES.join(" "),
+      },
+      {
         q: "How do text-to-join keywords match?",
         a: KEYWORD_RULES.join(" "),
       },
@@ -241,7 +247,8 @@ export function HelpPage() {
     });
   }, [q]);
   const articles = useMemo(() => (q ? ARTICLES.filter((a) => matches(q, a.title, a.summary, ...a.body)) : ARTICLES), [q]);
-  const nothing = topics.length === 0 && articles.length === 0;
+  const plainShown = !q || matches(q, PLAIN_OPT_OUT_TEXT);
+  const nothing = topics.length === 0 && articles.length === 0 && !plainShown;
 
   return (
     <>
@@ -346,6 +353,8 @@ export function HelpPage() {
             </div>
           </section>
         )}
+
+        {plainShown && <PlainOptOuts />}
 
         {articles.length > 0 && (
           <section aria-labelledby="popular-articles">

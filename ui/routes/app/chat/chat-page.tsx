@@ -5,7 +5,9 @@ import {
   bulkArchiveConversations,
   bulkDeleteConversations,
   bulkReadConversations,
+  dismissPossibleOptOut,
   markConversationUnread,
+  optOutConversation,
   setConversationState,
   useConversation,
   useConversations,
@@ -227,6 +229,11 @@ function Conversations({ archived }: { archived: boolean }) {
                   >
                     <ConversationSummary c={c} formatPhone={formatPhone} />
                   </button>
+                  {c.possibleOptOut && (
+                    <Badge tone="red" className="shrink-0">
+                      Possible opt-out
+                    </Badge>
+                  )}
                 </li>
               ))}
             </ul>
@@ -354,6 +361,7 @@ function OpenThread({
             ]}
           />
         </div>
+        {c.possibleOptOut && <PossibleOptOut c={c} onDone={() => void conversation.reload()} />}
         <ChatThread conversationId={c.id} phone={c.phone} optedOut={c.optedOut} timeZone={timeZone} />
       </div>
       <div
@@ -364,6 +372,53 @@ function OpenThread({
       >
         <ContactPanel conversation={c} dateFormat={dateFormat} timeZone={timeZone} onChanged={() => void conversation.reload()} />
       </div>
+    </div>
+  );
+}
+
+/**
+ * A text the plain-words matcher was unsure of (src/keywords/plain-opt-out.ts): the owner opts the contact out in one
+ * click (as STOP does, with its confirmation within 5 minutes of the text) or dismisses the mark.
+ */
+function PossibleOptOut({ c, onDone }: { c: ConversationView; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const act = async (run: () => Promise<string>, failed: string) => {
+    setBusy(true);
+    try {
+      toast({ title: await run() });
+      onDone();
+      changed();
+    } catch (err) {
+      toast({ title: "Error", description: errorMessage(err, failed), variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div role="region" aria-label="Possible opt-out" className="flex flex-wrap items-center gap-2 border-b border-red-200 bg-red-50 px-3 py-2 text-sm">
+      <Badge tone="red">Possible opt-out</Badge>
+      <span className="min-w-0 flex-1 truncate text-slate-700">“{c.possibleOptOut!.content}”</span>
+      <Button
+        variant="danger"
+        className="px-2 py-1 text-xs"
+        disabled={busy}
+        onClick={() => void act(async () => (await optOutConversation(c.id)).message, "Failed to opt the contact out")}
+      >
+        Opt out
+      </Button>
+      <Button
+        variant="secondary"
+        className="px-2 py-1 text-xs"
+        disabled={busy}
+        onClick={() =>
+          void act(async () => {
+            await dismissPossibleOptOut(c.id);
+            return "Marked as no opt-out";
+          }, "Failed to dismiss the mark")
+        }
+      >
+        Dismiss
+      </Button>
     </div>
   );
 }
