@@ -1,3 +1,4 @@
+import { explainCarrierError } from "../messages/carrier-errors";
 import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -591,6 +592,8 @@ export function campaignLogs(ctx: AppContext, userId: string, q: { page: number;
       status: r.status === "queued" ? "pending" : r.status,
       errorCode: r.error_code,
       errorMessage: r.error_message,
+      // What a carrier code such as 30034 (unregistered 10DLC number) means, and what to do (issue 34 item 1).
+      errorExplanation: explainCarrierError(r.error_code as string | null),
       timestamp: iso(r.updated_at ?? r.created_at),
       sentAt: iso(r.sent_at),
       deliveredAt: iso(r.delivered_at),

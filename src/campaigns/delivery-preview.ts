@@ -10,6 +10,7 @@ import { audienceCondition, audienceContacts } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { heldByCampaign } from "../messages/due";
 import { personalize, resolveRecipients, type Recipient } from "./outbox";
+import { registrationWarning } from "./registration-warning";
 
 /**
  * What sending will really do, said before the user sends (issue 11): how many recipients the audience comes to
@@ -27,6 +28,8 @@ export type DeliveryPreviewInput = {
   scheduledAt?: string | null;
   /** A transactional message (to typed numbers): quiet hours do not hold it. */
   transactional?: boolean;
+  /** The sender asked for (the default number otherwise), for the registration warning. */
+  fromNumber?: string | null;
 };
 
 /** The account's quiet hours as the sending manager reads them. */
@@ -48,7 +51,7 @@ type Reach = { groups: { phone: string; n: number }[]; skipped: { optedOut: numb
  */
 const ZONE_GROUP = sql`CASE WHEN length(${contacts.phone}) = 12 AND substr(${contacts.phone}, 2, 1) = '1' THEN substr(${contacts.phone}, 1, 5) ELSE ${contacts.phone} END`;
 
-function reachOf(ctx: AppContext, user: User, input: DeliveryPreviewInput): Reach {
+export function reachOf(ctx: AppContext, user: User, input: DeliveryPreviewInput): Reach {
   if (input.audience.kind === "manual") {
     // resolveRecipients reads only the audience and the typed numbers of a campaign.
     const draft = { audience: input.audience, recipients: splitRecipients(input.recipients) } as Parameters<typeof resolveRecipients>[2];
@@ -109,6 +112,8 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     skipped,
     preview,
     longest,
+    // Carriers that will block the sender's texts to some of these recipients (issue 34 item 1).
+    registration: registrationWarning(ctx, user, input.fromNumber, groups),
   };
 }
 

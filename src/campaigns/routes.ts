@@ -1,3 +1,4 @@
+import { sendCampaignChecked } from "./send-checked";
 import { Elysia, t } from "elysia";
 import { CAMPAIGN_STATUSES } from "../../db/schema";
 import { authGuard } from "../auth/guard";
@@ -8,7 +9,7 @@ import { presetCounts } from "./audiences";
 import {
   archiveCampaigns, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteCampaigns, duplicateCampaign, getCampaign, pauseByUser,
   searchCampaigns,
-  resumeByUser, sendCampaign, sendingStats, updateCampaign, viewOf, type CampaignInput,
+  resumeByUser, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
 import { businessNameOf } from "../users/queries";
 import { deleteFinishedCampaigns } from "./delete";
@@ -112,6 +113,7 @@ export function campaignRoutes(ctx: AppContext) {
         appendOptOut: t.Optional(t.Boolean()),
         scheduledAt: nullableText(40),
         transactional: campaignBody.properties.transactional,
+        fromNumber: nullableText(40),
       }),
     })
     // POST /api/campaigns
@@ -150,11 +152,15 @@ export function campaignRoutes(ctx: AppContext) {
     .post(
       "/api/campaigns/:id/send",
       ({ user, params, body, set }) => {
-        const result = sendCampaign(ctx, user, params.id, body?.scheduledAt ?? null);
+        const result = sendCampaignChecked(ctx, user, params.id, body?.scheduledAt ?? null, body?.acknowledgeRegistration === true);
         set.status = 202;
         return result;
       },
-      { auth: true, params: idParams, body: t.Optional(t.Object({ scheduledAt: nullableText(40) })) },
+      {
+        auth: true,
+        params: idParams,
+        body: t.Optional(t.Object({ scheduledAt: nullableText(40), acknowledgeRegistration: t.Optional(t.Boolean({ error: "acknowledgeRegistration must be true or false" })) })),
+      },
     )
     // POST /api/campaigns/:id/pause
     .post("/api/campaigns/:id/pause", ({ user, params }) => pauseByUser(ctx, user.id, params.id), { auth: true, params: idParams })

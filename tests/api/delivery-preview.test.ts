@@ -62,6 +62,8 @@ describe("POST /api/campaigns/preview-delivery", () => {
       lastResumeAt: "2026-03-10T15:00:00.000Z", // 08:00 in Los Angeles
       skipped: { optedOut: 0, invalid: 0, duplicate: 0 },
       preview: null,
+      // The sender's carrier registration is not known to block anyone (issue 34: tests/api/number-registration.test.ts).
+      registration: null,
     });
   });
 

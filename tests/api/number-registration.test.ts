@@ -212,3 +212,53 @@ test("a check that fails keeps the state read before and says why; the job reads
     twilio.control.failing = false;
   }
 });
+
+test("a campaign to US recipients from an unregistered number is warned about before it is sent", async () => {
+  const acc = await t.signUpVerified();
+  const tw = await post(acc, "/api/sms-providers", { provider: "twilio", displayName: "Twilio", ...twilio.credentials });
+  await addNumbers(acc, tw.body.id, ["+14155550101", "+14155550104", "+18445550103"]);
+  expect((await post(acc, "/api/phone-numbers/registration/refresh", {})).status).toBe(200);
+  const US = ["+12125550123", "+13105550147"];
+  const UK = "+447911123456";
+  const CA = "+16045550123";
+
+  const preview = (fromNumber: string, recipients: string[]) =>
+    post(acc, "/api/campaigns/preview-delivery", { audience: { kind: "manual" }, recipients, content: "Hello", fromNumber });
+  const warned = await preview("+14155550104", [...US, UK]);
+  expect(warned.status).toBe(200);
+  expect(warned.body.registration).toEqual({
+    phoneNumber: "+14155550104",
+    program: "10dlc",
+    state: "unregistered",
+    blockedRecipients: 2,
+    message: "Carriers will block texts from +14155550104: it is not registered for A2P 10DLC, and 2 recipients are US numbers.",
+    reason: "The number is in no Messaging Service, so it is in no A2P 10DLC campaign",
+    todo: "Register a brand and an A2P 10DLC campaign in your provider's console and add this number to it.",
+    checkedAt: expect.any(String),
+  });
+  // A registered sender, or no US recipient, is not warned about; a Canadian recipient counts for toll-free only.
+  expect((await preview("+14155550101", US)).body.registration).toBeNull();
+  expect((await preview("+14155550104", [UK, CA])).body.registration).toBeNull();
+  expect((await preview("+18445550103", [UK, CA])).body.registration).toMatchObject({
+    state: "rejected",
+    blockedRecipients: 1,
+    message: "Carriers will block texts from +18445550103: its toll-free verification was rejected, and 1 recipient is a US or Canadian number.",
+    reason: "The opt-in process is not described",
+  });
+
+  // The send: refused with the warning until acknowledged.
+  const created = await post(acc, "/api/campaigns", { name: "Sale", content: "Sale today", fromNumber: "+14155550104", recipients: [...US, UK] });
+  expect(created.status).toBe(201);
+  const id = created.body.id;
+  const later = new Date(Date.now() + 24 * 3600_000).toISOString();
+  const refused = await post(acc, `/api/campaigns/${id}/send`, { scheduledAt: later });
+  expect(refused.status).toBe(409);
+  expect(refused.body.message).toBe(
+    "Carriers will block texts from +14155550104: it is not registered for A2P 10DLC, and 2 recipients are US numbers. Register a brand and an A2P 10DLC campaign in your provider's console and add this number to it. Send with acknowledgeRegistration: true to send anyway.",
+  );
+  expect(refused.body.registrationWarning.state).toBe("unregistered");
+  expect((await t.api(`/api/campaigns/${id}`, { token: acc.token })).body.status).toBe("draft");
+  const sent = await post(acc, `/api/campaigns/${id}/send`, { scheduledAt: later, acknowledgeRegistration: true });
+  expect(sent.status).toBe(202);
+  expect(sent.body.campaign.status).toBe("scheduled");
+});

@@ -12,6 +12,8 @@ export type CampaignView = CampaignPage["data"][number];
 export type LogStatus = "pending" | "sending" | "sent" | "delivered" | "failed" | "unknown" | "skipped" | "expired" | "cancelled";
 /** Written out: campaignLogs (src/campaigns) reads its rows with a raw query, so their fields are typed loosely there. */
 export type CampaignLog = {
+  /** What a carrier error code such as 30034 means and what to do; null for other codes. */
+  errorExplanation?: { meaning: string; fix: string } | null;
   id: string;
   campaignId: string;
   campaignName: string;
@@ -87,8 +89,11 @@ export const createCampaign = (body: unknown) => api<Partial<CampaignView> & { d
 export const saveCampaign = (id: string, body: unknown) => api(`${CAMPAIGNS}/${id}`, { method: "PUT", body });
 
 /** Sends now, or at `scheduledAt` (ISO) when given. */
-export const sendCampaign = (id: string, scheduledAt?: string | null) =>
-  api<SendResult>(`${CAMPAIGNS}/${id}/send`, { body: scheduledAt ? { scheduledAt } : {} });
+/** `acknowledgeRegistration`: the user saw the warning that carriers block the sender (the server refuses otherwise). */
+export const sendCampaign = (id: string, scheduledAt?: string | null, acknowledgeRegistration = false) =>
+  api<SendResult>(`${CAMPAIGNS}/${id}/send`, {
+    body: { ...(scheduledAt ? { scheduledAt } : {}), ...(acknowledgeRegistration ? { acknowledgeRegistration } : {}) },
+  });
 
 export type SendHeldResult = Ok<Campaigns[":id"]["send-held"]["post"]>;
 

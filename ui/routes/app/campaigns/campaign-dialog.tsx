@@ -28,7 +28,7 @@ type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "r
 
 /** Sends (or schedules) a saved campaign and tells the user what happened. */
 async function sendAndTell(id: string, scheduledAt: string | null, user: User, delivery: DeliveryPreview | null) {
-  const result = await sendCampaign(id, scheduledAt);
+  const result = await sendCampaign(id, scheduledAt, !!delivery?.registration);
   if (result.campaign?.status === "scheduled" && scheduledAt) {
     // Nothing is queued until the time comes: say when, and how many it will go to.
     const total = delivery ? ` to ${delivery.total} recipient${delivery.total === 1 ? "" : "s"}` : "";
@@ -93,6 +93,7 @@ export function CampaignDialog({
           content: form.content,
           appendOptOut: form.appendOptOut,
           scheduledAt: scheduledNow,
+          fromNumber: form.fromNumber || null,
         },
   );
 

@@ -15,6 +15,8 @@ export type DeliveryQuestion = {
   scheduledAt?: string | null;
   /** A transactional one-off (typed numbers): quiet hours do not hold it. */
   transactional?: boolean;
+  /** The sender chosen (the default number when empty), for the registration warning. */
+  fromNumber?: string | null;
 };
 
 const DEBOUNCE_MS = 300;
@@ -71,6 +73,28 @@ export function DeliveryNote({
 }) {
   if (error) return <p className="text-sm text-red-600">{error}</p>;
   if (!preview) return loading ? <Spinner className="text-slate-300" /> : null;
+  return (
+    <>
+      <RegistrationNote warning={preview.registration} />
+      <QuietNote preview={preview} locale={locale} scheduled={scheduled} transactional={transactional} />
+    </>
+  );
+}
+
+/** Carriers will block the sender's texts to some recipients (issue 34): why, and what to do, before Send. */
+export function RegistrationNote({ warning }: { warning: DeliveryPreview["registration"] }) {
+  if (!warning) return null;
+  return (
+    <div role="alert" data-testid="registration-warning" className="mb-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-900">
+      <p className="font-medium">{warning.message}</p>
+      {warning.reason && <p className="mt-1">Reason: {warning.reason}</p>}
+      {warning.todo && <p className="mt-1">{warning.todo}</p>}
+      <p className="mt-1 text-xs text-red-800">Sending anyway sends it; the carriers then refuse those messages. See Phone Settings, Registration.</p>
+    </div>
+  );
+}
+
+function QuietNote({ preview, locale, scheduled, transactional }: { preview: DeliveryPreview; locale: string; scheduled: boolean; transactional: boolean }) {
   const { total, inQuietHours, resumesAt } = preview;
   const when = scheduled ? "at that time" : "now";
   if (transactional && total > 0) {

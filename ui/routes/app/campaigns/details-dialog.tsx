@@ -280,6 +280,11 @@ export function DetailsDialog({
                         {l.errorCode && ` (code ${l.errorCode})`}
                       </p>
                     )}
+                    {l.errorExplanation && (
+                      <p className="text-xs text-slate-600" data-testid="error-explanation">
+                        {l.errorExplanation.meaning} {l.errorExplanation.fix}
+                      </p>
+                    )}
                   </div>
                   <div className="text-right">
                     <StatusBadge {...badge} />

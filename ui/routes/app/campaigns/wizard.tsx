@@ -120,6 +120,7 @@ export function CampaignWizard({
           content: finalContent(),
           appendOptOut: draft.appendOptOut,
           scheduledAt,
+          fromNumber: draft.fromNumber || null,
         }
       : null,
   );
@@ -154,7 +155,7 @@ export function CampaignWizard({
         if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
         setCreatedId(id);
       }
-      const result = await sendCampaign(id, scheduledAt);
+      const result = await sendCampaign(id, scheduledAt, !!delivery.data?.registration);
       onSent();
       toast(
         scheduledAt && result.campaign?.status === "scheduled"

@@ -1,0 +1,24 @@
+import { conflict } from "../http/errors";
+import type { AppContext } from "../context";
+import type { User } from "../users/queries";
+import { getCampaign, sendCampaign } from "./campaigns";
+import { reachOf } from "./delivery-preview";
+import { registrationWarning } from "./registration-warning";
+
+/**
+ * POST /api/campaigns/:id/send with the registration check first (issue 34 item 1): a campaign whose sender
+ * carriers block for its US recipients is not sent until the caller acknowledges the warning
+ * (`acknowledgeRegistration: true`); 409 with the warning otherwise. The UI shows it before the Send button.
+ */
+export function sendCampaignChecked(ctx: AppContext, user: User, id: string, scheduledAt: string | null, acknowledged: boolean) {
+  const campaign = getCampaign(ctx, user.id, id);
+  if (!acknowledged && (campaign.status === "draft" || campaign.status === "scheduled")) {
+    const { groups } = reachOf(ctx, user, { audience: campaign.audience, recipients: campaign.recipients });
+    const warning = registrationWarning(ctx, user, campaign.fromNumber, groups);
+    if (warning)
+      throw conflict(`${warning.message} ${warning.todo ?? ""} Send with acknowledgeRegistration: true to send anyway.`.replace(/\s+/g, " "), {
+        registrationWarning: warning,
+      });
+  }
+  return sendCampaign(ctx, user, id, scheduledAt);
+}
