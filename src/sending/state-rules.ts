@@ -28,24 +28,92 @@ export type StateRule = {
 export const BUILT_IN_STATE_RULES: readonly StateRule[] = [
   // SB 1120 (2021) amended s. 501.616(6): no call before 8 a.m. or after 8 p.m. at the called person's location, and
   // at most three calls in 24 hours on the same subject; the FTSA (s. 501.059, amended 2023) counts texts as calls.
-  { state: "FL", name: "Florida", window: { from: "08:00", until: "20:00" }, capPer24h: 3, source: "Fla. Stat. § 501.616(6)", checked: "2026-12-07" },
+  {
+    state: "FL",
+    name: "Florida",
+    window: { from: "08:00", until: "20:00" },
+    capPer24h: 3,
+    source: "Fla. Stat. § 501.616(6)",
+    checked: "2026-12-07",
+  },
   // Telephone Solicitation Act of 2022 (HB 3168, in force 1 November 2022): 8 a.m. to 8 p.m., three per 24 hours.
-  { state: "OK", name: "Oklahoma", window: { from: "08:00", until: "20:00" }, capPer24h: 3, source: "Okla. Stat. tit. 15, § 775C (Telephone Solicitation Act of 2022)", checked: "2026-12-07" },
+  {
+    state: "OK",
+    name: "Oklahoma",
+    window: { from: "08:00", until: "20:00" },
+    capPer24h: 3,
+    source: "Okla. Stat. tit. 15, § 775C (Telephone Solicitation Act of 2022)",
+    checked: "2026-12-07",
+  },
   // Stop the Spam Calls Act of 2023 (SB 90, in force 1 January 2024): 8 a.m. to 8 p.m., three calls or texts per 24 hours.
-  { state: "MD", name: "Maryland", window: { from: "08:00", until: "20:00" }, capPer24h: 3, source: "Md. Code, Com. Law § 14-4502 (Stop the Spam Calls Act of 2023)", checked: "2026-12-07" },
+  {
+    state: "MD",
+    name: "Maryland",
+    window: { from: "08:00", until: "20:00" },
+    capPer24h: 3,
+    source: "Md. Code, Com. Law § 14-4502 (Stop the Spam Calls Act of 2023)",
+    checked: "2026-12-07",
+  },
 ];
 
 /** USPS codes and names of the states, the District of Columbia and the territories with area codes of their own. */
 export const US_STATES: Record<string, string> = {
-  AL: "Alabama", AK: "Alaska", AZ: "Arizona", AR: "Arkansas", CA: "California", CO: "Colorado", CT: "Connecticut",
-  DE: "Delaware", DC: "District of Columbia", FL: "Florida", GA: "Georgia", HI: "Hawaii", ID: "Idaho", IL: "Illinois",
-  IN: "Indiana", IA: "Iowa", KS: "Kansas", KY: "Kentucky", LA: "Louisiana", ME: "Maine", MD: "Maryland",
-  MA: "Massachusetts", MI: "Michigan", MN: "Minnesota", MS: "Mississippi", MO: "Missouri", MT: "Montana",
-  NE: "Nebraska", NV: "Nevada", NH: "New Hampshire", NJ: "New Jersey", NM: "New Mexico", NY: "New York",
-  NC: "North Carolina", ND: "North Dakota", OH: "Ohio", OK: "Oklahoma", OR: "Oregon", PA: "Pennsylvania",
-  RI: "Rhode Island", SC: "South Carolina", SD: "South Dakota", TN: "Tennessee", TX: "Texas", UT: "Utah",
-  VT: "Vermont", VA: "Virginia", WA: "Washington", WV: "West Virginia", WI: "Wisconsin", WY: "Wyoming",
-  PR: "Puerto Rico", VI: "U.S. Virgin Islands", GU: "Guam", MP: "Northern Mariana Islands", AS: "American Samoa",
+  AL: "Alabama",
+  AK: "Alaska",
+  AZ: "Arizona",
+  AR: "Arkansas",
+  CA: "California",
+  CO: "Colorado",
+  CT: "Connecticut",
+  DE: "Delaware",
+  DC: "District of Columbia",
+  FL: "Florida",
+  GA: "Georgia",
+  HI: "Hawaii",
+  ID: "Idaho",
+  IL: "Illinois",
+  IN: "Indiana",
+  IA: "Iowa",
+  KS: "Kansas",
+  KY: "Kentucky",
+  LA: "Louisiana",
+  ME: "Maine",
+  MD: "Maryland",
+  MA: "Massachusetts",
+  MI: "Michigan",
+  MN: "Minnesota",
+  MS: "Mississippi",
+  MO: "Missouri",
+  MT: "Montana",
+  NE: "Nebraska",
+  NV: "Nevada",
+  NH: "New Hampshire",
+  NJ: "New Jersey",
+  NM: "New Mexico",
+  NY: "New York",
+  NC: "North Carolina",
+  ND: "North Dakota",
+  OH: "Ohio",
+  OK: "Oklahoma",
+  OR: "Oregon",
+  PA: "Pennsylvania",
+  RI: "Rhode Island",
+  SC: "South Carolina",
+  SD: "South Dakota",
+  TN: "Tennessee",
+  TX: "Texas",
+  UT: "Utah",
+  VT: "Vermont",
+  VA: "Virginia",
+  WA: "Washington",
+  WV: "West Virginia",
+  WI: "Wisconsin",
+  WY: "Wyoming",
+  PR: "Puerto Rico",
+  VI: "U.S. Virgin Islands",
+  GU: "Guam",
+  MP: "Northern Mariana Islands",
+  AS: "American Samoa",
 };
 
 /**
@@ -162,10 +230,12 @@ export const windowReason = (r: StateRule & { window: NonNullable<StateRule["win
   `Held: ${r.name} law allows texts ${clock12(r.window.from)}–${clock12(r.window.until)} (${r.source})`;
 
 /** "Held: Florida law allows 3 texts per 24 hours (Fla. Stat. § 501.616(6))" */
-export const capReason = (r: StateRule) => `Held: ${r.name} law allows ${r.capPer24h} text${r.capPer24h === 1 ? "" : "s"} per 24 hours (${r.source})`;
+export const capReason = (r: StateRule) =>
+  `Held: ${r.name} law allows ${r.capPer24h} text${r.capPer24h === 1 ? "" : "s"} per 24 hours (${r.source})`;
 
 /** "Held: your quiet hours allow texts 8 AM–9 PM (Sending settings)" */
-export const accountReason = (q: QuietHours) => `Held: your quiet hours allow texts ${clock12(q.end)}–${clock12(q.start)} (Sending settings)`;
+export const accountReason = (q: QuietHours) =>
+  `Held: your quiet hours allow texts ${clock12(q.end)}–${clock12(q.start)} (Sending settings)`;
 
 export type Hold = { until: number; reason: string };
 
@@ -177,7 +247,13 @@ const DAY_MS = 24 * 3600_000;
  * it, or null. `sentAt` are the instants the account's marketing texts to this person went in the last 24 hours.
  * When several rules hold it, the one that lets it go last is named (the state's, on a tie: it is the law).
  */
-export function holdFor(now: number, zone: string, account: QuietHours | null, rule: StateRule | null, sentAt: readonly number[]): Hold | null {
+export function holdFor(
+  now: number,
+  zone: string,
+  account: QuietHours | null,
+  rule: StateRule | null,
+  sentAt: readonly number[],
+): Hold | null {
   const holds: Hold[] = [];
   if (rule?.window) {
     const until = quietUntil(now, zone, { enabled: true, start: rule.window.until, end: rule.window.from });
@@ -186,7 +262,8 @@ export function holdFor(now: number, zone: string, account: QuietHours | null, r
   if (rule?.capPer24h) {
     const recent = sentAt.filter((t) => t > now - DAY_MS).sort((a, b) => a - b);
     // The cap-th newest text must leave the 24 hours first.
-    if (recent.length >= rule.capPer24h) holds.push({ until: recent[recent.length - rule.capPer24h]! + DAY_MS, reason: capReason(rule) });
+    if (recent.length >= rule.capPer24h)
+      holds.push({ until: recent[recent.length - rule.capPer24h]! + DAY_MS, reason: capReason(rule) });
   }
   if (account?.enabled) {
     const until = quietUntil(now, zone, account);

@@ -1,14 +1,21 @@
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { clockMinutes, type Clock } from "../sending/quiet-hours";
-import { BUILT_IN_STATE_RULES, mergeStateRules, US_STATES, type StateRule } from "../sending/state-rules";
+import { BUILT_IN_STATE_RULES, clock12, mergeStateRules, US_STATES, type StateRule } from "../sending/state-rules";
 
 /**
  * The administrator's lines of the state rule table (issue 34 item 2), one row per state in state_rule_overrides: each
  * replaces the built-in line of its state or adds a state (src/sending/state-rules.ts holds the built-in table).
  */
 
-type Row = { state: string; allowed_from: string | null; allowed_until: string | null; cap_per_24h: number | null; source: string; checked: string };
+type Row = {
+  state: string;
+  allowed_from: string | null;
+  allowed_until: string | null;
+  cap_per_24h: number | null;
+  source: string;
+  checked: string;
+};
 
 const ruleOf = (r: Row): StateRule => ({
   state: r.state,
@@ -29,19 +36,29 @@ export function stateRulesInForce(ctx: AppContext): Map<string, StateRule> {
   return new Map(mergeStateRules(stateRuleOverrides(ctx)).map((r) => [r.state, r]));
 }
 
-/** GET /api/state-rules: the table in force, each line saying whether an administrator set it. */
+/**
+ * GET /api/state-rules: the table in force, each line with its hours as held messages write them ("8 AM–8 PM") and
+ * whether an administrator set it.
+ */
 export function stateRuleTable(ctx: AppContext) {
   const overridden = new Set(stateRuleOverrides(ctx).map((r) => r.state));
   const builtIn = new Set(BUILT_IN_STATE_RULES.map((r) => r.state));
   return {
     rules: mergeStateRules(stateRuleOverrides(ctx)).map((r) => ({
       ...r,
+      hours: r.window ? `${clock12(r.window.from)}–${clock12(r.window.until)}` : null,
       origin: overridden.has(r.state) ? (builtIn.has(r.state) ? "changed" : "added") : "built-in",
     })),
   };
 }
 
-export type StateRuleInput = { allowedFrom: string | null; allowedUntil: string | null; capPer24h: number | null; source: string; checked: string };
+export type StateRuleInput = {
+  allowedFrom: string | null;
+  allowedUntil: string | null;
+  capPer24h: number | null;
+  source: string;
+  checked: string;
+};
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -58,7 +75,8 @@ export function setStateRule(ctx: AppContext, stateCode: string, input: StateRul
   }
   const source = input.source.trim();
   if (!source) throw badRequest("Give the legal source of the rule");
-  if (!DATE.test(input.checked) || Number.isNaN(Date.parse(input.checked))) throw badRequest("The date checked is a date as YYYY-MM-DD");
+  if (!DATE.test(input.checked) || Number.isNaN(Date.parse(input.checked)))
+    throw badRequest("The date checked is a date as YYYY-MM-DD");
   ctx.db.$client
     .query(
       `INSERT INTO state_rule_overrides (state, allowed_from, allowed_until, cap_per_24h, source, checked, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)

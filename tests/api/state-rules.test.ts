@@ -45,9 +45,17 @@ async function sender() {
   const acc = await t.signUpVerified();
   startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
-  await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });
+  await t.api(`/api/sms-providers/${provider.body.id}`, {
+    method: "PATCH",
+    token: acc.token,
+    body: { settings: { deliveryDelayMs: 20 } },
+  });
   const numbers = await get(acc, `/api/providers/${provider.body.id}/available-numbers`);
-  const number = await post(acc, "/api/phone-numbers", { providerId: provider.body.id, phoneNumber: numbers.body.numbers[0].phoneNumber, messagesPerSecond: 0 });
+  const number = await post(acc, "/api/phone-numbers", {
+    providerId: provider.body.id,
+    phoneNumber: numbers.body.numbers[0].phoneNumber,
+    messagesPerSecond: 0,
+  });
   expect(number.status).toBe(201);
   return acc;
 }
@@ -60,7 +68,12 @@ type Log = { status: string; heldReason: string | null; heldUntil: string | null
  */
 async function sendAt(acc: Account, iso: string, phone: string): Promise<Log> {
   clockAt(iso);
-  const created = await post(acc, "/api/campaigns", { type: "sms", name: `To ${phone} at ${iso}`, content: "Tulips are in", recipients: [phone] });
+  const created = await post(acc, "/api/campaigns", {
+    type: "sms",
+    name: `To ${phone} at ${iso}`,
+    content: "Tulips are in",
+    recipients: [phone],
+  });
   expect(created.status).toBe(201);
   expect((await post(acc, `/api/campaigns/${created.body.id}/send`)).status).toBe(202);
   const logs = await waitFor(
@@ -151,7 +164,12 @@ describe("three texts per 24 hours", () => {
     expect(all.map(sent)).toEqual([DELIVERED, DELIVERED, DELIVERED, DELIVERED]);
 
     // California: four in an hour, all sent.
-    for (const at of ["2026-03-12T17:00:00.000Z", "2026-03-12T17:10:00.000Z", "2026-03-12T17:20:00.000Z", "2026-03-12T17:30:00.000Z"]) {
+    for (const at of [
+      "2026-03-12T17:00:00.000Z",
+      "2026-03-12T17:10:00.000Z",
+      "2026-03-12T17:20:00.000Z",
+      "2026-03-12T17:30:00.000Z",
+    ]) {
       expect(sent(await sendAt(acc, at, "+14155550122"))).toEqual(DELIVERED);
     }
   });
@@ -161,7 +179,11 @@ describe("the table and the administrator's lines", () => {
   test("GET /api/state-rules is the table in force; an administrator's line for California holds 8 PM there, one without hours lets Florida's go; deleting it restores the built-in line", async () => {
     const table = await t.api("/api/state-rules");
     expect(table.status).toBe(200);
-    expect(table.body.rules.map((r: { state: string; origin: string }) => `${r.state} ${r.origin}`)).toEqual(["FL built-in", "MD built-in", "OK built-in"]);
+    expect(table.body.rules.map((r: { state: string; origin: string }) => `${r.state} ${r.origin}`)).toEqual([
+      "FL built-in",
+      "MD built-in",
+      "OK built-in",
+    ]);
     expect(table.body.rules[0]).toEqual({
       state: "FL",
       name: "Florida",
@@ -169,11 +191,18 @@ describe("the table and the administrator's lines", () => {
       capPer24h: 3,
       source: "Fla. Stat. § 501.616(6)",
       checked: "2026-12-07",
+      hours: "8 AM–8 PM",
       origin: "built-in",
     });
 
     const acc = await sender();
-    const line = { allowedFrom: "08:00", allowedUntil: "20:00", capPer24h: null, source: "Cal. test line", checked: "2026-12-07" };
+    const line = {
+      allowedFrom: "08:00",
+      allowedUntil: "20:00",
+      capPer24h: null,
+      source: "Cal. test line",
+      checked: "2026-12-07",
+    };
     // Only an administrator changes it, and only with a sound line.
     expect((await t.api("/api/admin/state-rules/CA", { method: "PUT", token: acc.token, body: line })).status).toBe(403);
     const bad = async (state: string, body: unknown) => {
@@ -181,15 +210,24 @@ describe("the table and the administrator's lines", () => {
       return `${r.status} ${r.body.message}`;
     };
     expect(await bad("ZZ", line)).toBe("400 Unknown state: ZZ. Use a two-letter code such as FL");
-    expect(await bad("CA", { ...line, allowedUntil: "07:00" })).toBe("400 The allowed hours must start before they end, on the same day");
-    expect(await bad("CA", { ...line, allowedFrom: "8am" })).toBe("400 Allowed hours are times of day as HH:MM, such as 08:00 and 20:00");
+    expect(await bad("CA", { ...line, allowedUntil: "07:00" })).toBe(
+      "400 The allowed hours must start before they end, on the same day",
+    );
+    expect(await bad("CA", { ...line, allowedFrom: "8am" })).toBe(
+      "400 Allowed hours are times of day as HH:MM, such as 08:00 and 20:00",
+    );
     expect(await bad("CA", { ...line, allowedFrom: null })).toBe("400 Give both allowed hours, or neither");
     expect(await bad("CA", { ...line, source: " " })).toBe("400 Give the legal source of the rule");
     expect(await bad("CA", { ...line, checked: "yesterday" })).toBe("400 The date checked is a date as YYYY-MM-DD");
 
     const set = await t.api("/api/admin/state-rules/ca", { method: "PUT", token: admin.token, body: line });
     expect(set.status).toBe(200);
-    expect(set.body.rules.map((r: { state: string; origin: string }) => `${r.state} ${r.origin}`)).toEqual(["CA added", "FL built-in", "MD built-in", "OK built-in"]);
+    expect(set.body.rules.map((r: { state: string; origin: string }) => `${r.state} ${r.origin}`)).toEqual([
+      "CA added",
+      "FL built-in",
+      "MD built-in",
+      "OK built-in",
+    ]);
     const off = await t.api("/api/admin/state-rules/FL", {
       method: "PUT",
       token: admin.token,
@@ -207,7 +245,11 @@ describe("the table and the administrator's lines", () => {
     } finally {
       expect((await t.api("/api/admin/state-rules/CA", { method: "DELETE", token: admin.token })).status).toBe(200);
       const restored = await t.api("/api/admin/state-rules/FL", { method: "DELETE", token: admin.token });
-      expect(restored.body.rules.map((r: { state: string; origin: string }) => `${r.state} ${r.origin}`)).toEqual(["FL built-in", "MD built-in", "OK built-in"]);
+      expect(restored.body.rules.map((r: { state: string; origin: string }) => `${r.state} ${r.origin}`)).toEqual([
+        "FL built-in",
+        "MD built-in",
+        "OK built-in",
+      ]);
     }
     const again = await t.api("/api/admin/state-rules/FL", { method: "DELETE", token: admin.token });
     expect(`${again.status} ${again.body.message}`).toBe("404 No administrator's rule for this state");
@@ -217,13 +259,31 @@ describe("the table and the administrator's lines", () => {
 
   test("a contact's own state wins over the area code: a California number of a contact who lives in Florida is held at 8 PM her time", async () => {
     const acc = await sender();
-    const contact = await post(acc, "/api/contacts", { firstName: "Rosa", phone: "+14155550141", customFields: { State: "Florida" } });
+    const contact = await post(acc, "/api/contacts", {
+      firstName: "Rosa",
+      phone: "+14155550141",
+      customFields: { State: "Florida" },
+    });
     expect(contact.status).toBe(201);
     expect((await sendAt(acc, "2026-03-11T03:00:00.000Z", "+14155550141")).heldReason).toBe(FL_REASON);
   });
 
   test("every US area code of the time-zone table has its state, and every state's code has a US zone", () => {
-    const usZones = ["America/New_York", "America/Chicago", "America/Denver", "America/Boise", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu", "America/Puerto_Rico", "America/St_Thomas", "Pacific/Guam", "Pacific/Saipan", "Pacific/Pago_Pago"];
+    const usZones = [
+      "America/New_York",
+      "America/Chicago",
+      "America/Denver",
+      "America/Boise",
+      "America/Phoenix",
+      "America/Los_Angeles",
+      "America/Anchorage",
+      "Pacific/Honolulu",
+      "America/Puerto_Rico",
+      "America/St_Thomas",
+      "Pacific/Guam",
+      "Pacific/Saipan",
+      "Pacific/Pago_Pago",
+    ];
     const zoned = new Set<string>();
     let zone = "";
     for (const token of NANP_ZONE_CODES.split(/\s+/)) {
@@ -233,7 +293,13 @@ describe("the table and the administrator's lines", () => {
     const stated = new Set(US_AREA_CODES.split(/\s+/).filter((x) => /^\d{3}$/.test(x)));
     expect([...zoned].filter((c) => !stated.has(c))).toEqual([]);
     expect([...stated].filter((c) => !zoned.has(c))).toEqual([]);
-    expect(["+13055550000", "+14055550000", "+14105550000", "+14155550000", "+14165550000"].map(stateOfNumber)).toEqual(["FL", "OK", "MD", "CA", null]);
+    expect(["+13055550000", "+14055550000", "+14105550000", "+14155550000", "+14165550000"].map(stateOfNumber)).toEqual([
+      "FL",
+      "OK",
+      "MD",
+      "CA",
+      null,
+    ]);
   });
 
   test("each built-in line has a source and a date; the stricter rule names itself", () => {
@@ -241,7 +307,10 @@ describe("the table and the administrator's lines", () => {
     const fl = BUILT_IN_STATE_RULES.find((r) => r.state === "FL")!;
     const quiet = { enabled: true, start: "21:00", end: "08:00" } as const;
     // 22:00 in New York: both hold until 8 AM; the law is named.
-    expect(holdFor(Date.parse("2026-03-11T02:00:00.000Z"), "America/New_York", quiet, fl, [])).toEqual({ until: Date.parse("2026-03-11T12:00:00.000Z"), reason: FL_REASON });
+    expect(holdFor(Date.parse("2026-03-11T02:00:00.000Z"), "America/New_York", quiet, fl, [])).toEqual({
+      until: Date.parse("2026-03-11T12:00:00.000Z"),
+      reason: FL_REASON,
+    });
     // Quiet hours until 10 AM outlast the law's 8 AM: the account's setting is named.
     const late = { enabled: true, start: "21:00", end: "10:00" } as const;
     expect(holdFor(Date.parse("2026-03-11T02:00:00.000Z"), "America/New_York", late, fl, [])).toEqual({

@@ -1,7 +1,7 @@
 // Issue 28 item 9 (screens that agree) on the public pages, in Chromium: /pricing promises what the product does (a
 // 14-day Starter trial with its limits, sends refused at the limit, never billed) and /help answers where replies and
-// keywords are handled, never "in a later version". Screenshots at 1280 and 390 pixels wide go to
-// dist/screenshots/public-pages/.
+// keywords are handled, never "in a later version", and shows the state rule table. Screenshots at 1280 and 390
+// pixels wide go to dist/screenshots/public-pages/.
 import { expect, test } from "@playwright/test";
 import { Appliance } from "./harness";
 import { atBothWidths } from "./widths";
@@ -36,4 +36,15 @@ test("/pricing and /help say what the product does", async ({ page }) => {
     "Create one under Keywords: a text of that word adds or tags the contact, records their consent and replies with your welcome text",
   );
   await atBothWidths(page, "public-pages", "help-keywords");
+
+  // The state rule table in force (issue 34 item 2), from the server's one file (src/sending/state-rules.ts).
+  const rules = page.getByTestId("state-rules");
+  await expect(rules.getByRole("row")).toHaveText([
+    "StateTexts allowedAt most per 24 hoursLegal sourceChecked",
+    "Florida8 AM–8 PM3Fla. Stat. § 501.616(6)2026-12-07",
+    "Maryland8 AM–8 PM3Md. Code, Com. Law § 14-4502 (Stop the Spam Calls Act of 2023)2026-12-07",
+    "Oklahoma8 AM–8 PM3Okla. Stat. tit. 15, § 775C (Telephone Solicitation Act of 2022)2026-12-07",
+  ]);
+  await rules.scrollIntoViewIfNeeded();
+  await atBothWidths(page, "public-pages", "help-state-rules");
 });

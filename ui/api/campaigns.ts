@@ -25,6 +25,9 @@ export type CampaignLog = {
   timestamp: string;
   sentAt: string | null;
   deliveredAt: string | null;
+  /** The rule that holds a pending message ("Held: Florida law allows texts 8 AM–8 PM (...)"), and when it may go. */
+  heldReason: string | null;
+  heldUntil: string | null;
 };
 export type CampaignLogPage = { data: CampaignLog[]; total: number; page: number; pageSize: number };
 export type AudienceCounts = Ok<Campaigns["audiences"]["get"]>;

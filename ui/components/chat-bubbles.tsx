@@ -11,13 +11,18 @@ export type BubbleMessage = {
   errorMessage: string | null;
   createdAt: string;
   campaignId?: string | null;
-  /** Held for quiet hours until `clock` on the recipient's clock ("8:00 AM"). */
-  quietHold?: { until: string; clock: string } | null;
+  /** Held for quiet hours or a state's rule (`reason`) until `clock` on the recipient's clock ("8:00 AM"). */
+  quietHold?: { until: string; clock: string; reason: string } | null;
 };
 
-/** An outbound message's status line: a message held for quiet hours says until when, not "Pending". */
+/**
+ * An outbound message's status line: a held message says until when, not "Pending", and a state's law that held it
+ * is named (the account's own quiet hours write "Held: your quiet hours ...": src/sending/state-rules.ts).
+ */
 function statusOf(m: BubbleMessage) {
-  if (m.quietHold) return { label: `Waiting for quiet hours until ${m.quietHold.clock} (recipient's time)`, className: "text-amber-700" };
+  const hold = m.quietHold;
+  if (hold && / law /.test(hold.reason)) return { label: `${hold.reason}, until ${hold.clock} (recipient's time)`, className: "text-amber-700" };
+  if (hold) return { label: `Waiting for quiet hours until ${hold.clock} (recipient's time)`, className: "text-amber-700" };
   return STATUS[m.status] ?? { label: m.status, className: "text-slate-500" };
 }
 

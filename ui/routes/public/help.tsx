@@ -6,6 +6,7 @@ import { KEYWORD_RULES } from "../app/keywords/rules";
 import { PLAIN_RULES } from "../../../src/keywords/plain-opt-out";
 import { PlainOptOuts, PLAIN_OPT_OUT_TEXT } from "./plain-opt-outs";
 import { IconBadge, PageIntro } from "./shared";
+import { StateRulesSection } from "./state-rules-section";
 
 type QA = { q: string; a: string };
 type Topic = { id: string; icon: IconName; title: string; items: QA[] };
@@ -137,7 +138,7 @@ const TOPICS: Topic[] = [
       },
       {
         q: "What are quiet hours?",
-        a: "A window, 21:00 to 08:00 by default, in which marketing messages are held back. It uses the recipient's local time when known and your account's time zone otherwise. Held messages go out when the window ends.",
+        a: "A window, 21:00 to 08:00 by default, in which marketing messages are held back. It uses the recipient's local time when known and your account's time zone otherwise. Held messages go out when the window ends. Some states allow fewer hours or fewer texts a day: see State rules for marketing texts below.",
       },
       {
         q: "Can I prove someone opted in?",
@@ -209,6 +210,7 @@ const ARTICLES: Article[] = [
     body: [
       "A contact who replies STOP or a similar word is opted out immediately and receives one confirmation; they are skipped in every future send.",
       "Marketing texts scheduled between 21:00 and 08:00 in the recipient's time zone are held until morning.",
+      "In states with stricter laws (the table under State rules for marketing texts) a text is held until the state's rule lets it go, and the campaign's recipients say which rule held it.",
       "Campaign messages include opt-out wording such as “Reply STOP to opt out” unless you turn it off.",
     ],
   },
@@ -383,6 +385,8 @@ export function HelpPage() {
             </div>
           </section>
         )}
+
+        <StateRulesSection />
 
         <section aria-labelledby="video-tutorials">
           <h2 id="video-tutorials" className="text-2xl font-bold tracking-tight text-slate-900">

@@ -274,6 +274,12 @@ export function DetailsDialog({
                     {l.contactName && (
                       <p className="text-xs text-slate-500">{formatPhone(l.recipientPhone) || l.recipientPhone}</p>
                     )}
+                    {l.heldReason && (
+                      <p className="text-xs text-amber-800" data-testid="held-reason">
+                        {l.heldReason}
+                        {l.heldUntil && ` · goes ${formatDateTime(l.heldUntil, user.locale, user.timezone)}`}
+                      </p>
+                    )}
                     {l.errorMessage && (
                       <p className="text-xs text-red-700">
                         {l.errorMessage}
