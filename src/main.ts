@@ -10,6 +10,8 @@ import { formatFindings, runDoctor } from "./cli/doctor";
 import { healthcheck } from "./cli/healthcheck";
 import { promptHidden } from "./cli/prompt";
 import { providerKindsInUse } from "./providers/accounts";
+import { usersWithNumbers } from "./phone-numbers/numbers";
+import { allRegistrations, refreshRegistrations } from "./phone-numbers/registration";
 import { openAppContext, startServer } from "./server";
 import { createOrPromoteAdmin } from "./auth/admins";
 import { VERSION } from "./version";
@@ -21,7 +23,7 @@ Usage:
   smsdesk version                                    print the version
   smsdesk admin create --email E [--password-file F] create an administrator (prompts for the password, or reads F)
   smsdesk backup create | list | restore FILE        back up the data folder, list its backups, restore one (service stopped)
-  smsdesk doctor                                     check PUBLIC_URL, SMTP, the data folder, the clock, providers, backups
+  smsdesk doctor                                     check PUBLIC_URL, SMTP, the data folder, the clock, providers, numbers' registration, backups
   smsdesk healthcheck                                exit 0 when the server on PORT answers its health check (Docker)
   smsdesk --help                                     this help
 
@@ -95,6 +97,18 @@ async function doctor(args: string[]) {
       const ctx = await openAppContext(config, () => {});
       try {
         return providerKindsInUse(ctx);
+      } finally {
+        ctx.mailer.close();
+        ctx.db.$client.close();
+      }
+    },
+    registrations: async () => {
+      if (!existsSync(join(config.dataDir, "smsdesk.db"))) return null;
+      const ctx = await openAppContext(config, () => {});
+      try {
+        // Read from the providers now (and kept, as the card's Check now does), then reported per account.
+        for (const userId of usersWithNumbers(ctx)) await refreshRegistrations(ctx, userId);
+        return allRegistrations(ctx);
       } finally {
         ctx.mailer.close();
         ctx.db.$client.close();

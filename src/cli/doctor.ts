@@ -17,7 +17,19 @@ export type DoctorPorts = {
   lastGoodBackup(): { id: string; createdAt: number; drilled: boolean } | null;
   /** The provider kinds some account uses; null when there is no database yet. */
   providerKinds(): Promise<string[] | null>;
+  /**
+   * Each provider account's sender numbers with their carrier registration, read from the providers just now
+   * (src/phone-numbers/registration.ts); null when there is no database yet. Absent: not checked.
+   */
+  registrations?(): Promise<RegistrationReport[] | null>;
   now(): number;
+};
+
+export type RegistrationReport = {
+  provider: string;
+  providerName: string;
+  summary: string;
+  numbers: { phoneNumber: string; state: string | null; label: string; reason: string | null; todo: string | null; checkError: string | null }[];
 };
 
 const TIMEOUT_MS = 5000;
@@ -190,9 +202,37 @@ function backup(ports: DoctorPorts): Finding {
   return { level: "ok", check, message: `${last.id}, ${age}, restore drill passed` };
 }
 
+/**
+ * One line per provider account with its numbers' registration (issue 34 item 1), then one per number carriers
+ * block for US recipients: unregistered or rejected fail (its texts to US numbers are refused), pending and a
+ * state that could not be read warn.
+ */
+export function registrationFindings(reports: RegistrationReport[] | null): Finding[] {
+  const check = "registration";
+  if (reports === null) return [{ level: "warn", check, message: "no database yet: no sender number to check" }];
+  if (!reports.length) return [{ level: "ok", check, message: "no sender number yet" }];
+  const out: Finding[] = [];
+  for (const r of reports) {
+    out.push({ level: "ok", check, message: `${r.provider} '${r.providerName}': ${r.summary}` });
+    for (const n of r.numbers) {
+      const why = n.checkError ? `could not be checked (${n.checkError})` : n.reason;
+      const said = `${n.phoneNumber} (${r.provider} '${r.providerName}') is ${n.label.toLowerCase()}${why ? `: ${why}` : ""}`;
+      if (n.state === "unregistered" || n.state === "rejected") out.push({ level: "fail", check, message: said, ...(n.todo ? { fix: n.todo } : {}) });
+      else if (n.state === "pending" || n.checkError || n.state === null)
+        out.push({ level: "warn", check, message: said, fix: n.todo ?? "check the number's registration in your provider's console" });
+    }
+  }
+  return out;
+}
+
 export async function runDoctor(config: Config, ports: DoctorPorts): Promise<Finding[]> {
-  const [url, mail, reach] = await Promise.all([publicUrl(config), smtp(config), providers(config, ports)]);
-  return [...url, mail, ...dataFolder(config), ...reach.findings, clock(ports, reach.dates), backup(ports)];
+  const [url, mail, reach, registrations] = await Promise.all([
+    publicUrl(config),
+    smtp(config),
+    providers(config, ports),
+    ports.registrations ? ports.registrations().then(registrationFindings) : Promise.resolve([]),
+  ]);
+  return [...url, mail, ...dataFolder(config), ...reach.findings, ...registrations, clock(ports, reach.dates), backup(ports)];
 }
 
 /** The report: one line per finding, what to fix under each problem, and a summary. */

@@ -72,11 +72,12 @@ describe("smsdesk doctor on a fresh data folder", () => {
           `[warn] data folder: no database yet in ${dataDir}`,
           "        fix: start the service once: it creates the database",
           "[warn] providers: no database yet: no provider account to check",
+          "[warn] registration: no database yet: no sender number to check",
           "[warn] clock: not checked: no provider API answered with its time",
           "        fix: make sure time synchronisation is on (timedatectl status); timedatectl set-ntp true (systemd-timesyncd or chrony)",
           "[fail] backup: there is no good backup",
           "        fix: run smsdesk backup create, and turn on the schedule at /admin/backup-manager",
-          "2 problems to fix, 4 warnings.",
+          "2 problems to fix, 5 warnings.",
           "",
         ].join("\n"),
       );

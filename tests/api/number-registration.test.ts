@@ -262,3 +262,43 @@ test("a campaign to US recipients from an unregistered number is warned about be
   expect(sent.status).toBe(202);
   expect(sent.body.campaign.status).toBe("scheduled");
 });
+
+test("smsdesk doctor reads every account's numbers from the providers and prints a line per state", async () => {
+  const { PORT: _p, PUBLIC_URL: _u, HOST: _h, SMTP_URL: _s, ...rest } = process.env;
+  // Spawned, not spawnSync: the server and the fakes doctor asks run in this process.
+  const r = Bun.spawn([process.execPath, "src/main.ts", "doctor"], {
+    cwd: `${import.meta.dir}/../..`,
+    env: { ...rest, DATA_DIR: t.dataDir, PUBLIC_URL: t.url, TWILIO_API_BASE: twilio.url, TELNYX_API_BASE: telnyx.url },
+    stdin: "ignore",
+    stdout: "pipe",
+  });
+  const out = await new Response(r.stdout).text();
+  await r.exited;
+  const lines = out.split("\n");
+  const mine = lines.filter((l, i) => /'(Twilio main|Telnyx)'/.test(l) || (/^ {8}fix:/.test(l) && /'(Twilio main|Telnyx)'/.test(lines[i - 1] ?? "")));
+  expect(mine).toEqual([
+    "[ok]   registration: Twilio 'Twilio main': 2 registered, 2 pending, 2 rejected, 2 unregistered, 2 not applicable",
+    "[warn] registration: +14155550102 (Twilio 'Twilio main') is pending: Campaign in progress; the brand is in review",
+    "        fix: Wait for the carriers' review (usually days); send from a registered number meanwhile.",
+    "[fail] registration: +14155550103 (Twilio 'Twilio main') is rejected: The sample messages do not name the brand or say how to opt out (error 30886)",
+    "        fix: Correct what the reviewers named, then resubmit in your provider's console (a resubmission is charged again).",
+    "[fail] registration: +14155550104 (Twilio 'Twilio main') is unregistered: The number is in no Messaging Service, so it is in no A2P 10DLC campaign",
+    "        fix: Register a brand and an A2P 10DLC campaign in your provider's console and add this number to it.",
+    "[warn] registration: +18445550102 (Twilio 'Twilio main') is pending: Verification in review",
+    "        fix: Wait for the review (usually days); send from a verified number meanwhile.",
+    "[fail] registration: +18445550103 (Twilio 'Twilio main') is rejected: The opt-in process is not described",
+    "        fix: Correct what the reviewers named, then resubmit in your provider's console (a resubmission is charged again).",
+    "[fail] registration: +18445550104 (Twilio 'Twilio main') is unregistered: No toll-free verification has been submitted for this number",
+    "        fix: Submit a toll-free verification for this number in your provider's console.",
+    "[ok]   registration: Telnyx 'Telnyx': 1 registered, 1 pending, 2 rejected, 1 unregistered",
+    "[warn] registration: +13125550102 (Telnyx 'Telnyx') is pending: Assignment pending assignment",
+    "        fix: Wait for the carriers' review (usually days); send from a registered number meanwhile.",
+    "[fail] registration: +13125550103 (Telnyx 'Telnyx') is rejected: Privacy policy missing from the website",
+    "        fix: Correct what the reviewers named, then resubmit in your provider's console (a resubmission is charged again).",
+    "[fail] registration: +13125550104 (Telnyx 'Telnyx') is unregistered: The number is assigned to no 10DLC campaign",
+    "        fix: Register a brand and an A2P 10DLC campaign in your provider's console and add this number to it.",
+    "[fail] registration: +18885550101 (Telnyx 'Telnyx') is rejected: Business website could not be reached",
+    "        fix: Correct what the reviewers named, then resubmit in your provider's console (a resubmission is charged again).",
+  ]);
+  expect(r.exitCode).toBe(1);
+}, 60_000);
