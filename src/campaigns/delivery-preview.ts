@@ -2,7 +2,9 @@ import { count, sql } from "drizzle-orm";
 import { contacts, type CampaignAudience } from "../../db/schema";
 import type { AppContext } from "../context";
 import { segmentCount, segmentInfo } from "../messages/segments";
-import { quietUntil, zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
+import { zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
+import { holdFor, stateOfNumber } from "../sending/state-rules";
+import { stateRulesInForce } from "../state-rules/overrides";
 import { businessNameOf, type User } from "../users/queries";
 import { compile, fieldsOf } from "../personalisation/render";
 import { clockLabel } from "../time/clock";
@@ -78,6 +80,9 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
   const at = input.scheduledAt ? parseScheduledAt(input.scheduledAt, user.timezone) : ctx.now();
   const quiet = input.transactional ? { ...quietHoursOf(user), enabled: false } : quietHoursOf(user);
   const untilByZone = new Map<string, number | null>();
+  // A state's hours hold marketing texts as the engine does (src/sending/state-rules.ts); its daily cap depends on
+  // what each person got by then, which a preview does not know.
+  const rules = input.transactional ? new Map() : stateRulesInForce(ctx);
   let total = 0;
   let inQuietHours = 0;
   let first: number | null = null;
@@ -85,8 +90,10 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
   for (const g of groups) {
     total += g.n;
     const zone = zoneForRecipient(g.phone, user.timezone);
-    let until = untilByZone.get(zone);
-    if (until === undefined) untilByZone.set(zone, (until = quietUntil(at, zone, quiet)));
+    const rule = rules.get(stateOfNumber(g.phone) ?? "") ?? null;
+    const key = `${zone} ${rule?.state ?? ""}`;
+    let until = untilByZone.get(key);
+    if (until === undefined) untilByZone.set(key, (until = holdFor(at, zone, quiet.enabled ? quiet : null, rule, [])?.until ?? null));
     if (until === null) continue;
     inQuietHours += g.n;
     first = first === null ? until : Math.min(first, until);

@@ -139,6 +139,22 @@ describe("hours", () => {
   });
 });
 
+describe("the delivery preview", () => {
+  test("at 8:00 PM in New York a Florida recipient waits until 8 AM, a New York one does not; a transactional text waits for neither", async () => {
+    const acc = await sender();
+    clockAt("2026-03-11T00:00:00.000Z");
+    const preview = (body: Record<string, unknown>) =>
+      post(acc, "/api/campaigns/preview-delivery", { audience: { kind: "manual" }, recipients: ["+13055550151", "+12125550152"], ...body });
+    expect((await preview({})).body).toMatchObject({
+      total: 2,
+      inQuietHours: 1,
+      firstResumeAt: "2026-03-11T12:00:00.000Z",
+      lastResumeAt: "2026-03-11T12:00:00.000Z",
+    });
+    expect((await preview({ transactional: true })).body).toMatchObject({ total: 2, inQuietHours: 0, firstResumeAt: null });
+  });
+});
+
 describe("three texts per 24 hours", () => {
   test("the fourth marketing text in 24 hours to a Florida number is held until the first is 24 hours old, then sent; California has no cap", async () => {
     const acc = await sender();
