@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound } from "../http/errors";
 import { sendSingle } from "../outbound/send-text";
 import { quietHoldOf } from "../messages/due";
 import { inboundAfter, messagesAt, newestInboundAfter, phonesWithText, threadMessages, type ThreadRow } from "../messages/threads";
+import { mediaOfMessages, mediaView, type MediaView } from "../media/media";
 import { chooseSender } from "../phone-numbers/numbers";
 import { recipientPhone } from "../users/default-country";
 import { findUserById } from "../users/queries";
@@ -127,7 +128,7 @@ function accountOf(ctx: AppContext, userId: string): Account {
   return { timezone: user?.timezone ?? "UTC", locale: user?.locale ?? "en-US", now: ctx.now() };
 }
 
-function threadMessage(r: ThreadRow, conversationId: number, account: Account, possibleOptOutSeq: number | null = null): ThreadMessage {
+function threadMessage(r: ThreadRow, conversationId: number, account: Account, possibleOptOutSeq: number | null = null, media: MediaView[] = []): ThreadMessage {
   const hold = r.direction === "outbound" ? quietHoldOf(r, account.now, account) : null;
   return {
     id: r.id,
@@ -149,6 +150,7 @@ function threadMessage(r: ThreadRow, conversationId: number, account: Account, p
     deliveredAt: iso(r.delivered_at),
     quietHold: hold ? { until: iso(hold.until)!, clock: hold.clock, reason: hold.reason } : null,
     possibleOptOut: r.seq === possibleOptOutSeq,
+    media,
   };
 }
 
@@ -276,7 +278,8 @@ export function threadOf(ctx: AppContext, userId: string, id: number, q: { after
     oldestFirst: q.after !== undefined,
   });
   const account = accountOf(ctx, userId);
-  return rows.map((r) => threadMessage(r, row.id, account, row.possible_opt_out_seq));
+  const media = mediaOfMessages(ctx, rows.map((r) => r.id));
+  return rows.map((r) => threadMessage(r, row.id, account, row.possible_opt_out_seq, (media.get(r.id) ?? []).map(mediaView)));
 }
 
 /**
@@ -430,7 +433,7 @@ export const KEY_REUSED = "This Idempotency-Key was already used for a different
 /** How long an Idempotency-Key's answer is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
-export type ChatSend = { phone: string; content: string; fromNumber?: string | null };
+export type ChatSend = { phone: string; content: string; fromNumber?: string | null; mediaIds?: string[] };
 
 /**
  * Runs `run` once per account and Idempotency-Key for 24 h (POST /api/messages, and every POST of /api/v1 through
@@ -481,12 +484,13 @@ export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?:
   const send = (): SentChatMessage => {
     const phone = recipientPhone(ctx, userId, input.phone);
     const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
-    const { message, notice } = sendSingle(ctx, userId, { phone, content: input.content, fromNumber });
+    const { message, notice } = sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
     const conversationId = conversationIdOf(ctx, userId, phone);
     const [row] = messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
-    return { ...threadMessage(row!, conversationId, accountOf(ctx, userId)), notice };
+    const media = (mediaOfMessages(ctx, [row!.id]).get(row!.id) ?? []).map(mediaView);
+    return { ...threadMessage(row!, conversationId, accountOf(ctx, userId), null, media), notice };
   };
   if (key === undefined) return { body: send(), replayed: false };
-  const { body, replayed } = onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null], () => ({ status: 202, body: send() }));
+  const { body, replayed } = onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null, ...(input.mediaIds?.length ? [input.mediaIds] : [])], () => ({ status: 202, body: send() }));
   return { body, replayed };
 }

@@ -2,8 +2,9 @@ import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { THREAD_PAGE_MAX, threadOf } from "./conversations";
+import { mediaIds } from "./routes";
 import { pageOf, pagingQuery } from "../http/paging";
-import { getMessage, listMessages, messageView } from "../messages/messages";
+import { getMessage, listMessages, withMedia } from "../messages/messages";
 import { segmentInfo } from "../messages/segments";
 import { sendSingle } from "../outbound/send-text";
 
@@ -18,7 +19,7 @@ export function messageRoutes(ctx: AppContext) {
         const { message, notice } = sendSingle(ctx, user.id, body);
         set.status = 202;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
-        return { ...messageView(message), notice };
+        return { ...withMedia(ctx, message), notice };
       },
       {
         auth: true,
@@ -26,6 +27,7 @@ export function messageRoutes(ctx: AppContext) {
           phone: t.String({ maxLength: 40, error: "Please enter a valid phone number" }),
           content: t.String({ maxLength: 1600, error: "Message content is required (1,600 characters at most)" }),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+          mediaIds,
         }),
       },
     )
@@ -57,7 +59,7 @@ export function messageRoutes(ctx: AppContext) {
     .get(
       "/:id",
       ({ user, params, query }) =>
-        /^\d{1,15}$/.test(params.id) ? threadOf(ctx, user.id, Number(params.id), query) : messageView(getMessage(ctx, user.id, params.id)),
+        /^\d{1,15}$/.test(params.id) ? threadOf(ctx, user.id, Number(params.id), query) : withMedia(ctx, getMessage(ctx, user.id, params.id)),
       {
         auth: true,
         params: t.Object({ id: t.String({ maxLength: 64 }) }),

@@ -3,7 +3,13 @@ import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
 import { pageOf, pagingQuery } from "../http/paging";
 import { dismissPossibleOptOut, optOutPossible } from "./possible-opt-out";
+import { MAX_MEDIA_PER_MESSAGE } from "../media/media";
 import { bulkArchive, bulkDelete, bulkRead, getConversation, listConversations, markRead, markUnread, sendChat, setState, unreadTotals } from "./conversations";
+
+/** An MMS's attachments: ids of uploads (POST /api/media). */
+export const mediaIds = t.Optional(
+  t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_MEDIA_PER_MESSAGE, error: `mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)` }),
+);
 
 /** Conversations a bulk call takes at once. */
 export const BULK_MAX = 500;
@@ -102,6 +108,7 @@ export function conversationRoutes(ctx: AppContext) {
           content: t.String({ maxLength: 1600, error: "Message content is required (1,600 characters at most)" }),
           direction: t.Optional(t.Literal("outbound", { error: "direction must be outbound: inbound messages come from the provider" })),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+          mediaIds,
         }),
       },
     );

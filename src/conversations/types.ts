@@ -1,3 +1,4 @@
+import type { MediaView } from "../media/media";
 /**
  * The conversation API's answers, as JSON. Written out here (not inferred from the routes) so the UI imports them
  * type-only from one place: ui/api/conversations.ts.
@@ -78,6 +79,8 @@ export type ThreadMessage = {
   quietHold: { until: string; clock: string; reason: string } | null;
   /** The contact's text its thread is marked for as a possible opt-out (ConversationView.possibleOptOut). */
   possibleOptOut: boolean;
+  /** Its pictures and files (an MMS), in order; none for a text. */
+  media: MediaView[];
 };
 
 /** POST /api/messages: the queued message, with the plan's notice near the limit. */

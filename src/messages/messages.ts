@@ -2,6 +2,7 @@ import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
+import { mediaOfMessages, mediaView, type MediaView } from "../media/media";
 import { notFound } from "../http/errors";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
@@ -9,7 +10,8 @@ import { appendStatusEvents } from "./outbox";
 
 export type MessageRow = typeof messages.$inferSelect;
 
-export function messageView(m: MessageRow) {
+/** A message as the API shows it, with its pictures and files (`withMedia` reads them). */
+export function messageView(m: MessageRow, media: MediaView[] = []) {
   return {
     id: m.id,
     phone: m.phone,
@@ -25,7 +27,13 @@ export function messageView(m: MessageRow) {
     createdAt: m.createdAt.toISOString(),
     sentAt: m.sentAt?.toISOString() ?? null,
     deliveredAt: m.deliveredAt?.toISOString() ?? null,
+    media,
   };
+}
+
+/** The view of one message with its media read. */
+export function withMedia(ctx: AppContext, m: MessageRow) {
+  return messageView(m, (mediaOfMessages(ctx, [m.id]).get(m.id) ?? []).map(mediaView));
 }
 
 export function listMessages(
@@ -47,7 +55,8 @@ export function listMessages(
     .offset((q.page - 1) * q.pageSize)
     .all();
   const total = ctx.db.select({ n: count() }).from(messages).where(where).get()!.n;
-  return { data: rows.map(messageView), total, page: q.page, pageSize: q.pageSize };
+  const media = mediaOfMessages(ctx, rows.map((r) => r.id));
+  return { data: rows.map((r) => messageView(r, (media.get(r.id) ?? []).map(mediaView))), total, page: q.page, pageSize: q.pageSize };
 }
 
 export function getMessage(ctx: AppContext, userId: string, id: string): MessageRow {

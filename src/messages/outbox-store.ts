@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
 import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
+import { mediaOfMessages, signedMediaUrl } from "../media/media";
 import { pricesNow } from "../providers/prices";
 import { adapterFor, readyAdapter } from "../providers/registry";
 import type { OutboxRow, OutboxStore, ProviderRegistry, SenderNumber } from "../sending/ports";
@@ -249,6 +250,12 @@ export function outboxStore(ctx: AppContext): OutboxStore {
   };
 }
 
+/** The signed URLs of a message's stored items, in order (nothing for a text). */
+function mediaUrlsOf(ctx: AppContext, messageId: string): { mediaUrls?: string[] } {
+  const items = (mediaOfMessages(ctx, [messageId]).get(messageId) ?? []).filter((m) => m.status === "stored");
+  return items.length ? { mediaUrls: items.map((m) => signedMediaUrl(ctx, m.id)) } : {};
+}
+
 /** Provider-wide ceilings when the account sets none (segments per second): Telnyx's documented account default. */
 const PROVIDER_CEILING: Partial<Record<ProviderAccount["provider"], number>> = { telnyx: 50 };
 
@@ -271,7 +278,8 @@ export function senderRegistry(ctx: AppContext): ProviderRegistry {
                 const adapter = readyAdapter(ctx, account);
                 if (!adapter) return null;
                 const statusCallbackUrl = webhookUrl(ctx, account);
-                return { send: (m) => adapter.send({ ...m, statusCallbackUrl }) };
+                // An MMS: its items as signed URLs made at the moment of the call, so they are fresh when fetched.
+                return { send: (m) => adapter.send({ ...m, statusCallbackUrl, ...mediaUrlsOf(ctx, m.reference) }) };
               },
               load: () => adapterFor(ctx, account),
             }

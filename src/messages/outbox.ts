@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import { appendEvent, type EventType } from "../events/events";
+import { attachMedia } from "../media/media";
 import { PARKED } from "./due";
 
 /**
@@ -28,6 +29,8 @@ export type NewOutbound = {
   dueAt: number;
   /** Not sent after this instant (ms), or null. */
   expiresAt: number | null;
+  /** An MMS: the uploads it carries (src/media), checked by the caller and given to the row in its transaction. */
+  mediaIds?: string[];
 };
 
 /**
@@ -60,6 +63,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
       );
       if (!res.changes) return;
       ids.push(id);
+      if (m.mediaIds?.length) attachMedia(ctx, m.mediaIds, id);
       if (!m.campaignId) {
         appendEvent(ctx, { userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
         ctx.threads.attach({ userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });

@@ -2,11 +2,14 @@ import { findByPhone } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
+import { attachableMedia } from "../media/media";
 import { getMessage, NO_SENDER } from "../messages/messages";
 import { enqueue, type NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
+import { cannotSendMms } from "../providers/mms";
+import type { ProviderKind } from "../providers/types";
 import { recipientPhone } from "../users/default-country";
 import { businessNameOf, findUserById } from "../users/queries";
 
@@ -38,6 +41,8 @@ export type TextToSend = {
   from: { chosen: Chosen } | { replyTo: string };
   /** Due from this instant (ms); now when not given. */
   dueAt?: number;
+  /** An MMS: uploads checked by `attachableMedia`, from a sender whose provider sends MMS. */
+  mediaIds?: string[];
 };
 
 /** The sender a reply goes from: the number that received the text, else the account's default (null: none). */
@@ -60,11 +65,13 @@ export function outboundText(ctx: AppContext, t: TextToSend): NewOutbound | null
     contactId: t.contactId,
     phone: t.phone,
     content: t.content,
-    segments: segmentCount(t.content),
+    // An MMS is one message however long its text (providers price it per message, src/providers/mms.ts).
+    segments: t.mediaIds?.length ? 1 : segmentCount(t.content),
     kind: t.kind,
     sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
     dueAt: t.dueAt ?? 0,
     expiresAt: ctx.now() + TEXT_TTL_MS,
+    ...(t.mediaIds?.length ? { mediaIds: t.mediaIds } : {}),
   };
 }
 
@@ -84,9 +91,14 @@ export function sendText(ctx: AppContext, t: TextToSend): string | null {
  * from the contact, picks the sender (the one named, else the default) and queues it. Answers the message and the
  * plan's 80% notice.
  */
-export function sendSingle(ctx: AppContext, userId: string, input: { phone: string; content: string; fromNumber?: string | null }) {
+export function sendSingle(
+  ctx: AppContext,
+  userId: string,
+  input: { phone: string; content: string; fromNumber?: string | null; mediaIds?: string[] },
+) {
   const typed = input.content.trim();
-  if (!typed) throw badRequest("Message content is required");
+  const mediaIds = input.mediaIds ?? [];
+  if (!typed && !mediaIds.length) throw badRequest("Message content is required");
   const phone = recipientPhone(ctx, userId, input.phone);
   const contact = findByPhone(ctx, userId, phone);
   if (contact?.status === "opted_out") {
@@ -94,6 +106,12 @@ export function sendSingle(ctx: AppContext, userId: string, input: { phone: stri
   }
   const sender = chooseSender(ctx, userId, input.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
+  // An MMS: every upload the account's and unsent, and a provider that sends MMS, before anything is queued.
+  if (mediaIds.length) {
+    attachableMedia(ctx, userId, mediaIds);
+    const refusal = cannotSendMms(sender.provider as ProviderKind);
+    if (refusal) throw badRequest(refusal, { mmsUnsupported: true });
+  }
   // Merge fields are filled from the contact (a number that is no contact gets the fallbacks).
   const user = findUserById(ctx, userId);
   const content = render(typed, {
@@ -104,7 +122,15 @@ export function sendSingle(ctx: AppContext, userId: string, input: { phone: stri
     business: user ? businessNameOf(user) : "",
     customFields: contact?.customFields,
   });
-  const { notice } = assertWithinLimit(ctx, userId, "messages", segmentCount(content));
-  const id = sendText(ctx, { userId, phone, contactId: contact?.id ?? null, content, kind: "single", from: { chosen: sender } });
+  const { notice } = assertWithinLimit(ctx, userId, "messages", mediaIds.length ? 1 : segmentCount(content));
+  const id = sendText(ctx, {
+    userId,
+    phone,
+    contactId: contact?.id ?? null,
+    content,
+    kind: "single",
+    from: { chosen: sender },
+    ...(mediaIds.length ? { mediaIds } : {}),
+  });
   return { message: getMessage(ctx, userId, id!), notice };
 }

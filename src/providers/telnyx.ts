@@ -183,6 +183,7 @@ export function createTelnyxAdapter(
         from: message.from,
         to: message.to,
         text: message.body,
+        ...(message.mediaUrls?.length ? { media_urls: message.mediaUrls, type: "MMS" } : {}),
         webhook_url: message.statusCallbackUrl,
         // Without this, reports go to the messaging profile's URL instead of the one that names this account.
         use_profile_webhooks: false,

@@ -255,7 +255,14 @@ export function createTwilioAdapter(
     async send(message: OutboundMessage): Promise<SendResult> {
       const sender = MESSAGING_SERVICE_SID.test(message.from) ? { messagingServiceSid: message.from } : { from: message.from };
       const created = await call((client) =>
-        client.messages.create({ to: message.to, body: message.body, statusCallback: message.statusCallbackUrl, ...sender }),
+        client.messages.create({
+          to: message.to,
+          body: message.body,
+          statusCallback: message.statusCallbackUrl,
+          // The SDK repeats the MediaUrl key once per URL, as Twilio's API takes them.
+          ...(message.mediaUrls?.length ? { mediaUrl: message.mediaUrls } : {}),
+          ...sender,
+        }),
       );
       const segments = Number.parseInt(created.numSegments, 10);
       return {

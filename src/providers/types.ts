@@ -18,6 +18,8 @@ export type OutboundMessage = {
   statusCallbackUrl: string;
   /** Our message id, for providers that echo a reference back. */
   reference: string;
+  /** An MMS: signed, expiring URLs on PUBLIC_URL the provider fetches each picture or file from (src/media). */
+  mediaUrls?: string[];
 };
 
 export type SendResult = {

@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import { KEY_REUSED, onceByKey, sendChat } from "../conversations/conversations";
 import { bulkTag, getContact, contactView } from "../contacts/contacts";
 import { badRequest, HttpError, unauthorized } from "../http/errors";
-import { getMessage, messageView } from "../messages/messages";
+import { getMessage, withMedia } from "../messages/messages";
 import { recipientPhone } from "../users/default-country";
 import { recordPurchase } from "../automation/runner";
 import { createCampaign, getCampaign, sendCampaign, viewOf } from "../campaigns/campaigns";
@@ -369,7 +369,7 @@ export function publicApiRoutes(ctx: AppContext) {
       }),
     })
     // GET /api/v1/messages/:id
-    .get("/messages/:id", ({ caller, params }) => messageView(getMessage(ctx, caller.userId, params.id)), {
+    .get("/messages/:id", ({ caller, params }) => withMedia(ctx, getMessage(ctx, caller.userId, params.id)), {
       params: idParams,
       ...operation({
         operationId: "getMessage",

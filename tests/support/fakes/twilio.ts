@@ -47,7 +47,12 @@ export type TwilioFakeMessage = {
   createdAt: number;
   direction: "outbound-api";
   status: "queued" | "accepted";
+  /** The MediaUrl values of an MMS, in order. */
+  mediaUrls: string[];
 };
+
+/** What the fake got when it fetched a MediaUrl it was given, as Twilio does right after accepting an MMS. */
+export type TwilioFakeFetch = { url: string; status: number; headers: Headers; bytes: Uint8Array };
 
 export type TwilioFakeOptions = {
   accountSid?: string;
@@ -126,6 +131,10 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
   const between = ([min, max]: [number, number]) => min + random() * (max - min);
   /** Status callbacks posted (or attempted): the appliance's answer, 0 when it could not be reached. */
   const callbacks: { sid: string; status: "sent" | "delivered"; answer: number }[] = [];
+  /** Each MMS's fetches of its MediaUrls, by message sid. */
+  const mediaFetches = new Map<string, Promise<TwilioFakeFetch[]>>();
+  /** Media the fake hosts for inbound MMS, behind the account's Basic auth as Twilio's media URLs are. */
+  const hosted = new Map<string, { bytes: Uint8Array; contentType: string }>();
   const pendingCallbacks = new Set<Promise<void>>();
   let stopped = false;
   let stall: "accept" | "drop" | null = null;
@@ -147,10 +156,12 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
     const to = one("To");
     const from = one("From") ?? null;
     const messagingServiceSid = one("MessagingServiceSid") ?? null;
-    const body = one("Body");
+    const body = one("Body") ?? "";
+    const media = params.MediaUrl;
+    const mediaUrls = media === undefined ? [] : Array.isArray(media) ? media : [media];
     if (!to) return twilioError(400, 21604, "A 'To' phone number is required.");
     if (!from && !messagingServiceSid) return twilioError(400, 21603, "A 'From' phone number is required.");
-    if (!body) return twilioError(400, 21602, "Message body is required.");
+    if (!body && !mediaUrls.length) return twilioError(400, 21602, "Message body is required.");
     if (!/^\+[1-9]\d{6,14}$/.test(to)) return twilioError(400, 21211, RECIPIENT_ERRORS[21211](to));
     const refusal = refused.get(to);
     if (refusal) return twilioError(400, refusal, RECIPIENT_ERRORS[refusal](to));
@@ -173,10 +184,18 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       direction: "outbound-api",
       // A Messaging Service picks the sender later, so Twilio answers "accepted" rather than "queued".
       status: messagingServiceSid && !from ? "accepted" : "queued",
+      mediaUrls,
     };
     messages.push(message);
+    if (mediaUrls.length) mediaFetches.set(message.sid, Promise.all(mediaUrls.map(fetchMedia)));
     if (opts.statusCallbacks && message.statusCallback) track(postStatusCallbacks(message, opts.statusCallbacks));
     return Response.json(messageResource(message, false), { status: 201 });
+  }
+
+  /** Fetches a MediaUrl as Twilio does: a plain GET, no credentials (the URL's own signature is its credential). */
+  async function fetchMedia(url: string): Promise<TwilioFakeFetch> {
+    const res = await fetch(url.replace("//localhost:", "//127.0.0.1:"));
+    return { url, status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
   }
 
   function track(p: Promise<void>) {
@@ -220,7 +239,7 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       error_message: null,
       from: m.from,
       messaging_service_sid: m.messagingServiceSid,
-      num_media: "0",
+      num_media: String(m.mediaUrls.length),
       num_segments: String(m.numSegments),
       price: null,
       price_unit: "USD",
@@ -321,6 +340,8 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
       if (opts.sendLatencyMs && req.method === "POST" && url.pathname === `${base}/Messages.json`) await Bun.sleep(between(opts.sendLatencyMs));
       if (!auth || auth.user !== accountSid || auth.password !== authToken) return twilioError(401, 20003, "Authenticate");
       const route = `${req.method} ${url.pathname}`;
+      const file = req.method === "GET" ? hosted.get(url.pathname) : undefined;
+      if (file) return new Response(file.bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": file.contentType } });
       if (route === `POST ${base}/Messages.json`) {
         if (!stall) return sendMessage(record.params);
         // A send cut off mid-call: accepted (or not) by the provider, its answer never coming back.
@@ -356,6 +377,18 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
     requests,
     messages,
     callbacks,
+    /** What the fake fetched from each MediaUrl of the MMS `sid`, once fetched. */
+    fetchedMedia(sid: string): Promise<TwilioFakeFetch[]> {
+      return mediaFetches.get(sid) ?? Promise.resolve([]);
+    },
+    /** Fetches a URL the way Twilio fetches a MediaUrl (to try one again later, expired). */
+    fetchMedia,
+    /** Hosts a file for an inbound MMS: answers its MediaUrl, served only with the account's Basic auth. */
+    hostMedia(bytes: Uint8Array, contentType: string): string {
+      const path = `${base}/Messages/${sid("MM")}/Media/${sid("ME")}`;
+      hosted.set(path, { bytes, contentType });
+      return `http://127.0.0.1:${server.port}${path}`;
+    },
     /** Waits for the status callbacks under way. */
     async settleCallbacks() {
       while (pendingCallbacks.size) await Promise.all([...pendingCallbacks]);

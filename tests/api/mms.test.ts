@@ -1,0 +1,125 @@
+// Issue 33: MMS against a Twilio fake that fetches the MediaUrl it is given, as Twilio does right after it accepts
+// the message. Our URL's signature and expiry are checked by the appliance; the fake records what it was answered.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { SIGNED_URL_TTL_MS } from "../../src/media/media";
+import { CARRIER_SAFE_BYTES } from "../../src/media/resize";
+import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
+import { photoJpeg } from "../support/media-fixtures";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+
+setDefaultTimeout(60_000);
+
+const MAIN = "+14155550100";
+let t: TestServer;
+let twilio: TwilioFake;
+
+beforeAll(async () => {
+  twilio = await startTwilioFake({ numbers: [{ phoneNumber: MAIN }] });
+  t = await startTestServer({ smtp: false, env: { TWILIO_API_BASE: twilio.url } });
+});
+afterAll(async () => {
+  await t?.stop();
+  await twilio?.stop();
+});
+
+const post = (acc: Account, path: string, body?: unknown) => t.api(path, { method: "POST", token: acc.token, body });
+
+async function account(provider: "twilio" | "brevo" = "twilio") {
+  const acc = await t.signUpVerified();
+  const p =
+    provider === "twilio"
+      ? await post(acc, "/api/sms-providers", { provider: "twilio", displayName: "Twilio", accountSid: twilio.accountSid, authToken: twilio.authToken })
+      : await post(acc, "/api/sms-providers", { provider: "brevo", displayName: "Brevo", apiKey: "xkeysib-test", senderName: "Rosa" });
+  expect(p.status).toBe(201);
+  if (provider === "twilio") expect((await post(acc, "/api/phone-numbers", { providerId: p.body.id, phoneNumber: MAIN })).status).toBe(201);
+  return { acc, providerId: p.body.id as string };
+}
+
+async function upload(acc: Account, bytes: Uint8Array, filename: string) {
+  const res = await fetch(`${t.url}/api/media?filename=${filename}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${acc.token}` },
+    body: bytes as Uint8Array<ArrayBuffer>,
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as any;
+}
+
+/** The fake's message to `to` once it arrived, and what the fake fetched from its MediaUrls. */
+async function arrived(to: string) {
+  const m = await waitFor(() => twilio.messages.find((x) => x.to === to), (x) => !!x, 15_000);
+  return { message: m!, fetched: await twilio.fetchedMedia(m!.sid) };
+}
+
+describe("sending MMS through Twilio", () => {
+  test("a picture sent from /chat arrives at Twilio byte for byte, by a signed URL that later expires", async () => {
+    const { acc } = await account();
+    const photo = photoJpeg(320, 240, 85);
+    const up = await upload(acc, photo, "bouquet.jpg");
+    const sent = await post(acc, "/api/messages", { phone: "+14155557001", content: "Today's bouquet!", mediaIds: [up.id] });
+    expect(sent.status).toBe(202);
+    expect(sent.body.segments).toBe(1);
+    expect(sent.body.media).toEqual([{ id: up.id, contentType: "image/jpeg", filename: "bouquet.jpg", size: photo.length, status: "stored", error: null, url: `/api/media/${up.id}` }]);
+
+    const { message, fetched } = await arrived("+14155557001");
+    expect(message.body).toBe("Today's bouquet!");
+    expect(message.mediaUrls).toHaveLength(1);
+    expect(message.mediaUrls[0]!.startsWith(`${t.ctx.config.publicUrl}/api/media/${up.id}/signed?expires=`)).toBe(true);
+    expect(fetched[0]!.status).toBe(200);
+    expect(Buffer.from(fetched[0]!.bytes).equals(Buffer.from(photo))).toBe(true);
+    expect(fetched[0]!.headers.get("content-type")).toBe("image/jpeg");
+    expect(fetched[0]!.headers.get("x-content-type-options")).toBe("nosniff");
+
+    // The same URL after its day: refused, the file not served.
+    const realNow = t.ctx.now;
+    const start = realNow();
+    t.ctx.now = () => start + SIGNED_URL_TTL_MS + 1000;
+    try {
+      const late = await twilio.fetchMedia(message.mediaUrls[0]!);
+      expect(late.status).toBe(410);
+      expect(late.bytes.length).toBeLessThan(200);
+    } finally {
+      t.ctx.now = realNow;
+    }
+    // A URL for another item, its signature borrowed: refused.
+    const other = await upload(acc, photoJpeg(64, 64, 80, 7), "other.jpg");
+    const forged = await twilio.fetchMedia(message.mediaUrls[0]!.replace(up.id, other.id));
+    expect(forged.status).toBe(403);
+
+    // The thread shows the picture on the message.
+    const thread = await t.api(`/api/messages/${sent.body.conversationId}`, { token: acc.token });
+    expect(thread.body.at(-1).media.map((m: any) => m.id)).toEqual([up.id]);
+    // An upload goes with one message only.
+    const again = await post(acc, "/api/messages", { phone: "+14155557002", content: "again", mediaIds: [up.id] });
+    expect(again.status).toBe(400);
+    expect(again.body.message).toBe(`Attachment ${up.id} was already sent with another message: upload it again`);
+  });
+
+  test("a 6 MB photo arrives resized under the limit; a picture alone needs no text", async () => {
+    const { acc } = await account();
+    const big = photoJpeg(3400, 2300, 96);
+    expect(big.length).toBeGreaterThan(5_500_000);
+    const up = await upload(acc, big, "IMG_2041.JPG");
+    expect(up.resizedFrom).toBe(big.length);
+    const sent = await post(acc, "/api/messages/send", { phone: "+14155557003", content: "", mediaIds: [up.id] });
+    expect(sent.status).toBe(202);
+    const { message, fetched } = await arrived("+14155557003");
+    expect(message.body).toBe("");
+    expect(fetched[0]!.status).toBe(200);
+    expect(fetched[0]!.bytes.length).toBe(up.size);
+    expect(fetched[0]!.bytes.length).toBeLessThanOrEqual(CARRIER_SAFE_BYTES);
+    expect([...fetched[0]!.bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+  });
+
+  test("a provider that cannot send MMS refuses before anything is queued", async () => {
+    const { acc, providerId } = await account("brevo");
+    expect((await post(acc, "/api/phone-numbers", { providerId, phoneNumber: "Rosa" })).status).toBe(201);
+    const up = await upload(acc, photoJpeg(64, 64), "p.jpg");
+    const sent = await post(acc, "/api/messages", { phone: "+14155557004", content: "hi", mediaIds: [up.id] });
+    expect(sent.status).toBe(400);
+    expect(sent.body.message).toBe("Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments");
+    const list = await t.api(`/api/messages?phone=${encodeURIComponent("+14155557004")}`, { token: acc.token });
+    expect(list.body.total).toBe(0);
+  });
+});
