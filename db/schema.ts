@@ -44,6 +44,8 @@ export const users = sqliteTable("users", {
   frequencyCapPerDay: integer("frequency_cap_per_day"),
   /** ISO country of numbers written without "+"; null: derived (src/users/default-country.ts). */
   defaultCountry: text("default_country"),
+  /** The origin short links go out on (https://go.example.com); null: the installation's (LINK_DOMAIN, else PUBLIC_URL). Migration 0058. */
+  linkDomain: text("link_domain"),
   createdAt: createdAt(),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(now),
 });
@@ -406,6 +408,13 @@ export const campaigns = sqliteTable(
     transactional: integer("transactional", { mode: "boolean" }).notNull().default(false),
     /** When the user chose to send its held messages at once: quiet hours hold none of its messages from then (migration 0047). */
     anyHourSince: integer("any_hour_since", { mode: "timestamp_ms" }),
+    /** Links in its text go out as short links on the link domain, one per recipient and link (migration 0058). */
+    shortenLinks: integer("shorten_links", { mode: "boolean" }).notNull().default(true),
+    utmSource: text("utm_source"),
+    utmMedium: text("utm_medium"),
+    utmCampaign: text("utm_campaign"),
+    /** Its short links answer "expired" (410) this many days after they were made. */
+    linkExpiryDays: integer("link_expiry_days").notNull().default(90),
   },
   (t) => [index("campaigns_user_status_idx").on(t.userId, t.status), index("campaigns_user_created_idx").on(t.userId, t.createdAt)],
 );
@@ -1056,5 +1065,50 @@ export const media = sqliteTable(
     index("media_message_idx").on(t.messageId, t.position),
     index("media_user_idx").on(t.userId, t.createdAt),
     index("media_status_idx").on(t.status).where(sql`status <> 'stored'`),
+  ],
+);
+
+/** A short link: one per recipient and link of a message, so a click names a contact and a campaign (migration 0058). */
+export const shortLinks = sqliteTable(
+  "short_links",
+  {
+    code: text("code").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    campaignId: text("campaign_id").references(() => campaigns.id, { onDelete: "cascade" }),
+    messageId: text("message_id"),
+    contactId: text("contact_id"),
+    phone: text("phone").notNull(),
+    /** The link as written in the message. */
+    url: text("url").notNull(),
+    /** Where the redirect goes: the link with the campaign's UTM parameters. */
+    target: text("target").notNull(),
+    expiresAt: integer("expires_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("short_links_campaign_idx").on(t.campaignId), index("short_links_user_idx").on(t.userId)],
+);
+
+/** Every hit of a short link, classified (src/links/classify.ts); only verdict 'human' counts (migration 0058). */
+export const linkClicks = sqliteTable(
+  "link_clicks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    code: text("code").notNull(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    campaignId: text("campaign_id"),
+    contactId: text("contact_id"),
+    url: text("url").notNull(),
+    at: integer("at").notNull(),
+    method: text("method").notNull(),
+    userAgent: text("user_agent"),
+    addressClass: text("address_class").notNull(),
+    verdict: text("verdict").notNull(),
+    reason: text("reason").notNull(),
+  },
+  (t) => [
+    index("link_clicks_campaign_idx").on(t.campaignId, t.verdict),
+    index("link_clicks_contact_idx").on(t.contactId, t.verdict, t.at),
+    index("link_clicks_code_idx").on(t.code, t.verdict),
+    index("link_clicks_user_at_idx").on(t.userId, t.at),
   ],
 );

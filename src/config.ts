@@ -7,6 +7,8 @@ export type Config = {
   host: string;
   dataDir: string;
   publicUrl: string;
+  /** The origin short links go out on (LINK_DOMAIN), unless an account sets its own; PUBLIC_URL when unset. */
+  linkDomain: string;
   smtpUrl: string | null;
   smtpFrom: string;
   dev: boolean;
@@ -49,6 +51,7 @@ const FLAGS: Record<string, string> = {
   "--smtp-from": "SMTP_FROM",
   "--trusted-proxies": "TRUSTED_PROXIES",
   "--metrics-token": "METRICS_TOKEN",
+  "--link-domain": "LINK_DOMAIN",
 };
 
 export const CONFIG_HELP = `Configuration (environment variable or flag):
@@ -58,6 +61,8 @@ export const CONFIG_HELP = `Configuration (environment variable or flag):
   PUBLIC_URL  --public-url U    origin users and SMS providers reach (http://localhost:PORT when HOST is
                                 127.0.0.1, 0.0.0.0 or localhost, else http://HOST:PORT); browsers must use it:
                                 changes from another origin are refused
+  LINK_DOMAIN --link-domain U   origin short links in texts go out on (https://go.example.com); PUBLIC_URL
+                                when unset; an account may set its own in Settings
   SMTP_URL    --smtp-url U      smtp://user:pass@host:port (smtps:// for TLS); unset: no email is sent
                                 (in development mode codes and links go to the log)
   SMTP_FROM   --smtp-from A     sender address of account emails (smsdesk@<public host>)
@@ -103,6 +108,8 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
   } catch {
     throw new ConfigError(`PUBLIC_URL is not a URL: ${publicUrl}`);
   }
+  const linkDomain = (values.LINK_DOMAIN || "").replace(/\/+$/, "");
+  if (linkDomain && !/^https?:\/\/[^/\s]+$/.test(linkDomain)) throw new ConfigError(`LINK_DOMAIN must be an origin such as https://go.example.com, got ${linkDomain}`);
   const metricsToken = values.METRICS_TOKEN?.trim() || null;
   // A scrape token guessed is the business's traffic read: as long as a password at least.
   if (metricsToken && metricsToken.length < 16) throw new ConfigError("METRICS_TOKEN must be at least 16 characters");
@@ -114,6 +121,7 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     host,
     dataDir: resolve(values.DATA_DIR || "./data"),
     publicUrl,
+    linkDomain: linkDomain || publicUrl,
     smtpUrl,
     smtpFrom: values.SMTP_FROM || `smsdesk@${new URL(publicUrl).hostname}`,
     dev: ["1", "true", "yes"].includes((values.SMSDESK_DEV ?? "").toLowerCase()),

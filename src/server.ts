@@ -7,7 +7,8 @@ import { onDatabaseReplaced, writeBackup } from "./backups/backups";
 import { scheduleBackups } from "./backups/schedule";
 import { clockOf, type Config } from "./config";
 import type { AppContext } from "./context";
-import { rememberClientIp } from "./http/client-ip";
+import { rememberClientIp, resolveClientIp } from "./http/client-ip";
+import { isShortLinkPath, redirectShortLink } from "./links/redirect";
 import { limitRequestBody, readsOwnBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
 import { limitNesting } from "./http/body-nesting";
 import { throughMaintenance } from "./http/maintenance";
@@ -168,7 +169,10 @@ export async function startServer(
       const started = performance.now();
       const path = new URL(request.url).pathname;
       let response: Response;
-      if (path === "/ws") {
+      if (isShortLinkPath(path)) {
+        // Short links (src/links/redirect.ts): first, so a campaign's clicks pass nothing else on their way.
+        response = redirectShortLink(ctx, request, path, resolveClientIp(request, srv.requestIP(request)?.address ?? "", config.trustedProxies));
+      } else if (path === "/ws") {
         const refused = live.upgrade(request, srv);
         if (!refused) return undefined;
         response = refused;
@@ -197,7 +201,10 @@ export async function startServer(
 
   const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}`;
   // PORT=0 (tests): the public URL names port 0 until the system picks one; passkeys and links need the real one.
-  if (new URL(config.publicUrl).port === "0") ctx.config.publicUrl = config.publicUrl.replace(/:0(?=\/|$)/, `:${server.port}`);
+  if (new URL(config.publicUrl).port === "0") {
+    if (ctx.config.linkDomain === config.publicUrl) ctx.config.linkDomain = config.publicUrl.replace(/:0(?=\/|$)/, `:${server.port}`);
+    ctx.config.publicUrl = config.publicUrl.replace(/:0(?=\/|$)/, `:${server.port}`);
+  }
   return {
     url,
     port: server.port!,

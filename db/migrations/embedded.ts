@@ -45,7 +45,8 @@ import m41 from "./0053_possible_opt_out.sql" with { type: "text" };
 import m42 from "./0054_message_hold_reason.sql" with { type: "text" };
 import m43 from "./0055_state_rule_overrides.sql" with { type: "text" };
 import m44 from "./0056_number_registrations.sql" with { type: "text" };
-import m45 from "./0061_media.sql" with { type: "text" };
+import m45 from "./0058_short_links.sql" with { type: "text" };
+import m46 from "./0061_media.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -94,5 +95,6 @@ export const migrationSql: Record<string, string> = {
   "0054_message_hold_reason": m42,
   "0055_state_rule_overrides": m43,
   "0056_number_registrations": m44,
-  "0061_media": m45,
+  "0058_short_links": m45,
+  "0061_media": m46,
 };

@@ -18,6 +18,7 @@ const body = t.Object({
       field: t.Optional(word),
       hour: t.Optional(t.Integer({ minimum: 0, maximum: 23, error: "The hour is 0 to 23" })),
       days: t.Optional(t.Integer({ minimum: 1, maximum: 3650, error: "Days are 1 to 3,650" })),
+      campaignId: t.Optional(t.String({ maxLength: 64 })),
     }),
   ),
   // Any JSON value: checked by the segments' checkConditions (see there why not a record schema).

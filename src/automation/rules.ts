@@ -9,7 +9,7 @@ import { findSegment } from "../segments/segments";
  * actions. Rules are stored here; src/automation/runner.ts runs them.
  */
 
-export const TRIGGERS = ["opt_in", "keyword_received", "reply", "contact_created", "tag_added", "birthday", "inactive", "purchase", "manual"] as const;
+export const TRIGGERS = ["opt_in", "keyword_received", "reply", "contact_created", "tag_added", "birthday", "inactive", "purchase", "manual", "link_clicked"] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
 export type TriggerConfig = {
@@ -24,6 +24,8 @@ export type TriggerConfig = {
   hour?: number;
   /** inactive: days without a message. */
   days?: number;
+  /** link_clicked: a person's click of this campaign's links only (any short link when absent). */
+  campaignId?: string;
 };
 
 export type Actions = {
@@ -145,6 +147,7 @@ function checked(ctx: AppContext, userId: string, input: RuleInput) {
     if (!config.words.length) throw badRequest("A reply trigger needs at least one word to look for");
   }
   if (trigger === "tag_added" && c.tag?.trim()) config.tag = c.tag.trim();
+  if (trigger === "link_clicked" && c.campaignId?.trim()) config.campaignId = c.campaignId.trim();
   if (trigger === "birthday") {
     if (!c.field?.trim()) throw badRequest("A birthday trigger needs the custom field holding the date");
     config.field = c.field.trim();

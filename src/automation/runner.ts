@@ -42,6 +42,8 @@ const TRIGGERS_OF: Partial<Record<EventType, Trigger[]>> = {
   "contact.created": ["contact_created"],
   "contact.tagged": ["tag_added"],
   "contact.purchased": ["purchase"],
+  // Appended only for a person's click (src/links/clicks.ts): previews, scanners and repeats trigger nothing.
+  "link.clicked": ["link_clicked"],
 };
 const EVENT_TYPES = Object.keys(TRIGGERS_OF) as EventType[];
 
@@ -121,6 +123,8 @@ function matches(ctx: AppContext, rule: Rule, e: AppEvent): boolean {
     }
     case "tag_added":
       return !c.tag || ((e.payload.tags as string[] | undefined) ?? []).includes(c.tag);
+    case "link_clicked":
+      return !c.campaignId || e.payload.campaignId === c.campaignId;
     default:
       return true;
   }

@@ -19,6 +19,7 @@ import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render"
 import { customFieldsInUse, outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
+import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
@@ -40,7 +41,7 @@ function countsFor(ctx: AppContext, ids: string[]): Map<string, Counts> {
   return out;
 }
 
-export function campaignView(c: CampaignRow, k: Counts) {
+export function campaignView(c: CampaignRow, k: Counts, clicks: { clicks: number; clickers: number } = { clicks: 0, clickers: 0 }) {
   const recipients = COUNTED.reduce((sum, s) => sum + k[s], 0);
   const totalSent = k.sent + k.delivered + k.failed - k.refused + k.unknown;
   return {
@@ -75,6 +76,15 @@ export function campaignView(c: CampaignRow, k: Counts) {
     totalDelivered: k.delivered,
     totalBounced: k.failed,
     successRate: totalSent ? Math.round((k.delivered / totalSent) * 1000) / 10 : null,
+    /** Links go out as short links (issue 32): with these UTM parameters, answering for this many days. */
+    shortenLinks: c.shortenLinks,
+    utmSource: c.utmSource,
+    utmMedium: c.utmMedium,
+    utmCampaign: c.utmCampaign,
+    linkExpiryDays: c.linkExpiryDays,
+    /** People's clicks (src/links/classify.ts), and the share of recipients reached who clicked. */
+    humanClicks: clicks.clicks,
+    clickRate: rate(clicks.clickers, totalSent),
   };
 }
 
@@ -84,8 +94,14 @@ export function getCampaign(ctx: AppContext, userId: string, id: string): Campai
   return row;
 }
 
+/** A campaign's click figures (issue 32): people's clicks and click rate, per link and per day, and every hit by verdict. */
+export function campaignClickFigures(ctx: AppContext, userId: string, id: string) {
+  const view = viewOf(ctx, getCampaign(ctx, userId, id));
+  return { campaignId: id, reached: view.totalSent, ...campaignClicks(ctx, userId, id, view.totalSent) };
+}
+
 export function viewOf(ctx: AppContext, row: CampaignRow) {
-  return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!);
+  return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!, humanClicksByCampaign(ctx, [row.id]).get(row.id));
 }
 
 export type CampaignListQuery = {
@@ -133,7 +149,8 @@ export function listCampaigns(ctx: AppContext, userId: string, q: CampaignListQu
   const rows = ctx.db.select().from(campaigns).where(where).orderBy(...order).limit(q.pageSize).offset((q.page - 1) * q.pageSize).all();
   const total = ctx.db.select({ n: count() }).from(campaigns).where(where).get()!.n;
   const counts = countsFor(ctx, rows.map((r) => r.id));
-  return { data: rows.map((r) => campaignView(r, counts.get(r.id)!)), total, page: q.page, pageSize: q.pageSize };
+  const clicks = humanClicksByCampaign(ctx, rows.map((r) => r.id));
+  return { data: rows.map((r) => campaignView(r, counts.get(r.id)!, clicks.get(r.id))), total, page: q.page, pageSize: q.pageSize };
 }
 
 /** The list as a screen asks for it: date filters read in the account's zone, a search that looks like a phone also finds the campaigns that messaged it. */
@@ -170,6 +187,11 @@ export type CampaignInput = {
   expiresAfterMinutes?: number;
   appendOptOut?: boolean;
   transactional?: boolean;
+  shortenLinks?: boolean;
+  utmSource?: string | null;
+  utmMedium?: string | null;
+  utmCampaign?: string | null;
+  linkExpiryDays?: number;
 };
 
 /** Recipients as typed: split on commas or newlines, trimmed, empties dropped (business.md section 5). */
@@ -286,6 +308,9 @@ async function cleanInput(ctx: AppContext, input: CampaignInput, user: User, cur
   if (input.expiresAfterMinutes !== undefined) out.expiresAfterMinutes = input.expiresAfterMinutes;
   if (input.appendOptOut !== undefined) out.appendOptOut = input.appendOptOut;
   else if (!partial) out.appendOptOut = user.appendOptOut;
+  if (input.shortenLinks !== undefined) out.shortenLinks = input.shortenLinks;
+  for (const k of ["utmSource", "utmMedium", "utmCampaign"] as const) if (input[k] !== undefined) out[k] = input[k]?.trim() || null;
+  if (input.linkExpiryDays !== undefined) out.linkExpiryDays = input.linkExpiryDays;
   return out;
 }
 
@@ -415,7 +440,7 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
   if (recipientCountUpTo(ctx, campaign, CHUNKED_ABOVE + 1) > CHUNKED_ABOVE) return startChunked(ctx, user, campaign, sender, intendedAt);
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
-  const { notice } = assertWithinLimit(ctx, user.id, "messages", outboxSegments(user, campaign, recipients));
+  const { notice } = assertWithinLimit(ctx, user.id, "messages", outboxSegments(ctx, user, campaign, recipients));
   const queued = ctx.db.$client.transaction(() => {
     // Before the outbox's message.queued events, so a reader sees the campaign start first.
     appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
@@ -449,7 +474,7 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
  */
 function startChunked(ctx: AppContext, user: User, campaign: CampaignRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
   const usage = usageFor(ctx, user).messages;
-  const each = segmentsPerMessage(user, campaign);
+  const each = segmentsPerMessage(ctx, user, campaign);
   const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
   const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
   ctx.db.$client.transaction(() => {

@@ -11,7 +11,7 @@ import { clockLabel } from "../time/clock";
 import { audienceCondition, audienceContacts } from "./audiences";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { heldByCampaign } from "../messages/due";
-import { personalize, resolveRecipients, type Recipient } from "./outbox";
+import { measuredAsSent, personalize, resolveRecipients, type Recipient } from "./outbox";
 import { registrationWarning } from "./registration-warning";
 
 /**
@@ -32,6 +32,8 @@ export type DeliveryPreviewInput = {
   transactional?: boolean;
   /** The sender asked for (the default number otherwise), for the registration warning. */
   fromNumber?: string | null;
+  /** Links go out shortened (the default): texts are measured with short links (issue 32). */
+  shortenLinks?: boolean;
 };
 
 /** The account's quiet hours as the sending manager reads them. */
@@ -105,9 +107,10 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     const fill = compile(input.content);
     const business = businessNameOf(user);
     const appendOptOut = input.appendOptOut ?? user.appendOptOut;
-    const text = personalize(fill, sample ?? { firstName: "", lastName: "", customFields: {} }, business, appendOptOut);
+    const measure = measuredAsSent(ctx, user, input.shortenLinks ?? true);
+    const text = measure(personalize(fill, sample ?? { firstName: "", lastName: "", customFields: {} }, business, appendOptOut));
     preview = { text, recipient: sample ? nameOf(sample) : null, ...segmentInfo(text) };
-    longest = longestMessage(ctx, user, input, fill, business, appendOptOut, { sample, text, total });
+    longest = longestMessage(ctx, user, input, (r) => measure(personalize(fill, r, business, appendOptOut)), { sample, text, total });
   }
   return {
     total,
@@ -135,9 +138,7 @@ function longestMessage(
   ctx: AppContext,
   user: User,
   input: DeliveryPreviewInput,
-  fill: ReturnType<typeof compile>,
-  business: string,
-  appendOptOut: boolean,
+  render: (r: Sample) => string,
   first: { sample: Sample | undefined; text: string; total: number },
 ) {
   if (!first.sample) return null;
@@ -148,7 +149,7 @@ function longestMessage(
   let best = { text: first.text, recipient: first.sample, segments: -1, length: -1 };
   let totalSegments = 0;
   const consider = (r: Sample) => {
-    const text = personalize(fill, r, business, appendOptOut);
+    const text = render(r);
     const segments = segmentCount(text);
     totalSegments += segments;
     if (segments > best.segments || (segments === best.segments && text.length > best.length)) best = { text, recipient: r, segments, length: text.length };

@@ -95,6 +95,8 @@ type HistoryRow = {
   counts: { recipients: number; delivered: number; failed: number };
   totalSent: number;
   successRate: number | null;
+  humanClicks: number;
+  clickRate: number | null;
 };
 
 const EXPORT_BATCH = 500;
@@ -113,7 +115,7 @@ export function historyCsvResponse(
   const zoned = (iso: string | null) => (iso ? formatInZone(new Date(iso), user.timezone) : "");
   let next = 1;
   let rows = page(next, EXPORT_BATCH);
-  const header = ["Campaign", "Status", `Sent at (${user.timezone})`, `Scheduled for (${user.timezone})`, "From", "Recipients", "Sent", "Delivered", "Failed", "Success rate (%)", "Message"];
+  const header = ["Campaign", "Status", `Sent at (${user.timezone})`, `Scheduled for (${user.timezone})`, "From", "Recipients", "Sent", "Delivered", "Failed", "Success rate (%)", "Human clicks", "Click rate (%)", "Message"];
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`${UTF8_BOM}${header.map(csvCell).join(",")}\r\n`));
@@ -125,7 +127,7 @@ export function historyCsvResponse(
           (c) =>
             [
               c.name, STATUS_LABELS[c.status] ?? c.status, zoned(c.sentAt), zoned(c.scheduledAt), c.fromNumber, c.counts.recipients, c.totalSent,
-              c.counts.delivered, c.counts.failed, c.successRate, c.content,
+              c.counts.delivered, c.counts.failed, c.successRate, c.humanClicks, c.clickRate, c.content,
             ]
               .map(csvCell)
               .join(",") + "\r\n",

@@ -7,6 +7,8 @@ import { segmentCount } from "../messages/segments";
 import { businessNameOf, type User } from "../users/queries";
 import { compile, type MergeValues } from "../personalisation/render";
 import { audienceContacts, type AudienceContact } from "./audiences";
+import { dropLinksOfMessages, expiryAt, linkDomainOf, shortenText } from "../links/links";
+import { withShortLinkLengths } from "../links/text";
 
 export const OPT_OUT_LINE = "Reply STOP to opt out";
 
@@ -110,12 +112,23 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
 }
 
 /** The SMS (segments) of a campaign's messages to these recipients, merge fields filled: what they count against the plan. */
-export function outboxSegments(user: User, campaign: Campaign, recipients: Recipient[]): number {
+export function outboxSegments(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): number {
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
+  const measure = measuredAsSent(ctx, user, campaign.shortenLinks);
   let segments = 0;
-  for (const r of recipients) segments += segmentCount(personalize(fill, r, business, campaign.appendOptOut));
+  for (const r of recipients) segments += segmentCount(measure(personalize(fill, r, business, campaign.appendOptOut)));
   return segments;
+}
+
+/**
+ * A rendered text as it will be measured once sent: its links counted at a short link's length when they are to
+ * be shortened (issue 32), so the plan's check and the cost estimate count what the provider gets.
+ */
+export function measuredAsSent(ctx: AppContext, user: User, shortenLinks: boolean): (text: string) => string {
+  if (!shortenLinks) return (text) => text;
+  const domain = linkDomainOf(ctx, user);
+  return (text) => withShortLinkLengths(text, domain);
 }
 
 /**
@@ -123,8 +136,9 @@ export function outboxSegments(user: User, campaign: Campaign, recipients: Recip
  * every message's exactly when the text has no merge fields, else an estimate. A large campaign, written in chunks
  * later, is checked against the plan with it instead of rendering its whole audience before it starts.
  */
-export function segmentsPerMessage(user: User, campaign: Campaign): number {
-  return segmentCount(personalize(campaign.content, { firstName: "", lastName: "", customFields: {} }, businessNameOf(user), campaign.appendOptOut));
+export function segmentsPerMessage(ctx: AppContext, user: User, campaign: Campaign): number {
+  const text = personalize(campaign.content, { firstName: "", lastName: "", customFields: {} }, businessNameOf(user), campaign.appendOptOut);
+  return segmentCount(measuredAsSent(ctx, user, campaign.shortenLinks)(text));
 }
 
 /**
@@ -136,11 +150,20 @@ export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, rec
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
-  return enqueue(
-    ctx,
-    recipients.map((r) => {
-      const content = personalize(fill, r, business, campaign.appendOptOut);
+  // Links become short links here, one per recipient and link, in the transaction that writes the messages (issue 32).
+  const domain = linkDomainOf(ctx, user);
+  const utm = { source: campaign.utmSource, medium: campaign.utmMedium, campaign: campaign.utmCampaign };
+  const linksExpire = expiryAt(ctx.now(), campaign.linkExpiryDays);
+  const shorten = (id: string, r: Recipient, text: string) =>
+    campaign.shortenLinks
+      ? shortenText(ctx, domain, text, { userId: user.id, campaignId: campaign.id, messageId: id, contactId: r.contactId, phone: r.phone, utm, expiresAt: linksExpire })
+      : text;
+  return ctx.db.$client.transaction(() => {
+    const items = recipients.map((r) => {
+      const id = Bun.randomUUIDv7();
+      const content = shorten(id, r, personalize(fill, r, business, campaign.appendOptOut));
       return {
+        id,
         userId: user.id,
         campaignId: campaign.id,
         contactId: r.contactId,
@@ -153,6 +176,13 @@ export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, rec
         dueAt,
         expiresAt,
       };
-    }),
-  ).length;
+    });
+    const written = enqueue(ctx, items);
+    // A recipient already written (a repeated chunk) got no new message: its new short links go.
+    if (campaign.shortenLinks && written.length < items.length) {
+      const kept = new Set(written);
+      dropLinksOfMessages(ctx, items.filter((m) => !kept.has(m.id)).map((m) => m.id));
+    }
+    return written.length;
+  })();
 }

@@ -7,7 +7,7 @@ import { pageOf, pagingQuery } from "../http/paging";
 import { segmentInfo } from "../messages/segments";
 import { presetCounts } from "./audiences";
 import {
-  archiveCampaigns, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteCampaigns, duplicateCampaign, getCampaign, pauseByUser,
+  archiveCampaigns, campaignClickFigures, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteCampaigns, duplicateCampaign, getCampaign, pauseByUser,
   searchCampaigns,
   resumeByUser, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
@@ -46,6 +46,11 @@ const campaignBody = t.Object({
   expiresAfterMinutes: t.Optional(t.Integer({ minimum: 5, maximum: 7 * 24 * 60, error: "Expiry must be 5 minutes to 7 days" })),
   appendOptOut: t.Optional(t.Boolean()),
   transactional: t.Optional(t.Boolean({ error: "transactional must be true or false" })),
+  shortenLinks: t.Optional(t.Boolean({ error: "shortenLinks must be true or false" })),
+  utmSource: nullableText(100),
+  utmMedium: nullableText(100),
+  utmCampaign: nullableText(100),
+  linkExpiryDays: t.Optional(t.Integer({ minimum: 1, maximum: 3650, error: "Links must expire after 1 to 3650 days" })),
 });
 
 const literals = <T extends string>(values: readonly T[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });
@@ -114,6 +119,7 @@ export function campaignRoutes(ctx: AppContext) {
         scheduledAt: nullableText(40),
         transactional: campaignBody.properties.transactional,
         fromNumber: nullableText(40),
+        shortenLinks: campaignBody.properties.shortenLinks,
       }),
     })
     // POST /api/campaigns
@@ -127,6 +133,8 @@ export function campaignRoutes(ctx: AppContext) {
     )
     // GET /api/campaigns/:id
     .get("/api/campaigns/:id", ({ user, params }) => withQuietWait(ctx, user, [viewOf(ctx, getCampaign(ctx, user.id, params.id))])[0], { auth: true, params: idParams })
+    // GET /api/campaigns/:id/clicks
+    .get("/api/campaigns/:id/clicks", ({ user, params }) => campaignClickFigures(ctx, user.id, params.id), { auth: true, params: idParams })
     // PUT /api/campaigns/:id
     .put("/api/campaigns/:id", ({ user, params, body }) => updateCampaign(ctx, user, params.id, body as CampaignInput), { auth: true, params: idParams, body: campaignBody })
     // DELETE /api/campaigns/:id

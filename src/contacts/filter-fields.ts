@@ -24,6 +24,9 @@ export const FILTER_FIELDS = {
   source: { col: () => sql`${contacts.source}`, kind: "text" },
 } as const satisfies Record<string, FilterField>;
 
+/** The contact's id, for conditions other domains build about a contact (src/links/filter-fields.ts). */
+export const CONTACT_ID = sql`${contacts.id}`;
+
 export type FilterKind = "number" | "date" | "tags" | "text";
 /** A field's SQL at the time the segment is counted, and how its values compare. */
 export type FilterField = { col: (now: number) => SQL; kind: FilterKind };

@@ -26,6 +26,8 @@ export const EVENT_TYPES = [
   "campaign.paused",
   "campaign.completed",
   "conversation.updated",
+  /** A person's click of a short link (src/links/clicks.ts): bots, previews and repeats never append it. */
+  "link.clicked",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

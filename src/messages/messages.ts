@@ -266,3 +266,12 @@ export function storeInbound(ctx: AppContext, m: NewInbound): MessageRow | null 
 export function setMessageContact(ctx: AppContext, messageId: string, contactId: string) {
   ctx.db.update(messages).set({ contactId }).where(eq(messages.id, messageId)).run();
 }
+
+/** When each of these messages was reported delivered, for those that were (the click classifier's scanner window). */
+export function deliveredTimes(ctx: AppContext, ids: string[]): Map<string, number> {
+  if (!ids.length) return new Map();
+  const rows = ctx.db.$client
+    .query(`SELECT id, delivered_at AS at FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND delivered_at IS NOT NULL`)
+    .all(JSON.stringify(ids)) as { id: string; at: number }[];
+  return new Map(rows.map((r) => [r.id, r.at]));
+}

@@ -37,6 +37,7 @@ export const WEBHOOK_EVENTS = [
   "contact_created",
   "contact_opted_in",
   "contact_opted_out",
+  "link_clicked",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number] | "webhook_test";
 
@@ -51,6 +52,7 @@ const FROM_LOG: Partial<Record<EventType, WebhookEvent>> = {
   "contact.created": "contact_created",
   "contact.opted_in": "contact_opted_in",
   "contact.opted_out": "contact_opted_out",
+  "link.clicked": "link_clicked",
 };
 const LOG_TYPES = Object.keys(FROM_LOG) as EventType[];
 

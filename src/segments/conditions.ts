@@ -1,9 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
-import { customFieldColumn, FILTER_FIELDS, type FilterField } from "../contacts/filter-fields";
+import { CONTACT_ID, customFieldColumn, FILTER_FIELDS, type FilterField } from "../contacts/filter-fields";
 import { badRequest } from "../http/errors";
+import { clickedCampaign, lastClickedColumn } from "../links/filter-fields";
 
 export type Conditions = Record<string, Record<string, unknown>>;
-const FIELDS: Record<string, FilterField> = FILTER_FIELDS;
+const FIELDS: Record<string, FilterField> = { ...FILTER_FIELDS, lastClicked: { col: () => lastClickedColumn(CONTACT_ID), kind: "date" } };
 const OPS = ["gte", "lte", "eq", "contains"] as const;
 const DAY = 86_400_000;
 /** Bounds of a segment: far above what the segment builder produces, far below what would cost time to check. */
@@ -57,13 +58,20 @@ function numberValue(field: string, v: unknown): number {
 
 /**
  * Conditions `{field: {op: value}}` to one SQL condition (all must hold), values always bound as parameters.
- * Fields: totalSpent, engagementScore, purchases90d (numbers), optInDate, lastEngaged (dates), tags, source, and
+ * Fields: totalSpent, engagementScore, purchases90d (numbers), optInDate, lastEngaged, lastClicked (dates), tags, source,
+ * clickedCampaign ({eq: id}: a person's click of that campaign's links), and
  * customFields.<name> (numeric comparison for gte/lte, text for eq/contains).
  */
 export function compileConditions(conditions: Conditions, now: number): SQL {
   if (!conditions || typeof conditions !== "object" || Array.isArray(conditions)) throw badRequest("Conditions must be an object of field: {operator: value}");
   const parts: SQL[] = [];
   for (const [field, ops] of Object.entries(conditions)) {
+    if (field === "clickedCampaign") {
+      const id = ops && typeof ops === "object" && !Array.isArray(ops) && Object.keys(ops).length === 1 ? ops.eq : undefined;
+      if (typeof id !== "string" || !id.trim()) throw badRequest('clickedCampaign takes {"eq": "<campaign id>"}');
+      parts.push(clickedCampaign(CONTACT_ID, id.trim()));
+      continue;
+    }
     const known = FIELDS[field];
     let def = known && { col: known.col(now), kind: known.kind };
     if (!def && field.startsWith("customFields.")) {
@@ -78,7 +86,7 @@ export function compileConditions(conditions: Conditions, now: number): SQL {
     }
     if (!def)
       throw badRequest(
-        `Unknown segment field: ${field}. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore, purchases90d or customFields.<name>`,
+        `Unknown segment field: ${field}. Use totalSpent, optInDate, lastEngaged, lastClicked, clickedCampaign, tags, source, engagementScore, purchases90d or customFields.<name>`,
       );
     if (!ops || typeof ops !== "object" || Array.isArray(ops)) throw badRequest(`Condition for ${field} must be an object such as {"gte": 100}`);
     for (const [op, v] of Object.entries(ops)) {

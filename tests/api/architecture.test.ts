@@ -57,6 +57,8 @@ const OWNERS: Record<string, string> = {
   nameFolds: "contacts",
   contactImportRejects: "contacts",
   segments: "segments",
+  shortLinks: "links",
+  linkClicks: "links",
   smsProviders: "providers",
   phoneNumbers: "phone-numbers",
   numberRegistrations: "phone-numbers",
@@ -116,7 +118,7 @@ const LAYERS: string[][] = [
   // SMS provider adapters and accounts: below the outbox that uses them.
   ["providers"],
   // Records, and the one door for a text of no campaign (outbound: sendText).
-  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups", "media", "outbound", "state-rules"],
+  ["contacts", "segments", "phone-numbers", "licenses", "messages", "conversations", "jobs", "events", "support", "error-reports", "health", "keywords", "templates", "api-keys", "backups", "media", "outbound", "state-rules", "links"],
   // Flows: campaigns, drips, and an inbound text from the provider's webhook to its thread, replies and events.
   ["campaigns", "drips", "inbound"],
   // Automation rules: react to contacts, messages, keywords and drips, and act through them.

@@ -22,6 +22,7 @@ export const WEBHOOK_EVENTS: readonly { value: WebhookEvent; label: string }[] =
   { value: "contact_created", label: "Contact created" },
   { value: "contact_opted_in", label: "Contact opted in" },
   { value: "contact_opted_out", label: "Contact opted out" },
+  { value: "link_clicked", label: "Link clicked (people only)" },
 ];
 
 export type WebhookInput = { name: string; url: string; events: WebhookEvent[]; secret?: string; active?: boolean };

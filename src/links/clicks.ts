@@ -1,0 +1,164 @@
+import type { AppContext } from "../context";
+import { appendEvent } from "../events/events";
+import { deliveredTimes } from "../messages/messages";
+import { classify, type Verdict } from "./classify";
+import type { ShortLink } from "./links";
+
+/**
+ * The hits of short links (issue 32 item 2). The redirect only pushes a hit on a list in memory (no write on its
+ * path); a flush a moment later classifies the batch (src/links/classify.ts), writes every hit in one transaction,
+ * and appends `link.clicked` for each person's click, which automation and outbound webhooks read after their
+ * cursors. A stop flushes what is left.
+ */
+
+export type PendingHit = {
+  link: ShortLink;
+  at: number;
+  method: string;
+  userAgent: string;
+  purpose: string;
+  addressClass: string;
+};
+
+/** How long hits wait in memory before they are written, and how many start a flush at once. */
+const FLUSH_AFTER_MS = 100;
+const FLUSH_AT = 500;
+
+type Buffer = { hits: PendingHit[]; timer: ReturnType<typeof setTimeout> | null };
+const buffers = new WeakMap<AppContext, Buffer>();
+
+function bufferOf(ctx: AppContext): Buffer {
+  let b = buffers.get(ctx);
+  if (!b) {
+    buffers.set(ctx, (b = { hits: [], timer: null }));
+    ctx.onStop.push(() => void flushClicks(ctx));
+  }
+  return b;
+}
+
+/** Keeps a hit to be written by the next flush: a push on an array, on the redirect's path. */
+export function recordHit(ctx: AppContext, hit: PendingHit) {
+  const b = bufferOf(ctx);
+  b.hits.push(hit);
+  if (b.hits.length >= FLUSH_AT) queueMicrotask(() => flushClicks(ctx));
+  else if (!b.timer) {
+    b.timer = setTimeout(() => flushClicks(ctx), FLUSH_AFTER_MS);
+    (b.timer as { unref?: () => void }).unref?.();
+  }
+}
+
+/** Writes the hits waiting, classified, in one transaction. Answers how many it wrote. */
+export function flushClicks(ctx: AppContext): number {
+  const b = buffers.get(ctx);
+  if (!b) return 0;
+  if (b.timer) clearTimeout(b.timer);
+  b.timer = null;
+  const hits = b.hits.splice(0);
+  if (!hits.length) return 0;
+  const db = ctx.db.$client;
+  const insert = db.prepare(
+    `INSERT INTO link_clicks (code, user_id, campaign_id, contact_id, url, at, method, user_agent, address_class, verdict, reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const counted = db.prepare(`SELECT 1 FROM link_clicks WHERE code = ? AND verdict = 'human' LIMIT 1`);
+  db.transaction(() => {
+    const delivered = deliveredTimes(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id ? [h.link.message_id] : [])))]);
+    for (const h of hits) {
+      const l = h.link;
+      const { verdict, reason } = classify({
+        method: h.method,
+        userAgent: h.userAgent,
+        purpose: h.purpose,
+        addressClass: h.addressClass,
+        at: h.at,
+        deliveredAt: l.message_id ? (delivered.get(l.message_id) ?? null) : null,
+        counted: !!counted.get(l.code),
+      });
+      const row = insert.get(l.code, l.user_id, l.campaign_id, l.contact_id, l.url, h.at, h.method, h.userAgent.slice(0, 500) || null, h.addressClass, verdict, reason) as {
+        id: number;
+      };
+      if (verdict !== "human") continue;
+      appendEvent(ctx, {
+        userId: l.user_id,
+        type: "link.clicked",
+        subject: l.contact_id ? { kind: "contact", id: l.contact_id } : { kind: "message", id: l.message_id ?? l.code },
+        payload: { clickId: row.id, code: l.code, url: l.url, campaignId: l.campaign_id, contactId: l.contact_id, messageId: l.message_id, clickedAt: new Date(h.at).toISOString() },
+      });
+    }
+  })();
+  return hits.length;
+}
+
+export type HitCounts = Record<Verdict, number>;
+const VERDICTS: Verdict[] = ["human", "preview", "head", "prefetch", "scanner", "repeat"];
+const zero = (): HitCounts => Object.fromEntries(VERDICTS.map((v) => [v, 0])) as HitCounts;
+
+/** People's clicks per campaign, of those given (a click is one recipient's first of one link). */
+export function humanClicksByCampaign(ctx: AppContext, campaignIds: string[]): Map<string, { clicks: number; clickers: number }> {
+  if (!campaignIds.length) return new Map();
+  const rows = ctx.db.$client
+    .query(
+      `SELECT c.campaign_id AS id, count(*) AS clicks, count(DISTINCT l.message_id) AS clickers
+       FROM link_clicks c JOIN short_links l ON l.code = c.code
+       WHERE c.campaign_id IN (SELECT value FROM json_each(?)) AND c.verdict = 'human' GROUP BY c.campaign_id`,
+    )
+    .all(JSON.stringify(campaignIds)) as { id: string; clicks: number; clickers: number }[];
+  return new Map(rows.map((r) => [r.id, { clicks: r.clicks, clickers: r.clickers }]));
+}
+
+/** A rate in percent with one decimal, or null with nothing to divide by. */
+export const rate = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 1000) / 10 : null);
+
+/**
+ * A campaign's click figures: every hit by verdict; people's clicks, and the click rate over `reached` (the
+ * messages handed to a provider); each link's people's clicks over the recipients it went to; people's clicks per
+ * day (UTC).
+ */
+export function campaignClicks(ctx: AppContext, userId: string, campaignId: string, reached: number) {
+  const db = ctx.db.$client;
+  const hits = zero();
+  for (const r of db.query(`SELECT verdict, count(*) AS n FROM link_clicks WHERE campaign_id = ? AND user_id = ? GROUP BY verdict`).all(campaignId, userId) as {
+    verdict: Verdict;
+    n: number;
+  }[])
+    hits[r.verdict] = r.n;
+  const totals = humanClicksByCampaign(ctx, [campaignId]).get(campaignId) ?? { clicks: 0, clickers: 0 };
+  const links = (
+    db
+      .query(
+        `SELECT l.url AS url, count(*) AS sentTo,
+           (SELECT count(*) FROM link_clicks c WHERE c.campaign_id = ?1 AND c.url = l.url AND c.verdict = 'human') AS humanClicks
+         FROM short_links l WHERE l.campaign_id = ?1 AND l.user_id = ?2 GROUP BY l.url ORDER BY min(l.rowid)`,
+      )
+      .all(campaignId, userId) as { url: string; sentTo: number; humanClicks: number }[]
+  ).map((l) => ({ ...l, clickRate: rate(l.humanClicks, Math.min(l.sentTo, reached) || l.sentTo) }));
+  const days = db
+    .query(
+      `SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS date, count(*) AS humanClicks FROM link_clicks
+       WHERE campaign_id = ? AND user_id = ? AND verdict = 'human' GROUP BY date ORDER BY date`,
+    )
+    .all(campaignId, userId) as { date: string; humanClicks: number }[];
+  return { humanClicks: totals.clicks, clickers: totals.clickers, clickRate: rate(totals.clickers, reached), hits, links, days };
+}
+
+/** An account's people's clicks since a time, and how many recipients clicked (the dashboards). */
+export function accountClicks(ctx: AppContext, userId: string, since: number): { humanClicks: number; clickers: number } {
+  const r = ctx.db.$client
+    .query(
+      `SELECT count(*) AS humanClicks, count(DISTINCT l.message_id) AS clickers FROM link_clicks c JOIN short_links l ON l.code = c.code
+       WHERE c.user_id = ? AND c.at >= ? AND c.verdict = 'human'`,
+    )
+    .get(userId, since) as { humanClicks: number; clickers: number };
+  return r;
+}
+
+/** Each recipient's people's clicks of a campaign, by message (the campaign's CSV export). */
+export function clicksByMessage(ctx: AppContext, campaignId: string): Map<string, { clicks: number; firstAt: number }> {
+  const rows = ctx.db.$client
+    .query(
+      `SELECT l.message_id AS id, count(*) AS clicks, min(c.at) AS firstAt FROM link_clicks c JOIN short_links l ON l.code = c.code
+       WHERE c.campaign_id = ? AND c.verdict = 'human' GROUP BY l.message_id`,
+    )
+    .all(campaignId) as { id: string; clicks: number; firstAt: number }[];
+  return new Map(rows.map((r) => [r.id, { clicks: r.clicks, firstAt: r.firstAt }]));
+}

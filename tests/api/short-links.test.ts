@@ -1,0 +1,179 @@
+// Issue 32 items 1 and 2: short links on the agency's domain, and clicks that are people. A campaign with a link
+// goes through the Twilio fake; its short link is read from what Twilio received and followed as a person, as
+// iMessage's and WhatsApp's previews and as a HEAD; the figures, a segment and an automation trigger must agree.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+import { waitFor } from "../support/wait";
+import { flushClicks } from "../../src/links/clicks";
+
+setDefaultTimeout(60_000);
+
+const SENDER = "+14155550100";
+const CHROME = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+const IMESSAGE = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0";
+const WHATSAPP = "WhatsApp/2.23.20.0 A";
+
+let t: TestServer;
+let twilio: TwilioFake;
+
+beforeAll(async () => {
+  twilio = await startTwilioFake({ numbers: [{ phoneNumber: SENDER }], statusCallbacks: { sentAfterMs: [5, 10], deliveredAfterMs: [5, 10] } });
+  t = await startTestServer({ smtp: false, env: { TWILIO_API_BASE: twilio.url } });
+});
+afterAll(async () => {
+  await t?.stop();
+  await twilio?.stop();
+});
+
+const call = (acc: Account, method: string, path: string, body?: unknown) => t.api(path, { method, token: acc.token, body });
+
+async function twilioAccount() {
+  const acc = await t.signUpVerified();
+  const provider = await call(acc, "POST", "/api/sms-providers", { provider: "twilio", displayName: "Twilio", accountSid: twilio.accountSid, authToken: twilio.authToken });
+  expect(provider.status).toBe(201);
+  expect((await call(acc, "POST", "/api/phone-numbers", { providerId: provider.body.id, phoneNumber: SENDER })).status).toBe(201);
+  expect((await call(acc, "PATCH", "/api/user/settings", { quietHoursEnabled: false })).status).toBe(200);
+  return acc;
+}
+
+/** What Twilio received for a phone, once it has. */
+const receivedBy = async (phone: string) => (await waitFor(() => twilio.messages.find((m) => m.to === phone), (m) => !!m))!;
+
+/** A hit of a short link as a client sends it; the redirect is not followed. */
+const hit = (shortLink: string, userAgent: string, method = "GET", headers: Record<string, string> = {}) =>
+  fetch(shortLink.replace(t.ctx.config.linkDomain, t.url), { method, redirect: "manual", headers: { "user-agent": userAgent, ...headers } });
+
+describe("a campaign's short links", () => {
+  test("a person's click counts; iMessage's and WhatsApp's previews, a HEAD, a prefetch, a scanner and a repeat do not; figures, segment and trigger agree", async () => {
+    const acc = await twilioAccount();
+    const person = "+14155553001";
+    const other = "+14155553002";
+    const contact = await call(acc, "POST", "/api/contacts", { firstName: "Ana", lastName: "Ruiz", phone: person });
+    expect(contact.status).toBe(201);
+    const campaign = await call(acc, "POST", "/api/campaigns", {
+      name: "Spring",
+      content: "Spring sale, {firstName|friend}: https://shop.example.com/spring?ref=sms.",
+      recipients: [person, other],
+      appendOptOut: false,
+      utmSource: "sms",
+      utmMedium: "text",
+      utmCampaign: "spring",
+      linkExpiryDays: 2,
+    });
+    expect(campaign.status).toBe(201);
+    expect(campaign.body).toMatchObject({ shortenLinks: true, utmSource: "sms", linkExpiryDays: 2, humanClicks: 0, clickRate: null });
+    const id = campaign.body.id as string;
+    const segment = await call(acc, "POST", "/api/segments", { name: "Clicked Spring", conditions: { clickedCampaign: { eq: id } } });
+    expect(segment.status).toBe(201);
+    const recent = await call(acc, "POST", "/api/segments", { name: "Clicked this week", conditions: { lastClicked: { gte: "-7d" } } });
+    expect(recent.status).toBe(201);
+    const rule = await call(acc, "POST", "/api/automation-rules", {
+      name: "Thank clickers",
+      trigger: "link_clicked",
+      triggerConfig: { campaignId: id },
+      actions: { addTags: ["clicked-spring"] },
+    });
+    expect(rule.status).toBe(201);
+
+    expect((await call(acc, "POST", `/api/campaigns/${id}/send`)).body.queued).toBe(2);
+    const toPerson = await receivedBy(person);
+    const toOther = await receivedBy(other);
+    const linkRe = new RegExp(`^Spring sale, (Ana|friend): (${t.ctx.config.linkDomain.replace(/[.]/g, "\\.")}/l/[0-9A-Za-z]{7})\\.$`);
+    const personLink = linkRe.exec(toPerson.body)![2]!;
+    const otherLink = linkRe.exec(toOther.body)![2]!;
+    expect(toPerson.body).toBe(`Spring sale, Ana: ${personLink}.`);
+    expect(toOther.body).toBe(`Spring sale, friend: ${otherLink}.`);
+    expect(personLink).not.toBe(otherLink);
+    // Both delivered (the fake's signed callbacks), so the scanner window has a delivery report to measure from.
+    await waitFor(() => call(acc, "GET", `/api/campaigns/${id}`), (r) => r.body.counts.delivered === 2);
+    const deliveredAt = (phone: string) =>
+      (t.ctx.db.$client.query(`SELECT delivered_at AS at FROM messages WHERE phone = ? AND campaign_id = ?`).get(phone, id) as { at: number }).at;
+
+    const realNow = t.ctx.now;
+    try {
+      // The other recipient's link opened 2 seconds after its delivery report: a carrier's scanner.
+      t.ctx.now = () => deliveredAt(other) + 2_000;
+      expect((await hit(otherLink, CHROME)).status).toBe(302);
+      t.ctx.now = () => deliveredAt(person) + 60_000;
+      const opened = await hit(personLink, CHROME);
+      expect(opened.status).toBe(302);
+      expect(opened.headers.get("location")).toBe("https://shop.example.com/spring?ref=sms&utm_source=sms&utm_medium=text&utm_campaign=spring");
+      for (const agent of [IMESSAGE, WHATSAPP]) expect((await hit(personLink, agent)).status).toBe(302);
+      expect((await hit(personLink, CHROME, "HEAD")).status).toBe(302);
+      expect((await hit(personLink, CHROME, "GET", { "sec-purpose": "prefetch" })).status).toBe(302);
+      expect((await hit(personLink, CHROME)).status).toBe(302);
+      flushClicks(t.ctx);
+
+      const kept = t.ctx.db.$client.query(`SELECT verdict, reason, address_class AS addressClass FROM link_clicks WHERE user_id = ? ORDER BY id`).all(acc.user.id);
+      expect(kept).toEqual([
+        { verdict: "scanner", reason: "Within 5 s of the delivery report", addressClass: "private" },
+        { verdict: "human", reason: "A person's click", addressClass: "private" },
+        { verdict: "preview", reason: "Apple iMessage link preview", addressClass: "private" },
+        { verdict: "preview", reason: "WhatsApp link preview", addressClass: "private" },
+        { verdict: "head", reason: "HEAD request", addressClass: "private" },
+        { verdict: "prefetch", reason: "Purpose: prefetch", addressClass: "private" },
+        { verdict: "repeat", reason: "Already clicked", addressClass: "private" },
+      ]);
+      const figures = await call(acc, "GET", `/api/campaigns/${id}/clicks`);
+      const day = new Date(deliveredAt(person) + 60_000).toISOString().slice(0, 10);
+      expect(figures.body).toEqual({
+        campaignId: id,
+        reached: 2,
+        humanClicks: 1,
+        clickers: 1,
+        clickRate: 50,
+        hits: { human: 1, preview: 2, head: 1, prefetch: 1, scanner: 1, repeat: 1 },
+        links: [{ url: "https://shop.example.com/spring?ref=sms", sentTo: 2, humanClicks: 1, clickRate: 50 }],
+        days: [{ date: day, humanClicks: 1 }],
+      });
+      expect((await call(acc, "GET", `/api/campaigns/${id}`)).body).toMatchObject({ humanClicks: 1, clickRate: 50 });
+
+      // The segment and the trigger count the same one person.
+      const members = await call(acc, "GET", `/api/segments/${segment.body.id}/contacts`);
+      expect(members.body.data.map((c: { phone: string }) => c.phone)).toEqual([person]);
+      const members7 = await call(acc, "GET", `/api/segments/${recent.body.id}/contacts`);
+      expect(members7.body.data.map((c: { phone: string }) => c.phone)).toEqual([person]);
+      const runs = await waitFor(
+        async () => (await call(acc, "GET", `/api/automation-rules/${rule.body.id}/runs`)).body.data as { outcome: string; contactId: string }[],
+        (r) => r.length >= 1,
+      );
+      expect(runs.map((r) => [r.outcome, r.contactId])).toEqual([["done", contact.body.id]]);
+      const tagged = await call(acc, "GET", `/api/contacts?search=${encodeURIComponent(person)}`);
+      expect(tagged.body.data[0].tags).toContain("clicked-spring");
+
+      const csv = (await t.api(`/api/campaigns/export.csv`, { token: acc.token })).text;
+      expect(csv.split("\r\n")[0]).toContain("Human clicks,Click rate (%)");
+      expect(csv.split("\r\n")[1]).toContain(",1,50,");
+
+      // Two days on, the link has expired: a page says so, and the hit is still kept.
+      t.ctx.now = () => deliveredAt(person) + 3 * 86_400_000;
+      const expired = await hit(personLink, CHROME);
+      expect(expired.status).toBe(410);
+      expect(await expired.text()).toContain("This link has expired");
+    } finally {
+      t.ctx.now = realNow;
+    }
+    expect((await hit(`${t.ctx.config.linkDomain}/l/zzzzzzz`, CHROME)).status).toBe(404);
+  });
+
+  test("the segment counter counts the short link's length: what the preview says is what Twilio billed", async () => {
+    const acc = await twilioAccount();
+    const phone = "+14155553010";
+    const long = `https://shop.example.com/collections/spring-2027/new-arrivals?campaign=spring&variant=${"a".repeat(120)}`;
+    const content = `Hi {firstName|there}, our spring collection is in: ${long} See you soon!`;
+    const preview = await call(acc, "POST", "/api/campaigns/preview-delivery", { audience: { kind: "manual" }, recipients: [phone], content, appendOptOut: true });
+    expect(preview.status).toBe(200);
+    const campaign = await call(acc, "POST", "/api/campaigns", { name: "Long link", content, recipients: [phone], appendOptOut: true });
+    expect((await call(acc, "POST", `/api/campaigns/${campaign.body.id}/send`)).body.queued).toBe(1);
+    const sent = await receivedBy(phone);
+    expect(sent.body).toMatch(/^Hi there, our spring collection is in: http:\/\/localhost:\d+\/l\/[0-9A-Za-z]{7} See you soon!\nReply STOP to opt out$/);
+    expect(sent.body.length).toBe(preview.body.longest.text.length);
+    expect(preview.body.longest.segments).toBe(sent.numSegments);
+    expect(preview.body.longest.totalSegments).toBe(sent.numSegments);
+    expect(sent.numSegments).toBe(1);
+    // Without shortening the same text is three segments, and so is the estimate.
+    const unshortened = await call(acc, "POST", "/api/campaigns/preview-delivery", { audience: { kind: "manual" }, recipients: [phone], content, appendOptOut: true, shortenLinks: false });
+    expect(unshortened.body.longest.segments).toBe(2);
+  });
+});
