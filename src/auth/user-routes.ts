@@ -8,7 +8,7 @@ import type { AppContext } from "../context";
 import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "../users/regional-options";
 import { badRequest } from "../http/errors";
 import { publicUser, saveOnboarding, updateUser, type User } from "../users/queries";
-import { HELP_REPLY_MAX, helpReplyFields, helpReplyView, profileView, updateProfile } from "../users/profile";
+import { HELP_REPLY_MAX, helpReplyFields, helpReplyView, parseLinkDomain, profileView, updateProfile } from "../users/profile";
 import { cancelEmailChange, confirmEmailChange, pendingEmailOf, requestEmailChange } from "./email-change";
 import { requireRecentConfirmation } from "./reauth";
 import { defaultCountryOf } from "../users/default-country";
@@ -31,6 +31,9 @@ function settingsView(ctx: AppContext, user: User) {
     defaultCountry: defaultCountryOf(ctx, user),
     defaultCountryChosen: user.defaultCountry !== null,
     ...helpReplyView(user),
+    /** The origin this account's short links go out on (null: the installation's, linkDomainDefault). */
+    linkDomain: user.linkDomain,
+    linkDomainDefault: ctx.config.linkDomain,
   };
 }
 
@@ -53,8 +56,10 @@ export function userRoutes(ctx: AppContext) {
         }
         if (body.defaultCountry !== undefined && !isKnownRegion(body.defaultCountry)) throw badRequest("Please choose a valid country");
         const defaultCountry = body.defaultCountry?.toUpperCase();
-        const { helpReply, ...rest } = body;
-        const fields = { ...rest, ...(defaultCountry ? { defaultCountry } : {}), ...(helpReply !== undefined ? helpReplyFields(user, helpReply) : {}) };
+        const { helpReply, linkDomain: typedDomain, ...rest } = body;
+        const linkDomain = typedDomain === undefined ? {} : parseLinkDomain(typedDomain);
+        if (!linkDomain) throw badRequest("The link domain must be an address such as https://go.example.com, without a path");
+        const fields = { ...rest, ...linkDomain, ...(defaultCountry ? { defaultCountry } : {}), ...(helpReply !== undefined ? helpReplyFields(user, helpReply) : {}) };
         const updated = updateUser(ctx, user.id, fields);
         // Quiet hours turned off (or moved) let go what they held: it goes now, or waits for the new window's end.
         const quietChanged =
@@ -76,6 +81,8 @@ export function userRoutes(ctx: AppContext) {
           appendOptOut: t.Optional(t.Boolean()),
           frequencyCapPerDay: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 100, error: "The frequency cap must be 1 to 100 messages a day, or empty" }))),
           defaultCountry: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
+          // Empty: the installation's (LINK_DOMAIN, else PUBLIC_URL).
+          linkDomain: t.Optional(t.String({ maxLength: 200, error: "The link domain must be at most 200 characters" })),
           // Empty: the default.
           helpReply: t.Optional(t.String({ maxLength: HELP_REPLY_MAX, error: `The HELP reply must be at most ${HELP_REPLY_MAX} characters` })),
         }),

@@ -20,17 +20,6 @@ export function linkDomainOf(ctx: AppContext, user: { linkDomain: string | null 
   return user.linkDomain || ctx.config.linkDomain;
 }
 
-/** A link domain as typed: an origin (scheme and host, maybe a port), no path; answers it without a trailing slash. */
-export function parseLinkDomain(value: string): string | null {
-  const v = value.trim().replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/\s?#]+$/i.test(v)) return null;
-  try {
-    return new URL(v).origin;
-  } catch {
-    return null;
-  }
-}
-
 /** The link with the UTM parameters chosen (a parameter the link already has is kept as written). */
 export function withUtm(url: string, utm: Utm | null): string {
   if (!utm || (!utm.source && !utm.medium && !utm.campaign)) return url;

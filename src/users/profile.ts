@@ -59,3 +59,18 @@ export function helpReplyFields(user: User, text: string): Pick<User, "helpReply
 export function helpReplyView(user: User) {
   return { helpReply: helpReplyOf(user), helpReplyDefault: defaultHelpReply(user), helpReplyCustom: user.helpReply !== null };
 }
+
+/**
+ * An account's link domain as typed (issue 32): an origin such as https://go.example.com, without a path; empty
+ * goes back to the installation's. Null when it is not an origin.
+ */
+export function parseLinkDomain(value: string): { linkDomain: string | null } | null {
+  const v = value.trim().replace(/\/+$/, "");
+  if (!v) return { linkDomain: null };
+  if (!/^https?:\/\/[^/\s?#@]+$/i.test(v)) return null;
+  try {
+    return { linkDomain: new URL(v).origin };
+  } catch {
+    return null;
+  }
+}

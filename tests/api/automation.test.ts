@@ -98,12 +98,12 @@ describe("automation rule calls", () => {
       expect([res.status, res.body.message]).toEqual([400, message]);
     };
     await bad({ trigger: "opt_in", actions: { sendMessage: "x" } }, "Rule name is required");
-    await bad({ name: "x", trigger: "sunrise", actions: { sendMessage: "x" } }, "Unknown trigger sunrise. Use opt_in, keyword_received, reply, contact_created, tag_added, birthday, inactive, purchase, manual");
+    await bad({ name: "x", trigger: "sunrise", actions: { sendMessage: "x" } }, "Unknown trigger sunrise. Use opt_in, keyword_received, reply, contact_created, tag_added, birthday, inactive, purchase, manual, link_clicked");
     await bad({ name: "x", trigger: "opt_in", actions: {} }, "A rule needs at least one action: a message, tags, a drip, an email or an opt-out");
     await bad({ name: "x", trigger: "opt_in", actions: { enrolDripId: "nope" } }, "Drip campaign not found");
     await bad({ name: "x", trigger: "reply", actions: { sendMessage: "x" } }, "A reply trigger needs at least one word to look for");
     await bad({ name: "x", trigger: "birthday", actions: { sendMessage: "x" } }, "A birthday trigger needs the custom field holding the date");
-    await bad({ name: "x", trigger: "opt_in", conditions: { shoeSize: { eq: 3 } }, actions: { sendMessage: "x" } }, "Unknown segment field: shoeSize. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore, purchases90d or customFields.<name>");
+    await bad({ name: "x", trigger: "opt_in", conditions: { shoeSize: { eq: 3 } }, actions: { sendMessage: "x" } }, "Unknown segment field: shoeSize. Use totalSpent, optInDate, lastEngaged, lastClicked, clickedCampaign, tags, source, engagementScore, purchases90d or customFields.<name>");
     await bad({ name: "x", trigger: "opt_in", segmentId: "nope", actions: { sendMessage: "x" } }, "Segment not found");
 
     expect((await call(acc, "DELETE", `/api/automation-rules/${id}`)).body).toEqual({ success: true });

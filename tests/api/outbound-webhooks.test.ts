@@ -17,6 +17,7 @@ import { allowListOf, webhookAllowList } from "../../src/admin/networks";
 import { type NetworkPolicy, pinnedRequest, refusedAddress, resolveTarget } from "../../src/outbound-webhooks/ssrf";
 import { createEndpoint, feedDeliveries, redeliverRange, startOutboundWebhooks, updateEndpoint, WEBHOOK_EVENTS } from "../../src/outbound-webhooks/webhooks";
 import { findByPhone } from "../../src/contacts/contacts";
+import { flushClicks } from "../../src/links/clicks";
 import { recordInbound } from "../../src/inbound/receive";
 import { findProviderById } from "../../src/providers/accounts";
 import { openAppContext } from "../../src/server";
@@ -634,7 +635,7 @@ describe("every event type, end to end", () => {
   let receiver: ReturnType<typeof startReceiver>;
   let secret = "";
   const got = new Map<string, { type: string; data: Record<string, any> }[]>();
-  const ids = {} as Record<"contact" | "keyword" | "joinMessage" | "joiner" | "reply" | "delivered" | "failed" | "campaign", string>;
+  const ids = {} as Record<"contact" | "keyword" | "joinMessage" | "joiner" | "reply" | "delivered" | "failed" | "campaign" | "code" | "clicked", string>;
 
   beforeAll(async () => {
     t = await startTestServer({ smtp: false });
@@ -667,10 +668,21 @@ describe("every event type, end to end", () => {
     ids.delivered = (await post("/api/messages/send", { phone: "+14155552673", content: "Hello" })).body.id;
     ids.failed = (await post("/api/messages/send", { phone: "+14155550155", content: "Hello" })).body.id;
     expect([(await settled(ids.delivered)).status, (await settled(ids.failed)).status]).toEqual(["delivered", "failed"]);
-    const campaign = (await post("/api/campaigns", { type: "sms", name: "Sale", content: "Sale today", recipients: ["+14155552674", "+14155552675"] })).body;
+    const campaign = (await post("/api/campaigns", { type: "sms", name: "Sale", content: "Sale today https://shop.example.com/sale", recipients: ["+14155552674", "+14155552675"] })).body;
     ids.campaign = campaign.id;
     expect((await post(`/api/campaigns/${campaign.id}/send`)).status).toBe(202);
     await waitFor(() => t.api(`/api/campaigns/${campaign.id}`, { token: acc.token }).then((r) => r.body.status), (s) => s === "completed", 15_000);
+    // A person opens the sale's short link a minute after delivery (src/links/): link_clicked.
+    const link = t.ctx.db.$client.query(`SELECT code, message_id AS id FROM short_links WHERE campaign_id = ? AND phone = ?`).get(campaign.id, "+14155552674") as { code: string; id: string };
+    [ids.code, ids.clicked] = [link.code, link.id];
+    const realNow = t.ctx.now;
+    t.ctx.now = () => realNow() + 60_000;
+    try {
+      expect((await fetch(`${t.url}/l/${link.code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (Android 14; Mobile)" } })).status).toBe(302);
+      flushClicks(t.ctx);
+    } finally {
+      t.ctx.now = realNow;
+    }
 
     await waitFor(
       async () => {
@@ -710,6 +722,11 @@ describe("every event type, end to end", () => {
   test("keyword_received: the keyword, its id, the sender, the number texted, the contact and what it did", () => {
     expect(dataOf("keyword_received")).toEqual([
       { messageId: ids.joinMessage, keywordId: ids.keyword, keyword: "JOIN", phone: "+14155552672", number: "+14155550110", contactId: ids.joiner, outcome: "subscribed" },
+    ]);
+  });
+  test("link_clicked: a person's click of a campaign's short link, with its link, campaign and message", () => {
+    expect(dataOf("link_clicked")).toEqual([
+      { clickId: 1, code: ids.code, url: "https://shop.example.com/sale", campaignId: ids.campaign, contactId: null, messageId: ids.clicked, clickedAt: expect.any(String) },
     ]);
   });
   test("contact_opted_in: through the keyword", () => {

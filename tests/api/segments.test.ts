@@ -119,7 +119,7 @@ test("create, update, refresh, contacts, delete; validation; tenancy", async () 
   const unknown = await t.api("/api/segments", { method: "POST", token: a.token, body: { name: "x", conditions: { password: { eq: "1" } } } });
   expect(unknown.status).toBe(400);
   expect(unknown.body.message).toBe(
-    "Unknown segment field: password. Use totalSpent, optInDate, lastEngaged, tags, source, engagementScore, purchases90d or customFields.<name>",
+    "Unknown segment field: password. Use totalSpent, optInDate, lastEngaged, lastClicked, clickedCampaign, tags, source, engagementScore, purchases90d or customFields.<name>",
   );
   const op = await t.api("/api/segments", { method: "POST", token: a.token, body: { name: "x", conditions: { totalSpent: { like: 1 } } } });
   expect(op.body.message).toBe("Unknown operator like for totalSpent. Use gte, lte, eq or contains");

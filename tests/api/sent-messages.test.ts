@@ -161,17 +161,17 @@ describe("GET /api/campaigns/export.csv", () => {
       expect(res.headers.get("content-disposition")).toBe('attachment; filename="sent-messages-2026-03-09.csv"');
       const lines = (await res.text()).replace(/^\uFEFF/, "").split("\r\n");
       expect(lines[0]).toBe(
-        "Campaign,Status,Sent at (America/New_York),Scheduled for (America/New_York),From,Recipients,Sent,Delivered,Failed,Success rate (%),Message",
+        "Campaign,Status,Sent at (America/New_York),Scheduled for (America/New_York),From,Recipients,Sent,Delivered,Failed,Success rate (%),Human clicks,Click rate (%),Message",
       );
       // 15:00 UTC is 10:00 in New York (winter time until 8 March).
-      expect(lines[1]).toBe(`"'=HYPERLINK(""http://x"")",Completed,2026-03-01 10:00:00,,,2,1,1,1,100,'=1+1`);
+      expect(lines[1]).toBe(`"'=HYPERLINK(""http://x"")",Completed,2026-03-01 10:00:00,,,2,1,1,1,100,0,0,'=1+1`);
       expect(lines.slice(2, 8)).toEqual([
-        "'+cmd|' /C calc'!A0,Completed,2026-03-02 10:00:00,,,2,1,1,1,100,Hi",
-        "'-2+3,Completed,2026-03-03 10:00:00,,,2,1,1,1,100,Hi",
-        "'@SUM(A1),Completed,2026-03-04 10:00:00,,,2,1,1,1,100,Hi",
-        "'\tTab,Completed,2026-03-05 10:00:00,,,2,1,1,1,100,Hi",
-        `"'\rReturn",Completed,2026-03-06 10:00:00,,,2,1,1,1,100,Hi`,
-        '"Plain, with comma",Completed,2026-03-07 10:00:00,,,2,1,1,1,100,Hi',
+        "'+cmd|' /C calc'!A0,Completed,2026-03-02 10:00:00,,,2,1,1,1,100,0,0,Hi",
+        "'-2+3,Completed,2026-03-03 10:00:00,,,2,1,1,1,100,0,0,Hi",
+        "'@SUM(A1),Completed,2026-03-04 10:00:00,,,2,1,1,1,100,0,0,Hi",
+        "'\tTab,Completed,2026-03-05 10:00:00,,,2,1,1,1,100,0,0,Hi",
+        `"'\rReturn",Completed,2026-03-06 10:00:00,,,2,1,1,1,100,0,0,Hi`,
+        '"Plain, with comma",Completed,2026-03-07 10:00:00,,,2,1,1,1,100,0,0,Hi',
       ]);
       expect(lines.slice(8)).toEqual([""]);
     } finally {

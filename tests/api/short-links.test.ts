@@ -176,4 +176,25 @@ describe("a campaign's short links", () => {
     const unshortened = await call(acc, "POST", "/api/campaigns/preview-delivery", { audience: { kind: "manual" }, recipients: [phone], content, appendOptOut: true, shortenLinks: false });
     expect(unshortened.body.longest.segments).toBe(2);
   });
+
+  test("an account's own link domain; links left long when the campaign turns shortening off", async () => {
+    const acc = await twilioAccount();
+    expect(await call(acc, "PATCH", "/api/user/settings", { linkDomain: "go.example.com" })).toMatchObject({
+      status: 400,
+      body: { message: "The link domain must be an address such as https://go.example.com, without a path" },
+    });
+    const saved = await call(acc, "PATCH", "/api/user/settings", { linkDomain: "https://Go.Example.com/" });
+    expect(saved.body).toMatchObject({ linkDomain: "https://go.example.com", linkDomainDefault: t.ctx.config.publicUrl });
+    const [a, b] = ["+14155553020", "+14155553021"];
+    const short = await call(acc, "POST", "/api/campaigns", { name: "Own domain", content: "See www.example.com/menu today", recipients: [a], appendOptOut: false });
+    await call(acc, "POST", `/api/campaigns/${short.body.id}/send`);
+    expect((await receivedBy(a)).body).toMatch(/^See https:\/\/go\.example\.com\/l\/[0-9A-Za-z]{7} today$/);
+    const code = /\/l\/(\w{7})/.exec((await receivedBy(a)).body)![1]!;
+    const opened = await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": CHROME } });
+    expect(opened.headers.get("location")).toBe("https://www.example.com/menu");
+    const long = await call(acc, "POST", "/api/campaigns", { name: "Long", content: "See www.example.com/menu today", recipients: [b], appendOptOut: false, shortenLinks: false });
+    await call(acc, "POST", `/api/campaigns/${long.body.id}/send`);
+    expect((await receivedBy(b)).body).toBe("See www.example.com/menu today");
+    expect((await call(acc, "PATCH", "/api/user/settings", { linkDomain: "" })).body.linkDomain).toBeNull();
+  });
 });
