@@ -80,12 +80,24 @@ export function optOutPossible(ctx: AppContext, userId: string, id: number): Opt
       return "Opted out. No confirmation was sent: one may only go within 5 minutes of their text.";
     }
     const text = stopReplyOf(findUserById(ctx, userId)!);
-    const sent = sendText(ctx, { userId, phone: row.phone, contactId: null, content: text, kind: "compliance", from: { replyTo: message.from_number ?? "" } });
+    const sent = sendText(ctx, {
+      userId,
+      phone: row.phone,
+      contactId: null,
+      content: text,
+      kind: "compliance",
+      from: { replyTo: message.from_number ?? "" },
+    });
     return sent ? CONFIRMED : "Opted out. No confirmation was sent: the account has no number to send it from.";
   })();
   return { conversation: getConversation(ctx, userId, id), confirmationSent: outcome === CONFIRMED, message: outcome };
 }
 
 function changed(ctx: AppContext, userId: string, id: number, seq: number | null) {
-  appendEvent(ctx, { userId, type: "conversation.updated", subject: { kind: "conversation", id: String(id) }, payload: { possibleOptOutSeq: seq } });
+  appendEvent(ctx, {
+    userId,
+    type: "conversation.updated",
+    subject: { kind: "conversation", id: String(id) },
+    payload: { possibleOptOutSeq: seq },
+  });
 }

@@ -31,18 +31,112 @@ export type Phrase = { text: string; lang: Language };
  * ending in "?" may be left out ("no quiero {mas?} {mensajes}").
  */
 export const WORD_GROUPS: Record<string, readonly string[]> = {
-  texting: ["texting", "text", "txting", "txt", "messaging", "message", "msging", "msg", "sending", "send", "contacting", "contact", "bothering", "bother", "spamming", "spam", "calling", "call", "emailing"],
+  texting: [
+    "texting",
+    "text",
+    "txting",
+    "txt",
+    "messaging",
+    "message",
+    "msging",
+    "msg",
+    "sending",
+    "send",
+    "contacting",
+    "contact",
+    "bothering",
+    "bother",
+    "spamming",
+    "spam",
+    "calling",
+    "call",
+    "emailing",
+  ],
   text: ["text", "txt", "message", "msg", "sms", "contact", "send", "bother", "spam", "call"],
   me: ["me", "us", "this number", "my number", "my phone", "my cell"],
-  texts: ["texts", "text messages", "text", "messages", "message", "msgs", "txts", "sms", "promos", "promotions", "ads", "offers", "marketing"],
+  texts: [
+    "texts",
+    "text messages",
+    "text",
+    "messages",
+    "message",
+    "msgs",
+    "txts",
+    "sms",
+    "promos",
+    "promotions",
+    "ads",
+    "offers",
+    "marketing",
+  ],
   these: ["the", "these", "this", "those", "all", "all the", "all these", "all of these", "your", "any", "any more", "anymore"],
   want: ["want", "wanna", "would like", "like", "need", "wish"],
-  list: ["list", "your list", "the list", "this list", "mailing list", "texting list", "text list", "sms list", "contact list", "your contact list", "database", "your database", "system", "your system"],
-  envien: ["envien", "envies", "envie", "manden", "mandes", "mande", "escriban", "escribas", "escriba", "contacten", "contactes", "texteen", "textees", "llamen", "llames", "molesten", "molestes"],
+  list: [
+    "list",
+    "your list",
+    "the list",
+    "this list",
+    "mailing list",
+    "texting list",
+    "text list",
+    "sms list",
+    "contact list",
+    "your contact list",
+    "database",
+    "your database",
+    "system",
+    "your system",
+  ],
+  envien: [
+    "envien",
+    "envies",
+    "envie",
+    "manden",
+    "mandes",
+    "mande",
+    "escriban",
+    "escribas",
+    "escriba",
+    "contacten",
+    "contactes",
+    "texteen",
+    "textees",
+    "llamen",
+    "llames",
+    "molesten",
+    "molestes",
+  ],
   dejen: ["dejen", "deja", "dejar", "deje", "dejan", "paren", "para", "pare", "parar"],
-  escribirme: ["escribirme", "enviarme", "mandarme", "molestarme", "contactarme", "textearme", "llamarme", "mensajearme", "enviar mensajes", "mandar mensajes", "enviarme mensajes", "mandarme mensajes"],
+  escribirme: [
+    "escribirme",
+    "enviarme",
+    "mandarme",
+    "molestarme",
+    "contactarme",
+    "textearme",
+    "llamarme",
+    "mensajearme",
+    "enviar mensajes",
+    "mandar mensajes",
+    "enviarme mensajes",
+    "mandarme mensajes",
+  ],
   darme: ["darme", "dame", "denme", "deme", "darnos", "me doy", "me quiero dar"],
-  borrenme: ["borrenme", "borrame", "borreme", "eliminenme", "eliminame", "elimineme", "quitenme", "quitame", "quiteme", "sacame", "saquenme", "saqueme", "excluyanme"],
+  borrenme: [
+    "borrenme",
+    "borrame",
+    "borreme",
+    "eliminenme",
+    "eliminame",
+    "elimineme",
+    "quitenme",
+    "quitame",
+    "quiteme",
+    "sacame",
+    "saquenme",
+    "saqueme",
+    "excluyanme",
+  ],
   borren: ["borren", "borra", "borre", "eliminen", "elimina", "elimine", "quiten", "quita", "saquen", "saca"],
   dejenme: ["dejenme", "dejame", "dejeme"],
   mas: ["mas"],
@@ -94,8 +188,14 @@ export const OPT_OUT_PHRASES: readonly Phrase[] = [
  * unsubscribe" count; STOP alone never reaches this module (the compliance words are read first).
  */
 export const OPT_OUT_ALONE: readonly Phrase[] = [
-  ...["stop", "stopall", "stop all", "unsubscribe", "cancel", "end", "quit", "optout", "opt out", "revoke"].map((text) => ({ lang: "en" as const, text })),
-  ...["stop it", "stop this", "stop that", "stop {texting}", "unsub", "remove", "remove me"].map((text) => ({ lang: "en" as const, text })),
+  ...["stop", "stopall", "stop all", "unsubscribe", "cancel", "end", "quit", "optout", "opt out", "revoke"].map((text) => ({
+    lang: "en" as const,
+    text,
+  })),
+  ...["stop it", "stop this", "stop that", "stop {texting}", "unsub", "remove", "remove me"].map((text) => ({
+    lang: "en" as const,
+    text,
+  })),
   ...["baja", "alto", "parar", "pare", "paren", "cancelar", "detener", "no mas"].map((text) => ({ lang: "es" as const, text })),
 ];
 
@@ -130,16 +230,70 @@ export const POSSIBLE_PHRASES: readonly Phrase[] = [
 
 /** Polite words set aside before a whole text is compared ("stop please" is "stop"). */
 export const FILLERS: readonly string[] = [
-  "please", "pls", "plz", "now", "right now", "asap", "immediately", "already", "just", "thanks", "thank you", "thankyou", "thx", "ty",
-  "ok", "okay", "hi", "hello", "hey", "sorry", "again", "por favor", "porfa", "gracias", "hola", "ya",
+  "please",
+  "pls",
+  "plz",
+  "now",
+  "right now",
+  "asap",
+  "immediately",
+  "already",
+  "just",
+  "thanks",
+  "thank you",
+  "thankyou",
+  "thx",
+  "ty",
+  "ok",
+  "okay",
+  "hi",
+  "hello",
+  "hey",
+  "sorry",
+  "again",
+  "por favor",
+  "porfa",
+  "gracias",
+  "hola",
+  "ya",
 ];
 
 /** Words just before a phrase that turn it around ("don't stop texting me"): the text is only a possible opt-out. */
-export const NEGATIONS: readonly string[] = ["dont", "never", "not", "cant", "wont", "didnt", "doesnt", "wouldnt", "shouldnt", "no", "nunca"];
+export const NEGATIONS: readonly string[] = [
+  "dont",
+  "never",
+  "not",
+  "cant",
+  "wont",
+  "didnt",
+  "doesnt",
+  "wouldnt",
+  "shouldnt",
+  "no",
+  "nunca",
+];
 
 /** A "stop" in a longer sentence is unsure, except right after or before these words, where it means something else. */
 export const STOP_NEAR_MISSES = {
-  before: ["dont", "never", "cant", "wont", "not", "non", "bus", "pit", "one", "full", "last", "first", "next", "every", "each", "truck", "rest"],
+  before: [
+    "dont",
+    "never",
+    "cant",
+    "wont",
+    "not",
+    "non",
+    "bus",
+    "pit",
+    "one",
+    "full",
+    "last",
+    "first",
+    "next",
+    "every",
+    "each",
+    "truck",
+    "rest",
+  ],
   after: ["by", "in", "at", "over", "off", "and", "to", "for", "light", "lights", "sign", "watch", "motion", "loss", "gap"],
 } as const;
 
@@ -187,7 +341,10 @@ function source(template: string): string {
       if (!g) return `${sep}${escape(word)}`;
       const alts = WORD_GROUPS[g[1]!];
       if (!alts) throw new Error(`Unknown word group {${g[1]}} in "${template}"`);
-      const group = `${sep}(?:${[...alts].sort((a, b) => b.length - a.length).map(escape).join("|")})`;
+      const group = `${sep}(?:${[...alts]
+        .sort((a, b) => b.length - a.length)
+        .map(escape)
+        .join("|")})`;
       return g[2] ? `(?:${group})?` : group;
     })
     .join("");
@@ -195,7 +352,8 @@ function source(template: string): string {
 
 type Compiled = Phrase & { re: RegExp };
 /** Anywhere in a clause, as whole words; the match's first group is what stands before it. */
-const anywhere = (list: readonly Phrase[]): Compiled[] => list.map((p) => ({ ...p, re: new RegExp(`(?:^|^(.*?) )${source(p.text)}(?= |$)`) }));
+const anywhere = (list: readonly Phrase[]): Compiled[] =>
+  list.map((p) => ({ ...p, re: new RegExp(`(?:^|^(.*?) )${source(p.text)}(?= |$)`) }));
 /** The whole text. */
 const whole = (list: readonly Phrase[]): Compiled[] => list.map((p) => ({ ...p, re: new RegExp(`^${source(p.text)}$`) }));
 
@@ -203,7 +361,13 @@ const OPT_OUT = anywhere(OPT_OUT_PHRASES);
 const POSSIBLE = anywhere(POSSIBLE_PHRASES);
 const ALONE_OUT = whole(OPT_OUT_ALONE);
 const ALONE_POSSIBLE = whole(POSSIBLE_ALONE);
-const FILLER_RE = new RegExp(`(?:^| )(?:${[...FILLERS].sort((a, b) => b.length - a.length).map(escape).join("|")})(?= |$)`, "g");
+const FILLER_RE = new RegExp(
+  `(?:^| )(?:${[...FILLERS]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join("|")})(?= |$)`,
+  "g",
+);
 const NEGATION = new Set(NEGATIONS);
 
 /** The text without its polite fillers, its clauses joined: what a whole-text phrase is compared with. */
@@ -217,7 +381,12 @@ const wordBefore = (m: RegExpExecArray) => (m[1] ?? "").trim().split(" ").pop() 
 /** Whether a clause holds "stop" outside the near misses. */
 function bareStop(clause: string): boolean {
   const words = clause.split(" ");
-  return words.some((w, i) => w === "stop" && !STOP_NEAR_MISSES.before.includes(words[i - 1] as never) && !STOP_NEAR_MISSES.after.includes(words[i + 1] as never));
+  return words.some(
+    (w, i) =>
+      w === "stop" &&
+      !STOP_NEAR_MISSES.before.includes(words[i - 1] as never) &&
+      !STOP_NEAR_MISSES.after.includes(words[i + 1] as never),
+  );
 }
 
 /** Classifies an inbound text: an opt-out, a possible one, or nothing (see the rules at the top). */

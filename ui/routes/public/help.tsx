@@ -130,7 +130,7 @@ const TOPICS: Topic[] = [
       },
       {
         q: "Does “please stop texting me” opt a contact out?",
-        a: PLAIN_RULES.join(" "),
+        a: `${PLAIN_RULES[0]} ${PLAIN_RULES[4]} The rules and every phrase are under “Opt-outs in plain words” below.`,
       },
       {
         q: "How do text-to-join keywords match?",
@@ -356,7 +356,7 @@ export function HelpPage() {
           </section>
         )}
 
-        {plainShown && <PlainOptOuts />}
+        {plainShown && <PlainOptOuts open={Boolean(q)} />}
 
         {articles.length > 0 && (
           <section aria-labelledby="popular-articles">

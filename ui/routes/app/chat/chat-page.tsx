@@ -395,30 +395,37 @@ function PossibleOptOut({ c, onDone }: { c: ConversationView; onDone: () => void
     }
   };
   return (
-    <div role="region" aria-label="Possible opt-out" className="flex flex-wrap items-center gap-2 border-b border-red-200 bg-red-50 px-3 py-2 text-sm">
-      <Badge tone="red">Possible opt-out</Badge>
-      <span className="min-w-0 flex-1 truncate text-slate-700">“{c.possibleOptOut!.content}”</span>
-      <Button
-        variant="danger"
-        className="px-2 py-1 text-xs"
-        disabled={busy}
-        onClick={() => void act(async () => (await optOutConversation(c.id)).message, "Failed to opt the contact out")}
-      >
-        Opt out
-      </Button>
-      <Button
-        variant="secondary"
-        className="px-2 py-1 text-xs"
-        disabled={busy}
-        onClick={() =>
-          void act(async () => {
-            await dismissPossibleOptOut(c.id);
-            return "Marked as no opt-out";
-          }, "Failed to dismiss the mark")
-        }
-      >
-        Dismiss
-      </Button>
+    <div role="region" aria-label="Possible opt-out" className="space-y-2 border-b border-red-200 bg-red-50 px-3 py-2 text-sm">
+      <p className="flex items-start gap-2">
+        <Badge tone="red" className="mt-0.5">
+          Possible opt-out
+        </Badge>
+        <span className="min-w-0 break-words text-slate-800">“{c.possibleOptOut!.content}”</span>
+      </p>
+      <div className="flex flex-wrap items-center gap-2">
+        <Button
+          variant="danger"
+          className="px-2 py-1 text-xs"
+          disabled={busy}
+          onClick={() => void act(async () => (await optOutConversation(c.id)).message, "Failed to opt the contact out")}
+        >
+          Opt out
+        </Button>
+        <Button
+          variant="secondary"
+          className="px-2 py-1 text-xs"
+          disabled={busy}
+          onClick={() =>
+            void act(async () => {
+              await dismissPossibleOptOut(c.id);
+              return "Marked as no opt-out";
+            }, "Failed to dismiss the mark")
+          }
+        >
+          Dismiss
+        </Button>
+        <span className="text-xs text-slate-600">Opt out sends the STOP confirmation only within 5 minutes of their text.</span>
+      </div>
     </div>
   );
 }
