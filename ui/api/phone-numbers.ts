@@ -23,3 +23,12 @@ export const updatePhoneNumber = (id: string, patch: { messagesPerSecond?: numbe
   api(`/api/phone-numbers/${id}`, { method: "PATCH", body: patch });
 
 export const deletePhoneNumber = (id: string) => api(`/api/phone-numbers/${id}`, { method: "DELETE" });
+
+/** Each number's US carrier registration as last read from its provider (issue 34). */
+export type RegistrationOverview = Ok<Numbers["registration"]["get"]>;
+export type NumberRegistration = RegistrationOverview["accounts"][number]["numbers"][number];
+
+export const useRegistration = () => useApi<RegistrationOverview>("/api/phone-numbers/registration");
+
+/** Reads every number's registration from the providers now. */
+export const refreshRegistration = () => api<RegistrationOverview>("/api/phone-numbers/registration/refresh", { body: {} });

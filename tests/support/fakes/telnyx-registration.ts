@@ -35,7 +35,8 @@ export type TelnyxRegistrationFakeOptions = {
   tollFree?: TelnyxFakeTollFree[];
 };
 
-export async function startTelnyxRegistrationFake(opts: TelnyxRegistrationFakeOptions = {}) {
+/** The fake as a fetch handler, to serve with Bun.serve (startTelnyxRegistrationFake) or node:http (serveOnNode). */
+export function telnyxRegistrationApi(opts: TelnyxRegistrationFakeOptions = {}) {
   const apiKey = opts.apiKey ?? "KEY_registration_fake";
   const state = { brands: opts.brands ?? [], campaigns: opts.campaigns ?? [], assignments: opts.assignments ?? [], tollFree: opts.tollFree ?? [] };
   const requests: { method: string; path: string; query: Record<string, string> }[] = [];
@@ -47,10 +48,11 @@ export async function startTelnyxRegistrationFake(opts: TelnyxRegistrationFakeOp
     return Response.json({ page, totalRecords: items.length, records: items.slice((page - 1) * size, page * size) });
   }
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
+  return {
+    credentials: { apiKey, publicKey: Buffer.alloc(32, 7).toString("base64") },
+    state,
+    requests,
+    fetch(req: Request): Response {
       const url = new URL(req.url);
       requests.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams) });
       if (req.headers.get("authorization") !== `Bearer ${apiKey}`) return error(401, "10009", "Authentication failed", "The required authentication headers were either invalid or not included in the request.");
@@ -97,15 +99,13 @@ export async function startTelnyxRegistrationFake(opts: TelnyxRegistrationFakeOp
       }
       return error(404, "10005", "Resource not found", "The requested resource or URL could not be found.");
     },
-  });
-
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    credentials: { apiKey, publicKey: Buffer.alloc(32, 7).toString("base64") },
-    state,
-    requests,
-    stop: () => server.stop(true),
   };
+}
+
+export async function startTelnyxRegistrationFake(opts: TelnyxRegistrationFakeOptions = {}) {
+  const api = telnyxRegistrationApi(opts);
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => api.fetch(req) });
+  return { ...api, url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
 }
 
 export type TelnyxRegistrationFake = Awaited<ReturnType<typeof startTelnyxRegistrationFake>>;

@@ -43,7 +43,8 @@ export type TwilioRegistrationFakeOptions = {
 
 const ORIGIN = "https://messaging.twilio.com";
 
-export async function startTwilioRegistrationFake(opts: TwilioRegistrationFakeOptions = {}) {
+/** The fake as a fetch handler, to serve with Bun.serve (startTwilioRegistrationFake) or node:http (serveOnNode). */
+export function twilioRegistrationApi(opts: TwilioRegistrationFakeOptions = {}) {
   const accountSid = opts.accountSid ?? `AC${"1".repeat(32)}`;
   const authToken = opts.authToken ?? "registration-token";
   const state = { brands: opts.brands ?? [], services: opts.services ?? [], tollFree: opts.tollFree ?? [] };
@@ -89,10 +90,12 @@ export async function startTwilioRegistrationFake(opts: TwilioRegistrationFakeOp
     mock: false,
   });
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
+  return {
+    credentials: { accountSid, authToken },
+    state,
+    requests,
+    control,
+    fetch(req: Request): Response {
       const url = new URL(req.url);
       requests.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams) });
       if (control.failing) return Response.json({ code: 20500, message: "Internal Server Error", status: 500 }, { status: 500 });
@@ -158,16 +161,13 @@ export async function startTwilioRegistrationFake(opts: TwilioRegistrationFakeOp
       }
       return Response.json({ code: 20404, message: `The requested resource ${path} was not found`, status: 404 }, { status: 404 });
     },
-  });
-
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    credentials: { accountSid, authToken },
-    state,
-    requests,
-    control,
-    stop: () => server.stop(true),
   };
+}
+
+export async function startTwilioRegistrationFake(opts: TwilioRegistrationFakeOptions = {}) {
+  const api = twilioRegistrationApi(opts);
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => api.fetch(req) });
+  return { ...api, url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
 }
 
 export type TwilioRegistrationFake = Awaited<ReturnType<typeof startTwilioRegistrationFake>>;

@@ -8,6 +8,7 @@ import { NumberDialog } from "./number-dialog";
 import { NumbersTab } from "./numbers-tab";
 import { ProviderDialog } from "./provider-dialog";
 import { ProvidersTab } from "./providers-tab";
+import { RegistrationCard } from "./registration-card";
 
 type Tab = "providers" | "numbers";
 const TABS: { value: Tab; label: string }[] = [
@@ -30,6 +31,7 @@ export function PhoneSettingsPage() {
   const [providerOpen, setProviderOpen] = useState(false);
   const [numberOpen, setNumberOpen] = useState(false);
   const [failedTests, setFailedTests] = useState<Set<string>>(new Set());
+  const [changes, setChanges] = useState(0);
 
   const providersQuery = useProviders();
   const numbersQuery = usePhoneNumbers();
@@ -44,6 +46,7 @@ export function PhoneSettingsPage() {
   const refresh = useCallback(() => {
     void providersQuery.reload();
     void numbersQuery.reload();
+    setChanges((n) => n + 1);
   }, [providersQuery, numbersQuery]);
 
   const onTested = useCallback((id: string, ok: boolean) => {
@@ -171,7 +174,10 @@ export function PhoneSettingsPage() {
                 }
               />
             ) : (
-              <NumbersTab numbers={numbers} onChanged={refresh} />
+              <>
+                <NumbersTab numbers={numbers} onChanged={refresh} />
+                <RegistrationCard reloadKey={changes} />
+              </>
             )}
           </>
         )}
