@@ -100,6 +100,44 @@ export async function waitForBackupLock(dataDir: string): Promise<() => void> {
 }
 
 
+/** A staging folder no running operation can still own: one older than this is left by a crash or a killed process. */
+const STALE_STAGING_MS = 60 * 60 * 1000;
+
+/**
+ * Removes a staging folder and checks that it is gone. A worker thread still closing its SQLite connection can
+ * leave a file behind for a moment, so the removal is tried again, briefly, before giving up with a log line.
+ */
+async function removeStaging(dir: string, log: (line: string) => void = console.error) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // retried below
+    }
+    if (!existsSync(dir)) return;
+    await Bun.sleep(20 * (attempt + 1));
+  }
+  log(`backups: the staging folder ${dir} could not be removed; it is removed at the next start`);
+}
+
+/**
+ * Removes the staging folders a crash, a SIGKILL or a failed cleanup left in backups/ (each holds a whole database
+ * copy). Only those older than STALE_STAGING_MS: a command-line import may be verifying its own right now.
+ */
+export function sweepStaleStaging(dataDir: string, now = Date.now()): string[] {
+  const dir = backupsDir(dataDir);
+  if (!existsSync(dir)) return [];
+  const swept: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(".staging-")) continue;
+    const path = join(dir, name);
+    if (now - statSync(path).mtimeMs < STALE_STAGING_MS) continue;
+    rmSync(path, { recursive: true, force: true });
+    swept.push(name);
+  }
+  return swept;
+}
+
 function ensureDir(dataDir: string) {
   const dir = backupsDir(dataDir);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -322,7 +360,7 @@ export async function verifyArchive(dataDir: string, path: string, opts: { open?
     if (differ.length) throw new ArchiveError(`The database's row counts differ from the manifest's (${differ.slice(0, 3).join(", ")})`);
     return { manifest, dbPath, keyPath, stagingDir };
   } catch (err) {
-    rmSync(stagingDir, { recursive: true, force: true });
+    await removeStaging(stagingDir);
     throw err;
   }
 }
@@ -380,7 +418,7 @@ export async function importArchive(dataDir: string, path: string, now: number, 
   const release = takeBackupLock(dataDir);
   try {
     const { manifest, stagingDir } = await verifyArchive(dataDir, path);
-    rmSync(stagingDir, { recursive: true, force: true });
+    await removeStaging(stagingDir);
     const id = `smsdesk-${stamp(now)}-uploaded-${randomBytes(3).toString("hex")}`;
     if (opts.move) renameSync(path, archivePath(dataDir, id));
     else {
@@ -416,7 +454,7 @@ export async function drillBackup(dataDir: string, id: string, now: number, opts
       } catch (err) {
         drill = { at: now, ok: false, error: (err as Error).message };
       } finally {
-        rmSync(staged.stagingDir, { recursive: true, force: true });
+        await removeStaging(staged.stagingDir);
       }
     }
     return recordBackup(dataDir, { ...findBackup(dataDir, id), drill });
@@ -517,7 +555,7 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
     return { restored, safety };
   } finally {
     maintenance?.end();
-    if (staged) rmSync(staged.stagingDir, { recursive: true, force: true });
+    if (staged) await removeStaging(staged.stagingDir, ctx.log);
     release();
   }
 }

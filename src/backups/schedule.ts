@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { cancelJobs, enqueueJob, registerJobHandler, rescheduleJob } from "../jobs/jobs";
-import { backupsDir, deleteBackup, drillBackup, listBackups, type BackupInfo, onDatabaseReplaced, waitForBackupLock, writeBackup, writeDurably } from "./backups";
+import { backupsDir, deleteBackup, drillBackup, listBackups, sweepStaleStaging, type BackupInfo, onDatabaseReplaced, waitForBackupLock, writeBackup, writeDurably } from "./backups";
 import { copyToRemote } from "./remote";
 
 /**
@@ -97,11 +97,13 @@ export function scheduleBackups(ctx: AppContext) {
     ctx,
     DRILL_JOB,
     async () => {
+      sweepStaging(ctx);
       const result = await drillNewest(ctx);
       return { result, runAgainAt: nextRun(DRILL_CRON, ctx.now()) };
     },
     { firstDelayMs: 60_000, maxAttempts: Infinity },
   );
+  sweepStaging(ctx);
   const queueDrill = () => enqueueJob(ctx, { kind: DRILL_JOB, key: DRILL_JOB, runAt: nextRun(DRILL_CRON, ctx.now()) });
   applySchedule(ctx);
   queueDrill();
@@ -109,6 +111,12 @@ export function scheduleBackups(ctx: AppContext) {
     applySchedule(ctx);
     queueDrill();
   });
+}
+
+/** Removes the staging folders a crash left behind (each a whole database copy), at start and before each daily drill. */
+function sweepStaging(ctx: AppContext) {
+  const swept = sweepStaleStaging(ctx.config.dataDir);
+  if (swept.length) ctx.log(`backups: removed ${swept.length} staging folder(s) left by an interrupted restore or check: ${swept.join(", ")}`);
 }
 
 /** Drills the newest good backup (the one a disaster would be recovered from); logs a failure. */
