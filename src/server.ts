@@ -18,6 +18,7 @@ import { systemSettings } from "./admin/settings";
 import { registerScheduledCampaigns } from "./campaigns/scheduler";
 import { scheduleEventPruning } from "./events/events";
 import { startJobRunner } from "./jobs/jobs";
+import { startInboundMediaCopies } from "./inbound/media-copy";
 import { startAutomation } from "./automation/runner";
 import { registerDrips, releaseHeldDripSteps } from "./drips/runner";
 import { scheduleDeliveryPruning } from "./outbound-webhooks/retention";
@@ -143,6 +144,7 @@ export async function startServer(
   startAutomation(ctx);
   scheduleBackups(ctx);
   scheduleRegistrationChecks(ctx);
+  startInboundMediaCopies(ctx);
   startJobRunner(ctx);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);

@@ -1,4 +1,5 @@
 import { createFromInbound, findByPhone, optInContact, optOutContact, type ContactRow } from "../contacts/contacts";
+import { queueInboundMedia } from "./media-copy";
 import { recordReply } from "../contacts/engagement";
 import type { AppContext } from "../context";
 import { attachToConversation, reserveSeqs } from "../conversations/conversations";
@@ -66,6 +67,7 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   if (!inserted) return { message: null, keyword: null, reply: null, plain: "none" };
   appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
   attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
+  if (e.media?.length) queueInboundMedia(ctx, { userId, providerId: account.id, messageId: inserted.id, urls: e.media });
   if (contact) recordReply(ctx, contact.id, now);
 
   const word = normalForm(e.body).toUpperCase();

@@ -252,6 +252,17 @@ export function createTwilioAdapter(
     },
     webhookAuth: "signature",
 
+    // Twilio's media URLs answer the account's Basic auth; the credentials go only to Twilio's API origin (or the
+    // configured base), never to another host a URL might name.
+    fetchMedia(url: string, signal: AbortSignal) {
+      const target = new URL(url);
+      const trusted = new Set([new URL(TWILIO_API_ORIGIN).origin, new URL(trimBase(options.baseUrl)).origin]);
+      const headers: Record<string, string> = trusted.has(target.origin)
+        ? { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}` }
+        : {};
+      return fetch(target, { headers, signal });
+    },
+
     async send(message: OutboundMessage): Promise<SendResult> {
       const sender = MESSAGING_SERVICE_SID.test(message.from) ? { messagingServiceSid: message.from } : { from: message.from };
       const created = await call((client) =>

@@ -143,6 +143,11 @@ export interface ProviderAdapter {
   listNumbers(): Promise<AvailableNumber[]>;
   /** A real cheap call (account fetch, balance or ping); answers a short description, throws ProviderError. */
   testConnection(): Promise<string>;
+  /**
+   * Fetches an inbound MMS's item from the URL the provider's webhook named, with the account's credentials where
+   * the provider asks for them (Twilio's media URLs take Basic auth); absent: a plain GET.
+   */
+  fetchMedia?(url: string, signal: AbortSignal): Promise<Response>;
   /** Verifies (throws WebhookRejected) and parses an inbound-message or delivery-report webhook. */
   parseWebhook(request: WebhookRequest): WebhookParseResult | Promise<WebhookParseResult>;
   /**

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { SIGNED_URL_TTL_MS } from "../../src/media/media";
 import { CARRIER_SAFE_BYTES } from "../../src/media/resize";
-import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
+import { runDueJobs } from "../../src/jobs/jobs";
+import { signedTwilioWebhook, startTwilioFake, twilioInboundParams, type TwilioFake } from "../support/fakes/twilio";
 import { photoJpeg } from "../support/media-fixtures";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -121,5 +122,84 @@ describe("sending MMS through Twilio", () => {
     expect(sent.body.message).toBe("Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments");
     const list = await t.api(`/api/messages?phone=${encodeURIComponent("+14155557004")}`, { token: acc.token });
     expect(list.body.total).toBe(0);
+  });
+});
+
+describe("receiving MMS from Twilio", () => {
+  const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>');
+
+  async function inbound(acc: Account, from: string, media: string[], body = "Look at this") {
+    const url = `${t.ctx.config.publicUrl}/api/webhooks/twilio/sms/${acc.user.id}`;
+    const params = twilioInboundParams({ accountSid: twilio.accountSid, from, to: MAIN, body, media });
+    // Twilio names each item's declared type; ours is read from the bytes whatever it says.
+    media.forEach((_u, i) => (params[`MediaContentType${i}`] = "image/jpeg"));
+    const signed = signedTwilioWebhook(twilio.authToken, url, params);
+    const res = await fetch(`${t.url}/api/webhooks/twilio/sms/${acc.user.id}`, { method: "POST", body: signed.body, headers: signed.headers });
+    expect(res.status).toBe(200);
+  }
+
+  const threadOf = async (acc: Account, phone: string) => {
+    const list = await t.api(`/api/conversations?filter=all&q=${encodeURIComponent(phone.slice(2))}`, { token: acc.token });
+    const c = list.body.data.find((x: any) => x.phone === phone);
+    return (await t.api(`/api/messages/${c.id}`, { token: acc.token })).body as any[];
+  };
+
+  test("three items are copied at once with the account's credentials, typed from their bytes; an SVG posing as a JPEG is only a download", async () => {
+    const { acc } = await account();
+    const jpg = photoJpeg(200, 150, 80, 3);
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+    const urls = [twilio.hostMedia(jpg, "image/jpeg"), twilio.hostMedia(png, "image/png"), twilio.hostMedia(SVG, "image/jpeg")];
+    await inbound(acc, "+14155558001", urls);
+    const media = await waitFor(
+      async () => (await threadOf(acc, "+14155558001"))[0].media as any[],
+      (m) => m.length === 3 && m.every((x) => x.status === "stored"),
+    );
+    expect(media.map((m) => [m.contentType, m.filename, m.size])).toEqual([
+      ["image/jpeg", "received-1.jpg", jpg.length],
+      ["image/png", "received-2.png", png.length],
+      ["application/octet-stream", "received-3.bin", SVG.length],
+    ]);
+    // Fetched with Basic auth (the fake answers nothing without it).
+    expect(twilio.requests.filter((r) => urls.some((u) => u.endsWith(r.path))).map((r) => r.authUser)).toEqual([twilio.accountSid, twilio.accountSid, twilio.accountSid]);
+
+    const served = await Promise.all(media.map((m) => fetch(`${t.url}${m.url}`, { headers: { authorization: `Bearer ${acc.token}` } })));
+    const bytes = await Promise.all(served.map(async (r) => Buffer.from(await r.arrayBuffer())));
+    expect(bytes[0]!.equals(Buffer.from(jpg))).toBe(true);
+    expect(bytes[1]!.equals(png)).toBe(true);
+    expect(bytes[2]!.equals(SVG)).toBe(true);
+    for (const r of served) {
+      expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(r.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
+    }
+    expect(served.map((r) => r.headers.get("content-disposition"))).toEqual([
+      'inline; filename="received-1.jpg"',
+      'inline; filename="received-2.png"',
+      'attachment; filename="received-3.bin"',
+    ]);
+    // The SVG is never served as a picture or a page.
+    expect(served[2]!.headers.get("content-type")).toBe("application/octet-stream");
+  });
+
+  test("an item that cannot be copied yet says so in the thread and is copied by the retry", async () => {
+    const { acc } = await account();
+    const jpg = photoJpeg(100, 80, 80, 5);
+    const later = `${twilio.url}/2010-04-01/Accounts/${twilio.accountSid}/Messages/MMlater/Media/MElater`;
+    await inbound(acc, "+14155558002", [later], "");
+    const [item] = await waitFor(
+      async () => (await threadOf(acc, "+14155558002"))[0].media as any[],
+      (m) => m[0]?.error?.startsWith("Could not copy it from the provider yet"),
+    );
+    expect(item).toMatchObject({ status: "pending", error: "Could not copy it from the provider yet: the provider answered HTTP 404" });
+    twilio.hostMedia(jpg, "image/jpeg", later);
+    const realNow = t.ctx.now;
+    const start = realNow();
+    t.ctx.now = () => start + 31_000;
+    try {
+      await runDueJobs(t.ctx).settled;
+    } finally {
+      t.ctx.now = realNow;
+    }
+    const [copied] = (await threadOf(acc, "+14155558002"))[0].media;
+    expect(copied).toMatchObject({ status: "stored", error: null, contentType: "image/jpeg", size: jpg.length });
   });
 });

@@ -384,8 +384,8 @@ export async function startTwilioFake(opts: TwilioFakeOptions = {}) {
     /** Fetches a URL the way Twilio fetches a MediaUrl (to try one again later, expired). */
     fetchMedia,
     /** Hosts a file for an inbound MMS: answers its MediaUrl, served only with the account's Basic auth. */
-    hostMedia(bytes: Uint8Array, contentType: string): string {
-      const path = `${base}/Messages/${sid("MM")}/Media/${sid("ME")}`;
+    hostMedia(bytes: Uint8Array, contentType: string, at?: string): string {
+      const path = at ? new URL(at).pathname : `${base}/Messages/${sid("MM")}/Media/${sid("ME")}`;
       hosted.set(path, { bytes, contentType });
       return `http://127.0.0.1:${server.port}${path}`;
     },
