@@ -114,6 +114,10 @@ const TOPICS: Topic[] = [
         a: "In Phone Settings, add a provider, give it a display name and enter the credentials from your provider's dashboard (for Twilio, the Account SID and Auth Token). Use Test to check the connection, then add the numbers you want to send from.",
       },
       {
+        q: "Why are my texts to US numbers blocked (error 30034 or 30032)?",
+        a: "US carriers block texts from local numbers that are not in a registered A2P 10DLC campaign, and from toll-free numbers that are not verified. Phone Settings, Phone Numbers shows each number's registration as Twilio or Telnyx reports it (registered, pending, rejected with the reviewers' reason, or unregistered), read twice a day or with Check now, and what to do. A campaign from a blocked number to US recipients warns you before it is sent, and a failed message's carrier code is explained in the campaign's details.",
+      },
+      {
         q: "How do delivery receipts and replies reach smsdesk?",
         a: "Point your provider's status and inbound message webhooks at the address shown on the Webhook setup page. smsdesk must be reachable from the internet at that address for replies to arrive.",
       },
