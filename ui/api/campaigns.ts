@@ -80,6 +80,10 @@ export async function fetchSentMessagesCsv(f: HistoryFilter): Promise<{ blob: Bl
 
 export const useCampaign = (id: string, refreshMs?: number) => useApi<CampaignView>(`${CAMPAIGNS}/${id}`, { refreshMs });
 
+/** A campaign's click figures (issue 32): people's clicks and click rate, per link and per day, and every hit by kind. */
+export type CampaignClicks = Ok<Campaigns[":id"]["clicks"]["get"]>;
+export const useCampaignClicks = (id: string, refreshMs?: number) => useApi<CampaignClicks>(`${CAMPAIGNS}/${id}/clicks`, { refreshMs });
+
 /** One campaign's messages, a page at a time, optionally of one status. */
 export const useCampaignLogs = (
   q: { campaignId: string; page: number; pageSize: number; status?: LogStatus | "" },

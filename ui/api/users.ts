@@ -9,12 +9,20 @@ type UserRoutes = Routes["api"]["user"];
 /** Regional and sending settings as GET /api/user/settings answers. */
 export type UserSettings = Ok<UserRoutes["settings"]["get"]>;
 /** What PATCH /api/user/settings takes: any of the settings, each checked by the server. */
-export type SettingsPatch = Partial<Omit<UserSettings, "defaultCountryChosen" | "defaultCountry" | "helpReplyDefault" | "helpReplyCustom">> & {
+export type SettingsPatch = Partial<Omit<UserSettings, "defaultCountryChosen" | "defaultCountry" | "helpReplyDefault" | "helpReplyCustom" | "linkDomainDefault" | "linkDomain">> & {
   defaultCountry?: string;
+  /** Empty: the installation's link domain. */
+  linkDomain?: string;
 };
 
 /** `enabled: false` reads nothing (a dialog that is closed). */
 export const useUserSettings = (enabled = true) => useApi<UserSettings>(enabled ? "/api/user/settings" : null);
+
+/** The origin a campaign's short links go out on (the account's own, else the installation's), once read. */
+export const useLinkDomain = () => {
+  const s = useUserSettings().data;
+  return s ? (s.linkDomain ?? s.linkDomainDefault) : null;
+};
 
 /** The saved settings, and how many messages held for quiet hours the change let go (`releasedHeld`). */
 export type SavedSettings = Ok<UserRoutes["settings"]["patch"]>;

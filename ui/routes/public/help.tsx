@@ -4,6 +4,7 @@ import { Card, Input } from "../../components/ui";
 import type { IconName } from "../../components/icons";
 import { KEYWORD_RULES } from "../app/keywords/rules";
 import { PLAIN_RULES } from "../../../src/keywords/plain-opt-out";
+import { CLICK_RULES } from "../../../src/links/classify";
 import { PlainOptOuts, PLAIN_OPT_OUT_TEXT } from "./plain-opt-outs";
 import { IconBadge, PageIntro } from "./shared";
 import { StateRulesSection } from "./state-rules-section";
@@ -120,6 +121,21 @@ const TOPICS: Topic[] = [
       {
         q: "How do delivery receipts and replies reach smsdesk?",
         a: "Point your provider's status and inbound message webhooks at the address shown on the Webhook setup page. smsdesk must be reachable from the internet at that address for replies to arrive.",
+      },
+    ],
+  },
+  {
+    id: "links",
+    icon: "target",
+    title: "Links & clicks",
+    items: [
+      {
+        q: "How are links in my campaigns shortened?",
+        a: "When a campaign is sent, each link in its text becomes a short link on your link domain (your installation's address unless you set your own in Account Settings), such as https://sms.example.com/l/Ab3xK9q: seven characters per recipient and link, so a click is known to come from that contact and that campaign. Carriers trust a business's own domain where they filter public shorteners. The message's length, segments and cost are counted with the short link. A campaign can turn shortening off, add UTM parameters (utm_source, utm_medium, utm_campaign) to where its links lead, and choose after how many days its links expire (90 by default); an expired link shows a page saying so.",
+      },
+      {
+        q: "Which clicks count?",
+        a: `Every hit of a short link is kept with its time, browser (user agent) and kind of address, and the first of these rules that matches decides what it was. ${CLICK_RULES.map((r) => `${r.title}: ${r.rule}`).join(" ")}`,
       },
     ],
   },

@@ -1,3 +1,4 @@
+import { useLinkDomain } from "../../../api/users";
 import { useEffect, useState } from "react";
 import { Button, Field, Input, Spinner } from "../../../components/ui";
 import { createCampaign, saveCampaign, sendCampaign } from "../../../api/campaigns";
@@ -84,6 +85,7 @@ export function CampaignDialog({
 
   const resolvedNow = resolveRecipients(form.recipients);
   const scheduledNow = form.schedule ? zonedInputToIso(form.schedule, user.timezone) : null;
+  const linkDomain = useLinkDomain();
   const delivery = useDeliveryPreview(
     resolvedNow.empty || (resolvedNow.audience.kind === "manual" && resolvedNow.recipients.some((r) => !isValidPhone(r)))
       ? null
@@ -214,7 +216,7 @@ export function CampaignDialog({
             <MergeFieldInserter idPrefix="campaign" onInsert={(token) => set({ content: `${form.content}${token}`.slice(0, MAX_CONTENT) })} />
           </div>
           <div className="flex flex-wrap items-start justify-between gap-2">
-            <SegmentCounter content={form.content} appendOptOut={form.appendOptOut} longest={delivery.data?.longest} />
+            <SegmentCounter content={form.content} appendOptOut={form.appendOptOut} longest={delivery.data?.longest} linkDomain={linkDomain} />
             <span className="text-xs text-slate-500">
               {form.content.length}/{MAX_CONTENT}
             </span>

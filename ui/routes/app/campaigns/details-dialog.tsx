@@ -9,6 +9,7 @@ import { useCampaign, useCampaignLogs } from "../../../api/campaigns";
 import { useProviders } from "../../../api/providers";
 import { formatPhone } from "../contacts/model";
 import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
+import { ClickFigures } from "./click-figures";
 import { LargeDialog, StatusBadge } from "./dialog";
 import {
   CAMPAIGN_REFRESH_MS,
@@ -179,6 +180,7 @@ export function DetailsDialog({
           <Count label="Pending" value={n(c.counts.pending + c.counts.sending)} />
           <Count label="Skipped" value={n(c.counts.skipped)} />
         </dl>
+        {c.type === "sms" && c.status !== "draft" && <ClickFigures campaignId={c.id} locale={user.locale} live={c.status === "sending"} />}
         {c.status === "sending" && (
           <QuietWaitNote
             wait={c.quietWait}

@@ -1,4 +1,5 @@
 import { useMemo } from "react";
+import { findLinks, withShortLinkLengths } from "../../../../src/links/text";
 import { hasMergeFields, measureSms } from "./model";
 
 /** The longest message an audience will get once merge fields are filled (the delivery preview's `longest`). */
@@ -9,8 +10,9 @@ export type LongestMessage = { text: string; recipient: string } | null | undefi
  * opt-out line already), else the text typed with the opt-out line when on. Every count shown beside a message
  * reads this one, so that a length and a number of segments never disagree.
  */
-export function useMeasuredSms(content: string, appendOptOut: boolean, longest?: LongestMessage) {
-  const measured = longest && content ? longest.text : content;
+export function useMeasuredSms(content: string, appendOptOut: boolean, longest?: LongestMessage, linkDomain?: string | null) {
+  // A campaign's links go out as short links (issue 32): counted at their length, as the server counts them.
+  const measured = longest && content ? longest.text : linkDomain ? withShortLinkLengths(content, linkDomain) : content;
   return useMemo(() => measureSms(measured, !(longest && content) && appendOptOut), [measured, longest, content, appendOptOut]);
 }
 
@@ -18,8 +20,20 @@ export function useMeasuredSms(content: string, appendOptOut: boolean, longest?:
  * Encoding, characters and segments of a message as it will be sent (opt-out line included when on). Given the
  * audience's longest rendered message, it counts that one (already carrying the opt-out line) and names whose it is.
  */
-export function SegmentCounter({ content, appendOptOut, longest }: { content: string; appendOptOut: boolean; longest?: LongestMessage }) {
-  const m = useMeasuredSms(content, appendOptOut, longest);
+export function SegmentCounter({
+  content,
+  appendOptOut,
+  longest,
+  linkDomain,
+}: {
+  content: string;
+  appendOptOut: boolean;
+  longest?: LongestMessage;
+  /** Set where links are shortened when sent (campaigns): each link counts as a short link of this domain. */
+  linkDomain?: string | null;
+}) {
+  const m = useMeasuredSms(content, appendOptOut, longest, linkDomain);
+  const links = linkDomain ? findLinks(content).length : 0;
   const many = m.segments > 1;
   return (
     <div className="space-y-1 text-xs text-slate-600" data-testid="segment-counter" aria-live="polite">
@@ -46,6 +60,11 @@ export function SegmentCounter({ content, appendOptOut, longest }: { content: st
         </p>
       )}
       {appendOptOut && content && <p>Includes the opt-out line “Reply STOP to opt out”.</p>}
+      {links > 0 && linkDomain && (
+        <p data-testid="short-link-note">
+          {links === 1 ? "The link goes" : `The ${links} links go`} out as short links such as {linkDomain}/l/Ab3xK9q, counted at that length.
+        </p>
+      )}
       {longest && content && hasMergeFields(content) ? (
         <p data-testid="longest-message">Counted on the longest message once merge fields are filled: {longest.recipient}’s.</p>
       ) : (

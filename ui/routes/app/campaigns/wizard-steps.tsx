@@ -11,6 +11,7 @@ import { DeliveryNote, MessagePreview, type useDeliveryPreview } from "./deliver
 import { formatDateTime, measureSms, PRESET_AUDIENCES, zonedInputToIso, type PresetAudience } from "./model";
 import { CostEstimate } from "./cost-estimate";
 import { SegmentCounter, useMeasuredSms } from "./segment-counter";
+import { useLinkDomain } from "../../../api/users";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
@@ -119,7 +120,8 @@ export function MessageStep({
   const samples = CAMPAIGN_TYPES.find((t) => t.id === draft.type)?.samples ?? [];
   // Against what one unsplit text holds, counted as it will be sent (opt-out line, merge fields filled): the
   // characters typed alone once read 113/160 beside "2 segments".
-  const measured = useMeasuredSms(draft.message, draft.appendOptOut, delivery.data?.longest);
+  const linkDomain = useLinkDomain();
+  const measured = useMeasuredSms(draft.message, draft.appendOptOut, delivery.data?.longest, linkDomain);
   const tooLong = measured.segments > 1;
   const insert = (token: string) =>
     set({ message: `${draft.message}${draft.message && !draft.message.endsWith(" ") ? " " : ""}${token}`.slice(0, MAX_MESSAGE) });
@@ -175,7 +177,7 @@ export function MessageStep({
             {tooLong && " Too long"}
           </span>
         </div>
-        <SegmentCounter content={draft.message} appendOptOut={draft.appendOptOut} longest={delivery.data?.longest} />
+        <SegmentCounter content={draft.message} appendOptOut={draft.appendOptOut} longest={delivery.data?.longest} linkDomain={linkDomain} />
         <label className="flex items-center gap-2 text-sm text-slate-700">
           <input type="checkbox" checked={draft.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
           Add the opt-out line “Reply STOP to opt out”

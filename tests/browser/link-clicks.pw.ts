@@ -1,0 +1,49 @@
+// Issue 32 items 1 and 2: a campaign's link goes out as a short link; a person's click counts on the campaign's
+// details, a link preview does not, and /help publishes the rules that tell them apart.
+import { expect, test } from "@playwright/test";
+import { Appliance } from "./harness";
+
+let app: Appliance;
+test.beforeAll(async () => {
+  app = await new Appliance().start();
+});
+test.afterAll(async () => {
+  await app.stop();
+});
+
+test("campaign details show a person's click and its click rate, with the link preview left out", async ({ page }) => {
+  await app.verifiedAccount({ email: `clicks${Date.now()}@example.com` }, page.request);
+  await page.goto(`${app.url}/sent-messages`);
+  const call = await app.apiAs(page);
+  await call("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await call<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
+  const campaign = await call<{ id: string }>("/api/campaigns", { type: "sms", name: "Spring sale", content: "Spring sale: https://shop.example.com/spring", recipients: ["+14155550142"] });
+  await call(`/api/campaigns/${campaign.id}/send`, {});
+  const sent = async () => (await call<{ data: { content: string; status: string }[] }>(`/api/messages?campaignId=${campaign.id}`)).data[0];
+  await expect.poll(async () => (await sent())?.status, { timeout: 15_000 }).toBe("delivered");
+  const message = (await sent())!;
+  const shortLink = /http:\/\/\S+\/l\/[0-9A-Za-z]{7}/.exec(message.content)![0];
+  // Past the scanner window after the delivery report (5 seconds), a phone's browser opens it; iMessage previewed it.
+  await page.waitForTimeout(5_500);
+  const open = (agent: string) => fetch(shortLink.replace(/^http:\/\/[^/]+/, app.url), { redirect: "manual", headers: { "user-agent": agent } });
+  expect((await open("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Version/17.4 Mobile/15E148 Safari/604.1")).headers.get("location")).toBe(
+    "https://shop.example.com/spring",
+  );
+  expect((await open("facebookexternalhit/1.1 Facebot Twitterbot/1.0")).status).toBe(302);
+
+  await page.reload();
+  const row = page.getByTestId("history-row").filter({ hasText: "Spring sale" });
+  await row.getByRole("button", { name: /View details of/ }).click();
+  const details = page.getByRole("dialog", { name: /Spring sale/ });
+  await expect(details.getByTestId("details-Human clicks")).toHaveText("1", { timeout: 10_000 });
+  await expect(details.getByTestId("details-Click rate")).toHaveText("100%");
+  await expect(details.getByTestId("link-clicks")).toContainText("https://shop.example.com/spring");
+  await expect(details.getByTestId("clicks-not-counted")).toContainText("Not counted: 1 link preview.");
+
+  await page.goto(`${app.url}/help`);
+  await page.getByRole("searchbox").fill("clicks");
+  await expect(page.locator("dt", { hasText: "Which clicks count?" }).locator("xpath=following-sibling::dd")).toContainText(
+    "Link previews: A user agent of a preview fetcher: Apple iMessage (facebookexternalhit/1.1 Facebot Twitterbot/1.0), WhatsApp (WhatsApp/)",
+  );
+});
