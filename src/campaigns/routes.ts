@@ -1,4 +1,5 @@
 import { sendCampaignChecked } from "./send-checked";
+import { registrationChecklist } from "./registration-checklist";
 import { Elysia, t } from "elysia";
 import { CAMPAIGN_STATUSES } from "../../db/schema";
 import { authGuard } from "../auth/guard";
@@ -96,6 +97,8 @@ export function campaignRoutes(ctx: AppContext) {
     )
     // GET /api/campaigns/export.csv
     .get("/api/campaigns/export.csv", ({ user, query }) => campaignsCsv(ctx, user, listFilters(query)), { auth: true, query: t.Object(listQuery) })
+    // GET /api/campaigns/registration-checklist
+    .get("/api/campaigns/registration-checklist", ({ user }) => registrationChecklist(ctx, user), { auth: true })
     // GET /api/campaigns/audiences
     .get("/api/campaigns/audiences", ({ user }) => presetCounts(ctx, user.id), { auth: true })
     // POST /api/campaigns/preview

@@ -302,3 +302,33 @@ test("smsdesk doctor reads every account's numbers from the providers and prints
   ]);
   expect(r.exitCode).toBe(1);
 }, 60_000);
+
+test("the pre-submission checklist reads the account's real business name, templates, HELP reply and keywords", async () => {
+  const acc = await t.signUpVerified();
+  const checklist = async () =>
+    Object.fromEntries(
+      ((await t.api("/api/campaigns/registration-checklist", { token: acc.token })).body.items as { id: string; status: string; detail: string }[]).map((i) => [i.id, [i.status, i.detail]]),
+    );
+  const patch = (path: string, body: unknown) => t.api(path, { method: "PATCH", token: acc.token, body });
+
+  expect(await checklist()).toEqual({
+    brand: ["fail", "No business name is set, so messages are signed 'Test User'. Set the name you register under in Account Settings."],
+    "samples-brand": ["fail", "You have no templates of your own: reviewers ask for 2 to 5 sample messages. Save the texts you will send as templates."],
+    "samples-opt-out": ["fail", "You have no templates of your own: reviewers ask for 2 to 5 sample messages. Save the texts you will send as templates."],
+    help: ["pass", `HELP is answered: "Test User: For help, contact ${acc.email}. Msg & data rates may apply. Reply STOP to unsubscribe, START to resubscribe."`],
+    "opt-in": ["manual", "No active text-to-join keyword: describe in the registration how people opt in (a web form, at the counter) and show where."],
+    privacy: ["manual", "smsdesk cannot see your website: it needs a privacy policy saying mobile numbers and opt-in data are not shared with third parties for marketing, and the opt-in page should link to it."],
+  });
+
+  expect((await patch("/api/user/profile", { businessName: "Rosa's Flowers" })).status).toBe(200);
+  expect((await patch("/api/user/settings", { appendOptOut: false, helpReply: "We are here to help!" })).status).toBe(200);
+  expect((await post(acc, "/api/templates", { name: "Sale", category: "retail", content: "{business}: 20% off roses today. Reply STOP to opt out." })).status).toBe(201);
+  expect((await post(acc, "/api/templates", { name: "Restock", category: "retail", content: "Tulips are back, [Name]!" })).status).toBe(201);
+  expect((await post(acc, "/api/keywords", { keyword: "ROSES", autoReply: "Thanks for joining {business}! Reply STOP to cancel." })).status).toBe(201);
+  const after = await checklist();
+  expect(after.brand).toEqual(["pass", "Your messages are signed 'Rosa's Flowers'."]);
+  expect(after["samples-brand"]).toEqual(["fail", "'Restock' does not name 'Rosa's Flowers': add {business} to the text."]);
+  expect(after["samples-opt-out"]).toEqual(["fail", `'Restock' says nothing of STOP and the opt-out line is turned off in Account Settings: add "Reply STOP to opt out".`]);
+  expect(after.help).toEqual(["fail", `Your HELP reply gives no phone, email or website: "We are here to help!". Add ${acc.email} to it in Account Settings.`]);
+  expect(after["opt-in"]).toEqual(["fail", 'The welcome text of ROSES (no "Msg & data rates may apply") leaves out what reviewers look for.']);
+});

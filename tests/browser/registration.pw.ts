@@ -58,5 +58,11 @@ test("phone settings: each number's carrier registration, read on demand, with w
   await expect(row("unregistered")).toContainText("The number is in no Messaging Service, so it is in no A2P 10DLC campaign");
   await expect(row("unregistered")).toContainText("What to do: Register a brand and an A2P 10DLC campaign");
   await expect(row("unregistered")).toContainText("Checked ");
+
+  // The pre-submission checklist reads the account's own texts: no templates yet.
+  await page.getByText("Before you submit a registration: what reviewers reject").click();
+  await expect(page.locator('[data-testid="checklist-item"][data-status="fail"]').filter({ hasText: "Sample messages name the brand" })).toContainText(
+    "You have no templates of your own",
+  );
   await page.screenshot({ path: join(shots, "registration-card.png"), fullPage: true });
 });

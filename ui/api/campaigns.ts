@@ -128,3 +128,7 @@ export const previewDelivery = (question: unknown, signal?: AbortSignal) =>
 export const useAudienceCounts = () => useApi<AudienceCounts>(`${CAMPAIGNS}/audiences`);
 
 export const useStats = (refreshMs?: number) => useApi<Stats>("/api/stats", { refreshMs });
+
+/** What registration reviewers reject, checked against the account's templates, HELP reply and keywords (issue 34). */
+export type RegistrationChecklist = Ok<Campaigns["registration-checklist"]["get"]>;
+export const useRegistrationChecklist = () => useApi<RegistrationChecklist>(`${CAMPAIGNS}/registration-checklist`);

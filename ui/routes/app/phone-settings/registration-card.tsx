@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { Badge, type BadgeTone } from "../../../components/badge";
 import { Alert, Button, Card, Spinner } from "../../../components/ui";
 import { refreshRegistration, useRegistration, type NumberRegistration, type RegistrationOverview } from "../../../api/phone-numbers";
+import { useRegistrationChecklist } from "../../../api/campaigns";
 import { accountTime } from "../../../lib/format";
 import { useMutation } from "../../../lib/use-mutation";
 import { formatSender, providerName } from "./model";
@@ -43,6 +44,32 @@ function NumberLine({ n }: { n: NumberRegistration }) {
       {n.checkError && <p className="text-xs text-amber-800">Last check failed: {n.checkError}</p>}
       {n.checkedAt && <p className="text-xs text-slate-500">Checked {accountTime(n.checkedAt)}</p>}
     </li>
+  );
+}
+
+const CHECK_TONE = { pass: "green", fail: "red", manual: "amber" } as const;
+const CHECK_LABEL = { pass: "Ready", fail: "Fix", manual: "Check yourself" } as const;
+
+/** Before a registration is submitted (and paid for again on each resubmission): what reviewers reject, checked. */
+function Checklist() {
+  const query = useRegistrationChecklist();
+  const items = query.data?.items ?? [];
+  if (!items.length) return null;
+  return (
+    <details className="border-t border-slate-200 px-4 py-3 text-sm">
+      <summary className="cursor-pointer font-medium">Before you submit a registration: what reviewers reject</summary>
+      <ul className="mt-2 space-y-2" aria-label="Registration checklist">
+        {items.map((i) => (
+          <li key={i.id} data-testid="checklist-item" data-status={i.status}>
+            <div className="flex items-center gap-2">
+              <Badge tone={CHECK_TONE[i.status]}>{CHECK_LABEL[i.status]}</Badge>
+              <span className="font-medium">{i.label}</span>
+            </div>
+            <p className="mt-0.5 text-slate-600">{i.detail}</p>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 
@@ -95,6 +122,7 @@ export function RegistrationCard({ reloadKey }: { reloadKey: number }) {
           </ul>
         </section>
       ))}
+      <Checklist />
     </Card>
   );
 }
