@@ -165,7 +165,8 @@ function longestMessage(
   return { text: best.text, recipient: nameOf(best.recipient), ...segmentInfo(best.text), totalSegments };
 }
 
-export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string };
+/** `byLaw`: how many of them a state's rule holds (each recipient says which); the others wait for quiet hours. */
+export type QuietWait = { count: number; byLaw: number; resumesAt: string; lastResumeAt: string };
 
 /**
  * Messages of running campaigns the sending manager has put off until quiet hours end: queued, due later, not
@@ -176,7 +177,7 @@ export function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): 
   if (!campaignIds.length) return out;
   const rows = heldByCampaign(ctx, user.id, campaignIds, ctx.now());
   const label = clockLabel(user.quietHoursEnd, user.locale);
-  for (const r of rows) out.set(r.id, { count: r.n, resumesAt: label, lastResumeAt: new Date(r.last).toISOString() });
+  for (const r of rows) out.set(r.id, { count: r.n, byLaw: r.byLaw, resumesAt: label, lastResumeAt: new Date(r.last).toISOString() });
   return out;
 }
 

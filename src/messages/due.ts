@@ -27,15 +27,18 @@ export function releaseHeld(ctx: AppContext, campaignIds: string[], now: number)
     .run(now, JSON.stringify(campaignIds)).changes;
 }
 
-/** Per campaign of an account (of those given): how many of its messages are held, and the latest time one is due. */
-export function heldByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): { id: string; n: number; last: number }[] {
+/**
+ * Per campaign of an account (of those given): how many of its messages are held, how many of them by a state's law
+ * (its reason says "<State> law allows": src/sending/state-rules.ts), and the latest time one is due.
+ */
+export function heldByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): { id: string; n: number; byLaw: number; last: number }[] {
   return ctx.db.$client
     .query(
-      `SELECT campaign_id AS id, count(*) AS n, max(next_attempt_at) AS last FROM messages
+      `SELECT campaign_id AS id, count(*) AS n, sum(instr(coalesce(hold_reason, ''), ' law allows ') > 0) AS byLaw, max(next_attempt_at) AS last FROM messages
        WHERE campaign_id IN (SELECT value FROM json_each(?2)) AND user_id = ?3 AND ${HELD}
        GROUP BY campaign_id`,
     )
-    .all(now, JSON.stringify(campaignIds), userId) as { id: string; n: number; last: number }[];
+    .all(now, JSON.stringify(campaignIds), userId) as { id: string; n: number; byLaw: number; last: number }[];
 }
 
 export type HeldRow = { phone: string; status: string; kind: string; error_code: string | null; next_attempt_at: number; hold_reason: string | null };

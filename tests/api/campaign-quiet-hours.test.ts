@@ -81,7 +81,7 @@ describe("send held messages now", () => {
     clockAt(MORNING);
     const id = await sendNow(acc, [NY, CHICAGO, LA, LONDON]);
     const held = await waitFor(() => campaign(acc, id), (c) => c.quietWait?.count === 3 && c.counts.delivered === 1);
-    expect(held.quietWait).toEqual({ count: 3, resumesAt: "8:00 AM", lastResumeAt: "2026-03-10T15:00:00.000Z" });
+    expect(held.quietWait).toEqual({ count: 3, byLaw: 0, resumesAt: "8:00 AM", lastResumeAt: "2026-03-10T15:00:00.000Z" });
     expect(held.anyHourSince).toBeNull();
 
     // /chat: waiting for quiet hours until 8:00 on each recipient's clock, not sent.
@@ -156,7 +156,7 @@ describe("quiet hours changed in the settings", () => {
     const res = await patchSettings(acc, { quietHoursEnd: "07:00" });
     expect(res.body).toMatchObject({ quietHoursEnabled: true, quietHoursEnd: "07:00", releasedHeld: 2 });
     const c = await waitFor(() => campaign(acc, id), (c) => c.counts.delivered === 1 && c.quietWait?.count === 1);
-    expect(c.quietWait).toEqual({ count: 1, resumesAt: "7:00 AM", lastResumeAt: "2026-03-10T14:00:00.000Z" });
+    expect(c.quietWait).toEqual({ count: 1, byLaw: 0, resumesAt: "7:00 AM", lastResumeAt: "2026-03-10T14:00:00.000Z" });
     expect(outbox(id)[NY]).toBe("delivered campaign 1");
     expect((await lastInThread(acc, LA)).quietHold).toEqual({ until: "2026-03-10T14:00:00.000Z", clock: "7:00 AM", reason: "Held: your quiet hours allow texts 7 AM–9 PM (Sending settings)" });
   });

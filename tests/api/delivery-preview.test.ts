@@ -221,7 +221,7 @@ describe("a campaign waiting for quiet hours", () => {
       (c) => c.quietWait?.count === 3 && c.counts.delivered === 1,
     );
     expect(c.status).toBe("sending");
-    expect(c.quietWait).toEqual({ count: 3, resumesAt: "8:00 AM", lastResumeAt: "2026-03-10T15:00:00.000Z" });
+    expect(c.quietWait).toEqual({ count: 3, byLaw: 0, resumesAt: "8:00 AM", lastResumeAt: "2026-03-10T15:00:00.000Z" });
     expect(c.counts).toMatchObject({ pending: 3, delivered: 1 });
     const list = await get(acc, "/api/campaigns");
     expect(list.body.data.find((x: any) => x.id === id).quietWait).toEqual(c.quietWait);

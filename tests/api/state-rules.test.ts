@@ -114,7 +114,10 @@ describe("hours", () => {
       sentAt: null,
     });
 
-    // The thread says the same, with the recipient's clock.
+    // The campaign counts it as held by state law; the thread says the same, with the recipient's clock.
+    const held = await get(acc, `/api/campaigns?type=sms&pageSize=50`);
+    const fl = held.body.data.find((c: { name: string }) => c.name === "To +13055550102 at 2026-03-11T00:00:00.000Z");
+    expect(fl.quietWait).toEqual({ count: 1, byLaw: 1, resumesAt: "8:00 AM", lastResumeAt: "2026-03-11T12:00:00.000Z" });
     const list = await get(acc, `/api/conversations?pageSize=100&filter=all&q=3055550102`);
     const thread = await get(acc, `/api/messages/${list.body.data[0].id}`);
     expect(thread.body.at(-1).quietHold).toEqual({ until: "2026-03-11T12:00:00.000Z", clock: "8:00 AM", reason: FL_REASON });

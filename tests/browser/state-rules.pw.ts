@@ -54,8 +54,10 @@ test("an administrator's line for Florida holds a user's text, and the recipient
   await call(`/api/campaigns/${c.id}/send`, {});
   await user.goto(`${app.url}/sent-messages`);
   await user.getByTestId("history-row").filter({ hasText: "Miami tulips" }).getByRole("button", { name: /View details of/ }).click();
-  const held = user.getByRole("dialog", { name: "Miami tulips" }).getByTestId("held-reason");
+  const details = user.getByRole("dialog", { name: "Miami tulips" });
+  const held = details.getByTestId("held-reason");
   await expect(held).toHaveText(new RegExp(`^Held: Florida law allows texts ${label} \\(Test line\\) · goes `), { timeout: 15_000 });
+  await expect(details.getByTestId("quiet-wait")).toHaveText("Waiting for state law (each recipient says which rule): 1 message");
   await atBothWidths(user, "state-rules", "held-recipient");
 
   // Back to the built-in line.

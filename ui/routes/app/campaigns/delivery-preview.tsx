@@ -149,7 +149,10 @@ export function MessagePreview({ preview, draft, testId }: { preview: DeliveryPr
   );
 }
 
-/** Messages the sender holds back until quiet hours end, on the card and in the details. */
+/**
+ * Messages the sender holds back until quiet hours end, or until a state's law lets them go (each recipient in the
+ * details says which rule), on the card and in the details.
+ */
 export function QuietWaitNote({
   wait,
   locale,
@@ -160,9 +163,13 @@ export function QuietWaitNote({
   className?: string;
 }) {
   if (!wait) return null;
+  const n = plural(wait.count, "message", "messages", locale);
   return (
     <p data-testid="quiet-wait" className={className ?? "rounded-md bg-amber-50 px-2 py-1 text-xs text-amber-900"}>
-      Waiting for quiet hours until {wait.resumesAt} (recipient's time): {plural(wait.count, "message", "messages", locale)}
+      {wait.byLaw === wait.count
+        ? `Waiting for state law (each recipient says which rule): ${n}`
+        : `Waiting for quiet hours until ${wait.resumesAt} (recipient's time): ${n}` +
+          (wait.byLaw ? `, ${formatNumber(wait.byLaw, locale)} of them held by state law` : "")}
     </p>
   );
 }

@@ -19,6 +19,12 @@ export function HeldWarning({ campaign: c, locale }: { campaign: Campaign; local
         states allow fewer hours. Send now only if these recipients expect the message at this hour: you are responsible for it.
       </p>
       <p>From now on quiet hours will not hold this campaign's messages.</p>
+      {(c.quietWait?.byLaw ?? 0) > 0 && (
+        <p>
+          {formatNumber(c.quietWait!.byLaw, locale)} held by a state's law will still wait for it: only an administrator changes the state
+          rules.
+        </p>
+      )}
     </div>
   );
 }

@@ -13,7 +13,7 @@ export type Audience =
   | { kind: "segment"; segmentId: string };
 
 /** Messages held until quiet hours end, and the recipients' clock time when they do ("8:00 AM"). */
-export type QuietWait = { count: number; resumesAt: string; lastResumeAt: string };
+export type QuietWait = { count: number; byLaw: number; resumesAt: string; lastResumeAt: string };
 
 /** A campaign as the server answers it. */
 export type Campaign = CampaignView;
