@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
-import { contactIdsWhere, contactMatches, findContactById } from "../contacts/contacts";
+import { contactIdsWhere, contactMatches, contactStateField, findContactById } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { advanceCursor, hasCursor, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent } from "../events/events";
 import { HttpError } from "../http/errors";
@@ -14,7 +14,9 @@ import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
 import { compileConditions } from "../segments/conditions";
 import { findSegment } from "../segments/segments";
-import { quietUntil, zoneForRecipient } from "../sending/quiet-hours";
+import { zoneForRecipient } from "../sending/quiet-hours";
+import { accountReason, holdFor, stateFromField, stateOfNumber } from "../sending/state-rules";
+import { stateRulesInForce } from "../state-rules/overrides";
 import { businessNameOf, findUserById } from "../users/queries";
 import { enrolContact, exitEnrolment, findDrip, JOB_KIND, stepDueAt, stepKey, stepsOf, type EnrolmentRow } from "./drips";
 import { nextTurn } from "../time/next-turn";
@@ -156,16 +158,22 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     advance(ctx, e, job.runAt, zone);
     return { result: "skipped late" };
   }
-  if (user.quietHoursEnabled) {
-    const until = quietUntil(now, zone, { enabled: true, start: user.quietHoursStart as `${number}:${number}`, end: user.quietHoursEnd as `${number}:${number}` });
-    if (until !== null) {
-      // Deferred, never dropped: the job runs again when the quiet hours end (and counts its lateness from then).
-      // Said as people read it: the end of quiet hours in the recipient's own time (the enrolment's next time shows
-      // the moment in the account's zone). It once logged a raw ISO time.
-      log(ctx, e, "deferred", `Quiet hours: held until ${clockLabel(user.quietHoursEnd, user.locale)} (the recipient's time)`);
-      ctx.db.update(dripEnrolments).set({ nextAt: until }).where(eq(dripEnrolments.id, e.id)).run();
-      return { runAgainAt: until };
-    }
+  // The account's quiet hours and the hours of the recipient's state's law (src/sending/state-rules.ts), the stricter
+  // winning; a state's daily cap counts campaign messages, which a drip step is not.
+  const state = stateFromField(contactStateField(ctx, e.userId, contact.phone!)) ?? stateOfNumber(contact.phone!);
+  const rule = state ? (once(pass, "drips.state-rules", () => stateRulesInForce(ctx)).get(state) ?? null) : null;
+  const quiet = user.quietHoursEnabled
+    ? { enabled: true, start: user.quietHoursStart as `${number}:${number}`, end: user.quietHoursEnd as `${number}:${number}` }
+    : null;
+  const hold = holdFor(now, zone, quiet, rule, []);
+  if (hold) {
+    // Deferred, never dropped: the job runs again when the quiet hours end (and counts its lateness from then).
+    // Said as people read it: the end of quiet hours in the recipient's own time (the enrolment's next time shows
+    // the moment in the account's zone), or the state's rule that holds it. It once logged a raw ISO time.
+    const byLaw = !quiet || hold.reason !== accountReason(quiet);
+    log(ctx, e, "deferred", byLaw ? hold.reason : `Quiet hours: held until ${clockLabel(user.quietHoursEnd, user.locale)} (the recipient's time)`);
+    ctx.db.update(dripEnrolments).set({ nextAt: hold.until }).where(eq(dripEnrolments.id, e.id)).run();
+    return { runAgainAt: hold.until };
   }
   const sender = once(pass, `drips.sender:${e.userId}`, () => chooseSender(ctx, e.userId, null));
   if (!sender) {

@@ -355,6 +355,25 @@ describe("drip campaigns", () => {
     expect(e.history[1]).toMatchObject({ step: 1, outcome: "skipped", reason: "Skipped: due 60 minute(s) earlier, while the server was not running" });
   });
 
+  test("a state's hours defer a step although the account's quiet hours are off (issue 34 item 2)", async () => {
+    const start = startClock();
+    const { acc } = await account(false);
+    // A 415 number whose contact lives in Florida (her own state field): Florida's 8 PM on her number's clock.
+    const res = await call(acc, "POST", "/api/contacts", { firstName: "Fl", phone: "+14155550399", customFields: { state: "FL" } });
+    expect(res.status).toBe(201);
+    const d = await drip(acc, { steps: [{ delay: 8, unit: "hours", content: "Evening" }] });
+    await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [res.body.id] });
+    clock = start + 8 * HOUR; // 20:00 in Los Angeles
+    run();
+    expect(sent(acc)).toEqual([]);
+    const [e] = await enrolments(acc, d.id);
+    expect(laHour(e.nextAt)).toBe("08:00");
+    expect(e.history[0]).toMatchObject({ outcome: "deferred", reason: "Held: Florida law allows texts 8 AM–8 PM (Fla. Stat. § 501.616(6))" });
+    clock = start + 20 * HOUR;
+    run();
+    expect(sent(acc)).toEqual(["0399 Evening"]);
+  });
+
   test("quiet hours defer a step to their end, never drop it", async () => {
     const start = startClock();
     const { acc, contact } = await account(true);
