@@ -35,6 +35,7 @@ import { publicApiRoutes } from "./public-api/routes";
 import { segmentRoutes } from "./segments/routes";
 import { templateRoutes } from "./templates/routes";
 import { dripRoutes } from "./drips/routes";
+import { signedUrlsOfUploads } from "./media/media";
 import { mediaRoutes } from "./media/routes";
 import { supportRoutes } from "./support/routes";
 import { userRoutes } from "./auth/user-routes";
@@ -147,7 +148,7 @@ export function createApp(ctx: AppContext) {
     .use(templateRoutes(ctx))
     .use(automationRoutes(ctx))
     .use(dripRoutes(ctx))
-    .use(providerRoutes(ctx))
+    .use(providerRoutes(ctx, (userId, ids) => signedUrlsOfUploads(ctx, userId, ids)))
     .use(phoneNumberRoutes(ctx))
     .use(providerWebhookRoutes(ctx))
     .use(outboundWebhookRoutes(ctx))

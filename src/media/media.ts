@@ -204,6 +204,16 @@ export function verifySignedMedia(ctx: AppContext, id: string, expires: string |
   return row;
 }
 
+/** Signed URLs of the account's stored items (a simulated MMS reply fetches them): 400 for an id not theirs. */
+export function signedUrlsOfUploads(ctx: AppContext, userId: string, ids: string[]): string[] {
+  if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
+  return ids.map((id) => {
+    const row = findMedia(ctx, id);
+    if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
+    return signedMediaUrl(ctx, id);
+  });
+}
+
 // --- Serving --------------------------------------------------------------------------------------------------------
 
 const INLINE = new Set(["image/jpeg", "image/png", "image/gif"]);

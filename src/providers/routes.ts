@@ -29,7 +29,11 @@ export function describeProviderError(err: unknown): string {
   return `${err.message}${code}`;
 }
 
-export function providerRoutes(ctx: AppContext) {
+/**
+ * `mediaUrls`: signed URLs of the account's stored uploads (src/media, above this folder; handed in by app.ts), for
+ * a simulated MMS reply.
+ */
+export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids: string[]) => string[] = () => []) {
   return new Elysia()
     .use(authGuard(ctx))
     // GET /api/sms-providers
@@ -187,11 +191,12 @@ export function providerRoutes(ctx: AppContext) {
         const account = getProvider(ctx, user.id, params.id);
         if (account.provider !== "simulator") throw badRequest("Only the simulator can simulate a reply");
         const text = body.body.trim();
-        if (!text) throw badRequest("Message content is required");
+        const media = body.mediaIds?.length ? mediaUrls(user.id, body.mediaIds) : [];
+        if (!text && !media.length) throw badRequest("Message content is required");
         const from = recipientPhone(ctx, user.id, body.from);
         const adapter = (await adapterFor(ctx, account)) as ReturnType<typeof createSimulatorAdapter>;
         const to = body.to?.trim() || (await adapter.listNumbers())[0]!.phoneNumber;
-        adapter.simulateInbound(from, to, text);
+        adapter.simulateInbound(from, to, text, media);
         set.status = 202;
         return { message: "Reply simulated" };
       },
@@ -202,6 +207,7 @@ export function providerRoutes(ctx: AppContext) {
           from: t.String({ maxLength: 40 }),
           to: t.Optional(t.String({ maxLength: 40 })),
           body: t.String({ maxLength: 1600 }),
+          mediaIds: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 5, error: "mediaIds lists at most 5 uploads (POST /api/media)" })),
         }),
       },
     );

@@ -27,7 +27,7 @@ const TICK_MS = 50;
 
 type SimEvent =
   | { type: "status"; id: string; status: "delivered" | "failed"; errorCode?: string; errorMessage?: string }
-  | { type: "inbound"; id: string; from: string; to: string; body: string };
+  | { type: "inbound"; id: string; from: string; to: string; body: string; media?: string[] };
 
 type Pending = { due: number; event: SimEvent };
 
@@ -162,7 +162,7 @@ export function simulatorNumbers(accountId: string): string[] {
 export type SimulatorAccount = { id: string; webhookUrl: string; settings: SimulatorSettings };
 
 export function createSimulatorAdapter(ctx: AppContext, account: SimulatorAccount): ProviderAdapter & {
-  simulateInbound(from: string, to: string, body: string): void;
+  simulateInbound(from: string, to: string, body: string, media?: string[]): void;
 } {
   const hub = hubFor(ctx);
   const s = account.settings;
@@ -221,14 +221,16 @@ export function createSimulatorAdapter(ctx: AppContext, account: SimulatorAccoun
         if (e?.type === "status" && typeof e.id === "string") {
           events.push({ type: "status", providerMessageId: e.id, status: e.status === "failed" ? "failed" : "delivered", errorCode: e.errorCode ?? null, errorMessage: e.errorMessage ?? null });
         } else if (e?.type === "inbound" && typeof e.id === "string" && typeof e.from === "string" && typeof e.body === "string") {
-          events.push({ type: "inbound", providerMessageId: e.id, from: e.from, to: String(e.to ?? ""), body: e.body });
+          // An MMS: the URLs its items are fetched from (for a simulated reply, signed URLs of the account's uploads).
+          const media = Array.isArray(e.media) ? e.media.filter((u): u is string => typeof u === "string").slice(0, 10) : [];
+          events.push({ type: "inbound", providerMessageId: e.id, from: e.from, to: String(e.to ?? ""), body: e.body, ...(media.length ? { media } : {}) });
         }
       }
       return { events };
     },
 
-    simulateInbound(from, to, body) {
-      report({ type: "inbound", id: `SIM${randomBytes(12).toString("hex")}`, from, to, body }, 0);
+    simulateInbound(from, to, body, media = []) {
+      report({ type: "inbound", id: `SIM${randomBytes(12).toString("hex")}`, from, to, body, ...(media.length ? { media } : {}) }, 0);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from "react";
+import { ChatMedia, type BubbleMedia } from "./chat-media";
 import { cx } from "./ui";
 
 /** What a bubble needs of a message (the API's message has more). */
@@ -13,6 +14,8 @@ export type BubbleMessage = {
   campaignId?: string | null;
   /** Held for quiet hours or a state's rule (`reason`) until `clock` on the recipient's clock ("8:00 AM"). */
   quietHold?: { until: string; clock: string; reason: string } | null;
+  /** An MMS's pictures and files. */
+  media?: BubbleMedia[];
 };
 
 /**
@@ -101,15 +104,18 @@ export function ChatBubbles({
         return (
           <li key={m.id} className={cx("flex", out ? "justify-end" : "justify-start")} data-direction={m.direction}>
             <div className="max-w-[80%]">
-              <div
-                className={cx(
-                  "whitespace-pre-wrap break-words rounded-2xl px-3 py-2 text-sm",
-                  out ? "rounded-br-sm bg-brand-600 text-white" : "rounded-bl-sm border border-slate-200 bg-white text-slate-900",
-                  m.status === "failed" && "bg-red-600",
-                )}
-              >
-                {m.content}
-              </div>
+              {(m.content || !m.media?.length) && (
+                <div
+                  className={cx(
+                    "whitespace-pre-wrap break-words rounded-2xl px-3 py-2 text-sm",
+                    out ? "rounded-br-sm bg-brand-600 text-white" : "rounded-bl-sm border border-slate-200 bg-white text-slate-900",
+                    m.status === "failed" && "bg-red-600",
+                  )}
+                >
+                  {m.content}
+                </div>
+              )}
+              <ChatMedia media={m.media ?? []} out={out} />
               <p className={cx("mt-0.5 text-[11px] text-slate-500", out && "text-right")}>
                 {m.campaignId && <span>Campaign · </span>}
                 <time dateTime={m.createdAt}>{when(m.createdAt, timeZone)}</time>
