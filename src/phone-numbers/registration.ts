@@ -133,9 +133,16 @@ export type NumberRegistrationView = {
   checkError: string | null;
 };
 
-function viewOf(n: PhoneNumberRow, r: RegistrationRow | undefined): NumberRegistrationView {
-  const program = r?.program ?? programOf(n).program;
+function viewOf(n: PhoneNumberRow, r: RegistrationRow | undefined, provider: ProviderAccount["provider"]): NumberRegistrationView {
+  const own = programOf(n);
+  const program = r?.program ?? own.program;
   const base = { phoneNumberId: n.id, phoneNumber: n.phoneNumber, displayName: n.displayName, program };
+  // What needs no provider to tell (a short code, a number abroad, the simulator) is said before any check.
+  const notApplicable = own.notApplicable ?? (provider === "simulator" ? "The simulator sends to no carrier" : null);
+  if (!r && notApplicable) {
+    const m = registrationMeaning(program, "not_applicable");
+    return { ...base, state: "not_applicable", label: STATE_LABELS.not_applicable, reason: notApplicable, detail: null, sending: m.sending, todo: m.todo, blocksUs: false, checkedAt: null, checkError: null };
+  }
   if (!r)
     return { ...base, state: null, label: "Not checked yet", reason: null, detail: null, sending: "Not read from the provider yet.", todo: "Check now.", blocksUs: false, checkedAt: null, checkError: null };
   const meaning = registrationMeaning(r.program, r.state);
@@ -161,7 +168,7 @@ export function registrationOverview(ctx: AppContext, userId: string) {
   for (const j of numbers) {
     let a = accounts.get(j.account.id);
     if (!a) accounts.set(j.account.id, (a = { providerId: j.account.id, provider: j.provider, providerName: j.providerName, numbers: [] }));
-    a.numbers.push(viewOf(j.n, rows.get(j.n.id)));
+    a.numbers.push(viewOf(j.n, rows.get(j.n.id), j.account.provider));
   }
   return {
     accounts: [...accounts.values()].map((a) => ({
@@ -186,7 +193,7 @@ function summaryOf(numbers: NumberRegistrationView[]): string {
 /** The registration of the number a campaign sends from, by its E.164 number (the campaign's warning). */
 export function registrationOfSender(ctx: AppContext, userId: string, phoneNumber: string): NumberRegistrationView | null {
   const j = numbersWithAccounts(ctx, userId).find((x) => x.n.phoneNumber === phoneNumber);
-  return j ? viewOf(j.n, registrationOf(ctx, j.n.id)) : null;
+  return j ? viewOf(j.n, registrationOf(ctx, j.n.id), j.account.provider) : null;
 }
 
 /** Every account's numbers, for `smsdesk doctor`. */
