@@ -14,7 +14,7 @@ import { UpdatePrompt } from "./components/update-prompt";
 import { auth } from "./lib/auth";
 import { lazyNamed } from "./lib/lazy-page";
 import { forgetNextAfterGoogle, nextAfterGoogle } from "./lib/next-path";
-import { automationSearch, licenseSearch, resetPasswordSearch, wizardSearch } from "./lib/search";
+import { authSearch, automationSearch, homeSearch, licenseSearch, resetPasswordSearch, wizardSearch } from "./lib/search";
 import { LandingPage } from "./routes/public/landing";
 
 // Every screen but the landing page is its own chunk, and so is the signed-in layout (the chat, the sidebar and
@@ -160,6 +160,18 @@ export const resetPasswordRoute = createRoute({
   validateSearch: resetPasswordSearch,
   component: screen(ResetPasswordPage),
 });
+export const authRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/auth",
+  validateSearch: authSearch,
+  component: screen(AuthPage),
+});
+export const homeRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/",
+  validateSearch: homeSearch,
+  component: screen(RootIndex),
+});
 
 /** "/" is the landing page for visitors and the simple home once signed in. */
 function RootIndex() {
@@ -167,7 +179,8 @@ function RootIndex() {
   const { status } = auth.value;
   // Google's sign-in lands here (/?auth=google; a new account goes to the setup wizard first); the page that sent
   // the user to sign in waits in the tab.
-  const [afterGoogle] = useState(() => (new URLSearchParams(window.location.search).get("auth") === "google" ? nextAfterGoogle() : null));
+  const google = homeRoute.useSearch().auth === "google";
+  const [afterGoogle] = useState(() => (google ? nextAfterGoogle() : null));
   useEffect(() => {
     if (afterGoogle && status === "signed-in") forgetNextAfterGoogle();
   }, [afterGoogle, status]);
@@ -188,9 +201,9 @@ function RootIndex() {
 }
 
 const routeTree = rootRoute.addChildren([
-  page("/", RootIndex),
+  homeRoute,
   signedInPage("/simple", HomePage),
-  page("/auth", AuthPage),
+  authRoute,
   page("/auth/forgot-password", ForgotPasswordPage),
   resetPasswordRoute,
   publicPage("/about", AboutPage),

@@ -1,4 +1,5 @@
 import { useCallback, useState, type ReactNode } from "react";
+import { useMutation } from "../lib/use-mutation";
 import { Button, Modal, Spinner } from "./ui";
 
 /** A destructive action asked once more; the dialog stays open (and busy) until the action settles. */
@@ -18,15 +19,8 @@ export function ConfirmDialog({
   /** False for a question that destroys nothing (make an administrator, send a link): the button is not red. */
   danger?: boolean;
 }) {
-  const [busy, setBusy] = useState(false);
-  const confirm = async () => {
-    setBusy(true);
-    try {
-      await onConfirm();
-    } finally {
-      setBusy(false);
-    }
-  };
+  // The action reports its own failures (its toast); the dialog only shows it busy until it settles.
+  const confirm = useMutation(onConfirm);
   return (
     <Modal open onClose={onClose} title={title}>
       <div className="space-y-5 text-sm text-slate-700">
@@ -35,8 +29,8 @@ export function ConfirmDialog({
           <Button variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button variant={danger ? "danger" : "primary"} onClick={confirm} disabled={busy}>
-            {busy && <Spinner />}
+          <Button variant={danger ? "danger" : "primary"} onClick={() => confirm.run()} disabled={confirm.busy}>
+            {confirm.busy && <Spinner />}
             {confirmLabel}
           </Button>
         </div>

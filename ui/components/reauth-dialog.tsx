@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { confirmIdentity } from "../api/security";
-import { ApiError, setReauthPrompt } from "../lib/api";
+import { setReauthPrompt } from "../lib/api";
+import { useMutation } from "../lib/use-mutation";
 import { Alert, Button, Field, Input, Modal } from "./ui";
 
 type Ask = { methods: string[]; resolve: (confirmed: boolean) => void };
@@ -37,23 +38,14 @@ function ConfirmForm({ methods, onDone }: { methods: string[]; onDone: (confirme
   /** A password or a code to type (an account with passkeys only confirms with one of them). */
   const typed = methods.includes("password") || methods.includes("code");
   const [value, setValue] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   // Not ui/lib/passkeys' check: that module carries the WebAuthn library, loaded only when a passkey is used.
   const passkeys = methods.includes("passkey") && typeof window.PublicKeyCredential === "function";
 
-  const run = async (confirm: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await confirm();
-      onDone(true);
-    } catch (err) {
-      setError(err instanceof ApiError || err instanceof Error ? err.message : "Could not confirm it's you");
-    } finally {
-      setBusy(false);
-    }
-  };
+  const confirmation = useMutation((confirm: () => Promise<unknown>) => confirm(), {
+    onSuccess: () => onDone(true),
+    fallback: "Could not confirm it's you",
+  });
+  const { run, busy, error, setError } = confirmation;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!value.trim()) return setError(byCode ? "Please enter a code from your authenticator app" : "Please enter your password");

@@ -4,6 +4,29 @@
  * address yields the defaults, never a value the screen does not know. Each answers every key it owns, undefined
  * included: the router merges a route's answer over the raw parameters, so a key left out would pass through raw.
  */
+import { safeNextPath } from "./next-path";
+
+/** A parameter meant as text: the router reads `?x=404` as a number and `?x=true` as true; those are their text. */
+const text = (v: unknown): string | undefined =>
+  typeof v === "string" ? v || undefined : typeof v === "number" || typeof v === "boolean" ? String(v) : undefined;
+
+export type AuthSearch = { next: string | undefined; step: "2fa" | undefined; error: string | undefined };
+
+/**
+ * /auth: `?next=` the page to return to after signing in (only a path of this site, never the sign-in itself:
+ * anything else returns home), `?step=2fa` the code step of a Google sign-in whose account has 2FA, `?error=` why a
+ * Google sign-in failed (shown once, at most 200 characters).
+ */
+export const authSearch = (search: Record<string, unknown>): AuthSearch => ({
+  next: safeNextPath(text(search.next)) ?? undefined,
+  step: search.step === "2fa" ? "2fa" : undefined,
+  error: text(search.error)?.slice(0, 200),
+});
+
+/** "/": `?auth=google` is Google's sign-in coming back (the page that sent the user waits in the tab). */
+export const homeSearch = (search: Record<string, unknown>): { auth: "google" | undefined } => ({
+  auth: search.auth === "google" ? "google" : undefined,
+});
 export const AUTOMATION_TABS = ["rules", "drips", "templates"] as const;
 export type AutomationTab = (typeof AUTOMATION_TABS)[number];
 

@@ -1,9 +1,10 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { Alert, Button, Field, Input } from "../../components/ui";
 import { requestPasswordReset, resendSignUpCode, signInSecondStep, type SignUpStarted } from "../../api/auth";
 import { ApiError } from "../../lib/api";
 import { finishRegistration, login, refreshUser, register } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { submitWith, useMutation } from "../../lib/use-mutation";
 import { CodeFields } from "./code-fields";
 import { PasskeySignInButton } from "./passkey-sign-in";
 
@@ -41,27 +42,18 @@ export function PasswordInput(props: { id: string; value: string; onChange: (v: 
 export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; onForgot: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [pendingToken, setPendingToken] = useState<string | null>(null);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!email.trim() || !password) return setError("Please fill in all fields");
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await login(email.trim(), password);
-      if (answer.requires2FA && answer.pendingToken) return setPendingToken(answer.pendingToken);
-      onSignedIn();
-    } catch (err) {
-      const text = loginFailureText(err);
-      setError(text);
-      toast({ title: "Login Failed", description: text, variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const signIn = useMutation(
+    // The spec's wording replaces the server's message, in the form and in the toast.
+    () => login(email.trim(), password).catch((err: unknown) => Promise.reject(new Error(loginFailureText(err)))),
+    {
+      onSuccess: (answer) => (answer.requires2FA && answer.pendingToken ? setPendingToken(answer.pendingToken) : onSignedIn()),
+      fallback: "Login failed",
+      failureToast: "Login Failed",
+    },
+  );
+  const { busy, error, setError } = signIn;
+  const submit = submitWith(() => (!email.trim() || !password ? setError("Please fill in all fields") : signIn.run()));
 
   if (pendingToken) {
     return <TwoFactorForm pendingToken={pendingToken} onBack={() => setPendingToken(null)} onSignedIn={onSignedIn} />;
@@ -92,24 +84,18 @@ export function SignInForm({ onSignedIn, onForgot }: { onSignedIn: () => void; o
  */
 export function TwoFactorForm({ pendingToken, onBack, onSignedIn }: { pendingToken?: string; onBack: () => void; onSignedIn: () => void }) {
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    // A 6-digit code from the app, or one of the backup codes ("ABCD-EFGH").
-    if (!/^\d{6}$/.test(code) && !/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/.test(code)) return setError("Please enter a valid 6-digit code");
-    setBusy(true);
-    setError(null);
-    try {
+  const verify = useMutation(
+    async () => {
       await signInSecondStep(pendingToken, code);
       await refreshUser();
-      onSignedIn();
-    } catch (err) {
-      setError(err instanceof Error && err.message ? err.message : "Invalid verification code");
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    { onSuccess: onSignedIn, fallback: "Invalid verification code" },
+  );
+  const { busy, error, setError } = verify;
+  const submit = submitWith(() =>
+    // A 6-digit code from the app, or one of the backup codes ("ABCD-EFGH").
+    !/^\d{6}$/.test(code) && !/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/.test(code) ? setError("Please enter a valid 6-digit code") : verify.run(),
+  );
   return (
     <form onSubmit={submit} className="space-y-4" noValidate>
       <p className="text-sm text-slate-600">Enter the 6-digit code from your authenticator app.</p>
@@ -145,8 +131,6 @@ export function SignUpForm({ onRegistered }: { onRegistered: () => void }) {
     confirmPassword: "",
     licenseCode: "",
   });
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [started, setStarted] = useState<SignUpStarted | null>(null);
   const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
 
@@ -158,27 +142,21 @@ export function SignUpForm({ onRegistered }: { onRegistered: () => void }) {
     return null;
   };
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const signUp = useMutation(
+    () =>
+      register({
+        ...form,
+        email: form.email.trim(),
+        phone: form.phone.trim() || undefined,
+        licenseCode: form.licenseCode.trim() || undefined,
+      }),
+    { onSuccess: setStarted, fallback: "Registration failed" },
+  );
+  const { busy, error, setError } = signUp;
+  const submit = submitWith(() => {
     const invalid = validate();
-    if (invalid) return setError(invalid);
-    setBusy(true);
-    setError(null);
-    try {
-      setStarted(
-        await register({
-          ...form,
-          email: form.email.trim(),
-          phone: form.phone.trim() || undefined,
-          licenseCode: form.licenseCode.trim() || undefined,
-        }),
-      );
-    } catch (err) {
-      setError(err instanceof Error && err.message ? err.message : "Registration failed");
-    } finally {
-      setBusy(false);
-    }
-  };
+    return invalid ? setError(invalid) : signUp.run();
+  });
 
   if (started) return <SignUpCodeStep started={started} onBack={() => setStarted(null)} onRegistered={onRegistered} />;
   return (
@@ -227,8 +205,6 @@ const RESEND_COOLDOWN = 60;
  */
 function SignUpCodeStep({ started, onBack, onRegistered }: { started: SignUpStarted; onBack: () => void; onRegistered: () => void }) {
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [cooldown, setCooldown] = useState(RESEND_COOLDOWN);
   useEffect(() => {
     if (cooldown <= 0) return;
@@ -236,23 +212,17 @@ function SignUpCodeStep({ started, onBack, onRegistered }: { started: SignUpStar
     return () => clearTimeout(timer);
   }, [cooldown]);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!/^\d{6}$/.test(code)) return setError("Please enter a 6-digit verification code");
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await finishRegistration(started.signupToken, code);
+  const finish = useMutation(() => finishRegistration(started.signupToken, code), {
+    onSuccess: (answer) => {
       toast({ title: "Email verified successfully!" });
       if (answer.licenseRedeemed) toast({ title: "License Activated!", description: `Your ${answer.licensePlan} plan is active.` });
       else if (answer.licenseError) toast({ title: "License code not redeemed", description: answer.licenseError, variant: "destructive" });
       onRegistered();
-    } catch (err) {
-      setError(err instanceof Error && err.message ? err.message : "Invalid verification code");
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    fallback: "Invalid verification code",
+  });
+  const { busy, error, setError } = finish;
+  const submit = submitWith(() => (!/^\d{6}$/.test(code) ? setError("Please enter a 6-digit verification code") : finish.run()));
   const resend = async () => {
     try {
       setCooldown((await resendSignUpCode(started.signupToken)).retryAfter ?? RESEND_COOLDOWN);
@@ -277,25 +247,14 @@ function SignUpCodeStep({ started, onBack, onRegistered }: { started: SignUpStar
 
 export function ForgotPasswordForm({ onBack }: { onBack?: () => void }) {
   const [email, setEmail] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState<{ debugToken?: string } | null>(null);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!email.trim()) return setError("Please enter your email address");
-    setBusy(true);
-    setError(null);
-    try {
-      setSent(await requestPasswordReset(email.trim()));
-    } catch (err) {
-      const text = err instanceof Error && err.message ? err.message : "Failed to send reset link";
-      setError(text);
-      toast({ title: "Failed to send reset email", description: text, variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const request = useMutation(() => requestPasswordReset(email.trim()), {
+    onSuccess: setSent,
+    fallback: "Failed to send reset link",
+    failureToast: "Failed to send reset email",
+  });
+  const { busy, error, setError } = request;
+  const submit = submitWith(() => (!email.trim() ? setError("Please enter your email address") : request.run()));
 
   if (sent) {
     return (

@@ -5,7 +5,8 @@ import { Logo } from "../../components/public-layout";
 import { NavigateHref } from "../../components/navigate-href";
 import { Alert, Card } from "../../components/ui";
 import { auth } from "../../lib/auth";
-import { forgetNextAfterGoogle, nextAfterGoogle, nextOfLocation } from "../../lib/next-path";
+import { forgetNextAfterGoogle, nextAfterGoogle } from "../../lib/next-path";
+import { authRoute } from "../../router";
 import { TwoFactorForm } from "./auth-forms";
 import { AuthTabs } from "./auth-tabs";
 
@@ -21,11 +22,12 @@ export function AuthShell({ children }: { children: React.ReactNode }) {
 export function AuthPage() {
   useSignals();
   const navigate = useNavigate();
+  const search = authRoute.useSearch();
   // Google sign-in of an account with 2FA comes back as /auth?step=2fa: the code step, its token in a cookie.
-  const [codeStep, setCodeStep] = useState(() => new URLSearchParams(window.location.search).get("step") === "2fa");
-  // Back to the page that sent the user here (?next=, same-origin paths only; kept in the tab across Google's
-  // round trip), else home.
-  const [next] = useState(() => nextOfLocation() ?? (codeStep ? nextAfterGoogle() : null) ?? "/");
+  const [codeStep, setCodeStep] = useState(() => search.step === "2fa");
+  // Back to the page that sent the user here (?next=, same-origin paths only, ui/lib/search.ts; kept in the tab
+  // across Google's round trip), else home.
+  const [next] = useState(() => search.next ?? (codeStep ? nextAfterGoogle() : null) ?? "/");
   const signedIn = () => {
     forgetNextAfterGoogle();
     void navigate({ href: next });
@@ -44,19 +46,18 @@ export function AuthPage() {
   }
   return (
     <AuthShell>
-      <ProviderError />
+      <ProviderError message={search.error} />
       <AuthTabs initialTab="signin" onSignedIn={signedIn} onRegistered={() => navigate({ to: "/onboarding" })} />
     </AuthShell>
   );
 }
 
 /** A failed Google sign-in comes back as /auth?error=...; show it once, readable. */
-function ProviderError() {
-  const message = new URLSearchParams(window.location.search).get("error");
+function ProviderError({ message }: { message: string | undefined }) {
   if (!message) return null;
   return (
     <div className="mb-4">
-      <Alert>{message.slice(0, 200)}</Alert>
+      <Alert>{message}</Alert>
     </div>
   );
 }

@@ -1,8 +1,9 @@
-import { useRef, useState } from "react";
+import { useRef } from "react";
 import { Button } from "../../components/ui";
 import { refreshUser } from "../../lib/auth";
 import { authenticationFailure, passkeysSupported, signInWithPasskey } from "../../lib/passkeys";
 import { toast } from "../../lib/toast";
+import { useMutation } from "../../lib/use-mutation";
 
 /**
  * 'Sign in with a passkey' under the sign-in form, whenever this browser supports passkeys: usernameless, the
@@ -10,29 +11,32 @@ import { toast } from "../../lib/toast";
  * nobody which emails have accounts or passkeys.
  */
 export function PasskeySignInButton({ onSignedIn, onError }: { onSignedIn: () => void; onError?: (text: string) => void }) {
-  const [busy, setBusy] = useState(false);
+  const signIn = useMutation(
+    async () => {
+      try {
+        await signInWithPasskey();
+        await refreshUser();
+      } catch (err) {
+        // The browser's refusals read as the spec's words, in the toast and in the form above.
+        const text = authenticationFailure(err);
+        onError?.(text);
+        throw new Error(text);
+      }
+    },
+    {
+      onSuccess: () => {
+        toast({ title: "Signed in with passkey successfully" });
+        onSignedIn();
+      },
+      failureToast: "Passkey sign-in failed",
+    },
+  );
   const supported = useRef(passkeysSupported()).current;
   if (!supported) return null;
 
-  const signIn = async () => {
-    setBusy(true);
-    try {
-      await signInWithPasskey();
-      await refreshUser();
-      toast({ title: "Signed in with passkey successfully" });
-      onSignedIn();
-    } catch (err) {
-      const text = authenticationFailure(err);
-      onError?.(text);
-      toast({ title: "Passkey sign-in failed", description: text, variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
-    <Button variant="secondary" className="w-full" onClick={signIn} disabled={busy}>
-      {busy ? "Waiting for your passkey..." : "Sign in with a passkey"}
+    <Button variant="secondary" className="w-full" onClick={() => signIn.run()} disabled={signIn.busy}>
+      {signIn.busy ? "Waiting for your passkey..." : "Sign in with a passkey"}
     </Button>
   );
 }

@@ -1,8 +1,8 @@
 import { Link } from "@tanstack/react-router";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Alert, Button, Field } from "../../components/ui";
 import { resetPassword } from "../../api/auth";
-import { toast } from "../../lib/toast";
+import { submitWith, useMutation } from "../../lib/use-mutation";
 import { resetPasswordRoute } from "../../router";
 import { PasswordInput } from "./auth-forms";
 import { AuthShell } from "./auth-page";
@@ -12,10 +12,15 @@ export function ResetPasswordPage() {
   const { token } = resetPasswordRoute.useSearch();
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [keep, setKeep] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  // Run only from the form below, which shows only with a token.
+  const reset = useMutation(() => resetPassword(token ?? "", password, confirm, keep), {
+    onSuccess: (answer) => setDone(answer.message),
+    fallback: "Failed to reset password",
+    failureToast: "Failed to reset password",
+  });
+  const { busy, error, setError } = reset;
 
   if (!token) {
     return (
@@ -48,23 +53,12 @@ export function ResetPasswordPage() {
     );
   }
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = submitWith(() => {
     if (!password) return setError("Please enter a new password");
     if (password.length < 6) return setError("Password must be at least 6 characters long");
     if (password !== confirm) return setError("Passwords do not match");
-    setBusy(true);
-    setError(null);
-    try {
-      setDone((await resetPassword(token, password, confirm, keep)).message);
-    } catch (err) {
-      const text = err instanceof Error && err.message ? err.message : "Failed to reset password";
-      setError(text);
-      toast({ title: "Failed to reset password", description: text, variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+    return reset.run();
+  });
 
   return (
     <AuthShell>

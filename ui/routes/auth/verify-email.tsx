@@ -1,10 +1,11 @@
 import { useNavigate } from "@tanstack/react-router";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Alert, Button } from "../../components/ui";
 import { sendVerificationEmail, verifyEmail } from "../../api/auth";
 import { ApiError } from "../../lib/api";
 import { logout, setUser, type User } from "../../lib/auth";
 import { toast } from "../../lib/toast";
+import { submitWith, useMutation } from "../../lib/use-mutation";
 import { AuthShell } from "./auth-page";
 import { CodeFields } from "./code-fields";
 
@@ -14,8 +15,6 @@ const COOLDOWN = 60;
 export function VerifyEmailScreen({ user }: { user: User }) {
   const navigate = useNavigate();
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [verified, setVerified] = useState(false);
   const [cooldown, setCooldown] = useState(0);
   const autoSent = useRef(false);
@@ -44,28 +43,21 @@ export function VerifyEmailScreen({ user }: { user: User }) {
     void send(true);
   }, []);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!/^\d{6}$/.test(code)) return setError("Please enter a 6-digit verification code");
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await verifyEmail(code);
+  const verify = useMutation(() => verifyEmail(code), {
+    onSuccess: (answer) => {
       setVerified(true);
-      toast({ title: "Email verified successfully!" });
       setTimeout(() => {
         setUser(answer.user);
         // First the setup wizard (business name, customers, time zone and country); it ends on /dashboard.
         void navigate({ to: "/onboarding" });
       }, 1500);
-    } catch (err) {
-      const text = err instanceof Error && err.message ? err.message : "Invalid verification code";
-      setError(text);
-      toast({ title: "Verification failed", description: text, variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    success: "Email verified successfully!",
+    fallback: "Invalid verification code",
+    failureToast: "Verification failed",
+  });
+  const { busy, error, setError } = verify;
+  const submit = submitWith(() => (!/^\d{6}$/.test(code) ? setError("Please enter a 6-digit verification code") : verify.run()));
 
   const signOut = async () => {
     await logout().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Alert, Button, Card, Field, Input, Spinner } from "../../../components/ui";
 import { deletePasskey, usePasskeys, useTwoFactorStatus } from "../../../api/security";
 import { errorMessage } from "../../../lib/api";
@@ -8,6 +8,7 @@ import { auth } from "../../../lib/auth";
 import { registerPasskey, registrationFailure, passkeysSupported, type Authenticator } from "../../../lib/passkeys";
 import { accountTime } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 
 const DEFAULT_NAME = "My Device";
 const NOT_SUPPORTED = "Passkeys are not supported on this device or browser.";
@@ -35,7 +36,6 @@ export function PasskeysSection() {
   const confirm = useConfirm();
   const [adding, setAdding] = useState(false);
   const [name, setName] = useState(DEFAULT_NAME);
-  const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
   const supported = passkeysSupported();
 
@@ -49,8 +49,32 @@ export function PasskeysSection() {
     setAdding(true);
   };
 
-  const add = async (e: FormEvent) => {
-    e.preventDefault();
+  const register = useMutation(
+    async () => {
+      try {
+        const answer = await registerPasskey(
+          name.trim(),
+          ask === "password" ? { password: proof } : ask === "code" ? { token: proof } : {},
+        );
+        if (!answer.verified) throw new Error(answer.error || "Failed to register passkey");
+      } catch (err) {
+        // The failure's title depends on what the browser or the server refused (ui/lib/passkeys.ts).
+        const { title, description } = registrationFailure(err);
+        toast({ title, description, variant: "destructive" });
+        throw err;
+      }
+    },
+    {
+      onSuccess: async () => {
+        toast({ title: "Passkey registered successfully", description: `"${name.trim()}" can now sign you in.` });
+        setAdding(false);
+        await reload();
+      },
+    },
+  );
+  const busy = register.busy;
+
+  const add = submitWith(() => {
     if (!name.trim()) {
       toast({ title: "Name Required", description: "Please enter a name for your passkey device", variant: "destructive" });
       return;
@@ -61,23 +85,8 @@ export function PasskeysSection() {
       toast({ title: "Confirm it's you", description, variant: "destructive" });
       return;
     }
-    setBusy(true);
-    try {
-      const answer = await registerPasskey(
-        name.trim(),
-        ask === "password" ? { password: proof } : ask === "code" ? { token: proof } : {},
-      );
-      if (!answer.verified) throw new Error(answer.error || "Failed to register passkey");
-      toast({ title: "Passkey registered successfully", description: `"${name.trim()}" can now sign you in.` });
-      setAdding(false);
-      await reload();
-    } catch (err) {
-      const { title, description } = registrationFailure(err);
-      toast({ title, description, variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+    return register.run();
+  });
 
   const remove = async (key: Authenticator) => {
     const ok = await confirm.ask({
