@@ -57,7 +57,7 @@ export function userRoutes(ctx: AppContext) {
         if (body.defaultCountry !== undefined && !isKnownRegion(body.defaultCountry)) throw badRequest("Please choose a valid country");
         const defaultCountry = body.defaultCountry?.toUpperCase();
         const { helpReply, linkDomain: typedDomain, ...rest } = body;
-        const linkDomain = typedDomain === undefined ? {} : parseLinkDomain(typedDomain);
+        const linkDomain = typedDomain === undefined ? {} : parseLinkDomain(typedDomain ?? "");
         if (!linkDomain) throw badRequest("The link domain must be an address such as https://go.example.com, without a path");
         const fields = { ...rest, ...linkDomain, ...(defaultCountry ? { defaultCountry } : {}), ...(helpReply !== undefined ? helpReplyFields(user, helpReply) : {}) };
         const updated = updateUser(ctx, user.id, fields);
@@ -82,7 +82,8 @@ export function userRoutes(ctx: AppContext) {
           frequencyCapPerDay: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 100, error: "The frequency cap must be 1 to 100 messages a day, or empty" }))),
           defaultCountry: t.Optional(t.String({ minLength: 2, maxLength: 2, error: "Please choose a valid country" })),
           // Empty: the installation's (LINK_DOMAIN, else PUBLIC_URL).
-          linkDomain: t.Optional(t.String({ maxLength: 200, error: "The link domain must be at most 200 characters" })),
+          // Null is what GET answers for "the installation's": a settings form sends back what it was given.
+          linkDomain: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()], { error: "The link domain must be at most 200 characters" })),
           // Empty: the default.
           helpReply: t.Optional(t.String({ maxLength: HELP_REPLY_MAX, error: `The HELP reply must be at most ${HELP_REPLY_MAX} characters` })),
         }),

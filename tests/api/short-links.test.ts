@@ -196,5 +196,14 @@ describe("a campaign's short links", () => {
     await call(acc, "POST", `/api/campaigns/${long.body.id}/send`);
     expect((await receivedBy(b)).body).toBe("See www.example.com/menu today");
     expect((await call(acc, "PATCH", "/api/user/settings", { linkDomain: "" })).body.linkDomain).toBeNull();
+    // The settings screen sends back the null GET gave it (it broke saving quiet hours for every account).
+    const settings = (await call(acc, "GET", "/api/user/settings")).body;
+    expect(settings.linkDomain).toBeNull();
+    const resaved = await call(acc, "PATCH", "/api/user/settings", { ...settings, quietHoursStart: "20:30" });
+    expect(resaved).toMatchObject({ status: 200, body: { linkDomain: null, quietHoursStart: "20:30" } });
+    expect(await call(acc, "PATCH", "/api/user/settings", { linkDomain: "x".repeat(201) })).toMatchObject({
+      status: 400,
+      body: { message: "The link domain must be at most 200 characters" },
+    });
   });
 });
