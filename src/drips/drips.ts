@@ -20,7 +20,8 @@ import { nextTurn } from "../time/next-turn";
 
 export const UNITS = ["minutes", "hours", "days"] as const;
 export type Unit = (typeof UNITS)[number];
-export type Step = { delay: number; unit: Unit; sendAtHour: number | null; content: string };
+/** `shortenLinks: false`: the step's links go out as written; by default they go out as short links (issue 32). */
+export type Step = { delay: number; unit: Unit; sendAtHour: number | null; content: string; shortenLinks?: false };
 export const TRIGGERS = ["opt_in", "keyword_received", "purchase", "birthday", "inactive", "manual"] as const;
 export type LatePolicy = "skip" | "send";
 
@@ -116,7 +117,7 @@ export function listDrips(ctx: AppContext, userId: string) {
 export type DripInput = {
   name?: string;
   trigger?: string;
-  steps?: { delay: number; unit: string; sendAtHour?: number | null; content: string }[];
+  steps?: { delay: number; unit: string; sendAtHour?: number | null; content: string; shortenLinks?: boolean }[];
   isActive?: boolean;
   exitOnReply?: boolean;
   goalTag?: string | null;
@@ -148,7 +149,7 @@ function values(ctx: AppContext, userId: string, input: DripInput, creating: boo
         if (!(UNITS as readonly string[]).includes(s.unit)) throw badRequest(`Step ${i + 1}: the delay is in minutes, hours or days`);
         const content = s.content.trim();
         if (!content) throw badRequest(`Step ${i + 1} has no message`);
-        return { delay: s.delay, unit: s.unit as Unit, sendAtHour: s.sendAtHour ?? null, content };
+        return { delay: s.delay, unit: s.unit as Unit, sendAtHour: s.sendAtHour ?? null, content, ...(s.shortenLinks === false ? { shortenLinks: false as const } : {}) };
       }),
     );
   }

@@ -11,6 +11,7 @@ const step = t.Object({
   unit: t.String({ maxLength: 10 }),
   sendAtHour: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 23, error: "A send-at hour is from 0 to 23" }))),
   content: t.String({ maxLength: 1600, error: "A step's message is at most 1,600 characters" }),
+  shortenLinks: t.Optional(t.Boolean({ error: "shortenLinks must be true or false" })),
 });
 const fields = {
   name: t.Optional(t.String({ maxLength: 100, error: "Drip names are at most 100 characters" })),

@@ -21,6 +21,8 @@ import { businessNameOf, findUserById } from "../users/queries";
 import { enrolContact, exitEnrolment, findDrip, JOB_KIND, stepDueAt, stepKey, stepsOf, type EnrolmentRow } from "./drips";
 import { nextTurn } from "../time/next-turn";
 import { clockLabel } from "../time/clock";
+import { DEFAULT_EXPIRY_DAYS, expiryAt, linkDomainOf, shortenText } from "../links/links";
+import { withShortLinkLengths } from "../links/text";
 
 /**
  * Runs drips. Each step is a transactional job (key drip:<enrolment>:<step>): the checks, the message put in the
@@ -181,7 +183,8 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     advance(ctx, e, job.runAt, zone);
     return { result: "no sender" };
   }
-  const content = render(stepsOf(e.steps)[step]!.content, {
+  const theStep = stepsOf(e.steps)[step]!;
+  const written = render(theStep.content, {
     firstName: contact.firstName,
     lastName: contact.lastName,
     phone: contact.phone!,
@@ -189,7 +192,10 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     business: businessNameOf(user),
     customFields: contact.customFields,
   });
-  const segments = segmentCount(content);
+  // Links go out as short links unless the step says not (issue 32): counted at that length against the plan.
+  const domain = linkDomainOf(ctx, user);
+  const shorten = theStep.shortenLinks !== false;
+  const segments = segmentCount(shorten ? withShortLinkLengths(written, domain) : written);
   try {
     takeMessage(ctx, pass, e.userId, segments);
   } catch (err) {
@@ -201,6 +207,9 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   // Named now for the step's log; the pass writes its steps' messages together before it commits (atPassEnd), so
   // the message commits with this step's job or, should the step fail after this, not at all.
   const messageId = Bun.randomUUIDv7();
+  const content = shorten
+    ? shortenText(ctx, domain, written, { userId: e.userId, campaignId: null, messageId, contactId: contact.id, phone: contact.phone!, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
+    : written;
   const message = outboundText(ctx, { id: messageId, userId: e.userId, phone: contact.phone!, contactId: contact.id, content, kind: "single", from: { chosen: sender } })!;
   atPassEnd(pass, OUTBOX, message, (messages) => void sendTexts(ctx, messages));
   log(ctx, e, "sent", null, messageId);

@@ -6,6 +6,7 @@ import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 import { flushClicks } from "../../src/links/clicks";
+import { runDueJobs } from "../../src/jobs/jobs";
 
 setDefaultTimeout(60_000);
 
@@ -205,5 +206,34 @@ describe("a campaign's short links", () => {
       status: 400,
       body: { message: "The link domain must be at most 200 characters" },
     });
+  });
+
+  test("a drip step's link goes out short, a click names the contact; a step may keep its links as written", async () => {
+    const acc = await twilioAccount();
+    const phone = "+14155553030";
+    const contact = await call(acc, "POST", "/api/contacts", { firstName: "Bo", phone });
+    const drip = await call(acc, "POST", "/api/drip-campaigns", {
+      name: "Welcome",
+      trigger: "manual",
+      steps: [
+        { delay: 0, unit: "minutes", content: "Welcome {firstName}: https://shop.example.com/welcome" },
+        { delay: 0, unit: "minutes", content: "Menu: https://shop.example.com/menu", shortenLinks: false },
+      ],
+    });
+    expect(drip.status).toBe(201);
+    expect(drip.body.steps.map((s: { shortenLinks?: boolean }) => s.shortenLinks)).toEqual([undefined, false]);
+    expect((await call(acc, "POST", `/api/drip-campaigns/${drip.body.id}/enrol`, { contactIds: [contact.body.id] })).body.enrolled).toBe(1);
+    const bodies = await waitFor(
+      async () => {
+        await runDueJobs(t.ctx).settled;
+        return twilio.messages.filter((m) => m.to === phone).map((m) => m.body);
+      },
+      (b) => b.length >= 2,
+    );
+    expect(bodies[0]).toMatch(new RegExp(`^Welcome Bo: ${t.ctx.config.linkDomain.replace(/[.]/g, "\\.")}/l/[0-9A-Za-z]{7}$`));
+    expect(bodies[1]).toBe("Menu: https://shop.example.com/menu");
+    const code = bodies[0]!.slice(-7);
+    const link = t.ctx.db.$client.query(`SELECT campaign_id AS campaignId, contact_id AS contactId, target FROM short_links WHERE code = ?`).get(code);
+    expect(link).toEqual({ campaignId: null, contactId: contact.body.id, target: "https://shop.example.com/welcome" });
   });
 });
