@@ -141,15 +141,23 @@ export function campaignClicks(ctx: AppContext, userId: string, campaignId: stri
   return { humanClicks: totals.clicks, clickers: totals.clickers, clickRate: rate(totals.clickers, reached), hits, links, days };
 }
 
-/** An account's people's clicks since a time, and how many recipients clicked (the dashboards). */
-export function accountClicks(ctx: AppContext, userId: string, since: number): { humanClicks: number; clickers: number } {
-  const r = ctx.db.$client
+/**
+ * An account's people's clicks in [start, end) and how many of its messages with a short link made in that time
+ * were clicked (the dashboards): the click rate is over the texts that carried a link, not every text.
+ */
+export function accountClicks(ctx: AppContext, userId: string, start: number, end: number) {
+  const db = ctx.db.$client;
+  const c = db
+    .query(`SELECT count(*) AS humanClicks FROM link_clicks WHERE user_id = ? AND at >= ? AND at < ? AND verdict = 'human'`)
+    .get(userId, start, end) as { humanClicks: number };
+  const m = db
     .query(
-      `SELECT count(*) AS humanClicks, count(DISTINCT l.message_id) AS clickers FROM link_clicks c JOIN short_links l ON l.code = c.code
-       WHERE c.user_id = ? AND c.at >= ? AND c.verdict = 'human'`,
+      `SELECT count(DISTINCT l.message_id) AS linked,
+         count(DISTINCT CASE WHEN EXISTS (SELECT 1 FROM link_clicks c WHERE c.code = l.code AND c.verdict = 'human') THEN l.message_id END) AS clicked
+       FROM short_links l WHERE l.user_id = ? AND l.created_at >= ? AND l.created_at < ?`,
     )
-    .get(userId, since) as { humanClicks: number; clickers: number };
-  return r;
+    .get(userId, start, end) as { linked: number; clicked: number };
+  return { humanClicks: c.humanClicks, textsWithLinks: m.linked, textsClicked: m.clicked, clickRate: rate(m.clicked, m.linked) };
 }
 
 /** Each recipient's people's clicks of a campaign, by message (the campaign's CSV export). */

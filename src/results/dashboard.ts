@@ -1,3 +1,4 @@
+import { accountClicks } from "../links/clicks";
 /**
  * The figures of the three dashboards (advanced home, results dashboard, simple home), computed from the rollups
  * the messages triggers keep, the contacts' and consents' indexes, and the campaigns' kept counts: never a scan of
@@ -223,6 +224,8 @@ export async function series(ctx: AppContext, user: User, days: (typeof RANGES)[
       return { date: d.date, sent: f.sent, delivered: f.delivered, failed: f.failed, undelivered: f.undelivered, unknown: f.unknown, replies: f.replies, optOuts: f.optOuts, newContacts: f.newContacts, deliveryRate: f.deliveryRate, spendMicros: f.spendMicros };
     }),
     totals,
+    /** People's clicks of short links in the period (issue 32), and the share of its texts with a link that were clicked. */
+    clicks: accountClicks(ctx, user.id, range.start, range.end),
     senders,
     campaigns,
   };

@@ -129,6 +129,8 @@ describe("a campaign's short links", () => {
         days: [{ date: day, humanClicks: 1 }],
       });
       expect((await call(acc, "GET", `/api/campaigns/${id}`)).body).toMatchObject({ humanClicks: 1, clickRate: 50 });
+      // The dashboard's week: one person's click, one of the two texts with a link clicked.
+      expect((await call(acc, "GET", "/api/results/series?days=7")).body.clicks).toEqual({ humanClicks: 1, textsWithLinks: 2, textsClicked: 1, clickRate: 50 });
 
       // The segment and the trigger count the same one person.
       const members = await call(acc, "GET", `/api/segments/${segment.body.id}/contacts`);

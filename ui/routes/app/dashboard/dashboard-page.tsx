@@ -51,12 +51,17 @@ export function DashboardPage() {
       <div id={`range-panel-${days}`} role="tabpanel" aria-labelledby={`range-tab-${days}`} className="space-y-6">
         <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
           {!s ? (
-            Array.from({ length: 8 }, (_, i) => <StatSkeleton key={i} />)
+            Array.from({ length: 9 }, (_, i) => <StatSkeleton key={i} />)
           ) : (
             <>
               <StatCard label="Total Sent" value={n(s.totals.sent)} hint={`${countOf(s.totals.segments, "segment", "segments", locale)}, ${countOf(s.totals.campaigns, "campaign", "campaigns", locale)}`} />
               <StatCard label="Delivered" value={n(s.totals.delivered)} hint={`${rate(s.totals.deliveryRate)} delivery rate`} />
               <StatCard label="Opened" value="—" hint="Texts carry no open tracking" />
+              <StatCard
+                label="Human clicks"
+                value={n(s.clicks.humanClicks)}
+                hint={`${rate(s.clicks.clickRate)} of ${countOf(s.clicks.textsWithLinks, "text", "texts", locale)} with a link clicked; previews and scanners left out`}
+              />
               <StatCard label="Bounced" value={n(s.totals.bounced)} hint={`${n(s.totals.failed)} refused, ${n(s.totals.undelivered)} undelivered`} />
               <StatCard label="Replies" value={n(s.totals.replies)} hint={`${rate(s.totals.responseRate)} response rate`} />
               <StatCard label="Opt-outs" value={n(s.totals.optOuts)} hint={`${rate(s.totals.optOutRate)} opt-out rate`} />
