@@ -24,7 +24,14 @@ type Form = {
   schedule: string;
   appendOptOut: boolean;
   recipients: RecipientsState;
+  /** Links go out as short links with these UTM parameters, expiring after so many days (issue 32). */
+  shortenLinks: boolean;
+  utmSource: string;
+  utmMedium: string;
+  utmCampaign: string;
+  linkExpiryDays: string;
 };
+const LINK_DEFAULTS = { shortenLinks: true, utmSource: "", utmMedium: "", utmCampaign: "", linkExpiryDays: "90" };
 type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "recipients", string>>;
 
 /** Sends (or schedules) a saved campaign and tells the user what happened. */
@@ -65,8 +72,13 @@ export function CampaignDialog({
           schedule: campaign.scheduledAt ? isoToZonedInput(campaign.scheduledAt, user.timezone) : "",
           appendOptOut: campaign.appendOptOut,
           recipients: recipientsStateOf(campaign.audience, campaign.recipients),
+          shortenLinks: campaign.shortenLinks,
+          utmSource: campaign.utmSource ?? "",
+          utmMedium: campaign.utmMedium ?? "",
+          utmCampaign: campaign.utmCampaign ?? "",
+          linkExpiryDays: String(campaign.linkExpiryDays),
         }
-      : { name: "", content: "", fromNumber: "", schedule: "", appendOptOut: true, recipients: emptyRecipients() },
+      : { name: "", content: "", fromNumber: "", schedule: "", appendOptOut: true, recipients: emptyRecipients(), ...LINK_DEFAULTS },
   );
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState<"draft" | "send" | null>(null);
@@ -85,7 +97,8 @@ export function CampaignDialog({
 
   const resolvedNow = resolveRecipients(form.recipients);
   const scheduledNow = form.schedule ? zonedInputToIso(form.schedule, user.timezone) : null;
-  const linkDomain = useLinkDomain();
+  const accountLinkDomain = useLinkDomain();
+  const linkDomain = form.shortenLinks ? accountLinkDomain : null;
   const delivery = useDeliveryPreview(
     resolvedNow.empty || (resolvedNow.audience.kind === "manual" && resolvedNow.recipients.some((r) => !isValidPhone(r)))
       ? null
@@ -96,6 +109,7 @@ export function CampaignDialog({
           appendOptOut: form.appendOptOut,
           scheduledAt: scheduledNow,
           fromNumber: form.fromNumber || null,
+          shortenLinks: form.shortenLinks,
         },
   );
 
@@ -135,6 +149,11 @@ export function CampaignDialog({
       fromName: null,
       scheduledAt,
       appendOptOut: form.appendOptOut,
+      shortenLinks: form.shortenLinks,
+      utmSource: form.utmSource.trim() || null,
+      utmMedium: form.utmMedium.trim() || null,
+      utmCampaign: form.utmCampaign.trim() || null,
+      linkExpiryDays: Math.min(3650, Math.max(1, Math.round(Number(form.linkExpiryDays)) || 90)),
     };
     setBusy(mode);
     let id = savedId;
@@ -225,6 +244,30 @@ export function CampaignDialog({
             <input type="checkbox" checked={form.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
             Add the opt-out line “Reply STOP to opt out”
           </label>
+          <label className="flex items-center gap-2 text-sm text-slate-700">
+            <input type="checkbox" checked={form.shortenLinks} onChange={(e) => set({ shortenLinks: e.target.checked })} />
+            Shorten links and count clicks{accountLinkDomain ? ` (${accountLinkDomain}/l/…)` : ""}
+          </label>
+          {form.shortenLinks && (
+            <div className="grid grid-cols-2 gap-2 sm:grid-cols-4" data-testid="link-options">
+              {(
+                [
+                  ["utmSource", "utm_source", "sms"],
+                  ["utmMedium", "utm_medium", "text"],
+                  ["utmCampaign", "utm_campaign", "spring-sale"],
+                ] as const
+              ).map(([key, label, hint]) => (
+                <label key={key} className="text-xs text-slate-600">
+                  {label}
+                  <Input value={form[key]} maxLength={100} placeholder={hint} onChange={(e) => set({ [key]: e.target.value })} />
+                </label>
+              ))}
+              <label className="text-xs text-slate-600">
+                Links expire after (days)
+                <Input type="number" min={1} max={3650} value={form.linkExpiryDays} onChange={(e) => set({ linkExpiryDays: e.target.value })} />
+              </label>
+            </div>
+          )}
           {errors.content && <FieldError text={errors.content} />}
         </Field>
 

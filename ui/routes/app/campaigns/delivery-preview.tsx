@@ -17,6 +17,8 @@ export type DeliveryQuestion = {
   transactional?: boolean;
   /** The sender chosen (the default number when empty), for the registration warning. */
   fromNumber?: string | null;
+  /** Links go out as short links (the default): measured at that length (issue 32). */
+  shortenLinks?: boolean;
 };
 
 const DEBOUNCE_MS = 300;
