@@ -5,7 +5,7 @@ import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
 import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
 import { mediaOfMessages, signedMediaUrl } from "../media/media";
-import { pricesNow } from "../providers/prices";
+import { mmsPricesNow, pricesNow } from "../providers/prices";
 import { adapterFor, readyAdapter } from "../providers/registry";
 import type { OutboxRow, OutboxStore, ProviderRegistry, SenderNumber } from "../sending/ports";
 import { zoneForRecipient } from "../sending/quiet-hours";
@@ -211,13 +211,18 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       const reached: Record<"sent" | "delivered" | "failed" | "unknown", StatusEventRow[]> = { sent: [], delivered: [], failed: [], unknown: [] };
       db.transaction(() => {
         // Each accepted message keeps the price its account charges now: a later price change leaves its spend be.
-        const prices = pricesNow(ctx, [...new Set(outcomes.flatMap((o) => (o.kind === "accepted" ? [o.accountId] : [])))]);
+        const accepted = [...new Set(outcomes.flatMap((o) => (o.kind === "accepted" ? [o.accountId] : [])))];
+        const prices = pricesNow(ctx, accepted);
+        // An MMS is one message at the provider's price per MMS (src/providers/mms.ts), whatever segments it reports.
+        const mms = mediaOfMessages(ctx, outcomes.flatMap((o) => (o.kind === "accepted" ? [o.row.id] : [])));
+        const mmsPrices = mms.size ? mmsPricesNow(ctx, accepted) : new Map<string, number>();
         for (const o of outcomes) {
           const row = o.row;
           if (row.campaignId) settle.add(row.campaignId);
           switch (o.kind) {
             case "accepted": {
-              st.sent!.run(o.status, o.providerMessageId, o.segments, prices.get(o.accountId) ?? null, now, now, row.id);
+              if (mms.has(row.id)) st.sent!.run(o.status, o.providerMessageId, 1, mmsPrices.get(o.accountId) ?? null, now, now, row.id);
+              else st.sent!.run(o.status, o.providerMessageId, o.segments, prices.get(o.accountId) ?? null, now, now, row.id);
               reached[o.status].push(row);
               const report = takeEarlyReport(ctx, o.accountId, o.providerMessageId);
               if (report) early.set(o.accountId, [...(early.get(o.accountId) ?? []), report]);

@@ -9,6 +9,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { smsProviders, type ProviderKind } from "../../db/schema";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
+import { DEFAULT_MMS_PRICE_MICROS } from "./mms";
 
 /** List prices per outbound US segment (late 2025); a starting point the user is told to replace with their own. */
 export const DEFAULT_SEGMENT_PRICE_MICROS: Record<ProviderKind, number> = {
@@ -74,4 +75,14 @@ export function setSegmentPrice(ctx: AppContext, userId: string, providerId: str
     .get();
   if (!changed) throw notFound("SMS provider not found");
   return segmentPrices(ctx, userId).find((p) => p.providerId === providerId)!;
+}
+
+/**
+ * The price per MMS of each provider account, by id: the provider's list price (DEFAULT_MMS_PRICE_MICROS, a default
+ * until an account can set its own), recorded on each MMS the provider accepts as the SMS price is on a text.
+ */
+export function mmsPricesNow(ctx: AppContext, providerIds: string[]): Map<string, number> {
+  if (!providerIds.length) return new Map();
+  const rows = ctx.db.select({ id: smsProviders.id, provider: smsProviders.provider }).from(smsProviders).where(inArray(smsProviders.id, providerIds)).all();
+  return new Map(rows.flatMap((a) => (DEFAULT_MMS_PRICE_MICROS[a.provider] === null ? [] : [[a.id, DEFAULT_MMS_PRICE_MICROS[a.provider]!] as const])));
 }

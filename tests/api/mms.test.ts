@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { SIGNED_URL_TTL_MS } from "../../src/media/media";
 import { CARRIER_SAFE_BYTES } from "../../src/media/resize";
 import { runDueJobs } from "../../src/jobs/jobs";
+import { DEFAULT_MMS_PRICE_MICROS } from "../../src/providers/mms";
 import { signedTwilioWebhook, startTwilioFake, twilioInboundParams, type TwilioFake } from "../support/fakes/twilio";
 import { photoJpeg } from "../support/media-fixtures";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -71,6 +72,12 @@ describe("sending MMS through Twilio", () => {
     expect(Buffer.from(fetched[0]!.bytes).equals(Buffer.from(photo))).toBe(true);
     expect(fetched[0]!.headers.get("content-type")).toBe("image/jpeg");
     expect(fetched[0]!.headers.get("x-content-type-options")).toBe("nosniff");
+    // Spend counts it as one MMS at Twilio's list price per MMS (a default), not per SMS segment.
+    const priced = await waitFor(
+      () => t.ctx.db.$client.query(`SELECT segments, segment_price_micros AS price FROM messages WHERE id = ?`).get(sent.body.id) as { segments: number; price: number | null },
+      (r) => r.price !== null,
+    );
+    expect(priced).toEqual({ segments: 1, price: DEFAULT_MMS_PRICE_MICROS.twilio! });
 
     // The same URL after its day: refused, the file not served.
     const realNow = t.ctx.now;
