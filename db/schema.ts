@@ -176,6 +176,20 @@ export const contactNames = sqliteTable(
 );
 
 /**
+ * Each contact's tags as rows (migration 0064, WITHOUT ROWID: the table is its key), kept by triggers on every write of
+ * contacts.tags: what a segment on a tag reads (src/contacts/filter-fields.ts) instead of every contact's JSON list.
+ */
+export const contactTags = sqliteTable(
+  "contact_tags",
+  {
+    userId: text("user_id").notNull(),
+    tag: text("tag").notNull(),
+    contactId: text("contact_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.tag, t.contactId] })],
+);
+
+/**
  * Purchases reported for a contact (src/contacts/engagement.ts), each with its amount in cents and time: what the
  * segments' purchases in the last 90 days count (the event log is pruned sooner) and what totalSpent adds up.
  */

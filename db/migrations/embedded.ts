@@ -47,6 +47,7 @@ import m43 from "./0055_state_rule_overrides.sql" with { type: "text" };
 import m44 from "./0056_number_registrations.sql" with { type: "text" };
 import m45 from "./0058_short_links.sql" with { type: "text" };
 import m46 from "./0061_media.sql" with { type: "text" };
+import m47 from "./0064_contact_tags.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -97,4 +98,5 @@ export const migrationSql: Record<string, string> = {
   "0056_number_registrations": m44,
   "0058_short_links": m45,
   "0061_media": m46,
+  "0064_contact_tags": m47,
 };

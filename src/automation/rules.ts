@@ -158,7 +158,7 @@ function checked(ctx: AppContext, userId: string, input: RuleInput) {
     config.days = c.days;
   }
   const conditions = checkConditions(input.conditions ?? {});
-  compileConditions(conditions, ctx.now());
+  compileConditions(conditions, ctx.now(), userId); // checks fields and operators
   const segmentId = input.segmentId?.trim() || null;
   if (segmentId && !findSegment(ctx, userId, segmentId)) throw badRequest("Segment not found");
   const a = input.actions ?? {};

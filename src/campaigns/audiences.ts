@@ -41,7 +41,7 @@ export function audienceCondition(ctx: AppContext, userId: string, audience: Cam
     case "segment": {
       const segment = findSegment(ctx, userId, audience.segmentId);
       if (!segment) throw badRequest("The chosen segment no longer exists");
-      return and(base, compileConditions(segment.conditions, now))!;
+      return and(base, compileConditions(segment.conditions, now, userId))!;
     }
     case "manual":
       return sql`0`;

@@ -31,6 +31,21 @@ export type FilterKind = "number" | "date" | "tags" | "text";
 /** A field's SQL at the time the segment is counted, and how its values compare. */
 export type FilterField = { col: (now: number) => SQL; kind: FilterKind };
 
+/**
+ * The user's contacts with a tag (op eq: exactly `tag`, case and all) or with a tag that holds `tag` without regard to
+ * case (op contains), read from contact_tags (migration 0064) as json_each over each contact's tags matched them,
+ * without reading every contact. For contains, the account's distinct tags (a small set) are found first by a skip
+ * scan of the table's key, one lookup a tag, then the contacts of those that match.
+ */
+export function tagCondition(userId: string, op: "eq" | "contains", tag: string): SQL {
+  if (op === "eq") return sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE user_id = ${userId} AND tag = ${tag})`;
+  return sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE user_id = ${userId} AND tag IN (
+    WITH RECURSIVE t(tag) AS (
+      SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId})
+      UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId} AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
+    SELECT tag FROM t WHERE instr(lower(tag), lower(${tag})) > 0))`;
+}
+
 /** A custom field's value (customFields.<name>), as text. */
 export const customFieldColumn = (name: string): SQL =>
   sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})`;

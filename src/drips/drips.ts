@@ -318,7 +318,7 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
   if (input.segmentId) {
     const segment = findSegment(ctx, userId, input.segmentId);
     if (!segment) throw notFound("Segment not found");
-    ids = contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now()), MAX_SEGMENT_ENROL);
+    ids = contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now(), userId), MAX_SEGMENT_ENROL);
   }
   if (!ids.length) throw badRequest("Choose the contacts or a segment to enrol");
   const out: EnrolOutcome = { enrolled: 0, skipped: [] };

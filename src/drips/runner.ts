@@ -81,7 +81,7 @@ function goalOrSegment(ctx: AppContext, drip: Drip, contact: Contact): string | 
   if (drip.goalTag && (contact.tags ?? []).includes(drip.goalTag)) return `Reached the goal (tag "${drip.goalTag}")`;
   if (drip.segmentId) {
     const segment = findSegment(ctx, drip.userId, drip.segmentId);
-    if (segment && !contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now()))) return `Left the segment "${segment.name}"`;
+    if (segment && !contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now(), drip.userId))) return `Left the segment "${segment.name}"`;
   }
   return null;
 }
@@ -310,7 +310,7 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
           .all();
         if (!rows.length) return rows;
         const ids = JSON.stringify(rows.map((r) => r.contactId));
-        const condition = compileConditions(segment.conditions, ctx.now());
+        const condition = compileConditions(segment.conditions, ctx.now(), drip.userId);
         const still = new Set(contactIdsWhere(ctx, drip.userId, sql`id IN (SELECT value FROM json_each(${ids})) AND (${condition})`, rows.length));
         for (const e of rows) {
           if (still.has(e.contactId)) continue;

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { CONTACT_ID, customFieldColumn, FILTER_FIELDS, type FilterField } from "../contacts/filter-fields";
+import { CONTACT_ID, customFieldColumn, FILTER_FIELDS, tagCondition, type FilterField } from "../contacts/filter-fields";
 import { badRequest } from "../http/errors";
 import { clickedCampaign, lastClickedColumn } from "../links/filter-fields";
 
@@ -60,9 +60,10 @@ function numberValue(field: string, v: unknown): number {
  * Conditions `{field: {op: value}}` to one SQL condition (all must hold), values always bound as parameters.
  * Fields: totalSpent, engagementScore, purchases90d (numbers), optInDate, lastEngaged, lastClicked (dates), tags, source,
  * clickedCampaign ({eq: id}: a person's click of that campaign's links), and
- * customFields.<name> (numeric comparison for gte/lte, text for eq/contains).
+ * customFields.<name> (numeric comparison for gte/lte, text for eq/contains). `userId`: the account whose contacts
+ * the condition is about (a tag's contacts are read from that account's rows of contact_tags).
  */
-export function compileConditions(conditions: Conditions, now: number): SQL {
+export function compileConditions(conditions: Conditions, now: number, userId: string): SQL {
   if (!conditions || typeof conditions !== "object" || Array.isArray(conditions)) throw badRequest("Conditions must be an object of field: {operator: value}");
   const parts: SQL[] = [];
   for (const [field, ops] of Object.entries(conditions)) {
@@ -105,11 +106,8 @@ export function compileConditions(conditions: Conditions, now: number): SQL {
         if (op !== "eq" && op !== "contains") throw badRequest(`Operator ${op} does not apply to tags; use eq or contains`);
         const tag = String(v ?? "").trim();
         if (!tag) throw badRequest("Invalid value for tags");
-        parts.push(
-          op === "eq"
-            ? sql`EXISTS (SELECT 1 FROM json_each(${col}) WHERE value = ${tag})`
-            : sql`EXISTS (SELECT 1 FROM json_each(${col}) WHERE instr(lower(value), lower(${tag})) > 0)`,
-        );
+        // eq: a tag exactly this (case and all); contains: a tag holding it without regard to case.
+        parts.push(tagCondition(userId, op, tag));
       } else {
         if (op === "gte" || op === "lte") throw badRequest(`Operator ${op} does not apply to ${field}; use eq or contains`);
         const s = String(v ?? "");

@@ -46,7 +46,7 @@ export function listSegments(ctx: AppContext, userId: string) {
 /** Counts the segment's contacts in the database and stores the count with the time. */
 export function refreshSegment(ctx: AppContext, userId: string, id: string) {
   const s = getSegment(ctx, userId, id);
-  const n = countContactsWhere(ctx, userId, compileConditions(s.conditions, ctx.now()));
+  const n = countContactsWhere(ctx, userId, compileConditions(s.conditions, ctx.now(), userId));
   ctx.db
     .update(segments)
     .set({ contactCount: n, lastUpdated: new Date(ctx.now()) })
@@ -62,7 +62,7 @@ function checked(ctx: AppContext, input: SegmentInput) {
   const name = (input.name ?? "").trim();
   if (!name) throw badRequest("Segment name is required");
   const conditions = checkConditions(input.conditions ?? {});
-  compileConditions(conditions, ctx.now());
+  compileConditions(conditions, ctx.now(), ""); // checks fields and operators (no account read)
   return { name, conditions };
 }
 
@@ -100,5 +100,5 @@ export function deleteSegment(ctx: AppContext, userId: string, id: string): void
 /** One page of the segment's contacts as they are now, newest first. */
 export function segmentContacts(ctx: AppContext, userId: string, id: string, page: { page: number; pageSize: number }) {
   const s = getSegment(ctx, userId, id);
-  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now()));
+  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId));
 }

@@ -51,6 +51,7 @@ const OWNERS: Record<string, string> = {
   contactConsents: "contacts",
   contactImports: "contacts",
   contactNames: "contacts",
+  contactTags: "contacts",
   contactPurchases: "contacts",
   contactNamesPending: "contacts",
   // Read by the triggers of contacts (migration 0052).
