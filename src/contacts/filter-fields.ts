@@ -33,17 +33,28 @@ export type FilterField = { col: (now: number) => SQL; kind: FilterKind };
 
 /**
  * The user's contacts with a tag (op eq: exactly `tag`, case and all) or with a tag that holds `tag` without regard to
- * case (op contains), read from contact_tags (migration 0064) as json_each over each contact's tags matched them,
- * without reading every contact. For contains, the account's distinct tags (a small set) are found first by a skip
- * scan of the table's key, one lookup a tag, then the contacts of those that match.
+ * case (op contains).
+ * - drive true, for a count (countContactsWhere with byTag): the tag's contacts listed first from contact_tags
+ *   (migration 0064), so SQLite reads those contacts rather than every contact of the owner and its JSON tags.
+ *   For contains, the account's distinct tags (a small set) are found by a skip scan of the table's key, one
+ *   lookup a tag, then the rows of those that match.
+ * - drive false (a page in date order, one contact's check): each contact read tested by json_each over its tags,
+ *   which measured faster there than a lookup of contact_tags's key per contact (scripts/bench/tag-segments.ts).
  */
-export function tagCondition(userId: string, op: "eq" | "contains", tag: string): SQL {
-  if (op === "eq") return sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE user_id = ${userId} AND tag = ${tag})`;
-  return sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE user_id = ${userId} AND tag IN (
+export function tagCondition(userId: string, op: "eq" | "contains", tag: string, drive = false): SQL {
+  if (!drive)
+    return op === "eq"
+      ? sql`EXISTS (SELECT 1 FROM json_each(${contacts.tags}) WHERE value = ${tag})`
+      : sql`EXISTS (SELECT 1 FROM json_each(${contacts.tags}) WHERE instr(lower(value), lower(${tag})) > 0)`;
+  const tags =
+    op === "eq"
+      ? sql`tag = ${tag}`
+      : sql`tag IN (
     WITH RECURSIVE t(tag) AS (
       SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId})
       UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId} AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
-    SELECT tag FROM t WHERE instr(lower(tag), lower(${tag})) > 0))`;
+    SELECT tag FROM t WHERE instr(lower(tag), lower(${tag})) > 0)`;
+  return sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE user_id = ${userId} AND ${tags})`;
 }
 
 /** A custom field's value (customFields.<name>), as text. */

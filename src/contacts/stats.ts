@@ -1,4 +1,4 @@
-import { and, count, eq, type SQL } from "drizzle-orm";
+import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import { contacts } from "../../db/schema";
 import type { AppContext } from "../context";
 import { storedTotal } from "./contacts";
@@ -27,9 +27,14 @@ export function contactsAddedByDay(ctx: AppContext, userId: string, days: { star
   });
 }
 
-/** The user's contacts that meet a condition over the contacts table (a segment's, from compileConditions). */
-export function countContactsWhere(ctx: AppContext, userId: string, condition: SQL): number {
-  return ctx.db.select({ n: count() }).from(contacts).where(and(eq(contacts.userId, userId), condition)).get()!.n;
+/**
+ * The user's contacts that meet a condition over the contacts table (a segment's, from compileConditions). byTag: the
+ * condition lists a tag's contacts (compileConditions with byTag): the owner test is then kept from the index of
+ * owners (unary +), so that SQLite reads the contacts from that list rather than every contact of the owner.
+ */
+export function countContactsWhere(ctx: AppContext, userId: string, condition: SQL, byTag = false): number {
+  const owner = byTag ? sql`+${contacts.userId} = ${userId}` : eq(contacts.userId, userId);
+  return ctx.db.select({ n: count() }).from(contacts).where(and(owner, condition)).get()!.n;
 }
 
 

@@ -61,9 +61,10 @@ function numberValue(field: string, v: unknown): number {
  * Fields: totalSpent, engagementScore, purchases90d (numbers), optInDate, lastEngaged, lastClicked (dates), tags, source,
  * clickedCampaign ({eq: id}: a person's click of that campaign's links), and
  * customFields.<name> (numeric comparison for gte/lte, text for eq/contains). `userId`: the account whose contacts
- * the condition is about (a tag's contacts are read from that account's rows of contact_tags).
+ * the condition is about (a tag's contacts are read from that account's rows of contact_tags); byTag: for a count
+ * by countContactsWhere with byTag, the tag's contacts listed first (tagCondition).
  */
-export function compileConditions(conditions: Conditions, now: number, userId: string): SQL {
+export function compileConditions(conditions: Conditions, now: number, userId: string, byTag = false): SQL {
   if (!conditions || typeof conditions !== "object" || Array.isArray(conditions)) throw badRequest("Conditions must be an object of field: {operator: value}");
   const parts: SQL[] = [];
   for (const [field, ops] of Object.entries(conditions)) {
@@ -107,7 +108,7 @@ export function compileConditions(conditions: Conditions, now: number, userId: s
         const tag = String(v ?? "").trim();
         if (!tag) throw badRequest("Invalid value for tags");
         // eq: a tag exactly this (case and all); contains: a tag holding it without regard to case.
-        parts.push(tagCondition(userId, op, tag));
+        parts.push(tagCondition(userId, op, tag, byTag));
       } else {
         if (op === "gte" || op === "lte") throw badRequest(`Operator ${op} does not apply to ${field}; use eq or contains`);
         const s = String(v ?? "");

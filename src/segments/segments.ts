@@ -46,7 +46,8 @@ export function listSegments(ctx: AppContext, userId: string) {
 /** Counts the segment's contacts in the database and stores the count with the time. */
 export function refreshSegment(ctx: AppContext, userId: string, id: string) {
   const s = getSegment(ctx, userId, id);
-  const n = countContactsWhere(ctx, userId, compileConditions(s.conditions, ctx.now(), userId));
+  const byTag = "tags" in s.conditions; // read the tag's contacts from its list (src/contacts/filter-fields.ts)
+  const n = countContactsWhere(ctx, userId, compileConditions(s.conditions, ctx.now(), userId, byTag), byTag);
   ctx.db
     .update(segments)
     .set({ contactCount: n, lastUpdated: new Date(ctx.now()) })
