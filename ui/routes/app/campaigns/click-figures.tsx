@@ -62,6 +62,11 @@ export function ClickFigures({ campaignId, locale, live }: { campaignId: string;
           </tbody>
         </table>
       )}
+      {f.days.length > 0 && (
+        <p className="text-xs text-slate-600" data-testid="clicks-by-day">
+          By day (UTC): {f.days.map((d) => `${d.date} ${n(d.humanClicks)}`).join(", ")}
+        </p>
+      )}
       <p className="text-xs text-slate-500" data-testid="clicks-not-counted">
         {others.length ? `Not counted: ${others.join(", ")}. ` : ""}Only people's clicks count;{" "}
         <Link to="/help" className="underline">
