@@ -1,14 +1,15 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { createCampaign, sendCampaign, type SendResult } from "../../../api/campaigns";
 import { useSegments } from "../../../api/segments";
 import { setSegmentPrice, useSegmentPrices } from "../../../api/results";
 import { TabPanel, Tabs } from "../../../components/tabs";
 import { Alert, Button, Card, Field, Input, Select, Spinner } from "../../../components/ui";
-import { ApiError, errorMessage } from "../../../lib/api";
+import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { DeliveryNote, MessagePreview, startedDescription, useDeliveryPreview } from "../campaigns/delivery-preview";
 import { zonedInputToIso, type Audience } from "../campaigns/model";
 import { SegmentCounter } from "../campaigns/segment-counter";
@@ -59,8 +60,6 @@ export function AdvancedSmsPage() {
   const [transactional, setTransactional] = useState(false);
   const [when, setWhen] = useState<"now" | "later">("now");
   const [scheduleAt, setScheduleAt] = useState("");
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<string | null>(null);
 
   useEffect(() => {
@@ -97,13 +96,9 @@ export function AdvancedSmsPage() {
             ? "Choose a time in the future."
             : null;
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (missing || !audience) return setError(missing);
-    setSending(true);
-    setError(null);
-    setResult(null);
-    try {
+  const send = useMutation(
+    async (audience: Audience) => {
+      setResult(null);
       const stamp = new Intl.DateTimeFormat(user.locale, { dateStyle: "medium", timeStyle: "short", timeZone: user.timezone }).format(new Date());
       const created = await createCampaign({
         name: `Advanced SMS · ${stamp}`,
@@ -117,19 +112,24 @@ export function AdvancedSmsPage() {
       });
       if (!created.id) throw new Error("Failed to get campaign ID from response");
       const sent: SendResult = await sendCampaign(created.id, scheduledAt);
-      const text =
-        sent.campaign.status === "scheduled"
-          ? `Scheduled for ${new Intl.DateTimeFormat(user.locale, { dateStyle: "medium", timeStyle: "short", timeZone: user.timezone }).format(new Date(scheduledAt!))}.`
-          : startedDescription(sent, delivery.data);
-      setResult(text);
-      toast({ title: sent.campaign.status === "scheduled" ? "Message scheduled" : "Message sent", description: text });
-      setContent("");
-    } catch (err) {
-      setError(err instanceof ApiError || err instanceof Error ? err.message : errorMessage(err, "Could not send the message"));
-    } finally {
-      setSending(false);
-    }
-  };
+      return sent.campaign.status === "scheduled"
+        ? {
+            title: "Message scheduled",
+            text: `Scheduled for ${new Intl.DateTimeFormat(user.locale, { dateStyle: "medium", timeStyle: "short", timeZone: user.timezone }).format(new Date(scheduledAt!))}.`,
+          }
+        : { title: "Message sent", text: startedDescription(sent, delivery.data) };
+    },
+    {
+      onSuccess: ({ text }) => {
+        setResult(text);
+        setContent("");
+      },
+      success: ({ title, text }) => ({ title, description: text }),
+      fallback: "Could not send the message",
+    },
+  );
+  const { busy: sending, error, setError } = send;
+  const submit = submitWith(() => (missing || !audience ? setError(missing) : send.run(audience)));
 
   return (
     <div className="space-y-6">
@@ -289,24 +289,21 @@ function CostEstimate({
   const account = prices.data?.data.find((p) => p.providerId === providerId) ?? null;
   const custom = account?.customPriceMicros ?? null;
   const [price, setPrice] = useState("");
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const saving = useMutation(
+    async (providerId: string, value: number | null) => {
+      await setSegmentPrice(providerId, value);
+      await prices.reload();
+    },
+    { fallback: "Could not save the price" },
+  );
+  const { error, setError } = saving;
   useEffect(() => setPrice(custom === null ? "" : String(custom / 1_000_000)), [custom, providerId]);
 
   const save = async (value: number | null) => {
     if (!account) return;
     // The server's bound: no segment costs more than a dollar, so a few zeros too many are a typo.
     if (value !== null && (!Number.isFinite(value) || value < 0 || value > 1_000_000)) return setError("Enter a price from 0 to 1 dollar, like 0.0079");
-    setSaving(true);
-    setError(null);
-    try {
-      await setSegmentPrice(account.providerId, value);
-      await prices.reload();
-    } catch (err) {
-      setError(errorMessage(err, "Could not save the price"));
-    } finally {
-      setSaving(false);
-    }
+    return saving.run(account.providerId, value);
   };
 
   return (
@@ -330,11 +327,11 @@ function CostEstimate({
                 onChange={(e) => setPrice(e.target.value)}
               />
             </Field>
-            <Button variant="secondary" disabled={saving} onClick={() => void save(price.trim() === "" ? null : Math.round(Number(price) * 1_000_000))}>
-              {saving ? <Spinner /> : "Save price"}
+            <Button variant="secondary" disabled={saving.busy} onClick={() => void save(price.trim() === "" ? null : Math.round(Number(price) * 1_000_000))}>
+              {saving.busy ? <Spinner /> : "Save price"}
             </Button>
             {custom !== null && (
-              <Button variant="ghost" disabled={saving} onClick={() => void save(null)}>
+              <Button variant="ghost" disabled={saving.busy} onClick={() => void save(null)}>
                 Use default
               </Button>
             )}

@@ -8,6 +8,7 @@ import { Card } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { AddToDrip } from "../automation/add-to-drip";
 import { BulkActions } from "./bulk-actions";
 import { ConsentDialog } from "./consent-dialog";
@@ -35,7 +36,6 @@ export function ContactsPage() {
   const [dupPage, setDupPage] = useState(1);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [tagText, setTagText] = useState("");
-  const [bulkBusy, setBulkBusy] = useState(false);
   const [editing, setEditing] = useState<Contact | null>(null);
   const [dialogOpen, setDialogOpen] = useState(false);
   const [importOpen, setImportOpen] = useState(false);
@@ -113,19 +113,29 @@ export function ContactsPage() {
     setChatWith(c);
   };
 
+  // The bulk bar's two changes; their failures read as one plain sentence each, as before.
+  const bulkDeleting = useMutation((ids: string[]) => contactsApi.deleteContacts(ids), {
+    onSuccess: () => refresh(),
+    success: (_, ids) => ({ title: "Contacts deleted", description: `${ids.length} contact${ids.length === 1 ? "" : "s"} deleted.` }),
+    failureToast: () => ({ title: "Error", description: "Failed to delete items", variant: "destructive" }),
+  });
+  const tagging = useMutation((ids: string[], tags: string[]) => contactsApi.tagContacts(ids, tags), {
+    onSuccess: () => {
+      setTagText("");
+      refresh();
+    },
+    success: (_, ids, tags) => ({
+      title: "Tags added",
+      description: `Added ${tags.join(", ")} to ${ids.length} contact${ids.length === 1 ? "" : "s"}.`,
+    }),
+    failureToast: () => ({ title: "Error", description: "Failed to tag contacts", variant: "destructive" }),
+  });
+  const bulkBusy = bulkDeleting.busy || tagging.busy;
+
   const bulkDelete = async () => {
     const ids = [...selected];
-    if (!ids.length) return;
-    setBulkBusy(true);
-    try {
-      await contactsApi.deleteContacts(ids);
-      toast({ title: "Contacts deleted", description: `${ids.length} contact${ids.length === 1 ? "" : "s"} deleted.` });
-      refresh();
-    } catch {
-      toast({ title: "Error", description: "Failed to delete items", variant: "destructive" });
-    } finally {
-      setBulkBusy(false);
-    }
+    if (!ids.length || bulkBusy) return;
+    await bulkDeleting.run(ids);
   };
 
   const bulkTag = async () => {
@@ -134,20 +144,8 @@ export function ContactsPage() {
       toast({ title: "Error", description: "Enter at least one tag", variant: "destructive" });
       return;
     }
-    setBulkBusy(true);
-    try {
-      await contactsApi.tagContacts([...selected], tags);
-      toast({
-        title: "Tags added",
-        description: `Added ${tags.join(", ")} to ${selected.size} contact${selected.size === 1 ? "" : "s"}.`,
-      });
-      setTagText("");
-      refresh();
-    } catch {
-      toast({ title: "Error", description: "Failed to tag contacts", variant: "destructive" });
-    } finally {
-      setBulkBusy(false);
-    }
+    if (bulkBusy) return;
+    await tagging.run([...selected], tags);
   };
 
   const exportCsv = async () => {

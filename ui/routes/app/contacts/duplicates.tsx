@@ -3,6 +3,7 @@ import { Button, Modal, Spinner } from "../../../components/ui";
 import { mergeContacts } from "../../../api/contacts";
 import { formatNumber } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { contactName, formatPhone, type DuplicateGroup } from "./model";
 
 /** Lists up to 3 duplicate groups, then "And N more duplicate groups...", with a View Duplicates / Show All toggle. */
@@ -67,7 +68,20 @@ export function MergeDialog({
   onMerged: () => void;
 }) {
   const [primary, setPrimary] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  // Run only from the dialog below, which shows only with a group.
+  const merging = useMutation(
+    (keep: string, group: DuplicateGroup) => mergeContacts(keep, group.contacts.map((c) => c.id).filter((id) => id !== keep)),
+    {
+      onSuccess: (_, _keep, group) => {
+        toast({ title: "Contacts merged", description: `${group.contacts.length} contacts merged into one.` });
+        onMerged();
+        onClose();
+      },
+      // The server's reason is not shown: one plain sentence, as before.
+      failureToast: () => ({ title: "Merge failed", description: "Failed to merge contacts. Please try again.", variant: "destructive" }),
+    },
+  );
+  const busy = merging.busy;
   useEffect(() => setPrimary(null), [group]);
   if (!group) return null;
 
@@ -80,20 +94,7 @@ export function MergeDialog({
       });
       return;
     }
-    setBusy(true);
-    try {
-      await mergeContacts(
-        primary,
-        group.contacts.map((c) => c.id).filter((id) => id !== primary),
-      );
-      toast({ title: "Contacts merged", description: `${group.contacts.length} contacts merged into one.` });
-      onMerged();
-      onClose();
-    } catch {
-      toast({ title: "Merge failed", description: "Failed to merge contacts. Please try again.", variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
+    await merging.run(primary, group);
   };
 
   return (
