@@ -4,6 +4,7 @@ import { Button, Card, Field, Input, Select, Spinner, cx } from "../../component
 import { sendContactMessage } from "../../api/support";
 import { ApiError } from "../../lib/api";
 import { toast } from "../../lib/toast";
+import { useMutation } from "../../lib/use-mutation";
 import type { IconName } from "../../components/icons";
 import { IconBadge, PageIntro } from "./shared";
 
@@ -47,7 +48,18 @@ const FALLBACK = "Failed to send message. Please try again.";
 
 export function ContactPage() {
   const [form, setForm] = useState<Form>(EMPTY);
-  const [sending, setSending] = useState(false);
+  const send = useMutation(
+    (body: Parameters<typeof sendContactMessage>[0]) =>
+      // The server's reason when it gave one; a failed connection reads as the plain sentence.
+      sendContactMessage(body).catch((err: unknown) => Promise.reject(err instanceof ApiError && err.message ? err : new Error(FALLBACK))),
+    {
+      onSuccess: () => setForm(EMPTY),
+      success: { title: "Message Sent!", description: "We'll get back to you within 24 hours." },
+      fallback: FALLBACK,
+      failureToast: "Error",
+    },
+  );
+  const sending = send.busy;
   const set = <K extends keyof Form>(key: K) => (value: Form[K]) => setForm((f) => ({ ...f, [key]: value }));
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
@@ -61,25 +73,15 @@ export function ContactPage() {
       toast({ title: "Error", description: "Please fill in all required fields", variant: "destructive" });
       return;
     }
-    setSending(true);
-    try {
-      await sendContactMessage({
-          name,
-          email,
-          company: form.company.trim() || null,
-          phone: form.phone.trim() || null,
-          subject,
-          priority: form.priority,
-          message,
-      });
-      toast({ title: "Message Sent!", description: "We'll get back to you within 24 hours." });
-      setForm(EMPTY);
-    } catch (err) {
-      const description = err instanceof ApiError && err.message ? err.message : FALLBACK;
-      toast({ title: "Error", description, variant: "destructive" });
-    } finally {
-      setSending(false);
-    }
+    await send.run({
+      name,
+      email,
+      company: form.company.trim() || null,
+      phone: form.phone.trim() || null,
+      subject,
+      priority: form.priority,
+      message,
+    });
   };
 
   return (
