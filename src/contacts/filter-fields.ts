@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { contactPurchases, contacts } from "../../db/schema";
+import type { AppContext } from "../context";
 
 const DAY = 86_400_000;
 
@@ -55,6 +56,28 @@ export function tagCondition(userId: string, op: "eq" | "contains", tag: string,
       UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId} AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
     SELECT tag FROM t WHERE instr(lower(tag), lower(${tag})) > 0)`;
   return sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE user_id = ${userId} AND ${tags})`;
+}
+
+/**
+ * How many of the user's contacts tagCondition finds, read from contact_tags's key alone: for a segment whose only
+ * condition is one tag operator, where even a list of a common tag's contacts (300,000 of a million) costs a
+ * second looked up contact by contact. Each row of contact_tags is a stored contact's (the triggers remove them
+ * with it).
+ */
+export function countTagged(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string): number {
+  const db = ctx.db.$client;
+  if (op === "eq") return (db.query(`SELECT count(*) AS n FROM contact_tags WHERE user_id = ? AND tag = ?`).get(userId, tag) as { n: number }).n;
+  return (
+    db
+      .query(
+        `WITH RECURSIVE t(tag) AS (
+           SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ?1)
+           UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ?1 AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
+         SELECT count(DISTINCT contact_id) AS n FROM contact_tags
+         WHERE user_id = ?1 AND tag IN (SELECT tag FROM t WHERE instr(lower(tag), lower(?2)) > 0)`,
+      )
+      .get(userId, tag) as { n: number }
+  ).n;
 }
 
 /** A custom field's value (customFields.<name>), as text. */

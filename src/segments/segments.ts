@@ -1,6 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { segments } from "../../db/schema";
 import { listContacts } from "../contacts/contacts";
+import { countTagged } from "../contacts/filter-fields";
 import { countContactsWhere } from "../contacts/stats";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
@@ -43,11 +44,20 @@ export function listSegments(ctx: AppContext, userId: string) {
     .map(segmentView);
 }
 
+/** A segment of one tag operator and nothing else ({tags: {eq: "vip"}}): counted from the tags' index alone. */
+function onlyTag(conditions: Record<string, Record<string, unknown>>): ["eq" | "contains", string] | null {
+  const fields = Object.keys(conditions);
+  if (fields.length !== 1 || fields[0] !== "tags") return null;
+  const ops = Object.entries(conditions.tags ?? {});
+  if (ops.length !== 1 || (ops[0]![0] !== "eq" && ops[0]![0] !== "contains")) return null;
+  return [ops[0]![0], String(ops[0]![1] ?? "").trim()]; // trimmed as compileConditions trims it
+}
+
 /** Counts the segment's contacts in the database and stores the count with the time. */
 export function refreshSegment(ctx: AppContext, userId: string, id: string) {
   const s = getSegment(ctx, userId, id);
-  const byTag = "tags" in s.conditions; // read the tag's contacts from its list (src/contacts/filter-fields.ts)
-  const n = countContactsWhere(ctx, userId, compileConditions(s.conditions, ctx.now(), userId, byTag), byTag);
+  const condition = compileConditions(s.conditions, ctx.now(), userId, "tags" in s.conditions); // checks them first
+  const n = onlyTag(s.conditions) ? countTagged(ctx, userId, ...onlyTag(s.conditions)!) : countContactsWhere(ctx, userId, condition, "tags" in s.conditions);
   ctx.db
     .update(segments)
     .set({ contactCount: n, lastUpdated: new Date(ctx.now()) })
