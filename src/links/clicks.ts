@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { deliveredTimes } from "../messages/messages";
-import { classify, type Verdict } from "./classify";
+import { classify, SCANNER_WINDOW_MS, type Verdict } from "./classify";
 import type { ShortLink } from "./links";
 
 /**
@@ -31,7 +31,7 @@ function bufferOf(ctx: AppContext): Buffer {
   let b = buffers.get(ctx);
   if (!b) {
     buffers.set(ctx, (b = { hits: [], timer: null }));
-    ctx.onStop.push(() => void flushClicks(ctx));
+    ctx.onStop.push(() => void flushClicks(ctx, true));
   }
   return b;
 }
@@ -47,15 +47,32 @@ export function recordHit(ctx: AppContext, hit: PendingHit) {
   }
 }
 
-/** Writes the hits waiting, classified, in one transaction. Answers how many it wrote. */
-export function flushClicks(ctx: AppContext): number {
+/**
+ * Writes the hits waiting, classified, in one transaction. Answers how many it wrote. A hit of a message with no
+ * delivery report yet waits until the scanner window has passed (a scanner may open the link before the report
+ * arrives), unless `all` (a stop) writes everything now.
+ */
+export function flushClicks(ctx: AppContext, all = false): number {
   const b = buffers.get(ctx);
   if (!b) return 0;
   if (b.timer) clearTimeout(b.timer);
   b.timer = null;
-  const hits = b.hits.splice(0);
+  let hits = b.hits.splice(0);
   if (!hits.length) return 0;
   const db = ctx.db.$client;
+  if (!all) {
+    const now = ctx.now();
+    const known = deliveredTimes(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id && now - h.at < SCANNER_WINDOW_MS ? [h.link.message_id] : [])))]);
+    const wait = hits.filter((h) => h.link.message_id && now - h.at < SCANNER_WINDOW_MS && !known.has(h.link.message_id));
+    if (wait.length) {
+      const waiting = new Set(wait);
+      hits = hits.filter((h) => !waiting.has(h));
+      b.hits.unshift(...wait);
+      b.timer = setTimeout(() => flushClicks(ctx), SCANNER_WINDOW_MS / 5);
+      (b.timer as { unref?: () => void }).unref?.();
+    }
+    if (!hits.length) return 0;
+  }
   const insert = db.prepare(
     `INSERT INTO link_clicks (code, user_id, campaign_id, contact_id, url, at, method, user_agent, address_class, verdict, reason)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,

@@ -195,6 +195,29 @@ describe("a campaign's short links", () => {
     const code = /\/l\/(\w{7})/.exec((await receivedBy(a)).body)![1]!;
     const opened = await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": CHROME } });
     expect(opened.headers.get("location")).toBe("https://www.example.com/menu");
+    // A scanner that opens the link before the delivery report arrives: the hit waits out the window, then the
+    // report (a second after the hit) makes it a scanner's. The delivery is replayed on the row: the fake reports at once.
+    const messageId = (t.ctx.db.$client.query(`SELECT message_id AS id FROM short_links WHERE code = ?`).get(code) as { id: string }).id;
+    // The fake's own report first, so it cannot land in the middle of the replay.
+    await waitFor(() => t.ctx.db.$client.query(`SELECT status FROM messages WHERE id = ?`).get(messageId), (m) => (m as { status: string }).status === "delivered");
+    const realNow = t.ctx.now;
+    const at = realNow() + 3_600_000;
+    try {
+      t.ctx.db.$client.query(`UPDATE messages SET delivered_at = NULL WHERE id = ?`).run(messageId);
+      flushClicks(t.ctx, true);
+      t.ctx.db.$client.query(`DELETE FROM link_clicks WHERE code = ?`).run(code);
+      t.ctx.now = () => at;
+      expect((await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": CHROME } })).status).toBe(302);
+      expect(flushClicks(t.ctx)).toBe(0);
+      t.ctx.db.$client.query(`UPDATE messages SET delivered_at = ? WHERE id = ?`).run(at + 1_000, messageId);
+      t.ctx.now = () => at + 5_000;
+      expect(flushClicks(t.ctx)).toBe(1);
+      expect(t.ctx.db.$client.query(`SELECT verdict, reason FROM link_clicks WHERE code = ?`).all(code)).toEqual([
+        { verdict: "scanner", reason: "Within 5 s of the delivery report" },
+      ]);
+    } finally {
+      t.ctx.now = realNow;
+    }
     const long = await call(acc, "POST", "/api/campaigns", { name: "Long", content: "See www.example.com/menu today", recipients: [b], appendOptOut: false, shortenLinks: false });
     await call(acc, "POST", `/api/campaigns/${long.body.id}/send`);
     expect((await receivedBy(b)).body).toBe("See www.example.com/menu today");
