@@ -43,6 +43,18 @@ const pageOf = <T extends TSchema>(item: T) =>
 export const ContactPage = pageOf(Contact);
 
 const messageStatus = t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)));
+/** A picture or file of an MMS. */
+export const MediaItem = t.Object({
+    id: t.String(),
+    contentType: t.String({ description: "Read from the file's bytes: image/jpeg, image/png, image/gif, application/pdf, text/vcard, or application/octet-stream for anything else received" }),
+    filename: t.String(),
+    size: t.Integer({ description: "Bytes" }),
+    status: t.Union([t.Literal("stored"), t.Literal("pending"), t.Literal("failed")], { description: "pending: a received item still being copied from the provider" }),
+    // Optional here only: the document's builder takes a property named "error" for TypeBox's error message and drops it.
+    error: t.Optional(nullable(t.String())),
+    url: t.String({ description: "Where a signed-in user opens it (GET /api/media/{id})" }),
+  });
+
 const messageFields = {
   id: t.String(),
   phone: t.String(),
@@ -57,7 +69,9 @@ const messageFields = {
   createdAt: time,
   sentAt: nullable(time),
   deliveredAt: nullable(time),
+  media: t.Array(MediaItem, { description: "An MMS's pictures and files, in order; empty for a text" }),
 };
+
 
 export const Message = t.Object({ ...messageFields, contactId: nullable(t.String()) });
 
@@ -129,6 +143,7 @@ export const Deleted = t.Object({ deleted: t.Literal(true) });
 export const SCHEMAS: Record<string, TSchema> = {
   Contact,
   ContactPage,
+  MediaItem,
   Message,
   QueuedMessage,
   Campaign,

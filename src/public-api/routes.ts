@@ -4,6 +4,7 @@ import { KEY_REUSED, onceByKey, sendChat } from "../conversations/conversations"
 import { bulkTag, getContact, contactView } from "../contacts/contacts";
 import { badRequest, HttpError, unauthorized } from "../http/errors";
 import { getMessage, withMedia } from "../messages/messages";
+import { MAX_MEDIA_PER_MESSAGE } from "../media/media";
 import { recipientPhone } from "../users/default-country";
 import { recordPurchase } from "../automation/runner";
 import { createCampaign, getCampaign, sendCampaign, viewOf } from "../campaigns/campaigns";
@@ -247,6 +248,9 @@ export function publicApiRoutes(ctx: AppContext) {
           phone,
           content: t.String({ minLength: 1, maxLength: 1600, error: "content is the message text (1 to 1,600 characters)" }),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
+          mediaIds: t.Optional(
+            t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_MEDIA_PER_MESSAGE, error: `mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)` }),
+          ),
         }),
         ...operation({
           operationId: "sendMessage",

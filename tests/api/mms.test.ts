@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { SIGNED_URL_TTL_MS } from "../../src/media/media";
 import { CARRIER_SAFE_BYTES } from "../../src/media/resize";
 import { runDueJobs } from "../../src/jobs/jobs";
+import { grantLicense } from "../../src/licenses/licenses";
 import { DEFAULT_MMS_PRICE_MICROS } from "../../src/providers/mms";
 import { signedTwilioWebhook, startTwilioFake, twilioInboundParams, type TwilioFake } from "../support/fakes/twilio";
 import { photoJpeg } from "../support/media-fixtures";
@@ -118,6 +119,23 @@ describe("sending MMS through Twilio", () => {
     expect(fetched[0]!.bytes.length).toBe(up.size);
     expect(fetched[0]!.bytes.length).toBeLessThanOrEqual(CARRIER_SAFE_BYTES);
     expect([...fetched[0]!.bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+  });
+
+  test("an API key sends an uploaded picture as an MMS: it arrives byte for byte", async () => {
+    const { acc } = await account();
+    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await t.confirm(acc);
+    const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Shop", permissions: ["messages:send", "messages:read"] } })).body.key;
+    const photo = photoJpeg(300, 200, 85, 9);
+    // Uploaded by the signed-in account (an upload route for keys is not in /api/v1 yet).
+    const up = await upload(acc, photo, "order.jpg");
+    const sent = await t.api("/api/v1/messages", { method: "POST", token: key, origin: false, body: { phone: "+14155557005", content: "Your order", mediaIds: [up.id] } });
+    expect(sent.status).toBe(202);
+    expect(sent.body.media.map((m: any) => m.id)).toEqual([up.id]);
+    const { fetched } = await arrived("+14155557005");
+    expect(Buffer.from(fetched[0]!.bytes).equals(Buffer.from(photo))).toBe(true);
+    const read = await t.api(`/api/v1/messages/${sent.body.id}`, { token: key, origin: false });
+    expect(read.body.media).toHaveLength(1);
   });
 
   test("a provider that cannot send MMS refuses before anything is queued", async () => {
