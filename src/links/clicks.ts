@@ -24,13 +24,14 @@ export type PendingHit = {
 const FLUSH_AFTER_MS = 100;
 const FLUSH_AT = 500;
 
-type Buffer = { hits: PendingHit[]; timer: ReturnType<typeof setTimeout> | null };
+/** `fresh`: hits pushed since the last flush (hits left waiting for a delivery report do not start another). */
+type Buffer = { hits: PendingHit[]; fresh: number; timer: ReturnType<typeof setTimeout> | null };
 const buffers = new WeakMap<AppContext, Buffer>();
 
 function bufferOf(ctx: AppContext): Buffer {
   let b = buffers.get(ctx);
   if (!b) {
-    buffers.set(ctx, (b = { hits: [], timer: null }));
+    buffers.set(ctx, (b = { hits: [], fresh: 0, timer: null }));
     ctx.onStop.push(() => void flushClicks(ctx, true));
   }
   return b;
@@ -40,7 +41,7 @@ function bufferOf(ctx: AppContext): Buffer {
 export function recordHit(ctx: AppContext, hit: PendingHit) {
   const b = bufferOf(ctx);
   b.hits.push(hit);
-  if (b.hits.length >= FLUSH_AT) queueMicrotask(() => flushClicks(ctx));
+  if (++b.fresh === FLUSH_AT) queueMicrotask(() => flushClicks(ctx));
   else if (!b.timer) {
     b.timer = setTimeout(() => flushClicks(ctx), FLUSH_AFTER_MS);
     (b.timer as { unref?: () => void }).unref?.();
@@ -57,6 +58,7 @@ export function flushClicks(ctx: AppContext, all = false): number {
   if (!b) return 0;
   if (b.timer) clearTimeout(b.timer);
   b.timer = null;
+  b.fresh = 0;
   let hits = b.hits.splice(0);
   if (!hits.length) return 0;
   const db = ctx.db.$client;
