@@ -22,6 +22,7 @@ import { startInboundMediaCopies } from "./inbound/media-copy";
 import { startAutomation } from "./automation/runner";
 import { registerDrips, releaseHeldDripSteps } from "./drips/runner";
 import { scheduleDeliveryPruning } from "./outbound-webhooks/retention";
+import { scheduleMediaSweep } from "./media/media";
 import { sealClearSecrets, startOutboundWebhooks, webhookHolder } from "./outbound-webhooks/webhooks";
 import { apiKeyHolder } from "./api-keys/keys";
 import { registerCredentialHolder } from "./auth/session-credentials";
@@ -141,6 +142,7 @@ export async function startServer(
   scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   startOutboundWebhooks(ctx);
   scheduleDeliveryPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
+  scheduleMediaSweep(ctx);
   startAutomation(ctx);
   scheduleBackups(ctx);
   scheduleRegistrationChecks(ctx);

@@ -3,6 +3,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
+import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { deriveKey } from "../secrets/secret-key";
 import { UNKNOWN_TYPE } from "./sniff";
 
@@ -169,13 +170,28 @@ export function attachMedia(ctx: AppContext, ids: string[], messageId: string) {
 
 /**
  * Removes the items whose message was deleted (marked by the trigger of migration 0061) and their files; answers
- * how many. Run after the deletes (retention, an account's messages cleared) and at start.
+ * how many, a batch at a time (scheduleMediaSweep).
  */
 export function sweepOrphanedMedia(ctx: AppContext, limit = 1000): number {
   const rows = ctx.db.$client.query(`SELECT id, user_id FROM media WHERE status = 'orphaned' LIMIT ?`).all(limit) as Pick<MediaRow, "id" | "user_id">[];
   for (const r of rows) rmSync(mediaPath(ctx, r), { force: true });
   if (rows.length) ctx.db.$client.query(`DELETE FROM media WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rows.map((r) => r.id)));
   return rows.length;
+}
+
+const SWEEP = "media.sweep";
+const HOUR = 3_600_000;
+
+/**
+ * The sweep from the jobs table: at start, then hourly, again at once while batches come back full, so a deleted
+ * campaign's pictures leave the disk within the hour.
+ */
+export function scheduleMediaSweep(ctx: AppContext, batch = 1000) {
+  registerJobHandler(ctx, SWEEP, () => {
+    const removed = sweepOrphanedMedia(ctx, batch);
+    return { result: { removed }, runAgainAt: removed === batch ? ctx.now() : ctx.now() + HOUR };
+  }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
+  enqueueJob(ctx, { kind: SWEEP, key: SWEEP, runAt: ctx.now() });
 }
 
 // --- Signed URLs for providers ---------------------------------------------------------------------------------

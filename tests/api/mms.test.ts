@@ -1,7 +1,8 @@
 // Issue 33: MMS against a Twilio fake that fetches the MediaUrl it is given, as Twilio does right after it accepts
 // the message. Our URL's signature and expiry are checked by the appliance; the fake records what it was answered.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { SIGNED_URL_TTL_MS } from "../../src/media/media";
+import { existsSync } from "node:fs";
+import { SIGNED_URL_TTL_MS, findMedia, mediaPath } from "../../src/media/media";
 import { CARRIER_SAFE_BYTES } from "../../src/media/resize";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { grantLicense } from "../../src/licenses/licenses";
@@ -103,6 +104,29 @@ describe("sending MMS through Twilio", () => {
     const again = await post(acc, "/api/messages", { phone: "+14155557002", content: "again", mediaIds: [up.id] });
     expect(again.status).toBe(400);
     expect(again.body.message).toBe(`Attachment ${up.id} was already sent with another message: upload it again`);
+  });
+
+  test("a deleted message's pictures leave the disk at the next hourly sweep", async () => {
+    const { acc } = await account();
+    const up = await upload(acc, photoJpeg(64, 48, 80, 3), "gone.jpg");
+    const sent = await post(acc, "/api/messages", { phone: "+14155557009", content: "Soon gone", mediaIds: [up.id] });
+    expect(sent.status).toBe(202);
+    await arrived("+14155557009");
+    const row = findMedia(t.ctx, up.id)!;
+    expect(existsSync(mediaPath(t.ctx, row))).toBe(true);
+    // What deleting a campaign's or an account's messages does to the row; the trigger marks the item orphaned.
+    t.ctx.db.$client.query(`DELETE FROM messages WHERE id = ?`).run(sent.body.id);
+    expect((await t.api(`/api/media/${up.id}`, { token: acc.token })).status).toBe(404);
+    const realNow = t.ctx.now;
+    const start = realNow();
+    t.ctx.now = () => start + 61 * 60_000;
+    try {
+      await runDueJobs(t.ctx).settled;
+    } finally {
+      t.ctx.now = realNow;
+    }
+    expect(findMedia(t.ctx, up.id)).toBeNull();
+    expect(existsSync(mediaPath(t.ctx, row))).toBe(false);
   });
 
   test("a 6 MB photo arrives resized under the limit; a picture alone needs no text", async () => {
