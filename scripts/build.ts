@@ -19,7 +19,7 @@ const outfile = outIndex >= 0 ? resolve(args[outIndex + 1]!) : join(root, "dist"
 const result = await Bun.build({
   // The CSV import parses and validates phones in a Worker, and a restore inspects an archive's database in one; a
   // compiled executable only has the workers it was built with.
-  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "contacts", "import-worker.ts"), join(root, "src", "backups", "inspect-worker.ts")],
+  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "contacts", "import-worker.ts"), join(root, "src", "backups", "inspect-worker.ts"), join(root, "src", "media", "resize-worker.ts")],
   compile: { outfile },
   minify: true,
   bytecode: true,

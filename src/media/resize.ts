@@ -17,6 +17,10 @@ const TRIES = 7;
 
 export class TooLarge extends Error {}
 
+/** What the resizing thread (resize-worker.ts) is asked and answers. */
+export type FitRequest = { bytes: Uint8Array; type: MediaType };
+export type FitAnswer = { ok: true; bytes: Uint8Array; type: MediaType } | { ok: false; tooLarge: boolean; message: string };
+
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
   return `${Math.ceil(n / 1024)} KB`;

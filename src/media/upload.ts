@@ -1,7 +1,8 @@
 import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
 import { mediaView, safeFilename, saveMedia, type MediaView } from "./media";
-import { fitForMms, TooLarge } from "./resize";
+import { TooLarge } from "./resize";
+import { fitForMmsInThread } from "./resize-thread";
 import { ACCEPTED_TYPES, sniffMediaType } from "./sniff";
 
 export type UploadedMedia = MediaView & {
@@ -13,13 +14,14 @@ export type UploadedMedia = MediaView & {
  * An upload to attach to a message: its type read from its bytes (415 for anything but the MMS types, SVG and
  * HTML among them), made to fit what carriers deliver (413 naming the size and the limit when it cannot), stored.
  */
-export function uploadMedia(ctx: AppContext, userId: string, bytes: Uint8Array, filename: string | undefined): UploadedMedia {
+export async function uploadMedia(ctx: AppContext, userId: string, bytes: Uint8Array, filename: string | undefined): Promise<UploadedMedia> {
   if (!bytes.length) throw badRequest("The file is empty");
   const type = sniffMediaType(bytes);
   if (!type) throw new HttpError(415, `This file is not ${ACCEPTED_TYPES}, the files an MMS can carry (SVG and HTML files are refused)`);
-  let fitted: ReturnType<typeof fitForMms>;
+  let fitted: { bytes: Uint8Array; type: typeof type };
   try {
-    fitted = fitForMms(bytes, type);
+    // In a thread: a large photo takes seconds to make smaller, which on the event loop held every request.
+    fitted = await fitForMmsInThread(bytes, type);
   } catch (err) {
     if (err instanceof TooLarge) throw new HttpError(413, err.message);
     throw err;
