@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
 import { badRequest, notFound, tooManyRequests } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+import { mediaOfMessages, type MediaRow, signedMediaUrl } from "../media/media";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
 import { findUserById } from "../users/queries";
 import { type NetworkPolicy, pinnedRequest, resolveTarget } from "./ssrf";
@@ -423,13 +424,59 @@ function insertDelivery(
   return id;
 }
 
-/** The deliveries one event makes: one per message of a batch event, else one. */
-function webhookDataOf(event: AppEvent): { source: string; data: Record<string, unknown> }[] {
+/** How long the signed URL of a message's picture or file in a webhook stays good: past the 5 days of retries. */
+export const WEBHOOK_MEDIA_URL_TTL_MS = 7 * DAY;
+
+/** A message's picture or file as a webhook carries it. */
+export type WebhookMedia = {
+  id: string;
+  /** Null while the item is not stored (see status). */
+  contentType: string | null;
+  filename: string | null;
+  size: number | null;
+  /**
+   * stored: the file is here; pending: a received item still being copied from the provider; failed: given up.
+   * message_replied is made from the inbound message's event, written in the same transaction as its items'
+   * pending rows, and the feed runs as soon as that commits, before the copy job has fetched anything: a received
+   * MMS's webhook therefore carries its items as pending, their type and size unknown yet. Their URL serves the
+   * file once the copy is done (404 until then); GET /api/v1/messages/{id} tells when it is.
+   */
+  status: "stored" | "pending" | "failed";
+  /** Signed, fetched without a key or session until urlExpiresAt; null for an item that failed to copy. */
+  url: string | null;
+  urlExpiresAt: string | null;
+};
+
+export function webhookMedia(ctx: AppContext, row: MediaRow): WebhookMedia {
+  const status = row.status === "orphaned" ? "failed" : row.status;
+  const stored = status === "stored";
+  const url = status === "failed" ? null : signedMediaUrl(ctx, row.id, WEBHOOK_MEDIA_URL_TTL_MS);
+  return {
+    id: row.id,
+    contentType: stored ? row.content_type : null,
+    filename: stored ? row.filename : null,
+    size: stored ? row.size : null,
+    status,
+    url,
+    urlExpiresAt: url ? new Date(Number(new URL(url).searchParams.get("expires"))).toISOString() : null,
+  };
+}
+
+/**
+ * The deliveries one event makes: one per message of a batch event, else one. A message event carries the
+ * message's pictures and files (`media`, empty for a plain SMS), read when the delivery is written.
+ */
+function webhookDataOf(ctx: AppContext, event: AppEvent): { source: string; data: Record<string, unknown> }[] {
   const { messageIds, ...rest } = event.payload as { messageIds?: unknown } & Record<string, unknown>;
-  if (event.subject.kind === "campaign" && Array.isArray(messageIds) && event.type.startsWith("message.")) {
-    return messageIds.map((messageId) => ({ source: `${event.id}:${messageId}`, data: { messageId, campaignId: event.subject.id, ...rest } }));
+  const batch = event.subject.kind === "campaign" && Array.isArray(messageIds) && event.type.startsWith("message.");
+  const messages = !event.type.startsWith("message.") ? [] : batch ? (messageIds as string[]) : event.subject.kind === "message" ? [event.subject.id] : [];
+  const media = mediaOfMessages(ctx, messages);
+  const mediaOf = (id: string) => ({ media: (media.get(id) ?? []).map((m) => webhookMedia(ctx, m)) });
+  if (batch) {
+    return (messageIds as string[]).map((messageId) => ({ source: `${event.id}:${messageId}`, data: { messageId, campaignId: event.subject.id, ...rest, ...mediaOf(messageId) } }));
   }
-  return [{ source: String(event.id), data: { [`${event.subject.kind}Id`]: event.subject.id, ...rest } }];
+  const data = { [`${event.subject.kind}Id`]: event.subject.id, ...rest };
+  return [{ source: String(event.id), data: messages.length ? { ...data, ...mediaOf(event.subject.id) } : data }];
 }
 
 /** Pages the feed read, their events and the largest page, per app (tests assert the bound). */
@@ -460,9 +507,10 @@ export function feedDeliveries(ctx: AppContext): { made: number; more: boolean }
     for (const event of events) {
       if (read && performance.now() - started >= FEED_BUDGET_MS) break;
       const type = FROM_LOG[event.type]!;
+      let deliveries: ReturnType<typeof webhookDataOf> | undefined; // made once per event, for its first endpoint
       for (const { row, events: subscribed } of endpoints) {
         if (row.user_id !== event.userId || row.created_at > event.createdAt || !subscribed.has(type)) continue;
-        for (const { source, data } of webhookDataOf(event)) {
+        for (const { source, data } of (deliveries ??= webhookDataOf(ctx, event))) {
           if (insertDelivery(ctx, row, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
         }
       }

@@ -27,6 +27,8 @@ import { childApi } from "../support/child-server";
 import { type ClockedServer, startClockedServer } from "../support/clocked-server";
 import { databaseBefore } from "../support/old-database";
 import { waitFor } from "../support/wait";
+import { photoJpeg } from "../support/media-fixtures";
+import { signedMediaUrl } from "../../src/media/media";
 import { LAN_STAND_IN, PUBLIC_STAND_IN, receiversStandFor } from "../support/webhook-network";
 
 type Received = { path: string; id: string; timestamp: string; signature: string; body: string; answered: number };
@@ -635,7 +637,12 @@ describe("every event type, end to end", () => {
   let receiver: ReturnType<typeof startReceiver>;
   let secret = "";
   const got = new Map<string, { type: string; data: Record<string, any> }[]>();
-  const ids = {} as Record<"contact" | "keyword" | "joinMessage" | "joiner" | "reply" | "delivered" | "failed" | "campaign" | "code" | "clicked", string>;
+  const ids = {} as Record<
+    "contact" | "keyword" | "joinMessage" | "joiner" | "reply" | "delivered" | "failed" | "campaign" | "code" | "clicked" | "mms" | "photo" | "inboundMms" | "inboundItem",
+    string
+  >;
+  const photo = photoJpeg(160, 120, 80);
+  let feedAtInbound = 0;
 
   beforeAll(async () => {
     t = await startTestServer({ smtp: false });
@@ -662,12 +669,30 @@ describe("every event type, end to end", () => {
     ids.joiner = findByPhone(t.ctx, acc.user.id, "+14155552672")!.id;
     ids.reply = text("+14155552671", "Sounds good");
     text("+14155552671", "STOP");
+    // A picture sent alone (the simulator sends MMS) and one received: its item written pending with the message.
+    const up = await fetch(`${t.url}/api/media?filename=bouquet.jpg`, { method: "POST", headers: { authorization: `Bearer ${acc.token}` }, body: photo as Uint8Array<ArrayBuffer> });
+    expect(up.status).toBe(201);
+    ids.photo = ((await up.json()) as { id: string }).id;
+    ids.inboundMms = recordInbound(t.ctx, account, {
+      type: "inbound",
+      providerMessageId: `all-${++seq}`,
+      from: "+14155552671",
+      to: "+14155550110",
+      body: "Look",
+      media: [signedMediaUrl(t.ctx, ids.photo)],
+    }).message!.id;
+    // The feed runs as the event commits, before the copy job has fetched the item (as in production, synchronously here).
+    feedAtInbound = t.ctx.now();
+    feedDeliveries(t.ctx);
+    ids.inboundItem = (t.ctx.db.$client.query(`SELECT id FROM media WHERE message_id = ?`).get(ids.inboundMms) as { id: string }).id;
 
     const settled = (id: string) =>
       waitFor(() => t.api(`/api/messages/${id}`, { token: acc.token }).then((r) => r.body), (m) => ["delivered", "failed"].includes(m.status), 10_000);
     ids.delivered = (await post("/api/messages/send", { phone: "+14155552673", content: "Hello" })).body.id;
     ids.failed = (await post("/api/messages/send", { phone: "+14155550155", content: "Hello" })).body.id;
     expect([(await settled(ids.delivered)).status, (await settled(ids.failed)).status]).toEqual(["delivered", "failed"]);
+    ids.mms = (await post("/api/messages/send", { phone: "+14155552676", content: "Today's bouquet", mediaIds: [ids.photo] })).body.id;
+    expect((await settled(ids.mms)).status).toBe("delivered");
     const campaign = (await post("/api/campaigns", { type: "sms", name: "Sale", content: "Sale today https://shop.example.com/sale", recipients: ["+14155552674", "+14155552675"] })).body;
     ids.campaign = campaign.id;
     expect((await post(`/api/campaigns/${campaign.id}/send`)).status).toBe(202);
@@ -736,17 +761,52 @@ describe("every event type, end to end", () => {
     expect(dataOf("contact_opted_out")).toEqual([{ contactId: ids.contact, source: "keyword" }]);
   });
   test("message_replied: every inbound message, with its sender", () => {
-    expect(dataOf("message_replied").map((d) => d.phone)).toEqual(["+14155552672", "+14155552671", "+14155552671"]);
-    expect(dataOf("message_replied")[1]).toEqual({ messageId: ids.reply, phone: "+14155552671", contactId: ids.contact });
+    expect(dataOf("message_replied").map((d) => d.phone)).toEqual(["+14155552672", "+14155552671", "+14155552671", "+14155552671"]);
+    expect(dataOf("message_replied")[1]).toEqual({ messageId: ids.reply, phone: "+14155552671", contactId: ids.contact, media: [] });
+  });
+  test("message_replied of an MMS: its item as it was when the event was fed, pending, by a URL good for 7 days", async () => {
+    const [d] = dataOf("message_replied").filter((x) => x.messageId === ids.inboundMms);
+    const expires = Number(new URL(d!.media[0].url).searchParams.get("expires"));
+    expect(d).toEqual({
+      messageId: ids.inboundMms,
+      phone: "+14155552671",
+      contactId: ids.contact,
+      media: [{ id: ids.inboundItem, contentType: null, filename: null, size: null, status: "pending", url: expect.any(String), urlExpiresAt: new Date(expires).toISOString() }],
+    });
+    expect(expires - feedAtInbound).toBeGreaterThanOrEqual(7 * 86_400_000);
+    expect(expires - feedAtInbound).toBeLessThan(7 * 86_400_000 + 5_000);
+    // Once the copy job ran, the same URL serves the copy, byte for byte, without a session.
+    await waitFor(() => t.ctx.db.$client.query(`SELECT status FROM media WHERE id = ?`).get(ids.inboundItem) as { status: string }, (r) => r.status === "stored", 10_000);
+    const res = await fetch(d!.media[0].url.replace(t.ctx.config.publicUrl, t.url));
+    expect(res.status).toBe(200);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array(photo));
   });
   test("message_sent: messages sent alone and a campaign's, one delivery per message", () => {
     const sent = dataOf("message_sent");
-    expect(sent.filter((d) => d.messageId === ids.delivered || d.messageId === ids.failed)).toEqual([{ messageId: ids.delivered }, { messageId: ids.failed }]);
-    expect(sent.filter((d) => d.campaignId === ids.campaign).length).toBe(2);
+    expect(sent.filter((d) => d.messageId === ids.delivered || d.messageId === ids.failed)).toEqual([
+      { messageId: ids.delivered, media: [] },
+      { messageId: ids.failed, media: [] },
+    ]);
+    expect(sent.filter((d) => d.campaignId === ids.campaign).map((d) => d.media)).toEqual([[], []]);
+  });
+  test("message_sent and message_delivered of an MMS: the picture, by a signed URL that serves it byte for byte", async () => {
+    const [sent] = dataOf("message_sent").filter((d) => d.messageId === ids.mms);
+    const [delivered] = dataOf("message_delivered").filter((d) => d.messageId === ids.mms);
+    for (const d of [sent!, delivered!]) {
+      const url = new URL(d.media[0].url);
+      expect(url.origin + url.pathname).toBe(`${t.ctx.config.publicUrl}/api/media/${ids.photo}/signed`);
+      expect(d).toEqual({
+        messageId: ids.mms,
+        media: [{ id: ids.photo, contentType: "image/jpeg", filename: "bouquet.jpg", size: photo.length, status: "stored", url: d.media[0].url, urlExpiresAt: new Date(Number(url.searchParams.get("expires"))).toISOString() }],
+      });
+      const res = await fetch(`${t.url}${url.pathname}${url.search}`);
+      expect(res.status).toBe(200);
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array(photo));
+    }
   });
   test("message_delivered and message_failed: the simulator's delivery reports", () => {
-    expect(dataOf("message_delivered")).toContainEqual({ messageId: ids.delivered });
-    expect(dataOf("message_failed")).toEqual([{ messageId: ids.failed }]);
+    expect(dataOf("message_delivered")).toContainEqual({ messageId: ids.delivered, media: [] });
+    expect(dataOf("message_failed")).toEqual([{ messageId: ids.failed, media: [] }]);
   });
   test("campaign_sent: once, when the campaign completed", () => {
     expect(dataOf("campaign_sent")).toEqual([{ campaignId: ids.campaign, status: "completed" }]);

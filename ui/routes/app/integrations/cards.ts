@@ -33,7 +33,7 @@ const sendMessage = (origin: string) =>
 const webhookPayload = () => `{
   "type": "message_replied",
   "timestamp": "2026-06-01T12:00:00.000Z",
-  "data": { "messageId": "…", "phone": "+14155550123", "contactId": "…" }
+  "data": { "messageId": "…", "phone": "+14155550123", "contactId": "…", "media": [] }
 }`;
 
 export const CARDS: readonly IntegrationCard[] = [
