@@ -609,9 +609,9 @@ describe("delivery through failures and a restart", () => {
     expect([...bodies.values()].map((b) => [b.type, b.data]).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual([
       ["contact_created", { contactId: "c1", source: "manual" }],
       ["contact_opted_out", { contactId: "c1", source: "reply" }],
-      ["message_delivered", { messageId: "m1", campaignId: "k1" }],
-      ["message_delivered", { messageId: "m2", campaignId: "k1" }],
-      ["message_delivered", { messageId: "m3", campaignId: "k1" }],
+      ["message_delivered", { messageId: "m1", campaignId: "k1", media: [] }],
+      ["message_delivered", { messageId: "m2", campaignId: "k1", media: [] }],
+      ["message_delivered", { messageId: "m3", campaignId: "k1", media: [] }],
     ]);
     // Every attempt verified, failed or not, and each delivery kept the same webhook-id across its attempts.
     for (const r of receiver.received) verify(ep.secret, r);
