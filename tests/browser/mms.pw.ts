@@ -66,3 +66,74 @@ test("three pictures received show as thumbnails in /chat that open full size, a
   await page.screenshot({ path: `${shots}/mms-02-thumbnails-390.png` });
   await context.close();
 });
+
+// Issue 33 item 1: the chat composer attaches pictures. At 390 px: a JPEG and a text go out as one MMS, shown as a
+// thumbnail in the thread and delivered by the simulator; an SVG is refused with the server's 415 text; the composer
+// with a chip in it stays within the screen.
+test("a picture attached in /chat goes out with the text, and an SVG is refused, at 390 px", async ({ browser }) => {
+  const token = await app.verifiedAccount({ email: `attach${Date.now()}@example.com` });
+  const call = async (path: string, body: unknown) => {
+    const r = await fetch(`${app.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin: app.url },
+      body: JSON.stringify(body),
+    });
+    expect(r.ok, `${path}: ${r.status} ${await r.clone().text()}`).toBe(true);
+    return (await r.json()) as { id: string };
+  };
+  const provider = await call("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  await call("/api/contacts", { firstName: "Grace", lastName: "Hopper", phone: "+14155550124" });
+  await call(`/api/sms-providers/${provider.id}/simulate-inbound`, { from: "+14155550124", body: "Which bouquet is today's?" });
+
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  await app.signInContext(context, token);
+  const page = await context.newPage();
+  await page.goto(`${app.url}/chat`);
+  await page.getByRole("list", { name: "Conversation list" }).getByRole("listitem").filter({ hasText: "Grace Hopper" }).getByRole("button").click();
+  const attach = page.getByRole("button", { name: "Attach a picture or file" });
+  const pick = async (name: string, mimeType: string, buffer: Buffer) => {
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), attach.click()]);
+    expect(chooser.isMultiple()).toBe(true);
+    await chooser.setFiles({ name, mimeType, buffer });
+  };
+
+  // An SVG poses as a picture: the server reads its bytes and refuses it, and the composer says why.
+  await pick("logo.svg", "image/svg+xml", Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'));
+  await expect(page.getByTestId("attach-error")).toHaveText(
+    "logo.svg: This file is not a JPEG, PNG or GIF image, a PDF or a vCard, the files an MMS can carry (SVG and HTML files are refused)",
+  );
+  await expect(page.getByTestId("composer-attachments")).toHaveCount(0);
+
+  const photo = Buffer.from(photoJpeg(160, 120, 85, 3));
+  await pick("bouquet.jpg", "image/jpeg", photo);
+  const chip = page.getByTestId("composer-attachments").getByRole("listitem");
+  await expect(chip).toHaveCount(1);
+  await expect(chip).toContainText("bouquet.jpg");
+  await expect(chip).toContainText(`${Math.round(photo.length / 1024)} KB`);
+  await expect(chip).not.toContainText("made smaller");
+  await expect.poll(() => chip.getByTestId("attachment-thumbnail").evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBe(160);
+  await expect(page.getByTestId("attach-error")).toHaveCount(0);
+  // Nothing of the composer reaches past the screen's edge.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  const send = page.getByRole("button", { name: "Send reply" });
+  expect((await send.boundingBox())!.x + (await send.boundingBox())!.width).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: `${shots}/mms-03-composer-attached-390.png` });
+
+  await page.getByRole("textbox", { name: "Your reply" }).fill("Today's bouquet");
+  await send.click();
+  const sent = page.locator('li[data-direction="outbound"]').filter({ hasText: "Today's bouquet" });
+  await expect(sent.getByTestId("media-thumbnail")).toHaveCount(1);
+  await expect(sent.getByTestId("delivery-status")).toHaveText(" · Delivered", { timeout: 15_000 });
+  await expect(page.getByTestId("composer-attachments")).toHaveCount(0);
+
+  // The server holds the message with the picture, byte for byte.
+  const list = (await (await fetch(`${app.url}/api/messages?phone=%2B14155550124&direction=outbound`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    data: { content: string; status: string; media: { url: string; contentType: string }[] }[];
+  };
+  expect(list.data.map((m) => [m.content, m.status, m.media.map((x) => x.contentType)])).toEqual([["Today's bouquet", "delivered", ["image/jpeg"]]]);
+  const stored = await fetch(`${app.url}${list.data[0]!.media[0]!.url}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(Buffer.from(await stored.arrayBuffer()).equals(photo)).toBe(true);
+  await page.screenshot({ path: `${shots}/mms-04-sent-390.png` });
+  await context.close();
+});

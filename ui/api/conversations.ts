@@ -63,7 +63,10 @@ export const useThread = (conversationId: number | null, refreshMs?: number) =>
  * composed message) when retrying: the server sends once and answers the same. `fromNumber` overrides the sticky
  * sender.
  */
-export const sendChatMessage = (input: { phone: string; content: string; fromNumber?: string | null }, idempotencyKey: string) =>
+export const sendChatMessage = (
+  input: { phone: string; content: string; fromNumber?: string | null; mediaIds?: string[] },
+  idempotencyKey: string,
+) =>
   api<SentChatMessage>("/api/messages", {
     body: { ...input, direction: "outbound" },
     headers: { "idempotency-key": idempotencyKey },

@@ -11,9 +11,10 @@ export type BubbleMedia = {
   url: string;
 };
 
-const IMAGE = /^image\/(jpeg|png|gif)$/;
+export const IMAGE = /^image\/(jpeg|png|gif)$/;
 
-const sizeOf = (n: number) => (n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
+/** A file size as people read it: 640 KB, 1.2 MB. */
+export const sizeOf = (n: number) => (n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
 
 /**
  * An MMS's items under its bubble: pictures as thumbnails that open full size in a new tab (served by our own

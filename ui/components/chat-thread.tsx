@@ -153,9 +153,9 @@ export function ChatThread({
     };
   }, [conversationId, newestInbound, engaged]);
 
-  const send = async (content: string, key: string) => {
+  const send = async (content: string, key: string, mediaIds: string[]) => {
     try {
-      const sent = await sendChatMessage({ phone, content }, key);
+      const sent = await sendChatMessage({ phone, content, ...(mediaIds.length ? { mediaIds } : {}) }, key);
       setMessages((cur) => merge(cur, [sent]));
       onSent?.(sent);
     } catch (err) {

@@ -59,7 +59,10 @@ export class ApiError extends Error {
   }
 }
 
-/** `headers`: extra request headers (an `Idempotency-Key`, for one). */
+/**
+ * `headers`: extra request headers (an `Idempotency-Key`, for one). A `body` that is a Blob (a chosen File) goes as
+ * its raw bytes with its own type, as POST /api/media takes it; anything else goes as JSON.
+ */
 export type RequestOptions = { method?: string; body?: unknown; timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> };
 
 /**
@@ -81,13 +84,14 @@ export async function api<T = unknown>(path: string, opts: RequestOptions = {}):
 }
 
 async function request<T>(path: string, opts: RequestOptions): Promise<T> {
-  const headers: Record<string, string> = { "content-type": "application/json", ...opts.headers };
+  const raw = opts.body instanceof Blob ? opts.body : null;
+  const headers: Record<string, string> = { "content-type": raw ? raw.type || "application/octet-stream" : "application/json", ...opts.headers };
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? 10_000);
   const response = await fetch(path, {
     method: opts.method ?? (opts.body === undefined ? "GET" : "POST"),
     headers,
     credentials: "same-origin",
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    body: raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
     signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
   });
   const text = await response.text();
