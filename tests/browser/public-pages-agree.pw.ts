@@ -31,6 +31,11 @@ test("/pricing and /help say what the product does", async ({ page }) => {
   );
   await expect(page.getByText(/later version|coming soon/i)).toHaveCount(0);
   await atBothWidths(page, "public-pages", "help-replies");
+  // The chat composer's paperclip (issue 33 item 1, tests/browser/mms.pw.ts) and the server's limits.
+  await page.getByRole("searchbox").fill("picture");
+  await expect(page.locator("dt", { hasText: "Can I send a picture or a file in a reply?" }).locator("xpath=following-sibling::dd")).toContainText(
+    "the paperclip attaches up to 5 JPEG, PNG or GIF pictures, PDFs or vCards to a reply, with or without text",
+  );
   await page.getByRole("searchbox").fill("keyword");
   await expect(page.locator("dt", { hasText: "What is a text-to-join keyword?" }).locator("xpath=following-sibling::dd")).toContainText(
     "Create one under Keywords: a text of that word adds or tags the contact, records their consent and replies with your welcome text",

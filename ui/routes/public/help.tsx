@@ -84,6 +84,10 @@ const TOPICS: Topic[] = [
         q: "Can I text a single customer?",
         a: "Yes. Open the conversation in Chat & Replies and type your text, or use Send Message on the contact, which opens a campaign addressed to that one person with a preview of the text exactly as they will read it.",
       },
+      {
+        q: "Can I send a picture or a file in a reply?",
+        a: "Yes, from a Twilio, Telnyx or simulator number. In Chat & Replies the paperclip attaches up to 5 JPEG, PNG or GIF pictures, PDFs or vCards to a reply, with or without text, and it goes out as one MMS. A picture larger than carriers deliver is made smaller, to 600 KB at most, as it is uploaded; SVG and HTML files are refused.",
+      },
     ],
   },
   {
