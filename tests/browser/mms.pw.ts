@@ -114,12 +114,19 @@ test("a picture attached in /chat goes out with the text, and an SVG is refused,
   await expect(chip).not.toContainText("made smaller");
   await expect.poll(() => chip.getByTestId("attachment-thumbnail").evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBe(160);
   await expect(page.getByTestId("attach-error")).toHaveCount(0);
+  // A photo over what carriers deliver is made smaller on upload, and says from what; removed, it is not sent.
+  const big = Buffer.from(photoJpeg(1400, 1050, 90, 4));
+  await pick("shop.jpg", "image/jpeg", big);
+  const bigChip = chip.filter({ hasText: "shop.jpg" });
+  await expect(bigChip).toContainText(`made smaller from ${Math.round(big.length / 1024)} KB`, { timeout: 15_000 });
   // Nothing of the composer reaches past the screen's edge.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
   const send = page.getByRole("button", { name: "Send reply" });
   expect((await send.boundingBox())!.x + (await send.boundingBox())!.width).toBeLessThanOrEqual(390);
   await page.screenshot({ path: `${shots}/mms-03-composer-attached-390.png` });
 
+  await bigChip.getByRole("button", { name: "Remove shop.jpg" }).click();
+  await expect(chip).toHaveCount(1);
   await page.getByRole("textbox", { name: "Your reply" }).fill("Today's bouquet");
   await send.click();
   const sent = page.locator('li[data-direction="outbound"]').filter({ hasText: "Today's bouquet" });
