@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+import { MAX_INBOUND_ITEMS as MAX_ITEMS, MAX_INBOUND_MEDIA_BYTES } from "../media/limits";
 import { completePendingMedia, markMediaFailure, pendingMediaOf, safeFilename, savePendingMedia } from "../media/media";
 import { sniffMediaType, UNKNOWN_TYPE } from "../media/sniff";
 import { findProviderById } from "../providers/accounts";
@@ -13,10 +14,7 @@ import { adapterFor } from "../providers/registry";
  */
 
 const KIND = "inbound_media";
-/** What one received item may weigh: Twilio's own ceiling for a whole MMS. */
-export const MAX_INBOUND_MEDIA_BYTES = 5 * 1024 * 1024;
-/** Items one received message keeps (Twilio sends at most 10). */
-const MAX_ITEMS = 10;
+export { MAX_INBOUND_MEDIA_BYTES };
 const FETCH_TIMEOUT_MS = 30_000;
 const ATTEMPTS = 8;
 

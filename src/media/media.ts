@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { deriveKey } from "../secrets/secret-key";
+import { MAX_MEDIA_PER_MESSAGE } from "./limits";
 import { UNKNOWN_TYPE } from "./sniff";
 
 /**
@@ -43,8 +44,7 @@ export type MediaView = {
   url: string;
 };
 
-/** Items one message carries at most (Twilio takes 10; 5 of at most 600 KB stay well within its 5 MB). */
-export const MAX_MEDIA_PER_MESSAGE = 5;
+export { MAX_MEDIA_PER_MESSAGE };
 /** A signed URL handed to a provider is good for a day: it fetches at once, and may retry for some hours. */
 export const SIGNED_URL_TTL_MS = 24 * 3600_000;
 

@@ -1,6 +1,9 @@
 import jpeg from "jpeg-js";
 import { PNG } from "pngjs";
+import { CARRIER_SAFE_BYTES, formatBytes, tooLargeMessage } from "./limits";
 import type { MediaType } from "./sniff";
+
+export { CARRIER_SAFE_BYTES, formatBytes };
 
 /**
  * Pictures larger than carriers deliver are made smaller before they are stored: decoded, scaled down and written
@@ -8,8 +11,6 @@ import type { MediaType } from "./sniff";
  * no WebAssembly file to ship beside it). A GIF is not re-encoded (it may be animated): one over the limit is refused.
  */
 
-/** What carriers deliver reliably (Twilio takes 5 MB, but carriers pass about 0.6-1.5 MB): the size every item fits. */
-export const CARRIER_SAFE_BYTES = 600 * 1024;
 /** The longest side a resized picture starts from: more than a phone's screen shows. */
 const FIRST_LONGEST_SIDE = 1600;
 /** Tries, each 3/4 of the previous size and a little lower quality, before giving up. */
@@ -21,13 +22,7 @@ export class TooLarge extends Error {}
 export type FitRequest = { bytes: Uint8Array; type: MediaType };
 export type FitAnswer = { ok: true; bytes: Uint8Array; type: MediaType } | { ok: false; tooLarge: boolean; message: string };
 
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
-  return `${Math.ceil(n / 1024)} KB`;
-}
-
-const tooLarge = (size: number, what: string) =>
-  new TooLarge(`This ${what} is ${formatBytes(size)} and could not be made smaller than ${formatBytes(CARRIER_SAFE_BYTES)}, the most an MMS carries`);
+const tooLarge = (size: number, what: "GIF" | "file" | "picture") => new TooLarge(tooLargeMessage(size, what));
 
 type Rgba = { width: number; height: number; data: Uint8Array };
 

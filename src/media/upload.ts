@@ -3,7 +3,8 @@ import { HttpError, badRequest } from "../http/errors";
 import { mediaView, safeFilename, saveMedia, type MediaView } from "./media";
 import { TooLarge } from "./resize";
 import { fitForMmsInThread } from "./resize-thread";
-import { ACCEPTED_TYPES, sniffMediaType } from "./sniff";
+import { NOT_AN_MMS_FILE } from "./limits";
+import { sniffMediaType } from "./sniff";
 
 export type UploadedMedia = MediaView & {
   /** The size uploaded, when the picture was made smaller to fit (null when it was stored as sent). */
@@ -17,7 +18,7 @@ export type UploadedMedia = MediaView & {
 export async function uploadMedia(ctx: AppContext, userId: string, bytes: Uint8Array, filename: string | undefined): Promise<UploadedMedia> {
   if (!bytes.length) throw badRequest("The file is empty");
   const type = sniffMediaType(bytes);
-  if (!type) throw new HttpError(415, `This file is not ${ACCEPTED_TYPES}, the files an MMS can carry (SVG and HTML files are refused)`);
+  if (!type) throw new HttpError(415, NOT_AN_MMS_FILE);
   let fitted: { bytes: Uint8Array; type: typeof type };
   try {
     // In a thread: a large photo takes seconds to make smaller, which on the event loop held every request.

@@ -53,3 +53,47 @@ test("/pricing and /help say what the product does", async ({ page }) => {
   await rules.scrollIntoViewIfNeeded();
   await atBothWidths(page, "public-pages", "help-state-rules");
 });
+
+// Issue 33 item 3: /help's section on pictures and files (MMS), rendered from the server's constants, says what the
+// server does: the refusals it shows are the ones an upload gets.
+test("/help on pictures and files (MMS) says what an upload and the providers do", async ({ page }) => {
+  const token = await app.verifiedAccount({ email: "mms-help@example.com" });
+  const upload = async (bytes: Uint8Array, filename: string) => {
+    const r = await fetch(`${app.url}/api/media?filename=${filename}`, { method: "POST", headers: { authorization: `Bearer ${token}`, origin: app.url }, body: bytes });
+    return { status: r.status, message: ((await r.json()) as { message: string }).message };
+  };
+  const svg = await upload(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), "photo.jpg");
+  const html = await upload(new TextEncoder().encode("<!doctype html><h1>hi</h1>"), "photo.jpg");
+  const gif = new Uint8Array(Math.round(1.2 * 1024 * 1024));
+  gif.set(new TextEncoder().encode("GIF89a"));
+  const bigGif = await upload(gif, "party.gif");
+  expect([svg.status, html.status, bigGif.status]).toEqual([415, 415, 413]);
+  expect(html.message).toBe(svg.message);
+
+  await page.goto(`${app.url}/help`);
+  const mms = page.getByTestId("mms");
+  await expect(mms.getByRole("heading", { level: 2 })).toHaveText("Pictures and files (MMS)");
+  await expect(mms.getByTestId("mms-types")).toHaveText(
+    "Attach JPEG, PNG and GIF pictures and PDF and vCard files to a reply in Chat or to a message sent with the API (mediaIds of POST /api/v1/messages), up to 5 per message.",
+  );
+  await expect(mms.getByTestId("mms-size")).toContainText("Every item is kept within 600 KB, what carriers deliver reliably. A larger JPEG or PNG is made smaller");
+  await expect(mms.getByTestId("mms-refusals").locator("dd")).toHaveText([
+    svg.message,
+    bigGif.message,
+    "Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments",
+  ]);
+  expect(svg.message).toBe("This file is not a JPEG, PNG or GIF image, a PDF or a vCard, the files an MMS can carry (SVG and HTML files are refused)");
+  expect(bigGif.message).toBe("This GIF is 1.2 MB and could not be made smaller than 600 KB, the most an MMS carries");
+  await expect(mms.getByTestId("mms-providers").getByRole("row")).toHaveText([
+    "ProviderSends MMSDefault price",
+    "TwilioYes$0.020 per MMS (default)",
+    "TelnyxYes$0.015 per MMS (default)",
+    "The simulatorYesFree: nothing is really sent (default)",
+    "BrevoNo—",
+    "TextMagicNo—",
+    "ClickSendNo—",
+  ]);
+  await expect(mms.getByTestId("mms-received")).toContainText("(up to 10, each up to 5.0 MB) is copied at once from the provider into your own storage");
+  await mms.scrollIntoViewIfNeeded();
+  await atBothWidths(page, "public-pages", "help-mms");
+});

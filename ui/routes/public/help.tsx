@@ -8,6 +8,7 @@ import { CLICK_RULES } from "../../../src/links/classify";
 import { PlainOptOuts, PLAIN_OPT_OUT_TEXT } from "./plain-opt-outs";
 import { IconBadge, PageIntro } from "./shared";
 import { StateRulesSection } from "./state-rules-section";
+import { MmsSection } from "./mms-section";
 
 type QA = { q: string; a: string };
 type Topic = { id: string; icon: IconName; title: string; items: QA[] };
@@ -409,6 +410,8 @@ export function HelpPage() {
             </div>
           </section>
         )}
+
+        <MmsSection />
 
         <StateRulesSection />
 
