@@ -59,7 +59,7 @@ test("/pricing and /help say what the product does", async ({ page }) => {
 test("/help on pictures and files (MMS) says what an upload and the providers do", async ({ page }) => {
   const token = await app.verifiedAccount({ email: "mms-help@example.com" });
   const upload = async (bytes: Uint8Array, filename: string) => {
-    const r = await fetch(`${app.url}/api/media?filename=${filename}`, { method: "POST", headers: { authorization: `Bearer ${token}`, origin: app.url }, body: bytes });
+    const r = await fetch(`${app.url}/api/media?filename=${filename}`, { method: "POST", headers: { authorization: `Bearer ${token}`, origin: app.url }, body: bytes as Uint8Array<ArrayBuffer> });
     return { status: r.status, message: ((await r.json()) as { message: string }).message };
   };
   const svg = await upload(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), "photo.jpg");
