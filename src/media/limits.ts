@@ -14,6 +14,9 @@ export const MAX_INBOUND_MEDIA_BYTES = 5 * 1024 * 1024;
 /** Items one received message keeps (Twilio sends at most 10). */
 export const MAX_INBOUND_ITEMS = 10;
 
+/** How long the signed URL of an item in an outbound webhook stays good: past the webhooks' 5 days of retries. */
+export const WEBHOOK_MEDIA_URL_TTL_MS = 7 * 24 * 3600_000;
+
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
   return `${Math.ceil(n / 1024)} KB`;

@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
 import { badRequest, notFound, tooManyRequests } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+import { WEBHOOK_MEDIA_URL_TTL_MS } from "../media/limits";
 import { mediaOfMessages, type MediaRow, signedMediaUrl } from "../media/media";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
 import { findUserById } from "../users/queries";
@@ -424,8 +425,7 @@ function insertDelivery(
   return id;
 }
 
-/** How long the signed URL of a message's picture or file in a webhook stays good: past the 5 days of retries. */
-export const WEBHOOK_MEDIA_URL_TTL_MS = 7 * DAY;
+export { WEBHOOK_MEDIA_URL_TTL_MS };
 
 /** A message's picture or file as a webhook carries it. */
 export type WebhookMedia = {

@@ -1,6 +1,10 @@
 import { t, type TSchema } from "elysia";
 import { CAMPAIGN_STATUSES, MESSAGE_STATUSES } from "../../db/schema";
 import type { ApiScope } from "../api-keys/keys";
+import { CARRIER_SAFE_BYTES, formatBytes, NOT_AN_MMS_FILE, WEBHOOK_MEDIA_URL_TTL_MS } from "../media/limits";
+import { ACCEPTED_TYPES } from "../media/sniff";
+import { cannotSendMms, PROVIDER_NAMES, SENDS_MMS } from "../providers/mms";
+import type { ProviderKind } from "../providers/types";
 
 /*
  * What each /api/v1 operation answers, as the OpenAPI document and /api/docs show it. The schemas are TypeBox so a
@@ -43,6 +47,23 @@ const pageOf = <T extends TSchema>(item: T) =>
 export const ContactPage = pageOf(Contact);
 
 const messageStatus = t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)));
+const KINDS = Object.keys(SENDS_MMS) as ProviderKind[];
+const list = (kinds: ProviderKind[]) => kinds.map((k) => PROVIDER_NAMES[k]).join(", ");
+
+/** POST /api/v1/messages's mediaIds, from the constants the server enforces. */
+export const MEDIA_IDS_TEXT =
+  `Pictures and files to send as one MMS, in order: ids of uploads made with POST /api/media (the raw file as the body, ` +
+  `?filename= to name it) by a signed-in user of the account; an API key cannot upload yet. Each is ${ACCEPTED_TYPES}, ` +
+  `within ${formatBytes(CARRIER_SAFE_BYTES)} (a larger JPEG or PNG is made smaller on upload), and is sent with one message only.`;
+
+/** POST /api/v1/messages's description: who sends MMS and what refuses one. */
+export const SEND_MMS_TEXT =
+  `With mediaIds the message is an MMS, sent only from a number of ${list(KINDS.filter((k) => SENDS_MMS[k]))}; ` +
+  `${list(KINDS.filter((k) => !SENDS_MMS[k]))} numbers refuse it with 400 before anything is queued ` +
+  `("${cannotSendMms(KINDS.find((k) => !SENDS_MMS[k])!)}"). An upload that is not an MMS type is refused by POST /api/media ` +
+  `with 415 ("${NOT_AN_MMS_FILE}"). The answer and GET /api/v1/messages/{id} list the items in media; the message ` +
+  `events of outbound webhooks carry them with signed URLs good for ${WEBHOOK_MEDIA_URL_TTL_MS / 86_400_000} days.`;
+
 /** A picture or file of an MMS. */
 export const MediaItem = t.Object({
     id: t.String(),
@@ -50,8 +71,7 @@ export const MediaItem = t.Object({
     filename: t.String(),
     size: t.Integer({ description: "Bytes" }),
     status: t.Union([t.Literal("stored"), t.Literal("pending"), t.Literal("failed")], { description: "pending: a received item still being copied from the provider" }),
-    // Optional here only: the document's builder takes a property named "error" for TypeBox's error message and drops it.
-    error: t.Optional(nullable(t.String())),
+    error: nullable(t.String({ description: "Why a received item is not stored yet (pending) or at all (failed); null once stored" })),
     url: t.String({ description: "Where a signed-in user opens it (GET /api/media/{id})" }),
   });
 

@@ -66,7 +66,10 @@ function plain(s: unknown, top = false): unknown {
   return Object.fromEntries(
     Object.entries(o)
       .filter(([k]) => k !== "error" && k !== "nullable")
-      .map(([k, v]) => [k, plain(v)]),
+      .map(([k, v]) =>
+        // Under properties the names are fields (a media item's "error"), not keywords: every one is kept.
+        k === "properties" && v && typeof v === "object" ? [k, Object.fromEntries(Object.entries(v as Json).map(([n, p]) => [n, plain(p)]))] : [k, plain(v)],
+      ),
   );
 }
 

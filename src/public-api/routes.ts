@@ -14,7 +14,21 @@ import { listSegments } from "../segments/segments";
 import { addOptOut, contactPage, createApiContact, deleteApiContact, pageOfList, updateApiContact, upsertApiContact } from "./contacts";
 import type { ApiCaller } from "../api-keys/keys";
 import { apiKeyGuard } from "./guard";
-import { Campaign, CampaignSend, Contact, ContactPage, Deleted, KeywordPage, Message, operation, QueuedMessage, RecordedEvent, SegmentPage } from "./contract";
+import {
+  Campaign,
+  CampaignSend,
+  Contact,
+  ContactPage,
+  Deleted,
+  KeywordPage,
+  MEDIA_IDS_TEXT,
+  Message,
+  operation,
+  QueuedMessage,
+  RecordedEvent,
+  SEND_MMS_TEXT,
+  SegmentPage,
+} from "./contract";
 
 const MAX_LIMIT = 100;
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -249,14 +263,19 @@ export function publicApiRoutes(ctx: AppContext) {
           content: t.String({ minLength: 1, maxLength: 1600, error: "content is the message text (1 to 1,600 characters)" }),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
           mediaIds: t.Optional(
-            t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_MEDIA_PER_MESSAGE, error: `mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)` }),
+            t.Array(t.String({ maxLength: 64 }), {
+              maxItems: MAX_MEDIA_PER_MESSAGE,
+              error: `mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)`,
+              description: MEDIA_IDS_TEXT,
+            }),
           ),
         }),
         ...operation({
           operationId: "sendMessage",
           tag: "Messages",
           scope: "messages:send",
-          summary: "Send one SMS through the outbox; send an Idempotency-Key so a retry never sends twice",
+          summary: "Send one SMS, or an MMS with mediaIds, through the outbox; send an Idempotency-Key so a retry never sends twice",
+          description: SEND_MMS_TEXT,
           ok: { 202: { description: "Queued: its status follows in GET /api/v1/messages/{id}", body: QueuedMessage } },
           errors: { 402: "The plan's monthly message limit is reached" },
         }),
