@@ -23,7 +23,7 @@ describe("/api/user/settings", () => {
     const res = await get();
     const help = `Test User: For help, contact ${account.email}. Msg & data rates may apply. Reply STOP to unsubscribe, START to resubscribe.`;
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY", quietHoursEnabled: true, quietHoursStart: "21:00", quietHoursEnd: "08:00", appendOptOut: true, frequencyCapPerDay: null, defaultCountry: "US", defaultCountryChosen: false, helpReply: help, helpReplyDefault: help, helpReplyCustom: false });
+    expect(res.body).toEqual({ timezone: "America/New_York", locale: "en-US", dateFormat: "MM/DD/YYYY", quietHoursEnabled: true, quietHoursStart: "21:00", quietHoursEnd: "08:00", appendOptOut: true, frequencyCapPerDay: null, defaultCountry: "US", defaultCountryChosen: false, helpReply: help, helpReplyDefault: help, helpReplyCustom: false, linkDomain: null, linkDomainDefault: t.ctx.config.linkDomain });
   });
 
   test("offers 22 timezones and 16 locales (business spec)", () => {
