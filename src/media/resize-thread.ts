@@ -1,38 +1,15 @@
 import { CARRIER_SAFE_BYTES, TooLarge, type FitAnswer, type FitRequest } from "./resize";
 import type { MediaType } from "./sniff";
+import { startWorker } from "../threads/start-worker";
 
 /**
  * Where the worker's entry point is: next to this module when run from source; in the single executable
  * (scripts/build.ts lists it as an entry point) under media/ at the executable's root.
  */
 const WORKER_URLS = [new URL("./resize-worker.ts", import.meta.url), new URL("./media/resize-worker.ts", import.meta.url)];
-const WORKER_START_MS = 10_000;
-
-function startWorker(urls: URL[]): Promise<Worker> {
-  const [url, ...rest] = urls;
-  if (!url) return Promise.reject(new Error("the picture resizing worker does not start"));
-  return new Promise<Worker | null>((resolve) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(url);
-    } catch {
-      return resolve(null);
-    }
-    const give = (ready: boolean) => {
-      clearTimeout(timer);
-      worker.onmessage = null;
-      worker.onerror = null;
-      if (!ready) worker.terminate();
-      resolve(ready ? worker : null);
-    };
-    const timer = setTimeout(() => give(false), WORKER_START_MS);
-    worker.onmessage = (e: MessageEvent<{ type?: string }>) => give(e.data?.type === "ready");
-    worker.onerror = () => give(false);
-  }).then((w) => w ?? startWorker(rest));
-}
 
 async function fitOnce(bytes: Uint8Array, type: MediaType): Promise<{ bytes: Uint8Array; type: MediaType }> {
-  const worker = await startWorker(WORKER_URLS);
+  const worker = await startWorker(WORKER_URLS, "picture resizing");
   try {
     const answer = await new Promise<FitAnswer>((resolve, reject) => {
       worker.onmessage = (e: MessageEvent<FitAnswer>) => resolve(e.data);
