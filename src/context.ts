@@ -6,6 +6,12 @@ import type { Mailer } from "./mail/mailer";
 export type AppContext = {
   config: Config;
   db: Db;
+  /**
+   * Runs `fn` in one transaction of the records it calls (db/transaction.ts on SQLite): committed when it resolves,
+   * rolled back when it throws; inside another, a savepoint of it. Other callers' records wait until it ends, so
+   * `fn` must not await anything but records (no provider call, no timer) while it is open.
+   */
+  withTransaction<T>(fn: () => Promise<T>): Promise<T>;
   mailer: Mailer;
   keys: { sessions: Buffer; codes: Buffer; secrets: Buffer; webhooks: Buffer };
   now: () => number;

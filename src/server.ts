@@ -2,6 +2,7 @@ import { scheduleRegistrationChecks } from "./phone-numbers/registration";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../db/client";
+import { withTransaction } from "../db/transaction";
 import { createApp } from "./app";
 import { onDatabaseReplaced, writeBackup } from "./backups/backups";
 import { scheduleBackups } from "./backups/schedule";
@@ -64,6 +65,8 @@ export async function openAppContext(config: Config, log: (line: string) => void
   const ctx: AppContext = {
     config,
     db,
+    // Read at each call: a restore replaces ctx.db.
+    withTransaction: (fn) => withTransaction(ctx.db, fn),
     mailer,
     keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes"), secrets: deriveKey(master, "secrets"), webhooks: deriveKey(master, "webhooks") },
     now: clockOf(config),

@@ -185,6 +185,7 @@ const ALLOWED: Record<string, string> = {
 
   // SQL and db/ outside records.
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
+  "server.ts imports db/transaction.ts (not a record)": "the composition hands the engine's transactions to the context (ctx.withTransaction)",
   "health/routes.ts imports db/client.ts (not a record)": "to untie: the health check's database status wants a record function",
   "public-api/contract.ts imports db/schema.ts (not a record)":
     "the status lists (values, not tables) the API documents; they want a shared leaf beside the schema",

@@ -1,0 +1,177 @@
+/**
+ * Record-level transactions for async callers (db/transaction.ts, issue 30 item 2): on one bun:sqlite connection,
+ * a transaction whose callback awaits must not let another caller's statements see or join its writes. Records here
+ * are written the way the converted folders write theirs: `await ready(db)`, then statements with no await between.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { openDatabase, type Db } from "../../db/client";
+import { inTransaction, ready, withTransaction } from "../../db/transaction";
+
+let db: Db;
+
+beforeEach(() => {
+  db = openDatabase(":memory:");
+  db.$client.run("CREATE TABLE t (name TEXT PRIMARY KEY)");
+});
+afterEach(() => db.$client.close());
+
+/** A record: adds a row. */
+async function add(name: string) {
+  await ready(db);
+  db.$client.query("INSERT INTO t (name) VALUES (?)").run(name);
+}
+
+/** A record: the rows, in order. */
+async function names(): Promise<string[]> {
+  await ready(db);
+  return (db.$client.query("SELECT name FROM t ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+}
+
+/** A pause in which other callers' code runs: a macrotask (as a real await on I/O would), then a microtask. */
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1)).then(() => undefined);
+
+describe("transactions of different callers", () => {
+  test("run one after the other and neither sees nor joins the other's writes", async () => {
+    const seen: Record<string, string[]> = {};
+    const run = (who: string) =>
+      withTransaction(db, async () => {
+        await add(`${who}1`);
+        await pause();
+        await add(`${who}2`);
+        seen[who] = await names();
+      });
+    await Promise.all([run("a"), run("b")]);
+    // a's transaction ran whole before b's: a saw only its own rows, b saw a's committed ones and its own.
+    expect(seen).toEqual({ a: ["a1", "a2"], b: ["a1", "a2", "b1", "b2"] });
+    expect(await names()).toEqual(["a1", "a2", "b1", "b2"]);
+  });
+
+  test("a rollback takes back only its own writes, with another transaction interleaved", async () => {
+    const failing = withTransaction(db, async () => {
+      await add("doomed1");
+      await pause();
+      await add("doomed2");
+      throw new Error("refused");
+    });
+    const committing = withTransaction(db, async () => {
+      await add("kept1");
+      await pause();
+      await add("kept2");
+    });
+    const results = await Promise.allSettled([failing, committing]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "fulfilled"]);
+    expect((results[0] as PromiseRejectedResult).reason.message).toBe("refused");
+    expect(await names()).toEqual(["kept1", "kept2"]);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  test("a record outside waits until the open transaction ends, and sees only what committed", async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tx = withTransaction(db, async () => {
+      await add("x");
+      order.push("tx wrote x");
+      await held;
+      order.push("tx ends");
+      throw new Error("rolled back");
+    }).catch((err: Error) => err.message);
+    // The transaction is open and waiting; a record outside it asks to read and to write.
+    await pause();
+    const outsideRead = names().then((rows) => (order.push(`outside read ${JSON.stringify(rows)}`), rows));
+    const outsideWrite = add("y").then(() => order.push("outside wrote y"));
+    await pause();
+    expect(order).toEqual(["tx wrote x"]);
+    release();
+    expect(await tx).toBe("rolled back");
+    await Promise.all([outsideRead, outsideWrite]);
+    expect(order).toEqual(["tx wrote x", "tx ends", "outside read []", "outside wrote y"]);
+    // The outside write did not join the rolled-back transaction.
+    expect(await names()).toEqual(["y"]);
+  });
+});
+
+describe("a transaction inside another", () => {
+  test("joins it: its writes commit with the outer's", async () => {
+    const inside: boolean[] = [];
+    await withTransaction(db, async () => {
+      await add("outer");
+      await withTransaction(db, async () => {
+        inside.push(inTransaction(db));
+        await pause();
+        await add("inner");
+        // The inner sees the outer's uncommitted row, being of the same transaction.
+        expect(await names()).toEqual(["inner", "outer"]);
+      });
+    });
+    expect(inside).toEqual([true]);
+    expect(inTransaction(db)).toBe(false);
+    expect(await names()).toEqual(["inner", "outer"]);
+  });
+
+  test("an error inside rolls back only the inner part when the outer catches it, all of it when not", async () => {
+    await withTransaction(db, async () => {
+      await add("outer");
+      const err = await withTransaction(db, async () => {
+        await add("inner");
+        await pause();
+        throw new Error("inner failed");
+      }).catch((e: Error) => e.message);
+      expect(err).toBe("inner failed");
+      await add("after");
+    });
+    expect(await names()).toEqual(["after", "outer"]);
+
+    const outerErr = await withTransaction(db, async () => {
+      await add("outer2");
+      await withTransaction(db, async () => {
+        await add("inner2");
+        throw new Error("not caught");
+      });
+    }).catch((e: Error) => e.message);
+    expect(outerErr).toBe("not caught");
+    expect(await names()).toEqual(["after", "outer"]);
+  });
+
+  test("two inner ones side by side take their savepoints one at a time", async () => {
+    await withTransaction(db, async () => {
+      const results = await Promise.allSettled([
+        withTransaction(db, async () => {
+          await add("p1");
+          await pause();
+          throw new Error("p failed");
+        }),
+        withTransaction(db, async () => {
+          await add("q1");
+          await pause();
+          await add("q2");
+        }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["rejected", "fulfilled"]);
+    });
+    expect(await names()).toEqual(["q1", "q2"]);
+  });
+
+  test("a synchronous bun:sqlite transaction called inside joins as a savepoint", async () => {
+    await withTransaction(db, async () => {
+      await add("async");
+      db.$client.transaction(() => db.$client.query("INSERT INTO t (name) VALUES ('sync')").run())();
+      await pause();
+      throw new Error("all of it goes");
+    }).catch(() => {});
+    expect(await names()).toEqual([]);
+  });
+});
+
+describe("an error inside", () => {
+  test("rolls back, rethrows, and leaves the connection free for the next transaction", async () => {
+    const err = await withTransaction(db, async () => {
+      await add("a");
+      await add("a"); // the primary key refuses it
+    }).catch((e: Error) => e.message);
+    expect(err).toBe("UNIQUE constraint failed: t.name");
+    expect(db.$client.inTransaction).toBe(false);
+    expect(await withTransaction(db, async () => (await add("b"), "done"))).toBe("done");
+    expect(await names()).toEqual(["b"]);
+  });
+});
