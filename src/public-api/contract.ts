@@ -132,6 +132,36 @@ export const CampaignSend = t.Object({
   notice: nullable(t.String()),
 });
 
+/** What a campaign's send warns of when carriers block its sender for some recipients (issue 34 item 1). */
+export const RegistrationWarning = t.Object(
+  {
+    phoneNumber: t.String({ description: "The campaign's sender" }),
+    program: t.Union([t.Literal("10dlc"), t.Literal("toll_free")], { description: "A2P 10DLC for a US local number; toll-free verification" }),
+    state: t.Union([t.Literal("pending"), t.Literal("rejected"), t.Literal("unregistered")]),
+    blockedRecipients: t.Integer({ description: "Recipients whose carriers block the sender's texts (US numbers; US or Canadian for toll-free)" }),
+    message: t.String({ description: "The warning, in words to show a person" }),
+    reason: nullable(t.String({ description: "The provider's reason (a rejection's, in the reviewers' words)" })),
+    todo: nullable(t.String({ description: "What to do about it" })),
+    checkedAt: nullable(time),
+  },
+  { description: "The sender's carrier registration, as last read from the provider" },
+);
+
+/** POST /api/v1/campaigns/{id}/send's 409: an error, with the warning when that is why. */
+export const SendRefusal = t.Object(
+  {
+    message: t.String({ description: "Why nothing was sent, in words to show a person (with the warning: how to send anyway)" }),
+    code: t.Literal("conflict"),
+    registrationWarning: t.Optional(RegistrationWarning),
+  },
+  { description: "A campaign send refused: sent already, or a carrier registration warning not acknowledged (registrationWarning)" },
+);
+
+/** POST /api/v1/campaigns/{id}/send's acknowledgeRegistration, as /api/docs shows it. */
+export const ACKNOWLEDGE_REGISTRATION_TEXT =
+  "true to send although the sender is not registered with US carriers (A2P 10DLC, or toll-free verification): without it, " +
+  "a draft or scheduled campaign whose sender carriers block for some of its recipients is refused with 409 and the warning, and nothing is sent.";
+
 export const Segment = t.Object({
   id: t.String(),
   name: t.String(),
@@ -168,6 +198,8 @@ export const SCHEMAS: Record<string, TSchema> = {
   QueuedMessage,
   Campaign,
   CampaignSend,
+  RegistrationWarning,
+  SendRefusal,
   SegmentPage,
   KeywordPage,
   RecordedEvent,
@@ -183,8 +215,11 @@ export type OperationSpec = {
   description?: string;
   /** Success answers: status to its meaning and body. */
   ok: Record<number, { description: string; body: TSchema }>;
-  /** Error answers beyond the ones every operation may give (401, 403, 429; 400 with input; 404 by id; 422 on POST). */
-  errors?: Record<number, string>;
+  /**
+   * Error answers beyond the ones every operation may give (401, 403, 429; 400 with input; 404 by id; 422 on POST):
+   * a meaning (the body is an Error), or a meaning with its own body.
+   */
+  errors?: Record<number, string | { description: string; body: TSchema }>;
 };
 
 /**

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { OptionalKind } from "@sinclair/typebox";
 import type { AppContext } from "../context";
 import { API_SCOPES } from "../api-keys/keys";
 import { SCHEMAS, type OperationSpec } from "./contract";
@@ -14,7 +15,7 @@ type Operation = {
   description: string;
   security: { apiKey: string[] }[];
   parameters?: Parameter[];
-  requestBody?: { required: true; content: { "application/json": { schema: Json } } };
+  requestBody?: { required: boolean; content: { "application/json": { schema: Json } } };
   responses: Record<string, { description: string; headers?: Json; content?: { "application/json": { schema: Json } } }>;
 };
 type Document = {
@@ -104,7 +105,9 @@ function errorsOf(spec: OperationSpec, method: string, path: string, hasInput: b
   if (hasInput) out[400] = errorAnswer("The input is invalid: the message names the field");
   if (path.includes("{id}")) out[404] = errorAnswer("No such item in this account");
   if (method === "post") out[422] = errorAnswer("This Idempotency-Key was already used for a different request");
-  for (const [status, description] of Object.entries(spec.errors ?? {})) out[status] = errorAnswer(description);
+  for (const [status, e] of Object.entries(spec.errors ?? {}))
+    out[status] =
+      typeof e === "string" ? errorAnswer(e) : { description: e.description, content: { "application/json": { schema: plain(e.body) as Json } } };
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
@@ -142,7 +145,10 @@ export function publicApiDocument(ctx: AppContext): Document {
       } as Operation["responses"],
     };
     if (parameters.length) op.parameters = parameters;
-    if (route.hooks.body) op.requestBody = { required: true, content: { "application/json": { schema: plain(route.hooks.body, true) as Json } } };
+    // An optional body (TypeBox's Optional mark) may be left out: POST /campaigns/{id}/send with nothing to acknowledge.
+    const optional = !!route.hooks.body && (route.hooks.body as Record<symbol, unknown>)[OptionalKind] === "Optional";
+    if (route.hooks.body)
+      op.requestBody = { required: !optional, content: { "application/json": { schema: plain(route.hooks.body, true) as Json } } };
     (paths[path] ??= {})[method] = op;
   }
   return {

@@ -7,7 +7,8 @@ import { getMessage, withMedia } from "../messages/messages";
 import { MAX_MEDIA_PER_MESSAGE } from "../media/media";
 import { recipientPhone } from "../users/default-country";
 import { recordPurchase } from "../automation/runner";
-import { createCampaign, getCampaign, sendCampaign, viewOf } from "../campaigns/campaigns";
+import { createCampaign, getCampaign, viewOf } from "../campaigns/campaigns";
+import { sendCampaignChecked } from "../campaigns/send-checked";
 import { listKeywords } from "../keywords/keywords";
 import { findUserById } from "../users/queries";
 import { listSegments } from "../segments/segments";
@@ -15,6 +16,7 @@ import { addOptOut, contactPage, createApiContact, deleteApiContact, pageOfList,
 import type { ApiCaller } from "../api-keys/keys";
 import { apiKeyGuard } from "./guard";
 import {
+  ACKNOWLEDGE_REGISTRATION_TEXT,
   Campaign,
   CampaignSend,
   Contact,
@@ -26,6 +28,7 @@ import {
   operation,
   QueuedMessage,
   RecordedEvent,
+  SendRefusal,
   SEND_MMS_TEXT,
   SegmentPage,
 } from "./contract";
@@ -362,21 +365,41 @@ export function publicApiRoutes(ctx: AppContext) {
     // POST /api/v1/campaigns/:id/send
     .post(
       "/campaigns/:id/send",
-      ({ caller, params, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: `/campaigns/${params.id}/send`, body: null }, set, () => ({
+      ({ caller, params, body, headers, set }) => {
+        const acknowledged = body?.acknowledgeRegistration === true;
+        // The body is hashed as sent (none, or the acknowledgement): a refused send retried with the same key and
+        // acknowledgeRegistration runs, since a refusal stores no answer.
+        return idempotent(ctx, caller, headers["idempotency-key"], { path: `/campaigns/${params.id}/send`, body: body ?? null }, set, () => ({
           status: 202,
-          body: sendCampaign(ctx, ownerOf(ctx, caller), params.id, null),
-        })),
+          body: sendCampaignChecked(ctx, ownerOf(ctx, caller), params.id, null, acknowledged),
+        }));
+      },
       {
         params: idParams,
         headers: idempotencyHeaders,
+        body: t.Optional(
+          t.Object({
+            acknowledgeRegistration: t.Optional(t.Boolean({ description: ACKNOWLEDGE_REGISTRATION_TEXT, error: "acknowledgeRegistration must be true or false" })),
+          }),
+        ),
         ...operation({
           operationId: "sendCampaign",
           tag: "Campaigns",
           scope: "campaigns:write",
           summary: "Send a draft campaign now",
+          description:
+            "As the app's Send button does, it first checks the sender's US carrier registration: a sender carriers block for some recipients " +
+            "(a local number not registered for A2P 10DLC, a toll-free number not verified) is refused with 409 and the warning until the call is " +
+            "repeated with acknowledgeRegistration: true.",
           ok: { 202: { description: "Sending: its progress follows in GET /api/v1/campaigns/{id}", body: CampaignSend } },
-          errors: { 402: "The plan's monthly message limit is reached" },
+          errors: {
+            402: "The plan's monthly message limit is reached",
+            409: {
+              description:
+                "Nothing was sent: the campaign is not a draft or scheduled, or (with registrationWarning) its sender is not registered with US carriers for some recipients",
+              body: SendRefusal,
+            },
+          },
         }),
       },
     )

@@ -5,7 +5,10 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { plans } from "../../db/schema";
+import { Value } from "@sinclair/typebox/value";
 import { findJob, runDueJobs } from "../../src/jobs/jobs";
+import { grantLicense } from "../../src/licenses/licenses";
+import { SendRefusal } from "../../src/public-api/contract";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { startTelnyxRegistrationFake, type TelnyxRegistrationFake } from "../support/fakes/telnyx-registration";
 import { startTwilioRegistrationFake, type TwilioRegistrationFake } from "../support/fakes/twilio-registration";
@@ -261,6 +264,44 @@ test("a campaign to US recipients from an unregistered number is warned about be
   const sent = await post(acc, `/api/campaigns/${id}/send`, { scheduledAt: later, acknowledgeRegistration: true });
   expect(sent.status).toBe(202);
   expect(sent.body.campaign.status).toBe("scheduled");
+});
+
+test("the public API's campaign send is refused with the same warning until acknowledgeRegistration: true", async () => {
+  const acc = await t.signUpVerified();
+  grantLicense(t.ctx, acc.user.id, "professional", 30);
+  const tw = await post(acc, "/api/sms-providers", { provider: "twilio", displayName: "Twilio", ...twilio.credentials });
+  await addNumbers(acc, tw.body.id, ["+14155550101", "+14155550104"]);
+  expect((await post(acc, "/api/phone-numbers/registration/refresh", {})).status).toBe(200);
+  await t.confirm(acc);
+  const key = (await post(acc, "/api/api-keys", { name: "Shop", permissions: ["contacts:write", "campaigns:write", "campaigns:read"] })).body.key as string;
+  const v1 = (path: string, body?: unknown, headers?: Record<string, string>) => t.api(`/api/v1${path}`, { method: "POST", token: key, body, headers, origin: false });
+  const ids: string[] = [];
+  for (const phone of ["+12125550123", "+13105550147", "+447911123456"]) ids.push((await v1("/contacts", { phone })).body.id);
+
+  const made = await v1("/campaigns", { name: "Sale", content: "Sale today", contactIds: ids, fromNumber: "+14155550104" });
+  expect(made.status).toBe(201);
+  const refused = await v1(`/campaigns/${made.body.id}/send`, undefined, { "idempotency-key": "send-1" });
+  expect(refused.status).toBe(409);
+  expect(refused.body.message).toBe(
+    "Carriers will block texts from +14155550104: it is not registered for A2P 10DLC, and 2 recipients are US numbers. Register a brand and an A2P 10DLC campaign in your provider's console and add this number to it. Send with acknowledgeRegistration: true to send anyway.",
+  );
+  expect(refused.body.registrationWarning).toMatchObject({ phoneNumber: "+14155550104", program: "10dlc", state: "unregistered", blockedRecipients: 2 });
+  // The answer is the one the OpenAPI document gives for 409.
+  expect([...Value.Errors(SendRefusal, refused.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+  expect((await t.api(`/api/v1/campaigns/${made.body.id}`, { token: key, origin: false })).body.status).toBe("draft");
+  expect((await v1(`/campaigns/${made.body.id}/send`, { acknowledgeRegistration: "yes" })).body.message).toBe("acknowledgeRegistration must be true or false");
+  expect((await v1(`/campaigns/${made.body.id}/send`, { acknowledgeRegistration: false })).status).toBe(409);
+
+  // The refusal stored no answer: the same Idempotency-Key with the acknowledgement sends, and a replay answers it.
+  const sent = await v1(`/campaigns/${made.body.id}/send`, { acknowledgeRegistration: true }, { "idempotency-key": "send-1" });
+  expect(sent.status).toBe(202);
+  expect(sent.body.queued).toBe(3);
+  const replay = await v1(`/campaigns/${made.body.id}/send`, { acknowledgeRegistration: true }, { "idempotency-key": "send-1" });
+  expect([replay.status, replay.headers.get("idempotent-replayed"), replay.body.queued]).toEqual([202, "true", 3]);
+
+  // A registered sender needs no acknowledgement.
+  const ok = await v1("/campaigns", { name: "Sale 2", content: "Sale today", contactIds: ids, fromNumber: "+14155550101" });
+  expect((await v1(`/campaigns/${ok.body.id}/send`)).status).toBe(202);
 });
 
 test("smsdesk doctor reads every account's numbers from the providers and prints a line per state", async () => {

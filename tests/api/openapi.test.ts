@@ -90,6 +90,37 @@ describe("the OpenAPI document", () => {
     }
     expect(Object.keys(doc.components.schemas.MediaItem.properties)).toEqual(["id", "contentType", "filename", "size", "status", "error", "url"]);
   });
+
+  test("documents the carrier registration check of POST /api/v1/campaigns/{id}/send and its acknowledgeRegistration (issue 34)", async () => {
+    const send = doc.paths["/api/v1/campaigns/{id}/send"].post;
+    expect(send.requestBody).toEqual({
+      required: false,
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            properties: {
+              acknowledgeRegistration: {
+                type: "boolean",
+                description:
+                  "true to send although the sender is not registered with US carriers (A2P 10DLC, or toll-free verification): without it, a draft or scheduled campaign " +
+                  "whose sender carriers block for some of its recipients is refused with 409 and the warning, and nothing is sent.",
+              },
+            },
+          },
+        },
+      },
+    });
+    expect(Object.keys(send.responses)).toEqual(["202", "400", "401", "402", "403", "404", "409", "422", "429"]);
+    expect(send.responses["409"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SendRefusal" });
+    expect(doc.components.schemas.SendRefusal.properties.registrationWarning).toEqual({ $ref: "#/components/schemas/RegistrationWarning" });
+    expect(doc.components.schemas.SendRefusal.required).toEqual(["message", "code"]);
+    expect(Object.keys(doc.components.schemas.RegistrationWarning.properties)).toEqual(["phoneNumber", "program", "state", "blockedRecipients", "message", "reason", "todo", "checkedAt"]);
+    const html = await (await fetch(`${t.url}/api/docs`)).text();
+    expect(html).toContain("<td data-label=\"Field\"><code>acknowledgeRegistration</code></td>");
+    expect(html).toContain("refused with 409 and the warning until the call is repeated with acknowledgeRegistration: true.");
+    expect(html).toContain('<a href="#schema-SendRefusal">SendRefusal</a>');
+  });
 });
 
 describe("a client generated with openapi-typescript and openapi-fetch", () => {
