@@ -20,3 +20,6 @@ ${journal.entries.map((e, i) => `  ${JSON.stringify(e.tag)}: m${i},`).join("\n")
 `;
 writeFileSync(join(dir, "embedded.ts"), body);
 console.log(`db/migrations/embedded.ts: ${journal.entries.length} migration(s)`);
+
+// PostgreSQL's counterpart of each new migration (issue 31): written when it is plain DDL, else what to write is said.
+await import("./gen-postgres-migrations");

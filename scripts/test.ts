@@ -1,7 +1,7 @@
 // `npm test`: installs what the tests need (Debian's Chromium when missing), builds the UI, runs the
 // unit/API tests (bun test) and the browser tests (Playwright), and ends with `N passed, N failed`.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -37,6 +37,22 @@ ensureDebianPackages([
   { path: "/usr/bin/sqlite3", pkg: "sqlite3" },
   ...(only === "api" ? [] : [{ path: CHROMIUM, pkg: "chromium" }]),
 ]);
+
+/**
+ * The PostgreSQL tests (issue 31: tests/support/postgres.ts) use the local server on 127.0.0.1:5432 with trust
+ * authentication, which this project's machines have; it is started here when it is down.
+ */
+function ensurePostgres() {
+  if (spawnSync("pg_isready", ["-q", "-h", "127.0.0.1", "-p", "5432"]).status === 0) return;
+  const versions = existsSync("/etc/postgresql") ? readdirSync("/etc/postgresql") : [];
+  if (!versions.length) {
+    console.error("PostgreSQL is not installed: the PostgreSQL tests need a server on 127.0.0.1:5432 (trust authentication)");
+    return;
+  }
+  console.log(`Starting PostgreSQL ${versions[0]} for the tests...`);
+  sh("pg_ctlcluster", ["--skip-systemctl-redirect", versions[0]!, "main", "start"]);
+}
+ensurePostgres();
 
 // The UI build writes the asset module tsc reads, so build first, then type-check everything.
 if (sh(process.execPath, ["scripts/build-ui.ts"]) !== 0) {
