@@ -203,6 +203,27 @@ export class Appliance {
     return (await page.context().cookies(this.url)).find((c) => c.name === "smsdesk_session");
   }
 
+  /**
+   * The page's session lives in the server's cookie only (issue 27 item 5): httpOnly and SameSite=Lax (Secure only on
+   * an https PUBLIC_URL, so not here), unseen by the page's own script, and neither localStorage nor sessionStorage
+   * holds its value or a key named like a token or session. Answers the token; the page must be signed in.
+   */
+  async expectSessionOnlyInCookie(page: Page): Promise<string> {
+    const cookie = await this.sessionCookie(page);
+    expect(cookie, "the page is signed in").toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/", secure: false });
+    const token = cookie!.value;
+    const seen = await page.evaluate(() => ({
+      cookies: document.cookie,
+      stored: [localStorage, sessionStorage].flatMap((store) =>
+        Array.from({ length: store.length }, (_, i) => ({ key: store.key(i)!, value: store.getItem(store.key(i)!) ?? "" })),
+      ),
+    }));
+    expect(seen.cookies).not.toContain(token);
+    expect(seen.stored.filter((e) => e.value.includes(token))).toEqual([]);
+    expect(seen.stored.filter((e) => /token|session/i.test(e.key))).toEqual([]);
+    return token;
+  }
+
   /** The session token in the page's cookie; the page must be signed in. */
   async sessionToken(page: Page): Promise<string> {
     const cookie = await this.sessionCookie(page);

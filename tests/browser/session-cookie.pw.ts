@@ -12,25 +12,6 @@ test.afterAll(async () => {
   await app.stop();
 });
 
-/** Every key and value in the page's localStorage and sessionStorage. */
-const storageOf = (page: Page) =>
-  page.evaluate(() =>
-    [localStorage, sessionStorage].flatMap((store) =>
-      Array.from({ length: store.length }, (_, i) => ({ key: store.key(i)!, value: store.getItem(store.key(i)!) ?? "" })),
-    ),
-  );
-
-/** The session is in an httpOnly, SameSite=Lax cookie, and no storage of the page holds it or a key named like a token. */
-async function expectTokenOnlyInCookie(page: Page) {
-  const cookie = await app.sessionCookie(page);
-  expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/", secure: false });
-  expect(await page.evaluate(() => document.cookie)).not.toContain(cookie!.value);
-  const stored = await storageOf(page);
-  expect(stored.filter((e) => e.value.includes(cookie!.value))).toEqual([]);
-  expect(stored.filter((e) => /token|session/i.test(e.key))).toEqual([]);
-  return cookie!.value;
-}
-
 /** Records what the page sends on its live WebSocket. */
 function recordSocketFrames(page: Page) {
   const sent: string[] = [];
@@ -53,11 +34,14 @@ test("a user's session lives in the httpOnly cookie only: API calls and the live
   await app.verifiedAccount({ email });
   // A token an older version of the page left in storage is removed when the page loads.
   await page.goto(app.url);
-  await page.evaluate(() => localStorage.setItem("auth_token", "stale.session.token-from-an-older-version"));
+  await page.evaluate(() => {
+    localStorage.setItem("auth_token", "stale.session.token-from-an-older-version");
+    localStorage.setItem("admin_token", "stale.admin.token-from-an-older-version");
+  });
   const frames = recordSocketFrames(page);
 
   await signIn(page, email, "tulips-and-texts");
-  const token = await expectTokenOnlyInCookie(page);
+  const token = await app.expectSessionOnlyInCookie(page);
 
   // A screen that reads the API shows what was made with the same cookie, and the live socket connects by it.
   const call = await app.apiAs(page);
@@ -70,7 +54,7 @@ test("a user's session lives in the httpOnly cookie only: API calls and the live
   expect(frames.length).toBeGreaterThan(0);
   for (const frame of frames) expect(JSON.parse(frame)).toMatchObject({ type: "resume" });
   expect(frames.join("")).not.toContain(token);
-  expect(await expectTokenOnlyInCookie(page)).toBe(token);
+  expect(await app.expectSessionOnlyInCookie(page)).toBe(token);
 
   // Signing out revokes the session and clears the cookie: the old token opens nothing.
   await page.getByRole("button", { name: "Sign Out", exact: true }).click();
@@ -81,6 +65,12 @@ test("a user's session lives in the httpOnly cookie only: API calls and the live
   expect(after.status).toBe(401);
   await page.reload();
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();
+
+  // The privacy policy says so.
+  await page.goto(`${app.url}/privacy`);
+  await expect(
+    page.getByText("A session cookie keeps you signed in. Scripts on the page cannot read it, and no session token is kept in your browser's storage."),
+  ).toBeVisible();
 });
 
 test("the administrator's session at /admin lives in the same httpOnly cookie, and the portal and live socket work by it", async ({
@@ -93,7 +83,7 @@ test("the administrator's session at /admin lives in the same httpOnly cookie, a
   await expect(page).toHaveURL(/\/admin\/dashboard/);
   // The portal's list of users comes from the API.
   await expect(page.getByTestId("admin-user-row").filter({ hasText: ADMIN.email })).toBeVisible();
-  const token = await expectTokenOnlyInCookie(page);
+  const token = await app.expectSessionOnlyInCookie(page);
 
   // A change made with the cookie from the appliance's own origin is accepted; from another site it is refused.
   const health = await page.request.get(`${app.url}/api/admin/health`);
@@ -108,7 +98,7 @@ test("the administrator's session at /admin lives in the same httpOnly cookie, a
 
   await page.goto(`${app.url}/chat`);
   await expect(page.getByText("Connected", { exact: true })).toBeVisible();
-  expect(await expectTokenOnlyInCookie(page)).toBe(token);
+  expect(await app.expectSessionOnlyInCookie(page)).toBe(token);
 
   await page.getByRole("button", { name: "Sign Out", exact: true }).click();
   await expect(page.getByRole("button", { name: "Get Started" }).first()).toBeVisible();

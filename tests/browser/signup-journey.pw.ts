@@ -37,6 +37,8 @@ test("a new user signs up from the landing page, verifies the emailed code, save
   await page.getByLabel("Verification code").fill(await app.codeFor(email));
   await page.getByRole("button", { name: "Verify Email" }).click();
   await expect(page.getByText("Email verified successfully!").first()).toBeVisible();
+  // The emailed code signed the page in by the httpOnly cookie alone (issue 27 item 5).
+  await app.expectSessionOnlyInCookie(page);
   // The setup wizard follows the verification and ends on /dashboard; the home page's first visit is a welcome.
   await app.completeOnboarding(page);
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Dashboard", exact: true }).click();

@@ -84,7 +84,8 @@ test("a user turns on two-factor authentication, keeps the backup codes, and sig
   await page.getByLabel("Verification code").fill(totp(secret, 1));
   await page.getByRole("button", { name: "Verify & Continue" }).click();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Rosa!$/ })).toBeVisible();
-  await app.sessionToken(page);
+  // The code step signed the page in by the httpOnly cookie alone (issue 27 item 5).
+  await app.expectSessionOnlyInCookie(page);
 
   await page.goto(`${app.url}/settings/security`);
   await expect(page.getByTestId("two-factor-status")).toHaveText("Enabled");

@@ -106,8 +106,15 @@ export function PrivacyPage() {
       <h2 id="storage">6. Cookies and browser storage</h2>
       <p>smsdesk uses only what it needs to work:</p>
       <ul>
-        <li>A session cookie and a session token in your browser's local storage keep you signed in.</li>
-        <li>Your cookie consent choice is remembered so you are not asked again.</li>
+        <li>
+          A session cookie keeps you signed in. Scripts on the page cannot read it, and no session token is kept in your
+          browser's storage.
+        </li>
+        <li>A second cookie, which holds no secret, tells the page that you are signed in.</li>
+        <li>
+          Your browser's storage keeps a few choices on screen (a closed chat popup, a postponed install card) and, for
+          one tab, the page to return to after Google sign-in.
+        </li>
       </ul>
       <p>There are no advertising or cross-site tracking cookies.</p>
 
