@@ -66,7 +66,9 @@ test.afterAll(async () => {
   await new Promise((resolve) => google.close(resolve));
 });
 
-test.use({ locale: "en-US", timezoneId: "America/New_York" });
+// A browser in London, not at the account's defaults (New York, the United States): the wizard's zone and country
+// come from the browser, as after a password sign-up's verification (business-profile.pw.ts).
+test.use({ locale: "en-GB", timezoneId: "Europe/London" });
 
 async function both(page: Page, name: string) {
   await page.setViewportSize(DESKTOP);
@@ -82,14 +84,32 @@ test("a new account made by Continue with Google gets the setup wizard, which en
   await page.getByRole("link", { name: "Continue with Google" }).click();
   await expect(page).toHaveURL(`${app.url}/onboarding`);
   await expect(page.getByRole("heading", { name: "Tell us about your business" })).toBeVisible();
+  // Signed in by the httpOnly cookie alone (issue 27 item 5).
+  await app.expectSessionOnlyInCookie(page);
   // Nothing answered yet: the wizard's first step, empty but for where the browser is.
   await expect(page.getByLabel("Business name")).toHaveValue("");
-  await expect(page.getByLabel("Time zone")).toHaveValue("America/New_York");
+  await expect(page.getByLabel("Industry")).toHaveValue("");
+  await expect(page.getByLabel("Time zone")).toHaveValue("Europe/London");
+  await expect(page.getByLabel("Default country")).toHaveValue("GB");
   await both(page, "wizard");
 
-  await app.completeOnboarding(page, "Gina's Garden");
+  // Answered with the browser's zone and country kept: the account takes them.
+  await page.getByLabel("Business name").fill("Gina's Garden");
+  await page.getByLabel("Industry").selectOption("Retail & E-commerce");
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByRole("radio").first().check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByRole("checkbox").first().check();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("heading", { name: "You're all set, Gina's Garden!" })).toBeVisible();
+  await page.getByRole("button", { name: "Go to Dashboard" }).click();
   await expect(page).toHaveURL(`${app.url}/dashboard`);
+  await expect(page.getByRole("heading", { name: "Results & Stats" })).toBeVisible();
   await both(page, "dashboard");
+  const call = await app.apiAs(page);
+  const user = await call<{ timezone: string; business: { name: string; industry: string } }>("/api/auth/user");
+  expect([user.timezone, user.business.name, user.business.industry]).toEqual(["Europe/London", "Gina's Garden", "Retail & E-commerce"]);
+  expect(await call("/api/user/settings")).toMatchObject({ defaultCountry: "GB", defaultCountryChosen: true });
 
   // Signed out, Google again: the same account, home this time.
   await page.getByRole("button", { name: "Sign Out" }).first().click();
@@ -97,5 +117,6 @@ test("a new account made by Continue with Google gets the setup wizard, which en
   await page.getByRole("link", { name: "Continue with Google" }).click();
   await expect(page.getByRole("heading", { name: /^Welcome( back)?, Gina!$/ })).toBeVisible();
   await expect(page).toHaveURL(`${app.url}/?auth=google`);
+  await app.expectSessionOnlyInCookie(page);
   await both(page, "home-next-sign-in");
 });
