@@ -319,6 +319,8 @@ export const smsProviders = sqliteTable(
     messagesPerSecond: real("messages_per_second"),
     /** What the account charges per SMS segment, in millionths of a dollar (cost estimates, spend); null: its usual price. */
     segmentPriceMicros: integer("segment_price_micros"),
+    /** What the account charges per MMS, in millionths of a dollar (migration 0068); null: the provider's list price. */
+    mmsPriceMicros: integer("mms_price_micros"),
     settings: text("settings", { mode: "json" }).$type<Partial<SimulatorSettings>>().notNull().default(sql`'{}'`),
     isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
@@ -1074,12 +1076,27 @@ export const media = sqliteTable(
     sourceUrl: text("source_url"),
     error: text("error"),
     createdAt: createdAt(),
+    /** A campaign's, template's or drip's attachment ('campaign:<id>', 'template:<id>', 'drip:<id>'), shared by the messages linked to it (migration 0067). */
+    heldBy: text("held_by"),
   },
   (t) => [
     index("media_message_idx").on(t.messageId, t.position),
     index("media_user_idx").on(t.userId, t.createdAt),
     index("media_status_idx").on(t.status).where(sql`status <> 'stored'`),
+    index("media_held_idx").on(t.heldBy, t.position).where(sql`held_by IS NOT NULL`),
+    index("media_loose_idx").on(t.createdAt).where(sql`message_id IS NULL AND held_by IS NULL`),
   ],
+);
+
+/** Which shared attachments (held by a campaign, template or drip) each message carries, in order (migration 0067). */
+export const messageMedia = sqliteTable(
+  "message_media",
+  {
+    messageId: text("message_id").notNull(),
+    position: integer("position").notNull(),
+    mediaId: text("media_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.position] }), index("message_media_media_idx").on(t.mediaId)],
 );
 
 /** A short link: one per recipient and link of a message, so a click names a contact and a campaign (migration 0058). */

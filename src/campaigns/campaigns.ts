@@ -20,6 +20,10 @@ import { customFieldsInUse, outboxSegments, resolveRecipients, segmentsPerMessag
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
 import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
+import { assertHoldable, copyMedia, heldMedia, holdMedia, mediaView, releaseMedia, type MediaRow } from "../media/media";
+import { cannotSendMms } from "../providers/mms";
+import type { ProviderKind } from "../providers/types";
+import { campaignMedia } from "./outbox";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
@@ -41,7 +45,7 @@ function countsFor(ctx: AppContext, ids: string[]): Map<string, Counts> {
   return out;
 }
 
-export function campaignView(c: CampaignRow, k: Counts, clicks: { clicks: number; clickers: number } = { clicks: 0, clickers: 0 }) {
+export function campaignView(c: CampaignRow, k: Counts, clicks: { clicks: number; clickers: number } = { clicks: 0, clickers: 0 }, media: MediaRow[] = []) {
   const recipients = COUNTED.reduce((sum, s) => sum + k[s], 0);
   const totalSent = k.sent + k.delivered + k.failed - k.refused + k.unknown;
   return {
@@ -85,6 +89,8 @@ export function campaignView(c: CampaignRow, k: Counts, clicks: { clicks: number
     /** People's clicks (src/links/classify.ts), and the share of recipients reached who clicked. */
     humanClicks: clicks.clicks,
     clickRate: rate(clicks.clickers, totalSent),
+    /** Its attachments (issue 33): with any, each message is an MMS. */
+    media: media.map(mediaView),
   };
 }
 
@@ -101,7 +107,7 @@ export function campaignClickFigures(ctx: AppContext, userId: string, id: string
 }
 
 export function viewOf(ctx: AppContext, row: CampaignRow) {
-  return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!, humanClicksByCampaign(ctx, [row.id]).get(row.id));
+  return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!, humanClicksByCampaign(ctx, [row.id]).get(row.id), heldMedia(ctx, [campaignMedia(row.id)]).get(campaignMedia(row.id)));
 }
 
 export type CampaignListQuery = {
@@ -150,7 +156,8 @@ export function listCampaigns(ctx: AppContext, userId: string, q: CampaignListQu
   const total = ctx.db.select({ n: count() }).from(campaigns).where(where).get()!.n;
   const counts = countsFor(ctx, rows.map((r) => r.id));
   const clicks = humanClicksByCampaign(ctx, rows.map((r) => r.id));
-  return { data: rows.map((r) => campaignView(r, counts.get(r.id)!, clicks.get(r.id))), total, page: q.page, pageSize: q.pageSize };
+  const media = heldMedia(ctx, rows.map((r) => campaignMedia(r.id)));
+  return { data: rows.map((r) => campaignView(r, counts.get(r.id)!, clicks.get(r.id), media.get(campaignMedia(r.id)))), total, page: q.page, pageSize: q.pageSize };
 }
 
 /** The list as a screen asks for it: date filters read in the account's zone, a search that looks like a phone also finds the campaigns that messaged it. */
@@ -192,6 +199,8 @@ export type CampaignInput = {
   utmMedium?: string | null;
   utmCampaign?: string | null;
   linkExpiryDays?: number;
+  /** Its attachments (uploads of POST /api/media), in order: each message an MMS; [] or null for none. */
+  mediaIds?: string[];
 };
 
 /** Recipients as typed: split on commas or newlines, trimmed, empties dropped (business.md section 5). */
@@ -316,13 +325,19 @@ async function cleanInput(ctx: AppContext, input: CampaignInput, user: User, cur
 
 export async function createCampaign(ctx: AppContext, user: User, input: CampaignInput) {
   const values = await cleanInput(ctx, input, user);
+  const mediaIds = input.mediaIds ?? [];
+  assertHoldable(ctx, user.id, null, mediaIds);
   const now = new Date(ctx.now());
   // The typed list as written, not read back: parsing 100,000 numbers again held the event loop once more.
-  const row = ctx.db
-    .insert(campaigns)
-    .values({ ...(values as typeof campaigns.$inferInsert), id: Bun.randomUUIDv7(), userId: user.id, status: "draft", createdAt: now, updatedAt: now })
-    .returning(withoutRecipients)
-    .get();
+  const row = ctx.db.transaction(() => {
+    const row = ctx.db
+      .insert(campaigns)
+      .values({ ...(values as typeof campaigns.$inferInsert), id: Bun.randomUUIDv7(), userId: user.id, status: "draft", createdAt: now, updatedAt: now })
+      .returning(withoutRecipients)
+      .get();
+    if (mediaIds.length) holdMedia(ctx, user.id, campaignMedia(row.id), mediaIds);
+    return row;
+  });
   return viewOf(ctx, { ...row, recipients: values.recipients ?? [] });
 }
 
@@ -340,12 +355,14 @@ export async function updateCampaign(ctx: AppContext, user: User, id: string, in
   // The saved list is read only when the edit keeps it (its checks and the answer need it).
   const saved = input.recipients === undefined ? getCampaign(ctx, user.id, id).recipients : [];
   const values = await cleanInput(ctx, input, user, { ...row, recipients: saved });
+  if (input.mediaIds !== undefined) assertHoldable(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
   // The checks took turns of the event loop: the campaign may have been sent or deleted meanwhile.
   const status = campaignWithoutRecipients(ctx, user.id, id)?.status;
   if (!status) throw notFound("Campaign not found");
   if (status !== "draft" && status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
   ctx.db.transaction((tx) => {
     tx.update(campaigns).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
+    if (input.mediaIds !== undefined) holdMedia(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
     if (status === "scheduled" && values.scheduledAt !== undefined) {
       if (values.scheduledAt) scheduleCampaignStart(ctx, user.id, id, values.scheduledAt.getTime());
       else {
@@ -360,6 +377,8 @@ export async function updateCampaign(ctx: AppContext, user: User, id: string, in
 export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
   const c = getCampaign(ctx, user.id, id);
   const now = new Date(ctx.now());
+  // The copy gets its own copies of the attachments: each campaign holds its own (deleting one leaves the other's).
+  const copies = copyMedia(ctx, user.id, (heldMedia(ctx, [campaignMedia(id)]).get(campaignMedia(id)) ?? []).map((m) => m.id));
   const row = ctx.db
     .insert(campaigns)
     .values({
@@ -383,6 +402,7 @@ export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
     })
     .returning()
     .get();
+  if (copies.length) holdMedia(ctx, user.id, campaignMedia(row.id), copies.map((m) => m.id));
   return viewOf(ctx, row);
 }
 
@@ -409,9 +429,14 @@ export function deletableCampaigns(ctx: AppContext, userId: string, ids: string[
  */
 export function deleteCampaigns(ctx: AppContext, userId: string, ids: string[], onlyDrafts: boolean): number {
   if (!ids.length) return 0;
-  return ctx.db.$client
-    .prepare(`DELETE FROM campaigns WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)) AND status IN (SELECT value FROM json_each(?))`)
-    .run(userId, JSON.stringify(ids), JSON.stringify(onlyDrafts ? DELETABLE.drafts : DELETABLE.finished)).changes;
+  return ctx.db.$client.transaction(() => {
+    const deleted = ctx.db.$client
+      .prepare(`DELETE FROM campaigns WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)) AND status IN (SELECT value FROM json_each(?)) RETURNING id`)
+      .all(userId, JSON.stringify(ids), JSON.stringify(onlyDrafts ? DELETABLE.drafts : DELETABLE.finished)) as { id: string }[];
+    // Their attachments are let go: the media sweep removes them once no message carries them.
+    releaseMedia(ctx, deleted.map((d) => campaignMedia(d.id)));
+    return deleted.length;
+  })();
 }
 
 export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[], archive: boolean): number {
@@ -421,10 +446,15 @@ export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[],
     .run(archive ? ctx.now() : null, ctx.now(), userId, JSON.stringify(ids)).changes;
 }
 
-/** The sender of a campaign: its from number when set, else the account's default. */
+/**
+ * The sender of a campaign: its from number when set, else the account's default. A campaign with attachments
+ * from a provider that sends no MMS is refused here, before anything is queued or scheduled.
+ */
 function senderFor(ctx: AppContext, userId: string, campaign: CampaignRow) {
   const sender = chooseSender(ctx, userId, campaign.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
+  const refusal = cannotSendMms(sender.provider as ProviderKind);
+  if (refusal && heldMedia(ctx, [campaignMedia(campaign.id)]).size) throw badRequest(refusal, { mmsUnsupported: true });
   return { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber };
 }
 

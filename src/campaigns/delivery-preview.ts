@@ -13,6 +13,9 @@ import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { heldByCampaign } from "../messages/due";
 import { measuredAsSent, personalize, resolveRecipients, type Recipient } from "./outbox";
 import { registrationWarning } from "./registration-warning";
+import { chooseSender } from "../phone-numbers/numbers";
+import { cannotSendMms } from "../providers/mms";
+import type { ProviderKind } from "../providers/types";
 
 /**
  * What sending will really do, said before the user sends (issue 11): how many recipients the audience comes to
@@ -34,6 +37,8 @@ export type DeliveryPreviewInput = {
   fromNumber?: string | null;
   /** Links go out shortened (the default): texts are measured with short links (issue 32). */
   shortenLinks?: boolean;
+  /** How many attachments it carries: with any, each message is one MMS (issue 33). */
+  attachments?: number;
 };
 
 /** The account's quiet hours as the sending manager reads them. */
@@ -124,7 +129,19 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     longest,
     // Carriers that will block the sender's texts to some of these recipients (issue 34 item 1).
     registration: registrationWarning(ctx, user, input.fromNumber, groups),
+    // With attachments: one MMS per recipient, priced per MMS, and the sender's refusal when it sends no MMS.
+    mms: input.attachments ? { messages: total, refusal: mmsRefusal(ctx, user, input.fromNumber) } : null,
   };
+}
+
+function mmsRefusal(ctx: AppContext, user: User, fromNumber: string | null | undefined): string | null {
+  try {
+    const sender = chooseSender(ctx, user.id, fromNumber);
+    return sender ? cannotSendMms(sender.provider as ProviderKind) : null;
+  } catch {
+    // A number no longer the account's: the send itself says so.
+    return null;
+  }
 }
 
 const nameOf = (r: Sample) => `${r.firstName} ${r.lastName}`.trim() || r.phone;

@@ -9,6 +9,10 @@ import { compile, type MergeValues } from "../personalisation/render";
 import { audienceContacts, type AudienceContact } from "./audiences";
 import { dropLinksOfMessages, expiryAt, linkDomainOf, shortenText } from "../links/links";
 import { withShortLinkLengths } from "../links/text";
+import { heldMediaIds } from "../media/media";
+
+/** Who holds a campaign's attachments (src/media): each of its messages carries them, an MMS. */
+export const campaignMedia = (id: string) => `campaign:${id}` as const;
 
 export const OPT_OUT_LINE = "Reply STOP to opt out";
 
@@ -113,6 +117,8 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
 
 /** The SMS (segments) of a campaign's messages to these recipients, merge fields filled: what they count against the plan. */
 export function outboxSegments(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): number {
+  // An MMS is one message however long its text, as providers count and price it (src/providers/mms.ts).
+  if (heldMediaIds(ctx, campaignMedia(campaign.id)).length) return recipients.length;
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const measure = measuredAsSent(ctx, user, campaign.shortenLinks);
@@ -137,6 +143,7 @@ export function measuredAsSent(ctx: AppContext, user: User, shortenLinks: boolea
  * later, is checked against the plan with it instead of rendering its whole audience before it starts.
  */
 export function segmentsPerMessage(ctx: AppContext, user: User, campaign: Campaign): number {
+  if (heldMediaIds(ctx, campaignMedia(campaign.id)).length) return 1;
   const text = personalize(campaign.content, { firstName: "", lastName: "", customFields: {} }, businessNameOf(user), campaign.appendOptOut);
   return segmentCount(measuredAsSent(ctx, user, campaign.shortenLinks)(text));
 }
@@ -158,6 +165,7 @@ export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, rec
     campaign.shortenLinks
       ? shortenText(ctx, domain, text, { userId: user.id, campaignId: campaign.id, messageId: id, contactId: r.contactId, phone: r.phone, utm, expiresAt: linksExpire })
       : text;
+  const mediaIds = heldMediaIds(ctx, campaignMedia(campaign.id));
   return ctx.db.$client.transaction(() => {
     const items = recipients.map((r) => {
       const id = Bun.randomUUIDv7();
@@ -169,7 +177,8 @@ export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, rec
         contactId: r.contactId,
         phone: r.phone,
         content,
-        segments: segmentCount(content),
+        segments: mediaIds.length ? 1 : segmentCount(content),
+        ...(mediaIds.length ? { sharedMediaIds: mediaIds } : {}),
         // A transactional campaign's messages are one-off messages: quiet hours and the daily cap leave them be.
         kind: campaign.transactional ? ("single" as const) : ("campaign" as const),
         sender,

@@ -18,6 +18,7 @@ import { sendHeldNow } from "./held";
 import { previewDelivery, withQuietWait } from "./delivery-preview";
 import { personalize } from "./outbox";
 import { HISTORY_RANGES, HISTORY_SORTS } from "./history";
+import { MAX_MEDIA_PER_MESSAGE } from "../media/limits";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
 const ids = (name: string) => t.Array(t.String({ maxLength: 64 }), { maxItems: 1000, error: `${name} must be a list of ids` });
@@ -52,6 +53,9 @@ const campaignBody = t.Object({
   utmMedium: nullableText(100),
   utmCampaign: nullableText(100),
   linkExpiryDays: t.Optional(t.Integer({ minimum: 1, maximum: 3650, error: "Links must expire after 1 to 3650 days" })),
+  mediaIds: t.Optional(
+    t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_MEDIA_PER_MESSAGE, error: `mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)` }),
+  ),
 });
 
 const literals = <T extends string>(values: readonly T[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });
@@ -123,6 +127,7 @@ export function campaignRoutes(ctx: AppContext) {
         transactional: campaignBody.properties.transactional,
         fromNumber: nullableText(40),
         shortenLinks: campaignBody.properties.shortenLinks,
+        attachments: t.Optional(t.Integer({ minimum: 0, maximum: MAX_MEDIA_PER_MESSAGE, error: `attachments must be 0 to ${MAX_MEDIA_PER_MESSAGE}` })),
       }),
     })
     // POST /api/campaigns

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
@@ -29,7 +29,11 @@ export type MediaRow = {
   source_url: string | null;
   error: string | null;
   created_at: number;
+  held_by: string | null;
 };
+
+/** What holds shared attachments: a campaign, a template or a drip (its steps' pictures), by id. */
+export type MediaHolder = `${"campaign" | "template" | "drip"}:${string}`;
 
 /** One item as the API and the screens show it. */
 export type MediaView = {
@@ -127,17 +131,27 @@ export function mediaView(row: MediaRow): MediaView {
   };
 }
 
-/** The items of each message given, in their order (messages with none are absent). */
+/**
+ * The items of each message given, in their order (messages with none are absent): its own (a chat upload, a
+ * received item) and the shared ones it is linked to (a campaign's, a template's, a drip's).
+ */
 export function mediaOfMessages(ctx: AppContext, messageIds: string[]): Map<string, MediaRow[]> {
   const out = new Map<string, MediaRow[]>();
   if (!messageIds.length) return out;
+  const ids = JSON.stringify(messageIds);
   const rows = ctx.db.$client
-    .query(`SELECT * FROM media WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, position`)
-    .all(JSON.stringify(messageIds)) as MediaRow[];
-  for (const r of rows) {
-    const list = out.get(r.message_id!);
+    .query(
+      `SELECT media.*, media.message_id AS of_message, media.position AS at FROM media WHERE message_id IN (SELECT value FROM json_each(?1))
+       UNION ALL
+       SELECT media.*, l.message_id AS of_message, l.position AS at FROM message_media l JOIN media ON media.id = l.media_id
+       WHERE l.message_id IN (SELECT value FROM json_each(?1)) AND media.status = 'stored'
+       ORDER BY of_message, at`,
+    )
+    .all(ids) as (MediaRow & { of_message: string; at: number })[];
+  for (const { of_message, at: _at, ...r } of rows) {
+    const list = out.get(of_message);
     if (list) list.push(r);
-    else out.set(r.message_id!, [r]);
+    else out.set(of_message, [r]);
   }
   return out;
 }
@@ -157,9 +171,89 @@ export function attachableMedia(ctx: AppContext, userId: string, ids: string[]):
   return ids.map((id) => {
     const row = findMedia(ctx, id);
     if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
-    if (row.message_id) throw badRequest(`Attachment ${id} was already sent with another message: upload it again`);
+    if (row.message_id || row.held_by || isLinked(ctx, id)) throw badRequest(`Attachment ${id} was already sent with another message: upload it again`);
     return row;
   });
+}
+
+const isLinked = (ctx: AppContext, id: string) => !!ctx.db.$client.query(`SELECT 1 FROM message_media WHERE media_id = ? LIMIT 1`).get(id);
+
+// --- Attachments held by a campaign, a template or a drip, shared by the messages that carry them --------------------
+
+/**
+ * Checks, before a campaign, template or drip is saved with them, that the ids name the account's uploads, stored,
+ * not a message's and held by nobody else (`holder`: by this one already, or null for one not written yet): 400
+ * naming the problem.
+ */
+export function assertHoldable(ctx: AppContext, userId: string, holder: MediaHolder | null, ids: string[]): MediaRow[] {
+  if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
+  if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
+  return ids.map((id) => {
+    const row = findMedia(ctx, id);
+    if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
+    if (row.message_id || (row.held_by && row.held_by !== holder)) throw badRequest(`Attachment ${id} belongs to another message: upload it again`);
+    return row;
+  });
+}
+
+/**
+ * The holder's attachments become exactly `ids`, in that order (checked by assertHoldable first), in the caller's
+ * transaction. Those it no longer lists are let go: the sweep removes them once no message carries them.
+ */
+export function holdMedia(ctx: AppContext, userId: string, holder: MediaHolder, ids: string[]) {
+  const db = ctx.db.$client;
+  db.query(`UPDATE media SET held_by = NULL WHERE held_by = ? AND id NOT IN (SELECT value FROM json_each(?))`).run(holder, JSON.stringify(ids));
+  const hold = db.query(`UPDATE media SET held_by = ?, position = ? WHERE id = ? AND user_id = ? AND message_id IS NULL`);
+  ids.forEach((id, position) => hold.run(holder, position, id, userId));
+}
+
+/** The holders' attachments are let go (the holder was deleted): the sweep removes them once no message carries them. */
+export function releaseMedia(ctx: AppContext, holders: MediaHolder[]) {
+  if (!holders.length) return;
+  ctx.db.$client.query(`UPDATE media SET held_by = NULL WHERE held_by IN (SELECT value FROM json_each(?))`).run(JSON.stringify(holders));
+}
+
+/** Each holder's attachments, in order (holders with none are absent). */
+export function heldMedia(ctx: AppContext, holders: MediaHolder[]): Map<MediaHolder, MediaRow[]> {
+  const out = new Map<MediaHolder, MediaRow[]>();
+  if (!holders.length) return out;
+  const rows = ctx.db.$client
+    .query(`SELECT * FROM media WHERE held_by IN (SELECT value FROM json_each(?)) ORDER BY held_by, position`)
+    .all(JSON.stringify(holders)) as MediaRow[];
+  for (const r of rows) {
+    const key = r.held_by as MediaHolder;
+    const list = out.get(key);
+    if (list) list.push(r);
+    else out.set(key, [r]);
+  }
+  return out;
+}
+
+/** The ids of a holder's attachments, in order (what each of its messages carries). */
+export const heldMediaIds = (ctx: AppContext, holder: MediaHolder): string[] => (heldMedia(ctx, [holder]).get(holder) ?? []).map((r) => r.id);
+
+/**
+ * New uploads with the bytes of the account's items given (a template's, attached to a reply or a campaign: each
+ * holder keeps its own, so deleting the template leaves what was sent with it). Answers them in order.
+ */
+export function copyMedia(ctx: AppContext, userId: string, ids: string[]): MediaRow[] {
+  return ids.map((id) => {
+    const from = getMedia(ctx, userId, id);
+    if (from.status !== "stored") throw badRequest(`Attachment ${id} is not stored`);
+    const copy = Bun.randomUUIDv7();
+    const path = join(mediaDir(ctx, userId), copy);
+    copyFileSync(mediaPath(ctx, from), `${path}.part`);
+    renameSync(`${path}.part`, path);
+    return ctx.db.$client
+      .query(`INSERT INTO media (id, user_id, position, content_type, filename, size, status, created_at) VALUES (?, ?, 0, ?, ?, ?, 'stored', ?) RETURNING *`)
+      .get(copy, userId, from.content_type, from.filename, from.size, ctx.now()) as MediaRow;
+  });
+}
+
+/** Links shared attachments to a message, in order, in the caller's transaction (the outbox writer's). */
+export function linkMedia(ctx: AppContext, ids: string[], messageId: string) {
+  const link = ctx.db.$client.query(`INSERT OR IGNORE INTO message_media (message_id, position, media_id) VALUES (?, ?, ?)`);
+  ids.forEach((id, position) => link.run(messageId, position, id));
 }
 
 /** Gives uploads to a message, in the caller's transaction (the outbox writer's). */
@@ -174,6 +268,28 @@ export function attachMedia(ctx: AppContext, ids: string[], messageId: string) {
  */
 export function sweepOrphanedMedia(ctx: AppContext, limit = 1000): number {
   const rows = ctx.db.$client.query(`SELECT id, user_id FROM media WHERE status = 'orphaned' LIMIT ?`).all(limit) as Pick<MediaRow, "id" | "user_id">[];
+  return removeMedia(ctx, rows);
+}
+
+/**
+ * An upload is kept this long unattached (the composer, the wizard or a template form may still send it); after
+ * that, an item no message, campaign, template or drip holds is removed with its file: an upload never sent, a
+ * deleted campaign's picture once its messages are gone.
+ */
+export const LOOSE_UPLOAD_GRACE_MS = 24 * 3600_000;
+
+/** Removes up to `limit` loose items older than the grace period (see LOOSE_UPLOAD_GRACE_MS); answers how many. */
+export function sweepLooseMedia(ctx: AppContext, limit = 1000): number {
+  const rows = ctx.db.$client
+    .query(
+      `SELECT id, user_id FROM media WHERE message_id IS NULL AND held_by IS NULL AND created_at < ? AND status <> 'pending'
+       AND NOT EXISTS (SELECT 1 FROM message_media WHERE media_id = media.id) LIMIT ?`,
+    )
+    .all(ctx.now() - LOOSE_UPLOAD_GRACE_MS, limit) as Pick<MediaRow, "id" | "user_id">[];
+  return removeMedia(ctx, rows);
+}
+
+function removeMedia(ctx: AppContext, rows: Pick<MediaRow, "id" | "user_id">[]): number {
   for (const r of rows) rmSync(mediaPath(ctx, r), { force: true });
   if (rows.length) ctx.db.$client.query(`DELETE FROM media WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rows.map((r) => r.id)));
   return rows.length;
@@ -184,12 +300,13 @@ const HOUR = 3_600_000;
 
 /**
  * The sweep from the jobs table: at start, then hourly, again at once while batches come back full, so a deleted
- * campaign's pictures leave the disk within the hour.
+ * message's pictures leave the disk within the hour, and uploads never attached a day after they were made.
  */
 export function scheduleMediaSweep(ctx: AppContext, batch = 1000) {
   registerJobHandler(ctx, SWEEP, () => {
     const removed = sweepOrphanedMedia(ctx, batch);
-    return { result: { removed }, runAgainAt: removed === batch ? ctx.now() : ctx.now() + HOUR };
+    const loose = sweepLooseMedia(ctx, batch);
+    return { result: { removed, loose }, runAgainAt: removed === batch || loose === batch ? ctx.now() : ctx.now() + HOUR };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
   enqueueJob(ctx, { kind: SWEEP, key: SWEEP, runAt: ctx.now() });
 }

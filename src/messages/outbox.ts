@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { appendEvent, type EventType } from "../events/events";
-import { attachMedia } from "../media/media";
+import { attachMedia, linkMedia } from "../media/media";
 import { PARKED } from "./due";
 
 /**
@@ -31,6 +31,8 @@ export type NewOutbound = {
   expiresAt: number | null;
   /** An MMS: the uploads it carries (src/media), checked by the caller and given to the row in its transaction. */
   mediaIds?: string[];
+  /** An MMS of shared attachments (a campaign's, a drip's: src/media holders), linked to the row in its transaction. */
+  sharedMediaIds?: string[];
 };
 
 /**
@@ -64,6 +66,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
       if (!res.changes) return;
       ids.push(id);
       if (m.mediaIds?.length) attachMedia(ctx, m.mediaIds, id);
+      if (m.sharedMediaIds?.length) linkMedia(ctx, m.sharedMediaIds, id);
       if (!m.campaignId) {
         appendEvent(ctx, { userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
         ctx.threads.attach({ userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });

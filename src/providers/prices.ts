@@ -8,8 +8,8 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { smsProviders, type ProviderKind } from "../../db/schema";
 import type { AppContext } from "../context";
-import { notFound } from "../http/errors";
-import { DEFAULT_MMS_PRICE_MICROS } from "./mms";
+import { badRequest, notFound } from "../http/errors";
+import { cannotSendMms, DEFAULT_MMS_PRICE_MICROS } from "./mms";
 
 /** List prices per outbound US segment (late 2025); a starting point the user is told to replace with their own. */
 export const DEFAULT_SEGMENT_PRICE_MICROS: Record<ProviderKind, number> = {
@@ -31,12 +31,26 @@ export type SegmentPrice = {
   /** The user's own price; null: the default applies. */
   customPriceMicros: number | null;
   defaultPriceMicros: number;
+  /** What one MMS costs (estimates, spend): the user's price, else the default; null: the provider sends no MMS. */
+  mmsPriceMicros: number | null;
+  /** The user's own price per MMS; null: the default applies. */
+  customMmsPriceMicros: number | null;
+  defaultMmsPriceMicros: number | null;
 };
+
+/** An account's price per MMS: its own, else the provider's list price; null for a provider that sends no MMS. */
+const mmsPriceOf = (provider: ProviderKind, custom: number | null) => (DEFAULT_MMS_PRICE_MICROS[provider] === null ? null : (custom ?? DEFAULT_MMS_PRICE_MICROS[provider]));
 
 /** Every provider account of the user with its price per segment. */
 export function segmentPrices(ctx: AppContext, userId: string): SegmentPrice[] {
   return ctx.db
-    .select({ id: smsProviders.id, provider: smsProviders.provider, displayName: smsProviders.displayName, custom: smsProviders.segmentPriceMicros })
+    .select({
+      id: smsProviders.id,
+      provider: smsProviders.provider,
+      displayName: smsProviders.displayName,
+      custom: smsProviders.segmentPriceMicros,
+      customMms: smsProviders.mmsPriceMicros,
+    })
     .from(smsProviders)
     .where(eq(smsProviders.userId, userId))
     .orderBy(asc(smsProviders.createdAt), asc(smsProviders.id))
@@ -48,6 +62,9 @@ export function segmentPrices(ctx: AppContext, userId: string): SegmentPrice[] {
       priceMicros: a.custom ?? DEFAULT_SEGMENT_PRICE_MICROS[a.provider],
       customPriceMicros: a.custom,
       defaultPriceMicros: DEFAULT_SEGMENT_PRICE_MICROS[a.provider],
+      mmsPriceMicros: mmsPriceOf(a.provider, a.customMms),
+      customMmsPriceMicros: a.customMms,
+      defaultMmsPriceMicros: DEFAULT_MMS_PRICE_MICROS[a.provider],
     }));
 }
 
@@ -77,12 +94,29 @@ export function setSegmentPrice(ctx: AppContext, userId: string, providerId: str
   return segmentPrices(ctx, userId).find((p) => p.providerId === providerId)!;
 }
 
+/** Sets (or, with null, clears back to the default) one account's price per MMS; 400 for a provider that sends none. */
+export function setMmsPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): SegmentPrice {
+  const account = segmentPrices(ctx, userId).find((p) => p.providerId === providerId);
+  if (!account) throw notFound("SMS provider not found");
+  const refusal = cannotSendMms(account.provider);
+  if (refusal) throw badRequest(refusal);
+  ctx.db.update(smsProviders).set({ mmsPriceMicros: micros }).where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, providerId))).run();
+  return segmentPrices(ctx, userId).find((p) => p.providerId === providerId)!;
+}
+
 /**
- * The price per MMS of each provider account, by id: the provider's list price (DEFAULT_MMS_PRICE_MICROS, a default
- * until an account can set its own), recorded on each MMS the provider accepts as the SMS price is on a text.
+ * The price per MMS of each provider account, by id: its own, else the provider's list price
+ * (DEFAULT_MMS_PRICE_MICROS), recorded on each MMS the provider accepts as the SMS price is on a text.
  */
 export function mmsPricesNow(ctx: AppContext, providerIds: string[]): Map<string, number> {
   if (!providerIds.length) return new Map();
-  const rows = ctx.db.select({ id: smsProviders.id, provider: smsProviders.provider }).from(smsProviders).where(inArray(smsProviders.id, providerIds)).all();
-  return new Map(rows.flatMap((a) => (DEFAULT_MMS_PRICE_MICROS[a.provider] === null ? [] : [[a.id, DEFAULT_MMS_PRICE_MICROS[a.provider]!] as const])));
+  const rows = ctx.db
+    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.mmsPriceMicros })
+    .from(smsProviders)
+    .where(inArray(smsProviders.id, providerIds))
+    .all();
+  return new Map(rows.flatMap((a) => {
+    const price = mmsPriceOf(a.provider, a.custom);
+    return price === null ? [] : [[a.id, price] as const];
+  }));
 }

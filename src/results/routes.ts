@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { segmentPrices, setSegmentPrice } from "../providers/prices";
+import { segmentPrices, setMmsPrice, setSegmentPrice } from "../providers/prices";
 import { overview, RANGES, series } from "./dashboard";
 
 /** A price per segment up to $1 (no SMS segment costs more; a typo of a few zeros is refused, not stored). */
@@ -29,6 +29,16 @@ export function resultsRoutes(ctx: AppContext) {
         priceMicros: t.Nullable(
           t.Integer({ minimum: 0, maximum: MAX_PRICE_MICROS, error: "The price per segment must be from $0 to $1, in millionths of a dollar" }),
         ),
+      }),
+    })
+    // PUT /api/sms-providers/:id/mms-price
+    .put("/api/sms-providers/:id/mms-price", ({ user, params, body }) => setMmsPrice(ctx, user.id, params.id, body.priceMicros), {
+      auth: true,
+      params: t.Object({ id: t.String({ maxLength: 64 }) }),
+      body: t.Object({
+        priceMicros: t.Nullable(t.Integer({ minimum: 0, maximum: MAX_PRICE_MICROS }), {
+          error: "The price per MMS must be from $0 to $1, in millionths of a dollar",
+        }),
       }),
     });
 }

@@ -101,6 +101,7 @@ const OWNERS: Record<string, string> = {
   webhookDeliveries: "outbound-webhooks",
   // Pictures and files of MMS; a trigger on messages marks those of a deleted message (migration 0061).
   media: "media",
+  messageMedia: "media",
 };
 
 /**

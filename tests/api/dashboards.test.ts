@@ -251,9 +251,9 @@ describe("the rollups follow every change of a message", () => {
 describe("prices per segment (PUT /api/sms-providers/:id/segment-price)", () => {
   test("the default shows as a default until the user sets a price; null puts the default back", async () => {
     const list = await t.api("/api/sms-providers/segment-prices", { token: acc.token });
-    expect(list.body.data).toEqual([{ providerId, provider: "simulator", displayName: "Sim", priceMicros: 10_000, customPriceMicros: 10_000, defaultPriceMicros: 0 }]);
+    expect(list.body.data).toEqual([{ providerId, provider: "simulator", displayName: "Sim", priceMicros: 10_000, customPriceMicros: 10_000, defaultPriceMicros: 0, mmsPriceMicros: 0, customMmsPriceMicros: null, defaultMmsPriceMicros: 0 }]);
     const cleared = await t.api(`/api/sms-providers/${providerId}/segment-price`, { method: "PUT", token: acc.token, body: { priceMicros: null } });
-    expect(cleared.body).toEqual({ providerId, provider: "simulator", displayName: "Sim", priceMicros: 0, customPriceMicros: null, defaultPriceMicros: 0 });
+    expect(cleared.body).toEqual({ providerId, provider: "simulator", displayName: "Sim", priceMicros: 0, customPriceMicros: null, defaultPriceMicros: 0, mmsPriceMicros: 0, customMmsPriceMicros: null, defaultMmsPriceMicros: 0 });
     // What was sent keeps the price it went at: a new price is for estimates and what is sent from now on.
     expect((await t.api("/api/results/overview", { token: acc.token })).body.allTime.spendMicros).toBe(100_000);
     await t.api(`/api/sms-providers/${providerId}/segment-price`, { method: "PUT", token: acc.token, body: { priceMicros: 10_000 } });

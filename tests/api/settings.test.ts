@@ -121,7 +121,7 @@ describe("/api/user/settings", () => {
     // Nor did it reach the provider account: its default still stands.
     const prices = await t.api("/api/sms-providers/segment-prices", { token: account.token });
     expect(prices.body.data).toEqual([
-      { providerId: provider.body.id, provider: "simulator", displayName: "Simulator", priceMicros: 0, customPriceMicros: null, defaultPriceMicros: 0 },
+      { providerId: provider.body.id, provider: "simulator", displayName: "Simulator", priceMicros: 0, customPriceMicros: null, defaultPriceMicros: 0, mmsPriceMicros: 0, customMmsPriceMicros: null, defaultMmsPriceMicros: 0 },
     ]);
   });
 });
