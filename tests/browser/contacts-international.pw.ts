@@ -132,3 +132,88 @@ test("an international list imports, its rejected rows download as a CSV, and Na
   expect(box!.x + box!.width).toBeLessThanOrEqual(390);
   await shot(page, "import-result-390.png", false);
 });
+
+test("Name A–Z and Z–A across pages as people read the names, and the search folds ß, æ, ø, ł and accents", async ({ page }) => {
+  await app.signUp(page, { email: `names${Date.now()}@example.com` });
+  // 18 names written every way, and 40 more (Kim Filler10-49) so that the list runs to a second page of 50.
+  const people = [
+    ["Zoë", "Quinn"], ["Ángel", "Ruiz"], ["Íñigo", "Montoya"], ["Łukasz", "Nowak"], ["adams", "Lee"], ["Mette", "Østergaard"],
+    ["Æsa", "Berg"], ["Hans", "Straße"], ["Ana", "Straße"], ["JOHN", "Smith"], ["Mette", "Quist"], ["Hans", "Stuart"],
+    ["Émile", "Zola"], ["Mette", "Olsen"], ["Hans", "Strand"], ["Ana", "Strasse"], ["Jose", "Alvarez"], ["José", "Álvarez"],
+    ...Array.from({ length: 40 }, (_, i) => ["Kim", `Filler${10 + i}`]),
+  ];
+  const file = join(dir, "names.csv");
+  writeFileSync(file, `First Name,Last Name,Mobile\r\n${people.map(([f, l], i) => `${f},${l},+1415555${String(500 + i).padStart(4, "0")}`).join("\r\n")}\r\n`);
+  await page.goto(`${app.url}/contact-lists`);
+  await page.getByRole("button", { name: "Import Contacts" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Import Contacts" });
+  await dialog.getByLabel("CSV file").setInputFiles(file);
+  await dialog.getByRole("button", { name: "Import Contacts" }).click();
+  await expect(dialog.getByTestId("import-result")).toContainText("Import completed: 58 new contacts added", { timeout: 30_000 });
+  await dialog.getByRole("button", { name: "Close", exact: true }).last().click();
+  await page.getByTestId("toast").getByRole("button", { name: "Dismiss" }).click();
+  await expect(page.getByTestId("toast")).toHaveCount(0);
+
+  const names = () => page.getByRole("row").locator("td:nth-child(2) span.font-medium").allInnerTexts();
+  const kims = (from: number, to: number) => Array.from({ length: Math.abs(to - from) + 1 }, (_, i) => `Kim Filler${from < to ? from + i : from - i}`);
+  // Names with the same letters once folded (Ana Straße and Ana Strasse, Jose and José Álvarez) in the order imported.
+  const az = [
+    "adams Lee", "Æsa Berg", "Ana Straße", "Ana Strasse", "Ángel Ruiz", "Émile Zola", "Hans Strand", "Hans Straße", "Hans Stuart",
+    "Íñigo Montoya", "JOHN Smith", "Jose Alvarez", "José Álvarez", ...kims(10, 49), "Łukasz Nowak", "Mette Olsen", "Mette Østergaard", "Mette Quist", "Zoë Quinn",
+  ];
+  const summary = page.getByTestId("pagination-summary");
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name A–Z" });
+  await expect.poll(names).toEqual(az.slice(0, 50));
+  await expect(summary).toHaveText("Showing 1–50 of 58");
+  await shot(page, "names-a-z-page-1-1280.png", false);
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect.poll(names).toEqual(az.slice(50));
+  await expect(summary).toHaveText("Showing 51–58 of 58");
+  await shot(page, "names-a-z-page-2-1280.png");
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name Z–A" });
+  const za = [...az].reverse();
+  await expect.poll(names).toEqual(za.slice(0, 50));
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect.poll(names).toEqual(za.slice(50));
+  await shot(page, "names-z-a-page-2-1280.png");
+
+  // Each way of writing a name finds the others, listed in the order chosen (Z–A).
+  const search = page.getByLabel("Search contacts");
+  for (const [q, found] of [
+    ["strasse", ["Hans Straße", "Ana Strasse", "Ana Straße"]],
+    ["Straße", ["Hans Straße", "Ana Strasse", "Ana Straße"]],
+    ["jose", ["José Álvarez", "Jose Alvarez"]],
+    ["JOSÉ", ["José Álvarez", "Jose Alvarez"]],
+    ["ostergaard", ["Mette Østergaard"]],
+    ["Øster", ["Mette Østergaard"]],
+    ["aesa", ["Æsa Berg"]],
+    ["lukasz", ["Łukasz Nowak"]],
+  ] as const) {
+    await search.fill(q);
+    await expect.poll(names, { message: q }).toEqual(found);
+  }
+  await search.fill("strasse");
+  await expect.poll(names).toEqual(["Hans Straße", "Ana Strasse", "Ana Straße"]);
+  await shot(page, "names-search-strasse-1280.png", false);
+  await search.fill("");
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  const cards = page.getByTestId("contact-cards").locator("li");
+  await page.getByLabel("Sort contacts").selectOption({ label: "Name A–Z" });
+  await expect(cards.first()).toContainText("adams Lee");
+  await expect(cards.nth(1)).toContainText("Æsa Berg");
+  await expect(cards.nth(4)).toContainText("Ángel Ruiz");
+  await shot(page, "names-a-z-page-1-390.png", false);
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(summary).toHaveText("Showing 51–58 of 58");
+  await expect(cards.nth(3)).toContainText("Łukasz Nowak");
+  await expect(cards.nth(5)).toContainText("Mette Østergaard");
+  await expect(cards.last()).toContainText("Zoë Quinn");
+  await page.getByRole("button", { name: "Next" }).scrollIntoViewIfNeeded();
+  await shot(page, "names-a-z-page-2-390.png", false);
+  await search.fill("straße");
+  await expect(cards).toHaveCount(3);
+  await expect(cards.first()).toContainText("Ana Straße");
+  await expect(cards.last()).toContainText("Hans Straße");
+  await shot(page, "names-search-strasse-390.png", false);
+});
