@@ -28,6 +28,8 @@ type Frame = {
   root: Frame;
   /** Savepoints taken directly in this frame run one after another: the last one's end. */
   children: Promise<unknown>;
+  /** Run once the transaction has ended (the outermost frame's list). */
+  ended?: (() => void)[];
 };
 
 type State = {
@@ -64,6 +66,18 @@ export function ready(db: Db): Promise<void> | undefined {
 async function waitTurn(state: State) {
   // Another transaction queued ahead may open as soon as this one ends: wait again until none is open.
   while (state.open && !belongs(state)) await state.ended;
+}
+
+/**
+ * Runs `fn` in a microtask once the caller's transaction has ended (committed or rolled back), outside it; with no
+ * transaction, in a microtask, which a synchronous bun:sqlite transaction has ended by. A reader told that rows
+ * were written (the event log's listeners) then reads only what committed, in its own turn.
+ */
+export function afterTransaction(db: Db, fn: () => void): void {
+  const state = states.get(db.$client);
+  const frame = frames.getStore();
+  if (state?.open && frame?.root === state.open) (state.open.ended ??= []).push(fn);
+  else frames.exit(() => queueMicrotask(fn));
 }
 
 /** Whether the caller runs inside a transaction of `db` (a test's and a record's check). */
@@ -103,6 +117,7 @@ export async function withTransaction<T>(db: Db, fn: () => Promise<T>): Promise<
   } finally {
     state.open = null;
     end();
+    if (frame.ended) for (const fn of frame.ended) frames.exit(() => queueMicrotask(fn));
   }
 }
 

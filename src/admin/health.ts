@@ -22,7 +22,7 @@ function databaseSize(ctx: AppContext): number {
 }
 
 /** The admin portal's health page: the running version, uptime, database size and what waits for an administrator. */
-export function adminHealth(ctx: AppContext, startedAt: number) {
+export async function adminHealth(ctx: AppContext, startedAt: number) {
   const accounts = countUsers(ctx);
   return {
     version: VERSION,
@@ -33,7 +33,7 @@ export function adminHealth(ctx: AppContext, startedAt: number) {
     admins: accounts.admins,
     disabledUsers: accounts.disabled,
     activeLicenseCodes: countActiveLicenseCodes(ctx),
-    errorReports: countErrorReports(ctx),
-    openContactMessages: countOpenContactMessages(ctx),
+    errorReports: await countErrorReports(ctx),
+    openContactMessages: await countOpenContactMessages(ctx),
   };
 }

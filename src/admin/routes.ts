@@ -255,12 +255,12 @@ export function adminRoutes(ctx: AppContext) {
     // POST /api/admin/contact-messages/:id/handled
     .post(
       "/contact-messages/:id/handled",
-      ({ params, body }) => ({ success: true, data: markContactMessageHandled(ctx, params.id, body?.handled ?? true) }),
+      async ({ params, body }) => ({ success: true, data: await markContactMessageHandled(ctx, params.id, body?.handled ?? true) }),
       { auth: "admin", params: t.Object({ id: t.String({ maxLength: 100 }) }), body: t.Optional(t.Object({ handled: t.Optional(t.Boolean()) })) },
     )
     // Health
     // GET /api/admin/health
-    .get("/health", () => ({ data: adminHealth(ctx, startedAt) }), { auth: "admin" });
+    .get("/health", async () => ({ data: await adminHealth(ctx, startedAt) }), { auth: "admin" });
 
   return new Elysia().use(login).use(portal);
 }

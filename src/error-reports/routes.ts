@@ -27,10 +27,10 @@ export function errorReportRoutes(ctx: AppContext) {
   // POST /api/admin/report-error
   return new Elysia().post(
     "/api/admin/report-error",
-    ({ body, headers, cookie, set }) => {
+    async ({ body, headers, cookie, set }) => {
       const r = body.errorReport ?? body.error;
       if (!r?.message?.trim()) throw badRequest("An error report needs a message");
-      const id = storeErrorReport(ctx, {
+      const id = await storeErrorReport(ctx, {
         userId: optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
         type: clip(r.type, 60) ?? (body.error ? "mobile_error" : "react_error"),
         message: clip(r.message, 2_000)!,

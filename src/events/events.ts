@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { afterTransaction } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 
@@ -81,10 +82,11 @@ export function appendEvent(ctx: AppContext, event: NewEvent): number {
   ) as { id: number };
   const listeners = committedListeners.get(ctx);
   if (listeners?.size && !notifyScheduled.has(ctx)) {
-    // bun:sqlite transactions are synchronous: a microtask queued inside one runs after it commits (or rolls back,
-    // and then the listener finds nothing new). One per burst of appends, however many the transaction made.
+    // After the transaction ends (or rolls back, and then the listener finds nothing new): a synchronous bun:sqlite
+    // one has ended by the next microtask, an async one (db/transaction.ts) tells when. One per burst of appends,
+    // however many the transaction made.
     notifyScheduled.add(ctx);
-    queueMicrotask(() => {
+    afterTransaction(ctx.db, () => {
       notifyScheduled.delete(ctx);
       for (const listener of [...listeners.values()]) listener();
     });

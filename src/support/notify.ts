@@ -1,27 +1,22 @@
-import { eq } from "drizzle-orm";
-import { supportMessages } from "../../db/schema";
 import type { AppContext } from "../context";
-import { enqueueJob, registerJobHandler } from "../jobs/jobs";
+import { registerJobHandler } from "../jobs/jobs";
 import { administratorEmails } from "../users/queries";
+import { contactMessage, NOTIFY } from "./messages";
 
-/**
- * A contact-form message is emailed to every administrator, so that "We'll get back to you within 24 hours" is kept
- * by someone who knows it arrived; the admin portal's Contact Messages tab keeps them all. Sent from the jobs table:
- * an SMTP server that is down when the message arrives gets it on a later attempt.
- */
-const NOTIFY = "support.notify";
-
-export function queueAdministratorNotice(ctx: AppContext, messageId: string) {
-  enqueueJob(ctx, { kind: NOTIFY, key: `${NOTIFY}:${messageId}`, runAt: ctx.now(), refId: messageId, payload: { messageId } });
-}
 
 /** One line of text from what a visitor typed: no line breaks or other control characters in a subject. */
 const oneLine = (text: string, max: number) => text.replace(/[\u0000-\u001f\u007f]+/g, " ").slice(0, max);
 
+/**
+ * A contact-form message is emailed to every administrator, so that "We'll get back to you within 24 hours" is kept
+ * by someone who knows it arrived; the admin portal's Contact Messages tab keeps them all. Sent from the jobs table
+ * (queued with the message, src/support/messages.ts): an SMTP server that is down when the message arrives gets it
+ * on a later attempt.
+ */
 export function registerAdministratorNotices(ctx: AppContext) {
   registerJobHandler(ctx, NOTIFY, async (c, job) => {
     const { messageId } = job.payload as { messageId: string };
-    const m = c.db.select().from(supportMessages).where(eq(supportMessages.id, messageId)).get();
+    const m = await contactMessage(c, messageId);
     if (!m) return;
     const details = [
       `From: ${m.name} <${m.email}>`,

@@ -16,14 +16,14 @@ export function supportRoutes(ctx: AppContext) {
   // POST /api/contact
   return new Elysia().post(
     "/api/contact",
-    ({ body, headers, cookie, set }) => {
+    async ({ body, headers, cookie, set }) => {
       const name = body.name?.trim() ?? "";
       const email = body.email?.trim() ?? "";
       const subject = body.subject?.trim() ?? "";
       const message = body.message?.trim() ?? "";
       if (!name || !email || !subject || !message) throw badRequest("Please fill in all required fields");
       if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
-      const id = storeContactMessage(ctx, {
+      const id = await storeContactMessage(ctx, {
         userId: optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
         name,
         email,

@@ -25,6 +25,7 @@ import {
   isRouteFile,
   onDisk,
   sqlOutsideRecords,
+  syncInAsyncFolders,
   twoWayPairs,
   unitOf,
 } from "../support/architecture";
@@ -199,10 +200,21 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
 };
 
+/**
+ * Folders whose records an async engine can serve (issue 30 item 2): every exported function given the context or
+ * the database answers a Promise, and transactions are `ctx.withTransaction` (db/transaction.ts), never a
+ * synchronous bun:sqlite or drizzle one. The folders not listed still run synchronously on bun:sqlite:
+ * users, auth, api-keys, licenses, phone-numbers, providers, jobs, events, backups, state-rules, segments, keywords,
+ * conversations, automation, admin, results, outbound-webhooks; and those others work in this session (campaigns,
+ * messages, links, media, templates, drips, contacts), left for last.
+ */
+const ASYNC_FOLDERS = new Set(["support", "error-reports"]);
+
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
 function ruleOf(key: string) {
   if (key.startsWith("circle: ")) return "circle";
   if (key.startsWith("two-way: ")) return "two-way";
+  if (key.endsWith("(not async)")) return "async";
   if (key.endsWith("(not a record)")) return "records";
   if (key.includes(" imports route ")) return "route";
   if (key.includes(" table ")) return "table";
@@ -288,6 +300,12 @@ describe("one owner per table", () => {
   test("only records (the folders that own tables) speak SQL or import db/", () => {
     const records = new Set(Object.values(OWNERS));
     expectOnlyAllowed("records", sqlOutsideRecords(sources, imports, (file) => records.has(unitOf(file))));
+  });
+
+  test("converted folders' records are async and their transactions ctx.withTransaction", () => {
+    expect(ASYNC_FOLDERS.size).toBeGreaterThan(0);
+    for (const folder of ASYNC_FOLDERS) expect(LAYERS.flat()).toContain(folder);
+    expectOnlyAllowed("async", syncInAsyncFolders(sources, (file) => ASYNC_FOLDERS.has(unitOf(file))));
   });
 });
 
@@ -375,6 +393,26 @@ describe("the checks themselves, on planted file sets", () => {
       "inbound/mark.ts speaks SQL (not a record)",
       "inbound/receive.ts speaks SQL (not a record)",
       "inbound/tables.ts imports db/schema.ts (not a record)",
+    ]);
+  });
+
+  test("a synchronous transaction or record in a converted folder is found; async ones and other folders pass", () => {
+    const files = planted({
+      "support/store.ts": [
+        "export function store(ctx: AppContext, m: M) {\n  ctx.db.$client.transaction(() => insert(m))();\n}",
+        "export async function list(ctx: AppContext) {\n  await ready(ctx.db);\n}",
+        "export function label(m: M): string {\n  return m.name;\n}",
+        "// ctx.db.transaction( in a comment is not a call",
+        "export async function save(ctx: AppContext) {\n  await ctx.withTransaction(async () => {});\n}",
+      ].join("\n"),
+      "support/count.ts": "export function countAll(db: Db): number {\n  return db.select().get();\n}",
+      "support/routes.ts": "export function supportRoutes(ctx: AppContext) {\n  return new Elysia().post('/api/contact', async () => store(ctx));\n}",
+      "jobs/jobs.ts": "export function claim(ctx: AppContext) {\n  ctx.db.transaction(() => {});\n}",
+    });
+    expect(syncInAsyncFolders(files.set, (file) => file.startsWith("support/"))).toEqual([
+      "support/count.ts exports countAll, which uses the database, not async (not async)",
+      "support/store.ts begins a synchronous transaction (not async)",
+      "support/store.ts exports store, which uses the database, not async (not async)",
     ]);
   });
 

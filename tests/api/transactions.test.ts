@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase, type Db } from "../../db/client";
-import { inTransaction, ready, withTransaction } from "../../db/transaction";
+import { afterTransaction, inTransaction, ready, withTransaction } from "../../db/transaction";
 
 let db: Db;
 
@@ -173,5 +173,35 @@ describe("an error inside", () => {
     expect(db.$client.inTransaction).toBe(false);
     expect(await withTransaction(db, async () => (await add("b"), "done"))).toBe("done");
     expect(await names()).toEqual(["b"]);
+  });
+});
+
+describe("afterTransaction", () => {
+  test("runs after the caller's transaction ends, outside it; with none, in a microtask", async () => {
+    const order: string[] = [];
+    const after = (what: string) => () => order.push(`${what}: in a transaction ${inTransaction(db)}, rows ${JSON.stringify(db.$client.query("SELECT name FROM t ORDER BY name").all().map((r: any) => r.name))}`);
+    await withTransaction(db, async () => {
+      await add("a");
+      afterTransaction(db, after("committed"));
+      await pause();
+      order.push("tx ends");
+    });
+    await pause();
+    await withTransaction(db, async () => {
+      await add("b");
+      afterTransaction(db, after("rolled back"));
+      throw new Error("no");
+    }).catch(() => {});
+    await pause();
+    afterTransaction(db, after("none"));
+    order.push("queued");
+    await pause();
+    expect(order).toEqual([
+      "tx ends",
+      'committed: in a transaction false, rows ["a"]',
+      'rolled back: in a transaction false, rows ["a"]',
+      "queued",
+      'none: in a transaction false, rows ["a"]',
+    ]);
   });
 });

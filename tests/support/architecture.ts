@@ -175,3 +175,24 @@ export function flowsImportingRoutes(sources: Map<string, string>, imports: Impo
     ),
   ].sort();
 }
+
+/**
+ * In folders converted to records an async engine can serve (issue 30 item 2): a synchronous transaction
+ * (bun:sqlite's or drizzle's `.transaction(`, where `ctx.withTransaction` is the record-level one), and an exported
+ * function given the context or the database (`ctx: AppContext`, `db: Db`) whose body uses the database (`ctx.db`,
+ * `db.`) and is not async. (Route builders and registrations are given the context but run no statement.)
+ */
+export function syncInAsyncFolders(sources: Map<string, string>, isConverted: (file: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const [file, text] of sources) {
+    if (!isConverted(file)) continue;
+    const code = withoutComments(text);
+    if (/\.transaction\(/.test(code)) out.push(`${file} begins a synchronous transaction (not async)`);
+    for (const m of code.matchAll(/^export function (\w+)\s*(?:<[^>]*>)?\(\s*(?:ctx|db)\s*:\s*(?:AppContext|Db)\b/gm)) {
+      const end = code.indexOf("\n}", m.index);
+      const body = code.slice(m.index, end < 0 ? undefined : end);
+      if (/\bctx\.db\b|\bdb\.|\$client/.test(body)) out.push(`${file} exports ${m[1]}, which uses the database, not async (not async)`);
+    }
+  }
+  return out.sort();
+}
