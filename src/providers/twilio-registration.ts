@@ -21,21 +21,49 @@ export function twilioMessagingBase(apiBase: string): string {
   return base === "https://api.twilio.com" ? TWILIO_MESSAGING_ORIGIN : base;
 }
 
-/** Twilio's campaign `errors` and brand `errors`/`failure_reason`, in the reviewers' words. */
-function reasons(...sources: unknown[]): string | null {
+const fieldWords = (f: unknown) => (typeof f === "string" && f.trim() ? f.trim().replace(/_/g, " ").toLowerCase() : null);
+
+/**
+ * A brand's or an A2P campaign's `errors`, in the reviewers' words with the code and the fields they named. Their
+ * shape is Twilio's OpenAPI examples' (twilio/twilio-oai spec/json/twilio_messaging_v1.json, the BrandRegistrations
+ * and Services/{sid}/Compliance/Usa2p list examples): `[{error_code: 30897, description: "The campaign submission has
+ * been reviewed and it was rejected due to Disallowed Content.", fields: ["MESSAGE_FLOW"], url}]`; the schema itself
+ * leaves the items open, so `code`/`message` are read too.
+ */
+function reviewErrors(errors: unknown): string | null {
+  if (!Array.isArray(errors)) return null;
   const out: string[] = [];
-  for (const source of sources) {
-    if (typeof source === "string" && source.trim()) out.push(source.trim());
-    if (Array.isArray(source)) {
-      for (const e of source) {
-        const r = (e ?? {}) as Row;
-        const text = str(r.description) ?? str(r.reason) ?? str(r.message) ?? str(r.error_message);
-        const code = r.error_code ?? r.code;
-        if (text) out.push(code ? `${text} (error ${code})` : text);
-      }
-    }
+  for (const e of errors) {
+    const r = (e ?? {}) as Row;
+    const text = str(r.description) ?? str(r.message);
+    const code = r.error_code ?? r.code;
+    const fields = Array.isArray(r.fields) ? r.fields.map(fieldWords).filter(Boolean) : [];
+    if (!text && !code) continue;
+    const about = [code ? `error ${code}` : null, fields.length ? `${fields.length === 1 ? "field" : "fields"}: ${fields.join(", ")}` : null].filter(Boolean);
+    out.push(`${(text ?? "Rejected").replace(/\.$/, "")}${about.length ? ` (${about.join("; ")})` : ""}`);
   }
   return out.length ? [...new Set(out)].join("; ") : null;
+}
+
+/**
+ * A toll-free verification's rejection: `rejection_reason` with its integer `error_code`, and `rejection_reasons`, "a
+ * list of rejection reasons and codes" (twilio_messaging_v1.json's tollfree_verification; its examples leave the list
+ * null, so each entry's reason and code are read under the names Twilio uses elsewhere).
+ */
+function tollFreeRejection(v: Row): string | null {
+  const listed: string[] = [];
+  if (Array.isArray(v.rejection_reasons)) {
+    for (const e of v.rejection_reasons) {
+      const r = (e ?? {}) as Row;
+      const text = typeof e === "string" ? str(e) : (str(r.reason) ?? str(r.description) ?? str(r.message));
+      const code = r.error_code ?? r.code;
+      if (text) listed.push(code ? `${text} (error ${code})` : text);
+    }
+  }
+  const single = str(v.rejection_reason);
+  const one = single && v.error_code && !single.includes(String(v.error_code)) ? `${single} (error ${v.error_code})` : single;
+  const all = [...new Set([...(one ? [one] : []), ...listed])];
+  return all.length ? all.join("; ") : null;
 }
 
 /** Twilio's `rate_limits` of a verified campaign: AT&T's message class and T-Mobile's brand tier. */
@@ -122,13 +150,14 @@ export async function readTwilioRegistrations(
       ].join(", ");
       const status = str(campaign.campaign_status);
       if (brandStatus === "FAILED" || brandStatus === "SUSPENDED") {
-        const why = reasons(brand?.failure_reason, brand?.errors) ?? `The brand registration is ${brandStatus.toLowerCase()}`;
+        // failure_reason is deprecated (its example reads "Registration error" even on an APPROVED brand): errors first.
+        const why = reviewErrors(brand?.errors) ?? str(brand?.failure_reason) ?? `The brand registration is ${brandStatus.toLowerCase()}`;
         found.set(number, { state: "rejected", reason: `Brand: ${why}`, detail });
       } else if (status === "VERIFIED") {
         const limits = limitsOf(campaign);
         found.set(number, { state: "registered", reason: null, detail: limits ? `${detail}; ${limits}` : detail });
       } else if (status === "FAILED" || status === "SUSPENDED") {
-        found.set(number, { state: "rejected", reason: reasons(campaign.errors) ?? `The campaign is ${status.toLowerCase()}`, detail });
+        found.set(number, { state: "rejected", reason: reviewErrors(campaign.errors) ?? `The campaign is ${status.toLowerCase()}`, detail });
       } else {
         const brandWaiting = brandStatus && brandStatus !== "APPROVED" ? `the brand is ${brandStatus.replace(/_/g, " ").toLowerCase()}` : null;
         found.set(number, { state: "pending", reason: `Campaign ${(status ?? "submitted").replace(/_/g, " ").toLowerCase()}${brandWaiting ? `; ${brandWaiting}` : ""}`, detail });
@@ -152,8 +181,7 @@ export async function readTwilioRegistrations(
       const status = str(v.status);
       if (status === "TWILIO_APPROVED") found.set(number, { state: "registered", reason: null, detail });
       else if (status === "TWILIO_REJECTED") {
-        const why = reasons(v.rejection_reason, v.rejection_reasons) ?? "The verification was rejected";
-        found.set(number, { state: "rejected", reason: v.error_code && !why.includes(String(v.error_code)) ? `${why} (error ${v.error_code})` : why, detail });
+        found.set(number, { state: "rejected", reason: tollFreeRejection(v) ?? "The verification was rejected", detail });
       } else found.set(number, { state: "pending", reason: `Verification ${(status ?? "submitted").replace(/_/g, " ").toLowerCase()}`, detail });
     }
   }

@@ -61,6 +61,17 @@ test("the codes explained: Twilio's and Telnyx's registration and blocking codes
   expect(explainCarrierError("30007")?.meaning).toStartWith("The carrier filtered it as spam");
   expect(explainCarrierError("40010")?.meaning).toBe("US carriers blocked it: the sending number is not assigned to a registered 10DLC campaign.");
   expect(explainCarrierError("40329")?.meaning).toBe("Carriers blocked it: the toll-free sending number has not been verified.");
+  // Telnyx's Messaging Error Code Reference: the 10DLC-specific and toll-free tables (see src/messages/carrier-errors.ts).
+  expect(explainCarrierError("40019")).toEqual({
+    meaning: "AT&T could not match the number to a 10DLC campaign (invalid tag data).",
+    fix: "Check in your provider's console that the number is assigned to the registered campaign (Phone Settings shows each number's registration).",
+  });
+  expect(explainCarrierError("40330")?.meaning).toBe("The toll-free sending number is not provisioned for messaging yet.");
+  expect(explainCarrierError("40016")?.meaning).toBe("T-Mobile's sending limit for the brand's 10DLC traffic was reached.");
+  expect(explainCarrierError("40017")?.meaning).toBe("AT&T rejected it as spam.");
+  expect(explainCarrierError("40018")?.meaning).toBe("AT&T's sending limit for the number's 10DLC campaign was reached.");
+  // 40011 is Telnyx's upstream rate limit, not a block: no explanation.
+  expect(explainCarrierError("40011")).toBeNull();
   expect(explainCarrierError("HTTP 500")).toBeNull();
   expect(explainCarrierError(null)).toBeNull();
 });

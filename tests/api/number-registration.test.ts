@@ -8,6 +8,7 @@ import { plans } from "../../db/schema";
 import { Value } from "@sinclair/typebox/value";
 import { findJob, runDueJobs } from "../../src/jobs/jobs";
 import { grantLicense } from "../../src/licenses/licenses";
+import { readTwilioRegistrations } from "../../src/providers/twilio-registration";
 import { SendRefusal } from "../../src/public-api/contract";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { startTelnyxRegistrationFake, type TelnyxRegistrationFake } from "../support/fakes/telnyx-registration";
@@ -173,6 +174,56 @@ test("each number's state as Twilio and Telnyx report it, with what it means for
   const cached = await t.api("/api/phone-numbers/registration", { token: acc.token });
   expect(byNumber(cached.body)["+14155550103"]!.state).toBe("rejected");
   expect(twilio.requests.length).toBe(asked);
+});
+
+test("Twilio's review errors are read in the shape its API documents: code, description and fields; errors before the deprecated failure_reason", async () => {
+  // twilio/twilio-oai spec/json/twilio_messaging_v1.json: the BrandRegistrations and Compliance/Usa2p examples.
+  const fake = await startTwilioRegistrationFake({
+    brands: [
+      { sid: "BN" + "c".repeat(32), status: "APPROVED" },
+      {
+        sid: "BN" + "d".repeat(32),
+        status: "FAILED",
+        failureReason: "Registration error",
+        errors: [{ error_code: 30701, description: "Invalid State/Region/Province. please check the input field value and retry.", fields: ["region"] }],
+      },
+    ],
+    services: [
+      {
+        sid: "MG" + "4".repeat(32),
+        friendlyName: "Flow",
+        numbers: ["+14155550111"],
+        campaign: {
+          brandSid: "BN" + "c".repeat(32),
+          status: "FAILED",
+          errors: [
+            { error_code: 30897, description: "The campaign submission has been reviewed and it was rejected due to Disallowed Content.", fields: ["MESSAGE_FLOW"] },
+            { error_code: 30886, description: "Sample messages do not match the use case", fields: ["MESSAGE_SAMPLES", "US_APP_TO_PERSON_USECASE"] },
+          ],
+        },
+      },
+      { sid: "MG" + "5".repeat(32), friendlyName: "Brand", numbers: ["+14155550112"], campaign: { brandSid: "BN" + "d".repeat(32), status: "VERIFIED" } },
+    ],
+    tollFree: [{ sid: "HH" + "9".repeat(32), phoneNumber: "+18445550111", status: "TWILIO_REJECTED", rejectionReason: "Website not accessible", errorCode: 30446 }],
+  });
+  try {
+    const found = await readTwilioRegistrations(fake.credentials, fake.url, [
+      { phoneNumber: "+14155550111", program: "10dlc" },
+      { phoneNumber: "+14155550112", program: "10dlc" },
+      { phoneNumber: "+18445550111", program: "toll_free" },
+    ]);
+    expect(Object.fromEntries([...found].map(([n, f]) => [n, [f.state, f.reason]]))).toEqual({
+      "+14155550111": [
+        "rejected",
+        "The campaign submission has been reviewed and it was rejected due to Disallowed Content (error 30897; field: message flow); " +
+          "Sample messages do not match the use case (error 30886; fields: message samples, us app to person usecase)",
+      ],
+      "+14155550112": ["rejected", "Brand: Invalid State/Region/Province. please check the input field value and retry (error 30701; field: region)"],
+      "+18445550111": ["rejected", "Website not accessible (error 30446)"],
+    });
+  } finally {
+    fake.stop();
+  }
 });
 
 test("a check that fails keeps the state read before and says why; the job reads every account again", async () => {

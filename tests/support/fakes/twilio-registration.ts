@@ -12,13 +12,24 @@
  *   // TWILIO_API_BASE=fake.url; the account's credentials: fake.credentials
  */
 
-export type FakeBrand = { sid: string; status: "PENDING" | "APPROVED" | "FAILED" | "IN_REVIEW" | "SUSPENDED"; failureReason?: string };
+/**
+ * A review error as Twilio's OpenAPI examples list them on a brand and on an A2P campaign (twilio/twilio-oai
+ * spec/json/twilio_messaging_v1.json): `{error_code, description, fields, url}`; the fake adds the url.
+ */
+export type FakeReviewError = { error_code: number; description: string; fields?: string[] };
+export type FakeBrand = {
+  sid: string;
+  status: "PENDING" | "APPROVED" | "FAILED" | "IN_REVIEW" | "SUSPENDED";
+  /** The deprecated single reason, still sent beside errors. */
+  failureReason?: string;
+  errors?: FakeReviewError[];
+};
 export type FakeCampaign = {
   brandSid: string;
   status: "IN_PROGRESS" | "VERIFIED" | "FAILED" | "PENDING";
   usecase?: string;
   /** Review errors of a FAILED campaign, as Twilio lists them. */
-  errors?: { error_code: number; description: string }[];
+  errors?: FakeReviewError[];
   rateLimits?: Record<string, Record<string, string>>;
 };
 export type FakeService = { sid: string; friendlyName: string; numbers: string[]; campaign?: FakeCampaign };
@@ -42,6 +53,13 @@ export type TwilioRegistrationFakeOptions = {
 };
 
 const ORIGIN = "https://messaging.twilio.com";
+
+const reviewErrorJson = (e: FakeReviewError) => ({
+  error_code: e.error_code,
+  fields: e.fields ?? [],
+  url: `https://www.twilio.com/docs/api/errors/${e.error_code}`,
+  description: e.description,
+});
 
 /** The fake as a fetch handler, to serve with Bun.serve (startTwilioRegistrationFake) or node:http (serveOnNode). */
 export function twilioRegistrationApi(opts: TwilioRegistrationFakeOptions = {}) {
@@ -85,7 +103,7 @@ export function twilioRegistrationApi(opts: TwilioRegistrationFakeOptions = {}) 
     status: b.status,
     tcr_id: `B${b.sid.slice(-6).toUpperCase()}`,
     failure_reason: b.failureReason ?? null,
-    errors: b.failureReason ? [{ description: b.failureReason }] : [],
+    errors: (b.errors ?? []).map(reviewErrorJson),
     identity_status: b.status === "APPROVED" ? "VERIFIED" : "UNVERIFIED",
     mock: false,
   });
@@ -151,7 +169,7 @@ export function twilioRegistrationApi(opts: TwilioRegistrationFakeOptions = {}) 
                   us_app_to_person_usecase: c.usecase ?? "MARKETING",
                   campaign_status: c.status,
                   campaign_id: c.status === "VERIFIED" ? `C${service.sid.slice(-6).toUpperCase()}` : null,
-                  errors: c.errors ?? [],
+                  errors: (c.errors ?? []).map(reviewErrorJson),
                   rate_limits: c.rateLimits ?? {},
                   message_samples: ["Acme: 20% off today. Reply STOP to opt out."],
                 },
