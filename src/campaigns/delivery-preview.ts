@@ -128,7 +128,7 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     preview,
     longest,
     // Carriers that will block the sender's texts to some of these recipients (issue 34 item 1).
-    registration: registrationWarning(ctx, user, input.fromNumber, groups),
+    registration: registrationWarning(ctx, user, input.fromNumber, () => groups),
     // With attachments: one MMS per recipient, priced per MMS, and the sender's refusal when it sends no MMS.
     mms: input.attachments ? { messages: total, refusal: mmsRefusal(ctx, user, input.fromNumber) } : null,
   };

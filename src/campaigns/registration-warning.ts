@@ -33,13 +33,15 @@ const countryOf = (phone: string) => parsePhoneNumberFromString(phone)?.country 
 
 /**
  * `recipients`: numbers with how many recipients each stands for (the delivery preview's groups: North American
- * numbers grouped by area code, which alone decides the country). Null when nothing blocks.
+ * numbers grouped by area code, which alone decides the country), asked for only when the sender is one carriers
+ * block: a send reads its audience for this alone, and a million contacts grouped held the event loop 1.9 s (of its
+ * own work) on every start. Null when nothing blocks.
  */
 export function registrationWarning(
   ctx: AppContext,
   user: User,
   fromNumber: string | null | undefined,
-  recipients: { phone: string; n: number }[],
+  recipients: () => { phone: string; n: number }[],
 ): RegistrationWarning | null {
   let sender;
   try {
@@ -53,7 +55,7 @@ export function registrationWarning(
   const state = view.state as RegistrationWarning["state"];
   const served = view.program === "toll_free" ? ["US", "CA"] : ["US"];
   let blocked = 0;
-  for (const r of recipients) if (served.includes(countryOf(r.phone) ?? "")) blocked += r.n;
+  for (const r of recipients()) if (served.includes(countryOf(r.phone) ?? "")) blocked += r.n;
   if (!blocked) return null;
   const whom = view.program === "toll_free" ? "US or Canadian" : "US";
   const count = blocked === 1 ? `1 recipient is a ${whom} number` : `${blocked.toLocaleString("en-US")} recipients are ${whom} numbers`;

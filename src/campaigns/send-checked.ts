@@ -13,8 +13,8 @@ import { registrationWarning } from "./registration-warning";
 export function sendCampaignChecked(ctx: AppContext, user: User, id: string, scheduledAt: string | null, acknowledged: boolean) {
   const campaign = getCampaign(ctx, user.id, id);
   if (!acknowledged && (campaign.status === "draft" || campaign.status === "scheduled")) {
-    const { groups } = reachOf(ctx, user, { audience: campaign.audience, recipients: campaign.recipients });
-    const warning = registrationWarning(ctx, user, campaign.fromNumber, groups);
+    const reach = () => reachOf(ctx, user, { audience: campaign.audience, recipients: campaign.recipients }).groups;
+    const warning = registrationWarning(ctx, user, campaign.fromNumber, reach);
     if (warning)
       throw conflict(`${warning.message} ${warning.todo ?? ""} Send with acknowledgeRegistration: true to send anyway.`.replace(/\s+/g, " "), {
         registrationWarning: warning,

@@ -124,6 +124,30 @@ describe("creating a campaign", () => {
     expect((await get(acc, "/api/campaigns")).body.total).toBe(0);
   });
 
+  test("typed recipients of the wrong shape are refused with what is wrong, on create, edit and the delivery preview", async () => {
+    const acc = await account();
+    const LIST = "Invalid recipients: expected a list of numbers, or numbers in one text separated by commas or new lines";
+    const cases: [unknown, string][] = [
+      [5, LIST],
+      [{ a: "+14155550101" }, LIST],
+      [["+14155550101", 7], "Invalid recipients.1: expected a string"],
+      [["+14155550101", "1".repeat(321)], "Invalid recipients.1: at most 320 characters"],
+      ["1".repeat(4_000_001), "Invalid recipients: at most 4,000,000 characters"],
+      [Array(100_001).fill("+14155550101"), "Please enter at most 100,000 recipients; use a contact list for more"],
+      [["+1415555\u00000101"], "Invalid recipients.0: must not contain NUL characters"],
+    ];
+    const draft = await post(acc, "/api/campaigns", { name: "Kept", content: "Hello", recipients: ["+14155550101"] });
+    for (const [recipients, message] of cases) {
+      const created = await post(acc, "/api/campaigns", { name: "Sale", content: "Hello", recipients });
+      const edited = await put(acc, `/api/campaigns/${draft.body.id}`, { recipients });
+      const preview = await post(acc, "/api/campaigns/preview-delivery", { audience: { kind: "manual" }, recipients, content: "Hello" });
+      const seen = [created, edited, preview].map((r) => [r.status, r.body.message]);
+      expect({ recipients: String(recipients).slice(0, 40), seen }).toEqual({ recipients: String(recipients).slice(0, 40), seen: Array(3).fill([400, message]) });
+    }
+    expect((await campaign(acc, draft.body.id)).recipients).toEqual(["+14155550101"]);
+    expect((await get(acc, "/api/campaigns")).body.total).toBe(1);
+  });
+
   test("a long typed list is checked and kept whole, in order, across the slices it is checked in", async () => {
     const acc = await account();
     // 12,000 numbers: three slices of the checks (5,000 at a time between turns of the event loop).
