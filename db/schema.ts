@@ -388,6 +388,12 @@ export type CampaignAudience =
  */
 export type OutboxWriting = { cursor: number; dueAt: number; sender: { numberId: string; providerId: string; phoneNumber: string } };
 
+/**
+ * A campaign's A/B test (issue 32 item 3): its 2-4 texts (variant A is the campaign's content), the percent of the
+ * audience they go to (split evenly), what picks the winner, and after how many hours (null: the user picks).
+ */
+export type AbTest = { variants: string[]; testPercent: number; measure: "clicks" | "replies"; decideAfterHours: number | null };
+
 export const campaigns = sqliteTable(
   "campaigns",
   {
@@ -431,8 +437,27 @@ export const campaigns = sqliteTable(
     utmCampaign: text("utm_campaign"),
     /** Its short links answer "expired" (410) this many days after they were made. */
     linkExpiryDays: integer("link_expiry_days").notNull().default(90),
+    /** Its A/B test, when it has one (migration 0066). */
+    abTest: text("ab_test", { mode: "json" }).$type<AbTest>(),
+    /** The winning variant (0 = A), set in the transaction that queues the rest of the audience's messages. */
+    abWinner: integer("ab_winner"),
+    abDecidedAt: integer("ab_decided_at", { mode: "timestamp_ms" }),
+    /** "rule": the measure after the hours set; "user": picked by hand. */
+    abDecidedBy: text("ab_decided_by", { enum: ["rule", "user"] }),
   },
   (t) => [index("campaigns_user_status_idx").on(t.userId, t.status), index("campaigns_user_created_idx").on(t.userId, t.createdAt)],
+);
+
+/** The rest of an A/B campaign's audience, split off at its start, who get the winner (migration 0066). */
+export const campaignAbRest = sqliteTable(
+  "campaign_ab_rest",
+  {
+    campaignId: text("campaign_id").notNull().references(() => campaigns.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    phone: text("phone").notNull(),
+    contactId: text("contact_id"),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.position] })],
 );
 
 export const MESSAGE_STATUSES = [
@@ -479,6 +504,8 @@ export const messages = sqliteTable(
     seq: integer("seq"),
     /** Which rule holds a queued marketing message, as shown ("Held: Florida law allows texts 8 AM–8 PM (...)"): migration 0054. */
     holdReason: text("hold_reason"),
+    /** The A/B test variant (0 = A) of a test message (migration 0066); null for every other message. */
+    abVariant: integer("ab_variant"),
   },
   (t) => [
     index("messages_user_phone_seq_idx").on(t.userId, t.phone, t.seq),

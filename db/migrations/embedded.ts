@@ -48,8 +48,9 @@ import m44 from "./0056_number_registrations.sql" with { type: "text" };
 import m45 from "./0058_short_links.sql" with { type: "text" };
 import m46 from "./0061_media.sql" with { type: "text" };
 import m47 from "./0064_contact_tags.sql" with { type: "text" };
-import m48 from "./0067_media_holders.sql" with { type: "text" };
-import m49 from "./0068_mms_price.sql" with { type: "text" };
+import m48 from "./0066_ab_tests.sql" with { type: "text" };
+import m49 from "./0067_media_holders.sql" with { type: "text" };
+import m50 from "./0068_mms_price.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -101,6 +102,7 @@ export const migrationSql: Record<string, string> = {
   "0058_short_links": m45,
   "0061_media": m46,
   "0064_contact_tags": m47,
-  "0067_media_holders": m48,
-  "0068_mms_price": m49,
+  "0066_ab_tests": m48,
+  "0067_media_holders": m49,
+  "0068_mms_price": m50,
 };

@@ -6,8 +6,8 @@ import { quietHoldOf, type HeldRow } from "../messages/due";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit, usageFor } from "../licenses/limits";
-import { NO_SENDER } from "../messages/messages";
-import { chooseSender } from "../phone-numbers/numbers";
+import { senderFor } from "./sender";
+import { abSegments, cleanAbTest, splitAudience, variantLabel, writeAbTest, type AbTestInput } from "./ab-split";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
 import { campaignsMessaging, cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign } from "../messages/outbox";
@@ -21,8 +21,6 @@ import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
 import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
 import { assertHoldable, copyMedia, heldMedia, holdMedia, mediaView, releaseMedia, type MediaRow } from "../media/media";
-import { cannotSendMms } from "../providers/mms";
-import type { ProviderKind } from "../providers/types";
 import { campaignMedia } from "./outbox";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
@@ -91,6 +89,16 @@ export function campaignView(c: CampaignRow, k: Counts, clicks: { clicks: number
     clickRate: rate(clicks.clickers, totalSent),
     /** Its attachments (issue 33): with any, each message is an MMS. */
     media: media.map(mediaView),
+    /** Its A/B test (issue 32 item 3): the variants (A is `content`), the test share, the measure and the rule; the winner once picked. */
+    abTest: c.abTest
+      ? {
+          ...c.abTest,
+          variants: c.abTest.variants.map((content, i) => ({ label: variantLabel(i), content })),
+          winner: c.abWinner === null ? null : variantLabel(c.abWinner),
+          decidedAt: c.abDecidedAt?.toISOString() ?? null,
+          decidedBy: c.abDecidedBy,
+        }
+      : null,
   };
 }
 
@@ -201,6 +209,8 @@ export type CampaignInput = {
   linkExpiryDays?: number;
   /** Its attachments (uploads of POST /api/media), in order: each message an MMS; [] or null for none. */
   mediaIds?: string[];
+  /** An A/B test of 2-4 texts (issue 32 item 3), null for none; its first text becomes the campaign's content. */
+  abTest?: AbTestInput | null;
 };
 
 /** Recipients as typed: split on commas or newlines, trimmed, empties dropped (business.md section 5). */
@@ -301,7 +311,21 @@ async function cleanInput(ctx: AppContext, input: CampaignInput, user: User, cur
     if (type !== "sms" && type !== "email") throw badRequest("Type must be email or sms");
     out.type = type;
   }
-  if (!partial || input.content !== undefined) {
+  if (input.abTest !== undefined) {
+    if (input.abTest && (out.type ?? current?.type ?? "sms") !== "sms") throw badRequest("A/B tests are for SMS campaigns");
+    const shorten = input.shortenLinks ?? current?.shortenLinks ?? true;
+    out.abTest = input.abTest ? cleanAbTest(input.abTest, shorten, (text) => assertKnownFields(ctx, user.id, text)) : null;
+    // Variant A is the campaign's text: the counters, previews and the history read it as they read any campaign's.
+    if (out.abTest) out.content = out.abTest.variants[0]!;
+  } else if (current?.abTest) {
+    if (input.shortenLinks === false && current.abTest.measure === "clicks") {
+      throw badRequest("The click rate is measured on short links: turn link shortening on, or pick the winner by replies");
+    }
+    if (input.content !== undefined && input.content.trim() !== current.abTest.variants[0]) {
+      throw badRequest("This campaign is an A/B test: its text is variant A, changed with the variants (abTest)");
+    }
+  }
+  if (!out.abTest && (!partial || input.content !== undefined)) {
     const content = (input.content ?? "").trim();
     if (!content) throw badRequest("Content is required");
     if (content.length > 1600) throw badRequest("Content is too long (1,600 characters at most)");
@@ -422,6 +446,7 @@ export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
       expiresAfterMinutes: c.expiresAfterMinutes,
       appendOptOut: c.appendOptOut,
       transactional: c.transactional,
+      abTest: c.abTest,
       createdAt: now,
       updatedAt: now,
     })
@@ -472,18 +497,6 @@ export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[],
 }
 
 /**
- * The sender of a campaign: its from number when set, else the account's default. A campaign with attachments
- * from a provider that sends no MMS is refused here, before anything is queued or scheduled.
- */
-function senderFor(ctx: AppContext, userId: string, campaign: CampaignRow) {
-  const sender = chooseSender(ctx, userId, campaign.fromNumber);
-  if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
-  const refusal = cannotSendMms(sender.provider as ProviderKind);
-  if (refusal && heldMedia(ctx, [campaignMedia(campaign.id)]).size) throw badRequest(refusal, { mmsUnsupported: true });
-  return { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber };
-}
-
-/**
  * Starts a campaign now: expands the audience into the outbox, within the plan's monthly messages, and hands it
  * to the sending manager. The rows and the `sending` status are written in one transaction (nested in the
  * caller's, when it has one), so a crash never leaves rows without a started campaign or the reverse.
@@ -492,14 +505,20 @@ function senderFor(ctx: AppContext, userId: string, campaign: CampaignRow) {
 export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow, intendedAt: number) {
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
   const sender = senderFor(ctx, user.id, campaign);
-  if (recipientCountUpTo(ctx, campaign, CHUNKED_ABOVE + 1) > CHUNKED_ABOVE) return startChunked(ctx, user, campaign, sender, intendedAt);
+  const test = campaign.abTest;
+  // An A/B test splits its whole audience at the start (a stored split), so it is never written in chunks.
+  if (!test && recipientCountUpTo(ctx, campaign, CHUNKED_ABOVE + 1) > CHUNKED_ABOVE) return startChunked(ctx, user, campaign, sender, intendedAt);
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
-  const { notice } = assertWithinLimit(ctx, user.id, "messages", outboxSegments(ctx, user, campaign, recipients));
+  const split = test ? splitAudience(campaign.id, recipients, test) : null;
+  const segments = test && split ? abSegments(ctx, user, campaign, test, split) : outboxSegments(ctx, user, campaign, recipients);
+  const { notice } = assertWithinLimit(ctx, user.id, "messages", segments);
+  // The rest of an A/B test's audience is kept for the winner, not queued now.
+  const writing = recipients.length - (split?.rest.length ?? 0);
   const queued = ctx.db.$client.transaction(() => {
     // Before the outbox's message.queued events, so a reader sees the campaign start first.
     appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
-    const queued = writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
+    const queued = test && split ? writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
     const now = new Date(ctx.now());
     ctx.db
       .update(campaigns)
@@ -511,13 +530,13 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
         pauseReason: null,
         skippedOptedOut: skipped.optedOut,
         skippedInvalid: skipped.invalid,
-        skippedDuplicate: skipped.duplicate + (recipients.length - queued),
+        skippedDuplicate: skipped.duplicate + (writing - queued),
       })
       .where(eq(campaigns.id, campaign.id))
       .run();
     return queued;
   })();
-  return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) }, notice };
+  return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (writing - queued) }, notice };
 }
 
 /**

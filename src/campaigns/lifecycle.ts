@@ -39,8 +39,11 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
  */
 export function settleCampaign(ctx: AppContext, id: string): boolean {
   const db = ctx.db.$client;
-  // One whose outbox is still being written has more to send than its rows say; the last chunk settles it.
-  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending' AND outbox_writing IS NULL`).get(id)) return false;
+  // One whose outbox is still being written has more to send than its rows say; the last chunk settles it. An A/B
+  // test whose winner is not picked has the rest of its audience to send (ab-test.ts queues it with the winner).
+  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending' AND outbox_writing IS NULL AND (ab_test IS NULL OR ab_winner IS NOT NULL)`).get(id)) {
+    return false;
+  }
   if (campaignHasOpenMessages(ctx, id)) return false;
   // From the counts the triggers keep (migration 0019): summed over the messages, a million-recipient campaign's
   // end read a million rows on the event loop.

@@ -117,14 +117,17 @@ export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaig
 
 /** The SMS (segments) of a campaign's messages to these recipients, merge fields filled: what they count against the plan. */
 export function outboxSegments(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): number {
+  return segmentsEach(ctx, user, campaign, recipients).reduce((a, b) => a + b, 0);
+}
+
+/** Each recipient's message's SMS (segments), in order: what outboxSegments sums (an A/B test compares them per variant). */
+export function segmentsEach(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): number[] {
   // An MMS is one message however long its text, as providers count and price it (src/providers/mms.ts).
-  if (heldMediaIds(ctx, campaignMedia(campaign.id)).length) return recipients.length;
+  if (heldMediaIds(ctx, campaignMedia(campaign.id)).length) return recipients.map(() => 1);
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const measure = measuredAsSent(ctx, user, campaign.shortenLinks);
-  let segments = 0;
-  for (const r of recipients) segments += segmentCount(measure(personalize(fill, r, business, campaign.appendOptOut)));
-  return segments;
+  return recipients.map((r) => segmentCount(measure(personalize(fill, r, business, campaign.appendOptOut))));
 }
 
 /**
@@ -151,9 +154,19 @@ export function segmentsPerMessage(ctx: AppContext, user: User, campaign: Campai
 /**
  * Queues one message per recipient through the outbox, in one transaction (unique per campaign and phone, so a
  * second call adds nobody twice), due at `dueAt` (by default `startAt`; a paused campaign's rows are written parked)
- * and expiring `expiresAfterMinutes` after `startAt`. Answers how many were queued.
+ * and expiring `expiresAfterMinutes` after `startAt`. An A/B test's messages carry their `abVariant` (0 = A).
+ * Answers how many were queued.
  */
-export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[], sender: Sender, startAt: number, dueAt = startAt): number {
+export function writeOutbox(
+  ctx: AppContext,
+  user: User,
+  campaign: Campaign,
+  recipients: Recipient[],
+  sender: Sender,
+  startAt: number,
+  dueAt = startAt,
+  abVariant: number | null = null,
+): number {
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
@@ -184,6 +197,7 @@ export function writeOutbox(ctx: AppContext, user: User, campaign: Campaign, rec
         sender,
         dueAt,
         expiresAt,
+        abVariant,
       };
     });
     const written = enqueue(ctx, items);

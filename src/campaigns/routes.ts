@@ -19,6 +19,7 @@ import { previewDelivery, withQuietWait } from "./delivery-preview";
 import { personalize } from "./outbox";
 import { HISTORY_RANGES, HISTORY_SORTS } from "./history";
 import { MAX_MEDIA_PER_MESSAGE } from "../media/limits";
+import { abTestReport, pickWinnerByUser } from "./ab-test";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
 const ids = (name: string) => t.Array(t.String({ maxLength: 64 }), { maxItems: 1000, error: `${name} must be a list of ids` });
@@ -32,6 +33,20 @@ const audience = t.Union(
     t.Object({ kind: t.Literal("segment"), segmentId: t.String({ maxLength: 64 }) }),
   ],
   { error: "Audience must be manual, all, recent, loyal, new, contacts or segment" },
+);
+
+/**
+ * An A/B test's settings, their shape only: counts and ranges are checked by cleanAbTest (src/campaigns/ab-split.ts),
+ * whose messages name the limit (a schema's refusal inside this nullable field would only say "expected object").
+ */
+const abTest = t.Object(
+  {
+    variants: t.Array(t.String({ maxLength: 5000 }), { maxItems: 10 }),
+    testPercent: t.Number(),
+    measure: t.Union([t.Literal("clicks"), t.Literal("replies")]),
+    decideAfterHours: t.Optional(t.Nullable(t.Number())),
+  },
+  { error: "abTest must have variants (2 to 4 texts), testPercent, measure (clicks or replies) and decideAfterHours (hours, or null: by hand)" },
 );
 
 const campaignBody = t.Object({
@@ -58,6 +73,7 @@ const campaignBody = t.Object({
   mediaIds: t.Optional(
     t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_MEDIA_PER_MESSAGE, error: `mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)` }),
   ),
+  abTest: t.Optional(t.Nullable(abTest)),
 });
 
 const literals = <T extends string>(values: readonly T[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });
@@ -148,6 +164,14 @@ export function campaignRoutes(ctx: AppContext) {
     .get("/api/campaigns/:id", ({ user, params }) => withQuietWait(ctx, user, [viewOf(ctx, getCampaign(ctx, user.id, params.id))])[0], { auth: true, params: idParams })
     // GET /api/campaigns/:id/clicks
     .get("/api/campaigns/:id/clicks", ({ user, params }) => campaignClickFigures(ctx, user.id, params.id), { auth: true, params: idParams })
+    // GET /api/campaigns/:id/ab-test
+    .get("/api/campaigns/:id/ab-test", ({ user, params }) => abTestReport(ctx, user, params.id), { auth: true, params: idParams })
+    // POST /api/campaigns/:id/ab-test/winner
+    .post("/api/campaigns/:id/ab-test/winner", ({ user, params, body }) => pickWinnerByUser(ctx, user, params.id, body?.variant), {
+      auth: true,
+      params: idParams,
+      body: t.Optional(t.Object({ variant: t.Optional(t.Nullable(t.String({ maxLength: 1, error: "variant must be a letter, A to D" }))) })),
+    })
     // PUT /api/campaigns/:id
     .put("/api/campaigns/:id", ({ user, params, body }) => updateCampaign(ctx, user, params.id, body as CampaignInput), { auth: true, params: idParams, body: campaignBody })
     // DELETE /api/campaigns/:id

@@ -7,6 +7,7 @@ import { findUserById } from "../users/queries";
 import { startCampaign } from "./campaigns";
 import { ACCOUNT_DISABLED, pauseCampaign, stopAccountSending } from "./lifecycle";
 import { CAMPAIGN_START } from "./start-jobs";
+import { registerAbDecisions } from "./ab-test";
 
 /** A scheduled campaign found this late (after downtime) is not sent silently late: it is paused for the user. */
 export const MISSED_GRACE_MS = 3600_000;
@@ -45,11 +46,13 @@ function startScheduledCampaign(ctx: AppContext, job: Job) {
 }
 
 /**
- * Scheduled campaigns run from the jobs table. A start that fails (rolled back) is tried again at the next tick,
+ * Scheduled campaigns and A/B tests' decisions run from the jobs table. A start that fails (rolled back) is tried again at the next tick,
  * without back-off: after its hour of grace it is paused for the user instead.
  */
 export function registerScheduledCampaigns(ctx: AppContext) {
   registerJobHandler(ctx, CAMPAIGN_START, startScheduledCampaign, { transactional: true, firstDelayMs: 0, maxAttempts: Infinity });
+  // An A/B test's winner, picked by its rule at its time (ab-test.ts).
+  registerAbDecisions(ctx);
 }
 
 /** Runs the jobs due now (scheduled campaigns among them); answers how many it handled. */

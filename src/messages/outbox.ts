@@ -33,6 +33,8 @@ export type NewOutbound = {
   mediaIds?: string[];
   /** An MMS of shared attachments (a campaign's, a drip's: src/media holders), linked to the row in its transaction. */
   sharedMediaIds?: string[];
+  /** A campaign's A/B test message: the variant it carries (0 = A); src/messages/ab-variants.ts reads it back. */
+  abVariant?: number | null;
 };
 
 /**
@@ -48,8 +50,8 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
   const now = ctx.now();
   const insert = db.query(
     `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
-       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at, seq)
-     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
+       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at, seq, ab_variant)
+     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO NOTHING`,
   );
   const ids: string[] = [];
@@ -61,7 +63,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
       const seq = first + i;
       const res = insert.run(
         id, m.userId, m.campaignId, m.contactId, m.phone, m.content, m.kind, m.sender.providerId, m.sender.numberId, m.sender.phoneNumber,
-        m.segments, m.dueAt, m.expiresAt, now, now, seq,
+        m.segments, m.dueAt, m.expiresAt, now, now, seq, m.abVariant ?? null,
       );
       if (!res.changes) return;
       ids.push(id);

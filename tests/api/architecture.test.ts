@@ -67,6 +67,8 @@ const OWNERS: Record<string, string> = {
   campaigns: "campaigns",
   // Kept by triggers on messages (migration 0019); read by campaign lists.
   campaignMessageCounts: "campaigns",
+  // The rest of an A/B campaign's audience, held for the winner (issue 32 item 3).
+  campaignAbRest: "campaigns",
   // Kept by triggers on messages (migration 0020); read by the dashboards.
   messageRollups: "results",
   // Kept by triggers on message_rollups (migration 0038); whole days of the dashboards.

@@ -1,0 +1,199 @@
+import type { AppContext } from "../context";
+import { conflict, badRequest, HttpError, notFound } from "../http/errors";
+import { cancelJobs, registerJobHandler, type Job } from "../jobs/jobs";
+import { STOP_WORDS } from "../keywords/matcher";
+import { clicksByMessage, rate } from "../links/clicks";
+import { abVariantOfMessages, abVariantRepliers, abVariantStatusCounts } from "../messages/ab-variants";
+import { PARKED } from "../messages/due";
+import { campaignHasOpenMessages } from "../messages/outbox";
+import { findUserById, type User } from "../users/queries";
+import { AB_DECIDE, abDecideKey, abRest, abRestCount, variantLabel } from "./ab-split";
+import { CLEAR_AT, differenceConfidence, rankByRate } from "./ab-stats";
+import { getCampaign, viewOf, type CampaignRow } from "./campaigns";
+import { pauseCampaign } from "./lifecycle";
+import { resolveTyped, writeOutbox } from "./outbox";
+import { senderFor } from "./sender";
+import { statusCountsByCampaign } from "./stats";
+
+/**
+ * An A/B test's report and its winner (issue 32 item 3). The winner is the variant with the higher rate of the
+ * measure: human clicks (src/links/classify.ts) or replies, over the test messages that reached a provider. A
+ * rule picks it `decideAfterHours` after the start (a job on the jobs table, unique per campaign), or the user
+ * does. Either way, one transaction sets the winner (only while none is set) and queues the rest of the audience
+ * with the winner's text through the outbox, so the rest is never sent twice: a second pick, the job run again
+ * after a crash, or both at once find the winner set and do nothing (and the outbox is unique per campaign and phone).
+ */
+
+/** A reply counts for its variant this long after the message was sent. */
+export const REPLY_WINDOW_MS = 72 * 3600_000;
+/** A rule's decision waits while test messages are still to go out (quiet hours, a pause): it looks again this often. */
+export const RECHECK_MS = 15 * 60_000;
+
+const MEASURE_NAMES = { clicks: "click rate", replies: "reply rate" } as const;
+const pct = (n: number | null) => (n === null ? "–" : `${n.toFixed(1)}%`);
+
+type Figures = { recipients: number; sent: number; delivered: number; failed: number; pending: number; humanClicks: number; clickers: number; repliers: number };
+const noFigures = (): Figures => ({ recipients: 0, sent: 0, delivered: 0, failed: 0, pending: 0, humanClicks: 0, clickers: 0, repliers: 0 });
+
+/** Status counts into figures: `sent` counts the messages a provider accepted (as the campaign's totalSent does). */
+function addStatus(f: Figures, status: string, n: number, unsent: number) {
+  f.recipients += n;
+  if (status === "sent" || status === "delivered" || status === "unknown") f.sent += n;
+  if (status === "failed") {
+    f.sent += n - unsent;
+    f.failed += n;
+  }
+  if (status === "delivered") f.delivered += n;
+  if (status === "queued" || status === "sending") f.pending += n;
+}
+
+const withRates = (f: Figures) => ({ ...f, clickRate: rate(f.clickers, f.sent), replyRate: rate(f.repliers, f.sent) });
+
+/**
+ * The report: each variant's figures (recipients, sent, delivered, failed, people's clicks and clickers, repliers,
+ * rates), the rest of the audience's (held until the winner, then sent it), the leader by the measure and the
+ * confidence that it beats the runner-up, and the verdict in words.
+ */
+export function abTestReport(ctx: AppContext, user: User, id: string) {
+  const c = getCampaign(ctx, user.id, id);
+  const test = c.abTest;
+  if (!test) throw notFound("This campaign has no A/B test");
+  const variants = test.variants.map(noFigures);
+  for (const r of abVariantStatusCounts(ctx, id)) if (variants[r.variant]) addStatus(variants[r.variant]!, r.status, r.n, r.unsent);
+  const rest = noFigures();
+  for (const r of statusCountsByCampaign(ctx, [id])) addStatus(rest, r.status, r.n, r.unsent);
+  for (const v of variants) for (const k of ["recipients", "sent", "delivered", "failed", "pending"] as const) rest[k] -= v[k];
+  const variantOf = abVariantOfMessages(ctx, id);
+  for (const [messageId, { clicks }] of clicksByMessage(ctx, id)) {
+    const v = variantOf.get(messageId);
+    const f = v === undefined ? rest : variants[v];
+    if (!f) continue;
+    f.humanClicks += clicks;
+    f.clickers += 1;
+  }
+  for (const [v, n] of abVariantRepliers(ctx, id, REPLY_WINDOW_MS, ctx.now(), [...STOP_WORDS])) if (variants[v]) variants[v]!.repliers = n;
+
+  const hitsOf = (f: Figures) => (test.measure === "clicks" ? f.clickers : f.repliers);
+  const ranked = rankByRate(variants.map((f, variant) => ({ variant, hits: hitsOf(f), of: f.sent })));
+  const [first, second] = ranked as [(typeof ranked)[0], (typeof ranked)[0]];
+  const diff = differenceConfidence(first, second);
+  const leads = first.of > 0 && first.hits * second.of > second.hits * first.of;
+  const clear = leads && diff !== null && diff.confidence >= CLEAR_AT;
+  const name = MEASURE_NAMES[test.measure];
+  const rateOf = (r: (typeof ranked)[0]) => rate(r.hits, r.of);
+  let verdict: string;
+  if (!first.of) verdict = "No test message has reached a provider yet.";
+  else if (clear) {
+    verdict = `${variantLabel(first.variant)} is the clear winner: a ${name} of ${pct(rateOf(first))} against ${pct(rateOf(second))} for ${variantLabel(second.variant)}, at ${diff!.confidence.toFixed(1)}% confidence.`;
+  } else if (!leads) verdict = `No clear winner: the variants have the same ${name}.`;
+  else if (diff === null) verdict = `No clear winner: too few recipients to compare.`;
+  else {
+    verdict = `No clear winner: ${variantLabel(first.variant)} leads with a ${name} of ${pct(rateOf(first))} against ${pct(rateOf(second))} for ${variantLabel(second.variant)}, at ${diff.confidence.toFixed(1)}% confidence (${CLEAR_AT}% makes a clear winner).`;
+  }
+  return {
+    campaignId: id,
+    measure: test.measure,
+    testPercent: test.testPercent,
+    decideAfterHours: test.decideAfterHours,
+    /** When the rule picks the winner (null: by hand, or already picked). */
+    decidesAt: test.decideAfterHours !== null && c.abWinner === null && c.sentAt ? new Date(c.sentAt.getTime() + test.decideAfterHours * 3600_000).toISOString() : null,
+    variants: variants.map((f, i) => ({ label: variantLabel(i), content: test.variants[i]!, ...withRates(f) })),
+    /** The rest of the audience: held for the winner (`held`), then sent it. */
+    rest: { held: c.abWinner === null ? abRestCount(ctx, id) : 0, ...withRates(rest) },
+    leader: first.of ? variantLabel(first.variant) : null,
+    runnerUp: first.of ? variantLabel(second.variant) : null,
+    /** Two-proportion z-test (pooled, two-sided) of the leader against the runner-up; null when it cannot be told. */
+    z: diff?.z ?? null,
+    confidence: diff?.confidence ?? null,
+    clearWinner: clear,
+    verdict,
+    winner: c.abWinner === null ? null : variantLabel(c.abWinner),
+    decidedBy: c.abDecidedBy,
+    decidedAt: c.abDecidedAt?.toISOString() ?? null,
+    /** The variant a rule would pick now: the higher rate, a tie to the earlier variant. */
+    pick: variantLabel(first.variant),
+    pickIndex: first.variant,
+  };
+}
+
+/**
+ * Sets the winner and queues the rest of the audience with its text, in one transaction (nested in the caller's:
+ * the deciding job's), only if no winner is set and the campaign is sending or paused (its rest then written
+ * parked, released by the resume). Answers whether it did. The rest is read as typed numbers are: each phone's
+ * contact now (its fields; opted out since, left out and counted), and a contact deleted since is left out.
+ */
+function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number, by: "rule" | "user"): boolean {
+  const test = c.abTest!;
+  const sender = senderFor(ctx, user.id, c);
+  const db = ctx.db.$client;
+  const now = ctx.now();
+  const done = db.transaction(() => {
+    const won = db
+      .query(
+        `UPDATE campaigns SET ab_winner = ?, ab_decided_at = ?, ab_decided_by = ?, updated_at = ?
+         WHERE id = ? AND ab_winner IS NULL AND status IN ('sending', 'paused') RETURNING status`,
+      )
+      .get(winner, now, by, now, c.id) as { status: string } | null;
+    if (!won) return false;
+    cancelJobs(ctx, { key: abDecideKey(c.id) });
+    const rest = abRest(ctx, c.id);
+    const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
+    const kept = new Map(rest.map((r) => [r.phone, r.contactId]));
+    const recipients = resolveTyped(ctx, user, rest.map((r) => r.phone), new Set(), skipped).filter((r) => !kept.get(r.phone) || r.contactId !== null);
+    const queued = writeOutbox(ctx, user, { ...c, content: test.variants[winner]! }, recipients, sender, now, won.status === "paused" ? PARKED : now);
+    db.query(
+      `UPDATE campaigns SET skipped_opted_out = skipped_opted_out + ?, skipped_invalid = skipped_invalid + ?, skipped_duplicate = skipped_duplicate + ? WHERE id = ?`,
+    ).run(skipped.optedOut, skipped.invalid, skipped.duplicate + (recipients.length - queued), c.id);
+    return true;
+  })();
+  // No rest to send (an audience all in the test): the campaign may be over.
+  if (done) ctx.campaignOutbox.settle([c.id]);
+  return done;
+}
+
+/**
+ * POST /api/campaigns/:id/ab-test/winner: the user picks the winner (`variant`, a letter), or sends the leader now
+ * (no variant); the rest of the audience gets it through the outbox.
+ */
+export function pickWinnerByUser(ctx: AppContext, user: User, id: string, variant?: string | null) {
+  const c = getCampaign(ctx, user.id, id);
+  if (!c.abTest) throw notFound("This campaign has no A/B test");
+  if (c.abWinner !== null) throw conflict(`The winner was already picked: variant ${variantLabel(c.abWinner)}`);
+  if (c.status !== "sending" && c.status !== "paused") throw conflict(`This campaign is ${c.status}: its A/B test cannot send a winner`);
+  let winner: number;
+  if (variant === undefined || variant === null) winner = abTestReport(ctx, user, id).pickIndex;
+  else {
+    winner = c.abTest.variants.findIndex((_, i) => variantLabel(i) === variant.toUpperCase());
+    if (winner < 0) throw badRequest(`Variant must be one of ${c.abTest.variants.map((_, i) => variantLabel(i)).join(", ")}`);
+  }
+  if (!sendWinner(ctx, user, c, winner, "user")) throw conflict("The winner was picked meanwhile");
+  return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), report: abTestReport(ctx, user, id) };
+}
+
+/**
+ * The rule's decision, run by the job at its time inside the transaction that claims it: nothing when a winner is
+ * set or the campaign no longer sends; later while test messages are still to go out; else the leader is sent.
+ */
+function decideByRule(ctx: AppContext, job: Job) {
+  const user = job.userId ? findUserById(ctx, job.userId) : undefined;
+  if (!user || !job.refId) return;
+  let c: CampaignRow;
+  try {
+    c = getCampaign(ctx, user.id, job.refId);
+  } catch {
+    return;
+  }
+  if (!c.abTest || c.abWinner !== null || (c.status !== "sending" && c.status !== "paused")) return;
+  if (campaignHasOpenMessages(ctx, c.id)) return { runAgainAt: ctx.now() + RECHECK_MS };
+  const { pickIndex } = abTestReport(ctx, user, c.id);
+  try {
+    sendWinner(ctx, user, c, pickIndex, "rule");
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    pauseCampaign(ctx, c.id, `Its A/B test's winner could not be sent: ${err.message}. Pick the winner again once that is fixed.`);
+  }
+}
+
+export function registerAbDecisions(ctx: AppContext) {
+  registerJobHandler(ctx, AB_DECIDE, decideByRule, { transactional: true, firstDelayMs: 60_000, maxAttempts: 8 });
+}

@@ -1,0 +1,44 @@
+import type { AppContext } from "../context";
+
+/**
+ * A campaign's A/B test messages read back by variant (issue 32 item 3): the campaigns flow composes them with the
+ * clicks into each variant's figures. Only test messages carry a variant (messages.ab_variant); the winner's
+ * messages to the rest of the audience do not.
+ */
+
+/** The test messages by variant and status, with how many of each never reached a provider (no sent_at). */
+export function abVariantStatusCounts(ctx: AppContext, campaignId: string) {
+  return ctx.db.$client
+    .query(
+      `SELECT ab_variant AS variant, status, count(*) AS n, sum(sent_at IS NULL) AS unsent FROM messages
+       WHERE campaign_id = ? AND ab_variant IS NOT NULL GROUP BY ab_variant, status`,
+    )
+    .all(campaignId) as { variant: number; status: string; n: number; unsent: number }[];
+}
+
+/** Each test message's variant, by message id (joined with the clicks per message). */
+export function abVariantOfMessages(ctx: AppContext, campaignId: string): Map<string, number> {
+  const rows = ctx.db.$client
+    .query(`SELECT id, ab_variant AS variant FROM messages WHERE campaign_id = ? AND ab_variant IS NOT NULL`)
+    .all(campaignId) as { id: string; variant: number }[];
+  return new Map(rows.map((r) => [r.id, r.variant]));
+}
+
+/**
+ * Per variant, how many test recipients replied: an inbound text from the recipient's phone to the account after
+ * their message was sent and within `windowMs` of it (and no later than `until`), an opt-out word (`optOutWords`,
+ * upper case) not counted as a reply. Each recipient counts once.
+ */
+export function abVariantRepliers(ctx: AppContext, campaignId: string, windowMs: number, until: number, optOutWords: string[]): Map<number, number> {
+  const rows = ctx.db.$client
+    .query(
+      `SELECT m.ab_variant AS variant, count(*) AS n FROM messages m
+       WHERE m.campaign_id = ?1 AND m.ab_variant IS NOT NULL AND m.sent_at IS NOT NULL
+         AND EXISTS (SELECT 1 FROM messages i WHERE i.user_id = m.user_id AND i.phone = m.phone AND i.direction = 'inbound'
+           AND i.created_at > m.sent_at AND i.created_at <= min(m.sent_at + ?2, ?3)
+           AND upper(trim(i.content)) NOT IN (SELECT value FROM json_each(?4)))
+       GROUP BY m.ab_variant`,
+    )
+    .all(campaignId, windowMs, until, JSON.stringify(optOutWords)) as { variant: number; n: number }[];
+  return new Map(rows.map((r) => [r.variant, r.n]));
+}
