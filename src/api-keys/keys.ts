@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, count, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { type CredentialHolder, noticeCredentialMade } from "../auth/session-credentials";
 import { forbidden, HttpError, notFound, unauthorized } from "../http/errors";
@@ -90,7 +91,8 @@ export function apiKeyView(k: ApiKeyRow, now: number) {
 }
 export type ApiKeyView = ReturnType<typeof apiKeyView>;
 
-export function listApiKeys(ctx: AppContext, userId: string): ApiKeyView[] {
+export async function listApiKeys(ctx: AppContext, userId: string): Promise<ApiKeyView[]> {
+  await ready(ctx.db);
   const now = ctx.now();
   return ctx.db
     .select()
@@ -126,13 +128,14 @@ export const MAX_WORKING_KEYS = 25;
  * it when the owner ends that session by a password change (src/auth/session-credentials.ts), and the owner is
  * told by email where it was made.
  */
-export function createApiKey(
+export async function createApiKey(
   ctx: AppContext,
   userId: string,
   sessionId: string,
   input: NewApiKey,
   beforeCreate?: () => void,
-): ApiKeyView & { key: string } {
+): Promise<ApiKeyView & { key: string }> {
+  await ready(ctx.db);
   assertPlanHasApi(ctx, userId);
   const name = input.name.trim();
   if (!name) throw new HttpError(400, "Please name the key");
@@ -184,7 +187,8 @@ function ownKey(ctx: AppContext, userId: string, id: string): ApiKeyRow {
 }
 
 /** Revokes a key for good (kept in the list, marked revoked); revoking it again changes nothing. */
-export function revokeApiKey(ctx: AppContext, userId: string, id: string): ApiKeyView {
+export async function revokeApiKey(ctx: AppContext, userId: string, id: string): Promise<ApiKeyView> {
+  await ready(ctx.db);
   const row = ownKey(ctx, userId, id);
   const now = ctx.now();
   if (row.revokedAt !== null) return apiKeyView(row, now);
@@ -193,13 +197,15 @@ export function revokeApiKey(ctx: AppContext, userId: string, id: string): ApiKe
 }
 
 /** The ids of the keys not revoked: a restore keeps no other key working in the restored data. */
-export function unrevokedApiKeyIds(ctx: AppContext): Set<string> {
+export async function unrevokedApiKeyIds(ctx: AppContext): Promise<Set<string>> {
+  await ready(ctx.db);
   return new Set(ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(isNull(apiKeys.revokedAt)).all().map((r) => r.id));
 }
 
 /** Revokes every key but those in `alive` (after a restore: a key revoked or deleted since the backup stays dead). */
-export function revokeApiKeysExcept(ctx: AppContext, alive: Set<string>) {
-  const doomed = [...unrevokedApiKeyIds(ctx)].filter((id) => !alive.has(id));
+export async function revokeApiKeysExcept(ctx: AppContext, alive: Set<string>) {
+  const doomed = [...(await unrevokedApiKeyIds(ctx))].filter((id) => !alive.has(id));
+  await ready(ctx.db);
   for (let i = 0; i < doomed.length; i += 500) ctx.db.update(apiKeys).set({ revokedAt: ctx.now() }).where(inArray(apiKeys.id, doomed.slice(i, i + 500))).run();
 }
 
@@ -232,7 +238,8 @@ export const apiKeyHolder: CredentialHolder = {
   },
 };
 
-export function deleteApiKey(ctx: AppContext, userId: string, id: string): void {
+export async function deleteApiKey(ctx: AppContext, userId: string, id: string): Promise<void> {
+  await ready(ctx.db);
   ownKey(ctx, userId, id);
   ctx.db.delete(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).run();
 }
@@ -244,7 +251,8 @@ export type ApiCaller = { keyId: string; userId: string; permissions: string[] }
  * mistyped, unknown, revoked or expired key or a disabled account's (each with its own message), and the key's
  * last use noted.
  */
-export function authenticateApiKey(ctx: AppContext, authorization: string | null): ApiCaller {
+export async function authenticateApiKey(ctx: AppContext, authorization: string | null): Promise<ApiCaller> {
+  await ready(ctx.db);
   const key = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : "";
   if (!key) throw unauthorized("Send your API key as 'Authorization: Bearer sk_live_...'");
   if (!isWellFormedKey(key)) throw unauthorized("This is not a valid API key (check it was copied whole)");

@@ -18,9 +18,9 @@ export function apiKeyRoutes(ctx: AppContext) {
     // POST /api/api-keys
     .post(
       "/",
-      ({ user, sessionId, body, set }) => {
+      async ({ user, sessionId, body, set }) => {
         // A key outlives the session and a password change: a stolen session alone must not be able to mint one.
-        const key = createApiKey(ctx, user.id, sessionId, body, () => requireRecentConfirmation(ctx, user, sessionId, "to create an API key"));
+        const key = await createApiKey(ctx, user.id, sessionId, body, () => requireRecentConfirmation(ctx, user, sessionId, "to create an API key"));
         set.status = 201;
         return key;
       },
@@ -41,8 +41,8 @@ export function apiKeyRoutes(ctx: AppContext) {
     // DELETE /api/api-keys/:id
     .delete(
       "/:id",
-      ({ user, params, set }) => {
-        deleteApiKey(ctx, user.id, params.id);
+      async ({ user, params, set }) => {
+        await deleteApiKey(ctx, user.id, params.id);
         set.status = 204;
       },
       { auth: true, params: idParams },

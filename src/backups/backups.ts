@@ -547,7 +547,7 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
       await pause();
       // Taken with the writers stopped: the state a rollback would return to.
       safety = writeBackup(ctx.db.$client, dataDir, "before-restore", ctx.now());
-      swapFiles(ctx, staged, options.afterSwap);
+      await swapFiles(ctx, staged, options.afterSwap);
     } finally {
       resume();
     }
@@ -560,14 +560,16 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
   }
 }
 
-function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => void) {
+async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => void) {
   const dataDir = ctx.config.dataDir;
   const dbPath = join(dataDir, DB_FILE);
   const keyPath = join(dataDir, KEY_FILE);
   const aside = join(staged.stagingDir, "previous");
   mkdirSync(aside, { mode: 0o700 });
   // What may be signed in now: nothing revoked since the backup comes back with it (a stolen session, a leaked key).
-  const alive = { sessions: unrevokedSessionIds(ctx), keys: unrevokedApiKeyIds(ctx) };
+  // Read last before the connection closes, with nothing awaited after: no transaction is open when it does.
+  const keys = await unrevokedApiKeyIds(ctx);
+  const alive = { sessions: unrevokedSessionIds(ctx), keys };
   // Closing the last connection checkpoints the WAL into the database file; any -wal or -shm left moves with it,
   // so the restored database never opens with the old one's log.
   ctx.db.$client.close();
@@ -590,7 +592,7 @@ function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => void) {
     opened = openDatabase(dbPath);
     setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir));
     endSessionsExcept(ctx, alive.sessions);
-    revokeApiKeysExcept(ctx, alive.keys);
+    await revokeApiKeysExcept(ctx, alive.keys);
   } catch (err) {
     try {
       opened?.$client.close();

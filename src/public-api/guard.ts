@@ -41,10 +41,10 @@ const POLICY = `"default";q=${KEY_QUOTA};w=${KEY_WINDOW_MS / 1000}`;
 export function apiKeyGuard(ctx: AppContext) {
   const limiter = new KeyLimiter(() => ctx.now());
   const checked = new WeakMap<Request, ApiCaller>();
-  const authenticate = (request: Request, set: { headers: Record<string, unknown> }, scope: ApiScope): ApiCaller => {
+  const authenticate = async (request: Request, set: { headers: Record<string, unknown> }, scope: ApiScope): Promise<ApiCaller> => {
     const known = checked.get(request);
     if (known) return known;
-    const caller = authenticateApiKey(ctx, request.headers.get("authorization"));
+    const caller = await authenticateApiKey(ctx, request.headers.get("authorization"));
     const { remaining, resetSeconds, allowed } = limiter.take(caller.keyId);
     const headers = { "ratelimit-policy": POLICY, ratelimit: `"default";r=${remaining};t=${resetSeconds}` };
     Object.assign(set.headers, headers);
@@ -63,15 +63,15 @@ export function apiKeyGuard(ctx: AppContext) {
   return new Elysia({ name: "api-key-guard" }).macro({
     apiScope(scope: ApiScope) {
       return {
-        parse: (context) => {
-          authenticate(context.request, context.set, scope);
+        parse: async (context) => {
+          await authenticate(context.request, context.set, scope);
           if (!context.request.body || context.request.headers.get("content-length") === "0") return {};
         },
-        transform: (context) => {
-          authenticate(context.request, context.set, scope);
+        transform: async (context) => {
+          await authenticate(context.request, context.set, scope);
         },
-        resolve: (context) => {
-          return { caller: authenticate(context.request, context.set, scope) };
+        resolve: async (context) => {
+          return { caller: await authenticate(context.request, context.set, scope) };
         },
       };
     },
