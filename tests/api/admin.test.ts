@@ -97,6 +97,25 @@ describe("POST /api/admin/auth/login", () => {
     expect((await t.api("/api/admin/health", { token: res.body.token })).status).toBe(200);
   });
 
+  test("the portal works by the session cookie alone, as the page uses it (issue 27 item 5); changes only from the appliance's origin", async () => {
+    const res = await adminLogin({ email: admin.email, password: ADMIN_PASSWORD });
+    const cookie = setCookie(res.headers, "smsdesk_session")!.value;
+    const listed = await t.api(`/api/admin/users?search=${encodeURIComponent(admin.email)}`, { cookie });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((u: { email: string }) => u.email)).toEqual([admin.email]);
+    // A sign-in is no confirmation: the portal's "Confirm it's you", by the cookie, then the change, by the cookie.
+    const order = { planId: "professional", durationDays: 30, count: 2 };
+    expect((await t.api("/api/admin/license-codes", { body: order, cookie })).body.code).toBe("reauth_required");
+    expect((await t.api("/api/auth/confirm", { body: { password: ADMIN_PASSWORD }, cookie })).status).toBe(200);
+    const codesBefore = t.ctx.db.select().from(licenseCodes).all().length;
+    const crossSite = await t.api("/api/admin/license-codes", { body: order, cookie, headers: { origin: "https://evil.example" } });
+    expect([crossSite.status, crossSite.body.code]).toEqual([403, "csrf"]);
+    expect(t.ctx.db.select().from(licenseCodes).all().length).toBe(codesBefore);
+    const made = await t.api("/api/admin/license-codes", { body: order, cookie });
+    expect(made.status).toBe(201);
+    expect(t.ctx.db.select().from(licenseCodes).all().length).toBe(codesBefore + 2);
+  });
+
   test("missing fields: 400 'Please enter both email and password'", async () => {
     for (const body of [{}, { email: admin.email }, { password: "x" }, { email: " ", password: "" }]) {
       const res = await adminLogin(body);
