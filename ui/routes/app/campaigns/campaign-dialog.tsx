@@ -14,6 +14,7 @@ import { SegmentCounter } from "./segment-counter";
 import { MergeFieldInserter } from "../templates/merge-fields";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, useOptOutDefault, useSenders } from "./senders";
+import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
 
 const MAX_CONTENT = 1600;
 
@@ -30,6 +31,8 @@ type Form = {
   utmMedium: string;
   utmCampaign: string;
   linkExpiryDays: string;
+  /** Pictures and files (issue 33): with any, each message is an MMS. */
+  media: Attachment[];
 };
 const LINK_DEFAULTS = { shortenLinks: true, utmSource: "", utmMedium: "", utmCampaign: "", linkExpiryDays: "90" };
 type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "recipients", string>>;
@@ -77,8 +80,9 @@ export function CampaignDialog({
           utmMedium: campaign.utmMedium ?? "",
           utmCampaign: campaign.utmCampaign ?? "",
           linkExpiryDays: String(campaign.linkExpiryDays),
+          media: campaign.media,
         }
-      : { name: "", content: "", fromNumber: "", schedule: "", appendOptOut: true, recipients: emptyRecipients(), ...LINK_DEFAULTS },
+      : { name: "", content: "", fromNumber: "", schedule: "", appendOptOut: true, recipients: emptyRecipients(), ...LINK_DEFAULTS, media: [] },
   );
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState<"draft" | "send" | null>(null);
@@ -110,6 +114,7 @@ export function CampaignDialog({
           scheduledAt: scheduledNow,
           fromNumber: form.fromNumber || null,
           shortenLinks: form.shortenLinks,
+          attachments: form.media.length,
         },
   );
 
@@ -154,6 +159,7 @@ export function CampaignDialog({
       utmMedium: form.utmMedium.trim() || null,
       utmCampaign: form.utmCampaign.trim() || null,
       linkExpiryDays: Math.min(3650, Math.max(1, Math.round(Number(form.linkExpiryDays)) || 90)),
+      mediaIds: form.media.map((m) => m.id),
     };
     setBusy(mode);
     let id = savedId;
@@ -271,6 +277,15 @@ export function CampaignDialog({
           {errors.content && <FieldError text={errors.content} />}
         </Field>
 
+        <Field label="Pictures and files (MMS)" htmlFor="campaign-attach">
+          <AttachmentPicker value={form.media} onChange={(media) => set({ media })} disabled={!!busy} />
+          {delivery.data?.mms?.refusal && (
+            <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800" data-testid="mms-refusal">
+              {delivery.data.mms.refusal}
+            </p>
+          )}
+        </Field>
+
         <div className="grid gap-4 sm:grid-cols-[3fr_2fr]">
           <Field label="From number" htmlFor="campaign-from">
             <SenderSelect
@@ -316,7 +331,13 @@ export function CampaignDialog({
             />
             <p className="text-sm text-slate-700">
               Estimated cost:{" "}
-              <CostEstimate fromNumber={form.fromNumber} totalSegments={delivery.data?.longest?.totalSegments ?? null} senders={senders} locale={user.locale} />
+              <CostEstimate
+                fromNumber={form.fromNumber}
+                totalSegments={delivery.data?.longest?.totalSegments ?? null}
+                senders={senders}
+                locale={user.locale}
+                mmsMessages={form.media.length ? (delivery.data?.mms?.messages ?? null) : null}
+              />
             </p>
           </div>
         )}

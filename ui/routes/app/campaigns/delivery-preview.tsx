@@ -19,6 +19,8 @@ export type DeliveryQuestion = {
   fromNumber?: string | null;
   /** Links go out as short links (the default): measured at that length (issue 32). */
   shortenLinks?: boolean;
+  /** Attachments it carries: with any, one MMS per recipient (and the sender's refusal, if it sends none). */
+  attachments?: number;
 };
 
 const DEBOUNCE_MS = 300;

@@ -15,6 +15,7 @@ import { useLinkDomain } from "../../../api/users";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
+import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
 
 export const MAX_MESSAGE = 300;
 export const STEPS = ["Choose Type", "Write Message", "Select Audience", "Review & Send"] as const;
@@ -35,6 +36,8 @@ export type WizardDraft = {
   singleContactName: string;
   fromNumber: string;
   appendOptOut: boolean;
+  /** Pictures and files (issue 33): with any, each message is an MMS. */
+  media: Attachment[];
 };
 
 /** The one recipient's number in E.164, or null while it is not a valid number. */
@@ -182,6 +185,11 @@ export function MessageStep({
           <input type="checkbox" checked={draft.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
           Add the opt-out line “Reply STOP to opt out”
         </label>
+      </Field>
+
+      <Field label="Pictures and files (MMS)" htmlFor="wizard-attach">
+        <AttachmentPicker value={draft.media} onChange={(media) => set({ media })} />
+        <MmsRefusal delivery={delivery} />
       </Field>
 
       {draft.message && (
@@ -339,6 +347,17 @@ export function AudienceStep({
   );
 }
 
+/** The sender's refusal of attachments (a provider that sends no MMS), as the delivery preview tells it. */
+export function MmsRefusal({ delivery }: { delivery: Delivery }) {
+  const refusal = delivery.data?.mms?.refusal;
+  if (!refusal) return null;
+  return (
+    <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800" data-testid="mms-refusal">
+      {refusal}
+    </p>
+  );
+}
+
 export function ReviewStep({
   draft,
   content,
@@ -365,6 +384,7 @@ export function ReviewStep({
   const totalSegments = longest?.totalSegments ?? (recipients === null ? null : recipients * segments);
   const perRecipient = !longest ? `${segments}` : longest.totalSegments === longest.segments * (delivery.data?.total ?? 0) ? `${longest.segments}` : `up to ${longest.segments}`;
   const sender = senders.numbers.find((s) => s.phoneNumber === draft.fromNumber);
+  const mms = draft.media.length > 0;
   const audienceLabel =
     draft.audience === "single"
       ? `${draft.singleContactName.trim() || "One person"} (${formatPhone(singlePhone(draft.singleContactPhone))})`
@@ -395,8 +415,11 @@ export function ReviewStep({
       "Messages",
       recipients === null
         ? "—"
-        : `${n(totalSegments!)} segment${totalSegments === 1 ? "" : "s"} (${perRecipient} per recipient; opted-out contacts are skipped)`,
+        : mms
+          ? `${n(recipients)} MMS (1 per recipient, with ${draft.media.length} attachment${draft.media.length === 1 ? "" : "s"}; opted-out contacts are skipped)`
+          : `${n(totalSegments!)} segment${totalSegments === 1 ? "" : "s"} (${perRecipient} per recipient; opted-out contacts are skipped)`,
     ],
+    ...(mms ? [["Attachments", draft.media.map((m) => m.filename).join(", ")] as [string, ReactNode]] : []),
     [
       "Estimated cost",
       <CostEstimate
@@ -404,6 +427,7 @@ export function ReviewStep({
         totalSegments={totalSegments}
         senders={senders}
         locale={user.locale}
+        mmsMessages={mms ? (delivery.data?.mms?.messages ?? recipients) : null}
       />,
     ],
   ];
@@ -422,6 +446,7 @@ export function ReviewStep({
         <p className="text-sm font-medium text-slate-700">Message preview</p>
         <MessagePreview preview={delivery.data} draft={content} testId="review-preview" />
       </div>
+      <MmsRefusal delivery={delivery} />
       <DeliveryNote
         preview={delivery.data}
         loading={delivery.loading}

@@ -79,6 +79,7 @@ export function CampaignWizard({
     singleContactName: "",
     fromNumber: senders.defaultNumber,
     appendOptOut: optOutDefault ?? true,
+    media: [],
   });
   const [draft, setDraft] = useState<WizardDraft>(initial);
   const [step, setStep] = useState(prefill?.type ? 1 : 0);
@@ -121,6 +122,7 @@ export function CampaignWizard({
           appendOptOut: draft.appendOptOut,
           scheduledAt,
           fromNumber: draft.fromNumber || null,
+          attachments: draft.media.length,
         }
       : null,
   );
@@ -146,6 +148,7 @@ export function CampaignWizard({
         recipients,
         fromNumber: draft.fromNumber || null,
         appendOptOut: draft.appendOptOut,
+        mediaIds: draft.media.map((m) => m.id),
       };
       let id = createdId;
       if (id) await saveCampaign(id, body);
