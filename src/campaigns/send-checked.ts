@@ -1,7 +1,7 @@
 import { conflict } from "../http/errors";
 import type { AppContext } from "../context";
 import type { User } from "../users/queries";
-import { getCampaign, sendCampaign } from "./campaigns";
+import { campaignWithoutRecipients, getCampaign, sendCampaign } from "./campaigns";
 import { reachOf } from "./delivery-preview";
 import { registrationWarning } from "./registration-warning";
 
@@ -11,9 +11,10 @@ import { registrationWarning } from "./registration-warning";
  * (`acknowledgeRegistration: true`); 409 with the warning otherwise. The UI shows it before the Send button.
  */
 export function sendCampaignChecked(ctx: AppContext, user: User, id: string, scheduledAt: string | null, acknowledged: boolean) {
-  const campaign = getCampaign(ctx, user.id, id);
-  if (!acknowledged && (campaign.status === "draft" || campaign.status === "scheduled")) {
-    const reach = () => reachOf(ctx, user, { audience: campaign.audience, recipients: campaign.recipients }).groups;
+  // Without its typed list, read only for the warning's count: sendCampaign reads it once for the start.
+  const campaign = campaignWithoutRecipients(ctx, user.id, id);
+  if (campaign && !acknowledged && (campaign.status === "draft" || campaign.status === "scheduled")) {
+    const reach = () => reachOf(ctx, user, { audience: campaign.audience, recipients: getCampaign(ctx, user.id, id).recipients }).groups;
     const warning = registrationWarning(ctx, user, campaign.fromNumber, reach);
     if (warning)
       throw conflict(`${warning.message} ${warning.todo ?? ""} Send with acknowledgeRegistration: true to send anyway.`.replace(/\s+/g, " "), {
