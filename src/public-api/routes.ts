@@ -285,7 +285,7 @@ export function publicApiRoutes(ctx: AppContext) {
       },
     )
     // GET /api/v1/segments
-    .get("/segments", ({ caller, query }) => pageOfList(listSegments(ctx, caller.userId), query.cursor, query.limit ?? 50), {
+    .get("/segments", async ({ caller, query }) => pageOfList(await listSegments(ctx, caller.userId), query.cursor, query.limit ?? 50), {
       query: pageQuery,
       ...operation({
         operationId: "listSegments",

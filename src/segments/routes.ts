@@ -16,14 +16,14 @@ export function segmentRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/segments" })
     .use(authGuard(ctx))
     // GET /api/segments
-    .get("/", ({ user }) => ({ data: listSegments(ctx, user.id) }), { auth: true })
+    .get("/", async ({ user }) => ({ data: await listSegments(ctx, user.id) }), { auth: true })
     // GET /api/segments/templates
     .get("/templates", () => ({ data: SEGMENT_TEMPLATES }), { auth: true })
     // POST /api/segments
     .post(
       "/",
-      ({ user, body: b, set }) => {
-        const segment = createSegment(ctx, user.id, b);
+      async ({ user, body: b, set }) => {
+        const segment = await createSegment(ctx, user.id, b);
         set.status = 201;
         return segment;
       },
@@ -38,8 +38,8 @@ export function segmentRoutes(ctx: AppContext) {
     // DELETE /api/segments/:id
     .delete(
       "/:id",
-      ({ user, params }) => {
-        deleteSegment(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await deleteSegment(ctx, user.id, params.id);
         return { success: true };
       },
       { auth: true, params: idParams },

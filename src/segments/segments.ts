@@ -3,6 +3,7 @@ import { segments } from "../../db/schema";
 import { listContacts } from "../contacts/contacts";
 import { countTagged } from "../contacts/filter-fields";
 import { countContactsWhere } from "../contacts/stats";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { checkConditions, compileConditions } from "./conditions";
@@ -18,7 +19,10 @@ export const segmentView = (s: Segment) => ({
   createdAt: s.createdAt.toISOString(),
 });
 
-/** The user's segment, or undefined (another user's segment is as missing as an unknown id). */
+/**
+ * The user's segment, or undefined (another user's segment is as missing as an unknown id). Synchronous still:
+ * campaigns' audiences, drips and automation read it inside their synchronous transactions.
+ */
 export function findSegment(ctx: AppContext, userId: string, id: string): Segment | undefined {
   return ctx.db
     .select()
@@ -27,14 +31,15 @@ export function findSegment(ctx: AppContext, userId: string, id: string): Segmen
     .get();
 }
 
-export function getSegment(ctx: AppContext, userId: string, id: string): Segment {
+function getSegment(ctx: AppContext, userId: string, id: string): Segment {
   const s = findSegment(ctx, userId, id);
   if (!s) throw notFound("Segment not found");
   return s;
 }
 
 /** The user's segments, oldest first. */
-export function listSegments(ctx: AppContext, userId: string) {
+export async function listSegments(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
   return ctx.db
     .select()
     .from(segments)
@@ -54,7 +59,12 @@ function onlyTag(conditions: Record<string, Record<string, unknown>>): ["eq" | "
 }
 
 /** Counts the segment's contacts in the database and stores the count with the time. */
-export function refreshSegment(ctx: AppContext, userId: string, id: string) {
+export async function refreshSegment(ctx: AppContext, userId: string, id: string) {
+  await ready(ctx.db);
+  return refresh(ctx, userId, id);
+}
+
+function refresh(ctx: AppContext, userId: string, id: string) {
   const s = getSegment(ctx, userId, id);
   const condition = compileConditions(s.conditions, ctx.now(), userId, "tags" in s.conditions); // checks them first
   const n = onlyTag(s.conditions) ? countTagged(ctx, userId, ...onlyTag(s.conditions)!) : countContactsWhere(ctx, userId, condition, "tags" in s.conditions);
@@ -78,18 +88,20 @@ function checked(ctx: AppContext, input: SegmentInput) {
 }
 
 /** A new segment, counted at once. */
-export function createSegment(ctx: AppContext, userId: string, input: SegmentInput) {
+export async function createSegment(ctx: AppContext, userId: string, input: SegmentInput) {
   const c = checked(ctx, input);
   const id = Bun.randomUUIDv7();
+  await ready(ctx.db);
   ctx.db
     .insert(segments)
     .values({ id, userId, name: c.name, conditions: c.conditions, createdAt: new Date(ctx.now()) })
     .run();
-  return refreshSegment(ctx, userId, id);
+  return refresh(ctx, userId, id);
 }
 
 /** Replaces the segment's name and conditions and counts it again; 404 for an unknown id (before the input's checks). */
-export function updateSegment(ctx: AppContext, userId: string, id: string, input: SegmentInput) {
+export async function updateSegment(ctx: AppContext, userId: string, id: string, input: SegmentInput) {
+  await ready(ctx.db);
   getSegment(ctx, userId, id);
   const c = checked(ctx, input);
   ctx.db
@@ -97,10 +109,11 @@ export function updateSegment(ctx: AppContext, userId: string, id: string, input
     .set({ name: c.name, conditions: c.conditions })
     .where(and(eq(segments.userId, userId), eq(segments.id, id)))
     .run();
-  return refreshSegment(ctx, userId, id);
+  return refresh(ctx, userId, id);
 }
 
-export function deleteSegment(ctx: AppContext, userId: string, id: string): void {
+export async function deleteSegment(ctx: AppContext, userId: string, id: string): Promise<void> {
+  await ready(ctx.db);
   getSegment(ctx, userId, id);
   ctx.db
     .delete(segments)
@@ -109,7 +122,8 @@ export function deleteSegment(ctx: AppContext, userId: string, id: string): void
 }
 
 /** One page of the segment's contacts as they are now, newest first. */
-export function segmentContacts(ctx: AppContext, userId: string, id: string, page: { page: number; pageSize: number }) {
+export async function segmentContacts(ctx: AppContext, userId: string, id: string, page: { page: number; pageSize: number }) {
+  await ready(ctx.db);
   const s = getSegment(ctx, userId, id);
   return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId));
 }

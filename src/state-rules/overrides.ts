@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { clockMinutes, type Clock } from "../sending/quiet-hours";
@@ -40,7 +41,12 @@ export function stateRulesInForce(ctx: AppContext): Map<string, StateRule> {
  * GET /api/state-rules: the table in force, each line with its hours as held messages write them ("8 AM–8 PM") and
  * whether an administrator set it.
  */
-export function stateRuleTable(ctx: AppContext) {
+export async function stateRuleTable(ctx: AppContext) {
+  await ready(ctx.db);
+  return tableInForce(ctx);
+}
+
+function tableInForce(ctx: AppContext) {
   const overridden = new Set(stateRuleOverrides(ctx).map((r) => r.state));
   const builtIn = new Set(BUILT_IN_STATE_RULES.map((r) => r.state));
   return {
@@ -63,7 +69,7 @@ export type StateRuleInput = {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Sets an administrator's line for `state` (a USPS code), replacing the built-in one. */
-export function setStateRule(ctx: AppContext, stateCode: string, input: StateRuleInput) {
+export async function setStateRule(ctx: AppContext, stateCode: string, input: StateRuleInput) {
   const state = stateCode.toUpperCase();
   if (!(state in US_STATES)) throw badRequest(`Unknown state: ${stateCode}. Use a two-letter code such as FL`);
   if ((input.allowedFrom === null) !== (input.allowedUntil === null)) throw badRequest("Give both allowed hours, or neither");
@@ -77,6 +83,7 @@ export function setStateRule(ctx: AppContext, stateCode: string, input: StateRul
   if (!source) throw badRequest("Give the legal source of the rule");
   if (!DATE.test(input.checked) || Number.isNaN(Date.parse(input.checked)))
     throw badRequest("The date checked is a date as YYYY-MM-DD");
+  await ready(ctx.db);
   ctx.db.$client
     .query(
       `INSERT INTO state_rule_overrides (state, allowed_from, allowed_until, cap_per_24h, source, checked, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -84,12 +91,13 @@ export function setStateRule(ctx: AppContext, stateCode: string, input: StateRul
          cap_per_24h = excluded.cap_per_24h, source = excluded.source, checked = excluded.checked, updated_at = excluded.updated_at`,
     )
     .run(state, input.allowedFrom, input.allowedUntil, input.capPer24h, source, input.checked, ctx.now());
-  return stateRuleTable(ctx);
+  return tableInForce(ctx);
 }
 
 /** Removes the administrator's line for `state`: the built-in line, if there is one, is in force again. */
-export function removeStateRule(ctx: AppContext, stateCode: string) {
+export async function removeStateRule(ctx: AppContext, stateCode: string) {
+  await ready(ctx.db);
   const changes = ctx.db.$client.query(`DELETE FROM state_rule_overrides WHERE state = ?`).run(stateCode.toUpperCase()).changes;
   if (!changes) throw notFound("No administrator's rule for this state");
-  return stateRuleTable(ctx);
+  return tableInForce(ctx);
 }

@@ -200,18 +200,24 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts imports db/client.ts (not a record)": "to untie: inspecting an uploaded backup opens and migrates a copy",
   "backups/inspect-db.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above",
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
+
+  // Records of converted folders still synchronous for callers that are not (issue 30 item 2).
+  "state-rules/overrides.ts exports stateRuleOverrides, which uses the database, not async (not async)":
+    "stateRulesInForce: the sending engine's outbox store (messages), drips and the delivery preview (campaigns) read it synchronously",
+  "segments/segments.ts exports findSegment, which uses the database, not async (not async)":
+    "campaigns' audiences, drips and automation read it inside their synchronous transactions",
 };
 
 /**
  * Folders whose records an async engine can serve (issue 30 item 2): every exported function given the context or
  * the database answers a Promise, and transactions are `ctx.withTransaction` (db/transaction.ts), never a
  * synchronous bun:sqlite or drizzle one. The folders not listed still run synchronously on bun:sqlite:
- * users, auth, licenses, phone-numbers, providers, jobs, events, backups, state-rules, segments, keywords,
+ * users, auth, licenses, phone-numbers, providers, jobs, events, backups, keywords,
  * conversations, automation, admin, results, outbound-webhooks; and those others work in this session (campaigns,
  * messages, links, media, templates, drips, contacts), left for last. In api-keys, `apiKeyHolder` (the credential
  * holder auth's sessions call inside their synchronous transaction) stays synchronous until auth is converted.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments"]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
 function ruleOf(key: string) {
