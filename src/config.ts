@@ -28,6 +28,10 @@ export type Config = {
   testClock: { epoch: number; rate: number } | null;
   /** GET /metrics answers only with this bearer token (METRICS_TOKEN); unset: /metrics does not exist (404). */
   metricsToken: string | null;
+  /** The installation's secret key from this file (SECRET_KEY_FILE, e.g. a mounted secret) instead of DATA_DIR/secret.key. */
+  secretKeyFile: string | null;
+  /** DATABASE_URL: a postgres:// URL (PostgreSQL mode, README "PostgreSQL"), or null for the data folder's SQLite. */
+  databaseUrl: string | null;
 };
 
 export type RealProviderKind = "twilio" | "telnyx" | "brevo" | "textmagic" | "clicksend";
@@ -52,6 +56,8 @@ const FLAGS: Record<string, string> = {
   "--trusted-proxies": "TRUSTED_PROXIES",
   "--metrics-token": "METRICS_TOKEN",
   "--link-domain": "LINK_DOMAIN",
+  "--secret-key-file": "SECRET_KEY_FILE",
+  "--database-url": "DATABASE_URL",
 };
 
 export const CONFIG_HELP = `Configuration (environment variable or flag):
@@ -72,6 +78,11 @@ export const CONFIG_HELP = `Configuration (environment variable or flag):
                                 taken from X-Forwarded-For (unset: the header is ignored)
   METRICS_TOKEN --metrics-token T   serve GET /metrics (Prometheus) to "Authorization: Bearer T" (16+
                                 characters); unset: /metrics answers 404
+  SECRET_KEY_FILE --secret-key-file F   the installation's secret key (32 bytes, base64) from F instead of
+                                DATA_DIR/secret.key; every process of one installation needs the same key
+  DATABASE_URL --database-url U  postgres://user:pass@host:5432/db for PostgreSQL mode (not served yet by this
+                                version: it migrates the schema, checks the key, then refuses; see README);
+                                unset: the data folder's SQLite database
   ADMIN_EMAIL, ADMIN_PASSWORD   create this administrator on first start
   GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET   enable "Continue with Google" (redirect URI: PUBLIC_URL/api/auth/google/callback)
   GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL   override Google's OAuth endpoints (tests, proxies)
@@ -132,7 +143,16 @@ export function loadConfig(env: Record<string, string | undefined>, args: string
     google: googleConfig(values),
     testClock: testClock(values.SMSDESK_TEST_CLOCK),
     metricsToken,
+    secretKeyFile: values.SECRET_KEY_FILE ? resolve(values.SECRET_KEY_FILE) : null,
+    databaseUrl: databaseUrl(values.DATABASE_URL),
   };
+}
+
+function databaseUrl(value: string | undefined): string | null {
+  const url = value?.trim();
+  if (!url) return null;
+  if (!/^postgres(ql)?:\/\/[^\s]+$/.test(url)) throw new ConfigError("DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database), or unset for SQLite");
+  return url;
 }
 
 function testClock(value: string | undefined): Config["testClock"] {

@@ -15,6 +15,8 @@ import { allRegistrations, refreshRegistrations } from "./phone-numbers/registra
 import { openAppContext, startServer } from "./server";
 import { createOrPromoteAdmin } from "./auth/admins";
 import { VERSION } from "./version";
+import { DataFolderBusyError } from "./data-lock";
+import { SecretKeyError } from "./secrets/secret-key";
 
 const HELP = `smsdesk ${VERSION}: a self-hosted SMS marketing appliance
 
@@ -172,8 +174,14 @@ const SHUTDOWN_BOUND_MS = 30_000;
 /** System errors the operator fixes (a data folder it cannot create or write, a port in use): the message is enough. */
 const OPERATOR_ERRORS = new Set(["EACCES", "EPERM", "ENOENT", "EROFS", "ENOSPC", "EADDRINUSE", "EADDRNOTAVAIL"]);
 
+/**
+ * Errors whose message says what the operator must change: the configuration (a PostgreSQL database that refuses
+ * this process among them), a second server on one data folder, an unusable SECRET_KEY_FILE.
+ */
+const OPERATOR_ERROR_CLASSES = [ConfigError, DataFolderBusyError, SecretKeyError];
+
 main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof ConfigError || OPERATOR_ERRORS.has(err?.code)) {
+  if (OPERATOR_ERROR_CLASSES.some((c) => err instanceof c) || OPERATOR_ERRORS.has(err?.code)) {
     console.error(`smsdesk: ${err.message}`);
     process.exit(2);
   }

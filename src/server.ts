@@ -6,7 +6,7 @@ import { withTransaction } from "../db/transaction";
 import { createApp } from "./app";
 import { onDatabaseReplaced, writeBackup } from "./backups/backups";
 import { scheduleBackups } from "./backups/schedule";
-import { clockOf, type Config } from "./config";
+import { clockOf, ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { rememberClientIp, resolveClientIp } from "./http/client-ip";
 import { isShortLinkPath, redirectShortLink } from "./links/redirect";
@@ -41,6 +41,9 @@ import { segmentsOutboundSince } from "./messages/stats";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
+import { lockDataFolder, type DataFolderLock } from "./data-lock";
+import { describeDatabase, PostgresStartError, preparePostgres } from "../db/postgres/start";
+import { instanceId } from "./secrets/instance";
 import { createOrPromoteAdmin } from "./auth/admins";
 import { countUsers } from "./users/queries";
 import { loadUiBundle, uiResponse } from "./web/ui-assets";
@@ -54,10 +57,11 @@ export async function openAppContext(config: Config, log: (line: string) => void
   // Only the service's own user may read the database and the key: 0700 for a new folder, a warning for an open one.
   if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   else if (statSync(config.dataDir).mode & 0o077) log(`warning: the data folder ${config.dataDir} is readable by other users; chmod 700 it`);
-  const master = loadOrCreateSecretKey(config.dataDir);
+  const master = loadOrCreateSecretKey(config.dataDir, config.secretKeyFile);
+  if (config.databaseUrl) await refusePostgresForNow(config, master, log);
   const db = openDatabase(join(config.dataDir, "smsdesk.db"), {
     beforeMigrations: (sqlite) => {
-      const backup = writeBackup(sqlite, config.dataDir, "before-migrations", Date.now());
+      const backup = writeBackup(sqlite, config.dataDir, "before-migrations", Date.now(), config.secretKeyFile);
       log(`backups: the data was backed up before applying new migrations (${backup.id})`);
     },
   });
@@ -111,11 +115,48 @@ export async function openAppContext(config: Config, log: (line: string) => void
   return ctx;
 }
 
+/**
+ * DATABASE_URL=postgres://: the PostgreSQL side is made ready (schema migrated, this process's key checked against
+ * the installation's), and then the start is refused, because the records still run on SQLite only (issue 30 item 2
+ * makes them asynchronous; their PostgreSQL implementation follows). Refusing is the honest answer: serving from the
+ * data folder's SQLite while the operator believes the data is in PostgreSQL would lose it.
+ */
+async function refusePostgresForNow(config: Config, master: Buffer, log: (line: string) => void): Promise<never> {
+  const url = config.databaseUrl!;
+  const source = config.secretKeyFile ?? join(config.dataDir, "secret.key");
+  await preparePostgres(url, { fingerprint: instanceId(deriveKey(master, "secrets")), source }, Date.now(), log).catch((err) => {
+    throw err instanceof PostgresStartError ? new ConfigError(err.message) : err;
+  });
+  throw new ConfigError(
+    `DATABASE_URL names a PostgreSQL database (${describeDatabase(url)}): its schema is migrated and this process's secret key ` +
+      "is the installation's, but this version of smsdesk cannot serve from PostgreSQL yet (its records run on SQLite only). " +
+      'Unset DATABASE_URL to run on the data folder\'s SQLite database; README "PostgreSQL mode" says what works today.',
+  );
+}
+
 /** `prepare` runs on the context before any worker starts: test entry points set their seams there. */
 export async function startServer(
   config: Config,
   log: (line: string) => void = console.log,
   prepare?: (ctx: AppContext) => void,
+): Promise<RunningServer> {
+  // One serving process per data folder (src/data-lock.ts), taken before anything is opened and kept until stop.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // On PostgreSQL several processes are one installation (and each may share a data folder with the others).
+  const lock = config.databaseUrl ? { release: () => {} } : lockDataFolder(config.dataDir);
+  try {
+    return await serve(config, log, prepare, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function serve(
+  config: Config,
+  log: (line: string) => void,
+  prepare: ((ctx: AppContext) => void) | undefined,
+  lock: DataFolderLock,
 ): Promise<RunningServer> {
   const ctx = await openAppContext(config, log);
   prepare?.(ctx);
@@ -221,6 +262,7 @@ export async function startServer(
       for (const hook of ctx.onStop) await hook();
       ctx.mailer.close();
       ctx.db.$client.close();
+      lock.release();
     },
   };
 }

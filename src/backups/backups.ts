@@ -210,9 +210,9 @@ function inspectDatabase(path: string): { tables: Record<string, number>; schema
 
 /**
  * Copies an open database and the key into a new archive (the lock must be held). A failure is recorded as a failed
- * backup and thrown.
+ * backup and thrown. The key is the data folder's secret.key, or SECRET_KEY_FILE's (`keyFile`) where one is set.
  */
-export function writeBackup(sqlite: Database, dataDir: string, reason: string, now: number): BackupInfo {
+export function writeBackup(sqlite: Database, dataDir: string, reason: string, now: number, keyFile: string | null = null): BackupInfo {
   const dir = ensureDir(dataDir);
   const id = `smsdesk-${stamp(now)}-${reason}-${randomBytes(3).toString("hex")}`;
   const copyPath = join(dir, `.${id}.db`);
@@ -220,7 +220,7 @@ export function writeBackup(sqlite: Database, dataDir: string, reason: string, n
     sqlite.query("VACUUM INTO ?").run(copyPath);
     fsyncFile(copyPath);
     const { tables, schema } = inspectDatabase(copyPath);
-    const sources = { [DB_FILE]: copyPath, [KEY_FILE]: join(dataDir, KEY_FILE) };
+    const sources = { [DB_FILE]: copyPath, [KEY_FILE]: keyFile ?? join(dataDir, KEY_FILE) };
     const files = Object.fromEntries(Object.entries(sources).map(([name, file]) => [name, fileDigest(file)]));
     const manifest: Manifest = { format: 2, app: VERSION, schema, createdAt: new Date(now).toISOString(), reason, tables, files };
     const tmp = `${archivePath(dataDir, id)}.tmp`;
@@ -253,7 +253,7 @@ export function recordBackup(dataDir: string, info: BackupInfo): BackupInfo {
 export function createBackup(ctx: AppContext, reason = "manual"): BackupInfo {
   const release = takeBackupLock(ctx.config.dataDir);
   try {
-    return writeBackup(ctx.db.$client, ctx.config.dataDir, reason, ctx.now());
+    return writeBackup(ctx.db.$client, ctx.config.dataDir, reason, ctx.now(), ctx.config.secretKeyFile);
   } catch (err) {
     if (err instanceof HttpError) throw err;
     throw new HttpError(500, `The backup failed: ${(err as Error).message}`);
@@ -521,6 +521,11 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
       if (err instanceof ArchiveError) throw new HttpError(400, `The backup cannot be restored: ${err.message}`);
       throw err;
     }
+    // With SECRET_KEY_FILE the next start reads that file, not the restored secret.key: a backup of another key
+    // would come back with credentials and 2FA secrets nothing could open.
+    const keyFile = ctx.config.secretKeyFile;
+    if (keyFile && !loadOrCreateSecretKey(dataDir, keyFile).equals(loadOrCreateSecretKey(staged.stagingDir)))
+      throw conflict(`This backup holds another secret key than SECRET_KEY_FILE (${keyFile}): put the backup's secret.key in that file, then restore`);
     const writesDrainMs = options.writesDrainMs ?? WRITES_DRAIN_MS;
     if (!(await maintenance.writesEnded(writesDrainMs)))
       throw conflict(`Requests that change data did not finish within ${writesDrainMs / 1000} seconds; nothing was restored, try again`);
@@ -546,7 +551,7 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
     try {
       await pause();
       // Taken with the writers stopped: the state a rollback would return to.
-      safety = writeBackup(ctx.db.$client, dataDir, "before-restore", ctx.now());
+      safety = writeBackup(ctx.db.$client, dataDir, "before-restore", ctx.now(), ctx.config.secretKeyFile);
       await swapFiles(ctx, staged, options.afterSwap);
     } finally {
       resume();
@@ -590,7 +595,7 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
     afterSwap?.();
     // Opening applies the migrations a backup from an older version lacks.
     opened = openDatabase(dbPath);
-    setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir));
+    setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
     endSessionsExcept(ctx, alive.sessions);
     await revokeApiKeysExcept(ctx, alive.keys);
   } catch (err) {
@@ -601,7 +606,7 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
     }
     for (const name of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE]) rmSync(join(dataDir, name), { force: true });
     for (const [original, movedTo] of moved) renameSync(movedTo, original);
-    setDatabase(ctx, openDatabase(dbPath), loadOrCreateSecretKey(dataDir));
+    setDatabase(ctx, openDatabase(dbPath), loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
     ctx.log(`backups: the restore failed and the previous data is back: ${(err as Error).message}`);
     throw new HttpError(500, `The restore failed and the previous data was put back: ${(err as Error).message}`);
   }

@@ -83,7 +83,7 @@ export function scheduleBackups(ctx: AppContext) {
       const release = await waitForBackupLock(ctx.config.dataDir);
       let made: BackupInfo;
       try {
-        made = writeBackup(ctx.db.$client, ctx.config.dataDir, "scheduled", ctx.now());
+        made = writeBackup(ctx.db.$client, ctx.config.dataDir, "scheduled", ctx.now(), ctx.config.secretKeyFile);
       } finally {
         release();
       }

@@ -116,7 +116,7 @@ async function publicUrl(config: Config): Promise<Finding[]> {
       ...out,
       { level: "fail", check, message: `${url}/api/health answered ${res.status}, not smsdesk's health check`, fix: `point the reverse proxy for ${hostname} at smsdesk (127.0.0.1:${config.port}), or correct PUBLIC_URL` },
     ];
-  const own = dataDirInstanceId(config.dataDir);
+  const own = dataDirInstanceId(config.dataDir, config.secretKeyFile);
   if (own === null) return [...out, { level: "warn", check, message: `${url} answers as smsdesk ${body.version}, but this data folder has no secret.key to tell which installation` }];
   if (body.instance !== own)
     return [

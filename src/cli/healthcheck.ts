@@ -26,5 +26,5 @@ async function ownHealth(config: Config): Promise<Response | null> {
 export async function serviceRunning(config: Config): Promise<boolean> {
   const res = await ownHealth(config);
   const body = (await res?.json().catch(() => null)) as { instance?: unknown } | null;
-  return typeof body?.instance === "string" && body.instance === dataDirInstanceId(config.dataDir);
+  return typeof body?.instance === "string" && body.instance === dataDirInstanceId(config.dataDir, config.secretKeyFile);
 }

@@ -12,9 +12,12 @@ export function instanceId(secretsKey: Buffer): string {
   return createHmac("sha256", secretsKey).update("smsdesk:instance").digest("hex").slice(0, 16);
 }
 
-/** The instance id of a data folder, read from its secret.key without creating one (null: no readable key). */
-export function dataDirInstanceId(dataDir: string): string | null {
-  const path = join(dataDir, "secret.key");
+/**
+ * The instance id of a data folder, read from its secret.key (or SECRET_KEY_FILE, `keyFile`) without creating one
+ * (null: no readable key).
+ */
+export function dataDirInstanceId(dataDir: string, keyFile: string | null = null): string | null {
+  const path = keyFile ?? join(dataDir, "secret.key");
   if (!existsSync(path)) return null;
   const master = Buffer.from(readFileSync(path, "utf8").trim(), "base64");
   return master.length === 32 ? instanceId(deriveKey(master, "secrets")) : null;

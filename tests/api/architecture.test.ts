@@ -113,7 +113,7 @@ const OWNERS: Record<string, string> = {
  */
 const LAYERS: string[][] = [
   // Leaves: no domain, no database tables.
-  ["http", "time", "threads", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts", "production-mode.ts"],
+  ["http", "time", "threads", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts", "production-mode.ts", "data-lock.ts"],
   // The sending engine: declares the ports it needs and imports no domain (see SEALED below).
   ["sending"],
   // Who is signed in: the accounts, then sign-in, sessions and the auth guard (with the account routes and the
@@ -189,6 +189,8 @@ const ALLOWED: Record<string, string> = {
 
   // SQL and db/ outside records.
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
+  "server.ts imports db/postgres/start.ts (not a record)":
+    "the composition prepares the PostgreSQL database (migrations, the key's fingerprint) before it opens anything",
   "server.ts imports db/transaction.ts (not a record)": "the composition hands the engine's transactions to the context (ctx.withTransaction)",
   "health/routes.ts imports db/client.ts (not a record)": "to untie: the health check's database status wants a record function",
   "public-api/contract.ts imports db/schema.ts (not a record)":
