@@ -161,6 +161,7 @@ const WRITES = [
   `UPDATE messages SET status = 'delivered' WHERE id IN ('m1', 'm2')`,
   `UPDATE messages SET status = 'failed', segments = 3 WHERE id = 'm3'`,
   `INSERT INTO media (id, user_id, content_type, filename, message_id, status) VALUES ('p1', 'u1', 'image/png', 'a.png', 'm4', 'stored')`,
+  `INSERT INTO message_media (message_id, position, media_id) VALUES ('m4', 0, 'p1'), ('m3', 0, 'p1')`,
   `DELETE FROM messages WHERE id = 'm4'`,
   `UPDATE rollup_granularity SET quarters = 1 WHERE user_id = 'u2'`,
   `INSERT INTO rollup_granularity (user_id, quarters, zone) VALUES ('u1', 4, 'UTC')`,
@@ -175,6 +176,7 @@ const KEPT_BY_TRIGGERS: Record<string, string> = {
   message_rollups: "user_id, quarter_hour, status, phone_number_id, campaign_id, provider_id",
   message_day_rollups: "user_id, day, status, phone_number_id, campaign_id",
   media: "id",
+  message_media: "message_id, position",
 };
 
 describe("the triggers keep the same counts on both engines", () => {
