@@ -47,3 +47,59 @@ test("campaign details show a person's click and its click rate, with the link p
     "Link previews: A user agent of a preview fetcher: Apple iMessage (facebookexternalhit/1.1 Facebot Twitterbot/1.0), WhatsApp (WhatsApp/)",
   );
 });
+
+test("the wizard shortens a campaign's link with the UTM parameters and expiry chosen, and counts it as a short link", async ({ page }) => {
+  await app.verifiedAccount({ email: `wizardlinks${Date.now()}@example.com` }, page.request);
+  await page.goto(`${app.url}/sent-messages`);
+  const call = await app.apiAs(page);
+  await call("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await call<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
+  await call("/api/contacts", { firstName: "Ada", lastName: "Lovelace", phone: "+14155550143" });
+  const { linkDomain, linkDomainDefault } = await call<{ linkDomain: string | null; linkDomainDefault: string }>("/api/user/settings");
+  const domain = linkDomain ?? linkDomainDefault;
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Send Messages" }).click();
+  await page.getByRole("button", { name: "New SMS Campaign" }).first().click();
+  const wizard = page.getByRole("dialog", { name: "Create New Campaign" });
+  await wizard.getByRole("radio", { name: /Promotion/ }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  const url = "https://shop.example.com/collections/spring-sale-2026?ref=sms-campaign";
+  await wizard.getByLabel("Your message").fill(`Spring sale: ${url}`);
+
+  // The switch is on by default; the counter counts the link as the short link it becomes, and the long one when off.
+  const shorten = wizard.getByLabel(`Shorten links and count clicks (${domain}/l/…)`);
+  await expect(shorten).toBeChecked();
+  // The counter's "N characters" (its second figure, after the encoding's).
+  const characters = async () => Number(await wizard.getByTestId("segment-counter").locator("span").nth(1).locator("strong").textContent());
+  await expect(wizard.getByTestId("link-options")).toBeVisible();
+  const short = await characters();
+  await shorten.uncheck();
+  await expect(wizard.getByTestId("link-options")).toHaveCount(0);
+  await expect.poll(characters).toBe(short + url.length - `${domain}/l/XXXXXXX`.length);
+  await shorten.check();
+  await expect.poll(characters).toBe(short);
+  await wizard.getByLabel("utm_source").fill("sms");
+  await wizard.getByLabel("utm_campaign").fill("spring");
+  await wizard.getByLabel("Links expire after (days)").fill("30");
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await wizard.getByRole("radio", { name: /All customers/ }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await expect(wizard.getByTestId("wizard-review")).toContainText(
+    `LinksShortened to ${domain}/l/…, clicks counted, utm_source=sms, utm_campaign=spring; they expire after 30 days`,
+  );
+  await wizard.getByRole("button", { name: "Send Campaign" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Campaign started" })).toBeVisible();
+
+  // What was saved and sent: the short link, which sends a browser to the page with the UTM parameters.
+  const campaigns = await call<{ data: { id: string; name: string; shortenLinks: boolean; utmSource: string | null; utmMedium: string | null; utmCampaign: string | null; linkExpiryDays: number }[] }>(
+    "/api/campaigns",
+  );
+  const campaign = campaigns.data.find((c) => c.name.startsWith("Promotion - "))!;
+  expect([campaign.shortenLinks, campaign.utmSource, campaign.utmMedium, campaign.utmCampaign, campaign.linkExpiryDays]).toEqual([true, "sms", null, "spring", 30]);
+  const sent = async () => (await call<{ data: { content: string; status: string }[] }>(`/api/messages?campaignId=${campaign.id}`)).data[0];
+  await expect.poll(async () => (await sent())?.status, { timeout: 15_000 }).toBe("delivered");
+  const shortLink = new RegExp(`${domain.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/l/[0-9A-Za-z]{7}`).exec((await sent())!.content)![0];
+  const res = await fetch(shortLink.replace(domain, app.url), { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });
+  expect(res.headers.get("location")).toBe(`${url}&utm_source=sms&utm_campaign=spring`);
+});

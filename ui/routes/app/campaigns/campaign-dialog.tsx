@@ -15,26 +15,20 @@ import { MergeFieldInserter } from "../templates/merge-fields";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, useOptOutDefault, useSenders } from "./senders";
 import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
+import { LINK_DEFAULTS, linkBody, LinkOptions, type LinkFields } from "./link-options";
 
 const MAX_CONTENT = 1600;
 
-type Form = {
+type Form = LinkFields & {
   name: string;
   content: string;
   fromNumber: string;
   schedule: string;
   appendOptOut: boolean;
   recipients: RecipientsState;
-  /** Links go out as short links with these UTM parameters, expiring after so many days (issue 32). */
-  shortenLinks: boolean;
-  utmSource: string;
-  utmMedium: string;
-  utmCampaign: string;
-  linkExpiryDays: string;
   /** Pictures and files (issue 33): with any, each message is an MMS. */
   media: Attachment[];
 };
-const LINK_DEFAULTS = { shortenLinks: true, utmSource: "", utmMedium: "", utmCampaign: "", linkExpiryDays: "90" };
 type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "recipients", string>>;
 
 /** Sends (or schedules) a saved campaign and tells the user what happened. */
@@ -154,11 +148,7 @@ export function CampaignDialog({
       fromName: null,
       scheduledAt,
       appendOptOut: form.appendOptOut,
-      shortenLinks: form.shortenLinks,
-      utmSource: form.utmSource.trim() || null,
-      utmMedium: form.utmMedium.trim() || null,
-      utmCampaign: form.utmCampaign.trim() || null,
-      linkExpiryDays: Math.min(3650, Math.max(1, Math.round(Number(form.linkExpiryDays)) || 90)),
+      ...linkBody(form),
       mediaIds: form.media.map((m) => m.id),
     };
     setBusy(mode);
@@ -250,30 +240,7 @@ export function CampaignDialog({
             <input type="checkbox" checked={form.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
             Add the opt-out line “Reply STOP to opt out”
           </label>
-          <label className="flex items-center gap-2 text-sm text-slate-700">
-            <input type="checkbox" checked={form.shortenLinks} onChange={(e) => set({ shortenLinks: e.target.checked })} />
-            Shorten links and count clicks{accountLinkDomain ? ` (${accountLinkDomain}/l/…)` : ""}
-          </label>
-          {form.shortenLinks && (
-            <div className="grid grid-cols-2 gap-2 sm:grid-cols-4" data-testid="link-options">
-              {(
-                [
-                  ["utmSource", "utm_source", "sms"],
-                  ["utmMedium", "utm_medium", "text"],
-                  ["utmCampaign", "utm_campaign", "spring-sale"],
-                ] as const
-              ).map(([key, label, hint]) => (
-                <label key={key} className="text-xs text-slate-600">
-                  {label}
-                  <Input value={form[key]} maxLength={100} placeholder={hint} onChange={(e) => set({ [key]: e.target.value })} />
-                </label>
-              ))}
-              <label className="text-xs text-slate-600">
-                Links expire after (days)
-                <Input type="number" min={1} max={3650} value={form.linkExpiryDays} onChange={(e) => set({ linkExpiryDays: e.target.value })} />
-              </label>
-            </div>
-          )}
+          <LinkOptions value={form} onChange={set} domain={accountLinkDomain} />
           {errors.content && <FieldError text={errors.content} />}
         </Field>
 

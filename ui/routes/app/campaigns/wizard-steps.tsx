@@ -14,6 +14,8 @@ import { SegmentCounter, useMeasuredSms } from "./segment-counter";
 import { useLinkDomain } from "../../../api/users";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
+import { linkBody, LinkOptions, type LinkFields } from "./link-options";
+import { findLinks } from "../../../../src/links/text";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
 import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
 
@@ -22,8 +24,8 @@ export const STEPS = ["Choose Type", "Write Message", "Select Audience", "Review
 
 type AudienceChoice = PresetAudience | "segment" | "custom" | "single";
 
-/** Everything the wizard collects before it creates and sends the campaign. */
-export type WizardDraft = {
+/** Everything the wizard collects before it creates and sends the campaign (its links' options as the dialog's). */
+export type WizardDraft = LinkFields & {
   type: CampaignType | null;
   message: string;
   audience: AudienceChoice | null;
@@ -123,7 +125,9 @@ export function MessageStep({
   const samples = CAMPAIGN_TYPES.find((t) => t.id === draft.type)?.samples ?? [];
   // Against what one unsplit text holds, counted as it will be sent (opt-out line, merge fields filled): the
   // characters typed alone once read 113/160 beside "2 segments".
-  const linkDomain = useLinkDomain();
+  const accountLinkDomain = useLinkDomain();
+  // Counted as sent: with the switch on, each link as a short link of the account's domain.
+  const linkDomain = draft.shortenLinks ? accountLinkDomain : null;
   const measured = useMeasuredSms(draft.message, draft.appendOptOut, delivery.data?.longest, linkDomain);
   const tooLong = measured.segments > 1;
   const insert = (token: string) =>
@@ -185,6 +189,7 @@ export function MessageStep({
           <input type="checkbox" checked={draft.appendOptOut} onChange={(e) => set({ appendOptOut: e.target.checked })} />
           Add the opt-out line “Reply STOP to opt out”
         </label>
+        <LinkOptions value={draft} onChange={set} domain={accountLinkDomain} />
       </Field>
 
       <Field label="Pictures and files (MMS)" htmlFor="wizard-attach">
@@ -358,6 +363,22 @@ export function MmsRefusal({ delivery }: { delivery: Delivery }) {
   );
 }
 
+/** The review's line on links: shortened where (with the UTM parameters chosen) and for how long, or sent as written. */
+function linksLabel(d: LinkFields, domain: string | null): string {
+  if (!d.shortenLinks) return "Sent as written, clicks not counted";
+  const utm = (
+    [
+      ["utm_source", d.utmSource],
+      ["utm_medium", d.utmMedium],
+      ["utm_campaign", d.utmCampaign],
+    ] as const
+  )
+    .filter(([, v]) => v.trim())
+    .map(([k, v]) => `${k}=${v.trim()}`);
+  const days = linkBody(d).linkExpiryDays;
+  return `Shortened${domain ? ` to ${domain}/l/…` : ""}, clicks counted${utm.length ? `, ${utm.join(", ")}` : ""}; they expire after ${days} day${days === 1 ? "" : "s"}`;
+}
+
 export function ReviewStep({
   draft,
   content,
@@ -377,6 +398,7 @@ export function ReviewStep({
   user: User;
 }) {
   const n = (v: number) => formatNumber(v, user.locale);
+  const linkDomain = useLinkDomain();
   const segments = measureSms(content, draft.appendOptOut).segments;
   // The server's count of every recipient's rendered message (merge fields make them differ), as the cost estimate
   // reads it: the review once said 246 segments above a cost of 280.
@@ -411,6 +433,7 @@ export function ReviewStep({
       recipients === null ? <Spinner className="text-slate-300" /> : `${n(recipients)} recipient${recipients === 1 ? "" : "s"}`,
     ],
     ["When", when],
+    ...(findLinks(content).length ? ([["Links", linksLabel(draft, linkDomain)]] as [string, ReactNode][]) : []),
     [
       "Messages",
       recipients === null

@@ -13,6 +13,7 @@ import { campaignName, formatDateTime, zonedInputToIso, type Audience, type Pres
 import { startedDescription, useDeliveryPreview } from "./delivery-preview";
 import { useAudienceCounts, useSendingSettings, useSenders } from "./senders";
 import { typeLabel, type CampaignType } from "./wizard-samples";
+import { LINK_DEFAULTS, linkBody } from "./link-options";
 import { AudienceStep, MessageStep, ReviewStep, singlePhone, StepList, STEPS, TypeStep, type WizardDraft } from "./wizard-steps";
 
 /** What the wizard opens with: a message and type (a template), one contact, or a segment ("Send to this segment"). */
@@ -80,6 +81,7 @@ export function CampaignWizard({
     fromNumber: senders.defaultNumber,
     appendOptOut: optOutDefault ?? true,
     media: [],
+    ...LINK_DEFAULTS,
   });
   const [draft, setDraft] = useState<WizardDraft>(initial);
   const [step, setStep] = useState(prefill?.type ? 1 : 0);
@@ -123,6 +125,7 @@ export function CampaignWizard({
           scheduledAt,
           fromNumber: draft.fromNumber || null,
           attachments: draft.media.length,
+          shortenLinks: draft.shortenLinks,
         }
       : null,
   );
@@ -149,6 +152,7 @@ export function CampaignWizard({
         fromNumber: draft.fromNumber || null,
         appendOptOut: draft.appendOptOut,
         mediaIds: draft.media.map((m) => m.id),
+        ...linkBody(draft),
       };
       let id = createdId;
       if (id) await saveCampaign(id, body);
