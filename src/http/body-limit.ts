@@ -36,7 +36,7 @@ const LIMITS: readonly Limit[] = [
   { method: "POST", match: (p) => p === "/api/contacts/import/preview", bytes: UPLOAD_BODY_LIMIT, streamed: true },
   { method: "POST", match: isProviderWebhook, bytes: WEBHOOK_BODY_LIMIT, streamed: true },
   { method: "POST", match: (p) => p === "/api/admin/backups/upload", bytes: MAX_BACKUP_BYTES, streamed: true },
-  { method: "POST", match: (p) => p === "/api/media", bytes: MAX_MEDIA_UPLOAD_BYTES, streamed: true },
+  { method: "POST", match: (p) => p === "/api/media" || p === "/api/v1/media", bytes: MAX_MEDIA_UPLOAD_BYTES, streamed: true },
   // 5,000 contacts of up to four fields each.
   { method: "POST", match: (p) => p === "/api/contacts/import", bytes: 4 * MB },
   // Up to 100,000 recipients, or a pasted list of 4,000,000 characters.

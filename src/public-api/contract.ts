@@ -52,15 +52,24 @@ const list = (kinds: ProviderKind[]) => kinds.map((k) => PROVIDER_NAMES[k]).join
 
 /** POST /api/v1/messages's mediaIds, from the constants the server enforces. */
 export const MEDIA_IDS_TEXT =
-  `Pictures and files to send as one MMS, in order: ids of uploads made with POST /api/media (the raw file as the body, ` +
-  `?filename= to name it) by a signed-in user of the account; an API key cannot upload yet. Each is ${ACCEPTED_TYPES}, ` +
-  `within ${formatBytes(CARRIER_SAFE_BYTES)} (a larger JPEG or PNG is made smaller on upload), and is sent with one message only.`;
+  `Pictures and files to send as one MMS, in order: ids of uploads made with POST /api/v1/media (the raw file as the body, ` +
+  `?filename= to name it). Each is ${ACCEPTED_TYPES}, within ${formatBytes(CARRIER_SAFE_BYTES)} (a larger JPEG or PNG is ` +
+  `made smaller on upload), and is sent with one message only. With mediaIds, content may be empty: a picture alone.`;
+
+/** POST /api/v1/media's description and body, from the constants the server enforces. */
+export const UPLOAD_MEDIA_TEXT =
+  `Upload one picture or file to send in an MMS: the request body is the file's bytes (any Content-Type: the type is read ` +
+  `from the bytes), ?filename= names it. Accepted: ${ACCEPTED_TYPES}; anything else is refused with 415 ("${NOT_AN_MMS_FILE}"). ` +
+  `A JPEG or PNG over ${formatBytes(CARRIER_SAFE_BYTES)} is made smaller (resizedFrom says from what size); what cannot be made ` +
+  `small enough is refused with 413 naming its size and the limit. Pass the id in mediaIds of POST /api/v1/messages; an upload ` +
+  `never sent is removed after a day.`;
+export const UPLOAD_BODY_TEXT = "The file's bytes (JPEG, PNG, GIF, PDF or vCard), at most 12 MB before it is made smaller";
 
 /** POST /api/v1/messages's description: who sends MMS and what refuses one. */
 export const SEND_MMS_TEXT =
   `With mediaIds the message is an MMS, sent only from a number of ${list(KINDS.filter((k) => SENDS_MMS[k]))}; ` +
   `${list(KINDS.filter((k) => !SENDS_MMS[k]))} numbers refuse it with 400 before anything is queued ` +
-  `("${cannotSendMms(KINDS.find((k) => !SENDS_MMS[k])!)}"). An upload that is not an MMS type is refused by POST /api/media ` +
+  `("${cannotSendMms(KINDS.find((k) => !SENDS_MMS[k])!)}"). An upload that is not an MMS type is refused by POST /api/v1/media ` +
   `with 415 ("${NOT_AN_MMS_FILE}"). The answer and GET /api/v1/messages/{id} list the items in media; the message ` +
   `events of outbound webhooks carry them with signed URLs good for ${WEBHOOK_MEDIA_URL_TTL_MS / 86_400_000} days.`;
 
@@ -74,6 +83,12 @@ export const MediaItem = t.Object({
     error: nullable(t.String({ description: "Why a received item is not stored yet (pending) or at all (failed); null once stored" })),
     url: t.String({ description: "Where a signed-in user opens it (GET /api/media/{id})" }),
   });
+
+/** What POST /api/v1/media answers: the stored item, and the size it was made smaller from. */
+export const UploadedMedia = t.Object({
+  ...MediaItem.properties,
+  resizedFrom: nullable(t.Integer({ description: "The size uploaded, when the picture was made smaller to fit; null when stored as sent" })),
+});
 
 const messageFields = {
   id: t.String(),
@@ -194,6 +209,7 @@ export const SCHEMAS: Record<string, TSchema> = {
   Contact,
   ContactPage,
   MediaItem,
+  UploadedMedia,
   Message,
   QueuedMessage,
   Campaign,
@@ -220,6 +236,8 @@ export type OperationSpec = {
    * a meaning (the body is an Error), or a meaning with its own body.
    */
   errors?: Record<number, string | { description: string; body: TSchema }>;
+  /** A body that is raw bytes, not JSON (POST /api/v1/media): what it is. */
+  rawBody?: string;
 };
 
 /**

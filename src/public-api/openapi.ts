@@ -15,7 +15,7 @@ type Operation = {
   description: string;
   security: { apiKey: string[] }[];
   parameters?: Parameter[];
-  requestBody?: { required: boolean; content: { "application/json": { schema: Json } } };
+  requestBody?: { required: boolean; content: Partial<Record<"application/json" | "application/octet-stream", { schema: Json }>> };
   responses: Record<string, { description: string; headers?: Json; content?: { "application/json": { schema: Json } } }>;
 };
 type Document = {
@@ -149,6 +149,7 @@ export function publicApiDocument(ctx: AppContext): Document {
     const optional = !!route.hooks.body && (route.hooks.body as Record<symbol, unknown>)[OptionalKind] === "Optional";
     if (route.hooks.body)
       op.requestBody = { required: !optional, content: { "application/json": { schema: plain(route.hooks.body, true) as Json } } };
+    if (spec.rawBody) op.requestBody = { required: true, content: { "application/octet-stream": { schema: { type: "string", format: "binary", description: spec.rawBody } } } };
     (paths[path] ??= {})[method] = op;
   }
   return {
@@ -241,7 +242,8 @@ function operationSection(method: string, path: string, op: Operation, doc: Docu
     const body = answer.content?.["application/json"].schema;
     return [`<strong>${status}</strong>`, escape(answer.description), body ? typeText(body) : ""];
   });
-  const body = op.requestBody?.content["application/json"].schema;
+  const body = op.requestBody?.content["application/json"]?.schema;
+  const raw = op.requestBody?.content["application/octet-stream"]?.schema.description as string | undefined;
   const description = op.description.replace(/ ?Needs the \S+ permission\.$/, "");
   return `<section class="op" id="${op.operationId}">
 <h3><code>${method.toUpperCase()} ${escape(path)}</code></h3>
@@ -250,6 +252,7 @@ ${description ? `<p>${escape(description)}</p>` : ""}
 <p class="scope">Permission: <code>${escape(op.security[0]!.apiKey[0]!)}</code></p>
 ${params.length ? `<h4>Parameters</h4>${table(["Name", "In", "Type", "Required", "Notes"], params)}` : ""}
 ${body ? `<h4>Request body (JSON)</h4>${fieldTable(body, "required")}` : ""}
+${raw ? `<h4>Request body (the file)</h4><p>${escape(raw)}</p>` : ""}
 <h4>Answers</h4>${table(["Status", "Meaning", "Body"], answers)}
 </section>`;
 }

@@ -31,7 +31,12 @@ import {
   SendRefusal,
   SEND_MMS_TEXT,
   SegmentPage,
+  UPLOAD_BODY_TEXT,
+  UPLOAD_MEDIA_TEXT,
+  UploadedMedia,
 } from "./contract";
+import { MAX_MEDIA_UPLOAD_BYTES, readBytesWithin } from "../http/body-limit";
+import { uploadMedia } from "../media/upload";
 
 const MAX_LIMIT = 100;
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -263,7 +268,7 @@ export function publicApiRoutes(ctx: AppContext) {
         headers: idempotencyHeaders,
         body: t.Object({
           phone,
-          content: t.String({ minLength: 1, maxLength: 1600, error: "content is the message text (1 to 1,600 characters)" }),
+          content: t.String({ maxLength: 1600, error: "content is the message text (at most 1,600 characters; empty only with mediaIds)" }),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
           mediaIds: t.Optional(
             t.Array(t.String({ maxLength: 64 }), {
@@ -281,6 +286,30 @@ export function publicApiRoutes(ctx: AppContext) {
           description: SEND_MMS_TEXT,
           ok: { 202: { description: "Queued: its status follows in GET /api/v1/messages/{id}", body: QueuedMessage } },
           errors: { 402: "The plan's monthly message limit is reached" },
+        }),
+      },
+    )
+    // POST /api/v1/media
+    // The file is the raw body (any content type: the type is read from the bytes); ?filename= names it.
+    .post(
+      "/media",
+      async ({ caller, request, query, set }) => {
+        const bytes = await readBytesWithin(request, MAX_MEDIA_UPLOAD_BYTES);
+        set.status = 201;
+        return uploadMedia(ctx, caller.userId, bytes, query.filename);
+      },
+      {
+        parse: "none",
+        query: t.Object({ filename: t.Optional(t.String({ maxLength: 200, error: "filename is at most 200 characters" })) }),
+        ...operation({
+          operationId: "uploadMedia",
+          tag: "Messages",
+          scope: "messages:send",
+          summary: "Upload a picture or file to send in an MMS (mediaIds of POST /api/v1/messages)",
+          description: UPLOAD_MEDIA_TEXT,
+          rawBody: UPLOAD_BODY_TEXT,
+          ok: { 201: { description: "Stored: pass its id in mediaIds", body: UploadedMedia } },
+          errors: { 413: "The file is too large, or a picture could not be made small enough (the message says its size and the limit)", 415: "Not a type an MMS carries" },
         }),
       },
     )

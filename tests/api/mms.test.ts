@@ -145,21 +145,39 @@ describe("sending MMS through Twilio", () => {
     expect([...fetched[0]!.bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
   });
 
-  test("an API key sends an uploaded picture as an MMS: it arrives byte for byte", async () => {
+  test("an API key uploads a picture (POST /api/v1/media) and sends it alone as an MMS: it arrives byte for byte", async () => {
     const { acc } = await account();
     grantLicense(t.ctx, acc.user.id, "professional", 30);
     await t.confirm(acc);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Shop", permissions: ["messages:send", "messages:read"] } })).body.key;
+    const readOnly = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Reader", permissions: ["messages:read"] } })).body.key;
     const photo = photoJpeg(300, 200, 85, 9);
-    // Uploaded by the signed-in account (an upload route for keys is not in /api/v1 yet).
-    const up = await upload(acc, photo, "order.jpg");
-    const sent = await t.api("/api/v1/messages", { method: "POST", token: key, origin: false, body: { phone: "+14155557005", content: "Your order", mediaIds: [up.id] } });
+    const uploadAs = (token: string, bytes: Uint8Array, filename: string) =>
+      fetch(`${t.url}/api/v1/media?filename=${filename}`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: bytes as Uint8Array<ArrayBuffer> });
+    const res = await uploadAs(key, photo, "order.jpg");
+    expect(res.status).toBe(201);
+    const up = (await res.json()) as any;
+    expect(up).toEqual({ id: up.id, contentType: "image/jpeg", filename: "order.jpg", size: photo.length, status: "stored", error: null, url: `/api/media/${up.id}`, resizedFrom: null });
+    // A key without messages:send may not upload; an SVG is refused as the session's upload refuses it.
+    const denied = await uploadAs(readOnly, photo, "x.jpg");
+    expect(denied.status).toBe(403);
+    expect(((await denied.json()) as any).message).toBe("This API key lacks the 'messages:send' permission. Create a key with it under Integrations.");
+    const svg = await uploadAs(key, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>'), "x.jpg");
+    expect(svg.status).toBe(415);
+    expect(((await svg.json()) as any).message).toBe("This file is not a JPEG, PNG or GIF image, a PDF or a vCard, the files an MMS can carry (SVG and HTML files are refused)");
+
+    // A picture alone: no text.
+    const sent = await t.api("/api/v1/messages", { method: "POST", token: key, origin: false, body: { phone: "+14155557005", content: "", mediaIds: [up.id] } });
     expect(sent.status).toBe(202);
     expect(sent.body.media.map((m: any) => m.id)).toEqual([up.id]);
-    const { fetched } = await arrived("+14155557005");
+    const { message, fetched } = await arrived("+14155557005");
+    expect(message.body).toBe("");
     expect(Buffer.from(fetched[0]!.bytes).equals(Buffer.from(photo))).toBe(true);
     const read = await t.api(`/api/v1/messages/${sent.body.id}`, { token: key, origin: false });
     expect(read.body.media).toHaveLength(1);
+    // No text and no picture is still refused.
+    const empty = await t.api("/api/v1/messages", { method: "POST", token: key, origin: false, body: { phone: "+14155557006", content: "" } });
+    expect([empty.status, empty.body.message]).toEqual([400, "Message content is required"]);
   });
 
   test("a provider that cannot send MMS refuses before anything is queued", async () => {

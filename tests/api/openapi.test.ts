@@ -50,7 +50,7 @@ describe("the OpenAPI document", () => {
 
   test("documents every operation's permission and answers, each with a body", () => {
     const ops = Object.entries(doc.paths).flatMap(([path, byMethod]: [string, any]) => Object.entries(byMethod).map(([m, op]: [string, any]) => ({ at: `${m.toUpperCase()} ${path}`, op })));
-    expect(ops).toHaveLength(17);
+    expect(ops).toHaveLength(18);
     for (const { op } of ops) {
       expect(op.security[0].apiKey).toHaveLength(1);
       for (const answer of Object.values(op.responses) as any[]) {
@@ -72,7 +72,7 @@ describe("the OpenAPI document", () => {
     expect(send.description).toBe(
       "With mediaIds the message is an MMS, sent only from a number of Twilio, Telnyx, The simulator; Brevo, TextMagic, ClickSend numbers refuse it " +
         'with 400 before anything is queued ("Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments"). ' +
-        'An upload that is not an MMS type is refused by POST /api/media with 415 ("This file is not a JPEG, PNG or GIF image, a PDF or a vCard, the files an MMS can carry (SVG and HTML files are refused)"). ' +
+        'An upload that is not an MMS type is refused by POST /api/v1/media with 415 ("This file is not a JPEG, PNG or GIF image, a PDF or a vCard, the files an MMS can carry (SVG and HTML files are refused)"). ' +
         "The answer and GET /api/v1/messages/{id} list the items in media; the message events of outbound webhooks carry them with signed URLs good for 7 days. " +
         "Needs the messages:send permission.",
     );
@@ -82,9 +82,22 @@ describe("the OpenAPI document", () => {
       maxItems: 5,
       items: { type: "string", maxLength: 64 },
       description:
-        "Pictures and files to send as one MMS, in order: ids of uploads made with POST /api/media (the raw file as the body, ?filename= to name it) by a signed-in user of the account; " +
-        "an API key cannot upload yet. Each is a JPEG, PNG or GIF image, a PDF or a vCard, within 600 KB (a larger JPEG or PNG is made smaller on upload), and is sent with one message only.",
+        "Pictures and files to send as one MMS, in order: ids of uploads made with POST /api/v1/media (the raw file as the body, ?filename= to name it). " +
+        "Each is a JPEG, PNG or GIF image, a PDF or a vCard, within 600 KB (a larger JPEG or PNG is made smaller on upload), and is sent with one message only. " +
+        "With mediaIds, content may be empty: a picture alone.",
     });
+    // API keys upload (issue 33 item 6): the raw file as the body, answered with the stored item.
+    const upload = doc.paths["/api/v1/media"].post;
+    expect(upload.security).toEqual([{ apiKey: ["messages:send"] }]);
+    expect(upload.summary).toBe("Upload a picture or file to send in an MMS (mediaIds of POST /api/v1/messages)");
+    expect(upload.requestBody).toEqual({
+      required: true,
+      content: { "application/octet-stream": { schema: { type: "string", format: "binary", description: "The file's bytes (JPEG, PNG, GIF, PDF or vCard), at most 12 MB before it is made smaller" } } },
+    });
+    expect(Object.keys(upload.responses)).toEqual(["201", "400", "401", "403", "413", "415", "422", "429"]);
+    expect(upload.responses["201"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/UploadedMedia" });
+    expect(upload.description.startsWith("Upload one picture or file to send in an MMS: the request body is the file's bytes")).toBe(true);
+    expect(Object.keys(doc.components.schemas.UploadedMedia.properties)).toEqual(["id", "contentType", "filename", "size", "status", "error", "url", "resizedFrom"]);
     for (const name of ["Message", "QueuedMessage"]) {
       expect(doc.components.schemas[name].properties.media).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/MediaItem" } });
     }

@@ -50,6 +50,12 @@ async function keyed(permissions = ALL): Promise<{ acc: Account; key: string }> 
 const call = (key: string, path: string, method = "GET", body?: unknown, headers?: Record<string, string>) =>
   t.api(path, { method, token: key, body, headers, origin: false });
 
+const ONE_PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+const rawPost = async (key: string, path: string, bytes: Uint8Array) => {
+  const res = await fetch(`${t.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: bytes as Uint8Array<ArrayBuffer> });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
 const outboundTo = (userId: string, phone: string) =>
   (t.ctx.db.$client.query(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND direction = 'outbound'`).get(userId, phone) as { n: number }).n;
 
@@ -304,7 +310,7 @@ describe("OpenAPI", () => {
     const registered = createApp(t.ctx)
       .routes.filter((r) => r.path.startsWith("/api/v1/"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-    expect(registered.length).toBe(17);
+    expect(registered.length).toBe(18);
     expect(documented.sort()).toEqual([...new Set(registered)].sort());
     expect(doc.body.paths["/api/v1/messages"].post.requestBody.content["application/json"].schema.required).toEqual(["phone", "content"]);
 
@@ -312,6 +318,8 @@ describe("OpenAPI", () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain("<code>POST /api/v1/messages</code>");
+    expect(html).toContain("<code>POST /api/v1/media</code>");
+    expect(html).toContain("<h4>Request body (the file)</h4><p>The file&#39;s bytes (JPEG, PNG, GIF, PDF or vCard), at most 12 MB before it is made smaller</p>");
     expect(html).not.toMatch(/<script|https?:\/\/(?!localhost)[^"]*\.(js|css)/);
   });
 
@@ -359,7 +367,10 @@ describe("OpenAPI", () => {
       const resource = o.path.split("/")[3]!;
       const url = o.path.replace("{id}", ids.get(resource) ?? "missing");
       const schema = o.op.requestBody?.content["application/json"]?.schema;
-      const r = await call(key, url, o.method.toUpperCase(), schema ? bodyFor(schema) : undefined, o.method === "post" ? { "idempotency-key": `gen-${++n}` } : undefined);
+      // A body of raw bytes (POST /api/v1/media): a one-pixel PNG.
+      const r = o.op.requestBody?.content["application/octet-stream"]
+        ? await rawPost(key, `${url}?filename=dot.png`, ONE_PIXEL_PNG)
+        : await call(key, url, o.method.toUpperCase(), schema ? bodyFor(schema) : undefined, o.method === "post" ? { "idempotency-key": `gen-${++n}` } : undefined);
       if (o.method === "post" && r.body?.id && !ids.has(resource)) ids.set(resource, r.body.id);
       statuses.push(`${o.method.toUpperCase()} ${o.path} ${r.status}`);
       // The answer is the one documented for its status, field for field.
@@ -369,6 +380,6 @@ describe("OpenAPI", () => {
     }
     expect(mismatches).toEqual([]);
     expect(statuses.filter((s) => !/ 20[0-4]$/.test(s))).toEqual([]);
-    expect(statuses).toHaveLength(17);
+    expect(statuses).toHaveLength(18);
   });
 });
