@@ -13,6 +13,7 @@ import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { heldByCampaign } from "../messages/due";
 import { measuredAsSent, personalize, resolveRecipients, type Recipient } from "./outbox";
 import { registrationWarning } from "./registration-warning";
+import { testSize, variantLabel } from "./ab-split";
 import { chooseSender } from "../phone-numbers/numbers";
 import { cannotSendMms } from "../providers/mms";
 import type { ProviderKind } from "../providers/types";
@@ -39,6 +40,8 @@ export type DeliveryPreviewInput = {
   shortenLinks?: boolean;
   /** How many attachments it carries: with any, each message is one MMS (issue 33). */
   attachments?: number;
+  /** An A/B test's texts (the first is `content`) and test share: each variant's messages counted at its own length. */
+  abTest?: { variants: string[]; testPercent: number } | null;
 };
 
 /** The account's quiet hours as the sending manager reads them. */
@@ -117,6 +120,7 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     preview = { text, recipient: sample ? nameOf(sample) : null, ...segmentInfo(text) };
     longest = longestMessage(ctx, user, input, (r) => measure(personalize(fill, r, business, appendOptOut)), { sample, text, total });
   }
+  const abTest = input.abTest && input.abTest.variants.length > 1 ? abEstimate(ctx, user, input, input.abTest, sample, total) : null;
   return {
     total,
     inQuietHours,
@@ -127,6 +131,7 @@ export function previewDelivery(ctx: AppContext, user: User, input: DeliveryPrev
     skipped,
     preview,
     longest,
+    abTest,
     // Carriers that will block the sender's texts to some of these recipients (issue 34 item 1).
     registration: registrationWarning(ctx, user, input.fromNumber, () => groups),
     // With attachments: one MMS per recipient, priced per MMS, and the sender's refusal when it sends no MMS.
@@ -142,6 +147,30 @@ function mmsRefusal(ctx: AppContext, user: User, fromNumber: string | null | und
     // A number no longer the account's: the send itself says so.
     return null;
   }
+}
+
+/**
+ * What an A/B test will send (issue 32 item 3): the test share split evenly between the variants, each variant's
+ * longest message for this audience, and the segments of it all, the rest counted at the longest variant's (the
+ * winner is not known before the test): the figure the cost estimate takes. With attachments each is one MMS.
+ */
+function abEstimate(ctx: AppContext, user: User, input: DeliveryPreviewInput, test: { variants: string[]; testPercent: number }, sample: Sample | undefined, total: number) {
+  const business = businessNameOf(user);
+  const appendOptOut = input.appendOptOut ?? user.appendOptOut;
+  const measure = measuredAsSent(ctx, user, input.shortenLinks ?? true);
+  const size = testSize(total, test);
+  const k = test.variants.length;
+  const variants = test.variants.map((content, i) => {
+    const fill = compile(content);
+    const render = (r: Sample) => measure(personalize(fill, r, business, appendOptOut));
+    const text = render(sample ?? { phone: "", firstName: "", lastName: "", customFields: {} });
+    const longest = longestMessage(ctx, user, { ...input, content }, render, { sample, text, total });
+    const segments = input.attachments ? 1 : (longest?.segments ?? segmentCount(text));
+    return { label: variantLabel(i), recipients: Math.floor(size / k) + (i < size % k ? 1 : 0), segments };
+  });
+  const rest = total - size;
+  const most = Math.max(...variants.map((v) => v.segments));
+  return { testRecipients: size, restRecipients: rest, variants, totalSegments: variants.reduce((sum, v) => sum + v.recipients * v.segments, 0) + rest * most };
 }
 
 const nameOf = (r: Sample) => `${r.firstName} ${r.lastName}`.trim() || r.phone;

@@ -149,6 +149,14 @@ export function campaignRoutes(ctx: AppContext) {
         fromNumber: nullableText(40),
         shortenLinks: campaignBody.properties.shortenLinks,
         attachments: t.Optional(t.Integer({ minimum: 0, maximum: MAX_MEDIA_PER_MESSAGE, error: `attachments must be 0 to ${MAX_MEDIA_PER_MESSAGE}` })),
+        abTest: t.Optional(
+          t.Nullable(
+            t.Object(
+              { variants: t.Array(t.String({ maxLength: 5000 }), { maxItems: 4 }), testPercent: t.Number({ minimum: 0, maximum: 100 }) },
+              { error: "abTest must have variants (up to 4 texts) and testPercent" },
+            ),
+          ),
+        ),
       }),
     })
     // POST /api/campaigns

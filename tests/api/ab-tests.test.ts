@@ -216,6 +216,28 @@ describe("an A/B test", () => {
     expect(new Set(bodiesTo(audience).filter((m) => variants.includes(m.body)).map((m) => m.to)).size).toBe(20);
   });
 
+  test("the delivery preview counts each variant at its own length, and the rest at the longest variant's", async () => {
+    const long = `${"Our biggest sale of the year starts now. ".repeat(4)}See the whole range at https://shop.example.com/sale/spring/everything-in-store?from=sms`;
+    const res = await call("POST", "/api/campaigns/preview-delivery", {
+      audience: { kind: "manual" },
+      recipients: phones(3000, 10),
+      content: "Sale today",
+      appendOptOut: false,
+      abTest: { variants: ["Sale today", long], testPercent: 20 },
+    });
+    expect(res.status).toBe(200);
+    // 20% of 10: one recipient a variant; B runs to two segments, so the 8 kept for the winner are counted at two.
+    expect(res.body.abTest).toEqual({
+      testRecipients: 2,
+      restRecipients: 8,
+      variants: [
+        { label: "A", recipients: 1, segments: 1 },
+        { label: "B", recipients: 1, segments: 2 },
+      ],
+      totalSegments: 1 + 2 + 8 * 2,
+    });
+  });
+
   test("bad settings answer 400 with the reason; a campaign without a test has no report", async () => {
     const base = { name: "Bad", recipients: ["+14155550199"], appendOptOut: false };
     const bad = async (abTest: unknown) => (await call("POST", "/api/campaigns", { ...base, abTest })).body.message;
