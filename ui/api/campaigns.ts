@@ -1,4 +1,4 @@
-/** Campaigns: the list, the sent-messages history and its CSV, one campaign, create, save, send, pause, resume, cancel, duplicate, delete, the delivery preview, preset audiences, message logs and totals: /api/campaigns/*, /api/campaign-logs, /api/stats. */
+/** Campaigns: the list, the sent-messages history and its CSV, one campaign, create, save, send, pause, resume, cancel, duplicate, delete, A/B test reports and winners, the delivery preview, preset audiences, message logs and totals: /api/campaigns/*, /api/campaign-logs, /api/stats. */
 import { ApiError, api } from "../lib/api";
 import { useApi } from "../lib/use-api";
 import type { Ok, Routes } from "./types";
@@ -83,6 +83,13 @@ export const useCampaign = (id: string, refreshMs?: number) => useApi<CampaignVi
 /** A campaign's click figures (issue 32): people's clicks and click rate, per link and per day, and every hit by kind. */
 export type CampaignClicks = Ok<Campaigns[":id"]["clicks"]["get"]>;
 export const useCampaignClicks = (id: string, refreshMs?: number) => useApi<CampaignClicks>(`${CAMPAIGNS}/${id}/clicks`, { refreshMs });
+
+/** A campaign's A/B test report (issue 32 item 3): each variant's figures, the confidence of the difference, the winner. */
+export type AbTestReport = Ok<Campaigns[":id"]["ab-test"]["get"]>;
+export const useAbTestReport = (id: string, refreshMs?: number) => useApi<AbTestReport>(`${CAMPAIGNS}/${id}/ab-test`, { refreshMs });
+/** Picks the winner (`variant`, a letter), or sends the leader now (none): the rest of the audience gets it. */
+export const pickAbWinner = (id: string, variant?: string) =>
+  api<Ok<Campaigns[":id"]["ab-test"]["winner"]["post"]>>(`${CAMPAIGNS}/${id}/ab-test/winner`, { body: variant ? { variant } : {} });
 
 /** One campaign's messages, a page at a time, optionally of one status. */
 export const useCampaignLogs = (

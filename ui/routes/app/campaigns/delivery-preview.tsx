@@ -21,6 +21,8 @@ export type DeliveryQuestion = {
   shortenLinks?: boolean;
   /** Attachments it carries: with any, one MMS per recipient (and the sender's refusal, if it sends none). */
   attachments?: number;
+  /** An A/B test's texts (the first is `content`) and test share: each variant counted at its own length. */
+  abTest?: { variants: string[]; testPercent: number } | null;
 };
 
 const DEBOUNCE_MS = 300;

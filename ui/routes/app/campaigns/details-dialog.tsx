@@ -10,6 +10,7 @@ import { useProviders } from "../../../api/providers";
 import { formatPhone } from "../contacts/model";
 import { isWaitingOnly, QuietWaitNote } from "./delivery-preview";
 import { ClickFigures } from "./click-figures";
+import { AbTestReport } from "./ab-test-report";
 import { LargeDialog, StatusBadge } from "./dialog";
 import {
   CAMPAIGN_REFRESH_MS,
@@ -181,6 +182,19 @@ export function DetailsDialog({
           <Count label="Skipped" value={n(c.counts.skipped)} />
         </dl>
         {c.type === "sms" && c.status !== "draft" && <ClickFigures campaignId={c.id} locale={user.locale} live={c.status === "sending"} />}
+        {c.abTest && c.status !== "draft" && c.status !== "scheduled" && (
+          <AbTestReport
+            campaignId={c.id}
+            status={c.status}
+            locale={user.locale}
+            timeZone={user.timezone}
+            live={c.status === "sending"}
+            onPicked={() => {
+              void fresh.reload();
+              void logs.reload();
+            }}
+          />
+        )}
         {c.status === "sending" && (
           <QuietWaitNote
             wait={c.quietWait}

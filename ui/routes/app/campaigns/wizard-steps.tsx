@@ -18,6 +18,7 @@ import { linkBody, LinkOptions, type LinkFields } from "./link-options";
 import { findLinks } from "../../../../src/links/text";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
 import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
+import { abSummary, AbTestFields, type AbDraft } from "./ab-test-fields";
 
 export const MAX_MESSAGE = 300;
 export const STEPS = ["Choose Type", "Write Message", "Select Audience", "Review & Send"] as const;
@@ -40,6 +41,8 @@ export type WizardDraft = LinkFields & {
   appendOptOut: boolean;
   /** Pictures and files (issue 33): with any, each message is an MMS. */
   media: Attachment[];
+  /** An A/B test of the message (variant A) against 1 to 3 others (issue 32 item 3). */
+  abTest: AbDraft;
 };
 
 /** The one recipient's number in E.164, or null while it is not a valid number. */
@@ -196,6 +199,8 @@ export function MessageStep({
         <AttachmentPicker value={draft.media} onChange={(media) => set({ media })} />
         <MmsRefusal delivery={delivery} />
       </Field>
+
+      <AbTestFields ab={draft.abTest} appendOptOut={draft.appendOptOut} linkDomain={linkDomain} onChange={(abTest) => set({ abTest })} />
 
       {draft.message && (
         <div>
@@ -403,7 +408,9 @@ export function ReviewStep({
   // The server's count of every recipient's rendered message (merge fields make them differ), as the cost estimate
   // reads it: the review once said 246 segments above a cost of 280.
   const longest = delivery.data?.longest;
-  const totalSegments = longest?.totalSegments ?? (recipients === null ? null : recipients * segments);
+  // An A/B test counts each variant at its own length and the rest at the longest's (the server's estimate).
+  const ab = delivery.data?.abTest;
+  const totalSegments = ab?.totalSegments ?? longest?.totalSegments ?? (recipients === null ? null : recipients * segments);
   const perRecipient = !longest ? `${segments}` : longest.totalSegments === longest.segments * (delivery.data?.total ?? 0) ? `${longest.segments}` : `up to ${longest.segments}`;
   const sender = senders.numbers.find((s) => s.phoneNumber === draft.fromNumber);
   const mms = draft.media.length > 0;
@@ -434,12 +441,15 @@ export function ReviewStep({
     ],
     ["When", when],
     ...(findLinks(content).length ? ([["Links", linksLabel(draft, linkDomain)]] as [string, ReactNode][]) : []),
+    ...(draft.abTest.enabled ? [["A/B test", abSummary(draft.abTest)] as [string, ReactNode]] : []),
     [
       "Messages",
       recipients === null
         ? "—"
         : mms
           ? `${n(recipients)} MMS (1 per recipient, with ${draft.media.length} attachment${draft.media.length === 1 ? "" : "s"}; opted-out contacts are skipped)`
+        : ab
+          ? `up to ${n(totalSegments!)} segment${totalSegments === 1 ? "" : "s"} (${ab.variants.map((v) => `${v.label}: ${v.segments}`).join(", ")} per recipient; the rest counted at the longest)`
           : `${n(totalSegments!)} segment${totalSegments === 1 ? "" : "s"} (${perRecipient} per recipient; opted-out contacts are skipped)`,
     ],
     ...(mms ? [["Attachments", draft.media.map((m) => m.filename).join(", ")] as [string, ReactNode]] : []),

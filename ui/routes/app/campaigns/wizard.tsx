@@ -14,6 +14,7 @@ import { startedDescription, useDeliveryPreview } from "./delivery-preview";
 import { useAudienceCounts, useSendingSettings, useSenders } from "./senders";
 import { typeLabel, type CampaignType } from "./wizard-samples";
 import { LINK_DEFAULTS, linkBody } from "./link-options";
+import { abMissing, abTestBody, NO_AB_TEST } from "./ab-test-fields";
 import { AudienceStep, MessageStep, ReviewStep, singlePhone, StepList, STEPS, TypeStep, type WizardDraft } from "./wizard-steps";
 
 /** What the wizard opens with: a message and type (a template), one contact, or a segment ("Send to this segment"). */
@@ -25,6 +26,8 @@ function missing(step: number, d: WizardDraft, hasNumbers: boolean, timeZone: st
   if (step === 1) {
     if (!d.message.trim()) return "Write your message.";
     if (hasNumbers && !d.fromNumber) return "Choose the number to send from.";
+    const ab = abMissing(d.abTest, d.message, d.shortenLinks);
+    if (ab) return ab;
   }
   if (step === 2) {
     if (!d.audience) return "Choose who receives the message.";
@@ -82,6 +85,7 @@ export function CampaignWizard({
     appendOptOut: optOutDefault ?? true,
     media: [],
     ...LINK_DEFAULTS,
+    abTest: NO_AB_TEST,
   });
   const [draft, setDraft] = useState<WizardDraft>(initial);
   const [step, setStep] = useState(prefill?.type ? 1 : 0);
@@ -109,10 +113,11 @@ export function CampaignWizard({
   };
 
   /** For one person with a name, the name is written into the message itself. */
-  const finalContent = () =>
-    draft.audience === "single" && draft.singleContactName.trim()
-      ? draft.message.replaceAll("[Name]", draft.singleContactName.trim())
-      : draft.message;
+  const named = (text: string) =>
+    draft.audience === "single" && draft.singleContactName.trim() ? text.replaceAll("[Name]", draft.singleContactName.trim()) : text;
+  const finalContent = () => named(draft.message);
+  // An A/B test's other variants, written for the one person the same way.
+  const finalAbTest = { ...draft.abTest, variants: draft.abTest.variants.map(named) };
 
   const scheduledAt = draft.sendTime === "later" ? zonedInputToIso(draft.scheduledTime, user.timezone) : null;
   // While writing, the preview reads as the first of all customers would get it; at review, as the chosen audience's first.
@@ -126,6 +131,7 @@ export function CampaignWizard({
           fromNumber: draft.fromNumber || null,
           attachments: draft.media.length,
           shortenLinks: draft.shortenLinks,
+          abTest: draft.abTest.enabled ? { variants: [finalContent(), ...finalAbTest.variants], testPercent: draft.abTest.testPercent } : null,
         }
       : null,
   );
@@ -153,6 +159,7 @@ export function CampaignWizard({
         appendOptOut: draft.appendOptOut,
         mediaIds: draft.media.map((m) => m.id),
         ...linkBody(draft),
+        abTest: abTestBody(finalAbTest, finalContent()),
       };
       let id = createdId;
       if (id) await saveCampaign(id, body);
