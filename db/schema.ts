@@ -787,6 +787,8 @@ export const keywords = sqliteTable(
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     doubleOptIn: integer("double_opt_in", { mode: "boolean" }).notNull().default(false),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    /** The replies' links go out as short links (issue 32); false: as written. */
+    shortenLinks: integer("shorten_links", { mode: "boolean" }).notNull().default(true),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }),
   },

@@ -51,6 +51,7 @@ import m47 from "./0064_contact_tags.sql" with { type: "text" };
 import m48 from "./0066_ab_tests.sql" with { type: "text" };
 import m49 from "./0067_media_holders.sql" with { type: "text" };
 import m50 from "./0068_mms_price.sql" with { type: "text" };
+import m51 from "./0069_keyword_shorten_links.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -105,4 +106,5 @@ export const migrationSql: Record<string, string> = {
   "0066_ab_tests": m48,
   "0067_media_holders": m49,
   "0068_mms_price": m50,
+  "0069_keyword_shorten_links": m51,
 };

@@ -3,6 +3,7 @@ import m0 from "./migrations/0064_contact_tags.sql" with { type: "text" };
 import m1 from "./migrations/0066_ab_tests.sql" with { type: "text" };
 import m2 from "./migrations/0067_media_holders.sql" with { type: "text" };
 import m3 from "./migrations/0068_mms_price.sql" with { type: "text" };
+import m4 from "./migrations/0069_keyword_shorten_links.sql" with { type: "text" };
 
 /** PostgreSQL's migrations by the tag of the SQLite migration they match, from the baseline on. */
 export const postgresMigrationSql: Record<string, string> = {
@@ -10,4 +11,5 @@ export const postgresMigrationSql: Record<string, string> = {
   "0066_ab_tests": m1,
   "0067_media_holders": m2,
   "0068_mms_price": m3,
+  "0069_keyword_shorten_links": m4,
 };

@@ -8,6 +8,9 @@ import { hasRoomForContact, hasRoomForMessages } from "../licenses/limits";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
 import { sendText } from "../outbound/send-text";
+import { DEFAULT_EXPIRY_DAYS, expiryAt, giveLinksToContact, linkDomainOf, shortenText } from "../links/links";
+import { withShortLinkLengths } from "../links/text";
+import { findUserById } from "../users/queries";
 import type { Sender } from "./receive";
 
 /** A double opt-in waits this long for its Y; a later Y confirms nothing. */
@@ -84,10 +87,10 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
   const optIn = optInOf(ctx, k.id, m.from);
   if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
     // Texting the keyword again subscribes nobody twice: the separate reply (within the month's SMS), or none.
-    const again = k.alreadyReply ? personalised(ctx, m, k.alreadyReply) : "";
-    const reply = again && hasRoomForMessages(ctx, m.userId, segmentCount(again)) ? again : null;
-    if (reply) sendReply(ctx, m, reply);
-    return { outcome: "already", keywordId: k.id, reply };
+    const again = k.alreadyReply ? linksOf(ctx, m, k, personalised(ctx, m, k.alreadyReply)) : null;
+    const reply = again && hasRoomForMessages(ctx, m.userId, again.segments) ? again.send() : null;
+    if (reply) sendReply(ctx, m, reply.text, reply.messageId);
+    return { outcome: "already", keywordId: k.id, reply: reply?.text ?? null };
   }
   // A new number counts against the plan, and the reply against the month's SMS (checked where it is written): at
   // either limit the message stays in the inbox and nothing else happens, so nobody is subscribed without the
@@ -114,13 +117,15 @@ function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: Keyword
   if (!m.sender.contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
   // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
   // so {firstName|there} says "there").
-  const text = personalised(ctx, m, k.autoReply);
-  if (!hasRoomForMessages(ctx, m.userId, segmentCount(text))) return { outcome: "limit", keywordId: k.id, reply: null };
+  const welcome = linksOf(ctx, m, k, personalised(ctx, m, k.autoReply));
+  if (!hasRoomForMessages(ctx, m.userId, welcome.segments)) return { outcome: "limit", keywordId: k.id, reply: null };
+  const { text, messageId } = welcome.send();
   const contact = optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
+  if (!m.sender.contact) giveLinksToContact(ctx, messageId, contact.id);
   m.sender.contact = contact;
   if (k.tags.length) bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
   markConfirmed(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
-  sendReply(ctx, m, text);
+  sendReply(ctx, m, text, messageId);
   return { outcome: k.doubleOptIn ? "confirmed" : "subscribed", keywordId: k.id, reply: text };
 }
 
@@ -142,6 +147,26 @@ function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | 
  * one answer to the sender's own text, sent even to a number still opted out, since the double opt-in's question
  * is how they come back.
  */
-function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to" | "sender">, text: string) {
-  sendText(ctx, { userId: m.userId, phone: m.from, contactId: m.sender.contact?.id ?? null, content: text, kind: "compliance", from: { replyTo: m.to } });
+function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to" | "sender">, text: string, id?: string) {
+  sendText(ctx, { ...(id ? { id } : {}), userId: m.userId, phone: m.from, contactId: m.sender.contact?.id ?? null, content: text, kind: "compliance", from: { replyTo: m.to } });
+}
+
+/**
+ * A keyword's reply as it goes out (issue 32 item 1): its links as short links of the account's link domain, one per
+ * link for this message and sender (no UTM parameters; they expire after the default days), unless the keyword's
+ * switch is off. `segments` counts it at that length before anything is written, for the plan's check; `send`
+ * makes the links and answers the text with the message's id they belong to.
+ */
+function linksOf(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, k: KeywordRow, text: string) {
+  const user = k.shortenLinks ? findUserById(ctx, m.userId) : undefined;
+  const domain = user ? linkDomainOf(ctx, user) : null;
+  return {
+    segments: segmentCount(domain ? withShortLinkLengths(text, domain) : text),
+    send: () => {
+      const messageId = Bun.randomUUIDv7();
+      const owner = { userId: m.userId, campaignId: null, messageId, contactId: m.sender.contact?.id ?? null, phone: m.from, utm: null };
+      const sent = domain ? shortenText(ctx, domain, text, { ...owner, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) }) : text;
+      return { text: sent, messageId };
+    },
+  };
 }

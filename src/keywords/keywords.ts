@@ -19,6 +19,7 @@ export type KeywordInput = {
   matchMode?: MatchMode;
   numbers?: string[];
   doubleOptIn?: boolean;
+  shortenLinks?: boolean;
 };
 
 type Stats = { optIns: number; replied: number; pending: number };
@@ -39,6 +40,7 @@ export function keywordView(k: KeywordRow, s: Stats = NO_STATS) {
     matchMode: k.matchMode,
     numbers: k.numbers,
     doubleOptIn: k.doubleOptIn,
+    shortenLinks: k.shortenLinks,
     isActive: k.isActive,
     optInCount: s.optIns,
     pendingCount: s.pending,
@@ -121,6 +123,7 @@ function checkedFields(ctx: AppContext, userId: string, input: Required<Pick<Key
     tags: normalizeTags(input.tags),
     numbers,
     doubleOptIn: input.doubleOptIn ?? false,
+    shortenLinks: input.shortenLinks ?? true,
   };
 }
 
@@ -147,6 +150,7 @@ export function updateKeyword(ctx: AppContext, userId: string, id: string, input
       matchMode: input.matchMode ?? k.matchMode,
       numbers: input.numbers ?? k.numbers,
       doubleOptIn: input.doubleOptIn ?? k.doubleOptIn,
+      shortenLinks: input.shortenLinks ?? k.shortenLinks,
     },
     id,
   );

@@ -15,6 +15,8 @@ const fields = {
   matchMode: t.Optional(t.Union([t.Literal("whole"), t.Literal("first_word")], { error: "The match is 'whole' or 'first_word'" })),
   numbers: t.Optional(t.Array(t.String({ maxLength: 32, error: "A phone number is at most 32 characters" }), { maxItems: 50, error: "At most 50 numbers" })),
   doubleOptIn: t.Optional(t.Boolean({ error: "doubleOptIn is true or false" })),
+  // The replies' links as short links (the default) or as written.
+  shortenLinks: t.Optional(t.Boolean({ error: "shortenLinks is true or false" })),
 };
 const keywordText = t.String({ maxLength: 64, error: "A keyword is one word of letters and digits, at most 30 characters (no spaces)." });
 const createBody = t.Object({ keyword: t.Optional(keywordText), autoReply: t.Optional(reply(1600, "The auto-reply")), ...fields });

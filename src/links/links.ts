@@ -87,6 +87,14 @@ export function shortenText(ctx: AppContext, domain: string, text: string, owner
   });
 }
 
+/**
+ * A message's short links made before its recipient was a contact (a keyword's welcome to a new number) given the
+ * contact they were sent to, so a click counts for them in segments and automation.
+ */
+export function giveLinksToContact(ctx: AppContext, messageId: string, contactId: string) {
+  ctx.db.$client.query(`UPDATE short_links SET contact_id = ? WHERE message_id = ? AND contact_id IS NULL`).run(contactId, messageId);
+}
+
 /** When links made now with this many days' life expire. */
 export const expiryAt = (now: number, days: number) => now + days * DAY;
 

@@ -106,6 +106,7 @@ describe("keyword calls", () => {
       matchMode: "whole",
       numbers: [],
       doubleOptIn: false,
+      shortenLinks: true,
       isActive: true,
       optInCount: 0,
       pendingCount: 0,
@@ -388,6 +389,47 @@ describe("keywords on the inbound path", () => {
     const list = (await get(acc, "/api/keywords")).body;
     expect(list.data[0]).toMatchObject({ optInCount: 4, responseRate: 50 });
     expect(list.totals).toEqual({ keywords: 1, active: 1, optIns: 4, responseRate: 50 });
+  });
+});
+
+describe("links in keyword replies (issue 32 item 1)", () => {
+  test("the welcome and the already-subscribed reply go out with short links of the new contact; a keyword with the switch off sends them as written", async () => {
+    const { acc, text } = await simulatorAccount();
+    const domain = t.ctx.config.linkDomain.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const made = await post(acc, "/api/keywords", {
+      keyword: "SPRING",
+      autoReply: "Welcome {firstName|friend}! Our spring deals: https://shop.example.com/spring?ref=kw. Reply STOP to cancel.",
+      alreadyReply: "You're in! Deals: https://shop.example.com/spring",
+    });
+    expect(made.body.shortenLinks).toBe(true);
+    const plain = await post(acc, "/api/keywords", { keyword: "PLAIN", autoReply: "Hi! See https://shop.example.com/plain", shortenLinks: false });
+    expect(plain.body.shortenLinks).toBe(false);
+    expect((await put(acc, `/api/keywords/${plain.body.id}`, { shortenLinks: "no" })).body.message).toBe("shortenLinks is true or false");
+
+    text(SUBSCRIBER, "spring");
+    text(SUBSCRIBER, "SPRING");
+    const replies = repliesTo(acc, SUBSCRIBER).map((r) => r.content);
+    expect(replies).toHaveLength(2);
+    expect(replies[0]).toMatch(new RegExp(`^Welcome friend! Our spring deals: ${domain}/l/[0-9A-Za-z]{7}\\. Reply STOP to cancel\\.$`));
+    expect(replies[1]).toMatch(new RegExp(`^You're in! Deals: ${domain}/l/[0-9A-Za-z]{7}$`));
+    // The consent log keeps the welcome exactly as sent, short link and all.
+    expect(keywordConsents(acc)).toEqual([{ phone: SUBSCRIBER, text: replies[0]!, keyword: "SPRING" }]);
+    // Each link belongs to its message and to the contact the welcome created, so a click counts for them.
+    const contact = contactsOf(acc).find((c) => c.phone === SUBSCRIBER)!;
+    const links = sql<{ code: string; contact_id: string; campaign_id: string | null; url: string; target: string; content: string }>(
+      `SELECT l.code, l.contact_id, l.campaign_id, l.url, l.target, m.content FROM short_links l JOIN messages m ON m.id = l.message_id WHERE l.user_id = ? ORDER BY l.created_at, m.created_at`,
+      acc.user.id,
+    );
+    expect(links.map((l) => [l.contact_id, l.campaign_id, l.url, l.target, l.content.includes(`/l/${l.code}`)])).toEqual([
+      [contact.id, null, "https://shop.example.com/spring?ref=kw", "https://shop.example.com/spring?ref=kw", true],
+      [contact.id, null, "https://shop.example.com/spring", "https://shop.example.com/spring", true],
+    ]);
+    const code = /\/l\/([0-9A-Za-z]{7})/.exec(replies[0]!)![1];
+    const res = await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });
+    expect([res.status, res.headers.get("location")]).toEqual([302, "https://shop.example.com/spring?ref=kw"]);
+
+    text("+14155552672", "PLAIN");
+    expect(repliesTo(acc, "+14155552672").map((r) => r.content)).toEqual(["Hi! See https://shop.example.com/plain"]);
   });
 });
 
