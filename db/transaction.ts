@@ -37,6 +37,8 @@ type State = {
   open: Frame | null;
   /** Resolves when the open transaction ends. */
   ended: Promise<void>;
+  /** Callers waiting to begin one: a newcomer does not pass them. */
+  queued: number;
   savepoints: number;
 };
 
@@ -45,7 +47,7 @@ const states = new WeakMap<Database, State>();
 
 function stateOf(client: Database): State {
   let state = states.get(client);
-  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), savepoints: 0 }));
+  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), queued: 0, savepoints: 0 }));
   return state;
 }
 
@@ -91,34 +93,74 @@ export function inTransaction(db: Db): boolean {
  * Inside another transaction of the same caller, a savepoint of it. Transactions of different callers run one after
  * another, and statements of records outside them wait (see `ready`).
  */
-export async function withTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+export function withTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   const client = db.$client;
   const state = stateOf(client);
   const parent = frames.getStore();
   if (parent && parent.root === state.open) return savepoint(client, state, parent, fn);
-  // Always one await before BEGIN: a synchronous caller that started this without awaiting it has finished its
-  // own (synchronous) transaction by then.
-  do await state.ended;
-  while (state.open);
+  // Nothing open and nobody queued: begin at once. A synchronous bun:sqlite transaction open around the caller (one
+  // that called this without awaiting it) has ended by the caller's next turn: wait for that.
+  if (!state.open && !state.queued && !client.inTransaction) return begin(client, state, fn);
+  return queue(client, state, fn);
+}
+
+async function queue<T>(client: Database, state: State, fn: () => Promise<T>): Promise<T> {
+  state.queued++;
+  try {
+    do await state.ended;
+    while (state.open || client.inTransaction);
+  } finally {
+    state.queued--;
+  }
+  return begin(client, state, fn);
+}
+
+function begin<T>(client: Database, state: State, fn: () => Promise<T>): Promise<T> {
   const frame = { children: Promise.resolve() } as Frame;
   frame.root = frame;
   let end!: () => void;
   state.ended = new Promise((resolve) => (end = resolve));
   state.open = frame;
+  let begun = false;
+  const finish = (commit: boolean) => {
+    try {
+      if (commit) client.run("COMMIT");
+    } finally {
+      // A failed COMMIT (the disk full) leaves the transaction open: it is rolled back too.
+      if (begun && client.inTransaction) client.run("ROLLBACK");
+      state.open = null;
+      end();
+      if (frame.ended) for (const after of frame.ended) frames.exit(() => queueMicrotask(after));
+    }
+  };
+  let result: Promise<T>;
   try {
     client.run("BEGIN");
-    const result = await frames.run(frame, fn);
-    client.run("COMMIT");
-    return result;
+    begun = true;
+    result = frames.run(frame, fn);
   } catch (err) {
-    // A failed COMMIT (the disk full) leaves the transaction open: it is rolled back too.
-    if (client.inTransaction) client.run("ROLLBACK");
-    throw err;
-  } finally {
-    state.open = null;
-    end();
-    if (frame.ended) for (const fn of frame.ended) frames.exit(() => queueMicrotask(fn));
+    finish(false);
+    return Promise.reject(err);
   }
+  // A callback that awaited nothing (its records resolved synchronously underneath) has settled already: it commits
+  // or rolls back now, as a synchronous bun:sqlite transaction would, with no turn for anyone else in between.
+  const settled = Bun.peek.status(result);
+  if (settled !== "pending") {
+    try {
+      finish(settled === "fulfilled");
+    } catch (err) {
+      result.catch(() => {});
+      return Promise.reject(err);
+    }
+    return result;
+  }
+  return result.then(
+    (value) => (finish(true), value),
+    (err) => {
+      finish(false);
+      throw err;
+    },
+  );
 }
 
 async function savepoint<T>(client: Database, state: State, parent: Frame, fn: () => Promise<T>): Promise<T> {

@@ -80,7 +80,7 @@ async function serve(mode: Mode, dataDir: string, hubSource?: string) {
   // Texts until the log is one event short of the most a socket may replay (each text appends two or three).
   const events = () => countEvents(ctx, { userId, afterId: 0, upTo: Number.MAX_SAFE_INTEGER, atMost: MAX_REPLAY + 1 });
   for (let i = 0; events() <= MAX_REPLAY - 3; i++) {
-    recordInbound(ctx, account, { type: "inbound", providerMessageId: `R${i}`, from: phoneOf(i), to: SENDER, body: `Replay bench message ${i}: is the shop open on Sunday?` });
+    await recordInbound(ctx, account, { type: "inbound", providerMessageId: `R${i}`, from: phoneOf(i), to: SENDER, body: `Replay bench message ${i}: is the shop open on Sunday?` });
   }
   const hub = liveHubOf(ctx)! as ReturnType<typeof liveHubOf> & { replaysPerMinute?: number; replayShared?: { pages: number; refused: number } };
   if (mode === "shared") hub.replaysPerMinute = Infinity;

@@ -40,8 +40,8 @@ export type Sender = { contact: ContactRow | null };
  * but before its opt-out is applied would leave the STOP ignored for good, since the provider's retry finds the
  * message stored and changes nothing.
  */
-export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
-  return ctx.db.$client.transaction(() => recordInboundSteps(ctx, account, e))();
+export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): Promise<InboundOutcome> {
+  return ctx.withTransaction(async () => recordInboundSteps(ctx, account, e));
 }
 
 function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {

@@ -57,7 +57,7 @@ async function apply(ctx: AppContext, account: ProviderAccount, parsed: WebhookP
   const inbound = events.filter((e): e is Extract<WebhookEvent, { type: "inbound" }> => e.type === "inbound");
   for (let i = 0; i < inbound.length; i++) {
     if (i && i % INBOUND_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-    recordInbound(ctx, account, inbound[i]!);
+    await recordInbound(ctx, account, inbound[i]!);
   }
 }
 

@@ -211,7 +211,8 @@ const ALLOWED: Record<string, string> = {
 };
 
 /**
- * Folders whose records an async engine can serve (issue 30 item 2): every exported function given the context or
+ * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
+ * record-level one: every exported function given the context or
  * the database answers a Promise, and transactions are `ctx.withTransaction` (db/transaction.ts), never a
  * synchronous bun:sqlite or drizzle one. The folders not listed still run synchronously on bun:sqlite:
  * users, auth, licenses, phone-numbers, providers, jobs, events, backups, keywords,
@@ -219,7 +220,7 @@ const ALLOWED: Record<string, string> = {
  * messages, links, media, templates, drips, contacts), left for last. In api-keys, `apiKeyHolder` (the credential
  * holder auth's sessions call inside their synchronous transaction) stays synchronous until auth is converted.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound"]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
 function ruleOf(key: string) {

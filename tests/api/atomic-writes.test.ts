@@ -168,10 +168,10 @@ describe("accounts, contacts, licenses, inbound", () => {
     const account = findProviderById(t.ctx, s.providerId)!;
     const stop = { type: "inbound" as const, providerMessageId: `stop-${s.user.id}`, from: "+14155550131", to: "+14155550150", body: "STOP" };
     failOn("INSERT", "contact_consents", "NEW.kind = 'opt_out'");
-    expect(() => recordInbound(t.ctx, account, stop)).toThrow("injected failure");
+    await expect(recordInbound(t.ctx, account, stop)).rejects.toThrow("injected failure");
     expect(n(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND direction = 'inbound'`, s.user.id)).toBe(0);
     db().exec(`DROP TRIGGER injected_failure`);
-    expect(recordInbound(t.ctx, account, stop).keyword).toBe("stop");
+    expect((await recordInbound(t.ctx, account, stop)).keyword).toBe("stop");
     expect(one<{ status: string }>(`SELECT status FROM contacts WHERE user_id = ? AND phone = '+14155550131'`, s.user.id).status).toBe("opted_out");
   });
 });

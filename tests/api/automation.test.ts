@@ -178,11 +178,11 @@ describe("triggers fire once per event", () => {
     const hours = await rule(acc, { trigger: "reply", triggerConfig: { words: ["hours", "open"] }, actions: { sendMessage: "We are open 9 to 5" } });
     const paused = await rule(acc, { trigger: "reply", triggerConfig: { words: ["hours"] }, actions: { optOut: true }, isActive: false });
 
-    text("+14155550501", "join");
-    text("+14155550502", "DEALS");
-    text("+14155550501", "What are your hours?");
-    text("+14155550501", "hourly? no");
-    text("+14155550502", "deals");
+    await text("+14155550501", "join");
+    await text("+14155550502", "DEALS");
+    await text("+14155550501", "What are your hours?");
+    await text("+14155550501", "hourly? no");
+    await text("+14155550502", "deals");
     await runsReach(acc, hours.id, 1);
     await runsReach(acc, deals.id, 2);
     expect(await processEvents(t.ctx)).toBe(0);
@@ -242,10 +242,10 @@ describe("triggers fire once per event", () => {
       await contact(acc, { firstName: "Never", phone: never });
       // B wrote 10 days before the start and was written to at the start: its quiet spell starts at the start.
       t.ctx.now = () => start - 10 * DAYS;
-      text(b, "hello");
+      await text(b, "hello");
       t.ctx.now = () => start;
       const quiet = await rule(acc, { trigger: "inactive", triggerConfig: { days: 30 }, actions: { addTags: ["dormant"] } });
-      text(a, "hi");
+      await text(a, "hi");
       const shipped = await post(acc, "/api/messages/send", { phone: b, content: "Your order shipped" });
       expect([shipped.status, shipped.body.message]).toEqual([202, undefined]);
       // Read on the real clock: the session would have expired on the fake one.
@@ -274,7 +274,7 @@ describe("triggers fire once per event", () => {
       expect(await fired()).toEqual([contactByPhone(acc, a).id, contactByPhone(acc, b).id].sort());
       // A writes again: a new spell, which fires 30 days later; B's spell goes on and fires nothing more.
       t.ctx.now = () => start + 40 * DAYS;
-      text(a, "back");
+      await text(a, "back");
       t.ctx.now = () => start + 70 * DAYS - 1;
       await runClockTriggers(t.ctx);
       expect([await runsOf(a), await runsOf(b)]).toEqual([1, 1]);
@@ -357,12 +357,11 @@ describe("events the rules pass over", () => {
     const { acc, text } = await simulatorAccount();
     const r = await rule(acc, { trigger: "reply", triggerConfig: { words: ["pizza"] }, actions: { addTags: ["hungry"] } });
     // Both inbound messages are recorded before the reader runs; the first is deleted in between.
-    const hold = t.ctx.db.$client.transaction(() => {
-      text("+14155550911", "pizza please");
-      text("+14155550912", "pizza now");
+    await t.ctx.withTransaction(async () => {
+      await text("+14155550911", "pizza please");
+      await text("+14155550912", "pizza now");
       t.ctx.db.$client.query(`DELETE FROM messages WHERE user_id = ? AND phone = ?`).run(acc.user.id, "+14155550911");
     });
-    hold();
     const [run] = await runsReach(acc, r.id, 1);
     expect([run!.contactId, run!.outcome]).toEqual([contactByPhone(acc, "+14155550912").id, "done"]);
     expect(JSON.parse(contactByPhone(acc, "+14155550912").tags)).toEqual(["hungry"]);
@@ -431,17 +430,17 @@ describe("through a restart", () => {
       recordInbound(server!.ctx, findProviderById(server!.ctx, provider.id)!, { type: "inbound", providerMessageId: `restart-${++n}`, from: "+14155550901", to: "+14155550110", body });
     const ruleRuns = async () => (await api(`/api/automation-rules/${r.id}/runs`, token)).body.data as Run[];
 
-    text("JOIN");
+    await text("JOIN");
     await waitFor(ruleRuns, (x) => x.length === 1);
     // The process is about to die: the rules no longer hear commits, and a JOIN lands before the restart.
     onEventsCommitted(server.ctx, null, "automation");
-    text("join");
+    await text("join");
     await server.stop();
 
     server = await startServer(loadConfig(env, []), () => {});
     token = (await api("/api/auth/login", undefined, { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD })).body.token as string;
     await waitFor(ruleRuns, (x) => x.length === 2);
-    text("Join!");
+    await text("Join!");
     const all = await waitFor(ruleRuns, (x) => x.length === 3);
     expect(await processEvents(server.ctx)).toBe(0);
     expect(all.every((x) => x.outcome === "done")).toBe(true);

@@ -160,8 +160,8 @@ describe("drip campaigns", () => {
     expect(sent(acc)).toHaveLength(4);
     // A reply counts after the enrolment.
     clock = start + 1000;
-    text(a.phone, "Thanks!");
-    text(b.phone, "STOP");
+    await text(a.phone, "Thanks!");
+    await text(b.phone, "STOP");
     expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [c.id], tags: ["bought"] })).body).toEqual({ updated: 1 });
     await processEvents(t.ctx);
     clock = start + 10 * MINUTE;
@@ -311,8 +311,8 @@ describe("drip campaigns", () => {
     const { acc, contact, text } = await account();
     const c = await contact("Opt");
     const d = await drip(acc, { trigger: "opt_in", steps: [STEPS[1]] });
-    text(c.phone, "STOP");
-    text(c.phone, "START");
+    await text(c.phone, "STOP");
+    await text(c.phone, "START");
     await processEvents(t.ctx);
     await processEvents(t.ctx);
     const list = await enrolments(acc, d.id);

@@ -197,13 +197,13 @@ describe("the plan's monthly SMS", () => {
     expect(member.status).toBe(201);
     sentThisMonth(acc, 5000, 1);
 
-    text("+14155550170", "JOIN");
+    await text("+14155550170", "JOIN");
     // Kept as any number that texts in (source inbound, no marketing consent), not subscribed by the keyword.
     expect(sql(`SELECT source, opt_in_date FROM contacts WHERE user_id = ? AND phone = '+14155550170'`, acc.user.id)).toEqual([{ source: "inbound", opt_in_date: null }]);
     expect(sql(`SELECT status FROM keyword_opt_ins WHERE user_id = ?`, acc.user.id)).toEqual([]);
     expect(sql(`SELECT direction, content FROM messages WHERE user_id = ? AND phone = '+14155550170'`, acc.user.id)).toEqual([{ direction: "inbound", content: "JOIN" }]);
 
-    text("+14155550171", "STOP");
+    await text("+14155550171", "STOP");
     expect(sql(`SELECT status FROM contacts WHERE id = ?`, member.body.id)).toEqual([{ status: "opted_out" }]);
     const replies = sql<{ kind: string; segments: number }>(`SELECT kind, segments FROM messages WHERE user_id = ? AND phone = '+14155550171' AND direction = 'outbound'`, acc.user.id);
     expect(replies).toEqual([{ kind: "compliance", segments: 1 }]);

@@ -178,7 +178,7 @@ describe("keyword calls", () => {
     expect(await put(b.acc, `/api/keywords/${k.id}`, { autoReply: "mine now" })).toMatchObject({ status: 404, body: { message: "Keyword not found" } });
     expect(await post(b.acc, `/api/keywords/${k.id}/toggle`, { isActive: false })).toMatchObject({ status: 404, body: { message: "Keyword not found" } });
     expect((await post(b.acc, "/api/keywords/test", { number: "", text: "pizza" })).body.rule).toBe("none");
-    b.text(SUBSCRIBER, "PIZZA");
+    await b.text(SUBSCRIBER, "PIZZA");
     expect(keywordConsents(b.acc)).toEqual([]);
     expect(repliesTo(b.acc, SUBSCRIBER)).toEqual([]);
     expect(keywordConsents(a.acc)).toEqual([]);
@@ -295,17 +295,17 @@ describe("keywords on the inbound path", () => {
   test("a subscriber texting it again gets the separate reply, rendered; compliance words win; other numbers are not listened on", async () => {
     const { acc, numbers, text } = await simulatorAccount(2);
     const k = (await post(acc, "/api/keywords", { keyword: "JOIN", autoReply: "Welcome {firstName|friend}! Reply STOP to cancel.", alreadyReply: "{business}: you are already subscribed.", numbers: [numbers[0]], matchMode: "first_word" })).body;
-    expect(text(SUBSCRIBER, "join us", numbers[1])).toMatchObject({ keyword: null });
+    expect(await text(SUBSCRIBER, "join us", numbers[1])).toMatchObject({ keyword: null });
     expect(keywordConsents(acc)).toEqual([]);
     expect(repliesTo(acc, SUBSCRIBER)).toEqual([]);
-    text(SUBSCRIBER, "join us");
-    expect(text(SUBSCRIBER, "JOIN").keyword).toBeNull();
+    await text(SUBSCRIBER, "join us");
+    expect((await text(SUBSCRIBER, "JOIN")).keyword).toBeNull();
     expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content)).toEqual(["Welcome friend! Reply STOP to cancel.", "Test User: you are already subscribed."]);
 
     // STOP wins, then the keyword subscribes again (it is the sender's own request) with the welcome once more.
-    expect(text(SUBSCRIBER, "stop").keyword).toBe("stop");
+    expect((await text(SUBSCRIBER, "stop")).keyword).toBe("stop");
     expect(contactsOf(acc)[0]!.status).toBe("opted_out");
-    text(SUBSCRIBER, "Join!");
+    await text(SUBSCRIBER, "Join!");
     expect(contactsOf(acc)[0]!.status).toBe("subscribed");
     expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content).slice(2)).toEqual([
       "Test User: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
@@ -318,16 +318,16 @@ describe("keywords on the inbound path", () => {
     const { acc, text } = await simulatorAccount();
     await post(acc, "/api/keywords", { keyword: "DEALS", autoReply: WELCOME, tags: ["deals"], doubleOptIn: true });
     const question = "Test User: Reply Y within 24 hours to confirm you want texts from us (keyword DEALS). Msg & data rates may apply. Reply STOP to cancel.";
-    text(SUBSCRIBER, "deals");
+    await text(SUBSCRIBER, "deals");
     // Unconfirmed: no consent, no tag (a phone that texts in is a conversation's contact, with no consent).
     expect(keywordConsents(acc)).toEqual([]);
     expect(contactsOf(acc).filter((c) => c.tags !== "[]")).toEqual([]);
     expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content)).toEqual([question]);
     expect((await get(acc, "/api/keywords")).body.data[0]).toMatchObject({ optInCount: 0, pendingCount: 1 });
     // Asking again within the window does not ask twice.
-    text(SUBSCRIBER, "DEALS");
+    await text(SUBSCRIBER, "DEALS");
     expect(repliesTo(acc, SUBSCRIBER).length).toBe(1);
-    text(SUBSCRIBER, "y");
+    await text(SUBSCRIBER, "y");
     expect(contactsOf(acc)).toEqual([expect.objectContaining({ phone: SUBSCRIBER, status: "subscribed", tags: `["deals"]` })]);
     expect(keywordConsents(acc)).toEqual([{ phone: SUBSCRIBER, text: WELCOME, keyword: "DEALS" }]);
     expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content)).toEqual([question, WELCOME]);
@@ -336,23 +336,23 @@ describe("keywords on the inbound path", () => {
     const late = "+14155552672";
     const realNow = t.ctx.now;
     try {
-      text(late, "DEALS");
+      await text(late, "DEALS");
       t.ctx.now = () => realNow() + 24 * 3600_000 + 1000;
-      text(late, "Y");
+      await text(late, "Y");
       expect(keywordConsents(acc).map((c) => c.phone)).toEqual([SUBSCRIBER]);
       expect(contactsOf(acc).find((c) => c.phone === late)?.tags ?? "[]").toBe("[]");
       expect(repliesTo(acc, late).map((r) => r.content)).toEqual([question]);
       // YES (an opt-in word) answers the question as Y does: the keyword's welcome is the one reply.
       const yes = "+14155552673";
-      text(yes, "deals");
-      expect(text(yes, "YES")).toMatchObject({ keyword: "start", reply: WELCOME });
+      await text(yes, "deals");
+      expect(await text(yes, "YES")).toMatchObject({ keyword: "start", reply: WELCOME });
       expect(contactsOf(acc).find((c) => c.phone === yes)).toMatchObject({ status: "subscribed", tags: `["deals"]` });
       expect(repliesTo(acc, yes).map((r) => r.content)).toEqual([question, WELCOME]);
       // A STOP after the question withdraws it: a later Y subscribes nobody.
       const stopped = "+14155552674";
-      text(stopped, "deals");
-      text(stopped, "STOP");
-      text(stopped, "Y");
+      await text(stopped, "deals");
+      await text(stopped, "STOP");
+      await text(stopped, "Y");
       expect(keywordConsents(acc).map((c) => c.phone)).toEqual([SUBSCRIBER, yes]);
       expect(contactsOf(acc).find((c) => c.phone === stopped)).toMatchObject({ status: "opted_out", tags: "[]" });
     } finally {
@@ -366,11 +366,11 @@ describe("keywords on the inbound path", () => {
     expect((await post(acc, "/api/contacts", { firstName: "Ann", phone: "+14155550201" })).status).toBe(201);
     t.ctx.db.update(plans).set({ monthlyContacts: 1 }).where(eq(plans.id, "starter")).run();
     try {
-      const blocked = text("+14155550203", "JOIN");
+      const blocked = await text("+14155550203", "JOIN");
       expect(blocked.message).toMatchObject({ phone: "+14155550203", content: "JOIN", direction: "inbound", contactId: null });
       expect(contactsOf(acc).length).toBe(1);
       expect(repliesTo(acc, "+14155550203")).toEqual([]);
-      text("+14155550201", "JOIN");
+      await text("+14155550201", "JOIN");
       expect(contactsOf(acc)).toEqual([expect.objectContaining({ phone: "+14155550201", tags: `["vip"]` })]);
       expect(repliesTo(acc, "+14155550201").map((r) => r.content)).toEqual([WELCOME]);
     } finally {
@@ -381,11 +381,11 @@ describe("keywords on the inbound path", () => {
   test("the cards' response rate is replies over opt-ins", async () => {
     const { acc, text } = await simulatorAccount();
     await post(acc, "/api/keywords", { keyword: "JOIN", autoReply: WELCOME });
-    for (const n of ["+14155552001", "+14155552002", "+14155552003", "+14155552004"]) text(n, "join");
-    text("+14155552001", "What time do you open?");
-    text("+14155552001", "And on Sundays?");
-    text("+14155552002", "thanks!");
-    text("+14155552009", "hello there");
+    for (const n of ["+14155552001", "+14155552002", "+14155552003", "+14155552004"]) await text(n, "join");
+    await text("+14155552001", "What time do you open?");
+    await text("+14155552001", "And on Sundays?");
+    await text("+14155552002", "thanks!");
+    await text("+14155552009", "hello there");
     const list = (await get(acc, "/api/keywords")).body;
     expect(list.data[0]).toMatchObject({ optInCount: 4, responseRate: 50 });
     expect(list.totals).toEqual({ keywords: 1, active: 1, optIns: 4, responseRate: 50 });

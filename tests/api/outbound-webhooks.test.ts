@@ -663,24 +663,24 @@ describe("every event type, end to end", () => {
     ids.keyword = (await post("/api/keywords", { keyword: "JOIN", autoReply: "Thanks for joining!" })).body.id;
     const account = findProviderById(t.ctx, provider.id)!;
     let seq = 0;
-    const text = (from: string, body: string) =>
-      recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `all-${++seq}`, from, to: "+14155550110", body }).message!.id;
-    ids.joinMessage = text("+14155552672", "join");
+    const text = async (from: string, body: string) =>
+      (await recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `all-${++seq}`, from, to: "+14155550110", body })).message!.id;
+    ids.joinMessage = await text("+14155552672", "join");
     ids.joiner = findByPhone(t.ctx, acc.user.id, "+14155552672")!.id;
-    ids.reply = text("+14155552671", "Sounds good");
-    text("+14155552671", "STOP");
+    ids.reply = await text("+14155552671", "Sounds good");
+    await text("+14155552671", "STOP");
     // A picture sent alone (the simulator sends MMS) and one received: its item written pending with the message.
     const up = await fetch(`${t.url}/api/media?filename=bouquet.jpg`, { method: "POST", headers: { authorization: `Bearer ${acc.token}` }, body: photo as Uint8Array<ArrayBuffer> });
     expect(up.status).toBe(201);
     ids.photo = ((await up.json()) as { id: string }).id;
-    ids.inboundMms = recordInbound(t.ctx, account, {
+    ids.inboundMms = (await recordInbound(t.ctx, account, {
       type: "inbound",
       providerMessageId: `all-${++seq}`,
       from: "+14155552671",
       to: "+14155550110",
       body: "Look",
       media: [signedMediaUrl(t.ctx, ids.photo)],
-    }).message!.id;
+    })).message!.id;
     // The feed runs as the event commits, before the copy job has fetched the item (as in production, synchronously here).
     feedAtInbound = t.ctx.now();
     feedDeliveries(t.ctx);

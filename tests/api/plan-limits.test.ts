@@ -99,14 +99,14 @@ describe("contacts created by an inbound START count against the contact limit",
         t.ctx.db.$client.query(`SELECT phone, content FROM messages WHERE user_id = ? AND kind = 'compliance' ORDER BY created_at, id`).all(acc.user.id);
 
       // Below the limit: a new number's START creates a subscribed contact and gets its confirmation.
-      const first = inbound("+14155550201", "START");
+      const first = await inbound("+14155550201", "START");
       expect(first).toMatchObject({ keyword: "start", reply: "Test User: You are subscribed again. Reply HELP for help, STOP to unsubscribe." });
       expect(contactCount()).toBe(1);
       expect((await post(acc, "/api/contacts", { firstName: "Ann", phone: "+14155550202" })).status).toBe(201);
       expect(contactCount()).toBe(2);
 
       // At the limit: recorded, no contact, no reply.
-      const blocked = inbound("+14155550203", "START");
+      const blocked = await inbound("+14155550203", "START");
       expect(blocked.keyword).toBe("start");
       expect(blocked.reply).toBeNull();
       expect(blocked.message).toMatchObject({ phone: "+14155550203", content: "START", direction: "inbound", status: "received", contactId: null });
@@ -114,8 +114,8 @@ describe("contacts created by an inbound START count against the contact limit",
       expect(replies()).toEqual([{ phone: "+14155550201", content: "Test User: You are subscribed again. Reply HELP for help, STOP to unsubscribe." }]);
 
       // An existing contact's STOP and START still work at the limit.
-      inbound("+14155550201", "STOP");
-      const back = inbound("+14155550201", "START");
+      await inbound("+14155550201", "STOP");
+      const back = await inbound("+14155550201", "START");
       expect(back.reply).toBe("Test User: You are subscribed again. Reply HELP for help, STOP to unsubscribe.");
       expect((t.ctx.db.$client.query(`SELECT status FROM contacts WHERE user_id = ? AND phone = '+14155550201'`).get(acc.user.id) as { status: string }).status).toBe("subscribed");
       expect(contactCount()).toBe(2);

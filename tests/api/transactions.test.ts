@@ -163,6 +163,24 @@ describe("a transaction inside another", () => {
   });
 });
 
+describe("a transaction whose callback awaits nothing", () => {
+  test("commits, or rolls back, before its caller goes on: no turn for anyone else in between", async () => {
+    const done = withTransaction(db, async () => {
+      db.$client.query("INSERT INTO t (name) VALUES ('now')").run();
+    });
+    expect(db.$client.inTransaction).toBe(false);
+    expect(await names()).toEqual(["now"]);
+    const failed = withTransaction(db, async () => {
+      db.$client.query("INSERT INTO t (name) VALUES ('never')").run();
+      throw new Error("refused");
+    });
+    expect(db.$client.inTransaction).toBe(false);
+    expect(await failed.catch((e: Error) => e.message)).toBe("refused");
+    await done;
+    expect(await names()).toEqual(["now"]);
+  });
+});
+
 describe("an error inside", () => {
   test("rolls back, rethrows, and leaves the connection free for the next transaction", async () => {
     const err = await withTransaction(db, async () => {
