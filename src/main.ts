@@ -15,6 +15,8 @@ import { allRegistrations, refreshRegistrations } from "./phone-numbers/registra
 import { openAppContext, startServer } from "./server";
 import { createOrPromoteAdmin } from "./auth/admins";
 import { VERSION } from "./version";
+import { migrateCommand, MIGRATE_USAGE, type CopyDatabase } from "./cli/migrate";
+import { copyDatabaseFile, CopyRefusedError, VerificationError } from "../db/postgres/copy";
 import { DataFolderBusyError } from "./data-lock";
 import { SecretKeyError } from "./secrets/secret-key";
 
@@ -27,6 +29,9 @@ Usage:
   smsdesk backup create | list | restore FILE        back up the data folder, list its backups, restore one (service stopped)
   smsdesk doctor                                     check PUBLIC_URL, SMTP, the data folder, the clock, providers, numbers' registration, backups
   smsdesk healthcheck                                exit 0 when the server on PORT answers its health check (Docker)
+  ${MIGRATE_USAGE}
+                                                     copy the data folder's database into an empty PostgreSQL database
+                                                     and verify it (service stopped); prints what to change
   smsdesk --help                                     this help
 
 ${CONFIG_HELP}
@@ -122,6 +127,23 @@ async function doctor(args: string[]) {
   if (findings.some((f) => f.level === "fail")) process.exitCode = 1;
 }
 
+/**
+ * The copy of `smsdesk migrate` (src/cli/migrate.ts) by db/postgres/copy.ts. A target that is not empty or cannot be
+ * reached, or a database of another version, is the operator's to fix (exit 2); a copy that does not verify exits 1.
+ */
+const copyToPostgres: CopyDatabase = async (config, url, key, log) => {
+  try {
+    return await copyDatabaseFile(join(config.dataDir, "smsdesk.db"), url, { keyFingerprint: key.fingerprint, keySource: key.source, log });
+  } catch (err) {
+    if (err instanceof CopyRefusedError) throw new ConfigError(err.message);
+    if (err instanceof VerificationError) {
+      console.error(`smsdesk migrate: the copy did not verify, do not switch to it: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+};
+
 async function main(argv: string[]) {
   const args = [...argv];
   if (args.includes("--help") || args.includes("-h") || args[0] === "help") return void console.log(HELP);
@@ -138,6 +160,7 @@ async function main(argv: string[]) {
     }
     return;
   }
+  if (args[0] === "migrate") return migrateCommand(args.slice(1), copyToPostgres);
   if (args[0] === "backup") return backupCommand(args.slice(1), (config) => openAppContext(config, () => {}));
   if (args[0] === "serve") args.shift();
   const config = loadConfig(process.env, args);
