@@ -30,6 +30,7 @@ import { deriveKey, loadOrCreateSecretKey } from "../secrets/secret-key";
 import { VERSION } from "../version";
 import { ArchiveError, extractArchive, writeArchive } from "./archive";
 import { inspectArchiveDatabase } from "./inspect";
+import { checkMedia, MAX_MEDIA_LIST_BYTES, MEDIA_LIST, mediaDirOf, mediaToArchive, parseMediaList, stageMedia, type MediaList } from "./media-files";
 
 /**
  * Verified backups of the database and secret.key, kept as .tar.gz archives in DATA_DIR/backups, each with a
@@ -51,6 +52,8 @@ export type Manifest = {
   reason: string;
   tables: Record<string, number>;
   files: Record<string, { size: number; sha256: string }>;
+  /** The pictures and files of MMS it holds (listed in its media.json); absent in backups made before they were kept. */
+  media?: { count: number; bytes: number };
 };
 
 /** The last restore drill of a backup: restored into a temporary folder and checked (drillBackup). */
@@ -222,15 +225,35 @@ export function writeBackup(sqlite: Database, dataDir: string, reason: string, n
     const { tables, schema } = inspectDatabase(copyPath);
     const sources = { [DB_FILE]: copyPath, [KEY_FILE]: keyFile ?? join(dataDir, KEY_FILE) };
     const files = Object.fromEntries(Object.entries(sources).map(([name, file]) => [name, fileDigest(file)]));
-    const manifest: Manifest = { format: 2, app: VERSION, schema, createdAt: new Date(now).toISOString(), reason, tables, files };
+    // The pictures and files of MMS, after their list (media.json), whose own size and hash the manifest holds.
+    const media = mediaToArchive(dataDir);
+    const mediaList = Buffer.from(JSON.stringify(media.list));
+    files[MEDIA_LIST] = { size: mediaList.length, sha256: createHash("sha256").update(mediaList).digest("hex") };
+    const sizes = Object.values(media.list).map(([size]) => size);
+    const manifest: Manifest = {
+      format: 2,
+      app: VERSION,
+      schema,
+      createdAt: new Date(now).toISOString(),
+      reason,
+      tables,
+      files,
+      media: { count: sizes.length, bytes: sizes.reduce((a, b) => a + b, 0) },
+    };
     const tmp = `${archivePath(dataDir, id)}.tmp`;
     const written = writeArchive(
       tmp,
-      [{ name: MANIFEST_FILE, data: Buffer.from(JSON.stringify(manifest, null, 2)) }, ...Object.entries(sources).map(([name, file]) => ({ name, file }))],
+      [
+        { name: MANIFEST_FILE, data: Buffer.from(JSON.stringify(manifest, null, 2)) },
+        ...Object.entries(sources).map(([name, file]) => ({ name, file })),
+        { name: MEDIA_LIST, data: mediaList },
+        ...media.entries,
+      ],
       now,
     );
     for (const name of Object.keys(sources))
       if (written[name]!.sha256 !== files[name]!.sha256) throw new Error(`${name} changed while it was archived`);
+    for (const [name, [, sha256]] of Object.entries(media.list)) if (written[name]!.sha256 !== sha256) throw new Error(`${name} changed while it was archived`);
     fsyncFile(tmp);
     renameSync(tmp, archivePath(dataDir, id));
     return recordBackup(dataDir, { id, size: statSync(archivePath(dataDir, id)).size, createdAt: now, reason, status: "good", error: null, manifest });
@@ -311,7 +334,8 @@ const DISK_RESERVE = 256 * 1024 * 1024;
 const MAX_EXPANSION = 50;
 const DB_ALWAYS_ALLOWED = 64 * 1024 * 1024;
 
-type Verified = { manifest: Manifest; dbPath: string; keyPath: string; stagingDir: string };
+/** `mediaDir`: the unpacked media folder; null for a backup made before media were kept (the current media stay). */
+type Verified = { manifest: Manifest; dbPath: string; keyPath: string; stagingDir: string; mediaDir: string | null };
 
 /**
  * Checks an archive on disk completely (its manifest, the hashes of both files, integrity_check of the database,
@@ -332,17 +356,27 @@ export async function verifyArchive(dataDir: string, path: string, opts: { open?
       [DB_FILE]: { path: dbPath, maxBytes: Math.min(roomForDb, Math.max(DB_ALWAYS_ALLOWED, statSync(path).size * MAX_EXPANSION)) },
       [KEY_FILE]: { path: keyPath, maxBytes: 1024 },
     };
+    const toMemory: Record<string, number> = { [MANIFEST_FILE]: 1024 * 1024, [MEDIA_LIST]: MAX_MEDIA_LIST_BYTES };
+    const media: { list: MediaList | null; dir: string | null } = { list: null, dir: null };
     const files = await extractArchive(path, {
       toFile,
-      toMemory: { [MANIFEST_FILE]: 1024 * 1024 },
-      // A manifest read first declares each file's size: no entry may be larger, checked from its header.
+      toMemory,
+      // A manifest read first declares each file's size: no entry may be larger, checked from its header. Then
+      // media.json, so bounded, declares each media file's size the same way.
       kept: (name, data) => {
+        if (name === MEDIA_LIST) {
+          media.list = parseMediaList(data);
+          media.dir = stageMedia(media.list, stagingDir, roomForDb - toFile[DB_FILE].maxBytes, toFile);
+          return;
+        }
         if (name !== MANIFEST_FILE) return;
         const declared = (parseManifest(data).files ?? {}) as Partial<Manifest["files"]>;
         for (const [file, bound] of Object.entries(toFile)) {
           const size = declared[file]?.size;
           bound.maxBytes = typeof size === "number" && size >= 0 ? Math.min(bound.maxBytes, size) : 0;
         }
+        const listed = declared[MEDIA_LIST]?.size;
+        toMemory[MEDIA_LIST] = typeof listed === "number" && listed >= 0 ? Math.min(MAX_MEDIA_LIST_BYTES, listed) : 0;
       },
     });
     const manifestBytes = files.get(MANIFEST_FILE)?.data;
@@ -355,10 +389,18 @@ export async function verifyArchive(dataDir: string, path: string, opts: { open?
       if (found.size !== expected.size || found.sha256 !== expected.sha256)
         throw new ArchiveError(`${name} does not match the manifest's SHA-256: the archive was changed or damaged`);
     }
+    if (manifest.files[MEDIA_LIST]) {
+      const found = files.get(MEDIA_LIST);
+      const expected = manifest.files[MEDIA_LIST];
+      if (!found || !media.list) throw new ArchiveError(`The archive has no ${MEDIA_LIST}`);
+      if (found.size !== expected.size || found.sha256 !== expected.sha256)
+        throw new ArchiveError(`${MEDIA_LIST} does not match the manifest's SHA-256: the archive was changed or damaged`);
+      checkMedia(media.list, files);
+    } else if (media.list) throw new ArchiveError(`The archive holds a ${MEDIA_LIST} its manifest does not list`);
     const { tables } = await inspectArchiveDatabase(dbPath, { open: opts.open ?? false });
     const differ = Object.keys({ ...tables, ...manifest.tables }).filter((name) => tables[name] !== manifest.tables?.[name]);
     if (differ.length) throw new ArchiveError(`The database's row counts differ from the manifest's (${differ.slice(0, 3).join(", ")})`);
-    return { manifest, dbPath, keyPath, stagingDir };
+    return { manifest, dbPath, keyPath, stagingDir, mediaDir: media.dir };
   } catch (err) {
     await removeStaging(stagingDir);
     throw err;
@@ -586,10 +628,17 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
       moved.push([from, join(aside, name)]);
     }
   }
+  // The media folder goes with the database it belongs to (a backup made before media were kept leaves it be).
+  const mediaPath = mediaDirOf(dataDir);
+  if (staged.mediaDir && existsSync(mediaPath)) {
+    renameSync(mediaPath, join(aside, "media"));
+    moved.push([mediaPath, join(aside, "media")]);
+  }
   let opened: Db | null = null;
   try {
     renameSync(staged.dbPath, dbPath);
     renameSync(staged.keyPath, keyPath);
+    if (staged.mediaDir) renameSync(staged.mediaDir, mediaPath);
     chmodSync(dbPath, 0o600);
     chmodSync(keyPath, 0o600);
     afterSwap?.();
@@ -605,6 +654,7 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
       // already closed
     }
     for (const name of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE]) rmSync(join(dataDir, name), { force: true });
+    if (staged.mediaDir) rmSync(mediaPath, { recursive: true, force: true });
     for (const [original, movedTo] of moved) renameSync(movedTo, original);
     setDatabase(ctx, openDatabase(dbPath), loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
     ctx.log(`backups: the restore failed and the previous data is back: ${(err as Error).message}`);

@@ -77,7 +77,7 @@ async function unpack(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
   try {
     const path = join(dir, "a.tar.gz");
     await Bun.write(path, bytes);
-    const names = ["manifest.json", "smsdesk.db", "secret.key"];
+    const names = ["manifest.json", "smsdesk.db", "secret.key", "media.json"];
     const files = await extractArchive(path, { toFile: {}, toMemory: Object.fromEntries(names.map((n) => [n, 1 << 30])) });
     return new Map(names.map((n) => [n, files.get(n)!.data!]));
   } finally {
