@@ -6,6 +6,7 @@ import { rescheduleJob } from "../jobs/jobs";
 import type { Sender } from "../messages/outbox";
 import type { User } from "../users/queries";
 import { segmentsEach, writeOutbox, type Recipient } from "./outbox";
+import { AB_LIMITS } from "./ab-stats";
 
 /**
  * An A/B test's start (issue 32 item 3): its settings checked, the audience split, the plan's count of what the
@@ -19,7 +20,6 @@ type Campaign = Parameters<typeof writeOutbox>[2];
 export const AB_DECIDE = "campaign_ab_decide";
 export const abDecideKey = (campaignId: string) => `${AB_DECIDE}:${campaignId}`;
 
-export const AB_LIMITS = { variants: { min: 2, max: 4 }, testPercent: { min: 2, max: 50 }, decideAfterHours: { min: 1, max: 168 } } as const;
 /** Variant letters: the first is the campaign's own text. */
 export const variantLabel = (i: number) => "ABCD"[i] ?? String(i + 1);
 

@@ -1,10 +1,25 @@
 /**
- * The confidence of an A/B test's difference (issue 32 item 3): a two-proportion z-test with the pooled proportion,
- * two-sided, of the leading variant against the runner-up. Pure arithmetic; /help explains it from these names.
+ * An A/B test's rules (issue 32 item 3) and the confidence of its difference: a two-proportion z-test with the
+ * pooled proportion, two-sided, of the leading variant against the runner-up. Pure, with no imports: the server
+ * applies these figures and /help renders AB_RULES from them.
  */
 
 /** The confidence a winner must reach to be called clear, in percent. */
 export const CLEAR_AT = 95;
+export const AB_LIMITS = { variants: { min: 2, max: 4 }, testPercent: { min: 2, max: 50 }, decideAfterHours: { min: 1, max: 168 } } as const;
+/** A reply counts for its variant this long after the message was sent. */
+export const REPLY_WINDOW_HOURS = 72;
+/** A rule's decision waits while test messages are still to go out (quiet hours, a pause): it looks again this often. */
+export const RECHECK_MINUTES = 15;
+
+/** How an A/B test runs, in the words /help shows. */
+export const AB_RULES = [
+  `A campaign may test ${AB_LIMITS.variants.min} to ${AB_LIMITS.variants.max} versions of its text (A is the message itself) on a share of its audience, ${AB_LIMITS.testPercent.min}% to ${AB_LIMITS.testPercent.max}%, split evenly between them; the rest of the audience waits for the winner.`,
+  "Who is in the test is drawn once, when the campaign starts, and kept: a restart never draws again, and nobody gets two texts.",
+  `The winner is the version with the higher human click rate (people's clicks only, as “Which clicks count?” says, over the texts that reached the provider) or the higher reply rate (recipients who texted back within ${REPLY_WINDOW_HOURS} hours of their text; an opt-out such as STOP is not a reply).`,
+  `After the hours you chose (${AB_LIMITS.decideAfterHours.min} to ${AB_LIMITS.decideAfterHours.max}), the version with the higher rate goes to the rest, through the same outbox and within quiet hours, even when the difference is not clear, as email and SMS tools commonly do; on a tie, A goes. While test texts are still waiting to go out (quiet hours, a pause) the decision waits, looking again every ${RECHECK_MINUTES} minutes. Or pick by hand: the campaign's details offer Send winner now (the leader) and Pick for each version.`,
+  `The report shows each version's figures and how confident you can be that the leader beats the runner-up: a two-proportion z-test (pooled, two-sided). At ${CLEAR_AT}% or more it names a clear winner; below, it says there is no clear winner yet.`,
+];
 
 /** The standard normal distribution function, by the error function of Abramowitz & Stegun 7.1.26 (error < 1.5e-7). */
 function normalCdf(z: number): number {

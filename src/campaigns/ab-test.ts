@@ -8,7 +8,7 @@ import { PARKED } from "../messages/due";
 import { campaignHasOpenMessages } from "../messages/outbox";
 import { findUserById, type User } from "../users/queries";
 import { AB_DECIDE, abDecideKey, abRest, abRestCount, variantLabel } from "./ab-split";
-import { CLEAR_AT, differenceConfidence, rankByRate } from "./ab-stats";
+import { CLEAR_AT, differenceConfidence, rankByRate, RECHECK_MINUTES, REPLY_WINDOW_HOURS } from "./ab-stats";
 import { getCampaign, viewOf, type CampaignRow } from "./campaigns";
 import { pauseCampaign } from "./lifecycle";
 import { resolveTyped, writeOutbox } from "./outbox";
@@ -24,10 +24,8 @@ import { statusCountsByCampaign } from "./stats";
  * after a crash, or both at once find the winner set and do nothing (and the outbox is unique per campaign and phone).
  */
 
-/** A reply counts for its variant this long after the message was sent. */
-export const REPLY_WINDOW_MS = 72 * 3600_000;
-/** A rule's decision waits while test messages are still to go out (quiet hours, a pause): it looks again this often. */
-export const RECHECK_MS = 15 * 60_000;
+const REPLY_WINDOW_MS = REPLY_WINDOW_HOURS * 3600_000;
+const RECHECK_MS = RECHECK_MINUTES * 60_000;
 
 const MEASURE_NAMES = { clicks: "click rate", replies: "reply rate" } as const;
 const pct = (n: number | null) => (n === null ? "–" : `${n.toFixed(1)}%`);

@@ -129,7 +129,8 @@ describe("an A/B test", () => {
     // Four hours after the start the rule sends B to the other 30, through the outbox.
     await server.advance(4 * HOUR);
     const rest = audience.filter((p) => !test.some((m) => m.to === p));
-    await waitFor(() => call("GET", `/api/campaigns/${id}`), (r) => r.body.status === "completed");
+    // Completed once every text is out; the fake's delivery reports follow.
+    await waitFor(() => call("GET", `/api/campaigns/${id}`), (r) => r.body.status === "completed" && r.body.counts.delivered === 50);
     expect(bodiesTo(rest).map((m) => m.body.replace(/\/l\/\w{7}$/, "/l/…")).sort()).toEqual(
       rest.map(() => `Half off today only: ${linkOf(b[0]!.body).replace(/\/l\/\w{7}$/, "/l/…")}`),
     );

@@ -5,6 +5,7 @@ import type { IconName } from "../../components/icons";
 import { KEYWORD_RULES } from "../app/keywords/rules";
 import { PLAIN_RULES } from "../../../src/keywords/plain-opt-out";
 import { CLICK_RULES } from "../../../src/links/classify";
+import { AB_RULES } from "../../../src/campaigns/ab-stats";
 import { PlainOptOuts, PLAIN_OPT_OUT_TEXT } from "./plain-opt-outs";
 import { IconBadge, PageIntro } from "./shared";
 import { StateRulesSection } from "./state-rules-section";
@@ -141,6 +142,10 @@ const TOPICS: Topic[] = [
       {
         q: "Which clicks count?",
         a: `Every hit of a short link is kept with its time, browser (user agent) and kind of address, and the first of these rules that matches decides what it was. ${CLICK_RULES.map((r) => `${r.title}: ${r.rule}`).join(" ")}`,
+      },
+      {
+        q: "How do A/B tests work?",
+        a: AB_RULES.join(" "),
       },
     ],
   },
