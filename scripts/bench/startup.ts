@@ -1,16 +1,27 @@
 // Startup benchmark for the built executable (run `npm run build` first):
-//   bun scripts/bench/startup.ts [runs=10]
+//   bun scripts/bench/startup.ts [runs=10] [existing data folder]
 // Prints the binary's size, the time from spawn to the first 200 from /api/health (median of N cold
-// starts, each on a fresh data folder, plus warm starts on an existing one) and the idle resident memory.
+// starts, each on a fresh data folder, plus warm starts on an existing one: the folder given, e.g. one made by
+// search-data.ts with a million contacts and a million messages, else one the first start made), the idle resident
+// memory, and the longest hold of the server's event loop from its start to the first page and idle after it
+// (the server's own timer, GET /metrics: src/metrics/event-loop.ts), with the load average.
 // Baseline measured in the same run: a bare Bun.serve answering 200, so the ratios say what smsdesk adds
 // on this machine at this moment.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..", "..");
 const binary = join(root, "dist", "smsdesk");
 const runs = Number(process.argv[2] ?? 10);
+const existing = process.argv[3];
+const METRICS_TOKEN = "startup-bench-metrics-token-0123456789";
+
+/** The server's longest event-loop hold since the previous reading, in ms. */
+async function longestHold(port: number): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text());
+  return Number(/smsdesk_event_loop_longest_hold_seconds ([\d.e-]+)/.exec(text)![1]) * 1000;
+}
 
 async function freePort(): Promise<number> {
   const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
@@ -52,7 +63,10 @@ const cold: number[] = [];
 const warm: number[] = [];
 let baselineRss = 0;
 let idleRss = 0;
-const warmDir = mkdtempSync(join(tmpdir(), "bench-warm-"));
+const startHolds: number[] = [];
+let idleHold = 0;
+const loads: number[] = [loadavg()[0]!];
+const warmDir = existing ?? mkdtempSync(join(tmpdir(), "bench-warm-"));
 
 for (let i = 0; i < runs; i++) {
   {
@@ -77,24 +91,29 @@ for (let i = 0; i < runs; i++) {
   }
   {
     const port = await freePort();
-    const { ms, proc } = await timeToFirst200([binary], { PORT: String(port), DATA_DIR: warmDir }, port);
+    const { ms, proc } = await timeToFirst200([binary], { PORT: String(port), DATA_DIR: warmDir, METRICS_TOKEN }, port);
     warm.push(ms);
+    // Idle after serving the app shell once, as after a first visit.
+    await fetch(`http://127.0.0.1:${port}/`);
+    startHolds.push(await longestHold(port));
     if (i === runs - 1) {
-      // Idle after serving the app shell once, as after a first visit.
-      await fetch(`http://127.0.0.1:${port}/`);
       await Bun.sleep(2000);
       idleRss = rssMb(proc.pid);
+      idleHold = await longestHold(port);
     }
     proc.kill();
     await proc.exited;
   }
 }
-rmSync(warmDir, { recursive: true, force: true });
+if (!existing) rmSync(warmDir, { recursive: true, force: true });
+loads.push(loadavg()[0]!);
 
 const size = statSync(binary).size / 1024 / 1024;
 const b = median(baseline);
 console.log(`binary size            ${size.toFixed(1)} MB (the Bun runtime is most of it)`);
 console.log(`baseline first 200     ${b.toFixed(0)} ms median of ${runs} (bare Bun.serve script)`);
 console.log(`smsdesk first 200      ${median(cold).toFixed(0)} ms median, fresh data folder (${(median(cold) / b).toFixed(2)}x baseline)`);
-console.log(`smsdesk first 200      ${median(warm).toFixed(0)} ms median, existing data folder (${(median(warm) / b).toFixed(2)}x baseline)`);
+console.log(`smsdesk first 200      ${median(warm).toFixed(0)} ms median, existing data folder${existing ? ` ${existing}` : ""} (${(median(warm) / b).toFixed(2)}x baseline)`);
 console.log(`idle RSS               ${idleRss.toFixed(0)} MB (baseline ${baselineRss.toFixed(0)} MB, ${(idleRss / baselineRss).toFixed(2)}x)`);
+console.log(`event loop             held at most ${median(startHolds).toFixed(0)} ms (median of ${runs} starts, up to the first page; longest ${Math.max(...startHolds).toFixed(0)} ms), ${idleHold.toFixed(0)} ms idle for 2 s after it`);
+console.log(`load average           ${loads.map((l) => l.toFixed(1)).join(" -> ")} (1 min, before and after; ${navigator.hardwareConcurrency} cores)`);

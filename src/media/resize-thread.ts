@@ -1,4 +1,5 @@
-import { CARRIER_SAFE_BYTES, TooLarge, type FitAnswer, type FitRequest } from "./resize";
+import { CARRIER_SAFE_BYTES } from "./limits";
+import { TooLarge, type FitAnswer, type FitRequest } from "./resize-contract";
 import type { MediaType } from "./sniff";
 import { startWorker } from "../threads/start-worker";
 

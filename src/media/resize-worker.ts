@@ -1,6 +1,7 @@
 // The thread that makes a picture fit an MMS (see resize-thread.ts): decoding and re-encoding a 6 MB photo in pure
 // JavaScript takes seconds, which on the event loop held every request of every account that long.
-import { fitForMms, TooLarge, type FitAnswer, type FitRequest } from "./resize";
+import { fitForMms } from "./resize";
+import { TooLarge, type FitAnswer, type FitRequest } from "./resize-contract";
 
 declare const self: Worker;
 

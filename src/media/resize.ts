@@ -1,6 +1,7 @@
 import jpeg from "jpeg-js";
 import { PNG } from "pngjs";
 import { CARRIER_SAFE_BYTES, formatBytes, tooLargeMessage } from "./limits";
+import { TooLarge } from "./resize-contract";
 import type { MediaType } from "./sniff";
 
 export { CARRIER_SAFE_BYTES, formatBytes };
@@ -15,12 +16,6 @@ export { CARRIER_SAFE_BYTES, formatBytes };
 const FIRST_LONGEST_SIDE = 1600;
 /** Tries, each 3/4 of the previous size and a little lower quality, before giving up. */
 const TRIES = 7;
-
-export class TooLarge extends Error {}
-
-/** What the resizing thread (resize-worker.ts) is asked and answers. */
-export type FitRequest = { bytes: Uint8Array; type: MediaType };
-export type FitAnswer = { ok: true; bytes: Uint8Array; type: MediaType } | { ok: false; tooLarge: boolean; message: string };
 
 const tooLarge = (size: number, what: "GIF" | "file" | "picture") => new TooLarge(tooLargeMessage(size, what));
 

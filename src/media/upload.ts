@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
 import { mediaView, safeFilename, saveMedia, type MediaView } from "./media";
-import { TooLarge } from "./resize";
+import { TooLarge } from "./resize-contract";
 import { fitForMmsInThread } from "./resize-thread";
 import { NOT_AN_MMS_FILE } from "./limits";
 import { sniffMediaType } from "./sniff";

@@ -130,3 +130,11 @@ describe("media storage", () => {
     }
   });
 });
+
+test("the server's thread does not load the picture codecs: jpeg-js and pngjs load in the resizing thread alone (issue 29 item 6)", () => {
+  // A child process, so that what this test file loaded itself does not count.
+  const code = `await import(${JSON.stringify(`${import.meta.dir}/../../src/server.ts`)}); console.log(JSON.stringify(Object.keys(require.cache).filter((k) => /jpeg-js|pngjs/.test(k))));`;
+  const child = Bun.spawnSync([process.execPath, "-e", code], { stderr: "pipe" });
+  expect(child.stderr.toString()).toBe("");
+  expect(JSON.parse(child.stdout.toString())).toEqual([]);
+});
