@@ -15,6 +15,12 @@ export type AppContext = {
   mailer: Mailer;
   keys: { sessions: Buffer; codes: Buffer; secrets: Buffer; webhooks: Buffer };
   now: () => number;
+  /**
+   * argon2id's cost for new password hashes (and the decoy's); unset, as the appliance always runs, Bun's defaults.
+   * No setting reaches it: only a test that makes hundreds of wrong guesses (lockout.test.ts) lowers it in-process,
+   * where what it proves is the counting, not the hashing's price.
+   */
+  argon2Cost?: { memoryCost: number; timeCost: number };
   log: (line: string) => void;
   /**
    * Hands a request to the app's own routes, as if it came over HTTP: the simulator provider posts its delivery

@@ -20,7 +20,7 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function createOrPromoteAdmin(ctx: AppContext, email: string, password: string): Promise<User> {
   if (!EMAIL_RE.test(email.trim())) throw new Error(`Not an email address: ${email}`);
   if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.argon2Cost);
   const existing = findUserByEmail(ctx, email);
   if (!existing) {
     return insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });

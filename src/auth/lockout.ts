@@ -130,7 +130,7 @@ export async function attemptPassword(
     if (state.failures >= FAILURES_PER_ACCOUNT) state.blockedUntil = accountBlock = now + blockMs(state.failures, FAILURES_PER_ACCOUNT);
   }
 
-  const ok = passwordHash ? await verifyPassword(password, passwordHash) : (await verifyAgainstDecoy(password), false);
+  const ok = passwordHash ? await verifyPassword(password, passwordHash) : (await verifyAgainstDecoy(password, ctx.argon2Cost), false);
   if (ok) {
     state.addresses.delete(from);
     if (countsForAccount) {

@@ -61,7 +61,7 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
   if (!row || row.usedAt || row.expiresAt.getTime() <= ctx.now()) throw new HttpError(400, INVALID_RESET_TOKEN);
   const user = findUserById(ctx, row.userId);
   if (!user || user.disabled) throw new HttpError(400, INVALID_RESET_TOKEN);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.argon2Cost);
   // Claimed only while unused, so two concurrent resets cannot both use it.
   const claimed = ctx.db
     .update(passwordResets)
@@ -101,7 +101,7 @@ export async function changePassword(
   if (!user.passwordHash || !(await attemptPassword(ctx, user.email, user.passwordHash, passwords.current, keep.address))) {
     throw new HttpError(400, "Your current password is incorrect");
   }
-  updateUser(ctx, user.id, { passwordHash: await hashPassword(passwords.next) });
+  updateUser(ctx, user.id, { passwordHash: await hashPassword(passwords.next, ctx.argon2Cost) });
   ctx.db
     .update(passwordResets)
     .set({ usedAt: new Date(ctx.now()) })

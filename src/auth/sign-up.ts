@@ -96,7 +96,7 @@ export async function startSignUp(
   const email = normalizeEmail(fields.email);
   const existing = findUserByEmail(ctx, email);
   // Hashed on both paths: the new account's hash is the only slow step a known address would otherwise skip.
-  const passwordHash = await hashPassword(fields.password);
+  const passwordHash = await hashPassword(fields.password, ctx.argon2Cost);
   const now = ctx.now();
   const base = { email, createdAt: now, expiresAt: now + CODE_TTL_MINUTES * 60_000, attempts: 0, sentAt: now, windowStartedAt: now, sends: 1 };
   let signupToken: string;
