@@ -5,11 +5,11 @@
 // stream, both served from what the executable embeds.
 //   SMSDESK_EXECUTABLE=/path/to/smsdesk   use that build instead of building one (needs dist/public: build-ui)
 import { expect, test } from "@playwright/test";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildExecutable } from "../support/executable-cache";
 import { Appliance } from "./harness";
 import { addVirtualAuthenticator } from "./virtual-authenticator";
 
@@ -29,11 +29,11 @@ test.beforeAll(async () => {
   test.setTimeout(240_000);
   let executable = process.env.SMSDESK_EXECUTABLE;
   if (!executable) {
-    // --reuse-ui: embed the UI build the other browser tests serve, without rebuilding it under them.
+    // --reuse-ui: embed the UI build the other browser tests serve, without rebuilding it under them; the API
+    // tests' build of the same inputs is reused from the cache.
     executable = join(dir, "smsdesk");
-    const bun = process.env.BUN_PATH ?? join(root, "node_modules", ".bin", "bun");
-    const build = spawnSync(bun, ["scripts/build.ts", "--reuse-ui", "--outfile", executable], { cwd: root, encoding: "utf8" });
-    expect(build.status, build.stderr).toBe(0);
+    const build = buildExecutable(executable, process.env.BUN_PATH ?? join(root, "node_modules", ".bin", "bun"));
+    expect(build.ok, build.ok ? "" : build.stderr).toBe(true);
   }
   // Alone in an empty folder with only its settings, as install.sh runs it; localhost is the relying party.
   const port = await freePort();

@@ -1,16 +1,14 @@
 // The single executable as `npm run build` builds it, started alone in an empty folder (only PATH and the settings
 // given), for tests of what lives in the build: the entry points and workers it must carry, the production mode.
 import { expect } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { buildExecutable } from "./executable-cache";
 import { waitFor } from "./wait";
 
-const root = join(import.meta.dir, "..", "..");
-
-/** Builds dist's executable into `dir` and starts it there on a free port; answers once /api/health is 200. */
+/** Builds dist's executable into `dir` (from the build cache, tests/support/executable-cache.ts) and starts it there on a free port; answers once /api/health is 200. */
 export async function startBuiltExecutable(dir: string, env: Record<string, string>) {
-  const build = spawnSync(process.execPath, ["scripts/build.ts", "--reuse-ui", "--outfile", join(dir, "smsdesk")], { cwd: root, encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
+  const build = buildExecutable(join(dir, "smsdesk"));
+  expect(build.ok, build.ok ? "" : build.stderr).toBe(true);
   const free = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = free.port!;
   await free.stop(true);
