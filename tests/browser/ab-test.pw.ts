@@ -68,6 +68,7 @@ test("the wizard makes an A/B test; the details show the variants and the confid
   await expect(report.getByTestId("ab-test-verdict")).toHaveText(
     "No clear winner: B leads with a click rate of 100.0% against 0.0% for A, at 84.3% confidence (95% makes a clear winner).",
   );
+  await report.screenshot({ path: `${process.env.PW_OUTPUT_DIR ?? "test-results"}/ab-test-report.png` });
   await report.getByRole("button", { name: "Send winner now (B)" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Variant B is the winner" })).toBeVisible();
   await expect(report.getByTestId("ab-test-decision")).toContainText("Variant B was sent to the rest of the audience, picked by you on");
