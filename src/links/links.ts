@@ -65,8 +65,9 @@ export type LinkOwner = {
 /**
  * The text with each of its links replaced by a new short link of this message, the rows written on the context's
  * connection (call it in the transaction that writes the message). A drawn code already taken is drawn again.
+ * `made` collects the codes written.
  */
-export function shortenText(ctx: AppContext, domain: string, text: string, owner: LinkOwner): string {
+export function shortenText(ctx: AppContext, domain: string, text: string, owner: LinkOwner, made?: string[]): string {
   const db = ctx.db.$client;
   let insert = inserts.get(db);
   if (!insert) {
@@ -82,17 +83,22 @@ export function shortenText(ctx: AppContext, domain: string, text: string, owner
     for (;;) {
       const code = drawCode();
       const res = insert!.run(code, owner.userId, owner.campaignId, owner.messageId, owner.contactId, owner.phone, url, target, owner.expiresAt, now);
-      if (res.changes) return shortUrl(domain, code);
+      if (res.changes) {
+        made?.push(code);
+        return shortUrl(domain, code);
+      }
     }
   });
 }
 
 /**
- * A message's short links made before its recipient was a contact (a keyword's welcome to a new number) given the
- * contact they were sent to, so a click counts for them in segments and automation.
+ * Short links made before their recipient was a contact (a keyword's welcome to a new number), by the codes
+ * shortenText made, given the contact they were sent to, so a click counts for them in segments and automation.
+ * By code, the table's key: message_id has no index.
  */
-export function giveLinksToContact(ctx: AppContext, messageId: string, contactId: string) {
-  ctx.db.$client.query(`UPDATE short_links SET contact_id = ? WHERE message_id = ? AND contact_id IS NULL`).run(contactId, messageId);
+export function giveLinksToContact(ctx: AppContext, codes: string[], contactId: string) {
+  if (!codes.length) return;
+  ctx.db.$client.query(`UPDATE short_links SET contact_id = ? WHERE code IN (SELECT value FROM json_each(?))`).run(contactId, JSON.stringify(codes));
 }
 
 /** When links made now with this many days' life expire. */
