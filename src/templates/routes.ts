@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { TEMPLATE_CATEGORIES } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
+import { MAX_MEDIA_PER_MESSAGE } from "../media/limits";
 import { createTemplate, deleteTemplate, listTemplates, updateTemplate, useTemplate } from "./templates";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -14,6 +15,10 @@ const body = t.Object({
   // Both answered by the server (found in the content; an account's templates are private): a body's are ignored.
   variables: t.Optional(t.Array(t.String({ maxLength: 100 }), { maxItems: 50 })),
   isPublic: t.Optional(t.Boolean()),
+  // Its pictures and files (uploads of POST /api/media), in order; [] removes them.
+  mediaIds: t.Optional(
+    t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_MEDIA_PER_MESSAGE, error: `mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)` }),
+  ),
 });
 
 export function templateRoutes(ctx: AppContext) {

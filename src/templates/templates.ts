@@ -4,6 +4,10 @@ import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { fieldsOf } from "../personalisation/render";
 import { BUILTIN_TEMPLATES } from "./builtins";
+import { assertHoldable, copyMedia, heldMedia, holdMedia, mediaView, releaseMedia, type MediaRow, type MediaView } from "../media/media";
+
+/** Who holds a template's attachments (src/media); using the template attaches copies of them. */
+const templateMedia = (id: string) => `template:${id}` as const;
 
 /**
  * Message templates (issue 14): an account's own, plus the built-in samples (src/templates/builtins.ts), which are
@@ -27,9 +31,11 @@ export type TemplateView = {
   builtIn: boolean;
   usageCount: number;
   createdAt: string | null;
+  /** Its pictures and files (issue 33): a message made from it is an MMS. */
+  media: MediaView[];
 };
 
-const ownView = (t: TemplateRow): TemplateView => ({
+const ownView = (t: TemplateRow, media: MediaRow[] = []): TemplateView => ({
   id: t.id,
   name: t.name,
   category: t.category,
@@ -39,7 +45,10 @@ const ownView = (t: TemplateRow): TemplateView => ({
   builtIn: false,
   usageCount: t.usageCount,
   createdAt: t.createdAt.toISOString(),
+  media: media.map(mediaView),
 });
+
+const withMedia = (ctx: AppContext, t: TemplateRow) => ownView(t, heldMedia(ctx, [templateMedia(t.id)]).get(templateMedia(t.id)));
 
 function builtinCounts(ctx: AppContext, userId: string): Map<string, number> {
   const rows = ctx.db
@@ -57,6 +66,7 @@ const builtinView = (b: (typeof BUILTIN_TEMPLATES)[number], usageCount: number):
   builtIn: true,
   usageCount,
   createdAt: null,
+  media: [],
 });
 
 /** `%text%` for LIKE with the user's % and _ taken literally. */
@@ -71,7 +81,9 @@ export function listTemplates(ctx: AppContext, userId: string, filter: { q?: str
     const p = likePattern(q);
     conds.push(or(sql`${templates.name} LIKE ${p} ESCAPE '\\'`, sql`${templates.content} LIKE ${p} ESCAPE '\\'`)!);
   }
-  const own = ctx.db.select().from(templates).where(and(...conds)).orderBy(desc(templates.createdAt), desc(templates.id)).all().map(ownView);
+  const rows = ctx.db.select().from(templates).where(and(...conds)).orderBy(desc(templates.createdAt), desc(templates.id)).all();
+  const media = heldMedia(ctx, rows.map((r) => templateMedia(r.id)));
+  const own = rows.map((r) => ownView(r, media.get(templateMedia(r.id))));
   const needle = q.toLowerCase();
   const counts = builtinCounts(ctx, userId);
   const samples = BUILTIN_TEMPLATES.filter(
@@ -86,7 +98,7 @@ function ownTemplate(ctx: AppContext, userId: string, id: string): TemplateRow {
   return row;
 }
 
-export type TemplateInput = { name?: string; category?: string; content?: string };
+export type TemplateInput = { name?: string; category?: string; content?: string; mediaIds?: string[] };
 
 /** Name and content required (business.md: "Template: name and content required"); the category defaults to custom. */
 function cleanInput(input: TemplateInput, partial: boolean): Partial<Pick<TemplateRow, "name" | "category" | "content">> {
@@ -116,31 +128,49 @@ export function createTemplate(ctx: AppContext, userId: string, input: TemplateI
   const values = cleanInput(input, false) as Required<ReturnType<typeof cleanInput>>;
   const [{ n }] = ctx.db.select({ n: sql<number>`count(*)` }).from(templates).where(eq(templates.userId, userId)).all() as [{ n: number }];
   if (n >= MAX_TEMPLATES) throw conflict(`You have ${MAX_TEMPLATES} templates, the most an account keeps; delete one to add another`);
+  const mediaIds = input.mediaIds ?? [];
+  assertHoldable(ctx, userId, null, mediaIds);
   const now = new Date(ctx.now());
-  const row = ctx.db
-    .insert(templates)
-    .values({ id: Bun.randomUUIDv7(), userId, ...values, usageCount: 0, createdAt: now, updatedAt: now })
-    .returning()
-    .get();
-  return ownView(row);
+  const row = ctx.db.transaction(() => {
+    const row = ctx.db
+      .insert(templates)
+      .values({ id: Bun.randomUUIDv7(), userId, ...values, usageCount: 0, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    if (mediaIds.length) holdMedia(ctx, userId, templateMedia(row.id), mediaIds);
+    return row;
+  });
+  return withMedia(ctx, row);
 }
 
 export function updateTemplate(ctx: AppContext, userId: string, id: string, input: TemplateInput): TemplateView {
   if (isBuiltin(id)) throw conflict(READ_ONLY);
   ownTemplate(ctx, userId, id);
   const values = cleanInput(input, true);
-  ctx.db.update(templates).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(templates.id, id)).run();
-  return ownView(ownTemplate(ctx, userId, id));
+  if (input.mediaIds !== undefined) assertHoldable(ctx, userId, templateMedia(id), input.mediaIds);
+  ctx.db.transaction(() => {
+    ctx.db.update(templates).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(templates.id, id)).run();
+    if (input.mediaIds !== undefined) holdMedia(ctx, userId, templateMedia(id), input.mediaIds);
+  });
+  return withMedia(ctx, ownTemplate(ctx, userId, id));
 }
 
 export function deleteTemplate(ctx: AppContext, userId: string, id: string) {
   if (isBuiltin(id)) throw conflict(READ_ONLY);
   ownTemplate(ctx, userId, id);
-  ctx.db.delete(templates).where(eq(templates.id, id)).run();
+  ctx.db.transaction(() => {
+    ctx.db.delete(templates).where(eq(templates.id, id)).run();
+    // Its attachments are let go: the media sweep removes them (copies attached from it are each message's own).
+    releaseMedia(ctx, [templateMedia(id)]);
+  });
 }
 
-/** Counts one real use of a template (the user put it into a message) and answers it with its new count. */
-export function useTemplate(ctx: AppContext, userId: string, id: string): TemplateView {
+/**
+ * Counts one real use of a template (the user put it into a message) and answers it with its new count and
+ * `attachments`: new uploads copied from its pictures and files, for the message to send (mediaIds), so the template
+ * keeps its own.
+ */
+export function useTemplate(ctx: AppContext, userId: string, id: string): TemplateView & { attachments: MediaView[] } {
   const builtin = BUILTIN_TEMPLATES.find((b) => b.id === id);
   if (builtin) {
     const row = ctx.db
@@ -149,7 +179,7 @@ export function useTemplate(ctx: AppContext, userId: string, id: string): Templa
       .onConflictDoUpdate({ target: [builtinTemplateUses.userId, builtinTemplateUses.templateId], set: { usageCount: sql`${builtinTemplateUses.usageCount} + 1` } })
       .returning()
       .get();
-    return builtinView(builtin, row.usageCount);
+    return { ...builtinView(builtin, row.usageCount), attachments: [] };
   }
   ownTemplate(ctx, userId, id);
   const row = ctx.db
@@ -158,5 +188,6 @@ export function useTemplate(ctx: AppContext, userId: string, id: string): Templa
     .where(eq(templates.id, id))
     .returning()
     .get();
-  return ownView(row!);
+  const view = withMedia(ctx, row!);
+  return { ...view, attachments: copyMedia(ctx, userId, view.media.map((m) => m.id)).map(mediaView) };
 }

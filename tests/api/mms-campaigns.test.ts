@@ -51,6 +51,12 @@ async function upload(acc: Account, bytes: Uint8Array, filename: string) {
   return (await res.json()) as any;
 }
 
+async function served(acc: Account, url: string) {
+  const res = await fetch(`${t.url}${url}`, { headers: { authorization: `Bearer ${acc.token}` } });
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
 async function onFakeClock<T>(ms: number, run: () => Promise<T>): Promise<T> {
   const realNow = t.ctx.now;
   const start = realNow();
@@ -181,6 +187,42 @@ describe("a campaign with attachments", () => {
     expect(copy.body.media).toHaveLength(1);
     expect(copy.body.media[0].id).not.toBe(mine.id);
     expect([copy.body.media[0].filename, copy.body.media[0].size]).toEqual(["mine.jpg", mine.size]);
+  });
+});
+
+describe("a template with attachments", () => {
+  test("holds its pictures; using it attaches copies of them, which a campaign then sends; deleting it lets its own go", async () => {
+    const { acc } = await account();
+    const photo = photoJpeg(160, 120, 85, 17);
+    const up = await upload(acc, photo, "menu.jpg");
+    const made = await post(acc, "/api/templates", { name: "Menu", content: "Today's menu", mediaIds: [up.id] });
+    expect(made.status).toBe(201);
+    expect(made.body.media).toEqual([{ id: up.id, contentType: "image/jpeg", filename: "menu.jpg", size: photo.length, status: "stored", error: null, url: `/api/media/${up.id}` }]);
+    const listed = (await t.api("/api/templates", { token: acc.token })).body.data.find((x: any) => x.id === made.body.id);
+    expect(listed.media.map((m: any) => m.id)).toEqual([up.id]);
+
+    const used = await post(acc, `/api/templates/${made.body.id}/use`);
+    expect(used.status).toBe(200);
+    expect(used.body.usageCount).toBe(1);
+    expect(used.body.attachments).toHaveLength(1);
+    const copy = used.body.attachments[0];
+    expect(copy.id).not.toBe(up.id);
+    expect([copy.filename, copy.size, copy.contentType]).toEqual(["menu.jpg", photo.length, "image/jpeg"]);
+    expect((await served(acc, copy.url)).equals(Buffer.from(photo))).toBe(true);
+    // The copy goes with a campaign; the template keeps its own.
+    const c = await post(acc, "/api/campaigns", { name: "From template", content: used.body.content, recipients: ["+14155557501"], mediaIds: [copy.id] });
+    expect(c.body.media.map((m: any) => m.id)).toEqual([copy.id]);
+    // A template's own picture is not a loose upload: no campaign takes it.
+    const taken = await post(acc, "/api/campaigns", { name: "Taken", content: "x", recipients: ["+14155557502"], mediaIds: [up.id] });
+    expect([taken.status, taken.body.message]).toEqual([400, `Attachment ${up.id} belongs to another message: upload it again`]);
+
+    // Edited to none, then deleted: its picture is let go, and swept once the grace period is over.
+    expect((await put(acc, `/api/templates/${made.body.id}`, { mediaIds: [] })).body.media).toEqual([]);
+    expect((await t.api(`/api/templates/${made.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
+    expect(findMedia(t.ctx, up.id)!.held_by).toBeNull();
+    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, () => runDueJobs(t.ctx).settled);
+    expect(findMedia(t.ctx, up.id)).toBeNull();
+    expect(findMedia(t.ctx, copy.id)!.held_by).toBe(`campaign:${c.body.id}`);
   });
 });
 

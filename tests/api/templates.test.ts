@@ -44,7 +44,7 @@ describe("templates", () => {
       isPublic: true,
       builtIn: true,
       usageCount: 0,
-      createdAt: null,
+      createdAt: null,      media: [],
     });
     const edit = await call(a, "PUT", "/api/templates/builtin-weekend-special", { name: "Mine" });
     expect(edit.status).toBe(409);
@@ -70,7 +70,7 @@ describe("templates", () => {
       isPublic: false,
       builtIn: false,
       usageCount: 0,
-      createdAt: created.body.createdAt,
+      createdAt: created.body.createdAt,      media: [],
     });
     expect(Date.parse(created.body.createdAt)).toBeGreaterThan(0);
 

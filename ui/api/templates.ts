@@ -36,4 +36,6 @@ export const saveTemplate = (id: string, body: Partial<TemplateInput>) => api<Te
 export const deleteTemplate = (id: string) => api(`${TEMPLATES}/${id}`, { method: "DELETE" });
 
 /** Counts one real use (the template went into a message); answers it with its new count. */
-export const countTemplateUse = (id: string) => api<TemplateView>(`${TEMPLATES}/${id}/use`, { method: "POST" });
+/** Counts a use; `attachments` are copies of the template's pictures and files, for the message being written. */
+export type UsedTemplate = TemplateView & { attachments: TemplateView["media"] };
+export const countTemplateUse = (id: string) => api<UsedTemplate>(`${TEMPLATES}/${id}/use`, { method: "POST" });

@@ -227,7 +227,9 @@ export function CampaignDialog({
             className="w-full rounded-lg border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30"
           />
           <div className="flex flex-wrap items-center gap-2">
-            <TemplatePicker onPick={(t) => set({ content: t.content.slice(0, MAX_CONTENT) })} />
+            <TemplatePicker
+              onPick={(t) => set({ content: t.content.slice(0, MAX_CONTENT), ...(t.attachments.length ? { media: [...form.media, ...t.attachments].slice(0, 5) } : {}) })}
+            />
             <MergeFieldInserter idPrefix="campaign" onInsert={(token) => set({ content: `${form.content}${token}`.slice(0, MAX_CONTENT) })} />
           </div>
           <div className="flex flex-wrap items-start justify-between gap-2">

@@ -177,7 +177,9 @@ export function MessageStep({
             <Button variant="secondary" className="!px-2 !py-1 text-xs" onClick={() => insert("[Business]")}>
               Insert [Business]
             </Button>
-            <TemplatePicker onPick={(t) => set({ message: t.content.slice(0, MAX_MESSAGE) })} />
+            <TemplatePicker
+              onPick={(t) => set({ message: t.content.slice(0, MAX_MESSAGE), ...(t.attachments.length ? { media: [...draft.media, ...t.attachments].slice(0, 5) } : {}) })}
+            />
           </div>
           <span
             data-testid="message-length"

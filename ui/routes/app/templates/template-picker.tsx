@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { categoryLabel, countTemplateUse, TEMPLATE_CATEGORIES, useTemplates, type TemplateCategory, type TemplateView } from "../../../api/templates";
+import { categoryLabel, countTemplateUse, TEMPLATE_CATEGORIES, useTemplates, type TemplateCategory, type TemplateView, type UsedTemplate } from "../../../api/templates";
 import { Alert, Button, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 
@@ -13,7 +13,7 @@ export function TemplatePicker({
   label = "Use a template",
   className,
 }: {
-  onPick: (template: TemplateView) => void;
+  onPick: (template: UsedTemplate) => void;
   label?: string;
   className?: string;
 }) {
@@ -37,7 +37,7 @@ export function TemplatePicker({
   );
 }
 
-function TemplateList({ onPick }: { onPick: (t: TemplateView) => void }) {
+function TemplateList({ onPick }: { onPick: (t: UsedTemplate) => void }) {
   const [q, setQ] = useState("");
   const [category, setCategory] = useState<TemplateCategory | "">("");
   const list = useTemplates({ q: q.trim(), category });
