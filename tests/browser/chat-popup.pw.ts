@@ -193,3 +193,37 @@ test("on /chat a text shows a toast, not the popup; a closed popup stays closed 
   await expect(page.getByTestId("chat-messages").locator('li[data-direction="outbound"]').filter({ hasText: "Two it is." })).toHaveCount(1);
   await context.close();
 });
+
+// The round button is fixed at the bottom right; the layout keeps room for it under every page, so the end of a
+// page scrolls clear of it (a 51-contact list's Next at 390 px was under it, and a click on Next hit the button).
+test("the round button covers nothing at the end of a page: the contact list's Next at 390 px", async ({ browser }) => {
+  const token = await app.verifiedAccount({ email: `launcher${Date.now()}@example.com` });
+  for (let batch = 0; batch < 51; batch += 17) {
+    await Promise.all(
+      Array.from({ length: 17 }, (_, i) =>
+        api(token, "/api/contacts", { firstName: `Guest${batch + i}`, lastName: "Leeds", phone: `+1415555${2100 + batch + i}` }),
+      ),
+    );
+  }
+  const context = await browser.newContext({ viewport: PHONE });
+  await app.signInContext(context, token);
+  const page = await context.newPage();
+  await page.goto(`${app.url}/contact-lists`);
+  const summary = page.getByTestId("pagination-summary");
+  await expect(summary).toHaveText("Showing 1–50 of 51");
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const next = page.getByRole("button", { name: "Next", exact: true });
+  const launcher = page.getByRole("button", { name: "Open chat" });
+  await expect(launcher).toBeVisible();
+  await expect(next).toBeInViewport();
+  const a = (await next.boundingBox())!;
+  const b = (await launcher.boundingBox())!;
+  const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  expect(overlap, `Next ${JSON.stringify(a)} under the round button ${JSON.stringify(b)}`).toBe(false);
+  // The button ends above the round button's top, with the layout's margin between them.
+  expect(a.y + a.height).toBeLessThanOrEqual(b.y);
+  await page.screenshot({ path: join(shots, "10-contacts-next-clear-of-button-390.png") });
+  await next.click({ timeout: 5000 });
+  await expect(summary).toHaveText("Showing 51–51 of 51");
+  await context.close();
+});

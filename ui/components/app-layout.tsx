@@ -7,7 +7,7 @@ import { toast } from "../lib/toast";
 import { useCurrentLicense } from "../api/licenses";
 import { Logo } from "./public-layout";
 import { Button, cx } from "./ui";
-import { ChatPopup, UnreadCount, useUnreadTitle } from "./chat-popup";
+import { ChatPopup, launcherClearance, UnreadCount, useUnreadTitle } from "./chat-popup";
 
 /** `unread`: the entry shows the account's unread replies. */
 type Entry = { to: string; label: string; icon: IconName; unread?: boolean };
@@ -160,7 +160,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
         </div>
       )}
       <main className="lg:pl-64">
-        <div className="mx-auto max-w-6xl p-4 md:p-8">{children}</div>
+        <div className={cx("mx-auto max-w-6xl px-4 pt-4 md:px-8 md:pt-8", launcherClearance())}>{children}</div>
       </main>
       <ChatPopup />
     </div>

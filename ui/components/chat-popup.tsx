@@ -36,6 +36,15 @@ export function useUnreadTitle() {
 }
 
 /**
+ * Space the page keeps free under its content for the round button (bottom-4 + h-14 = 72 px, and 24 px between):
+ * at the end of any page its last row (a pager's Next, a card's last line) scrolls clear of the button instead of
+ * under it. On a phone's /chat thread the button is hidden, and so is the space.
+ */
+export function launcherClearance() {
+  return pageThread.value !== null ? "pb-24 max-md:pb-4" : "pb-24";
+}
+
+/**
  * The chat popup on every signed-in page (platform.md 2.15): a round button with the unread total; open, a panel
  * with the conversations and one thread at a time, minimisable to its header. An inbound text opens it on that
  * thread, except on /chat and once the user closed it (chat-store.ts).
