@@ -42,12 +42,12 @@ export function automationRoutes(ctx: AppContext) {
   return new Elysia()
     .use(authGuard(ctx))
     // GET /api/automation-rules
-    .get("/api/automation-rules", ({ user }) => ({ data: listRules(ctx, user.id) }), { auth: true })
+    .get("/api/automation-rules", async ({ user }) => ({ data: await listRules(ctx, user.id) }), { auth: true })
     // POST /api/automation-rules
     .post(
       "/api/automation-rules",
-      ({ user, body: b, set }) => {
-        const created = createRule(ctx, user.id, b);
+      async ({ user, body: b, set }) => {
+        const created = await createRule(ctx, user.id, b);
         set.status = 201;
         return created;
       },
@@ -58,8 +58,8 @@ export function automationRoutes(ctx: AppContext) {
     // DELETE /api/automation-rules/:id
     .delete(
       "/api/automation-rules/:id",
-      ({ user, params }) => {
-        deleteRule(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await deleteRule(ctx, user.id, params.id);
         return { success: true };
       },
       { auth: true, params: idParams },
@@ -71,7 +71,7 @@ export function automationRoutes(ctx: AppContext) {
       body: t.Optional(t.Object({ isActive: t.Optional(t.Boolean()) })),
     })
     // GET /api/automation-rules/:id/runs
-    .get("/api/automation-rules/:id/runs", ({ user, params, query }) => ({ data: listRuns(ctx, user.id, params.id, query.limit ?? 100) }), {
+    .get("/api/automation-rules/:id/runs", async ({ user, params, query }) => ({ data: await listRuns(ctx, user.id, params.id, query.limit ?? 100) }), {
       auth: true,
       params: idParams,
       query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, error: "limit must be a whole number from 1 to 500" })) }),

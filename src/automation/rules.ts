@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { findDrip } from "../drips/drips";
 import { badRequest, notFound } from "../http/errors";
@@ -117,7 +118,8 @@ export function getRule(ctx: AppContext, userId: string, id: string): Rule {
   return rule;
 }
 
-export function listRules(ctx: AppContext, userId: string) {
+export async function listRules(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
   const rows = ctx.db.$client.query(`SELECT * FROM automation_rules WHERE user_id = ? ORDER BY created_at, id`).all(userId) as RuleRow[];
   return rows.map((r) => ruleView(toRule(r)));
 }
@@ -181,7 +183,8 @@ function checked(ctx: AppContext, userId: string, input: RuleInput) {
 }
 
 /** A new rule: active unless the caller says otherwise (the spec's default). */
-export function createRule(ctx: AppContext, userId: string, input: RuleInput) {
+export async function createRule(ctx: AppContext, userId: string, input: RuleInput) {
+  await ready(ctx.db);
   const c = checked(ctx, userId, input);
   const id = Bun.randomUUIDv7();
   ctx.db.$client
@@ -194,7 +197,8 @@ export function createRule(ctx: AppContext, userId: string, input: RuleInput) {
 }
 
 /** Replaces the rule's settings; its count and history stay. */
-export function updateRule(ctx: AppContext, userId: string, id: string, input: RuleInput) {
+export async function updateRule(ctx: AppContext, userId: string, id: string, input: RuleInput) {
+  await ready(ctx.db);
   const rule = getRule(ctx, userId, id);
   const c = checked(ctx, userId, input);
   ctx.db.$client
@@ -206,13 +210,15 @@ export function updateRule(ctx: AppContext, userId: string, id: string, input: R
   return ruleView(getRule(ctx, userId, id));
 }
 
-export function deleteRule(ctx: AppContext, userId: string, id: string) {
+export async function deleteRule(ctx: AppContext, userId: string, id: string) {
+  await ready(ctx.db);
   getRule(ctx, userId, id);
   ctx.db.$client.query(`DELETE FROM automation_rules WHERE user_id = ? AND id = ?`).run(userId, id);
 }
 
 /** Sets the rule's state, or flips it when the body does not say. */
-export function toggleRule(ctx: AppContext, userId: string, id: string, isActive?: boolean) {
+export async function toggleRule(ctx: AppContext, userId: string, id: string, isActive?: boolean) {
+  await ready(ctx.db);
   const rule = getRule(ctx, userId, id);
   ctx.db.$client.query(`UPDATE automation_rules SET is_active = ?, updated_at = ? WHERE id = ?`).run((isActive ?? !rule.isActive) ? 1 : 0, ctx.now(), id);
   return ruleView(getRule(ctx, userId, id));
@@ -221,7 +227,8 @@ export function toggleRule(ctx: AppContext, userId: string, id: string, isActive
 type RunRow = { id: string; contact_id: string | null; trigger_key: string; event_id: number | null; outcome: string; detail: string; created_at: number };
 
 /** The rule's runs, newest first. */
-export function listRuns(ctx: AppContext, userId: string, id: string, limit: number) {
+export async function listRuns(ctx: AppContext, userId: string, id: string, limit: number) {
+  await ready(ctx.db);
   getRule(ctx, userId, id);
   const rows = ctx.db.$client
     .query(`SELECT * FROM automation_runs WHERE rule_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)

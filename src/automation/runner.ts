@@ -3,6 +3,7 @@ import { bulkTag, findByPhone, getContact, listContacts, optOutById, type Contac
 import { customFieldColumn } from "../contacts/filter-fields";
 import { addPurchase } from "../contacts/engagement";
 import { countContactsWhere } from "../contacts/stats";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { advanceCursor, appendEvent, lastEventId, onEventsCommitted, readCursor, readEvents, type AppEvent, type EventType } from "../events/events";
 import { exitContact, enrolContact, findDrip } from "../drips/drips";
@@ -276,7 +277,8 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
 }
 
 /** Runs a manual rule now on the given contacts of its account. Answers how many ran (each once per request). */
-export function runManual(ctx: AppContext, userId: string, ruleId: string, contactIds: string[]) {
+export async function runManual(ctx: AppContext, userId: string, ruleId: string, contactIds: string[]) {
+  await ready(ctx.db);
   const rule = getRule(ctx, userId, ruleId);
   if (!rule.isActive) throw badRequest("This rule is paused; turn it on to run it");
   const request = Bun.randomUUIDv7();
