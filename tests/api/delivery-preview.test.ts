@@ -64,6 +64,9 @@ describe("POST /api/campaigns/preview-delivery", () => {
       preview: null,
       // The sender's carrier registration is not known to block anyone (issue 34: tests/api/number-registration.test.ts).
       registration: null,
+      // No attachments (issue 33: tests/api/mms-campaigns.test.ts) and no A/B test (issue 32: tests/api/ab-tests.test.ts).
+      mms: null,
+      abTest: null,
     });
   });
 
