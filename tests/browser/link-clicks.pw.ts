@@ -103,3 +103,59 @@ test("the wizard shortens a campaign's link with the UTM parameters and expiry c
   const res = await fetch(shortLink.replace(domain, app.url), { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });
   expect(res.headers.get("location")).toBe(`${url}&utm_source=sms&utm_campaign=spring`);
 });
+
+test("the segment builder offers 'Clicked campaign' and 'Clicked a link', and automation the 'Link clicked' trigger", async ({ page }) => {
+  await app.verifiedAccount({ email: `clickui${Date.now()}@example.com` }, page.request);
+  await page.goto(`${app.url}/segments`);
+  const call = await app.apiAs(page);
+  await call("/api/user/settings", { quietHoursEnabled: false }, "PATCH");
+  const provider = await call<{ id: string }>("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", isDefault: true });
+  const ada = await call<{ id: string }>("/api/contacts", { firstName: "Ada", lastName: "Lovelace", phone: "+14155550144" });
+  await call("/api/contacts", { firstName: "Grace", lastName: "Hopper", phone: "+14155550145" });
+  const campaign = await call<{ id: string }>("/api/campaigns", { type: "sms", name: "Autumn sale", content: "Autumn sale: https://shop.example.com/autumn", audience: { kind: "all" } });
+  await call(`/api/campaigns/${campaign.id}/send`, {});
+  const messages = async () => (await call<{ data: { content: string; status: string; phone: string }[] }>(`/api/messages?campaignId=${campaign.id}`)).data;
+  await expect.poll(async () => (await messages()).filter((m) => m.status === "delivered").length, { timeout: 15_000 }).toBe(2);
+  const adaLink = /http:\/\/\S+\/l\/[0-9A-Za-z]{7}/.exec((await messages()).find((m) => m.phone === "+14155550144")!.content)![0];
+  // Past the scanner window after the delivery report, Ada's phone opens her link.
+  await page.waitForTimeout(5_500);
+  await fetch(adaLink.replace(/^http:\/\/[^/]+/, app.url), { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });
+
+  // The segment builder: Clicked campaign, chosen by name, and a link clicked in the last 7 days.
+  await page.reload();
+  await page.getByRole("button", { name: "Create Segment" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Segment" });
+  await dialog.getByLabel("Segment name").fill("Clicked autumn");
+  await dialog.getByLabel("Condition 1 field").selectOption("clickedCampaign");
+  await expect(dialog.getByLabel("Condition 1 operator")).toHaveCount(0);
+  await dialog.getByLabel("Condition 1 value").selectOption({ label: "Autumn sale" });
+  await dialog.getByRole("button", { name: "+ Add condition" }).click();
+  await dialog.getByLabel("Condition 2 field").selectOption("lastClicked");
+  await dialog.getByLabel("Condition 2 operator").selectOption({ label: "within the last" });
+  await dialog.getByLabel("Condition 2 value").fill("7");
+  await dialog.getByRole("button", { name: "Create Segment" }).click();
+  await expect(dialog).toHaveCount(0);
+  const card = page.getByTestId("segment").filter({ hasText: "Clicked autumn" });
+  await expect(card).toContainText("Clicked campaign “Autumn sale” · Clicked a link in the last 7 days");
+  const segments = await call<{ data: { id: string; name: string; conditions: unknown }[] }>("/api/segments");
+  const segment = segments.data.find((s) => s.name === "Clicked autumn")!;
+  expect(segment.conditions).toEqual({ clickedCampaign: { eq: campaign.id }, lastClicked: { gte: "-7d" } });
+  await expect
+    .poll(async () => (await call<{ data: { id: string }[] }>(`/api/segments/${segment.id}/contacts`)).data.map((c) => c.id), { timeout: 15_000 })
+    .toEqual([ada.id]);
+
+  // Automation: a rule on a person's click of this campaign's links.
+  await page.goto(`${app.url}/automation`);
+  await page.getByRole("button", { name: "Create Automation Rule" }).click();
+  const rule = page.getByRole("dialog", { name: "Create Automation Rule" });
+  await rule.getByLabel("Rule name").fill("Autumn clickers");
+  await rule.getByLabel("Trigger").selectOption({ label: "Link clicked (people only)" });
+  await rule.getByLabel("Campaign").selectOption({ label: "Autumn sale" });
+  await rule.getByLabel("Add tags").fill("clicked-autumn");
+  await rule.getByRole("button", { name: "Create Rule" }).click();
+  await expect(rule).toHaveCount(0);
+  await expect(page.getByTestId("rule-card").filter({ hasText: "Autumn clickers" })).toContainText("Link clicked (people only)");
+  const rules = await call<{ data: { name: string; trigger: string; triggerConfig: unknown }[] }>("/api/automation-rules");
+  expect(rules.data.filter((r) => r.name === "Autumn clickers").map((r) => [r.trigger, r.triggerConfig])).toEqual([["link_clicked", { campaignId: campaign.id }]]);
+});

@@ -11,7 +11,7 @@ export type RuleRun = { id: string; contactId: string | null; trigger: string; e
 export type RuleInput = {
   name: string;
   trigger: string;
-  triggerConfig: { keyword?: string; words?: string[]; tag?: string; field?: string; hour?: number; days?: number };
+  triggerConfig: { keyword?: string; words?: string[]; tag?: string; field?: string; hour?: number; days?: number; campaignId?: string };
   conditions: Record<string, Record<string, string | number>>;
   segmentId: string | null;
   actions: { sendMessage?: string; addTags?: string[]; removeTags?: string[]; emailOwner?: string; optOut?: boolean; enrolDripId?: string; removeDripId?: string };

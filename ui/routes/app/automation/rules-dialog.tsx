@@ -3,6 +3,7 @@ import * as rulesApi from "../../../api/automation";
 import type { Rule, RuleInput } from "../../../api/automation";
 import { Alert, Button, Field, Input, Modal, Select } from "../../../components/ui";
 import { submitWith, useMutation } from "../../../lib/use-mutation";
+import { CampaignSelect } from "../campaigns/campaign-select";
 
 export const RULE_TRIGGERS: { value: string; label: string }[] = [
   { value: "opt_in", label: "Contact opts in" },
@@ -14,6 +15,7 @@ export const RULE_TRIGGERS: { value: string; label: string }[] = [
   { value: "inactive", label: "Inactive for N days" },
   { value: "purchase", label: "Purchase" },
   { value: "manual", label: "Manual" },
+  { value: "link_clicked", label: "Link clicked (people only)" },
 ];
 
 export const triggerLabel = (t: string) => RULE_TRIGGERS.find((x) => x.value === t)?.label ?? t;
@@ -34,6 +36,8 @@ type Form = {
   field: string;
   hour: string;
   days: string;
+  /** link_clicked: this campaign's links only ("" any short link). */
+  campaignId: string;
   onlyTag: string;
   segmentId: string;
   sendMessage: string;
@@ -58,6 +62,7 @@ function formOf(r: Rule | null): Form {
     field: c.field ?? "birthday",
     hour: String(c.hour ?? 9),
     days: String(c.days ?? 30),
+    campaignId: c.campaignId ?? "",
     onlyTag: typeof tagCondition === "string" ? tagCondition : "",
     segmentId: r?.segmentId ?? "",
     sendMessage: a.sendMessage ?? "",
@@ -77,6 +82,7 @@ function bodyOf(f: Form, keep: Rule | null): RuleInput {
   if (f.trigger === "tag_added" && f.tag.trim()) triggerConfig.tag = f.tag.trim();
   if (f.trigger === "birthday") Object.assign(triggerConfig, { field: f.field.trim(), hour: Number(f.hour) });
   if (f.trigger === "inactive") triggerConfig.days = Number(f.days);
+  if (f.trigger === "link_clicked" && f.campaignId) triggerConfig.campaignId = f.campaignId;
   // The dialog edits one tag condition; other conditions a rule was given through the API are kept as they are.
   const conditions = { ...((keep?.conditions ?? {}) as RuleInput["conditions"]) };
   delete conditions.tags;
@@ -142,6 +148,11 @@ export function RuleDialog({ rule, onClose, onSaved }: { rule: Rule | null; onCl
           </>
         )}
         {f.trigger === "inactive" && text("days", "Days without a message")}
+        {f.trigger === "link_clicked" && (
+          <Field label="Campaign" htmlFor="rule-campaign" hint="A person's click of its short links; link previews and scanners do not count">
+            <CampaignSelect id="rule-campaign" value={f.campaignId} onChange={(id) => set("campaignId", id)} empty="Any campaign" />
+          </Field>
+        )}
 
         <h3 className="pt-2 text-sm font-semibold text-slate-900">Conditions</h3>
         {text("onlyTag", "Only contacts tagged", "Empty: every contact")}

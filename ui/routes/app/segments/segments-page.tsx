@@ -10,6 +10,7 @@ import { auth } from "../../../lib/auth";
 import { formatNumber, timeAgo } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
 import { submitWith, useMutation } from "../../../lib/use-mutation";
+import { CampaignSelect, useCampaignNames } from "../campaigns/campaign-select";
 
 export type Op = "gte" | "lte" | "eq" | "contains";
 export type Conditions = Record<string, Partial<Record<Op, unknown>>>;
@@ -24,6 +25,9 @@ export const FIELDS = [
   { value: "source", label: "Source", kind: "text" },
   { value: "engagementScore", label: "Engagement score", kind: "number" },
   { value: "purchases90d", label: "Purchases (last 90 days)", kind: "number" },
+  // Clicks of short links by people only (issue 32 item 2): a campaign's, or any link's within so many days.
+  { value: "clickedCampaign", label: "Clicked campaign", kind: "campaign" },
+  { value: "lastClicked", label: "Clicked a link (days ago)", kind: "days" },
   { value: "custom", label: "Custom field…", kind: "text" },
 ] as const;
 
@@ -32,6 +36,12 @@ const OPS: { value: Op; label: string; symbol: string }[] = [
   { value: "lte", label: "at most (≤)", symbol: "≤" },
   { value: "eq", label: "equals (=)", symbol: "=" },
   { value: "contains", label: "contains", symbol: "contains" },
+];
+
+/** For "Clicked a link (days ago)": within the last N days, or not for more than N. */
+const DAY_OPS: { value: Op; label: string }[] = [
+  { value: "gte", label: "within the last" },
+  { value: "lte", label: "more than … ago" },
 ];
 
 const fieldLabel = (field: string) =>
@@ -49,11 +59,20 @@ const AT_LEAST: Partial<Record<Op, string>> = { gte: "At least ", lte: "At most 
 const money = (cents: unknown) =>
   `$${(Number(cents) / 100).toLocaleString("en-US", { minimumFractionDigits: Number(cents) % 100 ? 2 : 0 })}`;
 
-/** "Total spent ≥ $500 · Tags contains vip · 3 purchases in 90 days". */
-export function describeConditions(conditions: Conditions): string {
+/** "Total spent ≥ $500 · Tags contains vip · 3 purchases in 90 days"; a clicked campaign by its name when known. */
+export function describeConditions(conditions: Conditions, campaignNames?: Map<string, string>): string {
   const parts: string[] = [];
   for (const [field, ops] of Object.entries(conditions ?? {})) {
     for (const [op, value] of Object.entries(ops ?? {})) {
+      if (field === "clickedCampaign") {
+        parts.push(`Clicked campaign “${campaignNames?.get(String(value)) ?? String(value)}”`);
+        continue;
+      }
+      if (field === "lastClicked" && typeof value === "string" && /^-\d+d$/.test(value)) {
+        const days = value.slice(1, -1);
+        parts.push(op === "lte" ? `Last clicked a link more than ${days} days ago` : `Clicked a link in the last ${days} days`);
+        continue;
+      }
       const custom = CUSTOM_PHRASES[field.replace(/^customFields\./, "")];
       const lead = AT_LEAST[op as Op];
       if (custom && lead !== undefined) {
@@ -88,6 +107,16 @@ export function rowsToConditions(rows: Row[]): Conditions {
     const raw = r.value.trim();
     if (!field || !raw) continue;
     const kind = FIELDS.find((f) => f.value === r.field)?.kind;
+    // A campaign is matched by its id; days are "in the last N days" (-Nd, at least) or "more than N days ago" (at most).
+    if (kind === "campaign") {
+      conditions[field] = { eq: raw };
+      continue;
+    }
+    if (kind === "days") {
+      if (!/^\d+$/.test(raw)) continue;
+      conditions[field] = { ...(conditions[field] ?? {}), [r.op === "lte" ? "lte" : "gte"]: `-${Number(raw)}d` };
+      continue;
+    }
     const numeric = (kind === "number" || kind === "money") && r.op !== "contains" && !Number.isNaN(Number(raw));
     // Money is typed in dollars and stored in cents.
     const value = numeric ? (kind === "money" ? Math.round(Number(raw) * 100) : Number(raw)) : raw;
@@ -148,17 +177,19 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
                       </option>
                     ))}
                   </Select>
-                  <Select
-                    aria-label={`Condition ${i + 1} operator`}
-                    value={r.op}
-                    onChange={(e) => set(i, { op: e.target.value as Op })}
-                  >
-                    {OPS.map((o) => (
-                      <option key={o.value} value={o.value}>
-                        {o.label}
-                      </option>
-                    ))}
-                  </Select>
+                  {kind !== "campaign" && (
+                    <Select
+                      aria-label={`Condition ${i + 1} operator`}
+                      value={r.op}
+                      onChange={(e) => set(i, { op: e.target.value as Op })}
+                    >
+                      {(kind === "days" ? DAY_OPS : OPS).map((o) => (
+                        <option key={o.value} value={o.value}>
+                          {o.label}
+                        </option>
+                      ))}
+                    </Select>
+                  )}
                 </div>
                 {r.field === "custom" && (
                   <Input
@@ -169,13 +200,17 @@ function CreateSegmentDialog({ open, onClose, onCreated }: { open: boolean; onCl
                   />
                 )}
                 <div className="flex gap-2">
-                  <Input
-                    aria-label={`Condition ${i + 1} value`}
-                    type={kind === "date" ? "date" : kind === "number" || kind === "money" ? "number" : "text"}
-                    placeholder="Value"
-                    value={r.value}
-                    onChange={(e) => set(i, { value: e.target.value })}
-                  />
+                  {kind === "campaign" ? (
+                    <CampaignSelect label={`Condition ${i + 1} value`} value={r.value} onChange={(value) => set(i, { value })} empty="Campaign…" />
+                  ) : (
+                    <Input
+                      aria-label={`Condition ${i + 1} value`}
+                      type={kind === "date" ? "date" : kind === "number" || kind === "money" || kind === "days" ? "number" : "text"}
+                      placeholder={kind === "days" ? "Days" : "Value"}
+                      value={r.value}
+                      onChange={(e) => set(i, { value: e.target.value })}
+                    />
+                  )}
                   {rows.length > 1 && (
                     <Button
                       variant="ghost"
@@ -214,6 +249,7 @@ export function SegmentsPage() {
   const user = auth.value.user!;
   const segments = segmentsApi.useSegments();
   const templates = segmentsApi.useSegmentTemplates();
+  const campaignNames = useCampaignNames();
   const [creating, setCreating] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Segment | null>(null);
@@ -313,7 +349,7 @@ export function SegmentsPage() {
             >
               <div className="min-w-0 flex-1">
                 <p className="font-medium">{s.name}</p>
-                <p className="mt-0.5 truncate text-xs text-slate-500">{describeConditions(s.conditions)}</p>
+                <p className="mt-0.5 truncate text-xs text-slate-500">{describeConditions(s.conditions, campaignNames)}</p>
               </div>
               <div className="text-right text-sm">
                 <p className="font-semibold" data-testid="segment-count">
