@@ -192,6 +192,23 @@ describe("three texts per 24 hours", () => {
       expect(sent(await sendAt(acc, at, "+14155550122"))).toEqual(DELIVERED);
     }
   });
+
+  test("Oklahoma's cap too: the fourth marketing text in 24 hours to an Oklahoma number is held until the first is 24 hours old", async () => {
+    const acc = await sender();
+    const OK = "+14055550121";
+    const first = await sendAt(acc, "2026-03-10T14:00:00.000Z", OK);
+    expect(sent(first)).toEqual(DELIVERED);
+    expect(sent(await sendAt(acc, "2026-03-10T15:00:00.000Z", OK))).toEqual(DELIVERED);
+    expect(sent(await sendAt(acc, "2026-03-10T16:00:00.000Z", OK))).toEqual(DELIVERED);
+    const fourth = await sendAt(acc, "2026-03-10T17:00:00.000Z", OK);
+    const due = new Date(Date.parse(first.sentAt!) + 24 * 3600_000).toISOString();
+    expect(fourth).toEqual({
+      status: "pending",
+      heldReason: "Held: Oklahoma law allows 3 texts per 24 hours (Okla. Stat. tit. 15, § 775C (Telephone Solicitation Act of 2022))",
+      heldUntil: due,
+      sentAt: null,
+    });
+  });
 });
 
 describe("the table and the administrator's lines", () => {
