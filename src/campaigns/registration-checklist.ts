@@ -19,7 +19,7 @@ const CONTACT = /@|https?:\/\/|www\.|\+?\d[\d\s().-]{6,}\d/;
 
 const names = (list: string[]) => list.map((n) => `'${n}'`).join(", ");
 
-export function registrationChecklist(ctx: AppContext, user: User): { items: ChecklistItem[] } {
+export async function registrationChecklist(ctx: AppContext, user: User): Promise<{ items: ChecklistItem[] }> {
   const brand = businessNameOf(user);
   const items: ChecklistItem[] = [];
   items.push(
@@ -29,7 +29,7 @@ export function registrationChecklist(ctx: AppContext, user: User): { items: Che
   );
 
   // The account's own templates are the samples a reviewer reads; rendered as a campaign sends them.
-  const samples = listTemplates(ctx, user.id, {})
+  const samples = (await listTemplates(ctx, user.id, {}))
     .filter((t) => !t.builtIn)
     .map((t) => ({ name: t.name, text: personalize(t.content, { firstName: "Alex", lastName: "", customFields: {} }, brand, user.appendOptOut) }));
   if (!samples.length) {

@@ -25,15 +25,15 @@ export function templateRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/templates" })
     .use(authGuard(ctx))
     // GET /api/templates
-    .get("/", ({ user, query }) => ({ data: listTemplates(ctx, user.id, query) }), {
+    .get("/", async ({ user, query }) => ({ data: await listTemplates(ctx, user.id, query) }), {
       auth: true,
       query: t.Object({ q: t.Optional(t.String({ maxLength: 200 })), category: t.Optional(category) }),
     })
     // POST /api/templates
     .post(
       "/",
-      ({ user, body: b, set }) => {
-        const created = createTemplate(ctx, user.id, b);
+      async ({ user, body: b, set }) => {
+        const created = await createTemplate(ctx, user.id, b);
         set.status = 201;
         return created;
       },
@@ -44,8 +44,8 @@ export function templateRoutes(ctx: AppContext) {
     // DELETE /api/templates/:id
     .delete(
       "/:id",
-      ({ user, params }) => {
-        deleteTemplate(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await deleteTemplate(ctx, user.id, params.id);
         return { success: true };
       },
       { auth: true, params: idParams },

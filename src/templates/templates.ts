@@ -1,5 +1,6 @@
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import { builtinTemplateUses, templates, TEMPLATE_CATEGORIES, type TemplateCategory } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { fieldsOf } from "../personalisation/render";
@@ -73,7 +74,8 @@ const builtinView = (b: (typeof BUILTIN_TEMPLATES)[number], usageCount: number):
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The account's templates, newest first, then the samples; filtered by a search of name and content and a category. */
-export function listTemplates(ctx: AppContext, userId: string, filter: { q?: string; category?: TemplateCategory }): TemplateView[] {
+export async function listTemplates(ctx: AppContext, userId: string, filter: { q?: string; category?: TemplateCategory }): Promise<TemplateView[]> {
+  await ready(ctx.db);
   const q = filter.q?.trim() ?? "";
   const conds = [eq(templates.userId, userId)];
   if (filter.category) conds.push(eq(templates.category, filter.category));
@@ -124,41 +126,44 @@ function cleanInput(input: TemplateInput, partial: boolean): Partial<Pick<Templa
 const isBuiltin = (id: string) => BUILTIN_TEMPLATES.some((b) => b.id === id);
 const READ_ONLY = "Built-in templates cannot be changed; create your own template from this one";
 
-export function createTemplate(ctx: AppContext, userId: string, input: TemplateInput): TemplateView {
+/**
+ * The count, the attachments' check and the insert run in one transaction, so two creates at once cannot both pass
+ * the cap or both hold the same upload.
+ */
+export async function createTemplate(ctx: AppContext, userId: string, input: TemplateInput): Promise<TemplateView> {
   const values = cleanInput(input, false) as Required<ReturnType<typeof cleanInput>>;
-  const [{ n }] = ctx.db.select({ n: sql<number>`count(*)` }).from(templates).where(eq(templates.userId, userId)).all() as [{ n: number }];
-  if (n >= MAX_TEMPLATES) throw conflict(`You have ${MAX_TEMPLATES} templates, the most an account keeps; delete one to add another`);
   const mediaIds = input.mediaIds ?? [];
-  assertHoldable(ctx, userId, null, mediaIds);
-  const now = new Date(ctx.now());
-  const row = ctx.db.transaction(() => {
+  return ctx.withTransaction(async () => {
+    const [{ n }] = ctx.db.select({ n: sql<number>`count(*)` }).from(templates).where(eq(templates.userId, userId)).all() as [{ n: number }];
+    if (n >= MAX_TEMPLATES) throw conflict(`You have ${MAX_TEMPLATES} templates, the most an account keeps; delete one to add another`);
+    assertHoldable(ctx, userId, null, mediaIds);
+    const now = new Date(ctx.now());
     const row = ctx.db
       .insert(templates)
       .values({ id: Bun.randomUUIDv7(), userId, ...values, usageCount: 0, createdAt: now, updatedAt: now })
       .returning()
       .get();
     if (mediaIds.length) holdMedia(ctx, userId, templateMedia(row.id), mediaIds);
-    return row;
+    return withMedia(ctx, row);
   });
-  return withMedia(ctx, row);
 }
 
-export function updateTemplate(ctx: AppContext, userId: string, id: string, input: TemplateInput): TemplateView {
+export async function updateTemplate(ctx: AppContext, userId: string, id: string, input: TemplateInput): Promise<TemplateView> {
   if (isBuiltin(id)) throw conflict(READ_ONLY);
-  ownTemplate(ctx, userId, id);
-  const values = cleanInput(input, true);
-  if (input.mediaIds !== undefined) assertHoldable(ctx, userId, templateMedia(id), input.mediaIds);
-  ctx.db.transaction(() => {
+  return ctx.withTransaction(async () => {
+    ownTemplate(ctx, userId, id);
+    const values = cleanInput(input, true);
+    if (input.mediaIds !== undefined) assertHoldable(ctx, userId, templateMedia(id), input.mediaIds);
     ctx.db.update(templates).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(templates.id, id)).run();
     if (input.mediaIds !== undefined) holdMedia(ctx, userId, templateMedia(id), input.mediaIds);
+    return withMedia(ctx, ownTemplate(ctx, userId, id));
   });
-  return withMedia(ctx, ownTemplate(ctx, userId, id));
 }
 
-export function deleteTemplate(ctx: AppContext, userId: string, id: string) {
+export async function deleteTemplate(ctx: AppContext, userId: string, id: string): Promise<void> {
   if (isBuiltin(id)) throw conflict(READ_ONLY);
-  ownTemplate(ctx, userId, id);
-  ctx.db.transaction(() => {
+  await ctx.withTransaction(async () => {
+    ownTemplate(ctx, userId, id);
     ctx.db.delete(templates).where(eq(templates.id, id)).run();
     // Its attachments are let go: the media sweep removes them (copies attached from it are each message's own).
     releaseMedia(ctx, [templateMedia(id)]);
@@ -170,7 +175,8 @@ export function deleteTemplate(ctx: AppContext, userId: string, id: string) {
  * `attachments`: new uploads copied from its pictures and files, for the message to send (mediaIds), so the template
  * keeps its own.
  */
-export function useTemplate(ctx: AppContext, userId: string, id: string): TemplateView & { attachments: MediaView[] } {
+export async function useTemplate(ctx: AppContext, userId: string, id: string): Promise<TemplateView & { attachments: MediaView[] }> {
+  await ready(ctx.db);
   const builtin = BUILTIN_TEMPLATES.find((b) => b.id === id);
   if (builtin) {
     const row = ctx.db
