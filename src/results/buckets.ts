@@ -4,6 +4,7 @@
  * for half hours (Kolkata, Adelaide, St John's); 1 for Kathmandu's +05:45. Fewer, wider buckets are fewer rows to
  * read: a year of quarter hours is four times a year of hours.
  */
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { nextTurn } from "../time/next-turn";
 import { zoneOffset } from "../time/zones";
@@ -73,10 +74,11 @@ function storeZoneDays(db: AppContext["db"]["$client"], zone: string, midnights:
  * first reads at once, or a stop midway, leave them whole; the zone is done when it has ZONE_DAYS rows.
  */
 async function storeZoneDaysInSlices(ctx: AppContext, zone: string) {
-  const db = ctx.db.$client;
-  if (zoneDaysStored(db, zone) >= ZONE_DAYS) return;
+  await ready(ctx.db);
+  if (zoneDaysStored(ctx.db.$client, zone) >= ZONE_DAYS) return;
   for (let week = 0; week * 7 * DAY < TO - FROM + DAY; week += WEEKS_A_SLICE) {
-    db.transaction(() => storeZoneDays(db, zone, zoneMidnights(zone, week, week + WEEKS_A_SLICE)))();
+    const midnights = zoneMidnights(zone, week, week + WEEKS_A_SLICE);
+    await ctx.withTransaction(async () => storeZoneDays(ctx.db.$client, zone, midnights));
     await nextTurn();
   }
 }
@@ -94,12 +96,14 @@ export async function ensureBuckets(ctx: AppContext, user: { id: string; timezon
   const stored = () =>
     ctx.db.$client.query(`SELECT quarters, zone FROM rollup_granularity WHERE user_id = ?`).get(user.id) as { quarters: number; zone: string | null } | null;
   const current = (s: ReturnType<typeof stored>) => s?.quarters === quarters && s.zone === user.timezone;
+  await ready(ctx.db);
   if (current(stored())) return;
   await storeZoneDaysInSlices(ctx, user.timezone);
-  // Read again after the turns: another read may have rebuilt them meanwhile, or a restore replaced the database.
-  const db = ctx.db.$client;
-  if (current(stored())) return;
-  db.transaction(() => {
+  await ctx.withTransaction(async () => {
+    // Read again in the transaction that rebuilds, after the turns: another read may have rebuilt them meanwhile
+    // (it then holds), or a restore replaced the database.
+    if (current(stored())) return;
+    const db = ctx.db.$client;
     // The slices stored them; whole here too should the database have been replaced meanwhile.
     if (zoneDaysStored(db, user.timezone) < ZONE_DAYS) storeZoneDays(db, user.timezone, zoneMidnights(user.timezone));
     // No zone while the fine rollups are rebuilt in a new width: their triggers would otherwise carry each of a
@@ -117,5 +121,5 @@ export async function ensureBuckets(ctx: AppContext, user: { id: string; timezon
        WHERE day IS NOT NULL GROUP BY day, status, phone_number_id, campaign_id`,
     ).run(user.id, user.timezone);
     db.query(`UPDATE rollup_granularity SET zone = ?2 WHERE user_id = ?1`).run(user.id, user.timezone);
-  })();
+  });
 }

@@ -102,36 +102,36 @@ function comparison(current: Figures, previous: Figures) {
  * how many campaigns sent (else zero: spend per month and all-time totals do not need them). `total` adds one
  * more, over all the intervals, summed from theirs when they do not overlap (the days of a chart).
  */
-function figuresIn(
+async function figuresIn(
   ctx: AppContext,
   userId: string,
   intervals: Interval[],
   opts: { people?: boolean; campaigns?: boolean; total?: Interval } = {},
-): Figures[] {
-  const rows = rollupsIn(ctx, userId, intervals);
+): Promise<Figures[]> {
+  const rows = await rollupsIn(ctx, userId, intervals);
   const optOuts = opts.people ? optOutsIn(ctx, userId, intervals) : new Map<number, number>();
   const added = opts.people ? contactsAddedIn(ctx, userId, intervals) : new Map<number, number>();
-  const campaigns = new Map(opts.campaigns ? campaignsSentIn(ctx, userId, intervals).map((r) => [r.i, r.campaigns]) : []);
+  const campaigns = new Map(opts.campaigns ? (await campaignsSentIn(ctx, userId, intervals)).map((r) => [r.i, r.campaigns]) : []);
   const byInterval = intervals.map((): Counted[] => []);
   for (const r of rows) byInterval[r.i]!.push(r);
   const each = intervals.map((_, i) => figures(byInterval[i]!, optOuts.get(i) ?? 0, added.get(i) ?? 0, campaigns.get(i) ?? 0));
   if (!opts.total) return each;
   const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
   // A campaign may send on several days: the distinct count over the whole is its own read.
-  const sentCampaigns = campaignsSentIn(ctx, userId, [opts.total])[0]?.campaigns ?? 0;
+  const sentCampaigns = (await campaignsSentIn(ctx, userId, [opts.total]))[0]?.campaigns ?? 0;
   return [...each, figures(rows, sum(optOuts), sum(added), sentCampaigns)];
 }
 
 /** Campaign rows with their segments and spend over their whole lives. */
-function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, list: C[]) {
-  const spend = new Map(spendByCampaign(ctx, userId, list.map((c) => c.id)).map((r) => [r.campaignId, { segments: r.segments, spendMicros: r.spendMicros }]));
+async function withSpend<C extends { id: string }>(ctx: AppContext, userId: string, list: C[]) {
+  const spend = new Map((await spendByCampaign(ctx, userId, list.map((c) => c.id))).map((r) => [r.campaignId, { segments: r.segments, spendMicros: r.spendMicros }]));
   return list.map((c) => ({ ...c, ...(spend.get(c.id) ?? { segments: 0, spendMicros: 0 }) }));
 }
 
 /** Every message of the account so far, by outcome (the simple home's totals): read from its day rows. */
 export async function allTimeFigures(ctx: AppContext, user: { id: string; timezone: string }): Promise<Figures> {
   await ensureBuckets(ctx, user);
-  return figuresIn(ctx, user.id, [ALL_TIME])[0]!;
+  return (await figuresIn(ctx, user.id, [ALL_TIME]))[0]!;
 }
 
 /** The homes' and the dashboard's cards: the week and the month against the ones before, all-time totals, spend. */
@@ -142,11 +142,11 @@ export async function overview(ctx: AppContext, user: User) {
   const week = weekWindows(now);
   const month = monthWindows(zone, now);
   const months = lastMonths(zone, now, MONTHS_OF_SPEND);
-  const [weekNow, weekBefore, monthNow, monthBefore] = figuresIn(ctx, user.id, [week.current, week.previous, month.current, month.previous], {
+  const [weekNow, weekBefore, monthNow, monthBefore] = await figuresIn(ctx, user.id, [week.current, week.previous, month.current, month.previous], {
     people: true,
     campaigns: true,
   });
-  const perMonth = figuresIn(ctx, user.id, [...months, ALL_TIME]);
+  const perMonth = await figuresIn(ctx, user.id, [...months, ALL_TIME]);
   const total = perMonth.pop()!;
   const recent = listCampaigns(ctx, user.id, { page: 1, pageSize: RECENT_CAMPAIGNS, archived: false }).data.map((c) => ({
     id: c.id,
@@ -170,7 +170,7 @@ export async function overview(ctx: AppContext, user: User) {
     week: comparison(weekNow!, weekBefore!),
     month: comparison(monthNow!, monthBefore!),
     months: months.map((m, i) => ({ month: m.month, sent: perMonth[i]!.sent, segments: perMonth[i]!.segments, spendMicros: perMonth[i]!.spendMicros })),
-    recentCampaigns: withSpend(ctx, user.id, recent),
+    recentCampaigns: await withSpend(ctx, user.id, recent),
   };
 }
 
@@ -180,11 +180,11 @@ export async function series(ctx: AppContext, user: User, days: (typeof RANGES)[
   const now = ctx.now();
   const list = lastDays(user.timezone, now, days);
   const range = { start: list[0]!.start, end: list[list.length - 1]!.end };
-  const perDay = figuresIn(ctx, user.id, list, { people: true, total: range });
+  const perDay = await figuresIn(ctx, user.id, list, { people: true, total: range });
   const totals = perDay.pop()!;
 
   const sentBy = new Map<string, number[]>();
-  for (const r of sentBySenderIn(ctx, user.id, list)) {
+  for (const r of await sentBySenderIn(ctx, user.id, list)) {
     const counts = sentBy.get(r.phoneNumberId) ?? Array<number>(days).fill(0);
     counts[r.i] = r.sent;
     sentBy.set(r.phoneNumberId, counts);
@@ -202,7 +202,7 @@ export async function series(ctx: AppContext, user: User, days: (typeof RANGES)[
   ].filter((s) => s.total > 0);
 
   const byCampaign = new Map<string, Counted[]>();
-  for (const r of campaignRollupsIn(ctx, user.id, range)) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
+  for (const r of await campaignRollupsIn(ctx, user.id, range)) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
   const top = [...byCampaign]
     .map(([id, rows]) => {
       const f = outcomes(rows);

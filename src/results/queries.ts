@@ -9,6 +9,7 @@
  * back from now, the month so far). A year is then about 365 day rows per status, sender and campaign instead of
  * up to 35,040 buckets (Kathmandu's overview read 1.7 years of them: 107 ms at p95).
  */
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import type { Interval } from "./periods";
 
@@ -43,7 +44,8 @@ const rollupsOf = (columns: string) =>
 export type RollupRow = { i: number; status: string; n: number; sent: number; segments: number; spendMicros: number };
 
 /** Per interval (its index) and status: messages, how many reached the provider, their segments and their cost. */
-export function rollupsIn(ctx: AppContext, userId: string, intervals: Interval[]): RollupRow[] {
+export async function rollupsIn(ctx: AppContext, userId: string, intervals: Interval[]): Promise<RollupRow[]> {
+  await ready(ctx.db);
   // A statement per interval: one over json_each grouped by (interval, status) sorted every row it read in one
   // temporary b-tree, twice as slow on a year of buckets.
   const read = ctx.db.$client.query(
@@ -59,7 +61,8 @@ export function rollupsIn(ctx: AppContext, userId: string, intervals: Interval[]
  * Per interval and sender number: messages that reached the provider from it; '' for those whose number has been
  * removed since (their messages are kept, detached from it).
  */
-export function sentBySenderIn(ctx: AppContext, userId: string, intervals: Interval[]) {
+export async function sentBySenderIn(ctx: AppContext, userId: string, intervals: Interval[]) {
+  await ready(ctx.db);
   const read = ctx.db.$client.query(
     `SELECT phone_number_id AS phoneNumberId, sum(sent) AS sent FROM ${rollupsOf("phone_number_id, sent")}
      WHERE sent > 0 GROUP BY phone_number_id`,
@@ -70,7 +73,8 @@ export function sentBySenderIn(ctx: AppContext, userId: string, intervals: Inter
 }
 
 /** Per interval: how many campaigns had messages reach the provider in it. */
-export function campaignsSentIn(ctx: AppContext, userId: string, intervals: Interval[]) {
+export async function campaignsSentIn(ctx: AppContext, userId: string, intervals: Interval[]) {
+  await ready(ctx.db);
   const read = ctx.db.$client.query(
     `SELECT count(DISTINCT campaign_id) AS campaigns FROM ${rollupsOf("campaign_id, sent")} WHERE campaign_id <> '' AND sent > 0`,
   );
@@ -80,7 +84,8 @@ export function campaignsSentIn(ctx: AppContext, userId: string, intervals: Inte
 export type CampaignRollupRow = { campaignId: string; status: string; n: number; sent: number; segments: number; spendMicros: number };
 
 /** Per campaign with messages in an interval: its counts there by status. */
-export function campaignRollupsIn(ctx: AppContext, userId: string, interval: Interval): CampaignRollupRow[] {
+export async function campaignRollupsIn(ctx: AppContext, userId: string, interval: Interval): Promise<CampaignRollupRow[]> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `SELECT campaign_id AS campaignId, status, sum(n) AS n, sum(sent) AS sent, sum(segments) AS segments, sum(spend_micros) AS spendMicros
@@ -90,8 +95,9 @@ export function campaignRollupsIn(ctx: AppContext, userId: string, interval: Int
 }
 
 /** Segments that reached the provider and what they cost, per campaign, over the campaigns' whole lives. */
-export function spendByCampaign(ctx: AppContext, userId: string, campaignIds: string[]) {
+export async function spendByCampaign(ctx: AppContext, userId: string, campaignIds: string[]) {
   if (!campaignIds.length) return [];
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `SELECT campaign_id AS campaignId, sum(segments) AS segments, sum(spend_micros) AS spendMicros

@@ -223,12 +223,12 @@ const ALLOWED: Record<string, string> = {
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: users, auth, licenses, phone-numbers, providers, jobs, events,
- * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES), admin, results,
+ * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES), admin,
  * outbound-webhooks; and those others work in this session (campaigns, messages, links, media, drips,
  * contacts), left for last. In api-keys, `apiKeyHolder` (the credential holder auth's sessions call inside their
  * synchronous transaction) stays synchronous until auth is converted.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results"]);
 /** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
 const ASYNC_FILES = new Set(["automation/rules.ts"]);
 
