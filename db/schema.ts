@@ -506,6 +506,8 @@ export const messages = sqliteTable(
     holdReason: text("hold_reason"),
     /** The A/B test variant (0 = A) of a test message (migration 0066); null for every other message. */
     abVariant: integer("ab_variant"),
+    /** 1 once a picture or file is its own or linked to it (set by triggers on media and message_media, migration 0070). */
+    mms: integer("mms").notNull().default(0),
   },
   (t) => [
     index("messages_user_phone_seq_idx").on(t.userId, t.phone, t.seq),
@@ -557,6 +559,10 @@ export const messageRollups = sqliteTable(
     sent: integer("sent").notNull().default(0),
     segments: integer("segments").notNull().default(0),
     spendMicros: integer("spend_micros").notNull().default(0),
+    /** Of these, the MMS: how many, how many reached the provider and what they cost (migration 0070). */
+    mms: integer("mms").notNull().default(0),
+    mmsSent: integer("mms_sent").notNull().default(0),
+    mmsSpendMicros: integer("mms_spend_micros").notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.quarterHour, t.status, t.phoneNumberId, t.campaignId, t.providerId] }),
@@ -581,6 +587,10 @@ export const messageDayRollups = sqliteTable(
     sent: integer("sent").notNull().default(0),
     segments: integer("segments").notNull().default(0),
     spendMicros: integer("spend_micros").notNull().default(0),
+    /** Of these, the MMS: how many, how many reached the provider and what they cost (migration 0070). */
+    mms: integer("mms").notNull().default(0),
+    mmsSent: integer("mms_sent").notNull().default(0),
+    mmsSpendMicros: integer("mms_spend_micros").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.day, t.status, t.phoneNumberId, t.campaignId] })],
 );

@@ -52,6 +52,7 @@ import m48 from "./0066_ab_tests.sql" with { type: "text" };
 import m49 from "./0067_media_holders.sql" with { type: "text" };
 import m50 from "./0068_mms_price.sql" with { type: "text" };
 import m51 from "./0069_keyword_shorten_links.sql" with { type: "text" };
+import m52 from "./0070_mms_rollups.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -107,4 +108,5 @@ export const migrationSql: Record<string, string> = {
   "0067_media_holders": m49,
   "0068_mms_price": m50,
   "0069_keyword_shorten_links": m51,
+  "0070_mms_rollups": m52,
 };

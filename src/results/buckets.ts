@@ -114,8 +114,8 @@ export async function ensureBuckets(ctx: AppContext, user: { id: string; timezon
     ).run(user.id, quarters);
     db.query(`DELETE FROM message_day_rollups WHERE user_id = ?`).run(user.id);
     db.query(
-      `INSERT INTO message_day_rollups (user_id, day, status, phone_number_id, campaign_id, n, sent, segments, spend_micros)
-       SELECT ?1, day, status, phone_number_id, campaign_id, sum(n), sum(sent), sum(segments), sum(spend_micros)
+      `INSERT INTO message_day_rollups (user_id, day, status, phone_number_id, campaign_id, n, sent, segments, spend_micros, mms, mms_sent, mms_spend_micros)
+       SELECT ?1, day, status, phone_number_id, campaign_id, sum(n), sum(sent), sum(segments), sum(spend_micros), sum(mms), sum(mms_sent), sum(mms_spend_micros)
        FROM (SELECT r.*, (SELECT max(d.quarter_hour) FROM rollup_days d WHERE d.zone = ?2 AND d.quarter_hour <= r.quarter_hour) AS day
              FROM message_rollups r WHERE r.user_id = ?1)
        WHERE day IS NOT NULL GROUP BY day, status, phone_number_id, campaign_id`,

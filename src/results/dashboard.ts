@@ -30,16 +30,26 @@ const ALL_TIME: Interval = { start: 0, end: 8.64e15 };
 /** One decimal of a percentage; null when there is nothing to divide by. */
 export const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : null);
 
-type Counted = Pick<RollupRow, "status" | "n" | "sent" | "segments" | "spendMicros">;
+type Counted = Pick<RollupRow, "status" | "n" | "sent" | "segments" | "spendMicros" | "mms" | "mmsSent" | "mmsSpendMicros">;
 
-/** Messages of an interval by outcome, with segments and spend. */
+/** What went out, was delivered and cost, of one kind of message (SMS or MMS). */
+export type KindFigures = { sent: number; delivered: number; spendMicros: number };
+
+/**
+ * Messages of an interval by outcome, with segments and spend, and the same figures of its SMS and its MMS apart
+ * (an MMS: a message with a picture or file, one message at its account's price per MMS; SMS: the rest).
+ */
 function outcomes(rows: Counted[]) {
   const f = { sent: 0, delivered: 0, failed: 0, undelivered: 0, unknown: 0, notSent: 0, replies: 0, segments: 0, spendMicros: 0 };
+  const mms: KindFigures = { sent: 0, delivered: 0, spendMicros: 0 };
   for (const r of rows) {
     if (r.status === "received") {
       f.replies += r.n;
       continue;
     }
+    mms.sent += WENT_OUT.has(r.status) ? r.mms : r.status === "failed" ? r.mmsSent : 0;
+    if (r.status === "delivered") mms.delivered += r.mms;
+    mms.spendMicros += r.mmsSpendMicros;
     // Went out: sent or delivered, failed after the provider accepted it (a sent time), or an unknown outcome (a
     // crash mid-call: it may have gone). A failure at the call never left.
     f.sent += WENT_OUT.has(r.status) ? r.n : r.status === "failed" ? r.sent : 0;
@@ -53,7 +63,8 @@ function outcomes(rows: Counted[]) {
     f.segments += r.segments;
     f.spendMicros += r.spendMicros;
   }
-  return f;
+  const sms: KindFigures = { sent: f.sent - mms.sent, delivered: f.delivered - mms.delivered, spendMicros: f.spendMicros - mms.spendMicros };
+  return { ...f, sms, mms };
 }
 
 export type Figures = ReturnType<typeof outcomes> & {
@@ -169,7 +180,10 @@ export async function overview(ctx: AppContext, user: User) {
     allTime: total,
     week: comparison(weekNow!, weekBefore!),
     month: comparison(monthNow!, monthBefore!),
-    months: months.map((m, i) => ({ month: m.month, sent: perMonth[i]!.sent, segments: perMonth[i]!.segments, spendMicros: perMonth[i]!.spendMicros })),
+    months: months.map((m, i) => {
+      const f = perMonth[i]!;
+      return { month: m.month, sent: f.sent, segments: f.segments, spendMicros: f.spendMicros, mmsSent: f.mms.sent, mmsSpendMicros: f.mms.spendMicros };
+    }),
     recentCampaigns: await withSpend(ctx, user.id, recent),
   };
 }

@@ -41,7 +41,8 @@ const rollupsOf = (columns: string) =>
     UNION ALL SELECT ${columns} FROM message_rollups WHERE user_id = ?1 AND quarter_hour >= ?4 AND quarter_hour < ?5
     UNION ALL SELECT ${columns} FROM message_day_rollups WHERE user_id = ?1 AND day >= ?6 AND day < ?7)`;
 
-export type RollupRow = { i: number; status: string; n: number; sent: number; segments: number; spendMicros: number };
+/** Of a row's messages, mms were MMS, mmsSent of them reached the provider, costing mmsSpendMicros (migration 0070). */
+export type RollupRow = { i: number; status: string; n: number; sent: number; segments: number; spendMicros: number; mms: number; mmsSent: number; mmsSpendMicros: number };
 
 /** Per interval (its index) and status: messages, how many reached the provider, their segments and their cost. */
 export async function rollupsIn(ctx: AppContext, userId: string, intervals: Interval[]): Promise<RollupRow[]> {
@@ -49,8 +50,9 @@ export async function rollupsIn(ctx: AppContext, userId: string, intervals: Inte
   // A statement per interval: one over json_each grouped by (interval, status) sorted every row it read in one
   // temporary b-tree, twice as slow on a year of buckets.
   const read = ctx.db.$client.query(
-    `SELECT status, sum(n) AS n, sum(sent) AS sent, sum(segments) AS segments, sum(spend_micros) AS spendMicros
-     FROM ${rollupsOf("status, n, sent, segments, spend_micros")} GROUP BY status`,
+    `SELECT status, sum(n) AS n, sum(sent) AS sent, sum(segments) AS segments, sum(spend_micros) AS spendMicros,
+            sum(mms) AS mms, sum(mms_sent) AS mmsSent, sum(mms_spend_micros) AS mmsSpendMicros
+     FROM ${rollupsOf("status, n, sent, segments, spend_micros, mms, mms_sent, mms_spend_micros")} GROUP BY status`,
   );
   return intervals.flatMap((interval, i) =>
     (read.all(userId, ...ranges(ctx, userId, interval)) as Omit<RollupRow, "i">[]).map((r) => ({ i, ...r })),
@@ -81,15 +83,16 @@ export async function campaignsSentIn(ctx: AppContext, userId: string, intervals
   return intervals.map((interval, i) => ({ i, campaigns: (read.get(userId, ...ranges(ctx, userId, interval)) as { campaigns: number }).campaigns }));
 }
 
-export type CampaignRollupRow = { campaignId: string; status: string; n: number; sent: number; segments: number; spendMicros: number };
+export type CampaignRollupRow = Omit<RollupRow, "i"> & { campaignId: string };
 
 /** Per campaign with messages in an interval: its counts there by status. */
 export async function campaignRollupsIn(ctx: AppContext, userId: string, interval: Interval): Promise<CampaignRollupRow[]> {
   await ready(ctx.db);
   return ctx.db.$client
     .query(
-      `SELECT campaign_id AS campaignId, status, sum(n) AS n, sum(sent) AS sent, sum(segments) AS segments, sum(spend_micros) AS spendMicros
-       FROM ${rollupsOf("campaign_id, status, n, sent, segments, spend_micros")} WHERE campaign_id <> '' GROUP BY campaign_id, status`,
+      `SELECT campaign_id AS campaignId, status, sum(n) AS n, sum(sent) AS sent, sum(segments) AS segments, sum(spend_micros) AS spendMicros,
+              sum(mms) AS mms, sum(mms_sent) AS mmsSent, sum(mms_spend_micros) AS mmsSpendMicros
+       FROM ${rollupsOf("campaign_id, status, n, sent, segments, spend_micros, mms, mms_sent, mms_spend_micros")} WHERE campaign_id <> '' GROUP BY campaign_id, status`,
     )
     .all(userId, ...ranges(ctx, userId, interval)) as CampaignRollupRow[];
 }

@@ -124,8 +124,8 @@ describe("local months in Kolkata (GET /api/results/overview)", () => {
     const res = await t.api("/api/results/overview", { token: accounts["Asia/Kolkata"]!.token });
     expect(res.status).toBe(200);
     expect(res.body.months.slice(-2)).toEqual([
-      { month: "2026-03", sent: 1, segments: 1, spendMicros: 10_000 },
-      { month: "2026-04", sent: 4, segments: 4, spendMicros: 40_000 },
+      { month: "2026-03", sent: 1, segments: 1, spendMicros: 10_000, mmsSent: 0, mmsSpendMicros: 0 },
+      { month: "2026-04", sent: 4, segments: 4, spendMicros: 40_000, mmsSent: 0, mmsSpendMicros: 0 },
     ]);
     expect(res.body.month.current).toMatchObject({ sent: 4, replies: 1, newContacts: 1 });
   });

@@ -117,6 +117,8 @@ describe("the results dashboard's charts (GET /api/results/series)", () => {
     expect(res.body.totals).toEqual({
       sent: 4, delivered: 2, failed: 1, undelivered: 1, bounced: 2, unknown: 0, notSent: 1, replies: 2, optOuts: 1, newContacts: 2,
       campaigns: 1, segments: 7, spendMicros: 70_000, deliveryRate: 50, responseRate: 50, optOutRate: 25,
+      // No picture nor file: every one an SMS (issue 33).
+      sms: { sent: 4, delivered: 2, spendMicros: 70_000 }, mms: { sent: 0, delivered: 0, spendMicros: 0 },
     });
     expect(res.body.senders).toEqual([{ id: numberId, phoneNumber: numberPhone, displayName: expect.any(String), sent: [0, 0, 0, 0, 1, 2, 1], total: 4 }]);
     expect(res.body.campaigns).toEqual([
@@ -168,12 +170,12 @@ describe("the homes' cards (GET /api/results/overview)", () => {
     const res = await t.api("/api/results/overview", { token: acc.token });
     expect(res.body.allTime).toMatchObject({ sent: 7, delivered: 5, failed: 1, undelivered: 1, bounced: 2, replies: 2, segments: 10, spendMicros: 100_000 });
     expect(res.body.months).toEqual([
-      { month: "2025-10", sent: 0, segments: 0, spendMicros: 0 },
-      { month: "2025-11", sent: 0, segments: 0, spendMicros: 0 },
-      { month: "2025-12", sent: 0, segments: 0, spendMicros: 0 },
-      { month: "2026-01", sent: 0, segments: 0, spendMicros: 0 },
-      { month: "2026-02", sent: 3, segments: 3, spendMicros: 30_000 },
-      { month: "2026-03", sent: 4, segments: 7, spendMicros: 70_000 },
+      { month: "2025-10", sent: 0, segments: 0, spendMicros: 0, mmsSent: 0, mmsSpendMicros: 0 },
+      { month: "2025-11", sent: 0, segments: 0, spendMicros: 0, mmsSent: 0, mmsSpendMicros: 0 },
+      { month: "2025-12", sent: 0, segments: 0, spendMicros: 0, mmsSent: 0, mmsSpendMicros: 0 },
+      { month: "2026-01", sent: 0, segments: 0, spendMicros: 0, mmsSent: 0, mmsSpendMicros: 0 },
+      { month: "2026-02", sent: 3, segments: 3, spendMicros: 30_000, mmsSent: 0, mmsSpendMicros: 0 },
+      { month: "2026-03", sent: 4, segments: 7, spendMicros: 70_000, mmsSent: 0, mmsSpendMicros: 0 },
     ]);
     expect(res.body.recentCampaigns).toEqual([
       expect.objectContaining({ id: campaignId, name: "Spring", sent: 4, delivered: 2, bounced: 1, deliveryRate: 50, segments: 7, spendMicros: 70_000 }),

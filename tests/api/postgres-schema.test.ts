@@ -132,8 +132,8 @@ function normalise(row: Row): Row {
 
 /**
  * Writes that fire every counting trigger, in SQL both engines read alike: contacts added, renamed, retagged and
- * deleted; campaign messages through their statuses; an account's rollups regrouped by hour; a message with a
- * picture deleted.
+ * deleted; campaign messages through their statuses; an account's rollups regrouped by hour; pictures made a
+ * message's own and linked to another (each an MMS from then on), and the message with its own deleted.
  */
 const WRITES = [
   `INSERT INTO users (id, email) VALUES ('u1', 'a@example.com'), ('u2', 'b@example.com')`,
@@ -216,6 +216,13 @@ describe("the triggers keep the same counts on both engines", () => {
     expect(counts.map((r) => ({ ...r })).map(normalise)).toEqual([
       { campaign_id: "k1", status: "delivered", n: 1, unsent: 0 },
       { campaign_id: "k2", status: "failed", n: 1, unsent: 0 },
+    ]);
+    // m3 took a linked picture after it failed (sent: one MMS at 3 segments x 5,000); m4's own was received, then deleted.
+    const mms = (await scratch.sql`SELECT user_id, status, sum(n) AS n, sum(mms) AS mms, sum(mms_sent) AS mms_sent, sum(mms_spend_micros) AS mms_spend_micros
+      FROM message_rollups WHERE n <> 0 GROUP BY 1, 2 ORDER BY 1, 2`) as Row[];
+    expect(mms.map((r) => ({ ...r })).map(normalise)).toEqual([
+      { user_id: "u1", status: "delivered", n: 1, mms: 0, mms_sent: 0, mms_spend_micros: 0 },
+      { user_id: "u2", status: "failed", n: 1, mms: 1, mms_sent: 1, mms_spend_micros: 15_000 },
     ]);
   });
 });

@@ -1,13 +1,15 @@
 // The three dashboards with data (issue 17 items 1-3): five weeks of history seeded into the running appliance's
 // database (tests/browser/dashboards-seed.ts) plus a campaign sent today through the simulator, with a reply and an
-// opt-out; the results dashboard's cards, charts (and their tables), ranges and price per segment, the advanced
-// home's comparisons and campaign actions, the simple home's cards and a ready-made template. Screenshots of each
-// at 1280 and 390 pixels wide go to dist/screenshots/dashboards/.
+// opt-out; the results dashboard's cards, charts (and their tables), ranges, price per segment, price per MMS and an
+// MMS sent at it counted apart from the SMS (issue 33), the advanced home's comparisons and campaign actions, the
+// simple home's cards and a ready-made template. Screenshots of each at 1280 and 390 pixels wide go to
+// dist/screenshots/dashboards/.
 import { expect, test, type Page } from "@playwright/test";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { photoJpeg } from "../support/media-fixtures";
 import { Appliance } from "./harness";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -131,7 +133,7 @@ test("the results dashboard, the advanced home and the simple home show the acco
   const spend = page.getByTestId("stat-Spend");
   await expect(spend).not.toHaveText("$0.00");
   const spent = (await spend.textContent())!;
-  const prices = page.getByLabel("Simulator (simulator)");
+  const prices = page.getByLabel("Simulator (simulator)", { exact: true });
   await expect(prices).toHaveValue("0.0079");
   await prices.fill("0.0085");
   await prices.press("Enter");
@@ -139,11 +141,38 @@ test("the results dashboard, the advanced home and the simple home show the acco
   expect((await call<{ months: { spendMicros: number }[] }>("/api/results/overview")).months).toEqual(priced.months);
   await expect(spend).toHaveText(spent);
 
+  // The price per MMS (issue 33): the simulator's default labelled, then 3 cents set on screen; one MMS sent at it.
+  const mmsSource = page.getByTestId(`mms-price-${provider.id}-source`);
+  await expect(mmsSource).toHaveText("Using the default, $0.00: the simulator sends nothing and costs nothing.");
+  const mmsPrice = page.getByLabel("Price per MMS, Simulator (simulator)");
+  await mmsPrice.fill("0.03");
+  await mmsPrice.press("Enter");
+  await expect(mmsSource).toHaveText("Your price. The default would be $0.00.");
+  const [account] = (await call<{ data: { mmsPriceMicros: number; customMmsPriceMicros: number | null }[] }>("/api/sms-providers/segment-prices")).data;
+  expect(account).toMatchObject({ mmsPriceMicros: 30_000, customMmsPriceMicros: 30_000 });
+  // The SMS and MMS of the month apart: none an MMS yet.
+  await expect(page.getByTestId("kind-MMS").getByRole("cell")).toHaveText(["0", "0", "$0.00"]);
+  const photo = await fetch(`${app.url}/api/media?filename=bouquet.jpg`, {
+    method: "POST",
+    headers: await app.sessionHeaders(page),
+    body: photoJpeg(120, 90, 85, 7) as Uint8Array<ArrayBuffer>,
+  });
+  expect(photo.status).toBe(201);
+  const mms = await call<{ id: string }>("/api/messages/send", { phone: "+13125550103", content: "Today's bouquet", mediaIds: [((await photo.json()) as { id: string }).id] });
+  await expect.poll(async () => (await call<{ status: string }>(`/api/messages/${mms.id}`)).status, { timeout: 30_000 }).toBe("delivered");
+  await page.reload();
+  const withMms = await call<{ totals: { sent: number; sms: { sent: number; delivered: number; spendMicros: number } } }>("/api/results/series?days=30");
+  expect(withMms.totals.sent).toBe(month.totals.sent + 1);
+  await expect(page.getByTestId("kind-MMS").getByRole("cell")).toHaveText(["1", "1", "$0.03"]);
+  const usd = (micros: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(micros / 1_000_000);
+  await expect(page.getByTestId("kind-SMS").getByRole("cell")).toHaveText([fmt(withMms.totals.sms.sent), fmt(withMms.totals.sms.delivered), usd(withMms.totals.sms.spendMicros)]);
+  expect(withMms.totals.sms.sent).toBe(month.totals.sent);
+
   await page.getByRole("tab", { name: "7 days" }).click();
   const week = await call<{ totals: { sent: number } }>("/api/results/series?days=7");
   await expect(page.getByTestId("stat-Total Sent")).toHaveText(fmt(week.totals.sent));
   await page.getByRole("tab", { name: "30 days" }).click();
-  await expect(page.getByTestId("stat-Total Sent")).toHaveText(fmt(month.totals.sent));
+  await expect(page.getByTestId("stat-Total Sent")).toHaveText(fmt(withMms.totals.sent));
   // Without the toast over the charts.
   await page.reload();
   await expect(page.getByTestId("chart-outcomes").locator("canvas").first()).toBeVisible();

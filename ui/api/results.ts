@@ -1,4 +1,4 @@
-/** The dashboards' figures and charts, and the price per segment of each provider account: /api/results/*. */
+/** The dashboards' figures and charts, and the prices per segment and per MMS of each provider account: /api/results/*. */
 import { api } from "../lib/api";
 import { useApi } from "../lib/use-api";
 import type { Ok, Routes } from "./types";
@@ -25,3 +25,7 @@ export const useSegmentPrices = () => useApi<Ok<Prices["get"]>>("/api/sms-provid
 /** Sets a provider account's price per segment in millionths of a dollar; null puts its default back. */
 export const setSegmentPrice = (providerId: string, priceMicros: number | null) =>
   api<SegmentPrice>(`/api/sms-providers/${encodeURIComponent(providerId)}/segment-price`, { method: "PUT", body: { priceMicros } });
+
+/** Sets a provider account's price per MMS in millionths of a dollar; null puts its default back (400 for a provider that sends no MMS). */
+export const setMmsPrice = (providerId: string, priceMicros: number | null) =>
+  api<SegmentPrice>(`/api/sms-providers/${encodeURIComponent(providerId)}/mms-price`, { method: "PUT", body: { priceMicros } });

@@ -1,7 +1,8 @@
 /**
  * /dashboard, Results & Stats: the range's cards (Total Sent, Delivered, Opened, Bounced of business.md, then
  * replies, opt-outs, new contacts and spend), four charts over 7, 30 or 90 days of the account's zone, the recent
- * campaigns, spend per campaign and per month, and the prices they are computed at.
+ * campaigns, spend per campaign and per month, SMS and MMS apart, and the prices (per segment, per MMS) they are
+ * computed at.
  */
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
@@ -14,7 +15,7 @@ import { auth } from "../../../lib/auth";
 import { countOf, formatNumber } from "../../../lib/format";
 import { CampaignActionDialogs, StatusBadge, type CampaignAction } from "./campaign-actions";
 import { ChartCard, type ChartSeries } from "./charts";
-import { dollars, rate, SegmentPrices, SpendByMonth, StatCard, StatSkeleton } from "./figures";
+import { dollars, rate, SegmentPrices, SmsAndMms, SpendByMonth, StatCard, StatSkeleton } from "./figures";
 
 const COLORS = { delivered: "#16a34a", awaiting: "#94a3b8", failed: "#dc2626", unknown: "#d97706", rate: "#4f46e5", replies: "#0891b2", optOuts: "#e11d48" };
 const SENDER_COLORS = ["#4f46e5", "#0891b2", "#16a34a", "#d97706", "#db2777", "#7c3aed", "#0d9488", "#ea580c"];
@@ -70,6 +71,15 @@ export function DashboardPage() {
             </>
           )}
         </div>
+        {s && (
+          <Card className="p-5">
+            <h2 className="mb-1 text-lg font-semibold">SMS and MMS</h2>
+            <p className="mb-3 text-xs text-slate-500">
+              An MMS carries a picture or file and costs its provider account's price per MMS; SMS are the texts alone, priced per segment.
+            </p>
+            <SmsAndMms figures={s.totals} locale={locale} />
+          </Card>
+        )}
         {s && <Charts s={s} locale={locale} />}
         {s && <CampaignSpend s={s} locale={locale} onView={(id) => setAction({ kind: "view", id })} />}
       </div>
@@ -125,6 +135,14 @@ export function DashboardPage() {
               void overview.reload();
             }}
           />
+        </Card>
+        <Card className="min-w-0 p-5">
+          <h2 className="mb-1 text-lg font-semibold">Price per MMS</h2>
+          <p className="mb-3 text-xs text-slate-500">
+            A text with a picture or file is one MMS at its account's price, whatever its length. Estimates and the spend of what you send from then
+            on use it; MMS already sent keep the price they went at.
+          </p>
+          <SegmentPrices kind="mms" locale={locale} onSaved={() => void overview.reload()} />
         </Card>
       </div>
 

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState, type ReactNode } from "react";
 import { Alert, Button, Card, Input, Spinner, cx } from "../../../components/ui";
-import { setSegmentPrice, useSegmentPrices, type Overview, type SegmentPrice } from "../../../api/results";
+import { setMmsPrice, setSegmentPrice, useSegmentPrices, type Figures, type Overview, type SegmentPrice } from "../../../api/results";
 import { errorMessage } from "../../../lib/api";
 import { formatNumber } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
@@ -107,10 +107,55 @@ export function SpendByMonth({ months, locale }: { months: Overview["months"]; l
 }
 
 /**
- * The price per segment of each provider account: the user's own, or the provider's usual price shown as a
- * default. Estimates use it, and each text sent records it (past spend keeps the price it went at).
+ * A period's SMS and MMS apart: what went out, was delivered and cost of each (an MMS is a message with a picture or
+ * file, one message at its account's price per MMS).
  */
-export function SegmentPrices({ locale, onSaved }: { locale: string; onSaved?: () => void }) {
+export function SmsAndMms({ figures, locale }: { figures: Pick<Figures, "sms" | "mms">; locale: string }) {
+  const rows = [
+    ["SMS", figures.sms],
+    ["MMS", figures.mms],
+  ] as const;
+  return (
+    <table className="w-full text-sm" data-testid="sms-and-mms">
+      <caption className="sr-only">SMS and MMS</caption>
+      <thead className="text-xs uppercase text-slate-500">
+        <tr>
+          <th scope="col" className="py-1 text-left font-medium">
+            Kind
+          </th>
+          <th scope="col" className="py-1 text-right font-medium">
+            Sent
+          </th>
+          <th scope="col" className="py-1 text-right font-medium">
+            Delivered
+          </th>
+          <th scope="col" className="py-1 text-right font-medium">
+            Spend
+          </th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {rows.map(([kind, f]) => (
+          <tr key={kind} data-testid={`kind-${kind}`}>
+            <th scope="row" className="py-1.5 text-left font-normal text-slate-700">
+              {kind}
+            </th>
+            <td className="py-1.5 text-right tabular-nums">{formatNumber(f.sent, locale)}</td>
+            <td className="py-1.5 text-right tabular-nums">{formatNumber(f.delivered, locale)}</td>
+            <td className="py-1.5 text-right font-medium tabular-nums">{dollars(f.spendMicros, locale)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * The price per segment (or, with kind "mms", per MMS) of each provider account: the user's own, or the provider's
+ * usual price shown as a default. Estimates use it, and each text sent records it (past spend keeps the price it
+ * went at). A provider that sends no MMS says so in place of an MMS price.
+ */
+export function SegmentPrices({ locale, onSaved, kind = "segment" }: { locale: string; onSaved?: () => void; kind?: PriceKind }) {
   const prices = useSegmentPrices();
   if (prices.loading && !prices.data) return <Spinner className="text-slate-400" />;
   if (prices.error) return <Alert>Could not load your prices: {prices.error.message}</Alert>;
@@ -121,6 +166,7 @@ export function SegmentPrices({ locale, onSaved }: { locale: string; onSaved?: (
       {list.map((p) => (
         <PriceRow
           key={p.providerId}
+          kind={kind}
           price={p}
           locale={locale}
           onSaved={() => {
@@ -133,20 +179,46 @@ export function SegmentPrices({ locale, onSaved }: { locale: string; onSaved?: (
   );
 }
 
-function PriceRow({ price, locale, onSaved }: { price: SegmentPrice; locale: string; onSaved: () => void }) {
+type PriceKind = "segment" | "mms";
+
+/** What a row edits: the account's own price, the default, how it is saved and what it is per. */
+function priceOf(price: SegmentPrice, kind: PriceKind) {
+  return kind === "segment"
+    ? { custom: price.customPriceMicros, fallback: price.defaultPriceMicros as number | null, set: setSegmentPrice, per: "segment" }
+    : { custom: price.customMmsPriceMicros, fallback: price.defaultMmsPriceMicros, set: setMmsPrice, per: "MMS" };
+}
+
+function PriceRow({ price, locale, onSaved, kind }: { price: SegmentPrice; locale: string; onSaved: () => void; kind: PriceKind }) {
+  const { custom, fallback, set, per } = priceOf(price, kind);
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => setText(price.customPriceMicros === null ? "" : String(price.customPriceMicros / 1_000_000)), [price.customPriceMicros]);
-  const id = `price-${price.providerId}`;
+  useEffect(() => setText(custom === null ? "" : String(custom / 1_000_000)), [custom]);
+  const id = `${kind}-price-${price.providerId}`;
+  const name = (
+    <>
+      {price.displayName} <span className="font-normal text-slate-500">({price.provider})</span>
+    </>
+  );
+  // Brevo, TextMagic and ClickSend send text only (src/providers/mms.ts): no MMS price to set.
+  if (fallback === null) {
+    return (
+      <li className="space-y-1" data-testid={id}>
+        <p className="text-sm font-medium text-slate-700">{name}</p>
+        <p className="text-xs text-slate-500">Sends no MMS: pictures and files go from a Twilio or Telnyx number.</p>
+      </li>
+    );
+  }
 
   const save = async (value: number | null) => {
-    if (value !== null && (!Number.isFinite(value) || value < 0 || value > 1_000_000)) return setError("Enter a price from 0 to 1 dollar, like 0.0079");
+    if (value !== null && (!Number.isFinite(value) || value < 0 || value > 1_000_000)) {
+      return setError(`Enter a price from 0 to 1 dollar, like ${kind === "segment" ? "0.0079" : "0.02"}`);
+    }
     setBusy(true);
     setError(null);
     try {
-      await setSegmentPrice(price.providerId, value);
-      toast({ title: "Price saved", description: `${price.displayName}: ${value === null ? "the default price" : dollars(value, locale, true)} per segment` });
+      await set(price.providerId, value);
+      toast({ title: "Price saved", description: `${price.displayName}: ${value === null ? "the default price" : dollars(value, locale, true)} per ${per}` });
       onSaved();
     } catch (err) {
       setError(errorMessage(err, "Could not save the price"));
@@ -158,7 +230,8 @@ function PriceRow({ price, locale, onSaved }: { price: SegmentPrice; locale: str
   return (
     <li className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
-        {price.displayName} <span className="font-normal text-slate-500">({price.provider})</span>
+        {kind === "mms" && <span className="sr-only">Price per MMS, </span>}
+        {name}
       </label>
       <form
         className="flex flex-wrap items-center gap-2"
@@ -168,28 +241,21 @@ function PriceRow({ price, locale, onSaved }: { price: SegmentPrice; locale: str
         }}
       >
         <span className="text-sm text-slate-500">$</span>
-        <Input
-          id={id}
-          inputMode="decimal"
-          className="!w-28"
-          placeholder={String(price.defaultPriceMicros / 1_000_000)}
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-        />
-        <span className="text-sm text-slate-500">per segment</span>
+        <Input id={id} inputMode="decimal" className="!w-28" placeholder={String(fallback / 1_000_000)} value={text} onChange={(e) => setText(e.target.value)} />
+        <span className="text-sm text-slate-500">per {per}</span>
         <Button type="submit" variant="secondary" disabled={busy}>
           {busy ? <Spinner /> : "Save"}
         </Button>
-        {price.customPriceMicros !== null && (
+        {custom !== null && (
           <Button variant="ghost" disabled={busy} onClick={() => void save(null)}>
             Use default
           </Button>
         )}
       </form>
-      <p className="text-xs text-slate-500">
-        {price.customPriceMicros === null
-          ? `Using the default, ${dollars(price.defaultPriceMicros, locale, true)}: ${price.provider === "simulator" ? "the simulator sends nothing and costs nothing" : "the provider's usual US price; enter what your invoice says"}.`
-          : `Your price. The default would be ${dollars(price.defaultPriceMicros, locale, true)}.`}
+      <p className="text-xs text-slate-500" data-testid={`${id}-source`}>
+        {custom === null
+          ? `Using the default, ${dollars(fallback, locale, true)}: ${price.provider === "simulator" ? "the simulator sends nothing and costs nothing" : "the provider's usual US price; enter what your invoice says"}.`
+          : `Your price. The default would be ${dollars(fallback, locale, true)}.`}
       </p>
       {error && <Alert>{error}</Alert>}
     </li>
