@@ -78,7 +78,7 @@ export async function renderMetrics(ctx: AppContext, authorization: string | und
     "Messages handed to the provider per second over the last minute, per sender number.",
     outbox.sentSince.map((r) => [{ number: r.number }, Number((r.count / (RATE_WINDOW_MS / 1000)).toFixed(3))]),
   );
-  const latencies = deliveryLatencies(ctx, now - LATENCY_WINDOW_MS);
+  const latencies = await deliveryLatencies(ctx, now - LATENCY_WINDOW_MS);
   out.metric(
     "smsdesk_webhook_delivery_latency_seconds",
     "summary",

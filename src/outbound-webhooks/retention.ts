@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 
@@ -11,7 +12,8 @@ const DAY = 86_400_000;
  * time through its (endpoint, created) index, oldest first. Pending ones stay: their attempts are still due.
  * Answers how many it deleted.
  */
-export function pruneDeliveries(ctx: AppContext, before: number, limit = DELIVERY_PRUNE_BATCH): number {
+export async function pruneDeliveries(ctx: AppContext, before: number, limit = DELIVERY_PRUNE_BATCH): Promise<number> {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const endpoints = db.query(`SELECT id FROM webhook_endpoints ORDER BY id`).all() as { id: string }[];
   const prune = db.query(
@@ -33,8 +35,8 @@ export function pruneDeliveries(ctx: AppContext, before: number, limit = DELIVER
  * batch a run, due again at once while batches come back full, like the event log (events/events.ts).
  */
 export function scheduleDeliveryPruning(ctx: AppContext, retentionDays: () => number) {
-  registerJobHandler(ctx, PRUNE, () => {
-    const deleted = pruneDeliveries(ctx, ctx.now() - retentionDays() * DAY);
+  registerJobHandler(ctx, PRUNE, async () => {
+    const deleted = await pruneDeliveries(ctx, ctx.now() - retentionDays() * DAY);
     return { result: { deleted }, runAgainAt: deleted === DELIVERY_PRUNE_BATCH ? ctx.now() : ctx.now() + DAY };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
   enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });

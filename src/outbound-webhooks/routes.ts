@@ -52,7 +52,7 @@ export function outboundWebhookRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/webhooks" })
     .use(authGuard(ctx))
     // GET /api/webhooks
-    .get("/", ({ user }) => ({ data: listEndpoints(ctx, user.id) }), { auth: true })
+    .get("/", async ({ user }) => ({ data: await listEndpoints(ctx, user.id) }), { auth: true })
     // POST /api/webhooks
     .post(
       "/",
@@ -78,8 +78,8 @@ export function outboundWebhookRoutes(ctx: AppContext) {
     // DELETE /api/webhooks/:id
     .delete(
       "/:id",
-      ({ user, params, set }) => {
-        deleteEndpoint(ctx, user.id, params.id);
+      async ({ user, params, set }) => {
+        await deleteEndpoint(ctx, user.id, params.id);
         set.status = 204;
       },
       { auth: true, params: idParams },

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { ready } from "../../db/transaction";
 import { allowListOf, webhookAllowList } from "../admin/networks";
 import { type CredentialHolder, noticeCredentialMade } from "../auth/session-credentials";
 import type { AppContext } from "../context";
@@ -164,19 +165,19 @@ function openSecret(ctx: AppContext, sealed: string): string {
 
 /**
  * Seals the secrets an older version stored in clear (migration in code: SQL cannot encrypt). Run when the data
- * folder opens and after a restore; a no-op once every secret is sealed.
+ * folder opens and after a restore, before any request; a no-op once every secret is sealed. Synchronous: a
+ * restore's database-replaced hooks (src/backups/) run so, and its failure fails the restore. Each endpoint's row is
+ * sealed by one statement, only while it still holds a clear secret: a run cut short is finished by the next.
  */
 export function sealClearSecrets(ctx: AppContext): number {
   const db = ctx.db.$client;
-  return db.transaction(() => {
-    const rows = db
-      .query(`SELECT id, secret, previous_secret FROM webhook_endpoints WHERE secret LIKE 'whsec!_%' ESCAPE '!' OR previous_secret LIKE 'whsec!_%' ESCAPE '!'`)
-      .all() as { id: string; secret: string; previous_secret: string | null }[];
-    const clear = (v: string | null) => (v?.startsWith("whsec_") ? sealSecret(ctx, v) : v);
-    const update = db.query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ? WHERE id = ?`);
-    for (const row of rows) update.run(clear(row.secret), clear(row.previous_secret), row.id);
-    return rows.length;
-  })();
+  const rows = db
+    .query(`SELECT id, secret, previous_secret FROM webhook_endpoints WHERE secret LIKE 'whsec!_%' ESCAPE '!' OR previous_secret LIKE 'whsec!_%' ESCAPE '!'`)
+    .all() as { id: string; secret: string; previous_secret: string | null }[];
+  const clear = (v: string | null) => (v?.startsWith("whsec_") ? sealSecret(ctx, v) : v);
+  const update = db.query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ? WHERE id = ? AND secret = ? AND previous_secret IS ?`);
+  for (const row of rows) update.run(clear(row.secret), clear(row.previous_secret), row.id, row.secret, row.previous_secret);
+  return rows.length;
 }
 
 function checkSecret(secret: string) {
@@ -196,7 +197,8 @@ function endpointRow(ctx: AppContext, userId: string, id: string): EndpointRow {
   return row;
 }
 
-export function listEndpoints(ctx: AppContext, userId: string): Endpoint[] {
+export async function listEndpoints(ctx: AppContext, userId: string): Promise<Endpoint[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE user_id = ? ORDER BY created_at, id`).all(userId) as EndpointRow[];
   return rows.map(toEndpoint);
 }
@@ -218,21 +220,25 @@ export async function createEndpoint(
 ): Promise<Endpoint & { secret: string }> {
   const name = input.name?.trim();
   if (!name) throw badRequest("Give the webhook a name");
-  if (!input.url) throw badRequest("Give the webhook a URL");
+  const url = input.url;
+  if (!url) throw badRequest("Give the webhook a URL");
   if (!input.events?.length) throw badRequest("Choose at least one event");
-  await resolveTarget(input.url, networkPolicy(ctx));
+  await resolveTarget(url, networkPolicy(ctx));
   const secret = input.secret || newSecret();
   checkSecret(secret);
-  const count = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`).get(userId) as { n: number };
-  if (count.n >= MAX_ENDPOINTS) throw badRequest(`An account has at most ${MAX_ENDPOINTS} webhooks`);
-  beforeCreate?.();
-  const id = Bun.randomUUIDv7();
-  ctx.db.$client
-    .query(
-      `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at, created_by_session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(id, userId, name, input.url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now(), madeBy);
-  const endpoint = toEndpoint(endpointRow(ctx, userId, id));
+  // Counted in the transaction that adds: two creates at once cannot both pass the cap.
+  const endpoint = await ctx.withTransaction(async () => {
+    const count = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`).get(userId) as { n: number };
+    if (count.n >= MAX_ENDPOINTS) throw badRequest(`An account has at most ${MAX_ENDPOINTS} webhooks`);
+    beforeCreate?.();
+    const id = Bun.randomUUIDv7();
+    ctx.db.$client
+      .query(
+        `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at, created_by_session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, userId, name, url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now(), madeBy);
+    return toEndpoint(endpointRow(ctx, userId, id));
+  });
   noticeCredentialMade(ctx, {
     userId,
     sessionId: madeBy,
@@ -256,35 +262,40 @@ export async function updateEndpoint(
   beforeChange?: (what: "URL" | "secret") => void,
   madeBy: string | null = null,
 ): Promise<Endpoint> {
-  const row = endpointRow(ctx, userId, id);
-  const name = input.name === undefined ? row.name : input.name.trim();
-  if (!name) throw badRequest("Give the webhook a name");
+  await ready(ctx.db);
+  const before = endpointRow(ctx, userId, id);
+  if (input.name !== undefined && !input.name.trim()) throw badRequest("Give the webhook a name");
   if (input.events && !input.events.length) throw badRequest("Choose at least one event");
-  const urlChanges = input.url !== undefined && input.url !== row.url;
-  if (urlChanges) await resolveTarget(input.url!, networkPolicy(ctx));
+  if (input.url !== undefined && input.url !== before.url) await resolveTarget(input.url, networkPolicy(ctx));
   if (input.secret) checkSecret(input.secret);
-  if (urlChanges) beforeChange?.("URL");
-  else if (input.secret && input.secret !== openSecret(ctx, row.secret)) beforeChange?.("secret");
-  const reactivated = input.active === true && row.active === 0;
-  const remade = urlChanges || (!!input.secret && input.secret !== openSecret(ctx, row.secret));
-  ctx.db.$client
-    .query(
-      `UPDATE webhook_endpoints SET name = ?, url = ?, events = ?, secret = ?, active = ?, disabled_reason = ?, failing_since = ?, updated_at = ?,
-         created_by_session = ? WHERE id = ?`,
-    )
-    .run(
-      name,
-      input.url ?? row.url,
-      input.events ? JSON.stringify([...new Set(input.events)]) : row.events,
-      input.secret ? sealSecret(ctx, input.secret) : row.secret,
-      input.active === undefined ? row.active : input.active ? 1 : 0,
-      reactivated || input.active === false ? null : row.disabled_reason,
-      reactivated ? null : row.failing_since,
-      ctx.now(),
-      remade ? madeBy : row.created_by_session,
-      id,
-    );
-  const endpoint = toEndpoint(endpointRow(ctx, userId, id));
+  // The row is read again in the transaction that writes it, after the URL's check awaited the network: a change
+  // made meanwhile (another edit, the endpoint turned off by failures) is kept where this edit leaves it alone.
+  const { endpoint, row, urlChanges } = await ctx.withTransaction(async () => {
+    const row = endpointRow(ctx, userId, id);
+    const urlChanges = input.url !== undefined && input.url !== row.url;
+    if (urlChanges) beforeChange?.("URL");
+    else if (input.secret && input.secret !== openSecret(ctx, row.secret)) beforeChange?.("secret");
+    const reactivated = input.active === true && row.active === 0;
+    const remade = urlChanges || (!!input.secret && input.secret !== openSecret(ctx, row.secret));
+    ctx.db.$client
+      .query(
+        `UPDATE webhook_endpoints SET name = ?, url = ?, events = ?, secret = ?, active = ?, disabled_reason = ?, failing_since = ?, updated_at = ?,
+           created_by_session = ? WHERE id = ?`,
+      )
+      .run(
+        input.name === undefined ? row.name : input.name.trim(),
+        input.url ?? row.url,
+        input.events ? JSON.stringify([...new Set(input.events)]) : row.events,
+        input.secret ? sealSecret(ctx, input.secret) : row.secret,
+        input.active === undefined ? row.active : input.active ? 1 : 0,
+        reactivated || input.active === false ? null : row.disabled_reason,
+        reactivated ? null : row.failing_since,
+        ctx.now(),
+        remade ? madeBy : row.created_by_session,
+        id,
+      );
+    return { endpoint: toEndpoint(endpointRow(ctx, userId, id)), row, urlChanges };
+  });
   if (urlChanges) {
     noticeCredentialMade(ctx, {
       userId,
@@ -322,9 +333,10 @@ export const webhookHolder: CredentialHolder = {
   },
 };
 
-export function deleteEndpoint(ctx: AppContext, userId: string, id: string) {
-  endpointRow(ctx, userId, id);
-  ctx.db.$client.query(`DELETE FROM webhook_endpoints WHERE id = ?`).run(id);
+export async function deleteEndpoint(ctx: AppContext, userId: string, id: string): Promise<void> {
+  await ready(ctx.db);
+  const deleted = ctx.db.$client.query(`DELETE FROM webhook_endpoints WHERE id = ? AND user_id = ?`).run(id, userId).changes;
+  if (!deleted) throw notFound("Webhook not found");
 }
 
 /**
@@ -332,22 +344,24 @@ export function deleteEndpoint(ctx: AppContext, userId: string, id: string) {
  * refuse) once the rotation would be made: the route's check that the caller confirmed. The endpoint is then
  * `madeBy` the rotating session, as a new endpoint is.
  */
-export function rotateSecret(
+export async function rotateSecret(
   ctx: AppContext,
   userId: string,
   id: string,
   given?: string,
   beforeRotate?: () => void,
   madeBy: string | null = null,
-): { secret: string; previousSecretUntil: number } {
-  const row = endpointRow(ctx, userId, id);
+): Promise<{ secret: string; previousSecretUntil: number }> {
+  await ready(ctx.db);
+  endpointRow(ctx, userId, id);
   const secret = given || newSecret();
   checkSecret(secret);
   beforeRotate?.();
   const until = ctx.now() + ROTATION_OVERLAP;
+  // The secret it replaces is the one the row holds as it is written (two rotations at once: the second keeps the first's).
   ctx.db.$client
-    .query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?, created_by_session = ? WHERE id = ?`)
-    .run(sealSecret(ctx, secret), row.secret, until, ctx.now(), madeBy, id);
+    .query(`UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_secret_until = ?, updated_at = ?, created_by_session = ? WHERE id = ?`)
+    .run(sealSecret(ctx, secret), until, ctx.now(), madeBy, id);
   return { secret, previousSecretUntil: until };
 }
 
@@ -492,8 +506,8 @@ export function feedStats(ctx: AppContext) {
  * deliveries, in one transaction with the cursor's move. Endpoints receive only events created after they were (a
  * new endpoint does not replay the log). Answers the deliveries made and whether events may be left.
  */
-export function feedDeliveries(ctx: AppContext): { made: number; more: boolean } {
-  return ctx.db.$client.transaction(() => {
+export async function feedDeliveries(ctx: AppContext): Promise<{ made: number; more: boolean }> {
+  return ctx.withTransaction(async () => {
     const started = performance.now();
     const head = lastEventId(ctx);
     const after = readCursor(ctx, CURSOR);
@@ -525,7 +539,7 @@ export function feedDeliveries(ctx: AppContext): { made: number; more: boolean }
     const more = events.length === FEED_PAGE || read < events.length;
     advanceCursor(ctx, CURSOR, more ? events[read - 1]!.id : Math.max(after, head));
     return { made, more };
-  })();
+  });
 }
 
 /** Test events per endpoint per minute, and the pending deliveries past which an account's test sends wait. */
@@ -537,7 +551,12 @@ export const MAX_PENDING_PER_ACCOUNT = 100;
  * user's choosing: at most TEST_SENDS_PER_MINUTE a minute per endpoint, and none while the account has
  * MAX_PENDING_PER_ACCOUNT deliveries pending (429 with Retry-After), so it cannot be made a request cannon.
  */
-export function sendTestEvent(ctx: AppContext, userId: string, id: string): Delivery {
+export async function sendTestEvent(ctx: AppContext, userId: string, id: string): Promise<Delivery> {
+  // The caps are read in the transaction that adds: two test sends at once cannot both pass them.
+  return ctx.withTransaction(async () => testEvent(ctx, userId, id));
+}
+
+function testEvent(ctx: AppContext, userId: string, id: string): Delivery {
   const row = endpointRow(ctx, userId, id);
   const now = ctx.now();
   const recent = ctx.db.$client
@@ -553,9 +572,7 @@ export function sendTestEvent(ctx: AppContext, userId: string, id: string): Deli
   if (pending.n >= MAX_PENDING_PER_ACCOUNT) {
     throw tooManyRequests(`${MAX_PENDING_PER_ACCOUNT} deliveries are waiting to be sent for this account: send a test event once they have gone`, 60);
   }
-  const deliveryId = ctx.db.$client.transaction(() =>
-    insertDelivery(ctx, row, { source: null, eventId: null, type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: id }, at: ctx.now() }),
-  )()!;
+  const deliveryId = insertDelivery(ctx, row, { source: null, eventId: null, type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: id }, at: ctx.now() })!;
   return deliveryOf(ctx, userId, id, deliveryId);
 }
 
@@ -567,7 +584,8 @@ function deliveryOf(ctx: AppContext, userId: string, endpointId: string, deliver
   return toDelivery(row);
 }
 
-export function listDeliveries(ctx: AppContext, userId: string, endpointId: string, page: { page: number; pageSize: number }) {
+export async function listDeliveries(ctx: AppContext, userId: string, endpointId: string, page: { page: number; pageSize: number }) {
+  await ready(ctx.db);
   endpointRow(ctx, userId, endpointId);
   const rows = ctx.db.$client
     .query(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
@@ -576,36 +594,45 @@ export function listDeliveries(ctx: AppContext, userId: string, endpointId: stri
   return { deliveries: rows.map(toDelivery), total: total.n, page: page.page, pageSize: page.pageSize };
 }
 
-/** Sends a delivery again (same webhook-id, so a receiver that already has it can drop it), a new round of attempts. */
-function requeue(ctx: AppContext, row: DeliveryRow) {
+/**
+ * Sends a delivery again (same webhook-id, so a receiver that already has it can drop it), a new round of attempts,
+ * in the caller's transaction. Only a delivery no longer pending starts a round (a conditional update): two asks at
+ * once queue one round. Answers whether it did.
+ */
+function requeue(ctx: AppContext, row: DeliveryRow): boolean {
   const round = row.rounds + 1;
-  ctx.db.$client.query(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, rounds = ? WHERE id = ?`).run(round, row.id);
+  const changed = ctx.db.$client
+    .query(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, rounds = ? WHERE id = ? AND rounds = ? AND status <> 'pending'`)
+    .run(round, row.id, row.rounds).changes;
+  if (!changed) return false;
   enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${row.id}:${round}`, runAt: ctx.now(), userId: row.user_id, refId: row.endpoint_id, payload: { deliveryId: row.id } });
+  return true;
 }
 
-export function redeliver(ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Delivery {
-  const endpoint = endpointRow(ctx, userId, endpointId);
-  if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
-  const delivery = deliveryOf(ctx, userId, endpointId, deliveryId);
-  if (delivery.status === "pending") throw badRequest("This delivery is still being attempted");
-  ctx.db.$client.transaction(() => requeue(ctx, ctx.db.$client.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow))();
-  return deliveryOf(ctx, userId, endpointId, deliveryId);
+export async function redeliver(ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Promise<Delivery> {
+  return ctx.withTransaction(async () => {
+    const endpoint = endpointRow(ctx, userId, endpointId);
+    if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
+    const delivery = deliveryOf(ctx, userId, endpointId, deliveryId);
+    if (delivery.status === "pending") throw badRequest("This delivery is still being attempted");
+    requeue(ctx, ctx.db.$client.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow);
+    return deliveryOf(ctx, userId, endpointId, deliveryId);
+  });
 }
 
 const MAX_REDELIVER = 10_000;
 
 /** Sends again every failed delivery of an endpoint created in [from, to]. */
-export function redeliverRange(ctx: AppContext, userId: string, endpointId: string, from: number, to: number): { queued: number } {
-  const endpoint = endpointRow(ctx, userId, endpointId);
-  if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
-  if (to < from) throw badRequest("'to' must not be before 'from'");
-  return ctx.db.$client.transaction(() => {
+export async function redeliverRange(ctx: AppContext, userId: string, endpointId: string, from: number, to: number): Promise<{ queued: number }> {
+  return ctx.withTransaction(async () => {
+    const endpoint = endpointRow(ctx, userId, endpointId);
+    if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
+    if (to < from) throw badRequest("'to' must not be before 'from'");
     const rows = ctx.db.$client
       .query(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at BETWEEN ? AND ? ORDER BY created_at LIMIT ?`)
       .all(endpointId, from, to, MAX_REDELIVER) as DeliveryRow[];
-    for (const row of rows) requeue(ctx, row);
-    return { queued: rows.length };
-  })();
+    return { queued: rows.filter((row) => requeue(ctx, row)).length };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -676,6 +703,7 @@ async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: Deliver
 }
 
 async function disableEndpoint(ctx: AppContext, endpoint: EndpointRow, reason: string) {
+  await ready(ctx.db);
   ctx.db.$client.query(`UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`).run(reason, ctx.now(), endpoint.id);
   const owner = findUserById(ctx, endpoint.user_id);
   if (!owner) return;
@@ -691,6 +719,7 @@ async function disableEndpoint(ctx: AppContext, endpoint: EndpointRow, reason: s
 
 /** One attempt of a delivery, then its record and the next step: done, the next retry, or failed for good. */
 async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: unknown; runAgainAt?: number }> {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const delivery = db.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow | null;
   const endpoint = delivery && (db.query(`SELECT * FROM webhook_endpoints WHERE id = ?`).get(delivery.endpoint_id) as EndpointRow | null);
@@ -701,6 +730,7 @@ async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: u
     return { result: "endpoint disabled" };
   }
   const a = await attempt(ctx, endpoint, delivery);
+  await ready(ctx.db);
   const now = ctx.now();
   const attempts = delivery.attempts + 1;
   const ok = a.status !== null && a.status >= 200 && a.status < 300;
@@ -734,15 +764,15 @@ export function startOutboundWebhooks(ctx: AppContext) {
     scheduled = true;
     // The next turn, not this microtask: the request whose transaction appended the events is answered first, and a
     // burst of commits in one turn makes one page.
-    setImmediate(run);
+    setImmediate(() => void run());
   };
-  const run = () => {
+  const run = async () => {
     scheduled = false;
     if (stopped) return;
     try {
       // A caller that appends outside bun:sqlite's synchronous transaction helper may still hold one open: the
-      // page would join it (its cursor move committed or rolled back with someone else's work).
-      if (ctx.db.$client.inTransaction || feedDeliveries(ctx).more) wake();
+      // page waits for a turn of its own (its cursor move is not to commit or roll back with someone else's work).
+      if (ctx.db.$client.inTransaction || (await feedDeliveries(ctx)).more) wake();
     } catch (err) {
       ctx.log(`webhooks: feed: ${(err as Error)?.stack ?? err}`);
     }
@@ -755,12 +785,13 @@ export function startOutboundWebhooks(ctx: AppContext) {
   registerJobHandler(
     ctx,
     FEED,
-    () => {
-      // The runner's pass holds the loop too: one page here, the rest a page per turn as above.
-      if (feedDeliveries(ctx).more) wake();
+    async () => {
+      // One page here, the rest a page per turn as above. Leased, not in the runner's pass: the page is a
+      // transaction of its own, and a second run (a lease run out) reads on from the cursor the first moved.
+      if ((await feedDeliveries(ctx)).more) wake();
       return { runAgainAt: ctx.now() + FEED_EVERY };
     },
-    { transactional: true, maxAttempts: Infinity, firstDelayMs: FEED_EVERY },
+    { maxAttempts: Infinity, firstDelayMs: FEED_EVERY },
   );
   // Retries are the handler's own (Svix's schedule, answered as runAgainAt); a throw is a bug, retried by the jobs
   // table's back-off. The lease covers one attempt and its timeout: a delivery waiting for a slot is not claimed.

@@ -129,9 +129,9 @@ function backlog(ctx: AppContext, userId: string, n: number): number[] {
 }
 
 /** `n` contact_created events of an account, fed at once: one delivery per event and subscribed endpoint. */
-function deliveriesFor(ctx: AppContext, userId: string, n: number) {
+async function deliveriesFor(ctx: AppContext, userId: string, n: number) {
   backlog(ctx, userId, n);
-  while (feedDeliveries(ctx).more);
+  while ((await feedDeliveries(ctx)).more);
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -238,7 +238,7 @@ describe("HTTP attempts", () => {
       }
     }
     await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
-    for (const userId of new Set(endpoints.map((ep) => ep.userId))) deliveriesFor(ctx, userId, 10);
+    for (const userId of new Set(endpoints.map((ep) => ep.userId))) await deliveriesFor(ctx, userId, 10);
     receiver.hold();
     const runs = [runDueJobs(ctx), runDueJobs(ctx), runDueJobs(ctx)];
     expect(runs.map((r) => r.claimed)).toEqual([64, 0, 0]);
@@ -271,7 +271,7 @@ describe("HTTP attempts", () => {
 
     // Account A: 8 endpoints whose receiver does not answer, 20 deliveries each: 160 due.
     receiver.hold((path) => path.startsWith("/a/"));
-    deliveriesFor(ctx, a.id, 20);
+    await deliveriesFor(ctx, a.id, 20);
     const first = runDueJobs(ctx);
     expect(first.claimed).toBe(ATTEMPTS_PER_ACCOUNT);
     await waitFor(() => receiver.flying(), (n) => n === ATTEMPTS_PER_ACCOUNT);
@@ -288,7 +288,7 @@ describe("HTTP attempts", () => {
 
     // B's delivery falls due after all of A's: the pass skips A's waiting jobs in its query and attempts it at once.
     ctx.now = () => T0 + 1;
-    deliveriesFor(ctx, b.id, 1);
+    await deliveriesFor(ctx, b.id, 1);
     const second = runDueJobs(ctx);
     expect(second.claimed).toBe(1);
     await second.settled;
@@ -323,7 +323,7 @@ describe("HTTP attempts", () => {
     // Four accounts whose receivers never answer (a fake slow receiver), 40 deliveries each: 160 due, each account
     // able to fill its 16 (two endpoints of 8).
     receiver.hold((path) => !path.startsWith("/e/"));
-    for (const user of slow) deliveriesFor(ctx, user.id, 20);
+    for (const user of slow) await deliveriesFor(ctx, user.id, 20);
     const runs = [];
     for (let i = 0; i < 6; i++) runs.push(runDueJobs(ctx));
     // Each account may hold total / (accounts running + 1): 16, 16, 16 (64/4), then 12 (64/5) for the fourth.
@@ -333,7 +333,7 @@ describe("HTTP attempts", () => {
 
     // The fifth account's event: attempted in the next pass while all 60 slow attempts are still in flight.
     ctx.now = () => T0 + 1;
-    deliveriesFor(ctx, fifth.id, 1);
+    await deliveriesFor(ctx, fifth.id, 1);
     const next = runDueJobs(ctx);
     expect(next.claimed).toBe(1);
     await next.settled;

@@ -545,7 +545,7 @@ describe("delivery through failures and a restart", () => {
     await updateEndpoint(ctx, user.id, ep.id, { active: true });
     now += 24 * 3600_000;
     await run();
-    expect(redeliverRange(ctx, user.id, ep.id, T0, now)).toEqual({ queued: 1 });
+    expect(await redeliverRange(ctx, user.id, ep.id, T0, now)).toEqual({ queued: 1 });
     await run();
     expect(row().map((r) => [r.status, JSON.parse(r.payload).data.contactId]).sort()).toEqual([["succeeded", "c1"], ["succeeded", "c2"]]);
     ctx.db.$client.close();
@@ -683,7 +683,7 @@ describe("every event type, end to end", () => {
     })).message!.id;
     // The feed runs as the event commits, before the copy job has fetched the item (as in production, synchronously here).
     feedAtInbound = t.ctx.now();
-    feedDeliveries(t.ctx);
+    await feedDeliveries(t.ctx);
     ids.inboundItem = (t.ctx.db.$client.query(`SELECT id FROM media WHERE message_id = ?`).get(ids.inboundMms) as { id: string }).id;
 
     const settled = (id: string) =>
@@ -711,7 +711,7 @@ describe("every event type, end to end", () => {
 
     await waitFor(
       async () => {
-        feedDeliveries(t.ctx);
+        await feedDeliveries(t.ctx);
         await runDueJobs(t.ctx).settled;
         return receiver.received.filter((r) => r.path === "/all");
       },
