@@ -52,7 +52,7 @@ const { token } = reg;
 const userId = reg.user.id;
 db.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
 db.run("UPDATE users SET email_verified = 1, timezone = ? WHERE id = ?", [ZONE, userId]);
-grantLicense(server.ctx, userId, "enterprise", 30);
+await grantLicense(server.ctx, userId, "enterprise", 30);
 
 const now = Date.now();
 // The account's buckets set for its zone before the seed, as its first dashboard read would have.

@@ -45,7 +45,7 @@ if (process.env.PAGE_SIZE) {
 const ctx = await openAppContext(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: join(dir, "data") }, []), () => {});
 const userId = Bun.randomUUIDv7();
 ctx.db.$client.run("INSERT INTO users (id, email, email_verified) VALUES (?, 'w@example.com', 1)", [userId]);
-grantLicense(ctx, userId, "enterprise", 30);
+await grantLicense(ctx, userId, "enterprise", 30);
 
 const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: "US" });
 // Each statement the writer runs, timed where it is called.

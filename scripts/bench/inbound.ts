@@ -108,7 +108,7 @@ async function serveApp(dataDir: string) {
   // Verified, on a plan with room for every phone that writes in.
   server.ctx.db.$client.run("UPDATE users SET email_verified = 1 WHERE id = ?", [userId]);
   server.ctx.db.$client.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
-  grantLicense(server.ctx, userId, "enterprise", 30);
+  await grantLicense(server.ctx, userId, "enterprise", 30);
   const provider = await call("/api/sms-providers", reg.token, { provider: "twilio", displayName: "Twilio", accountSid: fake.accountSid, authToken: fake.authToken });
   await call("/api/phone-numbers", reg.token, { providerId: provider.id, phoneNumber: SENDER });
   const ready: Ready = { url: server.url, publicUrl: server.ctx.config.publicUrl, token: reg.token, userId, accountSid: fake.accountSid, authToken: fake.authToken };

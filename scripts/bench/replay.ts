@@ -73,7 +73,7 @@ async function serve(mode: Mode, dataDir: string, hubSource?: string) {
   const userId = reg.user.id as string;
   ctx.db.$client.run("UPDATE users SET email_verified = 1 WHERE id = ?", [userId]);
   ctx.db.$client.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
-  grantLicense(ctx, userId, "enterprise", 30);
+  await grantLicense(ctx, userId, "enterprise", 30);
   const provider = await call("/api/sms-providers", reg.token, { provider: "simulator", displayName: "Sim" });
   await call("/api/phone-numbers", reg.token, { providerId: provider.id, phoneNumber: SENDER });
   const account = findProviderById(ctx, provider.id)!;

@@ -39,7 +39,7 @@ const origin = new URL(server.ctx.config.publicUrl).origin;
 async function account(email: string) {
   const reg = await benchSignUp(server.url, origin, logs, email);
   db.run("UPDATE users SET email_verified = 1, quiet_hours_enabled = 0, timezone = 'America/New_York' WHERE id = ?", [reg.user.id]);
-  grantLicense(server.ctx, reg.user.id, "enterprise", 30);
+  await grantLicense(server.ctx, reg.user.id, "enterprise", 30);
   return { token: reg.token, userId: reg.user.id };
 }
 db.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");

@@ -92,7 +92,7 @@ export async function benchData(contacts = 1_000_000, messageCount = 1_000_000, 
     emailVerified: true,
     timezone: "America/New_York",
   });
-  grantLicense(ctx, user.id, "enterprise", 365);
+  await grantLicense(ctx, user.id, "enterprise", 365);
   const db = ctx.db.$client;
   db.exec("PRAGMA cache_size = -262144");
   const insert = db.prepare(

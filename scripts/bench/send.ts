@@ -74,7 +74,7 @@ const token = reg.token;
 const userId = reg.user.id;
 server.ctx.db.$client.run("UPDATE users SET email_verified = 1, quiet_hours_enabled = 0 WHERE id = ?", [userId]);
 server.ctx.db.$client.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
-grantLicense(server.ctx, userId, "enterprise", 30);
+await grantLicense(server.ctx, userId, "enterprise", 30);
 
 const insertContact = server.ctx.db.$client.prepare(
   `INSERT INTO contacts (id, user_id, first_name, last_name, phone, status, source, created_at) VALUES (?, ?, ?, '', ?, 'subscribed', 'import', ?)`,

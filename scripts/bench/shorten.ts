@@ -41,7 +41,7 @@ const userId = reg.user.id;
 const db = server.ctx.db.$client;
 db.run("UPDATE users SET email_verified = 1, quiet_hours_enabled = 0 WHERE id = ?", [userId]);
 db.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
-grantLicense(server.ctx, userId, "enterprise", 30);
+await grantLicense(server.ctx, userId, "enterprise", 30);
 
 const insertContact = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, status, source, created_at) VALUES (?, ?, ?, '', ?, 'subscribed', 'import', ?)`);
 db.transaction(() => {

@@ -32,7 +32,7 @@ export async function adminHealth(ctx: AppContext, startedAt: number) {
     users: accounts.users,
     admins: accounts.admins,
     disabledUsers: accounts.disabled,
-    activeLicenseCodes: countActiveLicenseCodes(ctx),
+    activeLicenseCodes: await countActiveLicenseCodes(ctx),
     errorReports: await countErrorReports(ctx),
     openContactMessages: await countOpenContactMessages(ctx),
   };

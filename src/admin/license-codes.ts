@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
-import { findLicenseCode, insertLicenseCodes, listLicenseCodeRows, markLicenseCodeRevoked, type CodeStatus } from "../licenses/codes";
+import { insertLicenseCodes, listLicenseCodeRows, revokeUnredeemedCode, type CodeStatus } from "../licenses/codes";
 import { findPlan, formatLicenseCode, normalizeLicenseCode } from "../licenses/licenses";
 import { emailsByIds } from "../users/queries";
 import type { Page } from "./paging";
@@ -19,7 +19,7 @@ export function newLicenseCode(): string {
 }
 
 /** `beforeCreate` runs (and may refuse) once the codes would be made: the route's check that the administrator confirmed. */
-export function generateLicenseCodes(
+export async function generateLicenseCodes(
   ctx: AppContext,
   adminId: string,
   planId: string,
@@ -33,16 +33,19 @@ export function generateLicenseCodes(
   if (!Number.isInteger(durationDays) || durationDays < 1 || durationDays > 3650) {
     throw badRequest("The duration must be between 1 and 3650 days");
   }
-  const plan = findPlan(ctx, planId);
+  const plan = await findPlan(ctx, planId);
   if (!plan) throw badRequest("Unknown plan");
   beforeCreate?.();
-  const codes = insertLicenseCodes(ctx, { planId, durationDays, createdBy: adminId }, howMany, newLicenseCode);
+  const codes = await insertLicenseCodes(ctx, { planId, durationDays, createdBy: adminId }, howMany, newLicenseCode);
   return { plan, durationDays, codes: codes.map(formatLicenseCode) };
 }
 
-export function listLicenseCodes(ctx: AppContext, opts: { page: number; pageSize: number; status?: CodeStatus; search?: string }): Page<unknown> {
+export async function listLicenseCodes(
+  ctx: AppContext,
+  opts: { page: number; pageSize: number; status?: CodeStatus; search?: string },
+): Promise<Page<unknown>> {
   const search = opts.search?.trim();
-  const { rows, total } = listLicenseCodeRows(ctx, {
+  const { rows, total } = await listLicenseCodeRows(ctx, {
     ...opts,
     search: search ? { code: normalizeLicenseCode(search) || search, email: search.toLowerCase() } : undefined,
   });
@@ -66,11 +69,10 @@ export function listLicenseCodes(ctx: AppContext, opts: { page: number; pageSize
 }
 
 /** Revoking stops a code from being redeemed; a license already granted by it stays. */
-export function revokeLicenseCode(ctx: AppContext, input: string) {
+export async function revokeLicenseCode(ctx: AppContext, input: string) {
   const code = normalizeLicenseCode(input);
-  const row = findLicenseCode(ctx, code);
-  if (!row) throw notFound("License code not found");
-  if (row.redeemedAt) throw badRequest("This license code has already been redeemed and cannot be revoked");
-  if (!row.revokedAt) markLicenseCodeRevoked(ctx, code);
+  const outcome = await revokeUnredeemedCode(ctx, code);
+  if (outcome === "missing") throw notFound("License code not found");
+  if (outcome === "redeemed") throw badRequest("This license code has already been redeemed and cannot be revoked");
   return { code: formatLicenseCode(code), status: "revoked" as const };
 }

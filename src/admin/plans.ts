@@ -3,14 +3,14 @@ import { badRequest, notFound } from "../http/errors";
 import { findPlan, listPlans, planView } from "../licenses/licenses";
 import { updatePlan, type PlanChanges } from "../licenses/plans";
 
-export const planList = (ctx: AppContext) => listPlans(ctx).map(planView);
+export const planList = async (ctx: AppContext) => (await listPlans(ctx)).map(planView);
 
 /**
  * An administrator's edit of a plan: the fields given change; a name must stay non-blank; blank features drop.
  * `beforeChange` runs (and may refuse) once the edit would be saved: the route's check that the administrator confirmed.
  */
-export function editPlan(ctx: AppContext, id: string, input: PlanChanges, beforeChange?: () => void) {
-  if (!findPlan(ctx, id)) throw notFound("Plan not found");
+export async function editPlan(ctx: AppContext, id: string, input: PlanChanges, beforeChange?: () => void) {
+  if (!(await findPlan(ctx, id))) throw notFound("Plan not found");
   const name = input.name?.trim();
   if (input.name !== undefined && !name) throw badRequest("The plan needs a name");
   const features = input.features?.map((f) => f.trim()).filter(Boolean);
@@ -23,5 +23,5 @@ export function editPlan(ctx: AppContext, id: string, input: PlanChanges, before
     ...(features ? { features } : {}),
   };
   beforeChange?.();
-  return planView(updatePlan(ctx, id, changes)!);
+  return planView((await updatePlan(ctx, id, changes))!);
 }

@@ -158,13 +158,13 @@ export function adminRoutes(ctx: AppContext) {
     // POST /api/admin/users/:id/license
     .post(
       "/users/:id/license",
-      ({ user, sessionId, params, body }) => {
+      async ({ user, sessionId, params, body }) => {
         const target = findUserById(ctx, params.id);
         if (!target) throw notFound("User not found");
-        const plan = findPlan(ctx, body.planId);
+        const plan = await findPlan(ctx, body.planId);
         if (!plan) throw badRequest("Unknown plan");
         requireRecentConfirmation(ctx, user, sessionId, "to change a user's plan");
-        const license = grantLicense(ctx, target.id, plan.id, body.durationDays);
+        const license = await grantLicense(ctx, target.id, plan.id, body.durationDays);
         return { success: true, data: { planName: plan.name, expiresAt: license.expiresAt?.toISOString() ?? null } };
       },
       {
@@ -178,7 +178,7 @@ export function adminRoutes(ctx: AppContext) {
     )
     // License codes
     // GET /api/admin/license-codes
-    .get("/license-codes", ({ query }) => listLicenseCodes(ctx, { ...paging(query), status: query.status, search: query.search }), {
+    .get("/license-codes", async ({ query }) => await listLicenseCodes(ctx, { ...paging(query), status: query.status, search: query.search }), {
       auth: "admin",
       query: t.Object({
         ...pageQuery,
@@ -189,9 +189,9 @@ export function adminRoutes(ctx: AppContext) {
     // POST /api/admin/license-codes
     .post(
       "/license-codes",
-      ({ user, sessionId, body, set }) => {
+      async ({ user, sessionId, body, set }) => {
         // Each code is a plan anyone holding it can take: minting them is asked for in sudo mode (auth/reauth.ts).
-        const result = generateLicenseCodes(ctx, user.id, body.planId, body.durationDays, body.count ?? 1, () =>
+        const result = await generateLicenseCodes(ctx, user.id, body.planId, body.durationDays, body.count ?? 1, () =>
           requireRecentConfirmation(ctx, user, sessionId, "to generate license codes"),
         );
         set.status = 201;
@@ -209,19 +209,19 @@ export function adminRoutes(ctx: AppContext) {
       },
     )
     // POST /api/admin/license-codes/:code/revoke
-    .post("/license-codes/:code/revoke", ({ params }) => ({ success: true, data: revokeLicenseCode(ctx, params.code) }), {
+    .post("/license-codes/:code/revoke", async ({ params }) => ({ success: true, data: await revokeLicenseCode(ctx, params.code) }), {
       auth: "admin",
       params: t.Object({ code: t.String({ maxLength: 64 }) }),
     })
     // Plans
     // GET /api/admin/plans
-    .get("/plans", () => ({ data: planList(ctx) }), { auth: "admin" })
+    .get("/plans", async () => ({ data: await planList(ctx) }), { auth: "admin" })
     // PUT /api/admin/plans/:id
     .put(
       "/plans/:id",
-      ({ user, sessionId, params, body }) => ({
+      async ({ user, sessionId, params, body }) => ({
         success: true,
-        data: editPlan(ctx, params.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to change a plan")),
+        data: await editPlan(ctx, params.id, body, () => requireRecentConfirmation(ctx, user, sessionId, "to change a plan")),
       }),
       {
         auth: "admin",

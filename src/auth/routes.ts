@@ -38,7 +38,7 @@ const optionalText = (max: number) => t.Optional(t.Nullable(t.String({ maxLength
  * `licenseAtSignUp` starts a new account's trial or redeems the code typed at sign-up: the licenses domain's, handed
  * in by the composition (app.ts), licenses being above who is signed in.
  */
-export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, licenseCode: string | null | undefined) => SignUpLicense) {
+export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, licenseCode: string | null | undefined) => Promise<SignUpLicense>) {
   const clientMeta = (headers: Record<string, string | undefined>, ip: string | null) => ({
     userAgent: headers["user-agent"],
     ip,

@@ -91,7 +91,7 @@ export type SignUpFields = {
 export async function startSignUp(
   ctx: AppContext,
   fields: SignUpFields,
-  licensesOf: (userId: string) => SignUpLicense,
+  licensesOf: (userId: string) => Promise<SignUpLicense>,
 ): Promise<{ signupToken: string; email: string; message: string }> {
   const email = normalizeEmail(fields.email);
   const existing = findUserByEmail(ctx, email);
@@ -105,7 +105,7 @@ export async function startSignUp(
     await notifyOwner(ctx, existing);
   } else {
     const user = insertUser(ctx, { email, passwordHash, firstName: fields.firstName, lastName: fields.lastName, phone: fields.phone });
-    const license = licensesOf(user.id);
+    const license = await licensesOf(user.id);
     // The account exists even if the mail server is down; the code step offers a resend.
     await sendVerificationCode(ctx, user).catch(() => undefined);
     signupToken = remember(ctx, { ...base, userId: user.id, license });

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, like, or, type SQL } from "drizzle-orm";
 import { licenseCodes, plans } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { userIdsWithEmailLike } from "../users/queries";
 
@@ -8,21 +9,20 @@ import { userIdsWithEmailLike } from "../users/queries";
  * views); redeeming a code is in licenses.ts.
  */
 
-export type LicenseCodeRow = typeof licenseCodes.$inferSelect;
 export type CodeStatus = "active" | "redeemed" | "revoked";
 
 /** Stores `howMany` new codes in one transaction; a code that collides with an existing one is drawn again. */
-export function insertLicenseCodes(
+export async function insertLicenseCodes(
   ctx: AppContext,
   fields: { planId: string; durationDays: number; createdBy: string },
   howMany: number,
   newCode: () => string,
-): string[] {
+): Promise<string[]> {
   const codes: string[] = [];
-  ctx.db.transaction((tx) => {
+  await ctx.withTransaction(async () => {
     while (codes.length < howMany) {
       const code = newCode();
-      const inserted = tx
+      const inserted = ctx.db
         .insert(licenseCodes)
         .values({ code, ...fields, createdAt: new Date(ctx.now()) })
         .onConflictDoNothing()
@@ -38,10 +38,11 @@ export function insertLicenseCodes(
  * One page of codes, newest first, with their plan's name. `search` matches part of the code or part of the
  * redeemer's email.
  */
-export function listLicenseCodeRows(
+export async function listLicenseCodeRows(
   ctx: AppContext,
   opts: { page: number; pageSize: number; status?: CodeStatus; search?: { code: string; email: string } },
 ) {
+  await ready(ctx.db);
   const conditions: SQL[] = [];
   if (opts.status === "revoked") conditions.push(isNotNull(licenseCodes.revokedAt));
   if (opts.status === "redeemed") conditions.push(and(isNull(licenseCodes.revokedAt), isNotNull(licenseCodes.redeemedAt))!);
@@ -66,20 +67,28 @@ export function listLicenseCodeRows(
   return { rows, total };
 }
 
-export function findLicenseCode(ctx: AppContext, code: string): LicenseCodeRow | undefined {
-  return ctx.db.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
-}
-
-export function markLicenseCodeRevoked(ctx: AppContext, code: string): void {
-  ctx.db
+/**
+ * Revokes a code not redeemed: "revoked" (also when it was already, keeping the first revocation's time),
+ * "redeemed" when a redemption came first, "missing" for an unknown code. The update is conditional, so a
+ * redemption running at the same time (licenses.ts, itself conditional on the code being neither) and the
+ * revocation cannot both win.
+ */
+export async function revokeUnredeemedCode(ctx: AppContext, code: string): Promise<"revoked" | "redeemed" | "missing"> {
+  await ready(ctx.db);
+  const revoked = ctx.db
     .update(licenseCodes)
     .set({ revokedAt: new Date(ctx.now()) })
-    .where(eq(licenseCodes.code, code))
-    .run();
+    .where(and(eq(licenseCodes.code, code), isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt)))
+    .returning({ code: licenseCodes.code })
+    .get();
+  if (revoked) return "revoked";
+  const row = ctx.db.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
+  return !row ? "missing" : row.redeemedAt ? "redeemed" : "revoked";
 }
 
 /** Codes neither redeemed nor revoked. */
-export function countActiveLicenseCodes(ctx: AppContext): number {
+export async function countActiveLicenseCodes(ctx: AppContext): Promise<number> {
+  await ready(ctx.db);
   return ctx.db
     .select({ n: count() })
     .from(licenseCodes)

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { licenseCodes, licenses, plans } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
 import { findUserById, type User } from "../users/queries";
@@ -39,11 +40,13 @@ export function planView(plan: Plan) {
   };
 }
 
-export function listPlans(ctx: AppContext): Plan[] {
+export async function listPlans(ctx: AppContext): Promise<Plan[]> {
+  await ready(ctx.db);
   return ctx.db.select().from(plans).orderBy(asc(plans.sortOrder), asc(plans.price)).all();
 }
 
-export function findPlan(ctx: AppContext, id: string): Plan | undefined {
+export async function findPlan(ctx: AppContext, id: string): Promise<Plan | undefined> {
+  await ready(ctx.db);
   return ctx.db.select().from(plans).where(eq(plans.id, id)).get();
 }
 
@@ -58,7 +61,12 @@ export function formatLicenseCode(code: string): string {
 }
 
 /** The 14-day Starter trial every new account gets. */
-export function startTrial(ctx: AppContext, userId: string, from = new Date(ctx.now())): LicenseRow {
+export async function startTrial(ctx: AppContext, userId: string, from = new Date(ctx.now())): Promise<LicenseRow> {
+  await ready(ctx.db);
+  return insertTrial(ctx, userId, from);
+}
+
+function insertTrial(ctx: AppContext, userId: string, from: Date): LicenseRow {
   return ctx.db
     .insert(licenses)
     .values({
@@ -96,6 +104,8 @@ const licensesOf = preparedPerDb((db) =>
  * The license in force now, or null when none is (a trial that ran out). Among several in force, a paid
  * one beats the trial, then the higher plan, then the one that lasts longer. An account from before
  * licenses existed gets its trial from its creation date; an administrator without a license is unlimited.
+ * Synchronous still: every plan check (limits.ts usageFor: contacts, campaigns, drips, automation, sendText, numbers,
+ * inbound texts) reads it inside synchronous transactions; the routes read it through licenseInForce.
  */
 export function currentLicense(ctx: AppContext, userOrId: User | string): CurrentLicense | null {
   const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
@@ -103,7 +113,7 @@ export function currentLicense(ctx: AppContext, userOrId: User | string): Curren
   const now = ctx.now();
   let rows = licensesOf(ctx.db).all({ userId: user.id });
   if (rows.length === 0 && user.role !== "admin") {
-    startTrial(ctx, user.id, user.createdAt);
+    insertTrial(ctx, user.id, user.createdAt);
     return currentLicense(ctx, user);
   }
   rows = rows.filter((r) => r.license.startsAt.getTime() <= now && (!r.license.expiresAt || r.license.expiresAt.getTime() > now));
@@ -122,6 +132,12 @@ export function currentLicense(ctx: AppContext, userOrId: User | string): Curren
     return { id: `admin-${user.id}`, plan: ADMIN_PLAN, source: "admin", code: null, startsAt: user.createdAt, expiresAt: null };
   }
   return null;
+}
+
+/** currentLicense for a route: the license in force now, or null. */
+export async function licenseInForce(ctx: AppContext, user: User): Promise<CurrentLicense | null> {
+  await ready(ctx.db);
+  return currentLicense(ctx, user);
 }
 
 export function licenseView(license: CurrentLicense | null) {
@@ -144,21 +160,21 @@ export const USED_CODE = "This license code has already been redeemed.";
  * Redeems a code for a user: the plan runs for the code's duration from now, or from the end of the
  * user's paid license of the same plan that is in force (so a second code extends the first).
  */
-export function redeemLicenseCode(ctx: AppContext, userId: string, input: string | null | undefined) {
+export async function redeemLicenseCode(ctx: AppContext, userId: string, input: string | null | undefined) {
   const code = normalizeLicenseCode(input);
   if (!code) throw badRequest(INVALID_CODE);
   if (!/^[A-Z0-9]{1,64}$/.test(code)) throw badRequest(UNKNOWN_CODE);
-  return ctx.db.transaction((tx) => {
-    const row = tx.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
+  return ctx.withTransaction(async () => {
+    const row = ctx.db.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
     if (!row) throw badRequest(UNKNOWN_CODE);
     if (row.revokedAt) throw badRequest(REVOKED_CODE);
     if (row.redeemedAt) throw badRequest(USED_CODE);
-    const plan = tx.select().from(plans).where(eq(plans.id, row.planId)).get();
+    const plan = ctx.db.select().from(plans).where(eq(plans.id, row.planId)).get();
     if (!plan) throw new HttpError(400, UNKNOWN_CODE);
 
     const now = ctx.now();
     // Paid licenses of this plan in force or queued: the new period starts where the last of them ends.
-    const ends = tx
+    const ends = ctx.db
       .select()
       .from(licenses)
       .where(and(eq(licenses.userId, userId), eq(licenses.planId, plan.id), ne(licenses.source, "trial")))
@@ -168,14 +184,14 @@ export function redeemLicenseCode(ctx: AppContext, userId: string, input: string
     const startsAt = new Date(Math.max(now, ...ends));
     const expiresAt = new Date(startsAt.getTime() + row.durationDays * DAY_MS);
 
-    const claimed = tx
+    const claimed = ctx.db
       .update(licenseCodes)
       .set({ redeemedBy: userId, redeemedAt: new Date(now) })
       .where(and(eq(licenseCodes.code, code), isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt)))
       .returning({ code: licenseCodes.code })
       .get();
     if (!claimed) throw badRequest(USED_CODE);
-    tx.insert(licenses)
+    ctx.db.insert(licenses)
       .values({ id: crypto.randomUUID(), userId, planId: plan.id, source: "code", code, startsAt, expiresAt })
       .run();
     return { plan, planName: plan.name, startsAt, expiresAt };
@@ -183,7 +199,8 @@ export function redeemLicenseCode(ctx: AppContext, userId: string, input: string
 }
 
 /** An administrator grants a plan directly (source 'admin'), from now for a number of days. */
-export function grantLicense(ctx: AppContext, userId: string, planId: string, durationDays: number) {
+export async function grantLicense(ctx: AppContext, userId: string, planId: string, durationDays: number) {
+  await ready(ctx.db);
   const startsAt = new Date(ctx.now());
   return ctx.db
     .insert(licenses)
@@ -203,16 +220,16 @@ export function grantLicense(ctx: AppContext, userId: string, planId: string, du
  * What sign-up does about licenses, in one transaction: the trial always, then the code if one was typed. A bad
  * code never blocks the account (its redemption rolls back alone); the answer says why it was not redeemed.
  */
-export function licenseAtSignUp(ctx: AppContext, userId: string, licenseCode: string | null | undefined) {
-  return ctx.db.$client.transaction(() => {
-    startTrial(ctx, userId);
+export async function licenseAtSignUp(ctx: AppContext, userId: string, licenseCode: string | null | undefined) {
+  return ctx.withTransaction(async () => {
+    insertTrial(ctx, userId, new Date(ctx.now()));
     if (!normalizeLicenseCode(licenseCode)) return { licenseRedeemed: false, licensePlan: null };
     try {
-      const { planName } = redeemLicenseCode(ctx, userId, licenseCode);
+      const { planName } = await redeemLicenseCode(ctx, userId, licenseCode);
       return { licenseRedeemed: true, licensePlan: planName };
     } catch (err) {
       const licenseError = err instanceof HttpError && err.status < 500 ? err.message : "Failed to redeem license code";
       return { licenseRedeemed: false, licensePlan: null, licenseError };
     }
-  })();
+  });
 }

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { wallToInstant, zoneOffset } from "../time/zones";
@@ -56,6 +57,12 @@ export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
     messages: figure(messages, messageLimit, (f) => messagesNotice(planName, f.used, f.limit)),
     phoneNumbers: figure(ctx.usageCounts.numbers(user.id), numberLimit),
   };
+}
+
+/** usageFor for a route (usageFor itself stays synchronous for the plan checks inside synchronous transactions). */
+export async function usageNow(ctx: AppContext, user: User): Promise<Usage> {
+  await ready(ctx.db);
+  return usageFor(ctx, user);
 }
 
 export const NO_LICENSE =

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { plans } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import type { Plan } from "./licenses";
 
@@ -8,7 +9,8 @@ export type PlanChanges = Partial<
 >;
 
 /** Changes the fields given (an administrator's edit in the portal); undefined for an unknown plan. */
-export function updatePlan(ctx: AppContext, id: string, changes: PlanChanges): Plan | undefined {
+export async function updatePlan(ctx: AppContext, id: string, changes: PlanChanges): Promise<Plan | undefined> {
+  await ready(ctx.db);
   return ctx.db
     .update(plans)
     .set({ ...changes, updatedAt: new Date(ctx.now()) })

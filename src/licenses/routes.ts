@@ -1,21 +1,21 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { currentLicense, licenseView, listPlans, planView, redeemLicenseCode } from "./licenses";
-import { usageFor } from "./limits";
+import { licenseInForce, licenseView, listPlans, planView, redeemLicenseCode } from "./licenses";
+import { usageNow } from "./limits";
 
 export function licenseRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/license" })
     .use(authGuard(ctx))
     // GET /api/license/plans
-    .get("/plans", () => ({ data: listPlans(ctx).map(planView) }))
+    .get("/plans", async () => ({ data: (await listPlans(ctx)).map(planView) }))
     // GET /api/license/current
-    .get("/current", ({ user }) => ({ data: licenseView(currentLicense(ctx, user)) }), { auth: true })
+    .get("/current", async ({ user }) => ({ data: licenseView(await licenseInForce(ctx, user)) }), { auth: true })
     // GET /api/license/usage
     .get(
       "/usage",
-      ({ user }) => {
-        const { contacts, messages, phoneNumbers } = usageFor(ctx, user);
+      async ({ user }) => {
+        const { contacts, messages, phoneNumbers } = await usageNow(ctx, user);
         return { data: { contacts, messages, phoneNumbers } };
       },
       { auth: true },
@@ -23,8 +23,8 @@ export function licenseRoutes(ctx: AppContext) {
     // POST /api/license/redeem
     .post(
       "/redeem",
-      ({ user, body }) => {
-        const result = redeemLicenseCode(ctx, user.id, body.licenseCode);
+      async ({ user, body }) => {
+        const result = await redeemLicenseCode(ctx, user.id, body.licenseCode);
         return {
           success: true,
           message: `Your ${result.planName} plan is active until ${result.expiresAt.toISOString().slice(0, 10)}.`,

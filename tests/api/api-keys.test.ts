@@ -20,7 +20,7 @@ const stored = (id: string) => t.ctx.db.$client.query(`SELECT * FROM api_keys WH
 
 async function professional(): Promise<Account> {
   const acc = await t.signUpVerified();
-  grantLicense(t.ctx, acc.user.id, "professional", 30);
+  await grantLicense(t.ctx, acc.user.id, "professional", 30);
   return t.confirm(acc);
 }
 

@@ -157,10 +157,10 @@ describe("accounts, contacts, licenses, inbound", () => {
     const s = await sender();
     db().query(`INSERT INTO license_codes (code, plan_id, duration_days, created_at) VALUES ('ATOMIC1', 'professional', 30, ?)`).run(Date.now());
     failOn("INSERT", "licenses", "NEW.source = 'code'");
-    expect(() => redeemLicenseCode(t.ctx, s.user.id, "ATOMIC1")).toThrow("injected failure");
+    await expect(redeemLicenseCode(t.ctx, s.user.id, "ATOMIC1")).rejects.toThrow("injected failure");
     expect(one<{ redeemed_at: number | null }>(`SELECT redeemed_at FROM license_codes WHERE code = 'ATOMIC1'`).redeemed_at).toBeNull();
     db().exec(`DROP TRIGGER injected_failure`);
-    expect(redeemLicenseCode(t.ctx, s.user.id, "ATOMIC1").planName).toBe("Professional");
+    expect((await redeemLicenseCode(t.ctx, s.user.id, "ATOMIC1")).planName).toBe("Professional");
   });
 
   test("an inbound STOP: a failure recording the opt-out stores nothing, so the provider's retry opts the sender out", async () => {

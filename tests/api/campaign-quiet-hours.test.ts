@@ -40,7 +40,7 @@ const patchSettings = (acc: Account, body: unknown) => t.api("/api/user/settings
 /** An account sending through the simulator from one unthrottled number, quiet hours at their default (21:00-08:00). */
 async function sender() {
   const acc = await t.signUpVerified();
-  startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
+  await startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });
   const numbers = await get(acc, `/api/providers/${provider.body.id}/available-numbers`);

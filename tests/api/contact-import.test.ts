@@ -53,7 +53,7 @@ describe("JSON import", () => {
 
   test("5,000 rows go ROWS_PER_BATCH per transaction with turns of the event loop between; lines and in-import duplicates across them", async () => {
     const acc = await t.signUpVerified();
-    grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, acc.user.id, "enterprise", 30);
     const phone = (i: number) => `+1312557${String(i).padStart(4, "0")}`;
     const rows = Array.from({ length: 5_000 }, (_, i) => ({ phone: phone(i), firstName: `Row${i + 1}` }));
     rows[ROWS_PER_BATCH + 3] = { phone: phone(2), firstName: "Again" }; // a number of the first transaction, in the second
@@ -140,7 +140,7 @@ describe("CSV import job", () => {
 
   test("a file of several read chunks streams through: every row accounted for, the upload removed, bulk settings restored", async () => {
     const c = await t.signUpVerified();
-    grantLicense(t.ctx, c.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, c.user.id, "enterprise", 30);
     const pragmas = () => ["temp_store", "cache_size", "wal_autocheckpoint"].map((name) => t.ctx.db.$client.query(`PRAGMA ${name}`).get());
     const before = pragmas();
     // About 2.4 MB, multi-byte names; every 50th phone invalid, every 40th row repeats the number 20 rows up.
@@ -165,7 +165,7 @@ describe("CSV import job", () => {
 
   test("stored in short transactions, each with its counts; a row is found by a search the moment the job says done", async () => {
     const c = await t.signUpVerified();
-    grantLicense(t.ctx, c.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, c.user.id, "enterprise", 30);
     const rows = Array.from({ length: 12_000 }, (_, i) => `Kai ${i},Østergård,+1 (718) ${200 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")}`);
     const start = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body: `first name,last name,phone\n${rows.join("\n")}\n`, headers: { "content-type": "text/csv" } });
     expect(start.status).toBe(202);
@@ -184,7 +184,7 @@ describe("CSV import job", () => {
 
   test("a hostile file imports the same through the job's short transactions as in one transaction per batch", async () => {
     const [sliced, whole] = [await t.signUpVerified(), await t.signUpVerified()];
-    for (const acc of [sliced, whole]) grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+    for (const acc of [sliced, whole]) await grantLicense(t.ctx, acc.user.id, "enterprise", 30);
     // Quotes, separators and line breaks inside fields, NULs, formulas, long and right-to-left names, emoji, invalid
     // and missing phones, the same number written other ways, ragged rows, blank lines.
     const row = (i: number) => {

@@ -69,7 +69,7 @@ describe("a CSV import's contacts in name order", () => {
   beforeAll(async () => {
     t = await startTestServer({ smtp: false });
     acc = await t.signUpVerified();
-    grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, acc.user.id, "enterprise", 30);
   });
   afterAll(async () => {
     await t.stop();
@@ -196,7 +196,7 @@ describe("a CSV import's contacts in name order", () => {
     // The key is written by the triggers (SQL) for every write but a CSV import's own inserts (JavaScript): whichever
     // path a contact is stored or renamed by, its row of contact_names holds nameKey of its names, once.
     const owner = await t.signUpVerified();
-    grantLicense(t.ctx, owner.user.id, "professional", 30);
+    await grantLicense(t.ctx, owner.user.id, "professional", 30);
     const call = async (path: string, method: string, body?: unknown, token = owner.token) => {
       const res = await t.api(path, { method, token, body, origin: token === owner.token ? undefined : false });
       expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
@@ -288,7 +288,7 @@ describe("a CSV import's contacts in name order", () => {
 
   test("added a part at a time, the job's record following each; a contact renamed or deleted before its name was added is listed as it is", async () => {
     const owner = await t.signUpVerified();
-    grantLicense(t.ctx, owner.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, owner.user.id, "enterprise", 30);
     const jobId = Bun.randomUUIDv7();
     t.ctx.db.insert(contactImports).values({ id: jobId, userId: owner.user.id, state: "running" }).run();
     const importer = new ContactImporter(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
@@ -343,7 +343,7 @@ describe("names an import left when the process stopped", () => {
     server = await startServer(loadConfig(env, []), () => {});
     const ctx = server.ctx;
     const userId = (ctx.db.$client.query("SELECT id FROM users WHERE email = ?").get(env.ADMIN_EMAIL) as { id: string }).id;
-    grantLicense(ctx, userId, "enterprise", 30);
+    await grantLicense(ctx, userId, "enterprise", 30);
     // What a CSV job had committed when the process ended: its contacts, the counts, where its names start.
     const jobId = Bun.randomUUIDv7();
     ctx.db.insert(contactImports).values({ id: jobId, userId, state: "running" }).run();

@@ -22,7 +22,7 @@ let stored: Stored[] = [];
 beforeAll(async () => {
   t = await startTestServer({ smtp: false });
   a = await t.signUpVerified();
-  grantLicense(t.ctx, a.user.id, "enterprise", 30);
+  await grantLicense(t.ctx, a.user.id, "enterprise", 30);
   const lines = Array.from({ length: ROWS }, (_, i) => {
     const first = i % 97 === 0 ? "Zed" : FIRST[i % FIRST.length];
     const email = i % 3 === 0 ? "" : `u${i}@example.com`;

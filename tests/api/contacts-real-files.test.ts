@@ -416,7 +416,7 @@ describe("import finish", () => {
     // marking the job done fails, the job says failed with counts that match what was stored, and the contacts it
     // stored still get their names (the list sorted by name shows them).
     const big = await t.signUpVerified();
-    grantLicense(t.ctx, big.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, big.user.id, "enterprise", 30);
     t.ctx.db.$client.run(`CREATE TRIGGER test_refuse_done BEFORE UPDATE OF state ON contact_imports WHEN new.state = 'done'
       BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
     try {

@@ -22,7 +22,7 @@ const del = (acc: Account, path: string) => t.api(path, { method: "DELETE", toke
 /** A signed-up account (on a plan of several numbers) with a simulator provider account and two of its numbers. */
 async function sender() {
   const acc = await t.signUpVerified();
-  grantLicense(t.ctx, acc.user.id, "professional", 30);
+  await grantLicense(t.ctx, acc.user.id, "professional", 30);
   const provider = (await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" })).body.id as string;
   const offered = (await t.api(`/api/providers/${provider}/available-numbers`, { token: acc.token })).body.numbers;
   const numbers: string[] = [];

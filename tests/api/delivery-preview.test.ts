@@ -196,7 +196,7 @@ describe("POST /api/campaigns/preview-delivery", () => {
 async function sender(settings: Record<string, unknown> = {}) {
   const acc = await account(settings);
   // The plan in force on the fake clock's day (sign-up started a trial today, after that day).
-  startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
+  await startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   expect(provider.status).toBe(201);
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });

@@ -239,7 +239,7 @@ describe("drip campaigns", () => {
     startClock();
     const { acc, contact } = await account();
     const people = [await contact("P1"), await contact("P2"), await contact("P3"), await contact("P4"), await contact("P5")];
-    grantLicense(t.ctx, acc.user.id, "starter", 30);
+    await grantLicense(t.ctx, acc.user.id, "starter", 30);
     const limit = t.ctx.db.$client.query(`SELECT monthly_messages AS n FROM plans WHERE id = 'starter'`).get() as { n: number };
     t.ctx.db.$client.run(`UPDATE plans SET monthly_messages = 3 WHERE id = 'starter'`);
     try {

@@ -89,7 +89,7 @@ describe("NUL characters", () => {
 describe("a string, number or array sent for an object field", () => {
   test("answers 400 naming the field (was turned into {} and accepted), and changes nothing", async () => {
     const { acc, providerId } = await simulatorAccount();
-    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await grantLicense(t.ctx, acc.user.id, "professional", 30);
     await t.confirm(acc);
     const before = (await call(acc, "GET", `/api/sms-providers/${providerId}`)).body;
     for (const settings of ['"y"', "5", "[]"]) {

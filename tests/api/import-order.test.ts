@@ -90,7 +90,7 @@ describe("a CSV import larger than a window", () => {
   test("stored in phone order; the file's first rows are kept, over the limit its last are refused, errors and duplicates listed from its start", async () => {
     const rows = ORDER_WINDOW + 10_000;
     const room = ORDER_WINDOW + 2_000;
-    const { planId } = grantLicense(t.ctx, c.user.id, "enterprise", 30);
+    const { planId } = await grantLicense(t.ctx, c.user.id, "enterprise", 30);
     t.ctx.db.$client.run("UPDATE plans SET monthly_contacts = ? WHERE id = ?", [room, planId]);
 
     // Numbers in no order (a multiplicative scramble of the row index); every 97th row has none; every 41st repeats
@@ -144,7 +144,7 @@ describe("a file larger than a window imported again", () => {
     t = await startTestServer({ smtp: false });
     await t.signUpVerified();
     c = await t.signUpVerified();
-    grantLicense(t.ctx, c.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, c.user.id, "enterprise", 30);
   });
   afterAll(() => t?.stop());
 
@@ -184,7 +184,7 @@ describe("phone order changes only the order rows are stored in", () => {
     const { lines, rows } = diverseContacts(ORDER_WINDOW * 2 + ORDER_WINDOW / 4);
     const [byJob, byFile] = [await t.signUpVerified(), await t.signUpVerified()];
     for (const acc of [byJob, byFile]) {
-      grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+      await grantLicense(t.ctx, acc.user.id, "enterprise", 30);
       // Every 50th row's number stored already, under another name.
       for (let i = 0; i < rows.length; i += 50) await t.api("/api/contacts", { method: "POST", token: acc.token, body: { firstName: `Stored${i}`, phone: rows[i]![3] } });
     }

@@ -67,7 +67,7 @@ const contactsOf = (acc: Account) => sql<{ id: string; phone: string; status: st
 
 async function simulatorAccount(numbers = 1) {
   const acc = await t.signUpVerified();
-  if (numbers > 1) grantLicense(t.ctx, acc.user.id, "professional", 30);
+  if (numbers > 1) await grantLicense(t.ctx, acc.user.id, "professional", 30);
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   expect(provider.status).toBe(201);
   const added: string[] = [];

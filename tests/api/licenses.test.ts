@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 /** Fresh codes straight from the same function the admin portal calls. */
-const makeCodes = (planId: string, days: number, n = 1) => generateLicenseCodes(t.ctx, adminId, planId, days, n).codes;
+const makeCodes = async (planId: string, days: number, n = 1) => (await generateLicenseCodes(t.ctx, adminId, planId, days, n)).codes;
 
 function addContacts(userId: string, n: number) {
   const rows = Array.from({ length: n }, (_, i) => ({ id: crypto.randomUUID(), userId, phone: `+1555${String(Date.now() % 1e5).padStart(5, "0")}${i}-${crypto.randomUUID().slice(0, 6)}` }));
@@ -110,7 +110,7 @@ describe("trial", () => {
 describe("redeem", () => {
   test("a code typed lower-case with dashes and spaces is redeemed; the plan becomes current", async () => {
     const a = await t.signUpVerified();
-    const [code] = makeCodes("professional", 30);
+    const [code] = await makeCodes("professional", 30);
     expect(code).toMatch(/^[A-HJ-NP-Z2-9]{4}(-[A-HJ-NP-Z2-9]{4}){3}$/);
     const typed = `  ${code!.toLowerCase().replace("-", " - ")} `;
     const res = await t.api("/api/license/redeem", { body: { licenseCode: typed }, token: a.token });
@@ -147,14 +147,14 @@ describe("redeem", () => {
     expect(unknown.body.message).toBe("This license code is not valid. Please check the code and try again.");
     expect((await redeem("ÄÖÜ!")).status).toBe(400);
 
-    const [revoked] = makeCodes("starter", 30);
+    const [revoked] = await makeCodes("starter", 30);
     const rv = await t.api(`/api/admin/license-codes/${revoked}/revoke`, { method: "POST", token: (await t.confirm(await t.login(adminEmail(), "admin-password"))).token });
     expect(rv.status).toBe(200);
     const r = await redeem(revoked);
     expect(r.status).toBe(400);
     expect(r.body.message).toBe("This license code has been revoked and can no longer be redeemed.");
 
-    const [once] = makeCodes("starter", 30);
+    const [once] = await makeCodes("starter", 30);
     expect((await redeem(once)).status).toBe(200);
     for (const token of [a.token, b.token]) {
       const again = await redeem(once, token);
@@ -166,7 +166,7 @@ describe("redeem", () => {
   });
 
   test("two users racing for one code: exactly one gets it", async () => {
-    const [code] = makeCodes("enterprise", 10);
+    const [code] = await makeCodes("enterprise", 10);
     const accounts = await Promise.all([t.signUpVerified(), t.signUpVerified(), t.signUpVerified()]);
     const results = await Promise.all(accounts.map((a) => t.api("/api/license/redeem", { body: { licenseCode: code }, token: a.token })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
@@ -175,7 +175,7 @@ describe("redeem", () => {
 
   test("a second code of the same plan extends from the end of the first; another plan starts now and wins", async () => {
     const a = await t.signUpVerified();
-    const [first, second] = makeCodes("starter", 30, 2);
+    const [first, second] = await makeCodes("starter", 30, 2);
     const r1 = await t.api("/api/license/redeem", { body: { licenseCode: first }, token: a.token });
     const r2 = await t.api("/api/license/redeem", { body: { licenseCode: second }, token: a.token });
     expect(new Date(r2.body.data.expiresAt).getTime() - new Date(r1.body.data.expiresAt).getTime()).toBe(30 * DAY);
@@ -183,7 +183,7 @@ describe("redeem", () => {
     const cur = await t.api("/api/license/current", { token: a.token });
     expect(cur.body.data).toMatchObject({ source: "code", plan: { id: "starter" }, expiresAt: r1.body.data.expiresAt });
 
-    const [pro] = makeCodes("professional", 7);
+    const [pro] = await makeCodes("professional", 7);
     const r3 = await t.api("/api/license/redeem", { body: { licenseCode: pro }, token: a.token });
     expect(Math.abs(new Date(r3.body.data.expiresAt).getTime() - (Date.now() + 7 * DAY))).toBeLessThan(60_000);
     expect((await t.api("/api/license/current", { token: a.token })).body.data.plan.id).toBe("professional");
@@ -191,7 +191,7 @@ describe("redeem", () => {
 
   test("a trial is not extended by a Starter code: the code's period starts now", async () => {
     const a = await t.signUpVerified();
-    const [code] = makeCodes("starter", 30);
+    const [code] = await makeCodes("starter", 30);
     const r = await t.api("/api/license/redeem", { body: { licenseCode: code }, token: a.token });
     expect(Math.abs(new Date(r.body.data.expiresAt).getTime() - (Date.now() + 30 * DAY))).toBeLessThan(60_000);
   });
@@ -208,7 +208,7 @@ describe("redeem at sign-up", () => {
   };
 
   test("a valid code (typed lower-case with dashes) is redeemed: licenseRedeemed true and the plan name", async () => {
-    const [code] = makeCodes("professional", 90);
+    const [code] = await makeCodes("professional", 90);
     const email = t.newEmail("signup");
     const res = await register(email, code!.toLowerCase());
     expect(res.status).toBe(200);
@@ -226,7 +226,7 @@ describe("redeem at sign-up", () => {
     expect(bad.body.token).toBeString();
     expect(bad.body).toMatchObject({ licenseRedeemed: false, licensePlan: null, licenseError: "This license code is not valid. Please check the code and try again." });
 
-    const [code] = makeCodes("starter", 30);
+    const [code] = await makeCodes("starter", 30);
     expect((await register(t.newEmail("signup"), code)).body.licenseRedeemed).toBe(true);
     const reused = await register(t.newEmail("signup"), code);
     expect(reused.status).toBe(200);
@@ -278,7 +278,7 @@ describe("limits", () => {
 
   test("an unlimited plan never blocks contacts; a plan edited by an admin applies at once", async () => {
     const a = await t.signUpVerified();
-    const [code] = makeCodes("enterprise", 30);
+    const [code] = await makeCodes("enterprise", 30);
     await t.api("/api/license/redeem", { body: { licenseCode: code }, token: a.token });
     addContacts(a.user.id, 1200);
     expect(assertWithinLimit(t.ctx, a.user.id, "contacts", 100_000)).toEqual({ notice: null });
@@ -307,9 +307,9 @@ describe("limits", () => {
     expect(startOfMonthIn("America/New_York", Date.UTC(2026, 3, 15)).toISOString()).toBe("2026-04-01T04:00:00.000Z");
   });
 
-  test("startTrial is exported for sign-up and adds a Starter trial", () => {
+  test("startTrial is exported for sign-up and adds a Starter trial", async () => {
     const u = insertUser(t.ctx, { email: t.newEmail("trial"), passwordHash: null, firstName: "", lastName: "" });
-    const row = startTrial(t.ctx, u.id);
+    const row = await startTrial(t.ctx, u.id);
     expect(row).toMatchObject({ planId: "starter", source: "trial" });
   });
 });

@@ -147,7 +147,7 @@ describe("sending MMS through Twilio", () => {
 
   test("an API key uploads a picture (POST /api/v1/media) and sends it alone as an MMS: it arrives byte for byte", async () => {
     const { acc } = await account();
-    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await grantLicense(t.ctx, acc.user.id, "professional", 30);
     await t.confirm(acc);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Shop", permissions: ["messages:send", "messages:read"] } })).body.key;
     const readOnly = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Reader", permissions: ["messages:read"] } })).body.key;

@@ -331,7 +331,7 @@ test("a campaign to US recipients from an unregistered number is warned about be
 
 test("the public API's campaign send is refused with the same warning until acknowledgeRegistration: true", async () => {
   const acc = await t.signUpVerified();
-  grantLicense(t.ctx, acc.user.id, "professional", 30);
+  await grantLicense(t.ctx, acc.user.id, "professional", 30);
   const tw = await post(acc, "/api/sms-providers", { provider: "twilio", displayName: "Twilio", ...twilio.credentials });
   await addNumbers(acc, tw.body.id, ["+14155550101", "+14155550104"]);
   expect((await post(acc, "/api/phone-numbers/registration/refresh", {})).status).toBe(200);

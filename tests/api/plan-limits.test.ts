@@ -49,7 +49,7 @@ describe("sender numbers per plan", () => {
   test("Professional allows 3 and Enterprise 10, counting inactive numbers too", async () => {
     const acc = await t.signUpVerified();
     const providerId = await withProvider(acc);
-    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await grantLicense(t.ctx, acc.user.id, "professional", 30);
     for (let i = 0; i < 3; i++) expect((await addNumber(acc, providerId, i)).status).toBe(201);
     const list = (await t.api("/api/phone-numbers", { token: acc.token })).body.data;
     await t.api(`/api/phone-numbers/${list[0].id}`, { method: "PATCH", token: acc.token, body: { isActive: false } });
@@ -57,7 +57,7 @@ describe("sender numbers per plan", () => {
     expect(fourth.status).toBe(402);
     expect(fourth.body.message).toBe("Your Professional plan allows 3 phone numbers; you have 3. Remove one, upgrade your plan or redeem a license code to add another.");
 
-    grantLicense(t.ctx, acc.user.id, "enterprise", 30);
+    await grantLicense(t.ctx, acc.user.id, "enterprise", 30);
     for (let i = 3; i < 10; i++) expect((await addNumber(acc, providerId, i)).status).toBe(201);
     const eleventh = await addNumber(acc, providerId, 10);
     expect(eleventh.status).toBe(402);

@@ -33,7 +33,7 @@ async function keyed(permissions = ALL): Promise<{ acc: Account; key: string }> 
   const acc = await t.signUpVerified();
   // Campaigns to US numbers would otherwise wait for 8 AM there when the suite runs at night.
   expect((await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } })).status).toBe(200);
-  grantLicense(t.ctx, acc.user.id, "professional", 30);
+  await grantLicense(t.ctx, acc.user.id, "professional", 30);
   const p = await t.api("/api/sms-providers", {
     method: "POST",
     token: acc.token,

@@ -25,7 +25,7 @@ const TEN_MINUTES = 10 * 60_000;
 /** A signed-up account on a plan with API access. */
 async function signUp() {
   const account = await t.signUpVerified();
-  grantLicense(t.ctx, account.user.id, "professional", 30);
+  await grantLicense(t.ctx, account.user.id, "professional", 30);
   return account;
 }
 const newKey = (account: Account) =>

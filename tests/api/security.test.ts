@@ -167,7 +167,7 @@ describe("backup archives from outside", () => {
 describe("API keys", () => {
   test("an account whose plan no longer includes the API (its license ran out) has its keys refused with 402", async () => {
     const acc = await t.signUpVerified();
-    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await grantLicense(t.ctx, acc.user.id, "professional", 30);
     await t.confirm(acc);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read"] } })).body.key;
     expect((await t.api("/api/v1/contacts", { token: key, origin: false })).status).toBe(200);
@@ -182,7 +182,7 @@ describe("API keys", () => {
 
   test(`an account holds at most ${MAX_WORKING_KEYS} working keys (each key has its own rate limit)`, async () => {
     const acc = await t.signUpVerified();
-    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await grantLicense(t.ctx, acc.user.id, "professional", 30);
     await t.confirm(acc);
     const create = (name: string) => t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name, permissions: ["contacts:read"] } });
     const made = [];
@@ -197,7 +197,7 @@ describe("API keys", () => {
 
   test("a disabled account's keys are refused at once, and work again when it is enabled", async () => {
     const acc = await t.signUpVerified();
-    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await grantLicense(t.ctx, acc.user.id, "professional", 30);
     await t.confirm(acc);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read", "contacts:write"] } })).body.key;
     const call = (method = "GET", body?: unknown) => t.api("/api/v1/contacts", { method, token: key, body, origin: false });
@@ -274,7 +274,7 @@ describe("error reports", () => {
 describe("restoring a backup", () => {
   test("revives no session or API key that ended after the backup was taken; those alive on both sides go on", async () => {
     const acc = await t.signUpVerified();
-    grantLicense(t.ctx, acc.user.id, "professional", 30);
+    await grantLicense(t.ctx, acc.user.id, "professional", 30);
     await t.confirm(acc);
     const stolen = await t.login(acc.user.email);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read"] } })).body;

@@ -22,7 +22,7 @@ const CHROME_MAC = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/
 /** A Professional account (API access) signed in from Chrome on macOS, its session confirmed. */
 async function owner(): Promise<Account> {
   const account = await t.signUpVerified();
-  grantLicense(t.ctx, account.user.id, "professional", 30);
+  await grantLicense(t.ctx, account.user.id, "professional", 30);
   const res = await t.api("/api/auth/login", { body: { email: account.email, password: account.password }, headers: { "user-agent": CHROME_MAC } });
   expect(res.status).toBe(200);
   return t.confirm({ ...account, token: res.body.token });

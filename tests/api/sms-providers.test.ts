@@ -120,7 +120,7 @@ describe("provider accounts", () => {
 describe("sender numbers", () => {
   test("manual entry in E.164 with defaults by kind, validation, one default", async () => {
     // Three numbers: more than the trial's Starter plan allows (plan-limits.test.ts).
-    grantLicense(t.ctx, a.user.id, "professional", 30);
+    await grantLicense(t.ctx, a.user.id, "professional", 30);
     const [account] = (await t.api("/api/sms-providers", { token: a.token })).body.data;
     expect((await post(a, "/api/phone-numbers", { providerId: account.id })).body.message).toBe("Phone number is required");
     expect((await post(a, "/api/phone-numbers", { providerId: account.id, phoneNumber: "hello world!" })).body.message).toBe(

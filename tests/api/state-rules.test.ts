@@ -43,7 +43,7 @@ const get = (acc: Account, path: string) => t.api(path, { token: acc.token });
 /** An account sending through the simulator from one unthrottled number, quiet hours at their default (21:00-08:00). */
 async function sender() {
   const acc = await t.signUpVerified();
-  startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
+  await startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   await t.api(`/api/sms-providers/${provider.body.id}`, {
     method: "PATCH",
