@@ -3,6 +3,7 @@ import type { AppContext } from "../context";
 import { chooseSender } from "../phone-numbers/numbers";
 import { registrationOfSender } from "../phone-numbers/registration";
 import type { User } from "../users/queries";
+import { pieces } from "./turns";
 
 /**
  * The warning a campaign gets before it is sent (issue 34 item 1) when its sender is a number US carriers block:
@@ -35,14 +36,15 @@ const countryOf = (phone: string) => parsePhoneNumberFromString(phone)?.country 
  * `recipients`: numbers with how many recipients each stands for (the delivery preview's groups: North American
  * numbers grouped by area code, which alone decides the country), asked for only when the sender is one carriers
  * block: a send reads its audience for this alone, and a million contacts grouped held the event loop 1.9 s (of its
- * own work) on every start. Null when nothing blocks.
+ * own work) on every start. Null when nothing blocks. The numbers' countries are read in pieces with turns of the
+ * event loop between (a million numbers outside North America are a million groups, each parsed).
  */
-export function registrationWarning(
+export async function registrationWarning(
   ctx: AppContext,
   user: User,
   fromNumber: string | null | undefined,
-  recipients: () => { phone: string; n: number }[],
-): RegistrationWarning | null {
+  recipients: () => Promise<{ phone: string; n: number }[]>,
+): Promise<RegistrationWarning | null> {
   let sender;
   try {
     sender = chooseSender(ctx, user.id, fromNumber);
@@ -55,7 +57,11 @@ export function registrationWarning(
   const state = view.state as RegistrationWarning["state"];
   const served = view.program === "toll_free" ? ["US", "CA"] : ["US"];
   let blocked = 0;
-  for (const r of recipients()) if (served.includes(countryOf(r.phone) ?? "")) blocked += r.n;
+  const clock = pieces();
+  for (const r of await recipients()) {
+    if (served.includes(countryOf(r.phone) ?? "")) blocked += r.n;
+    if (clock.due()) await clock.turn();
+  }
   if (!blocked) return null;
   const whom = view.program === "toll_free" ? "US or Canadian" : "US";
   const count = blocked === 1 ? `1 recipient is a ${whom} number` : `${blocked.toLocaleString("en-US")} recipients are ${whom} numbers`;

@@ -204,8 +204,8 @@ export function campaignRoutes(ctx: AppContext) {
     // POST /api/campaigns/:id/send
     .post(
       "/api/campaigns/:id/send",
-      ({ user, params, body, set }) => {
-        const result = sendCampaignChecked(ctx, user, params.id, body?.scheduledAt ?? null, body?.acknowledgeRegistration === true);
+      async ({ user, params, body, set }) => {
+        const result = await sendCampaignChecked(ctx, user, params.id, body?.scheduledAt ?? null, body?.acknowledgeRegistration === true);
         set.status = 202;
         return result;
       },

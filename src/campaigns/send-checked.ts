@@ -6,20 +6,25 @@ import { reachOf } from "./delivery-preview";
 import { registrationWarning } from "./registration-warning";
 
 /**
- * POST /api/campaigns/:id/send with the registration check first (issue 34 item 1): a campaign whose sender
- * carriers block for its US recipients is not sent until the caller acknowledges the warning
- * (`acknowledgeRegistration: true`); 409 with the warning otherwise. The UI shows it before the Send button.
+ * The registration check of a send (issue 34 item 1): a campaign whose sender carriers block for its US recipients
+ * is not sent until the caller acknowledges the warning (`acknowledgeRegistration: true`); 409 with the warning
+ * otherwise. The UI shows it before the Send button. Its audience is read in pieces, between turns of the event loop
+ * (src/campaigns/delivery-preview.ts reachOf), so it runs before the send, never inside a transaction.
  */
-export function sendCampaignChecked(ctx: AppContext, user: User, id: string, scheduledAt: string | null, acknowledged: boolean) {
+export async function assertRegistrationAcknowledged(ctx: AppContext, user: User, id: string, acknowledged: boolean): Promise<void> {
   // Without its typed list, read only for the warning's count: sendCampaign reads it once for the start.
   const campaign = campaignWithoutRecipients(ctx, user.id, id);
-  if (campaign && !acknowledged && (campaign.status === "draft" || campaign.status === "scheduled")) {
-    const reach = () => reachOf(ctx, user, { audience: campaign.audience, recipients: getCampaign(ctx, user.id, id).recipients }).groups;
-    const warning = registrationWarning(ctx, user, campaign.fromNumber, reach);
-    if (warning)
-      throw conflict(`${warning.message} ${warning.todo ?? ""} Send with acknowledgeRegistration: true to send anyway.`.replace(/\s+/g, " "), {
-        registrationWarning: warning,
-      });
-  }
+  if (!campaign || acknowledged || (campaign.status !== "draft" && campaign.status !== "scheduled")) return;
+  const reach = async () => (await reachOf(ctx, user, { audience: campaign.audience, recipients: getCampaign(ctx, user.id, id).recipients })).groups;
+  const warning = await registrationWarning(ctx, user, campaign.fromNumber, reach);
+  if (warning)
+    throw conflict(`${warning.message} ${warning.todo ?? ""} Send with acknowledgeRegistration: true to send anyway.`.replace(/\s+/g, " "), {
+      registrationWarning: warning,
+    });
+}
+
+/** POST /api/campaigns/:id/send: the registration check, then the send (sendCampaign checks the status again). */
+export async function sendCampaignChecked(ctx: AppContext, user: User, id: string, scheduledAt: string | null, acknowledged: boolean) {
+  await assertRegistrationAcknowledged(ctx, user, id, acknowledged);
   return sendCampaign(ctx, user, id, scheduledAt);
 }

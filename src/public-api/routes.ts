@@ -7,8 +7,8 @@ import { getMessage, withMedia } from "../messages/messages";
 import { MAX_MEDIA_PER_MESSAGE } from "../media/media";
 import { recipientPhone } from "../users/default-country";
 import { recordPurchase } from "../automation/runner";
-import { createCampaign, getCampaign, viewOf } from "../campaigns/campaigns";
-import { sendCampaignChecked } from "../campaigns/send-checked";
+import { createCampaign, getCampaign, sendCampaign, viewOf } from "../campaigns/campaigns";
+import { assertRegistrationAcknowledged } from "../campaigns/send-checked";
 import { listKeywords } from "../keywords/keywords";
 import { findUserById } from "../users/queries";
 import { listSegments } from "../segments/segments";
@@ -394,13 +394,16 @@ export function publicApiRoutes(ctx: AppContext) {
     // POST /api/v1/campaigns/:id/send
     .post(
       "/campaigns/:id/send",
-      ({ caller, params, body, headers, set }) => {
+      async ({ caller, params, body, headers, set }) => {
         const acknowledged = body?.acknowledgeRegistration === true;
+        // The registration check reads the audience in pieces, so before the key's synchronous transaction: it
+        // refuses only a draft or scheduled campaign, never one a stored answer (a send that ran) is for.
+        await assertRegistrationAcknowledged(ctx, ownerOf(ctx, caller), params.id, acknowledged);
         // The body is hashed as sent (none, or the acknowledgement): a refused send retried with the same key and
         // acknowledgeRegistration runs, since a refusal stores no answer.
         return idempotent(ctx, caller, headers["idempotency-key"], { path: `/campaigns/${params.id}/send`, body: body ?? null }, set, () => ({
           status: 202,
-          body: sendCampaignChecked(ctx, ownerOf(ctx, caller), params.id, null, acknowledged),
+          body: sendCampaign(ctx, ownerOf(ctx, caller), params.id, null),
         }));
       },
       {

@@ -175,6 +175,44 @@ describe("POST /api/campaigns/preview-delivery", () => {
     expect(res.body.preview).toMatchObject({ text: "Hi Zoe", recipient: "Zoe" });
   });
 
+  // Issue 29 item 5: a million contacts grouped and rendered in one go held the event loop 3.3 s of its own work, and
+  // 100,000 typed numbers resolved 2.1 s; every account's requests waited. Now read in pieces between turns.
+  test("a large audience is read and rendered in pieces: another request is answered before the preview", async () => {
+    const acc = await account();
+    const db = t.ctx.db.$client;
+    const insert = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, status, source, created_at) VALUES (?, ?, ?, '', ?, 'subscribed', 'import', ?)`);
+    const N = 20_000;
+    // 18,000 North American numbers in 3 area codes, 2,000 British ones (a group each), one name long enough for
+    // a second segment.
+    const phone = (i: number) => (i % 10 === 9 ? `+44791${String(1_000_000 + i).padStart(7, "0")}` : `+1${[212, 312, 415][i % 3]}${String(2_000_000 + i).padStart(7, "0")}`);
+    db.transaction(() => {
+      for (let i = 0; i < N; i++) insert.run(Bun.randomUUIDv7(), acc.user.id, i === 12_345 ? "W".repeat(150) : `Guest${i}`, phone(i), 1_700_000_000_000 + i);
+    })();
+    clockAt(MORNING);
+    const order: string[] = [];
+    const previewed = preview(acc, { audience: { kind: "all" }, content: "Hi [Name]" }).then((r) => (order.push("preview"), r));
+    // Sent after the preview's request; answered first, since the preview takes turns of the event loop.
+    const other = get(acc, "/api/auth/user").then((r) => (order.push("other"), r));
+    const [res, user] = await Promise.all([previewed, other]);
+    expect(user.status).toBe(200);
+    expect(order).toEqual(["other", "preview"]);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      total: N,
+      // New York, Chicago and Los Angeles are before 8 AM; London is awake.
+      inQuietHours: N - N / 10,
+      firstResumeAt: "2026-03-10T12:00:00.000Z",
+      lastResumeAt: "2026-03-10T15:00:00.000Z",
+      preview: { text: "Hi Guest0\nReply STOP to opt out", recipient: "Guest0" },
+      longest: { recipient: "W".repeat(150), segments: 2, totalSegments: N + 1 },
+    });
+
+    // Typed numbers: 5,000 of them, one typed twice and one invalid, resolved in pieces with the same counts.
+    const typed = Array.from({ length: 5_000 }, (_, i) => `+1646${String(2_000_000 + i).padStart(7, "0")}`);
+    const typedRes = await preview(acc, { audience: { kind: "manual" }, recipients: [...typed, typed[7], "12"], content: "Hi [Name]" });
+    expect(typedRes.body).toMatchObject({ total: 5_000, inQuietHours: 5_000, skipped: { optedOut: 0, invalid: 1, duplicate: 1 }, longest: { totalSegments: 5_000 } });
+  });
+
   test("bad input is a 4xx with a message, never a 500", async () => {
     const acc = await account();
     const audiences = "Audience must be manual, all, recent, loyal, new, contacts or segment";
