@@ -15,16 +15,16 @@ function target(ctx: AppContext, userId: string): User {
   return user;
 }
 
-export function markEmailVerified(ctx: AppContext, admin: User, userId: string) {
-  const user = target(ctx, userId);
-  if (!user.emailVerified) {
-    ctx.db.$client.transaction(() => {
-      updateUser(ctx, user.id, { emailVerified: true });
-      // A code still on its way must not matter any more.
-      dropVerificationCode(ctx, user.id);
-    })();
-    ctx.log(`administrator ${admin.email} marked the email of ${user.email} verified`);
-  }
+export async function markEmailVerified(ctx: AppContext, admin: User, userId: string) {
+  const { user, marked } = await ctx.withTransaction(async () => {
+    const user = target(ctx, userId);
+    if (user.emailVerified) return { user, marked: false };
+    updateUser(ctx, user.id, { emailVerified: true });
+    // A code still on its way must not matter any more.
+    dropVerificationCode(ctx, user.id);
+    return { user, marked: true };
+  });
+  if (marked) ctx.log(`administrator ${admin.email} marked the email of ${user.email} verified`);
   return { id: user.id, email: user.email, emailVerified: true };
 }
 

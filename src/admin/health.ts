@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { countErrorReports } from "../error-reports/reports";
 import { countActiveLicenseCodes } from "../licenses/codes";
@@ -23,12 +24,14 @@ function databaseSize(ctx: AppContext): number {
 
 /** The admin portal's health page: the running version, uptime, database size and what waits for an administrator. */
 export async function adminHealth(ctx: AppContext, startedAt: number) {
+  await ready(ctx.db);
   const accounts = countUsers(ctx);
+  const databaseBytes = databaseSize(ctx);
   return {
     version: VERSION,
     uptimeSeconds: Math.floor((ctx.now() - startedAt) / 1000),
     startedAt: new Date(startedAt).toISOString(),
-    databaseBytes: databaseSize(ctx),
+    databaseBytes,
     users: accounts.users,
     admins: accounts.admins,
     disabledUsers: accounts.disabled,

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { type Cidr, cidrsOverlap, formatCidr, neverAllowedRanges, parseCidr, V4_CARRIERS } from "../http/ip-ranges";
@@ -48,27 +49,40 @@ function normalise(raw: string): string {
   return name;
 }
 
-export function webhookAllowList(ctx: AppContext): string[] {
+export async function webhookAllowList(ctx: AppContext): Promise<string[]> {
+  await ready(ctx.db);
+  return savedAllowList(ctx);
+}
+
+function savedAllowList(ctx: AppContext): string[] {
   const row = ctx.db.$client.query(`SELECT value FROM system_settings WHERE key = ?`).get(KEY) as { value: string } | null;
   return row ? (JSON.parse(row.value) as string[]) : [];
 }
 
-/** Checks every entry (400 naming the first refused), drops repeats, and saves the list. */
-export function setWebhookAllowList(ctx: AppContext, entries: string[]): string[] {
-  const list = [...new Set(entries.map(normalise))];
-  if (list.length > MAX_ALLOW_LIST) throw badRequest(`The allow-list holds at most ${MAX_ALLOW_LIST} entries`);
-  ctx.db.$client
-    .query(
-      `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    )
-    .run(KEY, JSON.stringify(list), ctx.now());
-  return list;
+/**
+ * Checks every entry (400 naming the first refused), drops repeats, and saves the list. `beforeWidening` runs (and
+ * may refuse) when the entries would allow anything the saved list does not: the route's check that the
+ * administrator confirmed (sudo mode), made against the list read in the transaction that writes, so a list saved
+ * meanwhile is what it is compared with.
+ */
+export async function setWebhookAllowList(ctx: AppContext, entries: string[], beforeWidening?: () => void): Promise<string[]> {
+  return ctx.withTransaction(async () => {
+    if (widens(savedAllowList(ctx), entries)) beforeWidening?.();
+    const list = [...new Set(entries.map(normalise))];
+    if (list.length > MAX_ALLOW_LIST) throw badRequest(`The allow-list holds at most ${MAX_ALLOW_LIST} entries`);
+    ctx.db.$client
+      .query(
+        `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      )
+      .run(KEY, JSON.stringify(list), ctx.now());
+    return list;
+  });
 }
 
-/** Whether saving `entries` would allow anything the saved list does not (asked for in sudo mode). */
-export function widensAllowList(ctx: AppContext, entries: string[]): boolean {
-  const saved = new Set(webhookAllowList(ctx));
+/** Whether saving `entries` would allow anything the `saved` list does not (asked for in sudo mode). */
+function widens(savedList: string[], entries: string[]): boolean {
+  const saved = new Set(savedList);
   return entries.some((e) => {
     try {
       return !saved.has(normalise(e));

@@ -15,7 +15,7 @@ import { adminHealth } from "./health";
 import { generateLicenseCodes, listLicenseCodes, MAX_CODES_PER_BATCH, revokeLicenseCode } from "./license-codes";
 import { pageQuery, paging } from "./paging";
 import { markEmailVerified, sendPasswordResetFor } from "./account-help";
-import { MAX_ALLOW_LIST, setWebhookAllowList, webhookAllowList, widensAllowList } from "./networks";
+import { MAX_ALLOW_LIST, setWebhookAllowList, webhookAllowList } from "./networks";
 import { RETENTION_BOUNDS, systemSettings, updateSystemSettings } from "./settings";
 import { editPlan, planList } from "./plans";
 import { applyUserAction, listUsers, type UserAction } from "./users";
@@ -79,13 +79,9 @@ export function adminRoutes(ctx: AppContext) {
     // PATCH /api/admin/settings
     .patch(
       "/settings",
-      ({ user, sessionId, body }) => {
-        // A shorter retention deletes the event log's older events for good: sudo mode (auth/reauth.ts) first.
-        if (body.eventRetentionDays !== undefined && body.eventRetentionDays < systemSettings(ctx).eventRetentionDays) {
-          requireRecentConfirmation(ctx, user, sessionId, "to shorten the event retention");
-        }
-        return updateSystemSettings(ctx, body);
-      },
+      // A shorter retention deletes the event log's older events for good: sudo mode (auth/reauth.ts) first.
+      ({ user, sessionId, body }) =>
+        updateSystemSettings(ctx, body, () => requireRecentConfirmation(ctx, user, sessionId, "to shorten the event retention")),
       {
         auth: "admin",
         body: t.Object({
@@ -96,15 +92,14 @@ export function adminRoutes(ctx: AppContext) {
       },
     )
     // GET /api/admin/settings/webhook-allow-list
-    .get("/settings/webhook-allow-list", () => ({ entries: webhookAllowList(ctx) }), { auth: "admin" })
+    .get("/settings/webhook-allow-list", async () => ({ entries: await webhookAllowList(ctx) }), { auth: "admin" })
     // PUT /api/admin/settings/webhook-allow-list
     .put(
       "/settings/webhook-allow-list",
-      ({ user, sessionId, body }) => {
-        // Opening networks to every account's webhooks is asked for in sudo mode; narrowing the list is not.
-        if (widensAllowList(ctx, body.entries)) requireRecentConfirmation(ctx, user, sessionId, "to let webhooks call more networks");
-        return { entries: setWebhookAllowList(ctx, body.entries) };
-      },
+      // Opening networks to every account's webhooks is asked for in sudo mode; narrowing the list is not.
+      async ({ user, sessionId, body }) => ({
+        entries: await setWebhookAllowList(ctx, body.entries, () => requireRecentConfirmation(ctx, user, sessionId, "to let webhooks call more networks")),
+      }),
       {
         auth: "admin",
         body: t.Object({
@@ -122,7 +117,7 @@ export function adminRoutes(ctx: AppContext) {
       query: t.Object({ ...pageQuery, search: t.Optional(t.String({ maxLength: 200 })) }),
     })
     // POST /api/admin/users/:id/verify-email
-    .post("/users/:id/verify-email", ({ user, params }) => ({ success: true, data: markEmailVerified(ctx, user, params.id) }), {
+    .post("/users/:id/verify-email", async ({ user, params }) => ({ success: true, data: await markEmailVerified(ctx, user, params.id) }), {
       auth: "admin",
       params: t.Object({ id: t.String({ maxLength: 100 }) }),
     })
@@ -139,9 +134,9 @@ export function adminRoutes(ctx: AppContext) {
     .post(
       "/users/:id/:action",
       // Every action changes who can do what (or sign in at all): sudo mode (auth/reauth.ts), asked once it would apply.
-      ({ user, sessionId, params }) => ({
+      async ({ user, sessionId, params }) => ({
         success: true,
-        data: applyUserAction(ctx, user.id, params.id, params.action, () =>
+        data: await applyUserAction(ctx, user.id, params.id, params.action, () =>
           requireRecentConfirmation(ctx, user, sessionId, ACTION_PURPOSES[params.action]),
         ),
       }),

@@ -17,13 +17,19 @@ export function systemSettings(ctx: AppContext): SystemSettings {
   return { ...DEFAULTS, ...stored };
 }
 
-export function updateSystemSettings(ctx: AppContext, changes: Partial<SystemSettings>): SystemSettings {
-  const upsert = ctx.db.$client.query(
-    `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  );
-  ctx.db.$client.transaction(() => {
+/**
+ * Saves the changes given. `beforeShortening` runs (and may refuse) when the event retention would be shortened
+ * (older events deleted for good): the route's check that the administrator confirmed, made against the retention
+ * read in the transaction that writes, so a change saved meanwhile is what it is compared with.
+ */
+export async function updateSystemSettings(ctx: AppContext, changes: Partial<SystemSettings>, beforeShortening?: () => void): Promise<SystemSettings> {
+  return ctx.withTransaction(async () => {
+    if (changes.eventRetentionDays !== undefined && changes.eventRetentionDays < systemSettings(ctx).eventRetentionDays) beforeShortening?.();
+    const upsert = ctx.db.$client.query(
+      `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    );
     for (const [key, value] of Object.entries(changes)) if (value !== undefined && key in DEFAULTS) upsert.run(key, JSON.stringify(value), ctx.now());
-  })();
-  return systemSettings(ctx);
+    return systemSettings(ctx);
+  });
 }

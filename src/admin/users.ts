@@ -40,7 +40,13 @@ export type UserAction = "disable" | "enable" | "make-admin" | "remove-admin" | 
  * (and may refuse) once the action would be applied: the route's check that the administrator confirmed, so nobody
  * is asked for a password only to be told the action is refused.
  */
-export function applyUserAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
+export async function applyUserAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
+  // One transaction: the role read is the one changed, and a disabled account never stays signed in, or keeps
+  // sending, after it reads as disabled.
+  return ctx.withTransaction(async () => userAction(ctx, adminId, userId, action, beforeChange));
+}
+
+function userAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
   const target = findUserById(ctx, userId);
   if (!target) throw notFound("User not found");
   const self = target.id === adminId;
@@ -49,12 +55,9 @@ export function applyUserAction(ctx: AppContext, adminId: string, userId: string
   beforeChange?.();
   switch (action) {
     case "disable":
-      // One transaction: the account never stays signed in, or keeps sending, after it reads as disabled.
-      ctx.db.$client.transaction(() => {
-        updateUser(ctx, target.id, { disabled: true });
-        stopAccountSending(ctx, target.id, ACCOUNT_DISABLED);
-        revokeAllSessions(ctx, target.id);
-      })();
+      updateUser(ctx, target.id, { disabled: true });
+      stopAccountSending(ctx, target.id, ACCOUNT_DISABLED);
+      revokeAllSessions(ctx, target.id);
       break;
     case "enable":
       updateUser(ctx, target.id, { disabled: false });

@@ -131,8 +131,8 @@ const toEndpoint = (r: EndpointRow): Endpoint => ({
 });
 
 /** Whom webhooks may call: the administrator's allow-list, read at each check (a change applies to the next attempt). */
-const networkPolicy = (ctx: AppContext): NetworkPolicy => ({
-  allowList: allowListOf(webhookAllowList(ctx)),
+const networkPolicy = async (ctx: AppContext): Promise<NetworkPolicy> => ({
+  allowList: allowListOf(await webhookAllowList(ctx)),
   judgeAs: ctx.webhookTestNetwork?.judgeAs,
 });
 
@@ -223,7 +223,7 @@ export async function createEndpoint(
   const url = input.url;
   if (!url) throw badRequest("Give the webhook a URL");
   if (!input.events?.length) throw badRequest("Choose at least one event");
-  await resolveTarget(url, networkPolicy(ctx));
+  await resolveTarget(url, await networkPolicy(ctx));
   const secret = input.secret || newSecret();
   checkSecret(secret);
   // Counted in the transaction that adds: two creates at once cannot both pass the cap.
@@ -266,7 +266,7 @@ export async function updateEndpoint(
   const before = endpointRow(ctx, userId, id);
   if (input.name !== undefined && !input.name.trim()) throw badRequest("Give the webhook a name");
   if (input.events && !input.events.length) throw badRequest("Choose at least one event");
-  if (input.url !== undefined && input.url !== before.url) await resolveTarget(input.url, networkPolicy(ctx));
+  if (input.url !== undefined && input.url !== before.url) await resolveTarget(input.url, await networkPolicy(ctx));
   if (input.secret) checkSecret(input.secret);
   // The row is read again in the transaction that writes it, after the URL's check awaited the network: a change
   // made meanwhile (another edit, the endpoint turned off by failures) is kept where this edit leaves it alone.
@@ -676,7 +676,7 @@ async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: Deliver
   const started = performance.now();
   const now = ctx.now();
   try {
-    const target = await resolveTarget(endpoint.url, networkPolicy(ctx));
+    const target = await resolveTarget(endpoint.url, await networkPolicy(ctx));
     const timestamp = Math.floor(now / 1000);
     const signatures = [sign(openSecret(ctx, endpoint.secret), delivery.id, timestamp, delivery.payload)];
     if (endpoint.previous_secret && (endpoint.previous_secret_until ?? 0) > now) {

@@ -216,6 +216,8 @@ const ALLOWED: Record<string, string> = {
     "the runner claims a run in the synchronous transaction that does its actions: exactly once rests on its unique key",
   "automation/rules.ts exports findRule, which uses the database, not async (not async)": "getRule: runManual's look-up, then runRule (synchronous)",
   "automation/rules.ts exports finishRun, which uses the database, not async (not async)": "as claimRun: in the run's synchronous transaction",
+  "admin/settings.ts exports systemSettings, which uses the database, not async (not async)":
+    "the pruning jobs read the event retention through a synchronous callback (events/events.ts scheduleEventPruning, wired in server.ts)",
   "outbound-webhooks/webhooks.ts exports sealClearSecrets, which uses the database, not async (not async)":
     "sealing the secrets kept in clear runs in a restore's database-replaced hooks (backups/backups.ts setDatabase), which are synchronous: its failure fails the restore",
   "outbound-webhooks/webhooks.ts exports startOutboundWebhooks, which uses the database, not async (not async)":
@@ -229,11 +231,11 @@ const ALLOWED: Record<string, string> = {
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: users, auth, phone-numbers, providers, jobs, events,
- * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES), admin; and those others work
+ * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
  * holders auth's sessions call inside their synchronous transaction) stay synchronous until auth is converted.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin"]);
 /** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
 const ASYNC_FILES = new Set(["automation/rules.ts"]);
 

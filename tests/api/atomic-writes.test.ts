@@ -132,7 +132,7 @@ describe("accounts, contacts, licenses, inbound", () => {
     await createOrPromoteAdmin(t.ctx, email, "admin-password-1");
     const admin = findUserById(t.ctx, one<{ id: string }>(`SELECT id FROM users WHERE email = ?`, email).id)!;
     failOn("UPDATE", "sessions", `OLD.user_id = '${s.user.id}'`);
-    expect(() => applyUserAction(t.ctx, admin.id, s.user.id, "disable")).toThrow("injected failure");
+    await expect(applyUserAction(t.ctx, admin.id, s.user.id, "disable")).rejects.toThrow("injected failure");
     expect(findUserById(t.ctx, s.user.id)!.disabled).toBe(false);
     expect(status(id)).toBe("sending");
     expect(n(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'queued'`, id)).toBe(3);

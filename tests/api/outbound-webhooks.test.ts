@@ -985,7 +985,7 @@ describe("upgrading from the 'Allow private networks' switch", () => {
       old.query(`INSERT INTO system_settings (key, value, updated_at) VALUES ('allowPrivateNetworks', ?, 1)`).run(JSON.stringify(on));
       old.close();
       const ctx = await openAppContext(loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []), () => {});
-      lists.push([webhookAllowList(ctx), ctx.db.$client.query(`SELECT key FROM system_settings WHERE key = 'allowPrivateNetworks'`).get()]);
+      lists.push([await webhookAllowList(ctx), ctx.db.$client.query(`SELECT key FROM system_settings WHERE key = 'allowPrivateNetworks'`).get()]);
       ctx.mailer.close();
       ctx.db.$client.close();
       rmSync(dataDir, { recursive: true, force: true });

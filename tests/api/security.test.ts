@@ -202,10 +202,10 @@ describe("API keys", () => {
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read", "contacts:write"] } })).body.key;
     const call = (method = "GET", body?: unknown) => t.api("/api/v1/contacts", { method, token: key, body, origin: false });
     expect((await call()).status).toBe(200);
-    applyUserAction(t.ctx, "admin-id", acc.user.id, "disable");
+    await applyUserAction(t.ctx, "admin-id", acc.user.id, "disable");
     expect(await call()).toMatchObject({ status: 401, body: { message: "This API key's account is disabled" } });
     expect((await call("POST", { phone: "+14155552999" })).status).toBe(401);
-    applyUserAction(t.ctx, "admin-id", acc.user.id, "enable");
+    await applyUserAction(t.ctx, "admin-id", acc.user.id, "enable");
     expect((await call()).status).toBe(200);
   });
 });
