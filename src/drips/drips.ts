@@ -6,6 +6,10 @@ import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { cancelJobs, enqueueJob, rescheduleJob } from "../jobs/jobs";
 import { compileConditions } from "../segments/conditions";
+import { assertHoldable, heldMedia, holdMedia, mediaView, releaseMedia, type MediaHolder, type MediaRow } from "../media/media";
+import { chooseSender } from "../phone-numbers/numbers";
+import { cannotSendMms } from "../providers/mms";
+import type { ProviderKind } from "../providers/types";
 import { findSegment } from "../segments/segments";
 import { zoneForRecipient } from "../sending/quiet-hours";
 import { wallToInstant, zoneOffset } from "../time/zones";
@@ -20,8 +24,12 @@ import { nextTurn } from "../time/next-turn";
 
 export const UNITS = ["minutes", "hours", "days"] as const;
 export type Unit = (typeof UNITS)[number];
-/** `shortenLinks: false`: the step's links go out as written; by default they go out as short links (issue 32). */
-export type Step = { delay: number; unit: Unit; sendAtHour: number | null; content: string; shortenLinks?: false };
+/**
+ * `shortenLinks: false`: the step's links go out as written; by default they go out as short links (issue 32).
+ * `mediaIds`: the step's pictures and files (issue 33), held by the drip ('drip:<id>') and linked to each message
+ * the step sends, which goes as one MMS.
+ */
+export type Step = { delay: number; unit: Unit; sendAtHour: number | null; content: string; shortenLinks?: false; mediaIds?: string[] };
 export const TRIGGERS = ["opt_in", "keyword_received", "purchase", "birthday", "inactive", "manual"] as const;
 export type LatePolicy = "skip" | "send";
 
@@ -63,13 +71,20 @@ export type EnrolmentRow = typeof dripEnrolments.$inferSelect;
 export const stepKey = (enrolmentId: string, step: number) => `drip:${enrolmentId}:${step}`;
 export const stepsOf = (json: string): Step[] => JSON.parse(json) as Step[];
 
-export function dripView(d: DripRow, counts?: { active: number; completed: number; exited: number }) {
+/** Who holds a drip's attachments (src/media): every step's, and those of steps contacts still wait on. */
+const dripMedia = (id: string): MediaHolder => `drip:${id}`;
+/** Every attachment the steps name, in order, once each. */
+const mediaOfSteps = (steps: Step[]) => [...new Set(steps.flatMap((s) => s.mediaIds ?? []))];
+
+/** The drip as the screens and the API show it: each step with its attachments (`media`, from what the drip holds). */
+export function dripView(d: DripRow, counts?: { active: number; completed: number; exited: number }, held?: MediaRow[]) {
+  const byId = new Map((held ?? []).map((m) => [m.id, m]));
   return {
     id: d.id,
     name: d.name,
     trigger: d.trigger,
     isActive: d.isActive,
-    steps: stepsOf(d.steps),
+    steps: stepsOf(d.steps).map((s) => ({ ...s, media: (s.mediaIds ?? []).flatMap((id) => (byId.has(id) ? [mediaView(byId.get(id)!)] : [])) })),
     exitOnReply: d.exitOnReply,
     goalTag: d.goalTag,
     segmentId: d.segmentId,
@@ -111,13 +126,19 @@ function countsByDrip(ctx: AppContext, ids: string[]) {
 export function listDrips(ctx: AppContext, userId: string) {
   const rows = ctx.db.select().from(dripCampaigns).where(eq(dripCampaigns.userId, userId)).orderBy(desc(dripCampaigns.createdAt)).all();
   const counts = countsByDrip(ctx, rows.map((r) => r.id));
-  return rows.map((r) => dripView(r, counts.get(r.id)));
+  const media = heldMedia(ctx, rows.map((r) => dripMedia(r.id)));
+  return rows.map((r) => dripView(r, counts.get(r.id), media.get(dripMedia(r.id))));
+}
+
+/** One drip as shown, with its counts and attachments. */
+function viewOf(ctx: AppContext, userId: string, id: string) {
+  return dripView(getDrip(ctx, userId, id), countsByDrip(ctx, [id]).get(id), heldMedia(ctx, [dripMedia(id)]).get(dripMedia(id)));
 }
 
 export type DripInput = {
   name?: string;
   trigger?: string;
-  steps?: { delay: number; unit: string; sendAtHour?: number | null; content: string; shortenLinks?: boolean }[];
+  steps?: { delay: number; unit: string; sendAtHour?: number | null; content: string; shortenLinks?: boolean; mediaIds?: string[] }[];
   isActive?: boolean;
   exitOnReply?: boolean;
   goalTag?: string | null;
@@ -127,8 +148,12 @@ export type DripInput = {
   lateAfterMinutes?: number;
 };
 
-/** Checks an input and answers the columns it sets; `creating` requires name and steps. */
-function values(ctx: AppContext, userId: string, input: DripInput, creating: boolean) {
+/**
+ * Checks an input and answers the columns it sets; `creating` requires name and steps. A step's attachments must be
+ * the account's uploads, free or this drip's (`id`), each in one step only, and the account's default number (the
+ * one drips send from) on a provider that sends MMS: else 400 before anything is saved.
+ */
+function values(ctx: AppContext, userId: string, input: DripInput, creating: boolean, id: string | null) {
   const out: Partial<typeof dripCampaigns.$inferInsert> = {};
   if (input.name !== undefined || creating) {
     const name = (input.name ?? "").trim();
@@ -148,10 +173,26 @@ function values(ctx: AppContext, userId: string, input: DripInput, creating: boo
       steps.map((s, i): Step => {
         if (!(UNITS as readonly string[]).includes(s.unit)) throw badRequest(`Step ${i + 1}: the delay is in minutes, hours or days`);
         const content = s.content.trim();
-        if (!content) throw badRequest(`Step ${i + 1} has no message`);
-        return { delay: s.delay, unit: s.unit as Unit, sendAtHour: s.sendAtHour ?? null, content, ...(s.shortenLinks === false ? { shortenLinks: false as const } : {}) };
+        const mediaIds = s.mediaIds ?? [];
+        if (!content && !mediaIds.length) throw badRequest(`Step ${i + 1} has no message`);
+        if (mediaIds.length) assertHoldable(ctx, userId, id ? dripMedia(id) : null, mediaIds);
+        return {
+          delay: s.delay,
+          unit: s.unit as Unit,
+          sendAtHour: s.sendAtHour ?? null,
+          content,
+          ...(s.shortenLinks === false ? { shortenLinks: false as const } : {}),
+          ...(mediaIds.length ? { mediaIds } : {}),
+        };
       }),
     );
+    const all = steps.flatMap((s) => s.mediaIds ?? []);
+    if (new Set(all).size !== all.length) throw badRequest("The same attachment is in two steps: upload it again for the second");
+    if (all.length) {
+      const sender = chooseSender(ctx, userId, null);
+      const refusal = sender ? cannotSendMms(sender.provider as ProviderKind) : null;
+      if (refusal) throw badRequest(`Drips send from your default number: ${refusal}`, { mmsUnsupported: true });
+    }
   }
   if (input.isActive !== undefined) out.isActive = input.isActive;
   if (input.exitOnReply !== undefined) out.exitOnReply = input.exitOnReply;
@@ -171,9 +212,13 @@ function values(ctx: AppContext, userId: string, input: DripInput, creating: boo
 
 export function createDrip(ctx: AppContext, userId: string, input: DripInput) {
   const now = ctx.now();
-  const row = { id: Bun.randomUUIDv7(), userId, createdAt: now, updatedAt: now, ...values(ctx, userId, input, true) } as typeof dripCampaigns.$inferInsert;
-  ctx.db.insert(dripCampaigns).values(row).run();
-  return dripView(getDrip(ctx, userId, row.id));
+  const row = { id: Bun.randomUUIDv7(), userId, createdAt: now, updatedAt: now, ...values(ctx, userId, input, true, null) } as typeof dripCampaigns.$inferInsert;
+  ctx.db.$client.transaction(() => {
+    ctx.db.insert(dripCampaigns).values(row).run();
+    const media = mediaOfSteps(stepsOf(row.steps));
+    if (media.length) holdMedia(ctx, userId, dripMedia(row.id), media);
+  })();
+  return viewOf(ctx, userId, row.id);
 }
 
 function waitingCount(ctx: AppContext, dripId: string): number {
@@ -187,7 +232,7 @@ function waitingCount(ctx: AppContext, dripId: string): number {
  */
 export function updateDrip(ctx: AppContext, userId: string, id: string, input: DripInput & { applyToWaiting?: boolean }) {
   const current = getDrip(ctx, userId, id);
-  const set = values(ctx, userId, input, false);
+  const set = values(ctx, userId, input, false, id);
   const stepsChanged = set.steps !== undefined && set.steps !== current.steps;
   ctx.db.$client.transaction(() => {
     if (stepsChanged) {
@@ -196,10 +241,20 @@ export function updateDrip(ctx: AppContext, userId: string, id: string, input: D
         throw conflict(`${waiting} contact(s) are waiting in this drip: say whether the change applies to them`, { waiting });
       }
       if (waiting && input.applyToWaiting) applyStepsToWaiting(ctx, current, stepsOf(set.steps!));
+      // The drip holds the new steps' attachments and those of the steps contacts still wait on (kept when the change
+      // does not apply to them); the rest are let go to the media sweep.
+      const stillWaiting = waiting && !input.applyToWaiting ? waitingSteps(ctx, id) : [];
+      holdMedia(ctx, userId, dripMedia(id), mediaOfSteps([...stepsOf(set.steps!), ...stillWaiting]));
     }
     ctx.db.update(dripCampaigns).set({ ...set, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
   })();
-  return dripView(getDrip(ctx, userId, id), countsByDrip(ctx, [id]).get(id));
+  return viewOf(ctx, userId, id);
+}
+
+/** The steps of the drip's active enrolments (each its own copy, which may be older than the drip's). */
+function waitingSteps(ctx: AppContext, dripId: string): Step[] {
+  const rows = ctx.db.select({ steps: dripEnrolments.steps }).from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.state, "active"))).all();
+  return [...new Set(rows.map((r) => r.steps))].flatMap(stepsOf);
 }
 
 /** Waiting enrolments take the new steps; each one's next step is due again from its last step's time. */
@@ -227,6 +282,8 @@ export function deleteDrip(ctx: AppContext, userId: string, id: string) {
   ctx.db.$client.transaction(() => {
     cancelJobs(ctx, { refId: id });
     ctx.db.delete(dripCampaigns).where(eq(dripCampaigns.id, id)).run();
+    // Its attachments are let go: the media sweep removes them once no message carries them.
+    releaseMedia(ctx, [dripMedia(id)]);
   })();
 }
 
@@ -234,7 +291,7 @@ export function deleteDrip(ctx: AppContext, userId: string, id: string) {
 export function toggleDrip(ctx: AppContext, userId: string, id: string) {
   const d = getDrip(ctx, userId, id);
   ctx.db.update(dripCampaigns).set({ isActive: !d.isActive, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
-  return dripView(getDrip(ctx, userId, id), countsByDrip(ctx, [id]).get(id));
+  return viewOf(ctx, userId, id);
 }
 
 /**

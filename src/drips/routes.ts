@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
+import { MAX_MEDIA_PER_MESSAGE } from "../media/media";
 import { createDrip, deleteDrip, DRIP_SAMPLES, enrol, listDrips, listEnrolments, MAX_STEPS, removeEnrolment, toggleDrip, updateDrip } from "./drips";
 
 const id = t.String({ maxLength: 64 });
@@ -12,6 +13,9 @@ const step = t.Object({
   sendAtHour: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 23, error: "A send-at hour is from 0 to 23" }))),
   content: t.String({ maxLength: 1600, error: "A step's message is at most 1,600 characters" }),
   shortenLinks: t.Optional(t.Boolean({ error: "shortenLinks must be true or false" })),
+  mediaIds: t.Optional(
+    t.Array(t.String({ maxLength: 64 }), { maxItems: MAX_MEDIA_PER_MESSAGE, error: `A step's mediaIds lists at most ${MAX_MEDIA_PER_MESSAGE} uploads (POST /api/media)` }),
+  ),
 });
 const fields = {
   name: t.Optional(t.String({ maxLength: 100, error: "Drip names are at most 100 characters" })),

@@ -12,6 +12,8 @@ import { segmentCount } from "../messages/segments";
 import { outboundText, sendTexts } from "../outbound/send-text";
 import { render } from "../personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
+import { cannotSendMms } from "../providers/mms";
+import type { ProviderKind } from "../providers/types";
 import { compileConditions } from "../segments/conditions";
 import { findSegment } from "../segments/segments";
 import { zoneForRecipient } from "../sending/quiet-hours";
@@ -184,6 +186,14 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     return { result: "no sender" };
   }
   const theStep = stepsOf(e.steps)[step]!;
+  // A step with pictures or files goes as one MMS, from a number whose provider sends MMS (issue 33).
+  const mediaIds = theStep.mediaIds ?? [];
+  const refusal = mediaIds.length ? cannotSendMms(sender.provider as ProviderKind) : null;
+  if (refusal) {
+    log(ctx, e, "skipped", `Skipped: ${refusal}`);
+    advance(ctx, e, job.runAt, zone);
+    return { result: "no mms" };
+  }
   const written = render(theStep.content, {
     firstName: contact.firstName,
     lastName: contact.lastName,
@@ -195,7 +205,7 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   // Links go out as short links unless the step says not (issue 32): counted at that length against the plan.
   const domain = linkDomainOf(ctx, user);
   const shorten = theStep.shortenLinks !== false;
-  const segments = segmentCount(shorten ? withShortLinkLengths(written, domain) : written);
+  const segments = mediaIds.length ? 1 : segmentCount(shorten ? withShortLinkLengths(written, domain) : written);
   try {
     takeMessage(ctx, pass, e.userId, segments);
   } catch (err) {
@@ -210,7 +220,16 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const content = shorten
     ? shortenText(ctx, domain, written, { userId: e.userId, campaignId: null, messageId, contactId: contact.id, phone: contact.phone!, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
     : written;
-  const message = outboundText(ctx, { id: messageId, userId: e.userId, phone: contact.phone!, contactId: contact.id, content, kind: "single", from: { chosen: sender } })!;
+  const message = outboundText(ctx, {
+    id: messageId,
+    userId: e.userId,
+    phone: contact.phone!,
+    contactId: contact.id,
+    content,
+    kind: "single",
+    from: { chosen: sender },
+    ...(mediaIds.length ? { sharedMediaIds: mediaIds } : {}),
+  })!;
   atPassEnd(pass, OUTBOX, message, (messages) => void sendTexts(ctx, messages));
   log(ctx, e, "sent", null, messageId);
   advance(ctx, e, job.runAt, zone);

@@ -43,6 +43,8 @@ export type TextToSend = {
   dueAt?: number;
   /** An MMS: uploads checked by `attachableMedia`, from a sender whose provider sends MMS. */
   mediaIds?: string[];
+  /** An MMS of attachments held by another (a drip step's), linked to the message, not given to it. */
+  sharedMediaIds?: string[];
 };
 
 /** The sender a reply goes from: the number that received the text, else the account's default (null: none). */
@@ -66,12 +68,13 @@ export function outboundText(ctx: AppContext, t: TextToSend): NewOutbound | null
     phone: t.phone,
     content: t.content,
     // An MMS is one message however long its text (providers price it per message, src/providers/mms.ts).
-    segments: t.mediaIds?.length ? 1 : segmentCount(t.content),
+    segments: t.mediaIds?.length || t.sharedMediaIds?.length ? 1 : segmentCount(t.content),
     kind: t.kind,
     sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },
     dueAt: t.dueAt ?? 0,
     expiresAt: ctx.now() + TEXT_TTL_MS,
     ...(t.mediaIds?.length ? { mediaIds: t.mediaIds } : {}),
+    ...(t.sharedMediaIds?.length ? { sharedMediaIds: t.sharedMediaIds } : {}),
   };
 }
 

@@ -86,7 +86,8 @@ describe("drip campaigns", () => {
     ]);
     const d = await call(acc, "POST", "/api/drip-campaigns", { name: " Welcome ", trigger: "opt_in", steps: STEPS });
     expect(d.body).toMatchObject({ name: "Welcome", trigger: "opt_in", isActive: true, exitOnReply: true, latePolicy: "skip", lateAfterMinutes: 60, reentryDays: null });
-    expect(d.body.steps[1]).toEqual({ delay: 10, unit: "minutes", sendAtHour: null, content: "S2" });
+    // No pictures or files: media [] (issue 33).
+    expect(d.body.steps[1]).toEqual({ delay: 10, unit: "minutes", sendAtHour: null, content: "S2", media: [] });
     expect((await call(acc, "POST", "/api/drip-campaigns", { name: "X", steps: [] })).body.message).toBe("A drip campaign needs at least one step");
     expect((await call(acc, "POST", "/api/drip-campaigns", { name: "X", steps: [{ delay: 1, unit: "weeks", content: "a" }] })).body.message).toBe(
       "Step 1: the delay is in minutes, hours or days",

@@ -1,5 +1,6 @@
-// Issue 33: attachments on campaigns (each message an MMS of the campaign's shared pictures), the price per MMS of
-// each provider account, and the sweep of uploads never attached; against a Twilio fake that fetches each MediaUrl.
+// Issue 33: attachments on campaigns (each message an MMS of the campaign's shared pictures), templates and drip
+// steps, the price per MMS of each provider account, and the sweep of uploads never attached; against a Twilio fake
+// that fetches each MediaUrl.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { findMedia, LOOSE_UPLOAD_GRACE_MS, mediaPath } from "../../src/media/media";
@@ -223,6 +224,95 @@ describe("a template with attachments", () => {
     await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, () => runDueJobs(t.ctx).settled);
     expect(findMedia(t.ctx, up.id)).toBeNull();
     expect(findMedia(t.ctx, copy.id)!.held_by).toBe(`campaign:${c.body.id}`);
+  });
+});
+
+describe("a drip step with attachments", () => {
+  test("the step's picture, held by the drip, reaches the Twilio fake byte for byte as one MMS at the account's price", async () => {
+    const { acc } = await account();
+    expect((await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } })).status).toBe(200);
+    const photo = photoJpeg(300, 200, 85, 31);
+    const up = await upload(acc, photo, "welcome.jpg");
+    const steps = [
+      { delay: 0, unit: "minutes", content: "Welcome to the flower club", mediaIds: [up.id] },
+      { delay: 1, unit: "days", content: "A day in: any questions?" },
+    ];
+    const made = await post(acc, "/api/drip-campaigns", { name: "Welcome", trigger: "manual", steps });
+    expect(made.status).toBe(201);
+    const view = { id: up.id, contentType: "image/jpeg", filename: "welcome.jpg", size: photo.length, status: "stored", error: null, url: `/api/media/${up.id}` };
+    expect(made.body.steps).toEqual([
+      { delay: 0, unit: "minutes", sendAtHour: null, content: "Welcome to the flower club", mediaIds: [up.id], media: [view] },
+      { delay: 1, unit: "days", sendAtHour: null, content: "A day in: any questions?", media: [] },
+    ]);
+    expect(findMedia(t.ctx, up.id)!.held_by).toBe(`drip:${made.body.id}`);
+    // Held by the drip: no chat message can take it, nor a second step.
+    expect((await post(acc, "/api/messages", { phone: "+14155557599", content: "x", mediaIds: [up.id] })).body.message).toBe(`Attachment ${up.id} was already sent with another message: upload it again`);
+    const twice = await put(acc, `/api/drip-campaigns/${made.body.id}`, { steps: [steps[0], { ...steps[1], mediaIds: [up.id] }] });
+    expect(twice.status).toBe(400);
+    expect(twice.body.message).toBe("The same attachment is in two steps: upload it again for the second");
+
+    const contact = await post(acc, "/api/contacts", { firstName: "Iris", phone: "+14155557501" });
+    expect((await post(acc, `/api/drip-campaigns/${made.body.id}/enrol`, { contactIds: [contact.body.id] })).body).toEqual({ enrolled: 1, skipped: [] });
+    await runDueJobs(t.ctx).settled;
+    const m = await waitFor(() => twilio.messages.find((x) => x.to === "+14155557501"), (x) => !!x, 15_000);
+    expect(m!.body).toBe("Welcome to the flower club");
+    expect(m!.mediaUrls).toHaveLength(1);
+    expect(m!.mediaUrls[0]!.startsWith(`${t.ctx.config.publicUrl}/api/media/${up.id}/signed?expires=`)).toBe(true);
+    const fetched = await twilio.fetchedMedia(m!.sid);
+    expect(fetched[0]!.status).toBe(200);
+    expect(Buffer.from(fetched[0]!.bytes).equals(Buffer.from(photo))).toBe(true);
+    const row = await waitFor(
+      () => t.ctx.db.$client.query(`SELECT segments, segment_price_micros AS price, mms FROM messages WHERE phone = '+14155557501'`).get() as { segments: number; price: number | null; mms: number },
+      (r) => r?.price != null,
+    );
+    expect(row).toEqual({ segments: 1, price: DEFAULT_MMS_PRICE_MICROS.twilio, mms: 1 });
+    // The step's history names the message, which shows the picture in the thread.
+    const [enrolment] = (await t.api(`/api/drip-campaigns/${made.body.id}/enrolments`, { token: acc.token })).body.data;
+    const message = await t.api(`/api/messages/${enrolment.history[0].messageId}`, { token: acc.token });
+    expect(message.body.media).toEqual([view]);
+
+    // The step loses its picture while Iris waits on the steps she started with: the drip keeps holding it for her.
+    const kept = await put(acc, `/api/drip-campaigns/${made.body.id}`, { steps: [{ ...steps[0], mediaIds: [] }, steps[1]], applyToWaiting: false });
+    expect(kept.status).toBe(200);
+    expect(kept.body.steps[0].media).toEqual([]);
+    expect(findMedia(t.ctx, up.id)!.held_by).toBe(`drip:${made.body.id}`);
+    // Deleted: its picture is let go, and stays while the message sent with it does.
+    expect((await t.api(`/api/drip-campaigns/${made.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
+    expect(findMedia(t.ctx, up.id)!.held_by).toBeNull();
+    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, () => runDueJobs(t.ctx).settled);
+    expect(findMedia(t.ctx, up.id)!.status).toBe("stored");
+  });
+
+  test("a drip whose default number's provider cannot send MMS is refused with a 400 when saved", async () => {
+    const { acc } = await account("brevo");
+    const up = await upload(acc, photoJpeg(40, 40, 80, 32), "p.jpg");
+    const res = await post(acc, "/api/drip-campaigns", { name: "Welcome", trigger: "manual", steps: [{ delay: 0, unit: "minutes", content: "Hi", mediaIds: [up.id] }] });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(
+      "Drips send from your default number: Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments",
+    );
+    expect(findMedia(t.ctx, up.id)!.held_by).toBeNull();
+  });
+
+  test("a step due when the default number has moved to a provider that cannot send MMS is skipped with the refusal, nothing sent", async () => {
+    const { acc } = await account();
+    expect((await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } })).status).toBe(200);
+    const up = await upload(acc, photoJpeg(40, 40, 80, 33), "p.jpg");
+    const made = await post(acc, "/api/drip-campaigns", { name: "Welcome", trigger: "manual", steps: [{ delay: 0, unit: "minutes", content: "Hi", mediaIds: [up.id] }] });
+    expect(made.status).toBe(201);
+    // The plan's one number: the Twilio number goes, a Brevo one comes.
+    const [twilioNumber] = (await t.api("/api/phone-numbers", { token: acc.token })).body.data;
+    expect((await t.api(`/api/phone-numbers/${twilioNumber.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
+    const brevo = await post(acc, "/api/sms-providers", { provider: "brevo", displayName: "Brevo", apiKey: "xkeysib-test", senderName: "Rosa" });
+    expect((await post(acc, "/api/phone-numbers", { providerId: brevo.body.id, phoneNumber: "Rosa", isDefault: true })).status).toBe(201);
+    const contact = await post(acc, "/api/contacts", { firstName: "Ivy", phone: "+14155557502" });
+    expect((await post(acc, `/api/drip-campaigns/${made.body.id}/enrol`, { contactIds: [contact.body.id] })).body.enrolled).toBe(1);
+    await runDueJobs(t.ctx).settled;
+    const [enrolment] = (await t.api(`/api/drip-campaigns/${made.body.id}/enrolments`, { token: acc.token })).body.data;
+    expect(enrolment.history.map((h: { outcome: string; reason: string; messageId: string | null }) => [h.outcome, h.reason, h.messageId])).toEqual([
+      ["skipped", "Skipped: Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments", null],
+    ]);
+    expect(t.ctx.db.$client.query(`SELECT count(*) AS n FROM messages WHERE user_id = ?`).get(acc.user.id)).toEqual({ n: 0 });
   });
 });
 

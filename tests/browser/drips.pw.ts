@@ -1,7 +1,9 @@
-// Drip campaigns (issue 15): the Welcome Series built from the sample on /automation, a contact enrolled from
-// /contact-lists with "Add to drip", step 1 delivered through the simulator and step 2 scheduled, as the
-// enrolment's history shows in the account's time zone. Screenshots at 1280 and 390 in dist/screenshots/drips/.
+// Drip campaigns (issue 15): the Welcome Series built from the sample on /automation, its first step given a picture
+// in the editor (issue 33), a contact enrolled from /contact-lists with "Add to drip", step 1 delivered through the
+// simulator with the picture byte for byte and step 2 scheduled, as the enrolment's history shows in the account's
+// time zone. Screenshots at 1280 and 390 in dist/screenshots/drips/.
 import { expect, test, type Page } from "@playwright/test";
+import { photoJpeg } from "../support/media-fixtures";
 import { Appliance } from "./harness";
 import { atBothWidths } from "./widths";
 
@@ -45,10 +47,27 @@ test("the Welcome Series from its sample: a contact enrolled gets step 1 deliver
   await expect(dialog.getByLabel("Name", { exact: true })).toHaveValue("Welcome Series");
   await expect(dialog.getByTestId("drip-step")).toHaveCount(4);
   await expect(dialog.getByLabel("Step 2 delay", { exact: true })).toHaveValue("1");
+  // Step 1 carries a picture: uploaded at once, shown as a chip with its thumbnail.
+  const photo = Buffer.from(photoJpeg(240, 180, 85, 41));
+  const step1 = dialog.getByTestId("step-1-attachments");
+  await step1.getByTestId("attach-input").setInputFiles({ name: "welcome.jpg", mimeType: "image/jpeg", buffer: photo });
+  await expect(step1.getByTestId("attachment-thumbnail")).toBeVisible();
+  await expect(step1.getByTestId("form-attachments")).toContainText("welcome.jpg");
+  await expect(dialog.getByTestId("step-2-attachments").getByTestId("form-attachments")).toHaveCount(0);
   await dialog.getByRole("button", { name: "Create Drip Campaign" }).click();
   await expect(dialog).toBeHidden();
   const card = page.getByTestId("drip-card").filter({ hasText: "Welcome Series" });
   await expect(card).toContainText("Contact opts in · 4 steps: day 0, day 1 10:00, day 3 10:00, day 7 10:00");
+  // Saved with the step, and shown again when the drip is opened to edit.
+  const saved = (await call<{ data: { name: string; steps: { mediaIds?: string[]; media: { filename: string; size: number }[] }[] }[] }>("/api/drip-campaigns")).data.find(
+    (d) => d.name === "Welcome Series",
+  )!;
+  expect(saved.steps.map((s) => s.media.map((m) => [m.filename, m.size]))).toEqual([[["welcome.jpg", photo.length]], [], [], []]);
+  await card.getByRole("button", { name: "Edit" }).click();
+  const editor = page.getByRole("dialog", { name: "Edit Drip Campaign" });
+  await expect(editor.getByTestId("step-1-attachments").getByTestId("form-attachments")).toContainText("welcome.jpg");
+  await page.keyboard.press("Escape");
+  await expect(editor).toBeHidden();
 
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Customer Lists" }).click();
   await page.getByLabel("Select Grace Hopper").check();
@@ -62,6 +81,11 @@ test("the Welcome Series from its sample: a contact enrolled gets step 1 deliver
   await expect
     .poll(async () => (await call<{ data: { phone: string; content: string; status: string }[] }>("/api/messages")).data.map((m) => [m.phone, m.status]), { timeout: 20_000 })
     .toEqual([["+14155550123", "delivered"]]);
+  // The step's message is an MMS: the simulator got the picture; it is served as it was uploaded.
+  const [sent] = (await call<{ data: { media: { id: string }[] }[] }>("/api/messages")).data;
+  expect(sent!.media.map((m) => m.id)).toEqual(saved.steps[0]!.mediaIds);
+  const served = await page.request.get(`${app.url}/api/media/${sent!.media[0]!.id}`);
+  expect(Buffer.from(await served.body()).equals(photo)).toBe(true);
 
   await page.goto(`${app.url}/automation?tab=drips`);
   await card.getByRole("button", { name: "Enrolments" }).click();

@@ -8,6 +8,8 @@ type Drips = Routes["api"]["drip-campaigns"];
 export type DripList = Ok<Drips["get"]>;
 export type Drip = DripList["data"][number];
 export type DripStep = Drip["steps"][number];
+/** A step as saved: its pictures and files by id (uploads of POST /api/media; the drip holds them). */
+export type DripStepInput = Omit<DripStep, "media">;
 export type DripSample = DripList["samples"][number];
 export type Enrolment = {
   id: string;
@@ -26,7 +28,7 @@ export type Enrolment = {
 export type DripInput = {
   name: string;
   trigger: string;
-  steps: DripStep[];
+  steps: DripStepInput[];
   exitOnReply: boolean;
   goalTag: string | null;
   reentryDays: number | null;

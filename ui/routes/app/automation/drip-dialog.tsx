@@ -1,6 +1,7 @@
 import { useState } from "react";
 import * as dripsApi from "../../../api/drips";
-import type { Drip, DripInput, DripStep } from "../../../api/drips";
+import type { Drip, DripInput, DripStepInput } from "../../../api/drips";
+import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
 import { Alert, Button, Field, Input, Modal, Select } from "../../../components/ui";
 import { ApiError } from "../../../lib/api";
 import { submitWith, useMutation } from "../../../lib/use-mutation";
@@ -14,23 +15,31 @@ export const TRIGGER_LABELS: Record<string, string> = {
   manual: "Manual enrolment",
 };
 
+/** A step as the editor holds it: its attachments as chips (saved as their ids). */
+export type DripStepForm = Omit<DripStepInput, "mediaIds"> & { media: Attachment[] };
+export type DripForm = Omit<DripInput, "steps"> & { steps: DripStepForm[] };
+
+/** What the form saves: each step's attachments by id. */
+const toInput = (form: DripForm): DripInput => ({ ...form, steps: form.steps.map(({ media, ...s }) => ({ ...s, mediaIds: media.map((m) => m.id) })) });
+
 const HOURS = Array.from({ length: 24 }, (_, h) => h);
 const hourLabel = (h: number) => `${String(h).padStart(2, "0")}:00`;
 
 /** Create Drip Campaign / Edit: the name, the trigger, the ordered steps and the exit, re-entry and lateness rules. */
-export function DripDialog({ initial, drip, onClose, onSaved }: { initial: DripInput; drip: Drip | null; onClose: () => void; onSaved: () => void }) {
-  const [form, setForm] = useState<DripInput>(initial);
+export function DripDialog({ initial, drip, onClose, onSaved }: { initial: DripForm; drip: Drip | null; onClose: () => void; onSaved: () => void }) {
+  const [form, setForm] = useState<DripForm>(initial);
   // Contacts part-way through the drip when a change of steps was refused: the user decides for them.
   const [waiting, setWaiting] = useState<number | null>(null);
-  const set = <K extends keyof DripInput>(k: K, v: DripInput[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const setStep = (i: number, patch: Partial<DripStep>) => set("steps", form.steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
+  const set = <K extends keyof DripForm>(k: K, v: DripForm[K]) => setForm((f) => ({ ...f, [k]: v }));
+  // From the latest form: an upload ends after other edits of the form may have been made.
+  const setStep = (i: number, patch: Partial<DripStepForm>) => setForm((f) => ({ ...f, steps: f.steps.map((s, j) => (j === i ? { ...s, ...patch } : s)) }));
 
   const saving = useMutation<[applyToWaiting?: boolean], boolean>(
     async (applyToWaiting?: boolean) => {
       setWaiting(null);
       try {
-        if (drip) await dripsApi.saveDrip(drip.id, { ...form, applyToWaiting });
-        else await dripsApi.createDrip(form);
+        if (drip) await dripsApi.saveDrip(drip.id, { ...toInput(form), applyToWaiting });
+        else await dripsApi.createDrip(toInput(form));
         return true;
       } catch (err) {
         if (!(err instanceof ApiError && err.status === 409 && typeof err.body.waiting === "number")) throw err;
@@ -79,7 +88,7 @@ export function DripDialog({ initial, drip, onClose, onSaved }: { initial: DripI
                   value={s.delay}
                   onChange={(e) => setStep(i, { delay: Math.max(0, Math.min(365, Number(e.target.value) || 0)) })}
                 />
-                <Select className="!w-28" aria-label={`Step ${i + 1} delay unit`} value={s.unit} onChange={(e) => setStep(i, { unit: e.target.value as DripStep["unit"] })}>
+                <Select className="!w-28" aria-label={`Step ${i + 1} delay unit`} value={s.unit} onChange={(e) => setStep(i, { unit: e.target.value as DripStepForm["unit"] })}>
                   <option value="minutes">minutes</option>
                   <option value="hours">hours</option>
                   <option value="days">days</option>
@@ -107,13 +116,16 @@ export function DripDialog({ initial, drip, onClose, onSaved }: { initial: DripI
                 value={s.content}
                 onChange={(e) => setStep(i, { content: e.target.value })}
               />
+              <div className="mt-2" data-testid={`step-${i + 1}-attachments`}>
+                <AttachmentPicker value={s.media} onChange={(media) => setStep(i, { media })} disabled={busy} label={`Attach to step ${i + 1}`} />
+              </div>
             </li>
           ))}
         </ol>
         <Button
           variant="secondary"
           disabled={form.steps.length >= 20}
-          onClick={() => set("steps", [...form.steps, { delay: 1, unit: "days", sendAtHour: null, content: "" }])}
+          onClick={() => set("steps", [...form.steps, { delay: 1, unit: "days", sendAtHour: null, content: "", media: [] }])}
         >
           Add step
         </Button>

@@ -1,19 +1,19 @@
 import { useState } from "react";
 import * as dripsApi from "../../../api/drips";
-import type { Drip, DripInput, DripSample } from "../../../api/drips";
+import type { Drip, DripSample } from "../../../api/drips";
 import { Badge } from "../../../components/badge";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { Alert, Button, Card, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { toast } from "../../../lib/toast";
-import { DripDialog, TRIGGER_LABELS } from "./drip-dialog";
+import { DripDialog, TRIGGER_LABELS, type DripForm } from "./drip-dialog";
 import { Enrolments } from "./enrolments";
 import { useMutation } from "../../../lib/use-mutation";
 
-const BLANK: DripInput = {
+const BLANK: DripForm = {
   name: "",
   trigger: "manual",
-  steps: [{ delay: 0, unit: "days", sendAtHour: null, content: "" }],
+  steps: [{ delay: 0, unit: "days", sendAtHour: null, content: "", media: [] }],
   exitOnReply: true,
   goalTag: null,
   reentryDays: null,
@@ -21,8 +21,8 @@ const BLANK: DripInput = {
   lateAfterMinutes: 60,
 };
 
-const fromSample = (s: DripSample): DripInput => ({ ...BLANK, name: s.name, trigger: s.trigger, steps: s.steps.map((x) => ({ ...x })) });
-const fromDrip = (d: Drip): DripInput => ({
+const fromSample = (s: DripSample): DripForm => ({ ...BLANK, name: s.name, trigger: s.trigger, steps: s.steps.map((x) => ({ ...x, media: [] })) });
+const fromDrip = (d: Drip): DripForm => ({
   name: d.name,
   trigger: d.trigger,
   steps: d.steps,
@@ -49,7 +49,7 @@ function schedule(d: Drip) {
 /** The Drip Campaigns tab: the drips, the samples to start from, the create/edit dialog and each drip's enrolments. */
 export function DripsTab() {
   const list = dripsApi.useDrips();
-  const [editing, setEditing] = useState<{ initial: DripInput; drip: Drip | null } | null>(null);
+  const [editing, setEditing] = useState<{ initial: DripForm; drip: Drip | null } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const { ask, dialog } = useConfirm();
 
