@@ -114,8 +114,8 @@ async function doctor(args: string[]) {
       const ctx = await openAppContext(config, () => {});
       try {
         // Read from the providers now (and kept, as the card's Check now does), then reported per account.
-        for (const userId of usersWithNumbers(ctx)) await refreshRegistrations(ctx, userId);
-        return allRegistrations(ctx);
+        for (const userId of await usersWithNumbers(ctx)) await refreshRegistrations(ctx, userId);
+        return await allRegistrations(ctx);
       } finally {
         ctx.mailer.close();
         ctx.db.$client.close();

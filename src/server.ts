@@ -85,7 +85,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
       attachCampaign: (m) => attachCampaignMessages(ctx, m),
     },
     detachProviderMessages: async (providerId) => {
-      await detachMessages(ctx, "provider's number", numberIdsOfProvider(ctx, providerId), "this provider");
+      await detachMessages(ctx, "provider's number", await numberIdsOfProvider(ctx, providerId), "this provider");
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
     detachNumberMessages: (numberId) => detachMessages(ctx, "number", [numberId], "this number"),

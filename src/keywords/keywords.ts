@@ -4,7 +4,7 @@ import { keywords } from "../../db/schema";
 import { normalizeTags } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
-import { listNumbers } from "../phone-numbers/numbers";
+import { numbersWithAccounts } from "../phone-numbers/numbers";
 import { businessNameOf, findUserById } from "../users/queries";
 import { checkKeyword, classify, type MatchMode } from "./matcher";
 
@@ -89,7 +89,7 @@ function viewOf(ctx: AppContext, userId: string, id: string) {
 
 /** The numbers a keyword listens on, each one of the account's own (E.164 as stored); empty means all. */
 function checkNumbers(ctx: AppContext, userId: string, input: string[]): string[] {
-  const own = new Set(listNumbers(ctx, userId, 1, 1000).data.map((n) => n.phoneNumber));
+  const own = new Set(numbersWithAccounts(ctx, userId).map((j) => j.n.phoneNumber));
   const numbers = [...new Set(input.map((n) => n.replace(/[\s().\-]/g, "")))];
   for (const n of numbers) if (!own.has(n)) throw badRequest(`${n} is not one of your phone numbers. Choose numbers from Phone Settings.`);
   return numbers;

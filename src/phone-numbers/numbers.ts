@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, ne, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { phoneNumbers, type NumberKind } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
@@ -58,7 +59,8 @@ function withProviders(ctx: AppContext, rows: PhoneNumberRow[]): (Joined & { acc
   });
 }
 
-export function listNumbers(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
+export async function listNumbers(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
+  await ready(ctx.db);
   const rows = ctx.db
     .select()
     .from(phoneNumbers)
@@ -70,12 +72,15 @@ export function listNumbers(ctx: AppContext, userId: string, page = 1, pageSize 
   return { data: withProviders(ctx, rows).map(numberView), total: countNumbers(ctx, userId), page, pageSize };
 }
 
-/** Every sender number of the account, active or not (the plan limits how many it may have). */
+/**
+ * Every sender number of the account, active or not (the plan limits how many it may have). Synchronous still: the
+ * plan checks count through ctx.usageCounts inside synchronous transactions.
+ */
 export function countNumbers(ctx: AppContext, userId: string): number {
   return ctx.db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get()!.n;
 }
 
-export function getNumber(ctx: AppContext, userId: string, id: string) {
+function getNumber(ctx: AppContext, userId: string, id: string) {
   const number = ctx.db
     .select()
     .from(phoneNumbers)
@@ -86,33 +91,38 @@ export function getNumber(ctx: AppContext, userId: string, id: string) {
   return row;
 }
 
-export function addNumber(
+/**
+ * Adds a sender number. One transaction: the checks, the plan's count and the insert; the same number added twice at
+ * once is refused by the unique (user, number) index, not by the look-up before it.
+ */
+export async function addNumber(
   ctx: AppContext,
   userId: string,
   input: { providerId: string; phoneNumber: string; displayName?: string; isDefault?: boolean; kind?: NumberKind; messagesPerSecond?: number },
 ) {
-  const provider = findProviderById(ctx, input.providerId);
-  if (!provider || provider.userId !== userId || !provider.isActive) throw badRequest("Please choose an active provider");
-  const parsed = parseSender(input.phoneNumber);
-  const kind = input.kind ?? parsed.kind;
-  const exists = ctx.db
-    .select({ id: phoneNumbers.id })
-    .from(phoneNumbers)
-    .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.phoneNumber, parsed.phoneNumber)))
-    .get();
-  if (exists) throw conflict("This number is already added");
   const id = Bun.randomUUIDv7();
-  ctx.db.transaction((tx) => {
+  return ctx.withTransaction(async () => {
+    const provider = findProviderById(ctx, input.providerId);
+    if (!provider || provider.userId !== userId || !provider.isActive) throw badRequest("Please choose an active provider");
+    const parsed = parseSender(input.phoneNumber);
+    const kind = input.kind ?? parsed.kind;
+    const exists = ctx.db
+      .select({ id: phoneNumbers.id })
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.phoneNumber, parsed.phoneNumber)))
+      .get();
+    if (exists) throw conflict("This number is already added");
     // Counted in the same transaction as the insert: two adds at once cannot both take the last place.
     assertWithinLimit(ctx, userId, "phoneNumbers", 1);
-    const hasDefault = tx
+    const hasDefault = ctx.db
       .select({ id: phoneNumbers.id })
       .from(phoneNumbers)
       .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.isDefault, true)))
       .get();
     const isDefault = !!input.isDefault || !hasDefault;
-    if (isDefault) tx.update(phoneNumbers).set({ isDefault: false }).where(eq(phoneNumbers.userId, userId)).run();
-    tx.insert(phoneNumbers)
+    if (isDefault) ctx.db.update(phoneNumbers).set({ isDefault: false }).where(eq(phoneNumbers.userId, userId)).run();
+    const inserted = ctx.db
+      .insert(phoneNumbers)
       .values({
         id,
         userId,
@@ -124,21 +134,25 @@ export function addNumber(
         isDefault,
         createdAt: new Date(ctx.now()),
       })
-      .run();
+      .onConflictDoNothing({ target: [phoneNumbers.userId, phoneNumbers.phoneNumber] })
+      .returning({ id: phoneNumbers.id })
+      .get();
+    if (!inserted) throw conflict("This number is already added");
+    return numberView(getNumber(ctx, userId, id));
   });
-  return numberView(getNumber(ctx, userId, id));
 }
 
-export function updateNumber(
+export async function updateNumber(
   ctx: AppContext,
   userId: string,
   id: string,
   patch: { displayName?: string; messagesPerSecond?: number; isDefault?: boolean; isActive?: boolean; kind?: NumberKind },
 ) {
-  getNumber(ctx, userId, id);
-  ctx.db.transaction((tx) => {
-    if (patch.isDefault) tx.update(phoneNumbers).set({ isDefault: false }).where(and(eq(phoneNumbers.userId, userId), ne(phoneNumbers.id, id))).run();
-    tx.update(phoneNumbers)
+  return ctx.withTransaction(async () => {
+    getNumber(ctx, userId, id);
+    if (patch.isDefault) ctx.db.update(phoneNumbers).set({ isDefault: false }).where(and(eq(phoneNumbers.userId, userId), ne(phoneNumbers.id, id))).run();
+    ctx.db
+      .update(phoneNumbers)
       .set({
         ...(patch.displayName !== undefined ? { displayName: patch.displayName.trim() } : {}),
         ...(patch.messagesPerSecond !== undefined ? { messagesPerSecond: patch.messagesPerSecond } : {}),
@@ -148,27 +162,29 @@ export function updateNumber(
       })
       .where(eq(phoneNumbers.id, id))
       .run();
+    return numberView(getNumber(ctx, userId, id));
   });
-  return numberView(getNumber(ctx, userId, id));
 }
 
 /** Deletes one of the user's numbers; its messages stay, detached from it a chunk at a time first. */
 export async function deleteNumber(ctx: AppContext, userId: string, id: string) {
+  await ready(ctx.db);
   getNumber(ctx, userId, id);
   await ctx.detachNumberMessages(id);
-  // Read again: the default may have moved while the messages were detached.
-  const current = getNumber(ctx, userId, id);
-  ctx.db.transaction((tx) => {
-    tx.delete(phoneNumbers).where(eq(phoneNumbers.id, id)).run();
+  await ctx.withTransaction(async () => {
+    // Read again, in the transaction that deletes: the default may have moved (or the number gone) meanwhile.
+    const current = getNumber(ctx, userId, id);
+    ctx.db.delete(phoneNumbers).where(eq(phoneNumbers.id, id)).run();
     if (current.n.isDefault) {
-      const next = tx.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).get();
-      if (next) tx.update(phoneNumbers).set({ isDefault: true }).where(eq(phoneNumbers.id, next.id)).run();
+      const next = ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).get();
+      if (next) ctx.db.update(phoneNumbers).set({ isDefault: true }).where(eq(phoneNumbers.id, next.id)).run();
     }
   });
 }
 
 /** A provider account's numbers (the messages sent through them are detached before the account is deleted). */
-export function numberIdsOfProvider(ctx: AppContext, providerId: string): string[] {
+export async function numberIdsOfProvider(ctx: AppContext, providerId: string): Promise<string[]> {
+  await ready(ctx.db);
   return ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.providerId, providerId)).all().map((r) => r.id);
 }
 
@@ -207,13 +223,18 @@ export function numberById(ctx: AppContext, id: string): PhoneNumberRow | undefi
   return ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.id, id)).get();
 }
 
-/** Every number of the account with its provider account, oldest first (the registration card lists them all). */
+/**
+ * Every number of the account with its provider account, oldest first (the registration card lists them all).
+ * Synchronous still: the campaign's registration warning (registrationOfSender) and keywords' check of the numbers
+ * a keyword listens on read it inside synchronous code.
+ */
 export function numbersWithAccounts(ctx: AppContext, userId: string) {
   const rows = ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).all();
   return withProviders(ctx, rows);
 }
 
 /** The accounts that have sender numbers (the periodic registration check visits each). */
-export function usersWithNumbers(ctx: AppContext): string[] {
+export async function usersWithNumbers(ctx: AppContext): Promise<string[]> {
+  await ready(ctx.db);
   return ctx.db.selectDistinct({ userId: phoneNumbers.userId }).from(phoneNumbers).all().map((r) => r.userId);
 }

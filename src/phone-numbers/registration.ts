@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { numberRegistrations, type RegistrationProgram, type RegistrationState } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import type { ProviderAccount } from "../providers/accounts";
@@ -67,13 +68,18 @@ function noteCheckError(ctx: AppContext, userId: string, queries: RegistrationQu
   }
 }
 
-/** Reads the registration of every number of the account (or of one provider account) from the providers. */
+/**
+ * Reads the registration of every number of the account (or of one provider account) from the providers. Its
+ * statements wait their turn (ready) after each provider call: another caller's transaction may be open by then.
+ */
 export async function refreshRegistrations(ctx: AppContext, userId: string, providerId?: string) {
+  await ready(ctx.db);
   const numbers = numbersWithAccounts(ctx, userId).filter((j) => !providerId || j.n.providerId === providerId);
   const byAccount = new Map<string, typeof numbers>();
   for (const j of numbers) byAccount.set(j.account.id, [...(byAccount.get(j.account.id) ?? []), j]);
   for (const group of byAccount.values()) {
     const account = group[0]!.account;
+    await ready(ctx.db);
     const now = ctx.now();
     const queries: RegistrationQuery[] = [];
     for (const { n } of group) {
@@ -89,9 +95,11 @@ export async function refreshRegistrations(ctx: AppContext, userId: string, prov
     try {
       adapter = await adapterFor(ctx, account);
     } catch (err) {
+      await ready(ctx.db);
       noteCheckError(ctx, userId, queries, idOf, checkErrorText(account, err), now);
       continue;
     }
+    await ready(ctx.db);
     if (!adapter.registrations) {
       for (const q of queries)
         upsert(ctx, { phoneNumberId: idOf.get(q.phoneNumber)!, userId, program: q.program, state: "unknown", reason: `${PROVIDER_LABELS[account.provider]} offers no registration API`, detail: null, checkError: null, checkedAt: now });
@@ -101,9 +109,11 @@ export async function refreshRegistrations(ctx: AppContext, userId: string, prov
     try {
       found = await adapter.registrations(queries);
     } catch (err) {
+      await ready(ctx.db);
       noteCheckError(ctx, userId, queries, idOf, checkErrorText(account, err), now);
       continue;
     }
+    await ready(ctx.db);
     const at = ctx.now();
     for (const q of queries) {
       const f = found.get(q.phoneNumber) ?? { state: "unregistered" as const, reason: "The provider reports no registration for this number", detail: null };
@@ -112,7 +122,7 @@ export async function refreshRegistrations(ctx: AppContext, userId: string, prov
   }
 }
 
-export function registrationOf(ctx: AppContext, phoneNumberId: string): RegistrationRow | undefined {
+function registrationOf(ctx: AppContext, phoneNumberId: string): RegistrationRow | undefined {
   return ctx.db.select().from(numberRegistrations).where(eq(numberRegistrations.phoneNumberId, phoneNumberId)).get();
 }
 
@@ -161,7 +171,12 @@ function viewOf(n: PhoneNumberRow, r: RegistrationRow | undefined, provider: Pro
 }
 
 /** The card: per provider account, each number's registration and what it means for sending. */
-export function registrationOverview(ctx: AppContext, userId: string) {
+export async function registrationOverview(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
+  return overviewOf(ctx, userId);
+}
+
+function overviewOf(ctx: AppContext, userId: string) {
   const numbers = numbersWithAccounts(ctx, userId);
   const rows = new Map(ctx.db.select().from(numberRegistrations).where(eq(numberRegistrations.userId, userId)).all().map((r) => [r.phoneNumberId, r]));
   const accounts = new Map<string, { providerId: string; provider: string; providerName: string; numbers: NumberRegistrationView[] }>();
@@ -190,16 +205,21 @@ function summaryOf(numbers: NumberRegistrationView[]): string {
   return parts.join(", ");
 }
 
-/** The registration of the number a campaign sends from, by its E.164 number (the campaign's warning). */
+/**
+ * The registration of the number a campaign sends from, by its E.164 number (the campaign's warning). Synchronous
+ * still: the delivery preview and the send's check (campaigns/registration-warning.ts) read it synchronously.
+ */
 export function registrationOfSender(ctx: AppContext, userId: string, phoneNumber: string): NumberRegistrationView | null {
   const j = numbersWithAccounts(ctx, userId).find((x) => x.n.phoneNumber === phoneNumber);
   return j ? viewOf(j.n, registrationOf(ctx, j.n.id), j.account.provider) : null;
 }
 
 /** Every account's numbers, for `smsdesk doctor`. */
-export function allRegistrations(ctx: AppContext) {
-  return usersWithNumbers(ctx).flatMap((userId) =>
-    registrationOverview(ctx, userId).accounts.map((a) => ({ ...a, provider: PROVIDER_LABELS[a.provider as ProviderAccount["provider"]] ?? a.provider })),
+export async function allRegistrations(ctx: AppContext) {
+  const users = await usersWithNumbers(ctx);
+  await ready(ctx.db);
+  return users.flatMap((userId) =>
+    overviewOf(ctx, userId).accounts.map((a) => ({ ...a, provider: PROVIDER_LABELS[a.provider as ProviderAccount["provider"]] ?? a.provider })),
   );
 }
 
@@ -211,7 +231,7 @@ export function scheduleRegistrationChecks(ctx: AppContext) {
     async () => {
       let checked = 0;
       const failed: string[] = [];
-      for (const userId of usersWithNumbers(ctx)) {
+      for (const userId of await usersWithNumbers(ctx)) {
         // One account's failure (its credentials cannot be read) must not keep the others from being checked.
         try {
           await refreshRegistrations(ctx, userId);

@@ -18,20 +18,19 @@ export function phoneNumberRoutes(ctx: AppContext) {
     // GET /api/phone-numbers
     .get(
       "/",
-      ({ user, query }) => {
+      async ({ user, query }) => {
         const { page, pageSize } = pageOf(query, 50);
-        return listNumbers(ctx, user.id, page, pageSize);
+        return await listNumbers(ctx, user.id, page, pageSize);
       },
       { auth: true, query: t.Object(pagingQuery(100)) },
     )
     // POST /api/phone-numbers
     .post(
       "/",
-      ({ user, body, set }) => {
+      async ({ user, body, set }) => {
         if (!body.providerId) throw badRequest("Please choose an active provider");
         if (!body.phoneNumber?.trim()) throw badRequest("Phone number is required");
-        set.status = 201;
-        return addNumber(ctx, user.id, {
+        const added = await addNumber(ctx, user.id, {
           providerId: body.providerId,
           phoneNumber: body.phoneNumber,
           displayName: body.displayName ?? undefined,
@@ -39,6 +38,8 @@ export function phoneNumberRoutes(ctx: AppContext) {
           kind: body.kind,
           messagesPerSecond: body.messagesPerSecond,
         });
+        set.status = 201;
+        return added;
       },
       {
         auth: true,
@@ -53,7 +54,7 @@ export function phoneNumberRoutes(ctx: AppContext) {
       },
     )
     // PATCH /api/phone-numbers/:id
-    .patch("/:id", ({ user, params, body }) => updateNumber(ctx, user.id, params.id, body), {
+    .patch("/:id", async ({ user, params, body }) => await updateNumber(ctx, user.id, params.id, body), {
       auth: true,
       params: idParams,
       ...patchBody(
@@ -67,13 +68,13 @@ export function phoneNumberRoutes(ctx: AppContext) {
       ),
     })
     // GET /api/phone-numbers/registration
-    .get("/registration", ({ user }) => registrationOverview(ctx, user.id), { auth: true })
+    .get("/registration", async ({ user }) => await registrationOverview(ctx, user.id), { auth: true })
     // POST /api/phone-numbers/registration/refresh
     .post(
       "/registration/refresh",
       async ({ user, body }) => {
         await refreshRegistrations(ctx, user.id, body?.providerId);
-        return registrationOverview(ctx, user.id);
+        return await registrationOverview(ctx, user.id);
       },
       { auth: true, body: t.Optional(t.Object({ providerId: t.Optional(t.String({ maxLength: 64 })) })) },
     )

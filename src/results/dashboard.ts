@@ -203,7 +203,7 @@ export async function series(ctx: AppContext, user: User, days: (typeof RANGES)[
     counts[r.i] = r.sent;
     sentBy.set(r.phoneNumberId, counts);
   }
-  const numbers = listNumbers(ctx, user.id, 1, 100).data;
+  const numbers = (await listNumbers(ctx, user.id, 1, 100)).data;
   // Messages of numbers removed since are one line of their own, last, so the lines add up to what was sent.
   const removed = sentBy.get("") ?? Array<number>(days).fill(0);
   const senders = [

@@ -224,18 +224,25 @@ const ALLOWED: Record<string, string> = {
     "not a record: the feed's starter asks whether a synchronous transaction is open on the connection before it feeds a page",
   "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
     "every plan check (limits.ts usageFor, assertWithinLimit, hasRoomFor*) reads it inside synchronous transactions: contacts, campaigns, drips, automation, sendText, numbers, inbound; the routes read licenseInForce",
+  "phone-numbers/numbers.ts exports chooseSender, which uses the database, not async (not async)":
+    "the sender of a text: sendText, drips, automation, conversations and campaigns (their sender, delivery preview, registration warning) choose it synchronously",
+  "phone-numbers/numbers.ts exports countNumbers, which uses the database, not async (not async)":
+    "the plan checks count numbers through ctx.usageCounts inside synchronous transactions",
+  "phone-numbers/numbers.ts exports numberById, which uses the database, not async (not async)": "the sending engine's outbox store reads the sender synchronously",
+  "phone-numbers/numbers.ts exports numbersWithAccounts, which uses the database, not async (not async)":
+    "the campaign's registration warning (registrationOfSender) and keywords' check of the numbers a keyword listens on read it synchronously",
 };
 
 /**
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: users, auth, phone-numbers, providers, jobs, events,
+ * listed still run synchronously on bun:sqlite: users, auth, providers, jobs, events,
  * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
  * holders auth's sessions call inside their synchronous transaction) stay synchronous until auth is converted.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers"]);
 /** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
 const ASYNC_FILES = new Set(["automation/rules.ts"]);
 

@@ -149,6 +149,17 @@ describe("sender numbers", () => {
     await t.api(`/api/phone-numbers/${long.body.id}`, { method: "PATCH", token: a.token, body: { isDefault: true } });
   });
 
+  test("the same number added twice at once: one is added, the other answers 409, and one row is kept", async () => {
+    const [account] = (await t.api("/api/sms-providers", { token: a.token })).body.data;
+    const body = { providerId: account.id, phoneNumber: "+14155550177" };
+    const answers = await Promise.all([post(a, "/api/phone-numbers", body), post(a, "/api/phone-numbers", body)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(answers.find((r) => r.status === 409)!.body.message).toBe("This number is already added");
+    const list = (await t.api("/api/phone-numbers", { token: a.token })).body.data;
+    expect(list.filter((n: any) => n.phoneNumber === "+14155550177").length).toBe(1);
+    await t.api(`/api/phone-numbers/${answers.find((r) => r.status === 201)!.body.id}`, { method: "DELETE", token: a.token });
+  });
+
   test("webhook URLs: per kind for signed providers, per account with a secret otherwise", async () => {
     const r = await t.api("/api/sms-providers/webhook-urls", { token: a.token });
     const byKind = Object.fromEntries(r.body.urls.map((u: any) => [u.provider, u]));
