@@ -103,7 +103,7 @@ async function doctor(args: string[]) {
       if (!existsSync(join(config.dataDir, "smsdesk.db"))) return null;
       const ctx = await openAppContext(config, () => {});
       try {
-        return providerKindsInUse(ctx);
+        return await providerKindsInUse(ctx);
       } finally {
         ctx.mailer.close();
         ctx.db.$client.close();

@@ -16,8 +16,8 @@ const REJECTED = "Webhook verification failed";
  * The accounts a webhook URL can belong to, known from the URL alone: the user's accounts of that provider,
  * and for providers that sign nothing, only the one whose secret the URL carries.
  */
-function candidatesFor(ctx: AppContext, kind: ProviderKind, userId: string, key: string | null): ProviderAccount[] {
-  const accounts = providersOfKind(ctx, userId, kind);
+async function candidatesFor(ctx: AppContext, kind: ProviderKind, userId: string, key: string | null): Promise<ProviderAccount[]> {
+  const accounts = await providersOfKind(ctx, userId, kind);
   return URL_SECRET_PROVIDERS.includes(kind) ? accounts.filter((a) => webhookSecretMatches(ctx, a.id, key)) : accounts;
 }
 
@@ -76,7 +76,7 @@ export function providerWebhookRoutes(ctx: AppContext) {
       const kind = params.provider.toLowerCase() as ProviderKind;
       if (!PROVIDER_KINDS.includes(kind)) throw notFound("Unknown provider");
       const incoming = new URL(request.url);
-      const candidates = candidatesFor(ctx, kind, params.userId, incoming.searchParams.get("key"));
+      const candidates = await candidatesFor(ctx, kind, params.userId, incoming.searchParams.get("key"));
       if (!candidates.length) throw forbidden(REJECTED);
       const webhook: WebhookRequest = {
         url: `${ctx.config.publicUrl}${incoming.pathname}${incoming.search}`,

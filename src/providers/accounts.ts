@@ -1,6 +1,7 @@
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { smsProviders, type ProviderKind, type SimulatorSettings } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import { credentialHint, openCredentials, sealCredentials, webhookSecret } from "./credentials";
@@ -42,7 +43,8 @@ export function providerView(ctx: AppContext, a: ProviderAccount) {
   };
 }
 
-export function listProviders(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
+export async function listProviders(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
+  await ready(ctx.db);
   const where = eq(smsProviders.userId, userId);
   const rows = ctx.db
     .select()
@@ -65,12 +67,18 @@ const ofKind = preparedPerDb((db) =>
     .prepare(),
 );
 
-export function providersOfKind(ctx: AppContext, userId: string, kind: ProviderKind): ProviderAccount[] {
+export async function providersOfKind(ctx: AppContext, userId: string, kind: ProviderKind): Promise<ProviderAccount[]> {
+  await ready(ctx.db);
   return ofKind(ctx.db).all({ userId, kind });
 }
 
 /** An account of the user's; another user's id answers 404 exactly like a missing one. */
-export function getProvider(ctx: AppContext, userId: string, id: string): ProviderAccount {
+export async function getProvider(ctx: AppContext, userId: string, id: string): Promise<ProviderAccount> {
+  await ready(ctx.db);
+  return ownAccount(ctx, userId, id);
+}
+
+function ownAccount(ctx: AppContext, userId: string, id: string): ProviderAccount {
   const row = ctx.db
     .select()
     .from(smsProviders)
@@ -80,6 +88,10 @@ export function getProvider(ctx: AppContext, userId: string, id: string): Provid
   return row;
 }
 
+/**
+ * Any user's account by id. Synchronous still: the sending engine's outbox store and the reconciliation of messages a
+ * crash cut off read it synchronously, and adding a number reads it in its transaction.
+ */
 export function findProviderById(ctx: AppContext, id: string): ProviderAccount | undefined {
   return ctx.db.select().from(smsProviders).where(eq(smsProviders.id, id)).get();
 }
@@ -94,7 +106,10 @@ const byIds = preparedPerDb((db) =>
     .prepare(),
 );
 
-/** These accounts by id (a page of sender numbers' accounts: the ids go into one query). */
+/**
+ * These accounts by id (a page of sender numbers' accounts: the ids go into one query). Synchronous still: the
+ * sender's choice (phone-numbers chooseSender) reads them synchronously.
+ */
 export function providersByIds(ctx: AppContext, ids: string[]): Map<string, ProviderAccount> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
@@ -105,21 +120,21 @@ export function providerCredentials(ctx: AppContext, account: ProviderAccount): 
   return openCredentials(ctx, account.credentialsEncrypted);
 }
 
-export function createProvider(
+export async function createProvider(
   ctx: AppContext,
   userId: string,
   input: { provider: ProviderKind; displayName: string; credentials: Credentials; isDefault: boolean; messagesPerSecond: number | null },
-): ProviderAccount {
+): Promise<ProviderAccount> {
   const id = newId();
-  return ctx.db.transaction((tx) => {
-    const hasDefault = tx
+  return ctx.withTransaction(async () => {
+    const hasDefault = ctx.db
       .select({ id: smsProviders.id })
       .from(smsProviders)
       .where(and(eq(smsProviders.userId, userId), eq(smsProviders.isDefault, true)))
       .get();
     const isDefault = input.isDefault || !hasDefault;
-    if (isDefault) tx.update(smsProviders).set({ isDefault: false }).where(eq(smsProviders.userId, userId)).run();
-    return tx
+    if (isDefault) ctx.db.update(smsProviders).set({ isDefault: false }).where(eq(smsProviders.userId, userId)).run();
+    return ctx.db
       .insert(smsProviders)
       .values({
         id,
@@ -138,16 +153,17 @@ export function createProvider(
   });
 }
 
-export function updateProvider(
+export async function updateProvider(
   ctx: AppContext,
   userId: string,
   id: string,
   patch: { displayName?: string; isDefault?: boolean; isActive?: boolean; messagesPerSecond?: number | null; settings?: Partial<SimulatorSettings> },
-): ProviderAccount {
-  const current = getProvider(ctx, userId, id);
-  return ctx.db.transaction((tx) => {
-    if (patch.isDefault) tx.update(smsProviders).set({ isDefault: false }).where(and(eq(smsProviders.userId, userId), ne(smsProviders.id, id))).run();
-    return tx
+): Promise<ProviderAccount> {
+  return ctx.withTransaction(async () => {
+    // Read in the transaction that writes: the simulator's settings are merged over the ones it holds now.
+    const current = ownAccount(ctx, userId, id);
+    if (patch.isDefault) ctx.db.update(smsProviders).set({ isDefault: false }).where(and(eq(smsProviders.userId, userId), ne(smsProviders.id, id))).run();
+    return ctx.db
       .update(smsProviders)
       .set({
         ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
@@ -167,20 +183,22 @@ export function updateProvider(
  * Their messages stay, detached a chunk at a time first.
  */
 export async function deleteProvider(ctx: AppContext, userId: string, id: string) {
-  getProvider(ctx, userId, id);
+  await ready(ctx.db);
+  ownAccount(ctx, userId, id);
   await ctx.detachProviderMessages(id);
-  // Read again: the default may have moved while the messages were detached.
-  const current = getProvider(ctx, userId, id);
-  ctx.db.transaction((tx) => {
-    tx.delete(smsProviders).where(eq(smsProviders.id, id)).run();
+  await ctx.withTransaction(async () => {
+    // Read again, in the transaction that deletes: the default may have moved (or the account gone) meanwhile.
+    const current = ownAccount(ctx, userId, id);
+    ctx.db.delete(smsProviders).where(eq(smsProviders.id, id)).run();
     if (current.isDefault) {
-      const next = tx.select({ id: smsProviders.id }).from(smsProviders).where(eq(smsProviders.userId, userId)).orderBy(asc(smsProviders.createdAt)).get();
-      if (next) tx.update(smsProviders).set({ isDefault: true }).where(eq(smsProviders.id, next.id)).run();
+      const next = ctx.db.select({ id: smsProviders.id }).from(smsProviders).where(eq(smsProviders.userId, userId)).orderBy(asc(smsProviders.createdAt)).get();
+      if (next) ctx.db.update(smsProviders).set({ isDefault: true }).where(eq(smsProviders.id, next.id)).run();
     }
   });
 }
 
 /** The kinds of provider some account uses: `smsdesk doctor` checks this machine reaches their APIs. */
-export function providerKindsInUse(ctx: AppContext): ProviderKind[] {
+export async function providerKindsInUse(ctx: AppContext): Promise<ProviderKind[]> {
+  await ready(ctx.db);
   return ctx.db.selectDistinct({ provider: smsProviders.provider }).from(smsProviders).all().map((r) => r.provider);
 }

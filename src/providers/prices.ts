@@ -7,6 +7,7 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { smsProviders, type ProviderKind } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { cannotSendMms, DEFAULT_MMS_PRICE_MICROS } from "./mms";
@@ -42,7 +43,12 @@ export type SegmentPrice = {
 const mmsPriceOf = (provider: ProviderKind, custom: number | null) => (DEFAULT_MMS_PRICE_MICROS[provider] === null ? null : (custom ?? DEFAULT_MMS_PRICE_MICROS[provider]));
 
 /** Every provider account of the user with its price per segment. */
-export function segmentPrices(ctx: AppContext, userId: string): SegmentPrice[] {
+export async function segmentPrices(ctx: AppContext, userId: string): Promise<SegmentPrice[]> {
+  await ready(ctx.db);
+  return pricesOf(ctx, userId);
+}
+
+function pricesOf(ctx: AppContext, userId: string): SegmentPrice[] {
   return ctx.db
     .select({
       id: smsProviders.id,
@@ -71,6 +77,7 @@ export function segmentPrices(ctx: AppContext, userId: string): SegmentPrice[] {
 /**
  * The price per segment of each of the provider accounts, as it stands now, by id (an account since deleted has
  * none): what the outbox store records on each message the provider accepts, so past spend keeps its own prices.
+ * Synchronous still, as mmsPricesNow: the outbox store and the reconciliation read them synchronously.
  */
 export function pricesNow(ctx: AppContext, providerIds: string[]): Map<string, number> {
   if (!providerIds.length) return new Map();
@@ -83,7 +90,8 @@ export function pricesNow(ctx: AppContext, providerIds: string[]): Map<string, n
 }
 
 /** Sets (or, with null, clears back to the default) one account's price; another user's account answers 404. */
-export function setSegmentPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): SegmentPrice {
+export async function setSegmentPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): Promise<SegmentPrice> {
+  await ready(ctx.db);
   const changed = ctx.db
     .update(smsProviders)
     .set({ segmentPriceMicros: micros })
@@ -91,17 +99,18 @@ export function setSegmentPrice(ctx: AppContext, userId: string, providerId: str
     .returning({ id: smsProviders.id })
     .get();
   if (!changed) throw notFound("SMS provider not found");
-  return segmentPrices(ctx, userId).find((p) => p.providerId === providerId)!;
+  return pricesOf(ctx, userId).find((p) => p.providerId === providerId)!;
 }
 
 /** Sets (or, with null, clears back to the default) one account's price per MMS; 400 for a provider that sends none. */
-export function setMmsPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): SegmentPrice {
-  const account = segmentPrices(ctx, userId).find((p) => p.providerId === providerId);
+export async function setMmsPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): Promise<SegmentPrice> {
+  await ready(ctx.db);
+  const account = pricesOf(ctx, userId).find((p) => p.providerId === providerId);
   if (!account) throw notFound("SMS provider not found");
   const refusal = cannotSendMms(account.provider);
   if (refusal) throw badRequest(refusal);
   ctx.db.update(smsProviders).set({ mmsPriceMicros: micros }).where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, providerId))).run();
-  return segmentPrices(ctx, userId).find((p) => p.providerId === providerId)!;
+  return pricesOf(ctx, userId).find((p) => p.providerId === providerId)!;
 }
 
 /**

@@ -37,9 +37,9 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
   return new Elysia()
     .use(authGuard(ctx))
     // GET /api/sms-providers
-    .get("/api/sms-providers", ({ user, query }) => {
+    .get("/api/sms-providers", async ({ user, query }) => {
       const { page, pageSize } = pageOf(query, 50);
-      return listProviders(ctx, user.id, page, pageSize);
+      return await listProviders(ctx, user.id, page, pageSize);
     }, { auth: true, query: paging })
     // GET /api/sms-providers/fields
     .get(
@@ -50,31 +50,34 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
     // GET /api/sms-providers/webhook-urls
     .get(
       "/api/sms-providers/webhook-urls",
-      ({ user }) => {
+      async ({ user }) => {
         type WebhookUrl = { provider: ProviderKind; label: string; url: string | null; needsAccount: boolean; providerId?: string };
-        const urls = (PROVIDER_KINDS.filter((k) => k !== "simulator") as ProviderKind[]).flatMap((kind): WebhookUrl[] => {
-          const label = PROVIDER_LABELS[kind];
-          if (!URL_SECRET_PROVIDERS.includes(kind)) {
-            return [{ provider: kind, label, url: `${ctx.config.publicUrl}/api/webhooks/${kind}/sms/${user.id}`, needsAccount: false }];
-          }
-          const accounts = providersOfKind(ctx, user.id, kind);
-          if (!accounts.length) return [{ provider: kind, label, url: null, needsAccount: true }];
-          return accounts.map((a) => ({ provider: kind, label: `${label}: ${a.displayName}`, url: webhookUrl(ctx, a), needsAccount: false, providerId: a.id }));
-        });
-        return { userId: user.id, urls };
+        const kinds = PROVIDER_KINDS.filter((k) => k !== "simulator") as ProviderKind[];
+        const perKind = await Promise.all(
+          kinds.map(async (kind): Promise<WebhookUrl[]> => {
+            const label = PROVIDER_LABELS[kind];
+            if (!URL_SECRET_PROVIDERS.includes(kind)) {
+              return [{ provider: kind, label, url: `${ctx.config.publicUrl}/api/webhooks/${kind}/sms/${user.id}`, needsAccount: false }];
+            }
+            const accounts = await providersOfKind(ctx, user.id, kind);
+            if (!accounts.length) return [{ provider: kind, label, url: null, needsAccount: true }];
+            return accounts.map((a) => ({ provider: kind, label: `${label}: ${a.displayName}`, url: webhookUrl(ctx, a), needsAccount: false, providerId: a.id }));
+          }),
+        );
+        return { userId: user.id, urls: perKind.flat() };
       },
       { auth: true },
     )
     // POST /api/sms-providers
     .post(
       "/api/sms-providers",
-      ({ user, body, set }) => {
+      async ({ user, body, set }) => {
         const kind = body.provider?.trim().toLowerCase() as ProviderKind | undefined;
         if (!kind || !PROVIDER_KINDS.includes(kind)) throw badRequest("Please choose a provider");
         const displayName = body.displayName?.trim();
         if (!displayName) throw badRequest("Display name is required");
         const credentials = cleanCredentials(kind, body as Record<string, unknown>);
-        const account = createProvider(ctx, user.id, {
+        const account = await createProvider(ctx, user.id, {
           provider: kind,
           displayName,
           credentials,
@@ -102,9 +105,9 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
     // PATCH /api/sms-providers/:id
     .patch(
       "/api/sms-providers/:id",
-      ({ user, params, body }) => {
+      async ({ user, params, body }) => {
         if (body.displayName !== undefined && !body.displayName.trim()) throw badRequest("Display name is required");
-        const account = updateProvider(ctx, user.id, params.id, { ...body, displayName: body.displayName?.trim() });
+        const account = await updateProvider(ctx, user.id, params.id, { ...body, displayName: body.displayName?.trim() });
         forgetAdapter(ctx, account.id);
         return providerView(ctx, account);
       },
@@ -143,7 +146,7 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
     .post(
       "/api/sms-providers/:id/test",
       async ({ user, params }) => {
-        const account = getProvider(ctx, user.id, params.id);
+        const account = await getProvider(ctx, user.id, params.id);
         try {
           const adapter = await adapterFor(ctx, account);
           return { success: true, message: await adapter.testConnection() };
@@ -157,7 +160,7 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
     .get(
       "/api/providers/:id/available-numbers",
       async ({ user, params }) => {
-        const account = getProvider(ctx, user.id, params.id);
+        const account = await getProvider(ctx, user.id, params.id);
         try {
           const adapter = await adapterFor(ctx, account);
           return { success: true, numbers: await adapter.listNumbers() };
@@ -173,7 +176,7 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
       async ({ user, params }) => {
         const kind = params.provider.toLowerCase() as ProviderKind;
         if (!PROVIDER_KINDS.includes(kind)) throw notFound("Not found");
-        const accounts = providersOfKind(ctx, user.id, kind).filter((a) => a.isActive);
+        const accounts = (await providersOfKind(ctx, user.id, kind)).filter((a) => a.isActive);
         const account = accounts.find((a) => a.isDefault) ?? accounts[0];
         if (!account) return { success: false, numbers: [], error: `No ${PROVIDER_LABELS[kind]} account is set up. Add one in Phone Settings.` };
         try {
@@ -188,7 +191,7 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
     .post(
       "/api/sms-providers/:id/simulate-inbound",
       async ({ user, params, body, set }) => {
-        const account = getProvider(ctx, user.id, params.id);
+        const account = await getProvider(ctx, user.id, params.id);
         if (account.provider !== "simulator") throw badRequest("Only the simulator can simulate a reply");
         const text = body.body.trim();
         const media = body.mediaIds?.length ? mediaUrls(user.id, body.mediaIds) : [];

@@ -20,9 +20,9 @@ export function resultsRoutes(ctx: AppContext) {
       }),
     })
     // GET /api/sms-providers/segment-prices
-    .get("/api/sms-providers/segment-prices", ({ user }) => ({ data: segmentPrices(ctx, user.id) }), { auth: true })
+    .get("/api/sms-providers/segment-prices", async ({ user }) => ({ data: await segmentPrices(ctx, user.id) }), { auth: true })
     // PUT /api/sms-providers/:id/segment-price
-    .put("/api/sms-providers/:id/segment-price", ({ user, params, body }) => setSegmentPrice(ctx, user.id, params.id, body.priceMicros), {
+    .put("/api/sms-providers/:id/segment-price", async ({ user, params, body }) => await setSegmentPrice(ctx, user.id, params.id, body.priceMicros), {
       auth: true,
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       body: t.Object({
@@ -32,7 +32,7 @@ export function resultsRoutes(ctx: AppContext) {
       }),
     })
     // PUT /api/sms-providers/:id/mms-price
-    .put("/api/sms-providers/:id/mms-price", ({ user, params, body }) => setMmsPrice(ctx, user.id, params.id, body.priceMicros), {
+    .put("/api/sms-providers/:id/mms-price", async ({ user, params, body }) => await setMmsPrice(ctx, user.id, params.id, body.priceMicros), {
       auth: true,
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       body: t.Object({

@@ -231,18 +231,26 @@ const ALLOWED: Record<string, string> = {
   "phone-numbers/numbers.ts exports numberById, which uses the database, not async (not async)": "the sending engine's outbox store reads the sender synchronously",
   "phone-numbers/numbers.ts exports numbersWithAccounts, which uses the database, not async (not async)":
     "the campaign's registration warning (registrationOfSender) and keywords' check of the numbers a keyword listens on read it synchronously",
+  "providers/accounts.ts exports findProviderById, which uses the database, not async (not async)":
+    "the sending engine's outbox store and the reconciliation of messages a crash cut off read the account synchronously",
+  "providers/accounts.ts exports providersByIds, which uses the database, not async (not async)":
+    "the sender's choice (phone-numbers chooseSender, synchronous) reads its numbers' accounts",
+  "providers/prices.ts exports mmsPricesNow, which uses the database, not async (not async)":
+    "the outbox store records the price on each MMS the provider accepts, synchronously",
+  "providers/prices.ts exports pricesNow, which uses the database, not async (not async)":
+    "the outbox store and the reconciliation record the price on each message the provider accepts, synchronously",
 };
 
 /**
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: users, auth, providers, jobs, events,
+ * listed still run synchronously on bun:sqlite: users, auth, jobs, events,
  * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
  * holders auth's sessions call inside their synchronous transaction) stay synchronous until auth is converted.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers"]);
 /** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
 const ASYNC_FILES = new Set(["automation/rules.ts"]);
 
