@@ -384,9 +384,17 @@ export type CampaignAudience =
 
 /**
  * A campaign outbox still being written: `cursor` is the next recipient index (typed recipients) or the contacts
- * rowid after which the audience continues; every chunk is due at `dueAt` from the same sender.
+ * rowid after which the audience continues; every chunk is due at `dueAt` from the same sender. An A/B test's
+ * writing (`ab`, issue 32 item 3) goes by steps: `split` keeps the audience in campaign_ab_rest under its split
+ * order; `test` writes the first `size` of that order to the variants in turn (`cursor`: how many so far); `winner`
+ * writes the rest the winner's text. Each step takes its rows off campaign_ab_rest in the chunk that writes them.
  */
-export type OutboxWriting = { cursor: number; dueAt: number; sender: { numberId: string; providerId: string; phoneNumber: string } };
+export type OutboxWriting = {
+  cursor: number;
+  dueAt: number;
+  sender: { numberId: string; providerId: string; phoneNumber: string };
+  ab?: { step: "split" } | { step: "test"; size: number } | { step: "winner"; winner: number };
+};
 
 /**
  * A campaign's A/B test (issue 32 item 3): its 2-4 texts (variant A is the campaign's content), the percent of the

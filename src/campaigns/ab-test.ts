@@ -1,3 +1,4 @@
+import type { OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
 import { conflict, badRequest, HttpError, notFound } from "../http/errors";
 import { cancelJobs, registerJobHandler, type Job } from "../jobs/jobs";
@@ -7,11 +8,12 @@ import { abVariantOfMessages, abVariantRepliers, abVariantStatusCounts } from ".
 import { PARKED } from "../messages/due";
 import { campaignHasOpenMessages } from "../messages/outbox";
 import { findUserById, type User } from "../users/queries";
-import { AB_DECIDE, abDecideKey, abRest, abRestCount, variantLabel } from "./ab-split";
+import { AB_AT_ONCE, AB_DECIDE, abDecideKey, abRest, abRestCount, dropAbRest, keptRecipients, variantLabel } from "./ab-split";
 import { CLEAR_AT, differenceConfidence, rankByRate, RECHECK_MINUTES, REPLY_WINDOW_HOURS } from "./ab-stats";
 import { getCampaign, viewOf, type CampaignRow } from "./campaigns";
 import { pauseCampaign } from "./lifecycle";
-import { resolveTyped, writeOutbox } from "./outbox";
+import { writeOutbox } from "./outbox";
+import { writeInChunks } from "./outbox-writer";
 import { senderFor } from "./sender";
 import { statusCountsByCampaign } from "./stats";
 
@@ -20,8 +22,9 @@ import { statusCountsByCampaign } from "./stats";
  * measure: human clicks (src/links/classify.ts) or replies, over the test messages that reached a provider. A
  * rule picks it `decideAfterHours` after the start (a job on the jobs table, unique per campaign), or the user
  * does. Either way, one transaction sets the winner (only while none is set) and queues the rest of the audience
- * with the winner's text through the outbox, so the rest is never sent twice: a second pick, the job run again
- * after a crash, or both at once find the winner set and do nothing (and the outbox is unique per campaign and phone).
+ * with the winner's text through the outbox (a large rest: sets where its chunked writing starts, each chunk taking
+ * its recipients off the rest), so the rest is never sent twice: a second pick, the job run again after a crash, or
+ * both at once find the winner set and do nothing (and the outbox is unique per campaign and phone).
  */
 
 const REPLY_WINDOW_MS = REPLY_WINDOW_HOURS * 3600_000;
@@ -97,7 +100,7 @@ export function abTestReport(ctx: AppContext, user: User, id: string) {
     decidesAt: test.decideAfterHours !== null && c.abWinner === null && c.sentAt ? new Date(c.sentAt.getTime() + test.decideAfterHours * 3600_000).toISOString() : null,
     variants: variants.map((f, i) => ({ label: variantLabel(i), content: test.variants[i]!, ...withRates(f) })),
     /** The rest of the audience: held for the winner (`held`), then sent it. */
-    rest: { held: c.abWinner === null ? abRestCount(ctx, id) : 0, ...withRates(rest) },
+    rest: { held: c.abWinner === null || c.outboxWriting ? abRestCount(ctx, id) : 0, ...withRates(rest) },
     leader: first.of ? variantLabel(first.variant) : null,
     runnerUp: first.of ? variantLabel(second.variant) : null,
     /** Two-proportion z-test (pooled, two-sided) of the leader against the runner-up; null when it cannot be told. */
@@ -116,9 +119,11 @@ export function abTestReport(ctx: AppContext, user: User, id: string) {
 
 /**
  * Sets the winner and queues the rest of the audience with its text, in one transaction (nested in the caller's:
- * the deciding job's), only if no winner is set and the campaign is sending or paused (its rest then written
- * parked, released by the resume). Answers whether it did. The rest is read as typed numbers are: each phone's
- * contact now (its fields; opted out since, left out and counted), and a contact deleted since is left out.
+ * the deciding job's), only if no winner is set, the test's own messages are all written and the campaign is
+ * sending or paused (its rest then written parked, released by the resume). Answers whether it did. The rest is
+ * read as typed numbers are: each phone's contact now (its fields; opted out since, left out and counted), and a
+ * contact deleted since is left out. A rest larger than AB_AT_ONCE is written in chunks once the transaction has
+ * committed (outbox-writer.ts, step `winner`), each chunk taking its recipients off the rest as it writes them.
  */
 function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number, by: "rule" | "user"): boolean {
   const test = c.abTest!;
@@ -129,24 +134,30 @@ function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number,
     const won = db
       .query(
         `UPDATE campaigns SET ab_winner = ?, ab_decided_at = ?, ab_decided_by = ?, updated_at = ?
-         WHERE id = ? AND ab_winner IS NULL AND status IN ('sending', 'paused') RETURNING status`,
+         WHERE id = ? AND ab_winner IS NULL AND outbox_writing IS NULL AND status IN ('sending', 'paused') RETURNING status`,
       )
       .get(winner, now, by, now, c.id) as { status: string } | null;
-    if (!won) return false;
+    if (!won) return null;
     cancelJobs(ctx, { key: abDecideKey(c.id) });
-    const rest = abRest(ctx, c.id);
+    if (abRestCount(ctx, c.id) > AB_AT_ONCE) {
+      const writing: OutboxWriting = { cursor: 0, dueAt: now, sender, ab: { step: "winner", winner } };
+      db.query(`UPDATE campaigns SET outbox_writing = ? WHERE id = ?`).run(JSON.stringify(writing), c.id);
+      return "in chunks" as const;
+    }
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
-    const kept = new Map(rest.map((r) => [r.phone, r.contactId]));
-    const recipients = resolveTyped(ctx, user, rest.map((r) => r.phone), new Set(), skipped).filter((r) => !kept.get(r.phone) || r.contactId !== null);
+    const recipients = keptRecipients(ctx, user, abRest(ctx, c.id), skipped);
     const queued = writeOutbox(ctx, user, { ...c, content: test.variants[winner]! }, recipients, sender, now, won.status === "paused" ? PARKED : now);
+    dropAbRest(ctx, c.id);
     db.query(
       `UPDATE campaigns SET skipped_opted_out = skipped_opted_out + ?, skipped_invalid = skipped_invalid + ?, skipped_duplicate = skipped_duplicate + ? WHERE id = ?`,
     ).run(skipped.optedOut, skipped.invalid, skipped.duplicate + (recipients.length - queued), c.id);
-    return true;
+    return "written" as const;
   })();
+  // After the caller's transaction (the job's): a writer started inside it could not see the state it starts from.
+  if (done === "in chunks") setImmediate(() => void writeInChunks(ctx, c.id));
   // No rest to send (an audience all in the test): the campaign may be over.
-  if (done) ctx.campaignOutbox.settle([c.id]);
-  return done;
+  else if (done) ctx.campaignOutbox.settle([c.id]);
+  return done !== null;
 }
 
 /**
@@ -158,6 +169,7 @@ export function pickWinnerByUser(ctx: AppContext, user: User, id: string, varian
   if (!c.abTest) throw notFound("This campaign has no A/B test");
   if (c.abWinner !== null) throw conflict(`The winner was already picked: variant ${variantLabel(c.abWinner)}`);
   if (c.status !== "sending" && c.status !== "paused") throw conflict(`This campaign is ${c.status}: its A/B test cannot send a winner`);
+  if (c.outboxWriting) throw conflict("The test's messages are still being written: pick the winner once they are");
   let winner: number;
   if (variant === undefined || variant === null) winner = abTestReport(ctx, user, id).pickIndex;
   else {
@@ -182,7 +194,7 @@ function decideByRule(ctx: AppContext, job: Job) {
     return;
   }
   if (!c.abTest || c.abWinner !== null || (c.status !== "sending" && c.status !== "paused")) return;
-  if (campaignHasOpenMessages(ctx, c.id)) return { runAgainAt: ctx.now() + RECHECK_MS };
+  if (c.outboxWriting || campaignHasOpenMessages(ctx, c.id)) return { runAgainAt: ctx.now() + RECHECK_MS };
   const { pickIndex } = abTestReport(ctx, user, c.id);
   try {
     sendWinner(ctx, user, c, pickIndex, "rule");

@@ -7,7 +7,7 @@ import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit, usageFor } from "../licenses/limits";
 import { senderFor } from "./sender";
-import { abSegments, cleanAbTest, splitAudience, variantLabel, writeAbTest, type AbTestInput } from "./ab-split";
+import { AB_AT_ONCE, abSegments, cleanAbTest, scheduleAbDecision, splitAudience, variantLabel, writeAbTest, type AbTestInput } from "./ab-split";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
 import { campaignsMessaging, cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign } from "../messages/outbox";
@@ -510,8 +510,9 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
   const sender = senderFor(ctx, user.id, campaign);
   const test = campaign.abTest;
-  // An A/B test splits its whole audience at the start (a stored split), so it is never written in chunks.
-  if (!test && recipientCountUpTo(ctx, campaign, CHUNKED_ABOVE + 1) > CHUNKED_ABOVE) return startChunked(ctx, user, campaign, sender, intendedAt);
+  // An A/B test is split and written at once up to a smaller audience: it renders each recipient once per variant.
+  const atOnce = test ? AB_AT_ONCE : CHUNKED_ABOVE;
+  if (recipientCountUpTo(ctx, campaign, atOnce + 1) > atOnce) return startChunked(ctx, user, campaign, sender, intendedAt);
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
   const split = test ? splitAudience(campaign.id, recipients, test) : null;
@@ -552,11 +553,14 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
  */
 function startChunked(ctx: AppContext, user: User, campaign: CampaignRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
   const usage = usageFor(ctx, user).messages;
-  const each = segmentsPerMessage(ctx, user, campaign);
+  const test = campaign.abTest;
+  // An A/B test's recipients each get one of its variants, or the winner: counted at the longest.
+  const each = Math.max(...(test ? test.variants : [campaign.content]).map((content) => segmentsPerMessage(ctx, user, { ...campaign, content })));
   const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
   const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
   ctx.db.$client.transaction(() => {
     appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
+    if (test) scheduleAbDecision(ctx, user, campaign, test, intendedAt);
     const now = new Date(ctx.now());
     ctx.db
       .update(campaigns)
@@ -569,7 +573,7 @@ function startChunked(ctx: AppContext, user: User, campaign: CampaignRow, sender
         skippedOptedOut: 0,
         skippedInvalid: 0,
         skippedDuplicate: 0,
-        outboxWriting: firstChunk(intendedAt, sender),
+        outboxWriting: firstChunk(intendedAt, sender, test !== null),
       })
       .where(eq(campaigns.id, campaign.id))
       .run();

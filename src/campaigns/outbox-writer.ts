@@ -6,6 +6,7 @@ import { PARKED } from "../messages/due";
 import { findUserById } from "../users/queries";
 import { audienceContactsInWindow, audienceCountUpTo, lastContactRowid } from "./audiences";
 import { contactRecipients, resolveTyped, writeOutbox } from "./outbox";
+import { afterSplit, keepForSplit, writeAbChunk } from "./ab-split";
 
 /**
  * A large campaign's outbox, written in chunks between which the server answers other requests (writing 100,000
@@ -27,8 +28,12 @@ export function recipientCountUpTo(ctx: AppContext, campaign: typeof campaigns.$
   return audienceCountUpTo(ctx, campaign.userId, campaign.audience, cap);
 }
 
-/** The state a chunked write starts from: the first recipient, or the audience from the first contact. */
-export const firstChunk = (dueAt: number, sender: OutboxWriting["sender"]): OutboxWriting => ({ cursor: 0, dueAt, sender });
+/**
+ * The state a chunked write starts from: the first recipient, or the audience from the first contact (an A/B
+ * test's, to its split).
+ */
+export const firstChunk = (dueAt: number, sender: OutboxWriting["sender"], abTest: boolean): OutboxWriting =>
+  abTest ? { cursor: 0, dueAt, sender, ab: { step: "split" } } : { cursor: 0, dueAt, sender };
 
 /** Recipients (typed ones) or contact rowids (an audience) a chunk covers; adapted to keep each chunk short. */
 const WINDOW = { initial: 250, min: 25, max: 5_000 };
@@ -56,6 +61,24 @@ export function writeNextChunk(ctx: AppContext, campaignId: string, window: numb
       return { done: true, queued: 0 };
     }
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
+    const record = (after: OutboxWriting | null) =>
+      ctx.db
+        .update(campaigns)
+        .set({
+          skippedOptedOut: sql`${campaigns.skippedOptedOut} + ${skipped.optedOut}`,
+          skippedInvalid: sql`${campaigns.skippedInvalid} + ${skipped.invalid}`,
+          skippedDuplicate: sql`${campaigns.skippedDuplicate} + ${skipped.duplicate}`,
+          outboxWriting: after,
+        })
+        .where(eq(campaigns.id, c.id))
+        .run();
+    // An A/B test's writing after its split: from the audience kept in campaign_ab_rest (ab-split.ts).
+    if (w.ab && w.ab.step !== "split") {
+      const { queued, duplicate, next } = writeAbChunk(ctx, user, c, w, window, skipped);
+      skipped.duplicate += duplicate;
+      record(next);
+      return { done: next === null, queued };
+    }
     const seen = new Set<string>();
     let next: number;
     let done: boolean;
@@ -70,19 +93,16 @@ export function writeNextChunk(ctx: AppContext, campaignId: string, window: numb
       recipients = contactRecipients(audienceContactsInWindow(ctx, c.userId, c.audience, w.cursor, next), seen, skipped);
       done = next >= last;
     }
+    if (w.ab) {
+      // An A/B test's split step: the chunk kept under its split order; a phone an earlier chunk kept is a repeat.
+      skipped.duplicate += recipients.length - keepForSplit(ctx, c.id, recipients);
+      record(done ? afterSplit(ctx, c, w) : { ...w, cursor: next });
+      return { done: false, queued: 0 };
+    }
     const queued = writeOutbox(ctx, user, c, recipients, w.sender, w.dueAt, c.status === "paused" ? PARKED : w.dueAt);
     // A phone an earlier chunk queued is a repeat too: the outbox's unique (campaign, phone) turned it away.
     skipped.duplicate += recipients.length - queued;
-    ctx.db
-      .update(campaigns)
-      .set({
-        skippedOptedOut: sql`${campaigns.skippedOptedOut} + ${skipped.optedOut}`,
-        skippedInvalid: sql`${campaigns.skippedInvalid} + ${skipped.invalid}`,
-        skippedDuplicate: sql`${campaigns.skippedDuplicate} + ${skipped.duplicate}`,
-        outboxWriting: done ? null : { ...w, cursor: next },
-      })
-      .where(eq(campaigns.id, c.id))
-      .run();
+    record(done ? null : { ...w, cursor: next });
     return { done, queued };
   })();
   // Its messages may all have gone out while it was still being written; now it can finish.
@@ -103,7 +123,8 @@ const typedOnce = (ctx: AppContext): Typed => {
 };
 const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
 
-const running = new WeakMap<AppContext, Set<string>>();
+/** The campaigns whose writer runs, each with whether it was asked to write again meanwhile. */
+const running = new WeakMap<AppContext, Map<string, { again: boolean }>>();
 
 /**
  * How many rows are written between two checkpoints the writer waits for (db/checkpoints.ts): without them the
@@ -117,13 +138,20 @@ const CHECKPOINT_AFTER_ROWS = 2_000;
  * Writes a campaign's outbox chunk by chunk until it is complete, yielding to the event loop after each chunk
  * (so requests are answered between them) and sizing chunks to about CHUNK_TARGET_MS; after every
  * CHECKPOINT_AFTER_ROWS rows and at the end, it waits for a checkpoint. One writer per campaign per process: a second
- * call while one runs does nothing. Stops with the server.
+ * call while one runs has it read the campaign's writing again once it is over. Stops with the server.
  */
 export async function writeInChunks(ctx: AppContext, campaignId: string): Promise<void> {
-  const mine = running.get(ctx) ?? new Set<string>();
+  const mine = running.get(ctx) ?? new Map<string, { again: boolean }>();
   running.set(ctx, mine);
-  if (mine.has(campaignId)) return;
-  mine.add(campaignId);
+  const other = mine.get(campaignId);
+  if (other) {
+    // A new writing set while the last one ends (an A/B winner picked as its test's last chunk is checkpointed):
+    // that writer goes on with it rather than leave it to the next start.
+    other.again = true;
+    return;
+  }
+  const me = { again: false };
+  mine.set(campaignId, me);
   let stopped = false;
   let over!: () => void;
   const ended = new Promise<void>((resolve) => (over = resolve));
@@ -143,7 +171,12 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
       const started = performance.now();
       const { done, queued } = writeNextChunk(ctx, campaignId, window, typed);
       // The connection's own checkpoint, back after the last writer, would otherwise fold the rest on this thread.
-      if (done) return await checkpoints.checkpoint();
+      if (done) {
+        await checkpoints.checkpoint();
+        if (!me.again || stopped) return;
+        me.again = false;
+        continue;
+      }
       const took = performance.now() - started;
       if (took < CHUNK_TARGET_MS / 2) window = Math.min(WINDOW.max, window * 2);
       else if (took > CHUNK_TARGET_MS * 2) window = Math.max(WINDOW.min, Math.floor(window / 2));
