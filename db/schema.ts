@@ -702,6 +702,8 @@ export const userSecurity = sqliteTable("user_security", {
   googleSubject: text("google_subject").unique(),
   failedCodes: integer("failed_codes").notNull().default(0),
   codesLockedUntil: integer("codes_locked_until", { mode: "timestamp_ms" }),
+  /** The last TOTP time step accepted from this user: a code works once, in every process (migration 0071). */
+  totpLastStep: integer("totp_last_step"),
 });
 
 export const backupCodes = sqliteTable(
@@ -742,6 +744,58 @@ export const authChallenges = sqliteTable("auth_challenges", {
   expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
   attempts: integer("attempts").notNull().default(0),
 });
+
+/**
+ * Fixed windows of the rate limits (src/http/rate-limit.ts per rule and client, src/public-api/guard.ts per API
+ * key): the hits counted since the window began and when it ends, held in the database so every process of an
+ * installation (and a restarted one) counts the same (issue 31). Times in epoch milliseconds.
+ */
+export const rateWindows = sqliteTable(
+  "rate_windows",
+  {
+    key: text("key").primaryKey(),
+    hits: integer("hits").notNull(),
+    resetsAt: integer("resets_at").notNull(),
+  },
+  (t) => [index("rate_windows_resets_at_idx").on(t.resetsAt)],
+);
+
+/**
+ * Wrong passwords counted per email and client address (src/auth/lockout.ts); `address` '' is the email's count
+ * across addresses. Times in epoch milliseconds; 0 when never blocked.
+ */
+export const signInFailures = sqliteTable(
+  "sign_in_failures",
+  {
+    email: text("email").notNull(),
+    address: text("address").notNull(),
+    failures: integer("failures").notNull(),
+    blockedUntil: integer("blocked_until").notNull(),
+    lastFailureAt: integer("last_failure_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.email, t.address] })],
+);
+
+/**
+ * Sign-ups waiting for their emailed code (src/auth/sign-up.ts), found by the keyed hash of their token: a sign-up
+ * started on one process is finished on another. `userId` null: the address had an account (a code imitated).
+ */
+export const pendingSignUps = sqliteTable(
+  "pending_sign_ups",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    license: text("license").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    attempts: integer("attempts").notNull(),
+    sentAt: integer("sent_at").notNull(),
+    windowStartedAt: integer("window_started_at").notNull(),
+    sends: integer("sends").notNull(),
+  },
+  (t) => [index("pending_sign_ups_created_idx").on(t.createdAt)],
+);
 
 export const plans = sqliteTable("plans", {
   id: text("id").primaryKey(),

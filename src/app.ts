@@ -6,6 +6,7 @@ import { analyticsRoutes } from "./analytics/routes";
 import { apiKeyRoutes } from "./api-keys/routes";
 import { googleRoutes } from "./auth/google-routes";
 import { passkeyRoutes } from "./auth/passkey-routes";
+import { rateWindowsOf } from "./auth/rate-windows";
 import { authRoutes } from "./auth/routes";
 import { licenseAtSignUp } from "./licenses/licenses";
 import { twoFactorRoutes } from "./auth/two-factor-routes";
@@ -125,7 +126,7 @@ export function createApp(ctx: AppContext) {
       Object.assign(set.headers, headers);
       return body;
     })
-    .use(rateLimit(ctx))
+    .use(rateLimit(ctx, rateWindowsOf(ctx)))
     .use(csrf(ctx))
     .onTransform({ as: "global" }, rejectNul)
     .use(healthRoutes(ctx))

@@ -53,6 +53,7 @@ import m49 from "./0067_media_holders.sql" with { type: "text" };
 import m50 from "./0068_mms_price.sql" with { type: "text" };
 import m51 from "./0069_keyword_shorten_links.sql" with { type: "text" };
 import m52 from "./0070_mms_rollups.sql" with { type: "text" };
+import m53 from "./0071_shared_limits.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -109,4 +110,5 @@ export const migrationSql: Record<string, string> = {
   "0068_mms_price": m50,
   "0069_keyword_shorten_links": m51,
   "0070_mms_rollups": m52,
+  "0071_shared_limits": m53,
 };

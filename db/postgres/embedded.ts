@@ -5,6 +5,7 @@ import m2 from "./migrations/0067_media_holders.sql" with { type: "text" };
 import m3 from "./migrations/0068_mms_price.sql" with { type: "text" };
 import m4 from "./migrations/0069_keyword_shorten_links.sql" with { type: "text" };
 import m5 from "./migrations/0070_mms_rollups.sql" with { type: "text" };
+import m6 from "./migrations/0071_shared_limits.sql" with { type: "text" };
 
 /** PostgreSQL's migrations by the tag of the SQLite migration they match, from the baseline on. */
 export const postgresMigrationSql: Record<string, string> = {
@@ -14,4 +15,5 @@ export const postgresMigrationSql: Record<string, string> = {
   "0068_mms_price": m3,
   "0069_keyword_shorten_links": m4,
   "0070_mms_rollups": m5,
+  "0071_shared_limits": m6,
 };

@@ -15,69 +15,60 @@ import { verifyAgainstDecoy, verifyPassword } from "./passwords";
  * owner, and a distributed guesser gets a few guesses per hour once past the ceiling.
  *
  * Keyed by email, not by account, so an unknown email is throttled exactly like a real one and the answers
- * never tell which addresses have accounts. Kept in memory (like the rate limits): a restart forgets it, and the
- * store is bounded without ever forgetting an email or address while it is blocked (see touch).
+ * never tell which addresses have accounts. Held in the database (`sign_in_failures`, one row per email and
+ * address, address '' for the email's count across addresses), so every process of an installation, and a
+ * restarted one, blocks alike (issue 31). A count untouched for a day is forgotten unless it blocks something;
+ * rows are only added at the pace of argon2 checks behind the sign-in rate limit, and the stale ones are deleted
+ * every SWEEP_EVERY attempts of a process.
  */
 export const FAILURES_PER_ADDRESS = 5;
 export const FAILURES_PER_ACCOUNT = 50;
 export const FIRST_BLOCK_MS = 60_000;
 export const MAX_BLOCK_MS = 15 * 60_000;
-/** Counts untouched this long are forgotten. */
+/** Counts untouched this long are forgotten (unless they block something). */
 export const FORGET_AFTER_MS = 24 * 60 * 60_000;
-/** Emails (and addresses per email) remembered; entries that block something are kept beyond it (see touch). */
-export const MAX_EMAILS = 5000;
-export const MAX_ADDRESSES_PER_EMAIL = 50;
-const HARD_MAX_FACTOR = 20;
+/** A process deletes the forgotten rows once per this many attempts. */
+export const SWEEP_EVERY = 500;
 
 export const INVALID_CREDENTIALS = "Invalid credentials";
 
+/** The address of an email's row counting its failures across addresses. */
+const EVERY_ADDRESS = "";
+
 type Counter = { failures: number; blockedUntil: number; lastFailureAt: number };
-type EmailState = Counter & { addresses: Map<string, Counter> };
-
-const stores = new WeakMap<AppContext, Map<string, EmailState>>();
-
-function storeFor(ctx: AppContext) {
-  let store = stores.get(ctx);
-  if (!store) stores.set(ctx, (store = new Map()));
-  return store;
-}
 
 /** 1 min for the first block past `free` failures, doubling per further failure, capped at 15 min. */
 export function blockMs(failures: number, free: number): number {
   return Math.min(MAX_BLOCK_MS, FIRST_BLOCK_MS * 2 ** Math.min(10, failures - free));
 }
 
-const stale = (c: Counter, now: number) => c.blockedUntil <= now && c.lastFailureAt + FORGET_AFTER_MS <= now;
+const attemptsSinceSweep = new WeakMap<AppContext, number>();
 
-const blocked = (c: Counter, now: number) => c.blockedUntil > now;
-const emailBlocked = (e: EmailState, now: number) => blocked(e, now) || [...e.addresses.values()].some((a) => blocked(a, now));
-
-/**
- * Most recently used last. Past `max` the least recently used entry that blocks nothing is forgotten: forgetting a
- * blocked one would let a guesser lift its own block by filling the store with other emails or addresses. Blocked
- * entries met on the way move to the back. Only past `hardMax` does the oldest go regardless; every block costs
- * at least 5 argon2 checks and lasts at most 15 minutes, so the hashing alone keeps the blocked far below it.
- */
-function touch<V>(map: Map<string, V>, key: string, value: V, max: number, isBlocked: (v: V) => boolean) {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size <= max) return;
-  for (let left = map.size - 1; left > 0; left--) {
-    const [oldKey, oldValue] = map.entries().next().value!;
-    map.delete(oldKey);
-    if (!isBlocked(oldValue)) return;
-    map.set(oldKey, oldValue);
+function sweep(ctx: AppContext, now: number) {
+  const since = (attemptsSinceSweep.get(ctx) ?? 0) + 1;
+  attemptsSinceSweep.set(ctx, since % SWEEP_EVERY);
+  if (since === SWEEP_EVERY) {
+    ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE blocked_until <= ?1 AND last_failure_at <= ?1 - ?2`).run(now, FORGET_AFTER_MS);
   }
-  if (map.size > max * HARD_MAX_FACTOR) map.delete(map.keys().next().value!);
 }
 
-function emailState(ctx: AppContext, key: string, now: number): EmailState {
-  const store = storeFor(ctx);
-  let state = store.get(key);
-  if (!state) state = { failures: 0, blockedUntil: 0, lastFailureAt: 0, addresses: new Map() };
-  else if (stale(state, now)) Object.assign(state, { failures: 0, blockedUntil: 0 });
-  touch(store, key, state, MAX_EMAILS, (e) => emailBlocked(e, now));
-  return state;
+/** A row's count, or nothing counted when there is none or it is forgotten (a day untouched, blocking nothing). */
+function counterOf(ctx: AppContext, email: string, address: string, now: number): Counter {
+  const row = ctx.db.$client
+    .query(`SELECT failures, blocked_until, last_failure_at FROM sign_in_failures WHERE email = ? AND address = ?`)
+    .get(email, address) as { failures: number; blocked_until: number; last_failure_at: number } | null;
+  if (!row || (row.blocked_until <= now && row.last_failure_at + FORGET_AFTER_MS <= now)) return { failures: 0, blockedUntil: 0, lastFailureAt: row?.last_failure_at ?? 0 };
+  return { failures: row.failures, blockedUntil: row.blocked_until, lastFailureAt: row.last_failure_at };
+}
+
+function saveCounter(ctx: AppContext, email: string, address: string, c: Counter) {
+  ctx.db.$client
+    .query(
+      `INSERT INTO sign_in_failures (email, address, failures, blocked_until, last_failure_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (email, address) DO UPDATE SET failures = excluded.failures, blocked_until = excluded.blocked_until,
+         last_failure_at = excluded.last_failure_at`,
+    )
+    .run(email, address, c.failures, c.blockedUntil, c.lastFailureAt);
 }
 
 function lockedError(untilMs: number, now: number) {
@@ -106,41 +97,53 @@ export async function attemptPassword(
 ): Promise<boolean> {
   const now = ctx.now();
   const key = normalizeEmail(email);
-  const state = emailState(ctx, key, now);
   // An IPv6 client is counted by its /64: it could take a new address inside it for every guess.
   const from = clientKey(address);
-  let here = state.addresses.get(from);
-  if (!here || stale(here, now)) here = { failures: 0, blockedUntil: 0, lastFailureAt: 0 };
-  touch(state.addresses, from, here, MAX_ADDRESSES_PER_EMAIL, (a) => blocked(a, now));
-  const blockedUntil = Math.max(here.blockedUntil, state.blockedUntil);
-  if (blockedUntil > now) throw lockedError(blockedUntil, now);
-
-  // Counted as a failure before the (slow) check, so parallel guesses cannot all slip in before the block;
-  // undone below when the password is right.
-  const countsForAccount = here.failures < FAILURES_PER_ADDRESS;
-  here.failures++;
-  here.lastFailureAt = now;
-  const addressBlock = here.failures >= FAILURES_PER_ADDRESS ? now + blockMs(here.failures, FAILURES_PER_ADDRESS) : 0;
-  if (addressBlock) here.blockedUntil = addressBlock;
-  const accountBefore = state.blockedUntil;
-  let accountBlock = 0;
-  if (countsForAccount) {
-    state.failures++;
-    state.lastFailureAt = now;
-    if (state.failures >= FAILURES_PER_ACCOUNT) state.blockedUntil = accountBlock = now + blockMs(state.failures, FAILURES_PER_ACCOUNT);
-  }
+  // Counted as a failure before the (slow) check, in one transaction, so parallel guesses cannot all slip in before
+  // the block; undone below when the password is right.
+  const counted = ctx.db.$client.transaction(() => {
+    sweep(ctx, now);
+    const here = counterOf(ctx, key, from, now);
+    const account = counterOf(ctx, key, EVERY_ADDRESS, now);
+    const blockedUntil = Math.max(here.blockedUntil, account.blockedUntil);
+    if (blockedUntil > now) return { blockedUntil };
+    const countsForAccount = here.failures < FAILURES_PER_ADDRESS;
+    here.failures++;
+    here.lastFailureAt = now;
+    const addressBlock = here.failures >= FAILURES_PER_ADDRESS ? now + blockMs(here.failures, FAILURES_PER_ADDRESS) : 0;
+    if (addressBlock) here.blockedUntil = addressBlock;
+    saveCounter(ctx, key, from, here);
+    const accountBefore = account.blockedUntil;
+    let accountBlock = 0;
+    if (countsForAccount) {
+      account.failures++;
+      account.lastFailureAt = now;
+      if (account.failures >= FAILURES_PER_ACCOUNT) account.blockedUntil = accountBlock = now + blockMs(account.failures, FAILURES_PER_ACCOUNT);
+      saveCounter(ctx, key, EVERY_ADDRESS, account);
+    }
+    return { blockedUntil: 0, countsForAccount, addressBlock, accountBefore, accountBlock, addressFailures: here.failures, accountFailures: account.failures };
+  })();
+  if (counted.blockedUntil) throw lockedError(counted.blockedUntil, now);
+  const { countsForAccount, addressBlock, accountBefore, accountBlock } = counted as Required<typeof counted>;
 
   const ok = passwordHash ? await verifyPassword(password, passwordHash) : (await verifyAgainstDecoy(password, ctx.argon2Cost), false);
   if (ok) {
-    state.addresses.delete(from);
-    if (countsForAccount) {
-      state.failures = Math.max(0, state.failures - 1);
-      if (accountBlock && state.blockedUntil === accountBlock) state.blockedUntil = accountBefore;
-    }
+    ctx.db.$client.transaction(() => {
+      ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE email = ? AND address = ?`).run(key, from);
+      if (countsForAccount) {
+        ctx.db.$client
+          .query(
+            `UPDATE sign_in_failures SET failures = max(0, failures - 1),
+               blocked_until = CASE WHEN ?3 <> 0 AND blocked_until = ?3 THEN ?4 ELSE blocked_until END
+             WHERE email = ?1 AND address = ?2`,
+          )
+          .run(key, EVERY_ADDRESS, accountBlock, accountBefore);
+      }
+    })();
     return true;
   }
-  if (addressBlock) ctx.log(`sign-in blocked for ${key} from ${from} after ${here.failures} failed attempts (${(addressBlock - now) / 60_000} min)`);
-  if (accountBlock) ctx.log(`sign-in blocked for ${key} from every address after ${state.failures} failed attempts (${(accountBlock - now) / 60_000} min)`);
+  if (addressBlock) ctx.log(`sign-in blocked for ${key} from ${from} after ${counted.addressFailures} failed attempts (${(addressBlock - now) / 60_000} min)`);
+  if (accountBlock) ctx.log(`sign-in blocked for ${key} from every address after ${counted.accountFailures} failed attempts (${(accountBlock - now) / 60_000} min)`);
   // Only the failure that starts a block says so; the ones already in flight just failed.
   if (addressBlock || accountBlock) throw lockedError(Math.max(addressBlock, accountBlock), now);
   return false;
@@ -149,5 +152,5 @@ export async function attemptPassword(
 /** Lifts every block and count of this account: whoever guessed does not know the password a reset just set. */
 export function clearLockout(ctx: AppContext, userId: string): void {
   const user = findUserById(ctx, userId);
-  if (user) storeFor(ctx).delete(normalizeEmail(user.email));
+  if (user) ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE email = ?`).run(normalizeEmail(user.email));
 }

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { desc, eq, lte } from "drizzle-orm";
+import { pendingSignUps } from "../../db/schema";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { accountExistsEmail } from "../mail/templates";
@@ -18,6 +20,7 @@ import {
   TOO_MANY_ATTEMPTS,
 } from "./email-verification";
 import { hashPassword } from "./passwords";
+import { keyedHash } from "./secure-compare";
 
 /**
  * Sign-up answers alike for every email (issue 27 item 7): it answered 409 for an address with an account, so
@@ -28,7 +31,8 @@ import { hashPassword } from "./passwords";
  * checks and resends follow the real rules (attempts, expiry, cooldown, daily cap) on a code that does not exist,
  * so nothing tells the two apart. An abandoned sign-up is finished by signing in with the password.
  *
- * Pending sign-ups are kept in memory: a restart forgets them (the account remains; signing in finishes it).
+ * Pending sign-ups are kept in the database (pending_sign_ups, by the keyed hash of their token), so the code step
+ * may reach another process of the installation, or a restarted one, than the sign-up did.
  */
 export const SIGN_UP_EXPIRED = "Your sign-up has expired. Please sign in to finish it.";
 const PENDING_TTL_MS = DAY_MS;
@@ -50,30 +54,38 @@ type Pending = {
   sends: number;
 };
 
-const stores = new WeakMap<AppContext, Map<string, Pending>>();
-function storeFor(ctx: AppContext) {
-  let store = stores.get(ctx);
-  if (!store) stores.set(ctx, (store = new Map()));
-  return store;
-}
+const tokenHash = (ctx: AppContext, token: string) => keyedHash(ctx.keys.codes, `sign-up:${token}`);
 
 function remember(ctx: AppContext, pending: Pending): string {
-  const store = storeFor(ctx);
   const token = randomBytes(32).toString("base64url");
-  store.set(token, pending);
-  // Oldest first: past the bound the oldest sign-up is forgotten (its account, if any, is finished by signing in).
-  if (store.size > MAX_PENDING) store.delete(store.keys().next().value!);
+  const { license, ...fields } = pending;
+  ctx.db.transaction((tx) => {
+    tx.insert(pendingSignUps).values({ tokenHash: tokenHash(ctx, token), license: JSON.stringify(license), ...fields }).run();
+    tx.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, pending.createdAt - PENDING_TTL_MS)).run();
+    // Past the bound the oldest sign-up is forgotten (its account, if any, is finished by signing in).
+    const oldest = tx.select({ at: pendingSignUps.createdAt }).from(pendingSignUps).orderBy(desc(pendingSignUps.createdAt)).limit(1).offset(MAX_PENDING).get();
+    if (oldest) tx.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, oldest.at)).run();
+  });
   return token;
 }
 
-function pendingOf(ctx: AppContext, token: string): Pending {
-  const store = storeFor(ctx);
-  const pending = store.get(token);
-  if (!pending || pending.createdAt + PENDING_TTL_MS <= ctx.now()) {
-    store.delete(token);
+function pendingOf(ctx: AppContext, token: string): Pending & { hash: string } {
+  const hash = tokenHash(ctx, token);
+  const row = ctx.db.select().from(pendingSignUps).where(eq(pendingSignUps.tokenHash, hash)).get();
+  if (!row || row.createdAt + PENDING_TTL_MS <= ctx.now()) {
+    if (row) forget(ctx, hash);
     throw new HttpError(400, SIGN_UP_EXPIRED);
   }
-  return pending;
+  const { tokenHash: _, license, ...fields } = row;
+  return { ...fields, hash, license: JSON.parse(license) as SignUpLicense };
+}
+
+function forget(ctx: AppContext, hash: string) {
+  ctx.db.delete(pendingSignUps).where(eq(pendingSignUps.tokenHash, hash)).run();
+}
+
+function update(ctx: AppContext, hash: string, change: Partial<Pick<Pending, "attempts" | "sentAt" | "expiresAt" | "windowStartedAt" | "sends">>) {
+  ctx.db.update(pendingSignUps).set(change).where(eq(pendingSignUps.tokenHash, hash)).run();
 }
 
 export type SignUpFields = {
@@ -125,13 +137,13 @@ export function finishSignUp(ctx: AppContext, token: string, code: string): { us
   if (pending.userId === null) {
     if (pending.expiresAt <= ctx.now()) throw new HttpError(400, CODE_EXPIRED);
     if (pending.attempts >= MAX_CODE_ATTEMPTS) throw new HttpError(429, TOO_MANY_ATTEMPTS);
-    pending.attempts++;
+    update(ctx, pending.hash, { attempts: pending.attempts + 1 });
     throw new HttpError(400, INVALID_CODE);
   }
   const user = findUserById(ctx, pending.userId);
   if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
   const verified = checkVerificationCode(ctx, user, code);
-  storeFor(ctx).delete(token);
+  forget(ctx, pending.hash);
   return { user: verified, license: pending.license };
 }
 
@@ -146,9 +158,12 @@ export async function resendSignUpCode(ctx: AppContext, token: string): Promise<
   const now = ctx.now();
   const wait = Math.ceil((pending.sentAt + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000);
   if (wait > 0) throw cooldownError(wait);
-  if (pending.windowStartedAt + DAY_MS <= now) Object.assign(pending, { windowStartedAt: now, sends: 0 });
+  if (pending.windowStartedAt + DAY_MS <= now) {
+    Object.assign(pending, { windowStartedAt: now, sends: 0 });
+    update(ctx, pending.hash, { windowStartedAt: now, sends: 0 });
+  }
   if (pending.sends + 1 > MAX_CODES_PER_DAY) throw dailyCapError(Math.ceil((pending.windowStartedAt + DAY_MS - now) / 1000));
-  Object.assign(pending, { sends: pending.sends + 1, sentAt: now, expiresAt: now + CODE_TTL_MINUTES * 60_000, attempts: 0 });
+  update(ctx, pending.hash, { sends: pending.sends + 1, sentAt: now, expiresAt: now + CODE_TTL_MINUTES * 60_000, attempts: 0 });
   const owner = findUserByEmail(ctx, pending.email);
   if (owner) await notifyOwner(ctx, owner);
   return { email: pending.email, retryAfter: RESEND_COOLDOWN_SECONDS };

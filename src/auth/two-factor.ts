@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { authChallenges, backupCodes, userSecurity } from "../../db/schema";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "../http/errors";
@@ -26,14 +26,6 @@ type Otplib = typeof import("otplib");
 let otplib: Otplib | null = null;
 /** otplib costs about 60 ms to load: only the first 2FA call pays it, not every start. */
 const otp = (): Otplib => (otplib ??= require("otplib") as Otplib);
-
-/** Replay protection: the last accepted TOTP time step per user (a code works once). */
-const lastUsedStep = new WeakMap<AppContext, Map<string, number>>();
-const usedSteps = (ctx: AppContext) => {
-  let map = lastUsedStep.get(ctx);
-  if (!map) lastUsedStep.set(ctx, (map = new Map()));
-  return map;
-};
 
 const epochSeconds = (ctx: AppContext) => Math.floor(ctx.now() / 1000);
 
@@ -92,16 +84,23 @@ export function pendingSecret(ctx: AppContext, userId: string): string | null {
   return decryptSecret(ctx.keys.secrets, row.totpSecretEncrypted);
 }
 
-/** Checks a 6-digit TOTP code against a secret (±1 step), refusing a step already used by this user. */
+/**
+ * Checks a 6-digit TOTP code against a secret (±1 step), refusing a step already used by this user: the step is
+ * spent in user_security (totp_last_step) by one conditional update, so a code works once across every process of
+ * an installation and through a restart.
+ */
 function checkTotp(ctx: AppContext, userId: string, secret: string, code: string): boolean {
   if (!/^\d{6}$/.test(code)) return false;
   const result = otp().verifySync({ secret, token: code, epoch: epochSeconds(ctx), epochTolerance: STEP_SECONDS });
   if (!result.valid) return false;
   const step = (result as { timeStep?: number }).timeStep ?? Math.floor(epochSeconds(ctx) / STEP_SECONDS);
-  const used = usedSteps(ctx);
-  if (step <= (used.get(userId) ?? -1)) return false;
-  used.set(userId, step);
-  return true;
+  const spent = ctx.db
+    .update(userSecurity)
+    .set({ totpLastStep: step })
+    .where(and(eq(userSecurity.userId, userId), or(isNull(userSecurity.totpLastStep), lt(userSecurity.totpLastStep, step))))
+    .returning({ step: userSecurity.totpLastStep })
+    .get();
+  return spent !== undefined;
 }
 
 const normalizeBackupCode = (code: string) => code.trim().toUpperCase().replace(/[\s-]/g, "");
@@ -189,12 +188,11 @@ export function enableTwoFactor(ctx: AppContext, userId: string, code: string, k
 export function resetTwoFactor(ctx: AppContext, userId: string, keep: KeepSession = null): void {
   ctx.db.transaction((tx) => {
     tx.update(userSecurity)
-      .set({ totpSecretEncrypted: null, totpEnabledAt: null, failedCodes: 0, codesLockedUntil: null })
+      .set({ totpSecretEncrypted: null, totpEnabledAt: null, failedCodes: 0, codesLockedUntil: null, totpLastStep: null })
       .where(eq(userSecurity.userId, userId))
       .run();
     tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
   });
-  usedSteps(ctx).delete(userId);
   clearPendingLogin(ctx, userId);
   endSessions(ctx, userId, keep);
 }

@@ -6,8 +6,9 @@ import { tooManyRequests } from "./errors";
 /**
  * Per-client limits on the calls that guess or spam: sign-in, sign-up, 2FA, email verification,
  * password reset, passkey sign-in, starting Google sign-in, and the open contact and error-report forms. A fixed
- * window per (rule, client: an address, or an IPv6 /64, see clientKey), in memory: a restart forgets the counts, which is fine for limits measured in
- * minutes. Applied in one place: `rateLimit(ctx)` in app.ts.
+ * window per (rule, client: an address, or an IPv6 /64, see clientKey), held in the database (RateWindows, served by
+ * src/auth/rate-windows.ts): every process of an installation counts a client together, and a restart forgets
+ * nothing. Applied in one place: `rateLimit(ctx, windows)` in app.ts.
  */
 
 export type RateRule = {
@@ -49,17 +50,25 @@ export const DEFAULT_RULES: readonly RateRule[] = [
   { name: "error-report", limit: 20, windowMs: 10 * MINUTE, methods: ["POST"], match: exact("/api/admin/report-error") },
 ];
 
-type Bucket = { count: number; resetAt: number };
+/** Where the windows are counted: one shared store for every process (the database). */
+export type RateWindows = {
+  /** Counts one hit of `key` in its fixed window of `windowMs`: the hits so far in the window and when it ends. */
+  hit(key: string, windowMs: number): { hits: number; resetsAt: number };
+  /** Forgets the windows whose keys start with `prefix`. */
+  clear(prefix: string): void;
+};
+
+/** The prefix of this limiter's keys in the store, which the API keys' windows share. */
+const KEY_PREFIX = "client|";
 
 export class RateLimiter {
-  private buckets = new Map<string, Bucket>();
   private rules: RateRule[];
-  private checks = 0;
   /** False switches every limit off; only the test harness does that (see tests/support/test-server.ts). */
   enabled = true;
 
   constructor(
     private readonly now: () => number,
+    private readonly windows: RateWindows,
     rules: readonly RateRule[] = DEFAULT_RULES,
   ) {
     this.rules = rules.map((r) => ({ ...r }));
@@ -77,7 +86,7 @@ export class RateLimiter {
   }
 
   reset() {
-    this.buckets.clear();
+    this.windows.clear(KEY_PREFIX);
   }
 
   /** Counts one request; answers the seconds to wait when it is over the limit, else null. */
@@ -85,39 +94,29 @@ export class RateLimiter {
     if (!this.enabled) return null;
     const rule = this.ruleFor(method, path);
     if (!rule) return null;
-    const now = this.now();
-    if (++this.checks % 1000 === 0) this.sweep(now);
-    const key = `${rule.name}|${clientKey(client)}`;
-    let bucket = this.buckets.get(key);
-    if (!bucket || bucket.resetAt <= now) {
-      bucket = { count: 0, resetAt: now + rule.windowMs };
-      this.buckets.set(key, bucket);
-    }
-    bucket.count++;
-    if (bucket.count <= rule.limit) return null;
-    return Math.max(1, Math.ceil((bucket.resetAt - now) / 1000));
-  }
-
-  private sweep(now: number) {
-    for (const [key, bucket] of this.buckets) if (bucket.resetAt <= now) this.buckets.delete(key);
+    const { hits, resetsAt } = this.windows.hit(`${KEY_PREFIX}${rule.name}|${clientKey(client)}`, rule.windowMs);
+    if (hits <= rule.limit) return null;
+    return Math.max(1, Math.ceil((resetsAt - this.now()) / 1000));
   }
 }
 
 const limiters = new WeakMap<AppContext, RateLimiter>();
 
-/** The limiter of this running app (one per context), created on first use. */
+/** The limiter of this running app (one per context), made by `rateLimit` when the app is built. */
 export function rateLimiterFor(ctx: AppContext): RateLimiter {
-  let limiter = limiters.get(ctx);
-  if (!limiter) limiters.set(ctx, (limiter = new RateLimiter(() => ctx.now())));
+  const limiter = limiters.get(ctx);
+  if (!limiter) throw new Error("the app's rate limiter is made with its routes (rateLimit in app.ts)");
   return limiter;
 }
 
 
 const normalizePath = (path: string) => (path.length > 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : path);
 
-/** The plugin: `.use(rateLimit(ctx))` before the routes it protects. */
-export function rateLimit(ctx: AppContext) {
-  const limiter = rateLimiterFor(ctx);
+/** The plugin: `.use(rateLimit(ctx, windows))` before the routes it protects. */
+export function rateLimit(ctx: AppContext, windows: RateWindows) {
+  // One per context: building the routes again (a test reading the route table) keeps the running app's limiter.
+  let limiter = limiters.get(ctx);
+  if (!limiter) limiters.set(ctx, (limiter = new RateLimiter(() => ctx.now(), windows)));
   return new Elysia().onRequest(({ request, server }) => {
     const path = normalizePath(new URL(request.url).pathname);
     const wait = limiter.hit(request.method, path, clientIp(request, server));

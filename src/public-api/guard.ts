@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { assertScope, authenticateApiKey, type ApiCaller, type ApiScope } from "../api-keys/keys";
+import { hitRateWindow } from "../auth/rate-windows";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 
@@ -7,28 +8,13 @@ import { HttpError } from "../http/errors";
 export const KEY_QUOTA = 100;
 export const KEY_WINDOW_MS = 10_000;
 
-type Window = { used: number; resetAt: number };
-
 /**
- * Per-key fixed windows, in memory on the app's clock: a restart forgets the counts, which is fine for a
- * ten-second window. Old windows are swept as calls arrive, so the map holds only keys seen lately.
+ * Per-key fixed windows on the app's clock, held in the database (src/auth/rate-windows.ts): every process of an
+ * installation counts a key's calls together. A refused call counts too; it changes nothing, the window being full.
  */
-class KeyLimiter {
-  private windows = new Map<string, Window>();
-  constructor(private readonly now: () => number) {}
-
-  take(keyId: string): { remaining: number; resetSeconds: number; allowed: boolean } {
-    const now = this.now();
-    if (this.windows.size > 10_000) for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
-    let w = this.windows.get(keyId);
-    if (!w || w.resetAt <= now) {
-      w = { used: 0, resetAt: now + KEY_WINDOW_MS };
-      this.windows.set(keyId, w);
-    }
-    const allowed = w.used < KEY_QUOTA;
-    if (allowed) w.used++;
-    return { remaining: KEY_QUOTA - w.used, resetSeconds: Math.max(1, Math.ceil((w.resetAt - now) / 1000)), allowed };
-  }
+function take(ctx: AppContext, keyId: string): { remaining: number; resetSeconds: number; allowed: boolean } {
+  const { hits, resetsAt } = hitRateWindow(ctx, `api-key|${keyId}`, KEY_WINDOW_MS);
+  return { remaining: Math.max(0, KEY_QUOTA - hits), resetSeconds: Math.max(1, Math.ceil((resetsAt - ctx.now()) / 1000)), allowed: hits <= KEY_QUOTA };
 }
 
 const POLICY = `"default";q=${KEY_QUOTA};w=${KEY_WINDOW_MS / 1000}`;
@@ -39,13 +25,12 @@ const POLICY = `"default";q=${KEY_QUOTA};w=${KEY_WINDOW_MS / 1000}`;
  * Like the session guard it runs before the body is read, and the key is looked up once per request.
  */
 export function apiKeyGuard(ctx: AppContext) {
-  const limiter = new KeyLimiter(() => ctx.now());
   const checked = new WeakMap<Request, ApiCaller>();
   const authenticate = async (request: Request, set: { headers: Record<string, unknown> }, scope: ApiScope): Promise<ApiCaller> => {
     const known = checked.get(request);
     if (known) return known;
     const caller = await authenticateApiKey(ctx, request.headers.get("authorization"));
-    const { remaining, resetSeconds, allowed } = limiter.take(caller.keyId);
+    const { remaining, resetSeconds, allowed } = take(ctx, caller.keyId);
     const headers = { "ratelimit-policy": POLICY, ratelimit: `"default";r=${remaining};t=${resetSeconds}` };
     Object.assign(set.headers, headers);
     if (!allowed) {

@@ -46,6 +46,11 @@ const OWNERS: Record<string, string> = {
   backupCodes: "auth",
   passkeys: "auth",
   authChallenges: "auth",
+  // What the sign-in protections count, shared by every process (issue 31): the rate limits' windows (also the
+  // public API's per key, through auth/rate-windows.ts), sign-in failures, sign-ups waiting for their code.
+  rateWindows: "auth",
+  signInFailures: "auth",
+  pendingSignUps: "auth",
   supportMessages: "support",
   errorReports: "error-reports",
   contacts: "contacts",

@@ -4,8 +4,9 @@ import {
   FAILURES_PER_ACCOUNT,
   FAILURES_PER_ADDRESS,
   FIRST_BLOCK_MS,
+  FORGET_AFTER_MS,
   MAX_BLOCK_MS,
-  MAX_EMAILS,
+  SWEEP_EVERY,
   attemptPassword,
 } from "../../src/auth/lockout";
 import type { AppContext } from "../../src/context";
@@ -219,34 +220,46 @@ describe("the shared password step", () => {
   });
 });
 
-describe("the store's bound", () => {
-  // attemptPassword only reads the clock and logs; a hash this cheap lets thousands of emails fail in a second.
-  const store = { now: () => 0, log: () => undefined } as unknown as AppContext;
+describe("the table's sweep", () => {
+  // attemptPassword on the server's database, on a clock of its own; a hash this cheap lets hundreds of emails fail
+  // in a second. Its own context object: the sweep is counted per context (per process).
+  let now = 0;
+  let ctx: AppContext;
   let cheapHash: string;
   beforeAll(async () => {
+    ctx = { ...t.ctx, now: () => now, log: () => undefined };
     cheapHash = await Bun.password.hash("right-password", { algorithm: "argon2id", memoryCost: 8, timeCost: 1 });
   });
   const attempt = (email: string, from: string, password = "wrong-password") =>
-    attemptPassword(store, email, cheapHash, password, from).then(
+    attemptPassword(ctx, email, cheapHash, password, from).then(
       (ok) => (ok ? 200 : 401),
       (e: HttpError) => e.status,
     );
-  const fill = async (prefix: string, from: string) => {
-    for (let i = 0; i <= MAX_EMAILS; i++) expect(await attempt(`${prefix}-${i}@example.com`, from)).toBe(401);
-  };
+  const rowsOf = (email: string) =>
+    ctx.db.$client.query(`SELECT address, failures FROM sign_in_failures WHERE email = ? ORDER BY address`).all(email);
 
-  test("emails that block nothing are forgotten oldest first once 5,000 are remembered", async () => {
+  test("a count untouched for a day is deleted by the sweep; a block is kept whatever else fails", async () => {
+    // Every row the other tests left is more than a day old on this clock, and none of them blocks any more: the
+    // sweep leaves the 491 fillers' rows (each an address's and the email's) and the target's.
+    now = clock + 400 * 24 * 60 * MINUTE;
     for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect(await attempt("counted@example.com", "192.0.2.1")).toBe(401);
-    await fill("filler-a", "192.0.2.2");
-    // Its four failures are gone: four more do not block.
-    for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect(await attempt("counted@example.com", "192.0.2.1")).toBe(401);
-  });
-
-  test("a blocked email is never the one forgotten: filling the store with other emails does not lift the block", async () => {
+    expect(rowsOf("counted@example.com")).toEqual([
+      { address: "", failures: 4 },
+      { address: "192.0.2.1", failures: 4 },
+    ]);
+    now += FORGET_AFTER_MS;
     for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect(await attempt("target@example.com", "192.0.2.9")).toBe(401);
     expect(await attempt("target@example.com", "192.0.2.9")).toBe(423);
-    await fill("filler-b", "192.0.2.9");
-    await fill("filler-c", "192.0.2.9");
+    // 9 attempts so far; the 500th runs the sweep first.
+    for (let i = 0; i < SWEEP_EVERY - 2 * FAILURES_PER_ADDRESS; i++) expect(await attempt(`filler-${i}@example.com`, "192.0.2.9")).toBe(401);
+    expect(rowsOf("counted@example.com")).toHaveLength(2);
+    expect(await attempt("filler-last@example.com", "192.0.2.9")).toBe(401);
+    expect(rowsOf("counted@example.com")).toEqual([]);
+    expect(ctx.db.$client.query(`SELECT count(*) AS n FROM sign_in_failures`).get()).toEqual({ n: 2 * (SWEEP_EVERY - 2 * FAILURES_PER_ADDRESS + 1) + 2 });
+    expect(rowsOf("target@example.com")).toEqual([
+      { address: "", failures: 5 },
+      { address: "192.0.2.9", failures: 5 },
+    ]);
     expect(await attempt("target@example.com", "192.0.2.9", "right-password")).toBe(423);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { rateWindowsOf } from "../../src/auth/rate-windows";
 import { DEFAULT_RULES, RateLimiter, rateLimiterFor } from "../../src/http/rate-limit";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -122,7 +123,8 @@ describe("rate limits per client address", () => {
 
   test("the limiter counts each address on its own", () => {
     let now = 0;
-    const limiter = new RateLimiter(() => now);
+    const clocked = { ...t.ctx, now: () => now };
+    const limiter = new RateLimiter(() => now, rateWindowsOf(clocked));
     for (let i = 0; i < 10; i++) expect(limiter.hit("POST", "/api/auth/login", "203.0.113.1")).toBeNull();
     expect(limiter.hit("POST", "/api/auth/login", "203.0.113.1")).toBe(60);
     expect(limiter.hit("POST", "/api/auth/login", "203.0.113.2")).toBeNull();

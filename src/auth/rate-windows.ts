@@ -1,0 +1,40 @@
+import type { AppContext } from "../context";
+
+/**
+ * The rate limits' fixed windows, held in `rate_windows` so that every process of an installation counts a client's
+ * calls together and a restart forgets nothing (issue 31 item 2). One statement per hit: the window is started
+ * (or restarted, once it ended) and counted in the same upsert, so two processes counting at once never lose a
+ * hit. Windows that ended are deleted every SWEEP_EVERY hits of a process.
+ */
+const SWEEP_EVERY = 1000;
+const hitsSinceSweep = new WeakMap<AppContext, number>();
+
+/** Counts one hit of `key` in its window of `windowMs`: the hits so far in the window and when it ends. */
+export function hitRateWindow(ctx: AppContext, key: string, windowMs: number): { hits: number; resetsAt: number } {
+  const now = ctx.now();
+  const db = ctx.db.$client;
+  const since = (hitsSinceSweep.get(ctx) ?? 0) + 1;
+  hitsSinceSweep.set(ctx, since % SWEEP_EVERY);
+  if (since === SWEEP_EVERY) db.query(`DELETE FROM rate_windows WHERE resets_at <= ?`).run(now);
+  const row = db
+    .query(
+      `INSERT INTO rate_windows (key, hits, resets_at) VALUES (?1, 1, ?2 + ?3)
+       ON CONFLICT (key) DO UPDATE SET
+         hits = CASE WHEN rate_windows.resets_at <= ?2 THEN 1 ELSE rate_windows.hits + 1 END,
+         resets_at = CASE WHEN rate_windows.resets_at <= ?2 THEN excluded.resets_at ELSE rate_windows.resets_at END
+       RETURNING hits, resets_at`,
+    )
+    .get(key, now, windowMs) as { hits: number; resets_at: number };
+  return { hits: row.hits, resetsAt: row.resets_at };
+}
+
+/** Forgets every window whose key starts with `prefix` (the tests' reset between cases). */
+export function clearRateWindows(ctx: AppContext, prefix: string): void {
+  ctx.db.$client.query(`DELETE FROM rate_windows WHERE substr(key, 1, length(?1)) = ?1`).run(prefix);
+}
+
+/** The rate limiter's store (RateWindows of src/http/rate-limit.ts), handed to it by app.ts. */
+export const rateWindowsOf = (ctx: AppContext) => ({
+  hit: (key: string, windowMs: number) => hitRateWindow(ctx, key, windowMs),
+  clear: (prefix: string) => clearRateWindows(ctx, prefix),
+});

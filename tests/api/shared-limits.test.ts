@@ -1,0 +1,189 @@
+// Issue 31 item 2: what the sign-in protections count lives in the database, so two processes of one installation
+// (here a running server, A, and a second app on the same database, B; and C, opened later, as a restarted process
+// would be) decide alike: a client's rate limit, an email's lockout, a sign-up's code step, a TOTP code spent once,
+// an API key's quota, and a provider's webhook replayed to the other process.
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { generateSync } from "otplib";
+import { createApp } from "../../src/app";
+import { verifySecondFactor } from "../../src/auth/two-factor";
+import type { AppContext } from "../../src/context";
+import { grantLicense } from "../../src/licenses/licenses";
+import { rememberClientIp } from "../../src/http/client-ip";
+import { rateLimiterFor } from "../../src/http/rate-limit";
+import { openAppContext } from "../../src/server";
+import { signedTwilioWebhook, startTwilioFake, twilioInboundParams, type TwilioFake } from "../support/fakes/twilio";
+import { type Account, startTestServer, type TestServer } from "../support/test-server";
+
+setDefaultTimeout(60_000);
+
+const MAIN = "+14155550100";
+let a: TestServer;
+let twilio: TwilioFake;
+let clock = Date.now();
+const opened: AppContext[] = [];
+
+/** Another app on A's database, on the same clock: another process of the installation. */
+async function instance() {
+  const ctx = await openAppContext(a.ctx.config, () => {});
+  ctx.now = () => clock;
+  ctx.argon2Cost = a.ctx.argon2Cost;
+  opened.push(ctx);
+  const app = createApp(ctx);
+  /** A request from `from` (the client address), as the server hands it to the app. */
+  const call = async (path: string, o: { method?: string; body?: unknown; token?: string; from?: string; raw?: { body: string; headers: Record<string, string> } } = {}) => {
+    const headers: Record<string, string> = { origin: new URL(a.ctx.config.publicUrl).origin, ...o.raw?.headers };
+    if (o.body !== undefined) headers["content-type"] = "application/json";
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    const request = new Request(`${a.ctx.config.publicUrl}${path}`, {
+      method: o.method ?? (o.body !== undefined || o.raw ? "POST" : "GET"),
+      headers,
+      body: o.raw?.body ?? (o.body === undefined ? undefined : JSON.stringify(o.body)),
+    });
+    rememberClientIp(request, o.from ?? "127.0.0.1");
+    const res = await app.handle(request);
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text.startsWith("{") ? JSON.parse(text) : text };
+  };
+  return { ctx, call };
+}
+
+let b: Awaited<ReturnType<typeof instance>>;
+
+beforeAll(async () => {
+  twilio = await startTwilioFake({ numbers: [{ phoneNumber: MAIN }] });
+  // The test client reaches A from 127.0.0.1, a trusted proxy: X-Forwarded-For names each call's client.
+  a = await startTestServer({ rateLimits: true, env: { TRUSTED_PROXIES: "127.0.0.1,::1", TWILIO_API_BASE: twilio.url } });
+  a.ctx.now = () => clock;
+  a.ctx.argon2Cost = { memoryCost: 8, timeCost: 1 };
+  b = await instance();
+});
+afterAll(async () => {
+  for (const ctx of opened) ctx.db.$client.close();
+  await a.stop();
+  await twilio.stop();
+});
+beforeEach(() => {
+  // Each test counts from nothing (the windows are one table, whichever app clears them).
+  rateLimiterFor(a.ctx).reset();
+  clock += 60 * 60_000;
+});
+
+const signInOnA = (email: string, password: string, from: string) =>
+  a.api("/api/auth/login", { body: { email, password }, headers: { "x-forwarded-for": from } });
+const signInOnB = (email: string, password: string, from: string) => b.call("/api/auth/login", { body: { email, password }, from });
+
+describe("rate limits", () => {
+  test("a client's sign-ins count on both: 6 on A and 4 on B, the 11th (on B) waits 60 s, and so does a process started later", async () => {
+    const from = "203.0.113.7";
+    for (let i = 0; i < 6; i++) expect((await signInOnA(`nobody-a${i}@example.com`, "wrong", from)).status).toBe(401);
+    for (let i = 0; i < 4; i++) expect((await signInOnB(`nobody-b${i}@example.com`, "wrong", from)).status).toBe(401);
+    const refused = await signInOnB("nobody-b4@example.com", "wrong", from);
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toBe("Too many requests. Please try again in 60 seconds.");
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect((await signInOnA("nobody-a6@example.com", "wrong", from)).status).toBe(429);
+    // Another client is not affected.
+    expect((await signInOnB("nobody-b5@example.com", "wrong", "203.0.113.8")).status).toBe(401);
+
+    const c = await instance();
+    clock += 59_000;
+    const later = await c.call("/api/auth/login", { body: { email: "nobody-c@example.com", password: "wrong" }, from });
+    expect(later.status).toBe(429);
+    expect(later.headers.get("retry-after")).toBe("1");
+    clock += 1_000;
+    expect((await c.call("/api/auth/login", { body: { email: "nobody-c@example.com", password: "wrong" }, from })).status).toBe(401);
+  });
+
+  test("an API key's 100 calls in 10 s are counted across processes: 60 on A, 40 on B, the 101st refused on A", async () => {
+    const account = await a.confirm(await a.signUpVerified());
+    await grantLicense(a.ctx, account.user.id, "professional", 30);
+    const created = await a.api("/api/api-keys", { method: "POST", token: account.token, body: { name: "Shared", permissions: ["contacts:read"] } });
+    expect(created.status).toBe(201);
+    const key: string = created.body.key;
+    let last = 0;
+    for (let i = 0; i < 60; i++) last = (await a.api("/api/v1/contacts", { token: key })).status;
+    expect(last).toBe(200);
+    const onB = await b.call("/api/v1/contacts", { token: key });
+    expect(onB.headers.get("ratelimit")).toBe('"default";r=39;t=10');
+    for (let i = 0; i < 39; i++) last = (await b.call("/api/v1/contacts", { token: key })).status;
+    expect(last).toBe(200);
+    const refused = await a.api("/api/v1/contacts", { token: key });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("ratelimit")).toBe('"default";r=0;t=10');
+    expect(refused.body.message).toBe("This API key made more than 100 requests in 10 seconds. Retry after 10 s.");
+    clock += 10_000;
+    expect((await b.call("/api/v1/contacts", { token: key })).headers.get("ratelimit")).toBe('"default";r=99;t=10');
+  });
+});
+
+describe("sign-in", () => {
+  test("an email's lockout counts on both: 2 wrong passwords on A and 2 on B, the 5th (on A) blocks the address on B too", async () => {
+    const account = await a.signUpVerified();
+    const from = "198.51.100.20";
+    for (const signIn of [signInOnA, signInOnA, signInOnB, signInOnB]) expect((await signIn(account.email, "wrong", from)).status).toBe(401);
+    const blocked = await signInOnA(account.email, "wrong", from);
+    expect(blocked.status).toBe(423);
+    expect(blocked.body.message).toBe("Account locked: too many failed sign-in attempts. Try again in 1 minute.");
+    const onB = await signInOnB(account.email, account.password, from);
+    expect(onB.status).toBe(423);
+    expect(onB.headers.get("retry-after")).toBe("60");
+    // The owner from elsewhere is not affected, on either.
+    expect((await signInOnB(account.email, account.password, "198.51.100.21")).status).toBe(200);
+    clock += 60_000;
+    expect((await signInOnB(account.email, account.password, from)).status).toBe(200);
+  });
+
+  test("a sign-up made on A is finished on B with its emailed code; its session works on A; the token is spent on both", async () => {
+    const email = a.newEmail("shared");
+    const started = await a.api("/api/auth/register", { body: { email, password: "secret123", confirmPassword: "secret123", firstName: "Ann", lastName: "Lee" } });
+    expect(started.status).toBe(201);
+    const code = await a.latestCode(email);
+    const finished = await b.call("/api/auth/register/verify", { body: { signupToken: started.body.signupToken, code } });
+    expect(finished.status).toBe(200);
+    expect(finished.body.user.email).toBe(email);
+    const me = await a.api("/api/auth/user", { token: finished.body.token });
+    expect(me.status).toBe(200);
+    expect(me.body.email).toBe(email);
+    const again = await a.api("/api/auth/register/verify", { body: { signupToken: started.body.signupToken, code } });
+    expect(again.status).toBe(400);
+    expect(again.body.message).toBe("Your sign-up has expired. Please sign in to finish it.");
+  });
+
+  test("a TOTP code accepted by B is refused by A: each time step works once in the installation", async () => {
+    const account: Account = await a.confirm(await a.signUpVerified());
+    const setup = await a.api("/api/auth/2fa/setup", { method: "POST", token: account.token });
+    expect(setup.status).toBe(200);
+    const totp = () => generateSync({ secret: setup.body.secret, epoch: Math.floor(clock / 1000) });
+    expect((await a.api("/api/auth/2fa/enable", { body: { token: totp() }, token: account.token })).status).toBe(200);
+    clock += 30_000;
+    const code = totp();
+    expect(verifySecondFactor(b.ctx, account.user.id, code)).toBe(true);
+    expect(verifySecondFactor(a.ctx, account.user.id, code)).toBe(false);
+    expect(verifySecondFactor(b.ctx, account.user.id, code)).toBe(false);
+    clock += 30_000;
+    expect(verifySecondFactor(a.ctx, account.user.id, totp())).toBe(true);
+  });
+});
+
+describe("provider webhooks", () => {
+  test("an inbound text posted to A and replayed to B is stored once", async () => {
+    const account = await a.signUpVerified();
+    const provider = await a.api("/api/sms-providers", {
+      method: "POST",
+      token: account.token,
+      body: { provider: "twilio", displayName: "Twilio", accountSid: twilio.accountSid, authToken: twilio.authToken },
+    });
+    expect(provider.status).toBe(201);
+    expect((await a.api("/api/phone-numbers", { method: "POST", token: account.token, body: { providerId: provider.body.id, phoneNumber: MAIN } })).status).toBe(201);
+    const path = `/api/webhooks/twilio/sms/${account.user.id}`;
+    const sid = `SM${"7".repeat(32)}`;
+    const params = twilioInboundParams({ accountSid: twilio.accountSid, from: "+14155550177", to: MAIN, body: "Hello from one", messageSid: sid });
+    const signed = signedTwilioWebhook(twilio.authToken, `${a.ctx.config.publicUrl}${path}`, params);
+    expect((await fetch(`${a.url}${path}`, { method: "POST", body: signed.body, headers: signed.headers })).status).toBe(200);
+    expect((await b.call(path, { raw: signed })).status).toBe(200);
+    const stored = a.ctx.db.$client
+      .query(`SELECT direction, content FROM messages WHERE user_id = ? AND provider_message_id = ?`)
+      .all(account.user.id, sid);
+    expect(stored).toEqual([{ direction: "inbound", content: "Hello from one" }]);
+  });
+});
