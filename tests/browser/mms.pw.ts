@@ -144,3 +144,73 @@ test("a picture attached in /chat goes out with the text, and an SVG is refused,
   await page.screenshot({ path: `${shots}/mms-04-sent-390.png` });
   await context.close();
 });
+
+// Issue 33 item 1 (templates): a picture attached to a template on the Templates screen shows on its card and when it
+// is edited; in /chat the composer's template picker puts the template's text in the box and attaches a copy of its
+// picture, which goes out with the reply byte for byte while the template keeps its own.
+test("a template's picture, attached on the Templates screen, goes out with a chat reply written from it", async ({ browser }) => {
+  const token = await app.verifiedAccount({ email: `tmplmms${Date.now()}@example.com` });
+  const call = async <T = { id: string }>(path: string, body?: unknown): Promise<T> => {
+    const r = await fetch(`${app.url}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}`, origin: app.url },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(r.ok, `${path}: ${r.status} ${await r.clone().text()}`).toBe(true);
+    return (await r.json()) as T;
+  };
+  const provider = await call("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  await call("/api/phone-numbers", { providerId: provider.id, phoneNumber: "+14155550100", displayName: "Main line", isDefault: true });
+  await call("/api/contacts", { firstName: "Rosa", lastName: "Parks", phone: "+14155550125" });
+  await call(`/api/sms-providers/${provider.id}/simulate-inbound`, { from: "+14155550125", body: "What flowers do you have?" });
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await app.signInContext(context, token);
+  const page = await context.newPage();
+  await page.goto(`${app.url}/templates`);
+  await page.getByRole("button", { name: "Create Template" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Create Template" });
+  await dialog.getByLabel("Name", { exact: true }).fill("Bouquet of the day");
+  await dialog.getByLabel("Message", { exact: true }).fill("Here is today's bouquet");
+  const photo = Buffer.from(photoJpeg(200, 150, 85, 51));
+  await dialog.getByTestId("template-attachments").getByTestId("attach-input").setInputFiles({ name: "bouquet.jpg", mimeType: "image/jpeg", buffer: photo });
+  await expect(dialog.getByTestId("attachment-thumbnail")).toBeVisible();
+  await dialog.getByRole("button", { name: "Create Template" }).click();
+  await expect(dialog).toBeHidden();
+  const card = page.getByTestId("template-card").filter({ hasText: "Bouquet of the day" });
+  await expect(card.getByRole("list", { name: "Attachments of Bouquet of the day" }).getByRole("img", { name: "bouquet.jpg" })).toBeVisible();
+  const [template] = (await call<{ data: { id: string; name: string; media: { id: string; size: number }[] }[] }>("/api/templates")).data.filter((t) => t.name === "Bouquet of the day");
+  expect(template!.media.map((m) => m.size)).toEqual([photo.length]);
+  await card.getByRole("button", { name: "Edit" }).click();
+  const editor = page.getByRole("dialog", { name: "Edit Template" });
+  await expect(editor.getByTestId("form-attachments")).toContainText("bouquet.jpg");
+  await editor.getByRole("button", { name: "Cancel" }).click();
+
+  await page.goto(`${app.url}/chat`);
+  await page.getByRole("list", { name: "Conversation list" }).getByRole("listitem").filter({ hasText: "Rosa Parks" }).getByRole("button").click();
+  await page.getByRole("button", { name: "Template", exact: true }).click();
+  const picker = page.getByRole("dialog", { name: "Choose a template" });
+  await picker.getByRole("button", { name: "Use Bouquet of the day" }).click();
+  await expect(picker).toBeHidden();
+  await expect(page.getByRole("textbox", { name: "Your reply" })).toHaveValue("Here is today's bouquet");
+  const chip = page.getByTestId("composer-attachments").getByRole("listitem");
+  await expect(chip).toHaveCount(1);
+  await expect(chip).toContainText("bouquet.jpg");
+  await expect(chip).not.toContainText("made smaller");
+  await page.getByRole("button", { name: "Send reply" }).click();
+  const sent = page.locator('li[data-direction="outbound"]').filter({ hasText: "Here is today's bouquet" });
+  await expect(sent.getByTestId("media-thumbnail")).toHaveCount(1);
+  await expect(sent.getByTestId("delivery-status")).toHaveText(" · Delivered", { timeout: 15_000 });
+
+  // The reply carries a copy, byte for byte; the template still holds its own.
+  const list = await call<{ data: { media: { id: string; url: string }[] }[] }>("/api/messages?phone=%2B14155550125&direction=outbound");
+  expect(list.data).toHaveLength(1);
+  const copy = list.data[0]!.media[0]!;
+  expect(copy.id).not.toBe(template!.media[0]!.id);
+  const stored = await fetch(`${app.url}${copy.url}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(Buffer.from(await stored.arrayBuffer()).equals(photo)).toBe(true);
+  const after = (await call<{ data: { id: string; media: { id: string }[] }[] }>("/api/templates")).data.find((t) => t.id === template!.id)!;
+  expect(after.media.map((m) => m.id)).toEqual([template!.media[0]!.id]);
+  await page.screenshot({ path: `${shots}/mms-05-template-reply-1280.png` });
+  await context.close();
+});

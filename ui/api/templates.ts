@@ -27,7 +27,8 @@ const TEMPLATES = "/api/templates";
 export const useTemplates = (q: { q?: string; category?: TemplateCategory | "" } = {}) =>
   useApi<Ok<Templates["get"]>>(`${TEMPLATES}${qs(q)}`);
 
-export type TemplateInput = { name: string; category: TemplateCategory; content: string };
+/** mediaIds: the template's pictures and files (uploads of POST /api/media), which it then holds. */
+export type TemplateInput = { name: string; category: TemplateCategory; content: string; mediaIds: string[] };
 
 export const createTemplate = (body: TemplateInput) => api<TemplateView>(TEMPLATES, { body });
 

@@ -4,6 +4,8 @@ import { errorMessage } from "../lib/api";
 import { useMutation } from "../lib/use-mutation";
 import { measureSms } from "../routes/app/campaigns/model";
 import { SegmentCounter } from "../routes/app/campaigns/segment-counter";
+import { TemplatePicker } from "../routes/app/templates/template-picker";
+import type { UsedTemplate } from "../api/templates";
 import { IMAGE, sizeOf } from "./chat-media";
 import { Icon } from "./icons";
 import { Button, Spinner, cx } from "./ui";
@@ -15,7 +17,8 @@ export const CHAT_MAX = 1600;
  * The reply box: Enter sends, Shift+Enter starts a new line. Each draft carries one Idempotency-Key, made when the
  * draft starts and kept until the server has accepted it, so a double click, or a retry after a lost answer, sends
  * the text once. Pictures and files are uploaded as soon as they are chosen (POST /api/media) and go with the reply
- * by id; a picture alone, with no text, is a message too.
+ * by id; a picture alone, with no text, is a message too. A template puts its text in the box and attaches copies of
+ * its pictures and files.
  */
 export function ChatComposer({
   onSend,
@@ -66,6 +69,13 @@ export function ChatComposer({
     if (!files.length) return;
     const taken = files.slice(0, Math.max(0, room));
     void upload.run(taken, files.length - taken.length);
+  };
+
+  // The template's text replaces the draft's; its attachments (copies made for this reply) join those already here.
+  const applyTemplate = (t: UsedTemplate) => {
+    setText(t.content.slice(0, CHAT_MAX));
+    if (t.attachments.length) setAttached((cur) => [...cur, ...t.attachments.map((m) => ({ ...m, resizedFrom: null }))].slice(0, MAX_ATTACHMENTS));
+    key.current = null;
   };
 
   const remove = (id: string) => {
@@ -169,6 +179,7 @@ export function ChatComposer({
         >
           <Icon name="paperclip" className="h-5 w-5" />
         </button>
+        {!disabled && <TemplatePicker label="Template" className="shrink-0 !px-2 !py-2 text-xs" onPick={applyTemplate} />}
         <textarea
           aria-label="Your reply"
           placeholder="Type a message..."

@@ -12,7 +12,9 @@ import {
   type TemplateCategory,
   type TemplateView,
 } from "../../../api/templates";
+import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
 import { Badge } from "../../../components/badge";
+import { IMAGE } from "../../../components/chat-media";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { TabPanel, Tabs } from "../../../components/tabs";
 import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
@@ -86,6 +88,19 @@ export function TemplatesPage() {
                   <Badge tone={t.builtIn ? "blue" : "slate"}>{categoryLabel(t.category)}</Badge>
                 </div>
                 <p className="mt-2 flex-1 text-sm whitespace-pre-wrap text-slate-700">{t.content}</p>
+                {t.media.length > 0 && (
+                  <ul className="mt-2 flex flex-wrap gap-1" aria-label={`Attachments of ${t.name}`} data-testid="template-media">
+                    {t.media.map((m) => (
+                      <li key={m.id}>
+                        {IMAGE.test(m.contentType) ? (
+                          <img src={m.url} alt={m.filename} className="h-12 w-12 rounded object-cover" />
+                        ) : (
+                          <span className="block rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">{m.filename}</span>
+                        )}
+                      </li>
+                    ))}
+                  </ul>
+                )}
                 {t.variables.length > 0 && (
                   <p className="mt-2 flex flex-wrap gap-1">
                     {t.variables.map((v) => (
@@ -163,8 +178,10 @@ function TemplateDialog({
   const [name, setName] = useState(template?.name ?? "");
   const [category, setCategory] = useState<TemplateCategory>(template?.category ?? defaultCategory);
   const [content, setContent] = useState(template?.content ?? "");
+  const [media, setMedia] = useState<Attachment[]>(template?.media ?? []);
   const variables = fieldsOf(content);
-  const save = useMutation(() => (template ? saveTemplate(template.id, { name, category, content }) : createTemplate({ name, category, content })), {
+  const input = () => ({ name, category, content, mediaIds: media.map((m) => m.id) });
+  const save = useMutation(() => (template ? saveTemplate(template.id, input()) : createTemplate(input())), {
     onSuccess: onSaved,
     success: template ? "Template saved" : "Template created",
     fallback: "Failed to create template",
@@ -207,6 +224,11 @@ function TemplateDialog({
             Variables: {variables.length ? variables.map((v) => `{${v}}`).join(", ") : "none"}
           </p>
         </Field>
+        <div className="space-y-1" data-testid="template-attachments">
+          <p className="text-sm font-medium text-slate-700">Pictures and files</p>
+          <AttachmentPicker value={media} onChange={setMedia} disabled={saving} />
+          <p className="text-xs text-slate-500">Each message written from this template gets its own copy of them.</p>
+        </div>
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>
             Cancel
