@@ -161,7 +161,7 @@ async function serve(
   const ctx = await openAppContext(config, log);
   prepare?.(ctx);
   if (config.adminEmail && config.adminPassword) {
-    if (countUsers(ctx).admins === 0) {
+    if ((await countUsers(ctx)).admins === 0) {
       await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
       log(`created administrator ${config.adminEmail} from ADMIN_EMAIL`);
     }

@@ -25,7 +25,7 @@ function databaseSize(ctx: AppContext): number {
 /** The admin portal's health page: the running version, uptime, database size and what waits for an administrator. */
 export async function adminHealth(ctx: AppContext, startedAt: number) {
   await ready(ctx.db);
-  const accounts = countUsers(ctx);
+  const accounts = await countUsers(ctx);
   const databaseBytes = databaseSize(ctx);
   return {
     version: VERSION,

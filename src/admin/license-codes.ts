@@ -49,7 +49,7 @@ export async function listLicenseCodes(
     ...opts,
     search: search ? { code: normalizeLicenseCode(search) || search, email: search.toLowerCase() } : undefined,
   });
-  const emails = emailsByIds(ctx, rows.flatMap((r) => (r.code.redeemedBy ? [r.code.redeemedBy] : [])));
+  const emails = await emailsByIds(ctx, rows.flatMap((r) => (r.code.redeemedBy ? [r.code.redeemedBy] : [])));
   return {
     data: rows.map(({ code: c, planName }) => ({
       code: formatLicenseCode(c.code),

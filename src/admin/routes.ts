@@ -112,7 +112,7 @@ export function adminRoutes(ctx: AppContext) {
     )
     // Users
     // GET /api/admin/users
-    .get("/users", ({ query }) => listUsers(ctx, { ...paging(query), search: query.search }), {
+    .get("/users", async ({ query }) => await listUsers(ctx, { ...paging(query), search: query.search }), {
       auth: "admin",
       query: t.Object({ ...pageQuery, search: t.Optional(t.String({ maxLength: 200 })) }),
     })

@@ -27,8 +27,8 @@ function adminUserView(ctx: AppContext, user: User, twoFactor: boolean) {
 export type AdminUserView = ReturnType<typeof adminUserView>;
 
 /** Users matching `search` in email, first or last name (or "first last"), newest first. */
-export function listUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): Page<AdminUserView> {
-  const { rows, total } = searchUsers(ctx, opts);
+export async function listUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): Promise<Page<AdminUserView>> {
+  const { rows, total } = await searchUsers(ctx, opts);
   const withTwoFactor = usersWithTwoFactor(ctx, rows.map((r) => r.id));
   return { data: rows.map((u) => adminUserView(ctx, u, withTwoFactor.has(u.id))), total, page: opts.page, pageSize: opts.pageSize };
 }

@@ -92,7 +92,7 @@ export function userRoutes(ctx: AppContext) {
     // GET /api/user/profile
     .get("/profile", ({ user }) => profileView(user, pendingEmailOf(ctx, user)), { auth: true })
     // PATCH /api/user/profile
-    .patch("/profile", ({ user, body }) => profileView(updateProfile(ctx, user, body), pendingEmailOf(ctx, user)), {
+    .patch("/profile", async ({ user, body }) => profileView(await updateProfile(ctx, user, body), pendingEmailOf(ctx, user)), {
       auth: true,
       body: t.Object({
         firstName: t.Optional(t.String({ maxLength: 100, error: "First name must be at most 100 characters" })),
@@ -162,11 +162,11 @@ export function userRoutes(ctx: AppContext) {
     // PUT /api/user/onboarding
     .put(
       "/onboarding",
-      ({ user, body }) => {
+      async ({ user, body }) => {
         if (body.defaultCountry !== undefined && !isKnownRegion(body.defaultCountry)) throw badRequest("Please choose a valid country");
         const defaultCountry = body.defaultCountry?.toUpperCase();
         return publicUser(
-          saveOnboarding(ctx, user.id, { ...body, businessName: body.businessName.trim(), goals: [...new Set(body.goals)], ...(defaultCountry ? { defaultCountry } : {}) }),
+          await saveOnboarding(ctx, user.id, { ...body, businessName: body.businessName.trim(), goals: [...new Set(body.goals)], ...(defaultCountry ? { defaultCountry } : {}) }),
         );
       },
       {

@@ -52,7 +52,7 @@ export async function listErrorReports(ctx: AppContext, opts: { page: number; pa
     .limit(opts.pageSize)
     .offset((opts.page - 1) * opts.pageSize)
     .all();
-  const emails = emailsByIds(ctx, rows.flatMap((r) => (r.userId ? [r.userId] : [])));
+  const emails = await emailsByIds(ctx, rows.flatMap((r) => (r.userId ? [r.userId] : [])));
   const data = rows.map((r) => ({
     id: r.id,
     type: r.type,

@@ -26,7 +26,7 @@ export function registerAdministratorNotices(ctx: AppContext) {
       `Received: ${m.createdAt.toISOString()}`,
     ];
     const text = `A message was sent through the contact form.\n\n${details.join("\n")}\n\nSubject: ${m.subject}\n\n${m.message}\n\nReply to ${m.email}, then mark it handled under Contact Messages: ${c.config.publicUrl}/admin/dashboard\n`;
-    for (const to of administratorEmails(c)) {
+    for (const to of await administratorEmails(c)) {
       await c.mailer.send({ to, subject: `Contact form: ${oneLine(m.subject, 120)}`, text, purpose: "contact form notice" });
     }
   });

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { INDUSTRIES } from "./regional-options";
@@ -31,7 +32,7 @@ export function isContact(text: string): boolean {
   return EMAIL.test(text) || SITE.test(text) || (PHONE.test(text) && text.replace(/\D/g, "").length >= 7);
 }
 
-export function updateProfile(ctx: AppContext, user: User, patch: ProfilePatch): User {
+export async function updateProfile(ctx: AppContext, user: User, patch: ProfilePatch): Promise<User> {
   const fields: Partial<User> = {};
   if (patch.firstName !== undefined) fields.firstName = patch.firstName.trim();
   if (patch.lastName !== undefined) fields.lastName = patch.lastName.trim();
@@ -45,6 +46,7 @@ export function updateProfile(ctx: AppContext, user: User, patch: ProfilePatch):
     if (contact && !isContact(contact)) throw badRequest("Please enter a phone number, an email address or a website for HELP replies");
     fields.businessContact = contact || null;
   }
+  await ready(ctx.db);
   return updateUser(ctx, user.id, fields);
 }
 

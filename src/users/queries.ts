@@ -1,6 +1,7 @@
 import { count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { users, type OnboardingAnswers } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
 export type User = typeof users.$inferSelect;
@@ -45,8 +46,9 @@ export type OnboardingInput = OnboardingAnswers &
   Pick<User, "businessName" | "industry"> &
   Partial<Pick<User, "timezone" | "defaultCountry">>;
 
-export function saveOnboarding(ctx: AppContext, id: string, input: OnboardingInput): User {
+export async function saveOnboarding(ctx: AppContext, id: string, input: OnboardingInput): Promise<User> {
   const { customerType, goals, ...fields } = input;
+  await ready(ctx.db);
   return updateUser(ctx, id, { ...fields, onboarding: { customerType, goals }, onboardedAt: new Date(ctx.now()) });
 }
 
@@ -110,7 +112,8 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 const likeEscaped = (column: unknown, pattern: string) => sql`lower(${column}) like ${pattern} escape '\\'`;
 
 /** One page of users matching `search` in email, first or last name (or "first last"), newest first. */
-export function searchUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): { rows: User[]; total: number } {
+export async function searchUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): Promise<{ rows: User[]; total: number }> {
+  await ready(ctx.db);
   const search = opts.search?.trim();
   let where: SQL | undefined;
   if (search) {
@@ -130,19 +133,24 @@ export function searchUsers(ctx: AppContext, opts: { page: number; pageSize: num
 }
 
 /** The emails of these users, by id (a page's worth: the ids go into one query). */
-export function emailsByIds(ctx: AppContext, ids: string[]): Map<string, string> {
+export async function emailsByIds(ctx: AppContext, ids: string[]): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
+  await ready(ctx.db);
   return new Map(ctx.db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, unique)).all().map((u) => [u.id, u.email]));
 }
 
-/** A subquery of the ids of users whose email is LIKE `pattern`, for another domain's `inArray(column, ...)`. */
+/**
+ * A subquery of the ids of users whose email is LIKE `pattern`, for another domain's `inArray(column, ...)`: it runs
+ * nothing itself (licenses' code search runs it as part of its own query).
+ */
 export function userIdsWithEmailLike(ctx: AppContext, pattern: string) {
   return ctx.db.select({ id: users.id }).from(users).where(sql`${users.email} like ${pattern}`);
 }
 
 /** Accounts in all, administrators and disabled accounts, for the admin portal's health page. */
-export function countUsers(ctx: AppContext): { users: number; admins: number; disabled: number } {
+export async function countUsers(ctx: AppContext): Promise<{ users: number; admins: number; disabled: number }> {
+  await ready(ctx.db);
   const row = ctx.db
     .select({
       users: count(),
@@ -155,7 +163,8 @@ export function countUsers(ctx: AppContext): { users: number; admins: number; di
 }
 
 /** The addresses of the administrators who can act on a notice: verified, not disabled. */
-export function administratorEmails(ctx: AppContext): string[] {
+export async function administratorEmails(ctx: AppContext): Promise<string[]> {
+  await ready(ctx.db);
   return ctx.db
     .select({ email: users.email })
     .from(users)

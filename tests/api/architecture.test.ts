@@ -244,18 +244,29 @@ const ALLOWED: Record<string, string> = {
     "the outbox store records the price on each MMS the provider accepts, synchronously",
   "providers/prices.ts exports pricesNow, which uses the database, not async (not async)":
     "the outbox store and the reconciliation record the price on each message the provider accepts, synchronously",
+  "users/queries.ts exports findUserById, which uses the database, not async (not async)":
+    "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
+  "users/default-country.ts exports defaultCountryOf, which uses the database, not async (not async)":
+    "typed phones are read in it synchronously by contacts (their routes, the importer) and campaigns (their recipients, the outbox)",
+  "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
+    "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
+  "users/queries.ts exports findUserByEmail, which uses the database, not async (not async)":
+    "until auth is converted: the email change reads it inside its synchronous transaction, Google's sign-in synchronously",
+  "users/queries.ts exports insertUser, which uses the database, not async (not async)": "until auth is converted: Google's sign-in creates its account synchronously",
+  "users/queries.ts exports updateUser, which uses the database, not async (not async)":
+    "until auth is converted: the email change, password reset, email verification and Google's sign-in write it synchronously, some inside synchronous transactions",
 };
 
 /**
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: users, auth, jobs, events,
+ * listed still run synchronously on bun:sqlite: auth, jobs, events,
  * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
  * holders auth's sessions call inside their synchronous transaction) stay synchronous until auth is converted.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users"]);
 /** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
 const ASYNC_FILES = new Set(["automation/rules.ts"]);
 
