@@ -74,8 +74,12 @@ test("/help on pictures and files (MMS) says what an upload and the providers do
   const mms = page.getByTestId("mms");
   await expect(mms.getByRole("heading", { level: 2 })).toHaveText("Pictures and files (MMS)");
   await expect(mms.getByTestId("mms-types")).toHaveText(
-    "Attach JPEG, PNG and GIF pictures and PDF and vCard files to a reply in Chat or to a message sent with the API (mediaIds of POST /api/v1/messages), up to 5 per message.",
+    "Attach JPEG, PNG and GIF pictures and PDF and vCard files, up to 5 per message, to a reply in Chat, a campaign (in the wizard or the full form), a template, a drip step, or a message sent with the API (upload each with POST /api/v1/media, then pass their ids as mediaIds of POST /api/v1/messages).",
   );
+  // Where attachments go (issue 33 items 1-2: campaigns, templates, drip steps) and the price setting (Results & Stats).
+  await expect(mms.getByTestId("mms-where")).toContainText("drips send from your default number, so it must be one whose provider sends MMS");
+  await expect(mms.getByTestId("mms-price")).toContainText("Until you set that price under Results & Stats (Price per MMS), the provider's list price");
+  await expect(mms.getByTestId("mms-price")).toContainText("Results & Stats counts what was sent, delivered and spent in MMS apart from SMS");
   await expect(mms.getByTestId("mms-size")).toContainText("Every item is kept within 600 KB, what carriers deliver reliably. A larger JPEG or PNG is made smaller");
   await expect(mms.getByTestId("mms-refusals").locator("dd")).toHaveText([
     svg.message,

@@ -37,8 +37,14 @@ export function MmsSection() {
       </h2>
       <div className="mt-4 max-w-3xl space-y-3 text-slate-600">
         <p data-testid="mms-types">
-          Attach {names(PICTURES)} pictures and {names(FILES)} files to a reply in Chat or to a message sent with the API
-          (mediaIds of POST /api/v1/messages), up to {MAX_MEDIA_PER_MESSAGE} per message.
+          Attach {names(PICTURES)} pictures and {names(FILES)} files, up to {MAX_MEDIA_PER_MESSAGE} per message, to a reply in Chat, a
+          campaign (in the wizard or the full form), a template, a drip step, or a message sent with the API (upload each with POST
+          /api/v1/media, then pass their ids as mediaIds of POST /api/v1/messages).
+        </p>
+        <p data-testid="mms-where">
+          A campaign sends its one copy to every recipient. A template keeps its pictures and files: using it, in Chat's template picker
+          or a campaign, attaches copies of them to the message you are writing. A drip step's go with every contact's message at that
+          step; drips send from your default number, so it must be one whose provider sends MMS.
         </p>
         <p data-testid="mms-size">
           Every item is kept within {formatBytes(CARRIER_SAFE_BYTES)}, what carriers deliver reliably. A larger JPEG or PNG is
@@ -69,9 +75,14 @@ export function MmsSection() {
       <h3 className="mt-6 text-lg font-semibold text-slate-900">Providers</h3>
       <p className="mt-1 max-w-3xl text-sm text-slate-600">
         {names(sending.map((k) => PROVIDER_NAMES[k]))} send MMS. {names(refusing.map((k) => PROVIDER_NAMES[k]))} send text only:
-        a message with attachments from one of their numbers is refused before it is queued. An MMS counts in cost estimates and
-        plan usage at the price below, each provider's list price for a US MMS (late 2025, carrier fees left out), used as the
-        default.
+        a message or campaign with attachments from one of their numbers is refused before it is queued, a drip with attachments
+        cannot be saved while your default number is theirs, and a drip step due after it became so is skipped with that reason.
+      </p>
+      <p className="mt-2 max-w-3xl text-sm text-slate-600" data-testid="mms-price">
+        An MMS is one message in your plan's usage, however long its text, and costs its provider account's price per MMS. Until you
+        set that price under Results &amp; Stats (Price per MMS), the provider's list price for a US MMS below (late 2025, carrier
+        fees left out) stands in, labelled as the default. Each MMS keeps the price it was sent at, and Results &amp; Stats counts
+        what was sent, delivered and spent in MMS apart from SMS.
       </p>
       <div className="mt-4 max-w-xl overflow-x-auto rounded-2xl border border-slate-200 bg-white">
         <table className="w-full text-left text-sm" data-testid="mms-providers">
