@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { findByPhone, phonesOfContactsMatching } from "../contacts/contacts";
 import { appendEvent } from "../events/events";
@@ -203,11 +204,12 @@ const SEARCH_MATCHES = 1000;
  * A page of threads, newest activity first. `q` finds a thread by its phone's digits, its contact's name or phone
  * (the contacts search) or any of its messages' text.
  */
-export function listConversations(
+export async function listConversations(
   ctx: AppContext,
   userId: string,
   q: { page: number; pageSize: number; filter: ConversationFilter; q?: string },
-): ConversationPage {
+): Promise<ConversationPage> {
+  await ready(ctx.db);
   const where = [`user_id = ?`, STATES_OF[q.filter]];
   const args: (string | number)[] = [userId];
   const text = q.q?.trim();
@@ -229,7 +231,7 @@ export function listConversations(
     )
     .all(...args, JSON.stringify(livePossibleOptOuts(ctx, userId)), q.pageSize, (q.page - 1) * q.pageSize) as Row[];
   const total = (db.query(`SELECT count(*) AS n FROM conversations WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
-  return { data: views(ctx, userId, rows), total, page: q.page, pageSize: q.pageSize, unreadTotal: unreadTotals(ctx, userId).unreadTotal };
+  return { data: views(ctx, userId, rows), total, page: q.page, pageSize: q.pageSize, unreadTotal: totalsOf(ctx, userId).unreadTotal };
 }
 
 /**
@@ -244,7 +246,12 @@ function livePossibleOptOuts(ctx: AppContext, userId: string): number[] {
 }
 
 /** Unread messages and threads with any, over the threads not archived. */
-export function unreadTotals(ctx: AppContext, userId: string): UnreadTotals {
+export async function unreadTotals(ctx: AppContext, userId: string): Promise<UnreadTotals> {
+  await ready(ctx.db);
+  return totalsOf(ctx, userId);
+}
+
+function totalsOf(ctx: AppContext, userId: string): UnreadTotals {
   const r = ctx.db.$client
     .query(
       `SELECT coalesce(sum(unread_count), 0) AS total, count(*) FILTER (WHERE unread_count > 0) AS threads
@@ -254,7 +261,8 @@ export function unreadTotals(ctx: AppContext, userId: string): UnreadTotals {
   return { unreadTotal: r.total, unreadConversations: r.threads };
 }
 
-export function getConversation(ctx: AppContext, userId: string, id: number): ConversationView {
+export async function getConversation(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
+  await ready(ctx.db);
   return views(ctx, userId, [rowById(ctx, userId, id)])[0]!;
 }
 
@@ -286,8 +294,8 @@ export function threadOf(ctx: AppContext, userId: string, id: number, q: { after
  * Moves the last-read marker forward to `upTo` (the newest message when omitted; never back), and counts what is
  * left unread after it.
  */
-export function markRead(ctx: AppContext, userId: string, id: number, upTo?: number): ConversationView {
-  ctx.db.$client.transaction(() => {
+export async function markRead(ctx: AppContext, userId: string, id: number, upTo?: number): Promise<ConversationView> {
+  await ctx.withTransaction(async () => {
     const row = rowById(ctx, userId, id);
     const marker = Math.min(upTo ?? row.last_seq, row.last_seq);
     if (marker <= row.last_read_seq) return;
@@ -296,7 +304,7 @@ export function markRead(ctx: AppContext, userId: string, id: number, upTo?: num
       .query(`UPDATE conversations SET last_read_seq = ?, unread_count = ?, updated_at = ? WHERE id = ?`)
       .run(marker, unread, ctx.now(), id);
     changed(ctx, userId, id, { lastReadSeq: marker, unreadCount: unread });
-  })();
+  });
   return getConversation(ctx, userId, id);
 }
 
@@ -307,10 +315,10 @@ export const NOTHING_TO_MARK_UNREAD = "This conversation has no message from the
  * Marks a thread unread, as a reminder to come back to it: the last-read marker moves back to just before the
  * contact's newest message, which counts as unread again (one). A thread with unread messages is left as it is.
  */
-export function markUnread(ctx: AppContext, userId: string, id: number): ConversationView {
-  ctx.db.$client.transaction(() => {
+export async function markUnread(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
+  await ctx.withTransaction(async () => {
     if (!leaveUnread(ctx, userId, rowById(ctx, userId, id))) throw conflict(NOTHING_TO_MARK_UNREAD);
-  })();
+  });
   return getConversation(ctx, userId, id);
 }
 
@@ -329,8 +337,8 @@ function leaveUnread(ctx: AppContext, userId: string, row: Pick<Row, "id" | "pho
  * Marks the account's threads among `ids` read (every message) or, with `read` false, unread (as markUnread; a
  * thread with no message from its contact is left and counted apart). Others' and unknown ids are left out.
  */
-export function bulkRead(ctx: AppContext, userId: string, ids: number[], read: boolean): BulkResult {
-  return ctx.db.$client.transaction(() => {
+export async function bulkRead(ctx: AppContext, userId: string, ids: number[], read: boolean): Promise<BulkResult> {
+  return ctx.withTransaction(async () => {
     const rows = ctx.db.$client
       .query(
         `SELECT id, phone, last_seq, cleared_seq, unread_count FROM conversations
@@ -351,7 +359,7 @@ export function bulkRead(ctx: AppContext, userId: string, ids: number[], read: b
     const left = readOnes.length - marked;
     const apart = left ? ` (${plural(left)} with no message from the contact left as ${left === 1 ? "it was" : "they were"})` : "";
     return { message: `${plural(marked)} marked unread${apart}`, count: marked };
-  })();
+  });
 }
 
 function changed(ctx: AppContext, userId: string, id: number, payload: Record<string, unknown>) {
@@ -359,13 +367,13 @@ function changed(ctx: AppContext, userId: string, id: number, payload: Record<st
 }
 
 /** Closes, reopens or archives one thread. */
-export function setState(ctx: AppContext, userId: string, id: number, state: ConversationState): ConversationView {
-  ctx.db.$client.transaction(() => {
+export async function setState(ctx: AppContext, userId: string, id: number, state: ConversationState): Promise<ConversationView> {
+  await ctx.withTransaction(async () => {
     const row = rowById(ctx, userId, id);
     if (row.state === state) return;
     ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`).run(state, ctx.now(), id);
     changed(ctx, userId, id, { state });
-  })();
+  });
   return getConversation(ctx, userId, id);
 }
 
@@ -379,8 +387,8 @@ function ownRows(ctx: AppContext, userId: string, ids: number[]) {
 const plural = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`;
 
 /** Archives the account's threads among `ids`, or with `archive` false brings archived ones back open. */
-export function bulkArchive(ctx: AppContext, userId: string, ids: number[], archive: boolean): BulkResult {
-  return ctx.db.$client.transaction(() => {
+export async function bulkArchive(ctx: AppContext, userId: string, ids: number[], archive: boolean): Promise<BulkResult> {
+  return ctx.withTransaction(async () => {
     const target = archive ? "archived" : "open";
     const rows = ownRows(ctx, userId, ids).filter((r) => (archive ? r.state !== "archived" : r.state === "archived"));
     const update = ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`);
@@ -389,15 +397,15 @@ export function bulkArchive(ctx: AppContext, userId: string, ids: number[], arch
       changed(ctx, userId, r.id, { state: target });
     }
     return { message: `${plural(rows.length)} ${archive ? "archived" : "moved back to the inbox"}`, count: rows.length };
-  })();
+  });
 }
 
 /**
  * Deletes the account's threads among `ids`: they leave every list and their messages leave the thread (a new
  * message starts it again, empty before it). The message rows stay: campaign results and the outbox keep them.
  */
-export function bulkDelete(ctx: AppContext, userId: string, ids: number[]): BulkResult {
-  return ctx.db.$client.transaction(() => {
+export async function bulkDelete(ctx: AppContext, userId: string, ids: number[]): Promise<BulkResult> {
+  return ctx.withTransaction(async () => {
     const rows = ownRows(ctx, userId, ids);
     const update = ctx.db.$client.query(
       `UPDATE conversations SET state = 'deleted', cleared_seq = last_seq, last_read_seq = last_seq, unread_count = 0, updated_at = ? WHERE id = ?`,
@@ -407,7 +415,7 @@ export function bulkDelete(ctx: AppContext, userId: string, ids: number[]): Bulk
       changed(ctx, userId, r.id, { state: "deleted" });
     }
     return { message: `${plural(rows.length)} deleted`, count: rows.length };
-  })();
+  });
 }
 
 /** The sticky sender: the number the contact last wrote to, while it is still one of the account's active numbers. */
@@ -439,19 +447,21 @@ export type ChatSend = { phone: string; content: string; fromNumber?: string | n
  * Runs `run` once per account and Idempotency-Key for 24 h (POST /api/messages, and every POST of /api/v1 through
  * src/public-api): its answer is stored with its change, in one transaction; the same key again answers the stored
  * status and body without running (`replayed`); the same key with another request is refused (KEY_REUSED). A run
- * that throws stores nothing, so fixing the cause and retrying works.
+ * that throws stores nothing, so fixing the cause and retrying works. The key's row is the (user_id, key) primary
+ * key: two runs of one key cannot both store an answer. A `run` that answers at once (not a Promise) commits with
+ * nothing awaited in the transaction.
  */
-export function onceByKey<T>(
+export async function onceByKey<T>(
   ctx: AppContext,
   userId: string,
   key: string,
   request: unknown,
-  run: () => { status: number; body: T },
-): { status: number; body: T; replayed: boolean } {
+  run: () => { status: number; body: T } | Promise<{ status: number; body: T }>,
+): Promise<{ status: number; body: T; replayed: boolean }> {
   if (!key.trim()) throw badRequest("Idempotency-Key must not be blank");
   const hash = createHash("sha256").update(JSON.stringify(request)).digest("hex");
   const db = ctx.db.$client;
-  return db.transaction(() => {
+  return ctx.withTransaction(async () => {
     const now = ctx.now();
     db.query(`DELETE FROM idempotency_keys WHERE created_at <= ?`).run(now - IDEMPOTENCY_TTL_MS);
     const prior = db.query(`SELECT request_hash, status, response FROM idempotency_keys WHERE user_id = ? AND key = ?`).get(userId, key) as {
@@ -463,7 +473,8 @@ export function onceByKey<T>(
       if (prior.request_hash !== hash) throw conflict(KEY_REUSED);
       return { status: prior.status, body: JSON.parse(prior.response) as T, replayed: true };
     }
-    const answer = run();
+    const ran = run();
+    const answer = ran instanceof Promise ? await ran : ran;
     db.query(`INSERT INTO idempotency_keys (user_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
       userId,
       key,
@@ -473,14 +484,14 @@ export function onceByKey<T>(
       now,
     );
     return { ...answer, replayed: false };
-  })();
+  });
 }
 
 /**
  * Sends a chat message through the outbox (consent, plan and sender checks of sendSingle), from the sticky
  * sender unless `fromNumber` names one. With an Idempotency-Key it runs once per key (onceByKey).
  */
-export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?: string): { body: SentChatMessage; replayed: boolean } {
+export async function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?: string): Promise<{ body: SentChatMessage; replayed: boolean }> {
   const send = (): SentChatMessage => {
     const phone = recipientPhone(ctx, userId, input.phone);
     const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
@@ -490,7 +501,10 @@ export function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?:
     const media = (mediaOfMessages(ctx, [row!.id]).get(row!.id) ?? []).map(mediaView);
     return { ...threadMessage(row!, conversationId, accountOf(ctx, userId), null, media), notice };
   };
-  if (key === undefined) return { body: send(), replayed: false };
-  const { body, replayed } = onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null, ...(input.mediaIds?.length ? [input.mediaIds] : [])], () => ({ status: 202, body: send() }));
+  if (key === undefined) {
+    await ready(ctx.db);
+    return { body: send(), replayed: false };
+  }
+  const { body, replayed } = await onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null, ...(input.mediaIds?.length ? [input.mediaIds] : [])], () => ({ status: 202, body: send() }));
   return { body, replayed };
 }

@@ -48,12 +48,12 @@ function markedRow(ctx: AppContext, userId: string, id: number): Marked {
 }
 
 /** Dismisses the mark: the owner read the text and it was no opt-out. */
-export function dismissPossibleOptOut(ctx: AppContext, userId: string, id: number): ConversationView {
-  ctx.db.$client.transaction(() => {
+export async function dismissPossibleOptOut(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
+  await ctx.withTransaction(async () => {
     const row = markedRow(ctx, userId, id);
     if (row.possible_opt_out_seq === null) throw conflict(NOTHING_TO_OPT_OUT);
     clearPossibleOptOut(ctx, userId, row.phone);
-  })();
+  });
   return getConversation(ctx, userId, id);
 }
 
@@ -66,8 +66,8 @@ export type OptOutAnswer = { conversation: ConversationView; confirmationSent: b
  * words and that the owner confirmed them in Chat), and STOP's confirmation goes from the number they texted when
  * the click comes within 5 minutes of their text; later the law allows none, so none is sent.
  */
-export function optOutPossible(ctx: AppContext, userId: string, id: number): OptOutAnswer {
-  const outcome = ctx.db.$client.transaction((): string => {
+export async function optOutPossible(ctx: AppContext, userId: string, id: number): Promise<OptOutAnswer> {
+  const outcome = await ctx.withTransaction(async (): Promise<string> => {
     const row = markedRow(ctx, userId, id);
     if (row.possible_opt_out_seq === null) throw conflict(NOTHING_TO_OPT_OUT);
     const [message] = messagesAt(ctx, userId, [{ phone: row.phone, seq: row.possible_opt_out_seq }]);
@@ -89,8 +89,8 @@ export function optOutPossible(ctx: AppContext, userId: string, id: number): Opt
       from: { replyTo: message.from_number ?? "" },
     });
     return sent ? CONFIRMED : "Opted out. No confirmation was sent: the account has no number to send it from.";
-  })();
-  return { conversation: getConversation(ctx, userId, id), confirmationSent: outcome === CONFIRMED, message: outcome };
+  });
+  return { conversation: await getConversation(ctx, userId, id), confirmationSent: outcome === CONFIRMED, message: outcome };
 }
 
 function changed(ctx: AppContext, userId: string, id: number, seq: number | null) {

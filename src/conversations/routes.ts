@@ -89,8 +89,8 @@ export function conversationRoutes(ctx: AppContext) {
     // POST /api/messages
     .post(
       "/messages/",
-      ({ user, body, headers, set }) => {
-        const { body: answer, replayed } = sendChat(ctx, user.id, body, headers["idempotency-key"]);
+      async ({ user, body, headers, set }) => {
+        const { body: answer, replayed } = await sendChat(ctx, user.id, body, headers["idempotency-key"]);
         set.status = 202;
         if (replayed) set.headers["idempotent-replayed"] = "true";
         if (answer.notice) set.headers["x-plan-notice"] = encodeURIComponent(answer.notice);

@@ -66,17 +66,17 @@ const idempotencyHeaders = t.Object({
  * answers the first status and body with `Idempotent-Replayed: true`; the key with another request is a 422, as
  * the IETF Idempotency-Key draft answers it. Without the header the call simply runs.
  */
-function idempotent<T>(
+async function idempotent<T>(
   ctx: AppContext,
   caller: ApiCaller,
   key: string | undefined,
   request: { path: string; body: unknown },
   set: { status?: number | string; headers: Record<string, unknown> },
-  run: () => { status: number; body: T },
-): T {
+  run: () => { status: number; body: T } | Promise<{ status: number; body: T }>,
+): Promise<T> {
   try {
     // Keys are kept per API key: two integrations of one account never answer each other's calls.
-    const answer = key === undefined ? { ...run(), replayed: false } : onceByKey(ctx, caller.userId, `api:${caller.keyId}:${key}`, request, run);
+    const answer = key === undefined ? { ...(await run()), replayed: false } : await onceByKey(ctx, caller.userId, `api:${caller.keyId}:${key}`, request, run);
     set.status = answer.status;
     if (answer.replayed) set.headers["idempotent-replayed"] = "true";
     return answer.body;
@@ -263,7 +263,7 @@ export function publicApiRoutes(ctx: AppContext) {
     .post(
       "/messages",
       ({ caller, body, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: "/messages", body }, set, () => ({ status: 202, body: sendChat(ctx, caller.userId, body).body })),
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/messages", body }, set, async () => ({ status: 202, body: (await sendChat(ctx, caller.userId, body)).body })),
       {
         headers: idempotencyHeaders,
         body: t.Object({

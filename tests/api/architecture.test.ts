@@ -223,6 +223,16 @@ const ALLOWED: Record<string, string> = {
   "automation/rules.ts exports finishRun, which uses the database, not async (not async)": "as claimRun: in the run's synchronous transaction",
   "admin/settings.ts exports systemSettings, which uses the database, not async (not async)":
     "the pruning jobs read the event retention through a synchronous callback (events/events.ts scheduleEventPruning, wired in server.ts)",
+  "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
+    "every message's seq is reserved in the transaction that writes it: the outbox's enqueue and the inbound flow's storeInbound (messages), synchronous",
+  "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
+    "the threads port (ctx.threads, server.ts) files a message in the transaction that writes it (messages' outbox and storeInbound), synchronous",
+  "conversations/conversations.ts exports attachCampaignMessages, which uses the database, not async (not async)":
+    "as attachToConversation: a campaign's chunk joins its threads in the outbox writer's synchronous transaction",
+  "conversations/possible-opt-out.ts exports flagPossibleOptOut, which uses the database, not async (not async)":
+    "the inbound flow marks the thread inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
+  "conversations/possible-opt-out.ts exports clearPossibleOptOut, which uses the database, not async (not async)":
+    "as flagPossibleOptOut: the inbound flow's STOP takes the mark off in its transaction",
   "outbound-webhooks/webhooks.ts exports sealClearSecrets, which uses the database, not async (not async)":
     "sealing the secrets kept in clear runs in a restore's database-replaced hooks (backups/backups.ts setDatabase), which are synchronous: its failure fails the restore",
   "outbound-webhooks/webhooks.ts exports startOutboundWebhooks, which uses the database, not async (not async)":
@@ -265,8 +275,10 @@ const ALLOWED: Record<string, string> = {
  * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
  * holders auth's sessions call inside their synchronous transaction) stay synchronous until auth is converted.
+ * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
+ * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations"]);
 /** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
 const ASYNC_FILES = new Set(["automation/rules.ts"]);
 
