@@ -64,7 +64,7 @@ export async function registrationChecklist(ctx: AppContext, user: User): Promis
       : { id: "help", label: "HELP reply gives a contact", status: "fail", detail: `Your HELP reply gives no phone, email or website: "${help}". Add ${contact} to it in Account Settings.` },
   );
 
-  const active = listKeywords(ctx, user.id).data.filter((k) => k.isActive);
+  const active = (await listKeywords(ctx, user.id)).data.filter((k) => k.isActive);
   if (!active.length) {
     items.push({ id: "opt-in", label: "Opt-in keyword's welcome text", status: "manual", detail: "No active text-to-join keyword: describe in the registration how people opt in (a web form, at the counter) and show where." });
   } else {

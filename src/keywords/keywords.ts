@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { keywords } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import { normalizeTags } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
@@ -62,7 +63,8 @@ function statsByKeyword(ctx: AppContext, userId: string): Map<string, Stats> {
 }
 
 /** The account's keywords with their opt-ins and response rates, and the page's totals. */
-export function listKeywords(ctx: AppContext, userId: string) {
+export async function listKeywords(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
   const rows = ctx.db.select().from(keywords).where(eq(keywords.userId, userId)).orderBy(asc(keywords.createdAt), asc(keywords.id)).all();
   const stats = statsByKeyword(ctx, userId);
   const all = [...stats.values()].reduce((a, s) => ({ optIns: a.optIns + s.optIns, replied: a.replied + s.replied, pending: a.pending + s.pending }), NO_STATS);
@@ -77,7 +79,7 @@ export function findKeyword(ctx: AppContext, userId: string, id: string): Keywor
   return ctx.db.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.id, id))).get();
 }
 
-export function getKeyword(ctx: AppContext, userId: string, id: string): KeywordRow {
+function getKeyword(ctx: AppContext, userId: string, id: string): KeywordRow {
   const row = findKeyword(ctx, userId, id);
   if (!row) throw notFound("Keyword not found");
   return row;
@@ -127,16 +129,28 @@ function checkedFields(ctx: AppContext, userId: string, input: Required<Pick<Key
   };
 }
 
-export function createKeyword(ctx: AppContext, userId: string, input: KeywordInput) {
-  if (!input.keyword?.trim() || !input.autoReply?.trim()) throw badRequest("Keyword and auto-reply are required");
-  const fields = checkedFields(ctx, userId, { ...input, keyword: input.keyword, autoReply: input.autoReply });
-  const at = new Date(ctx.now());
-  const row = ctx.db.insert(keywords).values({ id: Bun.randomUUIDv7(), userId, ...fields, createdAt: at, updatedAt: at }).returning().get();
-  return keywordView(row);
+/**
+ * The word's uniqueness per sender number is checked in the transaction that writes it (no constraint can say
+ * "overlapping numbers"): two creates of one word at once cannot both pass.
+ */
+export async function createKeyword(ctx: AppContext, userId: string, input: KeywordInput) {
+  const keyword = input.keyword;
+  const autoReply = input.autoReply;
+  if (!keyword?.trim() || !autoReply?.trim()) throw badRequest("Keyword and auto-reply are required");
+  return ctx.withTransaction(async () => {
+    const fields = checkedFields(ctx, userId, { ...input, keyword, autoReply });
+    const at = new Date(ctx.now());
+    const row = ctx.db.insert(keywords).values({ id: Bun.randomUUIDv7(), userId, ...fields, createdAt: at, updatedAt: at }).returning().get();
+    return keywordView(row);
+  });
 }
 
 /** Fields left out keep their values; a keyword and auto-reply sent empty are refused like at creation. */
-export function updateKeyword(ctx: AppContext, userId: string, id: string, input: KeywordInput) {
+export async function updateKeyword(ctx: AppContext, userId: string, id: string, input: KeywordInput) {
+  return ctx.withTransaction(async () => keywordUpdated(ctx, userId, id, input));
+}
+
+function keywordUpdated(ctx: AppContext, userId: string, id: string, input: KeywordInput) {
   const k = getKeyword(ctx, userId, id);
   const fields = checkedFields(
     ctx,
@@ -158,10 +172,12 @@ export function updateKeyword(ctx: AppContext, userId: string, id: string, input
   return viewOf(ctx, userId, id);
 }
 
-export function toggleKeyword(ctx: AppContext, userId: string, id: string, isActive: boolean) {
-  const k = getKeyword(ctx, userId, id);
-  ctx.db.update(keywords).set({ isActive, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
-  return viewOf(ctx, userId, id);
+export async function toggleKeyword(ctx: AppContext, userId: string, id: string, isActive: boolean) {
+  return ctx.withTransaction(async () => {
+    const k = getKeyword(ctx, userId, id);
+    ctx.db.update(keywords).set({ isActive, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
+    return viewOf(ctx, userId, id);
+  });
 }
 
 // Prepared once: every inbound message is matched against its account's keywords.
@@ -206,7 +222,8 @@ const RULES = {
  * What happens if someone texts `text` to `number` (empty: a provider that does not name it): the rule that fires
  * and the reply a new subscriber would get, without sending or recording anything.
  */
-export function testKeyword(ctx: AppContext, userId: string, input: { number: string; text: string }) {
+export async function testKeyword(ctx: AppContext, userId: string, input: { number: string; text: string }) {
+  await ready(ctx.db);
   const active = keywordsOn(ctx, userId, input.number, { activeOnly: true });
   const m = classify(input.text, active);
   if (m.rule === "keyword") {

@@ -30,8 +30,8 @@ export function keywordRoutes(ctx: AppContext) {
     // POST /api/keywords
     .post(
       "/",
-      ({ user, body, set }) => {
-        const keyword = createKeyword(ctx, user.id, body);
+      async ({ user, body, set }) => {
+        const keyword = await createKeyword(ctx, user.id, body);
         set.status = 201;
         return keyword;
       },

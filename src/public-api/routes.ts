@@ -325,7 +325,7 @@ export function publicApiRoutes(ctx: AppContext) {
       }),
     })
     // GET /api/v1/keywords
-    .get("/keywords", ({ caller, query }) => pageOfList(listKeywords(ctx, caller.userId).data, query.cursor, query.limit ?? 50), {
+    .get("/keywords", async ({ caller, query }) => pageOfList((await listKeywords(ctx, caller.userId)).data, query.cursor, query.limit ?? 50), {
       query: pageQuery,
       ...operation({
         operationId: "listKeywords",

@@ -233,6 +233,17 @@ const ALLOWED: Record<string, string> = {
     "the inbound flow marks the thread inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
   "conversations/possible-opt-out.ts exports clearPossibleOptOut, which uses the database, not async (not async)":
     "as flagPossibleOptOut: the inbound flow's STOP takes the mark off in its transaction",
+  "keywords/keywords.ts exports keywordsOn, which uses the database, not async (not async)":
+    "the inbound flow reads the keywords listening on the number inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
+  "keywords/keywords.ts exports findKeyword, which uses the database, not async (not async)": "as keywordsOn: a double opt-in's keyword, in the inbound flow's transaction",
+  "keywords/opt-ins.ts exports optInOf, which uses the database, not async (not async)": "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
+  "keywords/opt-ins.ts exports latestPending, which uses the database, not async (not async)": "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
+  "keywords/opt-ins.ts exports withdrawPending, which uses the database, not async (not async)": "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
+  "keywords/opt-ins.ts exports markReplied, which uses the database, not async (not async)":
+    "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); once per subscriber on its conditional update (replied_at IS NULL)",
+  "keywords/opt-ins.ts exports markPending, which uses the database, not async (not async)":
+    "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); one row per keyword and phone on its unique key (ON CONFLICT)",
+  "keywords/opt-ins.ts exports markConfirmed, which uses the database, not async (not async)": "as markPending",
   "outbound-webhooks/webhooks.ts exports sealClearSecrets, which uses the database, not async (not async)":
     "sealing the secrets kept in clear runs in a restore's database-replaced hooks (backups/backups.ts setDatabase), which are synchronous: its failure fails the restore",
   "outbound-webhooks/webhooks.ts exports startOutboundWebhooks, which uses the database, not async (not async)":
@@ -272,13 +283,13 @@ const ALLOWED: Record<string, string> = {
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: auth, jobs, events,
- * backups, keywords, conversations, automation (but for its rules file, ASYNC_FILES); and those others work
+ * backups, automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
  * holders auth's sessions call inside their synchronous transaction) stay synchronous until auth is converted.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations"]);
+const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
 /** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
 const ASYNC_FILES = new Set(["automation/rules.ts"]);
 
