@@ -110,7 +110,7 @@ async function publicUrl(config: Config): Promise<Finding[]> {
   }
   if (res.status >= 300 && res.status < 400)
     return [...out, { level: "fail", check, message: `${url}/api/health redirects to ${res.headers.get("location")}`, fix: "set PUBLIC_URL to the address it redirects to (https, the final host name)" }];
-  const body = (await res.json().catch(() => null)) as { instance?: unknown; version?: unknown } | null;
+  const body = (await res.json().catch(() => null)) as { instance?: unknown; version?: unknown; process?: unknown } | null;
   if (!res.ok || typeof body?.instance !== "string")
     return [
       ...out,
@@ -128,7 +128,9 @@ async function publicUrl(config: Config): Promise<Finding[]> {
         fix: `PUBLIC_URL must reach the service that uses ${config.dataDir}: correct PUBLIC_URL, or the reverse proxy's upstream`,
       },
     ];
-  return [...out, { level: "ok", check, message: `${url} answers as this installation (smsdesk ${body.version})` }];
+  // Behind a load balancer, the process that answered this time (host:pid); an older version does not say.
+  const by = typeof body.process === "string" ? `, process ${body.process}` : "";
+  return [...out, { level: "ok", check, message: `${url} answers as this installation (smsdesk ${body.version}${by})` }];
 }
 
 async function smtp(config: Config): Promise<Finding> {

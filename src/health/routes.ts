@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { databaseStatus } from "../../db/client";
 import type { AppContext } from "../context";
+import { PROCESS } from "../process-identity";
 import { instanceId } from "../secrets/instance";
 import { VERSION } from "../version";
 
@@ -9,6 +10,6 @@ export function healthRoutes(ctx: AppContext) {
   return new Elysia().get("/api/health", ({ set }) => {
     const db = databaseStatus(ctx.db);
     if (db !== "ok") set.status = 503;
-    return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db, instance: instanceId(ctx.keys.secrets) };
+    return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db, instance: instanceId(ctx.keys.secrets), process: PROCESS.name };
   });
 }

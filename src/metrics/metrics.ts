@@ -4,6 +4,9 @@ import { HttpError, notFound } from "../http/errors";
 import { jobMetrics } from "../jobs/metrics";
 import { liveHubOf } from "../live/socket";
 import { outboxMetrics } from "../messages/metrics";
+import { PROCESS } from "../process-identity";
+import { instanceId } from "../secrets/instance";
+import { VERSION } from "../version";
 import { deliveryLatencies } from "../outbound-webhooks/metrics";
 import { HOLD_COUNTED_MS, readEventLoopHolds } from "./event-loop";
 
@@ -58,6 +61,12 @@ export async function renderMetrics(ctx: AppContext, authorization: string | und
   checkToken(ctx, authorization);
   const now = ctx.now();
   const out = new Exposition();
+  // Which process answered: behind a load balancer each process is scraped on its own address, and its figures of
+  // this process (sockets, event loop) are its own; the rest are read from the database, the installation's.
+  out.metric("smsdesk_process_info", "gauge", "This process: its installation (the public instance id), host:pid and version.", [
+    [{ installation: instanceId(ctx.keys.secrets), process: PROCESS.name, version: VERSION }, 1],
+  ]);
+  out.metric("smsdesk_process_start_time_seconds", "gauge", "When this process started, in seconds since the epoch.", [[{}, seconds(PROCESS.startedAt)]]);
   const outbox = await outboxMetrics(ctx, now - RATE_WINDOW_MS);
   out.metric(
     "smsdesk_messages",

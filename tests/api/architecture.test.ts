@@ -118,7 +118,7 @@ const OWNERS: Record<string, string> = {
  */
 const LAYERS: string[][] = [
   // Leaves: no domain, no database tables.
-  ["http", "time", "threads", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts", "production-mode.ts", "data-lock.ts"],
+  ["http", "time", "threads", "secrets", "mail", "web", "cli", "personalisation", "context.ts", "config.ts", "version.ts", "production-mode.ts", "data-lock.ts", "process-identity.ts"],
   // The sending engine: declares the ports it needs and imports no domain (see SEALED below).
   ["sending"],
   // Who is signed in: the accounts, then sign-in, sessions and the auth guard (with the account routes and the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBackup, drillBackup, listBackups } from "../../src/backups/backups";
 import { formatFindings, runDoctor, type DoctorPorts } from "../../src/cli/doctor";
@@ -95,7 +95,7 @@ describe("smsdesk doctor on a running installation", () => {
     const findings = await runDoctor(configWith({}), ports());
     const report = formatFindings(findings);
     expect(findings.filter((f) => f.level !== "ok")).toEqual([]);
-    expect(byCheck(findings, "PUBLIC_URL")).toEqual([{ level: "ok", check: "PUBLIC_URL", message: `${t.url} answers as this installation (smsdesk ${VERSION})` }]);
+    expect(byCheck(findings, "PUBLIC_URL")).toEqual([{ level: "ok", check: "PUBLIC_URL", message: `${t.url} answers as this installation (smsdesk ${VERSION}, process ${hostname()}:${process.pid})` }]);
     expect(byCheck(findings, "SMTP")[0]!.message).toBe(`127.0.0.1:${new URL(t.smtpUrl!).port} accepted the connection and EHLO`);
     expect(byCheck(findings, "providers")[0]!.message).toBe(`twilio: ${providerHost} answers (HTTP 401)`);
     expect(byCheck(findings, "clock")[0]!.message).toBe(`within 5 s of ${providerHost}`);

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { enqueueJob } from "../../src/jobs/jobs";
 import { liveHubOf } from "../../src/live/socket";
 import { METRICS_RANGE, outboxMetrics } from "../../src/messages/metrics";
+import { PROCESS } from "../../src/process-identity";
+import { instanceId } from "../../src/secrets/instance";
+import { VERSION } from "../../src/version";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { turnsDuring } from "../support/turns";
 import { waitFor } from "../support/wait";
@@ -55,6 +59,18 @@ describe("who may scrape /metrics", () => {
     } finally {
       t.ctx.config.metricsToken = TOKEN;
     }
+  });
+});
+
+describe("which process answers", () => {
+  test("/metrics names its installation, its process (host:pid) and version, and when it started; /api/health its process", async () => {
+    const m = await samples();
+    const process_ = `${hostname()}:${process.pid}`;
+    expect(m.get(`smsdesk_process_info{installation="${instanceId(t.ctx.keys.secrets)}",process="${process_}",version="${VERSION}"}`)).toBe(1);
+    expect(m.get("smsdesk_process_start_time_seconds")).toBe(Number((PROCESS.startedAt / 1000).toFixed(3)));
+    expect(PROCESS.startedAt).toBeLessThanOrEqual(Date.now());
+    const health = (await t.api("/api/health")).body;
+    expect([health.instance, health.process]).toEqual([instanceId(t.ctx.keys.secrets), process_]);
   });
 });
 

@@ -13,7 +13,7 @@ import { migrateUpTo } from "../../db/client";
 import { migrationJournal } from "../../db/migrations/embedded";
 import { POSTGRES_BASELINE } from "../../db/postgres/baseline";
 import { KEPT_ROWIDS } from "../../db/postgres/ddl";
-import { migratePostgres, postgresMigrations } from "../../db/postgres/migrate";
+import { MIGRATION_LOCK, migratePostgres, postgresMigrations } from "../../db/postgres/migrate";
 import { readSqliteSchema, type Schema } from "../../db/postgres/sqlite-schema";
 import { throwawayDatabase, type ThrowawayDatabase } from "../support/postgres";
 
@@ -266,6 +266,30 @@ describe("upgrades: one process migrates, the others wait", () => {
         "The PostgreSQL database was migrated by a newer smsdesk (9999_from_the_future); run that version or newer",
       );
       await Promise.all(clients.map((c) => c.close()));
+    } finally {
+      await db.drop();
+    }
+  });
+
+  test("a process that finds the lock taken waits for it: it applies nothing until the holder lets go, then everything", async () => {
+    const db = await throwawayDatabase();
+    try {
+      const { SQL } = await import("bun");
+      const holder = new SQL(db.url, { max: 1 });
+      const waiter = new SQL(db.url, { max: 1 });
+      // The first process, mid-migration: it holds the lock (on its one connection).
+      await holder`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+      let settled = false;
+      const migrating = migratePostgres(waiter).finally(() => (settled = true));
+      const waiting = async () =>
+        ((await db.sql`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`) as Row[])[0]!.n as number;
+      for (let i = 0; i < 200 && (await waiting()) === 0; i++) await Bun.sleep(25);
+      expect(await waiting()).toBe(1);
+      expect(settled).toBe(false);
+      expect(((await db.sql`SELECT to_regclass('smsdesk_migrations') AS t`) as Row[])[0]!.t).toBeNull();
+      await holder`SELECT pg_advisory_unlock(${MIGRATION_LOCK.toString()}::bigint)`;
+      expect(await migrating).toEqual(postgresMigrations().map((m) => m.tag));
+      await Promise.all([holder.close(), waiter.close()]);
     } finally {
       await db.drop();
     }
