@@ -32,8 +32,8 @@ export const percent = (part: number, whole: number) => (whole > 0 ? Math.round(
 
 type Counted = Pick<RollupRow, "status" | "n" | "sent" | "segments" | "spendMicros" | "mms" | "mmsSent" | "mmsSpendMicros">;
 
-/** What went out, was delivered and cost, of one kind of message (SMS or MMS). */
-export type KindFigures = { sent: number; delivered: number; spendMicros: number };
+/** What went out, was delivered, the segments the providers accepted (an MMS is one) and cost, of SMS or of MMS. */
+export type KindFigures = { sent: number; delivered: number; segments: number; spendMicros: number };
 
 /**
  * Messages of an interval by outcome, with segments and spend, and the same figures of its SMS and its MMS apart
@@ -41,7 +41,7 @@ export type KindFigures = { sent: number; delivered: number; spendMicros: number
  */
 function outcomes(rows: Counted[]) {
   const f = { sent: 0, delivered: 0, failed: 0, undelivered: 0, unknown: 0, notSent: 0, replies: 0, segments: 0, spendMicros: 0 };
-  const mms: KindFigures = { sent: 0, delivered: 0, spendMicros: 0 };
+  const mms: KindFigures = { sent: 0, delivered: 0, segments: 0, spendMicros: 0 };
   for (const r of rows) {
     if (r.status === "received") {
       f.replies += r.n;
@@ -49,6 +49,8 @@ function outcomes(rows: Counted[]) {
     }
     mms.sent += WENT_OUT.has(r.status) ? r.mms : r.status === "failed" ? r.mmsSent : 0;
     if (r.status === "delivered") mms.delivered += r.mms;
+    // The outbox store records an MMS the provider accepted as one segment.
+    mms.segments += r.mmsSent;
     mms.spendMicros += r.mmsSpendMicros;
     // Went out: sent or delivered, failed after the provider accepted it (a sent time), or an unknown outcome (a
     // crash mid-call: it may have gone). A failure at the call never left.
@@ -63,7 +65,7 @@ function outcomes(rows: Counted[]) {
     f.segments += r.segments;
     f.spendMicros += r.spendMicros;
   }
-  const sms: KindFigures = { sent: f.sent - mms.sent, delivered: f.delivered - mms.delivered, spendMicros: f.spendMicros - mms.spendMicros };
+  const sms: KindFigures = { sent: f.sent - mms.sent, delivered: f.delivered - mms.delivered, segments: f.segments - mms.segments, spendMicros: f.spendMicros - mms.spendMicros };
   return { ...f, sms, mms };
 }
 

@@ -69,14 +69,14 @@ describe("SMS and MMS apart on the dashboards (through the sending engine and th
 
     const o = (await t.api("/api/results/overview", { token: acc.token })).body;
     expect(o.allTime).toMatchObject({ sent: 4, delivered: 4, segments: 5, spendMicros: 110_000, replies: 1 });
-    expect(o.allTime.sms).toEqual({ sent: 1, delivered: 1, spendMicros: 20_000 });
-    expect(o.allTime.mms).toEqual({ sent: 3, delivered: 3, spendMicros: 90_000 });
-    expect(o.month.current.sms).toEqual({ sent: 1, delivered: 1, spendMicros: 20_000 });
-    expect(o.month.current.mms).toEqual({ sent: 3, delivered: 3, spendMicros: 90_000 });
+    expect(o.allTime.sms).toEqual({ sent: 1, delivered: 1, segments: 2, spendMicros: 20_000 });
+    expect(o.allTime.mms).toEqual({ sent: 3, delivered: 3, segments: 3, spendMicros: 90_000 });
+    expect(o.month.current.sms).toEqual({ sent: 1, delivered: 1, segments: 2, spendMicros: 20_000 });
+    expect(o.month.current.mms).toEqual({ sent: 3, delivered: 3, segments: 3, spendMicros: 90_000 });
     expect(o.months.at(-1)).toMatchObject({ sent: 4, segments: 5, spendMicros: 110_000, mmsSent: 3, mmsSpendMicros: 90_000 });
     const series = (await t.api("/api/results/series?days=7", { token: acc.token })).body;
-    expect(series.totals.sms).toEqual({ sent: 1, delivered: 1, spendMicros: 20_000 });
-    expect(series.totals.mms).toEqual({ sent: 3, delivered: 3, spendMicros: 90_000 });
+    expect(series.totals.sms).toEqual({ sent: 1, delivered: 1, segments: 2, spendMicros: 20_000 });
+    expect(series.totals.mms).toEqual({ sent: 3, delivered: 3, segments: 3, spendMicros: 90_000 });
     // The kept rows: the two MMS of the campaign, the chat's MMS and the received picture marked.
     const rows = t.ctx.db.$client
       .query(`SELECT status, campaign_id <> '' AS campaign, sum(n) AS n, sum(mms) AS mms, sum(mms_sent) AS mmsSent, sum(mms_spend_micros) AS mmsSpend
@@ -135,8 +135,8 @@ describe("migration 0070 on the version before's database", () => {
     const { token } = await t.login("florist@example.com", PASSWORD);
     const o = (await t.api("/api/results/overview", { token })).body;
     expect(o.allTime).toMatchObject({ sent: 3, delivered: 2, replies: 1, spendMicros: 56_600 });
-    expect(o.allTime.sms).toEqual({ sent: 1, delivered: 1, spendMicros: 16_600 });
-    expect(o.allTime.mms).toEqual({ sent: 2, delivered: 1, spendMicros: 40_000 });
+    expect(o.allTime.sms).toEqual({ sent: 1, delivered: 1, segments: 2, spendMicros: 16_600 });
+    expect(o.allTime.mms).toEqual({ sent: 2, delivered: 1, segments: 2, spendMicros: 40_000 });
     // The day rows, built on the first read, agree with the fine ones.
     const days = t.ctx.db.$client.query(`SELECT status, sum(mms) AS mms, sum(mms_sent) AS mmsSent, sum(mms_spend_micros) AS mmsSpend FROM message_day_rollups GROUP BY 1 ORDER BY 1`).all();
     expect(days).toEqual([

@@ -118,7 +118,7 @@ describe("the results dashboard's charts (GET /api/results/series)", () => {
       sent: 4, delivered: 2, failed: 1, undelivered: 1, bounced: 2, unknown: 0, notSent: 1, replies: 2, optOuts: 1, newContacts: 2,
       campaigns: 1, segments: 7, spendMicros: 70_000, deliveryRate: 50, responseRate: 50, optOutRate: 25,
       // No picture nor file: every one an SMS (issue 33).
-      sms: { sent: 4, delivered: 2, spendMicros: 70_000 }, mms: { sent: 0, delivered: 0, spendMicros: 0 },
+      sms: { sent: 4, delivered: 2, segments: 7, spendMicros: 70_000 }, mms: { sent: 0, delivered: 0, segments: 0, spendMicros: 0 },
     });
     expect(res.body.senders).toEqual([{ id: numberId, phoneNumber: numberPhone, displayName: expect.any(String), sent: [0, 0, 0, 0, 1, 2, 1], total: 4 }]);
     expect(res.body.campaigns).toEqual([

@@ -167,6 +167,8 @@ test("the results dashboard, the advanced home and the simple home show the acco
   const usd = (micros: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(micros / 1_000_000);
   await expect(page.getByTestId("kind-SMS").getByRole("cell")).toHaveText([fmt(withMms.totals.sms.sent), fmt(withMms.totals.sms.delivered), usd(withMms.totals.sms.spendMicros)]);
   expect(withMms.totals.sms.sent).toBe(month.totals.sent);
+  // This month's row of spend per month (the newest first) counts the MMS in its own column.
+  await expect(page.getByTestId("spend-by-month").getByRole("row").nth(1).getByRole("cell").nth(2)).toHaveText("1");
 
   await page.getByRole("tab", { name: "7 days" }).click();
   const week = await call<{ totals: { sent: number } }>("/api/results/series?days=7");
@@ -183,6 +185,10 @@ test("the results dashboard, the advanced home and the simple home show the acco
   await expect(page.getByRole("heading", { name: "Dashboard", exact: true })).toBeVisible();
   const overview = await call<{ month: { current: { sent: number } }; week: { current: { campaigns: number } } }>("/api/results/overview");
   await expect(page.getByTestId("stat-Messages Sent")).toHaveText(fmt(overview.month.current.sent));
+  // The month's cards tell the SMS and the MMS apart (issue 33).
+  await expect(page.getByTestId("stat-Messages Sent").locator("..")).toContainText(`${fmt(overview.month.current.sent - 1)} SMS (`);
+  await expect(page.getByTestId("stat-Messages Sent").locator("..")).toContainText("segments), 1 MMS");
+  await expect(page.getByTestId("stat-Spend").locator("..")).toContainText("At each text's price when sent; MMS $0.03");
   await expect(page.getByTestId("this-week")).toContainText("Average open rate");
   await expect(page.getByTestId("this-week")).toContainText(String(overview.week.current.campaigns));
   await page.getByTestId("recent-campaign").filter({ hasText: "Today's Special" }).getByRole("button", { name: "View" }).click();

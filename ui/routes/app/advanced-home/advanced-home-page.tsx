@@ -127,7 +127,7 @@ function MonthCards({ month, locale }: { month: Comparison; locale: string }) {
   const against = "last month";
   return (
     <>
-      <StatCard label="Messages Sent" value={n(c.sent)} hint={countOf(c.segments, "segment", "segments", locale)}>
+      <StatCard label="Messages Sent" value={n(c.sent)} hint={`${n(c.sms.sent)} SMS (${countOf(c.sms.segments, "segment", "segments", locale)}), ${n(c.mms.sent)} MMS`}>
         <Change value={change.sent} against={against} />
       </StatCard>
       <StatCard label="Delivered" value={n(c.delivered)}>
@@ -148,7 +148,7 @@ function MonthCards({ month, locale }: { month: Comparison; locale: string }) {
       <StatCard label="New Contacts" value={n(c.newContacts)}>
         <Change value={change.newContacts} against={against} />
       </StatCard>
-      <StatCard label="Spend" value={dollars(c.spendMicros, locale)} hint="At each text's price when sent">
+      <StatCard label="Spend" value={dollars(c.spendMicros, locale)} hint={`At each text's price when sent; MMS ${dollars(c.mms.spendMicros, locale)}`}>
         <Change value={change.spendMicros} against={against} upIsBad />
       </StatCard>
     </>

@@ -119,7 +119,7 @@ export function DashboardPage() {
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card className="min-w-0 p-5">
           <h2 className="mb-1 text-lg font-semibold">Spend per month</h2>
-          <p className="mb-3 text-xs text-slate-500">Segments the providers accepted, each at the price per segment when it was sent; this month so far.</p>
+          <p className="mb-3 text-xs text-slate-500">Segments the providers accepted (an MMS is one) and how many of the texts were MMS, each at its price (per segment, per MMS) when it was sent; this month so far.</p>
           {overview.data ? <SpendByMonth months={overview.data.months} locale={locale} /> : <StatSkeleton />}
         </Card>
         <Card className="min-w-0 p-5">

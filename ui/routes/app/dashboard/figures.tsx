@@ -68,7 +68,7 @@ export function StatSkeleton() {
   );
 }
 
-/** Spend of the last six months, the current one so far, each text at the price per segment it was sent at. */
+/** Spend of the last six months, the current one so far, each text at the price (per segment, per MMS) it was sent at. */
 export function SpendByMonth({ months, locale }: { months: Overview["months"]; locale: string }) {
   const label = (m: string) => new Intl.DateTimeFormat(locale, { month: "short", year: "numeric", timeZone: "UTC" }).format(new Date(`${m}-01T00:00:00Z`));
   return (
@@ -86,6 +86,9 @@ export function SpendByMonth({ months, locale }: { months: Overview["months"]; l
             Segments
           </th>
           <th scope="col" className="py-1 text-right font-medium">
+            MMS
+          </th>
+          <th scope="col" className="py-1 text-right font-medium">
             Spend
           </th>
         </tr>
@@ -98,6 +101,7 @@ export function SpendByMonth({ months, locale }: { months: Overview["months"]; l
             </th>
             <td className="py-1.5 text-right tabular-nums">{formatNumber(m.sent, locale)}</td>
             <td className="py-1.5 text-right tabular-nums">{formatNumber(m.segments, locale)}</td>
+            <td className="py-1.5 text-right tabular-nums">{formatNumber(m.mmsSent, locale)}</td>
             <td className="py-1.5 text-right font-medium tabular-nums">{dollars(m.spendMicros, locale)}</td>
           </tr>
         ))}
