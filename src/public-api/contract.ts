@@ -1,6 +1,7 @@
 import { t, type TSchema } from "elysia";
 import { CAMPAIGN_STATUSES, MESSAGE_STATUSES } from "../../db/schema";
 import type { ApiScope } from "../api-keys/keys";
+import { AB_LIMITS } from "../campaigns/ab-stats";
 import { CARRIER_SAFE_BYTES, formatBytes, NOT_AN_MMS_FILE, WEBHOOK_MEDIA_URL_TTL_MS } from "../media/limits";
 import { ACCEPTED_TYPES } from "../media/sniff";
 import { cannotSendMms, PROVIDER_NAMES, SENDS_MMS } from "../providers/mms";
@@ -138,7 +139,56 @@ export const Campaign = t.Object({
   totalSent: t.Integer(),
   totalDelivered: t.Integer(),
   successRate: nullable(t.Number({ description: "Delivered per sent, in percent" })),
+  abTest: nullable(
+    t.Object(
+      {
+        variants: t.Array(t.Object({ label: t.String({ description: "A, B, C or D" }), content: t.String() }), {
+          description: "The texts tested, A first (the campaign's content)",
+        }),
+        testPercent: t.Integer({ description: "The share of the audience the test goes to, split evenly between the variants" }),
+        measure: t.Union([t.Literal("clicks"), t.Literal("replies")], { description: "What picks the winner: the human click rate or the reply rate" }),
+        decideAfterHours: nullable(t.Integer({ description: "Hours after the start at which the winner is picked and sent to the rest; null: by hand in the app" })),
+        winner: nullable(t.String({ description: "The winning variant's label once picked" })),
+        decidedAt: nullable(time),
+        decidedBy: nullable(t.Union([t.Literal("rule"), t.Literal("user")])),
+      },
+      { description: "Its A/B test: variants of the text sent to a share of the audience, the winner then sent to the rest" },
+    ),
+  ),
 });
+
+/** POST /api/v1/campaigns's abTest: the variants (A first), the test share, the measure and when to decide. */
+export const NewAbTest = t.Object(
+  {
+    variants: t.Array(t.String({ minLength: 1, maxLength: 1600 }), {
+      minItems: AB_LIMITS.variants.min,
+      maxItems: AB_LIMITS.variants.max,
+      description: "The texts to test, each different: the first is variant A, the campaign's content",
+      error: `abTest.variants lists ${AB_LIMITS.variants.min} to ${AB_LIMITS.variants.max} texts, the first being content`,
+    }),
+    testPercent: t.Integer({
+      minimum: AB_LIMITS.testPercent.min,
+      maximum: AB_LIMITS.testPercent.max,
+      description: "The share of the audience, in percent, the variants go to (split evenly); the rest get the winner",
+      error: `abTest.testPercent is a whole percent from ${AB_LIMITS.testPercent.min} to ${AB_LIMITS.testPercent.max}`,
+    }),
+    measure: t.Union([t.Literal("clicks"), t.Literal("replies")], {
+      description: "clicks: the human click rate of the variants' short links (each variant needs a link); replies: the reply rate",
+      error: "abTest.measure is clicks or replies",
+    }),
+    decideAfterHours: t.Optional(
+      nullable(
+        t.Integer({
+          minimum: AB_LIMITS.decideAfterHours.min,
+          maximum: AB_LIMITS.decideAfterHours.max,
+          description: "Hours after the start at which the leader is sent to the rest; null or left out: picked by hand in the app",
+          error: `abTest.decideAfterHours is ${AB_LIMITS.decideAfterHours.min} to ${AB_LIMITS.decideAfterHours.max} whole hours, or null`,
+        }),
+      ),
+    ),
+  },
+  { description: "An A/B test of the campaign's text", error: "abTest has variants, testPercent, measure and optionally decideAfterHours" },
+);
 
 export const CampaignSend = t.Object({
   campaign: Campaign,
@@ -213,6 +263,7 @@ export const SCHEMAS: Record<string, TSchema> = {
   Message,
   QueuedMessage,
   Campaign,
+  NewAbTest,
   CampaignSend,
   RegistrationWarning,
   SendRefusal,

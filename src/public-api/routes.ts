@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
 import type { AppContext } from "../context";
 import { KEY_REUSED, onceByKey, sendChat } from "../conversations/conversations";
 import { bulkTag, getContact, contactView } from "../contacts/contacts";
@@ -25,6 +25,7 @@ import {
   KeywordPage,
   MEDIA_IDS_TEXT,
   Message,
+  NewAbTest,
   operation,
   QueuedMessage,
   RecordedEvent,
@@ -95,13 +96,17 @@ function ownerOf(ctx: AppContext, caller: ApiCaller) {
   return user;
 }
 
-type NewCampaign = { name: string; content: string; segmentId?: string; contactIds?: string[]; fromNumber?: string | null };
+type NewCampaign = { name: string; content: string; segmentId?: string; contactIds?: string[]; fromNumber?: string | null; abTest?: Static<typeof NewAbTest> };
 
-/** A draft SMS campaign to a segment or to contacts by id (exactly one of the two). */
+/**
+ * A draft SMS campaign to a segment or to contacts by id (exactly one of the two), with an A/B test whose first
+ * variant is its content (the test's other rules are the app's: src/campaigns/ab-split.ts cleanAbTest).
+ */
 function createApiCampaign(ctx: AppContext, caller: ApiCaller, body: NewCampaign) {
   if ((body.segmentId === undefined) === (body.contactIds === undefined)) throw badRequest("Give either segmentId or contactIds");
+  if (body.abTest && body.abTest.variants[0]!.trim() !== body.content.trim()) throw badRequest("abTest.variants[0] is variant A: the campaign's content, as written in content");
   const audience = body.segmentId !== undefined ? { kind: "segment" as const, segmentId: body.segmentId } : { kind: "contacts" as const, contactIds: body.contactIds! };
-  return createCampaign(ctx, ownerOf(ctx, caller), { name: body.name, type: "sms", content: body.content, fromNumber: body.fromNumber, audience });
+  return createCampaign(ctx, ownerOf(ctx, caller), { name: body.name, type: "sms", content: body.content, fromNumber: body.fromNumber, audience, abTest: body.abTest });
 }
 
 export function publicApiRoutes(ctx: AppContext) {
@@ -381,12 +386,13 @@ export function publicApiRoutes(ctx: AppContext) {
             t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 10_000, error: "contactIds lists 1 to 10,000 contact ids" }),
           ),
           fromNumber: t.Optional(t.Nullable(t.String({ maxLength: 40, error: "fromNumber is one of your numbers" }))),
+          abTest: t.Optional(NewAbTest),
         }),
         ...operation({
           operationId: "createCampaign",
           tag: "Campaigns",
           scope: "campaigns:write",
-          summary: "Create a draft SMS campaign to a segment or to contacts by id",
+          summary: "Create a draft SMS campaign to a segment or to contacts by id, optionally an A/B test of its text",
           ok: { 201: { description: "The draft", body: Campaign } },
         }),
       },

@@ -136,6 +136,28 @@ describe("the OpenAPI document", () => {
   });
 });
 
+describe("A/B tests of campaigns (issue 32 item 3)", () => {
+  test("a campaign answers its abTest, and POST /api/v1/campaigns takes one (NewAbTest) with the app's limits", async () => {
+    const ab = doc.components.schemas.Campaign.properties.abTest;
+    expect(ab.anyOf[1]).toEqual({ type: "null" });
+    expect(ab.anyOf[0].required).toEqual(["variants", "testPercent", "measure", "decideAfterHours", "winner", "decidedAt", "decidedBy"]);
+    expect(ab.anyOf[0].properties.variants.items.required).toEqual(["label", "content"]);
+    expect(ab.anyOf[0].properties.decidedBy.anyOf[0].anyOf.map((s: any) => s.const)).toEqual(["rule", "user"]);
+    expect(doc.components.schemas.Campaign.required).toContain("abTest");
+    const body = doc.paths["/api/v1/campaigns"].post.requestBody.content["application/json"].schema;
+    expect(body.properties.abTest).toEqual({ $ref: "#/components/schemas/NewAbTest" });
+    expect(body.required).toEqual(["name", "content"]);
+    const input = doc.components.schemas.NewAbTest;
+    expect(input.required).toEqual(["variants", "testPercent", "measure"]);
+    expect(input.properties.variants).toMatchObject({ type: "array", minItems: 2, maxItems: 4, items: { type: "string", minLength: 1, maxLength: 1600 } });
+    expect(input.properties.testPercent).toMatchObject({ type: "integer", minimum: 2, maximum: 50 });
+    expect(input.properties.measure.anyOf.map((s: any) => s.const)).toEqual(["clicks", "replies"]);
+    expect(input.properties.decideAfterHours.anyOf[0]).toMatchObject({ type: "integer", minimum: 1, maximum: 168 });
+    const html = await (await fetch(`${t.url}/api/docs`)).text();
+    expect(html).toContain('<a href="#schema-NewAbTest">NewAbTest</a>');
+  });
+});
+
 describe("a client generated with openapi-typescript and openapi-fetch", () => {
   test("knows a contact's fields, and a wrong field fails type checking", async () => {
     const dir = mkdtempSync(join(ROOT, "tests/.openapi-client-"));

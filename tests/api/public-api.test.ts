@@ -243,6 +243,43 @@ describe("campaigns", () => {
   });
 });
 
+describe("A/B tests (issue 32 item 3)", () => {
+  test("a campaign created with abTest answers it, is sent to the test share, and bad tests are refused with the reason", async () => {
+    const { key } = await keyed();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await call(key, "/api/v1/contacts", "POST", { phone: `+1415555930${i}`, firstName: `P${i}` })).body.id as string);
+    const abTest = { variants: ["Doors open at 9", "Doors open at 9, first 50 get a gift"], testPercent: 50, measure: "replies" };
+    const made = await call(key, "/api/v1/campaigns", "POST", { name: "A/B", content: "Doors open at 9", contactIds: ids, abTest });
+    expect(made.status).toBe(201);
+    expect(made.body.abTest).toEqual({
+      variants: [
+        { label: "A", content: "Doors open at 9" },
+        { label: "B", content: "Doors open at 9, first 50 get a gift" },
+      ],
+      testPercent: 50,
+      measure: "replies",
+      decideAfterHours: null,
+      winner: null,
+      decidedAt: null,
+      decidedBy: null,
+    });
+    expect([...Value.Errors(SCHEMAS.Campaign!, made.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+    // Half of 4: one test text a variant, two kept for the winner.
+    const sent = await call(key, `/api/v1/campaigns/${made.body.id}/send`, "POST", undefined, { "idempotency-key": "send-ab" });
+    expect([sent.status, sent.body.queued]).toEqual([202, 2]);
+    expect((await call(key, `/api/v1/campaigns/${made.body.id}`)).body.abTest.winner).toBeNull();
+
+    const refused = async (body: Record<string, unknown>) => {
+      const r = await call(key, "/api/v1/campaigns", "POST", { name: "Bad", content: "Doors open at 9", contactIds: ids, ...body });
+      return [r.status, r.body.message];
+    };
+    expect(await refused({ abTest: { ...abTest, variants: ["Doors open at 10", "Other"] } })).toEqual([400, "abTest.variants[0] is variant A: the campaign's content, as written in content"]);
+    expect(await refused({ abTest: { ...abTest, testPercent: 60 } })).toEqual([400, "abTest.testPercent is a whole percent from 2 to 50"]);
+    expect(await refused({ abTest: { ...abTest, variants: ["Doors open at 9"] } })).toEqual([400, "abTest.variants lists 2 to 4 texts, the first being content"]);
+    expect(await refused({ abTest: { ...abTest, measure: "clicks" } })).toEqual([400, "Variant A has no link to click: the click rate needs a link in every variant"]);
+  });
+});
+
 describe("rate limits", () => {
   test("every answer carries RateLimit-Policy and RateLimit; past the quota, 429 with Retry-After", async () => {
     const { key } = await keyed(["contacts:read"]);
