@@ -107,3 +107,44 @@ test("a keyword created on /keywords, texted through the simulator's reply butto
   await expect(page.getByTestId("stat-Total Opt-ins")).toHaveText("1");
   await page.screenshot({ path: join(shots, "keywords.png"), fullPage: true });
 });
+
+test("a keyword's replies shorten their links by the editor's switch: on by default and counted as a short link, saved off and on again", async ({ page }) => {
+  await app.signUp(page, { email: `keyword-links${Date.now()}@example.com` });
+  const session = await app.sessionHeaders(page);
+  const saved = async () => {
+    const list = (await (await fetch(`${app.url}/api/keywords`, { headers: session })).json()) as { data: { keyword: string; shortenLinks: boolean }[] };
+    return list.data.map((k) => [k.keyword, k.shortenLinks]);
+  };
+  await nav(page, "Keywords").click();
+  await page.getByRole("button", { name: "Create Keyword" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Keyword" });
+  const shorten = dialog.getByRole("checkbox", { name: /Shorten links and count clicks/ });
+  await expect(shorten).toBeChecked();
+  await dialog.getByLabel("Keyword").fill("DEALS");
+  const link = "https://shop.example.com/spring-sale/everything-half-price?ref=keyword-welcome";
+  await dialog.getByLabel("Auto-reply").fill(`{business}: Deals at ${link} Up to 4 msgs/month. Msg & data rates may apply. Reply HELP for help, STOP to cancel.`);
+  const counter = dialog.getByTestId("segment-counter");
+  const characters = async () => Number(await counter.locator("span").nth(1).locator("strong").textContent());
+  const settings = (await (await fetch(`${app.url}/api/user/settings`, { headers: session })).json()) as { linkDomain: string | null; linkDomainDefault: string };
+  const origin = settings.linkDomain ?? settings.linkDomainDefault;
+  await expect(dialog.getByTestId("short-link-note")).toHaveText(`The link goes out as short links such as ${origin}/l/Ab3xK9q, counted at that length.`);
+  const short = await characters();
+  // Off: the link is counted as written, the long link's length less the short one's more.
+  await shorten.uncheck();
+  await expect(dialog.getByTestId("short-link-note")).toHaveCount(0);
+  await expect.poll(characters).toBe(short + link.length - `${origin}/l/Ab3xK9q`.length);
+  await dialog.getByRole("button", { name: "Create Keyword" }).click();
+  await expect(dialog).toHaveCount(0);
+  expect(await saved()).toEqual([["DEALS", false]]);
+
+  // Edited: the switch shows what was saved, and turned on again is saved on.
+  await page.getByRole("button", { name: "Edit DEALS" }).click();
+  const edit = page.getByRole("dialog", { name: "Edit keyword DEALS" });
+  const again = edit.getByRole("checkbox", { name: /Shorten links and count clicks/ });
+  await expect(again).not.toBeChecked();
+  await again.check();
+  await expect(edit.getByTestId("short-link-note")).toBeVisible();
+  await edit.getByRole("button", { name: "Save Keyword" }).click();
+  await expect(edit).toHaveCount(0);
+  expect(await saved()).toEqual([["DEALS", true]]);
+});

@@ -20,6 +20,8 @@ export type KeywordInput = {
   matchMode: "whole" | "first_word";
   numbers: string[];
   doubleOptIn: boolean;
+  /** Links in the replies go out as short links (issue 32); off: as written. */
+  shortenLinks: boolean;
 };
 
 export const useKeywords = () => useApi<KeywordList>("/api/keywords");

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { Keyword, KeywordInput } from "../../../api/keywords";
 import type { PhoneNumber } from "../../../api/phone-numbers";
+import { useLinkDomain } from "../../../api/users";
 import { Alert, Button, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { SegmentCounter } from "../campaigns/segment-counter";
 import { checkConfirmation } from "./checker";
@@ -21,6 +22,7 @@ type Form = {
   doubleOptIn: boolean;
   replyAgain: boolean;
   alreadyReply: string;
+  shortenLinks: boolean;
 };
 
 const formOf = (k: Keyword | null, business: string): Form => ({
@@ -34,6 +36,7 @@ const formOf = (k: Keyword | null, business: string): Form => ({
   doubleOptIn: k?.doubleOptIn ?? false,
   replyAgain: !!k?.alreadyReply,
   alreadyReply: k?.alreadyReply ?? `${business}: You're already subscribed. Reply STOP to cancel.`,
+  shortenLinks: k?.shortenLinks ?? true,
 });
 
 /** The create/edit modal: the spec's fields, where it listens, double opt-in, and the confirmation checker. */
@@ -61,6 +64,9 @@ export function KeywordModal({
   const { error, setError, busy: saving } = save;
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const warnings = checkConfirmation(form.autoReply, business);
+  // Links in the replies go out as short links unless the switch is off; the counter counts what is sent.
+  const accountLinkDomain = useLinkDomain();
+  const linkDomain = form.shortenLinks ? accountLinkDomain : null;
 
   const submit = () => {
     if (!form.keyword.trim() || !form.autoReply.trim()) return setError("Keyword and auto-reply are required");
@@ -74,6 +80,7 @@ export function KeywordModal({
       numbers: form.allNumbers ? [] : form.numbers,
       doubleOptIn: form.doubleOptIn,
       alreadyReply: form.replyAgain ? form.alreadyReply.trim() || null : null,
+      shortenLinks: form.shortenLinks,
     });
   };
 
@@ -115,7 +122,7 @@ export function KeywordModal({
         </Field>
         <Field label="Auto-reply" htmlFor="kw-reply">
           <textarea id="kw-reply" rows={4} maxLength={MAX_REPLY} value={form.autoReply} onChange={(e) => set({ autoReply: e.target.value })} className={TEXTAREA} />
-          <SegmentCounter content={form.autoReply} appendOptOut={false} />
+          <SegmentCounter content={form.autoReply} appendOptOut={false} linkDomain={linkDomain} />
           {warnings.length > 0 ? (
             <ul className="mt-1 space-y-0.5 text-xs text-amber-800" data-testid="confirmation-warnings">
               {warnings.map((w) => (
@@ -142,8 +149,16 @@ export function KeywordModal({
         {form.replyAgain && (
           <Field label="Already-subscribed reply" htmlFor="kw-already">
             <textarea id="kw-already" rows={2} maxLength={MAX_REPLY} value={form.alreadyReply} onChange={(e) => set({ alreadyReply: e.target.value })} className={TEXTAREA} />
+            <SegmentCounter content={form.alreadyReply} appendOptOut={false} linkDomain={linkDomain} />
           </Field>
         )}
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-1" checked={form.shortenLinks} onChange={(e) => set({ shortenLinks: e.target.checked })} />
+          <span>
+            Shorten links and count clicks: links in these replies go out as short links
+            {accountLinkDomain ? ` on ${accountLinkDomain.replace(/^https?:\/\//, "")}` : ""}, each for its recipient.
+          </span>
+        </label>
         {error && <Alert>{error}</Alert>}
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onClose}>
