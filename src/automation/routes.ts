@@ -27,6 +27,7 @@ const body = t.Object({
   actions: t.Optional(
     t.Object({
       sendMessage: t.Optional(t.String({ maxLength: 1600, error: "Messages are at most 1,600 characters" })),
+      shortenLinks: t.Optional(t.Boolean({ error: "shortenLinks must be true or false" })),
       addTags: t.Optional(t.Array(word, { maxItems: 20 })),
       removeTags: t.Optional(t.Array(word, { maxItems: 20 })),
       emailOwner: t.Optional(t.String({ maxLength: 2000 })),

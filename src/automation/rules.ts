@@ -31,6 +31,8 @@ export type TriggerConfig = {
 
 export type Actions = {
   sendMessage?: string;
+  /** `false`: the message's links go out as written; by default they go out as short links (issue 32). */
+  shortenLinks?: boolean;
   addTags?: string[];
   removeTags?: string[];
   /** The text of an email to the account's owner. */
@@ -166,6 +168,8 @@ function checked(ctx: AppContext, userId: string, input: RuleInput) {
   const a = input.actions ?? {};
   const actions: Actions = {};
   if (a.sendMessage?.trim()) actions.sendMessage = a.sendMessage.trim();
+  // Kept only when off and with a message to send: on is the default.
+  if (actions.sendMessage && a.shortenLinks === false) actions.shortenLinks = false;
   const addTags = cleanList(a.addTags);
   if (addTags.length) actions.addTags = addTags;
   const removeTags = cleanList(a.removeTags);

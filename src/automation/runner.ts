@@ -12,6 +12,8 @@ import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { businessOf } from "../keywords/keywords";
 import { normalForm } from "../keywords/matcher";
 import { assertWithinLimit } from "../licenses/limits";
+import { DEFAULT_EXPIRY_DAYS, expiryAt, linkDomainOf, shortenText } from "../links/links";
+import { withShortLinkLengths } from "../links/text";
 import { getMessage } from "../messages/messages";
 import { lastMessagePerPhone } from "../messages/threads";
 import { segmentCount } from "../messages/segments";
@@ -220,13 +222,21 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
         business: businessOf(ctx, userId),
         customFields: contact.customFields,
       });
-      const segments = segmentCount(text);
+      // Its links go out as short links of the account's link domain for this message and contact (no UTM, the
+      // default expiry) unless the rule says not (issue 32), and count at that length against the plan.
+      const owner = a.shortenLinks === false ? undefined : findUserById(ctx, userId);
+      const domain = owner ? linkDomainOf(ctx, owner) : null;
+      const segments = segmentCount(domain ? withShortLinkLengths(text, domain) : text);
       // An elective message: at the plan's monthly SMS limit it is not sent, and the rule's other actions still run.
       const refused = limitRefusal(ctx, userId, segments);
       if (refused) done.push(`Message not sent: ${refused}`);
       else {
-        sendText(ctx, { userId, phone: contact.phone, contactId: contact.id, content: text, kind: "single", from: { chosen: sender }, dueAt: ctx.now() });
-        done.push(`Message queued: ${text}`);
+        const id = Bun.randomUUIDv7();
+        const content = domain
+          ? shortenText(ctx, domain, text, { userId, campaignId: null, messageId: id, contactId: contact.id, phone: contact.phone, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
+          : text;
+        sendText(ctx, { id, userId, phone: contact.phone, contactId: contact.id, content, kind: "single", from: { chosen: sender }, dueAt: ctx.now() });
+        done.push(`Message queued: ${content}`);
       }
     }
   }

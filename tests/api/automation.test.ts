@@ -320,6 +320,38 @@ describe("conditions and actions", () => {
     expect([mail.subject, mail.text.trim()]).toEqual(['Automation rule "Rule": Ann', "A VIP joined"]);
   });
 
+  test("a message's links go out as short links of its contact (redirecting to the link), and as written with shortenLinks false", async () => {
+    const { acc } = await simulatorAccount();
+    const settings = (await call(acc, "GET", "/api/user/settings")).body as { linkDomain: string | null; linkDomainDefault: string };
+    const domain = settings.linkDomain ?? settings.linkDomainDefault;
+    const short = await rule(acc, { trigger: "manual", actions: { sendMessage: "Hi {firstName|there}, spring deals: https://shop.example.com/spring?ref=rule." } });
+    const written = await rule(acc, { trigger: "manual", actions: { sendMessage: "Autumn deals: https://shop.example.com/autumn", shortenLinks: false } });
+    expect((await ruleOf(acc, short.id)).actions).toEqual({ sendMessage: "Hi {firstName|there}, spring deals: https://shop.example.com/spring?ref=rule." });
+    expect((await ruleOf(acc, written.id)).actions).toEqual({ sendMessage: "Autumn deals: https://shop.example.com/autumn", shortenLinks: false });
+    const bad = await post(acc, "/api/automation-rules", { name: "x", trigger: "manual", actions: { sendMessage: "x", shortenLinks: "no" } });
+    expect([bad.status, bad.body.message]).toEqual([400, "shortenLinks must be true or false"]);
+
+    const ann = await contact(acc, { firstName: "Ann", phone: "+14155550711" });
+    expect((await post(acc, `/api/automation-rules/${short.id}/run`, { contactIds: [ann.id] })).body).toEqual({ ran: 1 });
+    const [run] = await runsReach(acc, short.id, 1);
+    const [sent] = outbound(acc, "+14155550711");
+    const m = new RegExp(`^Hi Ann, spring deals: ${domain.replace(/[.:/]/g, "\\$&")}/l/([0-9A-Za-z]{7})\\.$`).exec(sent!.content);
+    expect(m).not.toBeNull();
+    expect([run!.outcome, run!.detail]).toEqual(["done", [`Message queued: ${sent!.content}`]]);
+    const [message] = sql<{ id: string }>(`SELECT id FROM messages WHERE user_id = ? AND phone = ? AND direction = 'outbound'`, acc.user.id, "+14155550711");
+    expect(sql(`SELECT user_id, campaign_id, message_id, contact_id, phone, url, target FROM short_links WHERE code = ?`, m![1])).toEqual([
+      { user_id: acc.user.id, campaign_id: null, message_id: message!.id, contact_id: ann.id, phone: "+14155550711", url: "https://shop.example.com/spring?ref=rule", target: "https://shop.example.com/spring?ref=rule" },
+    ]);
+    const hit = await fetch(`${t.url}/l/${m![1]}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });
+    expect([hit.status, hit.headers.get("location")]).toEqual([302, "https://shop.example.com/spring?ref=rule"]);
+
+    const lee = await contact(acc, { firstName: "Lee", phone: "+14155550712" });
+    expect((await post(acc, `/api/automation-rules/${written.id}/run`, { contactIds: [lee.id] })).body).toEqual({ ran: 1 });
+    await runsReach(acc, written.id, 1);
+    expect(outbound(acc, "+14155550712")).toEqual([{ content: "Autumn deals: https://shop.example.com/autumn", kind: "single" }]);
+    expect(sql(`SELECT count(*) AS n FROM short_links WHERE user_id = ?`, acc.user.id)).toEqual([{ n: 1 }]);
+  });
+
   test("a message to a contact without a sender fails the run with the reason and undoes its other actions", async () => {
     const acc = await t.signUpVerified();
     const r = await rule(acc, { trigger: "contact_created", actions: { addTags: ["x"], sendMessage: "Hello" } });

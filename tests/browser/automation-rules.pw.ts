@@ -42,8 +42,14 @@ test("a rule created in the dialog answers a simulated reply once, counts it and
   await dialog.getByLabel("Words").fill("hours, open");
   await dialog.getByLabel("Send message").fill("We are open 9 to 5, {firstName|friend}!");
   await dialog.getByLabel("Add tags").fill("asked-hours");
+  // The message's links go out as short links unless the switch (on by default) is turned off; off is saved.
+  const shorten = dialog.getByRole("checkbox", { name: /Shorten links and count clicks/ });
+  await expect(shorten).toBeChecked();
+  await shorten.uncheck();
   await dialog.getByRole("button", { name: "Create Rule" }).click();
   await expect(dialog).toHaveCount(0);
+  const rules = (await (await fetch(`${app.url}/api/automation-rules`, { headers: await app.sessionHeaders(page) })).json()) as { data: { actions: unknown }[] };
+  expect(rules.data.map((r) => r.actions)).toEqual([{ sendMessage: "We are open 9 to 5, {firstName|friend}!", shortenLinks: false, addTags: ["asked-hours"] }]);
   const card = page.getByTestId("rule-card").filter({ hasText: "Opening hours" });
   await expect(card).toContainText("Reply contains words");
   await expect(card.getByTestId("rule-count")).toHaveText("fired 0 times");

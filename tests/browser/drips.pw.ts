@@ -54,18 +54,26 @@ test("the Welcome Series from its sample: a contact enrolled gets step 1 deliver
   await expect(step1.getByTestId("attachment-thumbnail")).toBeVisible();
   await expect(step1.getByTestId("form-attachments")).toContainText("welcome.jpg");
   await expect(dialog.getByTestId("step-2-attachments").getByTestId("form-attachments")).toHaveCount(0);
+  // Each step's links go out as short links unless its switch is turned off: step 2's is.
+  await expect(dialog.getByRole("checkbox", { name: "Step 1: shorten links and count clicks" })).toBeChecked();
+  await dialog.getByRole("checkbox", { name: "Step 2: shorten links and count clicks" }).uncheck();
   await dialog.getByRole("button", { name: "Create Drip Campaign" }).click();
   await expect(dialog).toBeHidden();
   const card = page.getByTestId("drip-card").filter({ hasText: "Welcome Series" });
   await expect(card).toContainText("Contact opts in · 4 steps: day 0, day 1 10:00, day 3 10:00, day 7 10:00");
   // Saved with the step, and shown again when the drip is opened to edit.
-  const saved = (await call<{ data: { name: string; steps: { mediaIds?: string[]; media: { filename: string; size: number }[] }[] }[] }>("/api/drip-campaigns")).data.find(
+  const saved = (
+    await call<{ data: { name: string; steps: { mediaIds?: string[]; shortenLinks?: false; media: { filename: string; size: number }[] }[] }[] }>("/api/drip-campaigns")
+  ).data.find(
     (d) => d.name === "Welcome Series",
   )!;
   expect(saved.steps.map((s) => s.media.map((m) => [m.filename, m.size]))).toEqual([[["welcome.jpg", photo.length]], [], [], []]);
+  expect(saved.steps.map((s) => s.shortenLinks ?? true)).toEqual([true, false, true, true]);
   await card.getByRole("button", { name: "Edit" }).click();
   const editor = page.getByRole("dialog", { name: "Edit Drip Campaign" });
   await expect(editor.getByTestId("step-1-attachments").getByTestId("form-attachments")).toContainText("welcome.jpg");
+  await expect(editor.getByRole("checkbox", { name: "Step 2: shorten links and count clicks" })).not.toBeChecked();
+  await expect(editor.getByRole("checkbox", { name: "Step 3: shorten links and count clicks" })).toBeChecked();
   await page.keyboard.press("Escape");
   await expect(editor).toBeHidden();
 

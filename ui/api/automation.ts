@@ -14,7 +14,7 @@ export type RuleInput = {
   triggerConfig: { keyword?: string; words?: string[]; tag?: string; field?: string; hour?: number; days?: number; campaignId?: string };
   conditions: Record<string, Record<string, string | number>>;
   segmentId: string | null;
-  actions: { sendMessage?: string; addTags?: string[]; removeTags?: string[]; emailOwner?: string; optOut?: boolean; enrolDripId?: string; removeDripId?: string };
+  actions: { sendMessage?: string; shortenLinks?: boolean; addTags?: string[]; removeTags?: string[]; emailOwner?: string; optOut?: boolean; enrolDripId?: string; removeDripId?: string };
 };
 
 const RULES = "/api/automation-rules";

@@ -116,6 +116,15 @@ export function DripDialog({ initial, drip, onClose, onSaved }: { initial: DripF
                 value={s.content}
                 onChange={(e) => setStep(i, { content: e.target.value })}
               />
+              <label className="mt-1 flex items-center gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  checked={s.shortenLinks !== false}
+                  onChange={(e) => setStep(i, { shortenLinks: e.target.checked ? undefined : false })}
+                  aria-label={`Step ${i + 1}: shorten links and count clicks`}
+                />
+                Shorten links and count clicks
+              </label>
               <div className="mt-2" data-testid={`step-${i + 1}-attachments`}>
                 <AttachmentPicker value={s.media} onChange={(media) => setStep(i, { media })} disabled={busy} label={`Attach to step ${i + 1}`} />
               </div>

@@ -41,6 +41,8 @@ type Form = {
   onlyTag: string;
   segmentId: string;
   sendMessage: string;
+  /** The message's links go out as short links (issue 32); off: as written. */
+  shortenLinks: boolean;
   addTags: string;
   removeTags: string;
   enrolDripId: string;
@@ -66,6 +68,7 @@ function formOf(r: Rule | null): Form {
     onlyTag: typeof tagCondition === "string" ? tagCondition : "",
     segmentId: r?.segmentId ?? "",
     sendMessage: a.sendMessage ?? "",
+    shortenLinks: a.shortenLinks !== false,
     addTags: (a.addTags ?? []).join(", "),
     removeTags: (a.removeTags ?? []).join(", "),
     enrolDripId: a.enrolDripId ?? "",
@@ -89,6 +92,7 @@ function bodyOf(f: Form, keep: Rule | null): RuleInput {
   if (f.onlyTag.trim()) conditions.tags = { eq: f.onlyTag.trim() };
   const actions: RuleInput["actions"] = {};
   if (f.sendMessage.trim()) actions.sendMessage = f.sendMessage;
+  if (f.sendMessage.trim() && !f.shortenLinks) actions.shortenLinks = false;
   if (list(f.addTags).length) actions.addTags = list(f.addTags);
   if (list(f.removeTags).length) actions.removeTags = list(f.removeTags);
   if (f.enrolDripId) actions.enrolDripId = f.enrolDripId;
@@ -178,6 +182,10 @@ export function RuleDialog({ rule, onClose, onSaved }: { rule: Rule | null; onCl
             onChange={(e) => set("sendMessage", e.target.value)}
           />
         </Field>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={f.shortenLinks} onChange={(e) => set("shortenLinks", e.target.checked)} />
+          Shorten links and count clicks (each contact gets their own short link)
+        </label>
         {text("addTags", "Add tags", "Comma-separated")}
         {text("removeTags", "Remove tags", "Comma-separated")}
         {(["enrolDripId", "removeDripId"] as const).map((k) => (
