@@ -8,6 +8,7 @@ import { HttpError } from "../http/errors";
 import { ArchiveError } from "./archive";
 import { promptHidden } from "../cli/prompt";
 import { backupsDir, createBackup, importArchive, listBackups, restoreBackup } from "./backups";
+import { backupDuties, formatDuties } from "./duties";
 import { decryptArchive, isEncryptedArchive } from "./encryption";
 
 const USAGE = "Unknown backup command. Use: smsdesk backup create | smsdesk backup list | smsdesk backup restore FILE";
@@ -24,6 +25,8 @@ export async function backupCommand(args: string[], open: (config: Config) => Pr
   if (command !== "create" && command !== "list" && command !== "restore") throw new ConfigError(USAGE);
   if (command === "restore" && !file) throw new ConfigError("backup restore needs the archive: smsdesk backup restore FILE");
   const config = loadConfig(process.env, args.slice(command === "restore" ? 2 : 1));
+  // On PostgreSQL the data folder's backups are not the installation's: say whose backups are whose first.
+  if (config.databaseUrl) console.log(formatDuties(backupDuties(config)));
   if (command === "list") {
     const backups = listBackups(config.dataDir);
     if (!backups.length) console.log("No backups yet.");

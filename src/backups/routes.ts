@@ -7,6 +7,7 @@ import { badRequest, conflict, HttpError } from "../http/errors";
 import type { User } from "../users/queries";
 import { ArchiveError } from "./archive";
 import { encryptedArchive, encryptionSettings, encryptionView, PASSPHRASE_BOUNDS, plainArchive, setBackupPassphrase } from "./encryption";
+import { backupDuties } from "./duties";
 import { remoteView, updateRemote } from "./remote";
 import { KEEP_BOUNDS, PRESETS, scheduleView, updateBackupSchedule } from "./schedule";
 import {
@@ -34,7 +35,7 @@ export function backupRoutes(ctx: AppContext) {
     new Elysia({ prefix: "/api/admin/backups" })
       .use(authGuard(ctx))
       // GET /api/admin/backups
-      .get("/", () => ({ data: listBackups(dataDir()), lastDrilled: lastDrilledBackup(dataDir()) }), { auth: "admin" })
+      .get("/", () => ({ data: listBackups(dataDir()), lastDrilled: lastDrilledBackup(dataDir()), duties: backupDuties(ctx.config) }), { auth: "admin" })
       // POST /api/admin/backups
       .post(
         "/",

@@ -34,6 +34,13 @@ test("an administrator opens the Backup Manager from the Admin Panel, creates a 
   await expect(page).toHaveURL(/\/admin\/backup-manager$/);
   await expect(page.getByRole("heading", { name: "Backup Manager" })).toBeVisible();
   await expect(page.getByText("No backups yet.")).toBeVisible();
+  // Whose backups are whose (issue 31 item 3): on the data folder's SQLite, all of it is this manager's.
+  const duties = page.getByRole("region", { name: "Whose backups are whose" });
+  await expect(duties.getByRole("heading")).toHaveText("Whose backups are whose (SQLite)");
+  await expect(duties).toContainText(
+    "This manager's job: Everything of this installation: the database (SQLite, in the data folder), secret.key and the MMS pictures and files. A restore here brings all of it back.",
+  );
+  await expect(duties).toContainText("The database's job: Nothing apart: the database is a file of the data folder, and these backups hold it.");
 
   await page.getByRole("button", { name: "Create backup" }).click();
   await expect(page.getByTestId("toast")).toContainText("Backup created and verified");

@@ -21,8 +21,12 @@ export type BackupRemote = { enabled: boolean; endpoint: string; bucket: string;
 export type BackupEncryption = { set: boolean; setAt: number | null };
 export type BackupSchedule = { enabled: boolean; preset: "daily" | "weekly" | "monthly" | "custom"; cron: string; keep: number; nextRunAt: number | null };
 
-/** The backups, newest first, and the newest good one that passed its restore drill. */
-export const useBackups = (enabled = true) => useApi<{ data: Backup[]; lastDrilled: Backup | null }>(enabled ? "/api/admin/backups" : null);
+/** Which backups are the backup manager's job and which the database's (src/backups/duties.ts). */
+export type BackupDuties = { engine: "sqlite" | "postgresql"; ours: string; database: string };
+
+/** The backups, newest first, the newest good one that passed its restore drill, and whose backups are whose. */
+export const useBackups = (enabled = true) =>
+  useApi<{ data: Backup[]; lastDrilled: Backup | null; duties: BackupDuties }>(enabled ? "/api/admin/backups" : null);
 export const useBackupRemote = () => useApi<BackupRemote>("/api/admin/backups/remote");
 export const saveBackupRemote = (body: Omit<BackupRemote, "secretSet"> & { secretAccessKey?: string }) =>
   api<BackupRemote>("/api/admin/backups/remote", { method: "PUT", body });

@@ -12,6 +12,7 @@ import {
   useBackups,
   useBackupSchedule,
   type Backup,
+  type BackupDuties,
   type BackupSchedule,
 } from "../../../api/backups";
 import { useConfirm } from "../../../components/confirm-dialog";
@@ -117,6 +118,7 @@ export function BackupManagerPage() {
 
       {list.error && <Alert>{list.error.message}</Alert>}
       {list.data && <BackupAgeCard lastDrilled={list.data.lastDrilled} />}
+      {list.data && <DutiesCard duties={list.data.duties} />}
       <Card>
         <ScrollBox label="Backups">
         <table className="w-full text-left text-sm">
@@ -227,6 +229,25 @@ export function BackupManagerPage() {
       <ScheduleCard />
       <RemoteCard />
     </div>
+  );
+}
+
+/** Whose backups are whose: this manager's, and the database's own (PostgreSQL's, when DATABASE_URL names one). */
+function DutiesCard({ duties }: { duties: BackupDuties }) {
+  return (
+    <section data-testid="backup-duties" aria-label="Whose backups are whose">
+      <Card className={`space-y-2 p-4 ${duties.engine === "postgresql" ? "border-sky-300 bg-sky-50" : ""}`}>
+        <h2 className="text-lg font-semibold">Whose backups are whose ({duties.engine === "sqlite" ? "SQLite" : "PostgreSQL"})</h2>
+        <p className="text-sm">
+          <span className="font-semibold">This manager's job: </span>
+          {duties.ours}
+        </p>
+        <p className="text-sm">
+          <span className="font-semibold">The database's job: </span>
+          {duties.database}
+        </p>
+      </Card>
+    </section>
   );
 }
 
