@@ -1217,7 +1217,7 @@ export const shortLinks = sqliteTable(
     expiresAt: integer("expires_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("short_links_campaign_idx").on(t.campaignId), index("short_links_user_idx").on(t.userId)],
+  (t) => [index("short_links_campaign_idx").on(t.campaignId), index("short_links_user_idx").on(t.userId), index("short_links_message_idx").on(t.messageId)],
 );
 
 /** Every hit of a short link, classified (src/links/classify.ts); only verdict 'human' counts (migration 0058). */

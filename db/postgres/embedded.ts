@@ -6,6 +6,7 @@ import m3 from "./migrations/0068_mms_price.sql" with { type: "text" };
 import m4 from "./migrations/0069_keyword_shorten_links.sql" with { type: "text" };
 import m5 from "./migrations/0070_mms_rollups.sql" with { type: "text" };
 import m6 from "./migrations/0071_shared_limits.sql" with { type: "text" };
+import m7 from "./migrations/0072_short_links_message_idx.sql" with { type: "text" };
 
 /** PostgreSQL's migrations by the tag of the SQLite migration they match, from the baseline on. */
 export const postgresMigrationSql: Record<string, string> = {
@@ -16,4 +17,5 @@ export const postgresMigrationSql: Record<string, string> = {
   "0069_keyword_shorten_links": m4,
   "0070_mms_rollups": m5,
   "0071_shared_limits": m6,
+  "0072_short_links_message_idx": m7,
 };

@@ -94,7 +94,7 @@ export function shortenText(ctx: AppContext, domain: string, text: string, owner
 /**
  * Short links made before their recipient was a contact (a keyword's welcome to a new number), by the codes
  * shortenText made, given the contact they were sent to, so a click counts for them in segments and automation.
- * By code, the table's key: message_id has no index.
+ * By code, the table's key.
  */
 export function giveLinksToContact(ctx: AppContext, codes: string[], contactId: string) {
   if (!codes.length) return;
@@ -104,7 +104,7 @@ export function giveLinksToContact(ctx: AppContext, codes: string[], contactId: 
 /** When links made now with this many days' life expire. */
 export const expiryAt = (now: number, days: number) => now + days * DAY;
 
-/** Removes the short links of messages that were not written after all (a repeat the outbox skipped). */
+/** Removes the short links of messages that were not written after all (a repeat the outbox skipped), by message_id's index. */
 export function dropLinksOfMessages(ctx: AppContext, messageIds: string[]) {
   if (!messageIds.length) return;
   ctx.db.$client.query(`DELETE FROM short_links WHERE message_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(messageIds));

@@ -6,6 +6,7 @@ import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 import { flushClicks } from "../../src/links/clicks";
+import { dropLinksOfMessages } from "../../src/links/links";
 import { runDueJobs } from "../../src/jobs/jobs";
 
 setDefaultTimeout(60_000);
@@ -260,5 +261,19 @@ describe("a campaign's short links", () => {
     const code = bodies[0]!.slice(-7);
     const link = t.ctx.db.$client.query(`SELECT campaign_id AS campaignId, contact_id AS contactId, target FROM short_links WHERE code = ?`).get(code);
     expect(link).toEqual({ campaignId: null, contactId: contact.body.id, target: "https://shop.example.com/welcome" });
+  });
+});
+
+describe("short links by message", () => {
+  test("a repeated chunk's links are dropped by their message ids, through short_links_message_idx (migration 0072), no other's", async () => {
+    const acc = await t.signUpVerified();
+    const db = t.ctx.db.$client;
+    const insert = db.prepare(`INSERT INTO short_links (code, user_id, message_id, phone, url, target, created_at) VALUES (?, ?, ?, '+14155550199', 'https://a.example', 'https://a.example', 0)`);
+    for (const [code, message] of [["Drop001", "m-1"], ["Drop002", "m-1"], ["Keep001", "m-2"], ["Drop003", "m-3"]]) insert.run(code, acc.user.id, message);
+    dropLinksOfMessages(t.ctx, ["m-1", "m-3"]);
+    expect(db.query(`SELECT code, message_id FROM short_links WHERE user_id = ?`).all(acc.user.id)).toEqual([{ code: "Keep001", message_id: "m-2" }]);
+    // The statement dropLinksOfMessages runs, searched by the index rather than a scan of every link.
+    const plan = db.query(`EXPLAIN QUERY PLAN DELETE FROM short_links WHERE message_id IN (SELECT value FROM json_each(?))`).all("[]") as { detail: string }[];
+    expect(plan.map((p) => p.detail)).toContain("SEARCH short_links USING COVERING INDEX short_links_message_idx (message_id=?)");
   });
 });
