@@ -328,7 +328,7 @@ function keepFirstLines<T extends { line: number }>(list: T[], line: number, max
 
 type Stored = { id: string; first_name: string; last_name: string; email: string | null; tags: string; custom_fields: string };
 
-const BULK = { cacheKib: 64 * 1024 };
+const BULK = { cacheKib: 16 * 1024 };
 const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
 
 /**
@@ -336,10 +336,12 @@ const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
  * share them; the last one out restores the previous values):
  * - temp_store MEMORY: an INSERT that fires a trigger keeps a statement journal, and in a file that is two
  *   writes of every page the statement touches;
- * - a larger page cache (64 MB, given back when the import ends), so a batch's transaction finds most index pages
- *   it dirties still in memory. Not more: a page the cache lacks is read from the system's file cache, while every
+ * - a larger page cache (16 MB, given back when the import ends), so a batch's transaction finds the index pages it
+ *   dirties still in memory. Not more: a page the cache lacks is read from the system's file cache, while every
  *   page it holds is the process's own memory, and a 256 MB cache took a million-row import to 796-833 MB of RSS
- *   (issue 29 item 2 bounds it at 400 MB; scripts/bench/import.ts).
+ *   (issue 29 item 2 bounds it at 400 MB; scripts/bench/import.ts). 64 MB and names sorted 125,000 at a time
+ *   (name-order.ts) peaked at 530 MB on a million rows of issue 29's shape, 16 MB and 60,000 at 357 MB, with the
+ *   same CPU on the main thread (40.1 and 41.3 us a row; 2 s more of it in the kernel, of 14).
  * Checkpoints are not among them: a CSV import has them done off the main thread (db/checkpoints.ts).
  */
 export function beginBulkWrites(db: Database): () => void {

@@ -10,10 +10,13 @@ import { compareKeys, FOLDABLE, FOLDED_LETTERS, nameKey, searchExtra } from "./n
  * A CSV import's contacts get their rows of contact_names (the list in name order, migration 0042) a part at a
  * time, once this many contacts were stored since the last part, and the rest at the end. Sorted by name, a part's
  * names fill neighbouring pages of the table: the more names a part holds, the fewer pages each transaction writes.
- * The more memory too: the sorter holds a part's names several times over (rows, keys, their JSON); a million-row
- * import peaked at 545 MB of RSS with parts of 250,000, 512 MB with 125,000 (issue 29 item 2 bounds it at 400 MB).
+ * The more memory too: the sorter holds a part's names several times over (rows, keys, their JSON), and the part's
+ * JSON crosses to this thread; a million-row import peaked at 545 MB of RSS with parts of 250,000, 512 MB with
+ * 125,000 (issue 29 item 2 bounds it at 400 MB). Parts of 60,000 took 200,000 rows into the executable to 398 and
+ * 394 MB against 439 and 488 with 125,000, in alternating runs (scripts/bench/import.ts --data plain --exe), and
+ * leave less to sort at the end, while the import waits.
  */
-const NAMES_PART = 125_000;
+const NAMES_PART = 60_000;
 
 /**
  * One owner's contacts from one rowid to another as the rows of contact_names need them: each a JSON array
