@@ -144,7 +144,7 @@ export async function benchData(contacts = 1_000_000, messageCount = 1_000_000, 
 export async function benchSession(data: BenchData): Promise<string> {
   const ctx = await openAppContext(loadConfig({ DATA_DIR: data.dir }, []), () => {});
   try {
-    return createSession(ctx, data.userId).token;
+    return (await createSession(ctx, data.userId)).token;
   } finally {
     ctx.mailer.close();
     ctx.db.$client.close();

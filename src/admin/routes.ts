@@ -62,7 +62,7 @@ export function adminRoutes(ctx: AppContext) {
         if (check.lockedUntil) throw codesLockedError(check.lockedUntil, ctx.now());
         if (!check.ok) throw new HttpError(401, "Invalid verification code");
       }
-      const session = createSession(ctx, user.id, {
+      const session = await createSession(ctx, user.id, {
         userAgent: headers["user-agent"],
         ip: clientIp(request),
       });

@@ -109,7 +109,7 @@ export function googleRoutes(ctx: AppContext) {
               set.headers.location = "/auth?step=2fa";
               return "";
             }
-            const session = createSession(ctx, user.id, {
+            const session = await createSession(ctx, user.id, {
               userAgent: headers["user-agent"],
               ip: clientIp(request),
             });

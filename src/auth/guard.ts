@@ -17,11 +17,11 @@ type Level = true | "unverified" | "admin";
  */
 export function authGuard(ctx: AppContext) {
   const checked = new WeakMap<Request, ActiveSession>();
-  const authenticate = (request: Request, level: Level): ActiveSession => {
+  const authenticate = async (request: Request, level: Level): Promise<ActiveSession> => {
     const known = checked.get(request);
     if (known) return known;
     const token = tokenOfRequest(request);
-    const session = token ? resolveSession(ctx, token) : null;
+    const session = token ? await resolveSession(ctx, token) : null;
     if (!session) throw unauthorized();
     if (level !== "unverified" && !session.user.emailVerified) {
       throw new HttpError(403, "Please verify your email address first", { emailVerified: false });
@@ -39,15 +39,15 @@ export function authGuard(ctx: AppContext) {
         // multi-line "[Sucrose] warning" with the minified source on every signed-in call).
         // Returning nothing from parse hands the body to Elysia's own parsers; a route with `parse: "none"`
         // keeps it (Elysia drops a macro's parse hook there) and reads its own body after `resolve`.
-        parse: (context) => {
-          authenticate(context.request, level);
+        parse: async (context) => {
+          await authenticate(context.request, level);
           // A parse hook makes Elysia parse the body of every route, also of those that declare none and never
           // read one before; an empty body under a JSON content type would then fail as invalid JSON. An empty
           // body reads as an empty object, as if none had been sent.
           if (!context.request.body || context.request.headers.get("content-length") === "0") return {};
         },
-        transform: (context) => {
-          authenticate(context.request, level);
+        transform: async (context) => {
+          await authenticate(context.request, level);
           // Elysia's validation turns a body that is not an object ("text", 5, [], null) into {} where a route's
           // fields are all optional, so such a call would change nothing and answer 200. No route takes one.
           const body: unknown = context.body;
@@ -55,8 +55,8 @@ export function authGuard(ctx: AppContext) {
             throw badRequest("The request body must be a JSON object");
           }
         },
-        resolve: (context) => {
-          const session = authenticate(context.request, level);
+        resolve: async (context) => {
+          const session = await authenticate(context.request, level);
           return { user: session.user, sessionId: session.sessionId };
         },
       };
@@ -65,7 +65,7 @@ export function authGuard(ctx: AppContext) {
 }
 
 /** The signed-in user if any, for public calls that record who sent them. */
-export function optionalUserId(ctx: AppContext, headers: Record<string, string | undefined>, cookieToken: unknown) {
+export async function optionalUserId(ctx: AppContext, headers: Record<string, string | undefined>, cookieToken: unknown) {
   const token = tokenFromRequest(headers, typeof cookieToken === "string" ? cookieToken : undefined);
-  return token ? (resolveSession(ctx, token)?.user.id ?? null) : null;
+  return token ? ((await resolveSession(ctx, token))?.user.id ?? null) : null;
 }

@@ -90,7 +90,7 @@ export function passkeyRoutes(ctx: AppContext) {
       "/authenticate/complete",
       async ({ body, headers, cookie, request }) => {
         const user = await completeAuthentication(ctx, body.credential as unknown as AuthenticationResponseJSON);
-        const session = createSession(ctx, user.id, {
+        const session = await createSession(ctx, user.id, {
           userAgent: headers["user-agent"],
           ip: clientIp(request),
         });

@@ -79,9 +79,9 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
     // The emailed code finishes a sign-up: the account is verified and signed in.
     .post(
       "/register/verify",
-      ({ body, headers, cookie, request }) => {
+      async ({ body, headers, cookie, request }) => {
         const { user, license } = finishSignUp(ctx, body.signupToken, body.code);
-        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
+        const session = await createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         return { token: session.token, user: publicUser(user), ...license };
       },
@@ -121,7 +121,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
           // No session yet: the code step (/login/2fa) must follow within 5 minutes, carrying this token.
           return { requires2FA: true, userId: user.id, pendingToken: startPendingLogin(ctx, user.id) };
         }
-        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
+        const session = await createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         return { token: session.token, user: publicUser(user), requires2FA: false };
       },
@@ -130,7 +130,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
     // POST /api/auth/login/2fa
     .post(
       "/login/2fa",
-      ({ body, headers, cookie, request }) => {
+      async ({ body, headers, cookie, request }) => {
         const code = (body.token ?? "").trim();
         if (!/^\d{6}$/.test(code) && !/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/.test(code)) {
           throw badRequest("Please enter a valid 6-digit code");
@@ -145,28 +145,28 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
         if (!user) throw new HttpError(401, SIGN_IN_EXPIRED);
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
         cookie[PENDING_LOGIN_COOKIE]!.set({ value: "", maxAge: 0, path: PENDING_LOGIN_COOKIE_PATH, httpOnly: true, sameSite: "lax" });
-        const session = createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
+        const session = await createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         return { token: session.token, user: publicUser(user) };
       },
       { body: t.Object({ userId: optionalText(100), pendingToken: optionalText(100), token: optionalText(20) }) },
     )
     // POST /api/auth/logout
-    .post("/logout", ({ request, cookie }) => {
+    .post("/logout", async ({ request, cookie }) => {
       const token = tokenOfRequest(request);
-      const session = token ? resolveSession(ctx, token) : null;
-      if (session) revokeSession(ctx, session.sessionId);
+      const session = token ? await resolveSession(ctx, token) : null;
+      if (session) await revokeSession(ctx, session.sessionId);
       clearSessionCookies(cookie);
       return { success: true };
     })
     // GET /api/auth/sessions
-    .get("/sessions", ({ user, sessionId }) => ({ sessions: sessionsWithCredentials(ctx, user.id, sessionId) }), { auth: "unverified" })
+    .get("/sessions", async ({ user, sessionId }) => ({ sessions: await sessionsWithCredentials(ctx, user.id, sessionId) }), { auth: "unverified" })
     // POST /api/auth/sessions/revoke-others
     // The API keys and webhooks those sessions set up are revoked with them unless keepCredentials.
     .post(
       "/sessions/revoke-others",
-      ({ user, sessionId, body }) => {
-        const outcome = signOutOtherSessions(ctx, user.id, sessionId, body?.keepCredentials ?? false);
+      async ({ user, sessionId, body }) => {
+        const outcome = await signOutOtherSessions(ctx, user.id, sessionId, body?.keepCredentials ?? false);
         return { success: true, revoked: outcome.ended, credentials: outcomeView(outcome.credentials) };
       },
       { auth: "unverified", body: t.Optional(t.Object({ keepCredentials: keepCredentialsField })) },
@@ -174,8 +174,8 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
     // DELETE /api/auth/sessions/:id
     .delete(
       "/sessions/:id",
-      ({ user, params }) => {
-        revokeOwnSession(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await revokeOwnSession(ctx, user.id, params.id);
         return { success: true };
       },
       { auth: "unverified", params: t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) }) },

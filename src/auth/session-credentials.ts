@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { t } from "elysia";
 import { sessions } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { credentialMadeEmail } from "../mail/templates";
 import { findUserById } from "../users/queries";
@@ -58,11 +59,11 @@ export function endCredentialsOfSessions(ctx: AppContext, userId: string, sessio
 }
 
 /** "Sign out of all other sessions": they end, and what they set up with them unless `keep`; in one transaction. */
-export function signOutOtherSessions(ctx: AppContext, userId: string, keepSessionId: string, keep: boolean) {
-  return ctx.db.$client.transaction(() => {
+export async function signOutOtherSessions(ctx: AppContext, userId: string, keepSessionId: string, keep: boolean) {
+  return ctx.withTransaction(async () => {
     const ended = revokeOtherSessions(ctx, userId, keepSessionId);
     return { ended: ended.length, credentials: endCredentialsOfSessions(ctx, userId, ended, keep, "you signed out of your other sessions") };
-  })();
+  });
 }
 
 /** A credential's public shape in an answer: what it is and its name. */
@@ -88,8 +89,9 @@ export function outcomeView(o: CredentialOutcome) {
  * The account's working sessions (listSessions), each with the working credentials it set up, so the owner sees
  * what signing it out would revoke.
  */
-export function sessionsWithCredentials(ctx: AppContext, userId: string, currentSessionId: string) {
-  const list = listSessions(ctx, userId, currentSessionId);
+export async function sessionsWithCredentials(ctx: AppContext, userId: string, currentSessionId: string) {
+  const list = await listSessions(ctx, userId, currentSessionId);
+  await ready(ctx.db);
   const made = credentialsMadeBy(ctx, userId, list.map((s) => s.id));
   return list.map((s) => ({ ...s, credentials: made.filter((c) => c.sessionId === s.id).map(credentialView) }));
 }
@@ -97,7 +99,8 @@ export function sessionsWithCredentials(ctx: AppContext, userId: string, current
 /**
  * Tells the owner by email that a session of theirs made a credential (or changed where a webhook sends): what,
  * when, and from which device and address, so a session they do not know about is noticed. Not awaited by the
- * request: a slow mail server neither delays nor fails the change; a failure is logged.
+ * request: a slow mail server neither delays nor fails the change; a failure is logged. Synchronous still: api-keys
+ * and outbound-webhooks call it in their own turn on the connection, right after the write it tells of.
  */
 export function noticeCredentialMade(
   ctx: AppContext,

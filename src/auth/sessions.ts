@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, inArray, isNull, ne } from "drizzle-orm";
 import { sessions } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import { findUserById, type User } from "../users/queries";
@@ -13,7 +14,8 @@ export const LAST_SEEN_EVERY_MS = 60_000;
 
 export type SessionMeta = { userAgent?: string | null; ip?: string | null };
 
-export function createSession(ctx: AppContext, userId: string, meta: SessionMeta = {}): { token: string; expiresAt: Date } {
+export async function createSession(ctx: AppContext, userId: string, meta: SessionMeta = {}): Promise<{ token: string; expiresAt: Date }> {
+  await ready(ctx.db);
   const sid = newSessionId();
   const issuedAt = ctx.now();
   const expiresAt = new Date(issuedAt + SESSION_DAYS * 86_400_000);
@@ -42,7 +44,21 @@ export function createSession(ctx: AppContext, userId: string, meta: SessionMeta
 
 export type ActiveSession = { sessionId: string; user: User };
 
-export function resolveSession(ctx: AppContext, token: string): ActiveSession | null {
+export async function resolveSession(ctx: AppContext, token: string): Promise<ActiveSession | null> {
+  if (!verifyToken(ctx.keys.sessions, token, ctx.now())) return null;
+  await ready(ctx.db);
+  return resolveNow(ctx, token);
+}
+
+/**
+ * The account of a session token, or null: resolveSession for the live sockets, which check a socket's session
+ * synchronously (at the upgrade, on its auth message, and again every few minutes while it is open).
+ */
+export function liveSessionUserId(ctx: AppContext, token: string): string | null {
+  return resolveNow(ctx, token)?.user.id ?? null;
+}
+
+function resolveNow(ctx: AppContext, token: string): ActiveSession | null {
   const claims = verifyToken(ctx.keys.sessions, token, ctx.now());
   if (!claims) return null;
   const sessionId = keyedHash(ctx.keys.sessions, claims.sid);
@@ -57,7 +73,11 @@ export function resolveSession(ctx: AppContext, token: string): ActiveSession | 
   return { sessionId, user };
 }
 
-/** The holder of the session proved again who they are (a password, a code or a passkey): sudo mode starts now. */
+/**
+ * The holder of the session proved again who they are (a password, a code or a passkey): sudo mode starts now.
+ * Synchronous still, as sessionConfirmedAt: reauth.ts's check runs as the synchronous confirmation callback of
+ * admin, api-keys, outbound-webhooks and backups, inside their writes.
+ */
 export function confirmSession(ctx: AppContext, sessionId: string) {
   ctx.db.update(sessions).set({ confirmedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
 }
@@ -82,14 +102,16 @@ function sessionsEnded(ctx: AppContext, userId: string) {
   if (listeners) queueMicrotask(() => listeners.forEach((listener) => listener(userId)));
 }
 
-export function revokeSession(ctx: AppContext, sessionId: string) {
+export async function revokeSession(ctx: AppContext, sessionId: string) {
+  await ready(ctx.db);
   const ended = ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId }).get();
   if (ended) sessionsEnded(ctx, ended.userId);
 }
 
 /**
  * Every session of the account ends: for changes made by someone else (an administrator, the command line, Google
- * linking) and a password reset. Answers the ids of the sessions it ended.
+ * linking) and a password reset. Answers the ids of the sessions it ended. Synchronous still, as
+ * revokeOtherSessions: two-factor, password reset and Google's sign-in end sessions inside synchronous transactions.
  */
 export function revokeAllSessions(ctx: AppContext, userId: string): string[] {
   const ended = ctx.db
@@ -120,7 +142,8 @@ export function revokeOtherSessions(ctx: AppContext, userId: string, keepSession
 }
 
 /** The ids of the sessions not revoked: a restore keeps no other session alive in the restored data. */
-export function unrevokedSessionIds(ctx: AppContext): Set<string> {
+export async function unrevokedSessionIds(ctx: AppContext): Promise<Set<string>> {
+  await ready(ctx.db);
   return new Set(ctx.db.select({ id: sessions.id }).from(sessions).where(isNull(sessions.revokedAt)).all().map((r) => r.id));
 }
 
@@ -129,15 +152,17 @@ export function unrevokedSessionIds(ctx: AppContext): Set<string> {
  * before a sign-out, a password change or a "sign out of all other sessions" would otherwise bring back the
  * sessions they ended, a stolen one among them.
  */
-export function endSessionsExcept(ctx: AppContext, alive: Set<string>) {
-  const doomed = [...unrevokedSessionIds(ctx)].filter((id) => !alive.has(id));
+export async function endSessionsExcept(ctx: AppContext, alive: Set<string>) {
+  const doomed = [...(await unrevokedSessionIds(ctx))].filter((id) => !alive.has(id));
+  await ready(ctx.db);
   for (let i = 0; i < doomed.length; i += 500) {
     ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(inArray(sessions.id, doomed.slice(i, i + 500))).run();
   }
 }
 
 /** The user's own session `sessionId` ends; another user's (or an unknown) id answers 404 like a missing one. */
-export function revokeOwnSession(ctx: AppContext, userId: string, sessionId: string) {
+export async function revokeOwnSession(ctx: AppContext, userId: string, sessionId: string) {
+  await ready(ctx.db);
   const ended = ctx.db
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })
@@ -152,7 +177,8 @@ export function revokeOwnSession(ctx: AppContext, userId: string, sessionId: str
  * The account's sessions that still work, most recently used first. The id is the row's key: a keyed hash of the
  * token's random session id, so it names a session without being able to stand in for its token.
  */
-export function listSessions(ctx: AppContext, userId: string, currentSessionId: string) {
+export async function listSessions(ctx: AppContext, userId: string, currentSessionId: string) {
+  await ready(ctx.db);
   const rows = ctx.db
     .select()
     .from(sessions)

@@ -615,8 +615,9 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
   mkdirSync(aside, { mode: 0o700 });
   // What may be signed in now: nothing revoked since the backup comes back with it (a stolen session, a leaked key).
   // Read last before the connection closes, with nothing awaited after: no transaction is open when it does.
+  const sessions = await unrevokedSessionIds(ctx);
   const keys = await unrevokedApiKeyIds(ctx);
-  const alive = { sessions: unrevokedSessionIds(ctx), keys };
+  const alive = { sessions, keys };
   // Closing the last connection checkpoints the WAL into the database file; any -wal or -shm left moves with it,
   // so the restored database never opens with the old one's log.
   ctx.db.$client.close();
@@ -645,7 +646,7 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
     // Opening applies the migrations a backup from an older version lacks.
     opened = openDatabase(dbPath);
     setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
-    endSessionsExcept(ctx, alive.sessions);
+    await endSessionsExcept(ctx, alive.sessions);
     await revokeApiKeysExcept(ctx, alive.keys);
   } catch (err) {
     try {

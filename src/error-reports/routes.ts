@@ -31,7 +31,7 @@ export function errorReportRoutes(ctx: AppContext) {
       const r = body.errorReport ?? body.error;
       if (!r?.message?.trim()) throw badRequest("An error report needs a message");
       const id = await storeErrorReport(ctx, {
-        userId: optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
+        userId: await optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
         type: clip(r.type, 60) ?? (body.error ? "mobile_error" : "react_error"),
         message: clip(r.message, 2_000)!,
         stack: clip(r.stack, 20_000),

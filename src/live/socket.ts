@@ -1,5 +1,5 @@
 import type { Server, WebSocketHandler } from "bun";
-import { onSessionsEnded, resolveSession, SESSION_COOKIE, tokenOfRequest } from "../auth/sessions";
+import { liveSessionUserId, onSessionsEnded, SESSION_COOKIE, tokenOfRequest } from "../auth/sessions";
 import type { AppContext } from "../context";
 import { resolveClientIp } from "../http/client-ip";
 import { CLOSE, LiveHub, type LiveSocket, type SocketData } from "./hub";
@@ -60,7 +60,7 @@ const hasSessionCookie = (request: Request) =>
  * (`lastEventId` in its auth or `resume` message); it never says who it is.
  */
 export function liveSockets(ctx: AppContext): LiveSockets {
-  const sessionOf = (token: string) => resolveSession(ctx, token)?.user.id ?? null;
+  const sessionOf = (token: string) => liveSessionUserId(ctx, token);
   const hub = new LiveHub(ctx, sessionOf);
   hubs.set(ctx, hub);
   ctx.onStop.unshift(() => hub.stop());

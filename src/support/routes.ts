@@ -24,7 +24,7 @@ export function supportRoutes(ctx: AppContext) {
       if (!name || !email || !subject || !message) throw badRequest("Please fill in all required fields");
       if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
       const id = await storeContactMessage(ctx, {
-        userId: optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
+        userId: await optionalUserId(ctx, headers, cookie[SESSION_COOKIE]?.value),
         name,
         email,
         company: body.company?.trim() || null,

@@ -265,6 +265,14 @@ const ALLOWED: Record<string, string> = {
     "the outbox store records the price on each MMS the provider accepts, synchronously",
   "providers/prices.ts exports pricesNow, which uses the database, not async (not async)":
     "the outbox store and the reconciliation record the price on each message the provider accepts, synchronously",
+  "auth/sessions.ts exports confirmSession, which uses the database, not async (not async)":
+    "sudo mode (reauth.ts) confirms and checks a session synchronously: its check is the synchronous confirmation callback of admin, api-keys, outbound-webhooks and backups, run inside their writes",
+  "auth/sessions.ts exports sessionConfirmedAt, which uses the database, not async (not async)": "as confirmSession",
+  "auth/sessions.ts exports revokeAllSessions, which uses the database, not async (not async)":
+    "until the rest of auth is converted: two-factor, password reset, Google's sign-in and the administrator's command end sessions in synchronous code",
+  "auth/sessions.ts exports revokeOtherSessions, which uses the database, not async (not async)": "as revokeAllSessions",
+  "auth/session-credentials.ts exports noticeCredentialMade, which uses the database, not async (not async)":
+    "api-keys and outbound-webhooks tell the owner in their own turn on the connection, right after the write it tells of; the mail is not awaited",
   "users/queries.ts exports findUserById, which uses the database, not async (not async)":
     "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
   "users/default-country.ts exports defaultCountryOf, which uses the database, not async (not async)":
@@ -282,16 +290,20 @@ const ALLOWED: Record<string, string> = {
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: auth, jobs, events,
+ * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs, events,
  * backups, automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
- * holders auth's sessions call inside their synchronous transaction) stay synchronous until auth is converted.
+ * holders a password reset calls inside its synchronous transaction) stay synchronous until auth is converted.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
 const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
-/** Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions). */
-const ASYNC_FILES = new Set(["automation/rules.ts"]);
+/**
+ * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
+ * auth's sessions and the credentials they made (sign-in, two-factor, passkeys, Google, email and password changes
+ * still run synchronously).
+ */
+const ASYNC_FILES = new Set(["automation/rules.ts", "auth/sessions.ts", "auth/session-credentials.ts"]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
 function ruleOf(key: string) {

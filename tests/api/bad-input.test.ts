@@ -129,7 +129,7 @@ async function keepSession() {
   const me = await fetch(`${t.url}/api/auth/user`, { headers: { authorization: `Bearer ${token}` } });
   if (me.status === 200) return;
   t.ctx.db.$client.run("UPDATE users SET role = 'admin', disabled = 0, email_verified = 1 WHERE id = ?", [userId]);
-  token = createSession(t.ctx, userId).token;
+  token = (await createSession(t.ctx, userId)).token;
 }
 
 async function post(path: string, body: unknown) {
