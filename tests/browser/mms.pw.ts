@@ -146,8 +146,9 @@ test("a picture attached in /chat goes out with the text, and an SVG is refused,
 });
 
 // Issue 33 item 1 (templates): a picture attached to a template on the Templates screen shows on its card and when it
-// is edited; in /chat the composer's template picker puts the template's text in the box and attaches a copy of its
-// picture, which goes out with the reply byte for byte while the template keeps its own.
+// is edited, and Use This Template opens the wizard with a copy of it; in /chat the composer's template picker puts
+// the template's text in the box and attaches a copy of its picture, which goes out with the reply byte for byte while
+// the template keeps its own.
 test("a template's picture, attached on the Templates screen, goes out with a chat reply written from it", async ({ browser }) => {
   const token = await app.verifiedAccount({ email: `tmplmms${Date.now()}@example.com` });
   const call = async <T = { id: string }>(path: string, body?: unknown): Promise<T> => {
@@ -185,6 +186,17 @@ test("a template's picture, attached on the Templates screen, goes out with a ch
   const editor = page.getByRole("dialog", { name: "Edit Template" });
   await expect(editor.getByTestId("form-attachments")).toContainText("bouquet.jpg");
   await editor.getByRole("button", { name: "Cancel" }).click();
+  // Use This Template opens the campaign wizard on its text with a copy of its picture.
+  await card.getByRole("button", { name: "Use This Template" }).click();
+  const wizard = page.getByRole("dialog", { name: "Create New Campaign" });
+  await wizard.getByRole("radio", { name: /Promotion/ }).click();
+  await wizard.getByRole("button", { name: "Continue" }).click();
+  await expect(wizard.getByLabel("Your message", { exact: true })).toHaveValue("Here is today's bouquet");
+  const wizardChip = wizard.getByTestId("form-attachments").getByRole("listitem");
+  await expect(wizardChip).toHaveCount(1);
+  await expect(wizardChip).toContainText("bouquet.jpg");
+  await expect.poll(() => wizardChip.getByTestId("attachment-thumbnail").evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBe(200);
+  await page.keyboard.press("Escape");
 
   await page.goto(`${app.url}/chat`);
   await page.getByRole("list", { name: "Conversation list" }).getByRole("listitem").filter({ hasText: "Rosa Parks" }).getByRole("button").click();

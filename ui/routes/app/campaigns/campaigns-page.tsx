@@ -1,5 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
-import { useNavigate } from "@tanstack/react-router";
+import { useNavigate, useRouterState } from "@tanstack/react-router";
+import type { Attachment } from "../../../components/attachment-picker";
 import { useEffect, useState, type ReactNode } from "react";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Pagination } from "../../../components/pagination";
@@ -25,6 +26,13 @@ const ACTION_DONE: Record<"pause" | "resume" | "cancel", { path: string; title: 
   resume: { path: "resume", title: "Campaign resumed", failure: "Failed to resume campaign" },
   cancel: { path: "cancel", title: "Campaign cancelled", failure: "Failed to cancel campaign" },
 };
+
+declare module "@tanstack/history" {
+  interface HistoryState {
+    /** Attachments a screen opens with, handed over by the one that navigated (copies of a template's). */
+    attachments?: Attachment[];
+  }
+}
 
 /** The SMS campaign screen (/sms-campaigns, /campaigns, /send-message); `wizard` opens it on the wizard. */
 export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
@@ -243,7 +251,7 @@ export function CampaignsPage({ wizard }: { wizard?: WizardPrefill } = {}) {
       )}
       {wizardOpen && (
         <CampaignWizard
-          key={`${wizard?.type}:${wizard?.message}:${wizard?.contact?.id}:${wizard?.segmentId}`}
+          key={`${wizard?.type}:${wizard?.message}:${wizard?.contact?.id}:${wizard?.segmentId}:${wizard?.media?.map((m) => m.id).join(",")}`}
           onClose={closeWizard}
           onSent={() => void list.reload()}
           user={user}
@@ -276,15 +284,17 @@ export function CampaignWizardPage() {
   const type = search.type;
   const contact = search.contactId ? { id: search.contactId, name: search.name ?? "" } : undefined;
   const segmentId = search.segmentId;
-  const [prefill, setPrefill] = useState<WizardPrefill>({ message, type, contact, segmentId });
+  // Copies of a template's attachments, handed over by "Use This Template" in the history entry's state.
+  const media = useRouterState({ select: (s) => s.location.state.attachments });
+  const [prefill, setPrefill] = useState<WizardPrefill>({ message, type, contact, segmentId, media });
   useEffect(
     () =>
       setPrefill((p) =>
-        p.message === message && p.type === type && p.contact?.id === contact?.id && p.segmentId === segmentId
+        p.message === message && p.type === type && p.contact?.id === contact?.id && p.segmentId === segmentId && p.media === media
           ? p
-          : { message, type, contact, segmentId },
+          : { message, type, contact, segmentId, media },
       ),
-    [message, type, contact?.id, segmentId],
+    [message, type, contact?.id, segmentId, media],
   );
   return <CampaignsPage wizard={prefill} />;
 }

@@ -1,6 +1,7 @@
 import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { formatDate } from "../../../../src/users/regional-options";
+import type { Attachment } from "../../../components/attachment-picker";
 import { emptyPhone, regionOfLocale } from "../../../components/phone-input";
 import { Button, Spinner } from "../../../components/ui";
 import { createCampaign, saveCampaign, sendCampaign } from "../../../api/campaigns";
@@ -18,7 +19,8 @@ import { abMissing, abTestBody, NO_AB_TEST } from "./ab-test-fields";
 import { AudienceStep, MessageStep, ReviewStep, singlePhone, StepList, STEPS, TypeStep, type WizardDraft } from "./wizard-steps";
 
 /** What the wizard opens with: a message and type (a template), one contact, or a segment ("Send to this segment"). */
-export type WizardPrefill = { message?: string; type?: CampaignType; contact?: { id: string; name: string }; segmentId?: string };
+/** `media`: attachments the wizard opens with (copies of a template's, from "Use This Template"). */
+export type WizardPrefill = { message?: string; type?: CampaignType; contact?: { id: string; name: string }; segmentId?: string; media?: Attachment[] };
 
 /** What step `step` still needs before Continue; null when it is complete. */
 function missing(step: number, d: WizardDraft, hasNumbers: boolean, timeZone: string): string | null {
@@ -83,7 +85,7 @@ export function CampaignWizard({
     singleContactName: "",
     fromNumber: senders.defaultNumber,
     appendOptOut: optOutDefault ?? true,
-    media: [],
+    media: prefill?.media ?? [],
     ...LINK_DEFAULTS,
     abTest: NO_AB_TEST,
   });

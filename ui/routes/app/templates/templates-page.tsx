@@ -27,13 +27,16 @@ import { MergeFieldInserter } from "./merge-fields";
 type Tab = TemplateCategory | "all";
 const TABS: { value: Tab; label: string }[] = [{ value: "all", label: "All" }, ...TEMPLATE_CATEGORIES];
 
-/** The wizard, opened on a template's text (the use is counted first). */
+/**
+ * The wizard, opened on a template's text and copies of its pictures and files (the use is counted first, and makes
+ * the copies: handed over in the history entry's state, since they are not the URL's to carry).
+ */
 export function useOpenInWizard() {
   const navigate = useNavigate();
   return async (t: Pick<TemplateView, "id" | "content">) => {
     try {
-      await countTemplateUse(t.id);
-      void navigate({ to: "/simple-campaign-wizard", search: { message: t.content } as never });
+      const used = await countTemplateUse(t.id);
+      void navigate({ to: "/simple-campaign-wizard", search: { message: t.content } as never, state: (s) => ({ ...s, attachments: used.attachments }) });
     } catch (err) {
       toast({ title: "Error", description: errorMessage(err, "Could not use the template"), variant: "destructive" });
     }
