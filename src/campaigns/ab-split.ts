@@ -103,7 +103,7 @@ export function writeAbTest(ctx: AppContext, user: User, campaign: Campaign, tes
 }
 
 /** The job that picks the winner, when the test decides by itself (in the start's transaction). */
-export function scheduleAbDecision(ctx: AppContext, user: User, campaign: Campaign, test: AbTest, startAt: number) {
+export function scheduleAbDecision(ctx: AppContext, user: User, campaign: Pick<Campaign, "id">, test: AbTest, startAt: number) {
   if (test.decideAfterHours === null) return;
   rescheduleJob(ctx, { kind: AB_DECIDE, key: abDecideKey(campaign.id), runAt: startAt + test.decideAfterHours * 3600_000, userId: user.id, refId: campaign.id });
 }

@@ -18,7 +18,7 @@ import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
 import { customFieldsInUse, outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
-import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
+import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, typedRecipientsOf, writeInChunks, type StartRow } from "./outbox-writer";
 import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
 import { assertHoldable, copyMedia, heldMedia, holdMedia, mediaView, releaseMedia, type MediaRow } from "../media/media";
 import { campaignMedia } from "./outbox";
@@ -399,6 +399,16 @@ export function campaignWithoutRecipients(ctx: AppContext, userId: string, id: s
   return ctx.db.select(withoutRecipients).from(campaigns).where(and(eq(campaigns.userId, userId), eq(campaigns.id, id))).get() ?? null;
 }
 
+/** A campaign's typed list as stored (JSON text, not parsed), null when it is not the account's. */
+export function typedListText(ctx: AppContext, userId: string, id: string): string | null {
+  return ctx.db.$client.query<{ r: string }, [string, string]>(`SELECT recipients AS r FROM campaigns WHERE user_id = ? AND id = ?`).get(userId, id)?.r ?? null;
+}
+
+/** Whether a campaign's typed list is still `text` (compared by SQLite, nothing parsed). */
+export function typedListIs(ctx: AppContext, id: string, text: string): boolean {
+  return ctx.db.$client.query<{ same: number }, [string, string]>(`SELECT recipients = ? AS same FROM campaigns WHERE id = ?`).get(text, id)?.same === 1;
+}
+
 export async function updateCampaign(ctx: AppContext, user: User, id: string, input: CampaignInput) {
   // A turn of the event loop after the request's body (1.7 MB for 100,000 numbers) was parsed and checked in this one.
   await new Promise<void>((resolve) => setImmediate(resolve));
@@ -506,13 +516,15 @@ export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[],
  * caller's, when it has one), so a crash never leaves rows without a started campaign or the reverse.
  * `intendedAt` is when it was meant to go (a scheduled time), from which its messages expire.
  */
-export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow, intendedAt: number) {
-  if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
-  const sender = senderFor(ctx, user.id, campaign);
-  const test = campaign.abTest;
+export function startCampaign(ctx: AppContext, user: User, row: StartRow, intendedAt: number) {
+  if (row.type !== "sms") throw badRequest("Email campaigns are not available yet");
+  const sender = senderFor(ctx, user.id, row);
+  const test = row.abTest;
   // An A/B test is split and written at once up to a smaller audience: it renders each recipient once per variant.
   const atOnce = test ? AB_AT_ONCE : CHUNKED_ABOVE;
-  if (recipientCountUpTo(ctx, campaign, atOnce + 1) > atOnce) return startChunked(ctx, user, campaign, sender, intendedAt);
+  if (recipientCountUpTo(ctx, row, atOnce + 1) > atOnce) return startChunked(ctx, user, row, sender, intendedAt);
+  // Written in one go: its typed list is read now if it was left unread.
+  const campaign: CampaignRow = { ...row, recipients: row.recipients ?? (row.audience.kind === "manual" ? typedRecipientsOf(ctx, row.id) : []) };
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
   const split = test ? splitAudience(campaign.id, recipients, test) : null;
@@ -551,7 +563,7 @@ export function startCampaign(ctx: AppContext, user: User, campaign: CampaignRow
  * one past what the month has left (a bounded count; typed recipients as typed) times one message's segments
  * (segmentsPerMessage). Answers nothing queued yet.
  */
-function startChunked(ctx: AppContext, user: User, campaign: CampaignRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
+function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
   const usage = usageFor(ctx, user).messages;
   const test = campaign.abTest;
   // An A/B test's recipients each get one of its variants, or the winner: counted at the longest.
@@ -584,7 +596,7 @@ function startChunked(ctx: AppContext, user: User, campaign: CampaignRow, sender
 }
 
 /** Puts a campaign on the schedule: one pending start job at `at` (replacing any it had), status scheduled. */
-function scheduleStart(ctx: AppContext, user: User, campaign: CampaignRow, at: number) {
+function scheduleStart(ctx: AppContext, user: User, campaign: StartRow, at: number) {
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
   senderFor(ctx, user.id, campaign);
   const id = campaign.id;
@@ -594,22 +606,31 @@ function scheduleStart(ctx: AppContext, user: User, campaign: CampaignRow, at: n
   });
 }
 
+/** Sends a campaign now or at its time, and answers it as it is then. */
 export function sendCampaign(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
-  const campaign = getCampaign(ctx, user.id, id);
+  const result = startOrSchedule(ctx, user, id, scheduledAtInput);
+  return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), ...result };
+}
+
+/**
+ * Starts a draft or scheduled campaign now, or puts it on the schedule for a later time. Its typed list is not read
+ * here unless written in one go (src/campaigns/outbox-writer.ts StartRow): the caller answers with it.
+ */
+export function startOrSchedule(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
+  const campaign = campaignWithoutRecipients(ctx, user.id, id);
+  if (!campaign) throw notFound("Campaign not found");
   if (campaign.status !== "draft" && campaign.status !== "scheduled") throw conflict(`This campaign is ${campaign.status} and cannot be sent again`);
   const scheduledAt = scheduledAtInput ? parseScheduledAt(scheduledAtInput, user.timezone) : (campaign.scheduledAt?.getTime() ?? null);
   const now = ctx.now();
   if (scheduledAt !== null && scheduledAt > now + 1000) {
     scheduleStart(ctx, user, campaign, scheduledAt);
-    return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice: null };
+    return { queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice: null };
   }
   // A pending start job is dropped together with the start, never one without the other.
-  const result = ctx.db.$client.transaction(() => {
+  return ctx.db.$client.transaction(() => {
     cancelCampaignStart(ctx, id);
     return startCampaign(ctx, user, campaign, now);
   })();
-  // The typed list as read above (a start does not change it): parsed again, 100,000 numbers held the loop once more.
-  return { campaign: viewOf(ctx, { ...campaignWithoutRecipients(ctx, user.id, id)!, recipients: campaign.recipients }), ...result };
 }
 
 export function pauseByUser(ctx: AppContext, userId: string, id: string) {

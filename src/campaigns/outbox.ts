@@ -145,7 +145,7 @@ export function measuredAsSent(ctx: AppContext, user: User, shortenLinks: boolea
  * every message's exactly when the text has no merge fields, else an estimate. A large campaign, written in chunks
  * later, is checked against the plan with it instead of rendering its whole audience before it starts.
  */
-export function segmentsPerMessage(ctx: AppContext, user: User, campaign: Campaign): number {
+export function segmentsPerMessage(ctx: AppContext, user: User, campaign: Pick<Campaign, "id" | "content" | "appendOptOut" | "shortenLinks">): number {
   if (heldMediaIds(ctx, campaignMedia(campaign.id)).length) return 1;
   const text = personalize(campaign.content, { firstName: "", lastName: "", customFields: {} }, businessNameOf(user), campaign.appendOptOut);
   return segmentCount(measuredAsSent(ctx, user, campaign.shortenLinks)(text));

@@ -1,7 +1,8 @@
 import { conflict } from "../http/errors";
 import type { AppContext } from "../context";
 import type { User } from "../users/queries";
-import { campaignWithoutRecipients, getCampaign, sendCampaign } from "./campaigns";
+import { campaignWithoutRecipients, getCampaign, startOrSchedule, typedListIs, typedListText, viewOf } from "./campaigns";
+import { nextTurn } from "./turns";
 import { reachOf } from "./delivery-preview";
 import { registrationWarning } from "./registration-warning";
 
@@ -23,8 +24,18 @@ export async function assertRegistrationAcknowledged(ctx: AppContext, user: User
     });
 }
 
-/** POST /api/campaigns/:id/send: the registration check, then the send (sendCampaign checks the status again). */
+/**
+ * POST /api/campaigns/:id/send: the registration check, then the send (startOrSchedule checks the status again). The
+ * answer's campaign carries its typed list, read (100,000 numbers parsed) in a turn of the event loop before the
+ * start's, which answers at once: a cancel sent right after the answer still finds its messages unsent.
+ */
 export async function sendCampaignChecked(ctx: AppContext, user: User, id: string, scheduledAt: string | null, acknowledged: boolean) {
   await assertRegistrationAcknowledged(ctx, user, id, acknowledged);
-  return sendCampaign(ctx, user, id, scheduledAt);
+  const text = typedListText(ctx, user.id, id);
+  const typed = text === null ? [] : (JSON.parse(text) as string[]);
+  await nextTurn();
+  const result = startOrSchedule(ctx, user, id, scheduledAt);
+  // The list as started: read again only if an edit changed it meanwhile.
+  const recipients = text !== null && typedListIs(ctx, id, text) ? typed : getCampaign(ctx, user.id, id).recipients;
+  return { campaign: viewOf(ctx, { ...campaignWithoutRecipients(ctx, user.id, id)!, recipients }), ...result };
 }

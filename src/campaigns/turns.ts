@@ -25,18 +25,21 @@ export function pieces(ms = PIECE_MS) {
 
 /**
  * Rowid windows (after, upTo] over 1..last, sized to about `ms` of work each (doubled below half of it, halved above
- * twice), with a turn of the event loop between: `read` does one window's work.
+ * twice), with a turn of the event loop between: `read` does one window's work. Never under WINDOW.min rowids: on a
+ * machine whose cores are taken a window's wall time is several times its work, and windows of a few rows would
+ * make a million contacts a hundred thousand turns.
  */
-export async function inWindows(last: number, read: (after: number, upTo: number) => void, ms = PIECE_MS / 2): Promise<void> {
-  let window = 2_000;
+const WINDOW = { initial: 2_000, min: 1_000, max: 100_000 };
+export async function inWindows(last: number, read: (after: number, upTo: number) => void, ms = PIECE_MS): Promise<void> {
+  let window = WINDOW.initial;
   for (let after = 0; after < last; ) {
     const started = performance.now();
     const upTo = Math.min(last, after + window);
     read(after, upTo);
     after = upTo;
     const took = performance.now() - started;
-    if (took < ms / 2) window = Math.min(200_000, window * 2);
-    else if (took > ms * 2) window = Math.max(100, Math.floor(window / 2));
+    if (took < ms / 2) window = Math.min(WINDOW.max, window * 2);
+    else if (took > ms * 2) window = Math.max(WINDOW.min, Math.floor(window / 2));
     if (after < last) await nextTurn();
   }
 }
