@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * The built UI, embedded in the executable. scripts/build-ui.ts writes ui-assets.gen.ts, importing every file of
  * dist/public and its brotli and gzip variants `with { type: "file" }`; `bun build --compile` then carries them
@@ -7,7 +9,9 @@ export type UiAsset = { path: string; file: string; type: string; br?: string; g
 
 type Encoding = "br" | "gzip" | "identity";
 type Variant = { body: Uint8Array<ArrayBuffer>; etag: string };
-type Served = { type: string; cache: string; variants: Partial<Record<Encoding, Variant>> & { identity: Variant } };
+type Variants = Partial<Record<Encoding, Variant>> & { identity: Variant };
+/** An asset's files by coding, read (and its tags made) on its first request, then kept. */
+type Served = { type: string; cache: string; files: Partial<Record<Encoding, string>> & { identity: string }; variants: Variants | null };
 
 export type UiBundle = {
   /** By URL path; "/index.html" is also the answer for every route of the single-page app. */
@@ -16,6 +20,11 @@ export type UiBundle = {
 
 const HASHED = /-[a-z0-9]{8,}\.(js|css|woff2?|png|svg|jpg|webp|webmanifest)$/;
 
+/**
+ * The UI's files by path, none read yet (issue 29 item 6): reading the whole bundle (every file and its brotli and
+ * gzip variants) and hashing it before the server listened was about 100 ms of each start, and the bytes of pages
+ * nobody asked for stayed in memory.
+ */
 export async function loadUiBundle(): Promise<UiBundle> {
   let assets: UiAsset[] = [];
   try {
@@ -23,22 +32,28 @@ export async function loadUiBundle(): Promise<UiBundle> {
   } catch {
     // Not built yet: API tests run without the UI; the server then says how to build it.
   }
-  const read = async (file: string) => new Uint8Array(await Bun.file(file).arrayBuffer());
   const files: UiBundle["files"] = new Map();
-  await Promise.all(
-    assets.map(async (a) => {
-      const identity = await read(a.file);
-      // One tag per representation (RFC 9110 8.8.3): a cache must not answer a gzip request with brotli bytes.
-      const tag = Bun.hash(identity).toString(36);
-      const variants: Served["variants"] = { identity: { body: identity, etag: `"${tag}"` } };
-      if (a.br) variants.br = { body: await read(a.br), etag: `"${tag}-br"` };
-      if (a.gzip) variants.gzip = { body: await read(a.gzip), etag: `"${tag}-gz"` };
-      // Hashed names never change content; the rest (index.html, sw.js, the icons) is revalidated by its ETag.
-      const cache = HASHED.test(a.path) ? "public, max-age=31536000, immutable" : "no-cache";
-      files.set(a.path, { type: a.type, cache, variants });
-    }),
-  );
+  for (const a of assets) {
+    const codings: Served["files"] = { identity: a.file };
+    if (a.br) codings.br = a.br;
+    if (a.gzip) codings.gzip = a.gzip;
+    // Hashed names never change content; the rest (index.html, sw.js, the icons) is revalidated by its ETag.
+    files.set(a.path, { type: a.type, cache: HASHED.test(a.path) ? "public, max-age=31536000, immutable" : "no-cache", files: codings, variants: null });
+  }
   return { files };
+}
+
+/** An asset's bytes in each coding, read once (from the executable's own files, in memory): a few ms for the largest. */
+function variantsOf(asset: Served): Variants {
+  if (asset.variants) return asset.variants;
+  const read = (file: string) => new Uint8Array(readFileSync(file)) as Uint8Array<ArrayBuffer>;
+  const identity = read(asset.files.identity);
+  // One tag per representation (RFC 9110 8.8.3): a cache must not answer a gzip request with brotli bytes.
+  const tag = Bun.hash(identity).toString(36);
+  const variants: Variants = { identity: { body: identity, etag: `"${tag}"` } };
+  if (asset.files.br) variants.br = { body: read(asset.files.br), etag: `"${tag}-br"` };
+  if (asset.files.gzip) variants.gzip = { body: read(asset.files.gzip), etag: `"${tag}-gz"` };
+  return (asset.variants = variants);
 }
 
 /**
@@ -73,11 +88,12 @@ export function uiResponse(ui: UiBundle, path: string, headers: Headers): Respon
   }
   const asset = ui.files.get(path) ?? ui.files.get("/index.html");
   if (!asset) return null;
+  const variants = variantsOf(asset);
   const wanted = chooseEncoding(headers.get("accept-encoding"));
-  const encoding: Encoding = asset.variants[wanted] ? wanted : "identity";
-  const variant = asset.variants[encoding]!;
+  const encoding: Encoding = variants[wanted] ? wanted : "identity";
+  const variant = variants[encoding]!;
   const out: Record<string, string> = { "content-type": asset.type, "cache-control": asset.cache, etag: variant.etag };
-  if (asset.variants.br || asset.variants.gzip) out.vary = "Accept-Encoding";
+  if (variants.br || variants.gzip) out.vary = "Accept-Encoding";
   const ifNoneMatch = headers.get("if-none-match");
   if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === variant.etag)) {
     return new Response(null, { status: 304, headers: out });
