@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
-import { COUNT_CAP, namePage, orderBy, searchCondition, searchPage, type PageQuery } from "./search";
+import { COUNT_CAP, namePage, orderBy, searchCondition, searchPage, type IndexedFilter, type PageQuery } from "./search";
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type ContactSource = ContactRow["source"];
@@ -74,7 +74,7 @@ export type ListParams = PageQuery;
  * A page of the user's contacts, searched (`q`) and filtered (`extra`, a segment's conditions) or not. The
  * total of a search or filter is counted up to COUNT_CAP: beyond it the answer says `totalCapped: true`.
  */
-export function listContacts(ctx: AppContext, userId: string, p: ListParams, extra?: SQL) {
+export function listContacts(ctx: AppContext, userId: string, p: ListParams, extra?: SQL, indexed?: IndexedFilter) {
   const view = (rows: ContactRow[], total: number, totalCapped: boolean) => ({
     data: rows.map(contactView),
     total,
@@ -103,7 +103,7 @@ export function listContacts(ctx: AppContext, userId: string, p: ListParams, ext
     if (!at.limit) return inOrder([]);
     return inOrder(ctx.db.select().from(contacts).where(eq(contacts.userId, userId)).orderBy(orderBy(p.sort, q.order)).limit(at.limit).offset(at.offset).all());
   }
-  const { rowids, n } = searchPage(ctx, userId, p, extra, total);
+  const { rowids, n } = searchPage(ctx, userId, p, extra, total, indexed);
   return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);
 }
 

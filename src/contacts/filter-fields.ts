@@ -80,6 +80,20 @@ export function countTagged(ctx: AppContext, userId: string, op: "eq" | "contain
   ).n;
 }
 
+/**
+ * A one-tag condition as the contact list reads it (searchPage's IndexedFilter): its contacts counted up to a cap
+ * from contact_tags's key alone (a 1% tag's 10,001 in a million walked contact by contact took 0.7-1.5 s), and the
+ * condition driven by contact_tags.
+ */
+export function taggedFilter(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string) {
+  const db = ctx.db.$client;
+  const counted = (cap: number) =>
+    op === "eq"
+      ? (db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM contact_tags WHERE user_id = ? AND tag = ? LIMIT ?)`).get(userId, tag, cap) as { n: number }).n
+      : Math.min(cap, countTagged(ctx, userId, op, tag));
+  return { counted, driven: tagCondition(userId, op, tag, true) };
+}
+
 /** A custom field's value (customFields.<name>), as text. */
 export const customFieldColumn = (name: string): SQL =>
   sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})`;

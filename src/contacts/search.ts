@@ -328,7 +328,14 @@ export function namePage(ctx: AppContext, userId: string, p: PageQuery, where?: 
  * range of an index) and sorts them; with many it walks the list order and keeps the matching rows, which
  * stops as soon as the page is full. The choice compares the two costs from the capped count.
  */
-export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra: SQL | undefined, ownerTotal: number) {
+/**
+ * Conditions that can also be read from their own index (a segment of one tag: contact_tags): `counted` counts
+ * their contacts up to a cap from it alone, `driven` is the condition written to start from it. With few rows
+ * a page is sorted from them, with many the list order is walked (json_each per contact, as `extra` says).
+ */
+export type IndexedFilter = { counted: (cap: number) => number; driven: SQL };
+
+export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra: SQL | undefined, ownerTotal: number, fromIndex?: IndexedFilter) {
   const owner = and(eq(contacts.userId, userId), extra)!;
   const s = parseSearch(p.q, userId);
   const page = (rows: SQL) =>
@@ -338,6 +345,16 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
     p.sort === "name"
       ? namePage(ctx, userId, p, and(owner, condition))
       : page(sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX[p.sort])} WHERE ${owner}${andAlso(condition)}`);
+  if (!s && fromIndex) {
+    // A segment of one tag: counted from contact_tags (walking a million contacts for 10,001 of a 1% tag's, with
+    // json_each on each, took 0.7-1.5 s), the page sorted from the tag's rows when that costs less than the walk.
+    const n = fromIndex.counted(COUNT_CAP + 1);
+    const walkRows = (p.page * p.pageSize * ownerTotal) / Math.max(1, n);
+    if (n <= COUNT_CAP && n * FROM_MATCHES_COST <= walkRows * WALK_COST) {
+      return { rowids: page(sql`SELECT rowid AS r FROM ${contacts} WHERE ${contacts.userId} = ${userId} AND ${fromIndex.driven}`), n };
+    }
+    return { rowids: inOrder(), n };
+  }
   if (!s) return { rowids: inOrder(), n: countUpTo(ctx, sql`SELECT rowid AS r FROM ${contacts} WHERE ${owner}`, COUNT_CAP + 1) };
   let matched =
     s.kind === "text"

@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { segments } from "../../db/schema";
 import { listContacts } from "../contacts/contacts";
-import { countTagged } from "../contacts/filter-fields";
+import { countTagged, taggedFilter } from "../contacts/filter-fields";
 import { countContactsWhere } from "../contacts/stats";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
@@ -125,5 +125,6 @@ export async function deleteSegment(ctx: AppContext, userId: string, id: string)
 export async function segmentContacts(ctx: AppContext, userId: string, id: string, page: { page: number; pageSize: number }) {
   await ready(ctx.db);
   const s = getSegment(ctx, userId, id);
-  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId));
+  const tag = onlyTag(s.conditions);
+  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId), tag ? taggedFilter(ctx, userId, ...tag) : undefined);
 }

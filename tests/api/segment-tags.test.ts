@@ -135,3 +135,36 @@ test("tag segments: several tags a contact, tag edits, deletes and a CSV import 
   });
   expect((await members(b))["eq vip"]).toEqual(["Zed"]);
 });
+
+// Issue 29 item 3: a one-tag segment's page counts its contacts from contact_tags and, when they are few, sorts the
+// page from them; when many, walks the list newest first. Both give the reference's order, deep pages too.
+test("a one-tag segment's pages, from the tag's rows or by the walk, are the newest-first list of its contacts", async () => {
+  const acc = await t.signUpVerified();
+  const db = t.ctx.db.$client;
+  const insert = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, tags, status, source, created_at) VALUES (?, ?, ?, '', ?, ?, 'subscribed', 'import', ?)`);
+  // 3,000 contacts: every 100th "rare" (30), every other "common" (1,500); created_at ties in pairs, broken by rowid.
+  db.transaction(() => {
+    for (let i = 0; i < 3_000; i++) {
+      const tags = [...(i % 100 === 7 ? ["rare"] : []), ...(i % 2 === 0 ? ["common"] : [])];
+      insert.run(Bun.randomUUIDv7(), acc.user.id, `C${i}`, `+1415${String(3_000_000 + i)}`, JSON.stringify(tags), 1_700_000_000_000 + Math.floor(i / 2));
+    }
+  })();
+  const newestFirst = (tag: string) =>
+    (db.query(`SELECT first_name AS f FROM contacts WHERE user_id = ? AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value = ?) ORDER BY created_at DESC, rowid DESC`).all(acc.user.id, tag) as { f: string }[]).map((r) => r.f);
+  for (const [tag, pages] of [
+    ["rare", [1, 2]],
+    ["common", [1, 7, 30]],
+  ] as const) {
+    const s = await t.api("/api/segments", { method: "POST", token: acc.token, body: { name: tag, conditions: { tags: { eq: tag } } } });
+    const all = newestFirst(tag);
+    for (const page of pages) {
+      const list = (await t.api(`/api/segments/${s.body.id}/contacts?page=${page}&pageSize=50`, { token: acc.token })).body;
+      expect({ tag, page, total: list.total, names: list.data.map((c: { firstName: string }) => c.firstName) }).toEqual({
+        tag,
+        page,
+        total: all.length,
+        names: all.slice((page - 1) * 50, page * 50),
+      });
+    }
+  }
+});
