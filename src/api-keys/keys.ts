@@ -212,7 +212,8 @@ export async function revokeApiKeysExcept(ctx: AppContext, alive: Set<string>) {
 /** API keys as credentials their sessions made: revoked with those sessions (src/auth/session-credentials.ts). */
 export const apiKeyHolder: CredentialHolder = {
   kind: "api_key",
-  madeBy(ctx, userId, sessionIds) {
+  async madeBy(ctx, userId, sessionIds) {
+    await ready(ctx.db);
     const now = ctx.now();
     return ctx.db
       .select({ id: apiKeys.id, name: apiKeys.name, sessionId: apiKeys.createdBySession })
@@ -229,7 +230,8 @@ export const apiKeyHolder: CredentialHolder = {
       .all()
       .map((k) => ({ kind: "api_key" as const, id: k.id, name: k.name, sessionId: k.sessionId! }));
   },
-  end(ctx, userId, ids) {
+  async end(ctx, userId, ids) {
+    await ready(ctx.db);
     ctx.db
       .update(apiKeys)
       .set({ revokedAt: ctx.now() })

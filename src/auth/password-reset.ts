@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import { passwordResets } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { passwordResetEmail, type PasskeyListing } from "../mail/templates";
@@ -21,6 +22,7 @@ export const INVALID_RESET_TOKEN = "Invalid reset token. Please request a new pa
  * caller can expose it in development mode without SMTP (the spec's 'Demo Mode' link).
  */
 export async function requestPasswordReset(ctx: AppContext, email: string): Promise<string | null> {
+  await ready(ctx.db);
   const user = findUserByEmail(ctx, email);
   if (!user || user.disabled || !user.passwordHash) return null;
   const token = randomBytes(32).toString("base64url");
@@ -57,33 +59,35 @@ function passkeyListing(ctx: AppContext, user: User): PasskeyListing {
  */
 export async function resetPassword(ctx: AppContext, token: string, password: string, keepCredentials = false): Promise<CredentialOutcome> {
   const tokenHash = keyedHash(ctx.keys.codes, `reset:${token}`);
+  await ready(ctx.db);
   const row = ctx.db.select().from(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).get();
   if (!row || row.usedAt || row.expiresAt.getTime() <= ctx.now()) throw new HttpError(400, INVALID_RESET_TOKEN);
   const user = findUserById(ctx, row.userId);
   if (!user || user.disabled) throw new HttpError(400, INVALID_RESET_TOKEN);
   const passwordHash = await hashPassword(password, ctx.argon2Cost);
-  // Claimed only while unused, so two concurrent resets cannot both use it.
-  const claimed = ctx.db
-    .update(passwordResets)
-    .set({ usedAt: new Date(ctx.now()) })
-    .where(and(eq(passwordResets.tokenHash, tokenHash), isNull(passwordResets.usedAt)))
-    .returning()
-    .get();
-  if (!claimed) throw new HttpError(400, INVALID_RESET_TOKEN);
-  // Any other link sent to this account stops working once the password has changed.
-  ctx.db
-    .update(passwordResets)
-    .set({ usedAt: new Date(ctx.now()) })
-    .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
-    .run();
-  updateUser(ctx, user.id, { passwordHash, emailVerified: true });
-  // Whoever guessed enough to lock the account does not know the new password.
-  clearLockout(ctx, user.id);
-  clearPendingLogin(ctx, user.id);
-  return ctx.db.$client.transaction(() => {
+  // One transaction from the token's claim to the sessions' end. Claimed only while unused, so two concurrent
+  // resets cannot both use it.
+  return ctx.withTransaction(async () => {
+    const claimed = ctx.db
+      .update(passwordResets)
+      .set({ usedAt: new Date(ctx.now()) })
+      .where(and(eq(passwordResets.tokenHash, tokenHash), isNull(passwordResets.usedAt)))
+      .returning()
+      .get();
+    if (!claimed) throw new HttpError(400, INVALID_RESET_TOKEN);
+    // Any other link sent to this account stops working once the password has changed.
+    ctx.db
+      .update(passwordResets)
+      .set({ usedAt: new Date(ctx.now()) })
+      .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
+      .run();
+    updateUser(ctx, user.id, { passwordHash, emailVerified: true });
+    // Whoever guessed enough to lock the account does not know the new password.
+    clearLockout(ctx, user.id);
+    clearPendingLogin(ctx, user.id);
     const ended = revokeAllSessions(ctx, user.id);
     return endCredentialsOfSessions(ctx, user.id, ended, keepCredentials, "the password was reset");
-  })();
+  });
 }
 
 /**
@@ -101,15 +105,16 @@ export async function changePassword(
   if (!user.passwordHash || !(await attemptPassword(ctx, user.email, user.passwordHash, passwords.current, keep.address))) {
     throw new HttpError(400, "Your current password is incorrect");
   }
-  updateUser(ctx, user.id, { passwordHash: await hashPassword(passwords.next, ctx.argon2Cost) });
-  ctx.db
-    .update(passwordResets)
-    .set({ usedAt: new Date(ctx.now()) })
-    .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
-    .run();
-  clearPendingLogin(ctx, user.id);
-  return ctx.db.$client.transaction(() => {
+  const passwordHash = await hashPassword(passwords.next, ctx.argon2Cost);
+  return ctx.withTransaction(async () => {
+    updateUser(ctx, user.id, { passwordHash });
+    ctx.db
+      .update(passwordResets)
+      .set({ usedAt: new Date(ctx.now()) })
+      .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
+      .run();
+    clearPendingLogin(ctx, user.id);
     const ended = revokeOtherSessions(ctx, user.id, keep.sessionId);
     return endCredentialsOfSessions(ctx, user.id, ended, keep.credentials ?? false, "the password was changed");
-  })();
+  });
 }

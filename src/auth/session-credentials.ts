@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { t } from "elysia";
 import { sessions } from "../../db/schema";
-import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { credentialMadeEmail } from "../mail/templates";
 import { findUserById } from "../users/queries";
@@ -24,9 +23,9 @@ export type MadeCredential = { kind: CredentialKind; id: string; name: string; s
 export type CredentialHolder = {
   kind: CredentialKind;
   /** The account's working credentials of this kind made by one of `sessionIds`. */
-  madeBy(ctx: AppContext, userId: string, sessionIds: string[]): MadeCredential[];
+  madeBy(ctx: AppContext, userId: string, sessionIds: string[]): Promise<MadeCredential[]>;
   /** Ends them for good (a key revoked, a webhook turned off), `reason` kept where the owner sees it. */
-  end(ctx: AppContext, userId: string, ids: string[], reason: string): void;
+  end(ctx: AppContext, userId: string, ids: string[], reason: string): Promise<void>;
 };
 
 const holders = new WeakMap<AppContext, CredentialHolder[]>();
@@ -35,9 +34,11 @@ export function registerCredentialHolder(ctx: AppContext, holder: CredentialHold
   holders.set(ctx, [...(holders.get(ctx) ?? []).filter((h) => h.kind !== holder.kind), holder]);
 }
 
-export function credentialsMadeBy(ctx: AppContext, userId: string, sessionIds: string[]): MadeCredential[] {
+export async function credentialsMadeBy(ctx: AppContext, userId: string, sessionIds: string[]): Promise<MadeCredential[]> {
   if (sessionIds.length === 0) return [];
-  return (holders.get(ctx) ?? []).flatMap((h) => h.madeBy(ctx, userId, sessionIds));
+  const made: MadeCredential[] = [];
+  for (const holder of holders.get(ctx) ?? []) made.push(...(await holder.madeBy(ctx, userId, sessionIds)));
+  return made;
 }
 
 /** What ending some sessions did to the credentials they made: ended (the default) or kept at the owner's choice. */
@@ -47,13 +48,19 @@ export type CredentialOutcome = { revoked: MadeCredential[]; kept: MadeCredentia
  * Ends the credentials the sessions `sessionIds` made, unless `keep`; answers which. `why` completes "Revoked
  * when ..." (e.g. "the password was changed"), the reason shown beside each.
  */
-export function endCredentialsOfSessions(ctx: AppContext, userId: string, sessionIds: string[], keep: boolean, why: string): CredentialOutcome {
-  const made = credentialsMadeBy(ctx, userId, sessionIds);
+export async function endCredentialsOfSessions(
+  ctx: AppContext,
+  userId: string,
+  sessionIds: string[],
+  keep: boolean,
+  why: string,
+): Promise<CredentialOutcome> {
+  const made = await credentialsMadeBy(ctx, userId, sessionIds);
   if (keep || made.length === 0) return { revoked: [], kept: made };
   const reason = `Revoked when ${why}: the session that set it up was signed out`;
   for (const holder of holders.get(ctx) ?? []) {
     const ids = made.filter((c) => c.kind === holder.kind).map((c) => c.id);
-    if (ids.length) holder.end(ctx, userId, ids, reason);
+    if (ids.length) await holder.end(ctx, userId, ids, reason);
   }
   return { revoked: made, kept: [] };
 }
@@ -62,7 +69,7 @@ export function endCredentialsOfSessions(ctx: AppContext, userId: string, sessio
 export async function signOutOtherSessions(ctx: AppContext, userId: string, keepSessionId: string, keep: boolean) {
   return ctx.withTransaction(async () => {
     const ended = revokeOtherSessions(ctx, userId, keepSessionId);
-    return { ended: ended.length, credentials: endCredentialsOfSessions(ctx, userId, ended, keep, "you signed out of your other sessions") };
+    return { ended: ended.length, credentials: await endCredentialsOfSessions(ctx, userId, ended, keep, "you signed out of your other sessions") };
   });
 }
 
@@ -91,8 +98,7 @@ export function outcomeView(o: CredentialOutcome) {
  */
 export async function sessionsWithCredentials(ctx: AppContext, userId: string, currentSessionId: string) {
   const list = await listSessions(ctx, userId, currentSessionId);
-  await ready(ctx.db);
-  const made = credentialsMadeBy(ctx, userId, list.map((s) => s.id));
+  const made = await credentialsMadeBy(ctx, userId, list.map((s) => s.id));
   return list.map((s) => ({ ...s, credentials: made.filter((c) => c.sessionId === s.id).map(credentialView) }));
 }
 

@@ -314,7 +314,8 @@ export async function updateEndpoint(
  */
 export const webhookHolder: CredentialHolder = {
   kind: "webhook",
-  madeBy(ctx, userId, sessionIds) {
+  async madeBy(ctx, userId, sessionIds) {
+    await ready(ctx.db);
     const rows = ctx.db.$client
       .query(
         `SELECT id, name, created_by_session FROM webhook_endpoints
@@ -323,7 +324,8 @@ export const webhookHolder: CredentialHolder = {
       .all(userId, JSON.stringify(sessionIds)) as { id: string; name: string; created_by_session: string }[];
     return rows.map((r) => ({ kind: "webhook" as const, id: r.id, name: r.name, sessionId: r.created_by_session }));
   },
-  end(ctx, userId, ids, reason) {
+  async end(ctx, userId, ids, reason) {
+    await ready(ctx.db);
     ctx.db.$client
       .query(
         `UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ?

@@ -269,7 +269,7 @@ const ALLOWED: Record<string, string> = {
     "sudo mode (reauth.ts) confirms and checks a session synchronously: its check is the synchronous confirmation callback of admin, api-keys, outbound-webhooks and backups, run inside their writes",
   "auth/sessions.ts exports sessionConfirmedAt, which uses the database, not async (not async)": "as confirmSession",
   "auth/sessions.ts exports revokeAllSessions, which uses the database, not async (not async)":
-    "until the rest of auth is converted: two-factor, password reset, Google's sign-in and the administrator's command end sessions in synchronous code",
+    "until the rest of auth is converted: two-factor, Google's sign-in and the administrator's command end sessions in synchronous code; password resets and changes and the admin portal's actions call it inside their transactions",
   "auth/sessions.ts exports revokeOtherSessions, which uses the database, not async (not async)": "as revokeAllSessions",
   "auth/session-credentials.ts exports noticeCredentialMade, which uses the database, not async (not async)":
     "api-keys and outbound-webhooks tell the owner in their own turn on the connection, right after the write it tells of; the mail is not awaited",
@@ -292,18 +292,17 @@ const ALLOWED: Record<string, string> = {
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs, events,
  * backups, automation (but for its rules file, ASYNC_FILES); and those others work
- * in this session (campaigns, messages, links, media, drips, contacts), left for last. In api-keys, `apiKeyHolder`, and in outbound-webhooks, `webhookHolder` (the credential
- * holders a password reset calls inside its synchronous transaction) stay synchronous until auth is converted.
+ * in this session (campaigns, messages, links, media, drips, contacts), left for last.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
 const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
- * auth's sessions and the credentials they made (sign-in, two-factor, passkeys, Google, email and password changes
- * still run synchronously).
+ * auth's sessions, the credentials they made and password resets and changes (sign-in, two-factor, passkeys, Google
+ * and email changes still run synchronously).
  */
-const ASYNC_FILES = new Set(["automation/rules.ts", "auth/sessions.ts", "auth/session-credentials.ts"]);
+const ASYNC_FILES = new Set(["automation/rules.ts", "auth/sessions.ts", "auth/session-credentials.ts", "auth/password-reset.ts"]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
 function ruleOf(key: string) {
