@@ -273,7 +273,10 @@ describe("short links by message", () => {
     dropLinksOfMessages(t.ctx, ["m-1", "m-3"]);
     expect(db.query(`SELECT code, message_id FROM short_links WHERE user_id = ?`).all(acc.user.id)).toEqual([{ code: "Keep001", message_id: "m-2" }]);
     // The statement dropLinksOfMessages runs, searched by the index rather than a scan of every link.
-    const plan = db.query(`EXPLAIN QUERY PLAN DELETE FROM short_links WHERE message_id IN (SELECT value FROM json_each(?))`).all("[]") as { detail: string }[];
+    // Prepared and finalized: an EXPLAIN left on the connection keeps it "in progress", and no transaction commits after.
+    const explain = db.prepare(`EXPLAIN QUERY PLAN DELETE FROM short_links WHERE message_id IN (SELECT value FROM json_each(?))`);
+    const plan = explain.all("[]") as { detail: string }[];
+    explain.finalize();
     expect(plan.map((p) => p.detail)).toContain("SEARCH short_links USING COVERING INDEX short_links_message_idx (message_id=?)");
   });
 });
