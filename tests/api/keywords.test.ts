@@ -168,6 +168,11 @@ describe("keyword calls", () => {
       status: 409,
       body: { message: `The keyword "DEALS" already exists on all your numbers. Edit it, or choose other numbers.` },
     });
+    // Two creates of one word at once: its uniqueness is checked in the transaction that writes it, so one is made
+    // and the other refused (no constraint can say "overlapping numbers").
+    const both = await Promise.all([create({ keyword: "PROMO" }), create({ keyword: "promo", numbers: [numbers[1]] })]);
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(sql<{ n: number }>(`SELECT count(*) AS n FROM keywords WHERE user_id = ? AND match_key = 'promo'`, acc.user.id)[0]!.n).toBe(1);
   });
 
   test("tenancy: another account neither sees, edits, toggles nor fires a keyword", async () => {
