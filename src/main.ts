@@ -17,6 +17,8 @@ import { createOrPromoteAdmin } from "./auth/admins";
 import { VERSION } from "./version";
 import { migrateCommand, MIGRATE_USAGE, type CopyDatabase } from "./cli/migrate";
 import { copyDatabaseFile, CopyRefusedError, VerificationError } from "../db/postgres/copy";
+import { readPostgresReport } from "../db/postgres/start";
+import { dataDirInstanceId } from "./secrets/instance";
 import { DataFolderBusyError } from "./data-lock";
 import { SecretKeyError } from "./secrets/secret-key";
 
@@ -121,6 +123,8 @@ async function doctor(args: string[]) {
         ctx.db.$client.close();
       }
     },
+    postgres: () => readPostgresReport(config.databaseUrl!),
+    instance: () => dataDirInstanceId(config.dataDir, config.secretKeyFile),
     now: Date.now,
   });
   console.log(formatFindings(findings));

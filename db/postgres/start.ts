@@ -1,6 +1,6 @@
 import { SQL } from "bun";
 import { checkKeyFingerprint, KeyMismatchError } from "./installation";
-import { migratePostgres, PostgresVersionError } from "./migrate";
+import { migratePostgres, postgresMigrations, PostgresVersionError } from "./migrate";
 
 /** A postgres:// URL without its password, to name the database in messages and logs. */
 export function describeDatabase(url: string): string {
@@ -37,3 +37,56 @@ export async function preparePostgres(
 
 /** What the operator must change before this process can start on PostgreSQL: the message says what. */
 export class PostgresStartError extends Error {}
+
+/** What `smsdesk doctor` reads of the installation's PostgreSQL database, changing nothing (src/cli/doctor.ts). */
+export type PostgresReport =
+  | { reachable: false; database: string; error: string }
+  | {
+      reachable: true;
+      database: string;
+      /** PostgreSQL's server_version. */
+      version: string;
+      /** This version's migrations, those not applied yet, and applied ones this version does not know (a newer one's). */
+      migrations: string[];
+      pending: string[];
+      unknown: string[];
+      /** The installation's key fingerprint, null when no process stored it yet. */
+      keyFingerprint: string | null;
+      /** Connections open to the server (every database) and its max_connections. */
+      connections: number;
+      maxConnections: number;
+    };
+
+export async function readPostgresReport(url: string): Promise<PostgresReport> {
+  const database = describeDatabase(url);
+  const sql = new SQL(url, { max: 1, connectionTimeout: 5 });
+  try {
+    const [server] = (await sql`SELECT current_setting('server_version') AS version, current_setting('max_connections')::int AS max,
+      (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') AS open,
+      to_regclass('smsdesk_migrations') IS NOT NULL AS migrated, to_regclass('smsdesk_installation') IS NOT NULL AS keyed`) as {
+      version: string;
+      max: number;
+      open: number;
+      migrated: boolean;
+      keyed: boolean;
+    }[];
+    const applied = server!.migrated ? ((await sql`SELECT tag FROM smsdesk_migrations`) as { tag: string }[]).map((r) => r.tag) : [];
+    const known = postgresMigrations().map((m) => m.tag);
+    const [key] = server!.keyed ? ((await sql`SELECT key_fingerprint FROM smsdesk_installation WHERE id = 1`) as { key_fingerprint: string }[]) : [];
+    return {
+      reachable: true,
+      database,
+      version: server!.version,
+      migrations: known,
+      pending: known.filter((tag) => !applied.includes(tag)),
+      unknown: applied.filter((tag) => !known.includes(tag)),
+      keyFingerprint: key?.key_fingerprint ?? null,
+      connections: server!.open,
+      maxConnections: server!.max,
+    };
+  } catch (err) {
+    return { reachable: false, database, error: (err as Error).message };
+  } finally {
+    await sql.close();
+  }
+}

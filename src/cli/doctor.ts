@@ -22,8 +22,70 @@ export type DoctorPorts = {
    * (src/phone-numbers/registration.ts); null when there is no database yet. Absent: not checked.
    */
   registrations?(): Promise<RegistrationReport[] | null>;
+  /** With DATABASE_URL: the installation's PostgreSQL database, read without changing it (db/postgres/start.ts). */
+  postgres?(): Promise<PostgresFacts>;
+  /** This process's key fingerprint (its public instance id); null without a key. */
+  instance?(): string | null;
   now(): number;
 };
+
+/** What doctor reads of a PostgreSQL database (main.ts wires db/postgres/start.ts readPostgresReport). */
+export type PostgresFacts =
+  | { reachable: false; database: string; error: string }
+  | {
+      reachable: true;
+      database: string;
+      version: string;
+      migrations: string[];
+      pending: string[];
+      unknown: string[];
+      keyFingerprint: string | null;
+      connections: number;
+      maxConnections: number;
+    };
+
+/** Share of max_connections in use from which doctor warns: a new process's pool may not get its connections. */
+const CONNECTIONS_WARN = 0.8;
+
+/**
+ * The installation's PostgreSQL database (DATABASE_URL), as every process of it sees it: reachable, its schema this
+ * version's (or what is left to apply, or migrated by a newer version), this process's key the installation's, and
+ * the server's connections in use against max_connections.
+ */
+export function postgresFindings(facts: PostgresFacts, instance: string | null): Finding[] {
+  const check = "PostgreSQL";
+  if (!facts.reachable)
+    return [{ level: "fail", check, message: `${facts.database} cannot be reached (${facts.error})`, fix: "check DATABASE_URL (host, port, user, password, database), that the server runs, and that it lets this machine in (pg_hba.conf, firewall)" }];
+  const out: Finding[] = [];
+  if (facts.unknown.length)
+    out.push({ level: "fail", check, message: `${facts.database} was migrated by a newer smsdesk (${facts.unknown.join(", ")}): this version refuses to start on it`, fix: "run that version or a newer one on every process" });
+  else if (facts.pending.length)
+    out.push({
+      level: "warn",
+      check,
+      message: `${facts.database} (PostgreSQL ${facts.version}) lacks ${facts.pending.length} of this version's ${facts.migrations.length} migrations (${facts.pending[0]}${facts.pending.length > 1 ? ` to ${facts.pending.at(-1)}` : ""})`,
+      fix: "start one process of this version: it applies them under the migration lock while the others wait",
+    });
+  else out.push({ level: "ok", check, message: `${facts.database} (PostgreSQL ${facts.version}) has this version's schema (${facts.migrations.at(-1)})` });
+  if (facts.keyFingerprint === null)
+    out.push({ level: "warn", check, message: "no installation key is stored yet: the first process to start stores its key's fingerprint", fix: "give every process the same secret.key (SECRET_KEY_FILE) before the first start" });
+  else if (instance !== facts.keyFingerprint)
+    out.push({
+      level: "fail",
+      check,
+      message: `this process's key (instance ${instance ?? "none"}) is not the installation's (instance ${facts.keyFingerprint}): it refuses to start`,
+      fix: "copy the installation's secret.key into this process's DATA_DIR, or point SECRET_KEY_FILE at it",
+    });
+  else out.push({ level: "ok", check, message: `this process's key is the installation's (instance ${instance})` });
+  const busy = facts.connections >= facts.maxConnections * CONNECTIONS_WARN;
+  out.push({
+    level: busy ? "warn" : "ok",
+    check,
+    message: `${facts.connections} of ${facts.maxConnections} connections (max_connections) in use`,
+    ...(busy ? { fix: "raise max_connections, or put a pooler (PgBouncer, transaction mode) between the processes and the server" } : {}),
+  });
+  return out;
+}
 
 export type RegistrationReport = {
   provider: string;
@@ -81,7 +143,8 @@ function dataFolder(config: Config): Finding[] {
   if (free < needed)
     out.push({ level: "fail", check, message: `${gb(free)} free; a backup of the ${gb(dbBytes)} database needs ${gb(needed)}`, fix: "free space on that disk, or delete old backups (/admin/backup-manager)" });
   else if (free < GB) out.push({ level: "warn", check, message: `only ${gb(free)} free`, fix: "free space on that disk: the database and its backups grow with every message" });
-  if (!existsSync(db)) out.push({ level: "warn", check, message: `no database yet in ${dir}`, fix: "start the service once: it creates the database" });
+  // On PostgreSQL the data folder holds no database of the installation's.
+  if (!existsSync(db) && !config.databaseUrl) out.push({ level: "warn", check, message: `no database yet in ${dir}`, fix: "start the service once: it creates the database" });
   if (!out.some((f) => f.level !== "ok")) out.push({ level: "ok", check, message: `${dir}: 0700, ${gb(free)} free, database ${gb(dbBytes)}` });
   return out;
 }
@@ -191,8 +254,16 @@ function clock(ports: DoctorPorts, dates: { at: number; rtt: number; origin: str
   return { level: "ok", check, message: `within ${CLOCK_WARN_S} s of ${first.origin}` };
 }
 
-function backup(ports: DoctorPorts): Finding {
+function backup(config: Config, ports: DoctorPorts): Finding {
   const check = "backup";
+  // The data folder's backups do not hold PostgreSQL's data: its backups are the database's (src/backups/duties.ts).
+  if (config.databaseUrl)
+    return {
+      level: "warn",
+      check,
+      message: "not checked: on PostgreSQL the data is backed up by the database (point-in-time recovery, a standby), which smsdesk neither makes nor checks",
+      fix: "make sure the database's backups run and test a restore with its tools (README \"PostgreSQL mode\": whose backups are whose)",
+    };
   const last = ports.lastGoodBackup();
   if (!last) return { level: "fail", check, message: "there is no good backup", fix: "run smsdesk backup create, and turn on the schedule at /admin/backup-manager" };
   const hours = Math.floor((ports.now() - last.createdAt) / 3600_000);
@@ -228,13 +299,19 @@ export function registrationFindings(reports: RegistrationReport[] | null): Find
 }
 
 export async function runDoctor(config: Config, ports: DoctorPorts): Promise<Finding[]> {
-  const [url, mail, reach, registrations] = await Promise.all([
+  // On PostgreSQL the provider accounts and numbers are the database's, which this version does not read yet
+  // (it does not serve from it): the data folder's SQLite is not the installation's, so neither is asked.
+  const onPostgres = config.databaseUrl !== null && ports.postgres !== undefined;
+  const [url, mail, reach, registrations, database] = await Promise.all([
     publicUrl(config),
     smtp(config),
-    providers(config, ports),
-    ports.registrations ? ports.registrations().then(registrationFindings) : Promise.resolve([]),
+    onPostgres
+      ? Promise.resolve({ findings: [{ level: "warn", check: "providers", message: "not checked: the provider accounts are in PostgreSQL, which this version does not serve from yet" } as Finding], dates: [] })
+      : providers(config, ports),
+    ports.registrations && !onPostgres ? ports.registrations().then(registrationFindings) : Promise.resolve([]),
+    onPostgres ? ports.postgres!().then((facts) => postgresFindings(facts, ports.instance?.() ?? null)) : Promise.resolve([]),
   ]);
-  return [...url, mail, ...dataFolder(config), ...reach.findings, ...registrations, clock(ports, reach.dates), backup(ports)];
+  return [...url, mail, ...dataFolder(config), ...database, ...reach.findings, ...registrations, clock(ports, reach.dates), backup(config, ports)];
 }
 
 /** The report: one line per finding, what to fix under each problem, and a summary. */

@@ -196,6 +196,8 @@ const ALLOWED: Record<string, string> = {
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
   "main.ts imports db/postgres/copy.ts (not a record)":
     "the composition: `smsdesk migrate` copies the whole database, every table, below the records (as a backup does)",
+  "main.ts imports db/postgres/start.ts (not a record)":
+    "the composition: `smsdesk doctor` reads the PostgreSQL database's schema, key fingerprint and connections, below the records",
   "server.ts imports db/postgres/start.ts (not a record)":
     "the composition prepares the PostgreSQL database (migrations, the key's fingerprint) before it opens anything",
   "server.ts imports db/transaction.ts (not a record)": "the composition hands the engine's transactions to the context (ctx.withTransaction)",
