@@ -8,9 +8,9 @@ import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import type { CountryCode } from "libphonenumber-js";
 import { checkImportHeader, EMPTY_CSV, fileChunks, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
 import { preparedBatches } from "./import-pipeline";
-import { beginBulkWrites, ContactImporter, type OnDuplicate } from "./importer";
+import { beginBulkWrites, beginSearchImport, ContactImporter, mergeSearchIndex, restoreSearchMerges, type OnDuplicate } from "./importer";
 import { sliceBatch } from "./prepare";
-import { nextSlice, ownTime, SLICE_ROWS } from "./import-pace";
+import { nextSlice, ownTime, SLICE_ROWS, SLICE_TARGET_MS } from "./import-pace";
 import { ImportNames } from "./name-order";
 import { rejectedCount } from "./import-rejects";
 import { nextTurn } from "../time/next-turn";
@@ -62,6 +62,7 @@ export const INTERRUPTED =
  */
 export function failInterruptedImports(ctx: AppContext) {
   rmSync(uploadsDir(ctx), { recursive: true, force: true });
+  restoreSearchMerges(ctx.db.$client);
   ctx.db
     .update(contactImports)
     .set({ state: "failed", error: INTERRUPTED, finishedAt: new Date(ctx.now()) })
@@ -319,6 +320,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
       .run();
   };
   const release = beginBulkWrites(ctx.db.$client);
+  const searchImported = beginSearchImport(ctx.db.$client);
   const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
   const batches = preparedBatches(path, { region: importer.region, mapping: options.mapping, tag: options.tag, sortable: importer.room }, { log: ctx.log });
   let rows = SLICE_ROWS.first;
@@ -357,6 +359,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
       }
       next = after;
     }
+    await mergeDown(ctx, () => imports.stopping);
     // The names still to add, the last transaction marking the job done: a crash before leaves them to the next start.
     if (!(await names.finish(() => imports.stopping, () => save(100, true)))) throw new ImportStopped();
   } catch (err) {
@@ -369,7 +372,27 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
     // checkpoint on the main thread at its next commit.
     void checkpoints.checkpoint();
     checkpoints.release();
+    searchImported();
     release();
     await batches.return(undefined); // stops the parsing worker when the import ends early
   }
 }
+
+/**
+ * Merges the search index's segments the import left (it merged sixteen at a time: importer.ts beginSearchImport) down
+ * to what four at a time leaves, a step of about SLICE_TARGET_MS at a time (the pages of the next step follow the time
+ * the last took), with a turn of the event loop between steps.
+ */
+async function mergeDown(ctx: AppContext, stopping: () => boolean) {
+  const db = ctx.db.$client;
+  let pages = MERGE_PAGES.first;
+  for (;;) {
+    if (stopping()) return;
+    const began = ownTime();
+    if (!mergeSearchIndex(db, pages)) return;
+    const took = Math.max(ownTime() - began, 0.1);
+    pages = Math.round(Math.max(MERGE_PAGES.min, Math.min(MERGE_PAGES.max, pages * 1.5, (pages * SLICE_TARGET_MS) / took)));
+    await nextTurn();
+  }
+}
+const MERGE_PAGES = { first: 32, min: 8, max: 4096 };

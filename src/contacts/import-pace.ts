@@ -6,7 +6,7 @@ import { BATCH_ROWS } from "./csv-stream";
  * The time a transaction of the import aims at (ownTime): a request waits for at most about one (the event loop is
  * free between them).
  */
-const SLICE_TARGET_MS = 20;
+export const SLICE_TARGET_MS = 20;
 /** Rows per transaction: the first, and the bounds the pace keeps to (a prepared batch is BATCH_ROWS). */
 export const SLICE_ROWS = { first: 500, min: 50, max: BATCH_ROWS };
 

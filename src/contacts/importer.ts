@@ -328,6 +328,54 @@ function keepFirstLines<T extends { line: number }>(list: T[], line: number, max
 
 type Stored = { id: string; first_name: string; last_name: string; email: string | null; tags: string; custom_fields: string };
 
+/**
+ * The search index (contacts_fts, FTS5) merges its segments four at a time (its 'automerge' setting, FTS5's default):
+ * every transaction that indexes contacts writes a segment, and each row's entries are written again at every level
+ * its segment climbs. During a CSV import sixteen at a time, so the import's segments climb half as many levels; at its
+ * end the import merges them down to what four would leave (mergeSearchIndex), with a turn of the event loop between
+ * steps, as more segments make every search look in more of them. The trigram index alone, a million rows of issue
+ * 29's shape in transactions of 560 (scripts/bench/import.ts's data): 17.5 and 17.2 us of CPU a row merging four at
+ * a time, 11.8 sixteen at a time; 200,000 rows 13.5 against 11.8 with the merge down at the end (0.6 of it).
+ * A setting of the index, not of the connection: a stop or crash during an import leaves it at sixteen until the next
+ * start (restoreSearchMerges).
+ */
+const SEARCH_AUTOMERGE = { usual: 4, importing: 16 };
+const searchMergers = new WeakMap<Database, number>();
+const setAutomerge = (db: Database, n: number) => db.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('automerge', ?)", [n]);
+
+/** Sixteen segments at a time until the returned function is called (concurrent imports: the last one out restores four). */
+export function beginSearchImport(db: Database): () => void {
+  const count = searchMergers.get(db) ?? 0;
+  if (count === 0) setAutomerge(db, SEARCH_AUTOMERGE.importing);
+  searchMergers.set(db, count + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = searchMergers.get(db)! - 1;
+    if (left > 0) return void searchMergers.set(db, left);
+    searchMergers.delete(db);
+    setAutomerge(db, SEARCH_AUTOMERGE.usual);
+  };
+}
+
+/** At start (or after a restore): an import that stopped with the process left its setting; the usual one again. */
+export function restoreSearchMerges(db: Database) {
+  const row = db.query<{ v: number }, []>("SELECT v FROM contacts_fts_config WHERE k = 'automerge'").get();
+  if (row && row.v !== SEARCH_AUTOMERGE.usual && !searchMergers.get(db)) setAutomerge(db, SEARCH_AUTOMERGE.usual);
+}
+
+/**
+ * One step of merging the search index's segments (FTS5 'merge': a level holding four or more is merged), writing
+ * about `pages` pages; whether it merged anything (FTS5 counts more than one change when it did).
+ */
+export function mergeSearchIndex(db: Database, pages: number): boolean {
+  const changes = db.query<{ n: number }, []>("SELECT total_changes() AS n");
+  const before = changes.get()!.n;
+  db.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('merge', ?)", [pages]);
+  return changes.get()!.n - before >= 2;
+}
+
 const BULK = { cacheKib: 16 * 1024 };
 const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
 

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { contacts } from "../../db/schema";
 import { fileBatches } from "../../src/contacts/import-pipeline";
 import { nextSlice, ownTime } from "../../src/contacts/import-pace";
-import { ContactImporter, ROWS_PER_BATCH } from "../../src/contacts/importer";
+import { ContactImporter, mergeSearchIndex, ROWS_PER_BATCH } from "../../src/contacts/importer";
+import { failInterruptedImports } from "../../src/contacts/csv-import";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { valuesDuring } from "../support/turns";
@@ -138,7 +139,7 @@ describe("CSV import job", () => {
     expect([none.status, ((await none.json()) as any).message]).toEqual([400, "Please select a CSV file"]);
   });
 
-  test("a file of several read chunks streams through: every row accounted for, the upload removed, bulk settings restored", async () => {
+  test("a file of several read chunks streams through: every row accounted for, the upload removed, bulk settings restored, the search index merged back", async () => {
     const c = await t.signUpVerified();
     await grantLicense(t.ctx, c.user.id, "enterprise", 30);
     const pragmas = () => ["temp_store", "cache_size", "wal_autocheckpoint"].map((name) => t.ctx.db.$client.query(`PRAGMA ${name}`).get());
@@ -149,10 +150,22 @@ describe("CSV import job", () => {
       return `Zoë ${i},Ødegård,${i % 50 === 7 ? "not a phone" : `+1 (646) ${String(200 + Math.floor(n / 10_000))}-${String(n % 10_000).padStart(4, "0")}`}`;
     });
     const body = `first name,last name,phone\n${rows.join("\n")}\n`;
-    const start = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body, headers: { "content-type": "text/csv" } });
-    expect(start.status).toBe(202);
-    const job = await waitJob(c, start.body.id, 1000);
+    // The search index's automerge setting at every turn while the import runs (distinct values): sixteen, four again after.
+    const automerge = t.ctx.db.$client.query<{ v: number }, []>("SELECT v FROM contacts_fts_config WHERE k = 'automerge'");
+    const { answer: job, seen } = await valuesDuring(
+      () => automerge.get()?.v ?? 4,
+      async () => {
+        const start = await t.api("/api/contacts/import/csv", { method: "POST", token: c.token, body, headers: { "content-type": "text/csv" } });
+        expect(start.status).toBe(202);
+        return waitJob(c, start.body.id, 1000);
+      },
+    );
     expect(job).toMatchObject({ state: "done", rowsRead: 60_000, created: 57_300, updated: 0, duplicates: 1_500, invalid: 1_200, progress: 100 });
+    expect(seen).toEqual([4, 16]);
+    expect(automerge.get()?.v).toBe(4);
+    // Merged down at the end: no level of segments left with four or more for a merge to take.
+    expect(mergeSearchIndex(t.ctx.db.$client, 100_000)).toBe(false);
+    t.ctx.db.$client.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('integrity-check', 0)");
     const found = (await t.api(`/api/contacts?q=${encodeURIComponent("zoë 59998")}`, { token: c.token })).body.data;
     expect(found.map((x: any) => [x.firstName, x.lastName])).toEqual([["Zoë 59998", "Ødegård"]]);
     const consent = (await t.api(`/api/contacts/${found[0].id}/consent`, { token: c.token })).body.data;
@@ -162,6 +175,14 @@ describe("CSV import job", () => {
     expect(readdirSync(join(t.dataDir, "imports"))).toEqual([]);
     expect(pragmas()).toEqual(before);
   }, 30_000);
+
+  test("a search index left merging sixteen segments at a time (the process stopped during an import) merges four again at the next start", () => {
+    const automerge = t.ctx.db.$client.query<{ v: number }, []>("SELECT v FROM contacts_fts_config WHERE k = 'automerge'");
+    t.ctx.db.$client.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('automerge', 16)");
+    expect(automerge.get()?.v).toBe(16);
+    failInterruptedImports(t.ctx);
+    expect(automerge.get()?.v).toBe(4);
+  });
 
   test("stored in short transactions, each with its counts; a row is found by a search the moment the job says done", async () => {
     const c = await t.signUpVerified();
