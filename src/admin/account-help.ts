@@ -21,7 +21,7 @@ export async function markEmailVerified(ctx: AppContext, admin: User, userId: st
     if (user.emailVerified) return { user, marked: false };
     updateUser(ctx, user.id, { emailVerified: true });
     // A code still on its way must not matter any more.
-    dropVerificationCode(ctx, user.id);
+    await dropVerificationCode(ctx, user.id);
     return { user, marked: true };
   });
   if (marked) ctx.log(`administrator ${admin.email} marked the email of ${user.email} verified`);

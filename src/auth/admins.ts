@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import { unlinkGoogle } from "./google";
 import { clearLockout } from "./lockout";
 import { deletePasskey, listPasskeys } from "./passkeys";
@@ -21,13 +22,15 @@ export async function createOrPromoteAdmin(ctx: AppContext, email: string, passw
   if (!EMAIL_RE.test(email.trim())) throw new Error(`Not an email address: ${email}`);
   if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const passwordHash = await hashPassword(password, ctx.argon2Cost);
+  await ready(ctx.db);
   const existing = findUserByEmail(ctx, email);
   if (!existing) {
     return insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });
   }
   const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
   resetTwoFactor(ctx, admin.id, null);
-  for (const passkey of listPasskeys(ctx, admin.id)) deletePasskey(ctx, admin.id, passkey.id);
+  for (const passkey of listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
+  await ready(ctx.db);
   unlinkGoogle(ctx, admin.id);
   clearLockout(ctx, admin.id);
   revokeAllSessions(ctx, admin.id);

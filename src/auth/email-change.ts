@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { emailChanges } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError, tooManyRequests } from "../http/errors";
 import { emailChangeCodeEmail, emailChangedNotice } from "../mail/templates";
@@ -14,7 +15,8 @@ const TAKEN = "An account with this email already exists";
 const codeHash = (ctx: AppContext, user: User, email: string, code: string) => keyedHash(ctx.keys.codes, `email-change:${user.id}:${email}:${code}`);
 
 /** The address an email change waits to confirm, if one does (and has not expired). */
-export function pendingEmailOf(ctx: AppContext, user: User): string | null {
+export async function pendingEmailOf(ctx: AppContext, user: User): Promise<string | null> {
+  await ready(ctx.db);
   const row = ctx.db.select().from(emailChanges).where(eq(emailChanges.userId, user.id)).get();
   return row && row.expiresAt.getTime() > ctx.now() ? row.newEmail : null;
 }
@@ -29,6 +31,7 @@ export async function requestEmailChange(ctx: AppContext, user: User, input: str
   const email = normalizeEmail(input);
   if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
   if (email === user.email) throw badRequest("This is already your email address");
+  await ready(ctx.db);
   if (findUserByEmail(ctx, email)) throw conflict(TAKEN);
   const now = ctx.now();
   const existing = ctx.db.select().from(emailChanges).where(eq(emailChanges.userId, user.id)).get();
@@ -49,6 +52,7 @@ export async function requestEmailChange(ctx: AppContext, user: User, input: str
   try {
     await ctx.mailer.send(emailChangeCodeEmail(email, code, CODE_TTL_MINUTES));
   } catch (err) {
+    await ready(ctx.db);
     ctx.db.delete(emailChanges).where(eq(emailChanges.userId, user.id)).run();
     ctx.log(`mail error: email change code to ${email}: ${(err as Error).message}`);
     throw new HttpError(502, "Failed to send the verification email");
@@ -58,15 +62,16 @@ export async function requestEmailChange(ctx: AppContext, user: User, input: str
 
 /** The code from the new address: the account's email becomes it, and the old address is told. */
 export async function confirmEmailChange(ctx: AppContext, user: User, code: string): Promise<User> {
+  await ready(ctx.db);
   const row = ctx.db.select().from(emailChanges).where(eq(emailChanges.userId, user.id)).get();
   if (!row) throw badRequest("There is no email change to confirm");
   if (row.expiresAt.getTime() <= ctx.now()) throw badRequest("This code has expired. Please request a new one.");
   if (row.attempts >= MAX_CODE_ATTEMPTS) throw new HttpError(429, "Too many attempts. Please request a new code.");
   if (!safeEqual(row.codeHash, codeHash(ctx, user, row.newEmail, code))) {
-    ctx.db.update(emailChanges).set({ attempts: row.attempts + 1 }).where(eq(emailChanges.userId, user.id)).run();
+    ctx.db.update(emailChanges).set({ attempts: sql`${emailChanges.attempts} + 1` }).where(eq(emailChanges.userId, user.id)).run();
     throw badRequest("Invalid verification code");
   }
-  const changed = ctx.db.transaction(() => {
+  const changed = await ctx.withTransaction(async () => {
     // Another account may have taken the address since the code was sent.
     if (findUserByEmail(ctx, row.newEmail)) throw conflict(TAKEN);
     ctx.db.delete(emailChanges).where(eq(emailChanges.userId, user.id)).run();
@@ -78,6 +83,7 @@ export async function confirmEmailChange(ctx: AppContext, user: User, code: stri
 }
 
 /** Forgets a pending email change; the account keeps its email. */
-export function cancelEmailChange(ctx: AppContext, userId: string): void {
+export async function cancelEmailChange(ctx: AppContext, userId: string): Promise<void> {
+  await ready(ctx.db);
   ctx.db.delete(emailChanges).where(eq(emailChanges.userId, userId)).run();
 }

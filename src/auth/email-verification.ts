@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { emailVerifications } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { HttpError, tooManyRequests } from "../http/errors";
 import { verificationCodeEmail } from "../mail/templates";
@@ -34,6 +35,7 @@ export function dailyCapError(wait: number) {
  * the 11th in a 24-hour window (which starts with its first code).
  */
 export async function sendVerificationCode(ctx: AppContext, user: User): Promise<{ retryAfter: number }> {
+  await ready(ctx.db);
   const existing = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
   const now = ctx.now();
   if (existing) {
@@ -59,6 +61,7 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
     await ctx.mailer.send(verificationCodeEmail(user.email, code, CODE_TTL_MINUTES));
   } catch (err) {
     // Nothing was sent: no cooldown and no count, and no code that could verify (an expired row answers as none).
+    await ready(ctx.db);
     ctx.db
       .update(emailVerifications)
       .set({ sentAt: new Date(0), expiresAt: new Date(0), sendsInWindow: sendsInWindow - 1 })
@@ -70,7 +73,9 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
   return { retryAfter: RESEND_COOLDOWN_SECONDS };
 }
 
-export function checkVerificationCode(ctx: AppContext, user: User, code: string): User {
+/** The emailed code checked: the account verified, or a wrong guess counted (by the database, + 1 on what it holds). */
+export async function checkVerificationCode(ctx: AppContext, user: User, code: string): Promise<User> {
+  await ready(ctx.db);
   const row = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
   if (!row || row.expiresAt.getTime() <= ctx.now()) {
     throw new HttpError(400, CODE_EXPIRED);
@@ -80,7 +85,7 @@ export function checkVerificationCode(ctx: AppContext, user: User, code: string)
   }
   const matches = safeEqual(row.codeHash, keyedHash(ctx.keys.codes, `verify:${user.id}:${code}`));
   if (!matches) {
-    ctx.db.update(emailVerifications).set({ attempts: row.attempts + 1 }).where(eq(emailVerifications.userId, user.id)).run();
+    ctx.db.update(emailVerifications).set({ attempts: sql`${emailVerifications.attempts} + 1` }).where(eq(emailVerifications.userId, user.id)).run();
     throw new HttpError(400, INVALID_CODE);
   }
   ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
@@ -88,6 +93,7 @@ export function checkVerificationCode(ctx: AppContext, user: User, code: string)
 }
 
 /** Forgets the user's pending code: an address marked verified by an administrator needs none. */
-export function dropVerificationCode(ctx: AppContext, userId: string): void {
+export async function dropVerificationCode(ctx: AppContext, userId: string): Promise<void> {
+  await ready(ctx.db);
   ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, userId)).run();
 }

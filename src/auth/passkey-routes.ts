@@ -116,9 +116,9 @@ export function passkeyRoutes(ctx: AppContext) {
     // DELETE /api/webauthn/authenticators/:id
     .delete(
       "/authenticators/:id",
-      ({ user, sessionId, params }) => {
+      async ({ user, sessionId, params }) => {
         requireRecentConfirmation(ctx, user, sessionId, "to remove a passkey");
-        deletePasskey(ctx, user.id, params.id);
+        await deletePasskey(ctx, user.id, params.id);
         return { success: true };
       },
       { auth: true },

@@ -10,6 +10,7 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { and, eq, lt } from "drizzle-orm";
+import { ready } from "../../db/transaction";
 import { isIP } from "node:net";
 import { authChallenges, passkeys } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -251,7 +252,8 @@ export function listPasskeys(ctx: AppContext, userId: string) {
 }
 
 /** Owner only: another user's passkey answers 404 like a missing one. */
-export function deletePasskey(ctx: AppContext, userId: string, id: string) {
+export async function deletePasskey(ctx: AppContext, userId: string, id: string) {
+  await ready(ctx.db);
   const deleted = ctx.db
     .delete(passkeys)
     .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))

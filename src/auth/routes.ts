@@ -80,7 +80,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
     .post(
       "/register/verify",
       async ({ body, headers, cookie, request }) => {
-        const { user, license } = finishSignUp(ctx, body.signupToken, body.code);
+        const { user, license } = await finishSignUp(ctx, body.signupToken, body.code);
         const session = await createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         setSessionCookies(ctx, cookie, session.token, session.expiresAt);
         return { token: session.token, user: publicUser(user), ...license };
@@ -212,9 +212,9 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
     // POST /api/auth/verify/email
     .post(
       "/verify/email",
-      ({ user, body }) => {
+      async ({ user, body }) => {
         if (user.emailVerified) return { success: true, message: "Email verified successfully!", user: publicUser(user) };
-        const verified = checkVerificationCode(ctx, user, body.code);
+        const verified = await checkVerificationCode(ctx, user, body.code);
         return { success: true, message: "Email verified successfully!", user: publicUser(verified) };
       },
       {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { desc, eq, lte } from "drizzle-orm";
+import { desc, eq, lte, sql } from "drizzle-orm";
 import { pendingSignUps } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { accountExistsEmail } from "../mail/templates";
@@ -56,15 +57,15 @@ type Pending = {
 
 const tokenHash = (ctx: AppContext, token: string) => keyedHash(ctx.keys.codes, `sign-up:${token}`);
 
-function remember(ctx: AppContext, pending: Pending): string {
+async function remember(ctx: AppContext, pending: Pending): Promise<string> {
   const token = randomBytes(32).toString("base64url");
   const { license, ...fields } = pending;
-  ctx.db.transaction((tx) => {
-    tx.insert(pendingSignUps).values({ tokenHash: tokenHash(ctx, token), license: JSON.stringify(license), ...fields }).run();
-    tx.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, pending.createdAt - PENDING_TTL_MS)).run();
+  await ctx.withTransaction(async () => {
+    ctx.db.insert(pendingSignUps).values({ tokenHash: tokenHash(ctx, token), license: JSON.stringify(license), ...fields }).run();
+    ctx.db.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, pending.createdAt - PENDING_TTL_MS)).run();
     // Past the bound the oldest sign-up is forgotten (its account, if any, is finished by signing in).
-    const oldest = tx.select({ at: pendingSignUps.createdAt }).from(pendingSignUps).orderBy(desc(pendingSignUps.createdAt)).limit(1).offset(MAX_PENDING).get();
-    if (oldest) tx.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, oldest.at)).run();
+    const oldest = ctx.db.select({ at: pendingSignUps.createdAt }).from(pendingSignUps).orderBy(desc(pendingSignUps.createdAt)).limit(1).offset(MAX_PENDING).get();
+    if (oldest) ctx.db.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, oldest.at)).run();
   });
   return token;
 }
@@ -106,6 +107,7 @@ export async function startSignUp(
   licensesOf: (userId: string) => Promise<SignUpLicense>,
 ): Promise<{ signupToken: string; email: string; message: string }> {
   const email = normalizeEmail(fields.email);
+  await ready(ctx.db);
   const existing = findUserByEmail(ctx, email);
   // Hashed on both paths: the new account's hash is the only slow step a known address would otherwise skip.
   const passwordHash = await hashPassword(fields.password, ctx.argon2Cost);
@@ -113,14 +115,15 @@ export async function startSignUp(
   const base = { email, createdAt: now, expiresAt: now + CODE_TTL_MINUTES * 60_000, attempts: 0, sentAt: now, windowStartedAt: now, sends: 1 };
   let signupToken: string;
   if (existing) {
-    signupToken = remember(ctx, { ...base, userId: null, license: { licenseRedeemed: false, licensePlan: null } });
+    signupToken = await remember(ctx, { ...base, userId: null, license: { licenseRedeemed: false, licensePlan: null } });
     await notifyOwner(ctx, existing);
   } else {
+    await ready(ctx.db);
     const user = insertUser(ctx, { email, passwordHash, firstName: fields.firstName, lastName: fields.lastName, phone: fields.phone });
     const license = await licensesOf(user.id);
     // The account exists even if the mail server is down; the code step offers a resend.
     await sendVerificationCode(ctx, user).catch(() => undefined);
-    signupToken = remember(ctx, { ...base, userId: user.id, license });
+    signupToken = await remember(ctx, { ...base, userId: user.id, license });
   }
   return { signupToken, email, message: `We sent a 6-digit code to ${email}. Enter it to finish creating your account.` };
 }
@@ -132,23 +135,27 @@ async function notifyOwner(ctx: AppContext, owner: User) {
 }
 
 /** The emailed code finishes the sign-up: the verified account and what its license code did. */
-export function finishSignUp(ctx: AppContext, token: string, code: string): { user: User; license: SignUpLicense } {
+export async function finishSignUp(ctx: AppContext, token: string, code: string): Promise<{ user: User; license: SignUpLicense }> {
+  await ready(ctx.db);
   const pending = pendingOf(ctx, token);
   if (pending.userId === null) {
     if (pending.expiresAt <= ctx.now()) throw new HttpError(400, CODE_EXPIRED);
     if (pending.attempts >= MAX_CODE_ATTEMPTS) throw new HttpError(429, TOO_MANY_ATTEMPTS);
-    update(ctx, pending.hash, { attempts: pending.attempts + 1 });
+    // Counted by the database (+ 1 on what it holds), as a real code's wrong guesses are.
+    ctx.db.update(pendingSignUps).set({ attempts: sql`${pendingSignUps.attempts} + 1` }).where(eq(pendingSignUps.tokenHash, pending.hash)).run();
     throw new HttpError(400, INVALID_CODE);
   }
   const user = findUserById(ctx, pending.userId);
   if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
-  const verified = checkVerificationCode(ctx, user, code);
+  const verified = await checkVerificationCode(ctx, user, code);
+  await ready(ctx.db);
   forget(ctx, pending.hash);
   return { user: verified, license: pending.license };
 }
 
 /** A new code for the sign-up (the owner's notice again for an address with an account), under the same limits. */
 export async function resendSignUpCode(ctx: AppContext, token: string): Promise<{ email: string; retryAfter: number }> {
+  await ready(ctx.db);
   const pending = pendingOf(ctx, token);
   if (pending.userId !== null) {
     const user = findUserById(ctx, pending.userId);

@@ -90,9 +90,9 @@ export function userRoutes(ctx: AppContext) {
       },
     )
     // GET /api/user/profile
-    .get("/profile", ({ user }) => profileView(user, pendingEmailOf(ctx, user)), { auth: true })
+    .get("/profile", async ({ user }) => profileView(user, await pendingEmailOf(ctx, user)), { auth: true })
     // PATCH /api/user/profile
-    .patch("/profile", async ({ user, body }) => profileView(await updateProfile(ctx, user, body), pendingEmailOf(ctx, user)), {
+    .patch("/profile", async ({ user, body }) => profileView(await updateProfile(ctx, user, body), await pendingEmailOf(ctx, user)), {
       auth: true,
       body: t.Object({
         firstName: t.Optional(t.String({ maxLength: 100, error: "First name must be at most 100 characters" })),
@@ -124,8 +124,8 @@ export function userRoutes(ctx: AppContext) {
     // DELETE /api/user/email
     .delete(
       "/email",
-      ({ user }) => {
-        cancelEmailChange(ctx, user.id);
+      async ({ user }) => {
+        await cancelEmailChange(ctx, user.id);
         return profileView(user, null);
       },
       { auth: true },

@@ -301,10 +301,21 @@ const ALLOWED: Record<string, string> = {
 const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
- * auth's sessions, the credentials they made and password resets and changes (sign-in, two-factor, passkeys, Google
- * and email changes still run synchronously).
+ * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,
+ * passkeys and the administrator's command (two-factor, Google, sudo mode, the lockout and the rate windows still run
+ * synchronously).
  */
-const ASYNC_FILES = new Set(["automation/rules.ts", "auth/sessions.ts", "auth/session-credentials.ts", "auth/password-reset.ts"]);
+const ASYNC_FILES = new Set([
+  "automation/rules.ts",
+  "auth/sessions.ts",
+  "auth/session-credentials.ts",
+  "auth/password-reset.ts",
+  "auth/email-verification.ts",
+  "auth/email-change.ts",
+  "auth/sign-up.ts",
+  "auth/passkeys.ts",
+  "auth/admins.ts",
+]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
 function ruleOf(key: string) {
