@@ -30,8 +30,8 @@ export async function createOrPromoteAdmin(ctx: AppContext, email: string, passw
   const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
   resetTwoFactor(ctx, admin.id, null);
   for (const passkey of listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
+  await unlinkGoogle(ctx, admin.id);
   await ready(ctx.db);
-  unlinkGoogle(ctx, admin.id);
   clearLockout(ctx, admin.id);
   revokeAllSessions(ctx, admin.id);
   return admin;

@@ -38,12 +38,12 @@ export function googleRoutes(ctx: AppContext) {
       // GET /api/auth/providers
       .get("/providers", () => ({ google: ctx.config.google !== null }))
       // GET /api/auth/google
-      .get("/google", ({ cookie, set }) => {
+      .get("/google", async ({ cookie, set }) => {
         const google = ctx.config.google;
         if (!google) throw notFound(NOT_CONFIGURED);
         const state = randomBytes(32).toString("base64url");
         const verifier = randomBytes(48).toString("base64url");
-        saveGoogleState(ctx, state, verifier);
+        await saveGoogleState(ctx, state, verifier);
         cookie[GOOGLE_STATE_COOKIE]!.set({
           value: state,
           httpOnly: true,
@@ -82,7 +82,7 @@ export function googleRoutes(ctx: AppContext) {
               );
             }
             const state = query.state ?? "";
-            const row = state ? takeGoogleState(ctx, state) : undefined;
+            const row = state ? await takeGoogleState(ctx, state) : undefined;
             if (
               !row ||
               row.kind !== "google" ||
@@ -94,7 +94,7 @@ export function googleRoutes(ctx: AppContext) {
             }
             if (!query.code) throw new GoogleSignInError("Google sign-in failed. Please try again.");
             const profile = await exchangeCode(ctx, query.code, row.challenge);
-            const { user, isNew } = findOrCreateGoogleUser(ctx, profile);
+            const { user, isNew } = await findOrCreateGoogleUser(ctx, profile);
             if (user.disabled) throw new GoogleSignInError("This account has been disabled. Please contact support.");
             if (isTwoFactorEnabled(ctx, user.id)) {
               // Control of the mailbox is one factor: the code step follows, exactly as after a password.

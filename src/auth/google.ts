@@ -6,6 +6,7 @@
  */
 import { eq, lt } from "drizzle-orm";
 import { authChallenges, userSecurity } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { findUserByEmail, findUserById, insertUser, updateUser, type User } from "../users/queries";
 import { keyedHash } from "./secure-compare";
@@ -73,7 +74,8 @@ function linkSubject(ctx: AppContext, userId: string, subject: string) {
 }
 
 /** Keeps a sign-in's state (by its keyed hash) and PKCE verifier for GOOGLE_STATE_TTL_MS; expired ones go. */
-export function saveGoogleState(ctx: AppContext, state: string, verifier: string): void {
+export async function saveGoogleState(ctx: AppContext, state: string, verifier: string): Promise<void> {
+  await ready(ctx.db);
   const now = ctx.now();
   ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
   ctx.db
@@ -88,15 +90,18 @@ export function saveGoogleState(ctx: AppContext, state: string, verifier: string
     .run();
 }
 
-/** The challenge stored for this state, removed as it is read (a state is used once); the caller checks kind and expiry. */
-export function takeGoogleState(ctx: AppContext, state: string) {
-  const row = ctx.db.select().from(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).get();
-  if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, row.id)).run();
-  return row;
+/**
+ * The challenge stored for this state, removed as it is read (a state is used once: one DELETE answers it, so two
+ * callbacks with the same state cannot both have it); the caller checks kind and expiry.
+ */
+export async function takeGoogleState(ctx: AppContext, state: string) {
+  await ready(ctx.db);
+  return ctx.db.delete(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).returning().get();
 }
 
 /** Unlinks the account's Google identity: "Continue with Google" no longer signs in to it. */
-export function unlinkGoogle(ctx: AppContext, userId: string): void {
+export async function unlinkGoogle(ctx: AppContext, userId: string): Promise<void> {
+  await ready(ctx.db);
   ctx.db.update(userSecurity).set({ googleSubject: null }).where(eq(userSecurity.userId, userId)).run();
 }
 
@@ -110,7 +115,11 @@ export function unlinkGoogle(ctx: AppContext, userId: string): void {
  * `isNew`: the account starts with this sign-in (made now, or claimed unverified: its owner never got past the
  * verification the setup wizard follows), so the wizard comes next, as after an email's verification.
  */
-export function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile): { user: User; isNew: boolean } {
+export async function findOrCreateGoogleUser(ctx: AppContext, profile: GoogleProfile): Promise<{ user: User; isNew: boolean }> {
+  return ctx.withTransaction(async () => linkedOrNew(ctx, profile));
+}
+
+function linkedOrNew(ctx: AppContext, profile: GoogleProfile): { user: User; isNew: boolean } {
   const linked = ctx.db.select().from(userSecurity).where(eq(userSecurity.googleSubject, profile.sub)).get();
   if (linked) {
     const user = findUserById(ctx, linked.userId);

@@ -271,7 +271,7 @@ const ALLOWED: Record<string, string> = {
     "sudo mode (reauth.ts) confirms and checks a session synchronously: its check is the synchronous confirmation callback of admin, api-keys, outbound-webhooks and backups, run inside their writes",
   "auth/sessions.ts exports sessionConfirmedAt, which uses the database, not async (not async)": "as confirmSession",
   "auth/sessions.ts exports revokeAllSessions, which uses the database, not async (not async)":
-    "until the rest of auth is converted: two-factor, Google's sign-in and the administrator's command end sessions in synchronous code; password resets and changes and the admin portal's actions call it inside their transactions",
+    "until the rest of auth is converted: two-factor ends sessions in synchronous code; password resets and changes, Google's sign-in and the admin portal's actions call it inside their transactions",
   "auth/sessions.ts exports revokeOtherSessions, which uses the database, not async (not async)": "as revokeAllSessions",
   "auth/session-credentials.ts exports noticeCredentialMade, which uses the database, not async (not async)":
     "api-keys and outbound-webhooks tell the owner in their own turn on the connection, right after the write it tells of; the mail is not awaited",
@@ -282,10 +282,10 @@ const ALLOWED: Record<string, string> = {
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   "users/queries.ts exports findUserByEmail, which uses the database, not async (not async)":
-    "until auth is converted: the email change reads it inside its synchronous transaction, Google's sign-in synchronously",
-  "users/queries.ts exports insertUser, which uses the database, not async (not async)": "until auth is converted: Google's sign-in creates its account synchronously",
+    "not yet: auth's records call it synchronously in their own turn or transaction (sign-up, email change, password reset, Google), as do the login route and the admin portal's",
+  "users/queries.ts exports insertUser, which uses the database, not async (not async)": "not yet: Google's sign-in creates its account synchronously inside its transaction (auth/google.ts), sign-up and the administrator's command in their turn",
   "users/queries.ts exports updateUser, which uses the database, not async (not async)":
-    "until auth is converted: the email change, password reset, email verification and Google's sign-in write it synchronously, some inside synchronous transactions",
+    "not yet: auth's and the admin portal's writes call it synchronously inside their transactions (email change, password reset and change, Google's sign-in, a user action) and two-factor's synchronous code",
 };
 
 /**
@@ -302,8 +302,8 @@ const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-ru
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,
- * passkeys and the administrator's command (two-factor, Google, sudo mode, the lockout and the rate windows still run
- * synchronously).
+ * passkeys, Google's sign-in and the administrator's command (two-factor, sudo mode, the lockout and the rate windows
+ * still run synchronously).
  */
 const ASYNC_FILES = new Set([
   "automation/rules.ts",
@@ -315,6 +315,7 @@ const ASYNC_FILES = new Set([
   "auth/sign-up.ts",
   "auth/passkeys.ts",
   "auth/admins.ts",
+  "auth/google.ts",
 ]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
