@@ -162,6 +162,8 @@ const WRITES = [
   `UPDATE messages SET status = 'failed', segments = 3 WHERE id = 'm3'`,
   `INSERT INTO media (id, user_id, content_type, filename, message_id, status) VALUES ('p1', 'u1', 'image/png', 'a.png', 'm4', 'stored')`,
   `INSERT INTO message_media (message_id, position, media_id) VALUES ('m4', 0, 'p1'), ('m3', 0, 'p1')`,
+  `INSERT INTO media (id, user_id, content_type, filename, status) VALUES ('p2', 'u1', 'image/png', 'b.png', 'stored')`,
+  `UPDATE media SET message_id = 'm1' WHERE id = 'p2'`,
   `DELETE FROM messages WHERE id = 'm4'`,
   `UPDATE rollup_granularity SET quarters = 1 WHERE user_id = 'u2'`,
   `INSERT INTO rollup_granularity (user_id, quarters, zone) VALUES ('u1', 4, 'UTC')`,
@@ -217,11 +219,12 @@ describe("the triggers keep the same counts on both engines", () => {
       { campaign_id: "k1", status: "delivered", n: 1, unsent: 0 },
       { campaign_id: "k2", status: "failed", n: 1, unsent: 0 },
     ]);
-    // m3 took a linked picture after it failed (sent: one MMS at 3 segments x 5,000); m4's own was received, then deleted.
+    // m3 took a linked picture after it failed (sent: one MMS at 3 segments x 5,000); m4's own was received, then
+    // deleted; m1 was given an upload after it was delivered (1 segment x 7,900).
     const mms = (await scratch.sql`SELECT user_id, status, sum(n) AS n, sum(mms) AS mms, sum(mms_sent) AS mms_sent, sum(mms_spend_micros) AS mms_spend_micros
       FROM message_rollups WHERE n <> 0 GROUP BY 1, 2 ORDER BY 1, 2`) as Row[];
     expect(mms.map((r) => ({ ...r })).map(normalise)).toEqual([
-      { user_id: "u1", status: "delivered", n: 1, mms: 0, mms_sent: 0, mms_spend_micros: 0 },
+      { user_id: "u1", status: "delivered", n: 1, mms: 1, mms_sent: 1, mms_spend_micros: 7_900 },
       { user_id: "u2", status: "failed", n: 1, mms: 1, mms_sent: 1, mms_spend_micros: 15_000 },
     ]);
   });
