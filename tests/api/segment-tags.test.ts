@@ -142,9 +142,10 @@ test("a one-tag segment's pages, from the tag's rows or by the walk, are the new
   const acc = await t.signUpVerified();
   const db = t.ctx.db.$client;
   const insert = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, tags, status, source, created_at) VALUES (?, ?, ?, '', ?, ?, 'subscribed', 'import', ?)`);
-  // 3,000 contacts: every 100th "rare" (30), every other "common" (1,500); created_at ties in pairs, broken by rowid.
+  // 24,000 contacts: every 100th "rare" (240), every other "common" (12,000: past the count's cap of 10,000);
+  // created_at ties in pairs, broken by rowid.
   db.transaction(() => {
-    for (let i = 0; i < 3_000; i++) {
+    for (let i = 0; i < 24_000; i++) {
       const tags = [...(i % 100 === 7 ? ["rare"] : []), ...(i % 2 === 0 ? ["common"] : [])];
       insert.run(Bun.randomUUIDv7(), acc.user.id, `C${i}`, `+1415${String(3_000_000 + i)}`, JSON.stringify(tags), 1_700_000_000_000 + Math.floor(i / 2));
     }
@@ -152,17 +153,18 @@ test("a one-tag segment's pages, from the tag's rows or by the walk, are the new
   const newestFirst = (tag: string) =>
     (db.query(`SELECT first_name AS f FROM contacts WHERE user_id = ? AND EXISTS (SELECT 1 FROM json_each(tags) WHERE value = ?) ORDER BY created_at DESC, rowid DESC`).all(acc.user.id, tag) as { f: string }[]).map((r) => r.f);
   for (const [tag, pages] of [
-    ["rare", [1, 2]],
-    ["common", [1, 7, 30]],
+    ["rare", [1, 2, 5]],
+    ["common", [1, 7, 239]],
   ] as const) {
     const s = await t.api("/api/segments", { method: "POST", token: acc.token, body: { name: tag, conditions: { tags: { eq: tag } } } });
     const all = newestFirst(tag);
     for (const page of pages) {
       const list = (await t.api(`/api/segments/${s.body.id}/contacts?page=${page}&pageSize=50`, { token: acc.token })).body;
-      expect({ tag, page, total: list.total, names: list.data.map((c: { firstName: string }) => c.firstName) }).toEqual({
+      expect({ tag, page, total: list.total, capped: list.totalCapped, names: list.data.map((c: { firstName: string }) => c.firstName) }).toEqual({
         tag,
         page,
-        total: all.length,
+        total: Math.min(all.length, 10_000),
+        capped: all.length > 10_000,
         names: all.slice((page - 1) * 50, page * 50),
       });
     }
