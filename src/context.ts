@@ -68,6 +68,12 @@ export type AppContext = {
     numbers(userId: string): number;
   };
   /**
+   * The messages domain's side of a contact merge (src/messages/messages.ts), wired in server.ts: the outbox's checks
+   * at sending read contacts, so contacts import nothing of messages. `move` gives the merged contacts' messages to
+   * the primary, in the merge's transaction.
+   */
+  contactMessages: { move(userId: string, fromIds: string[], toId: string): void };
+  /**
    * Detaches the messages of a provider account about to be deleted, a chunk at a time (src/messages/detach.ts):
    * wired in server.ts, the providers domain being below the messages and its own numbers.
    */

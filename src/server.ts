@@ -34,6 +34,7 @@ import { outboxStore, senderRegistry } from "./messages/outbox-store";
 import { registerReconciliation } from "./messages/reconcile";
 import { registerAdministratorNotices } from "./support/notify";
 import { detachMessages } from "./messages/detach";
+import { moveContactMessages } from "./messages/messages";
 import { countNumbers, numberIdsOfProvider } from "./phone-numbers/numbers";
 import { countContacts } from "./contacts/stats";
 import { attachCampaignMessages, attachToConversation, reserveSeqs } from "./conversations/conversations";
@@ -89,6 +90,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
     detachNumberMessages: (numberId) => detachMessages(ctx, "number", [numberId], "this number"),
+    contactMessages: { move: (userId, fromIds, toId) => moveContactMessages(ctx, userId, fromIds, toId) },
     releaseHeldMessages: (userId) => releaseAccountHeld(ctx, userId) + releaseHeldDripSteps(ctx, userId),
     usageCounts: {
       contacts: (userId) => countContacts(ctx, userId),

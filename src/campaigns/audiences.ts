@@ -2,6 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { contacts, type CampaignAudience } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
+import { inboundCountSince } from "../messages/stats";
 import { compileConditions } from "../segments/conditions";
 import { findSegment } from "../segments/segments";
 
@@ -32,8 +33,7 @@ export function audienceCondition(ctx: AppContext, userId: string, audience: Cam
       return and(
         base,
         sql`(EXISTS (SELECT 1 FROM json_each(${contacts.tags}) WHERE lower(value) = 'loyal')
-          OR (SELECT count(*) FROM messages m WHERE m.user_id = ${userId} AND m.phone = ${contacts.phone}
-              AND m.direction = 'inbound' AND m.created_at >= ${now - 90 * DAY}) >= 3)`,
+          OR ${inboundCountSince(userId, contacts.phone, now - 90 * DAY)} >= 3)`,
       )!;
     case "contacts":
       if (!audience.contactIds.length) return sql`0`;

@@ -23,6 +23,9 @@ import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
 import { assertHoldable, copyMedia, heldMedia, holdMedia, mediaView, releaseMedia, type MediaRow } from "../media/media";
 import { campaignMedia } from "./outbox";
 
+/** A campaign's statuses, as the schema declares them: the public API documents them (src/public-api/contract.ts). */
+export { CAMPAIGN_STATUSES } from "../../db/schema";
+
 export type CampaignRow = typeof campaigns.$inferSelect;
 const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
 

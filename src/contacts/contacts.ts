@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
-import { contactConsents, contacts, messages } from "../../db/schema";
+import { contactConsents, contacts } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
@@ -340,7 +340,7 @@ export function mergeContacts(ctx: AppContext, userId: string, primaryId: string
     const optedOut = primary.status === "opted_out" || others.some((o) => o.status === "opted_out");
     const spent = Math.max(primary.totalSpent, ...others.map((o) => o.totalSpent));
     ctx.db.update(contactConsents).set({ contactId: primary.id }).where(and(eq(contactConsents.userId, userId), inArray(contactConsents.contactId, mergeIds))).run();
-    ctx.db.update(messages).set({ contactId: primary.id }).where(and(eq(messages.userId, userId), inArray(messages.contactId, mergeIds))).run();
+    ctx.contactMessages.move(userId, mergeIds, primary.id);
     ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, mergeIds))).run();
     ctx.db
       .update(contacts)

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -7,6 +7,9 @@ import { notFound } from "../http/errors";
 import type { ProviderAccount } from "../providers/accounts";
 import type { WebhookEvent } from "../providers/types";
 import { appendStatusEvents } from "./outbox";
+
+/** A message's statuses, as the schema declares them: the public API documents them (src/public-api/contract.ts). */
+export { MESSAGE_STATUSES } from "../../db/schema";
 
 export type MessageRow = typeof messages.$inferSelect;
 
@@ -265,6 +268,14 @@ export function storeInbound(ctx: AppContext, m: NewInbound): MessageRow | null 
 /** Names the contact a message came from (one created after the message was stored). */
 export function setMessageContact(ctx: AppContext, messageId: string, contactId: string) {
   ctx.db.update(messages).set({ contactId }).where(eq(messages.id, messageId)).run();
+}
+
+/**
+ * A contact merge's messages (src/contacts/contacts.ts mergeContacts, through ctx.contactMessages): those of the
+ * merged contacts become the primary's, in the merge's transaction.
+ */
+export function moveContactMessages(ctx: AppContext, userId: string, fromIds: string[], toId: string) {
+  ctx.db.update(messages).set({ contactId: toId }).where(and(eq(messages.userId, userId), inArray(messages.contactId, fromIds))).run();
 }
 
 /** When each of these messages was reported delivered, for those that were (the click classifier's scanner window). */

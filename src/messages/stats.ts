@@ -1,9 +1,18 @@
-import { and, eq, gte, notInArray, sql } from "drizzle-orm";
+import { and, eq, gte, notInArray, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 
 /** Outbound messages that never used any of the plan: skipped at send time, expired or cancelled before going. */
 const NEVER_SENT: MessageStatus[] = ["skipped", "expired", "cancelled"];
+
+/**
+ * How many texts a phone sent the account since an instant (ms), as a subquery of a condition over another table:
+ * `phone` is the outer query's column (the loyal audience, src/campaigns/audiences.ts, counts its contacts' texts).
+ */
+export function inboundCountSince(userId: string, phone: AnyColumn, since: number): SQL {
+  return sql`(SELECT count(*) FROM messages m WHERE m.user_id = ${userId} AND m.phone = ${phone}
+              AND m.direction = 'inbound' AND m.created_at >= ${since})`;
+}
 
 /** Inbound messages in each of the given days (the account's local days, [start, end) in ms) that had any, with the latest arrival of each. */
 export function repliesByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {

@@ -1,7 +1,8 @@
 import { t, type TSchema } from "elysia";
-import { CAMPAIGN_STATUSES, MESSAGE_STATUSES } from "../../db/schema";
 import type { ApiScope } from "../api-keys/keys";
 import { AB_LIMITS } from "../campaigns/ab-stats";
+import { CAMPAIGN_STATUSES } from "../campaigns/campaigns";
+import { MESSAGE_STATUSES } from "../messages/messages";
 import { CARRIER_SAFE_BYTES, formatBytes, NOT_AN_MMS_FILE, WEBHOOK_MEDIA_URL_TTL_MS } from "../media/limits";
 import { ACCEPTED_TYPES } from "../media/sniff";
 import { cannotSendMms, PROVIDER_NAMES, SENDS_MMS } from "../providers/mms";

@@ -173,8 +173,6 @@ const SEALED = "sending";
 const ALLOWED: Record<string, string> = {
   // Left after the engine work (issue 12 items 1-2): the outbox store's checks at sending and the audience read
   // still name other domains' tables; each wants a query of the owner.
-  "campaigns/audiences.ts names table messages in SQL (owner: messages)":
-    "loyal audience counts inbound messages; wants a messages query",
   "campaigns/campaigns.ts names table messages in SQL (owner: messages)": "engine: enqueue/park/release through messages",
   "campaigns/campaigns.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
   "campaigns/outbox.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
@@ -186,8 +184,6 @@ const ALLOWED: Record<string, string> = {
   // for segments in src/contacts/filter-fields.ts).
   "campaigns/audiences.ts imports table contacts (owner: contacts)": "audience conditions belong in contacts",
   "campaigns/delivery-preview.ts imports table contacts (owner: contacts)": "audience grouping by zone belongs in contacts",
-  // Merging contacts moves their messages: wants a messages function (reassign a contact's messages).
-  "contacts/contacts.ts imports table messages (owner: messages)": "mergeContacts moves messages itself",
   // The account's default country falls back to its first sender number's country; users sits below
   // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
   "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
@@ -202,8 +198,6 @@ const ALLOWED: Record<string, string> = {
     "the composition prepares the PostgreSQL database (migrations, the key's fingerprint) before it opens anything",
   "server.ts imports db/transaction.ts (not a record)": "the composition hands the engine's transactions to the context (ctx.withTransaction)",
   "health/routes.ts imports db/client.ts (not a record)": "to untie: the health check's database status wants a record function",
-  "public-api/contract.ts imports db/schema.ts (not a record)":
-    "the status lists (values, not tables) the API documents; they want a shared leaf beside the schema",
   "backups/backups.ts imports db/client.ts (not a record)":
     "to untie: a backup works on the database file (VACUUM INTO, checks, migrating a restored copy); wants a db-file record",
   "backups/backups.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above, the migration journal of a restored copy",
