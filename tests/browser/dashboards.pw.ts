@@ -141,7 +141,11 @@ test("the results dashboard, the advanced home and the simple home show the acco
   expect((await call<{ months: { spendMicros: number }[] }>("/api/results/overview")).months).toEqual(priced.months);
   await expect(spend).toHaveText(spent);
 
-  // The price per MMS (issue 33): the simulator's default labelled, then 3 cents set on screen; one MMS sent at it.
+  // The price per MMS (issue 33): a Brevo account says it sends none; the simulator's default labelled, then 3 cents
+  // set on screen; one MMS sent at it.
+  const brevo = await call<{ id: string }>("/api/sms-providers", { provider: "brevo", displayName: "Brevo", apiKey: "xkeysib-test", senderName: "Rosa" });
+  await page.reload();
+  await expect(page.getByTestId(`mms-price-${brevo.id}`)).toHaveText("Brevo (brevo)Sends no MMS: pictures and files go from a Twilio or Telnyx number.");
   const mmsSource = page.getByTestId(`mms-price-${provider.id}-source`);
   await expect(mmsSource).toHaveText("Using the default, $0.00: the simulator sends nothing and costs nothing.");
   const mmsPrice = page.getByLabel("Price per MMS, Simulator (simulator)");
