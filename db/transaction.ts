@@ -39,6 +39,11 @@ type State = {
   ended: Promise<void>;
   /** Callers waiting to begin one: a newcomer does not pass them. */
   queued: number;
+  /**
+   * Records let go by `ready` when a transaction ended run their statements in the microtasks that follow: until the
+   * next macrotask (this promise), no transaction begins, so none can be open around them.
+   */
+  released: Promise<void> | null;
   savepoints: number;
 };
 
@@ -47,7 +52,7 @@ const states = new WeakMap<Database, State>();
 
 function stateOf(client: Database): State {
   let state = states.get(client);
-  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), queued: 0, savepoints: 0 }));
+  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), queued: 0, released: null, savepoints: 0 }));
   return state;
 }
 
@@ -68,6 +73,14 @@ export function ready(db: Db): Promise<void> | undefined {
 async function waitTurn(state: State) {
   // Another transaction queued ahead may open as soon as this one ends: wait again until none is open.
   while (state.open && !belongs(state)) await state.ended;
+  // The caller's statements run a few microtasks from now, after its await: a transaction begun in between (queued
+  // behind this one, or new) would be open around them, and they would join it, committed or rolled back with it.
+  state.released ??= new Promise((resolve) =>
+    setImmediate(() => {
+      state.released = null;
+      resolve();
+    }),
+  );
 }
 
 /**
@@ -100,15 +113,17 @@ export function withTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   if (parent && parent.root === state.open) return savepoint(client, state, parent, fn);
   // Nothing open and nobody queued: begin at once. A synchronous bun:sqlite transaction open around the caller (one
   // that called this without awaiting it) has ended by the caller's next turn: wait for that.
-  if (!state.open && !state.queued && !client.inTransaction) return begin(client, state, fn);
+  if (!state.open && !state.queued && !state.released && !client.inTransaction) return begin(client, state, fn);
   return queue(client, state, fn);
 }
 
 async function queue<T>(client: Database, state: State, fn: () => Promise<T>): Promise<T> {
   state.queued++;
   try {
-    do await state.ended;
-    while (state.open || client.inTransaction);
+    // (A transaction never opens while records let go by `ready` are still to run: `released` and `open` are never
+    // both set.)
+    do await (state.released ?? state.ended);
+    while (state.open || state.released || client.inTransaction);
   } finally {
     state.queued--;
   }

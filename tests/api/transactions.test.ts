@@ -89,6 +89,40 @@ describe("transactions of different callers", () => {
     // The outside write did not join the rolled-back transaction.
     expect(await names()).toEqual(["y"]);
   });
+
+  test("a record let go when a transaction ends runs before the next one begins, queued or new: it joins neither", async () => {
+    let releaseFirst!: () => void;
+    const first = withTransaction(db, async () => {
+      await add("first");
+      await new Promise<void>((resolve) => (releaseFirst = resolve));
+    });
+    await pause();
+    // Waiting while the first is open: a record's write, then a transaction queued behind it that rolls back.
+    const outside = add("outside").then(() => inTransaction(db));
+    const queued = withTransaction(db, async () => {
+      await add("queued");
+      await pause();
+      throw new Error("queued rolls back");
+    }).catch((err: Error) => err.message);
+    // And one begun anew in the microtasks right after the first ends, before the record's statement has run.
+    let fresh: Promise<string> | undefined;
+    void first.then(() => {
+      fresh = withTransaction(db, async () => {
+        await add("fresh");
+        await pause();
+        throw new Error("fresh rolls back");
+      }).catch((err: Error) => err.message);
+    });
+    releaseFirst();
+    await first;
+    expect(await outside).toBe(false);
+    expect(await queued).toBe("queued rolls back");
+    expect(await fresh).toBe("fresh rolls back");
+    // Before, the record let go ran its INSERT inside whichever began first in those microtasks and was rolled back
+    // with it: its write answered, then gone.
+    expect(await names()).toEqual(["first", "outside"]);
+    expect(db.$client.inTransaction).toBe(false);
+  });
 });
 
 describe("a transaction inside another", () => {
