@@ -58,7 +58,7 @@ export function adminRoutes(ctx: AppContext) {
         const code = body.twoFactorCode?.trim();
         if (!code) return { requires2FA: true, userId: user.id };
         // Counted with the user sign-in's wrong codes: knowing the password must not buy unlimited guesses here.
-        const check = checkAccountCode(ctx, user.id, code);
+        const check = await checkAccountCode(ctx, user.id, code);
         if (check.lockedUntil) throw codesLockedError(check.lockedUntil, ctx.now());
         if (!check.ok) throw new HttpError(401, "Invalid verification code");
       }

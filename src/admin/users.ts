@@ -29,7 +29,7 @@ export type AdminUserView = ReturnType<typeof adminUserView>;
 /** Users matching `search` in email, first or last name (or "first last"), newest first. */
 export async function listUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): Promise<Page<AdminUserView>> {
   const { rows, total } = await searchUsers(ctx, opts);
-  const withTwoFactor = usersWithTwoFactor(ctx, rows.map((r) => r.id));
+  const withTwoFactor = await usersWithTwoFactor(ctx, rows.map((r) => r.id));
   return { data: rows.map((u) => adminUserView(ctx, u, withTwoFactor.has(u.id))), total, page: opts.page, pageSize: opts.pageSize };
 }
 
@@ -46,7 +46,7 @@ export async function applyUserAction(ctx: AppContext, adminId: string, userId: 
   return ctx.withTransaction(async () => userAction(ctx, adminId, userId, action, beforeChange));
 }
 
-function userAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
+async function userAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
   const target = findUserById(ctx, userId);
   if (!target) throw notFound("User not found");
   const self = target.id === adminId;
@@ -57,7 +57,7 @@ function userAction(ctx: AppContext, adminId: string, userId: string, action: Us
     case "disable":
       updateUser(ctx, target.id, { disabled: true });
       stopAccountSending(ctx, target.id, ACCOUNT_DISABLED);
-      revokeAllSessions(ctx, target.id);
+      await revokeAllSessions(ctx, target.id);
       break;
     case "enable":
       updateUser(ctx, target.id, { disabled: false });
@@ -67,21 +67,21 @@ function userAction(ctx: AppContext, adminId: string, userId: string, action: Us
     case "make-admin":
       if (target.role !== "admin") {
         updateUser(ctx, target.id, { role: "admin" });
-        revokeAllSessions(ctx, target.id);
+        await revokeAllSessions(ctx, target.id);
       }
       break;
     case "remove-admin":
       if (target.role !== "user") {
         updateUser(ctx, target.id, { role: "user" });
-        revokeAllSessions(ctx, target.id);
+        await revokeAllSessions(ctx, target.id);
       }
       break;
     case "reset-2fa":
       // Every session ends, the administrator's own included when they reset themselves: a reset is for an
       // account whose second factor can no longer be trusted.
-      resetTwoFactor(ctx, target.id, null);
+      await resetTwoFactor(ctx, target.id, null);
       break;
   }
   const fresh = findUserById(ctx, target.id)!;
-  return adminUserView(ctx, fresh, usersWithTwoFactor(ctx, [fresh.id]).has(fresh.id));
+  return adminUserView(ctx, fresh, (await usersWithTwoFactor(ctx, [fresh.id])).has(fresh.id));
 }

@@ -28,11 +28,11 @@ export async function createOrPromoteAdmin(ctx: AppContext, email: string, passw
     return insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });
   }
   const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
-  resetTwoFactor(ctx, admin.id, null);
+  await resetTwoFactor(ctx, admin.id, null);
   for (const passkey of listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
   await unlinkGoogle(ctx, admin.id);
   await ready(ctx.db);
   clearLockout(ctx, admin.id);
-  revokeAllSessions(ctx, admin.id);
+  await revokeAllSessions(ctx, admin.id);
   return admin;
 }

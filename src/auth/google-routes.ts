@@ -99,7 +99,7 @@ export function googleRoutes(ctx: AppContext) {
             if (isTwoFactorEnabled(ctx, user.id)) {
               // Control of the mailbox is one factor: the code step follows, exactly as after a password.
               cookie[PENDING_LOGIN_COOKIE]!.set({
-                value: startPendingLogin(ctx, user.id),
+                value: await startPendingLogin(ctx, user.id),
                 httpOnly: true,
                 sameSite: "lax",
                 secure: ctx.config.publicUrl.startsWith("https:"),

@@ -119,7 +119,7 @@ export async function findOrCreateGoogleUser(ctx: AppContext, profile: GooglePro
   return ctx.withTransaction(async () => linkedOrNew(ctx, profile));
 }
 
-function linkedOrNew(ctx: AppContext, profile: GoogleProfile): { user: User; isNew: boolean } {
+async function linkedOrNew(ctx: AppContext, profile: GoogleProfile): Promise<{ user: User; isNew: boolean }> {
   const linked = ctx.db.select().from(userSecurity).where(eq(userSecurity.googleSubject, profile.sub)).get();
   if (linked) {
     const user = findUserById(ctx, linked.userId);
@@ -134,8 +134,8 @@ function linkedOrNew(ctx: AppContext, profile: GoogleProfile): { user: User; isN
     linkSubject(ctx, existing.id, profile.sub);
     if (existing.emailVerified) return { user: existing, isNew: false };
     const claimed = updateUser(ctx, existing.id, { emailVerified: true, passwordHash: null, authProvider: "google" });
-    revokeAllSessions(ctx, existing.id);
-    clearPendingLogin(ctx, existing.id);
+    await revokeAllSessions(ctx, existing.id);
+    await clearPendingLogin(ctx, existing.id);
     ctx.log(`google sign-in claimed unverified account ${existing.email}: its password was removed and its sessions ended`);
     return { user: claimed, isNew: true };
   }

@@ -84,8 +84,8 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
     updateUser(ctx, user.id, { passwordHash, emailVerified: true });
     // Whoever guessed enough to lock the account does not know the new password.
     clearLockout(ctx, user.id);
-    clearPendingLogin(ctx, user.id);
-    const ended = revokeAllSessions(ctx, user.id);
+    await clearPendingLogin(ctx, user.id);
+    const ended = await revokeAllSessions(ctx, user.id);
     return endCredentialsOfSessions(ctx, user.id, ended, keepCredentials, "the password was reset");
   });
 }
@@ -113,8 +113,8 @@ export async function changePassword(
       .set({ usedAt: new Date(ctx.now()) })
       .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
       .run();
-    clearPendingLogin(ctx, user.id);
-    const ended = revokeOtherSessions(ctx, user.id, keep.sessionId);
+    await clearPendingLogin(ctx, user.id);
+    const ended = await revokeOtherSessions(ctx, user.id, keep.sessionId);
     return endCredentialsOfSessions(ctx, user.id, ended, keep.credentials ?? false, "the password was changed");
   });
 }

@@ -41,7 +41,7 @@ export async function confirmIdentity(
   const password = proof?.password;
   const twoFactor = isTwoFactorEnabled(ctx, user.id);
   if (token && twoFactor) {
-    const check = checkAccountCode(ctx, user.id, token);
+    const check = await checkAccountCode(ctx, user.id, token);
     if (check.lockedUntil) throw codesLockedError(check.lockedUntil, ctx.now());
     if (!check.ok) throw badRequest(INVALID_CODE);
     // A proof given counts for the changes that ask for a recent one (requireRecentConfirmation) too.

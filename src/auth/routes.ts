@@ -119,7 +119,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
         if (isTwoFactorEnabled(ctx, user.id)) {
           // No session yet: the code step (/login/2fa) must follow within 5 minutes, carrying this token.
-          return { requires2FA: true, userId: user.id, pendingToken: startPendingLogin(ctx, user.id) };
+          return { requires2FA: true, userId: user.id, pendingToken: await startPendingLogin(ctx, user.id) };
         }
         const session = await createSession(ctx, user.id, clientMeta(headers, clientIp(request)));
         setSessionCookies(ctx, cookie, session.token, session.expiresAt);
@@ -137,7 +137,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
         }
         // The JSON answer of the password step, else the cookie a Google sign-in left; a userId alone proves nothing.
         const pendingToken = body.pendingToken || (cookie[PENDING_LOGIN_COOKIE]?.value as string | undefined) || "";
-        const result = pendingToken ? completeSecondStep(ctx, pendingToken, code) : ({ outcome: "expired" } as const);
+        const result = pendingToken ? await completeSecondStep(ctx, pendingToken, code) : ({ outcome: "expired" } as const);
         if (result.outcome === "locked") throw codesLockedError(result.lockedUntil, ctx.now());
         if (result.outcome === "invalid") throw new HttpError(401, "Invalid verification code");
         if (result.outcome === "expired") throw new HttpError(401, SIGN_IN_EXPIRED);

@@ -68,7 +68,7 @@ export async function endCredentialsOfSessions(
 /** "Sign out of all other sessions": they end, and what they set up with them unless `keep`; in one transaction. */
 export async function signOutOtherSessions(ctx: AppContext, userId: string, keepSessionId: string, keep: boolean) {
   return ctx.withTransaction(async () => {
-    const ended = revokeOtherSessions(ctx, userId, keepSessionId);
+    const ended = await revokeOtherSessions(ctx, userId, keepSessionId);
     return { ended: ended.length, credentials: await endCredentialsOfSessions(ctx, userId, ended, keep, "you signed out of your other sessions") };
   });
 }

@@ -110,10 +110,10 @@ export async function revokeSession(ctx: AppContext, sessionId: string) {
 
 /**
  * Every session of the account ends: for changes made by someone else (an administrator, the command line, Google
- * linking) and a password reset. Answers the ids of the sessions it ended. Synchronous still, as
- * revokeOtherSessions: two-factor, password reset and Google's sign-in end sessions inside synchronous transactions.
+ * linking) and a password reset. Answers the ids of the sessions it ended.
  */
-export function revokeAllSessions(ctx: AppContext, userId: string): string[] {
+export async function revokeAllSessions(ctx: AppContext, userId: string): Promise<string[]> {
+  await ready(ctx.db);
   const ended = ctx.db
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })
@@ -129,7 +129,8 @@ export function revokeAllSessions(ctx: AppContext, userId: string): string[] {
  * Every session but `keepSessionId` ends: for the user's own security changes, made from the session they keep.
  * Answers the ids of the sessions it ended.
  */
-export function revokeOtherSessions(ctx: AppContext, userId: string, keepSessionId: string): string[] {
+export async function revokeOtherSessions(ctx: AppContext, userId: string, keepSessionId: string): Promise<string[]> {
+  await ready(ctx.db);
   const ended = ctx.db
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })

@@ -29,9 +29,9 @@ export function twoFactorRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/auth/2fa" })
     .use(authGuard(ctx))
     // GET /api/auth/2fa/status
-    .get("/status", ({ user }) => {
+    .get("/status", async ({ user }) => {
       const enabled = isTwoFactorEnabled(ctx, user.id);
-      return { enabled, backupCodesCount: enabled ? backupCodesRemaining(ctx, user.id) : 0 };
+      return { enabled, backupCodesCount: enabled ? await backupCodesRemaining(ctx, user.id) : 0 };
     }, { auth: true })
     // POST /api/auth/2fa/setup
     .post(
@@ -48,7 +48,7 @@ export function twoFactorRoutes(ctx: AppContext) {
     // POST /api/auth/2fa/enable
     .post(
       "/enable",
-      ({ user, sessionId, body }) => {
+      async ({ user, sessionId, body }) => {
         const token = (body.token ?? "").trim();
         if (!/^\d{6}$/.test(token)) throw badRequest("Please enter the 6-digit verification code");
         if (isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is already enabled");
@@ -58,7 +58,7 @@ export function twoFactorRoutes(ctx: AppContext) {
         if (body.secret && !safeEqual(body.secret.replace(/\s/g, "").toUpperCase(), pending)) {
           throw badRequest("This setup has been replaced. Please start the two-factor setup again.");
         }
-        const backupCodes = enableTwoFactor(ctx, user.id, token, sessionId);
+        const backupCodes = await enableTwoFactor(ctx, user.id, token, sessionId);
         if (!backupCodes) throw badRequest(INVALID_CODE);
         return { success: true, backupCodes };
       },
@@ -70,7 +70,7 @@ export function twoFactorRoutes(ctx: AppContext) {
       async ({ user, sessionId, body, request }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
         await confirmIdentity(ctx, user, sessionId, body, "to disable two-factor authentication", clientIp(request));
-        resetTwoFactor(ctx, user.id, sessionId);
+        await resetTwoFactor(ctx, user.id, sessionId);
         return { success: true, enabled: false };
       },
       { auth: true, body: t.Optional(t.Object(reauthFields)) },
@@ -81,7 +81,7 @@ export function twoFactorRoutes(ctx: AppContext) {
       async ({ user, sessionId, body, request }) => {
         if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
         await confirmIdentity(ctx, user, sessionId, body, "to create new backup codes", clientIp(request));
-        return { success: true, backupCodes: replaceBackupCodes(ctx, user.id) };
+        return { success: true, backupCodes: await replaceBackupCodes(ctx, user.id) };
       },
       { auth: true, body: t.Optional(t.Object(reauthFields)) },
     );

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { and, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { authChallenges, backupCodes, userSecurity } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { tooManyRequests } from "../http/errors";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
@@ -39,8 +40,9 @@ export function isTwoFactorEnabled(ctx: AppContext, userId: string): boolean {
 }
 
 /** Which of these users turned two-factor sign-in on, for lists of accounts (a page's worth of ids). */
-export function usersWithTwoFactor(ctx: AppContext, userIds: string[]): Set<string> {
+export async function usersWithTwoFactor(ctx: AppContext, userIds: string[]): Promise<Set<string>> {
   if (!userIds.length) return new Set();
+  await ready(ctx.db);
   const rows = ctx.db
     .select({ id: userSecurity.userId })
     .from(userSecurity)
@@ -49,7 +51,8 @@ export function usersWithTwoFactor(ctx: AppContext, userIds: string[]): Set<stri
   return new Set(rows.map((r) => r.id));
 }
 
-export function backupCodesRemaining(ctx: AppContext, userId: string): number {
+export async function backupCodesRemaining(ctx: AppContext, userId: string): Promise<number> {
+  await ready(ctx.db);
   const row = ctx.db
     .select({ n: sql<number>`count(*)` })
     .from(backupCodes)
@@ -66,6 +69,7 @@ export async function beginTwoFactorSetup(ctx: AppContext, userId: string, email
   const { generateSecret, generateURI } = otp();
   const secret = generateSecret();
   const sealed = encryptSecret(ctx.keys.secrets, secret);
+  await ready(ctx.db);
   ctx.db
     .insert(userSecurity)
     .values({ userId, totpSecretEncrypted: sealed, totpEnabledAt: null })
@@ -115,11 +119,12 @@ function newBackupCode(): string {
 }
 
 /** Replaces every backup code of the user with 10 new ones; answers them in the clear, once. */
-export function replaceBackupCodes(ctx: AppContext, userId: string): string[] {
+export async function replaceBackupCodes(ctx: AppContext, userId: string): Promise<string[]> {
   const codes = Array.from({ length: BACKUP_CODE_COUNT }, newBackupCode);
-  ctx.db.transaction((tx) => {
-    tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
-    tx.insert(backupCodes)
+  await ctx.withTransaction(async () => {
+    ctx.db.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
+    ctx.db
+      .insert(backupCodes)
       .values(codes.map((code) => ({ id: randomUUID(), userId, codeHash: hashBackupCode(ctx, userId, code) })))
       .run();
   });
@@ -152,7 +157,12 @@ function consumeBackupCode(ctx: AppContext, userId: string, code: string): boole
  * The second factor of an account with 2FA on: a current TOTP code (±1 step, each step usable once)
  * or an unused backup code ("ABCD-EFGH", dash optional), which is consumed. False when 2FA is off.
  */
-export function verifySecondFactor(ctx: AppContext, userId: string, code: string): boolean {
+export async function verifySecondFactor(ctx: AppContext, userId: string, code: string): Promise<boolean> {
+  await ready(ctx.db);
+  return verifyNow(ctx, userId, code);
+}
+
+function verifyNow(ctx: AppContext, userId: string, code: string): boolean {
   const row = securityRow(ctx, userId);
   if (!row?.totpEnabledAt || !row.totpSecretEncrypted) return false;
   const trimmed = code.trim();
@@ -166,35 +176,38 @@ export function verifySecondFactor(ctx: AppContext, userId: string, code: string
  */
 export type KeepSession = string | null;
 
-function endSessions(ctx: AppContext, userId: string, keep: KeepSession) {
-  if (keep) revokeOtherSessions(ctx, userId, keep);
-  else revokeAllSessions(ctx, userId);
+async function endSessions(ctx: AppContext, userId: string, keep: KeepSession) {
+  if (keep) await revokeOtherSessions(ctx, userId, keep);
+  else await revokeAllSessions(ctx, userId);
 }
 
 /**
  * Activates the pending secret once `code` proves the user holds it; answers the backup codes, or null.
  * Sessions other than `keep` end: one opened before 2FA was on must not outlive it.
  */
-export function enableTwoFactor(ctx: AppContext, userId: string, code: string, keep: KeepSession = null): string[] | null {
-  const secret = pendingSecret(ctx, userId);
-  if (!secret || !checkTotp(ctx, userId, secret, code.trim())) return null;
-  ctx.db.update(userSecurity).set({ totpEnabledAt: new Date(ctx.now()) }).where(eq(userSecurity.userId, userId)).run();
-  const codes = replaceBackupCodes(ctx, userId);
-  endSessions(ctx, userId, keep);
-  return codes;
+export async function enableTwoFactor(ctx: AppContext, userId: string, code: string, keep: KeepSession = null): Promise<string[] | null> {
+  return ctx.withTransaction(async () => {
+    const secret = pendingSecret(ctx, userId);
+    if (!secret || !checkTotp(ctx, userId, secret, code.trim())) return null;
+    ctx.db.update(userSecurity).set({ totpEnabledAt: new Date(ctx.now()) }).where(eq(userSecurity.userId, userId)).run();
+    const codes = await replaceBackupCodes(ctx, userId);
+    await endSessions(ctx, userId, keep);
+    return codes;
+  });
 }
 
 /** Turns 2FA off: the secret and every backup code are deleted, and sessions other than `keep` end. The admin portal calls this too. */
-export function resetTwoFactor(ctx: AppContext, userId: string, keep: KeepSession = null): void {
-  ctx.db.transaction((tx) => {
-    tx.update(userSecurity)
+export async function resetTwoFactor(ctx: AppContext, userId: string, keep: KeepSession = null): Promise<void> {
+  await ctx.withTransaction(async () => {
+    ctx.db
+      .update(userSecurity)
       .set({ totpSecretEncrypted: null, totpEnabledAt: null, failedCodes: 0, codesLockedUntil: null, totpLastStep: null })
       .where(eq(userSecurity.userId, userId))
       .run();
-    tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
+    ctx.db.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
+    clearPending(ctx, userId);
+    await endSessions(ctx, userId, keep);
   });
-  clearPendingLogin(ctx, userId);
-  endSessions(ctx, userId, keep);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -220,8 +233,9 @@ export const CODE_LOCK_MINUTES = 15;
 const pendingId = (ctx: AppContext, token: string) => keyedHash(ctx.keys.codes, `login-2fa:${token}`);
 
 /** Records that `userId` just passed the first step; answers the token the code step must carry. */
-export function startPendingLogin(ctx: AppContext, userId: string): string {
+export async function startPendingLogin(ctx: AppContext, userId: string): Promise<string> {
   const token = randomBytes(32).toString("base64url");
+  await ready(ctx.db);
   const now = ctx.now();
   ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
   ctx.db
@@ -232,7 +246,12 @@ export function startPendingLogin(ctx: AppContext, userId: string): string {
 }
 
 /** Ends every pending sign-in of the account (2FA turned off, a burned step, credentials replaced). */
-export function clearPendingLogin(ctx: AppContext, userId: string): void {
+export async function clearPendingLogin(ctx: AppContext, userId: string): Promise<void> {
+  await ready(ctx.db);
+  clearPending(ctx, userId);
+}
+
+function clearPending(ctx: AppContext, userId: string) {
   ctx.db.delete(authChallenges).where(and(eq(authChallenges.kind, "login-2fa"), eq(authChallenges.userId, userId))).run();
 }
 
@@ -242,11 +261,16 @@ export type CodeCheck = { ok: boolean; lockedUntil?: number };
  * A second-factor code offered to sign in (or to confirm who you are), counted against the account: a wrong one
  * adds to the count, the 10th in a row locks the code step for 15 minutes (and ends pending sign-ins).
  */
-export function checkAccountCode(ctx: AppContext, userId: string, code: string): CodeCheck {
+export async function checkAccountCode(ctx: AppContext, userId: string, code: string): Promise<CodeCheck> {
+  await ready(ctx.db);
+  return checkAccountNow(ctx, userId, code);
+}
+
+function checkAccountNow(ctx: AppContext, userId: string, code: string): CodeCheck {
   const now = ctx.now();
   const lockedUntil = securityRow(ctx, userId)?.codesLockedUntil?.getTime() ?? 0;
   if (lockedUntil > now) return { ok: false, lockedUntil };
-  if (verifySecondFactor(ctx, userId, code)) {
+  if (verifyNow(ctx, userId, code)) {
     ctx.db.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: null }).where(eq(userSecurity.userId, userId)).run();
     return { ok: true };
   }
@@ -260,7 +284,7 @@ export function checkAccountCode(ctx: AppContext, userId: string, code: string):
   if ((counted?.failedCodes ?? 0) >= MAX_CODE_FAILURES) {
     const until = now + CODE_LOCK_MINUTES * 60_000;
     ctx.db.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: new Date(until) }).where(eq(userSecurity.userId, userId)).run();
-    clearPendingLogin(ctx, userId);
+    clearPending(ctx, userId);
     ctx.log(`two-factor code step locked for user ${userId} after ${MAX_CODE_FAILURES} wrong codes`);
     return { ok: false, lockedUntil: until };
   }
@@ -285,14 +309,15 @@ export type SecondStepResult =
  * useless), "invalid" for a wrong code (the 5th burns the token), "locked" while the account's code step is
  * closed, "ok" once per token.
  */
-export function completeSecondStep(ctx: AppContext, pendingToken: string, code: string): SecondStepResult {
+export async function completeSecondStep(ctx: AppContext, pendingToken: string, code: string): Promise<SecondStepResult> {
   const id = pendingId(ctx, pendingToken);
+  await ready(ctx.db);
   const row = ctx.db.select().from(authChallenges).where(and(eq(authChallenges.id, id), eq(authChallenges.kind, "login-2fa"))).get();
   if (!row?.userId || row.expiresAt.getTime() <= ctx.now()) {
     if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, id)).run();
     return { outcome: "expired" };
   }
-  const check = checkAccountCode(ctx, row.userId, code);
+  const check = checkAccountNow(ctx, row.userId, code);
   if (check.lockedUntil) return { outcome: "locked", lockedUntil: check.lockedUntil };
   if (!check.ok) {
     const counted = ctx.db

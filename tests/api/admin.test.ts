@@ -151,7 +151,7 @@ describe("POST /api/admin/auth/login", () => {
     const a = await createOrPromoteAdmin(t.ctx, email, ADMIN_PASSWORD);
     await beginTwoFactorSetup(t.ctx, a.id, email);
     const secret = pendingSecret(t.ctx, a.id)!;
-    expect(enableTwoFactor(t.ctx, a.id, await generate({ secret }))).not.toBeNull();
+    expect(await enableTwoFactor(t.ctx, a.id, await generate({ secret }))).not.toBeNull();
 
     const first = await adminLogin({ email, password: ADMIN_PASSWORD });
     expect(first.status).toBe(200);
@@ -274,7 +274,7 @@ describe("users", () => {
     const u = await t.signUpVerified();
     await beginTwoFactorSetup(t.ctx, u.user.id, u.email);
     const secret = pendingSecret(t.ctx, u.user.id)!;
-    enableTwoFactor(t.ctx, u.user.id, await generate({ secret }));
+    await enableTwoFactor(t.ctx, u.user.id, await generate({ secret }));
     expect(isTwoFactorEnabled(t.ctx, u.user.id)).toBe(true);
     const listed = await t.api(`/api/admin/users?search=${encodeURIComponent(u.email)}`, { token: admin.token });
     expect(listed.body.data[0].twoFactorEnabled).toBe(true);

@@ -264,9 +264,6 @@ const ALLOWED: Record<string, string> = {
   "auth/sessions.ts exports confirmSession, which uses the database, not async (not async)":
     "sudo mode (reauth.ts) confirms and checks a session synchronously: its check is the synchronous confirmation callback of admin, api-keys, outbound-webhooks and backups, run inside their writes",
   "auth/sessions.ts exports sessionConfirmedAt, which uses the database, not async (not async)": "as confirmSession",
-  "auth/sessions.ts exports revokeAllSessions, which uses the database, not async (not async)":
-    "until the rest of auth is converted: two-factor ends sessions in synchronous code; password resets and changes, Google's sign-in and the admin portal's actions call it inside their transactions",
-  "auth/sessions.ts exports revokeOtherSessions, which uses the database, not async (not async)": "as revokeAllSessions",
   "auth/session-credentials.ts exports noticeCredentialMade, which uses the database, not async (not async)":
     "api-keys and outbound-webhooks tell the owner in their own turn on the connection, right after the write it tells of; the mail is not awaited",
   "users/queries.ts exports findUserById, which uses the database, not async (not async)":
@@ -279,7 +276,7 @@ const ALLOWED: Record<string, string> = {
     "not yet: auth's records call it synchronously in their own turn or transaction (sign-up, email change, password reset, Google), as do the login route and the admin portal's",
   "users/queries.ts exports insertUser, which uses the database, not async (not async)": "not yet: Google's sign-in creates its account synchronously inside its transaction (auth/google.ts), sign-up and the administrator's command in their turn",
   "users/queries.ts exports updateUser, which uses the database, not async (not async)":
-    "not yet: auth's and the admin portal's writes call it synchronously inside their transactions (email change, password reset and change, Google's sign-in, a user action) and two-factor's synchronous code",
+    "not yet: auth's and the admin portal's writes call it synchronously inside their transactions (email change, password reset and change, Google's sign-in, a user action)",
 };
 
 /**
@@ -296,7 +293,7 @@ const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-ru
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,
- * passkeys, Google's sign-in and the administrator's command (two-factor, sudo mode, the lockout and the rate windows
+ * passkeys, Google's sign-in, two-factor and the administrator's command (sudo mode, the lockout and the rate windows
  * still run synchronously).
  */
 const ASYNC_FILES = new Set([
@@ -310,6 +307,7 @@ const ASYNC_FILES = new Set([
   "auth/passkeys.ts",
   "auth/admins.ts",
   "auth/google.ts",
+  "auth/two-factor.ts",
 ]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */

@@ -157,11 +157,11 @@ describe("sign-in", () => {
     expect((await a.api("/api/auth/2fa/enable", { body: { token: totp() }, token: account.token })).status).toBe(200);
     clock += 30_000;
     const code = totp();
-    expect(verifySecondFactor(b.ctx, account.user.id, code)).toBe(true);
-    expect(verifySecondFactor(a.ctx, account.user.id, code)).toBe(false);
-    expect(verifySecondFactor(b.ctx, account.user.id, code)).toBe(false);
+    expect(await verifySecondFactor(b.ctx, account.user.id, code)).toBe(true);
+    expect(await verifySecondFactor(a.ctx, account.user.id, code)).toBe(false);
+    expect(await verifySecondFactor(b.ctx, account.user.id, code)).toBe(false);
     clock += 30_000;
-    expect(verifySecondFactor(a.ctx, account.user.id, totp())).toBe(true);
+    expect(await verifySecondFactor(a.ctx, account.user.id, totp())).toBe(true);
   });
 });
 

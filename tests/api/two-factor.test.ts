@@ -345,20 +345,20 @@ describe("the functions other domains call", () => {
     const account = await accountWith2FA();
     const id = account.user.id;
     expect(isTwoFactorEnabled(t.ctx, id)).toBe(true);
-    expect(verifySecondFactor(t.ctx, id, "000000") && verifySecondFactor(t.ctx, id, "999999")).toBe(false);
+    expect((await verifySecondFactor(t.ctx, id, "000000")) && (await verifySecondFactor(t.ctx, id, "999999"))).toBe(false);
     const code = totp(account.secret);
-    expect(verifySecondFactor(t.ctx, id, code)).toBe(true);
-    expect(verifySecondFactor(t.ctx, id, code)).toBe(false);
-    expect(verifySecondFactor(t.ctx, id, account.backupCodes[3]!)).toBe(true);
-    expect(verifySecondFactor(t.ctx, id, account.backupCodes[3]!)).toBe(false);
-    expect(verifySecondFactor(t.ctx, id, "not a code")).toBe(false);
+    expect(await verifySecondFactor(t.ctx, id, code)).toBe(true);
+    expect(await verifySecondFactor(t.ctx, id, code)).toBe(false);
+    expect(await verifySecondFactor(t.ctx, id, account.backupCodes[3]!)).toBe(true);
+    expect(await verifySecondFactor(t.ctx, id, account.backupCodes[3]!)).toBe(false);
+    expect(await verifySecondFactor(t.ctx, id, "not a code")).toBe(false);
 
-    resetTwoFactor(t.ctx, id);
+    await resetTwoFactor(t.ctx, id);
     expect(isTwoFactorEnabled(t.ctx, id)).toBe(false);
     // Without a session to keep (an administrator's reset), every session ends.
     expect((await t.api("/api/auth/user", { token: account.token })).status).toBe(401);
     nextStep();
-    expect(verifySecondFactor(t.ctx, id, totp(account.secret))).toBe(false);
+    expect(await verifySecondFactor(t.ctx, id, totp(account.secret))).toBe(false);
     const token = (await passwordStep(account)).body.token;
     expect(token).toBeString();
     // A fresh setup works after a reset.
