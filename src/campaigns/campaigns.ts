@@ -3,6 +3,7 @@ import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, like
 import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 import { quietHoldOf, type HeldRow } from "../messages/due";
+import { campaignMessagePage } from "../messages/messages";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit, usageFor } from "../licenses/limits";
@@ -14,6 +15,7 @@ import { campaignsMessaging, cancelCampaignMessages, hasMessages, parkCampaign, 
 import { accountStatusCounts, statusCountsByCampaign } from "./stats";
 import { historyConditions, historyCsvResponse, historyOrder, rangeBounds, type HistoryRange, type HistorySort } from "./history";
 import { PhoneNormalizer } from "../contacts/phones";
+import { namesOfContacts } from "../contacts/contacts";
 import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
 import { customFieldsInUse, outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
@@ -687,49 +689,33 @@ export function cancelByUser(ctx: AppContext, userId: string, id: string) {
  */
 export function campaignLogs(ctx: AppContext, userId: string, q: { page: number; pageSize: number; campaignId?: string; status?: string }) {
   const status = q.status === "pending" ? "queued" : q.status;
-  // Outbound, so the newest-first read walks the (user, direction, created) index.
-  const where: string[] = ["m.user_id = ?", "m.direction = 'outbound'", "m.campaign_id IS NOT NULL"];
-  const args: (string | number)[] = [userId];
-  if (q.campaignId) {
-    where.push("m.campaign_id = ?");
-    args.push(q.campaignId);
-  }
-  if (status) {
-    where.push("m.status = ?");
-    args.push(status);
-  }
   const ids = q.campaignId ? [q.campaignId] : null;
   const total = accountStatusCounts(ctx, userId, ids)
     .filter((r) => !status || r.status === status)
     .reduce((sum, r) => sum + r.n, 0);
-  const db = ctx.db.$client;
-  const rows = db
-    .prepare(
-      `SELECT m.id, m.campaign_id, c.name AS campaign_name, m.phone, m.status, m.kind, m.error_code, m.error_message, m.created_at, m.sent_at,
-         m.delivered_at, m.updated_at, m.next_attempt_at, m.hold_reason, ct.first_name, ct.last_name
-       FROM messages m JOIN campaigns c ON c.id = m.campaign_id LEFT JOIN contacts ct ON ct.id = m.contact_id
-       WHERE ${where.join(" AND ")} ORDER BY m.created_at DESC, m.id LIMIT ? OFFSET ?`,
-    )
-    .all(...args, q.pageSize, (q.page - 1) * q.pageSize) as Record<string, string | number | null>[];
+  const rows = campaignMessagePage(ctx, userId, { campaignId: q.campaignId, status, limit: q.pageSize, offset: (q.page - 1) * q.pageSize });
+  // The page's campaigns and contacts, named by their owners: a page of at most 200 rows.
+  const names = campaignNames(ctx, rows.map((r) => r.campaign_id));
+  const people = namesOfContacts(ctx, rows.flatMap((r) => (r.contact_id ? [r.contact_id] : [])));
   const iso = (v: unknown) => (typeof v === "number" ? new Date(v).toISOString() : null);
   const now = ctx.now();
   return {
     data: rows.map((r) => ({
       id: r.id,
       campaignId: r.campaign_id,
-      campaignName: r.campaign_name,
+      campaignName: names.get(r.campaign_id) ?? null,
       recipientPhone: r.phone,
       recipientEmail: null,
-      contactName: `${r.first_name ?? ""} ${r.last_name ?? ""}`.trim() || null,
+      contactName: personName(r.contact_id ? people.get(r.contact_id) : undefined),
       status: r.status === "queued" ? "pending" : r.status,
       errorCode: r.error_code,
       errorMessage: r.error_message,
       // What a carrier code such as 30034 (unregistered 10DLC number) means, and what to do (issue 34 item 1).
-      errorExplanation: explainCarrierError(r.error_code as string | null),
+      errorExplanation: explainCarrierError(r.error_code),
       timestamp: iso(r.updated_at ?? r.created_at),
       sentAt: iso(r.sent_at),
       deliveredAt: iso(r.delivered_at),
-      ...heldOf(r as unknown as HeldRow, now),
+      ...heldOf(r, now),
     })),
     total,
     page: q.page,
@@ -756,6 +742,16 @@ export function sendingStats(ctx: AppContext, userId: string) {
  * A recipient's message held by quiet hours or a state's rule (src/sending/state-rules.ts): the rule, in the words
  * the engine wrote ("Held: Florida law allows texts 8 AM–8 PM (Fla. Stat. § 501.616(6))"), and when it may go.
  */
+/** The names of these campaigns, by id. */
+function campaignNames(ctx: AppContext, ids: string[]): Map<string, string> {
+  if (!ids.length) return new Map();
+  const rows = ctx.db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(inArray(campaigns.id, [...new Set(ids)])).all();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/** A recipient's name as the campaign logs show it: null for no contact or no name. */
+const personName = (p: { firstName: string | null; lastName: string | null } | undefined) => `${p?.firstName ?? ""} ${p?.lastName ?? ""}`.trim() || null;
+
 function heldOf(row: HeldRow, now: number): { heldReason: string | null; heldUntil: string | null } {
   const hold = quietHoldOf(row, now, { timezone: "UTC", locale: "en-US" });
   return hold ? { heldReason: hold.reason, heldUntil: new Date(hold.until).toISOString() } : { heldReason: null, heldUntil: null };

@@ -54,6 +54,17 @@ export function findContactById(ctx: AppContext, userId: string, id: string): Co
   return byId(ctx.db).get({ userId, id });
 }
 
+/** The names of these contacts (any of them gone is left out), by id: a list of messages names its recipients. */
+export function namesOfContacts(ctx: AppContext, ids: string[]): Map<string, { firstName: string; lastName: string }> {
+  if (!ids.length) return new Map();
+  const rows = ctx.db
+    .select({ id: contacts.id, firstName: contacts.firstName, lastName: contacts.lastName })
+    .from(contacts)
+    .where(inArray(contacts.id, [...new Set(ids)]))
+    .all();
+  return new Map(rows.map((r) => [r.id, { firstName: r.firstName, lastName: r.lastName }]));
+}
+
 // Prepared once: every inbound message looks its sender up (twice when it may have created the contact).
 const byPhone = preparedPerDb((db) =>
   db.select().from(contacts).where(and(eq(contacts.userId, sql.placeholder("userId")), eq(contacts.phone, sql.placeholder("phone")))).prepare(),

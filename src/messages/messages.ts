@@ -62,6 +62,52 @@ export function listMessages(
   return { data: rows.map((r) => messageView(r, (media.get(r.id) ?? []).map(mediaView))), total, page: q.page, pageSize: q.pageSize };
 }
 
+/** A row of GET /api/campaign-logs as the outbox holds it (src/campaigns/campaigns.ts campaignLogs names it). */
+export type CampaignLogRow = {
+  id: string;
+  campaign_id: string;
+  contact_id: string | null;
+  phone: string;
+  status: string;
+  kind: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  sent_at: number | null;
+  delivered_at: number | null;
+  updated_at: number | null;
+  next_attempt_at: number;
+  hold_reason: string | null;
+};
+
+/**
+ * A page of the account's campaign messages, newest first, of one campaign and one status when asked. Outbound, so
+ * the newest-first read walks the (user, direction, created) index.
+ */
+export function campaignMessagePage(
+  ctx: AppContext,
+  userId: string,
+  q: { campaignId?: string; status?: string; limit: number; offset: number },
+): CampaignLogRow[] {
+  const where: string[] = ["user_id = ?", "direction = 'outbound'", "campaign_id IS NOT NULL"];
+  const args: (string | number)[] = [userId];
+  if (q.campaignId) {
+    where.push("campaign_id = ?");
+    args.push(q.campaignId);
+  }
+  if (q.status) {
+    where.push("status = ?");
+    args.push(q.status);
+  }
+  return ctx.db.$client
+    .prepare(
+      `SELECT id, campaign_id, contact_id, phone, status, kind, error_code, error_message, created_at, sent_at, delivered_at, updated_at,
+         next_attempt_at, hold_reason
+       FROM messages WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`,
+    )
+    .all(...args, q.limit, q.offset) as CampaignLogRow[];
+}
+
 export function getMessage(ctx: AppContext, userId: string, id: string): MessageRow {
   const row = ctx.db.select().from(messages).where(and(eq(messages.userId, userId), eq(messages.id, id))).get();
   if (!row) throw notFound("Message not found");

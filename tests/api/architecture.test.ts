@@ -173,8 +173,6 @@ const SEALED = "sending";
 const ALLOWED: Record<string, string> = {
   // Left after the engine work (issue 12 items 1-2): the outbox store's checks at sending and the audience read
   // still name other domains' tables; each wants a query of the owner.
-  "campaigns/campaigns.ts names table messages in SQL (owner: messages)": "engine: enqueue/park/release through messages",
-  "campaigns/campaigns.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
   "campaigns/outbox.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
   "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
