@@ -528,6 +528,8 @@ export const messages = sqliteTable(
     // A deleted contact's messages are found through it (the foreign key's SET NULL): migration 0040.
     index("messages_contact_idx").on(t.contactId).where(sql`contact_id IS NOT NULL`),
     index("messages_provider_idx").on(t.providerId).where(sql`provider_id IS NOT NULL`),
+    // An A/B test's messages, the only ones with a variant, for its report: migration 0073.
+    index("messages_ab_variant_idx").on(t.campaignId, t.abVariant, t.status, t.sentAt).where(sql`ab_variant IS NOT NULL`),
   ],
 );
 

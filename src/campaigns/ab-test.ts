@@ -64,8 +64,9 @@ export function abTestReport(ctx: AppContext, user: User, id: string) {
   const rest = noFigures();
   for (const r of statusCountsByCampaign(ctx, [id])) addStatus(rest, r.status, r.n, r.unsent);
   for (const v of variants) for (const k of ["recipients", "sent", "delivered", "failed", "pending"] as const) rest[k] -= v[k];
-  const variantOf = abVariantOfMessages(ctx, id);
-  for (const [messageId, { clicks }] of clicksByMessage(ctx, id)) {
+  const clicked = clicksByMessage(ctx, id);
+  const variantOf = abVariantOfMessages(ctx, id, [...clicked.keys()]);
+  for (const [messageId, { clicks }] of clicked) {
     const v = variantOf.get(messageId);
     const f = v === undefined ? rest : variants[v];
     if (!f) continue;

@@ -16,11 +16,15 @@ export function abVariantStatusCounts(ctx: AppContext, campaignId: string) {
     .all(campaignId) as { variant: number; status: string; n: number; unsent: number }[];
 }
 
-/** Each test message's variant, by message id (joined with the clicks per message). */
-export function abVariantOfMessages(ctx: AppContext, campaignId: string): Map<string, number> {
+/**
+ * The variant of each of these messages that is one of the campaign's test messages, by message id (the messages
+ * clicked, joined with their clicks): looked up by id, not every test message read.
+ */
+export function abVariantOfMessages(ctx: AppContext, campaignId: string, messageIds: string[]): Map<string, number> {
+  if (!messageIds.length) return new Map();
   const rows = ctx.db.$client
-    .query(`SELECT id, ab_variant AS variant FROM messages WHERE campaign_id = ? AND ab_variant IS NOT NULL`)
-    .all(campaignId) as { id: string; variant: number }[];
+    .query(`SELECT id, ab_variant AS variant FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND campaign_id = ? AND ab_variant IS NOT NULL`)
+    .all(JSON.stringify(messageIds), campaignId) as { id: string; variant: number }[];
   return new Map(rows.map((r) => [r.id, r.variant]));
 }
 

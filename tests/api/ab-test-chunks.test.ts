@@ -116,5 +116,36 @@ test("split and written in chunks as splitAudience splits at once; a crash in th
   expect(rest(id)).toBe(0);
   const done = (await t.api(`/api/campaigns/${id}`, { token: acc.token })).body;
   expect(done).toMatchObject({ status: "sending", writingOutbox: false, counts: { recipients: 1_498 }, skipped: { optedOut: 4, invalid: 3, duplicate: 8 } });
-  expect((await t.api(`/api/campaigns/${id}/ab-test`, { token: acc.token })).body).toMatchObject({ winner: "B", rest: { held: 0, recipients: 1_348 } });
+  const report = (await t.api(`/api/campaigns/${id}/ab-test`, { token: acc.token })).body;
+  expect(report).toMatchObject({ winner: "B", rest: { held: 0, recipients: 1_348 } });
+  expect(report.variants.map((v: { label: string; recipients: number }) => [v.label, v.recipients])).toEqual([
+    ["A", 75],
+    ["B", 75],
+  ]);
+});
+
+test("the report reads a test's messages by variant through messages_ab_variant_idx (migration 0073), not every message of the campaign", () => {
+  // Prepared and finalized: an EXPLAIN read through db.query stays in progress on the connection.
+  const plan = (sql: string, ...args: (string | number)[]) => {
+    const st = db().prepare(`EXPLAIN QUERY PLAN ${sql}`);
+    const rows = (st.all(...args) as { detail: string }[]).map((r) => r.detail);
+    st.finalize();
+    return rows;
+  };
+  // src/messages/ab-variants.ts's counts by variant and status, and its repliers.
+  expect(plan(`SELECT ab_variant, status, count(*), sum(sent_at IS NULL) FROM messages WHERE campaign_id = ? AND ab_variant IS NOT NULL GROUP BY ab_variant, status`, "c")).toEqual([
+    "SEARCH messages USING COVERING INDEX messages_ab_variant_idx (campaign_id=? AND ab_variant>?)",
+  ]);
+  const repliers = plan(
+    `SELECT m.ab_variant AS variant, count(*) AS n FROM messages m
+     WHERE m.campaign_id = ?1 AND m.ab_variant IS NOT NULL AND m.sent_at IS NOT NULL
+       AND EXISTS (SELECT 1 FROM messages i WHERE i.user_id = m.user_id AND i.phone = m.phone AND i.direction = 'inbound'
+         AND i.created_at > m.sent_at AND i.created_at <= min(m.sent_at + ?2, ?3) AND upper(trim(i.content)) NOT IN (SELECT value FROM json_each(?4)))
+     GROUP BY m.ab_variant`,
+    "c",
+    0,
+    0,
+    "[]",
+  );
+  expect(repliers[0]).toBe("SEARCH m USING INDEX messages_ab_variant_idx (campaign_id=? AND ab_variant>?)");
 }, 120_000);
