@@ -26,7 +26,8 @@ const MESSAGES = Number(process.argv[5] ?? 1_000_000);
 const GOAL_MS = 50;
 
 const root = join(import.meta.dir, "..", "..");
-const binary = join(root, "dist", "smsdesk");
+// SMSDESK_BIN: another build to measure (a before and an after, side by side).
+const binary = process.env.SMSDESK_BIN ?? join(root, "dist", "smsdesk");
 const METRICS_TOKEN = "search-bench-metrics-token";
 const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");

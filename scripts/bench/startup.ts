@@ -12,7 +12,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..", "..");
-const binary = join(root, "dist", "smsdesk");
+// SMSDESK_BIN: another build to measure (a before and an after, side by side).
+const binary = process.env.SMSDESK_BIN ?? join(root, "dist", "smsdesk");
 const runs = Number(process.argv[2] ?? 10);
 const existing = process.argv[3];
 const METRICS_TOKEN = "startup-bench-metrics-token-0123456789";

@@ -68,7 +68,7 @@ type Reach = { groups: { phone: string; n: number }[]; skipped: { optedOut: numb
 const ZONE_GROUP = sql`CASE WHEN length(${contacts.phone}) = 12 AND substr(${contacts.phone}, 2, 1) = '1' THEN substr(${contacts.phone}, 1, 5) ELSE ${contacts.phone} END`;
 
 /** Typed numbers resolved, and contacts chosen by id read, this many at a time, with turns of the event loop between. */
-const TYPED_PIECE = 500;
+const TYPED_PIECE = 200;
 const ID_PIECE = 2_000;
 
 /**
