@@ -16,9 +16,10 @@ import { accountStatusCounts, statusCountsByCampaign } from "./stats";
 import { historyConditions, historyCsvResponse, historyOrder, rangeBounds, type HistoryRange, type HistorySort } from "./history";
 import { PhoneNormalizer } from "../contacts/phones";
 import { namesOfContacts } from "../contacts/contacts";
+import { customFieldsHeld } from "../contacts/recipients";
 import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
-import { customFieldsInUse, outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
+import { outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, typedRecipientsOf, writeInChunks, type StartRow } from "./outbox-writer";
 import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
@@ -296,7 +297,7 @@ export function parseScheduledAt(value: string, timeZone: string): number {
 function assertKnownFields(ctx: AppContext, userId: string, content: string) {
   const custom = customFieldsOf(content);
   if (!custom.length) return;
-  const known = customFieldsInUse(ctx, userId, custom);
+  const known = customFieldsHeld(ctx, userId, custom);
   const unknown = custom.filter((f) => !known.has(f));
   if (unknown.length) throw badRequest(unknownFieldsMessage(unknown), { code: "unknown_merge_field", fields: unknown });
 }

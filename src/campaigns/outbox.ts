@@ -1,4 +1,5 @@
 import { campaigns } from "../../db/schema";
+import { recipientReader } from "../contacts/recipients";
 import { PhoneNormalizer } from "../contacts/phones";
 import { defaultCountryOf } from "../users/default-country";
 import type { AppContext } from "../context";
@@ -43,15 +44,6 @@ export function personalize(template: string | ((v: MergeValues) => string), r: 
   return text;
 }
 
-/**
- * The custom fields, of those named, that at least one of the account's contacts has: a merge field none has is a
- * typing mistake the user is told about when saving, not a blank in every message.
- */
-export function customFieldsInUse(ctx: AppContext, userId: string, names: string[]): Set<string> {
-  const has = ctx.db.$client.prepare(`SELECT 1 FROM contacts, json_each(contacts.custom_fields) AS f WHERE contacts.user_id = ? AND f.key = ? LIMIT 1`);
-  return new Set(names.filter((n) => has.get(userId, n)));
-}
-
 export type OutboxResult = { queued: number; skipped: { optedOut: number; invalid: number; duplicate: number } };
 
 /**
@@ -60,7 +52,7 @@ export type OutboxResult = { queued: number; skipped: { optedOut: number; invali
  */
 export function resolveTyped(ctx: AppContext, user: User, raws: string[], seen: Set<string>, skipped: OutboxResult["skipped"]): Recipient[] {
   const phones = new PhoneNormalizer(defaultCountryOf(ctx, user));
-  const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, email, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
+  const lookup = recipientReader(ctx, user.id);
   const recipients: Recipient[] = [];
   for (const raw of raws) {
     const phone = phones.normalize(raw);
@@ -73,7 +65,7 @@ export function resolveTyped(ctx: AppContext, user: User, raws: string[], seen: 
       continue;
     }
     seen.add(phone);
-    const c = lookup.get(user.id, phone) as { id: string; status: string; first_name: string; last_name: string; email: string | null; custom_fields: string } | null;
+    const c = lookup(phone);
     if (c?.status === "opted_out") {
       skipped.optedOut++;
       continue;

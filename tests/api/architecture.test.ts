@@ -173,7 +173,6 @@ const SEALED = "sending";
 const ALLOWED: Record<string, string> = {
   // Left after the engine work (issue 12 items 1-2): the outbox store's checks at sending and the audience read
   // still name other domains' tables; each wants a query of the owner.
-  "campaigns/outbox.ts names table contacts in SQL (owner: contacts)": "engine: the audience's contacts through contacts",
   "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",

@@ -1,0 +1,27 @@
+import type { AppContext } from "../context";
+
+/**
+ * What a campaign's recipients are read with (src/campaigns/outbox.ts): the contact of each typed number, and
+ * whether a merge field names a custom field any contact has.
+ */
+
+/**
+ * The custom fields, of those named, that at least one of the account's contacts has: a merge field none has is a
+ * typing mistake the user is told about when saving, not a blank in every message.
+ */
+export function customFieldsHeld(ctx: AppContext, userId: string, names: string[]): Set<string> {
+  const has = ctx.db.$client.prepare(`SELECT 1 FROM contacts, json_each(contacts.custom_fields) AS f WHERE contacts.user_id = ? AND f.key = ? LIMIT 1`);
+  return new Set(names.filter((n) => has.get(userId, n)));
+}
+
+/** A typed number's contact, as a recipient's fields are filled from it. */
+export type RecipientContact = { id: string; status: string; first_name: string; last_name: string; email: string | null; custom_fields: string };
+
+/**
+ * Reads the account's contact of a phone (E.164), one statement prepared for the many numbers of a campaign's
+ * typed list; null for a number that is no contact.
+ */
+export function recipientReader(ctx: AppContext, userId: string): (phone: string) => RecipientContact | null {
+  const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, email, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
+  return (phone) => lookup.get(userId, phone) as RecipientContact | null;
+}
