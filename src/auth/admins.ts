@@ -27,12 +27,14 @@ export async function createOrPromoteAdmin(ctx: AppContext, email: string, passw
   if (!existing) {
     return insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });
   }
-  const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
-  await resetTwoFactor(ctx, admin.id, null);
-  for (const passkey of listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
-  await unlinkGoogle(ctx, admin.id);
-  await ready(ctx.db);
-  clearLockout(ctx, admin.id);
-  await revokeAllSessions(ctx, admin.id);
-  return admin;
+  // One transaction: the account is the administrator's, with nothing else left to sign in with, or unchanged.
+  return ctx.withTransaction(async () => {
+    const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
+    await resetTwoFactor(ctx, admin.id, null);
+    for (const passkey of listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
+    await unlinkGoogle(ctx, admin.id);
+    await clearLockout(ctx, admin.id);
+    await revokeAllSessions(ctx, admin.id);
+    return admin;
+  });
 }

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { clientKey } from "../http/client-ip";
 import { HttpError } from "../http/errors";
@@ -101,7 +102,7 @@ export async function attemptPassword(
   const from = clientKey(address);
   // Counted as a failure before the (slow) check, in one transaction, so parallel guesses cannot all slip in before
   // the block; undone below when the password is right.
-  const counted = ctx.db.$client.transaction(() => {
+  const counted = await ctx.withTransaction(async () => {
     sweep(ctx, now);
     const here = counterOf(ctx, key, from, now);
     const account = counterOf(ctx, key, EVERY_ADDRESS, now);
@@ -122,13 +123,13 @@ export async function attemptPassword(
       saveCounter(ctx, key, EVERY_ADDRESS, account);
     }
     return { blockedUntil: 0, countsForAccount, addressBlock, accountBefore, accountBlock, addressFailures: here.failures, accountFailures: account.failures };
-  })();
+  });
   if (counted.blockedUntil) throw lockedError(counted.blockedUntil, now);
   const { countsForAccount, addressBlock, accountBefore, accountBlock } = counted as Required<typeof counted>;
 
   const ok = passwordHash ? await verifyPassword(password, passwordHash) : (await verifyAgainstDecoy(password, ctx.argon2Cost), false);
   if (ok) {
-    ctx.db.$client.transaction(() => {
+    await ctx.withTransaction(async () => {
       ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE email = ? AND address = ?`).run(key, from);
       if (countsForAccount) {
         ctx.db.$client
@@ -139,7 +140,7 @@ export async function attemptPassword(
           )
           .run(key, EVERY_ADDRESS, accountBlock, accountBefore);
       }
-    })();
+    });
     return true;
   }
   if (addressBlock) ctx.log(`sign-in blocked for ${key} from ${from} after ${counted.addressFailures} failed attempts (${(addressBlock - now) / 60_000} min)`);
@@ -150,7 +151,8 @@ export async function attemptPassword(
 }
 
 /** Lifts every block and count of this account: whoever guessed does not know the password a reset just set. */
-export function clearLockout(ctx: AppContext, userId: string): void {
+export async function clearLockout(ctx: AppContext, userId: string): Promise<void> {
+  await ready(ctx.db);
   const user = findUserById(ctx, userId);
   if (user) ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE email = ?`).run(normalizeEmail(user.email));
 }

@@ -83,7 +83,7 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
       .run();
     updateUser(ctx, user.id, { passwordHash, emailVerified: true });
     // Whoever guessed enough to lock the account does not know the new password.
-    clearLockout(ctx, user.id);
+    await clearLockout(ctx, user.id);
     await clearPendingLogin(ctx, user.id);
     const ended = await revokeAllSessions(ctx, user.id);
     return endCredentialsOfSessions(ctx, user.id, ended, keepCredentials, "the password was reset");

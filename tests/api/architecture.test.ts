@@ -290,8 +290,8 @@ const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-ru
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,
- * passkeys, Google's sign-in, two-factor and the administrator's command (sudo mode, the lockout and the rate windows
- * still run synchronously).
+ * passkeys, Google's sign-in, two-factor, the lockout and the administrator's command (sudo mode and the rate
+ * windows still run synchronously).
  */
 const ASYNC_FILES = new Set([
   "automation/rules.ts",
@@ -305,6 +305,7 @@ const ASYNC_FILES = new Set([
   "auth/admins.ts",
   "auth/google.ts",
   "auth/two-factor.ts",
+  "auth/lockout.ts",
 ]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */
