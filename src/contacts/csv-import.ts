@@ -379,7 +379,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
 }
 
 /**
- * Merges the search index's segments the import left (it merged sixteen at a time: importer.ts beginSearchImport) down
+ * Merges the search index's segments the import left (it merged eight at a time: importer.ts beginSearchImport) down
  * to what four at a time leaves, a step of about SLICE_TARGET_MS at a time (the pages of the next step follow the time
  * the last took), with a turn of the event loop between steps.
  */
@@ -395,4 +395,4 @@ async function mergeDown(ctx: AppContext, stopping: () => boolean) {
     await nextTurn();
   }
 }
-const MERGE_PAGES = { first: 32, min: 8, max: 4096 };
+const MERGE_PAGES = { first: 32, min: 8, max: 512 };

@@ -331,19 +331,22 @@ type Stored = { id: string; first_name: string; last_name: string; email: string
 /**
  * The search index (contacts_fts, FTS5) merges its segments four at a time (its 'automerge' setting, FTS5's default):
  * every transaction that indexes contacts writes a segment, and each row's entries are written again at every level
- * its segment climbs. During a CSV import sixteen at a time, so the import's segments climb half as many levels; at its
- * end the import merges them down to what four would leave (mergeSearchIndex), with a turn of the event loop between
- * steps, as more segments make every search look in more of them. The trigram index alone, a million rows of issue
- * 29's shape in transactions of 560 (scripts/bench/import.ts's data): 17.5 and 17.2 us of CPU a row merging four at
- * a time, 11.8 sixteen at a time; 200,000 rows 13.5 against 11.8 with the merge down at the end (0.6 of it).
- * A setting of the index, not of the connection: a stop or crash during an import leaves it at sixteen until the next
+ * its segment climbs. During a CSV import eight at a time, so the import's segments climb fewer levels; at its end
+ * the import merges them down to what four would leave (mergeSearchIndex), with a turn of the event loop between
+ * steps, as more segments make every search look in more of them. Not sixteen: that is FTS5's 'crisismerge', where a
+ * level is merged whole within the write that fills it instead of a step at each write. The trigram index alone, a
+ * million rows of issue 29's shape in transactions of 560 (scripts/bench/import.ts's data; one run each at a load of
+ * 12-17, so the times are long), CPU a row with the merge down included: four at a time 17.2-18.3 us (the longest
+ * transaction 1,246 ms, 489 over 100 ms), eight 14.4 (555 ms, 345; the merge down 1.0 s in steps of at most 271 ms),
+ * sixteen 14.0 (2,238 ms: whole levels merged at once).
+ * A setting of the index, not of the connection: a stop or crash during an import leaves it at eight until the next
  * start (restoreSearchMerges).
  */
-const SEARCH_AUTOMERGE = { usual: 4, importing: 16 };
+const SEARCH_AUTOMERGE = { usual: 4, importing: 8 };
 const searchMergers = new WeakMap<Database, number>();
 const setAutomerge = (db: Database, n: number) => db.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('automerge', ?)", [n]);
 
-/** Sixteen segments at a time until the returned function is called (concurrent imports: the last one out restores four). */
+/** Eight segments at a time until the returned function is called (concurrent imports: the last one out restores four). */
 export function beginSearchImport(db: Database): () => void {
   const count = searchMergers.get(db) ?? 0;
   if (count === 0) setAutomerge(db, SEARCH_AUTOMERGE.importing);
