@@ -20,6 +20,7 @@ import {
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../db/client";
 import { migrationJournal } from "../../db/migrations/embedded";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import { beginMaintenance, type Maintenance } from "../http/maintenance";
@@ -214,6 +215,9 @@ function inspectDatabase(path: string): { tables: Record<string, number>; schema
 /**
  * Copies an open database and the key into a new archive (the lock must be held). A failure is recorded as a failed
  * backup and thrown. The key is the data folder's secret.key, or SECRET_KEY_FILE's (`keyFile`) where one is set.
+ * Synchronous, on the connection itself: the caller has awaited `ready(db)` with no await since (backUp), so no
+ * other caller's transaction is open on it (VACUUM INTO refuses to run inside one: "cannot VACUUM from within a
+ * transaction"); the start's backup before migrations runs before any is.
  */
 export function writeBackup(sqlite: Database, dataDir: string, reason: string, now: number, keyFile: string | null = null): BackupInfo {
   const dir = ensureDir(dataDir);
@@ -272,11 +276,21 @@ export function recordBackup(dataDir: string, info: BackupInfo): BackupInfo {
   return info;
 }
 
+/**
+ * Backs up the running database (the lock must be held) once no other caller's transaction is open on the
+ * connection: one awaiting inside (a request's records between their awaits) is waited for, so the copy holds what
+ * it committed, never what it may still roll back, and VACUUM INTO does not fail inside it.
+ */
+export async function backUp(ctx: AppContext, reason: string): Promise<BackupInfo> {
+  await ready(ctx.db);
+  return writeBackup(ctx.db.$client, ctx.config.dataDir, reason, ctx.now(), ctx.config.secretKeyFile);
+}
+
 /** Backs up the running appliance now. */
-export function createBackup(ctx: AppContext, reason = "manual"): BackupInfo {
+export async function createBackup(ctx: AppContext, reason = "manual"): Promise<BackupInfo> {
   const release = takeBackupLock(ctx.config.dataDir);
   try {
-    return writeBackup(ctx.db.$client, ctx.config.dataDir, reason, ctx.now(), ctx.config.secretKeyFile);
+    return await backUp(ctx, reason);
   } catch (err) {
     if (err instanceof HttpError) throw err;
     throw new HttpError(500, `The backup failed: ${(err as Error).message}`);
@@ -592,8 +606,9 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
     let safety: BackupInfo;
     try {
       await pause();
-      // Taken with the writers stopped: the state a rollback would return to.
-      safety = writeBackup(ctx.db.$client, dataDir, "before-restore", ctx.now(), ctx.config.secretKeyFile);
+      // Taken with the writers stopped, once a transaction still open (a request's reads between their awaits) has
+      // ended: the state a rollback would return to.
+      safety = await backUp(ctx, "before-restore");
       await swapFiles(ctx, staged, options.afterSwap);
     } finally {
       resume();
@@ -614,10 +629,20 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
   const aside = join(staged.stagingDir, "previous");
   mkdirSync(aside, { mode: 0o700 });
   // What may be signed in now: nothing revoked since the backup comes back with it (a stolen session, a leaked key).
-  // Read last before the connection closes, with nothing awaited after: no transaction is open when it does.
-  const sessions = await unrevokedSessionIds(ctx);
-  const keys = await unrevokedApiKeyIds(ctx);
-  const alive = { sessions, keys };
+  // Read last before the connection closes, with nothing awaited after: no transaction is open when it does. One
+  // begun by another caller after the reads (a request's, in the turns they awaited) is waited for and the reads
+  // are taken again: closed under it, its statements after the swap would run on the restored database.
+  let alive: { sessions: Set<string>; keys: Set<string> };
+  for (;;) {
+    const sessions = await unrevokedSessionIds(ctx);
+    const keys = await unrevokedApiKeyIds(ctx);
+    const open = ready(ctx.db);
+    if (!open) {
+      alive = { sessions, keys };
+      break;
+    }
+    await open;
+  }
   // Closing the last connection checkpoints the WAL into the database file; any -wal or -shm left moves with it,
   // so the restored database never opens with the old one's log.
   ctx.db.$client.close();

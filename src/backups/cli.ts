@@ -39,7 +39,7 @@ export async function backupCommand(args: string[], open: (config: Config) => Pr
   const ctx = await open(config);
   try {
     if (command === "create") {
-      const b = createBackup(ctx, "cli");
+      const b = await createBackup(ctx, "cli");
       console.log(`Backup ${b.id} is good (${mb(b.size)}): ${config.dataDir}/backups/${b.id}.tar.gz`);
       return;
     }

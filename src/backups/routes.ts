@@ -39,9 +39,10 @@ export function backupRoutes(ctx: AppContext) {
       // POST /api/admin/backups
       .post(
         "/",
-        ({ set }) => {
+        async ({ set }) => {
+          const made = await createBackup(ctx);
           set.status = 201;
-          return createBackup(ctx);
+          return made;
         },
         { auth: "admin" },
       )

@@ -1,10 +1,11 @@
 import { Cron } from "croner";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { cancelJobs, enqueueJob, registerJobHandler, rescheduleJob } from "../jobs/jobs";
-import { backupsDir, deleteBackup, drillBackup, listBackups, sweepStaleStaging, type BackupInfo, onDatabaseReplaced, waitForBackupLock, writeBackup, writeDurably } from "./backups";
+import { backUp, backupsDir, deleteBackup, drillBackup, listBackups, sweepStaleStaging, type BackupInfo, onDatabaseReplaced, waitForBackupLock, writeDurably } from "./backups";
 import { copyToRemote } from "./remote";
 
 /**
@@ -38,13 +39,18 @@ function nextRun(cron: string, now: number): number {
   return next.getTime();
 }
 
-export function updateBackupSchedule(ctx: AppContext, change: { enabled: boolean; preset: Preset; cron?: string; keep: number }) {
+/**
+ * Saves the schedule and moves its job (the jobs' records, synchronous: run in this caller's own turn on the
+ * connection, after ready, with the file written in the same turn so the job follows the schedule saved last).
+ */
+export async function updateBackupSchedule(ctx: AppContext, change: { enabled: boolean; preset: Preset; cron?: string; keep: number }) {
   const cron = change.preset === "custom" ? (change.cron ?? "").trim() : PRESETS[change.preset];
   try {
     nextRun(cron, ctx.now());
   } catch {
     throw badRequest("Please enter a valid cron expression (5 fields: minute hour day month weekday)");
   }
+  await ready(ctx.db);
   const schedule: BackupSchedule = { enabled: change.enabled, preset: change.preset, cron, keep: change.keep };
   mkdirSync(backupsDir(ctx.config.dataDir), { recursive: true, mode: 0o700 });
   writeDurably(schedulePath(ctx.config.dataDir), JSON.stringify(schedule, null, 2));
@@ -83,7 +89,7 @@ export function scheduleBackups(ctx: AppContext) {
       const release = await waitForBackupLock(ctx.config.dataDir);
       let made: BackupInfo;
       try {
-        made = writeBackup(ctx.db.$client, ctx.config.dataDir, "scheduled", ctx.now(), ctx.config.secretKeyFile);
+        made = await backUp(ctx, "scheduled");
       } finally {
         release();
       }

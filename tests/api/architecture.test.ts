@@ -199,6 +199,10 @@ const ALLOWED: Record<string, string> = {
     "to untie: a backup works on the database file (VACUUM INTO, checks, migrating a restored copy); wants a db-file record",
   "backups/backups.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above, the migration journal of a restored copy",
   "backups/backups.ts speaks SQL (not a record)": "to untie: as above",
+  "backups/backups.ts imports db/transaction.ts (not a record)":
+    "a backup's VACUUM INTO and a restore's close of the connection wait (ready) until no other caller's transaction is open on it: the database file's work, as above",
+  "backups/schedule.ts imports db/transaction.ts (not a record)":
+    "the schedule's job is moved by the jobs' synchronous records, run in the caller's own turn on the connection (ready) until jobs is converted",
   "backups/inspect-db.ts imports db/client.ts (not a record)": "to untie: inspecting an uploaded backup opens and migrates a copy",
   "backups/inspect-db.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above",
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
@@ -281,12 +285,14 @@ const ALLOWED: Record<string, string> = {
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs, events,
- * backups, automation (but for its rules file, ASYNC_FILES); and those others work
+ * automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, drips, contacts), left for last.
+ * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
+ * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["support", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
+const ASYNC_FOLDERS = new Set(["support", "backups", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,

@@ -45,7 +45,7 @@ describe("pictures and files in backups", () => {
   test("a restore brings back a picture's bytes and its signed URL; one uploaded after the backup is gone with its row", async () => {
     const photo = photoJpeg(240, 180, 85, 31);
     const kept = await upload(photo, "kept.jpg");
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     expect(made.manifest!.media).toEqual({ count: 1, bytes: photo.length });
     expect(Object.keys(made.manifest!.files)).toEqual(["smsdesk.db", "secret.key", "media.json"]);
 
@@ -68,7 +68,7 @@ describe("pictures and files in backups", () => {
 
   test("the drill refuses a backup whose picture was changed, or whose media.json names a path outside media/", async () => {
     await upload(photoJpeg(120, 90, 80, 33), "drilled.jpg");
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     const dir = mkdtempSync(join(tmpdir(), "smsdesk-media-backup-"));
     try {
       const entries = await unpackAll(join(backupsDir(t.ctx.config.dataDir), `${made.id}.tar.gz`));

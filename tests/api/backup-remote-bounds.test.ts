@@ -50,7 +50,7 @@ function badStore(mode: Mode) {
 
 async function copyTo(store: ReturnType<typeof badStore>) {
   updateRemote(t.ctx, { enabled: true, endpoint: store.url, bucket: "bucket", region: "us-east-1", accessKeyId: "AKID", secretAccessKey: "secret", prefix: "p/" });
-  const backup = createBackup(t.ctx, "scheduled");
+  const backup = await createBackup(t.ctx, "scheduled");
   const { remote } = await copyToRemote(t.ctx, backup, 2);
   return { remote: remote!, key: `/bucket/p/${backup.id}.tar.gz.enc` };
 }

@@ -39,7 +39,7 @@ describe("an archive whose database carries code", () => {
   test("is refused at upload, drill and restore, and a session revoked before stays revoked", async () => {
     const acc = await t.signUpVerified();
     const stolen = await t.login(acc.user.email);
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     // After the backup the owner ends the stolen session. A restore of the altered archive would bring it back (the
     // trigger ignores the restore's own revocation) and make every later sign-out a no-op.
     expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toMatchObject({ success: true, revoked: 1 });
@@ -67,7 +67,7 @@ describe("an archive whose database carries code", () => {
   }, 60_000);
 
   test("one lacking an index or with a virtual table of its own is refused too; a good one of the older format is taken", async () => {
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     const index = t.ctx.db.$client.query("SELECT name, tbl_name AS tbl FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name LIMIT 1").get() as {
       name: string;
       tbl: string;
@@ -139,9 +139,73 @@ describe("a database entry larger than it may be", () => {
   }, 30_000);
 });
 
+describe("a transaction another caller holds open on the connection (records between their awaits)", () => {
+  const settingsKept = () => (t.ctx.db.$client.query("SELECT count(*) AS n FROM system_settings WHERE key LIKE 'interleaved-%'").get() as { n: number }).n;
+  /** A transaction that writes a row, then waits for `held` (another caller's turns run meanwhile), then commits or rolls back. */
+  const holding = (key: string, held: Promise<void>, order: string[], fail = false) =>
+    t.ctx
+      .withTransaction(async () => {
+        t.ctx.db.$client.query("INSERT INTO system_settings (key, value, updated_at) VALUES (?, '1', 0)").run(key);
+        await held;
+        if (fail) throw new Error("rolled back");
+        order.push(`${key} committed`);
+      })
+      .catch((err: Error) => void order.push(`${key} ${err.message}`));
+  const turns = () => new Promise<void>((resolve) => setTimeout(resolve, 50));
+
+  test("a backup waits for it to end: it holds what committed, never what rolled back", async () => {
+    const before = settingsKept();
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const kept = holding("interleaved-kept", held, order);
+    // Before, VACUUM INTO ran inside the open transaction and failed: 500 "cannot VACUUM from within a transaction".
+    const first = createBackup(t.ctx).then((b) => (order.push("backed up"), b));
+    await turns();
+    expect(order).toEqual([]);
+    release();
+    const [made] = await Promise.all([first, kept]);
+    expect(order).toEqual(["interleaved-kept committed", "backed up"]);
+    expect(made.manifest!.tables.system_settings).toBe((t.ctx.db.$client.query("SELECT count(*) AS n FROM system_settings").get() as { n: number }).n);
+    expect(settingsKept()).toBe(before + 1);
+
+    let releaseDoomed!: () => void;
+    const doomed = holding("interleaved-doomed", new Promise<void>((resolve) => (releaseDoomed = resolve)), order, true);
+    const second = createBackup(t.ctx);
+    await turns();
+    releaseDoomed();
+    const [again] = await Promise.all([second, doomed]);
+    expect(order.slice(2)).toEqual(["interleaved-doomed rolled back"]);
+    expect(again.manifest!.tables.system_settings).toBe(made.manifest!.tables.system_settings);
+  }, 60_000);
+
+  test("a restore takes its safety backup and swaps only once it has ended, and the safety backup holds what it wrote", async () => {
+    const made = await createBackup(t.ctx);
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let open: Promise<void> | undefined;
+    const restoring = restoreBackup(t.ctx, made.id, {
+      beforePause: async () => void (open = holding("interleaved-during-restore", held, order)),
+      afterSwap: () => void order.push("swapped"),
+    });
+    await turns();
+    expect(order).toEqual([]);
+    release();
+    // Before, the safety backup's VACUUM INTO failed inside the open transaction and the restore with it.
+    const { safety } = await restoring;
+    await open!;
+    expect(order).toEqual(["interleaved-during-restore committed", "swapped"]);
+    expect(safety.manifest!.tables.system_settings).toBe(made.manifest!.tables.system_settings! + 1);
+    // The restored data is the backup's: the row written after it is in the safety backup only.
+    expect(t.ctx.db.$client.query("SELECT count(*) AS n FROM system_settings WHERE key = 'interleaved-during-restore'").get()).toEqual({ n: 0 });
+    expect(t.ctx.db.$client.inTransaction).toBe(false);
+  }, 60_000);
+});
+
 describe("writes during a restore", () => {
   test("answer 503 with Retry-After: every 201 a client got while it ran is there afterwards", async () => {
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     type Sent = { client: number; seq: number; status: number; id?: string; retryAfter?: string | null; message?: string };
     const sent: Sent[] = [];
     const seqs = [0, 0, 0, 0];
@@ -180,7 +244,7 @@ describe("writes during a restore", () => {
   }, 60_000);
 
   test("the swap waits for a write that started before the restore; one that does not end in time stops the restore", async () => {
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     const order: string[] = [];
     let finish!: () => void;
     const held = new Promise<void>((r) => (finish = r));
@@ -199,7 +263,7 @@ describe("writes during a restore", () => {
 
     const stuck = throughMaintenance(t.ctx, "PATCH", "/api/contacts/x", () => new Promise<Response>(() => {}));
     void stuck;
-    const before = createBackup(t.ctx);
+    const before = await createBackup(t.ctx);
     await expect(restoreBackup(t.ctx, before.id, { writesDrainMs: 200, afterSwap: () => void order.push("swapped again") })).rejects.toMatchObject({
       status: 409,
       message: "Requests that change data did not finish within 0.2 seconds; nothing was restored, try again",

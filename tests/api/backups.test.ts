@@ -291,7 +291,7 @@ describe("jobs during a restore", () => {
   test("the restore waits for a job in flight to end before the swap: it records nothing into the restored data", async () => {
     const { key, finish } = await heldJob("restore-test-held");
     // The backup holds the job as running, with the same id and attempt as the one in flight.
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     let pausing = false;
     let swapped = false;
     const restoring = restoreBackup(t.ctx, made.id, { beforePause: async () => void (pausing = true) }).then((r) => ((swapped = true), r));
@@ -311,7 +311,7 @@ describe("jobs during a restore", () => {
 
   test("a job that does not end in time: the restore is refused with nothing swapped, and the runner goes on", async () => {
     const { key, finish } = await heldJob("restore-test-stuck");
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     const later = await t.signUpVerified();
     await expect(restoreBackup(t.ctx, made.id, { jobsDrainMs: 50 })).rejects.toMatchObject({
       status: 409,
@@ -329,7 +329,7 @@ describe("jobs during a restore", () => {
 describe("the services after a restore", () => {
   test("readers of the event log still hear of new events, and sockets reconnect to the restored data", async () => {
     const acc = await sender();
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     let heard = 0;
     onEventsCommitted(t.ctx, () => heard++, "backups-test");
     const connect = async () => {
@@ -374,9 +374,9 @@ describe("the schedule", () => {
     let now = start;
     try {
       // Sessions expire on this clock too: past the PUT's checks, the service is called directly.
-      const set = updateBackupSchedule(t.ctx, { enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2 });
+      const set = await updateBackupSchedule(t.ctx, { enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2 });
       expect(set).toEqual({ enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2, nextRunAt: new Date(2030, 0, 2, 4, 30).getTime() });
-      const manual = createBackup(t.ctx).id;
+      const manual = (await createBackup(t.ctx)).id;
       for (let day = 2; day <= 4; day++) {
         now = new Date(2030, 0, day, 4, 31).getTime();
         await runDueJobs(t.ctx).settled;
@@ -407,8 +407,8 @@ describe("the restore drill", () => {
     let now = new Date(2035, 0, 1, 4, 0).getTime();
     t.ctx.now = () => now;
     // The newest backups by their time (the clock is fake here).
-    const a = createBackup(t.ctx);
-    let b!: ReturnType<typeof createBackup>;
+    const a = await createBackup(t.ctx);
+    let b!: Awaited<ReturnType<typeof createBackup>>;
     now = new Date(2035, 0, 1, 5, 1).getTime();
     const drillJob = () => t.ctx.db.$client.query("SELECT state, run_at FROM jobs WHERE key = 'backups.drill'").get() as { state: string; run_at: number };
     try {
@@ -418,7 +418,7 @@ describe("the restore drill", () => {
       expect(staging().filter((f) => !before.has(f))).toEqual([]);
 
       now = new Date(2035, 0, 2, 4, 0).getTime();
-      b = createBackup(t.ctx);
+      b = await createBackup(t.ctx);
       const archive = join(backupsDir(dataDir), `${b.id}.tar.gz`);
       writeFileSync(archive, readFileSync(archive).subarray(0, 2000));
       now = new Date(2035, 0, 2, 5, 1).getTime();
@@ -547,7 +547,7 @@ describe("the S3-compatible destination", () => {
       let now = new Date(2040, 0, 1, 12, 0).getTime();
       t.ctx.now = () => now;
       try {
-        updateBackupSchedule(t.ctx, { enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2 });
+        await updateBackupSchedule(t.ctx, { enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2 });
         for (let day = 2; day <= 4; day++) {
           now = new Date(2040, 0, day, 4, 31).getTime();
           await runDueJobs(t.ctx).settled;
@@ -571,7 +571,7 @@ describe("the S3-compatible destination", () => {
         expect(t.logs).toContain(`backups: the copy of ${failed!.id} to S3 failed: PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz.enc answered 500 InternalError`);
       } finally {
         t.ctx.now = realNow;
-        updateBackupSchedule(t.ctx, { enabled: false, preset: "daily", keep: 7 });
+        await updateBackupSchedule(t.ctx, { enabled: false, preset: "daily", keep: 7 });
         await backups("/remote", { method: "PUT", body: { ...settings, enabled: false } });
       }
 
@@ -651,7 +651,7 @@ describe("smsdesk backup on the command line", () => {
   }, 30_000);
 
   test("restore refuses while the service of that data folder is running", async () => {
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     const port = new URL(t.url).port;
     const { PUBLIC_URL: _u, HOST: _h, ...rest } = process.env;
     // Spawned without blocking: the server that must answer runs in this process.
@@ -688,7 +688,7 @@ describe("a CSV import running during a restore", () => {
     expect(first.status).toBe(202);
     await waitFor(() => stateOf(first.body.id), running, 30_000, 5);
     expect(stateOf(first.body.id)?.state).toBe("running");
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     await waitFor(() => job(first.body.id), (j) => j.state === "done", 60_000);
 
     // ...is restored while another runs.

@@ -90,7 +90,7 @@ describe("smsdesk doctor on a fresh data folder", () => {
 
 describe("smsdesk doctor on a running installation", () => {
   test("everything fine: PUBLIC_URL reaches this installation, SMTP answers EHLO, a drilled backup, the clock agrees", async () => {
-    const made = createBackup(t.ctx);
+    const made = await createBackup(t.ctx);
     await drillBackup(t.dataDir, made.id, Date.now(), { wait: false });
     const findings = await runDoctor(configWith({}), ports());
     const report = formatFindings(findings);

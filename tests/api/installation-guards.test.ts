@@ -102,7 +102,7 @@ describe("SECRET_KEY_FILE", () => {
     writeFileSync(keyFile, keyA, { mode: 0o600 });
     const t = await startTestServer({ smtp: false, env: { SECRET_KEY_FILE: keyFile } });
     try {
-      const backup = createBackup(t.ctx);
+      const backup = await createBackup(t.ctx);
       expect(backup.status).toBe("good");
       const listing = spawnSync("tar", ["-xzOf", join(t.dataDir, "backups", `${backup.id}.tar.gz`), "secret.key"], { encoding: "utf8" });
       expect(listing.stdout).toBe(keyA);

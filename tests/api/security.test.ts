@@ -279,7 +279,7 @@ describe("restoring a backup", () => {
     const stolen = await t.login(acc.user.email);
     const key = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "K", permissions: ["contacts:read"] } })).body;
     const kept = (await t.api("/api/api-keys", { method: "POST", token: acc.token, body: { name: "Kept", permissions: ["contacts:read"] } })).body;
-    const backup = createBackup(t.ctx);
+    const backup = await createBackup(t.ctx);
     // After the backup: the account ends the stolen session and revokes a leaked key.
     expect((await t.api("/api/auth/sessions/revoke-others", { method: "POST", token: acc.token })).body).toEqual({ success: true, revoked: 1, credentials: { revoked: [], kept: [], summary: "" } });
     expect((await t.api(`/api/api-keys/${key.id}/revoke`, { method: "POST", token: acc.token })).status).toBe(200);

@@ -47,7 +47,7 @@ test.skipIf(!present)("the migrated database and a backup's database pass integr
   expect(shell(live, "SELECT sqlite_version() < '3.41'").out).toBe("1");
 
   // A backup's database, as the archive holds it.
-  const backup = createBackup(t.ctx);
+  const backup = await createBackup(t.ctx);
   const copy = join(dir, "backup.db");
   await extractArchive(backupFile(t.dataDir, backup.id), { toFile: { "smsdesk.db": { path: copy, maxBytes: 1 << 30 } }, toMemory: {} });
   expect(shell(copy, "PRAGMA integrity_check")).toEqual({ out: "ok", err: "", code: 0 });
