@@ -84,7 +84,7 @@ export async function benchData(contacts = 1_000_000, messageCount = 1_000_000, 
   log(`making ${dir} (${contacts.toLocaleString("en-US")} contacts, ${messageCount.toLocaleString("en-US")} messages)...`);
   const started = performance.now();
   const ctx = await openAppContext(loadConfig({ DATA_DIR: making }, []), () => {});
-  const user = insertUser(ctx, {
+  const user = await insertUser(ctx, {
     email: BENCH_EMAIL,
     passwordHash: await Bun.password.hash(BENCH_PASSWORD),
     firstName: "Search",

@@ -19,7 +19,7 @@ export async function markEmailVerified(ctx: AppContext, admin: User, userId: st
   const { user, marked } = await ctx.withTransaction(async () => {
     const user = target(ctx, userId);
     if (user.emailVerified) return { user, marked: false };
-    updateUser(ctx, user.id, { emailVerified: true });
+    await updateUser(ctx, user.id, { emailVerified: true });
     // A code still on its way must not matter any more.
     await dropVerificationCode(ctx, user.id);
     return { user, marked: true };

@@ -50,7 +50,7 @@ export function adminRoutes(ctx: AppContext) {
       if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
       // Unknown, non-admin and disabled emails go through the same throttled check against the decoy hash,
       // so status, message, blocking and timing never tell which emails are administrators.
-      const found = findUserByEmail(ctx, email);
+      const found = await findUserByEmail(ctx, email);
       const user = found && found.role === "admin" && !found.disabled && found.passwordHash ? found : null;
       const ok = await attemptPassword(ctx, email, user?.passwordHash ?? null, password, clientIp(request));
       if (!ok || !user) throw new HttpError(401, INVALID_ADMIN);

@@ -55,24 +55,24 @@ async function userAction(ctx: AppContext, adminId: string, userId: string, acti
   beforeChange?.();
   switch (action) {
     case "disable":
-      updateUser(ctx, target.id, { disabled: true });
+      await updateUser(ctx, target.id, { disabled: true });
       stopAccountSending(ctx, target.id, ACCOUNT_DISABLED);
       await revokeAllSessions(ctx, target.id);
       break;
     case "enable":
-      updateUser(ctx, target.id, { disabled: false });
+      await updateUser(ctx, target.id, { disabled: false });
       break;
     // A change of role made by someone else ends every session of the account: access comes back only through
     // a new sign-in under the new role.
     case "make-admin":
       if (target.role !== "admin") {
-        updateUser(ctx, target.id, { role: "admin" });
+        await updateUser(ctx, target.id, { role: "admin" });
         await revokeAllSessions(ctx, target.id);
       }
       break;
     case "remove-admin":
       if (target.role !== "user") {
-        updateUser(ctx, target.id, { role: "user" });
+        await updateUser(ctx, target.id, { role: "user" });
         await revokeAllSessions(ctx, target.id);
       }
       break;

@@ -23,13 +23,13 @@ export async function createOrPromoteAdmin(ctx: AppContext, email: string, passw
   if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const passwordHash = await hashPassword(password, ctx.argon2Cost);
   await ready(ctx.db);
-  const existing = findUserByEmail(ctx, email);
+  const existing = await findUserByEmail(ctx, email);
   if (!existing) {
-    return insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });
+    return await insertUser(ctx, { email, passwordHash, firstName: "Admin", lastName: "", role: "admin", emailVerified: true });
   }
   // One transaction: the account is the administrator's, with nothing else left to sign in with, or unchanged.
   return ctx.withTransaction(async () => {
-    const admin = updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
+    const admin = await updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
     await resetTwoFactor(ctx, admin.id, null);
     for (const passkey of listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
     await unlinkGoogle(ctx, admin.id);

@@ -32,7 +32,7 @@ export async function requestEmailChange(ctx: AppContext, user: User, input: str
   if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
   if (email === user.email) throw badRequest("This is already your email address");
   await ready(ctx.db);
-  if (findUserByEmail(ctx, email)) throw conflict(TAKEN);
+  if (await findUserByEmail(ctx, email)) throw conflict(TAKEN);
   const now = ctx.now();
   const existing = ctx.db.select().from(emailChanges).where(eq(emailChanges.userId, user.id)).get();
   if (existing) {
@@ -73,10 +73,10 @@ export async function confirmEmailChange(ctx: AppContext, user: User, code: stri
   }
   const changed = await ctx.withTransaction(async () => {
     // Another account may have taken the address since the code was sent.
-    if (findUserByEmail(ctx, row.newEmail)) throw conflict(TAKEN);
+    if (await findUserByEmail(ctx, row.newEmail)) throw conflict(TAKEN);
     ctx.db.delete(emailChanges).where(eq(emailChanges.userId, user.id)).run();
     // The code reached the new address: it is verified.
-    return updateUser(ctx, user.id, { email: row.newEmail, emailVerified: true });
+    return await updateUser(ctx, user.id, { email: row.newEmail, emailVerified: true });
   });
   await ctx.mailer.send(emailChangedNotice(user.email, row.newEmail)).catch((err: Error) => ctx.log(`mail error: email changed notice to ${user.email}: ${err.message}`));
   return changed;

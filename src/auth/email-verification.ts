@@ -89,7 +89,7 @@ export async function checkVerificationCode(ctx: AppContext, user: User, code: s
     throw new HttpError(400, INVALID_CODE);
   }
   ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
-  return updateUser(ctx, user.id, { emailVerified: true });
+  return await updateUser(ctx, user.id, { emailVerified: true });
 }
 
 /** Forgets the user's pending code: an address marked verified by an administrator needs none. */

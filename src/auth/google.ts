@@ -125,7 +125,7 @@ async function linkedOrNew(ctx: AppContext, profile: GoogleProfile): Promise<{ u
     const user = findUserById(ctx, linked.userId);
     if (user) return { user, isNew: false };
   }
-  const existing = findUserByEmail(ctx, profile.email);
+  const existing = await findUserByEmail(ctx, profile.email);
   if (existing) {
     const security = ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, existing.id)).get();
     if (security?.googleSubject && security.googleSubject !== profile.sub) {
@@ -133,13 +133,13 @@ async function linkedOrNew(ctx: AppContext, profile: GoogleProfile): Promise<{ u
     }
     linkSubject(ctx, existing.id, profile.sub);
     if (existing.emailVerified) return { user: existing, isNew: false };
-    const claimed = updateUser(ctx, existing.id, { emailVerified: true, passwordHash: null, authProvider: "google" });
+    const claimed = await updateUser(ctx, existing.id, { emailVerified: true, passwordHash: null, authProvider: "google" });
     await revokeAllSessions(ctx, existing.id);
     await clearPendingLogin(ctx, existing.id);
     ctx.log(`google sign-in claimed unverified account ${existing.email}: its password was removed and its sessions ended`);
     return { user: claimed, isNew: true };
   }
-  const user = insertUser(ctx, {
+  const user = await insertUser(ctx, {
     email: profile.email,
     passwordHash: null,
     authProvider: "google",

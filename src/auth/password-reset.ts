@@ -23,7 +23,7 @@ export const INVALID_RESET_TOKEN = "Invalid reset token. Please request a new pa
  */
 export async function requestPasswordReset(ctx: AppContext, email: string): Promise<string | null> {
   await ready(ctx.db);
-  const user = findUserByEmail(ctx, email);
+  const user = await findUserByEmail(ctx, email);
   if (!user || user.disabled || !user.passwordHash) return null;
   const token = randomBytes(32).toString("base64url");
   const now = ctx.now();
@@ -81,7 +81,7 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
       .set({ usedAt: new Date(ctx.now()) })
       .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
       .run();
-    updateUser(ctx, user.id, { passwordHash, emailVerified: true });
+    await updateUser(ctx, user.id, { passwordHash, emailVerified: true });
     // Whoever guessed enough to lock the account does not know the new password.
     await clearLockout(ctx, user.id);
     await clearPendingLogin(ctx, user.id);
@@ -107,7 +107,7 @@ export async function changePassword(
   }
   const passwordHash = await hashPassword(passwords.next, ctx.argon2Cost);
   return ctx.withTransaction(async () => {
-    updateUser(ctx, user.id, { passwordHash });
+    await updateUser(ctx, user.id, { passwordHash });
     ctx.db
       .update(passwordResets)
       .set({ usedAt: new Date(ctx.now()) })

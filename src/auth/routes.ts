@@ -110,7 +110,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
         if (!email || !password) throw badRequest("Please fill in all fields");
         // No account has such an email: answered before the password check (and its hashing) costs anything.
         if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
-        const user = findUserByEmail(ctx, email);
+        const user = await findUserByEmail(ctx, email);
         // Every email takes one path: the throttled argon2 check (against the decoy hash when there is no account or
         // it signs in with Google only), then the same 401. Answers and their time never tell which emails have
         // accounts or how they sign in.

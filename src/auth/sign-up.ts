@@ -108,7 +108,7 @@ export async function startSignUp(
 ): Promise<{ signupToken: string; email: string; message: string }> {
   const email = normalizeEmail(fields.email);
   await ready(ctx.db);
-  const existing = findUserByEmail(ctx, email);
+  const existing = await findUserByEmail(ctx, email);
   // Hashed on both paths: the new account's hash is the only slow step a known address would otherwise skip.
   const passwordHash = await hashPassword(fields.password, ctx.argon2Cost);
   const now = ctx.now();
@@ -119,7 +119,7 @@ export async function startSignUp(
     await notifyOwner(ctx, existing);
   } else {
     await ready(ctx.db);
-    const user = insertUser(ctx, { email, passwordHash, firstName: fields.firstName, lastName: fields.lastName, phone: fields.phone });
+    const user = await insertUser(ctx, { email, passwordHash, firstName: fields.firstName, lastName: fields.lastName, phone: fields.phone });
     const license = await licensesOf(user.id);
     // The account exists even if the mail server is down; the code step offers a resend.
     await sendVerificationCode(ctx, user).catch(() => undefined);
@@ -171,7 +171,7 @@ export async function resendSignUpCode(ctx: AppContext, token: string): Promise<
   }
   if (pending.sends + 1 > MAX_CODES_PER_DAY) throw dailyCapError(Math.ceil((pending.windowStartedAt + DAY_MS - now) / 1000));
   update(ctx, pending.hash, { sends: pending.sends + 1, sentAt: now, expiresAt: now + CODE_TTL_MINUTES * 60_000, attempts: 0 });
-  const owner = findUserByEmail(ctx, pending.email);
+  const owner = await findUserByEmail(ctx, pending.email);
   if (owner) await notifyOwner(ctx, owner);
   return { email: pending.email, retryAfter: RESEND_COOLDOWN_SECONDS };
 }

@@ -47,7 +47,7 @@ export function userRoutes(ctx: AppContext) {
     // PATCH /api/user/settings
     .patch(
       "/settings",
-      ({ user, body }) => {
+      async ({ user, body }) => {
         if (body.quietHoursStart !== undefined && body.quietHoursStart === (body.quietHoursEnd ?? user.quietHoursEnd)) {
           throw badRequest("Quiet hours must start and end at different times");
         }
@@ -60,7 +60,7 @@ export function userRoutes(ctx: AppContext) {
         const linkDomain = typedDomain === undefined ? {} : parseLinkDomain(typedDomain ?? "");
         if (!linkDomain) throw badRequest("The link domain must be an address such as https://go.example.com, without a path");
         const fields = { ...rest, ...linkDomain, ...(defaultCountry ? { defaultCountry } : {}), ...(helpReply !== undefined ? helpReplyFields(user, helpReply) : {}) };
-        const updated = updateUser(ctx, user.id, fields);
+        const updated = await updateUser(ctx, user.id, fields);
         // Quiet hours turned off (or moved) let go what they held: it goes now, or waits for the new window's end.
         const quietChanged =
           updated.quietHoursEnabled !== user.quietHoursEnabled ||

@@ -1,4 +1,3 @@
-import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { INDUSTRIES } from "./regional-options";
@@ -46,7 +45,6 @@ export async function updateProfile(ctx: AppContext, user: User, patch: ProfileP
     if (contact && !isContact(contact)) throw badRequest("Please enter a phone number, an email address or a website for HELP replies");
     fields.businessContact = contact || null;
   }
-  await ready(ctx.db);
   return updateUser(ctx, user.id, fields);
 }
 

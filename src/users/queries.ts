@@ -8,7 +8,8 @@ export type User = typeof users.$inferSelect;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export function findUserByEmail(ctx: AppContext, email: string): User | undefined {
+export async function findUserByEmail(ctx: AppContext, email: string): Promise<User | undefined> {
+  await ready(ctx.db);
   return ctx.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
 }
 
@@ -19,10 +20,11 @@ export function findUserById(ctx: AppContext, id: string): User | undefined {
   return byId(ctx.db).get({ id });
 }
 
-export function insertUser(
+export async function insertUser(
   ctx: AppContext,
   fields: Pick<User, "email" | "passwordHash" | "firstName" | "lastName"> & Partial<User>,
-): User {
+): Promise<User> {
+  await ready(ctx.db);
   return ctx.db
     .insert(users)
     .values({ id: crypto.randomUUID(), ...fields, email: normalizeEmail(fields.email) })
@@ -30,7 +32,8 @@ export function insertUser(
     .get();
 }
 
-export function updateUser(ctx: AppContext, id: string, fields: Partial<Omit<User, "id" | "createdAt">>): User {
+export async function updateUser(ctx: AppContext, id: string, fields: Partial<Omit<User, "id" | "createdAt">>): Promise<User> {
+  await ready(ctx.db);
   return ctx.db
     .update(users)
     .set({ ...fields, updatedAt: new Date(ctx.now()) })
@@ -48,7 +51,6 @@ export type OnboardingInput = OnboardingAnswers &
 
 export async function saveOnboarding(ctx: AppContext, id: string, input: OnboardingInput): Promise<User> {
   const { customerType, goals, ...fields } = input;
-  await ready(ctx.db);
   return updateUser(ctx, id, { ...fields, onboarding: { customerType, goals }, onboardedAt: new Date(ctx.now()) });
 }
 

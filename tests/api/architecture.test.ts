@@ -273,11 +273,6 @@ const ALLOWED: Record<string, string> = {
     "typed phones are read in it synchronously by contacts (their routes, the importer) and campaigns (their recipients, the outbox)",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
-  "users/queries.ts exports findUserByEmail, which uses the database, not async (not async)":
-    "not yet: auth's records call it synchronously in their own turn or transaction (sign-up, email change, password reset, Google), as do the login route and the admin portal's",
-  "users/queries.ts exports insertUser, which uses the database, not async (not async)": "not yet: Google's sign-in creates its account synchronously inside its transaction (auth/google.ts), sign-up and the administrator's command in their turn",
-  "users/queries.ts exports updateUser, which uses the database, not async (not async)":
-    "not yet: auth's and the admin portal's writes call it synchronously inside their transactions (email change, password reset and change, Google's sign-in, a user action)",
 };
 
 /**

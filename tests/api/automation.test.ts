@@ -477,7 +477,7 @@ describe("through a restart", () => {
     expect(await processEvents(server.ctx)).toBe(0);
     expect(all.every((x) => x.outcome === "done")).toBe(true);
     expect(new Set(all.map((x) => x.eventId)).size).toBe(3);
-    const user = findUserByEmail(server.ctx, env.ADMIN_EMAIL)!;
+    const user = (await findUserByEmail(server.ctx, env.ADMIN_EMAIL))!;
     const rules = (await api("/api/automation-rules", token)).body.data;
     expect(rules[0].triggerCount).toBe(3);
     const row = server.ctx.db.$client.query(`SELECT tags FROM contacts WHERE user_id = ? AND phone = ?`).get(user.id, "+14155550901") as { tags: string };

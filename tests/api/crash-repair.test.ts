@@ -46,7 +46,7 @@ test("at start-up: rows without a started campaign start it, a claimed job that 
     (await api("/api/campaigns", token, { type: "sms", name, content: "Hello", recipients: ["+14155550101", "+14155550102", "+14155550103"] })).body.id as string;
   const ctx = server.ctx;
   const db = ctx.db.$client;
-  const user = findUserByEmail(ctx, env.ADMIN_EMAIL)!;
+  const user = (await findUserByEmail(ctx, env.ADMIN_EMAIL))!;
 
   // A: the outbox rows were written, the status was not; the engine parked the rows of a campaign still a draft.
   const a = await draft("A");

@@ -268,7 +268,9 @@ describe("concurrency bounds", () => {
       },
       { concurrency: { total: 10, perRef: 10, perUser: 2 } },
     );
-    const [u1, u2] = ["u1", "u2"].map((name) => insertUser(ctx, { email: `${name}@example.com`, passwordHash: "x", firstName: name, lastName: "" }).id);
+    const [u1, u2] = await Promise.all(
+      ["u1", "u2"].map(async (name) => (await insertUser(ctx, { email: `${name}@example.com`, passwordHash: "x", firstName: name, lastName: "" })).id),
+    );
     for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `u1-${i}`, runAt: T0, userId: u1, refId: `r${i}` });
     for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `system-${i}`, runAt: T0, refId: `s${i}` });
     enqueueJob(ctx, { kind: "call", key: "u2-0", runAt: T0, userId: u2, refId: "r9" });

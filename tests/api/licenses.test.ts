@@ -74,12 +74,12 @@ describe("trial", () => {
     expect((await t.api("/api/license/redeem", { body: { licenseCode: "X" } })).status).toBe(401);
   });
 
-  test("an account from before licenses gets its trial from its creation date; one older than 14 days has none", () => {
-    const recent = insertUser(t.ctx, { email: t.newEmail("old"), passwordHash: null, firstName: "", lastName: "", createdAt: new Date(Date.now() - 3 * DAY) });
+  test("an account from before licenses gets its trial from its creation date; one older than 14 days has none", async () => {
+    const recent = await insertUser(t.ctx, { email: t.newEmail("old"), passwordHash: null, firstName: "", lastName: "", createdAt: new Date(Date.now() - 3 * DAY) });
     const cur = currentLicense(t.ctx, recent.id)!;
     expect(cur.source).toBe("trial");
     expect(cur.expiresAt!.getTime()).toBe(recent.createdAt.getTime() + 14 * DAY);
-    const old = insertUser(t.ctx, { email: t.newEmail("older"), passwordHash: null, firstName: "", lastName: "", createdAt: new Date(Date.now() - 30 * DAY) });
+    const old = await insertUser(t.ctx, { email: t.newEmail("older"), passwordHash: null, firstName: "", lastName: "", createdAt: new Date(Date.now() - 30 * DAY) });
     expect(currentLicense(t.ctx, old.id)).toBeNull();
     // Only one trial row is created however often it is read.
     currentLicense(t.ctx, old.id);
@@ -308,7 +308,7 @@ describe("limits", () => {
   });
 
   test("startTrial is exported for sign-up and adds a Starter trial", async () => {
-    const u = insertUser(t.ctx, { email: t.newEmail("trial"), passwordHash: null, firstName: "", lastName: "" });
+    const u = await insertUser(t.ctx, { email: t.newEmail("trial"), passwordHash: null, firstName: "", lastName: "" });
     const row = await startTrial(t.ctx, u.id);
     expect(row).toMatchObject({ planId: "starter", source: "trial" });
   });

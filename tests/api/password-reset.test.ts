@@ -214,7 +214,7 @@ describe("debugToken", () => {
 describe("the reset email lists the account's passkeys (issue 27 item 7)", () => {
   test("each passkey's name and when it was added, newest first, in the account's locale and time zone", async () => {
     const owner = await t.signUpVerified();
-    updateUser(t.ctx, owner.user.id, { timezone: "Asia/Tokyo", locale: "en-GB" });
+    await updateUser(t.ctx, owner.user.id, { timezone: "Asia/Tokyo", locale: "en-GB" });
     const passkey = (id: string, name: string, createdAt: string) =>
       t.ctx.db.insert(passkeys).values({ id, userId: owner.user.id, publicKey: "pk", name, createdAt: new Date(createdAt) }).run();
     passkey(`${owner.user.id}-a`, "Work laptop", "2026-03-01T09:30:00Z");

@@ -12,7 +12,7 @@ beforeAll(async () => {
   emails.unknown = t.newEmail("nobody");
   emails.password = (await t.signUpVerified()).email;
   emails.google = t.newEmail("gonly");
-  insertUser(t.ctx, {
+  await insertUser(t.ctx, {
     email: emails.google,
     passwordHash: null,
     firstName: "Gina",
