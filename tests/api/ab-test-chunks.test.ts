@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { AB_AT_ONCE, splitAudience } from "../../src/campaigns/ab-split";
 import type { Recipient } from "../../src/campaigns/outbox";
 import { pickWinnerByUser } from "../../src/campaigns/ab-test";
-import { resumeOutboxWriting, writeInChunks } from "../../src/campaigns/outbox-writer";
+import { resumeOutboxWriting, writeInChunks, writeNextChunk } from "../../src/campaigns/outbox-writer";
 import { findUserById } from "../../src/users/queries";
 import { startTestServer, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
@@ -149,3 +149,26 @@ test("the report reads a test's messages by variant through messages_ab_variant_
   );
   expect(repliers[0]).toBe("SEARCH m USING INDEX messages_ab_variant_idx (campaign_id=? AND ab_variant>?)");
 }, 120_000);
+
+test("the chunk that ends the split says a new step begins, so the writer sizes the test's first chunk afresh", async () => {
+  const acc = await t.signUpVerified();
+  await t.api("/api/user/settings", { method: "PATCH", token: acc.token, body: { quietHoursEnabled: false } });
+  const post = (path: string, body: unknown = {}) => t.api(path, { method: "POST", token: acc.token, body });
+  const provider = await post("/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
+  const numbers = await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token });
+  await post("/api/phone-numbers", { providerId: provider.body.id, phoneNumber: numbers.body.numbers[0].phoneNumber, messagesPerSecond: 1 });
+  const typed = Array.from({ length: 500 }, (_, i) => `+1415${String(4_000_000 + i)}`);
+  const c = await post("/api/campaigns", { name: "Steps", recipients: typed.join("\n"), appendOptOut: false, abTest: { variants: ["One", "Two"], testPercent: 10, measure: "replies" } });
+  const id = c.body.id as string;
+  // The writer stopped in its first chunk of the split; the chunks are then written here, a window of 5,000 each.
+  db().run(`CREATE TEMP TRIGGER crash_split BEFORE INSERT ON campaign_ab_rest WHEN NEW.campaign_id = '${id}' BEGIN SELECT RAISE(ABORT, 'simulated crash'); END`);
+  expect((await post(`/api/campaigns/${id}/send`)).status).toBe(202);
+  await stopped(id, 1);
+  db().run("DROP TRIGGER temp.crash_split");
+  expect(writing(id)).toMatchObject({ ab: { step: "split" }, cursor: 0 });
+  const list = { list: () => typed };
+  expect(writeNextChunk(t.ctx, id, 5_000, list)).toEqual({ done: false, queued: 0, newStep: true });
+  expect(writing(id)).toMatchObject({ ab: { step: "test", size: 50 }, cursor: 0 });
+  expect(writeNextChunk(t.ctx, id, 5_000, list)).toEqual({ done: true, queued: 50 });
+  expect(writing(id)).toBeNull();
+});
