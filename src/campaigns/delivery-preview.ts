@@ -1,5 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
-import { contacts, type CampaignAudience } from "../../db/schema";
+import type { CampaignAudience } from "../../db/schema";
+import { firstAudienceContact, lastContactRowid, zoneGroupsWhere, type AudienceContact } from "../contacts/audience";
 import type { AppContext } from "../context";
 import { segmentCount, segmentInfo } from "../messages/segments";
 import { zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
@@ -8,7 +8,7 @@ import { stateRulesInForce } from "../state-rules/overrides";
 import { businessNameOf, type User } from "../users/queries";
 import { compile, fieldsOf } from "../personalisation/render";
 import { clockLabel } from "../time/clock";
-import { audienceCondition, audienceContacts, audienceContactsInWindow, lastContactRowid, type AudienceContact } from "./audiences";
+import { audienceCondition, audienceContacts, audienceContactsInWindow } from "./audiences";
 import { inWindows, pieces } from "./turns";
 import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { heldByCampaign } from "../messages/due";
@@ -61,12 +61,6 @@ type Sample = Pick<Recipient, "phone" | "firstName" | "lastName" | "customFields
  */
 type Reach = { groups: { phone: string; n: number }[]; skipped: { optedOut: number; invalid: number; duplicate: number }; sample: Sample | undefined; typed?: Recipient[] };
 
-/**
- * North American numbers grouped by area code (recipient-zone decides their zone by it alone), any other number on
- * its own; so a list of a million customers is a few hundred groups, each with one zone.
- */
-const ZONE_GROUP = sql`CASE WHEN length(${contacts.phone}) = 12 AND substr(${contacts.phone}, 2, 1) = '1' THEN substr(${contacts.phone}, 1, 5) ELSE ${contacts.phone} END`;
-
 /** Typed numbers resolved, and contacts chosen by id read, this many at a time, with turns of the event loop between. */
 const TYPED_PIECE = 200;
 const ID_PIECE = 2_000;
@@ -104,29 +98,18 @@ export async function reachOf(ctx: AppContext, user: User, input: Pick<DeliveryP
       }
     }
   };
-  const grouped = (condition: SQL, from: SQL = sql`${contacts}`) =>
-    ctx.db.all<{ k: string; phone: string; n: number }>(sql`SELECT ${ZONE_GROUP} AS k, min(${contacts.phone}) AS phone, count(*) AS n FROM ${from} WHERE ${condition} GROUP BY k`);
   const audience = input.audience;
   if (audience.kind === "contacts") {
     const clock = pieces();
     for (let from = 0; from < audience.contactIds.length; from += ID_PIECE) {
-      add(grouped(audienceCondition(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) })));
+      add(zoneGroupsWhere(ctx, audienceCondition(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) })));
       if (clock.due()) await clock.turn();
     }
   } else {
-    await inWindows(lastContactRowid(ctx), (after, upTo) =>
-      add(grouped(sql`${contacts}.rowid > ${after} AND ${contacts}.rowid <= ${upTo} AND ${where}`, sql`${contacts} NOT INDEXED`)),
-    );
+    await inWindows(lastContactRowid(ctx), (after, upTo) => add(zoneGroupsWhere(ctx, where, { after, upTo })));
   }
-  const first = ctx.db
-    .select({ phone: sql<string>`${contacts.phone}`, firstName: contacts.firstName, lastName: contacts.lastName, email: contacts.email, customFields: contacts.customFields })
-    .from(contacts)
-    .where(where)
-    // The first customer added (the outbox is written in the order contacts were added); without an order the
-    // planner's index chose, and the lowest number came first.
-    .orderBy(contacts.createdAt, sql`${contacts}.rowid`)
-    .limit(1)
-    .get();
+  // The first customer added: the outbox is written in the order contacts were added.
+  const first = firstAudienceContact(ctx, where);
   return { groups: [...merged.values()], skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, sample: first };
 }
 

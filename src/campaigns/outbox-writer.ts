@@ -4,7 +4,8 @@ import { campaigns, type OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
 import { PARKED } from "../messages/due";
 import { findUserById } from "../users/queries";
-import { audienceContactsInWindow, audienceCountUpTo, lastContactRowid } from "./audiences";
+import { lastContactRowid } from "../contacts/audience";
+import { audienceContactsInWindow, audienceCountUpTo } from "./audiences";
 import { contactRecipients, resolveTyped, writeOutbox } from "./outbox";
 import { afterSplit, keepForSplit, writeAbChunk } from "./ab-split";
 
