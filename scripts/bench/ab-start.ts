@@ -31,7 +31,7 @@ const reg = (await fetch(server.url + "/api/auth/login", { method: "POST", heade
 };
 db.run("UPDATE users SET email_verified = 1, quiet_hours_enabled = 0 WHERE id = ?", [reg.user.id]);
 db.run("UPDATE plans SET monthly_contacts = -1, monthly_messages = -1 WHERE id = 'enterprise'");
-grantLicense(server.ctx, reg.user.id, "enterprise", 30);
+await grantLicense(server.ctx, reg.user.id, "enterprise", 30);
 
 async function api(path: string, body?: unknown, method = body === undefined ? "GET" : "POST") {
   const res = await fetch(server.url + path, { method, headers: { "content-type": "application/json", authorization: `Bearer ${reg.token}`, origin }, body: body === undefined ? undefined : JSON.stringify(body) });
