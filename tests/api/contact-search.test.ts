@@ -90,6 +90,11 @@ describe("search over many contacts", () => {
     ["212", "name", "asc", 3],
     ["212", "phone", "desc", 2],
     ["example.com", "name", "desc", 4],
+    // Email addresses, whole or in part: their matches are those of the part up to the "@", checked (emailMatches).
+    ["123@example.com", "createdAt", "desc", 1],
+    ["U123@Example.COM", "name", "asc", 1],
+    ["u1234@example.com", "phone", "desc", 1],
+    ["@example.com", "createdAt", "desc", 3],
   ];
   for (const [q, sort, order, page] of cases) {
     test(`"${q}" by ${sort} ${order}, page ${page}: the same rows and total as a full scan`, async () => {
@@ -188,4 +193,44 @@ test("a search finds names with or without their accents, however each contact w
   expect(put.status).toBe(200);
   expect(await names("francoise")).toEqual([]);
   expect(await names("renee")).toEqual(["Renée Lefèvre"]);
+});
+
+test("a search for an email address answers what the search index answers, in every order, whatever the contacts hold", async () => {
+  const d = await t.signUpVerified();
+  // Candidates of the part up to the "@" ("ann.lee@") that do not hold the whole address, matches in other cases
+  // and inside longer addresses, an accented email the index folds ("ä" is "a"), and a name holding an "@".
+  const people: [string, string, string | null, string][] = [
+    ["Ann", "Lee", "ann.lee@gmail.com", "+13125550301"],
+    ["Bea", "Lee", "ANN.LEE@Gmail.com.mx", "+13125550302"],
+    ["Cy", "Lee", "xann.lee@gmail.com", "+13125550303"],
+    ["Di", "Lee", "ann.lee@gmail.co", "+13125550304"],
+    ["Ed", "Lee", "ann.lee@yahoo.com", "+13125550305"],
+    ["Flo", "Lee", null, "+13125550306"],
+    ["Gus", "Lee", "ann.lee@gmäil.com", "+13125550307"],
+  ];
+  const ids: string[] = [];
+  for (const [firstName, lastName, email, phone] of people) {
+    const r = await t.api("/api/contacts", { method: "POST", token: d.token, body: { firstName, lastName, phone, ...(email ? { email } : {}) } });
+    expect(r.status).toBe(201);
+    ids.push(r.body.id);
+  }
+  const firsts = async (q: string, sort = "createdAt", order = "asc") => {
+    const r = await t.api(`/api/contacts?q=${encodeURIComponent(q)}&sort=${sort}&order=${order}`, { token: d.token });
+    expect(r.status).toBe(200);
+    return { names: r.body.data.map((c: { firstName: string }) => c.firstName), total: r.body.total };
+  };
+  expect(await firsts("ann.lee@gmail.com")).toEqual({ names: ["Ann", "Bea", "Cy", "Gus"], total: 4 });
+  expect(await firsts("Ann.Lee@Gmail.Com", "name", "desc")).toEqual({ names: ["Gus", "Cy", "Bea", "Ann"], total: 4 });
+  expect(await firsts("ann.lee@gmail.com", "phone", "desc")).toEqual({ names: ["Gus", "Cy", "Bea", "Ann"], total: 4 });
+  expect(await firsts("ann.lee@gmail.co")).toEqual({ names: ["Ann", "Bea", "Cy", "Di", "Gus"], total: 5 });
+  expect(await firsts("lee@yahoo")).toEqual({ names: ["Ed"], total: 1 });
+  expect(await firsts("@gmail.com.mx")).toEqual({ names: ["Bea"], total: 1 });
+  expect(await firsts("nobody@gmail.com")).toEqual({ names: [], total: 0 });
+  // Without the accented one, every candidate is checked here; and a name holding an "@" is found by its name.
+  await t.api(`/api/contacts/${ids[6]}`, { method: "DELETE", token: d.token });
+  const named = await t.api("/api/contacts", { method: "POST", token: d.token, body: { firstName: "Hal", lastName: "ann.lee@gmail.com", phone: "+13125550308" } });
+  expect(named.status).toBe(201);
+  expect(await firsts("ann.lee@gmail.com")).toEqual({ names: ["Ann", "Bea", "Cy", "Hal"], total: 4 });
+  await t.api(`/api/contacts/${named.body.id}`, { method: "DELETE", token: d.token });
+  expect(await firsts("ann.lee@gmail.com", "name", "asc")).toEqual({ names: ["Ann", "Bea", "Cy"], total: 3 });
 });
