@@ -20,6 +20,7 @@ const SCANNED: Record<string, string> = {
   "automation_runs.user_id": "accounts are never deleted",
   "contact_purchases.user_id": "accounts are never deleted (a contact's deletion finds its purchases by contact_id)",
   "licenses.plan_id": "plans are never deleted (NO ACTION)",
+  "pending_sign_ups.user_id": "accounts are never deleted (and a pending sign-up lives until its code expires)",
 };
 
 type ForeignKey = { table: string; from: string; to: string; on_delete: string };

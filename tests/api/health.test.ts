@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hostname } from "node:os";
 import { instanceId } from "../../src/secrets/instance";
 import { VERSION } from "../../src/version";
 import { startTestServer, type TestServer } from "../support/test-server";
@@ -10,11 +11,11 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 describe("GET /api/health", () => {
-  test("answers 200 with status ok, the version, db ok and the installation's instance id", async () => {
+  test("answers 200 with status ok, the version, db ok, the installation's instance id and this process (host:pid)", async () => {
     const res = await t.api("/api/health");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("application/json");
-    expect(res.body).toEqual({ status: "ok", version: VERSION, db: "ok", instance: instanceId(t.ctx.keys.secrets) });
+    expect(res.body).toEqual({ status: "ok", version: VERSION, db: "ok", instance: instanceId(t.ctx.keys.secrets), process: `${hostname()}:${process.pid}` });
     expect(res.body.instance).toMatch(/^[0-9a-f]{16}$/);
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
