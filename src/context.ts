@@ -85,7 +85,7 @@ export type AppContext = {
    * steps they held become due and are checked against the new setting (src/campaigns/held.ts,
    * src/drips/runner.ts); answers how many. Wired in server.ts.
    */
-  releaseHeldMessages(userId: string): number;
+  releaseHeldMessages(userId: string): Promise<number>;
   /**
    * Tests only: set by entry points under tests/support, never by the product (no setting or variable of the
    * appliance reaches it). The webhook guard judges each address listed as the address it maps to, so a test's

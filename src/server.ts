@@ -91,7 +91,7 @@ export async function openAppContext(config: Config, log: (line: string) => void
     },
     detachNumberMessages: (numberId) => detachMessages(ctx, "number", [numberId], "this number"),
     contactMessages: { move: (userId, fromIds, toId) => moveContactMessages(ctx, userId, fromIds, toId) },
-    releaseHeldMessages: (userId) => releaseAccountHeld(ctx, userId) + releaseHeldDripSteps(ctx, userId),
+    releaseHeldMessages: async (userId) => releaseAccountHeld(ctx, userId) + (await releaseHeldDripSteps(ctx, userId)),
     usageCounts: {
       contacts: (userId) => countContacts(ctx, userId),
       segmentsSince: (userId, since) => segmentsOutboundSince(ctx, userId, since),

@@ -67,7 +67,7 @@ export function userRoutes(ctx: AppContext) {
           updated.quietHoursStart !== user.quietHoursStart ||
           updated.quietHoursEnd !== user.quietHoursEnd ||
           updated.timezone !== user.timezone;
-        return { ...settingsView(ctx, updated), releasedHeld: quietChanged ? ctx.releaseHeldMessages(user.id) : 0 };
+        return { ...settingsView(ctx, updated), releasedHeld: quietChanged ? await ctx.releaseHeldMessages(user.id) : 0 };
       },
       {
         auth: true,

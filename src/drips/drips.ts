@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import { ready } from "../../db/transaction";
 import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
 import { contactIdsWhere, findContactById } from "../contacts/contacts";
 import type { AppContext } from "../context";
@@ -123,7 +124,8 @@ function countsByDrip(ctx: AppContext, ids: string[]) {
   return out;
 }
 
-export function listDrips(ctx: AppContext, userId: string) {
+export async function listDrips(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
   const rows = ctx.db.select().from(dripCampaigns).where(eq(dripCampaigns.userId, userId)).orderBy(desc(dripCampaigns.createdAt)).all();
   const counts = countsByDrip(ctx, rows.map((r) => r.id));
   const media = heldMedia(ctx, rows.map((r) => dripMedia(r.id)));
@@ -210,15 +212,16 @@ function values(ctx: AppContext, userId: string, input: DripInput, creating: boo
   return out;
 }
 
-export function createDrip(ctx: AppContext, userId: string, input: DripInput) {
-  const now = ctx.now();
-  const row = { id: Bun.randomUUIDv7(), userId, createdAt: now, updatedAt: now, ...values(ctx, userId, input, true, null) } as typeof dripCampaigns.$inferInsert;
-  ctx.db.$client.transaction(() => {
+/** The input's checks (its attachments free to hold, its sender, its segment) run in the transaction that writes. */
+export async function createDrip(ctx: AppContext, userId: string, input: DripInput) {
+  return ctx.withTransaction(async () => {
+    const now = ctx.now();
+    const row = { id: Bun.randomUUIDv7(), userId, createdAt: now, updatedAt: now, ...values(ctx, userId, input, true, null) } as typeof dripCampaigns.$inferInsert;
     ctx.db.insert(dripCampaigns).values(row).run();
     const media = mediaOfSteps(stepsOf(row.steps));
     if (media.length) holdMedia(ctx, userId, dripMedia(row.id), media);
-  })();
-  return viewOf(ctx, userId, row.id);
+    return viewOf(ctx, userId, row.id);
+  });
 }
 
 function waitingCount(ctx: AppContext, dripId: string): number {
@@ -230,11 +233,13 @@ function waitingCount(ctx: AppContext, dripId: string): number {
  * how many wait: true gives the waiting enrolments the new steps and moves their next step's job; false leaves
  * them on the steps they enrolled with.
  */
-export function updateDrip(ctx: AppContext, userId: string, id: string, input: DripInput & { applyToWaiting?: boolean }) {
-  const current = getDrip(ctx, userId, id);
-  const set = values(ctx, userId, input, false, id);
-  const stepsChanged = set.steps !== undefined && set.steps !== current.steps;
-  ctx.db.$client.transaction(() => {
+export async function updateDrip(ctx: AppContext, userId: string, id: string, input: DripInput & { applyToWaiting?: boolean }) {
+  // The drip, the steps it had and the contacts waiting are read in the transaction that writes: an edit or an
+  // enrolment committed meanwhile is what the change is compared with.
+  return ctx.withTransaction(async () => {
+    const current = getDrip(ctx, userId, id);
+    const set = values(ctx, userId, input, false, id);
+    const stepsChanged = set.steps !== undefined && set.steps !== current.steps;
     if (stepsChanged) {
       const waiting = waitingCount(ctx, id);
       if (waiting && input.applyToWaiting === undefined) {
@@ -247,8 +252,8 @@ export function updateDrip(ctx: AppContext, userId: string, id: string, input: D
       holdMedia(ctx, userId, dripMedia(id), mediaOfSteps([...stepsOf(set.steps!), ...stillWaiting]));
     }
     ctx.db.update(dripCampaigns).set({ ...set, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
-  })();
-  return viewOf(ctx, userId, id);
+    return viewOf(ctx, userId, id);
+  });
 }
 
 /** The steps of the drip's active enrolments (each its own copy, which may be older than the drip's). */
@@ -277,21 +282,26 @@ function applyStepsToWaiting(ctx: AppContext, drip: DripRow, steps: Step[]) {
 }
 
 /** Deletes a drip with its enrolments and history; their pending step jobs are cancelled. */
-export function deleteDrip(ctx: AppContext, userId: string, id: string) {
-  getDrip(ctx, userId, id);
-  ctx.db.$client.transaction(() => {
+export async function deleteDrip(ctx: AppContext, userId: string, id: string): Promise<void> {
+  await ctx.withTransaction(async () => {
+    getDrip(ctx, userId, id);
     cancelJobs(ctx, { refId: id });
     ctx.db.delete(dripCampaigns).where(eq(dripCampaigns.id, id)).run();
     // Its attachments are let go: the media sweep removes them once no message carries them.
     releaseMedia(ctx, [dripMedia(id)]);
-  })();
+  });
 }
 
-/** Switches a drip on or off: an inactive drip takes no new contacts; those already in it finish their steps. */
-export function toggleDrip(ctx: AppContext, userId: string, id: string) {
-  const d = getDrip(ctx, userId, id);
-  ctx.db.update(dripCampaigns).set({ isActive: !d.isActive, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
-  return viewOf(ctx, userId, id);
+/**
+ * Switches a drip on or off: an inactive drip takes no new contacts; those already in it finish their steps. The
+ * database turns the value it holds (NOT is_active), so two switches at once turn it twice, never the same way.
+ */
+export async function toggleDrip(ctx: AppContext, userId: string, id: string) {
+  return ctx.withTransaction(async () => {
+    getDrip(ctx, userId, id);
+    ctx.db.update(dripCampaigns).set({ isActive: sql`NOT ${dripCampaigns.isActive}`, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
+    return viewOf(ctx, userId, id);
+  });
 }
 
 /**
@@ -369,6 +379,7 @@ export const ENROL_BUDGET_MS = 10;
  * takes no more.
  */
 export async function enrol(ctx: AppContext, userId: string, id: string, input: { contactIds?: string[]; segmentId?: string }): Promise<EnrolOutcome> {
+  await ready(ctx.db);
   const drip = getDrip(ctx, userId, id);
   if (!drip.isActive) throw conflict("This drip campaign is inactive: switch it on to enrol contacts");
   let ids = input.contactIds ?? [];
@@ -382,7 +393,10 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; ) {
     if (i) await nextTurn();
-    ctx.db.$client.transaction(() => {
+    // Each chunk awaits nothing: it commits before the next turn. The drip is read again in it (switched off or
+    // deleted meanwhile), and a contact already in it is found there (one active enrolment per contact and drip is
+    // also the unique key drip_enrolments_active_idx).
+    await ctx.withTransaction(async () => {
       const started = performance.now();
       const current = findDrip(ctx, id);
       // The first always goes in, so a slow moment never stalls the loop.
@@ -392,7 +406,7 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
         if (reason) out.skipped.push({ contactId, reason });
         else out.enrolled++;
       }
-    })();
+    });
   }
   return out;
 }
@@ -403,13 +417,15 @@ export function exitEnrolment(ctx: AppContext, e: EnrolmentRow, reason: string) 
   ctx.db.update(dripEnrolments).set({ state: "exited", exitReason: reason, nextAt: null, endedAt: ctx.now() }).where(and(eq(dripEnrolments.id, e.id), eq(dripEnrolments.state, "active"))).run();
 }
 
-/** Removes a contact from a drip by hand. */
-export function removeEnrolment(ctx: AppContext, userId: string, dripId: string, enrolmentId: string) {
-  getDrip(ctx, userId, dripId);
-  const e = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.id, enrolmentId))).get();
-  if (!e) throw notFound("Enrolment not found");
-  if (e.state !== "active") throw conflict(`This enrolment has already ${e.state === "completed" ? "completed" : "exited"}`);
-  ctx.db.$client.transaction(() => exitEnrolment(ctx, e, "Removed by the user"))();
+/** Removes a contact from a drip by hand: the enrolment read, checked still active and ended in one transaction. */
+export async function removeEnrolment(ctx: AppContext, userId: string, dripId: string, enrolmentId: string): Promise<void> {
+  await ctx.withTransaction(async () => {
+    getDrip(ctx, userId, dripId);
+    const e = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.id, enrolmentId))).get();
+    if (!e) throw notFound("Enrolment not found");
+    if (e.state !== "active") throw conflict(`This enrolment has already ${e.state === "completed" ? "completed" : "exited"}`);
+    exitEnrolment(ctx, e, "Removed by the user");
+  });
 }
 
 /** Ends the contact's active enrolment in a drip, if any (an automation rule's action); answers whether it had one. */
@@ -420,7 +436,8 @@ export function exitContact(ctx: AppContext, dripId: string, contactId: string, 
 }
 
 /** A drip's enrolments, newest first, each with its contact and the history of its steps. */
-export function listEnrolments(ctx: AppContext, userId: string, dripId: string, limit: number) {
+export async function listEnrolments(ctx: AppContext, userId: string, dripId: string, limit: number) {
+  await ready(ctx.db);
   getDrip(ctx, userId, dripId);
   const rows = ctx.db.select().from(dripEnrolments).where(eq(dripEnrolments.dripId, dripId)).orderBy(desc(dripEnrolments.enrolledAt)).limit(limit).all();
   const logs = rows.length ? ctx.db.select().from(dripStepLog).where(inArray(dripStepLog.enrolmentId, rows.map((r) => r.id))).orderBy(dripStepLog.id).all() : [];

@@ -34,12 +34,12 @@ export function dripRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/drip-campaigns" })
     .use(authGuard(ctx))
     // GET /api/drip-campaigns
-    .get("/", ({ user }) => ({ data: listDrips(ctx, user.id), samples: DRIP_SAMPLES }), { auth: true })
+    .get("/", async ({ user }) => ({ data: await listDrips(ctx, user.id), samples: DRIP_SAMPLES }), { auth: true })
     // POST /api/drip-campaigns
     .post(
       "/",
-      ({ user, body, set }) => {
-        const created = createDrip(ctx, user.id, body);
+      async ({ user, body, set }) => {
+        const created = await createDrip(ctx, user.id, body);
         set.status = 201;
         return created;
       },
@@ -54,8 +54,8 @@ export function dripRoutes(ctx: AppContext) {
     // DELETE /api/drip-campaigns/:id
     .delete(
       "/:id",
-      ({ user, params }) => {
-        deleteDrip(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await deleteDrip(ctx, user.id, params.id);
         return { success: true };
       },
       { auth: true, params: idParams },
@@ -63,7 +63,7 @@ export function dripRoutes(ctx: AppContext) {
     // POST /api/drip-campaigns/:id/toggle
     .post("/:id/toggle", ({ user, params }) => toggleDrip(ctx, user.id, params.id), { auth: true, params: idParams })
     // GET /api/drip-campaigns/:id/enrolments
-    .get("/:id/enrolments", ({ user, params, query }) => ({ data: listEnrolments(ctx, user.id, params.id, query.limit ?? 200) }), {
+    .get("/:id/enrolments", async ({ user, params, query }) => ({ data: await listEnrolments(ctx, user.id, params.id, query.limit ?? 200) }), {
       auth: true,
       params: idParams,
       query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: "limit must be a whole number from 1 to 1000" })) }),
@@ -80,8 +80,8 @@ export function dripRoutes(ctx: AppContext) {
     // DELETE /api/drip-campaigns/:id/enrolments/:enrolmentId
     .delete(
       "/:id/enrolments/:enrolmentId",
-      ({ user, params }) => {
-        removeEnrolment(ctx, user.id, params.id, params.enrolmentId);
+      async ({ user, params }) => {
+        await removeEnrolment(ctx, user.id, params.id, params.enrolmentId);
         return { success: true };
       },
       { auth: true, params: t.Object({ id, enrolmentId: id }) },

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import { ready } from "../../db/transaction";
 import { dripCampaigns, dripEnrolments, dripStepLog } from "../../db/schema";
 import { contactIdsWhere, contactMatches, contactStateField, findContactById } from "../contacts/contacts";
 import type { AppContext } from "../context";
@@ -282,12 +283,13 @@ function handleEvent(ctx: AppContext, ev: AppEvent) {
  * contact in the account's active opt_in drips. The cursor moves in the same transaction, so a restart neither
  * loses nor repeats one. Answers whether events may be left.
  */
-export function readExitsChunk(ctx: AppContext): boolean {
-  return ctx.db.$client.transaction(() => {
+export async function readExitsChunk(ctx: AppContext): Promise<boolean> {
+  return ctx.withTransaction(async () => {
     const started = performance.now();
-    // Read and cursor in one immediate transaction (the write lock taken first): no event lands between them,
-    // so when the read finds the rest, the cursor moves past the events of other types too (a step's own
-    // message.queued), and the next read starts near the end of the log instead of rescanning them.
+    // Read and cursor in one transaction that awaits nothing: no event lands between them (one process serves a
+    // data folder, and no other caller's statements run inside), so when the read finds the rest, the cursor moves
+    // past the events of other types too (a step's own message.queued), and the next read starts near the end of
+    // the log instead of rescanning them.
     const events = readEvents(ctx, { afterId: readCursor(ctx, EXITS), types: EXIT_TYPES, limit: READ_CHUNK });
     let last = 0;
     for (const ev of events) {
@@ -298,12 +300,12 @@ export function readExitsChunk(ctx: AppContext): boolean {
     const more = events.length === READ_CHUNK || last !== (events.at(-1)?.id ?? 0);
     advanceCursor(ctx, EXITS, more ? last : lastEventId(ctx));
     return more;
-  }).immediate();
+  });
 }
 
 /** Reads the event log to its end, a chunk at a time with a turn of the event loop between chunks. */
 export async function processEvents(ctx: AppContext) {
-  while (readExitsChunk(ctx)) await nextTurn();
+  while (await readExitsChunk(ctx)) await nextTurn();
 }
 
 /**
@@ -313,13 +315,16 @@ export async function processEvents(ctx: AppContext) {
  */
 export async function checkSegments(ctx: AppContext): Promise<number> {
   let exited = 0;
+  await ready(ctx.db);
   const drips = ctx.db.select().from(dripCampaigns).where(isNotNull(dripCampaigns.segmentId)).all();
   for (const drip of drips) {
+    await ready(ctx.db);
     const segment = findSegment(ctx, drip.userId, drip.segmentId!);
     if (!segment) continue;
     let after = "";
     for (;;) {
-      const chunk = ctx.db.$client.transaction(() => {
+      // Awaits nothing: the chunk's rows are read and their exits written with no other caller's statements between.
+      const chunk = await ctx.withTransaction(async () => {
         const rows = ctx.db
           .select()
           .from(dripEnrolments)
@@ -337,7 +342,7 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
           exited++;
         }
         return rows;
-      })();
+      });
       if (chunk.length < SEGMENT_CHUNK) break;
       after = chunk.at(-1)!.id;
       await nextTurn();
@@ -356,22 +361,24 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
  * whose current step was last deferred and is due later) run now, and each checks the new setting again as it runs.
  * Answers how many.
  */
-export function releaseHeldDripSteps(ctx: AppContext, userId: string): number {
-  const now = ctx.now();
-  const held = ctx.db.$client
-    .query(
-      `SELECT e.id, e.drip_id AS dripId, e.next_step AS step FROM drip_enrolments e
-       WHERE e.user_id = ? AND e.state = 'active' AND e.next_at > ?
-         AND (SELECT l.outcome FROM drip_step_log l WHERE l.enrolment_id = e.id AND l.step = e.next_step ORDER BY l.id DESC LIMIT 1) = 'deferred'`,
-    )
-    .all(userId, now) as { id: string; dripId: string; step: number }[];
-  ctx.db.$client.transaction(() => {
+export async function releaseHeldDripSteps(ctx: AppContext, userId: string): Promise<number> {
+  // The held steps are read in the transaction that moves them (before, the read ran outside it): a step that ran
+  // meanwhile and moved on is not moved back.
+  return ctx.withTransaction(async () => {
+    const now = ctx.now();
+    const held = ctx.db.$client
+      .query(
+        `SELECT e.id, e.drip_id AS dripId, e.next_step AS step FROM drip_enrolments e
+         WHERE e.user_id = ? AND e.state = 'active' AND e.next_at > ?
+           AND (SELECT l.outcome FROM drip_step_log l WHERE l.enrolment_id = e.id AND l.step = e.next_step ORDER BY l.id DESC LIMIT 1) = 'deferred'`,
+      )
+      .all(userId, now) as { id: string; dripId: string; step: number }[];
     for (const e of held) {
       ctx.db.update(dripEnrolments).set({ nextAt: now }).where(eq(dripEnrolments.id, e.id)).run();
       rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.step), runAt: now, userId, refId: e.dripId, payload: { enrolmentId: e.id, step: e.step } });
     }
-  })();
-  return held.length;
+    return held.length;
+  });
 }
 
 export function registerDrips(ctx: AppContext) {

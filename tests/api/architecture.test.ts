@@ -214,6 +214,14 @@ const ALLOWED: Record<string, string> = {
     "the runner claims a run in the synchronous transaction that does its actions: exactly once rests on its unique key",
   "automation/rules.ts exports findRule, which uses the database, not async (not async)": "getRule: runManual's look-up, then runRule (synchronous)",
   "automation/rules.ts exports finishRun, which uses the database, not async (not async)": "as claimRun: in the run's synchronous transaction",
+  "drips/drips.ts exports findDrip, which uses the database, not async (not async)":
+    "a drip step's job (runner.ts runStep, in the jobs runner's synchronous transactional pass), the exit reader's events and the automation runner's synchronous transaction read the drip",
+  "drips/drips.ts exports enrolContact, which uses the database, not async (not async)":
+    "enrols in its caller's transaction: the automation runner's synchronous one (an enrol action), the exit reader's opt-in and an enrolment's chunk; one active enrolment per contact and drip is the unique key drip_enrolments_active_idx",
+  "drips/drips.ts exports exitEnrolment, which uses the database, not async (not async)":
+    "ends an enrolment in its caller's transaction: a step's job (the jobs runner's synchronous pass), the exit reader's, the segment check's; once on its conditional update (state = 'active')",
+  "drips/drips.ts exports exitContact, which uses the database, not async (not async)":
+    "the automation runner's remove-from-drip action, in its synchronous transaction; once on exitEnrolment's conditional update",
   "admin/settings.ts exports systemSettings, which uses the database, not async (not async)":
     "the pruning jobs read the event retention through a synchronous callback (events/events.ts scheduleEventPruning, wired in server.ts)",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
@@ -277,13 +285,13 @@ const ALLOWED: Record<string, string> = {
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs, events,
  * automation (but for its rules file, ASYNC_FILES); and those others work
- * in this session (campaigns, messages, links, media, drips, contacts), left for last.
+ * in this session (campaigns, messages, links, media, contacts), left for last.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["support", "backups", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
+const ASYNC_FOLDERS = new Set(["support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,

@@ -5,6 +5,7 @@
 // setImmediate, which runs only when the loop is free.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
+import { withTransaction } from "../../db/transaction";
 import { processEvents as processRuleEvents, processEventsChunk, READ_CHUNK as RULES_CHUNK } from "../../src/automation/runner";
 import type { AppContext } from "../../src/context";
 import { processEvents, readExitsChunk, READ_CHUNK } from "../../src/drips/runner";
@@ -16,7 +17,8 @@ const T0 = Date.parse("2026-03-01T12:00:00Z");
 let ctx: AppContext;
 
 beforeEach(() => {
-  ctx = { db: openDatabase(":memory:"), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
+  const db = openDatabase(":memory:");
+  ctx = { db, withTransaction: (fn: () => Promise<unknown>) => withTransaction(db, fn), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
   ctx.db.$client.run(`INSERT INTO users (id, email) VALUES ('u1', 'u1@example.com')`);
 });
 
@@ -88,13 +90,13 @@ describe("the event readers", () => {
     advanceCursor(ctx, "drips.exits", 0);
     backlog(2 * READ_CHUNK + 50);
     // At most READ_CHUNK, fewer when its time budget runs out first.
-    expect(readExitsChunk(ctx)).toBe(true);
+    expect(await readExitsChunk(ctx)).toBe(true);
     expect(readCursor(ctx, "drips.exits")).toBeGreaterThan(0);
     expect(readCursor(ctx, "drips.exits")).toBeLessThanOrEqual(READ_CHUNK);
     const turns = await turnsDuring(() => processEvents(ctx));
     expect(readCursor(ctx, "drips.exits")).toBe(2 * READ_CHUNK + 50);
     expect(turns).toBeGreaterThanOrEqual(1);
-    expect(readExitsChunk(ctx)).toBe(false);
+    expect(await readExitsChunk(ctx)).toBe(false);
   });
 
   test("the automation rules' reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {

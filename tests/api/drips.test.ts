@@ -100,6 +100,24 @@ describe("drip campaigns", () => {
     expect((await call(acc, "DELETE", `/api/drip-campaigns/${d.body.id}`)).status).toBe(200);
   });
 
+  test("at once: two switches turn a drip twice, two removals of one contact end it once (one 409)", async () => {
+    const { acc, contact } = await account();
+    const d = await drip(acc);
+    // Each switch turns the value the database holds: read in one request and written after the other's, both
+    // would have answered "off" and left it off.
+    const switched = await Promise.all([1, 2].map(() => call(acc, "POST", `/api/drip-campaigns/${d.id}/toggle`)));
+    expect(switched.map((r) => r.body.isActive).sort()).toEqual([false, true]);
+    expect((await call(acc, "GET", "/api/drip-campaigns")).body.data[0].isActive).toBe(true);
+
+    const ann = await contact("Ann");
+    expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [ann.id] })).body).toEqual({ enrolled: 1, skipped: [] });
+    const [e] = await enrolments(acc, d.id);
+    const removed = await Promise.all([1, 2].map(() => call(acc, "DELETE", `/api/drip-campaigns/${d.id}/enrolments/${e.id}`)));
+    expect(removed.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(removed.find((r) => r.status === 409)!.body.message).toBe("This enrolment has already exited");
+    expect((await enrolments(acc, d.id)).map((x) => [x.state, x.exitReason])).toEqual([["exited", "Removed by the user"]]);
+  });
+
   test("each step once, in order, after its delay; the history says when", async () => {
     const start = startClock();
     const { acc, contact } = await account();
