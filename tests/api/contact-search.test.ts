@@ -234,3 +234,61 @@ test("a search for an email address answers what the search index answers, in ev
   await t.api(`/api/contacts/${named.body.id}`, { method: "DELETE", token: d.token });
   expect(await firsts("ann.lee@gmail.com", "name", "asc")).toEqual({ names: ["Ann", "Bea", "Cy"], total: 3 });
 });
+
+test("a search in name or phone order over more matches than the cap gives the search index's rows, walked or not", async () => {
+  const e = await t.signUpVerified();
+  await grantLicense(t.ctx, e.user.id, "enterprise", 30);
+  // 12,000 contacts: the first 1,000 in name order (Aaron) without a match; the Zoës' last names hold the term, with
+  // letters the index folds ("ä", "ö": only the index can say) or not ("Zzgmajl.cöm" cannot match whatever "ö" is).
+  const lines = Array.from({ length: 12_000 }, (_, i) => {
+    const kind = i < 1000 || i >= 3000 ? 0 : i % 50 === 7 ? 1 : i % 50 === 9 ? 2 : i % 50 === 11 ? 3 : i % 50 === 13 ? 4 : 0;
+    const special = ["", "Zzgmäil.com", "Zzgmail.comez", "Zzgmail.cöm", "Zzgmajl.cöm"][kind];
+    const first = i < 1000 ? "Aaron" : special ? "Zoë" : ["Ann", "José", "Zoë", "Łukasz", "Bob"][i % 5];
+    const email = i < 1000 ? `a${i}@yahoo.com` : special || i % 50 === 3 ? "" : `e${i}@gmail.com`;
+    return `${first},${special || `L${i}`},${email},+1 312 55${5 + Math.floor(i / 10_000)} ${String(i % 10_000).padStart(4, "0")}`;
+  });
+  const start = await t.api("/api/contacts/import/csv", {
+    method: "POST",
+    token: e.token,
+    body: `first_name,last_name,email,phone\n${lines.join("\n")}\n`,
+    headers: { "content-type": "text/csv" },
+  });
+  for (let i = 0; i < 500; i++) {
+    if ((await t.api(`/api/contacts/import/${start.body.id}`, { token: e.token })).body.state === "done") break;
+    await Bun.sleep(20);
+  }
+  const db = t.ctx.db.$client;
+  const matches = (db.query(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH '"gmail.com"')`).get(e.user.id) as { n: number }).n;
+  expect(matches).toBe(10_740);
+  const ids = (sql: string) => (db.query(sql).all(e.user.id) as { id: string }[]).map((x) => x.id);
+  const matched = `contacts.user_id = ?1 AND contacts.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH '"gmail.com"')`;
+  const cases: ["name" | "phone", "asc" | "desc", number][] = [
+    ["name", "asc", 1],
+    ["name", "desc", 1],
+    ["name", "desc", 3],
+    ["name", "asc", 30],
+    ["phone", "asc", 2],
+    ["phone", "desc", 1],
+  ];
+  for (const [sort, order, page] of cases) {
+    const dir = order.toUpperCase();
+    const want = ids(
+      sort === "name"
+        ? `SELECT contacts.id FROM contact_names AS n CROSS JOIN contacts ON contacts.rowid = n.contact_rowid WHERE n.user_id = ?1 AND ${matched} ORDER BY n.name_key ${dir}, n.contact_rowid ${dir} LIMIT 50 OFFSET ${(page - 1) * 50}`
+        : `SELECT contacts.id FROM contacts WHERE ${matched} ORDER BY contacts.phone ${dir}, contacts.rowid ${dir} LIMIT 50 OFFSET ${(page - 1) * 50}`,
+    );
+    expect(want).toHaveLength(50);
+    for (const q of ["gmail.com", "GMAIL.COM"]) {
+      const r = await t.api(`/api/contacts?q=${encodeURIComponent(q)}&sort=${sort}&order=${order}&page=${page}&pageSize=50`, { token: e.token });
+      expect(r.status).toBe(200);
+      expect({ sort, order, page, ids: r.body.data.map((c: { id: string }) => c.id) }).toEqual({ sort, order, page, ids: want });
+      expect({ total: r.body.total, totalCapped: r.body.totalCapped }).toEqual({ total: COUNT_CAP, totalCapped: true });
+    }
+  }
+  // By name Z-A, the first page holds the 40 Zoës whose last names hold the term in ASCII, then 10 of those whose
+  // names the index folds to hold it ("Zzgmajl.cöm", before them, never matches).
+  const first = await t.api(`/api/contacts?q=gmail.com&sort=name&order=desc&pageSize=50`, { token: e.token });
+  const last = first.body.data.map((c: { lastName: string }) => c.lastName);
+  expect(last.slice(0, 40)).toEqual(Array(40).fill("Zzgmail.comez"));
+  expect(new Set(last.slice(40))).toEqual(new Set(["Zzgmäil.com", "Zzgmail.cöm"]));
+}, 60_000);
