@@ -356,13 +356,18 @@ function monthDay(value: string): [number, number] | null {
 
 const PAGE = 500;
 
-/** A checkpoint that yields to the event loop once READ_BUDGET_MS went by since the last turn. */
-function slices() {
+/**
+ * A checkpoint: something to await when READ_BUDGET_MS went by since the last turn of the event loop (the next
+ * turn), or when another caller's transaction is open on the connection (its end); nothing when neither, so the
+ * caller's synchronous statements run in this very turn. Awaited until it answers nothing
+ * (`for (let wait; (wait = slice()); ) await wait;`): a synchronous run begun while another caller's transaction
+ * awaits inside would join it as a savepoint, committed or rolled back with that caller's work.
+ */
+function slices(ctx: AppContext) {
   let since = performance.now();
-  return async () => {
-    if (performance.now() - since < READ_BUDGET_MS) return;
-    await nextTurn();
-    since = performance.now();
+  return (): Promise<void> | undefined => {
+    if (performance.now() - since >= READ_BUDGET_MS) return nextTurn().then(() => void (since = performance.now()));
+    return ready(ctx.db);
   };
 }
 
@@ -384,14 +389,16 @@ function* contactsWhere(ctx: AppContext, userId: string, condition: ReturnType<t
 export async function runClockTriggers(ctx: AppContext): Promise<number> {
   let runs = 0;
   const now = ctx.now();
-  const slice = slices();
+  const slice = slices(ctx);
+  for (let wait; (wait = slice()); ) await wait;
   for (const rule of activeRules(ctx, null, ["birthday", "inactive"])) {
+    for (let wait; (wait = slice()); ) await wait;
     const owner = findUserById(ctx, rule.userId);
     if (!owner) continue;
     if (rule.trigger === "birthday") {
       const field = rule.triggerConfig.field!;
       for (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(field)} IS NOT NULL`)) {
-        await slice();
+        for (let wait; (wait = slice()); ) await wait;
         const contact = findContact(ctx, rule.userId, id);
         const md = contact && monthDay(String(contact.customFields?.[field] ?? ""));
         if (!contact || !md) continue;
@@ -402,11 +409,11 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
     } else {
       const cutoff = now - rule.triggerConfig.days! * DAY;
       for (let after = ""; ; ) {
-        await slice();
+        for (let wait; (wait = slice()); ) await wait;
         const page = lastMessagePerPhone(ctx, rule.userId, after, PAGE);
         for (const { phone, last } of page) {
           if (last > cutoff) continue;
-          await slice();
+          for (let wait; (wait = slice()); ) await wait;
           const contact = findByPhone(ctx, rule.userId, phone);
           if (contact && runRule(ctx, rule, contact, `inactive:${contact.id}:${last}`, null)) runs++;
         }

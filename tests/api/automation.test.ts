@@ -229,6 +229,39 @@ describe("triggers fire once per event", () => {
     }
   });
 
+  test("the clock's triggers wait for another caller's transaction open on the connection: a run neither joins it nor rolls back with it", async () => {
+    const { acc } = await simulatorAccount();
+    t.ctx.db.$client.run("UPDATE licenses SET starts_at = ? WHERE user_id = ?", [Date.parse("2026-07-01T00:00:00Z"), acc.user.id]);
+    const realNow = t.ctx.now;
+    try {
+      const bday = await rule(acc, { trigger: "birthday", triggerConfig: { field: "birthday", hour: 9 }, actions: { sendMessage: "Happy birthday {firstName}!" } });
+      await contact(acc, { firstName: "Bo", phone: "+14155550603", customFields: { birthday: "07/04/1980" } });
+      t.ctx.now = () => Date.parse("2026-07-04T16:00:00Z");
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // A request's records between their awaits, which then fail: their transaction rolls back.
+      const other = t.ctx
+        .withTransaction(async () => {
+          t.ctx.db.$client.run("INSERT INTO system_settings (key, value, updated_at) VALUES ('clock-interleave', '1', 0)");
+          await held;
+          throw new Error("rolled back");
+        })
+        .catch((err: Error) => err.message);
+      const clock = runClockTriggers(t.ctx);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      expect(await other).toBe("rolled back");
+      // Before, the run was claimed and its text queued in a savepoint of the open transaction, and both were rolled
+      // back with it: no run, no text.
+      expect(await clock).toBe(1);
+      expect((await runs(acc, bday.id)).map((r) => r.outcome)).toEqual(["done"]);
+      expect(outbound(acc, "+14155550603").map((m) => m.content)).toEqual(["Happy birthday Bo!"]);
+      expect(sql("SELECT key FROM system_settings WHERE key = 'clock-interleave'")).toEqual([]);
+    } finally {
+      t.ctx.now = realNow;
+    }
+  });
+
   test("inactive: no message either way for N days, once per quiet spell; a contact never texted either way does not fire (fake clock)", async () => {
     const { acc, text } = await simulatorAccount();
     const realNow = t.ctx.now;
