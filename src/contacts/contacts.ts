@@ -229,8 +229,14 @@ export function contactStateField(ctx: AppContext, userId: string, phone: string
   return typeof value === "string" ? value : null;
 }
 
-export function isOptedOut(ctx: AppContext, userId: string, phone: string): boolean {
-  return findByPhone(ctx, userId, phone)?.status === "opted_out";
+/**
+ * Whether a phone is opted out, as the sending engine asks of every message but a compliance reply at the moment of
+ * sending (src/messages/outbox-store.ts): one statement prepared on the connection of the moment, as the store
+ * prepares its own (a restore builds the store again).
+ */
+export function optedOutReader(ctx: AppContext): (userId: string, phone: string) => boolean {
+  const st = ctx.db.$client.prepare(`SELECT 1 FROM contacts WHERE user_id = ? AND phone = ? AND status = 'opted_out'`);
+  return (userId, phone) => !!st.get(userId, phone);
 }
 
 export function normalizeTags(tags: string[] | undefined): string[] {

@@ -1,5 +1,5 @@
 import type { Statement } from "bun:sqlite";
-import { contactStateField, optOutContact } from "../contacts/contacts";
+import { contactStateField, optedOutReader, optOutContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
@@ -29,6 +29,8 @@ type SendingSettings = { timezone: string; quietHoursEnabled: number; quietHours
  */
 export function outboxStore(ctx: AppContext): OutboxStore {
   const db = ctx.db.$client;
+  // The contact's consent, read at the moment of sending: the contacts record's statement.
+  const optedOut = optedOutReader(ctx);
   const st: Record<string, Statement> = {
     // A disabled account's rows are never claimed, whenever they were written: the owner is checked in the claim
     // itself, and its lanes find nothing due (they stay queued until an administrator enables the account).
@@ -46,7 +48,6 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       `SELECT p.id FROM phone_numbers p JOIN users u ON u.id = p.user_id AND u.disabled = 0 WHERE EXISTS
          (SELECT 1 FROM messages m WHERE m.phone_number_id = p.id AND m.status = 'queued' AND m.next_attempt_at < ?)`,
     ),
-    optedOut: db.prepare(`SELECT 1 FROM contacts WHERE user_id = ? AND phone = ? AND status = 'opted_out'`),
     recentToPhone: db.prepare(
       `SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND kind = 'campaign' AND direction = 'outbound'
          AND status IN ('sending','sent','delivered','unknown') AND created_at >= ? AND campaign_id IS NOT ?`,
@@ -159,7 +160,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
             if (row.campaignId) touched.add(row.campaignId);
             continue;
           }
-          if (row.kind !== "compliance" && st.optedOut!.get(row.userId, row.phone)) {
+          if (row.kind !== "compliance" && optedOut(row.userId, row.phone)) {
             st.finish!.run("skipped", "opted_out", "Not sent: the contact has opted out", now, row.id);
             if (row.campaignId) touched.add(row.campaignId);
             continue;

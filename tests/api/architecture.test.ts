@@ -176,7 +176,6 @@ const ALLOWED: Record<string, string> = {
   "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",
-  "messages/outbox-store.ts names table contacts in SQL (owner: contacts)": "engine: opted-out and daily-cap checks at sending",
   // The account's default country falls back to its first sender number's country; users sits below
   // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
   "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",

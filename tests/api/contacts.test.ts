@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { messages } from "../../db/schema";
-import { BULK_CHUNK, isOptedOut, optInContact, optOutContact } from "../../src/contacts/contacts";
+import { BULK_CHUNK, optedOutReader, optInContact, optOutContact } from "../../src/contacts/contacts";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { valuesDuring } from "../support/turns";
 
@@ -72,9 +72,12 @@ describe("contacts CRUD", () => {
     expect(log[1].text).toBe("asked by phone");
     await post(a, "/api/contacts/import", { contacts: [{ phone: "+16465550101", firstName: "Again", lastName: "Later" }] });
     expect((await t.api(`/api/contacts/${c.id}`, { token: a.token })).body.status).toBe("opted_out");
-    expect(isOptedOut(t.ctx, a.user.id, "+16465550101")).toBe(true);
+    // The sending engine's check at the moment of sending (the outbox store's reader).
+    const optedOut = optedOutReader(t.ctx);
+    expect(optedOut(a.user.id, "+16465550101")).toBe(true);
+    expect(optedOut(b.user.id, "+16465550101")).toBe(false);
     optInContact(t.ctx, a.user.id, "+16465550101", "keyword", "START");
-    expect(isOptedOut(t.ctx, a.user.id, "+16465550101")).toBe(false);
+    expect(optedOut(a.user.id, "+16465550101")).toBe(false);
     const fresh = optOutContact(t.ctx, a.user.id, "+16465550199", "keyword", "STOP");
     expect(fresh.status).toBe("opted_out");
   });
