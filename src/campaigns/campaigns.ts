@@ -11,7 +11,7 @@ import { senderFor } from "./sender";
 import { AB_AT_ONCE, abSegments, cleanAbTest, scheduleAbDecision, splitAudience, variantLabel, writeAbTest, type AbTestInput } from "./ab-split";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
-import { campaignsMessaging, cancelCampaignMessages, hasMessages, parkCampaign, releaseCampaign } from "../messages/outbox";
+import { campaignsMessaging, cancelCampaignMessages, hasMessages, releaseCampaign } from "../messages/outbox";
 import { accountStatusCounts, statusCountsByCampaign } from "./stats";
 import { historyConditions, historyCsvResponse, historyOrder, rangeBounds, type HistoryRange, type HistorySort } from "./history";
 import { PhoneNormalizer } from "../contacts/phones";
@@ -20,6 +20,7 @@ import { customFieldsHeld } from "../contacts/recipients";
 import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
 import { outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
+import { pauseCampaign } from "./lifecycle";
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, typedRecipientsOf, writeInChunks, type StartRow } from "./outbox-writer";
 import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
@@ -641,12 +642,10 @@ export function startOrSchedule(ctx: AppContext, user: User, id: string, schedul
 
 export function pauseByUser(ctx: AppContext, userId: string, id: string) {
   const c = getCampaign(ctx, userId, id);
-  if (c.status !== "sending" && c.status !== "scheduled") throw conflict("Only a sending or scheduled campaign can be paused");
-  ctx.db.$client.transaction(() => {
-    ctx.db.$client.prepare(`UPDATE campaigns SET status = 'paused', pause_reason = NULL, updated_at = ? WHERE id = ?`).run(ctx.now(), id);
-    appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: { reason: null, by: "user" } });
-    parkCampaign(ctx, id);
-  })();
+  const refused = () => conflict("Only a sending or scheduled campaign can be paused");
+  if (c.status !== "sending" && c.status !== "scheduled") throw refused();
+  // The lifecycle's pause, as a failure run's: its conditional update leaves a campaign that finished meanwhile.
+  if (!pauseCampaign(ctx, id, null, "user")) throw refused();
   return viewOf(ctx, getCampaign(ctx, userId, id));
 }
 

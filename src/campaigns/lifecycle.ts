@@ -18,17 +18,22 @@ export function campaignSendStates(ctx: AppContext, ids: string[]): Map<string, 
   return new Map(rows.map((r) => [r.id, { status: r.status, anyHour: r.anyHourSince !== null }]));
 }
 
-/** Pauses a sending campaign with the reason shown to the user; its queued messages are parked, none is lost. */
-export function pauseCampaign(ctx: AppContext, id: string, reason: string | null) {
+/**
+ * Pauses a sending or scheduled campaign with the reason shown to the user (null when its owner paused it, `by`
+ * "user", which its event says); its queued messages are parked, none is lost. Answers whether it paused it: the
+ * conditional update decides, so one that finished or was paused meanwhile is left as it is.
+ */
+export function pauseCampaign(ctx: AppContext, id: string, reason: string | null, by?: "user"): boolean {
   const db = ctx.db.$client;
-  db.transaction(() => {
+  return db.transaction(() => {
     const changed = db
       .query(`UPDATE campaigns SET status = 'paused', pause_reason = ?, updated_at = ? WHERE id = ? AND status IN ('sending', 'scheduled')`)
       .run(reason, ctx.now(), id);
-    if (!changed.changes) return;
+    if (!changed.changes) return false;
     parkCampaign(ctx, id);
     const { user_id } = db.query(`SELECT user_id FROM campaigns WHERE id = ?`).get(id) as { user_id: string };
-    appendEvent(ctx, { userId: user_id, type: "campaign.paused", subject: { kind: "campaign", id }, payload: { reason } });
+    appendEvent(ctx, { userId: user_id, type: "campaign.paused", subject: { kind: "campaign", id }, payload: by ? { reason, by } : { reason } });
+    return true;
   })();
 }
 

@@ -684,6 +684,9 @@ describe("sending", () => {
     const paused = await post(acc, `/api/campaigns/${c.id}/pause`);
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ status: "paused", pauseReason: null });
+    // One event, saying the owner paused it (the lifecycle's pause, as a failure run's, with by: "user").
+    const events = t.ctx.db.$client.query(`SELECT payload FROM events WHERE type = 'campaign.paused' AND subject_id = ?`).all(c.id) as { payload: string }[];
+    expect(events.map((e) => JSON.parse(e.payload))).toEqual([{ reason: null, by: "user" }]);
     await simulator(0);
     await Bun.sleep(1500);
     expect(await campaign(acc, c.id)).toMatchObject({ status: "paused", counts: { pending: 2, delivered: 0 } });
