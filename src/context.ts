@@ -22,6 +22,8 @@ export type AppContext = {
    */
   argon2Cost?: { memoryCost: number; timeCost: number };
   log: (line: string) => void;
+  /** Whether the database answers (GET /api/health): the composition's, which opened it (db/client.ts). */
+  databaseStatus(): "ok" | "error";
   /**
    * Hands a request to the app's own routes, as if it came over HTTP: the simulator provider posts its delivery
    * reports through the same webhook path a real provider uses. Set once the app is built.

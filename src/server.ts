@@ -1,7 +1,7 @@
 import { scheduleRegistrationChecks } from "./phone-numbers/registration";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { openDatabase } from "../db/client";
+import { databaseStatus, openDatabase } from "../db/client";
 import { withTransaction } from "../db/transaction";
 import { createApp } from "./app";
 import { onDatabaseReplaced, writeBackup } from "./backups/backups";
@@ -77,6 +77,8 @@ export async function openAppContext(config: Config, log: (line: string) => void
     now: clockOf(config),
     log,
     dispatch: () => Promise.reject(new Error("the app is not started")),
+    // Read at each call: a restore replaces ctx.db.
+    databaseStatus: () => databaseStatus(ctx.db),
     // Both need the context itself; set just below.
     sending: null!,
     campaignOutbox: null!,

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { databaseStatus } from "../../db/client";
 import type { AppContext } from "../context";
 import { PROCESS } from "../process-identity";
 import { instanceId } from "../secrets/instance";
@@ -8,7 +7,7 @@ import { VERSION } from "../version";
 export function healthRoutes(ctx: AppContext) {
   // GET /api/health
   return new Elysia().get("/api/health", ({ set }) => {
-    const db = databaseStatus(ctx.db);
+    const db = ctx.databaseStatus();
     if (db !== "ok") set.status = 503;
     return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db, instance: instanceId(ctx.keys.secrets), process: PROCESS.name };
   });

@@ -189,7 +189,6 @@ const ALLOWED: Record<string, string> = {
   "server.ts imports db/postgres/start.ts (not a record)":
     "the composition prepares the PostgreSQL database (migrations, the key's fingerprint) before it opens anything",
   "server.ts imports db/transaction.ts (not a record)": "the composition hands the engine's transactions to the context (ctx.withTransaction)",
-  "health/routes.ts imports db/client.ts (not a record)": "to untie: the health check's database status wants a record function",
   "backups/backups.ts imports db/client.ts (not a record)":
     "to untie: a backup works on the database file (VACUUM INTO, checks, migrating a restored copy); wants a db-file record",
   "backups/backups.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above, the migration journal of a restored copy",
