@@ -112,7 +112,10 @@ export function listContacts(ctx: AppContext, userId: string, p: ListParams, ext
     // In name order the page is read from contact_names (search.ts), not from an index of contacts.
     if (p.sort === "name") return inOrder(rowsOf(namePage(ctx, userId, q, undefined, at)));
     if (!at.limit) return inOrder([]);
-    return inOrder(ctx.db.select().from(contacts).where(eq(contacts.userId, userId)).orderBy(orderBy(p.sort, q.order)).limit(at.limit).offset(at.offset).all());
+    // The page's rowids from the sort's index alone, then their rows: selecting the rows themselves looked up every
+    // row the OFFSET stepped over (page 10,000 of a million: 60 ms in process, 25 ms for the rowids).
+    const page = sql`SELECT rowid AS r FROM ${contacts} WHERE ${contacts.userId} = ${userId} ORDER BY ${orderBy(p.sort, q.order)} LIMIT ${at.limit} OFFSET ${at.offset}`;
+    return inOrder(rowsOf(ctx.db.all<{ r: number }>(page).map((x) => x.r)));
   }
   const { rowids, n } = searchPage(ctx, userId, p, extra, total, indexed);
   return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);

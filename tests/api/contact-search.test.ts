@@ -111,6 +111,22 @@ describe("search over many contacts", () => {
     });
   }
 
+  test("the unfiltered list's pages by creation and phone, both ways, the first, past the middle and the last", async () => {
+    for (const sort of ["createdAt", "phone"] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        const col = sort === "phone" ? "phone" : "created_at";
+        const all = [...stored].sort((x, y) => (x[col] === y[col] ? x.rowid - y.rowid : x[col] < y[col] ? -1 : 1) * (order === "asc" ? 1 : -1));
+        for (const page of [1, 2, 150, 240, 241]) {
+          const r = await t.api(`/api/contacts?sort=${sort}&order=${order}&page=${page}&pageSize=50`, { token: a.token });
+          expect(r.status).toBe(200);
+          const want = all.slice((page - 1) * 50, page * 50).map((c) => c.id);
+          expect({ sort, order, page, ids: r.body.data.map((c: { id: string }) => c.id) }).toEqual({ sort, order, page, ids: want });
+          expect(r.body.total).toBe(ROWS);
+        }
+      }
+    }
+  });
+
   test("counts stop at the cap and say so; the unfiltered list keeps its exact total", async () => {
     const capped = await t.api("/api/contacts?q=212&pageSize=1", { token: a.token });
     expect(capped.body).toMatchObject({ total: COUNT_CAP, totalCapped: true });
