@@ -68,31 +68,31 @@ export function StatSkeleton() {
   );
 }
 
+/** A figures table's head: the row label's column on the left, the figures' columns on the right. */
+function FiguresHead({ first, figures }: { first: string; figures: string[] }) {
+  return (
+    <thead className="text-xs uppercase text-slate-500">
+      <tr>
+        <th scope="col" className="py-1 text-left font-medium">
+          {first}
+        </th>
+        {figures.map((name) => (
+          <th key={name} scope="col" className="py-1 text-right font-medium">
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Spend of the last six months, the current one so far, each text at the price (per segment, per MMS) it was sent at. */
 export function SpendByMonth({ months, locale }: { months: Overview["months"]; locale: string }) {
   const label = (m: string) => new Intl.DateTimeFormat(locale, { month: "short", year: "numeric", timeZone: "UTC" }).format(new Date(`${m}-01T00:00:00Z`));
   return (
     <table className="w-full text-sm" data-testid="spend-by-month">
       <caption className="sr-only">Spend per month</caption>
-      <thead className="text-xs uppercase text-slate-500">
-        <tr>
-          <th scope="col" className="py-1 text-left font-medium">
-            Month
-          </th>
-          <th scope="col" className="py-1 text-right font-medium">
-            Sent
-          </th>
-          <th scope="col" className="py-1 text-right font-medium">
-            Segments
-          </th>
-          <th scope="col" className="py-1 text-right font-medium">
-            MMS
-          </th>
-          <th scope="col" className="py-1 text-right font-medium">
-            Spend
-          </th>
-        </tr>
-      </thead>
+      <FiguresHead first="Month" figures={["Sent", "Segments", "MMS", "Spend"]} />
       <tbody className="divide-y divide-slate-100">
         {[...months].reverse().map((m) => (
           <tr key={m.month}>
@@ -122,22 +122,7 @@ export function SmsAndMms({ figures, locale }: { figures: Pick<Figures, "sms" | 
   return (
     <table className="w-full text-sm" data-testid="sms-and-mms">
       <caption className="sr-only">SMS and MMS</caption>
-      <thead className="text-xs uppercase text-slate-500">
-        <tr>
-          <th scope="col" className="py-1 text-left font-medium">
-            Kind
-          </th>
-          <th scope="col" className="py-1 text-right font-medium">
-            Sent
-          </th>
-          <th scope="col" className="py-1 text-right font-medium">
-            Delivered
-          </th>
-          <th scope="col" className="py-1 text-right font-medium">
-            Spend
-          </th>
-        </tr>
-      </thead>
+      <FiguresHead first="Kind" figures={["Sent", "Delivered", "Spend"]} />
       <tbody className="divide-y divide-slate-100">
         {rows.map(([kind, f]) => (
           <tr key={kind} data-testid={`kind-${kind}`}>
