@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { afterTransaction } from "../../db/transaction";
+import { afterTransaction, ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 
@@ -216,7 +216,8 @@ export const PRUNE_BATCH = 5_000;
  * Deletes events created before `before` (ms), in batches so the engine's writes are not held up by one long
  * delete, at most `batches` of them. Answers how many it deleted.
  */
-export function pruneEvents(ctx: AppContext, before: number, batches = Infinity): number {
+export async function pruneEvents(ctx: AppContext, before: number, batches = Infinity): Promise<number> {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const batch = db.query(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)`);
   let total = 0;
@@ -238,10 +239,10 @@ const PRUNE = "events.prune";
  * back on the schedule.
  */
 export function scheduleEventPruning(ctx: AppContext, retentionDays: () => number) {
-  registerJobHandler(ctx, PRUNE, () => {
+  registerJobHandler(ctx, PRUNE, async () => {
     // One batch per run: a month of a busy log is deleted over the jobs runner's next turns, each short, rather
     // than in one stretch that holds up every request.
-    const deleted = pruneEvents(ctx, ctx.now() - retentionDays() * DAY, 1);
+    const deleted = await pruneEvents(ctx, ctx.now() - retentionDays() * DAY, 1);
     return { result: { deleted }, runAgainAt: deleted === PRUNE_BATCH ? ctx.now() : ctx.now() + DAY };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
   enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });

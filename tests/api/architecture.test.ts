@@ -273,6 +273,18 @@ const ALLOWED: Record<string, string> = {
     "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
   "users/default-country.ts exports defaultCountryOf, which uses the database, not async (not async)":
     "typed phones are read in it synchronously by contacts (their routes, the importer) and campaigns (their recipients, the outbox)",
+  "events/events.ts exports appendEvent, which uses the database, not async (not async)":
+    "an event is appended in the transaction of its change, synchronous or awaiting nothing: the outbox's and the engine's, the inbound flow's, contacts', campaigns', conversations', links', automation's",
+  "events/events.ts exports readEvents, which uses the database, not async (not async)":
+    "the readers' chunks read, handle and move their cursor in one transaction that awaits nothing (drips' exits, outbound webhooks' feed) or a synchronous one (automation), so no event lands between the read and the cursor; the live hub reads synchronously",
+  "events/events.ts exports readCursor, which uses the database, not async (not async)": "as readEvents: in the readers' chunk transactions",
+  "events/events.ts exports advanceCursor, which uses the database, not async (not async)": "as readEvents: moved in the readers' chunk transactions, never back (max)",
+  "events/events.ts exports lastEventId, which uses the database, not async (not async)": "as readEvents: the readers' chunks and the live hub's cursor of a new account",
+  "events/events.ts exports hasCursor, which uses the database, not async (not async)":
+    "drips' registration (registerDrips, synchronous, before the job runner starts) starts its cursor at the head only on the first start",
+  "events/events.ts exports countEvents, which uses the database, not async (not async)": "the live hub counts a socket's replay synchronously as it joins",
+  "events/events.ts exports messageIdsSince, which uses the database, not async (not async)":
+    "the sending engine's outbox store (synchronous port, sending/ports.ts) counts the calls since a restart",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
 };
@@ -281,15 +293,16 @@ const ALLOWED: Record<string, string> = {
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs, events,
+ * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs,
  * automation (but for its rules file, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, media, contacts), left for last.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
+ * In events, the log is appended to and read by its readers' chunks inside their transactions (ALLOWED); pruning is async.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
+const ASYNC_FOLDERS = new Set(["events", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,

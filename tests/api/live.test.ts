@@ -254,7 +254,7 @@ describe("reconnecting", () => {
     expect(ahead.frames).toEqual([{ type: "reset", lastEventId: expect.any(Number) }]);
     await ahead.close();
     // Everything older than now is pruned, as the retention job does after the kept days.
-    pruneEvents(t.ctx, Date.now() + 1);
+    await pruneEvents(t.ctx, Date.now() + 1);
     const behind = await connect(acc, 1);
     expect(behind.frames).toEqual([{ type: "reset", lastEventId: lastEventId(t.ctx) }]);
     await behind.close();
