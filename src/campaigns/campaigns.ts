@@ -1,6 +1,6 @@
 import { explainCarrierError } from "../messages/carrier-errors";
 import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
-import { campaigns, type CampaignAudience, type CampaignStatus } from "../../db/schema";
+import { campaigns, type CampaignAudience, type CampaignStatus, type OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
 import { quietHoldOf, type HeldRow } from "../messages/due";
 import { campaignMessagePage } from "../messages/messages";
@@ -11,7 +11,7 @@ import { senderFor } from "./sender";
 import { AB_AT_ONCE, abSegments, cleanAbTest, scheduleAbDecision, splitAudience, variantLabel, writeAbTest, type AbTestInput } from "./ab-split";
 import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
-import { campaignsMessaging, cancelCampaignMessages, hasMessages, releaseCampaign } from "../messages/outbox";
+import { campaignsMessaging, cancelCampaignMessages, hasMessages, releaseCampaign, type Sender } from "../messages/outbox";
 import { accountStatusCounts, statusCountsByCampaign } from "./stats";
 import { historyConditions, historyCsvResponse, historyOrder, rangeBounds, type HistoryRange, type HistorySort } from "./history";
 import { PhoneNormalizer } from "../contacts/phones";
@@ -19,7 +19,7 @@ import { namesOfContacts } from "../contacts/contacts";
 import { customFieldsHeld } from "../contacts/recipients";
 import { defaultCountryOf } from "../users/default-country";
 import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
-import { outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox } from "./outbox";
+import { outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox, type OutboxResult } from "./outbox";
 import { pauseCampaign } from "./lifecycle";
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
 import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, typedRecipientsOf, writeInChunks, type StartRow } from "./outbox-writer";
@@ -510,6 +510,13 @@ export function deleteCampaigns(ctx: AppContext, userId: string, ids: string[], 
   })();
 }
 
+/** DELETE /api/campaigns/:id: a draft alone; 404 when it is not the account's, 409 (code `conflict`) when it is no draft. */
+export function deleteDraft(ctx: AppContext, userId: string, id: string) {
+  const c = getCampaign(ctx, userId, id);
+  if (!deleteCampaigns(ctx, userId, [c.id], true)) throw conflict("Only draft campaigns can be deleted");
+  return { message: "Campaign deleted" };
+}
+
 export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[], archive: boolean): number {
   if (!ids.length) return 0;
   return ctx.db.$client
@@ -543,21 +550,7 @@ export function startCampaign(ctx: AppContext, user: User, row: StartRow, intend
     // Before the outbox's message.queued events, so a reader sees the campaign start first.
     appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
     const queued = test && split ? writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
-    const now = new Date(ctx.now());
-    ctx.db
-      .update(campaigns)
-      .set({
-        status: "sending",
-        fromNumber: sender.phoneNumber,
-        sentAt: now,
-        updatedAt: now,
-        pauseReason: null,
-        skippedOptedOut: skipped.optedOut,
-        skippedInvalid: skipped.invalid,
-        skippedDuplicate: skipped.duplicate + (writing - queued),
-      })
-      .where(eq(campaigns.id, campaign.id))
-      .run();
+    markSending(ctx, campaign.id, sender, { ...skipped, duplicate: skipped.duplicate + (writing - queued) }, null);
     return queued;
   })();
   return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (writing - queued) }, notice };
@@ -580,26 +573,34 @@ function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: R
   ctx.db.$client.transaction(() => {
     appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
     if (test) scheduleAbDecision(ctx, user, campaign, test, intendedAt);
-    const now = new Date(ctx.now());
-    ctx.db
-      .update(campaigns)
-      .set({
-        status: "sending",
-        fromNumber: sender.phoneNumber,
-        sentAt: now,
-        updatedAt: now,
-        pauseReason: null,
-        skippedOptedOut: 0,
-        skippedInvalid: 0,
-        skippedDuplicate: 0,
-        outboxWriting: firstChunk(intendedAt, sender, test !== null),
-      })
-      .where(eq(campaigns.id, campaign.id))
-      .run();
+    markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));
   })();
   // After the caller's transaction: a writer started inside it could not see the cursor.
   setImmediate(() => void writeInChunks(ctx, campaign.id));
   return { queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice };
+}
+
+/**
+ * The start's status: `sending` from now, from the sender's number, with what the start counted out (`skipped`) and,
+ * for a campaign written in chunks, where its writing starts. In the start's transaction.
+ */
+function markSending(ctx: AppContext, id: string, sender: Sender, skipped: OutboxResult["skipped"], outboxWriting: OutboxWriting | null) {
+  const now = new Date(ctx.now());
+  ctx.db
+    .update(campaigns)
+    .set({
+      status: "sending",
+      fromNumber: sender.phoneNumber,
+      sentAt: now,
+      updatedAt: now,
+      pauseReason: null,
+      skippedOptedOut: skipped.optedOut,
+      skippedInvalid: skipped.invalid,
+      skippedDuplicate: skipped.duplicate,
+      outboxWriting,
+    })
+    .where(eq(campaigns.id, id))
+    .run();
 }
 
 /** Puts a campaign on the schedule: one pending start job at `at` (replacing any it had), status scheduled. */

@@ -8,7 +8,7 @@ import { pageOf, pagingQuery } from "../http/paging";
 import { segmentInfo } from "../messages/segments";
 import { presetCounts } from "./audiences";
 import {
-  archiveCampaigns, assertTypedRecipients, campaignClickFigures, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteCampaigns, duplicateCampaign, getCampaign, pauseByUser,
+  archiveCampaigns, assertTypedRecipients, campaignClickFigures, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteDraft, duplicateCampaign, getCampaign, pauseByUser,
   searchCampaigns,
   resumeByUser, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
@@ -185,11 +185,7 @@ export function campaignRoutes(ctx: AppContext) {
     // DELETE /api/campaigns/:id
     .delete(
       "/api/campaigns/:id",
-      ({ user, params }) => {
-        const c = getCampaign(ctx, user.id, params.id);
-        if (!deleteCampaigns(ctx, user.id, [c.id], true)) return new Response(JSON.stringify({ message: "Only draft campaigns can be deleted" }), { status: 409, headers: { "content-type": "application/json" } });
-        return { message: "Campaign deleted" };
-      },
+      ({ user, params }) => deleteDraft(ctx, user.id, params.id),
       { auth: true, params: idParams },
     )
     // POST /api/campaigns/:id/duplicate

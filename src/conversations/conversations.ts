@@ -437,6 +437,8 @@ function conversationIdOf(ctx: AppContext, userId: string, phone: string): numbe
 
 /** The refusal of a known Idempotency-Key with another message (the public API answers it as 422). */
 export const KEY_REUSED = "This Idempotency-Key was already used for a different message. Use a new key for a new message.";
+/** Its machine code (the error body's `code`), which the public API tells it by: never by the message's words. */
+export const KEY_REUSED_CODE = "idempotency_key_reused";
 
 /** How long an Idempotency-Key's answer is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
@@ -470,7 +472,7 @@ export async function onceByKey<T>(
       response: string;
     } | null;
     if (prior) {
-      if (prior.request_hash !== hash) throw conflict(KEY_REUSED);
+      if (prior.request_hash !== hash) throw conflict(KEY_REUSED, { code: KEY_REUSED_CODE });
       return { status: prior.status, body: JSON.parse(prior.response) as T, replayed: true };
     }
     const ran = run();

@@ -1,6 +1,6 @@
 import { Elysia, t, type Static } from "elysia";
 import type { AppContext } from "../context";
-import { KEY_REUSED, onceByKey, sendChat } from "../conversations/conversations";
+import { KEY_REUSED_CODE, onceByKey, sendChat } from "../conversations/conversations";
 import { bulkTag, getContact, contactView } from "../contacts/contacts";
 import { badRequest, HttpError, unauthorized } from "../http/errors";
 import { getMessage, withMedia } from "../messages/messages";
@@ -82,8 +82,8 @@ async function idempotent<T>(
     if (answer.replayed) set.headers["idempotent-replayed"] = "true";
     return answer.body;
   } catch (e) {
-    if (e instanceof HttpError && e.message === KEY_REUSED) {
-      throw new HttpError(422, "This Idempotency-Key was already used for a different request. Use a new key for a new request.");
+    if (e instanceof HttpError && e.extra.code === KEY_REUSED_CODE) {
+      throw new HttpError(422, "This Idempotency-Key was already used for a different request. Use a new key for a new request.", { code: KEY_REUSED_CODE });
     }
     throw e;
   }

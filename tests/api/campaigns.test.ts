@@ -315,7 +315,7 @@ describe("editing, deleting and duplicating", () => {
     expect(edit.body.message).toBe("Only draft and scheduled campaigns can be edited");
     const remove = await del(acc, `/api/campaigns/${sent.id}`);
     expect(remove.status).toBe(409);
-    expect(remove.body.message).toBe("Only draft campaigns can be deleted");
+    expect(remove.body).toEqual({ message: "Only draft campaigns can be deleted", code: "conflict" });
     expect((await campaign(acc, sent.id)).name).toBe("Sent one");
 
     expect((await del(acc, `/api/campaigns/${draft.id}`)).status).toBe(200);

@@ -201,7 +201,10 @@ describe("replies", () => {
     expect((await thread(acc, c.id)).map((m: any) => m.id)).toEqual([first.body.id]);
 
     const other = await post(acc, "/api/messages", { ...body, content: "something else" }, key);
-    expect(other).toMatchObject({ status: 409, body: { message: "This Idempotency-Key was already used for a different message. Use a new key for a new message." } });
+    expect(other).toMatchObject({
+      status: 409,
+      body: { message: "This Idempotency-Key was already used for a different message. Use a new key for a new message.", code: "idempotency_key_reused" },
+    });
     // Another account's same key is its own.
     const acc2 = await account();
     expect((await post(acc2, "/api/messages", body, key)).body.id).not.toBe(first.body.id);

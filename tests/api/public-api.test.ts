@@ -158,6 +158,7 @@ describe("POST /api/v1/messages with an Idempotency-Key", () => {
     const other = await call(key, "/api/v1/messages", "POST", { ...body, content: "Another text" }, { "idempotency-key": "sale-7" });
     expect(other.status).toBe(422);
     expect(other.body.message).toBe("This Idempotency-Key was already used for a different request. Use a new key for a new request.");
+    expect(other.body.code).toBe("idempotency_key_reused");
     expect(outboundTo(acc.user.id, "+14155555002")).toBe(1);
   });
 
