@@ -36,9 +36,9 @@ async function boundedBytes(res: Response, cap: number): Promise<Uint8Array> {
 
 async function copyItems(ctx: AppContext, messageId: string, providerId: string, last: boolean) {
   const account = findProviderById(ctx, providerId);
-  const items = pendingMediaOf(ctx, messageId);
+  const items = await pendingMediaOf(ctx, messageId);
   if (!account) {
-    for (const item of items) markMediaFailure(ctx, item.id, "The provider account was deleted before this item could be copied", true);
+    for (const item of items) await markMediaFailure(ctx, item.id, "The provider account was deleted before this item could be copied", true);
     return;
   }
   const adapter = await adapterFor(ctx, account);
@@ -52,14 +52,14 @@ async function copyItems(ctx: AppContext, messageId: string, providerId: string,
       if (!bytes.length) throw new Error("the provider sent an empty file");
       // The type is read from the bytes, never taken from the provider's header: what is none of ours is a download.
       const type = sniffMediaType(bytes);
-      completePendingMedia(ctx, item, {
+      await completePendingMedia(ctx, item, {
         bytes,
         contentType: type?.contentType ?? UNKNOWN_TYPE,
         filename: safeFilename(`received-${item.position + 1}`, type?.extension ?? "bin"),
       });
     } catch (err) {
       const reason = `Could not copy it from the provider yet: ${(err as Error).message}`;
-      markMediaFailure(ctx, item.id, last ? `Could not copy it from the provider: ${(err as Error).message}` : reason, last);
+      await markMediaFailure(ctx, item.id, last ? `Could not copy it from the provider: ${(err as Error).message}` : reason, last);
       failures.push(reason);
     }
   }

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
@@ -62,17 +63,18 @@ export function safeFilename(name: string | null | undefined, extension: string 
 }
 
 /** Writes the bytes (to a temporary name, then renamed, so a reader never sees half a file) and the row. */
-export function saveMedia(
+export async function saveMedia(
   ctx: AppContext,
   userId: string,
   item: { bytes: Uint8Array; contentType: string; filename: string; messageId?: string | null; position?: number; sourceUrl?: string | null },
-): MediaRow {
+): Promise<MediaRow> {
   const id = Bun.randomUUIDv7();
   const dir = mediaDir(ctx, userId);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, id);
   writeFileSync(`${path}.part`, item.bytes, { mode: 0o600 });
   renameSync(`${path}.part`, path);
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, created_at)
@@ -81,7 +83,10 @@ export function saveMedia(
     .get(id, userId, item.messageId ?? null, item.position ?? 0, item.contentType, item.filename, item.bytes.length, item.sourceUrl ?? null, ctx.now()) as MediaRow;
 }
 
-/** A received item not copied yet: its row says so (the thread shows it) until a retry stores the file. */
+/**
+ * A received item not copied yet: its row says so (the thread shows it) until a retry stores the file. Synchronous:
+ * written in the inbound flow's transaction (inbound/media-copy.ts queueInboundMedia), whose callback awaits nothing.
+ */
 export function savePendingMedia(ctx: AppContext, userId: string, item: { messageId: string; position: number; sourceUrl: string; error: string }): MediaRow {
   return ctx.db.$client
     .query(
@@ -92,29 +97,42 @@ export function savePendingMedia(ctx: AppContext, userId: string, item: { messag
 }
 
 /** A pending item copied at last: its file written and its row completed. */
-export function completePendingMedia(ctx: AppContext, row: MediaRow, item: { bytes: Uint8Array; contentType: string; filename: string }) {
+export async function completePendingMedia(ctx: AppContext, row: MediaRow, item: { bytes: Uint8Array; contentType: string; filename: string }): Promise<void> {
   const dir = mediaDir(ctx, row.user_id);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, row.id);
   writeFileSync(`${path}.part`, item.bytes, { mode: 0o600 });
   renameSync(`${path}.part`, path);
+  await ready(ctx.db);
   ctx.db.$client
     .query(`UPDATE media SET status = 'stored', content_type = ?, filename = ?, size = ?, error = NULL WHERE id = ? AND status = 'pending'`)
     .run(item.contentType, item.filename, item.bytes.length, row.id);
 }
 
 /** A pending item's latest failure (or, `final`, the last: it stays failed). */
-export function markMediaFailure(ctx: AppContext, id: string, error: string, final: boolean) {
+export async function markMediaFailure(ctx: AppContext, id: string, error: string, final: boolean): Promise<void> {
+  await ready(ctx.db);
   ctx.db.$client.query(`UPDATE media SET status = ?, error = ? WHERE id = ? AND status = 'pending'`).run(final ? "failed" : "pending", error, id);
 }
 
-export function findMedia(ctx: AppContext, id: string): MediaRow | null {
-  return (ctx.db.$client.query(`SELECT * FROM media WHERE id = ?`).get(id) as MediaRow | null) ?? null;
+/** The item of that id, whoever's it is, or null. */
+export async function findMedia(ctx: AppContext, id: string): Promise<MediaRow | null> {
+  await ready(ctx.db);
+  return mediaRow(ctx, id);
 }
 
+/** findMedia in the caller's turn on the connection (the synchronous checks below). */
+const FIND_MEDIA = `SELECT * FROM media WHERE id = ?`;
+const mediaRow = (ctx: AppContext, id: string) => (ctx.db.$client.query(FIND_MEDIA).get(id) as MediaRow | null) ?? null;
+
 /** An item of the account's, stored or not; 404 otherwise (another account's is not told apart from none). */
-export function getMedia(ctx: AppContext, userId: string, id: string): MediaRow {
-  const row = findMedia(ctx, id);
+export async function getMedia(ctx: AppContext, userId: string, id: string): Promise<MediaRow> {
+  await ready(ctx.db);
+  return ownMedia(ctx, userId, id);
+}
+
+function ownMedia(ctx: AppContext, userId: string, id: string): MediaRow {
+  const row = mediaRow(ctx, id);
   if (!row || row.user_id !== userId || row.status === "orphaned") throw new HttpError(404, "Media not found");
   return row;
 }
@@ -157,7 +175,8 @@ export function mediaOfMessages(ctx: AppContext, messageIds: string[]): Map<stri
 }
 
 /** The pending items of a message (for its retry). */
-export function pendingMediaOf(ctx: AppContext, messageId: string): MediaRow[] {
+export async function pendingMediaOf(ctx: AppContext, messageId: string): Promise<MediaRow[]> {
+  await ready(ctx.db);
   return ctx.db.$client.query(`SELECT * FROM media WHERE message_id = ? AND status = 'pending' ORDER BY position`).all(messageId) as MediaRow[];
 }
 
@@ -168,8 +187,9 @@ export function pendingMediaOf(ctx: AppContext, messageId: string): MediaRow[] {
 export function attachableMedia(ctx: AppContext, userId: string, ids: string[]): MediaRow[] {
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
   if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
+  const find = ctx.db.$client.query(FIND_MEDIA);
   return ids.map((id) => {
-    const row = findMedia(ctx, id);
+    const row = find.get(id) as MediaRow | null;
     if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
     if (row.message_id || row.held_by || isLinked(ctx, id)) throw badRequest(`Attachment ${id} was already sent with another message: upload it again`);
     return row;
@@ -188,8 +208,9 @@ const isLinked = (ctx: AppContext, id: string) => !!ctx.db.$client.query(`SELECT
 export function assertHoldable(ctx: AppContext, userId: string, holder: MediaHolder | null, ids: string[]): MediaRow[] {
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
   if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
+  const find = ctx.db.$client.query(FIND_MEDIA);
   return ids.map((id) => {
-    const row = findMedia(ctx, id);
+    const row = find.get(id) as MediaRow | null;
     if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
     if (row.message_id || (row.held_by && row.held_by !== holder)) throw badRequest(`Attachment ${id} belongs to another message: upload it again`);
     return row;
@@ -238,7 +259,7 @@ export const heldMediaIds = (ctx: AppContext, holder: MediaHolder): string[] => 
  */
 export function copyMedia(ctx: AppContext, userId: string, ids: string[]): MediaRow[] {
   return ids.map((id) => {
-    const from = getMedia(ctx, userId, id);
+    const from = ownMedia(ctx, userId, id);
     if (from.status !== "stored") throw badRequest(`Attachment ${id} is not stored`);
     const copy = Bun.randomUUIDv7();
     const path = join(mediaDir(ctx, userId), copy);
@@ -266,7 +287,8 @@ export function attachMedia(ctx: AppContext, ids: string[], messageId: string) {
  * Removes the items whose message was deleted (marked by the trigger of migration 0061) and their files; answers
  * how many, a batch at a time (scheduleMediaSweep).
  */
-export function sweepOrphanedMedia(ctx: AppContext, limit = 1000): number {
+export async function sweepOrphanedMedia(ctx: AppContext, limit = 1000): Promise<number> {
+  await ready(ctx.db);
   const rows = ctx.db.$client.query(`SELECT id, user_id FROM media WHERE status = 'orphaned' LIMIT ?`).all(limit) as Pick<MediaRow, "id" | "user_id">[];
   return removeMedia(ctx, rows);
 }
@@ -279,7 +301,8 @@ export function sweepOrphanedMedia(ctx: AppContext, limit = 1000): number {
 export const LOOSE_UPLOAD_GRACE_MS = 24 * 3600_000;
 
 /** Removes up to `limit` loose items older than the grace period (see LOOSE_UPLOAD_GRACE_MS); answers how many. */
-export function sweepLooseMedia(ctx: AppContext, limit = 1000): number {
+export async function sweepLooseMedia(ctx: AppContext, limit = 1000): Promise<number> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT id, user_id FROM media WHERE message_id IS NULL AND held_by IS NULL AND created_at < ? AND status <> 'pending'
@@ -289,6 +312,7 @@ export function sweepLooseMedia(ctx: AppContext, limit = 1000): number {
   return removeMedia(ctx, rows);
 }
 
+/** In the caller's turn on the connection, after its read: the files, then the rows. */
 function removeMedia(ctx: AppContext, rows: Pick<MediaRow, "id" | "user_id">[]): number {
   for (const r of rows) rmSync(mediaPath(ctx, r), { force: true });
   if (rows.length) ctx.db.$client.query(`DELETE FROM media WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rows.map((r) => r.id)));
@@ -303,9 +327,9 @@ const HOUR = 3_600_000;
  * message's pictures leave the disk within the hour, and uploads never attached a day after they were made.
  */
 export function scheduleMediaSweep(ctx: AppContext, batch = 1000) {
-  registerJobHandler(ctx, SWEEP, () => {
-    const removed = sweepOrphanedMedia(ctx, batch);
-    const loose = sweepLooseMedia(ctx, batch);
+  registerJobHandler(ctx, SWEEP, async () => {
+    const removed = await sweepOrphanedMedia(ctx, batch);
+    const loose = await sweepLooseMedia(ctx, batch);
     return { result: { removed, loose }, runAgainAt: removed === batch || loose === batch ? ctx.now() : ctx.now() + HOUR };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
   enqueueJob(ctx, { kind: SWEEP, key: SWEEP, runAt: ctx.now() });
@@ -325,23 +349,24 @@ export function signedMediaUrl(ctx: AppContext, id: string, ttlMs = SIGNED_URL_T
 }
 
 /** The item a signed URL names: 403 for a bad signature, 410 once expired, 404 when it is gone. */
-export function verifySignedMedia(ctx: AppContext, id: string, expires: string | undefined, signature: string | undefined): MediaRow {
+export async function verifySignedMedia(ctx: AppContext, id: string, expires: string | undefined, signature: string | undefined): Promise<MediaRow> {
   const at = Number(expires);
   if (!expires || !/^\d{1,15}$/.test(expires) || !signature) throw new HttpError(403, "This media link is not valid");
   const expected = Buffer.from(signatureOf(ctx, id, at));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new HttpError(403, "This media link is not valid");
   if (ctx.now() > at) throw new HttpError(410, "This media link has expired");
-  const row = findMedia(ctx, id);
+  const row = await findMedia(ctx, id);
   if (!row || row.status !== "stored") throw new HttpError(404, "Media not found");
   return row;
 }
 
 /** Signed URLs of the account's stored items (a simulated MMS reply fetches them): 400 for an id not theirs. */
-export function signedUrlsOfUploads(ctx: AppContext, userId: string, ids: string[]): string[] {
+export async function signedUrlsOfUploads(ctx: AppContext, userId: string, ids: string[]): Promise<string[]> {
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
+  await ready(ctx.db);
   return ids.map((id) => {
-    const row = findMedia(ctx, id);
+    const row = mediaRow(ctx, id);
     if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
     return signedMediaUrl(ctx, id);
   });

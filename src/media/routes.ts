@@ -23,10 +23,10 @@ export function mediaRoutes(ctx: AppContext) {
       { auth: true, parse: "none", query: t.Object({ filename: t.Optional(t.String({ maxLength: 200 })) }) },
     )
     // GET /api/media/:id
-    .get("/:id", ({ user, params }) => mediaResponse(ctx, getMedia(ctx, user.id, params.id)), { auth: true, params: idParams })
+    .get("/:id", async ({ user, params }) => mediaResponse(ctx, await getMedia(ctx, user.id, params.id)), { auth: true, params: idParams })
     // GET /api/media/:id/signed
     // For the provider, without a session: the URL's HMAC and expiry are the credential (403 bad, 410 expired).
-    .get("/:id/signed", ({ params, query }) => mediaResponse(ctx, verifySignedMedia(ctx, params.id, query.expires, query.signature)), {
+    .get("/:id/signed", async ({ params, query }) => mediaResponse(ctx, await verifySignedMedia(ctx, params.id, query.expires, query.signature)), {
       params: idParams,
       query: t.Object({ expires: t.Optional(t.String({ maxLength: 20 })), signature: t.Optional(t.String({ maxLength: 100 })) }),
     });

@@ -27,6 +27,6 @@ export async function uploadMedia(ctx: AppContext, userId: string, bytes: Uint8A
     if (err instanceof TooLarge) throw new HttpError(413, err.message);
     throw err;
   }
-  const row = saveMedia(ctx, userId, { bytes: fitted.bytes, contentType: fitted.type.contentType, filename: safeFilename(filename, fitted.type.extension) });
+  const row = await saveMedia(ctx, userId, { bytes: fitted.bytes, contentType: fitted.type.contentType, filename: safeFilename(filename, fitted.type.extension) });
   return { ...mediaView(row), resizedFrom: fitted.bytes === bytes ? null : bytes.length };
 }

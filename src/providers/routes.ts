@@ -33,7 +33,7 @@ export function describeProviderError(err: unknown): string {
  * `mediaUrls`: signed URLs of the account's stored uploads (src/media, above this folder; handed in by app.ts), for
  * a simulated MMS reply.
  */
-export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids: string[]) => string[] = () => []) {
+export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids: string[]) => Promise<string[]> = async () => []) {
   return new Elysia()
     .use(authGuard(ctx))
     // GET /api/sms-providers
@@ -194,7 +194,7 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
         const account = await getProvider(ctx, user.id, params.id);
         if (account.provider !== "simulator") throw badRequest("Only the simulator can simulate a reply");
         const text = body.body.trim();
-        const media = body.mediaIds?.length ? mediaUrls(user.id, body.mediaIds) : [];
+        const media = body.mediaIds?.length ? await mediaUrls(user.id, body.mediaIds) : [];
         if (!text && !media.length) throw badRequest("Message content is required");
         const from = recipientPhone(ctx, user.id, body.from);
         const adapter = (await adapterFor(ctx, account)) as ReturnType<typeof createSimulatorAdapter>;

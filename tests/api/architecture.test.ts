@@ -287,6 +287,25 @@ const ALLOWED: Record<string, string> = {
     "the sending engine's outbox store (synchronous port, sending/ports.ts) counts the calls since a restart",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
+  "media/media.ts exports savePendingMedia, which uses the database, not async (not async)":
+    "a received item's pending row is written in the inbound flow's ctx.withTransaction (inbound/media-copy.ts queueInboundMedia), whose callback awaits nothing (the hot path commits at once)",
+  "media/media.ts exports mediaOfMessages, which uses the database, not async (not async)":
+    "the sending engine's outbox store reads a message's items as it sends and prices it, synchronously; the chat send's run in onceByKey, the message views (messages) and the webhook feed's page read them in their turn",
+  "media/media.ts exports attachableMedia, which uses the database, not async (not async)":
+    "sendSingle (outbound) checks a chat's uploads synchronously, in the chat send's run that onceByKey commits with its key",
+  "media/media.ts exports assertHoldable, which uses the database, not async (not async)":
+    "checked in the writes of campaigns (synchronous transactions), templates and drips (in their ctx.withTransaction, drips in its steps' synchronous check)",
+  "media/media.ts exports holdMedia, which uses the database, not async (not async)":
+    "in the caller's transaction: campaigns' create, edit and duplicate (synchronous), templates' and drips' (ctx.withTransaction)",
+  "media/media.ts exports releaseMedia, which uses the database, not async (not async)":
+    "in the caller's transaction: campaigns' delete (a synchronous bun:sqlite transaction), templates' and drips'",
+  "media/media.ts exports heldMedia, which uses the database, not async (not async)":
+    "campaigns read a campaign's items synchronously (its view, list, duplicate, senderFor and the outbox writer's heldMediaIds); templates and drips in their turn",
+  "media/media.ts exports copyMedia, which uses the database, not async (not async)":
+    "campaigns' duplicate (synchronous) and a template's use (in its ctx.withTransaction) copy the items in their turn",
+  "media/media.ts exports linkMedia, which uses the database, not async (not async)":
+    "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
+  "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
 };
 
 /**
@@ -295,14 +314,14 @@ const ALLOWED: Record<string, string> = {
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs,
  * automation (but for its rules file, ASYNC_FILES); and those others work
- * in this session (campaigns, messages, links, media, contacts), left for last.
+ * in this session (campaigns, messages, links, contacts), left for last.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In events, the log is appended to and read by its readers' chunks inside their transactions (ALLOWED); pruning is async.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["events", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords"]);
+const ASYNC_FOLDERS = new Set(["events", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,

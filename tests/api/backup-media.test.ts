@@ -50,9 +50,9 @@ describe("pictures and files in backups", () => {
     expect(Object.keys(made.manifest!.files)).toEqual(["smsdesk.db", "secret.key", "media.json"]);
 
     const later = await upload(photoJpeg(100, 100, 80, 32), "later.jpg");
-    const laterPath = mediaPath(t.ctx, findMedia(t.ctx, later.id)!);
+    const laterPath = mediaPath(t.ctx, (await findMedia(t.ctx, later.id))!);
     // The file is lost from the disk; the backup has it.
-    const keptPath = mediaPath(t.ctx, findMedia(t.ctx, kept.id)!);
+    const keptPath = mediaPath(t.ctx, (await findMedia(t.ctx, kept.id))!);
     rmSync(keptPath);
     await restoreBackup(t.ctx, made.id);
 
@@ -60,7 +60,7 @@ describe("pictures and files in backups", () => {
     expect(await served(`${t.url}/api/media/${kept.id}`, acc.token)).toEqual({ status: 200, bytes: Buffer.from(photo) });
     const signed = signedMediaUrl(t.ctx, kept.id).replace(t.ctx.config.publicUrl, t.url);
     expect(await served(signed)).toEqual({ status: 200, bytes: Buffer.from(photo) });
-    expect(findMedia(t.ctx, later.id)).toBeNull();
+    expect(await findMedia(t.ctx, later.id)).toBeNull();
     expect(existsSync(laterPath)).toBe(false);
     // The drill of that backup checks the picture too.
     expect((await drillBackup(t.ctx.config.dataDir, made.id, 1, { wait: true })).drill).toEqual({ at: 1, ok: true, error: null });

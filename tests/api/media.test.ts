@@ -36,7 +36,7 @@ describe("media storage", () => {
     const up = await upload(PNG_1x1, "bouquet of the day.jpg");
     expect(up.status).toBe(201);
     expect(up.body).toMatchObject({ contentType: "image/png", filename: "bouquet_of_the_day.png", size: PNG_1x1.length, status: "stored", resizedFrom: null });
-    const row = findMedia(t.ctx, up.body.id)!;
+    const row = (await findMedia(t.ctx, up.body.id))!;
     expect(existsSync(mediaPath(t.ctx, row))).toBe(true);
     const res = await fetch(`${t.url}${up.body.url}`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);

@@ -220,10 +220,10 @@ describe("a template with attachments", () => {
     // Edited to none, then deleted: its picture is let go, and swept once the grace period is over.
     expect((await put(acc, `/api/templates/${made.body.id}`, { mediaIds: [] })).body.media).toEqual([]);
     expect((await t.api(`/api/templates/${made.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
-    expect(findMedia(t.ctx, up.id)!.held_by).toBeNull();
+    expect((await findMedia(t.ctx, up.id))!.held_by).toBeNull();
     await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, () => runDueJobs(t.ctx).settled);
-    expect(findMedia(t.ctx, up.id)).toBeNull();
-    expect(findMedia(t.ctx, copy.id)!.held_by).toBe(`campaign:${c.body.id}`);
+    expect(await findMedia(t.ctx, up.id)).toBeNull();
+    expect((await findMedia(t.ctx, copy.id))!.held_by).toBe(`campaign:${c.body.id}`);
   });
 });
 
@@ -244,7 +244,7 @@ describe("a drip step with attachments", () => {
       { delay: 0, unit: "minutes", sendAtHour: null, content: "Welcome to the flower club", mediaIds: [up.id], media: [view] },
       { delay: 1, unit: "days", sendAtHour: null, content: "A day in: any questions?", media: [] },
     ]);
-    expect(findMedia(t.ctx, up.id)!.held_by).toBe(`drip:${made.body.id}`);
+    expect((await findMedia(t.ctx, up.id))!.held_by).toBe(`drip:${made.body.id}`);
     // Held by the drip: no chat message can take it, nor a second step.
     expect((await post(acc, "/api/messages", { phone: "+14155557599", content: "x", mediaIds: [up.id] })).body.message).toBe(`Attachment ${up.id} was already sent with another message: upload it again`);
     const twice = await put(acc, `/api/drip-campaigns/${made.body.id}`, { steps: [steps[0], { ...steps[1], mediaIds: [up.id] }] });
@@ -275,12 +275,12 @@ describe("a drip step with attachments", () => {
     const kept = await put(acc, `/api/drip-campaigns/${made.body.id}`, { steps: [{ ...steps[0], mediaIds: [] }, steps[1]], applyToWaiting: false });
     expect(kept.status).toBe(200);
     expect(kept.body.steps[0].media).toEqual([]);
-    expect(findMedia(t.ctx, up.id)!.held_by).toBe(`drip:${made.body.id}`);
+    expect((await findMedia(t.ctx, up.id))!.held_by).toBe(`drip:${made.body.id}`);
     // Deleted: its picture is let go, and stays while the message sent with it does.
     expect((await t.api(`/api/drip-campaigns/${made.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
-    expect(findMedia(t.ctx, up.id)!.held_by).toBeNull();
+    expect((await findMedia(t.ctx, up.id))!.held_by).toBeNull();
     await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, () => runDueJobs(t.ctx).settled);
-    expect(findMedia(t.ctx, up.id)!.status).toBe("stored");
+    expect((await findMedia(t.ctx, up.id))!.status).toBe("stored");
   });
 
   test("a drip whose default number's provider cannot send MMS is refused with a 400 when saved", async () => {
@@ -291,7 +291,7 @@ describe("a drip step with attachments", () => {
     expect(res.body.message).toBe(
       "Drips send from your default number: Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments",
     );
-    expect(findMedia(t.ctx, up.id)!.held_by).toBeNull();
+    expect((await findMedia(t.ctx, up.id))!.held_by).toBeNull();
   });
 
   test("a step due when the default number has moved to a provider that cannot send MMS is skipped with the refusal, nothing sent", async () => {
@@ -322,18 +322,18 @@ describe("uploads never attached", () => {
     const loose = await upload(acc, photoJpeg(40, 40, 80, 15), "never-sent.jpg");
     const held = await upload(acc, photoJpeg(40, 40, 80, 16), "draft.jpg");
     const draft = await post(acc, "/api/campaigns", { name: "Draft", content: "Hi", recipients: ["+14155557401"], mediaIds: [held.id] });
-    const loosePath = mediaPath(t.ctx, findMedia(t.ctx, loose.id)!);
-    const heldPath = mediaPath(t.ctx, findMedia(t.ctx, held.id)!);
+    const loosePath = mediaPath(t.ctx, (await findMedia(t.ctx, loose.id))!);
+    const heldPath = mediaPath(t.ctx, (await findMedia(t.ctx, held.id))!);
     // Within the day: both kept.
     await onFakeClock(LOOSE_UPLOAD_GRACE_MS - 60_000, () => runDueJobs(t.ctx).settled);
     expect([existsSync(loosePath), existsSync(heldPath)]).toEqual([true, true]);
     await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 2 * 3_600_000, () => runDueJobs(t.ctx).settled);
-    expect(findMedia(t.ctx, loose.id)).toBeNull();
+    expect(await findMedia(t.ctx, loose.id)).toBeNull();
     expect([existsSync(loosePath), existsSync(heldPath)]).toEqual([false, true]);
     expect((await t.api(`/api/media/${held.id}`, { token: acc.token })).status).toBe(200);
     expect((await t.api(`/api/campaigns/${draft.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
     await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 4 * 3_600_000, () => runDueJobs(t.ctx).settled);
-    expect(findMedia(t.ctx, held.id)).toBeNull();
+    expect(await findMedia(t.ctx, held.id)).toBeNull();
     expect(existsSync(heldPath)).toBe(false);
   });
 });

@@ -112,7 +112,7 @@ describe("sending MMS through Twilio", () => {
     const sent = await post(acc, "/api/messages", { phone: "+14155557009", content: "Soon gone", mediaIds: [up.id] });
     expect(sent.status).toBe(202);
     await arrived("+14155557009");
-    const row = findMedia(t.ctx, up.id)!;
+    const row = (await findMedia(t.ctx, up.id))!;
     expect(existsSync(mediaPath(t.ctx, row))).toBe(true);
     // What deleting a campaign's or an account's messages does to the row; the trigger marks the item orphaned.
     t.ctx.db.$client.query(`DELETE FROM messages WHERE id = ?`).run(sent.body.id);
@@ -125,7 +125,7 @@ describe("sending MMS through Twilio", () => {
     } finally {
       t.ctx.now = realNow;
     }
-    expect(findMedia(t.ctx, up.id)).toBeNull();
+    expect(await findMedia(t.ctx, up.id)).toBeNull();
     expect(existsSync(mediaPath(t.ctx, row))).toBe(false);
   });
 
