@@ -36,8 +36,6 @@ export const INVALID_CREDENTIALS = "Invalid credentials";
 /** The address of an email's row counting its failures across addresses. */
 const EVERY_ADDRESS = "";
 
-type Counter = { failures: number; blockedUntil: number; lastFailureAt: number };
-
 /** 1 min for the first block past `free` failures, doubling per further failure, capped at 15 min. */
 export function blockMs(failures: number, free: number): number {
   return Math.min(MAX_BLOCK_MS, FIRST_BLOCK_MS * 2 ** Math.min(10, failures - free));
@@ -49,27 +47,42 @@ function sweep(ctx: AppContext, now: number) {
   const since = (attemptsSinceSweep.get(ctx) ?? 0) + 1;
   attemptsSinceSweep.set(ctx, since % SWEEP_EVERY);
   if (since === SWEEP_EVERY) {
-    ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE blocked_until <= ?1 AND last_failure_at <= ?1 - ?2`).run(now, FORGET_AFTER_MS);
+    ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE blocked_until <= ? AND last_failure_at <= ?`).run(now, now - FORGET_AFTER_MS);
   }
 }
 
-/** A row's count, or nothing counted when there is none or it is forgotten (a day untouched, blocking nothing). */
-function counterOf(ctx: AppContext, email: string, address: string, now: number): Counter {
-  const row = ctx.db.$client
-    .query(`SELECT failures, blocked_until, last_failure_at FROM sign_in_failures WHERE email = ? AND address = ?`)
-    .get(email, address) as { failures: number; blocked_until: number; last_failure_at: number } | null;
-  if (!row || (row.blocked_until <= now && row.last_failure_at + FORGET_AFTER_MS <= now)) return { failures: 0, blockedUntil: 0, lastFailureAt: row?.last_failure_at ?? 0 };
-  return { failures: row.failures, blockedUntil: row.blocked_until, lastFailureAt: row.last_failure_at };
+/** The latest end of a block on the email, from this address or from every one, still running at `now`; else 0. */
+function blockedUntil(ctx: AppContext, email: string, address: string, now: number): number {
+  const rows = ctx.db.$client
+    .query(`SELECT blocked_until FROM sign_in_failures WHERE email = ? AND address IN (?, ?) AND blocked_until > ?`)
+    .all(email, address, EVERY_ADDRESS, now) as { blocked_until: number }[];
+  return Math.max(0, ...rows.map((r) => r.blocked_until));
 }
 
-function saveCounter(ctx: AppContext, email: string, address: string, c: Counter) {
-  ctx.db.$client
+/**
+ * Counts one failure on the row of (email, address) in one statement, on the count the database holds: a row
+ * forgotten (a day untouched, blocking nothing) starts again at 1. Two processes counting at once both count (on
+ * PostgreSQL the upsert takes the row's lock and adds to the value last committed), and the row stays locked by the
+ * caller's transaction until it ends, so the block written after it is computed from this count. Answers the count,
+ * or null when the row blocks at `now` (a failure counted elsewhere since the caller looked): nothing counted.
+ */
+function countFailure(ctx: AppContext, email: string, address: string, now: number): number | null {
+  const row = ctx.db.$client
     .query(
-      `INSERT INTO sign_in_failures (email, address, failures, blocked_until, last_failure_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (email, address) DO UPDATE SET failures = excluded.failures, blocked_until = excluded.blocked_until,
-         last_failure_at = excluded.last_failure_at`,
+      `INSERT INTO sign_in_failures (email, address, failures, blocked_until, last_failure_at) VALUES (?, ?, 1, 0, ?)
+       ON CONFLICT (email, address) DO UPDATE SET
+         failures = CASE WHEN sign_in_failures.last_failure_at <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
+         last_failure_at = excluded.last_failure_at
+       WHERE sign_in_failures.blocked_until <= ?
+       RETURNING failures`,
     )
-    .run(email, address, c.failures, c.blockedUntil, c.lastFailureAt);
+    .get(email, address, now, now - FORGET_AFTER_MS, now) as { failures: number } | null;
+  return row?.failures ?? null;
+}
+
+/** Blocks the row of (email, address) until `until`: written in the transaction whose countFailure locked it. */
+function block(ctx: AppContext, email: string, address: string, until: number) {
+  ctx.db.$client.query(`UPDATE sign_in_failures SET blocked_until = ? WHERE email = ? AND address = ?`).run(until, email, address);
 }
 
 function lockedError(untilMs: number, now: number) {
@@ -101,44 +114,44 @@ export async function attemptPassword(
   // An IPv6 client is counted by its /64: it could take a new address inside it for every guess.
   const from = clientKey(address);
   // Counted as a failure before the (slow) check, in one transaction, so parallel guesses cannot all slip in before
-  // the block; undone below when the password is right.
+  // the block; undone below when the password is right. Each count is one conditional upsert (countFailure).
   const counted = await ctx.withTransaction(async () => {
     sweep(ctx, now);
-    const here = counterOf(ctx, key, from, now);
-    const account = counterOf(ctx, key, EVERY_ADDRESS, now);
-    const blockedUntil = Math.max(here.blockedUntil, account.blockedUntil);
-    if (blockedUntil > now) return { blockedUntil };
-    const countsForAccount = here.failures < FAILURES_PER_ADDRESS;
-    here.failures++;
-    here.lastFailureAt = now;
-    const addressBlock = here.failures >= FAILURES_PER_ADDRESS ? now + blockMs(here.failures, FAILURES_PER_ADDRESS) : 0;
-    if (addressBlock) here.blockedUntil = addressBlock;
-    saveCounter(ctx, key, from, here);
-    const accountBefore = account.blockedUntil;
+    const blocked = blockedUntil(ctx, key, from, now);
+    if (blocked) return { blockedUntil: blocked };
+    const addressFailures = countFailure(ctx, key, from, now);
+    if (addressFailures === null) return { blockedUntil: blockedUntil(ctx, key, from, now) };
+    // Only an address's first FAILURES_PER_ADDRESS failures count for the email's row.
+    const countsForAccount = addressFailures <= FAILURES_PER_ADDRESS;
+    const addressBlock = addressFailures >= FAILURES_PER_ADDRESS ? now + blockMs(addressFailures, FAILURES_PER_ADDRESS) : 0;
+    if (addressBlock) block(ctx, key, from, addressBlock);
+    let accountFailures = 0;
     let accountBlock = 0;
     if (countsForAccount) {
-      account.failures++;
-      account.lastFailureAt = now;
-      if (account.failures >= FAILURES_PER_ACCOUNT) account.blockedUntil = accountBlock = now + blockMs(account.failures, FAILURES_PER_ACCOUNT);
-      saveCounter(ctx, key, EVERY_ADDRESS, account);
+      const failures = countFailure(ctx, key, EVERY_ADDRESS, now);
+      // The email became blocked everywhere since the look above: the attempt is refused, its count rolled back.
+      if (failures === null) throw lockedError(blockedUntil(ctx, key, from, now), now);
+      accountFailures = failures;
+      if (failures >= FAILURES_PER_ACCOUNT) block(ctx, key, EVERY_ADDRESS, (accountBlock = now + blockMs(failures, FAILURES_PER_ACCOUNT)));
     }
-    return { blockedUntil: 0, countsForAccount, addressBlock, accountBefore, accountBlock, addressFailures: here.failures, accountFailures: account.failures };
+    return { blockedUntil: 0, countsForAccount, addressBlock, accountBlock, addressFailures, accountFailures };
   });
   if (counted.blockedUntil) throw lockedError(counted.blockedUntil, now);
-  const { countsForAccount, addressBlock, accountBefore, accountBlock } = counted as Required<typeof counted>;
+  const { countsForAccount, addressBlock, accountBlock } = counted as Required<typeof counted>;
 
   const ok = passwordHash ? await verifyPassword(password, passwordHash) : (await verifyAgainstDecoy(password, ctx.argon2Cost), false);
   if (ok) {
     await ctx.withTransaction(async () => {
       ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE email = ? AND address = ?`).run(key, from);
       if (countsForAccount) {
+        // One statement on the value held, as the count was: another attempt's failure counted meanwhile stays.
         ctx.db.$client
           .query(
-            `UPDATE sign_in_failures SET failures = max(0, failures - 1),
-               blocked_until = CASE WHEN ?3 <> 0 AND blocked_until = ?3 THEN ?4 ELSE blocked_until END
-             WHERE email = ?1 AND address = ?2`,
+            `UPDATE sign_in_failures SET failures = CASE WHEN failures > 0 THEN failures - 1 ELSE 0 END,
+               blocked_until = CASE WHEN blocked_until = ? THEN 0 ELSE blocked_until END
+             WHERE email = ? AND address = ?`,
           )
-          .run(key, EVERY_ADDRESS, accountBlock, accountBefore);
+          .run(accountBlock || -1, key, EVERY_ADDRESS);
       }
     });
     return true;

@@ -53,9 +53,9 @@ export const DEFAULT_RULES: readonly RateRule[] = [
 /** Where the windows are counted: one shared store for every process (the database). */
 export type RateWindows = {
   /** Counts one hit of `key` in its fixed window of `windowMs`: the hits so far in the window and when it ends. */
-  hit(key: string, windowMs: number): { hits: number; resetsAt: number };
+  hit(key: string, windowMs: number): Promise<{ hits: number; resetsAt: number }>;
   /** Forgets the windows whose keys start with `prefix`. */
-  clear(prefix: string): void;
+  clear(prefix: string): Promise<void>;
 };
 
 /** The prefix of this limiter's keys in the store, which the API keys' windows share. */
@@ -85,18 +85,29 @@ export class RateLimiter {
     Object.assign(rule, change);
   }
 
-  reset() {
-    this.windows.clear(KEY_PREFIX);
+  reset(): Promise<void> {
+    return this.windows.clear(KEY_PREFIX);
+  }
+
+  /**
+   * The rule that counts this request, or null when none does (or the limits are off): decided in memory, so the
+   * calls no rule limits (nearly all) never reach the store.
+   */
+  counting(method: string, path: string): RateRule | null {
+    return this.enabled ? (this.ruleFor(method, path) ?? null) : null;
+  }
+
+  /** Counts one request of `rule`; answers the seconds to wait when it is over the limit, else null. */
+  async count(rule: RateRule, client: string): Promise<number | null> {
+    const { hits, resetsAt } = await this.windows.hit(`${KEY_PREFIX}${rule.name}|${clientKey(client)}`, rule.windowMs);
+    if (hits <= rule.limit) return null;
+    return Math.max(1, Math.ceil((resetsAt - this.now()) / 1000));
   }
 
   /** Counts one request; answers the seconds to wait when it is over the limit, else null. */
-  hit(method: string, path: string, client: string): number | null {
-    if (!this.enabled) return null;
-    const rule = this.ruleFor(method, path);
-    if (!rule) return null;
-    const { hits, resetsAt } = this.windows.hit(`${KEY_PREFIX}${rule.name}|${clientKey(client)}`, rule.windowMs);
-    if (hits <= rule.limit) return null;
-    return Math.max(1, Math.ceil((resetsAt - this.now()) / 1000));
+  async hit(method: string, path: string, client: string): Promise<number | null> {
+    const rule = this.counting(method, path);
+    return rule ? this.count(rule, client) : null;
   }
 }
 
@@ -117,9 +128,11 @@ export function rateLimit(ctx: AppContext, windows: RateWindows) {
   // One per context: building the routes again (a test reading the route table) keeps the running app's limiter.
   let limiter = limiters.get(ctx);
   if (!limiter) limiters.set(ctx, (limiter = new RateLimiter(() => ctx.now(), windows)));
-  return new Elysia().onRequest(({ request, server }) => {
-    const path = normalizePath(new URL(request.url).pathname);
-    const wait = limiter.hit(request.method, path, clientIp(request, server));
+  // Async (Elysia awaits the hook on every request): a call no rule counts answers at once, without the store.
+  return new Elysia().onRequest(async ({ request, server }) => {
+    const rule = limiter.counting(request.method, normalizePath(new URL(request.url).pathname));
+    if (!rule) return;
+    const wait = await limiter.count(rule, clientIp(request, server));
     if (wait !== null) throw tooManyRequests(`Too many requests. Please try again in ${wait} seconds.`, wait);
   });
 }

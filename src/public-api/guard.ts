@@ -12,8 +12,8 @@ export const KEY_WINDOW_MS = 10_000;
  * Per-key fixed windows on the app's clock, held in the database (src/auth/rate-windows.ts): every process of an
  * installation counts a key's calls together. A refused call counts too; it changes nothing, the window being full.
  */
-function take(ctx: AppContext, keyId: string): { remaining: number; resetSeconds: number; allowed: boolean } {
-  const { hits, resetsAt } = hitRateWindow(ctx, `api-key|${keyId}`, KEY_WINDOW_MS);
+async function take(ctx: AppContext, keyId: string): Promise<{ remaining: number; resetSeconds: number; allowed: boolean }> {
+  const { hits, resetsAt } = await hitRateWindow(ctx, `api-key|${keyId}`, KEY_WINDOW_MS);
   return { remaining: Math.max(0, KEY_QUOTA - hits), resetSeconds: Math.max(1, Math.ceil((resetsAt - ctx.now()) / 1000)), allowed: hits <= KEY_QUOTA };
 }
 
@@ -30,7 +30,7 @@ export function apiKeyGuard(ctx: AppContext) {
     const known = checked.get(request);
     if (known) return known;
     const caller = await authenticateApiKey(ctx, request.headers.get("authorization"));
-    const { remaining, resetSeconds, allowed } = take(ctx, caller.keyId);
+    const { remaining, resetSeconds, allowed } = await take(ctx, caller.keyId);
     const headers = { "ratelimit-policy": POLICY, ratelimit: `"default";r=${remaining};t=${resetSeconds}` };
     Object.assign(set.headers, headers);
     if (!allowed) {

@@ -23,8 +23,8 @@ beforeAll(async () => {
   admin = await t.login(email, ADMIN_PASSWORD);
 });
 afterAll(() => t?.stop());
-beforeEach(() => {
-  rateLimiterFor(t.ctx).reset();
+beforeEach(async () => {
+  await rateLimiterFor(t.ctx).reset();
 });
 
 const call = (method: string, path: string, body?: unknown) => t.api(path, { method, body, token: admin.token });

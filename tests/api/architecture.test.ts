@@ -325,8 +325,8 @@ const ASYNC_FOLDERS = new Set(["events", "support", "backups", "drips", "error-r
 /**
  * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
  * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,
- * passkeys, Google's sign-in, two-factor, the lockout and the administrator's command (sudo mode and the rate
- * windows still run synchronously).
+ * passkeys, Google's sign-in, two-factor, the lockout, the rate limits' windows and the administrator's command
+ * (sudo mode still runs synchronously).
  */
 const ASYNC_FILES = new Set([
   "automation/rules.ts",
@@ -341,6 +341,7 @@ const ASYNC_FILES = new Set([
   "auth/google.ts",
   "auth/two-factor.ts",
   "auth/lockout.ts",
+  "auth/rate-windows.ts",
 ]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */

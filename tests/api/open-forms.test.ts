@@ -20,10 +20,10 @@ beforeAll(async () => {
   t.ctx.now = () => clock;
 });
 afterAll(() => t?.stop());
-beforeEach(() => {
+beforeEach(async () => {
   const limiter = rateLimiterFor(t.ctx);
   limiter.enabled = true;
-  limiter.reset();
+  await limiter.reset();
   clock += 2 * 24 * HOUR;
 });
 

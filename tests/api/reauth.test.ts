@@ -16,9 +16,9 @@ beforeAll(async () => {
   origin = t.ctx.config.publicUrl;
 });
 afterAll(() => t?.stop());
-beforeEach(() => {
+beforeEach(async () => {
   clock += 60_000; // a fresh TOTP time step for every test
-  rateLimiterFor(t.ctx).reset();
+  await rateLimiterFor(t.ctx).reset();
 });
 
 const TEN_MINUTES = 10 * 60_000;

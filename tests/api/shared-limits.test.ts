@@ -62,9 +62,9 @@ afterAll(async () => {
   await a.stop();
   await twilio.stop();
 });
-beforeEach(() => {
+beforeEach(async () => {
   // Each test counts from nothing (the windows are one table, whichever app clears them).
-  rateLimiterFor(a.ctx).reset();
+  await rateLimiterFor(a.ctx).reset();
   clock += 60 * 60_000;
 });
 
@@ -131,6 +131,52 @@ describe("sign-in", () => {
     expect((await signInOnB(account.email, account.password, "198.51.100.21")).status).toBe(200);
     clock += 60_000;
     expect((await signInOnB(account.email, account.password, from)).status).toBe(200);
+  });
+
+  const failuresOf = (email: string) =>
+    a.ctx.db.$client
+      .query(`SELECT address, failures, blocked_until AS blockedUntil FROM sign_in_failures WHERE email = ? ORDER BY address`)
+      .all(email.toLowerCase());
+
+  test("two wrong passwords at once, one on A and one on B, are both counted, for the address and for the email", async () => {
+    const account = await a.signUpVerified();
+    const from = "198.51.100.30";
+    const answers = await Promise.all([signInOnA(account.email, "wrong", from), signInOnB(account.email, "wrong", from)]);
+    expect(answers.map((r) => r.status)).toEqual([401, 401]);
+    expect(failuresOf(account.email)).toEqual([
+      { address: "", failures: 2, blockedUntil: 0 },
+      { address: from, failures: 2, blockedUntil: 0 },
+    ]);
+  });
+
+  test("five at once (three on A, two on B): four 401 and the one counted fifth 423; the address blocked 60 s on both", async () => {
+    const account = await a.signUpVerified();
+    const from = "198.51.100.31";
+    const answers = await Promise.all([signInOnA, signInOnB, signInOnA, signInOnB, signInOnA].map((signIn) => signIn(account.email, "wrong", from)));
+    expect(answers.map((r) => r.status).sort()).toEqual([401, 401, 401, 401, 423]);
+    expect(failuresOf(account.email)).toEqual([
+      { address: "", failures: 5, blockedUntil: 0 },
+      { address: from, failures: 5, blockedUntil: clock + 60_000 },
+    ]);
+    const onB = await signInOnB(account.email, account.password, from);
+    expect(onB.status).toBe(423);
+    expect(onB.headers.get("retry-after")).toBe("60");
+    // The refused attempt counted nothing.
+    expect(failuresOf(account.email)[1]).toEqual({ address: from, failures: 5, blockedUntil: clock + 60_000 });
+  });
+
+  test("a right password on B while a wrong one is counted on A takes back only its own count", async () => {
+    const account = await a.signUpVerified();
+    const from = "198.51.100.32";
+    expect((await signInOnA(account.email, "wrong", from)).status).toBe(401);
+    const answers = await Promise.all([signInOnA(account.email, "wrong", "198.51.100.33"), signInOnB(account.email, account.password, from)]);
+    expect(answers.map((r) => r.status)).toEqual([401, 200]);
+    // The right password cleared its address's row; the email's keeps the two wrong ones (three counted, its own
+    // taken back).
+    expect(failuresOf(account.email)).toEqual([
+      { address: "", failures: 2, blockedUntil: 0 },
+      { address: "198.51.100.33", failures: 1, blockedUntil: 0 },
+    ]);
   });
 
   test("a sign-up made on A is finished on B with its emailed code; its session works on A; the token is spent on both", async () => {
