@@ -86,8 +86,8 @@ export function automationRoutes(ctx: AppContext) {
     // POST /api/automation/events
     .post(
       "/api/automation/events",
-      ({ user, body: b, set }) => {
-        const res = recordPurchase(ctx, user.id, b);
+      async ({ user, body: b, set }) => {
+        const res = await recordPurchase(ctx, user.id, b);
         set.status = 201;
         return res;
       },

@@ -109,15 +109,27 @@ export const ruleView = (r: Rule) => ({
   createdAt: new Date(r.createdAt).toISOString(),
 });
 
-export function findRule(ctx: AppContext, userId: string, id: string): Rule | null {
+/** The account's rule, read in the caller's turn on the connection (after its `ready`). */
+function ruleNow(ctx: AppContext, userId: string, id: string): Rule | null {
   const row = ctx.db.$client.query(`SELECT * FROM automation_rules WHERE user_id = ? AND id = ?`).get(userId, id) as RuleRow | null;
   return row && toRule(row);
 }
 
-export function getRule(ctx: AppContext, userId: string, id: string): Rule {
-  const rule = findRule(ctx, userId, id);
+/** As ruleNow, a 404 when it is not the account's. */
+function ruleOrNotFound(ctx: AppContext, userId: string, id: string): Rule {
+  const rule = ruleNow(ctx, userId, id);
   if (!rule) throw notFound("Automation rule not found");
   return rule;
+}
+
+export async function findRule(ctx: AppContext, userId: string, id: string): Promise<Rule | null> {
+  await ready(ctx.db);
+  return ruleNow(ctx, userId, id);
+}
+
+export async function getRule(ctx: AppContext, userId: string, id: string): Promise<Rule> {
+  await ready(ctx.db);
+  return ruleOrNotFound(ctx, userId, id);
 }
 
 export async function listRules(ctx: AppContext, userId: string) {
@@ -127,7 +139,8 @@ export async function listRules(ctx: AppContext, userId: string) {
 }
 
 /** The account's active rules of some triggers (the runner's look-up per event). */
-export function activeRules(ctx: AppContext, userId: string | null, triggers: readonly Trigger[]): Rule[] {
+export async function activeRules(ctx: AppContext, userId: string | null, triggers: readonly Trigger[]): Promise<Rule[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT * FROM automation_rules WHERE is_active = 1 AND (?1 IS NULL OR user_id = ?1) AND trigger IN (SELECT value FROM json_each(?2)) ORDER BY created_at, id`,
@@ -197,13 +210,13 @@ export async function createRule(ctx: AppContext, userId: string, input: RuleInp
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(id, userId, c.name, c.trigger, JSON.stringify(c.config), JSON.stringify(c.conditions), c.segmentId, JSON.stringify(c.actions), input.isActive === false ? 0 : 1, ctx.now());
-  return ruleView(getRule(ctx, userId, id));
+  return ruleView(ruleOrNotFound(ctx, userId, id));
 }
 
 /** Replaces the rule's settings; its count and history stay. */
 export async function updateRule(ctx: AppContext, userId: string, id: string, input: RuleInput) {
   await ready(ctx.db);
-  const rule = getRule(ctx, userId, id);
+  const rule = ruleOrNotFound(ctx, userId, id);
   const c = checked(ctx, userId, input);
   ctx.db.$client
     .query(
@@ -211,21 +224,21 @@ export async function updateRule(ctx: AppContext, userId: string, id: string, in
        WHERE user_id = ? AND id = ?`,
     )
     .run(c.name, c.trigger, JSON.stringify(c.config), JSON.stringify(c.conditions), c.segmentId, JSON.stringify(c.actions), (input.isActive ?? rule.isActive) ? 1 : 0, ctx.now(), userId, id);
-  return ruleView(getRule(ctx, userId, id));
+  return ruleView(ruleOrNotFound(ctx, userId, id));
 }
 
 export async function deleteRule(ctx: AppContext, userId: string, id: string) {
   await ready(ctx.db);
-  getRule(ctx, userId, id);
+  ruleOrNotFound(ctx, userId, id);
   ctx.db.$client.query(`DELETE FROM automation_rules WHERE user_id = ? AND id = ?`).run(userId, id);
 }
 
 /** Sets the rule's state, or flips it when the body does not say. */
 export async function toggleRule(ctx: AppContext, userId: string, id: string, isActive?: boolean) {
   await ready(ctx.db);
-  const rule = getRule(ctx, userId, id);
+  const rule = ruleOrNotFound(ctx, userId, id);
   ctx.db.$client.query(`UPDATE automation_rules SET is_active = ?, updated_at = ? WHERE id = ?`).run((isActive ?? !rule.isActive) ? 1 : 0, ctx.now(), id);
-  return ruleView(getRule(ctx, userId, id));
+  return ruleView(ruleOrNotFound(ctx, userId, id));
 }
 
 type RunRow = { id: string; contact_id: string | null; trigger_key: string; event_id: number | null; outcome: string; detail: string; created_at: number };
@@ -233,7 +246,7 @@ type RunRow = { id: string; contact_id: string | null; trigger_key: string; even
 /** The rule's runs, newest first. */
 export async function listRuns(ctx: AppContext, userId: string, id: string, limit: number) {
   await ready(ctx.db);
-  getRule(ctx, userId, id);
+  ruleOrNotFound(ctx, userId, id);
   const rows = ctx.db.$client
     .query(`SELECT * FROM automation_runs WHERE rule_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
     .all(id, limit) as RunRow[];
@@ -252,7 +265,8 @@ export async function listRuns(ctx: AppContext, userId: string, id: string, limi
  * Claims a run of the rule for a trigger: false when that (rule, trigger key) already ran, so nothing fires twice.
  * Call it in the transaction that does the run's actions.
  */
-export function claimRun(ctx: AppContext, rule: Rule, key: string, contactId: string | null, eventId: number | null): string | null {
+export async function claimRun(ctx: AppContext, rule: Rule, key: string, contactId: string | null, eventId: number | null): Promise<string | null> {
+  await ready(ctx.db);
   const id = Bun.randomUUIDv7();
   const res = ctx.db.$client
     .query(
@@ -264,7 +278,8 @@ export function claimRun(ctx: AppContext, rule: Rule, key: string, contactId: st
 }
 
 /** Records how a claimed run ended; a run that did its actions counts on the rule. */
-export function finishRun(ctx: AppContext, runId: string, ruleId: string, outcome: "done" | "skipped" | "failed", detail: string[]) {
+export async function finishRun(ctx: AppContext, runId: string, ruleId: string, outcome: "done" | "skipped" | "failed", detail: string[]) {
+  await ready(ctx.db);
   ctx.db.$client.query(`UPDATE automation_runs SET outcome = ?, detail = ? WHERE id = ?`).run(outcome, JSON.stringify(detail), runId);
   if (outcome === "done") ctx.db.$client.query(`UPDATE automation_rules SET trigger_count = trigger_count + 1 WHERE id = ?`).run(ruleId);
 }

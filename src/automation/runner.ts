@@ -56,10 +56,11 @@ export const READ_BUDGET_MS = 10;
 
 /**
  * Handles one chunk of the events after the cursor (at most READ_CHUNK, stopping after READ_BUDGET_MS) in one
- * transaction with the cursor's advance. Answers how many runs it claimed and whether events may be left.
+ * transaction with the cursor's advance (ctx.withTransaction: its callback awaits the rules' records only, which
+ * answer at once underneath). Answers how many runs it claimed and whether events may be left.
  */
-export function processEventsChunk(ctx: AppContext): { runs: number; more: boolean } {
-  return ctx.db.$client.transaction(() => {
+export async function processEventsChunk(ctx: AppContext): Promise<{ runs: number; more: boolean }> {
+  return ctx.withTransaction(async () => {
     const started = performance.now();
     const head = lastEventId(ctx);
     const events = readEvents(ctx, { afterId: readCursor(ctx, CONSUMER), types: EVENT_TYPES, limit: READ_CHUNK });
@@ -70,7 +71,7 @@ export function processEventsChunk(ctx: AppContext): { runs: number; more: boole
       // Each event in a savepoint: one that cannot be handled (its message deleted meanwhile...) is logged and passed
       // over with nothing of it kept, instead of failing the chunk and holding the cursor, and every rule, behind it.
       try {
-        runs += ctx.db.$client.transaction(() => handleEvent(ctx, e))();
+        runs += await ctx.withTransaction(() => handleEvent(ctx, e));
       } catch (err) {
         ctx.log(`automation: event ${e.id} (${e.type}) passed over: ${(err as Error)?.stack ?? err}`);
       }
@@ -80,14 +81,14 @@ export function processEventsChunk(ctx: AppContext): { runs: number; more: boole
     const more = events.length === READ_CHUNK || last !== (events.at(-1)?.id ?? 0);
     advanceCursor(ctx, CONSUMER, more ? last : head);
     return { runs, more };
-  })();
+  });
 }
 
 /** Handles every event after the cursor, a chunk at a time with a turn of the event loop between. Answers the runs. */
 export async function processEvents(ctx: AppContext): Promise<number> {
   let runs = 0;
   for (;;) {
-    const chunk = processEventsChunk(ctx);
+    const chunk = await processEventsChunk(ctx);
     runs += chunk.runs;
     if (!chunk.more) return runs;
     await nextTurn();
@@ -133,17 +134,17 @@ function matches(ctx: AppContext, rule: Rule, e: AppEvent): boolean {
   }
 }
 
-function handleEvent(ctx: AppContext, e: AppEvent): number {
+async function handleEvent(ctx: AppContext, e: AppEvent): Promise<number> {
   // A CSV import's contact.created names the import, with its counts, not each contact: imports do not trigger
   // 'Contact created' rules (a list of thousands imported must not get thousands of welcome texts unasked).
   if (!e.userId || e.subject.kind === "import") return 0;
-  const rules = activeRules(ctx, e.userId, TRIGGERS_OF[e.type] ?? []).filter((r) => r.createdAt <= e.createdAt);
+  const rules = (await activeRules(ctx, e.userId, TRIGGERS_OF[e.type] ?? [])).filter((r) => r.createdAt <= e.createdAt);
   if (!rules.length) return 0;
   const contact = contactOfEvent(ctx, e);
   let runs = 0;
   for (const rule of rules) {
     if (!matches(ctx, rule, e)) continue;
-    if (runRule(ctx, rule, contact, `event:${e.id}`, e.id)) runs++;
+    if (await runRule(ctx, rule, contact, `event:${e.id}`, e.id)) runs++;
   }
   return runs;
 }
@@ -163,32 +164,34 @@ function whyNot(ctx: AppContext, rule: Rule, contact: ContactRow): string | null
 }
 
 /**
- * One run: claimed (once per rule and key), its conditions checked, its actions done in a savepoint so a failed
- * action leaves none of them half done and the run recorded as failed with the reason. Answers whether it ran.
+ * One run, in one transaction (ctx.withTransaction; inside the event chunk's, a savepoint of it): claimed (once per
+ * rule and key, on the runs' unique key), its conditions checked, its actions done in a savepoint so a failed action
+ * leaves none of them half done and the run recorded as failed with the reason. Answers whether it ran. The actions'
+ * records of folders not converted yet run synchronously inside it; nothing but records is awaited.
  */
-export function runRule(ctx: AppContext, rule: Rule, contact: ContactRow | null, key: string, eventId: number | null): boolean {
-  const db = ctx.db.$client;
-  return db.transaction(() => {
-    const runId = claimRun(ctx, rule, key, contact?.id ?? null, eventId);
+export async function runRule(ctx: AppContext, rule: Rule, contact: ContactRow | null, key: string, eventId: number | null): Promise<boolean> {
+  return ctx.withTransaction(async () => {
+    const runId = await claimRun(ctx, rule, key, contact?.id ?? null, eventId);
     if (!runId) return false;
     if (!contact) {
-      finishRun(ctx, runId, rule.id, "skipped", ["No contact for this trigger"]);
+      await finishRun(ctx, runId, rule.id, "skipped", ["No contact for this trigger"]);
       return true;
     }
     const why = whyNot(ctx, rule, contact);
     if (why) {
-      finishRun(ctx, runId, rule.id, "skipped", [why]);
+      await finishRun(ctx, runId, rule.id, "skipped", [why]);
       return true;
     }
+    let outcome: { status: "done" | "failed"; detail: string[] };
     try {
-      const done = db.transaction(() => doActions(ctx, rule, contact, runId))();
-      finishRun(ctx, runId, rule.id, "done", done);
+      outcome = { status: "done", detail: await ctx.withTransaction(async () => doActions(ctx, rule, contact, runId)) };
     } catch (err) {
       if (!(err instanceof HttpError)) ctx.log(`automation: rule ${rule.id} failed: ${(err as Error)?.stack ?? err}`);
-      finishRun(ctx, runId, rule.id, "failed", [err instanceof Error ? err.message : String(err)]);
+      outcome = { status: "failed", detail: [err instanceof Error ? err.message : String(err)] };
     }
+    await finishRun(ctx, runId, rule.id, outcome.status, outcome.detail);
     return true;
-  })();
+  });
 }
 
 const EMAIL = "automation.email";
@@ -288,14 +291,15 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
 
 /** Runs a manual rule now on the given contacts of its account. Answers how many ran (each once per request). */
 export async function runManual(ctx: AppContext, userId: string, ruleId: string, contactIds: string[]) {
-  await ready(ctx.db);
-  const rule = getRule(ctx, userId, ruleId);
+  const rule = await getRule(ctx, userId, ruleId);
   if (!rule.isActive) throw badRequest("This rule is paused; turn it on to run it");
   const request = Bun.randomUUIDv7();
   let ran = 0;
   for (const id of new Set(contactIds)) {
+    // The contact is read (synchronously, by the contacts record) in a turn with no other caller's transaction open.
+    await ready(ctx.db);
     const contact = findContact(ctx, userId, id);
-    if (contact && runRule(ctx, rule, contact, `manual:${request}:${id}`, null)) ran++;
+    if (contact && (await runRule(ctx, rule, contact, `manual:${request}:${id}`, null))) ran++;
   }
   return { ran };
 }
@@ -331,17 +335,19 @@ function amountInCents(amount: unknown): number {
  * A purchase reported by the account (contact by id or phone): the `purchase` trigger's event, and the contact's
  * purchase record (its total spent, purchases in 90 days, engagement), in one transaction.
  */
-export function recordPurchase(ctx: AppContext, userId: string, input: { contactId?: string; phone?: string; amount?: unknown; data?: unknown }) {
+export async function recordPurchase(ctx: AppContext, userId: string, input: { contactId?: string; phone?: string; amount?: unknown; data?: unknown }) {
   const data = checkPurchaseData(input.data);
   const cents = amountInCents(input.amount);
-  const contact = input.contactId ? findContact(ctx, userId, input.contactId) : input.phone ? findByPhone(ctx, userId, input.phone.trim()) : null;
-  if (!contact) throw badRequest(input.contactId || input.phone ? "Contact not found" : "Give the contact's id or phone");
-  const eventId = ctx.db.$client.transaction(() => {
+  // The contact is read in the transaction that records the purchase (one deleted meanwhile is not found, not written).
+  // The callback awaits nothing: it commits before the answer, as the synchronous transaction did.
+  const eventId = await ctx.withTransaction(async () => {
+    const contact = input.contactId ? findContact(ctx, userId, input.contactId) : input.phone ? findByPhone(ctx, userId, input.phone.trim()) : null;
+    if (!contact) throw badRequest(input.contactId || input.phone ? "Contact not found" : "Give the contact's id or phone");
     addPurchase(ctx, userId, contact.id, cents, ctx.now());
     const payload = input.amount === undefined || input.amount === null ? { data } : { amount: cents / 100, data };
-    return appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload });
-  })();
-  return { eventId, contactId: contact.id };
+    return { id: appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload }), contactId: contact.id };
+  });
+  return { eventId: eventId.id, contactId: eventId.contactId };
 }
 
 /** The contact's zone: its `timezone` custom field when it has one, else the account's. */
@@ -391,7 +397,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
   const now = ctx.now();
   const slice = slices(ctx);
   for (let wait; (wait = slice()); ) await wait;
-  for (const rule of activeRules(ctx, null, ["birthday", "inactive"])) {
+  for (const rule of await activeRules(ctx, null, ["birthday", "inactive"])) {
     for (let wait; (wait = slice()); ) await wait;
     const owner = findUserById(ctx, rule.userId);
     if (!owner) continue;
@@ -404,7 +410,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
         if (!contact || !md) continue;
         const local = new Date(now + zoneOffset(zoneOfContact(contact, owner.timezone), now));
         if (local.getUTCMonth() + 1 !== md[0] || local.getUTCDate() !== md[1] || local.getUTCHours() < (rule.triggerConfig.hour ?? 9)) continue;
-        if (runRule(ctx, rule, contact, `birthday:${contact.id}:${local.getUTCFullYear()}`, null)) runs++;
+        if (await runRule(ctx, rule, contact, `birthday:${contact.id}:${local.getUTCFullYear()}`, null)) runs++;
       }
     } else {
       const cutoff = now - rule.triggerConfig.days! * DAY;
@@ -415,7 +421,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
           if (last > cutoff) continue;
           for (let wait; (wait = slice()); ) await wait;
           const contact = findByPhone(ctx, rule.userId, phone);
-          if (contact && runRule(ctx, rule, contact, `inactive:${contact.id}:${last}`, null)) runs++;
+          if (contact && (await runRule(ctx, rule, contact, `inactive:${contact.id}:${last}`, null))) runs++;
         }
         if (page.length < PAGE) break;
         after = page.at(-1)!.phone;
@@ -435,19 +441,37 @@ const CLOCK = "automation.clock";
 export function startAutomation(ctx: AppContext) {
   let scheduled = false;
   let stopped = false;
+  /** The chunk being handled (one at a time), and whether events were told of meanwhile. */
+  let current: Promise<void> | null = null;
+  let again = false;
+  const schedule = () => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    setImmediate(run);
+  };
   const run = () => {
     scheduled = false;
     if (stopped) return;
-    try {
-      // One chunk per turn of the event loop: a backlog (after downtime, or a burst of imports and webhooks) is
-      // worked off between requests rather than holding them all up.
-      if (processEventsChunk(ctx).more) {
-        scheduled = true;
-        setImmediate(run);
-      }
-    } catch (err) {
-      ctx.log(`automation: ${(err as Error)?.stack ?? err}`);
+    if (current) {
+      again = true;
+      return;
     }
+    current = (async () => {
+      let more = false;
+      try {
+        // One chunk per turn of the event loop: a backlog (after downtime, or a burst of imports and webhooks) is
+        // worked off between requests rather than holding them all up.
+        more = (await processEventsChunk(ctx)).more;
+      } catch (err) {
+        ctx.log(`automation: ${(err as Error)?.stack ?? err}`);
+      } finally {
+        current = null;
+      }
+      if (more || again) {
+        again = false;
+        schedule();
+      }
+    })();
   };
   onEventsCommitted(
     ctx,
@@ -459,16 +483,15 @@ export function startAutomation(ctx: AppContext) {
     },
     "automation",
   );
-  ctx.onStop.unshift(() => {
+  ctx.onStop.unshift(async () => {
     stopped = true;
     onEventsCommitted(ctx, null, "automation");
+    // A chunk under way ends before the connection closes.
+    await current;
   });
   registerJobHandler(ctx, TICK, () => {
-    // The jobs runner's turn holds the loop too: one chunk here, the rest as above.
-    if (processEventsChunk(ctx).more && !scheduled) {
-      scheduled = true;
-      setImmediate(run);
-    }
+    // The chunks run in their own transactions (ctx.withTransaction), after the jobs runner's synchronous pass.
+    schedule();
     return { runAgainAt: ctx.now() + 60_000 };
   }, { transactional: true, maxAttempts: Infinity });
   // Not transactional: each run commits on its own and the triggers yield every few milliseconds. A lease, so a

@@ -344,9 +344,9 @@ export function publicApiRoutes(ctx: AppContext) {
     .post(
       "/events",
       ({ caller, body, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: "/events", body }, set, () => {
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/events", body }, set, async () => {
           const phone = body.phone === undefined ? undefined : recipientPhone(ctx, caller.userId, body.phone);
-          return { status: 201, body: recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, amount: body.amount, data: body.data }) };
+          return { status: 201, body: await recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, amount: body.amount, data: body.data }) };
         }),
       {
         headers: idempotencyHeaders,

@@ -206,20 +206,14 @@ const ALLOWED: Record<string, string> = {
     "stateRulesInForce: the sending engine's outbox store (messages), drips and the delivery preview (campaigns) read it synchronously",
   "segments/segments.ts exports findSegment, which uses the database, not async (not async)":
     "campaigns' audiences, drips and automation read it inside their synchronous transactions",
-  "automation/rules.ts exports activeRules, which uses the database, not async (not async)":
-    "the automation runner reads the rules of each event inside its synchronous transaction (automation/runner.ts)",
-  "automation/rules.ts exports claimRun, which uses the database, not async (not async)":
-    "the runner claims a run in the synchronous transaction that does its actions: exactly once rests on its unique key",
-  "automation/rules.ts exports findRule, which uses the database, not async (not async)": "getRule: runManual's look-up, then runRule (synchronous)",
-  "automation/rules.ts exports finishRun, which uses the database, not async (not async)": "as claimRun: in the run's synchronous transaction",
   "drips/drips.ts exports findDrip, which uses the database, not async (not async)":
-    "a drip step's job (runner.ts runStep, in the jobs runner's synchronous transactional pass), the exit reader's events and the automation runner's synchronous transaction read the drip",
+    "a drip step's job (runner.ts runStep, in the jobs runner's synchronous transactional pass), the exit reader's events and the automation runner's actions (inside its ctx.withTransaction, a drip's records not async yet) read the drip",
   "drips/drips.ts exports enrolContact, which uses the database, not async (not async)":
-    "enrols in its caller's transaction: the automation runner's synchronous one (an enrol action), the exit reader's opt-in and an enrolment's chunk; one active enrolment per contact and drip is the unique key drip_enrolments_active_idx",
+    "enrols in its caller's transaction: the automation runner's (an enrol action, inside its ctx.withTransaction), the exit reader's opt-in and an enrolment's chunk; one active enrolment per contact and drip is the unique key drip_enrolments_active_idx",
   "drips/drips.ts exports exitEnrolment, which uses the database, not async (not async)":
     "ends an enrolment in its caller's transaction: a step's job (the jobs runner's synchronous pass), the exit reader's, the segment check's; once on its conditional update (state = 'active')",
   "drips/drips.ts exports exitContact, which uses the database, not async (not async)":
-    "the automation runner's remove-from-drip action, in its synchronous transaction; once on exitEnrolment's conditional update",
+    "the automation runner's remove-from-drip action, in its ctx.withTransaction (called synchronously inside it); once on exitEnrolment's conditional update",
   "admin/settings.ts exports systemSettings, which uses the database, not async (not async)":
     "the pruning jobs read the event retention through a synchronous callback (events/events.ts scheduleEventPruning, wired in server.ts)",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
@@ -276,7 +270,7 @@ const ALLOWED: Record<string, string> = {
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change, synchronous or awaiting nothing: the outbox's and the engine's, the inbound flow's, contacts', campaigns', conversations', links', automation's",
   "events/events.ts exports readEvents, which uses the database, not async (not async)":
-    "the readers' chunks read, handle and move their cursor in one transaction that awaits nothing (drips' exits, outbound webhooks' feed) or a synchronous one (automation), so no event lands between the read and the cursor; the live hub reads synchronously",
+    "the readers' chunks read, handle and move their cursor in one transaction that awaits nothing (drips' exits, outbound webhooks' feed) or that awaits the rules' records only (automation), so no event lands between the read and the cursor; the live hub reads synchronously",
   "events/events.ts exports readCursor, which uses the database, not async (not async)": "as readEvents: in the readers' chunk transactions",
   "events/events.ts exports advanceCursor, which uses the database, not async (not async)": "as readEvents: moved in the readers' chunk transactions, never back (max)",
   "events/events.ts exports lastEventId, which uses the database, not async (not async)": "as readEvents: the readers' chunks and the live hub's cursor of a new account",
@@ -312,24 +306,24 @@ const ALLOWED: Record<string, string> = {
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs,
- * automation (but for its rules file, ASYNC_FILES); and those others work
+ * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs; and those others work
  * in this session (campaigns, messages, links, contacts), left for last.
+ * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
+ * are ctx.withTransaction; the actions call records of folders not converted yet (contacts, drips, sendText, jobs),
+ * which run synchronously inside them.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In events, the log is appended to and read by its readers' chunks inside their transactions (ALLOWED); pruning is async.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["events", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
+const ASYNC_FOLDERS = new Set(["events", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
 /**
- * Files converted in folders not yet whole: automation's rules (its runner still runs synchronous transactions);
- * auth's sessions, the credentials they made, password resets and changes, email verification and changes, sign-up,
- * passkeys, Google's sign-in, two-factor, the lockout, the rate limits' windows and the administrator's command
- * (sudo mode still runs synchronously).
+ * Files converted in folders not yet whole: auth's sessions, the credentials they made, password resets and changes,
+ * email verification and changes, sign-up, passkeys, Google's sign-in, two-factor, the lockout, the rate limits'
+ * windows and the administrator's command (sudo mode still runs synchronously).
  */
 const ASYNC_FILES = new Set([
-  "automation/rules.ts",
   "auth/sessions.ts",
   "auth/session-credentials.ts",
   "auth/password-reset.ts",

@@ -102,7 +102,7 @@ describe("the event readers", () => {
   test("the automation rules' reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
     advanceCursor(ctx, "automation.rules", 0);
     backlog(2 * RULES_CHUNK + 50);
-    expect(processEventsChunk(ctx)).toEqual({ runs: 0, more: true });
+    expect(await processEventsChunk(ctx)).toEqual({ runs: 0, more: true });
     expect(readCursor(ctx, "automation.rules")).toBeGreaterThan(0);
     expect(readCursor(ctx, "automation.rules")).toBeLessThanOrEqual(RULES_CHUNK);
     const turns = await turnsDuring(() => processRuleEvents(ctx));
