@@ -1202,25 +1202,52 @@ export const messageMedia = sqliteTable(
   (t) => [primaryKey({ columns: [t.messageId, t.position] }), index("message_media_media_idx").on(t.mediaId)],
 );
 
-/** A short link: one per recipient and link of a message, so a click names a contact and a campaign (migration 0058). */
-export const shortLinks = sqliteTable(
-  "short_links",
+/**
+ * A link of a campaign or other message source (a drip, a keyword, an automation rule), once per distinct link and
+ * target: what every recipient's short link of it shares (migration 0074; before, each short link repeated it).
+ */
+export const links = sqliteTable(
+  "links",
   {
-    code: text("code").primaryKey(),
+    id: integer("id").primaryKey({ autoIncrement: true }),
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     campaignId: text("campaign_id").references(() => campaigns.id, { onDelete: "cascade" }),
-    messageId: text("message_id"),
-    contactId: text("contact_id"),
-    phone: text("phone").notNull(),
+    /** Whose messages carry it: `campaign:<id>`, `drip:<id>`, `keyword:<id>`, `automation:<id>`; `message` before 0074. */
+    source: text("source").notNull(),
     /** The link as written in the message. */
     url: text("url").notNull(),
     /** Where the redirect goes: the link with the campaign's UTM parameters. */
     target: text("target").notNull(),
-    expiresAt: integer("expires_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("short_links_campaign_idx").on(t.campaignId), index("short_links_user_idx").on(t.userId), index("short_links_message_idx").on(t.messageId)],
+  (t) => [uniqueIndex("links_source_idx").on(t.userId, t.source, t.url, t.target), index("links_campaign_idx").on(t.campaignId)],
 );
+
+/**
+ * A short link: one per recipient and link of a message, so a click names its message (and through it the contact)
+ * and the link. Its code is its id encoded (src/links/codes.ts) with the installation's key (short_link_keys); a
+ * short link made before migration 0074 keeps its drawn `code`, which only those have.
+ */
+export const shortLinks = sqliteTable(
+  "short_links",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    code: text("code"),
+    linkId: integer("link_id")
+      .notNull()
+      .references(() => links.id, { onDelete: "cascade" }),
+    messageId: text("message_id"),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at"),
+  },
+  (t) => [index("short_links_link_idx").on(t.linkId), uniqueIndex("short_links_code_idx").on(t.code).where(sql`code IS NOT NULL`)],
+);
+
+/** The key short links' codes are encoded with (src/links/codes.ts): one row, made at the first short link. */
+export const shortLinkKeys = sqliteTable("short_link_keys", {
+  id: integer("id").primaryKey(),
+  key: text("key").notNull(),
+});
 
 /** Every hit of a short link, classified (src/links/classify.ts); only verdict 'human' counts (migration 0058). */
 export const linkClicks = sqliteTable(
@@ -1238,11 +1265,13 @@ export const linkClicks = sqliteTable(
     addressClass: text("address_class").notNull(),
     verdict: text("verdict").notNull(),
     reason: text("reason").notNull(),
+    /** The short link clicked (short_links.id, migration 0074); null for a hit of a link no longer kept. */
+    shortLinkId: integer("short_link_id"),
   },
   (t) => [
     index("link_clicks_campaign_idx").on(t.campaignId, t.verdict),
     index("link_clicks_contact_idx").on(t.contactId, t.verdict, t.at),
-    index("link_clicks_code_idx").on(t.code, t.verdict),
+    index("link_clicks_short_link_idx").on(t.shortLinkId, t.verdict),
     index("link_clicks_user_at_idx").on(t.userId, t.at),
   ],
 );

@@ -10,6 +10,7 @@ import { clockOf, ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
 import { rememberClientIp, resolveClientIp } from "./http/client-ip";
 import { isShortLinkPath, redirectShortLink } from "./links/redirect";
+import { moveContactClicks } from "./links/clicks";
 import { limitRequestBody, readsOwnBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
 import { limitNesting } from "./http/body-nesting";
 import { throughMaintenance } from "./http/maintenance";
@@ -92,7 +93,12 @@ export async function openAppContext(config: Config, log: (line: string) => void
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
     detachNumberMessages: (numberId) => detachMessages(ctx, "number", [numberId], "this number"),
-    contactMessages: { move: (userId, fromIds, toId) => moveContactMessages(ctx, userId, fromIds, toId) },
+    contactMessages: {
+      move: (userId, fromIds, toId) => {
+        moveContactMessages(ctx, userId, fromIds, toId);
+        moveContactClicks(ctx, userId, fromIds, toId);
+      },
+    },
     releaseHeldMessages: async (userId) => releaseAccountHeld(ctx, userId) + (await releaseHeldDripSteps(ctx, userId)),
     usageCounts: {
       contacts: (userId) => countContacts(ctx, userId),
@@ -223,7 +229,7 @@ async function serve(
       let response: Response;
       if (isShortLinkPath(path)) {
         // Short links (src/links/redirect.ts): first, so a campaign's clicks pass nothing else on their way.
-        response = redirectShortLink(ctx, request, path, resolveClientIp(request, srv.requestIP(request)?.address ?? "", config.trustedProxies));
+        response = await redirectShortLink(ctx, request, path, resolveClientIp(request, srv.requestIP(request)?.address ?? "", config.trustedProxies));
       } else if (path === "/ws") {
         const refused = live.upgrade(request, srv);
         if (!refused) return undefined;

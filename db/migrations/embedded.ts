@@ -56,6 +56,7 @@ import m52 from "./0070_mms_rollups.sql" with { type: "text" };
 import m53 from "./0071_shared_limits.sql" with { type: "text" };
 import m54 from "./0072_short_links_message_idx.sql" with { type: "text" };
 import m55 from "./0073_messages_ab_variant_idx.sql" with { type: "text" };
+import m56 from "./0074_links.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -115,4 +116,5 @@ export const migrationSql: Record<string, string> = {
   "0071_shared_limits": m53,
   "0072_short_links_message_idx": m54,
   "0073_messages_ab_variant_idx": m55,
+  "0074_links": m56,
 };

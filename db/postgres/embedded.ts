@@ -8,6 +8,7 @@ import m5 from "./migrations/0070_mms_rollups.sql" with { type: "text" };
 import m6 from "./migrations/0071_shared_limits.sql" with { type: "text" };
 import m7 from "./migrations/0072_short_links_message_idx.sql" with { type: "text" };
 import m8 from "./migrations/0073_messages_ab_variant_idx.sql" with { type: "text" };
+import m9 from "./migrations/0074_links.sql" with { type: "text" };
 
 /** PostgreSQL's migrations by the tag of the SQLite migration they match, from the baseline on. */
 export const postgresMigrationSql: Record<string, string> = {
@@ -20,4 +21,5 @@ export const postgresMigrationSql: Record<string, string> = {
   "0071_shared_limits": m6,
   "0072_short_links_message_idx": m7,
   "0073_messages_ab_variant_idx": m8,
+  "0074_links": m9,
 };

@@ -65,7 +65,7 @@ const numbers = (await api(`/api/providers/${provider.body.id}/available-numbers
 await api("/api/phone-numbers", token, { providerId: provider.body.id, phoneNumber: numbers[0].phoneNumber, messagesPerSecond: 0 });
 
 const delivered = db.prepare(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'delivered'`);
-const linksOf = db.prepare(`SELECT count(*) AS n FROM short_links WHERE campaign_id = ?`);
+const linksOf = db.prepare(`SELECT count(*) AS n FROM short_links s JOIN links l ON l.id = s.link_id WHERE l.campaign_id = ?`);
 
 /** One campaign to every contact: messages per second from the send call to the last delivered, and its links. */
 async function run(shortenLinks: boolean, round: number) {

@@ -236,7 +236,7 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
       else {
         const id = Bun.randomUUIDv7();
         const content = domain
-          ? shortenText(ctx, domain, text, { userId, campaignId: null, messageId: id, contactId: contact.id, phone: contact.phone, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
+          ? shortenText(ctx, domain, text, { userId, campaignId: null, source: `automation:${rule.id}`, messageId: id, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
           : text;
         sendText(ctx, { id, userId, phone: contact.phone, contactId: contact.id, content, kind: "single", from: { chosen: sender }, dueAt: ctx.now() });
         done.push(`Message queued: ${content}`);

@@ -9,7 +9,7 @@ import { businessNameOf, type User } from "../users/queries";
 import { compile, type MergeValues } from "../personalisation/render";
 import type { AudienceContact } from "../contacts/audience";
 import { audienceContacts } from "./audiences";
-import { dropLinksOfMessages, expiryAt, linkDomainOf, shortenText } from "../links/links";
+import { dropShortLinks, expiryAt, linkDomainOf, shortener } from "../links/links";
 import { withShortLinkLengths } from "../links/text";
 import { heldMediaIds } from "../media/media";
 
@@ -163,19 +163,26 @@ export function writeOutbox(
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
-  // Links become short links here, one per recipient and link, in the transaction that writes the messages (issue 32).
+  // Links become short links here, one per recipient and link, in the transaction that writes the messages (issue 32):
+  // the campaign's link rows found or made once for the chunk, then one slim row per recipient and link.
   const domain = linkDomainOf(ctx, user);
   const utm = { source: campaign.utmSource, medium: campaign.utmMedium, campaign: campaign.utmCampaign };
   const linksExpire = expiryAt(ctx.now(), campaign.linkExpiryDays);
-  const shorten = (id: string, r: Recipient, text: string) =>
-    campaign.shortenLinks
-      ? shortenText(ctx, domain, text, { userId: user.id, campaignId: campaign.id, messageId: id, contactId: r.contactId, phone: r.phone, utm, expiresAt: linksExpire })
-      : text;
   const mediaIds = heldMediaIds(ctx, campaignMedia(campaign.id));
   return ctx.db.$client.transaction(() => {
+    const shorten = campaign.shortenLinks
+      ? shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire })
+      : null;
+    const made = new Map<string, number[]>();
     const items = recipients.map((r) => {
       const id = Bun.randomUUIDv7();
-      const content = shorten(id, r, personalize(fill, r, business, campaign.appendOptOut));
+      const text = personalize(fill, r, business, campaign.appendOptOut);
+      let content = text;
+      if (shorten) {
+        const ids: number[] = [];
+        content = shorten(text, id, ids);
+        if (ids.length) made.set(id, ids);
+      }
       return {
         id,
         userId: user.id,
@@ -195,9 +202,9 @@ export function writeOutbox(
     });
     const written = enqueue(ctx, items);
     // A recipient already written (a repeated chunk) got no new message: its new short links go.
-    if (campaign.shortenLinks && written.length < items.length) {
+    if (made.size && written.length < items.length) {
       const kept = new Set(written);
-      dropLinksOfMessages(ctx, items.filter((m) => !kept.has(m.id)).map((m) => m.id));
+      dropShortLinks(ctx, items.flatMap((m) => (kept.has(m.id) ? [] : (made.get(m.id) ?? []))));
     }
     return written.length;
   })();

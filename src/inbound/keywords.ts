@@ -8,7 +8,7 @@ import { hasRoomForContact, hasRoomForMessages } from "../licenses/limits";
 import { segmentCount } from "../messages/segments";
 import { render } from "../personalisation/render";
 import { sendText } from "../outbound/send-text";
-import { DEFAULT_EXPIRY_DAYS, expiryAt, giveLinksToContact, linkDomainOf, shortenText } from "../links/links";
+import { DEFAULT_EXPIRY_DAYS, expiryAt, linkDomainOf, shortenText } from "../links/links";
 import { withShortLinkLengths } from "../links/text";
 import { findUserById } from "../users/queries";
 import type { Sender } from "./receive";
@@ -119,9 +119,9 @@ function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: Keyword
   // so {firstName|there} says "there").
   const welcome = linksOf(ctx, m, k, personalised(ctx, m, k.autoReply));
   if (!hasRoomForMessages(ctx, m.userId, welcome.segments)) return { outcome: "limit", keywordId: k.id, reply: null };
-  const { text, messageId, codes } = welcome.send();
+  const { text, messageId } = welcome.send();
+  // A new contact's short links count for them: a click's contact is its message's, written below for this contact.
   const contact = optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
-  if (!m.sender.contact) giveLinksToContact(ctx, codes, contact.id);
   m.sender.contact = contact;
   if (k.tags.length) bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
   markConfirmed(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
@@ -155,7 +155,7 @@ function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to
  * A keyword's reply as it goes out (issue 32 item 1): its links as short links of the account's link domain, one per
  * link for this message and sender (no UTM parameters; they expire after the default days), unless the keyword's
  * switch is off. `segments` counts it at that length before anything is written, for the plan's check; `send`
- * makes the links and answers the text with the message's id they belong to and their codes.
+ * makes the links and answers the text with the message's id they belong to.
  */
 function linksOf(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, k: KeywordRow, text: string) {
   const user = k.shortenLinks ? findUserById(ctx, m.userId) : undefined;
@@ -164,10 +164,9 @@ function linksOf(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "send
     segments: segmentCount(domain ? withShortLinkLengths(text, domain) : text),
     send: () => {
       const messageId = Bun.randomUUIDv7();
-      const owner = { userId: m.userId, campaignId: null, messageId, contactId: m.sender.contact?.id ?? null, phone: m.from, utm: null };
-      const codes: string[] = [];
-      const sent = domain ? shortenText(ctx, domain, text, { ...owner, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) }, codes) : text;
-      return { text: sent, messageId, codes };
+      const source = { userId: m.userId, campaignId: null, source: `keyword:${k.id}`, messageId, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) };
+      const sent = domain ? shortenText(ctx, domain, text, source) : text;
+      return { text: sent, messageId };
     },
   };
 }

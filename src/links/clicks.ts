@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
-import { deliveredTimes } from "../messages/messages";
+import { clickedMessages } from "../messages/messages";
 import { classify, SCANNER_WINDOW_MS, type Verdict } from "./classify";
 import type { ShortLink } from "./links";
 
@@ -64,8 +64,9 @@ export function flushClicks(ctx: AppContext, all = false): number {
   const db = ctx.db.$client;
   if (!all) {
     const now = ctx.now();
-    const known = deliveredTimes(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id && now - h.at < SCANNER_WINDOW_MS ? [h.link.message_id] : [])))]);
-    const wait = hits.filter((h) => h.link.message_id && now - h.at < SCANNER_WINDOW_MS && !known.has(h.link.message_id));
+    const recent = (h: PendingHit) => h.link.message_id && now - h.at < SCANNER_WINDOW_MS;
+    const known = clickedMessages(ctx, [...new Set(hits.flatMap((h) => (recent(h) ? [h.link.message_id!] : [])))]);
+    const wait = hits.filter((h) => recent(h) && known.get(h.link.message_id!)?.deliveredAt == null);
     if (wait.length) {
       const waiting = new Set(wait);
       hits = hits.filter((h) => !waiting.has(h));
@@ -76,32 +77,35 @@ export function flushClicks(ctx: AppContext, all = false): number {
     if (!hits.length) return 0;
   }
   const insert = db.prepare(
-    `INSERT INTO link_clicks (code, user_id, campaign_id, contact_id, url, at, method, user_agent, address_class, verdict, reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO link_clicks (code, short_link_id, user_id, campaign_id, contact_id, url, at, method, user_agent, address_class, verdict, reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
-  const counted = db.prepare(`SELECT 1 FROM link_clicks WHERE code = ? AND verdict = 'human' LIMIT 1`);
+  const counted = db.prepare(`SELECT 1 FROM link_clicks WHERE short_link_id = ? AND verdict = 'human' LIMIT 1`);
   db.transaction(() => {
-    const delivered = deliveredTimes(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id ? [h.link.message_id] : [])))]);
+    // The message's delivery report and its contact now (a merge of contacts moves the message to the one kept).
+    const messages = clickedMessages(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id ? [h.link.message_id] : [])))]);
     for (const h of hits) {
       const l = h.link;
+      const m = l.message_id ? messages.get(l.message_id) : undefined;
+      const contactId = m?.contactId ?? null;
       const { verdict, reason } = classify({
         method: h.method,
         userAgent: h.userAgent,
         purpose: h.purpose,
         addressClass: h.addressClass,
         at: h.at,
-        deliveredAt: l.message_id ? (delivered.get(l.message_id) ?? null) : null,
-        counted: !!counted.get(l.code),
+        deliveredAt: m?.deliveredAt ?? null,
+        counted: !!counted.get(l.id),
       });
-      const row = insert.get(l.code, l.user_id, l.campaign_id, l.contact_id, l.url, h.at, h.method, h.userAgent.slice(0, 500) || null, h.addressClass, verdict, reason) as {
+      const row = insert.get(l.code, l.id, l.user_id, l.campaign_id, contactId, l.url, h.at, h.method, h.userAgent.slice(0, 500) || null, h.addressClass, verdict, reason) as {
         id: number;
       };
       if (verdict !== "human") continue;
       appendEvent(ctx, {
         userId: l.user_id,
         type: "link.clicked",
-        subject: l.contact_id ? { kind: "contact", id: l.contact_id } : { kind: "message", id: l.message_id ?? l.code },
-        payload: { clickId: row.id, code: l.code, url: l.url, campaignId: l.campaign_id, contactId: l.contact_id, messageId: l.message_id, clickedAt: new Date(h.at).toISOString() },
+        subject: contactId ? { kind: "contact", id: contactId } : { kind: "message", id: l.message_id ?? l.code },
+        payload: { clickId: row.id, code: l.code, url: l.url, campaignId: l.campaign_id, contactId, messageId: l.message_id, clickedAt: new Date(h.at).toISOString() },
       });
     }
   })();
@@ -118,7 +122,7 @@ export function humanClicksByCampaign(ctx: AppContext, campaignIds: string[]): M
   const rows = ctx.db.$client
     .query(
       `SELECT c.campaign_id AS id, count(*) AS clicks, count(DISTINCT l.message_id) AS clickers
-       FROM link_clicks c JOIN short_links l ON l.code = c.code
+       FROM link_clicks c JOIN short_links l ON l.id = c.short_link_id
        WHERE c.campaign_id IN (SELECT value FROM json_each(?)) AND c.verdict = 'human' GROUP BY c.campaign_id`,
     )
     .all(JSON.stringify(campaignIds)) as { id: string; clicks: number; clickers: number }[];
@@ -147,7 +151,7 @@ export function campaignClicks(ctx: AppContext, userId: string, campaignId: stri
       .query(
         `SELECT l.url AS url, count(*) AS sentTo,
            (SELECT count(*) FROM link_clicks c WHERE c.campaign_id = ?1 AND c.url = l.url AND c.verdict = 'human') AS humanClicks
-         FROM short_links l WHERE l.campaign_id = ?1 AND l.user_id = ?2 GROUP BY l.url ORDER BY min(l.rowid)`,
+         FROM links l JOIN short_links s ON s.link_id = l.id WHERE l.campaign_id = ?1 AND l.user_id = ?2 GROUP BY l.url ORDER BY min(l.id)`,
       )
       .all(campaignId, userId) as { url: string; sentTo: number; humanClicks: number }[]
   ).map((l) => ({ ...l, clickRate: rate(l.humanClicks, Math.min(l.sentTo, reached) || l.sentTo) }));
@@ -171,9 +175,9 @@ export function accountClicks(ctx: AppContext, userId: string, start: number, en
     .get(userId, start, end) as { humanClicks: number };
   const m = db
     .query(
-      `SELECT count(DISTINCT l.message_id) AS linked,
-         count(DISTINCT CASE WHEN EXISTS (SELECT 1 FROM link_clicks c WHERE c.code = l.code AND c.verdict = 'human') THEN l.message_id END) AS clicked
-       FROM short_links l WHERE l.user_id = ? AND l.created_at >= ? AND l.created_at < ?`,
+      `SELECT count(DISTINCT s.message_id) AS linked,
+         count(DISTINCT CASE WHEN EXISTS (SELECT 1 FROM link_clicks c WHERE c.short_link_id = s.id AND c.verdict = 'human') THEN s.message_id END) AS clicked
+       FROM links l JOIN short_links s ON s.link_id = l.id WHERE l.user_id = ? AND s.created_at >= ? AND s.created_at < ?`,
     )
     .get(userId, start, end) as { linked: number; clicked: number };
   return { humanClicks: c.humanClicks, textsWithLinks: m.linked, textsClicked: m.clicked, clickRate: rate(m.clicked, m.linked) };
@@ -183,9 +187,17 @@ export function accountClicks(ctx: AppContext, userId: string, start: number, en
 export function clicksByMessage(ctx: AppContext, campaignId: string): Map<string, { clicks: number; firstAt: number }> {
   const rows = ctx.db.$client
     .query(
-      `SELECT l.message_id AS id, count(*) AS clicks, min(c.at) AS firstAt FROM link_clicks c JOIN short_links l ON l.code = c.code
+      `SELECT l.message_id AS id, count(*) AS clicks, min(c.at) AS firstAt FROM link_clicks c JOIN short_links l ON l.id = c.short_link_id
        WHERE c.campaign_id = ? AND c.verdict = 'human' GROUP BY l.message_id`,
     )
     .all(campaignId) as { id: string; clicks: number; firstAt: number }[];
   return new Map(rows.map((r) => [r.id, { clicks: r.clicks, firstAt: r.firstAt }]));
+}
+
+/** A contact merge's clicks (through ctx.contactMessages, with its messages): those of the merged contacts become the primary's. */
+export function moveContactClicks(ctx: AppContext, userId: string, fromIds: string[], toId: string) {
+  if (!fromIds.length) return;
+  ctx.db.$client
+    .query(`UPDATE link_clicks SET contact_id = ? WHERE contact_id IN (SELECT value FROM json_each(?)) AND user_id = ?`)
+    .run(toId, JSON.stringify(fromIds), userId);
 }

@@ -1,10 +1,14 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
-import { CODE_ALPHABET, CODE_LENGTH, replaceLinks, shortUrl } from "./text";
+import { ready } from "../../db/transaction";
+import { codeKey, codeOf, idOf, newCodeKey, type CodeKey } from "./codes";
+import { replaceLinks, shortUrl } from "./text";
 
 /**
  * Short links (issue 32 item 1): one per recipient and link of a message, made when the outbox renders the text,
- * so a click names its contact, message and campaign. The redirect (src/links/redirect.ts) reads one row by its
+ * so a click names its message (and so its contact) and campaign. A campaign's or other source's distinct links
+ * are rows of `links`; each recipient's short link a slim row of `short_links` (migration 0074) whose code is its
+ * id encoded (src/links/codes.ts). The redirect (src/links/redirect.ts) decodes the code and reads one row by its
  * primary key.
  */
 
@@ -39,97 +43,174 @@ export function withUtm(url: string, utm: Utm | null): string {
 /** Where a link written without a scheme (www.example.com) goes. */
 const absolute = (url: string) => (/^https?:\/\//i.test(url) ? url : `https://${url}`);
 
-function drawCode(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(CODE_LENGTH * 2));
-  let code = "";
-  for (const b of bytes) {
-    // 248 = 4 * 62: higher bytes are dropped so every character is equally likely.
-    if (b < 248) code += CODE_ALPHABET[b % 62];
-    if (code.length === CODE_LENGTH) return code;
+type Statements = {
+  readKey: Statement;
+  makeKey: Statement;
+  anyDrawn: Statement;
+  insertLink: Statement;
+  findLink: Statement;
+  insertShort: Statement;
+  drawnTaken: Statement;
+  deleteShort: Statement;
+};
+const statements = new WeakMap<Database, Statements>();
+
+/** The writer's statements, prepared once per connection. */
+function statementsOf(db: Database): Statements {
+  let st = statements.get(db);
+  if (!st) {
+    st = {
+      readKey: db.prepare(`SELECT key FROM short_link_keys WHERE id = 1`),
+      makeKey: db.prepare(`INSERT INTO short_link_keys (id, key) VALUES (1, ?) ON CONFLICT DO NOTHING`),
+      anyDrawn: db.prepare(`SELECT 1 AS found FROM short_links WHERE code IS NOT NULL LIMIT 1`),
+      insertLink: db.prepare(`INSERT INTO links (user_id, campaign_id, source, url, target, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+      findLink: db.prepare(`SELECT id FROM links WHERE user_id = ? AND source = ? AND url = ? AND target = ?`),
+      insertShort: db.prepare(`INSERT INTO short_links (link_id, message_id, created_at, expires_at) VALUES (?, ?, ?, ?)`),
+      drawnTaken: db.prepare(`SELECT 1 AS found FROM short_links WHERE code = ?`),
+      deleteShort: db.prepare(`DELETE FROM short_links WHERE id = ?`),
+    };
+    statements.set(db, st);
   }
-  return code + drawCode().slice(code.length);
+  return st;
 }
 
-const inserts = new WeakMap<Database, Statement>();
+const parsedKeys = new Map<string, CodeKey>();
+const parsed = (hex: string) => {
+  let k = parsedKeys.get(hex);
+  if (!k) parsedKeys.set(hex, (k = codeKey(hex)));
+  return k;
+};
 
-export type LinkOwner = {
+/**
+ * The installation's code key, made with its first short link, in the caller's transaction: read afresh by every
+ * writer (once per chunk), never kept from a transaction that might still roll back.
+ */
+function writerKey(st: Statements): CodeKey {
+  let row = st.readKey.get() as { key: string } | null;
+  if (!row) {
+    st.makeKey.run(newCodeKey());
+    row = st.readKey.get() as { key: string };
+  }
+  return parsed(row.key);
+}
+
+/** Where a campaign's or another message source's short links come from, and where they go. */
+export type LinkSource = {
   userId: string;
   campaignId: string | null;
-  messageId: string;
-  contactId: string | null;
-  phone: string;
+  /** Whose messages carry the links: `campaign:<id>`, `drip:<id>`, `keyword:<id>`, `automation:<id>`. */
+  source: string;
   utm: Utm | null;
   expiresAt: number | null;
 };
 
-/**
- * The text with each of its links replaced by a new short link of this message, the rows written on the context's
- * connection (call it in the transaction that writes the message). A drawn code already taken is drawn again.
- * `made` collects the codes written.
- */
-export function shortenText(ctx: AppContext, domain: string, text: string, owner: LinkOwner, made?: string[]): string {
-  const db = ctx.db.$client;
-  let insert = inserts.get(db);
-  if (!insert) {
-    insert = db.prepare(
-      `INSERT INTO short_links (code, user_id, campaign_id, message_id, contact_id, phone, url, target, expires_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    );
-    inserts.set(db, insert);
-  }
-  const now = ctx.now();
-  return replaceLinks(text, domain, (url) => {
-    const target = withUtm(absolute(url), owner.utm);
-    for (;;) {
-      const code = drawCode();
-      const res = insert!.run(code, owner.userId, owner.campaignId, owner.messageId, owner.contactId, owner.phone, url, target, owner.expiresAt, now);
-      if (res.changes) {
-        made?.push(code);
-        return shortUrl(domain, code);
-      }
-    }
-  });
-}
+/** Rewrites one message's text with short links of its own (see shortener). */
+export type Shorten = (text: string, messageId: string, made?: number[]) => string;
 
 /**
- * Short links made before their recipient was a contact (a keyword's welcome to a new number), by the codes
- * shortenText made, given the contact they were sent to, so a click counts for them in segments and automation.
- * By code, the table's key.
+ * A shortener for the messages of one source written in the transaction open on the context's connection (a
+ * campaign's chunk, a drip step's text): each of its texts answered with every link replaced by a new short link of
+ * that message. The source's link rows (links) are found or made once per distinct link and kept for the
+ * shortener's life; each recipient's short link is one row appended to short_links, its code its id encoded
+ * (src/links/codes.ts). `made` collects the ids written, for dropShortLinks.
  */
-export function giveLinksToContact(ctx: AppContext, codes: string[], contactId: string) {
-  if (!codes.length) return;
-  ctx.db.$client.query(`UPDATE short_links SET contact_id = ? WHERE code IN (SELECT value FROM json_each(?))`).run(contactId, JSON.stringify(codes));
+export function shortener(ctx: AppContext, domain: string, src: LinkSource): Shorten {
+  const st = statementsOf(ctx.db.$client);
+  const key = writerKey(st);
+  // Codes drawn before migration 0074 are kept; an id whose code is one of them is skipped (a chance of about one in
+  // a million per drawn code), so a code always names one link.
+  const drawn = !!st.anyDrawn.get();
+  const now = ctx.now();
+  const linkIds = new Map<string, number>();
+  const linkOf = (url: string) => {
+    let id = linkIds.get(url);
+    if (id === undefined) {
+      const target = withUtm(absolute(url), src.utm);
+      st.insertLink.run(src.userId, src.campaignId, src.source, url, target, now);
+      id = (st.findLink.get(src.userId, src.source, url, target) as { id: number }).id;
+      linkIds.set(url, id);
+    }
+    return id;
+  };
+  return (text, messageId, made) =>
+    replaceLinks(text, domain, (url) => {
+      const linkId = linkOf(url);
+      for (;;) {
+        const id = Number(st.insertShort.run(linkId, messageId, now, src.expiresAt).lastInsertRowid);
+        const code = codeOf(key, id);
+        if (drawn && st.drawnTaken.get(code)) {
+          // AUTOINCREMENT: the id is not given again.
+          st.deleteShort.run(id);
+          continue;
+        }
+        made?.push(id);
+        return shortUrl(domain, code);
+      }
+    });
+}
+
+/** One message's text with its links shortened (a drip step, a keyword's reply, an automation's text). */
+export function shortenText(ctx: AppContext, domain: string, text: string, src: LinkSource & { messageId: string }): string {
+  return shortener(ctx, domain, src)(text, src.messageId);
 }
 
 /** When links made now with this many days' life expire. */
 export const expiryAt = (now: number, days: number) => now + days * DAY;
 
-/** Removes the short links of messages that were not written after all (a repeat the outbox skipped), by message_id's index. */
-export function dropLinksOfMessages(ctx: AppContext, messageIds: string[]) {
-  if (!messageIds.length) return;
-  ctx.db.$client.query(`DELETE FROM short_links WHERE message_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(messageIds));
+/** Removes short links of messages that were not written after all (a repeat the outbox skipped), by their ids. */
+export function dropShortLinks(ctx: AppContext, ids: number[]) {
+  if (!ids.length) return;
+  ctx.db.$client.query(`DELETE FROM short_links WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
 }
 
 export type ShortLink = {
+  /** short_links.id */
+  id: number;
   code: string;
   user_id: string;
   campaign_id: string | null;
   message_id: string | null;
-  contact_id: string | null;
   url: string;
   target: string;
   expires_at: number | null;
 };
 
-const lookups = new WeakMap<Database, Statement>();
+const COLUMNS = `s.id, l.user_id, l.campaign_id, s.message_id, l.url, l.target, s.expires_at`;
+type Reader = { key: CodeKey | null; byId: Statement; byCode: Statement; readKey: Statement };
+const readers = new WeakMap<Database, Reader>();
 
-/** One short link by its code: one primary-key lookup on a statement prepared once per connection. */
-export function findShortLink(ctx: AppContext, code: string): ShortLink | null {
+/**
+ * One short link by its code: its id decoded and one primary-key lookup (joined to its link's row), or a code drawn
+ * before migration 0074 by its index. Awaits any transaction open on the connection first, so the key it keeps
+ * is one that committed.
+ */
+export async function findShortLink(ctx: AppContext, code: string): Promise<ShortLink | null> {
+  await ready(ctx.db);
   const db = ctx.db.$client;
-  let q = lookups.get(db);
-  if (!q) {
-    q = db.prepare(`SELECT code, user_id, campaign_id, message_id, contact_id, url, target, expires_at FROM short_links WHERE code = ?`);
-    lookups.set(db, q);
+  let r = readers.get(db);
+  if (!r) {
+    r = {
+      key: null,
+      byId: db.prepare(`SELECT ${COLUMNS} FROM short_links s JOIN links l ON l.id = s.link_id WHERE s.id = ? AND s.code IS NULL`),
+      byCode: db.prepare(`SELECT ${COLUMNS} FROM short_links s JOIN links l ON l.id = s.link_id WHERE s.code = ?`),
+      readKey: db.prepare(`SELECT key FROM short_link_keys WHERE id = 1`),
+    };
+    readers.set(db, r);
   }
-  return (q.get(code) as ShortLink | null) ?? null;
+  if (!r.key) {
+    const row = r.readKey.get() as { key: string } | null;
+    if (row) r.key = parsed(row.key);
+  }
+  const id = r.key ? idOf(r.key, code) : null;
+  const row = ((id !== null ? r.byId.get(id) : null) ?? r.byCode.get(code)) as Omit<ShortLink, "code"> | null;
+  return row ? { ...row, code } : null;
+}
+
+/** The codes of these short links (those made since migration 0074 by their id, those before as drawn). */
+export async function codesOf(ctx: AppContext, ids: number[]): Promise<Map<number, string>> {
+  await ready(ctx.db);
+  const db = ctx.db.$client;
+  const key = db.query(`SELECT key FROM short_link_keys WHERE id = 1`).get() as { key: string } | null;
+  const rows = db.query(`SELECT id, code FROM short_links WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as { id: number; code: string | null }[];
+  return new Map(rows.map((r) => [r.id, r.code ?? codeOf(parsed(key!.key), r.id)]));
 }

@@ -5,7 +5,7 @@ import { findShortLink } from "./links";
 import { CODE_ALPHABET, CODE_LENGTH, LINK_PATH } from "./text";
 
 /**
- * GET or HEAD /l/<code>: a 302 to the link with its UTM parameters, after one primary-key lookup; the hit is kept in
+ * GET or HEAD /l/<code>: a 302 to the link with its UTM parameters, after one primary-key lookup (its code decoded); the hit is kept in
  * memory for the next flush (src/links/clicks.ts), so nothing on this path waits for a write. An expired link
  * answers 410 with a page saying so; an unknown code 404.
  */
@@ -21,10 +21,10 @@ const page = (status: number, title: string, text: string) =>
 
 export const isShortLinkPath = (path: string) => path.startsWith(LINK_PATH);
 
-export function redirectShortLink(ctx: AppContext, request: Request, path: string, address: string | null): Response {
+export async function redirectShortLink(ctx: AppContext, request: Request, path: string, address: string | null): Promise<Response> {
   const code = path.slice(LINK_PATH.length);
   if (request.method !== "GET" && request.method !== "HEAD") return new Response("Method not allowed", { status: 405, headers: { allow: "GET, HEAD" } });
-  const link = CODE_RE.test(code) ? findShortLink(ctx, code) : null;
+  const link = CODE_RE.test(code) ? await findShortLink(ctx, code) : null;
   if (!link) return page(404, "Link not found", "This link does not exist. Check that it was copied whole.");
   const now = ctx.now();
   const h = request.headers;

@@ -324,11 +324,14 @@ export function moveContactMessages(ctx: AppContext, userId: string, fromIds: st
   ctx.db.update(messages).set({ contactId: toId }).where(and(eq(messages.userId, userId), inArray(messages.contactId, fromIds))).run();
 }
 
-/** When each of these messages was reported delivered, for those that were (the click classifier's scanner window). */
-export function deliveredTimes(ctx: AppContext, ids: string[]): Map<string, number> {
+/**
+ * What the click classifier needs of the messages that carried clicked short links (src/links/clicks.ts): when each
+ * was reported delivered (the scanner window), if it was, and its contact now (after a merge, the one kept).
+ */
+export function clickedMessages(ctx: AppContext, ids: string[]): Map<string, { deliveredAt: number | null; contactId: string | null }> {
   if (!ids.length) return new Map();
   const rows = ctx.db.$client
-    .query(`SELECT id, delivered_at AS at FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND delivered_at IS NOT NULL`)
-    .all(JSON.stringify(ids)) as { id: string; at: number }[];
-  return new Map(rows.map((r) => [r.id, r.at]));
+    .query(`SELECT id, delivered_at AS deliveredAt, contact_id AS contactId FROM messages WHERE id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as { id: string; deliveredAt: number | null; contactId: string | null }[];
+  return new Map(rows.map((r) => [r.id, { deliveredAt: r.deliveredAt, contactId: r.contactId }]));
 }

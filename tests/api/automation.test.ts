@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processEvents, runClockTriggers } from "../../src/automation/runner";
+import { codesOf } from "../../src/links/links";
 import { loadConfig } from "../../src/config";
 import { onEventsCommitted } from "../../src/events/events";
 import { recordInbound } from "../../src/inbound/receive";
@@ -372,8 +373,12 @@ describe("conditions and actions", () => {
     expect(m).not.toBeNull();
     expect([run!.outcome, run!.detail]).toEqual(["done", [`Message queued: ${sent!.content}`]]);
     const [message] = sql<{ id: string }>(`SELECT id FROM messages WHERE user_id = ? AND phone = ? AND direction = 'outbound'`, acc.user.id, "+14155550711");
-    expect(sql(`SELECT user_id, campaign_id, message_id, contact_id, phone, url, target FROM short_links WHERE code = ?`, m![1])).toEqual([
-      { user_id: acc.user.id, campaign_id: null, message_id: message!.id, contact_id: ann.id, phone: "+14155550711", url: "https://shop.example.com/spring?ref=rule", target: "https://shop.example.com/spring?ref=rule" },
+    // The rule's link (a row of links, its source the rule) and this message's short link of it, whose code is the one sent.
+    const made = sql<{ id: number }>(`SELECT s.id FROM short_links s JOIN links l ON l.id = s.link_id WHERE l.user_id = ?`, acc.user.id);
+    expect(made).toHaveLength(1);
+    expect((await codesOf(t.ctx, [made[0]!.id])).get(made[0]!.id)).toBe(m![1]);
+    expect(sql(`SELECT l.user_id, l.campaign_id, l.source, s.message_id, m.contact_id, m.phone, l.url, l.target FROM short_links s JOIN links l ON l.id = s.link_id JOIN messages m ON m.id = s.message_id WHERE s.id = ?`, made[0]!.id)).toEqual([
+      { user_id: acc.user.id, campaign_id: null, source: `automation:${short.id}`, message_id: message!.id, contact_id: ann.id, phone: "+14155550711", url: "https://shop.example.com/spring?ref=rule", target: "https://shop.example.com/spring?ref=rule" },
     ]);
     const hit = await fetch(`${t.url}/l/${m![1]}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });
     expect([hit.status, hit.headers.get("location")]).toEqual([302, "https://shop.example.com/spring?ref=rule"]);
@@ -382,7 +387,7 @@ describe("conditions and actions", () => {
     expect((await post(acc, `/api/automation-rules/${written.id}/run`, { contactIds: [lee.id] })).body).toEqual({ ran: 1 });
     await runsReach(acc, written.id, 1);
     expect(outbound(acc, "+14155550712")).toEqual([{ content: "Autumn deals: https://shop.example.com/autumn", kind: "single" }]);
-    expect(sql(`SELECT count(*) AS n FROM short_links WHERE user_id = ?`, acc.user.id)).toEqual([{ n: 1 }]);
+    expect(sql(`SELECT count(*) AS n FROM short_links s JOIN links l ON l.id = s.link_id WHERE l.user_id = ?`, acc.user.id)).toEqual([{ n: 1 }]);
   });
 
   test("a message to a contact without a sender fails the run with the reason and undoes its other actions", async () => {

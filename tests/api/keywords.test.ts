@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { plans } from "../../db/schema";
 import { grantLicense } from "../../src/licenses/licenses";
 import { recordInbound } from "../../src/inbound/receive";
+import { codesOf } from "../../src/links/links";
 import { findProviderById } from "../../src/providers/accounts";
 import { brevoSmsEvent, brevoWebhook, startBrevoFake, type BrevoFake } from "../support/fakes/brevo";
 import { clickSendInbound, clickSendWebhook, startClickSendFake, type ClickSendFake } from "../support/fakes/clicksend";
@@ -419,15 +420,16 @@ describe("links in keyword replies (issue 32 item 1)", () => {
     expect(replies[1]).toMatch(new RegExp(`^You're in! Deals: ${domain}/l/[0-9A-Za-z]{7}$`));
     // The consent log keeps the welcome exactly as sent, short link and all.
     expect(keywordConsents(acc)).toEqual([{ phone: SUBSCRIBER, text: replies[0]!, keyword: "SPRING" }]);
-    // Each link belongs to its message and to the contact the welcome created, so a click counts for them.
+    // Each link belongs to its message, which is the contact's the welcome created, so a click counts for them.
     const contact = contactsOf(acc).find((c) => c.phone === SUBSCRIBER)!;
-    const links = sql<{ code: string; contact_id: string; campaign_id: string | null; url: string; target: string; content: string }>(
-      `SELECT l.code, l.contact_id, l.campaign_id, l.url, l.target, m.content FROM short_links l JOIN messages m ON m.id = l.message_id WHERE l.user_id = ? ORDER BY l.created_at, m.created_at`,
+    const links = sql<{ id: number; contact_id: string; campaign_id: string | null; source: string; url: string; target: string; content: string }>(
+      `SELECT s.id, m.contact_id, l.campaign_id, l.source, l.url, l.target, m.content FROM short_links s JOIN links l ON l.id = s.link_id JOIN messages m ON m.id = s.message_id WHERE l.user_id = ? ORDER BY s.id`,
       acc.user.id,
     );
-    expect(links.map((l) => [l.contact_id, l.campaign_id, l.url, l.target, l.content.includes(`/l/${l.code}`)])).toEqual([
-      [contact.id, null, "https://shop.example.com/spring?ref=kw", "https://shop.example.com/spring?ref=kw", true],
-      [contact.id, null, "https://shop.example.com/spring", "https://shop.example.com/spring", true],
+    const codes = await codesOf(t.ctx, links.map((l) => l.id));
+    expect(links.map((l) => [l.contact_id, l.campaign_id, l.source.replace(/:.*/, ""), l.url, l.target, l.content.includes(`/l/${codes.get(l.id)}`)])).toEqual([
+      [contact.id, null, "keyword", "https://shop.example.com/spring?ref=kw", "https://shop.example.com/spring?ref=kw", true],
+      [contact.id, null, "keyword", "https://shop.example.com/spring", "https://shop.example.com/spring", true],
     ]);
     const code = /\/l\/([0-9A-Za-z]{7})/.exec(replies[0]!)![1];
     const res = await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });

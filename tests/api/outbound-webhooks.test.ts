@@ -698,7 +698,8 @@ describe("every event type, end to end", () => {
     expect((await post(`/api/campaigns/${campaign.id}/send`)).status).toBe(202);
     await waitFor(() => t.api(`/api/campaigns/${campaign.id}`, { token: acc.token }).then((r) => r.body.status), (s) => s === "completed", 15_000);
     // A person opens the sale's short link a minute after delivery (src/links/): link_clicked.
-    const link = t.ctx.db.$client.query(`SELECT code, message_id AS id FROM short_links WHERE campaign_id = ? AND phone = ?`).get(campaign.id, "+14155552674") as { code: string; id: string };
+    const sent = t.ctx.db.$client.query(`SELECT id, content FROM messages WHERE campaign_id = ? AND phone = ?`).get(campaign.id, "+14155552674") as { id: string; content: string };
+    const link = { code: /\/l\/([0-9A-Za-z]{7})/.exec(sent.content)![1]!, id: sent.id };
     [ids.code, ids.clicked] = [link.code, link.id];
     const realNow = t.ctx.now;
     t.ctx.now = () => realNow() + 60_000;

@@ -6,7 +6,8 @@ import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 import { flushClicks } from "../../src/links/clicks";
-import { dropLinksOfMessages } from "../../src/links/links";
+import { CODES, codeKey, codeOf, idOf, newCodeKey, sipHash8 } from "../../src/links/codes";
+import { codesOf, dropShortLinks, shortener } from "../../src/links/links";
 import { runDueJobs } from "../../src/jobs/jobs";
 
 setDefaultTimeout(60_000);
@@ -198,7 +199,7 @@ describe("a campaign's short links", () => {
     expect(opened.headers.get("location")).toBe("https://www.example.com/menu");
     // A scanner that opens the link before the delivery report arrives: the hit waits out the window, then the
     // report (a second after the hit) makes it a scanner's. The delivery is replayed on the row: the fake reports at once.
-    const messageId = (t.ctx.db.$client.query(`SELECT message_id AS id FROM short_links WHERE code = ?`).get(code) as { id: string }).id;
+    const messageId = (t.ctx.db.$client.query(`SELECT id FROM messages WHERE phone = ? AND user_id = ?`).get(a, acc.user.id) as { id: string }).id;
     // The fake's own report first, so it cannot land in the middle of the replay.
     await waitFor(() => t.ctx.db.$client.query(`SELECT status FROM messages WHERE id = ?`).get(messageId), (m) => (m as { status: string }).status === "delivered");
     const realNow = t.ctx.now;
@@ -206,14 +207,14 @@ describe("a campaign's short links", () => {
     try {
       t.ctx.db.$client.query(`UPDATE messages SET delivered_at = NULL WHERE id = ?`).run(messageId);
       flushClicks(t.ctx, true);
-      t.ctx.db.$client.query(`DELETE FROM link_clicks WHERE code = ?`).run(code);
+      t.ctx.db.$client.query(`DELETE FROM link_clicks WHERE code = ? AND user_id = ?`).run(code, acc.user.id);
       t.ctx.now = () => at;
       expect((await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": CHROME } })).status).toBe(302);
       expect(flushClicks(t.ctx)).toBe(0);
       t.ctx.db.$client.query(`UPDATE messages SET delivered_at = ? WHERE id = ?`).run(at + 1_000, messageId);
       t.ctx.now = () => at + 5_000;
       expect(flushClicks(t.ctx)).toBe(1);
-      expect(t.ctx.db.$client.query(`SELECT verdict, reason FROM link_clicks WHERE code = ?`).all(code)).toEqual([
+      expect(t.ctx.db.$client.query(`SELECT verdict, reason FROM link_clicks WHERE code = ? AND user_id = ?`).all(code, acc.user.id)).toEqual([
         { verdict: "scanner", reason: "Within 5 s of the delivery report" },
       ]);
     } finally {
@@ -259,24 +260,122 @@ describe("a campaign's short links", () => {
     expect(bodies[0]).toMatch(new RegExp(`^Welcome Bo: ${t.ctx.config.linkDomain.replace(/[.]/g, "\\.")}/l/[0-9A-Za-z]{7}$`));
     expect(bodies[1]).toBe("Menu: https://shop.example.com/menu");
     const code = bodies[0]!.slice(-7);
-    const link = t.ctx.db.$client.query(`SELECT campaign_id AS campaignId, contact_id AS contactId, target FROM short_links WHERE code = ?`).get(code);
-    expect(link).toEqual({ campaignId: null, contactId: contact.body.id, target: "https://shop.example.com/welcome" });
+    const link = t.ctx.db.$client
+      .query(`SELECT l.campaign_id AS campaignId, l.source, m.contact_id AS contactId, l.target FROM short_links s JOIN links l ON l.id = s.link_id JOIN messages m ON m.id = s.message_id WHERE l.user_id = ?`)
+      .all(acc.user.id);
+    expect(link).toEqual([{ campaignId: null, source: `drip:${drip.body.id}`, contactId: contact.body.id, target: "https://shop.example.com/welcome" }]);
+    const opened = await fetch(`${t.url}/l/${code}`, { method: "HEAD", redirect: "manual", headers: { "user-agent": CHROME } });
+    expect(opened.headers.get("location")).toBe("https://shop.example.com/welcome");
   });
 });
 
-describe("short links by message", () => {
-  test("a repeated chunk's links are dropped by their message ids, through short_links_message_idx (migration 0072), no other's", async () => {
+describe("short links' storage (migration 0074)", () => {
+  /** Short links of `source` written as the outbox writes them: one shortener for the chunk, in one transaction. */
+  const write = (userId: string, source: string, texts: [string, string][], campaignId: string | null = null) => {
+    const made = new Map<string, number[]>();
+    const out: string[] = [];
+    t.ctx.db.$client.transaction(() => {
+      const shorten = shortener(t.ctx, t.ctx.config.linkDomain, { userId, campaignId, source, utm: { source: "sms", medium: null, campaign: null }, expiresAt: null });
+      for (const [messageId, text] of texts) {
+        const ids: number[] = [];
+        out.push(shorten(text, messageId, ids));
+        made.set(messageId, ids);
+      }
+    })();
+    return { made, out };
+  };
+
+  test("a source's distinct links are one row each; each recipient's short link a slim row whose code is its id encoded, and redirects", async () => {
     const acc = await t.signUpVerified();
     const db = t.ctx.db.$client;
-    const insert = db.prepare(`INSERT INTO short_links (code, user_id, message_id, phone, url, target, created_at) VALUES (?, ?, ?, '+14155550199', 'https://a.example', 'https://a.example', 0)`);
-    for (const [code, message] of [["Drop001", "m-1"], ["Drop002", "m-1"], ["Keep001", "m-2"], ["Drop003", "m-3"]]) insert.run(code, acc.user.id, message);
-    dropLinksOfMessages(t.ctx, ["m-1", "m-3"]);
-    expect(db.query(`SELECT code, message_id FROM short_links WHERE user_id = ?`).all(acc.user.id)).toEqual([{ code: "Keep001", message_id: "m-2" }]);
-    // The statement dropLinksOfMessages runs, searched by the index rather than a scan of every link.
-    // Prepared and finalized: an EXPLAIN left on the connection keeps it "in progress", and no transaction commits after.
-    const explain = db.prepare(`EXPLAIN QUERY PLAN DELETE FROM short_links WHERE message_id IN (SELECT value FROM json_each(?))`);
-    const plan = explain.all("[]") as { detail: string }[];
-    explain.finalize();
-    expect(plan.map((p) => p.detail)).toContain("SEARCH short_links USING COVERING INDEX short_links_message_idx (message_id=?)");
+    const text = "A https://a.example/x and B https://b.example/y, A again https://a.example/x";
+    const { made, out } = write(acc.user.id, "drip:d-1", [["m-1", text], ["m-2", text], ["m-3", text]]);
+    expect(db.query(`SELECT source, url, target FROM links WHERE user_id = ? ORDER BY id`).all(acc.user.id)).toEqual([
+      { source: "drip:d-1", url: "https://a.example/x", target: "https://a.example/x?utm_source=sms" },
+      { source: "drip:d-1", url: "https://b.example/y", target: "https://b.example/y?utm_source=sms" },
+    ]);
+    const ids = [...made.values()].flat();
+    expect(ids).toHaveLength(9);
+    const rows = db.query(`SELECT s.id, s.code, s.message_id AS messageId, l.url FROM short_links s JOIN links l ON l.id = s.link_id WHERE l.user_id = ? ORDER BY s.id`).all(acc.user.id) as {
+      id: number;
+      code: string | null;
+      messageId: string;
+      url: string;
+    }[];
+    expect(rows.map((r) => r.id)).toEqual(ids);
+    expect(rows.every((r) => r.code === null)).toBe(true);
+    expect(rows.map((r) => r.messageId)).toEqual(["m-1", "m-1", "m-1", "m-2", "m-2", "m-2", "m-3", "m-3", "m-3"]);
+    // The codes in the texts are the rows' ids encoded: all different, and each redirects to its own link's target.
+    const codes = await codesOf(t.ctx, ids);
+    const sent = out.flatMap((o) => [...o.matchAll(/\/l\/([0-9A-Za-z]{7})/g)].map((m) => m[1]!));
+    expect(sent).toEqual(ids.map((id) => codes.get(id)!));
+    expect(new Set(sent).size).toBe(9);
+    for (const [i, code] of sent.entries()) {
+      const res = await fetch(`${t.url}/l/${code}`, { method: "HEAD", redirect: "manual", headers: { "user-agent": CHROME } });
+      expect([res.status, res.headers.get("location")]).toEqual([302, `${rows[i]!.url}?utm_source=sms`]);
+    }
+    // A code one character off is another id: no link, or another's (as likely as guessing a drawn code).
+    flushClicks(t.ctx, true);
+    // Writing the table costs one row appended and one entry of its link's index: the other index holds only codes drawn before 0074.
+    expect(db.query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'short_links' ORDER BY name`).all()).toEqual([
+      { name: "short_links_code_idx" },
+      { name: "short_links_link_idx" },
+    ]);
+  });
+
+  test("a repeated chunk's short links are dropped by their ids, no other's", async () => {
+    const acc = await t.signUpVerified();
+    const db = t.ctx.db.$client;
+    const { made } = write(acc.user.id, "keyword:k-1", [["m-1", "https://a.example/1 https://a.example/2"], ["m-2", "https://a.example/1"], ["m-3", "https://a.example/1"]]);
+    dropShortLinks(t.ctx, [...made.get("m-1")!, ...made.get("m-3")!]);
+    expect(db.query(`SELECT s.id, s.message_id FROM short_links s JOIN links l ON l.id = s.link_id WHERE l.user_id = ?`).all(acc.user.id)).toEqual([
+      { id: made.get("m-2")![0], message_id: "m-2" },
+    ]);
+  });
+
+  test("a code drawn before 0074 is never given to a new short link: the id whose code it is gets skipped", async () => {
+    const acc = await t.signUpVerified();
+    const db = t.ctx.db.$client;
+    write(acc.user.id, "keyword:k-2", [["m-0", "https://a.example/0"]]);
+    const key = codeKey((db.query(`SELECT key FROM short_link_keys`).get() as { key: string }).key);
+    // As migration 0074 keeps one: a drawn code, under a link of its own; the code drawn is the one the next id would get.
+    const linkId = (db.query(`INSERT INTO links (user_id, source, url, target, created_at) VALUES (?, 'message', 'https://old.example', 'https://old.example', 0) RETURNING id`).get(acc.user.id) as { id: number }).id;
+    const oldId = Number(db.query(`INSERT INTO short_links (link_id, message_id, created_at) VALUES (?, 'm-old', 0)`).run(linkId).lastInsertRowid);
+    const next = oldId + 1;
+    const taken = codeOf(key, next);
+    db.query(`UPDATE short_links SET code = ? WHERE id = ?`).run(taken, oldId);
+    const { made, out } = write(acc.user.id, "keyword:k-2", [["m-1", "https://a.example/1"]]);
+    const id = made.get("m-1")![0]!;
+    expect(id).toBeGreaterThan(next);
+    expect(out[0]).not.toContain(taken);
+    expect(db.query(`SELECT count(*) AS n FROM short_links WHERE id = ?`).get(next)).toEqual({ n: 0 });
+    const old = await fetch(`${t.url}/l/${taken}`, { method: "HEAD", redirect: "manual", headers: { "user-agent": CHROME } });
+    expect(old.headers.get("location")).toBe("https://old.example");
+    const mine = await fetch(`${t.url}/l/${codeOf(key, id)}`, { method: "HEAD", redirect: "manual", headers: { "user-agent": CHROME } });
+    expect(mine.headers.get("location")).toBe("https://a.example/1?utm_source=sms");
+    flushClicks(t.ctx, true);
+  });
+});
+
+describe("short-link codes (src/links/codes.ts)", () => {
+  test("SipHash-2-4 gives the reference vector; ids and codes map one to one, within the alphabet and length", () => {
+    // The reference implementation's vector: key 00..0f, message 00..07 -> 0x93f5f5799a932462 (low word 9a932462).
+    const ref = codeKey("000102030405060708090a0b0c0d0e0f");
+    expect(sipHash8(ref, 0x03020100, 0x07060504).toString(16)).toBe("9a932462");
+    const key = codeKey(newCodeKey());
+    const seen = new Set<string>();
+    for (const id of [0, 1, 2, 3, 1_000_000, 2 ** 32, CODES - 1, ...Array.from({ length: 5000 }, (_, i) => i + 10)]) {
+      const code = codeOf(key, id);
+      expect(code).toMatch(/^[0-9A-Za-z]{7}$/);
+      expect(idOf(key, code)).toBe(id);
+      seen.add(code);
+    }
+    expect(seen.size).toBe(5007);
+    // Another key, other codes.
+    const other = codeKey(newCodeKey());
+    expect([1, 2, 3].map((i) => codeOf(other, i))).not.toEqual([1, 2, 3].map((i) => codeOf(key, i)));
+    expect(idOf(key, "short")).toBeNull();
+    expect(idOf(key, "abc-def")).toBeNull();
+    expect(() => codeOf(key, CODES)).toThrow();
   });
 });
