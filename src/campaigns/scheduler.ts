@@ -56,6 +56,6 @@ export function registerScheduledCampaigns(ctx: AppContext) {
 }
 
 /** Runs the jobs due now (scheduled campaigns among them); answers how many it handled. */
-export function runDueJobs(ctx: AppContext): number {
-  return runJobs(ctx).claimed;
+export async function runDueJobs(ctx: AppContext): Promise<number> {
+  return (await runJobs(ctx)).claimed;
 }

@@ -1,3 +1,4 @@
+import { ready, savepointNow, withTransaction } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { nextTurn } from "../time/next-turn";
 
@@ -250,7 +251,8 @@ export function cancelJobs(ctx: AppContext, which: { key: string } | { refId: st
 }
 
 /** A job by its key, or null. */
-export function findJob(ctx: AppContext, key: string): Job | null {
+export async function findJob(ctx: AppContext, key: string): Promise<Job | null> {
+  await ready(ctx.db);
   const row = ctx.db.$client.query(`SELECT * FROM jobs WHERE key = ?`).get(key) as JobRow | null;
   return row && toJob(row);
 }
@@ -304,20 +306,23 @@ function complete(ctx: AppContext, job: Job, outcome: JobOutcome) {
   }
 }
 
-/** Records a failed attempt: due again after the back-off, or failed for good after the last attempt. */
-function fail(ctx: AppContext, job: Job, attempts: number, options: Required<JobHandlerOptions>, err: unknown) {
+/**
+ * Records a failed attempt: due again after the back-off, or failed for good after the last attempt. `held`: only
+ * while the job is still running on this attempt (a leased handler's: an expired lease may have been taken over);
+ * a transactional job's claim was rolled back with its savepoint, so its row is written whatever it holds.
+ */
+function fail(ctx: AppContext, job: Job, attempts: number, options: Required<JobHandlerOptions>, err: unknown, held = false) {
   const now = ctx.now();
   const message = err instanceof Error ? err.message : String(err);
-  if (attempts >= options.maxAttempts) {
-    ctx.db.$client
-      .query(`UPDATE jobs SET state = 'failed', attempts = ?, lease_until = NULL, last_error = ?, updated_at = ?, done_at = ? WHERE id = ?`)
-      .run(attempts, message, now, now, job.id);
-    return;
-  }
+  const failed = attempts >= options.maxAttempts;
   const delay = Math.min(options.maxDelayMs, options.firstDelayMs * 2 ** (attempts - 1));
   ctx.db.$client
-    .query(`UPDATE jobs SET state = 'pending', attempts = ?, lease_until = NULL, last_error = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?`)
-    .run(attempts, message, now + delay, now, job.id);
+    .query(
+      `UPDATE jobs SET state = ?1, attempts = ?2, lease_until = NULL, last_error = ?3, updated_at = ?4,
+         done_at = CASE WHEN ?1 = 'failed' THEN ?4 ELSE done_at END, next_attempt_at = CASE WHEN ?1 = 'failed' THEN next_attempt_at ELSE ?5 END
+       WHERE id = ?6 AND (?7 = 0 OR (state = 'running' AND attempts = ?8))`,
+    )
+    .run(failed ? "failed" : "pending", attempts, message, now, now + delay, job.id, held ? 1 : 0, job.attempts);
 }
 
 export type RunLimits = {
@@ -333,64 +338,72 @@ export type RunLimits = {
  * a job's claim, its work and its outcome commit together (a crash before the commit runs them again from scratch;
  * a failure rolls back that job's savepoint only), and a pass of many short jobs (10,000 drip steps due at once)
  * pays for one commit, not one each, and writes the rows its jobs left to its end (atPassEnd: a pass's outbox
- * messages) together before it commits. The others are claimed with a lease once that commits and run on; the promise
- * settles when they have. Answers how many jobs it claimed, and `more` when it stopped at a limit.
+ * messages) together before it commits. The others are claimed with a lease in the same transaction and run once it
+ * has committed; the promise `settled` settles when they have. Answers (once the pass has committed) how many jobs it
+ * claimed, and `more` when it stopped at a limit.
  */
-export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: number; settled: Promise<void>; more: boolean } {
+export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promise<{ claimed: number; settled: Promise<void>; more: boolean }> {
   const registry = registries.get(ctx);
   if (!registry?.size) return { claimed: 0, settled: Promise.resolve(), more: false };
-  const started = performance.now();
-  const limit = limits.limit ?? DUE_BATCH;
-  const budget = limits.budgetMs ?? Infinity;
-  const db = ctx.db.$client;
-  const now = ctx.now();
   let busy = runningCounts.get(ctx);
   if (!busy) runningCounts.set(ctx, (busy = new Map()));
   const counts = busy;
-  // Kinds, refs and accounts at their concurrency bound are left out of the selection: their jobs wait, pending.
-  const full = [...counts]
-    .filter(([slot, n]) => {
-      const [kind, id] = slot.split(/[\0\x01]/) as [string, string | undefined];
-      const bound = registry.get(kind)?.options.concurrency;
-      return bound && n >= (slot.includes("\0") ? bound.perRef : slot.includes("\x01") ? accountBound(counts, kind, id!, bound) : bound.total);
-    })
-    .map(([slot]) => slot);
-  const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.includes(k)));
-  const fullRefs = JSON.stringify(full.filter((slot) => slot.includes("\0")));
-  const fullUsers = JSON.stringify(full.filter((slot) => slot.includes("\x01")));
-  // Each walks its index in due order and stops at the limit, however many jobs are due (named: the per-kind
-  // index would have SQLite sort every due job).
-  const pending = db
-    .query(
-      `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs INDEXED BY jobs_due_idx WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
-       AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY next_attempt_at LIMIT ?3`,
-    )
-    .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
-  const expired = db
-    .query(
-      `SELECT id, kind, ref_id AS refId, user_id AS userId, lease_until AS t FROM jobs INDEXED BY jobs_lease_idx WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-       AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
-       AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY lease_until LIMIT ?3`,
-    )
-    .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
-  // A flood of one kind (10,000 drip steps due in the same minute) must not hold back the other kinds' due jobs (a
-  // scheduled campaign's start, a webhook delivery) until it has drained: when a pass is all of one kind and more
-  // may be due, the other kinds' oldest due jobs go first, found through the per-kind index (a few lookups, not a
-  // walk past the flood: without an ORDER BY, SQLite takes each kind's due jobs from it, oldest first).
-  const flood = pending.length === limit && pending.every((j) => j.kind === pending[0]!.kind) ? pending[0]!.kind : null;
-  const otherKinds = flood === null ? [] : [...registry.keys()].filter((k) => k !== flood && !full.includes(k));
-  const others = otherKinds.length
-    ? (db
-        .query(
-          `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs WHERE kind IN (SELECT value FROM json_each(?2)) AND state = 'pending' AND next_attempt_at <= ?1
-           AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
-           AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) LIMIT ?3`,
-        )
-        .all(now, JSON.stringify(otherKinds), Math.ceil(limit / 4), fullRefs, fullUsers) as Due[])
-    : [];
-  others.sort((a, b) => a.t - b.t);
-  const due = [...others, ...[...pending, ...expired].sort((a, b) => a.t - b.t)].slice(0, limit);
+  const limit = limits.limit ?? DUE_BATCH;
+  const budget = limits.budgetMs ?? Infinity;
+  // The pass is one transaction (db/transaction.ts, as ctx.withTransaction) whose callback awaits nothing: it waits
+  // for a transaction open when it starts, and commits before this goes on, with no other caller's statements inside.
+  let started = 0;
+  let now = 0;
+  let due: Due[] = [];
+  const select = () => {
+    started = performance.now();
+    now = ctx.now();
+    const db = ctx.db.$client;
+    // Kinds, refs and accounts at their concurrency bound are left out of the selection: their jobs wait, pending.
+    const full = [...counts]
+      .filter(([slot, n]) => {
+        const [kind, id] = slot.split(/[\0\x01]/) as [string, string | undefined];
+        const bound = registry.get(kind)?.options.concurrency;
+        return bound && n >= (slot.includes("\0") ? bound.perRef : slot.includes("\x01") ? accountBound(counts, kind, id!, bound) : bound.total);
+      })
+      .map(([slot]) => slot);
+    const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.includes(k)));
+    const fullRefs = JSON.stringify(full.filter((slot) => slot.includes("\0")));
+    const fullUsers = JSON.stringify(full.filter((slot) => slot.includes("\x01")));
+    // Each walks its index in due order and stops at the limit, however many jobs are due (named: the per-kind
+    // index would have SQLite sort every due job).
+    const pending = db
+      .query(
+        `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs INDEXED BY jobs_due_idx WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+         AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
+         AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY next_attempt_at LIMIT ?3`,
+      )
+      .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
+    const expired = db
+      .query(
+        `SELECT id, kind, ref_id AS refId, user_id AS userId, lease_until AS t FROM jobs INDEXED BY jobs_lease_idx WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+         AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
+         AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY lease_until LIMIT ?3`,
+      )
+      .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
+    // A flood of one kind (10,000 drip steps due in the same minute) must not hold back the other kinds' due jobs (a
+    // scheduled campaign's start, a webhook delivery) until it has drained: when a pass is all of one kind and more
+    // may be due, the other kinds' oldest due jobs go first, found through the per-kind index (a few lookups, not a
+    // walk past the flood: without an ORDER BY, SQLite takes each kind's due jobs from it, oldest first).
+    const flood = pending.length === limit && pending.every((j) => j.kind === pending[0]!.kind) ? pending[0]!.kind : null;
+    const otherKinds = flood === null ? [] : [...registry.keys()].filter((k) => k !== flood && !full.includes(k));
+    const others = otherKinds.length
+      ? (db
+          .query(
+            `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs WHERE kind IN (SELECT value FROM json_each(?2)) AND state = 'pending' AND next_attempt_at <= ?1
+             AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
+             AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) LIMIT ?3`,
+          )
+          .all(now, JSON.stringify(otherKinds), Math.ceil(limit / 4), fullRefs, fullUsers) as Due[])
+      : [];
+    others.sort((a, b) => a.t - b.t);
+    due = [...others, ...[...pending, ...expired].sort((a, b) => a.t - b.t)].slice(0, limit);
+  };
   /** Takes the running slots of a bounded kind for the job, or answers false when its kind, ref or account is at its bound. */
   const take = ({ kind, refId, userId }: Due, bound: Concurrency) => {
     const slots = slotsOf(kind, refId, userId);
@@ -428,14 +441,14 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
       }
       let job: Job | null = null;
       try {
-        db.transaction(() => {
+        savepointNow(ctx.db, () => {
           job = claim(ctx, id, now, options.leaseMs);
           if (!job) return;
           const outcome = fn(ctx, job, pass);
           if (outcome instanceof Promise) throw new Error(`job handler ${kind} is transactional and must not be async`);
           if (!batched) flushNow(end);
           complete(ctx, job, outcome);
-        })();
+        });
         keepForPassEnd(end);
       } catch (err) {
         // Its savepoint rolled back: the claim and its rows too. The attempt is counted and the job is due again
@@ -452,16 +465,6 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
     for (const { flush, items } of end.done.values()) flush(items);
     flushing = false;
   };
-  try {
-    db.transaction(() => runPass(true))();
-  } catch (err) {
-    if (!flushing) throw err;
-    flushing = false;
-    // The pass rolled back whole (as after a crash before its commit): run it again with each job's rows in its
-    // own savepoint, so a row that cannot be written fails its job alone instead of every pass that picks it.
-    ctx.log(`jobs: a pass's batched rows failed, running it again job by job: ${(err as Error)?.stack ?? err}`);
-    db.transaction(() => runPass(false))();
-  }
   const release = ({ kind, refId, userId }: Due) => {
     for (const slot of slotsOf(kind, refId, userId)) {
       const n = (counts.get(slot) ?? 1) - 1;
@@ -469,19 +472,44 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
       else counts.delete(slot);
     }
   };
+  /** The leased jobs claimed in the pass's transaction (their lease commits with it), run once it has committed. */
+  let toRun: { picked: Due; handler: Handler; job: Job }[] = [];
+  const claimLeased = () => {
+    toRun = [];
+    for (const { picked, handler } of leased) {
+      // At the bound: the next pass selects without this kind, ref or account (a finished job wakes the runner).
+      if (handler.options.concurrency && !take(picked, handler.options.concurrency)) {
+        more = true;
+        continue;
+      }
+      const job = claim(ctx, picked.id, now, handler.options.leaseMs);
+      if (!job) {
+        if (handler.options.concurrency) release(picked);
+        continue;
+      }
+      claimed++;
+      toRun.push({ picked, handler, job });
+    }
+  };
+  try {
+    await withTransaction(ctx.db, async () => {
+      select();
+      runPass(true);
+      claimLeased();
+    });
+  } catch (err) {
+    if (!flushing) throw err;
+    flushing = false;
+    // The pass rolled back whole (as after a crash before its commit): run it again with each job's rows in its
+    // own savepoint, so a row that cannot be written fails its job alone instead of every pass that picks it.
+    ctx.log(`jobs: a pass's batched rows failed, running it again job by job: ${(err as Error)?.stack ?? err}`);
+    await withTransaction(ctx.db, async () => {
+      runPass(false);
+      claimLeased();
+    });
+  }
   const running: Promise<void>[] = [];
-  for (const { picked, handler } of leased) {
-    // At the bound: the next pass selects without this kind, ref or account (a finished job wakes the runner).
-    if (handler.options.concurrency && !take(picked, handler.options.concurrency)) {
-      more = true;
-      continue;
-    }
-    const job = claim(ctx, picked.id, now, handler.options.leaseMs);
-    if (!job) {
-      if (handler.options.concurrency) release(picked);
-      continue;
-    }
-    claimed++;
+  for (const { picked, handler, job } of toRun) {
     const run = runLeased(ctx, job, handler);
     running.push(
       handler.options.concurrency
@@ -501,9 +529,10 @@ export function runDueJobs(ctx: AppContext, limits: RunLimits = {}): { claimed: 
 }
 
 /** When the next job of a kind with a handler is due (a pending one's time, a running one's lease end), or null. */
-function nextDueAt(ctx: AppContext): number | null {
+async function nextDueAt(ctx: AppContext): Promise<number | null> {
   const registry = registries.get(ctx);
   if (!registry?.size) return null;
+  await ready(ctx.db);
   const kinds = JSON.stringify([...registry.keys()]);
   // Each walks its index from the earliest and stops at the first job of a known kind.
   const first = (state: "pending" | "running", column: "next_attempt_at" | "lease_until") =>
@@ -523,14 +552,16 @@ async function runLeased(ctx: AppContext, job: Job, { fn, options }: Handler) {
   try {
     // A handler that awaits outlives the pass: it gets scratch space of its own.
     const outcome = await fn(ctx, job, new Map());
+    // Its own turn on the connection: never inside another caller's transaction open now.
+    await ready(ctx.db);
     if (ctx.db !== db) return ctx.log(`jobs: ${job.kind} ${job.key} finished after a restore replaced the database; not recorded`);
     complete(ctx, job, outcome);
   } catch (err) {
     ctx.log(`jobs: ${job.kind} ${job.key} failed: ${(err as Error)?.stack ?? err}`);
+    await ready(ctx.db);
     if (ctx.db !== db) return;
-    // Only while the lease is still ours: an expired lease may already have been taken over.
-    const current = findJob(ctx, job.key);
-    if (current?.id === job.id && current.state === "running" && current.attempts === job.attempts) fail(ctx, job, job.attempts, options, err);
+    // Only while the lease is still ours (an expired lease may already have been taken over): in the update itself.
+    fail(ctx, job, job.attempts, options, err, true);
   }
 }
 
@@ -589,14 +620,17 @@ export function startJobRunner(ctx: AppContext) {
         while (!stopped && !paused) {
           let more = false;
           try {
-            more = runDueJobs(ctx, { budgetMs: PASS_BUDGET_MS }).more;
+            more = (await runDueJobs(ctx, { budgetMs: PASS_BUDGET_MS })).more;
           } catch (err) {
             ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
           }
           if (!more) break;
           await nextTurn();
         }
-        if (!stopped && !paused) arm(nextDueAt(ctx) ?? Infinity, wokenWhileDraining ? 0 : SETTLE_MS);
+        if (!stopped && !paused) {
+          const next = await nextDueAt(ctx);
+          arm(next ?? Infinity, wokenWhileDraining ? 0 : SETTLE_MS);
+        }
       } catch (err) {
         ctx.log(`jobs: ${(err as Error)?.stack ?? err}`);
         arm(Infinity, SETTLE_MS);

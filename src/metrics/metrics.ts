@@ -97,7 +97,7 @@ export async function renderMetrics(ctx: AppContext, authorization: string | und
   out.raw(`smsdesk_webhook_delivery_latency_seconds_sum ${seconds(latencies.reduce((a, b) => a + b, 0))}`);
   out.raw(`smsdesk_webhook_delivery_latency_seconds_count ${latencies.length}`);
   out.metric("smsdesk_socket_clients", "gauge", "WebSocket clients connected to /ws.", [[{}, liveHubOf(ctx)?.socketCount() ?? 0]]);
-  const jobs = jobMetrics(ctx, now);
+  const jobs = await jobMetrics(ctx, now);
   out.metric("smsdesk_jobs", "gauge", "Jobs by state.", jobs.byState.map((r) => [{ state: r.state }, r.count]));
   out.metric("smsdesk_jobs_due", "gauge", "Pending jobs whose time has come.", [[{}, jobs.due]]);
   out.metric("smsdesk_job_lag_seconds", "gauge", "How late the most overdue pending job is (0: none is due).", [

@@ -198,7 +198,7 @@ const ALLOWED: Record<string, string> = {
   "backups/backups.ts imports db/transaction.ts (not a record)":
     "a backup's VACUUM INTO and a restore's close of the connection wait (ready) until no other caller's transaction is open on it: the database file's work, as above",
   "backups/schedule.ts imports db/transaction.ts (not a record)":
-    "the schedule's job is moved by the jobs' synchronous records, run in the caller's own turn on the connection (ready) until jobs is converted",
+    "the schedule's job is moved by the jobs' records kept synchronous for the campaigns' and drips' transactions (rescheduleJob, cancelJobs), run in the caller's own turn on the connection (ready)",
   "backups/inspect-db.ts imports db/client.ts (not a record)": "to untie: inspecting an uploaded backup opens and migrates a copy",
   "backups/inspect-db.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above",
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
@@ -281,6 +281,13 @@ const ALLOWED: Record<string, string> = {
   "events/events.ts exports countEvents, which uses the database, not async (not async)": "the live hub counts a socket's replay synchronously as it joins",
   "events/events.ts exports messageIdsSince, which uses the database, not async (not async)":
     "the sending engine's outbox store (synchronous port, sending/ports.ts) counts the calls since a restart",
+  "jobs/jobs.ts exports enqueueJob, which uses the database, not async (not async)":
+    "a job is queued in the transaction of the work it follows, synchronous or awaiting nothing: drips' enrolments and steps, campaigns' lifecycle, the inbound flow's media copies, the outbox's reconciliation, and the registrations at start; once per key on its unique key (ON CONFLICT DO NOTHING)",
+  "jobs/jobs.ts exports rescheduleJob, which uses the database, not async (not async)":
+    "as enqueueJob: a campaign's start moved in its lifecycle's synchronous transactions, a drip step in the steps' pass, the backup schedule in its own turn after ready",
+  "jobs/jobs.ts exports cancelJobs, which uses the database, not async (not async)": "as rescheduleJob: in the campaigns' and drips' synchronous transactions; only pending jobs (a conditional update)",
+  "jobs/jobs.ts exports pendingRefs, which uses the database, not async (not async)":
+    "the repair of interrupted campaigns at start (campaigns/lifecycle.ts, one synchronous transaction) reads which scheduled campaigns have their start job",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   "media/media.ts exports savePendingMedia, which uses the database, not async (not async)":
@@ -308,7 +315,7 @@ const ALLOWED: Record<string, string> = {
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES), jobs; and those others work
+ * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES); and those others work
  * in this session (campaigns, messages, links, contacts), left for last.
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
  * are ctx.withTransaction; the actions call records of folders not converted yet (contacts, drips, sendText, jobs),
@@ -319,7 +326,7 @@ const ALLOWED: Record<string, string> = {
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["events", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
+const ASYNC_FOLDERS = new Set(["events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
 /**
  * Files converted in folders not yet whole: auth's sessions, the credentials they made, password resets and changes,
  * email verification and changes, sign-up, passkeys, Google's sign-in, two-factor, the lockout, the rate limits'

@@ -72,12 +72,12 @@ describe("campaigns", () => {
     t.ctx.now = () => realNow() + HOUR + 1000;
     try {
       failOn("UPDATE OF status", "campaigns", "NEW.status = 'sending'");
-      runDueJobs(t.ctx);
+      await runDueJobs(t.ctx);
       expect(status(id)).toBe("scheduled");
       expect(rows(id)).toBe(0);
       expect(n(`SELECT count(*) AS n FROM jobs WHERE ref_id = ? AND state = 'pending'`, id)).toBe(1);
       db().exec(`DROP TRIGGER injected_failure`);
-      runDueJobs(t.ctx);
+      await runDueJobs(t.ctx);
       expect(status(id)).toBe("sending");
       expect(rows(id)).toBe(3);
       expect(n(`SELECT count(*) AS n FROM jobs WHERE ref_id = ? AND state = 'pending'`, id)).toBe(0);

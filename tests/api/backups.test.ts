@@ -284,7 +284,7 @@ describe("jobs during a restore", () => {
     });
     const key = `${kind}:${crypto.randomUUID()}`;
     enqueueJob(t.ctx, { kind, key, runAt: t.ctx.now() });
-    await waitFor(() => findJob(t.ctx, key)?.state, (state) => state === "running");
+    await waitFor(async () => (await findJob(t.ctx, key))?.state, (state) => state === "running");
     return { key, finish };
   }
 
@@ -302,11 +302,11 @@ describe("jobs during a restore", () => {
     finish();
     await restoring;
     // Finished in the data replaced; the restored data has it as the backup had it (its lease runs it again later).
-    expect(findJob(t.ctx, key)).toMatchObject({ state: "running", result: null, attempts: 1 });
+    expect((await findJob(t.ctx, key))).toMatchObject({ state: "running", result: null, attempts: 1 });
     // The runner claims again after the restore.
     const after = await heldJob("restore-test-after");
     after.finish();
-    await waitFor(() => findJob(t.ctx, after.key)?.state, (state) => state === "done");
+    await waitFor(async () => (await findJob(t.ctx, after.key))?.state, (state) => state === "done");
   });
 
   test("a job that does not end in time: the restore is refused with nothing swapped, and the runner goes on", async () => {
@@ -319,10 +319,10 @@ describe("jobs during a restore", () => {
     });
     expect(ids("users")).toContain(later.user.id);
     finish();
-    expect(await waitFor(() => findJob(t.ctx, key), (job) => job?.state === "done")).toMatchObject({ result: "finished" });
+    expect(await waitFor(async () => (await findJob(t.ctx, key)), (job) => job?.state === "done")).toMatchObject({ result: "finished" });
     const after = await heldJob("restore-test-resumed");
     after.finish();
-    await waitFor(() => findJob(t.ctx, after.key)?.state, (state) => state === "done");
+    await waitFor(async () => (await findJob(t.ctx, after.key))?.state, (state) => state === "done");
   });
 });
 
@@ -379,7 +379,7 @@ describe("the schedule", () => {
       const manual = (await createBackup(t.ctx)).id;
       for (let day = 2; day <= 4; day++) {
         now = new Date(2030, 0, day, 4, 31).getTime();
-        await runDueJobs(t.ctx).settled;
+        await (await runDueJobs(t.ctx)).settled;
       }
       const scheduled = listBackups(t.ctx.config.dataDir).filter((b) => b.reason === "scheduled");
       expect(scheduled.map((b) => b.createdAt)).toEqual([new Date(2030, 0, 4, 4, 31).getTime(), new Date(2030, 0, 3, 4, 31).getTime()]);
@@ -412,7 +412,7 @@ describe("the restore drill", () => {
     now = new Date(2035, 0, 1, 5, 1).getTime();
     const drillJob = () => t.ctx.db.$client.query("SELECT state, run_at FROM jobs WHERE key = 'backups.drill'").get() as { state: string; run_at: number };
     try {
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
       expect(findBackup(dataDir, a.id).drill).toEqual({ at: now, ok: true, error: null });
       expect(drillJob()).toEqual({ state: "pending", run_at: new Date(2035, 0, 2, 5, 0).getTime() });
       expect(staging().filter((f) => !before.has(f))).toEqual([]);
@@ -422,7 +422,7 @@ describe("the restore drill", () => {
       const archive = join(backupsDir(dataDir), `${b.id}.tar.gz`);
       writeFileSync(archive, readFileSync(archive).subarray(0, 2000));
       now = new Date(2035, 0, 2, 5, 1).getTime();
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
       expect(findBackup(dataDir, b.id).drill).toEqual({ at: now, ok: false, error: "The file is not a complete .tar.gz archive" });
       expect(t.logs).toContain(`backups: the restore drill of ${b.id} failed: The file is not a complete .tar.gz archive`);
     } finally {
@@ -550,7 +550,7 @@ describe("the S3-compatible destination", () => {
         await updateBackupSchedule(t.ctx, { enabled: true, preset: "custom", cron: "30 4 * * *", keep: 2 });
         for (let day = 2; day <= 4; day++) {
           now = new Date(2040, 0, day, 4, 31).getTime();
-          await runDueJobs(t.ctx).settled;
+          await (await runDueJobs(t.ctx)).settled;
         }
         const scheduled = listBackups(dataDir).filter((b) => b.reason === "scheduled");
         expect(scheduled.map((b) => b.createdAt)).toEqual([new Date(2040, 0, 4, 4, 31).getTime(), new Date(2040, 0, 3, 4, 31).getTime()]);
@@ -565,7 +565,7 @@ describe("the S3-compatible destination", () => {
         // The store refuses: recorded and logged; the local backup is good all the same.
         s3.failPuts(true);
         now = new Date(2040, 0, 5, 4, 31).getTime();
-        await runDueJobs(t.ctx).settled;
+        await (await runDueJobs(t.ctx)).settled;
         const [failed] = listBackups(dataDir).filter((b) => b.reason === "scheduled");
         expect(failed).toMatchObject({ status: "good", createdAt: now, remote: { ok: false, error: `PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz.enc answered 500 InternalError` } });
         expect(t.logs).toContain(`backups: the copy of ${failed!.id} to S3 failed: PUT /smsdesk-backups/nightly/${failed!.id}.tar.gz.enc answered 500 InternalError`);

@@ -30,14 +30,14 @@ function backlog(n: number) {
 }
 
 describe("the jobs runner", () => {
-  test("a pass runs at most DUE_BATCH jobs; with its budget spent it stops after the first and says there is more", () => {
+  test("a pass runs at most DUE_BATCH jobs; with its budget spent it stops after the first and says there is more", async () => {
     const ran: string[] = [];
     registerJobHandler(ctx, "step", (_c, job) => void ran.push(job.key), { transactional: true });
     for (let i = 0; i < DUE_BATCH + 50; i++) enqueueJob(ctx, { kind: "step", key: `s${String(i).padStart(3, "0")}`, runAt: T0 - 1000 + i });
-    expect(runDueJobs(ctx, { budgetMs: 0 })).toMatchObject({ claimed: 1, more: true });
+    expect(await runDueJobs(ctx, { budgetMs: 0 })).toMatchObject({ claimed: 1, more: true });
     expect(ran).toEqual(["s000"]);
-    expect(runDueJobs(ctx)).toMatchObject({ claimed: DUE_BATCH, more: true });
-    expect(runDueJobs(ctx)).toMatchObject({ claimed: 49, more: false });
+    expect(await runDueJobs(ctx)).toMatchObject({ claimed: DUE_BATCH, more: true });
+    expect(await runDueJobs(ctx)).toMatchObject({ claimed: 49, more: false });
     expect(ran).toHaveLength(DUE_BATCH + 50);
     // The longest-waiting first.
     expect(ran).toEqual([...ran].sort());

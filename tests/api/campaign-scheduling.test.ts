@@ -122,14 +122,14 @@ describe("scheduled campaigns", () => {
     });
     await expectNotStarted(acc, c.id);
 
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await expectNotStarted(acc, c.id);
     clockAhead(HOUR - MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await expectNotStarted(acc, c.id);
 
     clockAhead(HOUR + 1000);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     // Read before anything yields to the engine, which could otherwise finish the two texts first: the start itself
     // makes the campaign "sending".
     const started = t.ctx.db.select().from(campaigns).where(eq(campaigns.id, c.id)).get()!;
@@ -144,7 +144,7 @@ describe("scheduled campaigns", () => {
     const c = await draft(acc);
     await schedule(acc, c.id, Date.now() + HOUR);
     clockAhead(HOUR + 50 * MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await delivered(acc, c.id);
   });
 
@@ -183,10 +183,10 @@ describe("scheduled campaigns", () => {
     expect(bad.body.message).toBe("Please choose a valid date and time");
 
     clockAhead(at - Date.now() - MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await expectNotStarted(acc, c.id);
     clockAhead(at - Date.now() + 1000);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await delivered(acc, c.id);
     await expectNotStarted(acc, other.id);
   });
@@ -196,7 +196,7 @@ describe("scheduled campaigns", () => {
     const c = await draft(acc);
     await schedule(acc, c.id, Date.now() + HOUR);
     clockAhead(HOUR + HOUR + 5 * MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     const paused = await campaign(acc, c.id);
     expect(paused.status).toBe("paused");
     expect(paused.pauseReason).toContain("It was not sent late");
@@ -230,12 +230,12 @@ describe("scheduled campaigns", () => {
     expect(unset.body).toMatchObject({ status: "draft", scheduledAt: null });
 
     clockAhead(HOUR + MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await expectNotStarted(acc, c.id);
     await expectNotStarted(acc, cleared.id, "draft");
 
     clockAhead(3 * HOUR + MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await delivered(acc, c.id);
     const texts = (await get(acc, `/api/messages?campaignId=${c.id}`)).body.data.map((m: any) => m.content);
     expect(texts).toEqual(["Moved\nReply STOP to opt out", "Moved\nReply STOP to opt out"]);
@@ -254,7 +254,7 @@ describe("scheduled campaigns", () => {
     expect(resumed.body).toMatchObject({ status: "scheduled", scheduledAt: new Date(at).toISOString() });
     await expectNotStarted(acc, c.id);
     clockAhead(HOUR + MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await delivered(acc, c.id);
   });
 
@@ -264,7 +264,7 @@ describe("scheduled campaigns", () => {
     await schedule(acc, c.id, Date.now() + HOUR);
     await post(acc, `/api/campaigns/${c.id}/pause`);
     clockAhead(HOUR + MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await expectNotStarted(acc, c.id, "paused");
     const resumed = await post(acc, `/api/campaigns/${c.id}/resume`);
     // The answer is written in the same step as the resume, before the engine sends anything.
@@ -280,7 +280,7 @@ describe("scheduled campaigns", () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe("cancelled");
     clockAhead(HOUR + MINUTE);
-    runDueJobs(t.ctx);
+    await runDueJobs(t.ctx);
     await expectNotStarted(acc, c.id, "cancelled");
     expect(await post(acc, `/api/campaigns/${c.id}/send`)).toMatchObject({
       status: 409,

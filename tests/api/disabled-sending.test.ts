@@ -94,7 +94,7 @@ describe("disabling a user stops their sending", () => {
     const realNow = t.ctx.now;
     t.ctx.now = () => realNow() + HOUR + 1000;
     try {
-      runDueJobs(t.ctx);
+      await runDueJobs(t.ctx);
     } finally {
       t.ctx.now = realNow;
     }
@@ -126,7 +126,7 @@ describe("disabling a user stops their sending", () => {
     const realNow = t.ctx.now;
     t.ctx.now = () => realNow() + HOUR + 1000;
     try {
-      runDueJobs(t.ctx);
+      await runDueJobs(t.ctx);
     } finally {
       t.ctx.now = realNow;
     }

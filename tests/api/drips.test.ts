@@ -124,21 +124,21 @@ describe("drip campaigns", () => {
     const ann = await contact("Ann");
     const d = await drip(acc);
     expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [ann.id, ann.id] })).body).toEqual({ enrolled: 1, skipped: [] });
-    run();
-    run();
+    await run();
+    await run();
     const tail = ann.phone.slice(-4);
     expect(sent(acc)).toEqual([`${tail} S1 hi Ann`]);
     clock = start + 10 * MINUTE - 1000;
-    run();
+    await run();
     expect(sent(acc)).toHaveLength(1);
     clock = start + 10 * MINUTE;
-    run();
-    run();
+    await run();
+    await run();
     expect(sent(acc)).toEqual([`${tail} S1 hi Ann`, `${tail} S2`]);
     let [e] = await enrolments(acc, d.id);
     expect(e).toMatchObject({ state: "active", nextStep: 2, nextAt: new Date(start + 130 * MINUTE).toISOString() });
     clock = start + 130 * MINUTE;
-    run();
+    await run();
     expect(sent(acc)).toEqual([`${tail} S1 hi Ann`, `${tail} S2`, `${tail} S3`]);
     [e] = await enrolments(acc, d.id);
     expect(e.state).toBe("completed");
@@ -175,7 +175,7 @@ describe("drip campaigns", () => {
     const noExit = await drip(acc, { exitOnReply: false, steps: [STEPS[1]] });
     await call(acc, "POST", `/api/drip-campaigns/${replyDrip.id}/enrol`, { contactIds: [a.id, b.id, c.id, d0.id] });
     await call(acc, "POST", `/api/drip-campaigns/${noExit.id}/enrol`, { contactIds: [a.id] });
-    run();
+    await run();
     expect(sent(acc)).toHaveLength(4);
     // A reply counts after the enrolment.
     clock = start + 1000;
@@ -184,7 +184,7 @@ describe("drip campaigns", () => {
     expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [c.id], tags: ["bought"] })).body).toEqual({ updated: 1 });
     await processEvents(t.ctx);
     clock = start + 10 * MINUTE;
-    run();
+    await run();
     const after = sent(acc).filter((m) => !m.includes("S1"));
     // D gets step 2; A gets the drip that does not exit on reply; B and C nothing more.
     expect(after.sort()).toEqual([`${a.phone.slice(-4)} S2`, `${d0.phone.slice(-4)} S2`].sort());
@@ -205,10 +205,10 @@ describe("drip campaigns", () => {
     const segment = (await call(acc, "POST", "/api/segments", { name: "VIP", conditions: { tags: { contains: "vip" } } })).body;
     const d = await drip(acc, { segmentId: segment.id, steps: STEPS.slice(0, 2) });
     expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { segmentId: segment.id })).body).toEqual({ enrolled: 2, skipped: [] });
-    run();
+    await run();
     expect((await call(acc, "POST", "/api/contacts/bulk-tag", { contactIds: [b.id], tags: ["vip"], action: "remove" })).body).toEqual({ updated: 1 });
     clock = start + 10 * MINUTE;
-    run();
+    await run();
     expect(sent(acc).filter((m) => m.endsWith("S2"))).toEqual([`${a.phone.slice(-4)} S2`]);
     const states = Object.fromEntries((await enrolments(acc, d.id)).map((e) => [e.contactId, [e.state, e.exitReason]]));
     expect(states).toEqual({ [a.id]: ["completed", null], [b.id]: ["exited", 'Left the segment "VIP"'] });
@@ -232,7 +232,7 @@ describe("drip campaigns", () => {
       [stays.id]: ["active", null, null],
     });
     clock = start + 10 * MINUTE;
-    run();
+    await run();
     expect(sent(acc)).toEqual([`${stays.phone.slice(-4)} S2`]);
   });
 
@@ -264,7 +264,7 @@ describe("drip campaigns", () => {
     try {
       const d = await drip(acc, { steps: STEPS.slice(0, 1) });
       expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: people.map((p) => p.id) })).body).toEqual({ enrolled: 5, skipped: [] });
-      run();
+      await run();
       expect(sent(acc)).toHaveLength(3);
       const outcomes = (await enrolments(acc, d.id)).map((e) => [e.history[0].outcome, e.history[0].reason]);
       expect(outcomes.filter(([o]) => o === "sent")).toHaveLength(3);
@@ -294,22 +294,23 @@ describe("drip campaigns", () => {
     try {
       expect((await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: people.map((p) => p.id) })).body).toEqual({ enrolled: 5, skipped: [] });
       byContact = new Map((await enrolments(acc, d.id)).map((e) => [e.contactId, e.id as string]));
-      run();
+      await run();
     } finally {
       db.exec(`DROP TRIGGER drips_test_message; DROP TRIGGER drips_test_log`);
     }
     const tails = (list: { phone: string }[]) => list.map((p) => p.phone.slice(-4));
     const [q1, q2, q3, q4, q5] = tails(people);
     expect(sent(acc).sort()).toEqual([`${q1} S1 hi Q1`, `${q3} S1 hi Q3`, `${q5} S1 hi Q5`]);
-    const step = (i: number) => findJob(t.ctx, `drip:${byContact.get(people[i]!.id)}:0`)!;
-    expect([step(1).state, step(1).attempts, step(1).lastError]).toEqual(["pending", 1, "no message"]);
-    expect([step(3).state, step(3).attempts, step(3).lastError]).toEqual(["pending", 1, "no log"]);
+    const step = async (i: number) => (await findJob(t.ctx, `drip:${byContact.get(people[i]!.id)}:0`))!;
+    const [s1, s3] = [await step(1), await step(3)];
+    expect([s1.state, s1.attempts, s1.lastError]).toEqual(["pending", 1, "no message"]);
+    expect([s3.state, s3.attempts, s3.lastError]).toEqual(["pending", 1, "no log"]);
     // After the back-off both go through; then the second step for everyone.
     clock = start + MINUTE;
-    run();
+    await run();
     clock = start + 10 * MINUTE;
-    run();
-    run();
+    await run();
+    await run();
     expect(sent(acc).sort()).toEqual(
       [`${q1} S1 hi Q1`, `${q2} S1 hi Q2`, `${q3} S1 hi Q3`, `${q4} S1 hi Q4`, `${q5} S1 hi Q5`, ...[q1, q2, q3, q4, q5].map((q) => `${q} S2`)].sort(),
     );
@@ -349,7 +350,7 @@ describe("drip campaigns", () => {
     const again = (id: string) => call(acc, "POST", `/api/drip-campaigns/${id}/enrol`, { contactIds: [c.id] }).then((r) => r.body);
     expect(await again(never.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Already in this drip" }] });
     clock = start + 10 * MINUTE;
-    run();
+    await run();
     expect(await again(never.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Already went through this drip (re-entry is off)" }] });
     clock = start + 7 * DAY - MINUTE;
     expect(await again(weekly.id)).toEqual({ enrolled: 0, skipped: [{ contactId: c.id, reason: "Enrolled less than 7 day(s) ago" }] });
@@ -365,9 +366,9 @@ describe("drip campaigns", () => {
     const late = await drip(acc, { steps: STEPS.slice(0, 2), latePolicy: "send" });
     await call(acc, "POST", `/api/drip-campaigns/${skip.id}/enrol`, { contactIds: [a.id] });
     await call(acc, "POST", `/api/drip-campaigns/${late.id}/enrol`, { contactIds: [b.id] });
-    run();
+    await run();
     clock = start + 10 * MINUTE + HOUR + 1000;
-    run();
+    await run();
     expect(sent(acc)).toEqual([`${a.phone.slice(-4)} S1 hi Skip`, `${b.phone.slice(-4)} S1 hi Late`, `${b.phone.slice(-4)} S2`]);
     const [e] = await enrolments(acc, skip.id);
     expect(e.state).toBe("completed");
@@ -383,13 +384,13 @@ describe("drip campaigns", () => {
     const d = await drip(acc, { steps: [{ delay: 8, unit: "hours", content: "Evening" }] });
     await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [res.body.id] });
     clock = start + 8 * HOUR; // 20:00 in Los Angeles
-    run();
+    await run();
     expect(sent(acc)).toEqual([]);
     const [e] = await enrolments(acc, d.id);
     expect(laHour(e.nextAt)).toBe("08:00");
     expect(e.history[0]).toMatchObject({ outcome: "deferred", reason: "Held: Florida law allows texts 8 AM–8 PM (Fla. Stat. § 501.616(6))" });
     clock = start + 20 * HOUR;
-    run();
+    await run();
     expect(sent(acc)).toEqual(["0399 Evening"]);
   });
 
@@ -400,13 +401,13 @@ describe("drip campaigns", () => {
     const d = await drip(acc, { steps: [{ delay: 10, unit: "hours", content: "Night" }] });
     await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [c.id] });
     clock = start + 10 * HOUR; // 22:00 in Los Angeles
-    run();
+    await run();
     expect(sent(acc)).toEqual([]);
     let [e] = await enrolments(acc, d.id);
     expect(laHour(e.nextAt)).toBe("08:00");
     expect(e.history[0]).toMatchObject({ outcome: "deferred", reason: "Quiet hours: held until 8:00 AM (the recipient's time)" });
     clock = start + 20 * HOUR; // 08:00
-    run();
+    await run();
     expect(sent(acc)).toEqual([`${c.phone.slice(-4)} Night`]);
     [e] = await enrolments(acc, d.id);
     expect(e.state).toBe("completed");
@@ -419,11 +420,11 @@ describe("drip campaigns", () => {
     const d = await drip(acc, { steps: [{ delay: 10, unit: "hours", content: "Night" }] });
     await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [c.id] });
     clock = start + 10 * HOUR; // 22:00 in Los Angeles
-    run();
+    await run();
     expect(sent(acc)).toEqual([]);
     const off = await call(acc, "PATCH", "/api/user/settings", { quietHoursEnabled: false });
     expect(off.body).toMatchObject({ quietHoursEnabled: false, releasedHeld: 1 });
-    run();
+    await run();
     expect(sent(acc)).toEqual([`${c.phone.slice(-4)} Night`]);
     const [e] = await enrolments(acc, d.id);
     expect(e.state).toBe("completed");
@@ -436,7 +437,7 @@ describe("drip campaigns", () => {
     const [a, b] = [await contact("A"), await contact("B")];
     const d = await drip(acc, { steps: STEPS.slice(0, 2) });
     await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [a.id] });
-    run();
+    await run();
     const longer = [STEPS[0], { delay: 30, unit: "minutes", content: "S2 later" }];
     const asked = await call(acc, "PUT", `/api/drip-campaigns/${d.id}`, { steps: longer });
     expect(asked.status).toBe(409);
@@ -445,13 +446,13 @@ describe("drip campaigns", () => {
     expect((await call(acc, "PUT", `/api/drip-campaigns/${d.id}`, { steps: longer, applyToWaiting: true })).status).toBe(200);
     expect((await enrolments(acc, d.id))[0].nextAt).toBe(new Date(start + 30 * MINUTE).toISOString());
     await call(acc, "POST", `/api/drip-campaigns/${d.id}/enrol`, { contactIds: [b.id] });
-    run();
+    await run();
     expect((await call(acc, "PUT", `/api/drip-campaigns/${d.id}`, { steps: STEPS.slice(0, 2), applyToWaiting: false })).status).toBe(200);
     clock = start + 10 * MINUTE;
-    run();
+    await run();
     expect(sent(acc).filter((m) => m.includes("S2"))).toEqual([]);
     clock = start + 30 * MINUTE;
-    run();
+    await run();
     expect(sent(acc).filter((m) => m.includes("S2")).sort()).toEqual([`${a.phone.slice(-4)} S2 later`, `${b.phone.slice(-4)} S2 later`].sort());
   });
 });

@@ -228,7 +228,7 @@ describe("retention", () => {
       const job = db().query(`SELECT state, run_at FROM jobs WHERE key = 'events.prune'`).get() as { state: string; run_at: number };
       expect(job.state).toBe("pending");
       t.ctx.now = () => job.run_at;
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
       const left = eventsOf(userId).map((e) => e.id);
       expect(left).toContain(recent);
       expect(left).not.toContain(old);

@@ -179,7 +179,7 @@ describe("pruning the event log", () => {
       t.ctx.now = () => due;
       const runs: [number, { state: string; run_at: number }][] = [];
       for (let i = 0; i < 3; i++) {
-        await runDueJobs(t.ctx).settled;
+        await (await runDueJobs(t.ctx)).settled;
         runs.push([old(), job()]);
       }
       expect(runs).toEqual([

@@ -17,8 +17,8 @@ beforeEach(() => {
   ctx = { db: openDatabase(":memory:"), now: () => now, log: (l: string) => logs.push(l), onStop: [] } as unknown as AppContext;
 });
 
-const state = (key: string) => {
-  const j = findJob(ctx, key)!;
+const state = async (key: string) => {
+  const j = (await findJob(ctx, key))!;
   return { state: j.state, attempts: j.attempts, nextAttemptAt: j.nextAttemptAt - T0, lastError: j.lastError };
 };
 
@@ -28,10 +28,10 @@ describe("queueing", () => {
     registerJobHandler(ctx, "drip", (_ctx, job) => void ran.push(job.payload));
     expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: 1 } })).toBe(true);
     expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: "again" } })).toBe(false);
-    expect(runDueJobs(ctx).claimed).toBe(1);
+    expect((await runDueJobs(ctx)).claimed).toBe(1);
     await Promise.resolve();
     expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0 })).toBe(false);
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
     expect(ran).toEqual([{ step: 1 }]);
     expect(ctx.db.$client.query(`SELECT count(*) AS n FROM jobs`).get()).toEqual({ n: 1 });
   });
@@ -39,22 +39,22 @@ describe("queueing", () => {
   test("nothing runs before its time; at its time it runs once and is done with its result", async () => {
     registerJobHandler(ctx, "report", () => ({ result: { sent: 3 } }));
     enqueueJob(ctx, { kind: "report", key: "r", runAt: T0 + 10 * MINUTE });
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
     now = T0 + 10 * MINUTE - 1;
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
     now = T0 + 10 * MINUTE;
-    const { claimed, settled } = runDueJobs(ctx);
+    const { claimed, settled } = await runDueJobs(ctx);
     expect(claimed).toBe(1);
     await settled;
-    expect(findJob(ctx, "r")).toMatchObject({ state: "done", attempts: 1, result: { sent: 3 }, leaseUntil: null });
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await findJob(ctx, "r"))).toMatchObject({ state: "done", attempts: 1, result: { sent: 3 }, leaseUntil: null });
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
   });
 
-  test("a kind without a handler in this process is left alone", () => {
+  test("a kind without a handler in this process is left alone", async () => {
     enqueueJob(ctx, { kind: "backup", key: "b", runAt: T0 });
     registerJobHandler(ctx, "other", () => {});
-    expect(runDueJobs(ctx).claimed).toBe(0);
-    expect(state("b").state).toBe("pending");
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
+    expect((await state("b")).state).toBe("pending");
   });
 
   test("rescheduling moves a key's job and makes it pending again; cancelling drops only pending jobs", async () => {
@@ -62,17 +62,17 @@ describe("queueing", () => {
     enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 + MINUTE, refId: "c1" });
     rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 5 * MINUTE, refId: "c1" });
     now = T0 + 2 * MINUTE;
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
     now = T0 + 5 * MINUTE;
-    await runDueJobs(ctx).settled;
-    expect(state("s").state).toBe("done");
+    await (await runDueJobs(ctx)).settled;
+    expect((await state("s")).state).toBe("done");
     rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 9 * MINUTE, refId: "c1" });
-    expect(findJob(ctx, "s")).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 9 * MINUTE, result: null });
+    expect((await findJob(ctx, "s"))).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 9 * MINUTE, result: null });
     expect(cancelJobs(ctx, { refId: "c1" })).toBe(1);
     expect(cancelJobs(ctx, { refId: "c1" })).toBe(0);
     now = T0 + 10 * MINUTE;
-    expect(runDueJobs(ctx).claimed).toBe(0);
-    expect(state("s").state).toBe("cancelled");
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
+    expect((await state("s")).state).toBe("cancelled");
   });
 });
 
@@ -91,19 +91,19 @@ describe("leases", () => {
       { leaseMs: 5 * MINUTE },
     );
     enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
-    const first = runDueJobs(ctx);
+    const first = await runDueJobs(ctx);
     expect(first.claimed).toBe(1);
-    expect(findJob(ctx, "w")).toMatchObject({ state: "running", attempts: 1, leaseUntil: T0 + 5 * MINUTE });
+    expect((await findJob(ctx, "w"))).toMatchObject({ state: "running", attempts: 1, leaseUntil: T0 + 5 * MINUTE });
     now = T0 + 5 * MINUTE - 1;
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
     now = T0 + 5 * MINUTE;
-    await runDueJobs(ctx).settled;
+    await (await runDueJobs(ctx)).settled;
     expect(started).toEqual([1, 2]);
-    expect(findJob(ctx, "w")).toMatchObject({ state: "done", attempts: 2, result: "ok" });
+    expect((await findJob(ctx, "w"))).toMatchObject({ state: "done", attempts: 2, result: "ok" });
     // The first worker wakes up late: its lease was taken over, so it records nothing.
     finish!();
     await first.settled;
-    expect(findJob(ctx, "w")).toMatchObject({ state: "done", attempts: 2, result: "ok" });
+    expect((await findJob(ctx, "w"))).toMatchObject({ state: "done", attempts: 2, result: "ok" });
   });
 });
 
@@ -116,25 +116,25 @@ describe("failures", () => {
       { firstDelayMs: 30_000, maxDelayMs: 100_000, maxAttempts: 4 },
     );
     enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
-    await runDueJobs(ctx).settled;
-    expect(state("w")).toEqual({ state: "pending", attempts: 1, nextAttemptAt: 30_000, lastError: "HTTP 503 from https://example.com/hook" });
+    await (await runDueJobs(ctx)).settled;
+    expect((await state("w"))).toEqual({ state: "pending", attempts: 1, nextAttemptAt: 30_000, lastError: "HTTP 503 from https://example.com/hook" });
     now = T0 + 29_999;
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
     now = T0 + 30_000;
-    await runDueJobs(ctx).settled;
-    expect(state("w")).toMatchObject({ state: "pending", attempts: 2, nextAttemptAt: 30_000 + 60_000 });
+    await (await runDueJobs(ctx)).settled;
+    expect((await state("w"))).toMatchObject({ state: "pending", attempts: 2, nextAttemptAt: 30_000 + 60_000 });
     now = T0 + 90_000;
-    await runDueJobs(ctx).settled;
+    await (await runDueJobs(ctx)).settled;
     // 120 s is above the 100 s ceiling.
-    expect(state("w")).toMatchObject({ state: "pending", attempts: 3, nextAttemptAt: 90_000 + 100_000 });
+    expect((await state("w"))).toMatchObject({ state: "pending", attempts: 3, nextAttemptAt: 90_000 + 100_000 });
     now = T0 + 190_000;
-    await runDueJobs(ctx).settled;
-    expect(state("w")).toMatchObject({ state: "failed", attempts: 4, lastError: "HTTP 503 from https://example.com/hook" });
+    await (await runDueJobs(ctx)).settled;
+    expect((await state("w"))).toMatchObject({ state: "failed", attempts: 4, lastError: "HTTP 503 from https://example.com/hook" });
     now = T0 + 3600_000;
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
   });
 
-  test("a transactional handler's writes and its job commit together: a failure rolls both back, counted, and retried", () => {
+  test("a transactional handler's writes and its job commit together: a failure rolls both back, counted, and retried", async () => {
     const db = ctx.db.$client;
     db.exec(`CREATE TABLE work (job TEXT)`);
     let fail = true;
@@ -148,25 +148,25 @@ describe("failures", () => {
       { transactional: true, firstDelayMs: MINUTE },
     );
     enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 });
-    expect(runDueJobs(ctx).claimed).toBe(1);
+    expect((await runDueJobs(ctx)).claimed).toBe(1);
     expect(db.query(`SELECT count(*) AS n FROM work`).get()).toEqual({ n: 0 });
-    expect(state("s")).toEqual({ state: "pending", attempts: 1, nextAttemptAt: MINUTE, lastError: "could not start" });
+    expect((await state("s"))).toEqual({ state: "pending", attempts: 1, nextAttemptAt: MINUTE, lastError: "could not start" });
     expect(logs.some((l) => l.startsWith("jobs: start s failed: Error: could not start"))).toBe(true);
     fail = false;
     now = T0 + MINUTE;
-    runDueJobs(ctx);
+    await runDueJobs(ctx);
     expect(db.query(`SELECT job FROM work`).all()).toEqual([{ job: "s" }]);
-    expect(state("s")).toMatchObject({ state: "done", attempts: 2 });
+    expect((await state("s"))).toMatchObject({ state: "done", attempts: 2 });
   });
 
   test("a recurring job puts itself back on the schedule", async () => {
     let runs = 0;
     registerJobHandler(ctx, "prune", () => ({ result: { run: ++runs }, runAgainAt: now + 86_400_000 }));
     enqueueJob(ctx, { kind: "prune", key: "prune", runAt: T0 });
-    await runDueJobs(ctx).settled;
-    expect(findJob(ctx, "prune")).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 86_400_000, result: { run: 1 } });
+    await (await runDueJobs(ctx)).settled;
+    expect((await findJob(ctx, "prune"))).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 86_400_000, result: { run: 1 } });
     now = T0 + 86_400_000;
-    await runDueJobs(ctx).settled;
+    await (await runDueJobs(ctx)).settled;
     expect(runs).toBe(2);
   });
 });
@@ -198,36 +198,36 @@ describe("rows left to the end of a pass", () => {
     return { flushes, unwritten, table };
   }
 
-  test("the rows of a pass's jobs are written in one call before it commits; a job that fails after leaving one leaves none, the others keep theirs", () => {
+  test("the rows of a pass's jobs are written in one call before it commits; a job that fails after leaving one leaves none, the others keep theirs", async () => {
     const { flushes, unwritten, table } = passJobs(["a", "b", "c"], new Set(["b"]));
-    expect(runDueJobs(ctx).claimed).toBe(3);
+    expect((await runDueJobs(ctx)).claimed).toBe(3);
     expect(flushes).toEqual([["a", "c"]]);
     // Each job sees the rows of the pass not written yet, its own included; b's were dropped with its savepoint.
     expect(unwritten).toEqual([1, 2, 2]);
     expect(table("rows")).toEqual(["a", "c"]);
     expect(table("done_work")).toEqual(["a", "c"]);
-    expect([state("a").state, state("c").state]).toEqual(["done", "done"]);
-    expect(state("b")).toEqual({ state: "pending", attempts: 1, nextAttemptAt: 3 + MINUTE, lastError: "step b failed" });
+    expect([(await state("a")).state, (await state("c")).state]).toEqual(["done", "done"]);
+    expect((await state("b"))).toEqual({ state: "pending", attempts: 1, nextAttemptAt: 3 + MINUTE, lastError: "step b failed" });
   });
 
-  test("a pass whose rows cannot be written runs again job by job: the bad row fails its own job only, every other row and work written once", () => {
+  test("a pass whose rows cannot be written runs again job by job: the bad row fails its own job only, every other row and work written once", async () => {
     const { flushes, table } = passJobs(["a", "bad", "c"]);
-    expect(runDueJobs(ctx).claimed).toBe(3);
+    expect((await runDueJobs(ctx)).claimed).toBe(3);
     expect(flushes).toEqual([["a", "bad", "c"], ["a"], ["bad"], ["c"]]);
     expect(table("rows")).toEqual(["a", "c"]);
     expect(table("done_work")).toEqual(["a", "c"]);
-    expect([state("a").state, state("c").state]).toEqual(["done", "done"]);
-    expect(state("bad")).toMatchObject({ state: "pending", attempts: 1, nextAttemptAt: 3 + MINUTE });
-    expect(state("bad").lastError).toContain("CHECK constraint failed");
+    expect([(await state("a")).state, (await state("c")).state]).toEqual(["done", "done"]);
+    expect((await state("bad"))).toMatchObject({ state: "pending", attempts: 1, nextAttemptAt: 3 + MINUTE });
+    expect((await state("bad")).lastError).toContain("CHECK constraint failed");
     expect(logs.filter((l) => l.startsWith("jobs: a pass's batched rows failed, running it again job by job"))).toHaveLength(1);
     // The next pass of the good ones is batched again.
     now = T0 + 3 + MINUTE;
-    expect(runDueJobs(ctx).claimed).toBe(1);
+    expect((await runDueJobs(ctx)).claimed).toBe(1);
     expect(flushes.at(-1)).toEqual(["bad"]);
-    expect(state("bad")).toMatchObject({ state: "pending", attempts: 2 });
+    expect((await state("bad"))).toMatchObject({ state: "pending", attempts: 2 });
   });
 
-  test("outside a pass (a handler called directly) the row is written at once", () => {
+  test("outside a pass (a handler called directly) the row is written at once", async () => {
     const written: number[][] = [];
     atPassEnd(new Map(), "rows", 7, (items) => void written.push(items));
     expect(written).toEqual([[7]]);
@@ -236,20 +236,20 @@ describe("rows left to the end of a pass", () => {
 });
 
 describe("a flood of one kind", () => {
-  test("does not hold back the other kinds: their due jobs go in the next pass, not after the flood has drained", () => {
+  test("does not hold back the other kinds: their due jobs go in the next pass, not after the flood has drained", async () => {
     const ran: string[] = [];
     registerJobHandler(ctx, "step", (_ctx, job: Job) => void ran.push(job.key), { transactional: true });
     registerJobHandler(ctx, "start", (_ctx, job: Job) => void ran.push(job.key), { transactional: true });
     for (let i = 0; i < 250; i++) enqueueJob(ctx, { kind: "step", key: `step:${i}`, runAt: T0 + i });
     enqueueJob(ctx, { kind: "start", key: "start:late", runAt: T0 + 300 });
     now = T0 + 1000;
-    expect(runDueJobs(ctx, { limit: 100 }).more).toBe(true);
+    expect((await runDueJobs(ctx, { limit: 100 })).more).toBe(true);
     // First the other kind's job, then the flood's oldest, in due order.
     expect(ran.slice(0, 3)).toEqual(["start:late", "step:0", "step:1"]);
     expect(ran).toHaveLength(100);
-    expect(state("start:late").state).toBe("done");
-    runDueJobs(ctx, { limit: 100 });
-    runDueJobs(ctx, { limit: 100 });
+    expect((await state("start:late")).state).toBe("done");
+    await runDueJobs(ctx, { limit: 100 });
+    await runDueJobs(ctx, { limit: 100 });
     expect(ran).toHaveLength(251);
     expect(ran.slice(1)).toEqual(Array.from({ length: 250 }, (_, i) => `step:${i}`));
   });
@@ -274,18 +274,18 @@ describe("concurrency bounds", () => {
     for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `u1-${i}`, runAt: T0, userId: u1, refId: `r${i}` });
     for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `system-${i}`, runAt: T0, refId: `s${i}` });
     enqueueJob(ctx, { kind: "call", key: "u2-0", runAt: T0, userId: u2, refId: "r9" });
-    const first = runDueJobs(ctx);
+    const first = await runDueJobs(ctx);
     expect(first.claimed).toBe(6);
     expect([...started].sort()).toEqual(["system-0", "system-1", "system-2", "u1-0", "u1-1", "u2-0"]);
-    expect(state("u1-2")).toEqual({ state: "pending", attempts: 0, nextAttemptAt: 0, lastError: null });
-    expect(runDueJobs(ctx).claimed).toBe(0);
+    expect((await state("u1-2"))).toEqual({ state: "pending", attempts: 0, nextAttemptAt: 0, lastError: null });
+    expect((await runDueJobs(ctx)).claimed).toBe(0);
     finish[started.indexOf("u1-0")]!(); // u1-0 finishes: a slot of its account frees
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const second = runDueJobs(ctx);
+    const second = await runDueJobs(ctx);
     expect(second.claimed).toBe(1);
     expect(started.at(-1)).toBe("u1-2");
     for (const f of finish) f();
     await Promise.all([first.settled, second.settled]);
-    expect(findJob(ctx, "u1-2")!.state).toBe("done");
+    expect((await findJob(ctx, "u1-2"))!.state).toBe("done");
   });
 });

@@ -221,7 +221,7 @@ describe("a template with attachments", () => {
     expect((await put(acc, `/api/templates/${made.body.id}`, { mediaIds: [] })).body.media).toEqual([]);
     expect((await t.api(`/api/templates/${made.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
     expect((await findMedia(t.ctx, up.id))!.held_by).toBeNull();
-    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, () => runDueJobs(t.ctx).settled);
+    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, async () => (await runDueJobs(t.ctx)).settled);
     expect(await findMedia(t.ctx, up.id)).toBeNull();
     expect((await findMedia(t.ctx, copy.id))!.held_by).toBe(`campaign:${c.body.id}`);
   });
@@ -253,7 +253,7 @@ describe("a drip step with attachments", () => {
 
     const contact = await post(acc, "/api/contacts", { firstName: "Iris", phone: "+14155557501" });
     expect((await post(acc, `/api/drip-campaigns/${made.body.id}/enrol`, { contactIds: [contact.body.id] })).body).toEqual({ enrolled: 1, skipped: [] });
-    await runDueJobs(t.ctx).settled;
+    await (await runDueJobs(t.ctx)).settled;
     const m = await waitFor(() => twilio.messages.find((x) => x.to === "+14155557501"), (x) => !!x, 15_000);
     expect(m!.body).toBe("Welcome to the flower club");
     expect(m!.mediaUrls).toHaveLength(1);
@@ -279,7 +279,7 @@ describe("a drip step with attachments", () => {
     // Deleted: its picture is let go, and stays while the message sent with it does.
     expect((await t.api(`/api/drip-campaigns/${made.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
     expect((await findMedia(t.ctx, up.id))!.held_by).toBeNull();
-    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, () => runDueJobs(t.ctx).settled);
+    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 3_600_000, async () => (await runDueJobs(t.ctx)).settled);
     expect((await findMedia(t.ctx, up.id))!.status).toBe("stored");
   });
 
@@ -307,7 +307,7 @@ describe("a drip step with attachments", () => {
     expect((await post(acc, "/api/phone-numbers", { providerId: brevo.body.id, phoneNumber: "Rosa", isDefault: true })).status).toBe(201);
     const contact = await post(acc, "/api/contacts", { firstName: "Ivy", phone: "+14155557502" });
     expect((await post(acc, `/api/drip-campaigns/${made.body.id}/enrol`, { contactIds: [contact.body.id] })).body.enrolled).toBe(1);
-    await runDueJobs(t.ctx).settled;
+    await (await runDueJobs(t.ctx)).settled;
     const [enrolment] = (await t.api(`/api/drip-campaigns/${made.body.id}/enrolments`, { token: acc.token })).body.data;
     expect(enrolment.history.map((h: { outcome: string; reason: string; messageId: string | null }) => [h.outcome, h.reason, h.messageId])).toEqual([
       ["skipped", "Skipped: Brevo cannot send pictures or files (MMS): send this from a Twilio or Telnyx number, or remove the attachments", null],
@@ -325,14 +325,14 @@ describe("uploads never attached", () => {
     const loosePath = mediaPath(t.ctx, (await findMedia(t.ctx, loose.id))!);
     const heldPath = mediaPath(t.ctx, (await findMedia(t.ctx, held.id))!);
     // Within the day: both kept.
-    await onFakeClock(LOOSE_UPLOAD_GRACE_MS - 60_000, () => runDueJobs(t.ctx).settled);
+    await onFakeClock(LOOSE_UPLOAD_GRACE_MS - 60_000, async () => (await runDueJobs(t.ctx)).settled);
     expect([existsSync(loosePath), existsSync(heldPath)]).toEqual([true, true]);
-    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 2 * 3_600_000, () => runDueJobs(t.ctx).settled);
+    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 2 * 3_600_000, async () => (await runDueJobs(t.ctx)).settled);
     expect(await findMedia(t.ctx, loose.id)).toBeNull();
     expect([existsSync(loosePath), existsSync(heldPath)]).toEqual([false, true]);
     expect((await t.api(`/api/media/${held.id}`, { token: acc.token })).status).toBe(200);
     expect((await t.api(`/api/campaigns/${draft.body.id}`, { method: "DELETE", token: acc.token })).status).toBe(200);
-    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 4 * 3_600_000, () => runDueJobs(t.ctx).settled);
+    await onFakeClock(LOOSE_UPLOAD_GRACE_MS + 4 * 3_600_000, async () => (await runDueJobs(t.ctx)).settled);
     expect(await findMedia(t.ctx, held.id)).toBeNull();
     expect(existsSync(heldPath)).toBe(false);
   });

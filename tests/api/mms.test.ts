@@ -121,7 +121,7 @@ describe("sending MMS through Twilio", () => {
     const start = realNow();
     t.ctx.now = () => start + 61 * 60_000;
     try {
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
     } finally {
       t.ctx.now = realNow;
     }
@@ -262,7 +262,7 @@ describe("receiving MMS from Twilio", () => {
     const start = realNow();
     t.ctx.now = () => start + 31_000;
     try {
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
     } finally {
       t.ctx.now = realNow;
     }

@@ -243,20 +243,20 @@ test("a check that fails keeps the state read before and says why; the job reads
   }
 
   // The job (every 12 hours, in the jobs table) reads every account's numbers again.
-  const job = findJob(t.ctx, "registration_check");
+  const job = (await findJob(t.ctx, "registration_check"));
   expect(job?.state).toBe("pending");
   const realNow = t.ctx.now;
   const later = job!.nextAttemptAt + 1000;
   t.ctx.now = () => later;
   try {
-    await runDueJobs(t.ctx).settled;
-    for (let i = 0; i < 100 && findJob(t.ctx, "registration_check")!.nextAttemptAt <= later; i++) await Bun.sleep(20);
+    await (await runDueJobs(t.ctx)).settled;
+    for (let i = 0; i < 100 && (await findJob(t.ctx, "registration_check"))!.nextAttemptAt <= later; i++) await Bun.sleep(20);
   } finally {
     t.ctx.now = realNow;
   }
   const after = byNumber((await t.api("/api/phone-numbers/registration", { token: acc.token })).body)["+14155550101"]!;
   expect({ state: after.state, checkError: after.checkError, checkedAt: after.checkedAt }).toEqual({ state: "registered", checkError: null, checkedAt: new Date(later).toISOString() });
-  expect(findJob(t.ctx, "registration_check")!.nextAttemptAt).toBe(later + 12 * 3600_000);
+  expect((await findJob(t.ctx, "registration_check"))!.nextAttemptAt).toBe(later + 12 * 3600_000);
 
   // A failed check after a good one keeps "registered" and its time, and says why it could not be read again.
   twilio.control.failing = true;

@@ -150,7 +150,7 @@ async function cursorPerTurn(ctx: AppContext, until: (cursor: number) => boolean
 /** Runs the due deliveries until none is pending. */
 async function deliverAll(ctx: AppContext) {
   const pending = () => (ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'`).get() as { n: number }).n;
-  while (pending()) await runDueJobs(ctx).settled;
+  while (pending()) await (await runDueJobs(ctx)).settled;
 }
 
 const count = (ctx: AppContext, sql: string) => (ctx.db.$client.query(sql).get() as { n: number }).n;
@@ -237,10 +237,10 @@ describe("HTTP attempts", () => {
         endpoints.push({ userId: user.id, ...(await createEndpoint(ctx, user.id, { name: `ep${e}`, url: `${receiver.url}/a${a}/ep${e}`, events: ["contact_created"] })) });
       }
     }
-    await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
+    await (await runDueJobs(ctx)).settled; // the feed's safety-net job, due at start: not due again on this clock
     for (const userId of new Set(endpoints.map((ep) => ep.userId))) await deliveriesFor(ctx, userId, 10);
     receiver.hold();
-    const runs = [runDueJobs(ctx), runDueJobs(ctx), runDueJobs(ctx)];
+    const runs = [await runDueJobs(ctx), await runDueJobs(ctx), await runDueJobs(ctx)];
     expect(runs.map((r) => r.claimed)).toEqual([64, 0, 0]);
     await waitFor(() => receiver.flying(), (n) => n === 64);
     const leased = count(ctx, `SELECT count(*) AS n FROM jobs WHERE kind = 'webhooks.deliver' AND state = 'running'`);
@@ -267,12 +267,12 @@ describe("HTTP attempts", () => {
     const slow = [];
     for (let e = 0; e < 8; e++) slow.push(await createEndpoint(ctx, a.id, { name: `ep${e}`, url: `${receiver.url}/a/ep${e}`, events: ["contact_created"] }));
     const other = await createEndpoint(ctx, b.id, { name: "crm", url: `${receiver.url}/b/crm`, events: ["contact_created"] });
-    await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
+    await (await runDueJobs(ctx)).settled; // the feed's safety-net job, due at start: not due again on this clock
 
     // Account A: 8 endpoints whose receiver does not answer, 20 deliveries each: 160 due.
     receiver.hold((path) => path.startsWith("/a/"));
     await deliveriesFor(ctx, a.id, 20);
-    const first = runDueJobs(ctx);
+    const first = await runDueJobs(ctx);
     expect(first.claimed).toBe(ATTEMPTS_PER_ACCOUNT);
     await waitFor(() => receiver.flying(), (n) => n === ATTEMPTS_PER_ACCOUNT);
     const running = (userId: string) =>
@@ -289,7 +289,7 @@ describe("HTTP attempts", () => {
     // B's delivery falls due after all of A's: the pass skips A's waiting jobs in its query and attempts it at once.
     ctx.now = () => T0 + 1;
     await deliveriesFor(ctx, b.id, 1);
-    const second = runDueJobs(ctx);
+    const second = await runDueJobs(ctx);
     expect(second.claimed).toBe(1);
     await second.settled;
     expect(receiver.received.map((r) => r.path)).toEqual(["/b/crm"]);
@@ -318,14 +318,14 @@ describe("HTTP attempts", () => {
     }
     const fifth = await createOrPromoteAdmin(ctx, "fifth@example.com", "owner-secret-123");
     await createEndpoint(ctx, fifth.id, { name: "crm", url: `${receiver.url}/e/crm`, events: ["contact_created"] });
-    await runDueJobs(ctx).settled; // the feed's safety-net job, due at start: not due again on this clock
+    await (await runDueJobs(ctx)).settled; // the feed's safety-net job, due at start: not due again on this clock
 
     // Four accounts whose receivers never answer (a fake slow receiver), 40 deliveries each: 160 due, each account
     // able to fill its 16 (two endpoints of 8).
     receiver.hold((path) => !path.startsWith("/e/"));
     for (const user of slow) await deliveriesFor(ctx, user.id, 20);
     const runs = [];
-    for (let i = 0; i < 6; i++) runs.push(runDueJobs(ctx));
+    for (let i = 0; i < 6; i++) runs.push(await runDueJobs(ctx));
     // Each account may hold total / (accounts running + 1): 16, 16, 16 (64/4), then 12 (64/5) for the fourth.
     await waitFor(() => receiver.flying(), (n) => n === 60);
     expect(runs.map((r) => r.claimed).reduce((x, y) => x + y)).toBe(60);
@@ -334,7 +334,7 @@ describe("HTTP attempts", () => {
     // The fifth account's event: attempted in the next pass while all 60 slow attempts are still in flight.
     ctx.now = () => T0 + 1;
     await deliveriesFor(ctx, fifth.id, 1);
-    const next = runDueJobs(ctx);
+    const next = await runDueJobs(ctx);
     expect(next.claimed).toBe(1);
     await next.settled;
     expect(receiver.received.map((r) => r.path)).toEqual(["/e/crm"]);

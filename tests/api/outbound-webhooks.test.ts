@@ -243,7 +243,7 @@ describe("the webhooks API", () => {
 
   /** Runs the due jobs and waits until the delivery has an answer. */
   async function deliveryOf(endpointId: string, deliveryId: string) {
-    await runDueJobs(t.ctx).settled;
+    await (await runDueJobs(t.ctx)).settled;
     return waitFor(
       async () => (await t.api(`/api/webhooks/${endpointId}/deliveries`, { token: a.token })).body.deliveries.find((d: any) => d.id === deliveryId),
       (d) => d && d.status !== "pending",
@@ -344,7 +344,7 @@ describe("the webhooks API", () => {
   async function attempted(endpointId: string, deliveryId: string) {
     return waitFor(
       async () => {
-        await runDueJobs(t.ctx).settled;
+        await (await runDueJobs(t.ctx)).settled;
         return (await t.api(`/api/webhooks/${endpointId}/deliveries`, { token: a.token })).body.deliveries.find((d: any) => d.id === deliveryId);
       },
       (d) => d?.attempts >= 1,
@@ -434,7 +434,7 @@ describe("the webhooks API", () => {
       expect((await send(ep.id)).status).toBe(429);
 
       // 100 deliveries waiting (a receiver that does not keep up): the account's test sends wait.
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
       const insert = t.ctx.db.$client.query(
         `INSERT INTO webhook_deliveries (id, endpoint_id, user_id, event_type, payload, status, created_at) VALUES (?, ?, ?, 'contact_created', '{}', 'pending', ?)`,
       );
@@ -450,7 +450,7 @@ describe("the webhooks API", () => {
       expect((await send(ep.id)).status).toBe(200);
     } finally {
       t.ctx.now = realNow;
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
     }
   });
 
@@ -514,8 +514,8 @@ describe("delivery through failures and a restart", () => {
     expect(mails.map((m) => [m.to, m.subject])).toEqual([["shop@example.com", "New webhook on your smsdesk account"]]);
     mails.length = 0;
     const run = async () => {
-      await runDueJobs(ctx).settled;
-      await runDueJobs(ctx).settled;
+      await (await runDueJobs(ctx)).settled;
+      await (await runDueJobs(ctx)).settled;
     };
     const nextAttempt = () => (ctx.db.$client.query(`SELECT next_attempt_at FROM jobs WHERE kind = 'webhooks.deliver'`).get() as { next_attempt_at: number }).next_attempt_at;
 
@@ -572,8 +572,8 @@ describe("delivery through failures and a restart", () => {
     };
     const run = async (ctx: AppContext) => {
       // The feed (transactional) makes deliveries; the next pass sends them.
-      await runDueJobs(ctx).settled;
-      await runDueJobs(ctx).settled;
+      await (await runDueJobs(ctx)).settled;
+      await (await runDueJobs(ctx)).settled;
     };
 
     let ctx = await open();
@@ -713,7 +713,7 @@ describe("every event type, end to end", () => {
     await waitFor(
       async () => {
         await feedDeliveries(t.ctx);
-        await runDueJobs(t.ctx).settled;
+        await (await runDueJobs(t.ctx)).settled;
         return receiver.received.filter((r) => r.path === "/all");
       },
       (rs) =>
@@ -1033,8 +1033,8 @@ describe("signing secrets at rest", () => {
     expect(JSON.stringify(rows)).not.toContain("whsec_");
 
     ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
-    await runDueJobs(ctx).settled;
-    await runDueJobs(ctx).settled;
+    await (await runDueJobs(ctx)).settled;
+    await (await runDueJobs(ctx)).settled;
     const old = receiver.received.find((r) => r.path === "/old")!;
     expect(old.signature.split(" ").length).toBe(2);
     expect(verify(current, old)).toMatchObject({ type: "contact_created", data: { contactId: "c1" } });

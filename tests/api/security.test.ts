@@ -236,8 +236,8 @@ describe("outbound webhooks", () => {
       await createEndpoint(ctx, user.id, { name: "crm", url: `http://127.0.0.1:${receiver.port}/hook`, events: ["contact_created"] });
       ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
       const started = performance.now();
-      await runDueJobs(ctx).settled;
-      await runDueJobs(ctx).settled;
+      await (await runDueJobs(ctx)).settled;
+      await (await runDueJobs(ctx)).settled;
       const row = ctx.db.$client.query(`SELECT status, response_status AS code, length(response_body) AS kept FROM webhook_deliveries`).get();
       expect(row).toEqual({ status: "succeeded", code: 200, kept: 2048 });
       expect(performance.now() - started).toBeLessThan(5000);

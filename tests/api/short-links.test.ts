@@ -252,7 +252,7 @@ describe("a campaign's short links", () => {
     expect((await call(acc, "POST", `/api/drip-campaigns/${drip.body.id}/enrol`, { contactIds: [contact.body.id] })).body.enrolled).toBe(1);
     const bodies = await waitFor(
       async () => {
-        await runDueJobs(t.ctx).settled;
+        await (await runDueJobs(t.ctx)).settled;
         return twilio.messages.filter((m) => m.to === phone).map((m) => m.body);
       },
       (b) => b.length >= 2,

@@ -48,7 +48,7 @@ test(`deliveries older than the event retention are deleted, ${DELIVERY_PRUNE_BA
     t.ctx.now = () => due;
     const runs: [number, number, { state: string; run_at: number }][] = [];
     for (let i = 0; i < 3; i++) {
-      await runDueJobs(t.ctx).settled;
+      await (await runDueJobs(t.ctx)).settled;
       runs.push([left("e1"), left("e2"), job()]);
     }
     // e1 first (endpoints in id order): its two old finished deliveries and 4,998 of e2's in the first run.

@@ -27,8 +27,8 @@ process.stdin.on("data", async (chunk: Buffer) => {
     if (command !== "advance") continue;
     offset += Number(ms);
     // Two passes: the feed (a transactional job) queues deliveries that the second pass sends.
-    await runDueJobs(server.ctx).settled;
-    await runDueJobs(server.ctx).settled;
+    await (await runDueJobs(server.ctx)).settled;
+    await (await runDueJobs(server.ctx)).settled;
     console.log(`advanced ${offset} ${n}`);
   }
 });
