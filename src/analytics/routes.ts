@@ -61,7 +61,7 @@ export function analyticsRoutes(ctx: AppContext) {
             message: `${plural(d.count, "new reply", "new replies")} from customers`,
             timestamp: new Date(Number(d.latest)).toISOString(),
           })),
-          ...contactsAddedByDay(ctx, user.id, days).map((d) => ({
+          ...(await contactsAddedByDay(ctx, user.id, days)).map((d) => ({
             type: "new_contacts" as const,
             message: `${plural(d.count, "new customer", "new customers")} added`,
             timestamp: new Date(Number(d.latest)).toISOString(),

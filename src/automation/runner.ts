@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bulkTag, findByPhone, getContact, listContacts, optOutById, type ContactRow } from "../contacts/contacts";
+import { bulkTag, findByPhone, findContactById, listContacts, optOutById, type ContactRow } from "../contacts/contacts";
 import { customFieldColumn } from "../contacts/filter-fields";
 import { addPurchase } from "../contacts/engagement";
 import { countContactsWhere } from "../contacts/stats";
@@ -104,11 +104,7 @@ function contactOfEvent(ctx: AppContext, e: AppEvent): ContactRow | null {
 }
 
 function findContact(ctx: AppContext, userId: string, id: string): ContactRow | null {
-  try {
-    return getContact(ctx, userId, id);
-  } catch {
-    return null;
-  }
+  return findContactById(ctx, userId, id) ?? null;
 }
 
 const words = (text: string) => new Set(normalForm(text).split(/[^\p{L}\p{N}']+/u).filter(Boolean));

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { contactConsents, contacts } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
@@ -38,7 +39,13 @@ export type ContactView = ReturnType<typeof contactView>;
 export const newId = () => Bun.randomUUIDv7();
 
 /** A contact of this user, or 404 (another user's contact answers exactly like a missing one). */
-export function getContact(ctx: AppContext, userId: string, id: string): ContactRow {
+export async function getContact(ctx: AppContext, userId: string, id: string): Promise<ContactRow> {
+  await ready(ctx.db);
+  return contactOf(ctx, userId, id);
+}
+
+/** getContact in the caller's turn on the connection (inside this file's transactions). */
+function contactOf(ctx: AppContext, userId: string, id: string): ContactRow {
   const row = ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).get();
   if (!row) throw notFound("Contact not found");
   return row;
@@ -76,7 +83,7 @@ export function findByPhone(ctx: AppContext, userId: string, phone: string): Con
 
 /** The user's contact total from `contact_totals`. */
 export function storedTotal(ctx: AppContext, userId: string): number {
-  return contactCounters(ctx, userId).total;
+  return countersOf(ctx, userId).total;
 }
 
 export type ListParams = PageQuery;
@@ -122,7 +129,12 @@ export function listContacts(ctx: AppContext, userId: string, p: ListParams, ext
 }
 
 /** The user's contact counters, kept in `contact_totals` by triggers (migrations 0003 and 0005). */
-export function contactCounters(ctx: AppContext, userId: string) {
+export async function contactCounters(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
+  return countersOf(ctx, userId);
+}
+
+function countersOf(ctx: AppContext, userId: string) {
   const row = ctx.db.$client
     .query<{ total: number; email: number; sms: number }, [string]>("SELECT total, with_email AS email, with_phone AS sms FROM contact_totals WHERE user_id = ?")
     .get(userId);
@@ -145,8 +157,9 @@ export function recordConsent(
   ctx.db.insert(contactConsents).values({ id: newId(), userId, contactId, kind, source, text, number, keyword, createdAt: new Date(ctx.now()) }).run();
 }
 
-export function listConsents(ctx: AppContext, userId: string, contactId: string) {
-  getContact(ctx, userId, contactId);
+export async function listConsents(ctx: AppContext, userId: string, contactId: string) {
+  await ready(ctx.db);
+  contactOf(ctx, userId, contactId);
   return ctx.db
     .select()
     .from(contactConsents)
@@ -158,14 +171,14 @@ export function listConsents(ctx: AppContext, userId: string, contactId: string)
 
 /** Opts a contact out by id (the owner's manual opt-out). Idempotent on status; every call is logged. */
 export function optOutById(ctx: AppContext, userId: string, id: string, source: ConsentSource, text: string | null): ContactRow {
-  getContact(ctx, userId, id);
+  contactOf(ctx, userId, id);
   ctx.db.transaction(() => {
-    const was = getContact(ctx, userId, id).status;
+    const was = contactOf(ctx, userId, id).status;
     ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).run();
     recordConsent(ctx, userId, id, "opt_out", source, text);
     if (was !== "opted_out") appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id }, payload: { source } });
   });
-  return getContact(ctx, userId, id);
+  return contactOf(ctx, userId, id);
 }
 
 /**
@@ -262,8 +275,10 @@ function deleteSome(ctx: AppContext, userId: string, ids: string[]): number {
   return ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).returning({ id: contacts.id }).all().length;
 }
 
-export function deleteContact(ctx: AppContext, userId: string, id: string): number {
-  return deleteSome(ctx, userId, [id]);
+/** Deletes the owner's contact of this id (404 when there is none); its messages stay, detached. */
+export async function deleteContact(ctx: AppContext, userId: string, id: string): Promise<void> {
+  await ready(ctx.db);
+  if (!deleteSome(ctx, userId, [id])) throw notFound("Contact not found");
 }
 
 /** Deletes those of `ids` that are the owner's, BULK_CHUNK per transaction; answers how many. */
@@ -271,7 +286,7 @@ export async function deleteContacts(ctx: AppContext, userId: string, ids: strin
   let deleted = 0;
   for (let i = 0; i < ids.length; i += BULK_CHUNK) {
     if (i) await nextTurn();
-    deleted += ctx.db.transaction(() => deleteSome(ctx, userId, ids.slice(i, i + BULK_CHUNK)));
+    deleted += await ctx.withTransaction(async () => deleteSome(ctx, userId, ids.slice(i, i + BULK_CHUNK)));
   }
   return deleted;
 }
@@ -305,9 +320,19 @@ export async function bulkTagInChunks(ctx: AppContext, userId: string, ids: stri
   let updated = 0;
   for (let i = 0; i < ids.length; i += BULK_CHUNK) {
     if (i) await nextTurn();
-    updated += bulkTag(ctx, userId, ids.slice(i, i + BULK_CHUNK), tags, action, true);
+    updated += await ctx.withTransaction(async () => bulkTag(ctx, userId, ids.slice(i, i + BULK_CHUNK), tags, action, true));
   }
   return updated;
+}
+
+/** Adds and removes tags on one contact of the owner (404 when none), in one transaction; answers the contact. */
+export async function retagContact(ctx: AppContext, userId: string, id: string, add: string[] | undefined, remove: string[] | undefined): Promise<ContactRow> {
+  return ctx.withTransaction(async () => {
+    contactOf(ctx, userId, id);
+    if (add?.length) bulkTag(ctx, userId, [id], add, "add");
+    if (remove?.length) bulkTag(ctx, userId, [id], remove, "remove");
+    return contactOf(ctx, userId, id);
+  });
 }
 
 /**
@@ -316,7 +341,8 @@ export async function bulkTagInChunks(ctx: AppContext, userId: string, ids: stri
  * "+1 (305) 555-0123"): one pass over the (user_id, phone) index finds those, and a group is them plus the E.164
  * contact with their digits. (No index on the digits is kept for this: it cost every import a fifth of its time.)
  */
-export function duplicateGroups(ctx: AppContext, userId: string, page: number, pageSize: number) {
+export async function duplicateGroups(ctx: AppContext, userId: string, page: number, pageSize: number) {
+  await ready(ctx.db);
   const phone = sql`${contacts.phone}`;
   const written = ctx.db.all<{ r: number; digits: string }>(
     sql`SELECT rowid AS r, ${contacts.phoneDigits} AS digits FROM ${contacts} INDEXED BY contacts_user_phone_idx
@@ -344,15 +370,16 @@ export function duplicateGroups(ctx: AppContext, userId: string, page: number, p
 /**
  * Merges contacts into a primary in one transaction: tags (union), custom fields (the primary's win), empty
  * name and email filled from the others, consent history and messages moved. When any merged contact
- * opted out, the primary is opted out too (a merge never re-subscribes anyone).
+ * opted out, the primary is opted out too (a merge never re-subscribes anyone). The contacts are read in the
+ * transaction that merges them, so a change made meanwhile (an opt-out) is merged, not written over.
  */
-export function mergeContacts(ctx: AppContext, userId: string, primaryId: string | undefined, mergeIdsIn: string[]) {
+export async function mergeContacts(ctx: AppContext, userId: string, primaryId: string | undefined, mergeIdsIn: string[]) {
   if (!primaryId) throw badRequest("Please select which contact to keep as primary.");
   const mergeIds = [...new Set(mergeIdsIn)].filter((id) => id !== primaryId);
   if (!mergeIds.length) throw badRequest("Please select at least one contact to merge into the primary.");
-  const primary = getContact(ctx, userId, primaryId);
-  const others = mergeIds.map((id) => getContact(ctx, userId, id));
-  return ctx.db.transaction(() => {
+  return ctx.withTransaction(async () => {
+    const primary = contactOf(ctx, userId, primaryId);
+    const others = mergeIds.map((id) => contactOf(ctx, userId, id));
     let customFields: Record<string, string> = {};
     for (const o of others) customFields = { ...customFields, ...o.customFields };
     customFields = { ...customFields, ...primary.customFields };
@@ -377,7 +404,7 @@ export function mergeContacts(ctx: AppContext, userId: string, primaryId: string
       })
       .where(eq(contacts.id, primary.id))
       .run();
-    return contactView(getContact(ctx, userId, primary.id));
+    return contactView(contactOf(ctx, userId, primary.id));
   });
 }
 
@@ -420,7 +447,8 @@ export function phonesOfContactsMatching(ctx: AppContext, userId: string, q: str
  * The user's contacts after one id, in id order, optionally only those of one status: the public API's cursor pages
  * (a cursor survives inserts).
  */
-export function contactsAfter(ctx: AppContext, userId: string, afterId: string | null, limit: number, status?: ContactRow["status"]): ContactRow[] {
+export async function contactsAfter(ctx: AppContext, userId: string, afterId: string | null, limit: number, status?: ContactRow["status"]): Promise<ContactRow[]> {
+  await ready(ctx.db);
   const after = afterId === null ? undefined : sql`${contacts.id} > ${afterId}`;
   const only = status === undefined ? undefined : eq(contacts.status, status);
   return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), after, only)).orderBy(asc(contacts.id)).limit(limit).all();

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, or } from "drizzle-orm";
 import { contacts } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { offsetAt, zoneOf } from "../time/zones";
 import { searchCondition } from "./search";
@@ -32,9 +33,10 @@ const EXPORT_BATCH = 1000;
 
 /**
  * The user's contacts matching the search `q` as a CSV download, oldest first, read 1,000 at a time as the client
- * takes them (keyset paging on createdAt, id), with times in the account's time zone.
+ * takes them (keyset paging on createdAt, id), with times in the account's time zone. Each batch is read in a turn
+ * of its own on the connection (ready), never inside another caller's open transaction.
  */
-export function contactsCsvResponse(ctx: AppContext, user: { id: string; timezone: string }, q: string | undefined): Response {
+export async function contactsCsvResponse(ctx: AppContext, user: { id: string; timezone: string }, q: string | undefined): Promise<Response> {
   const cond = searchCondition(q, user.id);
   const encoder = new TextEncoder();
   const batch = (after: { createdAt: Date; id: string } | null) =>
@@ -47,18 +49,20 @@ export function contactsCsvResponse(ctx: AppContext, user: { id: string; timezon
       .all();
   // The first batch is read before answering: a search the database refuses answers an error status, not a
   // 200 whose connection is cut halfway through.
+  await ready(ctx.db);
   let rows = batch(null);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`${UTF8_BOM}firstName,lastName,email,phone,tags,status,${csvCell(`createdAt (${user.timezone})`)}\r\n`));
     },
-    pull(controller) {
+    async pull(controller) {
       if (!rows.length) return controller.close();
       const last = rows[rows.length - 1]!;
       const text = rows
         .map((r) => [r.firstName, r.lastName, r.email, r.phone, r.tags.join(", "), r.status, formatInZone(r.createdAt, user.timezone)].map(csvCell).join(",") + "\r\n")
         .join("");
       controller.enqueue(encoder.encode(text));
+      await ready(ctx.db);
       rows = batch({ createdAt: last.createdAt, id: last.id });
     },
   });

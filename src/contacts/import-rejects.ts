@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import { csvCell, UTF8_BOM } from "./export";
@@ -5,7 +6,7 @@ import { csvCell, UTF8_BOM } from "./export";
 /** Rejected rows read at a time as the client takes the download. */
 const PAGE = 1000;
 
-/** How many rows of an import were kept to download (refused for their phone). */
+/** How many rows of an import were kept to download (refused for their phone); read in the caller's turn (the import's). */
 export function rejectedCount(ctx: AppContext, importId: string): number {
   return ctx.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM contact_import_rejects WHERE import_id = ?").get(importId)!.n;
 }
@@ -13,10 +14,12 @@ export function rejectedCount(ctx: AppContext, importId: string): number {
 /**
  * The rows an import refused for their phone as a CSV to fix and import again: the file's own columns with each
  * row's cells as it had them, then "Line" (in the file) and "Problem" (the reason), which an import skips (no
- * header it knows). Read 1,000 rows at a time as the client takes them. 404 for another user's import.
+ * header it knows). Read 1,000 rows at a time as the client takes them, each in a turn of its own on the connection
+ * (ready). 404 for another user's import.
  */
-export function rejectedRowsCsv(ctx: AppContext, userId: string, importId: string): Response {
+export async function rejectedRowsCsv(ctx: AppContext, userId: string, importId: string): Promise<Response> {
   const db = ctx.db.$client;
+  await ready(ctx.db);
   const job = db
     .query<{ header: string | null; created_at: number }, [string, string]>("SELECT header, created_at FROM contact_imports WHERE id = ? AND user_id = ?")
     .get(importId, userId);
@@ -33,7 +36,8 @@ export function rejectedRowsCsv(ctx: AppContext, userId: string, importId: strin
     start(controller) {
       controller.enqueue(encoder.encode(UTF8_BOM + line([...header, "Line", "Problem"])));
     },
-    pull(controller) {
+    async pull(controller) {
+      await ready(ctx.db);
       const rows = page.all(importId, after, PAGE);
       if (!rows.length) return controller.close();
       after = rows[rows.length - 1]!.line;

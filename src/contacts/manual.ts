@@ -16,15 +16,15 @@ export type ContactInput = {
 };
 
 /**
- * Adds a contact by hand, subscribed, with its opt-in recorded and its event, in one transaction. 409 for a phone
- * another contact has; 402 past the plan's contacts (`notice` near it).
+ * Adds a contact by hand, subscribed, with its opt-in recorded and its event, in one transaction that also checks
+ * the phone and the plan. 409 for a phone another contact has; 402 past the plan's contacts (`notice` near it).
  */
-export function createContact(ctx: AppContext, userId: string, c: ContactInput) {
-  if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone);
-  const { notice } = assertWithinLimit(ctx, userId, "contacts", 1);
-  const at = new Date(ctx.now());
-  const id = newId();
-  ctx.db.transaction(() => {
+export async function createContact(ctx: AppContext, userId: string, c: ContactInput) {
+  return ctx.withTransaction(async () => {
+    if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone);
+    const { notice } = assertWithinLimit(ctx, userId, "contacts", 1);
+    const at = new Date(ctx.now());
+    const id = newId();
     ctx.db
       .insert(contacts)
       .values({
@@ -45,25 +45,31 @@ export function createContact(ctx: AppContext, userId: string, c: ContactInput) 
       .run();
     recordConsent(ctx, userId, id, "opt_in", "manual", "Added by the account owner");
     appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
+    return { contact: contactView(await getContact(ctx, userId, id)), notice };
   });
-  return { contact: contactView(getContact(ctx, userId, id)), notice };
 }
 
-/** Replaces an existing contact's fields (the caller has checked it exists); 409 for a phone another contact has. */
-export function updateContact(ctx: AppContext, userId: string, id: string, c: ContactInput) {
-  if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone, id);
-  ctx.db
-    .update(contacts)
-    .set({
-      firstName: c.firstName,
-      lastName: c.lastName,
-      email: c.email,
-      phone: c.phone,
-      ...(c.tags ? { tags: c.tags } : {}),
-      ...(c.customFields ? { customFields: c.customFields } : {}),
-      updatedAt: new Date(ctx.now()),
-    })
-    .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
-    .run();
-  return contactView(getContact(ctx, userId, id));
+/**
+ * Replaces an existing contact's fields, in one transaction with its checks: 404 when the owner has no contact of
+ * this id, 409 for a phone another contact has.
+ */
+export async function updateContact(ctx: AppContext, userId: string, id: string, c: ContactInput) {
+  return ctx.withTransaction(async () => {
+    await getContact(ctx, userId, id);
+    if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone, id);
+    ctx.db
+      .update(contacts)
+      .set({
+        firstName: c.firstName,
+        lastName: c.lastName,
+        email: c.email,
+        phone: c.phone,
+        ...(c.tags ? { tags: c.tags } : {}),
+        ...(c.customFields ? { customFields: c.customFields } : {}),
+        updatedAt: new Date(ctx.now()),
+      })
+      .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
+      .run();
+    return contactView(await getContact(ctx, userId, id));
+  });
 }

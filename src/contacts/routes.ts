@@ -143,8 +143,8 @@ export function contactRoutes(ctx: AppContext) {
     // POST /api/contacts
     .post(
       "/",
-      ({ user, body, set }) => {
-        const { contact, notice } = createContact(ctx, user.id, cleanContact(body, defaultCountryOf(ctx, user)));
+      async ({ user, body, set }) => {
+        const { contact, notice } = await createContact(ctx, user.id, cleanContact(body, defaultCountryOf(ctx, user)));
         set.status = 201;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
         return contact;
@@ -242,28 +242,24 @@ export function contactRoutes(ctx: AppContext) {
       },
     )
     // GET /api/contacts/:id
-    .get("/:id", ({ user, params }) => contactView(getContact(ctx, user.id, params.id)), { auth: true, params: idParams })
+    .get("/:id", async ({ user, params }) => contactView(await getContact(ctx, user.id, params.id)), { auth: true, params: idParams })
     // PUT /api/contacts/:id
     .put(
       "/:id",
-      ({ user, params, body }) => {
-        getContact(ctx, user.id, params.id);
-        return updateContact(ctx, user.id, params.id, cleanContact(body, defaultCountryOf(ctx, user)));
-      },
+      ({ user, params, body }) => updateContact(ctx, user.id, params.id, cleanContact(body, defaultCountryOf(ctx, user))),
       { auth: true, params: idParams, body: contactBody },
     )
     // DELETE /api/contacts/:id
     .delete(
       "/:id",
-      ({ user, params }) => {
-        getContact(ctx, user.id, params.id);
-        deleteContact(ctx, user.id, params.id);
+      async ({ user, params }) => {
+        await deleteContact(ctx, user.id, params.id);
         return { success: true, message: "Contact deleted" };
       },
       { auth: true, params: idParams },
     )
     // GET /api/contacts/:id/consent
-    .get("/:id/consent", ({ user, params }) => ({ data: listConsents(ctx, user.id, params.id) }), { auth: true, params: idParams })
+    .get("/:id/consent", async ({ user, params }) => ({ data: await listConsents(ctx, user.id, params.id) }), { auth: true, params: idParams })
     // POST /api/contacts/:id/opt-out
     .post(
       "/:id/opt-out",

@@ -1,5 +1,6 @@
 import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import { contacts } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { storedTotal } from "./contacts";
 
@@ -18,8 +19,9 @@ export function countContacts(ctx: AppContext, userId: string): number {
  * Contacts added in each of the given days (the account's local days, [start, end) in ms) that had any, with the
  * latest addition of each: the days' counts per bucket (contact_rollups), then one index seek per such day.
  */
-export function contactsAddedByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
-  const added = contactsAddedIn(ctx, userId, days);
+export async function contactsAddedByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
+  await ready(ctx.db);
+  const added = addedIn(ctx, userId, days);
   const latest = ctx.db.$client.query(`SELECT max(created_at) AS at FROM contacts WHERE user_id = ?1 AND created_at >= ?2 AND created_at < ?3`);
   return days.flatMap((d, i) => {
     const count = added.get(i) ?? 0;
@@ -44,7 +46,12 @@ export function countContactsWhere(ctx: AppContext, userId: string, condition: S
  * first instant falls in (a local midnight in Kolkata or Kathmandu is one's first instant too), so a million-contact
  * import costs the dashboards a few rows per day, not a million index entries.
  */
-export function contactsAddedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Map<number, number> {
+export async function contactsAddedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Promise<Map<number, number>> {
+  await ready(ctx.db);
+  return addedIn(ctx, userId, intervals);
+}
+
+function addedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Map<number, number> {
   // One range scan of the primary key per interval: a statement over all of them grouped by interval sorted every
   // bucket it read (a 90-day chart after an import is 2,160 to 8,640 of them).
   const read = ctx.db.$client.query(`SELECT coalesce(sum(n), 0) AS n FROM contact_rollups WHERE user_id = ?1 AND quarter_hour >= ?2 AND quarter_hour < ?3`);
@@ -54,7 +61,8 @@ export function contactsAddedIn(ctx: AppContext, userId: string, intervals: { st
 }
 
 /** Opt-outs recorded in each of the intervals, by interval index: one range scan each of (user, kind, created_at). */
-export function optOutsIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Map<number, number> {
+export async function optOutsIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Promise<Map<number, number>> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT d.key AS i, count(*) AS n FROM json_each(?1) AS d CROSS JOIN contact_consents AS c

@@ -31,8 +31,8 @@ export function pageOfList<T extends { id: string }>(items: T[], cursor: string 
 }
 
 /** A cursor page of the account's contacts, or of its opted-out ones only (GET /api/v1/opt-outs). */
-export function contactPage(ctx: AppContext, userId: string, cursor: string | undefined, limit: number, optedOutOnly = false) {
-  const rows = contactsAfter(ctx, userId, decodeCursor(cursor), limit + 1, optedOutOnly ? "opted_out" : undefined);
+export async function contactPage(ctx: AppContext, userId: string, cursor: string | undefined, limit: number, optedOutOnly = false) {
+  const rows = await contactsAfter(ctx, userId, decodeCursor(cursor), limit + 1, optedOutOnly ? "opted_out" : undefined);
   const page = rows.slice(0, limit);
   return { data: page.map(contactView), nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.id) : null };
 }
@@ -60,13 +60,13 @@ function merged(ctx: AppContext, userId: string, base: ContactInput, input: ApiC
 
 const EMPTY: ContactInput = { firstName: "", lastName: "", email: null, phone: null };
 
-export function createApiContact(ctx: AppContext, userId: string, input: ApiContactFields) {
+export async function createApiContact(ctx: AppContext, userId: string, input: ApiContactFields) {
   if (!input.phone) throw badRequest("phone is required");
-  return createContact(ctx, userId, merged(ctx, userId, EMPTY, input)).contact;
+  return (await createContact(ctx, userId, merged(ctx, userId, EMPTY, input))).contact;
 }
 
-export function updateApiContact(ctx: AppContext, userId: string, id: string, input: ApiContactFields) {
-  const c = getContact(ctx, userId, id);
+export async function updateApiContact(ctx: AppContext, userId: string, id: string, input: ApiContactFields) {
+  const c = await getContact(ctx, userId, id);
   return updateContact(ctx, userId, id, merged(ctx, userId, { ...c, tags: c.tags ?? [] }, input));
 }
 
@@ -75,16 +75,15 @@ export function updateApiContact(ctx: AppContext, userId: string, id: string, in
  * added to the contact's own (a shop's "shopify" tag must not wipe the "vip" tag a segment or drip goal reads);
  * `replaceTags: true` makes them the contact's whole list instead.
  */
-export function upsertApiContact(ctx: AppContext, userId: string, input: ApiContactFields & { phone: string; replaceTags?: boolean }) {
+export async function upsertApiContact(ctx: AppContext, userId: string, input: ApiContactFields & { phone: string; replaceTags?: boolean }) {
   const existing = findByPhone(ctx, userId, recipientPhone(ctx, userId, input.phone));
-  if (!existing) return { contact: createApiContact(ctx, userId, input), created: true };
+  if (!existing) return { contact: await createApiContact(ctx, userId, input), created: true };
   const tags = input.tags === undefined || input.replaceTags ? input.tags : [...(existing.tags ?? []), ...input.tags];
-  return { contact: updateApiContact(ctx, userId, existing.id, { ...input, tags }), created: false };
+  return { contact: await updateApiContact(ctx, userId, existing.id, { ...input, tags }), created: false };
 }
 
-export function deleteApiContact(ctx: AppContext, userId: string, id: string) {
-  getContact(ctx, userId, id);
-  deleteContact(ctx, userId, id);
+export async function deleteApiContact(ctx: AppContext, userId: string, id: string) {
+  await deleteContact(ctx, userId, id);
 }
 
 /** Records an opt-out the caller's system received (e.g. an unsubscribe in a shop), as the 'api' source. */

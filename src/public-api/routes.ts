@@ -1,7 +1,7 @@
 import { Elysia, t, type Static } from "elysia";
 import type { AppContext } from "../context";
 import { KEY_REUSED_CODE, onceByKey, sendChat } from "../conversations/conversations";
-import { bulkTag, getContact, contactView } from "../contacts/contacts";
+import { getContact, contactView, retagContact } from "../contacts/contacts";
 import { badRequest, HttpError, unauthorized } from "../http/errors";
 import { getMessage, withMedia } from "../messages/messages";
 import { MAX_MEDIA_PER_MESSAGE } from "../media/media";
@@ -127,7 +127,7 @@ export function publicApiRoutes(ctx: AppContext) {
     .post(
       "/contacts",
       ({ caller, body, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: "/contacts", body }, set, () => ({ status: 201, body: createApiContact(ctx, caller.userId, body) })),
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/contacts", body }, set, async () => ({ status: 201, body: await createApiContact(ctx, caller.userId, body) })),
       {
         headers: idempotencyHeaders,
         body: t.Object({ phone, ...contactFields }),
@@ -145,8 +145,8 @@ export function publicApiRoutes(ctx: AppContext) {
     .post(
       "/contacts/upsert",
       ({ caller, body, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: "/contacts/upsert", body }, set, () => {
-          const { contact, created } = upsertApiContact(ctx, caller.userId, body);
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/contacts/upsert", body }, set, async () => {
+          const { contact, created } = await upsertApiContact(ctx, caller.userId, body);
           return { status: created ? 201 : 200, body: contact };
         }),
       {
@@ -170,7 +170,7 @@ export function publicApiRoutes(ctx: AppContext) {
       },
     )
     // GET /api/v1/contacts/:id
-    .get("/contacts/:id", ({ caller, params }) => contactView(getContact(ctx, caller.userId, params.id)), {
+    .get("/contacts/:id", async ({ caller, params }) => contactView(await getContact(ctx, caller.userId, params.id)), {
       params: idParams,
       ...operation({
         operationId: "getContact",
@@ -198,12 +198,10 @@ export function publicApiRoutes(ctx: AppContext) {
     .post(
       "/contacts/:id/tags",
       ({ caller, params, body, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: `/contacts/${params.id}/tags`, body }, set, () => {
-          getContact(ctx, caller.userId, params.id);
-          if (body.add?.length) bulkTag(ctx, caller.userId, [params.id], body.add, "add");
-          if (body.remove?.length) bulkTag(ctx, caller.userId, [params.id], body.remove, "remove");
-          return { status: 200, body: contactView(getContact(ctx, caller.userId, params.id)) };
-        }),
+        idempotent(ctx, caller, headers["idempotency-key"], { path: `/contacts/${params.id}/tags`, body }, set, async () => ({
+          status: 200,
+          body: contactView(await retagContact(ctx, caller.userId, params.id, body.add, body.remove)),
+        })),
       {
         params: idParams,
         headers: idempotencyHeaders,
@@ -220,8 +218,8 @@ export function publicApiRoutes(ctx: AppContext) {
     // DELETE /api/v1/contacts/:id
     .delete(
       "/contacts/:id",
-      ({ caller, params }) => {
-        deleteApiContact(ctx, caller.userId, params.id);
+      async ({ caller, params }) => {
+        await deleteApiContact(ctx, caller.userId, params.id);
         return { deleted: true };
       },
       {

@@ -122,8 +122,8 @@ async function figuresIn(
   opts: { people?: boolean; campaigns?: boolean; total?: Interval } = {},
 ): Promise<Figures[]> {
   const rows = await rollupsIn(ctx, userId, intervals);
-  const optOuts = opts.people ? optOutsIn(ctx, userId, intervals) : new Map<number, number>();
-  const added = opts.people ? contactsAddedIn(ctx, userId, intervals) : new Map<number, number>();
+  const optOuts = opts.people ? await optOutsIn(ctx, userId, intervals) : new Map<number, number>();
+  const added = opts.people ? await contactsAddedIn(ctx, userId, intervals) : new Map<number, number>();
   const campaigns = new Map(opts.campaigns ? (await campaignsSentIn(ctx, userId, intervals)).map((r) => [r.i, r.campaigns]) : []);
   const byInterval = intervals.map((): Counted[] => []);
   for (const r of rows) byInterval[r.i]!.push(r);

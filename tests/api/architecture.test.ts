@@ -309,6 +309,35 @@ const ALLOWED: Record<string, string> = {
   "media/media.ts exports linkMedia, which uses the database, not async (not async)":
     "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
+  "contacts/contacts.ts begins a synchronous transaction (not async)":
+    "optOutContact, optInContact, optOutById and bulkTag keep their bun:sqlite transaction, a savepoint inside their callers' (the inbound flow's ctx.withTransaction, which awaits nothing, the engine's and the automation runner's synchronous ones); the routes' merge, deletes and tagging use ctx.withTransaction",
+  "contacts/contacts.ts exports findByPhone, which uses the database, not async (not async)":
+    "the one look-up of an inbound text's sender (the inbound flow's transaction, which awaits nothing), and sendText, conversations, the automation runner and the public API's upsert read it in their synchronous turn",
+  "contacts/contacts.ts exports findContactById, which uses the database, not async (not async)":
+    "a drip step's job (the jobs runner's synchronous pass) and the automation runner's synchronous transaction read the contact",
+  "contacts/contacts.ts exports listContacts, which uses the database, not async (not async)":
+    "the automation runner pages a condition's contacts synchronously (contactsWhere); segments' contacts read it after ready; GET /api/contacts calls it as before (its search is being tuned, issue 29)",
+  "contacts/contacts.ts exports namesOfContacts, which uses the database, not async (not async)": "campaigns' message log (campaignLogs) names its recipients synchronously",
+  "contacts/contacts.ts exports recordConsent, which uses the database, not async (not async)":
+    "the consent log is written in its caller's transaction: the opt-outs and opt-ins below (synchronous), a contact added by hand (ctx.withTransaction)",
+  "contacts/contacts.ts exports optOutById, which uses the database, not async (not async)":
+    "the automation runner's opt-out action, in its synchronous transaction; the route's opt-out calls it as before",
+  "contacts/contacts.ts exports optOutContact, which uses the database, not async (not async)":
+    "STOP in the inbound flow's ctx.withTransaction (which awaits nothing) and a confirmed possible opt-out; the engine's outbox store opts out synchronously; the public API's opt-out",
+  "contacts/contacts.ts exports optInContact, which uses the database, not async (not async)": "START and a keyword's opt-in, in the inbound flow's ctx.withTransaction, which awaits nothing",
+  "contacts/contacts.ts exports createFromInbound, which uses the database, not async (not async)": "an inbound text's new contact, in the inbound flow's ctx.withTransaction, which awaits nothing",
+  "contacts/contacts.ts exports bulkTag, which uses the database, not async (not async)":
+    "tags in its caller's transaction: a keyword's (the inbound flow's), the automation runner's (synchronous), and the routes' chunks and the public API's retag (ctx.withTransaction)",
+  "contacts/contacts.ts exports contactIdsWhere, which uses the database, not async (not async)": "drips enrol a segment's contacts a chunk at a time in their synchronous turn",
+  "contacts/contacts.ts exports contactMatches, which uses the database, not async (not async)": "a drip step's job (the jobs runner's synchronous pass) checks its segment",
+  "contacts/contacts.ts exports contactStateField, which uses the database, not async (not async)": "the sending engine's outbox store and a drip step read a contact's state synchronously",
+  "contacts/contacts.ts exports optedOutReader, which uses the database, not async (not async)":
+    "prepares the sending engine's opted-out check on the connection (the outbox store calls it synchronously at the moment of sending)",
+  "contacts/contacts.ts exports phonesOfContactsMatching, which uses the database, not async (not async)": "conversations' thread search reads it after ready, in one turn with its own search",
+  "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
+    "the automation runner's conditions (its synchronous transaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
+  "contacts/import-rejects.ts exports rejectedCount, which uses the database, not async (not async)":
+    "an import's view (csv-import.ts, converted last: the import is being tuned in parallel) counts its rejected rows synchronously",
 };
 
 /**
@@ -328,11 +357,18 @@ const ALLOWED: Record<string, string> = {
  */
 const ASYNC_FOLDERS = new Set(["events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
 /**
- * Files converted in folders not yet whole: auth's sessions, the credentials they made, password resets and changes,
+ * Files converted in folders not yet whole: contacts' records, manual adds and edits, export, rejected rows and stats
+ * (its import, search, audience and recipients files, read by the import's pipeline and the campaigns' synchronous
+ * outbox writer, are left); auth's sessions, the credentials they made, password resets and changes,
  * email verification and changes, sign-up, passkeys, Google's sign-in, two-factor, the lockout, the rate limits'
  * windows and the administrator's command (sudo mode still runs synchronously).
  */
 const ASYNC_FILES = new Set([
+  "contacts/contacts.ts",
+  "contacts/manual.ts",
+  "contacts/export.ts",
+  "contacts/import-rejects.ts",
+  "contacts/stats.ts",
   "auth/sessions.ts",
   "auth/session-credentials.ts",
   "auth/password-reset.ts",

@@ -146,12 +146,12 @@ describe("accounts, contacts, licenses, inbound", () => {
     // Bea's message moves with her (the messages domain's side of the merge, ctx.contactMessages), in the same transaction.
     db().query(`INSERT INTO messages (id, user_id, contact_id, phone, content, direction) VALUES (?, ?, ?, '+14155550122', 'hi', 'inbound')`).run(crypto.randomUUID(), s.user.id, b.body.id);
     failOn("UPDATE", "contacts", `OLD.id = '${a.body.id}'`);
-    expect(() => mergeContacts(t.ctx, s.user.id, a.body.id, [b.body.id])).toThrow("injected failure");
+    await expect(mergeContacts(t.ctx, s.user.id, a.body.id, [b.body.id])).rejects.toThrow("injected failure");
     expect(n(`SELECT count(*) AS n FROM contacts WHERE user_id = ?`, s.user.id)).toBe(2);
     expect(n(`SELECT count(*) AS n FROM contact_consents WHERE contact_id = ?`, b.body.id)).toBe(1);
     expect(n(`SELECT count(*) AS n FROM messages WHERE contact_id = ?`, b.body.id)).toBe(1);
     db().exec(`DROP TRIGGER injected_failure`);
-    mergeContacts(t.ctx, s.user.id, a.body.id, [b.body.id]);
+    await mergeContacts(t.ctx, s.user.id, a.body.id, [b.body.id]);
     expect(n(`SELECT count(*) AS n FROM contacts WHERE user_id = ?`, s.user.id)).toBe(1);
     expect(n(`SELECT count(*) AS n FROM messages WHERE contact_id = ?`, a.body.id)).toBe(1);
     expect(n(`SELECT count(*) AS n FROM contact_consents WHERE contact_id = ?`, a.body.id)).toBe(2);

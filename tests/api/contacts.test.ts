@@ -34,6 +34,14 @@ describe("contacts CRUD", () => {
     expect(uk.body.phone).toBe("+442079460958");
   });
 
+  test("two creates of one phone at once: one 201, one 409, one contact", async () => {
+    const both = await Promise.all([1, 2].map((i) => post(b, "/api/contacts", { firstName: `Twin ${i}`, phone: "+14155550199" })));
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+    const rows = t.ctx.db.$client.query(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND phone = '+14155550199'`).get(b.user.id) as { n: number };
+    expect(rows.n).toBe(1);
+    expect((await t.api(`/api/contacts/${both.find((r) => r.status === 201)!.body.id}`, { method: "DELETE", token: b.token })).status).toBe(200);
+  });
+
   test("list, search by digits in any format and by name, stats, paging limits", async () => {
     await post(a, "/api/contacts", { firstName: "Zed", email: "zed@example.com" });
     const list = await t.api("/api/contacts?page=1&pageSize=2", { token: a.token });
