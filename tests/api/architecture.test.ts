@@ -310,24 +310,24 @@ const ALLOWED: Record<string, string> = {
     "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
   "contacts/contacts.ts begins a synchronous transaction (not async)":
-    "optOutContact, optInContact, optOutById and bulkTag keep their bun:sqlite transaction, a savepoint inside their callers' (the inbound flow's ctx.withTransaction, which awaits nothing, the engine's and the automation runner's synchronous ones); the routes' merge, deletes and tagging use ctx.withTransaction",
+    "optOutContact, optInContact, optOutById and bulkTag keep their bun:sqlite transaction, a savepoint inside their callers' (the inbound flow's ctx.withTransaction, which awaits nothing, the engine's synchronous ones, the automation runner's actions, synchronous code inside its ctx.withTransaction); the routes' merge, deletes and tagging use ctx.withTransaction",
   "contacts/contacts.ts exports findByPhone, which uses the database, not async (not async)":
     "the one look-up of an inbound text's sender (the inbound flow's transaction, which awaits nothing), and sendText, conversations, the automation runner and the public API's upsert read it in their synchronous turn",
   "contacts/contacts.ts exports findContactById, which uses the database, not async (not async)":
-    "a drip step's job (the jobs runner's synchronous pass) and the automation runner's synchronous transaction read the contact",
+    "a drip step's job (the jobs runner's synchronous pass) and the automation runner's event and action code (synchronous inside its ctx.withTransaction) read the contact",
   "contacts/contacts.ts exports listContacts, which uses the database, not async (not async)":
-    "the automation runner pages a condition's contacts synchronously (contactsWhere); segments' contacts read it after ready; GET /api/contacts calls it as before (its search is being tuned, issue 29)",
+    "the automation runner's clock triggers page a condition's contacts synchronously (contactsWhere); segments' contacts read it after ready; GET /api/contacts calls it as before (its search is being tuned, issue 29)",
   "contacts/contacts.ts exports namesOfContacts, which uses the database, not async (not async)": "campaigns' message log (campaignLogs) names its recipients synchronously",
   "contacts/contacts.ts exports recordConsent, which uses the database, not async (not async)":
     "the consent log is written in its caller's transaction: the opt-outs and opt-ins below (synchronous), a contact added by hand (ctx.withTransaction)",
   "contacts/contacts.ts exports optOutById, which uses the database, not async (not async)":
-    "the automation runner's opt-out action, in its synchronous transaction; the route's opt-out calls it as before",
+    "the automation runner's opt-out action, synchronous code inside its ctx.withTransaction; the route's opt-out calls it as before",
   "contacts/contacts.ts exports optOutContact, which uses the database, not async (not async)":
     "STOP in the inbound flow's ctx.withTransaction (which awaits nothing) and a confirmed possible opt-out; the engine's outbox store opts out synchronously; the public API's opt-out",
   "contacts/contacts.ts exports optInContact, which uses the database, not async (not async)": "START and a keyword's opt-in, in the inbound flow's ctx.withTransaction, which awaits nothing",
   "contacts/contacts.ts exports createFromInbound, which uses the database, not async (not async)": "an inbound text's new contact, in the inbound flow's ctx.withTransaction, which awaits nothing",
   "contacts/contacts.ts exports bulkTag, which uses the database, not async (not async)":
-    "tags in its caller's transaction: a keyword's (the inbound flow's), the automation runner's (synchronous), and the routes' chunks and the public API's retag (ctx.withTransaction)",
+    "tags in its caller's transaction: a keyword's (the inbound flow's), the automation runner's actions (synchronous, inside its ctx.withTransaction), and the routes' chunks and the public API's retag (ctx.withTransaction)",
   "contacts/contacts.ts exports contactIdsWhere, which uses the database, not async (not async)": "drips enrol a segment's contacts a chunk at a time in their synchronous turn",
   "contacts/contacts.ts exports contactMatches, which uses the database, not async (not async)": "a drip step's job (the jobs runner's synchronous pass) checks its segment",
   "contacts/contacts.ts exports contactStateField, which uses the database, not async (not async)": "the sending engine's outbox store and a drip step read a contact's state synchronously",
@@ -335,7 +335,7 @@ const ALLOWED: Record<string, string> = {
     "prepares the sending engine's opted-out check on the connection (the outbox store calls it synchronously at the moment of sending)",
   "contacts/contacts.ts exports phonesOfContactsMatching, which uses the database, not async (not async)": "conversations' thread search reads it after ready, in one turn with its own search",
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
-    "the automation runner's conditions (its synchronous transaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
+    "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
   "contacts/import-rejects.ts exports rejectedCount, which uses the database, not async (not async)":
     "an import's view (csv-import.ts, converted last: the import is being tuned in parallel) counts its rejected rows synchronously",
 };
