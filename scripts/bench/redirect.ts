@@ -82,7 +82,7 @@ try {
   child.stdin.write(JSON.stringify(codes) + "\n");
   const result = JSON.parse(await out) as { latencies: number[]; bad: number; ms: number };
   const holds = await phase.end();
-  flushClicks(ctx, true);
+  await flushClicks(ctx, true);
   const kept = ctx.db.$client.query(`SELECT verdict, count(*) AS n FROM link_clicks GROUP BY verdict ORDER BY verdict`).all() as { verdict: string; n: number }[];
 
   const sorted = result.latencies.sort((a, b) => a - b);

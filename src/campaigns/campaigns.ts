@@ -116,9 +116,9 @@ export function getCampaign(ctx: AppContext, userId: string, id: string): Campai
 }
 
 /** A campaign's click figures (issue 32): people's clicks and click rate, per link and per day, and every hit by verdict. */
-export function campaignClickFigures(ctx: AppContext, userId: string, id: string) {
+export async function campaignClickFigures(ctx: AppContext, userId: string, id: string) {
   const view = viewOf(ctx, getCampaign(ctx, userId, id));
-  return { campaignId: id, reached: view.totalSent, ...campaignClicks(ctx, userId, id, view.totalSent) };
+  return { campaignId: id, reached: view.totalSent, ...(await campaignClicks(ctx, userId, id, view.totalSent)) };
 }
 
 export function viewOf(ctx: AppContext, row: CampaignRow) {

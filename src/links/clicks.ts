@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { clickedMessages } from "../messages/messages";
@@ -32,7 +33,7 @@ function bufferOf(ctx: AppContext): Buffer {
   let b = buffers.get(ctx);
   if (!b) {
     buffers.set(ctx, (b = { hits: [], fresh: 0, timer: null }));
-    ctx.onStop.push(() => void flushClicks(ctx, true));
+    ctx.onStop.push(async () => void (await flushClicks(ctx, true)));
   }
   return b;
 }
@@ -41,9 +42,9 @@ function bufferOf(ctx: AppContext): Buffer {
 export function recordHit(ctx: AppContext, hit: PendingHit) {
   const b = bufferOf(ctx);
   b.hits.push(hit);
-  if (++b.fresh === FLUSH_AT) queueMicrotask(() => flushClicks(ctx));
+  if (++b.fresh === FLUSH_AT) queueMicrotask(() => void flushClicks(ctx));
   else if (!b.timer) {
-    b.timer = setTimeout(() => flushClicks(ctx), FLUSH_AFTER_MS);
+    b.timer = setTimeout(() => void flushClicks(ctx), FLUSH_AFTER_MS);
     (b.timer as { unref?: () => void }).unref?.();
   }
 }
@@ -53,7 +54,7 @@ export function recordHit(ctx: AppContext, hit: PendingHit) {
  * delivery report yet waits until the scanner window has passed (a scanner may open the link before the report
  * arrives), unless `all` (a stop) writes everything now.
  */
-export function flushClicks(ctx: AppContext, all = false): number {
+export async function flushClicks(ctx: AppContext, all = false): Promise<number> {
   const b = buffers.get(ctx);
   if (!b) return 0;
   if (b.timer) clearTimeout(b.timer);
@@ -61,6 +62,7 @@ export function flushClicks(ctx: AppContext, all = false): number {
   b.fresh = 0;
   let hits = b.hits.splice(0);
   if (!hits.length) return 0;
+  await ready(ctx.db);
   const db = ctx.db.$client;
   if (!all) {
     const now = ctx.now();
@@ -71,7 +73,7 @@ export function flushClicks(ctx: AppContext, all = false): number {
       const waiting = new Set(wait);
       hits = hits.filter((h) => !waiting.has(h));
       b.hits.unshift(...wait);
-      b.timer = setTimeout(() => flushClicks(ctx), SCANNER_WINDOW_MS / 5);
+      b.timer = setTimeout(() => void flushClicks(ctx), SCANNER_WINDOW_MS / 5);
       (b.timer as { unref?: () => void }).unref?.();
     }
     if (!hits.length) return 0;
@@ -81,7 +83,8 @@ export function flushClicks(ctx: AppContext, all = false): number {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const counted = db.prepare(`SELECT 1 FROM link_clicks WHERE short_link_id = ? AND verdict = 'human' LIMIT 1`);
-  db.transaction(() => {
+  // Its statements run with nothing awaited between them: the transaction commits before the flush answers.
+  await ctx.withTransaction(async () => {
     // The message's delivery report and its contact now (a merge of contacts moves the message to the one kept).
     const messages = clickedMessages(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id ? [h.link.message_id] : [])))]);
     for (const h of hits) {
@@ -108,7 +111,7 @@ export function flushClicks(ctx: AppContext, all = false): number {
         payload: { clickId: row.id, code: l.code, url: l.url, campaignId: l.campaign_id, contactId, messageId: l.message_id, clickedAt: new Date(h.at).toISOString() },
       });
     }
-  })();
+  });
   return hits.length;
 }
 
@@ -137,7 +140,8 @@ export const rate = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 1
  * messages handed to a provider); each link's people's clicks over the recipients it went to; people's clicks per
  * day (UTC).
  */
-export function campaignClicks(ctx: AppContext, userId: string, campaignId: string, reached: number) {
+export async function campaignClicks(ctx: AppContext, userId: string, campaignId: string, reached: number) {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const hits = zero();
   for (const r of db.query(`SELECT verdict, count(*) AS n FROM link_clicks WHERE campaign_id = ? AND user_id = ? GROUP BY verdict`).all(campaignId, userId) as {
@@ -168,7 +172,8 @@ export function campaignClicks(ctx: AppContext, userId: string, campaignId: stri
  * An account's people's clicks in [start, end) and how many of its messages with a short link made in that time
  * were clicked (the dashboards): the click rate is over the texts that carried a link, not every text.
  */
-export function accountClicks(ctx: AppContext, userId: string, start: number, end: number) {
+export async function accountClicks(ctx: AppContext, userId: string, start: number, end: number) {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const c = db
     .query(`SELECT count(*) AS humanClicks FROM link_clicks WHERE user_id = ? AND at >= ? AND at < ? AND verdict = 'human'`)

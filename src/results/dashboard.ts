@@ -241,7 +241,7 @@ export async function series(ctx: AppContext, user: User, days: (typeof RANGES)[
     }),
     totals,
     /** People's clicks of short links in the period (issue 32), and the share of its texts with a link that were clicked. */
-    clicks: accountClicks(ctx, user.id, range.start, range.end),
+    clicks: await accountClicks(ctx, user.id, range.start, range.end),
     senders,
     campaigns,
   };

@@ -208,6 +208,13 @@ const ALLOWED: Record<string, string> = {
     "stateRulesInForce: the sending engine's outbox store (messages), drips and the delivery preview (campaigns) read it synchronously",
   "segments/segments.ts exports findSegment, which uses the database, not async (not async)":
     "campaigns' audiences, drips and automation read it inside their synchronous transactions",
+  "links/links.ts exports shortener, which uses the database, not async (not async)":
+    "the hot path of a campaign's send (issue 32): the outbox writer's chunk (campaigns/outbox.ts writeOutbox, a synchronous transaction of campaigns, not converted) writes a message's short links with its message, one row each, measured by scripts/bench/shorten.ts",
+  "links/links.ts exports dropShortLinks, which uses the database, not async (not async)": "as shortener: a repeated chunk's short links go in the outbox writer's synchronous transaction",
+  "links/clicks.ts exports humanClicksByCampaign, which uses the database, not async (not async)":
+    "campaigns' views (viewOf, listCampaigns, the CSV export) read it synchronously; campaigns is not converted",
+  "links/clicks.ts exports clicksByMessage, which uses the database, not async (not async)": "as humanClicksByCampaign: the A/B test's figures (campaigns/ab-test.ts) are read synchronously",
+  "links/clicks.ts exports moveContactClicks, which uses the database, not async (not async)": "a merge of contacts (contacts/contacts.ts mergeContacts) moves the clicks in its ctx.withTransaction with its messages, through the synchronous port ctx.contactMessages",
   "drips/drips.ts exports findDrip, which uses the database, not async (not async)":
     "a drip step's job (runner.ts runStep, in the jobs runner's synchronous transactional pass), the exit reader's events and the automation runner's actions (inside its ctx.withTransaction, a drip's records not async yet) read the drip",
   "drips/drips.ts exports enrolContact, which uses the database, not async (not async)":
@@ -345,7 +352,9 @@ const ALLOWED: Record<string, string> = {
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES); and those others work
- * in this session (campaigns, messages, links, contacts), left for last.
+ * in this session (campaigns, messages, contacts), left for last.
+ * In links, the redirect's lookup, the clicks' flush and the campaign's and dashboard's click figures are async; the
+ * short links are written synchronously in the transaction that writes their message (ALLOWED: the send's hot path).
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
  * are ctx.withTransaction; the actions call records of folders not converted yet (contacts, drips, sendText, jobs),
  * which run synchronously inside them.
@@ -355,7 +364,7 @@ const ALLOWED: Record<string, string> = {
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
+const ASYNC_FOLDERS = new Set(["links", "events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
 /**
  * Files converted in folders not yet whole: contacts' records, manual adds and edits, export, rejected rows and stats
  * (its import, search, audience and recipients files, read by the import's pipeline and the campaigns' synchronous

@@ -705,7 +705,7 @@ describe("every event type, end to end", () => {
     t.ctx.now = () => realNow() + 60_000;
     try {
       expect((await fetch(`${t.url}/l/${link.code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (Android 14; Mobile)" } })).status).toBe(302);
-      flushClicks(t.ctx);
+      await flushClicks(t.ctx);
     } finally {
       t.ctx.now = realNow;
     }

@@ -106,7 +106,7 @@ describe("a campaign's short links", () => {
       expect((await hit(personLink, CHROME, "HEAD")).status).toBe(302);
       expect((await hit(personLink, CHROME, "GET", { "sec-purpose": "prefetch" })).status).toBe(302);
       expect((await hit(personLink, CHROME)).status).toBe(302);
-      flushClicks(t.ctx);
+      await flushClicks(t.ctx);
 
       const kept = t.ctx.db.$client.query(`SELECT verdict, reason, address_class AS addressClass FROM link_clicks WHERE user_id = ? ORDER BY id`).all(acc.user.id);
       expect(kept).toEqual([
@@ -206,14 +206,14 @@ describe("a campaign's short links", () => {
     const at = realNow() + 3_600_000;
     try {
       t.ctx.db.$client.query(`UPDATE messages SET delivered_at = NULL WHERE id = ?`).run(messageId);
-      flushClicks(t.ctx, true);
+      await flushClicks(t.ctx, true);
       t.ctx.db.$client.query(`DELETE FROM link_clicks WHERE code = ? AND user_id = ?`).run(code, acc.user.id);
       t.ctx.now = () => at;
       expect((await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": CHROME } })).status).toBe(302);
-      expect(flushClicks(t.ctx)).toBe(0);
+      expect(await flushClicks(t.ctx)).toBe(0);
       t.ctx.db.$client.query(`UPDATE messages SET delivered_at = ? WHERE id = ?`).run(at + 1_000, messageId);
       t.ctx.now = () => at + 5_000;
-      expect(flushClicks(t.ctx)).toBe(1);
+      expect(await flushClicks(t.ctx)).toBe(1);
       expect(t.ctx.db.$client.query(`SELECT verdict, reason FROM link_clicks WHERE code = ? AND user_id = ?`).all(code, acc.user.id)).toEqual([
         { verdict: "scanner", reason: "Within 5 s of the delivery report" },
       ]);
@@ -315,7 +315,7 @@ describe("short links' storage (migration 0074)", () => {
       expect([res.status, res.headers.get("location")]).toEqual([302, `${rows[i]!.url}?utm_source=sms`]);
     }
     // A code one character off is another id: no link, or another's (as likely as guessing a drawn code).
-    flushClicks(t.ctx, true);
+    await flushClicks(t.ctx, true);
     // Writing the table costs one row appended and one entry of its link's index: the other index holds only codes drawn before 0074.
     expect(db.query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'short_links' ORDER BY name`).all()).toEqual([
       { name: "short_links_code_idx" },
@@ -353,7 +353,48 @@ describe("short links' storage (migration 0074)", () => {
     expect(old.headers.get("location")).toBe("https://old.example");
     const mine = await fetch(`${t.url}/l/${codeOf(key, id)}`, { method: "HEAD", redirect: "manual", headers: { "user-agent": CHROME } });
     expect(mine.headers.get("location")).toBe("https://a.example/1?utm_source=sms");
-    flushClicks(t.ctx, true);
+    await flushClicks(t.ctx, true);
+  });
+});
+
+describe("a merge of contacts", () => {
+  test("moves the merged contact's clicks, and its messages' links click for the one kept after", async () => {
+    const acc = await t.signUpVerified();
+    const db = t.ctx.db.$client;
+    const kept = await call(acc, "POST", "/api/contacts", { firstName: "Kim", phone: "+14155553101" });
+    const merged = await call(acc, "POST", "/api/contacts", { firstName: "Kim", phone: "+14155553102" });
+    // A message to the merged contact, carrying a short link, and a person's click of it before the merge.
+    db.query(`INSERT INTO messages (id, user_id, contact_id, phone, content, direction, status, created_at) VALUES ('mm-1', ?, ?, '+14155553102', 'x', 'outbound', 'sent', 0)`).run(
+      acc.user.id,
+      merged.body.id,
+    );
+    const link = /\/l\/(\w{7})/.exec(
+      (() => {
+        let text = "";
+        db.transaction(() => {
+          text = shortener(t.ctx, t.ctx.config.linkDomain, { userId: acc.user.id, campaignId: null, source: "drip:d-9", utm: null, expiresAt: null })("https://a.example/m", "mm-1");
+        })();
+        return text;
+      })(),
+    )![1]!;
+    const realNow = t.ctx.now;
+    try {
+      t.ctx.now = () => realNow() + 3_600_000;
+      expect((await hit(`${t.ctx.config.linkDomain}/l/${link}`, CHROME)).status).toBe(302);
+      expect(await flushClicks(t.ctx, true)).toBe(1);
+      expect(db.query(`SELECT contact_id AS contactId, verdict FROM link_clicks WHERE user_id = ?`).all(acc.user.id)).toEqual([{ contactId: merged.body.id, verdict: "human" }]);
+      expect((await call(acc, "POST", "/api/contacts/merge", { primaryContactId: kept.body.id, mergeContactIds: [merged.body.id] })).status).toBe(200);
+      expect(db.query(`SELECT contact_id AS contactId FROM link_clicks WHERE user_id = ?`).all(acc.user.id)).toEqual([{ contactId: kept.body.id }]);
+      // A click after the merge names the contact kept: its message was moved to them.
+      expect((await hit(`${t.ctx.config.linkDomain}/l/${link}`, CHROME)).status).toBe(302);
+      expect(await flushClicks(t.ctx, true)).toBe(1);
+      expect(db.query(`SELECT contact_id AS contactId, verdict FROM link_clicks WHERE user_id = ? ORDER BY id`).all(acc.user.id)).toEqual([
+        { contactId: kept.body.id, verdict: "human" },
+        { contactId: kept.body.id, verdict: "repeat" },
+      ]);
+    } finally {
+      t.ctx.now = realNow;
+    }
   });
 });
 
