@@ -33,11 +33,11 @@ export async function markEmailVerified(ctx: AppContext, admin: User, userId: st
  * answer, for the administrator to pass on (it is never written to the log). `beforeLink` runs (and may refuse)
  * before such a link is made: whoever holds it can take the account, so the route asks the administrator to confirm.
  */
-export async function sendPasswordResetFor(ctx: AppContext, admin: User, userId: string, beforeLink?: () => void) {
+export async function sendPasswordResetFor(ctx: AppContext, admin: User, userId: string, beforeLink?: () => Promise<void>) {
   const user = target(ctx, userId);
   if (user.disabled) throw badRequest("This account is disabled. Enable it before sending a reset link.");
   if (!user.passwordHash) throw badRequest("This account signs in with Google and has no password to reset.");
-  if (!ctx.config.smtpUrl) beforeLink?.();
+  if (!ctx.config.smtpUrl) await beforeLink?.();
   const token = await requestPasswordReset(ctx, user.email);
   if (!token) throw badRequest("A reset link cannot be sent to this account.");
   ctx.log(`administrator ${admin.email} started a password reset for ${user.email}`);

@@ -25,7 +25,7 @@ export async function generateLicenseCodes(
   planId: string,
   durationDays: number,
   howMany: number,
-  beforeCreate?: () => void,
+  beforeCreate?: () => Promise<void>,
 ) {
   if (!Number.isInteger(howMany) || howMany < 1 || howMany > MAX_CODES_PER_BATCH) {
     throw badRequest(`Choose between 1 and ${MAX_CODES_PER_BATCH} codes`);
@@ -35,7 +35,7 @@ export async function generateLicenseCodes(
   }
   const plan = await findPlan(ctx, planId);
   if (!plan) throw badRequest("Unknown plan");
-  beforeCreate?.();
+  await beforeCreate?.();
   const codes = await insertLicenseCodes(ctx, { planId, durationDays, createdBy: adminId }, howMany, newLicenseCode);
   return { plan, durationDays, codes: codes.map(formatLicenseCode) };
 }

@@ -65,9 +65,9 @@ function savedAllowList(ctx: AppContext): string[] {
  * administrator confirmed (sudo mode), made against the list read in the transaction that writes, so a list saved
  * meanwhile is what it is compared with.
  */
-export async function setWebhookAllowList(ctx: AppContext, entries: string[], beforeWidening?: () => void): Promise<string[]> {
+export async function setWebhookAllowList(ctx: AppContext, entries: string[], beforeWidening?: () => Promise<void>): Promise<string[]> {
   return ctx.withTransaction(async () => {
-    if (widens(savedAllowList(ctx), entries)) beforeWidening?.();
+    if (widens(savedAllowList(ctx), entries)) await beforeWidening?.();
     const list = [...new Set(entries.map(normalise))];
     if (list.length > MAX_ALLOW_LIST) throw badRequest(`The allow-list holds at most ${MAX_ALLOW_LIST} entries`);
     ctx.db.$client

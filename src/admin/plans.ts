@@ -9,7 +9,7 @@ export const planList = async (ctx: AppContext) => (await listPlans(ctx)).map(pl
  * An administrator's edit of a plan: the fields given change; a name must stay non-blank; blank features drop.
  * `beforeChange` runs (and may refuse) once the edit would be saved: the route's check that the administrator confirmed.
  */
-export async function editPlan(ctx: AppContext, id: string, input: PlanChanges, beforeChange?: () => void) {
+export async function editPlan(ctx: AppContext, id: string, input: PlanChanges, beforeChange?: () => Promise<void>) {
   if (!(await findPlan(ctx, id))) throw notFound("Plan not found");
   const name = input.name?.trim();
   if (input.name !== undefined && !name) throw badRequest("The plan needs a name");
@@ -22,6 +22,6 @@ export async function editPlan(ctx: AppContext, id: string, input: PlanChanges, 
     ...(input.phoneNumbers !== undefined ? { phoneNumbers: input.phoneNumbers } : {}),
     ...(features ? { features } : {}),
   };
-  beforeChange?.();
+  await beforeChange?.();
   return planView((await updatePlan(ctx, id, changes))!);
 }

@@ -54,7 +54,7 @@ export function adminRoutes(ctx: AppContext) {
       const user = found && found.role === "admin" && !found.disabled && found.passwordHash ? found : null;
       const ok = await attemptPassword(ctx, email, user?.passwordHash ?? null, password, clientIp(request));
       if (!ok || !user) throw new HttpError(401, INVALID_ADMIN);
-      if (isTwoFactorEnabled(ctx, user.id)) {
+      if (await isTwoFactorEnabled(ctx, user.id)) {
         const code = body.twoFactorCode?.trim();
         if (!code) return { requires2FA: true, userId: user.id };
         // Counted with the user sign-in's wrong codes: knowing the password must not buy unlimited guesses here.
@@ -158,7 +158,7 @@ export function adminRoutes(ctx: AppContext) {
         if (!target) throw notFound("User not found");
         const plan = await findPlan(ctx, body.planId);
         if (!plan) throw badRequest("Unknown plan");
-        requireRecentConfirmation(ctx, user, sessionId, "to change a user's plan");
+        await requireRecentConfirmation(ctx, user, sessionId, "to change a user's plan");
         const license = await grantLicense(ctx, target.id, plan.id, body.durationDays);
         return { success: true, data: { planName: plan.name, expiresAt: license.expiresAt?.toISOString() ?? null } };
       },

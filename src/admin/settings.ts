@@ -22,9 +22,9 @@ export function systemSettings(ctx: AppContext): SystemSettings {
  * (older events deleted for good): the route's check that the administrator confirmed, made against the retention
  * read in the transaction that writes, so a change saved meanwhile is what it is compared with.
  */
-export async function updateSystemSettings(ctx: AppContext, changes: Partial<SystemSettings>, beforeShortening?: () => void): Promise<SystemSettings> {
+export async function updateSystemSettings(ctx: AppContext, changes: Partial<SystemSettings>, beforeShortening?: () => Promise<void>): Promise<SystemSettings> {
   return ctx.withTransaction(async () => {
-    if (changes.eventRetentionDays !== undefined && changes.eventRetentionDays < systemSettings(ctx).eventRetentionDays) beforeShortening?.();
+    if (changes.eventRetentionDays !== undefined && changes.eventRetentionDays < systemSettings(ctx).eventRetentionDays) await beforeShortening?.();
     const upsert = ctx.db.$client.query(
       `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,

@@ -40,19 +40,19 @@ export type UserAction = "disable" | "enable" | "make-admin" | "remove-admin" | 
  * (and may refuse) once the action would be applied: the route's check that the administrator confirmed, so nobody
  * is asked for a password only to be told the action is refused.
  */
-export async function applyUserAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
+export async function applyUserAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => Promise<void>) {
   // One transaction: the role read is the one changed, and a disabled account never stays signed in, or keeps
   // sending, after it reads as disabled.
   return ctx.withTransaction(async () => userAction(ctx, adminId, userId, action, beforeChange));
 }
 
-async function userAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => void) {
+async function userAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => Promise<void>) {
   const target = findUserById(ctx, userId);
   if (!target) throw notFound("User not found");
   const self = target.id === adminId;
   if (self && action === "disable") throw badRequest("You cannot disable your own account");
   if (self && action === "remove-admin") throw badRequest("You cannot remove your own administrator role");
-  beforeChange?.();
+  await beforeChange?.();
   switch (action) {
     case "disable":
       await updateUser(ctx, target.id, { disabled: true });

@@ -133,40 +133,44 @@ export async function createApiKey(
   userId: string,
   sessionId: string,
   input: NewApiKey,
-  beforeCreate?: () => void,
+  beforeCreate?: () => Promise<void>,
 ): Promise<ApiKeyView & { key: string }> {
-  await ready(ctx.db);
-  assertPlanHasApi(ctx, userId);
-  const name = input.name.trim();
-  if (!name) throw new HttpError(400, "Please name the key");
   const now = ctx.now();
-  if (input.expiresAt != null && input.expiresAt <= now) throw new HttpError(400, "The expiry must be in the future");
-  const working = ctx.db
-    .select({ n: count() })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
-    .get()!.n;
-  if (working >= MAX_WORKING_KEYS)
-    throw new HttpError(400, `An account can have at most ${MAX_WORKING_KEYS} working API keys: revoke one you no longer use`);
-  beforeCreate?.();
-  const key = newKey();
-  const row = ctx.db
-    .insert(apiKeys)
-    .values({
-      id: Bun.randomUUIDv7(),
-      userId,
-      name,
-      service: input.service?.trim() ?? "",
-      prefix: key.slice(0, PREFIX_CHARS),
-      keyHash: hashOf(key),
-      permissions: [...new Set(input.permissions)],
-      createdAt: now,
-      expiresAt: input.expiresAt ?? null,
-      createdBySession: sessionId,
-    })
-    .returning()
-    .get();
-  noticeCredentialMade(ctx, {
+  // The plan, the cap and the confirmation (sudo mode, which awaits its records) are read in the transaction that
+  // writes the key: two creates at once cannot both pass the cap.
+  const { row, key } = await ctx.withTransaction(async () => {
+    assertPlanHasApi(ctx, userId);
+    const name = input.name.trim();
+    if (!name) throw new HttpError(400, "Please name the key");
+    if (input.expiresAt != null && input.expiresAt <= now) throw new HttpError(400, "The expiry must be in the future");
+    const working = ctx.db
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
+      .get()!.n;
+    if (working >= MAX_WORKING_KEYS)
+      throw new HttpError(400, `An account can have at most ${MAX_WORKING_KEYS} working API keys: revoke one you no longer use`);
+    await beforeCreate?.();
+    const key = newKey();
+    const row = ctx.db
+      .insert(apiKeys)
+      .values({
+        id: Bun.randomUUIDv7(),
+        userId,
+        name,
+        service: input.service?.trim() ?? "",
+        prefix: key.slice(0, PREFIX_CHARS),
+        keyHash: hashOf(key),
+        permissions: [...new Set(input.permissions)],
+        createdAt: now,
+        expiresAt: input.expiresAt ?? null,
+        createdBySession: sessionId,
+      })
+      .returning()
+      .get();
+    return { row, key };
+  });
+  await noticeCredentialMade(ctx, {
     userId,
     sessionId,
     what: "API key",

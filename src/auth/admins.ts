@@ -31,7 +31,7 @@ export async function createOrPromoteAdmin(ctx: AppContext, email: string, passw
   return ctx.withTransaction(async () => {
     const admin = await updateUser(ctx, existing.id, { role: "admin", passwordHash, authProvider: "password", emailVerified: true, disabled: false });
     await resetTwoFactor(ctx, admin.id, null);
-    for (const passkey of listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
+    for (const passkey of await listPasskeys(ctx, admin.id)) await deletePasskey(ctx, admin.id, passkey.id);
     await unlinkGoogle(ctx, admin.id);
     await clearLockout(ctx, admin.id);
     await revokeAllSessions(ctx, admin.id);

@@ -96,7 +96,7 @@ export function googleRoutes(ctx: AppContext) {
             const profile = await exchangeCode(ctx, query.code, row.challenge);
             const { user, isNew } = await findOrCreateGoogleUser(ctx, profile);
             if (user.disabled) throw new GoogleSignInError("This account has been disabled. Please contact support.");
-            if (isTwoFactorEnabled(ctx, user.id)) {
+            if (await isTwoFactorEnabled(ctx, user.id)) {
               // Control of the mailbox is one factor: the code step follows, exactly as after a password.
               cookie[PENDING_LOGIN_COOKIE]!.set({
                 value: await startPendingLogin(ctx, user.id),

@@ -106,7 +106,7 @@ export function passkeyRoutes(ctx: AppContext) {
       async ({ user, sessionId, body }) => {
         const owner = await completeAuthentication(ctx, body.credential as unknown as AuthenticationResponseJSON);
         if (owner.id !== user.id) throw new HttpError(400, NOT_YOURS, { verified: false, error: NOT_YOURS });
-        confirmSession(ctx, sessionId);
+        await confirmSession(ctx, sessionId);
         return { verified: true, confirmedUntil: new Date(ctx.now() + RECENT_CONFIRMATION_MS).toISOString() };
       },
       { auth: true, body: t.Object({ credential: credentialShape }) },
@@ -117,7 +117,7 @@ export function passkeyRoutes(ctx: AppContext) {
     .delete(
       "/authenticators/:id",
       async ({ user, sessionId, params }) => {
-        requireRecentConfirmation(ctx, user, sessionId, "to remove a passkey");
+        await requireRecentConfirmation(ctx, user, sessionId, "to remove a passkey");
         await deletePasskey(ctx, user.id, params.id);
         return { success: true };
       },

@@ -245,7 +245,8 @@ export function describePasskey(p: Passkey) {
   };
 }
 
-export function listPasskeys(ctx: AppContext, userId: string) {
+export async function listPasskeys(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
   return userPasskeys(ctx, userId)
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
     .map(describePasskey);

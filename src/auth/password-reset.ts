@@ -25,6 +25,7 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
   await ready(ctx.db);
   const user = await findUserByEmail(ctx, email);
   if (!user || user.disabled || !user.passwordHash) return null;
+  const passkeys = await passkeyListing(ctx, user);
   const token = randomBytes(32).toString("base64url");
   const now = ctx.now();
   ctx.db
@@ -34,13 +35,13 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
   const link = `${ctx.config.publicUrl}/auth/reset-password?token=${token}`;
   // Not awaited: a slow or failing mail server must not reveal which emails have accounts.
   ctx.mailer
-    .send(passwordResetEmail(user.email, link, RESET_TTL_MINUTES, passkeyListing(ctx, user)))
+    .send(passwordResetEmail(user.email, link, RESET_TTL_MINUTES, passkeys))
     .catch((err: Error) => ctx.log(`mail error: password reset to ${user.email}: ${err.message}`));
   return token;
 }
 
 /** The account's passkeys, newest first, each added-at in the account's locale and time zone. */
-function passkeyListing(ctx: AppContext, user: User): PasskeyListing {
+async function passkeyListing(ctx: AppContext, user: User): Promise<PasskeyListing> {
   let format: Intl.DateTimeFormat;
   try {
     format = new Intl.DateTimeFormat(user.locale, { dateStyle: "medium", timeStyle: "short", timeZone: user.timezone });
@@ -50,7 +51,7 @@ function passkeyListing(ctx: AppContext, user: User): PasskeyListing {
   const timeZone = format.resolvedOptions().timeZone;
   // A name is the user's own text: no line breaks that could forge lines of the email.
   const oneLine = (name: string) => name.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ").trim();
-  return { timeZone, passkeys: listPasskeys(ctx, user.id).map((p) => ({ name: oneLine(p.name), added: format.format(new Date(p.createdAt)) })) };
+  return { timeZone, passkeys: (await listPasskeys(ctx, user.id)).map((p) => ({ name: oneLine(p.name), added: format.format(new Date(p.createdAt)) })) };
 }
 
 /**

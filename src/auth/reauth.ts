@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { t } from "elysia";
 import { passkeys } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
 import type { User } from "../users/queries";
@@ -39,17 +40,17 @@ export async function confirmIdentity(
 ) {
   const token = proof?.token?.trim();
   const password = proof?.password;
-  const twoFactor = isTwoFactorEnabled(ctx, user.id);
+  const twoFactor = await isTwoFactorEnabled(ctx, user.id);
   if (token && twoFactor) {
     const check = await checkAccountCode(ctx, user.id, token);
     if (check.lockedUntil) throw codesLockedError(check.lockedUntil, ctx.now());
     if (!check.ok) throw badRequest(INVALID_CODE);
     // A proof given counts for the changes that ask for a recent one (requireRecentConfirmation) too.
-    return confirmSession(ctx, sessionId);
+    return await confirmSession(ctx, sessionId);
   }
   if (password && user.passwordHash) {
     if (!(await attemptPassword(ctx, user.email, user.passwordHash, password, address))) throw badRequest(INCORRECT_PASSWORD);
-    return confirmSession(ctx, sessionId);
+    return await confirmSession(ctx, sessionId);
   }
   if (!user.passwordHash && !twoFactor) return;
   const asked = user.passwordHash && twoFactor ? "a verification code or your password" : user.passwordHash ? "your password" : "a verification code";
@@ -70,14 +71,13 @@ export const REAUTH_REQUIRED = "reauth_required";
  * ways this account can confirm (POST /api/auth/confirm, or POST /api/webauthn/confirm), and the UI asks and retries.
  * An account with none of them (Google only, no passkey) has nothing to be asked for, as in confirmIdentity.
  */
-export function requireRecentConfirmation(ctx: AppContext, user: User, sessionId: string, purpose: string) {
-  const confirmedAt = sessionConfirmedAt(ctx, sessionId);
+export async function requireRecentConfirmation(ctx: AppContext, user: User, sessionId: string, purpose: string): Promise<void> {
+  const confirmedAt = await sessionConfirmedAt(ctx, sessionId);
   if (confirmedAt !== null && ctx.now() - confirmedAt < RECENT_CONFIRMATION_MS) return;
-  const methods = [
-    ...(user.passwordHash ? ["password"] : []),
-    ...(isTwoFactorEnabled(ctx, user.id) ? ["code"] : []),
-    ...(ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, user.id)).limit(1).get() ? ["passkey"] : []),
-  ];
+  const twoFactor = await isTwoFactorEnabled(ctx, user.id);
+  await ready(ctx.db);
+  const passkey = ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, user.id)).limit(1).get();
+  const methods = [...(user.passwordHash ? ["password"] : []), ...(twoFactor ? ["code"] : []), ...(passkey ? ["passkey"] : [])];
   if (methods.length === 0) return;
   throw new HttpError(403, `Please confirm it's you ${purpose}`, { code: REAUTH_REQUIRED, methods });
 }

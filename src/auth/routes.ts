@@ -117,7 +117,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
         const ok = await attemptPassword(ctx, email, user?.passwordHash ?? null, password, clientIp(request));
         if (!ok || !user) throw new HttpError(401, INVALID_CREDENTIALS);
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
-        if (isTwoFactorEnabled(ctx, user.id)) {
+        if (await isTwoFactorEnabled(ctx, user.id)) {
           // No session yet: the code step (/login/2fa) must follow within 5 minutes, carrying this token.
           return { requires2FA: true, userId: user.id, pendingToken: await startPendingLogin(ctx, user.id) };
         }
@@ -187,9 +187,9 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
       async ({ user, sessionId, body, request }) => {
         // confirmIdentity lets an account with nothing to type through without confirming its session (right for a
         // change that asks every time); here that would answer a confirmation the session never got.
-        if (!user.passwordHash && !isTwoFactorEnabled(ctx, user.id)) {
+        if (!user.passwordHash && !(await isTwoFactorEnabled(ctx, user.id))) {
           throw badRequest(
-            listPasskeys(ctx, user.id).length ? "Please confirm with one of your passkeys" : "This account has no password or verification code to confirm with",
+            (await listPasskeys(ctx, user.id)).length ? "Please confirm with one of your passkeys" : "This account has no password or verification code to confirm with",
           );
         }
         await confirmIdentity(ctx, user, sessionId, body, "to confirm it's you", clientIp(request));

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { t } from "elysia";
 import { sessions } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { credentialMadeEmail } from "../mail/templates";
 import { findUserById } from "../users/queries";
@@ -105,13 +106,14 @@ export async function sessionsWithCredentials(ctx: AppContext, userId: string, c
 /**
  * Tells the owner by email that a session of theirs made a credential (or changed where a webhook sends): what,
  * when, and from which device and address, so a session they do not know about is noticed. Not awaited by the
- * request: a slow mail server neither delays nor fails the change; a failure is logged. Synchronous still: api-keys
- * and outbound-webhooks call it in their own turn on the connection, right after the write it tells of.
+ * request: a slow mail server neither delays nor fails the change; a failure is logged (what is awaited is the
+ * reading of the account and the session).
  */
-export function noticeCredentialMade(
+export async function noticeCredentialMade(
   ctx: AppContext,
   made: { userId: string; sessionId: string | null; what: string; details: string[]; at: number },
-) {
+): Promise<void> {
+  await ready(ctx.db);
   const user = findUserById(ctx, made.userId);
   if (!user) return;
   const session = made.sessionId ? ctx.db.select().from(sessions).where(eq(sessions.id, made.sessionId)).get() : undefined;

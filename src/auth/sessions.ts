@@ -73,17 +73,15 @@ function resolveNow(ctx: AppContext, token: string): ActiveSession | null {
   return { sessionId, user };
 }
 
-/**
- * The holder of the session proved again who they are (a password, a code or a passkey): sudo mode starts now.
- * Synchronous still, as sessionConfirmedAt: reauth.ts's check runs as the synchronous confirmation callback of
- * admin, api-keys, outbound-webhooks and backups, inside their writes.
- */
-export function confirmSession(ctx: AppContext, sessionId: string) {
+/** The holder of the session proved again who they are (a password, a code or a passkey): sudo mode starts now. */
+export async function confirmSession(ctx: AppContext, sessionId: string): Promise<void> {
+  await ready(ctx.db);
   ctx.db.update(sessions).set({ confirmedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
 }
 
 /** When the session's holder last confirmed who they are (a password, a code or a passkey), or null. */
-export function sessionConfirmedAt(ctx: AppContext, sessionId: string): number | null {
+export async function sessionConfirmedAt(ctx: AppContext, sessionId: string): Promise<number | null> {
+  await ready(ctx.db);
   return ctx.db.select({ at: sessions.confirmedAt }).from(sessions).where(eq(sessions.id, sessionId)).get()?.at?.getTime() ?? null;
 }
 

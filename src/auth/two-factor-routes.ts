@@ -30,16 +30,16 @@ export function twoFactorRoutes(ctx: AppContext) {
     .use(authGuard(ctx))
     // GET /api/auth/2fa/status
     .get("/status", async ({ user }) => {
-      const enabled = isTwoFactorEnabled(ctx, user.id);
+      const enabled = await isTwoFactorEnabled(ctx, user.id);
       return { enabled, backupCodesCount: enabled ? await backupCodesRemaining(ctx, user.id) : 0 };
     }, { auth: true })
     // POST /api/auth/2fa/setup
     .post(
       "/setup",
       async ({ user, sessionId }) => {
-        if (isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is already enabled");
+        if (await isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is already enabled");
         // A second factor the owner does not hold would lock them out of their own account.
-        requireRecentConfirmation(ctx, user, sessionId, "to set up two-factor authentication");
+        await requireRecentConfirmation(ctx, user, sessionId, "to set up two-factor authentication");
         const { secret, qrCodeUrl, manualEntryKey } = await beginTwoFactorSetup(ctx, user.id, user.email);
         return { secret, qrCodeUrl, manualEntryKey };
       },
@@ -51,8 +51,8 @@ export function twoFactorRoutes(ctx: AppContext) {
       async ({ user, sessionId, body }) => {
         const token = (body.token ?? "").trim();
         if (!/^\d{6}$/.test(token)) throw badRequest("Please enter the 6-digit verification code");
-        if (isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is already enabled");
-        const pending = pendingSecret(ctx, user.id);
+        if (await isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is already enabled");
+        const pending = await pendingSecret(ctx, user.id);
         if (!pending) throw badRequest("Please start the two-factor setup first");
         // The secret shown at setup may come back; it must be the one stored, never a replacement.
         if (body.secret && !safeEqual(body.secret.replace(/\s/g, "").toUpperCase(), pending)) {
@@ -68,7 +68,7 @@ export function twoFactorRoutes(ctx: AppContext) {
     .post(
       "/disable",
       async ({ user, sessionId, body, request }) => {
-        if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
+        if (!(await isTwoFactorEnabled(ctx, user.id))) throw badRequest("Two-factor authentication is not enabled");
         await confirmIdentity(ctx, user, sessionId, body, "to disable two-factor authentication", clientIp(request));
         await resetTwoFactor(ctx, user.id, sessionId);
         return { success: true, enabled: false };
@@ -79,7 +79,7 @@ export function twoFactorRoutes(ctx: AppContext) {
     .post(
       "/regenerate-backup-codes",
       async ({ user, sessionId, body, request }) => {
-        if (!isTwoFactorEnabled(ctx, user.id)) throw badRequest("Two-factor authentication is not enabled");
+        if (!(await isTwoFactorEnabled(ctx, user.id))) throw badRequest("Two-factor authentication is not enabled");
         await confirmIdentity(ctx, user, sessionId, body, "to create new backup codes", clientIp(request));
         return { success: true, backupCodes: await replaceBackupCodes(ctx, user.id) };
       },

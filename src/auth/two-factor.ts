@@ -34,7 +34,8 @@ function securityRow(ctx: AppContext, userId: string) {
   return ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, userId)).get();
 }
 
-export function isTwoFactorEnabled(ctx: AppContext, userId: string): boolean {
+export async function isTwoFactorEnabled(ctx: AppContext, userId: string): Promise<boolean> {
+  await ready(ctx.db);
   const row = securityRow(ctx, userId);
   return Boolean(row?.totpEnabledAt && row.totpSecretEncrypted);
 }
@@ -82,7 +83,12 @@ export async function beginTwoFactorSetup(ctx: AppContext, userId: string, email
 }
 
 /** The pending (not yet enabled) secret, if a setup was started. */
-export function pendingSecret(ctx: AppContext, userId: string): string | null {
+export async function pendingSecret(ctx: AppContext, userId: string): Promise<string | null> {
+  await ready(ctx.db);
+  return pendingSecretNow(ctx, userId);
+}
+
+function pendingSecretNow(ctx: AppContext, userId: string): string | null {
   const row = securityRow(ctx, userId);
   if (!row?.totpSecretEncrypted || row.totpEnabledAt) return null;
   return decryptSecret(ctx.keys.secrets, row.totpSecretEncrypted);
@@ -187,7 +193,7 @@ async function endSessions(ctx: AppContext, userId: string, keep: KeepSession) {
  */
 export async function enableTwoFactor(ctx: AppContext, userId: string, code: string, keep: KeepSession = null): Promise<string[] | null> {
   return ctx.withTransaction(async () => {
-    const secret = pendingSecret(ctx, userId);
+    const secret = pendingSecretNow(ctx, userId);
     if (!secret || !checkTotp(ctx, userId, secret, code.trim())) return null;
     ctx.db.update(userSecurity).set({ totpEnabledAt: new Date(ctx.now()) }).where(eq(userSecurity.userId, userId)).run();
     const codes = await replaceBackupCodes(ctx, userId);

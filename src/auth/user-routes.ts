@@ -106,7 +106,7 @@ export function userRoutes(ctx: AppContext) {
     .post(
       "/email",
       async ({ user, sessionId, body }) => {
-        requireRecentConfirmation(ctx, user, sessionId, "to change your email");
+        await requireRecentConfirmation(ctx, user, sessionId, "to change your email");
         const { pendingEmail, retryAfter } = await requestEmailChange(ctx, user, body.email);
         return { message: `We sent a code to ${pendingEmail}. Enter it to make it your email.`, pendingEmail, retryAfter };
       },

@@ -24,11 +24,11 @@ export function backupRoutes(ctx: AppContext) {
    * the stored provider credentials: sudo mode (auth/reauth.ts), asked once the backup is known to be downloadable,
    * and only ever sent encrypted with the administrator's passphrase (encryption.ts).
    */
-  const downloadable = (user: User, sessionId: string, id: string) => {
+  const downloadable = async (user: User, sessionId: string, id: string) => {
     const file = backupFile(dataDir(), id);
     const encryption = encryptionSettings(dataDir());
     if (!encryption) throw conflict("Set a backup passphrase first (Encryption, on this page): a backup leaves the appliance only encrypted with it");
-    requireRecentConfirmation(ctx, user, sessionId, "to download a backup");
+    await requireRecentConfirmation(ctx, user, sessionId, "to download a backup");
     return { file, encryption };
   };
   return (
@@ -65,9 +65,9 @@ export function backupRoutes(ctx: AppContext) {
       // PUT /api/admin/backups/encryption
       .put(
         "/encryption",
-        ({ user, sessionId, body }) => {
+        async ({ user, sessionId, body }) => {
           // Whoever sets it can read every backup that leaves from now on: sudo mode.
-          requireRecentConfirmation(ctx, user, sessionId, "to set the backup passphrase");
+          await requireRecentConfirmation(ctx, user, sessionId, "to set the backup passphrase");
           return setBackupPassphrase(dataDir(), body.passphrase, ctx.now());
         },
         {
@@ -85,9 +85,9 @@ export function backupRoutes(ctx: AppContext) {
       // PUT /api/admin/backups/remote
       .put(
         "/remote",
-        ({ user, sessionId, body }) => {
+        async ({ user, sessionId, body }) => {
           // Where every backup (the whole database) is copied to: sudo mode (auth/reauth.ts), as for a webhook's URL.
-          requireRecentConfirmation(ctx, user, sessionId, "to change where backups are copied");
+          await requireRecentConfirmation(ctx, user, sessionId, "to change where backups are copied");
           return updateRemote(ctx, body);
         },
         {
@@ -134,8 +134,8 @@ export function backupRoutes(ctx: AppContext) {
       // GET /api/admin/backups/:id/download
       .get(
         "/:id/download",
-        ({ user, sessionId, params }) => {
-          const { file, encryption } = downloadable(user, sessionId, params.id);
+        async ({ user, sessionId, params }) => {
+          const { file, encryption } = await downloadable(user, sessionId, params.id);
           return new Response(encryptedArchive(file, encryption), {
             headers: { "content-type": "application/octet-stream", "content-disposition": `attachment; filename="${params.id}.tar.gz.enc"` },
           });
@@ -146,8 +146,8 @@ export function backupRoutes(ctx: AppContext) {
       // The UI asks first, then downloads: a browser's own download (the GET) cannot show the confirm dialog.
       .post(
         "/:id/download",
-        ({ user, sessionId, params }) => {
-          downloadable(user, sessionId, params.id);
+        async ({ user, sessionId, params }) => {
+          await downloadable(user, sessionId, params.id);
           return { url: `/api/admin/backups/${params.id}/download` };
         },
         { auth: "admin", params: idParams },
@@ -158,7 +158,7 @@ export function backupRoutes(ctx: AppContext) {
         async ({ user, sessionId, params }) => {
           // Replaces every account's data: sudo mode (auth/reauth.ts), asked once the backup is known.
           findBackup(dataDir(), params.id);
-          requireRecentConfirmation(ctx, user, sessionId, "to restore a backup");
+          await requireRecentConfirmation(ctx, user, sessionId, "to restore a backup");
           return { success: true, ...(await restoreBackup(ctx, params.id)) };
         },
         { auth: "admin", params: idParams },
@@ -168,9 +168,9 @@ export function backupRoutes(ctx: AppContext) {
       // DELETE /api/admin/backups/:id
       .delete(
         "/:id",
-        ({ user, sessionId, params }) => {
+        async ({ user, sessionId, params }) => {
           findBackup(dataDir(), params.id);
-          requireRecentConfirmation(ctx, user, sessionId, "to delete a backup");
+          await requireRecentConfirmation(ctx, user, sessionId, "to delete a backup");
           deleteBackup(dataDir(), params.id);
           return { success: true };
         },

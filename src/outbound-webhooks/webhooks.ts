@@ -215,7 +215,7 @@ export async function createEndpoint(
   ctx: AppContext,
   userId: string,
   input: EndpointInput,
-  beforeCreate?: () => void,
+  beforeCreate?: () => Promise<void>,
   madeBy: string | null = null,
 ): Promise<Endpoint & { secret: string }> {
   const name = input.name?.trim();
@@ -230,7 +230,7 @@ export async function createEndpoint(
   const endpoint = await ctx.withTransaction(async () => {
     const count = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`).get(userId) as { n: number };
     if (count.n >= MAX_ENDPOINTS) throw badRequest(`An account has at most ${MAX_ENDPOINTS} webhooks`);
-    beforeCreate?.();
+    await beforeCreate?.();
     const id = Bun.randomUUIDv7();
     ctx.db.$client
       .query(
@@ -239,7 +239,7 @@ export async function createEndpoint(
       .run(id, userId, name, url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now(), madeBy);
     return toEndpoint(endpointRow(ctx, userId, id));
   });
-  noticeCredentialMade(ctx, {
+  await noticeCredentialMade(ctx, {
     userId,
     sessionId: madeBy,
     what: "webhook",
@@ -259,7 +259,7 @@ export async function updateEndpoint(
   userId: string,
   id: string,
   input: EndpointInput,
-  beforeChange?: (what: "URL" | "secret") => void,
+  beforeChange?: (what: "URL" | "secret") => Promise<void>,
   madeBy: string | null = null,
 ): Promise<Endpoint> {
   await ready(ctx.db);
@@ -273,8 +273,8 @@ export async function updateEndpoint(
   const { endpoint, row, urlChanges } = await ctx.withTransaction(async () => {
     const row = endpointRow(ctx, userId, id);
     const urlChanges = input.url !== undefined && input.url !== row.url;
-    if (urlChanges) beforeChange?.("URL");
-    else if (input.secret && input.secret !== openSecret(ctx, row.secret)) beforeChange?.("secret");
+    if (urlChanges) await beforeChange?.("URL");
+    else if (input.secret && input.secret !== openSecret(ctx, row.secret)) await beforeChange?.("secret");
     const reactivated = input.active === true && row.active === 0;
     const remade = urlChanges || (!!input.secret && input.secret !== openSecret(ctx, row.secret));
     ctx.db.$client
@@ -297,7 +297,7 @@ export async function updateEndpoint(
     return { endpoint: toEndpoint(endpointRow(ctx, userId, id)), row, urlChanges };
   });
   if (urlChanges) {
-    noticeCredentialMade(ctx, {
+    await noticeCredentialMade(ctx, {
       userId,
       sessionId: madeBy,
       what: "webhook URL",
@@ -351,20 +351,22 @@ export async function rotateSecret(
   userId: string,
   id: string,
   given?: string,
-  beforeRotate?: () => void,
+  beforeRotate?: () => Promise<void>,
   madeBy: string | null = null,
 ): Promise<{ secret: string; previousSecretUntil: number }> {
-  await ready(ctx.db);
-  endpointRow(ctx, userId, id);
   const secret = given || newSecret();
   checkSecret(secret);
-  beforeRotate?.();
-  const until = ctx.now() + ROTATION_OVERLAP;
-  // The secret it replaces is the one the row holds as it is written (two rotations at once: the second keeps the first's).
-  ctx.db.$client
-    .query(`UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_secret_until = ?, updated_at = ?, created_by_session = ? WHERE id = ?`)
-    .run(sealSecret(ctx, secret), until, ctx.now(), madeBy, id);
-  return { secret, previousSecretUntil: until };
+  // The endpoint and the confirmation (sudo mode, which awaits its records) are read in the transaction that writes.
+  return ctx.withTransaction(async () => {
+    endpointRow(ctx, userId, id);
+    await beforeRotate?.();
+    const until = ctx.now() + ROTATION_OVERLAP;
+    // The secret it replaces is the one the row holds as it is written (two rotations at once: the second keeps the first's).
+    ctx.db.$client
+      .query(`UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_secret_until = ?, updated_at = ?, created_by_session = ? WHERE id = ?`)
+      .run(sealSecret(ctx, secret), until, ctx.now(), madeBy, id);
+    return { secret, previousSecretUntil: until };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -150,7 +150,7 @@ describe("POST /api/admin/auth/login", () => {
     const email = t.newEmail("admin-2fa");
     const a = await createOrPromoteAdmin(t.ctx, email, ADMIN_PASSWORD);
     await beginTwoFactorSetup(t.ctx, a.id, email);
-    const secret = pendingSecret(t.ctx, a.id)!;
+    const secret = (await pendingSecret(t.ctx, a.id))!;
     expect(await enableTwoFactor(t.ctx, a.id, await generate({ secret }))).not.toBeNull();
 
     const first = await adminLogin({ email, password: ADMIN_PASSWORD });
@@ -273,15 +273,15 @@ describe("users", () => {
   test("reset 2FA turns a user's two-factor off", async () => {
     const u = await t.signUpVerified();
     await beginTwoFactorSetup(t.ctx, u.user.id, u.email);
-    const secret = pendingSecret(t.ctx, u.user.id)!;
+    const secret = (await pendingSecret(t.ctx, u.user.id))!;
     await enableTwoFactor(t.ctx, u.user.id, await generate({ secret }));
-    expect(isTwoFactorEnabled(t.ctx, u.user.id)).toBe(true);
+    expect(await isTwoFactorEnabled(t.ctx, u.user.id)).toBe(true);
     const listed = await t.api(`/api/admin/users?search=${encodeURIComponent(u.email)}`, { token: admin.token });
     expect(listed.body.data[0].twoFactorEnabled).toBe(true);
     const res = await t.api(`/api/admin/users/${u.user.id}/reset-2fa`, { method: "POST", token: admin.token });
     expect(res.status).toBe(200);
     expect(res.body.data.twoFactorEnabled).toBe(false);
-    expect(isTwoFactorEnabled(t.ctx, u.user.id)).toBe(false);
+    expect(await isTwoFactorEnabled(t.ctx, u.user.id)).toBe(false);
     expect(t.ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, u.user.id)).get()?.totpSecretEncrypted ?? null).toBeNull();
   });
 

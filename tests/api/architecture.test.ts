@@ -267,11 +267,6 @@ const ALLOWED: Record<string, string> = {
     "the outbox store records the price on each MMS the provider accepts, synchronously",
   "providers/prices.ts exports pricesNow, which uses the database, not async (not async)":
     "the outbox store and the reconciliation record the price on each message the provider accepts, synchronously",
-  "auth/sessions.ts exports confirmSession, which uses the database, not async (not async)":
-    "sudo mode (reauth.ts) confirms and checks a session synchronously: its check is the synchronous confirmation callback of admin, api-keys, outbound-webhooks and backups, run inside their writes",
-  "auth/sessions.ts exports sessionConfirmedAt, which uses the database, not async (not async)": "as confirmSession",
-  "auth/session-credentials.ts exports noticeCredentialMade, which uses the database, not async (not async)":
-    "api-keys and outbound-webhooks tell the owner in their own turn on the connection, right after the write it tells of; the mail is not awaited",
   "users/queries.ts exports findUserById, which uses the database, not async (not async)":
     "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
   "users/default-country.ts exports defaultCountryOf, which uses the database, not async (not async)":
@@ -351,8 +346,8 @@ const ALLOWED: Record<string, string> = {
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed still run synchronously on bun:sqlite: auth (but for its sessions, ASYNC_FILES); and those others work
- * in this session (campaigns, messages, contacts), left for last.
+ * listed, still synchronous on bun:sqlite, are those others work on in this session (campaigns, messages,
+ * contacts), left for last.
  * In links, the redirect's lookup, the clicks' flush and the campaign's and dashboard's click figures are async; the
  * short links are written synchronously in the transaction that writes their message (ALLOWED: the send's hot path).
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
@@ -361,16 +356,16 @@ const ALLOWED: Record<string, string> = {
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In events, the log is appended to and read by its readers' chunks inside their transactions (ALLOWED); pruning is async.
+ * In auth, `liveSessionUserId` checks a socket's session synchronously for the live sockets (live/socket.ts, at the
+ * upgrade and on its periodic recheck), as `resolveSession` does for requests.
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["links", "events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
+const ASYNC_FOLDERS = new Set(["auth", "links", "events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
 /**
  * Files converted in folders not yet whole: contacts' records, manual adds and edits, export, rejected rows and stats
  * (its import, search, audience and recipients files, read by the import's pipeline and the campaigns' synchronous
- * outbox writer, are left); auth's sessions, the credentials they made, password resets and changes,
- * email verification and changes, sign-up, passkeys, Google's sign-in, two-factor, the lockout, the rate limits'
- * windows and the administrator's command (sudo mode still runs synchronously).
+ * outbox writer, are left).
  */
 const ASYNC_FILES = new Set([
   "contacts/contacts.ts",
@@ -378,18 +373,6 @@ const ASYNC_FILES = new Set([
   "contacts/export.ts",
   "contacts/import-rejects.ts",
   "contacts/stats.ts",
-  "auth/sessions.ts",
-  "auth/session-credentials.ts",
-  "auth/password-reset.ts",
-  "auth/email-verification.ts",
-  "auth/email-change.ts",
-  "auth/sign-up.ts",
-  "auth/passkeys.ts",
-  "auth/admins.ts",
-  "auth/google.ts",
-  "auth/two-factor.ts",
-  "auth/lockout.ts",
-  "auth/rate-windows.ts",
 ]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */

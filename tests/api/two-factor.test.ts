@@ -182,7 +182,7 @@ describe("2FA settings", () => {
     const account = await accountWith2FA();
     const res = await t.api("/api/auth/2fa/disable", { body: { token: totp(account.secret) }, token: account.token });
     expect(res.status).toBe(200);
-    expect(isTwoFactorEnabled(t.ctx, account.user.id)).toBe(false);
+    expect(await isTwoFactorEnabled(t.ctx, account.user.id)).toBe(false);
   });
 });
 
@@ -344,7 +344,7 @@ describe("the functions other domains call", () => {
   test("isTwoFactorEnabled, verifySecondFactor (TOTP once, backup code once), resetTwoFactor", async () => {
     const account = await accountWith2FA();
     const id = account.user.id;
-    expect(isTwoFactorEnabled(t.ctx, id)).toBe(true);
+    expect(await isTwoFactorEnabled(t.ctx, id)).toBe(true);
     expect((await verifySecondFactor(t.ctx, id, "000000")) && (await verifySecondFactor(t.ctx, id, "999999"))).toBe(false);
     const code = totp(account.secret);
     expect(await verifySecondFactor(t.ctx, id, code)).toBe(true);
@@ -354,7 +354,7 @@ describe("the functions other domains call", () => {
     expect(await verifySecondFactor(t.ctx, id, "not a code")).toBe(false);
 
     await resetTwoFactor(t.ctx, id);
-    expect(isTwoFactorEnabled(t.ctx, id)).toBe(false);
+    expect(await isTwoFactorEnabled(t.ctx, id)).toBe(false);
     // Without a session to keep (an administrator's reset), every session ends.
     expect((await t.api("/api/auth/user", { token: account.token })).status).toBe(401);
     nextStep();
