@@ -94,7 +94,7 @@ for (const b of batches) {
   const step = SLICE || b.lines.length;
   for (let s = 0; s < b.lines.length; s += step) {
     const a = performance.now();
-    importer.store(sliceBatch(b, s, Math.min(b.lines.length, s + step)));
+    await importer.store(sliceBatch(b, s, Math.min(b.lines.length, s + step)));
     longest = Math.max(longest, performance.now() - a);
     transactions++;
     // Checkpoints as the import asks them (on another thread there), timed apart.

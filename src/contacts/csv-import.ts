@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { contactImports } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { MAX_CSV_BYTES } from "../http/body-limit";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
@@ -19,7 +20,8 @@ import { registerWriter } from "../backups/backups";
 
 const TOO_LARGE = "The CSV file is too large (100 MB at most).";
 
-export function jobView(ctx: AppContext, j: typeof contactImports.$inferSelect) {
+/** An import as the routes show it, read in the caller's turn on the connection (its rejected rows counted). */
+function jobView(ctx: AppContext, j: typeof contactImports.$inferSelect) {
   return {
     id: j.id,
     state: j.state,
@@ -39,13 +41,15 @@ export function jobView(ctx: AppContext, j: typeof contactImports.$inferSelect) 
   };
 }
 
-export function getImportJob(ctx: AppContext, userId: string, id: string) {
+export async function getImportJob(ctx: AppContext, userId: string, id: string) {
+  await ready(ctx.db);
   const j = ctx.db.select().from(contactImports).where(and(eq(contactImports.userId, userId), eq(contactImports.id, id))).get();
   if (!j) throw notFound("Import not found");
   return jobView(ctx, j);
 }
 
-export function listImportJobs(ctx: AppContext, userId: string) {
+export async function listImportJobs(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
   return ctx.db.select().from(contactImports).where(eq(contactImports.userId, userId)).orderBy(desc(contactImports.createdAt)).limit(20).all().map((j) => jobView(ctx, j));
 }
 
@@ -285,6 +289,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
     detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id, namesLater: true, keepRejects: true,
   });
   const names = new ImportNames(ctx, userId, id);
+  await ready(ctx.db);
   ctx.db.update(contactImports).set({ state: "running" }).where(eq(contactImports.id, id)).run();
   // The reported rows (capped lists, up to about 100 KB of JSON) are serialised again only when they changed: with a
   // transaction every few tens of milliseconds, doing it for every one would be a measurable share of the import.
@@ -329,7 +334,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
   let asked = false;
   try {
     let next = await batches.next();
-    if (next.done) return save(100, true);
+    if (next.done) return await ctx.withTransaction(async () => save(100, true));
     while (!next.done) {
       const { batch, progress } = next.value;
       const after = await batches.next();
@@ -338,7 +343,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
         const end = Math.min(batch.lines.length, start + rows);
         const last = !!after.done && end === batch.lines.length;
         const began = ownTime();
-        importer.store(sliceBatch(batch, start, end), () => save(Math.min(99, Math.floor(progress * 100)), false));
+        await importer.store(sliceBatch(batch, start, end), () => save(Math.min(99, Math.floor(progress * 100)), false));
         names.stored(importer.namesFrom, importer.created);
         if (last) break;
         const took = ownTime() - began;
@@ -355,7 +360,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
         }
         // Let requests and timers run between transactions, and after one of names when a sorted part waits.
         await nextTurn();
-        if (names.step()) await nextTurn();
+        if (await names.step()) await nextTurn();
       }
       next = after;
     }
@@ -388,6 +393,7 @@ async function mergeDown(ctx: AppContext, stopping: () => boolean) {
   let pages = MERGE_PAGES.first;
   for (;;) {
     if (stopping()) return;
+    await ready(ctx.db);
     const began = ownTime();
     if (!mergeSearchIndex(db, pages)) return;
     const took = Math.max(ownTime() - began, 0.1);

@@ -200,7 +200,7 @@ export class ContactImporter {
     for (let i = 0; i < rows.length; i += ROWS_PER_BATCH) {
       if (i) await nextTurn();
       const part = rows.slice(i, i + ROWS_PER_BATCH);
-      this.store(prepareBatch(part, part.map((_, k) => i + k + 1), this.phones));
+      await this.store(prepareBatch(part, part.map((_, k) => i + k + 1), this.phones));
     }
   }
 
@@ -221,11 +221,15 @@ export class ContactImporter {
     return true;
   }
 
-  /** Stores a prepared batch in one transaction; `then` runs last in that transaction (the job's own record). */
-  store(b: PreparedBatch, then?: () => void) {
-    const at = this.ctx.now();
+  /**
+   * Stores a prepared batch in one ctx.withTransaction, whose callback awaits nothing (it commits before the caller
+   * goes on, as a bun:sqlite transaction did, and never joins another caller's open transaction); `then` runs last
+   * in that transaction (the job's own record).
+   */
+  store(b: PreparedBatch, then?: () => void): Promise<void> {
     const consentText = this.opts.consentText ?? "Imported by the account owner";
-    this.ctx.db.$client.transaction(() => {
+    return this.ctx.withTransaction(async () => {
+      const at = this.ctx.now();
       const before = (this.maxRowid.get() as { m: number }).m;
       const failed: [number, string][] = [];
       const duplicates: number[] = [];
@@ -291,7 +295,7 @@ export class ContactImporter {
         });
       }
       then?.();
-    })();
+    });
   }
 
   /** The rows of contact_names of the contacts created after rowid `before` (in the caller's transaction). */

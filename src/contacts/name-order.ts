@@ -229,22 +229,25 @@ export class ImportNames {
       });
   }
 
-  /** Adds one transaction of names if a sorted part waits (about SLICE_TARGET_MS); whether it did. `then` runs in the part's last. */
-  step(then?: () => void): boolean {
+  /**
+   * Adds one transaction of names if a sorted part waits (about SLICE_TARGET_MS); whether it did. `then` runs in the
+   * part's last. The transaction is a ctx.withTransaction whose callback awaits nothing.
+   */
+  async step(then?: () => void): Promise<boolean> {
     const part = this.part;
     if (!part) return false;
     const count = part.named.ends.length;
     const end = Math.min(count, part.at + this.rows);
     const last = end === count;
     const began = ownTime();
-    this.ctx.db.$client.transaction(() => {
+    await this.ctx.withTransaction(async () => {
       this.writer.write(part.named, part.at, end);
       if (last) {
         this.from = part.to + 1;
         this.ctx.db.update(contactImports).set({ namesFrom: this.from }).where(eq(contactImports.id, this.jobId)).run();
         then?.();
       }
-    })();
+    });
     this.rows = nextSlice(this.pace, this.rows, end - part.at, ownTime() - began);
     part.at = end;
     if (last) this.part = null;
@@ -260,7 +263,7 @@ export class ImportNames {
       if (this.sorting) await this.sorting;
       while (this.part) {
         if (stopping()) return false;
-        this.step();
+        await this.step();
         await nextTurn();
       }
       if (this.from !== null) {
@@ -270,12 +273,12 @@ export class ImportNames {
         if (!this.part) throw new Error(`the names from contact ${this.from} could not be read`);
         while (this.part) {
           if (stopping()) return false;
-          this.step(then);
+          await this.step(then);
           if (!this.part) return true;
           await nextTurn();
         }
       }
-      this.ctx.db.$client.transaction(then)();
+      await this.ctx.withTransaction(async () => then());
       return true;
     } finally {
       this.stop();

@@ -208,7 +208,7 @@ export function contactRoutes(ctx: AppContext) {
       },
     )
     // GET /api/contacts/import
-    .get("/import", ({ user }) => ({ data: listImportJobs(ctx, user.id) }), { auth: true })
+    .get("/import", async ({ user }) => ({ data: await listImportJobs(ctx, user.id) }), { auth: true })
     // GET /api/contacts/import/:id
     .get("/import/:id", ({ user, params }) => getImportJob(ctx, user.id, params.id), { auth: true, params: idParams })
     // GET /api/contacts/import/:id/rejected.csv

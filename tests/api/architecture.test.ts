@@ -339,20 +339,45 @@ const ALLOWED: Record<string, string> = {
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
     "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
   "contacts/import-rejects.ts exports rejectedCount, which uses the database, not async (not async)":
-    "an import's view (csv-import.ts, converted last: the import is being tuned in parallel) counts its rejected rows synchronously",
+    "an import's view (csv-import.ts getImportJob, listImportJobs) counts its rejected rows in their turn, after ready",
+  "contacts/audience.ts exports audienceContactsInRowids, which uses the database, not async (not async)":
+    "campaigns' audience reads (campaigns/audiences.ts, delivery-preview.ts, outbox-writer.ts) run in their synchronous turn, the outbox writer's inside its chunk's transaction",
+  "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)": "as audienceContactsInRowids",
+  "contacts/audience.ts exports countAudience, which uses the database, not async (not async)": "as audienceContactsInRowids",
+  "contacts/audience.ts exports countAudienceUpTo, which uses the database, not async (not async)": "as audienceContactsInRowids",
+  "contacts/audience.ts exports firstAudienceContact, which uses the database, not async (not async)": "as audienceContactsInRowids: the delivery preview's first contact",
+  "contacts/audience.ts exports lastContactRowid, which uses the database, not async (not async)": "as audienceContactsInRowids: the rowid windows' end",
+  "contacts/audience.ts exports zoneGroupsWhere, which uses the database, not async (not async)": "as audienceContactsInRowids: the delivery preview's zones",
+  "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
+  "contacts/recipients.ts exports recipientReader, which uses the database, not async (not async)":
+    "prepares the reader the campaigns' outbox calls for each typed number inside the outbox writer's synchronous chunk",
+  "contacts/engagement.ts exports recordReply, which uses the database, not async (not async)": "an inbound text raises its contact's engagement in the inbound flow's ctx.withTransaction, which awaits nothing",
+  "contacts/engagement.ts exports addPurchase, which uses the database, not async (not async)":
+    "a reported purchase (automation/runner.ts recordPurchase) is written in its ctx.withTransaction, whose callback awaits nothing, with its event",
+  "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
+  "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
+    "builds the contact list's IndexedFilter and runs nothing: its count runs in listContacts' turn (a segment's contacts, after ready)",
+  "contacts/csv-import.ts exports failInterruptedImports, which uses the database, not async (not async)":
+    "runs when the routes are built, before the server answers, and in a restore's database-replaced hooks, which are synchronous",
+  "contacts/name-order.ts exports keyEarlierNames, which uses the database, not async (not async)":
+    "keys the names of contacts from before migration 0052 when the routes are built, before the server answers, and in a restore's synchronous database-replaced hooks",
+  "contacts/name-order.ts begins a synchronous transaction (not async)": "keyEarlierNames' pieces, as above; an import's names are added in ctx.withTransaction",
 };
 
 /**
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed, still synchronous on bun:sqlite, are those others work on in this session (campaigns, messages,
- * contacts), left for last.
+ * listed, still synchronous on bun:sqlite, are those others work on in this session (campaigns, messages), left
+ * for last.
  * In links, the redirect's lookup, the clicks' flush and the campaign's and dashboard's click figures are async; the
  * short links are written synchronously in the transaction that writes their message (ALLOWED: the send's hot path).
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
  * are ctx.withTransaction; the actions call records of folders not converted yet (contacts, drips, sendText, jobs),
  * which run synchronously inside them.
+ * In contacts, the readers and writers of the inbound flow, the engine, campaigns' audience and the automation runner
+ * stay synchronous inside their callers' transactions (ALLOWED); an import's batches and names are ctx.withTransaction
+ * whose callbacks await nothing; its search pages (search.ts: namePage, searchPage) run in listContacts' turn.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In events, the log is appended to and read by its readers' chunks inside their transactions (ALLOWED); pruning is async.
@@ -361,18 +386,9 @@ const ALLOWED: Record<string, string> = {
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["auth", "links", "events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media"]);
-/**
- * Files converted in folders not yet whole: contacts' records, manual adds and edits, export, rejected rows and stats
- * (its import, search, audience and recipients files, read by the import's pipeline and the campaigns' synchronous
- * outbox writer, are left).
- */
-const ASYNC_FILES = new Set([
-  "contacts/contacts.ts",
-  "contacts/manual.ts",
-  "contacts/export.ts",
-  "contacts/import-rejects.ts",
-  "contacts/stats.ts",
+const ASYNC_FOLDERS = new Set(["auth", "links", "events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media", "contacts"]);
+/** Files converted in folders not yet whole (none now: each converted folder is whole). */
+const ASYNC_FILES = new Set<string>([
 ]);
 
 /** Which rule an ALLOWED entry excuses, read from the wording the checks report. */

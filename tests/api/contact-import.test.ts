@@ -224,7 +224,7 @@ describe("CSV import job", () => {
     const importer = new ContactImporter(t.ctx, whole.user.id, { detailDuplicates: true });
     try {
       writeFileSync(join(dir, "f.csv"), body);
-      for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: importer.region })) importer.store(batch);
+      for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: importer.region })) await importer.store(batch);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -304,12 +304,12 @@ describe("a CSV import's contacts in name order", () => {
     names.stored(importer.namesFrom, importer.created);
     // The part is sorted on the worker; its names then go in a transaction at a time.
     const maxRowid = (t.ctx.db.$client.query("SELECT max(rowid) AS m FROM contacts").get() as { m: number }).m;
-    await waitFor(() => names.step() && record() === maxRowid + 1, Boolean, 10_000, 5);
+    await waitFor(async () => (await names.step()) && record() === maxRowid + 1, Boolean, 10_000, 5);
     expect(named()).toBe(importer.created);
 
     await importer.addRows(rows.slice(24_000));
     names.stored(importer.namesFrom, importer.created); // fewer than a part since the last: nothing asked
-    expect(names.step()).toBe(false);
+    expect(await names.step()).toBe(false);
     // Two contacts of the second part, before their names are added: one renamed, one deleted.
     const pending = t.ctx.db.$client
       .query<{ id: string }, [string, number]>("SELECT id FROM contacts WHERE user_id = ? AND rowid > ? ORDER BY rowid LIMIT 2")

@@ -197,7 +197,7 @@ describe("phone order changes only the order rows are stored in", () => {
     const importer = new ContactImporter(t.ctx, byFile.user.id, { detailDuplicates: true, region: "US", onDuplicate: "update" });
     try {
       writeFileSync(join(dir, "f.csv"), csv);
-      for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: "US", mapping: MAPPING as never })) importer.store(batch);
+      for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: "US", mapping: MAPPING as never })) await importer.store(batch);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
