@@ -1,43 +1,21 @@
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrationJournal, migrationSql } from "./migrations/embedded";
 import * as schema from "./schema";
+import { openSqlite, sqliteStatus } from "./sqlite";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
-
-/** Only the service's own user may read the data: the database and its -wal and -shm files are 0600. */
-function restrictFiles(path: string) {
-  // SQLite creates the -wal and -shm files with the database file's permissions, so it is made 0600 first.
-  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
-}
-
-/**
- * What the write-ahead log file is cut back to when it starts again after a checkpoint. Left to itself SQLite
- * reuses the file at the largest size it ever reached: a million-row import left a 400 MB log on disk until the
- * process stopped. Long runs of writes lift the limit while they last (db/checkpoints.ts): cutting and growing the
- * file at every restart cost an import 2.5 s of kernel time in 40.
- */
-const WAL_KEPT_BYTES = 64 * 1024 * 1024;
 
 export type OpenOptions = {
   /** Runs before migrations are applied to a database that already has tables (the appliance backs itself up). */
   beforeMigrations?: (sqlite: Database) => void;
+  /** The connection to the database at `path`, opened already by openSqlite (a server opens it before it listens). */
+  connection?: Database;
 };
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  const inMemory = path === ":memory:" || path === "";
-  if (!inMemory) restrictFiles(path);
-  const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  // Statement journals of trigger-firing writes otherwise go to temp files on disk, one write per row.
-  sqlite.exec("PRAGMA temp_store = MEMORY");
-  sqlite.exec(`PRAGMA journal_size_limit = ${WAL_KEPT_BYTES}`);
+  const sqlite = options.connection ?? openSqlite(path);
   const db = drizzle(sqlite, { schema }) as Db;
   if (options.beforeMigrations && hasPendingMigrations(sqlite)) options.beforeMigrations(sqlite);
   applyMigrations(db);
@@ -89,10 +67,5 @@ export function migrateUpTo(when: number): Database {
 }
 
 export function databaseStatus(db: Db): "ok" | "error" {
-  try {
-    db.$client.query("select 1").get();
-    return "ok";
-  } catch {
-    return "error";
-  }
+  return sqliteStatus(db.$client);
 }

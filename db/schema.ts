@@ -530,6 +530,8 @@ export const messages = sqliteTable(
     index("messages_provider_idx").on(t.providerId).where(sql`provider_id IS NOT NULL`),
     // An A/B test's messages, the only ones with a variant, for its report: migration 0073.
     index("messages_ab_variant_idx").on(t.campaignId, t.abVariant, t.status, t.sentAt).where(sql`ab_variant IS NOT NULL`),
+    // Messages a stop left being reconciled or sent again, read at each start: migration 0075.
+    index("messages_reconciling_idx").on(t.errorCode).where(sql`error_code IN ('reconciling', 'resending')`),
   ],
 );
 

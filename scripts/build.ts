@@ -23,6 +23,9 @@ const result = await Bun.build({
   compile: { outfile },
   minify: true,
   bytecode: true,
+  // Modules imported with import() are chunks of their own, loaded when imported: the server listens before the
+  // rest of the program is loaded (src/listen.ts, issue 29 item 6), where one bundle was read whole at every start.
+  splitting: true,
   format: "esm",
   sourcemap: "none",
   plugins: [tailwind],

@@ -3,24 +3,68 @@ import "./production-mode";
 import { SQLiteError } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIG_HELP, ConfigError, loadConfig } from "./config";
-import { listBackups } from "./backups/backups";
-import { backupCommand } from "./backups/cli";
+import { CONFIG_HELP, ConfigError, loadConfig, type Config } from "./config";
 import { formatFindings, runDoctor } from "./cli/doctor";
 import { healthcheck } from "./cli/healthcheck";
 import { promptHidden } from "./cli/prompt";
-import { providerKindsInUse } from "./providers/accounts";
-import { usersWithNumbers } from "./phone-numbers/numbers";
-import { allRegistrations, refreshRegistrations } from "./phone-numbers/registration";
-import { openAppContext, startServer } from "./server";
-import { createOrPromoteAdmin } from "./auth/admins";
 import { VERSION } from "./version";
 import { migrateCommand, MIGRATE_USAGE, type CopyDatabase } from "./cli/migrate";
-import { copyDatabaseFile, CopyRefusedError, VerificationError } from "../db/postgres/copy";
-import { readPostgresReport } from "../db/postgres/start";
 import { dataDirInstanceId } from "./secrets/instance";
 import { DataFolderBusyError } from "./data-lock";
 import { SecretKeyError } from "./secrets/secret-key";
+import { listen } from "./listen";
+
+// The rest of the program (the app, its workers, the database's schema) is imported when a command needs it, not
+// before: loading all of it took 150-500 ms of each start of the executable (issue 29 item 6), so the server listens
+// first (src/listen.ts) and loads it then.
+
+/**
+ * The program's modules, imported a piece at a time with a turn of the event loop between (the listening server's
+ * health checks answered meanwhile), lowest floors first so that each piece adds a few ms of loading: imported
+ * whole at once, they held the event loop 100-150 ms on an idle machine.
+ */
+const PIECES = [
+  () => import("elysia"),
+  () => import("drizzle-orm"),
+  () => import("drizzle-orm/sqlite-core"),
+  () => import("./users/queries"),
+  () => import("libphonenumber-js/max"),
+  () => import("./contacts/phones"),
+  () => import("./auth/routes"),
+  () => import("./auth/two-factor-routes"),
+  () => import("./auth/passkey-routes"),
+  () => import("./auth/user-routes"),
+  () => import("./providers/routes"),
+  () => import("./contacts/routes"),
+  () => import("./segments/routes"),
+  () => import("./phone-numbers/routes"),
+  () => import("./campaigns/routes"),
+  () => import("./conversations/routes"),
+  () => import("./inbound/webhook-routes"),
+  () => import("./automation/routes"),
+  () => import("./drips/routes"),
+  () => import("./results/routes"),
+  () => import("./analytics/routes"),
+  () => import("./admin/routes"),
+  () => import("./backups/routes"),
+  () => import("./public-api/routes"),
+  () => import("./public-api/openapi"),
+  () => import("./app"),
+];
+
+async function loadServer() {
+  for (const piece of PIECES) {
+    await piece();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return import("./server");
+}
+
+/** The app context of a command that opens the data folder (admin create, doctor, backup). */
+async function openContext(config: Config) {
+  const { openAppContext } = await import("./server");
+  return openAppContext(config, () => {});
+}
 
 const HELP = `smsdesk ${VERSION}: a self-hosted SMS marketing appliance
 
@@ -79,7 +123,8 @@ async function adminCreate(args: string[]) {
     const again = await promptHidden("Repeat the password: ");
     if (password !== again) throw new ConfigError("The passwords do not match");
   }
-  const ctx = await openAppContext(config, () => {});
+  const ctx = await openContext(config);
+  const { createOrPromoteAdmin } = await import("./auth/admins");
   try {
     const admin = await createOrPromoteAdmin(ctx, email, password).catch((err: unknown) => {
       // It refuses a bad email or a short password with a plain Error: the operator's mistake, not a crash.
@@ -95,6 +140,7 @@ async function adminCreate(args: string[]) {
 /** `smsdesk doctor`: prints what to fix; exit status 1 when a check failed. */
 async function doctor(args: string[]) {
   const config = loadConfig(process.env, args);
+  const { listBackups } = await import("./backups/backups");
   const findings = await runDoctor(config, {
     lastGoodBackup: () => {
       const newest = listBackups(config.dataDir).find((b) => b.status === "good");
@@ -103,7 +149,8 @@ async function doctor(args: string[]) {
     providerKinds: async () => {
       // A fresh data folder stays as it is: no database is created to find no accounts in.
       if (!existsSync(join(config.dataDir, "smsdesk.db"))) return null;
-      const ctx = await openAppContext(config, () => {});
+      const ctx = await openContext(config);
+      const { providerKindsInUse } = await import("./providers/accounts");
       try {
         return await providerKindsInUse(ctx);
       } finally {
@@ -113,7 +160,9 @@ async function doctor(args: string[]) {
     },
     registrations: async () => {
       if (!existsSync(join(config.dataDir, "smsdesk.db"))) return null;
-      const ctx = await openAppContext(config, () => {});
+      const ctx = await openContext(config);
+      const { usersWithNumbers } = await import("./phone-numbers/numbers");
+      const { allRegistrations, refreshRegistrations } = await import("./phone-numbers/registration");
       try {
         // Read from the providers now (and kept, as the card's Check now does), then reported per account.
         for (const userId of await usersWithNumbers(ctx)) await refreshRegistrations(ctx, userId);
@@ -123,7 +172,7 @@ async function doctor(args: string[]) {
         ctx.db.$client.close();
       }
     },
-    postgres: () => readPostgresReport(config.databaseUrl!),
+    postgres: async () => (await import("../db/postgres/start")).readPostgresReport(config.databaseUrl!),
     instance: () => dataDirInstanceId(config.dataDir, config.secretKeyFile),
     now: Date.now,
   });
@@ -136,6 +185,7 @@ async function doctor(args: string[]) {
  * reached, or a database of another version, is the operator's to fix (exit 2); a copy that does not verify exits 1.
  */
 const copyToPostgres: CopyDatabase = async (config, url, key, log) => {
+  const { copyDatabaseFile, CopyRefusedError, VerificationError } = await import("../db/postgres/copy");
   try {
     return await copyDatabaseFile(join(config.dataDir, "smsdesk.db"), url, { keyFingerprint: key.fingerprint, keySource: key.source, log });
   } catch (err) {
@@ -165,10 +215,13 @@ async function main(argv: string[]) {
     return;
   }
   if (args[0] === "migrate") return migrateCommand(args.slice(1), copyToPostgres);
-  if (args[0] === "backup") return backupCommand(args.slice(1), (config) => openAppContext(config, () => {}));
+  if (args[0] === "backup") return (await import("./backups/cli")).backupCommand(args.slice(1), openContext);
   if (args[0] === "serve") args.shift();
   const config = loadConfig(process.env, args);
-  const server = await startServer(config);
+  // Listening, and answering its health check, before the rest is loaded; other requests wait for the app.
+  const listening = listen(config, console.log);
+  const { startServer } = await loadServer();
+  const server = await startServer(config, console.log, undefined, listening);
   // The public URL first: it is the address pages must be opened at (the server refuses changes, sign-in included,
   // from any other origin), where the listening address would be refused.
   console.log(`smsdesk ${VERSION} is running: open ${config.publicUrl} (listening on ${server.url})`);

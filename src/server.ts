@@ -11,7 +11,7 @@ import type { AppContext } from "./context";
 import { rememberClientIp, resolveClientIp } from "./http/client-ip";
 import { isShortLinkPath, redirectShortLink } from "./links/redirect";
 import { moveContactClicks } from "./links/clicks";
-import { limitRequestBody, readsOwnBody, UPLOAD_BODY_LIMIT } from "./http/body-limit";
+import { limitRequestBody, readsOwnBody } from "./http/body-limit";
 import { limitNesting } from "./http/body-nesting";
 import { throughMaintenance } from "./http/maintenance";
 import { securityHeaders } from "./http/security-headers";
@@ -43,25 +43,35 @@ import { segmentsOutboundSince } from "./messages/stats";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
 import { deriveKey, loadOrCreateSecretKey } from "./secrets/secret-key";
-import { lockDataFolder, type DataFolderLock } from "./data-lock";
+import { listen, type Listening } from "./listen";
 import { describeDatabase, PostgresStartError, preparePostgres } from "../db/postgres/start";
 import { instanceId } from "./secrets/instance";
 import { createOrPromoteAdmin } from "./auth/admins";
 import { countUsers } from "./users/queries";
 import { loadUiBundle, uiResponse } from "./web/ui-assets";
 import { liveSockets } from "./live/socket";
+import type { SocketData } from "./live/hub";
+import type { Server } from "bun";
 import { watchEventLoop } from "./metrics/event-loop";
 
 export type RunningServer = { url: string; port: number; ctx: AppContext; stop: () => Promise<void> };
 
-/** Opens the data folder (database, secret key, migrations) and returns the context every domain uses. */
-export async function openAppContext(config: Config, log: (line: string) => void = console.log): Promise<AppContext> {
+/**
+ * Opens the data folder (database, secret key, migrations) and returns the context every domain uses. `opened`: the
+ * key and the database's connection a listening server opened already (src/listen.ts).
+ */
+export async function openAppContext(
+  config: Config,
+  log: (line: string) => void = console.log,
+  opened?: Pick<Listening, "master" | "connection">,
+): Promise<AppContext> {
   // Only the service's own user may read the database and the key: 0700 for a new folder, a warning for an open one.
   if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   else if (statSync(config.dataDir).mode & 0o077) log(`warning: the data folder ${config.dataDir} is readable by other users; chmod 700 it`);
-  const master = loadOrCreateSecretKey(config.dataDir, config.secretKeyFile);
+  const master = opened?.master ?? loadOrCreateSecretKey(config.dataDir, config.secretKeyFile);
   if (config.databaseUrl) await refusePostgresForNow(config, master, log);
   const db = openDatabase(join(config.dataDir, "smsdesk.db"), {
+    connection: opened?.connection ?? undefined,
     beforeMigrations: (sqlite) => {
       const backup = writeBackup(sqlite, config.dataDir, "before-migrations", Date.now(), config.secretKeyFile);
       log(`backups: the data was backed up before applying new migrations (${backup.id})`);
@@ -144,31 +154,38 @@ async function refusePostgresForNow(config: Config, master: Buffer, log: (line: 
   );
 }
 
-/** `prepare` runs on the context before any worker starts: test entry points set their seams there. */
+/**
+ * `prepare` runs on the context before any worker starts: test entry points set their seams there. `listening`: a
+ * server the caller started listening already (src/main.ts, before it loaded this module); else one is started
+ * here. It serves requests with the app once everything is started; those that arrived meanwhile wait for it.
+ */
 export async function startServer(
   config: Config,
   log: (line: string) => void = console.log,
   prepare?: (ctx: AppContext) => void,
+  listening: Listening = listen(config, log),
 ): Promise<RunningServer> {
-  // One serving process per data folder (src/data-lock.ts), taken before anything is opened and kept until stop.
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  // On PostgreSQL several processes are one installation (and each may share a data folder with the others).
-  const lock = config.databaseUrl ? { release: () => {} } : lockDataFolder(config.dataDir);
   try {
-    return await serve(config, log, prepare, lock);
+    return await serve(config, log, prepare, listening);
   } catch (err) {
-    lock.release();
+    await listening.fail();
     throw err;
   }
 }
+
+/**
+ * A turn of the event loop between the steps of a start, each a few ms of work: the health checks answered while the
+ * rest starts (src/listen.ts) are not held up by the whole of it.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function serve(
   config: Config,
   log: (line: string) => void,
   prepare: ((ctx: AppContext) => void) | undefined,
-  lock: DataFolderLock,
+  listening: Listening,
 ): Promise<RunningServer> {
-  const ctx = await openAppContext(config, log);
+  const ctx = await openAppContext(config, log, listening);
   prepare?.(ctx);
   if (config.adminEmail && config.adminPassword) {
     if ((await countUsers(ctx)).admins === 0) {
@@ -176,16 +193,19 @@ async function serve(
       log(`created administrator ${config.adminEmail} from ADMIN_EMAIL`);
     }
   }
+  watchEventLoop(ctx, listening.holds);
+  await turn();
 
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);
+  await turn();
   const repaired = repairInterruptedCampaigns(ctx);
   if (repaired) log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
   const writing = resumeOutboxWriting(ctx);
   if (writing) log(`sending: writing the outbox of ${writing} large campaign(s) resumes where it stopped`);
   ctx.sending.start();
   ctx.onStop.push(() => ctx.sending.stop());
-  watchEventLoop(ctx);
+  await turn();
   registerScheduledCampaigns(ctx);
   registerDrips(ctx);
   registerReconciliation(ctx);
@@ -197,11 +217,13 @@ async function serve(
   startOutboundWebhooks(ctx);
   scheduleDeliveryPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
   scheduleMediaSweep(ctx);
+  await turn();
   startAutomation(ctx);
   scheduleBackups(ctx);
   scheduleRegistrationChecks(ctx);
   startInboundMediaCopies(ctx);
   startJobRunner(ctx);
+  await turn();
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);
   // After a restore the sockets' positions name events of the data replaced: they reconnect and resume or reset.
@@ -216,56 +238,44 @@ async function serve(
     uiResponse(ui, path, request.headers) ??
     new Response(missingUi, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
 
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    // The ceiling is the CSV upload's; every other route has its own, smaller limit.
-    maxRequestBodySize: UPLOAD_BODY_LIMIT,
-    // Live updates (src/live/): Bun upgrades /ws itself; Elysia's app.handle answers plain requests only.
-    websocket: live.websocket,
-    async fetch(request, srv) {
-      const started = performance.now();
-      const path = new URL(request.url).pathname;
-      let response: Response;
-      if (isShortLinkPath(path)) {
-        // Short links (src/links/redirect.ts): first, so a campaign's clicks pass nothing else on their way.
-        response = await redirectShortLink(ctx, request, path, resolveClientIp(request, srv.requestIP(request)?.address ?? "", config.trustedProxies));
-      } else if (path === "/ws") {
-        const refused = live.upgrade(request, srv);
-        if (!refused) return undefined;
-        response = refused;
-      } else if (path.startsWith("/api/") || path === "/api" || path === "/metrics") {
-        // A body over its route's limit is refused before it is read (src/http/body-limit.ts), and one nested too
-        // deep before it is parsed (src/http/body-nesting.ts).
-        const sized = await limitRequestBody(request, path);
-        const limited = sized instanceof Response ? sized : await limitNesting(sized, readsOwnBody(request.method, path));
-        if (limited instanceof Response) response = limited;
-        else {
-          rememberClientIp(limited, srv.requestIP(request)?.address, config.trustedProxies);
-          // A write during a restore is refused rather than answered and then discarded (src/http/maintenance.ts).
-          response = await throughMaintenance(ctx, request.method, path, () => app.handle(limited));
-        }
-      } else if (request.method === "GET" || request.method === "HEAD") {
-        response = serveUi(path === "/" ? "/index.html" : path, request);
-      } else {
-        response = Response.json({ message: "Method not allowed", code: "method_not_allowed" }, { status: 405 });
+  const fetch = async (request: Request, srv: Server<SocketData>): Promise<Response | undefined> => {
+    const started = performance.now();
+    const path = new URL(request.url).pathname;
+    let response: Response;
+    if (isShortLinkPath(path)) {
+      // Short links (src/links/redirect.ts): first, so a campaign's clicks pass nothing else on their way.
+      response = await redirectShortLink(ctx, request, path, resolveClientIp(request, srv.requestIP(request)?.address ?? "", config.trustedProxies));
+    } else if (path === "/ws") {
+      const refused = live.upgrade(request, srv);
+      if (!refused) return undefined;
+      response = refused;
+    } else if (path.startsWith("/api/") || path === "/api" || path === "/metrics") {
+      // A body over its route's limit is refused before it is read (src/http/body-limit.ts), and one nested too
+      // deep before it is parsed (src/http/body-nesting.ts).
+      const sized = await limitRequestBody(request, path);
+      const limited = sized instanceof Response ? sized : await limitNesting(sized, readsOwnBody(request.method, path));
+      if (limited instanceof Response) response = limited;
+      else {
+        rememberClientIp(limited, srv.requestIP(request)?.address, config.trustedProxies);
+        // A write during a restore is refused rather than answered and then discarded (src/http/maintenance.ts).
+        response = await throughMaintenance(ctx, request.method, path, () => app.handle(limited));
       }
-      for (const [k, v] of Object.entries(headers)) if (!response.headers.has(k)) response.headers.set(k, v);
-      const ip = srv.requestIP(request)?.address ?? "-";
-      log(`${request.method} ${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms ${ip}`);
-      return response;
-    },
-  });
+    } else if (request.method === "GET" || request.method === "HEAD") {
+      response = serveUi(path === "/" ? "/index.html" : path, request);
+    } else {
+      response = Response.json({ message: "Method not allowed", code: "method_not_allowed" }, { status: 405 });
+    }
+    for (const [k, v] of Object.entries(headers)) if (!response.headers.has(k)) response.headers.set(k, v);
+    const ip = srv.requestIP(request)?.address ?? "-";
+    log(`${request.method} ${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms ${ip}`);
+    return response;
+  };
+  listening.open({ fetch, websocket: live.websocket });
 
-  const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}`;
-  // PORT=0 (tests): the public URL names port 0 until the system picks one; passkeys and links need the real one.
-  if (new URL(config.publicUrl).port === "0") {
-    if (ctx.config.linkDomain === config.publicUrl) ctx.config.linkDomain = config.publicUrl.replace(/:0(?=\/|$)/, `:${server.port}`);
-    ctx.config.publicUrl = config.publicUrl.replace(/:0(?=\/|$)/, `:${server.port}`);
-  }
+  const { server, lock } = listening;
   return {
-    url,
-    port: server.port!,
+    url: listening.url,
+    port: listening.port,
     ctx,
     async stop() {
       await server.stop(true);

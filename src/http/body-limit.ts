@@ -1,5 +1,7 @@
-import { isProviderWebhook } from "./csrf";
 import { errorCode, HttpError } from "./errors";
+
+/** A provider's webhook (POST /api/webhooks/{provider}/sms/{userId}); the user's own /api/webhooks API is not one. */
+export const isProviderWebhook = (path: string) => /^\/api\/webhooks\/[^/]+\/sms\/[^/]+\/?$/.test(path);
 
 /**
  * Request body limits per route, enforced before a body is read: a declared Content-Length over the limit is

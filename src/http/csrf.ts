@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
+import { isProviderWebhook } from "./body-limit";
 import { HttpError } from "./errors";
 
 const CHANGES_STATE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -19,9 +20,6 @@ function carriesToken(headers: Headers): boolean {
   const auth = headers.get("authorization");
   return !!(auth?.startsWith("Bearer ") && auth.slice(7).trim()) || !!headers.get("x-auth-token")?.trim();
 }
-
-/** A provider's webhook (POST /api/webhooks/{provider}/sms/{userId}); the user's own /api/webhooks API is not one. */
-export const isProviderWebhook = (path: string) => /^\/api\/webhooks\/[^/]+\/sms\/[^/]+\/?$/.test(path);
 
 /**
  * Cross-site request forgery: a browser attaches the session cookie to a form or fetch from any site, so every

@@ -3,9 +3,8 @@ import { liveSessionUserId, onSessionsEnded, SESSION_COOKIE, tokenOfRequest } fr
 import type { AppContext } from "../context";
 import { resolveClientIp } from "../http/client-ip";
 import { CLOSE, LiveHub, type LiveSocket, type SocketData } from "./hub";
+import { MAX_CLIENT_MESSAGE, SOCKET_SETTINGS } from "./limits";
 
-/** The largest message a client may send (an auth or resume message is well under 4 KB). */
-const MAX_CLIENT_MESSAGE = 4096;
 const MAX_EVENT_ID = Number.MAX_SAFE_INTEGER;
 
 export type LiveSockets = {
@@ -122,10 +121,7 @@ export function liveSockets(ctx: AppContext): LiveSockets {
       return Response.json({ message: "Expected a WebSocket upgrade", code: "bad_request" }, { status: 400 });
     },
     websocket: {
-      maxPayloadLength: MAX_CLIENT_MESSAGE,
-      // Pings keep proxies from closing a quiet socket; a client gone without a close is dropped after this.
-      idleTimeout: 60,
-      sendPings: true,
+      ...SOCKET_SETTINGS,
       open(ws) {
         // Authenticated at the upgrade or not, the first message says where to resume; a socket with a session that
         // sends nothing within the timeout starts at the newest event, one without is closed.

@@ -81,13 +81,15 @@ export function markInterrupted(ctx: AppContext, now: number): number {
          UNION ALL SELECT ${columns} FROM messages WHERE phone_number_id IS NULL AND status = 'sending'`,
       )
       .all(now) as Interrupted[];
-    // Those still waiting from an earlier start, through the outbox index (every outbound row has a sender number).
+    // Those still waiting from an earlier start (every outbound row has a sender number), through the index of the
+    // messages with these codes (migration 0075; its condition written out, as SQLite chooses a partial index only
+    // for a query that says it): through the outbox index every unknown message was looked up, 10,000 in 70-80 ms.
     const earlier = db
       .query(
-        `SELECT DISTINCT user_id AS userId, phone FROM messages WHERE phone_number_id IN (SELECT id FROM phone_numbers)
-           AND status IN ('unknown', 'queued') AND error_code IN (?, ?)`,
+        `SELECT DISTINCT user_id AS userId, phone FROM messages WHERE error_code IN ('${RECONCILING}', '${RESENDING}')
+           AND status IN ('unknown', 'queued') AND phone_number_id IN (SELECT id FROM phone_numbers)`,
       )
-      .all(RECONCILING, RESENDING) as { userId: string; phone: string }[];
+      .all() as { userId: string; phone: string }[];
     waitingPeople.set(ctx, new Set([...rows, ...earlier].map((r) => person(r.userId, r.phone))));
     const mark = db.query(`UPDATE messages SET status = 'unknown', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`);
     for (const r of rows) {

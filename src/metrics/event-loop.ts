@@ -29,7 +29,11 @@ export type EventLoopHolds = { longestMs: number; longestBusyMs: number | null; 
 
 const watched = new WeakMap<AppContext, EventLoopHolds>();
 
-export function watchEventLoop(ctx: AppContext): EventLoopHolds {
+/**
+ * Starts the timer. A server starts it as it begins listening (src/listen.ts), before the rest of the program is
+ * loaded, so the holds of that loading are counted too; watchEventLoop then reports them for its app.
+ */
+export function eventLoopTimer(): EventLoopHolds {
   let last = performance.now();
   let lastCpu = threadCpuMs();
   const holds: EventLoopHolds = {
@@ -53,6 +57,11 @@ export function watchEventLoop(ctx: AppContext): EventLoopHolds {
   }, TICK_MS);
   // Measures, never keeps the process alive on its own.
   timer.unref();
+  return holds;
+}
+
+/** The app's holds, read by GET /metrics: those of `holds` (a timer started earlier), else of a timer started now. */
+export function watchEventLoop(ctx: AppContext, holds: EventLoopHolds = eventLoopTimer()): EventLoopHolds {
   watched.set(ctx, holds);
   ctx.onStop.push(holds.stop);
   return holds;

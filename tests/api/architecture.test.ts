@@ -141,8 +141,9 @@ const LAYERS: string[][] = [
   ["outbound-webhooks"],
   // Prometheus /metrics reads the outbox, jobs, webhook deliveries and sockets through their owners.
   ["metrics"],
-  // Composition: app.ts builds the routes, server.ts wires the workers, main.ts is the command line.
-  ["app.ts"],
+  // Composition: app.ts builds the routes, listen.ts listens before the rest is loaded (the data folder's lock, the
+  // database's connection, the health check), server.ts wires the workers, main.ts is the command line.
+  ["app.ts", "listen.ts"],
   ["server.ts"],
   ["main.ts"],
 ];
@@ -184,6 +185,8 @@ const ALLOWED: Record<string, string> = {
 
   // SQL and db/ outside records.
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
+  "listen.ts imports db/sqlite.ts (not a record)":
+    "the composition opens the database's connection before the program is loaded, and its health check asks it (issue 29 item 6)",
   "main.ts imports db/postgres/copy.ts (not a record)":
     "the composition: `smsdesk migrate` copies the whole database, every table, below the records (as a backup does)",
   "main.ts imports db/postgres/start.ts (not a record)":
