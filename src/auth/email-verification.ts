@@ -33,40 +33,48 @@ export function dailyCapError(wait: number) {
 /**
  * Sends a fresh 6-digit code; a second request within the cooldown answers 429 with the seconds left, and so does
  * the 11th in a 24-hour window (which starts with its first code).
+ *
+ * The cooldown and the day's count are checked by the statement that writes the code (one conditional upsert on the
+ * row the database holds), so two requests at once, on two processes of an installation, cannot both pass: one
+ * writes and mails, the other answers 429. The row is read only to say why a request was refused.
  */
 export async function sendVerificationCode(ctx: AppContext, user: User): Promise<{ retryAfter: number }> {
   await ready(ctx.db);
-  const existing = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
   const now = ctx.now();
-  if (existing) {
-    const wait = Math.ceil((existing.sentAt.getTime() + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000);
-    if (wait > 0) throw cooldownError(wait);
-  }
-  const windowOpen = existing && existing.windowStartedAt.getTime() + DAY_MS > now;
-  const windowStartedAt = windowOpen ? existing.windowStartedAt : new Date(now);
-  const sendsInWindow = (windowOpen ? existing.sendsInWindow : 0) + 1;
-  if (sendsInWindow > MAX_CODES_PER_DAY) throw dailyCapError(Math.ceil((windowStartedAt.getTime() + DAY_MS - now) / 1000));
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  const row = {
-    userId: user.id,
-    codeHash: keyedHash(ctx.keys.codes, `verify:${user.id}:${code}`),
-    sentAt: new Date(now),
-    expiresAt: new Date(now + CODE_TTL_MINUTES * 60_000),
-    attempts: 0,
-    windowStartedAt,
-    sendsInWindow,
-  };
-  ctx.db.insert(emailVerifications).values(row).onConflictDoUpdate({ target: emailVerifications.userId, set: row }).run();
+  const codeHash = keyedHash(ctx.keys.codes, `verify:${user.id}:${code}`);
+  const windowOpen = `email_verifications.window_started_at > ?`;
+  const written = ctx.db.$client
+    .query(
+      `INSERT INTO email_verifications (user_id, code_hash, sent_at, expires_at, attempts, window_started_at, sends_in_window)
+       VALUES (?, ?, ?, ?, 0, ?, 1)
+       ON CONFLICT (user_id) DO UPDATE SET
+         code_hash = excluded.code_hash, sent_at = excluded.sent_at, expires_at = excluded.expires_at, attempts = 0,
+         window_started_at = CASE WHEN ${windowOpen} THEN email_verifications.window_started_at ELSE excluded.window_started_at END,
+         sends_in_window = CASE WHEN ${windowOpen} THEN email_verifications.sends_in_window + 1 ELSE 1 END
+       WHERE email_verifications.sent_at <= ? AND NOT (${windowOpen} AND email_verifications.sends_in_window >= ?)
+       RETURNING sends_in_window`,
+    )
+    .get(user.id, codeHash, now, now + CODE_TTL_MINUTES * 60_000, now, now - DAY_MS, now - DAY_MS, now - RESEND_COOLDOWN_SECONDS * 1000, now - DAY_MS, MAX_CODES_PER_DAY);
+  if (!written) {
+    const existing = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
+    const wait = existing ? Math.ceil((existing.sentAt.getTime() + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000) : 1;
+    if (wait > 0 || !existing) throw cooldownError(Math.max(1, wait));
+    throw dailyCapError(Math.ceil((existing.windowStartedAt.getTime() + DAY_MS - now) / 1000));
+  }
   try {
     await ctx.mailer.send(verificationCodeEmail(user.email, code, CODE_TTL_MINUTES));
   } catch (err) {
     // Nothing was sent: no cooldown and no count, and no code that could verify (an expired row answers as none).
+    // Only this request's code is taken back (a code written since by another request is left as it is).
     await ready(ctx.db);
-    ctx.db
-      .update(emailVerifications)
-      .set({ sentAt: new Date(0), expiresAt: new Date(0), sendsInWindow: sendsInWindow - 1 })
-      .where(eq(emailVerifications.userId, user.id))
-      .run();
+    ctx.db.$client
+      .query(
+        `UPDATE email_verifications SET sent_at = 0, expires_at = 0,
+           sends_in_window = CASE WHEN sends_in_window > 0 THEN sends_in_window - 1 ELSE 0 END
+         WHERE user_id = ? AND code_hash = ?`,
+      )
+      .run(user.id, codeHash);
     ctx.log(`mail error: verification code to ${user.email}: ${(err as Error).message}`);
     throw new HttpError(502, "Failed to send verification email");
   }

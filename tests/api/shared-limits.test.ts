@@ -211,6 +211,65 @@ describe("sign-in", () => {
   });
 });
 
+describe("codes by email", () => {
+  /** The mails to `to` once delivery has settled: the count stays put for 300 ms. */
+  async function mailsTo(to: string, atLeast: number) {
+    const deadline = Date.now() + 10_000;
+    while (a.emailsTo(to).length < atLeast && Date.now() < deadline) await Bun.sleep(20);
+    await Bun.sleep(300);
+    return a.emailsTo(to).map((m) => m.subject);
+  }
+  const codeMail = "Your smsdesk verification code";
+  const waitMessage = "Please wait 60 seconds before requesting another code";
+
+  test("two resends of a sign-up's code at once, one on A and one on B, after the cooldown: one 200 and one 429, one more code mailed", async () => {
+    const email = a.newEmail("resend");
+    const started = await a.api("/api/auth/register", { body: { email, password: "secret123", confirmPassword: "secret123", firstName: "Ann", lastName: "Lee" } });
+    expect(started.status).toBe(201);
+    expect(await mailsTo(email, 1)).toHaveLength(1);
+    clock += 60_000;
+    const body = { signupToken: started.body.signupToken };
+    const answers = await Promise.all([a.api("/api/auth/register/resend", { body }), b.call("/api/auth/register/resend", { body })]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 429]);
+    expect(answers.find((r) => r.status === 429)!.body.message).toBe(waitMessage);
+    expect(await mailsTo(email, 2)).toHaveLength(2);
+    const row = a.ctx.db.$client
+      .query(`SELECT v.sends_in_window AS sends, v.sent_at AS sentAt FROM email_verifications v JOIN users u ON u.id = v.user_id WHERE u.email = ?`)
+      .get(email);
+    expect(row).toEqual({ sends: 2, sentAt: clock });
+  });
+
+  test("the same for an address that has an account (its owner's notice): one 200 and one 429, one more notice", async () => {
+    const owner = await a.signUpVerified();
+    const before = a.emailsTo(owner.email).length;
+    const started = await a.api("/api/auth/register", { body: { email: owner.email, password: "secret123", confirmPassword: "secret123", firstName: "Ann", lastName: "Lee" } });
+    expect(started.status).toBe(201);
+    expect(await mailsTo(owner.email, before + 1)).toHaveLength(before + 1);
+    clock += 60_000;
+    const body = { signupToken: started.body.signupToken };
+    const answers = await Promise.all([b.call("/api/auth/register/resend", { body }), a.api("/api/auth/register/resend", { body })]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 429]);
+    expect(answers.find((r) => r.status === 429)!.body.message).toBe(waitMessage);
+    expect(await mailsTo(owner.email, before + 2)).toHaveLength(before + 2);
+    expect(a.ctx.db.$client.query(`SELECT sends, sent_at AS sentAt FROM pending_sign_ups WHERE email = ?`).all(owner.email)).toEqual([{ sends: 2, sentAt: clock }]);
+  });
+
+  test("a signed-in account's two requests for a code at once, on A and on B: one 200 and one 429, one code mailed", async () => {
+    const account = await a.signUp();
+    const before = a.emailsTo(account.email).filter((m) => m.subject.startsWith(codeMail)).length;
+    expect(before).toBe(1);
+    clock += 60_000;
+    const answers = await Promise.all([
+      a.api("/api/auth/verify/email/send", { method: "POST", token: account.token }),
+      b.call("/api/auth/verify/email/send", { method: "POST", token: account.token }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 429]);
+    expect(answers.find((r) => r.status === 429)!.body.message).toBe(waitMessage);
+    await mailsTo(account.email, 2);
+    expect(a.emailsTo(account.email).filter((m) => m.subject.startsWith(codeMail))).toHaveLength(2);
+  });
+});
+
 describe("provider webhooks", () => {
   test("an inbound text posted to A and replayed to B is stored once", async () => {
     const account = await a.signUpVerified();
