@@ -374,9 +374,9 @@ function slices(ctx: AppContext) {
 }
 
 /** Every contact of the account matching a condition, page by page. */
-function* contactsWhere(ctx: AppContext, userId: string, condition: ReturnType<typeof sql>) {
+async function* contactsWhere(ctx: AppContext, userId: string, condition: ReturnType<typeof sql>) {
   for (let page = 1; ; page++) {
-    const res = listContacts(ctx, userId, { page, pageSize: PAGE, sort: "createdAt", order: "asc" }, condition);
+    const res = await listContacts(ctx, userId, { page, pageSize: PAGE, sort: "createdAt", order: "asc" }, condition);
     for (const c of res.data) yield c.id;
     if (res.data.length < PAGE) return;
   }
@@ -399,7 +399,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
     if (!owner) continue;
     if (rule.trigger === "birthday") {
       const field = rule.triggerConfig.field!;
-      for (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(field)} IS NOT NULL`)) {
+      for await (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(field)} IS NOT NULL`)) {
         for (let wait; (wait = slice()); ) await wait;
         const contact = findContact(ctx, rule.userId, id);
         const md = contact && monthDay(String(contact.customFields?.[field] ?? ""));

@@ -92,7 +92,8 @@ export type ListParams = PageQuery;
  * A page of the user's contacts, searched (`q`) and filtered (`extra`, a segment's conditions) or not. The
  * total of a search or filter is counted up to COUNT_CAP: beyond it the answer says `totalCapped: true`.
  */
-export function listContacts(ctx: AppContext, userId: string, p: ListParams, extra?: SQL, indexed?: IndexedFilter) {
+export async function listContacts(ctx: AppContext, userId: string, p: ListParams, extra?: SQL, indexed?: IndexedFilter) {
+  await ready(ctx.db);
   const view = (rows: ContactRow[], total: number, totalCapped: boolean) => ({
     data: rows.map(contactView),
     total,

@@ -320,8 +320,6 @@ const ALLOWED: Record<string, string> = {
     "the one look-up of an inbound text's sender (the inbound flow's transaction, which awaits nothing), and sendText, conversations, the automation runner and the public API's upsert read it in their synchronous turn",
   "contacts/contacts.ts exports findContactById, which uses the database, not async (not async)":
     "a drip step's job (the jobs runner's synchronous pass) and the automation runner's event and action code (synchronous inside its ctx.withTransaction) read the contact",
-  "contacts/contacts.ts exports listContacts, which uses the database, not async (not async)":
-    "the automation runner's clock triggers page a condition's contacts synchronously (contactsWhere); segments' contacts read it after ready; GET /api/contacts calls it as before (its search is being tuned, issue 29)",
   "contacts/contacts.ts exports namesOfContacts, which uses the database, not async (not async)": "campaigns' message log (campaignLogs) names its recipients synchronously",
   "contacts/contacts.ts exports recordConsent, which uses the database, not async (not async)":
     "the consent log is written in its caller's transaction: the opt-outs and opt-ins below (synchronous), a contact added by hand (ctx.withTransaction)",
