@@ -30,6 +30,21 @@ export function dailyCapError(wait: number) {
   );
 }
 
+const windowOpen = `email_verifications.window_started_at > ?`;
+/**
+ * A code written unless the cooldown or the day's cap refuses it: parameters user id, code hash, now, its expiry, now,
+ * then now - a day (twice), now - the cooldown, now - a day, the day's cap. Answers the row's sends, or no row when
+ * refused. The same text runs on PostgreSQL (tests/api/shared-limits-postgres.test.ts).
+ */
+export const WRITE_CODE_SQL = `INSERT INTO email_verifications (user_id, code_hash, sent_at, expires_at, attempts, window_started_at, sends_in_window)
+ VALUES (?, ?, ?, ?, 0, ?, 1)
+ ON CONFLICT (user_id) DO UPDATE SET
+   code_hash = excluded.code_hash, sent_at = excluded.sent_at, expires_at = excluded.expires_at, attempts = 0,
+   window_started_at = CASE WHEN ${windowOpen} THEN email_verifications.window_started_at ELSE excluded.window_started_at END,
+   sends_in_window = CASE WHEN ${windowOpen} THEN email_verifications.sends_in_window + 1 ELSE 1 END
+ WHERE email_verifications.sent_at <= ? AND NOT (${windowOpen} AND email_verifications.sends_in_window >= ?)
+ RETURNING sends_in_window`;
+
 /**
  * Sends a fresh 6-digit code; a second request within the cooldown answers 429 with the seconds left, and so does
  * the 11th in a 24-hour window (which starts with its first code).
@@ -43,18 +58,8 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
   const now = ctx.now();
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const codeHash = keyedHash(ctx.keys.codes, `verify:${user.id}:${code}`);
-  const windowOpen = `email_verifications.window_started_at > ?`;
   const written = ctx.db.$client
-    .query(
-      `INSERT INTO email_verifications (user_id, code_hash, sent_at, expires_at, attempts, window_started_at, sends_in_window)
-       VALUES (?, ?, ?, ?, 0, ?, 1)
-       ON CONFLICT (user_id) DO UPDATE SET
-         code_hash = excluded.code_hash, sent_at = excluded.sent_at, expires_at = excluded.expires_at, attempts = 0,
-         window_started_at = CASE WHEN ${windowOpen} THEN email_verifications.window_started_at ELSE excluded.window_started_at END,
-         sends_in_window = CASE WHEN ${windowOpen} THEN email_verifications.sends_in_window + 1 ELSE 1 END
-       WHERE email_verifications.sent_at <= ? AND NOT (${windowOpen} AND email_verifications.sends_in_window >= ?)
-       RETURNING sends_in_window`,
-    )
+    .query(WRITE_CODE_SQL)
     .get(user.id, codeHash, now, now + CODE_TTL_MINUTES * 60_000, now, now - DAY_MS, now - DAY_MS, now - RESEND_COOLDOWN_SECONDS * 1000, now - DAY_MS, MAX_CODES_PER_DAY);
   if (!written) {
     const existing = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();

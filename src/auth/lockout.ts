@@ -60,6 +60,17 @@ function blockedUntil(ctx: AppContext, email: string, address: string, now: numb
 }
 
 /**
+ * One failure counted: parameters email, address, now, now - FORGET_AFTER_MS, now. The same text runs on PostgreSQL
+ * (tests/api/shared-limits-postgres.test.ts).
+ */
+export const COUNT_FAILURE_SQL = `INSERT INTO sign_in_failures (email, address, failures, blocked_until, last_failure_at) VALUES (?, ?, 1, 0, ?)
+ ON CONFLICT (email, address) DO UPDATE SET
+   failures = CASE WHEN sign_in_failures.last_failure_at <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
+   last_failure_at = excluded.last_failure_at
+ WHERE sign_in_failures.blocked_until <= ?
+ RETURNING failures`;
+
+/**
  * Counts one failure on the row of (email, address) in one statement, on the count the database holds: a row
  * forgotten (a day untouched, blocking nothing) starts again at 1. Two processes counting at once both count (on
  * PostgreSQL the upsert takes the row's lock and adds to the value last committed), and the row stays locked by the
@@ -68,14 +79,7 @@ function blockedUntil(ctx: AppContext, email: string, address: string, now: numb
  */
 function countFailure(ctx: AppContext, email: string, address: string, now: number): number | null {
   const row = ctx.db.$client
-    .query(
-      `INSERT INTO sign_in_failures (email, address, failures, blocked_until, last_failure_at) VALUES (?, ?, 1, 0, ?)
-       ON CONFLICT (email, address) DO UPDATE SET
-         failures = CASE WHEN sign_in_failures.last_failure_at <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
-         last_failure_at = excluded.last_failure_at
-       WHERE sign_in_failures.blocked_until <= ?
-       RETURNING failures`,
-    )
+    .query(COUNT_FAILURE_SQL)
     .get(email, address, now, now - FORGET_AFTER_MS, now) as { failures: number } | null;
   return row?.failures ?? null;
 }

@@ -12,6 +12,16 @@ import type { AppContext } from "../context";
 const SWEEP_EVERY = 1000;
 const hitsSinceSweep = new WeakMap<AppContext, number>();
 
+/**
+ * One hit: parameters key, the end of a window begun now, now, now. The same text runs on PostgreSQL (its test:
+ * tests/api/shared-limits-postgres.test.ts).
+ */
+export const HIT_SQL = `INSERT INTO rate_windows (key, hits, resets_at) VALUES (?, 1, ?)
+ ON CONFLICT (key) DO UPDATE SET
+   hits = CASE WHEN rate_windows.resets_at <= ? THEN 1 ELSE rate_windows.hits + 1 END,
+   resets_at = CASE WHEN rate_windows.resets_at <= ? THEN excluded.resets_at ELSE rate_windows.resets_at END
+ RETURNING hits, resets_at`;
+
 export type RateWindowHit = { hits: number; resetsAt: number };
 
 /** Counts one hit of `key` in its window of `windowMs`: the hits so far in the window and when it ends. */
@@ -27,13 +37,7 @@ function hitNow(ctx: AppContext, key: string, windowMs: number): RateWindowHit {
   hitsSinceSweep.set(ctx, since % SWEEP_EVERY);
   if (since === SWEEP_EVERY) db.query(`DELETE FROM rate_windows WHERE resets_at <= ?`).run(now);
   const row = db
-    .query(
-      `INSERT INTO rate_windows (key, hits, resets_at) VALUES (?, 1, ?)
-       ON CONFLICT (key) DO UPDATE SET
-         hits = CASE WHEN rate_windows.resets_at <= ? THEN 1 ELSE rate_windows.hits + 1 END,
-         resets_at = CASE WHEN rate_windows.resets_at <= ? THEN excluded.resets_at ELSE rate_windows.resets_at END
-       RETURNING hits, resets_at`,
-    )
+    .query(HIT_SQL)
     .get(key, now + windowMs, now, now) as { hits: number; resets_at: number };
   return { hits: row.hits, resetsAt: row.resets_at };
 }
