@@ -213,9 +213,9 @@ async function serve(
   // What sessions make that outlives them ends with them when the owner ends those sessions (a password change).
   registerCredentialHolder(ctx, apiKeyHolder);
   registerCredentialHolder(ctx, webhookHolder);
-  scheduleEventPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
+  scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
   startOutboundWebhooks(ctx);
-  scheduleDeliveryPruning(ctx, () => systemSettings(ctx).eventRetentionDays);
+  scheduleDeliveryPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
   scheduleMediaSweep(ctx);
   await turn();
   startAutomation(ctx);

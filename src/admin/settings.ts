@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { DEFAULT_RETENTION_DAYS } from "../events/events";
 
@@ -11,7 +12,12 @@ const DEFAULTS: SystemSettings = { eventRetentionDays: DEFAULT_RETENTION_DAYS };
 
 export const RETENTION_BOUNDS = { minimum: 1, maximum: 3650 };
 
-export function systemSettings(ctx: AppContext): SystemSettings {
+export async function systemSettings(ctx: AppContext): Promise<SystemSettings> {
+  await ready(ctx.db);
+  return settingsNow(ctx);
+}
+
+function settingsNow(ctx: AppContext): SystemSettings {
   const rows = ctx.db.$client.query(`SELECT key, value FROM system_settings`).all() as { key: string; value: string }[];
   const stored = Object.fromEntries(rows.filter((r) => r.key in DEFAULTS).map((r) => [r.key, JSON.parse(r.value)]));
   return { ...DEFAULTS, ...stored };
@@ -24,12 +30,12 @@ export function systemSettings(ctx: AppContext): SystemSettings {
  */
 export async function updateSystemSettings(ctx: AppContext, changes: Partial<SystemSettings>, beforeShortening?: () => Promise<void>): Promise<SystemSettings> {
   return ctx.withTransaction(async () => {
-    if (changes.eventRetentionDays !== undefined && changes.eventRetentionDays < systemSettings(ctx).eventRetentionDays) await beforeShortening?.();
+    if (changes.eventRetentionDays !== undefined && changes.eventRetentionDays < settingsNow(ctx).eventRetentionDays) await beforeShortening?.();
     const upsert = ctx.db.$client.query(
       `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
     );
     for (const [key, value] of Object.entries(changes)) if (value !== undefined && key in DEFAULTS) upsert.run(key, JSON.stringify(value), ctx.now());
-    return systemSettings(ctx);
+    return settingsNow(ctx);
   });
 }

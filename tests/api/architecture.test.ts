@@ -226,8 +226,6 @@ const ALLOWED: Record<string, string> = {
     "ends an enrolment in its caller's transaction: a step's job (the jobs runner's synchronous pass), the exit reader's, the segment check's; once on its conditional update (state = 'active')",
   "drips/drips.ts exports exitContact, which uses the database, not async (not async)":
     "the automation runner's remove-from-drip action, in its ctx.withTransaction (called synchronously inside it); once on exitEnrolment's conditional update",
-  "admin/settings.ts exports systemSettings, which uses the database, not async (not async)":
-    "the pruning jobs read the event retention through a synchronous callback (events/events.ts scheduleEventPruning, wired in server.ts)",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
     "every message's seq is reserved in the transaction that writes it: the outbox's enqueue and the inbound flow's storeInbound (messages), synchronous",
   "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
