@@ -1,20 +1,27 @@
 // Send rate with link shortening on and off (issue 32): bun scripts/bench/shorten.ts [recipients=20000] [rounds=3]
 // The appliance (startServer, in this process) sends the same campaign text with one link to N subscribed contacts
 // through the simulator provider with no rate limit, timed from the send call to every message delivered, with
-// shortening off (the baseline: the link as written) and on (a short link drawn and written per recipient). The two
+// shortening off (the baseline: the link as written) and on (a short link written per recipient and link). The two
 // alternate, `rounds` times each, so the machine's load falls on both alike. Reported: each run's messages per
 // second, the median of each, the ratio on/off (the issue asks for within 10%) and the short links written, and the
 // process's CPU time a message (steadier than the wall time on a machine whose cores are shared).
 //
-// What shortening costs (issue 32 item 6, looked for after a run at load 15-18 gave a ratio of 0.704): no lookup,
-// per-link transaction or repeated work per recipient. It is one INSERT into short_links per link (about 6.5 µs of
-// CPU alone, measured on a file database in WAL mode with the table's key and three indexes; the message_id index
-// of migration 0072 adds 0.4 µs of it) and the code drawn and the text rewritten (1-3 µs): writeOutbox took
-// 45-50 µs of CPU a message with a link shortened against 32-36 µs without. Writing a chunk's links in one
-// statement per 100 (INSERT ... RETURNING code, a taken code drawn again) was tried and measured no cheaper (46.5
-// and 49.6 µs against 45.0 and 46.2), so it was not kept; CPU profiles of whole runs on and off show no function of
-// the links' among the differences. Runs with 10,000 recipients, one after another: 3 rounds at load 1-5, ratio
-// 0.943; 4 rounds at load 12-13, 0.993; 5 rounds at load 10.5, 0.865 (CPU a message off 220 µs, on 246 µs, 1.120).
+// What shortening costs, and what migration 0074 changed (issue 32). Before it, each link of each message was one
+// row of short_links keyed by its drawn random code, with three more indexes (campaign, user, message) and two
+// foreign-key probes: five B-trees a row, one of them written at a random place, so every chunk's commit wrote about
+// a page of the code index per message. A profile of a quiet run put the INSERT at 10.4 µs of CPU a message, the
+// COMMIT at +7.6 µs and other writes at +8 µs; writing 20,000 such rows after 50,000 took 14 µs of CPU and 45-62 µs
+// of wall time a row, against 2 µs and 5-8 µs for a row appended to an integer key with one index of its link (a
+// file database in WAL mode, load 8). Since 0074 a campaign's distinct links are rows of `links`, written once per
+// chunk, and each recipient's short link a slim row appended to short_links (its link, message, time and expiry),
+// whose code is its id encoded with the installation's key (src/links/codes.ts, 2-4 µs a code), under one index of
+// its link.
+// Measured at a load of 13-19 on the 2 shared cores (other helpers' work), alternated with the commit before 0074
+// (cb7a036), writeOutbox alone (scripts/bench/shorten-writer.ts: 10,000 recipients in chunks of 500, 6 rounds; CPU
+// and wall time a message, on minus off in the same round, median): before +20 and +25 µs of CPU, +75 and +100 µs of wall time; after +10 and
+// +11 µs of CPU, +12 and -9 µs of wall time. Whole runs of this bench, 10,000 x 5, alternated with the build before
+// (1ac58e3) at load 11-19: before ratios 0.834 and 0.966 (CPU a message on/off 1.173, 1.090); after 0.947 and
+// 0.825 (1.152, 1.204); earlier the same session after 0.955 (1.036, load 14) and before 0.779 (1.152, load 3).
 // Identical runs differ by 25% or more on the shared machine, as much as on and off do: read the CPU line too.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
