@@ -184,9 +184,10 @@ export const contactTags = sqliteTable(
   {
     userId: text("user_id").notNull(),
     tag: text("tag").notNull(),
-    contactId: text("contact_id").notNull(),
+    /** The contact's rowid (migration 0076; its id before): the index of contacts by creation order holds it. */
+    contactRowid: integer("contact_rowid").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.tag, t.contactId] })],
+  (t) => [primaryKey({ columns: [t.userId, t.tag, t.contactRowid] })],
 );
 
 /**

@@ -58,6 +58,7 @@ import m54 from "./0072_short_links_message_idx.sql" with { type: "text" };
 import m55 from "./0073_messages_ab_variant_idx.sql" with { type: "text" };
 import m56 from "./0074_links.sql" with { type: "text" };
 import m57 from "./0075_messages_reconciling_idx.sql" with { type: "text" };
+import m58 from "./0076_contact_tags_rowid.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -119,4 +120,5 @@ export const migrationSql: Record<string, string> = {
   "0073_messages_ab_variant_idx": m55,
   "0074_links": m56,
   "0075_messages_reconciling_idx": m57,
+  "0076_contact_tags_rowid": m58,
 };

@@ -55,7 +55,7 @@ export function tagCondition(userId: string, op: "eq" | "contains", tag: string,
       SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId})
       UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId} AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
     SELECT tag FROM t WHERE instr(lower(tag), lower(${tag})) > 0)`;
-  return sql`${contacts.id} IN (SELECT contact_id FROM contact_tags WHERE user_id = ${userId} AND ${tags})`;
+  return sql`${contacts}.rowid IN (SELECT contact_rowid FROM contact_tags WHERE user_id = ${userId} AND ${tags})`;
 }
 
 /**
@@ -73,7 +73,7 @@ export function countTagged(ctx: AppContext, userId: string, op: "eq" | "contain
         `WITH RECURSIVE t(tag) AS (
            SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ?1)
            UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ?1 AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
-         SELECT count(DISTINCT contact_id) AS n FROM contact_tags
+         SELECT count(DISTINCT contact_rowid) AS n FROM contact_tags
          WHERE user_id = ?1 AND tag IN (SELECT tag FROM t WHERE instr(lower(tag), lower(?2)) > 0)`,
       )
       .get(userId, tag) as { n: number }

@@ -173,7 +173,7 @@ const KEPT_BY_TRIGGERS: Record<string, string> = {
   contact_totals: "user_id",
   contact_rollups: "user_id, quarter_hour",
   contact_names: "user_id, name_key, contact_rowid",
-  contact_tags: "user_id, tag, contact_id",
+  contact_tags: "user_id, tag, contact_rowid",
   campaign_message_counts: "campaign_id, status",
   message_rollups: "user_id, quarter_hour, status, phone_number_id, campaign_id, provider_id",
   message_day_rollups: "user_id, day, status, phone_number_id, campaign_id",
@@ -212,7 +212,7 @@ describe("the triggers keep the same counts on both engines", () => {
       { user_id: "u1", total: 2, with_email: 0, with_phone: 2 },
       { user_id: "u2", total: 1, with_email: 1, with_phone: 1 },
     ]);
-    const tags = (await scratch.sql`SELECT tag FROM contact_tags WHERE contact_id = 'c1' ORDER BY tag`) as Row[];
+    const tags = (await scratch.sql`SELECT tag FROM contact_tags WHERE contact_rowid = (SELECT rowid FROM contacts WHERE id = 'c1') ORDER BY tag`) as Row[];
     expect(tags.map((r) => r.tag)).toEqual(["gold", "new"]);
     const counts = (await scratch.sql`SELECT campaign_id, status, n, unsent FROM campaign_message_counts WHERE n <> 0 ORDER BY 1, 2`) as Row[];
     expect(counts.map((r) => ({ ...r })).map(normalise)).toEqual([

@@ -61,11 +61,11 @@ async function members(acc: Account): Promise<Record<Name, string[]>> {
   const drift = t.ctx.db.$client
     .query(
       `SELECT (SELECT count(*) FROM (
-         SELECT c.user_id, j.value, c.id FROM contacts AS c, json_each(c.tags) AS j WHERE c.user_id = ?1
-         EXCEPT SELECT user_id, tag, contact_id FROM contact_tags WHERE user_id = ?1))
+         SELECT c.user_id, j.value, c.rowid FROM contacts AS c, json_each(c.tags) AS j WHERE c.user_id = ?1
+         EXCEPT SELECT user_id, tag, contact_rowid FROM contact_tags WHERE user_id = ?1))
        + (SELECT count(*) FROM (
-         SELECT user_id, tag, contact_id FROM contact_tags WHERE user_id = ?1
-         EXCEPT SELECT c.user_id, j.value, c.id FROM contacts AS c, json_each(c.tags) AS j WHERE c.user_id = ?1)) AS n`,
+         SELECT user_id, tag, contact_rowid FROM contact_tags WHERE user_id = ?1
+         EXCEPT SELECT c.user_id, j.value, c.rowid FROM contacts AS c, json_each(c.tags) AS j WHERE c.user_id = ?1)) AS n`,
     )
     .get(acc.user.id) as { n: number };
   expect(drift.n).toBe(0);
