@@ -184,7 +184,7 @@ export const contactTags = sqliteTable(
   {
     userId: text("user_id").notNull(),
     tag: text("tag").notNull(),
-    /** The contact's rowid (migration 0076; its id before): the index of contacts by creation order holds it. */
+    /** The contact's rowid (migration 0077; its id before): the index of contacts by creation order holds it. */
     contactRowid: integer("contact_rowid").notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.tag, t.contactRowid] })],
@@ -841,7 +841,11 @@ export const licenses = sqliteTable(
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
   },
-  (t) => [index("licenses_user_idx").on(t.userId, t.startsAt)],
+  (t) => [
+    index("licenses_user_idx").on(t.userId, t.startsAt),
+    // One trial per account (migration 0077): its start is one INSERT ... ON CONFLICT DO NOTHING.
+    uniqueIndex("licenses_one_trial_idx").on(t.userId).where(sql`source = 'trial'`),
+  ],
 );
 
 /**

@@ -11,6 +11,7 @@ import m8 from "./migrations/0073_messages_ab_variant_idx.sql" with { type: "tex
 import m9 from "./migrations/0074_links.sql" with { type: "text" };
 import m10 from "./migrations/0075_messages_reconciling_idx.sql" with { type: "text" };
 import m11 from "./migrations/0076_contact_tags_rowid.sql" with { type: "text" };
+import m12 from "./migrations/0077_one_trial.sql" with { type: "text" };
 
 /** PostgreSQL's migrations by the tag of the SQLite migration they match, from the baseline on. */
 export const postgresMigrationSql: Record<string, string> = {
@@ -26,4 +27,5 @@ export const postgresMigrationSql: Record<string, string> = {
   "0074_links": m9,
   "0075_messages_reconciling_idx": m10,
   "0076_contact_tags_rowid": m11,
+  "0077_one_trial": m12,
 };

@@ -4,7 +4,7 @@ import { licenseCodes, licenses, plans } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, HttpError } from "../http/errors";
-import { findUserById, type User } from "../users/queries";
+import { findUserById, holdAccount, type User } from "../users/queries";
 
 export type Plan = typeof plans.$inferSelect;
 export type LicenseRow = typeof licenses.$inferSelect;
@@ -66,8 +66,12 @@ export async function startTrial(ctx: AppContext, userId: string, from = new Dat
   return insertTrial(ctx, userId, from);
 }
 
+/**
+ * The account's one trial (licenses_one_trial_idx, migration 0077): started by one INSERT ... ON CONFLICT DO NOTHING,
+ * so two processes starting it at once make one; answers the trial the account has.
+ */
 function insertTrial(ctx: AppContext, userId: string, from: Date): LicenseRow {
-  return ctx.db
+  const made = ctx.db
     .insert(licenses)
     .values({
       id: crypto.randomUUID(),
@@ -77,8 +81,10 @@ function insertTrial(ctx: AppContext, userId: string, from: Date): LicenseRow {
       startsAt: from,
       expiresAt: new Date(from.getTime() + TRIAL_DAYS * DAY_MS),
     })
+    .onConflictDoNothing()
     .returning()
     .get();
+  return made ?? ctx.db.select().from(licenses).where(and(eq(licenses.userId, userId), eq(licenses.source, "trial"))).get()!;
 }
 
 export type CurrentLicense = {
@@ -113,8 +119,9 @@ export function currentLicense(ctx: AppContext, userOrId: User | string): Curren
   const now = ctx.now();
   let rows = licensesOf(ctx.db).all({ userId: user.id });
   if (rows.length === 0 && user.role !== "admin") {
+    // The lazy trial: made once however many processes find none (insertTrial), then read as any license.
     insertTrial(ctx, user.id, user.createdAt);
-    return currentLicense(ctx, user);
+    rows = licensesOf(ctx.db).all({ userId: user.id });
   }
   rows = rows.filter((r) => r.license.startsAt.getTime() <= now && (!r.license.expiresAt || r.license.expiresAt.getTime() > now));
   rows.sort(
@@ -165,6 +172,9 @@ export async function redeemLicenseCode(ctx: AppContext, userId: string, input: 
   if (!code) throw badRequest(INVALID_CODE);
   if (!/^[A-Z0-9]{1,64}$/.test(code)) throw badRequest(UNKNOWN_CODE);
   return ctx.withTransaction(async () => {
+    // The account's licenses are read below to queue this one after them: held first, so that two codes redeemed at
+    // once on two processes queue one after the other instead of starting together.
+    await holdAccount(ctx, userId);
     const row = ctx.db.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
     if (!row) throw badRequest(UNKNOWN_CODE);
     if (row.revokedAt) throw badRequest(REVOKED_CODE);

@@ -32,6 +32,16 @@ export async function insertUser(
     .get();
 }
 
+/**
+ * Holds the account's row until the caller's transaction ends (a write that changes nothing: PostgreSQL's row lock,
+ * SQLite's write lock), so what several processes decide per account, read after it, is decided in turn: a license
+ * queued after the account's others. Answers whether the account exists.
+ */
+export async function holdAccount(ctx: AppContext, id: string): Promise<boolean> {
+  await ready(ctx.db);
+  return ctx.db.$client.query(`UPDATE users SET updated_at = updated_at WHERE id = ?`).run(id).changes > 0;
+}
+
 export async function updateUser(ctx: AppContext, id: string, fields: Partial<Omit<User, "id" | "createdAt">>): Promise<User> {
   await ready(ctx.db);
   return ctx.db

@@ -319,3 +319,31 @@ function adminEmail() {
   if (!_adminEmail) _adminEmail = t.ctx.db.select().from(users).where(eq(users.id, adminId)).get()!.email;
   return _adminEmail;
 }
+
+describe("one trial per account (migration 0077)", () => {
+  test("a second trial an earlier race made is dropped, the first kept, and a third cannot be added", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { databaseBefore } = await import("../support/old-database");
+    const { migrationSql } = await import("../../db/migrations/embedded");
+    const dir = mkdtempSync(join(tmpdir(), "smsdesk-0077-"));
+    const old = databaseBefore(dir, "0077_one_trial");
+    try {
+      old.query("INSERT INTO users (id, email) VALUES ('u-1', 'one@example.com'), ('u-2', 'two@example.com')").run();
+      const add = old.query("INSERT INTO licenses (id, user_id, plan_id, source, starts_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)");
+      add.run("t-b", "u-1", "starter", "trial", 1000, 2000);
+      add.run("t-a", "u-1", "starter", "trial", 1000, 2000);
+      add.run("t-c", "u-1", "starter", "trial", 900, 1900);
+      add.run("c-1", "u-1", "professional", "code", 1000, 5000);
+      add.run("t-d", "u-2", "starter", "trial", 1000, 2000);
+      for (const statement of migrationSql["0077_one_trial"]!.split("--> statement-breakpoint")) if (statement.trim()) old.exec(statement);
+      expect(old.query("SELECT id FROM licenses ORDER BY id").all()).toEqual([{ id: "c-1" }, { id: "t-c" }, { id: "t-d" }]);
+      expect(() => add.run("t-e", "u-2", "starter", "trial", 3000, 4000)).toThrow("UNIQUE constraint failed");
+      add.run("c-2", "u-2", "professional", "code", 3000, 4000);
+    } finally {
+      old.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -7,7 +7,9 @@ import { generateSync } from "otplib";
 import { createApp } from "../../src/app";
 import { verifySecondFactor } from "../../src/auth/two-factor";
 import type { AppContext } from "../../src/context";
-import { grantLicense } from "../../src/licenses/licenses";
+import { createOrPromoteAdmin } from "../../src/auth/admins";
+import { generateLicenseCodes } from "../../src/admin/license-codes";
+import { grantLicense, startTrial } from "../../src/licenses/licenses";
 import { rememberClientIp } from "../../src/http/client-ip";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { openAppContext } from "../../src/server";
@@ -267,6 +269,44 @@ describe("codes by email", () => {
     expect(answers.find((r) => r.status === 429)!.body.message).toBe(waitMessage);
     await mailsTo(account.email, 2);
     expect(a.emailsTo(account.email).filter((m) => m.subject.startsWith(codeMail))).toHaveLength(2);
+  });
+});
+
+describe("licenses", () => {
+  const DAY = 86_400_000;
+  const licensesOf = (userId: string) =>
+    a.ctx.db.$client
+      .query(`SELECT source, plan_id AS plan, starts_at AS startsAt, expires_at AS expiresAt FROM licenses WHERE user_id = ? ORDER BY starts_at, source`)
+      .all(userId);
+
+  test("two codes of one plan redeemed at once, one on A and one on B: the second starts where the first ends", async () => {
+    const admin = await createOrPromoteAdmin(a.ctx, a.newEmail("admin"), "admin-password");
+    const { codes } = await generateLicenseCodes(a.ctx, admin.id, "professional", 30, 2);
+    const account = await a.signUpVerified();
+    const answers = await Promise.all([
+      a.api("/api/license/redeem", { body: { licenseCode: codes[0] }, token: account.token }),
+      b.call("/api/license/redeem", { body: { licenseCode: codes[1] }, token: account.token }),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    expect(licensesOf(account.user.id)).toEqual([
+      { source: "code", plan: "professional", startsAt: clock, expiresAt: clock + 30 * DAY },
+      { source: "trial", plan: "starter", startsAt: clock, expiresAt: clock + 14 * DAY },
+      { source: "code", plan: "professional", startsAt: clock + 30 * DAY, expiresAt: clock + 60 * DAY },
+    ]);
+  });
+
+  test("an account from before licenses read on A and on B at once gets one trial; a trial started twice is one", async () => {
+    const account = await a.signUpVerified();
+    a.ctx.db.$client.query(`DELETE FROM licenses WHERE user_id = ?`).run(account.user.id);
+    const [onA, onB] = await Promise.all([a.api("/api/license/current", { token: account.token }), b.call("/api/license/current", { token: account.token })]);
+    expect([onA.status, onB.status]).toEqual([200, 200]);
+    expect(onB.body).toEqual(onA.body);
+    expect(licensesOf(account.user.id)).toHaveLength(1);
+    const created = (licensesOf(account.user.id)[0] as { startsAt: number }).startsAt;
+    // Sign-up's start and a second one (another process) leave the one trial as it was.
+    const [first, second] = await Promise.all([startTrial(a.ctx, account.user.id), startTrial(b.ctx, account.user.id, new Date(clock + DAY))]);
+    expect(first.id).toBe(second.id);
+    expect(licensesOf(account.user.id)).toEqual([{ source: "trial", plan: "starter", startsAt: created, expiresAt: created + 14 * DAY }]);
   });
 });
 
