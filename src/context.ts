@@ -33,7 +33,7 @@ export type AppContext = {
    * The sending engine (src/sending/manager.ts), wired in server.ts: domains wake it through here when they queue or
    * release messages, never by importing it.
    */
-  sending: { wake(laneId?: string): void; start(): void; stop(): Promise<void> };
+  sending: { wake(laneId?: string): void; start(): Promise<void>; stop(): Promise<void> };
   /**
    * The campaigns domain's side of the outbox, registered in server.ts, so the messages domain (the outbox's one
    * writer) imports nothing of campaigns: whether a campaign may send (and at any hour), the pause after a failure run, and the one

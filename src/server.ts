@@ -203,7 +203,7 @@ async function serve(
   if (repaired) log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
   const writing = resumeOutboxWriting(ctx);
   if (writing) log(`sending: writing the outbox of ${writing} large campaign(s) resumes where it stopped`);
-  ctx.sending.start();
+  await ctx.sending.start();
   ctx.onStop.push(() => ctx.sending.stop());
   await turn();
   registerScheduledCampaigns(ctx);

@@ -601,7 +601,7 @@ export async function restoreBackup(ctx: AppContext, id: string, options: Restor
       (() => {
         for (const writer of registered) writer.resume();
         resumeJobRunner(ctx);
-        ctx.sending.start();
+        void ctx.sending.start().catch((err) => ctx.log(`sending: could not start again after the restore: ${(err as Error)?.stack ?? err}`));
       });
     let safety: BackupInfo;
     try {

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import { ready, withTransaction } from "../../db/transaction";
 import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 import { mediaOfMessages, mediaView, type MediaView } from "../media/media";
@@ -223,7 +224,7 @@ export type StatusChange = { id: string; userId: string; campaignId: string | nu
  * Applies delivery reports in one transaction with their events, one indexed lookup each, then hands the campaigns
  * touched to the settle step; answers the messages whose status changed.
  */
-export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: StatusEvent[]) {
+export async function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: StatusEvent[]): Promise<StatusChange[]> {
   const db = ctx.db.$client;
   const find = db.query(`SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`);
   const update = db.query(
@@ -231,8 +232,9 @@ export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, eve
        delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, updated_at = ? WHERE id = ?`,
   );
   const changed: StatusChange[] = [];
-  const now = ctx.now();
-  db.transaction(() => {
+  // One transaction whose callback awaits nothing; a repeated or late report changes nothing (RANK, read in it).
+  await withTransaction(ctx.db, async () => {
+    const now = ctx.now();
     for (const e of events) {
       const row = find.get(account.id, e.providerMessageId) as { id: string; user_id: string; campaign_id: string | null; status: MessageStatus } | null;
       if (!row) {
@@ -247,9 +249,12 @@ export function applyStatusEvents(ctx: AppContext, account: ProviderAccount, eve
       const reached = changed.filter((c) => c.status === status);
       if (reached.length) appendStatusEvents(ctx, `message.${status}`, reached);
     }
-  })();
+  });
   const campaigns = new Set(changed.flatMap((c) => (c.campaignId ? [c.campaignId] : [])));
-  if (campaigns.size) ctx.campaignOutbox.settle(campaigns);
+  if (campaigns.size) {
+    await ready(ctx.db);
+    ctx.campaignOutbox.settle(campaigns);
+  }
   return changed;
 }
 
@@ -261,7 +266,7 @@ export async function applyStatusEventsInBatches(ctx: AppContext, account: Provi
   const changed: StatusChange[] = [];
   for (let i = 0; i < events.length; i += REPORT_BATCH) {
     if (i) await new Promise((resolve) => setImmediate(resolve));
-    changed.push(...applyStatusEvents(ctx, account, events.slice(i, i + REPORT_BATCH)));
+    changed.push(...(await applyStatusEvents(ctx, account, events.slice(i, i + REPORT_BATCH))));
   }
   return changed;
 }

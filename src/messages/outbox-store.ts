@@ -1,4 +1,5 @@
 import type { Statement } from "bun:sqlite";
+import { ready, withTransaction } from "../../db/transaction";
 import { contactStateField, optedOutReader, optOutContact } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { messageIdsSince } from "../events/events";
@@ -7,7 +8,7 @@ import { findProviderById, webhookUrl, type ProviderAccount } from "../providers
 import { mediaOfMessages, signedMediaUrl } from "../media/media";
 import { mmsPricesNow, pricesNow } from "../providers/prices";
 import { adapterFor, readyAdapter } from "../providers/registry";
-import type { OutboxRow, OutboxStore, ProviderRegistry, SenderNumber } from "../sending/ports";
+import type { OutboxRow, OutboxStore, Outcome, ProviderRegistry, SenderNumber } from "../sending/ports";
 import { zoneForRecipient } from "../sending/quiet-hours";
 import { holdFor, stateFromField, stateOfNumber, type StateRule } from "../sending/state-rules";
 import { stateRulesInForce } from "../state-rules/overrides";
@@ -93,7 +94,8 @@ export function outboxStore(ctx: AppContext): OutboxStore {
   );
 
   return {
-    recentCalls(since) {
+    async recentCalls(since) {
+      await ready(ctx.db);
       const seen = new Set<string>();
       const calls: { laneId: string; at: number; segments: number }[] = [];
       const ids = messageIdsSince(ctx, since, ["message.sent", "message.delivered", "message.failed"]);
@@ -110,22 +112,46 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       return markInterrupted(ctx, now);
     },
 
-    dueLanes(now) {
+    async dueLanes(now) {
+      await ready(ctx.db);
       st.orphans!.run(now);
       return (st.lanes!.all(now) as { id: string }[]).map((r) => r.id);
     },
 
-    claim(laneId, now, limit) {
+    async claim(laneId, now, limit) {
+      await ready(ctx.db);
       return st.claim!.all(laneId, now, limit) as Claimed[];
     },
 
-    nextDue(laneId) {
+    async nextDue(laneId) {
+      await ready(ctx.db);
       const at = (st.nextDue!.get(laneId) as { at: number | null }).at;
       return at === null || at >= PARKED ? null : at;
     },
 
     admit(claimed, now, pace) {
-      const rows = claimed as Claimed[];
+      // One transaction whose callback awaits nothing: the checks read and the rows marked sending commit together,
+      // before any call; exactly once rests on the mark's conditional update (status = 'queued').
+      return withTransaction(ctx.db, async () => admitNow(claimed as Claimed[], now, pace));
+    },
+
+    async record(outcomes, pauses, now) {
+      const { optOuts, early, settle } = await withTransaction(ctx.db, async () => recordNow(outcomes, pauses, now));
+      // After the commit, in this caller's own turn on the connection (another caller's transaction may have begun).
+      await ready(ctx.db);
+      for (const row of optOuts) optOutContact(ctx, row.userId, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
+      for (const [accountId, events] of early) {
+        const account = findProviderById(ctx, accountId);
+        if (account) await applyStatusEvents(ctx, account, events);
+      }
+      if (settle.size) {
+        await ready(ctx.db);
+        ctx.campaignOutbox.settle(settle);
+      }
+    },
+  };
+
+  function admitNow(rows: Claimed[], now: number, pace: Parameters<OutboxStore["admit"]>[2]): OutboxRow[] {
       const states = ctx.campaignOutbox.states([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
       const accounts = new Map<string, SendingSettings | null>();
       const settingsOf = (userId: string) => {
@@ -142,7 +168,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       };
       const go: OutboxRow[] = [];
       const touched = new Set<string>();
-      db.transaction(() => {
+      {
         for (const row of rows) {
           if (row.campaignId) {
             const status = states.get(row.campaignId)?.status;
@@ -201,16 +227,16 @@ export function outboxStore(ctx: AppContext): OutboxStore {
           go.push(row);
         }
         if (touched.size) ctx.campaignOutbox.settle(touched);
-      })();
+      }
       return go;
-    },
+  }
 
-    record(outcomes, pauses, now) {
+  function recordNow(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number) {
       const settle = new Set<string>();
       const optOuts: OutboxRow[] = [];
       const early = new Map<string, NonNullable<ReturnType<typeof takeEarlyReport>>[]>();
       const reached: Record<"sent" | "delivered" | "failed" | "unknown", StatusEventRow[]> = { sent: [], delivered: [], failed: [], unknown: [] };
-      db.transaction(() => {
+      {
         // Each accepted message keeps the price its account charges now: a later price change leaves its spend be.
         const accepted = [...new Set(outcomes.flatMap((o) => (o.kind === "accepted" ? [o.accountId] : [])))];
         const prices = pricesNow(ctx, accepted);
@@ -245,15 +271,9 @@ export function outboxStore(ctx: AppContext): OutboxStore {
         }
         for (const status of ["sent", "delivered", "failed", "unknown"] as const) appendStatusEvents(ctx, `message.${status}`, reached[status]);
         for (const p of pauses) ctx.campaignOutbox.pause(p.campaignId, p.reason);
-      })();
-      for (const row of optOuts) optOutContact(ctx, row.userId, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
-      for (const [accountId, events] of early) {
-        const account = findProviderById(ctx, accountId);
-        if (account) applyStatusEvents(ctx, account, events);
       }
-      if (settle.size) ctx.campaignOutbox.settle(settle);
-    },
-  };
+      return { optOuts, early, settle };
+  }
 }
 
 /** The signed URLs of a message's stored items, in order (nothing for a text). */

@@ -1,3 +1,4 @@
+import { ready, withTransaction } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { PARKED } from "./due";
 import { registerJobHandler, enqueueJob, type Job, type JobOutcome } from "../jobs/jobs";
@@ -68,9 +69,9 @@ type Row = StatusEventRow & {
  * At start, before the engine claims anything: every message left `sending` by the crash waits for reconciliation
  * (one job per message and attempt, due when the call it was in could no longer be accepted). Answers how many.
  */
-export function markInterrupted(ctx: AppContext, now: number): number {
+export function markInterrupted(ctx: AppContext, now: number): Promise<number> {
   const db = ctx.db.$client;
-  return db.transaction(() => {
+  return withTransaction(ctx.db, async () => {
     // updated_at is the moment the engine marked it sending: the call started then. Read through the outbox index
     // (a sender number's, or none once its number was deleted: the key is null then), where `status = 'sending'`
     // alone scanned every message at each start (a million: 150 ms before the server listened).
@@ -104,7 +105,7 @@ export function markInterrupted(ctx: AppContext, now: number): number {
       });
     }
     return rows.length;
-  })();
+  });
 }
 
 /**
@@ -132,6 +133,7 @@ export function registerReconciliation(ctx: AppContext) {
 async function reconcile(ctx: AppContext, job: Job): Promise<JobOutcome> {
   const messageId = job.payload.messageId as string;
   const startedAt = job.payload.startedAt as number;
+  await ready(ctx.db);
   const row = waiting(ctx, messageId);
   if (!row) return { result: "settled before the lookup" };
   const account = row.providerId ? findProviderById(ctx, row.providerId) : null;
@@ -167,9 +169,9 @@ function waiting(ctx: AppContext, id: string): Row | null {
   return row?.status === "unknown" && row.errorCode === RECONCILING ? row : null;
 }
 
-function leaveUnknown(ctx: AppContext, id: string, reason: string): JobOutcome {
+async function leaveUnknown(ctx: AppContext, id: string, reason: string): Promise<JobOutcome> {
   const db = ctx.db.$client;
-  const row = db.transaction(() => {
+  const row = await withTransaction(ctx.db, async () => {
     const row = waiting(ctx, id);
     if (!row) return null;
     db.query(`UPDATE messages SET error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`).run(
@@ -180,8 +182,11 @@ function leaveUnknown(ctx: AppContext, id: string, reason: string): JobOutcome {
     );
     appendStatusEvents(ctx, "message.unknown", [row]);
     return row;
-  })();
-  if (row?.campaignId) ctx.campaignOutbox.settle([row.campaignId]);
+  });
+  if (row?.campaignId) {
+    await ready(ctx.db);
+    ctx.campaignOutbox.settle([row.campaignId]);
+  }
   return { result: { outcome: "unknown", reason } };
 }
 
@@ -189,10 +194,10 @@ function leaveUnknown(ctx: AppContext, id: string, reason: string): JobOutcome {
  * The provider's certain answer, in one transaction with its events: a match no other message already holds makes
  * this one sent (the same body sent to the same person earlier is that earlier message's), none queues it again.
  */
-function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt: number, matches: SentMatch[]): JobOutcome {
+async function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt: number, matches: SentMatch[]): Promise<JobOutcome> {
   const db = ctx.db.$client;
   const now = ctx.now();
-  const decided = db.transaction(() => {
+  const decided = await withTransaction(ctx.db, async () => {
     const row = waiting(ctx, id);
     if (!row) return null;
     const taken = new Set(
@@ -221,7 +226,7 @@ function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt
     ).run(status, match.providerMessageId, startedAt, pricesNow(ctx, [account.id]).get(account.id) ?? null, status, now, id);
     appendStatusEvents(ctx, `message.${status}`, [row]);
     return { row, match };
-  })();
+  });
   if (!decided) return { result: "settled before the lookup" };
   const { row, match } = decided;
   if (!match) {
@@ -230,7 +235,10 @@ function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt
   }
   // A delivery report that came while the message had no provider id yet was held for it.
   const report = takeEarlyReport(ctx, account.id, match.providerMessageId);
-  if (report) applyStatusEvents(ctx, account, [report]);
-  if (row.campaignId) ctx.campaignOutbox.settle([row.campaignId]);
+  if (report) await applyStatusEvents(ctx, account, [report]);
+  if (row.campaignId) {
+    await ready(ctx.db);
+    ctx.campaignOutbox.settle([row.campaignId]);
+  }
   return { result: { outcome: "found", providerMessageId: match.providerMessageId } };
 }

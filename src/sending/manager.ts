@@ -89,6 +89,7 @@ export class SendingManager {
   /** Ends the current nap early. */
   private poke: (() => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
+  private started: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | null = null;
   private failures = new Map<string, number>();
   private lanesCheckedAt = Number.NEGATIVE_INFINITY;
@@ -103,18 +104,25 @@ export class SendingManager {
     readonly options: ManagerOptions = { ...DEFAULT_MANAGER_OPTIONS },
   ) {}
 
-  start() {
-    if (this.running) return;
-    // Before recovery rewrites the rows left mid-call: their calls count too.
-    for (const call of this.store.recentCalls(this.clock.now() - WINDOW_MS - GUARD_MS)) {
-      const calls = this.seeds.get(call.laneId);
-      if (calls) calls.push(call);
-      else this.seeds.set(call.laneId, [call]);
-    }
-    const recovered = this.store.recover(this.clock.now());
-    if (recovered) this.log(`sending: ${recovered} message(s) in flight at the last stop wait for the provider to say whether it has them`);
+  /** Starts the loop; resolves once the calls of the last window are counted and the rows left mid-call recovered. */
+  start(): Promise<void> {
+    if (this.running) return this.started;
     this.running = true;
-    this.loopDone = this.loop();
+    this.started = (async () => {
+      // Before recovery rewrites the rows left mid-call: their calls count too.
+      for (const call of await this.store.recentCalls(this.clock.now() - WINDOW_MS - GUARD_MS)) {
+        const calls = this.seeds.get(call.laneId);
+        if (calls) calls.push(call);
+        else this.seeds.set(call.laneId, [call]);
+      }
+      const recovered = await this.store.recover(this.clock.now());
+      if (recovered) this.log(`sending: ${recovered} message(s) in flight at the last stop wait for the provider to say whether it has them`);
+    })();
+    this.loopDone = this.started.then(
+      () => this.loop(),
+      () => void (this.running = false),
+    );
+    return this.started;
   }
 
   /**
@@ -130,7 +138,7 @@ export class SendingManager {
       const deadline = this.clock.now() + this.options.drainMs;
       if (this.inFlight > 0) this.log(`sending: stopping; waiting for ${this.inFlight} provider call(s) in flight`);
       while (this.inFlight > 0 && this.clock.now() < deadline) await this.clock.sleep(10);
-      this.flushOutcomes(this.clock.now());
+      await this.flushOutcomes(this.clock.now());
     })();
     return this.stopping;
   }
@@ -159,7 +167,7 @@ export class SendingManager {
   private async loop() {
     while (this.running) {
       this.again = false;
-      const sleep = this.pass();
+      const sleep = await this.pass();
       if (!this.running) break;
       if (this.again) await this.clock.sleep(0);
       else await this.nap(sleep);
@@ -181,19 +189,19 @@ export class SendingManager {
   }
 
   /** One look at every lane; answers how long until the next is needed. */
-  private pass(): number {
+  private async pass(): Promise<number> {
     this.passing = true;
     let sleep = this.options.idleMs;
     try {
       const now = this.clock.now();
-      if (this.outcomes.length >= FLUSH_BATCH || now - this.outcomesSince >= FLUSH_MS) this.flushOutcomes(now);
+      if (this.outcomes.length >= FLUSH_BATCH || now - this.outcomesSince >= FLUSH_MS) await this.flushOutcomes(now);
       if (Math.abs(now - this.lanesCheckedAt) >= this.options.idleMs) {
         this.lanesCheckedAt = now;
-        for (const id of this.store.dueLanes(now + 1)) if (!this.lanes.has(id)) this.addLane(id, now);
+        for (const id of await this.store.dueLanes(now + 1)) if (!this.lanes.has(id)) this.addLane(id, now);
       }
       let busy = false;
       for (const lane of [...this.lanes.values()]) {
-        const next = this.runLane(lane, now);
+        const next = await this.runLane(lane, now);
         if (next <= now) busy = true;
         else sleep = Math.min(sleep, next - now);
       }
@@ -256,7 +264,7 @@ export class SendingManager {
   }
 
   /** Claims and dispatches what this lane may send now; answers when it next needs a look. */
-  private runLane(lane: Lane, now: number): number {
+  private async runLane(lane: Lane, now: number): Promise<number> {
     if (lane.idleUntil > now) return lane.idleUntil;
     if (now - lane.refreshedAt > CONFIG_REFRESH_MS) {
       const number = this.providers.number(lane.id);
@@ -288,14 +296,14 @@ export class SendingManager {
       return slots <= 0 ? now + 5 : Math.max(lane.window.nextFreeAt(now), accountWindow.nextFreeAt(now));
     }
     const limit = Math.max(1, Math.min(this.options.maxBatch, slots, Number.isFinite(room) ? Math.ceil(room) : this.options.maxBatch));
-    const rows = this.store.claim(lane.id, now, limit);
+    const rows = await this.store.claim(lane.id, now, limit);
     if (!rows.length) {
-      const next = this.store.nextDue(lane.id);
+      const next = await this.store.nextDue(lane.id);
       lane.idleUntil = next === null ? now + 60_000 : Math.max(next, now + 1);
       return lane.idleUntil;
     }
     const taken: Slots[] = [];
-    const admitted = this.store.admit(rows, now, {
+    const admitted = await this.store.admit(rows, now, {
       fits: (row) => lane.window.fits(now, row.segments) && accountWindow.fits(now, row.segments),
       take: (row) => void taken.push({ lane: lane.window.record(now, row.segments), account: accountWindow.record(now, row.segments) }),
     });
@@ -327,7 +335,7 @@ export class SendingManager {
   }
 
   /** Decides what each finished call means and hands the batch to the store (one transaction there). */
-  private flushOutcomes(now: number) {
+  private async flushOutcomes(now: number): Promise<void> {
     if (!this.outcomes.length) return;
     const batch = this.outcomes.splice(0);
     const decided: Outcome[] = [];
@@ -374,6 +382,6 @@ export class SendingManager {
         this.failures.set(row.campaignId, 0);
       }
     }
-    this.store.record(decided, pauses, now);
+    await this.store.record(decided, pauses, now);
   }
 }

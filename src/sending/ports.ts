@@ -44,29 +44,32 @@ export type Outcome =
   | { row: OutboxRow; kind: "failed"; code: string | null; message: string; optedOut: boolean }
   | { row: OutboxRow; kind: "unknown"; code: string; message: string };
 
-/** The outbox, as the engine uses it. */
+/**
+ * The outbox, as the engine uses it: records an asynchronous engine can serve (each answers a Promise; the SQLite
+ * store's resolve at once underneath, each write one transaction that awaits nothing).
+ */
 export interface OutboxStore {
   /** At start: rows left mid-call by a crash become unknown until reconciled with the provider; answers how many. */
-  recover(now: number): number;
+  recover(now: number): Promise<number>;
   /**
    * The provider calls started since `since`, per sender number (at start, before `recover`): the pace counts them,
    * so the first second after a restart holds the number's rate with the second before it.
    */
-  recentCalls(since: number): { laneId: string; at: number; segments: number }[];
+  recentCalls(since: number): Promise<{ laneId: string; at: number; segments: number }[]>;
   /** Sender numbers with rows due before `now`, and rows whose sender is gone (failed, once per look). */
-  dueLanes(now: number): string[];
+  dueLanes(now: number): Promise<string[]>;
   /** Up to `limit` rows of a sender number due at `now`, oldest first. */
-  claim(laneId: string, now: number, limit: number): OutboxRow[];
+  claim(laneId: string, now: number, limit: number): Promise<OutboxRow[]>;
   /** When the number's next row is due (null when none is queued; the far future for parked rows). */
-  nextDue(laneId: string): number | null;
+  nextDue(laneId: string): Promise<number | null>;
   /**
    * The checks at the moment of sending (consent, expiry, quiet hours, caps, the campaign's state), then the mark:
    * rows that may go are set sending in one committed transaction before any call, in order while `pace.fits` says
    * the next one fits the number's rate; `pace.take` counts each row marked. Answers the rows marked, in order.
    */
-  admit(rows: OutboxRow[], now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }): OutboxRow[];
+  admit(rows: OutboxRow[], now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }): Promise<OutboxRow[]>;
   /** Records finished calls (and campaigns paused by a failure run) in one transaction. */
-  record(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number): void;
+  record(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number): Promise<void>;
 }
 
 /** The provider call, in the engine's words. */

@@ -34,11 +34,11 @@ test("the calls of the last second before a restart, per sender number, accepted
   const cut = rows.at(-1)!;
   db.run(`UPDATE messages SET status = 'sending', sent_at = NULL, updated_at = ? WHERE id = ?`, [cut.at, cut.id]);
   const since = rows[0]!.at;
-  const calls = outboxStore(t.ctx).recentCalls(since);
+  const calls = await outboxStore(t.ctx).recentCalls(since);
   expect(calls.length).toBe(20);
   expect(new Set(calls.map((x) => x.laneId))).toEqual(new Set([number.body.id]));
   expect(calls.map((x) => x.at).sort((a, b) => a - b)).toEqual(rows.map((r) => r.at));
   // Calls older than the window are left out.
-  expect(outboxStore(t.ctx).recentCalls(cut.at + 1)).toEqual([]);
+  expect(await outboxStore(t.ctx).recentCalls(cut.at + 1)).toEqual([]);
   db.run(`UPDATE messages SET status = 'sent', sent_at = ? WHERE id = ?`, [cut.at, cut.id]);
 });

@@ -98,7 +98,7 @@ describe("what /metrics shows", () => {
     expect(m.get("smsdesk_webhook_delivery_latency_seconds_count")).toBe(0);
 
     // Sent: the rate over the last minute is three a minute.
-    t.ctx.sending.start();
+    await t.ctx.sending.start();
     await waitFor(
       () => t.ctx.db.$client.query("SELECT count(*) AS n FROM messages WHERE status = 'delivered'").get() as { n: number },
       (r) => r.n === 3,

@@ -24,7 +24,7 @@ test("messages left sending are marked for reconciliation, with a sender number 
   insert.run("m-deleted-number", a.user.id, "+13125550002", "sending", null, now, now - 1000);
   insert.run("m-queued", a.user.id, "+13125550003", "queued", "n1", now, now);
   insert.run("m-sent", a.user.id, "+13125550004", "sent", null, now, now);
-  expect(markInterrupted(t.ctx, now)).toBe(2);
+  expect(await markInterrupted(t.ctx, now)).toBe(2);
   const rows = db.query("SELECT id, status, error_code AS code FROM messages WHERE user_id = ? ORDER BY id").all(a.user.id);
   expect(rows).toEqual([
     { id: "m-deleted-number", status: "unknown", code: RECONCILING },

@@ -47,9 +47,13 @@ export class FakeClock implements Clock {
   }
 }
 
-/** Lets every promise chain the engine started run to its end (the fake providers answer at once). */
+/**
+ * Lets every promise chain the engine started run to its end (the fake providers answer at once): a turn of the event
+ * loop runs every microtask queued, however long the chains (the engine awaits its store's records, each answering a
+ * Promise), where a fixed count of microtasks fell short of them.
+ */
 async function settle() {
-  for (let i = 0; i < 8; i++) await Promise.resolve();
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 export type Row = OutboxRow & { lane: string; status: string; dueAt: number; error?: string | null; calledAt?: number };
@@ -74,27 +78,27 @@ export class MemoryOutbox implements OutboxStore {
     return this.rows.filter((r) => r.status === status).length;
   }
 
-  recentCalls(since: number) {
+  async recentCalls(since: number) {
     return this.rows.filter((r) => r.calledAt !== undefined && r.calledAt >= since).map((r) => ({ laneId: r.lane, at: r.calledAt!, segments: r.segments }));
   }
-  recover() {
+  async recover() {
     return 0;
   }
-  dueLanes(now: number) {
+  async dueLanes(now: number) {
     return [...new Set(this.rows.filter((r) => r.status === "queued" && r.dueAt < now).map((r) => r.lane))];
   }
-  claim(lane: string, now: number, limit: number) {
+  async claim(lane: string, now: number, limit: number) {
     return this.rows
       .filter((r) => r.lane === lane && r.status === "queued" && r.dueAt <= now)
       .sort((a, b) => a.dueAt - b.dueAt)
       .slice(0, limit)
       .map((r) => ({ ...r }));
   }
-  nextDue(lane: string) {
+  async nextDue(lane: string) {
     const due = this.rows.filter((r) => r.lane === lane && r.status === "queued").map((r) => r.dueAt);
     return due.length ? Math.min(...due) : null;
   }
-  admit(rows: OutboxRow[], now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }) {
+  async admit(rows: OutboxRow[], now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }) {
     const go: OutboxRow[] = [];
     for (const row of rows) {
       if (!pace.fits(row)) break;
@@ -107,7 +111,7 @@ export class MemoryOutbox implements OutboxStore {
     }
     return go;
   }
-  record(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[]) {
+  async record(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[]) {
     for (const o of outcomes) {
       const r = this.byId.get(o.row.id)!;
       if (o.kind === "accepted") r.status = o.status;
