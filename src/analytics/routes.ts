@@ -56,7 +56,7 @@ export function analyticsRoutes(ctx: AppContext) {
             message: `Campaign "${c.name}" ${CAMPAIGN_OUTCOME[c.status] ?? "started"}`,
             timestamp: c.sentAt!.toISOString(),
           })),
-          ...repliesByDay(ctx, user.id, days).map((d) => ({
+          ...(await repliesByDay(ctx, user.id, days)).map((d) => ({
             type: "new_replies" as const,
             message: `${plural(d.count, "new reply", "new replies")} from customers`,
             timestamp: new Date(Number(d.latest)).toISOString(),

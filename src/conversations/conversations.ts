@@ -299,7 +299,7 @@ export async function markRead(ctx: AppContext, userId: string, id: number, upTo
     const row = rowById(ctx, userId, id);
     const marker = Math.min(upTo ?? row.last_seq, row.last_seq);
     if (marker <= row.last_read_seq) return;
-    const unread = marker === row.last_seq ? 0 : inboundAfter(ctx, userId, row.phone, marker);
+    const unread = marker === row.last_seq ? 0 : await inboundAfter(ctx, userId, row.phone, marker);
     ctx.db.$client
       .query(`UPDATE conversations SET last_read_seq = ?, unread_count = ?, updated_at = ? WHERE id = ?`)
       .run(marker, unread, ctx.now(), id);

@@ -40,11 +40,12 @@ export function withMedia(ctx: AppContext, m: MessageRow) {
   return messageView(m, (mediaOfMessages(ctx, [m.id]).get(m.id) ?? []).map(mediaView));
 }
 
-export function listMessages(
+export async function listMessages(
   ctx: AppContext,
   userId: string,
   q: { page: number; pageSize: number; phone?: string; campaignId?: string; direction?: "inbound" | "outbound" },
 ) {
+  await ready(ctx.db);
   const conds: SQL[] = [eq(messages.userId, userId)];
   if (q.phone) conds.push(eq(messages.phone, q.phone));
   if (q.campaignId) conds.push(eq(messages.campaignId, q.campaignId));

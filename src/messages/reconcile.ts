@@ -69,7 +69,7 @@ type Row = StatusEventRow & {
  * At start, before the engine claims anything: every message left `sending` by the crash waits for reconciliation
  * (one job per message and attempt, due when the call it was in could no longer be accepted). Answers how many.
  */
-export function markInterrupted(ctx: AppContext, now: number): Promise<number> {
+export async function markInterrupted(ctx: AppContext, now: number): Promise<number> {
   const db = ctx.db.$client;
   return withTransaction(ctx.db, async () => {
     // updated_at is the moment the engine marked it sending: the call started then. Read through the outbox index

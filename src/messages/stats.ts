@@ -1,5 +1,6 @@
 import { and, eq, gte, notInArray, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { messages, type MessageStatus } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
 /** Outbound messages that never used any of the plan: skipped at send time, expired or cancelled before going. */
@@ -15,7 +16,8 @@ export function inboundCountSince(userId: string, phone: AnyColumn, since: numbe
 }
 
 /** Inbound messages in each of the given days (the account's local days, [start, end) in ms) that had any, with the latest arrival of each. */
-export function repliesByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
+export async function repliesByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
+  await ready(ctx.db);
   // One range of the (user, direction, created_at) index per day.
   const read = ctx.db.$client.query(
     `SELECT count(*) AS count, max(created_at) AS latest FROM messages WHERE user_id = ?1 AND direction = 'inbound' AND created_at >= ?2 AND created_at < ?3`,

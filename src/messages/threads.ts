@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
 /**
@@ -59,7 +60,8 @@ export function messagesAt(ctx: AppContext, userId: string, places: { phone: str
 }
 
 /** Inbound messages of a thread after `seq` (its unread count from a last-read marker). */
-export function inboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): number {
+export async function inboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): Promise<number> {
+  await ready(ctx.db);
   const r = ctx.db.$client
     .query(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`)
     .get(userId, phone, seq) as { n: number };

@@ -291,6 +291,66 @@ const ALLOWED: Record<string, string> = {
   "jobs/jobs.ts exports cancelJobs, which uses the database, not async (not async)": "as rescheduleJob: in the campaigns' and drips' synchronous transactions; only pending jobs (a conditional update)",
   "jobs/jobs.ts exports pendingRefs, which uses the database, not async (not async)":
     "the repair of interrupted campaigns at start (campaigns/lifecycle.ts, one synchronous transaction) reads which scheduled campaigns have their start job",
+  "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
+    "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
+  "messages/reconcile.ts exports waitsForEarlier, which uses the database, not async (not async)":
+    "the store's admit asks it per row inside its transaction, which awaits nothing (the checks at the moment of sending)",
+  "messages/outbox.ts begins a synchronous transaction (not async)":
+    "enqueue writes its rows, events and threads in one bun:sqlite transaction, a savepoint of its callers' synchronous ones (the campaign outbox writer, drips' steps in the jobs pass, sendText, the inbound flow's replies)",
+  "messages/outbox.ts exports enqueue, which uses the database, not async (not async)":
+    "as its transaction: called inside synchronous transactions or ones that await nothing (campaigns, drips, sendText, automation, the inbound flow); a campaign's row is once on its unique (campaign, phone)",
+  "messages/outbox.ts exports hasMessages, which uses the database, not async (not async)":
+    "campaigns' synchronous records (resumeByUser) read it; to go async with campaigns",
+  "messages/outbox.ts exports parkCampaign, which uses the database, not async (not async)":
+    "the campaign lifecycle's pause, in its synchronous transaction",
+  "messages/outbox.ts exports releaseCampaign, which uses the database, not async (not async)":
+    "the campaign lifecycle's resume and the start's repair, in their synchronous transactions",
+  "messages/outbox.ts exports cancelCampaignMessages, which uses the database, not async (not async)":
+    "a campaign's cancel, in its synchronous transaction",
+  "messages/outbox.ts exports cancelAccountMessages, which uses the database, not async (not async)":
+    "the lifecycle's stop of a disabled account's sending, in its synchronous transaction",
+  "messages/outbox.ts exports campaignHasOpenMessages, which uses the database, not async (not async)":
+    "the settle step (ctx.campaignOutbox.settle, synchronous inside the engine's and the reports' transactions) and the A/B test's decision job",
+  "messages/outbox.ts exports firstWritten, which uses the database, not async (not async)":
+    "the repair of interrupted campaigns at start, one synchronous transaction",
+  "messages/outbox.ts exports campaignsWithParked, which uses the database, not async (not async)":
+    "as firstWritten",
+  "messages/outbox.ts exports campaignsMessaging, which uses the database, not async (not async)":
+    "campaigns' search by recipient (resolveSearch, synchronous); to go async with campaigns",
+  "messages/due.ts exports releaseHeld, which uses the database, not async (not async)":
+    "campaigns' send-held-now and the release when quiet hours change (campaigns/held.ts, synchronous)",
+  "messages/due.ts exports heldByCampaign, which uses the database, not async (not async)":
+    "the delivery preview's quiet waits (campaigns/delivery-preview.ts, synchronous)",
+  "messages/ab-variants.ts exports abVariantStatusCounts, which uses the database, not async (not async)":
+    "the A/B test's report and its decision job (the jobs runner's transactional pass, synchronous)",
+  "messages/ab-variants.ts exports abVariantOfMessages, which uses the database, not async (not async)":
+    "as abVariantStatusCounts",
+  "messages/ab-variants.ts exports abVariantRepliers, which uses the database, not async (not async)":
+    "as abVariantStatusCounts",
+  "messages/messages.ts exports campaignMessagePage, which uses the database, not async (not async)":
+    "campaigns' log page (campaignLogs, synchronous); to go async with campaigns",
+  "messages/messages.ts exports getMessage, which uses the database, not async (not async)":
+    "sendText answers the message it queued inside its synchronous transaction; automation's event handling and the routes read it too",
+  "messages/messages.ts exports storeInbound, which uses the database, not async (not async)":
+    "the inbound flow stores the message inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); once per provider id on its unique key",
+  "messages/messages.ts exports setMessageContact, which uses the database, not async (not async)":
+    "as storeInbound: in the inbound flow's transaction",
+  "messages/messages.ts exports moveContactMessages, which uses the database, not async (not async)":
+    "a contact merge's synchronous transaction, through ctx.contactMessages",
+  "messages/messages.ts exports clickedMessages, which uses the database, not async (not async)":
+    "the clicks' flush reads it inside its transaction, between its own statements (links/clicks.ts)",
+  "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
+    "the plan checks count through ctx.usageCounts inside synchronous transactions",
+  "messages/threads.ts exports threadMessages, which uses the database, not async (not async)":
+    "threadOf: the live frames build each new_message in the hub's synchronous read of the event log",
+  "messages/threads.ts exports messagesAt, which uses the database, not async (not async)":
+    "the inbound flow's possible opt-out mark, in its transaction that awaits nothing, and the threads' reads between their statements",
+  "messages/threads.ts exports newestInboundAfter, which uses the database, not async (not async)":
+    "a thread marked unread (conversations' leaveUnread) reads it inside its transaction between its own statements",
+  "messages/threads.ts exports phonesWithText, which uses the database, not async (not async)":
+    "the conversations' search reads it in its turn after ready, between its own statements",
+  "messages/threads.ts exports lastMessagePerPhone, which uses the database, not async (not async)":
+    "the automation runner's inactive-contacts trigger reads it in its synchronous turn (its checkpoint's slices)",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   "media/media.ts exports savePendingMedia, which uses the database, not async (not async)":
@@ -367,7 +427,7 @@ const ALLOWED: Record<string, string> = {
  * Folders whose records an async engine can serve (issue 30 item 2), and flows (inbound) whose transaction is the
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
- * listed, still synchronous on bun:sqlite, are those others work on in this session (campaigns, messages), left
+ * listed, still synchronous on bun:sqlite, are those others work on in this session (campaigns), left
  * for last.
  * In links, the redirect's lookup, the clicks' flush and the campaign's and dashboard's click figures are async; the
  * short links are written synchronously in the transaction that writes their message (ALLOWED: the send's hot path).
@@ -385,7 +445,7 @@ const ALLOWED: Record<string, string> = {
  * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
  * in the hub's synchronous read of the event log) as for its route.
  */
-const ASYNC_FOLDERS = new Set(["auth", "links", "events", "jobs", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media", "contacts"]);
+const ASYNC_FOLDERS = new Set(["auth", "links", "events", "jobs", "messages", "automation", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media", "contacts"]);
 /** Files converted in folders not yet whole (none now: each converted folder is whole). */
 const ASYNC_FILES = new Set<string>([]);
 
