@@ -58,7 +58,6 @@ export function listen(config: Config, log: (line: string) => void): Listening {
 }
 
 function serveEarly(config: Config, log: (line: string) => void, lock: DataFolderLock, master: Buffer, connection: Database | null): Listening {
-  const holds = eventLoopTimer();
   const secrets = deriveKey(master, "secrets");
   const headers = securityHeaders(config.publicUrl.startsWith("https:"));
   let app: { fetch: Handler; websocket: WebSocketHandler<any> } | null = null;
@@ -101,6 +100,8 @@ function serveEarly(config: Config, log: (line: string) => void, lock: DataFolde
       return opened.then(() => (app ? app.fetch(request, srv) : starting()));
     },
   });
+  // From the moment it listens (a port in use throws before any timer is left running).
+  const holds = eventLoopTimer();
   const port = server.port!;
   // PORT=0 (tests): the public URL names port 0 until the system picks one; passkeys and links need the real one.
   if (new URL(config.publicUrl).port === "0") {
