@@ -209,12 +209,14 @@ export async function listConversations(
   userId: string,
   q: { page: number; pageSize: number; filter: ConversationFilter; q?: string },
 ): Promise<ConversationPage> {
+  const text = q.q?.trim();
+  // The messages' record first: the statements below run with no await between them, after ready.
+  const withText = text ? await phonesWithText(ctx, userId, text, SEARCH_MATCHES) : [];
   await ready(ctx.db);
   const where = [`user_id = ?`, STATES_OF[q.filter]];
   const args: (string | number)[] = [userId];
-  const text = q.q?.trim();
   if (text) {
-    const phones = [...phonesOfContactsMatching(ctx, userId, text, SEARCH_MATCHES), ...phonesWithText(ctx, userId, text, SEARCH_MATCHES)];
+    const phones = [...phonesOfContactsMatching(ctx, userId, text, SEARCH_MATCHES), ...withText];
     const digits = text.replace(/[\s().+\-]/g, "");
     const byDigits = /^\d{3,}$/.test(digits);
     where.push(`(phone IN (SELECT value FROM json_each(?))${byDigits ? " OR phone LIKE ?" : ""})`);
@@ -317,15 +319,15 @@ export const NOTHING_TO_MARK_UNREAD = "This conversation has no message from the
  */
 export async function markUnread(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
   await ctx.withTransaction(async () => {
-    if (!leaveUnread(ctx, userId, rowById(ctx, userId, id))) throw conflict(NOTHING_TO_MARK_UNREAD);
+    if (!(await leaveUnread(ctx, userId, rowById(ctx, userId, id)))) throw conflict(NOTHING_TO_MARK_UNREAD);
   });
   return getConversation(ctx, userId, id);
 }
 
 /** Moves a read thread's marker back before its newest inbound message; false when it has none to show. */
-function leaveUnread(ctx: AppContext, userId: string, row: Pick<Row, "id" | "phone" | "cleared_seq" | "unread_count">): boolean {
+async function leaveUnread(ctx: AppContext, userId: string, row: Pick<Row, "id" | "phone" | "cleared_seq" | "unread_count">): Promise<boolean> {
   if (row.unread_count > 0) return true;
-  const newest = newestInboundAfter(ctx, userId, row.phone, row.cleared_seq);
+  const newest = await newestInboundAfter(ctx, userId, row.phone, row.cleared_seq);
   if (newest === null) return false;
   const marker = newest - 1;
   ctx.db.$client.query(`UPDATE conversations SET last_read_seq = ?, unread_count = 1, updated_at = ? WHERE id = ?`).run(marker, ctx.now(), row.id);
@@ -355,7 +357,8 @@ export async function bulkRead(ctx: AppContext, userId: string, ids: number[], r
       return { message: `${plural(unread.length)} marked read`, count: unread.length };
     }
     const readOnes = rows.filter((r) => r.unread_count === 0);
-    const marked = readOnes.filter((r) => leaveUnread(ctx, userId, r)).length;
+    let marked = 0;
+    for (const r of readOnes) if (await leaveUnread(ctx, userId, r)) marked++;
     const left = readOnes.length - marked;
     const apart = left ? ` (${plural(left)} with no message from the contact left as ${left === 1 ? "it was" : "they were"})` : "";
     return { message: `${plural(marked)} marked unread${apart}`, count: marked };

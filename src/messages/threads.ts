@@ -69,7 +69,8 @@ export async function inboundAfter(ctx: AppContext, userId: string, phone: strin
 }
 
 /** The seq of a thread's newest inbound message after `seq`, or null (a thread marked unread starts before it). */
-export function newestInboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): number | null {
+export async function newestInboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): Promise<number | null> {
+  await ready(ctx.db);
   const r = ctx.db.$client
     .query(`SELECT max(seq) AS seq FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`)
     .get(userId, phone, seq) as { seq: number | null };
@@ -77,7 +78,8 @@ export function newestInboundAfter(ctx: AppContext, userId: string, phone: strin
 }
 
 /** Phones of an account whose messages contain `text` (case-insensitive for ASCII), at most `limit`. */
-export function phonesWithText(ctx: AppContext, userId: string, text: string, limit: number): string[] {
+export async function phonesWithText(ctx: AppContext, userId: string, text: string, limit: number): Promise<string[]> {
+  await ready(ctx.db);
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const rows = ctx.db.$client
     .query(`SELECT DISTINCT phone FROM messages WHERE user_id = ? AND content LIKE ? ESCAPE '\\' LIMIT ?`)

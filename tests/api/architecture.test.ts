@@ -345,10 +345,6 @@ const ALLOWED: Record<string, string> = {
     "threadOf: the live frames build each new_message in the hub's synchronous read of the event log",
   "messages/threads.ts exports messagesAt, which uses the database, not async (not async)":
     "the inbound flow's possible opt-out mark, in its transaction that awaits nothing, and the threads' reads between their statements",
-  "messages/threads.ts exports newestInboundAfter, which uses the database, not async (not async)":
-    "a thread marked unread (conversations' leaveUnread) reads it inside its transaction between its own statements",
-  "messages/threads.ts exports phonesWithText, which uses the database, not async (not async)":
-    "the conversations' search reads it in its turn after ready, between its own statements",
   "messages/threads.ts exports lastMessagePerPhone, which uses the database, not async (not async)":
     "the automation runner's inactive-contacts trigger reads it in its synchronous turn (its checkpoint's slices)",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
