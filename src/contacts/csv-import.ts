@@ -271,6 +271,18 @@ function finish(ctx: AppContext, id: string, patch: Partial<typeof contactImport
 const CHECKPOINT_ROWS = { ask: 20_000, wait: 40_000 };
 
 /**
+ * Issue 29 item 2 bounds a million-row import at 400 MB of RSS. This thread's garbage (each batch's rows as strings,
+ * their JSON, whose buffers live outside the JS heap) is left by the collector to grow the process by 100-150 MB
+ * between its own full collections: a million diverse rows into the executable peaked at 452-506 MB, swinging between
+ * 300 and 420 (scripts/bench/import.ts --rss-log). So a full collection, between two transactions, whenever the
+ * process holds more than this: 300,000 rows peaked at 360 MB collecting after every batch of 10,000 rows, 422 MB
+ * with a young generation's collection (bun:jsc edenGC) instead; a million at 410 MB collecting after a batch when
+ * over 300 MB (the process grows 50-100 MB within a batch). The full collection took 16-146 ms at a load average of
+ * 13-14 (about 60 MB of live heap), so it runs only when the process is over budget.
+ */
+const GC_ABOVE = 320 * 1048576;
+
+/**
  * Reads the file and stores it in transactions of about SLICE_TARGET_MS each, the number of rows in the next one
  * following the time the last took. Each transaction's contacts and the job's counts commit together; the contacts'
  * names (contact_names) follow, sorted a large part at a time (name-order.ts), and the last transaction of names
@@ -358,8 +370,13 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
           asked = true;
           void checkpoints.checkpoint();
         }
-        // Let requests and timers run between transactions, and after one of names when a sorted part waits.
+        // Let requests and timers run between transactions, and after one of names when a sorted part waits; a full
+        // collection in its own turn when the process is over its budget (GC_ABOVE).
         await nextTurn();
+        if (process.memoryUsage.rss() > GC_ABOVE) {
+          Bun.gc(true);
+          await nextTurn();
+        }
         if (await names.step()) await nextTurn();
       }
       next = after;
