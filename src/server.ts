@@ -109,7 +109,7 @@ export async function openAppContext(
         moveContactClicks(ctx, userId, fromIds, toId);
       },
     },
-    releaseHeldMessages: async (userId) => releaseAccountHeld(ctx, userId) + (await releaseHeldDripSteps(ctx, userId)),
+    releaseHeldMessages: async (userId) => (await releaseAccountHeld(ctx, userId)) + (await releaseHeldDripSteps(ctx, userId)),
     usageCounts: {
       contacts: (userId) => countContacts(ctx, userId),
       segmentsSince: (userId, since) => segmentsOutboundSince(ctx, userId, since),
@@ -199,9 +199,9 @@ async function serve(
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);
   await turn();
-  const repaired = repairInterruptedCampaigns(ctx);
+  const repaired = await repairInterruptedCampaigns(ctx);
   if (repaired) log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
-  const writing = resumeOutboxWriting(ctx);
+  const writing = await resumeOutboxWriting(ctx);
   if (writing) log(`sending: writing the outbox of ${writing} large campaign(s) resumes where it stopped`);
   await ctx.sending.start();
   ctx.onStop.push(() => ctx.sending.stop());

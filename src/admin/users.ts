@@ -1,6 +1,6 @@
 import { revokeAllSessions } from "../auth/sessions";
 import { resetTwoFactor, usersWithTwoFactor } from "../auth/two-factor";
-import { ACCOUNT_DISABLED, stopAccountSending } from "../campaigns/lifecycle";
+import { ACCOUNT_DISABLED, stopAccountSendingNow } from "../campaigns/lifecycle";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
 import { currentLicense } from "../licenses/licenses";
@@ -56,7 +56,7 @@ async function userAction(ctx: AppContext, adminId: string, userId: string, acti
   switch (action) {
     case "disable":
       await updateUser(ctx, target.id, { disabled: true });
-      stopAccountSending(ctx, target.id, ACCOUNT_DISABLED);
+      await stopAccountSendingNow(ctx, target.id, ACCOUNT_DISABLED);
       await revokeAllSessions(ctx, target.id);
       break;
     case "enable":

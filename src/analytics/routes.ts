@@ -35,7 +35,7 @@ export function analyticsRoutes(ctx: AppContext) {
           totalContacts: countContacts(ctx, user.id),
           totalMessagesSent,
           totalResponses,
-          activeCampaigns: countActiveCampaigns(ctx, user.id),
+          activeCampaigns: await countActiveCampaigns(ctx, user.id),
           responseRate: totalMessagesSent > 0 ? Math.round((totalResponses / totalMessagesSent) * 100) : null,
         };
       },
@@ -51,7 +51,7 @@ export function analyticsRoutes(ctx: AppContext) {
         const days = lastDays(user.timezone, ctx.now(), ACTIVITY_DAYS);
         const since = new Date(days[0]!.start);
         const items: ActivityItem[] = [
-          ...campaignsSentSince(ctx, user.id, since, limit).map((c) => ({
+          ...(await campaignsSentSince(ctx, user.id, since, limit)).map((c) => ({
             type: "campaign_sent" as const,
             message: `Campaign "${c.name}" ${CAMPAIGN_OUTCOME[c.status] ?? "started"}`,
             timestamp: c.sentAt!.toISOString(),

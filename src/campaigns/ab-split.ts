@@ -8,6 +8,7 @@ import type { User } from "../users/queries";
 import { PARKED } from "../messages/due";
 import { resolveTyped, segmentsEach, writeOutbox, type OutboxResult, type Recipient } from "./outbox";
 import { AB_LIMITS } from "./ab-stats";
+import { abRestCount, keepAbRest, takeKept } from "./records";
 
 /**
  * An A/B test's start (issue 32 item 3): its settings checked, the audience split, the plan's count of what the
@@ -96,8 +97,7 @@ export function abSegments(ctx: AppContext, user: User, campaign: Campaign, test
 export function writeAbTest(ctx: AppContext, user: User, campaign: Campaign, test: AbTest, split: AbSplit, sender: Sender, startAt: number): number {
   let queued = 0;
   split.groups.forEach((g, i) => (queued += writeOutbox(ctx, user, { ...campaign, content: test.variants[i]! }, g, sender, startAt, startAt, i)));
-  const insert = ctx.db.$client.prepare(`INSERT OR IGNORE INTO campaign_ab_rest (campaign_id, position, phone, contact_id) VALUES (?, ?, ?, ?)`);
-  split.rest.forEach((r, i) => insert.run(campaign.id, i, r.phone, r.contactId));
+  keepAbRest(ctx, campaign.id, split.rest.map((r, position) => ({ position, phone: r.phone, contactId: r.contactId })));
   scheduleAbDecision(ctx, user, campaign, test, startAt);
   return queued;
 }
@@ -126,23 +126,7 @@ export const splitKey = (campaignId: string, phone: string) => BigInt.asIntN(64,
 
 /** A chunk of a test's audience kept for the split (step `split`, in the chunk's transaction); answers how many were new. */
 export function keepForSplit(ctx: AppContext, campaignId: string, recipients: Recipient[]): number {
-  const insert = ctx.db.$client.prepare(`INSERT OR IGNORE INTO campaign_ab_rest (campaign_id, position, phone, contact_id) VALUES (?, ?, ?, ?)`);
-  let kept = 0;
-  for (const r of recipients) kept += insert.run(campaignId, splitKey(campaignId, r.phone), r.phone, r.contactId).changes;
-  return kept;
-}
-
-type Kept = { id: number; phone: string; contactId: string | null };
-
-/** The next `n` of a test's kept audience in split order (the first of the rest, once the test is written). */
-function nextKept(ctx: AppContext, campaignId: string, n: number): Kept[] {
-  return ctx.db.$client
-    .query(`SELECT rowid AS id, phone, contact_id AS contactId FROM campaign_ab_rest WHERE campaign_id = ? ORDER BY position LIMIT ?`)
-    .all(campaignId, n) as Kept[];
-}
-
-function dropKept(ctx: AppContext, rows: Kept[]) {
-  if (rows.length) ctx.db.$client.query(`DELETE FROM campaign_ab_rest WHERE rowid IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rows.map((r) => r.id)));
+  return keepAbRest(ctx, campaignId, recipients.map((r) => ({ position: splitKey(campaignId, r.phone), phone: r.phone, contactId: r.contactId })));
 }
 
 /**
@@ -168,7 +152,7 @@ export function writeAbChunk(ctx: AppContext, user: User, campaign: Campaign, w:
   let queued = 0;
   let offered = 0;
   if (step.step === "test") {
-    const rows = nextKept(ctx, campaign.id, Math.min(window, step.size - w.cursor));
+    const rows = takeKept(ctx, campaign.id, Math.min(window, step.size - w.cursor));
     const variantOf = new Map(rows.map((r, i) => [r.phone, (w.cursor + i) % test.variants.length]));
     const recipients = keptRecipients(ctx, user, rows, skipped);
     test.variants.forEach((content, v) => {
@@ -176,36 +160,17 @@ export function writeAbChunk(ctx: AppContext, user: User, campaign: Campaign, w:
       offered += group.length;
       queued += writeOutbox(ctx, user, { ...campaign, content }, group, w.sender, w.dueAt, dueAt, v);
     });
-    dropKept(ctx, rows);
     const cursor = w.cursor + rows.length;
     return { queued, duplicate: offered - queued, next: cursor < step.size && rows.length ? { ...w, cursor } : null };
   }
   if (step.step !== "winner") throw new Error(`writeAbChunk: step ${step.step} is the split's`);
-  const rows = nextKept(ctx, campaign.id, window);
+  const rows = takeKept(ctx, campaign.id, window);
   const recipients = keptRecipients(ctx, user, rows, skipped);
   queued = writeOutbox(ctx, user, { ...campaign, content: test.variants[step.winner]! }, recipients, w.sender, w.dueAt, dueAt);
-  dropKept(ctx, rows);
   return { queued, duplicate: recipients.length - queued, next: rows.length === window ? { ...w, cursor: w.cursor + rows.length } : null };
 }
 
 /** After the split step: the test's size from the audience kept, and its writing from the first of the split order. */
 export function afterSplit(ctx: AppContext, campaign: Campaign, w: OutboxWriting): OutboxWriting {
   return { ...w, cursor: 0, ab: { step: "test", size: testSize(abRestCount(ctx, campaign.id), campaign.abTest!) } };
-}
-
-/** The rest of an A/B campaign's audience, in the order it was split off. */
-export function abRest(ctx: AppContext, campaignId: string): { phone: string; contactId: string | null }[] {
-  return ctx.db.$client
-    .query(`SELECT phone, contact_id AS contactId FROM campaign_ab_rest WHERE campaign_id = ? ORDER BY position`)
-    .all(campaignId) as { phone: string; contactId: string | null }[];
-}
-
-/** Every recipient of the rest taken off, once they were all written the winner at once. */
-export function dropAbRest(ctx: AppContext, campaignId: string) {
-  ctx.db.$client.query(`DELETE FROM campaign_ab_rest WHERE campaign_id = ?`).run(campaignId);
-}
-
-/** How many recipients a campaign keeps for its winner (or, while its test is written in chunks, for the split). */
-export function abRestCount(ctx: AppContext, campaignId: string): number {
-  return (ctx.db.$client.query(`SELECT count(*) AS n FROM campaign_ab_rest WHERE campaign_id = ?`).get(campaignId) as { n: number }).n;
 }

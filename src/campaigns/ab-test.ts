@@ -8,9 +8,10 @@ import { abVariantOfMessages, abVariantRepliers, abVariantStatusCounts } from ".
 import { PARKED } from "../messages/due";
 import { campaignHasOpenMessages } from "../messages/outbox";
 import { findUserById, type User } from "../users/queries";
-import { AB_AT_ONCE, AB_DECIDE, abDecideKey, abRest, abRestCount, dropAbRest, keptRecipients, variantLabel } from "./ab-split";
+import { AB_AT_ONCE, AB_DECIDE, abDecideKey, keptRecipients, variantLabel } from "./ab-split";
+import { abRestCount, addSkipped, campaignNow, onConnection, setWinnerOnce, setWriting, takeKept } from "./records";
 import { CLEAR_AT, differenceConfidence, rankByRate, RECHECK_MINUTES, REPLY_WINDOW_HOURS } from "./ab-stats";
-import { getCampaign, viewOf, type CampaignRow } from "./campaigns";
+import { campaignOrNotFound, getCampaign, viewOf, type CampaignRow } from "./campaigns";
 import { pauseCampaign } from "./lifecycle";
 import { writeOutbox } from "./outbox";
 import { writeInChunks } from "./outbox-writer";
@@ -55,8 +56,14 @@ const withRates = (f: Figures) => ({ ...f, clickRate: rate(f.clickers, f.sent), 
  * rates), the rest of the audience's (held until the winner, then sent it), the leader by the measure and the
  * confidence that it beats the runner-up, and the verdict in words.
  */
-export function abTestReport(ctx: AppContext, user: User, id: string) {
-  const c = getCampaign(ctx, user.id, id);
+export async function abTestReport(ctx: AppContext, user: User, id: string) {
+  await onConnection(ctx);
+  return reportOf(ctx, campaignOrNotFound(ctx, user.id, id));
+}
+
+/** The report of a campaign read (synchronously, in the caller's turn: also by the rule's decision, a job). */
+function reportOf(ctx: AppContext, c: CampaignRow) {
+  const id = c.id;
   const test = c.abTest;
   if (!test) throw notFound("This campaign has no A/B test");
   const variants = test.variants.map(noFigures);
@@ -129,31 +136,25 @@ export function abTestReport(ctx: AppContext, user: User, id: string) {
 function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number, by: "rule" | "user"): boolean {
   const test = c.abTest!;
   const sender = senderFor(ctx, user.id, c);
-  const db = ctx.db.$client;
   const now = ctx.now();
-  const done = db.transaction(() => {
-    const won = db
-      .query(
-        `UPDATE campaigns SET ab_winner = ?, ab_decided_at = ?, ab_decided_by = ?, updated_at = ?
-         WHERE id = ? AND ab_winner IS NULL AND outbox_writing IS NULL AND status IN ('sending', 'paused') RETURNING status`,
-      )
-      .get(winner, now, by, now, c.id) as { status: string } | null;
+  // In the caller's transaction (the user's pick, or the deciding job's pass), synchronously.
+  const decide = () => {
+    const won = setWinnerOnce(ctx, c.id, winner, by, now);
     if (!won) return null;
     cancelJobs(ctx, { key: abDecideKey(c.id) });
     if (abRestCount(ctx, c.id) > AB_AT_ONCE) {
       const writing: OutboxWriting = { cursor: 0, dueAt: now, sender, ab: { step: "winner", winner } };
-      db.query(`UPDATE campaigns SET outbox_writing = ? WHERE id = ?`).run(JSON.stringify(writing), c.id);
+      setWriting(ctx, c.id, writing);
       return "in chunks" as const;
     }
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
-    const recipients = keptRecipients(ctx, user, abRest(ctx, c.id), skipped);
-    const queued = writeOutbox(ctx, user, { ...c, content: test.variants[winner]! }, recipients, sender, now, won.status === "paused" ? PARKED : now);
-    dropAbRest(ctx, c.id);
-    db.query(
-      `UPDATE campaigns SET skipped_opted_out = skipped_opted_out + ?, skipped_invalid = skipped_invalid + ?, skipped_duplicate = skipped_duplicate + ? WHERE id = ?`,
-    ).run(skipped.optedOut, skipped.invalid, skipped.duplicate + (recipients.length - queued), c.id);
+    // The whole rest, taken off as it is written.
+    const recipients = keptRecipients(ctx, user, takeKept(ctx, c.id, null), skipped);
+    const queued = writeOutbox(ctx, user, { ...c, content: test.variants[winner]! }, recipients, sender, now, won === "paused" ? PARKED : now);
+    addSkipped(ctx, c.id, { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) });
     return "written" as const;
-  })();
+  };
+  const done = decide();
   // After the caller's transaction (the job's): a writer started inside it could not see the state it starts from.
   if (done === "in chunks") setImmediate(() => void writeInChunks(ctx, c.id));
   // No rest to send (an audience all in the test): the campaign may be over.
@@ -165,20 +166,25 @@ function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number,
  * POST /api/campaigns/:id/ab-test/winner: the user picks the winner (`variant`, a letter), or sends the leader now
  * (no variant); the rest of the audience gets it through the outbox.
  */
-export function pickWinnerByUser(ctx: AppContext, user: User, id: string, variant?: string | null) {
-  const c = getCampaign(ctx, user.id, id);
-  if (!c.abTest) throw notFound("This campaign has no A/B test");
-  if (c.abWinner !== null) throw conflict(`The winner was already picked: variant ${variantLabel(c.abWinner)}`);
-  if (c.status !== "sending" && c.status !== "paused") throw conflict(`This campaign is ${c.status}: its A/B test cannot send a winner`);
-  if (c.outboxWriting) throw conflict("The test's messages are still being written: pick the winner once they are");
-  let winner: number;
-  if (variant === undefined || variant === null) winner = abTestReport(ctx, user, id).pickIndex;
-  else {
-    winner = c.abTest.variants.findIndex((_, i) => variantLabel(i) === variant.toUpperCase());
-    if (winner < 0) throw badRequest(`Variant must be one of ${c.abTest.variants.map((_, i) => variantLabel(i)).join(", ")}`);
-  }
-  if (!sendWinner(ctx, user, c, winner, "user")) throw conflict("The winner was picked meanwhile");
-  return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), report: abTestReport(ctx, user, id) };
+export async function pickWinnerByUser(ctx: AppContext, user: User, id: string, variant?: string | null) {
+  // The campaign is read in the transaction that sets the winner; the callback awaits that record alone.
+  await ctx.withTransaction(async () => {
+    const c = await getCampaign(ctx, user.id, id);
+    if (!c.abTest) throw notFound("This campaign has no A/B test");
+    if (c.abWinner !== null) throw conflict(`The winner was already picked: variant ${variantLabel(c.abWinner)}`);
+    if (c.status !== "sending" && c.status !== "paused") throw conflict(`This campaign is ${c.status}: its A/B test cannot send a winner`);
+    if (c.outboxWriting) throw conflict("The test's messages are still being written: pick the winner once they are");
+    let winner: number;
+    if (variant === undefined || variant === null) winner = reportOf(ctx, c).pickIndex;
+    else {
+      winner = c.abTest.variants.findIndex((_, i) => variantLabel(i) === variant.toUpperCase());
+      if (winner < 0) throw badRequest(`Variant must be one of ${c.abTest.variants.map((_, i) => variantLabel(i)).join(", ")}`);
+    }
+    if (!sendWinner(ctx, user, c, winner, "user")) throw conflict("The winner was picked meanwhile");
+  });
+  const c = await getCampaign(ctx, user.id, id);
+  await onConnection(ctx);
+  return { campaign: viewOf(ctx, c), report: reportOf(ctx, c) };
 }
 
 /**
@@ -188,15 +194,11 @@ export function pickWinnerByUser(ctx: AppContext, user: User, id: string, varian
 function decideByRule(ctx: AppContext, job: Job) {
   const user = job.userId ? findUserById(ctx, job.userId) : undefined;
   if (!user || !job.refId) return;
-  let c: CampaignRow;
-  try {
-    c = getCampaign(ctx, user.id, job.refId);
-  } catch {
-    return;
-  }
+  const c = campaignNow(ctx, user.id, job.refId);
+  if (!c) return;
   if (!c.abTest || c.abWinner !== null || (c.status !== "sending" && c.status !== "paused")) return;
   if (c.outboxWriting || campaignHasOpenMessages(ctx, c.id)) return { runAgainAt: ctx.now() + RECHECK_MS };
-  const { pickIndex } = abTestReport(ctx, user, c.id);
+  const { pickIndex } = reportOf(ctx, c);
   try {
     sendWinner(ctx, user, c, pickIndex, "rule");
   } catch (err) {

@@ -1,6 +1,5 @@
 import { explainCarrierError } from "../messages/carrier-errors";
-import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
-import { campaigns, type CampaignAudience, type CampaignStatus, type OutboxWriting } from "../../db/schema";
+import type { campaigns, CampaignAudience, CampaignStatus, OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
 import { quietHoldOf, type HeldRow } from "../messages/due";
 import { campaignMessagePage } from "../messages/messages";
@@ -13,7 +12,7 @@ import { wallToInstant } from "../time/zones";
 import type { User } from "../users/queries";
 import { campaignsMessaging, cancelCampaignMessages, hasMessages, releaseCampaign, type Sender } from "../messages/outbox";
 import { accountStatusCounts, statusCountsByCampaign } from "./stats";
-import { historyConditions, historyCsvResponse, historyOrder, rangeBounds, type HistoryRange, type HistorySort } from "./history";
+import { historyCsvResponse, rangeBounds, type HistoryRange, type HistorySort } from "./history";
 import { PhoneNormalizer } from "../contacts/phones";
 import { namesOfContacts } from "../contacts/contacts";
 import { customFieldsHeld } from "../contacts/recipients";
@@ -22,7 +21,28 @@ import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render"
 import { outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox, type OutboxResult } from "./outbox";
 import { pauseCampaign } from "./lifecycle";
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
-import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, typedRecipientsOf, writeInChunks, type StartRow } from "./outbox-writer";
+import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./outbox-writer";
+import {
+  archiveRows,
+  campaignNames,
+  campaignNow,
+  campaignPage,
+  campaignsInStatus,
+  deleteInStatus,
+  findCampaign,
+  findStartRow,
+  insertCampaign,
+  markCancelled,
+  markResumed,
+  markScheduled,
+  markSending,
+  typedRecipientsOf,
+  updateFields,
+  onConnection,
+  type CampaignFilter,
+  type CampaignRow,
+  type StartRow,
+} from "./records";
 import { campaignClicks, humanClicksByCampaign, rate } from "../links/clicks";
 import { assertHoldable, copyMedia, heldMedia, holdMedia, mediaView, releaseMedia, type MediaRow } from "../media/media";
 import { campaignMedia } from "./outbox";
@@ -30,8 +50,7 @@ import { campaignMedia } from "./outbox";
 /** A campaign's statuses, as the schema declares them: the public API documents them (src/public-api/contract.ts). */
 export { CAMPAIGN_STATUSES } from "../../db/schema";
 
-export type CampaignRow = typeof campaigns.$inferSelect;
-const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
+export type { CampaignRow, StartRow } from "./records";
 
 const COUNTED = ["queued", "sending", "sent", "delivered", "failed", "unknown", "skipped", "expired", "cancelled"] as const;
 // `refused`: failed messages the provider never accepted (no sent_at); they are failures, but were never sent.
@@ -109,15 +128,38 @@ export function campaignView(c: CampaignRow, k: Counts, clicks: { clicks: number
   };
 }
 
-export function getCampaign(ctx: AppContext, userId: string, id: string): CampaignRow {
-  const row = ctx.db.select().from(campaigns).where(and(eq(campaigns.userId, userId), eq(campaigns.id, id))).get();
+export async function getCampaign(ctx: AppContext, userId: string, id: string): Promise<CampaignRow> {
+  const row = await findCampaign(ctx, userId, id);
   if (!row) throw notFound("Campaign not found");
   return row;
 }
 
+/**
+ * As getCampaign, read synchronously in the caller's turn: an A/B test's decision (a job of the jobs runner's
+ * synchronous pass) and the live frames (the hub's synchronous read of the event log).
+ */
+export function campaignOrNotFound(ctx: AppContext, userId: string, id: string): CampaignRow {
+  const row = campaignNow(ctx, userId, id);
+  if (!row) throw notFound("Campaign not found");
+  return row;
+}
+
+/** A campaign as it is now, for its live progress frame; null when it was deleted (read synchronously, as above). */
+export function progressView(ctx: AppContext, userId: string, id: string) {
+  const row = campaignNow(ctx, userId, id);
+  return row && viewOf(ctx, row);
+}
+
+/** A campaign as GET /api/campaigns/:id answers it (before its quiet-hours wait). */
+export async function campaignViewOf(ctx: AppContext, userId: string, id: string) {
+  const row = await getCampaign(ctx, userId, id);
+  await onConnection(ctx);
+  return viewOf(ctx, row);
+}
+
 /** A campaign's click figures (issue 32): people's clicks and click rate, per link and per day, and every hit by verdict. */
 export async function campaignClickFigures(ctx: AppContext, userId: string, id: string) {
-  const view = viewOf(ctx, getCampaign(ctx, userId, id));
+  const view = viewOf(ctx, await getCampaign(ctx, userId, id));
   return { campaignId: id, reached: view.totalSent, ...(await campaignClicks(ctx, userId, id, view.totalSent)) };
 }
 
@@ -125,50 +167,17 @@ export function viewOf(ctx: AppContext, row: CampaignRow) {
   return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!, humanClicksByCampaign(ctx, [row.id]).get(row.id), heldMedia(ctx, [campaignMedia(row.id)]).get(campaignMedia(row.id)));
 }
 
-export type CampaignListQuery = {
+export type CampaignListQuery = CampaignFilter & {
   page: number;
   pageSize: number;
-  q?: string;
-  status?: CampaignStatus;
-  archived?: boolean;
-  type?: "sms" | "email";
-  /** Only campaigns that started sending (the Sent Messages history). */
-  sent?: boolean;
-  /** Went out (or, unsent, were made) within [from, to), ms. */
-  bounds?: { from: number | null; to: number | null };
-  /** Campaigns the search also matches: those that messaged the phone searched for. */
-  alsoIds?: string[];
   /** Default: newest made first. */
   sort?: HistorySort;
 };
 
-function listWhere(userId: string, q: Omit<CampaignListQuery, "page" | "pageSize" | "sort">) {
-  const conds: SQL[] = [eq(campaigns.userId, userId)];
-  if (q.status) conds.push(eq(campaigns.status, q.status));
-  if (q.type) conds.push(eq(campaigns.type, q.type));
-  if (q.archived !== undefined) conds.push(q.archived ? isNotNull(campaigns.archivedAt) : isNull(campaigns.archivedAt));
-  if (q.sent) conds.push(isNotNull(campaigns.sentAt));
-  if (q.bounds) conds.push(...historyConditions(q.bounds));
-  const term = q.q?.trim();
-  if (term) {
-    const pattern = `%${term.replace(/[%_\\]/g, (m) => `\\${m}`)}%`;
-    conds.push(
-      or(
-        sql`${campaigns.name} LIKE ${pattern} ESCAPE '\\'`,
-        sql`${campaigns.content} LIKE ${pattern} ESCAPE '\\'`,
-        like(campaigns.recipients, pattern),
-        q.alsoIds?.length ? inArray(campaigns.id, q.alsoIds) : undefined,
-      )!,
-    );
-  }
-  return and(...conds);
-}
-
-export function listCampaigns(ctx: AppContext, userId: string, q: CampaignListQuery) {
-  const where = listWhere(userId, q);
-  const order = q.sort ? historyOrder(q.sort) : [desc(campaigns.createdAt), desc(campaigns.id)];
-  const rows = ctx.db.select().from(campaigns).where(where).orderBy(...order).limit(q.pageSize).offset((q.page - 1) * q.pageSize).all();
-  const total = ctx.db.select({ n: count() }).from(campaigns).where(where).get()!.n;
+export async function listCampaigns(ctx: AppContext, userId: string, q: CampaignListQuery) {
+  const { page, pageSize, ...filter } = q;
+  const { rows, total } = await campaignPage(ctx, userId, { ...filter, limit: pageSize, offset: (page - 1) * pageSize });
+  await onConnection(ctx);
   const counts = countsFor(ctx, rows.map((r) => r.id));
   const clicks = humanClicksByCampaign(ctx, rows.map((r) => r.id));
   const media = heldMedia(ctx, rows.map((r) => campaignMedia(r.id)));
@@ -178,21 +187,22 @@ export function listCampaigns(ctx: AppContext, userId: string, q: CampaignListQu
 /** The list as a screen asks for it: date filters read in the account's zone, a search that looks like a phone also finds the campaigns that messaged it. */
 export type CampaignSearch = Omit<CampaignListQuery, "bounds" | "alsoIds"> & { range?: HistoryRange; from?: string; to?: string };
 
-function resolveSearch(ctx: AppContext, user: User, q: CampaignSearch): CampaignListQuery {
+async function resolveSearch(ctx: AppContext, user: User, q: CampaignSearch): Promise<CampaignListQuery> {
+  await onConnection(ctx);
   const { range, from, to, ...rest } = q;
   const term = q.q?.trim() ?? "";
   const phone = term.replace(/\D/g, "").length >= 7 ? new PhoneNormalizer(defaultCountryOf(ctx, user)).normalize(term) : null;
   return { ...rest, bounds: rangeBounds({ range, from, to }, user.timezone, ctx.now()), alsoIds: phone ? campaignsMessaging(ctx, user.id, phone) : undefined };
 }
 
-export function searchCampaigns(ctx: AppContext, user: User, q: CampaignSearch) {
-  return listCampaigns(ctx, user.id, resolveSearch(ctx, user, q));
+export async function searchCampaigns(ctx: AppContext, user: User, q: CampaignSearch) {
+  return listCampaigns(ctx, user.id, await resolveSearch(ctx, user, q));
 }
 
 /** Every campaign the search matches (all its pages) as a CSV download; see historyCsvResponse. */
-export function campaignsCsv(ctx: AppContext, user: User, q: Omit<CampaignSearch, "page" | "pageSize">) {
-  const query = resolveSearch(ctx, user, { ...q, page: 1, pageSize: 1 });
-  return historyCsvResponse(user, ctx.now(), (page, pageSize) => listCampaigns(ctx, user.id, { ...query, page, pageSize }).data);
+export async function campaignsCsv(ctx: AppContext, user: User, q: Omit<CampaignSearch, "page" | "pageSize">) {
+  const query = await resolveSearch(ctx, user, { ...q, page: 1, pageSize: 1 });
+  return historyCsvResponse(user, ctx.now(), async (page, pageSize) => (await listCampaigns(ctx, user.id, { ...query, page, pageSize })).data);
 }
 
 export type CampaignInput = {
@@ -384,74 +394,62 @@ export async function createCampaign(ctx: AppContext, user: User, input: Campaig
   await nextTurn();
   const values = await cleanInput(ctx, input, user);
   const mediaIds = input.mediaIds ?? [];
-  assertHoldable(ctx, user.id, null, mediaIds);
   const now = new Date(ctx.now());
-  // The typed list as written, not read back: parsing 100,000 numbers again held the event loop once more.
-  const row = ctx.db.transaction(() => {
-    const row = ctx.db
-      .insert(campaigns)
-      .values({ ...(values as typeof campaigns.$inferInsert), id: Bun.randomUUIDv7(), userId: user.id, status: "draft", createdAt: now, updatedAt: now })
-      .returning(withoutRecipients)
-      .get();
+  // The typed list as written, not read back: parsing 100,000 numbers again held the event loop once more. The
+  // attachments are checked in the transaction that holds them.
+  const row = await ctx.withTransaction(async () => {
+    assertHoldable(ctx, user.id, null, mediaIds);
+    const row = await insertCampaign(ctx, { ...(values as typeof campaigns.$inferInsert), id: Bun.randomUUIDv7(), userId: user.id, status: "draft", createdAt: now, updatedAt: now });
     if (mediaIds.length) holdMedia(ctx, user.id, campaignMedia(row.id), mediaIds);
     return row;
   });
   // And one after the write (a 100,000-number list is 1.7 MB of JSON made and stored) before the answer is made.
   if ((values.recipients?.length ?? 0) > RECIPIENTS_SLICE) await nextTurn();
+  await onConnection(ctx);
   return viewOf(ctx, { ...row, recipients: values.recipients ?? [] });
 }
 
 /** A campaign's row but its typed list (up to 100,000 numbers of JSON to parse), null when it is not the account's. */
-export function campaignWithoutRecipients(ctx: AppContext, userId: string, id: string) {
-  return ctx.db.select(withoutRecipients).from(campaigns).where(and(eq(campaigns.userId, userId), eq(campaigns.id, id))).get() ?? null;
-}
-
-/** A campaign's typed list as stored (JSON text, not parsed), null when it is not the account's. */
-export function typedListText(ctx: AppContext, userId: string, id: string): string | null {
-  return ctx.db.$client.query<{ r: string }, [string, string]>(`SELECT recipients AS r FROM campaigns WHERE user_id = ? AND id = ?`).get(userId, id)?.r ?? null;
-}
-
-/** Whether a campaign's typed list is still `text` (compared by SQLite, nothing parsed). */
-export function typedListIs(ctx: AppContext, id: string, text: string): boolean {
-  return ctx.db.$client.query<{ same: number }, [string, string]>(`SELECT recipients = ? AS same FROM campaigns WHERE id = ?`).get(text, id)?.same === 1;
-}
+export const campaignWithoutRecipients = findStartRow;
 
 export async function updateCampaign(ctx: AppContext, user: User, id: string, input: CampaignInput) {
   // A turn of the event loop after the request's body (1.7 MB for 100,000 numbers) was parsed and checked in this one.
   await new Promise<void>((resolve) => setImmediate(resolve));
-  const row = campaignWithoutRecipients(ctx, user.id, id);
+  const row = await findStartRow(ctx, user.id, id);
   if (!row) throw notFound("Campaign not found");
   if (row.status !== "draft" && row.status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
   // The saved list is read only when the edit keeps it (its checks and the answer need it).
-  const saved = input.recipients === undefined ? getCampaign(ctx, user.id, id).recipients : [];
+  const saved = input.recipients === undefined ? (await getCampaign(ctx, user.id, id)).recipients : [];
   const values = await cleanInput(ctx, input, user, { ...row, recipients: saved });
-  if (input.mediaIds !== undefined) assertHoldable(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
-  // The checks took turns of the event loop: the campaign may have been sent or deleted meanwhile.
-  const status = campaignWithoutRecipients(ctx, user.id, id)?.status;
-  if (!status) throw notFound("Campaign not found");
-  if (status !== "draft" && status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
-  ctx.db.transaction((tx) => {
-    tx.update(campaigns).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
+  // The checks took turns of the event loop: the campaign may have been sent or deleted meanwhile. Its status is read
+  // again in the transaction that writes, with the attachments' check.
+  const answer = await ctx.withTransaction(async () => {
+    const status = (await findStartRow(ctx, user.id, id))?.status;
+    if (!status) throw notFound("Campaign not found");
+    if (status !== "draft" && status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
+    if (input.mediaIds !== undefined) assertHoldable(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
+    await updateFields(ctx, id, { ...values, updatedAt: new Date(ctx.now()) });
     if (input.mediaIds !== undefined) holdMedia(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
     if (status === "scheduled" && values.scheduledAt !== undefined) {
       if (values.scheduledAt) scheduleCampaignStart(ctx, user.id, id, values.scheduledAt.getTime());
       else {
         cancelCampaignStart(ctx, id);
-        tx.update(campaigns).set({ status: "draft" }).where(eq(campaigns.id, id)).run();
+        await updateFields(ctx, id, { status: "draft" });
       }
     }
+    return (await findStartRow(ctx, user.id, id))!;
   });
-  return viewOf(ctx, { ...campaignWithoutRecipients(ctx, user.id, id)!, recipients: values.recipients ?? saved });
+  await onConnection(ctx);
+  return viewOf(ctx, { ...answer, recipients: values.recipients ?? saved });
 }
 
-export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
-  const c = getCampaign(ctx, user.id, id);
-  const now = new Date(ctx.now());
-  // The copy gets its own copies of the attachments: each campaign holds its own (deleting one leaves the other's).
-  const copies = copyMedia(ctx, user.id, (heldMedia(ctx, [campaignMedia(id)]).get(campaignMedia(id)) ?? []).map((m) => m.id));
-  const row = ctx.db
-    .insert(campaigns)
-    .values({
+export async function duplicateCampaign(ctx: AppContext, user: User, id: string) {
+  return ctx.withTransaction(async () => {
+    const c = await getCampaign(ctx, user.id, id);
+    const now = new Date(ctx.now());
+    // The copy gets its own copies of the attachments: each campaign holds its own (deleting one leaves the other's).
+    const copies = copyMedia(ctx, user.id, (heldMedia(ctx, [campaignMedia(id)]).get(campaignMedia(id)) ?? []).map((m) => m.id));
+    const row = await insertCampaign(ctx, {
       id: Bun.randomUUIDv7(),
       userId: user.id,
       name: `Copy of ${c.name}`.slice(0, 200),
@@ -470,11 +468,10 @@ export function duplicateCampaign(ctx: AppContext, user: User, id: string) {
       abTest: c.abTest,
       createdAt: now,
       updatedAt: now,
-    })
-    .returning()
-    .get();
-  if (copies.length) holdMedia(ctx, user.id, campaignMedia(row.id), copies.map((m) => m.id));
-  return viewOf(ctx, row);
+    });
+    if (copies.length) holdMedia(ctx, user.id, campaignMedia(row.id), copies.map((m) => m.id));
+    return viewOf(ctx, { ...row, recipients: c.recipients });
+  });
 }
 
 /** Deletes drafts (and cancelled or finished campaigns in bulk); a campaign that may still send is kept. */
@@ -485,49 +482,39 @@ export const DELETABLE: Record<"drafts" | "finished", CampaignStatus[]> = {
 };
 
 /** Those of `ids` that are the owner's campaigns in one of `statuses`, with their status. */
-export function deletableCampaigns(ctx: AppContext, userId: string, ids: string[], statuses: CampaignStatus[]) {
-  if (!ids.length) return [];
-  return ctx.db.$client
-    .query<{ id: string; status: CampaignStatus }, [string, string, string]>(
-      `SELECT id, status FROM campaigns WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)) AND status IN (SELECT value FROM json_each(?))`,
-    )
-    .all(userId, JSON.stringify(ids), JSON.stringify(statuses));
-}
+export const deletableCampaigns = campaignsInStatus;
 
 /**
  * Deletes those of `ids` that are the owner's and deletable; their messages, if any, are detached in the same
  * statement (ON DELETE SET NULL): a campaign with many goes through deleteFinishedCampaigns (delete.ts) first.
  */
-export function deleteCampaigns(ctx: AppContext, userId: string, ids: string[], onlyDrafts: boolean): number {
+export async function deleteCampaigns(ctx: AppContext, userId: string, ids: string[], onlyDrafts: boolean): Promise<number> {
   if (!ids.length) return 0;
-  return ctx.db.$client.transaction(() => {
-    const deleted = ctx.db.$client
-      .prepare(`DELETE FROM campaigns WHERE user_id = ? AND id IN (SELECT value FROM json_each(?)) AND status IN (SELECT value FROM json_each(?)) RETURNING id`)
-      .all(userId, JSON.stringify(ids), JSON.stringify(onlyDrafts ? DELETABLE.drafts : DELETABLE.finished)) as { id: string }[];
+  return ctx.withTransaction(async () => {
+    const deleted = await deleteInStatus(ctx, userId, ids, onlyDrafts ? DELETABLE.drafts : DELETABLE.finished);
     // Their attachments are let go: the media sweep removes them once no message carries them.
-    releaseMedia(ctx, deleted.map((d) => campaignMedia(d.id)));
+    releaseMedia(ctx, deleted.map(campaignMedia));
     return deleted.length;
-  })();
+  });
 }
 
 /** DELETE /api/campaigns/:id: a draft alone; 404 when it is not the account's, 409 (code `conflict`) when it is no draft. */
-export function deleteDraft(ctx: AppContext, userId: string, id: string) {
-  const c = getCampaign(ctx, userId, id);
-  if (!deleteCampaigns(ctx, userId, [c.id], true)) throw conflict("Only draft campaigns can be deleted");
+export async function deleteDraft(ctx: AppContext, userId: string, id: string) {
+  const c = await getCampaign(ctx, userId, id);
+  if (!(await deleteCampaigns(ctx, userId, [c.id], true))) throw conflict("Only draft campaigns can be deleted");
   return { message: "Campaign deleted" };
 }
 
-export function archiveCampaigns(ctx: AppContext, userId: string, ids: string[], archive: boolean): number {
+export async function archiveCampaigns(ctx: AppContext, userId: string, ids: string[], archive: boolean): Promise<number> {
   if (!ids.length) return 0;
-  return ctx.db.$client
-    .prepare(`UPDATE campaigns SET archived_at = ?, updated_at = ? WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`)
-    .run(archive ? ctx.now() : null, ctx.now(), userId, JSON.stringify(ids)).changes;
+  return archiveRows(ctx, userId, ids, archive);
 }
 
 /**
  * Starts a campaign now: expands the audience into the outbox, within the plan's monthly messages, and hands it
- * to the sending manager. The rows and the `sending` status are written in one transaction (nested in the
- * caller's, when it has one), so a crash never leaves rows without a started campaign or the reverse.
+ * to the sending manager. Runs synchronously in its caller's transaction, so the rows and the `sending` status
+ * commit together (a crash never leaves rows without a started campaign or the reverse): a user's start or resume
+ * (ctx.withTransaction, awaiting nothing) or a scheduled start's job (the jobs runner's synchronous pass).
  * `intendedAt` is when it was meant to go (a scheduled time), from which its messages expire.
  */
 export function startCampaign(ctx: AppContext, user: User, row: StartRow, intendedAt: number) {
@@ -546,22 +533,20 @@ export function startCampaign(ctx: AppContext, user: User, row: StartRow, intend
   const { notice } = assertWithinLimit(ctx, user.id, "messages", segments);
   // The rest of an A/B test's audience is kept for the winner, not queued now.
   const writing = recipients.length - (split?.rest.length ?? 0);
-  const queued = ctx.db.$client.transaction(() => {
-    // Before the outbox's message.queued events, so a reader sees the campaign start first.
-    appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
-    const queued = test && split ? writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
-    markSending(ctx, campaign.id, sender, { ...skipped, duplicate: skipped.duplicate + (writing - queued) }, null);
-    return queued;
-  })();
-  return { queued, skipped: { ...skipped, duplicate: skipped.duplicate + (writing - queued) }, notice };
+  // Before the outbox's message.queued events, so a reader sees the campaign start first.
+  appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
+  const queued = test && split ? writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
+  const duplicate = skipped.duplicate + (writing - queued);
+  markSending(ctx, campaign.id, sender, { ...skipped, duplicate }, null);
+  return { queued, skipped: { ...skipped, duplicate }, notice };
 }
 
 /**
- * Starts a large campaign whose outbox is then written in chunks (src/campaigns/outbox-writer.ts): in one
- * transaction (nested in the caller's) it becomes `sending` with its writing cursor at the first recipient, and the
- * writer starts once that has committed. The plan's monthly SMS are checked against the audience counted up to
- * one past what the month has left (a bounded count; typed recipients as typed) times one message's segments
- * (segmentsPerMessage). Answers nothing queued yet.
+ * Starts a large campaign whose outbox is then written in chunks (src/campaigns/outbox-writer.ts): in its caller's
+ * transaction it becomes `sending` with its writing cursor at the first recipient, and the writer starts once that
+ * has committed. The plan's monthly SMS are checked against the audience counted up to one past what the month has
+ * left (a bounded count; typed recipients as typed) times one message's segments (segmentsPerMessage). Answers
+ * nothing queued yet.
  */
 function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
   const usage = usageFor(ctx, user).messages;
@@ -570,134 +555,128 @@ function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: R
   const each = Math.max(...(test ? test.variants : [campaign.content]).map((content) => segmentsPerMessage(ctx, user, { ...campaign, content })));
   const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
   const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
-  ctx.db.$client.transaction(() => {
-    appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
-    if (test) scheduleAbDecision(ctx, user, campaign, test, intendedAt);
-    markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));
-  })();
+  appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
+  if (test) scheduleAbDecision(ctx, user, campaign, test, intendedAt);
+  markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));
   // After the caller's transaction: a writer started inside it could not see the cursor.
   setImmediate(() => void writeInChunks(ctx, campaign.id));
   return { queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice };
 }
 
-/**
- * The start's status: `sending` from now, from the sender's number, with what the start counted out (`skipped`) and,
- * for a campaign written in chunks, where its writing starts. In the start's transaction.
- */
-function markSending(ctx: AppContext, id: string, sender: Sender, skipped: OutboxResult["skipped"], outboxWriting: OutboxWriting | null) {
-  const now = new Date(ctx.now());
-  ctx.db
-    .update(campaigns)
-    .set({
-      status: "sending",
-      fromNumber: sender.phoneNumber,
-      sentAt: now,
-      updatedAt: now,
-      pauseReason: null,
-      skippedOptedOut: skipped.optedOut,
-      skippedInvalid: skipped.invalid,
-      skippedDuplicate: skipped.duplicate,
-      outboxWriting,
-    })
-    .where(eq(campaigns.id, id))
-    .run();
-}
-
 /** Puts a campaign on the schedule: one pending start job at `at` (replacing any it had), status scheduled. */
-function scheduleStart(ctx: AppContext, user: User, campaign: StartRow, at: number) {
+async function scheduleStart(ctx: AppContext, user: User, campaign: StartRow, at: number) {
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
-  senderFor(ctx, user.id, campaign);
   const id = campaign.id;
-  ctx.db.transaction((tx) => {
+  await ctx.withTransaction(async () => {
+    senderFor(ctx, user.id, campaign);
     scheduleCampaignStart(ctx, user.id, id, at);
-    tx.update(campaigns).set({ status: "scheduled", scheduledAt: new Date(at), pauseReason: null, updatedAt: new Date(ctx.now()) }).where(eq(campaigns.id, id)).run();
+    await markScheduled(ctx, id, at);
   });
 }
 
 /** Sends a campaign now or at its time, and answers it as it is then. */
-export function sendCampaign(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
-  const result = startOrSchedule(ctx, user, id, scheduledAtInput);
-  return { campaign: viewOf(ctx, getCampaign(ctx, user.id, id)), ...result };
+export async function sendCampaign(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
+  const result = await startOrSchedule(ctx, user, id, scheduledAtInput);
+  const row = await getCampaign(ctx, user.id, id);
+  await onConnection(ctx);
+  return { campaign: viewOf(ctx, row), ...result };
 }
 
 /**
  * Starts a draft or scheduled campaign now, or puts it on the schedule for a later time. Its typed list is not read
- * here unless written in one go (src/campaigns/outbox-writer.ts StartRow): the caller answers with it.
+ * here unless written in one go (src/campaigns/outbox-writer.ts StartRow): the caller answers with it. The status is
+ * read in the transaction that starts it.
  */
-export function startOrSchedule(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
-  const campaign = campaignWithoutRecipients(ctx, user.id, id);
+export async function startOrSchedule(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
+  const campaign = await findStartRow(ctx, user.id, id);
   if (!campaign) throw notFound("Campaign not found");
-  if (campaign.status !== "draft" && campaign.status !== "scheduled") throw conflict(`This campaign is ${campaign.status} and cannot be sent again`);
+  const startable = (c: StartRow) => {
+    if (c.status !== "draft" && c.status !== "scheduled") throw conflict(`This campaign is ${c.status} and cannot be sent again`);
+  };
+  startable(campaign);
   const scheduledAt = scheduledAtInput ? parseScheduledAt(scheduledAtInput, user.timezone) : (campaign.scheduledAt?.getTime() ?? null);
   const now = ctx.now();
   if (scheduledAt !== null && scheduledAt > now + 1000) {
-    scheduleStart(ctx, user, campaign, scheduledAt);
+    await scheduleStart(ctx, user, campaign, scheduledAt);
     return { queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice: null };
   }
-  // A pending start job is dropped together with the start, never one without the other.
-  return ctx.db.$client.transaction(() => {
+  // A pending start job is dropped together with the start, never one without the other. The callback awaits only
+  // the campaign's own record: the start's synchronous records then run with nothing awaited, and it commits at once.
+  return ctx.withTransaction(async () => {
+    const current = await findStartRow(ctx, user.id, id);
+    if (!current) throw notFound("Campaign not found");
+    startable(current);
     cancelCampaignStart(ctx, id);
-    return startCampaign(ctx, user, campaign, now);
-  })();
+    return startCampaign(ctx, user, current, now);
+  });
 }
 
-export function pauseByUser(ctx: AppContext, userId: string, id: string) {
-  const c = getCampaign(ctx, userId, id);
+export async function pauseByUser(ctx: AppContext, userId: string, id: string) {
+  const c = await getCampaign(ctx, userId, id);
   const refused = () => conflict("Only a sending or scheduled campaign can be paused");
   if (c.status !== "sending" && c.status !== "scheduled") throw refused();
   // The lifecycle's pause, as a failure run's: its conditional update leaves a campaign that finished meanwhile.
-  if (!pauseCampaign(ctx, id, null, "user")) throw refused();
-  return viewOf(ctx, getCampaign(ctx, userId, id));
+  if (!(await ctx.withTransaction(async () => pauseCampaign(ctx, id, null, "user")))) throw refused();
+  return viewOf(ctx, await getCampaign(ctx, userId, id));
 }
 
 /**
  * Resumes a paused campaign: its parked messages become due again (they still expire at their time). One
  * paused before it ever started goes back to its schedule while its time is still ahead, else starts now
- * (a schedule missed during downtime, or passed while on hold).
+ * (a schedule missed during downtime, or passed while on hold). The status is read again in the transaction that
+ * changes it.
  */
-export function resumeByUser(ctx: AppContext, user: User, id: string) {
-  const c = getCampaign(ctx, user.id, id);
-  if (c.status !== "paused") throw conflict("Only a paused campaign can be resumed");
-  if (!hasMessages(ctx, id) && !c.outboxWriting) {
-    if (c.scheduledAt && c.scheduledAt.getTime() > ctx.now() + 1000) scheduleStart(ctx, user, c, c.scheduledAt.getTime());
-    else startCampaign(ctx, user, c, ctx.now());
-    return viewOf(ctx, getCampaign(ctx, user.id, id));
-  }
+export async function resumeByUser(ctx: AppContext, user: User, id: string) {
   const now = ctx.now();
-  ctx.db.$client.transaction(() => {
-    ctx.db.$client.prepare(`UPDATE campaigns SET status = 'sending', pause_reason = NULL, updated_at = ? WHERE id = ?`).run(now, id);
+  const paused = (c: CampaignRow) => {
+    if (c.status !== "paused") throw conflict("Only a paused campaign can be resumed");
+  };
+  paused(await getCampaign(ctx, user.id, id));
+  await ctx.withTransaction(async () => {
+    const c = await getCampaign(ctx, user.id, id);
+    paused(c);
+    if (!hasMessages(ctx, id) && !c.outboxWriting) {
+      if (c.scheduledAt && c.scheduledAt.getTime() > now + 1000) await scheduleStart(ctx, user, c, c.scheduledAt.getTime());
+      else startCampaign(ctx, user, c, now);
+      return;
+    }
+    await markResumed(ctx, id, now);
     releaseCampaign(ctx, id, now);
-  })();
-  return viewOf(ctx, getCampaign(ctx, user.id, id));
+  });
+  return viewOf(ctx, await getCampaign(ctx, user.id, id));
 }
 
 /** Cancels what has not gone out; messages already handed to the provider keep their outcome. */
-export function cancelByUser(ctx: AppContext, userId: string, id: string) {
-  const c = getCampaign(ctx, userId, id);
-  if (!["sending", "paused", "scheduled"].includes(c.status)) throw conflict("Only a sending, paused or scheduled campaign can be cancelled");
+export async function cancelByUser(ctx: AppContext, userId: string, id: string) {
+  const cancellable = (c: CampaignRow) => {
+    if (!["sending", "paused", "scheduled"].includes(c.status)) throw conflict("Only a sending, paused or scheduled campaign can be cancelled");
+  };
+  cancellable(await getCampaign(ctx, userId, id));
   const now = ctx.now();
-  ctx.db.$client.transaction(() => {
-    ctx.db.$client.prepare(`UPDATE campaigns SET status = 'cancelled', updated_at = ?, completed_at = ? WHERE id = ?`).run(now, now, id);
+  await ctx.withTransaction(async () => {
+    cancellable(await getCampaign(ctx, userId, id));
+    await markCancelled(ctx, id, now);
     cancelCampaignMessages(ctx, id);
     cancelCampaignStart(ctx, id);
-  })();
-  return viewOf(ctx, getCampaign(ctx, userId, id));
+  });
+  return viewOf(ctx, await getCampaign(ctx, userId, id));
 }
 
 /**
  * GET /api/campaign-logs: the account's campaign messages, newest first, optionally of one campaign and one status
  * ("pending" is queued). The total comes from the kept counts, so a page costs the same with a million messages.
  */
-export function campaignLogs(ctx: AppContext, userId: string, q: { page: number; pageSize: number; campaignId?: string; status?: string }) {
+export async function campaignLogs(ctx: AppContext, userId: string, q: { page: number; pageSize: number; campaignId?: string; status?: string }) {
   const status = q.status === "pending" ? "queued" : q.status;
   const ids = q.campaignId ? [q.campaignId] : null;
-  const total = accountStatusCounts(ctx, userId, ids)
+  const total = (await accountStatusCounts(ctx, userId, ids))
     .filter((r) => !status || r.status === status)
     .reduce((sum, r) => sum + r.n, 0);
+  await onConnection(ctx);
   const rows = campaignMessagePage(ctx, userId, { campaignId: q.campaignId, status, limit: q.pageSize, offset: (q.page - 1) * q.pageSize });
-  // The page's campaigns and contacts, named by their owners: a page of at most 200 rows.
-  const names = campaignNames(ctx, rows.map((r) => r.campaign_id));
   const people = namesOfContacts(ctx, rows.flatMap((r) => (r.contact_id ? [r.contact_id] : [])));
+  // The page's campaigns and contacts, named by their owners: a page of at most 200 rows.
+  const names = await campaignNames(ctx, rows.map((r) => r.campaign_id));
   const iso = (v: unknown) => (typeof v === "number" ? new Date(v).toISOString() : null);
   const now = ctx.now();
   return {
@@ -728,8 +707,8 @@ export function campaignLogs(ctx: AppContext, userId: string, q: { page: number;
  * GET /api/stats: the account's campaign messages sent (failures the provider had accepted included), delivered,
  * opened (SMS has no opens: null) and bounced (failed), read from the kept counts, not from the messages.
  */
-export function sendingStats(ctx: AppContext, userId: string) {
-  const k = Object.fromEntries(accountStatusCounts(ctx, userId).map((r) => [r.status, r])) as Record<string, { n: number; unsent: number } | undefined>;
+export async function sendingStats(ctx: AppContext, userId: string) {
+  const k = Object.fromEntries((await accountStatusCounts(ctx, userId)).map((r) => [r.status, r])) as Record<string, { n: number; unsent: number } | undefined>;
   const n = (s: string) => k[s]?.n ?? 0;
   return {
     totalSent: n("sent") + n("delivered") + n("unknown") + n("failed") - (k.failed?.unsent ?? 0),
@@ -739,20 +718,13 @@ export function sendingStats(ctx: AppContext, userId: string) {
   };
 }
 
+/** A recipient's name as the campaign logs show it: null for no contact or no name. */
+const personName = (p: { firstName: string | null; lastName: string | null } | undefined) => `${p?.firstName ?? ""} ${p?.lastName ?? ""}`.trim() || null;
+
 /**
  * A recipient's message held by quiet hours or a state's rule (src/sending/state-rules.ts): the rule, in the words
  * the engine wrote ("Held: Florida law allows texts 8 AM–8 PM (Fla. Stat. § 501.616(6))"), and when it may go.
  */
-/** The names of these campaigns, by id. */
-function campaignNames(ctx: AppContext, ids: string[]): Map<string, string> {
-  if (!ids.length) return new Map();
-  const rows = ctx.db.select({ id: campaigns.id, name: campaigns.name }).from(campaigns).where(inArray(campaigns.id, [...new Set(ids)])).all();
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
-/** A recipient's name as the campaign logs show it: null for no contact or no name. */
-const personName = (p: { firstName: string | null; lastName: string | null } | undefined) => `${p?.firstName ?? ""} ${p?.lastName ?? ""}`.trim() || null;
-
 function heldOf(row: HeldRow, now: number): { heldReason: string | null; heldUntil: string | null } {
   const hold = quietHoldOf(row, now, { timezone: "UTC", locale: "en-US" });
   return hold ? { heldReason: hold.reason, heldUntil: new Date(hold.until).toISOString() } : { heldReason: null, heldUntil: null };

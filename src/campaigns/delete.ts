@@ -8,7 +8,7 @@ import { DELETABLE, deletableCampaigns, deleteCampaigns } from "./campaigns";
  * left alone (its outbox is being written) and, no longer a draft, not deleted.
  */
 export async function deleteFinishedCampaigns(ctx: AppContext, userId: string, ids: string[]): Promise<number> {
-  const deletable = deletableCampaigns(ctx, userId, ids, DELETABLE.finished);
+  const deletable = await deletableCampaigns(ctx, userId, ids, DELETABLE.finished);
   if (!deletable.length) return 0;
   const sent = deletable.filter((c) => c.status !== "draft").map((c) => c.id);
   await detachMessages(ctx, "campaign", sent, "these campaigns");

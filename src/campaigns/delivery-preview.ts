@@ -14,6 +14,7 @@ import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { heldByCampaign } from "../messages/due";
 import { measuredAsSent, personalize, resolveTyped, type Recipient } from "./outbox";
 import { registrationWarning } from "./registration-warning";
+import { onConnection } from "./records";
 import { testSize, variantLabel } from "./ab-split";
 import { chooseSender } from "../phone-numbers/numbers";
 import { cannotSendMms } from "../providers/mms";
@@ -280,7 +281,8 @@ export function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): 
 }
 
 /** A campaign as the API answers it, with its quiet-hours wait (null when nothing is waiting). */
-export function withQuietWait<C extends { id: string }>(ctx: AppContext, user: User, list: C[]): (C & { quietWait: QuietWait | null })[] {
+export async function withQuietWait<C extends { id: string }>(ctx: AppContext, user: User, list: C[]): Promise<(C & { quietWait: QuietWait | null })[]> {
+  await onConnection(ctx);
   const waits = quietWaits(ctx, user, list.map((c) => c.id));
   return list.map((c) => ({ ...c, quietWait: waits.get(c.id) ?? null }));
 }

@@ -1,10 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
-import { campaigns } from "../../db/schema";
 import type { AppContext } from "../context";
 import { conflict } from "../http/errors";
 import { releaseHeld } from "../messages/due";
 import type { User } from "../users/queries";
 import { getCampaign, viewOf } from "./campaigns";
+import { markAnyHour, sendingCampaignIds } from "./records";
 
 /**
  * Messages held for quiet hours, let go by the user (issue 28 item 7): a campaign's at once ("send held messages
@@ -17,33 +16,25 @@ import { getCampaign, viewOf } from "./campaigns";
  * audience still being written included): `any_hour_since` records when the user chose so. Answers how many were
  * let go and the campaign; a second call keeps the first one's time.
  */
-export function sendHeldNow(ctx: AppContext, user: User, id: string) {
-  const c = getCampaign(ctx, user.id, id);
-  if (c.status !== "sending") throw conflict("Only a sending campaign has held messages to send now");
+export async function sendHeldNow(ctx: AppContext, user: User, id: string) {
   const now = ctx.now();
-  const released = ctx.db.$client.transaction(() => {
-    ctx.db
-      .update(campaigns)
-      .set({ anyHourSince: new Date(now), updatedAt: new Date(now) })
-      .where(and(eq(campaigns.id, id), isNull(campaigns.anyHourSince)))
-      .run();
+  // The status is read in the transaction that lets the messages go.
+  const released = await ctx.withTransaction(async () => {
+    const c = await getCampaign(ctx, user.id, id);
+    if (c.status !== "sending") throw conflict("Only a sending campaign has held messages to send now");
+    await markAnyHour(ctx, id, now);
     return releaseHeld(ctx, [id], now);
-  })();
+  });
   ctx.sending.wake();
-  return { released, campaign: viewOf(ctx, getCampaign(ctx, user.id, id)) };
+  return { released, campaign: viewOf(ctx, await getCampaign(ctx, user.id, id)) };
 }
 
 /**
  * After the account's quiet hours changed (turned off, or another window): its sending campaigns' held messages are
  * due now, and the engine checks each against the new setting as it claims it. Answers how many were let go.
  */
-export function releaseAccountHeld(ctx: AppContext, userId: string): number {
-  const sending = ctx.db
-    .select({ id: campaigns.id })
-    .from(campaigns)
-    .where(and(eq(campaigns.userId, userId), eq(campaigns.status, "sending")))
-    .all();
-  const released = releaseHeld(ctx, sending.map((c) => c.id), ctx.now());
+export async function releaseAccountHeld(ctx: AppContext, userId: string): Promise<number> {
+  const released = await ctx.withTransaction(async () => releaseHeld(ctx, await sendingCampaignIds(ctx, userId), ctx.now()));
   if (released) ctx.sending.wake();
   return released;
 }

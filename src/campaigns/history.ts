@@ -1,5 +1,3 @@
-import { sql, type SQL } from "drizzle-orm";
-import { campaignMessageCounts, campaigns } from "../../db/schema";
 import { csvCell, formatInZone, UTF8_BOM } from "../contacts/export";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
@@ -54,32 +52,7 @@ export function rangeBounds(
   }
 }
 
-/** When a campaign went out (or, not yet sent, was made): the time the history shows, filters and sorts on. */
-export const campaignTime = sql`coalesce(${campaigns.sentAt}, ${campaigns.createdAt})`;
-
-/** How many messages a campaign queued, from the counts kept by the messages triggers (a few rows per campaign). */
-const recipientCount = sql`(SELECT coalesce(sum(${campaignMessageCounts.n}), 0) FROM ${campaignMessageCounts} WHERE ${campaignMessageCounts.campaignId} = ${campaigns.id})`;
-
-export function historyConditions(bounds: { from: number | null; to: number | null }): SQL[] {
-  const out: SQL[] = [];
-  if (bounds.from !== null) out.push(sql`${campaignTime} >= ${bounds.from}`);
-  if (bounds.to !== null) out.push(sql`${campaignTime} < ${bounds.to}`);
-  return out;
-}
-
-/** The ORDER BY of a sort; each ends on the id, so pages never repeat or skip a campaign. */
-export function historyOrder(sort: HistorySort): SQL[] {
-  switch (sort) {
-    case "newest":
-      return [sql`${campaignTime} DESC`, sql`${campaigns.id} DESC`];
-    case "oldest":
-      return [sql`${campaignTime} ASC`, sql`${campaigns.id} ASC`];
-    case "recipients":
-      return [sql`${recipientCount} DESC`, sql`${campaignTime} DESC`, sql`${campaigns.id} DESC`];
-    case "name":
-      return [sql`${campaigns.name} COLLATE NOCASE ASC`, sql`${campaigns.id} ASC`];
-  }
-}
+// Its filters and orders are SQL of the campaigns' records (records.ts campaignPage).
 
 const STATUS_LABELS: Record<string, string> = {
   draft: "Draft", scheduled: "Scheduled", sending: "Sending", paused: "Paused", completed: "Completed", failed: "Failed", cancelled: "Cancelled",
@@ -106,21 +79,21 @@ const EXPORT_BATCH = 500;
  * zone, every text cell neutralised against spreadsheet formulas. The first page is read before answering, so a
  * refused query answers an error status rather than a cut-off 200. The file name carries today's date in the zone.
  */
-export function historyCsvResponse(
+export async function historyCsvResponse(
   user: { timezone: string },
   now: number,
-  page: (page: number, pageSize: number) => HistoryRow[],
-): Response {
+  page: (page: number, pageSize: number) => Promise<HistoryRow[]>,
+): Promise<Response> {
   const encoder = new TextEncoder();
   const zoned = (iso: string | null) => (iso ? formatInZone(new Date(iso), user.timezone) : "");
   let next = 1;
-  let rows = page(next, EXPORT_BATCH);
+  let rows = await page(next, EXPORT_BATCH);
   const header = ["Campaign", "Status", `Sent at (${user.timezone})`, `Scheduled for (${user.timezone})`, "From", "Recipients", "Sent", "Delivered", "Failed", "Success rate (%)", "Human clicks", "Click rate (%)", "Message"];
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`${UTF8_BOM}${header.map(csvCell).join(",")}\r\n`));
     },
-    pull(controller) {
+    async pull(controller) {
       if (!rows.length) return controller.close();
       const text = rows
         .map(
@@ -134,7 +107,7 @@ export function historyCsvResponse(
         )
         .join("");
       controller.enqueue(encoder.encode(text));
-      rows = rows.length < EXPORT_BATCH ? [] : page(++next, EXPORT_BATCH);
+      rows = rows.length < EXPORT_BATCH ? [] : await page(++next, EXPORT_BATCH);
     },
   });
   const day = new Date(now + zoneOffset(user.timezone, now)).toISOString().slice(0, 10);

@@ -1,40 +1,40 @@
-import { inArray } from "drizzle-orm";
-import { campaigns, type CampaignStatus } from "../../db/schema";
+import type { CampaignStatus } from "../../db/schema";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { cancelJobs } from "../jobs/jobs";
 import { campaignHasOpenMessages, campaignsWithParked, cancelAccountMessages, firstWritten, parkCampaign, releaseCampaign } from "../messages/outbox";
 import { statusCountsByCampaign } from "./stats";
 import { campaignsWithStartJob, cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
+import {
+  cancelAccountCampaigns,
+  finishIfSending,
+  markStartedAt,
+  neverStartedIds,
+  pauseIfRunning,
+  scheduledCampaigns,
+  sendingCampaignIds,
+  sendStatesOf,
+  settleable,
+} from "./records";
 
 /** What the outbox asks of campaigns at sending: each one's status, and whether quiet hours may hold its messages. */
 export function campaignSendStates(ctx: AppContext, ids: string[]): Map<string, { status: CampaignStatus; anyHour: boolean }> {
-  if (!ids.length) return new Map();
-  const rows = ctx.db
-    .select({ id: campaigns.id, status: campaigns.status, anyHourSince: campaigns.anyHourSince })
-    .from(campaigns)
-    .where(inArray(campaigns.id, ids))
-    .all();
-  return new Map(rows.map((r) => [r.id, { status: r.status, anyHour: r.anyHourSince !== null }]));
+  return sendStatesOf(ctx, ids);
 }
 
 /**
  * Pauses a sending or scheduled campaign with the reason shown to the user (null when its owner paused it, `by`
  * "user", which its event says); its queued messages are parked, none is lost. Answers whether it paused it: the
- * conditional update decides, so one that finished or was paused meanwhile is left as it is.
+ * conditional update decides, so one that finished or was paused meanwhile is left as it is. Synchronous, in its
+ * caller's transaction: the engine's (ctx.campaignOutbox.pause, after a failure run), a job's pass (a scheduled start
+ * or an A/B decision that cannot go), or the user's (pauseByUser, ctx.withTransaction).
  */
 export function pauseCampaign(ctx: AppContext, id: string, reason: string | null, by?: "user"): boolean {
-  const db = ctx.db.$client;
-  return db.transaction(() => {
-    const changed = db
-      .query(`UPDATE campaigns SET status = 'paused', pause_reason = ?, updated_at = ? WHERE id = ? AND status IN ('sending', 'scheduled')`)
-      .run(reason, ctx.now(), id);
-    if (!changed.changes) return false;
-    parkCampaign(ctx, id);
-    const { user_id } = db.query(`SELECT user_id FROM campaigns WHERE id = ?`).get(id) as { user_id: string };
-    appendEvent(ctx, { userId: user_id, type: "campaign.paused", subject: { kind: "campaign", id }, payload: by ? { reason, by } : { reason } });
-    return true;
-  })();
+  const userId = pauseIfRunning(ctx, id, reason);
+  if (!userId) return false;
+  parkCampaign(ctx, id);
+  appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: by ? { reason, by } : { reason } });
+  return true;
 }
 
 /**
@@ -43,12 +43,9 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
  * whether it settled the campaign.
  */
 export function settleCampaign(ctx: AppContext, id: string): boolean {
-  const db = ctx.db.$client;
   // One whose outbox is still being written has more to send than its rows say; the last chunk settles it. An A/B
   // test whose winner is not picked has the rest of its audience to send (ab-test.ts queues it with the winner).
-  if (!db.query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending' AND outbox_writing IS NULL AND (ab_test IS NULL OR ab_winner IS NOT NULL)`).get(id)) {
-    return false;
-  }
+  if (!settleable(ctx, id)) return false;
   if (campaignHasOpenMessages(ctx, id)) return false;
   // From the counts the triggers keep (migration 0019): summed over the messages, a million-recipient campaign's
   // end read a million rows on the event loop.
@@ -58,15 +55,8 @@ export function settleCampaign(ctx: AppContext, id: string): boolean {
     if (r.status === "sent" || r.status === "delivered" || r.status === "unknown") out += r.n;
     else if (r.status === "failed") failed += r.n;
   }
-  const status: CampaignStatus = out === 0 && failed > 0 ? "failed" : "completed";
-  const now = ctx.now();
-  return db.transaction(() => {
-    const settled = db
-      .query(`UPDATE campaigns SET status = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'sending' RETURNING user_id`)
-      .get(status, now, now, id) as { user_id: string } | null;
-    if (settled) appendEvent(ctx, { userId: settled.user_id, type: "campaign.completed", subject: { kind: "campaign", id }, payload: { status } });
-    return !!settled;
-  })();
+  // Its status and campaign.completed event, together (records.ts finishIfSending).
+  return finishIfSending(ctx, id, out === 0 && failed > 0 ? "failed" : "completed", ctx.now());
 }
 
 /** The one settle step: the messages domain hands it every campaign whose messages changed status. */
@@ -77,25 +67,22 @@ export function settleCampaigns(ctx: AppContext, ids: Iterable<string>) {
 export const ACCOUNT_DISABLED = "Account disabled by an administrator";
 
 /**
- * Stops everything an account still has to send, in one transaction: campaigns that may still send (scheduled,
- * sending, paused) are cancelled with the reason, their pending start jobs too, and every queued message ends
- * cancelled with the reason. Rows already handed to a provider ('sending') keep their outcome. Nested inside a
- * caller's transaction (disabling the user) it commits or rolls back with it.
+ * Stops everything an account still has to send, in its caller's transaction: campaigns that may still send
+ * (scheduled, sending, paused) are cancelled with the reason, their pending start jobs too, and every queued message
+ * ends cancelled with the reason. Rows already handed to a provider ('sending') keep their outcome. Synchronous: a
+ * scheduled start's job (the jobs runner's pass) stops an account disabled since; the administrator's disabling
+ * runs it in ctx.withTransaction (stopAccountSendingNow).
  */
 export function stopAccountSending(ctx: AppContext, userId: string, reason: string) {
-  const db = ctx.db.$client;
-  const now = ctx.now();
-  return db.transaction(() => {
-    const campaignsCancelled = db
-      .query(
-        `UPDATE campaigns SET status = 'cancelled', pause_reason = ?, completed_at = ?, updated_at = ?
-         WHERE user_id = ? AND status IN ('scheduled', 'sending', 'paused')`,
-      )
-      .run(reason, now, now, userId).changes;
-    cancelJobs(ctx, { userId });
-    const messagesCancelled = cancelAccountMessages(ctx, userId, reason);
-    return { campaignsCancelled, messagesCancelled };
-  })();
+  const campaignsCancelled = cancelAccountCampaigns(ctx, userId, reason, ctx.now());
+  cancelJobs(ctx, { userId });
+  const messagesCancelled = cancelAccountMessages(ctx, userId, reason);
+  return { campaignsCancelled, messagesCancelled };
+}
+
+/** stopAccountSending in a transaction of its own (nested in the caller's, when it has one: disabling the user). */
+export async function stopAccountSendingNow(ctx: AppContext, userId: string, reason: string) {
+  return ctx.withTransaction(async () => stopAccountSending(ctx, userId, reason));
 }
 
 /**
@@ -111,35 +98,31 @@ export function stopAccountSending(ctx: AppContext, userId: string, reason: stri
  *   settled as completed or failed.
  * Answers how many campaigns it repaired.
  */
-export function repairInterruptedCampaigns(ctx: AppContext): number {
-  const db = ctx.db.$client;
+export async function repairInterruptedCampaigns(ctx: AppContext): Promise<number> {
   const now = ctx.now();
   const repaired = new Set<string>();
-  db.transaction(() => {
-    const notStarted = db.query(`SELECT id FROM campaigns WHERE status IN ('draft', 'scheduled', 'paused') AND sent_at IS NULL`).all() as { id: string }[];
-    for (const [id, written] of firstWritten(ctx, notStarted.map((c) => c.id))) {
-      db.query(`UPDATE campaigns SET status = 'sending', sent_at = ?, pause_reason = NULL, updated_at = ? WHERE id = ?`).run(written, now, id);
+  await ctx.withTransaction(async () => {
+    for (const [id, written] of firstWritten(ctx, await neverStartedIds(ctx))) {
+      await markStartedAt(ctx, id, written, now);
       cancelCampaignStart(ctx, id);
       repaired.add(id);
     }
-    const sendingIds = (db.query(`SELECT id FROM campaigns WHERE status = 'sending'`).all() as { id: string }[]).map((c) => c.id);
-    for (const id of campaignsWithParked(ctx, sendingIds)) {
+    for (const id of campaignsWithParked(ctx, await sendingCampaignIds(ctx, null))) {
       releaseCampaign(ctx, id, now, true);
       repaired.add(id);
     }
-    const scheduled = db.query(`SELECT id, user_id, coalesce(scheduled_at, ?) AS at FROM campaigns WHERE status = 'scheduled'`).all(now) as {
-      id: string;
-      user_id: string;
-      at: number;
-    }[];
+    const scheduled = await scheduledCampaigns(ctx, now);
     const withJob = campaignsWithStartJob(ctx, scheduled.map((c) => c.id));
     for (const c of scheduled) {
       if (withJob.has(c.id)) continue;
       scheduleCampaignStart(ctx, c.user_id, c.id, c.at);
       repaired.add(c.id);
     }
-  })();
-  const sending = db.query(`SELECT id FROM campaigns WHERE status = 'sending'`).all() as { id: string }[];
-  for (const { id } of sending) if (settleCampaign(ctx, id)) repaired.add(id);
+  });
+  for (const id of await sendingCampaignIds(ctx, null)) {
+    await ctx.withTransaction(async () => {
+      if (settleCampaign(ctx, id)) repaired.add(id);
+    });
+  }
   return repaired.size;
 }

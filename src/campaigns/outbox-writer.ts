@@ -1,6 +1,4 @@
-import { eq, getTableColumns, isNotNull, sql } from "drizzle-orm";
-import { holdCheckpoints } from "../../db/checkpoints";
-import { campaigns, type OutboxWriting } from "../../db/schema";
+import type { OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
 import { PARKED } from "../messages/due";
 import { findUserById } from "../users/queries";
@@ -8,6 +6,7 @@ import { lastContactRowid } from "../contacts/audience";
 import { audienceContactsInWindow, audienceCountUpTo } from "./audiences";
 import { contactRecipients, resolveTyped, writeOutbox } from "./outbox";
 import { afterSplit, keepForSplit, writeAbChunk } from "./ab-split";
+import { addSkipped, campaignsWriting, checkpointsOf, findStartRow, setWriting, typedCountOf, typedRecipientsOf, type StartRow } from "./records";
 
 /**
  * A large campaign's outbox, written in chunks between which the server answers other requests (writing 100,000
@@ -23,11 +22,7 @@ import { afterSplit, keepForSplit, writeAbChunk } from "./ab-split";
 /** Audiences up to this size are written in one transaction with the start, as before; larger ones in chunks. */
 export const CHUNKED_ABOVE = 1_000;
 
-/**
- * A campaign's row as a start takes it: its typed list (up to 100,000 numbers, 1.7 MB of JSON to parse) may be left
- * unread, and is then counted in SQL and read only when the start writes it in one go.
- */
-export type StartRow = Omit<typeof campaigns.$inferSelect, "recipients"> & { recipients?: string[] };
+export type { StartRow } from "./records";
 
 /** How many recipients a campaign has, counted no further than `cap`: typed ones as typed, else its audience. */
 export function recipientCountUpTo(ctx: AppContext, campaign: StartRow, cap: number): number {
@@ -35,15 +30,6 @@ export function recipientCountUpTo(ctx: AppContext, campaign: StartRow, cap: num
   return audienceCountUpTo(ctx, campaign.userId, campaign.audience, cap);
 }
 
-/** How many numbers a campaign's typed list holds, counted by SQLite without making the list. */
-function typedCountOf(ctx: AppContext, campaignId: string): number {
-  return ctx.db.select({ n: sql<number>`json_array_length(${campaigns.recipients})` }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n ?? 0;
-}
-
-/** A campaign's typed recipients (parsed: 100,000 numbers are 10-30 ms of the event loop). */
-export function typedRecipientsOf(ctx: AppContext, campaignId: string): string[] {
-  return ctx.db.select({ r: campaigns.recipients }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.r ?? [];
-}
 
 /**
  * The state a chunked write starts from: the first recipient, or the audience from the first contact (an A/B
@@ -67,33 +53,23 @@ const WINDOW = { initial: 50, min: 25, max: 5_000 };
 const CHUNK_TARGET_MS = 5;
 
 /**
- * Writes the next chunk of a campaign's outbox in one transaction. Answers whether the writing is over (the whole
- * audience written, or the campaign stopped or gone) and how many rows it queued.
+ * Writes the next chunk of a campaign's outbox in one transaction (ctx.withTransaction, whose callback awaits only
+ * the campaign's row; the outbox's records then run synchronously, with nothing awaited). Answers whether the
+ * writing is over (the whole audience written, or the campaign stopped or gone) and how many rows it queued.
  */
-export function writeNextChunk(ctx: AppContext, campaignId: string, window: number, typed: Typed): { done: boolean; queued: number; newStep?: boolean } {
-  const db = ctx.db.$client;
-  const result = db.transaction(() => {
-    const row = ctx.db.select(withoutRecipients).from(campaigns).where(eq(campaigns.id, campaignId)).get();
+export async function writeNextChunk(ctx: AppContext, campaignId: string, window: number, typed: Typed): Promise<{ done: boolean; queued: number; newStep?: boolean }> {
+  const result = await ctx.withTransaction(async (): Promise<{ done: boolean; queued: number; newStep?: boolean }> => {
+    const row = await findStartRow(ctx, null, campaignId);
     if (!row?.outboxWriting) return { done: true, queued: 0 };
     const w = row.outboxWriting;
     const c = { ...row, recipients: row.audience.kind === "manual" ? typed.list(campaignId) : [] };
     const user = findUserById(ctx, c.userId);
     if (!user || (c.status !== "sending" && c.status !== "paused")) {
-      ctx.db.update(campaigns).set({ outboxWriting: null }).where(eq(campaigns.id, c.id)).run();
+      setWriting(ctx, c.id, null);
       return { done: true, queued: 0 };
     }
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
-    const record = (after: OutboxWriting | null) =>
-      ctx.db
-        .update(campaigns)
-        .set({
-          skippedOptedOut: sql`${campaigns.skippedOptedOut} + ${skipped.optedOut}`,
-          skippedInvalid: sql`${campaigns.skippedInvalid} + ${skipped.invalid}`,
-          skippedDuplicate: sql`${campaigns.skippedDuplicate} + ${skipped.duplicate}`,
-          outboxWriting: after,
-        })
-        .where(eq(campaigns.id, c.id))
-        .run();
+    const record = (after: OutboxWriting | null) => addSkipped(ctx, c.id, skipped, after);
     // An A/B test's writing after its split: from the audience kept in campaign_ab_rest (ab-split.ts).
     if (w.ab && w.ab.step !== "split") {
       const { queued, duplicate, next } = writeAbChunk(ctx, user, c, w, window, skipped);
@@ -127,7 +103,7 @@ export function writeNextChunk(ctx: AppContext, campaignId: string, window: numb
     skipped.duplicate += recipients.length - queued;
     record(done ? null : { ...w, cursor: next });
     return { done, queued };
-  })();
+  });
   // Its messages may all have gone out while it was still being written; now it can finish.
   if (result.done) ctx.campaignOutbox.settle([campaignId]);
   return result;
@@ -144,7 +120,6 @@ const typedOnce = (ctx: AppContext): Typed => {
     list: (id) => (list ??= typedRecipientsOf(ctx, id)),
   };
 };
-const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
 
 /** The campaigns whose writer runs, each with whether it was asked to write again meanwhile. */
 const running = new WeakMap<AppContext, Map<string, { again: boolean }>>();
@@ -185,14 +160,14 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
     return ended;
   };
   ctx.onStop.push(stop);
-  const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
+  const checkpoints = checkpointsOf(ctx);
   try {
     let window = WINDOW.initial;
     let sinceCheckpoint = 0;
     const typed = typedOnce(ctx);
     for (;;) {
       const started = performance.now();
-      const { done, queued, newStep } = writeNextChunk(ctx, campaignId, window, typed);
+      const { done, queued, newStep } = await writeNextChunk(ctx, campaignId, window, typed);
       // The connection's own checkpoint, back after the last writer, would otherwise fold the rest on this thread.
       if (done) {
         await checkpoints.checkpoint();
@@ -228,8 +203,8 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
 }
 
 /** At start-up: every campaign whose outbox a stop or crash left half-written carries on from its cursor. */
-export function resumeOutboxWriting(ctx: AppContext): number {
-  const ids = ctx.db.select({ id: campaigns.id }).from(campaigns).where(isNotNull(campaigns.outboxWriting)).all();
-  for (const { id } of ids) void writeInChunks(ctx, id);
+export async function resumeOutboxWriting(ctx: AppContext): Promise<number> {
+  const ids = await campaignsWriting(ctx);
+  for (const id of ids) void writeInChunks(ctx, id);
   return ids.length;
 }

@@ -145,8 +145,8 @@ export function segmentsPerMessage(ctx: AppContext, user: User, campaign: Pick<C
 }
 
 /**
- * Queues one message per recipient through the outbox, in one transaction (unique per campaign and phone, so a
- * second call adds nobody twice), due at `dueAt` (by default `startAt`; a paused campaign's rows are written parked)
+ * Queues one message per recipient through the outbox, in its caller's transaction (a start's, a chunk's, the
+ * winner's), synchronously (unique per campaign and phone, so a second call adds nobody twice), due at `dueAt` (by default `startAt`; a paused campaign's rows are written parked)
  * and expiring `expiresAfterMinutes` after `startAt`. An A/B test's messages carry their `abVariant` (0 = A).
  * Answers how many were queued.
  */
@@ -169,43 +169,41 @@ export function writeOutbox(
   const utm = { source: campaign.utmSource, medium: campaign.utmMedium, campaign: campaign.utmCampaign };
   const linksExpire = expiryAt(ctx.now(), campaign.linkExpiryDays);
   const mediaIds = heldMediaIds(ctx, campaignMedia(campaign.id));
-  return ctx.db.$client.transaction(() => {
-    const shorten = campaign.shortenLinks
-      ? shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire })
-      : null;
-    const made = new Map<string, number[]>();
-    const items = recipients.map((r) => {
-      const id = Bun.randomUUIDv7();
-      const text = personalize(fill, r, business, campaign.appendOptOut);
-      let content = text;
-      if (shorten) {
-        const ids: number[] = [];
-        content = shorten(text, id, ids);
-        if (ids.length) made.set(id, ids);
-      }
-      return {
-        id,
-        userId: user.id,
-        campaignId: campaign.id,
-        contactId: r.contactId,
-        phone: r.phone,
-        content,
-        segments: mediaIds.length ? 1 : segmentCount(content),
-        ...(mediaIds.length ? { sharedMediaIds: mediaIds } : {}),
-        // A transactional campaign's messages are one-off messages: quiet hours and the daily cap leave them be.
-        kind: campaign.transactional ? ("single" as const) : ("campaign" as const),
-        sender,
-        dueAt,
-        expiresAt,
-        abVariant,
-      };
-    });
-    const written = enqueue(ctx, items);
-    // A recipient already written (a repeated chunk) got no new message: its new short links go.
-    if (made.size && written.length < items.length) {
-      const kept = new Set(written);
-      dropShortLinks(ctx, items.flatMap((m) => (kept.has(m.id) ? [] : (made.get(m.id) ?? []))));
+  const shorten = campaign.shortenLinks
+    ? shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire })
+    : null;
+  const made = new Map<string, number[]>();
+  const items = recipients.map((r) => {
+    const id = Bun.randomUUIDv7();
+    const text = personalize(fill, r, business, campaign.appendOptOut);
+    let content = text;
+    if (shorten) {
+      const ids: number[] = [];
+      content = shorten(text, id, ids);
+      if (ids.length) made.set(id, ids);
     }
-    return written.length;
-  })();
+    return {
+      id,
+      userId: user.id,
+      campaignId: campaign.id,
+      contactId: r.contactId,
+      phone: r.phone,
+      content,
+      segments: mediaIds.length ? 1 : segmentCount(content),
+      ...(mediaIds.length ? { sharedMediaIds: mediaIds } : {}),
+      // A transactional campaign's messages are one-off messages: quiet hours and the daily cap leave them be.
+      kind: campaign.transactional ? ("single" as const) : ("campaign" as const),
+      sender,
+      dueAt,
+      expiresAt,
+      abVariant,
+    };
+  });
+  const written = enqueue(ctx, items);
+  // A recipient already written (a repeated chunk) got no new message: its new short links go.
+  if (made.size && written.length < items.length) {
+    const kept = new Set(written);
+    dropShortLinks(ctx, items.flatMap((m) => (kept.has(m.id) ? [] : (made.get(m.id) ?? []))));
+  }
+  return written.length;
 }

@@ -8,7 +8,7 @@ import { pageOf, pagingQuery } from "../http/paging";
 import { segmentInfo } from "../messages/segments";
 import { presetCounts } from "./audiences";
 import {
-  archiveCampaigns, assertTypedRecipients, campaignClickFigures, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteDraft, duplicateCampaign, getCampaign, pauseByUser,
+  archiveCampaigns, assertTypedRecipients, campaignClickFigures, campaignViewOf, campaignLogs, cancelByUser, createCampaign, campaignsCsv, deleteDraft, duplicateCampaign, getCampaign, pauseByUser,
   searchCampaigns,
   resumeByUser, sendingStats, updateCampaign, viewOf, type CampaignInput,
 } from "./campaigns";
@@ -111,9 +111,9 @@ export function campaignRoutes(ctx: AppContext) {
     // GET /api/campaigns
     .get(
       "/api/campaigns",
-      ({ user, query }) => {
-        const page = searchCampaigns(ctx, user, { ...pageOf(query, 20), ...listFilters(query) });
-        return { ...page, data: withQuietWait(ctx, user, page.data) };
+      async ({ user, query }) => {
+        const page = await searchCampaigns(ctx, user, { ...pageOf(query, 20), ...listFilters(query) });
+        return { ...page, data: await withQuietWait(ctx, user, page.data) };
       },
       { auth: true, query: t.Object({ ...pagingQuery(100), ...listQuery }) },
     )
@@ -169,7 +169,7 @@ export function campaignRoutes(ctx: AppContext) {
       { auth: true, body: campaignBody },
     )
     // GET /api/campaigns/:id
-    .get("/api/campaigns/:id", ({ user, params }) => withQuietWait(ctx, user, [viewOf(ctx, getCampaign(ctx, user.id, params.id))])[0], { auth: true, params: idParams })
+    .get("/api/campaigns/:id", async ({ user, params }) => (await withQuietWait(ctx, user, [await campaignViewOf(ctx, user.id, params.id)]))[0], { auth: true, params: idParams })
     // GET /api/campaigns/:id/clicks
     .get("/api/campaigns/:id/clicks", ({ user, params }) => campaignClickFigures(ctx, user.id, params.id), { auth: true, params: idParams })
     // GET /api/campaigns/:id/ab-test
@@ -218,9 +218,9 @@ export function campaignRoutes(ctx: AppContext) {
     // POST /api/campaigns/:id/send-held
     .post(
       "/api/campaigns/:id/send-held",
-      ({ user, params }) => {
-        const { released, campaign } = sendHeldNow(ctx, user, params.id);
-        return { released, campaign: withQuietWait(ctx, user, [campaign])[0] };
+      async ({ user, params }) => {
+        const { released, campaign } = await sendHeldNow(ctx, user, params.id);
+        return { released, campaign: (await withQuietWait(ctx, user, [campaign]))[0] };
       },
       { auth: true, params: idParams },
     )
@@ -238,9 +238,9 @@ export function campaignRoutes(ctx: AppContext) {
     // POST /api/campaigns/bulk-archive
     .post(
       "/api/campaigns/bulk-archive",
-      ({ user, body }) => {
+      async ({ user, body }) => {
         const archive = body.archive ?? true;
-        const changed = archiveCampaigns(ctx, user.id, body.campaignIds, archive);
+        const changed = await archiveCampaigns(ctx, user.id, body.campaignIds, archive);
         return { changed, message: `${changed} campaign${changed === 1 ? "" : "s"} ${archive ? "archived" : "restored"}` };
       },
       { auth: true, body: t.Object({ campaignIds: ids("campaignIds"), archive: t.Optional(t.Boolean()) }) },

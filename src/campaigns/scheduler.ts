@@ -1,5 +1,3 @@
-import { campaigns } from "../../db/schema";
-import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { registerJobHandler, runDueJobs as runJobs, type Job } from "../jobs/jobs";
@@ -8,6 +6,7 @@ import { startCampaign } from "./campaigns";
 import { ACCOUNT_DISABLED, pauseCampaign, stopAccountSending } from "./lifecycle";
 import { CAMPAIGN_START } from "./start-jobs";
 import { registerAbDecisions } from "./ab-test";
+import { campaignNow } from "./records";
 
 /** A scheduled campaign found this late (after downtime) is not sent silently late: it is paused for the user. */
 export const MISSED_GRACE_MS = 3600_000;
@@ -21,7 +20,7 @@ const fmt = (at: Date, timeZone: string) =>
  * sent.
  */
 function startScheduledCampaign(ctx: AppContext, job: Job) {
-  const campaign = job.refId ? ctx.db.select().from(campaigns).where(eq(campaigns.id, job.refId)).get() : undefined;
+  const campaign = job.refId ? campaignNow(ctx, null, job.refId) : null;
   const user = campaign && findUserById(ctx, campaign.userId);
   if (!campaign || !user || campaign.status !== "scheduled") return;
   // Disabling an account cancels its schedules; one that slipped in since is cancelled the same way, never sent.

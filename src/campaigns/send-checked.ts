@@ -1,7 +1,8 @@
 import { conflict } from "../http/errors";
 import type { AppContext } from "../context";
 import type { User } from "../users/queries";
-import { campaignWithoutRecipients, getCampaign, startOrSchedule, typedListIs, typedListText, viewOf } from "./campaigns";
+import { campaignWithoutRecipients, getCampaign, startOrSchedule, viewOf } from "./campaigns";
+import { onConnection, typedListIs, typedListText } from "./records";
 import { nextTurn } from "./turns";
 import { reachOf } from "./delivery-preview";
 import { registrationWarning } from "./registration-warning";
@@ -14,9 +15,9 @@ import { registrationWarning } from "./registration-warning";
  */
 export async function assertRegistrationAcknowledged(ctx: AppContext, user: User, id: string, acknowledged: boolean): Promise<void> {
   // Without its typed list, read only for the warning's count: sendCampaign reads it once for the start.
-  const campaign = campaignWithoutRecipients(ctx, user.id, id);
+  const campaign = await campaignWithoutRecipients(ctx, user.id, id);
   if (!campaign || acknowledged || (campaign.status !== "draft" && campaign.status !== "scheduled")) return;
-  const reach = async () => (await reachOf(ctx, user, { audience: campaign.audience, recipients: getCampaign(ctx, user.id, id).recipients })).groups;
+  const reach = async () => (await reachOf(ctx, user, { audience: campaign.audience, recipients: (await getCampaign(ctx, user.id, id)).recipients })).groups;
   const warning = await registrationWarning(ctx, user, campaign.fromNumber, reach);
   if (warning)
     throw conflict(`${warning.message} ${warning.todo ?? ""} Send with acknowledgeRegistration: true to send anyway.`.replace(/\s+/g, " "), {
@@ -31,11 +32,13 @@ export async function assertRegistrationAcknowledged(ctx: AppContext, user: User
  */
 export async function sendCampaignChecked(ctx: AppContext, user: User, id: string, scheduledAt: string | null, acknowledged: boolean) {
   await assertRegistrationAcknowledged(ctx, user, id, acknowledged);
-  const text = typedListText(ctx, user.id, id);
+  const text = await typedListText(ctx, user.id, id);
   const typed = text === null ? [] : (JSON.parse(text) as string[]);
   await nextTurn();
-  const result = startOrSchedule(ctx, user, id, scheduledAt);
+  const result = await startOrSchedule(ctx, user, id, scheduledAt);
   // The list as started: read again only if an edit changed it meanwhile.
-  const recipients = text !== null && typedListIs(ctx, id, text) ? typed : getCampaign(ctx, user.id, id).recipients;
-  return { campaign: viewOf(ctx, { ...campaignWithoutRecipients(ctx, user.id, id)!, recipients }), ...result };
+  const recipients = text !== null && (await typedListIs(ctx, id, text)) ? typed : (await getCampaign(ctx, user.id, id)).recipients;
+  const row = (await campaignWithoutRecipients(ctx, user.id, id))!;
+  await onConnection(ctx);
+  return { campaign: viewOf(ctx, { ...row, recipients }), ...result };
 }

@@ -1,9 +1,11 @@
 import { and, count, desc, eq, gte, inArray, sql } from "drizzle-orm";
 import { campaignMessageCounts, campaigns } from "../../db/schema";
 import type { AppContext } from "../context";
+import { ready } from "../../db/transaction";
 
 /** Campaigns that will still send: running, paused mid-send, or scheduled. */
-export function countActiveCampaigns(ctx: AppContext, userId: string): number {
+export async function countActiveCampaigns(ctx: AppContext, userId: string): Promise<number> {
+  await ready(ctx.db);
   return ctx.db
     .select({ n: count() })
     .from(campaigns)
@@ -12,8 +14,9 @@ export function countActiveCampaigns(ctx: AppContext, userId: string): number {
 }
 
 /** Names and statuses of some of a user's campaigns, by id: for lists that need no more (no recipients list parsed). */
-export function campaignLabels(ctx: AppContext, userId: string, ids: string[]) {
+export async function campaignLabels(ctx: AppContext, userId: string, ids: string[]) {
   if (!ids.length) return new Map<string, { name: string; status: string }>();
+  await ready(ctx.db);
   const rows = ctx.db
     .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status })
     .from(campaigns)
@@ -22,7 +25,8 @@ export function campaignLabels(ctx: AppContext, userId: string, ids: string[]) {
   return new Map(rows.map((r) => [r.id, { name: r.name, status: r.status }]));
 }
 
-export function campaignsSentSince(ctx: AppContext, userId: string, since: Date, limit: number) {
+export async function campaignsSentSince(ctx: AppContext, userId: string, since: Date, limit: number) {
+  await ready(ctx.db);
   return ctx.db
     .select({ id: campaigns.id, name: campaigns.name, sentAt: campaigns.sentAt, status: campaigns.status })
     .from(campaigns)
@@ -35,6 +39,8 @@ export function campaignsSentSince(ctx: AppContext, userId: string, since: Date,
 /**
  * Messages per campaign and status; `unsent` counts those never accepted by a provider (no sent time). Read from the
  * counts the messages triggers keep (migration 0019): a few primary-key rows per campaign, never its messages.
+ * Synchronous, in its caller's turn: the settle step (the engine's port), a campaign's view (the live frames too)
+ * and an A/B test's report (its decision is a job of the jobs runner's synchronous pass).
  */
 export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
   return ctx.db
@@ -48,7 +54,8 @@ export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
  * An account's campaign messages by status (of each, how many never reached a provider), summed from the kept
  * counts of its campaigns (or of those of them given): a few rows per campaign, however many messages they sent.
  */
-export function accountStatusCounts(ctx: AppContext, userId: string, onlyCampaigns: string[] | null = null) {
+export async function accountStatusCounts(ctx: AppContext, userId: string, onlyCampaigns: string[] | null = null) {
+  await ready(ctx.db);
   return ctx.db
     .select({ status: campaignMessageCounts.status, n: sql<number>`sum(${campaignMessageCounts.n})`, unsent: sql<number>`sum(${campaignMessageCounts.unsent})` })
     .from(campaignMessageCounts)

@@ -1,4 +1,4 @@
-import { getCampaign, viewOf } from "../campaigns/campaigns";
+import { progressView, type viewOf } from "../campaigns/campaigns";
 import type { AppContext } from "../context";
 import { threadOf } from "../conversations/conversations";
 import type { ThreadMessage } from "../conversations/types";
@@ -116,7 +116,8 @@ export function frameOf(ctx: AppContext, userId: string, e: AppEvent): LiveFrame
 /** A campaign as it is now, for its progress frame; null when it was deleted since. */
 export function progressFrame(ctx: AppContext, userId: string, campaignId: string, eventId: number): LiveFrame | null {
   try {
-    return { type: "campaign_progress", eventId, campaign: viewOf(ctx, getCampaign(ctx, userId, campaignId)) };
+    const campaign = progressView(ctx, userId, campaignId);
+    return campaign && { type: "campaign_progress", eventId, campaign };
   } catch {
     return null;
   }

@@ -7,7 +7,7 @@ import { getMessage, withMedia } from "../messages/messages";
 import { MAX_MEDIA_PER_MESSAGE } from "../media/media";
 import { recipientPhone } from "../users/default-country";
 import { recordPurchase } from "../automation/runner";
-import { createCampaign, getCampaign, sendCampaign, viewOf } from "../campaigns/campaigns";
+import { campaignViewOf, createCampaign, sendCampaign } from "../campaigns/campaigns";
 import { assertRegistrationAcknowledged } from "../campaigns/send-checked";
 import { listKeywords } from "../keywords/keywords";
 import { findUserById } from "../users/queries";
@@ -373,7 +373,7 @@ export function publicApiRoutes(ctx: AppContext) {
     .post(
       "/campaigns",
       ({ caller, body, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: "/campaigns", body }, set, () => ({ status: 201, body: createApiCampaign(ctx, caller, body) })),
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/campaigns", body }, set, async () => ({ status: 201, body: await createApiCampaign(ctx, caller, body) })),
       {
         headers: idempotencyHeaders,
         body: t.Object({
@@ -405,9 +405,9 @@ export function publicApiRoutes(ctx: AppContext) {
         await assertRegistrationAcknowledged(ctx, ownerOf(ctx, caller), params.id, acknowledged);
         // The body is hashed as sent (none, or the acknowledgement): a refused send retried with the same key and
         // acknowledgeRegistration runs, since a refusal stores no answer.
-        return idempotent(ctx, caller, headers["idempotency-key"], { path: `/campaigns/${params.id}/send`, body: body ?? null }, set, () => ({
+        return idempotent(ctx, caller, headers["idempotency-key"], { path: `/campaigns/${params.id}/send`, body: body ?? null }, set, async () => ({
           status: 202,
-          body: sendCampaign(ctx, ownerOf(ctx, caller), params.id, null),
+          body: await sendCampaign(ctx, ownerOf(ctx, caller), params.id, null),
         }));
       },
       {
@@ -440,7 +440,7 @@ export function publicApiRoutes(ctx: AppContext) {
       },
     )
     // GET /api/v1/campaigns/:id
-    .get("/campaigns/:id", ({ caller, params }) => viewOf(ctx, getCampaign(ctx, caller.userId, params.id)), {
+    .get("/campaigns/:id", ({ caller, params }) => campaignViewOf(ctx, caller.userId, params.id), {
       params: idParams,
       ...operation({
         operationId: "getCampaign",

@@ -161,7 +161,7 @@ export async function overview(ctx: AppContext, user: User) {
   });
   const perMonth = await figuresIn(ctx, user.id, [...months, ALL_TIME]);
   const total = perMonth.pop()!;
-  const recent = listCampaigns(ctx, user.id, { page: 1, pageSize: RECENT_CAMPAIGNS, archived: false }).data.map((c) => ({
+  const recent = (await listCampaigns(ctx, user.id, { page: 1, pageSize: RECENT_CAMPAIGNS, archived: false })).data.map((c) => ({
     id: c.id,
     name: c.name,
     type: c.type,
@@ -178,7 +178,7 @@ export async function overview(ctx: AppContext, user: User) {
     timezone: zone,
     generatedAt: new Date(now).toISOString(),
     totalContacts: countContacts(ctx, user.id),
-    activeCampaigns: countActiveCampaigns(ctx, user.id),
+    activeCampaigns: await countActiveCampaigns(ctx, user.id),
     allTime: total,
     week: comparison(weekNow!, weekBefore!),
     month: comparison(monthNow!, monthBefore!),
@@ -226,7 +226,7 @@ export async function series(ctx: AppContext, user: User, days: (typeof RANGES)[
     })
     .sort((a, b) => b.sent - a.sent || b.spendMicros - a.spendMicros)
     .slice(0, TOP_CAMPAIGNS);
-  const labels = campaignLabels(ctx, user.id, top.map((c) => c.id));
+  const labels = await campaignLabels(ctx, user.id, top.map((c) => c.id));
   // A campaign deleted since these rows were read has no label left: it leaves the list.
   const campaigns = top.flatMap((c) => {
     const label = labels.get(c.id);

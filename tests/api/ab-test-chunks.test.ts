@@ -70,7 +70,7 @@ test("split and written in chunks as splitAudience splits at once; a crash in th
   expect([early.status, early.body.message]).toEqual([409, "The test's messages are still being written: pick the winner once they are"]);
 
   // Resumed at start-up: 10% of 1,498 (150) dealt to A and B in turn in the split's order, as splitAudience deals them.
-  expect(resumeOutboxWriting(t.ctx)).toBe(1);
+  expect(await resumeOutboxWriting(t.ctx)).toBe(1);
   await waitFor(() => writing(id), (w) => w === null, 50_000);
   const recipients = audience.map((phone): Recipient => ({ phone, contactId: null, firstName: "", lastName: "", email: null, customFields: {} }));
   const split = splitAudience(id, recipients, { variants, testPercent: 10, measure: "replies", decideAfterHours: null });
@@ -94,7 +94,7 @@ test("split and written in chunks as splitAudience splits at once; a crash in th
   // Picked while a writer of the campaign is still ending (its checkpoint): that writer goes on with the winner's.
   crashAt(id, 800);
   const ending = writeInChunks(t.ctx, id);
-  const picked = pickWinnerByUser(t.ctx, findUserById(t.ctx, acc.user.id)!, id, "B");
+  const picked = await pickWinnerByUser(t.ctx, findUserById(t.ctx, acc.user.id)!, id, "B");
   expect(picked.campaign).toMatchObject({ writingOutbox: true, abTest: { winner: "B", decidedBy: "user" } });
   await ending;
   await stopped(id, 2);
@@ -104,7 +104,7 @@ test("split and written in chunks as splitAudience splits at once; a crash in th
   expect(atCrash).toBeLessThanOrEqual(800);
   expect(atCrash + rest(id)).toBe(1_498);
   expect(writing(id)).toMatchObject({ ab: { step: "winner", winner: 1 } });
-  expect(resumeOutboxWriting(t.ctx)).toBe(1);
+  expect(await resumeOutboxWriting(t.ctx)).toBe(1);
   await waitFor(() => writing(id), (w) => w === null, 50_000);
 
   const all = messages(id);
@@ -167,8 +167,8 @@ test("the chunk that ends the split says a new step begins, so the writer sizes 
   db().run("DROP TRIGGER temp.crash_split");
   expect(writing(id)).toMatchObject({ ab: { step: "split" }, cursor: 0 });
   const list = { list: () => typed };
-  expect(writeNextChunk(t.ctx, id, 5_000, list)).toEqual({ done: false, queued: 0, newStep: true });
+  expect(await writeNextChunk(t.ctx, id, 5_000, list)).toEqual({ done: false, queued: 0, newStep: true });
   expect(writing(id)).toMatchObject({ ab: { step: "test", size: 50 }, cursor: 0 });
-  expect(writeNextChunk(t.ctx, id, 5_000, list)).toEqual({ done: true, queued: 50 });
+  expect(await writeNextChunk(t.ctx, id, 5_000, list)).toEqual({ done: true, queued: 50 });
   expect(writing(id)).toBeNull();
 });

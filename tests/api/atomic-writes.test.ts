@@ -59,7 +59,7 @@ describe("campaigns", () => {
     const s = await sender();
     const id = await draft(s.acc);
     failOn("UPDATE OF status", "campaigns", "NEW.status = 'sending'");
-    expect(() => sendCampaign(t.ctx, s.user, id)).toThrow("injected failure");
+    await expect(sendCampaign(t.ctx, s.user, id)).rejects.toThrow("injected failure");
     expect(status(id)).toBe("draft");
     expect(rows(id)).toBe(0);
   });
@@ -93,22 +93,22 @@ describe("campaigns", () => {
     const parked = () => n(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`, id, PARKED);
 
     failOn("UPDATE OF next_attempt_at", "messages", `NEW.next_attempt_at >= ${PARKED}`);
-    expect(() => pauseByUser(t.ctx, s.user.id, id)).toThrow("injected failure");
+    await expect(pauseByUser(t.ctx, s.user.id, id)).rejects.toThrow("injected failure");
     expect([status(id), parked()]).toEqual(["sending", 0]);
     db().exec(`DROP TRIGGER injected_failure`);
-    pauseByUser(t.ctx, s.user.id, id);
+    await pauseByUser(t.ctx, s.user.id, id);
     expect([status(id), parked()]).toEqual(["paused", 3]);
 
     failOn("UPDATE OF next_attempt_at", "messages", `NEW.next_attempt_at < ${PARKED}`);
-    expect(() => resumeByUser(t.ctx, s.user, id)).toThrow("injected failure");
+    await expect(resumeByUser(t.ctx, s.user, id)).rejects.toThrow("injected failure");
     expect([status(id), parked()]).toEqual(["paused", 3]);
     db().exec(`DROP TRIGGER injected_failure`);
 
     failOn("UPDATE OF status", "messages", "NEW.status = 'cancelled'");
-    expect(() => cancelByUser(t.ctx, s.user.id, id)).toThrow("injected failure");
+    await expect(cancelByUser(t.ctx, s.user.id, id)).rejects.toThrow("injected failure");
     expect([status(id), parked()]).toEqual(["paused", 3]);
     db().exec(`DROP TRIGGER injected_failure`);
-    cancelByUser(t.ctx, s.user.id, id);
+    await cancelByUser(t.ctx, s.user.id, id);
     expect(status(id)).toBe("cancelled");
     expect(n(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'cancelled'`, id)).toBe(3);
   });
@@ -117,7 +117,7 @@ describe("campaigns", () => {
     const s = await sender();
     const id = await draft(s.acc);
     failOn("UPDATE OF status", "campaigns", "NEW.status = 'scheduled'");
-    expect(() => sendCampaign(t.ctx, s.user, id, new Date(t.ctx.now() + HOUR).toISOString())).toThrow("injected failure");
+    await expect(sendCampaign(t.ctx, s.user, id, new Date(t.ctx.now() + HOUR).toISOString())).rejects.toThrow("injected failure");
     expect(status(id)).toBe("draft");
     expect(n(`SELECT count(*) AS n FROM jobs WHERE ref_id = ?`, id)).toBe(0);
   });

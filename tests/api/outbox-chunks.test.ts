@@ -93,7 +93,7 @@ describe("a campaign larger than one chunk", () => {
     db().run("DROP TRIGGER temp.crash_midway");
 
     // Start-up: the writing carries on from its cursor.
-    expect(resumeOutboxWriting(t.ctx)).toBe(1);
+    expect(await resumeOutboxWriting(t.ctx)).toBe(1);
     await waitFor(() => writing(id), (w) => !w, 50_000);
     expect(rows(id)).toMatchObject({ n: 6_000, phones: 6_000 });
     const view = (await t.api(`/api/campaigns/${id}`, { token: acc.token })).body;

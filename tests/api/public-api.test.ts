@@ -223,6 +223,15 @@ describe("campaigns", () => {
     expect(sent.status).toBe(202);
     const twice = await call(key, `/api/v1/campaigns/${made.body.id}/send`, "POST", undefined, { "idempotency-key": "send-sale" });
     expect(twice.headers.get("idempotent-replayed")).toBe("true");
+    // The replay answers the stored answer, the campaign as the send answered it (a body stored unawaited was {}).
+    expect(twice.body).toEqual(sent.body);
+    expect(twice.body.campaign).toMatchObject({ id: made.body.id, status: "sending" });
+    const again = { name: "Once", content: "Hi", contactIds: [a.id] };
+    const once = await call(key, "/api/v1/campaigns", "POST", again, { "idempotency-key": "make-once" });
+    const replayed = await call(key, "/api/v1/campaigns", "POST", again, { "idempotency-key": "make-once" });
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.body).toEqual(once.body);
+    expect(replayed.body).toMatchObject({ name: "Once", status: "draft" });
     const done = await waitFor(
       () => call(key, `/api/v1/campaigns/${made.body.id}`).then((r) => r.body),
       (c: any) => c.counts.sent + c.counts.delivered === 2,
