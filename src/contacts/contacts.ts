@@ -183,6 +183,21 @@ export function optOutById(ctx: AppContext, userId: string, id: string, source: 
 }
 
 /**
+ * optOutById in a turn of its own on the connection (ready), never inside another caller's open transaction: the
+ * owner's opt-out (POST /api/contacts/:id/opt-out).
+ */
+export async function optOutByOwner(ctx: AppContext, userId: string, id: string, text: string): Promise<ContactRow> {
+  await ready(ctx.db);
+  return optOutById(ctx, userId, id, "manual", text);
+}
+
+/** optOutContact in a turn of its own on the connection (or the caller's transaction): the public API's opt-out. */
+export async function optOutPhone(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): Promise<ContactRow> {
+  await ready(ctx.db);
+  return optOutContact(ctx, userId, phone, source, text);
+}
+
+/**
  * STOP and friends (for the keyword and sending domains): opts the number out, creating a bare contact
  * when the number is unknown so later sends still skip it. `phone` is E.164.
  */

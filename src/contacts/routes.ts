@@ -6,7 +6,7 @@ import { badRequest } from "../http/errors";
 import { pageOf, pagingQuery } from "../http/paging";
 import {
   bulkTagInChunks, contactCounters, contactView, deleteContact, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
-  normalizeTags, optOutById,
+  normalizeTags, optOutByOwner,
 } from "./contacts";
 import { onDatabaseReplaced } from "../backups/backups";
 import { failInterruptedImports, getImportJob, listImportJobs, previewUpload, receiveCsvUpload, startCsvImport } from "./csv-import";
@@ -263,7 +263,7 @@ export function contactRoutes(ctx: AppContext) {
     // POST /api/contacts/:id/opt-out
     .post(
       "/:id/opt-out",
-      ({ user, params, body }) => contactView(optOutById(ctx, user.id, params.id, "manual", body?.text?.trim() || "Opted out by the account owner")),
+      async ({ user, params, body }) => contactView(await optOutByOwner(ctx, user.id, params.id, body?.text?.trim() || "Opted out by the account owner")),
       { auth: true, params: idParams, body: t.Optional(t.Object({ text: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))) })) },
     );
 }

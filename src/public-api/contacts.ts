@@ -1,4 +1,4 @@
-import { contactsAfter, contactView, deleteContact, findByPhone, getContact, normalizeTags, optOutContact } from "../contacts/contacts";
+import { contactsAfter, contactView, deleteContact, findByPhone, getContact, normalizeTags, optOutPhone } from "../contacts/contacts";
 import { createContact, updateContact, type ContactInput } from "../contacts/manual";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
@@ -87,6 +87,6 @@ export async function deleteApiContact(ctx: AppContext, userId: string, id: stri
 }
 
 /** Records an opt-out the caller's system received (e.g. an unsubscribe in a shop), as the 'api' source. */
-export function addOptOut(ctx: AppContext, userId: string, phone: string) {
-  return contactView(optOutContact(ctx, userId, recipientPhone(ctx, userId, phone), "api", "Opted out through the API"));
+export async function addOptOut(ctx: AppContext, userId: string, phone: string) {
+  return contactView(await optOutPhone(ctx, userId, recipientPhone(ctx, userId, phone), "api", "Opted out through the API"));
 }

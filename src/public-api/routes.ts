@@ -248,7 +248,7 @@ export function publicApiRoutes(ctx: AppContext) {
     .post(
       "/opt-outs",
       ({ caller, body, headers, set }) =>
-        idempotent(ctx, caller, headers["idempotency-key"], { path: "/opt-outs", body }, set, () => ({ status: 201, body: addOptOut(ctx, caller.userId, body.phone) })),
+        idempotent(ctx, caller, headers["idempotency-key"], { path: "/opt-outs", body }, set, async () => ({ status: 201, body: await addOptOut(ctx, caller.userId, body.phone) })),
       {
         headers: idempotencyHeaders,
         body: t.Object({ phone }),

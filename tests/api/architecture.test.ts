@@ -413,9 +413,9 @@ const ALLOWED: Record<string, string> = {
   "contacts/contacts.ts exports recordConsent, which uses the database, not async (not async)":
     "the consent log is written in its caller's transaction: the opt-outs and opt-ins below (synchronous), a contact added by hand (ctx.withTransaction)",
   "contacts/contacts.ts exports optOutById, which uses the database, not async (not async)":
-    "the automation runner's opt-out action, synchronous code inside its ctx.withTransaction; the route's opt-out calls it as before",
+    "the automation runner's opt-out action, synchronous code inside its ctx.withTransaction; the owner's opt-out route through optOutByOwner, which awaits ready first",
   "contacts/contacts.ts exports optOutContact, which uses the database, not async (not async)":
-    "STOP in the inbound flow's ctx.withTransaction (which awaits nothing) and a confirmed possible opt-out; the engine's outbox store opts out synchronously; the public API's opt-out",
+    "STOP in the inbound flow's ctx.withTransaction (which awaits nothing) and a confirmed possible opt-out; the engine's outbox store opts out synchronously; the public API's opt-out through optOutPhone, which awaits ready first",
   "contacts/contacts.ts exports optInContact, which uses the database, not async (not async)": "START and a keyword's opt-in, in the inbound flow's ctx.withTransaction, which awaits nothing",
   "contacts/contacts.ts exports createFromInbound, which uses the database, not async (not async)": "an inbound text's new contact, in the inbound flow's ctx.withTransaction, which awaits nothing",
   "contacts/contacts.ts exports bulkTag, which uses the database, not async (not async)":
