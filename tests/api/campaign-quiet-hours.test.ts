@@ -2,7 +2,7 @@
 // now", quiet hours turned off or moved letting go what they held, transactional one-off texts never held, and held
 // messages shown in a thread as waiting until the end of quiet hours on the recipient's clock.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { startTrial } from "../../src/licenses/licenses";
+import { trialFrom } from "../support/trial";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -40,7 +40,7 @@ const patchSettings = (acc: Account, body: unknown) => t.api("/api/user/settings
 /** An account sending through the simulator from one unthrottled number, quiet hours at their default (21:00-08:00). */
 async function sender() {
   const acc = await t.signUpVerified();
-  await startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
+  await trialFrom(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });
   const numbers = await get(acc, `/api/providers/${provider.body.id}/available-numbers`);

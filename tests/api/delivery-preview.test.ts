@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { startTrial } from "../../src/licenses/licenses";
+import { trialFrom } from "../support/trial";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";
 
@@ -234,7 +234,7 @@ describe("POST /api/campaigns/preview-delivery", () => {
 async function sender(settings: Record<string, unknown> = {}) {
   const acc = await account(settings);
   // The plan in force on the fake clock's day (sign-up started a trial today, after that day).
-  await startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
+  await trialFrom(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   expect(provider.status).toBe(201);
   await t.api(`/api/sms-providers/${provider.body.id}`, { method: "PATCH", token: acc.token, body: { settings: { deliveryDelayMs: 20 } } });

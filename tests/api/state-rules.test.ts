@@ -3,7 +3,7 @@
 // the held reason as the recipients list, the thread and the API say it; an administrator's line changing the
 // outcome; a contact's own state winning over the area code; the table itself and its area codes.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { startTrial } from "../../src/licenses/licenses";
+import { trialFrom } from "../support/trial";
 import { NANP_ZONE_CODES } from "../../src/sending/recipient-zone";
 import { BUILT_IN_STATE_RULES, holdFor, stateOfNumber, US_AREA_CODES } from "../../src/sending/state-rules";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -43,7 +43,7 @@ const get = (acc: Account, path: string) => t.api(path, { token: acc.token });
 /** An account sending through the simulator from one unthrottled number, quiet hours at their default (21:00-08:00). */
 async function sender() {
   const acc = await t.signUpVerified();
-  await startTrial(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
+  await trialFrom(t.ctx, acc.user.id, new Date("2026-03-01T00:00:00.000Z"));
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   await t.api(`/api/sms-providers/${provider.body.id}`, {
     method: "PATCH",
