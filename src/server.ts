@@ -244,7 +244,9 @@ async function serve(
     let response: Response;
     if (isShortLinkPath(path)) {
       // Short links (src/links/redirect.ts): first, so a campaign's clicks pass nothing else on their way.
-      response = await redirectShortLink(ctx, request, path, resolveClientIp(request, srv.requestIP(request)?.address ?? "", config.trustedProxies));
+      const answered = redirectShortLink(ctx, request, path, resolveClientIp(request, srv.requestIP(request)?.address ?? "", config.trustedProxies));
+      // At once, with no await, unless a transaction is open (an await on every click doubled the redirect's p95).
+      response = answered instanceof Promise ? await answered : answered;
     } else if (path === "/ws") {
       const refused = live.upgrade(request, srv);
       if (!refused) return undefined;

@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import { addressClass } from "./address-class";
 import { recordHit } from "./clicks";
-import { findShortLink } from "./links";
+import { findShortLink, type ShortLink } from "./links";
 import { CODE_ALPHABET, CODE_LENGTH, LINK_PATH } from "./text";
 
 /**
@@ -21,10 +21,15 @@ const page = (status: number, title: string, text: string) =>
 
 export const isShortLinkPath = (path: string) => path.startsWith(LINK_PATH);
 
-export async function redirectShortLink(ctx: AppContext, request: Request, path: string, address: string | null): Promise<Response> {
+export function redirectShortLink(ctx: AppContext, request: Request, path: string, address: string | null): Response | Promise<Response> {
   const code = path.slice(LINK_PATH.length);
   if (request.method !== "GET" && request.method !== "HEAD") return new Response("Method not allowed", { status: 405, headers: { allow: "GET, HEAD" } });
-  const link = CODE_RE.test(code) ? await findShortLink(ctx, code) : null;
+  const found = CODE_RE.test(code) ? findShortLink(ctx, code) : null;
+  // Answered in the request's own turn unless a transaction is open (src/links/links.ts findShortLink).
+  return found instanceof Promise ? found.then((link) => answer(ctx, request, link, address)) : answer(ctx, request, found, address);
+}
+
+function answer(ctx: AppContext, request: Request, link: ShortLink | null, address: string | null): Response {
   if (!link) return page(404, "Link not found", "This link does not exist. Check that it was copied whole.");
   const now = ctx.now();
   const h = request.headers;
