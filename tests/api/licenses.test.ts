@@ -345,5 +345,5 @@ describe("one trial per account (migration 0077)", () => {
       old.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
