@@ -39,8 +39,11 @@ export async function insertUser(
  */
 export async function holdAccount(ctx: AppContext, id: string): Promise<boolean> {
   await ready(ctx.db);
-  return ctx.db.$client.query(`UPDATE users SET updated_at = updated_at WHERE id = ?`).run(id).changes > 0;
+  return ctx.db.$client.query(HOLD_ACCOUNT_SQL).run(id).changes > 0;
 }
+
+/** holdAccount's statement (parameter: the account's id), the same text on PostgreSQL. */
+export const HOLD_ACCOUNT_SQL = `UPDATE users SET updated_at = updated_at WHERE id = ?`;
 
 export async function updateUser(ctx: AppContext, id: string, fields: Partial<Omit<User, "id" | "createdAt">>): Promise<User> {
   await ready(ctx.db);

@@ -9,6 +9,7 @@ import { migratePostgres } from "../../db/postgres/migrate";
 import { WRITE_CODE_SQL } from "../../src/auth/email-verification";
 import { COUNT_FAILURE_SQL, FORGET_AFTER_MS } from "../../src/auth/lockout";
 import { HIT_SQL } from "../../src/auth/rate-windows";
+import { HOLD_ACCOUNT_SQL } from "../../src/users/queries";
 import { throwawayDatabase, type ThrowawayDatabase } from "../support/postgres";
 
 let pg: ThrowawayDatabase;
@@ -130,5 +131,34 @@ describe("on PostgreSQL, the same statements", () => {
     }
     const [row] = await pg.sql`SELECT code_hash, sends_in_window, sent_at FROM email_verifications WHERE user_id = 'u1'`;
     expect({ hash: row.code_hash, sends: Number(row.sends_in_window), sentAt: Number(row.sent_at) }).toEqual({ hash: "h1", sends: 2, sentAt: later });
+  });
+
+  test("a license queued after the account's others: the second redemption, holding the account, waits and reads the first's period", async () => {
+    await pg.sql.unsafe(`INSERT INTO users (id, email, password_hash, first_name, last_name) VALUES ('u2', 'bo@example.com', NULL, 'Bo', 'Ng')`);
+    const now = 20_000_000_000;
+    const END = `SELECT max(expires_at) AS e FROM licenses WHERE user_id = 'u2' AND plan_id = 'professional' AND source <> 'trial'`;
+    const add = (sql: SQL, start: number) =>
+      sql.unsafe(`INSERT INTO licenses (id, user_id, plan_id, source, starts_at, expires_at, created_at) VALUES ($1, 'u2', 'professional', 'code', $2, $3, $4)`, [
+        crypto.randomUUID(),
+        start,
+        start + 1000,
+        now,
+      ]);
+    const { one, two, release } = await twoTransactions();
+    try {
+      expect((await rows(one, HOLD_ACCOUNT_SQL, ["u2"])).length).toBe(0);
+      const start1 = Math.max(now, Number((await one.unsafe(END))[0].e ?? 0));
+      await add(one, start1);
+      const held = rows(two, HOLD_ACCOUNT_SQL, ["u2"]);
+      expect(await stillWaiting(held)).toBe(true);
+      await one.unsafe("COMMIT");
+      await held;
+      const start2 = Math.max(now, Number((await two.unsafe(END))[0].e ?? 0));
+      await add(two, start2);
+      await two.unsafe("COMMIT");
+      expect([start1, start2]).toEqual([now, now + 1000]);
+    } finally {
+      release();
+    }
   });
 });
