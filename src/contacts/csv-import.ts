@@ -277,11 +277,12 @@ const CHECKPOINT_ROWS = { ask: 20_000, wait: 40_000 };
  * 300 and 420 (scripts/bench/import.ts --rss-log). So a full collection, between two transactions, whenever the
  * process holds more than this: 300,000 rows peaked at 360 MB collecting after every batch of 10,000 rows, 422 MB
  * with a young generation's collection (bun:jsc edenGC) instead; a million at 410 MB collecting after a batch when
- * over 300 MB (the process grows 50-100 MB within a batch), at 394 (diverse) and 363 (plain) checking between
- * transactions when over 320 (README, Benchmarks). The full collection took 16-146 ms at a load average of 13-14
- * (about 60 MB of live heap), so it runs only when the process is over budget.
+ * over 300 MB (the process grows 50-100 MB within a batch); checking between transactions, over 320 MB peaked at
+ * 394 (diverse, load 13-16) and 402 (load 3.5), over 288 at 396 (diverse) and 328 (plain), load 3 (README,
+ * Benchmarks). The full collection took 16-146 ms at a load average of 13-14 (about 60 MB of live heap), so it runs
+ * only when the process is over budget.
  */
-const GC_ABOVE = 320 * 1048576;
+const GC_ABOVE = 288 * 1048576;
 
 /**
  * Reads the file and stores it in transactions of about SLICE_TARGET_MS each, the number of rows in the next one
