@@ -57,6 +57,8 @@ type Lane = {
   number: SenderNumber;
   window: SlidingWindow;
   inFlight: number;
+  /** The recipients this number has a call in flight to: the next text to one of them waits for it (see runLane). */
+  callingPhones: Set<string>;
   /** Nothing to claim before this instant (drained, deferred, or told to wait by a long Retry-After). */
   idleUntil: number;
   /** Share of the configured rate in use: cut once per window with 429s, won back window by window. */
@@ -231,6 +233,7 @@ export class SendingManager {
       number,
       window,
       inFlight: 0,
+      callingPhones: new Set(),
       idleUntil: 0,
       share: 1,
       throttleWindow: { from: now, calls: 0, throttled: 0 },
@@ -302,13 +305,19 @@ export class SendingManager {
       lane.idleUntil = next === null ? now + 60_000 : Math.max(next, now + 1);
       return lane.idleUntil;
     }
+    // One call at a time to a person from one number: texts due together (a drip's steps after a backlog, a chat
+    // reply beside a campaign's text) reach the provider in the order they were due, not racing each other. The ones
+    // held back stay queued and are claimed again once the call before them has answered.
+    const first = new Set<string>();
+    const sendable = rows.filter((row) => !lane.callingPhones.has(row.phone) && !first.has(row.phone) && first.add(row.phone));
+    if (!sendable.length) return now + 5;
     const taken: Slots[] = [];
-    const admitted = await this.store.admit(rows, now, {
+    const admitted = await this.store.admit(sendable, now, {
       fits: (row) => lane.window.fits(now, row.segments) && accountWindow.fits(now, row.segments),
       take: (row) => void taken.push({ lane: lane.window.record(now, row.segments), account: accountWindow.record(now, row.segments) }),
     });
     admitted.forEach((row, i) => void this.dispatch(transport, account.id, lane, accountWindow, row, taken[i]!));
-    if (!admitted.length && rows.length < limit) return now + 1;
+    if (!admitted.length && sendable.length < limit) return now + 1;
     // The next call is due on the number's schedule, not at once: calls are spread over the second.
     return Math.max(lane.window.nextFreeAt(now), accountWindow.nextFreeAt(now));
   }
@@ -316,6 +325,7 @@ export class SendingManager {
   private async dispatch(transport: Transport, accountId: string, lane: Lane, accountWindow: SlidingWindow, row: OutboxRow, slots: Slots) {
     lane.inFlight++;
     this.inFlight++;
+    lane.callingPhones.add(row.phone);
     const startedAt = this.clock.now();
     lane.window.sentAt(slots.lane, startedAt);
     accountWindow.sentAt(slots.account, startedAt);
@@ -328,6 +338,7 @@ export class SendingManager {
     }
     lane.inFlight--;
     this.inFlight--;
+    lane.callingPhones.delete(row.phone);
     if (!this.outcomes.length) this.outcomesSince = this.clock.now();
     this.outcomes.push(done);
     // The first of a batch sets when the loop next looks; a full batch is recorded at once.
