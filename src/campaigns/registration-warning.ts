@@ -52,7 +52,7 @@ export async function registrationWarning(
     return null; // Not an active number: the send itself says so.
   }
   if (!sender) return null;
-  const view = registrationOfSender(ctx, user.id, sender.n.phoneNumber);
+  const view = await registrationOfSender(ctx, user.id, sender.n.phoneNumber);
   if (!view?.blocksUs || (view.program !== "10dlc" && view.program !== "toll_free")) return null;
   const state = view.state as RegistrationWarning["state"];
   const served = view.program === "toll_free" ? ["US", "CA"] : ["US"];

@@ -424,7 +424,9 @@ export async function mergeContacts(ctx: AppContext, userId: string, primaryId: 
   });
 }
 
-export function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: string, exceptId?: string) {
+/** 409 when another contact of the owner has this phone; awaited inside the caller's ctx.withTransaction. */
+export async function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: string, exceptId?: string): Promise<void> {
+  await ready(ctx.db);
   const existing = findByPhone(ctx, userId, phone);
   if (existing && existing.id !== exceptId) {
     // The existing contact's id and name let the form offer to open or merge it rather than end at an error.

@@ -21,7 +21,7 @@ export type ContactInput = {
  */
 export async function createContact(ctx: AppContext, userId: string, c: ContactInput) {
   return ctx.withTransaction(async () => {
-    if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone);
+    if (c.phone) await assertNoDuplicatePhone(ctx, userId, c.phone);
     const { notice } = assertWithinLimit(ctx, userId, "contacts", 1);
     const at = new Date(ctx.now());
     const id = newId();
@@ -56,7 +56,7 @@ export async function createContact(ctx: AppContext, userId: string, c: ContactI
 export async function updateContact(ctx: AppContext, userId: string, id: string, c: ContactInput) {
   return ctx.withTransaction(async () => {
     await getContact(ctx, userId, id);
-    if (c.phone) assertNoDuplicatePhone(ctx, userId, c.phone, id);
+    if (c.phone) await assertNoDuplicatePhone(ctx, userId, c.phone, id);
     ctx.db
       .update(contacts)
       .set({

@@ -206,10 +206,11 @@ function summaryOf(numbers: NumberRegistrationView[]): string {
 }
 
 /**
- * The registration of the number a campaign sends from, by its E.164 number (the campaign's warning). Synchronous
- * still: the delivery preview and the send's check (campaigns/registration-warning.ts) read it synchronously.
+ * The registration of the number a campaign sends from, by its E.164 number (the campaign's warning): the delivery
+ * preview and the send's check (campaigns/registration-warning.ts) await it.
  */
-export function registrationOfSender(ctx: AppContext, userId: string, phoneNumber: string): NumberRegistrationView | null {
+export async function registrationOfSender(ctx: AppContext, userId: string, phoneNumber: string): Promise<NumberRegistrationView | null> {
+  await ready(ctx.db);
   const j = numbersWithAccounts(ctx, userId).find((x) => x.n.phoneNumber === phoneNumber);
   return j ? viewOf(j.n, registrationOf(ctx, j.n.id), j.account.provider) : null;
 }

@@ -261,7 +261,7 @@ const ALLOWED: Record<string, string> = {
     "the plan checks count numbers through ctx.usageCounts inside synchronous transactions",
   "phone-numbers/numbers.ts exports numberById, which uses the database, not async (not async)": "the sending engine's outbox store reads the sender synchronously",
   "phone-numbers/numbers.ts exports numbersWithAccounts, which uses the database, not async (not async)":
-    "the campaign's registration warning (registrationOfSender) and keywords' check of the numbers a keyword listens on read it synchronously",
+    "the campaign's registration warning (registrationOfSender, in its turn after ready) and keywords' check of the numbers a keyword listens on read it synchronously",
   "providers/accounts.ts exports findProviderById, which uses the database, not async (not async)":
     "the sending engine's outbox store and the reconciliation of messages a crash cut off read the account synchronously",
   "providers/accounts.ts exports providersByIds, which uses the database, not async (not async)":
@@ -454,6 +454,37 @@ const ALLOWED: Record<string, string> = {
   "contacts/name-order.ts exports keyEarlierNames, which uses the database, not async (not async)":
     "keys the names of contacts from before migration 0052 when the routes are built, before the server answers, and in a restore's synchronous database-replaced hooks",
   "contacts/name-order.ts begins a synchronous transaction (not async)": "keyEarlierNames' pieces, as above; an import's names are added in ctx.withTransaction",
+  // Found once the check read exported arrows and functions reaching the database through a helper of their file
+  // (issue 30 item 3): the synchronous callers each one serves.
+  "auth/sessions.ts exports liveSessionUserId, which uses the database, not async (not async)":
+    "the live sockets (live/socket.ts) check a socket's session synchronously, at the upgrade and on its periodic recheck, through resolveNow as resolveSession does for requests",
+  "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
+    "not the app's connection: reads the schema of a backup's database file (and of a fresh one migrated to compare), each opened with bun:sqlite by the inspection",
+  "campaigns/records.ts exports onConnection, which uses the database, not async (not async)":
+    "runs no statement: answers ready's own value (db/transaction.ts), which every caller awaits before its synchronous reads",
+  "campaigns/records.ts exports checkpointsOf, which uses the database, not async (not async)":
+    "runs no record statement: the outbox writer (outbox-writer.ts writeInChunks) holds the connection's WAL checkpoints off thread (db/checkpoints.ts) for its run, a setting of the raw client",
+  "contacts/contacts.ts exports storedTotal, which uses the database, not async (not async)":
+    "the plan checks count contacts through countContacts (stats.ts) inside synchronous transactions; listContacts reads it in its turn after ready",
+  "contacts/importer.ts exports beginBulkWrites, which uses the database, not async (not async)":
+    "a CSV import (csv-import.ts) sets the connection's bulk-write settings on the raw client as it begins, restored by the function it answers",
+  "contacts/importer.ts exports beginSearchImport, which uses the database, not async (not async)": "as beginBulkWrites: the search index's automerge setting for an import's run",
+  "contacts/importer.ts exports restoreSearchMerges, which uses the database, not async (not async)":
+    "at start, in failInterruptedImports (synchronous, before the server serves), the search index's usual automerge again",
+  "contacts/importer.ts exports mergeSearchIndex, which uses the database, not async (not async)":
+    "one step of the search index's merge, run by the import's background merge (csv-import.ts mergeDown) right after it awaited ready, timed step by step",
+  "contacts/search.ts exports namePage, which uses the database, not async (not async)": "listContacts reads its page synchronously in its turn after ready, with the total it counted",
+  "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as namePage: listContacts' search page, in its turn after ready",
+  "conversations/conversations.ts exports threadOf, which uses the database, not async (not async)":
+    "the live frames (live/frames.ts) build each new_message in the hub's synchronous read of the event log; its route reads it the same way",
+  "links/links.ts exports shortenText, which uses the database, not async (not async)":
+    "as shortener: a drip step's text (drips/runner.ts, in the jobs runner's synchronous pass), an automation reply (in its runner's ctx.withTransaction, called synchronously) and a keyword reply (the inbound flow's transaction, which awaits nothing) write their short links with their message",
+  "media/media.ts exports heldMediaIds, which uses the database, not async (not async)":
+    "a campaign's media, read by campaigns/outbox.ts (segmentsEach, segmentsPerMessage, writeOutbox) synchronously, the last in the outbox writer's synchronous transaction",
+  "state-rules/overrides.ts exports stateRulesInForce, which uses the database, not async (not async)":
+    "as stateRuleOverrides: the outbox store's checks at sending (messages), a drip step (the jobs runner's synchronous pass) and the delivery preview read it synchronously",
+  "users/default-country.ts exports recipientPhone, which uses the database, not async (not async)":
+    "as defaultCountryOf: sendText (outbound), a new chat's thread (conversations sendChat), the public API's contacts and a provider's test send read a typed phone synchronously, sendText and sendChat inside their transactions",
 };
 
 /**
@@ -671,7 +702,7 @@ describe("the checks themselves, on planted file sets", () => {
     ]);
   });
 
-  test("a synchronous transaction or record in a converted folder is found; async ones and other folders pass", () => {
+  test("a synchronous transaction or record in a converted folder is found, an exported arrow and one reaching the database through a helper of its file too; async ones and other folders pass", () => {
     const files = planted({
       "support/store.ts": [
         "export function store(ctx: AppContext, m: M) {\n  ctx.db.$client.transaction(() => insert(m))();\n}",
@@ -683,11 +714,32 @@ describe("the checks themselves, on planted file sets", () => {
       "support/count.ts": "export function countAll(db: Db): number {\n  return db.select().get();\n}",
       "support/routes.ts": "export function supportRoutes(ctx: AppContext) {\n  return new Elysia().post('/api/contact', async () => store(ctx));\n}",
       "jobs/jobs.ts": "export function claim(ctx: AppContext) {\n  ctx.db.transaction(() => {});\n}",
+      // An exported arrow using the database; an async arrow and one that does not use it pass.
+      "support/held.ts": [
+        "export const heldIds = (ctx: AppContext, holder: string): string[] =>\n  ctx.db.select().from(held).all().map((r) => r.id);",
+        "export const heldNow = async (ctx: AppContext, holder: string) => {\n  await ready(ctx.db);\n  return ctx.db.select().from(held).all();\n};",
+        "export const holderOf = (ctx: AppContext, id: string) => `campaign:${id}`;",
+      ].join("\n"),
+      // Exported functions reaching the database through helpers of their file, one and two calls deep; an async
+      // helper stops the chain (its caller gets a Promise), and so does an async export.
+      "support/usage.ts": [
+        "function rowOf(ctx: AppContext, id: string) {\n  return ctx.db.select().from(plans).where(eq(plans.id, id)).get();\n}",
+        "const limitOf = (ctx: AppContext, id: string) => rowOf(ctx, id)?.limit ?? 0;",
+        "export function usageOf(\n  ctx: AppContext,\n  id: string,\n): Usage {\n  return { limit: limitOf(ctx, id) };\n}",
+        "export const planOf = (ctx: AppContext, id: string) => rowOf(ctx, id);",
+        "export async function usageNow(ctx: AppContext, id: string) {\n  await ready(ctx.db);\n  return usageOf(ctx, id);\n}",
+        "async function loadRow(ctx: AppContext, id: string) {\n  await ready(ctx.db);\n  return ctx.db.select().from(plans).get();\n}",
+        "export function later(ctx: AppContext, id: string) {\n  return loadRow(ctx, id);\n}",
+        "export function nameOf(ctx: AppContext, plan: Plan) {\n  return plan.name;\n}",
+      ].join("\n"),
     });
     expect(syncInAsyncFolders(files.set, (file) => file.startsWith("support/"))).toEqual([
       "support/count.ts exports countAll, which uses the database, not async (not async)",
+      "support/held.ts exports heldIds, which uses the database, not async (not async)",
       "support/store.ts begins a synchronous transaction (not async)",
       "support/store.ts exports store, which uses the database, not async (not async)",
+      "support/usage.ts exports planOf, which uses the database, not async (not async)",
+      "support/usage.ts exports usageOf, which uses the database, not async (not async)",
     ]);
   });
 

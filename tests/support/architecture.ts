@@ -176,11 +176,69 @@ export function flowsImportingRoutes(sources: Map<string, string>, imports: Impo
   ].sort();
 }
 
+/** A top-level function of a file: a declaration, or a const holding an arrow or a function expression. */
+type Definition = { name: string; exported: boolean; async: boolean; firstParam: string; body: string };
+
+const DECLARATION = /^(export\s+)?(?:default\s+)?(async\s+)?function\s*\*?\s*(\w+)\s*[<(]/;
+const ARROW = /^(export\s+)?(?:const|let)\s+(\w+)\s*(?::[^=\n]+)?=\s*(async\s+)?(?:function\b|(?:<[^>\n]*>\s*)?\([^\n]*?(?:=>|$)|\w+\s*=>)/;
+
+/**
+ * The top-level functions of a source without comments. A body runs from its first line to the next line that starts
+ * at the margin with anything but a closing bracket (so a one-line arrow and a block body are read alike).
+ */
+export function definitionsOf(code: string): Definition[] {
+  const lines = code.split("\n");
+  const out: Definition[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const d = line.match(DECLARATION);
+    const a = d ? null : line.match(ARROW);
+    if (!d && !a) continue;
+    let j = i + 1;
+    while (j < lines.length && !/^[^\s})\]]/.test(lines[j]!)) j++;
+    const body = lines.slice(i, j).join("\n");
+    // The first parameter's name, read from the body (it may stand on the next line).
+    const param = (from: RegExp) => body.match(from)?.[1] ?? "";
+    if (d) out.push({ name: d[3]!, exported: !!d[1], async: !!d[2], firstParam: param(/function\s*\*?\s*\w+\s*(?:<[^>]*>)?\s*\(\s*(\w*)/), body });
+    else {
+      const p = param(/=\s*(?:async\s+)?(?:function\b\s*\*?\s*\w*\s*)?(?:<[^>]*>\s*)?\(\s*(\w*)/) || param(/=\s*(?:async\s+)?(\w+)\s*=>/);
+      out.push({ name: a![2]!, exported: !!a![1], async: !!a![3], firstParam: p, body });
+    }
+  }
+  return out;
+}
+
+/** A body that uses the database itself: the context's connection, a `db` handle, the raw client. */
+const USES_DB = /\bctx\.db\b|\bdb\.|\$client/;
+
+/**
+ * The synchronous functions of a file that use the database, themselves or through one or more synchronous
+ * functions of the same file that do (a call graph of the file, by name). An async function stops the chain: what
+ * calls it gets a Promise.
+ */
+export function syncDbFunctions(code: string): Definition[] {
+  const defs = definitionsOf(code).filter((d) => !d.async);
+  const using = new Set(defs.filter((d) => USES_DB.test(d.body)).map((d) => d.name));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const d of defs) {
+      if (using.has(d.name)) continue;
+      if ([...using].some((name) => name !== d.name && new RegExp(`(?<![\\w.$])${name}\\s*(?:<[^>\\n]*>)?\\(`).test(d.body))) {
+        using.add(d.name);
+        grew = true;
+      }
+    }
+  }
+  return defs.filter((d) => using.has(d.name));
+}
+
 /**
  * In folders converted to records an async engine can serve (issue 30 item 2): a synchronous transaction
  * (bun:sqlite's or drizzle's `.transaction(`, where `ctx.withTransaction` is the record-level one), and an exported
- * function given the context or the database (`ctx: AppContext`, `db: Db`) whose body uses the database (`ctx.db`,
- * `db.`) and is not async. (Route builders and registrations are given the context but run no statement.)
+ * function (a declaration, or a const holding an arrow or function expression) given the context or the database
+ * first (`ctx`, `db`) that is not async and uses the database (`ctx.db`, `db.`, `$client`) in its body or through
+ * synchronous functions of the same file that do, one or more calls deep. (Route builders and registrations are given
+ * the context but run no statement.)
  */
 export function syncInAsyncFolders(sources: Map<string, string>, isConverted: (file: string) => boolean): string[] {
   const out: string[] = [];
@@ -188,10 +246,8 @@ export function syncInAsyncFolders(sources: Map<string, string>, isConverted: (f
     if (!isConverted(file)) continue;
     const code = withoutComments(text);
     if (/\.transaction\(/.test(code)) out.push(`${file} begins a synchronous transaction (not async)`);
-    for (const m of code.matchAll(/^export function (\w+)\s*(?:<[^>]*>)?\(\s*(?:ctx|db)\s*:\s*(?:AppContext|Db)\b/gm)) {
-      const end = code.indexOf("\n}", m.index);
-      const body = code.slice(m.index, end < 0 ? undefined : end);
-      if (/\bctx\.db\b|\bdb\.|\$client/.test(body)) out.push(`${file} exports ${m[1]}, which uses the database, not async (not async)`);
+    for (const d of syncDbFunctions(code)) {
+      if (d.exported && /^(ctx|db)$/.test(d.firstParam)) out.push(`${file} exports ${d.name}, which uses the database, not async (not async)`);
     }
   }
   return out.sort();
