@@ -76,7 +76,7 @@ async function serve(mode: Mode, dataDir: string, hubSource?: string) {
   await grantLicense(ctx, userId, "enterprise", 30);
   const provider = await call("/api/sms-providers", reg.token, { provider: "simulator", displayName: "Sim" });
   await call("/api/phone-numbers", reg.token, { providerId: provider.id, phoneNumber: SENDER });
-  const account = findProviderById(ctx, provider.id)!;
+  const account = (await findProviderById(ctx, provider.id))!;
   // Texts until the log is one event short of the most a socket may replay (each text appends two or three).
   const events = () => countEvents(ctx, { userId, afterId: 0, upTo: Number.MAX_SAFE_INTEGER, atMost: MAX_REPLAY + 1 });
   for (let i = 0; events() <= MAX_REPLAY - 3; i++) {

@@ -266,7 +266,7 @@ export function contactStateField(ctx: AppContext, userId: string, phone: string
  * sending (src/messages/outbox-store.ts): one statement prepared on the connection of the moment, as the store
  * prepares its own (a restore builds the store again).
  */
-export function optedOutReader(ctx: AppContext): (userId: string, phone: string) => boolean {
+export async function optedOutReader(ctx: AppContext): Promise<(userId: string, phone: string) => boolean> {
   const st = ctx.db.$client.prepare(`SELECT 1 FROM contacts WHERE user_id = ? AND phone = ? AND status = 'opted_out'`);
   return (userId, phone) => !!st.get(userId, phone);
 }

@@ -35,7 +35,7 @@ async function boundedBytes(res: Response, cap: number): Promise<Uint8Array> {
 }
 
 async function copyItems(ctx: AppContext, messageId: string, providerId: string, last: boolean) {
-  const account = findProviderById(ctx, providerId);
+  const account = await findProviderById(ctx, providerId);
   const items = await pendingMediaOf(ctx, messageId);
   if (!account) {
     for (const item of items) await markMediaFailure(ctx, item.id, "The provider account was deleted before this item could be copied", true);

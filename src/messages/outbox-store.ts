@@ -30,8 +30,8 @@ type SendingSettings = { timezone: string; quietHoursEnabled: number; quietHours
  */
 export function outboxStore(ctx: AppContext): OutboxStore {
   const db = ctx.db.$client;
-  // The contact's consent, read at the moment of sending: the contacts record's statement.
-  const optedOut = optedOutReader(ctx);
+  // The contact's consent, read at the moment of sending: the contacts record's statement, prepared on first use.
+  let optedOutReady: ReturnType<typeof optedOutReader> | undefined;
   const st: Record<string, Statement> = {
     // A disabled account's rows are never claimed, whenever they were written: the owner is checked in the claim
     // itself, and its lanes find nothing due (they stay queued until an administrator enables the account).
@@ -130,18 +130,18 @@ export function outboxStore(ctx: AppContext): OutboxStore {
     },
 
     admit(claimed, now, pace) {
-      // One transaction whose callback awaits nothing: the checks read and the rows marked sending commit together,
+      // One transaction whose callback awaits records only: the checks read and the rows marked sending commit together,
       // before any call; exactly once rests on the mark's conditional update (status = 'queued').
-      return withTransaction(ctx.db, async () => admitNow(claimed as Claimed[], now, pace));
+      return withTransaction(ctx.db, () => admitNow(claimed as Claimed[], now, pace));
     },
 
     async record(outcomes, pauses, now) {
-      const { optOuts, early, settle } = await withTransaction(ctx.db, async () => recordNow(outcomes, pauses, now));
+      const { optOuts, early, settle } = await withTransaction(ctx.db, () => recordNow(outcomes, pauses, now));
       // After the commit, in this caller's own turn on the connection (another caller's transaction may have begun).
       await ready(ctx.db);
       for (const row of optOuts) optOutContact(ctx, row.userId, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
       for (const [accountId, events] of early) {
-        const account = findProviderById(ctx, accountId);
+        const account = await findProviderById(ctx, accountId);
         if (account) await applyStatusEvents(ctx, account, events);
       }
       if (settle.size) {
@@ -151,7 +151,8 @@ export function outboxStore(ctx: AppContext): OutboxStore {
     },
   };
 
-  function admitNow(rows: Claimed[], now: number, pace: Parameters<OutboxStore["admit"]>[2]): OutboxRow[] {
+  async function admitNow(rows: Claimed[], now: number, pace: Parameters<OutboxStore["admit"]>[2]): Promise<OutboxRow[]> {
+      const optedOut = await (optedOutReady ??= optedOutReader(ctx));
       const states = ctx.campaignOutbox.states([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
       const accounts = new Map<string, SendingSettings | null>();
       const settingsOf = (userId: string) => {
@@ -192,7 +193,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
             continue;
           }
           // A crash cut off an earlier message to this person: it goes first (reconcile.ts), this one looks again soon.
-          if (waitsForEarlier(ctx, row)) {
+          if (await waitsForEarlier(ctx, row)) {
             st.defer!.run(now + ORDER_WAIT_MS, now, row.id);
             continue;
           }
@@ -231,7 +232,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       return go;
   }
 
-  function recordNow(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number) {
+  async function recordNow(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number) {
       const settle = new Set<string>();
       const optOuts: OutboxRow[] = [];
       const early = new Map<string, NonNullable<ReturnType<typeof takeEarlyReport>>[]>();
@@ -239,10 +240,10 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       {
         // Each accepted message keeps the price its account charges now: a later price change leaves its spend be.
         const accepted = [...new Set(outcomes.flatMap((o) => (o.kind === "accepted" ? [o.accountId] : [])))];
-        const prices = pricesNow(ctx, accepted);
+        const prices = await pricesNow(ctx, accepted);
         // An MMS is one message at the provider's price per MMS (src/providers/mms.ts), whatever segments it reports.
         const mms = mediaOfMessages(ctx, outcomes.flatMap((o) => (o.kind === "accepted" ? [o.row.id] : [])));
-        const mmsPrices = mms.size ? mmsPricesNow(ctx, accepted) : new Map<string, number>();
+        const mmsPrices = mms.size ? await mmsPricesNow(ctx, accepted) : new Map<string, number>();
         for (const o of outcomes) {
           const row = o.row;
           if (row.campaignId) settle.add(row.campaignId);
@@ -288,10 +289,10 @@ const PROVIDER_CEILING: Partial<Record<ProviderAccount["provider"], number>> = {
 /** The sender numbers and provider accounts, as the sending engine sees them. */
 export function senderRegistry(ctx: AppContext): ProviderRegistry {
   return {
-    number(id): SenderNumber | null {
-      const number = numberById(ctx, id);
+    async number(id): Promise<SenderNumber | null> {
+      const number = await numberById(ctx, id);
       if (!number) return null;
-      const account = findProviderById(ctx, number.providerId);
+      const account = await findProviderById(ctx, number.providerId);
       return {
         fromNumber: number.phoneNumber,
         messagesPerSecond: number.messagesPerSecond,

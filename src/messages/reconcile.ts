@@ -115,8 +115,9 @@ export async function markInterrupted(ctx: AppContext, now: number): Promise<num
  * while step 2 was reconciled, could come due after step 4 had been put back to an earlier instant, and step 4 went
  * first. One indexed lookup, only for the people a crash left waiting.
  */
-export function waitsForEarlier(ctx: AppContext, row: { id: string; userId: string; phone: string }): boolean {
+export async function waitsForEarlier(ctx: AppContext, row: { id: string; userId: string; phone: string }): Promise<boolean> {
   if (!waitingPeople.get(ctx)?.has(person(row.userId, row.phone))) return false;
+  await ready(ctx.db);
   return !!ctx.db.$client
     .query(
       `SELECT 1 FROM messages e WHERE e.user_id = ?1 AND e.phone = ?2 AND e.seq < (SELECT seq FROM messages WHERE id = ?3)
@@ -136,7 +137,7 @@ async function reconcile(ctx: AppContext, job: Job): Promise<JobOutcome> {
   await ready(ctx.db);
   const row = waiting(ctx, messageId);
   if (!row) return { result: "settled before the lookup" };
-  const account = row.providerId ? findProviderById(ctx, row.providerId) : null;
+  const account = row.providerId ? await findProviderById(ctx, row.providerId) : null;
   if (!account || !row.fromNumber) return leaveUnknown(ctx, messageId, "its provider account was removed");
   let answer: SentLookupResult;
   try {
@@ -198,6 +199,8 @@ async function settle(ctx: AppContext, account: ProviderAccount, id: string, sta
   const db = ctx.db.$client;
   const now = ctx.now();
   const decided = await withTransaction(ctx.db, async () => {
+    // Sent at the account's price now, as the engine records an accepted message (the dashboards' spend).
+    const price = (await pricesNow(ctx, [account.id])).get(account.id) ?? null;
     const row = waiting(ctx, id);
     if (!row) return null;
     const taken = new Set(
@@ -222,8 +225,7 @@ async function settle(ctx: AppContext, account: ProviderAccount, id: string, sta
     db.query(
       `UPDATE messages SET status = ?, provider_message_id = ?, sent_at = ?, segment_price_micros = ?, error_code = NULL,
          error_message = CASE WHEN ? = 'failed' THEN 'The provider accepted the message, then reported it failed' END, updated_at = ? WHERE id = ?`,
-      // Sent at the account's price now, as the engine records an accepted message (the dashboards' spend).
-    ).run(status, match.providerMessageId, startedAt, pricesNow(ctx, [account.id]).get(account.id) ?? null, status, now, id);
+    ).run(status, match.providerMessageId, startedAt, price, status, now, id);
     appendStatusEvents(ctx, `message.${status}`, [row]);
     return { row, match };
   });

@@ -102,7 +102,7 @@ export async function addNumber(
 ) {
   const id = Bun.randomUUIDv7();
   return ctx.withTransaction(async () => {
-    const provider = findProviderById(ctx, input.providerId);
+    const provider = await findProviderById(ctx, input.providerId);
     if (!provider || provider.userId !== userId || !provider.isActive) throw badRequest("Please choose an active provider");
     const parsed = parseSender(input.phoneNumber);
     const kind = input.kind ?? parsed.kind;
@@ -219,7 +219,9 @@ export function chooseSender(ctx: AppContext, userId: string, wanted?: string | 
   return usable.sort((a, b) => rank(b) - rank(a))[0] ?? null;
 }
 
-export function numberById(ctx: AppContext, id: string): PhoneNumberRow | undefined {
+/** A number by id, whoever's: the sending engine's lanes read their sender (messages/outbox-store.ts senderRegistry). */
+export async function numberById(ctx: AppContext, id: string): Promise<PhoneNumberRow | undefined> {
+  await ready(ctx.db);
   return ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.id, id)).get();
 }
 

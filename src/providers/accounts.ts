@@ -89,10 +89,11 @@ function ownAccount(ctx: AppContext, userId: string, id: string): ProviderAccoun
 }
 
 /**
- * Any user's account by id. Synchronous still: the sending engine's outbox store and the reconciliation of messages a
- * crash cut off read it synchronously, and adding a number reads it in its transaction.
+ * Any user's account by id: the sending engine's senders and early reports, the reconciliation of messages a crash
+ * cut off, an inbound item's copy, and adding a number (in its transaction).
  */
-export function findProviderById(ctx: AppContext, id: string): ProviderAccount | undefined {
+export async function findProviderById(ctx: AppContext, id: string): Promise<ProviderAccount | undefined> {
+  await ready(ctx.db);
   return ctx.db.select().from(smsProviders).where(eq(smsProviders.id, id)).get();
 }
 

@@ -77,10 +77,10 @@ function pricesOf(ctx: AppContext, userId: string): SegmentPrice[] {
 /**
  * The price per segment of each of the provider accounts, as it stands now, by id (an account since deleted has
  * none): what the outbox store records on each message the provider accepts, so past spend keeps its own prices.
- * Synchronous still, as mmsPricesNow: the outbox store and the reconciliation read them synchronously.
  */
-export function pricesNow(ctx: AppContext, providerIds: string[]): Map<string, number> {
+export async function pricesNow(ctx: AppContext, providerIds: string[]): Promise<Map<string, number>> {
   if (!providerIds.length) return new Map();
+  await ready(ctx.db);
   const rows = ctx.db
     .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.segmentPriceMicros })
     .from(smsProviders)
@@ -117,8 +117,9 @@ export async function setMmsPrice(ctx: AppContext, userId: string, providerId: s
  * The price per MMS of each provider account, by id: its own, else the provider's list price
  * (DEFAULT_MMS_PRICE_MICROS), recorded on each MMS the provider accepts as the SMS price is on a text.
  */
-export function mmsPricesNow(ctx: AppContext, providerIds: string[]): Map<string, number> {
+export async function mmsPricesNow(ctx: AppContext, providerIds: string[]): Promise<Map<string, number>> {
   if (!providerIds.length) return new Map();
+  await ready(ctx.db);
   const rows = ctx.db
     .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.mmsPriceMicros })
     .from(smsProviders)

@@ -199,7 +199,7 @@ export class SendingManager {
       if (this.outcomes.length >= FLUSH_BATCH || now - this.outcomesSince >= FLUSH_MS) await this.flushOutcomes(now);
       if (Math.abs(now - this.lanesCheckedAt) >= this.options.idleMs) {
         this.lanesCheckedAt = now;
-        for (const id of await this.store.dueLanes(now + 1)) if (!this.lanes.has(id)) this.addLane(id, now);
+        for (const id of await this.store.dueLanes(now + 1)) if (!this.lanes.has(id)) await this.addLane(id, now);
       }
       let busy = false;
       for (const lane of [...this.lanes.values()]) {
@@ -218,8 +218,8 @@ export class SendingManager {
     return Math.max(1, Math.round(sleep));
   }
 
-  private addLane(id: string, now: number) {
-    const number = this.providers.number(id);
+  private async addLane(id: string, now: number) {
+    const number = await this.providers.number(id);
     if (!number) return;
     const window = new SlidingWindow(number.messagesPerSecond);
     const seeds = this.seeds.get(id);
@@ -270,7 +270,7 @@ export class SendingManager {
   private async runLane(lane: Lane, now: number): Promise<number> {
     if (lane.idleUntil > now) return lane.idleUntil;
     if (now - lane.refreshedAt > CONFIG_REFRESH_MS) {
-      const number = this.providers.number(lane.id);
+      const number = await this.providers.number(lane.id);
       if (!number) {
         this.lanes.delete(lane.id);
         return now + this.options.idleMs;

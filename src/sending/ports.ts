@@ -46,7 +46,7 @@ export type Outcome =
 
 /**
  * The outbox, as the engine uses it: records an asynchronous engine can serve (each answers a Promise; the SQLite
- * store's resolve at once underneath, each write one transaction that awaits nothing).
+ * store's resolve at once underneath, each write one transaction per batch whose callback awaits records only).
  */
 export interface OutboxStore {
   /** At start: rows left mid-call by a crash become unknown until reconciled with the provider; answers how many. */
@@ -113,6 +113,6 @@ export type SenderNumber = {
 
 /** The sender numbers the outbox names, with their provider accounts. */
 export interface ProviderRegistry {
-  /** A sender number's settings now; null once it is removed. */
-  number(id: string): SenderNumber | null;
+  /** A sender number's settings now; null once it is removed (a record: read when a lane is added or refreshed). */
+  number(id: string): Promise<SenderNumber | null>;
 }

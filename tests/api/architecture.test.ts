@@ -259,17 +259,10 @@ const ALLOWED: Record<string, string> = {
     "the sender of a text: sendText, drips, automation, conversations and campaigns (their sender, delivery preview, registration warning) choose it synchronously",
   "phone-numbers/numbers.ts exports countNumbers, which uses the database, not async (not async)":
     "the plan checks count numbers through ctx.usageCounts inside synchronous transactions",
-  "phone-numbers/numbers.ts exports numberById, which uses the database, not async (not async)": "the sending engine's outbox store reads the sender synchronously",
   "phone-numbers/numbers.ts exports numbersWithAccounts, which uses the database, not async (not async)":
     "the campaign's registration warning (registrationOfSender, in its turn after ready) and keywords' check of the numbers a keyword listens on read it synchronously",
-  "providers/accounts.ts exports findProviderById, which uses the database, not async (not async)":
-    "the sending engine's outbox store and the reconciliation of messages a crash cut off read the account synchronously",
   "providers/accounts.ts exports providersByIds, which uses the database, not async (not async)":
     "the sender's choice (phone-numbers chooseSender, synchronous) reads its numbers' accounts",
-  "providers/prices.ts exports mmsPricesNow, which uses the database, not async (not async)":
-    "the outbox store records the price on each MMS the provider accepts, synchronously",
-  "providers/prices.ts exports pricesNow, which uses the database, not async (not async)":
-    "the outbox store and the reconciliation record the price on each message the provider accepts, synchronously",
   "users/queries.ts exports findUserById, which uses the database, not async (not async)":
     "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
   "users/default-country.ts exports defaultCountryOf, which uses the database, not async (not async)":
@@ -295,8 +288,6 @@ const ALLOWED: Record<string, string> = {
     "the repair of interrupted campaigns at start (campaigns/lifecycle.ts, one synchronous transaction) reads which scheduled campaigns have their start job",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
-  "messages/reconcile.ts exports waitsForEarlier, which uses the database, not async (not async)":
-    "the store's admit asks it per row inside its transaction, which awaits nothing (the checks at the moment of sending)",
   "messages/outbox.ts begins a synchronous transaction (not async)":
     "enqueue writes its rows, events and threads in one bun:sqlite transaction, a savepoint of its callers' synchronous ones (the campaign outbox writer, drips' steps in the jobs pass, sendText, the inbound flow's replies)",
   "messages/outbox.ts exports enqueue, which uses the database, not async (not async)":
@@ -425,8 +416,6 @@ const ALLOWED: Record<string, string> = {
   "contacts/contacts.ts exports contactIdsWhere, which uses the database, not async (not async)": "drips enrol a segment's contacts a chunk at a time in their synchronous turn",
   "contacts/contacts.ts exports contactMatches, which uses the database, not async (not async)": "a drip step's job (the jobs runner's synchronous pass) checks its segment",
   "contacts/contacts.ts exports contactStateField, which uses the database, not async (not async)": "the sending engine's outbox store and a drip step read a contact's state synchronously",
-  "contacts/contacts.ts exports optedOutReader, which uses the database, not async (not async)":
-    "prepares the sending engine's opted-out check on the connection (the outbox store calls it synchronously at the moment of sending)",
   "contacts/contacts.ts exports phonesOfContactsMatching, which uses the database, not async (not async)": "conversations' thread search reads it after ready, in one turn with its own search",
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
     "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",

@@ -169,7 +169,7 @@ describe("accounts, contacts, licenses, inbound", () => {
 
   test("an inbound STOP: a failure recording the opt-out stores nothing, so the provider's retry opts the sender out", async () => {
     const s = await sender();
-    const account = findProviderById(t.ctx, s.providerId)!;
+    const account = (await findProviderById(t.ctx, s.providerId))!;
     const stop = { type: "inbound" as const, providerMessageId: `stop-${s.user.id}`, from: "+14155550131", to: "+14155550150", body: "STOP" };
     failOn("INSERT", "contact_consents", "NEW.kind = 'opt_out'");
     await expect(recordInbound(t.ctx, account, stop)).rejects.toThrow("injected failure");

@@ -37,7 +37,7 @@ async function simulatorAccount() {
   expect(provider.status).toBe(201);
   const number = "+14155550110";
   expect((await post(acc, "/api/phone-numbers", { providerId: provider.body.id, phoneNumber: number })).status).toBe(201);
-  const account = findProviderById(t.ctx, provider.body.id)!;
+  const account = (await findProviderById(t.ctx, provider.body.id))!;
   let seq = 0;
   const text = (from: string, body: string) =>
     recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `auto-${acc.user.id}-${++seq}`, from, to: number, body });
@@ -496,8 +496,9 @@ describe("through a restart", () => {
     const drip = (await api("/api/drip-campaigns", token, { name: "Welcome", trigger: "manual", exitOnReply: false, steps: [{ delay: 1, unit: "days", content: "Day 1" }] })).body;
     const r = (await api("/api/automation-rules", token, { name: "Tag joiners", trigger: "keyword_received", actions: { addTags: ["automated"], enrolDripId: drip.id } })).body;
     let n = 0;
+    const account = (await findProviderById(server!.ctx, provider.id))!;
     const text = (body: string) =>
-      recordInbound(server!.ctx, findProviderById(server!.ctx, provider.id)!, { type: "inbound", providerMessageId: `restart-${++n}`, from: "+14155550901", to: "+14155550110", body });
+      recordInbound(server!.ctx, account, { type: "inbound", providerMessageId: `restart-${++n}`, from: "+14155550901", to: "+14155550110", body });
     const ruleRuns = async () => (await api(`/api/automation-rules/${r.id}/runs`, token)).body.data as Run[];
 
     await text("JOIN");

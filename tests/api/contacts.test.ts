@@ -81,7 +81,7 @@ describe("contacts CRUD", () => {
     await post(a, "/api/contacts/import", { contacts: [{ phone: "+16465550101", firstName: "Again", lastName: "Later" }] });
     expect((await t.api(`/api/contacts/${c.id}`, { token: a.token })).body.status).toBe("opted_out");
     // The sending engine's check at the moment of sending (the outbox store's reader).
-    const optedOut = optedOutReader(t.ctx);
+    const optedOut = await optedOutReader(t.ctx);
     expect(optedOut(a.user.id, "+16465550101")).toBe(true);
     expect(optedOut(b.user.id, "+16465550101")).toBe(false);
     optInContact(t.ctx, a.user.id, "+16465550101", "keyword", "START");

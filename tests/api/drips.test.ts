@@ -52,7 +52,7 @@ async function account(quietHoursEnabled = false) {
     expect(res.status).toBe(201);
     return res.body as { id: string; phone: string };
   };
-  const account = findProviderById(t.ctx, provider.body.id)!;
+  const account = (await findProviderById(t.ctx, provider.body.id))!;
   const text = (from: string, body: string) => recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `drip-${crypto.randomUUID()}`, from, to: "+14155550190", body });
   return { acc, contact, text };
 }

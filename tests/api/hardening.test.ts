@@ -31,7 +31,7 @@ async function simulatorAccount() {
   expect(provider.status).toBe(201);
   const number = "+14155550110";
   expect((await call(acc, "POST", "/api/phone-numbers", { providerId: provider.body.id, phoneNumber: number })).status).toBe(201);
-  const account = findProviderById(t.ctx, provider.body.id)!;
+  const account = (await findProviderById(t.ctx, provider.body.id))!;
   let seq = 0;
   const text = (from: string, body: string) => recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `h-${acc.user.id}-${++seq}`, from, to: number, body });
   return { acc, providerId: provider.body.id as string, number, text, webhook: (provider.body.webhookUrl as string).replace(t.ctx.config.publicUrl, t.url) };

@@ -77,7 +77,7 @@ async function simulatorAccount(numbers = 1) {
     expect((await post(acc, "/api/phone-numbers", { providerId: provider.body.id, phoneNumber })).status).toBe(201);
     added.push(phoneNumber);
   }
-  const account = findProviderById(t.ctx, provider.body.id)!;
+  const account = (await findProviderById(t.ctx, provider.body.id))!;
   let seq = 0;
   /** A text from `from` to `to`, through the inbound path the webhooks use. */
   const text = (from: string, body: string, to = added[0]!) =>

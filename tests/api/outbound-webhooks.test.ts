@@ -661,7 +661,7 @@ describe("every event type, end to end", () => {
     expect(number.phoneNumber).toBe("+14155550110");
     ids.contact = (await post("/api/contacts", { firstName: "Pat", phone: "+14155552671" })).body.id;
     ids.keyword = (await post("/api/keywords", { keyword: "JOIN", autoReply: "Thanks for joining!" })).body.id;
-    const account = findProviderById(t.ctx, provider.id)!;
+    const account = (await findProviderById(t.ctx, provider.id))!;
     let seq = 0;
     const text = async (from: string, body: string) =>
       (await recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `all-${++seq}`, from, to: "+14155550110", body })).message!.id;

@@ -89,7 +89,7 @@ describe("contacts created by an inbound START count against the contact limit",
       const acc = await t.signUpVerified();
       const providerId = await withProvider(acc);
       expect((await addNumber(acc, providerId, 50)).status).toBe(201);
-      const account = findProviderById(t.ctx, providerId)!;
+      const account = (await findProviderById(t.ctx, providerId))!;
       let seq = 0;
       const inbound = (from: string, body: string) =>
         recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `in-${acc.user.id}-${++seq}`, from, to: "+14155550150", body });

@@ -54,7 +54,7 @@ test("messages still reconciling or resending from an earlier start make later o
   insert.run("e-failed", a.user.id, people[3]!, "failed", RECONCILING, 1, now, now);
   people.forEach((phone, i) => insert.run(`later-${i}`, a.user.id, phone, "queued", null, 2, now, now));
   markInterrupted(t.ctx, now);
-  expect(people.map((phone, i) => waitsForEarlier(t.ctx, { id: `later-${i}`, userId: a.user.id, phone }))).toEqual([true, true, false, false]);
+  expect(await Promise.all(people.map((phone, i) => waitsForEarlier(t.ctx, { id: `later-${i}`, userId: a.user.id, phone })))).toEqual([true, true, false, false]);
   const plan = db
     .query(
       `EXPLAIN QUERY PLAN SELECT DISTINCT user_id AS userId, phone FROM messages WHERE error_code IN ('${RECONCILING}', '${RESENDING}')

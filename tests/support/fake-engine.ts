@@ -178,7 +178,7 @@ export const rejected: SendError = { kind: "permanent", code: "21211", message: 
 export function engineWith(provider: FakeProvider, clock: FakeClock, rate: number, options: Partial<ManagerOptions> = {}) {
   const store = new MemoryOutbox();
   const registry: ProviderRegistry = {
-    number: (id) =>
+    number: async (id) =>
       id === "n1"
         ? { fromNumber: "+14155550000", messagesPerSecond: rate, account: { id: "a1", active: true, messagesPerSecond: 0, ready: () => provider, load: async () => provider } }
         : null,
