@@ -102,29 +102,6 @@ export function inTransaction(db: Db): boolean {
 }
 
 /**
- * Runs `fn` synchronously in a savepoint of the transaction the caller runs inside (a ctx.withTransaction callback
- * that has awaited nothing since, as a pass of the jobs runner): its error rolls back only its own writes, then
- * rethrows; its success leaves them to the transaction. For steps that must stay synchronous (a job's handler), where
- * withTransaction's savepoint would answer a Promise. Throws when the caller is not inside a transaction of `db`.
- */
-export function savepointNow<T>(db: Db, fn: () => T): T {
-  const client = db.$client;
-  const state = states.get(client);
-  if (!state?.open || !belongs(state)) throw new Error("savepointNow: the caller is not inside a transaction of this database");
-  const name = `sp${++state.savepoints}`;
-  client.run(`SAVEPOINT ${name}`);
-  try {
-    const result = fn();
-    client.run(`RELEASE ${name}`);
-    return result;
-  } catch (err) {
-    client.run(`ROLLBACK TO ${name}`);
-    client.run(`RELEASE ${name}`);
-    throw err;
-  }
-}
-
-/**
  * Runs `fn` in a transaction of `db`: committed when it resolves, rolled back when it throws (the error rethrown).
  * Inside another transaction of the same caller, a savepoint of it. Transactions of different callers run one after
  * another, and statements of records outside them wait (see `ready`).

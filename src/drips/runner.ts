@@ -139,7 +139,7 @@ function once<T>(pass: JobPass, key: string, read: () => T): T {
 }
 
 /** One step of one enrolment; runs inside the job's transaction (see above). */
-function runStep(ctx: AppContext, job: Job, pass: JobPass) {
+async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const { enrolmentId, step } = job.payload as { enrolmentId: string; step: number };
   const e = enrolmentById(ctx.db).get({ id: enrolmentId });
   if (!e || e.state !== "active" || e.nextStep !== step) return { result: "not waiting" };
@@ -231,7 +231,7 @@ function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     from: { chosen: sender },
     ...(mediaIds.length ? { sharedMediaIds: mediaIds } : {}),
   })!;
-  atPassEnd(pass, OUTBOX, message, (messages) => void sendTexts(ctx, messages));
+  await atPassEnd(pass, OUTBOX, message, (messages) => void sendTexts(ctx, messages));
   log(ctx, e, "sent", null, messageId);
   advance(ctx, e, job.runAt, zone);
   return { result: { messageId } };

@@ -1,4 +1,4 @@
-import { ready, savepointNow, withTransaction } from "../../db/transaction";
+import { ready, withTransaction } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { nextTurn } from "../time/next-turn";
 
@@ -45,8 +45,9 @@ export type JobOutcome = void | { result?: unknown; runAgainAt?: number };
 export type JobHandlerOptions = {
   /**
    * Run the handler inside the transaction that claims the job and records its outcome, so the job and the work
-   * it does commit together (a campaign start). The handler must then be synchronous. Otherwise the claim commits
-   * with a lease first and the handler may await (a webhook call).
+   * it does commit together (a campaign start). The handler then awaits records only (the pass's transaction is
+   * open while it runs: never a provider call or a timer). Otherwise the claim commits with a lease first and the
+   * handler may await anything (a webhook call).
    */
   transactional?: boolean;
   /** How long a worker holds a job before it counts as crashed (non-transactional handlers). */
@@ -97,7 +98,8 @@ export type JobPass = Map<string, unknown>;
 
 /** Where a pass keeps the rows its jobs leave to its end (see atPassEnd); absent outside a batched pass. */
 const PASS_END = "jobs.passEnd";
-type Deferred = { flush: (items: unknown[]) => void; items: unknown[] };
+type Flush<T> = (items: T[]) => void | Promise<void>;
+type Deferred = { flush: Flush<unknown>; items: unknown[] };
 type PassEnd = {
   /** The rows of the jobs whose savepoint committed, per key of atPassEnd, in the order the jobs ran. */
   done: Map<string, Deferred>;
@@ -113,7 +115,7 @@ type PassEnd = {
  * its own savepoint, so one bad row fails its own job only. Outside a pass (a leased handler, a direct call) the
  * row is written at once.
  */
-export function atPassEnd<T>(pass: JobPass, key: string, item: T, flush: (items: T[]) => void) {
+export async function atPassEnd<T>(pass: JobPass, key: string, item: T, flush: Flush<T>) {
   const end = pass.get(PASS_END) as PassEnd | undefined;
   if (!end) return flush([item]);
   end.current.push({ key, item, flush: flush as Deferred["flush"] });
@@ -137,10 +139,10 @@ function keepForPassEnd(end: PassEnd) {
 }
 
 /** Writes the running job's rows now, inside its savepoint (a pass run again after its batched flush failed). */
-function flushNow(end: PassEnd) {
+async function flushNow(end: PassEnd) {
   const rows = end.current;
   end.current = [];
-  for (const { item, flush } of rows) flush([item]);
+  for (const { item, flush } of rows) await flush([item]);
 }
 
 type Handler = { fn: (ctx: AppContext, job: Job, pass: JobPass) => JobOutcome | Promise<JobOutcome>; options: Required<JobHandlerOptions> };
@@ -269,6 +271,25 @@ export function pendingRefs(ctx: AppContext, kind: string, refIds: string[]): Se
 /** A due job as a pass selects it. */
 type Due = { id: string; kind: string; refId: string | null; userId: string | null; t: number };
 
+/** The two ways a job is due: pending and its time come, or running with its lease run out; each walks its index. */
+type DueIn = "pending" | "expired";
+const DUE_IN = {
+  pending: { state: "pending", column: "next_attempt_at", index: "jobs_due_idx" },
+  expired: { state: "running", column: "lease_until", index: "jobs_lease_idx" },
+} as const;
+
+/**
+ * The due jobs (at ?1) of the kinds in ?2 whose ref's slot (`kind\0refId`, ?4) and account's slot (`kind\x01userId`,
+ * ?5) are not full, as Due rows; `indexed`: through the state's index (named: the per-kind index would have SQLite
+ * sort every due job), else SQLite picks (the per-kind one, for a few kinds).
+ */
+const selectDue = (due: DueIn, indexed = true) => {
+  const { state, column, index } = DUE_IN[due];
+  return `SELECT id, kind, ref_id AS refId, user_id AS userId, ${column} AS t FROM jobs ${indexed ? `INDEXED BY ${index} ` : ""}WHERE state = '${state}' AND ${column} <= ?1
+    AND kind IN (SELECT value FROM json_each(?2)) AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
+    AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5)))`;
+};
+
 /** Jobs looked at per pass, at most. */
 export const DUE_BATCH = 100;
 
@@ -334,7 +355,8 @@ export type RunLimits = {
 
 /**
  * Runs the jobs due at ctx.now() whose kind has a handler, the longest-waiting first, at most `limit` of them and
- * within `budgetMs`. The transactional ones run in one transaction for the pass, each in a savepoint of its own:
+ * within `budgetMs`. The transactional ones run in one transaction for the pass, one after another, each in a
+ * savepoint of its own (withTransaction nested, awaited):
  * a job's claim, its work and its outcome commit together (a crash before the commit runs them again from scratch;
  * a failure rolls back that job's savepoint only), and a pass of many short jobs (10,000 drip steps due at once)
  * pays for one commit, not one each, and writes the rows its jobs left to its end (atPassEnd: a pass's outbox
@@ -350,8 +372,9 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
   const counts = busy;
   const limit = limits.limit ?? DUE_BATCH;
   const budget = limits.budgetMs ?? Infinity;
-  // The pass is one transaction (db/transaction.ts, as ctx.withTransaction) whose callback awaits nothing: it waits
-  // for a transaction open when it starts, and commits before this goes on, with no other caller's statements inside.
+  // The pass is one transaction (db/transaction.ts, as ctx.withTransaction) whose callback awaits records only (each
+  // job's savepoint and the records its handler awaits): it waits for a transaction open when it starts, other
+  // callers' records wait for its end, and it commits before this goes on.
   let started = 0;
   let now = 0;
   let due: Due[] = [];
@@ -372,20 +395,9 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
     const fullUsers = JSON.stringify(full.filter((slot) => slot.includes("\x01")));
     // Each walks its index in due order and stops at the limit, however many jobs are due (named: the per-kind
     // index would have SQLite sort every due job).
-    const pending = db
-      .query(
-        `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs INDEXED BY jobs_due_idx WHERE state = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-         AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
-         AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY next_attempt_at LIMIT ?3`,
-      )
-      .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
-    const expired = db
-      .query(
-        `SELECT id, kind, ref_id AS refId, user_id AS userId, lease_until AS t FROM jobs INDEXED BY jobs_lease_idx WHERE state = 'running' AND lease_until <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-         AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
-         AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) ORDER BY lease_until LIMIT ?3`,
-      )
-      .all(now, kinds, limit, fullRefs, fullUsers) as Due[];
+    const inOrder = (due: DueIn) => db.query(`${selectDue(due)} ORDER BY ${DUE_IN[due].column} LIMIT ?3`).all(now, kinds, limit, fullRefs, fullUsers) as Due[];
+    const pending = inOrder("pending");
+    const expired = inOrder("expired");
     // A flood of one kind (10,000 drip steps due in the same minute) must not hold back the other kinds' due jobs (a
     // scheduled campaign's start, a webhook delivery) until it has drained: when a pass is all of one kind and more
     // may be due, the other kinds' oldest due jobs go first, found through the per-kind index (a few lookups, not a
@@ -393,13 +405,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
     const flood = pending.length === limit && pending.every((j) => j.kind === pending[0]!.kind) ? pending[0]!.kind : null;
     const otherKinds = flood === null ? [] : [...registry.keys()].filter((k) => k !== flood && !full.includes(k));
     const others = otherKinds.length
-      ? (db
-          .query(
-            `SELECT id, kind, ref_id AS refId, user_id AS userId, next_attempt_at AS t FROM jobs WHERE kind IN (SELECT value FROM json_each(?2)) AND state = 'pending' AND next_attempt_at <= ?1
-             AND kind || char(0) || coalesce(ref_id, '') NOT IN (SELECT value FROM json_each(?4))
-             AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5))) LIMIT ?3`,
-          )
-          .all(now, JSON.stringify(otherKinds), Math.ceil(limit / 4), fullRefs, fullUsers) as Due[])
+      ? (db.query(`${selectDue("pending", false)} LIMIT ?3`).all(now, JSON.stringify(otherKinds), Math.ceil(limit / 4), fullRefs, fullUsers) as Due[])
       : [];
     others.sort((a, b) => a.t - b.t);
     due = [...others, ...[...pending, ...expired].sort((a, b) => a.t - b.t)].slice(0, limit);
@@ -418,7 +424,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
   /** The pass is writing the rows its jobs left to its end (a failure now is theirs, not a job's). */
   let flushing = false;
   /** One pass over the due jobs in one transaction; `batched`: the rows left by atPassEnd are written at its end. */
-  const runPass = (batched: boolean) => {
+  const runPass = async (batched: boolean) => {
     // A pass run again job by job gets its own time: the same jobs, so one bad row delays the others by one pass.
     const passStarted = batched ? started : performance.now();
     claimed = 0;
@@ -441,12 +447,12 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
       }
       let job: Job | null = null;
       try {
-        savepointNow(ctx.db, () => {
+        // A savepoint of the pass's transaction (withTransaction nested): the job's claim, its work and its outcome.
+        await withTransaction(ctx.db, async () => {
           job = claim(ctx, id, now, options.leaseMs);
           if (!job) return;
-          const outcome = fn(ctx, job, pass);
-          if (outcome instanceof Promise) throw new Error(`job handler ${kind} is transactional and must not be async`);
-          if (!batched) flushNow(end);
+          const outcome = await fn(ctx, job, pass);
+          if (!batched) await flushNow(end);
           complete(ctx, job, outcome);
         });
         keepForPassEnd(end);
@@ -462,7 +468,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
       if (job) claimed++;
     }
     flushing = true;
-    for (const { flush, items } of end.done.values()) flush(items);
+    for (const { flush, items } of end.done.values()) await flush(items);
     flushing = false;
   };
   const release = ({ kind, refId, userId }: Due) => {
@@ -494,7 +500,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
   try {
     await withTransaction(ctx.db, async () => {
       select();
-      runPass(true);
+      await runPass(true);
       claimLeased();
     });
   } catch (err) {
@@ -504,7 +510,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
     // own savepoint, so a row that cannot be written fails its job alone instead of every pass that picks it.
     ctx.log(`jobs: a pass's batched rows failed, running it again job by job: ${(err as Error)?.stack ?? err}`);
     await withTransaction(ctx.db, async () => {
-      runPass(false);
+      await runPass(false);
       claimLeased();
     });
   }
@@ -535,13 +541,15 @@ async function nextDueAt(ctx: AppContext): Promise<number | null> {
   await ready(ctx.db);
   const kinds = JSON.stringify([...registry.keys()]);
   // Each walks its index from the earliest and stops at the first job of a known kind.
-  const first = (state: "pending" | "running", column: "next_attempt_at" | "lease_until") =>
-    (
-      ctx.db.$client
-        .query(`SELECT ${column} AS t FROM jobs INDEXED BY ${column === "next_attempt_at" ? "jobs_due_idx" : "jobs_lease_idx"} WHERE state = ?1 AND kind IN (SELECT value FROM json_each(?2)) ORDER BY ${column} LIMIT 1`)
-        .get(state, kinds) as { t: number } | null
-    )?.t ?? Infinity;
-  const t = Math.min(first("pending", "next_attempt_at"), first("running", "lease_until"));
+  const first = (due: DueIn) => {
+    const { state, column, index } = DUE_IN[due];
+    return (
+      (ctx.db.$client.query(`SELECT ${column} AS t FROM jobs INDEXED BY ${index} WHERE state = ?1 AND kind IN (SELECT value FROM json_each(?2)) ORDER BY ${column} LIMIT 1`).get(state, kinds) as {
+        t: number;
+      } | null)?.t ?? Infinity
+    );
+  };
+  const t = Math.min(first("pending"), first("expired"));
   return t === Infinity ? null : t;
 }
 

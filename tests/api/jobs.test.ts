@@ -159,6 +159,33 @@ describe("failures", () => {
     expect((await state("s"))).toMatchObject({ state: "done", attempts: 2 });
   });
 
+  test("transactional handlers may await records: each runs in its own savepoint of the pass, one after another, and one failing after an await rolls back its own writes only", async () => {
+    const db = ctx.db.$client;
+    db.exec(`CREATE TABLE work (job TEXT)`);
+    const order: string[] = [];
+    registerJobHandler(
+      ctx,
+      "step",
+      async (_ctx, job: Job) => {
+        order.push(`${job.key} begins`);
+        db.query(`INSERT INTO work VALUES (?)`).run(`${job.key} before`);
+        // A record awaited inside the pass: the job's own row, read in the pass's transaction (claimed, running).
+        expect((await findJob(ctx, job.key))?.state).toBe("running");
+        db.query(`INSERT INTO work VALUES (?)`).run(`${job.key} after`);
+        order.push(`${job.key} ends`);
+        if (job.key === "b") throw new Error("b failed after its await");
+      },
+      { transactional: true, firstDelayMs: MINUTE },
+    );
+    for (const key of ["a", "b", "c"]) enqueueJob(ctx, { kind: "step", key, runAt: T0 });
+    expect((await runDueJobs(ctx)).claimed).toBe(3);
+    expect(order).toEqual(["a begins", "a ends", "b begins", "b ends", "c begins", "c ends"]);
+    expect(db.query(`SELECT job FROM work ORDER BY rowid`).all()).toEqual([{ job: "a before" }, { job: "a after" }, { job: "c before" }, { job: "c after" }]);
+    expect([(await state("a")).state, (await state("c")).state]).toEqual(["done", "done"]);
+    expect(await state("b")).toEqual({ state: "pending", attempts: 1, nextAttemptAt: MINUTE, lastError: "b failed after its await" });
+    expect(db.inTransaction).toBe(false);
+  });
+
   test("a recurring job puts itself back on the schedule", async () => {
     let runs = 0;
     registerJobHandler(ctx, "prune", () => ({ result: { run: ++runs }, runAgainAt: now + 86_400_000 }));
@@ -181,9 +208,9 @@ describe("rows left to the end of a pass", () => {
     registerJobHandler(
       ctx,
       "step",
-      (_ctx, job: Job, pass) => {
+      async (_ctx, job: Job, pass) => {
         db.query(`INSERT INTO done_work VALUES (?)`).run(job.key);
-        atPassEnd(pass, "rows", job.key, (items) => {
+        await atPassEnd(pass, "rows", job.key, (items) => {
           flushes.push(items);
           for (const item of items) db.query(`INSERT INTO rows VALUES (?)`).run(item);
         });
@@ -229,7 +256,7 @@ describe("rows left to the end of a pass", () => {
 
   test("outside a pass (a handler called directly) the row is written at once", async () => {
     const written: number[][] = [];
-    atPassEnd(new Map(), "rows", 7, (items) => void written.push(items));
+    await atPassEnd(new Map(), "rows", 7, (items) => void written.push(items));
     expect(written).toEqual([[7]]);
     expect(unwrittenAtPassEnd(new Map(), "rows")).toEqual([]);
   });

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase, type Db } from "../../db/client";
-import { afterTransaction, inTransaction, ready, savepointNow, withTransaction } from "../../db/transaction";
+import { afterTransaction, inTransaction, ready, withTransaction } from "../../db/transaction";
 
 let db: Db;
 
@@ -212,28 +212,6 @@ describe("a transaction whose callback awaits nothing", () => {
     expect(await failed.catch((e: Error) => e.message)).toBe("refused");
     await done;
     expect(await names()).toEqual(["now"]);
-  });
-});
-
-describe("savepointNow", () => {
-  test("runs synchronously in a savepoint of the caller's transaction: its error takes back only its own writes; outside one it refuses", async () => {
-    const insert = (name: string) => db.$client.query("INSERT INTO t (name) VALUES (?)").run(name);
-    const seen: string[] = [];
-    await withTransaction(db, async () => {
-      insert("before");
-      expect(savepointNow(db, () => (insert("kept"), "answer"))).toBe("answer");
-      expect(() =>
-        savepointNow(db, () => {
-          insert("dropped");
-          throw new Error("this step fails");
-        }),
-      ).toThrow("this step fails");
-      insert("after");
-      seen.push(...(db.$client.query("SELECT name FROM t ORDER BY name").all() as { name: string }[]).map((r) => r.name));
-    });
-    expect(seen).toEqual(["after", "before", "kept"]);
-    expect(await names()).toEqual(["after", "before", "kept"]);
-    expect(() => savepointNow(db, () => insert("outside"))).toThrow("not inside a transaction");
   });
 });
 
