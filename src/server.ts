@@ -207,7 +207,7 @@ async function serve(
   ctx.onStop.push(() => ctx.sending.stop());
   await turn();
   registerScheduledCampaigns(ctx);
-  registerDrips(ctx);
+  await registerDrips(ctx);
   registerReconciliation(ctx);
   registerAdministratorNotices(ctx);
   // What sessions make that outlives them ends with them when the owner ends those sessions (a password change).
@@ -248,7 +248,7 @@ async function serve(
       // At once, with no await, unless a transaction is open (an await on every click doubled the redirect's p95).
       response = answered instanceof Promise ? await answered : answered;
     } else if (path === "/ws") {
-      const refused = live.upgrade(request, srv);
+      const refused = await live.upgrade(request, srv);
       if (!refused) return undefined;
       response = refused;
     } else if (path.startsWith("/api/") || path === "/api" || path === "/metrics") {

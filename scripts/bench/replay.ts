@@ -79,7 +79,7 @@ async function serve(mode: Mode, dataDir: string, hubSource?: string) {
   const account = (await findProviderById(ctx, provider.id))!;
   // Texts until the log is one event short of the most a socket may replay (each text appends two or three).
   const events = () => countEvents(ctx, { userId, afterId: 0, upTo: Number.MAX_SAFE_INTEGER, atMost: MAX_REPLAY + 1 });
-  for (let i = 0; events() <= MAX_REPLAY - 3; i++) {
+  for (let i = 0; (await events()) <= MAX_REPLAY - 3; i++) {
     await recordInbound(ctx, account, { type: "inbound", providerMessageId: `R${i}`, from: phoneOf(i), to: SENDER, body: `Replay bench message ${i}: is the shop open on Sunday?` });
   }
   const hub = liveHubOf(ctx)! as ReturnType<typeof liveHubOf> & { replaysPerMinute?: number; replayShared?: { pages: number; refused: number } };
@@ -99,7 +99,7 @@ async function serve(mode: Mode, dataDir: string, hubSource?: string) {
     last = now;
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 10);
-  const ready: Ready = { url: server.url, token: reg.token, events: events() };
+  const ready: Ready = { url: server.url, token: reg.token, events: await events() };
   console.log(JSON.stringify(ready));
   await new Promise((resolve) => process.stdin.on("close", resolve).resume());
   clearInterval(sampler);

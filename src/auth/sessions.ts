@@ -51,11 +51,11 @@ export async function resolveSession(ctx: AppContext, token: string): Promise<Ac
 }
 
 /**
- * The account of a session token, or null: resolveSession for the live sockets, which check a socket's session
- * synchronously (at the upgrade, on its auth message, and again every few minutes while it is open).
+ * The account of a session token, or null: resolveSession for the live sockets, which check a socket's session at
+ * the upgrade, on its auth message, and again every few minutes while it is open.
  */
-export function liveSessionUserId(ctx: AppContext, token: string): string | null {
-  return resolveNow(ctx, token)?.user.id ?? null;
+export async function liveSessionUserId(ctx: AppContext, token: string): Promise<string | null> {
+  return (await resolveSession(ctx, token))?.user.id ?? null;
 }
 
 function resolveNow(ctx: AppContext, token: string): ActiveSession | null {

@@ -62,8 +62,8 @@ export const READ_BUDGET_MS = 10;
 export async function processEventsChunk(ctx: AppContext): Promise<{ runs: number; more: boolean }> {
   return ctx.withTransaction(async () => {
     const started = performance.now();
-    const head = lastEventId(ctx);
-    const events = readEvents(ctx, { afterId: readCursor(ctx, CONSUMER), types: EVENT_TYPES, limit: READ_CHUNK });
+    const head = await lastEventId(ctx);
+    const events = await readEvents(ctx, { afterId: await readCursor(ctx, CONSUMER), types: EVENT_TYPES, limit: READ_CHUNK });
     let runs = 0;
     let last = 0;
     for (const e of events) {
@@ -79,7 +79,7 @@ export async function processEventsChunk(ctx: AppContext): Promise<{ runs: numbe
     }
     // Past a short chunk read to its end nothing relevant is left: the cursor skips the other events up to the head.
     const more = events.length === READ_CHUNK || last !== (events.at(-1)?.id ?? 0);
-    advanceCursor(ctx, CONSUMER, more ? last : head);
+    await advanceCursor(ctx, CONSUMER, more ? last : head);
     return { runs, more };
   });
 }
@@ -95,11 +95,11 @@ export async function processEvents(ctx: AppContext): Promise<number> {
   }
 }
 
-function contactOfEvent(ctx: AppContext, e: AppEvent): ContactRow | null {
+async function contactOfEvent(ctx: AppContext, e: AppEvent): Promise<ContactRow | null> {
   const userId = e.userId!;
   if (e.subject.kind === "contact") return findContact(ctx, userId, e.subject.id);
   // An inbound message's contact may be created after the message in the same transaction: read the message now.
-  const message = getMessage(ctx, userId, e.subject.id);
+  const message = await getMessage(ctx, userId, e.subject.id);
   return (message.contactId && findContact(ctx, userId, message.contactId)) || findByPhone(ctx, userId, message.phone) || null;
 }
 
@@ -110,7 +110,7 @@ function findContact(ctx: AppContext, userId: string, id: string): ContactRow | 
 const words = (text: string) => new Set(normalForm(text).split(/[^\p{L}\p{N}']+/u).filter(Boolean));
 
 /** Whether the event is the rule's trigger, with the trigger's settings. */
-function matches(ctx: AppContext, rule: Rule, e: AppEvent): boolean {
+async function matches(ctx: AppContext, rule: Rule, e: AppEvent): Promise<boolean> {
   const c = rule.triggerConfig;
   switch (rule.trigger) {
     case "opt_in":
@@ -118,7 +118,7 @@ function matches(ctx: AppContext, rule: Rule, e: AppEvent): boolean {
     case "keyword_received":
       return !c.keyword || String(e.payload.keyword ?? "").toLowerCase() === c.keyword.toLowerCase();
     case "reply": {
-      const got = words(getMessage(ctx, rule.userId, e.subject.id).content);
+      const got = words((await getMessage(ctx, rule.userId, e.subject.id)).content);
       return (c.words ?? []).some((w) => got.has(normalForm(w)));
     }
     case "tag_added":
@@ -136,10 +136,10 @@ async function handleEvent(ctx: AppContext, e: AppEvent): Promise<number> {
   if (!e.userId || e.subject.kind === "import") return 0;
   const rules = (await activeRules(ctx, e.userId, TRIGGERS_OF[e.type] ?? [])).filter((r) => r.createdAt <= e.createdAt);
   if (!rules.length) return 0;
-  const contact = contactOfEvent(ctx, e);
+  const contact = await contactOfEvent(ctx, e);
   let runs = 0;
   for (const rule of rules) {
-    if (!matches(ctx, rule, e)) continue;
+    if (!(await matches(ctx, rule, e))) continue;
     if (await runRule(ctx, rule, contact, `event:${e.id}`, e.id)) runs++;
   }
   return runs;

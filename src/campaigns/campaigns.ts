@@ -136,7 +136,7 @@ export async function getCampaign(ctx: AppContext, userId: string, id: string): 
 
 /**
  * As getCampaign, read synchronously in the caller's turn: an A/B test's decision (a job of the jobs runner's
- * synchronous pass) and the live frames (the hub's synchronous read of the event log).
+ * synchronous pass).
  */
 export function campaignOrNotFound(ctx: AppContext, userId: string, id: string): CampaignRow {
   const row = campaignNow(ctx, userId, id);
@@ -144,8 +144,9 @@ export function campaignOrNotFound(ctx: AppContext, userId: string, id: string):
   return row;
 }
 
-/** A campaign as it is now, for its live progress frame; null when it was deleted (read synchronously, as above). */
-export function progressView(ctx: AppContext, userId: string, id: string) {
+/** A campaign as it is now, for its live progress frame; null when it was deleted (read in one turn after ready). */
+export async function progressView(ctx: AppContext, userId: string, id: string) {
+  await onConnection(ctx);
   const row = campaignNow(ctx, userId, id);
   return row && viewOf(ctx, row);
 }

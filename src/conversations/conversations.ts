@@ -277,7 +277,8 @@ export const THREAD_PAGE_MAX = 200;
  * yet); else the newest `limit`, before `before` when given (history). A deleted thread's older messages stay
  * hidden.
  */
-export function threadOf(ctx: AppContext, userId: string, id: number, q: { after?: number; before?: number; limit?: number }): ThreadMessage[] {
+export async function threadOf(ctx: AppContext, userId: string, id: number, q: { after?: number; before?: number; limit?: number }): Promise<ThreadMessage[]> {
+  await ready(ctx.db);
   const row = rowById(ctx, userId, id);
   const rows = threadMessages(ctx, {
     userId,
@@ -497,19 +498,17 @@ export async function onceByKey<T>(
  * sender unless `fromNumber` names one. With an Idempotency-Key it runs once per key (onceByKey).
  */
 export async function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?: string): Promise<{ body: SentChatMessage; replayed: boolean }> {
-  const send = (): SentChatMessage => {
+  // In a transaction (the key's, or one of its own): what follows the message's read runs in it.
+  const send = async (): Promise<SentChatMessage> => {
     const phone = recipientPhone(ctx, userId, input.phone);
     const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
-    const { message, notice } = sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
+    const { message, notice } = await sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
     const conversationId = conversationIdOf(ctx, userId, phone);
     const [row] = messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
     const media = (mediaOfMessages(ctx, [row!.id]).get(row!.id) ?? []).map(mediaView);
     return { ...threadMessage(row!, conversationId, accountOf(ctx, userId), null, media), notice };
   };
-  if (key === undefined) {
-    await ready(ctx.db);
-    return { body: send(), replayed: false };
-  }
-  const { body, replayed } = await onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null, ...(input.mediaIds?.length ? [input.mediaIds] : [])], () => ({ status: 202, body: send() }));
+  if (key === undefined) return { body: await ctx.withTransaction(send), replayed: false };
+  const { body, replayed } = await onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null, ...(input.mediaIds?.length ? [input.mediaIds] : [])], async () => ({ status: 202, body: await send() }));
   return { body, replayed };
 }

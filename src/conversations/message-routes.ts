@@ -15,11 +15,11 @@ export function messageRoutes(ctx: AppContext) {
     // POST /api/messages/send
     .post(
       "/send",
-      ({ user, body, set }) => {
-        const { message, notice } = sendSingle(ctx, user.id, body);
+      async ({ user, body, set }) => {
+        const { message, notice } = await sendSingle(ctx, user.id, body);
         set.status = 202;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
-        return { ...withMedia(ctx, message), notice };
+        return { ...(await withMedia(ctx, message)), notice };
       },
       {
         auth: true,
@@ -58,8 +58,8 @@ export function messageRoutes(ctx: AppContext) {
     // conversation's messages (`after`, `before`: seq cursors; `limit`), in server order.
     .get(
       "/:id",
-      ({ user, params, query }) =>
-        /^\d{1,15}$/.test(params.id) ? threadOf(ctx, user.id, Number(params.id), query) : withMedia(ctx, getMessage(ctx, user.id, params.id)),
+      async ({ user, params, query }) =>
+        /^\d{1,15}$/.test(params.id) ? threadOf(ctx, user.id, Number(params.id), query) : withMedia(ctx, await getMessage(ctx, user.id, params.id)),
       {
         auth: true,
         params: t.Object({ id: t.String({ maxLength: 64 }) }),

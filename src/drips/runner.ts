@@ -286,11 +286,11 @@ function handleEvent(ctx: AppContext, ev: AppEvent) {
 export async function readExitsChunk(ctx: AppContext): Promise<boolean> {
   return ctx.withTransaction(async () => {
     const started = performance.now();
-    // Read and cursor in one transaction that awaits nothing: no event lands between them (one process serves a
+    // Read and cursor in one transaction that awaits the log's records only: no event lands between them (one process serves a
     // data folder, and no other caller's statements run inside), so when the read finds the rest, the cursor moves
     // past the events of other types too (a step's own message.queued), and the next read starts near the end of
     // the log instead of rescanning them.
-    const events = readEvents(ctx, { afterId: readCursor(ctx, EXITS), types: EXIT_TYPES, limit: READ_CHUNK });
+    const events = await readEvents(ctx, { afterId: await readCursor(ctx, EXITS), types: EXIT_TYPES, limit: READ_CHUNK });
     let last = 0;
     for (const ev of events) {
       if (last && performance.now() - started >= READ_BUDGET_MS) break;
@@ -298,7 +298,7 @@ export async function readExitsChunk(ctx: AppContext): Promise<boolean> {
       last = ev.id;
     }
     const more = events.length === READ_CHUNK || last !== (events.at(-1)?.id ?? 0);
-    advanceCursor(ctx, EXITS, more ? last : lastEventId(ctx));
+    await advanceCursor(ctx, EXITS, more ? last : await lastEventId(ctx));
     return more;
   });
 }
@@ -381,7 +381,7 @@ export async function releaseHeldDripSteps(ctx: AppContext, userId: string): Pro
   });
 }
 
-export function registerDrips(ctx: AppContext) {
+export async function registerDrips(ctx: AppContext) {
   registerJobHandler(ctx, JOB_KIND, runStep, { transactional: true, firstDelayMs: 10_000, maxAttempts: 8 });
   // Not transactional: each chunk commits with its cursor and the reader yields between chunks. A short lease, so
   // a reader that died with the process is taken over soon after a restart.
@@ -405,9 +405,11 @@ export function registerDrips(ctx: AppContext) {
   );
   // Only the very first start reads from now on: a cursor left at 0 by a start on an empty log must not jump past
   // the replies and opt-outs that arrived before a restart.
-  if (!hasCursor(ctx, EXITS)) advanceCursor(ctx, EXITS, lastEventId(ctx));
-  enqueueJob(ctx, { kind: EXITS, key: EXITS, runAt: ctx.now() });
-  enqueueJob(ctx, { kind: SEGMENTS, key: SEGMENTS, runAt: ctx.now() + SEGMENTS_EVERY_MS });
+  await ctx.withTransaction(async () => {
+    if (!(await hasCursor(ctx, EXITS))) await advanceCursor(ctx, EXITS, await lastEventId(ctx));
+    enqueueJob(ctx, { kind: EXITS, key: EXITS, runAt: ctx.now() });
+    enqueueJob(ctx, { kind: SEGMENTS, key: SEGMENTS, runAt: ctx.now() + SEGMENTS_EVERY_MS });
+  });
   let timer: ReturnType<typeof setTimeout> | null = null;
   let reading: Promise<void> | null = null;
   let again = false;

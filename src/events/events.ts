@@ -133,10 +133,11 @@ const toEvent = (r: EventRow): AppEvent => ({
 export const MAX_READ = 1000;
 
 /** Events after `afterId` in id order, of one account and of some types when given; at most `limit` (<= 1000). */
-export function readEvents(
+export async function readEvents(
   ctx: AppContext,
   q: { afterId: number; userId?: string; types?: readonly EventType[]; limit: number },
-): AppEvent[] {
+): Promise<AppEvent[]> {
+  await ready(ctx.db);
   const where = ["id > ?"];
   const args: (string | number)[] = [q.afterId];
   if (q.userId !== undefined) {
@@ -159,7 +160,8 @@ export function readEvents(
  * The messages named by the events of these types since `since` (a campaign's payload.messageIds, or the message
  * the event is about), through the log's time index: the recent tail, however long the log.
  */
-export function messageIdsSince(ctx: AppContext, since: number, types: readonly EventType[]): string[] {
+export async function messageIdsSince(ctx: AppContext, since: number, types: readonly EventType[]): Promise<string[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT j.value AS id FROM events e, json_each(e.payload, '$.messageIds') j
@@ -172,7 +174,8 @@ export function messageIdsSince(ctx: AppContext, since: number, types: readonly 
 }
 
 /** An account's events in (afterId, upTo], counted up to `atMost` (enough to tell "more than a bound"). */
-export function countEvents(ctx: AppContext, q: { userId: string; afterId: number; upTo: number; atMost: number }): number {
+export async function countEvents(ctx: AppContext, q: { userId: string; afterId: number; upTo: number; atMost: number }): Promise<number> {
+  await ready(ctx.db);
   const row = ctx.db.$client
     .query(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE user_id = ? AND id > ? AND id <= ? LIMIT ?)`)
     .get(q.userId, q.afterId, q.upTo, q.atMost) as { n: number };
@@ -180,27 +183,31 @@ export function countEvents(ctx: AppContext, q: { userId: string; afterId: numbe
 }
 
 /** The newest event id (0 for an empty log): where a new consumer starts when it wants only what comes next. */
-export function lastEventId(ctx: AppContext): number {
+export async function lastEventId(ctx: AppContext): Promise<number> {
+  await ready(ctx.db);
   const row = ctx.db.$client.query(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).get() as { seq: number } | null;
   return row?.seq ?? 0;
 }
 
 /** The last event id a consumer has handled (0 when it never ran). */
-export function readCursor(ctx: AppContext, consumer: string): number {
+export async function readCursor(ctx: AppContext, consumer: string): Promise<number> {
+  await ready(ctx.db);
   const row = ctx.db.$client.query(`SELECT last_id FROM event_cursors WHERE consumer = ?`).get(consumer) as { last_id: number } | null;
   return row?.last_id ?? 0;
+}
+
+/** Whether a consumer has a cursor at all (one at 0 exists once it started on an empty log). */
+export async function hasCursor(ctx: AppContext, consumer: string): Promise<boolean> {
+  await ready(ctx.db);
+  return ctx.db.$client.query(`SELECT 1 FROM event_cursors WHERE consumer = ?`).get(consumer) !== null;
 }
 
 /**
  * Records that a consumer has handled every event up to `lastId`. Call it in the transaction that records the
  * consumer's own work, so after a crash it resumes exactly after what it committed. A cursor never moves back.
  */
-/** Whether a consumer has a cursor at all (one at 0 exists once it started on an empty log). */
-export function hasCursor(ctx: AppContext, consumer: string): boolean {
-  return ctx.db.$client.query(`SELECT 1 FROM event_cursors WHERE consumer = ?`).get(consumer) !== null;
-}
-
-export function advanceCursor(ctx: AppContext, consumer: string, lastId: number) {
+export async function advanceCursor(ctx: AppContext, consumer: string, lastId: number): Promise<void> {
+  await ready(ctx.db);
   ctx.db.$client
     .query(
       `INSERT INTO event_cursors (consumer, last_id, updated_at) VALUES (?, ?, ?)

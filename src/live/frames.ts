@@ -1,4 +1,4 @@
-import { progressView, type viewOf } from "../campaigns/campaigns";
+import { progressView } from "../campaigns/campaigns";
 import type { AppContext } from "../context";
 import { threadOf } from "../conversations/conversations";
 import type { ThreadMessage } from "../conversations/types";
@@ -50,7 +50,7 @@ export type LiveFrame =
       campaignId?: string;
       messageIds?: string[];
     }
-  | { type: "campaign_progress"; eventId: number; campaign: ReturnType<typeof viewOf> };
+  | { type: "campaign_progress"; eventId: number; campaign: NonNullable<Awaited<ReturnType<typeof progressView>>> };
 
 const STATUS_OF: Partial<Record<AppEvent["type"], "sent" | "delivered" | "failed" | "unknown">> = {
   "message.sent": "sent",
@@ -66,7 +66,7 @@ export function campaignOf(e: AppEvent): string | null {
 }
 
 /** A thread's event: a message that joined it, or a change of the thread itself. */
-function conversationFrame(ctx: AppContext, userId: string, e: AppEvent): LiveFrame | null {
+async function conversationFrame(ctx: AppContext, userId: string, e: AppEvent): Promise<LiveFrame | null> {
   if (e.subject.kind === "campaign") return { type: "conversation_updated", eventId: e.id, conversationId: null, campaignId: e.subject.id, changes: e.payload };
   const conversationId = Number(e.subject.id);
   const { messageId, seq } = e.payload as { messageId?: string; seq?: number };
@@ -74,7 +74,7 @@ function conversationFrame(ctx: AppContext, userId: string, e: AppEvent): LiveFr
   // The message as it is now; a thread deleted since, or the message gone, sends nothing.
   let message: ThreadMessage | undefined;
   try {
-    message = threadOf(ctx, userId, conversationId, { after: seq - 1, limit: 1 })[0];
+    message = (await threadOf(ctx, userId, conversationId, { after: seq - 1, limit: 1 }))[0];
   } catch {
     return null;
   }
@@ -94,7 +94,7 @@ function conversationFrame(ctx: AppContext, userId: string, e: AppEvent): LiveFr
 }
 
 /** The frame an event becomes, or null for events the socket does not carry. */
-export function frameOf(ctx: AppContext, userId: string, e: AppEvent): LiveFrame | null {
+export async function frameOf(ctx: AppContext, userId: string, e: AppEvent): Promise<LiveFrame | null> {
   if (e.type === "conversation.updated") return conversationFrame(ctx, userId, e);
   // A new message reaches the socket through its thread's event (above), which knows the thread.
   const status = STATUS_OF[e.type];
@@ -106,7 +106,7 @@ export function frameOf(ctx: AppContext, userId: string, e: AppEvent): LiveFrame
   // A single message (chat, one-off, compliance reply), with its error as it is now; a deleted one sends nothing.
   let m: ReturnType<typeof messageView>;
   try {
-    m = messageView(getMessage(ctx, userId, e.subject.id));
+    m = messageView(await getMessage(ctx, userId, e.subject.id));
   } catch {
     return null;
   }
@@ -114,9 +114,9 @@ export function frameOf(ctx: AppContext, userId: string, e: AppEvent): LiveFrame
 }
 
 /** A campaign as it is now, for its progress frame; null when it was deleted since. */
-export function progressFrame(ctx: AppContext, userId: string, campaignId: string, eventId: number): LiveFrame | null {
+export async function progressFrame(ctx: AppContext, userId: string, campaignId: string, eventId: number): Promise<LiveFrame | null> {
   try {
-    const campaign = progressView(ctx, userId, campaignId);
+    const campaign = await progressView(ctx, userId, campaignId);
     return campaign && { type: "campaign_progress", eventId, campaign };
   } catch {
     return null;

@@ -111,18 +111,44 @@ export class LiveHub {
   stallLimitMs = STALL_LIMIT_MS;
   /** The per-minute replay cap (the benchmark lifts it to measure the shared pages alone). */
   replaysPerMinute = REPLAYS_PER_MINUTE;
+  /**
+   * The hub's work (joins, passes, catch-up pages, held progress), one piece at a time in the order it was queued:
+   * each reads the log and the records it turns into frames (async records), then sends with nothing awaited, so a
+   * socket's frames go out in the log's order and no pass sees an account half-updated by another.
+   */
+  private work: Promise<void> = Promise.resolve();
+  /** Counts the hub's stops (a restore stops it): work queued before a stop does nothing after it. */
+  private generation = 0;
+  /** Sockets authenticated and waiting for their join's turn, per account (counted with the account's sockets). */
+  private joining = new Map<string, number>();
 
   constructor(
     private ctx: AppContext,
-    private sessionOf: (token: string) => string | null,
+    private sessionOf: (token: string) => Promise<string | null>,
   ) {}
 
-  /** Sockets connected now, per account (for tests and the benchmark). */
+  /** Sockets connected now, per account (for tests and the benchmark); an account's count has those joining. */
   socketCount(userId?: string): number {
-    if (userId) return this.accounts.get(userId)?.sockets.size ?? 0;
+    if (userId) return (this.accounts.get(userId)?.sockets.size ?? 0) + (this.joining.get(userId) ?? 0);
     let n = 0;
     for (const a of this.accounts.values()) n += a.sockets.size;
     return n;
+  }
+
+  /** Queues a piece of the hub's work behind the others; an error is logged, and work of a stopped hub dropped. */
+  private serially(fn: () => Promise<void>) {
+    const generation = this.generation;
+    this.work = this.work
+      .then(() => (generation === this.generation ? fn() : undefined))
+      .catch((err) => {
+        // A stop (a restore closing the database) cuts short what was under way: nothing to report.
+        if (generation === this.generation) this.ctx.log(`live: ${(err as Error)?.stack ?? err}`);
+      });
+  }
+
+  /** Resolves once the work queued so far is done (tests). */
+  idle(): Promise<void> {
+    return this.work;
   }
 
   /**
@@ -131,13 +157,31 @@ export class LiveHub {
    * what it missed is no longer kept.
    */
   join(ws: LiveSocket, userId: string, resumeAfter: number | null) {
+    this.joining.set(userId, (this.joining.get(userId) ?? 0) + 1);
+    this.serially(async () => {
+      try {
+        await this.admit(ws, userId, resumeAfter);
+      } finally {
+        const left = this.joining.get(userId)! - 1;
+        if (left) this.joining.set(userId, left);
+        else this.joining.delete(userId);
+      }
+    });
+  }
+
+  private async admit(ws: LiveSocket, userId: string, resumeAfter: number | null) {
+    if (ws.readyState !== 1) return;
     // One page of the account's backlog first (PUSH_PAGE events, as any pass): a socket that starts at the cursor
     // is live from there, and the rest of the backlog reaches it published, a page per turn of the event loop.
     let account = this.accounts.get(userId);
     if (account) {
-      if (this.pushAccount(userId, account)) this.continuePasses();
+      if (await this.pushAccount(userId, account)) this.continuePasses();
     } else {
-      account = { cursor: lastEventId(this.ctx), topic: topicOf(userId), sockets: new Set(), replayPages: new Map() };
+      account = { cursor: await lastEventId(this.ctx), topic: topicOf(userId), sockets: new Set(), replayPages: new Map() };
+    }
+    // Closed while the log was read; or the account's last socket left meanwhile, and it is kept again.
+    if (ws.readyState !== 1) return;
+    if (this.accounts.get(userId) !== account) {
       this.accounts.set(userId, account);
       if (this.accounts.size === 1) onEventsCommitted(this.ctx, () => this.notify());
     }
@@ -151,7 +195,7 @@ export class LiveHub {
       this.replayShared.refused++;
       return this.reset(ws, account, "replay_limit");
     }
-    if (!this.canReplay(userId, resumeAfter, account.cursor)) return this.reset(ws, account);
+    if (!(await this.canReplay(userId, resumeAfter, account.cursor))) return this.reset(ws, account);
     this.replaysAt.get(userId)!.push(this.ctx.now());
     this.catchUp(ws, account);
   }
@@ -198,8 +242,11 @@ export class LiveHub {
     const account = ws.data.userId ? this.accounts.get(ws.data.userId) : undefined;
     if (ws.data.stalledAt === null || !account?.sockets.has(ws)) return;
     ws.data.stalledAt = null;
-    if (!this.canReplay(ws.data.userId!, ws.data.sent, account.cursor)) this.closeSlow(ws);
-    else this.catchUp(ws, account);
+    this.serially(async () => {
+      if (!account.sockets.has(ws)) return;
+      if (!(await this.canReplay(ws.data.userId!, ws.data.sent, account.cursor))) this.closeSlow(ws);
+      else this.catchUp(ws, account);
+    });
   }
 
   leave(ws: LiveSocket) {
@@ -211,11 +258,11 @@ export class LiveHub {
     if (!this.accounts.size) onEventsCommitted(this.ctx, null);
   }
 
-  /** Events were committed: read them on the next microtask (one pass for a burst). */
+  /** Events were committed: read them in the hub's next turn of work (one pass for a burst). */
   notify() {
     if (this.passQueued || !this.accounts.size) return;
     this.passQueued = true;
-    queueMicrotask(() => this.pass());
+    this.serially(() => this.pass());
   }
 
   /**
@@ -223,14 +270,13 @@ export class LiveHub {
    * held up) goes on after a turn of the event loop, so requests (webhooks) are answered between pages instead of
    * waiting out the whole backlog.
    */
-  private pass() {
+  private async pass() {
     this.passQueued = false;
-    // Every socket gone (or the server stopped, its database closed) since the pass was queued.
+    // Every socket gone (or the server stopped, its database closed) since the pass was queued. The log's reads
+    // wait (ready) while another caller's transaction is open: they see what committed, never what may roll back.
     if (!this.accounts.size) return;
-    // A caller that appends outside bun:sqlite's synchronous transaction helper would still hold one open.
-    if (this.ctx.db.$client.inTransaction) return void setImmediate(() => this.notify());
     let more = false;
-    for (const [userId, account] of this.accounts) if (this.pushAccount(userId, account)) more = true;
+    for (const [userId, account] of [...this.accounts]) if (await this.pushAccount(userId, account)) more = true;
     if (more) this.continuePasses();
   }
 
@@ -238,10 +284,14 @@ export class LiveHub {
   private continuePasses() {
     if (this.passQueued) return;
     this.passQueued = true;
-    setImmediate(() => this.pass());
+    setImmediate(() => this.serially(() => this.pass()));
   }
 
   stop() {
+    this.generation++;
+    this.passQueued = false;
+    this.catchUpQueued = false;
+    this.joining.clear();
     onEventsCommitted(this.ctx, null);
     if (this.progressTimer) clearTimeout(this.progressTimer);
     if (this.stallTimer) clearTimeout(this.stallTimer);
@@ -251,12 +301,12 @@ export class LiveHub {
   }
 
   /** Whether the events (after, upTo] of one account are all still kept, and no more than MAX_REPLAY. */
-  private canReplay(userId: string, after: number, upTo: number): boolean {
+  private async canReplay(userId: string, after: number, upTo: number): Promise<boolean> {
     if (after > upTo) return false;
     // Ids only grow: when the oldest event kept is newer than the one after `after`, something between was pruned.
-    const oldest = readEvents(this.ctx, { afterId: 0, limit: 1 })[0]?.id ?? upTo + 1;
+    const oldest = (await readEvents(this.ctx, { afterId: 0, limit: 1 }))[0]?.id ?? upTo + 1;
     if (oldest > after + 1) return false;
-    return countEvents(this.ctx, { userId, afterId: after, upTo, atMost: MAX_REPLAY + 1 }) <= MAX_REPLAY;
+    return (await countEvents(this.ctx, { userId, afterId: after, upTo, atMost: MAX_REPLAY + 1 })) <= MAX_REPLAY;
   }
 
   /**
@@ -270,7 +320,7 @@ export class LiveHub {
     this.catchingUp.push({ ws, account });
     if (this.catchUpQueued) return;
     this.catchUpQueued = true;
-    setImmediate(() => this.runCatchUps());
+    setImmediate(() => this.serially(() => this.runCatchUps()));
   }
 
   /**
@@ -278,25 +328,25 @@ export class LiveHub {
    * sockets resuming at once neither hold up requests nor each other (each socket's page in one turn held the
    * loop for the forty pages' sends), and a client thousands of events behind is served between the others.
    */
-  private runCatchUps() {
+  private async runCatchUps() {
     this.catchUpQueued = false;
     const started = performance.now();
     while (this.catchingUp.length && performance.now() - started < REPLAY_TURN_MS) {
       const next = this.catchingUp.shift()!;
-      if (this.catchUpPage(next.ws, next.account)) this.catchingUp.push(next);
+      if (await this.catchUpPage(next.ws, next.account)) this.catchingUp.push(next);
     }
     if (this.catchingUp.length && !this.catchUpQueued) {
       this.catchUpQueued = true;
-      setImmediate(() => this.runCatchUps());
+      setImmediate(() => this.serially(() => this.runCatchUps()));
     }
   }
 
   /** One page of a socket's catch-up (greeted once it has all); answers whether it has more to come. */
-  private catchUpPage(ws: LiveSocket, account: Account): boolean {
+  private async catchUpPage(ws: LiveSocket, account: Account): Promise<boolean> {
     if (ws.data.stalledAt !== null || ws.readyState !== 1 || !account.sockets.has(ws)) return false;
     const upTo = account.cursor;
     if (ws.data.sent < upTo) {
-      const page = this.replayPage(ws.data.userId!, account, ws.data.sent, upTo);
+      const page = await this.replayPage(ws.data.userId!, account, ws.data.sent, upTo);
       this.deliver(ws, page.frames, page.through);
       if (ws.data.stalledAt !== null) return false;
     }
@@ -310,7 +360,7 @@ export class LiveHub {
    * (the socket skips the frames it is past), or the next PUSH_PAGE events of the log, read and turned into frames
    * once for every socket that comes by within REPLAY_PAGE_TTL_MS.
    */
-  private replayPage(userId: string, account: Account, after: number, upTo: number): ReplayPage {
+  private async replayPage(userId: string, account: Account, after: number, upTo: number): Promise<ReplayPage> {
     const now = this.ctx.now();
     let found: ReplayPage | undefined;
     for (const [key, page] of account.replayPages) {
@@ -321,10 +371,10 @@ export class LiveHub {
       this.replayShared.pages++;
       return found;
     }
-    const events = readEvents(this.ctx, { afterId: after, userId, limit: PUSH_PAGE }).filter((e) => e.id <= upTo);
+    const events = (await readEvents(this.ctx, { afterId: after, userId, limit: PUSH_PAGE })).filter((e) => e.id <= upTo);
     count(this.replayed, events.length);
     const through = events.length === PUSH_PAGE ? events.at(-1)!.id : upTo;
-    const page = { after, through, frames: this.framesOf(userId, events, true), builtAt: now };
+    const page = { after, through, frames: await this.framesOf(userId, events, true), builtAt: now };
     account.replayPages.set(after, page);
     // At most one full replay's pages are kept: the oldest built goes first.
     if (account.replayPages.size > MAX_REPLAY / PUSH_PAGE) account.replayPages.delete(account.replayPages.keys().next().value!);
@@ -347,14 +397,16 @@ export class LiveHub {
   }
 
   /** Publishes one page (at most PUSH_PAGE) of the account's new events; answers whether more may be waiting. */
-  private pushAccount(userId: string, account: Account): boolean {
-    const events = readEvents(this.ctx, { afterId: account.cursor, userId, limit: PUSH_PAGE });
+  private async pushAccount(userId: string, account: Account): Promise<boolean> {
+    const events = await readEvents(this.ctx, { afterId: account.cursor, userId, limit: PUSH_PAGE });
     if (!events.length) return false;
     count(this.pushed, events.length);
+    const frames = await this.framesOf(userId, events, false);
+    // From here on nothing is awaited: the cursor, the page and the sockets' positions move together.
     account.cursor = events.at(-1)!.id;
     // A page of frames (at most ~1 MB) is queued whole, under Bun's own per-socket ceiling (16 MB); who went past
     // the limit with it leaves the topic and picks up after the page from the log.
-    for (const frame of this.framesOf(userId, events, false)) this.server!.publish(account.topic, frame.json);
+    for (const frame of frames) this.server!.publish(account.topic, frame.json);
     for (const ws of account.sockets) {
       this.recheckSession(ws);
       if (!ws.data.live) continue;
@@ -369,7 +421,7 @@ export class LiveHub {
    * messages are moving gets at most one progress frame per PROGRESS_EVERY_MS (counting 100,000 rows per engine
    * batch would cost more than the sending); a replay carries each campaign's current state once per page.
    */
-  private framesOf(userId: string, events: AppEvent[], replay: boolean): Outgoing[] {
+  private async framesOf(userId: string, events: AppEvent[], replay: boolean): Promise<Outgoing[]> {
     const lastOf = new Map<string, number>();
     for (const e of events) {
       const c = campaignOf(e);
@@ -378,13 +430,13 @@ export class LiveHub {
     const frames: Outgoing[] = [];
     const now = this.ctx.now();
     for (const e of events) {
-      const frame = frameOf(this.ctx, userId, e);
+      const frame = await frameOf(this.ctx, userId, e);
       if (frame) frames.push(outgoing(frame));
       const c = campaignOf(e);
       if (!c || lastOf.get(c) !== e.id) continue;
       const milestone = e.type.startsWith("campaign.");
       if (replay || milestone || now - (this.progressSentAt.get(c) ?? 0) >= PROGRESS_EVERY_MS) {
-        const progress = progressFrame(this.ctx, userId, c, e.id);
+        const progress = await progressFrame(this.ctx, userId, c, e.id);
         if (progress) frames.push(outgoing(progress));
         if (!replay) {
           this.progressSentAt.set(c, now);
@@ -392,21 +444,24 @@ export class LiveHub {
         }
       } else {
         this.progressDue.set(c, { userId, eventId: e.id });
-        this.progressTimer ??= setTimeout(() => this.flushProgress(), PROGRESS_EVERY_MS);
+        this.progressTimer ??= setTimeout(() => {
+          this.progressTimer = null;
+          this.serially(() => this.flushProgress());
+        }, PROGRESS_EVERY_MS);
       }
     }
     return frames;
   }
 
   /** The progress frames held back by the pace above, as the campaigns stand now. */
-  private flushProgress() {
-    this.progressTimer = null;
+  private async flushProgress() {
     const due = [...this.progressDue];
     this.progressDue.clear();
     for (const [campaignId, { userId, eventId }] of due) {
+      if (!this.accounts.has(userId)) continue;
+      const frame = await progressFrame(this.ctx, userId, campaignId, eventId);
       const account = this.accounts.get(userId);
       if (!account) continue;
-      const frame = progressFrame(this.ctx, userId, campaignId, eventId);
       this.progressSentAt.set(campaignId, this.ctx.now());
       // Sockets catching up get the campaign's state with the rest of their replay.
       if (frame) this.server!.publish(account.topic, JSON.stringify(frame));
@@ -420,15 +475,21 @@ export class LiveHub {
     for (const ws of [...(this.accounts.get(userId)?.sockets ?? [])]) this.recheckSession(ws, true);
   }
 
+  /** Checks the socket's session again when due (or forced): closed when it ended. Not awaited by the pushes. */
   private recheckSession(ws: LiveSocket, force = false) {
     const now = this.ctx.now();
     if (!force && now - ws.data.checkedAt < RECHECK_SESSION_MS) return;
     ws.data.checkedAt = now;
     // A token-less socket (authenticated by the Bearer header at the upgrade) keeps its token here too.
-    if (!ws.data.token || this.sessionOf(ws.data.token) !== ws.data.userId) {
-      this.leave(ws);
-      ws.close(CLOSE.unauthorized, "Session ended");
-    }
+    const token = ws.data.token;
+    (token ? this.sessionOf(token) : Promise.resolve(null)).then(
+      (userId) => {
+        if (userId === ws.data.userId) return;
+        this.leave(ws);
+        ws.close(CLOSE.unauthorized, "Session ended");
+      },
+      (err) => this.ctx.log(`live: session check: ${(err as Error)?.stack ?? err}`),
+    );
   }
 
   /**

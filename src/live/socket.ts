@@ -10,7 +10,7 @@ const MAX_EVENT_ID = Number.MAX_SAFE_INTEGER;
 export type LiveSockets = {
   hub: LiveHub;
   /** For Bun.serve's fetch on `/ws`: a Response when the upgrade is refused, undefined once upgraded. */
-  upgrade(request: Request, server: Server<SocketData>): Response | undefined;
+  upgrade(request: Request, server: Server<SocketData>): Promise<Response | undefined>;
   /** Bun.serve's `websocket` option. */
   websocket: WebSocketHandler<SocketData>;
 };
@@ -71,6 +71,8 @@ export function liveSockets(ctx: AppContext): LiveSockets {
   const pendingAddress = new WeakMap<SocketData, string>();
   const pendingByAddress = new Map<string, number>();
   let pending = 0;
+  /** Sockets whose session is being read: a second auth or resume meanwhile is ignored, as once signed in. */
+  const authenticating = new WeakSet<SocketData>();
   const settle = (ws: LiveSocket) => {
     const address = pendingAddress.get(ws.data);
     if (address === undefined) return;
@@ -81,8 +83,20 @@ export function liveSockets(ctx: AppContext): LiveSockets {
     else pendingByAddress.delete(address);
   };
 
-  const authenticate = (ws: LiveSocket, token: string, resumeAfter: number | null) => {
-    const userId = sessionOf(token);
+  const authenticate = async (ws: LiveSocket, token: string, resumeAfter: number | null) => {
+    if (authenticating.has(ws.data)) return;
+    authenticating.add(ws.data);
+    let userId: string | null;
+    try {
+      userId = await sessionOf(token);
+    } catch (err) {
+      ctx.log(`live: session check: ${(err as Error)?.stack ?? err}`);
+      return ws.close(1011, "Server error");
+    } finally {
+      authenticating.delete(ws.data);
+    }
+    // Closed while its session was read: the close handler has settled it already.
+    if (ws.readyState !== 1) return;
     if (!userId) return ws.close(CLOSE.unauthorized, "Sign in again");
     if (ws.data.authTimer) clearTimeout(ws.data.authTimer);
     ws.data.authTimer = null;
@@ -95,7 +109,7 @@ export function liveSockets(ctx: AppContext): LiveSockets {
 
   return {
     hub,
-    upgrade(request, server) {
+    async upgrade(request, server) {
       const token = tokenOfRequest(request) ?? null;
       // A browser cannot set headers on a socket: a token from one came from another program, not a page.
       const fromHeader = !!(request.headers.get("authorization") || request.headers.get("x-auth-token"));
@@ -106,11 +120,13 @@ export function liveSockets(ctx: AppContext): LiveSockets {
           return Response.json({ message: `Cross-site request refused: open smsdesk at ${expected}`, code: "csrf" }, { status: 403 });
         }
       }
+      // The session is read first: from the bounds' checks to the upgrade nothing is awaited.
+      const knownToken = token && (await sessionOf(token)) ? token : null;
       const address = resolveClientIp(request, server.requestIP(request)?.address ?? "unknown", ctx.config.trustedProxies);
       if ((pendingByAddress.get(address) ?? 0) >= limits.pendingPerAddress)
         return Response.json({ message: "Too many connections waiting to sign in from this address", code: "rate_limited" }, { status: 429 });
       if (pending >= limits.pending) return Response.json({ message: "Too many connections waiting to sign in; try again shortly", code: "busy" }, { status: 503 });
-      const data: SocketData = { userId: null, token: token && sessionOf(token) ? token : null, checkedAt: 0, sent: 0, stalledAt: null, greeted: false, live: false, authTimer: null };
+      const data: SocketData = { userId: null, token: knownToken, checkedAt: 0, sent: 0, stalledAt: null, greeted: false, live: false, authTimer: null };
       hub.server ??= server;
       if (server.upgrade(request, { data })) {
         pendingAddress.set(data, address);

@@ -36,7 +36,8 @@ export function messageView(m: MessageRow, media: MediaView[] = []) {
 }
 
 /** The view of one message with its media read. */
-export function withMedia(ctx: AppContext, m: MessageRow) {
+export async function withMedia(ctx: AppContext, m: MessageRow) {
+  await ready(ctx.db);
   return messageView(m, (mediaOfMessages(ctx, [m.id]).get(m.id) ?? []).map(mediaView));
 }
 
@@ -110,7 +111,8 @@ export function campaignMessagePage(
     .all(...args, q.limit, q.offset) as CampaignLogRow[];
 }
 
-export function getMessage(ctx: AppContext, userId: string, id: string): MessageRow {
+export async function getMessage(ctx: AppContext, userId: string, id: string): Promise<MessageRow> {
+  await ready(ctx.db);
   const row = ctx.db.select().from(messages).where(and(eq(messages.userId, userId), eq(messages.id, id))).get();
   if (!row) throw notFound("Message not found");
   return row;

@@ -95,10 +95,10 @@ export function outboxStore(ctx: AppContext): OutboxStore {
 
   return {
     async recentCalls(since) {
+      const ids = await messageIdsSince(ctx, since, ["message.sent", "message.delivered", "message.failed"]);
       await ready(ctx.db);
       const seen = new Set<string>();
       const calls: { laneId: string; at: number; segments: number }[] = [];
-      const ids = messageIdsSince(ctx, since, ["message.sent", "message.delivered", "message.failed"]);
       type Call = { id: string; laneId: string; at: number; segments: number };
       for (const r of [...(accepted.all(JSON.stringify(ids), since) as Call[]), ...(cutOff.all(since) as Call[])]) {
         if (seen.has(r.id)) continue;

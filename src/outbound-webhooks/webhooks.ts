@@ -513,9 +513,11 @@ export function feedStats(ctx: AppContext) {
 export async function feedDeliveries(ctx: AppContext): Promise<{ made: number; more: boolean }> {
   return ctx.withTransaction(async () => {
     const started = performance.now();
-    const head = lastEventId(ctx);
-    const after = readCursor(ctx, CURSOR);
-    const events = readEvents(ctx, { afterId: after, types: LOG_TYPES, limit: FEED_PAGE });
+    // The event records answer at once underneath: the callback awaits nothing else, so no event lands between the
+    // read and the cursor's move, and the deliveries are written with them.
+    const head = await lastEventId(ctx);
+    const after = await readCursor(ctx, CURSOR);
+    const events = await readEvents(ctx, { afterId: after, types: LOG_TYPES, limit: FEED_PAGE });
     const endpoints = (ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE active = 1`).all() as EndpointRow[]).map((row) => ({
       row,
       events: new Set(JSON.parse(row.events) as string[]),
@@ -541,7 +543,7 @@ export async function feedDeliveries(ctx: AppContext): Promise<{ made: number; m
     // A page read to its end and short of FEED_PAGE: every deliverable event up to the head was read (in this
     // transaction), so the cursor skips the types we do not deliver too. Otherwise it stands at the last one read.
     const more = events.length === FEED_PAGE || read < events.length;
-    advanceCursor(ctx, CURSOR, more ? events[read - 1]!.id : Math.max(after, head));
+    await advanceCursor(ctx, CURSOR, more ? events[read - 1]!.id : Math.max(after, head));
     return { made, more };
   });
 }
@@ -774,9 +776,9 @@ export function startOutboundWebhooks(ctx: AppContext) {
     scheduled = false;
     if (stopped) return;
     try {
-      // A caller that appends outside bun:sqlite's synchronous transaction helper may still hold one open: the
-      // page waits for a turn of its own (its cursor move is not to commit or roll back with someone else's work).
-      if (ctx.db.$client.inTransaction || (await feedDeliveries(ctx)).more) wake();
+      // The page is a transaction of its own (ctx.withTransaction waits its turn): its cursor move never commits or
+      // rolls back with someone else's work.
+      if ((await feedDeliveries(ctx)).more) wake();
     } catch (err) {
       ctx.log(`webhooks: feed: ${(err as Error)?.stack ?? err}`);
     }

@@ -91,10 +91,10 @@ export function sendText(ctx: AppContext, t: TextToSend): string | null {
 
 /**
  * A text a user sends one recipient (chat and one-off sends): checks consent and the plan, fills the merge fields
- * from the contact, picks the sender (the one named, else the default) and queues it. Answers the message and the
- * plan's 80% notice.
+ * from the contact, picks the sender (the one named, else the default) and queues it, in the caller's turn (nothing
+ * awaited before the queueing). Answers the message and the plan's 80% notice.
  */
-export function sendSingle(
+export async function sendSingle(
   ctx: AppContext,
   userId: string,
   input: { phone: string; content: string; fromNumber?: string | null; mediaIds?: string[] },
@@ -135,5 +135,5 @@ export function sendSingle(
     from: { chosen: sender },
     ...(mediaIds.length ? { mediaIds } : {}),
   });
-  return { message: getMessage(ctx, userId, id!), notice };
+  return { message: await getMessage(ctx, userId, id!), notice };
 }

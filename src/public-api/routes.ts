@@ -451,7 +451,7 @@ export function publicApiRoutes(ctx: AppContext) {
       }),
     })
     // GET /api/v1/messages/:id
-    .get("/messages/:id", ({ caller, params }) => withMedia(ctx, getMessage(ctx, caller.userId, params.id)), {
+    .get("/messages/:id", async ({ caller, params }) => withMedia(ctx, await getMessage(ctx, caller.userId, params.id)), {
       params: idParams,
       ...operation({
         operationId: "getMessage",

@@ -251,8 +251,6 @@ const ALLOWED: Record<string, string> = {
   "keywords/opt-ins.ts exports markConfirmed, which uses the database, not async (not async)": "as markPending",
   "outbound-webhooks/webhooks.ts exports sealClearSecrets, which uses the database, not async (not async)":
     "sealing the secrets kept in clear runs in a restore's database-replaced hooks (backups/backups.ts setDatabase), which are synchronous: its failure fails the restore",
-  "outbound-webhooks/webhooks.ts exports startOutboundWebhooks, which uses the database, not async (not async)":
-    "not a record: the feed's starter asks whether a synchronous transaction is open on the connection before it feeds a page",
   "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
     "every plan check (limits.ts usageFor, assertWithinLimit, hasRoomFor*) reads it inside synchronous transactions: contacts, campaigns, drips, automation, sendText, numbers, inbound; the routes read licenseInForce",
   "phone-numbers/numbers.ts exports chooseSender, which uses the database, not async (not async)":
@@ -269,16 +267,6 @@ const ALLOWED: Record<string, string> = {
     "typed phones are read in it synchronously by contacts (their routes, the importer) and campaigns (their recipients, the outbox)",
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change, synchronous or awaiting nothing: the outbox's and the engine's, the inbound flow's, contacts', campaigns', conversations', links', automation's",
-  "events/events.ts exports readEvents, which uses the database, not async (not async)":
-    "the readers' chunks read, handle and move their cursor in one transaction that awaits nothing (drips' exits, outbound webhooks' feed) or that awaits the rules' records only (automation), so no event lands between the read and the cursor; the live hub reads synchronously",
-  "events/events.ts exports readCursor, which uses the database, not async (not async)": "as readEvents: in the readers' chunk transactions",
-  "events/events.ts exports advanceCursor, which uses the database, not async (not async)": "as readEvents: moved in the readers' chunk transactions, never back (max)",
-  "events/events.ts exports lastEventId, which uses the database, not async (not async)": "as readEvents: the readers' chunks and the live hub's cursor of a new account",
-  "events/events.ts exports hasCursor, which uses the database, not async (not async)":
-    "drips' registration (registerDrips, synchronous, before the job runner starts) starts its cursor at the head only on the first start",
-  "events/events.ts exports countEvents, which uses the database, not async (not async)": "the live hub counts a socket's replay synchronously as it joins",
-  "events/events.ts exports messageIdsSince, which uses the database, not async (not async)":
-    "the sending engine's outbox store (synchronous port, sending/ports.ts) counts the calls since a restart",
   "jobs/jobs.ts exports enqueueJob, which uses the database, not async (not async)":
     "a job is queued in the transaction of the work it follows, synchronous or awaiting nothing: drips' enrolments and steps, campaigns' lifecycle, the inbound flow's media copies, the outbox's reconciliation, and the registrations at start; once per key on its unique key (ON CONFLICT DO NOTHING)",
   "jobs/jobs.ts exports rescheduleJob, which uses the database, not async (not async)":
@@ -322,8 +310,6 @@ const ALLOWED: Record<string, string> = {
     "as abVariantStatusCounts",
   "messages/messages.ts exports campaignMessagePage, which uses the database, not async (not async)":
     "campaigns' log page (campaignLogs, synchronous); to go async with campaigns",
-  "messages/messages.ts exports getMessage, which uses the database, not async (not async)":
-    "sendText answers the message it queued inside its synchronous transaction; automation's event handling and the routes read it too",
   "messages/messages.ts exports storeInbound, which uses the database, not async (not async)":
     "the inbound flow stores the message inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); once per provider id on its unique key",
   "messages/messages.ts exports setMessageContact, which uses the database, not async (not async)":
@@ -445,8 +431,6 @@ const ALLOWED: Record<string, string> = {
   "contacts/name-order.ts begins a synchronous transaction (not async)": "keyEarlierNames' pieces, as above; an import's names are added in ctx.withTransaction",
   // Found once the check read exported arrows and functions reaching the database through a helper of their file
   // (issue 30 item 3): the synchronous callers each one serves.
-  "auth/sessions.ts exports liveSessionUserId, which uses the database, not async (not async)":
-    "the live sockets (live/socket.ts) check a socket's session synchronously, at the upgrade and on its periodic recheck, through resolveNow as resolveSession does for requests",
   "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
     "not the app's connection: reads the schema of a backup's database file (and of a fresh one migrated to compare), each opened with bun:sqlite by the inspection",
   "campaigns/records.ts exports onConnection, which uses the database, not async (not async)":
@@ -464,8 +448,6 @@ const ALLOWED: Record<string, string> = {
     "one step of the search index's merge, run by the import's background merge (csv-import.ts mergeDown) right after it awaited ready, timed step by step",
   "contacts/search.ts exports namePage, which uses the database, not async (not async)": "listContacts reads its page synchronously in its turn after ready, with the total it counted",
   "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as namePage: listContacts' search page, in its turn after ready",
-  "conversations/conversations.ts exports threadOf, which uses the database, not async (not async)":
-    "the live frames (live/frames.ts) build each new_message in the hub's synchronous read of the event log; its route reads it the same way",
   "links/links.ts exports shortenText, which uses the database, not async (not async)":
     "as shortener: a drip step's text (drips/runner.ts, in the jobs runner's synchronous pass), an automation reply (in its runner's ctx.withTransaction, called synchronously) and a keyword reply (the inbound flow's transaction, which awaits nothing) write their short links with their message",
   "media/media.ts exports heldMediaIds, which uses the database, not async (not async)":
@@ -495,11 +477,8 @@ const ALLOWED: Record<string, string> = {
  * whose callbacks await nothing; its search pages (search.ts: namePage, searchPage) run in listContacts' turn.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
- * In events, the log is appended to and read by its readers' chunks inside their transactions (ALLOWED); pruning is async.
- * In auth, `liveSessionUserId` checks a socket's session synchronously for the live sockets (live/socket.ts, at the
- * upgrade and on its periodic recheck), as `resolveSession` does for requests.
- * In conversations, `threadOf` reads a thread synchronously for the live frames (live/frames.ts builds each new_message
- * in the hub's synchronous read of the event log) as for its route.
+ * In events, the log is appended to in the transaction of its change (ALLOWED); its readers' records are async, awaited
+ * in the readers' chunk transactions and by the live hub.
  */
 const ASYNC_FOLDERS = new Set(["auth", "links", "events", "jobs", "messages", "automation", "campaigns", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media", "contacts"]);
 /** Files converted in folders not yet whole (none now: each converted folder is whole). */

@@ -87,26 +87,26 @@ describe("the jobs runner's alarm", () => {
 
 describe("the event readers", () => {
   test("the drips' exit reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
-    advanceCursor(ctx, "drips.exits", 0);
+    await advanceCursor(ctx, "drips.exits", 0);
     backlog(2 * READ_CHUNK + 50);
     // At most READ_CHUNK, fewer when its time budget runs out first.
     expect(await readExitsChunk(ctx)).toBe(true);
-    expect(readCursor(ctx, "drips.exits")).toBeGreaterThan(0);
-    expect(readCursor(ctx, "drips.exits")).toBeLessThanOrEqual(READ_CHUNK);
+    expect(await readCursor(ctx, "drips.exits")).toBeGreaterThan(0);
+    expect(await readCursor(ctx, "drips.exits")).toBeLessThanOrEqual(READ_CHUNK);
     const turns = await turnsDuring(() => processEvents(ctx));
-    expect(readCursor(ctx, "drips.exits")).toBe(2 * READ_CHUNK + 50);
+    expect(await readCursor(ctx, "drips.exits")).toBe(2 * READ_CHUNK + 50);
     expect(turns).toBeGreaterThanOrEqual(1);
     expect(await readExitsChunk(ctx)).toBe(false);
   });
 
   test("the automation rules' reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
-    advanceCursor(ctx, "automation.rules", 0);
+    await advanceCursor(ctx, "automation.rules", 0);
     backlog(2 * RULES_CHUNK + 50);
     expect(await processEventsChunk(ctx)).toEqual({ runs: 0, more: true });
-    expect(readCursor(ctx, "automation.rules")).toBeGreaterThan(0);
-    expect(readCursor(ctx, "automation.rules")).toBeLessThanOrEqual(RULES_CHUNK);
+    expect(await readCursor(ctx, "automation.rules")).toBeGreaterThan(0);
+    expect(await readCursor(ctx, "automation.rules")).toBeLessThanOrEqual(RULES_CHUNK);
     const turns = await turnsDuring(() => processRuleEvents(ctx));
-    expect(readCursor(ctx, "automation.rules")).toBe(2 * RULES_CHUNK + 50);
+    expect(await readCursor(ctx, "automation.rules")).toBe(2 * RULES_CHUNK + 50);
     expect(turns).toBeGreaterThanOrEqual(1);
   });
 });

@@ -51,7 +51,7 @@ describe("a campaign through the simulator", () => {
     await waitFor(() => t.api(`/api/campaigns/${c.body.id}`, { token: acc.token }).then((r) => r.body), (v) => v.status === "completed" && v.counts.delivered === 2);
     const ids = (db().query(`SELECT id FROM messages WHERE campaign_id = ? ORDER BY id`).all(c.body.id) as { id: string }[]).map((r) => r.id);
 
-    const events = eventsOf(userId).filter((e) => e.type.startsWith("campaign.") || e.type.startsWith("message."));
+    const events = (await eventsOf(userId)).filter((e) => e.type.startsWith("campaign.") || e.type.startsWith("message."));
     expect(events.every((e, i) => i === 0 || e.id > events[i - 1]!.id)).toBe(true);
     expect(events[0]).toMatchObject({ type: "campaign.started", subject: { kind: "campaign", id: c.body.id }, payload: { recipients: 2 } });
     expect(events[1]).toMatchObject({ type: "message.queued", subject: { kind: "campaign", id: c.body.id }, payload: { queued: 2 } });
@@ -76,11 +76,11 @@ describe("a campaign through the simulator", () => {
   test("a start that fails after its events were appended leaves neither the events nor the rows", async () => {
     const { acc, userId } = await sender();
     const c = await post(acc, "/api/campaigns", { type: "sms", name: "Sale", content: "x", recipients: ["+14155550101", "+14155550102"] });
-    const before = eventsOf(userId).length;
+    const before = (await eventsOf(userId)).length;
     // The status is written last, after campaign.started and message.queued.
     failOn("UPDATE OF status", "campaigns", "NEW.status = 'sending'");
     await expect(sendCampaign(t.ctx, findUserById(t.ctx, userId)!, c.body.id)).rejects.toThrow("injected failure");
-    expect(eventsOf(userId).length).toBe(before);
+    expect((await eventsOf(userId)).length).toBe(before);
     expect(count(`SELECT count(*) AS n FROM messages WHERE campaign_id = ?`, c.body.id)).toBe(0);
   });
 });
@@ -93,8 +93,8 @@ describe("an inbound STOP", () => {
     const inbound = db().query(`SELECT id FROM messages WHERE user_id = ? AND direction = 'inbound'`).get(userId) as { id: string };
     const contact = db().query(`SELECT id FROM contacts WHERE user_id = ?`).get(userId) as { id: string };
     const types = ["message.received", "contact.created", "contact.opted_out", "contact.opted_in"] as const;
-    const pick = () => readEvents(t.ctx, { afterId: 0, userId, types, limit: 100 }).map((e) => [e.type, e.subject.id, e.payload.source ?? null]);
-    expect(pick()).toEqual([
+    const pick = async () => (await readEvents(t.ctx, { afterId: 0, userId, types, limit: 100 })).map((e) => [e.type, e.subject.id, e.payload.source ?? null]);
+    expect(await pick()).toEqual([
       ["message.received", inbound.id, null],
       ["contact.created", contact.id, "keyword"],
       ["contact.opted_out", contact.id, "keyword"],
@@ -102,11 +102,11 @@ describe("an inbound STOP", () => {
 
     await post(acc, `/api/sms-providers/${providerId}/simulate-inbound`, { from: "+14155552000", body: "STOP" });
     await waitFor(() => count(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND direction = 'inbound'`, userId), (n) => n === 2);
-    expect(pick().map(([type]) => type)).toEqual(["message.received", "contact.created", "contact.opted_out", "message.received"]);
+    expect((await pick()).map(([type]) => type)).toEqual(["message.received", "contact.created", "contact.opted_out", "message.received"]);
 
     await post(acc, `/api/sms-providers/${providerId}/simulate-inbound`, { from: "+14155552000", body: "START" });
     await waitFor(() => count(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND status = 'subscribed'`, userId), (n) => n === 1);
-    expect(pick().slice(4)).toEqual([
+    expect((await pick()).slice(4)).toEqual([
       ["message.received", expect.any(String), null],
       ["contact.opted_in", contact.id, "keyword"],
     ]);
@@ -117,7 +117,7 @@ describe("an inbound STOP", () => {
     failOn("INSERT", "contact_consents", "NEW.kind = 'opt_out'");
     await post(acc, `/api/sms-providers/${providerId}/simulate-inbound`, { from: "+14155552001", body: "STOP" });
     await waitFor(() => t.logs.some((l) => l.includes("injected failure")), (seen) => seen);
-    expect(eventsOf(userId)).toEqual([]);
+    expect(await eventsOf(userId)).toEqual([]);
     expect(count(`SELECT count(*) AS n FROM messages WHERE user_id = ?`, userId)).toBe(0);
     expect(count(`SELECT count(*) AS n FROM contacts WHERE user_id = ?`, userId)).toBe(0);
   });
@@ -132,7 +132,7 @@ describe("contacts", () => {
       contacts: [{ phone: "+14155553002" }, { phone: "+14155553003" }, { phone: "+14155553001" }, { phone: "bad" }],
     });
     expect(imported.body.results).toMatchObject({ created: 2, duplicates: 1, invalid: 1 });
-    const events = eventsOf(userId).filter((e) => e.type.startsWith("contact."));
+    const events = (await eventsOf(userId)).filter((e) => e.type.startsWith("contact."));
     expect(events.map((e) => [e.type, e.subject.kind, e.payload])).toEqual([
       ["contact.created", "contact", { source: "manual" }],
       ["contact.created", "import", { source: "import", created: 2 }],
@@ -148,7 +148,7 @@ describe("contacts", () => {
       const out = await post(acc, `/api/contacts/${added.body.id}/opt-out`);
       expect([out.status, out.body.status]).toEqual([200, "opted_out"]);
     }
-    expect(eventsOf(userId).map((e) => e.type)).toEqual(["contact.created", "contact.opted_out"]);
+    expect((await eventsOf(userId)).map((e) => e.type)).toEqual(["contact.created", "contact.opted_out"]);
   });
 });
 
@@ -178,22 +178,22 @@ describe("reading the log", () => {
     const a = await sender();
     const b = await sender();
     const subject = { kind: "contact" as const, id: "c" };
-    const start = lastEventId(t.ctx);
+    const start = await lastEventId(t.ctx);
     const ids = [
       appendEvent(t.ctx, { userId: a.userId, type: "contact.created", subject }),
       appendEvent(t.ctx, { userId: b.userId, type: "contact.created", subject }),
       appendEvent(t.ctx, { userId: a.userId, type: "contact.opted_out", subject }),
     ];
     expect(ids).toEqual([start + 1, start + 2, start + 3]);
-    expect(readEvents(t.ctx, { afterId: start, limit: 2 }).map((e) => e.id)).toEqual([start + 1, start + 2]);
-    expect(readEvents(t.ctx, { afterId: start + 2, limit: 10 }).map((e) => e.id)).toEqual([start + 3]);
-    expect(readEvents(t.ctx, { afterId: start, userId: a.userId, limit: 10 }).map((e) => e.id)).toEqual([start + 1, start + 3]);
-    expect(readEvents(t.ctx, { afterId: start, types: ["contact.opted_out"], limit: 10 }).map((e) => e.id)).toEqual([start + 3]);
+    expect((await readEvents(t.ctx, { afterId: start, limit: 2 })).map((e) => e.id)).toEqual([start + 1, start + 2]);
+    expect((await readEvents(t.ctx, { afterId: start + 2, limit: 10 })).map((e) => e.id)).toEqual([start + 3]);
+    expect((await readEvents(t.ctx, { afterId: start, userId: a.userId, limit: 10 })).map((e) => e.id)).toEqual([start + 1, start + 3]);
+    expect((await readEvents(t.ctx, { afterId: start, types: ["contact.opted_out"], limit: 10 })).map((e) => e.id)).toEqual([start + 3]);
 
-    advanceCursor(t.ctx, "test-consumer", start + 2);
-    advanceCursor(t.ctx, "test-consumer", start + 1);
-    expect(readCursor(t.ctx, "test-consumer")).toBe(start + 2);
-    expect(readCursor(t.ctx, "never-ran")).toBe(0);
+    await advanceCursor(t.ctx, "test-consumer", start + 2);
+    await advanceCursor(t.ctx, "test-consumer", start + 1);
+    expect(await readCursor(t.ctx, "test-consumer")).toBe(start + 2);
+    expect(await readCursor(t.ctx, "never-ran")).toBe(0);
 
     db().exec(`DELETE FROM events WHERE id > ${start}`);
     expect(appendEvent(t.ctx, { userId: a.userId, type: "contact.created", subject })).toBe(start + 4);
@@ -229,7 +229,7 @@ describe("retention", () => {
       expect(job.state).toBe("pending");
       t.ctx.now = () => job.run_at;
       await (await runDueJobs(t.ctx)).settled;
-      const left = eventsOf(userId).map((e) => e.id);
+      const left = (await eventsOf(userId)).map((e) => e.id);
       expect(left).toContain(recent);
       expect(left).not.toContain(old);
       expect(db().query(`SELECT state, run_at FROM jobs WHERE key = 'events.prune'`).get()).toEqual({ state: "pending", run_at: job.run_at + DAY });

@@ -125,7 +125,7 @@ describe("a backlog of 5,000 events", () => {
 
   test(`goes to a socket resuming from before it in pages of ${PUSH_PAGE}: all 5,000 in order, once each, then ready`, async () => {
     const acc = await t.signUpVerified();
-    const from = lastEventId(t.ctx);
+    const from = await lastEventId(t.ctx);
     const ids: number[] = [];
     t.ctx.db.$client.transaction(() => {
       for (let n = 0; n < 5000; n++) ids.push(appendEvent(t.ctx, conversationEvent(acc.user.id, n)));
@@ -151,7 +151,7 @@ describe("a backlog of 5,000 events", () => {
       }
     })();
     let atFirstTurn = -1;
-    setImmediate(() => (atFirstTurn = readCursor(t.ctx, "automation.rules")));
+    setImmediate(async () => (atFirstTurn = await readCursor(t.ctx, "automation.rules")));
     const end = await waitFor(() => readCursor(t.ctx, "automation.rules"), (c) => c >= ids.at(-1)!);
     // A reader may stop short of its chunk (a time budget), never past it.
     const firstTurn = ids.indexOf(atFirstTurn);

@@ -52,7 +52,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
 describe("replay pages shared between an account's sockets", () => {
   test(`three sockets resuming from the same event read the log once: ${1000 / PUSH_PAGE} pages built, ${(2 * 1000) / PUSH_PAGE} handed on, each socket all 1,000 in order then ready`, async () => {
     const acc = await t.signUpVerified();
-    const from = lastEventId(t.ctx);
+    const from = await lastEventId(t.ctx);
     const ids = appendMany(acc.user.id, 1000);
     const hub = liveHubOf(t.ctx)!;
     const built = { ...hub.replayed };
@@ -70,7 +70,7 @@ describe("replay pages shared between an account's sockets", () => {
 
   test("a socket resuming from inside a page another socket built gets only what follows its event, from that page", async () => {
     const acc = await t.signUpVerified();
-    const from = lastEventId(t.ctx);
+    const from = await lastEventId(t.ctx);
     const ids = appendMany(acc.user.id, 300);
     const hub = liveHubOf(t.ctx)!;
     const first = await connect(acc, from);
@@ -86,7 +86,7 @@ describe("replay pages shared between an account's sockets", () => {
 
   test(`a page older than ${REPLAY_PAGE_TTL_MS / 1000} s is read from the log again`, async () => {
     const acc = await t.signUpVerified();
-    const from = lastEventId(t.ctx);
+    const from = await lastEventId(t.ctx);
     appendMany(acc.user.id, 50);
     const hub = liveHubOf(t.ctx)!;
     const first = await connect(acc, from);
@@ -103,7 +103,7 @@ describe(`at most ${REPLAYS_PER_MINUTE} replays per account per minute`, () => {
   test("the next resume in the minute is told to reload (reset, replay_limit) and gets live frames from the newest event; a minute later replays are allowed again; another account is not held", async () => {
     const acc = await t.signUpVerified();
     const other = await t.signUpVerified();
-    const from = lastEventId(t.ctx);
+    const from = await lastEventId(t.ctx);
     appendMany(acc.user.id, 3);
     const hub = liveHubOf(t.ctx)!;
     const refused = hub.replayShared.refused;
@@ -114,7 +114,7 @@ describe(`at most ${REPLAYS_PER_MINUTE} replays per account per minute`, () => {
       await s.close();
       clock += 1000;
     }
-    const cursor = lastEventId(t.ctx);
+    const cursor = await lastEventId(t.ctx);
     const limited = await connect(acc, from);
     expect(limited.frames).toEqual([{ type: "reset", reason: "replay_limit", lastEventId: cursor }]);
     expect(hub.replayShared.refused - refused).toBe(1);
@@ -125,12 +125,12 @@ describe(`at most ${REPLAYS_PER_MINUTE} replays per account per minute`, () => {
     await limited.close();
 
     // A socket that resumes at the newest event replays nothing and is not counted.
-    const current = await connect(acc, lastEventId(t.ctx));
-    expect(current.frames).toEqual([{ type: "ready", lastEventId: lastEventId(t.ctx) }]);
+    const current = await connect(acc, await lastEventId(t.ctx));
+    expect(current.frames).toEqual([{ type: "ready", lastEventId: await lastEventId(t.ctx) }]);
     await current.close();
 
     // Another account's replay in the same minute.
-    const otherFrom = lastEventId(t.ctx);
+    const otherFrom = await lastEventId(t.ctx);
     appendMany(other.user.id, 2);
     const others = await connect(other, otherFrom);
     expect(numbered(others.frames)).toEqual([0, 1]);

@@ -256,7 +256,7 @@ describe("reconnecting", () => {
     // Everything older than now is pruned, as the retention job does after the kept days.
     await pruneEvents(t.ctx, Date.now() + 1);
     const behind = await connect(acc, 1);
-    expect(behind.frames).toEqual([{ type: "reset", lastEventId: lastEventId(t.ctx) }]);
+    expect(behind.frames).toEqual([{ type: "reset", lastEventId: await lastEventId(t.ctx) }]);
     await behind.close();
   });
 });
@@ -266,7 +266,7 @@ describe("a slow reader", () => {
     const { acc, number, hookUrl } = await sender();
     await inbound(hookUrl, "+14155550141", number, "x".repeat(1600));
     // The event that put the 1.6 KB text into its thread, appended again and again below: each makes a frame.
-    const [attached] = readEvents(t.ctx, { afterId: 0, userId: acc.user.id, types: ["conversation.updated"], limit: 10 });
+    const [attached] = await readEvents(t.ctx, { afterId: 0, userId: acc.user.id, types: ["conversation.updated"], limit: 10 });
     const fast = await connect(acc);
     liveHubOf(t.ctx)!.stallLimitMs = 300;
 
@@ -335,7 +335,9 @@ describe("a socket joining an account with a backlog", () => {
     const ids = t.ctx.db.$client.transaction(() =>
       Array.from({ length: 1000 }, (_, n) => appendEvent(t.ctx, { userId: acc.user.id, type: "conversation.updated", subject: { kind: "conversation", id: "1" }, payload: { state: "open", n } })),
     )();
+    // The join reads and publishes in the hub's turn of work, queued before the pass the commit asks for.
     hub.join(second, acc.user.id, null);
+    await hub.idle();
     expect([hub.pushed.events - before.events, hub.pushed.pages - before.pages]).toEqual([PUSH_PAGE, 1]);
     // It starts where the account stands after that page; what follows reaches it published.
     expect(sent).toEqual([{ type: "ready", lastEventId: ids[PUSH_PAGE - 1] }]);

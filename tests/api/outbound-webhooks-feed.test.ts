@@ -142,7 +142,7 @@ async function cursorPerTurn(ctx: AppContext, until: (cursor: number) => boolean
   for (;;) {
     if (seen.length === 2000) throw new Error(`the feed's cursor stopped at ${seen.at(-1)}`);
     await nextTurn();
-    seen.push(readCursor(ctx, CURSOR));
+    seen.push(await readCursor(ctx, CURSOR));
     if (until(seen.at(-1)!)) return seen;
   }
 }
