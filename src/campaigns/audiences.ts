@@ -30,14 +30,14 @@ export function audienceCondition(ctx: AppContext, userId: string, audience: Cam
   });
 }
 
-export function audienceCount(ctx: AppContext, userId: string, audience: CampaignAudience): number {
+export function audienceCount(ctx: AppContext, userId: string, audience: CampaignAudience): Promise<number> {
   return countAudience(ctx, audienceCondition(ctx, userId, audience));
 }
 
 /** Exact counts of the wizard's presets. */
-export function presetCounts(ctx: AppContext, userId: string) {
+export async function presetCounts(ctx: AppContext, userId: string) {
   const count = (kind: "all" | "recent" | "loyal" | "new") => audienceCount(ctx, userId, { kind });
-  return { all: count("all"), recent: count("recent"), loyal: count("loyal"), new: count("new") };
+  return { all: await count("all"), recent: await count("recent"), loyal: await count("loyal"), new: await count("new") };
 }
 
 /** The contacts of an audience, for writing the outbox (streamed by the caller in one transaction). */
@@ -51,6 +51,6 @@ export function audienceCountUpTo(ctx: AppContext, userId: string, audience: Cam
 }
 
 /** The audience's contacts whose rowid is in (after, upTo], in rowid order: one chunk of a large campaign. */
-export function audienceContactsInWindow(ctx: AppContext, userId: string, audience: CampaignAudience, after: number, upTo: number): AudienceContact[] {
+export function audienceContactsInWindow(ctx: AppContext, userId: string, audience: CampaignAudience, after: number, upTo: number): Promise<AudienceContact[]> {
   return audienceContactsInRowids(ctx, audienceCondition(ctx, userId, audience), after, upTo);
 }

@@ -193,7 +193,7 @@ async function resolveSearch(ctx: AppContext, user: User, q: CampaignSearch): Pr
   const { range, from, to, ...rest } = q;
   const term = q.q?.trim() ?? "";
   const phone = term.replace(/\D/g, "").length >= 7 ? new PhoneNormalizer(defaultCountryOf(ctx, user)).normalize(term) : null;
-  return { ...rest, bounds: rangeBounds({ range, from, to }, user.timezone, ctx.now()), alsoIds: phone ? campaignsMessaging(ctx, user.id, phone) : undefined };
+  return { ...rest, bounds: rangeBounds({ range, from, to }, user.timezone, ctx.now()), alsoIds: phone ? await campaignsMessaging(ctx, user.id, phone) : undefined };
 }
 
 export async function searchCampaigns(ctx: AppContext, user: User, q: CampaignSearch) {
@@ -636,13 +636,13 @@ export async function resumeByUser(ctx: AppContext, user: User, id: string) {
   await ctx.withTransaction(async () => {
     const c = await getCampaign(ctx, user.id, id);
     paused(c);
-    if (!hasMessages(ctx, id) && !c.outboxWriting) {
+    if (!(await hasMessages(ctx, id)) && !c.outboxWriting) {
       if (c.scheduledAt && c.scheduledAt.getTime() > now + 1000) await scheduleStart(ctx, user, c, c.scheduledAt.getTime());
       else startCampaign(ctx, user, c, now);
       return;
     }
     await markResumed(ctx, id, now);
-    releaseCampaign(ctx, id, now);
+    await releaseCampaign(ctx, id, now);
   });
   return viewOf(ctx, await getCampaign(ctx, user.id, id));
 }
@@ -657,7 +657,7 @@ export async function cancelByUser(ctx: AppContext, userId: string, id: string) 
   await ctx.withTransaction(async () => {
     cancellable(await getCampaign(ctx, userId, id));
     await markCancelled(ctx, id, now);
-    cancelCampaignMessages(ctx, id);
+    await cancelCampaignMessages(ctx, id);
     cancelCampaignStart(ctx, id);
   });
   return viewOf(ctx, await getCampaign(ctx, userId, id));

@@ -14,7 +14,6 @@ import { parseScheduledAt, splitRecipients } from "./campaigns";
 import { heldByCampaign } from "../messages/due";
 import { measuredAsSent, personalize, resolveTyped, type Recipient } from "./outbox";
 import { registrationWarning } from "./registration-warning";
-import { onConnection } from "./records";
 import { testSize, variantLabel } from "./ab-split";
 import { chooseSender } from "../phone-numbers/numbers";
 import { cannotSendMms } from "../providers/mms";
@@ -103,14 +102,14 @@ export async function reachOf(ctx: AppContext, user: User, input: Pick<DeliveryP
   if (audience.kind === "contacts") {
     const clock = pieces();
     for (let from = 0; from < audience.contactIds.length; from += ID_PIECE) {
-      add(zoneGroupsWhere(ctx, audienceCondition(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) })));
+      add(await zoneGroupsWhere(ctx, audienceCondition(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) })));
       if (clock.due()) await clock.turn();
     }
   } else {
-    await inWindows(lastContactRowid(ctx), (after, upTo) => add(zoneGroupsWhere(ctx, where, { after, upTo })));
+    await inWindows(await lastContactRowid(ctx), async (after, upTo) => add(await zoneGroupsWhere(ctx, where, { after, upTo })));
   }
   // The first customer added: the outbox is written in the order contacts were added.
-  const first = firstAudienceContact(ctx, where);
+  const first = await firstAudienceContact(ctx, where);
   return { groups: [...merged.values()], skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, sample: first };
 }
 
@@ -259,7 +258,7 @@ async function longestMessage(
     }
   } else {
     // A window of rowids at a time: a million contacts rendered in one go held the event loop 3.3 s of its own work.
-    await inWindows(lastContactRowid(ctx), (after, upTo) => considerContacts(audienceContactsInWindow(ctx, user.id, audience, after, upTo)));
+    await inWindows(await lastContactRowid(ctx), async (after, upTo) => considerContacts(await audienceContactsInWindow(ctx, user.id, audience, after, upTo)));
   }
   return { text: best.text, recipient: nameOf(best.recipient), ...segmentInfo(best.text), totalSegments };
 }
@@ -271,10 +270,10 @@ export type QuietWait = { count: number; byLaw: number; resumesAt: string; lastR
  * Messages of running campaigns the sending manager has put off until quiet hours end: queued, due later, not
  * parked by a pause, and not waiting out a provider error (those carry its code).
  */
-export function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): Map<string, QuietWait> {
+async function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): Promise<Map<string, QuietWait>> {
   const out = new Map<string, QuietWait>();
   if (!campaignIds.length) return out;
-  const rows = heldByCampaign(ctx, user.id, campaignIds, ctx.now());
+  const rows = await heldByCampaign(ctx, user.id, campaignIds, ctx.now());
   const label = clockLabel(user.quietHoursEnd, user.locale);
   for (const r of rows) out.set(r.id, { count: r.n, byLaw: r.byLaw, resumesAt: label, lastResumeAt: new Date(r.last).toISOString() });
   return out;
@@ -282,7 +281,6 @@ export function quietWaits(ctx: AppContext, user: User, campaignIds: string[]): 
 
 /** A campaign as the API answers it, with its quiet-hours wait (null when nothing is waiting). */
 export async function withQuietWait<C extends { id: string }>(ctx: AppContext, user: User, list: C[]): Promise<(C & { quietWait: QuietWait | null })[]> {
-  await onConnection(ctx);
-  const waits = quietWaits(ctx, user, list.map((c) => c.id));
+  const waits = await quietWaits(ctx, user, list.map((c) => c.id));
   return list.map((c) => ({ ...c, quietWait: waits.get(c.id) ?? null }));
 }

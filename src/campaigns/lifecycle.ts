@@ -102,13 +102,13 @@ export async function repairInterruptedCampaigns(ctx: AppContext): Promise<numbe
   const now = ctx.now();
   const repaired = new Set<string>();
   await ctx.withTransaction(async () => {
-    for (const [id, written] of firstWritten(ctx, await neverStartedIds(ctx))) {
+    for (const [id, written] of await firstWritten(ctx, await neverStartedIds(ctx))) {
       await markStartedAt(ctx, id, written, now);
       cancelCampaignStart(ctx, id);
       repaired.add(id);
     }
-    for (const id of campaignsWithParked(ctx, await sendingCampaignIds(ctx, null))) {
-      releaseCampaign(ctx, id, now, true);
+    for (const id of await campaignsWithParked(ctx, await sendingCampaignIds(ctx, null))) {
+      await releaseCampaign(ctx, id, now, true);
       repaired.add(id);
     }
     const scheduled = await scheduledCampaigns(ctx, now);

@@ -86,9 +86,9 @@ export async function writeNextChunk(ctx: AppContext, campaignId: string, window
       recipients = resolveTyped(ctx, user, c.recipients.slice(w.cursor, next), seen, skipped);
       done = next >= c.recipients.length;
     } else {
-      const last = lastContactRowid(ctx);
+      const last = await lastContactRowid(ctx);
       next = Math.min(w.cursor + window, last);
-      recipients = contactRecipients(audienceContactsInWindow(ctx, c.userId, c.audience, w.cursor, next), seen, skipped);
+      recipients = contactRecipients(await audienceContactsInWindow(ctx, c.userId, c.audience, w.cursor, next), seen, skipped);
       done = next >= last;
     }
     if (w.ab) {

@@ -30,12 +30,12 @@ export function pieces(ms = PIECE_MS) {
  * make a million contacts a hundred thousand turns.
  */
 const WINDOW = { initial: 2_000, min: 1_000, max: 100_000 };
-export async function inWindows(last: number, read: (after: number, upTo: number) => void, ms = PIECE_MS): Promise<void> {
+export async function inWindows(last: number, read: (after: number, upTo: number) => Promise<void>, ms = PIECE_MS): Promise<void> {
   let window = WINDOW.initial;
   for (let after = 0; after < last; ) {
     const started = performance.now();
     const upTo = Math.min(last, after + window);
-    read(after, upTo);
+    await read(after, upTo);
     after = upTo;
     const took = performance.now() - started;
     if (took < ms / 2) window = Math.min(WINDOW.max, window * 2);

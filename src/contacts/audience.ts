@@ -1,6 +1,7 @@
 import { and, eq, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { contacts, type CampaignAudience } from "../../db/schema";
 import type { AppContext } from "../context";
+import { ready } from "../../db/transaction";
 
 /**
  * A campaign's audience over the contacts table (src/campaigns/audiences.ts composes it): the presets' condition,
@@ -51,7 +52,8 @@ export function audienceWhere(userId: string, audience: CampaignAudience, now: n
   }
 }
 
-export function countAudience(ctx: AppContext, where: SQL): number {
+export async function countAudience(ctx: AppContext, where: SQL): Promise<number> {
+  await ready(ctx.db);
   return ctx.db.select({ n: sql<number>`count(*)` }).from(contacts).where(where).get()!.n;
 }
 
@@ -73,7 +75,8 @@ export function countAudienceUpTo(ctx: AppContext, where: SQL, cap: number): num
 }
 
 /** The highest contacts rowid: where an audience read in rowid windows ends. */
-export function lastContactRowid(ctx: AppContext): number {
+export async function lastContactRowid(ctx: AppContext): Promise<number> {
+  await ready(ctx.db);
   return ctx.db.select({ n: sql<number | null>`max(${contacts}.rowid)` }).from(contacts).get()!.n ?? 0;
 }
 
@@ -82,7 +85,8 @@ export function lastContactRowid(ctx: AppContext): number {
  * read by rowid range (NOT INDEXED: the planner would otherwise walk the account's every contact by its user index
  * and sort them, per chunk), so each costs at most upTo - after rows whatever the audience's size.
  */
-export function audienceContactsInRowids(ctx: AppContext, where: SQL, after: number, upTo: number): AudienceContact[] {
+export async function audienceContactsInRowids(ctx: AppContext, where: SQL, after: number, upTo: number): Promise<AudienceContact[]> {
+  await ready(ctx.db);
   return ctx.db.all<AudienceContact>(
     sql`SELECT ${contacts.id} AS id, ${contacts.phone} AS phone, ${contacts.firstName} AS first_name, ${contacts.lastName} AS last_name,
           ${contacts.email} AS email, ${contacts.customFields} AS custom_fields
@@ -102,7 +106,8 @@ const ZONE_GROUP = sql`CASE WHEN length(${contacts.phone}) = 12 AND substr(${con
  * The contacts a condition chooses, grouped by zone (`k`) with the lowest phone of each group: all of them, or those
  * whose rowid is in (after, upTo] (NOT INDEXED, as audienceContactsInRowids).
  */
-export function zoneGroupsWhere(ctx: AppContext, where: SQL, window?: { after: number; upTo: number }): { k: string; phone: string; n: number }[] {
+export async function zoneGroupsWhere(ctx: AppContext, where: SQL, window?: { after: number; upTo: number }): Promise<{ k: string; phone: string; n: number }[]> {
+  await ready(ctx.db);
   const condition = window ? sql`${contacts}.rowid > ${window.after} AND ${contacts}.rowid <= ${window.upTo} AND ${where}` : where;
   const from = window ? sql`${contacts} NOT INDEXED` : sql`${contacts}`;
   return ctx.db.all<{ k: string; phone: string; n: number }>(sql`SELECT ${ZONE_GROUP} AS k, min(${contacts.phone}) AS phone, count(*) AS n FROM ${from} WHERE ${condition} GROUP BY k`);
@@ -112,7 +117,8 @@ export function zoneGroupsWhere(ctx: AppContext, where: SQL, window?: { after: n
  * The first contact a condition chooses in the order contacts were added (the outbox is written in that order;
  * without an order the planner's index chose, and the lowest number came first): a preview's sample.
  */
-export function firstAudienceContact(ctx: AppContext, where: SQL) {
+export async function firstAudienceContact(ctx: AppContext, where: SQL) {
+  await ready(ctx.db);
   return ctx.db
     .select({ phone: sql<string>`${contacts.phone}`, firstName: contacts.firstName, lastName: contacts.lastName, email: contacts.email, customFields: contacts.customFields })
     .from(contacts)

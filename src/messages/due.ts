@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { zoneForRecipient } from "../sending/quiet-hours";
 
@@ -20,8 +21,9 @@ const HELD = `status = 'queued' AND kind = 'campaign' AND error_code IS NULL AND
  * the account's quiet hours as it claims it (a window changed, not turned off, holds it again until its new end), and
  * the caller wakes it.
  */
-export function releaseHeld(ctx: AppContext, campaignIds: string[], now: number): number {
+export async function releaseHeld(ctx: AppContext, campaignIds: string[], now: number): Promise<number> {
   if (!campaignIds.length) return 0;
+  await ready(ctx.db);
   return ctx.db.$client
     .query(`UPDATE messages SET next_attempt_at = ?1, updated_at = ?1 WHERE campaign_id IN (SELECT value FROM json_each(?2)) AND ${HELD}`)
     .run(now, JSON.stringify(campaignIds)).changes;
@@ -31,7 +33,8 @@ export function releaseHeld(ctx: AppContext, campaignIds: string[], now: number)
  * Per campaign of an account (of those given): how many of its messages are held, how many of them by a state's law
  * (its reason says "<State> law allows": src/sending/state-rules.ts), and the latest time one is due.
  */
-export function heldByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): { id: string; n: number; byLaw: number; last: number }[] {
+export async function heldByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): Promise<{ id: string; n: number; byLaw: number; last: number }[]> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `SELECT campaign_id AS id, count(*) AS n, sum(instr(coalesce(hold_reason, ''), ' law allows ') > 0) AS byLaw, max(next_attempt_at) AS last FROM messages

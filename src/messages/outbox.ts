@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent, type EventType } from "../events/events";
 import { attachMedia, linkMedia } from "../media/media";
@@ -91,7 +92,8 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
 }
 
 /** Whether a campaign has written any outbox rows (it has started). */
-export function hasMessages(ctx: AppContext, campaignId: string): boolean {
+export async function hasMessages(ctx: AppContext, campaignId: string): Promise<boolean> {
+  await ready(ctx.db);
   return !!ctx.db.$client.query(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`).get(campaignId);
 }
 
@@ -105,7 +107,8 @@ export function parkCampaign(ctx: AppContext, campaignId: string) {
  * deferred for their own reasons (quiet hours, a retry) as they are. Then the campaign is settled (nothing may be
  * left to send) and the engine woken.
  */
-export function releaseCampaign(ctx: AppContext, campaignId: string, at: number, onlyParked = false) {
+export async function releaseCampaign(ctx: AppContext, campaignId: string, at: number, onlyParked = false) {
+  await ready(ctx.db);
   ctx.db.$client
     .query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`)
     .run(at, campaignId, onlyParked ? PARKED : 0);
@@ -114,7 +117,8 @@ export function releaseCampaign(ctx: AppContext, campaignId: string, at: number,
 }
 
 /** A cancelled campaign's queued rows end cancelled; rows already handed to a provider keep their outcome. */
-export function cancelCampaignMessages(ctx: AppContext, campaignId: string, reason = "The campaign was cancelled") {
+export async function cancelCampaignMessages(ctx: AppContext, campaignId: string, reason = "The campaign was cancelled") {
+  await ready(ctx.db);
   ctx.db.$client
     .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE campaign_id = ? AND status = 'queued'`)
     .run(reason, ctx.now(), campaignId);
@@ -140,7 +144,8 @@ export function campaignHasOpenMessages(ctx: AppContext, campaignId: string): bo
 }
 
 /** When each campaign's first outbox row was written, for the campaigns that have any. */
-export function firstWritten(ctx: AppContext, campaignIds: string[]): Map<string, number> {
+export async function firstWritten(ctx: AppContext, campaignIds: string[]): Promise<Map<string, number>> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT campaign_id AS id, min(created_at) AS at FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id`)
     .all(JSON.stringify(campaignIds)) as { id: string; at: number }[];
@@ -148,7 +153,8 @@ export function firstWritten(ctx: AppContext, campaignIds: string[]): Map<string
 }
 
 /** The campaigns, of those given, with parked rows. */
-export function campaignsWithParked(ctx: AppContext, campaignIds: string[]): string[] {
+export async function campaignsWithParked(ctx: AppContext, campaignIds: string[]): Promise<string[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT DISTINCT campaign_id AS id FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) AND status = 'queued' AND next_attempt_at >= ?`)
     .all(JSON.stringify(campaignIds), PARKED) as { id: string }[];
@@ -156,7 +162,8 @@ export function campaignsWithParked(ctx: AppContext, campaignIds: string[]): str
 }
 
 /** The account's campaigns that messaged a phone (one indexed lookup by phone), for searching campaigns by recipient. */
-export function campaignsMessaging(ctx: AppContext, userId: string, phone: string): string[] {
+export async function campaignsMessaging(ctx: AppContext, userId: string, phone: string): Promise<string[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT DISTINCT campaign_id AS id FROM messages WHERE user_id = ? AND phone = ? AND campaign_id IS NOT NULL`)
     .all(userId, phone) as { id: string }[];

@@ -280,28 +280,12 @@ const ALLOWED: Record<string, string> = {
     "enqueue writes its rows, events and threads in one bun:sqlite transaction, a savepoint of its callers' synchronous ones (the campaign outbox writer, drips' steps in the jobs pass, sendText, the inbound flow's replies)",
   "messages/outbox.ts exports enqueue, which uses the database, not async (not async)":
     "as its transaction: called inside synchronous transactions or ones that await nothing (campaigns, drips, sendText, automation, the inbound flow); a campaign's row is once on its unique (campaign, phone)",
-  "messages/outbox.ts exports hasMessages, which uses the database, not async (not async)":
-    "campaigns' synchronous records (resumeByUser) read it; to go async with campaigns",
   "messages/outbox.ts exports parkCampaign, which uses the database, not async (not async)":
     "the campaign lifecycle's pause, in its synchronous transaction",
-  "messages/outbox.ts exports releaseCampaign, which uses the database, not async (not async)":
-    "the campaign lifecycle's resume and the start's repair, in their synchronous transactions",
-  "messages/outbox.ts exports cancelCampaignMessages, which uses the database, not async (not async)":
-    "a campaign's cancel, in its synchronous transaction",
   "messages/outbox.ts exports cancelAccountMessages, which uses the database, not async (not async)":
     "the lifecycle's stop of a disabled account's sending, in its synchronous transaction",
   "messages/outbox.ts exports campaignHasOpenMessages, which uses the database, not async (not async)":
     "the settle step (ctx.campaignOutbox.settle, synchronous inside the engine's and the reports' transactions) and the A/B test's decision job",
-  "messages/outbox.ts exports firstWritten, which uses the database, not async (not async)":
-    "the repair of interrupted campaigns at start, one synchronous transaction",
-  "messages/outbox.ts exports campaignsWithParked, which uses the database, not async (not async)":
-    "as firstWritten",
-  "messages/outbox.ts exports campaignsMessaging, which uses the database, not async (not async)":
-    "campaigns' search by recipient (resolveSearch, synchronous); to go async with campaigns",
-  "messages/due.ts exports releaseHeld, which uses the database, not async (not async)":
-    "campaigns' send-held-now and the release when quiet hours change (campaigns/held.ts, synchronous)",
-  "messages/due.ts exports heldByCampaign, which uses the database, not async (not async)":
-    "the delivery preview's quiet waits (campaigns/delivery-preview.ts, synchronous)",
   "messages/ab-variants.ts exports abVariantStatusCounts, which uses the database, not async (not async)":
     "the A/B test's report and its decision job (the jobs runner's transactional pass, synchronous)",
   "messages/ab-variants.ts exports abVariantOfMessages, which uses the database, not async (not async)":
@@ -407,14 +391,10 @@ const ALLOWED: Record<string, string> = {
     "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
   "contacts/import-rejects.ts exports rejectedCount, which uses the database, not async (not async)":
     "an import's view (csv-import.ts getImportJob, listImportJobs) counts its rejected rows in their turn, after ready",
-  "contacts/audience.ts exports audienceContactsInRowids, which uses the database, not async (not async)":
-    "campaigns' audience reads (campaigns/audiences.ts, delivery-preview.ts, outbox-writer.ts) run in their synchronous turn, the outbox writer's inside its chunk's transaction",
-  "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)": "as audienceContactsInRowids",
-  "contacts/audience.ts exports countAudience, which uses the database, not async (not async)": "as audienceContactsInRowids",
-  "contacts/audience.ts exports countAudienceUpTo, which uses the database, not async (not async)": "as audienceContactsInRowids",
-  "contacts/audience.ts exports firstAudienceContact, which uses the database, not async (not async)": "as audienceContactsInRowids: the delivery preview's first contact",
-  "contacts/audience.ts exports lastContactRowid, which uses the database, not async (not async)": "as audienceContactsInRowids: the rowid windows' end",
-  "contacts/audience.ts exports zoneGroupsWhere, which uses the database, not async (not async)": "as audienceContactsInRowids: the delivery preview's zones",
+  "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)":
+    "a campaign's start written in one go (campaigns/outbox.ts resolveRecipients, from campaigns.ts startCampaign, synchronous in its caller's transaction: a scheduled start's job in the jobs runner's synchronous pass) reads its audience synchronously",
+  "contacts/audience.ts exports countAudienceUpTo, which uses the database, not async (not async)":
+    "as audienceContactsWhere: the start counts its audience (outbox-writer.ts recipientCountUpTo) synchronously",
   "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
   "contacts/recipients.ts exports recipientReader, which uses the database, not async (not async)":
     "prepares the reader the campaigns' outbox calls for each typed number inside the outbox writer's synchronous chunk",
