@@ -164,7 +164,7 @@ export async function copySqliteToPostgres(
       await conn.unsafe("ROLLBACK").catch(() => {});
       throw err;
     } finally {
-      conn.release();
+      await conn.release();
     }
 
     await verify(sql, tables, copied);
@@ -199,6 +199,6 @@ async function verify(sql: SQL, tables: Table[], copied: CopiedTable[]): Promise
     }
     await conn.unsafe("COMMIT");
   } finally {
-    conn.release();
+    await conn.release();
   }
 }

@@ -62,6 +62,6 @@ export async function migratePostgres(sql: SQL, log: (line: string) => void = ()
       await conn`SELECT pg_advisory_unlock(${MIGRATION_LOCK.toString()}::bigint)`;
     }
   } finally {
-    conn.release();
+    await conn.release();
   }
 }

@@ -159,7 +159,7 @@ export function openPostgresRecords(sql: SQL): PostgresRecords {
         throw err;
       }
     } finally {
-      conn.release();
+      await conn.release();
     }
   }
 

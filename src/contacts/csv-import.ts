@@ -114,7 +114,7 @@ async function spool(body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, pat
       size += chunk.length;
       if (size > MAX_CSV_BYTES) throw new HttpError(413, TOO_LARGE);
       if (blank && decoder.decode(chunk, { stream: true }).trim()) blank = false;
-      sink.write(chunk);
+      await sink.write(chunk);
     }
   } finally {
     await sink.end();

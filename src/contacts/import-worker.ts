@@ -50,7 +50,8 @@ function run(batches: ReturnType<typeof fileBatches>) {
     }
     setImmediate(step);
   };
-  step();
+  // step answers every failure to the parent itself (post "error"): nothing is left to await here.
+  void step();
 }
 
 self.onmessage = (e: MessageEvent<ToWorker>) => {
