@@ -144,15 +144,16 @@ export function liveSockets(ctx: AppContext): LiveSockets {
         ws.data.authTimer = setTimeout(() => {
           ws.data.authTimer = null;
           if (ws.data.userId) return;
-          if (ws.data.token) authenticate(ws, ws.data.token, null);
+          if (ws.data.token) void authenticate(ws, ws.data.token, null);
           else ws.close(CLOSE.unauthorized, "Sign in first");
         }, hub.authTimeoutMs);
       },
       message(ws, raw) {
         const msg = parseClientMessage(raw);
         if (!msg || ws.data.userId) return;
-        if (msg.type === "auth" && msg.token) authenticate(ws, msg.token, msg.lastEventId);
-        else if (ws.data.token) authenticate(ws, ws.data.token, msg.lastEventId);
+        // authenticate answers its own failures (it closes the socket with the reason): nothing to await here.
+        if (msg.type === "auth" && msg.token) void authenticate(ws, msg.token, msg.lastEventId);
+        else if (ws.data.token) void authenticate(ws, ws.data.token, msg.lastEventId);
         else ws.close(CLOSE.unauthorized, "Sign in first");
       },
       drain(ws) {
