@@ -125,7 +125,7 @@ export async function previewDelivery(ctx: AppContext, user: User, input: Delive
   const untilByZone = new Map<string, number | null>();
   // A state's hours hold marketing texts as the engine does (src/sending/state-rules.ts); its daily cap depends on
   // what each person got by then, which a preview does not know.
-  const rules = input.transactional ? new Map() : stateRulesInForce(ctx);
+  const rules = input.transactional ? new Map() : await stateRulesInForce(ctx);
   let total = 0;
   let inQuietHours = 0;
   let first: number | null = null;

@@ -252,7 +252,8 @@ export function contactMatches(ctx: AppContext, userId: string, id: string, cond
  * ("FL", "Florida"); null when the number is no contact's or the contact has none. The sending engine lets it win
  * over the area code when it applies a state's rules (src/sending/state-rules.ts).
  */
-export function contactStateField(ctx: AppContext, userId: string, phone: string): string | null {
+export async function contactStateField(ctx: AppContext, userId: string, phone: string): Promise<string | null> {
+  await ready(ctx.db);
   const row = ctx.db.$client.query(`SELECT custom_fields AS f FROM contacts WHERE user_id = ? AND phone = ?`).get(userId, phone) as { f: string | null } | null;
   if (!row?.f) return null;
   const fields = JSON.parse(row.f) as Record<string, unknown>;

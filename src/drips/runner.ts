@@ -165,8 +165,8 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   }
   // The account's quiet hours and the hours of the recipient's state's law (src/sending/state-rules.ts), the stricter
   // winning; a state's daily cap counts campaign messages, which a drip step is not.
-  const state = stateFromField(contactStateField(ctx, e.userId, contact.phone!)) ?? stateOfNumber(contact.phone!);
-  const rule = state ? (once(pass, "drips.state-rules", () => stateRulesInForce(ctx)).get(state) ?? null) : null;
+  const state = stateFromField(await contactStateField(ctx, e.userId, contact.phone!)) ?? stateOfNumber(contact.phone!);
+  const rule = state ? ((await once(pass, "drips.state-rules", () => stateRulesInForce(ctx))).get(state) ?? null) : null;
   const quiet = user.quietHoursEnabled
     ? { enabled: true, start: user.quietHoursStart as `${number}:${number}`, end: user.quietHoursEnd as `${number}:${number}` }
     : null;

@@ -161,10 +161,10 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       };
       let rules: Map<string, StateRule> | undefined;
       // The recipient's state: the contact's own `state` field when the account filled it in, else the area code's.
-      const stateRuleOf = (row: Claimed) => {
-        const state = stateFromField(contactStateField(ctx, row.userId, row.phone)) ?? stateOfNumber(row.phone);
+      const stateRuleOf = async (row: Claimed) => {
+        const state = stateFromField(await contactStateField(ctx, row.userId, row.phone)) ?? stateOfNumber(row.phone);
         if (!state) return null;
-        rules ??= stateRulesInForce(ctx);
+        rules ??= await stateRulesInForce(ctx);
         return rules.get(state) ?? null;
       };
       const go: OutboxRow[] = [];
@@ -206,7 +206,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
               user?.quietHoursEnabled && !anyHour
                 ? { enabled: true, start: user.quietHoursStart as `${number}:${number}`, end: user.quietHoursEnd as `${number}:${number}` }
                 : null;
-            const rule = stateRuleOf(row);
+            const rule = await stateRuleOf(row);
             const sentAt = rule?.capPer24h ? (st.sentToPhone!.all(row.userId, row.phone, now - DAY_MS) as { at: number }[]).map((r) => r.at) : [];
             const hold = holdFor(now, zoneForRecipient(row.phone, user?.timezone ?? "UTC"), quiet, rule, sentAt);
             if (hold) {

@@ -28,12 +28,13 @@ const ruleOf = (r: Row): StateRule => ({
 });
 
 /** The administrator's lines. */
-export function stateRuleOverrides(ctx: AppContext): StateRule[] {
+function stateRuleOverrides(ctx: AppContext): StateRule[] {
   return (ctx.db.$client.query(`SELECT * FROM state_rule_overrides ORDER BY state`).all() as Row[]).map(ruleOf);
 }
 
 /** The table in force, by state: read afresh by the sending engine for each batch, so a change holds the next one. */
-export function stateRulesInForce(ctx: AppContext): Map<string, StateRule> {
+export async function stateRulesInForce(ctx: AppContext): Promise<Map<string, StateRule>> {
+  await ready(ctx.db);
   return new Map(mergeStateRules(stateRuleOverrides(ctx)).map((r) => [r.state, r]));
 }
 

@@ -207,8 +207,6 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
 
   // Records of converted folders still synchronous for callers that are not (issue 30 item 2).
-  "state-rules/overrides.ts exports stateRuleOverrides, which uses the database, not async (not async)":
-    "stateRulesInForce: the sending engine's outbox store (messages), drips and the delivery preview (campaigns) read it synchronously",
   "segments/segments.ts exports findSegment, which uses the database, not async (not async)":
     "campaigns' audiences, drips and automation read it inside their synchronous transactions",
   "links/links.ts exports findShortLink, which uses the database, not async (not async)":
@@ -385,7 +383,6 @@ const ALLOWED: Record<string, string> = {
     "tags in its caller's transaction: a keyword's (the inbound flow's), the automation runner's actions (synchronous, inside its ctx.withTransaction), and the routes' chunks and the public API's retag (ctx.withTransaction)",
   "contacts/contacts.ts exports contactIdsWhere, which uses the database, not async (not async)": "drips enrol a segment's contacts a chunk at a time in their synchronous turn",
   "contacts/contacts.ts exports contactMatches, which uses the database, not async (not async)": "a drip step's job (the jobs runner's synchronous pass) checks its segment",
-  "contacts/contacts.ts exports contactStateField, which uses the database, not async (not async)": "the sending engine's outbox store and a drip step read a contact's state synchronously",
   "contacts/contacts.ts exports phonesOfContactsMatching, which uses the database, not async (not async)": "conversations' thread search reads it after ready, in one turn with its own search",
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
     "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
@@ -432,8 +429,6 @@ const ALLOWED: Record<string, string> = {
     "as shortener: a drip step's text (drips/runner.ts, in the jobs runner's synchronous pass), an automation reply (in its runner's ctx.withTransaction, called synchronously) and a keyword reply (the inbound flow's transaction, which awaits nothing) write their short links with their message",
   "media/media.ts exports heldMediaIds, which uses the database, not async (not async)":
     "a campaign's media, read by campaigns/outbox.ts (segmentsEach, segmentsPerMessage, writeOutbox) synchronously, the last in the outbox writer's synchronous transaction",
-  "state-rules/overrides.ts exports stateRulesInForce, which uses the database, not async (not async)":
-    "as stateRuleOverrides: the outbox store's checks at sending (messages), a drip step (the jobs runner's synchronous pass) and the delivery preview read it synchronously",
   "users/default-country.ts exports recipientPhone, which uses the database, not async (not async)":
     "as defaultCountryOf: sendText (outbound), a new chat's thread (conversations sendChat), the public API's contacts and a provider's test send read a typed phone synchronously, sendText and sendChat inside their transactions",
 };
