@@ -41,10 +41,10 @@ export type AppContext = {
    */
   campaignOutbox: {
     /** Each campaign's status, and `anyHour` once the user chose to send its held messages at once (quiet hours hold none since). */
-    states(ids: string[]): Map<string, { status: string; anyHour: boolean }>;
-    pause(campaignId: string, reason: string): void;
+    states(ids: string[]): Promise<Map<string, { status: string; anyHour: boolean }>>;
+    pause(campaignId: string, reason: string): Promise<unknown>;
     /** Campaigns whose messages changed status: one with nothing left to send is completed or failed. */
-    settle(campaignIds: Iterable<string>): void;
+    settle(campaignIds: Iterable<string>): Promise<void>;
   };
   /**
    * The conversations domain's side of the outbox, wired in server.ts, so the messages domain (which conversations

@@ -94,10 +94,10 @@ export function abSegments(ctx: AppContext, user: User, campaign: Campaign, test
  * outbox, the rest of the audience in campaign_ab_rest for the winner, and the deciding job when the test decides
  * by itself. Answers how many test messages were queued.
  */
-export function writeAbTest(ctx: AppContext, user: User, campaign: Campaign, test: AbTest, split: AbSplit, sender: Sender, startAt: number): number {
+export async function writeAbTest(ctx: AppContext, user: User, campaign: Campaign, test: AbTest, split: AbSplit, sender: Sender, startAt: number): Promise<number> {
   let queued = 0;
   split.groups.forEach((g, i) => (queued += writeOutbox(ctx, user, { ...campaign, content: test.variants[i]! }, g, sender, startAt, startAt, i)));
-  keepAbRest(ctx, campaign.id, split.rest.map((r, position) => ({ position, phone: r.phone, contactId: r.contactId })));
+  await keepAbRest(ctx, campaign.id, split.rest.map((r, position) => ({ position, phone: r.phone, contactId: r.contactId })));
   scheduleAbDecision(ctx, user, campaign, test, startAt);
   return queued;
 }
@@ -125,7 +125,7 @@ export const AB_AT_ONCE = 400;
 export const splitKey = (campaignId: string, phone: string) => BigInt.asIntN(64, BigInt(Bun.hash.wyhash(`${campaignId}:${phone}`)) ^ (1n << 63n));
 
 /** A chunk of a test's audience kept for the split (step `split`, in the chunk's transaction); answers how many were new. */
-export function keepForSplit(ctx: AppContext, campaignId: string, recipients: Recipient[]): number {
+export function keepForSplit(ctx: AppContext, campaignId: string, recipients: Recipient[]): Promise<number> {
   return keepAbRest(ctx, campaignId, recipients.map((r) => ({ position: splitKey(campaignId, r.phone), phone: r.phone, contactId: r.contactId })));
 }
 
@@ -145,14 +145,14 @@ export function keptRecipients(ctx: AppContext, user: User, rows: { phone: strin
  * transaction, so a chunk run again after a crash starts where the last committed one ended. Answers what was
  * queued, how many were turned away as already written, and the writing's next state (null: over).
  */
-export function writeAbChunk(ctx: AppContext, user: User, campaign: Campaign, w: OutboxWriting, window: number, skipped: OutboxResult["skipped"]) {
+export async function writeAbChunk(ctx: AppContext, user: User, campaign: Campaign, w: OutboxWriting, window: number, skipped: OutboxResult["skipped"]) {
   const test = campaign.abTest!;
   const step = w.ab!;
   const dueAt = campaign.status === "paused" ? PARKED : w.dueAt;
   let queued = 0;
   let offered = 0;
   if (step.step === "test") {
-    const rows = takeKept(ctx, campaign.id, Math.min(window, step.size - w.cursor));
+    const rows = await takeKept(ctx, campaign.id, Math.min(window, step.size - w.cursor));
     const variantOf = new Map(rows.map((r, i) => [r.phone, (w.cursor + i) % test.variants.length]));
     const recipients = keptRecipients(ctx, user, rows, skipped);
     test.variants.forEach((content, v) => {
@@ -164,13 +164,13 @@ export function writeAbChunk(ctx: AppContext, user: User, campaign: Campaign, w:
     return { queued, duplicate: offered - queued, next: cursor < step.size && rows.length ? { ...w, cursor } : null };
   }
   if (step.step !== "winner") throw new Error(`writeAbChunk: step ${step.step} is the split's`);
-  const rows = takeKept(ctx, campaign.id, window);
+  const rows = await takeKept(ctx, campaign.id, window);
   const recipients = keptRecipients(ctx, user, rows, skipped);
   queued = writeOutbox(ctx, user, { ...campaign, content: test.variants[step.winner]! }, recipients, w.sender, w.dueAt, dueAt);
   return { queued, duplicate: recipients.length - queued, next: rows.length === window ? { ...w, cursor: w.cursor + rows.length } : null };
 }
 
 /** After the split step: the test's size from the audience kept, and its writing from the first of the split order. */
-export function afterSplit(ctx: AppContext, campaign: Campaign, w: OutboxWriting): OutboxWriting {
-  return { ...w, cursor: 0, ab: { step: "test", size: testSize(abRestCount(ctx, campaign.id), campaign.abTest!) } };
+export async function afterSplit(ctx: AppContext, campaign: Campaign, w: OutboxWriting): Promise<OutboxWriting> {
+  return { ...w, cursor: 0, ab: { step: "test", size: testSize(await abRestCount(ctx, campaign.id), campaign.abTest!) } };
 }

@@ -9,9 +9,9 @@ import { PARKED } from "../messages/due";
 import { campaignHasOpenMessages } from "../messages/outbox";
 import { findUserById, type User } from "../users/queries";
 import { AB_AT_ONCE, AB_DECIDE, abDecideKey, keptRecipients, variantLabel } from "./ab-split";
-import { abRestCount, addSkipped, campaignNow, onConnection, setWinnerOnce, setWriting, takeKept } from "./records";
+import { abRestCount, addSkipped, findCampaign, onConnection, setWinnerOnce, setWriting, takeKept } from "./records";
 import { CLEAR_AT, differenceConfidence, rankByRate, RECHECK_MINUTES, REPLY_WINDOW_HOURS } from "./ab-stats";
-import { campaignOrNotFound, getCampaign, viewOf, type CampaignRow } from "./campaigns";
+import { getCampaign, viewOf, type CampaignRow } from "./campaigns";
 import { pauseCampaign } from "./lifecycle";
 import { writeOutbox } from "./outbox";
 import { writeInChunks } from "./outbox-writer";
@@ -57,15 +57,19 @@ const withRates = (f: Figures) => ({ ...f, clickRate: rate(f.clickers, f.sent), 
  * confidence that it beats the runner-up, and the verdict in words.
  */
 export async function abTestReport(ctx: AppContext, user: User, id: string) {
-  await onConnection(ctx);
-  return reportOf(ctx, campaignOrNotFound(ctx, user.id, id));
+  return reportOf(ctx, await getCampaign(ctx, user.id, id));
 }
 
-/** The report of a campaign read (synchronously, in the caller's turn: also by the rule's decision, a job). */
-function reportOf(ctx: AppContext, c: CampaignRow) {
+/**
+ * The report of a campaign read (also by the rule's decision, a job). Its figures are read in one turn on the
+ * connection: the messages' and the clicks' records it reads are synchronous.
+ */
+async function reportOf(ctx: AppContext, c: CampaignRow) {
   const id = c.id;
   const test = c.abTest;
   if (!test) throw notFound("This campaign has no A/B test");
+  await onConnection(ctx);
+  const held = c.abWinner === null || c.outboxWriting ? await abRestCount(ctx, id) : 0;
   const variants = test.variants.map(noFigures);
   for (const r of abVariantStatusCounts(ctx, id)) if (variants[r.variant]) addStatus(variants[r.variant]!, r.status, r.n, r.unsent);
   const rest = noFigures();
@@ -108,7 +112,7 @@ function reportOf(ctx: AppContext, c: CampaignRow) {
     decidesAt: test.decideAfterHours !== null && c.abWinner === null && c.sentAt ? new Date(c.sentAt.getTime() + test.decideAfterHours * 3600_000).toISOString() : null,
     variants: variants.map((f, i) => ({ label: variantLabel(i), content: test.variants[i]!, ...withRates(f) })),
     /** The rest of the audience: held for the winner (`held`), then sent it. */
-    rest: { held: c.abWinner === null || c.outboxWriting ? abRestCount(ctx, id) : 0, ...withRates(rest) },
+    rest: { held, ...withRates(rest) },
     leader: first.of ? variantLabel(first.variant) : null,
     runnerUp: first.of ? variantLabel(second.variant) : null,
     /** Two-proportion z-test (pooled, two-sided) of the leader against the runner-up; null when it cannot be told. */
@@ -133,32 +137,32 @@ function reportOf(ctx: AppContext, c: CampaignRow) {
  * contact deleted since is left out. A rest larger than AB_AT_ONCE is written in chunks once the transaction has
  * committed (outbox-writer.ts, step `winner`), each chunk taking its recipients off the rest as it writes them.
  */
-function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number, by: "rule" | "user"): boolean {
+async function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number, by: "rule" | "user"): Promise<boolean> {
   const test = c.abTest!;
   const sender = senderFor(ctx, user.id, c);
   const now = ctx.now();
-  // In the caller's transaction (the user's pick, or the deciding job's pass), synchronously.
-  const decide = () => {
-    const won = setWinnerOnce(ctx, c.id, winner, by, now);
+  // In the caller's transaction (the user's pick, or the deciding job's savepoint in the jobs runner's pass).
+  const decide = async () => {
+    const won = await setWinnerOnce(ctx, c.id, winner, by, now);
     if (!won) return null;
     cancelJobs(ctx, { key: abDecideKey(c.id) });
-    if (abRestCount(ctx, c.id) > AB_AT_ONCE) {
+    if ((await abRestCount(ctx, c.id)) > AB_AT_ONCE) {
       const writing: OutboxWriting = { cursor: 0, dueAt: now, sender, ab: { step: "winner", winner } };
-      setWriting(ctx, c.id, writing);
+      await setWriting(ctx, c.id, writing);
       return "in chunks" as const;
     }
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
     // The whole rest, taken off as it is written.
-    const recipients = keptRecipients(ctx, user, takeKept(ctx, c.id, null), skipped);
+    const recipients = keptRecipients(ctx, user, await takeKept(ctx, c.id, null), skipped);
     const queued = writeOutbox(ctx, user, { ...c, content: test.variants[winner]! }, recipients, sender, now, won === "paused" ? PARKED : now);
-    addSkipped(ctx, c.id, { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) });
+    await addSkipped(ctx, c.id, { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) });
     return "written" as const;
   };
-  const done = decide();
+  const done = await decide();
   // After the caller's transaction (the job's): a writer started inside it could not see the state it starts from.
   if (done === "in chunks") setImmediate(() => void writeInChunks(ctx, c.id));
   // No rest to send (an audience all in the test): the campaign may be over.
-  else if (done) ctx.campaignOutbox.settle([c.id]);
+  else if (done) await ctx.campaignOutbox.settle([c.id]);
   return done !== null;
 }
 
@@ -175,35 +179,35 @@ export async function pickWinnerByUser(ctx: AppContext, user: User, id: string, 
     if (c.status !== "sending" && c.status !== "paused") throw conflict(`This campaign is ${c.status}: its A/B test cannot send a winner`);
     if (c.outboxWriting) throw conflict("The test's messages are still being written: pick the winner once they are");
     let winner: number;
-    if (variant === undefined || variant === null) winner = reportOf(ctx, c).pickIndex;
+    if (variant === undefined || variant === null) winner = (await reportOf(ctx, c)).pickIndex;
     else {
       winner = c.abTest.variants.findIndex((_, i) => variantLabel(i) === variant.toUpperCase());
       if (winner < 0) throw badRequest(`Variant must be one of ${c.abTest.variants.map((_, i) => variantLabel(i)).join(", ")}`);
     }
-    if (!sendWinner(ctx, user, c, winner, "user")) throw conflict("The winner was picked meanwhile");
+    if (!(await sendWinner(ctx, user, c, winner, "user"))) throw conflict("The winner was picked meanwhile");
   });
   const c = await getCampaign(ctx, user.id, id);
-  await onConnection(ctx);
-  return { campaign: viewOf(ctx, c), report: reportOf(ctx, c) };
+  const report = await reportOf(ctx, c);
+  return { campaign: viewOf(ctx, c), report };
 }
 
 /**
  * The rule's decision, run by the job at its time inside the transaction that claims it: nothing when a winner is
  * set or the campaign no longer sends; later while test messages are still to go out; else the leader is sent.
  */
-function decideByRule(ctx: AppContext, job: Job) {
+async function decideByRule(ctx: AppContext, job: Job) {
   const user = job.userId ? findUserById(ctx, job.userId) : undefined;
   if (!user || !job.refId) return;
-  const c = campaignNow(ctx, user.id, job.refId);
+  const c = await findCampaign(ctx, user.id, job.refId);
   if (!c) return;
   if (!c.abTest || c.abWinner !== null || (c.status !== "sending" && c.status !== "paused")) return;
   if (c.outboxWriting || campaignHasOpenMessages(ctx, c.id)) return { runAgainAt: ctx.now() + RECHECK_MS };
-  const { pickIndex } = reportOf(ctx, c);
+  const { pickIndex } = await reportOf(ctx, c);
   try {
-    sendWinner(ctx, user, c, pickIndex, "rule");
+    await sendWinner(ctx, user, c, pickIndex, "rule");
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
-    pauseCampaign(ctx, c.id, `Its A/B test's winner could not be sent: ${err.message}. Pick the winner again once that is fixed.`);
+    await pauseCampaign(ctx, c.id, `Its A/B test's winner could not be sent: ${err.message}. Pick the winner again once that is fixed.`);
   }
 }
 

@@ -134,16 +134,6 @@ export async function getCampaign(ctx: AppContext, userId: string, id: string): 
   return row;
 }
 
-/**
- * As getCampaign, read synchronously in the caller's turn: an A/B test's decision (a job of the jobs runner's
- * synchronous pass).
- */
-export function campaignOrNotFound(ctx: AppContext, userId: string, id: string): CampaignRow {
-  const row = campaignNow(ctx, userId, id);
-  if (!row) throw notFound("Campaign not found");
-  return row;
-}
-
 /** A campaign as it is now, for its live progress frame; null when it was deleted (read in one turn after ready). */
 export async function progressView(ctx: AppContext, userId: string, id: string) {
   await onConnection(ctx);
@@ -513,20 +503,20 @@ export async function archiveCampaigns(ctx: AppContext, userId: string, ids: str
 
 /**
  * Starts a campaign now: expands the audience into the outbox, within the plan's monthly messages, and hands it
- * to the sending manager. Runs synchronously in its caller's transaction, so the rows and the `sending` status
- * commit together (a crash never leaves rows without a started campaign or the reverse): a user's start or resume
- * (ctx.withTransaction, awaiting nothing) or a scheduled start's job (the jobs runner's synchronous pass).
- * `intendedAt` is when it was meant to go (a scheduled time), from which its messages expire.
+ * to the sending manager. Runs in its caller's transaction, so the rows and the `sending` status commit together (a
+ * crash never leaves rows without a started campaign or the reverse): a user's start or resume (ctx.withTransaction)
+ * or a scheduled start's job (its savepoint in the jobs runner's pass). `intendedAt` is when it was meant to go (a
+ * scheduled time), from which its messages expire.
  */
-export function startCampaign(ctx: AppContext, user: User, row: StartRow, intendedAt: number) {
+export async function startCampaign(ctx: AppContext, user: User, row: StartRow, intendedAt: number) {
   if (row.type !== "sms") throw badRequest("Email campaigns are not available yet");
   const sender = senderFor(ctx, user.id, row);
   const test = row.abTest;
   // An A/B test is split and written at once up to a smaller audience: it renders each recipient once per variant.
   const atOnce = test ? AB_AT_ONCE : CHUNKED_ABOVE;
-  if (recipientCountUpTo(ctx, row, atOnce + 1) > atOnce) return startChunked(ctx, user, row, sender, intendedAt);
+  if ((await recipientCountUpTo(ctx, row, atOnce + 1)) > atOnce) return startChunked(ctx, user, row, sender, intendedAt);
   // Written in one go: its typed list is read now if it was left unread.
-  const campaign: CampaignRow = { ...row, recipients: row.recipients ?? (row.audience.kind === "manual" ? typedRecipientsOf(ctx, row.id) : []) };
+  const campaign: CampaignRow = { ...row, recipients: row.recipients ?? (row.audience.kind === "manual" ? await typedRecipientsOf(ctx, row.id) : []) };
   const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
   const split = test ? splitAudience(campaign.id, recipients, test) : null;
@@ -536,9 +526,9 @@ export function startCampaign(ctx: AppContext, user: User, row: StartRow, intend
   const writing = recipients.length - (split?.rest.length ?? 0);
   // Before the outbox's message.queued events, so a reader sees the campaign start first.
   appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
-  const queued = test && split ? writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
+  const queued = test && split ? await writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
   const duplicate = skipped.duplicate + (writing - queued);
-  markSending(ctx, campaign.id, sender, { ...skipped, duplicate }, null);
+  await markSending(ctx, campaign.id, sender, { ...skipped, duplicate }, null);
   return { queued, skipped: { ...skipped, duplicate }, notice };
 }
 
@@ -549,16 +539,16 @@ export function startCampaign(ctx: AppContext, user: User, row: StartRow, intend
  * left (a bounded count; typed recipients as typed) times one message's segments (segmentsPerMessage). Answers
  * nothing queued yet.
  */
-function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
+async function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
   const usage = usageFor(ctx, user).messages;
   const test = campaign.abTest;
   // An A/B test's recipients each get one of its variants, or the winner: counted at the longest.
   const each = Math.max(...(test ? test.variants : [campaign.content]).map((content) => segmentsPerMessage(ctx, user, { ...campaign, content })));
-  const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
+  const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : await recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
   const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
   appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
   if (test) scheduleAbDecision(ctx, user, campaign, test, intendedAt);
-  markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));
+  await markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));
   // After the caller's transaction: a writer started inside it could not see the cursor.
   setImmediate(() => void writeInChunks(ctx, campaign.id));
   return { queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice };
@@ -601,8 +591,8 @@ export async function startOrSchedule(ctx: AppContext, user: User, id: string, s
     await scheduleStart(ctx, user, campaign, scheduledAt);
     return { queued: 0, skipped: { optedOut: 0, invalid: 0, duplicate: 0 }, notice: null };
   }
-  // A pending start job is dropped together with the start, never one without the other. The callback awaits only
-  // the campaign's own record: the start's synchronous records then run with nothing awaited, and it commits at once.
+  // A pending start job is dropped together with the start, never one without the other; the callback awaits the
+  // start's records only.
   return ctx.withTransaction(async () => {
     const current = await findStartRow(ctx, user.id, id);
     if (!current) throw notFound("Campaign not found");
@@ -617,7 +607,7 @@ export async function pauseByUser(ctx: AppContext, userId: string, id: string) {
   const refused = () => conflict("Only a sending or scheduled campaign can be paused");
   if (c.status !== "sending" && c.status !== "scheduled") throw refused();
   // The lifecycle's pause, as a failure run's: its conditional update leaves a campaign that finished meanwhile.
-  if (!(await ctx.withTransaction(async () => pauseCampaign(ctx, id, null, "user")))) throw refused();
+  if (!(await ctx.withTransaction(() => pauseCampaign(ctx, id, null, "user")))) throw refused();
   return viewOf(ctx, await getCampaign(ctx, userId, id));
 }
 
@@ -638,7 +628,7 @@ export async function resumeByUser(ctx: AppContext, user: User, id: string) {
     paused(c);
     if (!(await hasMessages(ctx, id)) && !c.outboxWriting) {
       if (c.scheduledAt && c.scheduledAt.getTime() > now + 1000) await scheduleStart(ctx, user, c, c.scheduledAt.getTime());
-      else startCampaign(ctx, user, c, now);
+      else await startCampaign(ctx, user, c, now);
       return;
     }
     await markResumed(ctx, id, now);

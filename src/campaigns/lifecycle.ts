@@ -18,19 +18,19 @@ import {
 } from "./records";
 
 /** What the outbox asks of campaigns at sending: each one's status, and whether quiet hours may hold its messages. */
-export function campaignSendStates(ctx: AppContext, ids: string[]): Map<string, { status: CampaignStatus; anyHour: boolean }> {
+export function campaignSendStates(ctx: AppContext, ids: string[]): Promise<Map<string, { status: CampaignStatus; anyHour: boolean }>> {
   return sendStatesOf(ctx, ids);
 }
 
 /**
  * Pauses a sending or scheduled campaign with the reason shown to the user (null when its owner paused it, `by`
  * "user", which its event says); its queued messages are parked, none is lost. Answers whether it paused it: the
- * conditional update decides, so one that finished or was paused meanwhile is left as it is. Synchronous, in its
- * caller's transaction: the engine's (ctx.campaignOutbox.pause, after a failure run), a job's pass (a scheduled start
- * or an A/B decision that cannot go), or the user's (pauseByUser, ctx.withTransaction).
+ * conditional update decides, so one that finished or was paused meanwhile is left as it is. In its caller's
+ * transaction: the engine's (ctx.campaignOutbox.pause, after a failure run), a job's pass (a scheduled start or an
+ * A/B decision that cannot go), or the user's (pauseByUser, ctx.withTransaction).
  */
-export function pauseCampaign(ctx: AppContext, id: string, reason: string | null, by?: "user"): boolean {
-  const userId = pauseIfRunning(ctx, id, reason);
+export async function pauseCampaign(ctx: AppContext, id: string, reason: string | null, by?: "user"): Promise<boolean> {
+  const userId = await pauseIfRunning(ctx, id, reason);
   if (!userId) return false;
   parkCampaign(ctx, id);
   appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: by ? { reason, by } : { reason } });
@@ -42,10 +42,10 @@ export function pauseCampaign(ctx: AppContext, id: string, reason: string | null
  * failed when every message failed. Status comes from the rows, so this only records what they say. Answers
  * whether it settled the campaign.
  */
-export function settleCampaign(ctx: AppContext, id: string): boolean {
+export async function settleCampaign(ctx: AppContext, id: string): Promise<boolean> {
   // One whose outbox is still being written has more to send than its rows say; the last chunk settles it. An A/B
   // test whose winner is not picked has the rest of its audience to send (ab-test.ts queues it with the winner).
-  if (!settleable(ctx, id)) return false;
+  if (!(await settleable(ctx, id))) return false;
   if (campaignHasOpenMessages(ctx, id)) return false;
   // From the counts the triggers keep (migration 0019): summed over the messages, a million-recipient campaign's
   // end read a million rows on the event loop.
@@ -56,12 +56,12 @@ export function settleCampaign(ctx: AppContext, id: string): boolean {
     else if (r.status === "failed") failed += r.n;
   }
   // Its status and campaign.completed event, together (records.ts finishIfSending).
-  return finishIfSending(ctx, id, out === 0 && failed > 0 ? "failed" : "completed", ctx.now());
+  return await finishIfSending(ctx, id, out === 0 && failed > 0 ? "failed" : "completed", ctx.now());
 }
 
 /** The one settle step: the messages domain hands it every campaign whose messages changed status. */
-export function settleCampaigns(ctx: AppContext, ids: Iterable<string>) {
-  for (const id of ids) settleCampaign(ctx, id);
+export async function settleCampaigns(ctx: AppContext, ids: Iterable<string>) {
+  for (const id of ids) await settleCampaign(ctx, id);
 }
 
 export const ACCOUNT_DISABLED = "Account disabled by an administrator";
@@ -69,12 +69,12 @@ export const ACCOUNT_DISABLED = "Account disabled by an administrator";
 /**
  * Stops everything an account still has to send, in its caller's transaction: campaigns that may still send
  * (scheduled, sending, paused) are cancelled with the reason, their pending start jobs too, and every queued message
- * ends cancelled with the reason. Rows already handed to a provider ('sending') keep their outcome. Synchronous: a
- * scheduled start's job (the jobs runner's pass) stops an account disabled since; the administrator's disabling
- * runs it in ctx.withTransaction (stopAccountSendingNow).
+ * ends cancelled with the reason. Rows already handed to a provider ('sending') keep their outcome. A scheduled
+ * start's job (the jobs runner's pass) stops an account disabled since; the administrator's disabling runs it in
+ * ctx.withTransaction (stopAccountSendingNow).
  */
-export function stopAccountSending(ctx: AppContext, userId: string, reason: string) {
-  const campaignsCancelled = cancelAccountCampaigns(ctx, userId, reason, ctx.now());
+export async function stopAccountSending(ctx: AppContext, userId: string, reason: string) {
+  const campaignsCancelled = await cancelAccountCampaigns(ctx, userId, reason, ctx.now());
   cancelJobs(ctx, { userId });
   const messagesCancelled = cancelAccountMessages(ctx, userId, reason);
   return { campaignsCancelled, messagesCancelled };
@@ -82,7 +82,7 @@ export function stopAccountSending(ctx: AppContext, userId: string, reason: stri
 
 /** stopAccountSending in a transaction of its own (nested in the caller's, when it has one: disabling the user). */
 export async function stopAccountSendingNow(ctx: AppContext, userId: string, reason: string) {
-  return ctx.withTransaction(async () => stopAccountSending(ctx, userId, reason));
+  return ctx.withTransaction(() => stopAccountSending(ctx, userId, reason));
 }
 
 /**
@@ -121,7 +121,7 @@ export async function repairInterruptedCampaigns(ctx: AppContext): Promise<numbe
   });
   for (const id of await sendingCampaignIds(ctx, null)) {
     await ctx.withTransaction(async () => {
-      if (settleCampaign(ctx, id)) repaired.add(id);
+      if (await settleCampaign(ctx, id)) repaired.add(id);
     });
   }
   return repaired.size;

@@ -25,8 +25,8 @@ export const CHUNKED_ABOVE = 1_000;
 export type { StartRow } from "./records";
 
 /** How many recipients a campaign has, counted no further than `cap`: typed ones as typed, else its audience. */
-export function recipientCountUpTo(ctx: AppContext, campaign: StartRow, cap: number): number {
-  if (campaign.audience.kind === "manual") return Math.min(campaign.recipients?.length ?? typedCountOf(ctx, campaign.id), cap);
+export async function recipientCountUpTo(ctx: AppContext, campaign: StartRow, cap: number): Promise<number> {
+  if (campaign.audience.kind === "manual") return Math.min(campaign.recipients?.length ?? (await typedCountOf(ctx, campaign.id)), cap);
   return audienceCountUpTo(ctx, campaign.userId, campaign.audience, cap);
 }
 
@@ -62,19 +62,19 @@ export async function writeNextChunk(ctx: AppContext, campaignId: string, window
     const row = await findStartRow(ctx, null, campaignId);
     if (!row?.outboxWriting) return { done: true, queued: 0 };
     const w = row.outboxWriting;
-    const c = { ...row, recipients: row.audience.kind === "manual" ? typed.list(campaignId) : [] };
+    const c = { ...row, recipients: row.audience.kind === "manual" ? await typed.list(campaignId) : [] };
     const user = findUserById(ctx, c.userId);
     if (!user || (c.status !== "sending" && c.status !== "paused")) {
-      setWriting(ctx, c.id, null);
+      await setWriting(ctx, c.id, null);
       return { done: true, queued: 0 };
     }
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
     const record = (after: OutboxWriting | null) => addSkipped(ctx, c.id, skipped, after);
     // An A/B test's writing after its split: from the audience kept in campaign_ab_rest (ab-split.ts).
     if (w.ab && w.ab.step !== "split") {
-      const { queued, duplicate, next } = writeAbChunk(ctx, user, c, w, window, skipped);
+      const { queued, duplicate, next } = await writeAbChunk(ctx, user, c, w, window, skipped);
       skipped.duplicate += duplicate;
-      record(next);
+      await record(next);
       return { done: next === null, queued };
     }
     const seen = new Set<string>();
@@ -93,19 +93,19 @@ export async function writeNextChunk(ctx: AppContext, campaignId: string, window
     }
     if (w.ab) {
       // An A/B test's split step: the chunk kept under its split order; a phone an earlier chunk kept is a repeat.
-      skipped.duplicate += recipients.length - keepForSplit(ctx, c.id, recipients);
-      record(done ? afterSplit(ctx, c, w) : { ...w, cursor: next });
+      skipped.duplicate += recipients.length - (await keepForSplit(ctx, c.id, recipients));
+      await record(done ? await afterSplit(ctx, c, w) : { ...w, cursor: next });
       // The test's rows cost several times a kept one's: the next chunk is sized afresh.
       return done ? { done: false, queued: 0, newStep: true } : { done: false, queued: 0 };
     }
     const queued = writeOutbox(ctx, user, c, recipients, w.sender, w.dueAt, c.status === "paused" ? PARKED : w.dueAt);
     // A phone an earlier chunk queued is a repeat too: the outbox's unique (campaign, phone) turned it away.
     skipped.duplicate += recipients.length - queued;
-    record(done ? null : { ...w, cursor: next });
+    await record(done ? null : { ...w, cursor: next });
     return { done, queued };
   });
   // Its messages may all have gone out while it was still being written; now it can finish.
-  if (result.done) ctx.campaignOutbox.settle([campaignId]);
+  if (result.done) await ctx.campaignOutbox.settle([campaignId]);
   return result;
 }
 
@@ -113,9 +113,9 @@ export async function writeNextChunk(ctx: AppContext, campaignId: string, window
  * A campaign's typed recipients, read once per writer: a sending campaign's list no longer changes, and read with
  * the row for every chunk, 100,000 of them (1.7 MB of JSON) were parsed again for each chunk of a few hundred.
  */
-type Typed = { list(campaignId: string): string[] };
+type Typed = { list(campaignId: string): string[] | Promise<string[]> };
 const typedOnce = (ctx: AppContext): Typed => {
-  let list: string[] | null = null;
+  let list: Promise<string[]> | null = null;
   return {
     list: (id) => (list ??= typedRecipientsOf(ctx, id)),
   };

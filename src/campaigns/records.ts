@@ -11,11 +11,10 @@ import type { HistorySort } from "./history";
  * it owns (campaigns, campaign_ab_rest; campaign_message_counts, kept by triggers, is read in stats.ts). The flows
  * (campaigns.ts, lifecycle.ts, the outbox writer, the A/B test, held messages, the scheduler) ask these.
  *
- * The async ones await `ready` and run their statements with nothing awaited between. The synchronous ones run in
- * their caller's transaction where the caller cannot wait: a scheduled start and an A/B test's decision are jobs run
- * in the jobs runner's synchronous pass, the sending engine's port (ctx.campaignOutbox) is called inside the outbox's
- * synchronous transactions, and the live frames are built in the hub's synchronous read; each is in the architecture
- * test's ALLOWED with why.
+ * Each awaits `ready` and runs its statements with nothing awaited between; records that commit together run in
+ * their caller's ctx.withTransaction (a start, a pause, a winner; a scheduled start's or an A/B decision's job in
+ * the jobs runner's pass). campaignNow alone is synchronous, for the live frames built in the hub's synchronous read
+ * (in the architecture test's ALLOWED with why).
  */
 
 export type CampaignRow = typeof campaigns.$inferSelect;
@@ -33,12 +32,15 @@ const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campai
 const campaignOf = (userId: string | null, id: string) => (userId === null ? eq(campaigns.id, id) : and(eq(campaigns.userId, userId), eq(campaigns.id, id)));
 
 // ---------------------------------------------------------------------------------------------------------------
-// Synchronous, in the caller's transaction (the jobs runner's pass, the engine's port, the live frames)
+// Synchronous: the live frames build a campaign's view in the hub's synchronous read of the event log
 
 /** A campaign's whole row (its typed list parsed), null when it is not the account's (any account's: `userId` null). */
 export function campaignNow(ctx: AppContext, userId: string | null, id: string): CampaignRow | null {
   return ctx.db.select().from(campaigns).where(campaignOf(userId, id)).get() ?? null;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Async
 
 /** As campaignNow, its typed list left unread. */
 function startRowNow(ctx: AppContext, userId: string | null, id: string): StartRow | null {
@@ -46,12 +48,14 @@ function startRowNow(ctx: AppContext, userId: string | null, id: string): StartR
 }
 
 /** How many numbers a campaign's typed list holds, counted by SQLite without making the list. */
-export function typedCountOf(ctx: AppContext, campaignId: string): number {
+export async function typedCountOf(ctx: AppContext, campaignId: string): Promise<number> {
+  await ready(ctx.db);
   return ctx.db.select({ n: sql<number>`json_array_length(${campaigns.recipients})` }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.n ?? 0;
 }
 
 /** A campaign's typed recipients (parsed: 100,000 numbers are 10-30 ms of the event loop). */
-export function typedRecipientsOf(ctx: AppContext, campaignId: string): string[] {
+export async function typedRecipientsOf(ctx: AppContext, campaignId: string): Promise<string[]> {
+  await ready(ctx.db);
   return ctx.db.select({ r: campaigns.recipients }).from(campaigns).where(eq(campaigns.id, campaignId)).get()?.r ?? [];
 }
 
@@ -59,7 +63,8 @@ export function typedRecipientsOf(ctx: AppContext, campaignId: string): string[]
  * The start's status: `sending` from now, from the sender's number, with what the start counted out (`skipped`) and,
  * for a campaign written in chunks, where its writing starts. In the start's transaction.
  */
-export function markSending(ctx: AppContext, id: string, sender: Sender, skipped: Skipped, outboxWriting: OutboxWriting | null) {
+export async function markSending(ctx: AppContext, id: string, sender: Sender, skipped: Skipped, outboxWriting: OutboxWriting | null) {
+  await ready(ctx.db);
   const now = new Date(ctx.now());
   ctx.db
     .update(campaigns)
@@ -79,8 +84,9 @@ export function markSending(ctx: AppContext, id: string, sender: Sender, skipped
 }
 
 /** Each campaign's status and whether quiet hours may hold its messages (the engine's port: ctx.campaignOutbox.states). */
-export function sendStatesOf(ctx: AppContext, ids: string[]): Map<string, { status: CampaignStatus; anyHour: boolean }> {
+export async function sendStatesOf(ctx: AppContext, ids: string[]): Promise<Map<string, { status: CampaignStatus; anyHour: boolean }>> {
   if (!ids.length) return new Map();
+  await ready(ctx.db);
   const rows = ctx.db
     .select({ id: campaigns.id, status: campaigns.status, anyHourSince: campaigns.anyHourSince })
     .from(campaigns)
@@ -90,7 +96,8 @@ export function sendStatesOf(ctx: AppContext, ids: string[]): Map<string, { stat
 }
 
 /** Paused with the reason, only while sending or scheduled: answers its account, null when it was not changed. */
-export function pauseIfRunning(ctx: AppContext, id: string, reason: string | null): string | null {
+export async function pauseIfRunning(ctx: AppContext, id: string, reason: string | null): Promise<string | null> {
+  await ready(ctx.db);
   const row = ctx.db.$client
     .query(`UPDATE campaigns SET status = 'paused', pause_reason = ?, updated_at = ? WHERE id = ? AND status IN ('sending', 'scheduled') RETURNING user_id`)
     .get(reason, ctx.now(), id) as { user_id: string } | null;
@@ -98,7 +105,8 @@ export function pauseIfRunning(ctx: AppContext, id: string, reason: string | nul
 }
 
 /** Sending, its outbox wholly written and, an A/B test, its winner picked: what its rows say is all it sends. */
-export function settleable(ctx: AppContext, id: string): boolean {
+export async function settleable(ctx: AppContext, id: string): Promise<boolean> {
+  await ready(ctx.db);
   return !!ctx.db.$client
     .query(`SELECT 1 FROM campaigns WHERE id = ? AND status = 'sending' AND outbox_writing IS NULL AND (ab_test IS NULL OR ab_winner IS NOT NULL)`)
     .get(id);
@@ -107,20 +115,21 @@ export function settleable(ctx: AppContext, id: string): boolean {
 /**
  * Completed or failed, only while sending, with its campaign.completed event; answers whether it was. The status and
  * its event commit together in a transaction of their own (a savepoint inside the caller's): the engine's port
- * settles inside the outbox's synchronous transactions and after them (a delivery report's, a reconciliation's).
+ * settles inside the outbox store's transactions and after them (a delivery report's, a reconciliation's).
  */
-export function finishIfSending(ctx: AppContext, id: string, status: "completed" | "failed", now: number): boolean {
-  return ctx.db.$client.transaction(() => {
+export async function finishIfSending(ctx: AppContext, id: string, status: "completed" | "failed", now: number): Promise<boolean> {
+  return ctx.withTransaction(async () => {
     const row = ctx.db.$client
       .query(`UPDATE campaigns SET status = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'sending' RETURNING user_id`)
       .get(status, now, now, id) as { user_id: string } | null;
     if (row) appendEvent(ctx, { userId: row.user_id, type: "campaign.completed", subject: { kind: "campaign", id }, payload: { status } });
     return !!row;
-  })();
+  });
 }
 
 /** Every campaign of the account that may still send (scheduled, sending, paused) cancelled with the reason. */
-export function cancelAccountCampaigns(ctx: AppContext, userId: string, reason: string, now: number): number {
+export async function cancelAccountCampaigns(ctx: AppContext, userId: string, reason: string, now: number): Promise<number> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(`UPDATE campaigns SET status = 'cancelled', pause_reason = ?, completed_at = ?, updated_at = ? WHERE user_id = ? AND status IN ('scheduled', 'sending', 'paused')`)
     .run(reason, now, now, userId).changes;
@@ -130,7 +139,8 @@ export function cancelAccountCampaigns(ctx: AppContext, userId: string, reason: 
  * An A/B test's winner set, only while none is, its test wholly written and the campaign sending or paused: answers
  * the status it has, null when it was not set (picked meanwhile).
  */
-export function setWinnerOnce(ctx: AppContext, id: string, winner: number, by: "rule" | "user", now: number): CampaignStatus | null {
+export async function setWinnerOnce(ctx: AppContext, id: string, winner: number, by: "rule" | "user", now: number): Promise<CampaignStatus | null> {
+  await ready(ctx.db);
   const row = ctx.db.$client
     .query(
       `UPDATE campaigns SET ab_winner = ?, ab_decided_at = ?, ab_decided_by = ?, updated_at = ?
@@ -141,12 +151,14 @@ export function setWinnerOnce(ctx: AppContext, id: string, winner: number, by: "
 }
 
 /** Where a campaign's chunked writing starts (null: none). */
-export function setWriting(ctx: AppContext, id: string, writing: OutboxWriting | null) {
+export async function setWriting(ctx: AppContext, id: string, writing: OutboxWriting | null) {
+  await ready(ctx.db);
   ctx.db.update(campaigns).set({ outboxWriting: writing }).where(eq(campaigns.id, id)).run();
 }
 
 /** Adds what a write counted out to the campaign's skipped counts, and moves its writing (`after`; undefined: left). */
-export function addSkipped(ctx: AppContext, id: string, skipped: Skipped, after?: OutboxWriting | null) {
+export async function addSkipped(ctx: AppContext, id: string, skipped: Skipped, after?: OutboxWriting | null) {
+  await ready(ctx.db);
   ctx.db
     .update(campaigns)
     .set({
@@ -163,7 +175,8 @@ export function addSkipped(ctx: AppContext, id: string, skipped: Skipped, after?
 // the winner (the jobs' pass, synchronous) and the chunks.
 
 /** Recipients kept at their positions in the split order (a position already taken keeps its first); answers how many were new. */
-export function keepAbRest(ctx: AppContext, campaignId: string, kept: { position: number | bigint; phone: string; contactId: string | null }[]): number {
+export async function keepAbRest(ctx: AppContext, campaignId: string, kept: { position: number | bigint; phone: string; contactId: string | null }[]): Promise<number> {
+  await ready(ctx.db);
   const insert = ctx.db.$client.prepare(`INSERT OR IGNORE INTO campaign_ab_rest (campaign_id, position, phone, contact_id) VALUES (?, ?, ?, ?)`);
   let n = 0;
   for (const r of kept) n += insert.run(campaignId, r.position, r.phone, r.contactId).changes;
@@ -174,7 +187,8 @@ export function keepAbRest(ctx: AppContext, campaignId: string, kept: { position
  * The next `n` of a test's kept audience in split order (all of it: `n` null), taken off the rest: in the
  * transaction that writes them, so a chunk run again after a crash starts where the last committed one ended.
  */
-export function takeKept(ctx: AppContext, campaignId: string, n: number | null): { phone: string; contactId: string | null }[] {
+export async function takeKept(ctx: AppContext, campaignId: string, n: number | null): Promise<{ phone: string; contactId: string | null }[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT rowid AS id, phone, contact_id AS contactId FROM campaign_ab_rest WHERE campaign_id = ? ORDER BY position LIMIT ?`)
     .all(campaignId, n ?? -1) as { id: number; phone: string; contactId: string | null }[];
@@ -183,12 +197,10 @@ export function takeKept(ctx: AppContext, campaignId: string, n: number | null):
 }
 
 /** How many recipients a campaign keeps for its winner (or, while its test is written in chunks, for the split). */
-export function abRestCount(ctx: AppContext, campaignId: string): number {
+export async function abRestCount(ctx: AppContext, campaignId: string): Promise<number> {
+  await ready(ctx.db);
   return (ctx.db.$client.query(`SELECT count(*) AS n FROM campaign_ab_rest WHERE campaign_id = ?`).get(campaignId) as { n: number }).n;
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Async
 
 /** A campaign's whole row, null when it is not the account's. */
 export async function findCampaign(ctx: AppContext, userId: string, id: string): Promise<CampaignRow | null> {

@@ -6,7 +6,7 @@ import { startCampaign } from "./campaigns";
 import { ACCOUNT_DISABLED, pauseCampaign, stopAccountSending } from "./lifecycle";
 import { CAMPAIGN_START } from "./start-jobs";
 import { registerAbDecisions } from "./ab-test";
-import { campaignNow } from "./records";
+import { findStartRow } from "./records";
 
 /** A scheduled campaign found this late (after downtime) is not sent silently late: it is paused for the user. */
 export const MISSED_GRACE_MS = 3600_000;
@@ -15,21 +15,21 @@ const fmt = (at: Date, timeZone: string) =>
   new Intl.DateTimeFormat("en-US", { timeZone, dateStyle: "medium", timeStyle: "short" }).format(at);
 
 /**
- * Starts (or pauses) a scheduled campaign. It runs inside the transaction that claims its job, so a crash or an
- * error between the claim and the start leaves the job pending for the next tick rather than done with nothing
- * sent.
+ * Starts (or pauses) a scheduled campaign. It runs inside the transaction that claims its job (its savepoint in the
+ * jobs runner's pass), so a crash or an error between the claim and the start leaves the job pending for the next
+ * tick rather than done with nothing sent. Its typed list is read only if the start writes it in one go.
  */
-function startScheduledCampaign(ctx: AppContext, job: Job) {
-  const campaign = job.refId ? campaignNow(ctx, null, job.refId) : null;
+async function startScheduledCampaign(ctx: AppContext, job: Job) {
+  const campaign = job.refId ? await findStartRow(ctx, null, job.refId) : null;
   const user = campaign && findUserById(ctx, campaign.userId);
   if (!campaign || !user || campaign.status !== "scheduled") return;
   // Disabling an account cancels its schedules; one that slipped in since is cancelled the same way, never sent.
   if (user.disabled) {
-    stopAccountSending(ctx, user.id, ACCOUNT_DISABLED);
+    await stopAccountSending(ctx, user.id, ACCOUNT_DISABLED);
     return;
   }
   if (ctx.now() - job.runAt > MISSED_GRACE_MS) {
-    pauseCampaign(
+    await pauseCampaign(
       ctx,
       campaign.id,
       `It was scheduled for ${fmt(new Date(job.runAt), user.timezone)}, but the server was not running then. It was not sent late: resume it to send now, or cancel it.`,
@@ -37,10 +37,10 @@ function startScheduledCampaign(ctx: AppContext, job: Job) {
     return;
   }
   try {
-    startCampaign(ctx, user, campaign, job.runAt);
+    await startCampaign(ctx, user, campaign, job.runAt);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
-    pauseCampaign(ctx, campaign.id, `It could not start at its scheduled time: ${err.message}`);
+    await pauseCampaign(ctx, campaign.id, `It could not start at its scheduled time: ${err.message}`);
   }
 }
 

@@ -39,8 +39,8 @@ export async function campaignsSentSince(ctx: AppContext, userId: string, since:
 /**
  * Messages per campaign and status; `unsent` counts those never accepted by a provider (no sent time). Read from the
  * counts the messages triggers keep (migration 0019): a few primary-key rows per campaign, never its messages.
- * Synchronous, in its caller's turn: the settle step (the engine's port), a campaign's view (the live frames too)
- * and an A/B test's report (its decision is a job of the jobs runner's synchronous pass).
+ * Synchronous, in its caller's turn: a campaign's view (viewOf), which the live frames build in the hub's
+ * synchronous read of the event log; the settle step and an A/B test's report read it after an awaited record.
  */
 export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
   return ctx.db

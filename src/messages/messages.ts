@@ -256,7 +256,7 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
   const campaigns = new Set(changed.flatMap((c) => (c.campaignId ? [c.campaignId] : [])));
   if (campaigns.size) {
     await ready(ctx.db);
-    ctx.campaignOutbox.settle(campaigns);
+    await ctx.campaignOutbox.settle(campaigns);
   }
   return changed;
 }

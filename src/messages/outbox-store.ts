@@ -146,14 +146,14 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       }
       if (settle.size) {
         await ready(ctx.db);
-        ctx.campaignOutbox.settle(settle);
+        await ctx.campaignOutbox.settle(settle);
       }
     },
   };
 
   async function admitNow(rows: Claimed[], now: number, pace: Parameters<OutboxStore["admit"]>[2]): Promise<OutboxRow[]> {
       const optedOut = await (optedOutReady ??= optedOutReader(ctx));
-      const states = ctx.campaignOutbox.states([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
+      const states = await ctx.campaignOutbox.states([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
       const accounts = new Map<string, SendingSettings | null>();
       const settingsOf = (userId: string) => {
         if (!accounts.has(userId)) accounts.set(userId, st.settings!.get(userId) as SendingSettings | null);
@@ -227,7 +227,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
           pace.take(row);
           go.push(row);
         }
-        if (touched.size) ctx.campaignOutbox.settle(touched);
+        if (touched.size) await ctx.campaignOutbox.settle(touched);
       }
       return go;
   }
@@ -271,7 +271,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
           }
         }
         for (const status of ["sent", "delivered", "failed", "unknown"] as const) appendStatusEvents(ctx, `message.${status}`, reached[status]);
-        for (const p of pauses) ctx.campaignOutbox.pause(p.campaignId, p.reason);
+        for (const p of pauses) await ctx.campaignOutbox.pause(p.campaignId, p.reason);
       }
       return { optOuts, early, settle };
   }

@@ -112,7 +112,7 @@ export async function releaseCampaign(ctx: AppContext, campaignId: string, at: n
   ctx.db.$client
     .query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`)
     .run(at, campaignId, onlyParked ? PARKED : 0);
-  ctx.campaignOutbox.settle([campaignId]);
+  await ctx.campaignOutbox.settle([campaignId]);
   ctx.sending.wake();
 }
 

@@ -186,7 +186,7 @@ async function leaveUnknown(ctx: AppContext, id: string, reason: string): Promis
   });
   if (row?.campaignId) {
     await ready(ctx.db);
-    ctx.campaignOutbox.settle([row.campaignId]);
+    await ctx.campaignOutbox.settle([row.campaignId]);
   }
   return { result: { outcome: "unknown", reason } };
 }
@@ -240,7 +240,7 @@ async function settle(ctx: AppContext, account: ProviderAccount, id: string, sta
   if (report) await applyStatusEvents(ctx, account, [report]);
   if (row.campaignId) {
     await ready(ctx.db);
-    ctx.campaignOutbox.settle([row.campaignId]);
+    await ctx.campaignOutbox.settle([row.campaignId]);
   }
   return { result: { outcome: "found", providerMessageId: match.providerMessageId } };
 }

@@ -308,41 +308,12 @@ const ALLOWED: Record<string, string> = {
     "the inbound flow's possible opt-out mark, in its transaction that awaits nothing, and the threads' reads between their statements",
   "messages/threads.ts exports lastMessagePerPhone, which uses the database, not async (not async)":
     "the automation runner's inactive-contacts trigger reads it in its synchronous turn (its checkpoint's slices)",
-  // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts; these run synchronously in their caller's
-  // transaction where the caller cannot wait: a scheduled start and an A/B test's decision are jobs of the jobs
-  // runner's synchronous transactional pass (campaigns/scheduler.ts, ab-test.ts), the engine's port
-  // (ctx.campaignOutbox: states, pause, settle) is called inside the outbox's synchronous transactions, and the live
-  // frames are built in the hub's synchronous read. A user's start, pause, resume or pick runs the same code in
-  // ctx.withTransaction (its callback awaits the campaign's own record, then nothing).
-  "campaigns/records.ts begins a synchronous transaction (not async)":
-    "finishIfSending: the settle step's status and campaign.completed event commit together; the engine's port settles inside the outbox's synchronous transactions and after them (a delivery report's, a reconciliation's), synchronously",
+  // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts, async but for what the live frames read in the
+  // hub's synchronous read of the event log (a campaign's row and its counts, for its progress frame).
   "campaigns/records.ts exports campaignNow, which uses the database, not async (not async)":
-    "the campaign read by a scheduled start's and an A/B decision's job (the jobs runner's synchronous pass) and by the live frames (the hub's synchronous read); routes read findCampaign",
-  "campaigns/records.ts exports typedCountOf, which uses the database, not async (not async)":
-    "the start counts a typed list (recipientCountUpTo) in its caller's transaction: a scheduled start's job runs it synchronously",
-  "campaigns/records.ts exports typedRecipientsOf, which uses the database, not async (not async)": "as typedCountOf: the start's typed list, and a chunk's",
-  "campaigns/records.ts exports markSending, which uses the database, not async (not async)":
-    "the start's status, in the transaction that writes its outbox: a scheduled start's job (synchronous pass) as a user's",
-  "campaigns/records.ts exports sendStatesOf, which uses the database, not async (not async)":
-    "the engine's port ctx.campaignOutbox.states, read by the outbox store as it claims messages, synchronously",
-  "campaigns/records.ts exports pauseIfRunning, which uses the database, not async (not async)":
-    "pauseCampaign: the engine's port after a failure run (synchronous) and a job that cannot start or decide; once on its conditional update (status IN sending, scheduled)",
-  "campaigns/records.ts exports settleable, which uses the database, not async (not async)": "the settle step of the engine's port (ctx.campaignOutbox.settle), synchronous",
-  "campaigns/records.ts exports finishIfSending, which uses the database, not async (not async)":
-    "as settleable; once on its conditional update (status = 'sending')",
-  "campaigns/records.ts exports cancelAccountCampaigns, which uses the database, not async (not async)":
-    "stopAccountSending: a scheduled start's job stops an account disabled since, in the jobs runner's synchronous pass",
-  "campaigns/records.ts exports setWinnerOnce, which uses the database, not async (not async)":
-    "an A/B test's winner, set by the rule's job (synchronous pass) as by the user; once on its conditional update (ab_winner IS NULL)",
-  "campaigns/records.ts exports setWriting, which uses the database, not async (not async)": "the winner's chunked writing, set in the deciding job's synchronous pass",
-  "campaigns/records.ts exports addSkipped, which uses the database, not async (not async)": "the winner's counts, in the deciding job's synchronous pass, and a chunk's",
-  "campaigns/records.ts exports keepAbRest, which uses the database, not async (not async)":
-    "an A/B test's rest kept by the start (a scheduled start's job, synchronous) and the split's chunks; once per position on the table's key",
-  "campaigns/records.ts exports takeKept, which uses the database, not async (not async)":
-    "the rest taken off as the winner is written (the deciding job, synchronous) and the test's chunks, in the transaction that writes them",
-  "campaigns/records.ts exports abRestCount, which uses the database, not async (not async)": "the winner's and the report's count of the rest, in the deciding job's synchronous pass",
+    "the live frames (live/frames.ts progressFrame, through campaigns.ts progressView) read the campaign in the hub's synchronous read of the event log; the rest read findCampaign",
   "campaigns/stats.ts exports statusCountsByCampaign, which uses the database, not async (not async)":
-    "the settle step (the engine's port), a campaign's view (the live frames too) and an A/B test's report (its deciding job), synchronous",
+    "a campaign's view (campaigns.ts viewOf) counts its messages synchronously: the live frames build it in the hub's synchronous read; the routes, the settle step and the A/B report read it in their turn after an awaited record",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   "media/media.ts exports savePendingMedia, which uses the database, not async (not async)":
