@@ -25,7 +25,6 @@ import { CHUNKED_ABOVE, firstChunk, recipientCountUpTo, writeInChunks } from "./
 import {
   archiveRows,
   campaignNames,
-  campaignNow,
   campaignPage,
   campaignsInStatus,
   deleteInStatus,
@@ -136,8 +135,7 @@ export async function getCampaign(ctx: AppContext, userId: string, id: string): 
 
 /** A campaign as it is now, for its live progress frame; null when it was deleted (read in one turn after ready). */
 export async function progressView(ctx: AppContext, userId: string, id: string) {
-  await onConnection(ctx);
-  const row = campaignNow(ctx, userId, id);
+  const row = await findCampaign(ctx, userId, id);
   return row && viewOf(ctx, row);
 }
 

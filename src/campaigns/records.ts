@@ -13,8 +13,7 @@ import type { HistorySort } from "./history";
  *
  * Each awaits `ready` and runs its statements with nothing awaited between; records that commit together run in
  * their caller's ctx.withTransaction (a start, a pause, a winner; a scheduled start's or an A/B decision's job in
- * the jobs runner's pass). campaignNow alone is synchronous, for the live frames built in the hub's synchronous read
- * (in the architecture test's ALLOWED with why).
+ * the jobs runner's pass).
  */
 
 export type CampaignRow = typeof campaigns.$inferSelect;
@@ -30,22 +29,6 @@ type Sender = OutboxWriting["sender"];
 
 const { recipients: _recipients, ...withoutRecipients } = getTableColumns(campaigns);
 const campaignOf = (userId: string | null, id: string) => (userId === null ? eq(campaigns.id, id) : and(eq(campaigns.userId, userId), eq(campaigns.id, id)));
-
-// ---------------------------------------------------------------------------------------------------------------
-// Synchronous: the live frames build a campaign's view in the hub's synchronous read of the event log
-
-/** A campaign's whole row (its typed list parsed), null when it is not the account's (any account's: `userId` null). */
-export function campaignNow(ctx: AppContext, userId: string | null, id: string): CampaignRow | null {
-  return ctx.db.select().from(campaigns).where(campaignOf(userId, id)).get() ?? null;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Async
-
-/** As campaignNow, its typed list left unread. */
-function startRowNow(ctx: AppContext, userId: string | null, id: string): StartRow | null {
-  return ctx.db.select(withoutRecipients).from(campaigns).where(campaignOf(userId, id)).get() ?? null;
-}
 
 /** How many numbers a campaign's typed list holds, counted by SQLite without making the list. */
 export async function typedCountOf(ctx: AppContext, campaignId: string): Promise<number> {
@@ -202,16 +185,16 @@ export async function abRestCount(ctx: AppContext, campaignId: string): Promise<
   return (ctx.db.$client.query(`SELECT count(*) AS n FROM campaign_ab_rest WHERE campaign_id = ?`).get(campaignId) as { n: number }).n;
 }
 
-/** A campaign's whole row, null when it is not the account's. */
+/** A campaign's whole row (its typed list parsed), null when it is not the account's. */
 export async function findCampaign(ctx: AppContext, userId: string, id: string): Promise<CampaignRow | null> {
   await ready(ctx.db);
-  return campaignNow(ctx, userId, id);
+  return ctx.db.select().from(campaigns).where(campaignOf(userId, id)).get() ?? null;
 }
 
 /** A campaign's row but its typed list, null when it is not the account's. */
 export async function findStartRow(ctx: AppContext, userId: string | null, id: string): Promise<StartRow | null> {
   await ready(ctx.db);
-  return startRowNow(ctx, userId, id);
+  return ctx.db.select(withoutRecipients).from(campaigns).where(campaignOf(userId, id)).get() ?? null;
 }
 
 /** A campaign's typed list as stored (JSON text, not parsed), null when it is not the account's. */

@@ -308,10 +308,7 @@ const ALLOWED: Record<string, string> = {
     "the inbound flow's possible opt-out mark, in its transaction that awaits nothing, and the threads' reads between their statements",
   "messages/threads.ts exports lastMessagePerPhone, which uses the database, not async (not async)":
     "the automation runner's inactive-contacts trigger reads it in its synchronous turn (its checkpoint's slices)",
-  // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts, async but for what the live frames read in the
-  // hub's synchronous read of the event log (a campaign's row and its counts, for its progress frame).
-  "campaigns/records.ts exports campaignNow, which uses the database, not async (not async)":
-    "the live frames (live/frames.ts progressFrame, through campaigns.ts progressView) read the campaign in the hub's synchronous read of the event log; the rest read findCampaign",
+  // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
   "campaigns/stats.ts exports statusCountsByCampaign, which uses the database, not async (not async)":
     "a campaign's view (campaigns.ts viewOf) counts its messages synchronously: the live frames build it in the hub's synchronous read; the routes, the settle step and the A/B report read it in their turn after an awaited record",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
