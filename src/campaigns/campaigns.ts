@@ -387,9 +387,9 @@ export async function createCampaign(ctx: AppContext, user: User, input: Campaig
   // The typed list as written, not read back: parsing 100,000 numbers again held the event loop once more. The
   // attachments are checked in the transaction that holds them.
   const row = await ctx.withTransaction(async () => {
-    assertHoldable(ctx, user.id, null, mediaIds);
+    await assertHoldable(ctx, user.id, null, mediaIds);
     const row = await insertCampaign(ctx, { ...(values as typeof campaigns.$inferInsert), id: Bun.randomUUIDv7(), userId: user.id, status: "draft", createdAt: now, updatedAt: now });
-    if (mediaIds.length) holdMedia(ctx, user.id, campaignMedia(row.id), mediaIds);
+    if (mediaIds.length) await holdMedia(ctx, user.id, campaignMedia(row.id), mediaIds);
     return row;
   });
   // And one after the write (a 100,000-number list is 1.7 MB of JSON made and stored) before the answer is made.
@@ -416,9 +416,9 @@ export async function updateCampaign(ctx: AppContext, user: User, id: string, in
     const status = (await findStartRow(ctx, user.id, id))?.status;
     if (!status) throw notFound("Campaign not found");
     if (status !== "draft" && status !== "scheduled") throw conflict("Only draft and scheduled campaigns can be edited");
-    if (input.mediaIds !== undefined) assertHoldable(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
+    if (input.mediaIds !== undefined) await assertHoldable(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
     await updateFields(ctx, id, { ...values, updatedAt: new Date(ctx.now()) });
-    if (input.mediaIds !== undefined) holdMedia(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
+    if (input.mediaIds !== undefined) await holdMedia(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
     if (status === "scheduled" && values.scheduledAt !== undefined) {
       if (values.scheduledAt) scheduleCampaignStart(ctx, user.id, id, values.scheduledAt.getTime());
       else {
@@ -437,7 +437,7 @@ export async function duplicateCampaign(ctx: AppContext, user: User, id: string)
     const c = await getCampaign(ctx, user.id, id);
     const now = new Date(ctx.now());
     // The copy gets its own copies of the attachments: each campaign holds its own (deleting one leaves the other's).
-    const copies = copyMedia(ctx, user.id, (heldMedia(ctx, [campaignMedia(id)]).get(campaignMedia(id)) ?? []).map((m) => m.id));
+    const copies = await copyMedia(ctx, user.id, (heldMedia(ctx, [campaignMedia(id)]).get(campaignMedia(id)) ?? []).map((m) => m.id));
     const row = await insertCampaign(ctx, {
       id: Bun.randomUUIDv7(),
       userId: user.id,
@@ -458,7 +458,7 @@ export async function duplicateCampaign(ctx: AppContext, user: User, id: string)
       createdAt: now,
       updatedAt: now,
     });
-    if (copies.length) holdMedia(ctx, user.id, campaignMedia(row.id), copies.map((m) => m.id));
+    if (copies.length) await holdMedia(ctx, user.id, campaignMedia(row.id), copies.map((m) => m.id));
     return viewOf(ctx, { ...row, recipients: c.recipients });
   });
 }
@@ -482,7 +482,7 @@ export async function deleteCampaigns(ctx: AppContext, userId: string, ids: stri
   return ctx.withTransaction(async () => {
     const deleted = await deleteInStatus(ctx, userId, ids, onlyDrafts ? DELETABLE.drafts : DELETABLE.finished);
     // Their attachments are let go: the media sweep removes them once no message carries them.
-    releaseMedia(ctx, deleted.map(campaignMedia));
+    await releaseMedia(ctx, deleted.map(campaignMedia));
     return deleted.length;
   });
 }

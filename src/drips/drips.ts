@@ -155,7 +155,7 @@ export type DripInput = {
  * the account's uploads, free or this drip's (`id`), each in one step only, and the account's default number (the
  * one drips send from) on a provider that sends MMS: else 400 before anything is saved.
  */
-function values(ctx: AppContext, userId: string, input: DripInput, creating: boolean, id: string | null) {
+async function values(ctx: AppContext, userId: string, input: DripInput, creating: boolean, id: string | null) {
   const out: Partial<typeof dripCampaigns.$inferInsert> = {};
   if (input.name !== undefined || creating) {
     const name = (input.name ?? "").trim();
@@ -171,23 +171,23 @@ function values(ctx: AppContext, userId: string, input: DripInput, creating: boo
     const steps = input.steps ?? [];
     if (!steps.length) throw badRequest("A drip campaign needs at least one step");
     if (steps.length > MAX_STEPS) throw badRequest(`A drip campaign has at most ${MAX_STEPS} steps`);
-    out.steps = JSON.stringify(
-      steps.map((s, i): Step => {
-        if (!(UNITS as readonly string[]).includes(s.unit)) throw badRequest(`Step ${i + 1}: the delay is in minutes, hours or days`);
-        const content = s.content.trim();
-        const mediaIds = s.mediaIds ?? [];
-        if (!content && !mediaIds.length) throw badRequest(`Step ${i + 1} has no message`);
-        if (mediaIds.length) assertHoldable(ctx, userId, id ? dripMedia(id) : null, mediaIds);
-        return {
-          delay: s.delay,
-          unit: s.unit as Unit,
-          sendAtHour: s.sendAtHour ?? null,
-          content,
-          ...(s.shortenLinks === false ? { shortenLinks: false as const } : {}),
-          ...(mediaIds.length ? { mediaIds } : {}),
-        };
-      }),
-    );
+    const checked: Step[] = [];
+    for (const [i, s] of steps.entries()) {
+      if (!(UNITS as readonly string[]).includes(s.unit)) throw badRequest(`Step ${i + 1}: the delay is in minutes, hours or days`);
+      const content = s.content.trim();
+      const mediaIds = s.mediaIds ?? [];
+      if (!content && !mediaIds.length) throw badRequest(`Step ${i + 1} has no message`);
+      if (mediaIds.length) await assertHoldable(ctx, userId, id ? dripMedia(id) : null, mediaIds);
+      checked.push({
+        delay: s.delay,
+        unit: s.unit as Unit,
+        sendAtHour: s.sendAtHour ?? null,
+        content,
+        ...(s.shortenLinks === false ? { shortenLinks: false as const } : {}),
+        ...(mediaIds.length ? { mediaIds } : {}),
+      });
+    }
+    out.steps = JSON.stringify(checked);
     const all = steps.flatMap((s) => s.mediaIds ?? []);
     if (new Set(all).size !== all.length) throw badRequest("The same attachment is in two steps: upload it again for the second");
     if (all.length) {
@@ -216,10 +216,10 @@ function values(ctx: AppContext, userId: string, input: DripInput, creating: boo
 export async function createDrip(ctx: AppContext, userId: string, input: DripInput) {
   return ctx.withTransaction(async () => {
     const now = ctx.now();
-    const row = { id: Bun.randomUUIDv7(), userId, createdAt: now, updatedAt: now, ...values(ctx, userId, input, true, null) } as typeof dripCampaigns.$inferInsert;
+    const row = { id: Bun.randomUUIDv7(), userId, createdAt: now, updatedAt: now, ...(await values(ctx, userId, input, true, null)) } as typeof dripCampaigns.$inferInsert;
     ctx.db.insert(dripCampaigns).values(row).run();
     const media = mediaOfSteps(stepsOf(row.steps));
-    if (media.length) holdMedia(ctx, userId, dripMedia(row.id), media);
+    if (media.length) await holdMedia(ctx, userId, dripMedia(row.id), media);
     return viewOf(ctx, userId, row.id);
   });
 }
@@ -238,7 +238,7 @@ export async function updateDrip(ctx: AppContext, userId: string, id: string, in
   // enrolment committed meanwhile is what the change is compared with.
   return ctx.withTransaction(async () => {
     const current = getDrip(ctx, userId, id);
-    const set = values(ctx, userId, input, false, id);
+    const set = await values(ctx, userId, input, false, id);
     const stepsChanged = set.steps !== undefined && set.steps !== current.steps;
     if (stepsChanged) {
       const waiting = waitingCount(ctx, id);
@@ -249,7 +249,7 @@ export async function updateDrip(ctx: AppContext, userId: string, id: string, in
       // The drip holds the new steps' attachments and those of the steps contacts still wait on (kept when the change
       // does not apply to them); the rest are let go to the media sweep.
       const stillWaiting = waiting && !input.applyToWaiting ? waitingSteps(ctx, id) : [];
-      holdMedia(ctx, userId, dripMedia(id), mediaOfSteps([...stepsOf(set.steps!), ...stillWaiting]));
+      await holdMedia(ctx, userId, dripMedia(id), mediaOfSteps([...stepsOf(set.steps!), ...stillWaiting]));
     }
     ctx.db.update(dripCampaigns).set({ ...set, updatedAt: ctx.now() }).where(eq(dripCampaigns.id, id)).run();
     return viewOf(ctx, userId, id);
@@ -288,7 +288,7 @@ export async function deleteDrip(ctx: AppContext, userId: string, id: string): P
     cancelJobs(ctx, { refId: id });
     ctx.db.delete(dripCampaigns).where(eq(dripCampaigns.id, id)).run();
     // Its attachments are let go: the media sweep removes them once no message carries them.
-    releaseMedia(ctx, [dripMedia(id)]);
+    await releaseMedia(ctx, [dripMedia(id)]);
   });
 }
 

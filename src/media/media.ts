@@ -184,9 +184,10 @@ export async function pendingMediaOf(ctx: AppContext, messageId: string): Promis
  * Checks, before a message is queued, that the ids name the account's uploads, stored and not sent with another
  * message: 400 naming the problem. Answers them in the order given.
  */
-export function attachableMedia(ctx: AppContext, userId: string, ids: string[]): MediaRow[] {
+export async function attachableMedia(ctx: AppContext, userId: string, ids: string[]): Promise<MediaRow[]> {
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
   if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
+  await ready(ctx.db);
   const find = ctx.db.$client.query(FIND_MEDIA);
   return ids.map((id) => {
     const row = find.get(id) as MediaRow | null;
@@ -205,9 +206,10 @@ const isLinked = (ctx: AppContext, id: string) => !!ctx.db.$client.query(`SELECT
  * not a message's and held by nobody else (`holder`: by this one already, or null for one not written yet): 400
  * naming the problem.
  */
-export function assertHoldable(ctx: AppContext, userId: string, holder: MediaHolder | null, ids: string[]): MediaRow[] {
+export async function assertHoldable(ctx: AppContext, userId: string, holder: MediaHolder | null, ids: string[]): Promise<MediaRow[]> {
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
   if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
+  await ready(ctx.db);
   const find = ctx.db.$client.query(FIND_MEDIA);
   return ids.map((id) => {
     const row = find.get(id) as MediaRow | null;
@@ -221,7 +223,8 @@ export function assertHoldable(ctx: AppContext, userId: string, holder: MediaHol
  * The holder's attachments become exactly `ids`, in that order (checked by assertHoldable first), in the caller's
  * transaction. Those it no longer lists are let go: the sweep removes them once no message carries them.
  */
-export function holdMedia(ctx: AppContext, userId: string, holder: MediaHolder, ids: string[]) {
+export async function holdMedia(ctx: AppContext, userId: string, holder: MediaHolder, ids: string[]) {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   db.query(`UPDATE media SET held_by = NULL WHERE held_by = ? AND id NOT IN (SELECT value FROM json_each(?))`).run(holder, JSON.stringify(ids));
   const hold = db.query(`UPDATE media SET held_by = ?, position = ? WHERE id = ? AND user_id = ? AND message_id IS NULL`);
@@ -229,8 +232,9 @@ export function holdMedia(ctx: AppContext, userId: string, holder: MediaHolder, 
 }
 
 /** The holders' attachments are let go (the holder was deleted): the sweep removes them once no message carries them. */
-export function releaseMedia(ctx: AppContext, holders: MediaHolder[]) {
+export async function releaseMedia(ctx: AppContext, holders: MediaHolder[]) {
   if (!holders.length) return;
+  await ready(ctx.db);
   ctx.db.$client.query(`UPDATE media SET held_by = NULL WHERE held_by IN (SELECT value FROM json_each(?))`).run(JSON.stringify(holders));
 }
 
@@ -257,7 +261,8 @@ export const heldMediaIds = (ctx: AppContext, holder: MediaHolder): string[] => 
  * New uploads with the bytes of the account's items given (a template's, attached to a reply or a campaign: each
  * holder keeps its own, so deleting the template leaves what was sent with it). Answers them in order.
  */
-export function copyMedia(ctx: AppContext, userId: string, ids: string[]): MediaRow[] {
+export async function copyMedia(ctx: AppContext, userId: string, ids: string[]): Promise<MediaRow[]> {
+  await ready(ctx.db);
   return ids.map((id) => {
     const from = ownMedia(ctx, userId, id);
     if (from.status !== "stored") throw badRequest(`Attachment ${id} is not stored`);

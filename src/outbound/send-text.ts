@@ -111,7 +111,7 @@ export async function sendSingle(
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
   // An MMS: every upload the account's and unsent, and a provider that sends MMS, before anything is queued.
   if (mediaIds.length) {
-    attachableMedia(ctx, userId, mediaIds);
+    await attachableMedia(ctx, userId, mediaIds);
     const refusal = cannotSendMms(sender.provider as ProviderKind);
     if (refusal) throw badRequest(refusal, { mmsUnsupported: true });
   }

@@ -136,14 +136,14 @@ export async function createTemplate(ctx: AppContext, userId: string, input: Tem
   return ctx.withTransaction(async () => {
     const [{ n }] = ctx.db.select({ n: sql<number>`count(*)` }).from(templates).where(eq(templates.userId, userId)).all() as [{ n: number }];
     if (n >= MAX_TEMPLATES) throw conflict(`You have ${MAX_TEMPLATES} templates, the most an account keeps; delete one to add another`);
-    assertHoldable(ctx, userId, null, mediaIds);
+    await assertHoldable(ctx, userId, null, mediaIds);
     const now = new Date(ctx.now());
     const row = ctx.db
       .insert(templates)
       .values({ id: Bun.randomUUIDv7(), userId, ...values, usageCount: 0, createdAt: now, updatedAt: now })
       .returning()
       .get();
-    if (mediaIds.length) holdMedia(ctx, userId, templateMedia(row.id), mediaIds);
+    if (mediaIds.length) await holdMedia(ctx, userId, templateMedia(row.id), mediaIds);
     return withMedia(ctx, row);
   });
 }
@@ -153,9 +153,9 @@ export async function updateTemplate(ctx: AppContext, userId: string, id: string
   return ctx.withTransaction(async () => {
     ownTemplate(ctx, userId, id);
     const values = cleanInput(input, true);
-    if (input.mediaIds !== undefined) assertHoldable(ctx, userId, templateMedia(id), input.mediaIds);
+    if (input.mediaIds !== undefined) await assertHoldable(ctx, userId, templateMedia(id), input.mediaIds);
     ctx.db.update(templates).set({ ...values, updatedAt: new Date(ctx.now()) }).where(eq(templates.id, id)).run();
-    if (input.mediaIds !== undefined) holdMedia(ctx, userId, templateMedia(id), input.mediaIds);
+    if (input.mediaIds !== undefined) await holdMedia(ctx, userId, templateMedia(id), input.mediaIds);
     return withMedia(ctx, ownTemplate(ctx, userId, id));
   });
 }
@@ -166,7 +166,7 @@ export async function deleteTemplate(ctx: AppContext, userId: string, id: string
     ownTemplate(ctx, userId, id);
     ctx.db.delete(templates).where(eq(templates.id, id)).run();
     // Its attachments are let go: the media sweep removes them (copies attached from it are each message's own).
-    releaseMedia(ctx, [templateMedia(id)]);
+    await releaseMedia(ctx, [templateMedia(id)]);
   });
 }
 
@@ -195,5 +195,5 @@ export async function useTemplate(ctx: AppContext, userId: string, id: string): 
     .returning()
     .get();
   const view = withMedia(ctx, row!);
-  return { ...view, attachments: copyMedia(ctx, userId, view.media.map((m) => m.id)).map(mediaView) };
+  return { ...view, attachments: (await copyMedia(ctx, userId, view.media.map((m) => m.id))).map(mediaView) };
 }

@@ -317,18 +317,8 @@ const ALLOWED: Record<string, string> = {
     "a received item's pending row is written in the inbound flow's ctx.withTransaction (inbound/media-copy.ts queueInboundMedia), whose callback awaits nothing (the hot path commits at once)",
   "media/media.ts exports mediaOfMessages, which uses the database, not async (not async)":
     "the sending engine's outbox store reads a message's items as it sends and prices it, synchronously; the chat send's run in onceByKey, the message views (messages) and the webhook feed's page read them in their turn",
-  "media/media.ts exports attachableMedia, which uses the database, not async (not async)":
-    "sendSingle (outbound) checks a chat's uploads synchronously, in the chat send's run that onceByKey commits with its key",
-  "media/media.ts exports assertHoldable, which uses the database, not async (not async)":
-    "checked in the writes of campaigns (synchronous transactions), templates and drips (in their ctx.withTransaction, drips in its steps' synchronous check)",
-  "media/media.ts exports holdMedia, which uses the database, not async (not async)":
-    "in the caller's transaction: campaigns' create, edit and duplicate (synchronous), templates' and drips' (ctx.withTransaction)",
-  "media/media.ts exports releaseMedia, which uses the database, not async (not async)":
-    "in the caller's transaction: campaigns' delete (a synchronous bun:sqlite transaction), templates' and drips'",
   "media/media.ts exports heldMedia, which uses the database, not async (not async)":
     "campaigns read a campaign's items synchronously (its view, list, duplicate, senderFor and the outbox writer's heldMediaIds); templates and drips in their turn",
-  "media/media.ts exports copyMedia, which uses the database, not async (not async)":
-    "campaigns' duplicate (synchronous) and a template's use (in its ctx.withTransaction) copy the items in their turn",
   "media/media.ts exports linkMedia, which uses the database, not async (not async)":
     "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
