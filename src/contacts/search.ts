@@ -172,7 +172,7 @@ const SORT_COLUMNS: Record<Exclude<Sort, "name">, string[]> = {
   createdAt: ["created_at", "rowid"],
   phone: ["phone", "rowid"],
 };
-export const orderBy = (sort: Exclude<Sort, "name">, order: Order) =>
+const orderBy = (sort: Exclude<Sort, "name">, order: Order) =>
   sql.raw(SORT_COLUMNS[sort].map((c) => `contacts.${c} ${order === "asc" ? "ASC" : "DESC"}`).join(", "));
 
 /** A page of rows already chosen (`rows` selects their rowids as r), sorted by name key and rowid as contact_names is. */
@@ -324,21 +324,25 @@ function clusteredNamePage(ctx: AppContext, userId: string, match: string, hits:
     return rows.length > 0 && rows.filter(([r]) => first.has(r)).length >= rows.length * 0.9;
   });
   if (!clusters.length) return undefined;
-  const all = hits.length > SORTED_MATCHES_CAP ? rowids(ctx, sql`${matchesOf(match)} LIMIT ${CLUSTERED_MATCHES_CAP + 1}`) : hits;
+  // The matches after the last one read (the index seeks to a rowid): reading them all again cost "jose" 5 ms of 35.
+  const all =
+    hits.length > SORTED_MATCHES_CAP
+      ? hits.concat(rowids(ctx, sql`${matchesOf(match)} AND rowid > ${last} LIMIT ${CLUSTERED_MATCHES_CAP + 1 - hits.length}`))
+      : hits;
   if (all.length > CLUSTERED_MATCHES_CAP) return undefined;
   const matched = all === hits ? first : RowidBits.of(all);
   const dir = p.order === "asc" ? "ASC" : "DESC";
-  const range = db.query<unknown, [string, string, string]>(
-    `SELECT contact_rowid FROM contact_names WHERE user_id = ? AND name_key >= ? AND name_key < ? ORDER BY name_key ${dir}, contact_rowid ${dir}`,
+  // Rows as objects: bun:sqlite builds them faster than an array each (40,000 Josés: 4.4 against 6.3 ms).
+  const range = db.query<{ r: number }, [string, string, string]>(
+    `SELECT contact_rowid AS r FROM contact_names WHERE user_id = ? AND name_key >= ? AND name_key < ? ORDER BY name_key ${dir}, contact_rowid ${dir}`,
   );
   const need = p.page * p.pageSize;
   const onPage: number[] = [];
   const clustered = new RowidBits(matched.max);
   let inClusters = 0;
   for (const [from, to] of clusters) {
-    const rows = range.values(userId, from, to) as [number][];
     let taken = 0;
-    for (const [r] of rows) {
+    for (const { r } of range.all(userId, from, to)) {
       if (!matched.has(r)) continue;
       clustered.add(r);
       inClusters++;
@@ -421,13 +425,14 @@ function textWalk(ctx: AppContext, userId: string, owner: SQL, term: string, p: 
 }
 
 /**
- * A page of the owner's contacts in name order (rowids), those that meet `where` (conditions on contacts) if given;
- * `at` another window than the page's. Without conditions it is read from contact_names alone: joined to contacts,
- * every row the OFFSET stepped over was looked up too (page 200: 10,000 lookups).
+ * A page of the owner's contacts in name order (rowids) that meet `where` (conditions on contacts; the whole list's
+ * pages are list-marks.ts').
  */
-export function namePage(ctx: AppContext, userId: string, p: PageQuery, where?: SQL, at = { offset: (p.page - 1) * p.pageSize, limit: p.pageSize }): number[] {
-  const from = where ? sql`${NAMED} WHERE n.user_id = ${userId} AND ${where}` : sql`contact_names AS n WHERE n.user_id = ${userId}`;
-  return rowids(ctx, sql`SELECT n.contact_rowid AS r FROM ${from} ORDER BY ${nameOrder(p.order)} LIMIT ${at.limit} OFFSET ${at.offset}`);
+function namePage(ctx: AppContext, userId: string, p: PageQuery, where: SQL): number[] {
+  return rowids(
+    ctx,
+    sql`SELECT n.contact_rowid AS r FROM ${NAMED} WHERE n.user_id = ${userId} AND ${where} ORDER BY ${nameOrder(p.order)} LIMIT ${p.pageSize} OFFSET ${(p.page - 1) * p.pageSize}`,
+  );
 }
 
 /**
@@ -451,7 +456,7 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
   // The owner's contacts in list order, those that meet `condition`: by name from NAMED, else through the sort's index.
   const inOrder = (condition?: SQL) =>
     p.sort === "name"
-      ? namePage(ctx, userId, p, and(owner, condition))
+      ? namePage(ctx, userId, p, and(owner, condition)!)
       : page(sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX[p.sort])} WHERE ${owner}${andAlso(condition)}`);
   if (!s && fromIndex) {
     // A segment of one tag: counted from contact_tags (walking a million contacts for 10,001 of a 1% tag's, with
