@@ -60,6 +60,7 @@ import m56 from "./0074_links.sql" with { type: "text" };
 import m57 from "./0075_messages_reconciling_idx.sql" with { type: "text" };
 import m58 from "./0076_contact_tags_rowid.sql" with { type: "text" };
 import m59 from "./0077_one_trial.sql" with { type: "text" };
+import m60 from "./0078_contact_list_version.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -123,4 +124,5 @@ export const migrationSql: Record<string, string> = {
   "0075_messages_reconciling_idx": m57,
   "0076_contact_tags_rowid": m58,
   "0077_one_trial": m59,
+  "0078_contact_list_version": m60,
 };

@@ -75,7 +75,9 @@ export type BenchData = { dir: string; userId: string; contacts: number; message
 /** The folder for these counts and the app's present migrations; made when missing. */
 export async function benchData(contacts = 1_000_000, messageCount = 1_000_000, log = console.log): Promise<BenchData> {
   const schema = createHash("sha256").update(migrationJournal.entries.map((e) => e.tag).join()).digest("hex").slice(0, 10);
-  const dir = `/tmp/smsdesk-bench-search-${contacts}-${messageCount}-${schema}`;
+  // SEARCH_BENCH_DIR: a copy of a folder made before (a before and an after each on its own copy of the same data;
+  // the executable migrates its copy as it starts).
+  const dir = process.env.SEARCH_BENCH_DIR ?? `/tmp/smsdesk-bench-search-${contacts}-${messageCount}-${schema}`;
   const meta = join(dir, "bench.json");
   if (existsSync(meta)) return { dir, ...(await Bun.file(meta).json()) };
   const making = `${dir}.making`;

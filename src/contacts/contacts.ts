@@ -6,7 +6,8 @@ import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
-import { COUNT_CAP, namePage, orderBy, searchCondition, searchPage, type IndexedFilter, type PageQuery } from "./search";
+import { listPage } from "./list-marks";
+import { COUNT_CAP, searchCondition, searchPage, type IndexedFilter, type PageQuery } from "./search";
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type ContactSource = ContactRow["source"];
@@ -102,29 +103,15 @@ export async function listContacts(ctx: AppContext, userId: string, p: ListParam
     pageSize: p.pageSize,
   });
   const total = storedTotal(ctx, userId);
-  const offset = (p.page - 1) * p.pageSize;
   const rowid = sql<number>`${contacts}.rowid`;
   const rowsOf = (rowids: number[]) => {
     const found = rowids.length ? ctx.db.select({ rowid, row: contacts }).from(contacts).where(inArray(rowid, rowids)).all() : [];
     const byRowid = new Map(found.map((x) => [x.rowid, x.row]));
     return rowids.map((r) => byRowid.get(r)!);
   };
-  if (!extra && !(p.q ?? "").trim()) {
-    // A page past the middle is read from the other end in the reverse order: OFFSET steps over every row before
-    // the page (the last of a million: a million index entries, 50-65 ms of CPU), now over half of them at most.
-    const after = total - offset;
-    const reversed = offset > after;
-    const q = reversed ? { ...p, order: p.order === "asc" ? ("desc" as const) : ("asc" as const) } : p;
-    const at = reversed ? { offset: Math.max(0, after - p.pageSize), limit: Math.max(0, Math.min(p.pageSize, after)) } : { offset, limit: p.pageSize };
-    const inOrder = (rows: ContactRow[]) => view(reversed ? rows.reverse() : rows, total, false);
-    // In name order the page is read from contact_names (search.ts), not from an index of contacts.
-    if (p.sort === "name") return inOrder(rowsOf(namePage(ctx, userId, q, undefined, at)));
-    if (!at.limit) return inOrder([]);
-    // The page's rowids from the sort's index alone, then their rows: selecting the rows themselves looked up every
-    // row the OFFSET stepped over (page 10,000 of a million: 60 ms in process, 25 ms for the rowids).
-    const page = sql`SELECT rowid AS r FROM ${contacts} WHERE ${contacts.userId} = ${userId} ORDER BY ${orderBy(p.sort, q.order)} LIMIT ${at.limit} OFFSET ${at.offset}`;
-    return inOrder(rowsOf(ctx.db.all<{ r: number }>(page).map((x) => x.r)));
-  }
+  // The page's rowids from an index alone (list-marks.ts), then their rows: selecting the rows themselves looked up
+  // every row an OFFSET stepped over.
+  if (!extra && !(p.q ?? "").trim()) return view(rowsOf(listPage(ctx, userId, p, total)), total, false);
   const { rowids, n } = searchPage(ctx, userId, p, extra, total, indexed);
   return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);
 }

@@ -301,7 +301,7 @@ export class ContactImporter {
   /** The rows of contact_names of the contacts created after rowid `before` (in the caller's transaction). */
   private addNames(before: number) {
     const named = namedRows(this.names.all(before) as { r: number; f: string; l: string }[]);
-    this.nameWriter.write(named, 0, named.ends.length);
+    this.nameWriter.write(named, 0, named.ends.length, this.userId);
   }
 
   results() {

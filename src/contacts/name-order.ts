@@ -153,6 +153,7 @@ function startSorter(db: Database, log: (line: string) => void): Sorter {
  */
 export class NameWriter {
   private add: ReturnType<Database["prepare"]>;
+  private moved: ReturnType<Database["prepare"]>;
 
   constructor(db: Database) {
     this.add = db.prepare(
@@ -160,12 +161,15 @@ export class NameWriter {
        SELECT c.user_id, j.value ->> 3, c.rowid FROM json_each(?) AS j CROSS JOIN contacts AS c ON c.rowid = j.value ->> 0
        WHERE c.first_name = j.value ->> 1 AND c.last_name = j.value ->> 2`,
     );
+    // The list by name changed: its saved positions (list-marks.ts, migration 0078) no longer hold.
+    this.moved = db.prepare("UPDATE contact_totals SET list_version = list_version + 1 WHERE user_id = ?");
   }
 
-  /** Writes rows `start` to `end` (exclusive) of `named`. */
-  write(named: NamedRows, start: number, end: number) {
+  /** Writes rows `start` to `end` (exclusive) of `named`, the contacts of `userId`. */
+  write(named: NamedRows, start: number, end: number, userId: string) {
     if (end <= start) return;
     this.add.run(`[${named.json.slice(start ? named.ends[start - 1]! + 1 : 0, named.ends[end - 1])}]`);
+    this.moved.run(userId);
   }
 }
 
@@ -241,7 +245,7 @@ export class ImportNames {
     const last = end === count;
     const began = ownTime();
     await this.ctx.withTransaction(async () => {
-      this.writer.write(part.named, part.at, end);
+      this.writer.write(part.named, part.at, end, this.userId);
       if (last) {
         this.from = part.to + 1;
         this.ctx.db.update(contactImports).set({ namesFrom: this.from }).where(eq(contactImports.id, this.jobId)).run();
@@ -322,7 +326,7 @@ export function keyEarlierNames(ctx: AppContext) {
     for (let at = 0; at < rows.length || at === 0; at += EARLIER_PIECE) {
       const piece = rows.slice(at, at + EARLIER_PIECE);
       db.transaction(() => {
-        writer.write(namedRows(piece), 0, piece.length);
+        writer.write(namedRows(piece), 0, piece.length, u);
         for (const { r, f, l } of piece) {
           const extra = searchExtra(f, l);
           if (!extra) continue;

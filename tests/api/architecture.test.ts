@@ -381,8 +381,9 @@ const ALLOWED: Record<string, string> = {
     "at start, in failInterruptedImports (synchronous, before the server serves), the search index's usual automerge again",
   "contacts/importer.ts exports mergeSearchIndex, which uses the database, not async (not async)":
     "one step of the search index's merge, run by the import's background merge (csv-import.ts mergeDown) right after it awaited ready, timed step by step",
-  "contacts/search.ts exports namePage, which uses the database, not async (not async)": "listContacts reads its page synchronously in its turn after ready, with the total it counted",
-  "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as namePage: listContacts' search page, in its turn after ready",
+  "contacts/list-marks.ts exports listPage, which uses the database, not async (not async)":
+    "listContacts reads the page's rowids synchronously in its turn after ready, with the total it read and then the rows: an await between would let a delete land between the rowids and their rows",
+  "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as listPage: listContacts' search page, in its turn after ready",
   "links/links.ts exports shortenText, which uses the database, not async (not async)":
     "as shortener: a drip step's text (drips/runner.ts, in the jobs runner's synchronous pass), an automation reply (in its runner's ctx.withTransaction, called synchronously) and a keyword reply (the inbound flow's transaction, which awaits nothing) write their short links with their message",
   "media/media.ts exports heldMediaIds, which uses the database, not async (not async)":
@@ -407,7 +408,7 @@ const ALLOWED: Record<string, string> = {
  * which run synchronously inside them.
  * In contacts, the readers and writers of the inbound flow, the engine, campaigns' audience and the automation runner
  * stay synchronous inside their callers' transactions (ALLOWED); an import's batches and names are ctx.withTransaction
- * whose callbacks await nothing; its search pages (search.ts: namePage, searchPage) run in listContacts' turn.
+ * whose callbacks await nothing; its pages (list-marks.ts listPage, search.ts searchPage) run in listContacts' turn.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In events, the log is appended to in the transaction of its change (ALLOWED); its readers' records are async, awaited

@@ -1,0 +1,112 @@
+// The whole contact list's pages by number (issue 29 item 3): a page deeper than a saved position starts from it
+// (src/contacts/list-marks.ts, every 5,000th row from the nearer end), and answers exactly what OFFSET answers, in
+// every order, before and after the list changes (a contact added, removed, renamed, given another phone, an import's
+// contacts and their names).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { grantLicense } from "../../src/licenses/licenses";
+import { startTestServer, type Account, type TestServer } from "../support/test-server";
+
+let t: TestServer;
+let a: Account;
+const ROWS = 12_000;
+
+async function importCsv(lines: string[], during?: () => Promise<void>) {
+  const start = await t.api("/api/contacts/import/csv", {
+    method: "POST",
+    token: a.token,
+    body: `first_name,last_name,email,phone\n${lines.join("\n")}\n`,
+    headers: { "content-type": "text/csv" },
+  });
+  expect(start.status).toBe(202);
+  for (let i = 0; i < 1000; i++) {
+    const job = (await t.api(`/api/contacts/import/${start.body.id}`, { token: a.token })).body;
+    if (job.state === "done") return;
+    await during?.();
+    await Bun.sleep(10);
+  }
+  throw new Error("the import did not finish");
+}
+
+beforeAll(async () => {
+  t = await startTestServer({ smtp: false });
+  a = await t.signUpVerified();
+  await grantLicense(t.ctx, a.user.id, "enterprise", 30);
+  // Names and phones in another order than the rows': i scrambled (7,919 is prime to 12,000).
+  await importCsv(
+    Array.from({ length: ROWS }, (_, i) => {
+      const k = (i * 7919) % ROWS;
+      return `${["Ann", "Bob", "Émile", "zoë", "Łukasz"][k % 5]},L${String(k).padStart(5, "0")},,+1 212 55${5 + Math.floor(k / 10_000)} ${String(k % 10_000).padStart(4, "0")}`;
+    }),
+  );
+});
+afterAll(() => t?.stop());
+
+type Sort = "createdAt" | "name" | "phone";
+/** Page `page` as OFFSET reads it, straight from the tables. */
+function expected(sort: Sort, order: "asc" | "desc", page: number): string[] {
+  const dir = order.toUpperCase();
+  const sql =
+    sort === "name"
+      ? `SELECT c.id FROM contact_names AS n CROSS JOIN contacts AS c ON c.rowid = n.contact_rowid WHERE n.user_id = ?1 ORDER BY n.name_key ${dir}, n.contact_rowid ${dir}`
+      : `SELECT id FROM contacts WHERE user_id = ?1 ORDER BY ${sort === "phone" ? "phone" : "created_at"} ${dir}, rowid ${dir}`;
+  return (t.ctx.db.$client.query(`${sql} LIMIT 50 OFFSET ${(page - 1) * 50}`).all(a.user.id) as { id: string }[]).map((x) => x.id);
+}
+
+const total = () => (t.ctx.db.$client.query("SELECT count(*) AS n FROM contacts WHERE user_id = ?").get(a.user.id) as { n: number }).n;
+
+/** Pages near both ends, and deeper than a mark from either end (pages 101-140 of 240 lie 5,000 rows from both). */
+async function checkPages(pages = [1, 2, 101, 102, 120, 139, 140, 200, Math.ceil(total() / 50)]) {
+  const n = total();
+  for (const sort of ["createdAt", "name", "phone"] as const) {
+    for (const order of ["asc", "desc"] as const) {
+      for (const page of pages) {
+        const r = await t.api(`/api/contacts?sort=${sort}&order=${order}&page=${page}&pageSize=50`, { token: a.token });
+        expect(r.status).toBe(200);
+        expect({ sort, order, page, ids: r.body.data.map((c: { id: string }) => c.id) }).toEqual({ sort, order, page, ids: expected(sort, order, page) });
+        expect({ total: r.body.total, totalCapped: r.body.totalCapped }).toEqual({ total: n, totalCapped: false });
+      }
+    }
+  }
+}
+
+test("every order's pages, deep or not, are OFFSET's, and again when asked a second time (from the marks)", async () => {
+  await checkPages();
+  await checkPages();
+  // Past the last page: nothing, with the total.
+  const past = await t.api(`/api/contacts?sort=name&order=desc&page=${ROWS / 50 + 1}&pageSize=50`, { token: a.token });
+  expect({ rows: past.body.data.length, total: past.body.total }).toEqual({ rows: 0, total: ROWS });
+}, 120_000);
+
+test("after a contact is added, removed, renamed or given another phone, the pages follow", async () => {
+  await checkPages([120]);
+  const added = await t.api("/api/contacts", { method: "POST", token: a.token, body: { firstName: "Aaron", lastName: "Aardvark", phone: "+16465559999" } });
+  expect(added.status).toBe(201);
+  await checkPages([102, 120, 139]);
+  const first = expected("name", "asc", 1)[1]!;
+  expect((await t.api(`/api/contacts/${first}`, { method: "DELETE", token: a.token })).status).toBe(200);
+  await checkPages([102, 120, 139]);
+  // A rename to the end of the name order, and a phone to the end of the phone order, of a contact near the start.
+  const [renamed, rephoned] = expected("name", "asc", 2);
+  const put = async (id: string, body: object) => {
+    const c = (await t.api(`/api/contacts/${id}`, { token: a.token })).body;
+    const r = await t.api(`/api/contacts/${id}`, { method: "PUT", token: a.token, body: { firstName: c.firstName, lastName: c.lastName, phone: c.phone, ...body } });
+    expect(r.status).toBe(200);
+  };
+  await put(renamed!, { firstName: "Zzz" });
+  await checkPages([102, 120, 139]);
+  await put(rephoned!, { phone: "+17185550001" });
+  await checkPages([102, 120, 139]);
+}, 120_000);
+
+test("an import's contacts and their names, added after them, move the pages too, while it runs and after", async () => {
+  await checkPages([120]);
+  // Names before every other, asked for deep pages while the import adds them.
+  const deep = async () => {
+    for (const sort of ["name", "createdAt"]) expect((await t.api(`/api/contacts?sort=${sort}&order=asc&page=120&pageSize=50`, { token: a.token })).status).toBe(200);
+  };
+  await importCsv(
+    Array.from({ length: 3000 }, (_, i) => `Aa${String(i).padStart(4, "0")},Early,,+1 646 555 ${String(i).padStart(4, "0")}`),
+    deep,
+  );
+  await checkPages([101, 120, 140, 180]);
+}, 120_000);
