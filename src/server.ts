@@ -127,11 +127,13 @@ export async function openAppContext(
   const buildSending = () => new SendingManager(outboxStore(ctx), senderRegistry(ctx), { ...realClock, now: () => ctx.now() }, log);
   ctx.sending = buildSending();
   // A restore (src/backups/) replaces the connection the outbox store prepared its statements on.
-  onDatabaseReplaced(ctx, () => (ctx.sending = buildSending()));
+  onDatabaseReplaced(ctx, () => {
+    ctx.sending = buildSending();
+  });
   // Webhook signing secrets an older version kept in clear are sealed, at start and in a restored database.
-  const sealed = sealClearSecrets(ctx);
+  const sealed = await sealClearSecrets(ctx);
   if (sealed) log(`webhooks: ${sealed} signing secret(s) stored in clear were sealed`);
-  onDatabaseReplaced(ctx, () => void sealClearSecrets(ctx));
+  onDatabaseReplaced(ctx, async () => void (await sealClearSecrets(ctx)));
   return ctx;
 }
 

@@ -412,7 +412,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
       const cutoff = now - rule.triggerConfig.days! * DAY;
       for (let after = ""; ; ) {
         for (let wait; (wait = slice()); ) await wait;
-        const page = lastMessagePerPhone(ctx, rule.userId, after, PAGE);
+        const page = await lastMessagePerPhone(ctx, rule.userId, after, PAGE);
         for (const { phone, last } of page) {
           if (last > cutoff) continue;
           for (let wait; (wait = slice()); ) await wait;

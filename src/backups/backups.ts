@@ -670,7 +670,7 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
     afterSwap?.();
     // Opening applies the migrations a backup from an older version lacks.
     opened = openDatabase(dbPath);
-    setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
+    await setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
     await endSessionsExcept(ctx, alive.sessions);
     await revokeApiKeysExcept(ctx, alive.keys);
   } catch (err) {
@@ -682,23 +682,25 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
     for (const name of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE]) rmSync(join(dataDir, name), { force: true });
     if (staged.mediaDir) rmSync(mediaPath, { recursive: true, force: true });
     for (const [original, movedTo] of moved) renameSync(movedTo, original);
-    setDatabase(ctx, openDatabase(dbPath), loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
+    await setDatabase(ctx, openDatabase(dbPath), loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
     ctx.log(`backups: the restore failed and the previous data is back: ${(err as Error).message}`);
     throw new HttpError(500, `The restore failed and the previous data was put back: ${(err as Error).message}`);
   }
 }
 
-const replacedHooks = new WeakMap<AppContext, (() => void)[]>();
+type ReplacedHook = () => void | Promise<void>;
+const replacedHooks = new WeakMap<AppContext, ReplacedHook[]>();
 
 /**
  * Services that prepared statements on the connection once (the sending engine's outbox store) register here to
- * rebuild them when a restore replaces ctx.db.
+ * rebuild them when a restore replaces ctx.db, and those that put a restored database in order (webhooks' secrets
+ * sealed, imports left running failed). The restore awaits each in turn: a hook's failure fails it.
  */
-export function onDatabaseReplaced(ctx: AppContext, hook: () => void) {
+export function onDatabaseReplaced(ctx: AppContext, hook: ReplacedHook) {
   replacedHooks.set(ctx, [...(replacedHooks.get(ctx) ?? []), hook]);
 }
 
-function setDatabase(ctx: AppContext, db: Db, master: Buffer) {
+async function setDatabase(ctx: AppContext, db: Db, master: Buffer) {
   ctx.db = db;
   // In place: code holding ctx.keys sees the restored key's derivations.
   Object.assign(ctx.keys, {
@@ -707,5 +709,5 @@ function setDatabase(ctx: AppContext, db: Db, master: Buffer) {
     secrets: deriveKey(master, "secrets"),
     webhooks: deriveKey(master, "webhooks"),
   });
-  for (const hook of replacedHooks.get(ctx) ?? []) hook();
+  for (const hook of replacedHooks.get(ctx) ?? []) await hook();
 }

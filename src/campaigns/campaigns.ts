@@ -661,9 +661,8 @@ export async function campaignLogs(ctx: AppContext, userId: string, q: { page: n
   const total = (await accountStatusCounts(ctx, userId, ids))
     .filter((r) => !status || r.status === status)
     .reduce((sum, r) => sum + r.n, 0);
-  await onConnection(ctx);
-  const rows = campaignMessagePage(ctx, userId, { campaignId: q.campaignId, status, limit: q.pageSize, offset: (q.page - 1) * q.pageSize });
-  const people = namesOfContacts(ctx, rows.flatMap((r) => (r.contact_id ? [r.contact_id] : [])));
+  const rows = await campaignMessagePage(ctx, userId, { campaignId: q.campaignId, status, limit: q.pageSize, offset: (q.page - 1) * q.pageSize });
+  const people = await namesOfContacts(ctx, rows.flatMap((r) => (r.contact_id ? [r.contact_id] : [])));
   // The page's campaigns and contacts, named by their owners: a page of at most 200 rows.
   const names = await campaignNames(ctx, rows.map((r) => r.campaign_id));
   const iso = (v: unknown) => (typeof v === "number" ? new Date(v).toISOString() : null);

@@ -63,8 +63,9 @@ export function findContactById(ctx: AppContext, userId: string, id: string): Co
 }
 
 /** The names of these contacts (any of them gone is left out), by id: a list of messages names its recipients. */
-export function namesOfContacts(ctx: AppContext, ids: string[]): Map<string, { firstName: string; lastName: string }> {
+export async function namesOfContacts(ctx: AppContext, ids: string[]): Promise<Map<string, { firstName: string; lastName: string }>> {
   if (!ids.length) return new Map();
+  await ready(ctx.db);
   const rows = ctx.db
     .select({ id: contacts.id, firstName: contacts.firstName, lastName: contacts.lastName })
     .from(contacts)
@@ -437,9 +438,10 @@ export function createFromInbound(ctx: AppContext, userId: string, phone: string
 }
 
 /** Phones of the account's contacts the contacts search `q` finds (names, phones), at most `limit`. */
-export function phonesOfContactsMatching(ctx: AppContext, userId: string, q: string, limit: number): string[] {
+export async function phonesOfContactsMatching(ctx: AppContext, userId: string, q: string, limit: number): Promise<string[]> {
   const where = searchCondition(q, userId);
   if (!where) return [];
+  await ready(ctx.db);
   return ctx.db
     .select({ phone: contacts.phone })
     .from(contacts)

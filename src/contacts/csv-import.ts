@@ -20,8 +20,8 @@ import { registerWriter } from "../backups/backups";
 
 const TOO_LARGE = "The CSV file is too large (100 MB at most).";
 
-/** An import as the routes show it, read in the caller's turn on the connection (its rejected rows counted). */
-function jobView(ctx: AppContext, j: typeof contactImports.$inferSelect) {
+/** An import as the routes show it, its rejected rows counted. */
+async function jobView(ctx: AppContext, j: typeof contactImports.$inferSelect) {
   return {
     id: j.id,
     state: j.state,
@@ -33,7 +33,7 @@ function jobView(ctx: AppContext, j: typeof contactImports.$inferSelect) {
     errors: j.errors,
     duplicateDetails: j.duplicateDetails,
     /** Rows refused for their phone, in GET /api/contacts/import/:id/rejected.csv. */
-    rejectedRows: rejectedCount(ctx, j.id),
+    rejectedRows: await rejectedCount(ctx, j.id),
     progress: j.progress,
     ...(j.error ? { error: j.error } : {}),
     createdAt: j.createdAt.toISOString(),
@@ -50,7 +50,8 @@ export async function getImportJob(ctx: AppContext, userId: string, id: string) 
 
 export async function listImportJobs(ctx: AppContext, userId: string) {
   await ready(ctx.db);
-  return ctx.db.select().from(contactImports).where(eq(contactImports.userId, userId)).orderBy(desc(contactImports.createdAt)).limit(20).all().map((j) => jobView(ctx, j));
+  const jobs = ctx.db.select().from(contactImports).where(eq(contactImports.userId, userId)).orderBy(desc(contactImports.createdAt)).limit(20).all();
+  return Promise.all(jobs.map((j) => jobView(ctx, j)));
 }
 
 /** Uploads waiting for or being read by an import, one file per job (removed when the job ends). */

@@ -6,8 +6,9 @@ import { csvCell, UTF8_BOM } from "./export";
 /** Rejected rows read at a time as the client takes the download. */
 const PAGE = 1000;
 
-/** How many rows of an import were kept to download (refused for their phone); read in the caller's turn (the import's). */
-export function rejectedCount(ctx: AppContext, importId: string): number {
+/** How many rows of an import were kept to download (refused for their phone). */
+export async function rejectedCount(ctx: AppContext, importId: string): Promise<number> {
+  await ready(ctx.db);
   return ctx.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM contact_import_rejects WHERE import_id = ?").get(importId)!.n;
 }
 

@@ -155,13 +155,17 @@ function threadMessage(r: ThreadRow, conversationId: number, account: Account, p
   };
 }
 
-/** The views of a page of threads: their contacts (by phone) and newest messages, a few indexed reads each. */
-function views(ctx: AppContext, userId: string, rows: Row[]): ConversationView[] {
+/**
+ * The views of a page of threads: their contacts (by phone) and newest messages, a few indexed reads each. The
+ * messages' record first, then the contacts in one turn after ready.
+ */
+async function views(ctx: AppContext, userId: string, rows: Row[]): Promise<ConversationView[]> {
   const places = rows.filter((r) => r.last_seq > r.cleared_seq).map((r) => ({ phone: r.phone, seq: r.last_seq }));
   const marked = rows.filter((r) => r.possible_opt_out_seq !== null && r.possible_opt_out_seq !== r.last_seq);
   const read = new Map(
-    messagesAt(ctx, userId, [...places, ...marked.map((r) => ({ phone: r.phone, seq: r.possible_opt_out_seq! }))]).map((m) => [`${m.phone} ${m.seq}`, m]),
+    (await messagesAt(ctx, userId, [...places, ...marked.map((r) => ({ phone: r.phone, seq: r.possible_opt_out_seq! }))])).map((m) => [`${m.phone} ${m.seq}`, m]),
   );
+  await ready(ctx.db);
   return rows.map((r) => {
     const contact = findByPhone(ctx, userId, r.phone);
     const last = read.get(`${r.phone} ${r.last_seq}`);
@@ -210,13 +214,14 @@ export async function listConversations(
   q: { page: number; pageSize: number; filter: ConversationFilter; q?: string },
 ): Promise<ConversationPage> {
   const text = q.q?.trim();
-  // The messages' record first: the statements below run with no await between them, after ready.
+  // The messages' and contacts' records first: the statements below run with no await between them, after ready.
   const withText = text ? await phonesWithText(ctx, userId, text, SEARCH_MATCHES) : [];
+  const byContact = text ? await phonesOfContactsMatching(ctx, userId, text, SEARCH_MATCHES) : [];
   await ready(ctx.db);
   const where = [`user_id = ?`, STATES_OF[q.filter]];
   const args: (string | number)[] = [userId];
   if (text) {
-    const phones = [...phonesOfContactsMatching(ctx, userId, text, SEARCH_MATCHES), ...withText];
+    const phones = [...byContact, ...withText];
     const digits = text.replace(/[\s().+\-]/g, "");
     const byDigits = /^\d{3,}$/.test(digits);
     where.push(`(phone IN (SELECT value FROM json_each(?))${byDigits ? " OR phone LIKE ?" : ""})`);
@@ -233,7 +238,8 @@ export async function listConversations(
     )
     .all(...args, JSON.stringify(livePossibleOptOuts(ctx, userId)), q.pageSize, (q.page - 1) * q.pageSize) as Row[];
   const total = (db.query(`SELECT count(*) AS n FROM conversations WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
-  return { data: views(ctx, userId, rows), total, page: q.page, pageSize: q.pageSize, unreadTotal: totalsOf(ctx, userId).unreadTotal };
+  const { unreadTotal } = totalsOf(ctx, userId);
+  return { data: await views(ctx, userId, rows), total, page: q.page, pageSize: q.pageSize, unreadTotal };
 }
 
 /**
@@ -265,7 +271,7 @@ function totalsOf(ctx: AppContext, userId: string): UnreadTotals {
 
 export async function getConversation(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
   await ready(ctx.db);
-  return views(ctx, userId, [rowById(ctx, userId, id)])[0]!;
+  return (await views(ctx, userId, [rowById(ctx, userId, id)]))[0]!;
 }
 
 /** Messages a thread page holds by default and at most. */
@@ -280,7 +286,7 @@ export const THREAD_PAGE_MAX = 200;
 export async function threadOf(ctx: AppContext, userId: string, id: number, q: { after?: number; before?: number; limit?: number }): Promise<ThreadMessage[]> {
   await ready(ctx.db);
   const row = rowById(ctx, userId, id);
-  const rows = threadMessages(ctx, {
+  const rows = await threadMessages(ctx, {
     userId,
     phone: row.phone,
     after: Math.max(row.cleared_seq, q.after ?? 0),
@@ -288,6 +294,7 @@ export async function threadOf(ctx: AppContext, userId: string, id: number, q: {
     limit: q.limit ?? THREAD_PAGE,
     oldestFirst: q.after !== undefined,
   });
+  await ready(ctx.db);
   const account = accountOf(ctx, userId);
   const media = mediaOfMessages(ctx, rows.map((r) => r.id));
   return rows.map((r) => threadMessage(r, row.id, account, row.possible_opt_out_seq, (media.get(r.id) ?? []).map(mediaView)));
@@ -504,7 +511,7 @@ export async function sendChat(ctx: AppContext, userId: string, input: ChatSend,
     const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
     const { message, notice } = await sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
     const conversationId = conversationIdOf(ctx, userId, phone);
-    const [row] = messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
+    const [row] = await messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
     const media = (mediaOfMessages(ctx, [row!.id]).get(row!.id) ?? []).map(mediaView);
     return { ...threadMessage(row!, conversationId, accountOf(ctx, userId), null, media), notice };
   };

@@ -70,7 +70,7 @@ export async function optOutPossible(ctx: AppContext, userId: string, id: number
   const outcome = await ctx.withTransaction(async (): Promise<string> => {
     const row = markedRow(ctx, userId, id);
     if (row.possible_opt_out_seq === null) throw conflict(NOTHING_TO_OPT_OUT);
-    const [message] = messagesAt(ctx, userId, [{ phone: row.phone, seq: row.possible_opt_out_seq }]);
+    const [message] = await messagesAt(ctx, userId, [{ phone: row.phone, seq: row.possible_opt_out_seq }]);
     const wasOut = findByPhone(ctx, userId, row.phone)?.status === "opted_out";
     const words = message ? `: “${message.content.trim()}”` : "";
     optOutContact(ctx, userId, row.phone, "manual", `Possible opt-out confirmed in Chat${words}`);

@@ -62,12 +62,11 @@ export async function flushClicks(ctx: AppContext, all = false): Promise<number>
   b.fresh = 0;
   let hits = b.hits.splice(0);
   if (!hits.length) return 0;
-  await ready(ctx.db);
   const db = ctx.db.$client;
   if (!all) {
     const now = ctx.now();
     const recent = (h: PendingHit) => h.link.message_id && now - h.at < SCANNER_WINDOW_MS;
-    const known = clickedMessages(ctx, [...new Set(hits.flatMap((h) => (recent(h) ? [h.link.message_id!] : [])))]);
+    const known = await clickedMessages(ctx, [...new Set(hits.flatMap((h) => (recent(h) ? [h.link.message_id!] : [])))]);
     const wait = hits.filter((h) => recent(h) && known.get(h.link.message_id!)?.deliveredAt == null);
     if (wait.length) {
       const waiting = new Set(wait);
@@ -83,10 +82,10 @@ export async function flushClicks(ctx: AppContext, all = false): Promise<number>
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const counted = db.prepare(`SELECT 1 FROM link_clicks WHERE short_link_id = ? AND verdict = 'human' LIMIT 1`);
-  // Its statements run with nothing awaited between them: the transaction commits before the flush answers.
+  // Its callback awaits the messages' record only, then runs its statements with nothing awaited between them.
   await ctx.withTransaction(async () => {
     // The message's delivery report and its contact now (a merge of contacts moves the message to the one kept).
-    const messages = clickedMessages(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id ? [h.link.message_id] : [])))]);
+    const messages = await clickedMessages(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id ? [h.link.message_id] : [])))]);
     for (const h of hits) {
       const l = h.link;
       const m = l.message_id ? messages.get(l.message_id) : undefined;

@@ -87,11 +87,12 @@ export type CampaignLogRow = {
  * A page of the account's campaign messages, newest first, of one campaign and one status when asked. Outbound, so
  * the newest-first read walks the (user, direction, created) index.
  */
-export function campaignMessagePage(
+export async function campaignMessagePage(
   ctx: AppContext,
   userId: string,
   q: { campaignId?: string; status?: string; limit: number; offset: number },
-): CampaignLogRow[] {
+): Promise<CampaignLogRow[]> {
+  await ready(ctx.db);
   const where: string[] = ["user_id = ?", "direction = 'outbound'", "campaign_id IS NOT NULL"];
   const args: (string | number)[] = [userId];
   if (q.campaignId) {
@@ -336,8 +337,9 @@ export function moveContactMessages(ctx: AppContext, userId: string, fromIds: st
  * What the click classifier needs of the messages that carried clicked short links (src/links/clicks.ts): when each
  * was reported delivered (the scanner window), if it was, and its contact now (after a merge, the one kept).
  */
-export function clickedMessages(ctx: AppContext, ids: string[]): Map<string, { deliveredAt: number | null; contactId: string | null }> {
+export async function clickedMessages(ctx: AppContext, ids: string[]): Promise<Map<string, { deliveredAt: number | null; contactId: string | null }>> {
   if (!ids.length) return new Map();
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT id, delivered_at AS deliveredAt, contact_id AS contactId FROM messages WHERE id IN (SELECT value FROM json_each(?))`)
     .all(JSON.stringify(ids)) as { id: string; deliveredAt: number | null; contactId: string | null }[];

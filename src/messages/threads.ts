@@ -35,10 +35,11 @@ const COLUMNS = `id, seq, phone, content, direction, status, kind, from_number, 
  * Up to `limit` messages with `after < seq < before`: the oldest of them when `oldestFirst` (what came after a
  * cursor), else the newest (the latest page, or history before a cursor). Always answered oldest first.
  */
-export function threadMessages(
+export async function threadMessages(
   ctx: AppContext,
   q: { userId: string; phone: string; after: number; before: number | null; limit: number; oldestFirst: boolean },
-): ThreadRow[] {
+): Promise<ThreadRow[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT ${COLUMNS} FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND seq < ?
@@ -49,8 +50,9 @@ export function threadMessages(
 }
 
 /** The messages at these (phone, seq) places of an account: the newest message of each conversation on a page. */
-export function messagesAt(ctx: AppContext, userId: string, places: { phone: string; seq: number }[]): ThreadRow[] {
+export async function messagesAt(ctx: AppContext, userId: string, places: { phone: string; seq: number }[]): Promise<ThreadRow[]> {
   if (!places.length) return [];
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `SELECT ${COLUMNS} FROM messages WHERE user_id = ?
@@ -91,7 +93,8 @@ export async function phonesWithText(ctx: AppContext, userId: string, text: stri
  * An account's phones after `after` in phone order, at most `limit`, each with the time (ms) of its last message
  * either way: the automation rules' `inactive` trigger pages through them (the (user_id, phone, created_at) index).
  */
-export function lastMessagePerPhone(ctx: AppContext, userId: string, after: string, limit: number): { phone: string; last: number }[] {
+export async function lastMessagePerPhone(ctx: AppContext, userId: string, after: string, limit: number): Promise<{ phone: string; last: number }[]> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(`SELECT phone, max(created_at) AS last FROM messages WHERE user_id = ? AND phone > ? GROUP BY phone ORDER BY phone LIMIT ?`)
     .all(userId, after, limit) as { phone: string; last: number }[];

@@ -165,11 +165,12 @@ function openSecret(ctx: AppContext, sealed: string): string {
 
 /**
  * Seals the secrets an older version stored in clear (migration in code: SQL cannot encrypt). Run when the data
- * folder opens and after a restore, before any request; a no-op once every secret is sealed. Synchronous: a
- * restore's database-replaced hooks (src/backups/) run so, and its failure fails the restore. Each endpoint's row is
- * sealed by one statement, only while it still holds a clear secret: a run cut short is finished by the next.
+ * folder opens and after a restore (a restore's database-replaced hooks, src/backups/: its failure fails the
+ * restore), before any request; a no-op once every secret is sealed. Each endpoint's row is sealed by one statement,
+ * only while it still holds a clear secret: a run cut short is finished by the next.
  */
-export function sealClearSecrets(ctx: AppContext): number {
+export async function sealClearSecrets(ctx: AppContext): Promise<number> {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const rows = db
     .query(`SELECT id, secret, previous_secret FROM webhook_endpoints WHERE secret LIKE 'whsec!_%' ESCAPE '!' OR previous_secret LIKE 'whsec!_%' ESCAPE '!'`)

@@ -247,8 +247,6 @@ const ALLOWED: Record<string, string> = {
   "keywords/opt-ins.ts exports markPending, which uses the database, not async (not async)":
     "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); one row per keyword and phone on its unique key (ON CONFLICT)",
   "keywords/opt-ins.ts exports markConfirmed, which uses the database, not async (not async)": "as markPending",
-  "outbound-webhooks/webhooks.ts exports sealClearSecrets, which uses the database, not async (not async)":
-    "sealing the secrets kept in clear runs in a restore's database-replaced hooks (backups/backups.ts setDatabase), which are synchronous: its failure fails the restore",
   "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
     "every plan check (limits.ts usageFor, assertWithinLimit, hasRoomFor*) reads it inside synchronous transactions: contacts, campaigns, drips, automation, sendText, numbers, inbound; the routes read licenseInForce",
   "phone-numbers/numbers.ts exports chooseSender, which uses the database, not async (not async)":
@@ -290,24 +288,14 @@ const ALLOWED: Record<string, string> = {
     "as abVariantStatusCounts",
   "messages/ab-variants.ts exports abVariantRepliers, which uses the database, not async (not async)":
     "as abVariantStatusCounts",
-  "messages/messages.ts exports campaignMessagePage, which uses the database, not async (not async)":
-    "campaigns' log page (campaignLogs, synchronous); to go async with campaigns",
   "messages/messages.ts exports storeInbound, which uses the database, not async (not async)":
     "the inbound flow stores the message inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); once per provider id on its unique key",
   "messages/messages.ts exports setMessageContact, which uses the database, not async (not async)":
     "as storeInbound: in the inbound flow's transaction",
   "messages/messages.ts exports moveContactMessages, which uses the database, not async (not async)":
     "a contact merge's synchronous transaction, through ctx.contactMessages",
-  "messages/messages.ts exports clickedMessages, which uses the database, not async (not async)":
-    "the clicks' flush reads it inside its transaction, between its own statements (links/clicks.ts)",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
     "the plan checks count through ctx.usageCounts inside synchronous transactions",
-  "messages/threads.ts exports threadMessages, which uses the database, not async (not async)":
-    "threadOf: the live frames build each new_message in the hub's synchronous read of the event log",
-  "messages/threads.ts exports messagesAt, which uses the database, not async (not async)":
-    "the inbound flow's possible opt-out mark, in its transaction that awaits nothing, and the threads' reads between their statements",
-  "messages/threads.ts exports lastMessagePerPhone, which uses the database, not async (not async)":
-    "the automation runner's inactive-contacts trigger reads it in its synchronous turn (its checkpoint's slices)",
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
   "campaigns/stats.ts exports statusCountsByCampaign, which uses the database, not async (not async)":
     "a campaign's view (campaigns.ts viewOf) counts its messages synchronously: the live frames build it in the hub's synchronous read; the routes, the settle step and the A/B report read it in their turn after an awaited record",
@@ -328,7 +316,6 @@ const ALLOWED: Record<string, string> = {
     "the one look-up of an inbound text's sender (the inbound flow's transaction, which awaits nothing), and sendText, conversations, the automation runner and the public API's upsert read it in their synchronous turn",
   "contacts/contacts.ts exports findContactById, which uses the database, not async (not async)":
     "a drip step's job (the jobs runner's synchronous pass) and the automation runner's event and action code (synchronous inside its ctx.withTransaction) read the contact",
-  "contacts/contacts.ts exports namesOfContacts, which uses the database, not async (not async)": "campaigns' message log (campaignLogs) names its recipients synchronously",
   "contacts/contacts.ts exports recordConsent, which uses the database, not async (not async)":
     "the consent log is written in its caller's transaction: the opt-outs and opt-ins below (synchronous), a contact added by hand (ctx.withTransaction)",
   "contacts/contacts.ts exports optOutById, which uses the database, not async (not async)":
@@ -341,11 +328,8 @@ const ALLOWED: Record<string, string> = {
     "tags in its caller's transaction: a keyword's (the inbound flow's), the automation runner's actions (synchronous, inside its ctx.withTransaction), and the routes' chunks and the public API's retag (ctx.withTransaction)",
   "contacts/contacts.ts exports contactIdsWhere, which uses the database, not async (not async)": "drips enrol a segment's contacts a chunk at a time in their synchronous turn",
   "contacts/contacts.ts exports contactMatches, which uses the database, not async (not async)": "a drip step's job (the jobs runner's synchronous pass) checks its segment",
-  "contacts/contacts.ts exports phonesOfContactsMatching, which uses the database, not async (not async)": "conversations' thread search reads it after ready, in one turn with its own search",
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
     "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
-  "contacts/import-rejects.ts exports rejectedCount, which uses the database, not async (not async)":
-    "an import's view (csv-import.ts getImportJob, listImportJobs) counts its rejected rows in their turn, after ready",
   "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)":
     "a campaign's start written in one go (campaigns/outbox.ts resolveRecipients, from campaigns.ts startCampaign, synchronous in its caller's transaction: a scheduled start's job in the jobs runner's synchronous pass) reads its audience synchronously",
   "contacts/audience.ts exports countAudienceUpTo, which uses the database, not async (not async)":
@@ -360,9 +344,9 @@ const ALLOWED: Record<string, string> = {
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
     "builds the contact list's IndexedFilter and runs nothing: its count runs in listContacts' turn (a segment's contacts, after ready)",
   "contacts/csv-import.ts exports failInterruptedImports, which uses the database, not async (not async)":
-    "runs when the routes are built, before the server answers, and in a restore's database-replaced hooks, which are synchronous",
+    "runs when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook with keyEarlierNames",
   "contacts/name-order.ts exports keyEarlierNames, which uses the database, not async (not async)":
-    "keys the names of contacts from before migration 0052 when the routes are built, before the server answers, and in a restore's synchronous database-replaced hooks",
+    "keys the names of contacts from before migration 0052 when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook",
   "contacts/name-order.ts begins a synchronous transaction (not async)": "keyEarlierNames' pieces, as above; an import's names are added in ctx.withTransaction",
   // Found once the check read exported arrows and functions reaching the database through a helper of their file
   // (issue 30 item 3): the synchronous callers each one serves.
