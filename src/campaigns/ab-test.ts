@@ -201,7 +201,7 @@ async function decideByRule(ctx: AppContext, job: Job) {
   const c = await findCampaign(ctx, user.id, job.refId);
   if (!c) return;
   if (!c.abTest || c.abWinner !== null || (c.status !== "sending" && c.status !== "paused")) return;
-  if (c.outboxWriting || campaignHasOpenMessages(ctx, c.id)) return { runAgainAt: ctx.now() + RECHECK_MS };
+  if (c.outboxWriting || (await campaignHasOpenMessages(ctx, c.id))) return { runAgainAt: ctx.now() + RECHECK_MS };
   const { pickIndex } = await reportOf(ctx, c);
   try {
     await sendWinner(ctx, user, c, pickIndex, "rule");

@@ -32,7 +32,7 @@ export function campaignSendStates(ctx: AppContext, ids: string[]): Promise<Map<
 export async function pauseCampaign(ctx: AppContext, id: string, reason: string | null, by?: "user"): Promise<boolean> {
   const userId = await pauseIfRunning(ctx, id, reason);
   if (!userId) return false;
-  parkCampaign(ctx, id);
+  await parkCampaign(ctx, id);
   appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: by ? { reason, by } : { reason } });
   return true;
 }
@@ -46,7 +46,7 @@ export async function settleCampaign(ctx: AppContext, id: string): Promise<boole
   // One whose outbox is still being written has more to send than its rows say; the last chunk settles it. An A/B
   // test whose winner is not picked has the rest of its audience to send (ab-test.ts queues it with the winner).
   if (!(await settleable(ctx, id))) return false;
-  if (campaignHasOpenMessages(ctx, id)) return false;
+  if (await campaignHasOpenMessages(ctx, id)) return false;
   // From the counts the triggers keep (migration 0019): summed over the messages, a million-recipient campaign's
   // end read a million rows on the event loop.
   let out = 0;
@@ -76,7 +76,7 @@ export const ACCOUNT_DISABLED = "Account disabled by an administrator";
 export async function stopAccountSending(ctx: AppContext, userId: string, reason: string) {
   const campaignsCancelled = await cancelAccountCampaigns(ctx, userId, reason, ctx.now());
   cancelJobs(ctx, { userId });
-  const messagesCancelled = cancelAccountMessages(ctx, userId, reason);
+  const messagesCancelled = await cancelAccountMessages(ctx, userId, reason);
   return { campaignsCancelled, messagesCancelled };
 }
 

@@ -98,7 +98,8 @@ export async function hasMessages(ctx: AppContext, campaignId: string): Promise<
 }
 
 /** A paused campaign's queued rows leave the due range (none is lost: `releaseCampaign` brings them back). */
-export function parkCampaign(ctx: AppContext, campaignId: string) {
+export async function parkCampaign(ctx: AppContext, campaignId: string) {
+  await ready(ctx.db);
   ctx.db.$client.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, campaignId);
 }
 
@@ -125,7 +126,8 @@ export async function cancelCampaignMessages(ctx: AppContext, campaignId: string
 }
 
 /** Every queued outbound message of an account ends cancelled with the reason; answers how many. */
-export function cancelAccountMessages(ctx: AppContext, userId: string, reason: string): number {
+export async function cancelAccountMessages(ctx: AppContext, userId: string, reason: string): Promise<number> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE user_id = ? AND direction = 'outbound' AND status = 'queued'`)
     .run(reason, ctx.now(), userId).changes;
@@ -135,7 +137,8 @@ export function cancelAccountMessages(ctx: AppContext, userId: string, reason: s
  * Whether any of a campaign's messages is still waiting, in flight or cut off by a crash and not reconciled yet
  * (src/messages/reconcile.ts): one indexed lookup, since the settle step asks after every batch.
  */
-export function campaignHasOpenMessages(ctx: AppContext, campaignId: string): boolean {
+export async function campaignHasOpenMessages(ctx: AppContext, campaignId: string): Promise<boolean> {
+  await ready(ctx.db);
   return !!ctx.db.$client
     .query(
       `SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending','unknown') AND (status <> 'unknown' OR error_code = 'reconciling') LIMIT 1`,

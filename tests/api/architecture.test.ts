@@ -276,12 +276,6 @@ const ALLOWED: Record<string, string> = {
     "enqueue writes its rows, events and threads in one bun:sqlite transaction, a savepoint of its callers' synchronous ones (the campaign outbox writer, drips' steps in the jobs pass, sendText, the inbound flow's replies)",
   "messages/outbox.ts exports enqueue, which uses the database, not async (not async)":
     "as its transaction: called inside synchronous transactions or ones that await nothing (campaigns, drips, sendText, automation, the inbound flow); a campaign's row is once on its unique (campaign, phone)",
-  "messages/outbox.ts exports parkCampaign, which uses the database, not async (not async)":
-    "the campaign lifecycle's pause, in its synchronous transaction",
-  "messages/outbox.ts exports cancelAccountMessages, which uses the database, not async (not async)":
-    "the lifecycle's stop of a disabled account's sending, in its synchronous transaction",
-  "messages/outbox.ts exports campaignHasOpenMessages, which uses the database, not async (not async)":
-    "the settle step (ctx.campaignOutbox.settle, synchronous inside the engine's and the reports' transactions) and the A/B test's decision job",
   "messages/ab-variants.ts exports abVariantStatusCounts, which uses the database, not async (not async)":
     "the A/B test's report and its decision job (the jobs runner's transactional pass, synchronous)",
   "messages/ab-variants.ts exports abVariantOfMessages, which uses the database, not async (not async)":
