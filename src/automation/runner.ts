@@ -100,7 +100,7 @@ async function contactOfEvent(ctx: AppContext, e: AppEvent): Promise<ContactRow 
   if (e.subject.kind === "contact") return findContact(ctx, userId, e.subject.id);
   // An inbound message's contact may be created after the message in the same transaction: read the message now.
   const message = await getMessage(ctx, userId, e.subject.id);
-  return (message.contactId && findContact(ctx, userId, message.contactId)) || findByPhone(ctx, userId, message.phone) || null;
+  return (message.contactId && findContact(ctx, userId, message.contactId)) || (await findByPhone(ctx, userId, message.phone)) || null;
 }
 
 function findContact(ctx: AppContext, userId: string, id: string): ContactRow | null {
@@ -180,7 +180,7 @@ export async function runRule(ctx: AppContext, rule: Rule, contact: ContactRow |
     }
     let outcome: { status: "done" | "failed"; detail: string[] };
     try {
-      outcome = { status: "done", detail: await ctx.withTransaction(async () => doActions(ctx, rule, contact, runId)) };
+      outcome = { status: "done", detail: await ctx.withTransaction(() => doActions(ctx, rule, contact, runId)) };
     } catch (err) {
       if (!(err instanceof HttpError)) ctx.log(`automation: rule ${rule.id} failed: ${(err as Error)?.stack ?? err}`);
       outcome = { status: "failed", detail: [err instanceof Error ? err.message : String(err)] };
@@ -203,7 +203,7 @@ function limitRefusal(ctx: AppContext, userId: string, segments: number): string
   }
 }
 
-function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: string): string[] {
+async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: string): Promise<string[]> {
   const a = rule.actions;
   const done: string[] = [];
   const userId = rule.userId;
@@ -234,17 +234,17 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
         const content = domain
           ? shortenText(ctx, domain, text, { userId, campaignId: null, source: `automation:${rule.id}`, messageId: id, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
           : text;
-        sendText(ctx, { id, userId, phone: contact.phone, contactId: contact.id, content, kind: "single", from: { chosen: sender }, dueAt: ctx.now() });
+        await sendText(ctx, { id, userId, phone: contact.phone, contactId: contact.id, content, kind: "single", from: { chosen: sender }, dueAt: ctx.now() });
         done.push(`Message queued: ${content}`);
       }
     }
   }
   if (a.addTags?.length) {
-    bulkTag(ctx, userId, [contact.id], a.addTags, "add", true);
+    await bulkTag(ctx, userId, [contact.id], a.addTags, "add", true);
     done.push(`Tags added: ${a.addTags.join(", ")}`);
   }
   if (a.removeTags?.length) {
-    bulkTag(ctx, userId, [contact.id], a.removeTags, "remove", true);
+    await bulkTag(ctx, userId, [contact.id], a.removeTags, "remove", true);
     done.push(`Tags removed: ${a.removeTags.join(", ")}`);
   }
   if (a.enrolDripId) {
@@ -279,7 +279,7 @@ function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId: stri
     }
   }
   if (a.optOut) {
-    optOutById(ctx, userId, contact.id, "manual", `Automation rule: ${rule.name}`);
+    await optOutById(ctx, userId, contact.id, "manual", `Automation rule: ${rule.name}`);
     done.push("Opted out");
   }
   return done;
@@ -335,11 +335,10 @@ export async function recordPurchase(ctx: AppContext, userId: string, input: { c
   const data = checkPurchaseData(input.data);
   const cents = amountInCents(input.amount);
   // The contact is read in the transaction that records the purchase (one deleted meanwhile is not found, not written).
-  // The callback awaits nothing: it commits before the answer, as the synchronous transaction did.
   const eventId = await ctx.withTransaction(async () => {
-    const contact = input.contactId ? findContact(ctx, userId, input.contactId) : input.phone ? findByPhone(ctx, userId, input.phone.trim()) : null;
+    const contact = input.contactId ? findContact(ctx, userId, input.contactId) : input.phone ? await findByPhone(ctx, userId, input.phone.trim()) : null;
     if (!contact) throw badRequest(input.contactId || input.phone ? "Contact not found" : "Give the contact's id or phone");
-    addPurchase(ctx, userId, contact.id, cents, ctx.now());
+    await addPurchase(ctx, userId, contact.id, cents, ctx.now());
     const payload = input.amount === undefined || input.amount === null ? { data } : { amount: cents / 100, data };
     return { id: appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload }), contactId: contact.id };
   });
@@ -416,7 +415,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
         for (const { phone, last } of page) {
           if (last > cutoff) continue;
           for (let wait; (wait = slice()); ) await wait;
-          const contact = findByPhone(ctx, rule.userId, phone);
+          const contact = await findByPhone(ctx, rule.userId, phone);
           if (contact && (await runRule(ctx, rule, contact, `inactive:${contact.id}:${last}`, null))) runs++;
         }
         if (page.length < PAGE) break;

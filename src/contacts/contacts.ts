@@ -79,8 +79,26 @@ const byPhone = preparedPerDb((db) =>
   db.select().from(contacts).where(and(eq(contacts.userId, sql.placeholder("userId")), eq(contacts.phone, sql.placeholder("phone")))).prepare(),
 );
 
-export function findByPhone(ctx: AppContext, userId: string, phone: string): ContactRow | undefined {
+export async function findByPhone(ctx: AppContext, userId: string, phone: string): Promise<ContactRow | undefined> {
+  await ready(ctx.db);
+  return phoneRow(ctx, userId, phone);
+}
+
+/** findByPhone in the caller's turn on the connection (inside this file's transactions). */
+function phoneRow(ctx: AppContext, userId: string, phone: string): ContactRow | undefined {
   return byPhone(ctx.db).get({ userId, phone });
+}
+
+/** The user's contacts of these phones, by phone (a page of threads names its contacts). */
+export async function contactsByPhone(ctx: AppContext, userId: string, phones: string[]): Promise<Map<string, ContactRow>> {
+  await ready(ctx.db);
+  if (!phones.length) return new Map();
+  const rows = ctx.db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.userId, userId), inArray(contacts.phone, [...new Set(phones)])))
+    .all();
+  return new Map(rows.map((r) => [r.phone!, r]));
 }
 
 /** The user's contact total from `contact_totals`. */
@@ -133,7 +151,22 @@ function countersOf(ctx: AppContext, userId: string) {
 /** A keyword opt-in's sender number and keyword, logged with its consent. */
 export type ConsentDetail = { number?: string | null; keyword?: string | null };
 
-export function recordConsent(
+/** Logs a consent in the caller's transaction (a contact added by hand). */
+export async function recordConsent(
+  ctx: AppContext,
+  userId: string,
+  contactId: string,
+  kind: "opt_in" | "opt_out",
+  source: ConsentSource,
+  text: string | null,
+  detail: ConsentDetail = {},
+): Promise<void> {
+  await ready(ctx.db);
+  consentRow(ctx, userId, contactId, kind, source, text, detail);
+}
+
+/** recordConsent in the caller's turn on the connection (inside this file's transactions). */
+function consentRow(
   ctx: AppContext,
   userId: string,
   contactId: string,
@@ -158,40 +191,33 @@ export async function listConsents(ctx: AppContext, userId: string, contactId: s
     .map((c) => ({ id: c.id, contactId: c.contactId, kind: c.kind, source: c.source, text: c.text, number: c.number, keyword: c.keyword, createdAt: c.createdAt.toISOString() }));
 }
 
-/** Opts a contact out by id (the owner's manual opt-out). Idempotent on status; every call is logged. */
-export function optOutById(ctx: AppContext, userId: string, id: string, source: ConsentSource, text: string | null): ContactRow {
-  contactOf(ctx, userId, id);
-  ctx.db.transaction(() => {
+/**
+ * Opts a contact out by id (404 when the owner has none), in one transaction (a savepoint of the caller's: an
+ * automation rule's action). Idempotent on status; every call is logged.
+ */
+export async function optOutById(ctx: AppContext, userId: string, id: string, source: ConsentSource, text: string | null): Promise<ContactRow> {
+  return ctx.withTransaction(async () => {
     const was = contactOf(ctx, userId, id).status;
     ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).run();
-    recordConsent(ctx, userId, id, "opt_out", source, text);
+    consentRow(ctx, userId, id, "opt_out", source, text);
     if (was !== "opted_out") appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id }, payload: { source } });
+    return contactOf(ctx, userId, id);
   });
-  return contactOf(ctx, userId, id);
 }
 
-/**
- * optOutById in a turn of its own on the connection (ready), never inside another caller's open transaction: the
- * owner's opt-out (POST /api/contacts/:id/opt-out).
- */
+/** The owner's opt-out (POST /api/contacts/:id/opt-out). */
 export async function optOutByOwner(ctx: AppContext, userId: string, id: string, text: string): Promise<ContactRow> {
-  await ready(ctx.db);
   return optOutById(ctx, userId, id, "manual", text);
 }
 
-/** optOutContact in a turn of its own on the connection (or the caller's transaction): the public API's opt-out. */
-export async function optOutPhone(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): Promise<ContactRow> {
-  await ready(ctx.db);
-  return optOutContact(ctx, userId, phone, source, text);
-}
-
 /**
- * STOP and friends (for the keyword and sending domains): opts the number out, creating a bare contact
- * when the number is unknown so later sends still skip it. `phone` is E.164.
+ * STOP and friends (the inbound flow, a confirmed possible opt-out, the sending engine's provider refusals, the public
+ * API): opts the number out, creating a bare contact when the number is unknown so later sends still skip it, in
+ * one transaction (a savepoint of the caller's). `phone` is E.164.
  */
-export function optOutContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): ContactRow {
-  return ctx.db.transaction(() => {
-    let row = findByPhone(ctx, userId, phone);
+export async function optOutContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): Promise<ContactRow> {
+  return ctx.withTransaction(async () => {
+    let row = phoneRow(ctx, userId, phone);
     const was = row?.status;
     if (!row) {
       row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) }).returning().get();
@@ -199,17 +225,27 @@ export function optOutContact(ctx: AppContext, userId: string, phone: string, so
     } else {
       ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, row.id)).run();
     }
-    recordConsent(ctx, userId, row.id, "opt_out", source, text);
+    consentRow(ctx, userId, row.id, "opt_out", source, text);
     if (was !== "opted_out") appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id: row.id }, payload: { source } });
-    return findByPhone(ctx, userId, phone)!;
+    return phoneRow(ctx, userId, phone)!;
   });
 }
 
-/** The contact's own START/YES (keyword domain): the only way an opted-out contact becomes subscribed again. */
-export function optInContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null, detail: ConsentDetail = {}): ContactRow {
-  return ctx.db.transaction(() => {
+/**
+ * The contact's own START/YES or keyword (the inbound flow): the only way an opted-out contact becomes subscribed
+ * again, in one transaction (a savepoint of the caller's).
+ */
+export async function optInContact(
+  ctx: AppContext,
+  userId: string,
+  phone: string,
+  source: ConsentSource,
+  text: string | null,
+  detail: ConsentDetail = {},
+): Promise<ContactRow> {
+  return ctx.withTransaction(async () => {
     const at = new Date(ctx.now());
-    let row = findByPhone(ctx, userId, phone);
+    let row = phoneRow(ctx, userId, phone);
     const was = row?.status;
     if (!row) {
       row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at }).returning().get();
@@ -217,11 +253,11 @@ export function optInContact(ctx: AppContext, userId: string, phone: string, sou
     } else {
       ctx.db.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
     }
-    recordConsent(ctx, userId, row.id, "opt_in", source, text, detail);
+    consentRow(ctx, userId, row.id, "opt_in", source, text, detail);
     if (was !== "subscribed") {
       appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source, keyword: detail.keyword ?? null } });
     }
-    return findByPhone(ctx, userId, phone)!;
+    return phoneRow(ctx, userId, phone)!;
   });
 }
 
@@ -297,15 +333,15 @@ export async function deleteContacts(ctx: AppContext, userId: string, ids: strin
 }
 
 /**
- * Adds or removes tags on the contacts among `ids` (at most BULK_CHUNK: see bulkTagInChunks), in one transaction.
- * With `announce`, each contact that gains a tag gets a contact.tagged event (a trigger of automation rules): the
- * owner's tagging and the rules' own; a keyword's tags are announced by its opt-in.
+ * Adds or removes tags on the contacts among `ids` (at most BULK_CHUNK: see bulkTagInChunks), in one transaction (a
+ * savepoint of the caller's). With `announce`, each contact that gains a tag gets a contact.tagged event (a trigger of
+ * automation rules): the owner's tagging and the rules' own; a keyword's tags are announced by its opt-in.
  */
-export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: string[], action: "add" | "remove", announce = false): number {
+export async function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: string[], action: "add" | "remove", announce = false): Promise<number> {
   const tags = normalizeTags(tagsIn);
   if (!tags.length) throw badRequest("Please enter at least one tag");
-  let updated = 0;
-  ctx.db.transaction(() => {
+  return ctx.withTransaction(async () => {
+    let updated = 0;
     const rows = ctx.db.select({ id: contacts.id, tags: contacts.tags }).from(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).all();
     for (const r of rows) {
       const next = action === "add" ? normalizeTags([...r.tags, ...tags]) : r.tags.filter((t) => !tags.includes(t));
@@ -315,8 +351,8 @@ export function bulkTag(ctx: AppContext, userId: string, ids: string[], tagsIn: 
       if (added.length) appendEvent(ctx, { userId, type: "contact.tagged", subject: { kind: "contact", id: r.id }, payload: { tags: added } });
       updated++;
     }
+    return updated;
   });
-  return updated;
 }
 
 /** The owner's tagging of the contacts among `ids` (POST /api/contacts/bulk-tag): BULK_CHUNK per transaction, announced. */
@@ -325,7 +361,7 @@ export async function bulkTagInChunks(ctx: AppContext, userId: string, ids: stri
   let updated = 0;
   for (let i = 0; i < ids.length; i += BULK_CHUNK) {
     if (i) await nextTurn();
-    updated += await ctx.withTransaction(async () => bulkTag(ctx, userId, ids.slice(i, i + BULK_CHUNK), tags, action, true));
+    updated += await bulkTag(ctx, userId, ids.slice(i, i + BULK_CHUNK), tags, action, true);
   }
   return updated;
 }
@@ -334,8 +370,8 @@ export async function bulkTagInChunks(ctx: AppContext, userId: string, ids: stri
 export async function retagContact(ctx: AppContext, userId: string, id: string, add: string[] | undefined, remove: string[] | undefined): Promise<ContactRow> {
   return ctx.withTransaction(async () => {
     contactOf(ctx, userId, id);
-    if (add?.length) bulkTag(ctx, userId, [id], add, "add");
-    if (remove?.length) bulkTag(ctx, userId, [id], remove, "remove");
+    if (add?.length) await bulkTag(ctx, userId, [id], add, "add");
+    if (remove?.length) await bulkTag(ctx, userId, [id], remove, "remove");
     return contactOf(ctx, userId, id);
   });
 }
@@ -416,7 +452,7 @@ export async function mergeContacts(ctx: AppContext, userId: string, primaryId: 
 /** 409 when another contact of the owner has this phone; awaited inside the caller's ctx.withTransaction. */
 export async function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: string, exceptId?: string): Promise<void> {
   await ready(ctx.db);
-  const existing = findByPhone(ctx, userId, phone);
+  const existing = phoneRow(ctx, userId, phone);
   if (existing && existing.id !== exceptId) {
     // The existing contact's id and name let the form offer to open or merge it rather than end at an error.
     throw conflict("A contact with this phone number already exists", { existingContactId: existing.id, existingName: displayName(existing) });
@@ -428,7 +464,8 @@ export async function assertNoDuplicatePhone(ctx: AppContext, userId: string, ph
  * recorded (writing to the business is not an opt-in), inside the caller's transaction. The caller checks the plan
  * (hasRoomForContact) first.
  */
-export function createFromInbound(ctx: AppContext, userId: string, phone: string): ContactRow {
+export async function createFromInbound(ctx: AppContext, userId: string, phone: string): Promise<ContactRow> {
+  await ready(ctx.db);
   const at = new Date(ctx.now());
   // Texting in starts a conversation; it is not consent to marketing: optInDate stays empty, which keeps the
   // contact out of campaign audiences (campaigns/audiences.ts) until it opts in by keyword or START.

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
 import { contactPurchases, contacts } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
 /**
@@ -20,7 +21,8 @@ export const raisedScore = (points: number) => sql`min(${MAX_SCORE}, ${contacts.
  * a segment counts purchases in the last 90 days (the event log is pruned sooner), added to what the contact has
  * spent (cents, the unit of totalSpent) and to its engagement. Runs in the caller's transaction.
  */
-export function addPurchase(ctx: AppContext, userId: string, contactId: string, amountCents: number, at: number) {
+export async function addPurchase(ctx: AppContext, userId: string, contactId: string, amountCents: number, at: number): Promise<void> {
+  await ready(ctx.db);
   ctx.db.insert(contactPurchases).values({ userId, contactId, amountCents, purchasedAt: at }).run();
   ctx.db
     .update(contacts)
@@ -40,6 +42,7 @@ const touchOnReply = preparedPerDb((db) =>
 );
 
 /** A contact texted in: its last engagement is now and its score rises by REPLY_POINTS. */
-export function recordReply(ctx: AppContext, contactId: string, at: number) {
+export async function recordReply(ctx: AppContext, contactId: string, at: number): Promise<void> {
+  await ready(ctx.db);
   touchOnReply(ctx.db).run({ id: contactId, at });
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
-import { findByPhone, phonesOfContactsMatching } from "../contacts/contacts";
+import { contactsByPhone, phonesOfContactsMatching } from "../contacts/contacts";
 import { appendEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { sendSingle } from "../outbound/send-text";
@@ -155,19 +155,16 @@ function threadMessage(r: ThreadRow, conversationId: number, account: Account, p
   };
 }
 
-/**
- * The views of a page of threads: their contacts (by phone) and newest messages, a few indexed reads each. The
- * messages' record first, then the contacts in one turn after ready.
- */
+/** The views of a page of threads: their contacts (by phone) and newest messages, a few indexed reads each. */
 async function views(ctx: AppContext, userId: string, rows: Row[]): Promise<ConversationView[]> {
   const places = rows.filter((r) => r.last_seq > r.cleared_seq).map((r) => ({ phone: r.phone, seq: r.last_seq }));
   const marked = rows.filter((r) => r.possible_opt_out_seq !== null && r.possible_opt_out_seq !== r.last_seq);
   const read = new Map(
     (await messagesAt(ctx, userId, [...places, ...marked.map((r) => ({ phone: r.phone, seq: r.possible_opt_out_seq! }))])).map((m) => [`${m.phone} ${m.seq}`, m]),
   );
-  await ready(ctx.db);
+  const contacts = await contactsByPhone(ctx, userId, rows.map((r) => r.phone));
   return rows.map((r) => {
-    const contact = findByPhone(ctx, userId, r.phone);
+    const contact = contacts.get(r.phone);
     const last = read.get(`${r.phone} ${r.last_seq}`);
     const flagged = r.possible_opt_out_seq === null || contact?.status === "opted_out" ? undefined : read.get(`${r.phone} ${r.possible_opt_out_seq}`);
     const name = contact ? `${contact.firstName} ${contact.lastName}`.trim() : "";
@@ -217,6 +214,7 @@ export async function listConversations(
   // The messages' and contacts' records first: the statements below run with no await between them, after ready.
   const withText = text ? await phonesWithText(ctx, userId, text, SEARCH_MATCHES) : [];
   const byContact = text ? await phonesOfContactsMatching(ctx, userId, text, SEARCH_MATCHES) : [];
+  const marked = await livePossibleOptOuts(ctx, userId);
   await ready(ctx.db);
   const where = [`user_id = ?`, STATES_OF[q.filter]];
   const args: (string | number)[] = [userId];
@@ -236,7 +234,7 @@ export async function listConversations(
       `SELECT * FROM conversations WHERE ${sqlWhere}
        ORDER BY id IN (SELECT value FROM json_each(?)) DESC, last_seq DESC, id DESC LIMIT ? OFFSET ?`,
     )
-    .all(...args, JSON.stringify(livePossibleOptOuts(ctx, userId)), q.pageSize, (q.page - 1) * q.pageSize) as Row[];
+    .all(...args, JSON.stringify(marked), q.pageSize, (q.page - 1) * q.pageSize) as Row[];
   const total = (db.query(`SELECT count(*) AS n FROM conversations WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
   const { unreadTotal } = totalsOf(ctx, userId);
   return { data: await views(ctx, userId, rows), total, page: q.page, pageSize: q.pageSize, unreadTotal };
@@ -246,11 +244,13 @@ export async function listConversations(
  * The account's threads marked as possible opt-outs (./possible-opt-out.ts) whose contacts are not opted out: a
  * contact opted out since, from Contacts or the API, leaves its mark unshown. Few, found by a partial index.
  */
-function livePossibleOptOuts(ctx: AppContext, userId: string): number[] {
+async function livePossibleOptOuts(ctx: AppContext, userId: string): Promise<number[]> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT id, phone FROM conversations WHERE user_id = ? AND possible_opt_out_seq IS NOT NULL AND state != 'deleted'`)
     .all(userId) as { id: number; phone: string }[];
-  return rows.filter((r) => findByPhone(ctx, userId, r.phone)?.status !== "opted_out").map((r) => r.id);
+  const contacts = await contactsByPhone(ctx, userId, rows.map((r) => r.phone));
+  return rows.filter((r) => contacts.get(r.phone)?.status !== "opted_out").map((r) => r.id);
 }
 
 /** Unread messages and threads with any, over the threads not archived. */

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { findByPhone, optOutContact } from "../contacts/contacts";
 import { appendEvent } from "../events/events";
@@ -20,7 +21,8 @@ export const CONFIRMATION_WINDOW_MS = 5 * 60_000;
 export const NOTHING_TO_OPT_OUT = "This conversation has no possible opt-out to act on";
 
 /** Marks the phone's thread with its inbound message `seq` (in the inbound flow's transaction). */
-export function flagPossibleOptOut(ctx: AppContext, m: { userId: string; phone: string; seq: number }) {
+export async function flagPossibleOptOut(ctx: AppContext, m: { userId: string; phone: string; seq: number }): Promise<void> {
+  await ready(ctx.db);
   const row = ctx.db.$client
     .query(`UPDATE conversations SET possible_opt_out_seq = ?, updated_at = ? WHERE user_id = ? AND phone = ? RETURNING id`)
     .get(m.seq, ctx.now(), m.userId, m.phone) as { id: number } | null;
@@ -28,7 +30,8 @@ export function flagPossibleOptOut(ctx: AppContext, m: { userId: string; phone: 
 }
 
 /** Takes the mark off the phone's thread: the contact opted out (STOP or plain words) in the inbound flow. */
-export function clearPossibleOptOut(ctx: AppContext, userId: string, phone: string) {
+export async function clearPossibleOptOut(ctx: AppContext, userId: string, phone: string): Promise<void> {
+  await ready(ctx.db);
   const row = ctx.db.$client
     .query(
       `UPDATE conversations SET possible_opt_out_seq = NULL, updated_at = ? WHERE user_id = ? AND phone = ? AND possible_opt_out_seq IS NOT NULL RETURNING id`,
@@ -52,7 +55,7 @@ export async function dismissPossibleOptOut(ctx: AppContext, userId: string, id:
   await ctx.withTransaction(async () => {
     const row = markedRow(ctx, userId, id);
     if (row.possible_opt_out_seq === null) throw conflict(NOTHING_TO_OPT_OUT);
-    clearPossibleOptOut(ctx, userId, row.phone);
+    await clearPossibleOptOut(ctx, userId, row.phone);
   });
   return getConversation(ctx, userId, id);
 }
@@ -71,16 +74,16 @@ export async function optOutPossible(ctx: AppContext, userId: string, id: number
     const row = markedRow(ctx, userId, id);
     if (row.possible_opt_out_seq === null) throw conflict(NOTHING_TO_OPT_OUT);
     const [message] = await messagesAt(ctx, userId, [{ phone: row.phone, seq: row.possible_opt_out_seq }]);
-    const wasOut = findByPhone(ctx, userId, row.phone)?.status === "opted_out";
+    const wasOut = (await findByPhone(ctx, userId, row.phone))?.status === "opted_out";
     const words = message ? `: “${message.content.trim()}”` : "";
-    optOutContact(ctx, userId, row.phone, "manual", `Possible opt-out confirmed in Chat${words}`);
-    clearPossibleOptOut(ctx, userId, row.phone);
+    await optOutContact(ctx, userId, row.phone, "manual", `Possible opt-out confirmed in Chat${words}`);
+    await clearPossibleOptOut(ctx, userId, row.phone);
     if (wasOut) return "Already opted out: nothing else was sent.";
     if (!message || ctx.now() - message.created_at > CONFIRMATION_WINDOW_MS) {
       return "Opted out. No confirmation was sent: one may only go within 5 minutes of their text.";
     }
     const text = stopReplyOf(findUserById(ctx, userId)!);
-    const sent = sendText(ctx, {
+    const sent = await sendText(ctx, {
       userId,
       phone: row.phone,
       contactId: null,

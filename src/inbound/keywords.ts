@@ -39,18 +39,18 @@ export type InboundText = {
  * win): a Y confirms a pending double opt-in, a keyword subscribes the sender (or asks them to confirm), and any
  * other message from a subscriber counts as a reply for the keyword's response rate.
  */
-export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
+export async function handleKeyword(ctx: AppContext, m: InboundText): Promise<KeywordOutcome> {
   const none = { outcome: "none", keywordId: null, reply: null } as const;
   // A STOP withdraws a question not yet answered: a later Y must not subscribe someone who said stop since.
-  if (m.compliance === "stop") withdrawPending(ctx, m.userId, m.from);
+  if (m.compliance === "stop") await withdrawPending(ctx, m.userId, m.from);
   if (m.compliance) return none;
   if (normalForm(m.body) === CONFIRM_WORD) {
-    const pending = latestPending(ctx, m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS);
-    if (pending) return confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!);
+    const pending = await latestPending(ctx, m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS);
+    if (pending) return confirm(ctx, m, (await findKeyword(ctx, m.userId, pending.keyword_id))!);
   }
-  const match = classify(m.body, keywordsOn(ctx, m.userId, m.to, { activeOnly: true }));
+  const match = classify(m.body, await keywordsOn(ctx, m.userId, m.to, { activeOnly: true }));
   if (match.rule === "keyword") {
-    const outcome = subscribe(ctx, m, match.keyword);
+    const outcome = await subscribe(ctx, m, match.keyword);
     // In the inbound transaction, so the log holds a keyword match exactly when the message and its effects do.
     appendEvent(ctx, {
       userId: m.userId,
@@ -67,7 +67,7 @@ export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
     });
     return outcome;
   }
-  return markReplied(ctx, m.userId, m.from, ctx.now()) ? { outcome: "replied", keywordId: null, reply: null } : none;
+  return (await markReplied(ctx, m.userId, m.from, ctx.now())) ? { outcome: "replied", keywordId: null, reply: null } : none;
 }
 
 /**
@@ -75,21 +75,21 @@ export function handleKeyword(ctx: AppContext, m: InboundText): KeywordOutcome {
  * question: confirms the sender's newest pending one as Y does, with the keyword's welcome. Answers the welcome as
  * sent, or null when nothing was pending or the month's SMS had no room for it (START's confirmation then follows).
  */
-export function confirmPendingOptIn(ctx: AppContext, m: Omit<InboundText, "compliance">): string | null {
-  const pending = latestPending(ctx, m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS);
+export async function confirmPendingOptIn(ctx: AppContext, m: Omit<InboundText, "compliance">): Promise<string | null> {
+  const pending = await latestPending(ctx, m.userId, m.from, ctx.now() - CONFIRM_WINDOW_MS);
   if (!pending) return null;
-  const outcome = confirm(ctx, m, findKeyword(ctx, m.userId, pending.keyword_id)!);
+  const outcome = await confirm(ctx, m, (await findKeyword(ctx, m.userId, pending.keyword_id))!);
   return outcome.outcome === "limit" ? null : outcome.reply;
 }
 
-function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutcome {
+async function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): Promise<KeywordOutcome> {
   const contact = m.sender.contact;
-  const optIn = optInOf(ctx, k.id, m.from);
+  const optIn = await optInOf(ctx, k.id, m.from);
   if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
     // Texting the keyword again subscribes nobody twice: the separate reply (within the month's SMS), or none.
     const again = k.alreadyReply ? linksOf(ctx, m, k, personalised(ctx, m, k.alreadyReply)) : null;
     const reply = again && hasRoomForMessages(ctx, m.userId, again.segments) ? again.send() : null;
-    if (reply) sendReply(ctx, m, reply.text, reply.messageId);
+    if (reply) await sendReply(ctx, m, reply.text, reply.messageId);
     return { outcome: "already", keywordId: k.id, reply: reply?.text ?? null };
   }
   // A new number counts against the plan, and the reply against the month's SMS (checked where it is written): at
@@ -103,8 +103,8 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
   }
   const question = confirmRequestText(businessOf(ctx, m.userId), k);
   if (!hasRoomForMessages(ctx, m.userId, segmentCount(question))) return { outcome: "limit", keywordId: k.id, reply: null };
-  markPending(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
-  sendReply(ctx, m, question);
+  await markPending(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
+  await sendReply(ctx, m, question);
   return { outcome: "pending", keywordId: k.id, reply: question };
 }
 
@@ -113,7 +113,7 @@ function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): KeywordOutco
  * opted in with the consent log's time, number texted, keyword and the confirmation exactly as sent, and that
  * auto-reply sent. Nothing happens when the month's SMS have no room for it.
  */
-function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: KeywordRow): KeywordOutcome {
+async function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: KeywordRow): Promise<KeywordOutcome> {
   if (!m.sender.contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
   // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
   // so {firstName|there} says "there").
@@ -121,11 +121,11 @@ function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: Keyword
   if (!hasRoomForMessages(ctx, m.userId, welcome.segments)) return { outcome: "limit", keywordId: k.id, reply: null };
   const { text, messageId } = welcome.send();
   // A new contact's short links count for them: a click's contact is its message's, written below for this contact.
-  const contact = optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
+  const contact = await optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
   m.sender.contact = contact;
-  if (k.tags.length) bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
-  markConfirmed(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
-  sendReply(ctx, m, text, messageId);
+  if (k.tags.length) await bulkTag(ctx, m.userId, [contact.id], k.tags, "add");
+  await markConfirmed(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
+  await sendReply(ctx, m, text, messageId);
   return { outcome: k.doubleOptIn ? "confirmed" : "subscribed", keywordId: k.id, reply: text };
 }
 
@@ -147,8 +147,8 @@ function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | 
  * one answer to the sender's own text, sent even to a number still opted out, since the double opt-in's question
  * is how they come back.
  */
-function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to" | "sender">, text: string, id?: string) {
-  sendText(ctx, { ...(id ? { id } : {}), userId: m.userId, phone: m.from, contactId: m.sender.contact?.id ?? null, content: text, kind: "compliance", from: { replyTo: m.to } });
+async function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "to" | "sender">, text: string, id?: string): Promise<void> {
+  await sendText(ctx, { ...(id ? { id } : {}), userId: m.userId, phone: m.from, contactId: m.sender.contact?.id ?? null, content: text, kind: "compliance", from: { replyTo: m.to } });
 }
 
 /**

@@ -19,10 +19,10 @@ const FETCH_TIMEOUT_MS = 30_000;
 const ATTEMPTS = 8;
 
 /** In the inbound message's transaction: its items as pending rows, and the job that copies them (due now). */
-export function queueInboundMedia(ctx: AppContext, m: { userId: string; providerId: string; messageId: string; urls: string[] }) {
-  m.urls.slice(0, MAX_ITEMS).forEach((sourceUrl, position) =>
-    savePendingMedia(ctx, m.userId, { messageId: m.messageId, position, sourceUrl, error: "Being copied from the provider" }),
-  );
+export async function queueInboundMedia(ctx: AppContext, m: { userId: string; providerId: string; messageId: string; urls: string[] }): Promise<void> {
+  for (const [position, sourceUrl] of m.urls.slice(0, MAX_ITEMS).entries()) {
+    await savePendingMedia(ctx, m.userId, { messageId: m.messageId, position, sourceUrl, error: "Being copied from the provider" });
+  }
   enqueueJob(ctx, { kind: KIND, key: `${KIND}:${m.messageId}`, runAt: ctx.now(), userId: m.userId, refId: m.messageId, payload: { providerId: m.providerId } });
 }
 

@@ -44,14 +44,14 @@ export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extr
   return ctx.withTransaction(async () => recordInboundSteps(ctx, account, e));
 }
 
-function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): InboundOutcome {
+async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): Promise<InboundOutcome> {
   const userId = account.userId;
   const from = e.from.startsWith("+") ? e.from : recipientOrRaw(ctx, userId, e.from);
-  const sender: Sender = { contact: findByPhone(ctx, userId, from) ?? null };
+  const sender: Sender = { contact: (await findByPhone(ctx, userId, from)) ?? null };
   const contact = sender.contact;
   const now = ctx.now();
   const seq = reserveSeqs(ctx, 1);
-  const inserted = storeInbound(ctx, {
+  const inserted = await storeInbound(ctx, {
     id: Bun.randomUUIDv7(),
     seq,
     userId,
@@ -67,8 +67,8 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   if (!inserted) return { message: null, keyword: null, reply: null, plain: "none" };
   appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
   attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
-  if (e.media?.length) queueInboundMedia(ctx, { userId, providerId: account.id, messageId: inserted.id, urls: e.media });
-  if (contact) recordReply(ctx, contact.id, now);
+  if (e.media?.length) await queueInboundMedia(ctx, { userId, providerId: account.id, messageId: inserted.id, urls: e.media });
+  if (contact) await recordReply(ctx, contact.id, now);
 
   const word = normalForm(e.body).toUpperCase();
   let keyword: InboundOutcome["keyword"] = null;
@@ -81,38 +81,38 @@ function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extrac
   // Plain words ("please stop texting me") are read only when the text is no compliance word, and yield to a
   // keyword the text fires on this number (a business may run BAJA as a keyword): the keyword's rules then apply.
   let plain: PlainOutcome = compliance ? "none" : matchPlainOptOut(e.body).outcome;
-  if (plain !== "none" && classify(e.body, keywordsOn(ctx, userId, e.to, { activeOnly: true })).rule === "keyword") plain = "none";
+  if (plain !== "none" && classify(e.body, await keywordsOn(ctx, userId, e.to, { activeOnly: true })).rule === "keyword") plain = "none";
   if (STOP_WORDS.has(word) || word === "STOP ALL" || plain === "opt-out") {
     const wasOut = contact?.status === "opted_out";
-    sender.contact = optOutContact(ctx, userId, from, "keyword", e.body.trim());
+    sender.contact = await optOutContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "stop";
-    if (!wasOut && !e.optOutConfirmed) reply = complianceReply(ctx, userId, from, e.to, stopReplyOf(owner()));
-    clearPossibleOptOut(ctx, userId, from);
+    if (!wasOut && !e.optOutConfirmed) reply = await complianceReply(ctx, userId, from, e.to, stopReplyOf(owner()));
+    await clearPossibleOptOut(ctx, userId, from);
   } else if (START_WORDS.has(word)) {
     keyword = "start";
     // YES (or START) while a keyword's double opt-in waits for its answer confirms it: the keyword's welcome is the
     // one reply, and the consent log keeps it. Should the month's SMS have no room for the welcome, START's own
     // confirmation follows below, as STOP/START/HELP are answered past the limit.
-    reply = confirmPendingOptIn(ctx, inbound);
+    reply = await confirmPendingOptIn(ctx, inbound);
     // A new number's START creates a contact, which counts against the plan. At the limit the message above stays
     // recorded (the owner sees it in the inbox) but no contact is created and no confirmation is sent, since
     // nobody was subscribed. An existing contact's START always works: it is the only way back after a STOP.
     if (!reply && (contact || hasRoomForContact(ctx, userId))) {
       const text = startReplyOf(owner());
-      sender.contact = optInContact(ctx, userId, from, "keyword", text, { number: e.to || null });
-      reply = complianceReply(ctx, userId, from, e.to, text);
+      sender.contact = await optInContact(ctx, userId, from, "keyword", text, { number: e.to || null });
+      reply = await complianceReply(ctx, userId, from, e.to, text);
     }
   } else if (HELP_WORDS.has(word)) {
     keyword = "help";
-    reply = complianceReply(ctx, userId, from, e.to, helpReplyOf(owner()));
+    reply = await complianceReply(ctx, userId, from, e.to, helpReplyOf(owner()));
   }
   // Unsure: the thread is marked for the owner, unless the contact is out already.
-  if (plain === "possible" && contact?.status !== "opted_out") flagPossibleOptOut(ctx, { userId, phone: from, seq });
-  handleKeyword(ctx, { ...inbound, compliance: keyword });
+  if (plain === "possible" && contact?.status !== "opted_out") await flagPossibleOptOut(ctx, { userId, phone: from, seq });
+  await handleKeyword(ctx, { ...inbound, compliance: keyword });
   // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
   if (!sender.contact && hasRoomForContact(ctx, userId)) {
-    const created = createFromInbound(ctx, userId, from);
-    setMessageContact(ctx, inserted.id, created.id);
+    const created = await createFromInbound(ctx, userId, from);
+    await setMessageContact(ctx, inserted.id, created.id);
   }
   return { message: inserted, keyword, reply, plain };
 }
@@ -129,7 +129,7 @@ function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
  * The confirmation reply to STOP/START/HELP goes from the number that received the keyword (so it reaches the
  * contact even though they may now be opted out: carriers expect exactly this one message). Answers the text.
  */
-function complianceReply(ctx: AppContext, userId: string, to: string, receivedOn: string, text: string): string {
-  sendText(ctx, { userId, phone: to, contactId: null, content: text, kind: "compliance", from: { replyTo: receivedOn } });
+async function complianceReply(ctx: AppContext, userId: string, to: string, receivedOn: string, text: string): Promise<string> {
+  await sendText(ctx, { userId, phone: to, contactId: null, content: text, kind: "compliance", from: { replyTo: receivedOn } });
   return text;
 }

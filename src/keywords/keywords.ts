@@ -75,12 +75,18 @@ export async function listKeywords(ctx: AppContext, userId: string) {
 }
 
 /** One of the account's keywords, switched off or not. */
-export function findKeyword(ctx: AppContext, userId: string, id: string): KeywordRow | undefined {
+export async function findKeyword(ctx: AppContext, userId: string, id: string): Promise<KeywordRow | undefined> {
+  await ready(ctx.db);
+  return keywordOf(ctx, userId, id);
+}
+
+/** findKeyword in the caller's turn on the connection (this file's transactions). */
+function keywordOf(ctx: AppContext, userId: string, id: string): KeywordRow | undefined {
   return ctx.db.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.id, id))).get();
 }
 
 function getKeyword(ctx: AppContext, userId: string, id: string): KeywordRow {
-  const row = findKeyword(ctx, userId, id);
+  const row = keywordOf(ctx, userId, id);
   if (!row) throw notFound("Keyword not found");
   return row;
 }
@@ -195,7 +201,13 @@ const activeOfUser = ofUser(true);
 const allOfUser = ofUser(false);
 
 /** The keywords that listen on a number (empty: the provider did not say which, so only those on all numbers). */
-export function keywordsOn(ctx: AppContext, userId: string, number: string, opts: { activeOnly: boolean }): KeywordRow[] {
+export async function keywordsOn(ctx: AppContext, userId: string, number: string, opts: { activeOnly: boolean }): Promise<KeywordRow[]> {
+  await ready(ctx.db);
+  return listeningOn(ctx, userId, number, opts);
+}
+
+/** keywordsOn in the caller's turn on the connection (testKeyword's reads, after its ready). */
+function listeningOn(ctx: AppContext, userId: string, number: string, opts: { activeOnly: boolean }): KeywordRow[] {
   const rows = (opts.activeOnly ? activeOfUser : allOfUser)(ctx.db).all({ userId });
   const compact = number.replace(/[\s().\-]/g, "");
   return rows.filter((k) => !k.numbers.length || (!!compact && k.numbers.includes(compact)));
@@ -224,7 +236,7 @@ const RULES = {
  */
 export async function testKeyword(ctx: AppContext, userId: string, input: { number: string; text: string }) {
   await ready(ctx.db);
-  const active = keywordsOn(ctx, userId, input.number, { activeOnly: true });
+  const active = listeningOn(ctx, userId, input.number, { activeOnly: true });
   const m = classify(input.text, active);
   if (m.rule === "keyword") {
     const k = m.keyword;
@@ -236,7 +248,7 @@ export async function testKeyword(ctx: AppContext, userId: string, input: { numb
   }
   if (m.rule === "none") {
     // A keyword that would match but is switched off is the likeliest surprise: say so.
-    const off = classify(input.text, keywordsOn(ctx, userId, input.number, { activeOnly: false }).filter((k) => !k.isActive));
+    const off = classify(input.text, listeningOn(ctx, userId, input.number, { activeOnly: false }).filter((k) => !k.isActive));
     const description = off.rule === "keyword" ? `${RULES.none} (Keyword ${off.keyword.keyword} would match, but it is switched off.)` : RULES.none;
     return { rule: "none" as const, keyword: null, reply: null, description };
   }

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
 /**
@@ -9,14 +10,16 @@ import type { AppContext } from "../context";
 export type OptInRow = { id: string; keyword_id: string; status: "pending" | "confirmed"; created_at: number };
 
 /** The sender's opt-in through a keyword, if any. */
-export function optInOf(ctx: AppContext, keywordId: string, phone: string): OptInRow | null {
+export async function optInOf(ctx: AppContext, keywordId: string, phone: string): Promise<OptInRow | null> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(`SELECT id, keyword_id, status, created_at FROM keyword_opt_ins WHERE keyword_id = ? AND phone = ?`)
     .get(keywordId, phone) as OptInRow | null;
 }
 
 /** The sender's newest double opt-in asked at or after `since` and still waiting for its Y. */
-export function latestPending(ctx: AppContext, userId: string, phone: string, since: number): OptInRow | null {
+export async function latestPending(ctx: AppContext, userId: string, phone: string, since: number): Promise<OptInRow | null> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `SELECT id, keyword_id, status, created_at FROM keyword_opt_ins
@@ -26,12 +29,14 @@ export function latestPending(ctx: AppContext, userId: string, phone: string, si
 }
 
 /** Withdraws the sender's questions not answered yet. */
-export function withdrawPending(ctx: AppContext, userId: string, phone: string) {
+export async function withdrawPending(ctx: AppContext, userId: string, phone: string): Promise<void> {
+  await ready(ctx.db);
   ctx.db.$client.query(`DELETE FROM keyword_opt_ins WHERE user_id = ? AND phone = ? AND status = 'pending'`).run(userId, phone);
 }
 
 /** A subscriber's first reply since they subscribed; answers whether the sender was one not counted yet. */
-export function markReplied(ctx: AppContext, userId: string, phone: string, at: number): boolean {
+export async function markReplied(ctx: AppContext, userId: string, phone: string, at: number): Promise<boolean> {
+  await ready(ctx.db);
   return (
     ctx.db.$client
       .query(`UPDATE keyword_opt_ins SET replied_at = ? WHERE user_id = ? AND phone = ? AND status = 'confirmed' AND replied_at IS NULL`)
@@ -42,7 +47,8 @@ export function markReplied(ctx: AppContext, userId: string, phone: string, at: 
 type OptInOf = { userId: string; keywordId: string; phone: string; number: string | null; at: number };
 
 /** A double opt-in's question asked (again): pending from `at`, any earlier confirmation undone. */
-export function markPending(ctx: AppContext, o: OptInOf) {
+export async function markPending(ctx: AppContext, o: OptInOf): Promise<void> {
+  await ready(ctx.db);
   ctx.db.$client
     .query(
       `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
@@ -52,7 +58,8 @@ export function markPending(ctx: AppContext, o: OptInOf) {
 }
 
 /** The sender subscribed through the keyword at `at` (no reply counted yet). */
-export function markConfirmed(ctx: AppContext, o: OptInOf) {
+export async function markConfirmed(ctx: AppContext, o: OptInOf): Promise<void> {
+  await ready(ctx.db);
   ctx.db.$client
     .query(
       `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at, confirmed_at) VALUES (?, ?, ?, ?, ?, 'confirmed', ?, ?)

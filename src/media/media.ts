@@ -84,10 +84,11 @@ export async function saveMedia(
 }
 
 /**
- * A received item not copied yet: its row says so (the thread shows it) until a retry stores the file. Synchronous:
- * written in the inbound flow's transaction (inbound/media-copy.ts queueInboundMedia), whose callback awaits nothing.
+ * A received item not copied yet: its row says so (the thread shows it) until a retry stores the file. Written in the
+ * inbound flow's transaction (inbound/media-copy.ts queueInboundMedia).
  */
-export function savePendingMedia(ctx: AppContext, userId: string, item: { messageId: string; position: number; sourceUrl: string; error: string }): MediaRow {
+export async function savePendingMedia(ctx: AppContext, userId: string, item: { messageId: string; position: number; sourceUrl: string; error: string }): Promise<MediaRow> {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, error, created_at)

@@ -316,12 +316,14 @@ export type NewInbound = {
 };
 
 /** Stores an inbound message once per provider id: answers the row, or null when a retried webhook finds it stored. */
-export function storeInbound(ctx: AppContext, m: NewInbound): MessageRow | null {
+export async function storeInbound(ctx: AppContext, m: NewInbound): Promise<MessageRow | null> {
+  await ready(ctx.db);
   return insertInbound(ctx.db).get(m) ?? null;
 }
 
 /** Names the contact a message came from (one created after the message was stored). */
-export function setMessageContact(ctx: AppContext, messageId: string, contactId: string) {
+export async function setMessageContact(ctx: AppContext, messageId: string, contactId: string): Promise<void> {
+  await ready(ctx.db);
   ctx.db.update(messages).set({ contactId }).where(eq(messages.id, messageId)).run();
 }
 

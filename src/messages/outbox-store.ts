@@ -139,7 +139,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       const { optOuts, early, settle } = await withTransaction(ctx.db, () => recordNow(outcomes, pauses, now));
       // After the commit, in this caller's own turn on the connection (another caller's transaction may have begun).
       await ready(ctx.db);
-      for (const row of optOuts) optOutContact(ctx, row.userId, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
+      for (const row of optOuts) await optOutContact(ctx, row.userId, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
       for (const [accountId, events] of early) {
         const account = await findProviderById(ctx, accountId);
         if (account) await applyStatusEvents(ctx, account, events);

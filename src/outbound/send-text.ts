@@ -83,16 +83,21 @@ export function sendTexts(ctx: AppContext, rows: NewOutbound[]): string[] {
   return enqueue(ctx, rows);
 }
 
-/** Queues one text; answers its id, or null when the account has no number to send it from. */
-export function sendText(ctx: AppContext, t: TextToSend): string | null {
-  const row = outboundText(ctx, t);
-  return row ? (enqueue(ctx, [row])[0] ?? null) : null;
+/**
+ * Queues one text, its sender chosen in the transaction that writes it (a savepoint of the caller's); answers its id,
+ * or null when the account has no number to send it from.
+ */
+export async function sendText(ctx: AppContext, t: TextToSend): Promise<string | null> {
+  return ctx.withTransaction(async () => {
+    const row = outboundText(ctx, t);
+    return row ? (enqueue(ctx, [row])[0] ?? null) : null;
+  });
 }
 
 /**
  * A text a user sends one recipient (chat and one-off sends): checks consent and the plan, fills the merge fields
- * from the contact, picks the sender (the one named, else the default) and queues it, in the caller's turn (nothing
- * awaited before the queueing). Answers the message and the plan's 80% notice.
+ * from the contact, picks the sender (the one named, else the default) and queues it, in one transaction with its
+ * checks (a savepoint of the caller's: a chat send's). Answers the message and the plan's 80% notice.
  */
 export async function sendSingle(
   ctx: AppContext,
@@ -102,8 +107,12 @@ export async function sendSingle(
   const typed = input.content.trim();
   const mediaIds = input.mediaIds ?? [];
   if (!typed && !mediaIds.length) throw badRequest("Message content is required");
+  return ctx.withTransaction(async () => singleQueued(ctx, userId, input, typed, mediaIds));
+}
+
+async function singleQueued(ctx: AppContext, userId: string, input: { phone: string; fromNumber?: string | null }, typed: string, mediaIds: string[]) {
   const phone = recipientPhone(ctx, userId, input.phone);
-  const contact = findByPhone(ctx, userId, phone);
+  const contact = await findByPhone(ctx, userId, phone);
   if (contact?.status === "opted_out") {
     throw new HttpError(409, "This contact has opted out of messages. They can opt back in by texting START.", { optedOut: true });
   }
@@ -126,7 +135,7 @@ export async function sendSingle(
     customFields: contact?.customFields,
   });
   const { notice } = assertWithinLimit(ctx, userId, "messages", mediaIds.length ? 1 : segmentCount(content));
-  const id = sendText(ctx, {
+  const id = await sendText(ctx, {
     userId,
     phone,
     contactId: contact?.id ?? null,

@@ -1,4 +1,4 @@
-import { contactsAfter, contactView, deleteContact, findByPhone, getContact, normalizeTags, optOutPhone } from "../contacts/contacts";
+import { contactsAfter, contactView, deleteContact, findByPhone, getContact, normalizeTags, optOutContact } from "../contacts/contacts";
 import { createContact, updateContact, type ContactInput } from "../contacts/manual";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
@@ -76,7 +76,7 @@ export async function updateApiContact(ctx: AppContext, userId: string, id: stri
  * `replaceTags: true` makes them the contact's whole list instead.
  */
 export async function upsertApiContact(ctx: AppContext, userId: string, input: ApiContactFields & { phone: string; replaceTags?: boolean }) {
-  const existing = findByPhone(ctx, userId, recipientPhone(ctx, userId, input.phone));
+  const existing = await findByPhone(ctx, userId, recipientPhone(ctx, userId, input.phone));
   if (!existing) return { contact: await createApiContact(ctx, userId, input), created: true };
   const tags = input.tags === undefined || input.replaceTags ? input.tags : [...(existing.tags ?? []), ...input.tags];
   return { contact: await updateApiContact(ctx, userId, existing.id, { ...input, tags }), created: false };
@@ -88,5 +88,5 @@ export async function deleteApiContact(ctx: AppContext, userId: string, id: stri
 
 /** Records an opt-out the caller's system received (e.g. an unsubscribe in a shop), as the 'api' source. */
 export async function addOptOut(ctx: AppContext, userId: string, phone: string) {
-  return contactView(await optOutPhone(ctx, userId, recipientPhone(ctx, userId, phone), "api", "Opted out through the API"));
+  return contactView(await optOutContact(ctx, userId, recipientPhone(ctx, userId, phone), "api", "Opted out through the API"));
 }

@@ -232,21 +232,6 @@ const ALLOWED: Record<string, string> = {
     "the threads port (ctx.threads, server.ts) files a message in the transaction that writes it (messages' outbox and storeInbound), synchronous",
   "conversations/conversations.ts exports attachCampaignMessages, which uses the database, not async (not async)":
     "as attachToConversation: a campaign's chunk joins its threads in the outbox writer's synchronous transaction",
-  "conversations/possible-opt-out.ts exports flagPossibleOptOut, which uses the database, not async (not async)":
-    "the inbound flow marks the thread inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
-  "conversations/possible-opt-out.ts exports clearPossibleOptOut, which uses the database, not async (not async)":
-    "as flagPossibleOptOut: the inbound flow's STOP takes the mark off in its transaction",
-  "keywords/keywords.ts exports keywordsOn, which uses the database, not async (not async)":
-    "the inbound flow reads the keywords listening on the number inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
-  "keywords/keywords.ts exports findKeyword, which uses the database, not async (not async)": "as keywordsOn: a double opt-in's keyword, in the inbound flow's transaction",
-  "keywords/opt-ins.ts exports optInOf, which uses the database, not async (not async)": "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
-  "keywords/opt-ins.ts exports latestPending, which uses the database, not async (not async)": "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
-  "keywords/opt-ins.ts exports withdrawPending, which uses the database, not async (not async)": "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once)",
-  "keywords/opt-ins.ts exports markReplied, which uses the database, not async (not async)":
-    "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); once per subscriber on its conditional update (replied_at IS NULL)",
-  "keywords/opt-ins.ts exports markPending, which uses the database, not async (not async)":
-    "the inbound flow (inbound/keywords.ts) runs it inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); one row per keyword and phone on its unique key (ON CONFLICT)",
-  "keywords/opt-ins.ts exports markConfirmed, which uses the database, not async (not async)": "as markPending",
   "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
     "every plan check (limits.ts usageFor, assertWithinLimit, hasRoomFor*) reads it inside synchronous transactions: contacts, campaigns, drips, automation, sendText, numbers, inbound; the routes read licenseInForce",
   "phone-numbers/numbers.ts exports chooseSender, which uses the database, not async (not async)":
@@ -282,10 +267,6 @@ const ALLOWED: Record<string, string> = {
     "as abVariantStatusCounts",
   "messages/ab-variants.ts exports abVariantRepliers, which uses the database, not async (not async)":
     "as abVariantStatusCounts",
-  "messages/messages.ts exports storeInbound, which uses the database, not async (not async)":
-    "the inbound flow stores the message inside its ctx.withTransaction, whose callback awaits nothing (the hot path commits at once); once per provider id on its unique key",
-  "messages/messages.ts exports setMessageContact, which uses the database, not async (not async)":
-    "as storeInbound: in the inbound flow's transaction",
   "messages/messages.ts exports moveContactMessages, which uses the database, not async (not async)":
     "a contact merge's synchronous transaction, through ctx.contactMessages",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
@@ -295,8 +276,6 @@ const ALLOWED: Record<string, string> = {
     "a campaign's view (campaigns.ts viewOf) counts its messages synchronously: the live frames build it in the hub's synchronous read; the routes, the settle step and the A/B report read it in their turn after an awaited record",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
-  "media/media.ts exports savePendingMedia, which uses the database, not async (not async)":
-    "a received item's pending row is written in the inbound flow's ctx.withTransaction (inbound/media-copy.ts queueInboundMedia), whose callback awaits nothing (the hot path commits at once)",
   "media/media.ts exports mediaOfMessages, which uses the database, not async (not async)":
     "the sending engine's outbox store reads a message's items as it sends and prices it, synchronously; the chat send's run in onceByKey, the message views (messages) and the webhook feed's page read them in their turn",
   "media/media.ts exports heldMedia, which uses the database, not async (not async)":
@@ -304,22 +283,8 @@ const ALLOWED: Record<string, string> = {
   "media/media.ts exports linkMedia, which uses the database, not async (not async)":
     "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
-  "contacts/contacts.ts begins a synchronous transaction (not async)":
-    "optOutContact, optInContact, optOutById and bulkTag keep their bun:sqlite transaction, a savepoint inside their callers' (the inbound flow's ctx.withTransaction, which awaits nothing, the engine's synchronous ones, the automation runner's actions, synchronous code inside its ctx.withTransaction); the routes' merge, deletes and tagging use ctx.withTransaction",
-  "contacts/contacts.ts exports findByPhone, which uses the database, not async (not async)":
-    "the one look-up of an inbound text's sender (the inbound flow's transaction, which awaits nothing), and sendText, conversations, the automation runner and the public API's upsert read it in their synchronous turn",
   "contacts/contacts.ts exports findContactById, which uses the database, not async (not async)":
     "a drip step's job (the jobs runner's synchronous pass) and the automation runner's event and action code (synchronous inside its ctx.withTransaction) read the contact",
-  "contacts/contacts.ts exports recordConsent, which uses the database, not async (not async)":
-    "the consent log is written in its caller's transaction: the opt-outs and opt-ins below (synchronous), a contact added by hand (ctx.withTransaction)",
-  "contacts/contacts.ts exports optOutById, which uses the database, not async (not async)":
-    "the automation runner's opt-out action, synchronous code inside its ctx.withTransaction; the owner's opt-out route through optOutByOwner, which awaits ready first",
-  "contacts/contacts.ts exports optOutContact, which uses the database, not async (not async)":
-    "STOP in the inbound flow's ctx.withTransaction (which awaits nothing) and a confirmed possible opt-out; the engine's outbox store opts out synchronously; the public API's opt-out through optOutPhone, which awaits ready first",
-  "contacts/contacts.ts exports optInContact, which uses the database, not async (not async)": "START and a keyword's opt-in, in the inbound flow's ctx.withTransaction, which awaits nothing",
-  "contacts/contacts.ts exports createFromInbound, which uses the database, not async (not async)": "an inbound text's new contact, in the inbound flow's ctx.withTransaction, which awaits nothing",
-  "contacts/contacts.ts exports bulkTag, which uses the database, not async (not async)":
-    "tags in its caller's transaction: a keyword's (the inbound flow's), the automation runner's actions (synchronous, inside its ctx.withTransaction), and the routes' chunks and the public API's retag (ctx.withTransaction)",
   "contacts/contacts.ts exports contactIdsWhere, which uses the database, not async (not async)": "drips enrol a segment's contacts a chunk at a time in their synchronous turn",
   "contacts/contacts.ts exports contactMatches, which uses the database, not async (not async)": "a drip step's job (the jobs runner's synchronous pass) checks its segment",
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
@@ -331,9 +296,6 @@ const ALLOWED: Record<string, string> = {
   "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
   "contacts/recipients.ts exports recipientReader, which uses the database, not async (not async)":
     "prepares the reader the campaigns' outbox calls for each typed number inside the outbox writer's synchronous chunk",
-  "contacts/engagement.ts exports recordReply, which uses the database, not async (not async)": "an inbound text raises its contact's engagement in the inbound flow's ctx.withTransaction, which awaits nothing",
-  "contacts/engagement.ts exports addPurchase, which uses the database, not async (not async)":
-    "a reported purchase (automation/runner.ts recordPurchase) is written in its ctx.withTransaction, whose callback awaits nothing, with its event",
   "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
     "builds the contact list's IndexedFilter and runs nothing: its count runs in listContacts' turn (a segment's contacts, after ready)",
@@ -382,10 +344,11 @@ const ALLOWED: Record<string, string> = {
  * synchronously in their caller's transaction (ALLOWED: the jobs runner's pass, the engine's port), which a user's
  * action opens with ctx.withTransaction.
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
- * are ctx.withTransaction; the actions call records of folders not converted yet (contacts, drips, sendText, jobs),
- * which run synchronously inside them.
- * In contacts, the readers and writers of the inbound flow, the engine, campaigns' audience and the automation runner
- * stay synchronous inside their callers' transactions (ALLOWED); an import's batches and names are ctx.withTransaction
+ * are ctx.withTransaction; the actions await the contacts' records and sendText, and call the records still
+ * synchronous (drips, jobs, short links, the plan checks) inside them (ALLOWED).
+ * In contacts, the readers of the engine, drips, campaigns' audience and the automation runner's conditions stay
+ * synchronous inside their callers' transactions (ALLOWED); the inbound flow's and the automation runner's writers
+ * (opt-outs, opt-ins, tags, consent) are async, each one ctx.withTransaction; an import's batches and names are ctx.withTransaction
  * whose callbacks await nothing; its pages (list-marks.ts listPage, search.ts searchPage) run in listContacts' turn.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.

@@ -84,9 +84,9 @@ describe("contacts CRUD", () => {
     const optedOut = await optedOutReader(t.ctx);
     expect(optedOut(a.user.id, "+16465550101")).toBe(true);
     expect(optedOut(b.user.id, "+16465550101")).toBe(false);
-    optInContact(t.ctx, a.user.id, "+16465550101", "keyword", "START");
+    await optInContact(t.ctx, a.user.id, "+16465550101", "keyword", "START");
     expect(optedOut(a.user.id, "+16465550101")).toBe(false);
-    const fresh = optOutContact(t.ctx, a.user.id, "+16465550199", "keyword", "STOP");
+    const fresh = await optOutContact(t.ctx, a.user.id, "+16465550199", "keyword", "STOP");
     expect(fresh.status).toBe("opted_out");
   });
 });

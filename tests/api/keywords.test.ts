@@ -412,8 +412,8 @@ describe("links in keyword replies (issue 32 item 1)", () => {
     expect(plain.body.shortenLinks).toBe(false);
     expect((await put(acc, `/api/keywords/${plain.body.id}`, { shortenLinks: "no" })).body.message).toBe("shortenLinks is true or false");
 
-    text(SUBSCRIBER, "spring");
-    text(SUBSCRIBER, "SPRING");
+    await text(SUBSCRIBER, "spring");
+    await text(SUBSCRIBER, "SPRING");
     const replies = repliesTo(acc, SUBSCRIBER).map((r) => r.content);
     expect(replies).toHaveLength(2);
     expect(replies[0]).toMatch(new RegExp(`^Welcome friend! Our spring deals: ${domain}/l/[0-9A-Za-z]{7}\\. Reply STOP to cancel\\.$`));
@@ -435,7 +435,7 @@ describe("links in keyword replies (issue 32 item 1)", () => {
     const res = await fetch(`${t.url}/l/${code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Safari/604.1" } });
     expect([res.status, res.headers.get("location")]).toEqual([302, "https://shop.example.com/spring?ref=kw"]);
 
-    text("+14155552672", "PLAIN");
+    await text("+14155552672", "PLAIN");
     expect(repliesTo(acc, "+14155552672").map((r) => r.content)).toEqual(["Hi! See https://shop.example.com/plain"]);
   });
 });

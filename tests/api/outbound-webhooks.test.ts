@@ -666,7 +666,7 @@ describe("every event type, end to end", () => {
     const text = async (from: string, body: string) =>
       (await recordInbound(t.ctx, account, { type: "inbound", providerMessageId: `all-${++seq}`, from, to: "+14155550110", body })).message!.id;
     ids.joinMessage = await text("+14155552672", "join");
-    ids.joiner = findByPhone(t.ctx, acc.user.id, "+14155552672")!.id;
+    ids.joiner = (await findByPhone(t.ctx, acc.user.id, "+14155552672"))!.id;
     ids.reply = await text("+14155552671", "Sounds good");
     await text("+14155552671", "STOP");
     // A picture sent alone (the simulator sends MMS) and one received: its item written pending with the message.
