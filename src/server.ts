@@ -221,7 +221,7 @@ async function serve(
   scheduleMediaSweep(ctx);
   await turn();
   startAutomation(ctx);
-  scheduleBackups(ctx);
+  await scheduleBackups(ctx);
   scheduleRegistrationChecks(ctx);
   startInboundMediaCopies(ctx);
   startJobRunner(ctx);

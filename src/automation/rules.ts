@@ -151,7 +151,7 @@ export async function activeRules(ctx: AppContext, userId: string | null, trigge
 
 const cleanList = (list: string[] | undefined) => [...new Set((list ?? []).map((s) => s.trim()).filter(Boolean))];
 
-function checked(ctx: AppContext, userId: string, input: RuleInput) {
+async function checked(ctx: AppContext, userId: string, input: RuleInput) {
   const name = (input.name ?? "").trim();
   if (!name) throw badRequest("Rule name is required");
   const trigger = input.trigger as Trigger;
@@ -192,7 +192,7 @@ function checked(ctx: AppContext, userId: string, input: RuleInput) {
   for (const key of ["enrolDripId", "removeDripId"] as const) {
     const dripId = a[key]?.trim();
     if (!dripId) continue;
-    if (findDrip(ctx, dripId)?.userId !== userId) throw badRequest("Drip campaign not found");
+    if ((await findDrip(ctx, dripId))?.userId !== userId) throw badRequest("Drip campaign not found");
     actions[key] = dripId;
   }
   if (!Object.keys(actions).length) throw badRequest("A rule needs at least one action: a message, tags, a drip, an email or an opt-out");
@@ -202,7 +202,9 @@ function checked(ctx: AppContext, userId: string, input: RuleInput) {
 /** A new rule: active unless the caller says otherwise (the spec's default). */
 export async function createRule(ctx: AppContext, userId: string, input: RuleInput) {
   await ready(ctx.db);
-  const c = checked(ctx, userId, input);
+  const c = await checked(ctx, userId, input);
+  // The checks awaited a record: the rule is written in a turn of its own on the connection.
+  await ready(ctx.db);
   const id = Bun.randomUUIDv7();
   ctx.db.$client
     .query(
@@ -217,7 +219,9 @@ export async function createRule(ctx: AppContext, userId: string, input: RuleInp
 export async function updateRule(ctx: AppContext, userId: string, id: string, input: RuleInput) {
   await ready(ctx.db);
   const rule = ruleOrNotFound(ctx, userId, id);
-  const c = checked(ctx, userId, input);
+  const c = await checked(ctx, userId, input);
+  // The checks awaited a record: the rule is written in a turn of its own on the connection.
+  await ready(ctx.db);
   ctx.db.$client
     .query(
       `UPDATE automation_rules SET name = ?, trigger = ?, trigger_config = ?, conditions = ?, segment_id = ?, actions = ?, is_active = ?, updated_at = ?

@@ -100,11 +100,11 @@ async function contactOfEvent(ctx: AppContext, e: AppEvent): Promise<ContactRow 
   if (e.subject.kind === "contact") return findContact(ctx, userId, e.subject.id);
   // An inbound message's contact may be created after the message in the same transaction: read the message now.
   const message = await getMessage(ctx, userId, e.subject.id);
-  return (message.contactId && findContact(ctx, userId, message.contactId)) || (await findByPhone(ctx, userId, message.phone)) || null;
+  return (message.contactId && (await findContact(ctx, userId, message.contactId))) || (await findByPhone(ctx, userId, message.phone)) || null;
 }
 
-function findContact(ctx: AppContext, userId: string, id: string): ContactRow | null {
-  return findContactById(ctx, userId, id) ?? null;
+async function findContact(ctx: AppContext, userId: string, id: string): Promise<ContactRow | null> {
+  return (await findContactById(ctx, userId, id)) ?? null;
 }
 
 const words = (text: string) => new Set(normalForm(text).split(/[^\p{L}\p{N}']+/u).filter(Boolean));
@@ -248,18 +248,18 @@ async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId
     done.push(`Tags removed: ${a.removeTags.join(", ")}`);
   }
   if (a.enrolDripId) {
-    const drip = findDrip(ctx, a.enrolDripId);
+    const drip = await findDrip(ctx, a.enrolDripId);
     if (!drip || drip.userId !== userId) done.push("Not enrolled: the drip campaign was deleted");
     else if (!drip.isActive) done.push(`Not enrolled in ${drip.name}: the drip campaign is inactive`);
     else {
-      const why = enrolContact(ctx, drip, contact.id);
+      const why = await enrolContact(ctx, drip, contact.id);
       done.push(why ? `Not enrolled in ${drip.name}: ${why}` : `Enrolled in ${drip.name}`);
     }
   }
   if (a.removeDripId) {
-    const drip = findDrip(ctx, a.removeDripId);
+    const drip = await findDrip(ctx, a.removeDripId);
     if (drip && drip.userId === userId) {
-      const ended = exitContact(ctx, drip.id, contact.id, `Removed by automation rule ${rule.name}`);
+      const ended = await exitContact(ctx, drip.id, contact.id, `Removed by automation rule ${rule.name}`);
       done.push(ended ? `Removed from ${drip.name}` : `Not in ${drip.name}`);
     }
   }
@@ -292,9 +292,7 @@ export async function runManual(ctx: AppContext, userId: string, ruleId: string,
   const request = Bun.randomUUIDv7();
   let ran = 0;
   for (const id of new Set(contactIds)) {
-    // The contact is read (synchronously, by the contacts record) in a turn with no other caller's transaction open.
-    await ready(ctx.db);
-    const contact = findContact(ctx, userId, id);
+    const contact = await findContact(ctx, userId, id);
     if (contact && (await runRule(ctx, rule, contact, `manual:${request}:${id}`, null))) ran++;
   }
   return { ran };
@@ -335,8 +333,9 @@ export async function recordPurchase(ctx: AppContext, userId: string, input: { c
   const data = checkPurchaseData(input.data);
   const cents = amountInCents(input.amount);
   // The contact is read in the transaction that records the purchase (one deleted meanwhile is not found, not written).
+  // The callback awaits records only.
   const eventId = await ctx.withTransaction(async () => {
-    const contact = input.contactId ? findContact(ctx, userId, input.contactId) : input.phone ? await findByPhone(ctx, userId, input.phone.trim()) : null;
+    const contact = input.contactId ? await findContact(ctx, userId, input.contactId) : input.phone ? await findByPhone(ctx, userId, input.phone.trim()) : null;
     if (!contact) throw badRequest(input.contactId || input.phone ? "Contact not found" : "Give the contact's id or phone");
     await addPurchase(ctx, userId, contact.id, cents, ctx.now());
     const payload = input.amount === undefined || input.amount === null ? { data } : { amount: cents / 100, data };
@@ -400,7 +399,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
       const field = rule.triggerConfig.field!;
       for await (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(field)} IS NOT NULL`)) {
         for (let wait; (wait = slice()); ) await wait;
-        const contact = findContact(ctx, rule.userId, id);
+        const contact = await findContact(ctx, rule.userId, id);
         const md = contact && monthDay(String(contact.customFields?.[field] ?? ""));
         if (!contact || !md) continue;
         const local = new Date(now + zoneOffset(zoneOfContact(contact, owner.timezone), now));

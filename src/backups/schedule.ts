@@ -1,7 +1,6 @@
 import { Cron } from "croner";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { cancelJobs, enqueueJob, registerJobHandler, rescheduleJob } from "../jobs/jobs";
@@ -40,8 +39,8 @@ function nextRun(cron: string, now: number): number {
 }
 
 /**
- * Saves the schedule and moves its job (the jobs' records, synchronous: run in this caller's own turn on the
- * connection, after ready, with the file written in the same turn so the job follows the schedule saved last).
+ * Saves the schedule and moves its job. Two saves at once move the job in the order they wrote the file (the jobs'
+ * records are let go in the order they asked for the connection), so the job follows the schedule saved last.
  */
 export async function updateBackupSchedule(ctx: AppContext, change: { enabled: boolean; preset: Preset; cron?: string; keep: number }) {
   const cron = change.preset === "custom" ? (change.cron ?? "").trim() : PRESETS[change.preset];
@@ -50,11 +49,10 @@ export async function updateBackupSchedule(ctx: AppContext, change: { enabled: b
   } catch {
     throw badRequest("Please enter a valid cron expression (5 fields: minute hour day month weekday)");
   }
-  await ready(ctx.db);
   const schedule: BackupSchedule = { enabled: change.enabled, preset: change.preset, cron, keep: change.keep };
   mkdirSync(backupsDir(ctx.config.dataDir), { recursive: true, mode: 0o700 });
   writeDurably(schedulePath(ctx.config.dataDir), JSON.stringify(schedule, null, 2));
-  applySchedule(ctx);
+  await applySchedule(ctx);
   return scheduleView(ctx);
 }
 
@@ -64,10 +62,10 @@ export function scheduleView(ctx: AppContext) {
   return { ...schedule, nextRunAt: schedule.enabled ? nextRun(schedule.cron, ctx.now()) : null };
 }
 
-function applySchedule(ctx: AppContext) {
+async function applySchedule(ctx: AppContext) {
   const schedule = backupSchedule(ctx.config.dataDir);
-  if (schedule.enabled) rescheduleJob(ctx, { kind: JOB, key: JOB, runAt: nextRun(schedule.cron, ctx.now()) });
-  else cancelJobs(ctx, { key: JOB });
+  if (schedule.enabled) await rescheduleJob(ctx, { kind: JOB, key: JOB, runAt: nextRun(schedule.cron, ctx.now()) });
+  else await cancelJobs(ctx, { key: JOB });
 }
 
 /** Deletes the oldest scheduled backups beyond the number to keep. */
@@ -79,7 +77,7 @@ export function applyRetention(dataDir: string, keep: number): string[] {
 }
 
 /** Registers the scheduled backup's job (server start) and keeps it in step with the schedule after a restore. */
-export function scheduleBackups(ctx: AppContext) {
+export async function scheduleBackups(ctx: AppContext) {
   registerJobHandler(
     ctx,
     JOB,
@@ -111,10 +109,11 @@ export function scheduleBackups(ctx: AppContext) {
   );
   sweepStaging(ctx);
   const queueDrill = () => enqueueJob(ctx, { kind: DRILL_JOB, key: DRILL_JOB, runAt: nextRun(DRILL_CRON, ctx.now()) });
-  applySchedule(ctx);
+  await applySchedule(ctx);
   queueDrill();
+  // The restore's hooks are synchronous: the job is moved in the restored database as soon as it may be.
   onDatabaseReplaced(ctx, () => {
-    applySchedule(ctx);
+    applySchedule(ctx).catch((err) => ctx.log(`backups: the schedule's job could not be moved after the restore: ${(err as Error)?.stack ?? err}`));
     queueDrill();
   });
 }

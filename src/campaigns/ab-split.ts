@@ -98,14 +98,14 @@ export async function writeAbTest(ctx: AppContext, user: User, campaign: Campaig
   let queued = 0;
   split.groups.forEach((g, i) => (queued += writeOutbox(ctx, user, { ...campaign, content: test.variants[i]! }, g, sender, startAt, startAt, i)));
   await keepAbRest(ctx, campaign.id, split.rest.map((r, position) => ({ position, phone: r.phone, contactId: r.contactId })));
-  scheduleAbDecision(ctx, user, campaign, test, startAt);
+  await scheduleAbDecision(ctx, user, campaign, test, startAt);
   return queued;
 }
 
 /** The job that picks the winner, when the test decides by itself (in the start's transaction). */
-export function scheduleAbDecision(ctx: AppContext, user: User, campaign: Pick<Campaign, "id">, test: AbTest, startAt: number) {
+export async function scheduleAbDecision(ctx: AppContext, user: User, campaign: Pick<Campaign, "id">, test: AbTest, startAt: number) {
   if (test.decideAfterHours === null) return;
-  rescheduleJob(ctx, { kind: AB_DECIDE, key: abDecideKey(campaign.id), runAt: startAt + test.decideAfterHours * 3600_000, userId: user.id, refId: campaign.id });
+  await rescheduleJob(ctx, { kind: AB_DECIDE, key: abDecideKey(campaign.id), runAt: startAt + test.decideAfterHours * 3600_000, userId: user.id, refId: campaign.id });
 }
 
 /**

@@ -145,7 +145,7 @@ async function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: n
   const decide = async () => {
     const won = await setWinnerOnce(ctx, c.id, winner, by, now);
     if (!won) return null;
-    cancelJobs(ctx, { key: abDecideKey(c.id) });
+    await cancelJobs(ctx, { key: abDecideKey(c.id) });
     if ((await abRestCount(ctx, c.id)) > AB_AT_ONCE) {
       const writing: OutboxWriting = { cursor: 0, dueAt: now, sender, ab: { step: "winner", winner } };
       await setWriting(ctx, c.id, writing);

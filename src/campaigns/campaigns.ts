@@ -420,9 +420,9 @@ export async function updateCampaign(ctx: AppContext, user: User, id: string, in
     await updateFields(ctx, id, { ...values, updatedAt: new Date(ctx.now()) });
     if (input.mediaIds !== undefined) await holdMedia(ctx, user.id, campaignMedia(id), input.mediaIds ?? []);
     if (status === "scheduled" && values.scheduledAt !== undefined) {
-      if (values.scheduledAt) scheduleCampaignStart(ctx, user.id, id, values.scheduledAt.getTime());
+      if (values.scheduledAt) await scheduleCampaignStart(ctx, user.id, id, values.scheduledAt.getTime());
       else {
-        cancelCampaignStart(ctx, id);
+        await cancelCampaignStart(ctx, id);
         await updateFields(ctx, id, { status: "draft" });
       }
     }
@@ -545,7 +545,7 @@ async function startChunked(ctx: AppContext, user: User, campaign: StartRow, sen
   const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : await recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
   const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
   appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
-  if (test) scheduleAbDecision(ctx, user, campaign, test, intendedAt);
+  if (test) await scheduleAbDecision(ctx, user, campaign, test, intendedAt);
   await markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));
   // After the caller's transaction: a writer started inside it could not see the cursor.
   setImmediate(() => void writeInChunks(ctx, campaign.id));
@@ -558,7 +558,7 @@ async function scheduleStart(ctx: AppContext, user: User, campaign: StartRow, at
   const id = campaign.id;
   await ctx.withTransaction(async () => {
     senderFor(ctx, user.id, campaign);
-    scheduleCampaignStart(ctx, user.id, id, at);
+    await scheduleCampaignStart(ctx, user.id, id, at);
     await markScheduled(ctx, id, at);
   });
 }
@@ -595,7 +595,7 @@ export async function startOrSchedule(ctx: AppContext, user: User, id: string, s
     const current = await findStartRow(ctx, user.id, id);
     if (!current) throw notFound("Campaign not found");
     startable(current);
-    cancelCampaignStart(ctx, id);
+    await cancelCampaignStart(ctx, id);
     return startCampaign(ctx, user, current, now);
   });
 }
@@ -646,7 +646,7 @@ export async function cancelByUser(ctx: AppContext, userId: string, id: string) 
     cancellable(await getCampaign(ctx, userId, id));
     await markCancelled(ctx, id, now);
     await cancelCampaignMessages(ctx, id);
-    cancelCampaignStart(ctx, id);
+    await cancelCampaignStart(ctx, id);
   });
   return viewOf(ctx, await getCampaign(ctx, userId, id));
 }

@@ -75,7 +75,7 @@ export const ACCOUNT_DISABLED = "Account disabled by an administrator";
  */
 export async function stopAccountSending(ctx: AppContext, userId: string, reason: string) {
   const campaignsCancelled = await cancelAccountCampaigns(ctx, userId, reason, ctx.now());
-  cancelJobs(ctx, { userId });
+  await cancelJobs(ctx, { userId });
   const messagesCancelled = await cancelAccountMessages(ctx, userId, reason);
   return { campaignsCancelled, messagesCancelled };
 }
@@ -104,7 +104,7 @@ export async function repairInterruptedCampaigns(ctx: AppContext): Promise<numbe
   await ctx.withTransaction(async () => {
     for (const [id, written] of await firstWritten(ctx, await neverStartedIds(ctx))) {
       await markStartedAt(ctx, id, written, now);
-      cancelCampaignStart(ctx, id);
+      await cancelCampaignStart(ctx, id);
       repaired.add(id);
     }
     for (const id of await campaignsWithParked(ctx, await sendingCampaignIds(ctx, null))) {
@@ -112,10 +112,10 @@ export async function repairInterruptedCampaigns(ctx: AppContext): Promise<numbe
       repaired.add(id);
     }
     const scheduled = await scheduledCampaigns(ctx, now);
-    const withJob = campaignsWithStartJob(ctx, scheduled.map((c) => c.id));
+    const withJob = await campaignsWithStartJob(ctx, scheduled.map((c) => c.id));
     for (const c of scheduled) {
       if (withJob.has(c.id)) continue;
-      scheduleCampaignStart(ctx, c.user_id, c.id, c.at);
+      await scheduleCampaignStart(ctx, c.user_id, c.id, c.at);
       repaired.add(c.id);
     }
   });

@@ -58,7 +58,8 @@ const byId = preparedPerDb((db) =>
 );
 
 /** A contact of this user, or undefined (a drip step finds the contact may have been deleted). */
-export function findContactById(ctx: AppContext, userId: string, id: string): ContactRow | undefined {
+export async function findContactById(ctx: AppContext, userId: string, id: string): Promise<ContactRow | undefined> {
+  await ready(ctx.db);
   return byId(ctx.db).get({ userId, id });
 }
 
@@ -262,12 +263,14 @@ export async function optInContact(
 }
 
 /** The ids of the user's contacts matching a condition (a segment's), oldest first, at most `limit`. */
-export function contactIdsWhere(ctx: AppContext, userId: string, condition: SQL, limit: number): string[] {
+export async function contactIdsWhere(ctx: AppContext, userId: string, condition: SQL, limit: number): Promise<string[]> {
+  await ready(ctx.db);
   return ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), condition)).orderBy(asc(contacts.createdAt)).limit(limit).all().map((r) => r.id);
 }
 
 /** Whether one contact of the user matches a condition (a segment's), read now. */
-export function contactMatches(ctx: AppContext, userId: string, id: string, condition: SQL): boolean {
+export async function contactMatches(ctx: AppContext, userId: string, id: string, condition: SQL): Promise<boolean> {
+  await ready(ctx.db);
   return !!ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id), condition)).get();
 }
 

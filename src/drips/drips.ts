@@ -101,7 +101,8 @@ export function dripView(d: DripRow, counts?: { active: number; completed: numbe
 // Prepared once: each pass of drip steps reads its drips (10,000 steps may fall due in the same minute).
 const dripById = preparedPerDb((db) => db.select().from(dripCampaigns).where(eq(dripCampaigns.id, sql.placeholder("id"))).prepare());
 
-export function findDrip(ctx: AppContext, id: string): DripRow | undefined {
+export async function findDrip(ctx: AppContext, id: string): Promise<DripRow | undefined> {
+  await ready(ctx.db);
   return dripById(ctx.db).get({ id });
 }
 
@@ -245,7 +246,7 @@ export async function updateDrip(ctx: AppContext, userId: string, id: string, in
       if (waiting && input.applyToWaiting === undefined) {
         throw conflict(`${waiting} contact(s) are waiting in this drip: say whether the change applies to them`, { waiting });
       }
-      if (waiting && input.applyToWaiting) applyStepsToWaiting(ctx, current, stepsOf(set.steps!));
+      if (waiting && input.applyToWaiting) await applyStepsToWaiting(ctx, current, stepsOf(set.steps!));
       // The drip holds the new steps' attachments and those of the steps contacts still wait on (kept when the change
       // does not apply to them); the rest are let go to the media sweep.
       const stillWaiting = waiting && !input.applyToWaiting ? waitingSteps(ctx, id) : [];
@@ -263,20 +264,20 @@ function waitingSteps(ctx: AppContext, dripId: string): Step[] {
 }
 
 /** Waiting enrolments take the new steps; each one's next step is due again from its last step's time. */
-function applyStepsToWaiting(ctx: AppContext, drip: DripRow, steps: Step[]) {
+async function applyStepsToWaiting(ctx: AppContext, drip: DripRow, steps: Step[]) {
   const user = findUserById(ctx, drip.userId);
   const active = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, drip.id), eq(dripEnrolments.state, "active"))).all();
   for (const e of active) {
     const json = JSON.stringify(steps);
     if (e.nextStep >= steps.length) {
-      cancelJobs(ctx, { key: stepKey(e.id, e.nextStep) });
+      await cancelJobs(ctx, { key: stepKey(e.id, e.nextStep) });
       ctx.db.update(dripEnrolments).set({ steps: json, state: "completed", nextAt: null, endedAt: ctx.now() }).where(eq(dripEnrolments.id, e.id)).run();
       continue;
     }
-    const contact = findContactById(ctx, drip.userId, e.contactId);
+    const contact = await findContactById(ctx, drip.userId, e.contactId);
     const zone = zoneForRecipient(contact?.phone ?? "", user?.timezone ?? "UTC");
     const at = stepDueAt(steps[e.nextStep]!, e.lastAt, zone);
-    rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.nextStep), runAt: at, userId: drip.userId, refId: drip.id, payload: { enrolmentId: e.id, step: e.nextStep } });
+    await rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.nextStep), runAt: at, userId: drip.userId, refId: drip.id, payload: { enrolmentId: e.id, step: e.nextStep } });
     ctx.db.update(dripEnrolments).set({ steps: json, nextAt: at }).where(eq(dripEnrolments.id, e.id)).run();
   }
 }
@@ -285,7 +286,7 @@ function applyStepsToWaiting(ctx: AppContext, drip: DripRow, steps: Step[]) {
 export async function deleteDrip(ctx: AppContext, userId: string, id: string): Promise<void> {
   await ctx.withTransaction(async () => {
     getDrip(ctx, userId, id);
-    cancelJobs(ctx, { refId: id });
+    await cancelJobs(ctx, { refId: id });
     ctx.db.delete(dripCampaigns).where(eq(dripCampaigns.id, id)).run();
     // Its attachments are let go: the media sweep removes them once no message carries them.
     await releaseMedia(ctx, [dripMedia(id)]);
@@ -345,8 +346,8 @@ const insertEnrolment = preparedPerDb((db) =>
  * Enrols one contact (in the caller's transaction): subscribed, with a phone, not already in the drip, and
  * allowed back by the re-entry rule. The first step's job is queued with the enrolment. Answers why not, or null.
  */
-export function enrolContact(ctx: AppContext, drip: DripRow, contactId: string): string | null {
-  const contact = findContactById(ctx, drip.userId, contactId);
+export async function enrolContact(ctx: AppContext, drip: DripRow, contactId: string): Promise<string | null> {
+  const contact = await findContactById(ctx, drip.userId, contactId);
   if (!contact) return "Contact not found";
   if (!contact.phone) return "The contact has no phone number";
   if (contact.status === "opted_out") return "The contact has opted out";
@@ -386,23 +387,23 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
   if (input.segmentId) {
     const segment = findSegment(ctx, userId, input.segmentId);
     if (!segment) throw notFound("Segment not found");
-    ids = contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now(), userId), MAX_SEGMENT_ENROL);
+    ids = await contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now(), userId), MAX_SEGMENT_ENROL);
   }
   if (!ids.length) throw badRequest("Choose the contacts or a segment to enrol");
   const out: EnrolOutcome = { enrolled: 0, skipped: [] };
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; ) {
     if (i) await nextTurn();
-    // Each chunk awaits nothing: it commits before the next turn. The drip is read again in it (switched off or
-    // deleted meanwhile), and a contact already in it is found there (one active enrolment per contact and drip is
-    // also the unique key drip_enrolments_active_idx).
+    // Each chunk awaits records only. The drip is read again in it (switched off or deleted meanwhile), and a
+    // contact already in it is found there (one active enrolment per contact and drip is also the unique key
+    // drip_enrolments_active_idx).
     await ctx.withTransaction(async () => {
       const started = performance.now();
-      const current = findDrip(ctx, id);
+      const current = await findDrip(ctx, id);
       // The first always goes in, so a slow moment never stalls the loop.
       for (const from = i, end = Math.min(unique.length, i + ENROL_CHUNK); i < end && (i === from || performance.now() - started < ENROL_BUDGET_MS); i++) {
         const contactId = unique[i]!;
-        const reason = !current ? "The drip campaign was deleted" : !current.isActive ? "The drip campaign was switched off" : enrolContact(ctx, current, contactId);
+        const reason = !current ? "The drip campaign was deleted" : !current.isActive ? "The drip campaign was switched off" : await enrolContact(ctx, current, contactId);
         if (reason) out.skipped.push({ contactId, reason });
         else out.enrolled++;
       }
@@ -412,8 +413,8 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
 }
 
 /** Ends an active enrolment (in the caller's transaction): exited with the reason, its waiting step cancelled. */
-export function exitEnrolment(ctx: AppContext, e: EnrolmentRow, reason: string) {
-  cancelJobs(ctx, { key: stepKey(e.id, e.nextStep) });
+export async function exitEnrolment(ctx: AppContext, e: EnrolmentRow, reason: string) {
+  await cancelJobs(ctx, { key: stepKey(e.id, e.nextStep) });
   ctx.db.update(dripEnrolments).set({ state: "exited", exitReason: reason, nextAt: null, endedAt: ctx.now() }).where(and(eq(dripEnrolments.id, e.id), eq(dripEnrolments.state, "active"))).run();
 }
 
@@ -424,14 +425,15 @@ export async function removeEnrolment(ctx: AppContext, userId: string, dripId: s
     const e = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.id, enrolmentId))).get();
     if (!e) throw notFound("Enrolment not found");
     if (e.state !== "active") throw conflict(`This enrolment has already ${e.state === "completed" ? "completed" : "exited"}`);
-    exitEnrolment(ctx, e, "Removed by the user");
+    await exitEnrolment(ctx, e, "Removed by the user");
   });
 }
 
 /** Ends the contact's active enrolment in a drip, if any (an automation rule's action); answers whether it had one. */
-export function exitContact(ctx: AppContext, dripId: string, contactId: string, reason: string): boolean {
+export async function exitContact(ctx: AppContext, dripId: string, contactId: string, reason: string): Promise<boolean> {
+  await ready(ctx.db);
   const e = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, dripId), eq(dripEnrolments.contactId, contactId), eq(dripEnrolments.state, "active"))).get();
-  if (e) exitEnrolment(ctx, e, reason);
+  if (e) await exitEnrolment(ctx, e, reason);
   return !!e;
 }
 
@@ -442,8 +444,10 @@ export async function listEnrolments(ctx: AppContext, userId: string, dripId: st
   const rows = ctx.db.select().from(dripEnrolments).where(eq(dripEnrolments.dripId, dripId)).orderBy(desc(dripEnrolments.enrolledAt)).limit(limit).all();
   const logs = rows.length ? ctx.db.select().from(dripStepLog).where(inArray(dripStepLog.enrolmentId, rows.map((r) => r.id))).orderBy(dripStepLog.id).all() : [];
   const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  const contactOf = new Map<string, Awaited<ReturnType<typeof findContactById>>>();
+  for (const e of rows) if (!contactOf.has(e.contactId)) contactOf.set(e.contactId, await findContactById(ctx, userId, e.contactId));
   return rows.map((e) => {
-    const contact = findContactById(ctx, userId, e.contactId);
+    const contact = contactOf.get(e.contactId);
     return {
       id: e.id,
       contactId: e.contactId,

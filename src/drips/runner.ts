@@ -76,15 +76,15 @@ function advance(ctx: AppContext, e: EnrolmentRow, base: number, zone: string) {
   enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, next), runAt: at, userId: e.userId, refId: e.dripId, payload: { enrolmentId: e.id, step: next } });
 }
 
-type Drip = NonNullable<ReturnType<typeof findDrip>>;
-type Contact = NonNullable<ReturnType<typeof findContactById>>;
+type Drip = NonNullable<Awaited<ReturnType<typeof findDrip>>>;
+type Contact = NonNullable<Awaited<ReturnType<typeof findContactById>>>;
 
 /** Why a drip no longer wants the contact (its goal reached, its segment left), or null. */
-function goalOrSegment(ctx: AppContext, drip: Drip, contact: Contact): string | null {
+async function goalOrSegment(ctx: AppContext, drip: Drip, contact: Contact): Promise<string | null> {
   if (drip.goalTag && (contact.tags ?? []).includes(drip.goalTag)) return `Reached the goal (tag "${drip.goalTag}")`;
   if (drip.segmentId) {
     const segment = findSegment(ctx, drip.userId, drip.segmentId);
-    if (segment && !contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now(), drip.userId))) return `Left the segment "${segment.name}"`;
+    if (segment && !(await contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now(), drip.userId)))) return `Left the segment "${segment.name}"`;
   }
   return null;
 }
@@ -94,12 +94,12 @@ function goalOrSegment(ctx: AppContext, drip: Drip, contact: Contact): string | 
  * the event reader has not reached yet still applies. A reply is a text after the enrolment (the contact's last
  * inbound time, which every inbound message sets); one in the same millisecond is left to the event reader.
  */
-function exitReason(ctx: AppContext, e: EnrolmentRow, drip: Drip) {
-  const contact = findContactById(ctx, e.userId, e.contactId);
+async function exitReason(ctx: AppContext, e: EnrolmentRow, drip: Drip) {
+  const contact = await findContactById(ctx, e.userId, e.contactId);
   if (!contact?.phone) return { reason: "The contact was deleted", contact: null };
   if (contact.status === "opted_out") return { reason: "Opted out", contact };
   if (drip.exitOnReply && (contact.lastEngagedAt?.getTime() ?? 0) > e.enrolledAt) return { reason: "Replied", contact };
-  return { reason: goalOrSegment(ctx, drip, contact), contact };
+  return { reason: await goalOrSegment(ctx, drip, contact), contact };
 }
 
 /** How long an account's count of the month's SMS serves the steps that follow it. */
@@ -132,7 +132,7 @@ function takeMessage(ctx: AppContext, pass: JobPass, userId: string, segments: n
   entry.room -= segments;
 }
 
-/** What many steps of one pass would each read again (a drip, an account, its sender), read once per pass. */
+/** What many steps of one pass would each read again (a drip, an account, its sender), read once per pass (a record's answer: its Promise). */
 function once<T>(pass: JobPass, key: string, read: () => T): T {
   if (!pass.has(key)) pass.set(key, read());
   return pass.get(key) as T;
@@ -143,16 +143,16 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const { enrolmentId, step } = job.payload as { enrolmentId: string; step: number };
   const e = enrolmentById(ctx.db).get({ id: enrolmentId });
   if (!e || e.state !== "active" || e.nextStep !== step) return { result: "not waiting" };
-  const drip = once(pass, `drips.drip:${e.dripId}`, () => findDrip(ctx, e.dripId));
+  const drip = await once(pass, `drips.drip:${e.dripId}`, () => findDrip(ctx, e.dripId));
   const user = once(pass, `drips.user:${e.userId}`, () => findUserById(ctx, e.userId));
   if (!drip || !user) return { result: "gone" };
-  const { reason, contact } = exitReason(ctx, e, drip);
+  const { reason, contact } = await exitReason(ctx, e, drip);
   if (reason || !contact) {
-    exitEnrolment(ctx, e, reason!);
+    await exitEnrolment(ctx, e, reason!);
     return { result: "exited" };
   }
   if (user.disabled) {
-    exitEnrolment(ctx, e, "Account disabled by an administrator");
+    await exitEnrolment(ctx, e, "Account disabled by an administrator");
     return { result: "exited" };
   }
   const zone = zoneForRecipient(contact.phone!, user.timezone);
@@ -247,20 +247,20 @@ export const SEGMENTS_EVERY_MS = 60_000;
 const SEGMENT_CHUNK = 200;
 
 /** One event of the log, in the reader's transaction. */
-function handleEvent(ctx: AppContext, ev: AppEvent) {
+async function handleEvent(ctx: AppContext, ev: AppEvent) {
   if (!ev.userId) return;
   if (ev.type === "contact.opted_in") {
     const drips = ctx.db.select().from(dripCampaigns).where(and(eq(dripCampaigns.userId, ev.userId), eq(dripCampaigns.trigger, "opt_in"), eq(dripCampaigns.isActive, true))).all();
-    for (const d of drips) enrolContact(ctx, d, ev.subject.id);
+    for (const d of drips) await enrolContact(ctx, d, ev.subject.id);
     return;
   }
   const contactId = ev.type === "message.received" ? (ev.payload.contactId as string | null) : ev.subject.id;
   if (!contactId) return;
   const active = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.contactId, contactId), eq(dripEnrolments.state, "active"))).all();
   if (!active.length) return;
-  const contact = findContactById(ctx, ev.userId, contactId);
+  const contact = await findContactById(ctx, ev.userId, contactId);
   for (const e of active) {
-    const drip = findDrip(ctx, e.dripId);
+    const drip = await findDrip(ctx, e.dripId);
     if (!drip) continue;
     // A STOP is a reply too, logged just before its opt-out: the opt-out is the reason that counts. A text is a
     // reply only after the enrolment: the keyword that enrolled the contact (through a rule) is not one.
@@ -271,8 +271,8 @@ function handleEvent(ctx: AppContext, ev: AppEvent) {
           ? "The contact was deleted"
           : ev.type === "message.received" && drip.exitOnReply && ev.createdAt > e.enrolledAt
             ? "Replied"
-            : goalOrSegment(ctx, drip, contact);
-    if (reason) exitEnrolment(ctx, e, reason);
+            : await goalOrSegment(ctx, drip, contact);
+    if (reason) await exitEnrolment(ctx, e, reason);
   }
 }
 
@@ -294,7 +294,7 @@ export async function readExitsChunk(ctx: AppContext): Promise<boolean> {
     let last = 0;
     for (const ev of events) {
       if (last && performance.now() - started >= READ_BUDGET_MS) break;
-      handleEvent(ctx, ev);
+      await handleEvent(ctx, ev);
       last = ev.id;
     }
     const more = events.length === READ_CHUNK || last !== (events.at(-1)?.id ?? 0);
@@ -323,7 +323,7 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
     if (!segment) continue;
     let after = "";
     for (;;) {
-      // Awaits nothing: the chunk's rows are read and their exits written with no other caller's statements between.
+      // Awaits records only: the chunk's rows are read and their exits written with no other caller's statements between.
       const chunk = await ctx.withTransaction(async () => {
         const rows = ctx.db
           .select()
@@ -335,10 +335,10 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
         if (!rows.length) return rows;
         const ids = JSON.stringify(rows.map((r) => r.contactId));
         const condition = compileConditions(segment.conditions, ctx.now(), drip.userId);
-        const still = new Set(contactIdsWhere(ctx, drip.userId, sql`id IN (SELECT value FROM json_each(${ids})) AND (${condition})`, rows.length));
+        const still = new Set(await contactIdsWhere(ctx, drip.userId, sql`id IN (SELECT value FROM json_each(${ids})) AND (${condition})`, rows.length));
         for (const e of rows) {
           if (still.has(e.contactId)) continue;
-          exitEnrolment(ctx, e, `Left the segment "${segment.name}"`);
+          await exitEnrolment(ctx, e, `Left the segment "${segment.name}"`);
           exited++;
         }
         return rows;
@@ -375,7 +375,7 @@ export async function releaseHeldDripSteps(ctx: AppContext, userId: string): Pro
       .all(userId, now) as { id: string; dripId: string; step: number }[];
     for (const e of held) {
       ctx.db.update(dripEnrolments).set({ nextAt: now }).where(eq(dripEnrolments.id, e.id)).run();
-      rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.step), runAt: now, userId, refId: e.dripId, payload: { enrolmentId: e.id, step: e.step } });
+      await rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.step), runAt: now, userId, refId: e.dripId, payload: { enrolmentId: e.id, step: e.step } });
     }
     return held.length;
   });

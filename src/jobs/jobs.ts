@@ -230,7 +230,8 @@ export function enqueueJob(ctx: AppContext, job: NewJob): boolean {
  * Puts the job of a key on the schedule at a (new) time, whatever it was before: pending again with its attempts,
  * lease, error and result cleared. For a step that moves (a campaign's start when its time is edited).
  */
-export function rescheduleJob(ctx: AppContext, job: NewJob) {
+export async function rescheduleJob(ctx: AppContext, job: NewJob) {
+  await ready(ctx.db);
   const now = ctx.now();
   ctx.db.$client
     .query(
@@ -245,7 +246,8 @@ export function rescheduleJob(ctx: AppContext, job: NewJob) {
 }
 
 /** Cancels the pending jobs of a key, of a subject (refId) or of an account; a job a worker holds finishes. */
-export function cancelJobs(ctx: AppContext, which: { key: string } | { refId: string } | { userId: string }): number {
+export async function cancelJobs(ctx: AppContext, which: { key: string } | { refId: string } | { userId: string }): Promise<number> {
+  await ready(ctx.db);
   const [column, value] = "key" in which ? ["key", which.key] : "refId" in which ? ["ref_id", which.refId] : ["user_id", which.userId];
   return ctx.db.$client
     .query(`UPDATE jobs SET state = 'cancelled', updated_at = ? WHERE ${column} = ? AND state = 'pending'`)
@@ -260,8 +262,9 @@ export async function findJob(ctx: AppContext, key: string): Promise<Job | null>
 }
 
 /** The subjects (refId) among `refIds` that have a pending job of `kind`. */
-export function pendingRefs(ctx: AppContext, kind: string, refIds: string[]): Set<string> {
+export async function pendingRefs(ctx: AppContext, kind: string, refIds: string[]): Promise<Set<string>> {
   if (!refIds.length) return new Set();
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT ref_id FROM jobs WHERE kind = ? AND state = 'pending' AND ref_id IN (SELECT value FROM json_each(?))`)
     .all(kind, JSON.stringify(refIds)) as { ref_id: string }[];

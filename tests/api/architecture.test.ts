@@ -200,8 +200,6 @@ const ALLOWED: Record<string, string> = {
   "backups/backups.ts speaks SQL (not a record)": "to untie: as above",
   "backups/backups.ts imports db/transaction.ts (not a record)":
     "a backup's VACUUM INTO and a restore's close of the connection wait (ready) until no other caller's transaction is open on it: the database file's work, as above",
-  "backups/schedule.ts imports db/transaction.ts (not a record)":
-    "the schedule's job is moved by the jobs' records kept synchronous for the campaigns' and drips' transactions (rescheduleJob, cancelJobs), run in the caller's own turn on the connection (ready)",
   "backups/inspect-db.ts imports db/client.ts (not a record)": "to untie: inspecting an uploaded backup opens and migrates a copy",
   "backups/inspect-db.ts imports db/migrations/embedded.ts (not a record)": "to untie: as above",
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
@@ -218,14 +216,6 @@ const ALLOWED: Record<string, string> = {
     "campaigns' views (viewOf, listCampaigns, the CSV export) read it synchronously with their other figures, in the turn they awaited (onConnection)",
   "links/clicks.ts exports clicksByMessage, which uses the database, not async (not async)": "as humanClicksByCampaign: the A/B test's figures (campaigns/ab-test.ts) are read synchronously",
   "links/clicks.ts exports moveContactClicks, which uses the database, not async (not async)": "a merge of contacts (contacts/contacts.ts mergeContacts) moves the clicks in its ctx.withTransaction with its messages, through the synchronous port ctx.contactMessages",
-  "drips/drips.ts exports findDrip, which uses the database, not async (not async)":
-    "a drip step's job (runner.ts runStep, in the jobs runner's synchronous transactional pass), the exit reader's events and the automation runner's actions (inside its ctx.withTransaction, a drip's records not async yet) read the drip",
-  "drips/drips.ts exports enrolContact, which uses the database, not async (not async)":
-    "enrols in its caller's transaction: the automation runner's (an enrol action, inside its ctx.withTransaction), the exit reader's opt-in and an enrolment's chunk; one active enrolment per contact and drip is the unique key drip_enrolments_active_idx",
-  "drips/drips.ts exports exitEnrolment, which uses the database, not async (not async)":
-    "ends an enrolment in its caller's transaction: a step's job (the jobs runner's synchronous pass), the exit reader's, the segment check's; once on its conditional update (state = 'active')",
-  "drips/drips.ts exports exitContact, which uses the database, not async (not async)":
-    "the automation runner's remove-from-drip action, in its ctx.withTransaction (called synchronously inside it); once on exitEnrolment's conditional update",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
     "every message's seq is reserved in the transaction that writes it: the outbox's enqueue and the inbound flow's storeInbound (messages), synchronous",
   "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
@@ -249,12 +239,7 @@ const ALLOWED: Record<string, string> = {
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change, synchronous or awaiting nothing: the outbox's and the engine's, the inbound flow's, contacts', campaigns', conversations', links', automation's",
   "jobs/jobs.ts exports enqueueJob, which uses the database, not async (not async)":
-    "a job is queued in the transaction of the work it follows, synchronous or awaiting nothing: drips' enrolments and steps, campaigns' lifecycle, the inbound flow's media copies, the outbox's reconciliation, and the registrations at start; once per key on its unique key (ON CONFLICT DO NOTHING)",
-  "jobs/jobs.ts exports rescheduleJob, which uses the database, not async (not async)":
-    "as enqueueJob: a campaign's start moved in its lifecycle's synchronous transactions, a drip step in the steps' pass, the backup schedule in its own turn after ready",
-  "jobs/jobs.ts exports cancelJobs, which uses the database, not async (not async)": "as rescheduleJob: in the campaigns' and drips' synchronous transactions; only pending jobs (a conditional update)",
-  "jobs/jobs.ts exports pendingRefs, which uses the database, not async (not async)":
-    "the repair of interrupted campaigns at start (campaigns/lifecycle.ts, one synchronous transaction) reads which scheduled campaigns have their start job",
+    "a job is queued in the transaction of the work it follows, from synchronous code: the registrations at start (registerDrips, startAutomation, scheduleBackups' drill and the sweeps'), the inbound flow's media copies (its transaction awaits nothing), the outbox's reconciliation, drips' steps and enrolments (advance, enrolContact: their own statements after it), support messages and webhook deliveries; once per key on its unique key (ON CONFLICT DO NOTHING)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
   "messages/outbox.ts begins a synchronous transaction (not async)":
@@ -283,10 +268,6 @@ const ALLOWED: Record<string, string> = {
   "media/media.ts exports linkMedia, which uses the database, not async (not async)":
     "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
-  "contacts/contacts.ts exports findContactById, which uses the database, not async (not async)":
-    "a drip step's job (the jobs runner's synchronous pass) and the automation runner's event and action code (synchronous inside its ctx.withTransaction) read the contact",
-  "contacts/contacts.ts exports contactIdsWhere, which uses the database, not async (not async)": "drips enrol a segment's contacts a chunk at a time in their synchronous turn",
-  "contacts/contacts.ts exports contactMatches, which uses the database, not async (not async)": "a drip step's job (the jobs runner's synchronous pass) checks its segment",
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
     "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
   "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)":

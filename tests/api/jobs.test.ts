@@ -60,16 +60,16 @@ describe("queueing", () => {
   test("rescheduling moves a key's job and makes it pending again; cancelling drops only pending jobs", async () => {
     registerJobHandler(ctx, "start", () => {});
     enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 + MINUTE, refId: "c1" });
-    rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 5 * MINUTE, refId: "c1" });
+    await rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 5 * MINUTE, refId: "c1" });
     now = T0 + 2 * MINUTE;
     expect((await runDueJobs(ctx)).claimed).toBe(0);
     now = T0 + 5 * MINUTE;
     await (await runDueJobs(ctx)).settled;
     expect((await state("s")).state).toBe("done");
-    rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 9 * MINUTE, refId: "c1" });
+    await rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 9 * MINUTE, refId: "c1" });
     expect((await findJob(ctx, "s"))).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 9 * MINUTE, result: null });
-    expect(cancelJobs(ctx, { refId: "c1" })).toBe(1);
-    expect(cancelJobs(ctx, { refId: "c1" })).toBe(0);
+    expect(await cancelJobs(ctx, { refId: "c1" })).toBe(1);
+    expect(await cancelJobs(ctx, { refId: "c1" })).toBe(0);
     now = T0 + 10 * MINUTE;
     expect((await runDueJobs(ctx)).claimed).toBe(0);
     expect((await state("s")).state).toBe("cancelled");
