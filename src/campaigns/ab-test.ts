@@ -9,7 +9,7 @@ import { PARKED } from "../messages/due";
 import { campaignHasOpenMessages } from "../messages/outbox";
 import { findUserById, type User } from "../users/queries";
 import { AB_AT_ONCE, AB_DECIDE, abDecideKey, keptRecipients, variantLabel } from "./ab-split";
-import { abRestCount, addSkipped, findCampaign, onConnection, setWinnerOnce, setWriting, takeKept } from "./records";
+import { abRestCount, addSkipped, findCampaign, setWinnerOnce, setWriting, takeKept } from "./records";
 import { CLEAR_AT, differenceConfidence, rankByRate, RECHECK_MINUTES, REPLY_WINDOW_HOURS } from "./ab-stats";
 import { getCampaign, viewOf, type CampaignRow } from "./campaigns";
 import { pauseCampaign } from "./lifecycle";
@@ -60,23 +60,21 @@ export async function abTestReport(ctx: AppContext, user: User, id: string) {
   return reportOf(ctx, await getCampaign(ctx, user.id, id));
 }
 
-/**
- * The report of a campaign read (also by the rule's decision, a job). Its figures are read in one turn on the
- * connection: the messages' and the clicks' records it reads are synchronous.
- */
+/** The report of a campaign read (also by the rule's decision, a job), from the records of its messages and clicks. */
 async function reportOf(ctx: AppContext, c: CampaignRow) {
   const id = c.id;
   const test = c.abTest;
   if (!test) throw notFound("This campaign has no A/B test");
-  await onConnection(ctx);
   const held = c.abWinner === null || c.outboxWriting ? await abRestCount(ctx, id) : 0;
+  const statuses = await abVariantStatusCounts(ctx, id);
+  const clicked = await clicksByMessage(ctx, id);
+  const variantOf = await abVariantOfMessages(ctx, id, [...clicked.keys()]);
+  const repliers = await abVariantRepliers(ctx, id, REPLY_WINDOW_MS, ctx.now(), [...STOP_WORDS]);
   const variants = test.variants.map(noFigures);
-  for (const r of abVariantStatusCounts(ctx, id)) if (variants[r.variant]) addStatus(variants[r.variant]!, r.status, r.n, r.unsent);
+  for (const r of statuses) if (variants[r.variant]) addStatus(variants[r.variant]!, r.status, r.n, r.unsent);
   const rest = noFigures();
-  for (const r of statusCountsByCampaign(ctx, [id])) addStatus(rest, r.status, r.n, r.unsent);
+  for (const r of await statusCountsByCampaign(ctx, [id])) addStatus(rest, r.status, r.n, r.unsent);
   for (const v of variants) for (const k of ["recipients", "sent", "delivered", "failed", "pending"] as const) rest[k] -= v[k];
-  const clicked = clicksByMessage(ctx, id);
-  const variantOf = abVariantOfMessages(ctx, id, [...clicked.keys()]);
   for (const [messageId, { clicks }] of clicked) {
     const v = variantOf.get(messageId);
     const f = v === undefined ? rest : variants[v];
@@ -84,7 +82,7 @@ async function reportOf(ctx: AppContext, c: CampaignRow) {
     f.humanClicks += clicks;
     f.clickers += 1;
   }
-  for (const [v, n] of abVariantRepliers(ctx, id, REPLY_WINDOW_MS, ctx.now(), [...STOP_WORDS])) if (variants[v]) variants[v]!.repliers = n;
+  for (const [v, n] of repliers) if (variants[v]) variants[v]!.repliers = n;
 
   const hitsOf = (f: Figures) => (test.measure === "clicks" ? f.clickers : f.repliers);
   const ranked = rankByRate(variants.map((f, variant) => ({ variant, hits: hitsOf(f), of: f.sent })));
@@ -188,7 +186,7 @@ export async function pickWinnerByUser(ctx: AppContext, user: User, id: string, 
   });
   const c = await getCampaign(ctx, user.id, id);
   const report = await reportOf(ctx, c);
-  return { campaign: viewOf(ctx, c), report };
+  return { campaign: await viewOf(ctx, c), report };
 }
 
 /**

@@ -55,10 +55,10 @@ const COUNTED = ["queued", "sending", "sent", "delivered", "failed", "unknown", 
 // `refused`: failed messages the provider never accepted (no sent_at); they are failures, but were never sent.
 type Counts = Record<(typeof COUNTED)[number] | "refused", number>;
 
-function countsFor(ctx: AppContext, ids: string[]): Map<string, Counts> {
+async function countsFor(ctx: AppContext, ids: string[]): Promise<Map<string, Counts>> {
   const out = new Map<string, Counts>();
   if (!ids.length) return out;
-  const rows = statusCountsByCampaign(ctx, ids);
+  const rows = await statusCountsByCampaign(ctx, ids);
   for (const id of ids) out.set(id, { ...(Object.fromEntries(COUNTED.map((s) => [s, 0])) as Counts), refused: 0 });
   for (const r of rows) {
     const k = out.get(r.id)!;
@@ -141,19 +141,21 @@ export async function progressView(ctx: AppContext, userId: string, id: string) 
 
 /** A campaign as GET /api/campaigns/:id answers it (before its quiet-hours wait). */
 export async function campaignViewOf(ctx: AppContext, userId: string, id: string) {
-  const row = await getCampaign(ctx, userId, id);
-  await onConnection(ctx);
-  return viewOf(ctx, row);
+  return viewOf(ctx, await getCampaign(ctx, userId, id));
 }
 
 /** A campaign's click figures (issue 32): people's clicks and click rate, per link and per day, and every hit by verdict. */
 export async function campaignClickFigures(ctx: AppContext, userId: string, id: string) {
-  const view = viewOf(ctx, await getCampaign(ctx, userId, id));
+  const view = await viewOf(ctx, await getCampaign(ctx, userId, id));
   return { campaignId: id, reached: view.totalSent, ...(await campaignClicks(ctx, userId, id, view.totalSent)) };
 }
 
-export function viewOf(ctx: AppContext, row: CampaignRow) {
-  return campaignView(row, countsFor(ctx, [row.id]).get(row.id)!, humanClicksByCampaign(ctx, [row.id]).get(row.id), heldMedia(ctx, [campaignMedia(row.id)]).get(campaignMedia(row.id)));
+/** A campaign's view: its counts and clicks awaited, then its media read after ready. */
+export async function viewOf(ctx: AppContext, row: CampaignRow) {
+  const counts = (await countsFor(ctx, [row.id])).get(row.id)!;
+  const clicks = (await humanClicksByCampaign(ctx, [row.id])).get(row.id);
+  await onConnection(ctx);
+  return campaignView(row, counts, clicks, heldMedia(ctx, [campaignMedia(row.id)]).get(campaignMedia(row.id)));
 }
 
 export type CampaignListQuery = CampaignFilter & {
@@ -166,9 +168,9 @@ export type CampaignListQuery = CampaignFilter & {
 export async function listCampaigns(ctx: AppContext, userId: string, q: CampaignListQuery) {
   const { page, pageSize, ...filter } = q;
   const { rows, total } = await campaignPage(ctx, userId, { ...filter, limit: pageSize, offset: (page - 1) * pageSize });
+  const counts = await countsFor(ctx, rows.map((r) => r.id));
+  const clicks = await humanClicksByCampaign(ctx, rows.map((r) => r.id));
   await onConnection(ctx);
-  const counts = countsFor(ctx, rows.map((r) => r.id));
-  const clicks = humanClicksByCampaign(ctx, rows.map((r) => r.id));
   const media = heldMedia(ctx, rows.map((r) => campaignMedia(r.id)));
   return { data: rows.map((r) => campaignView(r, counts.get(r.id)!, clicks.get(r.id), media.get(campaignMedia(r.id)))), total, page: q.page, pageSize: q.pageSize };
 }
@@ -394,7 +396,6 @@ export async function createCampaign(ctx: AppContext, user: User, input: Campaig
   });
   // And one after the write (a 100,000-number list is 1.7 MB of JSON made and stored) before the answer is made.
   if ((values.recipients?.length ?? 0) > RECIPIENTS_SLICE) await nextTurn();
-  await onConnection(ctx);
   return viewOf(ctx, { ...row, recipients: values.recipients ?? [] });
 }
 
@@ -428,7 +429,6 @@ export async function updateCampaign(ctx: AppContext, user: User, id: string, in
     }
     return (await findStartRow(ctx, user.id, id))!;
   });
-  await onConnection(ctx);
   return viewOf(ctx, { ...answer, recipients: values.recipients ?? saved });
 }
 
@@ -567,8 +567,7 @@ async function scheduleStart(ctx: AppContext, user: User, campaign: StartRow, at
 export async function sendCampaign(ctx: AppContext, user: User, id: string, scheduledAtInput?: string | null) {
   const result = await startOrSchedule(ctx, user, id, scheduledAtInput);
   const row = await getCampaign(ctx, user.id, id);
-  await onConnection(ctx);
-  return { campaign: viewOf(ctx, row), ...result };
+  return { campaign: await viewOf(ctx, row), ...result };
 }
 
 /**

@@ -26,7 +26,7 @@ export async function sendHeldNow(ctx: AppContext, user: User, id: string) {
     return releaseHeld(ctx, [id], now);
   });
   ctx.sending.wake();
-  return { released, campaign: viewOf(ctx, await getCampaign(ctx, user.id, id)) };
+  return { released, campaign: await viewOf(ctx, await getCampaign(ctx, user.id, id)) };
 }
 
 /**

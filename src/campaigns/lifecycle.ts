@@ -51,7 +51,7 @@ export async function settleCampaign(ctx: AppContext, id: string): Promise<boole
   // end read a million rows on the event loop.
   let out = 0;
   let failed = 0;
-  for (const r of statusCountsByCampaign(ctx, [id])) {
+  for (const r of await statusCountsByCampaign(ctx, [id])) {
     if (r.status === "sent" || r.status === "delivered" || r.status === "unknown") out += r.n;
     else if (r.status === "failed") failed += r.n;
   }

@@ -2,7 +2,7 @@ import { conflict } from "../http/errors";
 import type { AppContext } from "../context";
 import type { User } from "../users/queries";
 import { campaignWithoutRecipients, getCampaign, startOrSchedule, viewOf } from "./campaigns";
-import { onConnection, typedListIs, typedListText } from "./records";
+import { typedListIs, typedListText } from "./records";
 import { nextTurn } from "./turns";
 import { reachOf } from "./delivery-preview";
 import { registrationWarning } from "./registration-warning";
@@ -39,6 +39,5 @@ export async function sendCampaignChecked(ctx: AppContext, user: User, id: strin
   // The list as started: read again only if an edit changed it meanwhile.
   const recipients = text !== null && (await typedListIs(ctx, id, text)) ? typed : (await getCampaign(ctx, user.id, id)).recipients;
   const row = (await campaignWithoutRecipients(ctx, user.id, id))!;
-  await onConnection(ctx);
-  return { campaign: viewOf(ctx, { ...row, recipients }), ...result };
+  return { campaign: await viewOf(ctx, { ...row, recipients }), ...result };
 }

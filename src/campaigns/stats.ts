@@ -39,10 +39,9 @@ export async function campaignsSentSince(ctx: AppContext, userId: string, since:
 /**
  * Messages per campaign and status; `unsent` counts those never accepted by a provider (no sent time). Read from the
  * counts the messages triggers keep (migration 0019): a few primary-key rows per campaign, never its messages.
- * Synchronous, in its caller's turn: a campaign's view (viewOf), which the live frames build in the hub's
- * synchronous read of the event log; the settle step and an A/B test's report read it after an awaited record.
  */
-export function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
+export async function statusCountsByCampaign(ctx: AppContext, campaignIds: string[]) {
+  await ready(ctx.db);
   return ctx.db
     .select({ id: campaignMessageCounts.campaignId, status: campaignMessageCounts.status, n: campaignMessageCounts.n, unsent: campaignMessageCounts.unsent })
     .from(campaignMessageCounts)

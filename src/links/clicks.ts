@@ -119,8 +119,9 @@ const VERDICTS: Verdict[] = ["human", "preview", "head", "prefetch", "scanner", 
 const zero = (): HitCounts => Object.fromEntries(VERDICTS.map((v) => [v, 0])) as HitCounts;
 
 /** People's clicks per campaign, of those given (a click is one recipient's first of one link). */
-export function humanClicksByCampaign(ctx: AppContext, campaignIds: string[]): Map<string, { clicks: number; clickers: number }> {
+export async function humanClicksByCampaign(ctx: AppContext, campaignIds: string[]): Promise<Map<string, { clicks: number; clickers: number }>> {
   if (!campaignIds.length) return new Map();
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT c.campaign_id AS id, count(*) AS clicks, count(DISTINCT l.message_id) AS clickers
@@ -140,6 +141,7 @@ export const rate = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 1
  * day (UTC).
  */
 export async function campaignClicks(ctx: AppContext, userId: string, campaignId: string, reached: number) {
+  const totals = (await humanClicksByCampaign(ctx, [campaignId])).get(campaignId) ?? { clicks: 0, clickers: 0 };
   await ready(ctx.db);
   const db = ctx.db.$client;
   const hits = zero();
@@ -148,7 +150,6 @@ export async function campaignClicks(ctx: AppContext, userId: string, campaignId
     n: number;
   }[])
     hits[r.verdict] = r.n;
-  const totals = humanClicksByCampaign(ctx, [campaignId]).get(campaignId) ?? { clicks: 0, clickers: 0 };
   const links = (
     db
       .query(
@@ -188,7 +189,8 @@ export async function accountClicks(ctx: AppContext, userId: string, start: numb
 }
 
 /** Each recipient's people's clicks of a campaign, by message (the campaign's CSV export). */
-export function clicksByMessage(ctx: AppContext, campaignId: string): Map<string, { clicks: number; firstAt: number }> {
+export async function clicksByMessage(ctx: AppContext, campaignId: string): Promise<Map<string, { clicks: number; firstAt: number }>> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT l.message_id AS id, count(*) AS clicks, min(c.at) AS firstAt FROM link_clicks c JOIN short_links l ON l.id = c.short_link_id

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
 /**
@@ -7,7 +8,8 @@ import type { AppContext } from "../context";
  */
 
 /** The test messages by variant and status, with how many of each never reached a provider (no sent_at). */
-export function abVariantStatusCounts(ctx: AppContext, campaignId: string) {
+export async function abVariantStatusCounts(ctx: AppContext, campaignId: string) {
+  await ready(ctx.db);
   return ctx.db.$client
     .query(
       `SELECT ab_variant AS variant, status, count(*) AS n, sum(sent_at IS NULL) AS unsent FROM messages
@@ -20,8 +22,9 @@ export function abVariantStatusCounts(ctx: AppContext, campaignId: string) {
  * The variant of each of these messages that is one of the campaign's test messages, by message id (the messages
  * clicked, joined with their clicks): looked up by id, not every test message read.
  */
-export function abVariantOfMessages(ctx: AppContext, campaignId: string, messageIds: string[]): Map<string, number> {
+export async function abVariantOfMessages(ctx: AppContext, campaignId: string, messageIds: string[]): Promise<Map<string, number>> {
   if (!messageIds.length) return new Map();
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT id, ab_variant AS variant FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND campaign_id = ? AND ab_variant IS NOT NULL`)
     .all(JSON.stringify(messageIds), campaignId) as { id: string; variant: number }[];
@@ -33,7 +36,8 @@ export function abVariantOfMessages(ctx: AppContext, campaignId: string, message
  * their message was sent and within `windowMs` of it (and no later than `until`), an opt-out word (`optOutWords`,
  * upper case) not counted as a reply. Each recipient counts once.
  */
-export function abVariantRepliers(ctx: AppContext, campaignId: string, windowMs: number, until: number, optOutWords: string[]): Map<number, number> {
+export async function abVariantRepliers(ctx: AppContext, campaignId: string, windowMs: number, until: number, optOutWords: string[]): Promise<Map<number, number>> {
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(
       `SELECT m.ab_variant AS variant, count(*) AS n FROM messages m

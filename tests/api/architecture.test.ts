@@ -212,9 +212,6 @@ const ALLOWED: Record<string, string> = {
   "links/links.ts exports shortener, which uses the database, not async (not async)":
     "the hot path of a campaign's send (issue 32): the outbox writer's chunk (campaigns/outbox.ts writeOutbox, a synchronous transaction of campaigns, not converted) writes a message's short links with its message, one row each, measured by scripts/bench/shorten.ts",
   "links/links.ts exports dropShortLinks, which uses the database, not async (not async)": "as shortener: a repeated chunk's short links go in the outbox writer's synchronous transaction",
-  "links/clicks.ts exports humanClicksByCampaign, which uses the database, not async (not async)":
-    "campaigns' views (viewOf, listCampaigns, the CSV export) read it synchronously with their other figures, in the turn they awaited (onConnection)",
-  "links/clicks.ts exports clicksByMessage, which uses the database, not async (not async)": "as humanClicksByCampaign: the A/B test's figures (campaigns/ab-test.ts) are read synchronously",
   "links/clicks.ts exports moveContactClicks, which uses the database, not async (not async)": "a merge of contacts (contacts/contacts.ts mergeContacts) moves the clicks in its ctx.withTransaction with its messages, through the synchronous port ctx.contactMessages",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
     "every message's seq is reserved in the transaction that writes it: the outbox's enqueue and the inbound flow's storeInbound (messages), synchronous",
@@ -246,19 +243,11 @@ const ALLOWED: Record<string, string> = {
     "enqueue writes its rows, events and threads in one bun:sqlite transaction, a savepoint of its callers' synchronous ones (the campaign outbox writer, drips' steps in the jobs pass, sendText, the inbound flow's replies)",
   "messages/outbox.ts exports enqueue, which uses the database, not async (not async)":
     "as its transaction: called inside synchronous transactions or ones that await nothing (campaigns, drips, sendText, automation, the inbound flow); a campaign's row is once on its unique (campaign, phone)",
-  "messages/ab-variants.ts exports abVariantStatusCounts, which uses the database, not async (not async)":
-    "the A/B test's report and its decision job (the jobs runner's transactional pass, synchronous)",
-  "messages/ab-variants.ts exports abVariantOfMessages, which uses the database, not async (not async)":
-    "as abVariantStatusCounts",
-  "messages/ab-variants.ts exports abVariantRepliers, which uses the database, not async (not async)":
-    "as abVariantStatusCounts",
   "messages/messages.ts exports moveContactMessages, which uses the database, not async (not async)":
     "a contact merge's synchronous transaction, through ctx.contactMessages",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
     "the plan checks count through ctx.usageCounts inside synchronous transactions",
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
-  "campaigns/stats.ts exports statusCountsByCampaign, which uses the database, not async (not async)":
-    "a campaign's view (campaigns.ts viewOf) counts its messages synchronously: the live frames build it in the hub's synchronous read; the routes, the settle step and the A/B report read it in their turn after an awaited record",
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   "media/media.ts exports mediaOfMessages, which uses the database, not async (not async)":
