@@ -177,7 +177,7 @@ async function checked(ctx: AppContext, userId: string, input: RuleInput) {
   const conditions = checkConditions(input.conditions ?? {});
   compileConditions(conditions, ctx.now(), userId); // checks fields and operators
   const segmentId = input.segmentId?.trim() || null;
-  if (segmentId && !findSegment(ctx, userId, segmentId)) throw badRequest("Segment not found");
+  if (segmentId && !(await findSegment(ctx, userId, segmentId))) throw badRequest("Segment not found");
   const a = input.actions ?? {};
   const actions: Actions = {};
   if (a.sendMessage?.trim()) actions.sendMessage = a.sendMessage.trim();

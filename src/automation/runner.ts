@@ -146,13 +146,13 @@ async function handleEvent(ctx: AppContext, e: AppEvent): Promise<number> {
 }
 
 /** Whether the contact meets the rule's conditions and segment, or why not. */
-function whyNot(ctx: AppContext, rule: Rule, contact: ContactRow): string | null {
+async function whyNot(ctx: AppContext, rule: Rule, contact: ContactRow): Promise<string | null> {
   const only = sql`id = ${contact.id}`;
   if (Object.keys(rule.conditions).length) {
     if (!countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(rule.conditions, ctx.now(), rule.userId)})`)) return "Conditions not met";
   }
   if (rule.segmentId) {
-    const segment = findSegment(ctx, rule.userId, rule.segmentId);
+    const segment = await findSegment(ctx, rule.userId, rule.segmentId);
     if (!segment) return "The rule's segment was deleted";
     if (!countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(segment.conditions, ctx.now(), rule.userId)})`)) return `Not in segment ${segment.name}`;
   }
@@ -173,7 +173,7 @@ export async function runRule(ctx: AppContext, rule: Rule, contact: ContactRow |
       await finishRun(ctx, runId, rule.id, "skipped", ["No contact for this trigger"]);
       return true;
     }
-    const why = whyNot(ctx, rule, contact);
+    const why = await whyNot(ctx, rule, contact);
     if (why) {
       await finishRun(ctx, runId, rule.id, "skipped", [why]);
       return true;

@@ -12,7 +12,7 @@ import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { inboundCountSince } from "../messages/stats";
 import { compileConditions } from "../segments/conditions";
-import { findSegment } from "../segments/segments";
+import { segmentNow } from "../segments/segments";
 
 /**
  * A campaign's audience: the contacts record's presets (src/contacts/audience.ts), a segment's conditions
@@ -22,7 +22,7 @@ export function audienceCondition(ctx: AppContext, userId: string, audience: Cam
   const now = ctx.now();
   return audienceWhere(userId, audience, now, {
     segment: (segmentId) => {
-      const segment = findSegment(ctx, userId, segmentId);
+      const segment = segmentNow(ctx, userId, segmentId);
       if (!segment) throw badRequest("The chosen segment no longer exists");
       return compileConditions(segment.conditions, now, userId);
     },

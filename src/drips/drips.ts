@@ -201,7 +201,7 @@ async function values(ctx: AppContext, userId: string, input: DripInput, creatin
   if (input.exitOnReply !== undefined) out.exitOnReply = input.exitOnReply;
   if (input.goalTag !== undefined) out.goalTag = input.goalTag?.trim() || null;
   if (input.segmentId !== undefined) {
-    if (input.segmentId && !findSegment(ctx, userId, input.segmentId)) throw badRequest("That segment does not exist");
+    if (input.segmentId && !(await findSegment(ctx, userId, input.segmentId))) throw badRequest("That segment does not exist");
     out.segmentId = input.segmentId || null;
   }
   if (input.reentryDays !== undefined) out.reentryDays = input.reentryDays;
@@ -385,7 +385,7 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
   if (!drip.isActive) throw conflict("This drip campaign is inactive: switch it on to enrol contacts");
   let ids = input.contactIds ?? [];
   if (input.segmentId) {
-    const segment = findSegment(ctx, userId, input.segmentId);
+    const segment = await findSegment(ctx, userId, input.segmentId);
     if (!segment) throw notFound("Segment not found");
     ids = await contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now(), userId), MAX_SEGMENT_ENROL);
   }

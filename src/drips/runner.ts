@@ -83,7 +83,7 @@ type Contact = NonNullable<Awaited<ReturnType<typeof findContactById>>>;
 async function goalOrSegment(ctx: AppContext, drip: Drip, contact: Contact): Promise<string | null> {
   if (drip.goalTag && (contact.tags ?? []).includes(drip.goalTag)) return `Reached the goal (tag "${drip.goalTag}")`;
   if (drip.segmentId) {
-    const segment = findSegment(ctx, drip.userId, drip.segmentId);
+    const segment = await findSegment(ctx, drip.userId, drip.segmentId);
     if (segment && !(await contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now(), drip.userId)))) return `Left the segment "${segment.name}"`;
   }
   return null;
@@ -318,8 +318,7 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
   await ready(ctx.db);
   const drips = ctx.db.select().from(dripCampaigns).where(isNotNull(dripCampaigns.segmentId)).all();
   for (const drip of drips) {
-    await ready(ctx.db);
-    const segment = findSegment(ctx, drip.userId, drip.segmentId!);
+    const segment = await findSegment(ctx, drip.userId, drip.segmentId!);
     if (!segment) continue;
     let after = "";
     for (;;) {

@@ -19,11 +19,17 @@ export const segmentView = (s: Segment) => ({
   createdAt: s.createdAt.toISOString(),
 });
 
+/** The user's segment, or undefined (another user's segment is as missing as an unknown id). */
+export async function findSegment(ctx: AppContext, userId: string, id: string): Promise<Segment | undefined> {
+  await ready(ctx.db);
+  return segmentNow(ctx, userId, id);
+}
+
 /**
- * The user's segment, or undefined (another user's segment is as missing as an unknown id). Synchronous still:
- * campaigns' audiences, drips and automation read it inside their synchronous transactions.
+ * As findSegment, synchronously: a campaign's audience condition (campaigns/audiences.ts) is built in the turn of
+ * the audience's reads, which the outbox's synchronous writing of a campaign's start runs.
  */
-export function findSegment(ctx: AppContext, userId: string, id: string): Segment | undefined {
+export function segmentNow(ctx: AppContext, userId: string, id: string): Segment | undefined {
   return ctx.db
     .select()
     .from(segments)
@@ -32,7 +38,7 @@ export function findSegment(ctx: AppContext, userId: string, id: string): Segmen
 }
 
 function getSegment(ctx: AppContext, userId: string, id: string): Segment {
-  const s = findSegment(ctx, userId, id);
+  const s = segmentNow(ctx, userId, id);
   if (!s) throw notFound("Segment not found");
   return s;
 }

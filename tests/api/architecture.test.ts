@@ -205,8 +205,8 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
 
   // Records of converted folders still synchronous for callers that are not (issue 30 item 2).
-  "segments/segments.ts exports findSegment, which uses the database, not async (not async)":
-    "campaigns' audiences, drips and automation read it inside their synchronous transactions",
+  "segments/segments.ts exports segmentNow, which uses the database, not async (not async)":
+    "a campaign's audience condition (campaigns/audiences.ts audienceCondition) is built synchronously for the audience's synchronous reads (resolveRecipients' audienceContacts, audienceCountUpTo); drips and automation read findSegment",
   "links/links.ts exports findShortLink, which uses the database, not async (not async)":
     "the redirect's hot path (issue 32: p95 under 20 ms at 500 clicks/s): answered in the request's turn when no transaction is open on the connection, else a Promise after ready; an await on every click doubled scripts/bench/redirect.ts's p95",
   "links/links.ts exports shortener, which uses the database, not async (not async)":
