@@ -484,7 +484,7 @@ export function startAutomation(ctx: AppContext) {
     await current;
   });
   registerJobHandler(ctx, TICK, () => {
-    // The chunks run in their own transactions (ctx.withTransaction), after the jobs runner's synchronous pass.
+    // The chunks run in their own transactions (ctx.withTransaction), after the jobs runner's pass.
     schedule();
     return { runAgainAt: ctx.now() + 60_000 };
   }, { transactional: true, maxAttempts: Infinity });

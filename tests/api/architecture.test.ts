@@ -236,7 +236,7 @@ const ALLOWED: Record<string, string> = {
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change, synchronous or awaiting nothing: the outbox's and the engine's, the inbound flow's, contacts', campaigns', conversations', links', automation's",
   "jobs/jobs.ts exports enqueueJob, which uses the database, not async (not async)":
-    "a job is queued in the transaction of the work it follows, from synchronous code: the registrations at start (registerDrips, startAutomation, scheduleBackups' drill and the sweeps'), the inbound flow's media copies (its transaction awaits nothing), the outbox's reconciliation, drips' steps and enrolments (advance, enrolContact: their own statements after it), support messages and webhook deliveries; once per key on its unique key (ON CONFLICT DO NOTHING)",
+    "a job is queued in the transaction of the work it follows, and some callers are synchronous still: the outbound webhooks' deliveries (webhooks.ts insertDelivery and requeue, synchronous helpers of the feed's chunk and the retries) and the registrations at start (startAutomation, startOutboundWebhooks, scheduleEventPruning, scheduleDeliveryPruning, scheduleMediaSweep, scheduleRegistrationChecks, backups' drill, called synchronously by server.ts and tests); once per key on its unique key (ON CONFLICT DO NOTHING)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
   "messages/outbox.ts begins a synchronous transaction (not async)":
@@ -260,7 +260,7 @@ const ALLOWED: Record<string, string> = {
   "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
     "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
   "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)":
-    "a campaign's start written in one go (campaigns/outbox.ts resolveRecipients, from campaigns.ts startCampaign, synchronous in its caller's transaction: a scheduled start's job in the jobs runner's synchronous pass) reads its audience synchronously",
+    "a campaign's start written in one go (campaigns.ts startCampaign, in its caller's transaction) reads its audience through campaigns/outbox.ts resolveRecipients and audiences.ts audienceContacts, synchronous",
   "contacts/audience.ts exports countAudienceUpTo, which uses the database, not async (not async)":
     "as audienceContactsWhere: the start counts its audience (outbox-writer.ts recipientCountUpTo) synchronously",
   "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
@@ -295,7 +295,7 @@ const ALLOWED: Record<string, string> = {
     "listContacts reads the page's rowids synchronously in its turn after ready, with the total it read and then the rows: an await between would let a delete land between the rowids and their rows",
   "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as listPage: listContacts' search page, in its turn after ready",
   "links/links.ts exports shortenText, which uses the database, not async (not async)":
-    "as shortener: a drip step's text (drips/runner.ts, in the jobs runner's synchronous pass), an automation reply (in its runner's ctx.withTransaction, called synchronously) and a keyword reply (the inbound flow's transaction, which awaits nothing) write their short links with their message",
+    "as shortener: a drip step's text (drips/runner.ts runStep), an automation reply (in its runner's ctx.withTransaction, called synchronously) and a keyword reply (the inbound flow's transaction, which awaits nothing) write their short links with their message",
   "media/media.ts exports heldMediaIds, which uses the database, not async (not async)":
     "a campaign's media, read by campaigns/outbox.ts (segmentsEach, segmentsPerMessage, writeOutbox) synchronously, the last in the outbox writer's synchronous transaction",
   "users/default-country.ts exports recipientPhone, which uses the database, not async (not async)":
