@@ -274,6 +274,74 @@ const ALLOWED: Record<string, string> = {
   "contacts/name-order.ts exports keyEarlierNames, which uses the database, not async (not async)":
     "keys the names of contacts from before migration 0052 when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook",
   "contacts/name-order.ts begins a synchronous transaction (not async)": "keyEarlierNames' pieces, as above; an import's names are added in ctx.withTransaction",
+  // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
+  // away, a synchronous record ALLOWED above, and goes with it.
+  "admin/routes.ts exports adminRoutes, which uses the database, not async (not async)":
+    "a handler (POST /api/admin/users/:id/license) reads the target account with findUserById (synchronous, ALLOWED above) in its turn, before its awaits: goes with findUserById",
+  "auth/routes.ts exports authRoutes, which uses the database, not async (not async)":
+    "the sign-in's second step reads the account with findUserById (synchronous, ALLOWED above) after awaiting the step: goes with findUserById",
+  "auth/user-routes.ts exports userRoutes, which uses the database, not async (not async)":
+    "the settings' view (settingsView) reads the default country with defaultCountryOf (users/default-country.ts, synchronous, ALLOWED above): goes with it",
+  "automation/runner.ts exports startAutomation, which uses the database, not async (not async)":
+    "the registration at start queues its jobs with enqueueJob (jobs/jobs.ts, synchronous, ALLOWED above) in server.ts's turn: goes with enqueueJob",
+  "events/events.ts exports scheduleEventPruning, which uses the database, not async (not async)":
+    "as startAutomation: queues the pruning job at start with enqueueJob (synchronous)",
+  "media/media.ts exports scheduleMediaSweep, which uses the database, not async (not async)":
+    "as startAutomation: queues the sweep's job at start with enqueueJob (synchronous)",
+  "outbound-webhooks/retention.ts exports scheduleDeliveryPruning, which uses the database, not async (not async)":
+    "as startAutomation: queues the pruning job at start with enqueueJob (synchronous)",
+  "outbound-webhooks/webhooks.ts exports startOutboundWebhooks, which uses the database, not async (not async)":
+    "as startAutomation: queues the feed's safety-net job at start with enqueueJob (synchronous)",
+  "phone-numbers/registration.ts exports scheduleRegistrationChecks, which uses the database, not async (not async)":
+    "as startAutomation: queues the registration checks' job at start with enqueueJob (synchronous)",
+  "campaigns/ab-split.ts exports abSegments, which uses the database, not async (not async)":
+    "an A/B start's segments (campaigns/outbox.ts segmentsEach) read the campaign's media with heldMediaIds (media, synchronous, ALLOWED above) in the start's transaction",
+  "campaigns/ab-split.ts exports keptRecipients, which uses the database, not async (not async)":
+    "the winner's rest is read as typed numbers (campaigns/outbox.ts resolveTyped: defaultCountryOf and recipientReader, synchronous, ALLOWED above) in the transaction that writes it",
+  "campaigns/audiences.ts exports audienceCondition, which uses the database, not async (not async)":
+    "reads the campaign's segment with findSegment (segments, synchronous, ALLOWED above) to build the audience's condition, in the start's transaction",
+  "campaigns/audiences.ts exports audienceContacts, which uses the database, not async (not async)":
+    "as audienceCondition, and reads the audience with audienceContactsWhere (contacts/audience.ts, synchronous, ALLOWED above)",
+  "campaigns/audiences.ts exports audienceContactsInWindow, which uses the database, not async (not async)":
+    "as audienceCondition: a chunk's audience, in the outbox writer's transaction",
+  "campaigns/audiences.ts exports audienceCount, which uses the database, not async (not async)":
+    "as audienceCondition: the audience counted with it",
+  "campaigns/audiences.ts exports audienceCountUpTo, which uses the database, not async (not async)":
+    "as audienceCondition, and counts with countAudienceUpTo (contacts/audience.ts, synchronous, ALLOWED above)",
+  "campaigns/outbox.ts exports outboxSegments, which uses the database, not async (not async)":
+    "as segmentsEach: the SMS a campaign's messages cost, checked against the plan in the start's transaction",
+  "campaigns/outbox.ts exports resolveRecipients, which uses the database, not async (not async)":
+    "the start's recipients (audienceContacts, resolveTyped: synchronous, above) read in the transaction that writes them",
+  "campaigns/outbox.ts exports resolveTyped, which uses the database, not async (not async)":
+    "typed numbers are read with defaultCountryOf and recipientReader (users, contacts: synchronous, ALLOWED above) in the transaction that writes them",
+  "campaigns/outbox.ts exports segmentsEach, which uses the database, not async (not async)":
+    "reads the campaign's media with heldMediaIds (media, synchronous, ALLOWED above): an MMS is one message",
+  "campaigns/outbox.ts exports segmentsPerMessage, which uses the database, not async (not async)":
+    "as segmentsEach",
+  "campaigns/outbox.ts exports writeOutbox, which uses the database, not async (not async)":
+    "writes a chunk's rows, short links and threads with enqueue, shortener, dropShortLinks and heldMediaIds (messages, links, media: synchronous, ALLOWED above) in the outbox writer's transaction",
+  "campaigns/sender.ts exports senderFor, which uses the database, not async (not async)":
+    "the campaign's sender (chooseSender, phone-numbers) and media (heldMedia), synchronous (ALLOWED above), read in the start's transaction",
+  "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":
+    "keys the earlier names and fails interrupted imports (keyEarlierNames, failInterruptedImports: synchronous, ALLOWED above) as the routes are built, and its handlers read the default country with defaultCountryOf (synchronous)",
+  "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
+    "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port: licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above)",
+  "keywords/keywords.ts exports businessOf, which uses the database, not async (not async)":
+    "the business name of a keyword's replies, read with findUserById (synchronous, ALLOWED above) in the inbound flow's transaction",
+  "licenses/limits.ts exports usageFor, which uses the database, not async (not async)":
+    "the plan checks read the account and its license (findUserById, currentLicense: synchronous, ALLOWED above) and count through the synchronous port ctx.usageCounts; called inside the transactions of contacts, campaigns, drips, automation, sendText, numbers and the inbound flow",
+  "licenses/limits.ts exports assertWithinLimit, which uses the database, not async (not async)":
+    "as usageFor: the one check before storing contacts, sending or adding numbers",
+  "licenses/limits.ts exports hasRoomForContact, which uses the database, not async (not async)":
+    "as usageFor: the inbound flow's check before it creates a contact",
+  "licenses/limits.ts exports hasRoomForMessages, which uses the database, not async (not async)":
+    "as usageFor: the inbound flow's check before a keyword's reply",
+  "links/redirect.ts exports redirectShortLink, which uses the database, not async (not async)":
+    "the redirect's hot path (issue 32): reads its short link with findShortLink in the request's turn when no transaction is open (ALLOWED above), a Promise after ready otherwise",
+  "messages/outbox.ts exports appendStatusEvents, which uses the database, not async (not async)":
+    "appends the events of messages that reached a status with appendEvent (synchronous, ALLOWED above), in the outcomes' transaction",
+  "providers/routes.ts exports providerRoutes, which uses the database, not async (not async)":
+    "a provider's test send reads the typed sender with recipientPhone (users/default-country.ts, synchronous, ALLOWED above)",
   // Found once the check read exported arrows and functions reaching the database through a helper of their file
   // (issue 30 item 3): the synchronous callers each one serves.
   "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
@@ -424,7 +492,7 @@ describe("one owner per table", () => {
   test("converted folders' records are async and their transactions ctx.withTransaction", () => {
     expect(ASYNC_FOLDERS.size).toBeGreaterThan(0);
     for (const folder of ASYNC_FOLDERS) expect(LAYERS.flat()).toContain(folder);
-    expectOnlyAllowed("async", syncInAsyncFolders(sources, (file) => ASYNC_FOLDERS.has(unitOf(file)) || ASYNC_FILES.has(file)));
+    expectOnlyAllowed("async", syncInAsyncFolders(sources, (file) => ASYNC_FOLDERS.has(unitOf(file)) || ASYNC_FILES.has(file), imports));
   });
 });
 
@@ -554,6 +622,35 @@ describe("the checks themselves, on planted file sets", () => {
       "support/usage.ts exports planOf, which uses the database, not async (not async)",
       "support/usage.ts exports usageOf, which uses the database, not async (not async)",
     ]);
+  });
+
+  test("a synchronous function reaching another file's synchronous record is found, through imports many files deep, an alias and a re-export; an async record or function stops the chain, a method call is not followed", () => {
+    const files = planted({
+      "contacts/records.ts": [
+        "export function findContact(ctx: AppContext, id: string) {\n  return ctx.db.select().from(contacts).where(eq(contacts.id, id)).get();\n}",
+        "export async function countAll(ctx: AppContext) {\n  await ready(ctx.db);\n  return ctx.db.select().from(contacts).all().length;\n}",
+      ].join("\n"),
+      "contacts/index.ts": `export { findContact as contactById } from "./records";`,
+      // One file away, then two (through an aliased import), then through the re-export.
+      "campaigns/view.ts": `import { findContact } from "../contacts/records";\nexport function viewOf(ctx: AppContext, id: string) {\n  return { contact: findContact(ctx, id) };\n}`,
+      "campaigns/list.ts": `import { viewOf as view } from "./view";\nexport const listOf = (ctx: AppContext, ids: string[]) => ids.map((id) => view(ctx, id));`,
+      "campaigns/alias.ts": `import { contactById } from "../contacts/index";\nexport function named(ctx: AppContext, id: string) {\n  return contactById(ctx, id)?.name;\n}`,
+      // The async record answers a Promise; the async function awaits its turn; a port's method is not a record.
+      "campaigns/total.ts": `import { countAll } from "../contacts/records";\nexport function total(ctx: AppContext) {\n  return countAll(ctx);\n}`,
+      "campaigns/awaits.ts": `import { findContact } from "../contacts/records";\nexport async function named(ctx: AppContext, id: string) {\n  await ready(ctx.db);\n  return findContact(ctx, id);\n}`,
+      "campaigns/port.ts": `export function viaPort(ctx: AppContext, id: string) {\n  return ctx.contactsPort.findContact(id);\n}`,
+      // Outside the converted folders: followed, not reported.
+      "live/frames.ts": `import { listOf } from "../campaigns/list";\nexport function frames(ctx: AppContext) {\n  return listOf(ctx, []);\n}`,
+    });
+    const converted = (file: string) => file.startsWith("contacts/") || file.startsWith("campaigns/");
+    expect(syncInAsyncFolders(files.set, converted, files.imports)).toEqual([
+      "campaigns/alias.ts exports named, which uses the database, not async (not async)",
+      "campaigns/list.ts exports listOf, which uses the database, not async (not async)",
+      "campaigns/view.ts exports viewOf, which uses the database, not async (not async)",
+      "contacts/records.ts exports findContact, which uses the database, not async (not async)",
+    ]);
+    // The same files, the check reading one file at a time (as before issue 30 item 3's cross-file chains): only the record.
+    expect(syncInAsyncFolders(files.set, converted, [])).toEqual(["contacts/records.ts exports findContact, which uses the database, not async (not async)"]);
   });
 
   test("a flow importing a route is found", () => {

@@ -8,9 +8,12 @@ import { join, posix } from "node:path";
 export type Import = {
   from: string;
   to: string;
-  names: { name: string; typeOnly: boolean }[];
+  /** Each name as the imported file exports it, `local` as the importing file calls it (`a as b`: b). */
+  names: { name: string; local: string; typeOnly: boolean }[];
   namespace: boolean;
   typeOnly: boolean;
+  /** `export { a } from "./b"`: the file exports what it names. */
+  reexport: boolean;
 };
 
 /** The unit a src/ path belongs to: its top folder, or the file itself at the top of src/. */
@@ -50,24 +53,22 @@ export function importsOf(from: string, text: string, exists: (path: string) => 
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean)
-      .map((s) => ({
-        name: s
-          .replace(/^type\s+/, "")
-          .split(/\s+as\s+/)[0]!
-          .trim(),
-        typeOnly: typeOnly || s.startsWith("type "),
-      }));
+      .map((s) => {
+        const [name, local] = s.replace(/^type\s+/, "").split(/\s+as\s+/);
+        return { name: name!.trim(), local: (local ?? name!).trim(), typeOnly: typeOnly || s.startsWith("type ") };
+      });
     found.push({
       from,
       to,
       names,
       namespace: /\*\s+as\s+/.test(clause) || (m[1] === "export" && clause.trim() === "*"),
       typeOnly: typeOnly || (names.length > 0 && names.every((n) => n.typeOnly) && !/^\s*\w+\s*,/.test(clause)),
+      reexport: m[1] === "export",
     });
   }
   for (const m of text.matchAll(DYNAMIC)) {
     const to = resolveImport(from, m[1]!, exists);
-    if (to) found.push({ from, to, names: [], namespace: true, typeOnly: false });
+    if (to) found.push({ from, to, names: [], namespace: true, typeOnly: false, reexport: false });
   }
   return found;
 }
@@ -211,25 +212,63 @@ export function definitionsOf(code: string): Definition[] {
 /** A body that uses the database itself: the context's connection, a `db` handle, the raw client. */
 const USES_DB = /\bctx\.db\b|\bdb\.|\$client/;
 
+/** The names a body calls: `name(` or `name<T>(`, not a method (`x.name(`). */
+const CALL = /(?<![\w.$])([A-Za-z_$][\w$]*)\s*(?:<[^>\n]*>)?\(/g;
+const callsOf = (body: string) => new Set([...body.matchAll(CALL)].map((m) => m[1]!));
+
 /**
- * The synchronous functions of a file that use the database, themselves or through one or more synchronous
- * functions of the same file that do (a call graph of the file, by name). An async function stops the chain: what
- * calls it gets a Promise.
+ * The synchronous functions of each file that use the database, themselves or through one or more synchronous
+ * functions that do: of the same file (by name), or of another file of the set that it imports by name (a call graph
+ * across files, to a fixed point; a name re-exported from another file counts as that file's). An async function
+ * stops the chain: what calls it gets a Promise. Answers, per file, its definitions that use the database.
  */
-export function syncDbFunctions(code: string): Definition[] {
-  const defs = definitionsOf(code).filter((d) => !d.async);
-  const using = new Set(defs.filter((d) => USES_DB.test(d.body)).map((d) => d.name));
+export function syncDbFunctions(sources: Map<string, string>, imports: Import[]): Map<string, Definition[]> {
+  const files = [...sources].map(([file, text]) => {
+    const defs = definitionsOf(withoutComments(text))
+      .filter((d) => !d.async)
+      .map((d) => ({ ...d, calls: callsOf(d.body) }));
+    return { file, defs, using: new Set(defs.filter((d) => USES_DB.test(d.body)).map((d) => d.name)) };
+  });
+  const byFile = new Map(files.map((f) => [f.file, f]));
+  // Per file: a local name it imports from another file of the set -> that file and the name it exports.
+  const imported = new Map<string, Map<string, { from: string; name: string }>>();
+  const reexports: { file: string; from: string; name: string }[] = [];
+  for (const i of imports) {
+    if (i.typeOnly || !byFile.has(i.to)) continue;
+    let names = imported.get(i.from);
+    if (!names) imported.set(i.from, (names = new Map()));
+    for (const n of i.names) {
+      if (n.typeOnly) continue;
+      names.set(n.local, { from: i.to, name: n.name });
+      if (i.reexport) reexports.push({ file: i.from, from: i.to, name: n.local });
+    }
+  }
+  const usesDb = (file: string, name: string) => !!byFile.get(file)?.using.has(name);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const d of defs) {
-      if (using.has(d.name)) continue;
-      if ([...using].some((name) => name !== d.name && new RegExp(`(?<![\\w.$])${name}\\s*(?:<[^>\\n]*>)?\\(`).test(d.body))) {
-        using.add(d.name);
+    for (const r of reexports) {
+      const target = imported.get(r.file)!.get(r.name)!;
+      if (!usesDb(r.file, r.name) && usesDb(target.from, target.name)) {
+        byFile.get(r.file)!.using.add(r.name);
         grew = true;
       }
     }
+    for (const f of files) {
+      const names = imported.get(f.file);
+      for (const d of f.defs) {
+        if (f.using.has(d.name)) continue;
+        for (const called of d.calls) {
+          const other = names?.get(called);
+          if ((called !== d.name && f.using.has(called)) || (other && usesDb(other.from, other.name))) {
+            f.using.add(d.name);
+            grew = true;
+            break;
+          }
+        }
+      }
+    }
   }
-  return defs.filter((d) => using.has(d.name));
+  return new Map(files.map((f) => [f.file, f.defs.filter((d) => f.using.has(d.name))]));
 }
 
 /**
@@ -237,16 +276,17 @@ export function syncDbFunctions(code: string): Definition[] {
  * (bun:sqlite's or drizzle's `.transaction(`, where `ctx.withTransaction` is the record-level one), and an exported
  * function (a declaration, or a const holding an arrow or function expression) given the context or the database
  * first (`ctx`, `db`) that is not async and uses the database (`ctx.db`, `db.`, `$client`) in its body or through
- * synchronous functions of the same file that do, one or more calls deep. (Route builders and registrations are given
- * the context but run no statement.)
+ * synchronous functions that do, one or more calls deep: of its file, or of the other files of the set, imported by
+ * name (so a flow's synchronous helper calling another folder's synchronous record is found). (Route builders and
+ * registrations are given the context but run no statement themselves.)
  */
-export function syncInAsyncFolders(sources: Map<string, string>, isConverted: (file: string) => boolean): string[] {
+export function syncInAsyncFolders(sources: Map<string, string>, isConverted: (file: string) => boolean, imports: Import[] = importsOfAll(sources)): string[] {
   const out: string[] = [];
+  const using = syncDbFunctions(sources, imports);
   for (const [file, text] of sources) {
     if (!isConverted(file)) continue;
-    const code = withoutComments(text);
-    if (/\.transaction\(/.test(code)) out.push(`${file} begins a synchronous transaction (not async)`);
-    for (const d of syncDbFunctions(code)) {
+    if (/\.transaction\(/.test(withoutComments(text))) out.push(`${file} begins a synchronous transaction (not async)`);
+    for (const d of using.get(file)!) {
       if (d.exported && /^(ctx|db)$/.test(d.firstParam)) out.push(`${file} exports ${d.name}, which uses the database, not async (not async)`);
     }
   }
