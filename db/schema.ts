@@ -184,10 +184,12 @@ export const contactTags = sqliteTable(
   {
     userId: text("user_id").notNull(),
     tag: text("tag").notNull(),
-    /** The contact's rowid (migration 0077; its id before): the index of contacts by creation order holds it. */
+    /** The contact's creation time (migration 0079): a tag's contacts newest first are a range of the key. */
+    createdAt: integer("created_at").notNull(),
+    /** The contact's rowid (migration 0076; its id before): the index of contacts by creation order holds it. */
     contactRowid: integer("contact_rowid").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.tag, t.contactRowid] })],
+  (t) => [primaryKey({ columns: [t.userId, t.tag, t.createdAt, t.contactRowid] })],
 );
 
 /**

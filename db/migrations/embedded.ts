@@ -61,6 +61,7 @@ import m57 from "./0075_messages_reconciling_idx.sql" with { type: "text" };
 import m58 from "./0076_contact_tags_rowid.sql" with { type: "text" };
 import m59 from "./0077_one_trial.sql" with { type: "text" };
 import m60 from "./0078_contact_list_version.sql" with { type: "text" };
+import m61 from "./0079_contact_tags_created.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -125,4 +126,5 @@ export const migrationSql: Record<string, string> = {
   "0076_contact_tags_rowid": m58,
   "0077_one_trial": m59,
   "0078_contact_list_version": m60,
+  "0079_contact_tags_created": m61,
 };

@@ -446,7 +446,12 @@ function namePage(ctx: AppContext, userId: string, p: PageQuery, where: SQL): nu
  * their contacts up to a cap from it alone, `driven` is the condition written to start from it. With few rows
  * a page is sorted from them, with many the list order is walked (json_each per contact, as `extra` says).
  */
-export type IndexedFilter = { counted: (cap: number) => number; driven: SQL };
+export type IndexedFilter = {
+  counted: (cap: number) => number;
+  driven: SQL;
+  /** A page of its contacts in creation order (rowids), from its own index, when it can. */
+  inCreationOrder?: (order: Order, limit: number, offset: number) => number[];
+};
 
 export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra: SQL | undefined, ownerTotal: number, fromIndex?: IndexedFilter) {
   const owner = and(eq(contacts.userId, userId), extra)!;
@@ -458,6 +463,11 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
     p.sort === "name"
       ? namePage(ctx, userId, p, and(owner, condition)!)
       : page(sql`SELECT rowid AS r FROM ${indexed(SORT_INDEX[p.sort])} WHERE ${owner}${andAlso(condition)}`);
+  if (!s && fromIndex?.inCreationOrder && p.sort === "createdAt") {
+    // A segment of one tag in creation order: a range of contact_tags's key (vip's page 20 walked 100,000 entries of
+    // the index of contacts by creation, 12 ms of CPU).
+    return { rowids: fromIndex.inCreationOrder(p.order, p.pageSize, (p.page - 1) * p.pageSize), n: fromIndex.counted(COUNT_CAP + 1) };
+  }
   if (!s && fromIndex) {
     // A segment of one tag: counted from contact_tags (walking a million contacts for 10,001 of a 1% tag's, with
     // json_each on each, took 0.7-1.5 s), the page sorted from the tag's rows when that costs less than the walk.

@@ -268,7 +268,7 @@ const ALLOWED: Record<string, string> = {
     "prepares the reader the campaigns' outbox calls for each typed number inside the outbox writer's synchronous chunk",
   "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
-    "builds the contact list's IndexedFilter and runs nothing: its count runs in listContacts' turn (a segment's contacts, after ready)",
+    "builds the contact list's IndexedFilter and runs nothing: its count and its page in creation order run in listContacts' turn (a segment's contacts, after ready)",
   "contacts/csv-import.ts exports failInterruptedImports, which uses the database, not async (not async)":
     "runs when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook with keyEarlierNames",
   "contacts/name-order.ts exports keyEarlierNames, which uses the database, not async (not async)":

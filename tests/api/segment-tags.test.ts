@@ -142,11 +142,11 @@ test("a one-tag segment's pages, from the tag's rows or by the walk, are the new
   const acc = await t.signUpVerified();
   const db = t.ctx.db.$client;
   const insert = db.prepare(`INSERT INTO contacts (id, user_id, first_name, last_name, phone, tags, status, source, created_at) VALUES (?, ?, ?, '', ?, ?, 'subscribed', 'import', ?)`);
-  // 24,000 contacts: every 100th "rare" (240), every other "common" (12,000: past the count's cap of 10,000);
-  // created_at ties in pairs, broken by rowid.
+  // 24,000 contacts: every 100th "rare" (240), every other "common" (12,000: past the count's cap of 10,000), both
+  // of each 20th pair "paired" (2,400); created_at ties in pairs, broken by rowid (the paired tag's ties its own).
   db.transaction(() => {
     for (let i = 0; i < 24_000; i++) {
-      const tags = [...(i % 100 === 7 ? ["rare"] : []), ...(i % 2 === 0 ? ["common"] : [])];
+      const tags = [...(i % 100 === 7 ? ["rare"] : []), ...(i % 2 === 0 ? ["common"] : []), ...(i % 40 < 2 ? ["paired"] : [])];
       insert.run(Bun.randomUUIDv7(), acc.user.id, `C${i}`, `+1415${String(3_000_000 + i)}`, JSON.stringify(tags), 1_700_000_000_000 + Math.floor(i / 2));
     }
   })();
@@ -155,6 +155,7 @@ test("a one-tag segment's pages, from the tag's rows or by the walk, are the new
   for (const [tag, pages] of [
     ["rare", [1, 2, 5]],
     ["common", [1, 7, 239]],
+    ["paired", [1, 2, 13]],
   ] as const) {
     const s = await t.api("/api/segments", { method: "POST", token: acc.token, body: { name: tag, conditions: { tags: { eq: tag } } } });
     const all = newestFirst(tag);
