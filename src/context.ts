@@ -74,7 +74,7 @@ export type AppContext = {
    * at sending read contacts, so contacts import nothing of messages. `move` gives the merged contacts' messages to
    * the primary, in the merge's transaction.
    */
-  contactMessages: { move(userId: string, fromIds: string[], toId: string): void };
+  contactMessages: { move(userId: string, fromIds: string[], toId: string): Promise<void> };
   /**
    * Detaches the messages of a provider account about to be deleted, a chunk at a time (src/messages/detach.ts):
    * wired in server.ts, the providers domain being below the messages and its own numbers.

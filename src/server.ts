@@ -104,9 +104,9 @@ export async function openAppContext(
     },
     detachNumberMessages: (numberId) => detachMessages(ctx, "number", [numberId], "this number"),
     contactMessages: {
-      move: (userId, fromIds, toId) => {
-        moveContactMessages(ctx, userId, fromIds, toId);
-        moveContactClicks(ctx, userId, fromIds, toId);
+      move: async (userId, fromIds, toId) => {
+        await moveContactMessages(ctx, userId, fromIds, toId);
+        await moveContactClicks(ctx, userId, fromIds, toId);
       },
     },
     releaseHeldMessages: async (userId) => (await releaseAccountHeld(ctx, userId)) + (await releaseHeldDripSteps(ctx, userId)),

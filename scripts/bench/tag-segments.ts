@@ -43,8 +43,8 @@ const page = { page: 1, pageSize: 50, sort: "createdAt", order: "desc" } as cons
 for (const [op, tag] of [["eq", "vip"], ["eq", "newsletter"], ["contains", "VI"], ["contains", "letter"], ["eq", "nobody"]] as const) {
   const now = compileConditions({ tags: { [op]: tag } }, Date.now(), data.userId);
   const counted = compileConditions({ tags: { [op]: tag } }, Date.now(), data.userId, true);
-  const [c0, t0] = time(() => countContactsWhere(ctx, data.userId, before(op, tag)));
-  const [c1, t1] = time(() => countContactsWhere(ctx, data.userId, counted, true));
+  const [c0, t0] = await timeAsync(() => countContactsWhere(ctx, data.userId, before(op, tag)));
+  const [c1, t1] = await timeAsync(() => countContactsWhere(ctx, data.userId, counted, true));
   const [c2, t2] = time(() => countTagged(ctx, data.userId, op, tag)); // a segment of this one condition
   const [p0, u0] = await timeAsync(() => listContacts(ctx, data.userId, page, before(op, tag)));
   const [p1, u1] = await timeAsync(() => listContacts(ctx, data.userId, page, now));

@@ -149,12 +149,12 @@ async function handleEvent(ctx: AppContext, e: AppEvent): Promise<number> {
 async function whyNot(ctx: AppContext, rule: Rule, contact: ContactRow): Promise<string | null> {
   const only = sql`id = ${contact.id}`;
   if (Object.keys(rule.conditions).length) {
-    if (!countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(rule.conditions, ctx.now(), rule.userId)})`)) return "Conditions not met";
+    if (!(await countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(rule.conditions, ctx.now(), rule.userId)})`))) return "Conditions not met";
   }
   if (rule.segmentId) {
     const segment = await findSegment(ctx, rule.userId, rule.segmentId);
     if (!segment) return "The rule's segment was deleted";
-    if (!countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(segment.conditions, ctx.now(), rule.userId)})`)) return `Not in segment ${segment.name}`;
+    if (!(await countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(segment.conditions, ctx.now(), rule.userId)})`))) return `Not in segment ${segment.name}`;
   }
   return null;
 }

@@ -431,7 +431,7 @@ export async function mergeContacts(ctx: AppContext, userId: string, primaryId: 
     const optedOut = primary.status === "opted_out" || others.some((o) => o.status === "opted_out");
     const spent = Math.max(primary.totalSpent, ...others.map((o) => o.totalSpent));
     ctx.db.update(contactConsents).set({ contactId: primary.id }).where(and(eq(contactConsents.userId, userId), inArray(contactConsents.contactId, mergeIds))).run();
-    ctx.contactMessages.move(userId, mergeIds, primary.id);
+    await ctx.contactMessages.move(userId, mergeIds, primary.id);
     ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, mergeIds))).run();
     ctx.db
       .update(contacts)

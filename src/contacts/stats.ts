@@ -34,7 +34,8 @@ export async function contactsAddedByDay(ctx: AppContext, userId: string, days: 
  * condition lists a tag's contacts (compileConditions with byTag): the owner test is then kept from the index of
  * owners (unary +), so that SQLite reads the contacts from that list rather than every contact of the owner.
  */
-export function countContactsWhere(ctx: AppContext, userId: string, condition: SQL, byTag = false): number {
+export async function countContactsWhere(ctx: AppContext, userId: string, condition: SQL, byTag = false): Promise<number> {
+  await ready(ctx.db);
   const owner = byTag ? sql`+${contacts.userId} = ${userId}` : eq(contacts.userId, userId);
   return ctx.db.select({ n: count() }).from(contacts).where(and(owner, condition)).get()!.n;
 }

@@ -201,8 +201,9 @@ export async function clicksByMessage(ctx: AppContext, campaignId: string): Prom
 }
 
 /** A contact merge's clicks (through ctx.contactMessages, with its messages): those of the merged contacts become the primary's. */
-export function moveContactClicks(ctx: AppContext, userId: string, fromIds: string[], toId: string) {
+export async function moveContactClicks(ctx: AppContext, userId: string, fromIds: string[], toId: string): Promise<void> {
   if (!fromIds.length) return;
+  await ready(ctx.db);
   ctx.db.$client
     .query(`UPDATE link_clicks SET contact_id = ? WHERE contact_id IN (SELECT value FROM json_each(?)) AND user_id = ?`)
     .run(toId, JSON.stringify(fromIds), userId);

@@ -331,7 +331,8 @@ export async function setMessageContact(ctx: AppContext, messageId: string, cont
  * A contact merge's messages (src/contacts/contacts.ts mergeContacts, through ctx.contactMessages): those of the
  * merged contacts become the primary's, in the merge's transaction.
  */
-export function moveContactMessages(ctx: AppContext, userId: string, fromIds: string[], toId: string) {
+export async function moveContactMessages(ctx: AppContext, userId: string, fromIds: string[], toId: string): Promise<void> {
+  await ready(ctx.db);
   ctx.db.update(messages).set({ contactId: toId }).where(and(eq(messages.userId, userId), inArray(messages.contactId, fromIds))).run();
 }
 

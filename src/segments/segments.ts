@@ -70,10 +70,17 @@ export async function refreshSegment(ctx: AppContext, userId: string, id: string
   return refresh(ctx, userId, id);
 }
 
-function refresh(ctx: AppContext, userId: string, id: string) {
+async function refresh(ctx: AppContext, userId: string, id: string) {
   const s = getSegment(ctx, userId, id);
   const condition = compileConditions(s.conditions, ctx.now(), userId, "tags" in s.conditions); // checks them first
-  const n = onlyTag(s.conditions) ? countTagged(ctx, userId, ...onlyTag(s.conditions)!) : countContactsWhere(ctx, userId, condition, "tags" in s.conditions);
+  const tag = onlyTag(s.conditions);
+  let n: number;
+  if (tag) n = countTagged(ctx, userId, ...tag);
+  else {
+    n = await countContactsWhere(ctx, userId, condition, "tags" in s.conditions);
+    // The write in a turn of its own: another caller's transaction may have begun since the count.
+    await ready(ctx.db);
+  }
   ctx.db
     .update(segments)
     .set({ contactCount: n, lastUpdated: new Date(ctx.now()) })

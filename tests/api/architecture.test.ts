@@ -212,7 +212,6 @@ const ALLOWED: Record<string, string> = {
   "links/links.ts exports shortener, which uses the database, not async (not async)":
     "the hot path of a campaign's send (issue 32): the outbox writer's chunk (campaigns/outbox.ts writeOutbox, a synchronous transaction of campaigns, not converted) writes a message's short links with its message, one row each, measured by scripts/bench/shorten.ts",
   "links/links.ts exports dropShortLinks, which uses the database, not async (not async)": "as shortener: a repeated chunk's short links go in the outbox writer's synchronous transaction",
-  "links/clicks.ts exports moveContactClicks, which uses the database, not async (not async)": "a merge of contacts (contacts/contacts.ts mergeContacts) moves the clicks in its ctx.withTransaction with its messages, through the synchronous port ctx.contactMessages",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
     "every message's seq is reserved in the transaction that writes it: the outbox's enqueue and the inbound flow's storeInbound (messages), synchronous",
   "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
@@ -243,8 +242,6 @@ const ALLOWED: Record<string, string> = {
     "enqueue writes its rows, events and threads in one bun:sqlite transaction, a savepoint of its callers' synchronous ones (the campaign outbox writer, drips' steps in the jobs pass, sendText, the inbound flow's replies)",
   "messages/outbox.ts exports enqueue, which uses the database, not async (not async)":
     "as its transaction: called inside synchronous transactions or ones that await nothing (campaigns, drips, sendText, automation, the inbound flow); a campaign's row is once on its unique (campaign, phone)",
-  "messages/messages.ts exports moveContactMessages, which uses the database, not async (not async)":
-    "a contact merge's synchronous transaction, through ctx.contactMessages",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
     "the plan checks count through ctx.usageCounts inside synchronous transactions",
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
@@ -257,8 +254,6 @@ const ALLOWED: Record<string, string> = {
   "media/media.ts exports linkMedia, which uses the database, not async (not async)":
     "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
-  "contacts/stats.ts exports countContactsWhere, which uses the database, not async (not async)":
-    "the automation runner's conditions (synchronous, inside its ctx.withTransaction) and a segment's refresh (after ready, in one turn with its write) count synchronously",
   "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)":
     "a campaign's start written in one go (campaigns.ts startCampaign, in its caller's transaction) reads its audience through campaigns/outbox.ts resolveRecipients and audiences.ts audienceContacts, synchronous",
   "contacts/audience.ts exports countAudienceUpTo, which uses the database, not async (not async)":
@@ -384,9 +379,9 @@ const ALLOWED: Record<string, string> = {
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
  * are ctx.withTransaction; the actions await the contacts' records and sendText, and call the records still
  * synchronous (drips, jobs, short links, the plan checks) inside them (ALLOWED).
- * In contacts, the readers of the engine, drips, campaigns' audience and the automation runner's conditions stay
- * synchronous inside their callers' transactions (ALLOWED); the inbound flow's and the automation runner's writers
- * (opt-outs, opt-ins, tags, consent) are async, each one ctx.withTransaction; an import's batches and names are ctx.withTransaction
+ * In contacts, the readers of drips, campaigns and a segment's tag count stay synchronous inside their callers'
+ * transactions or turns (ALLOWED); the inbound flow's and the automation runner's readers and writers (look-ups,
+ * conditions, opt-outs, opt-ins, tags, consent) are async, each writer one ctx.withTransaction; an import's batches and names are ctx.withTransaction
  * whose callbacks await nothing; its pages (list-marks.ts listPage, search.ts searchPage) run in listContacts' turn.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
