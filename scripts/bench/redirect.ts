@@ -66,10 +66,10 @@ try {
   const user = await createOrPromoteAdmin(ctx, "bench@example.com", "bench-secret-123");
   const codes: string[] = [];
   const made = performance.now();
-  ctx.db.$client.transaction(() => {
-    const shorten = shortener(ctx, ctx.config.linkDomain, { userId: user.id, campaignId: null, source: "bench", utm: { source: "sms", medium: "text", campaign: "bench" }, expiresAt: null });
+  await ctx.withTransaction(async () => {
+    const shorten = await shortener(ctx, ctx.config.linkDomain, { userId: user.id, campaignId: null, source: "bench", utm: { source: "sms", medium: "text", campaign: "bench" }, expiresAt: null });
     for (let i = 0; i < LINKS; i++) codes.push(shorten("Sale today: https://shop.example.com/sale", `m${i}`).slice(-7));
-  })();
+  });
   console.log(`${LINKS.toLocaleString("en-US")} short links made in ${(performance.now() - made).toFixed(0)} ms`);
 
   const child = spawn(process.execPath, [import.meta.path, "--clicker", server.url, String(PER_SECOND), String(SECONDS)], { stdio: ["pipe", "pipe", "inherit"] });

@@ -81,11 +81,11 @@ export function splitAudience(campaignId: string, recipients: Recipient[], test:
  * The SMS (segments) an A/B campaign may send, for the plan's check: each test recipient's own variant, and for
  * each of the rest the longest of the variants for them (the winner is not known yet).
  */
-export function abSegments(ctx: AppContext, user: User, campaign: Campaign, test: AbTest, split: AbSplit): number {
+export async function abSegments(ctx: AppContext, user: User, campaign: Campaign, test: AbTest, split: AbSplit): Promise<number> {
   let total = 0;
-  split.groups.forEach((g, i) => (total += segmentsEach(ctx, user, { ...campaign, content: test.variants[i]! }, g).reduce((a, b) => a + b, 0)));
+  for (const [i, g] of split.groups.entries()) total += (await segmentsEach(ctx, user, { ...campaign, content: test.variants[i]! }, g)).reduce((a, b) => a + b, 0);
   const longest = new Array<number>(split.rest.length).fill(0);
-  for (const v of test.variants) segmentsEach(ctx, user, { ...campaign, content: v }, split.rest).forEach((n, i) => (longest[i] = Math.max(longest[i]!, n)));
+  for (const v of test.variants) (await segmentsEach(ctx, user, { ...campaign, content: v }, split.rest)).forEach((n, i) => (longest[i] = Math.max(longest[i]!, n)));
   return total + longest.reduce((a, b) => a + b, 0);
 }
 
@@ -96,7 +96,7 @@ export function abSegments(ctx: AppContext, user: User, campaign: Campaign, test
  */
 export async function writeAbTest(ctx: AppContext, user: User, campaign: Campaign, test: AbTest, split: AbSplit, sender: Sender, startAt: number): Promise<number> {
   let queued = 0;
-  split.groups.forEach((g, i) => (queued += writeOutbox(ctx, user, { ...campaign, content: test.variants[i]! }, g, sender, startAt, startAt, i)));
+  for (const [i, g] of split.groups.entries()) queued += await writeOutbox(ctx, user, { ...campaign, content: test.variants[i]! }, g, sender, startAt, startAt, i);
   await keepAbRest(ctx, campaign.id, split.rest.map((r, position) => ({ position, phone: r.phone, contactId: r.contactId })));
   await scheduleAbDecision(ctx, user, campaign, test, startAt);
   return queued;
@@ -133,9 +133,9 @@ export function keepForSplit(ctx: AppContext, campaignId: string, recipients: Re
  * Kept recipients as messages go to them now: each phone's contact read again (its fields; opted out since, counted
  * out in `skipped`), and one whose contact was deleted since left out.
  */
-export function keptRecipients(ctx: AppContext, user: User, rows: { phone: string; contactId: string | null }[], skipped: OutboxResult["skipped"]): Recipient[] {
+export async function keptRecipients(ctx: AppContext, user: User, rows: { phone: string; contactId: string | null }[], skipped: OutboxResult["skipped"]): Promise<Recipient[]> {
   const hadContact = new Map(rows.map((r) => [r.phone, r.contactId]));
-  return resolveTyped(ctx, user, rows.map((r) => r.phone), new Set(), skipped).filter((r) => !hadContact.get(r.phone) || r.contactId !== null);
+  return (await resolveTyped(ctx, user, rows.map((r) => r.phone), new Set(), skipped)).filter((r) => !hadContact.get(r.phone) || r.contactId !== null);
 }
 
 /**
@@ -154,19 +154,19 @@ export async function writeAbChunk(ctx: AppContext, user: User, campaign: Campai
   if (step.step === "test") {
     const rows = await takeKept(ctx, campaign.id, Math.min(window, step.size - w.cursor));
     const variantOf = new Map(rows.map((r, i) => [r.phone, (w.cursor + i) % test.variants.length]));
-    const recipients = keptRecipients(ctx, user, rows, skipped);
-    test.variants.forEach((content, v) => {
+    const recipients = await keptRecipients(ctx, user, rows, skipped);
+    for (const [v, content] of test.variants.entries()) {
       const group = recipients.filter((r) => variantOf.get(r.phone) === v);
       offered += group.length;
-      queued += writeOutbox(ctx, user, { ...campaign, content }, group, w.sender, w.dueAt, dueAt, v);
-    });
+      queued += await writeOutbox(ctx, user, { ...campaign, content }, group, w.sender, w.dueAt, dueAt, v);
+    }
     const cursor = w.cursor + rows.length;
     return { queued, duplicate: offered - queued, next: cursor < step.size && rows.length ? { ...w, cursor } : null };
   }
   if (step.step !== "winner") throw new Error(`writeAbChunk: step ${step.step} is the split's`);
   const rows = await takeKept(ctx, campaign.id, window);
-  const recipients = keptRecipients(ctx, user, rows, skipped);
-  queued = writeOutbox(ctx, user, { ...campaign, content: test.variants[step.winner]! }, recipients, w.sender, w.dueAt, dueAt);
+  const recipients = await keptRecipients(ctx, user, rows, skipped);
+  queued = await writeOutbox(ctx, user, { ...campaign, content: test.variants[step.winner]! }, recipients, w.sender, w.dueAt, dueAt);
   return { queued, duplicate: recipients.length - queued, next: rows.length === window ? { ...w, cursor: w.cursor + rows.length } : null };
 }
 

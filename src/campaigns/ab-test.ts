@@ -151,8 +151,8 @@ async function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: n
     }
     const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
     // The whole rest, taken off as it is written.
-    const recipients = keptRecipients(ctx, user, await takeKept(ctx, c.id, null), skipped);
-    const queued = writeOutbox(ctx, user, { ...c, content: test.variants[winner]! }, recipients, sender, now, won === "paused" ? PARKED : now);
+    const recipients = await keptRecipients(ctx, user, await takeKept(ctx, c.id, null), skipped);
+    const queued = await writeOutbox(ctx, user, { ...c, content: test.variants[winner]! }, recipients, sender, now, won === "paused" ? PARKED : now);
     await addSkipped(ctx, c.id, { ...skipped, duplicate: skipped.duplicate + (recipients.length - queued) });
     return "written" as const;
   };

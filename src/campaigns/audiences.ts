@@ -41,12 +41,12 @@ export async function presetCounts(ctx: AppContext, userId: string) {
 }
 
 /** The contacts of an audience, for writing the outbox (streamed by the caller in one transaction). */
-export function audienceContacts(ctx: AppContext, userId: string, audience: CampaignAudience): AudienceContact[] {
+export function audienceContacts(ctx: AppContext, userId: string, audience: CampaignAudience): Promise<AudienceContact[]> {
   return audienceContactsWhere(ctx, audienceCondition(ctx, userId, audience));
 }
 
 /** How many contacts an audience has, counted no further than `cap` (a bounded read however large it is). */
-export function audienceCountUpTo(ctx: AppContext, userId: string, audience: CampaignAudience, cap: number): number {
+export function audienceCountUpTo(ctx: AppContext, userId: string, audience: CampaignAudience, cap: number): Promise<number> {
   return countAudienceUpTo(ctx, audienceCondition(ctx, userId, audience), cap);
 }
 

@@ -515,16 +515,16 @@ export async function startCampaign(ctx: AppContext, user: User, row: StartRow, 
   if ((await recipientCountUpTo(ctx, row, atOnce + 1)) > atOnce) return startChunked(ctx, user, row, sender, intendedAt);
   // Written in one go: its typed list is read now if it was left unread.
   const campaign: CampaignRow = { ...row, recipients: row.recipients ?? (row.audience.kind === "manual" ? await typedRecipientsOf(ctx, row.id) : []) };
-  const { recipients, skipped } = resolveRecipients(ctx, user, campaign);
+  const { recipients, skipped } = await resolveRecipients(ctx, user, campaign);
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
   const split = test ? splitAudience(campaign.id, recipients, test) : null;
-  const segments = test && split ? abSegments(ctx, user, campaign, test, split) : outboxSegments(ctx, user, campaign, recipients);
+  const segments = test && split ? await abSegments(ctx, user, campaign, test, split) : await outboxSegments(ctx, user, campaign, recipients);
   const { notice } = assertWithinLimit(ctx, user.id, "messages", segments);
   // The rest of an A/B test's audience is kept for the winner, not queued now.
   const writing = recipients.length - (split?.rest.length ?? 0);
   // Before the outbox's message.queued events, so a reader sees the campaign start first.
   appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
-  const queued = test && split ? await writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
+  const queued = test && split ? await writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : await writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
   const duplicate = skipped.duplicate + (writing - queued);
   await markSending(ctx, campaign.id, sender, { ...skipped, duplicate }, null);
   return { queued, skipped: { ...skipped, duplicate }, notice };
@@ -541,7 +541,7 @@ async function startChunked(ctx: AppContext, user: User, campaign: StartRow, sen
   const usage = usageFor(ctx, user).messages;
   const test = campaign.abTest;
   // An A/B test's recipients each get one of its variants, or the winner: counted at the longest.
-  const each = Math.max(...(test ? test.variants : [campaign.content]).map((content) => segmentsPerMessage(ctx, user, { ...campaign, content })));
+  const each = Math.max(...(await Promise.all((test ? test.variants : [campaign.content]).map((content) => segmentsPerMessage(ctx, user, { ...campaign, content })))));
   const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : await recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
   const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
   appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });

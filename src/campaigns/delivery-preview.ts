@@ -78,7 +78,7 @@ export async function reachOf(ctx: AppContext, user: User, input: Pick<DeliveryP
     const clock = pieces();
     for (let from = 0; from < raw.length; from += TYPED_PIECE) {
       // The same seen and skipped across pieces: the counts are the whole list's, as the writer's are.
-      for (const r of resolveTyped(ctx, user, splitRecipients(raw.slice(from, from + TYPED_PIECE)), seen, skipped)) typed.push(r);
+      for (const r of await resolveTyped(ctx, user, splitRecipients(raw.slice(from, from + TYPED_PIECE)), seen, skipped)) typed.push(r);
       if (clock.due()) await clock.turn();
     }
     return { groups: typed.map((r) => ({ phone: r.phone, n: 1 })), skipped, sample: typed[0], typed };
@@ -253,7 +253,7 @@ async function longestMessage(
   } else if (audience.kind === "contacts") {
     const clock = pieces();
     for (let from = 0; from < audience.contactIds.length; from += ID_PIECE) {
-      considerContacts(audienceContacts(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) }));
+      considerContacts(await audienceContacts(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) }));
       if (clock.due()) await clock.turn();
     }
   } else {

@@ -83,7 +83,7 @@ export async function writeNextChunk(ctx: AppContext, campaignId: string, window
     let recipients;
     if (c.audience.kind === "manual") {
       next = Math.min(w.cursor + window, c.recipients.length);
-      recipients = resolveTyped(ctx, user, c.recipients.slice(w.cursor, next), seen, skipped);
+      recipients = await resolveTyped(ctx, user, c.recipients.slice(w.cursor, next), seen, skipped);
       done = next >= c.recipients.length;
     } else {
       const last = await lastContactRowid(ctx);
@@ -98,7 +98,7 @@ export async function writeNextChunk(ctx: AppContext, campaignId: string, window
       // The test's rows cost several times a kept one's: the next chunk is sized afresh.
       return done ? { done: false, queued: 0, newStep: true } : { done: false, queued: 0 };
     }
-    const queued = writeOutbox(ctx, user, c, recipients, w.sender, w.dueAt, c.status === "paused" ? PARKED : w.dueAt);
+    const queued = await writeOutbox(ctx, user, c, recipients, w.sender, w.dueAt, c.status === "paused" ? PARKED : w.dueAt);
     // A phone an earlier chunk queued is a repeat too: the outbox's unique (campaign, phone) turned it away.
     skipped.duplicate += recipients.length - queued;
     await record(done ? null : { ...w, cursor: next });

@@ -51,9 +51,9 @@ export type OutboxResult = { queued: number; skipped: { optedOut: number; invali
  * Typed recipients as messages go to them: canonical phones, each once (`seen` carries across calls), with the
  * contact's fields when the phone is a contact's; invalid, repeated and opted-out numbers are counted out in `skipped`.
  */
-export function resolveTyped(ctx: AppContext, user: User, raws: string[], seen: Set<string>, skipped: OutboxResult["skipped"]): Recipient[] {
+export async function resolveTyped(ctx: AppContext, user: User, raws: string[], seen: Set<string>, skipped: OutboxResult["skipped"]): Promise<Recipient[]> {
+  const lookup = await recipientReader(ctx, user.id);
   const phones = new PhoneNormalizer(defaultCountryOf(ctx, user));
-  const lookup = recipientReader(ctx, user.id);
   const recipients: Recipient[] = [];
   for (const raw of raws) {
     const phone = phones.normalize(raw);
@@ -98,25 +98,25 @@ export function contactRecipients(contacts: AudienceContact[], seen: Set<string>
 }
 
 /** Who a campaign goes to, deduplicated by canonical phone, with opted-out and invalid numbers counted out. */
-export function resolveRecipients(ctx: AppContext, user: User, campaign: Campaign): { recipients: Recipient[]; skipped: OutboxResult["skipped"] } {
+export async function resolveRecipients(ctx: AppContext, user: User, campaign: Campaign): Promise<{ recipients: Recipient[]; skipped: OutboxResult["skipped"] }> {
   const skipped = { optedOut: 0, invalid: 0, duplicate: 0 };
   const seen = new Set<string>();
   const recipients =
     campaign.audience.kind === "manual"
-      ? resolveTyped(ctx, user, campaign.recipients, seen, skipped)
-      : contactRecipients(audienceContacts(ctx, user.id, campaign.audience), seen, skipped);
+      ? await resolveTyped(ctx, user, campaign.recipients, seen, skipped)
+      : contactRecipients(await audienceContacts(ctx, user.id, campaign.audience), seen, skipped);
   return { recipients, skipped };
 }
 
 /** The SMS (segments) of a campaign's messages to these recipients, merge fields filled: what they count against the plan. */
-export function outboxSegments(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): number {
-  return segmentsEach(ctx, user, campaign, recipients).reduce((a, b) => a + b, 0);
+export async function outboxSegments(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): Promise<number> {
+  return (await segmentsEach(ctx, user, campaign, recipients)).reduce((a, b) => a + b, 0);
 }
 
 /** Each recipient's message's SMS (segments), in order: what outboxSegments sums (an A/B test compares them per variant). */
-export function segmentsEach(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): number[] {
+export async function segmentsEach(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): Promise<number[]> {
   // An MMS is one message however long its text, as providers count and price it (src/providers/mms.ts).
-  if (heldMediaIds(ctx, campaignMedia(campaign.id)).length) return recipients.map(() => 1);
+  if ((await heldMediaIds(ctx, campaignMedia(campaign.id))).length) return recipients.map(() => 1);
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const measure = measuredAsSent(ctx, user, campaign.shortenLinks);
@@ -138,19 +138,19 @@ export function measuredAsSent(ctx: AppContext, user: User, shortenLinks: boolea
  * every message's exactly when the text has no merge fields, else an estimate. A large campaign, written in chunks
  * later, is checked against the plan with it instead of rendering its whole audience before it starts.
  */
-export function segmentsPerMessage(ctx: AppContext, user: User, campaign: Pick<Campaign, "id" | "content" | "appendOptOut" | "shortenLinks">): number {
-  if (heldMediaIds(ctx, campaignMedia(campaign.id)).length) return 1;
+export async function segmentsPerMessage(ctx: AppContext, user: User, campaign: Pick<Campaign, "id" | "content" | "appendOptOut" | "shortenLinks">): Promise<number> {
+  if ((await heldMediaIds(ctx, campaignMedia(campaign.id))).length) return 1;
   const text = personalize(campaign.content, { firstName: "", lastName: "", customFields: {} }, businessNameOf(user), campaign.appendOptOut);
   return segmentCount(measuredAsSent(ctx, user, campaign.shortenLinks)(text));
 }
 
 /**
  * Queues one message per recipient through the outbox, in its caller's transaction (a start's, a chunk's, the
- * winner's), synchronously (unique per campaign and phone, so a second call adds nobody twice), due at `dueAt` (by default `startAt`; a paused campaign's rows are written parked)
+ * winner's), its records awaited once per call, never per recipient (unique per campaign and phone, so a second call adds nobody twice), due at `dueAt` (by default `startAt`; a paused campaign's rows are written parked)
  * and expiring `expiresAfterMinutes` after `startAt`. An A/B test's messages carry their `abVariant` (0 = A).
  * Answers how many were queued.
  */
-export function writeOutbox(
+export async function writeOutbox(
   ctx: AppContext,
   user: User,
   campaign: Campaign,
@@ -159,7 +159,7 @@ export function writeOutbox(
   startAt: number,
   dueAt = startAt,
   abVariant: number | null = null,
-): number {
+): Promise<number> {
   const business = businessNameOf(user);
   const fill = compile(campaign.content);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
@@ -168,9 +168,9 @@ export function writeOutbox(
   const domain = linkDomainOf(ctx, user);
   const utm = { source: campaign.utmSource, medium: campaign.utmMedium, campaign: campaign.utmCampaign };
   const linksExpire = expiryAt(ctx.now(), campaign.linkExpiryDays);
-  const mediaIds = heldMediaIds(ctx, campaignMedia(campaign.id));
+  const mediaIds = await heldMediaIds(ctx, campaignMedia(campaign.id));
   const shorten = campaign.shortenLinks
-    ? shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire })
+    ? await shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire })
     : null;
   const made = new Map<string, number[]>();
   const items = recipients.map((r) => {
@@ -203,7 +203,7 @@ export function writeOutbox(
   // A recipient already written (a repeated chunk) got no new message: its new short links go.
   if (made.size && written.length < items.length) {
     const kept = new Set(written);
-    dropShortLinks(ctx, items.flatMap((m) => (kept.has(m.id) ? [] : (made.get(m.id) ?? []))));
+    await dropShortLinks(ctx, items.flatMap((m) => (kept.has(m.id) ? [] : (made.get(m.id) ?? []))));
   }
   return written.length;
 }

@@ -60,7 +60,8 @@ export async function countAudience(ctx: AppContext, where: SQL): Promise<number
 export type AudienceContact = { id: string; phone: string; first_name: string; last_name: string; email: string | null; custom_fields: string };
 
 /** The contacts a condition chooses, for writing the outbox (streamed by the caller in one transaction). */
-export function audienceContactsWhere(ctx: AppContext, where: SQL): AudienceContact[] {
+export async function audienceContactsWhere(ctx: AppContext, where: SQL): Promise<AudienceContact[]> {
+  await ready(ctx.db);
   return ctx.db
     .select({ id: contacts.id, phone: sql<string>`${contacts.phone}`, first_name: contacts.firstName, last_name: contacts.lastName, email: contacts.email, custom_fields: sql<string>`${contacts.customFields}` })
     .from(contacts)
@@ -69,7 +70,8 @@ export function audienceContactsWhere(ctx: AppContext, where: SQL): AudienceCont
 }
 
 /** How many contacts a condition chooses, counted no further than `cap` (a bounded read however large it is). */
-export function countAudienceUpTo(ctx: AppContext, where: SQL, cap: number): number {
+export async function countAudienceUpTo(ctx: AppContext, where: SQL, cap: number): Promise<number> {
+  await ready(ctx.db);
   const inner = ctx.db.select({ one: sql`1` }).from(contacts).where(where).limit(cap);
   return ctx.db.select({ n: sql<number>`count(*)` }).from(inner.as("capped")).get()!.n;
 }

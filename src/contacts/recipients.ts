@@ -21,7 +21,7 @@ export type RecipientContact = { id: string; status: string; first_name: string;
  * Reads the account's contact of a phone (E.164), one statement prepared for the many numbers of a campaign's
  * typed list; null for a number that is no contact.
  */
-export function recipientReader(ctx: AppContext, userId: string): (phone: string) => RecipientContact | null {
+export async function recipientReader(ctx: AppContext, userId: string): Promise<(phone: string) => RecipientContact | null> {
   const lookup = ctx.db.$client.prepare(`SELECT id, status, first_name, last_name, email, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
   return (phone) => lookup.get(userId, phone) as RecipientContact | null;
 }

@@ -114,7 +114,13 @@ export type Shorten = (text: string, messageId: string, made?: number[]) => stri
  * shortener's life; each recipient's short link is one row appended to short_links, its code its id encoded
  * (src/links/codes.ts). `made` collects the ids written, for dropShortLinks.
  */
-export function shortener(ctx: AppContext, domain: string, src: LinkSource): Shorten {
+export async function shortener(ctx: AppContext, domain: string, src: LinkSource): Promise<Shorten> {
+  await ready(ctx.db);
+  return shortenerNow(ctx, domain, src);
+}
+
+/** The shortener, made in the caller's turn on the connection (shortenText's synchronous callers). */
+function shortenerNow(ctx: AppContext, domain: string, src: LinkSource): Shorten {
   const st = statementsOf(ctx.db.$client);
   const key = writerKey(st);
   // Codes drawn before migration 0074 are kept; an id whose code is one of them is skipped (a chance of about one in
@@ -151,15 +157,16 @@ export function shortener(ctx: AppContext, domain: string, src: LinkSource): Sho
 
 /** One message's text with its links shortened (a drip step, a keyword's reply, an automation's text). */
 export function shortenText(ctx: AppContext, domain: string, text: string, src: LinkSource & { messageId: string }): string {
-  return shortener(ctx, domain, src)(text, src.messageId);
+  return shortenerNow(ctx, domain, src)(text, src.messageId);
 }
 
 /** When links made now with this many days' life expire. */
 export const expiryAt = (now: number, days: number) => now + days * DAY;
 
 /** Removes short links of messages that were not written after all (a repeat the outbox skipped), by their ids. */
-export function dropShortLinks(ctx: AppContext, ids: number[]) {
+export async function dropShortLinks(ctx: AppContext, ids: number[]) {
   if (!ids.length) return;
+  await ready(ctx.db);
   ctx.db.$client.query(`DELETE FROM short_links WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
 }
 

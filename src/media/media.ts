@@ -256,7 +256,10 @@ export function heldMedia(ctx: AppContext, holders: MediaHolder[]): Map<MediaHol
 }
 
 /** The ids of a holder's attachments, in order (what each of its messages carries). */
-export const heldMediaIds = (ctx: AppContext, holder: MediaHolder): string[] => (heldMedia(ctx, [holder]).get(holder) ?? []).map((r) => r.id);
+export async function heldMediaIds(ctx: AppContext, holder: MediaHolder): Promise<string[]> {
+  await ready(ctx.db);
+  return (heldMedia(ctx, [holder]).get(holder) ?? []).map((r) => r.id);
+}
 
 /**
  * New uploads with the bytes of the account's items given (a template's, attached to a reply or a campaign: each

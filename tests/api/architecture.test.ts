@@ -209,9 +209,6 @@ const ALLOWED: Record<string, string> = {
     "a campaign's audience condition (campaigns/audiences.ts audienceCondition) is built synchronously for the audience's synchronous reads (resolveRecipients' audienceContacts, audienceCountUpTo); drips and automation read findSegment",
   "links/links.ts exports findShortLink, which uses the database, not async (not async)":
     "the redirect's hot path (issue 32: p95 under 20 ms at 500 clicks/s): answered in the request's turn when no transaction is open on the connection, else a Promise after ready; an await on every click doubled scripts/bench/redirect.ts's p95",
-  "links/links.ts exports shortener, which uses the database, not async (not async)":
-    "the hot path of a campaign's send (issue 32): the outbox writer's chunk (campaigns/outbox.ts writeOutbox, a synchronous transaction of campaigns, not converted) writes a message's short links with its message, one row each, measured by scripts/bench/shorten.ts",
-  "links/links.ts exports dropShortLinks, which uses the database, not async (not async)": "as shortener: a repeated chunk's short links go in the outbox writer's synchronous transaction",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
     "every message's seq is reserved in the transaction that writes it: the outbox's enqueue and the inbound flow's storeInbound (messages), synchronous",
   "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
@@ -250,17 +247,11 @@ const ALLOWED: Record<string, string> = {
   "media/media.ts exports mediaOfMessages, which uses the database, not async (not async)":
     "the sending engine's outbox store reads a message's items as it sends and prices it, synchronously; the chat send's run in onceByKey, the message views (messages) and the webhook feed's page read them in their turn",
   "media/media.ts exports heldMedia, which uses the database, not async (not async)":
-    "campaigns read a campaign's items synchronously (its view, list, duplicate, senderFor and the outbox writer's heldMediaIds); templates and drips in their turn",
+    "campaigns read a campaign's items synchronously (its view, list, duplicate and senderFor); templates and drips in their turn",
   "media/media.ts exports linkMedia, which uses the database, not async (not async)":
     "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
-  "contacts/audience.ts exports audienceContactsWhere, which uses the database, not async (not async)":
-    "a campaign's start written in one go (campaigns.ts startCampaign, in its caller's transaction) reads its audience through campaigns/outbox.ts resolveRecipients and audiences.ts audienceContacts, synchronous",
-  "contacts/audience.ts exports countAudienceUpTo, which uses the database, not async (not async)":
-    "as audienceContactsWhere: the start counts its audience (outbox-writer.ts recipientCountUpTo) synchronously",
   "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
-  "contacts/recipients.ts exports recipientReader, which uses the database, not async (not async)":
-    "prepares the reader the campaigns' outbox calls for each typed number inside the outbox writer's synchronous chunk",
   "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
     "builds the contact list's IndexedFilter and runs nothing: its count and its page in creation order run in listContacts' turn (a segment's contacts, after ready)",
@@ -358,9 +349,7 @@ const ALLOWED: Record<string, string> = {
     "listContacts reads the page's rowids synchronously in its turn after ready, with the total it read and then the rows: an await between would let a delete land between the rowids and their rows",
   "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as listPage: listContacts' search page, in its turn after ready",
   "links/links.ts exports shortenText, which uses the database, not async (not async)":
-    "as shortener: a drip step's text (drips/runner.ts runStep), an automation reply (in its runner's ctx.withTransaction, called synchronously) and a keyword reply (the inbound flow's transaction, which awaits nothing) write their short links with their message",
-  "media/media.ts exports heldMediaIds, which uses the database, not async (not async)":
-    "a campaign's media, read by campaigns/outbox.ts (segmentsEach, segmentsPerMessage, writeOutbox) synchronously, the last in the outbox writer's synchronous transaction",
+    "one message's short links, made in its caller's turn: an automation reply (doActions, synchronous inside its runner's ctx.withTransaction) and a keyword reply (inbound/keywords.ts linksOf, synchronous in the inbound flow's transaction) write them with their message; a drip step too (shortener, async, is the outbox writer's)",
   "users/default-country.ts exports recipientPhone, which uses the database, not async (not async)":
     "as defaultCountryOf: sendText (outbound), a new chat's thread (conversations sendChat), the public API's contacts and a provider's test send read a typed phone synchronously, sendText and sendChat inside their transactions",
 };

@@ -51,8 +51,8 @@ test("at start-up: rows without a started campaign start it, a claimed job that 
   // A: the outbox rows were written, the status was not; the engine parked the rows of a campaign still a draft.
   const a = await draft("A");
   const rowA = ctx.db.select().from(campaigns).where(eq(campaigns.id, a)).get()!;
-  const { recipients } = resolveRecipients(ctx, user, rowA);
-  writeOutbox(ctx, user, rowA, recipients, { numberId: number.body.id, providerId: provider.id, phoneNumber: number.body.phoneNumber }, ctx.now());
+  const { recipients } = await resolveRecipients(ctx, user, rowA);
+  await writeOutbox(ctx, user, rowA, recipients, { numberId: number.body.id, providerId: provider.id, phoneNumber: number.body.phoneNumber }, ctx.now());
   db.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ?`).run(PARKED, a);
   // B: scheduled; its start job was claimed, then the process died before starting it.
   const b = await draft("B");

@@ -271,17 +271,17 @@ describe("a campaign's short links", () => {
 
 describe("short links' storage (migration 0074)", () => {
   /** Short links of `source` written as the outbox writes them: one shortener for the chunk, in one transaction. */
-  const write = (userId: string, source: string, texts: [string, string][], campaignId: string | null = null) => {
+  const write = async (userId: string, source: string, texts: [string, string][], campaignId: string | null = null) => {
     const made = new Map<string, number[]>();
     const out: string[] = [];
-    t.ctx.db.$client.transaction(() => {
-      const shorten = shortener(t.ctx, t.ctx.config.linkDomain, { userId, campaignId, source, utm: { source: "sms", medium: null, campaign: null }, expiresAt: null });
+    await t.ctx.withTransaction(async () => {
+      const shorten = await shortener(t.ctx, t.ctx.config.linkDomain, { userId, campaignId, source, utm: { source: "sms", medium: null, campaign: null }, expiresAt: null });
       for (const [messageId, text] of texts) {
         const ids: number[] = [];
         out.push(shorten(text, messageId, ids));
         made.set(messageId, ids);
       }
-    })();
+    });
     return { made, out };
   };
 
@@ -289,7 +289,7 @@ describe("short links' storage (migration 0074)", () => {
     const acc = await t.signUpVerified();
     const db = t.ctx.db.$client;
     const text = "A https://a.example/x and B https://b.example/y, A again https://a.example/x";
-    const { made, out } = write(acc.user.id, "drip:d-1", [["m-1", text], ["m-2", text], ["m-3", text]]);
+    const { made, out } = await write(acc.user.id, "drip:d-1", [["m-1", text], ["m-2", text], ["m-3", text]]);
     expect(db.query(`SELECT source, url, target FROM links WHERE user_id = ? ORDER BY id`).all(acc.user.id)).toEqual([
       { source: "drip:d-1", url: "https://a.example/x", target: "https://a.example/x?utm_source=sms" },
       { source: "drip:d-1", url: "https://b.example/y", target: "https://b.example/y?utm_source=sms" },
@@ -326,8 +326,8 @@ describe("short links' storage (migration 0074)", () => {
   test("a repeated chunk's short links are dropped by their ids, no other's", async () => {
     const acc = await t.signUpVerified();
     const db = t.ctx.db.$client;
-    const { made } = write(acc.user.id, "keyword:k-1", [["m-1", "https://a.example/1 https://a.example/2"], ["m-2", "https://a.example/1"], ["m-3", "https://a.example/1"]]);
-    dropShortLinks(t.ctx, [...made.get("m-1")!, ...made.get("m-3")!]);
+    const { made } = await write(acc.user.id, "keyword:k-1", [["m-1", "https://a.example/1 https://a.example/2"], ["m-2", "https://a.example/1"], ["m-3", "https://a.example/1"]]);
+    await dropShortLinks(t.ctx, [...made.get("m-1")!, ...made.get("m-3")!]);
     expect(db.query(`SELECT s.id, s.message_id FROM short_links s JOIN links l ON l.id = s.link_id WHERE l.user_id = ?`).all(acc.user.id)).toEqual([
       { id: made.get("m-2")![0], message_id: "m-2" },
     ]);
@@ -336,7 +336,7 @@ describe("short links' storage (migration 0074)", () => {
   test("a code drawn before 0074 is never given to a new short link: the id whose code it is gets skipped", async () => {
     const acc = await t.signUpVerified();
     const db = t.ctx.db.$client;
-    write(acc.user.id, "keyword:k-2", [["m-0", "https://a.example/0"]]);
+    await write(acc.user.id, "keyword:k-2", [["m-0", "https://a.example/0"]]);
     const key = codeKey((db.query(`SELECT key FROM short_link_keys`).get() as { key: string }).key);
     // As migration 0074 keeps one: a drawn code, under a link of its own; the code drawn is the one the next id would get.
     const linkId = (db.query(`INSERT INTO links (user_id, source, url, target, created_at) VALUES (?, 'message', 'https://old.example', 'https://old.example', 0) RETURNING id`).get(acc.user.id) as { id: number }).id;
@@ -344,7 +344,7 @@ describe("short links' storage (migration 0074)", () => {
     const next = oldId + 1;
     const taken = codeOf(key, next);
     db.query(`UPDATE short_links SET code = ? WHERE id = ?`).run(taken, oldId);
-    const { made, out } = write(acc.user.id, "keyword:k-2", [["m-1", "https://a.example/1"]]);
+    const { made, out } = await write(acc.user.id, "keyword:k-2", [["m-1", "https://a.example/1"]]);
     const id = made.get("m-1")![0]!;
     expect(id).toBeGreaterThan(next);
     expect(out[0]).not.toContain(taken);
@@ -369,13 +369,9 @@ describe("a merge of contacts", () => {
       merged.body.id,
     );
     const link = /\/l\/(\w{7})/.exec(
-      (() => {
-        let text = "";
-        db.transaction(() => {
-          text = shortener(t.ctx, t.ctx.config.linkDomain, { userId: acc.user.id, campaignId: null, source: "drip:d-9", utm: null, expiresAt: null })("https://a.example/m", "mm-1");
-        })();
-        return text;
-      })(),
+      await t.ctx.withTransaction(async () =>
+        (await shortener(t.ctx, t.ctx.config.linkDomain, { userId: acc.user.id, campaignId: null, source: "drip:d-9", utm: null, expiresAt: null }))("https://a.example/m", "mm-1"),
+      ),
     )![1]!;
     const realNow = t.ctx.now;
     try {
