@@ -280,10 +280,6 @@ const ALLOWED: Record<string, string> = {
     "as startAutomation: queues the feed's safety-net job at start with enqueueJob (synchronous)",
   "phone-numbers/registration.ts exports scheduleRegistrationChecks, which uses the database, not async (not async)":
     "as startAutomation: queues the registration checks' job at start with enqueueJob (synchronous)",
-  "campaigns/ab-split.ts exports abSegments, which uses the database, not async (not async)":
-    "an A/B start's segments (campaigns/outbox.ts segmentsEach) read the campaign's media with heldMediaIds (media, synchronous, ALLOWED above) in the start's transaction",
-  "campaigns/ab-split.ts exports keptRecipients, which uses the database, not async (not async)":
-    "the winner's rest is read as typed numbers (campaigns/outbox.ts resolveTyped: defaultCountryOf and recipientReader, synchronous, ALLOWED above) in the transaction that writes it",
   "campaigns/audiences.ts exports audienceCondition, which uses the database, not async (not async)":
     "reads the campaign's segment with findSegment (segments, synchronous, ALLOWED above) to build the audience's condition, in the start's transaction",
   "campaigns/audiences.ts exports audienceContacts, which uses the database, not async (not async)":
@@ -294,18 +290,6 @@ const ALLOWED: Record<string, string> = {
     "as audienceCondition: the audience counted with it",
   "campaigns/audiences.ts exports audienceCountUpTo, which uses the database, not async (not async)":
     "as audienceCondition, and counts with countAudienceUpTo (contacts/audience.ts, synchronous, ALLOWED above)",
-  "campaigns/outbox.ts exports outboxSegments, which uses the database, not async (not async)":
-    "as segmentsEach: the SMS a campaign's messages cost, checked against the plan in the start's transaction",
-  "campaigns/outbox.ts exports resolveRecipients, which uses the database, not async (not async)":
-    "the start's recipients (audienceContacts, resolveTyped: synchronous, above) read in the transaction that writes them",
-  "campaigns/outbox.ts exports resolveTyped, which uses the database, not async (not async)":
-    "typed numbers are read with defaultCountryOf and recipientReader (users, contacts: synchronous, ALLOWED above) in the transaction that writes them",
-  "campaigns/outbox.ts exports segmentsEach, which uses the database, not async (not async)":
-    "reads the campaign's media with heldMediaIds (media, synchronous, ALLOWED above): an MMS is one message",
-  "campaigns/outbox.ts exports segmentsPerMessage, which uses the database, not async (not async)":
-    "as segmentsEach",
-  "campaigns/outbox.ts exports writeOutbox, which uses the database, not async (not async)":
-    "writes a chunk's rows, short links and threads with enqueue, shortener, dropShortLinks and heldMediaIds (messages, links, media: synchronous, ALLOWED above) in the outbox writer's transaction",
   "campaigns/sender.ts exports senderFor, which uses the database, not async (not async)":
     "the campaign's sender (chooseSender, phone-numbers) and media (heldMedia), synchronous (ALLOWED above), read in the start's transaction",
   "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":
