@@ -43,6 +43,12 @@ function listVersion(db: Database, userId: string): number {
   return db.query<{ v: number }, [string]>("SELECT list_version AS v FROM contact_totals WHERE user_id = ?").get(userId)?.v ?? 0;
 }
 
+/** How many marks of the list are kept and still hold (none when the list changed since). */
+function marksMade(db: Database, userId: string, list: string): number {
+  const marks = kept.get(db)?.get(`${userId}\u0000${list}`);
+  return marks && marks.version === listVersion(db, userId) ? marks.keys.length : 0;
+}
+
 function marksOf(db: Database, userId: string, list: string): Marks {
   let lists = kept.get(db);
   if (!lists) kept.set(db, (lists = new Map()));
@@ -73,27 +79,34 @@ function marked(db: Database, userId: string, sort: PageQuery["sort"], dir: "ASC
   const o = ORDERS[sort];
   const order = `ORDER BY ${o.key} ${dir}, ${o.rowid} ${dir}`;
   type Row = { k: number | string; r: number };
-  const from = (what: string) =>
-    `SELECT ${what} FROM ${o.from} WHERE user_id = ? AND (${o.key}, ${o.rowid}) ${dir === "ASC" ? ">=" : "<="} (?, ?) ${order} LIMIT ? OFFSET ?`;
+  // From a mark's key on, as a range of the index; the rows of that key before the mark's rowid (ties, few) are
+  // counted and stepped over. Written as a comparison of (key, rowid) pairs, the index of contacts (whose rowid
+  // SQLite does not range over) tested the pair on every row stepped over: the marks to page 10,000 cost 38-42 ms
+  // against 26-33 for OFFSET.
+  const from = (what: string) => `SELECT ${what} FROM ${o.from} WHERE user_id = ? AND ${o.key} ${dir === "ASC" ? ">=" : "<="} ? ${order} LIMIT ? OFFSET ?`;
+  const ties = db.query<{ n: number }, [string, number | string, number]>(
+    `SELECT count(*) AS n FROM ${o.from} WHERE user_id = ? AND ${o.key} = ? AND ${o.rowid} ${dir === "ASC" ? "<" : ">"} ?`,
+  );
+  const before = ([k, r]: Key) => ties.get(userId, k, r)!.n;
   const marks = marksOf(db, userId, `${sort} ${dir}`);
   // keys[i] is the key of the row at position (i + 1) * MARK_EVERY.
   const want = Math.floor(offset / MARK_EVERY);
   if (marks.keys.length < want) {
     const first = db.query<Row, [string, number]>(`SELECT ${o.key} AS k, ${o.rowid} AS r FROM ${o.from} WHERE user_id = ? ${order} LIMIT 1 OFFSET ?`);
-    const next = db.query<Row, [string, number | string, number, number, number]>(from(`${o.key} AS k, ${o.rowid} AS r`));
+    const next = db.query<Row, [string, number | string, number, number]>(from(`${o.key} AS k, ${o.rowid} AS r`));
     while (marks.keys.length < want) {
       const at = marks.keys[marks.keys.length - 1];
-      const row = at ? next.get(userId, at[0], at[1], 1, MARK_EVERY) : first.get(userId, MARK_EVERY);
+      const row = at ? next.get(userId, at[0], 1, MARK_EVERY + before(at)) : first.get(userId, MARK_EVERY);
       if (!row || row.k === null) break;
       marks.keys.push([row.k, row.r]);
     }
   }
   const reached = Math.min(want, marks.keys.length);
   if (!reached) return stepped(db, userId, sort, dir, offset, limit);
-  const [k, r] = marks.keys[reached - 1]!;
+  const mark = marks.keys[reached - 1]!;
   return db
-    .query<{ r: number }, [string, number | string, number, number, number]>(from(`${o.rowid} AS r`))
-    .all(userId, k, r, limit, offset - reached * MARK_EVERY)
+    .query<{ r: number }, [string, number | string, number, number]>(from(`${o.rowid} AS r`))
+    .all(userId, mark[0], limit, offset - reached * MARK_EVERY + before(mark))
     .map((x) => x.r);
 }
 
@@ -111,8 +124,12 @@ export function listPage(ctx: AppContext, userId: string, p: PageQuery, total: n
   const limit = Math.max(0, Math.min(end, total) - lo);
   if (!limit) return [];
   const after = total - lo - limit;
-  // Read from the nearer end; from a mark when the page is deeper than one (the phone order's from the start).
-  const fromStart = lo <= after || (p.sort === "phone" && after >= MARK_EVERY);
+  // Read from the end with fewer rows to step over: fewer rows before the page, or marks made nearer to it (the
+  // pages either side of the middle would otherwise each make a whole set from their own end); the phone order's
+  // marks only from the start.
+  const toStep = (depth: number, list: string) => depth - Math.min(Math.floor(depth / MARK_EVERY), marksMade(db, userId, list)) * MARK_EVERY;
+  const fromStart =
+    after < MARK_EVERY ? false : p.sort === "phone" || lo < MARK_EVERY || toStep(lo, `${p.sort} ASC`) <= toStep(after, `${p.sort} DESC`);
   const depth = fromStart ? lo : after;
   const dir = fromStart ? "ASC" : "DESC";
   const rows = depth < MARK_EVERY ? stepped(db, userId, p.sort, dir, depth, limit) : marked(db, userId, p.sort, dir, depth, limit);
