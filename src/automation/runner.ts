@@ -218,7 +218,7 @@ async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId
         lastName: contact.lastName,
         phone: contact.phone,
         email: contact.email,
-        business: businessOf(ctx, userId),
+        business: await businessOf(ctx, userId),
         customFields: contact.customFields,
       });
       // Its links go out as short links of the account's link domain for this message and contact (no UTM, the

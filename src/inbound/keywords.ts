@@ -87,7 +87,7 @@ async function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): Promis
   const optIn = await optInOf(ctx, k.id, m.from);
   if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
     // Texting the keyword again subscribes nobody twice: the separate reply (within the month's SMS), or none.
-    const again = k.alreadyReply ? linksOf(ctx, m, k, personalised(ctx, m, k.alreadyReply)) : null;
+    const again = k.alreadyReply ? linksOf(ctx, m, k, await personalised(ctx, m, k.alreadyReply)) : null;
     const reply = again && hasRoomForMessages(ctx, m.userId, again.segments) ? again.send() : null;
     if (reply) await sendReply(ctx, m, reply.text, reply.messageId);
     return { outcome: "already", keywordId: k.id, reply: reply?.text ?? null };
@@ -101,7 +101,7 @@ async function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): Promis
     // The question was asked within the window: asking again on every repeat would be the spam it guards against.
     return { outcome: "pending", keywordId: k.id, reply: null };
   }
-  const question = confirmRequestText(businessOf(ctx, m.userId), k);
+  const question = confirmRequestText(await businessOf(ctx, m.userId), k);
   if (!hasRoomForMessages(ctx, m.userId, segmentCount(question))) return { outcome: "limit", keywordId: k.id, reply: null };
   await markPending(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
   await sendReply(ctx, m, question);
@@ -117,7 +117,7 @@ async function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: K
   if (!m.sender.contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
   // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
   // so {firstName|there} says "there").
-  const welcome = linksOf(ctx, m, k, personalised(ctx, m, k.autoReply));
+  const welcome = linksOf(ctx, m, k, await personalised(ctx, m, k.autoReply));
   if (!hasRoomForMessages(ctx, m.userId, welcome.segments)) return { outcome: "limit", keywordId: k.id, reply: null };
   const { text, messageId } = welcome.send();
   // A new contact's short links count for them: a click's contact is its message's, written below for this contact.
@@ -130,14 +130,14 @@ async function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: K
 }
 
 /** A reply's merge fields filled for the sender (src/personalisation/render.ts). */
-function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, text: string): string {
+async function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, text: string): Promise<string> {
   const c = m.sender.contact;
   return render(text, {
     firstName: c?.firstName,
     lastName: c?.lastName,
     phone: m.from,
     email: c?.email,
-    business: businessOf(ctx, m.userId),
+    business: await businessOf(ctx, m.userId),
     customFields: c?.customFields,
   });
 }

@@ -213,7 +213,9 @@ function listeningOn(ctx: AppContext, userId: string, number: string, opts: { ac
   return rows.filter((k) => !k.numbers.length || (!!compact && k.numbers.includes(compact)));
 }
 
-export function businessOf(ctx: AppContext, userId: string): string {
+/** The business name the account's replies sign with. */
+export async function businessOf(ctx: AppContext, userId: string): Promise<string> {
+  await ready(ctx.db);
   const owner = findUserById(ctx, userId);
   return owner ? businessNameOf(owner) : "Your Business";
 }
@@ -240,7 +242,7 @@ export async function testKeyword(ctx: AppContext, userId: string, input: { numb
   const m = classify(input.text, active);
   if (m.rule === "keyword") {
     const k = m.keyword;
-    const reply = k.doubleOptIn ? confirmRequestText(businessOf(ctx, userId), k) : k.autoReply;
+    const reply = k.doubleOptIn ? confirmRequestText(await businessOf(ctx, userId), k) : k.autoReply;
     const how = k.doubleOptIn
       ? `Keyword ${k.keyword}: the sender is asked to reply Y to confirm; once confirmed they are subscribed, tagged and get the auto-reply.`
       : `Keyword ${k.keyword}: the sender is subscribed${k.tags.length ? `, tagged ${k.tags.join(", ")},` : ""} and gets the auto-reply once.`;

@@ -296,8 +296,6 @@ const ALLOWED: Record<string, string> = {
     "keys the earlier names and fails interrupted imports (keyEarlierNames, failInterruptedImports: synchronous, ALLOWED above) as the routes are built, and its handlers read the default country with defaultCountryOf (synchronous)",
   "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
     "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port: licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above)",
-  "keywords/keywords.ts exports businessOf, which uses the database, not async (not async)":
-    "the business name of a keyword's replies, read with findUserById (synchronous, ALLOWED above) in the inbound flow's transaction",
   "licenses/limits.ts exports usageFor, which uses the database, not async (not async)":
     "the plan checks read the account and its license (findUserById, currentLicense: synchronous, ALLOWED above) and count through the synchronous port ctx.usageCounts; called inside the transactions of contacts, campaigns, drips, automation, sendText, numbers and the inbound flow",
   "licenses/limits.ts exports assertWithinLimit, which uses the database, not async (not async)":
