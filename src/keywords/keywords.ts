@@ -96,8 +96,8 @@ function viewOf(ctx: AppContext, userId: string, id: string) {
 }
 
 /** The numbers a keyword listens on, each one of the account's own (E.164 as stored); empty means all. */
-function checkNumbers(ctx: AppContext, userId: string, input: string[]): string[] {
-  const own = new Set(numbersWithAccounts(ctx, userId).map((j) => j.n.phoneNumber));
+async function checkNumbers(ctx: AppContext, userId: string, input: string[]): Promise<string[]> {
+  const own = new Set((await numbersWithAccounts(ctx, userId)).map((j) => j.n.phoneNumber));
   const numbers = [...new Set(input.map((n) => n.replace(/[\s().\-]/g, "")))];
   for (const n of numbers) if (!own.has(n)) throw badRequest(`${n} is not one of your phone numbers. Choose numbers from Phone Settings.`);
   return numbers;
@@ -114,12 +114,13 @@ function assertUnique(ctx: AppContext, userId: string, matchKey: string, numbers
   }
 }
 
-function checkedFields(ctx: AppContext, userId: string, input: Required<Pick<KeywordInput, "keyword" | "autoReply">> & KeywordInput, exceptId?: string) {
+/** Checked in the transaction that writes them (its callback awaits the numbers' record, then runs the rest). */
+async function checkedFields(ctx: AppContext, userId: string, input: Required<Pick<KeywordInput, "keyword" | "autoReply">> & KeywordInput, exceptId?: string) {
   const checked = checkKeyword(input.keyword);
   if ("error" in checked) throw badRequest(checked.error);
   const autoReply = input.autoReply.trim();
   if (!autoReply) throw badRequest("Keyword and auto-reply are required");
-  const numbers = checkNumbers(ctx, userId, input.numbers ?? []);
+  const numbers = await checkNumbers(ctx, userId, input.numbers ?? []);
   assertUnique(ctx, userId, checked.matchKey, numbers, exceptId);
   return {
     keyword: checked.matchKey.toUpperCase(),
@@ -144,7 +145,7 @@ export async function createKeyword(ctx: AppContext, userId: string, input: Keyw
   const autoReply = input.autoReply;
   if (!keyword?.trim() || !autoReply?.trim()) throw badRequest("Keyword and auto-reply are required");
   return ctx.withTransaction(async () => {
-    const fields = checkedFields(ctx, userId, { ...input, keyword, autoReply });
+    const fields = await checkedFields(ctx, userId, { ...input, keyword, autoReply });
     const at = new Date(ctx.now());
     const row = ctx.db.insert(keywords).values({ id: Bun.randomUUIDv7(), userId, ...fields, createdAt: at, updatedAt: at }).returning().get();
     return keywordView(row);
@@ -156,9 +157,9 @@ export async function updateKeyword(ctx: AppContext, userId: string, id: string,
   return ctx.withTransaction(async () => keywordUpdated(ctx, userId, id, input));
 }
 
-function keywordUpdated(ctx: AppContext, userId: string, id: string, input: KeywordInput) {
+async function keywordUpdated(ctx: AppContext, userId: string, id: string, input: KeywordInput) {
   const k = getKeyword(ctx, userId, id);
-  const fields = checkedFields(
+  const fields = await checkedFields(
     ctx,
     userId,
     {

@@ -225,12 +225,9 @@ export async function numberById(ctx: AppContext, id: string): Promise<PhoneNumb
   return ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.id, id)).get();
 }
 
-/**
- * Every number of the account with its provider account, oldest first (the registration card lists them all).
- * Synchronous still: the campaign's registration warning (registrationOfSender) and keywords' check of the numbers
- * a keyword listens on read it inside synchronous code.
- */
-export function numbersWithAccounts(ctx: AppContext, userId: string) {
+/** Every number of the account with its provider account, oldest first (the registration card lists them all). */
+export async function numbersWithAccounts(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
   const rows = ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).all();
   return withProviders(ctx, rows);
 }

@@ -73,8 +73,7 @@ function noteCheckError(ctx: AppContext, userId: string, queries: RegistrationQu
  * statements wait their turn (ready) after each provider call: another caller's transaction may be open by then.
  */
 export async function refreshRegistrations(ctx: AppContext, userId: string, providerId?: string) {
-  await ready(ctx.db);
-  const numbers = numbersWithAccounts(ctx, userId).filter((j) => !providerId || j.n.providerId === providerId);
+  const numbers = (await numbersWithAccounts(ctx, userId)).filter((j) => !providerId || j.n.providerId === providerId);
   const byAccount = new Map<string, typeof numbers>();
   for (const j of numbers) byAccount.set(j.account.id, [...(byAccount.get(j.account.id) ?? []), j]);
   for (const group of byAccount.values()) {
@@ -172,12 +171,13 @@ function viewOf(n: PhoneNumberRow, r: RegistrationRow | undefined, provider: Pro
 
 /** The card: per provider account, each number's registration and what it means for sending. */
 export async function registrationOverview(ctx: AppContext, userId: string) {
-  await ready(ctx.db);
   return overviewOf(ctx, userId);
 }
 
-function overviewOf(ctx: AppContext, userId: string) {
-  const numbers = numbersWithAccounts(ctx, userId);
+/** The numbers' record awaited, then their registrations read after ready. */
+async function overviewOf(ctx: AppContext, userId: string) {
+  const numbers = await numbersWithAccounts(ctx, userId);
+  await ready(ctx.db);
   const rows = new Map(ctx.db.select().from(numberRegistrations).where(eq(numberRegistrations.userId, userId)).all().map((r) => [r.phoneNumberId, r]));
   const accounts = new Map<string, { providerId: string; provider: string; providerName: string; numbers: NumberRegistrationView[] }>();
   for (const j of numbers) {
@@ -210,18 +210,19 @@ function summaryOf(numbers: NumberRegistrationView[]): string {
  * preview and the send's check (campaigns/registration-warning.ts) await it.
  */
 export async function registrationOfSender(ctx: AppContext, userId: string, phoneNumber: string): Promise<NumberRegistrationView | null> {
+  const j = (await numbersWithAccounts(ctx, userId)).find((x) => x.n.phoneNumber === phoneNumber);
   await ready(ctx.db);
-  const j = numbersWithAccounts(ctx, userId).find((x) => x.n.phoneNumber === phoneNumber);
   return j ? viewOf(j.n, registrationOf(ctx, j.n.id), j.account.provider) : null;
 }
 
 /** Every account's numbers, for `smsdesk doctor`. */
 export async function allRegistrations(ctx: AppContext) {
-  const users = await usersWithNumbers(ctx);
-  await ready(ctx.db);
-  return users.flatMap((userId) =>
-    overviewOf(ctx, userId).accounts.map((a) => ({ ...a, provider: PROVIDER_LABELS[a.provider as ProviderAccount["provider"]] ?? a.provider })),
-  );
+  const all = [];
+  for (const userId of await usersWithNumbers(ctx)) {
+    const { accounts } = await overviewOf(ctx, userId);
+    all.push(...accounts.map((a) => ({ ...a, provider: PROVIDER_LABELS[a.provider as ProviderAccount["provider"]] ?? a.provider })));
+  }
+  return all;
 }
 
 /** Every account's registration read again every REGISTRATION_CHECK_EVERY_MS, from the jobs table. */

@@ -221,8 +221,6 @@ const ALLOWED: Record<string, string> = {
     "the sender of a text: sendText, drips, automation, conversations and campaigns (their sender, delivery preview, registration warning) choose it synchronously",
   "phone-numbers/numbers.ts exports countNumbers, which uses the database, not async (not async)":
     "the plan checks count numbers through ctx.usageCounts inside synchronous transactions",
-  "phone-numbers/numbers.ts exports numbersWithAccounts, which uses the database, not async (not async)":
-    "the campaign's registration warning (registrationOfSender, in its turn after ready) and keywords' check of the numbers a keyword listens on read it synchronously",
   "providers/accounts.ts exports providersByIds, which uses the database, not async (not async)":
     "the sender's choice (phone-numbers chooseSender, synchronous) reads its numbers' accounts",
   "users/queries.ts exports findUserById, which uses the database, not async (not async)":
