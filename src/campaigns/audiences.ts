@@ -12,17 +12,18 @@ import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { inboundCountSince } from "../messages/stats";
 import { compileConditions } from "../segments/conditions";
-import { segmentNow } from "../segments/segments";
+import { findSegment } from "../segments/segments";
 
 /**
  * A campaign's audience: the contacts record's presets (src/contacts/audience.ts), a segment's conditions
  * (segments) and the loyal preset's count of texts (messages) put together.
  */
-export function audienceCondition(ctx: AppContext, userId: string, audience: CampaignAudience): SQL {
+export async function audienceCondition(ctx: AppContext, userId: string, audience: CampaignAudience): Promise<SQL> {
   const now = ctx.now();
+  // The segment's record is read first; the condition is then built from it.
+  const segment = audience.kind === "segment" ? await findSegment(ctx, userId, audience.segmentId) : undefined;
   return audienceWhere(userId, audience, now, {
-    segment: (segmentId) => {
-      const segment = segmentNow(ctx, userId, segmentId);
+    segment: () => {
       if (!segment) throw badRequest("The chosen segment no longer exists");
       return compileConditions(segment.conditions, now, userId);
     },
@@ -30,8 +31,8 @@ export function audienceCondition(ctx: AppContext, userId: string, audience: Cam
   });
 }
 
-export function audienceCount(ctx: AppContext, userId: string, audience: CampaignAudience): Promise<number> {
-  return countAudience(ctx, audienceCondition(ctx, userId, audience));
+export async function audienceCount(ctx: AppContext, userId: string, audience: CampaignAudience): Promise<number> {
+  return countAudience(ctx, await audienceCondition(ctx, userId, audience));
 }
 
 /** Exact counts of the wizard's presets. */
@@ -41,16 +42,16 @@ export async function presetCounts(ctx: AppContext, userId: string) {
 }
 
 /** The contacts of an audience, for writing the outbox (streamed by the caller in one transaction). */
-export function audienceContacts(ctx: AppContext, userId: string, audience: CampaignAudience): Promise<AudienceContact[]> {
-  return audienceContactsWhere(ctx, audienceCondition(ctx, userId, audience));
+export async function audienceContacts(ctx: AppContext, userId: string, audience: CampaignAudience): Promise<AudienceContact[]> {
+  return audienceContactsWhere(ctx, await audienceCondition(ctx, userId, audience));
 }
 
 /** How many contacts an audience has, counted no further than `cap` (a bounded read however large it is). */
-export function audienceCountUpTo(ctx: AppContext, userId: string, audience: CampaignAudience, cap: number): Promise<number> {
-  return countAudienceUpTo(ctx, audienceCondition(ctx, userId, audience), cap);
+export async function audienceCountUpTo(ctx: AppContext, userId: string, audience: CampaignAudience, cap: number): Promise<number> {
+  return countAudienceUpTo(ctx, await audienceCondition(ctx, userId, audience), cap);
 }
 
 /** The audience's contacts whose rowid is in (after, upTo], in rowid order: one chunk of a large campaign. */
-export function audienceContactsInWindow(ctx: AppContext, userId: string, audience: CampaignAudience, after: number, upTo: number): Promise<AudienceContact[]> {
-  return audienceContactsInRowids(ctx, audienceCondition(ctx, userId, audience), after, upTo);
+export async function audienceContactsInWindow(ctx: AppContext, userId: string, audience: CampaignAudience, after: number, upTo: number): Promise<AudienceContact[]> {
+  return audienceContactsInRowids(ctx, await audienceCondition(ctx, userId, audience), after, upTo);
 }

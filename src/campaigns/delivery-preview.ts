@@ -86,7 +86,7 @@ export async function reachOf(ctx: AppContext, user: User, input: Pick<DeliveryP
   // Contacts are unique by phone and the condition leaves out opted-out ones: nothing to skip or merge. Grouped a
   // window of rowids at a time (NOT INDEXED: a rowid range, not the account's index walked per window), or contacts
   // chosen by id a piece of ids at a time, and merged here.
-  const where = audienceCondition(ctx, user.id, input.audience);
+  const where = await audienceCondition(ctx, user.id, input.audience);
   const merged = new Map<string, { phone: string; n: number }>();
   const add = (rows: { k: string; phone: string; n: number }[]) => {
     for (const r of rows) {
@@ -102,7 +102,7 @@ export async function reachOf(ctx: AppContext, user: User, input: Pick<DeliveryP
   if (audience.kind === "contacts") {
     const clock = pieces();
     for (let from = 0; from < audience.contactIds.length; from += ID_PIECE) {
-      add(await zoneGroupsWhere(ctx, audienceCondition(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) })));
+      add(await zoneGroupsWhere(ctx, await audienceCondition(ctx, user.id, { kind: "contacts", contactIds: audience.contactIds.slice(from, from + ID_PIECE) })));
       if (clock.due()) await clock.turn();
     }
   } else {

@@ -22,14 +22,10 @@ export const segmentView = (s: Segment) => ({
 /** The user's segment, or undefined (another user's segment is as missing as an unknown id). */
 export async function findSegment(ctx: AppContext, userId: string, id: string): Promise<Segment | undefined> {
   await ready(ctx.db);
-  return segmentNow(ctx, userId, id);
+  return segmentRow(ctx, userId, id);
 }
 
-/**
- * As findSegment, synchronously: a campaign's audience condition (campaigns/audiences.ts) is built in the turn of
- * the audience's reads, which the outbox's synchronous writing of a campaign's start runs.
- */
-export function segmentNow(ctx: AppContext, userId: string, id: string): Segment | undefined {
+function segmentRow(ctx: AppContext, userId: string, id: string): Segment | undefined {
   return ctx.db
     .select()
     .from(segments)
@@ -38,7 +34,7 @@ export function segmentNow(ctx: AppContext, userId: string, id: string): Segment
 }
 
 function getSegment(ctx: AppContext, userId: string, id: string): Segment {
-  const s = segmentNow(ctx, userId, id);
+  const s = segmentRow(ctx, userId, id);
   if (!s) throw notFound("Segment not found");
   return s;
 }

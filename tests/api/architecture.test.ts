@@ -205,8 +205,6 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
 
   // Records of converted folders still synchronous for callers that are not (issue 30 item 2).
-  "segments/segments.ts exports segmentNow, which uses the database, not async (not async)":
-    "a campaign's audience condition (campaigns/audiences.ts audienceCondition) is built synchronously for the audience's synchronous reads (resolveRecipients' audienceContacts, audienceCountUpTo); drips and automation read findSegment",
   "links/links.ts exports findShortLink, which uses the database, not async (not async)":
     "the redirect's hot path (issue 32: p95 under 20 ms at 500 clicks/s): answered in the request's turn when no transaction is open on the connection, else a Promise after ready; an await on every click doubled scripts/bench/redirect.ts's p95",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
@@ -278,16 +276,6 @@ const ALLOWED: Record<string, string> = {
     "as startAutomation: queues the feed's safety-net job at start with enqueueJob (synchronous)",
   "phone-numbers/registration.ts exports scheduleRegistrationChecks, which uses the database, not async (not async)":
     "as startAutomation: queues the registration checks' job at start with enqueueJob (synchronous)",
-  "campaigns/audiences.ts exports audienceCondition, which uses the database, not async (not async)":
-    "reads the campaign's segment with findSegment (segments, synchronous, ALLOWED above) to build the audience's condition, in the start's transaction",
-  "campaigns/audiences.ts exports audienceContacts, which uses the database, not async (not async)":
-    "as audienceCondition, and reads the audience with audienceContactsWhere (contacts/audience.ts, synchronous, ALLOWED above)",
-  "campaigns/audiences.ts exports audienceContactsInWindow, which uses the database, not async (not async)":
-    "as audienceCondition: a chunk's audience, in the outbox writer's transaction",
-  "campaigns/audiences.ts exports audienceCount, which uses the database, not async (not async)":
-    "as audienceCondition: the audience counted with it",
-  "campaigns/audiences.ts exports audienceCountUpTo, which uses the database, not async (not async)":
-    "as audienceCondition, and counts with countAudienceUpTo (contacts/audience.ts, synchronous, ALLOWED above)",
   "campaigns/sender.ts exports senderFor, which uses the database, not async (not async)":
     "the campaign's sender (chooseSender, phone-numbers) and media (heldMedia), synchronous (ALLOWED above), read in the start's transaction",
   "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":
