@@ -357,6 +357,37 @@ describe("short links' storage (migration 0074)", () => {
   });
 });
 
+describe("the clicks' flush", () => {
+  test("hits of several slices are all written in the order they came: each link's first person's click counts, the rest are repeats", async () => {
+    const acc = await t.signUpVerified();
+    const db = t.ctx.db.$client;
+    const realNow = t.ctx.now;
+    for (const id of ["fl-1", "fl-2"]) {
+      db.query(`INSERT INTO messages (id, user_id, phone, content, direction, status, delivered_at, created_at) VALUES (?, ?, '+14155553201', 'x', 'outbound', 'delivered', ?, 0)`).run(
+        id,
+        acc.user.id,
+        realNow(),
+      );
+    }
+    const texts = await t.ctx.withTransaction(async () => {
+      const shorten = await shortener(t.ctx, t.ctx.config.linkDomain, { userId: acc.user.id, campaignId: null, source: "drip:d-fl", utm: null, expiresAt: null });
+      return [shorten("https://a.example/fl", "fl-1"), shorten("https://b.example/fl", "fl-2")];
+    });
+    const [a, b] = texts.map((text) => /\/l\/(\w{7})/.exec(text)![1]!);
+    // 210 hits, over two slices of the flush: A as a person, B as a person, A as a HEAD, in turn.
+    const sent = Array.from({ length: 210 }, (_, i) => (i % 3 === 0 ? { code: a!, method: "GET" } : i % 3 === 1 ? { code: b!, method: "GET" } : { code: a!, method: "HEAD" }));
+    try {
+      t.ctx.now = () => realNow() + 3_600_000;
+      for (const s of sent) expect((await hit(`${t.ctx.config.linkDomain}/l/${s.code}`, CHROME, s.method)).status).toBe(302);
+      await flushClicks(t.ctx);
+    } finally {
+      t.ctx.now = realNow;
+    }
+    const rows = db.query(`SELECT code, method, verdict FROM link_clicks WHERE user_id = ? ORDER BY id`).all(acc.user.id);
+    expect(rows).toEqual(sent.map((s, i) => ({ ...s, verdict: s.method === "HEAD" ? "head" : i < 2 ? "human" : "repeat" })));
+  });
+});
+
 describe("a merge of contacts", () => {
   test("moves the merged contact's clicks, and its messages' links click for the one kept after", async () => {
     const acc = await t.signUpVerified();
