@@ -17,9 +17,6 @@ export function safeNextPath(raw: string | null | undefined, origin = window.loc
   return url.pathname + url.search + url.hash;
 }
 
-/** The `next` of the current address, when it is safe to follow. */
-export const nextOfLocation = () => safeNextPath(new URLSearchParams(window.location.search).get("next"));
-
 /** The sign-in page for someone sent away from `path` (the home page needs no return). */
 export function signInHref(path: string): string {
   return path === "/" ? "/auth" : `/auth?next=${encodeURIComponent(path)}`;
@@ -27,8 +24,7 @@ export function signInHref(path: string): string {
 
 // Google's sign-in leaves the app and comes back to "/": the page to return to waits in this tab's storage.
 const GOOGLE_NEXT_KEY = "smsdesk.next-after-google";
-export function rememberNextForGoogle(): void {
-  const next = nextOfLocation();
+export function rememberNextForGoogle(next: string | undefined): void {
   if (next) sessionStorage.setItem(GOOGLE_NEXT_KEY, next);
   else sessionStorage.removeItem(GOOGLE_NEXT_KEY);
 }

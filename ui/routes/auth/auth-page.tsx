@@ -47,7 +47,7 @@ export function AuthPage() {
   return (
     <AuthShell>
       <ProviderError message={search.error} />
-      <AuthTabs initialTab="signin" onSignedIn={signedIn} onRegistered={() => navigate({ to: "/onboarding" })} />
+      <AuthTabs initialTab="signin" next={search.next} onSignedIn={signedIn} onRegistered={() => navigate({ to: "/onboarding" })} />
     </AuthShell>
   );
 }

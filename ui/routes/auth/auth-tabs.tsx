@@ -9,8 +9,8 @@ const TABS: TabItem<AuthTab>[] = [
   { value: "signup", label: "Sign Up" },
 ];
 
-/** Sign In / Sign Up tabs with the inline forgot-password view, shared by the modal and /auth. */
-export function AuthTabs(props: { initialTab: AuthTab; onSignedIn: () => void; onRegistered: () => void }) {
+/** Sign In / Sign Up tabs with the inline forgot-password view, shared by the modal and /auth (which hands its ?next). */
+export function AuthTabs(props: { initialTab: AuthTab; onSignedIn: () => void; onRegistered: () => void; next?: string }) {
   const [tab, setTab] = useState<AuthTab | "forgot">(props.initialTab);
   if (tab === "forgot") return <ForgotPasswordForm onBack={() => setTab("signin")} />;
   return (
@@ -25,7 +25,7 @@ export function AuthTabs(props: { initialTab: AuthTab; onSignedIn: () => void; o
         fill
         className="mb-5"
       />
-      <ContinueWithGoogle />
+      <ContinueWithGoogle next={props.next} />
       <TabPanel idPrefix="auth" value={tab}>
         {tab === "signin" ? (
           <SignInForm onSignedIn={props.onSignedIn} onForgot={() => setTab("forgot")} />

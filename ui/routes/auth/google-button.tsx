@@ -6,8 +6,11 @@ let providers: Promise<{ google: boolean }> | null = null;
 /** Which sign-in providers the server has configured; asked once per page load. */
 const loadProviders = () => (providers ??= fetchAuthProviders().catch(() => ({ google: false })));
 
-/** 'Continue with Google' (a full-page navigation to /api/auth/google), only when the server has it configured. */
-export function ContinueWithGoogle() {
+/**
+ * 'Continue with Google' (a full-page navigation to /api/auth/google), only when the server has it configured.
+ * `next`: the page to return to after it, as /auth's route validated it.
+ */
+export function ContinueWithGoogle({ next }: { next?: string }) {
   const [enabled, setEnabled] = useState(false);
   useEffect(() => {
     let alive = true;
@@ -21,7 +24,7 @@ export function ContinueWithGoogle() {
     <div className="mb-5 space-y-4">
       <a
         href={GOOGLE_SIGN_IN_URL}
-        onClick={rememberNextForGoogle}
+        onClick={() => rememberNextForGoogle(next)}
         className="flex w-full items-center justify-center gap-2 rounded-lg border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-500"
       >
         <svg aria-hidden viewBox="0 0 48 48" className="h-4 w-4">
