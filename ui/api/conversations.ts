@@ -55,8 +55,8 @@ export const threadUrl = (conversationId: number, q: ThreadQuery = {}) => `/api/
 export const fetchThread = (conversationId: number, q: ThreadQuery = {}, signal?: AbortSignal) =>
   api<ThreadMessage[]>(threadUrl(conversationId, q), { signal });
 
-export const useThread = (conversationId: number | null, refreshMs?: number) =>
-  useApi<ThreadMessage[]>(conversationId === null ? null : threadUrl(conversationId), { refreshMs });
+export const useThread = (conversationId: number | null, q: ThreadQuery = {}) =>
+  useApi<ThreadMessage[]>(conversationId === null ? null : threadUrl(conversationId, q));
 
 /**
  * Sends a chat message through the outbox. Pass the same `idempotencyKey` (e.g. crypto.randomUUID() made once per

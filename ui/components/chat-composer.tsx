@@ -36,9 +36,7 @@ export function ChatComposer({
   autoFocus?: boolean;
 }) {
   const [text, setText] = useState("");
-  const [sending, setSending] = useState(false);
   const key = useRef<string | null>(null);
-  const inFlight = useRef(false);
   const picker = useRef<HTMLInputElement>(null);
   const [attached, setAttached] = useState<UploadedMedia[]>([]);
   const blank = text.trim() === "" && attached.length === 0;
@@ -84,24 +82,26 @@ export function ChatComposer({
     key.current = null;
   };
 
-  const send = async () => {
-    if (blank || inFlight.current || disabled || upload.busy) return;
-    // A ref, not state: a second Enter in the same tick must see the first one's send.
-    inFlight.current = true;
-    setSending(true);
-    key.current ??= crypto.randomUUID();
-    try {
-      await onSend(text.trim(), key.current, attached.map((m) => m.id));
-      key.current = null;
-      setText("");
-      setAttached([]);
-      upload.setError(null);
-    } catch {
-      // The caller showed the error; the draft and its key stay, so Send again cannot make a second copy.
-    } finally {
-      inFlight.current = false;
-      setSending(false);
-    }
+  // The hook runs one send at a time (a second Enter in the same tick is ignored). A failure was shown by the caller;
+  // the draft and its key stay, so Send again cannot make a second copy.
+  const delivery = useMutation(
+    () => {
+      key.current ??= crypto.randomUUID();
+      return onSend(text.trim(), key.current, attached.map((m) => m.id));
+    },
+    {
+      onSuccess: () => {
+        key.current = null;
+        setText("");
+        setAttached([]);
+        upload.setError(null);
+      },
+    },
+  );
+  const sending = delivery.busy;
+  const send = () => {
+    if (blank || disabled || upload.busy) return;
+    void delivery.run();
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { fetchThread, markConversationRead, sendChatMessage, type ThreadMessage } from "../api/conversations";
+import { fetchThread, markConversationRead, sendChatMessage, useThread, type ThreadMessage } from "../api/conversations";
 import { errorMessage } from "../lib/api";
 import { toast } from "../lib/toast";
+import { useMutation } from "../lib/use-mutation";
 import { ChatBubbles } from "./chat-bubbles";
 import { ChatComposer } from "./chat-composer";
 import { useLiveEvent } from "./chat-live";
@@ -49,27 +50,24 @@ export function ChatThread({
   onSent?: (message: ThreadMessage) => void;
 }) {
   const [messages, setMessages] = useState<ThreadMessage[]>([]);
-  const [loading, setLoading] = useState(conversationId !== null);
-  const [error, setError] = useState<string | null>(null);
+  const [hasOlder, setHasOlder] = useState(false);
   const lastSeq = useRef(0);
   lastSeq.current = messages.at(-1)?.seq ?? 0;
 
+  // The newest page, read again for each conversation; what it brings is the thread until pushes and earlier pages
+  // join it.
+  const newest = useThread(conversationId, { limit: PAGE });
+  const loading = conversationId !== null && newest.loading;
+  const error = conversationId !== null && newest.error ? errorMessage(newest.error, "Could not load messages") : null;
   useEffect(() => {
     setMessages([]);
     setHasOlder(false);
-    setError(null);
-    if (conversationId === null) return setLoading(false);
-    const c = new AbortController();
-    setLoading(true);
-    fetchThread(conversationId, { limit: PAGE }, c.signal)
-      .then((rows) => {
-        setMessages(rows);
-        setHasOlder(rows.length === PAGE);
-      })
-      .catch((err) => !c.signal.aborted && setError(errorMessage(err, "Could not load messages")))
-      .finally(() => !c.signal.aborted && setLoading(false));
-    return () => c.abort();
   }, [conversationId]);
+  useEffect(() => {
+    if (!newest.data) return;
+    setMessages(newest.data);
+    setHasOlder(newest.data.length === PAGE);
+  }, [newest.data]);
 
   /** What came after the newest message held: after a push, or a reconnect that may have missed some. */
   const catchUp = useCallback(async () => {
@@ -87,21 +85,18 @@ export function ChatThread({
     }
   }, [conversationId]);
 
-  const [hasOlder, setHasOlder] = useState(false);
-  const [loadingOlder, setLoadingOlder] = useState(false);
-  const loadOlder = async () => {
-    const first = messages[0]?.seq;
-    if (conversationId === null || first === undefined) return;
-    setLoadingOlder(true);
-    try {
-      const rows = await fetchThread(conversationId, { before: first, limit: PAGE });
+  // An earlier page is read on a click: the hook gives its spinner, ignores a second click and toasts a failure.
+  const older = useMutation((before: number) => fetchThread(conversationId!, { before, limit: PAGE }), {
+    onSuccess: (rows) => {
       setMessages((cur) => merge(cur, rows));
       setHasOlder(rows.length === PAGE);
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Could not load earlier messages"), variant: "destructive" });
-    } finally {
-      setLoadingOlder(false);
-    }
+    },
+    fallback: "Could not load earlier messages",
+    failureToast: "Error",
+  });
+  const loadOlder = () => {
+    const first = messages[0]?.seq;
+    if (conversationId !== null && first !== undefined) void older.run(first);
   };
 
   useLiveEvent("new_message", (m) => {
@@ -187,7 +182,7 @@ export function ChatThread({
           timeZone={timeZone}
           emptyText={emptyText}
           emptyHint={emptyHint}
-          older={hasOlder ? { loading: loadingOlder, load: () => void loadOlder() } : undefined}
+          older={hasOlder ? { loading: older.busy, load: loadOlder } : undefined}
         />
       )}
       <ChatComposer

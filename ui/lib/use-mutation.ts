@@ -14,16 +14,19 @@ export type MutationOptions<A extends unknown[], R> = {
   /** A failure's message when the error carries none. */
   fallback?: string;
   /**
-   * A toast for a failure: its title (the message is its description), or one built from the message. Without it a
-   * failure shows only where the screen puts `error`.
+   * A toast for a failure: its title (the message is its description), or one built from the message (and the error,
+   * for a screen that words one kind of failure its own way). Without it a failure shows only where the screen puts
+   * `error`.
    */
-  failureToast?: string | ((message: string) => ToastSpec);
+  failureToast?: string | ((message: string, err: unknown) => ToastSpec);
 };
 
 export type Mutation<A extends unknown[], R> = {
   /** Runs the call unless one is under way; answers its result, or undefined when it failed or was skipped. */
   run: (...args: A) => Promise<R | undefined>;
   busy: boolean;
+  /** The arguments of the run under way, null when none is: a list marks the row being changed with them. */
+  args: A | null;
   /** The last failure's message until the next run; screens also set it for what they check themselves. */
   error: string | null;
   setError: (message: string | null) => void;
@@ -38,7 +41,7 @@ export type Mutation<A extends unknown[], R> = {
  *   <Button onClick={() => save.run()} disabled={save.busy}>
  */
 export function useMutation<A extends unknown[], R>(call: (...args: A) => Promise<R>, options: MutationOptions<A, R> = {}): Mutation<A, R> {
-  const [busy, setBusy] = useState(false);
+  const [args, setArgs] = useState<A | null>(null);
   const [error, setError] = useState<string | null>(null);
   const latest = useRef({ call, options });
   latest.current = { call, options };
@@ -47,7 +50,7 @@ export function useMutation<A extends unknown[], R>(call: (...args: A) => Promis
   const run = useCallback(async (...args: A): Promise<R | undefined> => {
     if (running.current) return undefined;
     running.current = true;
-    setBusy(true);
+    setArgs(args);
     setError(null);
     const { call, options } = latest.current;
     const undo = options.optimistic?.(...args);
@@ -60,7 +63,7 @@ export function useMutation<A extends unknown[], R>(call: (...args: A) => Promis
         const message = errorMessage(err, options.fallback ?? "Something went wrong");
         setError(message);
         const failure = options.failureToast;
-        if (failure) toast(typeof failure === "string" ? { title: failure, description: message, variant: "destructive" } : failure(message));
+        if (failure) toast(typeof failure === "string" ? { title: failure, description: message, variant: "destructive" } : failure(message, err));
         return undefined;
       }
       await options.onSuccess?.(result, ...args);
@@ -69,11 +72,11 @@ export function useMutation<A extends unknown[], R>(call: (...args: A) => Promis
       return result;
     } finally {
       running.current = false;
-      setBusy(false);
+      setArgs(null);
     }
   }, []);
 
-  return { run, busy, error, setError };
+  return { run, busy: args !== null, args, error, setError };
 }
 
 /** A form's onSubmit that stays on the page and runs `action` (a mutation's run, or a check before it). */

@@ -36,8 +36,13 @@ export function BackupManagerPage() {
   const user = auth.value.user;
   const list = useBackups();
   const { ask, dialog } = useConfirm();
-  const [busy, setBusy] = useState<string | null>(null);
   const [uploading, setUploading] = useState(false);
+  // One change at a time, named by its label ("create", "restore:<id>"...) for the button that shows its spinner.
+  const change = useMutation((_label: string, work: () => Promise<unknown>, _done: string) => work(), {
+    success: (_, _label, _work, done) => done,
+    failureToast: (message) => ({ title: message, variant: "destructive" }),
+  });
+  const busy = change.args?.[0] ?? null;
 
   if (user?.role !== "admin") {
     return (
@@ -48,17 +53,10 @@ export function BackupManagerPage() {
     );
   }
 
+  // The list is read again after a change, whether it went through or not.
   const run = async (label: string, work: () => Promise<unknown>, done: string) => {
-    setBusy(label);
-    try {
-      await work();
-      toast({ title: done });
-    } catch (err) {
-      toast({ title: errorMessage(err, "Something went wrong"), variant: "destructive" });
-    } finally {
-      setBusy(null);
-      void list.reload();
-    }
+    await change.run(label, work, done);
+    void list.reload();
   };
 
   const onRestore = async (b: Backup) => {

@@ -5,6 +5,7 @@ import { createCampaign, saveCampaign, sendCampaign } from "../../../api/campaig
 import { ApiError, errorMessage } from "../../../lib/api";
 import type { User } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { LargeDialog } from "./dialog";
 import { formatDateTime, isoToZonedInput, isValidPhone, zonedInputToIso, type Campaign } from "./model";
 import { emptyRecipients, recipientsStateOf, RecipientsTabs, resolveRecipients, type RecipientsState } from "./recipients-tabs";
@@ -32,6 +33,11 @@ type Form = LinkFields & {
 type Errors = Partial<Record<"name" | "content" | "fromNumber" | "schedule" | "recipients", string>>;
 
 /** Sends (or schedules) a saved campaign and tells the user what happened. */
+/** Rethrows a step's failure with "Failed to <what>" when the server gave no reason. */
+const failedTo = (what: string) => (err: unknown): never => {
+  throw new Error(errorMessage(err, `Failed to ${what}`));
+};
+
 async function sendAndTell(id: string, scheduledAt: string | null, user: User, delivery: DeliveryPreview | null) {
   const result = await sendCampaign(id, scheduledAt, !!delivery?.registration);
   if (result.campaign?.status === "scheduled" && scheduledAt) {
@@ -79,7 +85,6 @@ export function CampaignDialog({
       : { name: "", content: "", fromNumber: "", schedule: "", appendOptOut: true, recipients: emptyRecipients(), ...LINK_DEFAULTS, media: [] },
   );
   const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState<"draft" | "send" | null>(null);
   // Once created, later clicks update the same campaign instead of creating another.
   const [savedId, setSavedId] = useState<string | null>(campaign?.id ?? null);
 
@@ -112,7 +117,7 @@ export function CampaignDialog({
         },
   );
 
-  const submit = async (mode: "draft" | "send") => {
+  const submit = (mode: "draft" | "send") => {
     const resolved = resolveRecipients(form.recipients);
     const scheduledAt = form.schedule ? zonedInputToIso(form.schedule, user.timezone) : null;
     const next: Errors = {};
@@ -151,33 +156,32 @@ export function CampaignDialog({
       ...linkBody(form),
       mediaIds: form.media.map((m) => m.id),
     };
-    setBusy(mode);
-    let id = savedId;
-    try {
-      if (id) await saveCampaign(id, body);
+    void submitting.run(mode, body, scheduledAt);
+  };
+
+  // Saved (created the first time), then sent or scheduled; each step's failure in its own words. The list is read
+  // again once the campaign exists, whether the send went through or not.
+  const submitting = useMutation(
+    async (mode: "draft" | "send", body: object, scheduledAt: string | null) => {
+      let id = savedId;
+      if (id) await saveCampaign(id, body).catch(failedTo("update campaign"));
       else {
-        const created = await createCampaign(body);
+        const created = await createCampaign(body).catch(failedTo("create campaign"));
         id = created.id ?? created.data?.id ?? null;
         if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
         setSavedId(id);
       }
-    } catch (err) {
-      const fallback = savedId ? "Failed to update campaign" : "Failed to create campaign";
-      toast({ title: "Error", description: errorMessage(err, fallback), variant: "destructive" });
-      setBusy(null);
-      return;
-    }
-    try {
-      if (mode === "send") await sendAndTell(id, scheduledAt, user, delivery.data);
-      else toast({ title: savedId ? "Campaign updated successfully" : "Campaign created successfully" });
-      onClose();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to send campaign"), variant: "destructive" });
-    } finally {
-      setBusy(null);
-      onSaved();
-    }
-  };
+      try {
+        if (mode === "send") await sendAndTell(id, scheduledAt, user, delivery.data).catch(failedTo("send campaign"));
+        else toast({ title: savedId ? "Campaign updated successfully" : "Campaign created successfully" });
+        onClose();
+      } finally {
+        onSaved();
+      }
+    },
+    { failureToast: "Error" },
+  );
+  const busy = submitting.args?.[0] ?? null;
 
   const editing = !!campaign;
   return (
@@ -191,11 +195,11 @@ export function CampaignDialog({
           <Button variant="ghost" disabled={!!busy} onClick={onClose}>
             Cancel
           </Button>
-          <Button variant="secondary" disabled={!!busy} onClick={() => void submit("draft")}>
+          <Button variant="secondary" disabled={!!busy} onClick={() => submit("draft")}>
             {busy === "draft" && <Spinner />}
             Save as Draft
           </Button>
-          <Button disabled={!!busy} onClick={() => void submit("send")}>
+          <Button disabled={!!busy} onClick={() => submit("send")}>
             {busy === "send" && <Spinner />}
             {form.schedule ? "Schedule Campaign" : "Send Campaign"}
           </Button>

@@ -6,9 +6,10 @@ import { emptyPhone, regionOfLocale } from "../../../components/phone-input";
 import { Button, Spinner } from "../../../components/ui";
 import { createCampaign, saveCampaign, sendCampaign } from "../../../api/campaigns";
 import { useSegments } from "../../../api/segments";
-import { ApiError, errorMessage } from "../../../lib/api";
+import { ApiError } from "../../../lib/api";
 import type { User } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { LargeDialog } from "./dialog";
 import { campaignName, formatDateTime, zonedInputToIso, type Audience, type PresetAudience } from "./model";
 import { startedDescription, useDeliveryPreview } from "./delivery-preview";
@@ -91,7 +92,6 @@ export function CampaignWizard({
   });
   const [draft, setDraft] = useState<WizardDraft>(initial);
   const [step, setStep] = useState(prefill?.type ? 1 : 0);
-  const [sending, setSending] = useState(false);
   // A send that failed after creating the campaign left a draft: the next try updates and sends that one.
   const [createdId, setCreatedId] = useState<string | null>(null);
 
@@ -138,69 +138,65 @@ export function CampaignWizard({
       : null,
   );
 
-  const send = async () => {
-    if (recipientCount() === 0) {
-      toast({
-        title: "No recipients selected",
-        description: "Please select at least one recipient to send the campaign.",
-        variant: "destructive",
-      });
-      return;
-    }
-    setSending(true);
-    try {
-      const { audience, recipients } = audienceOf(draft);
-      const body = {
-        name: campaignName(typeLabel(draft.type ?? ""), formatDate(new Date(), user.dateFormat, user.timezone)),
-        type: "sms",
-        status: "draft",
-        content: finalContent(),
-        audience,
-        recipients,
-        fromNumber: draft.fromNumber || null,
-        appendOptOut: draft.appendOptOut,
-        mediaIds: draft.media.map((m) => m.id),
-        ...linkBody(draft),
-        abTest: abTestBody(finalAbTest, finalContent()),
-      };
-      let id = createdId;
-      if (id) await saveCampaign(id, body);
-      else {
-        const created = await createCampaign(body);
-        id = created.id ?? created.data?.id ?? null;
-        if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
-        setCreatedId(id);
+  const noRecipients = {
+    title: "No recipients selected",
+    description: "Please select at least one recipient to send the campaign.",
+    variant: "destructive",
+  } as const;
+  // Created (or saved, on a second try) and sent; the list behind is read again whether the send went through or not.
+  const delivering = useMutation(
+    async () => {
+      try {
+        const { audience, recipients } = audienceOf(draft);
+        const body = {
+          name: campaignName(typeLabel(draft.type ?? ""), formatDate(new Date(), user.dateFormat, user.timezone)),
+          type: "sms",
+          status: "draft",
+          content: finalContent(),
+          audience,
+          recipients,
+          fromNumber: draft.fromNumber || null,
+          appendOptOut: draft.appendOptOut,
+          mediaIds: draft.media.map((m) => m.id),
+          ...linkBody(draft),
+          abTest: abTestBody(finalAbTest, finalContent()),
+        };
+        let id = createdId;
+        if (id) await saveCampaign(id, body);
+        else {
+          const created = await createCampaign(body);
+          id = created.id ?? created.data?.id ?? null;
+          if (!id) throw new ApiError(500, "Failed to get campaign ID from response");
+          setCreatedId(id);
+        }
+        return await sendCampaign(id, scheduledAt, !!delivery.data?.registration);
+      } finally {
+        onSent();
       }
-      const result = await sendCampaign(id, scheduledAt, !!delivery.data?.registration);
-      onSent();
-      toast(
+    },
+    {
+      onSuccess: () => {
+        onClose();
+        void navigate({ to: "/sent-messages" });
+      },
+      success: (result) =>
         scheduledAt && result.campaign?.status === "scheduled"
           ? {
               title: "Campaign scheduled",
               description: `Your message will be sent on ${formatDateTime(scheduledAt, user.locale, user.timezone)}.`,
             }
           : { title: "Campaign started", description: startedDescription(result, delivery.data) },
-      );
-      onClose();
-      void navigate({ to: "/sent-messages" });
-    } catch (err) {
-      if (err instanceof ApiError && err.code === "no_recipients") {
-        toast({
-          title: "No recipients selected",
-          description: "Please select at least one recipient to send the campaign.",
-          variant: "destructive",
-        });
-      } else {
-        toast({
-          title: "Failed to send campaign",
-          description: errorMessage(err, "Something went wrong. Please try again."),
-          variant: "destructive",
-        });
-      }
-      onSent();
-    } finally {
-      setSending(false);
-    }
+      fallback: "Something went wrong. Please try again.",
+      failureToast: (message, err) =>
+        err instanceof ApiError && err.code === "no_recipients"
+          ? noRecipients
+          : { title: "Failed to send campaign", description: message, variant: "destructive" },
+    },
+  );
+  const sending = delivering.busy;
+  const send = () => {
+    if (recipientCount() === 0) toast(noRecipients);
+    else void delivering.run();
   };
 
   const last = step === STEPS.length - 1;
@@ -220,7 +216,7 @@ export function CampaignWizard({
               Back
             </Button>
             {last ? (
-              <Button disabled={sending} onClick={() => void send()}>
+              <Button disabled={sending} onClick={send}>
                 {sending && <Spinner />}
                 {draft.sendTime === "later" ? "Schedule Campaign" : "Send Campaign"}
               </Button>

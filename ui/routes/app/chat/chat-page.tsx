@@ -28,6 +28,7 @@ import { Button, Card, Input, cx } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { formatPhone } from "../contacts/model";
 import { ContactPanel } from "./contact-panel";
 
@@ -59,7 +60,6 @@ function Conversations({ archived }: { archived: boolean }) {
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [openId, setOpenId] = useState<number | null>(null);
-  const [busy, setBusy] = useState(false);
   const [showContact, setShowContact] = useState(false);
   const { ask, dialog } = useConfirm();
 
@@ -121,30 +121,27 @@ function Conversations({ archived }: { archived: boolean }) {
     });
 
   /** `leaves`: the open thread, if selected, is closed (archived, deleted, or unread: it would be read again at once). */
-  const bulk = async (run: () => Promise<{ message: string }>, leaves = true) => {
-    setBusy(true);
-    try {
-      const answer = await run();
-      toast({ title: answer.message });
+  const bulk = useMutation((run: () => Promise<{ message: string }>, _leaves: boolean) => run(), {
+    onSuccess: (_answer, _run, leaves) => {
       if (leaves && openId !== null && selected.has(openId)) setOpenId(null);
       setSelected(new Set());
       changed();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to update conversations"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    success: (answer) => answer.message,
+    fallback: "Failed to update conversations",
+    failureToast: "Error",
+  });
+  const busy = bulk.busy;
   const count = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`;
-  const archiveSelected = () => void bulk(() => bulkArchiveConversations([...selected], !archived));
-  const readSelected = (read: boolean) => void bulk(() => bulkReadConversations([...selected], read), !read);
+  const archiveSelected = () => void bulk.run(() => bulkArchiveConversations([...selected], !archived), true);
+  const readSelected = (read: boolean) => void bulk.run(() => bulkReadConversations([...selected], read), !read);
   const deleteSelected = async () => {
     const ok = await ask({
       title: "Delete conversations",
       message: `Delete ${count(selected.size)} and their messages? This cannot be undone. The contacts are kept.`,
       confirmLabel: "Delete",
     });
-    if (ok) await bulk(() => bulkDeleteConversations([...selected]));
+    if (ok) await bulk.run(() => bulkDeleteConversations([...selected]), true);
   };
 
   const thread = openId !== null;
@@ -381,19 +378,23 @@ function OpenThread({
  * click (as STOP does, with its confirmation within 5 minutes of the text) or dismisses the mark.
  */
 function PossibleOptOut({ c, onDone }: { c: ConversationView; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const act = async (run: () => Promise<string>, failed: string) => {
-    setBusy(true);
-    try {
-      toast({ title: await run() });
-      onDone();
-      changed();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, failed), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
+  const done = () => {
+    onDone();
+    changed();
   };
+  const optOut = useMutation(async () => (await optOutConversation(c.id)).message, {
+    onSuccess: done,
+    success: (message) => message,
+    fallback: "Failed to opt the contact out",
+    failureToast: "Error",
+  });
+  const dismiss = useMutation(() => dismissPossibleOptOut(c.id), {
+    onSuccess: done,
+    success: "Marked as no opt-out",
+    fallback: "Failed to dismiss the mark",
+    failureToast: "Error",
+  });
+  const busy = optOut.busy || dismiss.busy;
   return (
     <div role="region" aria-label="Possible opt-out" className="space-y-2 border-b border-red-200 bg-red-50 px-3 py-2 text-sm">
       <p className="flex items-start gap-2">
@@ -403,25 +404,10 @@ function PossibleOptOut({ c, onDone }: { c: ConversationView; onDone: () => void
         <span className="min-w-0 break-words text-slate-800">“{c.possibleOptOut!.content}”</span>
       </p>
       <div className="flex flex-wrap items-center gap-2">
-        <Button
-          variant="danger"
-          className="px-2 py-1 text-xs"
-          disabled={busy}
-          onClick={() => void act(async () => (await optOutConversation(c.id)).message, "Failed to opt the contact out")}
-        >
+        <Button variant="danger" className="px-2 py-1 text-xs" disabled={busy} onClick={() => void optOut.run()}>
           Opt out
         </Button>
-        <Button
-          variant="secondary"
-          className="px-2 py-1 text-xs"
-          disabled={busy}
-          onClick={() =>
-            void act(async () => {
-              await dismissPossibleOptOut(c.id);
-              return "Marked as no opt-out";
-            }, "Failed to dismiss the mark")
-          }
-        >
+        <Button variant="secondary" className="px-2 py-1 text-xs" disabled={busy} onClick={() => void dismiss.run()}>
           Dismiss
         </Button>
         <span className="text-xs text-slate-600">Opt out sends the STOP confirmation only within 5 minutes of their text.</span>

@@ -10,9 +10,9 @@ import {
 } from "../../../components/phone-input";
 import { Alert, Button, Field, Input, Modal, Spinner } from "../../../components/ui";
 import { useUserSettings } from "../../../api/users";
-import { createContact, fetchContact, updateContact } from "../../../api/contacts";
+import { createContact, fetchContact, updateContact, type ContactBody } from "../../../api/contacts";
 import { ApiError, errorMessage } from "../../../lib/api";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { parseTags, type Contact } from "./model";
 
 type Form = { firstName: string; lastName: string; email: string; phone: PhoneValue; tags: string };
@@ -38,9 +38,9 @@ export function ContactDialog({
   const region = ((settings.data?.defaultCountry as CountryCode | undefined) ?? regionOfLocale(locale) ?? "US") as CountryCode;
   const blank = (): Form => ({ firstName: "", lastName: "", email: "", phone: emptyPhone(region), tags: "" });
   const [form, setForm] = useState<Form>(blank);
-  const [error, setError] = useState("");
+  // What the dialog checks itself, or a failure to open a contact; the saves' failures are theirs.
+  const [problem, setProblem] = useState("");
   const [existing, setExisting] = useState<Existing | null>(null);
-  const [saving, setSaving] = useState(false);
   // "Open" on a duplicate number switches this dialog to editing the stored contact.
   const [opened, setOpened] = useState<Contact | null>(null);
   const editing = opened ?? contact;
@@ -53,9 +53,14 @@ export function ContactDialog({
     tags: c.tags.join(", "),
   });
 
+  const clearErrors = () => {
+    setProblem("");
+    save.setError(null);
+    addToExisting.setError(null);
+  };
   useEffect(() => {
     if (!open) return;
-    setError("");
+    clearErrors();
     setExisting(null);
     setOpened(null);
     setForm(contact ? formOf(contact) : blank());
@@ -75,16 +80,15 @@ export function ContactDialog({
       setOpened(c);
       setForm(formOf(c));
       setExisting(null);
-      setError("");
+      clearErrors();
     } catch (err) {
-      setError(errorMessage(err, "Failed to open the contact"));
+      setProblem(errorMessage(err, "Failed to open the contact"));
     }
   };
 
   /** Adds what was typed to the stored contact: its empty name and email filled, the tags added. */
-  const addToExisting = async (e: Existing) => {
-    setSaving(true);
-    try {
+  const addToExisting = useMutation(
+    async (e: Existing) => {
       const c = await fetchContact(e.id);
       const typed = parseTags(form.tags);
       await updateContact(c.id, {
@@ -95,26 +99,57 @@ export function ContactDialog({
         tags: [...c.tags, ...typed.filter((t) => !c.tags.includes(t))],
         customFields: c.customFields,
       });
-      toast({ title: "Contact updated successfully", description: `The details were added to ${e.name}.` });
-      onSaved();
-      onClose();
-    } catch (err) {
-      setError(errorMessage(err, "Failed to update contact"));
-    } finally {
-      setSaving(false);
-    }
-  };
+    },
+    {
+      onSuccess: () => {
+        onSaved();
+        onClose();
+      },
+      success: (_, e) => ({ title: "Contact updated successfully", description: `The details were added to ${e.name}.` }),
+      fallback: "Failed to update contact",
+    },
+  );
 
-  const submit = async (e: FormEvent) => {
+  /** Answers false when the number is another contact's (a 409): the dialog offers that contact instead. */
+  const save = useMutation(
+    async (body: ContactBody) => {
+      try {
+        if (editing) await updateContact(editing.id, body);
+        else await createContact(body);
+        return true;
+      } catch (err) {
+        const other = err instanceof ApiError && err.code === "conflict" ? err.body : null;
+        if (!other || typeof other.existingContactId !== "string") throw err;
+        setExisting({
+          id: other.existingContactId,
+          name: typeof other.existingName === "string" ? other.existingName : "another contact",
+        });
+        return false;
+      }
+    },
+    {
+      onSuccess: (saved) => {
+        if (!saved) return;
+        onSaved();
+        onClose();
+      },
+      success: (saved) => (saved ? (editing ? "Contact updated successfully" : "Contact added successfully") : null),
+      fallback: editing ? "Failed to update contact" : "Failed to add contact",
+      failureToast: "Error",
+    },
+  );
+  const saving = save.busy || addToExisting.busy;
+  const error = problem || save.error || addToExisting.error;
+
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     const phone = phoneToSubmit(form.phone);
     const email = form.email.trim();
-    if (!form.firstName.trim() && !form.lastName.trim()) return setError("Please enter at least a first or last name");
-    if (!phone && !email) return setError("Please enter either a phone number or email address");
-    setError("");
+    clearErrors();
+    if (!form.firstName.trim() && !form.lastName.trim()) return setProblem("Please enter at least a first or last name");
+    if (!phone && !email) return setProblem("Please enter either a phone number or email address");
     setExisting(null);
-    setSaving(true);
-    const body = {
+    void save.run({
       firstName: form.firstName.trim(),
       lastName: form.lastName.trim(),
       email,
@@ -122,28 +157,7 @@ export function ContactDialog({
       country: form.phone.country ?? undefined,
       tags: parseTags(form.tags),
       customFields: editing?.customFields ?? {},
-    };
-    try {
-      if (editing) await updateContact(editing.id, body);
-      else await createContact(body);
-      toast({ title: editing ? "Contact updated successfully" : "Contact added successfully" });
-      onSaved();
-      onClose();
-    } catch (err) {
-      const other = err instanceof ApiError && err.code === "conflict" ? err.body : null;
-      if (other && typeof other.existingContactId === "string") {
-        setExisting({
-          id: other.existingContactId,
-          name: typeof other.existingName === "string" ? other.existingName : "another contact",
-        });
-        return;
-      }
-      const message = errorMessage(err, editing ? "Failed to update contact" : "Failed to add contact");
-      setError(message);
-      toast({ title: "Error", description: message, variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   return (
@@ -203,7 +217,7 @@ export function ContactDialog({
               <Button variant="secondary" onClick={() => void openExisting(existing)}>
                 Open {existing.name}
               </Button>
-              <Button variant="secondary" disabled={saving} onClick={() => void addToExisting(existing)}>
+              <Button variant="secondary" disabled={saving} onClick={() => void addToExisting.run(existing)}>
                 Add these details to {existing.name}
               </Button>
             </div>

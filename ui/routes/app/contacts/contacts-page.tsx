@@ -43,7 +43,6 @@ export function ContactsPage() {
   const [consentFor, setConsentFor] = useState<Contact | null>(null);
   // Deleting asks once more in the app's own dialog: who goes, and that it cannot be undone.
   const [deleting, setDeleting] = useState<{ label: string; many: boolean; run: () => Promise<void> } | null>(null);
-  const [exporting, setExporting] = useState(false);
   const [chatWith, setChatWith] = useState<Contact | null>(null);
 
   useEffect(() => {
@@ -148,16 +147,7 @@ export function ContactsPage() {
     await tagging.run([...selected], tags);
   };
 
-  const exportCsv = async () => {
-    setExporting(true);
-    try {
-      await downloadExport(q);
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to export contacts"), variant: "destructive" });
-    } finally {
-      setExporting(false);
-    }
-  };
+  const exporting = useMutation(() => downloadExport(q), { fallback: "Failed to export contacts", failureToast: "Error" });
 
   const toggle = (id: string) =>
     setSelected((s) => {
@@ -186,7 +176,7 @@ export function ContactsPage() {
 
   return (
     <div className="space-y-6">
-      <ContactsHeader exporting={exporting} onExport={exportCsv} onImport={() => setImportOpen(true)} onAdd={openNew} />
+      <ContactsHeader exporting={exporting.busy} onExport={() => void exporting.run()} onImport={() => setImportOpen(true)} onAdd={openNew} />
       <Counters stats={stats.data} error={stats.error} locale={locale} />
 
       <DuplicateBanner

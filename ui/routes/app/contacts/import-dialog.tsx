@@ -5,6 +5,7 @@ import { fetchImportJob, fetchRejectedRows } from "../../../api/contacts";
 import { errorMessage } from "../../../lib/api";
 import { formatNumber } from "../../../lib/format";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { CountrySelect } from "./country-select";
 import {
   formatPhone,
@@ -543,20 +544,13 @@ function ImportResult({ job, locale, onUpdate }: { job: ImportJob; locale: strin
 
 /** The rows refused for their phone as a CSV in the file's own columns, to fix and import again. */
 function RejectedRows({ importId, count, locale }: { importId: string; count: number; locale: string }) {
-  const [busy, setBusy] = useState(false);
-  const download = async () => {
-    setBusy(true);
-    try {
-      saveBlob(await fetchRejectedRows(importId), `rejected-rows-${new Date().toISOString().slice(0, 10)}.csv`);
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to download the rejected rows"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const download = useMutation(
+    async () => saveBlob(await fetchRejectedRows(importId), `rejected-rows-${new Date().toISOString().slice(0, 10)}.csv`),
+    { fallback: "Failed to download the rejected rows", failureToast: "Error" },
+  );
   return (
     <div className="flex flex-wrap items-center gap-2" data-testid="import-rejected">
-      <Button variant="secondary" onClick={() => void download()} disabled={busy}>
+      <Button variant="secondary" onClick={() => void download.run()} disabled={download.busy}>
         Download {count === 1 ? "the rejected row" : `all ${formatNumber(count, locale)} rejected rows`} (CSV)
       </Button>
       <p className="text-xs text-slate-500">Your columns as they were, with each row's line and problem: fix the numbers and import the file again.</p>

@@ -5,9 +5,8 @@
 import { useEffect, useState, type ReactNode } from "react";
 import { Alert, Button, Card, Input, Spinner, cx } from "../../../components/ui";
 import { setMmsPrice, setSegmentPrice, useSegmentPrices, type Figures, type Overview, type SegmentPrice } from "../../../api/results";
-import { errorMessage } from "../../../lib/api";
 import { formatNumber } from "../../../lib/format";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 
 /** Millionths of a dollar as dollars: cents for sums, more places for a price per segment. */
 export function dollars(micros: number, locale: string, perSegment = false) {
@@ -180,8 +179,15 @@ function priceOf(price: SegmentPrice, kind: PriceKind) {
 function PriceRow({ price, locale, onSaved, kind }: { price: SegmentPrice; locale: string; onSaved: () => void; kind: PriceKind }) {
   const { custom, fallback, set, per } = priceOf(price, kind);
   const [text, setText] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const save = useMutation((value: number | null) => set(price.providerId, value), {
+    onSuccess: onSaved,
+    success: (_, value) => ({
+      title: "Price saved",
+      description: `${price.displayName}: ${value === null ? "the default price" : dollars(value, locale, true)} per ${per}`,
+    }),
+    fallback: "Could not save the price",
+  });
+  const { busy, error, setError } = save;
   useEffect(() => setText(custom === null ? "" : String(custom / 1_000_000)), [custom]);
   const id = `${kind}-price-${price.providerId}`;
   const name = (
@@ -199,21 +205,11 @@ function PriceRow({ price, locale, onSaved, kind }: { price: SegmentPrice; local
     );
   }
 
-  const save = async (value: number | null) => {
+  const submit = (value: number | null) => {
     if (value !== null && (!Number.isFinite(value) || value < 0 || value > 1_000_000)) {
       return setError(`Enter a price from 0 to 1 dollar, like ${kind === "segment" ? "0.0079" : "0.02"}`);
     }
-    setBusy(true);
-    setError(null);
-    try {
-      await set(price.providerId, value);
-      toast({ title: "Price saved", description: `${price.displayName}: ${value === null ? "the default price" : dollars(value, locale, true)} per ${per}` });
-      onSaved();
-    } catch (err) {
-      setError(errorMessage(err, "Could not save the price"));
-    } finally {
-      setBusy(false);
-    }
+    void save.run(value);
   };
 
   return (
@@ -226,7 +222,7 @@ function PriceRow({ price, locale, onSaved, kind }: { price: SegmentPrice; local
         className="flex flex-wrap items-center gap-2"
         onSubmit={(e) => {
           e.preventDefault();
-          void save(text.trim() === "" ? null : Math.round(Number(text) * 1_000_000));
+          submit(text.trim() === "" ? null : Math.round(Number(text) * 1_000_000));
         }}
       >
         <span className="text-sm text-slate-500">$</span>
@@ -236,7 +232,7 @@ function PriceRow({ price, locale, onSaved, kind }: { price: SegmentPrice; local
           {busy ? <Spinner /> : "Save"}
         </Button>
         {custom !== null && (
-          <Button variant="ghost" disabled={busy} onClick={() => void save(null)}>
+          <Button variant="ghost" disabled={busy} onClick={() => submit(null)}>
             Use default
           </Button>
         )}

@@ -39,7 +39,6 @@ export function NumberDialog({
   const [providerId, setProviderId] = useState("");
   const [source, setSource] = useState<Source>("fetch");
   const [available, setAvailable] = useState<AvailableNumber[] | null>(null);
-  const [fetching, setFetching] = useState(false);
   const [fetchError, setFetchError] = useState("");
   const [phoneNumber, setPhoneNumber] = useState("");
   const [displayName, setDisplayName] = useState("");
@@ -89,25 +88,30 @@ export function NumberDialog({
     if (!kindTouched) applyKind(guessKind(value));
   };
 
-  const fetchNumbers = async () => {
-    setFetching(true);
-    setFetchError("");
-    setAvailable(null);
-    try {
-      const result = await fetchAvailableNumbers(providerId);
-      if (!result.success || result.numbers.length === 0) {
+  // The provider's numbers for sale; none, or the provider's refusal, is said in the list's place and in a toast.
+  const fetching = useMutation(
+    async () => {
+      try {
+        return await fetchAvailableNumbers(providerId);
+      } catch (err) {
+        setFetchError(FETCH_FAILED);
+        throw err;
+      }
+    },
+    {
+      onSuccess: (result) => {
+        if (result.success && result.numbers.length > 0) return setAvailable(result.numbers);
         const reason = result.success ? NONE_AVAILABLE : result.error || FETCH_FAILED;
         setFetchError(reason);
         toast({ title: "No numbers found", description: reason, variant: "destructive" });
-        return;
-      }
-      setAvailable(result.numbers);
-    } catch {
-      setFetchError(FETCH_FAILED);
-      toast({ title: "Error", description: FETCH_FAILED, variant: "destructive" });
-    } finally {
-      setFetching(false);
-    }
+      },
+      failureToast: () => ({ title: "Error", description: FETCH_FAILED, variant: "destructive" }),
+    },
+  );
+  const fetchNumbers = () => {
+    setFetchError("");
+    setAvailable(null);
+    void fetching.run();
   };
 
   const pick = (n: AvailableNumber) => {
@@ -168,8 +172,8 @@ export function NumberDialog({
 
         {source === "fetch" ? (
           <div className="space-y-2">
-            <Button variant="secondary" onClick={fetchNumbers} disabled={!providerId || fetching} className="w-full">
-              {fetching && <Spinner />}
+            <Button variant="secondary" onClick={fetchNumbers} disabled={!providerId || fetching.busy} className="w-full">
+              {fetching.busy && <Spinner />}
               {available ? "Fetch again" : "Fetch numbers"}
             </Button>
             {fetchError && <Alert>{fetchError}</Alert>}

@@ -220,34 +220,30 @@ function ProviderCard({
   onChanged: () => void;
   onTested: (id: string, ok: boolean) => void;
 }) {
-  const [testing, setTesting] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const own = numbers.filter((n) => n.providerId === provider.id).length;
   const name = PROVIDER_NAMES[provider.provider];
 
-  const test = async () => {
-    setTesting(true);
-    try {
-      const result = await testProvider(provider.id);
-      onTested(provider.id, result.success);
-      if (result.success) toast({ title: "Connection successful!", description: result.message });
-      else
-        toast({
-          title: "Connection failed",
-          description: `Test failed: ${result.error ?? "Unknown error"}`,
-          variant: "destructive",
-        });
-    } catch (err) {
-      onTested(provider.id, false);
-      toast({
-        title: "Connection failed",
-        description: `Test failed: ${errorMessage(err, "Unknown error")}`,
-        variant: "destructive",
-      });
-    } finally {
-      setTesting(false);
-    }
-  };
+  // A test that ran and failed answers success: false; one that could not run throws. Both say "Connection failed".
+  const testing = useMutation(
+    async () => {
+      try {
+        return await testProvider(provider.id);
+      } catch (err) {
+        onTested(provider.id, false);
+        throw err;
+      }
+    },
+    {
+      onSuccess: (result) => onTested(provider.id, result.success),
+      success: (result) =>
+        result.success
+          ? { title: "Connection successful!", description: result.message }
+          : { title: "Connection failed", description: `Test failed: ${result.error ?? "Unknown error"}`, variant: "destructive" },
+      fallback: "Unknown error",
+      failureToast: (message) => ({ title: "Connection failed", description: `Test failed: ${message}`, variant: "destructive" }),
+    },
+  );
 
   const patch = useMutation((body: Partial<Pick<Provider, "isDefault" | "isActive">>, _done: string) => updateProvider(provider.id, body), {
     onSuccess: onChanged,
@@ -294,8 +290,8 @@ function ProviderCard({
         )}
 
         <div className="flex flex-wrap gap-2">
-          <Button variant="secondary" onClick={test} disabled={testing}>
-            {testing && <Spinner />}
+          <Button variant="secondary" onClick={() => void testing.run()} disabled={testing.busy}>
+            {testing.busy && <Spinner />}
             Test Connection
           </Button>
           {!provider.isDefault && (

@@ -9,12 +9,11 @@ import { Pagination } from "../../../components/pagination";
 import { Table } from "../../../components/table";
 import { TabPanel, Tabs } from "../../../components/tabs";
 import { Button, Card } from "../../../components/ui";
-import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { liveConnected } from "../../../components/chat-live";
 import { useLiveRefresh } from "../../../lib/live";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { StatusBadge } from "../campaigns/dialog";
 import { formatDateTime, formatRecipients, statusBadge } from "../campaigns/model";
 
@@ -40,7 +39,6 @@ function Demo({ locale, timeZone }: { locale: string; timeZone: string }) {
   const [view, setView] = useState<View>("active");
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
   const { ask, dialog } = useConfirm();
   // Progress frames re-read the page (at most once a second); polling only while the socket is down.
   const reload = useRef<() => unknown>(() => {});
@@ -63,21 +61,18 @@ function Demo({ locale, timeZone }: { locale: string; timeZone: string }) {
       return next;
     });
 
-  const run = async (action: () => Promise<{ message: string }>) => {
-    setBusy(true);
-    try {
-      const answer = await action();
-      toast({ title: answer.message });
+  const change = useMutation((action: () => Promise<{ message: string }>) => action(), {
+    onSuccess: () => {
       setSelected(new Set());
-      await list.reload();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to update campaigns"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return list.reload();
+    },
+    success: (answer) => answer.message,
+    fallback: "Failed to update campaigns",
+    failureToast: "Error",
+  });
+  const busy = change.busy;
 
-  const archive = () => void run(() => bulkArchiveCampaigns([...selected], view === "active"));
+  const archive = () => void change.run(() => bulkArchiveCampaigns([...selected], view === "active"));
   const remove = async () => {
     const deletable = chosen.filter((c) => ["draft", "completed", "failed", "cancelled"].includes(c.status)).length;
     const ok = await ask({
@@ -88,7 +83,7 @@ function Demo({ locale, timeZone }: { locale: string; timeZone: string }) {
           : `Delete ${n(deletable)} of the ${n(chosen.length)} selected campaigns? Scheduled, sending and paused campaigns are kept (cancel them first). This cannot be undone.`,
       confirmLabel: "Delete",
     });
-    if (ok) await run(() => bulkDeleteCampaigns([...selected]));
+    if (ok) await change.run(() => bulkDeleteCampaigns([...selected]));
   };
 
   return (

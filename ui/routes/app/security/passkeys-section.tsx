@@ -36,7 +36,6 @@ export function PasskeysSection() {
   const confirm = useConfirm();
   const [adding, setAdding] = useState(false);
   const [name, setName] = useState(DEFAULT_NAME);
-  const [deleting, setDeleting] = useState<string | null>(null);
   const supported = passkeysSupported();
 
   const startAdding = () => {
@@ -87,29 +86,6 @@ export function PasskeysSection() {
     }
     return register.run();
   });
-
-  const remove = async (key: Authenticator) => {
-    const ok = await confirm.ask({
-      title: "Delete passkey",
-      message: `Delete the passkey "${key.name}"? You will no longer be able to sign in with it.`,
-      confirmLabel: "Delete",
-    });
-    if (!ok) return;
-    setDeleting(key.id);
-    try {
-      await deletePasskey(key.id);
-      toast({ title: "Passkey deleted successfully" });
-      await reload();
-    } catch (err) {
-      toast({
-        title: "Failed to delete passkey",
-        description: errorMessage(err, "Failed to delete passkey"),
-        variant: "destructive",
-      });
-    } finally {
-      setDeleting(null);
-    }
-  };
 
   return (
     <Card className="p-6">
@@ -195,19 +171,43 @@ export function PasskeysSection() {
                     Added {formatDate(key.createdAt)} · Last used {formatDate(key.lastUsed)}
                   </p>
                 </div>
-                <Button
-                  variant="secondary"
-                  onClick={() => remove(key)}
-                  disabled={deleting === key.id}
-                  aria-label={`Delete passkey ${key.name}`}
-                >
-                  Delete
-                </Button>
+                <DeletePasskey passkey={key} ask={confirm.ask} onDeleted={reload} />
               </li>
             ))}
           </ul>
         )}
       </section>
     </Card>
+  );
+}
+
+/** A passkey's Delete, asked first; each row has its own, so deleting one leaves the others' buttons as they are. */
+function DeletePasskey({
+  passkey,
+  ask,
+  onDeleted,
+}: {
+  passkey: Authenticator;
+  ask: ReturnType<typeof useConfirm>["ask"];
+  onDeleted: () => unknown;
+}) {
+  const removal = useMutation(() => deletePasskey(passkey.id), {
+    onSuccess: onDeleted,
+    success: "Passkey deleted successfully",
+    fallback: "Failed to delete passkey",
+    failureToast: "Failed to delete passkey",
+  });
+  const remove = async () => {
+    const ok = await ask({
+      title: "Delete passkey",
+      message: `Delete the passkey "${passkey.name}"? You will no longer be able to sign in with it.`,
+      confirmLabel: "Delete",
+    });
+    if (ok) await removal.run();
+  };
+  return (
+    <Button variant="secondary" onClick={() => void remove()} disabled={removal.busy} aria-label={`Delete passkey ${passkey.name}`}>
+      Delete
+    </Button>
   );
 }

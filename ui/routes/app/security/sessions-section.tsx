@@ -1,11 +1,11 @@
-import { useRef, useState } from "react";
+import { useRef } from "react";
 import { Alert, Button, Card, Spinner } from "../../../components/ui";
 import { revokeOtherSessions, revokeSession, useSessions, type Session } from "../../../api/security";
 import { errorMessage } from "../../../lib/api";
 import { Badge } from "../../../components/badge";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { accountTime } from "../../../lib/format";
-import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 import { credentialName } from "./keep-credentials";
 
 // In the account's zone (Account Settings), like every other time in the app.
@@ -14,11 +14,20 @@ const when = (iso: string) => accountTime(iso);
 /** Where the account is signed in on /settings/security: each session, signing one out, or all but this one. */
 export function SessionsSection() {
   const { data, loading, error, reload } = useSessions();
-  const [busy, setBusy] = useState<string | null>(null);
   const { ask, dialog } = useConfirm();
   const sessions = data?.sessions ?? [];
   const others = sessions.filter((s) => !s.current).length;
   const keep = useRef(false);
+
+  const othersRun = useMutation(revokeOtherSessions, {
+    onSuccess: () => reload(),
+    success: (answer) => {
+      const signedOut = `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.`;
+      return { title: "Signed out of other sessions", description: [signedOut, answer.credentials.summary].filter(Boolean).join(" ") };
+    },
+    fallback: "",
+    failureToast: "Failed to sign out other sessions",
+  });
 
   const signOutOthers = async () => {
     const made = sessions.filter((s) => !s.current).flatMap((s) => s.credentials);
@@ -43,33 +52,8 @@ export function SessionsSection() {
       ),
       confirmLabel: "Sign out",
     });
-    if (!ok) return;
-    setBusy("others");
-    try {
-      const answer = await revokeOtherSessions(keep.current);
-      const signedOut = `${answer.revoked} session${answer.revoked === 1 ? "" : "s"} signed out.`;
-      toast({ title: "Signed out of other sessions", description: [signedOut, answer.credentials.summary].filter(Boolean).join(" ") });
-      await reload();
-    } catch (err) {
-      toast({ title: "Failed to sign out other sessions", description: errorMessage(err, ""), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
+    if (ok) await othersRun.run(keep.current);
   };
-
-  const signOut = async (session: Session) => {
-    setBusy(session.id);
-    try {
-      await revokeSession(session.id);
-      toast({ title: "Session ended", description: session.device });
-      await reload();
-    } catch (err) {
-      toast({ title: "Failed to end the session", description: errorMessage(err, ""), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
-
   return (
     <Card className="p-6">
       {dialog}
@@ -81,8 +65,8 @@ export function SessionsSection() {
             </h2>
             <p className="text-sm text-slate-600">Sign out anything you don't recognise, then change your password.</p>
           </div>
-          <Button variant="secondary" onClick={signOutOthers} disabled={busy === "others" || others === 0}>
-            {busy === "others" ? "Signing out..." : "Sign out of all other sessions"}
+          <Button variant="secondary" onClick={signOutOthers} disabled={othersRun.busy || others === 0}>
+            {othersRun.busy ? "Signing out..." : "Sign out of all other sessions"}
           </Button>
         </div>
         {loading && !data ? (
@@ -114,14 +98,7 @@ export function SessionsSection() {
                   )}
                 </div>
                 {!s.current && (
-                  <Button
-                    variant="ghost"
-                    onClick={() => signOut(s)}
-                    disabled={busy === s.id}
-                    aria-label={`End the session on ${s.device}`}
-                  >
-                    End session
-                  </Button>
+                  <EndSession session={s} onEnded={reload} />
                 )}
               </li>
             ))}
@@ -129,5 +106,20 @@ export function SessionsSection() {
         )}
       </section>
     </Card>
+  );
+}
+
+/** One other session's "End session": each row has its own, so ending one leaves the others' buttons as they are. */
+function EndSession({ session, onEnded }: { session: Session; onEnded: () => unknown }) {
+  const end = useMutation(() => revokeSession(session.id), {
+    onSuccess: onEnded,
+    success: { title: "Session ended", description: session.device },
+    fallback: "",
+    failureToast: "Failed to end the session",
+  });
+  return (
+    <Button variant="ghost" onClick={() => void end.run()} disabled={end.busy} aria-label={`End the session on ${session.device}`}>
+      End session
+    </Button>
   );
 }

@@ -8,9 +8,9 @@ import {
   useTwoFactorStatus,
   type TwoFactorSetup as Setup,
 } from "../../../api/security";
-import { errorMessage } from "../../../lib/api";
 import { useConfirm } from "../../../components/confirm-dialog";
 import { toast } from "../../../lib/toast";
+import { useMutation } from "../../../lib/use-mutation";
 
 const digitsOnly = (value: string) => value.replace(/\D/g, "").slice(0, 6);
 
@@ -42,107 +42,94 @@ export function TwoFactorSection() {
   const [backupCodes, setBackupCodes] = useState<string[] | null>(null);
   const [disableCode, setDisableCode] = useState("");
   const [regenerateCode, setRegenerateCode] = useState("");
-  const [busy, setBusy] = useState<null | "setup" | "enable" | "disable" | "regenerate">(null);
-
-  const startSetup = async () => {
-    setBusy("setup");
-    try {
-      setSetup(await beginTwoFactorSetup());
+  const setupRun = useMutation(beginTwoFactorSetup, {
+    onSuccess: (started) => {
+      setSetup(started);
       setCode("");
-    } catch (err) {
-      toast({ title: "Failed to setup two-factor authentication", description: errorMessage(err, ""), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
+    },
+    fallback: "",
+    failureToast: "Failed to setup two-factor authentication",
+  });
+  const startSetup = () => void setupRun.run();
 
-  const enable = async (e: FormEvent) => {
+  const enableRun = useMutation((code: string, secret: string) => enableTwoFactor(code, secret), {
+    onSuccess: (answer) => {
+      setBackupCodes(answer.backupCodes);
+      setSetup(null);
+      setCode("");
+      return status.reload();
+    },
+    success: { title: "Two-factor authentication enabled", description: "Save your backup codes somewhere safe." },
+    fallback: "Invalid verification code. Please try again.",
+    failureToast: "Verification Failed",
+  });
+  const enable = (e: FormEvent) => {
     e.preventDefault();
     if (!setup) return;
     if (code.length !== 6) {
       toast({ title: "Code Required", description: "Please enter the 6-digit verification code", variant: "destructive" });
       return;
     }
-    setBusy("enable");
-    try {
-      const answer = await enableTwoFactor(code, setup.secret);
-      setBackupCodes(answer.backupCodes);
-      setSetup(null);
-      setCode("");
-      toast({ title: "Two-factor authentication enabled", description: "Save your backup codes somewhere safe." });
-      await status.reload();
-    } catch (err) {
-      toast({
-        title: "Verification Failed",
-        description: errorMessage(err, "Invalid verification code. Please try again."),
-        variant: "destructive",
-      });
-    } finally {
-      setBusy(null);
-    }
+    void enableRun.run(code, setup.secret);
   };
 
-  const disable = async (e: FormEvent) => {
-    e.preventDefault();
-    const token = disableCode.trim();
+  /** A code from the app or a backup code, asked for before the confirmation; null when none was typed. */
+  const codeFrom = (typed: string) => {
+    const token = typed.trim();
     if (!token) {
       toast({
         title: "Code Required",
         description: "Enter a code from your authenticator app or a backup code",
         variant: "destructive",
       });
-      return;
+      return null;
     }
+    return token;
+  };
+
+  const disableRun = useMutation(disableTwoFactor, {
+    onSuccess: () => {
+      setBackupCodes(null);
+      setDisableCode("");
+      return status.reload();
+    },
+    success: "Two-factor authentication disabled",
+    fallback: "",
+    failureToast: "Failed to disable two-factor authentication",
+  });
+  const disable = async (e: FormEvent) => {
+    e.preventDefault();
+    const token = codeFrom(disableCode);
+    if (!token) return;
     const ok = await ask({
       title: "Disable two-factor authentication",
       message: "Disable two-factor authentication? Your account will be protected by your password only.",
       confirmLabel: "Disable",
     });
-    if (!ok) return;
-    setBusy("disable");
-    try {
-      await disableTwoFactor(token);
-      setBackupCodes(null);
-      setDisableCode("");
-      toast({ title: "Two-factor authentication disabled" });
-      await status.reload();
-    } catch (err) {
-      toast({ title: "Failed to disable two-factor authentication", description: errorMessage(err, ""), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
+    if (ok) await disableRun.run(token);
   };
 
+  const regenerateRun = useMutation(regenerateBackupCodes, {
+    onSuccess: (answer) => {
+      setBackupCodes(answer.backupCodes);
+      setRegenerateCode("");
+      return status.reload();
+    },
+    success: "New backup codes generated",
+    fallback: "",
+    failureToast: "Failed to regenerate backup codes",
+  });
   const regenerate = async (e: FormEvent) => {
     e.preventDefault();
     // New codes are a way into the account: a code from the app proves it is the owner asking, not a stolen session.
-    const token = regenerateCode.trim();
-    if (!token) {
-      toast({
-        title: "Code Required",
-        description: "Enter a code from your authenticator app or a backup code",
-        variant: "destructive",
-      });
-      return;
-    }
+    const token = codeFrom(regenerateCode);
+    if (!token) return;
     const ok = await ask({
       title: "Regenerate backup codes",
       message: "Generate new backup codes? Your current backup codes will stop working.",
       confirmLabel: "Generate",
     });
-    if (!ok) return;
-    setBusy("regenerate");
-    try {
-      const answer = await regenerateBackupCodes(token);
-      setBackupCodes(answer.backupCodes);
-      setRegenerateCode("");
-      toast({ title: "New backup codes generated" });
-      await status.reload();
-    } catch (err) {
-      toast({ title: "Failed to regenerate backup codes", description: errorMessage(err, ""), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
+    if (ok) await regenerateRun.run(token);
   };
 
   const enabled = status.data?.enabled ?? false;
@@ -184,8 +171,8 @@ export function TwoFactorSection() {
             </Button>
           </div>
         ) : !enabled && !setup ? (
-          <Button onClick={startSetup} disabled={busy === "setup"}>
-            {busy === "setup" ? "Setting up..." : "Enable Two-Factor Authentication"}
+          <Button onClick={startSetup} disabled={setupRun.busy}>
+            {setupRun.busy ? "Setting up..." : "Enable Two-Factor Authentication"}
           </Button>
         ) : !enabled && setup ? (
           <form onSubmit={enable} className="space-y-4" noValidate>
@@ -224,8 +211,8 @@ export function TwoFactorSection() {
               />
             </Field>
             <div className="flex gap-2">
-              <Button type="submit" disabled={code.length !== 6 || busy === "enable"}>
-                {busy === "enable" ? "Verifying..." : "Verify & Enable"}
+              <Button type="submit" disabled={code.length !== 6 || enableRun.busy}>
+                {enableRun.busy ? "Verifying..." : "Verify & Enable"}
               </Button>
               <Button variant="ghost" onClick={() => setSetup(null)}>
                 Cancel
@@ -276,8 +263,8 @@ export function TwoFactorSection() {
                   onChange={(e) => setRegenerateCode(e.target.value.trim())}
                 />
               </Field>
-              <Button type="submit" variant="secondary" disabled={busy === "regenerate"}>
-                {busy === "regenerate" ? "Generating..." : "Regenerate Backup Codes"}
+              <Button type="submit" variant="secondary" disabled={regenerateRun.busy}>
+                {regenerateRun.busy ? "Generating..." : "Regenerate Backup Codes"}
               </Button>
             </form>
 
@@ -292,8 +279,8 @@ export function TwoFactorSection() {
                   onChange={(e) => setDisableCode(e.target.value.trim())}
                 />
               </Field>
-              <Button type="submit" variant="danger" disabled={busy === "disable"}>
-                {busy === "disable" ? "Disabling..." : "Disable Two-Factor Authentication"}
+              <Button type="submit" variant="danger" disabled={disableRun.busy}>
+                {disableRun.busy ? "Disabling..." : "Disable Two-Factor Authentication"}
               </Button>
             </form>
           </div>

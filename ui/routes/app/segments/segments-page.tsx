@@ -5,10 +5,8 @@ import { formatDate } from "../../../../src/users/regional-options";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import * as segmentsApi from "../../../api/segments";
-import { errorMessage } from "../../../lib/api";
 import { auth } from "../../../lib/auth";
 import { formatNumber, timeAgo } from "../../../lib/format";
-import { toast } from "../../../lib/toast";
 import { submitWith, useMutation } from "../../../lib/use-mutation";
 import { CampaignSelect, useCampaignNames } from "../campaigns/campaign-select";
 
@@ -251,47 +249,28 @@ export function SegmentsPage() {
   const templates = segmentsApi.useSegmentTemplates();
   const campaignNames = useCampaignNames();
   const [creating, setCreating] = useState(false);
-  const [busy, setBusy] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Segment | null>(null);
 
-  const applyTemplate = async (t: Template) => {
-    setBusy(`template:${t.name}`);
-    try {
-      await segmentsApi.createSegment(t.name, t.conditions);
-      toast({ title: "Segment created", description: `“${t.name}” was added to your segments.` });
-      void segments.reload();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to create segment"), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
-
-  const refreshSegment = async (s: Segment) => {
-    setBusy(`refresh:${s.id}`);
-    try {
-      await segmentsApi.refreshSegment(s.id);
-      await segments.reload();
-      toast({ title: "Segment refreshed" });
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to refresh segment"), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
-
-  const deleteSegment = async (s: Segment) => {
-    setBusy(`delete:${s.id}`);
-    try {
-      await segmentsApi.deleteSegment(s.id);
-      toast({ title: "Segment deleted" });
-      void segments.reload();
-    } catch (err) {
-      toast({ title: "Error", description: errorMessage(err, "Failed to delete segment"), variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
+  const applyTemplate = useMutation((t: Template) => segmentsApi.createSegment(t.name, t.conditions), {
+    onSuccess: () => void segments.reload(),
+    success: (_, t) => ({ title: "Segment created", description: `“${t.name}” was added to your segments.` }),
+    fallback: "Failed to create segment",
+    failureToast: "Error",
+  });
+  const refreshSegment = useMutation((s: Segment) => segmentsApi.refreshSegment(s.id), {
+    onSuccess: () => segments.reload(),
+    success: "Segment refreshed",
+    fallback: "Failed to refresh segment",
+    failureToast: "Error",
+  });
+  const deleteSegment = useMutation((s: Segment) => segmentsApi.deleteSegment(s.id), {
+    onSuccess: () => void segments.reload(),
+    success: "Segment deleted",
+    fallback: "Failed to delete segment",
+    failureToast: "Error",
+  });
+  // One change at a time across the page; the spinner is on the button that started it.
+  const busy = applyTemplate.busy || refreshSegment.busy || deleteSegment.busy;
 
   const list = segments.data?.data ?? [];
 
@@ -319,10 +298,10 @@ export function SegmentsPage() {
                 variant="secondary"
                 className="mt-3"
                 aria-label={`Use template ${t.name}`}
-                disabled={busy !== null}
-                onClick={() => applyTemplate(t)}
+                disabled={busy}
+                onClick={() => void applyTemplate.run(t)}
               >
-                {busy === `template:${t.name}` && <Spinner />}
+                {applyTemplate.args?.[0].name === t.name && <Spinner />}
                 Use template
               </Button>
             </Card>
@@ -375,17 +354,17 @@ export function SegmentsPage() {
                 <Button
                   variant="secondary"
                   aria-label={`Refresh ${s.name}`}
-                  disabled={busy !== null}
-                  onClick={() => refreshSegment(s)}
+                  disabled={busy}
+                  onClick={() => void refreshSegment.run(s)}
                 >
-                  {busy === `refresh:${s.id}` && <Spinner />}
+                  {refreshSegment.args?.[0].id === s.id && <Spinner />}
                   Refresh
                 </Button>
                 <Button
                   variant="ghost"
                   className="text-red-700"
                   aria-label={`Delete ${s.name}`}
-                  disabled={busy !== null}
+                  disabled={busy}
                   onClick={() => setDeleting(s)}
                 >
                   Delete
@@ -403,7 +382,7 @@ export function SegmentsPage() {
           confirmLabel="Delete"
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
-            await deleteSegment(deleting);
+            await deleteSegment.run(deleting);
             setDeleting(null);
           }}
         >

@@ -13,7 +13,7 @@ import {
   type HistorySort,
 } from "../../../api/campaigns";
 import { useProviders } from "../../../api/providers";
-import { errorMessage } from "../../../lib/api";
+import { useMutation } from "../../../lib/use-mutation";
 import { auth } from "../../../lib/auth";
 import { formatNumber } from "../../../lib/format";
 import { useLiveRefresh } from "../../../lib/live";
@@ -70,8 +70,6 @@ export function SentMessagesPage() {
   const [search, setSearch] = useState("");
   const [page, setPage] = useState(1);
   const [details, setDetails] = useState<Campaign | null>(null);
-  const [exportError, setExportError] = useState<string | null>(null);
-  const [exporting, setExporting] = useState(false);
   const campaigns = useSentCampaigns(filter, { page, pageSize: PAGE_SIZE }, pollMs);
   const sentCount = useSentCampaignCount(undefined, pollMs);
   const stats = useStats(pollMs);
@@ -101,18 +99,13 @@ export function SentMessagesPage() {
   const showBanner = noProvider && (failedCount.data?.total ?? 0) > 0;
   const filtered = filter.q !== "" || filter.range !== "all";
 
-  const exportCsv = async () => {
-    setExporting(true);
-    setExportError(null);
-    try {
+  const exporting = useMutation(
+    async () => {
       const { blob, fileName } = await fetchSentMessagesCsv(filter);
       saveBlob(blob, fileName);
-    } catch (err) {
-      setExportError(errorMessage(err, "Could not export the history"));
-    } finally {
-      setExporting(false);
-    }
-  };
+    },
+    { fallback: "Could not export the history" },
+  );
 
   return (
     <div className="space-y-6">
@@ -122,8 +115,8 @@ export function SentMessagesPage() {
           <p className="text-slate-600">Every campaign you sent and how it was delivered.</p>
         </div>
         <div className="flex flex-wrap gap-2">
-          <Button variant="secondary" disabled={total === 0 || exporting} onClick={() => void exportCsv()}>
-            {exporting ? "Exporting…" : "Export CSV"}
+          <Button variant="secondary" disabled={total === 0 || exporting.busy} onClick={() => void exporting.run()}>
+            {exporting.busy ? "Exporting…" : "Export CSV"}
           </Button>
           <Link
             to="/simple-campaign-wizard"
@@ -213,7 +206,7 @@ export function SentMessagesPage() {
         </div>
 
         {campaigns.error && <p className="p-4 text-sm text-red-600">Could not load your campaigns: {campaigns.error.message}</p>}
-        {exportError && <p className="p-4 text-sm text-red-600">{exportError}</p>}
+        {exporting.error && <p className="p-4 text-sm text-red-600">{exporting.error}</p>}
         {campaigns.loading && !campaigns.data && (
           <div className="flex justify-center p-10">
             <Spinner className="h-6 w-6 text-slate-300" />

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { categoryLabel, countTemplateUse, TEMPLATE_CATEGORIES, useTemplates, type TemplateCategory, type TemplateView, type UsedTemplate } from "../../../api/templates";
 import { Alert, Button, Input, Modal, Select, Spinner } from "../../../components/ui";
 import { errorMessage } from "../../../lib/api";
+import { useMutation } from "../../../lib/use-mutation";
 
 /**
  * "Use a template": a button that opens the account's templates and the samples (search, category), and hands the
@@ -41,19 +42,10 @@ function TemplateList({ onPick }: { onPick: (t: UsedTemplate) => void }) {
   const [q, setQ] = useState("");
   const [category, setCategory] = useState<TemplateCategory | "">("");
   const list = useTemplates({ q: q.trim(), category });
-  const [error, setError] = useState<string | null>(null);
-  const [using, setUsing] = useState<string | null>(null);
-  const pick = async (t: TemplateView) => {
-    setUsing(t.id);
-    setError(null);
-    try {
-      onPick(await countTemplateUse(t.id));
-    } catch (err) {
-      setError(errorMessage(err, "Could not use the template"));
-    } finally {
-      setUsing(null);
-    }
-  };
+  // Counted as used (the server answers the text and copies of its attachments), then handed to the caller.
+  const use = useMutation((t: TemplateView) => countTemplateUse(t.id), { onSuccess: onPick, fallback: "Could not use the template" });
+  const { error } = use;
+  const using = use.args?.[0].id ?? null;
   return (
     <div className="space-y-3" data-testid="template-picker">
       <div className="flex gap-2">
@@ -79,7 +71,7 @@ function TemplateList({ onPick }: { onPick: (t: UsedTemplate) => void }) {
                 <p className="font-medium text-slate-900">{t.name}</p>
                 <p className="text-xs text-slate-500">{categoryLabel(t.category)}</p>
               </div>
-              <Button className="!px-3 !py-1 text-xs" disabled={using !== null} onClick={() => void pick(t)} aria-label={`Use ${t.name}`}>
+              <Button className="!px-3 !py-1 text-xs" disabled={using !== null} onClick={() => void use.run(t)} aria-label={`Use ${t.name}`}>
                 {using === t.id ? <Spinner /> : "Use"}
               </Button>
             </div>
