@@ -199,7 +199,7 @@ export async function writeOutbox(
       abVariant,
     };
   });
-  const written = enqueue(ctx, items);
+  const written = await enqueue(ctx, items);
   // A recipient already written (a repeated chunk) got no new message: its new short links go.
   if (made.size && written.length < items.length) {
     const kept = new Set(written);

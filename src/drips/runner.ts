@@ -231,7 +231,9 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     from: { chosen: sender },
     ...(mediaIds.length ? { sharedMediaIds: mediaIds } : {}),
   })!;
-  await atPassEnd(pass, OUTBOX, message, (messages) => void sendTexts(ctx, messages));
+  await atPassEnd(pass, OUTBOX, message, async (messages) => {
+    await sendTexts(ctx, messages);
+  });
   log(ctx, e, "sent", null, messageId);
   advance(ctx, e, job.runAt, zone);
   return { result: { messageId } };

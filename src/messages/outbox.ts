@@ -39,16 +39,17 @@ export type NewOutbound = {
 };
 
 /**
- * Puts messages in the outbox in one transaction (nested in the caller's when it has one): a campaign's rows are
+ * Puts messages in the outbox in one ctx.withTransaction (a savepoint of the caller's when it has one, as every
+ * caller does: a campaign's chunk, sendText's, a drip pass's), whose callback awaits nothing: its rows, threads, media
+ * and events are written in one turn, never a turn per row (a chunk writes thousands). A campaign's rows are
  * unique per campaign and phone, so a repeat adds nobody twice. One `message.queued` event per campaign (per
  * message for the others) in the same transaction, and the engine is woken for their senders. Each row takes its
  * place in its phone's conversation in that transaction too (a campaign's rows in one statement per campaign).
  * Many messages of no campaign (a pass of drip steps) are best queued in one call: one transaction, one range of
  * sequence numbers, one wake. Answers the ids of the rows written.
  */
-export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
+export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<string[]> {
   const db = ctx.db.$client;
-  const now = ctx.now();
   const insert = db.query(
     `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
        from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at, seq, ab_variant, mms)
@@ -57,7 +58,8 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
   );
   const ids: string[] = [];
   const perCampaign = new Map<string, { userId: string; places: [string, number][] }>();
-  db.transaction(() => {
+  await ctx.withTransaction(async () => {
+    const now = ctx.now();
     const first = ctx.threads.reserve(items.length);
     items.forEach((m, i) => {
       const id = m.id ?? Bun.randomUUIDv7();
@@ -86,7 +88,7 @@ export function enqueue(ctx: AppContext, items: NewOutbound[]): string[] {
       appendEvent(ctx, { userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: places.length } });
       ctx.threads.attachCampaign({ userId, campaignId, places });
     }
-  })();
+  });
   for (const numberId of new Set(items.map((m) => m.sender.numberId))) ctx.sending.wake(numberId);
   return ids;
 }

@@ -79,7 +79,7 @@ export function outboundText(ctx: AppContext, t: TextToSend): NewOutbound | null
 }
 
 /** Queues texts built by outboundText together: one transaction, one wake (a drip pass's steps). Answers their ids. */
-export function sendTexts(ctx: AppContext, rows: NewOutbound[]): string[] {
+export function sendTexts(ctx: AppContext, rows: NewOutbound[]): Promise<string[]> {
   return enqueue(ctx, rows);
 }
 
@@ -90,7 +90,7 @@ export function sendTexts(ctx: AppContext, rows: NewOutbound[]): string[] {
 export async function sendText(ctx: AppContext, t: TextToSend): Promise<string | null> {
   return ctx.withTransaction(async () => {
     const row = outboundText(ctx, t);
-    return row ? (enqueue(ctx, [row])[0] ?? null) : null;
+    return row ? ((await enqueue(ctx, [row]))[0] ?? null) : null;
   });
 }
 

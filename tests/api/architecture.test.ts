@@ -208,11 +208,11 @@ const ALLOWED: Record<string, string> = {
   "links/links.ts exports findShortLink, which uses the database, not async (not async)":
     "the redirect's hot path (issue 32: p95 under 20 ms at 500 clicks/s): answered in the request's turn when no transaction is open on the connection, else a Promise after ready; an await on every click doubled scripts/bench/redirect.ts's p95",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
-    "every message's seq is reserved in the transaction that writes it: the outbox's enqueue and the inbound flow's storeInbound (messages), synchronous",
+    "every message's seq is reserved in the transaction that writes it, through the synchronous threads port (ctx.threads.reserve): the outbox's enqueue, whose callback writes a chunk's rows in one turn (never an await per row), and the inbound flow's storeInbound (messages)",
   "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
-    "the threads port (ctx.threads, server.ts) files a message in the transaction that writes it (messages' outbox and storeInbound), synchronous",
+    "the threads port (ctx.threads, server.ts, synchronous) files a message in the transaction that writes it, in the same turn as its row: the outbox's enqueue (a drip pass's many texts) and storeInbound",
   "conversations/conversations.ts exports attachCampaignMessages, which uses the database, not async (not async)":
-    "as attachToConversation: a campaign's chunk joins its threads in the outbox writer's synchronous transaction",
+    "as attachToConversation: a campaign's chunk joins its threads in enqueue's turn, with its rows",
   "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
     "every plan check (limits.ts usageFor, assertWithinLimit, hasRoomFor*) reads it inside synchronous transactions: contacts, campaigns, drips, automation, sendText, numbers, inbound; the routes read licenseInForce",
   "phone-numbers/numbers.ts exports chooseSender, which uses the database, not async (not async)":
@@ -231,10 +231,6 @@ const ALLOWED: Record<string, string> = {
     "a job is queued in the transaction of the work it follows, and some callers are synchronous still: the outbound webhooks' deliveries (webhooks.ts insertDelivery and requeue, synchronous helpers of the feed's chunk and the retries) and the registrations at start (startAutomation, startOutboundWebhooks, scheduleEventPruning, scheduleDeliveryPruning, scheduleMediaSweep, scheduleRegistrationChecks, backups' drill, called synchronously by server.ts and tests); once per key on its unique key (ON CONFLICT DO NOTHING)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
-  "messages/outbox.ts begins a synchronous transaction (not async)":
-    "enqueue writes its rows, events and threads in one bun:sqlite transaction, a savepoint of its callers' synchronous ones (the campaign outbox writer, drips' steps in the jobs pass, sendText, the inbound flow's replies)",
-  "messages/outbox.ts exports enqueue, which uses the database, not async (not async)":
-    "as its transaction: called inside synchronous transactions or ones that await nothing (campaigns, drips, sendText, automation, the inbound flow); a campaign's row is once on its unique (campaign, phone)",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
     "the plan checks count through ctx.usageCounts inside synchronous transactions",
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
@@ -245,7 +241,7 @@ const ALLOWED: Record<string, string> = {
   "media/media.ts exports heldMedia, which uses the database, not async (not async)":
     "campaigns read a campaign's items synchronously (its view, list, duplicate and senderFor); templates and drips in their turn",
   "media/media.ts exports linkMedia, which uses the database, not async (not async)":
-    "in the outbox's enqueue (messages/outbox.ts), the synchronous transaction that writes the message",
+    "in the outbox's enqueue (messages/outbox.ts), row by row in the turn that writes the messages (an MMS campaign's chunk links thousands)",
   "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
   "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
   "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
