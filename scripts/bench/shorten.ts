@@ -19,15 +19,20 @@
 // The rate's ratio is the issue's figure (within 10%); the CPU a message is the steadier one, as it counts no
 // waiting for a core.
 //
-// Measured (issue 32, 6b2472d's code; 2 cores shared with other sessions' work), 10,000 timed x 8 rounds:
+// Measured (issue 32; main at 6b2472d, the last 2 rounds at 2261fb5 with the shortener async; 2 cores shared with
+// other sessions' work), 10,000 timed x 8 rounds:
 //   load 17-21: rate on/off median 0.999 (rounds 0.79-1.43), CPU a message on/off 1.036 (0.94-1.08), 304/314 µs
 //   load 20-24: rate on/off median 0.991 (rounds 0.85-1.39), CPU a message on/off 1.041 (0.96-1.32), 347/363 µs
-// Shortening costs the pipeline 3-4% of its CPU a message (10-15 µs of the outbox writer's, scripts/bench/
-// shorten-writer.ts), within the issue's 10%. A round's rates spread widely even run together: a run's deliveries
-// by a given moment depend on how its outbox writer and engine took turns, not only on the CPU it had; the medians
-// of two whole benches agree within 1%. The bench before ran the rounds one after the other in one process on one
-// growing database: at load 0.5-5 the same build's runs spread 1,068-2,582 messages/s and 217-379 µs a message
-// (the first rounds compiling, each round 10,000 messages more), and whole benches gave 0.82-1.04.
+//   load 22-28: rate on/off median 0.786 (rounds 0.60-1.20), CPU a message on/off 1.159 (0.93-1.51), 397/500 µs
+//   (and 2 rounds at load 13-18 after: rate 1.434, CPU 0.821, the other way round)
+// Shortening's own work is 10-15 µs of the outbox writer's CPU a message (scripts/bench/shorten-writer.ts), 3-4% of
+// the pipeline's; but one run's CPU a message moves by 20-50% with the load, in either direction (on dearer in some
+// pairs, off in others), so even medians of 8 pairs differ by 12% between benches at load over 20. The chunks are
+// not why: under that load both write at the smallest window, about 565 chunks of 26 rows for 15,000 (reported per
+// run). A round's rates spread wider still: a run's deliveries by a given moment depend on how its outbox writer and
+// engine took turns, not only on the CPU it had. The bench before ran the rounds one after the other in one process
+// on one growing database: at load 0.5-5 the same build's runs spread 1,068-2,582 messages/s and 217-379 µs a
+// message (the first rounds compiling, each round 10,000 messages more), and whole benches gave 0.82-1.04.
 //
 // What shortening costs, and what migration 0074 changed. Before it, each link of each message was one row of
 // short_links keyed by its drawn random code, with three more indexes and two foreign-key probes; since 0074 a
@@ -53,7 +58,7 @@ const config = (dir: string, extra: Record<string, string> = {}) =>
   loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir, LINK_DOMAIN: "https://go.example.com", ...extra }, []);
 
 /** A run's figures: when the send was called and each message's delivery (ms since the epoch, one clock for both runs of a pair). */
-type Run = { t0: number; delivered: number[]; cpuUs: number; mainUs: number; share: number; links: number; sample: string };
+type Run = { t0: number; delivered: number[]; cpuUs: number; mainUs: number; share: number; chunks: number; links: number; sample: string };
 
 // ----------------------------------------------------------------------------------------------------------
 // Child: one run on its own copy of the data folder. Warms up, says "ready", sends the measured campaign on "go".
@@ -104,8 +109,10 @@ if (process.argv[2] === "--one") {
   const mainUs = ((mainTicks() - main0) * 10_000) / all;
   const delivered = (db.query(`SELECT delivered_at AS at FROM messages WHERE campaign_id = ? AND status = 'delivered' ORDER BY delivered_at`).all(id) as { at: number }[]).map((r) => r.at);
   const links = (db.query(`SELECT count(*) AS n FROM short_links s JOIN links l ON l.id = s.link_id WHERE l.campaign_id = ?`).get(id) as { n: number }).n;
+  // The outbox's chunks: each appends one message.queued event for the campaign (src/messages/outbox.ts enqueue).
+  const chunks = (db.query(`SELECT count(*) AS n FROM events WHERE type = 'message.queued' AND subject_kind = 'campaign' AND subject_id = ?`).get(id) as { n: number }).n;
   const sample = (db.query(`SELECT content FROM messages WHERE campaign_id = ? LIMIT 1`).get(id) as { content: string }).content;
-  const run: Run = { t0, delivered, cpuUs: (used.user + used.system) / all, mainUs, share: (used.user + used.system) / 1000 / wall, links, sample };
+  const run: Run = { t0, delivered, cpuUs: (used.user + used.system) / all, mainUs, share: (used.user + used.system) / 1000 / wall, chunks, links, sample };
   await server.stop();
   console.log(JSON.stringify(run));
   process.exit(0);
@@ -203,7 +210,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const [label, r] of [["off", runs.off.at(-1)!], ["on ", runs.on.at(-1)!]] as const) {
     console.log(
       `round ${round} shortening ${label}  ${f(r.rate)} messages/s (${r.secs.toFixed(1)} s; whole campaign ${f(r.whole)}), CPU a message ${f(r.cpuUs)} µs (main thread ${f(r.mainUs)}), ` +
-        `${r.share.toFixed(3)} cores, ${f(r.links)} short links, load ${loads.at(-1)!.toFixed(1)}${round === 1 ? `; e.g. "${r.sample}"` : ""}`,
+        `${r.share.toFixed(3)} cores, ${f(r.chunks)} chunks, ${f(r.links)} short links, load ${loads.at(-1)!.toFixed(1)}${round === 1 ? `; e.g. "${r.sample}"` : ""}`,
     );
   }
 }
