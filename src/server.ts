@@ -37,6 +37,7 @@ import { registerAdministratorNotices } from "./support/notify";
 import { detachMessages } from "./messages/detach";
 import { moveContactMessages } from "./messages/messages";
 import { countNumbers, numberIdsOfProvider } from "./phone-numbers/numbers";
+import { keyEarlierNames } from "./contacts/name-order";
 import { countContacts } from "./contacts/stats";
 import { attachCampaignMessages, attachToConversation, reserveSeqs } from "./conversations/conversations";
 import { segmentsOutboundSince } from "./messages/stats";
@@ -197,6 +198,8 @@ async function serve(
   }
   watchEventLoop(ctx, listening.holds);
   await turn();
+  // Before the routes are built (the contact list's order by name reads them), as before any request.
+  await keyEarlierNames(ctx);
 
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);

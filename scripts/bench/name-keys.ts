@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../db/client";
+import { withTransaction } from "../../db/transaction";
 import { migrationJournal, migrationSql } from "../../db/migrations/embedded";
 import type { AppContext } from "../../src/context";
 import { keyEarlierNames } from "../../src/contacts/name-order";
@@ -49,7 +50,7 @@ try {
   const lines: string[] = [];
   t0 = performance.now();
   cpu = process.cpuUsage();
-  keyEarlierNames({ db, log: (l: string) => lines.push(l) } as unknown as AppContext);
+  await keyEarlierNames({ db, log: (l: string) => lines.push(l), withTransaction: <T>(fn: () => Promise<T>) => withTransaction(db, fn) } as unknown as AppContext);
   const keyed = performance.now() - t0;
   const keyedCpu = cpuMs(cpu);
   const named = (db.$client.query("SELECT count(*) AS n FROM contact_names").get() as { n: number }).n;

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { eq } from "drizzle-orm";
 import { contactImports } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { nextTurn } from "../time/next-turn";
 import { nextSlice, ownTime, SLICE_ROWS } from "./import-pace";
@@ -301,11 +302,14 @@ const EARLIER_PIECE = 20_000;
 
 /**
  * The contacts stored before migration 0052 get their name keys (and a name that needs it its folded search text)
- * at the first start after it, an owner at a time, before the server answers: in JavaScript about 2-5 us a contact,
- * where the migration's SQL would take 15-45. Sorted by key, so each transaction fills neighbouring pages. The
- * owner's mark goes in the last transaction: a stop before leaves it to the next start, which writes the same rows.
+ * at the first start after it, an owner at a time, before the server answers (server.ts awaits it before it builds
+ * the routes; a restore's database-replaced hook too): in JavaScript about 2-5 us a contact, where the migration's
+ * SQL would take 15-45. Sorted by key, so each transaction (ctx.withTransaction, whose callback awaits nothing) fills
+ * neighbouring pages. The owner's mark goes in the last transaction: a stop before leaves it to the next start, which
+ * writes the same rows.
  */
-export function keyEarlierNames(ctx: AppContext) {
+export async function keyEarlierNames(ctx: AppContext) {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const owners = db.query<{ u: string }, []>("SELECT user_id AS u FROM contact_names_pending").all();
   if (!owners.length) return;
@@ -320,12 +324,13 @@ export function keyEarlierNames(ctx: AppContext) {
   const done = db.prepare("DELETE FROM contact_names_pending WHERE user_id = ?");
   let count = 0;
   for (const { u } of owners) {
+    await ready(ctx.db);
     const rows = read.all(u).map((row) => ({ ...row, key: nameKey(row.f, row.l) }));
     rows.sort((a, b) => compareKeys(a.key, b.key) || a.r - b.r);
     count += rows.length;
     for (let at = 0; at < rows.length || at === 0; at += EARLIER_PIECE) {
       const piece = rows.slice(at, at + EARLIER_PIECE);
-      db.transaction(() => {
+      await ctx.withTransaction(async () => {
         writer.write(namedRows(piece), 0, piece.length, u);
         for (const { r, f, l } of piece) {
           const extra = searchExtra(f, l);
@@ -334,7 +339,7 @@ export function keyEarlierNames(ctx: AppContext) {
           index.run(r, extra);
         }
         if (at + EARLIER_PIECE >= rows.length) done.run(u);
-      })();
+      });
     }
   }
   ctx.log(`contacts: the names of ${count} contacts keyed for the list by name in ${Math.round(performance.now() - began)} ms`);

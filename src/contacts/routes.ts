@@ -101,12 +101,12 @@ function importCountry(country: string | undefined): CountryCode | undefined {
 }
 
 export function contactRoutes(ctx: AppContext) {
-  keyEarlierNames(ctx);
+  // The names of contacts from before migration 0052 were keyed before the routes are built (server.ts).
   failInterruptedImports(ctx);
   // A restored database may hold imports that were running when it was backed up: no process runs them now. One
   // from before migration 0052 has its names keyed as at a start.
-  onDatabaseReplaced(ctx, () => {
-    keyEarlierNames(ctx);
+  onDatabaseReplaced(ctx, async () => {
+    await keyEarlierNames(ctx);
     failInterruptedImports(ctx);
   });
   return new Elysia({ prefix: "/api/contacts" })

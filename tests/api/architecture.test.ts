@@ -248,10 +248,7 @@ const ALLOWED: Record<string, string> = {
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
     "builds the contact list's IndexedFilter and runs nothing: its count and its page in creation order run in listContacts' turn (a segment's contacts, after ready)",
   "contacts/csv-import.ts exports failInterruptedImports, which uses the database, not async (not async)":
-    "runs when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook with keyEarlierNames",
-  "contacts/name-order.ts exports keyEarlierNames, which uses the database, not async (not async)":
-    "keys the names of contacts from before migration 0052 when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook",
-  "contacts/name-order.ts begins a synchronous transaction (not async)": "keyEarlierNames' pieces, as above; an import's names are added in ctx.withTransaction",
+    "runs when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook after keyEarlierNames",
   // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
   // away, a synchronous record ALLOWED above, and goes with it.
   "admin/routes.ts exports adminRoutes, which uses the database, not async (not async)":
@@ -275,7 +272,7 @@ const ALLOWED: Record<string, string> = {
   "campaigns/sender.ts exports senderFor, which uses the database, not async (not async)":
     "the campaign's sender (chooseSender, phone-numbers) and media (heldMedia), synchronous (ALLOWED above), read in the start's transaction",
   "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":
-    "keys the earlier names and fails interrupted imports (keyEarlierNames, failInterruptedImports: synchronous, ALLOWED above) as the routes are built, and its handlers read the default country with defaultCountryOf (synchronous)",
+    "fails interrupted imports (failInterruptedImports, synchronous, ALLOWED above) as the routes are built, and its handlers read the default country with defaultCountryOf (synchronous)",
   "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
     "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port: licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above)",
   "licenses/limits.ts exports usageFor, which uses the database, not async (not async)":
