@@ -125,3 +125,35 @@ test("pages past the middle, the last and one beyond it: the same rows as a full
     }
   }
 });
+
+test("past 20,000 matches the clusters' page still holds the matches stored after the first 20,000 (read after them)", async () => {
+  // Its own installation (the path needs one account owning every contact): 22,000 Josies (two spellings, one name
+  // key), then 1,000 Amy Josiessons and 1,000 Bobs stored last, whose rowids come after the first 20,001 matches:
+  // the Amys sort before every Josie, so the first pages are theirs only if the matches after those are read.
+  const own = await startTestServer({ smtp: false });
+  try {
+    const acc = await own.signUpVerified();
+    const db = own.ctx.db.$client;
+    const insert = db.prepare("INSERT INTO contacts (id, user_id, first_name, last_name, phone, source) VALUES (?, ?, ?, ?, ?, 'manual')");
+    db.transaction(() => {
+      for (let i = 0; i < 24_000; i++) {
+        const [first, last] = i < 22_000 ? [i % 2 ? "JOSIE" : "Josie", `L${(i * 7) % 17}`] : i < 23_000 ? ["Amy", "Josiesson"] : ["Bob", `L${i % 5}`];
+        insert.run(Bun.randomUUIDv7(), acc.user.id, first, last, `+1${[646, 718, 917][Math.floor(i / 10_000)]}555${String(i % 10_000).padStart(4, "0")}`);
+      }
+    })();
+    const rows = db.query("SELECT rowid, id, first_name, last_name FROM contacts WHERE user_id = ?").all(acc.user.id) as Stored[];
+    for (const [order, page] of [["asc", 1], ["asc", 20], ["asc", 21], ["desc", 1], ["desc", 200]] as const) {
+      const sign = order === "asc" ? 1 : -1;
+      const all = rows
+        .filter((c) => plain(`${c.first_name} ${c.last_name}`).includes("josie"))
+        .sort((x, y) => sign * (compareKeys(nameKey(x.first_name, x.last_name), nameKey(y.first_name, y.last_name)) || x.rowid - y.rowid));
+      expect(all.length).toBe(23_000);
+      const r = await own.api(`/api/contacts?q=josie&sort=name&order=${order}&page=${page}&pageSize=50`, { token: acc.token });
+      expect(r.status).toBe(200);
+      expect({ order, page, ids: r.body.data.map((c: { id: string }) => c.id) }).toEqual({ order, page, ids: all.slice((page - 1) * 50, page * 50).map((c) => c.id) });
+      expect({ total: r.body.total, capped: r.body.totalCapped }).toEqual({ total: 10_000, capped: true });
+    }
+  } finally {
+    own.stop();
+  }
+}, 120_000);
