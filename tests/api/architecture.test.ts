@@ -208,9 +208,9 @@ const ALLOWED: Record<string, string> = {
   "links/links.ts exports findShortLink, which uses the database, not async (not async)":
     "the redirect's hot path (issue 32: p95 under 20 ms at 500 clicks/s): answered in the request's turn when no transaction is open on the connection, else a Promise after ready; an await on every click doubled scripts/bench/redirect.ts's p95",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
-    "every message's seq is reserved in the transaction that writes it, through the synchronous threads port (ctx.threads.reserve): the outbox's enqueue, whose callback writes a chunk's rows in one turn (never an await per row), and the inbound flow's storeInbound (messages)",
+    "every message's seq is reserved in the transaction that writes it, through the synchronous threads port (ctx.threads.reserve): the outbox's enqueue, whose callback writes a chunk's rows in one turn (never an await per row); the inbound flow's transaction (receive.ts) calls it too",
   "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
-    "the threads port (ctx.threads, server.ts, synchronous) files a message in the transaction that writes it, in the same turn as its row: the outbox's enqueue (a drip pass's many texts) and storeInbound",
+    "the threads port (ctx.threads, server.ts, synchronous) files a message in the transaction that writes it, in the same turn as its row: the outbox's enqueue (a drip pass's many texts); the inbound flow's transaction (receive.ts) calls it too",
   "conversations/conversations.ts exports attachCampaignMessages, which uses the database, not async (not async)":
     "as attachToConversation: a campaign's chunk joins its threads in enqueue's turn, with its rows",
   "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
