@@ -218,14 +218,14 @@ async function serve(
   // What sessions make that outlives them ends with them when the owner ends those sessions (a password change).
   registerCredentialHolder(ctx, apiKeyHolder);
   registerCredentialHolder(ctx, webhookHolder);
-  scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
-  startOutboundWebhooks(ctx);
-  scheduleDeliveryPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
-  scheduleMediaSweep(ctx);
+  await scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
+  await startOutboundWebhooks(ctx);
+  await scheduleDeliveryPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
+  await scheduleMediaSweep(ctx);
   await turn();
-  startAutomation(ctx);
+  await startAutomation(ctx);
   await scheduleBackups(ctx);
-  scheduleRegistrationChecks(ctx);
+  await scheduleRegistrationChecks(ctx);
   startInboundMediaCopies(ctx);
   startJobRunner(ctx);
   await turn();

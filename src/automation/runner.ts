@@ -268,7 +268,7 @@ async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId
     if (owner) {
       // Sent by a job after this commits (SMTP cannot join the transaction), once: the job's key is the run's.
       const who = [contact.firstName, contact.lastName].filter(Boolean).join(" ") || contact.phone || contact.email || contact.id;
-      enqueueJob(ctx, {
+      await enqueueJob(ctx, {
         kind: EMAIL,
         key: `${EMAIL}:${runId}`,
         runAt: ctx.now(),
@@ -432,7 +432,7 @@ const CLOCK = "automation.clock";
  * Wires the rules: events are handled right after the transaction that appended them commits, with a job every
  * minute as a safety net (and at start, catching up after downtime); the clock's triggers run every hour.
  */
-export function startAutomation(ctx: AppContext) {
+export async function startAutomation(ctx: AppContext) {
   let scheduled = false;
   let stopped = false;
   /** The chunk being handled (one at a time), and whether events were told of meanwhile. */
@@ -498,7 +498,7 @@ export function startAutomation(ctx: AppContext) {
     const p = job.payload as { to: string; subject: string; text: string };
     await c.mailer.send({ to: p.to, subject: p.subject, text: p.text, purpose: "automation rule email" });
   });
-  enqueueJob(ctx, { kind: TICK, key: TICK, runAt: ctx.now() });
-  enqueueJob(ctx, { kind: CLOCK, key: CLOCK, runAt: ctx.now() });
+  await enqueueJob(ctx, { kind: TICK, key: TICK, runAt: ctx.now() });
+  await enqueueJob(ctx, { kind: CLOCK, key: CLOCK, runAt: ctx.now() });
   run();
 }

@@ -110,11 +110,10 @@ export async function scheduleBackups(ctx: AppContext) {
   sweepStaging(ctx);
   const queueDrill = () => enqueueJob(ctx, { kind: DRILL_JOB, key: DRILL_JOB, runAt: nextRun(DRILL_CRON, ctx.now()) });
   await applySchedule(ctx);
-  queueDrill();
+  await queueDrill();
   // The restore's hooks are synchronous: the job is moved in the restored database as soon as it may be.
   onDatabaseReplaced(ctx, () => {
-    applySchedule(ctx).catch((err) => ctx.log(`backups: the schedule's job could not be moved after the restore: ${(err as Error)?.stack ?? err}`));
-    queueDrill();
+    Promise.all([applySchedule(ctx), queueDrill()]).catch((err) => ctx.log(`backups: the schedule's jobs could not be put in the restored database: ${(err as Error)?.stack ?? err}`));
   });
 }
 

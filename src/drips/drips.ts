@@ -365,7 +365,7 @@ export async function enrolContact(ctx: AppContext, drip: DripRow, contactId: st
   const at = stepDueAt(steps[0]!, now, zoneForRecipient(contact.phone, user?.timezone ?? "UTC"));
   const id = Bun.randomUUIDv7();
   insertEnrolment(ctx.db).run({ id, userId: drip.userId, dripId: drip.id, contactId, steps: drip.steps, nextAt: at, now });
-  enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(id, 0), runAt: at, userId: drip.userId, refId: drip.id, payload: { enrolmentId: id, step: 0 } });
+  await enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(id, 0), runAt: at, userId: drip.userId, refId: drip.id, payload: { enrolmentId: id, step: 0 } });
   return null;
 }
 

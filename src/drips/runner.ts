@@ -64,7 +64,7 @@ function log(ctx: AppContext, e: EnrolmentRow, outcome: "sent" | "skipped" | "de
 }
 
 /** Moves an enrolment past its current step: the next step's job is queued, or the enrolment completes. */
-function advance(ctx: AppContext, e: EnrolmentRow, base: number, zone: string) {
+async function advance(ctx: AppContext, e: EnrolmentRow, base: number, zone: string) {
   const steps = stepsOf(e.steps);
   const next = e.nextStep + 1;
   if (next >= steps.length) {
@@ -73,7 +73,7 @@ function advance(ctx: AppContext, e: EnrolmentRow, base: number, zone: string) {
   }
   const at = stepDueAt(steps[next]!, base, zone);
   moveOn(ctx.db).run({ nextStep: next, nextAt: at, lastAt: base, id: e.id });
-  enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, next), runAt: at, userId: e.userId, refId: e.dripId, payload: { enrolmentId: e.id, step: next } });
+  await enqueueJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, next), runAt: at, userId: e.userId, refId: e.dripId, payload: { enrolmentId: e.id, step: next } });
 }
 
 type Drip = NonNullable<Awaited<ReturnType<typeof findDrip>>>;
@@ -160,7 +160,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const late = now - job.runAt;
   if (late > drip.lateAfterMinutes * 60_000 && drip.latePolicy === "skip") {
     log(ctx, e, "skipped", `Skipped: due ${Math.round(late / 60_000)} minute(s) earlier, while the server was not running`);
-    advance(ctx, e, job.runAt, zone);
+    await advance(ctx, e, job.runAt, zone);
     return { result: "skipped late" };
   }
   // The account's quiet hours and the hours of the recipient's state's law (src/sending/state-rules.ts), the stricter
@@ -183,7 +183,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const sender = once(pass, `drips.sender:${e.userId}`, () => chooseSender(ctx, e.userId, null));
   if (!sender) {
     log(ctx, e, "skipped", "Skipped: no active sender number");
-    advance(ctx, e, job.runAt, zone);
+    await advance(ctx, e, job.runAt, zone);
     return { result: "no sender" };
   }
   const theStep = stepsOf(e.steps)[step]!;
@@ -192,7 +192,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const refusal = mediaIds.length ? cannotSendMms(sender.provider as ProviderKind) : null;
   if (refusal) {
     log(ctx, e, "skipped", `Skipped: ${refusal}`);
-    advance(ctx, e, job.runAt, zone);
+    await advance(ctx, e, job.runAt, zone);
     return { result: "no mms" };
   }
   const written = render(theStep.content, {
@@ -212,7 +212,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     log(ctx, e, "skipped", `Skipped: ${err.message}`);
-    advance(ctx, e, job.runAt, zone);
+    await advance(ctx, e, job.runAt, zone);
     return { result: "limit" };
   }
   // Named now for the step's log; the pass writes its steps' messages together before it commits (atPassEnd), so
@@ -235,7 +235,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     await sendTexts(ctx, messages);
   });
   log(ctx, e, "sent", null, messageId);
-  advance(ctx, e, job.runAt, zone);
+  await advance(ctx, e, job.runAt, zone);
   return { result: { messageId } };
 }
 
@@ -408,8 +408,8 @@ export async function registerDrips(ctx: AppContext) {
   // the replies and opt-outs that arrived before a restart.
   await ctx.withTransaction(async () => {
     if (!(await hasCursor(ctx, EXITS))) await advanceCursor(ctx, EXITS, await lastEventId(ctx));
-    enqueueJob(ctx, { kind: EXITS, key: EXITS, runAt: ctx.now() });
-    enqueueJob(ctx, { kind: SEGMENTS, key: SEGMENTS, runAt: ctx.now() + SEGMENTS_EVERY_MS });
+    await enqueueJob(ctx, { kind: EXITS, key: EXITS, runAt: ctx.now() });
+    await enqueueJob(ctx, { kind: SEGMENTS, key: SEGMENTS, runAt: ctx.now() + SEGMENTS_EVERY_MS });
   });
   let timer: ReturnType<typeof setTimeout> | null = null;
   let reading: Promise<void> | null = null;

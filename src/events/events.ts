@@ -245,12 +245,12 @@ const PRUNE = "events.prune";
  * setting applies at the next one), a batch per run until done. Queued once per installation; it puts itself
  * back on the schedule.
  */
-export function scheduleEventPruning(ctx: AppContext, retentionDays: () => Promise<number>) {
+export async function scheduleEventPruning(ctx: AppContext, retentionDays: () => Promise<number>) {
   registerJobHandler(ctx, PRUNE, async () => {
     // One batch per run: a month of a busy log is deleted over the jobs runner's next turns, each short, rather
     // than in one stretch that holds up every request.
     const deleted = await pruneEvents(ctx, ctx.now() - (await retentionDays()) * DAY, 1);
     return { result: { deleted }, runAgainAt: deleted === PRUNE_BATCH ? ctx.now() : ctx.now() + DAY };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
-  enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });
+  await enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });
 }

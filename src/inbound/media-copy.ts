@@ -23,7 +23,7 @@ export async function queueInboundMedia(ctx: AppContext, m: { userId: string; pr
   for (const [position, sourceUrl] of m.urls.slice(0, MAX_ITEMS).entries()) {
     await savePendingMedia(ctx, m.userId, { messageId: m.messageId, position, sourceUrl, error: "Being copied from the provider" });
   }
-  enqueueJob(ctx, { kind: KIND, key: `${KIND}:${m.messageId}`, runAt: ctx.now(), userId: m.userId, refId: m.messageId, payload: { providerId: m.providerId } });
+  await enqueueJob(ctx, { kind: KIND, key: `${KIND}:${m.messageId}`, runAt: ctx.now(), userId: m.userId, refId: m.messageId, payload: { providerId: m.providerId } });
 }
 
 /** Reads a response's body, refusing one over the cap (declared or counted) without reading further. */

@@ -213,7 +213,8 @@ const toJob = (r: JobRow): Job => ({
 });
 
 /** Queues a job unless one with its key was ever queued (insert-or-ignore). Answers whether it queued it. */
-export function enqueueJob(ctx: AppContext, job: NewJob): boolean {
+export async function enqueueJob(ctx: AppContext, job: NewJob): Promise<boolean> {
+  await ready(ctx.db);
   const queued =
     ctx.db.$client
       .query(

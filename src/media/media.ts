@@ -335,13 +335,13 @@ const HOUR = 3_600_000;
  * The sweep from the jobs table: at start, then hourly, again at once while batches come back full, so a deleted
  * message's pictures leave the disk within the hour, and uploads never attached a day after they were made.
  */
-export function scheduleMediaSweep(ctx: AppContext, batch = 1000) {
+export async function scheduleMediaSweep(ctx: AppContext, batch = 1000) {
   registerJobHandler(ctx, SWEEP, async () => {
     const removed = await sweepOrphanedMedia(ctx, batch);
     const loose = await sweepLooseMedia(ctx, batch);
     return { result: { removed, loose }, runAgainAt: removed === batch || loose === batch ? ctx.now() : ctx.now() + HOUR };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
-  enqueueJob(ctx, { kind: SWEEP, key: SWEEP, runAt: ctx.now() });
+  await enqueueJob(ctx, { kind: SWEEP, key: SWEEP, runAt: ctx.now() });
 }
 
 // --- Signed URLs for providers ---------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ export async function markInterrupted(ctx: AppContext, now: number): Promise<num
     const mark = db.query(`UPDATE messages SET status = 'unknown', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`);
     for (const r of rows) {
       mark.run(RECONCILING, "The server stopped while this message was being handed to the provider; asking the provider whether it arrived", now, r.id);
-      enqueueJob(ctx, {
+      await enqueueJob(ctx, {
         kind: RECONCILE_JOB,
         key: `${RECONCILE_JOB}:${r.id}:${r.attempts}`,
         runAt: Math.max(now, r.startedAt + DEFAULT_TIMEOUT_MS + RECONCILE_MARGIN_MS),

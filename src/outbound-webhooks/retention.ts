@@ -34,10 +34,10 @@ export async function pruneDeliveries(ctx: AppContext, before: number, limit = D
  * made stayed: up to two rows a message per endpoint of a busy account. Pruned once a day from the jobs table, one
  * batch a run, due again at once while batches come back full, like the event log (events/events.ts).
  */
-export function scheduleDeliveryPruning(ctx: AppContext, retentionDays: () => Promise<number>) {
+export async function scheduleDeliveryPruning(ctx: AppContext, retentionDays: () => Promise<number>) {
   registerJobHandler(ctx, PRUNE, async () => {
     const deleted = await pruneDeliveries(ctx, ctx.now() - (await retentionDays()) * DAY);
     return { result: { deleted }, runAgainAt: deleted === DELIVERY_PRUNE_BATCH ? ctx.now() : ctx.now() + DAY };
   }, { maxAttempts: Infinity, firstDelayMs: 60_000 });
-  enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });
+  await enqueueJob(ctx, { kind: PRUNE, key: PRUNE, runAt: ctx.now() });
 }

@@ -426,11 +426,11 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
 });
 
 /** Writes a delivery and queues its first attempt; inside the caller's transaction. */
-function insertDelivery(
+async function insertDelivery(
   ctx: AppContext,
   endpoint: { id: string; user_id: string },
   d: { source: string | null; eventId: number | null; type: WebhookEvent; data: Record<string, unknown>; at: number },
-): string | null {
+): Promise<string | null> {
   const id = `msg_${Bun.randomUUIDv7().replaceAll("-", "")}`;
   const payload = JSON.stringify({ type: d.type, timestamp: new Date(d.at).toISOString(), data: d.data });
   const inserted = ctx.db.$client
@@ -440,7 +440,7 @@ function insertDelivery(
     )
     .run(id, endpoint.id, endpoint.user_id, d.eventId, d.source, d.type, payload, ctx.now()).changes;
   if (!inserted) return null;
-  enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${id}:0`, runAt: ctx.now(), userId: endpoint.user_id, refId: endpoint.id, payload: { deliveryId: id } });
+  await enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${id}:0`, runAt: ctx.now(), userId: endpoint.user_id, refId: endpoint.id, payload: { deliveryId: id } });
   return id;
 }
 
@@ -532,7 +532,7 @@ export async function feedDeliveries(ctx: AppContext): Promise<{ made: number; m
       for (const { row, events: subscribed } of endpoints) {
         if (row.user_id !== event.userId || row.created_at > event.createdAt || !subscribed.has(type)) continue;
         for (const { source, data } of (deliveries ??= webhookDataOf(ctx, event))) {
-          if (insertDelivery(ctx, row, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
+          if (await insertDelivery(ctx, row, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
         }
       }
       read++;
@@ -560,10 +560,10 @@ export const MAX_PENDING_PER_ACCOUNT = 100;
  */
 export async function sendTestEvent(ctx: AppContext, userId: string, id: string): Promise<Delivery> {
   // The caps are read in the transaction that adds: two test sends at once cannot both pass them.
-  return ctx.withTransaction(async () => testEvent(ctx, userId, id));
+  return ctx.withTransaction(() => testEvent(ctx, userId, id));
 }
 
-function testEvent(ctx: AppContext, userId: string, id: string): Delivery {
+async function testEvent(ctx: AppContext, userId: string, id: string): Promise<Delivery> {
   const row = endpointRow(ctx, userId, id);
   const now = ctx.now();
   const recent = ctx.db.$client
@@ -579,7 +579,7 @@ function testEvent(ctx: AppContext, userId: string, id: string): Delivery {
   if (pending.n >= MAX_PENDING_PER_ACCOUNT) {
     throw tooManyRequests(`${MAX_PENDING_PER_ACCOUNT} deliveries are waiting to be sent for this account: send a test event once they have gone`, 60);
   }
-  const deliveryId = insertDelivery(ctx, row, { source: null, eventId: null, type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: id }, at: ctx.now() })!;
+  const deliveryId = (await insertDelivery(ctx, row, { source: null, eventId: null, type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: id }, at: ctx.now() }))!;
   return deliveryOf(ctx, userId, id, deliveryId);
 }
 
@@ -606,13 +606,13 @@ export async function listDeliveries(ctx: AppContext, userId: string, endpointId
  * in the caller's transaction. Only a delivery no longer pending starts a round (a conditional update): two asks at
  * once queue one round. Answers whether it did.
  */
-function requeue(ctx: AppContext, row: DeliveryRow): boolean {
+async function requeue(ctx: AppContext, row: DeliveryRow): Promise<boolean> {
   const round = row.rounds + 1;
   const changed = ctx.db.$client
     .query(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, rounds = ? WHERE id = ? AND rounds = ? AND status <> 'pending'`)
     .run(round, row.id, row.rounds).changes;
   if (!changed) return false;
-  enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${row.id}:${round}`, runAt: ctx.now(), userId: row.user_id, refId: row.endpoint_id, payload: { deliveryId: row.id } });
+  await enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${row.id}:${round}`, runAt: ctx.now(), userId: row.user_id, refId: row.endpoint_id, payload: { deliveryId: row.id } });
   return true;
 }
 
@@ -622,7 +622,7 @@ export async function redeliver(ctx: AppContext, userId: string, endpointId: str
     if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
     const delivery = deliveryOf(ctx, userId, endpointId, deliveryId);
     if (delivery.status === "pending") throw badRequest("This delivery is still being attempted");
-    requeue(ctx, ctx.db.$client.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow);
+    await requeue(ctx, ctx.db.$client.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow);
     return deliveryOf(ctx, userId, endpointId, deliveryId);
   });
 }
@@ -638,7 +638,9 @@ export async function redeliverRange(ctx: AppContext, userId: string, endpointId
     const rows = ctx.db.$client
       .query(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at BETWEEN ? AND ? ORDER BY created_at LIMIT ?`)
       .all(endpointId, from, to, MAX_REDELIVER) as DeliveryRow[];
-    return { queued: rows.filter((row) => requeue(ctx, row)).length };
+    let queued = 0;
+    for (const row of rows) if (await requeue(ctx, row)) queued++;
+    return { queued };
   });
 }
 
@@ -763,7 +765,7 @@ async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: u
  * Feeds deliveries when events commit, a page per turn of the event loop until the backlog is gone; registers the
  * feed's safety-net job and the delivery jobs, and queues the former once per installation (it puts itself back).
  */
-export function startOutboundWebhooks(ctx: AppContext) {
+export async function startOutboundWebhooks(ctx: AppContext) {
   let scheduled = false;
   let stopped = false;
   const wake = () => {
@@ -807,6 +809,6 @@ export function startOutboundWebhooks(ctx: AppContext) {
     maxAttempts: 20,
     concurrency: { total: ATTEMPTS_IN_FLIGHT, perRef: ATTEMPTS_PER_ENDPOINT, perUser: ATTEMPTS_PER_ACCOUNT, fairShare: true },
   });
-  enqueueJob(ctx, { kind: FEED, key: FEED, runAt: ctx.now() });
+  await enqueueJob(ctx, { kind: FEED, key: FEED, runAt: ctx.now() });
   wake();
 }

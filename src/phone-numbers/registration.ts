@@ -226,7 +226,7 @@ export async function allRegistrations(ctx: AppContext) {
 }
 
 /** Every account's registration read again every REGISTRATION_CHECK_EVERY_MS, from the jobs table. */
-export function scheduleRegistrationChecks(ctx: AppContext) {
+export async function scheduleRegistrationChecks(ctx: AppContext) {
   registerJobHandler(
     ctx,
     JOB,
@@ -246,5 +246,5 @@ export function scheduleRegistrationChecks(ctx: AppContext) {
     },
     { maxAttempts: Infinity, firstDelayMs: 60_000, leaseMs: 10 * 60_000 },
   );
-  enqueueJob(ctx, { kind: JOB, key: JOB, runAt: ctx.now() });
+  await enqueueJob(ctx, { kind: JOB, key: JOB, runAt: ctx.now() });
 }

@@ -34,7 +34,7 @@ export async function storeContactMessage(ctx: AppContext, message: ContactMessa
       throw tooManyRequests("We have received too many messages today. Please try again later.", wait);
     }
     ctx.db.insert(supportMessages).values({ id, ...message, createdAt: new Date(now) }).run();
-    enqueueJob(ctx, { kind: NOTIFY, key: `${NOTIFY}:${id}`, runAt: now, refId: id, payload: { messageId: id } });
+    await enqueueJob(ctx, { kind: NOTIFY, key: `${NOTIFY}:${id}`, runAt: now, refId: id, payload: { messageId: id } });
   });
   return id;
 }

@@ -227,8 +227,6 @@ const ALLOWED: Record<string, string> = {
     "typed phones are read in it synchronously by contacts (their routes, the importer) and campaigns (their recipients, the outbox)",
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change, synchronous or awaiting nothing: the outbox's and the engine's, the inbound flow's, contacts', campaigns', conversations', links', automation's",
-  "jobs/jobs.ts exports enqueueJob, which uses the database, not async (not async)":
-    "a job is queued in the transaction of the work it follows, and some callers are synchronous still: the outbound webhooks' deliveries (webhooks.ts insertDelivery and requeue, synchronous helpers of the feed's chunk and the retries) and the registrations at start (startAutomation, startOutboundWebhooks, scheduleEventPruning, scheduleDeliveryPruning, scheduleMediaSweep, scheduleRegistrationChecks, backups' drill, called synchronously by server.ts and tests); once per key on its unique key (ON CONFLICT DO NOTHING)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
@@ -257,18 +255,6 @@ const ALLOWED: Record<string, string> = {
     "the sign-in's second step reads the account with findUserById (synchronous, ALLOWED above) after awaiting the step: goes with findUserById",
   "auth/user-routes.ts exports userRoutes, which uses the database, not async (not async)":
     "the settings' view (settingsView) reads the default country with defaultCountryOf (users/default-country.ts, synchronous, ALLOWED above): goes with it",
-  "automation/runner.ts exports startAutomation, which uses the database, not async (not async)":
-    "the registration at start queues its jobs with enqueueJob (jobs/jobs.ts, synchronous, ALLOWED above) in server.ts's turn: goes with enqueueJob",
-  "events/events.ts exports scheduleEventPruning, which uses the database, not async (not async)":
-    "as startAutomation: queues the pruning job at start with enqueueJob (synchronous)",
-  "media/media.ts exports scheduleMediaSweep, which uses the database, not async (not async)":
-    "as startAutomation: queues the sweep's job at start with enqueueJob (synchronous)",
-  "outbound-webhooks/retention.ts exports scheduleDeliveryPruning, which uses the database, not async (not async)":
-    "as startAutomation: queues the pruning job at start with enqueueJob (synchronous)",
-  "outbound-webhooks/webhooks.ts exports startOutboundWebhooks, which uses the database, not async (not async)":
-    "as startAutomation: queues the feed's safety-net job at start with enqueueJob (synchronous)",
-  "phone-numbers/registration.ts exports scheduleRegistrationChecks, which uses the database, not async (not async)":
-    "as startAutomation: queues the registration checks' job at start with enqueueJob (synchronous)",
   "campaigns/sender.ts exports senderFor, which uses the database, not async (not async)":
     "the campaign's sender (chooseSender, phone-numbers) and media (heldMedia), synchronous (ALLOWED above), read in the start's transaction",
   "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":

@@ -283,7 +283,7 @@ describe("jobs during a restore", () => {
       return { result: "finished" };
     });
     const key = `${kind}:${crypto.randomUUID()}`;
-    enqueueJob(t.ctx, { kind, key, runAt: t.ctx.now() });
+    await enqueueJob(t.ctx, { kind, key, runAt: t.ctx.now() });
     await waitFor(async () => (await findJob(t.ctx, key))?.state, (state) => state === "running");
     return { key, finish };
   }

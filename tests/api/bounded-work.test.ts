@@ -33,7 +33,7 @@ describe("the jobs runner", () => {
   test("a pass runs at most DUE_BATCH jobs; with its budget spent it stops after the first and says there is more", async () => {
     const ran: string[] = [];
     registerJobHandler(ctx, "step", (_c, job) => void ran.push(job.key), { transactional: true });
-    for (let i = 0; i < DUE_BATCH + 50; i++) enqueueJob(ctx, { kind: "step", key: `s${String(i).padStart(3, "0")}`, runAt: T0 - 1000 + i });
+    for (let i = 0; i < DUE_BATCH + 50; i++) await enqueueJob(ctx, { kind: "step", key: `s${String(i).padStart(3, "0")}`, runAt: T0 - 1000 + i });
     expect(await runDueJobs(ctx, { budgetMs: 0 })).toMatchObject({ claimed: 1, more: true });
     expect(ran).toEqual(["s000"]);
     expect(await runDueJobs(ctx)).toMatchObject({ claimed: DUE_BATCH, more: true });
@@ -59,7 +59,7 @@ describe("the jobs runner", () => {
       seenAt.push(turn);
       if (seenAt.length === 1000) done();
     }, { transactional: true });
-    for (let i = 0; i < 1000; i++) enqueueJob(ctx, { kind: "step", key: `s${i}`, runAt: T0 });
+    for (let i = 0; i < 1000; i++) await enqueueJob(ctx, { kind: "step", key: `s${i}`, runAt: T0 });
     startJobRunner(ctx);
     await all;
     on = false;
@@ -78,7 +78,7 @@ describe("the jobs runner's alarm", () => {
     registerJobHandler(ctx, "step", (_c, job) => void ran.push(job.key), { transactional: true });
     startJobRunner(ctx);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    enqueueJob(ctx, { kind: "step", key: "now", runAt: T0 });
+    await enqueueJob(ctx, { kind: "step", key: "now", runAt: T0 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(ran).toEqual(["now"]);
     for (const stop of ctx.onStop) await stop();

@@ -26,11 +26,11 @@ describe("queueing", () => {
   test("a key is queued once: a second enqueue is ignored, before and after the job ran", async () => {
     const ran: unknown[] = [];
     registerJobHandler(ctx, "drip", (_ctx, job) => void ran.push(job.payload));
-    expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: 1 } })).toBe(true);
-    expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: "again" } })).toBe(false);
+    expect(await enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: 1 } })).toBe(true);
+    expect(await enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0, payload: { step: "again" } })).toBe(false);
     expect((await runDueJobs(ctx)).claimed).toBe(1);
     await Promise.resolve();
-    expect(enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0 })).toBe(false);
+    expect(await enqueueJob(ctx, { kind: "drip", key: "drip:e1:1", runAt: T0 })).toBe(false);
     expect((await runDueJobs(ctx)).claimed).toBe(0);
     expect(ran).toEqual([{ step: 1 }]);
     expect(ctx.db.$client.query(`SELECT count(*) AS n FROM jobs`).get()).toEqual({ n: 1 });
@@ -38,7 +38,7 @@ describe("queueing", () => {
 
   test("nothing runs before its time; at its time it runs once and is done with its result", async () => {
     registerJobHandler(ctx, "report", () => ({ result: { sent: 3 } }));
-    enqueueJob(ctx, { kind: "report", key: "r", runAt: T0 + 10 * MINUTE });
+    await enqueueJob(ctx, { kind: "report", key: "r", runAt: T0 + 10 * MINUTE });
     expect((await runDueJobs(ctx)).claimed).toBe(0);
     now = T0 + 10 * MINUTE - 1;
     expect((await runDueJobs(ctx)).claimed).toBe(0);
@@ -51,7 +51,7 @@ describe("queueing", () => {
   });
 
   test("a kind without a handler in this process is left alone", async () => {
-    enqueueJob(ctx, { kind: "backup", key: "b", runAt: T0 });
+    await enqueueJob(ctx, { kind: "backup", key: "b", runAt: T0 });
     registerJobHandler(ctx, "other", () => {});
     expect((await runDueJobs(ctx)).claimed).toBe(0);
     expect((await state("b")).state).toBe("pending");
@@ -59,7 +59,7 @@ describe("queueing", () => {
 
   test("rescheduling moves a key's job and makes it pending again; cancelling drops only pending jobs", async () => {
     registerJobHandler(ctx, "start", () => {});
-    enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 + MINUTE, refId: "c1" });
+    await enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 + MINUTE, refId: "c1" });
     await rescheduleJob(ctx, { kind: "start", key: "s", runAt: T0 + 5 * MINUTE, refId: "c1" });
     now = T0 + 2 * MINUTE;
     expect((await runDueJobs(ctx)).claimed).toBe(0);
@@ -90,7 +90,7 @@ describe("leases", () => {
       },
       { leaseMs: 5 * MINUTE },
     );
-    enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
+    await enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
     const first = await runDueJobs(ctx);
     expect(first.claimed).toBe(1);
     expect((await findJob(ctx, "w"))).toMatchObject({ state: "running", attempts: 1, leaseUntil: T0 + 5 * MINUTE });
@@ -115,7 +115,7 @@ describe("failures", () => {
       () => Promise.reject(new Error("HTTP 503 from https://example.com/hook")),
       { firstDelayMs: 30_000, maxDelayMs: 100_000, maxAttempts: 4 },
     );
-    enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
+    await enqueueJob(ctx, { kind: "webhook", key: "w", runAt: T0 });
     await (await runDueJobs(ctx)).settled;
     expect((await state("w"))).toEqual({ state: "pending", attempts: 1, nextAttemptAt: 30_000, lastError: "HTTP 503 from https://example.com/hook" });
     now = T0 + 29_999;
@@ -147,7 +147,7 @@ describe("failures", () => {
       },
       { transactional: true, firstDelayMs: MINUTE },
     );
-    enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 });
+    await enqueueJob(ctx, { kind: "start", key: "s", runAt: T0 });
     expect((await runDueJobs(ctx)).claimed).toBe(1);
     expect(db.query(`SELECT count(*) AS n FROM work`).get()).toEqual({ n: 0 });
     expect((await state("s"))).toEqual({ state: "pending", attempts: 1, nextAttemptAt: MINUTE, lastError: "could not start" });
@@ -177,7 +177,7 @@ describe("failures", () => {
       },
       { transactional: true, firstDelayMs: MINUTE },
     );
-    for (const key of ["a", "b", "c"]) enqueueJob(ctx, { kind: "step", key, runAt: T0 });
+    for (const key of ["a", "b", "c"]) await enqueueJob(ctx, { kind: "step", key, runAt: T0 });
     expect((await runDueJobs(ctx)).claimed).toBe(3);
     expect(order).toEqual(["a begins", "a ends", "b begins", "b ends", "c begins", "c ends"]);
     expect(db.query(`SELECT job FROM work ORDER BY rowid`).all()).toEqual([{ job: "a before" }, { job: "a after" }, { job: "c before" }, { job: "c after" }]);
@@ -189,7 +189,7 @@ describe("failures", () => {
   test("a recurring job puts itself back on the schedule", async () => {
     let runs = 0;
     registerJobHandler(ctx, "prune", () => ({ result: { run: ++runs }, runAgainAt: now + 86_400_000 }));
-    enqueueJob(ctx, { kind: "prune", key: "prune", runAt: T0 });
+    await enqueueJob(ctx, { kind: "prune", key: "prune", runAt: T0 });
     await (await runDueJobs(ctx)).settled;
     expect((await findJob(ctx, "prune"))).toMatchObject({ state: "pending", attempts: 0, runAt: T0 + 86_400_000, result: { run: 1 } });
     now = T0 + 86_400_000;
@@ -200,7 +200,7 @@ describe("failures", () => {
 
 describe("rows left to the end of a pass", () => {
   /** Transactional jobs that each log their key and leave a row to the pass's end; `boom` fails after leaving it. */
-  function passJobs(keys: string[], boom = new Set<string>()) {
+  async function passJobs(keys: string[], boom = new Set<string>()) {
     const db = ctx.db.$client;
     db.exec(`CREATE TABLE done_work (job TEXT); CREATE TABLE rows (job TEXT PRIMARY KEY CHECK (job <> 'bad'))`);
     const flushes: string[][] = [];
@@ -219,14 +219,14 @@ describe("rows left to the end of a pass", () => {
       },
       { transactional: true, firstDelayMs: MINUTE },
     );
-    keys.forEach((key, i) => enqueueJob(ctx, { kind: "step", key, runAt: T0 + i }));
+    for (const [i, key] of keys.entries()) await enqueueJob(ctx, { kind: "step", key, runAt: T0 + i });
     now = T0 + keys.length;
     const table = (name: string) => (db.query(`SELECT job FROM ${name} ORDER BY rowid`).all() as { job: string }[]).map((r) => r.job);
     return { flushes, unwritten, table };
   }
 
   test("the rows of a pass's jobs are written in one call before it commits; a job that fails after leaving one leaves none, the others keep theirs", async () => {
-    const { flushes, unwritten, table } = passJobs(["a", "b", "c"], new Set(["b"]));
+    const { flushes, unwritten, table } = await passJobs(["a", "b", "c"], new Set(["b"]));
     expect((await runDueJobs(ctx)).claimed).toBe(3);
     expect(flushes).toEqual([["a", "c"]]);
     // Each job sees the rows of the pass not written yet, its own included; b's were dropped with its savepoint.
@@ -238,7 +238,7 @@ describe("rows left to the end of a pass", () => {
   });
 
   test("a pass whose rows cannot be written runs again job by job: the bad row fails its own job only, every other row and work written once", async () => {
-    const { flushes, table } = passJobs(["a", "bad", "c"]);
+    const { flushes, table } = await passJobs(["a", "bad", "c"]);
     expect((await runDueJobs(ctx)).claimed).toBe(3);
     expect(flushes).toEqual([["a", "bad", "c"], ["a"], ["bad"], ["c"]]);
     expect(table("rows")).toEqual(["a", "c"]);
@@ -267,8 +267,8 @@ describe("a flood of one kind", () => {
     const ran: string[] = [];
     registerJobHandler(ctx, "step", (_ctx, job: Job) => void ran.push(job.key), { transactional: true });
     registerJobHandler(ctx, "start", (_ctx, job: Job) => void ran.push(job.key), { transactional: true });
-    for (let i = 0; i < 250; i++) enqueueJob(ctx, { kind: "step", key: `step:${i}`, runAt: T0 + i });
-    enqueueJob(ctx, { kind: "start", key: "start:late", runAt: T0 + 300 });
+    for (let i = 0; i < 250; i++) await enqueueJob(ctx, { kind: "step", key: `step:${i}`, runAt: T0 + i });
+    await enqueueJob(ctx, { kind: "start", key: "start:late", runAt: T0 + 300 });
     now = T0 + 1000;
     expect((await runDueJobs(ctx, { limit: 100 })).more).toBe(true);
     // First the other kind's job, then the flood's oldest, in due order.
@@ -298,9 +298,9 @@ describe("concurrency bounds", () => {
     const [u1, u2] = await Promise.all(
       ["u1", "u2"].map(async (name) => (await insertUser(ctx, { email: `${name}@example.com`, passwordHash: "x", firstName: name, lastName: "" })).id),
     );
-    for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `u1-${i}`, runAt: T0, userId: u1, refId: `r${i}` });
-    for (let i = 0; i < 3; i++) enqueueJob(ctx, { kind: "call", key: `system-${i}`, runAt: T0, refId: `s${i}` });
-    enqueueJob(ctx, { kind: "call", key: "u2-0", runAt: T0, userId: u2, refId: "r9" });
+    for (let i = 0; i < 3; i++) await enqueueJob(ctx, { kind: "call", key: `u1-${i}`, runAt: T0, userId: u1, refId: `r${i}` });
+    for (let i = 0; i < 3; i++) await enqueueJob(ctx, { kind: "call", key: `system-${i}`, runAt: T0, refId: `s${i}` });
+    await enqueueJob(ctx, { kind: "call", key: "u2-0", runAt: T0, userId: u2, refId: "r9" });
     const first = await runDueJobs(ctx);
     expect(first.claimed).toBe(6);
     expect([...started].sort()).toEqual(["system-0", "system-1", "system-2", "u1-0", "u1-1", "u2-0"]);

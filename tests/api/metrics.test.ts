@@ -110,7 +110,7 @@ describe("what /metrics shows", () => {
     await waitFor(() => liveHubOf(t.ctx)?.socketCount(), (n) => n === 1);
     // A job of a kind no worker handles, an hour overdue.
     const due = Date.now() - 3600_000;
-    enqueueJob(t.ctx, { kind: "metrics.test", key: "metrics.test", runAt: due });
+    await enqueueJob(t.ctx, { kind: "metrics.test", key: "metrics.test", runAt: due });
     // Three delivery attempts of an outbound webhook in the last hour, answered in 100, 200 and 900 ms.
     const db = t.ctx.db.$client;
     db.query("INSERT INTO webhook_endpoints (id, user_id, name, url, secret, created_at) VALUES ('we1', ?, 'W', 'https://example.com/h', 'whsec_x', ?)").run(acc.user.id, Date.now());

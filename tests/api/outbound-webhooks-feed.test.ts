@@ -107,7 +107,7 @@ async function open(dataDir: string) {
   ctx.now = () => T0;
   // The receiver on 127.0.0.1 stands in for a public host.
   receiversStandFor(ctx, "public");
-  startOutboundWebhooks(ctx);
+  await startOutboundWebhooks(ctx);
   return ctx;
 }
 

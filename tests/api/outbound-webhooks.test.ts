@@ -506,7 +506,7 @@ describe("delivery through failures and a restart", () => {
     ctx.mailer.close();
     ctx.mailer = { send: async (m) => void mails.push(m), close: () => {} };
     ctx.now = () => now;
-    startOutboundWebhooks(ctx);
+    await startOutboundWebhooks(ctx);
     const user = await createOrPromoteAdmin(ctx, "shop@example.com", "owner-secret-123");
     receiversStandFor(ctx, "public");
     const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
@@ -563,7 +563,7 @@ describe("delivery through failures and a restart", () => {
       const ctx = await openAppContext(config, () => {});
       ctx.now = () => now;
       receiversStandFor(ctx, "public");
-      startOutboundWebhooks(ctx);
+      await startOutboundWebhooks(ctx);
       return ctx;
     };
     const close = (ctx: AppContext) => {
@@ -1007,7 +1007,7 @@ describe("signing secrets at rest", () => {
     const open = async () => {
       const ctx = await openAppContext(config, (line) => logs.push(line));
       receiversStandFor(ctx, "public");
-      startOutboundWebhooks(ctx);
+      await startOutboundWebhooks(ctx);
       return ctx;
     };
     let ctx = await open();

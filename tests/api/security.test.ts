@@ -230,7 +230,7 @@ describe("outbound webhooks", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "smsdesk-security-webhooks-"));
     const ctx = await openAppContext(loadConfig({ DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1" }, []), () => {});
     try {
-      startOutboundWebhooks(ctx);
+      await startOutboundWebhooks(ctx);
       const user = await createOrPromoteAdmin(ctx, "shop@example.com", "owner-secret-123");
       receiversStandFor(ctx, "public");
       await createEndpoint(ctx, user.id, { name: "crm", url: `http://127.0.0.1:${receiver.port}/hook`, events: ["contact_created"] });
