@@ -232,7 +232,7 @@ async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId
       else {
         const id = Bun.randomUUIDv7();
         const content = domain
-          ? shortenText(ctx, domain, text, { userId, campaignId: null, source: `automation:${rule.id}`, messageId: id, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
+          ? await shortenText(ctx, domain, text, { userId, campaignId: null, source: `automation:${rule.id}`, messageId: id, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
           : text;
         await sendText(ctx, { id, userId, phone: contact.phone, contactId: contact.id, content, kind: "single", from: { chosen: sender }, dueAt: ctx.now() });
         done.push(`Message queued: ${content}`);

@@ -219,7 +219,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   // the message commits with this step's job or, should the step fail after this, not at all.
   const messageId = Bun.randomUUIDv7();
   const content = shorten
-    ? shortenText(ctx, domain, written, { userId: e.userId, campaignId: null, source: `drip:${e.dripId}`, messageId, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
+    ? await shortenText(ctx, domain, written, { userId: e.userId, campaignId: null, source: `drip:${e.dripId}`, messageId, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
     : written;
   const message = outboundText(ctx, {
     id: messageId,

@@ -88,7 +88,7 @@ async function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): Promis
   if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
     // Texting the keyword again subscribes nobody twice: the separate reply (within the month's SMS), or none.
     const again = k.alreadyReply ? linksOf(ctx, m, k, await personalised(ctx, m, k.alreadyReply)) : null;
-    const reply = again && hasRoomForMessages(ctx, m.userId, again.segments) ? again.send() : null;
+    const reply = again && hasRoomForMessages(ctx, m.userId, again.segments) ? await again.send() : null;
     if (reply) await sendReply(ctx, m, reply.text, reply.messageId);
     return { outcome: "already", keywordId: k.id, reply: reply?.text ?? null };
   }
@@ -119,7 +119,7 @@ async function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: K
   // so {firstName|there} says "there").
   const welcome = linksOf(ctx, m, k, await personalised(ctx, m, k.autoReply));
   if (!hasRoomForMessages(ctx, m.userId, welcome.segments)) return { outcome: "limit", keywordId: k.id, reply: null };
-  const { text, messageId } = welcome.send();
+  const { text, messageId } = await welcome.send();
   // A new contact's short links count for them: a click's contact is its message's, written below for this contact.
   const contact = await optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
   m.sender.contact = contact;
@@ -162,10 +162,10 @@ function linksOf(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "send
   const domain = user ? linkDomainOf(ctx, user) : null;
   return {
     segments: segmentCount(domain ? withShortLinkLengths(text, domain) : text),
-    send: () => {
+    send: async () => {
       const messageId = Bun.randomUUIDv7();
       const source = { userId: m.userId, campaignId: null, source: `keyword:${k.id}`, messageId, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) };
-      const sent = domain ? shortenText(ctx, domain, text, source) : text;
+      const sent = domain ? await shortenText(ctx, domain, text, source) : text;
       return { text: sent, messageId };
     },
   };

@@ -116,11 +116,6 @@ export type Shorten = (text: string, messageId: string, made?: number[]) => stri
  */
 export async function shortener(ctx: AppContext, domain: string, src: LinkSource): Promise<Shorten> {
   await ready(ctx.db);
-  return shortenerNow(ctx, domain, src);
-}
-
-/** The shortener, made in the caller's turn on the connection (shortenText's synchronous callers). */
-function shortenerNow(ctx: AppContext, domain: string, src: LinkSource): Shorten {
   const st = statementsOf(ctx.db.$client);
   const key = writerKey(st);
   // Codes drawn before migration 0074 are kept; an id whose code is one of them is skipped (a chance of about one in
@@ -156,8 +151,8 @@ function shortenerNow(ctx: AppContext, domain: string, src: LinkSource): Shorten
 }
 
 /** One message's text with its links shortened (a drip step, a keyword's reply, an automation's text). */
-export function shortenText(ctx: AppContext, domain: string, text: string, src: LinkSource & { messageId: string }): string {
-  return shortenerNow(ctx, domain, src)(text, src.messageId);
+export async function shortenText(ctx: AppContext, domain: string, text: string, src: LinkSource & { messageId: string }): Promise<string> {
+  return (await shortener(ctx, domain, src))(text, src.messageId);
 }
 
 /** When links made now with this many days' life expire. */

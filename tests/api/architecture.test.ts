@@ -295,8 +295,6 @@ const ALLOWED: Record<string, string> = {
   "contacts/list-marks.ts exports listPage, which uses the database, not async (not async)":
     "listContacts reads the page's rowids synchronously in its turn after ready, with the total it read and then the rows: an await between would let a delete land between the rowids and their rows",
   "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as listPage: listContacts' search page, in its turn after ready",
-  "links/links.ts exports shortenText, which uses the database, not async (not async)":
-    "one message's short links, made in its caller's turn: an automation reply (doActions, synchronous inside its runner's ctx.withTransaction) and a keyword reply (inbound/keywords.ts linksOf, synchronous in the inbound flow's transaction) write them with their message; a drip step too (shortener, async, is the outbox writer's)",
   "users/default-country.ts exports recipientPhone, which uses the database, not async (not async)":
     "as defaultCountryOf: sendText (outbound), a new chat's thread (conversations sendChat), the public API's contacts and a provider's test send read a typed phone synchronously, sendText and sendChat inside their transactions",
 };
@@ -306,9 +304,9 @@ const ALLOWED: Record<string, string> = {
  * record-level one: every exported function given the context or the database answers a Promise, and transactions
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed, still synchronous on bun:sqlite: none (each folder with records is listed).
- * In links, the clicks' flush and the campaign's and dashboard's click figures are async; the short links are written
- * synchronously in the transaction that writes their message and the redirect reads one at once unless a transaction
- * is open (ALLOWED: the send's and the click's hot paths).
+ * In links, the clicks' flush and the campaign's and dashboard's click figures are async; a shortener is made by an
+ * async record once per chunk and writes each message's short links synchronously in the transaction that writes the
+ * message, and the redirect reads one at once unless a transaction is open (ALLOWED: the click's hot path).
  * In campaigns, a flow, the SQL is in its records (records.ts, stats.ts); the start, pause, settle and A/B winner run
  * synchronously in their caller's transaction (ALLOWED: the jobs runner's pass, the engine's port), which a user's
  * action opens with ctx.withTransaction.
