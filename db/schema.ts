@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { PROVIDER_KINDS } from "../shared/providers/kinds";
 
 const now = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
 const createdAt = () => integer("created_at", { mode: "timestamp_ms" }).notNull().default(now);
@@ -296,8 +297,7 @@ export const segments = sqliteTable(
   (t) => [index("segments_user_idx").on(t.userId)],
 );
 
-export const PROVIDER_KINDS = ["twilio", "telnyx", "brevo", "textmagic", "clicksend", "simulator"] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+export { PROVIDER_KINDS, type ProviderKind } from "../shared/providers/kinds";
 
 /** Knobs of the built-in simulator provider (ignored by real providers). */
 export type SimulatorSettings = {
@@ -949,7 +949,7 @@ export const conversations = sqliteTable(
     /** The number the contact last wrote to: the sticky sender of replies. */
     replyFrom: text("reply_from"),
     /**
-     * The seq of an inbound message read as a possible opt-out (src/keywords/plain-opt-out.ts), until the owner opts
+     * The seq of an inbound message read as a possible opt-out (shared/keywords/plain-opt-out.ts), until the owner opts
      * the contact out or dismisses it: the thread is listed first meanwhile.
      */
     possibleOptOutSeq: integer("possible_opt_out_seq"),
@@ -1258,7 +1258,7 @@ export const shortLinkKeys = sqliteTable("short_link_keys", {
   key: text("key").notNull(),
 });
 
-/** Every hit of a short link, classified (src/links/classify.ts); only verdict 'human' counts (migration 0058). */
+/** Every hit of a short link, classified (shared/links/classify.ts); only verdict 'human' counts (migration 0058). */
 export const linkClicks = sqliteTable(
   "link_clicks",
   {

@@ -5,7 +5,7 @@ import { keepCredentialsField, outcomeView } from "./session-credentials";
 import { clientIp } from "../http/client-ip";
 import { MIN_PASSWORD_LENGTH } from "./passwords";
 import type { AppContext } from "../context";
-import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "../users/regional-options";
+import { CUSTOMER_TYPES, DATE_FORMATS, GOALS, INDUSTRIES, LOCALES, TIMEZONES } from "../../shared/users/regional-options";
 import { badRequest } from "../http/errors";
 import { publicUser, saveOnboarding, updateUser, type User } from "../users/queries";
 import { HELP_REPLY_MAX, helpReplyFields, helpReplyView, parseLinkDomain, profileView, updateProfile } from "../users/profile";

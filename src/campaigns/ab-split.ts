@@ -1,13 +1,13 @@
 import type { AbTest, OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
-import { findLinks } from "../links/text";
+import { findLinks } from "../../shared/links/text";
 import { rescheduleJob } from "../jobs/jobs";
 import type { Sender } from "../messages/outbox";
 import type { User } from "../users/queries";
 import { PARKED } from "../messages/due";
 import { resolveTyped, segmentsEach, writeOutbox, type OutboxResult, type Recipient } from "./outbox";
-import { AB_LIMITS } from "./ab-stats";
+import { AB_LIMITS } from "../../shared/campaigns/ab-stats";
 import { abRestCount, keepAbRest, takeKept } from "./records";
 
 /**

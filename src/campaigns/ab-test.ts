@@ -10,7 +10,7 @@ import { campaignHasOpenMessages } from "../messages/outbox";
 import { findUserById, type User } from "../users/queries";
 import { AB_AT_ONCE, AB_DECIDE, abDecideKey, keptRecipients, variantLabel } from "./ab-split";
 import { abRestCount, addSkipped, findCampaign, setWinnerOnce, setWriting, takeKept } from "./records";
-import { CLEAR_AT, differenceConfidence, rankByRate, RECHECK_MINUTES, REPLY_WINDOW_HOURS } from "./ab-stats";
+import { CLEAR_AT, differenceConfidence, rankByRate, RECHECK_MINUTES, REPLY_WINDOW_HOURS } from "../../shared/campaigns/ab-stats";
 import { getCampaign, viewOf, type CampaignRow } from "./campaigns";
 import { pauseCampaign } from "./lifecycle";
 import { writeOutbox } from "./outbox";
@@ -20,7 +20,7 @@ import { statusCountsByCampaign } from "./stats";
 
 /**
  * An A/B test's report and its winner (issue 32 item 3). The winner is the variant with the higher rate of the
- * measure: human clicks (src/links/classify.ts) or replies, over the test messages that reached a provider. A
+ * measure: human clicks (shared/links/classify.ts) or replies, over the test messages that reached a provider. A
  * rule picks it `decideAfterHours` after the start (a job on the jobs table, unique per campaign), or the user
  * does. Either way, one transaction sets the winner (only while none is set) and queues the rest of the audience
  * with the winner's text through the outbox (a large rest: sets where its chunked writing starts, each chunk taking

@@ -17,7 +17,7 @@ import { PhoneNormalizer } from "../contacts/phones";
 import { namesOfContacts } from "../contacts/contacts";
 import { customFieldsHeld } from "../contacts/recipients";
 import { defaultCountryOf } from "../users/default-country";
-import { customFieldsOf, unknownFieldsMessage } from "../personalisation/render";
+import { customFieldsOf, unknownFieldsMessage } from "../../shared/personalisation/render";
 import { outboxSegments, resolveRecipients, segmentsPerMessage, writeOutbox, type OutboxResult } from "./outbox";
 import { pauseCampaign } from "./lifecycle";
 import { cancelCampaignStart, scheduleCampaignStart } from "./start-jobs";
@@ -109,7 +109,7 @@ export function campaignView(c: CampaignRow, k: Counts, clicks: { clicks: number
     utmMedium: c.utmMedium,
     utmCampaign: c.utmCampaign,
     linkExpiryDays: c.linkExpiryDays,
-    /** People's clicks (src/links/classify.ts), and the share of recipients reached who clicked. */
+    /** People's clicks (shared/links/classify.ts), and the share of recipients reached who clicked. */
     humanClicks: clicks.clicks,
     clickRate: rate(clicks.clickers, totalSent),
     /** Its attachments (issue 33): with any, each message is an MMS. */

@@ -6,7 +6,7 @@ import { zoneForRecipient, type QuietHours } from "../sending/quiet-hours";
 import { holdFor, stateOfNumber } from "../sending/state-rules";
 import { stateRulesInForce } from "../state-rules/overrides";
 import { businessNameOf, type User } from "../users/queries";
-import { compile, fieldsOf } from "../personalisation/render";
+import { compile, fieldsOf } from "../../shared/personalisation/render";
 import { clockLabel } from "../time/clock";
 import { audienceCondition, audienceContacts, audienceContactsInWindow } from "./audiences";
 import { inWindows, pieces } from "./turns";
@@ -16,7 +16,7 @@ import { measuredAsSent, personalize, resolveTyped, type Recipient } from "./out
 import { registrationWarning } from "./registration-warning";
 import { testSize, variantLabel } from "./ab-split";
 import { chooseSender } from "../phone-numbers/numbers";
-import { cannotSendMms } from "../providers/mms";
+import { cannotSendMms } from "../../shared/providers/mms";
 import type { ProviderKind } from "../providers/types";
 
 /**

@@ -6,11 +6,11 @@ import type { AppContext } from "../context";
 import { enqueue, type Sender } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { businessNameOf, type User } from "../users/queries";
-import { compile, type MergeValues } from "../personalisation/render";
+import { compile, type MergeValues } from "../../shared/personalisation/render";
 import type { AudienceContact } from "../contacts/audience";
 import { audienceContacts } from "./audiences";
 import { dropShortLinks, expiryAt, linkDomainOf, shortener } from "../links/links";
-import { withShortLinkLengths } from "../links/text";
+import { withShortLinkLengths } from "../../shared/links/text";
 import { heldMediaIds } from "../media/media";
 
 /** Who holds a campaign's attachments (src/media): each of its messages carries them, an MMS. */
@@ -34,7 +34,7 @@ export type Recipient = {
 export type RecipientFields = Pick<Recipient, "firstName" | "lastName" | "customFields"> & { phone?: string | null; email?: string | null };
 
 /**
- * A recipient's text: its merge fields filled by the one renderer (src/personalisation/render.ts), then the opt-out
+ * A recipient's text: its merge fields filled by the one renderer (shared/personalisation/render.ts), then the opt-out
  * line unless turned off or the text already tells how to opt out. `template` may be the content compiled once, so
  * a campaign's many recipients do not re-parse it.
  */
@@ -115,7 +115,7 @@ export async function outboxSegments(ctx: AppContext, user: User, campaign: Camp
 
 /** Each recipient's message's SMS (segments), in order: what outboxSegments sums (an A/B test compares them per variant). */
 export async function segmentsEach(ctx: AppContext, user: User, campaign: Campaign, recipients: Recipient[]): Promise<number[]> {
-  // An MMS is one message however long its text, as providers count and price it (src/providers/mms.ts).
+  // An MMS is one message however long its text, as providers count and price it (shared/providers/mms.ts).
   if ((await heldMediaIds(ctx, campaignMedia(campaign.id))).length) return recipients.map(() => 1);
   const business = businessNameOf(user);
   const fill = compile(campaign.content);

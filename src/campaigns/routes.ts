@@ -18,7 +18,7 @@ import { sendHeldNow } from "./held";
 import { previewDelivery, withQuietWait } from "./delivery-preview";
 import { personalize } from "./outbox";
 import { HISTORY_RANGES, HISTORY_SORTS } from "./history";
-import { MAX_MEDIA_PER_MESSAGE } from "../media/limits";
+import { MAX_MEDIA_PER_MESSAGE } from "../../shared/media/limits";
 import { abTestReport, pickWinnerByUser } from "./ab-test";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });

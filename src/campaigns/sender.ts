@@ -4,7 +4,7 @@ import { badRequest } from "../http/errors";
 import { heldMedia } from "../media/media";
 import { NO_SENDER } from "../messages/messages";
 import { chooseSender } from "../phone-numbers/numbers";
-import { cannotSendMms } from "../providers/mms";
+import { cannotSendMms } from "../../shared/providers/mms";
 import type { ProviderKind } from "../providers/types";
 import { campaignMedia } from "./outbox";
 

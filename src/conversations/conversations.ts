@@ -20,7 +20,7 @@ import type {
   SentChatMessage,
   ThreadMessage,
   UnreadTotals,
-} from "./types";
+} from "../../shared/conversations/types";
 
 /**
  * Conversations: one thread per contact phone per account. The messages domain writes every message (both

@@ -7,10 +7,10 @@ import { messagesAt } from "../messages/threads";
 import { sendText } from "../outbound/send-text";
 import { findUserById, stopReplyOf } from "../users/queries";
 import { getConversation } from "./conversations";
-import type { ConversationView } from "./types";
+import type { ConversationView } from "../../shared/conversations/types";
 
 /**
- * Possible opt-outs (issue 34 item 3): an inbound text the plain-words matcher (src/keywords/plain-opt-out.ts) was
+ * Possible opt-outs (issue 34 item 3): an inbound text the plain-words matcher (shared/keywords/plain-opt-out.ts) was
  * unsure of marks its thread, which Chat lists first with a "Possible opt-out" badge until the owner opts the
  * contact out in one click or dismisses the mark. A later opt-out by any means takes the mark off the screen.
  */

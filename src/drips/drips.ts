@@ -9,7 +9,7 @@ import { cancelJobs, enqueueJob, rescheduleJob } from "../jobs/jobs";
 import { compileConditions } from "../segments/conditions";
 import { assertHoldable, heldMedia, holdMedia, mediaView, releaseMedia, type MediaHolder, type MediaRow } from "../media/media";
 import { chooseSender } from "../phone-numbers/numbers";
-import { cannotSendMms } from "../providers/mms";
+import { cannotSendMms } from "../../shared/providers/mms";
 import type { ProviderKind } from "../providers/types";
 import { findSegment } from "../segments/segments";
 import { zoneForRecipient } from "../sending/quiet-hours";

@@ -11,9 +11,9 @@ import { assertWithinLimit, usageFor } from "../licenses/limits";
 import type { NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
 import { outboundText, sendTexts } from "../outbound/send-text";
-import { render } from "../personalisation/render";
+import { render } from "../../shared/personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
-import { cannotSendMms } from "../providers/mms";
+import { cannotSendMms } from "../../shared/providers/mms";
 import type { ProviderKind } from "../providers/types";
 import { compileConditions } from "../segments/conditions";
 import { findSegment } from "../segments/segments";
@@ -25,7 +25,7 @@ import { enrolContact, exitEnrolment, findDrip, JOB_KIND, stepDueAt, stepKey, st
 import { nextTurn } from "../time/next-turn";
 import { clockLabel } from "../time/clock";
 import { DEFAULT_EXPIRY_DAYS, expiryAt, linkDomainOf, shortenText } from "../links/links";
-import { withShortLinkLengths } from "../links/text";
+import { withShortLinkLengths } from "../../shared/links/text";
 
 /**
  * Runs drips. Each step is a transactional job (key drip:<enrolment>:<step>): the checks, the message put in the

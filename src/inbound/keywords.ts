@@ -6,10 +6,10 @@ import { classify, CONFIRM_WORD, normalForm } from "../keywords/matcher";
 import { latestPending, markConfirmed, markPending, markReplied, optInOf, withdrawPending } from "../keywords/opt-ins";
 import { hasRoomForContact, hasRoomForMessages } from "../licenses/limits";
 import { segmentCount } from "../messages/segments";
-import { render } from "../personalisation/render";
+import { render } from "../../shared/personalisation/render";
 import { sendText } from "../outbound/send-text";
 import { DEFAULT_EXPIRY_DAYS, expiryAt, linkDomainOf, shortenText } from "../links/links";
-import { withShortLinkLengths } from "../links/text";
+import { withShortLinkLengths } from "../../shared/links/text";
 import { findUserById } from "../users/queries";
 import type { Sender } from "./receive";
 
@@ -129,7 +129,7 @@ async function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: K
   return { outcome: k.doubleOptIn ? "confirmed" : "subscribed", keywordId: k.id, reply: text };
 }
 
-/** A reply's merge fields filled for the sender (src/personalisation/render.ts). */
+/** A reply's merge fields filled for the sender (shared/personalisation/render.ts). */
 async function personalised(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, text: string): Promise<string> {
   const c = m.sender.contact;
   return render(text, {

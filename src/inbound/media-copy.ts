@@ -1,8 +1,8 @@
 import type { AppContext } from "../context";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
-import { MAX_INBOUND_ITEMS as MAX_ITEMS, MAX_INBOUND_MEDIA_BYTES } from "../media/limits";
+import { MAX_INBOUND_ITEMS as MAX_ITEMS, MAX_INBOUND_MEDIA_BYTES } from "../../shared/media/limits";
 import { completePendingMedia, markMediaFailure, pendingMediaOf, safeFilename, savePendingMedia } from "../media/media";
-import { sniffMediaType, UNKNOWN_TYPE } from "../media/sniff";
+import { sniffMediaType, UNKNOWN_TYPE } from "../../shared/media/sniff";
 import { findProviderById } from "../providers/accounts";
 import { adapterFor } from "../providers/registry";
 

@@ -7,7 +7,7 @@ import { clearPossibleOptOut, flagPossibleOptOut } from "../conversations/possib
 import { appendEvent } from "../events/events";
 import { keywordsOn } from "../keywords/keywords";
 import { classify, HELP_WORDS, normalForm, START_WORDS, STOP_WORDS } from "../keywords/matcher";
-import { matchPlainOptOut, type PlainOutcome } from "../keywords/plain-opt-out";
+import { matchPlainOptOut, type PlainOutcome } from "../../shared/keywords/plain-opt-out";
 import { hasRoomForContact } from "../licenses/limits";
 import { setMessageContact, storeInbound, type MessageRow } from "../messages/messages";
 import { segmentCount } from "../messages/segments";
@@ -26,7 +26,7 @@ import { confirmPendingOptIn, handleKeyword } from "./keywords";
 
 /**
  * `keyword` "stop" for STOP's words and for an opt-out in plain words alike; `plain` says what the plain-words
- * matcher made of a text that was no compliance word (src/keywords/plain-opt-out.ts).
+ * matcher made of a text that was no compliance word (shared/keywords/plain-opt-out.ts).
  */
 export type InboundOutcome = { message: MessageRow | null; keyword: "stop" | "start" | "help" | null; reply: string | null; plain: PlainOutcome };
 

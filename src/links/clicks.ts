@@ -2,12 +2,12 @@ import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { clickedMessages } from "../messages/messages";
-import { classify, SCANNER_WINDOW_MS, type Verdict } from "./classify";
+import { classify, SCANNER_WINDOW_MS, type Verdict } from "../../shared/links/classify";
 import type { ShortLink } from "./links";
 
 /**
  * The hits of short links (issue 32 item 2). The redirect only pushes a hit on a list in memory (no write on its
- * path); a flush a moment later classifies the batch (src/links/classify.ts), writes every hit in one transaction,
+ * path); a flush a moment later classifies the batch (shared/links/classify.ts), writes every hit in one transaction,
  * and appends `link.clicked` for each person's click, which automation and outbound webhooks read after their
  * cursors. A stop flushes what is left.
  */

@@ -1,4 +1,4 @@
-import { CODE_ALPHABET, CODE_LENGTH } from "./text";
+import { CODE_ALPHABET, CODE_LENGTH } from "../../shared/links/text";
 
 /**
  * A short link's code from its row's id and back (issue 32): a keyed permutation of the 62^7 codes, so the row is

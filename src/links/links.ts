@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
 import { ready } from "../../db/transaction";
 import { codeKey, codeOf, idOf, newCodeKey, type CodeKey } from "./codes";
-import { replaceLinks, shortUrl } from "./text";
+import { replaceLinks, shortUrl } from "../../shared/links/text";
 
 /**
  * Short links (issue 32 item 1): one per recipient and link of a message, made when the outbox renders the text,

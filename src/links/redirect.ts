@@ -2,7 +2,7 @@ import type { AppContext } from "../context";
 import { addressClass } from "./address-class";
 import { recordHit } from "./clicks";
 import { findShortLink, type ShortLink } from "./links";
-import { CODE_ALPHABET, CODE_LENGTH, LINK_PATH } from "./text";
+import { CODE_ALPHABET, CODE_LENGTH, LINK_PATH } from "../../shared/links/text";
 
 /**
  * GET or HEAD /l/<code>: a 302 to the link with its UTM parameters, after one primary-key lookup (its code decoded); the hit is kept in

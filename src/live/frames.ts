@@ -1,56 +1,13 @@
 import { progressView } from "../campaigns/campaigns";
 import type { AppContext } from "../context";
 import { threadOf } from "../conversations/conversations";
-import type { ThreadMessage } from "../conversations/types";
+import type { ThreadMessage } from "../../shared/conversations/types";
 import type { AppEvent } from "../events/events";
+import type { LiveFrame as Frame } from "../../shared/live/frames";
 import { getMessage, messageView } from "../messages/messages";
 
-/**
- * What the socket sends: the spec's `new_message` and `message_status`, `conversation_updated` and
- * `campaign_progress`, each with the id of the event it comes from (`eventId`), which the client sends back to
- * resume after it. `ready` and `reset` are the session's own frames (src/live/hub.ts).
- */
-export type LiveFrame =
-  | {
-      /** A message joined its thread: inbound, a chat reply, a one-off or a compliance reply (not campaigns'). */
-      type: "new_message";
-      eventId: number;
-      conversationId: number;
-      phone: string;
-      content: string;
-      /** ISO time the message was recorded. */
-      timestamp: string;
-      direction: "inbound" | "outbound";
-      /** The message as the thread lists it (GET /api/messages/:conversationId), its `seq` the thread's order. */
-      message: ThreadMessage;
-      /** The thread after it: its state and unread count. */
-      state: string;
-      unreadCount: number;
-    }
-  | {
-      /**
-       * A thread changed without a new message of its own (read, closed, archived, deleted: `changes` says what),
-       * or, with `campaignId`, a campaign's messages joined `changes.conversations` threads.
-       */
-      type: "conversation_updated";
-      eventId: number;
-      conversationId: number | null;
-      campaignId?: string;
-      changes: Record<string, unknown>;
-    }
-  | {
-      type: "message_status";
-      eventId: number;
-      status: "sent" | "delivered" | "failed" | "unknown";
-      /** A message of no campaign: its id, and its error when it failed. */
-      messageId?: string;
-      errorCode?: string | null;
-      errorMessage?: string | null;
-      /** A campaign's batch: its messages' ids, many to one. */
-      campaignId?: string;
-      messageIds?: string[];
-    }
-  | { type: "campaign_progress"; eventId: number; campaign: NonNullable<Awaited<ReturnType<typeof progressView>>> };
+/** The socket's frames (shared/live/frames.ts), a campaign's progress as the server's view of it. */
+export type LiveFrame = Frame<NonNullable<Awaited<ReturnType<typeof progressView>>>>;
 
 const STATUS_OF: Partial<Record<AppEvent["type"], "sent" | "delivered" | "failed" | "unknown">> = {
   "message.sent": "sent",

@@ -2,12 +2,13 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ready } from "../../db/transaction";
+import type { MediaView } from "../../shared/media/types";
 import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { deriveKey } from "../secrets/secret-key";
-import { MAX_MEDIA_PER_MESSAGE } from "./limits";
-import { UNKNOWN_TYPE } from "./sniff";
+import { MAX_MEDIA_PER_MESSAGE } from "../../shared/media/limits";
+import { UNKNOWN_TYPE } from "../../shared/media/sniff";
 
 /**
  * The media record: one row per picture or file of an MMS (table `media`, migration 0061), its bytes in the data
@@ -36,18 +37,7 @@ export type MediaRow = {
 /** What holds shared attachments: a campaign, a template or a drip (its steps' pictures), by id. */
 export type MediaHolder = `${"campaign" | "template" | "drip"}:${string}`;
 
-/** One item as the API and the screens show it. */
-export type MediaView = {
-  id: string;
-  contentType: string;
-  filename: string;
-  size: number;
-  /** stored: the file is here; pending: a received item still being copied (retried); failed: given up. */
-  status: "stored" | "pending" | "failed";
-  error: string | null;
-  /** Where a signed-in user of the account opens it. */
-  url: string;
-};
+export type { MediaView };
 
 export { MAX_MEDIA_PER_MESSAGE };
 /** A signed URL handed to a provider is good for a day: it fetches at once, and may retry for some hours. */

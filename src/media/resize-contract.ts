@@ -1,4 +1,4 @@
-import type { MediaType } from "./sniff";
+import type { MediaType } from "../../shared/media/sniff";
 
 /**
  * What the server's thread and the resizing thread (resize-worker.ts) share, apart from the codecs: the server

@@ -1,6 +1,6 @@
-import { CARRIER_SAFE_BYTES } from "./limits";
+import { CARRIER_SAFE_BYTES } from "../../shared/media/limits";
 import { TooLarge, type FitAnswer, type FitRequest } from "./resize-contract";
-import type { MediaType } from "./sniff";
+import type { MediaType } from "../../shared/media/sniff";
 import { startWorker } from "../threads/start-worker";
 
 /**

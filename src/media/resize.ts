@@ -1,8 +1,8 @@
 import jpeg from "jpeg-js";
 import { PNG } from "pngjs";
-import { CARRIER_SAFE_BYTES, formatBytes, tooLargeMessage } from "./limits";
+import { CARRIER_SAFE_BYTES, formatBytes, tooLargeMessage } from "../../shared/media/limits";
 import { TooLarge } from "./resize-contract";
-import type { MediaType } from "./sniff";
+import type { MediaType } from "../../shared/media/sniff";
 
 export { CARRIER_SAFE_BYTES, formatBytes };
 

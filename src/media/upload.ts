@@ -1,15 +1,13 @@
 import type { AppContext } from "../context";
 import { HttpError, badRequest } from "../http/errors";
-import { mediaView, safeFilename, saveMedia, type MediaView } from "./media";
+import type { UploadedMedia } from "../../shared/media/types";
+import { mediaView, safeFilename, saveMedia } from "./media";
 import { TooLarge } from "./resize-contract";
 import { fitForMmsInThread } from "./resize-thread";
-import { NOT_AN_MMS_FILE } from "./limits";
-import { sniffMediaType } from "./sniff";
+import { NOT_AN_MMS_FILE } from "../../shared/media/limits";
+import { sniffMediaType } from "../../shared/media/sniff";
 
-export type UploadedMedia = MediaView & {
-  /** The size uploaded, when the picture was made smaller to fit (null when it was stored as sent). */
-  resizedFrom: number | null;
-};
+export type { UploadedMedia } from "../../shared/media/types";
 
 /**
  * An upload to attach to a message: its type read from its bytes (415 for anything but the MMS types, SVG and

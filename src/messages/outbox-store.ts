@@ -241,7 +241,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
         // Each accepted message keeps the price its account charges now: a later price change leaves its spend be.
         const accepted = [...new Set(outcomes.flatMap((o) => (o.kind === "accepted" ? [o.accountId] : [])))];
         const prices = await pricesNow(ctx, accepted);
-        // An MMS is one message at the provider's price per MMS (src/providers/mms.ts), whatever segments it reports.
+        // An MMS is one message at the provider's price per MMS (shared/providers/mms.ts), whatever segments it reports.
         const mms = mediaOfMessages(ctx, outcomes.flatMap((o) => (o.kind === "accepted" ? [o.row.id] : [])));
         const mmsPrices = mms.size ? await mmsPricesNow(ctx, accepted) : new Map<string, number>();
         for (const o of outcomes) {

@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { type AppEvent, advanceCursor, type EventType, lastEventId, onEventsCommitted, readCursor, readEvents } from "../events/events";
 import { badRequest, notFound, tooManyRequests } from "../http/errors";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
-import { WEBHOOK_MEDIA_URL_TTL_MS } from "../media/limits";
+import { WEBHOOK_MEDIA_URL_TTL_MS } from "../../shared/media/limits";
 import { mediaOfMessages, type MediaRow, signedMediaUrl } from "../media/media";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
 import { findUserById } from "../users/queries";

@@ -6,9 +6,9 @@ import { attachableMedia } from "../media/media";
 import { getMessage, NO_SENDER } from "../messages/messages";
 import { enqueue, type NewOutbound } from "../messages/outbox";
 import { segmentCount } from "../messages/segments";
-import { render } from "../personalisation/render";
+import { render } from "../../shared/personalisation/render";
 import { chooseSender } from "../phone-numbers/numbers";
-import { cannotSendMms } from "../providers/mms";
+import { cannotSendMms } from "../../shared/providers/mms";
 import type { ProviderKind } from "../providers/types";
 import { recipientPhone } from "../users/default-country";
 import { businessNameOf, findUserById } from "../users/queries";
@@ -67,7 +67,7 @@ export function outboundText(ctx: AppContext, t: TextToSend): NewOutbound | null
     contactId: t.contactId,
     phone: t.phone,
     content: t.content,
-    // An MMS is one message however long its text (providers price it per message, src/providers/mms.ts).
+    // An MMS is one message however long its text (providers price it per message, shared/providers/mms.ts).
     segments: t.mediaIds?.length || t.sharedMediaIds?.length ? 1 : segmentCount(t.content),
     kind: t.kind,
     sender: { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber },

@@ -10,7 +10,7 @@ import { smsProviders, type ProviderKind } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
-import { cannotSendMms, DEFAULT_MMS_PRICE_MICROS } from "./mms";
+import { cannotSendMms, DEFAULT_MMS_PRICE_MICROS } from "../../shared/providers/mms";
 
 /** List prices per outbound US segment (late 2025); a starting point the user is told to replace with their own. */
 export const DEFAULT_SEGMENT_PRICE_MICROS: Record<ProviderKind, number> = {

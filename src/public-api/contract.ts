@@ -1,11 +1,11 @@
 import { t, type TSchema } from "elysia";
 import type { ApiScope } from "../api-keys/keys";
-import { AB_LIMITS } from "../campaigns/ab-stats";
+import { AB_LIMITS } from "../../shared/campaigns/ab-stats";
 import { CAMPAIGN_STATUSES } from "../campaigns/campaigns";
 import { MESSAGE_STATUSES } from "../messages/messages";
-import { CARRIER_SAFE_BYTES, formatBytes, NOT_AN_MMS_FILE, WEBHOOK_MEDIA_URL_TTL_MS } from "../media/limits";
-import { ACCEPTED_TYPES } from "../media/sniff";
-import { cannotSendMms, PROVIDER_NAMES, SENDS_MMS } from "../providers/mms";
+import { CARRIER_SAFE_BYTES, formatBytes, NOT_AN_MMS_FILE, WEBHOOK_MEDIA_URL_TTL_MS } from "../../shared/media/limits";
+import { ACCEPTED_TYPES } from "../../shared/media/sniff";
+import { cannotSendMms, PROVIDER_NAMES, SENDS_MMS } from "../../shared/providers/mms";
 import type { ProviderKind } from "../providers/types";
 
 /*

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { TEMPLATE_CATEGORIES } from "../../db/schema";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { MAX_MEDIA_PER_MESSAGE } from "../media/limits";
+import { MAX_MEDIA_PER_MESSAGE } from "../../shared/media/limits";
 import { createTemplate, deleteTemplate, listTemplates, updateTemplate, useTemplate } from "./templates";
 
 const idParams = t.Object({ id: t.String({ maxLength: 64 }) });

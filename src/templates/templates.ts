@@ -3,7 +3,7 @@ import { builtinTemplateUses, templates, TEMPLATE_CATEGORIES, type TemplateCateg
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
-import { fieldsOf } from "../personalisation/render";
+import { fieldsOf } from "../../shared/personalisation/render";
 import { BUILTIN_TEMPLATES } from "./builtins";
 import { assertHoldable, copyMedia, heldMedia, holdMedia, mediaView, releaseMedia, type MediaRow, type MediaView } from "../media/media";
 

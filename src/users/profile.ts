@@ -1,6 +1,6 @@
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
-import { INDUSTRIES } from "./regional-options";
+import { INDUSTRIES } from "../../shared/users/regional-options";
 import { businessContactOf, businessNameOf, defaultHelpReply, helpReplyOf, updateUser, type User } from "./queries";
 
 /** The business profile and the user's own name, as Account Settings shows them (the email change: auth). */

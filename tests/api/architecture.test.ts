@@ -149,6 +149,13 @@ const LAYERS: string[][] = [
 ];
 
 /**
+ * The repository's shared/ folder (beside src/, read here as "shared/..."): the types and stateless constants both
+ * the server and the UI use. It is below every floor, so any file may import it; it imports nothing of src/, ui/ or
+ * db/ (tests/api/ui-api-layer.test.ts).
+ */
+const BELOW_EVERY_FLOOR = "shared";
+
+/**
  * Modules with no state, no database and no domain imports (checked below), used wherever their computation is
  * needed: the layers do not apply to importing them.
  */
@@ -392,7 +399,7 @@ function layerViolations(): string[] {
     if (imp.to === SCHEMA || imp.to.startsWith("db/")) continue;
     const from = unitOf(imp.from);
     const to = unitOf(imp.to);
-    if (from === to || SHARED.has(imp.to)) continue;
+    if (from === to || SHARED.has(imp.to) || to === BELOW_EVERY_FLOOR) continue;
     if (to === SEALED && !imp.typeOnly && !["app.ts", "server.ts"].includes(from)) {
       out.push(`${imp.from} imports ${imp.to} (the engine is woken through the app context, not imported)`);
     } else if (layerOf(to) > layerOf(from)) {
@@ -428,6 +435,8 @@ describe("one owner per table", () => {
 describe("layers", () => {
   test("every folder of src/ has a layer", () => {
     expect([...new Set(files.map(unitOf))].filter((u) => layerOf(u) < 0)).toEqual([]);
+    // An import of a src/shared/ would read as one of the repository's shared/, below every floor.
+    expect(files.map(unitOf)).not.toContain(BELOW_EVERY_FLOOR);
   });
 
   test("the shared modules import no domain", () => {
@@ -438,6 +447,7 @@ describe("layers", () => {
         i.to !== SCHEMA &&
         unitOf(i.to) !== unitOf(i.from) &&
         !leaves.has(unitOf(i.to)) &&
+        unitOf(i.to) !== BELOW_EVERY_FLOOR &&
         !SHARED.has(i.to),
     );
     expect(bad.map((i) => `${i.from} -> ${i.to}`)).toEqual([]);

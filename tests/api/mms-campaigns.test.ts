@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync } from "node:fs";
 import { findMedia, LOOSE_UPLOAD_GRACE_MS, mediaPath } from "../../src/media/media";
 import { runDueJobs } from "../../src/jobs/jobs";
-import { DEFAULT_MMS_PRICE_MICROS } from "../../src/providers/mms";
+import { DEFAULT_MMS_PRICE_MICROS } from "../../shared/providers/mms";
 import { DEFAULT_SEGMENT_PRICE_MICROS } from "../../src/providers/prices";
 import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
 import { photoJpeg } from "../support/media-fixtures";

@@ -6,7 +6,7 @@ import { SIGNED_URL_TTL_MS, findMedia, mediaPath } from "../../src/media/media";
 import { CARRIER_SAFE_BYTES } from "../../src/media/resize";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { grantLicense } from "../../src/licenses/licenses";
-import { DEFAULT_MMS_PRICE_MICROS } from "../../src/providers/mms";
+import { DEFAULT_MMS_PRICE_MICROS } from "../../shared/providers/mms";
 import { signedTwilioWebhook, startTwilioFake, twilioInboundParams, type TwilioFake } from "../support/fakes/twilio";
 import { photoJpeg } from "../support/media-fixtures";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";

@@ -1,7 +1,7 @@
 // Merge fields (issue 14): the one renderer's rules, a campaign refused for a field no contact has (naming it), and
 // a campaign to 10 contacts reaching the Twilio fake rendered per contact, the fallback for the one without a name.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { compile, customFieldsOf, fieldsOf, render } from "../../src/personalisation/render";
+import { compile, customFieldsOf, fieldsOf, render } from "../../shared/personalisation/render";
 import { startTwilioFake, type TwilioFake } from "../support/fakes/twilio";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { waitFor } from "../support/wait";

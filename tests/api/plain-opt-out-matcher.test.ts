@@ -1,8 +1,8 @@
-// Issue 34 item 3: opt-outs in plain words. The matcher (src/keywords/plain-opt-out.ts) read over a table of texts
+// Issue 34 item 3: opt-outs in plain words. The matcher (shared/keywords/plain-opt-out.ts) read over a table of texts
 // people send, each with the outcome the inbound flow acts on: an opt-out (applied as STOP), a possible one (the
 // thread goes to the top of Chat for the owner), or nothing. Near misses must never opt anyone out.
 import { describe, expect, test } from "bun:test";
-import { matchPlainOptOut, OPT_OUT_ALONE, OPT_OUT_PHRASES, POSSIBLE_ALONE, POSSIBLE_PHRASES, WORD_GROUPS, type PlainOutcome } from "../../src/keywords/plain-opt-out";
+import { matchPlainOptOut, OPT_OUT_ALONE, OPT_OUT_PHRASES, POSSIBLE_ALONE, POSSIBLE_PHRASES, WORD_GROUPS, type PlainOutcome } from "../../shared/keywords/plain-opt-out";
 
 const TABLE: [string, PlainOutcome][] = [
   // Opt-outs in English.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DATE_FORMATS, LOCALES, TIMEZONES } from "../../src/users/regional-options";
+import { DATE_FORMATS, LOCALES, TIMEZONES } from "../../shared/users/regional-options";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;

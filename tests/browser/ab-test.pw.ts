@@ -78,7 +78,7 @@ test("the wizard makes an A/B test; the details show the variants and the confid
   await expect(report.getByTestId("ab-variant-rest")).toContainText("Sent variant B", { timeout: 15_000 });
   await expect(report.getByTestId("ab-variant-rest").getByRole("cell").nth(1)).toHaveText("8", { timeout: 15_000 });
 
-  // /help says what the rule does without a clear winner, from the server's own figures (src/campaigns/ab-stats.ts).
+  // /help says what the rule does without a clear winner, from the server's own figures (shared/campaigns/ab-stats.ts).
   await page.goto(`${app.url}/help`);
   await page.getByRole("searchbox").fill("A/B");
   const answer = page.locator("dt", { hasText: "How do A/B tests work?" }).locator("xpath=following-sibling::dd");

@@ -2,7 +2,7 @@
 // opt-out" badge; one click on "Opt out" opts the contact out (with STOP's confirmation) and the badge goes.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { OPT_OUT_PHRASES, PLAIN_RULES } from "../../src/keywords/plain-opt-out";
+import { OPT_OUT_PHRASES, PLAIN_RULES } from "../../shared/keywords/plain-opt-out";
 import { Appliance } from "./harness";
 
 let app: Appliance;

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 const root = join(import.meta.dirname, "..", "..");
-const INPUTS = ["src", "db", "ui", "dist/public", "scripts/build.ts", "package.json", "package-lock.json", "tsconfig.json", "bunfig.toml"];
+const INPUTS = ["src", "shared", "db", "ui", "dist/public", "scripts/build.ts", "package.json", "package-lock.json", "tsconfig.json", "bunfig.toml"];
 
 function hashTree(hash: ReturnType<typeof createHash>, path: string) {
   if (!existsSync(path)) return;

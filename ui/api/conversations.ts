@@ -10,7 +10,7 @@ import type {
   SentChatMessage,
   ThreadMessage,
   UnreadTotals,
-} from "../../src/conversations/types";
+} from "../../shared/conversations/types";
 import { qs } from "./types";
 
 export type {

@@ -1,4 +1,4 @@
-import type { UploadedMedia } from "../../src/media/upload";
+import type { UploadedMedia } from "../../shared/media/types";
 import { api } from "../lib/api";
 
 export type { UploadedMedia };
@@ -6,7 +6,7 @@ export type { UploadedMedia };
 /** Items one message carries at most (src/media/media.ts MAX_MEDIA_PER_MESSAGE). */
 export const MAX_ATTACHMENTS = 5;
 
-/** What the file picker offers: the types an MMS can carry (src/media/sniff.ts reads the real type from the bytes). */
+/** What the file picker offers: the types an MMS can carry (shared/media/sniff.ts reads the real type from the bytes). */
 export const ATTACH_ACCEPT = "image/jpeg,image/png,image/gif,application/pdf,text/vcard,.vcf";
 
 /**

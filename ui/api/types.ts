@@ -2,6 +2,9 @@
  * The server's answers as the browser receives them, read from the route table's types (type-only: nothing of the
  * server reaches the bundle). A change to what a route returns fails the type check of the screen that reads it.
  */
+// The one import of src/ in ui/ (tests/api/ui-api-layer.test.ts): the route table's type is the app itself, which
+// only the server's code can describe; it is type-only, so nothing of the server reaches the bundle. Everything
+// else the screens share with the server is in shared/.
 import type { App } from "../../src/app";
 
 /** Every route, by URL segment then method: `Routes["api"]["contacts"]["get"]`. */

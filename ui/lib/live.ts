@@ -1,7 +1,8 @@
 import { effect, signal } from "@preact/signals-react";
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useRef } from "react";
-import type { LiveFrame } from "../../src/live/frames";
+import type { LiveFrame as Frame } from "../../shared/live/frames";
+import type { CampaignView } from "../api/campaigns";
 import { auth, refreshUser } from "./auth";
 
 /**
@@ -14,7 +15,8 @@ import { auth, refreshUser } from "./auth";
  *   liveState.value === "connected"                     // the green dot
  */
 
-export type { LiveFrame };
+/** A frame as the browser reads it: a campaign's progress is the campaign as the list answers it. */
+export type LiveFrame = Frame<CampaignView>;
 export type LiveFrameType = LiveFrame["type"];
 /**
  * `reset`: the server no longer has everything since this page's last event, or (reason `replay_limit`) the account

@@ -1,7 +1,7 @@
 import { useNavigate } from "@tanstack/react-router";
 import { isSupportedCountry } from "libphonenumber-js";
 import { useEffect, useState } from "react";
-import { CUSTOMER_TYPES, GOALS, INDUSTRIES, TIMEZONES } from "../../../src/users/regional-options";
+import { CUSTOMER_TYPES, GOALS, INDUSTRIES, TIMEZONES } from "../../../shared/users/regional-options";
 import { Logo } from "../../components/public-layout";
 import { Button, Card, cx, Field, Input, Select } from "../../components/ui";
 import { saveOnboarding, useUserSettings } from "../../api/users";

@@ -1,6 +1,6 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState } from "react";
-import { DATE_FORMATS, formatDate, LOCALES, TIMEZONES } from "../../../src/users/regional-options";
+import { DATE_FORMATS, formatDate, LOCALES, TIMEZONES } from "../../../shared/users/regional-options";
 import { Button, Card, Field, Select } from "../../components/ui";
 import { auth, refreshUser } from "../../lib/auth";
 import { useMutation } from "../../lib/use-mutation";

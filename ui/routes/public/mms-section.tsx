@@ -6,15 +6,15 @@ import {
   MAX_MEDIA_PER_MESSAGE,
   NOT_AN_MMS_FILE,
   tooLargeMessage,
-} from "../../../src/media/limits";
-import { MMS_TYPES } from "../../../src/media/sniff";
-import { cannotSendMms, DEFAULT_MMS_PRICE_MICROS, PROVIDER_NAMES, SENDS_MMS } from "../../../src/providers/mms";
-import type { ProviderKind } from "../../../src/providers/types";
+} from "../../../shared/media/limits";
+import { MMS_TYPES } from "../../../shared/media/sniff";
+import { cannotSendMms, DEFAULT_MMS_PRICE_MICROS, PROVIDER_NAMES, SENDS_MMS } from "../../../shared/providers/mms";
+import type { ProviderKind } from "../../../shared/providers/kinds";
 
 /**
  * /help's section on pictures and files (issue 33), rendered from the constants the server enforces: the types
- * sniffed (src/media/sniff.ts), the sizes and refusals (src/media/limits.ts), the providers that send MMS and their
- * default prices (src/providers/mms.ts). The page cannot say other than what ships.
+ * sniffed (shared/media/sniff.ts), the sizes and refusals (shared/media/limits.ts), the providers that send MMS and their
+ * default prices (shared/providers/mms.ts). The page cannot say other than what ships.
  */
 
 const KINDS = Object.keys(SENDS_MMS) as ProviderKind[];

@@ -7,11 +7,11 @@ import {
   STOP_NEAR_MISSES,
   WORD_GROUPS,
   type Phrase,
-} from "../../../src/keywords/plain-opt-out";
+} from "../../../shared/keywords/plain-opt-out";
 import { Card } from "../../components/ui";
 
 /**
- * /help's section on opt-outs in plain words, rendered from the matcher's own lists (src/keywords/plain-opt-out.ts):
+ * /help's section on opt-outs in plain words, rendered from the matcher's own lists (shared/keywords/plain-opt-out.ts):
  * the page cannot say other than what the inbound flow matches.
  */
 

@@ -1,4 +1,4 @@
-import { findLinks } from "../../../../src/links/text";
+import { findLinks } from "../../../../shared/links/text";
 import { Button, Field, Input, Select } from "../../../components/ui";
 import { SegmentCounter } from "./segment-counter";
 

@@ -3,7 +3,7 @@ import { useCampaignClicks } from "../../../api/campaigns";
 import { formatNumber } from "../../../lib/format";
 import { formatRate } from "./model";
 
-/** What a hit that is not a person's was, in the words /help uses (src/links/classify.ts). */
+/** What a hit that is not a person's was, in the words /help uses (shared/links/classify.ts). */
 const NOT_COUNTED = [
   ["preview", "link preview", "link previews"],
   ["head", "HEAD request", "HEAD requests"],

@@ -2,7 +2,7 @@ import { SegmentedMessage } from "sms-segments-calculator";
 import type { CampaignView, LogStatus, SendResult } from "../../../api/campaigns";
 import type { PhoneNumber } from "../../../api/phone-numbers";
 import { formatNumber } from "../../../lib/format";
-import { fieldsOf } from "../../../../src/personalisation/render";
+import { fieldsOf } from "../../../../shared/personalisation/render";
 
 export type CampaignStatus = "draft" | "scheduled" | "sending" | "paused" | "completed" | "failed" | "cancelled";
 export type PresetAudience = "all" | "recent" | "loyal" | "new";

@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { findLinks, withShortLinkLengths } from "../../../../src/links/text";
+import { findLinks, withShortLinkLengths } from "../../../../shared/links/text";
 import { hasMergeFields, measureSms } from "./model";
 
 /** The longest message an audience will get once merge fields are filled (the delivery preview's `longest`). */

@@ -15,7 +15,7 @@ import { useLinkDomain } from "../../../api/users";
 import { TemplatePicker } from "../templates/template-picker";
 import { SenderSelect, type useAudienceCounts, type useSenders } from "./senders";
 import { linkBody, LinkOptions, type LinkFields } from "./link-options";
-import { findLinks } from "../../../../src/links/text";
+import { findLinks } from "../../../../shared/links/text";
 import { CAMPAIGN_TYPES, typeLabel, type CampaignType } from "./wizard-samples";
 import { AttachmentPicker, type Attachment } from "../../../components/attachment-picker";
 import { abSummary, AbTestFields, type AbDraft } from "./ab-test-fields";

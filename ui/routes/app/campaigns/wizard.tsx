@@ -1,6 +1,6 @@
 import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
-import { formatDate } from "../../../../src/users/regional-options";
+import { formatDate } from "../../../../shared/users/regional-options";
 import type { Attachment } from "../../../components/attachment-picker";
 import { emptyPhone, regionOfLocale } from "../../../components/phone-input";
 import { Button, Spinner } from "../../../components/ui";

@@ -374,7 +374,7 @@ function OpenThread({
 }
 
 /**
- * A text the plain-words matcher was unsure of (src/keywords/plain-opt-out.ts): the owner opts the contact out in one
+ * A text the plain-words matcher was unsure of (shared/keywords/plain-opt-out.ts): the owner opts the contact out in one
  * click (as STOP does, with its confirmation within 5 minutes of the text) or dismisses the mark.
  */
 function PossibleOptOut({ c, onDone }: { c: ConversationView; onDone: () => void }) {

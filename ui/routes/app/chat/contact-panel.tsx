@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { formatDate } from "../../../../src/users/regional-options";
+import { formatDate } from "../../../../shared/users/regional-options";
 import type { ConversationView } from "../../../api/conversations";
 import { fetchContact, optOutContact, useConsentHistory, type Contact } from "../../../api/contacts";
 import { Badge } from "../../../components/badge";

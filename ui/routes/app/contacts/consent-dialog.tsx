@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { formatDate } from "../../../../src/users/regional-options";
+import { formatDate } from "../../../../shared/users/regional-options";
 import { Button, Modal, Spinner } from "../../../components/ui";
 import { optOutContact, useConsentHistory } from "../../../api/contacts";
 import { useConfirm } from "../../../components/confirm-dialog";

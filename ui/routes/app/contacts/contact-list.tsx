@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { formatDate } from "../../../../src/users/regional-options";
+import { formatDate } from "../../../../shared/users/regional-options";
 import { Badge } from "../../../components/badge";
 import { Menu } from "../../../components/menu";
 import { ScrollBox } from "../../../components/scroll-box";

@@ -195,7 +195,7 @@ function PriceRow({ price, locale, onSaved, kind }: { price: SegmentPrice; local
       {price.displayName} <span className="font-normal text-slate-500">({price.provider})</span>
     </>
   );
-  // Brevo, TextMagic and ClickSend send text only (src/providers/mms.ts): no MMS price to set.
+  // Brevo, TextMagic and ClickSend send text only (shared/providers/mms.ts): no MMS price to set.
   if (fallback === null) {
     return (
       <li className="space-y-1" data-testid={id}>

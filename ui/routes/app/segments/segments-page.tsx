@@ -1,7 +1,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
-import { formatDate } from "../../../../src/users/regional-options";
+import { formatDate } from "../../../../shared/users/regional-options";
 import { ConfirmDialog } from "../../../components/confirm-dialog";
 import { Alert, Button, Card, Field, Input, Modal, Select, Spinner } from "../../../components/ui";
 import * as segmentsApi from "../../../api/segments";

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import { INDUSTRIES } from "../../../../src/users/regional-options";
+import { INDUSTRIES } from "../../../../shared/users/regional-options";
 import { Alert, Button, Card, Field, Input, Select } from "../../../components/ui";
 import { refreshUser, setUser } from "../../../lib/auth";
 import { toast } from "../../../lib/toast";

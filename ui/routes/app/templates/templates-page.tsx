@@ -1,6 +1,6 @@
 import { useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
-import { fieldsOf } from "../../../../src/personalisation/render";
+import { fieldsOf } from "../../../../shared/personalisation/render";
 import {
   categoryLabel,
   countTemplateUse,

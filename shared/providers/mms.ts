@@ -1,4 +1,4 @@
-import type { ProviderKind } from "./types";
+import type { ProviderKind } from "./kinds";
 
 /**
  * Which providers' APIs send MMS (pictures and files), and what one costs. Twilio takes `MediaUrl`, Telnyx

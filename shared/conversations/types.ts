@@ -1,4 +1,4 @@
-import type { MediaView } from "../media/media";
+import type { MediaView } from "../media/types";
 /**
  * The conversation API's answers, as JSON. Written out here (not inferred from the routes) so the UI imports them
  * type-only from one place: ui/api/conversations.ts.
@@ -31,7 +31,7 @@ export type ConversationView = {
   /** The contact's consent: a reply to an opted-out contact is refused. */
   optedOut: boolean;
   /**
-   * The contact's text the plain-words matcher was unsure of (src/keywords/plain-opt-out.ts): the thread is listed
+   * The contact's text the plain-words matcher was unsure of (shared/keywords/plain-opt-out.ts): the thread is listed
    * first until the owner opts them out or dismisses it; null otherwise (and once the contact is opted out).
    */
   possibleOptOut: { seq: number; content: string; at: string } | null;
