@@ -233,7 +233,7 @@ const ALLOWED: Record<string, string> = {
   "users/default-country.ts exports defaultCountryOf, which uses the database, not async (not async)":
     "typed phones are read in it synchronously by contacts (their routes, the importer) and campaigns (their recipients, the outbox)",
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
-    "an event is appended in the transaction of its change, synchronous or awaiting nothing: the outbox's and the engine's, the inbound flow's, contacts', campaigns', conversations', links', automation's",
+    "an event is appended in the transaction of its change; its callers are async but for the synchronous ones that go with it: the threads port (ctx.threads.attach, attachCampaign: conversations.ts attachToConversation, attachCampaignMessages, called from enqueue's transaction), conversations' and possible-opt-out's changed, and messages/outbox.ts appendStatusEvents; and the tests that append inside bun:sqlite transactions (22 places)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
