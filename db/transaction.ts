@@ -40,7 +40,7 @@ type State = {
   /** Callers waiting to begin one: a newcomer does not pass them. */
   queued: number;
   /**
-   * Records let go by `ready` when a transaction ended run their statements in the microtasks that follow: until the
+   * Records let go by `ready` (a transaction ended, or none was open) run their statements in the microtasks that follow: until the
    * next macrotask (this promise), no transaction begins, so none can be open around them.
    */
   released: Promise<void> | null;
@@ -65,9 +65,23 @@ const belongs = (state: State) => frames.getStore()?.root === state.open;
  * runs its statements with no `await` between them.
  */
 export function ready(db: Db): Promise<void> | undefined {
-  const state = states.get(db.$client);
-  if (!state?.open || belongs(state)) return undefined;
-  return waitTurn(state);
+  const state = stateOf(db.$client);
+  if (state.open) return belongs(state) ? undefined : waitTurn(state);
+  // Nothing open: the caller goes on at once, but its `await` still yields a microtask, and a transaction begun in
+  // that gap (by code whose turn came first) would be open around its statements: they would join it, committed or
+  // rolled back with it. So no transaction begins before the next macrotask, by when the statements have run.
+  holdBegins(state);
+  return undefined;
+}
+
+/** Until the next macrotask, a transaction queues instead of beginning (see `queue`). */
+function holdBegins(state: State) {
+  state.released ??= new Promise((resolve) =>
+    setImmediate(() => {
+      state.released = null;
+      resolve();
+    }),
+  );
 }
 
 async function waitTurn(state: State) {
@@ -75,12 +89,7 @@ async function waitTurn(state: State) {
   while (state.open && !belongs(state)) await state.ended;
   // The caller's statements run a few microtasks from now, after its await: a transaction begun in between (queued
   // behind this one, or new) would be open around them, and they would join it, committed or rolled back with it.
-  state.released ??= new Promise((resolve) =>
-    setImmediate(() => {
-      state.released = null;
-      resolve();
-    }),
-  );
+  holdBegins(state);
 }
 
 /**

@@ -123,6 +123,30 @@ describe("transactions of different callers", () => {
     expect(await names()).toEqual(["first", "outside"]);
     expect(db.$client.inTransaction).toBe(false);
   });
+
+  test("a record with nothing open runs before a transaction begun in its await's gap: it does not join it", async () => {
+    // The record's `await ready(db)` yields a microtask even with nothing open; a transaction begun in that gap (by
+    // code whose turn comes first) was open around the record's statement, which joined it and was rolled back with
+    // it: an INSERT answered, then gone.
+    const outside = add("outside").then(() => inTransaction(db));
+    const rolledBack = withTransaction(db, async () => {
+      await add("inside");
+      await pause();
+      throw new Error("rolls back");
+    }).catch((err: Error) => err.message);
+    expect(await outside).toBe(false);
+    expect(await rolledBack).toBe("rolls back");
+    expect(await names()).toEqual(["outside"]);
+    // And the other way round: a transaction begun first keeps a record that comes after it waiting, as before.
+    const tx = withTransaction(db, async () => {
+      await add("tx");
+      await pause();
+    });
+    const after = add("after").then(() => inTransaction(db));
+    await tx;
+    expect(await after).toBe(false);
+    expect(await names()).toEqual(["after", "outside", "tx"]);
+  });
 });
 
 describe("a transaction inside another", () => {
