@@ -281,7 +281,11 @@ const CHECKPOINT_ROWS = { ask: 20_000, wait: 40_000 };
  * over 300 MB (the process grows 50-100 MB within a batch); checking between transactions, over 320 MB peaked at
  * 394 (diverse, load 13-16) and 402 (load 3.5), over 288 at 396 (diverse) and 328 (plain), load 3 (README,
  * Benchmarks). The full collection took 16-146 ms at a load average of 13-14 (about 60 MB of live heap), so it runs
- * only when the process is over budget.
+ * only when the process is over budget. Collecting less, only once the process also grew since the last: 32 MB,
+ * 5-8 collections in 200,000 diverse rows where this runs 45-61, the main thread 40.2 us a row against 46.0 (one
+ * run each, load 15-17); 24 MB, a million diverse rows peaked at 431 MB (0.18 of the ceiling, load 14-22), and with
+ * an asynchronous collection (Bun.gc(false)) at 508 MB. Neither shortened the longest hold of the loop's own work (430
+ * and 447 ms on the million, 385 with this): that was the log's last checkpoint (the end of runCsvImport).
  */
 const GC_ABOVE = 288 * 1048576;
 
@@ -393,11 +397,13 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
     throw err;
   } finally {
     names.stop();
-    // The rest of the log is folded by the worker (asked before it is told to stop), not by this connection's own
-    // checkpoint on the main thread at its next commit.
-    void checkpoints.checkpoint();
-    checkpoints.release();
     searchImported();
+    // The rest of the log (the automerge setting's commit with it) is folded by the worker, waited for before the
+    // connection checkpoints itself again: asked and released at once, the next commit (of any request) found the
+    // log still full and folded it on the main thread: a million diverse rows held the event loop 385 ms of its own
+    // work there (load 17-19), against 74 ms at most in the whole import waiting (load 1-8, the executable).
+    await checkpoints.checkpoint();
+    checkpoints.release();
     release();
     await batches.return(undefined); // stops the parsing worker when the import ends early
   }

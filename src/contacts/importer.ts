@@ -112,7 +112,14 @@ export class ContactImporter {
        ON CONFLICT (user_id, phone) DO NOTHING RETURNING phone`,
     );
     // The contacts_fts insert trigger skips source 'import': this importer indexes its rows (see migration 0002).
-    // One statement per batch: FTS5 keeps the batch's terms in memory and writes them once.
+    // One statement per batch: FTS5 keeps the batch's terms in memory and writes them once. In the batch's own
+    // transaction, not after the contacts in transactions of their own (issue 29 item 1 measured it: 100,000 diverse
+    // rows through this class, 700 a transaction, the index a range of rowids at a time of about SLICE_TARGET_MS,
+    // load average 19-22 on 2 cores, CPU a row on the main thread, runs alternated): with the folded letters in SQL
+    // (name-key.ts searchBodySql, as the triggers write them) 31.9 and 31.2 us after against 27.8 and 26.9 in the
+    // batch's transaction, the GLOB over every name costing more than larger transactions save; without them 28.2
+    // and 27.7 against 29.5. Saving at most a twentieth, it would leave imported contacts unsearchable for a while
+    // and a crash to index again at the next start.
     this.maxRowid = db.prepare(`SELECT coalesce(max(rowid), 0) AS m FROM contacts`);
     this.index = db.prepare(
       `INSERT INTO contacts_fts(rowid, body)
