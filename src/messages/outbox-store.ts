@@ -1,6 +1,6 @@
 import type { Statement } from "bun:sqlite";
 import { ready, withTransaction } from "../../db/transaction";
-import { contactStateField, optedOutReader, optOutContact } from "../contacts/contacts";
+import { contactStateFields, optedOutReader, optOutContact, personKey } from "../contacts/contacts";
 import type { AppContext } from "../context";
 import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
@@ -159,13 +159,14 @@ export function outboxStore(ctx: AppContext): OutboxStore {
         if (!accounts.has(userId)) accounts.set(userId, st.settings!.get(userId) as SendingSettings | null);
         return accounts.get(userId)!;
       };
-      let rules: Map<string, StateRule> | undefined;
       // The recipient's state: the contact's own `state` field when the account filled it in, else the area code's.
-      const stateRuleOf = async (row: Claimed) => {
-        const state = stateFromField(await contactStateField(ctx, row.userId, row.phone)) ?? stateOfNumber(row.phone);
-        if (!state) return null;
-        rules ??= await stateRulesInForce(ctx);
-        return rules.get(state) ?? null;
+      // Read for the whole batch before the checks, in this transaction, so no row awaits its own look-up.
+      const campaignRows = rows.filter((r) => r.kind === "campaign");
+      const stateFields = campaignRows.length ? await contactStateFields(ctx, campaignRows) : new Map<string, string>();
+      const rules: Map<string, StateRule> = campaignRows.length ? await stateRulesInForce(ctx) : new Map();
+      const stateRuleOf = (row: Claimed) => {
+        const state = stateFromField(stateFields.get(personKey(row.userId, row.phone)) ?? null) ?? stateOfNumber(row.phone);
+        return state ? (rules.get(state) ?? null) : null;
       };
       const go: OutboxRow[] = [];
       const touched = new Set<string>();
@@ -206,7 +207,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
               user?.quietHoursEnabled && !anyHour
                 ? { enabled: true, start: user.quietHoursStart as `${number}:${number}`, end: user.quietHoursEnd as `${number}:${number}` }
                 : null;
-            const rule = await stateRuleOf(row);
+            const rule = stateRuleOf(row);
             const sentAt = rule?.capPer24h ? (st.sentToPhone!.all(row.userId, row.phone, now - DAY_MS) as { at: number }[]).map((r) => r.at) : [];
             const hold = holdFor(now, zoneForRecipient(row.phone, user?.timezone ?? "UTC"), quiet, rule, sentAt);
             if (hold) {
