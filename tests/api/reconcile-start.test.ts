@@ -53,7 +53,7 @@ test("messages still reconciling or resending from an earlier start make later o
   insert.run("e-unknown", a.user.id, people[2]!, "unknown", "provider_timeout", 1, now, now);
   insert.run("e-failed", a.user.id, people[3]!, "failed", RECONCILING, 1, now, now);
   people.forEach((phone, i) => insert.run(`later-${i}`, a.user.id, phone, "queued", null, 2, now, now));
-  markInterrupted(t.ctx, now);
+  await markInterrupted(t.ctx, now);
   expect(await Promise.all(people.map((phone, i) => waitsForEarlier(t.ctx, { id: `later-${i}`, userId: a.user.id, phone })))).toEqual([true, true, false, false]);
   const plan = db
     .query(
