@@ -1,15 +1,8 @@
+import type { MediaView } from "../../shared/media/types";
 import { cx } from "./ui";
 
-/** A picture or file of an MMS, as the API shows it (src/media/media.ts MediaView). */
-export type BubbleMedia = {
-  id: string;
-  contentType: string;
-  filename: string;
-  size: number;
-  status: "stored" | "pending" | "failed";
-  error: string | null;
-  url: string;
-};
+/** A picture or file of an MMS, as the API shows it. */
+export type BubbleMedia = MediaView;
 
 export const IMAGE = /^image\/(jpeg|png|gif)$/;
 
