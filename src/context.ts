@@ -83,6 +83,11 @@ export type AppContext = {
   /** The same for one sender number about to be deleted (src/phone-numbers/numbers.ts, below the messages). */
   detachNumberMessages(numberId: string): Promise<void>;
   /**
+   * The account's first sender number (src/phone-numbers/numbers.ts firstNumberOf), wired in server.ts: an account's
+   * default country falls back to its country (src/users/default-country.ts), and users sits below phone-numbers.
+   */
+  firstSenderNumber(userId: string): Promise<string | undefined>;
+  /**
    * After an account's quiet hours changed (src/auth/user-routes.ts, below the outbox): the campaign messages and drip
    * steps they held become due and are checked against the new setting (src/campaigns/held.ts,
    * src/drips/runner.ts); answers how many. Wired in server.ts.

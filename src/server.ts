@@ -36,7 +36,7 @@ import { registerReconciliation } from "./messages/reconcile";
 import { registerAdministratorNotices } from "./support/notify";
 import { detachMessages } from "./messages/detach";
 import { moveContactMessages } from "./messages/messages";
-import { countNumbers, numberIdsOfProvider } from "./phone-numbers/numbers";
+import { countNumbers, firstNumberOf, numberIdsOfProvider } from "./phone-numbers/numbers";
 import { keyEarlierNames } from "./contacts/name-order";
 import { countContacts } from "./contacts/stats";
 import { attachCampaignMessages, attachToConversation, reserveSeqs } from "./conversations/conversations";
@@ -104,6 +104,7 @@ export async function openAppContext(
       await detachMessages(ctx, "provider", [providerId], "this provider");
     },
     detachNumberMessages: (numberId) => detachMessages(ctx, "number", [numberId], "this number"),
+    firstSenderNumber: (userId) => firstNumberOf(ctx, userId),
     contactMessages: {
       move: async (userId, fromIds, toId) => {
         await moveContactMessages(ctx, userId, fromIds, toId);

@@ -17,7 +17,7 @@ import { isKnownRegion } from "../contacts/phones";
 const CLOCK = "^([01]\\d|2[0-3]):[0-5]\\d$";
 
 /** Regional settings (platform.md) and the sending compliance settings (quiet hours, opt-out line, frequency cap). */
-function settingsView(ctx: AppContext, user: User) {
+async function settingsView(ctx: AppContext, user: User) {
   return {
     timezone: user.timezone,
     locale: user.locale,
@@ -28,7 +28,7 @@ function settingsView(ctx: AppContext, user: User) {
     appendOptOut: user.appendOptOut,
     frequencyCapPerDay: user.frequencyCapPerDay,
     /** The country of numbers written without "+", and whether the user chose it (else it is derived). */
-    defaultCountry: defaultCountryOf(ctx, user),
+    defaultCountry: await defaultCountryOf(ctx, user),
     defaultCountryChosen: user.defaultCountry !== null,
     ...helpReplyView(user),
     /** The origin this account's short links go out on (null: the installation's, linkDomainDefault). */
@@ -67,7 +67,7 @@ export function userRoutes(ctx: AppContext) {
           updated.quietHoursStart !== user.quietHoursStart ||
           updated.quietHoursEnd !== user.quietHoursEnd ||
           updated.timezone !== user.timezone;
-        return { ...settingsView(ctx, updated), releasedHeld: quietChanged ? await ctx.releaseHeldMessages(user.id) : 0 };
+        return { ...(await settingsView(ctx, updated)), releasedHeld: quietChanged ? await ctx.releaseHeldMessages(user.id) : 0 };
       },
       {
         auth: true,

@@ -182,7 +182,7 @@ async function resolveSearch(ctx: AppContext, user: User, q: CampaignSearch): Pr
   await onConnection(ctx);
   const { range, from, to, ...rest } = q;
   const term = q.q?.trim() ?? "";
-  const phone = term.replace(/\D/g, "").length >= 7 ? new PhoneNormalizer(defaultCountryOf(ctx, user)).normalize(term) : null;
+  const phone = term.replace(/\D/g, "").length >= 7 ? new PhoneNormalizer(await defaultCountryOf(ctx, user)).normalize(term) : null;
   return { ...rest, bounds: rangeBounds({ range, from, to }, user.timezone, ctx.now()), alsoIds: phone ? await campaignsMessaging(ctx, user.id, phone) : undefined };
 }
 

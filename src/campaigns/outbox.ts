@@ -53,7 +53,7 @@ export type OutboxResult = { queued: number; skipped: { optedOut: number; invali
  */
 export async function resolveTyped(ctx: AppContext, user: User, raws: string[], seen: Set<string>, skipped: OutboxResult["skipped"]): Promise<Recipient[]> {
   const lookup = await recipientReader(ctx, user.id);
-  const phones = new PhoneNormalizer(defaultCountryOf(ctx, user));
+  const phones = new PhoneNormalizer(await defaultCountryOf(ctx, user));
   const recipients: Recipient[] = [];
   for (const raw of raws) {
     const phone = phones.normalize(raw);

@@ -17,6 +17,7 @@ import { rejectedCount } from "./import-rejects";
 import { nextTurn } from "../time/next-turn";
 import { holdCheckpoints } from "../../db/checkpoints";
 import { registerWriter } from "../backups/backups";
+import { defaultCountryOfId } from "../users/default-country";
 
 const TOO_LARGE = "The CSV file is too large (100 MB at most).";
 
@@ -305,7 +306,7 @@ const GC_ABOVE = 288 * 1048576;
  */
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
   const importer = new ContactImporter(ctx, userId, {
-    detailDuplicates: true, region: options.country, onDuplicate: options.onDuplicate, importId: id, namesLater: true, keepRejects: true,
+    detailDuplicates: true, region: options.country ?? (await defaultCountryOfId(ctx, userId)), onDuplicate: options.onDuplicate, importId: id, namesLater: true, keepRejects: true,
   });
   const names = new ImportNames(ctx, userId, id);
   await ready(ctx.db);

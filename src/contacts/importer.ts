@@ -6,7 +6,6 @@ import { HttpError } from "../http/errors";
 import { usageFor } from "../licenses/limits";
 import { nextTurn } from "../time/next-turn";
 import { findUserById } from "../users/queries";
-import { defaultCountryOf } from "../users/default-country";
 import type { ImportDuplicate } from "../../db/schema";
 import { displayName, newId } from "./contacts";
 import { IntegerSet } from "./integer-set";
@@ -21,8 +20,11 @@ export type OnDuplicate = "skip" | "update";
 export type ImporterOptions = {
   detailDuplicates?: boolean;
   consentText?: string;
-  /** The country of numbers without "+"; default: the owner's (defaultCountryOf). */
-  region?: CountryCode;
+  /**
+   * The country of numbers without "+": the one the user picked for the import, else the owner's (defaultCountryOf,
+   * read by the caller before it constructs the importer).
+   */
+  region: CountryCode;
   onDuplicate?: OnDuplicate;
   /** Names the import in its events (the CSV job's id); a JSON import gets one of its own. */
   importId?: string;
@@ -90,12 +92,12 @@ export class ContactImporter {
   constructor(
     private ctx: AppContext,
     private userId: string,
-    private opts: ImporterOptions = {},
+    private opts: ImporterOptions,
   ) {
     this.importId = opts.importId ?? newId();
     const user = findUserById(ctx, userId);
     if (!user) throw new HttpError(404, "Not found");
-    this.phones = new PhoneNormalizer(opts.region ?? defaultCountryOf(ctx, user));
+    this.phones = new PhoneNormalizer(opts.region);
     const usage = usageFor(ctx, user);
     if (!usage.contacts.unlimited && !usage.license) {
       throw new HttpError(402, "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.", { kind: "contacts" });
@@ -157,8 +159,8 @@ export class ContactImporter {
   }
 
   /** The region phone numbers without a country code are read in (the import's, else the owner's default country). */
-  get region(): CountryCode | undefined {
-    return this.phones.region;
+  get region(): CountryCode {
+    return this.opts.region;
   }
 
   /** The contacts the plan has room for before this import (Infinity when it has no limit). */

@@ -144,7 +144,7 @@ export function contactRoutes(ctx: AppContext) {
     .post(
       "/",
       async ({ user, body, set }) => {
-        const { contact, notice } = await createContact(ctx, user.id, cleanContact(body, defaultCountryOf(ctx, user)));
+        const { contact, notice } = await createContact(ctx, user.id, cleanContact(body, await defaultCountryOf(ctx, user)));
         set.status = 201;
         if (notice) set.headers["x-plan-notice"] = encodeURIComponent(notice);
         return contact;
@@ -156,7 +156,7 @@ export function contactRoutes(ctx: AppContext) {
       "/import",
       async ({ user, body }) => {
         if (!body.contacts.some((c) => (c.phone ?? "").trim())) throw badRequest("No valid phone addresses found in the CSV file");
-        const importer = new ContactImporter(ctx, user.id, { detailDuplicates: true, region: importCountry(body.country), onDuplicate: body.onDuplicate });
+        const importer = new ContactImporter(ctx, user.id, { detailDuplicates: true, region: importCountry(body.country) ?? (await defaultCountryOf(ctx, user)), onDuplicate: body.onDuplicate });
         const tag = body.tag?.trim();
         const rows = tag ? body.contacts.map((c) => ({ ...c, tags: [tag] })) : body.contacts;
         await importer.addRows(rows);
@@ -182,7 +182,7 @@ export function contactRoutes(ctx: AppContext) {
     // POST /api/contacts/import/preview
     .post(
       "/import/preview",
-      async ({ user, request }) => ({ ...(await previewUpload(request)), defaultCountry: defaultCountryOf(ctx, user) }),
+      async ({ user, request }) => ({ ...(await previewUpload(request)), defaultCountry: await defaultCountryOf(ctx, user) }),
       { auth: true, parse: "none" },
     )
     // POST /api/contacts/import/csv
@@ -246,7 +246,7 @@ export function contactRoutes(ctx: AppContext) {
     // PUT /api/contacts/:id
     .put(
       "/:id",
-      ({ user, params, body }) => updateContact(ctx, user.id, params.id, cleanContact(body, defaultCountryOf(ctx, user))),
+      async ({ user, params, body }) => updateContact(ctx, user.id, params.id, cleanContact(body, await defaultCountryOf(ctx, user))),
       { auth: true, params: idParams, body: contactBody },
     )
     // DELETE /api/contacts/:id

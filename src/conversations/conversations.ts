@@ -507,7 +507,7 @@ export async function onceByKey<T>(
 export async function sendChat(ctx: AppContext, userId: string, input: ChatSend, key?: string): Promise<{ body: SentChatMessage; replayed: boolean }> {
   // In a transaction (the key's, or one of its own): what follows the message's read runs in it.
   const send = async (): Promise<SentChatMessage> => {
-    const phone = recipientPhone(ctx, userId, input.phone);
+    const phone = await recipientPhone(ctx, userId, input.phone);
     const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
     const { message, notice } = await sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
     const conversationId = conversationIdOf(ctx, userId, phone);

@@ -46,7 +46,7 @@ export function recordInbound(ctx: AppContext, account: ProviderAccount, e: Extr
 
 async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: Extract<WebhookEvent, { type: "inbound" }>): Promise<InboundOutcome> {
   const userId = account.userId;
-  const from = e.from.startsWith("+") ? e.from : recipientOrRaw(ctx, userId, e.from);
+  const from = e.from.startsWith("+") ? e.from : await recipientOrRaw(ctx, userId, e.from);
   const sender: Sender = { contact: (await findByPhone(ctx, userId, from)) ?? null };
   const contact = sender.contact;
   const now = ctx.now();
@@ -117,9 +117,9 @@ async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: 
   return { message: inserted, keyword, reply, plain };
 }
 
-function recipientOrRaw(ctx: AppContext, userId: string, raw: string): string {
+async function recipientOrRaw(ctx: AppContext, userId: string, raw: string): Promise<string> {
   try {
-    return recipientPhone(ctx, userId, raw);
+    return await recipientPhone(ctx, userId, raw);
   } catch {
     return raw;
   }

@@ -111,7 +111,7 @@ export async function sendSingle(
 }
 
 async function singleQueued(ctx: AppContext, userId: string, input: { phone: string; fromNumber?: string | null }, typed: string, mediaIds: string[]) {
-  const phone = recipientPhone(ctx, userId, input.phone);
+  const phone = await recipientPhone(ctx, userId, input.phone);
   const contact = await findByPhone(ctx, userId, phone);
   if (contact?.status === "opted_out") {
     throw new HttpError(409, "This contact has opted out of messages. They can opt back in by texting START.", { optedOut: true });

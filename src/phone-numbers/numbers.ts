@@ -188,6 +188,18 @@ export async function numberIdsOfProvider(ctx: AppContext, providerId: string): 
   return ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.providerId, providerId)).all().map((r) => r.id);
 }
 
+/** The account's first sender number, active or not: its country is the account's default country until one is chosen (ctx.firstSenderNumber). */
+export async function firstNumberOf(ctx: AppContext, userId: string): Promise<string | undefined> {
+  await ready(ctx.db);
+  return ctx.db
+    .select({ phone: phoneNumbers.phoneNumber })
+    .from(phoneNumbers)
+    .where(eq(phoneNumbers.userId, userId))
+    .orderBy(asc(phoneNumbers.createdAt))
+    .limit(1)
+    .get()?.phone;
+}
+
 // Prepared once: the sender is chosen for each pass of drip steps (10,000 may fall due in the same minute) and each
 // one-off send, and drizzle building and SQLite compiling the query each time cost more than running it.
 const activeNumbers = preparedPerDb((db) =>

@@ -196,7 +196,7 @@ export function providerRoutes(ctx: AppContext, mediaUrls: (userId: string, ids:
         const text = body.body.trim();
         const media = body.mediaIds?.length ? await mediaUrls(user.id, body.mediaIds) : [];
         if (!text && !media.length) throw badRequest("Message content is required");
-        const from = recipientPhone(ctx, user.id, body.from);
+        const from = await recipientPhone(ctx, user.id, body.from);
         const adapter = (await adapterFor(ctx, account)) as ReturnType<typeof createSimulatorAdapter>;
         const to = body.to?.trim() || (await adapter.listNumbers())[0]!.phoneNumber;
         adapter.simulateInbound(from, to, text, media);

@@ -47,12 +47,12 @@ export type ApiContactFields = {
 };
 
 /** The stored fields with the given ones laid over them, the phone in E.164 (the account's default country). */
-function merged(ctx: AppContext, userId: string, base: ContactInput, input: ApiContactFields): ContactInput {
+async function merged(ctx: AppContext, userId: string, base: ContactInput, input: ApiContactFields): Promise<ContactInput> {
   return {
     firstName: input.firstName?.trim() ?? base.firstName,
     lastName: input.lastName?.trim() ?? base.lastName,
     email: input.email === undefined ? base.email : input.email?.trim() || null,
-    phone: input.phone === undefined ? base.phone : recipientPhone(ctx, userId, input.phone),
+    phone: input.phone === undefined ? base.phone : await recipientPhone(ctx, userId, input.phone),
     tags: input.tags === undefined ? undefined : normalizeTags(input.tags),
     customFields: input.customFields,
   };
@@ -62,12 +62,12 @@ const EMPTY: ContactInput = { firstName: "", lastName: "", email: null, phone: n
 
 export async function createApiContact(ctx: AppContext, userId: string, input: ApiContactFields) {
   if (!input.phone) throw badRequest("phone is required");
-  return (await createContact(ctx, userId, merged(ctx, userId, EMPTY, input))).contact;
+  return (await createContact(ctx, userId, await merged(ctx, userId, EMPTY, input))).contact;
 }
 
 export async function updateApiContact(ctx: AppContext, userId: string, id: string, input: ApiContactFields) {
   const c = await getContact(ctx, userId, id);
-  return updateContact(ctx, userId, id, merged(ctx, userId, { ...c, tags: c.tags ?? [] }, input));
+  return updateContact(ctx, userId, id, await merged(ctx, userId, { ...c, tags: c.tags ?? [] }, input));
 }
 
 /**
@@ -76,7 +76,7 @@ export async function updateApiContact(ctx: AppContext, userId: string, id: stri
  * `replaceTags: true` makes them the contact's whole list instead.
  */
 export async function upsertApiContact(ctx: AppContext, userId: string, input: ApiContactFields & { phone: string; replaceTags?: boolean }) {
-  const existing = await findByPhone(ctx, userId, recipientPhone(ctx, userId, input.phone));
+  const existing = await findByPhone(ctx, userId, await recipientPhone(ctx, userId, input.phone));
   if (!existing) return { contact: await createApiContact(ctx, userId, input), created: true };
   const tags = input.tags === undefined || input.replaceTags ? input.tags : [...(existing.tags ?? []), ...input.tags];
   return { contact: await updateApiContact(ctx, userId, existing.id, { ...input, tags }), created: false };
@@ -88,5 +88,5 @@ export async function deleteApiContact(ctx: AppContext, userId: string, id: stri
 
 /** Records an opt-out the caller's system received (e.g. an unsubscribe in a shop), as the 'api' source. */
 export async function addOptOut(ctx: AppContext, userId: string, phone: string) {
-  return contactView(await optOutContact(ctx, userId, recipientPhone(ctx, userId, phone), "api", "Opted out through the API"));
+  return contactView(await optOutContact(ctx, userId, await recipientPhone(ctx, userId, phone), "api", "Opted out through the API"));
 }

@@ -343,7 +343,7 @@ export function publicApiRoutes(ctx: AppContext) {
       "/events",
       ({ caller, body, headers, set }) =>
         idempotent(ctx, caller, headers["idempotency-key"], { path: "/events", body }, set, async () => {
-          const phone = body.phone === undefined ? undefined : recipientPhone(ctx, caller.userId, body.phone);
+          const phone = body.phone === undefined ? undefined : await recipientPhone(ctx, caller.userId, body.phone);
           return { status: 201, body: await recordPurchase(ctx, caller.userId, { contactId: body.contactId, phone, amount: body.amount, data: body.data }) };
         }),
       {

@@ -1,9 +1,7 @@
-import { asc, eq } from "drizzle-orm";
 import type { CountryCode } from "libphonenumber-js";
 import { getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { Metadata } from "libphonenumber-js/core";
 import metadata from "libphonenumber-js/max/metadata";
-import { phoneNumbers } from "../../db/schema";
 import type { AppContext } from "../context";
 import { isKnownRegion, normalizePhone, regionFromLocale } from "../contacts/phones";
 import { badRequest } from "../http/errors";
@@ -20,20 +18,20 @@ const ZONE_COUNTRY: Record<string, CountryCode> = {
 
 /**
  * The country phone numbers written without "+" are read in: the user's own choice once made; until then the
- * country of their first sender number, else of their time zone, else of their locale, else the US. The
- * language setting alone no longer decides it: "English (United Kingdom)" is a language choice, not where the
- * customers live.
+ * country of their first sender number (asked of the numbers' owner through ctx.firstSenderNumber: users sits below
+ * phone-numbers), else of their time zone, else of their locale, else the US. The language setting alone no longer
+ * decides it: "English (United Kingdom)" is a language choice, not where the customers live.
  */
-export function defaultCountryOf(ctx: AppContext, user: User): CountryCode {
+export async function defaultCountryOf(ctx: AppContext, user: User): Promise<CountryCode> {
   if (isKnownRegion(user.defaultCountry)) return user.defaultCountry.toUpperCase() as CountryCode;
-  const first = ctx.db
-    .select({ phone: phoneNumbers.phoneNumber })
-    .from(phoneNumbers)
-    .where(eq(phoneNumbers.userId, user.id))
-    .orderBy(asc(phoneNumbers.createdAt))
-    .limit(1)
-    .get();
-  return (first && senderCountry(first.phone)) || ZONE_COUNTRY[user.timezone] || regionFromLocale(user.locale) || "US";
+  const first = await ctx.firstSenderNumber(user.id);
+  return (first && senderCountry(first)) || ZONE_COUNTRY[user.timezone] || regionFromLocale(user.locale) || "US";
+}
+
+/** As defaultCountryOf, for an account known by its id (the US for an account that is gone). */
+export async function defaultCountryOfId(ctx: AppContext, userId: string): Promise<CountryCode> {
+  const user = findUserById(ctx, userId);
+  return user ? defaultCountryOf(ctx, user) : "US";
 }
 
 const calling = new Metadata(metadata) as unknown as { getCountryCodesForCallingCode(code: string): CountryCode[] | undefined };
@@ -51,9 +49,8 @@ function senderCountry(phone: string): CountryCode | undefined {
 }
 
 /** A recipient typed by a user, in E.164 using the account's default country; the spec's message otherwise. */
-export function recipientPhone(ctx: AppContext, userId: string, input: string): string {
-  const user = findUserById(ctx, userId);
-  const phone = normalizePhone(input, user ? defaultCountryOf(ctx, user) : "US");
+export async function recipientPhone(ctx: AppContext, userId: string, input: string): Promise<string> {
+  const phone = normalizePhone(input, await defaultCountryOfId(ctx, userId));
   if (!phone) throw badRequest("Please enter a valid phone number");
   return phone;
 }

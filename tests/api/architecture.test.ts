@@ -186,9 +186,6 @@ const ALLOWED: Record<string, string> = {
   "messages/outbox-store.ts names table users in SQL (owner: users)": "engine: the store's checks at the moment of sending",
   "messages/outbox-store.ts names table phoneNumbers in SQL (owner: phone-numbers)": "engine: due lanes per sender number",
   "messages/reconcile.ts names table phoneNumbers in SQL (owner: phone-numbers)": "reconciliation: messages a crash cut off, found through the outbox index per sender number",
-  // The account's default country falls back to its first sender number's country; users sits below
-  // phone-numbers, so the fallback wants to move up (to contacts, which reads typed phones) or be passed in.
-  "users/default-country.ts imports table phoneNumbers (owner: phone-numbers)": "default country from the first number",
 
   // SQL and db/ outside records.
   "server.ts imports db/client.ts (not a record)": "the composition opens the database and hands it to the context",
@@ -230,8 +227,6 @@ const ALLOWED: Record<string, string> = {
     "the sender's choice (phone-numbers chooseSender, synchronous) reads its numbers' accounts",
   "users/queries.ts exports findUserById, which uses the database, not async (not async)":
     "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
-  "users/default-country.ts exports defaultCountryOf, which uses the database, not async (not async)":
-    "typed phones are read in it synchronously by contacts (their routes, the importer) and campaigns (their recipients, the outbox)",
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change; its callers are async but for the synchronous ones that go with it: the threads port (ctx.threads.attach, attachCampaign: conversations.ts attachToConversation, attachCampaignMessages, called from enqueue's transaction), conversations' and possible-opt-out's changed, and messages/outbox.ts appendStatusEvents; and the tests that append inside bun:sqlite transactions (22 places)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
@@ -260,12 +255,10 @@ const ALLOWED: Record<string, string> = {
     "a handler (POST /api/admin/users/:id/license) reads the target account with findUserById (synchronous, ALLOWED above) in its turn, before its awaits: goes with findUserById",
   "auth/routes.ts exports authRoutes, which uses the database, not async (not async)":
     "the sign-in's second step reads the account with findUserById (synchronous, ALLOWED above) after awaiting the step: goes with findUserById",
-  "auth/user-routes.ts exports userRoutes, which uses the database, not async (not async)":
-    "the settings' view (settingsView) reads the default country with defaultCountryOf (users/default-country.ts, synchronous, ALLOWED above): goes with it",
   "campaigns/sender.ts exports senderFor, which uses the database, not async (not async)":
     "the campaign's sender (chooseSender, phone-numbers) and media (heldMedia), synchronous (ALLOWED above), read in the start's transaction",
   "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":
-    "fails interrupted imports (failInterruptedImports, synchronous, ALLOWED above) as the routes are built, and its handlers read the default country with defaultCountryOf (synchronous)",
+    "fails interrupted imports (failInterruptedImports, synchronous, ALLOWED above) as the routes are built",
   "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
     "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port: licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above)",
   "licenses/limits.ts exports usageFor, which uses the database, not async (not async)":
@@ -280,8 +273,6 @@ const ALLOWED: Record<string, string> = {
     "the redirect's hot path (issue 32): reads its short link with findShortLink in the request's turn when no transaction is open (ALLOWED above), a Promise after ready otherwise",
   "messages/outbox.ts exports appendStatusEvents, which uses the database, not async (not async)":
     "appends the events of messages that reached a status with appendEvent (synchronous, ALLOWED above), in the outcomes' transaction",
-  "providers/routes.ts exports providerRoutes, which uses the database, not async (not async)":
-    "a provider's test send reads the typed sender with recipientPhone (users/default-country.ts, synchronous, ALLOWED above)",
   // Found once the check read exported arrows and functions reaching the database through a helper of their file
   // (issue 30 item 3): the synchronous callers each one serves.
   "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
@@ -302,8 +293,6 @@ const ALLOWED: Record<string, string> = {
   "contacts/list-marks.ts exports listPage, which uses the database, not async (not async)":
     "listContacts reads the page's rowids synchronously in its turn after ready, with the total it read and then the rows: an await between would let a delete land between the rowids and their rows",
   "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as listPage: listContacts' search page, in its turn after ready",
-  "users/default-country.ts exports recipientPhone, which uses the database, not async (not async)":
-    "as defaultCountryOf: sendText (outbound), a new chat's thread (conversations sendChat), the public API's contacts and a provider's test send read a typed phone synchronously, sendText and sendChat inside their transactions",
 };
 
 /**

@@ -8,6 +8,7 @@ import { nextSlice, ownTime } from "../../src/contacts/import-pace";
 import { ContactImporter, mergeSearchIndex, ROWS_PER_BATCH } from "../../src/contacts/importer";
 import { failInterruptedImports } from "../../src/contacts/csv-import";
 import { grantLicense } from "../../src/licenses/licenses";
+import { defaultCountryOfId } from "../../src/users/default-country";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 import { valuesDuring } from "../support/turns";
 
@@ -221,7 +222,7 @@ describe("CSV import job", () => {
 
     // As imports stored it before: each prepared batch of the file in one transaction.
     const dir = mkdtempSync(join(tmpdir(), "smsdesk-import-"));
-    const importer = new ContactImporter(t.ctx, whole.user.id, { detailDuplicates: true });
+    const importer = new ContactImporter(t.ctx, whole.user.id, { detailDuplicates: true, region: await defaultCountryOfId(t.ctx, whole.user.id) });
     try {
       writeFileSync(join(dir, "f.csv"), body);
       for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: importer.region })) await importer.store(batch);
