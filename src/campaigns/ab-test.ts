@@ -137,7 +137,7 @@ async function reportOf(ctx: AppContext, c: CampaignRow) {
  */
 async function sendWinner(ctx: AppContext, user: User, c: CampaignRow, winner: number, by: "rule" | "user"): Promise<boolean> {
   const test = c.abTest!;
-  const sender = senderFor(ctx, user.id, c);
+  const sender = await senderFor(ctx, user.id, c);
   const now = ctx.now();
   // In the caller's transaction (the user's pick, or the deciding job's savepoint in the jobs runner's pass).
   const decide = async () => {

@@ -150,12 +150,11 @@ export async function campaignClickFigures(ctx: AppContext, userId: string, id: 
   return { campaignId: id, reached: view.totalSent, ...(await campaignClicks(ctx, userId, id, view.totalSent)) };
 }
 
-/** A campaign's view: its counts and clicks awaited, then its media read after ready. */
+/** A campaign's view: its counts, clicks and media awaited. */
 export async function viewOf(ctx: AppContext, row: CampaignRow) {
   const counts = (await countsFor(ctx, [row.id])).get(row.id)!;
   const clicks = (await humanClicksByCampaign(ctx, [row.id])).get(row.id);
-  await onConnection(ctx);
-  return campaignView(row, counts, clicks, heldMedia(ctx, [campaignMedia(row.id)]).get(campaignMedia(row.id)));
+  return campaignView(row, counts, clicks, (await heldMedia(ctx, [campaignMedia(row.id)])).get(campaignMedia(row.id)));
 }
 
 export type CampaignListQuery = CampaignFilter & {
@@ -170,8 +169,7 @@ export async function listCampaigns(ctx: AppContext, userId: string, q: Campaign
   const { rows, total } = await campaignPage(ctx, userId, { ...filter, limit: pageSize, offset: (page - 1) * pageSize });
   const counts = await countsFor(ctx, rows.map((r) => r.id));
   const clicks = await humanClicksByCampaign(ctx, rows.map((r) => r.id));
-  await onConnection(ctx);
-  const media = heldMedia(ctx, rows.map((r) => campaignMedia(r.id)));
+  const media = await heldMedia(ctx, rows.map((r) => campaignMedia(r.id)));
   return { data: rows.map((r) => campaignView(r, counts.get(r.id)!, clicks.get(r.id), media.get(campaignMedia(r.id)))), total, page: q.page, pageSize: q.pageSize };
 }
 
@@ -437,7 +435,7 @@ export async function duplicateCampaign(ctx: AppContext, user: User, id: string)
     const c = await getCampaign(ctx, user.id, id);
     const now = new Date(ctx.now());
     // The copy gets its own copies of the attachments: each campaign holds its own (deleting one leaves the other's).
-    const copies = await copyMedia(ctx, user.id, (heldMedia(ctx, [campaignMedia(id)]).get(campaignMedia(id)) ?? []).map((m) => m.id));
+    const copies = await copyMedia(ctx, user.id, ((await heldMedia(ctx, [campaignMedia(id)])).get(campaignMedia(id)) ?? []).map((m) => m.id));
     const row = await insertCampaign(ctx, {
       id: Bun.randomUUIDv7(),
       userId: user.id,
@@ -508,7 +506,7 @@ export async function archiveCampaigns(ctx: AppContext, userId: string, ids: str
  */
 export async function startCampaign(ctx: AppContext, user: User, row: StartRow, intendedAt: number) {
   if (row.type !== "sms") throw badRequest("Email campaigns are not available yet");
-  const sender = senderFor(ctx, user.id, row);
+  const sender = await senderFor(ctx, user.id, row);
   const test = row.abTest;
   // An A/B test is split and written at once up to a smaller audience: it renders each recipient once per variant.
   const atOnce = test ? AB_AT_ONCE : CHUNKED_ABOVE;
@@ -537,7 +535,7 @@ export async function startCampaign(ctx: AppContext, user: User, row: StartRow, 
  * left (a bounded count; typed recipients as typed) times one message's segments (segmentsPerMessage). Answers
  * nothing queued yet.
  */
-async function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: ReturnType<typeof senderFor>, intendedAt: number) {
+async function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: Awaited<ReturnType<typeof senderFor>>, intendedAt: number) {
   const usage = usageFor(ctx, user).messages;
   const test = campaign.abTest;
   // An A/B test's recipients each get one of its variants, or the winner: counted at the longest.
@@ -557,7 +555,7 @@ async function scheduleStart(ctx: AppContext, user: User, campaign: StartRow, at
   if (campaign.type !== "sms") throw badRequest("Email campaigns are not available yet");
   const id = campaign.id;
   await ctx.withTransaction(async () => {
-    senderFor(ctx, user.id, campaign);
+    await senderFor(ctx, user.id, campaign);
     await scheduleCampaignStart(ctx, user.id, id, at);
     await markScheduled(ctx, id, at);
   });

@@ -160,7 +160,7 @@ export async function writeInChunks(ctx: AppContext, campaignId: string): Promis
     return ended;
   };
   ctx.onStop.push(stop);
-  const checkpoints = checkpointsOf(ctx);
+  const checkpoints = await checkpointsOf(ctx);
   try {
     let window = WINDOW.initial;
     let sinceCheckpoint = 0;

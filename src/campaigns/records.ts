@@ -1,5 +1,5 @@
 import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
-import { holdCheckpoints } from "../../db/checkpoints";
+import { holdCheckpoints, type Checkpoints } from "../../db/checkpoints";
 import { ready } from "../../db/transaction";
 import { campaignMessageCounts, campaigns, type CampaignStatus, type OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -394,7 +394,15 @@ export async function scheduledCampaigns(ctx: AppContext, now: number): Promise<
  * it reads through records of folders still synchronous (messages, contacts, links, media...), so they run in a turn
  * with no other caller's transaction open, with nothing awaited between.
  */
-export const onConnection = (ctx: AppContext) => ready(ctx.db);
+export async function onConnection(ctx: AppContext): Promise<void> {
+  await ready(ctx.db);
+}
 
-/** The write-ahead log's checkpoints a writer of many rows waits for (db/checkpoints.ts), on the connection. */
-export const checkpointsOf = (ctx: AppContext) => holdCheckpoints(ctx.db.$client, ctx.log);
+/**
+ * The write-ahead log's checkpoints a writer of many rows waits for (db/checkpoints.ts), on the connection: a setting
+ * of the raw client, taken after ready (no other caller's transaction open on it).
+ */
+export async function checkpointsOf(ctx: AppContext): Promise<Checkpoints> {
+  await ready(ctx.db);
+  return holdCheckpoints(ctx.db.$client, ctx.log);
+}

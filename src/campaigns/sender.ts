@@ -12,10 +12,10 @@ import { campaignMedia } from "./outbox";
  * The sender of a campaign: its from number when set, else the account's default. A campaign with attachments
  * from a provider that sends no MMS is refused here, before anything is queued or scheduled.
  */
-export function senderFor(ctx: AppContext, userId: string, campaign: Pick<typeof campaigns.$inferSelect, "id" | "fromNumber">) {
+export async function senderFor(ctx: AppContext, userId: string, campaign: Pick<typeof campaigns.$inferSelect, "id" | "fromNumber">) {
   const sender = chooseSender(ctx, userId, campaign.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
   const refusal = cannotSendMms(sender.provider as ProviderKind);
-  if (refusal && heldMedia(ctx, [campaignMedia(campaign.id)]).size) throw badRequest(refusal, { mmsUnsupported: true });
+  if (refusal && (await heldMedia(ctx, [campaignMedia(campaign.id)])).size) throw badRequest(refusal, { mmsUnsupported: true });
   return { numberId: sender.n.id, providerId: sender.n.providerId, phoneNumber: sender.n.phoneNumber };
 }

@@ -294,9 +294,9 @@ export async function threadOf(ctx: AppContext, userId: string, id: number, q: {
     limit: q.limit ?? THREAD_PAGE,
     oldestFirst: q.after !== undefined,
   });
+  const media = await mediaOfMessages(ctx, rows.map((r) => r.id));
   await ready(ctx.db);
   const account = accountOf(ctx, userId);
-  const media = mediaOfMessages(ctx, rows.map((r) => r.id));
   return rows.map((r) => threadMessage(r, row.id, account, row.possible_opt_out_seq, (media.get(r.id) ?? []).map(mediaView)));
 }
 
@@ -512,7 +512,7 @@ export async function sendChat(ctx: AppContext, userId: string, input: ChatSend,
     const { message, notice } = await sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
     const conversationId = conversationIdOf(ctx, userId, phone);
     const [row] = await messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
-    const media = (mediaOfMessages(ctx, [row!.id]).get(row!.id) ?? []).map(mediaView);
+    const media = ((await mediaOfMessages(ctx, [row!.id])).get(row!.id) ?? []).map(mediaView);
     return { ...threadMessage(row!, conversationId, accountOf(ctx, userId), null, media), notice };
   };
   if (key === undefined) return { body: await ctx.withTransaction(send), replayed: false };

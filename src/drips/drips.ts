@@ -129,13 +129,15 @@ export async function listDrips(ctx: AppContext, userId: string) {
   await ready(ctx.db);
   const rows = ctx.db.select().from(dripCampaigns).where(eq(dripCampaigns.userId, userId)).orderBy(desc(dripCampaigns.createdAt)).all();
   const counts = countsByDrip(ctx, rows.map((r) => r.id));
-  const media = heldMedia(ctx, rows.map((r) => dripMedia(r.id)));
+  const media = await heldMedia(ctx, rows.map((r) => dripMedia(r.id)));
   return rows.map((r) => dripView(r, counts.get(r.id), media.get(dripMedia(r.id))));
 }
 
 /** One drip as shown, with its counts and attachments. */
-function viewOf(ctx: AppContext, userId: string, id: string) {
-  return dripView(getDrip(ctx, userId, id), countsByDrip(ctx, [id]).get(id), heldMedia(ctx, [dripMedia(id)]).get(dripMedia(id)));
+async function viewOf(ctx: AppContext, userId: string, id: string) {
+  const drip = getDrip(ctx, userId, id);
+  const counts = countsByDrip(ctx, [id]).get(id);
+  return dripView(drip, counts, (await heldMedia(ctx, [dripMedia(id)])).get(dripMedia(id)));
 }
 
 export type DripInput = {

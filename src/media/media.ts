@@ -144,9 +144,10 @@ export function mediaView(row: MediaRow): MediaView {
  * The items of each message given, in their order (messages with none are absent): its own (a chat upload, a
  * received item) and the shared ones it is linked to (a campaign's, a template's, a drip's).
  */
-export function mediaOfMessages(ctx: AppContext, messageIds: string[]): Map<string, MediaRow[]> {
+export async function mediaOfMessages(ctx: AppContext, messageIds: string[]): Promise<Map<string, MediaRow[]>> {
   const out = new Map<string, MediaRow[]>();
   if (!messageIds.length) return out;
+  await ready(ctx.db);
   const ids = JSON.stringify(messageIds);
   const rows = ctx.db.$client
     .query(
@@ -230,9 +231,10 @@ export async function releaseMedia(ctx: AppContext, holders: MediaHolder[]) {
 }
 
 /** Each holder's attachments, in order (holders with none are absent). */
-export function heldMedia(ctx: AppContext, holders: MediaHolder[]): Map<MediaHolder, MediaRow[]> {
+export async function heldMedia(ctx: AppContext, holders: MediaHolder[]): Promise<Map<MediaHolder, MediaRow[]>> {
   const out = new Map<MediaHolder, MediaRow[]>();
   if (!holders.length) return out;
+  await ready(ctx.db);
   const rows = ctx.db.$client
     .query(`SELECT * FROM media WHERE held_by IN (SELECT value FROM json_each(?)) ORDER BY held_by, position`)
     .all(JSON.stringify(holders)) as MediaRow[];
@@ -247,8 +249,7 @@ export function heldMedia(ctx: AppContext, holders: MediaHolder[]): Map<MediaHol
 
 /** The ids of a holder's attachments, in order (what each of its messages carries). */
 export async function heldMediaIds(ctx: AppContext, holder: MediaHolder): Promise<string[]> {
-  await ready(ctx.db);
-  return (heldMedia(ctx, [holder]).get(holder) ?? []).map((r) => r.id);
+  return ((await heldMedia(ctx, [holder])).get(holder) ?? []).map((r) => r.id);
 }
 
 /**
@@ -270,16 +271,26 @@ export async function copyMedia(ctx: AppContext, userId: string, ids: string[]):
   });
 }
 
-/** Links shared attachments to a message, in order, in the caller's transaction (the outbox writer's). */
-export function linkMedia(ctx: AppContext, ids: string[], messageId: string) {
+/** Messages just written and the attachments each carries, in order. */
+export type MessageMedia = { messageId: string; ids: string[] };
+
+/**
+ * Links shared attachments to messages, each message's in order, in the caller's transaction (the outbox writer's):
+ * one call for a chunk's messages (an MMS campaign's chunk links thousands), its statements run with no await between.
+ */
+export async function linkMedia(ctx: AppContext, messages: MessageMedia[]) {
+  if (!messages.length) return;
+  await ready(ctx.db);
   const link = ctx.db.$client.query(`INSERT OR IGNORE INTO message_media (message_id, position, media_id) VALUES (?, ?, ?)`);
-  ids.forEach((id, position) => link.run(messageId, position, id));
+  for (const m of messages) m.ids.forEach((id, position) => link.run(m.messageId, position, id));
 }
 
-/** Gives uploads to a message, in the caller's transaction (the outbox writer's). */
-export function attachMedia(ctx: AppContext, ids: string[], messageId: string) {
+/** Gives uploads to messages, each message's in order, in the caller's transaction (the outbox writer's): one call a chunk. */
+export async function attachMedia(ctx: AppContext, messages: MessageMedia[]) {
+  if (!messages.length) return;
+  await ready(ctx.db);
   const update = ctx.db.$client.query(`UPDATE media SET message_id = ?, position = ? WHERE id = ? AND message_id IS NULL`);
-  ids.forEach((id, position) => update.run(messageId, position, id));
+  for (const m of messages) m.ids.forEach((id, position) => update.run(m.messageId, position, id));
 }
 
 /**

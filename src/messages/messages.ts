@@ -37,8 +37,7 @@ export function messageView(m: MessageRow, media: MediaView[] = []) {
 
 /** The view of one message with its media read. */
 export async function withMedia(ctx: AppContext, m: MessageRow) {
-  await ready(ctx.db);
-  return messageView(m, (mediaOfMessages(ctx, [m.id]).get(m.id) ?? []).map(mediaView));
+  return messageView(m, ((await mediaOfMessages(ctx, [m.id])).get(m.id) ?? []).map(mediaView));
 }
 
 export async function listMessages(
@@ -61,7 +60,7 @@ export async function listMessages(
     .offset((q.page - 1) * q.pageSize)
     .all();
   const total = ctx.db.select({ n: count() }).from(messages).where(where).get()!.n;
-  const media = mediaOfMessages(ctx, rows.map((r) => r.id));
+  const media = await mediaOfMessages(ctx, rows.map((r) => r.id));
   return { data: rows.map((r) => messageView(r, (media.get(r.id) ?? []).map(mediaView))), total, page: q.page, pageSize: q.pageSize };
 }
 

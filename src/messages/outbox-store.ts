@@ -243,7 +243,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
         const accepted = [...new Set(outcomes.flatMap((o) => (o.kind === "accepted" ? [o.accountId] : [])))];
         const prices = await pricesNow(ctx, accepted);
         // An MMS is one message at the provider's price per MMS (shared/providers/mms.ts), whatever segments it reports.
-        const mms = mediaOfMessages(ctx, outcomes.flatMap((o) => (o.kind === "accepted" ? [o.row.id] : [])));
+        const mms = await mediaOfMessages(ctx, outcomes.flatMap((o) => (o.kind === "accepted" ? [o.row.id] : [])));
         const mmsPrices = mms.size ? await mmsPricesNow(ctx, accepted) : new Map<string, number>();
         for (const o of outcomes) {
           const row = o.row;
@@ -279,8 +279,8 @@ export function outboxStore(ctx: AppContext): OutboxStore {
 }
 
 /** The signed URLs of a message's stored items, in order (nothing for a text). */
-function mediaUrlsOf(ctx: AppContext, messageId: string): { mediaUrls?: string[] } {
-  const items = (mediaOfMessages(ctx, [messageId]).get(messageId) ?? []).filter((m) => m.status === "stored");
+async function mediaUrlsOf(ctx: AppContext, messageId: string): Promise<{ mediaUrls?: string[] }> {
+  const items = ((await mediaOfMessages(ctx, [messageId])).get(messageId) ?? []).filter((m) => m.status === "stored");
   return items.length ? { mediaUrls: items.map((m) => signedMediaUrl(ctx, m.id)) } : {};
 }
 
@@ -307,7 +307,7 @@ export function senderRegistry(ctx: AppContext): ProviderRegistry {
                 if (!adapter) return null;
                 const statusCallbackUrl = webhookUrl(ctx, account);
                 // An MMS: its items as signed URLs made at the moment of the call, so they are fresh when fetched.
-                return { send: (m) => adapter.send({ ...m, statusCallbackUrl, ...mediaUrlsOf(ctx, m.reference) }) };
+                return { send: async (m) => adapter.send({ ...m, statusCallbackUrl, ...(await mediaUrlsOf(ctx, m.reference)) }) };
               },
               load: () => adapterFor(ctx, account),
             }

@@ -1,7 +1,7 @@
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent, type EventType } from "../events/events";
-import { attachMedia, linkMedia } from "../media/media";
+import { attachMedia, linkMedia, type MessageMedia } from "../media/media";
 import { PARKED } from "./due";
 
 /**
@@ -40,8 +40,8 @@ export type NewOutbound = {
 
 /**
  * Puts messages in the outbox in one ctx.withTransaction (a savepoint of the caller's when it has one, as every
- * caller does: a campaign's chunk, sendText's, a drip pass's), whose callback awaits nothing: its rows, threads, media
- * and events are written in one turn, never a turn per row (a chunk writes thousands). A campaign's rows are
+ * caller does: a campaign's chunk, sendText's, a drip pass's), whose callback awaits records only, one call per chunk
+ * for each kind of write (an MMS's attachments), never one per row (a chunk writes thousands). A campaign's rows are
  * unique per campaign and phone, so a repeat adds nobody twice. One `message.queued` event per campaign (per
  * message for the others) in the same transaction, and the engine is woken for their senders. Each row takes its
  * place in its phone's conversation in that transaction too (a campaign's rows in one statement per campaign).
@@ -58,6 +58,8 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
   );
   const ids: string[] = [];
   const perCampaign = new Map<string, { userId: string; places: [string, number][] }>();
+  const uploads: MessageMedia[] = [];
+  const shared: MessageMedia[] = [];
   await ctx.withTransaction(async () => {
     const now = ctx.now();
     const first = ctx.threads.reserve(items.length);
@@ -73,8 +75,8 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
       );
       if (!res.changes) return;
       ids.push(id);
-      if (m.mediaIds?.length) attachMedia(ctx, m.mediaIds, id);
-      if (m.sharedMediaIds?.length) linkMedia(ctx, m.sharedMediaIds, id);
+      if (m.mediaIds?.length) uploads.push({ messageId: id, ids: m.mediaIds });
+      if (m.sharedMediaIds?.length) shared.push({ messageId: id, ids: m.sharedMediaIds });
       if (!m.campaignId) {
         appendEvent(ctx, { userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
         ctx.threads.attach({ userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });
@@ -88,6 +90,9 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
       appendEvent(ctx, { userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: places.length } });
       ctx.threads.attachCampaign({ userId, campaignId, places });
     }
+    // The chunk's attachments, one call each for all its messages (a text's chunk carries none and awaits nothing).
+    if (uploads.length) await attachMedia(ctx, uploads);
+    if (shared.length) await linkMedia(ctx, shared);
   });
   for (const numberId of new Set(items.map((m) => m.sender.numberId))) ctx.sending.wake(numberId);
   return ids;

@@ -485,11 +485,11 @@ export function webhookMedia(ctx: AppContext, row: MediaRow): WebhookMedia {
  * The deliveries one event makes: one per message of a batch event, else one. A message event carries the
  * message's pictures and files (`media`, empty for a plain SMS), read when the delivery is written.
  */
-function webhookDataOf(ctx: AppContext, event: AppEvent): { source: string; data: Record<string, unknown> }[] {
+async function webhookDataOf(ctx: AppContext, event: AppEvent): Promise<{ source: string; data: Record<string, unknown> }[]> {
   const { messageIds, ...rest } = event.payload as { messageIds?: unknown } & Record<string, unknown>;
   const batch = event.subject.kind === "campaign" && Array.isArray(messageIds) && event.type.startsWith("message.");
   const messages = !event.type.startsWith("message.") ? [] : batch ? (messageIds as string[]) : event.subject.kind === "message" ? [event.subject.id] : [];
-  const media = mediaOfMessages(ctx, messages);
+  const media = await mediaOfMessages(ctx, messages);
   const mediaOf = (id: string) => ({ media: (media.get(id) ?? []).map((m) => webhookMedia(ctx, m)) });
   if (batch) {
     return (messageIds as string[]).map((messageId) => ({ source: `${event.id}:${messageId}`, data: { messageId, campaignId: event.subject.id, ...rest, ...mediaOf(messageId) } }));
@@ -528,10 +528,10 @@ export async function feedDeliveries(ctx: AppContext): Promise<{ made: number; m
     for (const event of events) {
       if (read && performance.now() - started >= FEED_BUDGET_MS) break;
       const type = FROM_LOG[event.type]!;
-      let deliveries: ReturnType<typeof webhookDataOf> | undefined; // made once per event, for its first endpoint
+      let deliveries: Awaited<ReturnType<typeof webhookDataOf>> | undefined; // made once per event, for its first endpoint
       for (const { row, events: subscribed } of endpoints) {
         if (row.user_id !== event.userId || row.created_at > event.createdAt || !subscribed.has(type)) continue;
-        for (const { source, data } of (deliveries ??= webhookDataOf(ctx, event))) {
+        for (const { source, data } of (deliveries ??= await webhookDataOf(ctx, event))) {
           if (await insertDelivery(ctx, row, { source, eventId: event.id, type, data, at: event.createdAt })) made++;
         }
       }

@@ -49,7 +49,7 @@ const ownView = (t: TemplateRow, media: MediaRow[] = []): TemplateView => ({
   media: media.map(mediaView),
 });
 
-const withMedia = (ctx: AppContext, t: TemplateRow) => ownView(t, heldMedia(ctx, [templateMedia(t.id)]).get(templateMedia(t.id)));
+const withMedia = async (ctx: AppContext, t: TemplateRow) => ownView(t, (await heldMedia(ctx, [templateMedia(t.id)])).get(templateMedia(t.id)));
 
 function builtinCounts(ctx: AppContext, userId: string): Map<string, number> {
   const rows = ctx.db
@@ -84,10 +84,10 @@ export async function listTemplates(ctx: AppContext, userId: string, filter: { q
     conds.push(or(sql`${templates.name} LIKE ${p} ESCAPE '\\'`, sql`${templates.content} LIKE ${p} ESCAPE '\\'`)!);
   }
   const rows = ctx.db.select().from(templates).where(and(...conds)).orderBy(desc(templates.createdAt), desc(templates.id)).all();
-  const media = heldMedia(ctx, rows.map((r) => templateMedia(r.id)));
+  const counts = builtinCounts(ctx, userId);
+  const media = await heldMedia(ctx, rows.map((r) => templateMedia(r.id)));
   const own = rows.map((r) => ownView(r, media.get(templateMedia(r.id))));
   const needle = q.toLowerCase();
-  const counts = builtinCounts(ctx, userId);
   const samples = BUILTIN_TEMPLATES.filter(
     (b) => (!filter.category || b.category === filter.category) && (!needle || b.name.toLowerCase().includes(needle) || b.content.toLowerCase().includes(needle)),
   ).map((b) => builtinView(b, counts.get(b.id) ?? 0));
@@ -194,6 +194,6 @@ export async function useTemplate(ctx: AppContext, userId: string, id: string): 
     .where(eq(templates.id, id))
     .returning()
     .get();
-  const view = withMedia(ctx, row!);
+  const view = await withMedia(ctx, row!);
   return { ...view, attachments: (await copyMedia(ctx, userId, view.media.map((m) => m.id))).map(mediaView) };
 }

@@ -236,13 +236,6 @@ const ALLOWED: Record<string, string> = {
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
-  "media/media.ts exports mediaOfMessages, which uses the database, not async (not async)":
-    "the sending engine's outbox store reads a message's items as it sends and prices it, synchronously; the chat send's run in onceByKey, the message views (messages) and the webhook feed's page read them in their turn",
-  "media/media.ts exports heldMedia, which uses the database, not async (not async)":
-    "campaigns read a campaign's items synchronously (its view, list, duplicate and senderFor); templates and drips in their turn",
-  "media/media.ts exports linkMedia, which uses the database, not async (not async)":
-    "in the outbox's enqueue (messages/outbox.ts), row by row in the turn that writes the messages (an MMS campaign's chunk links thousands)",
-  "media/media.ts exports attachMedia, which uses the database, not async (not async)": "as linkMedia",
   "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
   "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
@@ -255,8 +248,6 @@ const ALLOWED: Record<string, string> = {
     "a handler (POST /api/admin/users/:id/license) reads the target account with findUserById (synchronous, ALLOWED above) in its turn, before its awaits: goes with findUserById",
   "auth/routes.ts exports authRoutes, which uses the database, not async (not async)":
     "the sign-in's second step reads the account with findUserById (synchronous, ALLOWED above) after awaiting the step: goes with findUserById",
-  "campaigns/sender.ts exports senderFor, which uses the database, not async (not async)":
-    "the campaign's sender (chooseSender, phone-numbers) and media (heldMedia), synchronous (ALLOWED above), read in the start's transaction",
   "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":
     "fails interrupted imports (failInterruptedImports, synchronous, ALLOWED above) as the routes are built",
   "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
@@ -277,10 +268,6 @@ const ALLOWED: Record<string, string> = {
   // (issue 30 item 3): the synchronous callers each one serves.
   "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
     "not the app's connection: reads the schema of a backup's database file (and of a fresh one migrated to compare), each opened with bun:sqlite by the inspection",
-  "campaigns/records.ts exports onConnection, which uses the database, not async (not async)":
-    "runs no statement: answers ready's own value (db/transaction.ts), which every caller awaits before its synchronous reads",
-  "campaigns/records.ts exports checkpointsOf, which uses the database, not async (not async)":
-    "runs no record statement: the outbox writer (outbox-writer.ts writeInChunks) holds the connection's WAL checkpoints off thread (db/checkpoints.ts) for its run, a setting of the raw client",
   "contacts/contacts.ts exports storedTotal, which uses the database, not async (not async)":
     "the plan checks count contacts through countContacts (stats.ts) inside synchronous transactions; listContacts reads it in its turn after ready",
   "contacts/importer.ts exports beginBulkWrites, which uses the database, not async (not async)":
