@@ -354,6 +354,18 @@ export const phoneNumbers = sqliteTable(
   (t) => [uniqueIndex("phone_numbers_user_number_idx").on(t.userId, t.phoneNumber), index("phone_numbers_provider_idx").on(t.providerId)],
 );
 
+/**
+ * A sender number's pace as the whole installation keeps it (issue 31 item 2, src/phone-numbers/pace.ts): the next
+ * free slot of its schedule, one segment every (1 s + guard) / rate, reserved by every process's sending engine per
+ * batch in one conditional statement, so processes sending for one number send at its rate together, and a restart
+ * carries on the schedule where it was. `granted` is what the last reservation was given (read back by it).
+ */
+export const numberPace = sqliteTable("number_pace", {
+  phoneNumberId: text("phone_number_id").primaryKey().references(() => phoneNumbers.id, { onDelete: "cascade" }),
+  nextAt: real("next_at").notNull(),
+  granted: integer("granted").notNull(),
+});
+
 export const REGISTRATION_STATES = ["registered", "pending", "rejected", "unregistered", "not_applicable", "unknown"] as const;
 export type RegistrationState = (typeof REGISTRATION_STATES)[number];
 export const REGISTRATION_PROGRAMS = ["10dlc", "toll_free", "none"] as const;

@@ -62,6 +62,7 @@ import m58 from "./0076_contact_tags_rowid.sql" with { type: "text" };
 import m59 from "./0077_one_trial.sql" with { type: "text" };
 import m60 from "./0078_contact_list_version.sql" with { type: "text" };
 import m61 from "./0079_contact_tags_created.sql" with { type: "text" };
+import m62 from "./0080_number_pace.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -127,4 +128,5 @@ export const migrationSql: Record<string, string> = {
   "0077_one_trial": m59,
   "0078_contact_list_version": m60,
   "0079_contact_tags_created": m61,
+  "0080_number_pace": m62,
 };

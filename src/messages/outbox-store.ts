@@ -4,11 +4,12 @@ import { contactStateFields, optedOutReader, optOutContact, personKey } from "..
 import type { AppContext } from "../context";
 import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
+import { reservePace, shiftPace, type PaceGrant } from "../phone-numbers/pace";
 import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
 import { mediaOfMessages, signedMediaUrl } from "../media/media";
 import { mmsPricesNow, pricesNow } from "../providers/prices";
 import { adapterFor, readyAdapter } from "../providers/registry";
-import type { OutboxRow, OutboxStore, Outcome, ProviderRegistry, SenderNumber } from "../sending/ports";
+import type { AdmitPace, OutboxRow, OutboxStore, Outcome, ProviderRegistry, SenderNumber } from "../sending/ports";
 import { zoneForRecipient } from "../sending/quiet-hours";
 import { holdFor, stateFromField, stateOfNumber, type StateRule } from "../sending/state-rules";
 import { stateRulesInForce } from "../state-rules/overrides";
@@ -151,7 +152,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
     },
   };
 
-  async function admitNow(rows: Claimed[], now: number, pace: Parameters<OutboxStore["admit"]>[2]): Promise<OutboxRow[]> {
+  async function admitNow(rows: Claimed[], now: number, pace: AdmitPace): Promise<{ admitted: OutboxRow[]; nextSlotAt: number | null }> {
       const optedOut = await (optedOutReady ??= optedOutReader(ctx));
       const states = await ctx.campaignOutbox.states([...new Set(rows.flatMap((r) => (r.campaignId ? [r.campaignId] : [])))]);
       const accounts = new Map<string, SendingSettings | null>();
@@ -170,8 +171,11 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       };
       const go: OutboxRow[] = [];
       const touched = new Set<string>();
+      // The number's shared schedule, reserved once, when the first row passes its checks; `used`: segments marked.
+      let grant: PaceGrant | null = null;
+      let used = 0;
       {
-        for (const row of rows) {
+        for (const [i, row] of rows.entries()) {
           if (row.campaignId) {
             const status = states.get(row.campaignId)?.status;
             if (status === "paused" || status === "scheduled" || status === "draft") {
@@ -224,13 +228,22 @@ export function outboxStore(ctx: AppContext): OutboxStore {
             }
           }
           if (!pace.fits(row)) break;
+          if (pace.shared) {
+            const { laneId, interval, catchUpMs, want } = pace.shared;
+            grant ??= await reservePace(ctx, laneId, now, Math.min(want, segmentsFrom(rows, i)), interval, catchUpMs);
+            // A text goes on its first slot come; the slots before it went to the texts before it.
+            if (used >= grant.granted) break;
+          }
           if (st.markSending!.run(now, row.id).changes !== 1) continue;
+          used += row.segments;
           pace.take(row);
           go.push(row);
         }
         if (touched.size) await ctx.campaignOutbox.settle(touched);
       }
-      return go;
+      if (!grant || !pace.shared) return { admitted: go, nextSlotAt: null };
+      await shiftPace(ctx, pace.shared.laneId, used, grant.granted, pace.shared.interval);
+      return { admitted: go, nextSlotAt: grant.nextAt + (used - grant.granted) * pace.shared.interval };
   }
 
   async function recordNow(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number) {
@@ -276,6 +289,13 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       }
       return { optOuts, early, settle };
   }
+}
+
+/** The segments of the rows from the `from`th on: the most a batch may use of its number's schedule. */
+function segmentsFrom(rows: OutboxRow[], from: number): number {
+  let n = 0;
+  for (let i = from; i < rows.length; i++) n += rows[i]!.segments;
+  return n;
 }
 
 /** The signed URLs of a message's stored items, in order (nothing for a text). */

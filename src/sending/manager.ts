@@ -1,4 +1,4 @@
-import { GUARD_MS, SlidingWindow, WINDOW_MS } from "./pace";
+import { CATCH_UP_MS, GUARD_MS, SlidingWindow, WINDOW_MS } from "./pace";
 import { realClock, type Clock, type OutboxRow, type OutboxStore, type Outcome, type ProviderRegistry, type SenderAccount, type SenderNumber, type SendError, type Transport } from "./ports";
 
 export type ManagerOptions = {
@@ -312,14 +312,18 @@ export class SendingManager {
     const sendable = rows.filter((row) => !lane.callingPhones.has(row.phone) && !first.has(row.phone) && first.add(row.phone));
     if (!sendable.length) return now + 5;
     const taken: Slots[] = [];
-    const admitted = await this.store.admit(sendable, now, {
+    // A number with a rate keeps its schedule in the installation's records too, where every process reserves from
+    // it: this process's window paces its own calls, the shared schedule all of theirs together.
+    const shared = lane.window.limit > 0 ? { laneId: lane.id, interval: lane.window.interval, catchUpMs: CATCH_UP_MS, want: Math.ceil(room) } : null;
+    const { admitted, nextSlotAt } = await this.store.admit(sendable, now, {
       fits: (row) => lane.window.fits(now, row.segments) && accountWindow.fits(now, row.segments),
       take: (row) => void taken.push({ lane: lane.window.record(now, row.segments), account: accountWindow.record(now, row.segments) }),
+      shared,
     });
     admitted.forEach((row, i) => void this.dispatch(transport, account.id, lane, accountWindow, row, taken[i]!));
-    if (!admitted.length && sendable.length < limit) return now + 1;
+    if (!admitted.length && sendable.length < limit) return Math.max(now + 1, nextSlotAt ?? 0);
     // The next call is due on the number's schedule, not at once: calls are spread over the second.
-    return Math.max(lane.window.nextFreeAt(now), accountWindow.nextFreeAt(now));
+    return Math.max(lane.window.nextFreeAt(now), accountWindow.nextFreeAt(now), nextSlotAt ?? 0);
   }
 
   private async dispatch(transport: Transport, accountId: string, lane: Lane, accountWindow: SlidingWindow, row: OutboxRow, slots: Slots) {

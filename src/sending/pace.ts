@@ -32,7 +32,7 @@ export class SlidingWindow {
   constructor(public limit: number) {}
 
   /** Milliseconds between two segments at the limit. */
-  private get interval(): number {
+  get interval(): number {
     return (WINDOW_MS + GUARD_MS) / this.limit;
   }
 

@@ -65,12 +65,22 @@ export interface OutboxStore {
   /**
    * The checks at the moment of sending (consent, expiry, quiet hours, caps, the campaign's state), then the mark:
    * rows that may go are set sending in one committed transaction before any call, in order while `pace.fits` says
-   * the next one fits the number's rate; `pace.take` counts each row marked. Answers the rows marked, in order.
+   * the next one fits this process's count of the number's rate and, with `pace.shared`, while the number's shared
+   * schedule has a slot come for it; `pace.take` counts each row marked. Answers the rows marked, in order, and when
+   * the shared schedule's next slot is (null without one).
    */
-  admit(rows: OutboxRow[], now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }): Promise<OutboxRow[]>;
+  admit(rows: OutboxRow[], now: number, pace: AdmitPace): Promise<{ admitted: OutboxRow[]; nextSlotAt: number | null }>;
   /** Records finished calls (and campaigns paused by a failure run) in one transaction. */
   record(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number): Promise<void>;
 }
+
+/**
+ * A number's schedule as every process of the installation shares it (issue 31 item 2): a segment every `interval`
+ * ms, `catchUpMs` of slots owed given at once (src/sending/pace.ts); a batch reserves at most `want` segments of it.
+ */
+export type SharedPace = { laneId: string; interval: number; catchUpMs: number; want: number };
+
+export type AdmitPace = { fits(row: OutboxRow): boolean; take(row: OutboxRow): void; shared: SharedPace | null };
 
 /** The provider call, in the engine's words. */
 export type Transport = {

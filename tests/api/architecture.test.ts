@@ -71,6 +71,7 @@ const OWNERS: Record<string, string> = {
   smsProviders: "providers",
   phoneNumbers: "phone-numbers",
   numberRegistrations: "phone-numbers",
+  numberPace: "phone-numbers",
   campaigns: "campaigns",
   // Kept by triggers on messages (migration 0019); read by campaign lists.
   campaignMessageCounts: "campaigns",

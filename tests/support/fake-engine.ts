@@ -1,7 +1,9 @@
 // The sending engine on a fake clock, an in-memory outbox and fake providers: its pace, back-off, retries and pauses
 // run in milliseconds of real time (tests/api/engine-*.test.ts).
+import { Database } from "bun:sqlite";
+import { RESERVE_PACE_SQL, reservePaceParams, SHIFT_PACE_SQL } from "../../src/phone-numbers/pace";
 import { SendingManager, type ManagerOptions } from "../../src/sending/manager";
-import type { Clock, OutboxRow, OutboxStore, Outcome, ProviderRegistry, SendError, Transport } from "../../src/sending/ports";
+import type { AdmitPace, Clock, OutboxRow, OutboxStore, Outcome, ProviderRegistry, SendError, Transport } from "../../src/sending/ports";
 
 /** A clock that moves only when told: timers fire in order, with the engine's promises settled in between. */
 export class FakeClock implements Clock {
@@ -58,9 +60,14 @@ async function settle() {
 
 export type Row = OutboxRow & { lane: string; status: string; dueAt: number; error?: string | null; calledAt?: number };
 
-/** The outbox in memory: the engine's contract, with no checks at the moment of sending beyond the pace. */
+/**
+ * The outbox in memory: the engine's contract, with no checks at the moment of sending beyond the pace. Several
+ * engines may share one (the processes of an installation): a row is marked sending once, and the numbers' shared
+ * schedules are the appliance's own statements (src/phone-numbers/pace.ts) on an in-memory SQLite table.
+ */
 export class MemoryOutbox implements OutboxStore {
   rows: Row[] = [];
+  private pace = new Database(":memory:");
   private byId = new Map<string, Row>();
   paused: { campaignId: string; reason: string }[] = [];
   private n = 0;
@@ -72,6 +79,11 @@ export class MemoryOutbox implements OutboxStore {
       this.rows.push(row);
       this.byId.set(id, row);
     }
+  }
+
+  /** A schedule table as migration 0080 makes it, without the sender numbers its key refers to. */
+  constructor() {
+    this.pace.run("CREATE TABLE number_pace (phone_number_id TEXT PRIMARY KEY, next_at REAL NOT NULL, granted INTEGER NOT NULL)");
   }
 
   count(status: string) {
@@ -98,18 +110,31 @@ export class MemoryOutbox implements OutboxStore {
     const due = this.rows.filter((r) => r.lane === lane && r.status === "queued").map((r) => r.dueAt);
     return due.length ? Math.min(...due) : null;
   }
-  async admit(rows: OutboxRow[], now: number, pace: { fits(row: OutboxRow): boolean; take(row: OutboxRow): void }) {
+  async admit(rows: OutboxRow[], now: number, pace: AdmitPace) {
     const go: OutboxRow[] = [];
-    for (const row of rows) {
+    let grant: { granted: number; nextAt: number } | null = null;
+    let used = 0;
+    for (const [i, row] of rows.entries()) {
       if (!pace.fits(row)) break;
+      if (pace.shared) {
+        const { laneId, interval, catchUpMs, want } = pace.shared;
+        const rest = rows.slice(i).reduce((n, r) => n + r.segments, 0);
+        grant ??= this.pace.query(RESERVE_PACE_SQL).get(...reservePaceParams(laneId, now, Math.min(want, rest), interval, catchUpMs)) as { granted: number; nextAt: number };
+        if (used >= grant.granted) break;
+      }
       const stored = this.byId.get(row.id)!;
+      if (stored.status !== "queued") continue;
       stored.status = "sending";
       stored.attempts++;
       stored.calledAt = now;
+      used += row.segments;
       pace.take(row);
       go.push(row);
     }
-    return go;
+    if (!grant || !pace.shared) return { admitted: go, nextSlotAt: null };
+    const shift = (used - grant.granted) * pace.shared.interval;
+    if (shift) this.pace.query(SHIFT_PACE_SQL).run(shift, pace.shared.laneId);
+    return { admitted: go, nextSlotAt: grant.nextAt + shift };
   }
   async record(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[]) {
     for (const o of outcomes) {
@@ -174,9 +199,8 @@ export const rateLimited = (retryAfterMs: number | null = 1000): SendError => ({
 export const serverError: SendError = { kind: "transient", code: "500", message: "Provider error", retryAfterMs: null };
 export const rejected: SendError = { kind: "permanent", code: "21211", message: "Not a valid phone number", retryAfterMs: null };
 
-/** An engine with one sender number ("n1") at `rate` segments per second on the fake provider. */
-export function engineWith(provider: FakeProvider, clock: FakeClock, rate: number, options: Partial<ManagerOptions> = {}) {
-  const store = new MemoryOutbox();
+/** An engine with one sender number ("n1") at `rate` segments per second on the fake provider (and `store`'s outbox). */
+export function engineWith(provider: FakeProvider, clock: FakeClock, rate: number, options: Partial<ManagerOptions> = {}, store = new MemoryOutbox()) {
   const registry: ProviderRegistry = {
     number: async (id) =>
       id === "n1"
