@@ -66,6 +66,9 @@ export function migrateUpTo(when: number): Database {
   return sqlite;
 }
 
-export function databaseStatus(db: Db): "ok" | "error" {
+/** Whether the database answers a query; on PostgreSQL (`ctx.db` standing for it, src/server.ts), asked over the pool. */
+export async function databaseStatus(db: Db): Promise<"ok" | "error"> {
+  const postgres = (db as { $postgres?: { rows(text: string): Promise<unknown> } }).$postgres;
+  if (postgres) return postgres.rows("SELECT 1").then(() => "ok" as const, () => "error" as const);
   return sqliteStatus(db.$client);
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database } from "bun:sqlite";
 import type { Db } from "./client";
+import type { PostgresRecords } from "./postgres/records-db";
 
 /**
  * Transactions that async callers can share one bun:sqlite connection with (issue 30 item 2).
@@ -48,6 +49,12 @@ type State = {
 };
 
 const frames = new AsyncLocalStorage<Frame>();
+
+/**
+ * On PostgreSQL, `ctx.db` stands for the installation's database (src/server.ts `postgresDb`): its transactions are
+ * PostgreSQL's, each on a connection of its own (db/postgres/records-db.ts), and a record needs no turn.
+ */
+const postgresOf = (db: Db) => (db as { $postgres?: PostgresRecords }).$postgres;
 const states = new WeakMap<Database, State>();
 
 function stateOf(client: Database): State {
@@ -65,6 +72,7 @@ const belongs = (state: State) => frames.getStore()?.root === state.open;
  * runs its statements with no `await` between them.
  */
 export function ready(db: Db): Promise<void> | undefined {
+  if (postgresOf(db)) return undefined;
   const state = stateOf(db.$client);
   if (state.open) return belongs(state) ? undefined : waitTurn(state);
   // Nothing open: the caller goes on at once, but its `await` still yields a microtask, and a transaction begun in
@@ -98,6 +106,8 @@ async function waitTurn(state: State) {
  * were written (the event log's listeners) then reads only what committed, in its own turn.
  */
 export function afterTransaction(db: Db, fn: () => void): void {
+  const postgres = postgresOf(db);
+  if (postgres) return postgres.afterTransaction(fn);
   const state = states.get(db.$client);
   const frame = frames.getStore();
   if (state?.open && frame?.root === state.open) (state.open.ended ??= []).push(fn);
@@ -106,6 +116,8 @@ export function afterTransaction(db: Db, fn: () => void): void {
 
 /** Whether the caller runs inside a transaction of `db` (a test's and a record's check). */
 export function inTransaction(db: Db): boolean {
+  const postgres = postgresOf(db);
+  if (postgres) return postgres.inTransaction();
   const state = states.get(db.$client);
   return !!state?.open && belongs(state);
 }
@@ -116,6 +128,8 @@ export function inTransaction(db: Db): boolean {
  * another, and statements of records outside them wait (see `ready`).
  */
 export function withTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const postgres = postgresOf(db);
+  if (postgres) return postgres.withTransaction(fn);
   const client = db.$client;
   const state = stateOf(client);
   const parent = frames.getStore();

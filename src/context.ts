@@ -1,11 +1,22 @@
 import type { Db } from "../db/client";
+import type { RecordsDb } from "../db/records";
 import type { Config } from "./config";
 import type { Mailer } from "./mail/mailer";
 
 /** What every domain needs from the running appliance; built once in server.ts. */
 export type AppContext = {
   config: Config;
+  /**
+   * The data folder's SQLite database, as the records not yet served on PostgreSQL use it (synchronous statements,
+   * `$client`). Under DATABASE_URL it stands for the PostgreSQL database: `ready` and transactions work, and any
+   * statement through it throws, naming the record not yet served there (src/server.ts `postgresDb`).
+   */
   db: Db;
+  /**
+   * The records' database on either engine (db/records.ts): every statement awaited, raw ones through
+   * `$rows`/`$run`. On SQLite, `ctx.db` itself (read at each call: a restore replaces it).
+   */
+  readonly records: RecordsDb;
   /**
    * Runs `fn` in one transaction of the records it calls (db/transaction.ts on SQLite): committed when it resolves,
    * rolled back when it throws; inside another, a savepoint of it. Other callers' records wait until it ends, so
@@ -23,7 +34,7 @@ export type AppContext = {
   argon2Cost?: { memoryCost: number; timeCost: number };
   log: (line: string) => void;
   /** Whether the database answers (GET /api/health): the composition's, which opened it (db/client.ts). */
-  databaseStatus(): "ok" | "error";
+  databaseStatus(): Promise<"ok" | "error">;
   /**
    * Hands a request to the app's own routes, as if it came over HTTP: the simulator provider posts its delivery
    * reports through the same webhook path a real provider uses. Set once the app is built.

@@ -3,6 +3,10 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { databaseStatus, openDatabase } from "../db/client";
 import { withTransaction } from "../db/transaction";
+import { sqliteRecords } from "../db/records";
+import { openPostgresRecords, type PostgresRecords } from "../db/postgres/records-db";
+import { SQL } from "bun";
+import type { Db } from "../db/client";
 import { createApp } from "./app";
 import { onDatabaseReplaced, writeBackup } from "./backups/backups";
 import { scheduleBackups } from "./backups/schedule";
@@ -70,19 +74,24 @@ export async function openAppContext(
   if (!existsSync(config.dataDir)) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   else if (statSync(config.dataDir).mode & 0o077) log(`warning: the data folder ${config.dataDir} is readable by other users; chmod 700 it`);
   const master = opened?.master ?? loadOrCreateSecretKey(config.dataDir, config.secretKeyFile);
-  if (config.databaseUrl) await refusePostgresForNow(config, master, log);
-  const db = openDatabase(join(config.dataDir, "smsdesk.db"), {
-    connection: opened?.connection ?? undefined,
-    beforeMigrations: (sqlite) => {
-      const backup = writeBackup(sqlite, config.dataDir, "before-migrations", Date.now(), config.secretKeyFile);
-      log(`backups: the data was backed up before applying new migrations (${backup.id})`);
-    },
-  });
+  const postgres = config.databaseUrl ? await openPostgres(config, master, log) : null;
+  const db = postgres
+    ? postgresDb(postgres)
+    : openDatabase(join(config.dataDir, "smsdesk.db"), {
+        connection: opened?.connection ?? undefined,
+        beforeMigrations: (sqlite) => {
+          const backup = writeBackup(sqlite, config.dataDir, "before-migrations", Date.now(), config.secretKeyFile);
+          log(`backups: the data was backed up before applying new migrations (${backup.id})`);
+        },
+      });
   const mailer = await createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, dev: config.dev, log });
   const ctx: AppContext = {
     config,
     db,
     // Read at each call: a restore replaces ctx.db.
+    get records() {
+      return postgres ? postgres.db : sqliteRecords(ctx.db);
+    },
     withTransaction: (fn) => withTransaction(ctx.db, fn),
     mailer,
     keys: { sessions: deriveKey(master, "sessions"), codes: deriveKey(master, "codes"), secrets: deriveKey(master, "secrets"), webhooks: deriveKey(master, "webhooks") },
@@ -117,7 +126,7 @@ export async function openAppContext(
       segmentsSince: (userId, since) => segmentsOutboundSince(ctx, userId, since),
       numbers: (userId) => countNumbers(ctx, userId),
     },
-    onStop: [],
+    onStop: postgres ? [() => postgres.close()] : [],
   };
   // The engine and the outbox, wired once: the messages domain is the outbox store, the campaigns domain answers for
   // its campaigns, and the engine runs on the context's clock (tests move ctx.now).
@@ -126,6 +135,12 @@ export async function openAppContext(
     pause: (id, reason) => pauseCampaign(ctx, id, reason),
     settle: (ids) => settleCampaigns(ctx, ids),
   };
+  if (postgres) {
+    // The engine's store and the workers' records are not served on PostgreSQL yet (serve() starts none of them):
+    // nothing queues a message there, so there is nothing to wake.
+    ctx.sending = { wake() {}, start: async () => {}, stop: async () => {} };
+    return ctx;
+  }
   const buildSending = () => new SendingManager(outboxStore(ctx), senderRegistry(ctx), { ...realClock, now: () => ctx.now() }, log);
   ctx.sending = buildSending();
   // A restore (src/backups/) replaces the connection the outbox store prepared its statements on.
@@ -140,22 +155,38 @@ export async function openAppContext(
 }
 
 /**
- * DATABASE_URL=postgres://: the PostgreSQL side is made ready (schema migrated, this process's key checked against
- * the installation's), and then the start is refused, because the records still run on SQLite only (issue 30 item 2
- * makes them asynchronous; their PostgreSQL implementation follows). Refusing is the honest answer: serving from the
- * data folder's SQLite while the operator believes the data is in PostgreSQL would lose it.
+ * DATABASE_URL=postgres://: the schema migrated and this process's key checked against the installation's
+ * (db/postgres/start.ts), then the pool the records run on (db/postgres/records-db.ts).
  */
-async function refusePostgresForNow(config: Config, master: Buffer, log: (line: string) => void): Promise<never> {
+async function openPostgres(config: Config, master: Buffer, log: (line: string) => void): Promise<PostgresRecords> {
   const url = config.databaseUrl!;
   const source = config.secretKeyFile ?? join(config.dataDir, "secret.key");
   await preparePostgres(url, { fingerprint: instanceId(deriveKey(master, "secrets")), source }, Date.now(), log).catch((err) => {
     throw err instanceof PostgresStartError ? new ConfigError(err.message) : err;
   });
-  throw new ConfigError(
-    `DATABASE_URL names a PostgreSQL database (${describeDatabase(url)}): its schema is migrated and this process's secret key ` +
-      "is the installation's, but this version of smsdesk cannot serve from PostgreSQL yet (its records run on SQLite only). " +
-      'Unset DATABASE_URL to run on the data folder\'s SQLite database; README "PostgreSQL mode" says what works today.',
-  );
+  log(`PostgreSQL: serving from ${describeDatabase(url)}`);
+  return openPostgresRecords(new SQL(url, { max: POSTGRES_POOL }));
+}
+
+/** Connections of this process's pool: one per transaction open at once, and the statements outside them. */
+const POSTGRES_POOL = 10;
+
+/**
+ * What `ctx.db` is on PostgreSQL: `ready` and the transactions of db/transaction.ts reach the installation's
+ * database through it (`$postgres`), and a statement of a record not yet served on PostgreSQL (one that runs on
+ * bun:sqlite's synchronous drizzle, or `$client`) throws, naming what it asked for, rather than reading another
+ * database than the installation's.
+ */
+function postgresDb(postgres: PostgresRecords): Db {
+  const known: Record<string | symbol, unknown> = { $postgres: postgres };
+  return new Proxy(known, {
+    get(target, name) {
+      if (name in target) return target[name];
+      // Awaiting ctx.db (never done) or printing it asks for these: answer as a plain object would.
+      if (name === "then" || typeof name === "symbol") return undefined;
+      throw new Error(`ctx.db.${String(name)}: a statement not served on PostgreSQL yet (its record still runs on SQLite only; issue 31 item 1)`);
+    },
+  }) as unknown as Db;
 }
 
 /**
@@ -183,29 +214,17 @@ export async function startServer(
  */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function serve(
-  config: Config,
-  log: (line: string) => void,
-  prepare: ((ctx: AppContext) => void) | undefined,
-  listening: Listening,
-): Promise<RunningServer> {
-  const ctx = await openAppContext(config, log, listening);
-  prepare?.(ctx);
-  if (config.adminEmail && config.adminPassword) {
-    if ((await countUsers(ctx)).admins === 0) {
-      await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
-      log(`created administrator ${config.adminEmail} from ADMIN_EMAIL`);
-    }
-  }
-  watchEventLoop(ctx, listening.holds);
-  await turn();
-  // Before the routes are built (the contact list's order by name reads them), as before any request.
-  await keyEarlierNames(ctx);
+/**
+ * What PostgreSQL does not serve yet (issue 31 item 1: their records still run on SQLite only), said once at start:
+ * the workers startWorkers starts are not started, and a request that reaches such a record answers an error.
+ */
+const NOT_SERVED_ON_POSTGRES =
+  "the sending engine, scheduled jobs, drips, automation, outbound webhooks, reconciliation, backups, media and the " +
+  "contacts' name order are not served on PostgreSQL yet; the accounts, settings and contacts are";
 
-  const app = createApp(ctx);
-  ctx.dispatch = (request) => app.handle(request);
-  await turn();
-  const repaired = await repairInterruptedCampaigns(ctx);
+/** The engine and the background workers, started once the routes are built (on SQLite only, for now). */
+async function startWorkers(ctx: AppContext, log: (line: string) => void) {
+  const repaired= await repairInterruptedCampaigns(ctx);
   if (repaired) log(`sending: ${repaired} campaign(s) left half-written by an earlier crash were repaired`);
   const writing = await resumeOutboxWriting(ctx);
   if (writing) log(`sending: writing the outbox of ${writing} large campaign(s) resumes where it stopped`);
@@ -230,6 +249,32 @@ async function serve(
   startInboundMediaCopies(ctx);
   startJobRunner(ctx);
   await turn();
+}
+
+async function serve(
+  config: Config,
+  log: (line: string) => void,
+  prepare: ((ctx: AppContext) => void) | undefined,
+  listening: Listening,
+): Promise<RunningServer> {
+  const ctx = await openAppContext(config, log, listening);
+  prepare?.(ctx);
+  if (config.adminEmail && config.adminPassword) {
+    if ((await countUsers(ctx)).admins === 0) {
+      await createOrPromoteAdmin(ctx, config.adminEmail, config.adminPassword);
+      log(`created administrator ${config.adminEmail} from ADMIN_EMAIL`);
+    }
+  }
+  watchEventLoop(ctx, listening.holds);
+  await turn();
+  // Before the routes are built (the contact list's order by name reads them), as before any request.
+  if (!config.databaseUrl) await keyEarlierNames(ctx);
+
+  const app = createApp(ctx);
+  ctx.dispatch = (request) => app.handle(request);
+  await turn();
+  if (config.databaseUrl) log(`PostgreSQL: ${NOT_SERVED_ON_POSTGRES}`);
+  else await startWorkers(ctx, log);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);
   // After a restore the sockets' positions name events of the data replaced: they reconnect and resume or reset.
@@ -289,7 +334,7 @@ async function serve(
       await server.stop(true);
       for (const hook of ctx.onStop) await hook();
       ctx.mailer.close();
-      ctx.db.$client.close();
+      if (!config.databaseUrl) ctx.db.$client.close();
       lock.release();
     },
   };

@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ReservedSQL, SQL } from "bun";
-import { drizzle, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
+import type { SQL as Query } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/sqlite-proxy";
+import { statementOf, type RecordsDb } from "../records";
 import * as schema from "../schema";
 
 /**
@@ -26,20 +28,23 @@ import * as schema from "../schema";
  * they neither see nor join its writes, and PostgreSQL's row locks, not turns on one connection, order the writers.
  * A transaction begun inside another is a savepoint of it, taken one at a time per frame.
  *
- * A raw statement (what records run today on bun:sqlite's `$client`) goes through `rows`/`run` below, which answer
- * objects and `{ changes }` as bun:sqlite does; drizzle's own `db.all(sql\`...\`)` would answer PostgreSQL's arrays.
+ * A raw statement (what records run today on bun:sqlite's `$client`) goes through `rows`/`run` below (the records'
+ * `$rows`/`$run`, db/records.ts), which answer objects and `{ changes }` as bun:sqlite does; drizzle's own
+ * `db.all(sql\`...\`)` would answer PostgreSQL's arrays.
  */
 
-export type PostgresRecordsDb = SqliteRemoteDatabase<typeof schema>;
-
 export type PostgresRecords = {
-  db: PostgresRecordsDb;
+  db: RecordsDb;
   /** Runs `fn` in a transaction (a savepoint when one is open in the caller's frame); rolls back if it throws. */
   withTransaction<T>(fn: () => Promise<T>): Promise<T>;
-  /** A raw statement's rows as objects keyed by column name (`?` parameters, SQLite's text). */
-  rows<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs `fn` once the caller's transaction has committed or rolled back (in a microtask when none is open). */
+  afterTransaction(fn: () => void): void;
+  /** Whether the caller runs inside a transaction. */
+  inTransaction(): boolean;
+  /** A raw statement's rows as objects keyed by column name (`?` parameters, SQLite's text, or drizzle's `sql`). */
+  rows<T = Record<string, unknown>>(query: string | Query, params?: unknown[]): Promise<T[]>;
   /** A raw write: how many rows it changed. */
-  run(text: string, params?: unknown[]): Promise<{ changes: number }>;
+  run(query: string | Query, params?: unknown[]): Promise<{ changes: number }>;
   close(): Promise<void>;
 };
 
@@ -128,13 +133,15 @@ type Frame = {
   /** Savepoints taken directly in this frame run one after another: the last one's end. */
   children: Promise<unknown>;
   savepoints: { n: number };
+  /** Run once the outermost transaction has ended (its frame's list, shared by its savepoints). */
+  ended: (() => void)[];
 };
 
 export function openPostgresRecords(sql: SQL): PostgresRecords {
   const frames = new AsyncLocalStorage<Frame>();
   const connection = () => frames.getStore()?.conn ?? sql;
 
-  const db = drizzle(
+  const drizzled = drizzle(
     async (text, params, method) => {
       const result = await connection().unsafe(toPostgres(text), params as any[]).values();
       if (method === "run") return { rows: [], changes: result.count } as { rows: [] };
@@ -143,15 +150,17 @@ export function openPostgresRecords(sql: SQL): PostgresRecords {
     },
     { schema },
   );
+  const dialect = (drizzled as unknown as { dialect: Parameters<typeof statementOf>[0] }).dialect;
 
   async function withTransaction<T>(fn: () => Promise<T>): Promise<T> {
     const frame = frames.getStore();
     if (frame) return savepoint(frame, fn);
     const conn = await sql.reserve();
+    const ended: (() => void)[] = [];
     try {
       await conn.unsafe("BEGIN");
       try {
-        const out = await frames.run({ conn, children: Promise.resolve(), savepoints: { n: 0 } }, fn);
+        const out = await frames.run({ conn, children: Promise.resolve(), savepoints: { n: 0 }, ended }, fn);
         await conn.unsafe("COMMIT");
         return out;
       } catch (err) {
@@ -160,7 +169,14 @@ export function openPostgresRecords(sql: SQL): PostgresRecords {
       }
     } finally {
       await conn.release();
+      for (const after of ended) frames.exit(() => queueMicrotask(after));
     }
+  }
+
+  function afterTransaction(fn: () => void) {
+    const frame = frames.getStore();
+    if (frame) frame.ended.push(fn);
+    else queueMicrotask(fn);
   }
 
   function savepoint<T>(frame: Frame, fn: () => Promise<T>): Promise<T> {
@@ -168,7 +184,7 @@ export function openPostgresRecords(sql: SQL): PostgresRecords {
       const name = `sp${++frame.savepoints.n}`;
       await frame.conn.unsafe(`SAVEPOINT ${name}`);
       try {
-        const out = await frames.run({ conn: frame.conn, children: Promise.resolve(), savepoints: frame.savepoints }, fn);
+        const out = await frames.run({ conn: frame.conn, children: Promise.resolve(), savepoints: frame.savepoints, ended: frame.ended }, fn);
         await frame.conn.unsafe(`RELEASE SAVEPOINT ${name}`);
         return out;
       } catch (err) {
@@ -181,16 +197,27 @@ export function openPostgresRecords(sql: SQL): PostgresRecords {
     return turn;
   }
 
-  async function rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
-    const result = await connection().unsafe(toPostgres(text), params as any[]);
+  async function rows<T>(query: string | Query, params?: unknown[]): Promise<T[]> {
+    const s = statementOf(dialect, query, params);
+    const result = await connection().unsafe(toPostgres(s.text), s.params as any[]);
     const columns = (result as any).columns as { name: string; type: number }[] | undefined;
     return withNumbers([...result] as Record<string, unknown>[], columns, columns?.map((c) => c.name) ?? []) as T[];
   }
 
-  async function run(text: string, params: unknown[] = []) {
-    const result = await connection().unsafe(toPostgres(text), params as any[]);
+  async function run(query: string | Query, params?: unknown[]) {
+    const s = statementOf(dialect, query, params);
+    const result = await connection().unsafe(toPostgres(s.text), s.params as any[]);
     return { changes: result.count };
   }
 
-  return { db, withTransaction, rows, run, close: () => sql.close() };
+  const db = Object.assign(drizzled, { $engine: "postgres" as const, $rows: rows, $run: run }) as unknown as RecordsDb;
+  return {
+    db,
+    withTransaction,
+    afterTransaction,
+    inTransaction: () => frames.getStore() !== undefined,
+    rows,
+    run,
+    close: () => sql.close(),
+  };
 }

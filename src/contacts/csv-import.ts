@@ -67,6 +67,8 @@ export const INTERRUPTED =
  * the contacts they stored that were not added yet (name-order.ts) are added in the background.
  */
 export function failInterruptedImports(ctx: AppContext) {
+  // A CSV import's worker writes the data folder's SQLite: on PostgreSQL none ran, and none is left to fail.
+  if (ctx.records.$engine === "postgres") return;
   rmSync(uploadsDir(ctx), { recursive: true, force: true });
   restoreSearchMerges(ctx.db.$client);
   ctx.db

@@ -198,6 +198,8 @@ const ALLOWED: Record<string, string> = {
     "the composition: `smsdesk doctor` reads the PostgreSQL database's schema, key fingerprint and connections, below the records",
   "server.ts imports db/postgres/start.ts (not a record)":
     "the composition prepares the PostgreSQL database (migrations, the key's fingerprint) before it opens anything",
+  "server.ts imports db/records.ts (not a record)": "the composition hands the records their database on SQLite (ctx.records, the data folder's)",
+  "server.ts imports db/postgres/records-db.ts (not a record)": "the composition opens the records' database on PostgreSQL (DATABASE_URL) and hands it to the context",
   "server.ts imports db/transaction.ts (not a record)": "the composition hands the engine's transactions to the context (ctx.withTransaction)",
   "backups/backups.ts imports db/client.ts (not a record)":
     "to untie: a backup works on the database file (VACUUM INTO, checks, migrating a restored copy); wants a db-file record",
@@ -590,7 +592,7 @@ describe("route files", () => {
     expect(routeFiles.length).toBeGreaterThan(15);
     const working = routeFiles.filter(
       (file) =>
-        /\bctx\.db\.|\$client/.test(sources.get(file)!) ||
+        /\bctx\.(db|records)\.|\$client/.test(sources.get(file)!) ||
         imports.some((i) => i.from === file && i.to === SCHEMA && (i.namespace || i.names.some((n) => tableNames.has(n.name)))),
     );
     expect(working).toEqual([]);

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import { instanceId } from "../../src/secrets/instance";
 import { VERSION } from "../../src/version";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { startTestServer, TEST_ENGINE, type TestServer } from "../support/test-server";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -37,7 +37,9 @@ describe("GET /api/health", () => {
     const open = t.ctx.db;
     const closed = new Database(":memory:");
     closed.close();
-    t.ctx.db = { ...open, $client: closed } as typeof open;
+    // On PostgreSQL ctx.db stands for the installation's database (src/server.ts): here one whose queries fail.
+    const unreachable = { $postgres: { rows: () => Promise.reject(new Error("connection refused")) } };
+    t.ctx.db = (TEST_ENGINE === "postgres" ? unreachable : { ...open, $client: closed }) as typeof open;
     try {
       const down = await t.api("/api/health");
       expect(down.status).toBe(503);

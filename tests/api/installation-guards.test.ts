@@ -2,8 +2,8 @@
  * What keeps one installation one (issue 31 item 2, the parts that need no PostgreSQL records): on SQLite a second
  * server on the same data folder refuses to start and names the one that holds it (two real processes; the lock
  * goes with a killed process); SECRET_KEY_FILE supplies the key; on PostgreSQL the key's fingerprint is stored and a
- * process with another key refuses to start and says why; and DATABASE_URL=postgres:// refuses to start rather
- * than serve from SQLite, since the records do not run on PostgreSQL yet.
+ * process with another key refuses to start and says why; and DATABASE_URL=postgres:// serves from PostgreSQL,
+ * never from the data folder's SQLite.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { instanceId } from "../../src/secrets/instance";
 import { deriveKey } from "../../src/secrets/secret-key";
 import { createBackup, restoreBackup } from "../../src/backups/backups";
-import { childApi, startChildServer } from "../support/child-server";
+import { childApi, startChildServer, type ChildServer } from "../support/child-server";
 import { startTestServer } from "../support/test-server";
 import { throwawayDatabase } from "../support/postgres";
 
@@ -144,34 +144,32 @@ describe("DATABASE_URL=postgres://", () => {
     expect(r.out).toContain("smsdesk: DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database), or unset for SQLite");
   });
 
-  test("the schema is migrated and the key's fingerprint stored, then the start is refused, never served from SQLite", async () => {
+  test("the schema is migrated and the key's fingerprint stored; processes with the installation's key serve from it, another key is refused", async () => {
     const pg = await throwawayDatabase();
+    const servers: ChildServer[] = [];
     try {
       const keyA = keyText();
       const fileA = join(tempDir(), "a.key");
       writeFileSync(fileA, keyA);
       const dataDir = tempDir();
-      const first = run({ DATA_DIR: dataDir, SECRET_KEY_FILE: fileA, DATABASE_URL: pg.url });
-      expect(first.status).toBe(2);
-      expect(first.out).toContain(`PostgreSQL: this installation's key fingerprint (instance ${fingerprintOf(keyA)}) stored`);
-      expect(first.out).toContain(
-        `smsdesk: DATABASE_URL names a PostgreSQL database (127.0.0.1:5432/${pg.name}): its schema is migrated and this process's ` +
-          "secret key is the installation's, but this version of smsdesk cannot serve from PostgreSQL yet (its records run on SQLite only). " +
-          'Unset DATABASE_URL to run on the data folder\'s SQLite database; README "PostgreSQL mode" says what works today.',
-      );
-      expect(first.out).not.toContain("is running");
+      const first = await startChildServer({ DATA_DIR: dataDir, SECRET_KEY_FILE: fileA, DATABASE_URL: pg.url });
+      servers.push(first);
+      expect((await childApi(first.url, "/api/health")).body).toMatchObject({ status: "ok", db: "ok", instance: fingerprintOf(keyA) });
+      expect(first.output()).toContain(`PostgreSQL: this installation's key fingerprint (instance ${fingerprintOf(keyA)}) stored`);
+      expect(first.output()).toContain(`PostgreSQL: serving from 127.0.0.1:5432/${pg.name}`);
       // Nothing was served from, or written to, a SQLite database in the data folder.
       expect(() => readFileSync(join(dataDir, "smsdesk.db"))).toThrow();
       const rows = (await pg.sql`SELECT key_fingerprint FROM smsdesk_installation`) as { key_fingerprint: string }[];
       expect(rows.map((r) => r.key_fingerprint)).toEqual([fingerprintOf(keyA)]);
 
-      // A second process with the same key (from its own data folder) gets as far; one with another key is refused.
+      // A second process with the same key (from its own data folder) serves the same installation; one with another
+      // key is refused.
       const sameDir = tempDir();
       writeFileSync(join(sameDir, "secret.key"), keyA, { mode: 0o600 });
-      const same = run({ DATA_DIR: sameDir, DATABASE_URL: pg.url });
-      expect(same.status).toBe(2);
-      expect(same.out).toContain("cannot serve from PostgreSQL yet");
-      expect(same.out).not.toContain("stored");
+      const same = await startChildServer({ DATA_DIR: sameDir, DATABASE_URL: pg.url });
+      servers.push(same);
+      expect((await childApi(same.url, "/api/health")).body).toMatchObject({ status: "ok", db: "ok", instance: fingerprintOf(keyA) });
+      expect(same.output()).not.toContain("stored");
 
       const otherDir = tempDir();
       const other = run({ DATA_DIR: otherDir, DATABASE_URL: pg.url });
@@ -183,6 +181,7 @@ describe("DATABASE_URL=postgres://", () => {
           "same key: copy the installation's secret.key into this process's DATA_DIR, or point SECRET_KEY_FILE at it.",
       );
     } finally {
+      for (const server of servers) await server.kill();
       await pg.drop();
     }
   }, 120_000);

@@ -210,7 +210,7 @@ export function definitionsOf(code: string): Definition[] {
 }
 
 /** A body that uses the database itself: the context's connection, a `db` handle, the raw client. */
-const USES_DB = /\bctx\.db\b|\bdb\.|\$client/;
+const USES_DB = /\bctx\.(db|records)\b|\bdb\.|\$client/;
 
 /** The names a body calls: `name(` or `name<T>(`, not a method (`x.name(`). */
 const CALL = /(?<![\w.$])([A-Za-z_$][\w$]*)\s*(?:<[^>\n]*>)?\(/g;

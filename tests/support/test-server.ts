@@ -15,6 +15,14 @@ import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { startServer } from "../../src/server";
+import { throwawayDatabase, type ThrowawayDatabase } from "./postgres";
+
+/**
+ * SMSDESK_TEST_DATABASE=postgres runs a test file's apps on PostgreSQL (issue 31 item 1): each app gets a throwaway
+ * database of its own on the local server (tests/support/postgres.ts), dropped when it stops, as its data folder is.
+ * Unset, the apps run on their data folder's SQLite.
+ */
+export const TEST_ENGINE: "sqlite" | "postgres" = process.env.SMSDESK_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
 
 export const DEFAULT_PASSWORD = "secret123";
 
@@ -199,6 +207,7 @@ export async function startTestServer(
     if (m) record([m[1]!], m[2]!, m[3]!, line);
   };
 
+  const pg: ThrowawayDatabase | null = TEST_ENGINE === "postgres" ? await throwawayDatabase() : null;
   const config = loadConfig(
     {
       PORT: "0",
@@ -206,11 +215,15 @@ export async function startTestServer(
       DATA_DIR: dataDir,
       SMSDESK_DEV: dev ? "1" : "",
       ...(smtp ? { SMTP_URL: smtp.url } : {}),
+      ...(pg ? { DATABASE_URL: pg.url } : {}),
       ...opts.env,
     },
     [],
   );
-  const server = await startServer(config, log);
+  const server = await startServer(config, log).catch(async (err) => {
+    await pg?.drop();
+    throw err;
+  });
   if (!opts.rateLimits) rateLimiterFor(server.ctx).enabled = false;
   const url = server.url;
 
@@ -341,6 +354,7 @@ export async function startTestServer(
         await server.stop();
       } finally {
         await smtp?.close();
+        await pg?.drop();
         rmSync(dataDir, { recursive: true, force: true });
       }
     },
