@@ -30,7 +30,7 @@ export function findLinks(text: string): FoundLink[] {
 export const shortUrl = (domain: string, code: string) => `${domain}${LINK_PATH}${code}`;
 
 /** Whether a link is already one of the domain's short links (not shortened twice). */
-export const isShortLink = (domain: string, url: string) => url.startsWith(`${domain}${LINK_PATH}`);
+export const isShortLink = (domain: string, url: string) => url.startsWith(domain) && url.startsWith(LINK_PATH, domain.length);
 
 /**
  * The text with each link replaced by what `replace` answers for it (null: left as written). Short links of the

@@ -9,8 +9,8 @@ import { businessNameOf, type User } from "../users/queries";
 import { compile, type MergeValues } from "../../shared/personalisation/render";
 import type { AudienceContact } from "../contacts/audience";
 import { audienceContacts } from "./audiences";
-import { dropShortLinks, expiryAt, linkDomainOf, shortener } from "../links/links";
-import { withShortLinkLengths } from "../../shared/links/text";
+import { expiryAt, linkDomainOf, shortener } from "../links/links";
+import { findLinks, withShortLinkLengths } from "../../shared/links/text";
 import { heldMediaIds } from "../media/media";
 
 /** Who holds a campaign's attachments (src/media): each of its messages carries them, an MMS. */
@@ -164,24 +164,21 @@ export async function writeOutbox(
   const fill = compile(campaign.content);
   const expiresAt = startAt + campaign.expiresAfterMinutes * 60_000;
   // Links become short links here, one per recipient and link, in the transaction that writes the messages (issue 32):
-  // the campaign's link rows found or made once for the chunk, then one slim row per recipient and link.
+  // the campaign's link rows found or made once for the chunk, then one slim row per recipient and link, written
+  // together once the messages are.
   const domain = linkDomainOf(ctx, user);
   const utm = { source: campaign.utmSource, medium: campaign.utmMedium, campaign: campaign.utmCampaign };
   const linksExpire = expiryAt(ctx.now(), campaign.linkExpiryDays);
   const mediaIds = await heldMediaIds(ctx, campaignMedia(campaign.id));
+  // Ids reserved for as many short links as the content has links for each recipient (a merge field adding one
+  // reserves more as needed).
   const shorten = campaign.shortenLinks
-    ? await shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire })
+    ? await shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire }, recipients.length * findLinks(campaign.content).length)
     : null;
-  const made = new Map<string, number[]>();
   const items = recipients.map((r) => {
     const id = Bun.randomUUIDv7();
     const text = personalize(fill, r, business, campaign.appendOptOut);
-    let content = text;
-    if (shorten) {
-      const ids: number[] = [];
-      content = shorten(text, id, ids);
-      if (ids.length) made.set(id, ids);
-    }
+    const content = shorten ? shorten.shorten(text, id) : text;
     return {
       id,
       userId: user.id,
@@ -200,10 +197,7 @@ export async function writeOutbox(
     };
   });
   const written = await enqueue(ctx, items);
-  // A recipient already written (a repeated chunk) got no new message: its new short links go.
-  if (made.size && written.length < items.length) {
-    const kept = new Set(written);
-    await dropShortLinks(ctx, items.flatMap((m) => (kept.has(m.id) ? [] : (made.get(m.id) ?? []))));
-  }
+  // A recipient already written (a repeated chunk) got no new message, and keeps no short link.
+  if (shorten) await shorten.write(written.length < items.length ? new Set(written) : undefined);
   return written.length;
 }

@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
 import { ready } from "../../db/transaction";
 import { codeKey, codeOf, idOf, newCodeKey, type CodeKey } from "./codes";
-import { replaceLinks, shortUrl } from "../../shared/links/text";
+import { findLinks, replaceLinks, shortUrl } from "../../shared/links/text";
 
 /**
  * Short links (issue 32 item 1): one per recipient and link of a message, made when the outbox renders the text,
@@ -49,9 +49,11 @@ type Statements = {
   anyDrawn: Statement;
   insertLink: Statement;
   findLink: Statement;
-  insertShort: Statement;
+  reserve: Statement;
+  startCounter: Statement;
   drawnTaken: Statement;
-  deleteShort: Statement;
+  /** Multi-row inserts of 1, 2, 4 ... 128 short links (inserts[i] of 2^i rows), prepared as first needed. */
+  inserts: Statement[];
 };
 const statements = new WeakMap<Database, Statements>();
 
@@ -65,9 +67,17 @@ function statementsOf(db: Database): Statements {
       anyDrawn: db.prepare(`SELECT 1 AS found FROM short_links WHERE code IS NOT NULL LIMIT 1`),
       insertLink: db.prepare(`INSERT INTO links (user_id, campaign_id, source, url, target, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
       findLink: db.prepare(`SELECT id FROM links WHERE user_id = ? AND source = ? AND url = ? AND target = ?`),
-      insertShort: db.prepare(`INSERT INTO short_links (link_id, message_id, created_at, expires_at) VALUES (?, ?, ?, ?)`),
+      // short_links' AUTOINCREMENT counter moved on by `?` in one statement: the ids up to the seq answered are this
+      // caller's (never given again, as AUTOINCREMENT's own are not), whatever another process reserves or inserts.
+      reserve: db.prepare(
+        `UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(id), 0) FROM short_links)) + ? WHERE name = 'short_links' RETURNING seq`,
+      ),
+      // The counter is made by the table's first insert; one that never had a row has none yet.
+      startCounter: db.prepare(
+        `INSERT INTO sqlite_sequence (name, seq) SELECT 'short_links', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'short_links')`,
+      ),
       drawnTaken: db.prepare(`SELECT 1 AS found FROM short_links WHERE code = ?`),
-      deleteShort: db.prepare(`DELETE FROM short_links WHERE id = ?`),
+      inserts: [],
     };
     statements.set(db, st);
   }
@@ -94,6 +104,34 @@ function writerKey(st: Statements): CodeKey {
   return parsed(row.key);
 }
 
+/** The next `count` ids of short_links, reserved: answers the first. */
+function reserveIds(st: Statements, count: number): number {
+  let row = st.reserve.get(count) as { seq: number } | null;
+  if (!row) {
+    st.startCounter.run();
+    row = st.reserve.get(count) as { seq: number };
+  }
+  return row.seq - count + 1;
+}
+
+/**
+ * Inserts short links (`rows` flat: id, link id, message id of each) made at `now`, in statements of 128, 64 ... 1
+ * rows: a chunk's in a few statements, each prepared once, rather than one statement a row.
+ */
+function insertShortLinks(db: Database, st: Statements, rows: (number | string)[], now: number, expiresAt: number | null) {
+  let at = 0;
+  for (let i = 7; i >= 0; i--) {
+    const size = 3 << i;
+    while (rows.length - at >= size) {
+      const insert = (st.inserts[i] ??= db.prepare(
+        `INSERT INTO short_links (id, link_id, message_id, created_at, expires_at) VALUES ${Array.from({ length: 1 << i }, (_, r) => `(?${3 * r + 3}, ?${3 * r + 4}, ?${3 * r + 5}, ?1, ?2)`).join(", ")}`,
+      ));
+      insert.run(now, expiresAt, ...rows.slice(at, at + size));
+      at += size;
+    }
+  }
+}
+
 /** Where a campaign's or another message source's short links come from, and where they go. */
 export type LinkSource = {
   userId: string;
@@ -104,66 +142,97 @@ export type LinkSource = {
   expiresAt: number | null;
 };
 
-/** Rewrites one message's text with short links of its own (see shortener). */
-export type Shorten = (text: string, messageId: string, made?: number[]) => string;
+/** A source's short links for the messages of one transaction (see shortener). */
+export type Shortener = {
+  /** The text with each link replaced by a new short link of this message (its row kept for `write`). */
+  shorten(text: string, messageId: string): string;
+  /**
+   * Writes the short links made so far, of the messages in `kept` only when given (a message the outbox did not
+   * write after all keeps none), in the shortener's transaction.
+   */
+  write(kept?: ReadonlySet<string>): Promise<void>;
+};
 
 /**
  * A shortener for the messages of one source written in the transaction open on the context's connection (a
  * campaign's chunk, a drip step's text): each of its texts answered with every link replaced by a new short link of
  * that message. The source's link rows (links) are found or made once per distinct link and kept for the
- * shortener's life; each recipient's short link is one row appended to short_links, its code its id encoded
- * (src/links/codes.ts). `made` collects the ids written, for dropShortLinks.
+ * shortener's life; each recipient's short link is a row of short_links whose code is its id encoded
+ * (src/links/codes.ts). The ids are reserved from the table's counter `expected` at a time (ids reserved and not
+ * used are never given: codes are plenty) and the rows written together by `write`, a few multi-row statements a
+ * chunk: made row by row as the texts were, they cost a statement each.
  */
-export async function shortener(ctx: AppContext, domain: string, src: LinkSource): Promise<Shorten> {
+export async function shortener(ctx: AppContext, domain: string, src: LinkSource, expected = 1): Promise<Shortener> {
   await ready(ctx.db);
-  const st = statementsOf(ctx.db.$client);
+  const db = ctx.db.$client;
+  const st = statementsOf(db);
   const key = writerKey(st);
   // Codes drawn before migration 0074 are kept; an id whose code is one of them is skipped (a chance of about one in
   // a million per drawn code), so a code always names one link.
   const drawn = !!st.anyDrawn.get();
   const now = ctx.now();
+  const prefix = shortUrl(domain, "");
+  const block = Math.max(1, expected);
+  let next = 0;
+  let last = -1;
+  let rows: (number | string)[] = [];
   const linkIds = new Map<string, number>();
   const linkOf = (url: string) => {
     let id = linkIds.get(url);
     if (id === undefined) {
       const target = withUtm(absolute(url), src.utm);
-      st.insertLink.run(src.userId, src.campaignId, src.source, url, target, now);
-      id = (st.findLink.get(src.userId, src.source, url, target) as { id: number }).id;
-      linkIds.set(url, id);
+      let row = st.findLink.get(src.userId, src.source, url, target) as { id: number } | null;
+      if (!row) {
+        st.insertLink.run(src.userId, src.campaignId, src.source, url, target, now);
+        row = st.findLink.get(src.userId, src.source, url, target) as { id: number };
+      }
+      linkIds.set(url, (id = row.id));
     }
     return id;
   };
-  return (text, messageId, made) =>
-    replaceLinks(text, domain, (url) => {
-      const linkId = linkOf(url);
-      for (;;) {
-        const id = Number(st.insertShort.run(linkId, messageId, now, src.expiresAt).lastInsertRowid);
-        const code = codeOf(key, id);
-        if (drawn && st.drawnTaken.get(code)) {
-          // AUTOINCREMENT: the id is not given again.
-          st.deleteShort.run(id);
-          continue;
-        }
-        made?.push(id);
-        return shortUrl(domain, code);
+  let messageId = "";
+  const replace = (url: string) => {
+    const linkId = linkOf(url);
+    for (;;) {
+      if (next > last) {
+        next = reserveIds(st, block);
+        last = next + block - 1;
       }
-    });
+      const id = next++;
+      const code = codeOf(key, id);
+      if (drawn && st.drawnTaken.get(code)) continue;
+      rows.push(id, linkId, messageId);
+      return prefix + code;
+    }
+  };
+  return {
+    shorten: (text, id) => {
+      messageId = id;
+      return replaceLinks(text, domain, replace);
+    },
+    write: async (kept) => {
+      await ready(ctx.db);
+      let out = rows;
+      if (kept) {
+        out = [];
+        for (let i = 0; i < rows.length; i += 3) if (kept.has(rows[i + 2] as string)) out.push(rows[i]!, rows[i + 1]!, rows[i + 2]!);
+      }
+      rows = [];
+      insertShortLinks(db, st, out, now, src.expiresAt);
+    },
+  };
 }
 
 /** One message's text with its links shortened (a drip step, a keyword's reply, an automation's text). */
 export async function shortenText(ctx: AppContext, domain: string, text: string, src: LinkSource & { messageId: string }): Promise<string> {
-  return (await shortener(ctx, domain, src))(text, src.messageId);
+  const s = await shortener(ctx, domain, src, findLinks(text).length);
+  const out = s.shorten(text, src.messageId);
+  await s.write();
+  return out;
 }
 
 /** When links made now with this many days' life expire. */
 export const expiryAt = (now: number, days: number) => now + days * DAY;
-
-/** Removes short links of messages that were not written after all (a repeat the outbox skipped), by their ids. */
-export async function dropShortLinks(ctx: AppContext, ids: number[]) {
-  if (!ids.length) return;
-  await ready(ctx.db);
-  ctx.db.$client.query(`DELETE FROM short_links WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
-}
 
 export type ShortLink = {
   /** short_links.id */

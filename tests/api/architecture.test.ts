@@ -291,8 +291,8 @@ const ALLOWED: Record<string, string> = {
  * are `ctx.withTransaction` (db/transaction.ts), never a synchronous bun:sqlite or drizzle one. The folders not
  * listed, still synchronous on bun:sqlite: none (each folder with records is listed).
  * In links, the clicks' flush and the campaign's and dashboard's click figures are async; a shortener is made by an
- * async record once per chunk and writes each message's short links synchronously in the transaction that writes the
- * message, and the redirect reads one at once unless a transaction is open (ALLOWED: the click's hot path).
+ * async record once per chunk, rewrites each message's text synchronously, and writes the chunk's short links with an
+ * async record in the transaction that writes the messages, and the redirect reads one at once unless a transaction is open (ALLOWED: the click's hot path).
  * In campaigns, a flow, the SQL is in its records (records.ts, stats.ts); the start, pause, settle and A/B winner run
  * synchronously in their caller's transaction (ALLOWED: the jobs runner's pass, the engine's port), which a user's
  * action opens with ctx.withTransaction.

@@ -114,9 +114,12 @@ test("every old code still redirects to its target, an expired one says so, and 
 
 test("short links made after the upgrade go on from the last id, with codes of their own that redirect too", async () => {
   // The writer the outbox uses, for campaign c-1's link without UTM parameters: a link row of its own.
-  const text = await t.ctx.withTransaction(async () =>
-    (await shortener(t.ctx, t.ctx.config.linkDomain, { userId: "u-1", campaignId: "c-1", source: "campaign:c-1", utm: null, expiresAt: null }))(`New: ${URL_A}`, "m-new"),
-  );
+  const text = await t.ctx.withTransaction(async () => {
+    const shorten = await shortener(t.ctx, t.ctx.config.linkDomain, { userId: "u-1", campaignId: "c-1", source: "campaign:c-1", utm: null, expiresAt: null });
+    const made = shorten.shorten(`New: ${URL_A}`, "m-new");
+    await shorten.write();
+    return made;
+  });
   const row = sql("SELECT id, code, link_id FROM short_links WHERE message_id = 'm-new'") as { id: number; code: string | null; link_id: number }[];
   expect(row).toEqual([{ id: OLD.length + 1, code: null, link_id: 4 }]);
   const code = (await codesOf(t.ctx, [row[0]!.id])).get(row[0]!.id)!;
