@@ -211,7 +211,7 @@ async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId
     if (!contact.phone) done.push("Message not sent: the contact has no phone");
     else if (contact.status === "opted_out") done.push("Message not sent: the contact opted out");
     else {
-      const sender = chooseSender(ctx, userId, null);
+      const sender = await chooseSender(ctx, userId, null);
       if (!sender) throw badRequest("Message not sent: no SMS provider or phone number is set up");
       const text = render(a.sendMessage, {
         firstName: contact.firstName,

@@ -31,16 +31,16 @@ export type AbTestInput = { variants: string[]; testPercent: number; measure: "c
  * An A/B test as saved: 2-4 distinct texts, each checked as a campaign's text is (`checkText`), a test share of
  * 2-50% and, with the click rate as measure, a link in every text to click (shortened, or nobody's click counts).
  */
-export function cleanAbTest(input: AbTestInput, shortenLinks: boolean, checkText: (text: string) => void): AbTest {
+export async function cleanAbTest(input: AbTestInput, shortenLinks: boolean, checkText: (text: string) => Promise<void>): Promise<AbTest> {
   const variants = input.variants.map((v) => v.trim());
   const { min, max } = AB_LIMITS.variants;
   if (variants.length < min || variants.length > max) throw badRequest(`An A/B test has ${min} to ${max} variants`);
-  variants.forEach((v, i) => {
+  for (const [i, v] of variants.entries()) {
     if (!v) throw badRequest(`Variant ${variantLabel(i)} has no text`);
     if (v.length > 1600) throw badRequest(`Variant ${variantLabel(i)} is too long (1,600 characters at most)`);
     if (variants.indexOf(v) !== i) throw badRequest(`Variant ${variantLabel(i)} is the same text as variant ${variantLabel(variants.indexOf(v))}`);
-    checkText(v);
-  });
+    await checkText(v);
+  }
   const share = AB_LIMITS.testPercent;
   if (!Number.isInteger(input.testPercent) || input.testPercent < share.min || input.testPercent > share.max) {
     throw badRequest(`The test share must be a whole percent from ${share.min} to ${share.max}`);

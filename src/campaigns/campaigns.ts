@@ -294,10 +294,10 @@ export function parseScheduledAt(value: string, timeZone: string): number {
 }
 
 /** Refuses a text with a merge field that is neither built in nor a custom field of any of the account's contacts. */
-function assertKnownFields(ctx: AppContext, userId: string, content: string) {
+async function assertKnownFields(ctx: AppContext, userId: string, content: string) {
   const custom = customFieldsOf(content);
   if (!custom.length) return;
-  const known = customFieldsHeld(ctx, userId, custom);
+  const known = await customFieldsHeld(ctx, userId, custom);
   const unknown = custom.filter((f) => !known.has(f));
   if (unknown.length) throw badRequest(unknownFieldsMessage(unknown), { code: "unknown_merge_field", fields: unknown });
 }
@@ -320,7 +320,7 @@ async function cleanInput(ctx: AppContext, input: CampaignInput, user: User, cur
   if (input.abTest !== undefined) {
     if (input.abTest && (out.type ?? current?.type ?? "sms") !== "sms") throw badRequest("A/B tests are for SMS campaigns");
     const shorten = input.shortenLinks ?? current?.shortenLinks ?? true;
-    out.abTest = input.abTest ? cleanAbTest(input.abTest, shorten, (text) => assertKnownFields(ctx, user.id, text)) : null;
+    out.abTest = input.abTest ? await cleanAbTest(input.abTest, shorten, (text) => assertKnownFields(ctx, user.id, text)) : null;
     // Variant A is the campaign's text: the counters, previews and the history read it as they read any campaign's.
     if (out.abTest) out.content = out.abTest.variants[0]!;
   } else if (current?.abTest) {
@@ -335,7 +335,7 @@ async function cleanInput(ctx: AppContext, input: CampaignInput, user: User, cur
     const content = (input.content ?? "").trim();
     if (!content) throw badRequest("Content is required");
     if (content.length > 1600) throw badRequest("Content is too long (1,600 characters at most)");
-    assertKnownFields(ctx, user.id, content);
+    await assertKnownFields(ctx, user.id, content);
     out.content = content;
   }
   for (const key of ["subject", "fromEmail", "fromName", "fromNumber"] as const) {

@@ -171,13 +171,13 @@ export async function previewDelivery(ctx: AppContext, user: User, input: Delive
     // Carriers that will block the sender's texts to some of these recipients (issue 34 item 1).
     registration: await registrationWarning(ctx, user, input.fromNumber, async () => groups),
     // With attachments: one MMS per recipient, priced per MMS, and the sender's refusal when it sends no MMS.
-    mms: input.attachments ? { messages: total, refusal: mmsRefusal(ctx, user, input.fromNumber) } : null,
+    mms: input.attachments ? { messages: total, refusal: await mmsRefusal(ctx, user, input.fromNumber) } : null,
   };
 }
 
-function mmsRefusal(ctx: AppContext, user: User, fromNumber: string | null | undefined): string | null {
+async function mmsRefusal(ctx: AppContext, user: User, fromNumber: string | null | undefined): Promise<string | null> {
   try {
-    const sender = chooseSender(ctx, user.id, fromNumber);
+    const sender = await chooseSender(ctx, user.id, fromNumber);
     return sender ? cannotSendMms(sender.provider as ProviderKind) : null;
   } catch {
     // A number no longer the account's: the send itself says so.

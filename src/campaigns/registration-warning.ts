@@ -47,7 +47,7 @@ export async function registrationWarning(
 ): Promise<RegistrationWarning | null> {
   let sender;
   try {
-    sender = chooseSender(ctx, user.id, fromNumber);
+    sender = await chooseSender(ctx, user.id, fromNumber);
   } catch {
     return null; // Not an active number: the send itself says so.
   }

@@ -13,7 +13,7 @@ import { campaignMedia } from "./outbox";
  * from a provider that sends no MMS is refused here, before anything is queued or scheduled.
  */
 export async function senderFor(ctx: AppContext, userId: string, campaign: Pick<typeof campaigns.$inferSelect, "id" | "fromNumber">) {
-  const sender = chooseSender(ctx, userId, campaign.fromNumber);
+  const sender = await chooseSender(ctx, userId, campaign.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
   const refusal = cannotSendMms(sender.provider as ProviderKind);
   if (refusal && (await heldMedia(ctx, [campaignMedia(campaign.id)])).size) throw badRequest(refusal, { mmsUnsupported: true });

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
 /**
@@ -9,7 +10,8 @@ import type { AppContext } from "../context";
  * The custom fields, of those named, that at least one of the account's contacts has: a merge field none has is a
  * typing mistake the user is told about when saving, not a blank in every message.
  */
-export function customFieldsHeld(ctx: AppContext, userId: string, names: string[]): Set<string> {
+export async function customFieldsHeld(ctx: AppContext, userId: string, names: string[]): Promise<Set<string>> {
+  await ready(ctx.db);
   const has = ctx.db.$client.prepare(`SELECT 1 FROM contacts, json_each(contacts.custom_fields) AS f WHERE contacts.user_id = ? AND f.key = ? LIMIT 1`);
   return new Set(names.filter((n) => has.get(userId, n)));
 }

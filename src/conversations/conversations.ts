@@ -430,13 +430,13 @@ export async function bulkDelete(ctx: AppContext, userId: string, ids: number[])
 }
 
 /** The sticky sender: the number the contact last wrote to, while it is still one of the account's active numbers. */
-function replyFromFor(ctx: AppContext, userId: string, phone: string): string | null {
+async function replyFromFor(ctx: AppContext, userId: string, phone: string): Promise<string | null> {
   const row = ctx.db.$client.query(`SELECT reply_from FROM conversations WHERE user_id = ? AND phone = ?`).get(userId, phone) as {
     reply_from: string | null;
   } | null;
   if (!row?.reply_from) return null;
   try {
-    return chooseSender(ctx, userId, row.reply_from) ? row.reply_from : null;
+    return (await chooseSender(ctx, userId, row.reply_from)) ? row.reply_from : null;
   } catch {
     return null;
   }
@@ -508,7 +508,7 @@ export async function sendChat(ctx: AppContext, userId: string, input: ChatSend,
   // In a transaction (the key's, or one of its own): what follows the message's read runs in it.
   const send = async (): Promise<SentChatMessage> => {
     const phone = await recipientPhone(ctx, userId, input.phone);
-    const fromNumber = input.fromNumber || replyFromFor(ctx, userId, phone);
+    const fromNumber = input.fromNumber || (await replyFromFor(ctx, userId, phone));
     const { message, notice } = await sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
     const conversationId = conversationIdOf(ctx, userId, phone);
     const [row] = await messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);

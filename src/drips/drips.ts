@@ -194,7 +194,7 @@ async function values(ctx: AppContext, userId: string, input: DripInput, creatin
     const all = steps.flatMap((s) => s.mediaIds ?? []);
     if (new Set(all).size !== all.length) throw badRequest("The same attachment is in two steps: upload it again for the second");
     if (all.length) {
-      const sender = chooseSender(ctx, userId, null);
+      const sender = await chooseSender(ctx, userId, null);
       const refusal = sender ? cannotSendMms(sender.provider as ProviderKind) : null;
       if (refusal) throw badRequest(`Drips send from your default number: ${refusal}`, { mmsUnsupported: true });
     }

@@ -180,7 +180,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     ctx.db.update(dripEnrolments).set({ nextAt: hold.until }).where(eq(dripEnrolments.id, e.id)).run();
     return { runAgainAt: hold.until };
   }
-  const sender = once(pass, `drips.sender:${e.userId}`, () => chooseSender(ctx, e.userId, null));
+  const sender = await once(pass, `drips.sender:${e.userId}`, () => chooseSender(ctx, e.userId, null));
   if (!sender) {
     log(ctx, e, "skipped", "Skipped: no active sender number");
     await advance(ctx, e, job.runAt, zone);
@@ -221,7 +221,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const content = shorten
     ? await shortenText(ctx, domain, written, { userId: e.userId, campaignId: null, source: `drip:${e.dripId}`, messageId, utm: null, expiresAt: expiryAt(ctx.now(), DEFAULT_EXPIRY_DAYS) })
     : written;
-  const message = outboundText(ctx, {
+  const message = (await outboundText(ctx, {
     id: messageId,
     userId: e.userId,
     phone: contact.phone!,
@@ -230,7 +230,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
     kind: "single",
     from: { chosen: sender },
     ...(mediaIds.length ? { sharedMediaIds: mediaIds } : {}),
-  })!;
+  }))!;
   await atPassEnd(pass, OUTBOX, message, async (messages) => {
     await sendTexts(ctx, messages);
   });

@@ -23,7 +23,7 @@ import { businessNameOf, findUserById } from "../users/queries";
 /** A text not sent within a day is not sent stale. */
 export const TEXT_TTL_MS = 24 * 3600_000;
 
-type Chosen = NonNullable<ReturnType<typeof chooseSender>>;
+type Chosen = NonNullable<Awaited<ReturnType<typeof chooseSender>>>;
 
 export type TextToSend = {
   /** The row's id when the caller names it before the row is written (a drip step logs its message's id). */
@@ -48,17 +48,17 @@ export type TextToSend = {
 };
 
 /** The sender a reply goes from: the number that received the text, else the account's default (null: none). */
-export function replySender(ctx: AppContext, userId: string, receivedOn: string): Chosen | null {
+export async function replySender(ctx: AppContext, userId: string, receivedOn: string): Promise<Chosen | null> {
   try {
-    return chooseSender(ctx, userId, receivedOn || null);
+    return await chooseSender(ctx, userId, receivedOn || null);
   } catch {
     return chooseSender(ctx, userId, null);
   }
 }
 
 /** The outbox row of a text, for a caller that writes many together (a drip pass); null when there is no sender. */
-export function outboundText(ctx: AppContext, t: TextToSend): NewOutbound | null {
-  const sender = "chosen" in t.from ? t.from.chosen : replySender(ctx, t.userId, t.from.replyTo);
+export async function outboundText(ctx: AppContext, t: TextToSend): Promise<NewOutbound | null> {
+  const sender = "chosen" in t.from ? t.from.chosen : await replySender(ctx, t.userId, t.from.replyTo);
   if (!sender) return null;
   return {
     ...(t.id ? { id: t.id } : {}),
@@ -89,7 +89,7 @@ export function sendTexts(ctx: AppContext, rows: NewOutbound[]): Promise<string[
  */
 export async function sendText(ctx: AppContext, t: TextToSend): Promise<string | null> {
   return ctx.withTransaction(async () => {
-    const row = outboundText(ctx, t);
+    const row = await outboundText(ctx, t);
     return row ? ((await enqueue(ctx, [row]))[0] ?? null) : null;
   });
 }
@@ -116,7 +116,7 @@ async function singleQueued(ctx: AppContext, userId: string, input: { phone: str
   if (contact?.status === "opted_out") {
     throw new HttpError(409, "This contact has opted out of messages. They can opt back in by texting START.", { optedOut: true });
   }
-  const sender = chooseSender(ctx, userId, input.fromNumber);
+  const sender = await chooseSender(ctx, userId, input.fromNumber);
   if (!sender) throw badRequest(NO_SENDER, { needsProvider: true });
   // An MMS: every upload the account's and unsent, and a provider that sends MMS, before anything is queued.
   if (mediaIds.length) {

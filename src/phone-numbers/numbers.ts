@@ -51,8 +51,8 @@ export function numberView(j: Joined) {
 }
 
 /** Numbers with their provider account (kind and name); a number is never without one (deleted with it). */
-function withProviders(ctx: AppContext, rows: PhoneNumberRow[]): (Joined & { account: ProviderAccount })[] {
-  const accounts = providersByIds(ctx, rows.map((n) => n.providerId));
+async function withProviders(ctx: AppContext, rows: PhoneNumberRow[]): Promise<(Joined & { account: ProviderAccount })[]> {
+  const accounts = await providersByIds(ctx, rows.map((n) => n.providerId));
   return rows.flatMap((n) => {
     const account = accounts.get(n.providerId);
     return account ? [{ n, provider: account.provider, providerName: account.displayName, account }] : [];
@@ -69,7 +69,9 @@ export async function listNumbers(ctx: AppContext, userId: string, page = 1, pag
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .all();
-  return { data: withProviders(ctx, rows).map(numberView), total: countNumbers(ctx, userId), page, pageSize };
+  // Counted in the turn that read the page, before the accounts are awaited.
+  const total = countNumbers(ctx, userId);
+  return { data: (await withProviders(ctx, rows)).map(numberView), total, page, pageSize };
 }
 
 /**
@@ -80,13 +82,14 @@ export function countNumbers(ctx: AppContext, userId: string): number {
   return ctx.db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get()!.n;
 }
 
-function getNumber(ctx: AppContext, userId: string, id: string) {
+async function getNumber(ctx: AppContext, userId: string, id: string) {
+  await ready(ctx.db);
   const number = ctx.db
     .select()
     .from(phoneNumbers)
     .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.id, id)))
     .get();
-  const row = number && withProviders(ctx, [number])[0];
+  const row = number && (await withProviders(ctx, [number]))[0];
   if (!row) throw notFound("Phone number not found");
   return row;
 }
@@ -138,7 +141,7 @@ export async function addNumber(
       .returning({ id: phoneNumbers.id })
       .get();
     if (!inserted) throw conflict("This number is already added");
-    return numberView(getNumber(ctx, userId, id));
+    return numberView(await getNumber(ctx, userId, id));
   });
 }
 
@@ -149,7 +152,7 @@ export async function updateNumber(
   patch: { displayName?: string; messagesPerSecond?: number; isDefault?: boolean; isActive?: boolean; kind?: NumberKind },
 ) {
   return ctx.withTransaction(async () => {
-    getNumber(ctx, userId, id);
+    await getNumber(ctx, userId, id);
     if (patch.isDefault) ctx.db.update(phoneNumbers).set({ isDefault: false }).where(and(eq(phoneNumbers.userId, userId), ne(phoneNumbers.id, id))).run();
     ctx.db
       .update(phoneNumbers)
@@ -162,18 +165,17 @@ export async function updateNumber(
       })
       .where(eq(phoneNumbers.id, id))
       .run();
-    return numberView(getNumber(ctx, userId, id));
+    return numberView(await getNumber(ctx, userId, id));
   });
 }
 
 /** Deletes one of the user's numbers; its messages stay, detached from it a chunk at a time first. */
 export async function deleteNumber(ctx: AppContext, userId: string, id: string) {
-  await ready(ctx.db);
-  getNumber(ctx, userId, id);
+  await getNumber(ctx, userId, id);
   await ctx.detachNumberMessages(id);
   await ctx.withTransaction(async () => {
     // Read again, in the transaction that deletes: the default may have moved (or the number gone) meanwhile.
-    const current = getNumber(ctx, userId, id);
+    const current = await getNumber(ctx, userId, id);
     ctx.db.delete(phoneNumbers).where(eq(phoneNumbers.id, id)).run();
     if (current.n.isDefault) {
       const next = ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).get();
@@ -215,10 +217,11 @@ const activeNumbers = preparedPerDb((db) =>
  * The sender for a message: the number asked for (by its number or id), else the default number, else any
  * active one. Only active numbers of active accounts send. Null when the user has none.
  */
-export function chooseSender(ctx: AppContext, userId: string, wanted?: string | null): Joined | null {
+export async function chooseSender(ctx: AppContext, userId: string, wanted?: string | null): Promise<Joined | null> {
   // An account has a handful of numbers (the plan limits them): read them all, keep those whose account is active.
+  await ready(ctx.db);
   const active = activeNumbers(ctx.db).all({ userId });
-  const usable = withProviders(ctx, active).filter((c) => c.account.isActive);
+  const usable = (await withProviders(ctx, active)).filter((c) => c.account.isActive);
   if (wanted) {
     const trimmed = wanted.trim();
     const compact = trimmed.replace(/[\s().\-]/g, "");

@@ -107,13 +107,11 @@ const byIds = preparedPerDb((db) =>
     .prepare(),
 );
 
-/**
- * These accounts by id (a page of sender numbers' accounts: the ids go into one query). Synchronous still: the
- * sender's choice (phone-numbers chooseSender) reads them synchronously.
- */
-export function providersByIds(ctx: AppContext, ids: string[]): Map<string, ProviderAccount> {
+/** These accounts by id (a page of sender numbers' accounts: the ids go into one query). */
+export async function providersByIds(ctx: AppContext, ids: string[]): Promise<Map<string, ProviderAccount>> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
+  await ready(ctx.db);
   return new Map(byIds(ctx.db).all({ ids: JSON.stringify(unique) }).map((a) => [a.id, a]));
 }
 

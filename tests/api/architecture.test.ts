@@ -222,12 +222,8 @@ const ALLOWED: Record<string, string> = {
     "as attachToConversation: a campaign's chunk joins its threads in enqueue's turn, with its rows",
   "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
     "every plan check (limits.ts usageFor, assertWithinLimit, hasRoomFor*) reads it inside synchronous transactions: contacts, campaigns, drips, automation, sendText, numbers, inbound; the routes read licenseInForce",
-  "phone-numbers/numbers.ts exports chooseSender, which uses the database, not async (not async)":
-    "the sender of a text: sendText, drips, automation, conversations and campaigns (their sender, delivery preview, registration warning) choose it synchronously",
   "phone-numbers/numbers.ts exports countNumbers, which uses the database, not async (not async)":
     "the plan checks count numbers through ctx.usageCounts inside synchronous transactions",
-  "providers/accounts.ts exports providersByIds, which uses the database, not async (not async)":
-    "the sender's choice (phone-numbers chooseSender, synchronous) reads its numbers' accounts",
   "users/queries.ts exports findUserById, which uses the database, not async (not async)":
     "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
@@ -239,7 +235,6 @@ const ALLOWED: Record<string, string> = {
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
-  "contacts/recipients.ts exports customFieldsHeld, which uses the database, not async (not async)": "a campaign's check of its merge fields (campaigns.ts cleanInput) reads it synchronously",
   "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
     "builds the contact list's IndexedFilter and runs nothing: its count and its page in creation order run in listContacts' turn (a segment's contacts, after ready)",
