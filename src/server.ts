@@ -42,6 +42,7 @@ import { detachMessages } from "./messages/detach";
 import { moveContactMessages } from "./messages/messages";
 import { countNumbers, firstNumberOf, numberIdsOfProvider } from "./phone-numbers/numbers";
 import { keyEarlierNames } from "./contacts/name-order";
+import { failInterruptedImports } from "./contacts/csv-import";
 import { countContacts } from "./contacts/stats";
 import { attachCampaignMessages, attachToConversation, reserveSeqs } from "./conversations/conversations";
 import { segmentsOutboundSince } from "./messages/stats";
@@ -269,6 +270,14 @@ async function serve(
   await turn();
   // Before the routes are built (the contact list's order by name reads them), as before any request.
   if (!config.databaseUrl) await keyEarlierNames(ctx);
+  // Before any request too: the import list shows them failed, and a new import finds the search index's usual merges.
+  await failInterruptedImports(ctx);
+  // A restored database may hold imports that were running when it was backed up: no process runs them now. One
+  // from before migration 0052 has its names keyed as at a start.
+  onDatabaseReplaced(ctx, async () => {
+    await keyEarlierNames(ctx);
+    await failInterruptedImports(ctx);
+  });
 
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);

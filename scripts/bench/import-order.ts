@@ -19,12 +19,13 @@ const fileOrder = diverseContacts(N)
   .filter((r): r is Row => !!r[3]);
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function insertAll(data: readonly Row[]) {
+async function insertAll(data: readonly Row[]) {
   const dir = mkdtempSync(join(tmpdir(), "smsdesk-order-"));
-  const db = openDatabase(join(dir, "b.db")).$client;
+  const connection = openDatabase(join(dir, "b.db"));
+  const db = connection.$client;
   const owner = Bun.randomUUIDv7();
   db.run("INSERT INTO users (id, email) VALUES (?, 'o@example.com')", [owner]);
-  beginBulkWrites(db);
+  await beginBulkWrites(connection);
   // As import.ts's bare-insert baseline: the connection's own checkpoint every 128 MB of log.
   db.exec("PRAGMA wal_autocheckpoint = 32768");
   const ins = db.prepare("INSERT OR IGNORE INTO contacts (id, user_id, first_name, last_name, email, phone, source) VALUES (?, ?, ?, ?, ?, ?, 'import')");
@@ -50,7 +51,7 @@ for (const [order, data] of [
   ["phone", [...fileOrder].sort((a, b) => cmp(a[3], b[3]))],
   ["name", [...fileOrder].sort((a, b) => cmp(a[0], b[0]) || cmp(a[1], b[1]))],
 ] as const) {
-  const r = insertAll(data);
+  const r = await insertAll(data);
   baseline ||= r.rate;
   console.log(`${order.padEnd(6)} ${f(r.rate)} rows/s (${(r.rate / baseline).toFixed(2)}x the file order), ${r.secs.toFixed(1)} s, CPU ${r.cpuUs.toFixed(1)} us a row (${r.kernel.toFixed(1)} s in the kernel)`);
 }

@@ -69,7 +69,7 @@ const sql = ctx.db.$client;
 if (process.env.NOTRIG) sql.exec("DROP TRIGGER contact_totals_ai; DROP TRIGGER contact_rollups_insert");
 if (process.env.NONAME) sql.exec("DROP INDEX contacts_user_name_idx");
 if (process.env.NOFTS) (importer as any).index = { run: () => {} };
-const release = beginBulkWrites(sql);
+const release = await beginBulkWrites(ctx.db);
 sql.exec("PRAGMA wal_autocheckpoint = 0");
 if (process.env.FTS_AUTOMERGE) sql.run(`INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('automerge', ${Number(process.env.FTS_AUTOMERGE)})`);
 if (process.env.MMAP_MB) sql.exec(`PRAGMA mmap_size = ${Number(process.env.MMAP_MB) * 1048576}`);
@@ -108,7 +108,7 @@ for (const b of batches) {
 }
 const secs = (performance.now() - t0 - checkpointMs) / 1000;
 const cpu = process.cpuUsage(cpu0);
-release();
+await release();
 const r = importer.results();
 const us = (ms: number) => ((ms * 1000) / N).toFixed(1);
 console.log(`rows ${N.toLocaleString()}, ${transactions} transactions of ${SLICE || "10,000"} rows; created ${r.created}, duplicates ${r.duplicates}, invalid ${r.invalid}`);

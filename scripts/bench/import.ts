@@ -80,10 +80,11 @@ const normalizerRate = sample.length / ((performance.now() - t0) / 1000);
 // settings the import uses; one bare prepared statement, 10,000-row transactions. Source 'import' keeps the
 // search-index trigger out, as for imported rows: indexing is part of the import's work, not of a bare insert.
 const baseDir = mkdtempSync(join(tmpdir(), "smsdesk-bench-base-"));
-const bdb = openDatabase(join(baseDir, "b.db")).$client;
+const base = openDatabase(join(baseDir, "b.db"));
+const bdb = base.$client;
 const owner = Bun.randomUUIDv7();
 bdb.run("INSERT INTO users (id, email) VALUES (?, 'owner@example.com')", [owner]);
-const endBulk = beginBulkWrites(bdb);
+const endBulk = await beginBulkWrites(base);
 // As measured before imports checkpointed off the main thread: the connection's own checkpoint every 128 MB of log,
 // so this figure compares with earlier runs.
 bdb.exec("PRAGMA wal_autocheckpoint = 32768");
@@ -100,7 +101,7 @@ for (let i = 0; i < N; i += 10_000) {
   })();
 }
 const baseRate = N / ((performance.now() - t0) / 1000);
-endBulk();
+await endBulk();
 bdb.close();
 rmSync(baseDir, { recursive: true, force: true });
 

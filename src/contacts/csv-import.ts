@@ -66,11 +66,11 @@ export const INTERRUPTED =
  * counts are exact (each batch's counts commit with its contacts), so the user sees what was kept. The names of
  * the contacts they stored that were not added yet (name-order.ts) are added in the background.
  */
-export function failInterruptedImports(ctx: AppContext) {
+export async function failInterruptedImports(ctx: AppContext): Promise<void> {
   // A CSV import's worker writes the data folder's SQLite: on PostgreSQL none ran, and none is left to fail.
   if (ctx.records.$engine === "postgres") return;
   rmSync(uploadsDir(ctx), { recursive: true, force: true });
-  restoreSearchMerges(ctx.db.$client);
+  await restoreSearchMerges(ctx.db);
   ctx.db
     .update(contactImports)
     .set({ state: "failed", error: INTERRUPTED, finishedAt: new Date(ctx.now()) })
@@ -346,8 +346,8 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
       .where(eq(contactImports.id, id))
       .run();
   };
-  const release = beginBulkWrites(ctx.db.$client);
-  const searchImported = beginSearchImport(ctx.db.$client);
+  const release = await beginBulkWrites(ctx.db);
+  const searchImported = await beginSearchImport(ctx.db);
   const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
   const batches = preparedBatches(path, { region: importer.region, mapping: options.mapping, tag: options.tag, sortable: importer.room }, { log: ctx.log });
   let rows = SLICE_ROWS.first;
@@ -400,14 +400,14 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
     throw err;
   } finally {
     names.stop();
-    searchImported();
+    await searchImported();
     // The rest of the log (the automerge setting's commit with it) is folded by the worker, waited for before the
     // connection checkpoints itself again: asked and released at once, the next commit (of any request) found the
     // log still full and folded it on the main thread: a million diverse rows held the event loop 385 ms of its own
     // work there (load 17-19), against 74 ms at most in the whole import waiting (load 1-8, the executable).
     await checkpoints.checkpoint();
     checkpoints.release();
-    release();
+    await release();
     await batches.return(undefined); // stops the parsing worker when the import ends early
   }
 }
@@ -418,13 +418,13 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
  * the last took), with a turn of the event loop between steps.
  */
 async function mergeDown(ctx: AppContext, stopping: () => boolean) {
-  const db = ctx.db.$client;
   let pages = MERGE_PAGES.first;
   for (;;) {
     if (stopping()) return;
+    // Timed from after ready: a wait for another caller's transaction is no part of the step's cost.
     await ready(ctx.db);
     const began = ownTime();
-    if (!mergeSearchIndex(db, pages)) return;
+    if (!(await mergeSearchIndex(ctx.db, pages))) return;
     const took = Math.max(ownTime() - began, 0.1);
     pages = Math.round(Math.max(MERGE_PAGES.min, Math.min(MERGE_PAGES.max, pages * 1.5, (pages * SLICE_TARGET_MS) / took)));
     await nextTurn();

@@ -1,5 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { CountryCode } from "libphonenumber-js";
+import type { Db } from "../../db/client";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { HttpError } from "../http/errors";
@@ -357,38 +359,48 @@ type Stored = { id: string; first_name: string; last_name: string; email: string
  */
 const SEARCH_AUTOMERGE = { usual: 4, importing: 8 };
 const searchMergers = new WeakMap<Database, number>();
+// A row of the index's configuration, written in a transaction like any row: each caller awaits ready first.
 const setAutomerge = (db: Database, n: number) => db.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('automerge', ?)", [n]);
 
-/** Eight segments at a time until the returned function is called (concurrent imports: the last one out restores four). */
-export function beginSearchImport(db: Database): () => void {
-  const count = searchMergers.get(db) ?? 0;
-  if (count === 0) setAutomerge(db, SEARCH_AUTOMERGE.importing);
-  searchMergers.set(db, count + 1);
+/**
+ * Eight segments at a time until the returned function is called and resolves (concurrent imports: the last one out
+ * restores four).
+ */
+export async function beginSearchImport(db: Db): Promise<() => Promise<void>> {
+  await ready(db);
+  const client = db.$client;
+  const count = searchMergers.get(client) ?? 0;
+  if (count === 0) setAutomerge(client, SEARCH_AUTOMERGE.importing);
+  searchMergers.set(client, count + 1);
   let released = false;
-  return () => {
+  return async () => {
     if (released) return;
     released = true;
-    const left = searchMergers.get(db)! - 1;
-    if (left > 0) return void searchMergers.set(db, left);
-    searchMergers.delete(db);
-    setAutomerge(db, SEARCH_AUTOMERGE.usual);
+    await ready(db);
+    const left = searchMergers.get(client)! - 1;
+    if (left > 0) return void searchMergers.set(client, left);
+    searchMergers.delete(client);
+    setAutomerge(client, SEARCH_AUTOMERGE.usual);
   };
 }
 
 /** At start (or after a restore): an import that stopped with the process left its setting; the usual one again. */
-export function restoreSearchMerges(db: Database) {
-  const row = db.query<{ v: number }, []>("SELECT v FROM contacts_fts_config WHERE k = 'automerge'").get();
-  if (row && row.v !== SEARCH_AUTOMERGE.usual && !searchMergers.get(db)) setAutomerge(db, SEARCH_AUTOMERGE.usual);
+export async function restoreSearchMerges(db: Db): Promise<void> {
+  await ready(db);
+  const client = db.$client;
+  const row = client.query<{ v: number }, []>("SELECT v FROM contacts_fts_config WHERE k = 'automerge'").get();
+  if (row && row.v !== SEARCH_AUTOMERGE.usual && !searchMergers.get(client)) setAutomerge(client, SEARCH_AUTOMERGE.usual);
 }
 
 /**
  * One step of merging the search index's segments (FTS5 'merge': a level holding four or more is merged), writing
  * about `pages` pages; whether it merged anything (FTS5 counts more than one change when it did).
  */
-export function mergeSearchIndex(db: Database, pages: number): boolean {
-  const changes = db.query<{ n: number }, []>("SELECT total_changes() AS n");
+export async function mergeSearchIndex(db: Db, pages: number): Promise<boolean> {
+  await ready(db);
+  const changes = db.$client.query<{ n: number }, []>("SELECT total_changes() AS n");
   const before = changes.get()!.n;
-  db.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('merge', ?)", [pages]);
+  db.$client.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('merge', ?)", [pages]);
   return changes.get()!.n - before >= 2;
 }
 
@@ -396,8 +408,9 @@ const BULK = { cacheKib: 16 * 1024 };
 const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
 
 /**
- * Connection settings for bulk writes, until the returned function is called (nested and concurrent imports
- * share them; the last one out restores the previous values):
+ * Connection settings for bulk writes, until the returned function is called and resolves (nested and concurrent
+ * imports share them; the last one out restores the previous values). Both run after ready, as every statement on the
+ * connection does.
  * - temp_store MEMORY: an INSERT that fires a trigger keeps a statement journal, and in a file that is two
  *   writes of every page the statement touches;
  * - a larger page cache (16 MB, given back when the import ends), so a batch's transaction finds the index pages it
@@ -408,7 +421,9 @@ const bulkUsers = new WeakMap<Database, { count: number; restore: string }>();
  *   same CPU on the main thread (40.1 and 41.3 us a row; 2 s more of it in the kernel, of 14).
  * Checkpoints are not among them: a CSV import has them done off the main thread (db/checkpoints.ts).
  */
-export function beginBulkWrites(db: Database): () => void {
+export async function beginBulkWrites(connection: Db): Promise<() => Promise<void>> {
+  await ready(connection);
+  const db = connection.$client;
   let state = bulkUsers.get(db);
   if (!state) {
     const bulk = { temp_store: "MEMORY", cache_size: -BULK.cacheKib };
@@ -420,9 +435,10 @@ export function beginBulkWrites(db: Database): () => void {
   }
   state.count++;
   let released = false;
-  return () => {
+  return async () => {
     if (released) return;
     released = true;
+    await ready(connection);
     if (--state.count > 0) return;
     bulkUsers.delete(db);
     db.exec(state.restore);

@@ -8,8 +8,7 @@ import {
   bulkTagInChunks, contactCounters, contactView, deleteContact, deleteContacts, duplicateGroups, getContact, listConsents, listContacts, mergeContacts,
   normalizeTags, optOutByOwner,
 } from "./contacts";
-import { onDatabaseReplaced } from "../backups/backups";
-import { failInterruptedImports, getImportJob, listImportJobs, previewUpload, receiveCsvUpload, startCsvImport } from "./csv-import";
+import { getImportJob, listImportJobs, previewUpload, receiveCsvUpload, startCsvImport } from "./csv-import";
 import { COLUMN_TARGET, type ColumnTarget } from "./csv-stream";
 import { ContactImporter } from "./importer";
 import { isKnownRegion, normalizePhone } from "./phones";
@@ -17,7 +16,6 @@ import { defaultCountryOf } from "../users/default-country";
 import { contactsCsvResponse } from "./export";
 import { rejectedRowsCsv } from "./import-rejects";
 import { createContact, updateContact } from "./manual";
-import { keyEarlierNames } from "./name-order";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const idString = t.String({ maxLength: 64, error: "Ids are at most 64 characters" });
@@ -101,14 +99,8 @@ function importCountry(country: string | undefined): CountryCode | undefined {
 }
 
 export function contactRoutes(ctx: AppContext) {
-  // The names of contacts from before migration 0052 were keyed before the routes are built (server.ts).
-  failInterruptedImports(ctx);
-  // A restored database may hold imports that were running when it was backed up: no process runs them now. One
-  // from before migration 0052 has its names keyed as at a start.
-  onDatabaseReplaced(ctx, async () => {
-    await keyEarlierNames(ctx);
-    failInterruptedImports(ctx);
-  });
+  // The names of contacts from before migration 0052 were keyed, and imports a previous process left running failed,
+  // before the routes are built (server.ts).
   return new Elysia({ prefix: "/api/contacts" })
     .use(authGuard(ctx))
     // GET /api/contacts

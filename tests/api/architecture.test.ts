@@ -238,16 +238,12 @@ const ALLOWED: Record<string, string> = {
   "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
   "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
     "builds the contact list's IndexedFilter and runs nothing: its count and its page in creation order run in listContacts' turn (a segment's contacts, after ready)",
-  "contacts/csv-import.ts exports failInterruptedImports, which uses the database, not async (not async)":
-    "runs when the routes are built (contactRoutes, synchronous), before the server answers, and in a restore's database-replaced hook after keyEarlierNames",
   // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
   // away, a synchronous record ALLOWED above, and goes with it.
   "admin/routes.ts exports adminRoutes, which uses the database, not async (not async)":
     "a handler (POST /api/admin/users/:id/license) reads the target account with findUserById (synchronous, ALLOWED above) in its turn, before its awaits: goes with findUserById",
   "auth/routes.ts exports authRoutes, which uses the database, not async (not async)":
     "the sign-in's second step reads the account with findUserById (synchronous, ALLOWED above) after awaiting the step: goes with findUserById",
-  "contacts/routes.ts exports contactRoutes, which uses the database, not async (not async)":
-    "fails interrupted imports (failInterruptedImports, synchronous, ALLOWED above) as the routes are built",
   "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
     "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port: licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above)",
   "licenses/limits.ts exports usageFor, which uses the database, not async (not async)":
@@ -268,13 +264,6 @@ const ALLOWED: Record<string, string> = {
     "not the app's connection: reads the schema of a backup's database file (and of a fresh one migrated to compare), each opened with bun:sqlite by the inspection",
   "contacts/contacts.ts exports storedTotal, which uses the database, not async (not async)":
     "the plan checks count contacts through countContacts (stats.ts) inside synchronous transactions; listContacts reads it in its turn after ready",
-  "contacts/importer.ts exports beginBulkWrites, which uses the database, not async (not async)":
-    "a CSV import (csv-import.ts) sets the connection's bulk-write settings on the raw client as it begins, restored by the function it answers",
-  "contacts/importer.ts exports beginSearchImport, which uses the database, not async (not async)": "as beginBulkWrites: the search index's automerge setting for an import's run",
-  "contacts/importer.ts exports restoreSearchMerges, which uses the database, not async (not async)":
-    "at start, in failInterruptedImports (synchronous, before the server serves), the search index's usual automerge again",
-  "contacts/importer.ts exports mergeSearchIndex, which uses the database, not async (not async)":
-    "one step of the search index's merge, run by the import's background merge (csv-import.ts mergeDown) right after it awaited ready, timed step by step",
   "contacts/list-marks.ts exports listPage, which uses the database, not async (not async)":
     "listContacts reads the page's rowids synchronously in its turn after ready, with the total it read and then the rows: an await between would let a delete land between the rowids and their rows",
   "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as listPage: listContacts' search page, in its turn after ready",

@@ -165,7 +165,7 @@ describe("CSV import job", () => {
     expect(seen).toEqual([4, 8]);
     expect(automerge.get()?.v).toBe(4);
     // Merged down at the end: no level of segments left with four or more for a merge to take.
-    expect(mergeSearchIndex(t.ctx.db.$client, 100_000)).toBe(false);
+    expect(await mergeSearchIndex(t.ctx.db, 100_000)).toBe(false);
     t.ctx.db.$client.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('integrity-check', 0)");
     const found = (await t.api(`/api/contacts?q=${encodeURIComponent("zoë 59998")}`, { token: c.token })).body.data;
     expect(found.map((x: any) => [x.firstName, x.lastName])).toEqual([["Zoë 59998", "Ødegård"]]);
@@ -177,11 +177,11 @@ describe("CSV import job", () => {
     expect(pragmas()).toEqual(before);
   }, 30_000);
 
-  test("a search index left merging eight segments at a time (the process stopped during an import) merges four again at the next start", () => {
+  test("a search index left merging eight segments at a time (the process stopped during an import) merges four again at the next start", async () => {
     const automerge = t.ctx.db.$client.query<{ v: number }, []>("SELECT v FROM contacts_fts_config WHERE k = 'automerge'");
     t.ctx.db.$client.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('automerge', 8)");
     expect(automerge.get()?.v).toBe(8);
-    failInterruptedImports(t.ctx);
+    await failInterruptedImports(t.ctx);
     expect(automerge.get()?.v).toBe(4);
   });
 

@@ -437,7 +437,7 @@ describe("import finish", () => {
     // A job a crashed process left running, with the counts of the batches it committed.
     const id = Bun.randomUUIDv7();
     t.ctx.db.insert(contactImports).values({ id, userId: acc.user.id, state: "running", rowsRead: 10_000, created: 9_990, duplicates: 10, progress: 40 }).run();
-    failInterruptedImports(t.ctx);
+    await failInterruptedImports(t.ctx);
     const after = (await t.api(`/api/contacts/import/${id}`, { token: acc.token })).body;
     expect(after).toMatchObject({ state: "failed", error: INTERRUPTED, rowsRead: 10_000, created: 9_990 });
   }, 60_000);
