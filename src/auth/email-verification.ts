@@ -58,11 +58,11 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
   const now = ctx.now();
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const codeHash = keyedHash(ctx.keys.codes, `verify:${user.id}:${code}`);
-  const written = ctx.db.$client
-    .query(WRITE_CODE_SQL)
-    .get(user.id, codeHash, now, now + CODE_TTL_MINUTES * 60_000, now, now - DAY_MS, now - DAY_MS, now - RESEND_COOLDOWN_SECONDS * 1000, now - DAY_MS, MAX_CODES_PER_DAY);
+  const [written] = await ctx.records.$rows(WRITE_CODE_SQL, [
+    user.id, codeHash, now, now + CODE_TTL_MINUTES * 60_000, now, now - DAY_MS, now - DAY_MS, now - RESEND_COOLDOWN_SECONDS * 1000, now - DAY_MS, MAX_CODES_PER_DAY,
+  ]);
   if (!written) {
-    const existing = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
+    const existing = await ctx.records.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
     const wait = existing ? Math.ceil((existing.sentAt.getTime() + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000) : 1;
     if (wait > 0 || !existing) throw cooldownError(Math.max(1, wait));
     throw dailyCapError(Math.ceil((existing.windowStartedAt.getTime() + DAY_MS - now) / 1000));
@@ -73,13 +73,12 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
     // Nothing was sent: no cooldown and no count, and no code that could verify (an expired row answers as none).
     // Only this request's code is taken back (a code written since by another request is left as it is).
     await ready(ctx.db);
-    ctx.db.$client
-      .query(
-        `UPDATE email_verifications SET sent_at = 0, expires_at = 0,
-           sends_in_window = CASE WHEN sends_in_window > 0 THEN sends_in_window - 1 ELSE 0 END
-         WHERE user_id = ? AND code_hash = ?`,
-      )
-      .run(user.id, codeHash);
+    await ctx.records.$run(
+      `UPDATE email_verifications SET sent_at = 0, expires_at = 0,
+         sends_in_window = CASE WHEN sends_in_window > 0 THEN sends_in_window - 1 ELSE 0 END
+       WHERE user_id = ? AND code_hash = ?`,
+      [user.id, codeHash],
+    );
     ctx.log(`mail error: verification code to ${user.email}: ${(err as Error).message}`);
     throw new HttpError(502, "Failed to send verification email");
   }
@@ -89,7 +88,7 @@ export async function sendVerificationCode(ctx: AppContext, user: User): Promise
 /** The emailed code checked: the account verified, or a wrong guess counted (by the database, + 1 on what it holds). */
 export async function checkVerificationCode(ctx: AppContext, user: User, code: string): Promise<User> {
   await ready(ctx.db);
-  const row = ctx.db.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
+  const row = await ctx.records.select().from(emailVerifications).where(eq(emailVerifications.userId, user.id)).get();
   if (!row || row.expiresAt.getTime() <= ctx.now()) {
     throw new HttpError(400, CODE_EXPIRED);
   }
@@ -98,15 +97,15 @@ export async function checkVerificationCode(ctx: AppContext, user: User, code: s
   }
   const matches = safeEqual(row.codeHash, keyedHash(ctx.keys.codes, `verify:${user.id}:${code}`));
   if (!matches) {
-    ctx.db.update(emailVerifications).set({ attempts: sql`${emailVerifications.attempts} + 1` }).where(eq(emailVerifications.userId, user.id)).run();
+    await ctx.records.update(emailVerifications).set({ attempts: sql`${emailVerifications.attempts} + 1` }).where(eq(emailVerifications.userId, user.id)).run();
     throw new HttpError(400, INVALID_CODE);
   }
-  ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
+  await ctx.records.delete(emailVerifications).where(eq(emailVerifications.userId, user.id)).run();
   return await updateUser(ctx, user.id, { emailVerified: true });
 }
 
 /** Forgets the user's pending code: an address marked verified by an administrator needs none. */
 export async function dropVerificationCode(ctx: AppContext, userId: string): Promise<void> {
   await ready(ctx.db);
-  ctx.db.delete(emailVerifications).where(eq(emailVerifications.userId, userId)).run();
+  await ctx.records.delete(emailVerifications).where(eq(emailVerifications.userId, userId)).run();
 }

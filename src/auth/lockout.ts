@@ -43,19 +43,20 @@ export function blockMs(failures: number, free: number): number {
 
 const attemptsSinceSweep = new WeakMap<AppContext, number>();
 
-function sweep(ctx: AppContext, now: number) {
+async function sweep(ctx: AppContext, now: number) {
   const since = (attemptsSinceSweep.get(ctx) ?? 0) + 1;
   attemptsSinceSweep.set(ctx, since % SWEEP_EVERY);
   if (since === SWEEP_EVERY) {
-    ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE blocked_until <= ? AND last_failure_at <= ?`).run(now, now - FORGET_AFTER_MS);
+    await ctx.records.$run(`DELETE FROM sign_in_failures WHERE blocked_until <= ? AND last_failure_at <= ?`, [now, now - FORGET_AFTER_MS]);
   }
 }
 
 /** The latest end of a block on the email, from this address or from every one, still running at `now`; else 0. */
-function blockedUntil(ctx: AppContext, email: string, address: string, now: number): number {
-  const rows = ctx.db.$client
-    .query(`SELECT blocked_until FROM sign_in_failures WHERE email = ? AND address IN (?, ?) AND blocked_until > ?`)
-    .all(email, address, EVERY_ADDRESS, now) as { blocked_until: number }[];
+async function blockedUntil(ctx: AppContext, email: string, address: string, now: number): Promise<number> {
+  const rows = await ctx.records.$rows<{ blocked_until: number }>(
+    `SELECT blocked_until FROM sign_in_failures WHERE email = ? AND address IN (?, ?) AND blocked_until > ?`,
+    [email, address, EVERY_ADDRESS, now],
+  );
   return Math.max(0, ...rows.map((r) => r.blocked_until));
 }
 
@@ -77,16 +78,14 @@ export const COUNT_FAILURE_SQL = `INSERT INTO sign_in_failures (email, address, 
  * caller's transaction until it ends, so the block written after it is computed from this count. Answers the count,
  * or null when the row blocks at `now` (a failure counted elsewhere since the caller looked): nothing counted.
  */
-function countFailure(ctx: AppContext, email: string, address: string, now: number): number | null {
-  const row = ctx.db.$client
-    .query(COUNT_FAILURE_SQL)
-    .get(email, address, now, now - FORGET_AFTER_MS, now) as { failures: number } | null;
+async function countFailure(ctx: AppContext, email: string, address: string, now: number): Promise<number | null> {
+  const [row] = await ctx.records.$rows<{ failures: number }>(COUNT_FAILURE_SQL, [email, address, now, now - FORGET_AFTER_MS, now]);
   return row?.failures ?? null;
 }
 
 /** Blocks the row of (email, address) until `until`: written in the transaction whose countFailure locked it. */
-function block(ctx: AppContext, email: string, address: string, until: number) {
-  ctx.db.$client.query(`UPDATE sign_in_failures SET blocked_until = ? WHERE email = ? AND address = ?`).run(until, email, address);
+async function block(ctx: AppContext, email: string, address: string, until: number) {
+  await ctx.records.$run(`UPDATE sign_in_failures SET blocked_until = ? WHERE email = ? AND address = ?`, [until, email, address]);
 }
 
 function lockedError(untilMs: number, now: number) {
@@ -120,23 +119,23 @@ export async function attemptPassword(
   // Counted as a failure before the (slow) check, in one transaction, so parallel guesses cannot all slip in before
   // the block; undone below when the password is right. Each count is one conditional upsert (countFailure).
   const counted = await ctx.withTransaction(async () => {
-    sweep(ctx, now);
-    const blocked = blockedUntil(ctx, key, from, now);
+    await sweep(ctx, now);
+    const blocked = await blockedUntil(ctx, key, from, now);
     if (blocked) return { blockedUntil: blocked };
-    const addressFailures = countFailure(ctx, key, from, now);
-    if (addressFailures === null) return { blockedUntil: blockedUntil(ctx, key, from, now) };
+    const addressFailures = await countFailure(ctx, key, from, now);
+    if (addressFailures === null) return { blockedUntil: await blockedUntil(ctx, key, from, now) };
     // Only an address's first FAILURES_PER_ADDRESS failures count for the email's row.
     const countsForAccount = addressFailures <= FAILURES_PER_ADDRESS;
     const addressBlock = addressFailures >= FAILURES_PER_ADDRESS ? now + blockMs(addressFailures, FAILURES_PER_ADDRESS) : 0;
-    if (addressBlock) block(ctx, key, from, addressBlock);
+    if (addressBlock) await block(ctx, key, from, addressBlock);
     let accountFailures = 0;
     let accountBlock = 0;
     if (countsForAccount) {
-      const failures = countFailure(ctx, key, EVERY_ADDRESS, now);
+      const failures = await countFailure(ctx, key, EVERY_ADDRESS, now);
       // The email became blocked everywhere since the look above: the attempt is refused, its count rolled back.
-      if (failures === null) throw lockedError(blockedUntil(ctx, key, from, now), now);
+      if (failures === null) throw lockedError(await blockedUntil(ctx, key, from, now), now);
       accountFailures = failures;
-      if (failures >= FAILURES_PER_ACCOUNT) block(ctx, key, EVERY_ADDRESS, (accountBlock = now + blockMs(failures, FAILURES_PER_ACCOUNT)));
+      if (failures >= FAILURES_PER_ACCOUNT) await block(ctx, key, EVERY_ADDRESS, (accountBlock = now + blockMs(failures, FAILURES_PER_ACCOUNT)));
     }
     return { blockedUntil: 0, countsForAccount, addressBlock, accountBlock, addressFailures, accountFailures };
   });
@@ -146,16 +145,15 @@ export async function attemptPassword(
   const ok = passwordHash ? await verifyPassword(password, passwordHash) : (await verifyAgainstDecoy(password, ctx.argon2Cost), false);
   if (ok) {
     await ctx.withTransaction(async () => {
-      ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE email = ? AND address = ?`).run(key, from);
+      await ctx.records.$run(`DELETE FROM sign_in_failures WHERE email = ? AND address = ?`, [key, from]);
       if (countsForAccount) {
         // One statement on the value held, as the count was: another attempt's failure counted meanwhile stays.
-        ctx.db.$client
-          .query(
-            `UPDATE sign_in_failures SET failures = CASE WHEN failures > 0 THEN failures - 1 ELSE 0 END,
-               blocked_until = CASE WHEN blocked_until = ? THEN 0 ELSE blocked_until END
-             WHERE email = ? AND address = ?`,
-          )
-          .run(accountBlock || -1, key, EVERY_ADDRESS);
+        await ctx.records.$run(
+          `UPDATE sign_in_failures SET failures = CASE WHEN failures > 0 THEN failures - 1 ELSE 0 END,
+             blocked_until = CASE WHEN blocked_until = ? THEN 0 ELSE blocked_until END
+           WHERE email = ? AND address = ?`,
+          [accountBlock || -1, key, EVERY_ADDRESS],
+        );
       }
     });
     return true;
@@ -171,5 +169,5 @@ export async function attemptPassword(
 export async function clearLockout(ctx: AppContext, userId: string): Promise<void> {
   await ready(ctx.db);
   const user = findUserById(ctx, userId);
-  if (user) ctx.db.$client.query(`DELETE FROM sign_in_failures WHERE email = ?`).run(normalizeEmail(user.email));
+  if (user) await ctx.records.$run(`DELETE FROM sign_in_failures WHERE email = ?`, [normalizeEmail(user.email)]);
 }

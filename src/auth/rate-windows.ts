@@ -27,25 +27,18 @@ export type RateWindowHit = { hits: number; resetsAt: number };
 /** Counts one hit of `key` in its window of `windowMs`: the hits so far in the window and when it ends. */
 export async function hitRateWindow(ctx: AppContext, key: string, windowMs: number): Promise<RateWindowHit> {
   await ready(ctx.db);
-  return hitNow(ctx, key, windowMs);
-}
-
-function hitNow(ctx: AppContext, key: string, windowMs: number): RateWindowHit {
   const now = ctx.now();
-  const db = ctx.db.$client;
   const since = (hitsSinceSweep.get(ctx) ?? 0) + 1;
   hitsSinceSweep.set(ctx, since % SWEEP_EVERY);
-  if (since === SWEEP_EVERY) db.query(`DELETE FROM rate_windows WHERE resets_at <= ?`).run(now);
-  const row = db
-    .query(HIT_SQL)
-    .get(key, now + windowMs, now, now) as { hits: number; resets_at: number };
-  return { hits: row.hits, resetsAt: row.resets_at };
+  if (since === SWEEP_EVERY) await ctx.records.$run(`DELETE FROM rate_windows WHERE resets_at <= ?`, [now]);
+  const [row] = await ctx.records.$rows<{ hits: number; resets_at: number }>(HIT_SQL, [key, now + windowMs, now, now]);
+  return { hits: row!.hits, resetsAt: row!.resets_at };
 }
 
 /** Forgets every window whose key starts with `prefix` (the tests' reset between cases). */
 export async function clearRateWindows(ctx: AppContext, prefix: string): Promise<void> {
   await ready(ctx.db);
-  ctx.db.$client.query(`DELETE FROM rate_windows WHERE substr(key, 1, ?) = ?`).run(prefix.length, prefix);
+  await ctx.records.$run(`DELETE FROM rate_windows WHERE substr(key, 1, ?) = ?`, [prefix.length, prefix]);
 }
 
 /** The rate limiter's store (RateWindows of src/http/rate-limit.ts), handed to it by app.ts. */

@@ -19,7 +19,7 @@ export async function createSession(ctx: AppContext, userId: string, meta: Sessi
   const sid = newSessionId();
   const issuedAt = ctx.now();
   const expiresAt = new Date(issuedAt + SESSION_DAYS * 86_400_000);
-  ctx.db
+  await ctx.records
     .insert(sessions)
     .values({
       id: keyedHash(ctx.keys.sessions, sid),
@@ -47,7 +47,7 @@ export type ActiveSession = { sessionId: string; user: User };
 export async function resolveSession(ctx: AppContext, token: string): Promise<ActiveSession | null> {
   if (!verifyToken(ctx.keys.sessions, token, ctx.now())) return null;
   await ready(ctx.db);
-  return resolveNow(ctx, token);
+  return await resolveNow(ctx, token);
 }
 
 /**
@@ -58,17 +58,17 @@ export async function liveSessionUserId(ctx: AppContext, token: string): Promise
   return (await resolveSession(ctx, token))?.user.id ?? null;
 }
 
-function resolveNow(ctx: AppContext, token: string): ActiveSession | null {
+async function resolveNow(ctx: AppContext, token: string): Promise<ActiveSession | null> {
   const claims = verifyToken(ctx.keys.sessions, token, ctx.now());
   if (!claims) return null;
   const sessionId = keyedHash(ctx.keys.sessions, claims.sid);
-  const row = ctx.db.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+  const row = await ctx.records.select().from(sessions).where(eq(sessions.id, sessionId)).get();
   if (!row || row.revokedAt || row.expiresAt.getTime() <= ctx.now() || row.userId !== claims.sub) return null;
   const user = findUserById(ctx, row.userId);
   if (!user || user.disabled) return null;
   const now = ctx.now();
   if (!row.lastSeenAt || now - row.lastSeenAt.getTime() >= LAST_SEEN_EVERY_MS) {
-    ctx.db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, sessionId)).run();
+    await ctx.records.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, sessionId)).run();
   }
   return { sessionId, user };
 }
@@ -76,13 +76,13 @@ function resolveNow(ctx: AppContext, token: string): ActiveSession | null {
 /** The holder of the session proved again who they are (a password, a code or a passkey): sudo mode starts now. */
 export async function confirmSession(ctx: AppContext, sessionId: string): Promise<void> {
   await ready(ctx.db);
-  ctx.db.update(sessions).set({ confirmedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
+  await ctx.records.update(sessions).set({ confirmedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).run();
 }
 
 /** When the session's holder last confirmed who they are (a password, a code or a passkey), or null. */
 export async function sessionConfirmedAt(ctx: AppContext, sessionId: string): Promise<number | null> {
   await ready(ctx.db);
-  return ctx.db.select({ at: sessions.confirmedAt }).from(sessions).where(eq(sessions.id, sessionId)).get()?.at?.getTime() ?? null;
+  return (await ctx.records.select({ at: sessions.confirmedAt }).from(sessions).where(eq(sessions.id, sessionId)).get())?.at?.getTime() ?? null;
 }
 
 const endedListeners = new WeakMap<AppContext, ((userId: string) => void)[]>();
@@ -102,7 +102,7 @@ function sessionsEnded(ctx: AppContext, userId: string) {
 
 export async function revokeSession(ctx: AppContext, sessionId: string) {
   await ready(ctx.db);
-  const ended = ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId }).get();
+  const ended = await ctx.records.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId }).get();
   if (ended) sessionsEnded(ctx, ended.userId);
 }
 
@@ -112,13 +112,14 @@ export async function revokeSession(ctx: AppContext, sessionId: string) {
  */
 export async function revokeAllSessions(ctx: AppContext, userId: string): Promise<string[]> {
   await ready(ctx.db);
-  const ended = ctx.db
-    .update(sessions)
-    .set({ revokedAt: new Date(ctx.now()) })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
-    .returning({ id: sessions.id })
-    .all()
-    .map((r) => r.id);
+  const ended = (
+    await ctx.records
+      .update(sessions)
+      .set({ revokedAt: new Date(ctx.now()) })
+      .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+      .returning({ id: sessions.id })
+      .all()
+  ).map((r) => r.id);
   sessionsEnded(ctx, userId);
   return ended;
 }
@@ -129,13 +130,14 @@ export async function revokeAllSessions(ctx: AppContext, userId: string): Promis
  */
 export async function revokeOtherSessions(ctx: AppContext, userId: string, keepSessionId: string): Promise<string[]> {
   await ready(ctx.db);
-  const ended = ctx.db
-    .update(sessions)
-    .set({ revokedAt: new Date(ctx.now()) })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keepSessionId)))
-    .returning({ id: sessions.id })
-    .all()
-    .map((r) => r.id);
+  const ended = (
+    await ctx.records
+      .update(sessions)
+      .set({ revokedAt: new Date(ctx.now()) })
+      .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keepSessionId)))
+      .returning({ id: sessions.id })
+      .all()
+  ).map((r) => r.id);
   if (ended.length) sessionsEnded(ctx, userId);
   return ended;
 }
@@ -143,7 +145,7 @@ export async function revokeOtherSessions(ctx: AppContext, userId: string, keepS
 /** The ids of the sessions not revoked: a restore keeps no other session alive in the restored data. */
 export async function unrevokedSessionIds(ctx: AppContext): Promise<Set<string>> {
   await ready(ctx.db);
-  return new Set(ctx.db.select({ id: sessions.id }).from(sessions).where(isNull(sessions.revokedAt)).all().map((r) => r.id));
+  return new Set((await ctx.records.select({ id: sessions.id }).from(sessions).where(isNull(sessions.revokedAt)).all()).map((r) => r.id));
 }
 
 /**
@@ -155,14 +157,14 @@ export async function endSessionsExcept(ctx: AppContext, alive: Set<string>) {
   const doomed = [...(await unrevokedSessionIds(ctx))].filter((id) => !alive.has(id));
   await ready(ctx.db);
   for (let i = 0; i < doomed.length; i += 500) {
-    ctx.db.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(inArray(sessions.id, doomed.slice(i, i + 500))).run();
+    await ctx.records.update(sessions).set({ revokedAt: new Date(ctx.now()) }).where(inArray(sessions.id, doomed.slice(i, i + 500))).run();
   }
 }
 
 /** The user's own session `sessionId` ends; another user's (or an unknown) id answers 404 like a missing one. */
 export async function revokeOwnSession(ctx: AppContext, userId: string, sessionId: string) {
   await ready(ctx.db);
-  const ended = ctx.db
+  const ended = await ctx.records
     .update(sessions)
     .set({ revokedAt: new Date(ctx.now()) })
     .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
@@ -178,7 +180,7 @@ export async function revokeOwnSession(ctx: AppContext, userId: string, sessionI
  */
 export async function listSessions(ctx: AppContext, userId: string, currentSessionId: string) {
   await ready(ctx.db);
-  const rows = ctx.db
+  const rows = await ctx.records
     .select()
     .from(sessions)
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date(ctx.now()))))

@@ -61,28 +61,28 @@ async function remember(ctx: AppContext, pending: Pending): Promise<string> {
   const token = randomBytes(32).toString("base64url");
   const { license, ...fields } = pending;
   await ctx.withTransaction(async () => {
-    ctx.db.insert(pendingSignUps).values({ tokenHash: tokenHash(ctx, token), license: JSON.stringify(license), ...fields }).run();
-    ctx.db.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, pending.createdAt - PENDING_TTL_MS)).run();
+    await ctx.records.insert(pendingSignUps).values({ tokenHash: tokenHash(ctx, token), license: JSON.stringify(license), ...fields }).run();
+    await ctx.records.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, pending.createdAt - PENDING_TTL_MS)).run();
     // Past the bound the oldest sign-up is forgotten (its account, if any, is finished by signing in).
-    const oldest = ctx.db.select({ at: pendingSignUps.createdAt }).from(pendingSignUps).orderBy(desc(pendingSignUps.createdAt)).limit(1).offset(MAX_PENDING).get();
-    if (oldest) ctx.db.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, oldest.at)).run();
+    const oldest = await ctx.records.select({ at: pendingSignUps.createdAt }).from(pendingSignUps).orderBy(desc(pendingSignUps.createdAt)).limit(1).offset(MAX_PENDING).get();
+    if (oldest) await ctx.records.delete(pendingSignUps).where(lte(pendingSignUps.createdAt, oldest.at)).run();
   });
   return token;
 }
 
-function pendingOf(ctx: AppContext, token: string): Pending & { hash: string } {
+async function pendingOf(ctx: AppContext, token: string): Promise<Pending & { hash: string }> {
   const hash = tokenHash(ctx, token);
-  const row = ctx.db.select().from(pendingSignUps).where(eq(pendingSignUps.tokenHash, hash)).get();
+  const row = await ctx.records.select().from(pendingSignUps).where(eq(pendingSignUps.tokenHash, hash)).get();
   if (!row || row.createdAt + PENDING_TTL_MS <= ctx.now()) {
-    if (row) forget(ctx, hash);
+    if (row) await forget(ctx, hash);
     throw new HttpError(400, SIGN_UP_EXPIRED);
   }
   const { tokenHash: _, license, ...fields } = row;
   return { ...fields, hash, license: JSON.parse(license) as SignUpLicense };
 }
 
-function forget(ctx: AppContext, hash: string) {
-  ctx.db.delete(pendingSignUps).where(eq(pendingSignUps.tokenHash, hash)).run();
+async function forget(ctx: AppContext, hash: string) {
+  await ctx.records.delete(pendingSignUps).where(eq(pendingSignUps.tokenHash, hash)).run();
 }
 
 export type SignUpFields = {
@@ -133,26 +133,26 @@ async function notifyOwner(ctx: AppContext, owner: User) {
 /** The emailed code finishes the sign-up: the verified account and what its license code did. */
 export async function finishSignUp(ctx: AppContext, token: string, code: string): Promise<{ user: User; license: SignUpLicense }> {
   await ready(ctx.db);
-  const pending = pendingOf(ctx, token);
+  const pending = await pendingOf(ctx, token);
   if (pending.userId === null) {
     if (pending.expiresAt <= ctx.now()) throw new HttpError(400, CODE_EXPIRED);
     if (pending.attempts >= MAX_CODE_ATTEMPTS) throw new HttpError(429, TOO_MANY_ATTEMPTS);
     // Counted by the database (+ 1 on what it holds), as a real code's wrong guesses are.
-    ctx.db.update(pendingSignUps).set({ attempts: sql`${pendingSignUps.attempts} + 1` }).where(eq(pendingSignUps.tokenHash, pending.hash)).run();
+    await ctx.records.update(pendingSignUps).set({ attempts: sql`${pendingSignUps.attempts} + 1` }).where(eq(pendingSignUps.tokenHash, pending.hash)).run();
     throw new HttpError(400, INVALID_CODE);
   }
   const user = findUserById(ctx, pending.userId);
   if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
   const verified = await checkVerificationCode(ctx, user, code);
   await ready(ctx.db);
-  forget(ctx, pending.hash);
+  await forget(ctx, pending.hash);
   return { user: verified, license: pending.license };
 }
 
 /** A new code for the sign-up (the owner's notice again for an address with an account), under the same limits. */
 export async function resendSignUpCode(ctx: AppContext, token: string): Promise<{ email: string; retryAfter: number }> {
   await ready(ctx.db);
-  const pending = pendingOf(ctx, token);
+  const pending = await pendingOf(ctx, token);
   if (pending.userId !== null) {
     const user = findUserById(ctx, pending.userId);
     if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
@@ -162,18 +162,17 @@ export async function resendSignUpCode(ctx: AppContext, token: string): Promise<
   // The cooldown and the day's count checked by the update that counts the send, on the row the database holds (as
   // a real code's, email-verification.ts): two resends at once, on two processes, cannot both pass.
   const windowOpen = `window_started_at > ?`;
-  const counted = ctx.db.$client
-    .query(
+  const [counted] = await ctx.records.$rows(
       `UPDATE pending_sign_ups SET
          window_started_at = CASE WHEN ${windowOpen} THEN window_started_at ELSE ? END,
          sends = CASE WHEN ${windowOpen} THEN sends + 1 ELSE 1 END,
          sent_at = ?, expires_at = ?, attempts = 0
        WHERE token_hash = ? AND sent_at <= ? AND NOT (${windowOpen} AND sends >= ?)
        RETURNING sends`,
-    )
-    .get(now - DAY_MS, now, now - DAY_MS, now, now + CODE_TTL_MINUTES * 60_000, pending.hash, now - RESEND_COOLDOWN_SECONDS * 1000, now - DAY_MS, MAX_CODES_PER_DAY);
+      [now - DAY_MS, now, now - DAY_MS, now, now + CODE_TTL_MINUTES * 60_000, pending.hash, now - RESEND_COOLDOWN_SECONDS * 1000, now - DAY_MS, MAX_CODES_PER_DAY],
+  );
   if (!counted) {
-    const held = pendingOf(ctx, token);
+    const held = await pendingOf(ctx, token);
     const wait = Math.ceil((held.sentAt + RESEND_COOLDOWN_SECONDS * 1000 - now) / 1000);
     if (wait > 0) throw cooldownError(wait);
     throw dailyCapError(Math.ceil((held.windowStartedAt + DAY_MS - now) / 1000));

@@ -10,7 +10,7 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export async function findUserByEmail(ctx: AppContext, email: string): Promise<User | undefined> {
   await ready(ctx.db);
-  return ctx.db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  return ctx.records.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
 }
 
 // Prepared once: every signed-in request and every inbound message reads its user.
@@ -25,7 +25,7 @@ export async function insertUser(
   fields: Pick<User, "email" | "passwordHash" | "firstName" | "lastName"> & Partial<User>,
 ): Promise<User> {
   await ready(ctx.db);
-  return ctx.db
+  return ctx.records
     .insert(users)
     .values({ id: crypto.randomUUID(), ...fields, email: normalizeEmail(fields.email) })
     .returning()
@@ -39,7 +39,7 @@ export async function insertUser(
  */
 export async function holdAccount(ctx: AppContext, id: string): Promise<boolean> {
   await ready(ctx.db);
-  return ctx.db.$client.query(HOLD_ACCOUNT_SQL).run(id).changes > 0;
+  return (await ctx.records.$run(HOLD_ACCOUNT_SQL, [id])).changes > 0;
 }
 
 /** holdAccount's statement (parameter: the account's id), the same text on PostgreSQL. */
@@ -47,12 +47,12 @@ export const HOLD_ACCOUNT_SQL = `UPDATE users SET updated_at = updated_at WHERE 
 
 export async function updateUser(ctx: AppContext, id: string, fields: Partial<Omit<User, "id" | "createdAt">>): Promise<User> {
   await ready(ctx.db);
-  return ctx.db
+  return (await ctx.records
     .update(users)
     .set({ ...fields, updatedAt: new Date(ctx.now()) })
     .where(eq(users.id, id))
     .returning()
-    .get()!;
+    .get())!;
 }
 
 export type RegionalSettings = Pick<User, "timezone" | "locale" | "dateFormat">;
@@ -135,8 +135,8 @@ export async function searchUsers(ctx: AppContext, opts: { page: number; pageSiz
     const p = `%${escapeLike(search.toLowerCase())}%`;
     where = or(likeEscaped(users.email, p), likeEscaped(sql`${users.firstName} || ' ' || ${users.lastName}`, p), eq(users.email, normalizeEmail(search)));
   }
-  const total = ctx.db.select({ n: count() }).from(users).where(where).get()!.n;
-  const rows = ctx.db
+  const total = (await ctx.records.select({ n: count() }).from(users).where(where).get())!.n;
+  const rows = await ctx.records
     .select()
     .from(users)
     .where(where)
@@ -152,7 +152,8 @@ export async function emailsByIds(ctx: AppContext, ids: string[]): Promise<Map<s
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
   await ready(ctx.db);
-  return new Map(ctx.db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, unique)).all().map((u) => [u.id, u.email]));
+  const rows = await ctx.records.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, unique)).all();
+  return new Map(rows.map((u) => [u.id, u.email]));
 }
 
 /**
@@ -160,31 +161,31 @@ export async function emailsByIds(ctx: AppContext, ids: string[]): Promise<Map<s
  * nothing itself (licenses' code search runs it as part of its own query).
  */
 export function userIdsWithEmailLike(ctx: AppContext, pattern: string) {
-  return ctx.db.select({ id: users.id }).from(users).where(sql`${users.email} like ${pattern}`);
+  return ctx.records.select({ id: users.id }).from(users).where(sql`${users.email} like ${pattern}`);
 }
 
 /** Accounts in all, administrators and disabled accounts, for the admin portal's health page. */
 export async function countUsers(ctx: AppContext): Promise<{ users: number; admins: number; disabled: number }> {
   await ready(ctx.db);
-  const row = ctx.db
+  const row = (await ctx.records
     .select({
       users: count(),
-      admins: sql<number>`coalesce(sum(${users.role} = 'admin'), 0)`,
+      admins: sql<number>`coalesce(sum(CASE WHEN ${users.role} = 'admin' THEN 1 ELSE 0 END), 0)`,
       disabled: sql<number>`coalesce(sum(${users.disabled}), 0)`,
     })
     .from(users)
-    .get()!;
+    .get())!;
   return { users: row.users, admins: Number(row.admins), disabled: Number(row.disabled) };
 }
 
 /** The addresses of the administrators who can act on a notice: verified, not disabled. */
 export async function administratorEmails(ctx: AppContext): Promise<string[]> {
   await ready(ctx.db);
-  return ctx.db
+  const rows = await ctx.records
     .select({ email: users.email })
     .from(users)
     .where(sql`${users.role} = 'admin' AND ${users.disabled} = 0 AND ${users.emailVerified} = 1`)
     .orderBy(users.email)
-    .all()
-    .map((u) => u.email);
+    .all();
+  return rows.map((u) => u.email);
 }
