@@ -551,6 +551,27 @@ export const messages = sqliteTable(
 );
 
 /**
+ * Delivery reports that came before their message had its provider id recorded (a fast provider calls back before
+ * its send returns), kept for the message (src/messages/messages.ts): in the database, so a report reaching one
+ * process of an installation is applied when another records the id (issue 31 item 2). At most
+ * EARLY_REPORTS_PER_ACCOUNT per account (the oldest, by id, go first) and for EARLY_REPORT_TTL_MS.
+ */
+export const earlyReports = sqliteTable(
+  "early_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    providerId: text("provider_id").notNull().references(() => smsProviders.id, { onDelete: "cascade" }),
+    providerMessageId: text("provider_message_id").notNull(),
+    status: text("status").notNull(),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [uniqueIndex("early_reports_message_idx").on(t.providerId, t.providerMessageId), index("early_reports_user_idx").on(t.userId, t.id)],
+);
+
+/**
  * A campaign's messages by status, and of each status how many never reached a provider (no sent_at). Kept by
  * triggers on messages (migration 0019), never written by the application: listing campaigns reads these rows
  * instead of counting messages.

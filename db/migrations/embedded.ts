@@ -63,6 +63,7 @@ import m59 from "./0077_one_trial.sql" with { type: "text" };
 import m60 from "./0078_contact_list_version.sql" with { type: "text" };
 import m61 from "./0079_contact_tags_created.sql" with { type: "text" };
 import m62 from "./0080_number_pace.sql" with { type: "text" };
+import m63 from "./0081_early_reports.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -129,4 +130,5 @@ export const migrationSql: Record<string, string> = {
   "0078_contact_list_version": m60,
   "0079_contact_tags_created": m61,
   "0080_number_pace": m62,
+  "0081_early_reports": m63,
 };

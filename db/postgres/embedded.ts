@@ -15,6 +15,7 @@ import m12 from "./migrations/0077_one_trial.sql" with { type: "text" };
 import m13 from "./migrations/0078_contact_list_version.sql" with { type: "text" };
 import m14 from "./migrations/0079_contact_tags_created.sql" with { type: "text" };
 import m15 from "./migrations/0080_number_pace.sql" with { type: "text" };
+import m16 from "./migrations/0081_early_reports.sql" with { type: "text" };
 
 /** PostgreSQL's migrations by the tag of the SQLite migration they match, from the baseline on. */
 export const postgresMigrationSql: Record<string, string> = {
@@ -34,4 +35,5 @@ export const postgresMigrationSql: Record<string, string> = {
   "0078_contact_list_version": m13,
   "0079_contact_tags_created": m14,
   "0080_number_pace": m15,
+  "0081_early_reports": m16,
 };

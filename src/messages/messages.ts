@@ -131,94 +131,70 @@ export const EARLY_REPORTS_PER_ACCOUNT = 10_000;
 /** A report whose message has not been recorded within this long never will be: the send returns in seconds. */
 export const EARLY_REPORT_TTL_MS = 10 * 60_000;
 
-type Held = { at: number; event: StatusEvent };
+/**
+ * Delivery reports that arrive before the engine has recorded the provider's id for that message (a fast provider
+ * can call back before `send` returns here) are kept in `early_reports` and applied when the id is recorded, by
+ * whichever process records it. Kept per account (user), at most EARLY_REPORTS_PER_ACCOUNT (the oldest go first)
+ * and for EARLY_REPORT_TTL_MS: a tenant posting reports for ids we never sent can neither slow the server nor grow
+ * this without bound. A report for a message already held replaces it (the provider's last word).
+ */
+const PUT_EARLY_SQL = `INSERT INTO early_reports (user_id, provider_id, provider_message_id, status, error_code, error_message, received_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider_id, provider_message_id) DO UPDATE SET status = excluded.status,
+  error_code = excluded.error_code, error_message = excluded.error_message, received_at = excluded.received_at`;
+/** An account's expired reports and those beyond its newest EARLY_REPORTS_PER_ACCOUNT, once per batch that held any. */
+export const TRIM_EARLY_SQL = `DELETE FROM early_reports WHERE user_id = ? AND (received_at < ?
+  OR id <= (SELECT id FROM early_reports WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?))`;
+const REPORT_COLUMNS = `provider_id AS "providerId", provider_message_id AS "providerMessageId", status, error_code AS "errorCode", error_message AS "errorMessage"`;
+/** Takes the unexpired reports of a batch's messages, `[providerId, providerMessageId]` pairs in JSON: one statement a batch. */
+const TAKE_EARLY_SQL = `DELETE FROM early_reports WHERE received_at >= ?
+  AND (provider_id, provider_message_id) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
+  RETURNING ${REPORT_COLUMNS}`;
+/**
+ * The reports of a batch just held whose messages have their provider ids now: another process may have recorded one
+ * between this batch's look and its commit, and taken the reports before this one's were there.
+ */
+const TAKE_RECORDED_SQL = `${TAKE_EARLY_SQL.replace("RETURNING", `AND EXISTS (SELECT 1 FROM messages m WHERE m.provider_id = early_reports.provider_id
+    AND m.provider_message_id = early_reports.provider_message_id) RETURNING`)}`;
+/** TAKE_EARLY_SQL on PostgreSQL, which reads JSON with its own functions. */
+export const TAKE_EARLY_SQL_POSTGRES = `DELETE FROM early_reports WHERE received_at >= ?
+  AND (provider_id, provider_message_id) IN (SELECT r->>0, r->>1 FROM jsonb_array_elements(?::jsonb) AS r)
+  RETURNING ${REPORT_COLUMNS}`;
 
-/** One account's early reports: a lookup by provider id, and the same entries in arrival order. */
-class AccountReports {
-  readonly byKey = new Map<string, Held>();
-  // A queue with a moving head rather than the Map's own order: taking the oldest entry of a Map after many
-  // deletions walks over every deleted slot first, which made 400,000 reports take 23 s.
-  private order: { key: string; held: Held }[] = [];
-  private head = 0;
-
-  add(key: string, held: Held) {
-    this.byKey.set(key, held);
-    this.order.push({ key, held });
-    while (this.byKey.size > EARLY_REPORTS_PER_ACCOUNT) this.dropOldest(Infinity);
-    // Entries taken or replaced stay in the queue until they reach its head; rebuild before they pile up.
-    if (this.order.length - this.head > 2 * EARLY_REPORTS_PER_ACCOUNT) this.compact();
-  }
-
-  /** Drops entries from the front older than `before`; the first live one younger stops it. */
-  dropOldest(before: number) {
-    while (this.head < this.order.length) {
-      const { key, held } = this.order[this.head]!;
-      const live = this.byKey.get(key) === held;
-      if (live && held.at >= before) break;
-      if (live) this.byKey.delete(key);
-      this.head++;
-      if (live && before === Infinity) break;
-    }
-    if (this.head > 1024 && this.head * 2 > this.order.length) this.compact();
-  }
-
-  private compact() {
-    this.order = this.order.slice(this.head).filter(({ key, held }) => this.byKey.get(key) === held);
-    this.head = 0;
-  }
-}
+type EarlyRow = { providerId: string; providerMessageId: string; status: StatusEvent["status"]; errorCode: string | null; errorMessage: string | null };
 
 /**
- * Delivery reports that arrive before the engine has recorded the provider's id for that message (a fast
- * provider can call back before `send` returns here); applied when the id is recorded. Kept per account (user),
- * at most EARLY_REPORTS_PER_ACCOUNT (the oldest goes first) and for EARLY_REPORT_TTL_MS: a tenant posting
- * reports for ids we never sent can neither slow the server nor grow this without bound. Every operation is
- * O(1), amortized.
+ * Takes the reports held for messages whose provider ids were just recorded (after the commit that recorded them):
+ * per provider account, the status events to apply. `recordedOnly`: those whose message has its id now.
  */
-class EarlyReports {
-  private byUser = new Map<string, AccountReports>();
-  private userOfProvider = new Map<string, string>();
-
-  put(account: ProviderAccount, event: StatusEvent, now: number) {
-    this.userOfProvider.set(account.id, account.userId);
-    let reports = this.byUser.get(account.userId);
-    if (!reports) this.byUser.set(account.userId, (reports = new AccountReports()));
-    reports.dropOldest(now - EARLY_REPORT_TTL_MS);
-    reports.add(`${account.id}|${event.providerMessageId}`, { at: now, event });
+export async function takeEarlyReports(
+  ctx: AppContext,
+  messages: { providerId: string; providerMessageId: string }[],
+  { recordedOnly = false } = {},
+): Promise<Map<string, StatusEvent[]>> {
+  const found = new Map<string, StatusEvent[]>();
+  if (!messages.length) return found;
+  await ready(ctx.db);
+  const pairs = JSON.stringify(messages.map((m) => [m.providerId, m.providerMessageId]));
+  const take = ctx.db.$client.query(recordedOnly ? TAKE_RECORDED_SQL : TAKE_EARLY_SQL);
+  for (const r of take.all(ctx.now() - EARLY_REPORT_TTL_MS, pairs) as EarlyRow[]) {
+    const event: StatusEvent = { type: "status", providerMessageId: r.providerMessageId, status: r.status, errorCode: r.errorCode, errorMessage: r.errorMessage };
+    const events = found.get(r.providerId);
+    if (events) events.push(event);
+    else found.set(r.providerId, [event]);
   }
-
-  take(providerId: string, providerMessageId: string, now: number): StatusEvent | undefined {
-    const userId = this.userOfProvider.get(providerId);
-    const reports = userId === undefined ? undefined : this.byUser.get(userId);
-    if (!reports) return undefined;
-    reports.dropOldest(now - EARLY_REPORT_TTL_MS);
-    const key = `${providerId}|${providerMessageId}`;
-    const hit = reports.byKey.get(key);
-    if (hit) reports.byKey.delete(key);
-    if (!reports.byKey.size) this.byUser.delete(userId!);
-    return hit?.event;
-  }
-
-  count(userId: string): number {
-    return this.byUser.get(userId)?.byKey.size ?? 0;
-  }
+  return found;
 }
 
-const early = new WeakMap<AppContext, EarlyReports>();
-
-function earlyFor(ctx: AppContext) {
-  let store = early.get(ctx);
-  if (!store) early.set(ctx, (store = new EarlyReports()));
-  return store;
+/** The report held for one message, taken (undefined when none, or expired). */
+export async function takeEarlyReport(ctx: AppContext, providerId: string, providerMessageId: string): Promise<StatusEvent | undefined> {
+  return (await takeEarlyReports(ctx, [{ providerId, providerMessageId }])).get(providerId)?.[0];
 }
 
-export function takeEarlyReport(ctx: AppContext, providerId: string, providerMessageId: string) {
-  return early.get(ctx)?.take(providerId, providerMessageId, ctx.now());
-}
-
-/** Reports an account holds for messages not recorded yet (bounded by EARLY_REPORTS_PER_ACCOUNT). */
-export function earlyReportCount(ctx: AppContext, userId: string): number {
-  return early.get(ctx)?.count(userId) ?? 0;
+/** Reports an account holds for messages not recorded yet (bounded by EARLY_REPORTS_PER_ACCOUNT), unexpired. */
+export async function earlyReportCount(ctx: AppContext, userId: string): Promise<number> {
+  await ready(ctx.db);
+  const row = ctx.db.$client.query(`SELECT count(*) AS n FROM early_reports WHERE user_id = ? AND received_at >= ?`).get(userId, ctx.now() - EARLY_REPORT_TTL_MS) as { n: number };
+  return row.n;
 }
 
 export type StatusChange = { id: string; userId: string; campaignId: string | null; status: MessageStatus };
@@ -234,25 +210,36 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
     `UPDATE messages SET status = ?, error_code = coalesce(?, error_code), error_message = coalesce(?, error_message),
        delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, updated_at = ? WHERE id = ?`,
   );
+  const put = db.query(PUT_EARLY_SQL);
   const changed: StatusChange[] = [];
+  const held: StatusEvent[] = [];
   // One transaction whose callback awaits nothing; a repeated or late report changes nothing (RANK, read in it).
   await withTransaction(ctx.db, async () => {
     const now = ctx.now();
     for (const e of events) {
       const row = find.get(account.id, e.providerMessageId) as { id: string; user_id: string; campaign_id: string | null; status: MessageStatus } | null;
       if (!row) {
-        earlyFor(ctx).put(account, e, now);
+        put.run(account.userId, account.id, e.providerMessageId, e.status, e.errorCode ?? null, e.errorMessage ?? null, now);
+        held.push(e);
         continue;
       }
       if ((RANK[e.status] ?? 0) <= (RANK[row.status] ?? 3)) continue;
       update.run(e.status, e.errorCode ?? null, e.errorMessage ?? null, e.status, now, now, row.id);
       changed.push({ id: row.id, userId: row.user_id, campaignId: row.campaign_id, status: e.status });
     }
+    if (held.length) db.query(TRIM_EARLY_SQL).run(account.userId, now - EARLY_REPORT_TTL_MS, account.userId, EARLY_REPORTS_PER_ACCOUNT);
     for (const status of ["sent", "delivered", "failed"] as const) {
       const reached = changed.filter((c) => c.status === status);
       if (reached.length) appendStatusEvents(ctx, `message.${status}`, reached);
     }
   });
+  // A report held while another process was recording its message's id, whose look for held reports came before
+  // this hold committed: it is this batch's to apply (the take answers each report to one caller only).
+  if (held.length) {
+    const pairs = held.map((e) => ({ providerId: account.id, providerMessageId: e.providerMessageId }));
+    const recorded = (await takeEarlyReports(ctx, pairs, { recordedOnly: true })).get(account.id);
+    if (recorded) changed.push(...(await applyStatusEvents(ctx, account, recorded)));
+  }
   const campaigns = new Set(changed.flatMap((c) => (c.campaignId ? [c.campaignId] : [])));
   if (campaigns.size) {
     await ready(ctx.db);

@@ -13,7 +13,7 @@ import type { AdmitPace, OutboxRow, OutboxStore, Outcome, ProviderRegistry, Send
 import { zoneForRecipient } from "../sending/quiet-hours";
 import { holdFor, stateFromField, stateOfNumber, type StateRule } from "../sending/state-rules";
 import { stateRulesInForce } from "../state-rules/overrides";
-import { applyStatusEvents, takeEarlyReport } from "./messages";
+import { applyStatusEvents, takeEarlyReports } from "./messages";
 import { PARKED } from "./due";
 import { appendStatusEvents, type StatusEventRow } from "./outbox";
 import { markInterrupted, waitsForEarlier } from "./reconcile";
@@ -137,8 +137,11 @@ export function outboxStore(ctx: AppContext): OutboxStore {
     },
 
     async record(outcomes, pauses, now) {
-      const { optOuts, early, settle } = await withTransaction(ctx.db, () => recordNow(outcomes, pauses, now));
+      const { optOuts, settle } = await withTransaction(ctx.db, () => recordNow(outcomes, pauses, now));
       // After the commit, in this caller's own turn on the connection (another caller's transaction may have begun).
+      // Reports that came before these ids were recorded, held for them by this process or another, taken in one
+      // statement once the ids are committed: one held after this look finds the message itself (applyStatusEvents).
+      const early = await takeEarlyReports(ctx, outcomes.flatMap((o) => (o.kind === "accepted" ? [{ providerId: o.accountId, providerMessageId: o.providerMessageId }] : [])));
       await ready(ctx.db);
       for (const row of optOuts) await optOutContact(ctx, row.userId, row.phone, "provider", "The SMS provider refused the message: the recipient had opted out there");
       for (const [accountId, events] of early) {
@@ -249,7 +252,6 @@ export function outboxStore(ctx: AppContext): OutboxStore {
   async function recordNow(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number) {
       const settle = new Set<string>();
       const optOuts: OutboxRow[] = [];
-      const early = new Map<string, NonNullable<ReturnType<typeof takeEarlyReport>>[]>();
       const reached: Record<"sent" | "delivered" | "failed" | "unknown", StatusEventRow[]> = { sent: [], delivered: [], failed: [], unknown: [] };
       {
         // Each accepted message keeps the price its account charges now: a later price change leaves its spend be.
@@ -266,8 +268,6 @@ export function outboxStore(ctx: AppContext): OutboxStore {
               if (mms.has(row.id)) st.sent!.run(o.status, o.providerMessageId, 1, mmsPrices.get(o.accountId) ?? null, now, now, row.id);
               else st.sent!.run(o.status, o.providerMessageId, o.segments, prices.get(o.accountId) ?? null, now, now, row.id);
               reached[o.status].push(row);
-              const report = takeEarlyReport(ctx, o.accountId, o.providerMessageId);
-              if (report) early.set(o.accountId, [...(early.get(o.accountId) ?? []), report]);
               break;
             }
             case "retry":
@@ -287,7 +287,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
         for (const status of ["sent", "delivered", "failed", "unknown"] as const) appendStatusEvents(ctx, `message.${status}`, reached[status]);
         for (const p of pauses) await ctx.campaignOutbox.pause(p.campaignId, p.reason);
       }
-      return { optOuts, early, settle };
+      return { optOuts, settle };
   }
 }
 

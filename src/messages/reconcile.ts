@@ -236,7 +236,7 @@ async function settle(ctx: AppContext, account: ProviderAccount, id: string, sta
     return { result: { outcome: "queued again" } };
   }
   // A delivery report that came while the message had no provider id yet was held for it.
-  const report = takeEarlyReport(ctx, account.id, match.providerMessageId);
+  const report = await takeEarlyReport(ctx, account.id, match.providerMessageId);
   if (report) await applyStatusEvents(ctx, account, [report]);
   if (row.campaignId) {
     await ready(ctx.db);

@@ -84,6 +84,7 @@ const OWNERS: Record<string, string> = {
   rollupDays: "results",
   // The outbox: one row per message, sent or received.
   messages: "messages",
+  earlyReports: "messages",
   jobs: "jobs",
   plans: "licenses",
   licenseCodes: "licenses",

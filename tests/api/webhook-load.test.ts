@@ -42,7 +42,7 @@ describe("a flood of delivery reports for unknown message ids", () => {
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ message: "Request body too large", code: "too_large" });
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(earlyReportCount(t.ctx, acc.user.id)).toBe(0);
+    expect(await earlyReportCount(t.ctx, acc.user.id)).toBe(0);
   });
 
   test("a request within the size limit but over 1,000 events answers 413 and applies nothing", async () => {
@@ -53,33 +53,33 @@ describe("a flood of delivery reports for unknown message ids", () => {
       message: "A webhook request can carry at most 1,000 events; this one has 1,001. Nothing was applied: send them in smaller batches.",
       code: "too_large",
     });
-    expect(earlyReportCount(t.ctx, acc.user.id)).toBe(0);
+    expect(await earlyReportCount(t.ctx, acc.user.id)).toBe(0);
   });
 
   test("40 requests of 1,000 answer 200 each, and the account holds at most 10,000 early reports: the oldest went first", async () => {
     for (let i = 0; i < 40; i++) expect((await postHook(unknownReports(`batch${i}`, 1000))).status).toBe(200);
     expect(EARLY_REPORTS_PER_ACCOUNT).toBe(10_000);
-    expect(earlyReportCount(t.ctx, acc.user.id)).toBe(10_000);
-    expect(takeEarlyReport(t.ctx, providerId, "batch0-0")).toBeUndefined();
-    expect(takeEarlyReport(t.ctx, providerId, "batch29-999")).toBeUndefined();
-    expect(takeEarlyReport(t.ctx, providerId, "batch30-0")).toEqual({
+    expect(await earlyReportCount(t.ctx, acc.user.id)).toBe(10_000);
+    expect(await takeEarlyReport(t.ctx, providerId, "batch0-0")).toBeUndefined();
+    expect(await takeEarlyReport(t.ctx, providerId, "batch29-999")).toBeUndefined();
+    expect(await takeEarlyReport(t.ctx, providerId, "batch30-0")).toEqual({
       type: "status",
       providerMessageId: "batch30-0",
       status: "delivered",
       errorCode: null,
       errorMessage: null,
     });
-    expect(earlyReportCount(t.ctx, acc.user.id)).toBe(9_999);
+    expect(await earlyReportCount(t.ctx, acc.user.id)).toBe(9_999);
   });
 
   test("early reports expire after 10 minutes", async () => {
     const realNow = t.ctx.now;
     try {
       t.ctx.now = () => Date.now() + EARLY_REPORT_TTL_MS + 1000;
-      expect(takeEarlyReport(t.ctx, providerId, "batch39-999")).toBeUndefined();
-      expect(earlyReportCount(t.ctx, acc.user.id)).toBe(0);
+      expect(await takeEarlyReport(t.ctx, providerId, "batch39-999")).toBeUndefined();
+      expect(await earlyReportCount(t.ctx, acc.user.id)).toBe(0);
       expect((await postHook(unknownReports("late", 3))).status).toBe(200);
-      expect(earlyReportCount(t.ctx, acc.user.id)).toBe(3);
+      expect(await earlyReportCount(t.ctx, acc.user.id)).toBe(3);
     } finally {
       t.ctx.now = realNow;
     }
