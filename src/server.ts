@@ -22,7 +22,7 @@ import { securityHeaders } from "./http/security-headers";
 import { createMailer } from "./mail/mailer";
 import { systemSettings } from "./admin/settings";
 import { registerScheduledCampaigns } from "./campaigns/scheduler";
-import { scheduleEventPruning } from "./events/events";
+import { listenForEvents, scheduleEventPruning } from "./events/events";
 import { startJobRunner } from "./jobs/jobs";
 import { startInboundMediaCopies } from "./inbound/media-copy";
 import { startAutomation } from "./automation/runner";
@@ -286,6 +286,16 @@ async function serve(
   else await startWorkers(ctx, log);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);
+  if (config.databaseUrl) {
+    // The sockets hear of what the installation's other processes append too (the log's trigger notifies, migration
+    // 0081), on a connection of the listener's own: the hub then reads the log after its cursors, as for its own.
+    const listener = new SQL(config.databaseUrl, { max: 1 });
+    const subscription = await listenForEvents(ctx, listener);
+    ctx.onStop.push(async () => {
+      await subscription.unlisten();
+      await listener.close();
+    });
+  }
   // After a restore the sockets' positions name events of the data replaced: they reconnect and resume or reset.
   onDatabaseReplaced(ctx, () => live.hub.stop());
   const headers = securityHeaders(config.publicUrl.startsWith("https:"));

@@ -1,3 +1,4 @@
+import type { SQL } from "bun";
 import type { Database, Statement } from "bun:sqlite";
 import { afterTransaction, ready } from "../../db/transaction";
 import type { AppContext } from "../context";
@@ -109,6 +110,22 @@ export function onEventsCommitted(ctx: AppContext, listener: (() => void) | null
   if (!listeners) committedListeners.set(ctx, (listeners = new Map()));
   if (listener) listeners.set(consumer, listener);
   else listeners.delete(consumer);
+}
+
+/** The channel the event log's trigger notifies on PostgreSQL (migration 0081): the newest id a statement appended. */
+export const EVENTS_CHANNEL = "smsdesk_events";
+
+/**
+ * Across the processes of an installation (PostgreSQL, issue 31 item 2): this process's readers of the log (the live
+ * hub) hear of events any process appended, as they hear of their own (`onEventsCommitted`), and read the log after
+ * their cursors as ever. Told again each time the listening connection is (re)established: notifications sent while
+ * it was down are lost, the events are not. Bun.sql's `listen` keeps one connection of its own and reconnects it.
+ */
+export function listenForEvents(ctx: AppContext, sql: SQL): Promise<{ unlisten(): Promise<void> }> {
+  const tell = () => {
+    for (const listener of [...(committedListeners.get(ctx)?.values() ?? [])]) listener();
+  };
+  return sql.listen(EVENTS_CHANNEL, tell, tell);
 }
 
 type EventRow = {

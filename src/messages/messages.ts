@@ -138,7 +138,7 @@ export const EARLY_REPORT_TTL_MS = 10 * 60_000;
  * and for EARLY_REPORT_TTL_MS: a tenant posting reports for ids we never sent can neither slow the server nor grow
  * this without bound. A report for a message already held replaces it (the provider's last word).
  */
-const PUT_EARLY_SQL = `INSERT INTO early_reports (user_id, provider_id, provider_message_id, status, error_code, error_message, received_at)
+export const PUT_EARLY_SQL = `INSERT INTO early_reports (user_id, provider_id, provider_message_id, status, error_code, error_message, received_at)
   VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider_id, provider_message_id) DO UPDATE SET status = excluded.status,
   error_code = excluded.error_code, error_message = excluded.error_message, received_at = excluded.received_at`;
 /** An account's expired reports and those beyond its newest EARLY_REPORTS_PER_ACCOUNT, once per batch that held any. */
@@ -146,19 +146,22 @@ export const TRIM_EARLY_SQL = `DELETE FROM early_reports WHERE user_id = ? AND (
   OR id <= (SELECT id FROM early_reports WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?))`;
 const REPORT_COLUMNS = `provider_id AS "providerId", provider_message_id AS "providerMessageId", status, error_code AS "errorCode", error_message AS "errorMessage"`;
 /** Takes the unexpired reports of a batch's messages, `[providerId, providerMessageId]` pairs in JSON: one statement a batch. */
-const TAKE_EARLY_SQL = `DELETE FROM early_reports WHERE received_at >= ?
+export const TAKE_EARLY_SQL = `DELETE FROM early_reports WHERE received_at >= ?
   AND (provider_id, provider_message_id) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
   RETURNING ${REPORT_COLUMNS}`;
 /**
  * The reports of a batch just held whose messages have their provider ids now: another process may have recorded one
  * between this batch's look and its commit, and taken the reports before this one's were there.
  */
-const TAKE_RECORDED_SQL = `${TAKE_EARLY_SQL.replace("RETURNING", `AND EXISTS (SELECT 1 FROM messages m WHERE m.provider_id = early_reports.provider_id
-    AND m.provider_message_id = early_reports.provider_message_id) RETURNING`)}`;
+const recorded = (take: string) =>
+  take.replace("RETURNING", `AND EXISTS (SELECT 1 FROM messages m WHERE m.provider_id = early_reports.provider_id
+    AND m.provider_message_id = early_reports.provider_message_id) RETURNING`);
+const TAKE_RECORDED_SQL = recorded(TAKE_EARLY_SQL);
 /** TAKE_EARLY_SQL on PostgreSQL, which reads JSON with its own functions. */
 export const TAKE_EARLY_SQL_POSTGRES = `DELETE FROM early_reports WHERE received_at >= ?
-  AND (provider_id, provider_message_id) IN (SELECT r->>0, r->>1 FROM jsonb_array_elements(?::jsonb) AS r)
+  AND (provider_id, provider_message_id) IN (SELECT r->>0, r->>1 FROM jsonb_array_elements(CAST(? AS text)::jsonb) AS r)
   RETURNING ${REPORT_COLUMNS}`;
+export const TAKE_RECORDED_SQL_POSTGRES = recorded(TAKE_EARLY_SQL_POSTGRES);
 
 type EarlyRow = { providerId: string; providerMessageId: string; status: StatusEvent["status"]; errorCode: string | null; errorMessage: string | null };
 
@@ -175,8 +178,9 @@ export async function takeEarlyReports(
   if (!messages.length) return found;
   await ready(ctx.db);
   const pairs = JSON.stringify(messages.map((m) => [m.providerId, m.providerMessageId]));
-  const take = ctx.db.$client.query(recordedOnly ? TAKE_RECORDED_SQL : TAKE_EARLY_SQL);
-  for (const r of take.all(ctx.now() - EARLY_REPORT_TTL_MS, pairs) as EarlyRow[]) {
+  const postgres = ctx.records.$engine === "postgres";
+  const take = recordedOnly ? (postgres ? TAKE_RECORDED_SQL_POSTGRES : TAKE_RECORDED_SQL) : postgres ? TAKE_EARLY_SQL_POSTGRES : TAKE_EARLY_SQL;
+  for (const r of await ctx.records.$rows<EarlyRow>(take, [ctx.now() - EARLY_REPORT_TTL_MS, pairs])) {
     const event: StatusEvent = { type: "status", providerMessageId: r.providerMessageId, status: r.status, errorCode: r.errorCode, errorMessage: r.errorMessage };
     const events = found.get(r.providerId);
     if (events) events.push(event);
@@ -193,8 +197,8 @@ export async function takeEarlyReport(ctx: AppContext, providerId: string, provi
 /** Reports an account holds for messages not recorded yet (bounded by EARLY_REPORTS_PER_ACCOUNT), unexpired. */
 export async function earlyReportCount(ctx: AppContext, userId: string): Promise<number> {
   await ready(ctx.db);
-  const row = ctx.db.$client.query(`SELECT count(*) AS n FROM early_reports WHERE user_id = ? AND received_at >= ?`).get(userId, ctx.now() - EARLY_REPORT_TTL_MS) as { n: number };
-  return row.n;
+  const [row] = await ctx.records.$rows<{ n: number }>(`SELECT count(*) AS n FROM early_reports WHERE user_id = ? AND received_at >= ?`, [userId, ctx.now() - EARLY_REPORT_TTL_MS]);
+  return Number(row!.n);
 }
 
 export type StatusChange = { id: string; userId: string; campaignId: string | null; status: MessageStatus };
@@ -210,16 +214,15 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
     `UPDATE messages SET status = ?, error_code = coalesce(?, error_code), error_message = coalesce(?, error_message),
        delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, updated_at = ? WHERE id = ?`,
   );
-  const put = db.query(PUT_EARLY_SQL);
   const changed: StatusChange[] = [];
   const held: StatusEvent[] = [];
-  // One transaction whose callback awaits nothing; a repeated or late report changes nothing (RANK, read in it).
+  // One transaction whose callback awaits records only; a repeated or late report changes nothing (RANK, read in it).
   await withTransaction(ctx.db, async () => {
     const now = ctx.now();
     for (const e of events) {
       const row = find.get(account.id, e.providerMessageId) as { id: string; user_id: string; campaign_id: string | null; status: MessageStatus } | null;
       if (!row) {
-        put.run(account.userId, account.id, e.providerMessageId, e.status, e.errorCode ?? null, e.errorMessage ?? null, now);
+        await ctx.records.$run(PUT_EARLY_SQL, [account.userId, account.id, e.providerMessageId, e.status, e.errorCode ?? null, e.errorMessage ?? null, now]);
         held.push(e);
         continue;
       }
@@ -227,7 +230,7 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
       update.run(e.status, e.errorCode ?? null, e.errorMessage ?? null, e.status, now, now, row.id);
       changed.push({ id: row.id, userId: row.user_id, campaignId: row.campaign_id, status: e.status });
     }
-    if (held.length) db.query(TRIM_EARLY_SQL).run(account.userId, now - EARLY_REPORT_TTL_MS, account.userId, EARLY_REPORTS_PER_ACCOUNT);
+    if (held.length) await ctx.records.$run(TRIM_EARLY_SQL, [account.userId, now - EARLY_REPORT_TTL_MS, account.userId, EARLY_REPORTS_PER_ACCOUNT]);
     for (const status of ["sent", "delivered", "failed"] as const) {
       const reached = changed.filter((c) => c.status === status);
       if (reached.length) appendStatusEvents(ctx, `message.${status}`, reached);

@@ -47,8 +47,8 @@ export type PaceGrant = { granted: number; nextAt: number };
  */
 export async function reservePace(ctx: AppContext, numberId: string, now: number, want: number, interval: number, catchUpMs: number): Promise<PaceGrant> {
   await ready(ctx.db);
-  const row = ctx.db.$client.query(RESERVE_PACE_SQL).get(...reservePaceParams(numberId, now, want, interval, catchUpMs)) as PaceGrant;
-  return { granted: Number(row.granted), nextAt: Number(row.nextAt) };
+  const [row] = await ctx.records.$rows<PaceGrant>(RESERVE_PACE_SQL, reservePaceParams(numberId, now, want, interval, catchUpMs));
+  return { granted: Number(row!.granted), nextAt: Number(row!.nextAt) };
 }
 
 /**
@@ -58,5 +58,5 @@ export async function reservePace(ctx: AppContext, numberId: string, now: number
 export async function shiftPace(ctx: AppContext, numberId: string, used: number, granted: number, interval: number): Promise<void> {
   if (used === granted) return;
   await ready(ctx.db);
-  ctx.db.$client.query(SHIFT_PACE_SQL).run((used - granted) * interval, numberId);
+  await ctx.records.$run(SHIFT_PACE_SQL, [(used - granted) * interval, numberId]);
 }

@@ -3,6 +3,7 @@
 // carries the schedule on. The record on the real schema, then three engines on one outbox and one schedule.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
+import { sqliteRecords } from "../../db/records";
 import type { AppContext } from "../../src/context";
 import { reservePace, shiftPace } from "../../src/phone-numbers/pace";
 import { CATCH_UP_MS } from "../../src/sending/pace";
@@ -16,7 +17,8 @@ const INTERVAL = 10.5;
 describe("the schedule's row", () => {
   let ctx: AppContext;
   beforeEach(() => {
-    ctx = { db: openDatabase(":memory:"), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
+    const db = openDatabase(":memory:");
+    ctx = { db, records: sqliteRecords(db), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
     ctx.db.$client.run(`INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'pat@example.com', 0, 0)`);
     ctx.db.$client.run(`INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted, created_at) VALUES ('a1', 'u1', 'twilio', 'Twilio', '', 0)`);
     ctx.db.$client.run(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, created_at) VALUES ('n1', 'u1', 'a1', '+14155550100', 0)`);
