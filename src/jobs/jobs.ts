@@ -294,21 +294,37 @@ const selectDue = (due: DueIn, indexed = true) => {
     AND (user_id IS NULL OR kind || char(1) || user_id NOT IN (SELECT value FROM json_each(?5)))`;
 };
 
+/**
+ * selectDue on PostgreSQL, where several processes run passes at once (issue 31 item 2): the due jobs (pending and
+ * their time come, or running with their lease run out) of the kinds in a JSON array, but for the full slots
+ * (`[kind, refId or '']` and `[kind, userId]` pairs: PostgreSQL's text cannot hold SQLite's NUL separator), oldest
+ * first, locked by the pass's transaction until it ends and skipped meanwhile by every other process's pass
+ * (`FOR UPDATE SKIP LOCKED`): the processes share the due jobs instead of queueing on each other's. Each is then
+ * claimed by CLAIM_JOB_SQL, the same text on both engines; a leased job's process killed mid-run leaves it due to the
+ * others once its lease is over. Parameters: now, now, kinds, full refs, full accounts, limit.
+ */
+export const DUE_JOBS_SQL_POSTGRES = `SELECT id, kind, ref_id AS "refId", user_id AS "userId",
+    CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END AS t
+  FROM jobs WHERE ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'running' AND lease_until <= ?))
+    AND kind IN (SELECT jsonb_array_elements_text(CAST(? AS text)::jsonb))
+    AND (kind, coalesce(ref_id, '')) NOT IN (SELECT r->>0, r->>1 FROM jsonb_array_elements(CAST(? AS text)::jsonb) AS r)
+    AND (user_id IS NULL OR (kind, user_id) NOT IN (SELECT r->>0, r->>1 FROM jsonb_array_elements(CAST(? AS text)::jsonb) AS r))
+  ORDER BY t LIMIT ? FOR UPDATE SKIP LOCKED`;
+
 /** Jobs looked at per pass, at most. */
 export const DUE_BATCH = 100;
 
 /**
- * Claims one job in one statement: it must still be due (pending and its time come, or running with its lease
- * expired), so two workers never both hold it. It becomes running with a lease, its attempt counted.
+ * A job claimed in one statement: it must still be due (pending and its time come, or running with its lease
+ * expired), so two workers never both hold it. It becomes running with a lease, its attempt counted. Parameters:
+ * lease end, now, id, now, now.
  */
+export const CLAIM_JOB_SQL = `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ?
+  WHERE id = ? AND ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'running' AND lease_until <= ?))
+  RETURNING *`;
+
 function claim(ctx: AppContext, id: string, now: number, leaseMs: number): Job | null {
-  const row = ctx.db.$client
-    .query(
-      `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ?
-       WHERE id = ? AND ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'running' AND lease_until <= ?))
-       RETURNING *`,
-    )
-    .get(now + leaseMs, now, id, now, now) as JobRow | null;
+  const row = ctx.db.$client.query(CLAIM_JOB_SQL).get(now + leaseMs, now, id, now, now) as JobRow | null;
   return row && toJob(row);
 }
 

@@ -18,6 +18,27 @@ import { PARKED } from "./due";
 import { appendStatusEvents, type StatusEventRow } from "./outbox";
 import { markInterrupted, waitsForEarlier } from "./reconcile";
 
+/**
+ * The claim on PostgreSQL, where several processes send for one installation (issue 31 item 2): a sender number's
+ * due rows, oldest first, locked and skipped by the other processes' claims meanwhile (`FOR UPDATE SKIP LOCKED`), and
+ * leased: their next_attempt_at moves to the lease's end (the first parameter), so no other process finds them due
+ * while this one checks and marks them (admit: sending, held, deferred or finished, each writing its own time), and
+ * RELEASE_CLAIM_SQL gives those it left queued their time back. A process killed between its claim and its admit
+ * leaves its rows due to the others once the lease is over. SQLite, one process, claims by reading (`claim` below).
+ * Parameters: lease end, number, now, limit. Answers the rows with the time each was due.
+ */
+export const CLAIM_SQL_POSTGRES = `UPDATE messages SET next_attempt_at = ? FROM (
+    SELECT id, next_attempt_at AS due FROM messages WHERE phone_number_id = ? AND status = 'queued' AND next_attempt_at <= ?
+      AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)
+    ORDER BY next_attempt_at LIMIT ? FOR UPDATE OF messages SKIP LOCKED) AS claimed
+  WHERE messages.id = claimed.id
+  RETURNING messages.id, messages.user_id AS "userId", messages.campaign_id AS "campaignId", messages.phone, messages.content,
+    messages.segments, messages.attempts, messages.expires_at AS "expiresAt", messages.kind, claimed.due AS "dueAt"`;
+/** A claimed row left queued by its admit (the pace had no room for it): due again when it was. Parameters: due, id, lease end. */
+export const RELEASE_CLAIM_SQL = `UPDATE messages SET next_attempt_at = ? WHERE id = ? AND status = 'queued' AND next_attempt_at = ?`;
+/** How long a claim holds its rows from the other processes: far longer than a batch's checks and marks take. */
+export const CLAIM_LEASE_MS = 30_000;
+
 /** How long a message waits before looking again while an earlier one to the same person is reconciled. */
 const ORDER_WAIT_MS = 2000;
 const DAY_MS = 24 * 3600_000;

@@ -66,6 +66,21 @@ type Row = StatusEventRow & {
 };
 
 /**
+ * On PostgreSQL, where several processes send (issue 31 item 2), a row `sending` is another process's call in flight
+ * until SENDING_LEASE_MS after it was marked (the provider's timeout and a stop's drain are shorter): past that its
+ * process is gone, and any process marks it unknown to be reconciled as after a crash, each row once (a process's
+ * look skips the rows another's holds). markInterrupted, at an SQLite start, takes every `sending` row: one process.
+ * Parameters: error code, message, now, lease's start (now - SENDING_LEASE_MS). Answers the rows, with when their
+ * call started.
+ */
+export const INTERRUPTED_SQL_POSTGRES = `UPDATE messages SET status = 'unknown', error_code = ?, error_message = ?, updated_at = ? FROM (
+    SELECT id, updated_at AS started FROM messages WHERE status = 'sending' AND updated_at <= ? FOR UPDATE SKIP LOCKED) AS cut
+  WHERE messages.id = cut.id
+  RETURNING messages.id, messages.user_id AS "userId", messages.campaign_id AS "campaignId", messages.phone, messages.attempts,
+    cut.started AS "startedAt"`;
+export const SENDING_LEASE_MS = 5 * 60_000;
+
+/**
  * At start, before the engine claims anything: every message left `sending` by the crash waits for reconciliation
  * (one job per message and attempt, due when the call it was in could no longer be accepted). Answers how many.
  */
