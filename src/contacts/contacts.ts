@@ -112,9 +112,10 @@ export type ListParams = PageQuery;
 /**
  * A page of the user's contacts, searched (`q`) and filtered (`extra`, a segment's conditions) or not. The
  * total of a search or filter is counted up to COUNT_CAP: beyond it the answer says `totalCapped: true`.
+ * The total, the page's rowids and their rows are read in one transaction: other callers' records (a delete) wait
+ * until it ends, so none lands between the rowids and their rows, nor between the total and the page cut from it.
  */
 export async function listContacts(ctx: AppContext, userId: string, p: ListParams, extra?: SQL, indexed?: IndexedFilter) {
-  await ready(ctx.db);
   const view = (rows: ContactRow[], total: number, totalCapped: boolean) => ({
     data: rows.map(contactView),
     total,
@@ -122,18 +123,20 @@ export async function listContacts(ctx: AppContext, userId: string, p: ListParam
     page: p.page,
     pageSize: p.pageSize,
   });
-  const total = storedTotal(ctx, userId);
   const rowid = sql<number>`${contacts}.rowid`;
   const rowsOf = (rowids: number[]) => {
     const found = rowids.length ? ctx.db.select({ rowid, row: contacts }).from(contacts).where(inArray(rowid, rowids)).all() : [];
     const byRowid = new Map(found.map((x) => [x.rowid, x.row]));
     return rowids.map((r) => byRowid.get(r)!);
   };
-  // The page's rowids from an index alone (list-marks.ts), then their rows: selecting the rows themselves looked up
-  // every row an OFFSET stepped over.
-  if (!extra && !(p.q ?? "").trim()) return view(rowsOf(listPage(ctx, userId, p, total)), total, false);
-  const { rowids, n } = searchPage(ctx, userId, p, extra, total, indexed);
-  return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);
+  return ctx.withTransaction(async () => {
+    const total = storedTotal(ctx, userId);
+    // The page's rowids from an index alone (list-marks.ts), then their rows: selecting the rows themselves looked up
+    // every row an OFFSET stepped over.
+    if (!extra && !(p.q ?? "").trim()) return view(rowsOf(await listPage(ctx, userId, p, total)), total, false);
+    const { rowids, n } = await searchPage(ctx, userId, p, extra, total, indexed);
+    return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);
+  });
 }
 
 /** The user's contact counters, kept in `contact_totals` by triggers (migrations 0003 and 0005). */

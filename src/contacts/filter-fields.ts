@@ -1,6 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import { contactPurchases, contacts } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
+import type { IndexedFilter } from "./search";
 
 const DAY = 86_400_000;
 
@@ -64,7 +66,8 @@ export function tagCondition(userId: string, op: "eq" | "contains", tag: string,
  * second looked up contact by contact. Each row of contact_tags is a stored contact's (the triggers remove them
  * with it).
  */
-export function countTagged(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string): number {
+export async function countTagged(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string): Promise<number> {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   if (op === "eq") return (db.query(`SELECT count(*) AS n FROM contact_tags WHERE user_id = ? AND tag = ?`).get(userId, tag) as { n: number }).n;
   return (
@@ -85,16 +88,19 @@ export function countTagged(ctx: AppContext, userId: string, op: "eq" | "contain
  * from contact_tags's key alone (a 1% tag's 10,001 in a million walked contact by contact took 0.7-1.5 s), and the
  * condition driven by contact_tags. For one tag exactly (eq), `inCreationOrder` reads a page of its contacts in
  * creation order from the key too (user_id, tag, created_at, contact_rowid: migration 0079), as the list orders them.
+ * Builds the filter and runs nothing: each read is a record of its own, run when the list asks.
  */
-export function taggedFilter(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string) {
+export async function taggedFilter(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string): Promise<IndexedFilter> {
   const db = ctx.db.$client;
-  const counted = (cap: number) =>
-    op === "eq"
-      ? (db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM contact_tags WHERE user_id = ? AND tag = ? LIMIT ?)`).get(userId, tag, cap) as { n: number }).n
-      : Math.min(cap, countTagged(ctx, userId, op, tag));
+  const counted = async (cap: number) => {
+    if (op !== "eq") return Math.min(cap, await countTagged(ctx, userId, op, tag));
+    await ready(ctx.db);
+    return (db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM contact_tags WHERE user_id = ? AND tag = ? LIMIT ?)`).get(userId, tag, cap) as { n: number }).n;
+  };
   const inCreationOrder =
     op === "eq"
-      ? (order: "asc" | "desc", limit: number, offset: number) => {
+      ? async (order: "asc" | "desc", limit: number, offset: number) => {
+          await ready(ctx.db);
           const dir = order === "asc" ? "ASC" : "DESC";
           return db
             .query<{ r: number }, [string, string, number, number]>(

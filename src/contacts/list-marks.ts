@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import type { PageQuery } from "./search";
 
@@ -114,7 +115,8 @@ function marked(db: Database, userId: string, sort: PageQuery["sort"], dir: "ASC
  * The rowids of page `p` of the owner's whole list (`total` contacts), in its order. A page within MARK_EVERY rows of
  * an end is read from that end with OFFSET; a deeper one from a mark.
  */
-export function listPage(ctx: AppContext, userId: string, p: PageQuery, total: number): number[] {
+export async function listPage(ctx: AppContext, userId: string, p: PageQuery, total: number): Promise<number[]> {
+  await ready(ctx.db);
   const db = ctx.db.$client;
   const offset = (p.page - 1) * p.pageSize;
   // The page as a window of the ascending list: [lo, lo + limit), and `after` rows after it.

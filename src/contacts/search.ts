@@ -2,6 +2,7 @@ import type { SQLQueryBindings } from "bun:sqlite";
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { contacts } from "../../db/schema";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { compareKeys, foldName, foldSearch, nameKey, searchExtra } from "./name-key";
 import { phoneDigitsOf } from "./phones";
@@ -447,13 +448,14 @@ function namePage(ctx: AppContext, userId: string, p: PageQuery, where: SQL): nu
  * a page is sorted from them, with many the list order is walked (json_each per contact, as `extra` says).
  */
 export type IndexedFilter = {
-  counted: (cap: number) => number;
+  counted: (cap: number) => Promise<number>;
   driven: SQL;
   /** A page of its contacts in creation order (rowids), from its own index, when it can. */
-  inCreationOrder?: (order: Order, limit: number, offset: number) => number[];
+  inCreationOrder?: (order: Order, limit: number, offset: number) => Promise<number[]>;
 };
 
-export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra: SQL | undefined, ownerTotal: number, fromIndex?: IndexedFilter) {
+export async function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra: SQL | undefined, ownerTotal: number, fromIndex?: IndexedFilter) {
+  await ready(ctx.db);
   const owner = and(eq(contacts.userId, userId), extra)!;
   const s = parseSearch(p.q, userId);
   const page = (rows: SQL) =>
@@ -466,14 +468,14 @@ export function searchPage(ctx: AppContext, userId: string, p: PageQuery, extra:
   if (!s && fromIndex?.inCreationOrder && p.sort === "createdAt") {
     // A segment of one tag in creation order: a range of contact_tags's key (vip's page 20 walked 100,000 entries of
     // the index of contacts by creation, 12 ms of CPU).
-    return { rowids: fromIndex.inCreationOrder(p.order, p.pageSize, (p.page - 1) * p.pageSize), n: fromIndex.counted(COUNT_CAP + 1) };
+    return { rowids: await fromIndex.inCreationOrder(p.order, p.pageSize, (p.page - 1) * p.pageSize), n: await fromIndex.counted(COUNT_CAP + 1) };
   }
   if (!s && fromIndex) {
     // A segment of one tag: counted from contact_tags (walking a million contacts for 10,001 of a 1% tag's, with
     // json_each on each, took 0.7-1.5 s), the page sorted from the tag's rows when that costs less than the walk.
     // Counted past COUNT_CAP (from the index alone, a few ms) so that a deep page of a tag of 10,000-20,000 is
     // sorted from its rows: the walk to vip's page 20 read 100,000 contacts (122 ms p50 on the search bench).
-    const n = fromIndex.counted(SORTED_MATCHES_CAP + 1);
+    const n = await fromIndex.counted(SORTED_MATCHES_CAP + 1);
     const walkRows = (p.page * p.pageSize * ownerTotal) / Math.max(1, n);
     if (n <= SORTED_MATCHES_CAP && n * FROM_MATCHES_COST <= walkRows * WALK_COST) {
       return { rowids: page(sql`SELECT rowid AS r FROM ${contacts} WHERE ${contacts.userId} = ${userId} AND ${fromIndex.driven}`), n };

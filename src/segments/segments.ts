@@ -70,13 +70,9 @@ async function refresh(ctx: AppContext, userId: string, id: string) {
   const s = getSegment(ctx, userId, id);
   const condition = compileConditions(s.conditions, ctx.now(), userId, "tags" in s.conditions); // checks them first
   const tag = onlyTag(s.conditions);
-  let n: number;
-  if (tag) n = countTagged(ctx, userId, ...tag);
-  else {
-    n = await countContactsWhere(ctx, userId, condition, "tags" in s.conditions);
-    // The write in a turn of its own: another caller's transaction may have begun since the count.
-    await ready(ctx.db);
-  }
+  const n = tag ? await countTagged(ctx, userId, ...tag) : await countContactsWhere(ctx, userId, condition, "tags" in s.conditions);
+  // The write in a turn of its own: another caller's transaction may have begun since the count.
+  await ready(ctx.db);
   ctx.db
     .update(segments)
     .set({ contactCount: n, lastUpdated: new Date(ctx.now()) })
@@ -135,5 +131,5 @@ export async function segmentContacts(ctx: AppContext, userId: string, id: strin
   await ready(ctx.db);
   const s = getSegment(ctx, userId, id);
   const tag = onlyTag(s.conditions);
-  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId), tag ? taggedFilter(ctx, userId, ...tag) : undefined);
+  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId), tag ? await taggedFilter(ctx, userId, ...tag) : undefined);
 }

@@ -236,9 +236,6 @@ const ALLOWED: Record<string, string> = {
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
-  "contacts/filter-fields.ts exports countTagged, which uses the database, not async (not async)": "a segment's refresh counts it in one turn with its write, after ready (segments.ts)",
-  "contacts/filter-fields.ts exports taggedFilter, which uses the database, not async (not async)":
-    "builds the contact list's IndexedFilter and runs nothing: its count and its page in creation order run in listContacts' turn (a segment's contacts, after ready)",
   // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
   // away, a synchronous record ALLOWED above, and goes with it.
   "admin/routes.ts exports adminRoutes, which uses the database, not async (not async)":
@@ -264,10 +261,7 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
     "not the app's connection: reads the schema of a backup's database file (and of a fresh one migrated to compare), each opened with bun:sqlite by the inspection",
   "contacts/contacts.ts exports storedTotal, which uses the database, not async (not async)":
-    "the plan checks count contacts through countContacts (stats.ts) inside synchronous transactions; listContacts reads it in its turn after ready",
-  "contacts/list-marks.ts exports listPage, which uses the database, not async (not async)":
-    "listContacts reads the page's rowids synchronously in its turn after ready, with the total it read and then the rows: an await between would let a delete land between the rowids and their rows",
-  "contacts/search.ts exports searchPage, which uses the database, not async (not async)": "as listPage: listContacts' search page, in its turn after ready",
+    "the plan checks count contacts through countContacts (stats.ts) inside synchronous transactions; listContacts reads it in its transaction with the page",
 };
 
 /**
@@ -284,10 +278,11 @@ const ALLOWED: Record<string, string> = {
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
  * are ctx.withTransaction; the actions await the contacts' records and sendText, and call the records still
  * synchronous (drips, jobs, short links, the plan checks) inside them (ALLOWED).
- * In contacts, the readers of drips, campaigns and a segment's tag count stay synchronous inside their callers'
- * transactions or turns (ALLOWED); the inbound flow's and the automation runner's readers and writers (look-ups,
- * conditions, opt-outs, opt-ins, tags, consent) are async, each writer one ctx.withTransaction; an import's batches and names are ctx.withTransaction
- * whose callbacks await nothing; its pages (list-marks.ts listPage, search.ts searchPage) run in listContacts' turn.
+ * In contacts, the plan checks' count of contacts stays synchronous inside their callers' transactions (ALLOWED); the
+ * inbound flow's and the automation runner's readers and writers (look-ups, conditions, opt-outs, opt-ins, tags,
+ * consent) are async, each writer one ctx.withTransaction; an import's batches and names are ctx.withTransaction
+ * whose callbacks await nothing; a page of the list (its total, its rowids: list-marks.ts listPage, search.ts
+ * searchPage, and their rows) is read in one ctx.withTransaction (listContacts), which a delete waits for.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
  * await since (`backUp`), and for the start's backup before migrations, which runs before any transaction.
  * In events, the log is appended to in the transaction of its change (ALLOWED); its readers' records are async, awaited

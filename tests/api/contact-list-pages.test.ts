@@ -3,7 +3,10 @@
 // every order, before and after the list changes (a contact added, removed, renamed, given another phone, an import's
 // contacts and their names).
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { deleteContact, listContacts } from "../../src/contacts/contacts";
+import { tagCondition, taggedFilter } from "../../src/contacts/filter-fields";
 import { grantLicense } from "../../src/licenses/licenses";
+import { nextTurn } from "../../src/time/next-turn";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
 let t: TestServer;
@@ -110,3 +113,34 @@ test("an import's contacts and their names, added after them, move the pages too
   );
   await checkPages([101, 120, 140, 180]);
 }, 120_000);
+
+test("a delete begun while a page is read never lands inside it: the page answers its rows and total as before the delete, or as after it", async () => {
+  // A deep page (from the marks), a search's page and a tag segment's page, each with the delete of one of its rows
+  // begun in the same turn: the page's total, rowids and rows are read in one transaction, which the delete waits for
+  // (or, if its turn came first, the page is read after it). Read in turns of their own, the total came before the
+  // delete and the rowids after it.
+  const tagged = await t.api("/api/contacts/bulk-tag", { method: "POST", token: a.token, body: { contactIds: expected("createdAt", "desc", 1).slice(0, 5), tags: ["race"] } });
+  expect(tagged.body).toEqual({ updated: 5 });
+  const deep = { page: 120, pageSize: 50, sort: "name", order: "asc" } as const;
+  const race = await taggedFilter(t.ctx, a.user.id, "eq", "race");
+  const cases: [string, () => ReturnType<typeof listContacts>][] = [
+    ["deep page", () => listContacts(t.ctx, a.user.id, deep)],
+    ["search", () => listContacts(t.ctx, a.user.id, { ...deep, page: 2, q: "Bob" })],
+    // As a segment of the one tag lists it (segments.ts segmentContacts).
+    ["tag", () => listContacts(t.ctx, a.user.id, { page: 1, pageSize: 50, sort: "createdAt", order: "desc" }, tagCondition(a.user.id, "eq", "race"), race)],
+  ];
+  const whole = (name: string, p: Awaited<ReturnType<typeof listContacts>>) => ({ name, ids: p.data.map((c) => c.id), total: p.total });
+  for (const [name, read] of cases) {
+    const before = await read();
+    const victim = before.data[1]!.id;
+    // A turn of its own, as a request's: the last delete's records let go (db/transaction.ts ready) hold no
+    // transaction back, so the page's usually begins at once and the delete waits for it.
+    await nextTurn();
+    const reading = read();
+    const deleting = deleteContact(t.ctx, a.user.id, victim);
+    const [page] = await Promise.all([reading, deleting]);
+    const after = await read();
+    expect({ name, has: after.data.some((c) => c.id === victim), total: after.total }).toEqual({ name, has: false, total: before.total - 1 });
+    expect([whole(name, before), whole(name, after)]).toContainEqual(whole(name, page));
+  }
+});
