@@ -30,13 +30,13 @@ const otp = (): Otplib => (otplib ??= require("otplib") as Otplib);
 
 const epochSeconds = (ctx: AppContext) => Math.floor(ctx.now() / 1000);
 
-function securityRow(ctx: AppContext, userId: string) {
-  return ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, userId)).get();
+async function securityRow(ctx: AppContext, userId: string) {
+  return await ctx.records.select().from(userSecurity).where(eq(userSecurity.userId, userId)).get();
 }
 
 export async function isTwoFactorEnabled(ctx: AppContext, userId: string): Promise<boolean> {
   await ready(ctx.db);
-  const row = securityRow(ctx, userId);
+  const row = await securityRow(ctx, userId);
   return Boolean(row?.totpEnabledAt && row.totpSecretEncrypted);
 }
 
@@ -44,7 +44,7 @@ export async function isTwoFactorEnabled(ctx: AppContext, userId: string): Promi
 export async function usersWithTwoFactor(ctx: AppContext, userIds: string[]): Promise<Set<string>> {
   if (!userIds.length) return new Set();
   await ready(ctx.db);
-  const rows = ctx.db
+  const rows = await ctx.records
     .select({ id: userSecurity.userId })
     .from(userSecurity)
     .where(and(inArray(userSecurity.userId, userIds), isNotNull(userSecurity.totpEnabledAt)))
@@ -54,7 +54,7 @@ export async function usersWithTwoFactor(ctx: AppContext, userIds: string[]): Pr
 
 export async function backupCodesRemaining(ctx: AppContext, userId: string): Promise<number> {
   await ready(ctx.db);
-  const row = ctx.db
+  const row = await ctx.records
     .select({ n: sql<number>`count(*)` })
     .from(backupCodes)
     .where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt)))
@@ -71,7 +71,7 @@ export async function beginTwoFactorSetup(ctx: AppContext, userId: string, email
   const secret = generateSecret();
   const sealed = encryptSecret(ctx.keys.secrets, secret);
   await ready(ctx.db);
-  ctx.db
+  await ctx.records
     .insert(userSecurity)
     .values({ userId, totpSecretEncrypted: sealed, totpEnabledAt: null })
     .onConflictDoUpdate({ target: userSecurity.userId, set: { totpSecretEncrypted: sealed, totpEnabledAt: null } })
@@ -85,11 +85,11 @@ export async function beginTwoFactorSetup(ctx: AppContext, userId: string, email
 /** The pending (not yet enabled) secret, if a setup was started. */
 export async function pendingSecret(ctx: AppContext, userId: string): Promise<string | null> {
   await ready(ctx.db);
-  return pendingSecretNow(ctx, userId);
+  return await pendingSecretNow(ctx, userId);
 }
 
-function pendingSecretNow(ctx: AppContext, userId: string): string | null {
-  const row = securityRow(ctx, userId);
+async function pendingSecretNow(ctx: AppContext, userId: string): Promise<string | null> {
+  const row = await securityRow(ctx, userId);
   if (!row?.totpSecretEncrypted || row.totpEnabledAt) return null;
   return decryptSecret(ctx.keys.secrets, row.totpSecretEncrypted);
 }
@@ -99,12 +99,12 @@ function pendingSecretNow(ctx: AppContext, userId: string): string | null {
  * spent in user_security (totp_last_step) by one conditional update, so a code works once across every process of
  * an installation and through a restart.
  */
-function checkTotp(ctx: AppContext, userId: string, secret: string, code: string): boolean {
+async function checkTotp(ctx: AppContext, userId: string, secret: string, code: string): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
   const result = otp().verifySync({ secret, token: code, epoch: epochSeconds(ctx), epochTolerance: STEP_SECONDS });
   if (!result.valid) return false;
   const step = (result as { timeStep?: number }).timeStep ?? Math.floor(epochSeconds(ctx) / STEP_SECONDS);
-  const spent = ctx.db
+  const spent = await ctx.records
     .update(userSecurity)
     .set({ totpLastStep: step })
     .where(and(eq(userSecurity.userId, userId), or(isNull(userSecurity.totpLastStep), lt(userSecurity.totpLastStep, step))))
@@ -128,8 +128,8 @@ function newBackupCode(): string {
 export async function replaceBackupCodes(ctx: AppContext, userId: string): Promise<string[]> {
   const codes = Array.from({ length: BACKUP_CODE_COUNT }, newBackupCode);
   await ctx.withTransaction(async () => {
-    ctx.db.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
-    ctx.db
+    await ctx.records.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
+    await ctx.records
       .insert(backupCodes)
       .values(codes.map((code) => ({ id: randomUUID(), userId, codeHash: hashBackupCode(ctx, userId, code) })))
       .run();
@@ -138,10 +138,10 @@ export async function replaceBackupCodes(ctx: AppContext, userId: string): Promi
 }
 
 /** Consumes an unused backup code. Every stored hash is compared (constant time) before deciding. */
-function consumeBackupCode(ctx: AppContext, userId: string, code: string): boolean {
+async function consumeBackupCode(ctx: AppContext, userId: string, code: string): Promise<boolean> {
   if (!/^[A-Z0-9]{8}$/.test(normalizeBackupCode(code))) return false;
   const candidate = hashBackupCode(ctx, userId, code);
-  const rows = ctx.db
+  const rows = await ctx.records
     .select({ id: backupCodes.id, codeHash: backupCodes.codeHash })
     .from(backupCodes)
     .where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt)))
@@ -150,7 +150,7 @@ function consumeBackupCode(ctx: AppContext, userId: string, code: string): boole
   for (const row of rows) if (safeEqual(row.codeHash, candidate)) matchId = row.id;
   if (!matchId) return false;
   // The `used_at IS NULL` condition makes a race between two requests with the same code consume it once.
-  const consumed = ctx.db
+  const consumed = await ctx.records
     .update(backupCodes)
     .set({ usedAt: new Date(ctx.now()) })
     .where(and(eq(backupCodes.id, matchId), isNull(backupCodes.usedAt)))
@@ -165,15 +165,15 @@ function consumeBackupCode(ctx: AppContext, userId: string, code: string): boole
  */
 export async function verifySecondFactor(ctx: AppContext, userId: string, code: string): Promise<boolean> {
   await ready(ctx.db);
-  return verifyNow(ctx, userId, code);
+  return await verifyNow(ctx, userId, code);
 }
 
-function verifyNow(ctx: AppContext, userId: string, code: string): boolean {
-  const row = securityRow(ctx, userId);
+async function verifyNow(ctx: AppContext, userId: string, code: string): Promise<boolean> {
+  const row = await securityRow(ctx, userId);
   if (!row?.totpEnabledAt || !row.totpSecretEncrypted) return false;
   const trimmed = code.trim();
-  if (/^\d{6}$/.test(trimmed)) return checkTotp(ctx, userId, decryptSecret(ctx.keys.secrets, row.totpSecretEncrypted), trimmed);
-  return consumeBackupCode(ctx, userId, trimmed);
+  if (/^\d{6}$/.test(trimmed)) return await checkTotp(ctx, userId, decryptSecret(ctx.keys.secrets, row.totpSecretEncrypted), trimmed);
+  return await consumeBackupCode(ctx, userId, trimmed);
 }
 
 /**
@@ -193,9 +193,9 @@ async function endSessions(ctx: AppContext, userId: string, keep: KeepSession) {
  */
 export async function enableTwoFactor(ctx: AppContext, userId: string, code: string, keep: KeepSession = null): Promise<string[] | null> {
   return ctx.withTransaction(async () => {
-    const secret = pendingSecretNow(ctx, userId);
-    if (!secret || !checkTotp(ctx, userId, secret, code.trim())) return null;
-    ctx.db.update(userSecurity).set({ totpEnabledAt: new Date(ctx.now()) }).where(eq(userSecurity.userId, userId)).run();
+    const secret = await pendingSecretNow(ctx, userId);
+    if (!secret || !(await checkTotp(ctx, userId, secret, code.trim()))) return null;
+    await ctx.records.update(userSecurity).set({ totpEnabledAt: new Date(ctx.now()) }).where(eq(userSecurity.userId, userId)).run();
     const codes = await replaceBackupCodes(ctx, userId);
     await endSessions(ctx, userId, keep);
     return codes;
@@ -205,13 +205,13 @@ export async function enableTwoFactor(ctx: AppContext, userId: string, code: str
 /** Turns 2FA off: the secret and every backup code are deleted, and sessions other than `keep` end. The admin portal calls this too. */
 export async function resetTwoFactor(ctx: AppContext, userId: string, keep: KeepSession = null): Promise<void> {
   await ctx.withTransaction(async () => {
-    ctx.db
+    await ctx.records
       .update(userSecurity)
       .set({ totpSecretEncrypted: null, totpEnabledAt: null, failedCodes: 0, codesLockedUntil: null, totpLastStep: null })
       .where(eq(userSecurity.userId, userId))
       .run();
-    ctx.db.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
-    clearPending(ctx, userId);
+    await ctx.records.delete(backupCodes).where(eq(backupCodes.userId, userId)).run();
+    await clearPending(ctx, userId);
     await endSessions(ctx, userId, keep);
   });
 }
@@ -243,8 +243,8 @@ export async function startPendingLogin(ctx: AppContext, userId: string): Promis
   const token = randomBytes(32).toString("base64url");
   await ready(ctx.db);
   const now = ctx.now();
-  ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
-  ctx.db
+  await ctx.records.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
+  await ctx.records
     .insert(authChallenges)
     .values({ id: pendingId(ctx, token), kind: "login-2fa", userId, challenge: "", expiresAt: new Date(now + PENDING_LOGIN_MS) })
     .run();
@@ -254,11 +254,11 @@ export async function startPendingLogin(ctx: AppContext, userId: string): Promis
 /** Ends every pending sign-in of the account (2FA turned off, a burned step, credentials replaced). */
 export async function clearPendingLogin(ctx: AppContext, userId: string): Promise<void> {
   await ready(ctx.db);
-  clearPending(ctx, userId);
+  await clearPending(ctx, userId);
 }
 
-function clearPending(ctx: AppContext, userId: string) {
-  ctx.db.delete(authChallenges).where(and(eq(authChallenges.kind, "login-2fa"), eq(authChallenges.userId, userId))).run();
+async function clearPending(ctx: AppContext, userId: string) {
+  await ctx.records.delete(authChallenges).where(and(eq(authChallenges.kind, "login-2fa"), eq(authChallenges.userId, userId))).run();
 }
 
 export type CodeCheck = { ok: boolean; lockedUntil?: number };
@@ -269,19 +269,19 @@ export type CodeCheck = { ok: boolean; lockedUntil?: number };
  */
 export async function checkAccountCode(ctx: AppContext, userId: string, code: string): Promise<CodeCheck> {
   await ready(ctx.db);
-  return checkAccountNow(ctx, userId, code);
+  return await checkAccountNow(ctx, userId, code);
 }
 
-function checkAccountNow(ctx: AppContext, userId: string, code: string): CodeCheck {
+async function checkAccountNow(ctx: AppContext, userId: string, code: string): Promise<CodeCheck> {
   const now = ctx.now();
-  const lockedUntil = securityRow(ctx, userId)?.codesLockedUntil?.getTime() ?? 0;
+  const lockedUntil = (await securityRow(ctx, userId))?.codesLockedUntil?.getTime() ?? 0;
   if (lockedUntil > now) return { ok: false, lockedUntil };
-  if (verifyNow(ctx, userId, code)) {
-    ctx.db.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: null }).where(eq(userSecurity.userId, userId)).run();
+  if (await verifyNow(ctx, userId, code)) {
+    await ctx.records.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: null }).where(eq(userSecurity.userId, userId)).run();
     return { ok: true };
   }
   // One statement, so parallel wrong guesses each count.
-  const counted = ctx.db
+  const counted = await ctx.records
     .update(userSecurity)
     .set({ failedCodes: sql`${userSecurity.failedCodes} + 1` })
     .where(eq(userSecurity.userId, userId))
@@ -289,8 +289,8 @@ function checkAccountNow(ctx: AppContext, userId: string, code: string): CodeChe
     .get();
   if ((counted?.failedCodes ?? 0) >= MAX_CODE_FAILURES) {
     const until = now + CODE_LOCK_MINUTES * 60_000;
-    ctx.db.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: new Date(until) }).where(eq(userSecurity.userId, userId)).run();
-    clearPending(ctx, userId);
+    await ctx.records.update(userSecurity).set({ failedCodes: 0, codesLockedUntil: new Date(until) }).where(eq(userSecurity.userId, userId)).run();
+    await clearPending(ctx, userId);
     ctx.log(`two-factor code step locked for user ${userId} after ${MAX_CODE_FAILURES} wrong codes`);
     return { ok: false, lockedUntil: until };
   }
@@ -318,24 +318,24 @@ export type SecondStepResult =
 export async function completeSecondStep(ctx: AppContext, pendingToken: string, code: string): Promise<SecondStepResult> {
   const id = pendingId(ctx, pendingToken);
   await ready(ctx.db);
-  const row = ctx.db.select().from(authChallenges).where(and(eq(authChallenges.id, id), eq(authChallenges.kind, "login-2fa"))).get();
+  const row = await ctx.records.select().from(authChallenges).where(and(eq(authChallenges.id, id), eq(authChallenges.kind, "login-2fa"))).get();
   if (!row?.userId || row.expiresAt.getTime() <= ctx.now()) {
-    if (row) ctx.db.delete(authChallenges).where(eq(authChallenges.id, id)).run();
+    if (row) await ctx.records.delete(authChallenges).where(eq(authChallenges.id, id)).run();
     return { outcome: "expired" };
   }
-  const check = checkAccountNow(ctx, row.userId, code);
+  const check = await checkAccountNow(ctx, row.userId, code);
   if (check.lockedUntil) return { outcome: "locked", lockedUntil: check.lockedUntil };
   if (!check.ok) {
-    const counted = ctx.db
+    const counted = await ctx.records
       .update(authChallenges)
       .set({ attempts: sql`${authChallenges.attempts} + 1` })
       .where(eq(authChallenges.id, id))
       .returning({ attempts: authChallenges.attempts })
       .get();
-    if (!counted || counted.attempts >= MAX_CODE_ATTEMPTS) ctx.db.delete(authChallenges).where(eq(authChallenges.id, id)).run();
+    if (!counted || counted.attempts >= MAX_CODE_ATTEMPTS) await ctx.records.delete(authChallenges).where(eq(authChallenges.id, id)).run();
     return { outcome: "invalid" };
   }
   // Claimed by deleting it: of two requests racing with the same token, one signs in.
-  const claimed = ctx.db.delete(authChallenges).where(eq(authChallenges.id, id)).returning({ id: authChallenges.id }).all();
+  const claimed = await ctx.records.delete(authChallenges).where(eq(authChallenges.id, id)).returning({ id: authChallenges.id }).all();
   return claimed.length === 1 ? { outcome: "ok", userId: row.userId } : { outcome: "expired" };
 }

@@ -22,7 +22,7 @@ export async function insertLicenseCodes(
   await ctx.withTransaction(async () => {
     while (codes.length < howMany) {
       const code = newCode();
-      const inserted = ctx.db
+      const inserted = await ctx.records
         .insert(licenseCodes)
         .values({ code, ...fields, createdAt: new Date(ctx.now()) })
         .onConflictDoNothing()
@@ -54,8 +54,8 @@ export async function listLicenseCodeRows(
     );
   }
   const where = conditions.length ? and(...conditions) : undefined;
-  const total = ctx.db.select({ n: count() }).from(licenseCodes).where(where).get()!.n;
-  const rows = ctx.db
+  const total = (await ctx.records.select({ n: count() }).from(licenseCodes).where(where).get())!.n;
+  const rows = await ctx.records
     .select({ code: licenseCodes, planName: plans.name })
     .from(licenseCodes)
     .innerJoin(plans, eq(plans.id, licenseCodes.planId))
@@ -75,23 +75,24 @@ export async function listLicenseCodeRows(
  */
 export async function revokeUnredeemedCode(ctx: AppContext, code: string): Promise<"revoked" | "redeemed" | "missing"> {
   await ready(ctx.db);
-  const revoked = ctx.db
+  const revoked = await ctx.records
     .update(licenseCodes)
     .set({ revokedAt: new Date(ctx.now()) })
     .where(and(eq(licenseCodes.code, code), isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt)))
     .returning({ code: licenseCodes.code })
     .get();
   if (revoked) return "revoked";
-  const row = ctx.db.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
+  const row = await ctx.records.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
   return !row ? "missing" : row.redeemedAt ? "redeemed" : "revoked";
 }
 
 /** Codes neither redeemed nor revoked. */
 export async function countActiveLicenseCodes(ctx: AppContext): Promise<number> {
   await ready(ctx.db);
-  return ctx.db
+  const row = await ctx.records
     .select({ n: count() })
     .from(licenseCodes)
     .where(and(isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt)))
-    .get()!.n;
+    .get();
+  return row!.n;
 }
