@@ -10,7 +10,6 @@ import type { CountryCode } from "libphonenumber-js";
 import { checkImportHeader, EMPTY_CSV, fileChunks, PREVIEW_BYTES, previewCsv, type ColumnTarget } from "./csv-stream";
 import { preparedBatches } from "./import-pipeline";
 import { beginBulkWrites, beginSearchImport, ContactImporter, mergeSearchIndex, restoreSearchMerges, type OnDuplicate } from "./importer";
-import { sliceBatch } from "./prepare";
 import { nextSlice, ownTime, SLICE_ROWS, SLICE_TARGET_MS } from "./import-pace";
 import { ImportNames } from "./name-order";
 import { rejectedCount } from "./import-rejects";
@@ -365,7 +364,7 @@ async function runCsvImport(ctx: AppContext, userId: string, id: string, path: s
         const end = Math.min(batch.lines.length, start + rows);
         const last = !!after.done && end === batch.lines.length;
         const began = ownTime();
-        await importer.store(sliceBatch(batch, start, end), () => save(Math.min(99, Math.floor(progress * 100)), false));
+        await importer.store(batch, start, end, () => save(Math.min(99, Math.floor(progress * 100)), false));
         names.stored(importer.namesFrom, importer.created);
         if (last) break;
         const took = ownTime() - began;

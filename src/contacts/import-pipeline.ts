@@ -1,13 +1,13 @@
 import { HttpError } from "../http/errors";
 import { csvBatches, fileChunks, type ParseOptions } from "./csv-stream";
 import { inPhoneOrder } from "./import-order";
-import { unpackBatch, type PackedBatch, type PreparedBatch } from "./prepare";
+import { packBatch, type PackedBatch } from "./prepare";
 
-export type Prepared = { batch: PreparedBatch; progress: number };
+export type Prepared = { batch: PackedBatch; progress: number };
 export type ToWorker = { type: "start"; path: string; parse: ParseOptions; credits: number } | { type: "more" };
 export type FromWorker =
   | { type: "ready" }
-  | { type: "batch"; packed: PackedBatch; progress: number }
+  | { type: "batch"; batch: PackedBatch; progress: number }
   | { type: "done" }
   | { type: "error"; status: number | null; message: string };
 
@@ -65,7 +65,7 @@ async function* fromWorker(worker: Worker, path: string, parse: ParseOptions): A
       if (m.type === "done") return;
       if (m.type === "error") throw m.status ? new HttpError(m.status, m.message) : new Error(`import worker: ${m.message}`);
       if (m.type !== "batch") continue;
-      yield { batch: unpackBatch(m.packed), progress: m.progress };
+      yield { batch: m.batch, progress: m.progress };
       worker.postMessage({ type: "more" } satisfies ToWorker);
     }
   } finally {
@@ -73,9 +73,13 @@ async function* fromWorker(worker: Worker, path: string, parse: ParseOptions): A
   }
 }
 
-/** The prepared batches of a CSV file, parsed chunk by chunk (csv-stream.ts), a large one's in phone order (import-order.ts). */
-export function fileBatches(path: string, parse: ParseOptions) {
-  return inPhoneOrder(csvBatches(fileChunks(path), Bun.file(path).size, parse), parse.sortable ?? 0);
+/**
+ * The prepared batches of a CSV file, parsed chunk by chunk (csv-stream.ts), a large one's in phone order
+ * (import-order.ts), packed as the writer stores them.
+ */
+export async function* fileBatches(path: string, parse: ParseOptions): AsyncGenerator<Prepared> {
+  for await (const { batch, progress } of inPhoneOrder(csvBatches(fileChunks(path), Bun.file(path).size, parse), parse.sortable ?? 0))
+    yield { batch: packBatch(batch), progress };
 }
 
 /**

@@ -2,7 +2,7 @@
 // prepared batches, one per credit the writer returns. Imports nothing that touches the database.
 import { HttpError } from "../http/errors";
 import { fileBatches, type FromWorker, type ToWorker } from "./import-pipeline";
-import { packBatch } from "./prepare";
+import { packedBuffers } from "./prepare";
 
 declare const self: Worker;
 const post = (m: FromWorker) => self.postMessage(m);
@@ -36,11 +36,8 @@ function run(batches: ReturnType<typeof fileBatches>) {
       credits--;
       sinceGc++;
       collect(false);
-      const packed = packBatch(next.value.batch);
-      self.postMessage({ type: "batch", packed, progress: next.value.progress } satisfies FromWorker, [
-        packed.lines.buffer,
-        packed.lengths.buffer,
-      ]);
+      const { batch, progress } = next.value;
+      self.postMessage({ type: "batch", batch, progress } satisfies FromWorker, packedBuffers(batch));
     } catch (err) {
       return post({
         type: "error",

@@ -13,7 +13,7 @@ import { displayName, newId } from "./contacts";
 import { IntegerSet } from "./integer-set";
 import { NameWriter, namedRows } from "./name-order";
 import { PhoneNormalizer } from "./phones";
-import { prepareBatch, type ImportRow, type PreparedBatch } from "./prepare";
+import { packBatch, packedRow, packedSlice, prepareBatch, type ImportRow, type PackedBatch, type StoredRow } from "./prepare";
 
 export type ImportError = { line: number; reason: string };
 export type DuplicateDetail = ImportDuplicate;
@@ -85,6 +85,8 @@ export class ContactImporter {
   private names: Statement;
   private maxRowid: Statement;
   private consents: Statement;
+  private someConsents: Statement;
+  private leftOut: Statement;
   private existing: Statement;
   private importId: string;
   private replace: Statement;
@@ -107,14 +109,18 @@ export class ContactImporter {
     this.remaining = usage.contacts.unlimited ? Number.POSITIVE_INFINITY : Math.max(0, usage.contacts.limit - usage.contacts.used);
     this.limitReason = `Contact limit reached: your ${usage.license?.plan.name ?? ""} plan allows ${usage.contacts.limit} contacts`.replace("  ", " ");
     const db = ctx.db.$client;
-    // Rows go in as one JSON array per statement: a batch costs one call into SQLite rather than one per row.
-    // RETURNING names the phones that were new to the owner; the others are stored contacts already.
+    // Rows go in as one JSON array per statement (PackedBatch rows, their ids made where the batch was prepared): a
+    // batch costs one call into SQLite rather than one per row, and this thread makes no string of a row it stores.
+    // A row whose phone the owner has (stored before, or earlier in the same array) is left out by the conflict.
     this.insert = db.prepare(
       `INSERT INTO contacts (id, user_id, first_name, last_name, email, phone, tags, custom_fields, source, status, opt_in_date, created_at, updated_at)
-       SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, coalesce(nullif(value ->> 6, ''), '{}'), 'import', 'subscribed', ?2, ?2, ?2
+       SELECT value ->> 0, ?1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, coalesce(nullif(value ->> 7, ''), '{}'), 'import', 'subscribed', ?2, ?2, ?2
        FROM json_each(?3) WHERE true
-       ON CONFLICT (user_id, phone) DO NOTHING RETURNING phone`,
+       ON CONFLICT (user_id, phone) DO NOTHING`,
     );
+    // The rows of such an array the insert left out, by their place in it (only asked when it left out a row that was
+    // new to the import: a stored contact's number).
+    this.leftOut = db.prepare(`SELECT j.key AS k FROM json_each(?) AS j WHERE NOT EXISTS (SELECT 1 FROM contacts AS c WHERE c.id = j.value ->> 0)`);
     // The contacts_fts insert trigger skips source 'import': this importer indexes its rows (see migration 0002).
     // One statement per batch: FTS5 keeps the batch's terms in memory and writes them once. In the batch's own
     // transaction, not after the contacts in transactions of their own (issue 29 item 1 measured it: 100,000 diverse
@@ -130,33 +136,37 @@ export class ContactImporter {
        SELECT rowid, first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits FROM contacts
        WHERE rowid > ? AND source = 'import'`,
     );
-    // A name that needs letters folded for the search (searchExtra, made with the batch on the parsing worker) is
-    // indexed with them after its fields, as the triggers index it (migration 0052): the others as above, these by
-    // their phones ([phone, extra] pairs), in the same transaction, so the search index writes no more segments.
+    // A name that needs letters folded for the search (its row's last value, made with the batch on the parsing
+    // worker) is indexed with them after its fields, as the triggers index it (migration 0052): the others as above,
+    // these by their ids (a row the insert left out has an id no contact has), in the same transaction, so the search
+    // index writes no more segments.
     this.indexPlain = db.prepare(
       `INSERT INTO contacts_fts(rowid, body)
        SELECT rowid, first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || phone_digits FROM contacts
-       WHERE rowid > ?1 AND source = 'import' AND phone NOT IN (SELECT value ->> 0 FROM json_each(?2))`,
+       WHERE rowid > ?1 AND source = 'import' AND id NOT IN (SELECT value ->> 0 FROM json_each(?2) WHERE value ->> 8 IS NOT NULL)`,
     );
     this.indexFolded = db.prepare(
       `INSERT INTO contacts_fts(rowid, body)
-       SELECT c.rowid, c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') || ' ' || c.phone_digits || ' ' || (j.value ->> 1)
-       FROM json_each(?2) AS j CROSS JOIN contacts AS c ON c.user_id = ?3 AND c.phone = j.value ->> 0 WHERE c.rowid > ?1`,
+       SELECT c.rowid, c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') || ' ' || c.phone_digits || ' ' || (j.value ->> 8)
+       FROM json_each(?2) AS j CROSS JOIN contacts AS c ON c.id = j.value ->> 0
+       WHERE j.value ->> 8 IS NOT NULL AND c.rowid > ?1`,
     );
     // Their rows of contact_names likewise (the insert trigger skips source 'import' too: migration 0042), with
     // their name keys made here (name-key.ts), where the triggers' SQL form would cost ten times as much.
     this.names = db.prepare(`SELECT rowid AS r, first_name AS f, last_name AS l FROM contacts WHERE rowid > ? AND source = 'import'`);
     this.nameWriter = new NameWriter(db);
-    // Also one statement per batch, fed the [consent id, contact id] pairs of the contacts it created.
-    this.consents = db.prepare(
-      `INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at)
-       SELECT value ->> 0, value ->> 1, ?, 'opt_in', 'import', ?, ? FROM json_each(?)`,
-    );
+    // Also one statement per array of rows: the opt-ins of all its rows when the insert took them all, else of those
+    // it took (their contact ids are stored).
+    const consents = `INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text, created_at)
+       SELECT j.value ->> 1, j.value ->> 0, ?1, 'opt_in', 'import', ?2, ?3 FROM json_each(?4) AS j`;
+    this.consents = db.prepare(consents);
+    this.someConsents = db.prepare(`${consents} WHERE EXISTS (SELECT 1 FROM contacts AS c WHERE c.id = j.value ->> 0)`);
     this.existing = db.prepare(`SELECT id, first_name, last_name, email, tags, custom_fields FROM contacts WHERE user_id = ? AND phone = ?`);
     this.replace = db.prepare(`UPDATE contacts SET first_name = ?, last_name = ?, email = ?, tags = ?, custom_fields = ?, updated_at = ? WHERE id = ?`);
-    // One statement per transaction, fed its refused rows as [line, reason, cells].
+    // One statement per transaction, fed its rows refused for their phone as a PackedBatch's refused arrays.
     this.rejects = db.prepare(
-      `INSERT OR IGNORE INTO contact_import_rejects (import_id, line, reason, cells) SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
+      `INSERT OR IGNORE INTO contact_import_rejects (import_id, line, reason, cells)
+       SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE value ->> 2 IS NOT NULL`,
     );
   }
 
@@ -170,30 +180,36 @@ export class ContactImporter {
     return this.remaining;
   }
 
-  /** Reports a batch's invalid rows, `[row, reason]`: the file's first MAX_STORED_ERRORS, in its order. */
-  private fail(b: PreparedBatch, failed: [number, string][]) {
-    this.invalid += failed.length;
-    const kept: [number, string, string][] = [];
-    for (const [i, reason] of failed) {
-      if (keepFirstLines(this.errors, b.lines[i]!, MAX_STORED_ERRORS, () => ({ line: b.lines[i]!, reason }))) this.listed++;
-      // Only a CSV row refused for its phone has its cells (prepareBatch); one over the plan's limit is imported by
-      // the same file again once the plan has room.
-      if (this.opts.keepRejects && b.cells[i]) kept.push([b.lines[i]!, reason, b.cells[i]!]);
+  /**
+   * Reports rows `start` to `end` of a batch: its invalid rows (`invalid`, refused for their phone, and `limited`,
+   * over the plan's limit), the file's first MAX_STORED_ERRORS in its order, with a CSV row's cells when kept.
+   */
+  private fail(b: PackedBatch, start: number, end: number, invalid: number[], limited: number[]) {
+    this.invalid += invalid.length + limited.length;
+    for (const i of invalid) {
+      const kept = keepFirstLines(this.errors, b.lines[i]!, MAX_STORED_ERRORS, () => {
+        const [line, reason] = packedRow<[number, string]>(b.refused, b.refusedEnds, i);
+        return { line, reason };
+      });
+      if (kept) this.listed++;
     }
-    if (kept.length) this.rejects.run(this.importId, `[${kept.map(([line, reason, cells]) => `[${line},${JSON.stringify(reason)},${cells}]`).join(",")}]`);
+    for (const i of limited) if (keepFirstLines(this.errors, b.lines[i]!, MAX_STORED_ERRORS, () => ({ line: b.lines[i]!, reason: this.limitReason }))) this.listed++;
+    // One over the plan's limit is imported by the same file again once the plan has room: only those refused for
+    // their phone are kept.
+    if (this.opts.keepRejects && invalid.length) this.rejects.run(this.importId, packedSlice(b.refused, b.refusedEnds, start, end));
   }
 
   /** Reports a batch's duplicate rows, the file's first ones in its order, with the stored contact's name when asked. */
-  private duplicate(b: PreparedBatch, rows: number[]) {
+  private duplicate(b: PackedBatch, rows: number[]) {
     this.duplicates += rows.length;
     if (!this.opts.detailDuplicates) return;
     for (const i of rows) {
-      const phone = b.phone[i]!;
       const kept = keepFirstLines(this.duplicateDetails, b.lines[i]!, MAX_DUPLICATE_DETAILS, () => {
+        const [, , firstName, lastName, email, phone] = packedRow<StoredRow>(b.rows, b.rowEnds, i);
         const stored = this.existing.get(this.userId, phone) as Stored | null;
         return {
           line: b.lines[i]!,
-          attemptedName: displayName({ firstName: b.first[i]!, lastName: b.last[i]!, email: b.email[i]! || null, phone }),
+          attemptedName: displayName({ firstName, lastName, email: email || null, phone }),
           existingName: stored ? displayName({ firstName: stored.first_name, lastName: stored.last_name, email: stored.email, phone }) : phone,
           phone,
           existingContactId: stored?.id ?? null,
@@ -211,7 +227,7 @@ export class ContactImporter {
     for (let i = 0; i < rows.length; i += ROWS_PER_BATCH) {
       if (i) await nextTurn();
       const part = rows.slice(i, i + ROWS_PER_BATCH);
-      await this.store(prepareBatch(part, part.map((_, k) => i + k + 1), this.phones));
+      await this.store(packBatch(prepareBatch(part, part.map((_, k) => i + k + 1), this.phones)));
     }
   }
 
@@ -219,94 +235,104 @@ export class ContactImporter {
    * onDuplicate "update": the row's non-empty name and email replace the stored ones, its tags are added and its
    * custom fields merged in; false when that changes nothing.
    */
-  private update(b: PreparedBatch, i: number, at: number): boolean {
-    const s = this.existing.get(this.userId, b.phone[i]!) as Stored;
-    const first = b.first[i] || s.first_name;
-    const last = b.last[i] || s.last_name;
-    const email = b.email[i] || s.email;
+  private update(b: PackedBatch, i: number, at: number): boolean {
+    const [, , rowFirst, rowLast, rowEmail, phone, rowTags, rowCustom] = packedRow<StoredRow>(b.rows, b.rowEnds, i);
+    const s = this.existing.get(this.userId, phone) as Stored;
+    const first = rowFirst || s.first_name;
+    const last = rowLast || s.last_name;
+    const email = rowEmail || s.email;
     const had: string[] = JSON.parse(s.tags);
-    const tags = [...had, ...(JSON.parse(b.tags[i]!) as string[]).filter((t) => !had.includes(t))];
-    const custom = JSON.stringify({ ...JSON.parse(s.custom_fields), ...(b.custom[i] ? JSON.parse(b.custom[i]!) : {}) });
+    const tags = [...had, ...(JSON.parse(rowTags) as string[]).filter((t) => !had.includes(t))];
+    const custom = JSON.stringify({ ...JSON.parse(s.custom_fields), ...(rowCustom ? JSON.parse(rowCustom) : {}) });
     if (first === s.first_name && last === s.last_name && email === s.email && tags.length === had.length && custom === s.custom_fields) return false;
     this.replace.run(first, last, email, JSON.stringify(tags), custom, at, s.id);
     return true;
   }
 
   /**
-   * Stores a prepared batch in one ctx.withTransaction, whose callback awaits nothing (it commits before the caller
-   * goes on, as a bun:sqlite transaction did, and never joins another caller's open transaction); `then` runs last
-   * in that transaction (the job's own record).
+   * Stores rows `start` to `end` (exclusive) of a packed batch in one ctx.withTransaction, whose callback awaits
+   * nothing (it commits before the caller goes on, as a bun:sqlite transaction did, and never joins another caller's
+   * open transaction); `then` runs last in that transaction (the job's own record).
    */
-  store(b: PreparedBatch, then?: () => void): Promise<void> {
-    const consentText = this.opts.consentText ?? "Imported by the account owner";
+  store(b: PackedBatch, start = 0, end = b.lines.length, then?: () => void): Promise<void> {
     return this.ctx.withTransaction(async () => {
       const at = this.ctx.now();
-      const before = (this.maxRowid.get() as { m: number }).m;
-      const failed: [number, string][] = [];
+      const invalid: number[] = [];
       const duplicates: number[] = [];
       const fresh: number[] = []; // rows whose phone is new to this import, in file order
-      for (let i = 0; i < b.lines.length; i++) {
+      for (let i = start; i < end; i++) {
         this.rowsRead++;
-        const phone = b.phone[i]!;
-        if (!phone) {
-          failed.push([i, b.invalid[i]!]);
-          continue;
-        }
-        if (this.seen.add(Number(phone.slice(1)))) fresh.push(i);
+        const phone = b.phones[i]!;
+        if (!phone) invalid.push(i);
+        else if (this.seen.add(phone)) fresh.push(i);
         else duplicates.push(i);
       }
-      // Create while the plan allows: a row whose phone the owner already has does not count against it, so
-      // after a part that met stored contacts the next part takes the room they left.
-      const consents: [string, string][] = [];
-      const folded: [string, string][] = [];
+      const createdBefore = this.created;
       const stored: number[] = [];
-      let next = 0;
-      while (next < fresh.length && this.remaining > 0) {
-        const part = fresh.slice(next, next + Math.min(this.remaining, fresh.length - next));
-        next += part.length;
-        const ids = part.map(() => newId());
-        // Each prepared row is a JSON array without the id, which goes in front of its fields.
-        const rows = `[${part.map((i, k) => `["${ids[k]}",${b.row[i]!.slice(1)}`).join(",")}]`;
-        const created = new Set(this.insert.all(this.userId, at, rows).map((r) => (r as { phone: string }).phone));
-        part.forEach((i, k) => {
-          if (!created.has(b.phone[i]!)) return void stored.push(i);
-          consents.push([newId(), ids[k]!]);
-          if (b.extra[i]) folded.push([b.phone[i]!, b.extra[i]!]);
-          this.created++;
-          this.remaining--;
-        });
-      }
-      for (const i of fresh.slice(next)) {
-        if (this.existing.get(this.userId, b.phone[i]!)) stored.push(i);
-        else failed.push([i, this.limitReason]);
+      const limited: number[] = [];
+      if (fresh.length <= this.remaining) {
+        // The rows as they came, the import's duplicates among them (the conflict leaves them out).
+        if (fresh.length) this.add(b, packedSlice(b.rows, b.rowEnds, start, end), at, fresh, fresh.length + duplicates.length, stored, () => validRows(b, start, end));
+      } else {
+        // Create while the plan allows: a row whose phone the owner already has does not count against it, so
+        // after a part that met stored contacts the next part takes the room they left.
+        let next = 0;
+        while (next < fresh.length && this.remaining > 0) {
+          const part = fresh.slice(next, next + this.remaining);
+          next += part.length;
+          const json = `[${part.map((i) => b.rows.slice(i ? b.rowEnds[i - 1]! : 0, b.rowEnds[i]! - 1)).join(",")}]`;
+          this.add(b, json, at, part, part.length, stored, () => part);
+        }
+        for (const i of fresh.slice(next)) {
+          if (this.existing.get(this.userId, packedRow<StoredRow>(b.rows, b.rowEnds, i)[5])) stored.push(i);
+          else limited.push(i);
+        }
       }
       const update = this.opts.onDuplicate === "update";
       for (const i of stored) {
         if (update && this.update(b, i, at)) this.updated++;
         else duplicates.push(i);
       }
-      this.fail(b, failed);
+      this.fail(b, start, end, invalid, limited);
       this.duplicate(b, duplicates);
-      if (consents.length) {
-        this.consents.run(this.userId, consentText, at, JSON.stringify(consents));
-        if (!folded.length) this.index.run(before);
-        else {
-          const json = JSON.stringify(folded);
-          this.indexPlain.run(before, json);
-          this.indexFolded.run(before, json, this.userId);
-        }
-        if (!this.opts.namesLater) this.addNames(before);
-        else this.namesFrom ??= before + 1;
+      if (this.created > createdBefore) {
         // One event per transaction with its counts, not one per row (a CSV import of a million rows writes a thousand or two).
         appendEvent(this.ctx, {
           userId: this.userId,
           type: "contact.created",
           subject: { kind: "import", id: this.importId },
-          payload: { source: "import", created: consents.length },
+          payload: { source: "import", created: this.created - createdBefore },
         });
       }
       then?.();
     });
+  }
+
+  /**
+   * Inserts `json`, an array of `count` PackedBatch rows (`rows()` says which, by place) of which `fresh` are new to
+   * the import, with their opt-ins, search index and names; pushes to `stored` the fresh rows whose phone the owner
+   * had before the import.
+   */
+  private add(b: PackedBatch, json: string, at: number, fresh: number[], count: number, stored: number[], rows: () => number[]) {
+    const before = (this.maxRowid.get() as { m: number }).m;
+    const created = this.insert.run(this.userId, at, json).changes;
+    if (created < fresh.length) {
+      const all = rows();
+      const left = new Set((this.leftOut.all(json) as { k: number }[]).map(({ k }) => all[k]!));
+      for (const i of fresh) if (left.has(i)) stored.push(i);
+    }
+    this.created += created;
+    this.remaining -= created;
+    if (!created) return;
+    const consentText = this.opts.consentText ?? "Imported by the account owner";
+    (created === count ? this.consents : this.someConsents).run(this.userId, consentText, at, json);
+    if (!fresh.some((i) => b.folded[i])) this.index.run(before);
+    else {
+      this.indexPlain.run(before, json);
+      this.indexFolded.run(before, json);
+    }
+    if (!this.opts.namesLater) this.addNames(before);
+    else this.namesFrom ??= before + 1;
   }
 
   /** The rows of contact_names of the contacts created after rowid `before` (in the caller's transaction). */
@@ -339,6 +365,13 @@ function keepFirstLines<T extends { line: number }>(list: T[], line: number, max
   list.splice(at, 0, make());
   if (list.length > max) list.pop();
   return true;
+}
+
+/** The valid rows of rows `start` to `end` of a packed batch, which its `rows` hold in that order. */
+function validRows(b: PackedBatch, start: number, end: number): number[] {
+  const rows: number[] = [];
+  for (let i = start; i < end; i++) if (b.phones[i]) rows.push(i);
+  return rows;
 }
 
 type Stored = { id: string; first_name: string; last_name: string; email: string | null; tags: string; custom_fields: string };

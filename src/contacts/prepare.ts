@@ -12,35 +12,27 @@ export type ImportRow = {
 
 /**
  * Import rows after everything that needs no database: the phone validated to E.164 (or the reason the row is
- * invalid), fields trimmed, tags as JSON. Column arrays, so a batch crosses to another thread as a few arrays
- * rather than thousands of objects.
+ * invalid), fields trimmed, each row as the JSON its statement reads. Column arrays, so a window of rows is sorted
+ * (import-order.ts) and cut into batches without making objects of its rows.
  */
 export type PreparedBatch = {
   lines: number[];
   /** E.164, or "" when the row is invalid. */
   phone: string[];
-  /** Why the row is invalid, or "". */
-  invalid: string[];
-  first: string[];
-  last: string[];
-  email: string[];
-  tags: string[];
-  /** Custom fields as a JSON object, or "" when the row has none. */
-  custom: string[];
   /**
-   * The fields the insert reads, as a JSON array without the new contact's id (first, last, email or null, phone,
-   * tags, custom), or "" when the row is invalid: made where the batch is prepared (the parsing worker), so the
-   * writer only joins the rows it stores.
+   * A valid row's fields as a JSON array, [first, last, email or null, phone, tags (JSON text), custom fields (JSON
+   * text, or "" when none), what the search index holds after its fields when its name needs letters folded
+   * (searchExtra) or null]; "" when the row is invalid.
    */
   row: string[];
-  /** A CSV row refused for its phone: its cells as the file had them, as a JSON array (the rejected rows' CSV); else "". */
-  cells: string[];
-  /** What the search index holds after the row's fields when its name needs letters folded (searchExtra), else "". */
-  extra: string[];
+  /** An invalid row as a JSON array, [line, reason, its cells as the CSV had them or null]; "" when the row is valid. */
+  refused: string[];
 };
 
+const COLUMNS = ["lines", "phone", "row", "refused"] as const;
+
 /** A batch of these lines with its text columns still to fill. */
-const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], invalid: [], first: [], last: [], email: [], tags: [], custom: [], row: [], cells: [], extra: [] });
+const withLines = (lines: number[]): PreparedBatch => ({ lines, phone: [], row: [], refused: [] });
 
 /** `lines[i]` is the line number reported for `rows[i]`, `cells[i]` its CSV record (kept when the row is refused). */
 export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNormalizer, cells?: string[][]): PreparedBatch {
@@ -51,80 +43,107 @@ export function prepareBatch(rows: ImportRow[], lines: number[], phones: PhoneNo
   rows.forEach((row, i) => {
     const raw = raws[i]!;
     const phone = valid[i];
+    b.phone.push(phone ?? "");
+    if (!phone) {
+      b.row.push("");
+      b.refused.push(JSON.stringify([lines[i], raw ? phones.whyInvalid(raw) : "Missing phone number", cells?.[i] ?? null]));
+      return;
+    }
     const first = (row.firstName ?? "").trim();
     const last = (row.lastName ?? "").trim();
     const email = (row.email ?? "").trim();
     const tags = JSON.stringify(row.tags ?? []);
     const custom = row.customFields && Object.keys(row.customFields).length ? JSON.stringify(row.customFields) : "";
-    b.phone.push(phone ?? "");
-    b.invalid.push(phone ? "" : raw ? phones.whyInvalid(raw) : "Missing phone number");
-    b.first.push(first);
-    b.last.push(last);
-    b.email.push(email);
-    b.tags.push(tags);
-    b.custom.push(custom);
-    b.row.push(phone ? JSON.stringify([first, last, email || null, phone, tags, custom]) : "");
-    b.cells.push(phone || !cells ? "" : JSON.stringify(cells[i]));
-    b.extra.push(phone ? searchExtra(first, last) : "");
+    b.row.push(JSON.stringify([first, last, email || null, phone, tags, custom, searchExtra(first, last) || null]));
+    b.refused.push("");
   });
   return b;
 }
 
-const TEXT_COLUMNS = ["phone", "invalid", "first", "last", "email", "tags", "custom", "row", "cells", "extra"] as const;
-
 /** The rows of several batches as one, in their order. */
 export function concatBatches(batches: PreparedBatch[]): PreparedBatch {
-  const all = withLines(batches.flatMap((b) => b.lines));
-  for (const col of TEXT_COLUMNS) all[col] = batches.flatMap((b) => b[col]);
+  const all = withLines([]);
+  for (const col of COLUMNS) (all[col] as unknown[]) = batches.flatMap((b) => b[col] as unknown[]);
   return all;
 }
 
 /** The rows of a batch at the given indexes, in that order. */
 export function pickRows(b: PreparedBatch, rows: number[]): PreparedBatch {
-  const p = withLines(rows.map((i) => b.lines[i]!));
-  for (const col of TEXT_COLUMNS) p[col] = rows.map((i) => b[col][i]!);
+  const p = withLines([]);
+  for (const col of COLUMNS) (p[col] as unknown[]) = rows.map((i) => b[col][i]!);
   return p;
 }
 
-/** Rows `start` to `end` (exclusive) of a batch, for storing a batch in several transactions. */
-export function sliceBatch(b: PreparedBatch, start: number, end: number): PreparedBatch {
-  const s = withLines(b.lines.slice(start, end));
-  for (const col of TEXT_COLUMNS) s[col] = b[col].slice(start, end);
-  return s;
-}
-
 /**
- * A batch as one string and its field lengths, for posting between threads: cloning one string and two
- * typed arrays costs a fraction of cloning 60,000 separate strings, on both threads.
+ * A batch as the writer stores it (importer.ts ContactImporter.store), made where it was prepared (the parsing
+ * worker) and posted to the writer as typed arrays and two strings: the writer takes a transaction's rows as one
+ * slice of `rows` and makes no string of a row it stores. Row i's text in `rows` (or `refused`) ends, with the comma
+ * after it, at rowEnds[i] (refusedEnds[i]) and starts where row i - 1's ends; a row not in it takes no text there.
  */
-export type PackedBatch = { lines: Int32Array; text: string; lengths: Int32Array };
+export type PackedBatch = {
+  lines: Int32Array;
+  /** A valid row's number (E.164 without its "+"), 0 for an invalid row. */
+  phones: Float64Array;
+  /** 1 where a valid row's name needs letters folded in the search index (its row's last value is not null). */
+  folded: Uint8Array;
+  /** The valid rows, each as the JSON array the insert reads, [contact id, consent id, ...its PreparedBatch row], and a comma. */
+  rows: string;
+  rowEnds: Int32Array;
+  /** The invalid rows, each as its PreparedBatch refused array and a comma. */
+  refused: string;
+  refusedEnds: Int32Array;
+};
 
+/** Packs a prepared batch, giving each valid row the ids of its contact and of its opt-in (Bun.randomUUIDv7). */
 export function packBatch(b: PreparedBatch): PackedBatch {
   const n = b.lines.length;
-  const lengths = new Int32Array(n * TEXT_COLUMNS.length);
-  const parts: string[] = [];
-  let k = 0;
-  for (const col of TEXT_COLUMNS) {
-    for (const s of b[col]) {
-      lengths[k++] = s.length;
-      parts.push(s);
+  const p: PackedBatch = {
+    lines: Int32Array.from(b.lines),
+    phones: new Float64Array(n),
+    folded: new Uint8Array(n),
+    rows: "",
+    rowEnds: new Int32Array(n),
+    refused: "",
+    refusedEnds: new Int32Array(n),
+  };
+  const rows: string[] = [];
+  const refused: string[] = [];
+  let rowsAt = 0;
+  let refusedAt = 0;
+  for (let i = 0; i < n; i++) {
+    const row = b.row[i]!;
+    if (row) {
+      const text = `["${Bun.randomUUIDv7()}","${Bun.randomUUIDv7()}",${row.slice(1)},`;
+      rows.push(text);
+      rowsAt += text.length;
+      p.phones[i] = Number(b.phone[i]!.slice(1));
+      p.folded[i] = row.endsWith(",null]") ? 0 : 1;
+    } else {
+      refused.push(b.refused[i]!, ",");
+      refusedAt += b.refused[i]!.length + 1;
     }
+    p.rowEnds[i] = rowsAt;
+    p.refusedEnds[i] = refusedAt;
   }
-  return { lines: Int32Array.from(b.lines), text: parts.join(""), lengths };
+  p.rows = rows.join("");
+  p.refused = refused.join("");
+  return p;
 }
 
-export function unpackBatch(p: PackedBatch): PreparedBatch {
-  const n = p.lines.length;
-  const b = withLines(Array.from(p.lines));
-  let at = 0;
-  let k = 0;
-  for (const col of TEXT_COLUMNS) {
-    const out = b[col];
-    for (let i = 0; i < n; i++) {
-      const len = p.lengths[k++]!;
-      out.push(p.text.slice(at, at + len));
-      at += len;
-    }
-  }
-  return b;
+/** The buffers of a packed batch, to transfer when posting it to another thread. */
+export const packedBuffers = (p: PackedBatch) => [p.lines.buffer, p.phones.buffer, p.folded.buffer, p.rowEnds.buffer, p.refusedEnds.buffer];
+
+/** Rows `start` to `end` (exclusive) of a packed batch's `rows` (or `refused`) as one JSON array, "" when none is there. */
+export function packedSlice(text: string, ends: Int32Array, start: number, end: number): string {
+  const from = start ? ends[start - 1]! : 0;
+  const to = end ? ends[end - 1]! : 0;
+  return to > from ? `[${text.slice(from, to - 1)}]` : "";
 }
+
+/** Row i's JSON array in a packed batch's `rows` (or `refused`), parsed. */
+export function packedRow<T>(text: string, ends: Int32Array, i: number): T {
+  return JSON.parse(text.slice(i ? ends[i - 1]! : 0, ends[i]! - 1)) as T;
+}
+
+/** A valid row of a packed batch, parsed. */
+export type StoredRow = [id: string, consentId: string, first: string, last: string, email: string | null, phone: string, tags: string, custom: string, extra: string | null];

@@ -15,20 +15,13 @@ import type { PreparedBatch } from "../../src/contacts/prepare";
 import { grantLicense } from "../../src/licenses/licenses";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
 
-/** A prepared batch of [line, phone] rows (phone "" for an invalid row); the other fields name the line. */
+/** A prepared batch of [line, phone] rows (phone "" for an invalid row); each row's first name names its line. */
 function batch(rows: [number, string][]): PreparedBatch {
   return {
     lines: rows.map(([l]) => l),
     phone: rows.map(([, p]) => p),
-    invalid: rows.map(([, p]) => (p ? "" : "Missing phone number")),
-    first: rows.map(([l]) => `L${l}`),
-    last: rows.map(() => ""),
-    email: rows.map(() => ""),
-    tags: rows.map(() => "[]"),
-    custom: rows.map(() => ""),
     row: rows.map(([l, p]) => (p ? `["L${l}"]` : "")),
-    cells: rows.map(([l, p]) => (p ? "" : `["${l}"]`)),
-    extra: rows.map(() => ""),
+    refused: rows.map(([l, p]) => (p ? "" : `[${l},"Missing phone number",null]`)),
   };
 }
 
@@ -37,7 +30,8 @@ async function reorder(batches: [number, string][][], sortable: number, window: 
     for (const [k, rows] of batches.entries()) yield { batch: batch(rows), progress: (k + 1) / batches.length };
   }
   const out: { lines: number[]; first: string[]; progress: number }[] = [];
-  for await (const { batch: b, progress } of inPhoneOrder(source(), sortable, window)) out.push({ lines: b.lines, first: b.first, progress });
+  for await (const { batch: b, progress } of inPhoneOrder(source(), sortable, window))
+    out.push({ lines: b.lines, first: b.lines.map((l, i) => (b.row[i] ? JSON.parse(b.row[i]!)[0] : `L${l}`)), progress });
   return out;
 }
 
