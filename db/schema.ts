@@ -366,6 +366,13 @@ export const numberPace = sqliteTable("number_pace", {
   granted: integer("granted").notNull(),
 });
 
+/** A provider account's ceiling across its numbers, kept as number_pace is (src/phone-numbers/pace.ts). */
+export const accountPace = sqliteTable("account_pace", {
+  smsProviderId: text("sms_provider_id").primaryKey().references(() => smsProviders.id, { onDelete: "cascade" }),
+  nextAt: real("next_at").notNull(),
+  granted: integer("granted").notNull(),
+});
+
 export const REGISTRATION_STATES = ["registered", "pending", "rejected", "unregistered", "not_applicable", "unknown"] as const;
 export type RegistrationState = (typeof REGISTRATION_STATES)[number];
 export const REGISTRATION_PROGRAMS = ["10dlc", "toll_free", "none"] as const;

@@ -64,6 +64,7 @@ import m60 from "./0078_contact_list_version.sql" with { type: "text" };
 import m61 from "./0079_contact_tags_created.sql" with { type: "text" };
 import m62 from "./0080_number_pace.sql" with { type: "text" };
 import m63 from "./0081_early_reports.sql" with { type: "text" };
+import m64 from "./0082_account_pace.sql" with { type: "text" };
 
 export const migrationJournal = journal;
 export const migrationSql: Record<string, string> = {
@@ -131,4 +132,5 @@ export const migrationSql: Record<string, string> = {
   "0079_contact_tags_created": m61,
   "0080_number_pace": m62,
   "0081_early_reports": m63,
+  "0082_account_pace": m64,
 };

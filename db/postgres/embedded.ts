@@ -16,6 +16,7 @@ import m13 from "./migrations/0078_contact_list_version.sql" with { type: "text"
 import m14 from "./migrations/0079_contact_tags_created.sql" with { type: "text" };
 import m15 from "./migrations/0080_number_pace.sql" with { type: "text" };
 import m16 from "./migrations/0081_early_reports.sql" with { type: "text" };
+import m17 from "./migrations/0082_account_pace.sql" with { type: "text" };
 
 /** PostgreSQL's migrations by the tag of the SQLite migration they match, from the baseline on. */
 export const postgresMigrationSql: Record<string, string> = {
@@ -36,4 +37,5 @@ export const postgresMigrationSql: Record<string, string> = {
   "0079_contact_tags_created": m14,
   "0080_number_pace": m15,
   "0081_early_reports": m16,
+  "0082_account_pace": m17,
 };

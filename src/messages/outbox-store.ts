@@ -4,7 +4,7 @@ import { contactStateFields, optedOutReader, optOutContact, personKey } from "..
 import type { AppContext } from "../context";
 import { messageIdsSince } from "../events/events";
 import { numberById } from "../phone-numbers/numbers";
-import { reservePace, shiftPace, type PaceGrant } from "../phone-numbers/pace";
+import { reserveSchedules, settleSchedules, type BatchGrant, type Schedule } from "../phone-numbers/pace";
 import { findProviderById, webhookUrl, type ProviderAccount } from "../providers/accounts";
 import { mediaOfMessages, signedMediaUrl } from "../media/media";
 import { mmsPricesNow, pricesNow } from "../providers/prices";
@@ -195,8 +195,13 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       };
       const go: OutboxRow[] = [];
       const touched = new Set<string>();
-      // The number's shared schedule, reserved once, when the first row passes its checks; `used`: segments marked.
-      let grant: PaceGrant | null = null;
+      // The shared schedules (the number's, its account's), reserved once, when the first row passes its checks;
+      // `used`: segments marked.
+      const shared = pace.shared;
+      const schedules: Schedule[] = [];
+      if (shared?.interval) schedules.push({ of: { number: shared.laneId }, interval: shared.interval });
+      if (shared?.account) schedules.push({ of: { account: shared.account.id }, interval: shared.account.interval });
+      let grant: BatchGrant | null = null;
       let used = 0;
       {
         for (const [i, row] of rows.entries()) {
@@ -252,9 +257,8 @@ export function outboxStore(ctx: AppContext): OutboxStore {
             }
           }
           if (!pace.fits(row)) break;
-          if (pace.shared) {
-            const { laneId, interval, catchUpMs, want } = pace.shared;
-            grant ??= await reservePace(ctx, laneId, now, Math.min(want, segmentsFrom(rows, i)), interval, catchUpMs);
+          if (shared && schedules.length) {
+            grant ??= await reserveSchedules(ctx, schedules, now, Math.min(shared.want, segmentsFrom(rows, i)), shared.catchUpMs);
             // A text goes on its first slot come; the slots before it went to the texts before it.
             if (used >= grant.granted) break;
           }
@@ -265,9 +269,7 @@ export function outboxStore(ctx: AppContext): OutboxStore {
         }
         if (touched.size) await ctx.campaignOutbox.settle(touched);
       }
-      if (!grant || !pace.shared) return { admitted: go, nextSlotAt: null };
-      await shiftPace(ctx, pace.shared.laneId, used, grant.granted, pace.shared.interval);
-      return { admitted: go, nextSlotAt: grant.nextAt + (used - grant.granted) * pace.shared.interval };
+      return { admitted: go, nextSlotAt: grant ? await settleSchedules(ctx, grant, used) : null };
   }
 
   async function recordNow(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[], now: number) {

@@ -312,9 +312,11 @@ export class SendingManager {
     const sendable = rows.filter((row) => !lane.callingPhones.has(row.phone) && !first.has(row.phone) && first.add(row.phone));
     if (!sendable.length) return now + 5;
     const taken: Slots[] = [];
-    // A number with a rate keeps its schedule in the installation's records too, where every process reserves from
-    // it: this process's window paces its own calls, the shared schedule all of theirs together.
-    const shared = lane.window.limit > 0 ? { laneId: lane.id, interval: lane.window.interval, catchUpMs: CATCH_UP_MS, want: Math.ceil(room) } : null;
+    // A number with a rate (and an account with a ceiling) keeps its schedule in the installation's records too, where
+    // every process reserves from it: this process's windows pace its own calls, the shared schedules all of theirs.
+    const number = lane.window.limit > 0 ? lane.window.interval : null;
+    const ceiling = accountWindow.limit > 0 ? { id: account.id, interval: accountWindow.interval } : null;
+    const shared = number !== null || ceiling ? { laneId: lane.id, interval: number, account: ceiling, catchUpMs: CATCH_UP_MS, want: Math.ceil(room) } : null;
     const { admitted, nextSlotAt } = await this.store.admit(sendable, now, {
       fits: (row) => lane.window.fits(now, row.segments) && accountWindow.fits(now, row.segments),
       take: (row) => void taken.push({ lane: lane.window.record(now, row.segments), account: accountWindow.record(now, row.segments) }),

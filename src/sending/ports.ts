@@ -75,10 +75,17 @@ export interface OutboxStore {
 }
 
 /**
- * A number's schedule as every process of the installation shares it (issue 31 item 2): a segment every `interval`
- * ms, `catchUpMs` of slots owed given at once (src/sending/pace.ts); a batch reserves at most `want` segments of it.
+ * The schedules every process of the installation shares (issue 31 item 2): the number's, a segment every `interval`
+ * ms (null when it has no rate), and its provider account's when that has a ceiling across its numbers; `catchUpMs`
+ * of slots owed are given at once (src/sending/pace.ts). A batch reserves at most `want` segments of each.
  */
-export type SharedPace = { laneId: string; interval: number; catchUpMs: number; want: number };
+export type SharedPace = {
+  laneId: string;
+  interval: number | null;
+  account: { id: string; interval: number } | null;
+  catchUpMs: number;
+  want: number;
+};
 
 export type AdmitPace = { fits(row: OutboxRow): boolean; take(row: OutboxRow): void; shared: SharedPace | null };
 

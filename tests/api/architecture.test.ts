@@ -72,6 +72,7 @@ const OWNERS: Record<string, string> = {
   phoneNumbers: "phone-numbers",
   numberRegistrations: "phone-numbers",
   numberPace: "phone-numbers",
+  accountPace: "phone-numbers",
   campaigns: "campaigns",
   // Kept by triggers on messages (migration 0019); read by campaign lists.
   campaignMessageCounts: "campaigns",

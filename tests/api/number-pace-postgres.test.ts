@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { SQL } from "bun";
 import { migratePostgres } from "../../db/postgres/migrate";
-import { RESERVE_PACE_SQL, reservePaceParams, SHIFT_PACE_SQL } from "../../src/phone-numbers/pace";
+import { RESERVE_ACCOUNT_PACE_SQL, RESERVE_PACE_SQL, reservePaceParams, SHIFT_PACE_SQL } from "../../src/phone-numbers/pace";
 import { CATCH_UP_MS } from "../../src/sending/pace";
 import { throwawayDatabase, type ThrowawayDatabase } from "../support/postgres";
 
@@ -41,6 +41,15 @@ test("the same reservations answer as on SQLite", async () => {
   await pg.sql.unsafe(numbered(SHIFT_PACE_SQL), [-21, "n1"]);
   expect(await reserve(pg.sql, "n1", T0 + 100, 50)).toEqual({ granted: 6, nextAt: T0 + 105 });
   expect(await reserve(pg.sql, "n1", T0 + 10_000, 50)).toEqual({ granted: 1, nextAt: T0 + 10_010.5 });
+});
+
+test("an account's schedule is reserved by the same statement on its own table", async () => {
+  const [first] = await pg.sql.unsafe(numbered(RESERVE_ACCOUNT_PACE_SQL), reservePaceParams("a1", T0, 5, 21, CATCH_UP_MS));
+  const [then] = await pg.sql.unsafe(numbered(RESERVE_ACCOUNT_PACE_SQL), reservePaceParams("a1", T0 + 42, 5, 21, CATCH_UP_MS));
+  expect([first, then].map((r: any) => ({ granted: Number(r.granted), nextAt: Number(r.nextAt) }))).toEqual([
+    { granted: 1, nextAt: T0 + 21 },
+    { granted: 2, nextAt: T0 + 63 },
+  ]);
 });
 
 test("two processes' overlapping batches: the second waits for the first's commit and gets the slots after its", async () => {

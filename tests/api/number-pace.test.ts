@@ -5,7 +5,9 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
 import { sqliteRecords } from "../../db/records";
 import type { AppContext } from "../../src/context";
-import { reservePace, shiftPace } from "../../src/phone-numbers/pace";
+import { reservePace, reserveSchedules, settleSchedules, shiftPace } from "../../src/phone-numbers/pace";
+import { SendingManager } from "../../src/sending/manager";
+import type { ProviderRegistry } from "../../src/sending/ports";
 import { CATCH_UP_MS } from "../../src/sending/pace";
 import { engineWith, FakeClock, FakeProvider, MemoryOutbox, rateLimited, stop } from "../support/fake-engine";
 import { busiestWindow, medianBusySecond } from "../support/pace-figures";
@@ -23,7 +25,7 @@ describe("the schedule's row", () => {
     ctx.db.$client.run(`INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted, created_at) VALUES ('a1', 'u1', 'twilio', 'Twilio', '', 0)`);
     ctx.db.$client.run(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, created_at) VALUES ('n1', 'u1', 'a1', '+14155550100', 0)`);
   });
-  const reserve = (now: number, want: number) => reservePace(ctx, "n1", now, want, INTERVAL, CATCH_UP_MS);
+  const reserve = (now: number, want: number) => reservePace(ctx, { number: "n1" }, now, want, INTERVAL, CATCH_UP_MS);
 
   test("gives the slots come by now, at most those asked for, and never one twice", async () => {
     // A number's first batch: its first slot, now.
@@ -48,10 +50,10 @@ describe("the schedule's row", () => {
     await reserve(T0, 1);
     // The slots at 10.5, 21, 31.5 and 42 ms; the batch used 2 of them (its other rows were held back).
     expect(await reserve(T0 + 50, 10)).toEqual({ granted: 4, nextAt: T0 + 52.5 });
-    await shiftPace(ctx, "n1", 2, 4, INTERVAL);
+    await shiftPace(ctx, { number: "n1" }, 2, 4, INTERVAL);
     // The 31.5 and 42 ms slots again; a two-segment text went on the second, and took the 52.5 ms one too.
     expect(await reserve(T0 + 50, 10)).toEqual({ granted: 2, nextAt: T0 + 52.5 });
-    await shiftPace(ctx, "n1", 3, 2, INTERVAL);
+    await shiftPace(ctx, { number: "n1" }, 3, 2, INTERVAL);
     expect(await reserve(T0 + 60, 10)).toEqual({ granted: 0, nextAt: T0 + 63 });
   });
 
@@ -59,7 +61,23 @@ describe("the schedule's row", () => {
     expect(await reserve(T0, 1)).toEqual({ granted: 1, nextAt: T0 + 10.5 });
     expect(await reserve(T0 + 200, 100)).toEqual({ granted: 19, nextAt: T0 + 210 });
     // Another process (or this one restarted) 5 ms later finds the slots taken until 210 ms.
-    expect(await reservePace(ctx, "n1", T0 + 205, 100, INTERVAL, CATCH_UP_MS)).toEqual({ granted: 0, nextAt: T0 + 210 });
+    expect(await reservePace(ctx, { number: "n1" }, T0 + 205, 100, INTERVAL, CATCH_UP_MS)).toEqual({ granted: 0, nextAt: T0 + 210 });
+  });
+
+  test("an account's ceiling is a schedule of its own, beside its numbers'; a batch uses what both gave", async () => {
+    ctx.db.$client.run(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, created_at) VALUES ('n2', 'u1', 'a1', '+14155550101', 0)`);
+    const schedules = (number: string) => [
+      { of: { number }, interval: INTERVAL },
+      { of: { account: "a1" }, interval: 2 * INTERVAL },
+    ];
+    expect((await reserveSchedules(ctx, schedules("n1"), T0, 10, CATCH_UP_MS)).granted).toBe(1);
+    // 42 ms on: n1's schedule has 4 slots come, the account's 50/s one has 2.
+    const batch = await reserveSchedules(ctx, schedules("n1"), T0 + 42, 10, CATCH_UP_MS);
+    expect(batch.granted).toBe(2);
+    // Both used: n1 gives back its other 2; its next slot and the account's are 21 ms apart.
+    expect(await settleSchedules(ctx, batch, 2)).toBe(T0 + 63);
+    // n2, on the same account: its own schedule is fresh, the account's has no slot until 63 ms.
+    expect((await reserveSchedules(ctx, schedules("n2"), T0 + 50, 10, CATCH_UP_MS)).granted).toBe(0);
   });
 
   test("a number removed takes its schedule with it", async () => {
@@ -86,6 +104,24 @@ describe("three engines on one outbox (three processes of one installation)", ()
     expect(store.count("sent")).toBe(3000);
     const accepted = new Set(provider.calls.map((c) => c.to));
     expect(accepted.size).toBe(3000);
+    const times = provider.calls.map((c) => c.at);
+    expect(busiestWindow(times).calls).toBeLessThanOrEqual(100);
+    expect(medianBusySecond(times)).toBeGreaterThanOrEqual(90);
+  });
+
+  test("an account's ceiling across its numbers holds for the three together: two 100/s numbers under a 100/s account", async () => {
+    const clock = new FakeClock();
+    const provider = new FakeProvider(clock, undefined, () => 150 + clock.random() * 250);
+    const store = new MemoryOutbox();
+    store.add("n1", 1500);
+    store.add("n2", 1500);
+    const account = { id: "a1", active: true, messagesPerSecond: 100, ready: () => provider, load: async () => provider };
+    const registry: ProviderRegistry = { number: async (id) => ({ fromNumber: id === "n1" ? "+14155550001" : "+14155550002", messagesPerSecond: 100, account }) };
+    const engines = [1, 2, 3].map(() => new SendingManager(store, registry, clock));
+    for (const engine of engines) void engine.start();
+    await clock.advance(40_000);
+    for (const engine of engines) await stop(engine, clock);
+    expect(store.count("sent")).toBe(3000);
     const times = provider.calls.map((c) => c.at);
     expect(busiestWindow(times).calls).toBeLessThanOrEqual(100);
     expect(medianBusySecond(times)).toBeGreaterThanOrEqual(90);

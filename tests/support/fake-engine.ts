@@ -1,7 +1,7 @@
 // The sending engine on a fake clock, an in-memory outbox and fake providers: its pace, back-off, retries and pauses
 // run in milliseconds of real time (tests/api/engine-*.test.ts).
 import { Database } from "bun:sqlite";
-import { RESERVE_PACE_SQL, reservePaceParams, SHIFT_PACE_SQL } from "../../src/phone-numbers/pace";
+import { RESERVE_ACCOUNT_PACE_SQL, RESERVE_PACE_SQL, reservePaceParams, SHIFT_ACCOUNT_PACE_SQL, SHIFT_PACE_SQL } from "../../src/phone-numbers/pace";
 import { SendingManager, type ManagerOptions } from "../../src/sending/manager";
 import type { AdmitPace, Clock, OutboxRow, OutboxStore, Outcome, ProviderRegistry, SendError, Transport } from "../../src/sending/ports";
 
@@ -81,9 +81,10 @@ export class MemoryOutbox implements OutboxStore {
     }
   }
 
-  /** A schedule table as migration 0080 makes it, without the sender numbers its key refers to. */
+  /** The schedules' tables as migrations 0080 and 0082 make them, without the rows their keys refer to. */
   constructor() {
     this.pace.run("CREATE TABLE number_pace (phone_number_id TEXT PRIMARY KEY, next_at REAL NOT NULL, granted INTEGER NOT NULL)");
+    this.pace.run("CREATE TABLE account_pace (sms_provider_id TEXT PRIMARY KEY, next_at REAL NOT NULL, granted INTEGER NOT NULL)");
   }
 
   count(status: string) {
@@ -112,15 +113,19 @@ export class MemoryOutbox implements OutboxStore {
   }
   async admit(rows: OutboxRow[], now: number, pace: AdmitPace) {
     const go: OutboxRow[] = [];
-    let grant: { granted: number; nextAt: number } | null = null;
+    const shared = pace.shared;
+    // The appliance's schedules (src/phone-numbers/pace.ts): the number's, then its account's.
+    const schedules: { id: string; interval: number; reserve: string; shift: string }[] = [];
+    if (shared?.interval) schedules.push({ id: shared.laneId, interval: shared.interval, reserve: RESERVE_PACE_SQL, shift: SHIFT_PACE_SQL });
+    if (shared?.account) schedules.push({ id: shared.account.id, interval: shared.account.interval, reserve: RESERVE_ACCOUNT_PACE_SQL, shift: SHIFT_ACCOUNT_PACE_SQL });
+    let grants: { granted: number; nextAt: number }[] | null = null;
     let used = 0;
     for (const [i, row] of rows.entries()) {
       if (!pace.fits(row)) break;
-      if (pace.shared) {
-        const { laneId, interval, catchUpMs, want } = pace.shared;
-        const rest = rows.slice(i).reduce((n, r) => n + r.segments, 0);
-        grant ??= this.pace.query(RESERVE_PACE_SQL).get(...reservePaceParams(laneId, now, Math.min(want, rest), interval, catchUpMs)) as { granted: number; nextAt: number };
-        if (used >= grant.granted) break;
+      if (shared && schedules.length) {
+        const want = Math.min(shared.want, rows.slice(i).reduce((n, r) => n + r.segments, 0));
+        grants ??= schedules.map((s) => this.pace.query(s.reserve).get(...reservePaceParams(s.id, now, want, s.interval, shared.catchUpMs)) as { granted: number; nextAt: number });
+        if (used >= Math.min(...grants.map((g) => g.granted))) break;
       }
       const stored = this.byId.get(row.id)!;
       if (stored.status !== "queued") continue;
@@ -131,10 +136,14 @@ export class MemoryOutbox implements OutboxStore {
       pace.take(row);
       go.push(row);
     }
-    if (!grant || !pace.shared) return { admitted: go, nextSlotAt: null };
-    const shift = (used - grant.granted) * pace.shared.interval;
-    if (shift) this.pace.query(SHIFT_PACE_SQL).run(shift, pace.shared.laneId);
-    return { admitted: go, nextSlotAt: grant.nextAt + shift };
+    if (!grants) return { admitted: go, nextSlotAt: null };
+    let nextSlotAt = Number.NEGATIVE_INFINITY;
+    for (const [k, s] of schedules.entries()) {
+      const shift = (used - grants[k]!.granted) * s.interval;
+      if (shift) this.pace.query(s.shift).run(shift, s.id);
+      nextSlotAt = Math.max(nextSlotAt, grants[k]!.nextAt + shift);
+    }
+    return { admitted: go, nextSlotAt };
   }
   async record(outcomes: Outcome[], pauses: { campaignId: string; reason: string }[]) {
     for (const o of outcomes) {
