@@ -47,7 +47,7 @@ const userId = Bun.randomUUIDv7();
 ctx.db.$client.run("INSERT INTO users (id, email, email_verified) VALUES (?, 'w@example.com', 1)", [userId]);
 await grantLicense(ctx, userId, "enterprise", 30);
 
-const importer = new ContactImporter(ctx, userId, { detailDuplicates: true, region: "US" });
+const importer = await ContactImporter.open(ctx, userId, { detailDuplicates: true, region: "US" });
 // Each statement the writer runs, timed where it is called.
 const spent = new Map<string, number>();
 const wrap = (name: string, field: string, method: "all" | "run" | "get") => {

@@ -26,7 +26,7 @@ const provider = await api("/api/sms-providers", { provider: "simulator", displa
 const numbers = (await api(`/api/providers/${provider.id}/available-numbers`)).numbers;
 const num = await api("/api/phone-numbers", { providerId: provider.id, phoneNumber: numbers[0].phoneNumber, messagesPerSecond: 1 });
 const u = reg.user;
-const user = findUserById(ctx, u.id);
+const user = await findUserById(ctx, u.id);
 const db = ctx.db.$client;
 const recipients = Array.from({ length: N }, (_, i) => ({ phone: `+1415${String(2000000 + i).padStart(7, "0")}`, contactId: null, firstName: `Guest${i}`, lastName: "", email: null, customFields: {} }));
 const sender = { numberId: num.id, providerId: provider.id, phoneNumber: numbers[0].phoneNumber };

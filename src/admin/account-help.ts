@@ -9,15 +9,15 @@ import { findUserById, updateUser, type User } from "../users/queries";
  * address verified, or hand over a password-reset link. Each is written to the log with who did it.
  */
 
-function target(ctx: AppContext, userId: string): User {
-  const user = findUserById(ctx, userId);
+async function target(ctx: AppContext, userId: string): Promise<User> {
+  const user = await findUserById(ctx, userId);
   if (!user) throw notFound("User not found");
   return user;
 }
 
 export async function markEmailVerified(ctx: AppContext, admin: User, userId: string) {
   const { user, marked } = await ctx.withTransaction(async () => {
-    const user = target(ctx, userId);
+    const user = await target(ctx, userId);
     if (user.emailVerified) return { user, marked: false };
     await updateUser(ctx, user.id, { emailVerified: true });
     // A code still on its way must not matter any more.
@@ -34,7 +34,7 @@ export async function markEmailVerified(ctx: AppContext, admin: User, userId: st
  * before such a link is made: whoever holds it can take the account, so the route asks the administrator to confirm.
  */
 export async function sendPasswordResetFor(ctx: AppContext, admin: User, userId: string, beforeLink?: () => Promise<void>) {
-  const user = target(ctx, userId);
+  const user = await target(ctx, userId);
   if (user.disabled) throw badRequest("This account is disabled. Enable it before sending a reset link.");
   if (!user.passwordHash) throw badRequest("This account signs in with Google and has no password to reset.");
   if (!ctx.config.smtpUrl) await beforeLink?.();

@@ -154,7 +154,7 @@ export function adminRoutes(ctx: AppContext) {
     .post(
       "/users/:id/license",
       async ({ user, sessionId, params, body }) => {
-        const target = findUserById(ctx, params.id);
+        const target = await findUserById(ctx, params.id);
         if (!target) throw notFound("User not found");
         const plan = await findPlan(ctx, body.planId);
         if (!plan) throw badRequest("Unknown plan");

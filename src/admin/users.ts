@@ -7,8 +7,8 @@ import { currentLicense } from "../licenses/licenses";
 import { findUserById, searchUsers, updateUser, type User } from "../users/queries";
 import type { Page } from "./paging";
 
-function adminUserView(ctx: AppContext, user: User, twoFactor: boolean) {
-  const license = currentLicense(ctx, user);
+async function adminUserView(ctx: AppContext, user: User, twoFactor: boolean) {
+  const license = await currentLicense(ctx, user);
   return {
     id: user.id,
     email: user.email,
@@ -24,13 +24,13 @@ function adminUserView(ctx: AppContext, user: User, twoFactor: boolean) {
   };
 }
 
-export type AdminUserView = ReturnType<typeof adminUserView>;
+export type AdminUserView = Awaited<ReturnType<typeof adminUserView>>;
 
 /** Users matching `search` in email, first or last name (or "first last"), newest first. */
 export async function listUsers(ctx: AppContext, opts: { page: number; pageSize: number; search?: string }): Promise<Page<AdminUserView>> {
   const { rows, total } = await searchUsers(ctx, opts);
   const withTwoFactor = await usersWithTwoFactor(ctx, rows.map((r) => r.id));
-  return { data: rows.map((u) => adminUserView(ctx, u, withTwoFactor.has(u.id))), total, page: opts.page, pageSize: opts.pageSize };
+  return { data: await Promise.all(rows.map((u) => adminUserView(ctx, u, withTwoFactor.has(u.id)))), total, page: opts.page, pageSize: opts.pageSize };
 }
 
 export type UserAction = "disable" | "enable" | "make-admin" | "remove-admin" | "reset-2fa";
@@ -47,7 +47,7 @@ export async function applyUserAction(ctx: AppContext, adminId: string, userId: 
 }
 
 async function userAction(ctx: AppContext, adminId: string, userId: string, action: UserAction, beforeChange?: () => Promise<void>) {
-  const target = findUserById(ctx, userId);
+  const target = await findUserById(ctx, userId);
   if (!target) throw notFound("User not found");
   const self = target.id === adminId;
   if (self && action === "disable") throw badRequest("You cannot disable your own account");
@@ -82,6 +82,6 @@ async function userAction(ctx: AppContext, adminId: string, userId: string, acti
       await resetTwoFactor(ctx, target.id, null);
       break;
   }
-  const fresh = findUserById(ctx, target.id)!;
+  const fresh = (await findUserById(ctx, target.id))!;
   return adminUserView(ctx, fresh, (await usersWithTwoFactor(ctx, [fresh.id])).has(fresh.id));
 }

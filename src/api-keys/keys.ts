@@ -106,8 +106,8 @@ export async function listApiKeys(ctx: AppContext, userId: string): Promise<ApiK
 export type NewApiKey = { name: string; service?: string; permissions: ApiScope[]; expiresAt?: number | null };
 
 /** 402 unless the account's plan includes API access. */
-function assertPlanHasApi(ctx: AppContext, userId: string) {
-  const license = currentLicense(ctx, userId);
+async function assertPlanHasApi(ctx: AppContext, userId: string) {
+  const license = await currentLicense(ctx, userId);
   if (!license) throw new HttpError(402, NO_LICENSE, { feature: API_FEATURE });
   // An administrator without a license of their own runs on the unlimited "admin" plan, which lists no features.
   if (license.plan.id === "admin" || license.plan.features.includes(API_FEATURE)) return;
@@ -139,7 +139,7 @@ export async function createApiKey(
   // The plan, the cap and the confirmation (sudo mode, which awaits its records) are read in the transaction that
   // writes the key: two creates at once cannot both pass the cap.
   const { row, key } = await ctx.withTransaction(async () => {
-    assertPlanHasApi(ctx, userId);
+    await assertPlanHasApi(ctx, userId);
     const name = input.name.trim();
     if (!name) throw new HttpError(400, "Please name the key");
     if (input.expiresAt != null && input.expiresAt <= now) throw new HttpError(400, "The expiry must be in the future");
@@ -268,9 +268,10 @@ export async function authenticateApiKey(ctx: AppContext, authorization: string 
   if (row.revokedAt !== null) throw unauthorized("This API key has been revoked");
   if (row.expiresAt !== null && row.expiresAt <= now) throw unauthorized("This API key has expired");
   // Disabling an account ends its sessions; its keys are refused as long as it stays disabled.
-  if (findUserById(ctx, row.userId)?.disabled !== false) throw unauthorized("This API key's account is disabled");
+  if ((await findUserById(ctx, row.userId))?.disabled !== false) throw unauthorized("This API key's account is disabled");
   // The plan is checked at each call, not only when the key was made: a license that ran out ends API access.
-  assertPlanHasApi(ctx, row.userId);
+  await assertPlanHasApi(ctx, row.userId);
+  await ready(ctx.db);
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_EVERY_MS) {
     ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
   }

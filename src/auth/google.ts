@@ -122,7 +122,7 @@ export async function findOrCreateGoogleUser(ctx: AppContext, profile: GooglePro
 async function linkedOrNew(ctx: AppContext, profile: GoogleProfile): Promise<{ user: User; isNew: boolean }> {
   const linked = ctx.db.select().from(userSecurity).where(eq(userSecurity.googleSubject, profile.sub)).get();
   if (linked) {
-    const user = findUserById(ctx, linked.userId);
+    const user = await findUserById(ctx, linked.userId);
     if (user) return { user, isNew: false };
   }
   const existing = await findUserByEmail(ctx, profile.email);

@@ -168,6 +168,6 @@ export async function attemptPassword(
 /** Lifts every block and count of this account: whoever guessed does not know the password a reset just set. */
 export async function clearLockout(ctx: AppContext, userId: string): Promise<void> {
   await ready(ctx.db);
-  const user = findUserById(ctx, userId);
+  const user = await findUserById(ctx, userId);
   if (user) await ctx.records.$run(`DELETE FROM sign_in_failures WHERE email = ?`, [normalizeEmail(user.email)]);
 }

@@ -218,7 +218,7 @@ export async function completeAuthentication(ctx: AppContext, credential: Authen
     throw ceremonyError(401, "Failed to authenticate with passkey");
   }
   if (!result.verified) throw ceremonyError(401, "Failed to authenticate with passkey");
-  const user = findUserById(ctx, key.userId);
+  const user = await findUserById(ctx, key.userId);
   if (!user) throw ceremonyError(404, NO_PASSKEY);
   if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.", { verified: false });
   ctx.db

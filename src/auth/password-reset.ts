@@ -63,7 +63,7 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
   await ready(ctx.db);
   const row = ctx.db.select().from(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).get();
   if (!row || row.usedAt || row.expiresAt.getTime() <= ctx.now()) throw new HttpError(400, INVALID_RESET_TOKEN);
-  const user = findUserById(ctx, row.userId);
+  const user = await findUserById(ctx, row.userId);
   if (!user || user.disabled) throw new HttpError(400, INVALID_RESET_TOKEN);
   const passwordHash = await hashPassword(password, ctx.argon2Cost);
   // One transaction from the token's claim to the sessions' end. Claimed only while unused, so two concurrent

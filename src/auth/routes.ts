@@ -141,7 +141,7 @@ export function authRoutes(ctx: AppContext, licenseAtSignUp: (userId: string, li
         if (result.outcome === "locked") throw codesLockedError(result.lockedUntil, ctx.now());
         if (result.outcome === "invalid") throw new HttpError(401, "Invalid verification code");
         if (result.outcome === "expired") throw new HttpError(401, SIGN_IN_EXPIRED);
-        const user = findUserById(ctx, result.userId);
+        const user = await findUserById(ctx, result.userId);
         if (!user) throw new HttpError(401, SIGN_IN_EXPIRED);
         if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.");
         cookie[PENDING_LOGIN_COOKIE]!.set({ value: "", maxAge: 0, path: PENDING_LOGIN_COOKIE_PATH, httpOnly: true, sameSite: "lax" });

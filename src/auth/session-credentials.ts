@@ -113,9 +113,9 @@ export async function noticeCredentialMade(
   ctx: AppContext,
   made: { userId: string; sessionId: string | null; what: string; details: string[]; at: number },
 ): Promise<void> {
-  await ready(ctx.db);
-  const user = findUserById(ctx, made.userId);
+  const user = await findUserById(ctx, made.userId);
   if (!user) return;
+  await ready(ctx.db);
   const session = made.sessionId ? ctx.db.select().from(sessions).where(eq(sessions.id, made.sessionId)).get() : undefined;
   const from = session
     ? `${describeDevice(session.userAgent)}, IP address ${session.ip ?? "unknown"}, a session signed in ${formatTime(session.createdAt.getTime(), user.timezone)}`

@@ -64,7 +64,7 @@ async function resolveNow(ctx: AppContext, token: string): Promise<ActiveSession
   const sessionId = keyedHash(ctx.keys.sessions, claims.sid);
   const row = await ctx.records.select().from(sessions).where(eq(sessions.id, sessionId)).get();
   if (!row || row.revokedAt || row.expiresAt.getTime() <= ctx.now() || row.userId !== claims.sub) return null;
-  const user = findUserById(ctx, row.userId);
+  const user = await findUserById(ctx, row.userId);
   if (!user || user.disabled) return null;
   const now = ctx.now();
   if (!row.lastSeenAt || now - row.lastSeenAt.getTime() >= LAST_SEEN_EVERY_MS) {

@@ -141,7 +141,7 @@ export async function finishSignUp(ctx: AppContext, token: string, code: string)
     await ctx.records.update(pendingSignUps).set({ attempts: sql`${pendingSignUps.attempts} + 1` }).where(eq(pendingSignUps.tokenHash, pending.hash)).run();
     throw new HttpError(400, INVALID_CODE);
   }
-  const user = findUserById(ctx, pending.userId);
+  const user = await findUserById(ctx, pending.userId);
   if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
   const verified = await checkVerificationCode(ctx, user, code);
   await ready(ctx.db);
@@ -154,7 +154,7 @@ export async function resendSignUpCode(ctx: AppContext, token: string): Promise<
   await ready(ctx.db);
   const pending = await pendingOf(ctx, token);
   if (pending.userId !== null) {
-    const user = findUserById(ctx, pending.userId);
+    const user = await findUserById(ctx, pending.userId);
     if (!user) throw new HttpError(400, SIGN_UP_EXPIRED);
     return { email: pending.email, ...(await sendVerificationCode(ctx, user)) };
   }

@@ -193,9 +193,9 @@ export async function runRule(ctx: AppContext, rule: Rule, contact: ContactRow |
 const EMAIL = "automation.email";
 
 /** The plan's answer when `segments` more SMS do not fit in the month (src/licenses/limits.ts), else null. */
-function limitRefusal(ctx: AppContext, userId: string, segments: number): string | null {
+async function limitRefusal(ctx: AppContext, userId: string, segments: number): Promise<string | null> {
   try {
-    assertWithinLimit(ctx, userId, "messages", segments);
+    await assertWithinLimit(ctx, userId, "messages", segments);
     return null;
   } catch (err) {
     if (err instanceof HttpError && err.status === 402) return err.message;
@@ -223,11 +223,11 @@ async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId
       });
       // Its links go out as short links of the account's link domain for this message and contact (no UTM, the
       // default expiry) unless the rule says not (issue 32), and count at that length against the plan.
-      const owner = a.shortenLinks === false ? undefined : findUserById(ctx, userId);
+      const owner = a.shortenLinks === false ? undefined : await findUserById(ctx, userId);
       const domain = owner ? linkDomainOf(ctx, owner) : null;
       const segments = segmentCount(domain ? withShortLinkLengths(text, domain) : text);
       // An elective message: at the plan's monthly SMS limit it is not sent, and the rule's other actions still run.
-      const refused = limitRefusal(ctx, userId, segments);
+      const refused = await limitRefusal(ctx, userId, segments);
       if (refused) done.push(`Message not sent: ${refused}`);
       else {
         const id = Bun.randomUUIDv7();
@@ -264,7 +264,7 @@ async function doActions(ctx: AppContext, rule: Rule, contact: ContactRow, runId
     }
   }
   if (a.emailOwner) {
-    const owner = findUserById(ctx, userId);
+    const owner = await findUserById(ctx, userId);
     if (owner) {
       // Sent by a job after this commits (SMTP cannot join the transaction), once: the job's key is the run's.
       const who = [contact.firstName, contact.lastName].filter(Boolean).join(" ") || contact.phone || contact.email || contact.id;
@@ -393,7 +393,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
   for (let wait; (wait = slice()); ) await wait;
   for (const rule of await activeRules(ctx, null, ["birthday", "inactive"])) {
     for (let wait; (wait = slice()); ) await wait;
-    const owner = findUserById(ctx, rule.userId);
+    const owner = await findUserById(ctx, rule.userId);
     if (!owner) continue;
     if (rule.trigger === "birthday") {
       const field = rule.triggerConfig.field!;

@@ -194,7 +194,7 @@ export async function pickWinnerByUser(ctx: AppContext, user: User, id: string, 
  * set or the campaign no longer sends; later while test messages are still to go out; else the leader is sent.
  */
 async function decideByRule(ctx: AppContext, job: Job) {
-  const user = job.userId ? findUserById(ctx, job.userId) : undefined;
+  const user = job.userId ? await findUserById(ctx, job.userId) : undefined;
   if (!user || !job.refId) return;
   const c = await findCampaign(ctx, user.id, job.refId);
   if (!c) return;

@@ -517,7 +517,7 @@ export async function startCampaign(ctx: AppContext, user: User, row: StartRow, 
   if (!recipients.length) throw badRequest("No recipients selected", { skipped, code: "no_recipients" });
   const split = test ? splitAudience(campaign.id, recipients, test) : null;
   const segments = test && split ? await abSegments(ctx, user, campaign, test, split) : await outboxSegments(ctx, user, campaign, recipients);
-  const { notice } = assertWithinLimit(ctx, user.id, "messages", segments);
+  const { notice } = await assertWithinLimit(ctx, user.id, "messages", segments);
   // The rest of an A/B test's audience is kept for the winner, not queued now.
   const writing = recipients.length - (split?.rest.length ?? 0);
   // Before the outbox's message.queued events, so a reader sees the campaign start first.
@@ -536,12 +536,12 @@ export async function startCampaign(ctx: AppContext, user: User, row: StartRow, 
  * nothing queued yet.
  */
 async function startChunked(ctx: AppContext, user: User, campaign: StartRow, sender: Awaited<ReturnType<typeof senderFor>>, intendedAt: number) {
-  const usage = usageFor(ctx, user).messages;
+  const usage = (await usageFor(ctx, user)).messages;
   const test = campaign.abTest;
   // An A/B test's recipients each get one of its variants, or the winner: counted at the longest.
   const each = Math.max(...(await Promise.all((test ? test.variants : [campaign.content]).map((content) => segmentsPerMessage(ctx, user, { ...campaign, content })))));
   const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : await recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
-  const { notice } = assertWithinLimit(ctx, user.id, "messages", counted * each);
+  const { notice } = await assertWithinLimit(ctx, user.id, "messages", counted * each);
   appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
   if (test) await scheduleAbDecision(ctx, user, campaign, test, intendedAt);
   await markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));

@@ -63,7 +63,7 @@ export async function writeNextChunk(ctx: AppContext, campaignId: string, window
     if (!row?.outboxWriting) return { done: true, queued: 0 };
     const w = row.outboxWriting;
     const c = { ...row, recipients: row.audience.kind === "manual" ? await typed.list(campaignId) : [] };
-    const user = findUserById(ctx, c.userId);
+    const user = await findUserById(ctx, c.userId);
     if (!user || (c.status !== "sending" && c.status !== "paused")) {
       await setWriting(ctx, c.id, null);
       return { done: true, queued: 0 };

@@ -21,7 +21,7 @@ const fmt = (at: Date, timeZone: string) =>
  */
 async function startScheduledCampaign(ctx: AppContext, job: Job) {
   const campaign = job.refId ? await findStartRow(ctx, null, job.refId) : null;
-  const user = campaign && findUserById(ctx, campaign.userId);
+  const user = campaign && (await findUserById(ctx, campaign.userId));
   if (!campaign || !user || campaign.status !== "scheduled") return;
   // Disabling an account cancels its schedules; one that slipped in since is cancelled the same way, never sent.
   if (user.disabled) {

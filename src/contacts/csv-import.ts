@@ -306,7 +306,7 @@ const GC_ABOVE = 288 * 1048576;
  * checkpoints now run on the other core.
  */
 async function runCsvImport(ctx: AppContext, userId: string, id: string, path: string, options: CsvImportOptions, imports: RunningImports) {
-  const importer = new ContactImporter(ctx, userId, {
+  const importer = await ContactImporter.open(ctx, userId, {
     detailDuplicates: true, region: options.country ?? (await defaultCountryOfId(ctx, userId)), onDuplicate: options.onDuplicate, importId: id, namesLater: true, keepRejects: true,
   });
   const names = new ImportNames(ctx, userId, id);

@@ -5,7 +5,7 @@ import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent } from "../events/events";
 import { HttpError } from "../http/errors";
-import { usageFor } from "../licenses/limits";
+import { usageFor, type Usage } from "../licenses/limits";
 import { nextTurn } from "../time/next-turn";
 import { findUserById } from "../users/queries";
 import type { ImportDuplicate } from "../../db/schema";
@@ -93,16 +93,21 @@ export class ContactImporter {
   private rejects: Statement;
   private nameWriter: NameWriter;
 
-  constructor(
+  /** An importer for the account, its plan's room read first. */
+  static async open(ctx: AppContext, userId: string, opts: ImporterOptions): Promise<ContactImporter> {
+    const user = await findUserById(ctx, userId);
+    if (!user) throw new HttpError(404, "Not found");
+    return new ContactImporter(ctx, userId, opts, await usageFor(ctx, user));
+  }
+
+  private constructor(
     private ctx: AppContext,
     private userId: string,
     private opts: ImporterOptions,
+    usage: Usage,
   ) {
     this.importId = opts.importId ?? newId();
-    const user = findUserById(ctx, userId);
-    if (!user) throw new HttpError(404, "Not found");
     this.phones = new PhoneNormalizer(opts.region);
-    const usage = usageFor(ctx, user);
     if (!usage.contacts.unlimited && !usage.license) {
       throw new HttpError(402, "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.", { kind: "contacts" });
     }

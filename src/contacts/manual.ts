@@ -22,7 +22,7 @@ export type ContactInput = {
 export async function createContact(ctx: AppContext, userId: string, c: ContactInput) {
   return ctx.withTransaction(async () => {
     if (c.phone) await assertNoDuplicatePhone(ctx, userId, c.phone);
-    const { notice } = assertWithinLimit(ctx, userId, "contacts", 1);
+    const { notice } = await assertWithinLimit(ctx, userId, "contacts", 1);
     const at = new Date(ctx.now());
     const id = newId();
     ctx.db

@@ -148,7 +148,7 @@ export function contactRoutes(ctx: AppContext) {
       "/import",
       async ({ user, body }) => {
         if (!body.contacts.some((c) => (c.phone ?? "").trim())) throw badRequest("No valid phone addresses found in the CSV file");
-        const importer = new ContactImporter(ctx, user.id, { detailDuplicates: true, region: importCountry(body.country) ?? (await defaultCountryOf(ctx, user)), onDuplicate: body.onDuplicate });
+        const importer = await ContactImporter.open(ctx, user.id, { detailDuplicates: true, region: importCountry(body.country) ?? (await defaultCountryOf(ctx, user)), onDuplicate: body.onDuplicate });
         const tag = body.tag?.trim();
         const rows = tag ? body.contacts.map((c) => ({ ...c, tags: [tag] })) : body.contacts;
         await importer.addRows(rows);

@@ -124,8 +124,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 /** The account's clock and locale, which say until when a message held for quiet hours waits. */
 type Account = { timezone: string; locale: string; now: number };
 
-function accountOf(ctx: AppContext, userId: string): Account {
-  const user = findUserById(ctx, userId);
+async function accountOf(ctx: AppContext, userId: string): Promise<Account> {
+  const user = await findUserById(ctx, userId);
   return { timezone: user?.timezone ?? "UTC", locale: user?.locale ?? "en-US", now: ctx.now() };
 }
 
@@ -295,8 +295,7 @@ export async function threadOf(ctx: AppContext, userId: string, id: number, q: {
     oldestFirst: q.after !== undefined,
   });
   const media = await mediaOfMessages(ctx, rows.map((r) => r.id));
-  await ready(ctx.db);
-  const account = accountOf(ctx, userId);
+  const account = await accountOf(ctx, userId);
   return rows.map((r) => threadMessage(r, row.id, account, row.possible_opt_out_seq, (media.get(r.id) ?? []).map(mediaView)));
 }
 
@@ -513,7 +512,7 @@ export async function sendChat(ctx: AppContext, userId: string, input: ChatSend,
     const conversationId = conversationIdOf(ctx, userId, phone);
     const [row] = await messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
     const media = ((await mediaOfMessages(ctx, [row!.id])).get(row!.id) ?? []).map(mediaView);
-    return { ...threadMessage(row!, conversationId, accountOf(ctx, userId), null, media), notice };
+    return { ...threadMessage(row!, conversationId, await accountOf(ctx, userId), null, media), notice };
   };
   if (key === undefined) return { body: await ctx.withTransaction(send), replayed: false };
   const { body, replayed } = await onceByKey(ctx, userId, key, [input.phone.trim(), input.content, input.fromNumber ?? null, ...(input.mediaIds?.length ? [input.mediaIds] : [])], async () => ({ status: 202, body: await send() }));

@@ -82,7 +82,7 @@ export async function optOutPossible(ctx: AppContext, userId: string, id: number
     if (!message || ctx.now() - message.created_at > CONFIRMATION_WINDOW_MS) {
       return "Opted out. No confirmation was sent: one may only go within 5 minutes of their text.";
     }
-    const text = stopReplyOf(findUserById(ctx, userId)!);
+    const text = stopReplyOf((await findUserById(ctx, userId))!);
     const sent = await sendText(ctx, {
       userId,
       phone: row.phone,

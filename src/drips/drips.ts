@@ -267,7 +267,7 @@ function waitingSteps(ctx: AppContext, dripId: string): Step[] {
 
 /** Waiting enrolments take the new steps; each one's next step is due again from its last step's time. */
 async function applyStepsToWaiting(ctx: AppContext, drip: DripRow, steps: Step[]) {
-  const user = findUserById(ctx, drip.userId);
+  const user = await findUserById(ctx, drip.userId);
   const active = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.dripId, drip.id), eq(dripEnrolments.state, "active"))).all();
   for (const e of active) {
     const json = JSON.stringify(steps);
@@ -362,7 +362,7 @@ export async function enrolContact(ctx: AppContext, drip: DripRow, contactId: st
   if (last?.state === "active") return "Already in this drip";
   if (last && drip.reentryDays === null) return "Already went through this drip (re-entry is off)";
   if (last && now - last.enrolledAt < drip.reentryDays! * DAY) return `Enrolled less than ${drip.reentryDays} day(s) ago`;
-  const user = findUserById(ctx, drip.userId);
+  const user = await findUserById(ctx, drip.userId);
   const steps = stepsOf(drip.steps);
   const at = stepDueAt(steps[0]!, now, zoneForRecipient(contact.phone, user?.timezone ?? "UTC"));
   const id = Bun.randomUUIDv7();

@@ -113,18 +113,18 @@ const rooms = new WeakMap<AppContext, Map<string, { room: number; countedAt: num
  * never this runner's. When the room runs out (or there is no license) the plan's own check answers, counting
  * afresh, with its message; the messages of this pass's steps are not written yet (atPassEnd), so they are added.
  */
-function takeMessage(ctx: AppContext, pass: JobPass, userId: string, segments: number) {
+async function takeMessage(ctx: AppContext, pass: JobPass, userId: string, segments: number) {
   let byUser = rooms.get(ctx);
   if (!byUser) rooms.set(ctx, (byUser = new Map()));
   let entry = byUser.get(userId);
   if (!entry || performance.now() - entry.countedAt > ROOM_FRESH_MS) {
-    const usage = usageFor(ctx, userId);
+    const usage = await usageFor(ctx, userId);
     entry = { room: usage.messages.unlimited ? Infinity : usage.license ? usage.messages.limit - usage.messages.used : 0, countedAt: performance.now() };
     byUser.set(userId, entry);
   }
   if (entry.room < segments) {
     const unwritten = unwrittenAtPassEnd<NewOutbound>(pass, OUTBOX).reduce((n, m) => (m.userId === userId ? n + m.segments : n), 0);
-    assertWithinLimit(ctx, userId, "messages", segments + unwritten);
+    await assertWithinLimit(ctx, userId, "messages", segments + unwritten);
     // It fits after all (a license redeemed since the count): count again next time.
     byUser.delete(userId);
     return;
@@ -144,7 +144,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const e = enrolmentById(ctx.db).get({ id: enrolmentId });
   if (!e || e.state !== "active" || e.nextStep !== step) return { result: "not waiting" };
   const drip = await once(pass, `drips.drip:${e.dripId}`, () => findDrip(ctx, e.dripId));
-  const user = once(pass, `drips.user:${e.userId}`, () => findUserById(ctx, e.userId));
+  const user = await once(pass, `drips.user:${e.userId}`, () => findUserById(ctx, e.userId));
   if (!drip || !user) return { result: "gone" };
   const { reason, contact } = await exitReason(ctx, e, drip);
   if (reason || !contact) {
@@ -208,7 +208,7 @@ async function runStep(ctx: AppContext, job: Job, pass: JobPass) {
   const shorten = theStep.shortenLinks !== false;
   const segments = mediaIds.length ? 1 : segmentCount(shorten ? withShortLinkLengths(written, domain) : written);
   try {
-    takeMessage(ctx, pass, e.userId, segments);
+    await takeMessage(ctx, pass, e.userId, segments);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     log(ctx, e, "skipped", `Skipped: ${err.message}`);

@@ -87,22 +87,22 @@ async function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): Promis
   const optIn = await optInOf(ctx, k.id, m.from);
   if (optIn?.status === "confirmed" && contact?.status === "subscribed") {
     // Texting the keyword again subscribes nobody twice: the separate reply (within the month's SMS), or none.
-    const again = k.alreadyReply ? linksOf(ctx, m, k, await personalised(ctx, m, k.alreadyReply)) : null;
-    const reply = again && hasRoomForMessages(ctx, m.userId, again.segments) ? await again.send() : null;
+    const again = k.alreadyReply ? await linksOf(ctx, m, k, await personalised(ctx, m, k.alreadyReply)) : null;
+    const reply = again && (await hasRoomForMessages(ctx, m.userId, again.segments)) ? await again.send() : null;
     if (reply) await sendReply(ctx, m, reply.text, reply.messageId);
     return { outcome: "already", keywordId: k.id, reply: reply?.text ?? null };
   }
   // A new number counts against the plan, and the reply against the month's SMS (checked where it is written): at
   // either limit the message stays in the inbox and nothing else happens, so nobody is subscribed without the
   // confirmation the consent log records as sent. (STOP, START and HELP are answered even past the limit.)
-  if (!contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
+  if (!contact && !(await hasRoomForContact(ctx, m.userId))) return { outcome: "limit", keywordId: k.id, reply: null };
   if (!k.doubleOptIn) return confirm(ctx, m, k);
   if (optIn?.status === "pending" && optIn.created_at >= ctx.now() - CONFIRM_WINDOW_MS) {
     // The question was asked within the window: asking again on every repeat would be the spam it guards against.
     return { outcome: "pending", keywordId: k.id, reply: null };
   }
   const question = confirmRequestText(await businessOf(ctx, m.userId), k);
-  if (!hasRoomForMessages(ctx, m.userId, segmentCount(question))) return { outcome: "limit", keywordId: k.id, reply: null };
+  if (!(await hasRoomForMessages(ctx, m.userId, segmentCount(question)))) return { outcome: "limit", keywordId: k.id, reply: null };
   await markPending(ctx, { userId: m.userId, keywordId: k.id, phone: m.from, number: m.to || null, at: ctx.now() });
   await sendReply(ctx, m, question);
   return { outcome: "pending", keywordId: k.id, reply: question };
@@ -114,11 +114,11 @@ async function subscribe(ctx: AppContext, m: InboundText, k: KeywordRow): Promis
  * auto-reply sent. Nothing happens when the month's SMS have no room for it.
  */
 async function confirm(ctx: AppContext, m: Omit<InboundText, "compliance">, k: KeywordRow): Promise<KeywordOutcome> {
-  if (!m.sender.contact && !hasRoomForContact(ctx, m.userId)) return { outcome: "limit", keywordId: k.id, reply: null };
+  if (!m.sender.contact && !(await hasRoomForContact(ctx, m.userId))) return { outcome: "limit", keywordId: k.id, reply: null };
   // The consent log keeps the confirmation exactly as sent: rendered for this contact (a new one has no name yet,
   // so {firstName|there} says "there").
-  const welcome = linksOf(ctx, m, k, await personalised(ctx, m, k.autoReply));
-  if (!hasRoomForMessages(ctx, m.userId, welcome.segments)) return { outcome: "limit", keywordId: k.id, reply: null };
+  const welcome = await linksOf(ctx, m, k, await personalised(ctx, m, k.autoReply));
+  if (!(await hasRoomForMessages(ctx, m.userId, welcome.segments))) return { outcome: "limit", keywordId: k.id, reply: null };
   const { text, messageId } = await welcome.send();
   // A new contact's short links count for them: a click's contact is its message's, written below for this contact.
   const contact = await optInContact(ctx, m.userId, m.from, "keyword", text, { number: m.to || null, keyword: k.keyword });
@@ -157,8 +157,8 @@ async function sendReply(ctx: AppContext, m: Pick<InboundText, "userId" | "from"
  * switch is off. `segments` counts it at that length before anything is written, for the plan's check; `send`
  * makes the links and answers the text with the message's id they belong to.
  */
-function linksOf(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, k: KeywordRow, text: string) {
-  const user = k.shortenLinks ? findUserById(ctx, m.userId) : undefined;
+async function linksOf(ctx: AppContext, m: Pick<InboundText, "userId" | "from" | "sender">, k: KeywordRow, text: string) {
+  const user = k.shortenLinks ? await findUserById(ctx, m.userId) : undefined;
   const domain = user ? linkDomainOf(ctx, user) : null;
   return {
     segments: segmentCount(domain ? withShortLinkLengths(text, domain) : text),

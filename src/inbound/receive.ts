@@ -75,7 +75,7 @@ async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: 
   let reply: string | null = null;
   // Read only for a confirmation: most inbound messages are no keyword. The provider account is the owner's (deleted
   // with them), so the owner is there.
-  const owner = () => findUserById(ctx, userId)!;
+  const owner = async () => (await findUserById(ctx, userId))!;
   const inbound = { userId, messageId: inserted.id, from, sender, to: e.to, body: e.body };
   const compliance = STOP_WORDS.has(word) || word === "STOP ALL" || START_WORDS.has(word) || HELP_WORDS.has(word);
   // Plain words ("please stop texting me") are read only when the text is no compliance word, and yield to a
@@ -86,7 +86,7 @@ async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: 
     const wasOut = contact?.status === "opted_out";
     sender.contact = await optOutContact(ctx, userId, from, "keyword", e.body.trim());
     keyword = "stop";
-    if (!wasOut && !e.optOutConfirmed) reply = await complianceReply(ctx, userId, from, e.to, stopReplyOf(owner()));
+    if (!wasOut && !e.optOutConfirmed) reply = await complianceReply(ctx, userId, from, e.to, stopReplyOf(await owner()));
     await clearPossibleOptOut(ctx, userId, from);
   } else if (START_WORDS.has(word)) {
     keyword = "start";
@@ -97,20 +97,20 @@ async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: 
     // A new number's START creates a contact, which counts against the plan. At the limit the message above stays
     // recorded (the owner sees it in the inbox) but no contact is created and no confirmation is sent, since
     // nobody was subscribed. An existing contact's START always works: it is the only way back after a STOP.
-    if (!reply && (contact || hasRoomForContact(ctx, userId))) {
-      const text = startReplyOf(owner());
+    if (!reply && (contact || (await hasRoomForContact(ctx, userId)))) {
+      const text = startReplyOf(await owner());
       sender.contact = await optInContact(ctx, userId, from, "keyword", text, { number: e.to || null });
       reply = await complianceReply(ctx, userId, from, e.to, text);
     }
   } else if (HELP_WORDS.has(word)) {
     keyword = "help";
-    reply = await complianceReply(ctx, userId, from, e.to, helpReplyOf(owner()));
+    reply = await complianceReply(ctx, userId, from, e.to, helpReplyOf(await owner()));
   }
   // Unsure: the thread is marked for the owner, unless the contact is out already.
   if (plain === "possible" && contact?.status !== "opted_out") await flagPossibleOptOut(ctx, { userId, phone: from, seq });
   await handleKeyword(ctx, { ...inbound, compliance: keyword });
   // A phone that is not a contact (and did not become one above) becomes one, if the plan has room for it.
-  if (!sender.contact && hasRoomForContact(ctx, userId)) {
+  if (!sender.contact && (await hasRoomForContact(ctx, userId))) {
     const created = await createFromInbound(ctx, userId, from);
     await setMessageContact(ctx, inserted.id, created.id);
   }

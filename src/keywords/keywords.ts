@@ -216,8 +216,7 @@ function listeningOn(ctx: AppContext, userId: string, number: string, opts: { ac
 
 /** The business name the account's replies sign with. */
 export async function businessOf(ctx: AppContext, userId: string): Promise<string> {
-  await ready(ctx.db);
-  const owner = findUserById(ctx, userId);
+  const owner = await findUserById(ctx, userId);
   return owner ? businessNameOf(owner) : "Your Business";
 }
 

@@ -110,12 +110,11 @@ const licensesOf = preparedPerDb((db) =>
  * The license in force now, or null when none is (a trial that ran out). Among several in force, a paid
  * one beats the trial, then the higher plan, then the one that lasts longer. An account from before
  * licenses existed gets its trial from its creation date; an administrator without a license is unlimited.
- * Synchronous still: every plan check (limits.ts usageFor: contacts, campaigns, drips, automation, sendText, numbers,
- * inbound texts) reads it inside synchronous transactions; the routes read it through licenseInForce.
  */
-export function currentLicense(ctx: AppContext, userOrId: User | string): CurrentLicense | null {
-  const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
+export async function currentLicense(ctx: AppContext, userOrId: User | string): Promise<CurrentLicense | null> {
+  const user = typeof userOrId === "string" ? await findUserById(ctx, userOrId) : userOrId;
   if (!user) return null;
+  await ready(ctx.db);
   const now = ctx.now();
   let rows = licensesOf(ctx.db).all({ userId: user.id });
   if (rows.length === 0 && user.role !== "admin") {
@@ -139,12 +138,6 @@ export function currentLicense(ctx: AppContext, userOrId: User | string): Curren
     return { id: `admin-${user.id}`, plan: ADMIN_PLAN, source: "admin", code: null, startsAt: user.createdAt, expiresAt: null };
   }
   return null;
-}
-
-/** currentLicense for a route: the license in force now, or null. */
-export async function licenseInForce(ctx: AppContext, user: User): Promise<CurrentLicense | null> {
-  await ready(ctx.db);
-  return currentLicense(ctx, user);
 }
 
 export function licenseView(license: CurrentLicense | null) {

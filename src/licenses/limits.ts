@@ -1,4 +1,3 @@
-import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { wallToInstant, zoneOffset } from "../time/zones";
@@ -40,10 +39,10 @@ const messagesNotice = (plan: string, used: number, limit: number) =>
  * 200-character text is 2 (src/messages/segments.ts). Sender numbers get no 80% notice: a plan has a handful, and
  * the limit error says all there is.
  */
-export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
-  const user = typeof userOrId === "string" ? findUserById(ctx, userOrId) : userOrId;
+export async function usageFor(ctx: AppContext, userOrId: User | string): Promise<Usage> {
+  const user = typeof userOrId === "string" ? await findUserById(ctx, userOrId) : userOrId;
   if (!user) throw new HttpError(404, "Not found");
-  const license = currentLicense(ctx, user);
+  const license = await currentLicense(ctx, user);
   const admin = user.role === "admin";
   const contactLimit = admin ? -1 : (license?.plan.monthlyContacts ?? 0);
   const messageLimit = admin ? -1 : (license?.plan.monthlyMessages ?? 0);
@@ -59,12 +58,6 @@ export function usageFor(ctx: AppContext, userOrId: User | string): Usage {
   };
 }
 
-/** usageFor for a route (usageFor itself stays synchronous for the plan checks inside synchronous transactions). */
-export async function usageNow(ctx: AppContext, user: User): Promise<Usage> {
-  await ready(ctx.db);
-  return usageFor(ctx, user);
-}
-
 export const NO_LICENSE =
   "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.";
 
@@ -74,8 +67,8 @@ export const NO_LICENSE =
  * the plan's limit (or no license is in force), and otherwise returns the 80% notice when the usage
  * after adding reaches 80% of the limit.
  */
-export function assertWithinLimit(ctx: AppContext, userId: string, kind: LimitKind, adding: number): { notice: string | null } {
-  const usage = usageFor(ctx, userId);
+export async function assertWithinLimit(ctx: AppContext, userId: string, kind: LimitKind, adding: number): Promise<{ notice: string | null }> {
+  const usage = await usageFor(ctx, userId);
   const f = usage[kind];
   if (f.unlimited) return { notice: null };
   if (!usage.license) throw new HttpError(402, NO_LICENSE, { kind, used: f.used, limit: 0 });
@@ -101,13 +94,13 @@ export function assertWithinLimit(ctx: AppContext, userId: string, kind: LimitKi
  * plan: false at the contact limit or without a license in force. Never throws: the caller records the inbound
  * message either way and only skips creating the contact.
  */
-export function hasRoomForContact(ctx: AppContext, userId: string): boolean {
+export async function hasRoomForContact(ctx: AppContext, userId: string): Promise<boolean> {
   // The contacts figure of usageFor alone: each new number that texts in asks, and the month's message count
   // (a scan of the month's messages) has no part in the answer.
-  const user = findUserById(ctx, userId);
+  const user = await findUserById(ctx, userId);
   if (!user) throw new HttpError(404, "Not found");
   if (user.role === "admin") return true;
-  const license = currentLicense(ctx, user);
+  const license = await currentLicense(ctx, user);
   const limit = license?.plan.monthlyContacts ?? 0;
   if (limit < 0) return true;
   return !!license && ctx.usageCounts.contacts(user.id) + 1 <= limit;
@@ -117,8 +110,8 @@ export function hasRoomForContact(ctx: AppContext, userId: string): boolean {
  * Whether `segments` more SMS fit in the month's plan, for a reply the account did not ask for itself (a keyword's
  * confirmation): false at the limit or without a license in force. Never throws, like hasRoomForContact.
  */
-export function hasRoomForMessages(ctx: AppContext, userId: string, segments: number): boolean {
-  const usage = usageFor(ctx, userId);
+export async function hasRoomForMessages(ctx: AppContext, userId: string, segments: number): Promise<boolean> {
+  const usage = await usageFor(ctx, userId);
   if (usage.messages.unlimited) return true;
   return !!usage.license && usage.messages.used + segments <= usage.messages.limit;
 }

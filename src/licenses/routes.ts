@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { authGuard } from "../auth/guard";
 import type { AppContext } from "../context";
-import { licenseInForce, licenseView, listPlans, planView, redeemLicenseCode } from "./licenses";
-import { usageNow } from "./limits";
+import { currentLicense, licenseView, listPlans, planView, redeemLicenseCode } from "./licenses";
+import { usageFor } from "./limits";
 
 export function licenseRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/license" })
@@ -10,12 +10,12 @@ export function licenseRoutes(ctx: AppContext) {
     // GET /api/license/plans
     .get("/plans", async () => ({ data: (await listPlans(ctx)).map(planView) }))
     // GET /api/license/current
-    .get("/current", async ({ user }) => ({ data: licenseView(await licenseInForce(ctx, user)) }), { auth: true })
+    .get("/current", async ({ user }) => ({ data: licenseView(await currentLicense(ctx, user)) }), { auth: true })
     // GET /api/license/usage
     .get(
       "/usage",
       async ({ user }) => {
-        const { contacts, messages, phoneNumbers } = await usageNow(ctx, user);
+        const { contacts, messages, phoneNumbers } = await usageFor(ctx, user);
         return { data: { contacts, messages, phoneNumbers } };
       },
       { auth: true },

@@ -714,7 +714,7 @@ async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: Deliver
 async function disableEndpoint(ctx: AppContext, endpoint: EndpointRow, reason: string) {
   await ready(ctx.db);
   ctx.db.$client.query(`UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`).run(reason, ctx.now(), endpoint.id);
-  const owner = findUserById(ctx, endpoint.user_id);
+  const owner = await findUserById(ctx, endpoint.user_id);
   if (!owner) return;
   await ctx.mailer
     .send({

@@ -125,7 +125,7 @@ async function singleQueued(ctx: AppContext, userId: string, input: { phone: str
     if (refusal) throw badRequest(refusal, { mmsUnsupported: true });
   }
   // Merge fields are filled from the contact (a number that is no contact gets the fallbacks).
-  const user = findUserById(ctx, userId);
+  const user = await findUserById(ctx, userId);
   const content = render(typed, {
     firstName: contact?.firstName,
     lastName: contact?.lastName,
@@ -134,7 +134,7 @@ async function singleQueued(ctx: AppContext, userId: string, input: { phone: str
     business: user ? businessNameOf(user) : "",
     customFields: contact?.customFields,
   });
-  const { notice } = assertWithinLimit(ctx, userId, "messages", mediaIds.length ? 1 : segmentCount(content));
+  const { notice } = await assertWithinLimit(ctx, userId, "messages", mediaIds.length ? 1 : segmentCount(content));
   const id = await sendText(ctx, {
     userId,
     phone,

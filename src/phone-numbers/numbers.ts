@@ -116,7 +116,7 @@ export async function addNumber(
       .get();
     if (exists) throw conflict("This number is already added");
     // Counted in the same transaction as the insert: two adds at once cannot both take the last place.
-    assertWithinLimit(ctx, userId, "phoneNumbers", 1);
+    await assertWithinLimit(ctx, userId, "phoneNumbers", 1);
     const hasDefault = ctx.db
       .select({ id: phoneNumbers.id })
       .from(phoneNumbers)

@@ -90,8 +90,8 @@ async function idempotent<T>(
 }
 
 /** The key's account, as the campaign services take it (a key of a deleted account is gone with it). */
-function ownerOf(ctx: AppContext, caller: ApiCaller) {
-  const user = findUserById(ctx, caller.userId);
+async function ownerOf(ctx: AppContext, caller: ApiCaller) {
+  const user = await findUserById(ctx, caller.userId);
   if (!user) throw unauthorized("Unknown API key");
   return user;
 }
@@ -102,11 +102,11 @@ type NewCampaign = { name: string; content: string; segmentId?: string; contactI
  * A draft SMS campaign to a segment or to contacts by id (exactly one of the two), with an A/B test whose first
  * variant is its content (the test's other rules are the app's: src/campaigns/ab-split.ts cleanAbTest).
  */
-function createApiCampaign(ctx: AppContext, caller: ApiCaller, body: NewCampaign) {
+async function createApiCampaign(ctx: AppContext, caller: ApiCaller, body: NewCampaign) {
   if ((body.segmentId === undefined) === (body.contactIds === undefined)) throw badRequest("Give either segmentId or contactIds");
   if (body.abTest && body.abTest.variants[0]!.trim() !== body.content.trim()) throw badRequest("abTest.variants[0] is variant A: the campaign's content, as written in content");
   const audience = body.segmentId !== undefined ? { kind: "segment" as const, segmentId: body.segmentId } : { kind: "contacts" as const, contactIds: body.contactIds! };
-  return createCampaign(ctx, ownerOf(ctx, caller), { name: body.name, type: "sms", content: body.content, fromNumber: body.fromNumber, audience, abTest: body.abTest });
+  return createCampaign(ctx, await ownerOf(ctx, caller), { name: body.name, type: "sms", content: body.content, fromNumber: body.fromNumber, audience, abTest: body.abTest });
 }
 
 export function publicApiRoutes(ctx: AppContext) {
@@ -402,12 +402,12 @@ export function publicApiRoutes(ctx: AppContext) {
         const acknowledged = body?.acknowledgeRegistration === true;
         // The registration check reads the audience in pieces, so before the key's synchronous transaction: it
         // refuses only a draft or scheduled campaign, never one a stored answer (a send that ran) is for.
-        await assertRegistrationAcknowledged(ctx, ownerOf(ctx, caller), params.id, acknowledged);
+        await assertRegistrationAcknowledged(ctx, await ownerOf(ctx, caller), params.id, acknowledged);
         // The body is hashed as sent (none, or the acknowledgement): a refused send retried with the same key and
         // acknowledgeRegistration runs, since a refusal stores no answer.
         return idempotent(ctx, caller, headers["idempotency-key"], { path: `/campaigns/${params.id}/send`, body: body ?? null }, set, async () => ({
           status: 202,
-          body: await sendCampaign(ctx, ownerOf(ctx, caller), params.id, null),
+          body: await sendCampaign(ctx, await ownerOf(ctx, caller), params.id, null),
         }));
       },
       {

@@ -30,7 +30,7 @@ export async function defaultCountryOf(ctx: AppContext, user: User): Promise<Cou
 
 /** As defaultCountryOf, for an account known by its id (the US for an account that is gone). */
 export async function defaultCountryOfId(ctx: AppContext, userId: string): Promise<CountryCode> {
-  const user = findUserById(ctx, userId);
+  const user = await findUserById(ctx, userId);
   return user ? defaultCountryOf(ctx, user) : "US";
 }
 

@@ -16,7 +16,8 @@ export async function findUserByEmail(ctx: AppContext, email: string): Promise<U
 // Prepared once: every signed-in request and every inbound message reads its user.
 const byId = preparedPerDb((db) => db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare());
 
-export function findUserById(ctx: AppContext, id: string): User | undefined {
+export async function findUserById(ctx: AppContext, id: string): Promise<User | undefined> {
+  await ready(ctx.db);
   return byId(ctx.db).get({ id });
 }
 

@@ -94,7 +94,7 @@ test("split and written in chunks as splitAudience splits at once; a crash in th
   // Picked while a writer of the campaign is still ending (its checkpoint): that writer goes on with the winner's.
   crashAt(id, 800);
   const ending = writeInChunks(t.ctx, id);
-  const picked = await pickWinnerByUser(t.ctx, findUserById(t.ctx, acc.user.id)!, id, "B");
+  const picked = await pickWinnerByUser(t.ctx, (await findUserById(t.ctx, acc.user.id))!, id, "B");
   expect(picked.campaign).toMatchObject({ writingOutbox: true, abTest: { winner: "B", decidedBy: "user" } });
   await ending;
   await stopped(id, 2);

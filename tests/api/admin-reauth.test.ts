@@ -48,7 +48,7 @@ describe("user actions", () => {
       const res = await call("POST", `/api/admin/users/${target.user.id}/${action}`);
       expect({ action, status: res.status, body: res.body }).toEqual({ action, status: 403, body: reauth(message) });
     }
-    expect(findUserById(t.ctx, target.user.id)).toMatchObject({ role: "user", disabled: false });
+    expect(await findUserById(t.ctx, target.user.id)).toMatchObject({ role: "user", disabled: false });
     expect((await t.api("/api/auth/user", { token: target.token })).status).toBe(200);
 
     expect((await confirm()).status).toBe(200);
@@ -56,7 +56,7 @@ describe("user actions", () => {
     expect(promoted.status).toBe(200);
     expect(promoted.body.data.role).toBe("admin");
     expect((await call("POST", `/api/admin/users/${target.user.id}/disable`)).body.data.disabled).toBe(true);
-    expect(findUserById(t.ctx, target.user.id)).toMatchObject({ role: "admin", disabled: true });
+    expect(await findUserById(t.ctx, target.user.id)).toMatchObject({ role: "admin", disabled: true });
   });
 
   test("a sign-in is no confirmation (issue 27 item 5); a confirmation counts for 10 minutes", async () => {

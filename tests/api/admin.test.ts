@@ -62,7 +62,7 @@ describe("every admin call is closed to users", () => {
     const signedOut = await t.api(p, { method, body });
     expect(signedOut.status).toBe(401);
     // The user is still a plain, enabled user.
-    expect(findUserById(t.ctx, user.user.id)).toMatchObject({ role: "user", disabled: false });
+    expect(await findUserById(t.ctx, user.user.id)).toMatchObject({ role: "user", disabled: false });
   });
 
   test("the same calls answer an administrator: 201 for new codes, 404 for the made-up code and message, else 200", async () => {
@@ -265,7 +265,7 @@ describe("users", () => {
       const self = await t.api(`/api/admin/users/${admin.user.id}/${action}`, { method: "POST", token: admin.token });
       expect(self.status).toBe(400);
     }
-    expect(findUserById(t.ctx, admin.user.id)).toMatchObject({ role: "admin", disabled: false });
+    expect(await findUserById(t.ctx, admin.user.id)).toMatchObject({ role: "admin", disabled: false });
     expect((await t.api("/api/admin/users/no-such-user/disable", { method: "POST", token: admin.token })).status).toBe(404);
     expect((await t.api(`/api/admin/users/${u.user.id}/explode`, { method: "POST", token: admin.token })).status).toBe(400);
   });

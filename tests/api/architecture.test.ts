@@ -222,37 +222,21 @@ const ALLOWED: Record<string, string> = {
     "the threads port (ctx.threads, server.ts, synchronous) files a message in the transaction that writes it, in the same turn as its row: the outbox's enqueue (a drip pass's many texts); the inbound flow's transaction (receive.ts) calls it too",
   "conversations/conversations.ts exports attachCampaignMessages, which uses the database, not async (not async)":
     "as attachToConversation: a campaign's chunk joins its threads in enqueue's turn, with its rows",
-  "licenses/licenses.ts exports currentLicense, which uses the database, not async (not async)":
-    "every plan check (limits.ts usageFor, assertWithinLimit, hasRoomFor*) reads it inside synchronous transactions: contacts, campaigns, drips, automation, sendText, numbers, inbound; the routes read licenseInForce",
   "phone-numbers/numbers.ts exports countNumbers, which uses the database, not async (not async)":
-    "the plan checks count numbers through ctx.usageCounts inside synchronous transactions",
-  "users/queries.ts exports findUserById, which uses the database, not async (not async)":
-    "the account of every signed-in request, plan check, inbound text and send: read synchronously by the auth guard and inside the synchronous transactions of contacts, campaigns, drips, automation, conversations and sendText",
+    "the plan checks (licenses/limits.ts, async) count numbers through the synchronous port ctx.usageCounts (server.ts): goes with the port",
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change; its callers are async but for the synchronous ones that go with it: the threads port (ctx.threads.attach, attachCampaign: conversations.ts attachToConversation, attachCampaignMessages, called from enqueue's transaction), conversations' and possible-opt-out's changed, and messages/outbox.ts appendStatusEvents; and the tests that append inside bun:sqlite transactions (22 places)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
   "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
-    "the plan checks count through ctx.usageCounts inside synchronous transactions",
+    "the plan checks (licenses/limits.ts, async) count segments through the synchronous port ctx.usageCounts (server.ts): goes with the port",
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
   // away, a synchronous record ALLOWED above, and goes with it.
-  "admin/routes.ts exports adminRoutes, which uses the database, not async (not async)":
-    "a handler (POST /api/admin/users/:id/license) reads the target account with findUserById (synchronous, ALLOWED above) in its turn, before its awaits: goes with findUserById",
-  "auth/routes.ts exports authRoutes, which uses the database, not async (not async)":
-    "the sign-in's second step reads the account with findUserById (synchronous, ALLOWED above) after awaiting the step: goes with findUserById",
   "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
-    "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port: licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above)",
-  "licenses/limits.ts exports usageFor, which uses the database, not async (not async)":
-    "the plan checks read the account and its license (findUserById, currentLicense: synchronous, ALLOWED above) and count through the synchronous port ctx.usageCounts; called inside the transactions of contacts, campaigns, drips, automation, sendText, numbers and the inbound flow",
-  "licenses/limits.ts exports assertWithinLimit, which uses the database, not async (not async)":
-    "as usageFor: the one check before storing contacts, sending or adding numbers",
-  "licenses/limits.ts exports hasRoomForContact, which uses the database, not async (not async)":
-    "as usageFor: the inbound flow's check before it creates a contact",
-  "licenses/limits.ts exports hasRoomForMessages, which uses the database, not async (not async)":
-    "as usageFor: the inbound flow's check before a keyword's reply",
+    "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port of the async licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above): goes with the port",
   "links/redirect.ts exports redirectShortLink, which uses the database, not async (not async)":
     "the redirect's hot path (issue 32): reads its short link with findShortLink in the request's turn when no transaction is open (ALLOWED above), a Promise after ready otherwise",
   "messages/outbox.ts exports appendStatusEvents, which uses the database, not async (not async)":
@@ -262,7 +246,7 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
     "not the app's connection: reads the schema of a backup's database file (and of a fresh one migrated to compare), each opened with bun:sqlite by the inspection",
   "contacts/contacts.ts exports storedTotal, which uses the database, not async (not async)":
-    "the plan checks count contacts through countContacts (stats.ts) inside synchronous transactions; listContacts reads it in its transaction with the page",
+    "the plan checks count contacts through countContacts (stats.ts) and the synchronous port ctx.usageCounts; listContacts reads it in its transaction with the page",
 };
 
 /**
@@ -278,8 +262,8 @@ const ALLOWED: Record<string, string> = {
  * action opens with ctx.withTransaction.
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
  * are ctx.withTransaction; the actions await the contacts' records and sendText, and call the records still
- * synchronous (drips, jobs, short links, the plan checks) inside them (ALLOWED).
- * In contacts, the plan checks' count of contacts stays synchronous inside their callers' transactions (ALLOWED); the
+ * synchronous (drips, jobs, short links) inside them (ALLOWED).
+ * In contacts, the plan checks' count of contacts (countContacts, through the synchronous port ctx.usageCounts) stays synchronous (ALLOWED); the
  * inbound flow's and the automation runner's readers and writers (look-ups, conditions, opt-outs, opt-ins, tags,
  * consent) are async, each writer one ctx.withTransaction; an import's batches and names are ctx.withTransaction
  * whose callbacks await nothing; a page of the list (its total, its rowids: list-marks.ts listPage, search.ts

@@ -42,7 +42,7 @@ async function sender() {
   const provider = await post(acc, "/api/sms-providers", { provider: "simulator", displayName: "Simulator" });
   const numbers = await t.api(`/api/providers/${provider.body.id}/available-numbers`, { token: acc.token });
   expect((await post(acc, "/api/phone-numbers", { providerId: provider.body.id, phoneNumber: numbers.body.numbers[0].phoneNumber, messagesPerSecond: 0 })).status).toBe(201);
-  return { acc, user: findUserById(t.ctx, acc.user.id)!, providerId: provider.body.id as string };
+  return { acc, user: (await findUserById(t.ctx, acc.user.id))!, providerId: provider.body.id as string };
 }
 
 async function draft(acc: Account) {
@@ -130,10 +130,10 @@ describe("accounts, contacts, licenses, inbound", () => {
     expect((await post(s.acc, `/api/campaigns/${id}/send`)).status).toBe(202);
     const email = t.newEmail("admin");
     await createOrPromoteAdmin(t.ctx, email, "admin-password-1");
-    const admin = findUserById(t.ctx, one<{ id: string }>(`SELECT id FROM users WHERE email = ?`, email).id)!;
+    const admin = (await findUserById(t.ctx, one<{ id: string }>(`SELECT id FROM users WHERE email = ?`, email).id))!;
     failOn("UPDATE", "sessions", `OLD.user_id = '${s.user.id}'`);
     await expect(applyUserAction(t.ctx, admin.id, s.user.id, "disable")).rejects.toThrow("injected failure");
-    expect(findUserById(t.ctx, s.user.id)!.disabled).toBe(false);
+    expect((await findUserById(t.ctx, s.user.id))!.disabled).toBe(false);
     expect(status(id)).toBe("sending");
     expect(n(`SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status = 'queued'`, id)).toBe(3);
   });

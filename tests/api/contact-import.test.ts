@@ -222,7 +222,7 @@ describe("CSV import job", () => {
 
     // As imports stored it before: each prepared batch of the file in one transaction.
     const dir = mkdtempSync(join(tmpdir(), "smsdesk-import-"));
-    const importer = new ContactImporter(t.ctx, whole.user.id, { detailDuplicates: true, region: await defaultCountryOfId(t.ctx, whole.user.id) });
+    const importer = await ContactImporter.open(t.ctx, whole.user.id, { detailDuplicates: true, region: await defaultCountryOfId(t.ctx, whole.user.id) });
     try {
       writeFileSync(join(dir, "f.csv"), body);
       for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: importer.region })) await importer.store(batch);

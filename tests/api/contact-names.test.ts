@@ -267,7 +267,7 @@ describe("a CSV import's contacts in name order", () => {
     const owner = await t.signUpVerified();
     const jobId = Bun.randomUUIDv7();
     t.ctx.db.insert(contactImports).values({ id: jobId, userId: owner.user.id, state: "running" }).run();
-    const importer = new ContactImporter(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
+    const importer = await ContactImporter.open(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
     await importer.addRows(diverseRows(300));
     t.ctx.db.update(contactImports).set({ namesFrom: importer.namesFrom }).where(eq(contactImports.id, jobId)).run();
     const names = new ImportNames(t.ctx, owner.user.id, jobId);
@@ -291,7 +291,7 @@ describe("a CSV import's contacts in name order", () => {
     await grantLicense(t.ctx, owner.user.id, "enterprise", 30);
     const jobId = Bun.randomUUIDv7();
     t.ctx.db.insert(contactImports).values({ id: jobId, userId: owner.user.id, state: "running" }).run();
-    const importer = new ContactImporter(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
+    const importer = await ContactImporter.open(t.ctx, owner.user.id, { namesLater: true, region: "US", importId: jobId });
     // Parts of 20,000: the first (24,000) is sorted on the worker, the rest (3,000, fewer than SORTED_FROM) on this thread.
     const names = new ImportNames(t.ctx, owner.user.id, jobId, null, 20_000);
     const rows = diverseRows(27_000);
@@ -347,7 +347,7 @@ describe("names an import left when the process stopped", () => {
     // What a CSV job had committed when the process ended: its contacts, the counts, where its names start.
     const jobId = Bun.randomUUIDv7();
     ctx.db.insert(contactImports).values({ id: jobId, userId, state: "running" }).run();
-    const importer = new ContactImporter(ctx, userId, { namesLater: true, region: "US", importId: jobId });
+    const importer = await ContactImporter.open(ctx, userId, { namesLater: true, region: "US", importId: jobId });
     await importer.addRows(diverseRows(1_200));
     ctx.db.update(contactImports).set({ created: importer.created, rowsRead: importer.rowsRead, namesFrom: importer.namesFrom }).where(eq(contactImports.id, jobId)).run();
     expect(namesMismatch(ctx).missing).toEqual({ n: importer.created });

@@ -47,7 +47,7 @@ describe("production without SMTP", () => {
     const res = await t.api(`/api/admin/users/${a.user.id}/verify-email`, { method: "POST", token: admin.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, data: { id: a.user.id, email: a.email, emailVerified: true } });
-    expect(findUserById(t.ctx, a.user.id)!.emailVerified).toBe(true);
+    expect((await findUserById(t.ctx, a.user.id))!.emailVerified).toBe(true);
     expect((await t.api("/api/contacts", { token: a.token })).status).toBe(200);
     expect(t.logs).toContain(`administrator ${admin.email} marked the email of ${a.email} verified`);
     // Again: nothing more to do, same answer.

@@ -79,7 +79,7 @@ describe("a campaign through the simulator", () => {
     const before = (await eventsOf(userId)).length;
     // The status is written last, after campaign.started and message.queued.
     failOn("UPDATE OF status", "campaigns", "NEW.status = 'sending'");
-    await expect(sendCampaign(t.ctx, findUserById(t.ctx, userId)!, c.body.id)).rejects.toThrow("injected failure");
+    await expect(sendCampaign(t.ctx, (await findUserById(t.ctx, userId))!, c.body.id)).rejects.toThrow("injected failure");
     expect((await eventsOf(userId)).length).toBe(before);
     expect(count(`SELECT count(*) AS n FROM messages WHERE campaign_id = ?`, c.body.id)).toBe(0);
   });

@@ -145,11 +145,11 @@ describe("the plan's monthly SMS", () => {
     const { acc } = await simulatorAccount();
     sentThisMonth(acc, 1000, 3);
     sentThisMonth(acc, 996, 1);
-    expect(usageFor(t.ctx, acc.user.id).messages).toEqual({ used: 3996, limit: 5000, unlimited: false, notice: null });
+    expect((await usageFor(t.ctx, acc.user.id)).messages).toEqual({ used: 3996, limit: 5000, unlimited: false, notice: null });
     const send = (content: string) => call(acc, "POST", "/api/messages/send", { phone: "+14155550160", content });
     const first = await send(LONG);
     expect([first.status, first.body.notice]).toEqual([202, null]);
-    expect(usageFor(t.ctx, acc.user.id).messages.used).toBe(3998);
+    expect((await usageFor(t.ctx, acc.user.id)).messages.used).toBe(3998);
     const second = await send(LONG);
     expect([second.status, second.body.notice]).toEqual([
       202,
@@ -160,7 +160,7 @@ describe("the plan's monthly SMS", () => {
     expect([over.status, over.body.message, over.body.used, over.body.adding]).toEqual([402, refusal("4,999", "2"), 4999, 2]);
     // One SMS still fits: exactly reaching the limit is allowed.
     expect((await send("Hi")).status).toBe(202);
-    expect(usageFor(t.ctx, acc.user.id).messages.used).toBe(5000);
+    expect((await usageFor(t.ctx, acc.user.id)).messages.used).toBe(5000);
   });
 
   test("a campaign is checked against its messages' segments, merge fields and opt-out line included", async () => {
@@ -176,7 +176,7 @@ describe("the plan's monthly SMS", () => {
     expect([refused.status, refused.body.message]).toEqual([402, refusal("4,994", "8")]);
     const sent = await call(acc, "POST", `/api/campaigns/${await create(["+14155550161", "+14155550162", "+14155550163"])}/send`);
     expect(sent.status).toBe(202);
-    expect(usageFor(t.ctx, acc.user.id).messages.used).toBe(5000);
+    expect((await usageFor(t.ctx, acc.user.id)).messages.used).toBe(5000);
   });
 
   test("a large campaign (written in chunks) is checked by one message's segments times its audience", async () => {
@@ -207,7 +207,7 @@ describe("the plan's monthly SMS", () => {
     expect(sql(`SELECT status FROM contacts WHERE id = ?`, member.body.id)).toEqual([{ status: "opted_out" }]);
     const replies = sql<{ kind: string; segments: number }>(`SELECT kind, segments FROM messages WHERE user_id = ? AND phone = '+14155550171' AND direction = 'outbound'`, acc.user.id);
     expect(replies).toEqual([{ kind: "compliance", segments: 1 }]);
-    expect(usageFor(t.ctx, acc.user.id).messages.used).toBe(5001);
+    expect((await usageFor(t.ctx, acc.user.id)).messages.used).toBe(5001);
   });
 
   test("at the limit an automation rule's message is not sent, and its other actions still run", async () => {

@@ -188,7 +188,7 @@ describe("phone order changes only the order rows are stored in", () => {
 
     // The same file in the file's order, a prepared batch a transaction.
     const dir = mkdtempSync(join(tmpdir(), "smsdesk-order-"));
-    const importer = new ContactImporter(t.ctx, byFile.user.id, { detailDuplicates: true, region: "US", onDuplicate: "update" });
+    const importer = await ContactImporter.open(t.ctx, byFile.user.id, { detailDuplicates: true, region: "US", onDuplicate: "update" });
     try {
       writeFileSync(join(dir, "f.csv"), csv);
       for await (const { batch } of fileBatches(join(dir, "f.csv"), { region: "US", mapping: MAPPING as never })) await importer.store(batch);

@@ -32,9 +32,9 @@ function addOutbound(userId: string, n: number, at = new Date()) {
   for (let i = 0; i < rows.length; i += 500) t.ctx.db.insert(messages).values(rows.slice(i, i + 500)).run();
 }
 
-function expectHttp(fn: () => unknown, status: number): HttpError {
+async function expectHttp(fn: () => Promise<unknown>, status: number): Promise<HttpError> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     expect(err).toBeInstanceOf(HttpError);
     expect((err as HttpError).status).toBe(status);
@@ -76,21 +76,21 @@ describe("trial", () => {
 
   test("an account from before licenses gets its trial from its creation date; one older than 14 days has none", async () => {
     const recent = await insertUser(t.ctx, { email: t.newEmail("old"), passwordHash: null, firstName: "", lastName: "", createdAt: new Date(Date.now() - 3 * DAY) });
-    const cur = currentLicense(t.ctx, recent.id)!;
+    const cur = (await currentLicense(t.ctx, recent.id))!;
     expect(cur.source).toBe("trial");
     expect(cur.expiresAt!.getTime()).toBe(recent.createdAt.getTime() + 14 * DAY);
     const old = await insertUser(t.ctx, { email: t.newEmail("older"), passwordHash: null, firstName: "", lastName: "", createdAt: new Date(Date.now() - 30 * DAY) });
-    expect(currentLicense(t.ctx, old.id)).toBeNull();
+    expect(await currentLicense(t.ctx, old.id)).toBeNull();
     // Only one trial row is created however often it is read.
-    currentLicense(t.ctx, old.id);
+    await currentLicense(t.ctx, old.id);
     expect(t.ctx.db.select().from(licenses).where(eq(licenses.userId, old.id)).all()).toHaveLength(1);
   });
 
-  test("an administrator without a license is unlimited", () => {
-    const usage = usageFor(t.ctx, adminId);
+  test("an administrator without a license is unlimited", async () => {
+    const usage = await usageFor(t.ctx, adminId);
     expect(usage.contacts).toMatchObject({ unlimited: true, limit: -1 });
     expect(usage.messages).toMatchObject({ unlimited: true, limit: -1 });
-    expect(assertWithinLimit(t.ctx, adminId, "contacts", 1_000_000)).toEqual({ notice: null });
+    expect(await assertWithinLimit(t.ctx, adminId, "contacts", 1_000_000)).toEqual({ notice: null });
   });
 
   test("when the trial has ended: current is null, usage shows zero limits, and adding or sending is refused (402)", async () => {
@@ -99,11 +99,11 @@ describe("trial", () => {
     expect((await t.api("/api/license/current", { token: a.token })).body).toEqual({ data: null });
     const usage = await t.api("/api/license/usage", { token: a.token });
     expect(usage.body.data.contacts).toMatchObject({ used: 0, limit: 0, unlimited: false });
-    const err = expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "contacts", 1), 402);
+    const err = await expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "contacts", 1), 402);
     expect(err.message).toBe(
       "No active license found. Your trial or plan has ended; redeem a license code or upgrade your plan to continue.",
     );
-    expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "messages", 1), 402);
+    await expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "messages", 1), 402);
   });
 });
 
@@ -215,7 +215,7 @@ describe("redeem at sign-up", () => {
     expect(res.body.licenseRedeemed).toBe(true);
     expect(res.body.licensePlan).toBe("Professional");
     const user = t.ctx.db.select().from(users).where(eq(users.email, email)).get()!;
-    expect(currentLicense(t.ctx, user.id)!.plan.id).toBe("professional");
+    expect((await currentLicense(t.ctx, user.id))!.plan.id).toBe("professional");
     // The trial is there too, behind the paid plan.
     expect(t.ctx.db.select().from(licenses).where(eq(licenses.userId, user.id)).all().map((l) => l.source).sort()).toEqual(["code", "trial"]);
   });
@@ -243,17 +243,17 @@ describe("limits", () => {
   test("contacts: 402 with the plan's numbers past the limit, the 80% notice on the way", async () => {
     const a = await t.signUpVerified();
     addContacts(a.user.id, 700);
-    expect(assertWithinLimit(t.ctx, a.user.id, "contacts", 50)).toEqual({ notice: null });
-    const at80 = assertWithinLimit(t.ctx, a.user.id, "contacts", 100);
+    expect(await assertWithinLimit(t.ctx, a.user.id, "contacts", 50)).toEqual({ notice: null });
+    const at80 = await assertWithinLimit(t.ctx, a.user.id, "contacts", 100);
     expect(at80.notice).toBe(
       "You have used 80% of your Starter plan's 1,000 contacts (800). Upgrade your plan or redeem a license code before you reach the limit.",
     );
     addContacts(a.user.id, 290);
-    const err = expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "contacts", 20), 402);
+    const err = await expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "contacts", 20), 402);
     expect(err.message).toBe("Your Starter plan allows 1,000 contacts; you have 990 and tried to add 20. Upgrade your plan or redeem a license code.");
     expect(err.extra).toMatchObject({ kind: "contacts", used: 990, limit: 1000 });
     // Exactly reaching the limit is allowed.
-    expect(assertWithinLimit(t.ctx, a.user.id, "contacts", 10).notice).toContain("100%");
+    expect((await assertWithinLimit(t.ctx, a.user.id, "contacts", 10)).notice).toContain("100%");
 
     const usage = await t.api("/api/license/usage", { token: a.token });
     expect(usage.body.data.contacts).toMatchObject({ used: 990, limit: 1000, unlimited: false });
@@ -266,11 +266,11 @@ describe("limits", () => {
     addOutbound(a.user.id, 4000);
     addOutbound(a.user.id, 3000, new Date(Date.now() - 40 * DAY));
     t.ctx.db.insert(messages).values({ id: crypto.randomUUID(), userId: a.user.id, phone: "+1", content: "in", direction: "inbound" }).run();
-    const usage = usageFor(t.ctx, a.user.id);
+    const usage = await usageFor(t.ctx, a.user.id);
     expect(usage.messages.used).toBe(4000);
     expect(usage.messages.notice).toContain("80%");
-    expect(assertWithinLimit(t.ctx, a.user.id, "messages", 1000).notice).toContain("100%");
-    const err = expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "messages", 1001), 402);
+    expect((await assertWithinLimit(t.ctx, a.user.id, "messages", 1000)).notice).toContain("100%");
+    const err = await expectHttp(() => assertWithinLimit(t.ctx, a.user.id, "messages", 1001), 402);
     expect(err.message).toBe(
       "Your Starter plan allows 5,000 SMS per month; you have sent 4,000 this month and tried to send 1,001 (a text longer than one SMS counts each part). Upgrade your plan or redeem a license code.",
     );
@@ -281,7 +281,7 @@ describe("limits", () => {
     const [code] = await makeCodes("enterprise", 30);
     await t.api("/api/license/redeem", { body: { licenseCode: code }, token: a.token });
     addContacts(a.user.id, 1200);
-    expect(assertWithinLimit(t.ctx, a.user.id, "contacts", 100_000)).toEqual({ notice: null });
+    expect(await assertWithinLimit(t.ctx, a.user.id, "contacts", 100_000)).toEqual({ notice: null });
     const usage = await t.api("/api/license/usage", { token: a.token });
     expect(usage.body.data.contacts).toMatchObject({ used: 1200, limit: -1, unlimited: true });
 
@@ -291,7 +291,7 @@ describe("limits", () => {
     const put = await t.api("/api/admin/plans/starter", { method: "PUT", body: { monthlyContacts: 2000 }, token: admin.token });
     expect(put.status).toBe(200);
     try {
-      expect(assertWithinLimit(t.ctx, b.user.id, "contacts", 200)).toEqual({ notice: null });
+      expect(await assertWithinLimit(t.ctx, b.user.id, "contacts", 200)).toEqual({ notice: null });
     } finally {
       t.ctx.db.update(plans).set({ monthlyContacts: 1000 }).where(eq(plans.id, "starter")).run();
     }

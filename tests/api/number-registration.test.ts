@@ -320,7 +320,7 @@ test("a campaign to US recipients from an unregistered number is warned about be
 
   // The recipients are read only for a sender carriers block: a send reads its whole audience for the warning alone
   // (a million contacts held the event loop 1.9 s of its own work on every start).
-  const user = findUserById(t.ctx, acc.user.id)!;
+  const user = (await findUserById(t.ctx, acc.user.id))!;
   let asked = 0;
   const recipients = async () => (asked++, [{ phone: US[0]!, n: 3 }]);
   expect(await registrationWarning(t.ctx, user, "+14155550101", recipients)).toBeNull();

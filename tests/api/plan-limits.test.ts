@@ -81,6 +81,36 @@ describe("sender numbers per plan", () => {
   }, 20_000);
 });
 
+// The plan's check and the write it guards are one transaction (ctx.withTransaction, whose callback awaits the check's
+// records): two requests at the limit at once cannot both pass it.
+describe("two adds at once at the limit", () => {
+  test("the Starter plan's one sender number: one is added, the other refused", async () => {
+    const acc = await t.signUpVerified();
+    const providerId = await withProvider(acc);
+    const answers = await Promise.all([addNumber(acc, providerId, 60), addNumber(acc, providerId, 61)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 402]);
+    expect(answers.find((a) => a.status === 402)!.body).toMatchObject({ kind: "phoneNumbers", used: 1, limit: 1, adding: 1 });
+    expect((await t.api("/api/phone-numbers", { token: acc.token })).body.total).toBe(1);
+  });
+
+  test("a plan of 2 contacts with 1 stored: one of two contacts added at once is stored, the other refused", async () => {
+    t.ctx.db.update(plans).set({ monthlyContacts: 2 }).where(eq(plans.id, "starter")).run();
+    try {
+      const acc = await t.signUpVerified();
+      expect((await post(acc, "/api/contacts", { firstName: "Ann", phone: "+14155550301" })).status).toBe(201);
+      const answers = await Promise.all([
+        post(acc, "/api/contacts", { firstName: "Bo", phone: "+14155550302" }),
+        post(acc, "/api/contacts", { firstName: "Cy", phone: "+14155550303" }),
+      ]);
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 402]);
+      expect(answers.find((a) => a.status === 402)!.body).toMatchObject({ kind: "contacts", used: 2, limit: 2, adding: 1 });
+      expect((t.ctx.db.$client.query(`SELECT count(*) AS n FROM contacts WHERE user_id = ?`).get(acc.user.id) as { n: number }).n).toBe(2);
+    } finally {
+      t.ctx.db.update(plans).set({ monthlyContacts: 1000 }).where(eq(plans.id, "starter")).run();
+    }
+  });
+});
+
 describe("contacts created by an inbound START count against the contact limit", () => {
   test("at the limit the message is recorded but no contact is created and no confirmation goes out; existing contacts still opt back in", async () => {
     // A Starter plan of 2 contacts for this server's accounts.
