@@ -14,11 +14,11 @@ export const RETENTION_BOUNDS = { minimum: 1, maximum: 3650 };
 
 export async function systemSettings(ctx: AppContext): Promise<SystemSettings> {
   await ready(ctx.db);
-  return settingsNow(ctx);
+  return await settingsNow(ctx);
 }
 
-function settingsNow(ctx: AppContext): SystemSettings {
-  const rows = ctx.db.$client.query(`SELECT key, value FROM system_settings`).all() as { key: string; value: string }[];
+async function settingsNow(ctx: AppContext): Promise<SystemSettings> {
+  const rows = await ctx.records.$rows<{ key: string; value: string }>(`SELECT key, value FROM system_settings`);
   const stored = Object.fromEntries(rows.filter((r) => r.key in DEFAULTS).map((r) => [r.key, JSON.parse(r.value)]));
   return { ...DEFAULTS, ...stored };
 }
@@ -30,12 +30,15 @@ function settingsNow(ctx: AppContext): SystemSettings {
  */
 export async function updateSystemSettings(ctx: AppContext, changes: Partial<SystemSettings>, beforeShortening?: () => Promise<void>): Promise<SystemSettings> {
   return ctx.withTransaction(async () => {
-    if (changes.eventRetentionDays !== undefined && changes.eventRetentionDays < settingsNow(ctx).eventRetentionDays) await beforeShortening?.();
-    const upsert = ctx.db.$client.query(
-      `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    );
-    for (const [key, value] of Object.entries(changes)) if (value !== undefined && key in DEFAULTS) upsert.run(key, JSON.stringify(value), ctx.now());
-    return settingsNow(ctx);
+    if (changes.eventRetentionDays !== undefined && changes.eventRetentionDays < (await settingsNow(ctx)).eventRetentionDays) await beforeShortening?.();
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === undefined || !(key in DEFAULTS)) continue;
+      await ctx.records.$run(
+        `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        [key, JSON.stringify(value), ctx.now()],
+      );
+    }
+    return await settingsNow(ctx);
   });
 }

@@ -193,13 +193,14 @@ export async function numberIdsOfProvider(ctx: AppContext, providerId: string): 
 /** The account's first sender number, active or not: its country is the account's default country until one is chosen (ctx.firstSenderNumber). */
 export async function firstNumberOf(ctx: AppContext, userId: string): Promise<string | undefined> {
   await ready(ctx.db);
-  return ctx.db
+  const first = await ctx.records
     .select({ phone: phoneNumbers.phoneNumber })
     .from(phoneNumbers)
     .where(eq(phoneNumbers.userId, userId))
     .orderBy(asc(phoneNumbers.createdAt))
     .limit(1)
-    .get()?.phone;
+    .get();
+  return first?.phone;
 }
 
 // Prepared once: the sender is chosen for each pass of drip steps (10,000 may fall due in the same minute) and each
