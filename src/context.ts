@@ -75,10 +75,10 @@ export type AppContext = {
    * licenses sits below contacts, messages and numbers, which all check their limits before they add.
    */
   usageCounts: {
-    contacts(userId: string): number;
+    contacts(userId: string): Promise<number>;
     /** SMS (segments) sent since an instant. */
-    segmentsSince(userId: string, since: Date): number;
-    numbers(userId: string): number;
+    segmentsSince(userId: string, since: Date): Promise<number>;
+    numbers(userId: string): Promise<number>;
   };
   /**
    * The messages domain's side of a contact merge (src/messages/messages.ts), wired in server.ts: the outbox's checks

@@ -32,7 +32,7 @@ export function analyticsRoutes(ctx: AppContext) {
         const totalMessagesSent = all.sent;
         const totalResponses = all.replies;
         return {
-          totalContacts: countContacts(ctx, user.id),
+          totalContacts: await countContacts(ctx, user.id),
           totalMessagesSent,
           totalResponses,
           activeCampaigns: await countActiveCampaigns(ctx, user.id),

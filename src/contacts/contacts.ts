@@ -102,11 +102,6 @@ export async function contactsByPhone(ctx: AppContext, userId: string, phones: s
   return new Map(rows.map((r) => [r.phone!, r]));
 }
 
-/** The user's contact total from `contact_totals`. */
-export function storedTotal(ctx: AppContext, userId: string): number {
-  return countersOf(ctx, userId).total;
-}
-
 export type ListParams = PageQuery;
 
 /**
@@ -130,7 +125,7 @@ export async function listContacts(ctx: AppContext, userId: string, p: ListParam
     return rowids.map((r) => byRowid.get(r)!);
   };
   return ctx.withTransaction(async () => {
-    const total = storedTotal(ctx, userId);
+    const total = countersOf(ctx, userId).total;
     // The page's rowids from an index alone (list-marks.ts), then their rows: selecting the rows themselves looked up
     // every row an OFFSET stepped over.
     if (!extra && !(p.q ?? "").trim()) return view(rowsOf(await listPage(ctx, userId, p, total)), total, false);

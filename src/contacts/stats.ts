@@ -2,7 +2,7 @@ import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import { contacts } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
-import { storedTotal } from "./contacts";
+import { contactCounters } from "./contacts";
 
 /**
  * contact_rollups count per bucket keyed by its first quarter hour (ms / 900000, migration 0034; as wide as the
@@ -11,8 +11,8 @@ import { storedTotal } from "./contacts";
 const QUARTER_HOUR = 900_000;
 
 /** The user's number of contacts, kept by triggers in `contact_totals` (plan limits check it on every create). */
-export function countContacts(ctx: AppContext, userId: string): number {
-  return storedTotal(ctx, userId);
+export async function countContacts(ctx: AppContext, userId: string): Promise<number> {
+  return (await contactCounters(ctx, userId)).total;
 }
 
 /**

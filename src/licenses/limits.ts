@@ -48,13 +48,14 @@ export async function usageFor(ctx: AppContext, userOrId: User | string): Promis
   const messageLimit = admin ? -1 : (license?.plan.monthlyMessages ?? 0);
   const numberLimit = admin ? -1 : (license?.plan.phoneNumbers ?? 0);
   const planName = license?.plan.name ?? "";
-  const contacts = ctx.usageCounts.contacts(user.id);
-  const messages = ctx.usageCounts.segmentsSince(user.id, startOfMonthIn(user.timezone, ctx.now()));
+  const contacts = await ctx.usageCounts.contacts(user.id);
+  const messages = await ctx.usageCounts.segmentsSince(user.id, startOfMonthIn(user.timezone, ctx.now()));
+  const numbers = await ctx.usageCounts.numbers(user.id);
   return {
     license,
     contacts: figure(contacts, contactLimit, (f) => contactsNotice(planName, f.used, f.limit)),
     messages: figure(messages, messageLimit, (f) => messagesNotice(planName, f.used, f.limit)),
-    phoneNumbers: figure(ctx.usageCounts.numbers(user.id), numberLimit),
+    phoneNumbers: figure(numbers, numberLimit),
   };
 }
 
@@ -103,7 +104,7 @@ export async function hasRoomForContact(ctx: AppContext, userId: string): Promis
   const license = await currentLicense(ctx, user);
   const limit = license?.plan.monthlyContacts ?? 0;
   if (limit < 0) return true;
-  return !!license && ctx.usageCounts.contacts(user.id) + 1 <= limit;
+  return !!license && (await ctx.usageCounts.contacts(user.id)) + 1 <= limit;
 }
 
 /**

@@ -34,7 +34,8 @@ export async function repliesByDay(ctx: AppContext, userId: string, days: { star
  * Every outbound message counts (campaigns, chats, drips, automation, keyword and compliance replies); queued
  * ones too, so a send cannot overbook the plan; ones that never went (skipped, expired, cancelled) are given back.
  */
-export function segmentsOutboundSince(ctx: AppContext, userId: string, since: Date): number {
+export async function segmentsOutboundSince(ctx: AppContext, userId: string, since: Date): Promise<number> {
+  await ready(ctx.db);
   return ctx.db
     .select({ n: sql<number>`coalesce(sum(${messages.segments}), 0)` })
     .from(messages)

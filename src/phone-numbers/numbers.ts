@@ -70,15 +70,17 @@ export async function listNumbers(ctx: AppContext, userId: string, page = 1, pag
     .offset((page - 1) * pageSize)
     .all();
   // Counted in the turn that read the page, before the accounts are awaited.
-  const total = countNumbers(ctx, userId);
+  const total = numbersOf(ctx, userId);
   return { data: (await withProviders(ctx, rows)).map(numberView), total, page, pageSize };
 }
 
-/**
- * Every sender number of the account, active or not (the plan limits how many it may have). Synchronous still: the
- * plan checks count through ctx.usageCounts inside synchronous transactions.
- */
-export function countNumbers(ctx: AppContext, userId: string): number {
+/** Every sender number of the account, active or not (the plan limits how many it may have). */
+export async function countNumbers(ctx: AppContext, userId: string): Promise<number> {
+  await ready(ctx.db);
+  return numbersOf(ctx, userId);
+}
+
+function numbersOf(ctx: AppContext, userId: string): number {
   return ctx.db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get()!.n;
 }
 

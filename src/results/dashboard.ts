@@ -177,7 +177,7 @@ export async function overview(ctx: AppContext, user: User) {
   return {
     timezone: zone,
     generatedAt: new Date(now).toISOString(),
-    totalContacts: countContacts(ctx, user.id),
+    totalContacts: await countContacts(ctx, user.id),
     activeCampaigns: await countActiveCampaigns(ctx, user.id),
     allTime: total,
     week: comparison(weekNow!, weekBefore!),

@@ -222,21 +222,15 @@ const ALLOWED: Record<string, string> = {
     "the threads port (ctx.threads, server.ts, synchronous) files a message in the transaction that writes it, in the same turn as its row: the outbox's enqueue (a drip pass's many texts); the inbound flow's transaction (receive.ts) calls it too",
   "conversations/conversations.ts exports attachCampaignMessages, which uses the database, not async (not async)":
     "as attachToConversation: a campaign's chunk joins its threads in enqueue's turn, with its rows",
-  "phone-numbers/numbers.ts exports countNumbers, which uses the database, not async (not async)":
-    "the plan checks (licenses/limits.ts, async) count numbers through the synchronous port ctx.usageCounts (server.ts): goes with the port",
   "events/events.ts exports appendEvent, which uses the database, not async (not async)":
     "an event is appended in the transaction of its change; its callers are async but for the synchronous ones that go with it: the threads port (ctx.threads.attach, attachCampaign: conversations.ts attachToConversation, attachCampaignMessages, called from enqueue's transaction), conversations' and possible-opt-out's changed, and messages/outbox.ts appendStatusEvents; and the tests that append inside bun:sqlite transactions (22 places)",
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
-  "messages/stats.ts exports segmentsOutboundSince, which uses the database, not async (not async)":
-    "the plan checks (licenses/limits.ts, async) count segments through the synchronous port ctx.usageCounts (server.ts): goes with the port",
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
   "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
   // away, a synchronous record ALLOWED above, and goes with it.
-  "contacts/stats.ts exports countContacts, which uses the database, not async (not async)":
-    "the plan checks' count of contacts (ctx.usageCounts.contacts, a synchronous port of the async licenses/limits.ts usageFor) reads storedTotal, synchronous (ALLOWED above): goes with the port",
   "links/redirect.ts exports redirectShortLink, which uses the database, not async (not async)":
     "the redirect's hot path (issue 32): reads its short link with findShortLink in the request's turn when no transaction is open (ALLOWED above), a Promise after ready otherwise",
   "messages/outbox.ts exports appendStatusEvents, which uses the database, not async (not async)":
@@ -245,8 +239,6 @@ const ALLOWED: Record<string, string> = {
   // (issue 30 item 3): the synchronous callers each one serves.
   "backups/inspect-db.ts exports schemaObjects, which uses the database, not async (not async)":
     "not the app's connection: reads the schema of a backup's database file (and of a fresh one migrated to compare), each opened with bun:sqlite by the inspection",
-  "contacts/contacts.ts exports storedTotal, which uses the database, not async (not async)":
-    "the plan checks count contacts through countContacts (stats.ts) and the synchronous port ctx.usageCounts; listContacts reads it in its transaction with the page",
 };
 
 /**
@@ -263,9 +255,8 @@ const ALLOWED: Record<string, string> = {
  * In automation, the runner's transactions (an event chunk, each event's savepoint, a run and its actions' savepoint)
  * are ctx.withTransaction; the actions await the contacts' records and sendText, and call the records still
  * synchronous (drips, jobs, short links) inside them (ALLOWED).
- * In contacts, the plan checks' count of contacts (countContacts, through the synchronous port ctx.usageCounts) stays synchronous (ALLOWED); the
- * inbound flow's and the automation runner's readers and writers (look-ups, conditions, opt-outs, opt-ins, tags,
- * consent) are async, each writer one ctx.withTransaction; an import's batches and names are ctx.withTransaction
+ * In contacts, the inbound flow's and the automation runner's readers and writers (look-ups, conditions, opt-outs,
+ * opt-ins, tags, consent) and the plan checks' count (countContacts, through ctx.usageCounts) are async, each writer one ctx.withTransaction; an import's batches and names are ctx.withTransaction
  * whose callbacks await nothing; a page of the list (its total, its rowids: list-marks.ts listPage, search.ts
  * searchPage, and their rows) is read in one ctx.withTransaction (listContacts), which a delete waits for.
  * In backups, `writeBackup` copies the connection synchronously (VACUUM INTO) for callers that awaited `ready` with no
