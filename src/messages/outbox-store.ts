@@ -43,7 +43,19 @@ export const CLAIM_LEASE_MS = 30_000;
 const ORDER_WAIT_MS = 2000;
 const DAY_MS = 24 * 3600_000;
 
-type Claimed = OutboxRow & { expiresAt: number | null; kind: "campaign" | "single" | "compliance" };
+type Claimed = OutboxRow & { expiresAt: number | null; kind: "campaign" | "single" | "compliance"; mms: number };
+
+/**
+ * Per app, the MMS among the rows claimed and not yet handed to their provider call (a claim reads each row's `mms`,
+ * which the triggers of migration 0070 set once an item is its own or linked to it): a call reads its message's items
+ * only for these. Reading them for every text was one more query, awaited, per message on the engine's hot path.
+ */
+const claimedMms = new WeakMap<AppContext, Set<string>>();
+const claimedMmsOf = (ctx: AppContext) => {
+  let ids = claimedMms.get(ctx);
+  if (!ids) claimedMms.set(ctx, (ids = new Set()));
+  return ids;
+};
 type SendingSettings = { timezone: string; quietHoursEnabled: number; quietHoursStart: string; quietHoursEnd: string; frequencyCapPerDay: number | null };
 
 /**
@@ -54,11 +66,12 @@ export function outboxStore(ctx: AppContext): OutboxStore {
   const db = ctx.db.$client;
   // The contact's consent, read at the moment of sending: the contacts record's statement, prepared on first use.
   let optedOutReady: ReturnType<typeof optedOutReader> | undefined;
+  const mmsClaimed = claimedMmsOf(ctx);
   const st: Record<string, Statement> = {
     // A disabled account's rows are never claimed, whenever they were written: the owner is checked in the claim
     // itself, and its lanes find nothing due (they stay queued until an administrator enables the account).
     claim: db.prepare(
-      `SELECT id, user_id AS userId, campaign_id AS campaignId, phone, content, segments, attempts, expires_at AS expiresAt, kind FROM messages
+      `SELECT id, user_id AS userId, campaign_id AS campaignId, phone, content, segments, attempts, expires_at AS expiresAt, kind, mms FROM messages
        WHERE phone_number_id = ? AND status = 'queued' AND next_attempt_at <= ?
          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = messages.user_id AND u.disabled = 1)
        ORDER BY next_attempt_at LIMIT ?`,
@@ -142,7 +155,9 @@ export function outboxStore(ctx: AppContext): OutboxStore {
 
     async claim(laneId, now, limit) {
       await ready(ctx.db);
-      return st.claim!.all(laneId, now, limit) as Claimed[];
+      const rows = st.claim!.all(laneId, now, limit) as Claimed[];
+      for (const row of rows) if (row.mms) mmsClaimed.add(row.id);
+      return rows;
     },
 
     async nextDue(laneId) {
@@ -151,10 +166,16 @@ export function outboxStore(ctx: AppContext): OutboxStore {
       return at === null || at >= PARKED ? null : at;
     },
 
-    admit(claimed, now, pace) {
+    async admit(claimed, now, pace) {
       // One transaction whose callback awaits records only: the checks read and the rows marked sending commit together,
       // before any call; exactly once rests on the mark's conditional update (status = 'queued').
-      return withTransaction(ctx.db, () => admitNow(claimed as Claimed[], now, pace));
+      const result = await withTransaction(ctx.db, () => admitNow(claimed as Claimed[], now, pace));
+      // The MMS left unsent are claimed again (and noted again) when they next come due.
+      if (mmsClaimed.size) {
+        const admitted = new Set(result.admitted.map((row) => row.id));
+        for (const row of claimed) if (!admitted.has(row.id)) mmsClaimed.delete(row.id);
+      }
+      return result;
     },
 
     async record(outcomes, pauses, now) {
@@ -350,7 +371,11 @@ export function senderRegistry(ctx: AppContext): ProviderRegistry {
                 if (!adapter) return null;
                 const statusCallbackUrl = webhookUrl(ctx, account);
                 // An MMS: its items as signed URLs made at the moment of the call, so they are fresh when fetched.
-                return { send: async (m) => adapter.send({ ...m, statusCallbackUrl, ...(await mediaUrlsOf(ctx, m.reference)) }) };
+                const mms = claimedMmsOf(ctx);
+                return {
+                  send: async (m) =>
+                    adapter.send({ ...m, statusCallbackUrl, ...(mms.delete(m.reference) ? await mediaUrlsOf(ctx, m.reference) : {}) }),
+                };
               },
               load: () => adapterFor(ctx, account),
             }
