@@ -1,5 +1,6 @@
 import { and, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import { holdCheckpoints, type Checkpoints } from "../../db/checkpoints";
+import { preparedPerDb } from "../../db/prepared";
 import { ready } from "../../db/transaction";
 import { campaignMessageCounts, campaigns, type CampaignStatus, type OutboxWriting } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -66,15 +67,20 @@ export async function markSending(ctx: AppContext, id: string, sender: Sender, s
     .run();
 }
 
+// Prepared once, the ids as one JSON array: the engine asks for every batch it admits.
+const sendStates = preparedPerDb((db) =>
+  db
+    .select({ id: campaigns.id, status: campaigns.status, anyHourSince: campaigns.anyHourSince })
+    .from(campaigns)
+    .where(sql`${campaigns.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare(),
+);
+
 /** Each campaign's status and whether quiet hours may hold its messages (the engine's port: ctx.campaignOutbox.states). */
 export async function sendStatesOf(ctx: AppContext, ids: string[]): Promise<Map<string, { status: CampaignStatus; anyHour: boolean }>> {
   if (!ids.length) return new Map();
   await ready(ctx.db);
-  const rows = ctx.db
-    .select({ id: campaigns.id, status: campaigns.status, anyHourSince: campaigns.anyHourSince })
-    .from(campaigns)
-    .where(inArray(campaigns.id, ids))
-    .all();
+  const rows = sendStates(ctx.db).all({ ids: JSON.stringify(ids) });
   return new Map(rows.map((r) => [r.id, { status: r.status, anyHour: r.anyHourSince !== null }]));
 }
 
@@ -139,19 +145,28 @@ export async function setWriting(ctx: AppContext, id: string, writing: OutboxWri
   ctx.db.update(campaigns).set({ outboxWriting: writing }).where(eq(campaigns.id, id)).run();
 }
 
+// Prepared once, with and without the writing's move: every chunk of a campaign's outbox ends with one.
+const skippedCounts = {
+  skippedOptedOut: sql`${campaigns.skippedOptedOut} + ${sql.placeholder("optedOut")}`,
+  skippedInvalid: sql`${campaigns.skippedInvalid} + ${sql.placeholder("invalid")}`,
+  skippedDuplicate: sql`${campaigns.skippedDuplicate} + ${sql.placeholder("duplicate")}`,
+};
+const addSkippedOnly = preparedPerDb((db) => db.update(campaigns).set(skippedCounts).where(eq(campaigns.id, sql.placeholder("id"))).prepare());
+const addSkippedAndMove = preparedPerDb((db) =>
+  db
+    .update(campaigns)
+    // A placeholder is bound as given: the JSON column's value is written as its text (null stays NULL).
+    .set({ ...skippedCounts, outboxWriting: sql`${sql.placeholder("writing")}` })
+    .where(eq(campaigns.id, sql.placeholder("id")))
+    .prepare(),
+);
+
 /** Adds what a write counted out to the campaign's skipped counts, and moves its writing (`after`; undefined: left). */
 export async function addSkipped(ctx: AppContext, id: string, skipped: Skipped, after?: OutboxWriting | null) {
   await ready(ctx.db);
-  ctx.db
-    .update(campaigns)
-    .set({
-      skippedOptedOut: sql`${campaigns.skippedOptedOut} + ${skipped.optedOut}`,
-      skippedInvalid: sql`${campaigns.skippedInvalid} + ${skipped.invalid}`,
-      skippedDuplicate: sql`${campaigns.skippedDuplicate} + ${skipped.duplicate}`,
-      ...(after === undefined ? {} : { outboxWriting: after }),
-    })
-    .where(eq(campaigns.id, id))
-    .run();
+  const counts = { id, optedOut: skipped.optedOut, invalid: skipped.invalid, duplicate: skipped.duplicate };
+  if (after === undefined) addSkippedOnly(ctx.db).run(counts);
+  else addSkippedAndMove(ctx.db).run({ ...counts, writing: after === null ? null : JSON.stringify(after) });
 }
 
 // campaign_ab_rest: an A/B test's audience kept for the split and the winner (ab-split.ts), written by the start and
@@ -191,10 +206,20 @@ export async function findCampaign(ctx: AppContext, userId: string, id: string):
   return ctx.db.select().from(campaigns).where(campaignOf(userId, id)).get() ?? null;
 }
 
+// Prepared once, any account's and one account's: every chunk of a campaign's outbox reads its row first.
+const startRowById = preparedPerDb((db) => db.select(withoutRecipients).from(campaigns).where(eq(campaigns.id, sql.placeholder("id"))).prepare());
+const startRowOfUser = preparedPerDb((db) =>
+  db
+    .select(withoutRecipients)
+    .from(campaigns)
+    .where(and(eq(campaigns.userId, sql.placeholder("userId")), eq(campaigns.id, sql.placeholder("id"))))
+    .prepare(),
+);
+
 /** A campaign's row but its typed list, null when it is not the account's. */
 export async function findStartRow(ctx: AppContext, userId: string | null, id: string): Promise<StartRow | null> {
   await ready(ctx.db);
-  return ctx.db.select(withoutRecipients).from(campaigns).where(campaignOf(userId, id)).get() ?? null;
+  return (userId === null ? startRowById(ctx.db).get({ id }) : startRowOfUser(ctx.db).get({ userId, id })) ?? null;
 }
 
 /** A campaign's typed list as stored (JSON text, not parsed), null when it is not the account's. */

@@ -1,6 +1,7 @@
 import { and, eq, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { contacts, type CampaignAudience } from "../../db/schema";
 import type { AppContext } from "../context";
+import { preparedPerDb } from "../../db/prepared";
 import { ready } from "../../db/transaction";
 
 /**
@@ -76,10 +77,13 @@ export async function countAudienceUpTo(ctx: AppContext, where: SQL, cap: number
   return ctx.db.select({ n: sql<number>`count(*)` }).from(inner.as("capped")).get()!.n;
 }
 
+// Prepared once: every chunk of a campaign's outbox asks.
+const maxContactRowid = preparedPerDb((db) => db.select({ n: sql<number | null>`max(${contacts}.rowid)` }).from(contacts).prepare());
+
 /** The highest contacts rowid: where an audience read in rowid windows ends. */
 export async function lastContactRowid(ctx: AppContext): Promise<number> {
   await ready(ctx.db);
-  return ctx.db.select({ n: sql<number | null>`max(${contacts}.rowid)` }).from(contacts).get()!.n ?? 0;
+  return maxContactRowid(ctx.db).get()!.n ?? 0;
 }
 
 /**

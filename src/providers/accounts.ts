@@ -94,8 +94,11 @@ function ownAccount(ctx: AppContext, userId: string, id: string): ProviderAccoun
  */
 export async function findProviderById(ctx: AppContext, id: string): Promise<ProviderAccount | undefined> {
   await ready(ctx.db);
-  return ctx.db.select().from(smsProviders).where(eq(smsProviders.id, id)).get();
+  return providerById(ctx.db).get({ id });
 }
+
+// Prepared once: the engine's lanes and records and every delivery report's account read it.
+const providerById = preparedPerDb((db) => db.select().from(smsProviders).where(eq(smsProviders.id, sql.placeholder("id"))).prepare());
 
 // Prepared once, the ids passed as one JSON array: the sender choice reads its numbers' accounts for each pass of
 // drip steps (10,000 may fall due in the same minute) and each one-off send.

@@ -5,7 +5,8 @@
  * message keeps the price of its day (`pricesNow`, recorded by the outbox store): a new price changes estimates and
  * what is sent from then on, never past spend.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { preparedPerDb } from "../../db/prepared";
 import { smsProviders, type ProviderKind } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
@@ -74,6 +75,22 @@ function pricesOf(ctx: AppContext, userId: string): SegmentPrice[] {
     }));
 }
 
+// Prepared once, the ids as one JSON array: the outbox store reads them for every batch of outcomes it records.
+const pricesOfIds = preparedPerDb((db) =>
+  db
+    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.segmentPriceMicros })
+    .from(smsProviders)
+    .where(sql`${smsProviders.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare(),
+);
+const mmsPricesOfIds = preparedPerDb((db) =>
+  db
+    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.mmsPriceMicros })
+    .from(smsProviders)
+    .where(sql`${smsProviders.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare(),
+);
+
 /**
  * The price per segment of each of the provider accounts, as it stands now, by id (an account since deleted has
  * none): what the outbox store records on each message the provider accepts, so past spend keeps its own prices.
@@ -81,11 +98,7 @@ function pricesOf(ctx: AppContext, userId: string): SegmentPrice[] {
 export async function pricesNow(ctx: AppContext, providerIds: string[]): Promise<Map<string, number>> {
   if (!providerIds.length) return new Map();
   await ready(ctx.db);
-  const rows = ctx.db
-    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.segmentPriceMicros })
-    .from(smsProviders)
-    .where(inArray(smsProviders.id, providerIds))
-    .all();
+  const rows = pricesOfIds(ctx.db).all({ ids: JSON.stringify(providerIds) });
   return new Map(rows.map((a) => [a.id, a.custom ?? DEFAULT_SEGMENT_PRICE_MICROS[a.provider]]));
 }
 
@@ -120,11 +133,7 @@ export async function setMmsPrice(ctx: AppContext, userId: string, providerId: s
 export async function mmsPricesNow(ctx: AppContext, providerIds: string[]): Promise<Map<string, number>> {
   if (!providerIds.length) return new Map();
   await ready(ctx.db);
-  const rows = ctx.db
-    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.mmsPriceMicros })
-    .from(smsProviders)
-    .where(inArray(smsProviders.id, providerIds))
-    .all();
+  const rows = mmsPricesOfIds(ctx.db).all({ ids: JSON.stringify(providerIds) });
   return new Map(rows.flatMap((a) => {
     const price = mmsPriceOf(a.provider, a.custom);
     return price === null ? [] : [[a.id, price] as const];
