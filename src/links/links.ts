@@ -252,15 +252,15 @@ const readers = new WeakMap<Database, Reader>();
 
 /**
  * One short link by its code: its id decoded and one primary-key lookup (joined to its link's row), or a code drawn
- * before migration 0074 by its index. The redirect's hot path: answered at once, in the request's own turn, when
- * no transaction is open on the connection (always but while another caller's async transaction awaits); else, as
- * an async record, once that transaction has ended (`ready`), so the key it keeps is one that committed. Awaiting
- * on every click doubled the redirect bench's p95 (8-11 ms answered at once, 17-29 ms awaited, alternated at load
- * 12-14).
+ * before migration 0074 by its index. The redirect's hot path, an async record as any: after `ready`, so the key it
+ * keeps is one that committed. Measured against the look-up answered at once (both forms in one process, a click a
+ * turn, interleaved, load 23-24 on 2 cores): 1 us more from a click's start to its answer at p50, 2 at p95, and 2 us
+ * more CPU a click, ready's (its hold on transactions until the next turn: a promise and a setImmediate a turn); the
+ * awaits alone under 0.5 us. scripts/bench/redirect.ts, alternated, could not tell the two apart at that load.
  */
-export function findShortLink(ctx: AppContext, code: string): ShortLink | null | Promise<ShortLink | null> {
-  const wait = ctx.db.$client.inTransaction ? ready(ctx.db) : undefined;
-  return wait ? wait.then(() => lookUp(ctx, code)) : lookUp(ctx, code);
+export async function findShortLink(ctx: AppContext, code: string): Promise<ShortLink | null> {
+  await ready(ctx.db);
+  return lookUp(ctx, code);
 }
 
 function lookUp(ctx: AppContext, code: string): ShortLink | null {

@@ -21,12 +21,10 @@ const page = (status: number, title: string, text: string) =>
 
 export const isShortLinkPath = (path: string) => path.startsWith(LINK_PATH);
 
-export function redirectShortLink(ctx: AppContext, request: Request, path: string, address: string | null): Response | Promise<Response> {
+export async function redirectShortLink(ctx: AppContext, request: Request, path: string, address: string | null): Promise<Response> {
   const code = path.slice(LINK_PATH.length);
   if (request.method !== "GET" && request.method !== "HEAD") return new Response("Method not allowed", { status: 405, headers: { allow: "GET, HEAD" } });
-  const found = CODE_RE.test(code) ? findShortLink(ctx, code) : null;
-  // Answered in the request's own turn unless a transaction is open (src/links/links.ts findShortLink).
-  return found instanceof Promise ? found.then((link) => answer(ctx, request, link, address)) : answer(ctx, request, found, address);
+  return answer(ctx, request, CODE_RE.test(code) ? await findShortLink(ctx, code) : null, address);
 }
 
 function answer(ctx: AppContext, request: Request, link: ShortLink | null, address: string | null): Response {

@@ -214,8 +214,6 @@ const ALLOWED: Record<string, string> = {
   "backups/inspect-db.ts speaks SQL (not a record)": "to untie: as above",
 
   // Records of converted folders still synchronous for callers that are not (issue 30 item 2).
-  "links/links.ts exports findShortLink, which uses the database, not async (not async)":
-    "the redirect's hot path (issue 32: p95 under 20 ms at 500 clicks/s): answered in the request's turn when no transaction is open on the connection, else a Promise after ready; an await on every click doubled scripts/bench/redirect.ts's p95",
   "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
     "every message's seq is reserved in the transaction that writes it, through the synchronous threads port (ctx.threads.reserve): the outbox's enqueue, whose callback writes a chunk's rows in one turn (never an await per row); the inbound flow's transaction (receive.ts) calls it too",
   "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
@@ -231,8 +229,6 @@ const ALLOWED: Record<string, string> = {
     "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
   // away, a synchronous record ALLOWED above, and goes with it.
-  "links/redirect.ts exports redirectShortLink, which uses the database, not async (not async)":
-    "the redirect's hot path (issue 32): reads its short link with findShortLink in the request's turn when no transaction is open (ALLOWED above), a Promise after ready otherwise",
   "messages/outbox.ts exports appendStatusEvents, which uses the database, not async (not async)":
     "appends the events of messages that reached a status with appendEvent (synchronous, ALLOWED above), in the outcomes' transaction",
   // Found once the check read exported arrows and functions reaching the database through a helper of their file
@@ -248,7 +244,7 @@ const ALLOWED: Record<string, string> = {
  * listed, still synchronous on bun:sqlite: none (each folder with records is listed).
  * In links, the clicks' flush and the campaign's and dashboard's click figures are async; a shortener is made by an
  * async record once per chunk, rewrites each message's text synchronously, and writes the chunk's short links with an
- * async record in the transaction that writes the messages, and the redirect reads one at once unless a transaction is open (ALLOWED: the click's hot path).
+ * async record in the transaction that writes the messages; the redirect's look-up is an async record (findShortLink).
  * In campaigns, a flow, the SQL is in its records (records.ts, stats.ts); the start, pause, settle and A/B winner run
  * synchronously in their caller's transaction (ALLOWED: the jobs runner's pass, the engine's port), which a user's
  * action opens with ctx.withTransaction.
