@@ -138,8 +138,16 @@ export const EARLY_REPORT_TTL_MS = 10 * 60_000;
  * and for EARLY_REPORT_TTL_MS: a tenant posting reports for ids we never sent can neither slow the server nor grow
  * this without bound. A report for a message already held replaces it (the provider's last word).
  */
+/** A batch's held reports, `[providerMessageId, status, errorCode, errorMessage]` in JSON: one statement a batch. */
 export const PUT_EARLY_SQL = `INSERT INTO early_reports (user_id, provider_id, provider_message_id, status, error_code, error_message, received_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (provider_id, provider_message_id) DO UPDATE SET status = excluded.status,
+  SELECT ?, ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), ?
+  FROM json_each(?) WHERE true
+  ON CONFLICT (provider_id, provider_message_id) DO UPDATE SET status = excluded.status,
+  error_code = excluded.error_code, error_message = excluded.error_message, received_at = excluded.received_at`;
+/** PUT_EARLY_SQL on PostgreSQL, which reads JSON with its own functions. */
+export const PUT_EARLY_SQL_POSTGRES = `INSERT INTO early_reports (user_id, provider_id, provider_message_id, status, error_code, error_message, received_at)
+  SELECT ?, ?, r->>0, r->>1, r->>2, r->>3, ? FROM jsonb_array_elements(CAST(? AS text)::jsonb) AS r
+  ON CONFLICT (provider_id, provider_message_id) DO UPDATE SET status = excluded.status,
   error_code = excluded.error_code, error_message = excluded.error_message, received_at = excluded.received_at`;
 /** An account's expired reports and those beyond its newest EARLY_REPORTS_PER_ACCOUNT, once per batch that held any. */
 export const TRIM_EARLY_SQL = `DELETE FROM early_reports WHERE user_id = ? AND (received_at < ?
@@ -222,7 +230,6 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
     for (const e of events) {
       const row = find.get(account.id, e.providerMessageId) as { id: string; user_id: string; campaign_id: string | null; status: MessageStatus } | null;
       if (!row) {
-        await ctx.records.$run(PUT_EARLY_SQL, [account.userId, account.id, e.providerMessageId, e.status, e.errorCode ?? null, e.errorMessage ?? null, now]);
         held.push(e);
         continue;
       }
@@ -230,7 +237,13 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
       update.run(e.status, e.errorCode ?? null, e.errorMessage ?? null, e.status, now, now, row.id);
       changed.push({ id: row.id, userId: row.user_id, campaignId: row.campaign_id, status: e.status });
     }
-    if (held.length) await ctx.records.$run(TRIM_EARLY_SQL, [account.userId, now - EARLY_REPORT_TTL_MS, account.userId, EARLY_REPORTS_PER_ACCOUNT]);
+    if (held.length) {
+      // One row per message, the last report for it (one statement may not write a row twice on PostgreSQL).
+      const last = new Map(held.map((e) => [e.providerMessageId, [e.providerMessageId, e.status, e.errorCode ?? null, e.errorMessage ?? null]]));
+      const put = ctx.records.$engine === "postgres" ? PUT_EARLY_SQL_POSTGRES : PUT_EARLY_SQL;
+      await ctx.records.$run(put, [account.userId, account.id, now, JSON.stringify([...last.values()])]);
+      await ctx.records.$run(TRIM_EARLY_SQL, [account.userId, now - EARLY_REPORT_TTL_MS, account.userId, EARLY_REPORTS_PER_ACCOUNT]);
+    }
     for (const status of ["sent", "delivered", "failed"] as const) {
       const reached = changed.filter((c) => c.status === status);
       if (reached.length) appendStatusEvents(ctx, `message.${status}`, reached);

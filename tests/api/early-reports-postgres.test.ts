@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { migratePostgres } from "../../db/postgres/migrate";
 import { openPostgresRecords, type PostgresRecords } from "../../db/postgres/records-db";
-import { EARLY_REPORT_TTL_MS, PUT_EARLY_SQL, TAKE_EARLY_SQL_POSTGRES, TAKE_RECORDED_SQL_POSTGRES, TRIM_EARLY_SQL } from "../../src/messages/messages";
+import { EARLY_REPORT_TTL_MS, PUT_EARLY_SQL_POSTGRES, TAKE_EARLY_SQL_POSTGRES, TAKE_RECORDED_SQL_POSTGRES, TRIM_EARLY_SQL } from "../../src/messages/messages";
 import { throwawayDatabase, type ThrowawayDatabase } from "../support/postgres";
 
 const T0 = 1_800_000_000_000;
@@ -25,7 +25,7 @@ afterAll(async () => {
   await pg?.drop();
 });
 
-const hold = (id: string, status = "delivered", at = T0) => records.run(PUT_EARLY_SQL, ["u1", "a1", id, status, null, null, at]);
+const hold = (id: string, status = "delivered", at = T0) => records.run(PUT_EARLY_SQL_POSTGRES, ["u1", "a1", at, JSON.stringify([[id, status, null, null]])]);
 const take = (sql: string, ids: string[], now = T0) => records.rows(sql, [now - EARLY_REPORT_TTL_MS, JSON.stringify(ids.map((id) => ["a1", id]))]);
 
 test("held reports are taken once, by provider id, unexpired; a second report for one message replaces the first", async () => {
@@ -56,7 +56,7 @@ test("a report held by process B while process A records its message: applied on
     // B: the report comes, its message has no provider id yet (A's is not committed): B holds it, uncommitted.
     await b.unsafe("BEGIN");
     expect(await b.unsafe(`SELECT id FROM messages WHERE provider_id = 'a1' AND provider_message_id = 'SM9'`)).toHaveLength(0);
-    await b.unsafe(numbered(PUT_EARLY_SQL), ["u1", "a1", "SM9", "delivered", null, null, T0]);
+    await b.unsafe(numbered(PUT_EARLY_SQL_POSTGRES), ["u1", "a1", T0, JSON.stringify([["SM9", "delivered", null, null]])]);
     // A: records the id and commits, then looks for held reports: B's is not committed, so A finds none.
     await a.unsafe(`UPDATE messages SET provider_id = 'a1', provider_message_id = 'SM9', status = 'sent' WHERE id = 'm1'`);
     expect(await a.unsafe(numbered(TAKE_EARLY_SQL_POSTGRES), [T0 - EARLY_REPORT_TTL_MS, JSON.stringify([["a1", "SM9"]])])).toHaveLength(0);

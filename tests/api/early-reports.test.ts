@@ -34,8 +34,12 @@ test("a report held by process B is applied by process A when A records the mess
      VALUES ('m-early', ?, '+14155550123', 'Hi', 'outbound', 'sending', 'single', 1, 1, ?, ?, ?)`,
     [acc.user.id, account.id, now, now],
   );
-  // The provider's report reaches B first: B finds no message with that id, and holds the report.
-  expect(await applyStatusEvents(b, account, [{ type: "status", providerMessageId: "SIM-early", status: "delivered" }])).toEqual([]);
+  // The provider's reports reach B first: B finds no message with that id, and holds the last of them.
+  const reports = [
+    { type: "status" as const, providerMessageId: "SIM-early", status: "sent" as const },
+    { type: "status" as const, providerMessageId: "SIM-early", status: "delivered" as const },
+  ];
+  expect(await applyStatusEvents(b, account, reports)).toEqual([]);
   expect(await earlyReportCount(a.ctx, acc.user.id)).toBe(1);
   // A records the call's answer: the report held by B is applied to it.
   const row = { id: "m-early", userId: acc.user.id, campaignId: null, phone: "+14155550123", content: "Hi", segments: 1, attempts: 1 };
