@@ -39,6 +39,26 @@
 // campaign's distinct links are rows of `links`, written once per chunk, and each recipient's short link a slim row
 // appended to short_links whose code is its id encoded with the installation's key (src/links/codes.ts, 2-4 µs a
 // code). writeOutbox alone, on minus off, went from +20/+25 µs of CPU a message to +10/+11 (load 13-19).
+//
+// Since 240a50dd a chunk's short links are written together after its messages: their ids reserved from
+// short_links' AUTOINCREMENT counter (one statement a chunk), the rows in multi-row inserts of 128, 64 ... 1, so a
+// message costs its code (about 1 µs), its text's links found and replaced (0.4 µs) and its share of a few
+// statements, where it was a statement of its own. The shortener alone in a transaction per chunk (its rows and
+// commit included): 4.1 -> 3.4 µs a message at chunks of 500, 5.8 -> 5.7 at chunks of 25 (load 14). writeOutbox on
+// minus off at chunks of 26, both builds run together: 14.8 -> 10.8 µs (load 18.5); of that about 5 is not the
+// shortener's but the segment counter's memo (src/messages/segments.ts), which shorten-writer.ts's off runs hit (the
+// same texts every round) and its on runs never do (a new code each). This bench, 10,000 timed x 5 rounds:
+//   before (f62edff1), load 20-22: rate on/off median 0.928 (rounds 0.81-1.27), CPU a message on/off 1.023
+//     (0.86-1.10), 551/577 µs (main thread 483/506)
+//   after (240a50dd), load 22-30: rate on/off median 0.954 (rounds 0.89-1.25), CPU a message on/off 1.044
+//     (0.82-1.14), 757/771 µs (main thread 667/677)
+//   both benches at once, load 23-28: before rate 1.150 (0.62-1.80), CPU 0.894 (0.75-1.39), 577/597 µs;
+//     after rate 0.940 (0.70-1.90), CPU 1.080 (0.63-1.24), 612/563 µs
+// At these loads a message costs 3-4 times its CPU on a quiet machine, and a pair's CPU ratio moves by up to 25-40%
+// either way from round to round: what shortening still costs in the writer (about 4-5 µs a message, 2-3% of a quiet
+// machine's 186 µs) is below what 5 rounds can tell apart. The quiet machine's +19 µs (last session) is more than
+// the writer's share; what else the on runs pay was not found in profiles of whole runs, whose functions' self
+// times differ more between two runs of one build than by that.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";

@@ -170,10 +170,11 @@ export async function writeOutbox(
   const utm = { source: campaign.utmSource, medium: campaign.utmMedium, campaign: campaign.utmCampaign };
   const linksExpire = expiryAt(ctx.now(), campaign.linkExpiryDays);
   const mediaIds = await heldMediaIds(ctx, campaignMedia(campaign.id));
-  // Ids reserved for as many short links as the content has links for each recipient (a merge field adding one
-  // reserves more as needed).
+  // Ids reserved, as first needed, for as many short links as the content has links for each recipient (at least
+  // one: a merge field may bring a link; one bringing more reserves more).
+  const perText = Math.max(1, findLinks(campaign.content).length);
   const shorten = campaign.shortenLinks
-    ? await shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire }, recipients.length * findLinks(campaign.content).length)
+    ? await shortener(ctx, domain, { userId: user.id, campaignId: campaign.id, source: `campaign:${campaign.id}`, utm, expiresAt: linksExpire }, recipients.length * perText)
     : null;
   const items = recipients.map((r) => {
     const id = Bun.randomUUIDv7();
