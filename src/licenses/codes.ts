@@ -50,7 +50,7 @@ export async function listLicenseCodeRows(
   if (opts.search) {
     const { code, email } = opts.search;
     conditions.push(
-      or(like(licenseCodes.code, `%${code}%`), inArray(licenseCodes.redeemedBy, userIdsWithEmailLike(ctx, `%${email}%`)))!,
+      or(like(licenseCodes.code, `%${code}%`), inArray(licenseCodes.redeemedBy, userIdsWithEmailLike(`%${email}%`)))!,
     );
   }
   const where = conditions.length ? and(...conditions) : undefined;

@@ -1,4 +1,5 @@
 import { count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import { preparedPerDb } from "../../db/prepared";
 import { users, type OnboardingAnswers } from "../../db/schema";
 import { ready } from "../../db/transaction";
@@ -158,11 +159,12 @@ export async function emailsByIds(ctx: AppContext, ids: string[]): Promise<Map<s
 }
 
 /**
- * A subquery of the ids of users whose email is LIKE `pattern`, for another domain's `inArray(column, ...)`: it runs
- * nothing itself (licenses' code search runs it as part of its own query).
+ * A subquery of the ids of users whose email is LIKE `pattern`, for another domain's `inArray(column, ...)`. No
+ * record: it needs no connection and runs nothing (drizzle's standalone builder), a part of the caller's statement,
+ * which the caller's record runs (licenses' code search, on either engine).
  */
-export function userIdsWithEmailLike(ctx: AppContext, pattern: string) {
-  return ctx.records.select({ id: users.id }).from(users).where(sql`${users.email} like ${pattern}`);
+export function userIdsWithEmailLike(pattern: string) {
+  return new QueryBuilder().select({ id: users.id }).from(users).where(sql`${users.email} like ${pattern}`);
 }
 
 /** Accounts in all, administrators and disabled accounts, for the admin portal's health page. */

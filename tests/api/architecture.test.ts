@@ -225,8 +225,6 @@ const ALLOWED: Record<string, string> = {
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
     "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
   // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
-  "users/queries.ts exports userIdsWithEmailLike, which uses the database, not async (not async)":
-    "builds a subquery and runs nothing: licenses' code search runs it inside its own query",
   // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
   // away, a synchronous record ALLOWED above, and goes with it.
   "messages/outbox.ts exports appendStatusEvents, which uses the database, not async (not async)":
