@@ -51,6 +51,10 @@ const enrolmentById = preparedPerDb((db) => db.select().from(dripEnrolments).whe
 const insertLog = preparedPerDb((db) =>
   db.insert(dripStepLog).values({ enrolmentId: p("enrolmentId"), step: p("step"), outcome: p("outcome"), reason: p("reason"), messageId: p("messageId"), at: p("at") }).prepare(),
 );
+// The exit reader's look for every message received, opt-out and tag: one per inbound text.
+const activeOfContact = preparedPerDb((db) =>
+  db.select().from(dripEnrolments).where(and(eq(dripEnrolments.contactId, p("contactId")), eq(dripEnrolments.state, "active"))).prepare(),
+);
 const moveOn = preparedPerDb((db) =>
   db
     .update(dripEnrolments)
@@ -258,7 +262,7 @@ async function handleEvent(ctx: AppContext, ev: AppEvent) {
   }
   const contactId = ev.type === "message.received" ? (ev.payload.contactId as string | null) : ev.subject.id;
   if (!contactId) return;
-  const active = ctx.db.select().from(dripEnrolments).where(and(eq(dripEnrolments.contactId, contactId), eq(dripEnrolments.state, "active"))).all();
+  const active = activeOfContact(ctx.db).all({ contactId });
   if (!active.length) return;
   const contact = await findContactById(ctx, ev.userId, contactId);
   for (const e of active) {
