@@ -378,12 +378,12 @@ export async function campaignNames(ctx: AppContext, ids: string[]): Promise<Map
 /** The account's sending campaigns. */
 export async function sendingCampaignIds(ctx: AppContext, userId: string | null): Promise<string[]> {
   await ready(ctx.db);
-  return ctx.db
+  const rows = await ctx.records
     .select({ id: campaigns.id })
     .from(campaigns)
     .where(and(userId === null ? undefined : eq(campaigns.userId, userId), eq(campaigns.status, "sending")))
-    .all()
-    .map((c) => c.id);
+    .all();
+  return rows.map((c) => c.id);
 }
 
 /** Campaigns whose outbox a stop or crash left half-written. */

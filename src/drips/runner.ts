@@ -371,15 +371,14 @@ export async function releaseHeldDripSteps(ctx: AppContext, userId: string): Pro
   // meanwhile and moved on is not moved back.
   return ctx.withTransaction(async () => {
     const now = ctx.now();
-    const held = ctx.db.$client
-      .query(
-        `SELECT e.id, e.drip_id AS dripId, e.next_step AS step FROM drip_enrolments e
-         WHERE e.user_id = ? AND e.state = 'active' AND e.next_at > ?
-           AND (SELECT l.outcome FROM drip_step_log l WHERE l.enrolment_id = e.id AND l.step = e.next_step ORDER BY l.id DESC LIMIT 1) = 'deferred'`,
-      )
-      .all(userId, now) as { id: string; dripId: string; step: number }[];
+    const held = await ctx.records.$rows<{ id: string; dripId: string; step: number }>(
+      `SELECT e.id, e.drip_id AS "dripId", e.next_step AS step FROM drip_enrolments e
+       WHERE e.user_id = ? AND e.state = 'active' AND e.next_at > ?
+         AND (SELECT l.outcome FROM drip_step_log l WHERE l.enrolment_id = e.id AND l.step = e.next_step ORDER BY l.id DESC LIMIT 1) = 'deferred'`,
+      [userId, now],
+    );
     for (const e of held) {
-      ctx.db.update(dripEnrolments).set({ nextAt: now }).where(eq(dripEnrolments.id, e.id)).run();
+      await ctx.records.update(dripEnrolments).set({ nextAt: now }).where(eq(dripEnrolments.id, e.id)).run();
       await rescheduleJob(ctx, { kind: JOB_KIND, key: stepKey(e.id, e.step), runAt: now, userId, refId: e.dripId, payload: { enrolmentId: e.id, step: e.step } });
     }
     return held.length;

@@ -1,5 +1,6 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { licenseCodes, licenses, plans } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
@@ -42,12 +43,12 @@ export function planView(plan: Plan) {
 
 export async function listPlans(ctx: AppContext): Promise<Plan[]> {
   await ready(ctx.db);
-  return ctx.db.select().from(plans).orderBy(asc(plans.sortOrder), asc(plans.price)).all();
+  return ctx.records.select().from(plans).orderBy(asc(plans.sortOrder), asc(plans.price)).all();
 }
 
 export async function findPlan(ctx: AppContext, id: string): Promise<Plan | undefined> {
   await ready(ctx.db);
-  return ctx.db.select().from(plans).where(eq(plans.id, id)).get();
+  return ctx.records.select().from(plans).where(eq(plans.id, id)).get();
 }
 
 /** "abcd-efgh ijkl" → "ABCDEFGHIJKL": how codes are stored and compared. */
@@ -70,22 +71,19 @@ export async function startTrial(ctx: AppContext, userId: string, from = new Dat
  * The account's one trial (licenses_one_trial_idx, migration 0077): started by one INSERT ... ON CONFLICT DO NOTHING,
  * so two processes starting it at once make one; answers the trial the account has.
  */
-function insertTrial(ctx: AppContext, userId: string, from: Date): LicenseRow {
-  const made = ctx.db
-    .insert(licenses)
-    .values({
-      id: crypto.randomUUID(),
-      userId,
-      planId: TRIAL_PLAN_ID,
-      source: "trial",
-      startsAt: from,
-      expiresAt: new Date(from.getTime() + TRIAL_DAYS * DAY_MS),
-    })
-    .onConflictDoNothing()
-    .returning()
-    .get();
-  return made ?? ctx.db.select().from(licenses).where(and(eq(licenses.userId, userId), eq(licenses.source, "trial"))).get()!;
+async function insertTrial(ctx: AppContext, userId: string, from: Date): Promise<LicenseRow> {
+  const made = await ctx.records.insert(licenses).values(trialOf(userId, from)).onConflictDoNothing().returning().get();
+  return made ?? (await ctx.records.select().from(licenses).where(and(eq(licenses.userId, userId), eq(licenses.source, "trial"))).get())!;
 }
+
+const trialOf = (userId: string, from: Date) => ({
+  id: crypto.randomUUID(),
+  userId,
+  planId: TRIAL_PLAN_ID,
+  source: "trial" as const,
+  startsAt: from,
+  expiresAt: new Date(from.getTime() + TRIAL_DAYS * DAY_MS),
+});
 
 export type CurrentLicense = {
   id: string;
@@ -97,7 +95,7 @@ export type CurrentLicense = {
 };
 
 // Prepared once: read by every plan check (usageFor) and for each new number that texts in.
-const licensesOf = preparedPerDb((db) =>
+const licensesOf = preparedPerDb((db: RecordsDb) =>
   db
     .select({ license: licenses, plan: plans })
     .from(licenses)
@@ -116,11 +114,11 @@ export async function currentLicense(ctx: AppContext, userOrId: User | string): 
   if (!user) return null;
   await ready(ctx.db);
   const now = ctx.now();
-  let rows = licensesOf(ctx.db).all({ userId: user.id });
+  let rows = await licensesOf(ctx.records).all({ userId: user.id });
   if (rows.length === 0 && user.role !== "admin") {
     // The lazy trial: made once however many processes find none (insertTrial), then read as any license.
-    insertTrial(ctx, user.id, user.createdAt);
-    rows = licensesOf(ctx.db).all({ userId: user.id });
+    await insertTrial(ctx, user.id, user.createdAt);
+    rows = await licensesOf(ctx.records).all({ userId: user.id });
   }
   rows = rows.filter((r) => r.license.startsAt.getTime() <= now && (!r.license.expiresAt || r.license.expiresAt.getTime() > now));
   rows.sort(
@@ -168,33 +166,36 @@ export async function redeemLicenseCode(ctx: AppContext, userId: string, input: 
     // The account's licenses are read below to queue this one after them: held first, so that two codes redeemed at
     // once on two processes queue one after the other instead of starting together.
     await holdAccount(ctx, userId);
-    const row = ctx.db.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
+    const row = await ctx.records.select().from(licenseCodes).where(eq(licenseCodes.code, code)).get();
     if (!row) throw badRequest(UNKNOWN_CODE);
     if (row.revokedAt) throw badRequest(REVOKED_CODE);
     if (row.redeemedAt) throw badRequest(USED_CODE);
-    const plan = ctx.db.select().from(plans).where(eq(plans.id, row.planId)).get();
+    const plan = await ctx.records.select().from(plans).where(eq(plans.id, row.planId)).get();
     if (!plan) throw new HttpError(400, UNKNOWN_CODE);
 
     const now = ctx.now();
     // Paid licenses of this plan in force or queued: the new period starts where the last of them ends.
-    const ends = ctx.db
-      .select()
-      .from(licenses)
-      .where(and(eq(licenses.userId, userId), eq(licenses.planId, plan.id), ne(licenses.source, "trial")))
-      .all()
+    const ends = (
+      await ctx.records
+        .select()
+        .from(licenses)
+        .where(and(eq(licenses.userId, userId), eq(licenses.planId, plan.id), ne(licenses.source, "trial")))
+        .all()
+    )
       .filter((l) => l.expiresAt && l.expiresAt.getTime() > now)
       .map((l) => l.expiresAt!.getTime());
     const startsAt = new Date(Math.max(now, ...ends));
     const expiresAt = new Date(startsAt.getTime() + row.durationDays * DAY_MS);
 
-    const claimed = ctx.db
+    const claimed = await ctx.records
       .update(licenseCodes)
       .set({ redeemedBy: userId, redeemedAt: new Date(now) })
       .where(and(eq(licenseCodes.code, code), isNull(licenseCodes.redeemedAt), isNull(licenseCodes.revokedAt)))
       .returning({ code: licenseCodes.code })
       .get();
     if (!claimed) throw badRequest(USED_CODE);
-    ctx.db.insert(licenses)
+    await ctx.records
+      .insert(licenses)
       .values({ id: crypto.randomUUID(), userId, planId: plan.id, source: "code", code, startsAt, expiresAt })
       .run();
     return { plan, planName: plan.name, startsAt, expiresAt };
@@ -205,7 +206,7 @@ export async function redeemLicenseCode(ctx: AppContext, userId: string, input: 
 export async function grantLicense(ctx: AppContext, userId: string, planId: string, durationDays: number) {
   await ready(ctx.db);
   const startsAt = new Date(ctx.now());
-  return ctx.db
+  return ctx.records
     .insert(licenses)
     .values({
       id: crypto.randomUUID(),
@@ -225,7 +226,7 @@ export async function grantLicense(ctx: AppContext, userId: string, planId: stri
  */
 export async function licenseAtSignUp(ctx: AppContext, userId: string, licenseCode: string | null | undefined) {
   return ctx.withTransaction(async () => {
-    insertTrial(ctx, userId, new Date(ctx.now()));
+    await insertTrial(ctx, userId, new Date(ctx.now()));
     if (!normalizeLicenseCode(licenseCode)) return { licenseRedeemed: false, licensePlan: null };
     try {
       const { planName } = await redeemLicenseCode(ctx, userId, licenseCode);

@@ -1,6 +1,7 @@
 import { count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { users, type OnboardingAnswers } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
@@ -15,11 +16,11 @@ export async function findUserByEmail(ctx: AppContext, email: string): Promise<U
 }
 
 // Prepared once: every signed-in request and every inbound message reads its user.
-const byId = preparedPerDb((db) => db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare());
+const byId = preparedPerDb((db: RecordsDb) => db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare());
 
 export async function findUserById(ctx: AppContext, id: string): Promise<User | undefined> {
   await ready(ctx.db);
-  return byId(ctx.db).get({ id });
+  return byId(ctx.records).get({ id });
 }
 
 export async function insertUser(

@@ -35,8 +35,8 @@ describe("POST /api/auth/register validation (spec order)", () => {
     expect(res.body.message).toBe("Password must be at least 6 characters");
   });
 
-  test("no account is created by a refused sign-up", () => {
-    expect(t.ctx.db.select().from(users).where(eq(users.email, "a@example.com")).get()).toBeUndefined();
+  test("no account is created by a refused sign-up", async () => {
+    expect(await t.ctx.records.select().from(users).where(eq(users.email, "a@example.com")).get()).toBeUndefined();
   });
 });
 
@@ -77,8 +77,8 @@ describe("successful sign-up", () => {
     expect(JSON.stringify(account.body)).not.toContain("argon2");
   });
 
-  test("stores an argon2id hash, not the password", () => {
-    const row = t.ctx.db.select().from(users).where(eq(users.id, account.user.id)).get()!;
+  test("stores an argon2id hash, not the password", async () => {
+    const row = (await t.ctx.records.select().from(users).where(eq(users.id, account.user.id)).get())!;
     expect(row.passwordHash).toStartWith("$argon2id$");
     expect(row.passwordHash).not.toContain(DEFAULT_PASSWORD);
   });
@@ -149,7 +149,7 @@ describe("an address that already has an account (issue 27 item 7: answered 409)
         `To use your account, sign in at ${url}/auth.\n\nForgot your password? Choose a new one at ${url}/auth/forgot-password\n\nIf it was not you, you can ignore this email.`,
     );
     expect(t.emailsTo(account.email).filter((m) => /verification code/i.test(m.subject))).toHaveLength(1);
-    const rows = t.ctx.db.select().from(users).where(eq(users.email, account.email.toLowerCase())).all();
+    const rows = await t.ctx.records.select().from(users).where(eq(users.email, account.email.toLowerCase())).all();
     expect(rows).toHaveLength(1);
     expect((await t.api("/api/auth/login", { body: { email: account.email, password: account.password } })).status).toBe(200);
   });
