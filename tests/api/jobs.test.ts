@@ -1,6 +1,7 @@
 // The jobs table on a fake clock, against an in-memory database: no server, no sleeps.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
+import { sqliteRecords } from "../../db/records";
 import type { AppContext } from "../../src/context";
 import { atPassEnd, cancelJobs, enqueueJob, findJob, registerJobHandler, rescheduleJob, runDueJobs, unwrittenAtPassEnd, type Job } from "../../src/jobs/jobs";
 import { insertUser } from "../../src/users/queries";
@@ -14,7 +15,8 @@ let logs: string[];
 beforeEach(() => {
   now = T0;
   logs = [];
-  ctx = { db: openDatabase(":memory:"), now: () => now, log: (l: string) => logs.push(l), onStop: [] } as unknown as AppContext;
+  const db = openDatabase(":memory:");
+  ctx = { db, records: sqliteRecords(db), now: () => now, log: (l: string) => logs.push(l), onStop: [] } as unknown as AppContext;
 });
 
 const state = async (key: string) => {
