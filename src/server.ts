@@ -221,7 +221,7 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 const NOT_SERVED_ON_POSTGRES =
   "the sending engine, scheduled jobs, drips, automation, outbound webhooks, reconciliation, backups, media and the " +
-  "contacts' name order are not served on PostgreSQL yet; the accounts, settings and contacts are";
+  "contacts are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor) and their settings are";
 
 /** The engine and the background workers, started once the routes are built (on SQLite only, for now). */
 async function startWorkers(ctx: AppContext, log: (line: string) => void) {
