@@ -369,11 +369,13 @@ console.log(`importer normaliser  ${f(normalizerRate)} phones/s on one core (pho
 console.log(`baseline bare insert ${f(baseRate)} rows/s`);
 console.log(`import end to end    ${f(rate)} rows/s (${secs.toFixed(1)} s; ${(rate / ceiling).toFixed(2)} of the ceiling, ${((rate / baseRate) * 100).toFixed(0)}% of the bare insert)`);
 console.log(`transactions         ${f(run.transactions)} (${f(job.created / Math.max(1, run.transactions))} contacts created in each on average)`);
-console.log(`import CPU           ${((cpu.user + cpu.system) / N).toFixed(1)} us a row on all threads (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, ${(cpu.system / 1e6).toFixed(1)} s of it in the kernel; wall ${secs.toFixed(1)} s)`);
+// Per row read: a job that failed part way spent its CPU on the rows it read, not on the file's.
+const read = Math.max(1, job.rowsRead);
+console.log(`import CPU           ${((cpu.user + cpu.system) / read).toFixed(1)} us a row on all threads (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, ${(cpu.system / 1e6).toFixed(1)} s of it in the kernel; wall ${secs.toFixed(1)} s)`);
 if (run.threads) console.log("  by thread (sampled at each poll: a worker that ended counts to its last poll)");
 if (run.threads)
   for (const [name, us] of [...run.threads].filter(([, us]) => us > 0).sort((a, b) => b[1] - a[1]))
-    console.log(`  thread ${name.padEnd(16)} ${(us / N).toFixed(1)} us a row (${(us / 1e6).toFixed(1)} s)`);
+    console.log(`  thread ${name.padEnd(16)} ${(us / read).toFixed(1)} us a row (${(us / 1e6).toFixed(1)} s)`);
 if (run.written !== null) console.log(`written              ${(run.written / 1e9).toFixed(2)} GB by write calls (${(run.written / N / 1024).toFixed(1)} KB a row: the upload, the log, checkpoints)`);
 console.log(`peak RSS             ${mb(run.peakRss)}${EXE ? ` (the executable's own, VmHWM; sampled every 10 ms: ${mb(run.sampledRss)})` : " (this process: the server and the bench)"}`);
 console.log(`event loop           held at most ${run.longestHoldMs.toFixed(0)} ms at a time during the import (${run.longestBusyMs.toFixed(0)} ms of it the loop's own work); ${f(run.over50)} times over 50 ms (the server's own timer); at most ${readHold.toFixed(0)} ms during the reads (${readHolds.busyMs.toFixed(0)} own)`);
