@@ -23,7 +23,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
 }
 
 /** A database some migrations were applied to, missing newer ones (a fresh one has nothing worth backing up). */
-function hasPendingMigrations(sqlite: Database): boolean {
+export function hasPendingMigrations(sqlite: Database): boolean {
   const table = sqlite.query("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
   if (!table) return false;
   const last = sqlite.query("SELECT max(created_at) AS at FROM __drizzle_migrations").get() as { at: number | null };

@@ -1,7 +1,7 @@
 import { scheduleRegistrationChecks } from "./phone-numbers/registration";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { databaseStatus, openDatabase } from "../db/client";
+import { databaseStatus } from "../db/client";
 import { withTransaction } from "../db/transaction";
 import { sqliteRecords } from "../db/records";
 import { openPostgresRecords, type PostgresRecords } from "../db/postgres/records-db";
@@ -9,6 +9,7 @@ import { SQL } from "bun";
 import type { Db } from "../db/client";
 import { createApp } from "./app";
 import { onDatabaseReplaced, writeBackup } from "./backups/backups";
+import { openAppDatabase } from "./database-file/database-file";
 import { scheduleBackups } from "./backups/schedule";
 import { clockOf, ConfigError, type Config } from "./config";
 import type { AppContext } from "./context";
@@ -78,10 +79,10 @@ export async function openAppContext(
   const postgres = config.databaseUrl ? await openPostgres(config, master, log) : null;
   const db = postgres
     ? postgresDb(postgres)
-    : openDatabase(join(config.dataDir, "smsdesk.db"), {
+    : await openAppDatabase(join(config.dataDir, "smsdesk.db"), {
         connection: opened?.connection ?? undefined,
-        beforeMigrations: (sqlite) => {
-          const backup = writeBackup(sqlite, config.dataDir, "before-migrations", Date.now(), config.secretKeyFile);
+        beforeMigrations: async (sqlite) => {
+          const backup = await writeBackup(sqlite, config.dataDir, "before-migrations", Date.now(), config.secretKeyFile);
           log(`backups: the data was backed up before applying new migrations (${backup.id})`);
         },
       });

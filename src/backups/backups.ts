@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
@@ -18,10 +18,18 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../../db/client";
-import { migrationJournal } from "../../db/migrations/embedded";
-import { ready } from "../../db/transaction";
+import type { Db } from "../../db/client";
 import type { AppContext } from "../context";
+import {
+  closeWhenIdle,
+  copyDatabase,
+  databaseIdle,
+  integrityProblems,
+  lastMigration,
+  openDatabaseFile,
+  readCopy,
+  tableCounts,
+} from "../database-file/database-file";
 import { badRequest, conflict, HttpError, notFound } from "../http/errors";
 import { beginMaintenance, type Maintenance } from "../http/maintenance";
 import { revokeApiKeysExcept, unrevokedApiKeyIds } from "../api-keys/keys";
@@ -192,41 +200,32 @@ function fileDigest(path: string): { size: number; sha256: string } {
  * integrity_check, per-table row counts and the last migration of the appliance's own database copy, opened
  * read-only. An archive's database from outside is inspected by inspect.ts instead, off the event loop.
  */
-function inspectDatabase(path: string): { tables: Record<string, number>; schema: string | null } {
-  const copy = new Database(path, { readonly: true });
-  try {
-    const check = copy.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
-    if (check.length !== 1 || check[0]!.integrity_check !== "ok")
-      throw new ArchiveError(`The database copy failed its integrity check: ${check.map((r) => r.integrity_check).slice(0, 3).join("; ")}`);
-    const names = copy.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
-    const tables: Record<string, number> = {};
-    for (const { name } of names) tables[name] = (copy.query(`SELECT count(*) AS n FROM "${name.replace(/"/g, '""')}"`).get() as { n: number }).n;
-    let schema: string | null = null;
-    if (tables.__drizzle_migrations !== undefined) {
-      const last = copy.query("SELECT max(created_at) AS at FROM __drizzle_migrations").get() as { at: number | null };
-      schema = migrationJournal.entries.find((e) => e.when === Number(last.at))?.tag ?? (last.at === null ? null : `unknown (${last.at})`);
-    }
+async function inspectDatabase(path: string): Promise<{ tables: Record<string, number>; schema: string | null }> {
+  return readCopy(path, async (copy) => {
+    const problems = await integrityProblems(copy);
+    if (problems !== null) throw new ArchiveError(`The database copy failed its integrity check: ${problems}`);
+    const tables = await tableCounts(copy);
+    const last = await lastMigration(copy);
+    const schema = last === null ? null : (last.entry?.tag ?? (last.at === null ? null : `unknown (${last.at})`));
     return { tables, schema };
-  } finally {
-    copy.close();
-  }
+  });
 }
 
 /**
  * Copies an open database and the key into a new archive (the lock must be held). A failure is recorded as a failed
  * backup and thrown. The key is the data folder's secret.key, or SECRET_KEY_FILE's (`keyFile`) where one is set.
- * Synchronous, on the connection itself: the caller has awaited `ready(db)` with no await since (backUp), so no
- * other caller's transaction is open on it (VACUUM INTO refuses to run inside one: "cannot VACUUM from within a
- * transaction"); the start's backup before migrations runs before any is.
+ * The copy is taken in the turn it is called, on the connection itself: the caller has awaited `databaseIdle` with no
+ * await since (backUp), so no other caller's transaction is open on it (VACUUM INTO refuses to run inside one:
+ * "cannot VACUUM from within a transaction"); the start's backup before migrations runs before any is.
  */
-export function writeBackup(sqlite: Database, dataDir: string, reason: string, now: number, keyFile: string | null = null): BackupInfo {
+export async function writeBackup(sqlite: Database, dataDir: string, reason: string, now: number, keyFile: string | null = null): Promise<BackupInfo> {
   const dir = ensureDir(dataDir);
   const id = `smsdesk-${stamp(now)}-${reason}-${randomBytes(3).toString("hex")}`;
   const copyPath = join(dir, `.${id}.db`);
   try {
-    sqlite.query("VACUUM INTO ?").run(copyPath);
+    await copyDatabase(sqlite, copyPath);
     fsyncFile(copyPath);
-    const { tables, schema } = inspectDatabase(copyPath);
+    const { tables, schema } = await inspectDatabase(copyPath);
     const sources = { [DB_FILE]: copyPath, [KEY_FILE]: keyFile ?? join(dataDir, KEY_FILE) };
     const files = Object.fromEntries(Object.entries(sources).map(([name, file]) => [name, fileDigest(file)]));
     // The pictures and files of MMS, after their list (media.json), whose own size and hash the manifest holds.
@@ -282,8 +281,8 @@ export function recordBackup(dataDir: string, info: BackupInfo): BackupInfo {
  * it committed, never what it may still roll back, and VACUUM INTO does not fail inside it.
  */
 export async function backUp(ctx: AppContext, reason: string): Promise<BackupInfo> {
-  await ready(ctx.db);
-  return writeBackup(ctx.db.$client, ctx.config.dataDir, reason, ctx.now(), ctx.config.secretKeyFile);
+  await databaseIdle(ctx.db);
+  return await writeBackup(ctx.db.$client, ctx.config.dataDir, reason, ctx.now(), ctx.config.secretKeyFile);
 }
 
 /** Backs up the running appliance now. */
@@ -632,60 +631,58 @@ async function swapFiles(ctx: AppContext, staged: Verified, afterSwap?: () => vo
   // Read last before the connection closes, with nothing awaited after: no transaction is open when it does. One
   // begun by another caller after the reads (a request's, in the turns they awaited) is waited for and the reads
   // are taken again: closed under it, its statements after the swap would run on the restored database.
-  let alive: { sessions: Set<string>; keys: Set<string> };
-  for (;;) {
-    const sessions = await unrevokedSessionIds(ctx);
-    const keys = await unrevokedApiKeyIds(ctx);
-    const open = ready(ctx.db);
-    if (!open) {
-      alive = { sessions, keys };
-      break;
-    }
-    await open;
-  }
   // Closing the last connection checkpoints the WAL into the database file; any -wal or -shm left moves with it,
   // so the restored database never opens with the old one's log.
-  ctx.db.$client.close();
-  const moved: [string, string][] = [];
-  for (const name of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE]) {
-    const from = join(dataDir, name);
-    if (existsSync(from)) {
-      renameSync(from, join(aside, name));
-      moved.push([from, join(aside, name)]);
-    }
-  }
-  // The media folder goes with the database it belongs to (a backup made before media were kept leaves it be).
-  const mediaPath = mediaDirOf(dataDir);
-  if (staged.mediaDir && existsSync(mediaPath)) {
-    renameSync(mediaPath, join(aside, "media"));
-    moved.push([mediaPath, join(aside, "media")]);
-  }
-  let opened: Db | null = null;
-  try {
-    renameSync(staged.dbPath, dbPath);
-    renameSync(staged.keyPath, keyPath);
-    if (staged.mediaDir) renameSync(staged.mediaDir, mediaPath);
-    chmodSync(dbPath, 0o600);
-    chmodSync(keyPath, 0o600);
-    afterSwap?.();
-    // Opening applies the migrations a backup from an older version lacks.
-    opened = openDatabase(dbPath);
-    await setDatabase(ctx, opened, loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
-    await endSessionsExcept(ctx, alive.sessions);
-    await revokeApiKeysExcept(ctx, alive.keys);
-  } catch (err) {
-    try {
-      opened?.$client.close();
-    } catch {
-      // already closed
-    }
-    for (const name of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE]) rmSync(join(dataDir, name), { force: true });
-    if (staged.mediaDir) rmSync(mediaPath, { recursive: true, force: true });
-    for (const [original, movedTo] of moved) renameSync(movedTo, original);
-    await setDatabase(ctx, openDatabase(dbPath), loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
-    ctx.log(`backups: the restore failed and the previous data is back: ${(err as Error).message}`);
-    throw new HttpError(500, `The restore failed and the previous data was put back: ${(err as Error).message}`);
-  }
+  await closeWhenIdle(
+    ctx.db,
+    async () => ({ sessions: await unrevokedSessionIds(ctx), keys: await unrevokedApiKeyIds(ctx) }),
+    // In the turn of the close: the files are swapped and the database reopened before anything else runs.
+    async (alive) => {
+      const moved: [string, string][] = [];
+      for (const name of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE]) {
+        const from = join(dataDir, name);
+        if (existsSync(from)) {
+          renameSync(from, join(aside, name));
+          moved.push([from, join(aside, name)]);
+        }
+      }
+      // The media folder goes with the database it belongs to (a backup made before media were kept leaves it be).
+      const mediaPath = mediaDirOf(dataDir);
+      if (staged.mediaDir && existsSync(mediaPath)) {
+        renameSync(mediaPath, join(aside, "media"));
+        moved.push([mediaPath, join(aside, "media")]);
+      }
+      // Set in openDatabaseFile's callback: closed if anything after the open fails.
+      let opened = null as Db | null;
+      try {
+        renameSync(staged.dbPath, dbPath);
+        renameSync(staged.keyPath, keyPath);
+        if (staged.mediaDir) renameSync(staged.mediaDir, mediaPath);
+        chmodSync(dbPath, 0o600);
+        chmodSync(keyPath, 0o600);
+        afterSwap?.();
+        // Opening applies the migrations a backup from an older version lacks.
+        await openDatabaseFile(dbPath, (db) => {
+          opened = db;
+          return setDatabase(ctx, db, loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile));
+        });
+        await endSessionsExcept(ctx, alive.sessions);
+        await revokeApiKeysExcept(ctx, alive.keys);
+      } catch (err) {
+        try {
+          opened?.$client.close();
+        } catch {
+          // already closed
+        }
+        for (const name of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE]) rmSync(join(dataDir, name), { force: true });
+        if (staged.mediaDir) rmSync(mediaPath, { recursive: true, force: true });
+        for (const [original, movedTo] of moved) renameSync(movedTo, original);
+        await openDatabaseFile(dbPath, (db) => setDatabase(ctx, db, loadOrCreateSecretKey(dataDir, ctx.config.secretKeyFile)));
+        ctx.log(`backups: the restore failed and the previous data is back: ${(err as Error).message}`);
+        throw new HttpError(500, `The restore failed and the previous data was put back: ${(err as Error).message}`);
+      }
+    },
+  );
 }
 
 type ReplacedHook = () => void | Promise<void>;

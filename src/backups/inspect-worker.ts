@@ -4,7 +4,7 @@ import { inspectInThread, type InspectRequest } from "./inspect-db";
 
 declare const self: Worker;
 
-self.onmessage = (e: MessageEvent<InspectRequest>) => {
-  self.postMessage(inspectInThread(e.data));
+self.onmessage = async (e: MessageEvent<InspectRequest>) => {
+  self.postMessage(await inspectInThread(e.data));
 };
 self.postMessage({ type: "ready" });
