@@ -28,7 +28,7 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
   const passkeys = await passkeyListing(ctx, user);
   const token = randomBytes(32).toString("base64url");
   const now = ctx.now();
-  ctx.db
+  await ctx.records
     .insert(passwordResets)
     .values({ tokenHash: keyedHash(ctx.keys.codes, `reset:${token}`), userId: user.id, expiresAt: new Date(now + RESET_TTL_MINUTES * 60_000) })
     .run();
@@ -61,7 +61,7 @@ async function passkeyListing(ctx: AppContext, user: User): Promise<PasskeyListi
 export async function resetPassword(ctx: AppContext, token: string, password: string, keepCredentials = false): Promise<CredentialOutcome> {
   const tokenHash = keyedHash(ctx.keys.codes, `reset:${token}`);
   await ready(ctx.db);
-  const row = ctx.db.select().from(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).get();
+  const row = await ctx.records.select().from(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).get();
   if (!row || row.usedAt || row.expiresAt.getTime() <= ctx.now()) throw new HttpError(400, INVALID_RESET_TOKEN);
   const user = await findUserById(ctx, row.userId);
   if (!user || user.disabled) throw new HttpError(400, INVALID_RESET_TOKEN);
@@ -69,7 +69,7 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
   // One transaction from the token's claim to the sessions' end. Claimed only while unused, so two concurrent
   // resets cannot both use it.
   return ctx.withTransaction(async () => {
-    const claimed = ctx.db
+    const claimed = await ctx.records
       .update(passwordResets)
       .set({ usedAt: new Date(ctx.now()) })
       .where(and(eq(passwordResets.tokenHash, tokenHash), isNull(passwordResets.usedAt)))
@@ -77,7 +77,7 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
       .get();
     if (!claimed) throw new HttpError(400, INVALID_RESET_TOKEN);
     // Any other link sent to this account stops working once the password has changed.
-    ctx.db
+    await ctx.records
       .update(passwordResets)
       .set({ usedAt: new Date(ctx.now()) })
       .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))
@@ -109,7 +109,7 @@ export async function changePassword(
   const passwordHash = await hashPassword(passwords.next, ctx.argon2Cost);
   return ctx.withTransaction(async () => {
     await updateUser(ctx, user.id, { passwordHash });
-    ctx.db
+    await ctx.records
       .update(passwordResets)
       .set({ usedAt: new Date(ctx.now()) })
       .where(and(eq(passwordResets.userId, user.id), isNull(passwordResets.usedAt)))

@@ -235,15 +235,14 @@ describe("the table's sweep", () => {
       (ok) => (ok ? 200 : 401),
       (e: HttpError) => e.status,
     );
-  const rowsOf = (email: string) =>
-    ctx.db.$client.query(`SELECT address, failures FROM sign_in_failures WHERE email = ? ORDER BY address`).all(email);
+  const rowsOf = (email: string) => ctx.records.$rows(`SELECT address, failures FROM sign_in_failures WHERE email = ? ORDER BY address`, [email]);
 
   test("a count untouched for a day is deleted by the sweep; a block is kept whatever else fails", async () => {
     // Every row the other tests left is more than a day old on this clock, and none of them blocks any more: the
     // sweep leaves the 491 fillers' rows (each an address's and the email's) and the target's.
     now = clock + 400 * 24 * 60 * MINUTE;
     for (let i = 0; i < FAILURES_PER_ADDRESS - 1; i++) expect(await attempt("counted@example.com", "192.0.2.1")).toBe(401);
-    expect(rowsOf("counted@example.com")).toEqual([
+    expect(await rowsOf("counted@example.com")).toEqual([
       { address: "", failures: 4 },
       { address: "192.0.2.1", failures: 4 },
     ]);
@@ -252,11 +251,11 @@ describe("the table's sweep", () => {
     expect(await attempt("target@example.com", "192.0.2.9")).toBe(423);
     // 9 attempts so far; the 500th runs the sweep first.
     for (let i = 0; i < SWEEP_EVERY - 2 * FAILURES_PER_ADDRESS; i++) expect(await attempt(`filler-${i}@example.com`, "192.0.2.9")).toBe(401);
-    expect(rowsOf("counted@example.com")).toHaveLength(2);
+    expect(await rowsOf("counted@example.com")).toHaveLength(2);
     expect(await attempt("filler-last@example.com", "192.0.2.9")).toBe(401);
-    expect(rowsOf("counted@example.com")).toEqual([]);
-    expect(ctx.db.$client.query(`SELECT count(*) AS n FROM sign_in_failures`).get()).toEqual({ n: 2 * (SWEEP_EVERY - 2 * FAILURES_PER_ADDRESS + 1) + 2 });
-    expect(rowsOf("target@example.com")).toEqual([
+    expect(await rowsOf("counted@example.com")).toEqual([]);
+    expect((await ctx.records.$rows(`SELECT count(*) AS n FROM sign_in_failures`))[0]).toEqual({ n: 2 * (SWEEP_EVERY - 2 * FAILURES_PER_ADDRESS + 1) + 2 });
+    expect(await rowsOf("target@example.com")).toEqual([
       { address: "", failures: 5 },
       { address: "192.0.2.9", failures: 5 },
     ]);
