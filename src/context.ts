@@ -60,15 +60,15 @@ export type AppContext = {
   /**
    * The conversations domain's side of the outbox, wired in server.ts, so the messages domain (which conversations
    * read and send through) imports nothing of conversations: each message written takes its place in its phone's
-   * thread in the writer's transaction.
+   * thread in the writer's transaction. Records: each call serves a whole chunk of the writer's messages.
    */
   threads: {
     /** Reserves `n` consecutive sequence numbers (a message's place in its thread); answers the first. */
-    reserve(n: number): number;
-    /** A message of no campaign at the end of its phone's thread (an inbound one counts as unread). */
-    attach(m: { userId: string; phone: string; seq: number; messageId: string; direction: "inbound" | "outbound"; receivedOn?: string | null }): void;
+    reserve(n: number): Promise<number>;
+    /** Messages of no campaign at the end of their phones' threads, in order (an inbound one counts as unread). */
+    attach(messages: { userId: string; phone: string; seq: number; messageId: string; direction: "inbound" | "outbound"; receivedOn?: string | null }[]): Promise<void>;
     /** A campaign's messages, one statement for all of them: `places` are [phone, seq] pairs. */
-    attachCampaign(m: { userId: string; campaignId: string; places: [string, number][] }): void;
+    attachCampaign(m: { userId: string; campaignId: string; places: [string, number][] }): Promise<void>;
   };
   /**
    * What the plan limits (src/licenses/limits.ts) count, answered by the owners of the rows and wired in server.ts:

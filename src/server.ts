@@ -45,7 +45,7 @@ import { countNumbers, firstNumberOf, numberIdsOfProvider } from "./phone-number
 import { keyEarlierNames } from "./contacts/name-order";
 import { failInterruptedImports } from "./contacts/csv-import";
 import { countContacts } from "./contacts/stats";
-import { attachCampaignMessages, attachToConversation, reserveSeqs } from "./conversations/conversations";
+import { attachCampaignMessages, attachToConversations, reserveSeqs } from "./conversations/conversations";
 import { segmentsOutboundSince } from "./messages/stats";
 import { SendingManager } from "./sending/manager";
 import { realClock } from "./sending/ports";
@@ -107,7 +107,7 @@ export async function openAppContext(
     campaignOutbox: null!,
     threads: {
       reserve: (n) => reserveSeqs(ctx, n),
-      attach: (m) => void attachToConversation(ctx, m),
+      attach: (messages) => attachToConversations(ctx, messages),
       attachCampaign: (m) => attachCampaignMessages(ctx, m),
     },
     detachProviderMessages: async (providerId) => {

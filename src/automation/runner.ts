@@ -339,7 +339,7 @@ export async function recordPurchase(ctx: AppContext, userId: string, input: { c
     if (!contact) throw badRequest(input.contactId || input.phone ? "Contact not found" : "Give the contact's id or phone");
     await addPurchase(ctx, userId, contact.id, cents, ctx.now());
     const payload = input.amount === undefined || input.amount === null ? { data } : { amount: cents / 100, data };
-    return { id: appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload }), contactId: contact.id };
+    return { id: await appendEvent(ctx, { userId, type: "contact.purchased", subject: { kind: "contact", id: contact.id }, payload }), contactId: contact.id };
   });
   return { eventId: eventId.id, contactId: eventId.contactId };
 }

@@ -521,7 +521,7 @@ export async function startCampaign(ctx: AppContext, user: User, row: StartRow, 
   // The rest of an A/B test's audience is kept for the winner, not queued now.
   const writing = recipients.length - (split?.rest.length ?? 0);
   // Before the outbox's message.queued events, so a reader sees the campaign start first.
-  appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
+  await appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: recipients.length } });
   const queued = test && split ? await writeAbTest(ctx, user, campaign, test, split, sender, intendedAt) : await writeOutbox(ctx, user, campaign, recipients, sender, intendedAt);
   const duplicate = skipped.duplicate + (writing - queued);
   await markSending(ctx, campaign.id, sender, { ...skipped, duplicate }, null);
@@ -542,7 +542,7 @@ async function startChunked(ctx: AppContext, user: User, campaign: StartRow, sen
   const each = Math.max(...(await Promise.all((test ? test.variants : [campaign.content]).map((content) => segmentsPerMessage(ctx, user, { ...campaign, content })))));
   const counted = usage.unlimited ? CHUNKED_ABOVE + 1 : await recipientCountUpTo(ctx, campaign, Math.floor(Math.max(0, usage.limit - usage.used) / each) + 1);
   const { notice } = await assertWithinLimit(ctx, user.id, "messages", counted * each);
-  appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
+  await appendEvent(ctx, { userId: user.id, type: "campaign.started", subject: { kind: "campaign", id: campaign.id }, payload: { recipients: null, inChunks: true } });
   if (test) await scheduleAbDecision(ctx, user, campaign, test, intendedAt);
   await markSending(ctx, campaign.id, sender, { optedOut: 0, invalid: 0, duplicate: 0 }, firstChunk(intendedAt, sender, test !== null));
   // After the caller's transaction: a writer started inside it could not see the cursor.

@@ -33,7 +33,7 @@ export async function pauseCampaign(ctx: AppContext, id: string, reason: string 
   const userId = await pauseIfRunning(ctx, id, reason);
   if (!userId) return false;
   await parkCampaign(ctx, id);
-  appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: by ? { reason, by } : { reason } });
+  await appendEvent(ctx, { userId, type: "campaign.paused", subject: { kind: "campaign", id }, payload: by ? { reason, by } : { reason } });
   return true;
 }
 

@@ -111,7 +111,7 @@ export async function finishIfSending(ctx: AppContext, id: string, status: "comp
     const row = ctx.db.$client
       .query(`UPDATE campaigns SET status = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'sending' RETURNING user_id`)
       .get(status, now, now, id) as { user_id: string } | null;
-    if (row) appendEvent(ctx, { userId: row.user_id, type: "campaign.completed", subject: { kind: "campaign", id }, payload: { status } });
+    if (row) await appendEvent(ctx, { userId: row.user_id, type: "campaign.completed", subject: { kind: "campaign", id }, payload: { status } });
     return !!row;
   });
 }

@@ -3,7 +3,7 @@ import { preparedPerDb } from "../../db/prepared";
 import { contactConsents, contacts } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
-import { appendEvent } from "../events/events";
+import { appendEvent, appendEvents, type NewEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
 import { listPage } from "./list-marks";
@@ -199,7 +199,7 @@ export async function optOutById(ctx: AppContext, userId: string, id: string, so
     const was = contactOf(ctx, userId, id).status;
     ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).run();
     consentRow(ctx, userId, id, "opt_out", source, text);
-    if (was !== "opted_out") appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id }, payload: { source } });
+    if (was !== "opted_out") await appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id }, payload: { source } });
     return contactOf(ctx, userId, id);
   });
 }
@@ -220,12 +220,12 @@ export async function optOutContact(ctx: AppContext, userId: string, phone: stri
     const was = row?.status;
     if (!row) {
       row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) }).returning().get();
-      appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
+      await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
       ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, row.id)).run();
     }
     consentRow(ctx, userId, row.id, "opt_out", source, text);
-    if (was !== "opted_out") appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id: row.id }, payload: { source } });
+    if (was !== "opted_out") await appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id: row.id }, payload: { source } });
     return phoneRow(ctx, userId, phone)!;
   });
 }
@@ -248,13 +248,13 @@ export async function optInContact(
     const was = row?.status;
     if (!row) {
       row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at }).returning().get();
-      appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
+      await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
       ctx.db.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
     }
     consentRow(ctx, userId, row.id, "opt_in", source, text, detail);
     if (was !== "subscribed") {
-      appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source, keyword: detail.keyword ?? null } });
+      await appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source, keyword: detail.keyword ?? null } });
     }
     return phoneRow(ctx, userId, phone)!;
   });
@@ -367,15 +367,18 @@ export async function bulkTag(ctx: AppContext, userId: string, ids: string[], ta
   if (!tags.length) throw badRequest("Please enter at least one tag");
   return ctx.withTransaction(async () => {
     let updated = 0;
+    const tagged: NewEvent[] = [];
     const rows = ctx.db.select({ id: contacts.id, tags: contacts.tags }).from(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).all();
     for (const r of rows) {
       const next = action === "add" ? normalizeTags([...r.tags, ...tags]) : r.tags.filter((t) => !tags.includes(t));
       if (next.length === r.tags.length && next.every((t, j) => t === r.tags[j])) continue;
       ctx.db.update(contacts).set({ tags: next, updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, r.id)).run();
       const added = announce ? next.filter((t) => !r.tags.includes(t)) : [];
-      if (added.length) appendEvent(ctx, { userId, type: "contact.tagged", subject: { kind: "contact", id: r.id }, payload: { tags: added } });
+      if (added.length) tagged.push({ userId, type: "contact.tagged", subject: { kind: "contact", id: r.id }, payload: { tags: added } });
       updated++;
     }
+    // The chunk's events in one call, after its rows.
+    await appendEvents(ctx, tagged);
     return updated;
   });
 }
@@ -495,7 +498,7 @@ export async function createFromInbound(ctx: AppContext, userId: string, phone: 
   // Texting in starts a conversation; it is not consent to marketing: optInDate stays empty, which keeps the
   // contact out of campaign audiences (campaigns/audiences.ts) until it opts in by keyword or START.
   const row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source: "inbound", status: "subscribed", createdAt: at, updatedAt: at }).returning().get();
-  appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source: "inbound" } });
+  await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source: "inbound" } });
   return row;
 }
 

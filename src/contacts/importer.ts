@@ -255,8 +255,8 @@ export class ContactImporter {
   }
 
   /**
-   * Stores rows `start` to `end` (exclusive) of a packed batch in one ctx.withTransaction, whose callback awaits
-   * nothing (it commits before the caller goes on, as a bun:sqlite transaction did, and never joins another caller's
+   * Stores rows `start` to `end` (exclusive) of a packed batch in one ctx.withTransaction, whose callback awaits one
+   * record, the batch's event, after its rows (it commits before the caller goes on, and never joins another caller's
    * open transaction); `then` runs last in that transaction (the job's own record).
    */
   store(b: PackedBatch, start = 0, end = b.lines.length, then?: () => void): Promise<void> {
@@ -302,7 +302,7 @@ export class ContactImporter {
       this.duplicate(b, duplicates);
       if (this.created > createdBefore) {
         // One event per transaction with its counts, not one per row (a CSV import of a million rows writes a thousand or two).
-        appendEvent(this.ctx, {
+        await appendEvent(this.ctx, {
           userId: this.userId,
           type: "contact.created",
           subject: { kind: "import", id: this.importId },

@@ -44,7 +44,7 @@ export async function createContact(ctx: AppContext, userId: string, c: ContactI
       })
       .run();
     await recordConsent(ctx, userId, id, "opt_in", "manual", "Added by the account owner");
-    appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
+    await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
     return { contact: contactView(await getContact(ctx, userId, id)), notice };
   });
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { contactsByPhone, phonesOfContactsMatching } from "../contacts/contacts";
-import { appendEvent } from "../events/events";
+import { appendEvent, appendEvents, type NewEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { sendSingle } from "../outbound/send-text";
 import { quietHoldOf } from "../messages/due";
@@ -44,7 +44,8 @@ type Row = {
 };
 
 /** Reserves `n` consecutive message sequence numbers inside the caller's transaction; answers the first. */
-export function reserveSeqs(ctx: AppContext, n: number): number {
+export async function reserveSeqs(ctx: AppContext, n: number): Promise<number> {
+  await ready(ctx.db);
   const r = ctx.db.$client.query(`UPDATE conversation_sequence SET value = value + ? WHERE id = 1 RETURNING value`).get(n) as { value: number };
   return r.value - n + 1;
 }
@@ -60,41 +61,46 @@ export type Attach = {
 };
 
 /**
- * Puts a message just written (in the caller's transaction) at the end of its phone's thread, creating the thread
- * on the first message. An inbound message counts as unread and reopens a closed or archived thread; a deleted one
- * comes back (showing only what follows the deletion). One `conversation.updated` event. Answers the thread's id.
+ * Puts messages just written (in the caller's transaction) at the end of their phones' threads, in order, creating a
+ * thread on its first message: one call for a chunk of messages of no campaign (a drip pass's), its statements run
+ * with no await between. An inbound message counts as unread and reopens a closed or archived thread; a deleted one
+ * comes back (showing only what follows the deletion). One `conversation.updated` event per message.
  */
-export function attachToConversation(ctx: AppContext, m: Attach): number {
+export async function attachToConversations(ctx: AppContext, messages: Attach[]): Promise<void> {
+  if (!messages.length) return;
+  await ready(ctx.db);
   const now = ctx.now();
-  const inbound = m.direction === "inbound" ? 1 : 0;
-  const row = ctx.db.$client
-    .query(
-      `INSERT INTO conversations (user_id, phone, state, last_seq, unread_count, reply_from, created_at, updated_at)
-       VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?6)
-       ON CONFLICT (user_id, phone) DO UPDATE SET
-         last_seq = excluded.last_seq,
-         unread_count = unread_count + excluded.unread_count,
-         reply_from = coalesce(excluded.reply_from, reply_from),
-         state = CASE WHEN excluded.unread_count > 0 OR state = 'deleted' THEN 'open' ELSE state END,
-         updated_at = excluded.updated_at
-       RETURNING id, state, unread_count`,
-    )
-    .get(m.userId, m.phone, m.seq, inbound, inbound ? (m.receivedOn ?? null) : null, now) as { id: number; state: string; unread_count: number };
-  appendEvent(ctx, {
-    userId: m.userId,
-    type: "conversation.updated",
-    subject: { kind: "conversation", id: String(row.id) },
-    payload: { phone: m.phone, seq: m.seq, messageId: m.messageId, direction: m.direction, state: row.state, unreadCount: row.unread_count },
+  const upsert = ctx.db.$client.query(
+    `INSERT INTO conversations (user_id, phone, state, last_seq, unread_count, reply_from, created_at, updated_at)
+     VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?6)
+     ON CONFLICT (user_id, phone) DO UPDATE SET
+       last_seq = excluded.last_seq,
+       unread_count = unread_count + excluded.unread_count,
+       reply_from = coalesce(excluded.reply_from, reply_from),
+       state = CASE WHEN excluded.unread_count > 0 OR state = 'deleted' THEN 'open' ELSE state END,
+       updated_at = excluded.updated_at
+     RETURNING id, state, unread_count`,
+  );
+  const events: NewEvent[] = messages.map((m) => {
+    const inbound = m.direction === "inbound" ? 1 : 0;
+    const row = upsert.get(m.userId, m.phone, m.seq, inbound, inbound ? (m.receivedOn ?? null) : null, now) as { id: number; state: string; unread_count: number };
+    return {
+      userId: m.userId,
+      type: "conversation.updated",
+      subject: { kind: "conversation", id: String(row.id) },
+      payload: { phone: m.phone, seq: m.seq, messageId: m.messageId, direction: m.direction, state: row.state, unreadCount: row.unread_count },
+    };
   });
-  return row.id;
+  await appendEvents(ctx, events);
 }
 
 /**
  * A campaign's new messages join their threads in one statement (a campaign writes up to a million rows in one
  * transaction: no per-row work here). `places` are [phone, seq] pairs; one event for the batch.
  */
-export function attachCampaignMessages(ctx: AppContext, m: { userId: string; campaignId: string; places: [string, number][] }) {
+export async function attachCampaignMessages(ctx: AppContext, m: { userId: string; campaignId: string; places: [string, number][] }): Promise<void> {
   if (!m.places.length) return;
+  await ready(ctx.db);
   ctx.db.$client
     .query(
       `INSERT INTO conversations (user_id, phone, state, last_seq, created_at, updated_at)
@@ -105,7 +111,7 @@ export function attachCampaignMessages(ctx: AppContext, m: { userId: string; cam
          updated_at = excluded.updated_at`,
     )
     .run(m.userId, ctx.now(), JSON.stringify(m.places));
-  appendEvent(ctx, {
+  await appendEvent(ctx, {
     userId: m.userId,
     type: "conversation.updated",
     subject: { kind: "campaign", id: m.campaignId },
@@ -312,7 +318,7 @@ export async function markRead(ctx: AppContext, userId: string, id: number, upTo
     ctx.db.$client
       .query(`UPDATE conversations SET last_read_seq = ?, unread_count = ?, updated_at = ? WHERE id = ?`)
       .run(marker, unread, ctx.now(), id);
-    changed(ctx, userId, id, { lastReadSeq: marker, unreadCount: unread });
+    await changed(ctx, userId, id, { lastReadSeq: marker, unreadCount: unread });
   });
   return getConversation(ctx, userId, id);
 }
@@ -338,7 +344,7 @@ async function leaveUnread(ctx: AppContext, userId: string, row: Pick<Row, "id" 
   if (newest === null) return false;
   const marker = newest - 1;
   ctx.db.$client.query(`UPDATE conversations SET last_read_seq = ?, unread_count = 1, updated_at = ? WHERE id = ?`).run(marker, ctx.now(), row.id);
-  changed(ctx, userId, row.id, { lastReadSeq: marker, unreadCount: 1 });
+  await changed(ctx, userId, row.id, { lastReadSeq: marker, unreadCount: 1 });
   return true;
 }
 
@@ -357,10 +363,8 @@ export async function bulkRead(ctx: AppContext, userId: string, ids: number[], r
     if (read) {
       const unread = rows.filter((r) => r.unread_count > 0);
       const update = ctx.db.$client.query(`UPDATE conversations SET last_read_seq = ?, unread_count = 0, updated_at = ? WHERE id = ?`);
-      for (const r of unread) {
-        update.run(r.last_seq, ctx.now(), r.id);
-        changed(ctx, userId, r.id, { lastReadSeq: r.last_seq, unreadCount: 0 });
-      }
+      for (const r of unread) update.run(r.last_seq, ctx.now(), r.id);
+      await appendEvents(ctx, unread.map((r) => changeOf(userId, r.id, { lastReadSeq: r.last_seq, unreadCount: 0 })));
       return { message: `${plural(unread.length)} marked read`, count: unread.length };
     }
     const readOnes = rows.filter((r) => r.unread_count === 0);
@@ -372,9 +376,14 @@ export async function bulkRead(ctx: AppContext, userId: string, ids: number[], r
   });
 }
 
-function changed(ctx: AppContext, userId: string, id: number, payload: Record<string, unknown>) {
-  appendEvent(ctx, { userId, type: "conversation.updated", subject: { kind: "conversation", id: String(id) }, payload });
-}
+const changeOf = (userId: string, id: number, payload: Record<string, unknown>): NewEvent => ({
+  userId,
+  type: "conversation.updated",
+  subject: { kind: "conversation", id: String(id) },
+  payload,
+});
+
+const changed = (ctx: AppContext, userId: string, id: number, payload: Record<string, unknown>) => appendEvent(ctx, changeOf(userId, id, payload));
 
 /** Closes, reopens or archives one thread. */
 export async function setState(ctx: AppContext, userId: string, id: number, state: ConversationState): Promise<ConversationView> {
@@ -382,7 +391,7 @@ export async function setState(ctx: AppContext, userId: string, id: number, stat
     const row = rowById(ctx, userId, id);
     if (row.state === state) return;
     ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`).run(state, ctx.now(), id);
-    changed(ctx, userId, id, { state });
+    await changed(ctx, userId, id, { state });
   });
   return getConversation(ctx, userId, id);
 }
@@ -402,10 +411,8 @@ export async function bulkArchive(ctx: AppContext, userId: string, ids: number[]
     const target = archive ? "archived" : "open";
     const rows = ownRows(ctx, userId, ids).filter((r) => (archive ? r.state !== "archived" : r.state === "archived"));
     const update = ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`);
-    for (const r of rows) {
-      update.run(target, ctx.now(), r.id);
-      changed(ctx, userId, r.id, { state: target });
-    }
+    for (const r of rows) update.run(target, ctx.now(), r.id);
+    await appendEvents(ctx, rows.map((r) => changeOf(userId, r.id, { state: target })));
     return { message: `${plural(rows.length)} ${archive ? "archived" : "moved back to the inbox"}`, count: rows.length };
   });
 }
@@ -420,10 +427,8 @@ export async function bulkDelete(ctx: AppContext, userId: string, ids: number[])
     const update = ctx.db.$client.query(
       `UPDATE conversations SET state = 'deleted', cleared_seq = last_seq, last_read_seq = last_seq, unread_count = 0, updated_at = ? WHERE id = ?`,
     );
-    for (const r of rows) {
-      update.run(ctx.now(), r.id);
-      changed(ctx, userId, r.id, { state: "deleted" });
-    }
+    for (const r of rows) update.run(ctx.now(), r.id);
+    await appendEvents(ctx, rows.map((r) => changeOf(userId, r.id, { state: "deleted" })));
     return { message: `${plural(rows.length)} deleted`, count: rows.length };
   });
 }

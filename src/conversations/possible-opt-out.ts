@@ -26,7 +26,7 @@ export async function flagPossibleOptOut(ctx: AppContext, m: { userId: string; p
   const row = ctx.db.$client
     .query(`UPDATE conversations SET possible_opt_out_seq = ?, updated_at = ? WHERE user_id = ? AND phone = ? RETURNING id`)
     .get(m.seq, ctx.now(), m.userId, m.phone) as { id: number } | null;
-  if (row) changed(ctx, m.userId, row.id, m.seq);
+  if (row) await changed(ctx, m.userId, row.id, m.seq);
 }
 
 /** Takes the mark off the phone's thread: the contact opted out (STOP or plain words) in the inbound flow. */
@@ -37,7 +37,7 @@ export async function clearPossibleOptOut(ctx: AppContext, userId: string, phone
       `UPDATE conversations SET possible_opt_out_seq = NULL, updated_at = ? WHERE user_id = ? AND phone = ? AND possible_opt_out_seq IS NOT NULL RETURNING id`,
     )
     .get(ctx.now(), userId, phone) as { id: number } | null;
-  if (row) changed(ctx, userId, row.id, null);
+  if (row) await changed(ctx, userId, row.id, null);
 }
 
 type Marked = { id: number; phone: string; possible_opt_out_seq: number | null };
@@ -97,7 +97,7 @@ export async function optOutPossible(ctx: AppContext, userId: string, id: number
 }
 
 function changed(ctx: AppContext, userId: string, id: number, seq: number | null) {
-  appendEvent(ctx, {
+  return appendEvent(ctx, {
     userId,
     type: "conversation.updated",
     subject: { kind: "conversation", id: String(id) },

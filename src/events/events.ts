@@ -60,11 +60,26 @@ export type AppEvent = {
 const inserts = new WeakMap<Database, Statement>();
 
 /**
- * Appends an event on the context's connection. Call it inside the transaction that makes the change (bun:sqlite:
- * every statement on the connection inside db.transaction belongs to it): if the change rolls back, so does the
- * event. Answers the event's id.
+ * Appends an event on the context's connection. Call it inside the transaction that makes the change
+ * (ctx.withTransaction): if the change rolls back, so does the event. Answers the event's id.
  */
-export function appendEvent(ctx: AppContext, event: NewEvent): number {
+export async function appendEvent(ctx: AppContext, event: NewEvent): Promise<number> {
+  await ready(ctx.db);
+  return insertEvents(ctx, [event])[0]!;
+}
+
+/**
+ * Appends events in order, as appendEvent does, in one call: a writer of many rows (a chunk of the outbox, a bulk
+ * action) appends their events with one await, not one per row. Answers their ids in order.
+ */
+export async function appendEvents(ctx: AppContext, events: NewEvent[]): Promise<number[]> {
+  if (!events.length) return [];
+  await ready(ctx.db);
+  return insertEvents(ctx, events);
+}
+
+/** The events' rows, in the caller's turn after ready, and the listeners told once the transaction has ended. */
+function insertEvents(ctx: AppContext, events: NewEvent[]): number[] {
   const db = ctx.db.$client;
   let insert = inserts.get(db);
   if (!insert) {
@@ -73,26 +88,22 @@ export function appendEvent(ctx: AppContext, event: NewEvent): number {
     );
     inserts.set(db, insert);
   }
-  const row = insert.get(
-    event.userId,
-    event.type,
-    event.subject.kind,
-    event.subject.id,
-    JSON.stringify(event.payload ?? {}),
-    ctx.now(),
-  ) as { id: number };
+  const now = ctx.now();
+  const ids: number[] = [];
+  for (const e of events) {
+    ids.push((insert.get(e.userId, e.type, e.subject.kind, e.subject.id, JSON.stringify(e.payload ?? {}), now) as { id: number }).id);
+  }
   const listeners = committedListeners.get(ctx);
   if (listeners?.size && !notifyScheduled.has(ctx)) {
-    // After the transaction ends (or rolls back, and then the listener finds nothing new): a synchronous bun:sqlite
-    // one has ended by the next microtask, an async one (db/transaction.ts) tells when. One per burst of appends,
-    // however many the transaction made.
+    // After the transaction ends (or rolls back, and then the listener finds nothing new; with none open, in a
+    // microtask: db/transaction.ts tells when). One per burst of appends, however many the transaction made.
     notifyScheduled.add(ctx);
     afterTransaction(ctx.db, () => {
       notifyScheduled.delete(ctx);
       for (const listener of [...listeners.values()]) listener();
     });
   }
-  return row.id;
+  return ids;
 }
 
 // The listeners per connection told that events were appended, one per consumer (the WebSocket hub while sockets

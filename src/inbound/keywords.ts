@@ -52,7 +52,7 @@ export async function handleKeyword(ctx: AppContext, m: InboundText): Promise<Ke
   if (match.rule === "keyword") {
     const outcome = await subscribe(ctx, m, match.keyword);
     // In the inbound transaction, so the log holds a keyword match exactly when the message and its effects do.
-    appendEvent(ctx, {
+    await appendEvent(ctx, {
       userId: m.userId,
       type: "keyword.received",
       subject: { kind: "message", id: m.messageId },

@@ -2,7 +2,7 @@ import { createFromInbound, findByPhone, optInContact, optOutContact, type Conta
 import { queueInboundMedia } from "./media-copy";
 import { recordReply } from "../contacts/engagement";
 import type { AppContext } from "../context";
-import { attachToConversation, reserveSeqs } from "../conversations/conversations";
+import { attachToConversations, reserveSeqs } from "../conversations/conversations";
 import { clearPossibleOptOut, flagPossibleOptOut } from "../conversations/possible-opt-out";
 import { appendEvent } from "../events/events";
 import { keywordsOn } from "../keywords/keywords";
@@ -50,7 +50,7 @@ async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: 
   const sender: Sender = { contact: (await findByPhone(ctx, userId, from)) ?? null };
   const contact = sender.contact;
   const now = ctx.now();
-  const seq = reserveSeqs(ctx, 1);
+  const seq = await reserveSeqs(ctx, 1);
   const inserted = await storeInbound(ctx, {
     id: Bun.randomUUIDv7(),
     seq,
@@ -65,8 +65,8 @@ async function recordInboundSteps(ctx: AppContext, account: ProviderAccount, e: 
     at: new Date(now),
   });
   if (!inserted) return { message: null, keyword: null, reply: null, plain: "none" };
-  appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
-  attachToConversation(ctx, { userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null });
+  await appendEvent(ctx, { userId, type: "message.received", subject: { kind: "message", id: inserted.id }, payload: { phone: from, contactId: contact?.id ?? null } });
+  await attachToConversations(ctx, [{ userId, phone: from, seq, messageId: inserted.id, direction: "inbound", receivedOn: e.to || null }]);
   if (e.media?.length) await queueInboundMedia(ctx, { userId, providerId: account.id, messageId: inserted.id, urls: e.media });
   if (contact) await recordReply(ctx, contact.id, now);
 

@@ -1,6 +1,6 @@
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
-import { appendEvent } from "../events/events";
+import { appendEvents, type NewEvent } from "../events/events";
 import { clickedMessages } from "../messages/messages";
 import { classify, SCANNER_WINDOW_MS, type Verdict } from "../../shared/links/classify";
 import type { ShortLink } from "./links";
@@ -114,10 +114,12 @@ async function writeHits(ctx: AppContext, slice: PendingHit[], waiting: PendingH
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const counted = db.query(`SELECT 1 FROM link_clicks WHERE short_link_id = ? AND verdict = 'human' LIMIT 1`);
-  // Its callback awaits the messages' record only, then runs its statements with nothing awaited between them.
+  // Its callback awaits the messages' record, runs its statements with nothing awaited between them, then appends
+  // the people's clicks' events in one call.
   await ctx.withTransaction(async () => {
     // The message's delivery report and its contact now (a merge of contacts moves the message to the one kept).
     const messages = await clickedMessages(ctx, [...new Set(hits.flatMap((h) => (h.link.message_id ? [h.link.message_id] : [])))]);
+    const clicked: NewEvent[] = [];
     for (const h of hits) {
       const l = h.link;
       const m = l.message_id ? messages.get(l.message_id) : undefined;
@@ -135,13 +137,14 @@ async function writeHits(ctx: AppContext, slice: PendingHit[], waiting: PendingH
         id: number;
       };
       if (verdict !== "human") continue;
-      appendEvent(ctx, {
+      clicked.push({
         userId: l.user_id,
         type: "link.clicked",
         subject: contactId ? { kind: "contact", id: contactId } : { kind: "message", id: l.message_id ?? l.code },
         payload: { clickId: row.id, code: l.code, url: l.url, campaignId: l.campaign_id, contactId, messageId: l.message_id, clickedAt: new Date(h.at).toISOString() },
       });
     }
+    await appendEvents(ctx, clicked);
   });
   return hits.length;
 }

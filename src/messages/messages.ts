@@ -246,7 +246,7 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
     }
     for (const status of ["sent", "delivered", "failed"] as const) {
       const reached = changed.filter((c) => c.status === status);
-      if (reached.length) appendStatusEvents(ctx, `message.${status}`, reached);
+      if (reached.length) await appendStatusEvents(ctx, `message.${status}`, reached);
     }
   });
   // A report held while another process was recording its message's id, whose look for held reports came before

@@ -328,7 +328,9 @@ export function outboxStore(ctx: AppContext): OutboxStore {
               break;
           }
         }
-        for (const status of ["sent", "delivered", "failed", "unknown"] as const) appendStatusEvents(ctx, `message.${status}`, reached[status]);
+        for (const status of ["sent", "delivered", "failed", "unknown"] as const) {
+          if (reached[status].length) await appendStatusEvents(ctx, `message.${status}`, reached[status]);
+        }
         for (const p of pauses) await ctx.campaignOutbox.pause(p.campaignId, p.reason);
       }
       return { optOuts, settle };

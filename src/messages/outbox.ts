@@ -1,6 +1,6 @@
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
-import { appendEvent, type EventType } from "../events/events";
+import { appendEvents, type EventType, type NewEvent } from "../events/events";
 import { attachMedia, linkMedia, type MessageMedia } from "../media/media";
 import { PARKED } from "./due";
 
@@ -41,12 +41,13 @@ export type NewOutbound = {
 /**
  * Puts messages in the outbox in one ctx.withTransaction (a savepoint of the caller's when it has one, as every
  * caller does: a campaign's chunk, sendText's, a drip pass's), whose callback awaits records only, one call per chunk
- * for each kind of write (an MMS's attachments), never one per row (a chunk writes thousands). A campaign's rows are
- * unique per campaign and phone, so a repeat adds nobody twice. One `message.queued` event per campaign (per
- * message for the others) in the same transaction, and the engine is woken for their senders. Each row takes its
- * place in its phone's conversation in that transaction too (a campaign's rows in one statement per campaign).
- * Many messages of no campaign (a pass of drip steps) are best queued in one call: one transaction, one range of
- * sequence numbers, one wake. Answers the ids of the rows written.
+ * for each kind of write (the sequence numbers, the events, the threads, an MMS's attachments; a campaign's thread
+ * statement per campaign), never one per row (a chunk writes thousands): its rows are written in one turn. A
+ * campaign's rows are unique per campaign and phone, so a repeat adds nobody twice. One `message.queued` event per
+ * campaign (per message for the others) in the same transaction, and the engine is woken for their senders. Each row
+ * takes its place in its phone's conversation in that transaction too (a campaign's rows in one statement per
+ * campaign). Many messages of no campaign (a pass of drip steps) are best queued in one call: one transaction, one
+ * range of sequence numbers, one wake. Answers the ids of the rows written.
  */
 export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<string[]> {
   const db = ctx.db.$client;
@@ -60,9 +61,12 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
   const perCampaign = new Map<string, { userId: string; places: [string, number][] }>();
   const uploads: MessageMedia[] = [];
   const shared: MessageMedia[] = [];
+  const queued: NewEvent[] = [];
+  const threads: Parameters<AppContext["threads"]["attach"]>[0] = [];
   await ctx.withTransaction(async () => {
+    const first = await ctx.threads.reserve(items.length);
+    // The rows, with no await between them.
     const now = ctx.now();
-    const first = ctx.threads.reserve(items.length);
     items.forEach((m, i) => {
       const id = m.id ?? Bun.randomUUIDv7();
       const seq = first + i;
@@ -78,8 +82,8 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
       if (m.mediaIds?.length) uploads.push({ messageId: id, ids: m.mediaIds });
       if (m.sharedMediaIds?.length) shared.push({ messageId: id, ids: m.sharedMediaIds });
       if (!m.campaignId) {
-        appendEvent(ctx, { userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
-        ctx.threads.attach({ userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });
+        queued.push({ userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
+        threads.push({ userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });
         return;
       }
       const c = perCampaign.get(m.campaignId);
@@ -87,10 +91,12 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
       else perCampaign.set(m.campaignId, { userId: m.userId, places: [[m.phone, seq]] });
     });
     for (const [campaignId, { userId, places }] of perCampaign) {
-      appendEvent(ctx, { userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: places.length } });
-      ctx.threads.attachCampaign({ userId, campaignId, places });
+      queued.push({ userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: places.length } });
     }
-    // The chunk's attachments, one call each for all its messages (a text's chunk carries none and awaits nothing).
+    // The events, then the threads (whose own events follow), then the attachments: one call each for the chunk.
+    await appendEvents(ctx, queued);
+    if (threads.length) await ctx.threads.attach(threads);
+    for (const [campaignId, { userId, places }] of perCampaign) await ctx.threads.attachCampaign({ userId, campaignId, places });
     if (uploads.length) await attachMedia(ctx, uploads);
     if (shared.length) await linkMedia(ctx, shared);
   });
@@ -187,11 +193,12 @@ export type StatusEventRow = { id: string; userId: string; campaignId: string | 
  * carried many to one (one event per campaign and batch, their ids in the payload), so the engine keeps its speed;
  * a message of no campaign gets its own event.
  */
-export function appendStatusEvents(ctx: AppContext, type: Extract<EventType, `message.${string}`>, rows: StatusEventRow[]) {
+export async function appendStatusEvents(ctx: AppContext, type: Extract<EventType, `message.${string}`>, rows: StatusEventRow[]): Promise<void> {
+  const events: NewEvent[] = [];
   const byCampaign = new Map<string, { userId: string; ids: string[] }>();
   for (const r of rows) {
     if (!r.campaignId) {
-      appendEvent(ctx, { userId: r.userId, type, subject: { kind: "message", id: r.id } });
+      events.push({ userId: r.userId, type, subject: { kind: "message", id: r.id } });
       continue;
     }
     const c = byCampaign.get(r.campaignId);
@@ -199,6 +206,7 @@ export function appendStatusEvents(ctx: AppContext, type: Extract<EventType, `me
     else byCampaign.set(r.campaignId, { userId: r.userId, ids: [r.id] });
   }
   for (const [campaignId, { userId, ids }] of byCampaign) {
-    appendEvent(ctx, { userId, type, subject: { kind: "campaign", id: campaignId }, payload: { messageIds: ids } });
+    events.push({ userId, type, subject: { kind: "campaign", id: campaignId }, payload: { messageIds: ids } });
   }
+  await appendEvents(ctx, events);
 }

@@ -196,7 +196,7 @@ async function leaveUnknown(ctx: AppContext, id: string, reason: string): Promis
       ctx.now(),
       id,
     );
-    appendStatusEvents(ctx, "message.unknown", [row]);
+    await appendStatusEvents(ctx, "message.unknown", [row]);
     return row;
   });
   if (row?.campaignId) {
@@ -241,7 +241,7 @@ async function settle(ctx: AppContext, account: ProviderAccount, id: string, sta
       `UPDATE messages SET status = ?, provider_message_id = ?, sent_at = ?, segment_price_micros = ?, error_code = NULL,
          error_message = CASE WHEN ? = 'failed' THEN 'The provider accepted the message, then reported it failed' END, updated_at = ? WHERE id = ?`,
     ).run(status, match.providerMessageId, startedAt, price, status, now, id);
-    appendStatusEvents(ctx, `message.${status}`, [row]);
+    await appendStatusEvents(ctx, `message.${status}`, [row]);
     return { row, match };
   });
   if (!decided) return { result: "settled before the lookup" };

@@ -210,22 +210,9 @@ const ALLOWED: Record<string, string> = {
   "server.ts imports db/postgres/records-db.ts (not a record)": "the composition opens the records' database on PostgreSQL (DATABASE_URL) and hands it to the context",
   "server.ts imports db/transaction.ts (not a record)": "the composition hands the engine's transactions to the context (ctx.withTransaction)",
 
-  // Records of converted folders still synchronous for callers that are not (issue 30 item 2).
-  "conversations/conversations.ts exports reserveSeqs, which uses the database, not async (not async)":
-    "every message's seq is reserved in the transaction that writes it, through the synchronous threads port (ctx.threads.reserve): the outbox's enqueue, whose callback writes a chunk's rows in one turn (never an await per row); the inbound flow's transaction (receive.ts) calls it too",
-  "conversations/conversations.ts exports attachToConversation, which uses the database, not async (not async)":
-    "the threads port (ctx.threads, server.ts, synchronous) files a message in the transaction that writes it, in the same turn as its row: the outbox's enqueue (a drip pass's many texts); the inbound flow's transaction (receive.ts) calls it too",
-  "conversations/conversations.ts exports attachCampaignMessages, which uses the database, not async (not async)":
-    "as attachToConversation: a campaign's chunk joins its threads in enqueue's turn, with its rows",
-  "events/events.ts exports appendEvent, which uses the database, not async (not async)":
-    "an event is appended in the transaction of its change; its callers are async but for the synchronous ones that go with it: the threads port (ctx.threads.attach, attachCampaign: conversations.ts attachToConversation, attachCampaignMessages, called from enqueue's transaction), conversations' and possible-opt-out's changed, and messages/outbox.ts appendStatusEvents; and the tests that append inside bun:sqlite transactions (22 places)",
+  // Of converted folders, what reaches the connection synchronously and is no record (issue 30 items 2-3).
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
-    "not a record: builds the engine's store (sending/ports.ts) and prepares its statements once; every method of the store answers a Promise (claims, checks and marks, outcomes in one transaction each)",
-  // campaigns (issue 30 item 2): its SQL is in records.ts and stats.ts.
-  // Found once the check followed synchronous helper chains across files (issue 30 item 3): each calls, one or more files
-  // away, a synchronous record ALLOWED above, and goes with it.
-  "messages/outbox.ts exports appendStatusEvents, which uses the database, not async (not async)":
-    "appends the events of messages that reached a status with appendEvent (synchronous, ALLOWED above), in the outcomes' transaction",
+    "not a record: builds the engine's store (sending/ports.ts), preparing its statements on the connection as it is built (a prepare reads and writes no row; server.ts builds a store per connection, again after a restore); every method answers a Promise and runs its statements after ready or in its transaction (claims, checks and marks, outcomes in one transaction each). Preparing them in the methods instead would put a helper's await on every claim of the engine's loop for nothing the check guards",
 };
 
 /**
@@ -248,8 +235,8 @@ const ALLOWED: Record<string, string> = {
  * searchPage, and their rows) is read in one ctx.withTransaction (listContacts), which a delete waits for.
  * In database-file, the copy (VACUUM INTO) runs in the turn it is called, for callers that awaited `databaseIdle` with
  * no await since (backups' `backUp`), and for the start's backup before migrations, which runs before any transaction.
- * In events, the log is appended to in the transaction of its change (ALLOWED); its readers' records are async, awaited
- * in the readers' chunk transactions and by the live hub.
+ * In events, the log is appended to by an async record in the transaction of its change (appendEvents: a chunk's
+ * events in one call); its readers' records are async, awaited in the readers' chunk transactions and by the live hub.
  */
 const ASYNC_FOLDERS = new Set(["database-file", "auth", "links", "events", "jobs", "messages", "automation", "campaigns", "support", "backups", "drips", "error-reports", "api-keys", "state-rules", "segments", "inbound", "templates", "results", "outbound-webhooks", "licenses", "admin", "phone-numbers", "providers", "users", "conversations", "keywords", "media", "contacts"]);
 /** Files converted in folders not yet whole (none now: each converted folder is whole). */

@@ -9,7 +9,7 @@ import { withTransaction } from "../../db/transaction";
 import { processEvents as processRuleEvents, processEventsChunk, READ_CHUNK as RULES_CHUNK } from "../../src/automation/runner";
 import type { AppContext } from "../../src/context";
 import { processEvents, readExitsChunk, READ_CHUNK } from "../../src/drips/runner";
-import { advanceCursor, appendEvent, readCursor } from "../../src/events/events";
+import { advanceCursor, appendEvents, readCursor } from "../../src/events/events";
 import { DUE_BATCH, enqueueJob, registerJobHandler, runDueJobs, startJobRunner } from "../../src/jobs/jobs";
 import { turnsDuring } from "../support/turns";
 
@@ -24,9 +24,9 @@ beforeEach(() => {
 
 /** `n` contact.tagged events of contacts in no drip and no rule: each is read and handled, and nothing follows. */
 function backlog(n: number) {
-  ctx.db.$client.transaction(() => {
-    for (let i = 0; i < n; i++) appendEvent(ctx, { userId: "u1", type: "contact.tagged", subject: { kind: "contact", id: `c${i}` }, payload: { tags: ["x"] } });
-  })();
+  return ctx.withTransaction(() =>
+    appendEvents(ctx, Array.from({ length: n }, (_, i) => ({ userId: "u1", type: "contact.tagged" as const, subject: { kind: "contact" as const, id: `c${i}` }, payload: { tags: ["x"] } }))),
+  );
 }
 
 describe("the jobs runner", () => {
@@ -88,7 +88,7 @@ describe("the jobs runner's alarm", () => {
 describe("the event readers", () => {
   test("the drips' exit reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
     await advanceCursor(ctx, "drips.exits", 0);
-    backlog(2 * READ_CHUNK + 50);
+    await backlog(2 * READ_CHUNK + 50);
     // At most READ_CHUNK, fewer when its time budget runs out first.
     expect(await readExitsChunk(ctx)).toBe(true);
     expect(await readCursor(ctx, "drips.exits")).toBeGreaterThan(0);
@@ -101,7 +101,7 @@ describe("the event readers", () => {
 
   test("the automation rules' reader handles at most READ_CHUNK events per transaction and yields between chunks", async () => {
     await advanceCursor(ctx, "automation.rules", 0);
-    backlog(2 * RULES_CHUNK + 50);
+    await backlog(2 * RULES_CHUNK + 50);
     expect(await processEventsChunk(ctx)).toEqual({ runs: 0, more: true });
     expect(await readCursor(ctx, "automation.rules")).toBeGreaterThan(0);
     expect(await readCursor(ctx, "automation.rules")).toBeLessThanOrEqual(RULES_CHUNK);

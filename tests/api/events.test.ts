@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { sendCampaign } from "../../src/campaigns/campaigns";
-import { advanceCursor, appendEvent, lastEventId, readCursor, readEvents, type AppEvent } from "../../src/events/events";
+import { advanceCursor, appendEvent, appendEvents, lastEventId, readCursor, readEvents, type AppEvent } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { createOrPromoteAdmin } from "../../src/auth/admins";
 import { findUserById } from "../../src/users/queries";
@@ -162,11 +162,11 @@ describe("reading the log", () => {
         (other.query(`SELECT count(*) AS n FROM contacts WHERE user_id = ?`).get(userId) as { n: number }).n,
       ];
       let during: number[] = [];
-      db().transaction(() => {
+      await t.ctx.withTransaction(async () => {
         db().query(`INSERT INTO contacts (id, user_id, phone) VALUES ('ev-visibility', ?, '+14155553020')`).run(userId);
-        appendEvent(t.ctx, { userId, type: "contact.created", subject: { kind: "contact", id: "ev-visibility" } });
+        await appendEvent(t.ctx, { userId, type: "contact.created", subject: { kind: "contact", id: "ev-visibility" } });
         during = seen();
-      })();
+      });
       expect(during).toEqual([0, 0]);
       expect(seen()).toEqual([1, 1]);
     } finally {
@@ -179,11 +179,11 @@ describe("reading the log", () => {
     const b = await sender();
     const subject = { kind: "contact" as const, id: "c" };
     const start = await lastEventId(t.ctx);
-    const ids = [
-      appendEvent(t.ctx, { userId: a.userId, type: "contact.created", subject }),
-      appendEvent(t.ctx, { userId: b.userId, type: "contact.created", subject }),
-      appendEvent(t.ctx, { userId: a.userId, type: "contact.opted_out", subject }),
-    ];
+    const ids = await appendEvents(t.ctx, [
+      { userId: a.userId, type: "contact.created", subject },
+      { userId: b.userId, type: "contact.created", subject },
+      { userId: a.userId, type: "contact.opted_out", subject },
+    ]);
     expect(ids).toEqual([start + 1, start + 2, start + 3]);
     expect((await readEvents(t.ctx, { afterId: start, limit: 2 })).map((e) => e.id)).toEqual([start + 1, start + 2]);
     expect((await readEvents(t.ctx, { afterId: start + 2, limit: 10 })).map((e) => e.id)).toEqual([start + 3]);
@@ -196,7 +196,7 @@ describe("reading the log", () => {
     expect(await readCursor(t.ctx, "never-ran")).toBe(0);
 
     db().exec(`DELETE FROM events WHERE id > ${start}`);
-    expect(appendEvent(t.ctx, { userId: a.userId, type: "contact.created", subject })).toBe(start + 4);
+    expect(await appendEvent(t.ctx, { userId: a.userId, type: "contact.created", subject })).toBe(start + 4);
   });
 });
 
@@ -221,9 +221,9 @@ describe("retention", () => {
     const base = realNow();
     try {
       t.ctx.now = () => base - 8 * DAY;
-      const old = appendEvent(t.ctx, { userId, type: "contact.created", subject: { kind: "contact", id: "old" } });
+      const old = await appendEvent(t.ctx, { userId, type: "contact.created", subject: { kind: "contact", id: "old" } });
       t.ctx.now = () => base - 5 * DAY;
-      const recent = appendEvent(t.ctx, { userId, type: "contact.created", subject: { kind: "contact", id: "recent" } });
+      const recent = await appendEvent(t.ctx, { userId, type: "contact.created", subject: { kind: "contact", id: "recent" } });
       // The pruning job ran at start-up and is due again a day later.
       const job = db().query(`SELECT state, run_at FROM jobs WHERE key = 'events.prune'`).get() as { state: string; run_at: number };
       expect(job.state).toBe("pending");

@@ -2,7 +2,7 @@
 // statements are prepared, and the event log's readers (the WebSocket hub, automation rules) work a backlog off in
 // bounded pages with the event loop turning between them, so webhooks are answered while a backlog drains.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { appendEvent, lastEventId, PRUNE_BATCH, readCursor } from "../../src/events/events";
+import { appendEvents, lastEventId, PRUNE_BATCH, readCursor } from "../../src/events/events";
 import { runDueJobs } from "../../src/jobs/jobs";
 import { PUSH_PAGE } from "../../src/live/hub";
 import { liveHubOf } from "../../src/live/socket";
@@ -105,9 +105,7 @@ describe("a backlog of 5,000 events", () => {
     const hub = liveHubOf(t.ctx)!;
     const before = { ...hub.pushed };
     let atFirstTurn = -1;
-    t.ctx.db.$client.transaction(() => {
-      for (let n = 0; n < 5000; n++) appendEvent(t.ctx, conversationEvent(acc.user.id, n));
-    })();
+    await t.ctx.withTransaction(() => appendEvents(t.ctx, Array.from({ length: 5000 }, (_, n) => conversationEvent(acc.user.id, n))));
     // Queued before the hub's first page (a microtask after the commit) and so run right after it, ahead of the
     // hub's own next turn: what one turn of the event loop published.
     setImmediate(() => (atFirstTurn = hub.pushed.events - before.events));
@@ -126,10 +124,7 @@ describe("a backlog of 5,000 events", () => {
   test(`goes to a socket resuming from before it in pages of ${PUSH_PAGE}: all 5,000 in order, once each, then ready`, async () => {
     const acc = await t.signUpVerified();
     const from = await lastEventId(t.ctx);
-    const ids: number[] = [];
-    t.ctx.db.$client.transaction(() => {
-      for (let n = 0; n < 5000; n++) ids.push(appendEvent(t.ctx, conversationEvent(acc.user.id, n)));
-    })();
+    const ids = await t.ctx.withTransaction(() => appendEvents(t.ctx, Array.from({ length: 5000 }, (_, n) => conversationEvent(acc.user.id, n))));
     const hub = liveHubOf(t.ctx)!;
     const before = { ...hub.replayed };
     const socket = await connect(acc, from);
@@ -144,12 +139,12 @@ describe("a backlog of 5,000 events", () => {
 
   test("is read by automation rules at most 200 events a turn: its cursor stands within the first 200 at the first turn, at the last one in the end", async () => {
     const acc = await t.signUpVerified();
-    const ids: number[] = [];
-    t.ctx.db.$client.transaction(() => {
-      for (let n = 0; n < 5000; n++) {
-        ids.push(appendEvent(t.ctx, { userId: acc.user.id, type: "contact.created", subject: { kind: "contact", id: `c${n}` }, payload: { source: "inbound" } }));
-      }
-    })();
+    const ids = await t.ctx.withTransaction(() =>
+      appendEvents(
+        t.ctx,
+        Array.from({ length: 5000 }, (_, n) => ({ userId: acc.user.id, type: "contact.created" as const, subject: { kind: "contact" as const, id: `c${n}` }, payload: { source: "inbound" } })),
+      ),
+    );
     let atFirstTurn = -1;
     setImmediate(async () => (atFirstTurn = await readCursor(t.ctx, "automation.rules")));
     const end = await waitFor(() => readCursor(t.ctx, "automation.rules"), (c) => c >= ids.at(-1)!);
@@ -173,9 +168,9 @@ describe("pruning the event log", () => {
     const old = () => (db.query(`SELECT count(*) AS n FROM events WHERE created_at < ?`).get(due - 30 * DAY) as { n: number }).n;
     try {
       t.ctx.now = () => due - 60 * DAY;
-      db.transaction(() => {
-        for (let n = 0; n < 12_000; n++) appendEvent(t.ctx, { userId: acc.user.id, type: "contact.created", subject: { kind: "contact", id: `old${n}` } });
-      })();
+      await t.ctx.withTransaction(() =>
+        appendEvents(t.ctx, Array.from({ length: 12_000 }, (_, n) => ({ userId: acc.user.id, type: "contact.created" as const, subject: { kind: "contact" as const, id: `old${n}` } }))),
+      );
       t.ctx.now = () => due;
       const runs: [number, { state: string; run_at: number }][] = [];
       for (let i = 0; i < 3; i++) {

@@ -3,7 +3,7 @@
 // minute; past that a socket is told to reload (reset, reason replay_limit) and goes live from the newest event.
 // The per-minute cap and the pages' lifetime run on the server's clock, moved by hand here.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { appendEvent, lastEventId } from "../../src/events/events";
+import { appendEvents, lastEventId } from "../../src/events/events";
 import { PUSH_PAGE, REPLAY_PAGE_TTL_MS, REPLAYS_PER_MINUTE } from "../../src/live/hub";
 import { liveHubOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -38,12 +38,13 @@ async function connect(acc: Account, lastEventId: number) {
 }
 
 /** `n` events of the account that each become a conversation_updated frame carrying its number. */
-function appendMany(userId: string, n: number): number[] {
-  return t.ctx.db.$client.transaction(() =>
-    Array.from({ length: n }, (_, i) =>
-      appendEvent(t.ctx, { userId, type: "conversation.updated", subject: { kind: "conversation", id: "1" }, payload: { state: "closed", n: i } }),
+function appendMany(userId: string, n: number): Promise<number[]> {
+  return t.ctx.withTransaction(() =>
+    appendEvents(
+      t.ctx,
+      Array.from({ length: n }, (_, i) => ({ userId, type: "conversation.updated" as const, subject: { kind: "conversation" as const, id: "1" }, payload: { state: "closed", n: i } })),
     ),
-  )();
+  );
 }
 
 const numbered = (frames: Frame[]) => frames.filter((f) => f.type === "conversation_updated").map((f) => f.changes.n as number);
@@ -53,7 +54,7 @@ describe("replay pages shared between an account's sockets", () => {
   test(`three sockets resuming from the same event read the log once: ${1000 / PUSH_PAGE} pages built, ${(2 * 1000) / PUSH_PAGE} handed on, each socket all 1,000 in order then ready`, async () => {
     const acc = await t.signUpVerified();
     const from = await lastEventId(t.ctx);
-    const ids = appendMany(acc.user.id, 1000);
+    const ids = await appendMany(acc.user.id, 1000);
     const hub = liveHubOf(t.ctx)!;
     const built = { ...hub.replayed };
     const shared = hub.replayShared.pages;
@@ -71,7 +72,7 @@ describe("replay pages shared between an account's sockets", () => {
   test("a socket resuming from inside a page another socket built gets only what follows its event, from that page", async () => {
     const acc = await t.signUpVerified();
     const from = await lastEventId(t.ctx);
-    const ids = appendMany(acc.user.id, 300);
+    const ids = await appendMany(acc.user.id, 300);
     const hub = liveHubOf(t.ctx)!;
     const first = await connect(acc, from);
     expect(numbered(first.frames)).toEqual(range(0, 300));
@@ -87,7 +88,7 @@ describe("replay pages shared between an account's sockets", () => {
   test(`a page older than ${REPLAY_PAGE_TTL_MS / 1000} s is read from the log again`, async () => {
     const acc = await t.signUpVerified();
     const from = await lastEventId(t.ctx);
-    appendMany(acc.user.id, 50);
+    await appendMany(acc.user.id, 50);
     const hub = liveHubOf(t.ctx)!;
     const first = await connect(acc, from);
     const built = hub.replayed.pages;
@@ -104,7 +105,7 @@ describe(`at most ${REPLAYS_PER_MINUTE} replays per account per minute`, () => {
     const acc = await t.signUpVerified();
     const other = await t.signUpVerified();
     const from = await lastEventId(t.ctx);
-    appendMany(acc.user.id, 3);
+    await appendMany(acc.user.id, 3);
     const hub = liveHubOf(t.ctx)!;
     const refused = hub.replayShared.refused;
     // Each replay on its own socket, closed before the next: the count is the account's, not a socket's.
@@ -119,7 +120,7 @@ describe(`at most ${REPLAYS_PER_MINUTE} replays per account per minute`, () => {
     expect(limited.frames).toEqual([{ type: "reset", reason: "replay_limit", lastEventId: cursor }]);
     expect(hub.replayShared.refused - refused).toBe(1);
     // Live from there: the next event reaches it.
-    const [next] = appendMany(acc.user.id, 1);
+    const [next] = await appendMany(acc.user.id, 1);
     await waitFor(() => limited.frames.length, (n) => n === 2);
     expect(limited.frames[1]).toEqual({ type: "conversation_updated", eventId: next!, conversationId: 1, changes: { state: "closed", n: 0 } });
     await limited.close();
@@ -131,7 +132,7 @@ describe(`at most ${REPLAYS_PER_MINUTE} replays per account per minute`, () => {
 
     // Another account's replay in the same minute.
     const otherFrom = await lastEventId(t.ctx);
-    appendMany(other.user.id, 2);
+    await appendMany(other.user.id, 2);
     const others = await connect(other, otherFrom);
     expect(numbered(others.frames)).toEqual([0, 1]);
     await others.close();

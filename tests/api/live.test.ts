@@ -2,7 +2,7 @@
 // client's resume, and a slow reader that cannot hold up the others.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import net from "node:net";
-import { appendEvent, lastEventId, pruneEvents, readEvents } from "../../src/events/events";
+import { appendEvents, lastEventId, pruneEvents, readEvents } from "../../src/events/events";
 import { PUSH_PAGE, type LiveSocket, type SocketData } from "../../src/live/hub";
 import { liveHubOf } from "../../src/live/socket";
 import { startTestServer, type Account, type TestServer } from "../support/test-server";
@@ -278,9 +278,9 @@ describe("a slow reader", () => {
     // 3,000 frames of 1.8 KB: more than the kernel's buffers take, so the slow socket's own buffer fills.
     const n = 3000;
     const started = performance.now();
-    t.ctx.db.$client.transaction(() => {
-      for (let i = 0; i < n; i++) appendEvent(t.ctx, { userId: acc.user.id, type: "conversation.updated", subject: attached!.subject, payload: attached!.payload });
-    })();
+    await t.ctx.withTransaction(() =>
+      appendEvents(t.ctx, Array.from({ length: n }, () => ({ userId: acc.user.id, type: "conversation.updated" as const, subject: attached!.subject, payload: attached!.payload }))),
+    );
     await waitFor(() => fast.of("new_message").length, (k) => k === n, 10_000, 5);
     const elapsed = performance.now() - started;
     // The slow one, stalled since its buffer filled, is closed once it stayed so for the stall limit.
@@ -319,8 +319,8 @@ describe("a socket joining an account with a backlog", () => {
     const acc = await t.signUpVerified();
     const first = await connect(acc);
     const hub = liveHubOf(t.ctx)!;
-    // A second socket of the account, joined in the same turn as the commit of 1,000 events (before the hub's own
-    // pass): a stand-in for Bun's socket that records what the hub sends it.
+    // A second socket of the account, joined while the transaction of 1,000 events is open (before the hub's own
+    // pass, which the commit asks for): a stand-in for Bun's socket that records what the hub sends it.
     const sent: Frame[] = [];
     const second = {
       data: { userId: null, token: acc.token, checkedAt: Date.now(), sent: 0, stalledAt: null, greeted: false, live: false, authTimer: null } satisfies SocketData,
@@ -332,12 +332,21 @@ describe("a socket joining an account with a backlog", () => {
       close: () => {},
     } as unknown as LiveSocket;
     const before = { ...hub.pushed };
-    const ids = t.ctx.db.$client.transaction(() =>
-      Array.from({ length: 1000 }, (_, n) => appendEvent(t.ctx, { userId: acc.user.id, type: "conversation.updated", subject: { kind: "conversation", id: "1" }, payload: { state: "open", n } })),
-    )();
-    // The join reads and publishes in the hub's turn of work, queued before the pass the commit asks for.
+    let begun!: () => void;
+    const open = new Promise<void>((resolve) => (begun = resolve));
+    const committed = t.ctx.withTransaction(() => {
+      begun();
+      return appendEvents(
+        t.ctx,
+        Array.from({ length: 1000 }, (_, n) => ({ userId: acc.user.id, type: "conversation.updated" as const, subject: { kind: "conversation" as const, id: "1" }, payload: { state: "open", n } })),
+      );
+    });
+    await open;
+    // The join is the hub's turn of work queued before the pass the commit asks for; its reads wait for the commit.
     hub.join(second, acc.user.id, null);
-    await hub.idle();
+    const joined = hub.idle();
+    const ids = await committed;
+    await joined;
     expect([hub.pushed.events - before.events, hub.pushed.pages - before.pages]).toEqual([PUSH_PAGE, 1]);
     // It starts where the account stands after that page; what follows reaches it published.
     expect(sent).toEqual([{ type: "ready", lastEventId: ids[PUSH_PAGE - 1] }]);

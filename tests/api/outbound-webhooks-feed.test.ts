@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { loadConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
-import { appendEvent, readCursor } from "../../src/events/events";
+import { appendEvents, readCursor } from "../../src/events/events";
 import { DUE_BATCH, runDueJobs } from "../../src/jobs/jobs";
 import {
   ATTEMPTS_IN_FLIGHT,
@@ -122,15 +122,15 @@ function setUp() {
 }
 
 /** `n` contact_created events in one transaction: a backlog the feed finds all at once. Answers their ids. */
-function backlog(ctx: AppContext, userId: string, n: number): number[] {
-  return ctx.db.$client.transaction(() =>
-    Array.from({ length: n }, (_, i) => appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: `c${i}` }, payload: { source: "import" } })),
-  )();
+function backlog(ctx: AppContext, userId: string, n: number): Promise<number[]> {
+  return ctx.withTransaction(() =>
+    appendEvents(ctx, Array.from({ length: n }, (_, i) => ({ userId, type: "contact.created" as const, subject: { kind: "contact" as const, id: `c${i}` }, payload: { source: "import" } }))),
+  );
 }
 
 /** `n` contact_created events of an account, fed at once: one delivery per event and subscribed endpoint. */
 async function deliveriesFor(ctx: AppContext, userId: string, n: number) {
-  backlog(ctx, userId, n);
+  await backlog(ctx, userId, n);
   while ((await feedDeliveries(ctx)).more);
 }
 
@@ -165,7 +165,7 @@ describe("a backlog of 1,000 events", () => {
     await cursorPerTurn(ctx, () => true); // the feed's start-up page, on a log without deliverable events
     const before = { ...feedStats(ctx) };
 
-    const ids = backlog(ctx, user.id, 1000);
+    const ids = await backlog(ctx, user.id, 1000);
     const perTurn = await cursorPerTurn(ctx, (c) => c >= ids.at(-1)!);
     // Events fed by each turn's end: never more than a page in one turn, all 1,000 in the end.
     const fed = perTurn.map((c) => ids.filter((id) => id <= c).length);
@@ -194,7 +194,7 @@ describe("a backlog of 1,000 events", () => {
     const ep = await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["contact_created"] });
     await cursorPerTurn(ctx, () => true);
 
-    const ids = backlog(ctx, user.id, 1000);
+    const ids = await backlog(ctx, user.id, 1000);
     // The process dies (its database closed, nothing stopped in order) the turn its feed first moved.
     const [atCrash] = (await cursorPerTurn(ctx, (c) => c >= ids[0]!)).slice(-1);
     ctx.db.$client.close();

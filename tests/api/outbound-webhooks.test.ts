@@ -519,7 +519,7 @@ describe("delivery through failures and a restart", () => {
     };
     const nextAttempt = () => (ctx.db.$client.query(`SELECT next_attempt_at FROM jobs WHERE kind = 'webhooks.deliver'`).get() as { next_attempt_at: number }).next_attempt_at;
 
-    ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
+    await appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } });
     await run();
     // The schedule says 5 s; the receiver asked for an hour.
     expect(nextAttempt() - now).toBe(3600_000);
@@ -534,7 +534,7 @@ describe("delivery through failures and a restart", () => {
 
     // Five days after the first failure, the next failure disables the endpoint and emails the owner.
     now = T0 + 5 * 24 * 3600_000;
-    ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c2" } }))();
+    await appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c2" } });
     await run();
     const endpoint = ctx.db.$client.query(`SELECT active, disabled_reason FROM webhook_endpoints WHERE id = ?`).get(ep.id);
     expect(endpoint).toEqual({ active: 0, disabled_reason: "every delivery failed for 5 days" });
@@ -581,16 +581,16 @@ describe("delivery through failures and a restart", () => {
     const other = await createOrPromoteAdmin(ctx, "other@example.com", "other-secret-123");
     const ep = await createEndpoint(ctx, user.id, { name: "n8n", url: `${receiver.url}/hook`, events: ["contact_created", "message_delivered", "contact_opted_out"] });
     const event = (type: Parameters<typeof appendEvent>[1]["type"], subject: Parameters<typeof appendEvent>[1]["subject"], payload = {}, userId = user.id) =>
-      ctx.db.$client.transaction(() => appendEvent(ctx, { userId, type, subject, payload }))();
+      appendEvent(ctx, { userId, type, subject, payload });
 
-    event("contact.created", { kind: "contact", id: "c1" }, { source: "manual" });
-    event("message.delivered", { kind: "campaign", id: "k1" }, { messageIds: ["m1", "m2", "m3"] });
-    event("message.sent", { kind: "message", id: "m9" }); // not subscribed
-    event("contact.created", { kind: "contact", id: "c-other" }, {}, other.id); // another account
+    await event("contact.created", { kind: "contact", id: "c1" }, { source: "manual" });
+    await event("message.delivered", { kind: "campaign", id: "k1" }, { messageIds: ["m1", "m2", "m3"] });
+    await event("message.sent", { kind: "message", id: "m9" }); // not subscribed
+    await event("contact.created", { kind: "contact", id: "c-other" }, {}, other.id); // another account
     await run(ctx); // attempt 1 at T0: 500
     now += 5_000;
     await run(ctx); // attempt 2 at +5 s: 500
-    event("contact.opted_out", { kind: "contact", id: "c1" }, { source: "reply" });
+    await event("contact.opted_out", { kind: "contact", id: "c1" }, { source: "reply" });
     // The appliance stops before the feed sees the last event, and comes back.
     close(ctx);
     ctx = await open();
@@ -1032,7 +1032,7 @@ describe("signing secrets at rest", () => {
     for (const r of rows) expect([r.secret, r.previous_secret ?? "v1.x.y.z"].every((v) => /^v1\./.test(v))).toBe(true);
     expect(JSON.stringify(rows)).not.toContain("whsec_");
 
-    ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
+    await appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } });
     await (await runDueJobs(ctx)).settled;
     await (await runDueJobs(ctx)).settled;
     const old = receiver.received.find((r) => r.path === "/old")!;

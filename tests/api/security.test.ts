@@ -234,7 +234,7 @@ describe("outbound webhooks", () => {
       const user = await createOrPromoteAdmin(ctx, "shop@example.com", "owner-secret-123");
       receiversStandFor(ctx, "public");
       await createEndpoint(ctx, user.id, { name: "crm", url: `http://127.0.0.1:${receiver.port}/hook`, events: ["contact_created"] });
-      ctx.db.$client.transaction(() => appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } }))();
+      await appendEvent(ctx, { userId: user.id, type: "contact.created", subject: { kind: "contact", id: "c1" } });
       const started = performance.now();
       await (await runDueJobs(ctx)).settled;
       await (await runDueJobs(ctx)).settled;
