@@ -11,7 +11,7 @@ export type PlanChanges = Partial<
 /** Changes the fields given (an administrator's edit in the portal); undefined for an unknown plan. */
 export async function updatePlan(ctx: AppContext, id: string, changes: PlanChanges): Promise<Plan | undefined> {
   await ready(ctx.db);
-  return ctx.db
+  return ctx.records
     .update(plans)
     .set({ ...changes, updatedAt: new Date(ctx.now()) })
     .where(eq(plans.id, id))
