@@ -4,22 +4,17 @@
 // process held are the others' once the lease is over.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SQL } from "bun";
-import { migratePostgres } from "../../db/postgres/migrate";
 import { CLAIM_JOB_SQL, DUE_JOBS_SQL_POSTGRES } from "../../src/jobs/jobs";
 import { CLAIM_LEASE_MS, CLAIM_SQL_POSTGRES, RELEASE_CLAIM_SQL } from "../../src/messages/outbox-store";
 import { INTERRUPTED_SQL_POSTGRES, SENDING_LEASE_MS } from "../../src/messages/reconcile";
-import { throwawayDatabase, type ThrowawayDatabase } from "../support/postgres";
+import { migratedWithSender, type ThrowawayDatabase } from "../support/postgres";
 
 const T0 = 1_800_000_000_000;
 const LEASE = 60_000;
 
 let pg: ThrowawayDatabase;
 beforeAll(async () => {
-  pg = await throwawayDatabase();
-  await migratePostgres(pg.sql);
-  await pg.sql.unsafe(`INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'pat@example.com', 0, 0)`);
-  await pg.sql.unsafe(`INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted, created_at) VALUES ('a1', 'u1', 'twilio', 'Twilio', '', 0)`);
-  await pg.sql.unsafe(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, created_at) VALUES ('n1', 'u1', 'a1', '+14155550100', 0)`);
+  pg = await migratedWithSender({ n1: "+14155550100" });
 });
 afterAll(() => pg?.drop());
 

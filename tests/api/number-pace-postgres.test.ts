@@ -3,22 +3,16 @@
 // slot another was given.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { SQL } from "bun";
-import { migratePostgres } from "../../db/postgres/migrate";
 import { RESERVE_ACCOUNT_PACE_SQL, RESERVE_PACE_SQL, reservePaceParams, SHIFT_PACE_SQL } from "../../src/phone-numbers/pace";
 import { CATCH_UP_MS } from "../../src/sending/pace";
-import { throwawayDatabase, type ThrowawayDatabase } from "../support/postgres";
+import { migratedWithSender, type ThrowawayDatabase } from "../support/postgres";
 
 const T0 = 1_800_000_000_000;
 const INTERVAL = 10.5;
 
 let pg: ThrowawayDatabase;
 beforeAll(async () => {
-  pg = await throwawayDatabase();
-  await migratePostgres(pg.sql);
-  await pg.sql.unsafe(`INSERT INTO users (id, email, created_at, updated_at) VALUES ('u1', 'pat@example.com', 0, 0)`);
-  await pg.sql.unsafe(`INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted, created_at) VALUES ('a1', 'u1', 'twilio', 'Twilio', '', 0)`);
-  for (const n of ["n1", "n2"])
-    await pg.sql.unsafe(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, created_at) VALUES ('${n}', 'u1', 'a1', '+1415555010${n.slice(1)}', 0)`);
+  pg = await migratedWithSender({ n1: "+14155550101", n2: "+14155550102" });
 });
 afterAll(() => pg?.drop());
 
