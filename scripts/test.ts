@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { POSTGRES_READY } from "../tests/postgres-ready";
 
 const root = join(import.meta.dir, "..");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -65,19 +66,10 @@ if (sh("node", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]) !== 0
 }
 
 if (only !== "browser") {
-  // bun test prints its summary on stderr; read the counts from it while still showing everything.
-  const result = spawnSync(process.execPath, ["test"], { cwd: root, encoding: "utf8", env: process.env, maxBuffer: 256 * 1024 * 1024 });
-  process.stdout.write(result.stdout);
-  process.stderr.write(result.stderr);
-  const output = result.stdout + result.stderr;
-  const pass = Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0);
-  const fail = Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0);
-  passed += pass;
-  failed += fail;
-  if (result.status !== 0 && fail === 0) {
-    runnerFailed = true;
-    console.error(`bun test exited with ${result.status}`);
-  }
+  bunTest([], {});
+  // The same files again with their apps on PostgreSQL, for the files that are served there (tests/postgres-ready.ts).
+  console.log(`\nOn PostgreSQL: ${POSTGRES_READY.length} API test files`);
+  bunTest(POSTGRES_READY, { SMSDESK_TEST_DATABASE: "postgres" });
 }
 
 if (only !== "api") {
@@ -97,6 +89,22 @@ if (only !== "api") {
     runnerFailed = true;
   }
   rmSync(reportDir, { recursive: true, force: true });
+}
+
+/** One `bun test` run; bun prints its summary on stderr: the counts are read from it while everything is shown. */
+function bunTest(files: string[], env: Record<string, string>) {
+  const result = spawnSync(process.execPath, ["test", ...files], { cwd: root, encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 256 * 1024 * 1024 });
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  const output = result.stdout + result.stderr;
+  const pass = Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0);
+  const fail = Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0);
+  passed += pass;
+  failed += fail;
+  if (result.status !== 0 && fail === 0) {
+    runnerFailed = true;
+    console.error(`bun test exited with ${result.status}`);
+  }
 }
 
 if (runnerFailed) failed = Math.max(failed, 1);
