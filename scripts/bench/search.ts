@@ -12,12 +12,13 @@
 //   whole and in part, emails whole and in part), `rounds` rounds interleaved; the baseline is /api/auth/user's p95
 //   (a signed-in call that reads one row) in the same rounds; beside each, the CPU the server's main thread spent on
 //   it (p50, p95), and the first answer's time and CPU (the list's saved positions not made yet);
-// - the server's longest event-loop hold (its own 10 ms timer's lateness, read from /metrics) during the start and
-//   during the reads;
+// - the server's longest event-loop hold (its own 10 ms timer's lateness, read from /metrics: holds.ts) during the
+//   start and during the reads, and how much of it was the loop's own work rather than a wait for a core;
 // - the load average before and after.
 import { readFileSync, statSync, writeFileSync, mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { BENCH_METRICS_TOKEN, holdLine, holdPhase, serverHolds } from "./holds";
 import { benchData, benchSession, lastName, phoneOf } from "./search-data";
 
 const ROUNDS = Number(process.argv[2] ?? 30);
@@ -29,7 +30,6 @@ const GOAL_MS = 50;
 const root = join(import.meta.dir, "..", "..");
 // SMSDESK_BIN: another build to measure (a before and an after, side by side).
 const binary = process.env.SMSDESK_BIN ?? join(root, "dist", "smsdesk");
-const METRICS_TOKEN = "search-bench-metrics-token";
 const f = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -100,7 +100,7 @@ for (let i = 0; i < STARTS; i++) {
     bareRss = rssMb(b.proc.pid);
   }
   await stop(b);
-  const s = await start([binary], { DATA_DIR: data.dir, METRICS_TOKEN }, true);
+  const s = await start([binary], { DATA_DIR: data.dir, METRICS_TOKEN: BENCH_METRICS_TOKEN }, true);
   health.push(s.health);
   page.push(s.page);
   if (i < STARTS - 1) await stop(s);
@@ -116,12 +116,8 @@ const call = async (path: string, init: RequestInit = {}) => {
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
   return text;
 };
-/** The server's longest event-loop hold since the last scrape, in ms. */
-const longestHold = async () => {
-  const text = await call("/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  return Number(/smsdesk_event_loop_longest_hold_seconds ([\d.e-]+)/.exec(text)![1]) * 1000;
-};
-const startHold = await longestHold();
+// The last start's holds: the server's timer starts as it listens, so its first reading covers the start.
+const startHold = { ...(await serverHolds(s.base)), load: loadavg()[0]! };
 
 // 2. Pages and searches. Terms drawn from the data: a whole last name, its start, a whole phone and as typed, its
 // last 7 and 4 digits, an email whole and in part.
@@ -193,6 +189,7 @@ const cpu = new Map<string, number[]>(reads.map(([, p]) => [p, []]));
 const first = new Map<string, { ms: number; cpu: number }>();
 const ranNs = () => Number(readFileSync(`/proc/${s.proc.pid}/schedstat`, "utf8").split(" ")[0]);
 const answers = new Map<string, { total: number; capped: boolean; rows: number }>();
+const readsPhase = await holdPhase(s.base);
 for (let r = -3; r < ROUNDS; r++) {
   for (const [, path] of reads) {
     const ran = ranNs();
@@ -210,7 +207,7 @@ for (let r = -3; r < ROUNDS; r++) {
     }
   }
 }
-const readsHold = await longestHold();
+const readsHold = await readsPhase.end();
 const rssAfter = rssMb(s.proc.pid);
 await stop(s);
 
@@ -222,7 +219,8 @@ console.log(`binary size          ${f(size, 1)} MB`);
 console.log(`first 200 /api/health ${f(median(health))} ms median of ${STARTS} starts (${(median(health) / bareStart).toFixed(2)}x a bare Bun.serve's ${f(bareStart)} ms)`);
 console.log(`first signed-in page ${f(median(page))} ms median (user, overview, 30-day series; ${(median(page) / bareStart).toFixed(2)}x the bare start)`);
 console.log(`idle RSS             ${f(idleRss)} MB after the first page, ${f(rssAfter)} MB after the reads (bare Bun.serve ${f(bareRss)} MB: ${(idleRss / bareRss).toFixed(2)}x)`);
-console.log(`event loop           held at most ${f(startHold)} ms during the last start, ${f(readsHold)} ms during the reads`);
+console.log(holdLine("during the last start", startHold));
+console.log(holdLine("during the reads", readsHold));
 console.log(`segments created     vip ${f(vip.ms)} ms, newsletter ${f(newsletter.ms)} ms (each counted at creation)`);
 console.log(`\n${"read".padEnd(44)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"p95/base".padStart(9)} ${"cpu p50".padStart(8)} ${"cpu p95".padStart(8)} ${"first ms".padStart(9)} ${"(cpu)".padStart(7)}  total`);
 let over = 0;

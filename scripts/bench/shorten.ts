@@ -15,7 +15,9 @@
 // second by second. The rate is counted over the pair's common window, from each send call to the moment the first
 // of the two had N messages delivered (the campaigns go to N * 1.5 contacts, so both still run then). Reported per
 // round: the rates, the CPU a message and the cores each process held (its CPU time over its wall time: what the
-// scheduler gave it, equal for a fair pair); then the ratios on/off round by round, their median and spread.
+// scheduler gave it, equal for a fair pair) and its event loop's longest hold while the campaign ran (the loop's own
+// work apart from its waits for a core, src/metrics/event-loop.ts); then the ratios on/off round by round, their
+// median and spread, and the longest hold of each side.
 // The rate's ratio is the issue's figure (within 10%); the CPU a message is the steadier one, as it counts no
 // waiting for a core.
 //
@@ -65,6 +67,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { rateLimiterFor } from "../../src/http/rate-limit";
 import { grantLicense } from "../../src/licenses/licenses";
+import { readEventLoopHolds } from "../../src/metrics/event-loop";
 import { startServer } from "../../src/server";
 import { benchSignUp } from "./sign-up";
 
@@ -73,12 +76,15 @@ const WARM = 2_000;
 /** The measured campaign goes to this share more contacts than are timed, so neither run of a pair ends before the other's N-th delivery. */
 const TAIL = 0.5;
 const f = (n: number) => Math.round(n).toLocaleString("en-US");
+const ms = (n: number) => n.toFixed(1);
 const config = (dir: string, extra: Record<string, string> = {}) =>
   // A fixed link domain: every run's texts (and their segments) are alike whatever port it listens on.
   loadConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dir, LINK_DOMAIN: "https://go.example.com", ...extra }, []);
 
 /** A run's figures: when the send was called and each message's delivery (ms since the epoch, one clock for both runs of a pair). */
-type Run = { t0: number; delivered: number[]; cpuUs: number; mainUs: number; share: number; chunks: number; links: number; sample: string };
+type Run = { t0: number; delivered: number[]; cpuUs: number; mainUs: number; share: number; chunks: number; links: number; sample: string; held: Held };
+/** The run's longest event-loop hold over the measured campaign (src/metrics/event-loop.ts), the loop's own work of it and the holds over 50 ms. */
+type Held = { longestMs: number; busyMs: number | null; over: number };
 
 // ----------------------------------------------------------------------------------------------------------
 // Child: one run on its own copy of the data folder. Warms up, says "ready", sends the measured campaign on "go".
@@ -121,10 +127,13 @@ if (process.argv[2] === "--one") {
   Bun.gc(true);
   console.log("ready");
   for await (const line of console) if (line === "go") break;
+  const holds0 = readEventLoopHolds(server.ctx);
   const cpu0 = process.cpuUsage();
   const main0 = mainTicks();
   const t0 = await send(id, all);
   const used = process.cpuUsage(cpu0);
+  const holds = readEventLoopHolds(server.ctx);
+  const held: Held = { longestMs: holds.longestMs, busyMs: holds.longestBusyMs, over: holds.over - holds0.over };
   const wall = Date.now() - t0;
   const mainUs = ((mainTicks() - main0) * 10_000) / all;
   const delivered = (db.query(`SELECT delivered_at AS at FROM messages WHERE campaign_id = ? AND status = 'delivered' ORDER BY delivered_at`).all(id) as { at: number }[]).map((r) => r.at);
@@ -132,7 +141,7 @@ if (process.argv[2] === "--one") {
   // The outbox's chunks: each appends one message.queued event for the campaign (src/messages/outbox.ts enqueue).
   const chunks = (db.query(`SELECT count(*) AS n FROM events WHERE type = 'message.queued' AND subject_kind = 'campaign' AND subject_id = ?`).get(id) as { n: number }).n;
   const sample = (db.query(`SELECT content FROM messages WHERE campaign_id = ? LIMIT 1`).get(id) as { content: string }).content;
-  const run: Run = { t0, delivered, cpuUs: (used.user + used.system) / all, mainUs, share: (used.user + used.system) / 1000 / wall, chunks, links, sample };
+  const run: Run = { t0, delivered, cpuUs: (used.user + used.system) / all, mainUs, share: (used.user + used.system) / 1000 / wall, chunks, links, sample, held };
   await server.stop();
   console.log(JSON.stringify(run));
   process.exit(0);
@@ -230,7 +239,8 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const [label, r] of [["off", runs.off.at(-1)!], ["on ", runs.on.at(-1)!]] as const) {
     console.log(
       `round ${round} shortening ${label}  ${f(r.rate)} messages/s (${r.secs.toFixed(1)} s; whole campaign ${f(r.whole)}), CPU a message ${f(r.cpuUs)} µs (main thread ${f(r.mainUs)}), ` +
-        `${r.share.toFixed(3)} cores, ${f(r.chunks)} chunks, ${f(r.links)} short links, load ${loads.at(-1)!.toFixed(1)}${round === 1 ? `; e.g. "${r.sample}"` : ""}`,
+        `${r.share.toFixed(3)} cores, ${f(r.chunks)} chunks, ${f(r.links)} short links, event loop held ${ms(r.held.longestMs)} ms (${r.held.busyMs === null ? "?" : ms(r.held.busyMs)} own work, ${r.held.over} over 50 ms), ` +
+        `load ${loads.at(-1)!.toFixed(1)}${round === 1 ? `; e.g. "${r.sample}"` : ""}`,
     );
   }
 }
@@ -253,5 +263,11 @@ console.log(`CPU µs a message             off median ${f(median(runs.off.map((r
 console.log(`CPU on/off, round by round   ${spread(ratios((r) => r.cpuUs))}`);
 console.log(`main thread on/off           ${spread(ratios((r) => r.mainUs))}`);
 console.log(`cores held on/off            ${spread(ratios((r) => r.share))} (the scheduler's share; the rate's ratio is about this divided by the CPU's)`);
+const longest = (on: Timed[]) => on.reduce((a, r) => (own(r) > own(a) ? r : a));
+const own = (r: Timed) => r.held.busyMs ?? r.held.longestMs;
+for (const [label, list] of [["off", runs.off], ["on ", runs.on]] as const) {
+  const r = longest(list);
+  console.log(`event loop ${label}                longest hold ${ms(r.held.longestMs)} ms, ${r.held.busyMs === null ? "?" : ms(r.held.busyMs)} of it the loop's own work (${own(r) <= 50 ? "<= 50 ms" : "OVER 50 ms"}); ${list.reduce((n, x) => n + x.held.over, 0)} holds over 50 ms in all`);
+}
 console.log(`load average (1 min)         ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} over the runs`);
 process.exit(0);
