@@ -293,6 +293,50 @@ class RowidBits {
 }
 
 /**
+ * A text search in name order whose matches are exactly the contacts of a few first names, each of which holds the
+ * term ("jose": the Josés, Joses and Josephs; "angel": the Ángels and Angelas), read without reading the matches:
+ * every contact of such a first name matches (below), so when the search index counts as many matches as those
+ * names have contacts, they are all the matches, and the page is the first rows of the names' ranges of
+ * contact_names in name order. Counting the matches and the ranges cost "jose" (60,000 matches in a million) about
+ * 10 ms of CPU where reading them and checking each name's rows against them cost 25-30 ms. Undefined when the
+ * counts differ (another match: a last name, an email, a first name not sampled), and clusteredNamePage reads them.
+ *
+ * Why every contact of the first name matches: the term and the name, as nameKey folds them, are plain ASCII and the
+ * name holds the term; the search index's text of a contact starts with its first name, which the index folds
+ * letter by letter as foldName does, but for the letters it leaves (ø, ß, ł...), which the text then holds again
+ * folded (searchExtra; name-key.test.ts shows both for every letter foldName folds). So the text holds the name
+ * folded, and the term in it.
+ */
+function wholeNamesPage(ctx: AppContext, userId: string, term: string, firstNames: string[], hits: number[], p: PageQuery): number[] | undefined {
+  const folded = foldName(term);
+  if (!PLAIN_ASCII_TEXT.test(folded)) return undefined;
+  const names = firstNames.filter((f) => PLAIN_ASCII_TEXT.test(f) && f.includes(folded)).sort(compareKeys);
+  if (!names.length) return undefined;
+  const db = ctx.db.$client;
+  // Every match: the hits read, and those after the last one (the index answers in rowid order) counted.
+  const last = hits[hits.length - 1]!;
+  const matches = hits.length <= SORTED_MATCHES_CAP ? hits.length : hits.length + db.query<{ n: number }, [string, number]>(`SELECT count(*) AS n FROM contacts_fts WHERE contacts_fts MATCH ? AND rowid > ?`).get(escapeFts(term), last)!.n;
+  const range = (f: string): [string, string, string] => [userId, `${f}\u0001`, `${f}\u0002`];
+  const count = db.query<{ n: number }, [string, string, string]>("SELECT count(*) AS n FROM contact_names WHERE user_id = ? AND name_key >= ? AND name_key < ?");
+  let named = 0;
+  for (const f of names) named += count.get(...range(f))!.n;
+  if (named !== matches) return undefined;
+  const dir = p.order === "asc" ? "ASC" : "DESC";
+  const rows = db.query<{ r: number }, [string, string, string, number]>(
+    `SELECT contact_rowid AS r FROM contact_names WHERE user_id = ? AND name_key >= ? AND name_key < ? ORDER BY name_key ${dir}, contact_rowid ${dir} LIMIT ?`,
+  );
+  const need = p.page * p.pageSize;
+  const found: number[] = [];
+  for (const f of p.order === "asc" ? names : names.reverse()) {
+    for (const { r } of rows.all(...range(f), need - found.length)) found.push(r);
+    if (found.length >= need) break;
+  }
+  return found.slice(need - p.pageSize, need);
+}
+/** Printable ASCII, spaces included: a term or a name the search index folds as foldName does (ASCII capitals made small). */
+const PLAIN_ASCII_TEXT = /^[\x20-\x7e]+$/;
+
+/**
  * A text search in name order whose matches are mostly a few first names: "jose" finds the Josés, Joses and Josephs,
  * 60,000 in a million contacts, which lie together in name order after 400,000 others, so a walk of the name order
  * read those first (1.4 s), and looking up and sorting 60,000 matches costs 200 ms. The first names (folded as the
@@ -302,7 +346,8 @@ class RowidBits {
  * clusters are, since a match is either in a cluster's rows or among the rest; undefined when no cluster explains
  * enough of the matches (then they are spread over the name order, where the walk is short).
  */
-function clusteredNamePage(ctx: AppContext, userId: string, match: string, hits: number[], p: PageQuery, page: (rows: SQL) => number[]) {
+function clusteredNamePage(ctx: AppContext, userId: string, s: { term: string; match: string }, hits: number[], p: PageQuery, page: (rows: SQL) => number[]) {
+  const { match } = s;
   const db = ctx.db.$client;
   const step = hits.length / CLUSTER_SAMPLE;
   const sample = Array.from({ length: CLUSTER_SAMPLE }, (_, i) => hits[Math.floor(i * step)]!);
@@ -312,6 +357,8 @@ function clusteredNamePage(ctx: AppContext, userId: string, match: string, hits:
     const folded = foldName(f);
     seen.set(folded, (seen.get(folded) ?? 0) + 1);
   }
+  const whole = wholeNamesPage(ctx, userId, s.term, [...seen.keys()], hits, p);
+  if (whole) return whole;
   const candidates = [...seen].filter(([, n]) => n > 1).map(([folded]) => [`${folded}\u0001`, `${folded}\u0002`] as const);
   // The matches read so far are every match up to the last one's rowid (the index answers in rowid order): a first
   // name is a cluster when nearly all of its rows up to there match, checked on the first of them in name order.
@@ -505,7 +552,7 @@ export async function searchPage(ctx: AppContext, userId: string, p: PageQuery, 
     n = Math.min(hits.length, COUNT_CAP + 1);
     matches = hits.length;
     if (p.sort === "name" && hits.length > CLUSTERED_FROM) {
-      const clustered = clusteredNamePage(ctx, userId, s.match, hits, p, page);
+      const clustered = clusteredNamePage(ctx, userId, s, hits, p, page);
       if (clustered) return { rowids: clustered, n };
     }
     const fromHits = listed(hits);

@@ -157,3 +157,49 @@ test("past 20,000 matches the clusters' page still holds the matches stored afte
     own.stop();
   }
 }, 120_000);
+
+test("matches that are exactly whole first names holding the term are paged from those names' rows; one match more and they are not", async () => {
+  // Its own installation (one account owning every contact). "josiel" matches exactly the Josiels and Jøsiels (one
+  // name key; the index finds "Jøsiel" through its text folded again, ø being a letter it leaves), every one of them:
+  // their ranges of contact_names are the matches. "josie" matches the Josies and JØSIEs too and one Bob by his
+  // email: counted one more than the names' rows, the page is read from the matches, Bob first.
+  const own = await startTestServer({ smtp: false });
+  try {
+    const acc = await own.signUpVerified();
+    const db = own.ctx.db.$client;
+    const insert = db.prepare("INSERT INTO contacts (id, user_id, first_name, last_name, email, phone, source) VALUES (?, ?, ?, ?, ?, ?, 'manual')");
+    const names = ["Jøsie", "JOSIE", "Josiel", "Jøsiel", "Bob"];
+    db.transaction(() => {
+      for (let i = 0; i < 12_500; i++) {
+        const email = i === 12_004 ? "bob.josie@example.com" : null;
+        insert.run(Bun.randomUUIDv7(), acc.user.id, names[i % 5]!, `L${(i * 7) % 17}`, email, `+1${[646, 718][Math.floor(i / 10_000)]}555${String(i % 10_000).padStart(4, "0")}`);
+      }
+    })();
+    const rows = db.query("SELECT rowid, id, first_name, last_name, email FROM contacts WHERE user_id = ?").all(acc.user.id) as Stored[];
+    const cases: [string, "asc" | "desc", number, number][] = [
+      ["josiel", "asc", 1, 5_000],
+      ["josiel", "asc", 51, 5_000],
+      ["josiel", "asc", 100, 5_000],
+      ["josiel", "desc", 1, 5_000],
+      ["josiel", "desc", 52, 5_000],
+      ["josie", "asc", 1, 10_001],
+      ["josie", "desc", 201, 10_001],
+    ];
+    for (const [q, order, page, total] of cases) {
+      const sign = order === "asc" ? 1 : -1;
+      // As the index matches: the text folded as nameKey folds it (ø as o) holds the term.
+      const all = rows
+        .filter((c) => foldName(`${c.first_name} ${c.last_name} ${c.email ?? ""}`).includes(q))
+        .sort((x, y) => sign * (compareKeys(nameKey(x.first_name, x.last_name), nameKey(y.first_name, y.last_name)) || x.rowid - y.rowid));
+      expect({ q, total: all.length }).toEqual({ q, total });
+      const r = await own.api(`/api/contacts?q=${q}&sort=name&order=${order}&page=${page}&pageSize=50`, { token: acc.token });
+      expect(r.status).toBe(200);
+      expect({ q, order, page, ids: r.body.data.map((c: { id: string }) => c.id) }).toEqual({ q, order, page, ids: all.slice((page - 1) * 50, page * 50).map((c) => c.id) });
+      expect({ q, total: r.body.total, capped: r.body.totalCapped }).toEqual({ q, total: Math.min(total, 10_000), capped: total > 10_000 });
+    }
+    const first = await own.api(`/api/contacts?q=josie&sort=name&order=asc&page=1&pageSize=50`, { token: acc.token });
+    expect(first.body.data[0].firstName).toBe("Bob");
+  } finally {
+    own.stop();
+  }
+}, 120_000);
