@@ -1,13 +1,16 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { contactConsents, contacts } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvent, appendEvents, type NewEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
+import { listed } from "./engine-sql";
 import { listPage } from "./list-marks";
 import { COUNT_CAP, searchCondition, searchPage, type IndexedFilter, type PageQuery } from "./search";
+import { postgresSearchPage } from "./search-postgres";
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type ContactSource = ContactRow["source"];
@@ -45,29 +48,29 @@ export async function getContact(ctx: AppContext, userId: string, id: string): P
   return contactOf(ctx, userId, id);
 }
 
-/** getContact in the caller's turn on the connection (inside this file's transactions). */
-function contactOf(ctx: AppContext, userId: string, id: string): ContactRow {
-  const row = ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).get();
+/** getContact's statement, after ready (inside this file's transactions). */
+async function contactOf(ctx: AppContext, userId: string, id: string): Promise<ContactRow> {
+  const row = await ctx.records.select().from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).get();
   if (!row) throw notFound("Contact not found");
   return row;
 }
 
 // Prepared once: every drip step reads its contact (building and preparing the query was most of a step's time).
-const byId = preparedPerDb((db) =>
+const byId = preparedPerDb((db: RecordsDb) =>
   db.select().from(contacts).where(and(eq(contacts.userId, sql.placeholder("userId")), eq(contacts.id, sql.placeholder("id")))).prepare(),
 );
 
 /** A contact of this user, or undefined (a drip step finds the contact may have been deleted). */
 export async function findContactById(ctx: AppContext, userId: string, id: string): Promise<ContactRow | undefined> {
   await ready(ctx.db);
-  return byId(ctx.db).get({ userId, id });
+  return byId(ctx.records).get({ userId, id });
 }
 
 /** The names of these contacts (any of them gone is left out), by id: a list of messages names its recipients. */
 export async function namesOfContacts(ctx: AppContext, ids: string[]): Promise<Map<string, { firstName: string; lastName: string }>> {
   if (!ids.length) return new Map();
   await ready(ctx.db);
-  const rows = ctx.db
+  const rows = await ctx.records
     .select({ id: contacts.id, firstName: contacts.firstName, lastName: contacts.lastName })
     .from(contacts)
     .where(inArray(contacts.id, [...new Set(ids)]))
@@ -76,7 +79,7 @@ export async function namesOfContacts(ctx: AppContext, ids: string[]): Promise<M
 }
 
 // Prepared once: every inbound message looks its sender up (twice when it may have created the contact).
-const byPhone = preparedPerDb((db) =>
+const byPhone = preparedPerDb((db: RecordsDb) =>
   db.select().from(contacts).where(and(eq(contacts.userId, sql.placeholder("userId")), eq(contacts.phone, sql.placeholder("phone")))).prepare(),
 );
 
@@ -85,16 +88,16 @@ export async function findByPhone(ctx: AppContext, userId: string, phone: string
   return phoneRow(ctx, userId, phone);
 }
 
-/** findByPhone in the caller's turn on the connection (inside this file's transactions). */
-function phoneRow(ctx: AppContext, userId: string, phone: string): ContactRow | undefined {
-  return byPhone(ctx.db).get({ userId, phone });
+/** findByPhone's statement, after ready (inside this file's transactions). */
+function phoneRow(ctx: AppContext, userId: string, phone: string): Promise<ContactRow | undefined> {
+  return byPhone(ctx.records).get({ userId, phone });
 }
 
 /** The user's contacts of these phones, by phone (a page of threads names its contacts). */
 export async function contactsByPhone(ctx: AppContext, userId: string, phones: string[]): Promise<Map<string, ContactRow>> {
   await ready(ctx.db);
   if (!phones.length) return new Map();
-  const rows = ctx.db
+  const rows = await ctx.records
     .select()
     .from(contacts)
     .where(and(eq(contacts.userId, userId), inArray(contacts.phone, [...new Set(phones)])))
@@ -119,18 +122,19 @@ export async function listContacts(ctx: AppContext, userId: string, p: ListParam
     pageSize: p.pageSize,
   });
   const rowid = sql<number>`${contacts}.rowid`;
-  const rowsOf = (rowids: number[]) => {
-    const found = rowids.length ? ctx.db.select({ rowid, row: contacts }).from(contacts).where(inArray(rowid, rowids)).all() : [];
+  const rowsOf = async (rowids: number[]) => {
+    const found = rowids.length ? await ctx.records.select({ rowid, row: contacts }).from(contacts).where(inArray(rowid, rowids)).all() : [];
     const byRowid = new Map(found.map((x) => [x.rowid, x.row]));
     return rowids.map((r) => byRowid.get(r)!);
   };
   return ctx.withTransaction(async () => {
-    const total = countersOf(ctx, userId).total;
+    const total = (await countersOf(ctx, userId)).total;
     // The page's rowids from an index alone (list-marks.ts), then their rows: selecting the rows themselves looked up
     // every row an OFFSET stepped over.
-    if (!extra && !(p.q ?? "").trim()) return view(rowsOf(await listPage(ctx, userId, p, total)), total, false);
-    const { rowids, n } = await searchPage(ctx, userId, p, extra, total, indexed);
-    return view(rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);
+    if (!extra && !(p.q ?? "").trim()) return view(await rowsOf(await listPage(ctx, userId, p, total)), total, false);
+    const { rowids, n } =
+      ctx.records.$engine === "sqlite" ? await searchPage(ctx, userId, p, extra, total, indexed) : await postgresSearchPage(ctx, userId, p, extra, indexed);
+    return view(await rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);
   });
 }
 
@@ -140,10 +144,11 @@ export async function contactCounters(ctx: AppContext, userId: string) {
   return countersOf(ctx, userId);
 }
 
-function countersOf(ctx: AppContext, userId: string) {
-  const row = ctx.db.$client
-    .query<{ total: number; email: number; sms: number }, [string]>("SELECT total, with_email AS email, with_phone AS sms FROM contact_totals WHERE user_id = ?")
-    .get(userId);
+async function countersOf(ctx: AppContext, userId: string) {
+  const [row] = await ctx.records.$rows<{ total: number; email: number; sms: number }>(
+    "SELECT total, with_email AS email, with_phone AS sms FROM contact_totals WHERE user_id = ?",
+    [userId],
+  );
   return { total: row?.total ?? 0, email: row?.email ?? 0, sms: row?.sms ?? 0 };
 }
 
@@ -161,11 +166,11 @@ export async function recordConsent(
   detail: ConsentDetail = {},
 ): Promise<void> {
   await ready(ctx.db);
-  consentRow(ctx, userId, contactId, kind, source, text, detail);
+  await consentRow(ctx, userId, contactId, kind, source, text, detail);
 }
 
-/** recordConsent in the caller's turn on the connection (inside this file's transactions). */
-function consentRow(
+/** recordConsent's statement, after ready (inside this file's transactions). */
+async function consentRow(
   ctx: AppContext,
   userId: string,
   contactId: string,
@@ -175,19 +180,19 @@ function consentRow(
   detail: ConsentDetail = {},
 ) {
   const { number = null, keyword = null } = detail;
-  ctx.db.insert(contactConsents).values({ id: newId(), userId, contactId, kind, source, text, number, keyword, createdAt: new Date(ctx.now()) }).run();
+  await ctx.records.insert(contactConsents).values({ id: newId(), userId, contactId, kind, source, text, number, keyword, createdAt: new Date(ctx.now()) }).run();
 }
 
 export async function listConsents(ctx: AppContext, userId: string, contactId: string) {
   await ready(ctx.db);
-  contactOf(ctx, userId, contactId);
-  return ctx.db
+  await contactOf(ctx, userId, contactId);
+  const rows = await ctx.records
     .select()
     .from(contactConsents)
     .where(and(eq(contactConsents.userId, userId), eq(contactConsents.contactId, contactId)))
     .orderBy(asc(contactConsents.createdAt), asc(contactConsents.id))
-    .all()
-    .map((c) => ({ id: c.id, contactId: c.contactId, kind: c.kind, source: c.source, text: c.text, number: c.number, keyword: c.keyword, createdAt: c.createdAt.toISOString() }));
+    .all();
+  return rows.map((c) => ({ id: c.id, contactId: c.contactId, kind: c.kind, source: c.source, text: c.text, number: c.number, keyword: c.keyword, createdAt: c.createdAt.toISOString() }));
 }
 
 /**
@@ -196,11 +201,11 @@ export async function listConsents(ctx: AppContext, userId: string, contactId: s
  */
 export async function optOutById(ctx: AppContext, userId: string, id: string, source: ConsentSource, text: string | null): Promise<ContactRow> {
   return ctx.withTransaction(async () => {
-    const was = contactOf(ctx, userId, id).status;
-    ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).run();
-    consentRow(ctx, userId, id, "opt_out", source, text);
+    const was = (await contactOf(ctx, userId, id)).status;
+    await ctx.records.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(and(eq(contacts.userId, userId), eq(contacts.id, id))).run();
+    await consentRow(ctx, userId, id, "opt_out", source, text);
     if (was !== "opted_out") await appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id }, payload: { source } });
-    return contactOf(ctx, userId, id);
+    return await contactOf(ctx, userId, id);
   });
 }
 
@@ -216,17 +221,17 @@ export async function optOutByOwner(ctx: AppContext, userId: string, id: string,
  */
 export async function optOutContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): Promise<ContactRow> {
   return ctx.withTransaction(async () => {
-    let row = phoneRow(ctx, userId, phone);
+    let row = await phoneRow(ctx, userId, phone);
     const was = row?.status;
     if (!row) {
-      row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) }).returning().get();
+      row = await ctx.records.insert(contacts).values({ id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) }).returning().get();
       await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
-      ctx.db.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, row.id)).run();
+      await ctx.records.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, row.id)).run();
     }
-    consentRow(ctx, userId, row.id, "opt_out", source, text);
+    await consentRow(ctx, userId, row.id, "opt_out", source, text);
     if (was !== "opted_out") await appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id: row.id }, payload: { source } });
-    return phoneRow(ctx, userId, phone)!;
+    return (await phoneRow(ctx, userId, phone))!;
   });
 }
 
@@ -244,32 +249,33 @@ export async function optInContact(
 ): Promise<ContactRow> {
   return ctx.withTransaction(async () => {
     const at = new Date(ctx.now());
-    let row = phoneRow(ctx, userId, phone);
+    let row = await phoneRow(ctx, userId, phone);
     const was = row?.status;
     if (!row) {
-      row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at }).returning().get();
+      row = await ctx.records.insert(contacts).values({ id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at }).returning().get();
       await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
-      ctx.db.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
+      await ctx.records.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
     }
-    consentRow(ctx, userId, row.id, "opt_in", source, text, detail);
+    await consentRow(ctx, userId, row.id, "opt_in", source, text, detail);
     if (was !== "subscribed") {
       await appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source, keyword: detail.keyword ?? null } });
     }
-    return phoneRow(ctx, userId, phone)!;
+    return (await phoneRow(ctx, userId, phone))!;
   });
 }
 
 /** The ids of the user's contacts matching a condition (a segment's), oldest first, at most `limit`. */
 export async function contactIdsWhere(ctx: AppContext, userId: string, condition: SQL, limit: number): Promise<string[]> {
   await ready(ctx.db);
-  return ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), condition)).orderBy(asc(contacts.createdAt)).limit(limit).all().map((r) => r.id);
+  const rows = await ctx.records.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), condition)).orderBy(asc(contacts.createdAt)).limit(limit).all();
+  return rows.map((r) => r.id);
 }
 
 /** Whether one contact of the user matches a condition (a segment's), read now. */
 export async function contactMatches(ctx: AppContext, userId: string, id: string, condition: SQL): Promise<boolean> {
   await ready(ctx.db);
-  return !!ctx.db.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id), condition)).get();
+  return !!(await ctx.records.select({ id: contacts.id }).from(contacts).where(and(eq(contacts.userId, userId), eq(contacts.id, id), condition)).get());
 }
 
 /**
@@ -297,11 +303,11 @@ export async function contactStateFields(ctx: AppContext, people: { userId: stri
   }
   const found = new Map<string, string>();
   await ready(ctx.db);
-  const st = ctx.db.$client.query(
-    `SELECT phone, custom_fields AS f FROM contacts WHERE user_id = ? AND phone IN (SELECT value FROM json_each(?)) AND custom_fields IS NOT NULL`,
-  );
   for (const [userId, phones] of phonesOf) {
-    for (const row of st.all(userId, JSON.stringify([...phones])) as { phone: string; f: string }[]) {
+    const rows = await ctx.records.$rows<{ phone: string; f: string }>(
+      sql`SELECT phone, custom_fields AS f FROM contacts WHERE user_id = ${userId} AND phone IN (${listed(ctx.records.$engine, [...phones])}) AND custom_fields IS NOT NULL`,
+    );
+    for (const row of rows) {
       const fields = JSON.parse(row.f) as Record<string, unknown>;
       const key = Object.keys(fields).find((k) => k.trim().toLowerCase() === "state");
       const value = key === undefined ? null : fields[key];
@@ -337,14 +343,14 @@ export function displayName(c: { firstName: string; lastName: string; email: str
 export const BULK_CHUNK = 500;
 
 /** Deletes those of `ids` (at most BULK_CHUNK) that are the owner's; answers how many. Their messages stay, detached. */
-function deleteSome(ctx: AppContext, userId: string, ids: string[]): number {
-  return ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).returning({ id: contacts.id }).all().length;
+async function deleteSome(ctx: AppContext, userId: string, ids: string[]): Promise<number> {
+  return (await ctx.records.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).returning({ id: contacts.id }).all()).length;
 }
 
 /** Deletes the owner's contact of this id (404 when there is none); its messages stay, detached. */
 export async function deleteContact(ctx: AppContext, userId: string, id: string): Promise<void> {
   await ready(ctx.db);
-  if (!deleteSome(ctx, userId, [id])) throw notFound("Contact not found");
+  if (!(await deleteSome(ctx, userId, [id]))) throw notFound("Contact not found");
 }
 
 /** Deletes those of `ids` that are the owner's, BULK_CHUNK per transaction; answers how many. */
@@ -368,11 +374,11 @@ export async function bulkTag(ctx: AppContext, userId: string, ids: string[], ta
   return ctx.withTransaction(async () => {
     let updated = 0;
     const tagged: NewEvent[] = [];
-    const rows = ctx.db.select({ id: contacts.id, tags: contacts.tags }).from(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).all();
+    const rows = await ctx.records.select({ id: contacts.id, tags: contacts.tags }).from(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, ids))).all();
     for (const r of rows) {
       const next = action === "add" ? normalizeTags([...r.tags, ...tags]) : r.tags.filter((t) => !tags.includes(t));
       if (next.length === r.tags.length && next.every((t, j) => t === r.tags[j])) continue;
-      ctx.db.update(contacts).set({ tags: next, updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, r.id)).run();
+      await ctx.records.update(contacts).set({ tags: next, updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, r.id)).run();
       const added = announce ? next.filter((t) => !r.tags.includes(t)) : [];
       if (added.length) tagged.push({ userId, type: "contact.tagged", subject: { kind: "contact", id: r.id }, payload: { tags: added } });
       updated++;
@@ -397,10 +403,10 @@ export async function bulkTagInChunks(ctx: AppContext, userId: string, ids: stri
 /** Adds and removes tags on one contact of the owner (404 when none), in one transaction; answers the contact. */
 export async function retagContact(ctx: AppContext, userId: string, id: string, add: string[] | undefined, remove: string[] | undefined): Promise<ContactRow> {
   return ctx.withTransaction(async () => {
-    contactOf(ctx, userId, id);
+    await contactOf(ctx, userId, id);
     if (add?.length) await bulkTag(ctx, userId, [id], add, "add");
     if (remove?.length) await bulkTag(ctx, userId, [id], remove, "remove");
-    return contactOf(ctx, userId, id);
+    return await contactOf(ctx, userId, id);
   });
 }
 
@@ -413,26 +419,32 @@ export async function retagContact(ctx: AppContext, userId: string, id: string, 
 export async function duplicateGroups(ctx: AppContext, userId: string, page: number, pageSize: number) {
   await ready(ctx.db);
   const phone = sql`${contacts.phone}`;
-  const written = ctx.db.all<{ r: number; digits: string }>(
-    sql`SELECT rowid AS r, ${contacts.phoneDigits} AS digits FROM ${contacts} INDEXED BY contacts_user_phone_idx
-        WHERE ${contacts.userId} = ${userId} AND ${phone} IS NOT NULL AND NOT (${phone} GLOB '+[0-9]*' AND ${phone} NOT GLOB '+*[^0-9]*')`,
+  // SQLite's planner is told the (user_id, phone) index and tests the spelling with GLOB; PostgreSQL chooses that
+  // index itself and tests it with a regular expression.
+  const written = await ctx.records.$rows<{ r: number; digits: string }>(
+    ctx.records.$engine === "sqlite"
+      ? sql`SELECT rowid AS r, ${contacts.phoneDigits} AS digits FROM ${contacts} INDEXED BY contacts_user_phone_idx
+          WHERE ${contacts.userId} = ${userId} AND ${phone} IS NOT NULL AND NOT (${phone} GLOB '+[0-9]*' AND ${phone} NOT GLOB '+*[^0-9]*')`
+      : sql`SELECT rowid AS r, ${contacts.phoneDigits} AS digits FROM ${contacts}
+          WHERE ${contacts.userId} = ${userId} AND ${phone} IS NOT NULL AND ${phone} !~ '^[+][0-9]+$'`,
   );
   const byDigits = new Map<string, number[]>();
   for (const w of written) if (w.digits) byDigits.set(w.digits, [...(byDigits.get(w.digits) ?? []), w.r]);
-  const e164 = ctx.db.all<{ r: number; phone: string }>(
-    sql`SELECT rowid AS r, phone FROM ${contacts} WHERE ${contacts.userId} = ${userId} AND ${phone} IN (SELECT '+' || value FROM json_each(${JSON.stringify([...byDigits.keys()])}))`,
+  const e164 = await ctx.records.$rows<{ r: number; phone: string }>(
+    sql`SELECT rowid AS r, phone FROM ${contacts} WHERE ${contacts.userId} = ${userId} AND ${phone} IN (SELECT '+' || value FROM (${listed(ctx.records.$engine, [...byDigits.keys()])}) AS d)`,
   );
   for (const c of e164) byDigits.get(c.phone.slice(1))!.push(c.r);
   const groups = [...byDigits].filter(([, rows]) => rows.length > 1).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const data = groups.slice((page - 1) * pageSize, page * pageSize).map(([digits, rows]) => {
-    const members = ctx.db
+  const data = [];
+  for (const [digits, rows] of groups.slice((page - 1) * pageSize, page * pageSize)) {
+    const members = await ctx.records
       .select()
       .from(contacts)
-      .where(and(eq(contacts.userId, userId), sql`${contacts}.rowid IN (SELECT value FROM json_each(${JSON.stringify(rows)}))`))
+      .where(and(eq(contacts.userId, userId), sql`${contacts}.rowid IN (${listed(ctx.records.$engine, rows, true)})`))
       .orderBy(asc(contacts.createdAt), sql`${contacts}.rowid`)
       .all();
-    return { phone: members[0]?.phone ?? digits, contacts: members.map(contactView) };
-  });
+    data.push({ phone: members[0]?.phone ?? digits, contacts: members.map(contactView) });
+  }
   return { data, total: groups.length };
 }
 
@@ -447,18 +459,19 @@ export async function mergeContacts(ctx: AppContext, userId: string, primaryId: 
   const mergeIds = [...new Set(mergeIdsIn)].filter((id) => id !== primaryId);
   if (!mergeIds.length) throw badRequest("Please select at least one contact to merge into the primary.");
   return ctx.withTransaction(async () => {
-    const primary = contactOf(ctx, userId, primaryId);
-    const others = mergeIds.map((id) => contactOf(ctx, userId, id));
+    const primary = await contactOf(ctx, userId, primaryId);
+    const others: ContactRow[] = [];
+    for (const id of mergeIds) others.push(await contactOf(ctx, userId, id));
     let customFields: Record<string, string> = {};
     for (const o of others) customFields = { ...customFields, ...o.customFields };
     customFields = { ...customFields, ...primary.customFields };
     const pick = <K extends "firstName" | "lastName">(k: K) => primary[k] || others.find((o) => o[k])?.[k] || "";
     const optedOut = primary.status === "opted_out" || others.some((o) => o.status === "opted_out");
     const spent = Math.max(primary.totalSpent, ...others.map((o) => o.totalSpent));
-    ctx.db.update(contactConsents).set({ contactId: primary.id }).where(and(eq(contactConsents.userId, userId), inArray(contactConsents.contactId, mergeIds))).run();
+    await ctx.records.update(contactConsents).set({ contactId: primary.id }).where(and(eq(contactConsents.userId, userId), inArray(contactConsents.contactId, mergeIds))).run();
     await ctx.contactMessages.move(userId, mergeIds, primary.id);
-    ctx.db.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, mergeIds))).run();
-    ctx.db
+    await ctx.records.delete(contacts).where(and(eq(contacts.userId, userId), inArray(contacts.id, mergeIds))).run();
+    await ctx.records
       .update(contacts)
       .set({
         tags: normalizeTags([...primary.tags, ...others.flatMap((o) => o.tags)]),
@@ -473,14 +486,14 @@ export async function mergeContacts(ctx: AppContext, userId: string, primaryId: 
       })
       .where(eq(contacts.id, primary.id))
       .run();
-    return contactView(contactOf(ctx, userId, primary.id));
+    return contactView(await contactOf(ctx, userId, primary.id));
   });
 }
 
 /** 409 when another contact of the owner has this phone; awaited inside the caller's ctx.withTransaction. */
 export async function assertNoDuplicatePhone(ctx: AppContext, userId: string, phone: string, exceptId?: string): Promise<void> {
   await ready(ctx.db);
-  const existing = phoneRow(ctx, userId, phone);
+  const existing = await phoneRow(ctx, userId, phone);
   if (existing && existing.id !== exceptId) {
     // The existing contact's id and name let the form offer to open or merge it rather than end at an error.
     throw conflict("A contact with this phone number already exists", { existingContactId: existing.id, existingName: displayName(existing) });
@@ -497,23 +510,18 @@ export async function createFromInbound(ctx: AppContext, userId: string, phone: 
   const at = new Date(ctx.now());
   // Texting in starts a conversation; it is not consent to marketing: optInDate stays empty, which keeps the
   // contact out of campaign audiences (campaigns/audiences.ts) until it opts in by keyword or START.
-  const row = ctx.db.insert(contacts).values({ id: newId(), userId, phone, source: "inbound", status: "subscribed", createdAt: at, updatedAt: at }).returning().get();
+  const row = await ctx.records.insert(contacts).values({ id: newId(), userId, phone, source: "inbound", status: "subscribed", createdAt: at, updatedAt: at }).returning().get();
   await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source: "inbound" } });
   return row;
 }
 
 /** Phones of the account's contacts the contacts search `q` finds (names, phones), at most `limit`. */
 export async function phonesOfContactsMatching(ctx: AppContext, userId: string, q: string, limit: number): Promise<string[]> {
-  const where = searchCondition(q, userId);
+  const where = searchCondition(q, userId, ctx.records.$engine);
   if (!where) return [];
   await ready(ctx.db);
-  return ctx.db
-    .select({ phone: contacts.phone })
-    .from(contacts)
-    .where(and(eq(contacts.userId, userId), where))
-    .limit(limit)
-    .all()
-    .flatMap((r) => (r.phone ? [r.phone] : []));
+  const rows = await ctx.records.select({ phone: contacts.phone }).from(contacts).where(and(eq(contacts.userId, userId), where)).limit(limit).all();
+  return rows.flatMap((r) => (r.phone ? [r.phone] : []));
 }
 
 /**
@@ -524,5 +532,5 @@ export async function contactsAfter(ctx: AppContext, userId: string, afterId: st
   await ready(ctx.db);
   const after = afterId === null ? undefined : sql`${contacts.id} > ${afterId}`;
   const only = status === undefined ? undefined : eq(contacts.status, status);
-  return ctx.db.select().from(contacts).where(and(eq(contacts.userId, userId), after, only)).orderBy(asc(contacts.id)).limit(limit).all();
+  return ctx.records.select().from(contacts).where(and(eq(contacts.userId, userId), after, only)).orderBy(asc(contacts.id)).limit(limit).all();
 }

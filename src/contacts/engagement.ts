@@ -1,8 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { contactPurchases, contacts } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
+import { atMost } from "./engine-sql";
 
 /**
  * How engaged a contact is, 0 to 100, as the segments read it (engagementScore; Loyal Fans is 80 or more): each reply
@@ -14,7 +16,7 @@ export const PURCHASE_POINTS = 20;
 const MAX_SCORE = 100;
 
 /** The score after `points` more, as SQL over the contacts row being updated. */
-export const raisedScore = (points: number) => sql`min(${MAX_SCORE}, ${contacts.engagementScore} + ${points})`;
+export const raisedScore = (points: number) => atMost(sql`${contacts.engagementScore} + ${points}`, MAX_SCORE);
 
 /**
  * A purchase reported for a contact (the API's purchase event, or the automation screen's): kept with its time, so
@@ -23,8 +25,8 @@ export const raisedScore = (points: number) => sql`min(${MAX_SCORE}, ${contacts.
  */
 export async function addPurchase(ctx: AppContext, userId: string, contactId: string, amountCents: number, at: number): Promise<void> {
   await ready(ctx.db);
-  ctx.db.insert(contactPurchases).values({ userId, contactId, amountCents, purchasedAt: at }).run();
-  ctx.db
+  await ctx.records.insert(contactPurchases).values({ userId, contactId, amountCents, purchasedAt: at }).run();
+  await ctx.records
     .update(contacts)
     .set({ totalSpent: sql`${contacts.totalSpent} + ${amountCents}`, engagementScore: raisedScore(PURCHASE_POINTS) })
     .where(sql`${contacts.id} = ${contactId}`)
@@ -32,7 +34,7 @@ export async function addPurchase(ctx: AppContext, userId: string, contactId: st
 }
 
 // Prepared once per connection: every inbound text from a contact runs it.
-const touchOnReply = preparedPerDb((db) =>
+const touchOnReply = preparedPerDb((db: RecordsDb) =>
   // The set takes no placeholder as such: wrapped, it binds as given (ms, as the column stores it).
   db
     .update(contacts)
@@ -44,5 +46,5 @@ const touchOnReply = preparedPerDb((db) =>
 /** A contact texted in: its last engagement is now and its score rises by REPLY_POINTS. */
 export async function recordReply(ctx: AppContext, contactId: string, at: number): Promise<void> {
   await ready(ctx.db);
-  touchOnReply(ctx.db).run({ id: contactId, at });
+  await touchOnReply(ctx.records).run({ id: contactId, at });
 }

@@ -37,10 +37,10 @@ const EXPORT_BATCH = 1000;
  * of its own on the connection (ready), never inside another caller's open transaction.
  */
 export async function contactsCsvResponse(ctx: AppContext, user: { id: string; timezone: string }, q: string | undefined): Promise<Response> {
-  const cond = searchCondition(q, user.id);
+  const cond = searchCondition(q, user.id, ctx.records.$engine);
   const encoder = new TextEncoder();
   const batch = (after: { createdAt: Date; id: string } | null) =>
-    ctx.db
+    ctx.records
       .select()
       .from(contacts)
       .where(and(eq(contacts.userId, user.id), cond, after ? or(gt(contacts.createdAt, after.createdAt), and(eq(contacts.createdAt, after.createdAt), gt(contacts.id, after.id))) : undefined))
@@ -50,7 +50,7 @@ export async function contactsCsvResponse(ctx: AppContext, user: { id: string; t
   // The first batch is read before answering: a search the database refuses answers an error status, not a
   // 200 whose connection is cut halfway through.
   await ready(ctx.db);
-  let rows = batch(null);
+  let rows = await batch(null);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`${UTF8_BOM}firstName,lastName,email,phone,tags,status,${csvCell(`createdAt (${user.timezone})`)}\r\n`));
@@ -63,7 +63,7 @@ export async function contactsCsvResponse(ctx: AppContext, user: { id: string; t
         .join("");
       controller.enqueue(encoder.encode(text));
       await ready(ctx.db);
-      rows = batch({ createdAt: last.createdAt, id: last.id });
+      rows = await batch({ createdAt: last.createdAt, id: last.id });
     },
   });
   return new Response(stream, {

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { RecordsDb } from "../../db/records";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import type { PageQuery } from "./search";
@@ -25,36 +25,45 @@ const KEPT_LISTS = 64;
 
 type Key = [number | string, number];
 type Marks = { version: number; keys: Key[] };
-/** Per connection: a restored database (backups) is a new connection, whose lists start again. */
-const kept = new WeakMap<Database, Map<string, Marks>>();
+/** Per database: a restored database (backups) is a new connection, whose lists start again. */
+const kept = new WeakMap<RecordsDb, Map<string, Marks>>();
 
 /**
  * Each order of the list as an index holds it: its key then the rowid. A phone may be null, which a comparison of
  * keys passes over: the phone order's marks are counted from the start, where the null phones come (SQLite sorts
- * NULL first), and none is made at a null phone (past more than MARK_EVERY of them a page steps from the start).
+ * NULL first; PostgreSQL is told to), and none is made at a null phone (past more than MARK_EVERY of them a page
+ * steps from the start). SQLite's planner is named the index to read; PostgreSQL's chooses it.
  */
 const ORDERS = {
-  createdAt: { from: "contacts INDEXED BY contacts_user_created_idx", key: "created_at", rowid: "rowid" },
-  name: { from: "contact_names", key: "name_key", rowid: "contact_rowid" },
-  phone: { from: "contacts INDEXED BY contacts_user_phone_idx", key: "phone", rowid: "rowid" },
+  createdAt: { from: { sqlite: "contacts INDEXED BY contacts_user_created_idx", postgres: "contacts" }, key: "created_at", rowid: "rowid", nulls: false },
+  name: { from: { sqlite: "contact_names", postgres: "contact_names" }, key: "name_key", rowid: "contact_rowid", nulls: false },
+  phone: { from: { sqlite: "contacts INDEXED BY contacts_user_phone_idx", postgres: "contacts" }, key: "phone", rowid: "rowid", nulls: true },
 } as const;
 
+/** The list's order in a direction, as an ORDER BY of the engine's text. */
+function orderOf(db: RecordsDb, sort: PageQuery["sort"], dir: "ASC" | "DESC"): string {
+  const o = ORDERS[sort];
+  const nulls = o.nulls && db.$engine === "postgres" ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST") : "";
+  return `ORDER BY ${o.key} ${dir}${nulls}, ${o.rowid} ${dir}`;
+}
+
 /** The owner's list_version: what their marks were made at must equal it. */
-function listVersion(db: Database, userId: string): number {
-  return db.query<{ v: number }, [string]>("SELECT list_version AS v FROM contact_totals WHERE user_id = ?").get(userId)?.v ?? 0;
+async function listVersion(db: RecordsDb, userId: string): Promise<number> {
+  const [row] = await db.$rows<{ v: number }>("SELECT list_version AS v FROM contact_totals WHERE user_id = ?", [userId]);
+  return row?.v ?? 0;
 }
 
 /** How many marks of the list are kept and still hold (none when the list changed since). */
-function marksMade(db: Database, userId: string, list: string): number {
+async function marksMade(db: RecordsDb, userId: string, list: string): Promise<number> {
   const marks = kept.get(db)?.get(`${userId}\u0000${list}`);
-  return marks && marks.version === listVersion(db, userId) ? marks.keys.length : 0;
+  return marks && marks.version === (await listVersion(db, userId)) ? marks.keys.length : 0;
 }
 
-function marksOf(db: Database, userId: string, list: string): Marks {
+async function marksOf(db: RecordsDb, userId: string, list: string): Promise<Marks> {
+  const version = await listVersion(db, userId);
   let lists = kept.get(db);
   if (!lists) kept.set(db, (lists = new Map()));
   const id = `${userId}\u0000${list}`;
-  const version = listVersion(db, userId);
   let marks = lists.get(id);
   lists.delete(id);
   if (!marks || marks.version !== version) marks = { version, keys: [] };
@@ -64,40 +73,46 @@ function marksOf(db: Database, userId: string, list: string): Marks {
 }
 
 /** Rowids of the owner's list in `sort` order, `dir`, from position `offset` (OFFSET: each row before it read). */
-function stepped(db: Database, userId: string, sort: PageQuery["sort"], dir: "ASC" | "DESC", offset: number, limit: number): number[] {
+async function stepped(db: RecordsDb, userId: string, sort: PageQuery["sort"], dir: "ASC" | "DESC", offset: number, limit: number): Promise<number[]> {
   const o = ORDERS[sort];
-  return db
-    .query<{ r: number }, [string, number, number]>(`SELECT ${o.rowid} AS r FROM ${o.from} WHERE user_id = ? ORDER BY ${o.key} ${dir}, ${o.rowid} ${dir} LIMIT ? OFFSET ?`)
-    .all(userId, limit, offset)
-    .map((x) => x.r);
+  const rows = await db.$rows<{ r: number }>(`SELECT ${o.rowid} AS r FROM ${o.from[db.$engine]} WHERE user_id = ? ${orderOf(db, sort, dir)} LIMIT ? OFFSET ?`, [
+    userId,
+    limit,
+    offset,
+  ]);
+  return rows.map((x) => x.r);
 }
 
 /**
  * Rowids of the owner's list in `sort` order, `dir`, from position `offset` (in that direction), at most `limit`,
  * from the mark before it.
  */
-function marked(db: Database, userId: string, sort: PageQuery["sort"], dir: "ASC" | "DESC", offset: number, limit: number): number[] {
+async function marked(db: RecordsDb, userId: string, sort: PageQuery["sort"], dir: "ASC" | "DESC", offset: number, limit: number): Promise<number[]> {
   const o = ORDERS[sort];
-  const order = `ORDER BY ${o.key} ${dir}, ${o.rowid} ${dir}`;
+  const table = o.from[db.$engine];
+  const order = orderOf(db, sort, dir);
   type Row = { k: number | string; r: number };
   // From a mark's key on, as a range of the index; the rows of that key before the mark's rowid (ties, few) are
   // counted and stepped over. Written as a comparison of (key, rowid) pairs, the index of contacts (whose rowid
   // SQLite does not range over) tested the pair on every row stepped over: the marks to page 10,000 cost 38-42 ms
   // against 26-33 for OFFSET.
-  const from = (what: string) => `SELECT ${what} FROM ${o.from} WHERE user_id = ? AND ${o.key} ${dir === "ASC" ? ">=" : "<="} ? ${order} LIMIT ? OFFSET ?`;
-  const ties = db.query<{ n: number }, [string, number | string, number]>(
-    `SELECT count(*) AS n FROM ${o.from} WHERE user_id = ? AND ${o.key} = ? AND ${o.rowid} ${dir === "ASC" ? "<" : ">"} ?`,
-  );
-  const before = ([k, r]: Key) => ties.get(userId, k, r)!.n;
-  const marks = marksOf(db, userId, `${sort} ${dir}`);
+  const from = (what: string) => `SELECT ${what} FROM ${table} WHERE user_id = ? AND ${o.key} ${dir === "ASC" ? ">=" : "<="} ? ${order} LIMIT ? OFFSET ?`;
+  const ties = `SELECT count(*) AS n FROM ${table} WHERE user_id = ? AND ${o.key} = ? AND ${o.rowid} ${dir === "ASC" ? "<" : ">"} ?`;
+  const before = async ([k, r]: Key) => (await db.$rows<{ n: number }>(ties, [userId, k, r]))[0]!.n;
+  const marks = await marksOf(db, userId, `${sort} ${dir}`);
   // keys[i] is the key of the row at position (i + 1) * MARK_EVERY.
   const want = Math.floor(offset / MARK_EVERY);
   if (marks.keys.length < want) {
-    const first = db.query<Row, [string, number]>(`SELECT ${o.key} AS k, ${o.rowid} AS r FROM ${o.from} WHERE user_id = ? ${order} LIMIT 1 OFFSET ?`);
-    const next = db.query<Row, [string, number | string, number, number]>(from(`${o.key} AS k, ${o.rowid} AS r`));
+    const first = `SELECT ${o.key} AS k, ${o.rowid} AS r FROM ${table} WHERE user_id = ? ${order} LIMIT 1 OFFSET ?`;
+    const next = from(`${o.key} AS k, ${o.rowid} AS r`);
     while (marks.keys.length < want) {
-      const at = marks.keys[marks.keys.length - 1];
-      const row = at ? next.get(userId, at[0], 1, MARK_EVERY + before(at)) : first.get(userId, MARK_EVERY);
+      const made = marks.keys.length;
+      const at = marks.keys[made - 1];
+      const [row] = at
+        ? await db.$rows<Row>(next, [userId, at[0], 1, MARK_EVERY + (await before(at))])
+        : await db.$rows<Row>(first, [userId, MARK_EVERY]);
+      // Another page of this list made this mark while the statement ran (PostgreSQL's reads overlap; SQLite's do not).
+      if (marks.keys.length !== made) continue;
       if (!row || row.k === null) break;
       marks.keys.push([row.k, row.r]);
     }
@@ -105,10 +120,8 @@ function marked(db: Database, userId: string, sort: PageQuery["sort"], dir: "ASC
   const reached = Math.min(want, marks.keys.length);
   if (!reached) return stepped(db, userId, sort, dir, offset, limit);
   const mark = marks.keys[reached - 1]!;
-  return db
-    .query<{ r: number }, [string, number | string, number, number]>(from(`${o.rowid} AS r`))
-    .all(userId, mark[0], limit, offset - reached * MARK_EVERY + before(mark))
-    .map((x) => x.r);
+  const rows = await db.$rows<{ r: number }>(from(`${o.rowid} AS r`), [userId, mark[0], limit, offset - reached * MARK_EVERY + (await before(mark))]);
+  return rows.map((x) => x.r);
 }
 
 /**
@@ -117,7 +130,7 @@ function marked(db: Database, userId: string, sort: PageQuery["sort"], dir: "ASC
  */
 export async function listPage(ctx: AppContext, userId: string, p: PageQuery, total: number): Promise<number[]> {
   await ready(ctx.db);
-  const db = ctx.db.$client;
+  const db = ctx.records;
   const offset = (p.page - 1) * p.pageSize;
   // The page as a window of the ascending list: [lo, lo + limit), and `after` rows after it.
   const end = p.order === "asc" ? offset + p.pageSize : total - offset;
@@ -128,11 +141,11 @@ export async function listPage(ctx: AppContext, userId: string, p: PageQuery, to
   // Read from the end with fewer rows to step over: fewer rows before the page, or marks made nearer to it (the
   // pages either side of the middle would otherwise each make a whole set from their own end); the phone order's
   // marks only from the start.
-  const toStep = (depth: number, list: string) => depth - Math.min(Math.floor(depth / MARK_EVERY), marksMade(db, userId, list)) * MARK_EVERY;
+  const toStep = async (depth: number, list: string) => depth - Math.min(Math.floor(depth / MARK_EVERY), await marksMade(db, userId, list)) * MARK_EVERY;
   const fromStart =
-    after < MARK_EVERY ? false : p.sort === "phone" || lo < MARK_EVERY || toStep(lo, `${p.sort} ASC`) <= toStep(after, `${p.sort} DESC`);
+    after < MARK_EVERY ? false : p.sort === "phone" || lo < MARK_EVERY || (await toStep(lo, `${p.sort} ASC`)) <= (await toStep(after, `${p.sort} DESC`));
   const depth = fromStart ? lo : after;
   const dir = fromStart ? "ASC" : "DESC";
-  const rows = depth < MARK_EVERY ? stepped(db, userId, p.sort, dir, depth, limit) : marked(db, userId, p.sort, dir, depth, limit);
+  const rows = depth < MARK_EVERY ? await stepped(db, userId, p.sort, dir, depth, limit) : await marked(db, userId, p.sort, dir, depth, limit);
   return fromStart === (p.order === "asc") ? rows : rows.reverse();
 }

@@ -25,7 +25,7 @@ export async function createContact(ctx: AppContext, userId: string, c: ContactI
     const { notice } = await assertWithinLimit(ctx, userId, "contacts", 1);
     const at = new Date(ctx.now());
     const id = newId();
-    ctx.db
+    await ctx.records
       .insert(contacts)
       .values({
         id,
@@ -57,7 +57,7 @@ export async function updateContact(ctx: AppContext, userId: string, id: string,
   return ctx.withTransaction(async () => {
     await getContact(ctx, userId, id);
     if (c.phone) await assertNoDuplicatePhone(ctx, userId, c.phone, id);
-    ctx.db
+    await ctx.records
       .update(contacts)
       .set({
         firstName: c.firstName,

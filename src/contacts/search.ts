@@ -154,12 +154,27 @@ function emailMatches(ctx: AppContext, term: string): number[] | undefined {
   return found;
 }
 
-/** The search as a condition on the user's contacts (the CSV export walks all matches in its own order). */
-export function searchCondition(q: string | undefined, userId: string): SQL | undefined {
+/**
+ * The search as a condition on the user's contacts (the CSV export walks all matches in its own order), on either
+ * engine: a text search is SQLite's FTS5 index or PostgreSQL's trigram one (postgresTextMatch).
+ */
+export function searchCondition(q: string | undefined, userId: string, engine: "sqlite" | "postgres"): SQL | undefined {
   const s = parseSearch(q, userId);
   if (!s) return undefined;
-  return s.kind === "text" ? sql`${contacts}.rowid IN (${matchesOf(s.match)})` : s.where;
+  if (s.kind === "prefix") return s.where;
+  return engine === "sqlite" ? sql`${contacts}.rowid IN (${matchesOf(s.match)})` : postgresTextMatch(s.term);
 }
+
+/** LIKE's own characters in a term, escaped (PostgreSQL's LIKE escapes with a backslash unless told otherwise). */
+const likeLiteral = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A text search on PostgreSQL: the contact's search text (migration 0064's smsdesk_contact_search: names, email and
+ * phone digits, lowered and without accents, which its pg_trgm index holds) holds the term folded the same way, so
+ * "jose" finds "José" and "José" "Jose", as SQLite's trigram index with remove_diacritics does.
+ */
+const postgresTextMatch = (term: string): SQL =>
+  sql`smsdesk_contact_search(${contacts.firstName}, ${contacts.lastName}, ${contacts.email}, ${contacts.phoneDigits}) LIKE '%' || lower(public.unaccent('public.unaccent'::regdictionary, ${likeLiteral(term)})) || '%'`;
 
 const SORT_INDEX: Record<Exclude<Sort, "name">, string> = {
   createdAt: "contacts_user_created_idx",

@@ -21,12 +21,18 @@ export async function countContacts(ctx: AppContext, userId: string): Promise<nu
  */
 export async function contactsAddedByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
   await ready(ctx.db);
-  const added = addedIn(ctx, userId, days);
-  const latest = ctx.db.$client.query(`SELECT max(created_at) AS at FROM contacts WHERE user_id = ?1 AND created_at >= ?2 AND created_at < ?3`);
-  return days.flatMap((d, i) => {
+  const added = await addedIn(ctx, userId, days);
+  const out: { count: number; latest: number }[] = [];
+  for (const [i, d] of days.entries()) {
     const count = added.get(i) ?? 0;
-    return count > 0 ? [{ count, latest: (latest.get(userId, d.start, d.end) as { at: number }).at }] : [];
-  });
+    if (count <= 0) continue;
+    const [{ at }] = (await ctx.records.$rows<{ at: number }>(
+      "SELECT max(created_at) AS at FROM contacts WHERE user_id = ? AND created_at >= ? AND created_at < ?",
+      [userId, d.start, d.end],
+    )) as [{ at: number }];
+    out.push({ count, latest: at });
+  }
+  return out;
 }
 
 /**
@@ -37,7 +43,7 @@ export async function contactsAddedByDay(ctx: AppContext, userId: string, days: 
 export async function countContactsWhere(ctx: AppContext, userId: string, condition: SQL, byTag = false): Promise<number> {
   await ready(ctx.db);
   const owner = byTag ? sql`+${contacts.userId} = ${userId}` : eq(contacts.userId, userId);
-  return ctx.db.select({ n: count() }).from(contacts).where(and(owner, condition)).get()!.n;
+  return (await ctx.records.select({ n: count() }).from(contacts).where(and(owner, condition)).get())!.n;
 }
 
 
@@ -49,26 +55,33 @@ export async function countContactsWhere(ctx: AppContext, userId: string, condit
  */
 export async function contactsAddedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Promise<Map<number, number>> {
   await ready(ctx.db);
-  return addedIn(ctx, userId, intervals);
+  return await addedIn(ctx, userId, intervals);
 }
 
-function addedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Map<number, number> {
+async function addedIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Promise<Map<number, number>> {
   // One range scan of the primary key per interval: a statement over all of them grouped by interval sorted every
   // bucket it read (a 90-day chart after an import is 2,160 to 8,640 of them).
-  const read = ctx.db.$client.query(`SELECT coalesce(sum(n), 0) AS n FROM contact_rollups WHERE user_id = ?1 AND quarter_hour >= ?2 AND quarter_hour < ?3`);
-  return new Map(
-    intervals.map((interval, i) => [i, (read.get(userId, Math.ceil(interval.start / QUARTER_HOUR), Math.ceil(interval.end / QUARTER_HOUR)) as { n: number }).n]),
-  );
+  const added = new Map<number, number>();
+  for (const [i, interval] of intervals.entries()) {
+    const [{ n }] = (await ctx.records.$rows<{ n: number }>(
+      "SELECT coalesce(sum(n), 0) AS n FROM contact_rollups WHERE user_id = ? AND quarter_hour >= ? AND quarter_hour < ?",
+      [userId, Math.ceil(interval.start / QUARTER_HOUR), Math.ceil(interval.end / QUARTER_HOUR)],
+    )) as [{ n: number }];
+    added.set(i, n);
+  }
+  return added;
 }
 
 /** Opt-outs recorded in each of the intervals, by interval index: one range scan each of (user, kind, created_at). */
 export async function optOutsIn(ctx: AppContext, userId: string, intervals: { start: number; end: number }[]): Promise<Map<number, number>> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(
-      `SELECT d.key AS i, count(*) AS n FROM json_each(?1) AS d CROSS JOIN contact_consents AS c
-       WHERE c.user_id = ?2 AND c.kind = 'opt_out' AND c.created_at >= d.value ->> 0 AND c.created_at < d.value ->> 1 GROUP BY d.key`,
-    )
-    .all(JSON.stringify(intervals.map((i) => [i.start, i.end])), userId) as { i: number; n: number }[];
-  return new Map(rows.map((r) => [r.i, r.n]));
+  const counted = new Map<number, number>();
+  for (const [i, interval] of intervals.entries()) {
+    const [{ n }] = (await ctx.records.$rows<{ n: number }>(
+      "SELECT count(*) AS n FROM contact_consents WHERE user_id = ? AND kind = 'opt_out' AND created_at >= ? AND created_at < ?",
+      [userId, interval.start, interval.end],
+    )) as [{ n: number }];
+    if (n > 0) counted.set(i, n);
+  }
+  return counted;
 }

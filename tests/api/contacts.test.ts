@@ -37,8 +37,7 @@ describe("contacts CRUD", () => {
   test("two creates of one phone at once: one 201, one 409, one contact", async () => {
     const both = await Promise.all([1, 2].map((i) => post(b, "/api/contacts", { firstName: `Twin ${i}`, phone: "+14155550199" })));
     expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
-    const rows = t.ctx.db.$client.query(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND phone = '+14155550199'`).get(b.user.id) as { n: number };
-    expect(rows.n).toBe(1);
+    expect(await t.ctx.records.$rows(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND phone = '+14155550199'`, [b.user.id])).toEqual([{ n: 1 }]);
     expect((await t.api(`/api/contacts/${both.find((r) => r.status === 201)!.body.id}`, { method: "DELETE", token: b.token })).status).toBe(200);
   });
 
@@ -108,31 +107,32 @@ describe("bulk, duplicates, merge, export", () => {
   test("bulk tag and delete of many contacts go a chunk per transaction with turns of the event loop between; messages stay, detached", async () => {
     const acc = await t.signUpVerified();
     const n = BULK_CHUNK * 2 + 1;
-    const db = t.ctx.db.$client;
+    const db = t.ctx.records;
     const ids = Array.from({ length: n }, () => Bun.randomUUIDv7());
-    db.transaction(() => {
-      ids.forEach((id, i) => {
-        db.run(`INSERT INTO contacts (id, user_id, first_name, phone) VALUES (?, ?, 'Many', ?)`, [id, acc.user.id, `+1312556${String(i).padStart(4, "0")}`]);
-        db.run(`INSERT INTO messages (id, user_id, contact_id, phone, content, direction, status, kind) VALUES (?, ?, ?, ?, 'x', 'outbound', 'delivered', 'single')`, [Bun.randomUUIDv7(), acc.user.id, id, `+1312556${String(i).padStart(4, "0")}`]);
-      });
-    })();
+    await t.ctx.withTransaction(async () => {
+      for (const [i, id] of ids.entries()) {
+        await db.$run(`INSERT INTO contacts (id, user_id, first_name, phone) VALUES (?, ?, 'Many', ?)`, [id, acc.user.id, `+1312556${String(i).padStart(4, "0")}`]);
+        await db.$run(`INSERT INTO messages (id, user_id, contact_id, phone, content, direction, status, kind) VALUES (?, ?, ?, ?, 'x', 'outbound', 'delivered', 'single')`, [Bun.randomUUIDv7(), acc.user.id, id, `+1312556${String(i).padStart(4, "0")}`]);
+      }
+    });
+    const count = async (sql: string) => (await db.$rows<{ n: number }>(sql, [acc.user.id]))[0]!.n;
     // A count read at every turn of the event loop while a request runs: between two chunks it is neither all of
     // them nor none.
     const between = async (sql: string, request: () => Promise<unknown>) => {
-      const { answer, seen } = await valuesDuring(() => (db.query(sql).get(acc.user.id) as { n: number }).n, request);
+      const { answer, seen } = await valuesDuring(() => count(sql), request);
       return { answer, seen: seen.filter((x) => x > 0 && x < n).sort((x, y) => x - y) };
     };
     const tagged = await between(`SELECT count(*) AS n FROM contacts WHERE user_id = ? AND tags LIKE '%"many"%'`, () =>
       post(acc, "/api/contacts/bulk-tag", { contactIds: ids, tags: ["many"], action: "add" }),
     );
     expect(tagged).toEqual({ answer: expect.objectContaining({ body: { updated: n } }), seen: [BULK_CHUNK, 2 * BULK_CHUNK] });
-    expect(db.query("SELECT count(*) AS n FROM events WHERE user_id = ? AND type = 'contact.tagged'").get(acc.user.id)).toEqual({ n });
+    expect(await count("SELECT count(*) AS n FROM events WHERE user_id = ? AND type = 'contact.tagged'")).toBe(n);
 
     const deleted = await between("SELECT count(*) AS n FROM contacts WHERE user_id = ?", () =>
       post(acc, "/api/contacts/bulk-delete", { contactIds: [...ids, crypto.randomUUID()] }),
     );
     expect(deleted).toEqual({ answer: expect.objectContaining({ body: { deleted: n, message: `${n} contacts deleted` } }), seen: [n - 2 * BULK_CHUNK, n - BULK_CHUNK] });
-    expect(db.query("SELECT count(*) AS n, count(contact_id) AS linked FROM messages WHERE user_id = ?").get(acc.user.id)).toEqual({ n, linked: 0 });
+    expect(await db.$rows("SELECT count(*) AS n, count(contact_id) AS linked FROM messages WHERE user_id = ?", [acc.user.id])).toEqual([{ n, linked: 0 }]);
     expect((await t.api("/api/contacts/stats", { token: acc.token })).body.total).toBe(0);
   });
 
@@ -140,9 +140,9 @@ describe("bulk, duplicates, merge, export", () => {
     const p1 = (await post(a, "/api/contacts", { firstName: "Prim", phone: "+13055550123", tags: ["a"], customFields: { k: "primary" } })).body;
     // legacy formatting of the same number, as older data may hold
     const legacyId = crypto.randomUUID();
-    t.ctx.db.$client.run(`INSERT INTO contacts (id, user_id, first_name, phone, tags, custom_fields) VALUES (?, ?, 'Legacy', '+1 (305) 555-0123', '["b"]', '{"k":"other","z":"1"}')`, [legacyId, a.user.id]);
-    t.ctx.db.$client.run(`INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text) VALUES (?, ?, ?, 'opt_in', 'keyword', 'JOIN')`, [crypto.randomUUID(), legacyId, a.user.id]);
-    t.ctx.db.insert(messages).values({ id: crypto.randomUUID(), userId: a.user.id, contactId: legacyId, phone: "+13055550123", content: "hi", direction: "inbound" }).run();
+    await t.ctx.records.$run(`INSERT INTO contacts (id, user_id, first_name, phone, tags, custom_fields) VALUES (?, ?, 'Legacy', '+1 (305) 555-0123', '["b"]', '{"k":"other","z":"1"}')`, [legacyId, a.user.id]);
+    await t.ctx.records.$run(`INSERT INTO contact_consents (id, contact_id, user_id, kind, source, text) VALUES (?, ?, ?, 'opt_in', 'keyword', 'JOIN')`, [crypto.randomUUID(), legacyId, a.user.id]);
+    await t.ctx.records.insert(messages).values({ id: crypto.randomUUID(), userId: a.user.id, contactId: legacyId, phone: "+13055550123", content: "hi", direction: "inbound" }).run();
     const d = await t.api("/api/contacts/duplicates", { token: a.token });
     const group = d.body.data.find((g: any) => g.contacts.some((c: any) => c.id === legacyId));
     expect(group.contacts.map((c: any) => c.id).sort()).toEqual([p1.id, legacyId].sort());
@@ -155,23 +155,26 @@ describe("bulk, duplicates, merge, export", () => {
     expect((await t.api(`/api/contacts/${legacyId}`, { token: a.token })).status).toBe(404);
     const consent = (await t.api(`/api/contacts/${p1.id}/consent`, { token: a.token })).body.data;
     expect(consent.some((c: any) => c.text === "JOIN")).toBe(true);
-    const moved = t.ctx.db.$client.query("SELECT contact_id FROM messages WHERE user_id = ?").all(a.user.id) as any[];
+    const moved = await t.ctx.records.$rows<{ contact_id: string }>("SELECT contact_id FROM messages WHERE user_id = ?", [a.user.id]);
     expect(moved.every((r) => r.contact_id === p1.id)).toBe(true);
   });
 
   test("duplicate groups without a digits index: two older spellings and no E.164 one, paged in order of the digits", async () => {
     const c = await t.signUpVerified();
-    const insert = (name: string, phone: string, at: number) => {
+    const insert = async (name: string, phone: string, at: number) => {
       const id = crypto.randomUUID();
-      t.ctx.db.$client.run(`INSERT INTO contacts (id, user_id, first_name, phone, created_at) VALUES (?, ?, ?, ?, ?)`, [id, c.user.id, name, phone, at]);
+      await t.ctx.records.$run(`INSERT INTO contacts (id, user_id, first_name, phone, created_at) VALUES (?, ?, ?, ?, ?)`, [id, c.user.id, name, phone, at]);
       return id;
     };
-    const late = insert("Late", "1-212-555-0100", 3000);
-    const early = insert("Early", "+1 (212) 555-0100", 1000);
+    const late = await insert("Late", "1-212-555-0100", 3000);
+    const early = await insert("Early", "+1 (212) 555-0100", 1000);
     const canonical = (await post(c, "/api/contacts", { firstName: "Canon", phone: "+19175550100" })).body.id;
-    const legacy = insert("Legacy", "1.917.555.0100", 2000);
-    insert("Alone", "(305) 555-0199", 1000);
-    expect(t.ctx.db.$client.query("SELECT name FROM sqlite_master WHERE name = 'contacts_user_digits_idx'").get()).toBeNull();
+    const legacy = await insert("Legacy", "1.917.555.0100", 2000);
+    await insert("Alone", "(305) 555-0199", 1000);
+    const indexes = t.ctx.records.$engine === "sqlite" ? "SELECT name FROM sqlite_master WHERE type = 'index'" : "SELECT indexname AS name FROM pg_indexes";
+    const names = (await t.ctx.records.$rows<{ name: string }>(indexes)).map((x) => x.name);
+    expect(names).toContain("contacts_user_phone_idx");
+    expect(names).not.toContain("contacts_user_digits_idx");
     const first = (await t.api("/api/contacts/duplicates?page=1&pageSize=1", { token: c.token })).body;
     expect(first.total).toBe(2);
     expect(first.data.map((g: any) => g.contacts.map((m: any) => m.id))).toEqual([[early, late]]);

@@ -17,12 +17,13 @@ export async function turnsDuring(work: () => Promise<unknown>): Promise<number>
  * What `read` answers at every turn of the event loop while `work` runs, distinct values in the order first seen,
  * with work's answer: work done in steps shows its intermediate states, work done in one go shows none.
  */
-export async function valuesDuring<T>(read: () => number, work: () => Promise<T>): Promise<{ answer: T; seen: number[] }> {
+export async function valuesDuring<T>(read: () => number | Promise<number>, work: () => Promise<T>): Promise<{ answer: T; seen: number[] }> {
   const seen = new Set<number>();
   let on = true;
-  const watch = () => {
+  // A read that answers later (a statement on PostgreSQL) is the next one's turn when it has answered.
+  const watch = async () => {
     if (!on) return;
-    seen.add(read());
+    seen.add(await read());
     setImmediate(watch);
   };
   setImmediate(watch);
