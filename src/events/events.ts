@@ -1,5 +1,4 @@
 import type { SQL } from "bun";
-import type { Database, Statement } from "bun:sqlite";
 import { afterTransaction, ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { enqueueJob, registerJobHandler } from "../jobs/jobs";
@@ -56,16 +55,13 @@ export type AppEvent = {
   createdAt: number;
 };
 
-// One prepared insert per connection: appendEvent runs per engine batch, so it must not re-prepare its SQL.
-const inserts = new WeakMap<Database, Statement>();
-
 /**
  * Appends an event on the context's connection. Call it inside the transaction that makes the change
  * (ctx.withTransaction): if the change rolls back, so does the event. Answers the event's id.
  */
 export async function appendEvent(ctx: AppContext, event: NewEvent): Promise<number> {
   await ready(ctx.db);
-  return insertEvents(ctx, [event])[0]!;
+  return (await insertEvents(ctx, [event]))[0]!;
 }
 
 /**
@@ -78,20 +74,28 @@ export async function appendEvents(ctx: AppContext, events: NewEvent[]): Promise
   return insertEvents(ctx, events);
 }
 
-/** The events' rows, in the caller's turn after ready, and the listeners told once the transaction has ended. */
-function insertEvents(ctx: AppContext, events: NewEvent[]): number[] {
-  const db = ctx.db.$client;
-  let insert = inserts.get(db);
-  if (!insert) {
-    insert = db.prepare(
-      `INSERT INTO events (user_id, type, subject_kind, subject_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-    );
-    inserts.set(db, insert);
-  }
+/** Events one insert statement appends, at most: a statement's text per count up to it, each compiled once. */
+const INSERT_ROWS = 64;
+const insertTexts: string[] = [];
+const insertText = (n: number) =>
+  (insertTexts[n] ??=
+    `INSERT INTO events (user_id, type, subject_kind, subject_id, payload, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")} RETURNING id`);
+
+/**
+ * The events' rows, in statements of up to INSERT_ROWS rows (one round trip each on PostgreSQL), and the listeners
+ * told once the transaction has ended. A statement's ids grow in the order of its rows on both engines (SQLite's
+ * AUTOINCREMENT, PostgreSQL's identity taken row by row), though RETURNING may list them in any order: sorted, they
+ * are the events' in order.
+ */
+async function insertEvents(ctx: AppContext, events: NewEvent[]): Promise<number[]> {
   const now = ctx.now();
   const ids: number[] = [];
-  for (const e of events) {
-    ids.push((insert.get(e.userId, e.type, e.subject.kind, e.subject.id, JSON.stringify(e.payload ?? {}), now) as { id: number }).id);
+  for (let at = 0; at < events.length; at += INSERT_ROWS) {
+    const slice = events.slice(at, at + INSERT_ROWS);
+    const params: unknown[] = [];
+    for (const e of slice) params.push(e.userId, e.type, e.subject.kind, e.subject.id, JSON.stringify(e.payload ?? {}), now);
+    const rows = await ctx.records.$rows<{ id: number }>(insertText(slice.length), params);
+    ids.push(...rows.map((r) => r.id).sort((a, b) => a - b));
   }
   const listeners = committedListeners.get(ctx);
   if (listeners?.size && !notifyScheduled.has(ctx)) {
@@ -174,74 +178,88 @@ export async function readEvents(
   }
   if (q.types) {
     if (!q.types.length) return [];
-    where.push("type IN (SELECT value FROM json_each(?))");
-    args.push(JSON.stringify(q.types));
+    where.push(`type IN (${q.types.map(() => "?").join(", ")})`);
+    args.push(...q.types);
   }
   args.push(Math.max(1, Math.min(MAX_READ, Math.floor(q.limit))));
-  const rows = ctx.db.$client
-    .query(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY id LIMIT ?`)
-    .all(...args) as EventRow[];
+  const rows = await ctx.records.$rows<EventRow>(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY id LIMIT ?`, args);
   return rows.map(toEvent);
 }
+
+/** messageIdsSince's statement: each engine reads a payload's JSON array its own way (json_each, jsonb's functions). */
+const MESSAGE_IDS_SINCE = {
+  sqlite: (types: string) =>
+    `SELECT j.value AS id FROM events e, json_each(e.payload, '$.messageIds') j
+       WHERE e.created_at >= ? AND e.type IN (${types}) AND e.subject_kind = 'campaign'
+     UNION
+     SELECT subject_id FROM events WHERE created_at >= ? AND type IN (${types}) AND subject_kind = 'message'`,
+  postgres: (types: string) =>
+    `SELECT j.id FROM events e, jsonb_array_elements_text(CAST(e.payload AS jsonb) -> 'messageIds') AS j(id)
+       WHERE e.created_at >= ? AND e.type IN (${types}) AND e.subject_kind = 'campaign'
+     UNION
+     SELECT subject_id FROM events WHERE created_at >= ? AND type IN (${types}) AND subject_kind = 'message'`,
+};
 
 /**
  * The messages named by the events of these types since `since` (a campaign's payload.messageIds, or the message
  * the event is about), through the log's time index: the recent tail, however long the log.
  */
 export async function messageIdsSince(ctx: AppContext, since: number, types: readonly EventType[]): Promise<string[]> {
+  if (!types.length) return [];
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(
-      `SELECT j.value AS id FROM events e, json_each(e.payload, '$.messageIds') j
-         WHERE e.created_at >= ?1 AND e.type IN (SELECT value FROM json_each(?2)) AND e.subject_kind = 'campaign'
-       UNION
-       SELECT subject_id FROM events WHERE created_at >= ?1 AND type IN (SELECT value FROM json_each(?2)) AND subject_kind = 'message'`,
-    )
-    .all(since, JSON.stringify(types)) as { id: string }[];
+  const marks = types.map(() => "?").join(", ");
+  const rows = await ctx.records.$rows<{ id: string }>(MESSAGE_IDS_SINCE[ctx.records.$engine](marks), [since, ...types, since, ...types]);
   return rows.map((r) => r.id);
 }
 
 /** An account's events in (afterId, upTo], counted up to `atMost` (enough to tell "more than a bound"). */
 export async function countEvents(ctx: AppContext, q: { userId: string; afterId: number; upTo: number; atMost: number }): Promise<number> {
   await ready(ctx.db);
-  const row = ctx.db.$client
-    .query(`SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE user_id = ? AND id > ? AND id <= ? LIMIT ?)`)
-    .get(q.userId, q.afterId, q.upTo, q.atMost) as { n: number };
-  return row.n;
+  const [row] = await ctx.records.$rows<{ n: number }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE user_id = ? AND id > ? AND id <= ? LIMIT ?) AS bounded`,
+    [q.userId, q.afterId, q.upTo, q.atMost],
+  );
+  return row!.n;
 }
 
-/** The newest event id (0 for an empty log): where a new consumer starts when it wants only what comes next. */
+/**
+ * The newest event id (0 for an empty log): where a new consumer starts when it wants only what comes next. On
+ * SQLite the last id AUTOINCREMENT gave (pruned or not); on PostgreSQL the newest id in the log.
+ */
 export async function lastEventId(ctx: AppContext): Promise<number> {
   await ready(ctx.db);
-  const row = ctx.db.$client.query(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).get() as { seq: number } | null;
+  const [row] = await ctx.records.$rows<{ seq: number }>(
+    ctx.records.$engine === "sqlite" ? `SELECT seq FROM sqlite_sequence WHERE name = 'events'` : `SELECT max(id) AS seq FROM events`,
+  );
   return row?.seq ?? 0;
 }
 
 /** The last event id a consumer has handled (0 when it never ran). */
 export async function readCursor(ctx: AppContext, consumer: string): Promise<number> {
   await ready(ctx.db);
-  const row = ctx.db.$client.query(`SELECT last_id FROM event_cursors WHERE consumer = ?`).get(consumer) as { last_id: number } | null;
+  const [row] = await ctx.records.$rows<{ last_id: number }>(`SELECT last_id FROM event_cursors WHERE consumer = ?`, [consumer]);
   return row?.last_id ?? 0;
 }
 
 /** Whether a consumer has a cursor at all (one at 0 exists once it started on an empty log). */
 export async function hasCursor(ctx: AppContext, consumer: string): Promise<boolean> {
   await ready(ctx.db);
-  return ctx.db.$client.query(`SELECT 1 FROM event_cursors WHERE consumer = ?`).get(consumer) !== null;
+  return (await ctx.records.$rows(`SELECT 1 AS found FROM event_cursors WHERE consumer = ?`, [consumer])).length > 0;
 }
 
 /**
  * Records that a consumer has handled every event up to `lastId`. Call it in the transaction that records the
- * consumer's own work, so after a crash it resumes exactly after what it committed. A cursor never moves back.
+ * consumer's own work, so after a crash it resumes exactly after what it committed. A cursor never moves back (a
+ * CASE rather than SQLite's scalar max(), the same text on both engines).
  */
 export async function advanceCursor(ctx: AppContext, consumer: string, lastId: number): Promise<void> {
   await ready(ctx.db);
-  ctx.db.$client
-    .query(
-      `INSERT INTO event_cursors (consumer, last_id, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (consumer) DO UPDATE SET last_id = max(last_id, excluded.last_id), updated_at = excluded.updated_at`,
-    )
-    .run(consumer, lastId, ctx.now());
+  await ctx.records.$run(
+    `INSERT INTO event_cursors (consumer, last_id, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (consumer) DO UPDATE SET last_id = CASE WHEN excluded.last_id > event_cursors.last_id THEN excluded.last_id ELSE event_cursors.last_id END,
+       updated_at = excluded.updated_at`,
+    [consumer, lastId, ctx.now()],
+  );
 }
 
 /** Events one prune deletes in a statement; the daily job deletes one such batch per run. */
@@ -253,11 +271,12 @@ export const PRUNE_BATCH = 5_000;
  */
 export async function pruneEvents(ctx: AppContext, before: number, batches = Infinity): Promise<number> {
   await ready(ctx.db);
-  const db = ctx.db.$client;
-  const batch = db.query(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)`);
   let total = 0;
   for (let i = 0; i < batches; i++) {
-    const n = batch.run(before, PRUNE_BATCH).changes;
+    const { changes: n } = await ctx.records.$run(
+      `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+      [before, PRUNE_BATCH],
+    );
     total += n;
     if (n < PRUNE_BATCH) break;
   }

@@ -216,13 +216,13 @@ const toJob = (r: JobRow): Job => ({
 export async function enqueueJob(ctx: AppContext, job: NewJob): Promise<boolean> {
   await ready(ctx.db);
   const queued =
-    ctx.db.$client
-      .query(
+    (
+      await ctx.records.$run(
         `INSERT INTO jobs (id, kind, key, user_id, ref_id, payload, run_at, next_attempt_at, state, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (key) DO NOTHING`,
+        [Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, ctx.now(), ctx.now()],
       )
-      .run(Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, ctx.now(), ctx.now())
-      .changes > 0;
+    ).changes > 0;
   if (queued) wakers.get(ctx)?.(job.runAt);
   return queued;
 }
@@ -234,15 +234,14 @@ export async function enqueueJob(ctx: AppContext, job: NewJob): Promise<boolean>
 export async function rescheduleJob(ctx: AppContext, job: NewJob) {
   await ready(ctx.db);
   const now = ctx.now();
-  ctx.db.$client
-    .query(
-      `INSERT INTO jobs (id, kind, key, user_id, ref_id, payload, run_at, next_attempt_at, state, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
-       ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, user_id = excluded.user_id, ref_id = excluded.ref_id,
-         payload = excluded.payload, run_at = excluded.run_at, next_attempt_at = excluded.next_attempt_at, state = 'pending',
-         attempts = 0, lease_until = NULL, last_error = NULL, result = NULL, updated_at = excluded.updated_at, done_at = NULL`,
-    )
-    .run(Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, now, now);
+  await ctx.records.$run(
+    `INSERT INTO jobs (id, kind, key, user_id, ref_id, payload, run_at, next_attempt_at, state, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+     ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, user_id = excluded.user_id, ref_id = excluded.ref_id,
+       payload = excluded.payload, run_at = excluded.run_at, next_attempt_at = excluded.next_attempt_at, state = 'pending',
+       attempts = 0, lease_until = NULL, last_error = NULL, result = NULL, updated_at = excluded.updated_at, done_at = NULL`,
+    [Bun.randomUUIDv7(), job.kind, job.key, job.userId ?? null, job.refId ?? null, JSON.stringify(job.payload ?? {}), job.runAt, job.runAt, now, now],
+  );
   wakers.get(ctx)?.(job.runAt);
 }
 
@@ -250,27 +249,32 @@ export async function rescheduleJob(ctx: AppContext, job: NewJob) {
 export async function cancelJobs(ctx: AppContext, which: { key: string } | { refId: string } | { userId: string }): Promise<number> {
   await ready(ctx.db);
   const [column, value] = "key" in which ? ["key", which.key] : "refId" in which ? ["ref_id", which.refId] : ["user_id", which.userId];
-  return ctx.db.$client
-    .query(`UPDATE jobs SET state = 'cancelled', updated_at = ? WHERE ${column} = ? AND state = 'pending'`)
-    .run(ctx.now(), value).changes;
+  return (await ctx.records.$run(`UPDATE jobs SET state = 'cancelled', updated_at = ? WHERE ${column} = ? AND state = 'pending'`, [ctx.now(), value])).changes;
 }
 
 /** A job by its key, or null. */
 export async function findJob(ctx: AppContext, key: string): Promise<Job | null> {
   await ready(ctx.db);
-  const row = ctx.db.$client.query(`SELECT * FROM jobs WHERE key = ?`).get(key) as JobRow | null;
-  return row && toJob(row);
+  const [row] = await ctx.records.$rows<JobRow>(`SELECT * FROM jobs WHERE key = ?`, [key]);
+  return row ? toJob(row) : null;
 }
 
 /** The subjects (refId) among `refIds` that have a pending job of `kind`. */
 export async function pendingRefs(ctx: AppContext, kind: string, refIds: string[]): Promise<Set<string>> {
   if (!refIds.length) return new Set();
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT ref_id FROM jobs WHERE kind = ? AND state = 'pending' AND ref_id IN (SELECT value FROM json_each(?))`)
-    .all(kind, JSON.stringify(refIds)) as { ref_id: string }[];
+  const rows = await ctx.records.$rows<{ ref_id: string }>(
+    `SELECT ref_id FROM jobs WHERE kind = ? AND state = 'pending' AND ref_id IN (${JSON_VALUES[ctx.records.$engine]})`,
+    [kind, JSON.stringify(refIds)],
+  );
   return new Set(rows.map((r) => r.ref_id));
 }
+
+/** The values of a JSON array of text given as one parameter, as each engine reads one (a list of any length). */
+const JSON_VALUES = {
+  sqlite: "SELECT value FROM json_each(?)",
+  postgres: "SELECT jsonb_array_elements_text(CAST(? AS text)::jsonb)",
+} as const;
 
 /** A due job as a pass selects it. */
 type Due = { id: string; kind: string; refId: string | null; userId: string | null; t: number };
@@ -303,13 +307,40 @@ const selectDue = (due: DueIn, indexed = true) => {
  * claimed by CLAIM_JOB_SQL, the same text on both engines; a leased job's process killed mid-run leaves it due to the
  * others once its lease is over. Parameters: now, now, kinds, full refs, full accounts, limit.
  */
-export const DUE_JOBS_SQL_POSTGRES = `SELECT id, kind, ref_id AS "refId", user_id AS "userId",
+export const DUE_JOBS_SQL_POSTGRES = `SELECT id, kind, ref_id AS "refId", user_id AS "userId", state,
     CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_until END AS t
   FROM jobs WHERE ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'running' AND lease_until <= ?))
     AND kind IN (SELECT jsonb_array_elements_text(CAST(? AS text)::jsonb))
     AND (kind, coalesce(ref_id, '')) NOT IN (SELECT r->>0, r->>1 FROM jsonb_array_elements(CAST(? AS text)::jsonb) AS r)
     AND (user_id IS NULL OR (kind, user_id) NOT IN (SELECT r->>0, r->>1 FROM jsonb_array_elements(CAST(? AS text)::jsonb) AS r))
   ORDER BY t LIMIT ? FOR UPDATE SKIP LOCKED`;
+
+/** What a pass asks for: the due jobs at `now` of `kinds`, but for the full slots (`kind\0refId`, `kind\x01userId`). */
+type DueQuery = { now: number; kinds: string[]; fullRefs: string[]; fullUsers: string[]; limit: number; others?: boolean };
+type DueJobs = { pending: Due[]; expired: Due[] };
+
+/**
+ * On SQLite, one process: each state walks its index in due order and stops at the limit, however many jobs are due
+ * (named: the per-kind index would have SQLite sort every due job). The other kinds of a flood are found through the
+ * per-kind index instead (a few lookups, not a walk past the flood: without an ORDER BY, SQLite takes each kind's due
+ * jobs from it, oldest first).
+ */
+async function dueOnSqlite(ctx: AppContext, q: DueQuery): Promise<DueJobs> {
+  const params = [q.now, JSON.stringify(q.kinds), q.limit, JSON.stringify(q.fullRefs), JSON.stringify(q.fullUsers)];
+  if (q.others) return { pending: await ctx.records.$rows<Due>(`${selectDue("pending", false)} LIMIT ?3`, params), expired: [] };
+  const inOrder = (due: DueIn) => ctx.records.$rows<Due>(`${selectDue(due)} ORDER BY ${DUE_IN[due].column} LIMIT ?3`, params);
+  return { pending: await inOrder("pending"), expired: await inOrder("expired") };
+}
+
+/**
+ * On PostgreSQL, where the processes of an installation run passes at once: DUE_JOBS_SQL_POSTGRES locks what it
+ * selects for the pass's transaction and skips what another process's pass holds. Its slots are pairs.
+ */
+async function dueOnPostgres(ctx: AppContext, q: DueQuery): Promise<DueJobs> {
+  const pairs = (slots: string[]) => JSON.stringify(slots.map((slot) => slot.split(/[\0\x01]/)));
+  const due = await ctx.records.$rows<Due & { state: JobState }>(DUE_JOBS_SQL_POSTGRES, [q.now, q.now, JSON.stringify(q.kinds), pairs(q.fullRefs), pairs(q.fullUsers), q.limit]);
+  return { pending: due.filter((j) => j.state === "pending"), expired: due.filter((j) => j.state === "running") };
+}
 
 /** Jobs looked at per pass, at most. */
 export const DUE_BATCH = 100;
@@ -323,27 +354,28 @@ export const CLAIM_JOB_SQL = `UPDATE jobs SET state = 'running', attempts = atte
   WHERE id = ? AND ((state = 'pending' AND next_attempt_at <= ?) OR (state = 'running' AND lease_until <= ?))
   RETURNING *`;
 
-function claim(ctx: AppContext, id: string, now: number, leaseMs: number): Job | null {
-  const row = ctx.db.$client.query(CLAIM_JOB_SQL).get(now + leaseMs, now, id, now, now) as JobRow | null;
-  return row && toJob(row);
+async function claim(ctx: AppContext, id: string, now: number, leaseMs: number): Promise<Job | null> {
+  const [row] = await ctx.records.$rows<JobRow>(CLAIM_JOB_SQL, [now + leaseMs, now, id, now, now]);
+  return row ? toJob(row) : null;
 }
 
 /** Records a finished attempt: done with its result, or pending again at the time the handler asked for. */
-function complete(ctx: AppContext, job: Job, outcome: JobOutcome) {
+async function complete(ctx: AppContext, job: Job, outcome: JobOutcome) {
   const now = ctx.now();
   const again = outcome?.runAgainAt;
   const result = outcome?.result === undefined ? null : JSON.stringify(outcome.result);
   // attempts = the claim's count: a worker whose lease expired and was taken over records nothing.
-  const db = ctx.db.$client;
   if (again === undefined) {
-    db.query(`UPDATE jobs SET state = 'done', lease_until = NULL, result = ?, updated_at = ?, done_at = ? WHERE id = ? AND state = 'running' AND attempts = ?`).run(
-      result, now, now, job.id, job.attempts,
+    await ctx.records.$run(
+      `UPDATE jobs SET state = 'done', lease_until = NULL, result = ?, updated_at = ?, done_at = ? WHERE id = ? AND state = 'running' AND attempts = ?`,
+      [result, now, now, job.id, job.attempts],
     );
   } else {
-    db.query(
+    await ctx.records.$run(
       `UPDATE jobs SET state = 'pending', attempts = 0, lease_until = NULL, last_error = NULL, result = ?, updated_at = ?, done_at = ?,
          run_at = ?, next_attempt_at = ? WHERE id = ? AND state = 'running' AND attempts = ?`,
-    ).run(result, now, now, again, again, job.id, job.attempts);
+      [result, now, now, again, again, job.id, job.attempts],
+    );
   }
 }
 
@@ -352,18 +384,20 @@ function complete(ctx: AppContext, job: Job, outcome: JobOutcome) {
  * while the job is still running on this attempt (a leased handler's: an expired lease may have been taken over);
  * a transactional job's claim was rolled back with its savepoint, so its row is written whatever it holds.
  */
-function fail(ctx: AppContext, job: Job, attempts: number, options: Required<JobHandlerOptions>, err: unknown, held = false) {
+async function fail(ctx: AppContext, job: Job, attempts: number, options: Required<JobHandlerOptions>, err: unknown, held = false) {
   const now = ctx.now();
   const message = err instanceof Error ? err.message : String(err);
   const failed = attempts >= options.maxAttempts;
   const delay = Math.min(options.maxDelayMs, options.firstDelayMs * 2 ** (attempts - 1));
-  ctx.db.$client
-    .query(
-      `UPDATE jobs SET state = ?1, attempts = ?2, lease_until = NULL, last_error = ?3, updated_at = ?4,
-         done_at = CASE WHEN ?1 = 'failed' THEN ?4 ELSE done_at END, next_attempt_at = CASE WHEN ?1 = 'failed' THEN next_attempt_at ELSE ?5 END
-       WHERE id = ?6 AND (?7 = 0 OR (state = 'running' AND attempts = ?8))`,
-    )
-    .run(failed ? "failed" : "pending", attempts, message, now, now + delay, job.id, held ? 1 : 0, job.attempts);
+  // Plain `?` parameters, repeated (PostgreSQL's are numbered in order): SQLite's ?1 would not translate.
+  const state = failed ? "failed" : "pending";
+  const condition = held ? ` AND state = 'running' AND attempts = ?` : "";
+  await ctx.records.$run(
+    `UPDATE jobs SET state = ?, attempts = ?, lease_until = NULL, last_error = ?, updated_at = ?,
+       done_at = CASE WHEN ? = 'failed' THEN ? ELSE done_at END, next_attempt_at = CASE WHEN ? = 'failed' THEN next_attempt_at ELSE ? END
+     WHERE id = ?${condition}`,
+    [state, attempts, message, now, state, now, state, now + delay, job.id, ...(held ? [job.attempts] : [])],
+  );
 }
 
 export type RunLimits = {
@@ -398,10 +432,9 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
   let started = 0;
   let now = 0;
   let due: Due[] = [];
-  const select = () => {
+  const select = async () => {
     started = performance.now();
     now = ctx.now();
-    const db = ctx.db.$client;
     // Kinds, refs and accounts at their concurrency bound are left out of the selection: their jobs wait, pending.
     const full = [...counts]
       .filter(([slot, n]) => {
@@ -410,23 +443,17 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
         return bound && n >= (slot.includes("\0") ? bound.perRef : slot.includes("\x01") ? accountBound(counts, kind, id!, bound) : bound.total);
       })
       .map(([slot]) => slot);
-    const kinds = JSON.stringify([...registry.keys()].filter((k) => !full.includes(k)));
-    const fullRefs = JSON.stringify(full.filter((slot) => slot.includes("\0")));
-    const fullUsers = JSON.stringify(full.filter((slot) => slot.includes("\x01")));
-    // Each walks its index in due order and stops at the limit, however many jobs are due (named: the per-kind
-    // index would have SQLite sort every due job).
-    const inOrder = (due: DueIn) => db.query(`${selectDue(due)} ORDER BY ${DUE_IN[due].column} LIMIT ?3`).all(now, kinds, limit, fullRefs, fullUsers) as Due[];
-    const pending = inOrder("pending");
-    const expired = inOrder("expired");
+    const kinds = [...registry.keys()].filter((k) => !full.includes(k));
+    const fullRefs = full.filter((slot) => slot.includes("\0"));
+    const fullUsers = full.filter((slot) => slot.includes("\x01"));
+    const pick = ctx.records.$engine === "sqlite" ? dueOnSqlite : dueOnPostgres;
+    const { pending, expired } = await pick(ctx, { now, kinds, fullRefs, fullUsers, limit });
     // A flood of one kind (10,000 drip steps due in the same minute) must not hold back the other kinds' due jobs (a
     // scheduled campaign's start, a webhook delivery) until it has drained: when a pass is all of one kind and more
-    // may be due, the other kinds' oldest due jobs go first, found through the per-kind index (a few lookups, not a
-    // walk past the flood: without an ORDER BY, SQLite takes each kind's due jobs from it, oldest first).
+    // may be due, the other kinds' oldest due jobs go first.
     const flood = pending.length === limit && pending.every((j) => j.kind === pending[0]!.kind) ? pending[0]!.kind : null;
-    const otherKinds = flood === null ? [] : [...registry.keys()].filter((k) => k !== flood && !full.includes(k));
-    const others = otherKinds.length
-      ? (db.query(`${selectDue("pending", false)} LIMIT ?3`).all(now, JSON.stringify(otherKinds), Math.ceil(limit / 4), fullRefs, fullUsers) as Due[])
-      : [];
+    const otherKinds = flood === null ? [] : kinds.filter((k) => k !== flood);
+    const others = otherKinds.length ? (await pick(ctx, { now, kinds: otherKinds, fullRefs, fullUsers, limit: Math.ceil(limit / 4), others: true })).pending : [];
     others.sort((a, b) => a.t - b.t);
     due = [...others, ...[...pending, ...expired].sort((a, b) => a.t - b.t)].slice(0, limit);
   };
@@ -469,11 +496,11 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
       try {
         // A savepoint of the pass's transaction (withTransaction nested): the job's claim, its work and its outcome.
         await withTransaction(ctx.db, async () => {
-          job = claim(ctx, id, now, options.leaseMs);
+          job = await claim(ctx, id, now, options.leaseMs);
           if (!job) return;
           const outcome = await fn(ctx, job, pass);
           if (!batched) await flushNow(end);
-          complete(ctx, job, outcome);
+          await complete(ctx, job, outcome);
         });
         keepForPassEnd(end);
       } catch (err) {
@@ -483,7 +510,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
         const failed = job as Job | null;
         if (!failed) throw err;
         ctx.log(`jobs: ${kind} ${failed.key} failed: ${(err as Error)?.stack ?? err}`);
-        fail(ctx, failed, failed.attempts, options, err);
+        await fail(ctx, failed, failed.attempts, options, err);
       }
       if (job) claimed++;
     }
@@ -500,7 +527,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
   };
   /** The leased jobs claimed in the pass's transaction (their lease commits with it), run once it has committed. */
   let toRun: { picked: Due; handler: Handler; job: Job }[] = [];
-  const claimLeased = () => {
+  const claimLeased = async () => {
     toRun = [];
     for (const { picked, handler } of leased) {
       // At the bound: the next pass selects without this kind, ref or account (a finished job wakes the runner).
@@ -508,7 +535,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
         more = true;
         continue;
       }
-      const job = claim(ctx, picked.id, now, handler.options.leaseMs);
+      const job = await claim(ctx, picked.id, now, handler.options.leaseMs);
       if (!job) {
         if (handler.options.concurrency) release(picked);
         continue;
@@ -519,9 +546,9 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
   };
   try {
     await withTransaction(ctx.db, async () => {
-      select();
+      await select();
       await runPass(true);
-      claimLeased();
+      await claimLeased();
     });
   } catch (err) {
     if (!flushing) throw err;
@@ -531,7 +558,7 @@ export async function runDueJobs(ctx: AppContext, limits: RunLimits = {}): Promi
     ctx.log(`jobs: a pass's batched rows failed, running it again job by job: ${(err as Error)?.stack ?? err}`);
     await withTransaction(ctx.db, async () => {
       await runPass(false);
-      claimLeased();
+      await claimLeased();
     });
   }
   const running: Promise<void>[] = [];
@@ -560,16 +587,18 @@ async function nextDueAt(ctx: AppContext): Promise<number | null> {
   if (!registry?.size) return null;
   await ready(ctx.db);
   const kinds = JSON.stringify([...registry.keys()]);
-  // Each walks its index from the earliest and stops at the first job of a known kind.
-  const first = (due: DueIn) => {
+  // Each walks its index from the earliest and stops at the first job of a known kind (SQLite is told which index:
+  // PostgreSQL's planner picks it).
+  const first = async (due: DueIn) => {
     const { state, column, index } = DUE_IN[due];
-    return (
-      (ctx.db.$client.query(`SELECT ${column} AS t FROM jobs INDEXED BY ${index} WHERE state = ?1 AND kind IN (SELECT value FROM json_each(?2)) ORDER BY ${column} LIMIT 1`).get(state, kinds) as {
-        t: number;
-      } | null)?.t ?? Infinity
+    const from = ctx.records.$engine === "sqlite" ? `jobs INDEXED BY ${index}` : "jobs";
+    const [row] = await ctx.records.$rows<{ t: number }>(
+      `SELECT ${column} AS t FROM ${from} WHERE state = ? AND kind IN (${JSON_VALUES[ctx.records.$engine]}) ORDER BY ${column} LIMIT 1`,
+      [state, kinds],
     );
+    return row?.t ?? Infinity;
   };
-  const t = Math.min(first("pending"), first("expired"));
+  const t = Math.min(await first("pending"), await first("expired"));
   return t === Infinity ? null : t;
 }
 
@@ -583,13 +612,13 @@ async function runLeased(ctx: AppContext, job: Job, { fn, options }: Handler) {
     // Its own turn on the connection: never inside another caller's transaction open now.
     await ready(ctx.db);
     if (ctx.db !== db) return ctx.log(`jobs: ${job.kind} ${job.key} finished after a restore replaced the database; not recorded`);
-    complete(ctx, job, outcome);
+    await complete(ctx, job, outcome);
   } catch (err) {
     ctx.log(`jobs: ${job.kind} ${job.key} failed: ${(err as Error)?.stack ?? err}`);
     await ready(ctx.db);
     if (ctx.db !== db) return;
     // Only while the lease is still ours (an expired lease may already have been taken over): in the update itself.
-    fail(ctx, job, job.attempts, options, err, true);
+    await fail(ctx, job, job.attempts, options, err, true);
   }
 }
 
