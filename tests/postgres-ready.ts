@@ -9,4 +9,5 @@ export const POSTGRES_READY = [
   "tests/api/auth-login.test.ts",
   "tests/api/rate-limit.test.ts",
   "tests/api/sign-in-uniform.test.ts",
+  "tests/api/messages-records.test.ts",
 ];

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { jsonElements, jsonValues } from "../../db/json-array";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { contactsByPhone, phonesOfContactsMatching } from "../contacts/contacts";
@@ -46,8 +47,8 @@ type Row = {
 /** Reserves `n` consecutive message sequence numbers inside the caller's transaction; answers the first. */
 export async function reserveSeqs(ctx: AppContext, n: number): Promise<number> {
   await ready(ctx.db);
-  const r = ctx.db.$client.query(`UPDATE conversation_sequence SET value = value + ? WHERE id = 1 RETURNING value`).get(n) as { value: number };
-  return r.value - n + 1;
+  const [r] = await ctx.records.$rows<{ value: number }>(`UPDATE conversation_sequence SET value = value + ? WHERE id = 1 RETURNING value`, [n]);
+  return r!.value - n + 1;
 }
 
 export type Attach = {
@@ -70,29 +71,38 @@ export async function attachToConversations(ctx: AppContext, messages: Attach[])
   if (!messages.length) return;
   await ready(ctx.db);
   const now = ctx.now();
-  const upsert = ctx.db.$client.query(
-    `INSERT INTO conversations (user_id, phone, state, last_seq, unread_count, reply_from, created_at, updated_at)
-     VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?6)
-     ON CONFLICT (user_id, phone) DO UPDATE SET
-       last_seq = excluded.last_seq,
-       unread_count = unread_count + excluded.unread_count,
-       reply_from = coalesce(excluded.reply_from, reply_from),
-       state = CASE WHEN excluded.unread_count > 0 OR state = 'deleted' THEN 'open' ELSE state END,
-       updated_at = excluded.updated_at
-     RETURNING id, state, unread_count`,
-  );
-  const events: NewEvent[] = messages.map((m) => {
+  const events: NewEvent[] = [];
+  for (const m of messages) {
     const inbound = m.direction === "inbound" ? 1 : 0;
-    const row = upsert.get(m.userId, m.phone, m.seq, inbound, inbound ? (m.receivedOn ?? null) : null, now) as { id: number; state: string; unread_count: number };
-    return {
+    const [row] = (await ctx.records.$rows<{ id: number; state: string; unread_count: number }>(ATTACH_SQL, [
+      m.userId,
+      m.phone,
+      m.seq,
+      inbound,
+      inbound ? (m.receivedOn ?? null) : null,
+      now,
+      now,
+    ])) as [{ id: number; state: string; unread_count: number }];
+    events.push({
       userId: m.userId,
       type: "conversation.updated",
       subject: { kind: "conversation", id: String(row.id) },
       payload: { phone: m.phone, seq: m.seq, messageId: m.messageId, direction: m.direction, state: row.state, unreadCount: row.unread_count },
-    };
-  });
+    });
+  }
   await appendEvents(ctx, events);
 }
+
+// The existing row's columns named with their table: PostgreSQL finds a bare name ambiguous beside `excluded`.
+const ATTACH_SQL = `INSERT INTO conversations (user_id, phone, state, last_seq, unread_count, reply_from, created_at, updated_at)
+  VALUES (?, ?, 'open', ?, ?, ?, ?, ?)
+  ON CONFLICT (user_id, phone) DO UPDATE SET
+    last_seq = excluded.last_seq,
+    unread_count = conversations.unread_count + excluded.unread_count,
+    reply_from = coalesce(excluded.reply_from, conversations.reply_from),
+    state = CASE WHEN excluded.unread_count > 0 OR conversations.state = 'deleted' THEN 'open' ELSE conversations.state END,
+    updated_at = excluded.updated_at
+  RETURNING id, state, unread_count`;
 
 /**
  * A campaign's new messages join their threads in one statement (a campaign writes up to a million rows in one
@@ -101,16 +111,17 @@ export async function attachToConversations(ctx: AppContext, messages: Attach[])
 export async function attachCampaignMessages(ctx: AppContext, m: { userId: string; campaignId: string; places: [string, number][] }): Promise<void> {
   if (!m.places.length) return;
   await ready(ctx.db);
-  ctx.db.$client
-    .query(
-      `INSERT INTO conversations (user_id, phone, state, last_seq, created_at, updated_at)
-       SELECT ?1, value ->> 0, 'open', value ->> 1, ?2, ?2 FROM json_each(?3) WHERE true
-       ON CONFLICT (user_id, phone) DO UPDATE SET
-         last_seq = max(last_seq, excluded.last_seq),
-         state = CASE WHEN state = 'deleted' THEN 'open' ELSE state END,
-         updated_at = excluded.updated_at`,
-    )
-    .run(m.userId, ctx.now(), JSON.stringify(m.places));
+  const now = ctx.now();
+  // A CASE rather than SQLite's scalar max(), which PostgreSQL lacks (its greatest() SQLite lacks).
+  await ctx.records.$run(
+    `INSERT INTO conversations (user_id, phone, state, last_seq, created_at, updated_at)
+     SELECT ?, value ->> 0, 'open', cast(value ->> 1 as integer), ?, ? FROM ${jsonElements(ctx.records)} WHERE true
+     ON CONFLICT (user_id, phone) DO UPDATE SET
+       last_seq = CASE WHEN excluded.last_seq > conversations.last_seq THEN excluded.last_seq ELSE conversations.last_seq END,
+       state = CASE WHEN conversations.state = 'deleted' THEN 'open' ELSE conversations.state END,
+       updated_at = excluded.updated_at`,
+    [m.userId, now, now, JSON.stringify(m.places)],
+  );
   await appendEvent(ctx, {
     userId: m.userId,
     type: "conversation.updated",
@@ -119,8 +130,8 @@ export async function attachCampaignMessages(ctx: AppContext, m: { userId: strin
   });
 }
 
-function rowById(ctx: AppContext, userId: string, id: number): Row {
-  const row = ctx.db.$client.query(`SELECT * FROM conversations WHERE id = ? AND user_id = ? AND state != 'deleted'`).get(id, userId) as Row | null;
+async function rowById(ctx: AppContext, userId: string, id: number): Promise<Row> {
+  const [row] = await ctx.records.$rows<Row>(`SELECT * FROM conversations WHERE id = ? AND user_id = ? AND state != 'deleted'`, [id, userId]);
   if (!row) throw notFound("Conversation not found");
   return row;
 }
@@ -228,21 +239,19 @@ export async function listConversations(
     const phones = [...byContact, ...withText];
     const digits = text.replace(/[\s().+\-]/g, "");
     const byDigits = /^\d{3,}$/.test(digits);
-    where.push(`(phone IN (SELECT value FROM json_each(?))${byDigits ? " OR phone LIKE ?" : ""})`);
+    where.push(`(phone IN (${jsonValues(ctx.records)})${byDigits ? " OR phone LIKE ?" : ""})`);
     args.push(JSON.stringify(phones));
     if (byDigits) args.push(`%${digits}%`);
   }
-  const db = ctx.db.$client;
   const sqlWhere = where.join(" AND ");
   // Possible opt-outs first (the owner must answer them), then the newest activity.
-  const rows = db
-    .query(
-      `SELECT * FROM conversations WHERE ${sqlWhere}
-       ORDER BY id IN (SELECT value FROM json_each(?)) DESC, last_seq DESC, id DESC LIMIT ? OFFSET ?`,
-    )
-    .all(...args, JSON.stringify(marked), q.pageSize, (q.page - 1) * q.pageSize) as Row[];
-  const total = (db.query(`SELECT count(*) AS n FROM conversations WHERE ${sqlWhere}`).get(...args) as { n: number }).n;
-  const { unreadTotal } = totalsOf(ctx, userId);
+  const rows = await ctx.records.$rows<Row>(
+    `SELECT * FROM conversations WHERE ${sqlWhere}
+     ORDER BY id IN (${jsonValues(ctx.records, "bigint")}) DESC, last_seq DESC, id DESC LIMIT ? OFFSET ?`,
+    [...args, JSON.stringify(marked), q.pageSize, (q.page - 1) * q.pageSize],
+  );
+  const [{ n: total }] = (await ctx.records.$rows<{ n: number }>(`SELECT count(*) AS n FROM conversations WHERE ${sqlWhere}`, args)) as [{ n: number }];
+  const { unreadTotal } = await totalsOf(ctx, userId);
   return { data: await views(ctx, userId, rows), total, page: q.page, pageSize: q.pageSize, unreadTotal };
 }
 
@@ -252,9 +261,10 @@ export async function listConversations(
  */
 async function livePossibleOptOuts(ctx: AppContext, userId: string): Promise<number[]> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT id, phone FROM conversations WHERE user_id = ? AND possible_opt_out_seq IS NOT NULL AND state != 'deleted'`)
-    .all(userId) as { id: number; phone: string }[];
+  const rows = await ctx.records.$rows<{ id: number; phone: string }>(
+    `SELECT id, phone FROM conversations WHERE user_id = ? AND possible_opt_out_seq IS NOT NULL AND state != 'deleted'`,
+    [userId],
+  );
   const contacts = await contactsByPhone(ctx, userId, rows.map((r) => r.phone));
   return rows.filter((r) => contacts.get(r.phone)?.status !== "opted_out").map((r) => r.id);
 }
@@ -265,19 +275,19 @@ export async function unreadTotals(ctx: AppContext, userId: string): Promise<Unr
   return totalsOf(ctx, userId);
 }
 
-function totalsOf(ctx: AppContext, userId: string): UnreadTotals {
-  const r = ctx.db.$client
-    .query(
-      `SELECT coalesce(sum(unread_count), 0) AS total, count(*) FILTER (WHERE unread_count > 0) AS threads
-       FROM conversations WHERE user_id = ? AND state IN ('open','closed') AND unread_count > 0`,
-    )
-    .get(userId) as { total: number; threads: number };
-  return { unreadTotal: r.total, unreadConversations: r.threads };
+// The sum cast back to an integer: PostgreSQL's sum of bigints is a numeric, which its client answers as text.
+async function totalsOf(ctx: AppContext, userId: string): Promise<UnreadTotals> {
+  const [r] = await ctx.records.$rows<{ total: number; threads: number }>(
+    `SELECT cast(coalesce(sum(unread_count), 0) as integer) AS total, count(*) FILTER (WHERE unread_count > 0) AS threads
+     FROM conversations WHERE user_id = ? AND state IN ('open','closed') AND unread_count > 0`,
+    [userId],
+  );
+  return { unreadTotal: r!.total, unreadConversations: r!.threads };
 }
 
 export async function getConversation(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
   await ready(ctx.db);
-  return (await views(ctx, userId, [rowById(ctx, userId, id)]))[0]!;
+  return (await views(ctx, userId, [await rowById(ctx, userId, id)]))[0]!;
 }
 
 /** Messages a thread page holds by default and at most. */
@@ -291,7 +301,7 @@ export const THREAD_PAGE_MAX = 200;
  */
 export async function threadOf(ctx: AppContext, userId: string, id: number, q: { after?: number; before?: number; limit?: number }): Promise<ThreadMessage[]> {
   await ready(ctx.db);
-  const row = rowById(ctx, userId, id);
+  const row = await rowById(ctx, userId, id);
   const rows = await threadMessages(ctx, {
     userId,
     phone: row.phone,
@@ -311,13 +321,11 @@ export async function threadOf(ctx: AppContext, userId: string, id: number, q: {
  */
 export async function markRead(ctx: AppContext, userId: string, id: number, upTo?: number): Promise<ConversationView> {
   await ctx.withTransaction(async () => {
-    const row = rowById(ctx, userId, id);
+    const row = await rowById(ctx, userId, id);
     const marker = Math.min(upTo ?? row.last_seq, row.last_seq);
     if (marker <= row.last_read_seq) return;
     const unread = marker === row.last_seq ? 0 : await inboundAfter(ctx, userId, row.phone, marker);
-    ctx.db.$client
-      .query(`UPDATE conversations SET last_read_seq = ?, unread_count = ?, updated_at = ? WHERE id = ?`)
-      .run(marker, unread, ctx.now(), id);
+    await ctx.records.$run(`UPDATE conversations SET last_read_seq = ?, unread_count = ?, updated_at = ? WHERE id = ?`, [marker, unread, ctx.now(), id]);
     await changed(ctx, userId, id, { lastReadSeq: marker, unreadCount: unread });
   });
   return getConversation(ctx, userId, id);
@@ -332,7 +340,7 @@ export const NOTHING_TO_MARK_UNREAD = "This conversation has no message from the
  */
 export async function markUnread(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
   await ctx.withTransaction(async () => {
-    if (!(await leaveUnread(ctx, userId, rowById(ctx, userId, id)))) throw conflict(NOTHING_TO_MARK_UNREAD);
+    if (!(await leaveUnread(ctx, userId, await rowById(ctx, userId, id)))) throw conflict(NOTHING_TO_MARK_UNREAD);
   });
   return getConversation(ctx, userId, id);
 }
@@ -343,7 +351,7 @@ async function leaveUnread(ctx: AppContext, userId: string, row: Pick<Row, "id" 
   const newest = await newestInboundAfter(ctx, userId, row.phone, row.cleared_seq);
   if (newest === null) return false;
   const marker = newest - 1;
-  ctx.db.$client.query(`UPDATE conversations SET last_read_seq = ?, unread_count = 1, updated_at = ? WHERE id = ?`).run(marker, ctx.now(), row.id);
+  await ctx.records.$run(`UPDATE conversations SET last_read_seq = ?, unread_count = 1, updated_at = ? WHERE id = ?`, [marker, ctx.now(), row.id]);
   await changed(ctx, userId, row.id, { lastReadSeq: marker, unreadCount: 1 });
   return true;
 }
@@ -354,16 +362,16 @@ async function leaveUnread(ctx: AppContext, userId: string, row: Pick<Row, "id" 
  */
 export async function bulkRead(ctx: AppContext, userId: string, ids: number[], read: boolean): Promise<BulkResult> {
   return ctx.withTransaction(async () => {
-    const rows = ctx.db.$client
-      .query(
-        `SELECT id, phone, last_seq, cleared_seq, unread_count FROM conversations
-         WHERE user_id = ? AND state != 'deleted' AND id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(userId, JSON.stringify(ids)) as Pick<Row, "id" | "phone" | "last_seq" | "cleared_seq" | "unread_count">[];
+    const rows = await ctx.records.$rows<Pick<Row, "id" | "phone" | "last_seq" | "cleared_seq" | "unread_count">>(
+      `SELECT id, phone, last_seq, cleared_seq, unread_count FROM conversations
+       WHERE user_id = ? AND state != 'deleted' AND id IN (${jsonValues(ctx.records, "bigint")})`,
+      [userId, JSON.stringify(ids)],
+    );
     if (read) {
       const unread = rows.filter((r) => r.unread_count > 0);
-      const update = ctx.db.$client.query(`UPDATE conversations SET last_read_seq = ?, unread_count = 0, updated_at = ? WHERE id = ?`);
-      for (const r of unread) update.run(r.last_seq, ctx.now(), r.id);
+      for (const r of unread) {
+        await ctx.records.$run(`UPDATE conversations SET last_read_seq = ?, unread_count = 0, updated_at = ? WHERE id = ?`, [r.last_seq, ctx.now(), r.id]);
+      }
       await appendEvents(ctx, unread.map((r) => changeOf(userId, r.id, { lastReadSeq: r.last_seq, unreadCount: 0 })));
       return { message: `${plural(unread.length)} marked read`, count: unread.length };
     }
@@ -388,9 +396,9 @@ const changed = (ctx: AppContext, userId: string, id: number, payload: Record<st
 /** Closes, reopens or archives one thread. */
 export async function setState(ctx: AppContext, userId: string, id: number, state: ConversationState): Promise<ConversationView> {
   await ctx.withTransaction(async () => {
-    const row = rowById(ctx, userId, id);
+    const row = await rowById(ctx, userId, id);
     if (row.state === state) return;
-    ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`).run(state, ctx.now(), id);
+    await ctx.records.$run(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`, [state, ctx.now(), id]);
     await changed(ctx, userId, id, { state });
   });
   return getConversation(ctx, userId, id);
@@ -398,9 +406,10 @@ export async function setState(ctx: AppContext, userId: string, id: number, stat
 
 /** The account's threads among `ids` (others' and unknown ids are left out), with their current state. */
 function ownRows(ctx: AppContext, userId: string, ids: number[]) {
-  return ctx.db.$client
-    .query(`SELECT id, state FROM conversations WHERE user_id = ? AND state != 'deleted' AND id IN (SELECT value FROM json_each(?))`)
-    .all(userId, JSON.stringify(ids)) as { id: number; state: string }[];
+  return ctx.records.$rows<{ id: number; state: string }>(
+    `SELECT id, state FROM conversations WHERE user_id = ? AND state != 'deleted' AND id IN (${jsonValues(ctx.records, "bigint")})`,
+    [userId, JSON.stringify(ids)],
+  );
 }
 
 const plural = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`;
@@ -409,9 +418,8 @@ const plural = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`;
 export async function bulkArchive(ctx: AppContext, userId: string, ids: number[], archive: boolean): Promise<BulkResult> {
   return ctx.withTransaction(async () => {
     const target = archive ? "archived" : "open";
-    const rows = ownRows(ctx, userId, ids).filter((r) => (archive ? r.state !== "archived" : r.state === "archived"));
-    const update = ctx.db.$client.query(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`);
-    for (const r of rows) update.run(target, ctx.now(), r.id);
+    const rows = (await ownRows(ctx, userId, ids)).filter((r) => (archive ? r.state !== "archived" : r.state === "archived"));
+    for (const r of rows) await ctx.records.$run(`UPDATE conversations SET state = ?, updated_at = ? WHERE id = ?`, [target, ctx.now(), r.id]);
     await appendEvents(ctx, rows.map((r) => changeOf(userId, r.id, { state: target })));
     return { message: `${plural(rows.length)} ${archive ? "archived" : "moved back to the inbox"}`, count: rows.length };
   });
@@ -423,11 +431,13 @@ export async function bulkArchive(ctx: AppContext, userId: string, ids: number[]
  */
 export async function bulkDelete(ctx: AppContext, userId: string, ids: number[]): Promise<BulkResult> {
   return ctx.withTransaction(async () => {
-    const rows = ownRows(ctx, userId, ids);
-    const update = ctx.db.$client.query(
-      `UPDATE conversations SET state = 'deleted', cleared_seq = last_seq, last_read_seq = last_seq, unread_count = 0, updated_at = ? WHERE id = ?`,
-    );
-    for (const r of rows) update.run(ctx.now(), r.id);
+    const rows = await ownRows(ctx, userId, ids);
+    for (const r of rows) {
+      await ctx.records.$run(
+        `UPDATE conversations SET state = 'deleted', cleared_seq = last_seq, last_read_seq = last_seq, unread_count = 0, updated_at = ? WHERE id = ?`,
+        [ctx.now(), r.id],
+      );
+    }
     await appendEvents(ctx, rows.map((r) => changeOf(userId, r.id, { state: "deleted" })));
     return { message: `${plural(rows.length)} deleted`, count: rows.length };
   });
@@ -435,9 +445,8 @@ export async function bulkDelete(ctx: AppContext, userId: string, ids: number[])
 
 /** The sticky sender: the number the contact last wrote to, while it is still one of the account's active numbers. */
 async function replyFromFor(ctx: AppContext, userId: string, phone: string): Promise<string | null> {
-  const row = ctx.db.$client.query(`SELECT reply_from FROM conversations WHERE user_id = ? AND phone = ?`).get(userId, phone) as {
-    reply_from: string | null;
-  } | null;
+  await ready(ctx.db);
+  const [row] = await ctx.records.$rows<{ reply_from: string | null }>(`SELECT reply_from FROM conversations WHERE user_id = ? AND phone = ?`, [userId, phone]);
   if (!row?.reply_from) return null;
   try {
     return (await chooseSender(ctx, userId, row.reply_from)) ? row.reply_from : null;
@@ -446,8 +455,10 @@ async function replyFromFor(ctx: AppContext, userId: string, phone: string): Pro
   }
 }
 
-function conversationIdOf(ctx: AppContext, userId: string, phone: string): number {
-  return (ctx.db.$client.query(`SELECT id FROM conversations WHERE user_id = ? AND phone = ?`).get(userId, phone) as { id: number }).id;
+async function conversationIdOf(ctx: AppContext, userId: string, phone: string): Promise<number> {
+  await ready(ctx.db);
+  const [row] = await ctx.records.$rows<{ id: number }>(`SELECT id FROM conversations WHERE user_id = ? AND phone = ?`, [userId, phone]);
+  return row!.id;
 }
 
 /** The refusal of a known Idempotency-Key with another message (the public API answers it as 422). */
@@ -477,29 +488,27 @@ export async function onceByKey<T>(
 ): Promise<{ status: number; body: T; replayed: boolean }> {
   if (!key.trim()) throw badRequest("Idempotency-Key must not be blank");
   const hash = createHash("sha256").update(JSON.stringify(request)).digest("hex");
-  const db = ctx.db.$client;
   return ctx.withTransaction(async () => {
     const now = ctx.now();
-    db.query(`DELETE FROM idempotency_keys WHERE created_at <= ?`).run(now - IDEMPOTENCY_TTL_MS);
-    const prior = db.query(`SELECT request_hash, status, response FROM idempotency_keys WHERE user_id = ? AND key = ?`).get(userId, key) as {
-      request_hash: string;
-      status: number;
-      response: string;
-    } | null;
+    await ctx.records.$run(`DELETE FROM idempotency_keys WHERE created_at <= ?`, [now - IDEMPOTENCY_TTL_MS]);
+    const [prior] = await ctx.records.$rows<{ request_hash: string; status: number; response: string }>(
+      `SELECT request_hash, status, response FROM idempotency_keys WHERE user_id = ? AND key = ?`,
+      [userId, key],
+    );
     if (prior) {
       if (prior.request_hash !== hash) throw conflict(KEY_REUSED, { code: KEY_REUSED_CODE });
       return { status: prior.status, body: JSON.parse(prior.response) as T, replayed: true };
     }
     const ran = run();
     const answer = ran instanceof Promise ? await ran : ran;
-    db.query(`INSERT INTO idempotency_keys (user_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+    await ctx.records.$run(`INSERT INTO idempotency_keys (user_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)`, [
       userId,
       key,
       hash,
       answer.status,
       JSON.stringify(answer.body),
       now,
-    );
+    ]);
     return { ...answer, replayed: false };
   });
 }
@@ -514,7 +523,7 @@ export async function sendChat(ctx: AppContext, userId: string, input: ChatSend,
     const phone = await recipientPhone(ctx, userId, input.phone);
     const fromNumber = input.fromNumber || (await replyFromFor(ctx, userId, phone));
     const { message, notice } = await sendSingle(ctx, userId, { phone, content: input.content, fromNumber, mediaIds: input.mediaIds });
-    const conversationId = conversationIdOf(ctx, userId, phone);
+    const conversationId = await conversationIdOf(ctx, userId, phone);
     const [row] = await messagesAt(ctx, userId, [{ phone, seq: message.seq! }]);
     const media = ((await mediaOfMessages(ctx, [row!.id])).get(row!.id) ?? []).map(mediaView);
     return { ...threadMessage(row!, conversationId, await accountOf(ctx, userId), null, media), notice };

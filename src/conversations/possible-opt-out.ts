@@ -23,29 +23,31 @@ export const NOTHING_TO_OPT_OUT = "This conversation has no possible opt-out to 
 /** Marks the phone's thread with its inbound message `seq` (in the inbound flow's transaction). */
 export async function flagPossibleOptOut(ctx: AppContext, m: { userId: string; phone: string; seq: number }): Promise<void> {
   await ready(ctx.db);
-  const row = ctx.db.$client
-    .query(`UPDATE conversations SET possible_opt_out_seq = ?, updated_at = ? WHERE user_id = ? AND phone = ? RETURNING id`)
-    .get(m.seq, ctx.now(), m.userId, m.phone) as { id: number } | null;
+  const [row] = await ctx.records.$rows<{ id: number }>(
+    `UPDATE conversations SET possible_opt_out_seq = ?, updated_at = ? WHERE user_id = ? AND phone = ? RETURNING id`,
+    [m.seq, ctx.now(), m.userId, m.phone],
+  );
   if (row) await changed(ctx, m.userId, row.id, m.seq);
 }
 
 /** Takes the mark off the phone's thread: the contact opted out (STOP or plain words) in the inbound flow. */
 export async function clearPossibleOptOut(ctx: AppContext, userId: string, phone: string): Promise<void> {
   await ready(ctx.db);
-  const row = ctx.db.$client
-    .query(
-      `UPDATE conversations SET possible_opt_out_seq = NULL, updated_at = ? WHERE user_id = ? AND phone = ? AND possible_opt_out_seq IS NOT NULL RETURNING id`,
-    )
-    .get(ctx.now(), userId, phone) as { id: number } | null;
+  const [row] = await ctx.records.$rows<{ id: number }>(
+    `UPDATE conversations SET possible_opt_out_seq = NULL, updated_at = ? WHERE user_id = ? AND phone = ? AND possible_opt_out_seq IS NOT NULL RETURNING id`,
+    [ctx.now(), userId, phone],
+  );
   if (row) await changed(ctx, userId, row.id, null);
 }
 
 type Marked = { id: number; phone: string; possible_opt_out_seq: number | null };
 
-function markedRow(ctx: AppContext, userId: string, id: number): Marked {
-  const row = ctx.db.$client
-    .query(`SELECT id, phone, possible_opt_out_seq FROM conversations WHERE id = ? AND user_id = ? AND state != 'deleted'`)
-    .get(id, userId) as Marked | null;
+async function markedRow(ctx: AppContext, userId: string, id: number): Promise<Marked> {
+  await ready(ctx.db);
+  const [row] = await ctx.records.$rows<Marked>(
+    `SELECT id, phone, possible_opt_out_seq FROM conversations WHERE id = ? AND user_id = ? AND state != 'deleted'`,
+    [id, userId],
+  );
   if (!row) throw notFound("Conversation not found");
   return row;
 }
@@ -53,7 +55,7 @@ function markedRow(ctx: AppContext, userId: string, id: number): Marked {
 /** Dismisses the mark: the owner read the text and it was no opt-out. */
 export async function dismissPossibleOptOut(ctx: AppContext, userId: string, id: number): Promise<ConversationView> {
   await ctx.withTransaction(async () => {
-    const row = markedRow(ctx, userId, id);
+    const row = await markedRow(ctx, userId, id);
     if (row.possible_opt_out_seq === null) throw conflict(NOTHING_TO_OPT_OUT);
     await clearPossibleOptOut(ctx, userId, row.phone);
   });
@@ -71,7 +73,7 @@ export type OptOutAnswer = { conversation: ConversationView; confirmationSent: b
  */
 export async function optOutPossible(ctx: AppContext, userId: string, id: number): Promise<OptOutAnswer> {
   const outcome = await ctx.withTransaction(async (): Promise<string> => {
-    const row = markedRow(ctx, userId, id);
+    const row = await markedRow(ctx, userId, id);
     if (row.possible_opt_out_seq === null) throw conflict(NOTHING_TO_OPT_OUT);
     const [message] = await messagesAt(ctx, userId, [{ phone: row.phone, seq: row.possible_opt_out_seq }]);
     const wasOut = (await findByPhone(ctx, userId, row.phone))?.status === "opted_out";

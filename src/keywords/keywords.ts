@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { keywords } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import { normalizeTags } from "../contacts/contacts";
@@ -51,22 +52,24 @@ export function keywordView(k: KeywordRow, s: Stats = NO_STATS) {
 }
 export type KeywordView = ReturnType<typeof keywordView>;
 
-function statsByKeyword(ctx: AppContext, userId: string): Map<string, Stats> {
-  const rows = ctx.db.$client
-    .query(
-      `SELECT keyword_id AS id, sum(status = 'confirmed') AS optIns, sum(status = 'confirmed' AND replied_at IS NOT NULL) AS replied,
-         sum(status = 'pending') AS pending
-       FROM keyword_opt_ins WHERE user_id = ? GROUP BY keyword_id`,
-    )
-    .all(userId) as ({ id: string } & Stats)[];
+// count(CASE ...) rather than SQLite's sum of a comparison: PostgreSQL sums no booleans, and its count is a bigint
+// read back as a number (a sum would be a numeric). Aliases quoted: PostgreSQL folds unquoted names to lower case.
+async function statsByKeyword(ctx: AppContext, userId: string): Promise<Map<string, Stats>> {
+  const rows = await ctx.records.$rows<{ id: string } & Stats>(
+    `SELECT keyword_id AS id, count(CASE WHEN status = 'confirmed' THEN 1 END) AS "optIns",
+       count(CASE WHEN status = 'confirmed' AND replied_at IS NOT NULL THEN 1 END) AS replied,
+       count(CASE WHEN status = 'pending' THEN 1 END) AS pending
+     FROM keyword_opt_ins WHERE user_id = ? GROUP BY keyword_id`,
+    [userId],
+  );
   return new Map(rows.map((r) => [r.id, { optIns: r.optIns, replied: r.replied, pending: r.pending }]));
 }
 
 /** The account's keywords with their opt-ins and response rates, and the page's totals. */
 export async function listKeywords(ctx: AppContext, userId: string) {
   await ready(ctx.db);
-  const rows = ctx.db.select().from(keywords).where(eq(keywords.userId, userId)).orderBy(asc(keywords.createdAt), asc(keywords.id)).all();
-  const stats = statsByKeyword(ctx, userId);
+  const rows = await ctx.records.select().from(keywords).where(eq(keywords.userId, userId)).orderBy(asc(keywords.createdAt), asc(keywords.id)).all();
+  const stats = await statsByKeyword(ctx, userId);
   const all = [...stats.values()].reduce((a, s) => ({ optIns: a.optIns + s.optIns, replied: a.replied + s.replied, pending: a.pending + s.pending }), NO_STATS);
   return {
     data: rows.map((k) => keywordView(k, stats.get(k.id))),
@@ -81,18 +84,18 @@ export async function findKeyword(ctx: AppContext, userId: string, id: string): 
 }
 
 /** findKeyword in the caller's turn on the connection (this file's transactions). */
-function keywordOf(ctx: AppContext, userId: string, id: string): KeywordRow | undefined {
-  return ctx.db.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.id, id))).get();
+function keywordOf(ctx: AppContext, userId: string, id: string): Promise<KeywordRow | undefined> {
+  return ctx.records.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.id, id))).get();
 }
 
-function getKeyword(ctx: AppContext, userId: string, id: string): KeywordRow {
-  const row = keywordOf(ctx, userId, id);
+async function getKeyword(ctx: AppContext, userId: string, id: string): Promise<KeywordRow> {
+  const row = await keywordOf(ctx, userId, id);
   if (!row) throw notFound("Keyword not found");
   return row;
 }
 
-function viewOf(ctx: AppContext, userId: string, id: string) {
-  return keywordView(getKeyword(ctx, userId, id), statsByKeyword(ctx, userId).get(id));
+async function viewOf(ctx: AppContext, userId: string, id: string) {
+  return keywordView(await getKeyword(ctx, userId, id), (await statsByKeyword(ctx, userId)).get(id));
 }
 
 /** The numbers a keyword listens on, each one of the account's own (E.164 as stored); empty means all. */
@@ -104,8 +107,8 @@ async function checkNumbers(ctx: AppContext, userId: string, input: string[]): P
 }
 
 /** One keyword per account and sender number: another keyword with the same word may not listen on a shared number. */
-function assertUnique(ctx: AppContext, userId: string, matchKey: string, numbers: string[], exceptId?: string) {
-  const same = ctx.db.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.matchKey, matchKey))).all();
+async function assertUnique(ctx: AppContext, userId: string, matchKey: string, numbers: string[], exceptId?: string) {
+  const same = await ctx.records.select().from(keywords).where(and(eq(keywords.userId, userId), eq(keywords.matchKey, matchKey))).all();
   for (const k of same) {
     if (k.id === exceptId) continue;
     // Either listening on all numbers overlaps everything; else the first number both listen on.
@@ -121,7 +124,7 @@ async function checkedFields(ctx: AppContext, userId: string, input: Required<Pi
   const autoReply = input.autoReply.trim();
   if (!autoReply) throw badRequest("Keyword and auto-reply are required");
   const numbers = await checkNumbers(ctx, userId, input.numbers ?? []);
-  assertUnique(ctx, userId, checked.matchKey, numbers, exceptId);
+  await assertUnique(ctx, userId, checked.matchKey, numbers, exceptId);
   return {
     keyword: checked.matchKey.toUpperCase(),
     matchKey: checked.matchKey,
@@ -147,7 +150,7 @@ export async function createKeyword(ctx: AppContext, userId: string, input: Keyw
   return ctx.withTransaction(async () => {
     const fields = await checkedFields(ctx, userId, { ...input, keyword, autoReply });
     const at = new Date(ctx.now());
-    const row = ctx.db.insert(keywords).values({ id: Bun.randomUUIDv7(), userId, ...fields, createdAt: at, updatedAt: at }).returning().get();
+    const row = await ctx.records.insert(keywords).values({ id: Bun.randomUUIDv7(), userId, ...fields, createdAt: at, updatedAt: at }).returning().get();
     return keywordView(row);
   });
 }
@@ -158,7 +161,7 @@ export async function updateKeyword(ctx: AppContext, userId: string, id: string,
 }
 
 async function keywordUpdated(ctx: AppContext, userId: string, id: string, input: KeywordInput) {
-  const k = getKeyword(ctx, userId, id);
+  const k = await getKeyword(ctx, userId, id);
   const fields = await checkedFields(
     ctx,
     userId,
@@ -175,21 +178,21 @@ async function keywordUpdated(ctx: AppContext, userId: string, id: string, input
     },
     id,
   );
-  ctx.db.update(keywords).set({ ...fields, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
+  await ctx.records.update(keywords).set({ ...fields, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
   return viewOf(ctx, userId, id);
 }
 
 export async function toggleKeyword(ctx: AppContext, userId: string, id: string, isActive: boolean) {
   return ctx.withTransaction(async () => {
-    const k = getKeyword(ctx, userId, id);
-    ctx.db.update(keywords).set({ isActive, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
+    const k = await getKeyword(ctx, userId, id);
+    await ctx.records.update(keywords).set({ isActive, updatedAt: new Date(ctx.now()) }).where(eq(keywords.id, k.id)).run();
     return viewOf(ctx, userId, id);
   });
 }
 
 // Prepared once: every inbound message is matched against its account's keywords.
 const ofUser = (activeOnly: boolean) =>
-  preparedPerDb((db) => {
+  preparedPerDb((db: RecordsDb) => {
     const userId = eq(keywords.userId, sql.placeholder("userId"));
     return db
       .select()
@@ -208,8 +211,8 @@ export async function keywordsOn(ctx: AppContext, userId: string, number: string
 }
 
 /** keywordsOn in the caller's turn on the connection (testKeyword's reads, after its ready). */
-function listeningOn(ctx: AppContext, userId: string, number: string, opts: { activeOnly: boolean }): KeywordRow[] {
-  const rows = (opts.activeOnly ? activeOfUser : allOfUser)(ctx.db).all({ userId });
+async function listeningOn(ctx: AppContext, userId: string, number: string, opts: { activeOnly: boolean }): Promise<KeywordRow[]> {
+  const rows = await (opts.activeOnly ? activeOfUser : allOfUser)(ctx.records).all({ userId });
   const compact = number.replace(/[\s().\-]/g, "");
   return rows.filter((k) => !k.numbers.length || (!!compact && k.numbers.includes(compact)));
 }
@@ -238,7 +241,7 @@ const RULES = {
  */
 export async function testKeyword(ctx: AppContext, userId: string, input: { number: string; text: string }) {
   await ready(ctx.db);
-  const active = listeningOn(ctx, userId, input.number, { activeOnly: true });
+  const active = await listeningOn(ctx, userId, input.number, { activeOnly: true });
   const m = classify(input.text, active);
   if (m.rule === "keyword") {
     const k = m.keyword;
@@ -250,7 +253,7 @@ export async function testKeyword(ctx: AppContext, userId: string, input: { numb
   }
   if (m.rule === "none") {
     // A keyword that would match but is switched off is the likeliest surprise: say so.
-    const off = classify(input.text, listeningOn(ctx, userId, input.number, { activeOnly: false }).filter((k) => !k.isActive));
+    const off = classify(input.text, (await listeningOn(ctx, userId, input.number, { activeOnly: false })).filter((k) => !k.isActive));
     const description = off.rule === "keyword" ? `${RULES.none} (Keyword ${off.keyword.keyword} would match, but it is switched off.)` : RULES.none;
     return { rule: "none" as const, keyword: null, reply: null, description };
   }

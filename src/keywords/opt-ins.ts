@@ -12,36 +12,38 @@ export type OptInRow = { id: string; keyword_id: string; status: "pending" | "co
 /** The sender's opt-in through a keyword, if any. */
 export async function optInOf(ctx: AppContext, keywordId: string, phone: string): Promise<OptInRow | null> {
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(`SELECT id, keyword_id, status, created_at FROM keyword_opt_ins WHERE keyword_id = ? AND phone = ?`)
-    .get(keywordId, phone) as OptInRow | null;
+  const rows = await ctx.records.$rows<OptInRow>(`SELECT id, keyword_id, status, created_at FROM keyword_opt_ins WHERE keyword_id = ? AND phone = ?`, [
+    keywordId,
+    phone,
+  ]);
+  return rows[0] ?? null;
 }
 
 /** The sender's newest double opt-in asked at or after `since` and still waiting for its Y. */
 export async function latestPending(ctx: AppContext, userId: string, phone: string, since: number): Promise<OptInRow | null> {
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(
-      `SELECT id, keyword_id, status, created_at FROM keyword_opt_ins
-       WHERE user_id = ? AND phone = ? AND status = 'pending' AND created_at >= ? ORDER BY created_at DESC LIMIT 1`,
-    )
-    .get(userId, phone, since) as OptInRow | null;
+  const rows = await ctx.records.$rows<OptInRow>(
+    `SELECT id, keyword_id, status, created_at FROM keyword_opt_ins
+     WHERE user_id = ? AND phone = ? AND status = 'pending' AND created_at >= ? ORDER BY created_at DESC LIMIT 1`,
+    [userId, phone, since],
+  );
+  return rows[0] ?? null;
 }
 
 /** Withdraws the sender's questions not answered yet. */
 export async function withdrawPending(ctx: AppContext, userId: string, phone: string): Promise<void> {
   await ready(ctx.db);
-  ctx.db.$client.query(`DELETE FROM keyword_opt_ins WHERE user_id = ? AND phone = ? AND status = 'pending'`).run(userId, phone);
+  await ctx.records.$run(`DELETE FROM keyword_opt_ins WHERE user_id = ? AND phone = ? AND status = 'pending'`, [userId, phone]);
 }
 
 /** A subscriber's first reply since they subscribed; answers whether the sender was one not counted yet. */
 export async function markReplied(ctx: AppContext, userId: string, phone: string, at: number): Promise<boolean> {
   await ready(ctx.db);
-  return (
-    ctx.db.$client
-      .query(`UPDATE keyword_opt_ins SET replied_at = ? WHERE user_id = ? AND phone = ? AND status = 'confirmed' AND replied_at IS NULL`)
-      .run(at, userId, phone).changes > 0
+  const { changes } = await ctx.records.$run(
+    `UPDATE keyword_opt_ins SET replied_at = ? WHERE user_id = ? AND phone = ? AND status = 'confirmed' AND replied_at IS NULL`,
+    [at, userId, phone],
   );
+  return changes > 0;
 }
 
 type OptInOf = { userId: string; keywordId: string; phone: string; number: string | null; at: number };
@@ -49,21 +51,19 @@ type OptInOf = { userId: string; keywordId: string; phone: string; number: strin
 /** A double opt-in's question asked (again): pending from `at`, any earlier confirmation undone. */
 export async function markPending(ctx: AppContext, o: OptInOf): Promise<void> {
   await ready(ctx.db);
-  ctx.db.$client
-    .query(
-      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
-       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'pending', number = excluded.number, created_at = excluded.created_at, confirmed_at = NULL`,
-    )
-    .run(Bun.randomUUIDv7(), o.userId, o.keywordId, o.phone, o.number, o.at);
+  await ctx.records.$run(
+    `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+     ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'pending', number = excluded.number, created_at = excluded.created_at, confirmed_at = NULL`,
+    [Bun.randomUUIDv7(), o.userId, o.keywordId, o.phone, o.number, o.at],
+  );
 }
 
 /** The sender subscribed through the keyword at `at` (no reply counted yet). */
 export async function markConfirmed(ctx: AppContext, o: OptInOf): Promise<void> {
   await ready(ctx.db);
-  ctx.db.$client
-    .query(
-      `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at, confirmed_at) VALUES (?, ?, ?, ?, ?, 'confirmed', ?, ?)
-       ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'confirmed', confirmed_at = excluded.confirmed_at, replied_at = NULL`,
-    )
-    .run(Bun.randomUUIDv7(), o.userId, o.keywordId, o.phone, o.number, o.at, o.at);
+  await ctx.records.$run(
+    `INSERT INTO keyword_opt_ins (id, user_id, keyword_id, phone, number, status, created_at, confirmed_at) VALUES (?, ?, ?, ?, ?, 'confirmed', ?, ?)
+     ON CONFLICT (keyword_id, phone) DO UPDATE SET status = 'confirmed', confirmed_at = excluded.confirmed_at, replied_at = NULL`,
+    [Bun.randomUUIDv7(), o.userId, o.keywordId, o.phone, o.number, o.at, o.at],
+  );
 }

@@ -1,3 +1,4 @@
+import { jsonValues } from "../../db/json-array";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
@@ -10,12 +11,11 @@ import type { AppContext } from "../context";
 /** The test messages by variant and status, with how many of each never reached a provider (no sent_at). */
 export async function abVariantStatusCounts(ctx: AppContext, campaignId: string) {
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(
-      `SELECT ab_variant AS variant, status, count(*) AS n, sum(sent_at IS NULL) AS unsent FROM messages
-       WHERE campaign_id = ? AND ab_variant IS NOT NULL GROUP BY ab_variant, status`,
-    )
-    .all(campaignId) as { variant: number; status: string; n: number; unsent: number }[];
+  return ctx.records.$rows<{ variant: number; status: string; n: number; unsent: number }>(
+    `SELECT ab_variant AS variant, status, count(*) AS n, count(CASE WHEN sent_at IS NULL THEN 1 END) AS unsent FROM messages
+     WHERE campaign_id = ? AND ab_variant IS NOT NULL GROUP BY ab_variant, status`,
+    [campaignId],
+  );
 }
 
 /**
@@ -25,9 +25,10 @@ export async function abVariantStatusCounts(ctx: AppContext, campaignId: string)
 export async function abVariantOfMessages(ctx: AppContext, campaignId: string, messageIds: string[]): Promise<Map<string, number>> {
   if (!messageIds.length) return new Map();
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT id, ab_variant AS variant FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND campaign_id = ? AND ab_variant IS NOT NULL`)
-    .all(JSON.stringify(messageIds), campaignId) as { id: string; variant: number }[];
+  const rows = await ctx.records.$rows<{ id: string; variant: number }>(
+    `SELECT id, ab_variant AS variant FROM messages WHERE id IN (${jsonValues(ctx.records)}) AND campaign_id = ? AND ab_variant IS NOT NULL`,
+    [JSON.stringify(messageIds), campaignId],
+  );
   return new Map(rows.map((r) => [r.id, r.variant]));
 }
 
@@ -38,15 +39,15 @@ export async function abVariantOfMessages(ctx: AppContext, campaignId: string, m
  */
 export async function abVariantRepliers(ctx: AppContext, campaignId: string, windowMs: number, until: number, optOutWords: string[]): Promise<Map<number, number>> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(
-      `SELECT m.ab_variant AS variant, count(*) AS n FROM messages m
-       WHERE m.campaign_id = ?1 AND m.ab_variant IS NOT NULL AND m.sent_at IS NOT NULL
-         AND EXISTS (SELECT 1 FROM messages i WHERE i.user_id = m.user_id AND i.phone = m.phone AND i.direction = 'inbound'
-           AND i.created_at > m.sent_at AND i.created_at <= min(m.sent_at + ?2, ?3)
-           AND upper(trim(i.content)) NOT IN (SELECT value FROM json_each(?4)))
-       GROUP BY m.ab_variant`,
-    )
-    .all(campaignId, windowMs, until, JSON.stringify(optOutWords)) as { variant: number; n: number }[];
+  // Two bounds rather than SQLite's scalar min(), which PostgreSQL lacks.
+  const rows = await ctx.records.$rows<{ variant: number; n: number }>(
+    `SELECT m.ab_variant AS variant, count(*) AS n FROM messages m
+     WHERE m.campaign_id = ? AND m.ab_variant IS NOT NULL AND m.sent_at IS NOT NULL
+       AND EXISTS (SELECT 1 FROM messages i WHERE i.user_id = m.user_id AND i.phone = m.phone AND i.direction = 'inbound'
+         AND i.created_at > m.sent_at AND i.created_at <= m.sent_at + ? AND i.created_at <= ?
+         AND upper(trim(i.content)) NOT IN (${jsonValues(ctx.records)}))
+     GROUP BY m.ab_variant`,
+    [campaignId, windowMs, until, JSON.stringify(optOutWords)],
+  );
   return new Map(rows.map((r) => [r.variant, r.n]));
 }

@@ -1,3 +1,4 @@
+import { jsonValues } from "../../db/json-array";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { zoneForRecipient } from "../sending/quiet-hours";
@@ -13,7 +14,7 @@ export const PARKED = 8_000_000_000_000_000;
  * each one 'sending' in a committed transaction before its one call (`status = 'queued'` in that update), so a
  * release, repeated or cut off by a crash, never sends a message twice.
  */
-const HELD = `status = 'queued' AND kind = 'campaign' AND error_code IS NULL AND next_attempt_at > ?1 AND next_attempt_at < ${PARKED}`;
+const HELD = `status = 'queued' AND kind = 'campaign' AND error_code IS NULL AND next_attempt_at > ? AND next_attempt_at < ${PARKED}`;
 
 /**
  * The held messages of these campaigns become due at `now`; answers how many. Held messages belong to campaigns that
@@ -24,9 +25,11 @@ const HELD = `status = 'queued' AND kind = 'campaign' AND error_code IS NULL AND
 export async function releaseHeld(ctx: AppContext, campaignIds: string[], now: number): Promise<number> {
   if (!campaignIds.length) return 0;
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(`UPDATE messages SET next_attempt_at = ?1, updated_at = ?1 WHERE campaign_id IN (SELECT value FROM json_each(?2)) AND ${HELD}`)
-    .run(now, JSON.stringify(campaignIds)).changes;
+  const { changes } = await ctx.records.$run(
+    `UPDATE messages SET next_attempt_at = ?, updated_at = ? WHERE campaign_id IN (${jsonValues(ctx.records)}) AND ${HELD}`,
+    [now, now, JSON.stringify(campaignIds), now],
+  );
+  return changes;
 }
 
 /**
@@ -35,13 +38,13 @@ export async function releaseHeld(ctx: AppContext, campaignIds: string[], now: n
  */
 export async function heldByCampaign(ctx: AppContext, userId: string, campaignIds: string[], now: number): Promise<{ id: string; n: number; byLaw: number; last: number }[]> {
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(
-      `SELECT campaign_id AS id, count(*) AS n, sum(instr(coalesce(hold_reason, ''), ' law allows ') > 0) AS byLaw, max(next_attempt_at) AS last FROM messages
-       WHERE campaign_id IN (SELECT value FROM json_each(?2)) AND user_id = ?3 AND ${HELD}
-       GROUP BY campaign_id`,
-    )
-    .all(now, JSON.stringify(campaignIds), userId) as { id: string; n: number; byLaw: number; last: number }[];
+  // A count of LIKE's matches: PostgreSQL has no instr() and sums no booleans; "byLaw" quoted, or it folds to lower case.
+  return ctx.records.$rows<{ id: string; n: number; byLaw: number; last: number }>(
+    `SELECT campaign_id AS id, count(*) AS n, count(CASE WHEN hold_reason LIKE '% law allows %' THEN 1 END) AS "byLaw", max(next_attempt_at) AS last
+     FROM messages WHERE campaign_id IN (${jsonValues(ctx.records)}) AND user_id = ? AND ${HELD}
+     GROUP BY campaign_id`,
+    [JSON.stringify(campaignIds), userId, now],
+  );
 }
 
 export type HeldRow = { phone: string; status: string; kind: string; error_code: string | null; next_attempt_at: number; hold_reason: string | null };

@@ -1,5 +1,7 @@
 import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { jsonValues } from "../../db/json-array";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { ready, withTransaction } from "../../db/transaction";
 import { messages, type MessageStatus } from "../../db/schema";
 import type { AppContext } from "../context";
@@ -51,7 +53,7 @@ export async function listMessages(
   if (q.campaignId) conds.push(eq(messages.campaignId, q.campaignId));
   if (q.direction) conds.push(eq(messages.direction, q.direction));
   const where = and(...conds);
-  const rows = ctx.db
+  const rows = await ctx.records
     .select()
     .from(messages)
     .where(where)
@@ -59,7 +61,7 @@ export async function listMessages(
     .limit(q.pageSize)
     .offset((q.page - 1) * q.pageSize)
     .all();
-  const total = ctx.db.select({ n: count() }).from(messages).where(where).get()!.n;
+  const total = (await ctx.records.select({ n: count() }).from(messages).where(where).get())!.n;
   const media = await mediaOfMessages(ctx, rows.map((r) => r.id));
   return { data: rows.map((r) => messageView(r, (media.get(r.id) ?? []).map(mediaView))), total, page: q.page, pageSize: q.pageSize };
 }
@@ -102,18 +104,17 @@ export async function campaignMessagePage(
     where.push("status = ?");
     args.push(q.status);
   }
-  return ctx.db.$client
-    .prepare(
-      `SELECT id, campaign_id, contact_id, phone, status, kind, error_code, error_message, created_at, sent_at, delivered_at, updated_at,
-         next_attempt_at, hold_reason
-       FROM messages WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`,
-    )
-    .all(...args, q.limit, q.offset) as CampaignLogRow[];
+  return ctx.records.$rows<CampaignLogRow>(
+    `SELECT id, campaign_id, contact_id, phone, status, kind, error_code, error_message, created_at, sent_at, delivered_at, updated_at,
+       next_attempt_at, hold_reason
+     FROM messages WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`,
+    [...args, q.limit, q.offset],
+  );
 }
 
 export async function getMessage(ctx: AppContext, userId: string, id: string): Promise<MessageRow> {
   await ready(ctx.db);
-  const row = ctx.db.select().from(messages).where(and(eq(messages.userId, userId), eq(messages.id, id))).get();
+  const row = await ctx.records.select().from(messages).where(and(eq(messages.userId, userId), eq(messages.id, id))).get();
   if (!row) throw notFound("Message not found");
   return row;
 }
@@ -216,25 +217,22 @@ export type StatusChange = { id: string; userId: string; campaignId: string | nu
  * touched to the settle step; answers the messages whose status changed.
  */
 export async function applyStatusEvents(ctx: AppContext, account: ProviderAccount, events: StatusEvent[]): Promise<StatusChange[]> {
-  const db = ctx.db.$client;
-  const find = db.query(`SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`);
-  const update = db.query(
-    `UPDATE messages SET status = ?, error_code = coalesce(?, error_code), error_message = coalesce(?, error_message),
-       delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, updated_at = ? WHERE id = ?`,
-  );
   const changed: StatusChange[] = [];
   const held: StatusEvent[] = [];
   // One transaction whose callback awaits records only; a repeated or late report changes nothing (RANK, read in it).
   await withTransaction(ctx.db, async () => {
     const now = ctx.now();
     for (const e of events) {
-      const row = find.get(account.id, e.providerMessageId) as { id: string; user_id: string; campaign_id: string | null; status: MessageStatus } | null;
+      const [row] = await ctx.records.$rows<{ id: string; user_id: string; campaign_id: string | null; status: MessageStatus }>(FIND_REPORTED_SQL, [
+        account.id,
+        e.providerMessageId,
+      ]);
       if (!row) {
         held.push(e);
         continue;
       }
       if ((RANK[e.status] ?? 0) <= (RANK[row.status] ?? 3)) continue;
-      update.run(e.status, e.errorCode ?? null, e.errorMessage ?? null, e.status, now, now, row.id);
+      await ctx.records.$run(APPLY_STATUS_SQL, [e.status, e.errorCode ?? null, e.errorMessage ?? null, e.status, now, now, row.id]);
       changed.push({ id: row.id, userId: row.user_id, campaignId: row.campaign_id, status: e.status });
     }
     if (held.length) {
@@ -264,6 +262,10 @@ export async function applyStatusEvents(ctx: AppContext, account: ProviderAccoun
   return changed;
 }
 
+const FIND_REPORTED_SQL = `SELECT id, user_id, campaign_id, status FROM messages WHERE provider_id = ? AND provider_message_id = ?`;
+const APPLY_STATUS_SQL = `UPDATE messages SET status = ?, error_code = coalesce(?, error_code), error_message = coalesce(?, error_message),
+  delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, updated_at = ? WHERE id = ?`;
+
 /** Reports applied per transaction when a webhook carries many; other requests run between two batches. */
 const REPORT_BATCH = 250;
 
@@ -279,7 +281,7 @@ export async function applyStatusEventsInBatches(ctx: AppContext, account: Provi
 
 // The inbound path's writes, prepared once per connection (200 webhooks a second must not build and compile them
 // each time): the message, stored once per provider id (a retried webhook inserts nothing).
-const insertInbound = preparedPerDb((db) =>
+const insertInbound = preparedPerDb((db: RecordsDb) =>
   db
     .insert(messages)
     .values({
@@ -320,13 +322,13 @@ export type NewInbound = {
 /** Stores an inbound message once per provider id: answers the row, or null when a retried webhook finds it stored. */
 export async function storeInbound(ctx: AppContext, m: NewInbound): Promise<MessageRow | null> {
   await ready(ctx.db);
-  return insertInbound(ctx.db).get(m) ?? null;
+  return (await insertInbound(ctx.records).get(m)) ?? null;
 }
 
 /** Names the contact a message came from (one created after the message was stored). */
 export async function setMessageContact(ctx: AppContext, messageId: string, contactId: string): Promise<void> {
   await ready(ctx.db);
-  ctx.db.update(messages).set({ contactId }).where(eq(messages.id, messageId)).run();
+  await ctx.records.update(messages).set({ contactId }).where(eq(messages.id, messageId)).run();
 }
 
 /**
@@ -335,7 +337,7 @@ export async function setMessageContact(ctx: AppContext, messageId: string, cont
  */
 export async function moveContactMessages(ctx: AppContext, userId: string, fromIds: string[], toId: string): Promise<void> {
   await ready(ctx.db);
-  ctx.db.update(messages).set({ contactId: toId }).where(and(eq(messages.userId, userId), inArray(messages.contactId, fromIds))).run();
+  await ctx.records.update(messages).set({ contactId: toId }).where(and(eq(messages.userId, userId), inArray(messages.contactId, fromIds))).run();
 }
 
 /**
@@ -345,8 +347,9 @@ export async function moveContactMessages(ctx: AppContext, userId: string, fromI
 export async function clickedMessages(ctx: AppContext, ids: string[]): Promise<Map<string, { deliveredAt: number | null; contactId: string | null }>> {
   if (!ids.length) return new Map();
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT id, delivered_at AS deliveredAt, contact_id AS contactId FROM messages WHERE id IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(ids)) as { id: string; deliveredAt: number | null; contactId: string | null }[];
+  const rows = await ctx.records.$rows<{ id: string; deliveredAt: number | null; contactId: string | null }>(
+    `SELECT id, delivered_at AS "deliveredAt", contact_id AS "contactId" FROM messages WHERE id IN (${jsonValues(ctx.records)})`,
+    [JSON.stringify(ids)],
+  );
   return new Map(rows.map((r) => [r.id, { deliveredAt: r.deliveredAt, contactId: r.contactId }]));
 }

@@ -1,3 +1,4 @@
+import { jsonValues } from "../../db/json-array";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { appendEvents, type EventType, type NewEvent } from "../events/events";
@@ -50,13 +51,6 @@ export type NewOutbound = {
  * range of sequence numbers, one wake. Answers the ids of the rows written.
  */
 export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<string[]> {
-  const db = ctx.db.$client;
-  const insert = db.query(
-    `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id, phone_number_id,
-       from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at, seq, ab_variant, mms)
-     VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT DO NOTHING`,
-  );
   const ids: string[] = [];
   const perCampaign = new Map<string, { userId: string; places: [string, number][] }>();
   const uploads: MessageMedia[] = [];
@@ -65,31 +59,31 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
   const threads: Parameters<AppContext["threads"]["attach"]>[0] = [];
   await ctx.withTransaction(async () => {
     const first = await ctx.threads.reserve(items.length);
-    // The rows, with no await between them.
+    // The rows, awaiting nothing but their statements (on SQLite they run at once, in one turn).
     const now = ctx.now();
-    items.forEach((m, i) => {
+    for (const [i, m] of items.entries()) {
       const id = m.id ?? Bun.randomUUIDv7();
       const seq = first + i;
-      const res = insert.run(
+      const res = await ctx.records.$run(INSERT_OUTBOUND_SQL, [
         id, m.userId, m.campaignId, m.contactId, m.phone, m.content, m.kind, m.sender.providerId, m.sender.numberId, m.sender.phoneNumber,
         m.segments, m.dueAt, m.expiresAt, now, now, seq, m.abVariant ?? null,
         // An MMS is marked as it is written: the triggers of migration 0070 would otherwise rewrite each row as its
         // attachments are linked (scripts/bench/mms-mark.ts: rows and links of 100,000 took 27-34% more CPU, 11-18% marked here).
         m.mediaIds?.length || m.sharedMediaIds?.length ? 1 : 0,
-      );
-      if (!res.changes) return;
+      ]);
+      if (!res.changes) continue;
       ids.push(id);
       if (m.mediaIds?.length) uploads.push({ messageId: id, ids: m.mediaIds });
       if (m.sharedMediaIds?.length) shared.push({ messageId: id, ids: m.sharedMediaIds });
       if (!m.campaignId) {
         queued.push({ userId: m.userId, type: "message.queued", subject: { kind: "message", id }, payload: { phone: m.phone, kind: m.kind } });
         threads.push({ userId: m.userId, phone: m.phone, seq, messageId: id, direction: "outbound" });
-        return;
+        continue;
       }
       const c = perCampaign.get(m.campaignId);
       if (c) c.places.push([m.phone, seq]);
       else perCampaign.set(m.campaignId, { userId: m.userId, places: [[m.phone, seq]] });
-    });
+    }
     for (const [campaignId, { userId, places }] of perCampaign) {
       queued.push({ userId, type: "message.queued", subject: { kind: "campaign", id: campaignId }, payload: { queued: places.length } });
     }
@@ -104,16 +98,21 @@ export async function enqueue(ctx: AppContext, items: NewOutbound[]): Promise<st
   return ids;
 }
 
+const INSERT_OUTBOUND_SQL = `INSERT INTO messages (id, user_id, campaign_id, contact_id, phone, content, direction, status, kind, provider_id,
+    phone_number_id, from_number, segments, attempts, next_attempt_at, expires_at, created_at, updated_at, seq, ab_variant, mms)
+  VALUES (?, ?, ?, ?, ?, ?, 'outbound', 'queued', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT DO NOTHING`;
+
 /** Whether a campaign has written any outbox rows (it has started). */
 export async function hasMessages(ctx: AppContext, campaignId: string): Promise<boolean> {
   await ready(ctx.db);
-  return !!ctx.db.$client.query(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`).get(campaignId);
+  return (await ctx.records.$rows(`SELECT 1 FROM messages WHERE campaign_id = ? LIMIT 1`, [campaignId])).length > 0;
 }
 
 /** A paused campaign's queued rows leave the due range (none is lost: `releaseCampaign` brings them back). */
 export async function parkCampaign(ctx: AppContext, campaignId: string) {
   await ready(ctx.db);
-  ctx.db.$client.query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`).run(PARKED, campaignId);
+  await ctx.records.$run(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued'`, [PARKED, campaignId]);
 }
 
 /**
@@ -123,9 +122,11 @@ export async function parkCampaign(ctx: AppContext, campaignId: string) {
  */
 export async function releaseCampaign(ctx: AppContext, campaignId: string, at: number, onlyParked = false) {
   await ready(ctx.db);
-  ctx.db.$client
-    .query(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`)
-    .run(at, campaignId, onlyParked ? PARKED : 0);
+  await ctx.records.$run(`UPDATE messages SET next_attempt_at = ? WHERE campaign_id = ? AND status = 'queued' AND next_attempt_at >= ?`, [
+    at,
+    campaignId,
+    onlyParked ? PARKED : 0,
+  ]);
   await ctx.campaignOutbox.settle([campaignId]);
   ctx.sending.wake();
 }
@@ -133,17 +134,21 @@ export async function releaseCampaign(ctx: AppContext, campaignId: string, at: n
 /** A cancelled campaign's queued rows end cancelled; rows already handed to a provider keep their outcome. */
 export async function cancelCampaignMessages(ctx: AppContext, campaignId: string, reason = "The campaign was cancelled") {
   await ready(ctx.db);
-  ctx.db.$client
-    .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE campaign_id = ? AND status = 'queued'`)
-    .run(reason, ctx.now(), campaignId);
+  await ctx.records.$run(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE campaign_id = ? AND status = 'queued'`, [
+    reason,
+    ctx.now(),
+    campaignId,
+  ]);
 }
 
 /** Every queued outbound message of an account ends cancelled with the reason; answers how many. */
 export async function cancelAccountMessages(ctx: AppContext, userId: string, reason: string): Promise<number> {
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(`UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE user_id = ? AND direction = 'outbound' AND status = 'queued'`)
-    .run(reason, ctx.now(), userId).changes;
+  const { changes } = await ctx.records.$run(
+    `UPDATE messages SET status = 'cancelled', error_message = ?, updated_at = ? WHERE user_id = ? AND direction = 'outbound' AND status = 'queued'`,
+    [reason, ctx.now(), userId],
+  );
+  return changes;
 }
 
 /**
@@ -152,37 +157,40 @@ export async function cancelAccountMessages(ctx: AppContext, userId: string, rea
  */
 export async function campaignHasOpenMessages(ctx: AppContext, campaignId: string): Promise<boolean> {
   await ready(ctx.db);
-  return !!ctx.db.$client
-    .query(
-      `SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending','unknown') AND (status <> 'unknown' OR error_code = 'reconciling') LIMIT 1`,
-    )
-    .get(campaignId);
+  const rows = await ctx.records.$rows(
+    `SELECT 1 FROM messages WHERE campaign_id = ? AND status IN ('queued','sending','unknown') AND (status <> 'unknown' OR error_code = 'reconciling') LIMIT 1`,
+    [campaignId],
+  );
+  return rows.length > 0;
 }
 
 /** When each campaign's first outbox row was written, for the campaigns that have any. */
 export async function firstWritten(ctx: AppContext, campaignIds: string[]): Promise<Map<string, number>> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT campaign_id AS id, min(created_at) AS at FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) GROUP BY campaign_id`)
-    .all(JSON.stringify(campaignIds)) as { id: string; at: number }[];
+  const rows = await ctx.records.$rows<{ id: string; at: number }>(
+    `SELECT campaign_id AS id, min(created_at) AS at FROM messages WHERE campaign_id IN (${jsonValues(ctx.records)}) GROUP BY campaign_id`,
+    [JSON.stringify(campaignIds)],
+  );
   return new Map(rows.map((r) => [r.id, r.at]));
 }
 
 /** The campaigns, of those given, with parked rows. */
 export async function campaignsWithParked(ctx: AppContext, campaignIds: string[]): Promise<string[]> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT DISTINCT campaign_id AS id FROM messages WHERE campaign_id IN (SELECT value FROM json_each(?)) AND status = 'queued' AND next_attempt_at >= ?`)
-    .all(JSON.stringify(campaignIds), PARKED) as { id: string }[];
+  const rows = await ctx.records.$rows<{ id: string }>(
+    `SELECT DISTINCT campaign_id AS id FROM messages WHERE campaign_id IN (${jsonValues(ctx.records)}) AND status = 'queued' AND next_attempt_at >= ?`,
+    [JSON.stringify(campaignIds), PARKED],
+  );
   return rows.map((r) => r.id);
 }
 
 /** The account's campaigns that messaged a phone (one indexed lookup by phone), for searching campaigns by recipient. */
 export async function campaignsMessaging(ctx: AppContext, userId: string, phone: string): Promise<string[]> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT DISTINCT campaign_id AS id FROM messages WHERE user_id = ? AND phone = ? AND campaign_id IS NOT NULL`)
-    .all(userId, phone) as { id: string }[];
+  const rows = await ctx.records.$rows<{ id: string }>(
+    `SELECT DISTINCT campaign_id AS id FROM messages WHERE user_id = ? AND phone = ? AND campaign_id IS NOT NULL`,
+    [userId, phone],
+  );
   return rows.map((r) => r.id);
 }
 

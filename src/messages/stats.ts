@@ -19,13 +19,15 @@ export function inboundCountSince(userId: string, phone: AnyColumn, since: numbe
 export async function repliesByDay(ctx: AppContext, userId: string, days: { start: number; end: number }[]) {
   await ready(ctx.db);
   // One range of the (user, direction, created_at) index per day.
-  const read = ctx.db.$client.query(
-    `SELECT count(*) AS count, max(created_at) AS latest FROM messages WHERE user_id = ?1 AND direction = 'inbound' AND created_at >= ?2 AND created_at < ?3`,
-  );
-  return days.flatMap((d) => {
-    const r = read.get(userId, d.start, d.end) as { count: number; latest: number };
-    return r.count > 0 ? [r] : [];
-  });
+  const out: { count: number; latest: number }[] = [];
+  for (const d of days) {
+    const [r] = (await ctx.records.$rows<{ count: number; latest: number }>(
+      `SELECT count(*) AS count, max(created_at) AS latest FROM messages WHERE user_id = ? AND direction = 'inbound' AND created_at >= ? AND created_at < ?`,
+      [userId, d.start, d.end],
+    )) as [{ count: number; latest: number }];
+    if (r.count > 0) out.push(r);
+  }
+  return out;
 }
 
 /**
@@ -36,9 +38,11 @@ export async function repliesByDay(ctx: AppContext, userId: string, days: { star
  */
 export async function segmentsOutboundSince(ctx: AppContext, userId: string, since: Date): Promise<number> {
   await ready(ctx.db);
-  return ctx.db
-    .select({ n: sql<number>`coalesce(sum(${messages.segments}), 0)` })
+  // Read as a number: PostgreSQL's sum of bigints is a numeric, which its client answers as text.
+  const row = await ctx.records
+    .select({ n: sql<number>`coalesce(sum(${messages.segments}), 0)`.mapWith(Number) })
     .from(messages)
     .where(and(eq(messages.userId, userId), eq(messages.direction, "outbound"), gte(messages.createdAt, since), notInArray(messages.status, NEVER_SENT)))
-    .get()!.n;
+    .get();
+  return row!.n;
 }

@@ -1,3 +1,4 @@
+import { jsonElements } from "../../db/json-array";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 
@@ -40,12 +41,11 @@ export async function threadMessages(
   q: { userId: string; phone: string; after: number; before: number | null; limit: number; oldestFirst: boolean },
 ): Promise<ThreadRow[]> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(
-      `SELECT ${COLUMNS} FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND seq < ?
-       ORDER BY seq ${q.oldestFirst ? "ASC" : "DESC"} LIMIT ?`,
-    )
-    .all(q.userId, q.phone, q.after, q.before ?? Number.MAX_SAFE_INTEGER, q.limit) as ThreadRow[];
+  const rows = await ctx.records.$rows<ThreadRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND seq < ?
+     ORDER BY seq ${q.oldestFirst ? "ASC" : "DESC"} LIMIT ?`,
+    [q.userId, q.phone, q.after, q.before ?? Number.MAX_SAFE_INTEGER, q.limit],
+  );
   return q.oldestFirst ? rows : rows.reverse();
 }
 
@@ -53,39 +53,45 @@ export async function threadMessages(
 export async function messagesAt(ctx: AppContext, userId: string, places: { phone: string; seq: number }[]): Promise<ThreadRow[]> {
   if (!places.length) return [];
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(
-      `SELECT ${COLUMNS} FROM messages WHERE user_id = ?
-         AND (phone, seq) IN (SELECT value ->> 'phone', value ->> 'seq' FROM json_each(?))`,
-    )
-    .all(userId, JSON.stringify(places)) as ThreadRow[];
+  return ctx.records.$rows<ThreadRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE user_id = ?
+       AND (phone, seq) IN (SELECT value ->> 'phone', cast(value ->> 'seq' as integer) FROM ${jsonElements(ctx.records)})`,
+    [userId, JSON.stringify(places)],
+  );
 }
 
 /** Inbound messages of a thread after `seq` (its unread count from a last-read marker). */
 export async function inboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): Promise<number> {
   await ready(ctx.db);
-  const r = ctx.db.$client
-    .query(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`)
-    .get(userId, phone, seq) as { n: number };
-  return r.n;
+  const [r] = await ctx.records.$rows<{ n: number }>(
+    `SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`,
+    [userId, phone, seq],
+  );
+  return r!.n;
 }
 
 /** The seq of a thread's newest inbound message after `seq`, or null (a thread marked unread starts before it). */
 export async function newestInboundAfter(ctx: AppContext, userId: string, phone: string, seq: number): Promise<number | null> {
   await ready(ctx.db);
-  const r = ctx.db.$client
-    .query(`SELECT max(seq) AS seq FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`)
-    .get(userId, phone, seq) as { seq: number | null };
-  return r.seq;
+  const [r] = await ctx.records.$rows<{ seq: number | null }>(
+    `SELECT max(seq) AS seq FROM messages WHERE user_id = ? AND phone = ? AND seq > ? AND direction = 'inbound'`,
+    [userId, phone, seq],
+  );
+  return r!.seq;
 }
 
-/** Phones of an account whose messages contain `text` (case-insensitive for ASCII), at most `limit`. */
+/**
+ * Phones of an account whose messages contain `text` (case-insensitive: SQLite's LIKE for ASCII, PostgreSQL's
+ * ILIKE, its LIKE telling case apart), at most `limit`.
+ */
 export async function phonesWithText(ctx: AppContext, userId: string, text: string, limit: number): Promise<string[]> {
   await ready(ctx.db);
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = ctx.db.$client
-    .query(`SELECT DISTINCT phone FROM messages WHERE user_id = ? AND content LIKE ? ESCAPE '\\' LIMIT ?`)
-    .all(userId, pattern, limit) as { phone: string }[];
+  const like = ctx.records.$engine === "postgres" ? "ILIKE" : "LIKE";
+  const rows = await ctx.records.$rows<{ phone: string }>(
+    `SELECT DISTINCT phone FROM messages WHERE user_id = ? AND content ${like} ? ESCAPE '\\' LIMIT ?`,
+    [userId, pattern, limit],
+  );
   return rows.map((r) => r.phone);
 }
 
@@ -95,7 +101,8 @@ export async function phonesWithText(ctx: AppContext, userId: string, text: stri
  */
 export async function lastMessagePerPhone(ctx: AppContext, userId: string, after: string, limit: number): Promise<{ phone: string; last: number }[]> {
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(`SELECT phone, max(created_at) AS last FROM messages WHERE user_id = ? AND phone > ? GROUP BY phone ORDER BY phone LIMIT ?`)
-    .all(userId, after, limit) as { phone: string; last: number }[];
+  return ctx.records.$rows<{ phone: string; last: number }>(
+    `SELECT phone, max(created_at) AS last FROM messages WHERE user_id = ? AND phone > ? GROUP BY phone ORDER BY phone LIMIT ?`,
+    [userId, after, limit],
+  );
 }

@@ -22,7 +22,7 @@ beforeAll(async () => {
   twilio = await startTwilioFake({ numbers: [{ phoneNumber: MAIN }, { phoneNumber: SECOND }] });
   t = await startTestServer({ smtp: false, env: { TWILIO_API_BASE: twilio.url } });
   // Two sender numbers per account, for the sticky sender.
-  t.ctx.db.update(plans).set({ phoneNumbers: 2 }).where(eq(plans.id, "starter")).run();
+  await t.ctx.records.update(plans).set({ phoneNumbers: 2 }).where(eq(plans.id, "starter")).run();
 });
 afterAll(async () => {
   await t?.stop();
@@ -264,15 +264,15 @@ describe("contacts from new phones", () => {
     const c = await conversationOf(acc, "+14155552011");
     expect(c).toMatchObject({ contactId: contacts.body.data[0].id, contactName: "+14155552011" });
 
-    const count = () => (t.ctx.db.$client.query(`SELECT count(*) AS n FROM contacts WHERE user_id = ?`).get(acc.user.id) as { n: number }).n;
-    t.ctx.db.update(plans).set({ monthlyContacts: count() }).where(eq(plans.id, "starter")).run();
+    const count = async () => (await t.ctx.records.$rows<{ n: number }>(`SELECT count(*) AS n FROM contacts WHERE user_id = ?`, [acc.user.id]))[0]!.n;
+    await t.ctx.records.update(plans).set({ monthlyContacts: await count() }).where(eq(plans.id, "starter")).run();
     try {
       await inbound(acc, "+14155552012", "Hello?");
-      expect(count()).toBe(1);
+      expect(await count()).toBe(1);
       const blocked = await conversationOf(acc, "+14155552012");
       expect(blocked).toMatchObject({ contactId: null, unreadCount: 1, lastMessage: "Hello?" });
     } finally {
-      t.ctx.db.update(plans).set({ monthlyContacts: 1000 }).where(eq(plans.id, "starter")).run();
+      await t.ctx.records.update(plans).set({ monthlyContacts: 1000 }).where(eq(plans.id, "starter")).run();
     }
   });
 });

@@ -53,7 +53,7 @@ afterAll(async () => {
 const post = (acc: Account, path: string, body?: unknown) => t.api(path, { method: "POST", token: acc.token, body });
 const put = (acc: Account, path: string, body?: unknown) => t.api(path, { method: "PUT", token: acc.token, body });
 const get = (acc: Account, path: string) => t.api(path, { token: acc.token });
-const sql = <T>(query: string, ...args: unknown[]) => t.ctx.db.$client.query(query).all(...(args as never[])) as T[];
+const sql = <T>(query: string, ...args: unknown[]) => t.ctx.records.$rows<T>(query, args);
 
 /** The account's outbound messages to a phone (every keyword reply goes through the outbox). */
 const repliesTo = (acc: Account, phone: string) =>
@@ -173,7 +173,7 @@ describe("keyword calls", () => {
     // and the other refused (no constraint can say "overlapping numbers").
     const both = await Promise.all([create({ keyword: "PROMO" }), create({ keyword: "promo", numbers: [numbers[1]] })]);
     expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
-    expect(sql<{ n: number }>(`SELECT count(*) AS n FROM keywords WHERE user_id = ? AND match_key = 'promo'`, acc.user.id)[0]!.n).toBe(1);
+    expect((await sql<{ n: number }>(`SELECT count(*) AS n FROM keywords WHERE user_id = ? AND match_key = 'promo'`, acc.user.id))[0]!.n).toBe(1);
   });
 
   test("tenancy: another account neither sees, edits, toggles nor fires a keyword", async () => {
@@ -185,9 +185,9 @@ describe("keyword calls", () => {
     expect(await post(b.acc, `/api/keywords/${k.id}/toggle`, { isActive: false })).toMatchObject({ status: 404, body: { message: "Keyword not found" } });
     expect((await post(b.acc, "/api/keywords/test", { number: "", text: "pizza" })).body.rule).toBe("none");
     await b.text(SUBSCRIBER, "PIZZA");
-    expect(keywordConsents(b.acc)).toEqual([]);
-    expect(repliesTo(b.acc, SUBSCRIBER)).toEqual([]);
-    expect(keywordConsents(a.acc)).toEqual([]);
+    expect(await keywordConsents(b.acc)).toEqual([]);
+    expect(await repliesTo(b.acc, SUBSCRIBER)).toEqual([]);
+    expect(await keywordConsents(a.acc)).toEqual([]);
     expect((await get(a.acc, "/api/keywords")).body.data[0]).toMatchObject({ autoReply: WELCOME, isActive: true, optInCount: 0 });
     expect((await get(a.acc, "/api/keywords")).status).toBe(200);
     expect((await t.api("/api/keywords")).status).toBe(401);
@@ -260,7 +260,7 @@ describe.each(CASES)("a keyword texted through $provider", (c) => {
     };
 
     await deliver("Join!", 1);
-    const [contact] = contactsOf(acc);
+    const [contact] = await contactsOf(acc);
     expect(contact).toEqual({ id: expect.any(String), phone: SUBSCRIBER, status: "subscribed", tags: `["vip","from-keyword"]`, source: "keyword" });
     const consent = await get(acc, `/api/contacts/${contact!.id}/consent`);
     expect(consent.body.data).toEqual([
@@ -275,23 +275,23 @@ describe.each(CASES)("a keyword texted through $provider", (c) => {
         createdAt: expect.any(String),
       },
     ]);
-    const events = sql<{ type: string }>(`SELECT type FROM events WHERE user_id = ? AND subject_id = ? ORDER BY id`, acc.user.id, contact!.id);
+    const events = await sql<{ type: string }>(`SELECT type FROM events WHERE user_id = ? AND subject_id = ? ORDER BY id`, acc.user.id, contact!.id);
     expect(events.map((e) => e.type)).toEqual(["contact.created", "contact.opted_in"]);
     // The match itself is an event about the inbound message (outbound webhooks' keyword_received).
-    const [inbound] = sql<{ id: string }>(`SELECT id FROM messages WHERE user_id = ? AND direction = 'inbound'`, acc.user.id);
-    const matched = sql<{ type: string; payload: string }>(`SELECT type, payload FROM events WHERE user_id = ? AND subject_id = ? ORDER BY id`, acc.user.id, inbound!.id);
+    const [inbound] = await sql<{ id: string }>(`SELECT id FROM messages WHERE user_id = ? AND direction = 'inbound'`, acc.user.id);
+    const matched = await sql<{ type: string; payload: string }>(`SELECT type, payload FROM events WHERE user_id = ? AND subject_id = ? ORDER BY id`, acc.user.id, inbound!.id);
     expect(matched.map((e) => [e.type, JSON.parse(e.payload)])).toEqual([
       ["message.received", { phone: SUBSCRIBER, contactId: null }],
       ["keyword.received", { keywordId: keyword.body.id, keyword: "JOIN", phone: SUBSCRIBER, number: c.namesNumber ? SENDER : null, contactId: contact!.id, outcome: "subscribed" }],
     ]);
-    expect(repliesTo(acc, SUBSCRIBER)).toEqual([{ content: WELCOME, kind: "compliance" }]);
+    expect(await repliesTo(acc, SUBSCRIBER)).toEqual([{ content: WELCOME, kind: "compliance" }]);
     expect(await waitFor(() => c.sent(), (s) => s.length > 0)).toEqual([WELCOME]);
 
     await deliver("join", 2);
-    expect(contactsOf(acc).length).toBe(1);
+    expect((await contactsOf(acc)).length).toBe(1);
     expect((await get(acc, `/api/contacts/${contact!.id}/consent`)).body.data.length).toBe(1);
     // No already-subscribed reply is set: nothing more is sent.
-    expect(repliesTo(acc, SUBSCRIBER)).toEqual([{ content: WELCOME, kind: "compliance" }]);
+    expect(await repliesTo(acc, SUBSCRIBER)).toEqual([{ content: WELCOME, kind: "compliance" }]);
     expect((await get(acc, "/api/keywords")).body.data[0]).toMatchObject({ optInCount: 1, responseRate: 0 });
     expect(c.sent()).toEqual([WELCOME]);
   });
@@ -302,18 +302,18 @@ describe("keywords on the inbound path", () => {
     const { acc, numbers, text } = await simulatorAccount(2);
     const k = (await post(acc, "/api/keywords", { keyword: "JOIN", autoReply: "Welcome {firstName|friend}! Reply STOP to cancel.", alreadyReply: "{business}: you are already subscribed.", numbers: [numbers[0]], matchMode: "first_word" })).body;
     expect(await text(SUBSCRIBER, "join us", numbers[1])).toMatchObject({ keyword: null });
-    expect(keywordConsents(acc)).toEqual([]);
-    expect(repliesTo(acc, SUBSCRIBER)).toEqual([]);
+    expect(await keywordConsents(acc)).toEqual([]);
+    expect(await repliesTo(acc, SUBSCRIBER)).toEqual([]);
     await text(SUBSCRIBER, "join us");
     expect((await text(SUBSCRIBER, "JOIN")).keyword).toBeNull();
-    expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content)).toEqual(["Welcome friend! Reply STOP to cancel.", "Test User: you are already subscribed."]);
+    expect((await repliesTo(acc, SUBSCRIBER)).map((r) => r.content)).toEqual(["Welcome friend! Reply STOP to cancel.", "Test User: you are already subscribed."]);
 
     // STOP wins, then the keyword subscribes again (it is the sender's own request) with the welcome once more.
     expect((await text(SUBSCRIBER, "stop")).keyword).toBe("stop");
-    expect(contactsOf(acc)[0]!.status).toBe("opted_out");
+    expect((await contactsOf(acc))[0]!.status).toBe("opted_out");
     await text(SUBSCRIBER, "Join!");
-    expect(contactsOf(acc)[0]!.status).toBe("subscribed");
-    expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content).slice(2)).toEqual([
+    expect((await contactsOf(acc))[0]!.status).toBe("subscribed");
+    expect((await repliesTo(acc, SUBSCRIBER)).map((r) => r.content).slice(2)).toEqual([
       "Test User: You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
       "Welcome friend! Reply STOP to cancel.",
     ]);
@@ -326,17 +326,17 @@ describe("keywords on the inbound path", () => {
     const question = "Test User: Reply Y within 24 hours to confirm you want texts from us (keyword DEALS). Msg & data rates may apply. Reply STOP to cancel.";
     await text(SUBSCRIBER, "deals");
     // Unconfirmed: no consent, no tag (a phone that texts in is a conversation's contact, with no consent).
-    expect(keywordConsents(acc)).toEqual([]);
-    expect(contactsOf(acc).filter((c) => c.tags !== "[]")).toEqual([]);
-    expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content)).toEqual([question]);
+    expect(await keywordConsents(acc)).toEqual([]);
+    expect((await contactsOf(acc)).filter((c) => c.tags !== "[]")).toEqual([]);
+    expect((await repliesTo(acc, SUBSCRIBER)).map((r) => r.content)).toEqual([question]);
     expect((await get(acc, "/api/keywords")).body.data[0]).toMatchObject({ optInCount: 0, pendingCount: 1 });
     // Asking again within the window does not ask twice.
     await text(SUBSCRIBER, "DEALS");
-    expect(repliesTo(acc, SUBSCRIBER).length).toBe(1);
+    expect((await repliesTo(acc, SUBSCRIBER)).length).toBe(1);
     await text(SUBSCRIBER, "y");
-    expect(contactsOf(acc)).toEqual([expect.objectContaining({ phone: SUBSCRIBER, status: "subscribed", tags: `["deals"]` })]);
-    expect(keywordConsents(acc)).toEqual([{ phone: SUBSCRIBER, text: WELCOME, keyword: "DEALS" }]);
-    expect(repliesTo(acc, SUBSCRIBER).map((r) => r.content)).toEqual([question, WELCOME]);
+    expect(await contactsOf(acc)).toEqual([expect.objectContaining({ phone: SUBSCRIBER, status: "subscribed", tags: `["deals"]` })]);
+    expect(await keywordConsents(acc)).toEqual([{ phone: SUBSCRIBER, text: WELCOME, keyword: "DEALS" }]);
+    expect((await repliesTo(acc, SUBSCRIBER)).map((r) => r.content)).toEqual([question, WELCOME]);
     expect((await get(acc, "/api/keywords")).body.data[0]).toMatchObject({ optInCount: 1, pendingCount: 0 });
 
     const late = "+14155552672";
@@ -345,22 +345,22 @@ describe("keywords on the inbound path", () => {
       await text(late, "DEALS");
       t.ctx.now = () => realNow() + 24 * 3600_000 + 1000;
       await text(late, "Y");
-      expect(keywordConsents(acc).map((c) => c.phone)).toEqual([SUBSCRIBER]);
-      expect(contactsOf(acc).find((c) => c.phone === late)?.tags ?? "[]").toBe("[]");
-      expect(repliesTo(acc, late).map((r) => r.content)).toEqual([question]);
+      expect((await keywordConsents(acc)).map((c) => c.phone)).toEqual([SUBSCRIBER]);
+      expect((await contactsOf(acc)).find((c) => c.phone === late)?.tags ?? "[]").toBe("[]");
+      expect((await repliesTo(acc, late)).map((r) => r.content)).toEqual([question]);
       // YES (an opt-in word) answers the question as Y does: the keyword's welcome is the one reply.
       const yes = "+14155552673";
       await text(yes, "deals");
       expect(await text(yes, "YES")).toMatchObject({ keyword: "start", reply: WELCOME });
-      expect(contactsOf(acc).find((c) => c.phone === yes)).toMatchObject({ status: "subscribed", tags: `["deals"]` });
-      expect(repliesTo(acc, yes).map((r) => r.content)).toEqual([question, WELCOME]);
+      expect((await contactsOf(acc)).find((c) => c.phone === yes)).toMatchObject({ status: "subscribed", tags: `["deals"]` });
+      expect((await repliesTo(acc, yes)).map((r) => r.content)).toEqual([question, WELCOME]);
       // A STOP after the question withdraws it: a later Y subscribes nobody.
       const stopped = "+14155552674";
       await text(stopped, "deals");
       await text(stopped, "STOP");
       await text(stopped, "Y");
-      expect(keywordConsents(acc).map((c) => c.phone)).toEqual([SUBSCRIBER, yes]);
-      expect(contactsOf(acc).find((c) => c.phone === stopped)).toMatchObject({ status: "opted_out", tags: "[]" });
+      expect((await keywordConsents(acc)).map((c) => c.phone)).toEqual([SUBSCRIBER, yes]);
+      expect((await contactsOf(acc)).find((c) => c.phone === stopped)).toMatchObject({ status: "opted_out", tags: "[]" });
     } finally {
       t.ctx.now = realNow;
     }
@@ -370,17 +370,17 @@ describe("keywords on the inbound path", () => {
     const { acc, text } = await simulatorAccount();
     await post(acc, "/api/keywords", { keyword: "JOIN", autoReply: WELCOME, tags: ["vip"] });
     expect((await post(acc, "/api/contacts", { firstName: "Ann", phone: "+14155550201" })).status).toBe(201);
-    t.ctx.db.update(plans).set({ monthlyContacts: 1 }).where(eq(plans.id, "starter")).run();
+    await t.ctx.records.update(plans).set({ monthlyContacts: 1 }).where(eq(plans.id, "starter")).run();
     try {
       const blocked = await text("+14155550203", "JOIN");
       expect(blocked.message).toMatchObject({ phone: "+14155550203", content: "JOIN", direction: "inbound", contactId: null });
-      expect(contactsOf(acc).length).toBe(1);
-      expect(repliesTo(acc, "+14155550203")).toEqual([]);
+      expect((await contactsOf(acc)).length).toBe(1);
+      expect(await repliesTo(acc, "+14155550203")).toEqual([]);
       await text("+14155550201", "JOIN");
-      expect(contactsOf(acc)).toEqual([expect.objectContaining({ phone: "+14155550201", tags: `["vip"]` })]);
-      expect(repliesTo(acc, "+14155550201").map((r) => r.content)).toEqual([WELCOME]);
+      expect(await contactsOf(acc)).toEqual([expect.objectContaining({ phone: "+14155550201", tags: `["vip"]` })]);
+      expect((await repliesTo(acc, "+14155550201")).map((r) => r.content)).toEqual([WELCOME]);
     } finally {
-      t.ctx.db.update(plans).set({ monthlyContacts: 1000 }).where(eq(plans.id, "starter")).run();
+      await t.ctx.records.update(plans).set({ monthlyContacts: 1000 }).where(eq(plans.id, "starter")).run();
     }
   });
 
@@ -414,15 +414,15 @@ describe("links in keyword replies (issue 32 item 1)", () => {
 
     await text(SUBSCRIBER, "spring");
     await text(SUBSCRIBER, "SPRING");
-    const replies = repliesTo(acc, SUBSCRIBER).map((r) => r.content);
+    const replies = (await repliesTo(acc, SUBSCRIBER)).map((r) => r.content);
     expect(replies).toHaveLength(2);
     expect(replies[0]).toMatch(new RegExp(`^Welcome friend! Our spring deals: ${domain}/l/[0-9A-Za-z]{7}\\. Reply STOP to cancel\\.$`));
     expect(replies[1]).toMatch(new RegExp(`^You're in! Deals: ${domain}/l/[0-9A-Za-z]{7}$`));
     // The consent log keeps the welcome exactly as sent, short link and all.
-    expect(keywordConsents(acc)).toEqual([{ phone: SUBSCRIBER, text: replies[0]!, keyword: "SPRING" }]);
+    expect(await keywordConsents(acc)).toEqual([{ phone: SUBSCRIBER, text: replies[0]!, keyword: "SPRING" }]);
     // Each link belongs to its message, which is the contact's the welcome created, so a click counts for them.
-    const contact = contactsOf(acc).find((c) => c.phone === SUBSCRIBER)!;
-    const links = sql<{ id: number; contact_id: string; campaign_id: string | null; source: string; url: string; target: string; content: string }>(
+    const contact = (await contactsOf(acc)).find((c) => c.phone === SUBSCRIBER)!;
+    const links = await sql<{ id: number; contact_id: string; campaign_id: string | null; source: string; url: string; target: string; content: string }>(
       `SELECT s.id, m.contact_id, l.campaign_id, l.source, l.url, l.target, m.content FROM short_links s JOIN links l ON l.id = s.link_id JOIN messages m ON m.id = s.message_id WHERE l.user_id = ? ORDER BY s.id`,
       acc.user.id,
     );
@@ -436,7 +436,7 @@ describe("links in keyword replies (issue 32 item 1)", () => {
     expect([res.status, res.headers.get("location")]).toEqual([302, "https://shop.example.com/spring?ref=kw"]);
 
     await text("+14155552672", "PLAIN");
-    expect(repliesTo(acc, "+14155552672").map((r) => r.content)).toEqual(["Hi! See https://shop.example.com/plain"]);
+    expect((await repliesTo(acc, "+14155552672")).map((r) => r.content)).toEqual(["Hi! See https://shop.example.com/plain"]);
   });
 });
 
@@ -469,6 +469,6 @@ describe("the tester", () => {
       status: 400,
       body: { message: "Type the message to test (at most 1,600 characters)" },
     });
-    expect(sql(`SELECT id FROM messages WHERE user_id = ?`, acc.user.id)).toEqual([]);
+    expect(await sql(`SELECT id FROM messages WHERE user_id = ?`, acc.user.id)).toEqual([]);
   });
 });
