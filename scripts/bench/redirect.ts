@@ -19,7 +19,7 @@
 // 12.3/20.6 ms before, 20.8/18.5 ms after; the longest own-work hold 17/23 ms before, 17/18 ms after: at this load
 // the spread between runs of one build is wider than the change.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -29,6 +29,9 @@ import { flushClicks } from "../../src/links/clicks";
 import { shortener } from "../../src/links/links";
 import { startServer } from "../../src/server";
 import { BENCH_METRICS_TOKEN, holdLine, holdPhase } from "./holds";
+
+/** This thread's time on a CPU in ms (Linux's schedstat): called from the main thread, the event loop's. */
+const mainThreadMs = () => Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;
 
 const AGENTS = [
   ...Array(7).fill(["GET", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"]),
@@ -94,10 +97,15 @@ try {
     child.on("exit", () => resolve(text));
   });
   const phase = await holdPhase(server.url);
+  const cpu0 = process.cpuUsage();
+  const main0 = mainThreadMs();
   child.stdin.write(JSON.stringify(codes) + "\n");
   const result = JSON.parse(await out) as { latencies: number[]; bad: number; ms: number };
   const holds = await phase.end();
+  // Every hit is written before the CPU is read: the flushes (and their checkpoints on the worker) are counted.
   await flushClicks(ctx, true);
+  const used = process.cpuUsage(cpu0);
+  const mainMs = mainThreadMs() - main0;
   const kept = ctx.db.$client.query(`SELECT verdict, count(*) AS n FROM link_clicks GROUP BY verdict ORDER BY verdict`).all() as { verdict: string; n: number }[];
 
   const sorted = result.latencies.sort((a, b) => a - b);
@@ -108,6 +116,10 @@ try {
   );
   console.log(`hits kept: ${kept.reduce((n, k) => n + k.n, 0).toLocaleString("en-US")} (${kept.map((k) => `${k.verdict} ${k.n}`).join(", ")})`);
   console.log(holdLine("the redirects", holds));
+  console.log(
+    `the server's CPU a hit: ${((used.user + used.system) / sorted.length).toFixed(0)} µs (every thread: the redirect, the flush and what it wakes), ` +
+      `${((mainMs * 1000) / sorted.length).toFixed(0)} µs of it the event loop's thread`,
+  );
 } finally {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });

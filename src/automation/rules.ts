@@ -138,7 +138,14 @@ export async function listRules(ctx: AppContext, userId: string) {
   return rows.map((r) => ruleView(toRule(r)));
 }
 
-/** The account's active rules of some triggers (the runner's look-up per event). */
+/** The triggers of the installation's active rules (the runner reads only the events some rule waits for). */
+export async function activeTriggers(ctx: AppContext): Promise<Set<Trigger>> {
+  await ready(ctx.db);
+  const rows = ctx.db.$client.query(`SELECT DISTINCT trigger FROM automation_rules WHERE is_active = 1`).all() as { trigger: Trigger }[];
+  return new Set(rows.map((r) => r.trigger));
+}
+
+/** The account's active rules of some triggers (the runner's look-up per account and event type). */
 export async function activeRules(ctx: AppContext, userId: string | null, triggers: readonly Trigger[]): Promise<Rule[]> {
   await ready(ctx.db);
   const rows = ctx.db.$client

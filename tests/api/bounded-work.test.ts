@@ -19,10 +19,17 @@ let ctx: AppContext;
 beforeEach(() => {
   const db = openDatabase(":memory:");
   ctx = { db, withTransaction: (fn: () => Promise<unknown>) => withTransaction(db, fn), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
-  ctx.db.$client.run(`INSERT INTO users (id, email) VALUES ('u1', 'u1@example.com')`);
+  ctx.db.$client.run(`INSERT INTO users (id, email) VALUES ('u1', 'u1@example.com'), ('u2', 'u2@example.com')`);
+  ctx.db.$client.run(
+    `INSERT INTO automation_rules (id, user_id, name, trigger, trigger_config, conditions, actions, is_active, created_at) VALUES ('r2', 'u2', 'Tagged', 'tag_added', '{}', '{}', '[]', 1, ?)`,
+    [T0],
+  );
 });
 
-/** `n` contact.tagged events of contacts in no drip and no rule: each is read and handled, and nothing follows. */
+/**
+ * `n` contact.tagged events of contacts in no drip and none of their account's rules: each is read (another
+ * account's rule waits for the type) and handled, and nothing follows.
+ */
 function backlog(n: number) {
   return ctx.withTransaction(() =>
     appendEvents(ctx, Array.from({ length: n }, (_, i) => ({ userId: "u1", type: "contact.tagged" as const, subject: { kind: "contact" as const, id: `c${i}` }, payload: { tags: ["x"] } }))),
@@ -108,5 +115,13 @@ describe("the event readers", () => {
     const turns = await turnsDuring(() => processRuleEvents(ctx));
     expect(await readCursor(ctx, "automation.rules")).toBe(2 * RULES_CHUNK + 50);
     expect(turns).toBeGreaterThanOrEqual(1);
+  });
+
+  test("the automation rules' reader reads no event of a type no active rule waits for: a chunk moves its cursor to the head", async () => {
+    ctx.db.$client.run(`UPDATE automation_rules SET is_active = 0`);
+    await advanceCursor(ctx, "automation.rules", 0);
+    await backlog(2 * RULES_CHUNK + 50);
+    expect(await processEventsChunk(ctx)).toEqual({ runs: 0, more: false });
+    expect(await readCursor(ctx, "automation.rules")).toBe(2 * RULES_CHUNK + 50);
   });
 });

@@ -155,6 +155,23 @@ async function deliverAll(ctx: AppContext) {
 
 const count = (ctx: AppContext, sql: string) => (ctx.db.$client.query(sql).get() as { n: number }).n;
 
+describe("events no endpoint takes", () => {
+  test("are not read: a page moves the cursor past 1,000 of them to the head, reading none", async () => {
+    const { dataDir, receiver } = setUp();
+    const ctx = await open(dataDir);
+    cleanups.unshift(() => ctx.db.$client.close());
+    const user = await createOrPromoteAdmin(ctx, "feed@example.com", "owner-secret-123");
+    await createEndpoint(ctx, user.id, { name: "crm", url: `${receiver.url}/crm`, events: ["message_sent"] });
+    await cursorPerTurn(ctx, () => true);
+    const before = { ...feedStats(ctx) };
+    const ids = await backlog(ctx, user.id, 1000);
+    expect(await feedDeliveries(ctx)).toEqual({ made: 0, more: false });
+    expect(await readCursor(ctx, CURSOR)).toBe(ids.at(-1)!);
+    expect(feedStats(ctx).events - before.events).toBe(0);
+    expect(count(ctx, `SELECT count(*) AS n FROM webhook_deliveries`)).toBe(0);
+  });
+});
+
 describe("a backlog of 1,000 events", () => {
   test(`is fed at most ${FEED_PAGE} events a turn of the event loop, right after the commit (no job run): 1,000 deliveries, each sent once and signed`, async () => {
     const { dataDir, receiver } = setUp();

@@ -391,7 +391,7 @@ describe("the clicks' flush", () => {
       return made;
     });
     const [a, b] = texts.map((text) => /\/l\/(\w{7})/.exec(text)![1]!);
-    // 210 hits, over two slices of the flush: A as a person, B as a person, A as a HEAD, in turn.
+    // 210 hits, over several slices of the flush: A as a person, B as a person, A as a HEAD, in turn.
     const sent = Array.from({ length: 210 }, (_, i) => (i % 3 === 0 ? { code: a!, method: "GET" } : i % 3 === 1 ? { code: b!, method: "GET" } : { code: a!, method: "HEAD" }));
     try {
       t.ctx.now = () => realNow() + 3_600_000;
@@ -402,6 +402,29 @@ describe("the clicks' flush", () => {
     }
     const rows = db.query(`SELECT code, method, verdict FROM link_clicks WHERE user_id = ? ORDER BY id`).all(acc.user.id);
     expect(rows).toEqual(sent.map((s, i) => ({ ...s, verdict: s.method === "HEAD" ? "head" : i < 2 ? "human" : "repeat" })));
+  });
+});
+
+describe("the clicks' flush and the log's checkpoints", () => {
+  test("holds them off the connection (a worker checkpoints) while hits wait in memory, and lets them go when none is left", async () => {
+    const acc = await t.signUpVerified();
+    const db = t.ctx.db.$client;
+    const autocheckpoint = () => (db.query(`PRAGMA wal_autocheckpoint`).get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+    expect(autocheckpoint()).toBe(1000);
+    // A message with no delivery report yet: a hit of its link waits out the scanner window in memory.
+    db.query(`INSERT INTO messages (id, user_id, phone, content, direction, status, created_at) VALUES ('ck-1', ?, '+14155553301', 'x', 'outbound', 'sent', 0)`).run(acc.user.id);
+    const text = await t.ctx.withTransaction(async () => {
+      const shorten = await shortener(t.ctx, t.ctx.config.linkDomain, { userId: acc.user.id, campaignId: null, source: "drip:d-ck", utm: null, expiresAt: null }, 1);
+      const made = shorten.shorten("https://a.example/ck", "ck-1");
+      await shorten.write();
+      return made;
+    });
+    expect((await hit(text.slice(text.indexOf("http")), CHROME)).status).toBe(302);
+    expect(await flushClicks(t.ctx)).toBe(0);
+    expect(autocheckpoint()).toBe(0);
+    expect(await flushClicks(t.ctx, true)).toBe(1);
+    expect(autocheckpoint()).toBe(1000);
+    expect(db.query(`SELECT verdict FROM link_clicks WHERE user_id = ?`).all(acc.user.id)).toEqual([{ verdict: "human" }]);
   });
 });
 
