@@ -10,4 +10,9 @@ export const POSTGRES_READY = [
   "tests/api/rate-limit.test.ts",
   "tests/api/sign-in-uniform.test.ts",
   "tests/api/messages-records.test.ts",
+  "tests/api/lockout.test.ts",
+  "tests/api/two-factor.test.ts",
+  "tests/api/sessions.test.ts",
+  "tests/api/google-signin.test.ts",
+  "tests/api/passkeys.test.ts",
 ];

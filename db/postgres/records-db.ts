@@ -55,6 +55,13 @@ const INT8 = 20;
 const SQLITE_NOW_MS = "cast(unixepoch('subsec') * 1000 as integer)";
 const POSTGRES_NOW_MS = "(floor(extract(epoch from clock_timestamp()) * 1000))::bigint";
 
+/**
+ * drizzle's SQLite dialect names an upsert's conflict target with its table (`on conflict ("t"."a")`), which SQLite
+ * accepts and PostgreSQL's grammar does not (a syntax error): the target's columns are named bare.
+ */
+const CONFLICT_TARGET = /\bon conflict \([^)]*\)/gi;
+const QUALIFIED_NAME = /"(?:[^"]|"")+"\.("(?:[^"]|"")+")/g;
+
 /** Statements translated so far: built statements repeat, so each text is translated once. Bounded. */
 const translations = new Map<string, string>();
 const MAX_TRANSLATIONS = 5000;
@@ -95,6 +102,7 @@ export function toPostgres(text: string): string {
     }
   }
   flush();
+  out = out.replace(CONFLICT_TARGET, (target: string) => target.replace(QUALIFIED_NAME, "$1"));
   if (translations.size >= MAX_TRANSLATIONS) translations.clear();
   translations.set(text, out);
   return out;

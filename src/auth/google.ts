@@ -4,7 +4,7 @@
  * cookie so a callback only completes in the browser that started it (no login CSRF). The routes are in
  * google-routes.ts.
  */
-import { eq, lt } from "drizzle-orm";
+import { eq, lt, type SQL } from "drizzle-orm";
 import { authChallenges, userSecurity } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
@@ -65,8 +65,9 @@ export async function exchangeCode(ctx: AppContext, code: string, verifier: stri
   return profile as GoogleProfile;
 }
 
-function linkSubject(ctx: AppContext, userId: string, subject: string) {
-  ctx.db
+async function linkSubject(ctx: AppContext, userId: string, subject: string) {
+  await ready(ctx.db);
+  await ctx.records
     .insert(userSecurity)
     .values({ userId, googleSubject: subject })
     .onConflictDoUpdate({ target: userSecurity.userId, set: { googleSubject: subject } })
@@ -77,8 +78,8 @@ function linkSubject(ctx: AppContext, userId: string, subject: string) {
 export async function saveGoogleState(ctx: AppContext, state: string, verifier: string): Promise<void> {
   await ready(ctx.db);
   const now = ctx.now();
-  ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
-  ctx.db
+  await ctx.records.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
+  await ctx.records
     .insert(authChallenges)
     .values({
       id: keyedHash(ctx.keys.codes, `google:${state}`),
@@ -96,13 +97,13 @@ export async function saveGoogleState(ctx: AppContext, state: string, verifier: 
  */
 export async function takeGoogleState(ctx: AppContext, state: string) {
   await ready(ctx.db);
-  return ctx.db.delete(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).returning().get();
+  return ctx.records.delete(authChallenges).where(eq(authChallenges.id, keyedHash(ctx.keys.codes, `google:${state}`))).returning().get();
 }
 
 /** Unlinks the account's Google identity: "Continue with Google" no longer signs in to it. */
 export async function unlinkGoogle(ctx: AppContext, userId: string): Promise<void> {
   await ready(ctx.db);
-  ctx.db.update(userSecurity).set({ googleSubject: null }).where(eq(userSecurity.userId, userId)).run();
+  await ctx.records.update(userSecurity).set({ googleSubject: null }).where(eq(userSecurity.userId, userId)).run();
 }
 
 /**
@@ -119,19 +120,24 @@ export async function findOrCreateGoogleUser(ctx: AppContext, profile: GooglePro
   return ctx.withTransaction(async () => linkedOrNew(ctx, profile));
 }
 
+async function securityWhere(ctx: AppContext, where: SQL) {
+  await ready(ctx.db);
+  return ctx.records.select().from(userSecurity).where(where).get();
+}
+
 async function linkedOrNew(ctx: AppContext, profile: GoogleProfile): Promise<{ user: User; isNew: boolean }> {
-  const linked = ctx.db.select().from(userSecurity).where(eq(userSecurity.googleSubject, profile.sub)).get();
+  const linked = await securityWhere(ctx, eq(userSecurity.googleSubject, profile.sub));
   if (linked) {
     const user = await findUserById(ctx, linked.userId);
     if (user) return { user, isNew: false };
   }
   const existing = await findUserByEmail(ctx, profile.email);
   if (existing) {
-    const security = ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, existing.id)).get();
+    const security = await securityWhere(ctx, eq(userSecurity.userId, existing.id));
     if (security?.googleSubject && security.googleSubject !== profile.sub) {
       throw new GoogleSignInError("This account is linked to a different Google account.");
     }
-    linkSubject(ctx, existing.id, profile.sub);
+    await linkSubject(ctx, existing.id, profile.sub);
     if (existing.emailVerified) return { user: existing, isNew: false };
     const claimed = await updateUser(ctx, existing.id, { emailVerified: true, passwordHash: null, authProvider: "google" });
     await revokeAllSessions(ctx, existing.id);
@@ -148,6 +154,6 @@ async function linkedOrNew(ctx: AppContext, profile: GoogleProfile): Promise<{ u
     lastName: (profile.family_name ?? "").trim().slice(0, 100),
     profileImageUrl: profile.picture?.startsWith("https://") ? profile.picture.slice(0, 500) : null,
   });
-  linkSubject(ctx, user.id, profile.sub);
+  await linkSubject(ctx, user.id, profile.sub);
   return { user, isNew: true };
 }

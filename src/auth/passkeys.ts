@@ -53,10 +53,11 @@ export function relyingParty(ctx: AppContext) {
 /** A ceremony failure: `{verified: false, error, message}` with the status. */
 const ceremonyError = (status: number, message: string) => new HttpError(status, message, { verified: false, error: message });
 
-function storeChallenge(ctx: AppContext, kind: ChallengeKind, userId: string | null, challenge: string) {
+async function storeChallenge(ctx: AppContext, kind: ChallengeKind, userId: string | null, challenge: string) {
+  await ready(ctx.db);
   const now = ctx.now();
-  ctx.db.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
-  ctx.db
+  await ctx.records.delete(authChallenges).where(lt(authChallenges.expiresAt, new Date(now))).run();
+  await ctx.records
     .insert(authChallenges)
     .values({ id: crypto.randomUUID(), kind, userId, challenge, expiresAt: new Date(now + CHALLENGE_TTL_MS) })
     .run();
@@ -75,22 +76,32 @@ function signedChallenge(credential: { response?: { clientDataJSON?: unknown } }
   }
 }
 
-/** Finds and deletes (single use) the pending challenge; undefined when unknown or expired. */
-function consumeChallenge(ctx: AppContext, kind: ChallengeKind, challenge: string, userId?: string) {
-  const row = ctx.db
-    .select()
-    .from(authChallenges)
+/**
+ * Finds and deletes (single use) the pending challenge; undefined when unknown or expired. One DELETE answers it, so
+ * two completions of one ceremony (on two processes) cannot both have it.
+ */
+async function consumeChallenge(ctx: AppContext, kind: ChallengeKind, challenge: string, userId?: string) {
+  await ready(ctx.db);
+  const row = await ctx.records
+    .delete(authChallenges)
     .where(and(eq(authChallenges.kind, kind), eq(authChallenges.challenge, challenge)))
+    .returning()
     .get();
   if (!row) return undefined;
-  ctx.db.delete(authChallenges).where(eq(authChallenges.id, row.id)).run();
   if (row.expiresAt.getTime() <= ctx.now()) return undefined;
   if (userId !== undefined && row.userId !== userId) return undefined;
   return row;
 }
 
-const userPasskeys = (ctx: AppContext, userId: string) =>
-  ctx.db.select().from(passkeys).where(eq(passkeys.userId, userId)).all();
+async function userPasskeys(ctx: AppContext, userId: string) {
+  await ready(ctx.db);
+  return ctx.records.select().from(passkeys).where(eq(passkeys.userId, userId)).all();
+}
+
+async function passkeyExists(ctx: AppContext, id: string): Promise<boolean> {
+  await ready(ctx.db);
+  return (await ctx.records.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.id, id)).get()) !== undefined;
+}
 
 const transportsOf = (p: Passkey) => (p.transports ?? []) as AuthenticatorTransport[];
 
@@ -104,12 +115,12 @@ export async function beginRegistration(ctx: AppContext, user: User) {
     userDisplayName: [user.firstName, user.lastName].filter(Boolean).join(" ") || user.email,
     userID: new TextEncoder().encode(user.id),
     attestationType: "none",
-    excludeCredentials: userPasskeys(ctx, user.id).map((p) => ({ id: p.id, transports: transportsOf(p) })),
+    excludeCredentials: (await userPasskeys(ctx, user.id)).map((p) => ({ id: p.id, transports: transportsOf(p) })),
     // Discoverable ("resident") only: sign-in names no account, so the authenticator must find the passkey itself.
     authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
     timeout: CHALLENGE_TTL_MS,
   });
-  storeChallenge(ctx, "webauthn-register", user.id, options.challenge);
+  await storeChallenge(ctx, "webauthn-register", user.id, options.challenge);
   return options;
 }
 
@@ -121,10 +132,10 @@ export async function completeRegistration(
 ) {
   const { rpID, origin } = relyingParty(ctx);
   const challenge = signedChallenge(credential);
-  const pending = consumeChallenge(ctx, "webauthn-register", challenge, user.id);
+  const pending = await consumeChallenge(ctx, "webauthn-register", challenge, user.id);
   if (!pending) throw ceremonyError(400, "Registration expired or was not started. Please try again.");
 
-  if (typeof credential.id === "string" && ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.id, credential.id)).get()) {
+  if (typeof credential.id === "string" && (await passkeyExists(ctx, credential.id))) {
     throw ceremonyError(409, ALREADY_REGISTERED);
   }
   const { verifyRegistrationResponse } = await loadServerLib();
@@ -142,10 +153,10 @@ export async function completeRegistration(
   }
   if (!result.verified || !result.registrationInfo) throw ceremonyError(400, "Failed to register passkey");
   const info = result.registrationInfo;
-  if (ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.id, info.credential.id)).get()) {
-    throw ceremonyError(409, ALREADY_REGISTERED);
-  }
-  const row = ctx.db
+  await ready(ctx.db);
+  // The credential's id is the key: a registration of the same device completed meanwhile (by another request, or
+  // another process) inserts nothing here.
+  const row = await ctx.records
     .insert(passkeys)
     .values({
       id: info.credential.id,
@@ -157,8 +168,10 @@ export async function completeRegistration(
       backedUp: info.credentialBackedUp,
       name: friendlyName?.trim().slice(0, 100) || DEFAULT_PASSKEY_NAME,
     })
+    .onConflictDoNothing({ target: passkeys.id })
     .returning()
     .get();
+  if (!row) throw ceremonyError(409, ALREADY_REGISTERED);
   return { verified: true, authenticator: describePasskey(row) };
 }
 
@@ -176,8 +189,13 @@ export async function beginAuthentication(ctx: AppContext) {
     userVerification: "required",
     timeout: CHALLENGE_TTL_MS,
   });
-  storeChallenge(ctx, "webauthn-login", null, options.challenge);
+  await storeChallenge(ctx, "webauthn-login", null, options.challenge);
   return options;
+}
+
+async function passkeyById(ctx: AppContext, id: string): Promise<Passkey | undefined> {
+  await ready(ctx.db);
+  return ctx.records.select().from(passkeys).where(eq(passkeys.id, id)).get();
 }
 
 /** The user handle a passkey of this account carries: the user id's bytes, as registration set them. */
@@ -190,9 +208,9 @@ const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("b
 export async function completeAuthentication(ctx: AppContext, credential: AuthenticationResponseJSON): Promise<User> {
   const { rpID, origin } = relyingParty(ctx);
   const challenge = signedChallenge(credential);
-  const pending = consumeChallenge(ctx, "webauthn-login", challenge);
+  const pending = await consumeChallenge(ctx, "webauthn-login", challenge);
   if (!pending) throw ceremonyError(400, "Sign-in expired or was not started. Please try again.");
-  const key = typeof credential.id === "string" ? ctx.db.select().from(passkeys).where(eq(passkeys.id, credential.id)).get() : undefined;
+  const key = typeof credential.id === "string" ? await passkeyById(ctx, credential.id) : undefined;
   if (!key) throw ceremonyError(404, NO_PASSKEY);
   const handle = credential.response.userHandle;
   if (handle && handle !== userHandleOf(key.userId)) throw ceremonyError(404, NO_PASSKEY);
@@ -221,7 +239,8 @@ export async function completeAuthentication(ctx: AppContext, credential: Authen
   const user = await findUserById(ctx, key.userId);
   if (!user) throw ceremonyError(404, NO_PASSKEY);
   if (user.disabled) throw new HttpError(403, "This account has been disabled. Please contact support.", { verified: false });
-  ctx.db
+  await ready(ctx.db);
+  await ctx.records
     .update(passkeys)
     .set({
       counter: result.authenticationInfo.newCounter,
@@ -246,8 +265,7 @@ export function describePasskey(p: Passkey) {
 }
 
 export async function listPasskeys(ctx: AppContext, userId: string) {
-  await ready(ctx.db);
-  return userPasskeys(ctx, userId)
+  return (await userPasskeys(ctx, userId))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
     .map(describePasskey);
 }
@@ -255,7 +273,7 @@ export async function listPasskeys(ctx: AppContext, userId: string) {
 /** Owner only: another user's passkey answers 404 like a missing one. */
 export async function deletePasskey(ctx: AppContext, userId: string, id: string) {
   await ready(ctx.db);
-  const deleted = ctx.db
+  const deleted = await ctx.records
     .delete(passkeys)
     .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
     .returning({ id: passkeys.id })

@@ -76,7 +76,7 @@ export async function requireRecentConfirmation(ctx: AppContext, user: User, ses
   if (confirmedAt !== null && ctx.now() - confirmedAt < RECENT_CONFIRMATION_MS) return;
   const twoFactor = await isTwoFactorEnabled(ctx, user.id);
   await ready(ctx.db);
-  const passkey = ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, user.id)).limit(1).get();
+  const passkey = await ctx.records.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, user.id)).limit(1).get();
   const methods = [...(user.passwordHash ? ["password"] : []), ...(twoFactor ? ["code"] : []), ...(passkey ? ["passkey"] : [])];
   if (methods.length === 0) return;
   throw new HttpError(403, `Please confirm it's you ${purpose}`, { code: REAUTH_REQUIRED, methods });

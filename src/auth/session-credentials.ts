@@ -116,7 +116,7 @@ export async function noticeCredentialMade(
   const user = await findUserById(ctx, made.userId);
   if (!user) return;
   await ready(ctx.db);
-  const session = made.sessionId ? ctx.db.select().from(sessions).where(eq(sessions.id, made.sessionId)).get() : undefined;
+  const session = made.sessionId ? await ctx.records.select().from(sessions).where(eq(sessions.id, made.sessionId)).get() : undefined;
   const from = session
     ? `${describeDevice(session.userAgent)}, IP address ${session.ip ?? "unknown"}, a session signed in ${formatTime(session.createdAt.getTime(), user.timezone)}`
     : "unknown session";

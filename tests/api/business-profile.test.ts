@@ -137,7 +137,7 @@ describe("changing the email", () => {
 
   test("a session not confirmed in the last 10 minutes is asked to confirm it's the user first", async () => {
     const acc = await t.signUpVerified();
-    t.ctx.db.$client.query("UPDATE sessions SET confirmed_at = confirmed_at - 660000, created_at = created_at - 660000 WHERE user_id = ?").run(acc.user.id);
+    await t.ctx.records.$run("UPDATE sessions SET confirmed_at = confirmed_at - 660000, created_at = created_at - 660000 WHERE user_id = ?", [acc.user.id]);
     expect(await call(acc, "POST", "/api/user/email", { email: t.newEmail("late") })).toMatchObject({
       status: 403,
       body: { message: "Please confirm it's you to change your email", code: "reauth_required" },

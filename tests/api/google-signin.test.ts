@@ -76,7 +76,7 @@ describe("when Google is configured", () => {
     // A new state each time, never the verifier in the URL.
     const again = new URL((await t.api("/api/auth/google")).headers.get("location")!);
     expect(again.searchParams.get("state")).not.toBe(q.get("state"));
-    const row = t.ctx.db.$client.query("select challenge, expires_at from auth_challenges where kind = 'google' order by expires_at desc limit 1").get() as { challenge: string; expires_at: number };
+    const row = (await t.ctx.records.$rows<{ challenge: string; expires_at: number }>("select challenge, expires_at from auth_challenges where kind = 'google' order by expires_at desc limit 1"))[0]!;
     expect(url.toString()).not.toContain(row.challenge);
     expect(row.expires_at - Date.now()).toBeGreaterThan(9 * 60_000);
     expect(row.expires_at - Date.now()).toBeLessThanOrEqual(10 * 60_000);
@@ -92,7 +92,7 @@ describe("when Google is configured", () => {
     const me = await t.api("/api/auth/user", { cookie: session! });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ email, emailVerified: true, authProvider: "google", firstName: "Gina", lastName: "Google" });
-    const row = t.ctx.db.$client.query("select password_hash from users where email = ?").get(email) as { password_hash: string | null };
+    const row = (await t.ctx.records.$rows<{ password_hash: string | null }>("select password_hash from users where email = ?", [email]))[0]!;
     expect(row.password_hash).toBeNull();
     // The token exchange carried the verifier and the client secret.
     const form = fake.tokenRequests.at(-1)!;
@@ -131,7 +131,7 @@ describe("when Google is configured", () => {
     const me = (await t.api("/api/auth/user", { cookie: session! })).body;
     expect(me.id).toBe(account.user.id);
     expect(me.authProvider).toBe("password");
-    const sec = t.ctx.db.$client.query("select google_subject from user_security where user_id = ?").get(account.user.id) as { google_subject: string };
+    const sec = (await t.ctx.records.$rows<{ google_subject: string }>("select google_subject from user_security where user_id = ?", [account.user.id]))[0]!;
     expect(sec.google_subject).toBe(profile.sub);
     expect((await t.api("/api/auth/login", { body: { email: account.email, password: account.password } })).status).toBe(200);
     expect((await t.api("/api/auth/user", { token: account.token })).status).toBe(200);
@@ -155,7 +155,7 @@ describe("when Google is configured", () => {
     const login = await t.api("/api/auth/login", { body: { email: victim, password: "attacker-pass" } });
     expect(login.status).toBe(401);
     expect(login.body).toEqual({ message: "Invalid credentials", code: "unauthorized" });
-    const row = t.ctx.db.$client.query("select password_hash from users where id = ?").get(attacker.user.id) as { password_hash: string | null };
+    const row = (await t.ctx.records.$rows<{ password_hash: string | null }>("select password_hash from users where id = ?", [attacker.user.id]))[0]!;
     expect(row.password_hash).toBeNull();
     // The owner's own Google session is the one that works.
     expect((await t.api("/api/auth/user", { cookie: session! })).status).toBe(200);
@@ -174,7 +174,7 @@ describe("when Google is configured", () => {
     const { location, session } = await googleSignIn(profileFor(email, { email_verified: false }));
     expect(errorOf(location)).toBe("Your Google account's email address is not verified.");
     expect(session).toBeNull();
-    expect(t.ctx.db.$client.query("select id from users where email = ?").get(email)).toBeNull();
+    expect(await t.ctx.records.$rows("select id from users where email = ?", [email])).toEqual([]);
   });
 
   test("Google sign-in on an account with 2FA asks for the code: no session before it, a session after", async () => {
@@ -242,11 +242,11 @@ describe("when Google is configured", () => {
   test("a wrong PKCE verifier fails the token exchange", async () => {
     const email = t.newEmail("gpkce");
     const { location, session } = await googleSignIn(profileFor(email), {
-      beforeCallback: () => t.ctx.db.$client.query("update auth_challenges set challenge = 'not-the-verifier-not-the-verifier-not-the-v' where kind = 'google'").run(),
+      beforeCallback: () => t.ctx.records.$run("update auth_challenges set challenge = 'not-the-verifier-not-the-verifier-not-the-v' where kind = 'google'"),
     });
     expect(errorOf(location)).toBe("Google sign-in failed. Please try again.");
     expect(session).toBeNull();
-    expect(t.ctx.db.$client.query("select id from users where email = ?").get(email)).toBeNull();
+    expect(await t.ctx.records.$rows("select id from users where email = ?", [email])).toEqual([]);
   });
 
   test("cancelling at Google comes back with a readable message", async () => {
@@ -262,7 +262,7 @@ describe("when Google is configured", () => {
 
   test("an expired state is rejected", async () => {
     const { location } = await googleSignIn(profileFor(t.newEmail("gexpired")), {
-      beforeCallback: () => t.ctx.db.$client.query("update auth_challenges set expires_at = ? where kind = 'google'").run(Date.now() - 1000),
+      beforeCallback: () => t.ctx.records.$run("update auth_challenges set expires_at = ? where kind = 'google'", [Date.now() - 1000]),
     });
     expect(errorOf(location)).toBe("Google sign-in expired or did not start here. Please try again.");
   });

@@ -169,7 +169,7 @@ describe("sign-in", () => {
     expect(me.body.email).toBe(alice.email);
     const [key] = (await t.api("/api/webauthn/authenticators", { token: alice.token })).body;
     expect(key.lastUsed).not.toBeNull();
-    expect(t.ctx.db.$client.query("select counter from passkeys where id = ?").get(key.id)).toEqual({ counter: device.credentials[0]!.counter });
+    expect(await t.ctx.records.$rows("select counter from passkeys where id = ?", [key.id])).toEqual([{ counter: device.credentials[0]!.counter }]);
   });
 
   test("a counter that goes backwards is rejected", async () => {
@@ -248,7 +248,7 @@ describe("sign-in", () => {
     const carol = await t.signUpVerified(t.newEmail("carol"));
     const carolDevice = new SoftAuthenticator(origin);
     await registerPasskey(carol, "Carol", carolDevice);
-    t.ctx.db.$client.query("update users set disabled = 1 where id = ?").run(carol.user.id);
+    await t.ctx.records.$run("update users set disabled = 1 where id = ?", [carol.user.id]);
     const res = await loginComplete(await carolDevice.authenticate((await loginBegin(carol.email)).body));
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ verified: false, message: "This account has been disabled. Please contact support." });

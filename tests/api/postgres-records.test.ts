@@ -33,6 +33,11 @@ describe("a statement's text, as PostgreSQL takes it", () => {
     );
     expect(toPostgres("select cast(x as integer), ifnull(y, 0) from t")).toBe("select cast(x as bigint), coalesce(y, 0) from t");
   });
+  test("an upsert's conflict target names its columns without their table, as PostgreSQL's grammar asks", () => {
+    expect(toPostgres(`insert into "t" ("a", "b") values (?, ?) on conflict ("t"."a", "t"."b") do update set "c" = ?`)).toBe(
+      `insert into "t" ("a", "b") values ($1, $2) on conflict ("a", "b") do update set "c" = $3`,
+    );
+  });
 });
 
 const account = (id: string) => ({ id, email: `${id}@example.com`, passwordHash: "hash", firstName: "Ana" });
@@ -74,6 +79,18 @@ describe("the same builders, the same values on both engines", () => {
     const one = await records.db.select().from(templates).where(eq(templates.id, "t1")).get();
     expect(one).toMatchObject({ id: "t1", usageCount: 4, category: "retail" });
     expect(await records.db.select().from(templates).where(eq(templates.id, "none")).get()).toBeUndefined();
+  });
+
+  test("an upsert (onConflictDoUpdate) inserts, then updates the row it conflicts with, alike", async () => {
+    const upsert = (db: any, hits: number) =>
+      db.insert(rateWindows).values({ key: "upserted", hits, resetsAt: 9_000_000 }).onConflictDoUpdate({ target: rateWindows.key, set: { hits } });
+    for (const hits of [1, 7]) {
+      await upsert(records.db, hits).run();
+      upsert(lite, hits).run();
+    }
+    const read = (db: any) => db.select().from(rateWindows).where(eq(rateWindows.key, "upserted"));
+    expect(await read(records.db)).toEqual([{ key: "upserted", hits: 7, resetsAt: 9_000_000 }]);
+    expect(read(lite).all()).toEqual([{ key: "upserted", hits: 7, resetsAt: 9_000_000 }]);
   });
 
   test("a raw statement answers objects with numbers, as bun:sqlite does", async () => {

@@ -44,7 +44,7 @@ describe("creating an API key", () => {
     const thief = await t.login(account.email, account.password);
     expect((await newKey(thief)).status).toBe(403);
     expect((await newWebhook(thief)).status).toBe(403);
-    expect(t.ctx.db.$client.query("SELECT count(*) AS n FROM sessions WHERE user_id = ? AND confirmed_at IS NOT NULL").get(account.user.id)).toEqual({ n: 0 });
+    expect(await t.ctx.records.$rows("SELECT count(*) AS n FROM sessions WHERE user_id = ? AND confirmed_at IS NOT NULL", [account.user.id])).toEqual([{ n: 0 }]);
     expect((await t.api("/api/api-keys", { token: account.token })).body).toEqual([]);
   });
 
@@ -121,7 +121,7 @@ describe("creating an API key", () => {
 
   test("an account with nothing to confirm with (Google only, no passkey) is not asked", async () => {
     const account = await signUp();
-    t.ctx.db.$client.query("UPDATE users SET password_hash = NULL, auth_provider = 'google' WHERE id = ?").run(account.user.id);
+    await t.ctx.records.$run("UPDATE users SET password_hash = NULL, auth_provider = 'google' WHERE id = ?", [account.user.id]);
     clock += TEN_MINUTES;
     expect((await newKey(account)).status).toBe(201);
   });

@@ -64,17 +64,17 @@ describe("the sessions list", () => {
 
   test("lastSeenAt is written at most once a minute per session", async () => {
     const account = await t.signUpVerified();
-    const seen = () => t.ctx.db.$client.query("select last_seen_at as at from sessions where user_id = ?").get(account.user.id) as { at: number };
+    const seen = async () => (await t.ctx.records.$rows<{ at: number }>("select last_seen_at as at from sessions where user_id = ?", [account.user.id]))[0]!;
     clock += 61_000;
     await status(account.token);
-    const first = seen().at;
+    const first = (await seen()).at;
     expect(first).toBe(clock);
     clock += 30_000;
     await status(account.token);
-    expect(seen().at).toBe(first);
+    expect((await seen()).at).toBe(first);
     clock += 31_000;
     await status(account.token);
-    expect(seen().at).toBe(clock);
+    expect((await seen()).at).toBe(clock);
   });
 
   test("DELETE /api/auth/sessions/:id signs one session out; another user's session answers 404", async () => {

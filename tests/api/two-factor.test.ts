@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { generateSync } from "otplib";
-import { backupCodes, userSecurity } from "../../db/schema";
+import { backupCodes, users, userSecurity } from "../../db/schema";
 import { isTwoFactorEnabled, resetTwoFactor, verifySecondFactor } from "../../src/auth/two-factor";
 import { safeEqual } from "../../src/auth/secure-compare";
 import { type Account, startTestServer, type TestServer } from "../support/test-server";
@@ -65,7 +65,7 @@ describe("2FA settings", () => {
     expect(Buffer.from(setup.qrCodeUrl.split(",")[1]!, "base64").subarray(1, 4).toString()).toBe("PNG");
     expect(setup.manualEntryKey).toBe(setup.secret.match(/.{4}/g)!.join(" "));
 
-    const row = t.ctx.db.select().from(userSecurity).where(eq(userSecurity.userId, account.user.id)).get()!;
+    const row = (await t.ctx.records.select().from(userSecurity).where(eq(userSecurity.userId, account.user.id)).get())!;
     expect(row.totpSecretEncrypted).toStartWith("v1.");
     expect(row.totpSecretEncrypted).not.toContain(setup.secret);
     expect(row.totpEnabledAt).toBeNull();
@@ -112,7 +112,7 @@ describe("2FA settings", () => {
     for (const code of codes) expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
     expect(new Set(codes).size).toBe(10);
 
-    const stored = t.ctx.db.select().from(backupCodes).where(eq(backupCodes.userId, account.user.id)).all();
+    const stored = await t.ctx.records.select().from(backupCodes).where(eq(backupCodes.userId, account.user.id)).all();
     expect(stored).toHaveLength(10);
     for (const row of stored) for (const code of codes) {
       expect(row.codeHash).not.toContain(code);
@@ -170,7 +170,7 @@ describe("2FA settings", () => {
     const res = await t.api("/api/auth/2fa/disable", { body: { password: account.password }, token: account.token });
     expect(res.status).toBe(200);
     expect((await t.api("/api/auth/2fa/status", { token: account.token })).body).toEqual({ enabled: false, backupCodesCount: 0 });
-    expect(t.ctx.db.select().from(backupCodes).where(eq(backupCodes.userId, account.user.id)).all()).toHaveLength(0);
+    expect(await t.ctx.records.select().from(backupCodes).where(eq(backupCodes.userId, account.user.id)).all()).toHaveLength(0);
     expect((await passwordStep(account)).body.token).toBeString();
 
     const again = await t.api("/api/auth/2fa/disable", { body: { password: account.password }, token: account.token });
@@ -194,7 +194,7 @@ describe("signing in to a 2FA account", () => {
     expect(res.body.token).toBeUndefined();
     expect(res.headers.get("set-cookie") ?? "").not.toContain("smsdesk_session=");
     // Stored only as a keyed hash.
-    const stored = t.ctx.db.$client.query("select id, challenge from auth_challenges where kind = 'login-2fa' and user_id = ?").all(account.user.id) as { id: string; challenge: string }[];
+    const stored = await t.ctx.records.$rows<{ id: string; challenge: string }>("select id, challenge from auth_challenges where kind = 'login-2fa' and user_id = ?", [account.user.id]);
     expect(stored).toHaveLength(1);
     expect(stored[0]!.id).not.toContain(res.body.pendingToken);
     expect(stored[0]!.challenge).toBe("");
@@ -326,14 +326,14 @@ describe("signing in to a 2FA account", () => {
 
     expect((await signIn(second!.replace("-", "").toLowerCase())).status).toBe(200);
     expect((await t.api("/api/auth/2fa/status", { token: account.token })).body.backupCodesCount).toBe(8);
-    const used = t.ctx.db.select().from(backupCodes).where(eq(backupCodes.userId, account.user.id)).all().filter((r) => r.usedAt);
+    const used = (await t.ctx.records.select().from(backupCodes).where(eq(backupCodes.userId, account.user.id)).all()).filter((r) => r.usedAt);
     expect(used).toHaveLength(2);
   });
 
   test("a disabled account gets no session even with the right code", async () => {
     const account = await accountWith2FA();
     const { body } = await passwordStep(account);
-    t.ctx.db.$client.query("UPDATE users SET disabled = 1 WHERE id = ?").run(account.user.id);
+    await t.ctx.records.update(users).set({ disabled: true }).where(eq(users.id, account.user.id)).run();
     const res = await t.api("/api/auth/login/2fa", { body: { pendingToken: body.pendingToken, token: totp(account.secret) } });
     expect(res.status).toBe(403);
     expect(res.body.token).toBeUndefined();

@@ -95,7 +95,7 @@ export const profileFor = (email: string, extra: Partial<Profile> = {}): Profile
   ...extra,
 });
 
-export type GoogleTamper = { state?: (s: string) => string; dropCookie?: boolean; beforeCallback?: () => void };
+export type GoogleTamper = { state?: (s: string) => string; dropCookie?: boolean; beforeCallback?: () => Promise<unknown> };
 
 /** The whole browser round trip: start, consent at the fake, back to the callback with the state cookie. */
 export async function googleSignIn(t: TestServer, fake: FakeGoogle, profile: Profile, tamper: GoogleTamper = {}) {
@@ -107,7 +107,7 @@ export async function googleSignIn(t: TestServer, fake: FakeGoogle, profile: Pro
   expect(consent.status).toBe(302);
   const back = new URL(consent.headers.get("location")!);
   if (tamper.state) back.searchParams.set("state", tamper.state(back.searchParams.get("state")!));
-  tamper.beforeCallback?.();
+  await tamper.beforeCallback?.();
   const res = await t.api(back.pathname + back.search, tamper.dropCookie ? {} : { headers: { cookie: `smsdesk_google_state=${stateCookie}` } });
   expect(res.status).toBe(302);
   return {
