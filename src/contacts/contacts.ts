@@ -8,7 +8,7 @@ import { appendEvent, appendEvents, type NewEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
 import { listed } from "./engine-sql";
-import { listPage } from "./list-marks";
+import { listPage, markAhead } from "./list-marks";
 import { COUNT_CAP, searchCondition, searchPage, type IndexedFilter, type PageQuery } from "./search";
 import { postgresSearchPage } from "./search-postgres";
 
@@ -127,11 +127,14 @@ export async function listContacts(ctx: AppContext, userId: string, p: ListParam
     const byRowid = new Map(found.map((x) => [x.rowid, x.row]));
     return rowids.map((r) => byRowid.get(r)!);
   };
+  const whole = !extra && !(p.q ?? "").trim();
+  // A deep page's saved positions made first, a few a turn, outside the transaction that reads the page in one.
+  if (whole) await markAhead(ctx, userId, p);
   return ctx.withTransaction(async () => {
     const total = (await countersOf(ctx, userId)).total;
     // The page's rowids from an index alone (list-marks.ts), then their rows: selecting the rows themselves looked up
     // every row an OFFSET stepped over.
-    if (!extra && !(p.q ?? "").trim()) return view(await rowsOf(await listPage(ctx, userId, p, total)), total, false);
+    if (whole) return view(await rowsOf(await listPage(ctx, userId, p, total)), total, false);
     const { rowids, n } =
       ctx.records.$engine === "sqlite" ? await searchPage(ctx, userId, p, extra, total, indexed) : await postgresSearchPage(ctx, userId, p, extra, indexed);
     return view(await rowsOf(rowids), Math.min(n, COUNT_CAP), n > COUNT_CAP);

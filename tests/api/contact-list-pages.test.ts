@@ -4,6 +4,7 @@
 // contacts and their names).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { deleteContact, listContacts } from "../../src/contacts/contacts";
+import { markAhead } from "../../src/contacts/list-marks";
 import { tagCondition, taggedFilter } from "../../src/contacts/filter-fields";
 import { grantLicense } from "../../src/licenses/licenses";
 import { nextTurn } from "../../src/time/next-turn";
@@ -144,3 +145,23 @@ test("a delete begun while a page is read never lands inside it: the page answer
     expect([whole(name, before), whole(name, after)]).toContainEqual(whole(name, page));
   }
 });
+
+test("a deep page's marks are made a few at a time, other work running between, and the page is OFFSET's", async () => {
+  // 50,000 contacts more (their names added by the triggers): page 601 by name, 30,000 rows from the start and
+  // fewer than from the end, starts from the sixth mark, more than markAhead makes in one turn.
+  const db = t.ctx.db.$client;
+  const insert = db.prepare("INSERT INTO contacts (id, user_id, first_name, last_name, phone, source) VALUES (?, ?, ?, ?, ?, 'manual')");
+  db.transaction(() => {
+    for (let i = 0; i < 50_000; i++) insert.run(Bun.randomUUIDv7(), a.user.id, ["Cy", "Dee"][i % 2]!, `M${(i * 7919) % 50_000}`, `+1646${String(1_000_000 + i)}`);
+  })();
+  expect(total()).toBeGreaterThan(60_050);
+  let ranBetween = false;
+  let making = true;
+  setImmediate(() => (ranBetween = making));
+  const page = { page: 601, pageSize: 50, sort: "name", order: "asc" } as const;
+  await markAhead(t.ctx, a.user.id, page);
+  making = false;
+  expect(ranBetween).toBe(true);
+  expect((await listContacts(t.ctx, a.user.id, page)).data.map((c) => c.id)).toEqual(expected("name", "asc", 601));
+  await checkPages([1, 600, 601, 602, Math.ceil(total() / 50) - 601, Math.ceil(total() / 50)]);
+}, 120_000);
