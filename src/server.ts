@@ -218,11 +218,22 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * What PostgreSQL does not serve yet (issue 31 item 1: their records still run on SQLite only), said once at start:
- * the workers startWorkers starts are not started, and a request that reaches such a record answers an error.
+ * of the workers startWorkers starts, only the jobs runner with the jobs whose records are served (startPostgresWorkers),
+ * and a request that reaches such a record answers an error.
  */
 const NOT_SERVED_ON_POSTGRES =
-  "the sending engine, scheduled jobs, drips, automation, outbound webhooks, reconciliation, backups, media and the " +
-  "contacts are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor) and their settings are";
+  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, media and the contacts are not " +
+  "served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor), their settings, the event log and " +
+  "the jobs runner (the log's pruning; its passes shared with the other processes) are";
+
+/**
+ * On PostgreSQL, the workers whose records are served there: the jobs runner, whose passes the installation's
+ * processes share (each due job locked by one pass, FOR UPDATE SKIP LOCKED, and leased), with the event log's pruning.
+ */
+async function startPostgresWorkers(ctx: AppContext) {
+  await scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
+  startJobRunner(ctx);
+}
 
 /** The engine and the background workers, started once the routes are built (on SQLite only, for now). */
 async function startWorkers(ctx: AppContext, log: (line: string) => void) {
@@ -283,8 +294,10 @@ async function serve(
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);
   await turn();
-  if (config.databaseUrl) log(`PostgreSQL: ${NOT_SERVED_ON_POSTGRES}`);
-  else await startWorkers(ctx, log);
+  if (config.databaseUrl) {
+    log(`PostgreSQL: ${NOT_SERVED_ON_POSTGRES}`);
+    await startPostgresWorkers(ctx);
+  } else await startWorkers(ctx, log);
   const ui = await loadUiBundle();
   const live = liveSockets(ctx);
   if (config.databaseUrl) {

@@ -207,7 +207,8 @@ export async function startTestServer(
     if (m) record([m[1]!], m[2]!, m[3]!, line);
   };
 
-  const pg: ThrowawayDatabase | null = TEST_ENGINE === "postgres" ? await throwawayDatabase() : null;
+  // An app given its DATABASE_URL (another process of an installation) runs on that database, whatever the engine.
+  const pg: ThrowawayDatabase | null = TEST_ENGINE === "postgres" && !opts.env?.DATABASE_URL ? await throwawayDatabase() : null;
   const config = loadConfig(
     {
       PORT: "0",
