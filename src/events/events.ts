@@ -74,12 +74,22 @@ export async function appendEvents(ctx: AppContext, events: NewEvent[]): Promise
   return insertEvents(ctx, events);
 }
 
-/** Events one insert statement appends, at most: a statement's text per count up to it, each compiled once. */
+/** Events one insert statement appends, at most: a statement's text per count and engine, each compiled once. */
 const INSERT_ROWS = 64;
-const insertTexts: string[] = [];
-const insertText = (n: number) =>
-  (insertTexts[n] ??=
-    `INSERT INTO events (user_id, type, subject_kind, subject_id, payload, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")} RETURNING id`);
+/**
+ * A row of the insert. On PostgreSQL its id is the identity's next value taken once the transaction has an id of its
+ * own (pg_current_xact_id() gives it one; a CASE evaluates its condition before its result): an event's id is never
+ * taken by a transaction the snapshots do not yet count as running, which settledEventId relies on.
+ */
+const INSERT_ROW = {
+  sqlite: { columns: "", row: "(?, ?, ?, ?, ?, ?)" },
+  postgres: { columns: "id, ", row: "(CASE WHEN pg_current_xact_id() IS NOT NULL THEN nextval('events_id_seq') END, ?, ?, ?, ?, ?, ?)" },
+} as const;
+const insertTexts = { sqlite: [] as string[], postgres: [] as string[] };
+const insertText = (engine: keyof typeof INSERT_ROW, n: number) =>
+  (insertTexts[engine][n] ??= `INSERT INTO events (${INSERT_ROW[engine].columns}user_id, type, subject_kind, subject_id, payload, created_at) VALUES ${Array(n)
+    .fill(INSERT_ROW[engine].row)
+    .join(", ")} RETURNING id`);
 
 /**
  * The events' rows, in statements of up to INSERT_ROWS rows (one round trip each on PostgreSQL), and the listeners
@@ -94,7 +104,7 @@ async function insertEvents(ctx: AppContext, events: NewEvent[]): Promise<number
     const slice = events.slice(at, at + INSERT_ROWS);
     const params: unknown[] = [];
     for (const e of slice) params.push(e.userId, e.type, e.subject.kind, e.subject.id, JSON.stringify(e.payload ?? {}), now);
-    const rows = await ctx.records.$rows<{ id: number }>(insertText(slice.length), params);
+    const rows = await ctx.records.$rows<{ id: number }>(insertText(ctx.records.$engine, slice.length), params);
     ids.push(...rows.map((r) => r.id).sort((a, b) => a - b));
   }
   const listeners = committedListeners.get(ctx);
@@ -137,10 +147,13 @@ export const EVENTS_CHANNEL = "smsdesk_events";
  * it was down are lost, the events are not. Bun.sql's `listen` keeps one connection of its own and reconnects it.
  */
 export function listenForEvents(ctx: AppContext, sql: SQL): Promise<{ unlisten(): Promise<void> }> {
-  const tell = () => {
-    for (const listener of [...(committedListeners.get(ctx)?.values() ?? [])]) listener();
-  };
+  const tell = () => tellReaders(ctx);
   return sql.listen(EVENTS_CHANNEL, tell, tell);
+}
+
+/** Tells this process's readers of the log to read after their cursors. */
+function tellReaders(ctx: AppContext) {
+  for (const listener of [...(committedListeners.get(ctx)?.values() ?? [])]) listener();
 }
 
 type EventRow = {
@@ -164,6 +177,64 @@ const toEvent = (r: EventRow): AppEvent => ({
 
 export const MAX_READ = 1000;
 
+/**
+ * On PostgreSQL, how far the log may be read (issue 31 item 2). An event's id is taken when its row is inserted and
+ * seen when its transaction commits, and transactions append at once (processes, and each process's connections): an
+ * id may become visible after a greater one did, and a reader whose cursor had passed it would never read it. So the
+ * readers read up to the settled id only: every id up to it is visible, or never will be (rolled back). Ids are
+ * settled once there is no gap below them, or once no transaction is running at all; or, for the newest id visible
+ * when a gap was seen, once every transaction running then has ended: each took its ids after it had a transaction id
+ * (INSERT_ROW), so one still missing then was rolled back. On SQLite one writer commits at a time, in id order.
+ */
+type Settled = { id: number; pending: { id: number; xmax: bigint } | null; recheck: ReturnType<typeof setTimeout> | null };
+const settledOf = new WeakMap<AppContext, Settled>();
+/** Ids walked per look for the gaps above the settled id; and how soon (ms) readers look again while one is open. */
+const SETTLE_WALK = 1000;
+const SETTLE_RECHECK_MS = 20;
+
+const SETTLE_SQL = `SELECT (SELECT string_agg(CAST(id AS text), ',' ORDER BY id) FROM (SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ${SETTLE_WALK}) AS above) AS ids,
+  CAST(pg_snapshot_xmin(pg_current_snapshot()) AS text) AS xmin, CAST(pg_snapshot_xmax(pg_current_snapshot()) AS text) AS xmax,
+  pg_current_xact_id_if_assigned() IS NOT NULL AS writing`;
+
+async function settledEventId(ctx: AppContext): Promise<number> {
+  let s = settledOf.get(ctx);
+  if (!s) {
+    // A process starting: the walk begins a page below the newest id (a transaction holding an id older than that
+    // when a process starts is not waited for).
+    const [newest] = await ctx.records.$rows<{ id: number | null }>(`SELECT max(id) AS id FROM events`);
+    s = settledOf.get(ctx) ?? { id: Math.max(0, (newest?.id ?? 0) - SETTLE_WALK), pending: null, recheck: null };
+    settledOf.set(ctx, s);
+  }
+  const from = s.id;
+  const [row] = await ctx.records.$rows<{ ids: string | null; xmin: string; xmax: string; writing: boolean }>(SETTLE_SQL, [from]);
+  const ids = row!.ids ? row!.ids.split(",").map(Number) : [];
+  const [xmin, xmax] = [BigInt(row!.xmin), BigInt(row!.xmax)];
+  if (s.pending && xmin >= s.pending.xmax) {
+    s.id = Math.max(s.id, s.pending.id);
+    s.pending = null;
+  }
+  // A transaction that wrote sees its own events, which the others do not: what it sees settles nothing.
+  if (!row!.writing && ids.length) {
+    let contiguous = from;
+    for (const id of ids) {
+      if (id !== contiguous + 1) break;
+      contiguous = id;
+    }
+    const newest = ids[ids.length - 1]!;
+    s.id = Math.max(s.id, xmin === xmax ? newest : contiguous);
+    if (newest > s.id && !s.pending) s.pending = { id: newest, xmax };
+  }
+  if (s.pending && !s.recheck) {
+    // Nothing may be appended after the gap closes: the readers are told to look again.
+    s.recheck = setTimeout(() => {
+      s.recheck = null;
+      tellReaders(ctx);
+    }, SETTLE_RECHECK_MS);
+    s.recheck.unref?.();
+  }
+  return s.id;
+}
+
 /** Events after `afterId` in id order, of one account and of some types when given; at most `limit` (<= 1000). */
 export async function readEvents(
   ctx: AppContext,
@@ -180,6 +251,10 @@ export async function readEvents(
     if (!q.types.length) return [];
     where.push(`type IN (${q.types.map(() => "?").join(", ")})`);
     args.push(...q.types);
+  }
+  if (ctx.records.$engine === "postgres") {
+    where.push("id <= ?");
+    args.push(await settledEventId(ctx));
   }
   args.push(Math.max(1, Math.min(MAX_READ, Math.floor(q.limit))));
   const rows = await ctx.records.$rows<EventRow>(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY id LIMIT ?`, args);
@@ -224,13 +299,13 @@ export async function countEvents(ctx: AppContext, q: { userId: string; afterId:
 
 /**
  * The newest event id (0 for an empty log): where a new consumer starts when it wants only what comes next. On
- * SQLite the last id AUTOINCREMENT gave (pruned or not); on PostgreSQL the newest id in the log.
+ * SQLite the last id AUTOINCREMENT gave (pruned or not); on PostgreSQL the settled id (settledEventId), so an event
+ * still in flight below it is not passed over.
  */
 export async function lastEventId(ctx: AppContext): Promise<number> {
   await ready(ctx.db);
-  const [row] = await ctx.records.$rows<{ seq: number }>(
-    ctx.records.$engine === "sqlite" ? `SELECT seq FROM sqlite_sequence WHERE name = 'events'` : `SELECT max(id) AS seq FROM events`,
-  );
+  if (ctx.records.$engine === "postgres") return settledEventId(ctx);
+  const [row] = await ctx.records.$rows<{ seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`);
   return row?.seq ?? 0;
 }
 
