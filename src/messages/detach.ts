@@ -1,4 +1,5 @@
-import { holdCheckpoints } from "../../db/checkpoints";
+import { holdCheckpoints, type Checkpoints } from "../../db/checkpoints";
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { HttpError } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
@@ -21,21 +22,27 @@ const CHECKPOINT_AFTER_ROWS = 10_000;
  * What a message points at that may be deleted before it, each with its detaching statement, found through an index
  * (messages_campaign_status_idx, messages_outbox_idx, messages_provider_idx). A provider account's numbers are deleted
  * with it (their foreign key cascades): each of their messages loses both the number and the account; then what is
- * left pointing at the account (messages of a number deleted earlier) loses the account.
+ * left pointing at the account (messages of a number deleted earlier) loses the account. A chunk's rows are named by
+ * SQLite's rowid, the table's own tree; PostgreSQL has none, and names them by their primary key.
  */
 export type MessageLink = "campaign" | "number" | "provider's number" | "provider";
-const DETACH: Record<MessageLink, string> = {
-  campaign: "UPDATE messages SET campaign_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE campaign_id = ? LIMIT ?)",
-  number: "UPDATE messages SET phone_number_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE phone_number_id = ? LIMIT ?)",
-  "provider's number":
-    "UPDATE messages SET phone_number_id = NULL, provider_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE phone_number_id = ? LIMIT ?)",
-  provider: "UPDATE messages SET provider_id = NULL WHERE rowid IN (SELECT rowid FROM messages WHERE provider_id = ? LIMIT ?)",
+const DETACH: Record<MessageLink, (key: "rowid" | "id") => string> = {
+  campaign: (k) => `UPDATE messages SET campaign_id = NULL WHERE ${k} IN (SELECT ${k} FROM messages WHERE campaign_id = ? LIMIT ?)`,
+  number: (k) => `UPDATE messages SET phone_number_id = NULL WHERE ${k} IN (SELECT ${k} FROM messages WHERE phone_number_id = ? LIMIT ?)`,
+  "provider's number": (k) =>
+    `UPDATE messages SET phone_number_id = NULL, provider_id = NULL WHERE ${k} IN (SELECT ${k} FROM messages WHERE phone_number_id = ? LIMIT ?)`,
+  provider: (k) => `UPDATE messages SET provider_id = NULL WHERE ${k} IN (SELECT ${k} FROM messages WHERE provider_id = ? LIMIT ?)`,
 };
 
 /** Up to `limit` of the messages pointing at `id` through `link` no longer do; answers how many. */
-function detachSome(ctx: AppContext, link: MessageLink, id: string, limit: number): number {
-  return ctx.db.$client.query(DETACH[link]).run(id, limit).changes;
+async function detachSome(ctx: AppContext, link: MessageLink, id: string, limit: number): Promise<number> {
+  await ready(ctx.db);
+  const statement = DETACH[link](ctx.records.$engine === "sqlite" ? "rowid" : "id");
+  return (await ctx.records.$run(statement, [id, limit])).changes;
 }
+
+/** PostgreSQL checkpoints its own log, on its own server: nothing here holds an event loop for it. */
+const NO_CHECKPOINTS: Checkpoints = { checkpoint: () => Promise.resolve(), release: () => {} };
 
 /** Detaches every message pointing at one of `ids` through `link`, a chunk per transaction (see above). */
 export async function detachMessages(ctx: AppContext, link: MessageLink, ids: string[], what: string): Promise<void> {
@@ -45,13 +52,13 @@ export async function detachMessages(ctx: AppContext, link: MessageLink, ids: st
     stopped = true;
   };
   ctx.onStop.push(stop);
-  const checkpoints = holdCheckpoints(ctx.db.$client, ctx.log);
+  const checkpoints = ctx.records.$engine === "sqlite" ? holdCheckpoints(ctx.db.$client, ctx.log) : NO_CHECKPOINTS;
   const stopping = () => new HttpError(503, `The server is stopping: delete ${what} again once it is back`);
   try {
     let sinceCheckpoint = 0;
     for (const id of ids) {
       for (;;) {
-        const detached = detachSome(ctx, link, id, DETACH_CHUNK);
+        const detached = await detachSome(ctx, link, id, DETACH_CHUNK);
         sinceCheckpoint += detached;
         if (detached < DETACH_CHUNK) break;
         if (sinceCheckpoint >= CHECKPOINT_AFTER_ROWS) {

@@ -1,3 +1,4 @@
+import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { nextTurn } from "../time/next-turn";
 
@@ -21,20 +22,36 @@ export const METRICS_RANGE = 25_000;
 
 type Group = { direction: string; status: string; number: string; count: number; oldest: number; sent: number };
 
+const GROUPS = `SELECT direction, status, coalesce(from_number, '') AS number, count(*) AS count, min(created_at) AS oldest,
+    count(CASE WHEN direction = 'outbound' AND sent_at >= ? THEN 1 END) AS sent
+  FROM messages`;
+
+/**
+ * The groups, a range of rowid at a time on SQLite (see METRICS_RANGE). PostgreSQL reads the table on its own server,
+ * holding no event loop of ours, and has no rowid: one statement there.
+ */
+async function* groupsOf(ctx: AppContext, since: number): AsyncGenerator<Group[]> {
+  await ready(ctx.db);
+  if (ctx.records.$engine === "postgres") {
+    yield await ctx.records.$rows<Group>(`${GROUPS} GROUP BY direction, status, number`, [since]);
+    return;
+  }
+  const [{ last }] = (await ctx.records.$rows<{ last: number }>("SELECT coalesce(max(rowid), 0) AS last FROM messages")) as [{ last: number }];
+  for (let from = 0; from < last; from += METRICS_RANGE) {
+    if (from) {
+      await nextTurn();
+      await ready(ctx.db);
+    }
+    yield await ctx.records.$rows<Group>(`${GROUPS} WHERE rowid > ? AND rowid <= ? GROUP BY direction, status, number`, [since, from, from + METRICS_RANGE]);
+  }
+}
+
 export async function outboxMetrics(ctx: AppContext, since: number): Promise<OutboxMetrics> {
-  const db = ctx.db.$client;
-  const range = db.query(
-    `SELECT direction, status, coalesce(from_number, '') AS number, count(*) AS count, min(created_at) AS oldest,
-            sum(direction = 'outbound' AND sent_at >= ?1) AS sent
-     FROM messages WHERE rowid > ?2 AND rowid <= ?3 GROUP BY direction, status, number`,
-  );
-  const last = (db.query("SELECT coalesce(max(rowid), 0) AS last FROM messages").get() as { last: number }).last;
   const byStatus = new Map<string, OutboxMetrics["byStatus"][number]>();
   const queued = new Map<string, OutboxMetrics["queued"][number]>();
   const sent = new Map<string, number>();
-  for (let from = 0; from < last; from += METRICS_RANGE) {
-    if (from) await nextTurn();
-    for (const g of range.all(since, from, from + METRICS_RANGE) as Group[]) {
+  for await (const groups of groupsOf(ctx, since)) {
+    for (const g of groups) {
       const key = `${g.direction}\u0000${g.status}`;
       const s = byStatus.get(key) ?? { direction: g.direction, status: g.status, count: 0 };
       s.count += g.count;

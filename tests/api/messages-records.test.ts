@@ -1,13 +1,30 @@
 // Issue 31 item 1: the messages', threads' and keywords' records answer alike on both engines (run this file with
 // SMSDESK_TEST_DATABASE=postgres for PostgreSQL): an inbound message stored once per provider id, a thread read back
-// in order, a search that ignores case, a keyword's opt-ins and its card's figures. Called on the app's context, as
+// in order, a search that ignores case, the threads' unread counts, states and marks, an Idempotency-Key's one run,
+// a keyword's opt-ins and its card's figures. Called on the app's context, as
 // the inbound flow calls them, with no provider and no event between.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { keywords } from "../../db/schema";
-import { reserveSeqs } from "../../src/conversations/conversations";
+import {
+  attachCampaignMessages,
+  attachToConversations,
+  bulkArchive,
+  bulkDelete,
+  getConversation,
+  listConversations,
+  markRead,
+  markUnread,
+  onceByKey,
+  reserveSeqs,
+  unreadTotals,
+} from "../../src/conversations/conversations";
+import { clearPossibleOptOut, flagPossibleOptOut } from "../../src/conversations/possible-opt-out";
 import { keywordsOn, listKeywords } from "../../src/keywords/keywords";
 import { latestPending, markConfirmed, markPending, markReplied, optInOf, withdrawPending } from "../../src/keywords/opt-ins";
+import { detachMessages } from "../../src/messages/detach";
 import { getMessage, storeInbound } from "../../src/messages/messages";
+import { outboxMetrics } from "../../src/messages/metrics";
+import { cancelAccountMessages, enqueue } from "../../src/messages/outbox";
 import { inboundAfter, lastMessagePerPhone, messagesAt, newestInboundAfter, phonesWithText, threadMessages } from "../../src/messages/threads";
 import { startTestServer, type TestServer } from "../support/test-server";
 
@@ -90,6 +107,126 @@ describe("inbound messages and their threads", () => {
   });
 });
 
+describe("conversations", () => {
+  test("threads count unread, read and unread again, list marked first, archive, delete and come back; a campaign's seq never moves one back", async () => {
+    const { userId, providerId } = await account();
+    const first = await reserveSeqs(t.ctx, 4);
+    const texts = ["Hi", "Are you OPEN today?"];
+    for (const [i, content] of texts.entries()) {
+      const id = crypto.randomUUID();
+      await storeInbound(t.ctx, {
+        id,
+        seq: first + i,
+        userId,
+        contactId: null,
+        phone: ANA,
+        content,
+        providerId,
+        providerMessageId: `SM-c${first + i}`,
+        fromNumber: "+15550009999",
+        segments: 1,
+        at: new Date(1_700_000_000_000 + i),
+      });
+      await attachToConversations(t.ctx, [{ userId, phone: ANA, seq: first + i, messageId: id, direction: "inbound", receivedOn: "+15550009999" }]);
+    }
+    const campaignId = crypto.randomUUID();
+    await attachCampaignMessages(t.ctx, { userId, campaignId, places: [[BEN, first + 2]] });
+    // A place written out of order (a lower seq) leaves the thread's newest where it is.
+    await attachCampaignMessages(t.ctx, { userId, campaignId, places: [[BEN, first]] });
+
+    expect(await unreadTotals(t.ctx, userId)).toEqual({ unreadTotal: 2, unreadConversations: 1 });
+    const all = await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "all" });
+    expect(all.data.map((c) => [c.phone, c.state, c.unreadCount, c.lastSeq, c.lastMessage, c.replyFrom])).toEqual([
+      [BEN, "open", 0, first + 2, null, null],
+      [ANA, "open", 2, first + 1, "Are you OPEN today?", "+15550009999"],
+    ]);
+    expect([all.total, all.unreadTotal]).toEqual([2, 2]);
+    const [ben, ana] = all.data.map((c) => c.id) as [number, number];
+    expect((await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "all", q: "open today" })).data.map((c) => c.phone)).toEqual([ANA]);
+    expect((await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "all", q: "0100002" })).data.map((c) => c.phone)).toEqual([BEN]);
+    expect((await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "unread" })).data.map((c) => c.phone)).toEqual([ANA]);
+
+    expect(await markRead(t.ctx, userId, ana, first)).toMatchObject({ unreadCount: 1, lastReadSeq: first });
+    expect(await markRead(t.ctx, userId, ana)).toMatchObject({ unreadCount: 0, lastReadSeq: first + 1 });
+    expect(await markUnread(t.ctx, userId, ana)).toMatchObject({ unreadCount: 1, lastReadSeq: first });
+
+    // A possible opt-out puts its thread first until the mark is taken off.
+    await flagPossibleOptOut(t.ctx, { userId, phone: ANA, seq: first });
+    const marked = await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "all" });
+    expect(marked.data.map((c) => [c.phone, c.possibleOptOut?.content ?? null])).toEqual([
+      [ANA, "Hi"],
+      [BEN, null],
+    ]);
+    await clearPossibleOptOut(t.ctx, userId, ANA);
+    expect((await getConversation(t.ctx, userId, ana)).possibleOptOut).toBeNull();
+
+    expect(await bulkArchive(t.ctx, userId, [ben, ana, 999_999_999], true)).toEqual({ message: "2 conversations archived", count: 2 });
+    expect((await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "archived" })).total).toBe(2);
+    expect(await unreadTotals(t.ctx, userId)).toEqual({ unreadTotal: 0, unreadConversations: 0 });
+    expect(await bulkDelete(t.ctx, userId, [ben])).toEqual({ message: "1 conversation deleted", count: 1 });
+    await expect(getConversation(t.ctx, userId, ben)).rejects.toMatchObject({ status: 404 });
+    // A campaign's next message brings a deleted thread back, open.
+    await attachCampaignMessages(t.ctx, { userId, campaignId, places: [[BEN, first + 3]] });
+    expect(await getConversation(t.ctx, userId, ben)).toMatchObject({ state: "open", lastSeq: first + 3 });
+  });
+
+  test("an Idempotency-Key runs once: the same request answers what was stored, another is refused", async () => {
+    const { userId } = await account();
+    let runs = 0;
+    const run = () => ({ status: 202, body: { n: ++runs } });
+    expect(await onceByKey(t.ctx, userId, "k1", ["+15550100001", "Hi"], run)).toEqual({ status: 202, body: { n: 1 }, replayed: false });
+    expect(await onceByKey(t.ctx, userId, "k1", ["+15550100001", "Hi"], run)).toEqual({ status: 202, body: { n: 1 }, replayed: true });
+    await expect(onceByKey(t.ctx, userId, "k1", ["+15550100001", "Bye"], run)).rejects.toMatchObject({ status: 409 });
+    expect(await onceByKey(t.ctx, userId, "k2", ["+15550100001", "Bye"], run)).toEqual({ status: 202, body: { n: 2 }, replayed: false });
+    expect(runs).toBe(2);
+  });
+});
+
+describe("the outbox", () => {
+  test("messages queued in their threads, counted per sender number by /metrics, cancelled, then detached from their number", async () => {
+    const { userId, providerId } = await account();
+    const numberId = crypto.randomUUID();
+    const number = "+15550007777";
+    await t.ctx.records.$run(`INSERT INTO phone_numbers (id, user_id, provider_id, phone_number, created_at) VALUES (?, ?, ?, ?, 0)`, [
+      numberId,
+      userId,
+      providerId,
+      number,
+    ]);
+    // Due tomorrow: the engine leaves them queued.
+    const dueAt = Date.now() + 86_400_000;
+    const message = (phone: string) => ({
+      userId,
+      campaignId: null,
+      contactId: null,
+      phone,
+      content: "Your order is ready",
+      segments: 1,
+      kind: "single" as const,
+      sender: { numberId, providerId, phoneNumber: number },
+      dueAt,
+      expiresAt: null,
+    });
+    const ids = await enqueue(t.ctx, [message(ANA), message(BEN)]);
+    expect(ids).toHaveLength(2);
+    const threads = await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "all" });
+    expect(threads.data.map((c) => [c.phone, c.lastMessage, c.lastDirection, c.lastStatus, c.unreadCount]).sort()).toEqual([
+      [ANA, "Your order is ready", "outbound", "queued", 0],
+      [BEN, "Your order is ready", "outbound", "queued", 0],
+    ]);
+
+    const queued = async () => (await outboxMetrics(t.ctx, 0)).queued.find((q) => q.number === number)?.count ?? 0;
+    expect(await queued()).toBe(2);
+    expect(await cancelAccountMessages(t.ctx, userId, "The account was closed")).toBe(2);
+    expect(await queued()).toBe(0);
+    expect((await outboxMetrics(t.ctx, 0)).byStatus.find((s) => s.direction === "outbound" && s.status === "cancelled")?.count).toBe(2);
+
+    await detachMessages(t.ctx, "number", [numberId], "this number");
+    const left = await t.ctx.records.$rows<{ n: number }>(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone_number_id IS NULL`, [userId]);
+    expect(left).toEqual([{ n: 2 }]);
+  });
+});
+
 describe("a keyword's opt-ins", () => {
   test("asked, confirmed, replied once; a question withdrawn; the card's figures count them", async () => {
     const { userId } = await account();
@@ -98,7 +235,8 @@ describe("a keyword's opt-ins", () => {
       .insert(keywords)
       .values({ id: crypto.randomUUID(), userId, keyword: "JOIN", matchKey: "join", autoReply: "Welcome", numbers: ["+15550009999"], createdAt: at, updatedAt: at })
       .returning();
-    const off = { id: crypto.randomUUID(), userId, keyword: "OLD", matchKey: "old", autoReply: "Bye", isActive: false, createdAt: at, updatedAt: at };
+    const later = new Date(at.getTime() + 1000);
+    const off = { id: crypto.randomUUID(), userId, keyword: "OLD", matchKey: "old", autoReply: "Bye", isActive: false, createdAt: later, updatedAt: later };
     await t.ctx.records.insert(keywords).values(off);
     const of = (phone: string, when: number) => ({ userId, keywordId: k!.id, phone, number: "+15550009999", at: when });
 
