@@ -31,8 +31,8 @@ const timeAsync = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
 };
 const page = { page: 1, pageSize: 50, sort: "createdAt", order: "desc" } as const;
 for (const [op, tag] of [["eq", "vip"], ["eq", "newsletter"], ["contains", "VI"], ["contains", "letter"], ["eq", "nobody"]] as const) {
-  const now = compileConditions({ tags: { [op]: tag } }, Date.now(), data.userId);
-  const counted = compileConditions({ tags: { [op]: tag } }, Date.now(), data.userId, true);
+  const now = compileConditions({ tags: { [op]: tag } }, Date.now(), data.userId, "sqlite");
+  const counted = compileConditions({ tags: { [op]: tag } }, Date.now(), data.userId, "sqlite", true);
   const [c0, t0] = await timeAsync(() => countContactsWhere(ctx, data.userId, before(op, tag)));
   const [c1, t1] = await timeAsync(() => countContactsWhere(ctx, data.userId, counted, true));
   const [c2, t2] = await timeAsync(() => countTagged(ctx, data.userId, op, tag)); // a segment of this one condition

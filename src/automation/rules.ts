@@ -182,7 +182,7 @@ async function checked(ctx: AppContext, userId: string, input: RuleInput) {
     config.days = c.days;
   }
   const conditions = checkConditions(input.conditions ?? {});
-  compileConditions(conditions, ctx.now(), userId); // checks fields and operators
+  compileConditions(conditions, ctx.now(), userId, ctx.records.$engine); // checks fields and operators
   const segmentId = input.segmentId?.trim() || null;
   if (segmentId && !(await findSegment(ctx, userId, segmentId))) throw badRequest("Segment not found");
   const a = input.actions ?? {};

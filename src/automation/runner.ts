@@ -159,12 +159,12 @@ async function handleEvent(ctx: AppContext, e: AppEvent, rules: Rule[]): Promise
 async function whyNot(ctx: AppContext, rule: Rule, contact: ContactRow): Promise<string | null> {
   const only = sql`id = ${contact.id}`;
   if (Object.keys(rule.conditions).length) {
-    if (!(await countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(rule.conditions, ctx.now(), rule.userId)})`))) return "Conditions not met";
+    if (!(await countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(rule.conditions, ctx.now(), rule.userId, ctx.records.$engine)})`))) return "Conditions not met";
   }
   if (rule.segmentId) {
     const segment = await findSegment(ctx, rule.userId, rule.segmentId);
     if (!segment) return "The rule's segment was deleted";
-    if (!(await countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(segment.conditions, ctx.now(), rule.userId)})`))) return `Not in segment ${segment.name}`;
+    if (!(await countContactsWhere(ctx, rule.userId, sql`${only} AND (${compileConditions(segment.conditions, ctx.now(), rule.userId, ctx.records.$engine)})`))) return `Not in segment ${segment.name}`;
   }
   return null;
 }
@@ -407,7 +407,7 @@ export async function runClockTriggers(ctx: AppContext): Promise<number> {
     if (!owner) continue;
     if (rule.trigger === "birthday") {
       const field = rule.triggerConfig.field!;
-      for await (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(field)} IS NOT NULL`)) {
+      for await (const id of contactsWhere(ctx, rule.userId, sql`${customFieldColumn(ctx.records.$engine, field)} IS NOT NULL`)) {
         for (let wait; (wait = slice()); ) await wait;
         const contact = await findContact(ctx, rule.userId, id);
         const md = contact && monthDay(String(contact.customFields?.[field] ?? ""));

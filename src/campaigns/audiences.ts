@@ -25,7 +25,7 @@ export async function audienceCondition(ctx: AppContext, userId: string, audienc
   return audienceWhere(userId, audience, now, {
     segment: () => {
       if (!segment) throw badRequest("The chosen segment no longer exists");
-      return compileConditions(segment.conditions, now, userId);
+      return compileConditions(segment.conditions, now, userId, ctx.records.$engine);
     },
     repliesSince: (phone, since) => inboundCountSince(userId, phone, since),
   });

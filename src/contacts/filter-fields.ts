@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { contactPurchases, contacts } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
+import type { Engine } from "./engine-sql";
 import type { IndexedFilter } from "./search";
 
 const DAY = 86_400_000;
@@ -43,8 +44,18 @@ export type FilterField = { col: (now: number) => SQL; kind: FilterKind };
  *   lookup a tag, then the rows of those that match.
  * - drive false (a page in date order, one contact's check): each contact read tested by json_each over its tags,
  *   which measured faster there than a lookup of contact_tags's key per contact (scripts/bench/tag-segments.ts).
+ * On PostgreSQL the tags are read as jsonb and the account's matching tags from contact_tags's key directly (its
+ * planner skips no scan by itself; the key's (user_id, tag) prefix is read once).
  */
-export function tagCondition(userId: string, op: "eq" | "contains", tag: string, drive = false): SQL {
+export function tagCondition(engine: Engine, userId: string, op: "eq" | "contains", tag: string, drive = false): SQL {
+  if (engine === "postgres") {
+    if (!drive)
+      return op === "eq"
+        ? sql`${contacts.tags}::jsonb @> jsonb_build_array(${tag}::text)`
+        : sql`EXISTS (SELECT 1 FROM jsonb_array_elements_text(${contacts.tags}::jsonb) AS t(value) WHERE strpos(lower(value), lower(${tag})) > 0)`;
+    const matching = op === "eq" ? sql`tag = ${tag}` : sql`strpos(lower(tag), lower(${tag})) > 0`;
+    return sql`${contacts}.rowid IN (SELECT contact_rowid FROM contact_tags WHERE user_id = ${userId} AND ${matching})`;
+  }
   if (!drive)
     return op === "eq"
       ? sql`EXISTS (SELECT 1 FROM json_each(${contacts.tags}) WHERE value = ${tag})`
@@ -68,19 +79,17 @@ export function tagCondition(userId: string, op: "eq" | "contains", tag: string,
  */
 export async function countTagged(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string): Promise<number> {
   await ready(ctx.db);
-  const db = ctx.db.$client;
-  if (op === "eq") return (db.query(`SELECT count(*) AS n FROM contact_tags WHERE user_id = ? AND tag = ?`).get(userId, tag) as { n: number }).n;
-  return (
-    db
-      .query(
-        `WITH RECURSIVE t(tag) AS (
-           SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ?1)
-           UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ?1 AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
-         SELECT count(DISTINCT contact_rowid) AS n FROM contact_tags
-         WHERE user_id = ?1 AND tag IN (SELECT tag FROM t WHERE instr(lower(tag), lower(?2)) > 0)`,
-      )
-      .get(userId, tag) as { n: number }
-  ).n;
+  const counted =
+    op === "eq"
+      ? sql`SELECT count(*) AS n FROM contact_tags WHERE user_id = ${userId} AND tag = ${tag}`
+      : ctx.records.$engine === "sqlite"
+        ? sql`WITH RECURSIVE t(tag) AS (
+             SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId})
+             UNION ALL SELECT (SELECT min(tag) FROM contact_tags WHERE user_id = ${userId} AND tag > t.tag) FROM t WHERE t.tag IS NOT NULL)
+           SELECT count(DISTINCT contact_rowid) AS n FROM contact_tags
+           WHERE user_id = ${userId} AND tag IN (SELECT tag FROM t WHERE instr(lower(tag), lower(${tag})) > 0)`
+        : sql`SELECT count(DISTINCT contact_rowid) AS n FROM contact_tags WHERE user_id = ${userId} AND strpos(lower(tag), lower(${tag})) > 0`;
+  return (await ctx.records.$rows<{ n: number }>(counted))[0]!.n;
 }
 
 /**
@@ -91,28 +100,30 @@ export async function countTagged(ctx: AppContext, userId: string, op: "eq" | "c
  * Builds the filter and runs nothing: each read is a record of its own, run when the list asks.
  */
 export async function taggedFilter(ctx: AppContext, userId: string, op: "eq" | "contains", tag: string): Promise<IndexedFilter> {
-  const db = ctx.db.$client;
   const counted = async (cap: number) => {
     if (op !== "eq") return Math.min(cap, await countTagged(ctx, userId, op, tag));
     await ready(ctx.db);
-    return (db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM contact_tags WHERE user_id = ? AND tag = ? LIMIT ?)`).get(userId, tag, cap) as { n: number }).n;
+    const [{ n }] = (await ctx.records.$rows<{ n: number }>(
+      "SELECT count(*) AS n FROM (SELECT 1 FROM contact_tags WHERE user_id = ? AND tag = ? LIMIT ?) AS m",
+      [userId, tag, cap],
+    )) as [{ n: number }];
+    return n;
   };
   const inCreationOrder =
     op === "eq"
       ? async (order: "asc" | "desc", limit: number, offset: number) => {
           await ready(ctx.db);
           const dir = order === "asc" ? "ASC" : "DESC";
-          return db
-            .query<{ r: number }, [string, string, number, number]>(
-              `SELECT contact_rowid AS r FROM contact_tags WHERE user_id = ? AND tag = ? ORDER BY created_at ${dir}, contact_rowid ${dir} LIMIT ? OFFSET ?`,
-            )
-            .all(userId, tag, limit, offset)
-            .map((x) => x.r);
+          const rows = await ctx.records.$rows<{ r: number }>(
+            `SELECT contact_rowid AS r FROM contact_tags WHERE user_id = ? AND tag = ? ORDER BY created_at ${dir}, contact_rowid ${dir} LIMIT ? OFFSET ?`,
+            [userId, tag, limit, offset],
+          );
+          return rows.map((x) => x.r);
         }
       : undefined;
-  return { counted, driven: tagCondition(userId, op, tag, true), inCreationOrder };
+  return { counted, driven: tagCondition(ctx.records.$engine, userId, op, tag, true), inCreationOrder };
 }
 
 /** A custom field's value (customFields.<name>), as text. */
-export const customFieldColumn = (name: string): SQL =>
-  sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})`;
+export const customFieldColumn = (engine: Engine, name: string): SQL =>
+  engine === "sqlite" ? sql`json_extract(${contacts.customFields}, ${"$." + JSON.stringify(name)})` : sql`(${contacts.customFields}::jsonb ->> ${name}::text)`;

@@ -9,7 +9,7 @@ const PAGE = 1000;
 /** How many rows of an import were kept to download (refused for their phone). */
 export async function rejectedCount(ctx: AppContext, importId: string): Promise<number> {
   await ready(ctx.db);
-  return ctx.db.$client.query<{ n: number }, [string]>("SELECT count(*) AS n FROM contact_import_rejects WHERE import_id = ?").get(importId)!.n;
+  return (await ctx.records.$rows<{ n: number }>("SELECT count(*) AS n FROM contact_import_rejects WHERE import_id = ?", [importId]))[0]!.n;
 }
 
 /**
@@ -19,15 +19,13 @@ export async function rejectedCount(ctx: AppContext, importId: string): Promise<
  * (ready). 404 for another user's import.
  */
 export async function rejectedRowsCsv(ctx: AppContext, userId: string, importId: string): Promise<Response> {
-  const db = ctx.db.$client;
   await ready(ctx.db);
-  const job = db
-    .query<{ header: string | null; created_at: number }, [string, string]>("SELECT header, created_at FROM contact_imports WHERE id = ? AND user_id = ?")
-    .get(importId, userId);
-  if (!job) throw notFound("Import not found");
-  const page = db.query<{ line: number; reason: string; cells: string }, [string, number, number]>(
-    "SELECT line, reason, cells FROM contact_import_rejects WHERE import_id = ? AND line > ? ORDER BY line LIMIT ?",
+  const [job] = await ctx.records.$rows<{ header: string | null; created_at: number }>(
+    "SELECT header, created_at FROM contact_imports WHERE id = ? AND user_id = ?",
+    [importId, userId],
   );
+  if (!job) throw notFound("Import not found");
+  const page = "SELECT line, reason, cells FROM contact_import_rejects WHERE import_id = ? AND line > ? ORDER BY line LIMIT ?";
   const header: string[] = job.header ? JSON.parse(job.header) : [];
   const width = header.length;
   const encoder = new TextEncoder();
@@ -39,7 +37,7 @@ export async function rejectedRowsCsv(ctx: AppContext, userId: string, importId:
     },
     async pull(controller) {
       await ready(ctx.db);
-      const rows = page.all(importId, after, PAGE);
+      const rows = await ctx.records.$rows<{ line: number; reason: string; cells: string }>(page, [importId, after, PAGE]);
       if (!rows.length) return controller.close();
       after = rows[rows.length - 1]!.line;
       // A row with fewer cells than the header is padded, so Line and Problem stay in their columns.

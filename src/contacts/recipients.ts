@@ -12,8 +12,14 @@ import type { AppContext } from "../context";
  */
 export async function customFieldsHeld(ctx: AppContext, userId: string, names: string[]): Promise<Set<string>> {
   await ready(ctx.db);
-  const has = ctx.db.$client.prepare(`SELECT 1 FROM contacts, json_each(contacts.custom_fields) AS f WHERE contacts.user_id = ? AND f.key = ? LIMIT 1`);
-  return new Set(names.filter((n) => has.get(userId, n)));
+  // PostgreSQL asks jsonb whether the object has the key (jsonb_exists: its `?` operator would read as a parameter).
+  const has =
+    ctx.records.$engine === "sqlite"
+      ? "SELECT 1 AS one FROM contacts, json_each(contacts.custom_fields) AS f WHERE contacts.user_id = ? AND f.key = ? LIMIT 1"
+      : "SELECT 1 AS one FROM contacts WHERE contacts.user_id = ? AND jsonb_exists(contacts.custom_fields::jsonb, ?) LIMIT 1";
+  const held = new Set<string>();
+  for (const name of names) if ((await ctx.records.$rows(has, [userId, name])).length) held.add(name);
+  return held;
 }
 
 /** A typed number's contact, as a recipient's fields are filled from it. */

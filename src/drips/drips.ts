@@ -389,7 +389,7 @@ export async function enrol(ctx: AppContext, userId: string, id: string, input: 
   if (input.segmentId) {
     const segment = await findSegment(ctx, userId, input.segmentId);
     if (!segment) throw notFound("Segment not found");
-    ids = await contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now(), userId), MAX_SEGMENT_ENROL);
+    ids = await contactIdsWhere(ctx, userId, compileConditions(segment.conditions, ctx.now(), userId, ctx.records.$engine), MAX_SEGMENT_ENROL);
   }
   if (!ids.length) throw badRequest("Choose the contacts or a segment to enrol");
   const out: EnrolOutcome = { enrolled: 0, skipped: [] };

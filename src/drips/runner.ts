@@ -88,7 +88,7 @@ async function goalOrSegment(ctx: AppContext, drip: Drip, contact: Contact): Pro
   if (drip.goalTag && (contact.tags ?? []).includes(drip.goalTag)) return `Reached the goal (tag "${drip.goalTag}")`;
   if (drip.segmentId) {
     const segment = await findSegment(ctx, drip.userId, drip.segmentId);
-    if (segment && !(await contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now(), drip.userId)))) return `Left the segment "${segment.name}"`;
+    if (segment && !(await contactMatches(ctx, drip.userId, contact.id, compileConditions(segment.conditions, ctx.now(), drip.userId, ctx.records.$engine)))) return `Left the segment "${segment.name}"`;
   }
   return null;
 }
@@ -339,7 +339,7 @@ export async function checkSegments(ctx: AppContext): Promise<number> {
           .all();
         if (!rows.length) return rows;
         const ids = JSON.stringify(rows.map((r) => r.contactId));
-        const condition = compileConditions(segment.conditions, ctx.now(), drip.userId);
+        const condition = compileConditions(segment.conditions, ctx.now(), drip.userId, ctx.records.$engine);
         const still = new Set(await contactIdsWhere(ctx, drip.userId, sql`id IN (SELECT value FROM json_each(${ids})) AND (${condition})`, rows.length));
         for (const e of rows) {
           if (still.has(e.contactId)) continue;

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { Engine } from "../contacts/engine-sql";
 import { CONTACT_ID, customFieldColumn, FILTER_FIELDS, tagCondition, type FilterField } from "../contacts/filter-fields";
 import { badRequest } from "../http/errors";
 import { clickedCampaign, lastClickedColumn } from "../links/filter-fields";
@@ -57,14 +58,24 @@ function numberValue(field: string, v: unknown): number {
 }
 
 /**
+ * A custom field's text as a number, as SQLite's CAST(... AS REAL) reads it: its leading number, 0 when it has none,
+ * null when the field is missing. PostgreSQL's cast refuses text that is no number, so it is given the leading number.
+ */
+function asNumber(engine: Engine, text: SQL): SQL {
+  if (engine === "sqlite") return sql`CAST(${text} AS REAL)`;
+  return sql`CASE WHEN ${text} IS NULL THEN NULL ELSE coalesce(substring(${text} from '^[[:space:]]*([-+]?(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][-+]?[0-9]+)?)')::double precision, 0) END`;
+}
+
+/**
  * Conditions `{field: {op: value}}` to one SQL condition (all must hold), values always bound as parameters.
  * Fields: totalSpent, engagementScore, purchases90d (numbers), optInDate, lastEngaged, lastClicked (dates), tags, source,
  * clickedCampaign ({eq: id}: a person's click of that campaign's links), and
  * customFields.<name> (numeric comparison for gte/lte, text for eq/contains). `userId`: the account whose contacts
- * the condition is about (a tag's contacts are read from that account's rows of contact_tags); byTag: for a count
- * by countContactsWhere with byTag, the tag's contacts listed first (tagCondition).
+ * the condition is about (a tag's contacts are read from that account's rows of contact_tags); `engine`: the records'
+ * (`ctx.records.$engine`), whose SQL the condition is written in; byTag: for a count by countContactsWhere with
+ * byTag, the tag's contacts listed first (tagCondition).
  */
-export function compileConditions(conditions: Conditions, now: number, userId: string, byTag = false): SQL {
+export function compileConditions(conditions: Conditions, now: number, userId: string, engine: Engine, byTag = false): SQL {
   if (!conditions || typeof conditions !== "object" || Array.isArray(conditions)) throw badRequest("Conditions must be an object of field: {operator: value}");
   const parts: SQL[] = [];
   for (const [field, ops] of Object.entries(conditions)) {
@@ -79,10 +90,10 @@ export function compileConditions(conditions: Conditions, now: number, userId: s
     if (!def && field.startsWith("customFields.")) {
       const name = field.slice("customFields.".length);
       if (!name) throw badRequest("Unknown segment field: customFields needs a name, such as customFields.city");
-      def = { col: customFieldColumn(name), kind: "text" };
+      def = { col: customFieldColumn(engine, name), kind: "text" };
       if (ops && typeof ops === "object") {
         for (const [op, v] of Object.entries(ops)) {
-          if (op === "gte" || op === "lte") parts.push(sql`CAST(${def.col} AS REAL) ${op === "gte" ? sql`>=` : sql`<=`} ${numberValue(field, v)}`);
+          if (op === "gte" || op === "lte") parts.push(sql`${asNumber(engine, def.col)} ${op === "gte" ? sql`>=` : sql`<=`} ${numberValue(field, v)}`);
         }
       }
     }
@@ -108,11 +119,11 @@ export function compileConditions(conditions: Conditions, now: number, userId: s
         const tag = String(v ?? "").trim();
         if (!tag) throw badRequest("Invalid value for tags");
         // eq: a tag exactly this (case and all); contains: a tag holding it without regard to case.
-        parts.push(tagCondition(userId, op, tag, byTag));
+        parts.push(tagCondition(engine, userId, op, tag, byTag));
       } else {
         if (op === "gte" || op === "lte") throw badRequest(`Operator ${op} does not apply to ${field}; use eq or contains`);
         const s = String(v ?? "");
-        parts.push(op === "eq" ? sql`${col} = ${s}` : sql`instr(lower(${col}), lower(${s})) > 0`);
+        parts.push(op === "eq" ? sql`${col} = ${s}` : engine === "sqlite" ? sql`instr(lower(${col}), lower(${s})) > 0` : sql`strpos(lower(${col}), lower(${s})) > 0`);
       }
     }
   }

@@ -25,16 +25,16 @@ export async function findSegment(ctx: AppContext, userId: string, id: string): 
   return segmentRow(ctx, userId, id);
 }
 
-function segmentRow(ctx: AppContext, userId: string, id: string): Segment | undefined {
-  return ctx.db
+function segmentRow(ctx: AppContext, userId: string, id: string): Promise<Segment | undefined> {
+  return ctx.records
     .select()
     .from(segments)
     .where(and(eq(segments.userId, userId), eq(segments.id, id)))
     .get();
 }
 
-function getSegment(ctx: AppContext, userId: string, id: string): Segment {
-  const s = segmentRow(ctx, userId, id);
+async function getSegment(ctx: AppContext, userId: string, id: string): Promise<Segment> {
+  const s = await segmentRow(ctx, userId, id);
   if (!s) throw notFound("Segment not found");
   return s;
 }
@@ -42,13 +42,8 @@ function getSegment(ctx: AppContext, userId: string, id: string): Segment {
 /** The user's segments, oldest first. */
 export async function listSegments(ctx: AppContext, userId: string) {
   await ready(ctx.db);
-  return ctx.db
-    .select()
-    .from(segments)
-    .where(eq(segments.userId, userId))
-    .orderBy(asc(segments.createdAt))
-    .all()
-    .map(segmentView);
+  const rows = await ctx.records.select().from(segments).where(eq(segments.userId, userId)).orderBy(asc(segments.createdAt)).all();
+  return rows.map(segmentView);
 }
 
 /** A segment of one tag operator and nothing else ({tags: {eq: "vip"}}): counted from the tags' index alone. */
@@ -67,18 +62,18 @@ export async function refreshSegment(ctx: AppContext, userId: string, id: string
 }
 
 async function refresh(ctx: AppContext, userId: string, id: string) {
-  const s = getSegment(ctx, userId, id);
-  const condition = compileConditions(s.conditions, ctx.now(), userId, "tags" in s.conditions); // checks them first
+  const s = await getSegment(ctx, userId, id);
+  const condition = compileConditions(s.conditions, ctx.now(), userId, ctx.records.$engine, "tags" in s.conditions); // checks them first
   const tag = onlyTag(s.conditions);
   const n = tag ? await countTagged(ctx, userId, ...tag) : await countContactsWhere(ctx, userId, condition, "tags" in s.conditions);
   // The write in a turn of its own: another caller's transaction may have begun since the count.
   await ready(ctx.db);
-  ctx.db
+  await ctx.records
     .update(segments)
     .set({ contactCount: n, lastUpdated: new Date(ctx.now()) })
     .where(eq(segments.id, id))
     .run();
-  return segmentView(getSegment(ctx, userId, id));
+  return segmentView(await getSegment(ctx, userId, id));
 }
 
 /** A segment as a caller sends it: the request schema bounds the name; the conditions are checked here. */
@@ -88,7 +83,7 @@ function checked(ctx: AppContext, input: SegmentInput) {
   const name = (input.name ?? "").trim();
   if (!name) throw badRequest("Segment name is required");
   const conditions = checkConditions(input.conditions ?? {});
-  compileConditions(conditions, ctx.now(), ""); // checks fields and operators (no account read)
+  compileConditions(conditions, ctx.now(), "", ctx.records.$engine); // checks fields and operators (no account read)
   return { name, conditions };
 }
 
@@ -97,7 +92,7 @@ export async function createSegment(ctx: AppContext, userId: string, input: Segm
   const c = checked(ctx, input);
   const id = Bun.randomUUIDv7();
   await ready(ctx.db);
-  ctx.db
+  await ctx.records
     .insert(segments)
     .values({ id, userId, name: c.name, conditions: c.conditions, createdAt: new Date(ctx.now()) })
     .run();
@@ -107,9 +102,9 @@ export async function createSegment(ctx: AppContext, userId: string, input: Segm
 /** Replaces the segment's name and conditions and counts it again; 404 for an unknown id (before the input's checks). */
 export async function updateSegment(ctx: AppContext, userId: string, id: string, input: SegmentInput) {
   await ready(ctx.db);
-  getSegment(ctx, userId, id);
+  await getSegment(ctx, userId, id);
   const c = checked(ctx, input);
-  ctx.db
+  await ctx.records
     .update(segments)
     .set({ name: c.name, conditions: c.conditions })
     .where(and(eq(segments.userId, userId), eq(segments.id, id)))
@@ -119,8 +114,8 @@ export async function updateSegment(ctx: AppContext, userId: string, id: string,
 
 export async function deleteSegment(ctx: AppContext, userId: string, id: string): Promise<void> {
   await ready(ctx.db);
-  getSegment(ctx, userId, id);
-  ctx.db
+  await getSegment(ctx, userId, id);
+  await ctx.records
     .delete(segments)
     .where(and(eq(segments.userId, userId), eq(segments.id, id)))
     .run();
@@ -129,7 +124,7 @@ export async function deleteSegment(ctx: AppContext, userId: string, id: string)
 /** One page of the segment's contacts as they are now, newest first. */
 export async function segmentContacts(ctx: AppContext, userId: string, id: string, page: { page: number; pageSize: number }) {
   await ready(ctx.db);
-  const s = getSegment(ctx, userId, id);
+  const s = await getSegment(ctx, userId, id);
   const tag = onlyTag(s.conditions);
-  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId), tag ? await taggedFilter(ctx, userId, ...tag) : undefined);
+  return listContacts(ctx, userId, { ...page, sort: "createdAt", order: "desc" }, compileConditions(s.conditions, ctx.now(), userId, ctx.records.$engine), tag ? await taggedFilter(ctx, userId, ...tag) : undefined);
 }

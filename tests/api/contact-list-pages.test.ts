@@ -128,7 +128,7 @@ test("a delete begun while a page is read never lands inside it: the page answer
     ["deep page", () => listContacts(t.ctx, a.user.id, deep)],
     ["search", () => listContacts(t.ctx, a.user.id, { ...deep, page: 2, q: "Bob" })],
     // As a segment of the one tag lists it (segments.ts segmentContacts).
-    ["tag", () => listContacts(t.ctx, a.user.id, { page: 1, pageSize: 50, sort: "createdAt", order: "desc" }, tagCondition(a.user.id, "eq", "race"), race)],
+    ["tag", () => listContacts(t.ctx, a.user.id, { page: 1, pageSize: 50, sort: "createdAt", order: "desc" }, tagCondition(t.ctx.records.$engine, a.user.id, "eq", "race"), race)],
   ];
   const whole = (name: string, p: Awaited<ReturnType<typeof listContacts>>) => ({ name, ids: p.data.map((c) => c.id), total: p.total });
   for (const [name, read] of cases) {
