@@ -5,6 +5,7 @@
 // setImmediate, which runs only when the loop is free.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
+import { sqliteRecords } from "../../db/records";
 import { withTransaction } from "../../db/transaction";
 import { processEvents as processRuleEvents, processEventsChunk, READ_CHUNK as RULES_CHUNK } from "../../src/automation/runner";
 import type { AppContext } from "../../src/context";
@@ -18,7 +19,7 @@ let ctx: AppContext;
 
 beforeEach(() => {
   const db = openDatabase(":memory:");
-  ctx = { db, withTransaction: (fn: () => Promise<unknown>) => withTransaction(db, fn), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
+  ctx = { db, records: sqliteRecords(db), withTransaction: (fn: () => Promise<unknown>) => withTransaction(db, fn), now: () => T0, log: () => {}, onStop: [] } as unknown as AppContext;
   ctx.db.$client.run(`INSERT INTO users (id, email) VALUES ('u1', 'u1@example.com'), ('u2', 'u2@example.com')`);
   ctx.db.$client.run(
     `INSERT INTO automation_rules (id, user_id, name, trigger, trigger_config, conditions, actions, is_active, created_at) VALUES ('r2', 'u2', 'Tagged', 'tag_added', '{}', '{}', '[]', 1, ?)`,
