@@ -25,7 +25,7 @@ export async function createContact(ctx: AppContext, userId: string, c: ContactI
     const { notice } = await assertWithinLimit(ctx, userId, "contacts", 1);
     const at = new Date(ctx.now());
     const id = newId();
-    await ctx.records
+    const stored = await ctx.records
       .insert(contacts)
       .values({
         id,
@@ -42,7 +42,12 @@ export async function createContact(ctx: AppContext, userId: string, c: ContactI
         createdAt: at,
         updatedAt: at,
       })
-      .run();
+      .onConflictDoNothing()
+      .returning({ id: contacts.id })
+      .all();
+    // Another request stored this phone since the check above (PostgreSQL's transactions run at once where SQLite's
+    // take turns), and waited for, its contact is the 409's.
+    if (!stored.length) await assertNoDuplicatePhone(ctx, userId, c.phone!);
     await recordConsent(ctx, userId, id, "opt_in", "manual", "Added by the account owner");
     await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id }, payload: { source: "manual" } });
     return { contact: contactView(await getContact(ctx, userId, id)), notice };
