@@ -6,6 +6,15 @@
  * Reported: the longest hold over the phase, the longest counting no more of it than the loop's thread ran meanwhile
  * (on a machine whose cores are taken the timer is late while the process waits for one, holding nothing) and how
  * many holds passed 50 ms. A bench whose server shares its process also holds the loop with its own client work.
+ *
+ * Which benches report it (issue 29 item 5): every one that runs the appliance, through this file (ab-start,
+ * campaign-start, dashboards, drips, inbound, redirect, replay, results, send, webhooks), through /metrics itself
+ * (import, startup, search) or, a server per run in its own process, readEventLoopHolds (shorten). The others
+ * measure one piece of work with no server and no other work on their loop, each timed piece run in one go by
+ * design, so a hold there is that piece's own time, which they print: the statements of a write (counts, mms-mark,
+ * fts-build, import-order, import-writer, shorten-writer), a migration (name-keys), the tag segments' queries
+ * (tag-segments), a PostgreSQL client (pg-client, pg-records); pace runs the engine on a fake clock, whose turns
+ * are not the real loop's. search-data, seed-results, import-data and sign-up make data for the others.
  */
 import { loadavg } from "node:os";
 
