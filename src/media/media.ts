@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { jsonValues } from "../../db/json-array";
 import { ready } from "../../db/transaction";
 import type { MediaView } from "../../shared/media/types";
 import type { AppContext } from "../context";
@@ -65,12 +66,12 @@ export async function saveMedia(
   writeFileSync(`${path}.part`, item.bytes, { mode: 0o600 });
   renameSync(`${path}.part`, path);
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(
-      `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'stored', ?, ?) RETURNING *`,
-    )
-    .get(id, userId, item.messageId ?? null, item.position ?? 0, item.contentType, item.filename, item.bytes.length, item.sourceUrl ?? null, ctx.now()) as MediaRow;
+  const [row] = await ctx.records.$rows<MediaRow>(
+    `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'stored', ?, ?) RETURNING *`,
+    [id, userId, item.messageId ?? null, item.position ?? 0, item.contentType, item.filename, item.bytes.length, item.sourceUrl ?? null, ctx.now()],
+  );
+  return row!;
 }
 
 /**
@@ -79,12 +80,12 @@ export async function saveMedia(
  */
 export async function savePendingMedia(ctx: AppContext, userId: string, item: { messageId: string; position: number; sourceUrl: string; error: string }): Promise<MediaRow> {
   await ready(ctx.db);
-  return ctx.db.$client
-    .query(
-      `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, error, created_at)
-       VALUES (?, ?, ?, ?, ?, 'attachment', 0, 'pending', ?, ?, ?) RETURNING *`,
-    )
-    .get(Bun.randomUUIDv7(), userId, item.messageId, item.position, UNKNOWN_TYPE, item.sourceUrl, item.error, ctx.now()) as MediaRow;
+  const [row] = await ctx.records.$rows<MediaRow>(
+    `INSERT INTO media (id, user_id, message_id, position, content_type, filename, size, status, source_url, error, created_at)
+     VALUES (?, ?, ?, ?, ?, 'attachment', 0, 'pending', ?, ?, ?) RETURNING *`,
+    [Bun.randomUUIDv7(), userId, item.messageId, item.position, UNKNOWN_TYPE, item.sourceUrl, item.error, ctx.now()],
+  );
+  return row!;
 }
 
 /** A pending item copied at last: its file written and its row completed. */
@@ -95,15 +96,18 @@ export async function completePendingMedia(ctx: AppContext, row: MediaRow, item:
   writeFileSync(`${path}.part`, item.bytes, { mode: 0o600 });
   renameSync(`${path}.part`, path);
   await ready(ctx.db);
-  ctx.db.$client
-    .query(`UPDATE media SET status = 'stored', content_type = ?, filename = ?, size = ?, error = NULL WHERE id = ? AND status = 'pending'`)
-    .run(item.contentType, item.filename, item.bytes.length, row.id);
+  await ctx.records.$run(`UPDATE media SET status = 'stored', content_type = ?, filename = ?, size = ?, error = NULL WHERE id = ? AND status = 'pending'`, [
+    item.contentType,
+    item.filename,
+    item.bytes.length,
+    row.id,
+  ]);
 }
 
 /** A pending item's latest failure (or, `final`, the last: it stays failed). */
 export async function markMediaFailure(ctx: AppContext, id: string, error: string, final: boolean): Promise<void> {
   await ready(ctx.db);
-  ctx.db.$client.query(`UPDATE media SET status = ?, error = ? WHERE id = ? AND status = 'pending'`).run(final ? "failed" : "pending", error, id);
+  await ctx.records.$run(`UPDATE media SET status = ?, error = ? WHERE id = ? AND status = 'pending'`, [final ? "failed" : "pending", error, id]);
 }
 
 /** The item of that id, whoever's it is, or null. */
@@ -112,9 +116,8 @@ export async function findMedia(ctx: AppContext, id: string): Promise<MediaRow |
   return mediaRow(ctx, id);
 }
 
-/** findMedia in the caller's turn on the connection (the synchronous checks below). */
-const FIND_MEDIA = `SELECT * FROM media WHERE id = ?`;
-const mediaRow = (ctx: AppContext, id: string) => (ctx.db.$client.query(FIND_MEDIA).get(id) as MediaRow | null) ?? null;
+/** findMedia in the caller's turn on the connection (the checks below). */
+const mediaRow = async (ctx: AppContext, id: string) => (await ctx.records.$rows<MediaRow>(`SELECT * FROM media WHERE id = ?`, [id]))[0] ?? null;
 
 /** An item of the account's, stored or not; 404 otherwise (another account's is not told apart from none). */
 export async function getMedia(ctx: AppContext, userId: string, id: string): Promise<MediaRow> {
@@ -122,8 +125,8 @@ export async function getMedia(ctx: AppContext, userId: string, id: string): Pro
   return ownMedia(ctx, userId, id);
 }
 
-function ownMedia(ctx: AppContext, userId: string, id: string): MediaRow {
-  const row = mediaRow(ctx, id);
+async function ownMedia(ctx: AppContext, userId: string, id: string): Promise<MediaRow> {
+  const row = await mediaRow(ctx, id);
   if (!row || row.user_id !== userId || row.status === "orphaned") throw new HttpError(404, "Media not found");
   return row;
 }
@@ -149,16 +152,15 @@ export async function mediaOfMessages(ctx: AppContext, messageIds: string[]): Pr
   if (!messageIds.length) return out;
   await ready(ctx.db);
   const ids = JSON.stringify(messageIds);
-  const rows = ctx.db.$client
-    .query(
-      `SELECT media.*, media.message_id AS of_message, media.position AS at FROM media WHERE message_id IN (SELECT value FROM json_each(?1))
-       UNION ALL
-       SELECT media.*, l.message_id AS of_message, l.position AS at FROM message_media l JOIN media ON media.id = l.media_id
-       WHERE l.message_id IN (SELECT value FROM json_each(?1)) AND media.status = 'stored'
-       ORDER BY of_message, at`,
-    )
-    .all(ids) as (MediaRow & { of_message: string; at: number })[];
-  for (const { of_message, at: _at, ...r } of rows) {
+  const rows = await ctx.records.$rows<MediaRow & { of_message: string; place: number }>(
+    `SELECT media.*, media.message_id AS of_message, media.position AS place FROM media WHERE message_id IN (${jsonValues(ctx.records)})
+     UNION ALL
+     SELECT media.*, l.message_id AS of_message, l.position AS place FROM message_media l JOIN media ON media.id = l.media_id
+     WHERE l.message_id IN (${jsonValues(ctx.records)}) AND media.status = 'stored'
+     ORDER BY of_message, place`,
+    [ids, ids],
+  );
+  for (const { of_message, place: _place, ...r } of rows) {
     const list = out.get(of_message);
     if (list) list.push(r);
     else out.set(of_message, [r]);
@@ -169,7 +171,7 @@ export async function mediaOfMessages(ctx: AppContext, messageIds: string[]): Pr
 /** The pending items of a message (for its retry). */
 export async function pendingMediaOf(ctx: AppContext, messageId: string): Promise<MediaRow[]> {
   await ready(ctx.db);
-  return ctx.db.$client.query(`SELECT * FROM media WHERE message_id = ? AND status = 'pending' ORDER BY position`).all(messageId) as MediaRow[];
+  return ctx.records.$rows<MediaRow>(`SELECT * FROM media WHERE message_id = ? AND status = 'pending' ORDER BY position`, [messageId]);
 }
 
 /**
@@ -180,16 +182,17 @@ export async function attachableMedia(ctx: AppContext, userId: string, ids: stri
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
   if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
   await ready(ctx.db);
-  const find = ctx.db.$client.query(FIND_MEDIA);
-  return ids.map((id) => {
-    const row = find.get(id) as MediaRow | null;
+  const rows: MediaRow[] = [];
+  for (const id of ids) {
+    const row = await mediaRow(ctx, id);
     if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
-    if (row.message_id || row.held_by || isLinked(ctx, id)) throw badRequest(`Attachment ${id} was already sent with another message: upload it again`);
-    return row;
-  });
+    if (row.message_id || row.held_by || (await isLinked(ctx, id))) throw badRequest(`Attachment ${id} was already sent with another message: upload it again`);
+    rows.push(row);
+  }
+  return rows;
 }
 
-const isLinked = (ctx: AppContext, id: string) => !!ctx.db.$client.query(`SELECT 1 FROM message_media WHERE media_id = ? LIMIT 1`).get(id);
+const isLinked = async (ctx: AppContext, id: string) => (await ctx.records.$rows(`SELECT 1 FROM message_media WHERE media_id = ? LIMIT 1`, [id])).length > 0;
 
 // --- Attachments held by a campaign, a template or a drip, shared by the messages that carry them --------------------
 
@@ -202,13 +205,14 @@ export async function assertHoldable(ctx: AppContext, userId: string, holder: Me
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
   if (new Set(ids).size !== ids.length) throw badRequest("The same attachment is listed twice");
   await ready(ctx.db);
-  const find = ctx.db.$client.query(FIND_MEDIA);
-  return ids.map((id) => {
-    const row = find.get(id) as MediaRow | null;
+  const rows: MediaRow[] = [];
+  for (const id of ids) {
+    const row = await mediaRow(ctx, id);
     if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
     if (row.message_id || (row.held_by && row.held_by !== holder)) throw badRequest(`Attachment ${id} belongs to another message: upload it again`);
-    return row;
-  });
+    rows.push(row);
+  }
+  return rows;
 }
 
 /**
@@ -217,17 +221,17 @@ export async function assertHoldable(ctx: AppContext, userId: string, holder: Me
  */
 export async function holdMedia(ctx: AppContext, userId: string, holder: MediaHolder, ids: string[]) {
   await ready(ctx.db);
-  const db = ctx.db.$client;
-  db.query(`UPDATE media SET held_by = NULL WHERE held_by = ? AND id NOT IN (SELECT value FROM json_each(?))`).run(holder, JSON.stringify(ids));
-  const hold = db.query(`UPDATE media SET held_by = ?, position = ? WHERE id = ? AND user_id = ? AND message_id IS NULL`);
-  ids.forEach((id, position) => hold.run(holder, position, id, userId));
+  await ctx.records.$run(`UPDATE media SET held_by = NULL WHERE held_by = ? AND id NOT IN (${jsonValues(ctx.records)})`, [holder, JSON.stringify(ids)]);
+  for (const [position, id] of ids.entries()) {
+    await ctx.records.$run(`UPDATE media SET held_by = ?, position = ? WHERE id = ? AND user_id = ? AND message_id IS NULL`, [holder, position, id, userId]);
+  }
 }
 
 /** The holders' attachments are let go (the holder was deleted): the sweep removes them once no message carries them. */
 export async function releaseMedia(ctx: AppContext, holders: MediaHolder[]) {
   if (!holders.length) return;
   await ready(ctx.db);
-  ctx.db.$client.query(`UPDATE media SET held_by = NULL WHERE held_by IN (SELECT value FROM json_each(?))`).run(JSON.stringify(holders));
+  await ctx.records.$run(`UPDATE media SET held_by = NULL WHERE held_by IN (${jsonValues(ctx.records)})`, [JSON.stringify(holders)]);
 }
 
 /** Each holder's attachments, in order (holders with none are absent). */
@@ -235,9 +239,9 @@ export async function heldMedia(ctx: AppContext, holders: MediaHolder[]): Promis
   const out = new Map<MediaHolder, MediaRow[]>();
   if (!holders.length) return out;
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(`SELECT * FROM media WHERE held_by IN (SELECT value FROM json_each(?)) ORDER BY held_by, position`)
-    .all(JSON.stringify(holders)) as MediaRow[];
+  const rows = await ctx.records.$rows<MediaRow>(`SELECT * FROM media WHERE held_by IN (${jsonValues(ctx.records)}) ORDER BY held_by, position`, [
+    JSON.stringify(holders),
+  ]);
   for (const r of rows) {
     const key = r.held_by as MediaHolder;
     const list = out.get(key);
@@ -258,17 +262,21 @@ export async function heldMediaIds(ctx: AppContext, holder: MediaHolder): Promis
  */
 export async function copyMedia(ctx: AppContext, userId: string, ids: string[]): Promise<MediaRow[]> {
   await ready(ctx.db);
-  return ids.map((id) => {
-    const from = ownMedia(ctx, userId, id);
+  const copies: MediaRow[] = [];
+  for (const id of ids) {
+    const from = await ownMedia(ctx, userId, id);
     if (from.status !== "stored") throw badRequest(`Attachment ${id} is not stored`);
     const copy = Bun.randomUUIDv7();
     const path = join(mediaDir(ctx, userId), copy);
     copyFileSync(mediaPath(ctx, from), `${path}.part`);
     renameSync(`${path}.part`, path);
-    return ctx.db.$client
-      .query(`INSERT INTO media (id, user_id, position, content_type, filename, size, status, created_at) VALUES (?, ?, 0, ?, ?, ?, 'stored', ?) RETURNING *`)
-      .get(copy, userId, from.content_type, from.filename, from.size, ctx.now()) as MediaRow;
-  });
+    const [row] = await ctx.records.$rows<MediaRow>(
+      `INSERT INTO media (id, user_id, position, content_type, filename, size, status, created_at) VALUES (?, ?, 0, ?, ?, ?, 'stored', ?) RETURNING *`,
+      [copy, userId, from.content_type, from.filename, from.size, ctx.now()],
+    );
+    copies.push(row!);
+  }
+  return copies;
 }
 
 /** Messages just written and the attachments each carries, in order. */
@@ -281,16 +289,22 @@ export type MessageMedia = { messageId: string; ids: string[] };
 export async function linkMedia(ctx: AppContext, messages: MessageMedia[]) {
   if (!messages.length) return;
   await ready(ctx.db);
-  const link = ctx.db.$client.query(`INSERT OR IGNORE INTO message_media (message_id, position, media_id) VALUES (?, ?, ?)`);
-  for (const m of messages) m.ids.forEach((id, position) => link.run(m.messageId, position, id));
+  for (const m of messages) {
+    for (const [position, id] of m.ids.entries()) {
+      await ctx.records.$run(`INSERT INTO message_media (message_id, position, media_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, [m.messageId, position, id]);
+    }
+  }
 }
 
 /** Gives uploads to messages, each message's in order, in the caller's transaction (the outbox writer's): one call a chunk. */
 export async function attachMedia(ctx: AppContext, messages: MessageMedia[]) {
   if (!messages.length) return;
   await ready(ctx.db);
-  const update = ctx.db.$client.query(`UPDATE media SET message_id = ?, position = ? WHERE id = ? AND message_id IS NULL`);
-  for (const m of messages) m.ids.forEach((id, position) => update.run(m.messageId, position, id));
+  for (const m of messages) {
+    for (const [position, id] of m.ids.entries()) {
+      await ctx.records.$run(`UPDATE media SET message_id = ?, position = ? WHERE id = ? AND message_id IS NULL`, [m.messageId, position, id]);
+    }
+  }
 }
 
 /**
@@ -299,7 +313,7 @@ export async function attachMedia(ctx: AppContext, messages: MessageMedia[]) {
  */
 export async function sweepOrphanedMedia(ctx: AppContext, limit = 1000): Promise<number> {
   await ready(ctx.db);
-  const rows = ctx.db.$client.query(`SELECT id, user_id FROM media WHERE status = 'orphaned' LIMIT ?`).all(limit) as Pick<MediaRow, "id" | "user_id">[];
+  const rows = await ctx.records.$rows<Pick<MediaRow, "id" | "user_id">>(`SELECT id, user_id FROM media WHERE status = 'orphaned' LIMIT ?`, [limit]);
   return removeMedia(ctx, rows);
 }
 
@@ -313,19 +327,18 @@ export const LOOSE_UPLOAD_GRACE_MS = 24 * 3600_000;
 /** Removes up to `limit` loose items older than the grace period (see LOOSE_UPLOAD_GRACE_MS); answers how many. */
 export async function sweepLooseMedia(ctx: AppContext, limit = 1000): Promise<number> {
   await ready(ctx.db);
-  const rows = ctx.db.$client
-    .query(
-      `SELECT id, user_id FROM media WHERE message_id IS NULL AND held_by IS NULL AND created_at < ? AND status <> 'pending'
-       AND NOT EXISTS (SELECT 1 FROM message_media WHERE media_id = media.id) LIMIT ?`,
-    )
-    .all(ctx.now() - LOOSE_UPLOAD_GRACE_MS, limit) as Pick<MediaRow, "id" | "user_id">[];
+  const rows = await ctx.records.$rows<Pick<MediaRow, "id" | "user_id">>(
+    `SELECT id, user_id FROM media WHERE message_id IS NULL AND held_by IS NULL AND created_at < ? AND status <> 'pending'
+     AND NOT EXISTS (SELECT 1 FROM message_media WHERE media_id = media.id) LIMIT ?`,
+    [ctx.now() - LOOSE_UPLOAD_GRACE_MS, limit],
+  );
   return removeMedia(ctx, rows);
 }
 
 /** In the caller's turn on the connection, after its read: the files, then the rows. */
-function removeMedia(ctx: AppContext, rows: Pick<MediaRow, "id" | "user_id">[]): number {
+async function removeMedia(ctx: AppContext, rows: Pick<MediaRow, "id" | "user_id">[]): Promise<number> {
   for (const r of rows) rmSync(mediaPath(ctx, r), { force: true });
-  if (rows.length) ctx.db.$client.query(`DELETE FROM media WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rows.map((r) => r.id)));
+  if (rows.length) await ctx.records.$run(`DELETE FROM media WHERE id IN (${jsonValues(ctx.records)})`, [JSON.stringify(rows.map((r) => r.id))]);
   return rows.length;
 }
 
@@ -375,11 +388,13 @@ export async function verifySignedMedia(ctx: AppContext, id: string, expires: st
 export async function signedUrlsOfUploads(ctx: AppContext, userId: string, ids: string[]): Promise<string[]> {
   if (ids.length > MAX_MEDIA_PER_MESSAGE) throw badRequest(`A message carries at most ${MAX_MEDIA_PER_MESSAGE} attachments`);
   await ready(ctx.db);
-  return ids.map((id) => {
-    const row = mediaRow(ctx, id);
+  const urls: string[] = [];
+  for (const id of ids) {
+    const row = await mediaRow(ctx, id);
     if (!row || row.user_id !== userId || row.status !== "stored") throw badRequest(`Attachment ${id} was not found: upload it with POST /api/media first`);
-    return signedMediaUrl(ctx, id);
-  });
+    urls.push(signedMediaUrl(ctx, id));
+  }
+  return urls;
 }
 
 // --- Serving --------------------------------------------------------------------------------------------------------

@@ -21,6 +21,19 @@ import {
 import { clearPossibleOptOut, flagPossibleOptOut } from "../../src/conversations/possible-opt-out";
 import { keywordsOn, listKeywords } from "../../src/keywords/keywords";
 import { latestPending, markConfirmed, markPending, markReplied, optInOf, withdrawPending } from "../../src/keywords/opt-ins";
+import {
+  attachableMedia,
+  attachMedia,
+  heldMediaIds,
+  holdMedia,
+  linkMedia,
+  markMediaFailure,
+  mediaOfMessages,
+  pendingMediaOf,
+  releaseMedia,
+  saveMedia,
+  savePendingMedia,
+} from "../../src/media/media";
 import { detachMessages } from "../../src/messages/detach";
 import { getMessage, storeInbound } from "../../src/messages/messages";
 import { outboxMetrics } from "../../src/messages/metrics";
@@ -224,6 +237,51 @@ describe("the outbox", () => {
     await detachMessages(t.ctx, "number", [numberId], "this number");
     const left = await t.ctx.records.$rows<{ n: number }>(`SELECT count(*) AS n FROM messages WHERE user_id = ? AND phone_number_id IS NULL`, [userId]);
     expect(left).toEqual([{ n: 2 }]);
+  });
+});
+
+describe("a message's media", () => {
+  test("an upload given to one message once, a held one linked to another, a received one pending until it fails", async () => {
+    const { userId, providerId } = await account();
+    const first = await reserveSeqs(t.ctx, 2);
+    const ids = [crypto.randomUUID(), crypto.randomUUID()] as const;
+    for (const [i, id] of ids.entries()) {
+      await storeInbound(t.ctx, {
+        id,
+        seq: first + i,
+        userId,
+        contactId: null,
+        phone: ANA,
+        content: "MMS",
+        providerId,
+        providerMessageId: `MM${first + i}`,
+        fromNumber: null,
+        segments: 1,
+        at: new Date(1_700_000_000_000),
+      });
+    }
+    const png = { bytes: new Uint8Array([137, 80, 78, 71]), contentType: "image/png" };
+    const own = await saveMedia(t.ctx, userId, { ...png, filename: "own.png" });
+    const shared = await saveMedia(t.ctx, userId, { ...png, filename: "shared.png" });
+    expect((await attachableMedia(t.ctx, userId, [own.id])).map((m) => m.id)).toEqual([own.id]);
+    await attachMedia(t.ctx, [{ messageId: ids[0], ids: [own.id] }]);
+    await expect(attachableMedia(t.ctx, userId, [own.id])).rejects.toMatchObject({ status: 400 });
+
+    await holdMedia(t.ctx, userId, "campaign:c1", [shared.id]);
+    expect(await heldMediaIds(t.ctx, "campaign:c1")).toEqual([shared.id]);
+    await linkMedia(t.ctx, [{ messageId: ids[1], ids: [shared.id] }]);
+    // Linked twice (a chunk written again): still once.
+    await linkMedia(t.ctx, [{ messageId: ids[1], ids: [shared.id] }]);
+    const media = await mediaOfMessages(t.ctx, [...ids]);
+    expect(media.size).toBe(2);
+    expect(ids.map((id) => media.get(id)!.map((r) => [r.filename, r.size]))).toEqual([[["own.png", 4]], [["shared.png", 4]]]);
+    await releaseMedia(t.ctx, ["campaign:c1"]);
+    expect(await heldMediaIds(t.ctx, "campaign:c1")).toEqual([]);
+
+    const pending = await savePendingMedia(t.ctx, userId, { messageId: ids[1], position: 1, sourceUrl: "https://example.com/p.jpg", error: "timed out" });
+    expect((await pendingMediaOf(t.ctx, ids[1])).map((m) => [m.id, m.status, m.error])).toEqual([[pending.id, "pending", "timed out"]]);
+    await markMediaFailure(t.ctx, pending.id, "gone", true);
+    expect(await pendingMediaOf(t.ctx, ids[1])).toEqual([]);
   });
 });
 
