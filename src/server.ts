@@ -222,9 +222,10 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * and a request that reaches such a record answers an error.
  */
 const NOT_SERVED_ON_POSTGRES =
-  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, media and the contacts are not " +
-  "served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor), their settings, the event log and " +
-  "the jobs runner (the log's pruning; its passes shared with the other processes) are";
+  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, media, the contacts' imports (CSV " +
+  "and JSON) and campaign audiences are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, " +
+  "two-factor), their settings, the contacts (the list, search, tags, duplicates, export, consent) and segments, the " +
+  "event log and the jobs runner (the log's pruning; its passes shared with the other processes) are";
 
 /**
  * On PostgreSQL, the workers whose records are served there: the jobs runner, whose passes the installation's
