@@ -1,7 +1,10 @@
 import type { Database } from "bun:sqlite";
 import type { SQL } from "drizzle-orm";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { BunSQLiteDatabase, PreparedQuery, SQLiteBunSession } from "drizzle-orm/bun-sqlite";
+import type { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
+import { statementGate, type StatementGate } from "./transaction";
 import type * as schema from "./schema";
 
 /**
@@ -9,11 +12,12 @@ import type * as schema from "./schema";
  * every statement is a Promise the record awaits (`await ctx.records.select()...get()`), and a statement left
  * unawaited is a type error where its rows are used (tests/api/promises.test.ts finds the rest).
  *
- * On SQLite it is the data folder's bun:sqlite database itself, typed as asynchronous: its statements still run
- * synchronously underneath (awaiting one costs a microtask, not a trip through drizzle's proxy driver; the send
- * bench's figures are in db/postgres/records-db.ts), so the records' rule stays: `ready(ctx.db)` once, then
- * statements, awaiting nothing but statements, and they all run before the next macrotask, when no transaction of
- * another caller can have begun (db/transaction.ts). On PostgreSQL it is db/postgres/records-db.ts's driver.
+ * On SQLite it is a drizzle database over the data folder's bun:sqlite connection (the same connection as `ctx.db`)
+ * whose every statement checks, at the moment it would run, that no transaction of another caller is open
+ * (db/transaction.ts `statementGate`): then it runs at once, synchronously underneath (awaiting it costs a microtask,
+ * not a trip through drizzle's proxy driver; the send bench's figures are in db/postgres/records-db.ts); otherwise it
+ * waits for its turn. So a record on `ctx.records` may await anything between its statements and none of them joins
+ * another caller's transaction. On PostgreSQL it is db/postgres/records-db.ts's driver.
  *
  * A raw statement (SQLite's text, `?` parameters) goes through `$rows`/`$run`, which answer rows as objects and a
  * write's `{ changes }` on both engines, never through bun:sqlite's `$client`.
@@ -37,28 +41,70 @@ export function statementOf(dialect: Dialect, query: string | SQL, params: unkno
   return { text: built.sql, params: built.params };
 }
 
-const attached = new WeakSet<object>();
+/**
+ * drizzle's bun:sqlite prepared statement, each execution gated: run at once when the caller may use the connection,
+ * otherwise once it may. `all` and `get` call `values` underneath: by then the gate is free, and it answers at once.
+ */
+class GatedQuery extends PreparedQuery {
+  gate!: StatementGate;
+  override run(placeholders?: Record<string, unknown>) {
+    return this.gate.free() ? super.run(placeholders) : (this.gate.later(() => super.run(placeholders)) as never);
+  }
+  override all(placeholders?: Record<string, unknown>) {
+    return this.gate.free() ? super.all(placeholders) : (this.gate.later(() => super.all(placeholders)) as never);
+  }
+  override get(placeholders?: Record<string, unknown>) {
+    return this.gate.free() ? super.get(placeholders) : (this.gate.later(() => super.get(placeholders)) as never);
+  }
+  override values(placeholders?: Record<string, unknown>) {
+    return this.gate.free() ? super.values(placeholders) : (this.gate.later(() => super.values(placeholders)) as never);
+  }
+}
+
+type Session = { client: Database; logger: unknown; prepareQuery: (...args: unknown[]) => unknown };
+
+/** drizzle's bun:sqlite session, preparing gated statements (its own `prepareQuery`, with the class above). */
+function gatedSession(session: Session, gate: StatementGate) {
+  session.prepareQuery = (query, fields, executeMethod, isResponseInArrayMode, customResultMapper) => {
+    const { sql } = query as { sql: string };
+    const prepared = new (GatedQuery as unknown as new (...args: unknown[]) => GatedQuery)(
+      session.client.prepare(sql), query, session.logger, fields, executeMethod, isResponseInArrayMode, customResultMapper,
+    );
+    prepared.gate = gate;
+    return prepared;
+  };
+}
+
+const gated = new WeakMap<Db, RecordsDb>();
 
 /**
- * The data folder's database as the records' (the same object, with `$rows`/`$run`): what `ctx.records` answers on
- * SQLite. Statements run synchronously on the connection; `query()` keeps each raw text's compiled statement.
+ * The data folder's database as the records' (what `ctx.records` answers on SQLite): a drizzle database of its own
+ * over `db`'s connection, its statements gated (above), with `$rows`/`$run` gated the same way; `query()` keeps each
+ * raw text's compiled statement.
  */
 export function sqliteRecords(db: Db): RecordsDb {
-  if (!attached.has(db)) {
-    const client: Database = db.$client;
-    const dialect = (db as unknown as { dialect: Dialect }).dialect;
-    Object.assign(db, {
-      $engine: "sqlite",
-      $rows: async (query: string | SQL, params?: unknown[]) => {
-        const s = statementOf(dialect, query, params);
-        return client.query(s.text).all(...(s.params as never[]));
-      },
-      $run: async (query: string | SQL, params?: unknown[]) => {
-        const s = statementOf(dialect, query, params);
-        return { changes: client.query(s.text).run(...(s.params as never[])).changes };
-      },
-    });
-    attached.add(db);
-  }
-  return db as unknown as RecordsDb;
+  let records = gated.get(db);
+  if (records) return records;
+  const client: Database = db.$client;
+  const gate = statementGate(client);
+  const dialect = (db as unknown as { dialect: SQLiteSyncDialect }).dialect;
+  const { schema, fullSchema, tableNamesMap } = db._;
+  const relational = schema ? { schema, fullSchema, tableNamesMap } : undefined;
+  const session = new SQLiteBunSession(client, dialect, relational as never);
+  gatedSession(session as unknown as Session, gate);
+  const raw = <T>(statement: () => T): T | Promise<T> => (gate.free() ? statement() : gate.later(statement));
+  records = Object.assign(new BunSQLiteDatabase("sync", dialect, session, relational as never), {
+    $client: client,
+    $engine: "sqlite" as const,
+    $rows: async (query: string | SQL, params?: unknown[]) => {
+      const s = statementOf(dialect, query, params);
+      return raw(() => client.query(s.text).all(...(s.params as never[])));
+    },
+    $run: async (query: string | SQL, params?: unknown[]) => {
+      const s = statementOf(dialect, query, params);
+      return raw(() => ({ changes: client.query(s.text).run(...(s.params as never[])).changes }));
+    },
+  }) as unknown as RecordsDb;
+  gated.set(db, records);
+  return records;
 }

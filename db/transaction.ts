@@ -12,9 +12,16 @@ import type { PostgresRecords } from "./postgres/records-db";
  * seeing its uncommitted rows, and rolled back with it. So here:
  *
  * - A transaction is a turn on the connection: transactions queue for it (an async lock), one at a time.
- * - The code that runs inside one is known by an AsyncLocalStorage frame, carried across its `await`s. A record asks
- *   `ready(db)` before its statements: inside the open transaction (or with none open) it goes on at once; any other
- *   caller waits until the transaction has committed or rolled back, so it neither sees nor joins its writes.
+ * - The code that runs inside one is known by an AsyncLocalStorage frame, carried across its `await`s. Any other
+ *   caller's statement waits until the transaction has committed or rolled back, so it neither sees nor joins its
+ *   writes. The check is made per statement, at the moment it would run: `ctx.records` (db/records.ts) runs each
+ *   statement at once when no other caller's transaction is open, and otherwise waits for its turn and runs in the
+ *   same synchronous step as its last check (`statementGate`), so no transaction can begin between them, however many
+ *   `await`s a record takes. A record still running statements synchronously on `ctx.db` asks `ready(db)` first (the
+ *   same wait, once) and runs them with no `await` between.
+ * - A transaction claims the connection at once and runs its BEGIN a microtask later: a record let go just before
+ *   (by `ready`, with nothing open or when a transaction ended) has its continuation queued already, so its
+ *   synchronous statements run first, outside the transaction; a record asking after the claim waits for its end.
  * - A transaction begun inside another joins it as a savepoint: its error rolls back only its own writes (then
  *   rethrows), its success leaves them to the outer commit. Savepoints of one frame are taken one at a time, so two
  *   nested calls run side by side (Promise.all) do not release each other's savepoints.
@@ -34,17 +41,12 @@ type Frame = {
 };
 
 type State = {
-  /** The outermost frame of the transaction open on the connection, or null. */
+  /** The outermost frame of the transaction open on the connection (or claimed, its BEGIN a microtask away), or null. */
   open: Frame | null;
   /** Resolves when the open transaction ends. */
   ended: Promise<void>;
   /** Callers waiting to begin one: a newcomer does not pass them. */
   queued: number;
-  /**
-   * Records let go by `ready` (a transaction ended, or none was open) run their statements in the microtasks that follow: until the
-   * next macrotask (this promise), no transaction begins, so none can be open around them.
-   */
-  released: Promise<void> | null;
   savepoints: number;
 };
 
@@ -59,7 +61,7 @@ const states = new WeakMap<Database, State>();
 
 function stateOf(client: Database): State {
   let state = states.get(client);
-  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), queued: 0, released: null, savepoints: 0 }));
+  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), queued: 0, savepoints: 0 }));
   return state;
 }
 
@@ -67,37 +69,40 @@ function stateOf(client: Database): State {
 const belongs = (state: State) => frames.getStore()?.root === state.open;
 
 /**
- * Resolves once the caller may run statements on `db`: at once when no transaction is open or the caller is inside
- * it, otherwise when the transaction open now (and any queued before the caller) has ended. A record awaits it, then
- * runs its statements with no `await` between them.
+ * Resolves once the caller may run statements on `db`: at once (undefined, no promise) when no transaction of another
+ * caller is open, otherwise when the transaction open now (and any claimed before the caller's turn) has ended. A
+ * record running synchronous statements on `ctx.db` awaits it, then runs them with no `await` between: a transaction
+ * claimed meanwhile runs its BEGIN only after them (see `begin`). Statements on `ctx.records` wait by themselves
+ * (`statementGate`); awaiting `ready` before them costs a microtask and changes nothing.
  */
 export function ready(db: Db): Promise<void> | undefined {
   if (postgresOf(db)) return undefined;
   const state = stateOf(db.$client);
-  if (state.open) return belongs(state) ? undefined : waitTurn(state);
-  // Nothing open: the caller goes on at once, but its `await` still yields a microtask, and a transaction begun in
-  // that gap (by code whose turn came first) would be open around its statements: they would join it, committed or
-  // rolled back with it. So no transaction begins before the next macrotask, by when the statements have run.
-  holdBegins(state);
-  return undefined;
-}
-
-/** Until the next macrotask, a transaction queues instead of beginning (see `queue`). */
-function holdBegins(state: State) {
-  state.released ??= new Promise((resolve) =>
-    setImmediate(() => {
-      state.released = null;
-      resolve();
-    }),
-  );
+  return state.open && !belongs(state) ? waitTurn(state) : undefined;
 }
 
 async function waitTurn(state: State) {
-  // Another transaction queued ahead may open as soon as this one ends: wait again until none is open.
+  // Another transaction queued ahead may claim the connection as soon as this one ends: wait again until none is open.
   while (state.open && !belongs(state)) await state.ended;
-  // The caller's statements run a few microtasks from now, after its await: a transaction begun in between (queued
-  // behind this one, or new) would be open around them, and they would join it, committed or rolled back with it.
-  holdBegins(state);
+}
+
+/**
+ * The per-statement check of `ctx.records` on SQLite (db/records.ts), for `client`'s connection: `free()` answers
+ * whether the caller may run a statement now (no transaction open, or the caller inside it); `later(statement)` waits
+ * until it may and runs `statement` in the same synchronous step as that last check, so no transaction begins between.
+ * Split in two so the common case (free) costs a property read and no promise.
+ */
+export type StatementGate = { free(): boolean; later<T>(statement: () => T): Promise<T> };
+
+export function statementGate(client: Database): StatementGate {
+  const state = stateOf(client);
+  return {
+    free: () => !state.open || belongs(state),
+    async later(statement) {
+      while (state.open && !belongs(state)) await state.ended;
+      return statement();
+    },
+  };
 }
 
 /**
@@ -134,31 +139,38 @@ export function withTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   const state = stateOf(client);
   const parent = frames.getStore();
   if (parent && parent.root === state.open) return savepoint(client, state, parent, fn);
-  // Nothing open and nobody queued: begin at once. A synchronous bun:sqlite transaction open around the caller (one
-  // that called this without awaiting it) has ended by the caller's next turn: wait for that.
-  if (!state.open && !state.queued && !state.released && !client.inTransaction) return begin(client, state, fn);
+  // Nothing open and nobody queued: claim the connection at once. A synchronous bun:sqlite transaction open around the
+  // caller (one that called this without awaiting it) has ended by the caller's next turn: wait for that.
+  if (!state.open && !state.queued && !client.inTransaction) return begin(client, state, fn);
   return queue(client, state, fn);
 }
 
 async function queue<T>(client: Database, state: State, fn: () => Promise<T>): Promise<T> {
   state.queued++;
   try {
-    // (A transaction never opens while records let go by `ready` are still to run: `released` and `open` are never
-    // both set.)
-    do await (state.released ?? state.ended);
-    while (state.open || state.released || client.inTransaction);
+    do await state.ended;
+    while (state.open || client.inTransaction);
   } finally {
     state.queued--;
   }
   return begin(client, state, fn);
 }
 
+/**
+ * Claims the connection now (from here on, other callers' statements wait) and runs BEGIN and `fn` in the next
+ * microtask: records let go before the claim have their continuations queued already, ahead of it, and their
+ * synchronous statements run outside the transaction rather than inside it.
+ */
 function begin<T>(client: Database, state: State, fn: () => Promise<T>): Promise<T> {
   const frame = { children: Promise.resolve() } as Frame;
   frame.root = frame;
   let end!: () => void;
   state.ended = new Promise((resolve) => (end = resolve));
   state.open = frame;
+  return Promise.resolve().then(() => start(client, state, frame, end, fn));
+}
+
+function start<T>(client: Database, state: State, frame: Frame, end: () => void, fn: () => Promise<T>): Promise<T> {
   let begun = false;
   const finish = (commit: boolean) => {
     try {

@@ -14,7 +14,8 @@ export type AppContext = {
   db: Db;
   /**
    * The records' database on either engine (db/records.ts): every statement awaited, raw ones through
-   * `$rows`/`$run`. On SQLite, `ctx.db` itself (read at each call: a restore replaces it).
+   * `$rows`/`$run`. On SQLite, a drizzle database over `ctx.db`'s connection whose every statement waits while another
+   * caller's transaction is open (read at each call: a restore replaces `ctx.db`).
    */
   readonly records: RecordsDb;
   /**

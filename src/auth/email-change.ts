@@ -35,8 +35,8 @@ export async function requestEmailChange(ctx: AppContext, user: User, input: str
   const email = normalizeEmail(input);
   if (!EMAIL_RE.test(email)) throw badRequest("Please enter a valid email address");
   if (email === user.email) throw badRequest("This is already your email address");
-  await ready(ctx.db);
   if (await findUserByEmail(ctx, email)) throw conflict(TAKEN);
+  await ready(ctx.db);
   const now = ctx.now();
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const row = {

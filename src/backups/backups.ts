@@ -23,7 +23,6 @@ import type { AppContext } from "../context";
 import {
   closeWhenIdle,
   copyDatabase,
-  databaseIdle,
   integrityProblems,
   lastMigration,
   openDatabaseFile,
@@ -214,9 +213,8 @@ async function inspectDatabase(path: string): Promise<{ tables: Record<string, n
 /**
  * Copies an open database and the key into a new archive (the lock must be held). A failure is recorded as a failed
  * backup and thrown. The key is the data folder's secret.key, or SECRET_KEY_FILE's (`keyFile`) where one is set.
- * The copy is taken in the turn it is called, on the connection itself: the caller has awaited `databaseIdle` with no
- * await since (backUp), so no other caller's transaction is open on it (VACUUM INTO refuses to run inside one:
- * "cannot VACUUM from within a transaction"); the start's backup before migrations runs before any is.
+ * The copy is taken on the connection itself once no other caller's transaction is open on it (`copyDatabase` waits
+ * for one to end); the start's backup before migrations runs before any is.
  */
 export async function writeBackup(sqlite: Database, dataDir: string, reason: string, now: number, keyFile: string | null = null): Promise<BackupInfo> {
   const dir = ensureDir(dataDir);
@@ -281,7 +279,6 @@ export function recordBackup(dataDir: string, info: BackupInfo): BackupInfo {
  * it committed, never what it may still roll back, and VACUUM INTO does not fail inside it.
  */
 export async function backUp(ctx: AppContext, reason: string): Promise<BackupInfo> {
-  await databaseIdle(ctx.db);
   return await writeBackup(ctx.db.$client, ctx.config.dataDir, reason, ctx.now(), ctx.config.secretKeyFile);
 }
 

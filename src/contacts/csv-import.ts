@@ -70,6 +70,7 @@ export async function failInterruptedImports(ctx: AppContext): Promise<void> {
   if (ctx.records.$engine === "postgres") return;
   rmSync(uploadsDir(ctx), { recursive: true, force: true });
   await restoreSearchMerges(ctx.db);
+  await ready(ctx.db);
   ctx.db
     .update(contactImports)
     .set({ state: "failed", error: INTERRUPTED, finishedAt: new Date(ctx.now()) })
@@ -205,6 +206,7 @@ export async function startCsvImport(ctx: AppContext, userId: string, path: stri
     throw err;
   }
   const running = and(eq(contactImports.userId, userId), inArray(contactImports.state, ["queued", "running"]));
+  await ready(ctx.db);
   const busy = ctx.db.select({ id: contactImports.id }).from(contactImports).where(running).get();
   if (busy) {
     rmSync(path, { force: true });

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { hasPendingMigrations, migrateUpTo, openDatabase, type Db } from "../../db/client";
 import { migrationJournal } from "../../db/migrations/embedded";
 import { openSqlite } from "../../db/sqlite";
-import { ready } from "../../db/transaction";
+import { ready, statementGate } from "../../db/transaction";
 
 /**
  * The record of the database file itself, not of a table: a copy of it (VACUUM INTO), the checks of a copy
@@ -20,19 +20,15 @@ export type SchemaObject = { type: string; name: string; table: string; sql: str
 
 /**
  * Copies the database of `sqlite` into a new file at `path` with VACUUM INTO (a consistent snapshot even while others
- * write; bun:sqlite has no backup API), in the turn it is called: the caller makes sure no transaction is open on
- * the connection (VACUUM INTO refuses to run inside one: "cannot VACUUM from within a transaction").
+ * write; bun:sqlite has no backup API) once no other caller's transaction is open on the connection: one awaiting
+ * inside (a request's records between their awaits) is waited for, so the copy holds what it committed, never what
+ * it may still roll back, and VACUUM INTO does not fail inside it ("cannot VACUUM from within a transaction"). The
+ * copy runs in the same synchronous step as that check (db/transaction.ts `statementGate`): none can begin between.
  */
 export async function copyDatabase(sqlite: Database, path: string): Promise<void> {
-  sqlite.query("VACUUM INTO ?").run(path);
-}
-
-/**
- * Resolves once no other caller's transaction is open on `db` (one awaiting inside is waited for); no transaction
- * begins before the next macrotask (db/transaction.ts ready), so a copy taken with no await since sees none.
- */
-export async function databaseIdle(db: Db): Promise<void> {
-  await ready(db);
+  const gate = statementGate(sqlite);
+  const copy = () => void sqlite.query("VACUUM INTO ?").run(path);
+  return gate.free() ? copy() : gate.later(copy);
 }
 
 /**

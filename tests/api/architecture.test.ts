@@ -233,8 +233,8 @@ const ALLOWED: Record<string, string> = {
  * opt-ins, tags, consent) and the plan checks' count (countContacts, through ctx.usageCounts) are async, each writer one ctx.withTransaction; an import's batches and names are ctx.withTransaction
  * whose callbacks await nothing; a page of the list (its total, its rowids: list-marks.ts listPage, search.ts
  * searchPage, and their rows) is read in one ctx.withTransaction (listContacts), which a delete waits for.
- * In database-file, the copy (VACUUM INTO) runs in the turn it is called, for callers that awaited `databaseIdle` with
- * no await since (backups' `backUp`), and for the start's backup before migrations, which runs before any transaction.
+ * In database-file, the copy (VACUUM INTO) waits until no other caller's transaction is open and runs in the same
+ * synchronous step as that check (db/transaction.ts statementGate); the start's backup before migrations runs before any.
  * In events, the log is appended to by an async record in the transaction of its change (appendEvents: a chunk's
  * events in one call); its readers' records are async, awaited in the readers' chunk transactions and by the live hub.
  */

@@ -5,7 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase, type Db } from "../../db/client";
+import { sqliteRecords } from "../../db/records";
 import { afterTransaction, inTransaction, ready, withTransaction } from "../../db/transaction";
+import { sql } from "drizzle-orm";
 
 let db: Db;
 
@@ -146,6 +148,95 @@ describe("transactions of different callers", () => {
     await tx;
     expect(await after).toBe(false);
     expect(await names()).toEqual(["after", "outside", "tx"]);
+  });
+});
+
+describe("statements on ctx.records (db/records.ts), each gated as it runs", () => {
+  test("a record awaiting between its statements joins no transaction begun in the pause; one open waits for its end", async () => {
+    const records = sqliteRecords(db);
+    const order: string[] = [];
+    let begun!: () => void;
+    const txBegun = new Promise<void>((resolve) => (begun = resolve));
+    const record = (async () => {
+      await records.$run("INSERT INTO t (name) VALUES (?)", ["r1"]);
+      await txBegun;
+      // Now a transaction of another caller is open: each kind of statement waits for its end.
+      const raw = records.$run("INSERT INTO t (name) VALUES (?)", ["r2"]).then(() => order.push("raw wrote r2"));
+      const built = Promise.resolve(records.run(sql`INSERT INTO t (name) VALUES ('r3')`)).then(() => order.push("drizzle wrote r3"));
+      const read = Promise.resolve(records.all<{ name: string }>(sql`SELECT name FROM t ORDER BY name`)).then((rows) =>
+        order.push(`read ${rows.map((r) => r.name).join(",")}`),
+      );
+      await Promise.all([raw, built, read]);
+    })();
+    const tx = withTransaction(db, async () => {
+      await records.$run("INSERT INTO t (name) VALUES (?)", ["tx"]);
+      begun();
+      await pause();
+      order.push("tx ends");
+      throw new Error("rolled back");
+    }).catch((err: Error) => err.message);
+    expect(await tx).toBe("rolled back");
+    await record;
+    // Before, ctx.records ran at once: r2 and r3 joined the transaction and went with its rollback, the read saw "tx".
+    // (The statements ran in the order asked, as the read shows; their answers reach the caller a microtask or two apart.)
+    expect(order[0]).toBe("tx ends");
+    expect(order.slice(1).sort()).toEqual(["drizzle wrote r3", "raw wrote r2", "read r1,r2,r3"]);
+    expect(await names()).toEqual(["r1", "r2", "r3"]);
+  });
+
+  test("inside the transaction they run at once, and see its writes", async () => {
+    const records = sqliteRecords(db);
+    const seen = await withTransaction(db, async () => {
+      await records.$run("INSERT INTO t (name) VALUES (?)", ["inside"]);
+      await pause();
+      return (await records.$rows<{ name: string }>("SELECT name FROM t")).map((r) => r.name);
+    });
+    expect(seen).toEqual(["inside"]);
+  });
+});
+
+describe("transactions queued while records keep running", () => {
+  test("all begin and commit in the turn they were asked for, without waiting for the records to stop", async () => {
+    const records = sqliteRecords(db);
+    // Event-loop turns, counted by a macrotask each.
+    let turn = 0;
+    let counting = true;
+    const tick = () => {
+      turn++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // Three callers running a record every turn for 30 turns, both kinds (ready and synchronous, and ctx.records).
+    const stream = async (who: string) => {
+      for (let i = 0; i < 30; i++) {
+        await add(`${who}${String(i).padStart(2, "0")}`);
+        await records.$rows("SELECT count(*) AS n FROM t");
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const asked = turn;
+    // Ten transactions asked for at once, their callbacks awaiting records only: the first begins, and while it is
+    // open the records of the three callers ask to run, then the nine others queue.
+    const committed: number[] = [];
+    const transaction = (i: number) =>
+      withTransaction(db, async () => {
+        await add(`tx${i}`);
+        await records.$run("INSERT INTO t (name) VALUES (?)", [`tx${i}b`]);
+      }).then(() => committed.push(turn - asked));
+    const first = transaction(0);
+    const streams = [stream("a"), stream("b"), stream("c")];
+    const txs = [first, ...Array.from({ length: 9 }, (_, i) => transaction(i + 1))];
+    await Promise.all(txs);
+    // Before, each record let go armed a hold on BEGIN until the next turn, and the queued transactions began one a turn
+    // (or slower), for as long as records kept coming.
+    expect(committed).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    await Promise.all(streams);
+    counting = false;
+    const rows = await names();
+    expect(rows.length).toBe(90 + 20);
+    expect(rows.filter((n) => n.startsWith("tx"))).toEqual(Array.from({ length: 10 }, (_, i) => [`tx${i}`, `tx${i}b`]).flat().sort());
+    expect(db.$client.inTransaction).toBe(false);
   });
 });
 
