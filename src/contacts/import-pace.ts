@@ -42,3 +42,15 @@ const waitedForCpu = (() => {
  * writing the pages it changed, so it fell further behind (scripts/bench/import.ts at a load average of 10 to 24).
  */
 export const ownTime = () => performance.now() - waitedForCpu();
+
+/**
+ * Whether a CSV import runs a full collection now (csv-import.ts GC_ABOVE): the process holds over `above` bytes and
+ * has grown by `grown` since the least it held after the last collection (`memory.floor`, kept here; the caller sets it
+ * to what the process holds right after collecting). What a collection cannot free (the page cache, the threads'
+ * heaps, the executable's own pages) stays in the floor, so a process whose floor is over `above` collects once per
+ * `grown` of garbage instead of after every transaction.
+ */
+export function collectionDue(memory: { floor: number }, rss: number, above: number, grown: number): boolean {
+  memory.floor = Math.min(memory.floor, rss);
+  return rss > above && rss - memory.floor >= grown;
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contacts } from "../../db/schema";
 import { fileBatches } from "../../src/contacts/import-pipeline";
-import { nextSlice, ownTime } from "../../src/contacts/import-pace";
+import { collectionDue, nextSlice, ownTime } from "../../src/contacts/import-pace";
 import { ContactImporter, mergeSearchIndex, ROWS_PER_BATCH } from "../../src/contacts/importer";
 import { failInterruptedImports } from "../../src/contacts/csv-import";
 import { grantLicense } from "../../src/licenses/licenses";
@@ -298,6 +298,28 @@ describe("the import's transactions", () => {
     // Never under 50 rows, never over a batch.
     expect(nextSlice(pace, 100, 100, 1000)).toBe(50);
     expect(nextSlice({ msPerRow: 0 }, 9000, 9000, 1)).toBe(10_000);
+  });
+
+  test("a full collection is due over the budget once the process grew by the step over the least it held since the last", () => {
+    const MB = 1048576;
+    const memory = { floor: Number.POSITIVE_INFINITY };
+    // Under the budget: never, however much it grew.
+    expect(collectionDue(memory, 200 * MB, 288 * MB, 24 * MB)).toBe(false);
+    expect(memory.floor).toBe(200 * MB);
+    expect(collectionDue(memory, 288 * MB, 288 * MB, 24 * MB)).toBe(false);
+    // Over it, and 90 MB over the least it held.
+    expect(collectionDue(memory, 290 * MB, 288 * MB, 24 * MB)).toBe(true);
+    // The collection left 300 MB (what it cannot free): over the budget, but not collected again until 24 MB more.
+    memory.floor = 300 * MB;
+    expect(collectionDue(memory, 310 * MB, 288 * MB, 24 * MB)).toBe(false);
+    expect(collectionDue(memory, 323 * MB, 288 * MB, 24 * MB)).toBe(false);
+    expect(collectionDue(memory, 324 * MB, 288 * MB, 24 * MB)).toBe(true);
+    // The process gave memory back after: the step counts from the least it held since.
+    memory.floor = 320 * MB;
+    expect(collectionDue(memory, 296 * MB, 288 * MB, 24 * MB)).toBe(false);
+    expect(memory.floor).toBe(296 * MB);
+    expect(collectionDue(memory, 319 * MB, 288 * MB, 24 * MB)).toBe(false);
+    expect(collectionDue(memory, 320 * MB, 288 * MB, 24 * MB)).toBe(true);
   });
 
   test("a transaction is timed without the time its thread waited for a CPU: between its CPU time and the wall time", () => {
