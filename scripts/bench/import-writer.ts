@@ -5,13 +5,16 @@
 // this thread every 20,000 rows (the import has them on another) and are left out of the writer's time.
 // Variants, to find what a part costs: NOTRIG=1 drops the per-row triggers on contacts, NOFTS=1 leaves the search
 // index out, NONAME=1 drops the name index, CACHE_MB sets the page cache, MMAP_MB memory-maps the file, FTS_AUTOMERGE
-// sets the search index's automerge, PAGE_SIZE the new database's page size, FILE_ORDER=1 stores the rows in the file's order.
+// sets the search index's automerge, PAGE_SIZE the new database's page size, FILE_ORDER=1 stores the rows in the file's order,
+// WINDOW the rows sorted by phone together.
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { fileBatches } from "../../src/contacts/import-pipeline";
+import { csvBatches, fileChunks } from "../../src/contacts/csv-stream";
+import { inPhoneOrder, ORDER_WINDOW } from "../../src/contacts/import-order";
+import { packBatch } from "../../src/contacts/prepare";
 import { beginBulkWrites, ContactImporter } from "../../src/contacts/importer";
 import type { PackedBatch } from "../../src/contacts/prepare";
 import { grantLicense } from "../../src/licenses/licenses";
@@ -31,7 +34,10 @@ let t0 = performance.now();
 const batches: PackedBatch[] = [];
 // In phone order a window at a time, as the import hands rows to its writer (import-order.ts); FILE_ORDER=1: the file's.
 const sortable = process.env.FILE_ORDER ? 0 : Number.POSITIVE_INFINITY;
-for await (const { batch } of fileBatches(csvPath, { region: "US", mapping: MAPPING as never, sortable })) batches.push(batch);
+// WINDOW=n: rows sorted by phone n at a time (the import's ORDER_WINDOW otherwise).
+const window = Number(process.env.WINDOW || ORDER_WINDOW);
+const parse = { region: "US" as const, mapping: MAPPING as never, sortable };
+for await (const { batch } of inPhoneOrder(csvBatches(fileChunks(csvPath), Bun.file(csvPath).size, parse), sortable, window)) batches.push(packBatch(batch));
 const parseSecs = (performance.now() - t0) / 1000;
 
 if (process.env.PAGE_SIZE) {
@@ -89,6 +95,9 @@ let transactions = 0;
 let longest = 0;
 let checkpointed = 0;
 let checkpointMs = 0;
+/** Bytes this process wrote with write calls (the log's frames, the checkpoints' pages). */
+const written = () => Number(/wchar: (\d+)/.exec(readFileSync("/proc/self/io", "utf8"))?.[1] ?? 0);
+const written0 = written();
 t0 = performance.now();
 const cpu0 = process.cpuUsage();
 for (const b of batches) {
@@ -109,6 +118,7 @@ for (const b of batches) {
 }
 const secs = (performance.now() - t0 - checkpointMs) / 1000;
 const cpu = process.cpuUsage(cpu0);
+const wrote = written() - written0;
 await release();
 const r = importer.results();
 const us = (ms: number) => ((ms * 1000) / N).toFixed(1);
@@ -125,6 +135,7 @@ for (const [k, ms] of spent) {
 console.log(`  ${"rest of the body (event...)".padEnd(28)} ${us(body - named)} us a row`);
 console.log(`  ${"begin and commit".padEnd(28)} ${us(secs * 1000 - body)} us a row`);
 console.log(`  ${"checkpoints (not counted)".padEnd(28)} ${us(checkpointMs)} us a row`);
+console.log(`written ${(wrote / 1e9).toFixed(2)} GB (${(wrote / N / 1024).toFixed(1)} KB a row, checkpoints included)`);
 console.log(`page size ${sql.query<{ page_size: number }, []>("PRAGMA page_size").get()!.page_size} bytes`);
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 ctx.db.$client.close();
