@@ -222,9 +222,11 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * and a request that reaches such a record answers an error.
  */
 const NOT_SERVED_ON_POSTGRES =
-  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, media, the contacts' imports (CSV " +
-  "and JSON) and campaign audiences are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, " +
-  "two-factor), their settings, the contacts (the list, search, tags, duplicates, export, consent) and segments, the " +
+  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, the media's sweep, the contacts' " +
+  "imports (CSV and JSON), campaign audiences, provider accounts and sender numbers (so no text is sent or received, " +
+  "and no keyword saved) are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor), their " +
+  "settings, the contacts (the list, search, tags, duplicates, export, consent) and segments, the conversations (lists, " +
+  "threads, read marks, states, possible opt-outs), the messages' lists and media, the keywords' list and tester, the " +
   "event log and the jobs runner (the log's pruning; its passes shared with the other processes) are";
 
 /**

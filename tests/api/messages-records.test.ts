@@ -58,7 +58,7 @@ async function account() {
     `INSERT INTO sms_providers (id, user_id, provider, display_name, credentials_encrypted, created_at) VALUES (?, ?, 'twilio', 'Twilio', '', 0)`,
     [providerId, acc.user.id],
   );
-  return { userId: acc.user.id as string, providerId };
+  return { userId: acc.user.id as string, providerId, token: acc.token };
 }
 
 describe("inbound messages and their threads", () => {
@@ -192,6 +192,46 @@ describe("conversations", () => {
     await expect(onceByKey(t.ctx, userId, "k1", ["+15550100001", "Bye"], run)).rejects.toMatchObject({ status: 409 });
     expect(await onceByKey(t.ctx, userId, "k2", ["+15550100001", "Bye"], run)).toEqual({ status: 202, body: { n: 2 }, replayed: false });
     expect(runs).toBe(2);
+  });
+});
+
+describe("the routes on these records", () => {
+  test("a thread listed, read page by page and marked read; the messages listed; the keywords' page and tester", async () => {
+    const { userId, providerId, token } = await account();
+    const first = await reserveSeqs(t.ctx, 2);
+    for (const [i, content] of ["Hello", "STOP please"].entries()) {
+      const id = crypto.randomUUID();
+      await storeInbound(t.ctx, {
+        id,
+        seq: first + i,
+        userId,
+        contactId: null,
+        phone: ANA,
+        content,
+        providerId,
+        providerMessageId: `SM-r${first + i}`,
+        fromNumber: "+15550009999",
+        segments: 1,
+        at: new Date(1_700_000_000_000 + i),
+      });
+      await attachToConversations(t.ctx, [{ userId, phone: ANA, seq: first + i, messageId: id, direction: "inbound", receivedOn: "+15550009999" }]);
+    }
+    const get = (path: string) => t.api(path, { token });
+    const list = await get("/api/conversations");
+    expect(list.status).toBe(200);
+    expect([list.body.total, list.body.unreadTotal, list.body.data[0].lastMessage]).toEqual([1, 2, "STOP please"]);
+    const id = list.body.data[0].id as number;
+    expect((await get("/api/conversations/unread")).body).toEqual({ unreadTotal: 2, unreadConversations: 1 });
+    const page = await get(`/api/messages/${id}?limit=1`);
+    expect(page.body.map((m: { content: string; seq: number }) => [m.content, m.seq])).toEqual([["STOP please", first + 1]]);
+    expect((await get(`/api/messages/${id}?before=${first + 1}`)).body.map((m: { content: string }) => m.content)).toEqual(["Hello"]);
+    const read = await t.api(`/api/conversations/${id}/read`, { method: "POST", token, body: {} });
+    expect([read.status, read.body.unreadCount]).toEqual([200, 0]);
+    const messages = await get("/api/messages?direction=inbound");
+    expect([messages.body.total, messages.body.data.map((m: { content: string }) => m.content)]).toEqual([2, ["STOP please", "Hello"]]);
+    expect((await get("/api/keywords")).body.totals).toEqual({ keywords: 0, active: 0, optIns: 0, responseRate: null });
+    const tested = await t.api("/api/keywords/test", { method: "POST", token, body: { number: "", text: "STOP" } });
+    expect([tested.status, tested.body.rule]).toEqual([200, "opt-out"]);
   });
 });
 
