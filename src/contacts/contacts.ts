@@ -218,22 +218,33 @@ export async function optOutByOwner(ctx: AppContext, userId: string, id: string,
 }
 
 /**
+ * The owner's contact of this phone (`found`), or the contact of `values` stored now (`created`). Stored ON CONFLICT
+ * DO NOTHING: another caller may store the phone between the lookup and the insert (PostgreSQL's transactions run at
+ * once, where SQLite's take turns), and its contact is then the one found.
+ */
+async function foundOrCreated(ctx: AppContext, userId: string, phone: string, values: typeof contacts.$inferInsert): Promise<{ found?: ContactRow; created?: ContactRow }> {
+  const found = await phoneRow(ctx, userId, phone);
+  if (found) return { found };
+  const [created] = await ctx.records.insert(contacts).values(values).onConflictDoNothing().returning().all();
+  return created ? { created } : { found: (await phoneRow(ctx, userId, phone))! };
+}
+
+/**
  * STOP and friends (the inbound flow, a confirmed possible opt-out, the sending engine's provider refusals, the public
  * API): opts the number out, creating a bare contact when the number is unknown so later sends still skip it, in
  * one transaction (a savepoint of the caller's). `phone` is E.164.
  */
 export async function optOutContact(ctx: AppContext, userId: string, phone: string, source: ConsentSource, text: string | null): Promise<ContactRow> {
   return ctx.withTransaction(async () => {
-    let row = await phoneRow(ctx, userId, phone);
-    const was = row?.status;
-    if (!row) {
-      row = await ctx.records.insert(contacts).values({ id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) }).returning().get();
+    const { found, created } = await foundOrCreated(ctx, userId, phone, { id: newId(), userId, phone, source, status: "opted_out", updatedAt: new Date(ctx.now()) });
+    const row = (found ?? created)!;
+    if (created) {
       await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
       await ctx.records.update(contacts).set({ status: "opted_out", updatedAt: new Date(ctx.now()) }).where(eq(contacts.id, row.id)).run();
     }
     await consentRow(ctx, userId, row.id, "opt_out", source, text);
-    if (was !== "opted_out") await appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id: row.id }, payload: { source } });
+    if (found?.status !== "opted_out") await appendEvent(ctx, { userId, type: "contact.opted_out", subject: { kind: "contact", id: row.id }, payload: { source } });
     return (await phoneRow(ctx, userId, phone))!;
   });
 }
@@ -252,16 +263,15 @@ export async function optInContact(
 ): Promise<ContactRow> {
   return ctx.withTransaction(async () => {
     const at = new Date(ctx.now());
-    let row = await phoneRow(ctx, userId, phone);
-    const was = row?.status;
-    if (!row) {
-      row = await ctx.records.insert(contacts).values({ id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at }).returning().get();
+    const { found, created } = await foundOrCreated(ctx, userId, phone, { id: newId(), userId, phone, source, status: "subscribed", optInDate: at, updatedAt: at });
+    const row = (found ?? created)!;
+    if (created) {
       await appendEvent(ctx, { userId, type: "contact.created", subject: { kind: "contact", id: row.id }, payload: { source } });
     } else {
       await ctx.records.update(contacts).set({ status: "subscribed", optInDate: at, updatedAt: at }).where(eq(contacts.id, row.id)).run();
     }
     await consentRow(ctx, userId, row.id, "opt_in", source, text, detail);
-    if (was !== "subscribed") {
+    if (found?.status !== "subscribed") {
       await appendEvent(ctx, { userId, type: "contact.opted_in", subject: { kind: "contact", id: row.id }, payload: { source, keyword: detail.keyword ?? null } });
     }
     return (await phoneRow(ctx, userId, phone))!;

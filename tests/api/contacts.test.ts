@@ -88,6 +88,15 @@ describe("contacts CRUD", () => {
     const fresh = await optOutContact(t.ctx, a.user.id, "+16465550199", "keyword", "STOP");
     expect(fresh.status).toBe("opted_out");
   });
+
+  test("two STOPs from one unknown number at once: one contact, created once, both opt-outs logged", async () => {
+    const c = await t.signUpVerified();
+    const both = await Promise.all([1, 2].map(() => optOutContact(t.ctx, c.user.id, "+16465550177", "keyword", "STOP")));
+    expect(both.map((r) => [r.id, r.status])).toEqual([[both[0]!.id, "opted_out"], [both[0]!.id, "opted_out"]]);
+    expect(await t.ctx.records.$rows("SELECT kind FROM contact_consents WHERE user_id = ?", [c.user.id])).toEqual([{ kind: "opt_out" }, { kind: "opt_out" }]);
+    const events = await t.ctx.records.$rows("SELECT type FROM events WHERE user_id = ? AND type LIKE 'contact.%' ORDER BY id", [c.user.id]);
+    expect(events).toEqual([{ type: "contact.created" }, { type: "contact.opted_out" }]);
+  });
 });
 
 describe("bulk, duplicates, merge, export", () => {
