@@ -222,19 +222,21 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * and a request that reaches such a record answers an error.
  */
 const NOT_SERVED_ON_POSTGRES =
-  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, the media's sweep, the contacts' " +
+  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, the contacts' " +
   "imports (CSV and JSON), campaign audiences, provider accounts and sender numbers (so no text is sent or received, " +
   "and no keyword saved) are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor), their " +
   "settings, the contacts (the list, search, tags, duplicates, export, consent) and segments, the conversations (lists, " +
   "threads, read marks, states, possible opt-outs), the messages' lists and media, the keywords' list and tester, the " +
-  "event log and the jobs runner (the log's pruning; its passes shared with the other processes) are";
+  "event log and the jobs runner (the log's pruning, the media's sweep; its passes shared with the other processes) are";
 
 /**
  * On PostgreSQL, the workers whose records are served there: the jobs runner, whose passes the installation's
- * processes share (each due job locked by one pass, FOR UPDATE SKIP LOCKED, and leased), with the event log's pruning.
+ * processes share (each due job locked by one pass, FOR UPDATE SKIP LOCKED, and leased), with the event log's pruning
+ * and the media's sweep.
  */
 async function startPostgresWorkers(ctx: AppContext) {
   await scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
+  await scheduleMediaSweep(ctx);
   startJobRunner(ctx);
 }
 

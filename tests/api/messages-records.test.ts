@@ -4,6 +4,7 @@
 // a keyword's opt-ins and its card's figures. Called on the app's context, as
 // the inbound flow calls them, with no provider and no event between.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { keywords } from "../../db/schema";
 import {
   attachCampaignMessages,
@@ -24,15 +25,20 @@ import { latestPending, markConfirmed, markPending, markReplied, optInOf, withdr
 import {
   attachableMedia,
   attachMedia,
+  findMedia,
   heldMediaIds,
   holdMedia,
   linkMedia,
+  LOOSE_UPLOAD_GRACE_MS,
   markMediaFailure,
   mediaOfMessages,
+  mediaPath,
   pendingMediaOf,
   releaseMedia,
   saveMedia,
   savePendingMedia,
+  sweepLooseMedia,
+  sweepOrphanedMedia,
 } from "../../src/media/media";
 import { detachMessages } from "../../src/messages/detach";
 import { getMessage, storeInbound } from "../../src/messages/messages";
@@ -322,6 +328,44 @@ describe("a message's media", () => {
     expect((await pendingMediaOf(t.ctx, ids[1])).map((m) => [m.id, m.status, m.error])).toEqual([[pending.id, "pending", "timed out"]]);
     await markMediaFailure(t.ctx, pending.id, "gone", true);
     expect(await pendingMediaOf(t.ctx, ids[1])).toEqual([]);
+  });
+});
+
+describe("the media's sweep", () => {
+  test("removes a deleted message's items and an upload left loose past its grace, with their files", async () => {
+    const { userId, providerId } = await account();
+    const seq = await reserveSeqs(t.ctx, 1);
+    const messageId = crypto.randomUUID();
+    await storeInbound(t.ctx, {
+      id: messageId,
+      seq,
+      userId,
+      contactId: null,
+      phone: BEN,
+      content: "MMS",
+      providerId,
+      providerMessageId: `MM-s${seq}`,
+      fromNumber: null,
+      segments: 1,
+      at: new Date(1_700_000_000_000),
+    });
+    const png = { bytes: new Uint8Array([137, 80, 78, 71]), contentType: "image/png" };
+    const received = await saveMedia(t.ctx, userId, { ...png, filename: "received.png", messageId });
+    const loose = await saveMedia(t.ctx, userId, { ...png, filename: "loose.png" });
+    // The message's deletion marks its items orphaned (the media table's trigger, on either engine).
+    await t.ctx.records.$run(`DELETE FROM messages WHERE id = ?`, [messageId]);
+    expect(await sweepOrphanedMedia(t.ctx)).toBe(1);
+    expect(existsSync(mediaPath(t.ctx, received))).toBe(false);
+    expect(await sweepLooseMedia(t.ctx)).toBe(0);
+    const realNow = t.ctx.now;
+    t.ctx.now = () => realNow() + LOOSE_UPLOAD_GRACE_MS + 1;
+    try {
+      expect(await sweepLooseMedia(t.ctx)).toBe(1);
+    } finally {
+      t.ctx.now = realNow;
+    }
+    expect(existsSync(mediaPath(t.ctx, loose))).toBe(false);
+    expect(await findMedia(t.ctx, loose.id)).toBeNull();
   });
 });
 
