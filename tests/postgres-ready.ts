@@ -15,4 +15,5 @@ export const POSTGRES_READY = [
   "tests/api/sessions.test.ts",
   "tests/api/google-signin.test.ts",
   "tests/api/passkeys.test.ts",
+  "tests/api/contact-pages-engines.test.ts",
 ];
