@@ -74,11 +74,16 @@
 //   load 19-23, each run started once idle (1-3 s after its warm-up): rate on/off median 0.739 (0.41-0.86), off runs
 //     -44% to +12% of their median, on runs -36% to +40%; CPU a message on/off 1.134 (1.03-1.32), 329/373 µs, main
 //     thread 1.104 (1.05-1.32), 267/294 µs
-// At these loads one build's rates spread by 40% either way, four times the 10% to be shown: the rate's ratio can
-// only be read on a quiet machine (where a run has both cores, 2-3 s for 10,000). The CPU a message, each run started
-// idle, came out dearer with shortening on in all 4 rounds (3-32%, 44 µs at the median): more than the writer's 4-5
-// µs measured alone (shorten-writer.ts); where the rest goes is not found yet (whole-run profiles, SHORTEN_PROFILE,
-// are dominated by start-up and warm-up).
+//   load 22-25 (main at e6d6e47), 10,000 x 2: rate on/off median 1.036 (0.75-1.32), of the medians 0.995; CPU a
+//     message on/off 1.005 (0.79-1.22), 323/317 µs
+// At these loads one build's rates spread by 15-40% either way, more than the 10% to be shown: the rate's ratio can
+// only be read on a quiet machine (where a run has both cores, 2-3 s for 10,000). The CPU a message came out dearer
+// with shortening on in all 4 rounds of the second bench (3-32%), in the third 1.22 and 0.79: the rounds' spread,
+// not shortening's cost. Where shortening's cost is: the measured campaign's main-thread CPU by function
+// (thread CPU summed over each call, the third bench's runs), writeOutbox outside enqueue (personalising, shortening,
+// the short links' rows) 47/69 ms off, 189/162 ms on for 10,000: 12-14 µs a message at that load (the writer's
+// 4-5 µs on a quiet machine, shorten-writer.ts); enqueue 514/600 off, 576/446 on and the delivery reports
+// (applyStatusEvents) 423/546 off, 451/386 on, alike within the runs' spread.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
