@@ -1,3 +1,4 @@
+import { jsonValues } from "../../db/json-array";
 import { ready, withTransaction } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { PARKED } from "./due";
@@ -133,13 +134,13 @@ export async function markInterrupted(ctx: AppContext, now: number): Promise<num
 export async function waitsForEarlier(ctx: AppContext, row: { id: string; userId: string; phone: string }): Promise<boolean> {
   if (!waitingPeople.get(ctx)?.has(person(row.userId, row.phone))) return false;
   await ready(ctx.db);
-  return !!ctx.db.$client
-    .query(
-      `SELECT 1 FROM messages e WHERE e.user_id = ?1 AND e.phone = ?2 AND e.seq < (SELECT seq FROM messages WHERE id = ?3)
-         AND ((e.status = 'unknown' AND e.error_code = ?4) OR e.status = 'sending'
-           OR (e.status = 'queued' AND (e.error_code = ?5 OR e.next_attempt_at < ${PARKED}))) LIMIT 1`,
-    )
-    .get(row.userId, row.phone, row.id, RECONCILING, RESENDING);
+  const rows = await ctx.records.$rows(
+    `SELECT 1 FROM messages e WHERE e.user_id = ? AND e.phone = ? AND e.seq < (SELECT seq FROM messages WHERE id = ?)
+       AND ((e.status = 'unknown' AND e.error_code = ?) OR e.status = 'sending'
+         OR (e.status = 'queued' AND (e.error_code = ? OR e.next_attempt_at < ${PARKED}))) LIMIT 1`,
+    [row.userId, row.phone, row.id, RECONCILING, RESENDING],
+  );
+  return rows.length > 0;
 }
 
 export function registerReconciliation(ctx: AppContext) {
@@ -150,7 +151,7 @@ async function reconcile(ctx: AppContext, job: Job): Promise<JobOutcome> {
   const messageId = job.payload.messageId as string;
   const startedAt = job.payload.startedAt as number;
   await ready(ctx.db);
-  const row = waiting(ctx, messageId);
+  const row = await waiting(ctx, messageId);
   if (!row) return { result: "settled before the lookup" };
   const account = row.providerId ? await findProviderById(ctx, row.providerId) : null;
   if (!account || !row.fromNumber) return leaveUnknown(ctx, messageId, "its provider account was removed");
@@ -174,28 +175,26 @@ async function reconcile(ctx: AppContext, job: Job): Promise<JobOutcome> {
   return settle(ctx, account, messageId, startedAt, answer.matches);
 }
 
-/** The message when it still waits for reconciliation. */
-function waiting(ctx: AppContext, id: string): Row | null {
-  const row = ctx.db.$client
-    .query(
-      `SELECT id, user_id AS userId, campaign_id AS campaignId, phone, content, provider_id AS providerId, from_number AS fromNumber,
-         phone_number_id AS numberId, status, error_code AS errorCode FROM messages WHERE id = ?`,
-    )
-    .get(id) as Row | null;
+/** The message when it still waits for reconciliation (names quoted: PostgreSQL folds unquoted ones to lower case). */
+async function waiting(ctx: AppContext, id: string): Promise<Row | null> {
+  const [row] = await ctx.records.$rows<Row>(
+    `SELECT id, user_id AS "userId", campaign_id AS "campaignId", phone, content, provider_id AS "providerId", from_number AS "fromNumber",
+       phone_number_id AS "numberId", status, error_code AS "errorCode" FROM messages WHERE id = ?`,
+    [id],
+  );
   return row?.status === "unknown" && row.errorCode === RECONCILING ? row : null;
 }
 
 async function leaveUnknown(ctx: AppContext, id: string, reason: string): Promise<JobOutcome> {
-  const db = ctx.db.$client;
   const row = await withTransaction(ctx.db, async () => {
-    const row = waiting(ctx, id);
+    const row = await waiting(ctx, id);
     if (!row) return null;
-    db.query(`UPDATE messages SET error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`).run(
+    await ctx.records.$run(`UPDATE messages SET error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`, [
       INTERRUPTED,
       `The server stopped while this message was being handed to the provider, and whether it arrived cannot be checked: ${reason}. It was not sent again, to avoid a duplicate.`,
       ctx.now(),
       id,
-    );
+    ]);
     await appendStatusEvents(ctx, "message.unknown", [row]);
     return row;
   });
@@ -211,36 +210,34 @@ async function leaveUnknown(ctx: AppContext, id: string, reason: string): Promis
  * this one sent (the same body sent to the same person earlier is that earlier message's), none queues it again.
  */
 async function settle(ctx: AppContext, account: ProviderAccount, id: string, startedAt: number, matches: SentMatch[]): Promise<JobOutcome> {
-  const db = ctx.db.$client;
   const now = ctx.now();
   const decided = await withTransaction(ctx.db, async () => {
     // Sent at the account's price now, as the engine records an accepted message (the dashboards' spend).
     const price = (await pricesNow(ctx, [account.id])).get(account.id) ?? null;
-    const row = waiting(ctx, id);
+    const row = await waiting(ctx, id);
     if (!row) return null;
-    const taken = new Set(
-      (
-        db
-          .query(`SELECT provider_message_id AS pid FROM messages WHERE provider_id = ? AND provider_message_id IN (SELECT value FROM json_each(?)) AND id <> ?`)
-          .all(account.id, JSON.stringify(matches.map((m) => m.providerMessageId)), id) as { pid: string }[]
-      ).map((r) => r.pid),
+    const others = await ctx.records.$rows<{ pid: string }>(
+      `SELECT provider_message_id AS pid FROM messages WHERE provider_id = ? AND provider_message_id IN (${jsonValues(ctx.records)}) AND id <> ?`,
+      [account.id, JSON.stringify(matches.map((m) => m.providerMessageId)), id],
     );
+    const taken = new Set(others.map((r) => r.pid));
     const match = matches.find((m) => !taken.has(m.providerMessageId));
     if (!match) {
-      db.query(`UPDATE messages SET status = 'queued', next_attempt_at = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`).run(
+      await ctx.records.$run(`UPDATE messages SET status = 'queued', next_attempt_at = ?, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`, [
         now,
         RESENDING,
         "The provider never got this message before the server stopped: it is being sent again",
         now,
         id,
-      );
+      ]);
       return { row, match: null };
     }
     const status = match.status === "delivered" || match.status === "failed" ? match.status : "sent";
-    db.query(
+    await ctx.records.$run(
       `UPDATE messages SET status = ?, provider_message_id = ?, sent_at = ?, segment_price_micros = ?, error_code = NULL,
          error_message = CASE WHEN ? = 'failed' THEN 'The provider accepted the message, then reported it failed' END, updated_at = ? WHERE id = ?`,
-    ).run(status, match.providerMessageId, startedAt, price, status, now, id);
+      [status, match.providerMessageId, startedAt, price, status, now, id],
+    );
     await appendStatusEvents(ctx, `message.${status}`, [row]);
     return { row, match };
   });
