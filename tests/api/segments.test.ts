@@ -16,7 +16,7 @@ beforeAll(async () => {
     ["+14155550003", 50000, 85, null, '["news"]', "{}"],
   ];
   for (const [phone, spent, score, optIn, tags, cf] of rows) {
-    t.ctx.db.$client.run(
+    await t.ctx.records.$run(
       `INSERT INTO contacts (id, user_id, first_name, phone, total_spent, engagement_score, opt_in_date, last_engaged_at, tags, custom_fields) VALUES (?, ?, 'S', ?, ?, ?, ?, ?, ?, ?)`,
       [crypto.randomUUID(), a.user.id, phone, spent, score, optIn, optIn, tags, cf],
     );
@@ -55,21 +55,20 @@ test("each quick-start matches the contacts the product's own records make it ma
       ids[name!] = r.body.id;
     }
     // Dee joined 100 days ago and never texted.
-    t.ctx.db.$client.run(`UPDATE contacts SET created_at = ?, opt_in_date = NULL WHERE id = ?`, [clock - 100 * DAY, ids.Dee!]);
+    await t.ctx.records.$run(`UPDATE contacts SET created_at = ?, opt_in_date = NULL WHERE id = ?`, [clock - 100 * DAY, ids.Dee!]);
     const buy = (contactId: string, amount?: number) =>
       t.api("/api/automation/events", { method: "POST", token: c.token, body: { type: "purchase", contactId, ...(amount === undefined ? {} : { amount }) } });
     const reply = async (phone: string, body: string) => {
       expect((await t.api(`/api/sms-providers/${provider.body.id}/simulate-inbound`, { method: "POST", token: c.token, body: { from: phone, body } })).status).toBe(202);
     };
-    const contact = (id: string) =>
-      t.ctx.db.$client.query(`SELECT total_spent AS spent, engagement_score AS score, last_engaged_at AS engaged FROM contacts WHERE id = ?`).get(id) as {
-        spent: number;
-        score: number;
-        engaged: number | null;
-      };
-    const settle = async (ok: () => boolean) => {
-      for (let i = 0; i < 200 && !ok(); i++) await Bun.sleep(10);
-      expect(ok()).toBe(true);
+    const contact = async (id: string) =>
+      (await t.ctx.records.$rows<{ spent: number; score: number; engaged: number | null }>(
+        `SELECT total_spent AS spent, engagement_score AS score, last_engaged_at AS engaged FROM contacts WHERE id = ?`,
+        [id],
+      ))[0]!;
+    const settle = async (ok: () => Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await ok()); i++) await Bun.sleep(10);
+      expect(await ok()).toBe(true);
     };
 
     // Ann buys three times this month; Ben once, 100 days ago (a big order); Cal replies eight times; Eve replied 70 days ago.
@@ -78,15 +77,15 @@ test("each quick-start matches the contacts the product's own records make it ma
     expect((await buy(ids.Ben!, 600)).status).toBe(201);
     clock += 30 * DAY;
     await reply("+14155550205", "Thanks!");
-    await settle(() => contact(ids.Eve!).engaged === clock);
+    await settle(async () => (await contact(ids.Eve!)).engaged === clock);
     clock += 70 * DAY;
     for (let i = 0; i < 8; i++) await reply("+14155550203", `Reply ${i + 1}`);
-    await settle(() => contact(ids.Cal!).score === 80);
+    await settle(async () => (await contact(ids.Cal!)).score === 80);
 
-    expect(contact(ids.Ann!)).toMatchObject({ spent: 51_050, score: 60 });
-    expect(contact(ids.Ben!)).toMatchObject({ spent: 60_000, score: 20 });
-    expect(contact(ids.Cal!)).toMatchObject({ spent: 0, score: 80 });
-    expect(contact(ids.Eve!)).toMatchObject({ spent: 0, score: 10 });
+    expect(await contact(ids.Ann!)).toMatchObject({ spent: 51_050, score: 60 });
+    expect(await contact(ids.Ben!)).toMatchObject({ spent: 60_000, score: 20 });
+    expect(await contact(ids.Cal!)).toMatchObject({ spent: 0, score: 80 });
+    expect(await contact(ids.Eve!)).toMatchObject({ spent: 0, score: 10 });
 
     const members: Record<string, string[]> = {};
     for (const x of (await t.api("/api/segments/templates", { token: c.token })).body.data) {
@@ -103,12 +102,12 @@ test("each quick-start matches the contacts the product's own records make it ma
     });
     // The score stops at 100.
     for (let i = 0; i < 3; i++) expect((await buy(ids.Cal!)).status).toBe(201);
-    expect(contact(ids.Cal!)).toMatchObject({ spent: 0, score: 100 });
+    expect(await contact(ids.Cal!)).toMatchObject({ spent: 0, score: 100 });
 
     const bad = await buy(ids.Ann!, -5);
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe("amount is the purchase's total, a number from 0 to 1,000,000 (such as 49.99)");
-    expect(contact(ids.Ann!).spent).toBe(51_050);
+    expect((await contact(ids.Ann!)).spent).toBe(51_050);
   } finally {
     t.ctx.now = realNow;
   }
