@@ -7,7 +7,7 @@ import { type CredentialHolder, noticeCredentialMade } from "../auth/session-cre
 import { forbidden, HttpError, notFound, unauthorized } from "../http/errors";
 import { currentLicense } from "../licenses/licenses";
 import { NO_LICENSE } from "../licenses/limits";
-import { findUserById } from "../users/queries";
+import { findUserById, holdAccount } from "../users/queries";
 
 /** What a key may do on /api/v1; each route names the one it needs. */
 export const API_SCOPES = [
@@ -94,13 +94,8 @@ export type ApiKeyView = ReturnType<typeof apiKeyView>;
 export async function listApiKeys(ctx: AppContext, userId: string): Promise<ApiKeyView[]> {
   await ready(ctx.db);
   const now = ctx.now();
-  return ctx.db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.userId, userId))
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .all()
-    .map((k) => apiKeyView(k, now));
+  const rows = await ctx.records.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).all();
+  return rows.map((k) => apiKeyView(k, now));
 }
 
 export type NewApiKey = { name: string; service?: string; permissions: ApiScope[]; expiresAt?: number | null };
@@ -139,20 +134,23 @@ export async function createApiKey(
   // The plan, the cap and the confirmation (sudo mode, which awaits its records) are read in the transaction that
   // writes the key: two creates at once cannot both pass the cap.
   const { row, key } = await ctx.withTransaction(async () => {
+    // On PostgreSQL two transactions count at once: the account's row held first makes the second count after the
+    // first's key is written.
+    await holdAccount(ctx, userId);
     await assertPlanHasApi(ctx, userId);
     const name = input.name.trim();
     if (!name) throw new HttpError(400, "Please name the key");
     if (input.expiresAt != null && input.expiresAt <= now) throw new HttpError(400, "The expiry must be in the future");
-    const working = ctx.db
+    const working = (await ctx.records
       .select({ n: count() })
       .from(apiKeys)
       .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
-      .get()!.n;
+      .get())!.n;
     if (working >= MAX_WORKING_KEYS)
       throw new HttpError(400, `An account can have at most ${MAX_WORKING_KEYS} working API keys: revoke one you no longer use`);
     await beforeCreate?.();
     const key = newKey();
-    const row = ctx.db
+    const row = await ctx.records
       .insert(apiKeys)
       .values({
         id: Bun.randomUUIDv7(),
@@ -184,8 +182,9 @@ export async function createApiKey(
   return { ...apiKeyView(row, now), key };
 }
 
-function ownKey(ctx: AppContext, userId: string, id: string): ApiKeyRow {
-  const row = ctx.db.select().from(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).get();
+async function ownKey(ctx: AppContext, userId: string, id: string): Promise<ApiKeyRow> {
+  await ready(ctx.db);
+  const row = await ctx.records.select().from(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).get();
   if (!row) throw notFound("API key not found");
   return row;
 }
@@ -193,24 +192,28 @@ function ownKey(ctx: AppContext, userId: string, id: string): ApiKeyRow {
 /** Revokes a key for good (kept in the list, marked revoked); revoking it again changes nothing. */
 export async function revokeApiKey(ctx: AppContext, userId: string, id: string): Promise<ApiKeyView> {
   await ready(ctx.db);
-  const row = ownKey(ctx, userId, id);
   const now = ctx.now();
-  if (row.revokedAt !== null) return apiKeyView(row, now);
-  const updated = ctx.db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, id)).returning().get()!;
-  return apiKeyView(updated, now);
+  // Revoked only if it is not yet: the first revocation's time stays, whichever process revokes it again.
+  const updated = await ctx.records
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning()
+    .get();
+  return apiKeyView(updated ?? (await ownKey(ctx, userId, id)), now);
 }
 
 /** The ids of the keys not revoked: a restore keeps no other key working in the restored data. */
 export async function unrevokedApiKeyIds(ctx: AppContext): Promise<Set<string>> {
   await ready(ctx.db);
-  return new Set(ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(isNull(apiKeys.revokedAt)).all().map((r) => r.id));
+  return new Set((await ctx.records.select({ id: apiKeys.id }).from(apiKeys).where(isNull(apiKeys.revokedAt)).all()).map((r) => r.id));
 }
 
 /** Revokes every key but those in `alive` (after a restore: a key revoked or deleted since the backup stays dead). */
 export async function revokeApiKeysExcept(ctx: AppContext, alive: Set<string>) {
   const doomed = [...(await unrevokedApiKeyIds(ctx))].filter((id) => !alive.has(id));
   await ready(ctx.db);
-  for (let i = 0; i < doomed.length; i += 500) ctx.db.update(apiKeys).set({ revokedAt: ctx.now() }).where(inArray(apiKeys.id, doomed.slice(i, i + 500))).run();
+  for (let i = 0; i < doomed.length; i += 500) await ctx.records.update(apiKeys).set({ revokedAt: ctx.now() }).where(inArray(apiKeys.id, doomed.slice(i, i + 500))).run();
 }
 
 /** API keys as credentials their sessions made: revoked with those sessions (src/auth/session-credentials.ts). */
@@ -219,7 +222,7 @@ export const apiKeyHolder: CredentialHolder = {
   async madeBy(ctx, userId, sessionIds) {
     await ready(ctx.db);
     const now = ctx.now();
-    return ctx.db
+    const rows = await ctx.records
       .select({ id: apiKeys.id, name: apiKeys.name, sessionId: apiKeys.createdBySession })
       .from(apiKeys)
       .where(
@@ -231,12 +234,12 @@ export const apiKeyHolder: CredentialHolder = {
         ),
       )
       .orderBy(apiKeys.createdAt, apiKeys.id)
-      .all()
-      .map((k) => ({ kind: "api_key" as const, id: k.id, name: k.name, sessionId: k.sessionId! }));
+      .all();
+    return rows.map((k) => ({ kind: "api_key" as const, id: k.id, name: k.name, sessionId: k.sessionId! }));
   },
   async end(ctx, userId, ids) {
     await ready(ctx.db);
-    ctx.db
+    await ctx.records
       .update(apiKeys)
       .set({ revokedAt: ctx.now() })
       .where(and(eq(apiKeys.userId, userId), inArray(apiKeys.id, ids), isNull(apiKeys.revokedAt)))
@@ -246,8 +249,8 @@ export const apiKeyHolder: CredentialHolder = {
 
 export async function deleteApiKey(ctx: AppContext, userId: string, id: string): Promise<void> {
   await ready(ctx.db);
-  ownKey(ctx, userId, id);
-  ctx.db.delete(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).run();
+  const deleted = await ctx.records.delete(apiKeys).where(and(eq(apiKeys.userId, userId), eq(apiKeys.id, id))).returning({ id: apiKeys.id }).get();
+  if (!deleted) throw notFound("API key not found");
 }
 
 export type ApiCaller = { keyId: string; userId: string; permissions: string[] };
@@ -262,7 +265,7 @@ export async function authenticateApiKey(ctx: AppContext, authorization: string 
   const key = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : "";
   if (!key) throw unauthorized("Send your API key as 'Authorization: Bearer sk_live_...'");
   if (!isWellFormedKey(key)) throw unauthorized("This is not a valid API key (check it was copied whole)");
-  const row = ctx.db.select().from(apiKeys).where(eq(apiKeys.keyHash, hashOf(key))).get();
+  const row = await ctx.records.select().from(apiKeys).where(eq(apiKeys.keyHash, hashOf(key))).get();
   if (!row) throw unauthorized("Unknown API key");
   const now = ctx.now();
   if (row.revokedAt !== null) throw unauthorized("This API key has been revoked");
@@ -273,7 +276,7 @@ export async function authenticateApiKey(ctx: AppContext, authorization: string 
   await assertPlanHasApi(ctx, row.userId);
   await ready(ctx.db);
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_EVERY_MS) {
-    ctx.db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
+    await ctx.records.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.id)).run();
   }
   return { keyId: row.id, userId: row.userId, permissions: row.permissions };
 }

@@ -16,7 +16,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const stored = (id: string) => t.ctx.db.$client.query(`SELECT * FROM api_keys WHERE id = ?`).get(id) as any;
+const stored = async (id: string) => (await t.ctx.records.$rows<any>(`SELECT * FROM api_keys WHERE id = ?`, [id]))[0];
 
 async function professional(): Promise<Account> {
   const acc = await t.signUpVerified();
@@ -38,7 +38,7 @@ describe("creating a key", () => {
     expect(res.body).toMatchObject({ name: "Shop sync", service: "Shopify", permissions: ["contacts:read", "contacts:write"], status: "active", lastUsedAt: null, expiresAt: null });
     expect(res.body.maskedKey).toBe(`${key.slice(0, 14)}••••••••`);
 
-    const row = stored(res.body.id);
+    const row = await stored(res.body.id);
     expect(row.key_hash).toBe(createHash("sha256").update(key).digest("hex"));
     expect(row.prefix).toBe(key.slice(0, 14));
     expect(JSON.stringify(row)).not.toContain(key);
@@ -77,7 +77,7 @@ describe("creating a key", () => {
     const { id } = (await create(owner, { name: "Mine", permissions: ["contacts:read"] })).body;
     expect((await t.api(`/api/api-keys/${id}/revoke`, { method: "POST", token: other.token })).status).toBe(404);
     expect((await t.api(`/api/api-keys/${id}`, { method: "DELETE", token: other.token })).status).toBe(404);
-    expect(stored(id).revoked_at).toBeNull();
+    expect((await stored(id)).revoked_at).toBeNull();
   });
 });
 
@@ -135,13 +135,13 @@ describe("using a key", () => {
     try {
       t.ctx.now = () => start;
       await v1(key, "/api/v1/contacts");
-      expect(stored(id).last_used_at).toBe(start);
+      expect((await stored(id)).last_used_at).toBe(start);
       t.ctx.now = () => start + 59_000;
       await v1(key, "/api/v1/contacts");
-      expect(stored(id).last_used_at).toBe(start);
+      expect((await stored(id)).last_used_at).toBe(start);
       t.ctx.now = () => start + 60_000;
       await v1(key, "/api/v1/contacts");
-      expect(stored(id).last_used_at).toBe(start + 60_000);
+      expect((await stored(id)).last_used_at).toBe(start + 60_000);
     } finally {
       t.ctx.now = realNow;
     }
