@@ -226,17 +226,19 @@ const NOT_SERVED_ON_POSTGRES =
   "imports (CSV and JSON), campaign audiences, provider accounts and sender numbers (so no text is sent or received, " +
   "and no keyword saved) are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor), their " +
   "settings, the contacts (the list, search, tags, duplicates, export, consent) and segments, the conversations (lists, " +
-  "threads, read marks, states, possible opt-outs), the messages' lists and media, the keywords' list and tester, the " +
-  "event log and the jobs runner (the log's pruning, the media's sweep; its passes shared with the other processes) are";
+  "threads, read marks, states, possible opt-outs), the messages' lists and media, the keywords' list and tester, API " +
+  "keys, the webhooks' settings, the event log and the jobs runner (the log's pruning, the media's sweep, the webhook " +
+  "deliveries' pruning; its passes shared with the other processes) are";
 
 /**
  * On PostgreSQL, the workers whose records are served there: the jobs runner, whose passes the installation's
- * processes share (each due job locked by one pass, FOR UPDATE SKIP LOCKED, and leased), with the event log's pruning
- * and the media's sweep.
+ * processes share (each due job locked by one pass, FOR UPDATE SKIP LOCKED, and leased), with the event log's pruning,
+ * the media's sweep and the webhook delivery log's pruning.
  */
 async function startPostgresWorkers(ctx: AppContext) {
   await scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
   await scheduleMediaSweep(ctx);
+  await scheduleDeliveryPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
   startJobRunner(ctx);
 }
 
@@ -253,9 +255,6 @@ async function startWorkers(ctx: AppContext, log: (line: string) => void) {
   await registerDrips(ctx);
   registerReconciliation(ctx);
   registerAdministratorNotices(ctx);
-  // What sessions make that outlives them ends with them when the owner ends those sessions (a password change).
-  registerCredentialHolder(ctx, apiKeyHolder);
-  registerCredentialHolder(ctx, webhookHolder);
   await scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
   await startOutboundWebhooks(ctx);
   await scheduleDeliveryPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
@@ -298,6 +297,10 @@ async function serve(
 
   const app = createApp(ctx);
   ctx.dispatch = (request) => app.handle(request);
+  // What sessions make that outlives them ends with them when the owner ends those sessions (a password change), on
+  // either engine: on PostgreSQL too, a stolen session's key must not outlive the password change.
+  registerCredentialHolder(ctx, apiKeyHolder);
+  registerCredentialHolder(ctx, webhookHolder);
   await turn();
   if (config.databaseUrl) {
     log(`PostgreSQL: ${NOT_SERVED_ON_POSTGRES}`);

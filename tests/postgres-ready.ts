@@ -16,4 +16,7 @@ export const POSTGRES_READY = [
   "tests/api/google-signin.test.ts",
   "tests/api/passkeys.test.ts",
   "tests/api/contact-pages-engines.test.ts",
+  "tests/api/api-keys.test.ts",
+  "tests/api/reauth.test.ts",
+  "tests/api/session-credentials.test.ts",
 ];

@@ -51,11 +51,7 @@ function normalise(raw: string): string {
 
 export async function webhookAllowList(ctx: AppContext): Promise<string[]> {
   await ready(ctx.db);
-  return savedAllowList(ctx);
-}
-
-function savedAllowList(ctx: AppContext): string[] {
-  const row = ctx.db.$client.query(`SELECT value FROM system_settings WHERE key = ?`).get(KEY) as { value: string } | null;
+  const [row] = await ctx.records.$rows<{ value: string }>(`SELECT value FROM system_settings WHERE key = ?`, [KEY]);
   return row ? (JSON.parse(row.value) as string[]) : [];
 }
 
@@ -67,15 +63,14 @@ function savedAllowList(ctx: AppContext): string[] {
  */
 export async function setWebhookAllowList(ctx: AppContext, entries: string[], beforeWidening?: () => Promise<void>): Promise<string[]> {
   return ctx.withTransaction(async () => {
-    if (widens(savedAllowList(ctx), entries)) await beforeWidening?.();
+    if (widens(await webhookAllowList(ctx), entries)) await beforeWidening?.();
     const list = [...new Set(entries.map(normalise))];
     if (list.length > MAX_ALLOW_LIST) throw badRequest(`The allow-list holds at most ${MAX_ALLOW_LIST} entries`);
-    ctx.db.$client
-      .query(
-        `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-      )
-      .run(KEY, JSON.stringify(list), ctx.now());
+    await ctx.records.$run(
+      `INSERT INTO system_settings (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      [KEY, JSON.stringify(list), ctx.now()],
+    );
     return list;
   });
 }

@@ -14,16 +14,15 @@ const DAY = 86_400_000;
  */
 export async function pruneDeliveries(ctx: AppContext, before: number, limit = DELIVERY_PRUNE_BATCH): Promise<number> {
   await ready(ctx.db);
-  const db = ctx.db.$client;
-  const endpoints = db.query(`SELECT id FROM webhook_endpoints ORDER BY id`).all() as { id: string }[];
-  const prune = db.query(
-    `DELETE FROM webhook_deliveries WHERE rowid IN (
-       SELECT rowid FROM webhook_deliveries WHERE endpoint_id = ? AND created_at < ? AND status <> 'pending' ORDER BY created_at LIMIT ?)`,
-  );
+  const endpoints = await ctx.records.$rows<{ id: string }>(`SELECT id FROM webhook_endpoints ORDER BY id`);
+  // SQLite deletes by rowid, the table's own order; PostgreSQL's table has no rowid, and its id is the key.
+  const key = ctx.records.$engine === "sqlite" ? "rowid" : "id";
+  const prune = `DELETE FROM webhook_deliveries WHERE ${key} IN (
+       SELECT ${key} FROM webhook_deliveries WHERE endpoint_id = ? AND created_at < ? AND status <> 'pending' ORDER BY created_at LIMIT ?)`;
   let deleted = 0;
   for (const { id } of endpoints) {
     if (deleted >= limit) break;
-    deleted += prune.run(id, before, limit - deleted).changes;
+    deleted += (await ctx.records.$run(prune, [id, before, limit - deleted])).changes;
   }
   return deleted;
 }

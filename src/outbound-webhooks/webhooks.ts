@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { jsonValues } from "../../db/json-array";
 import { ready } from "../../db/transaction";
 import { allowListOf, webhookAllowList } from "../admin/networks";
 import { type CredentialHolder, noticeCredentialMade } from "../auth/session-credentials";
@@ -9,7 +10,7 @@ import { enqueueJob, registerJobHandler } from "../jobs/jobs";
 import { WEBHOOK_MEDIA_URL_TTL_MS } from "../../shared/media/limits";
 import { mediaOfMessages, type MediaRow, signedMediaUrl } from "../media/media";
 import { decryptSecret, encryptSecret } from "../secrets/encryption";
-import { findUserById } from "../users/queries";
+import { findUserById, holdAccount } from "../users/queries";
 import { type NetworkPolicy, pinnedRequest, resolveTarget } from "./ssrf";
 
 /**
@@ -171,13 +172,17 @@ function openSecret(ctx: AppContext, sealed: string): string {
  */
 export async function sealClearSecrets(ctx: AppContext): Promise<number> {
   await ready(ctx.db);
-  const db = ctx.db.$client;
-  const rows = db
-    .query(`SELECT id, secret, previous_secret FROM webhook_endpoints WHERE secret LIKE 'whsec!_%' ESCAPE '!' OR previous_secret LIKE 'whsec!_%' ESCAPE '!'`)
-    .all() as { id: string; secret: string; previous_secret: string | null }[];
+  const rows = await ctx.records.$rows<{ id: string; secret: string; previous_secret: string | null }>(
+    `SELECT id, secret, previous_secret FROM webhook_endpoints WHERE secret LIKE 'whsec!_%' ESCAPE '!' OR previous_secret LIKE 'whsec!_%' ESCAPE '!'`,
+  );
   const clear = (v: string | null) => (v?.startsWith("whsec_") ? sealSecret(ctx, v) : v);
-  const update = db.query(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ? WHERE id = ? AND secret = ? AND previous_secret IS ?`);
-  for (const row of rows) update.run(clear(row.secret), clear(row.previous_secret), row.id, row.secret, row.previous_secret);
+  // No secret is empty (sealed or clear): coalesce compares a missing previous secret on both engines, where SQLite's
+  // `IS ?` has no PostgreSQL spelling for a parameter that may be null.
+  for (const row of rows) {
+    await ctx.records.$run(`UPDATE webhook_endpoints SET secret = ?, previous_secret = ? WHERE id = ? AND secret = ? AND coalesce(previous_secret, '') = ?`, [
+      clear(row.secret), clear(row.previous_secret), row.id, row.secret, row.previous_secret ?? "",
+    ]);
+  }
   return rows.length;
 }
 
@@ -192,15 +197,16 @@ function checkSecret(secret: string) {
 
 export type EndpointInput = { name?: string; url?: string; events?: WebhookEvent[]; secret?: string; active?: boolean };
 
-function endpointRow(ctx: AppContext, userId: string, id: string): EndpointRow {
-  const row = ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE id = ? AND user_id = ?`).get(id, userId) as EndpointRow | null;
+async function endpointRow(ctx: AppContext, userId: string, id: string): Promise<EndpointRow> {
+  await ready(ctx.db);
+  const [row] = await ctx.records.$rows<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = ? AND user_id = ?`, [id, userId]);
   if (!row) throw notFound("Webhook not found");
   return row;
 }
 
 export async function listEndpoints(ctx: AppContext, userId: string): Promise<Endpoint[]> {
   await ready(ctx.db);
-  const rows = ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE user_id = ? ORDER BY created_at, id`).all(userId) as EndpointRow[];
+  const rows = await ctx.records.$rows<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE user_id = ? ORDER BY created_at, id`, [userId]);
   return rows.map(toEndpoint);
 }
 
@@ -227,18 +233,19 @@ export async function createEndpoint(
   await resolveTarget(url, await networkPolicy(ctx));
   const secret = input.secret || newSecret();
   checkSecret(secret);
-  // Counted in the transaction that adds: two creates at once cannot both pass the cap.
+  // Counted in the transaction that adds, the account's row held first (on PostgreSQL two transactions would count
+  // at once): two creates at once cannot both pass the cap.
   const endpoint = await ctx.withTransaction(async () => {
-    const count = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`).get(userId) as { n: number };
-    if (count.n >= MAX_ENDPOINTS) throw badRequest(`An account has at most ${MAX_ENDPOINTS} webhooks`);
+    await holdAccount(ctx, userId);
+    const [count] = await ctx.records.$rows<{ n: number }>(`SELECT count(*) AS n FROM webhook_endpoints WHERE user_id = ?`, [userId]);
+    if (count!.n >= MAX_ENDPOINTS) throw badRequest(`An account has at most ${MAX_ENDPOINTS} webhooks`);
     await beforeCreate?.();
     const id = Bun.randomUUIDv7();
-    ctx.db.$client
-      .query(
-        `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at, created_by_session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, userId, name, url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now(), madeBy);
-    return toEndpoint(endpointRow(ctx, userId, id));
+    await ctx.records.$run(
+      `INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, active, created_at, created_by_session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, userId, name, url, JSON.stringify([...new Set(input.events)]), sealSecret(ctx, secret), input.active === false ? 0 : 1, ctx.now(), madeBy],
+    );
+    return toEndpoint(await endpointRow(ctx, userId, id));
   });
   await noticeCredentialMade(ctx, {
     userId,
@@ -263,8 +270,7 @@ export async function updateEndpoint(
   beforeChange?: (what: "URL" | "secret") => Promise<void>,
   madeBy: string | null = null,
 ): Promise<Endpoint> {
-  await ready(ctx.db);
-  const before = endpointRow(ctx, userId, id);
+  const before = await endpointRow(ctx, userId, id);
   if (input.name !== undefined && !input.name.trim()) throw badRequest("Give the webhook a name");
   if (input.events && !input.events.length) throw badRequest("Choose at least one event");
   if (input.url !== undefined && input.url !== before.url) await resolveTarget(input.url, await networkPolicy(ctx));
@@ -272,18 +278,16 @@ export async function updateEndpoint(
   // The row is read again in the transaction that writes it, after the URL's check awaited the network: a change
   // made meanwhile (another edit, the endpoint turned off by failures) is kept where this edit leaves it alone.
   const { endpoint, row, urlChanges } = await ctx.withTransaction(async () => {
-    const row = endpointRow(ctx, userId, id);
+    const row = await endpointRow(ctx, userId, id);
     const urlChanges = input.url !== undefined && input.url !== row.url;
     if (urlChanges) await beforeChange?.("URL");
     else if (input.secret && input.secret !== openSecret(ctx, row.secret)) await beforeChange?.("secret");
     const reactivated = input.active === true && row.active === 0;
     const remade = urlChanges || (!!input.secret && input.secret !== openSecret(ctx, row.secret));
-    ctx.db.$client
-      .query(
-        `UPDATE webhook_endpoints SET name = ?, url = ?, events = ?, secret = ?, active = ?, disabled_reason = ?, failing_since = ?, updated_at = ?,
-           created_by_session = ? WHERE id = ?`,
-      )
-      .run(
+    await ctx.records.$run(
+      `UPDATE webhook_endpoints SET name = ?, url = ?, events = ?, secret = ?, active = ?, disabled_reason = ?, failing_since = ?, updated_at = ?,
+         created_by_session = ? WHERE id = ?`,
+      [
         input.name === undefined ? row.name : input.name.trim(),
         input.url ?? row.url,
         input.events ? JSON.stringify([...new Set(input.events)]) : row.events,
@@ -294,8 +298,9 @@ export async function updateEndpoint(
         ctx.now(),
         remade ? madeBy : row.created_by_session,
         id,
-      );
-    return { endpoint: toEndpoint(endpointRow(ctx, userId, id)), row, urlChanges };
+      ],
+    );
+    return { endpoint: toEndpoint(await endpointRow(ctx, userId, id)), row, urlChanges };
   });
   if (urlChanges) {
     await noticeCredentialMade(ctx, {
@@ -317,28 +322,26 @@ export const webhookHolder: CredentialHolder = {
   kind: "webhook",
   async madeBy(ctx, userId, sessionIds) {
     await ready(ctx.db);
-    const rows = ctx.db.$client
-      .query(
-        `SELECT id, name, created_by_session FROM webhook_endpoints
-         WHERE user_id = ? AND active = 1 AND created_by_session IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`,
-      )
-      .all(userId, JSON.stringify(sessionIds)) as { id: string; name: string; created_by_session: string }[];
+    const rows = await ctx.records.$rows<{ id: string; name: string; created_by_session: string }>(
+      `SELECT id, name, created_by_session FROM webhook_endpoints
+       WHERE user_id = ? AND active = 1 AND created_by_session IN (${jsonValues(ctx.records)}) ORDER BY created_at, id`,
+      [userId, JSON.stringify(sessionIds)],
+    );
     return rows.map((r) => ({ kind: "webhook" as const, id: r.id, name: r.name, sessionId: r.created_by_session }));
   },
   async end(ctx, userId, ids, reason) {
     await ready(ctx.db);
-    ctx.db.$client
-      .query(
-        `UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ?
-         WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))`,
-      )
-      .run(reason, ctx.now(), userId, JSON.stringify(ids));
+    await ctx.records.$run(
+      `UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ?
+       WHERE user_id = ? AND id IN (${jsonValues(ctx.records)})`,
+      [reason, ctx.now(), userId, JSON.stringify(ids)],
+    );
   },
 };
 
 export async function deleteEndpoint(ctx: AppContext, userId: string, id: string): Promise<void> {
   await ready(ctx.db);
-  const deleted = ctx.db.$client.query(`DELETE FROM webhook_endpoints WHERE id = ? AND user_id = ?`).run(id, userId).changes;
+  const deleted = (await ctx.records.$run(`DELETE FROM webhook_endpoints WHERE id = ? AND user_id = ?`, [id, userId])).changes;
   if (!deleted) throw notFound("Webhook not found");
 }
 
@@ -359,13 +362,14 @@ export async function rotateSecret(
   checkSecret(secret);
   // The endpoint and the confirmation (sudo mode, which awaits its records) are read in the transaction that writes.
   return ctx.withTransaction(async () => {
-    endpointRow(ctx, userId, id);
+    await endpointRow(ctx, userId, id);
     await beforeRotate?.();
     const until = ctx.now() + ROTATION_OVERLAP;
     // The secret it replaces is the one the row holds as it is written (two rotations at once: the second keeps the first's).
-    ctx.db.$client
-      .query(`UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_secret_until = ?, updated_at = ?, created_by_session = ? WHERE id = ?`)
-      .run(sealSecret(ctx, secret), until, ctx.now(), madeBy, id);
+    await ctx.records.$run(
+      `UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_secret_until = ?, updated_at = ?, created_by_session = ? WHERE id = ?`,
+      [sealSecret(ctx, secret), until, ctx.now(), madeBy, id],
+    );
     return { secret, previousSecretUntil: until };
   });
 }
@@ -433,12 +437,13 @@ async function insertDelivery(
 ): Promise<string | null> {
   const id = `msg_${Bun.randomUUIDv7().replaceAll("-", "")}`;
   const payload = JSON.stringify({ type: d.type, timestamp: new Date(d.at).toISOString(), data: d.data });
-  const inserted = ctx.db.$client
-    .query(
+  const inserted = (
+    await ctx.records.$run(
       `INSERT INTO webhook_deliveries (id, endpoint_id, user_id, event_id, source, event_type, payload, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (endpoint_id, source) DO NOTHING`,
+      [id, endpoint.id, endpoint.user_id, d.eventId, d.source, d.type, payload, ctx.now()],
     )
-    .run(id, endpoint.id, endpoint.user_id, d.eventId, d.source, d.type, payload, ctx.now()).changes;
+  ).changes;
   if (!inserted) return null;
   await enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${id}:0`, runAt: ctx.now(), userId: endpoint.user_id, refId: endpoint.id, payload: { deliveryId: id } });
   return id;
@@ -518,7 +523,7 @@ export async function feedDeliveries(ctx: AppContext): Promise<{ made: number; m
     // read and the cursor's move, and the deliveries are written with them.
     const head = await lastEventId(ctx);
     const after = await readCursor(ctx, CURSOR);
-    const endpoints = (ctx.db.$client.query(`SELECT * FROM webhook_endpoints WHERE active = 1`).all() as EndpointRow[]).map((row) => ({
+    const endpoints = (await ctx.records.$rows<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE active = 1`)).map((row) => ({
       row,
       events: new Set(JSON.parse(row.events) as string[]),
     }));
@@ -567,41 +572,47 @@ export async function sendTestEvent(ctx: AppContext, userId: string, id: string)
 }
 
 async function testEvent(ctx: AppContext, userId: string, id: string): Promise<Delivery> {
-  const row = endpointRow(ctx, userId, id);
+  const row = await endpointRow(ctx, userId, id);
   const now = ctx.now();
-  const recent = ctx.db.$client
-    .query(`SELECT created_at AS at FROM webhook_deliveries WHERE endpoint_id = ? AND event_type = 'webhook_test' AND created_at > ? ORDER BY created_at LIMIT ?`)
-    .all(id, now - MINUTE, TEST_SENDS_PER_MINUTE) as { at: number }[];
+  const recent = await ctx.records.$rows<{ at: number }>(
+    `SELECT created_at AS at FROM webhook_deliveries WHERE endpoint_id = ? AND event_type = 'webhook_test' AND created_at > ? ORDER BY created_at LIMIT ?`,
+    [id, now - MINUTE, TEST_SENDS_PER_MINUTE],
+  );
   if (recent.length >= TEST_SENDS_PER_MINUTE) {
     const wait = Math.max(1, Math.ceil((recent[0]!.at + MINUTE - now) / SECOND));
     throw tooManyRequests(`At most ${TEST_SENDS_PER_MINUTE} test events a minute per webhook: try again in ${wait} s`, wait);
   }
-  const pending = ctx.db.$client
-    .query(`SELECT count(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE user_id = ? AND status = 'pending' LIMIT ?)`)
-    .get(userId, MAX_PENDING_PER_ACCOUNT) as { n: number };
-  if (pending.n >= MAX_PENDING_PER_ACCOUNT) {
+  // The subquery is named: PostgreSQL 15 refuses one without a name.
+  const [pending] = await ctx.records.$rows<{ n: number }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE user_id = ? AND status = 'pending' LIMIT ?) AS waiting`,
+    [userId, MAX_PENDING_PER_ACCOUNT],
+  );
+  if (pending!.n >= MAX_PENDING_PER_ACCOUNT) {
     throw tooManyRequests(`${MAX_PENDING_PER_ACCOUNT} deliveries are waiting to be sent for this account: send a test event once they have gone`, 60);
   }
   const deliveryId = (await insertDelivery(ctx, row, { source: null, eventId: null, type: "webhook_test", data: { message: "A test event from smsdesk", endpointId: id }, at: ctx.now() }))!;
   return deliveryOf(ctx, userId, id, deliveryId);
 }
 
-function deliveryOf(ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Delivery {
-  const row = ctx.db.$client
-    .query(`SELECT * FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND user_id = ?`)
-    .get(deliveryId, endpointId, userId) as DeliveryRow | null;
+async function deliveryRowOf(ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Promise<DeliveryRow> {
+  await ready(ctx.db);
+  const [row] = await ctx.records.$rows<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND user_id = ?`, [
+    deliveryId, endpointId, userId,
+  ]);
   if (!row) throw notFound("Delivery not found");
-  return toDelivery(row);
+  return row;
 }
 
+const deliveryOf = async (ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Promise<Delivery> =>
+  toDelivery(await deliveryRowOf(ctx, userId, endpointId, deliveryId));
+
 export async function listDeliveries(ctx: AppContext, userId: string, endpointId: string, page: { page: number; pageSize: number }) {
-  await ready(ctx.db);
-  endpointRow(ctx, userId, endpointId);
-  const rows = ctx.db.$client
-    .query(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-    .all(endpointId, page.pageSize, (page.page - 1) * page.pageSize) as DeliveryRow[];
-  const total = ctx.db.$client.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?`).get(endpointId) as { n: number };
-  return { deliveries: rows.map(toDelivery), total: total.n, page: page.page, pageSize: page.pageSize };
+  await endpointRow(ctx, userId, endpointId);
+  const rows = await ctx.records.$rows<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+    endpointId, page.pageSize, (page.page - 1) * page.pageSize,
+  ]);
+  const [total] = await ctx.records.$rows<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?`, [endpointId]);
+  return { deliveries: rows.map(toDelivery), total: total!.n, page: page.page, pageSize: page.pageSize };
 }
 
 /**
@@ -611,9 +622,10 @@ export async function listDeliveries(ctx: AppContext, userId: string, endpointId
  */
 async function requeue(ctx: AppContext, row: DeliveryRow): Promise<boolean> {
   const round = row.rounds + 1;
-  const changed = ctx.db.$client
-    .query(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, rounds = ? WHERE id = ? AND rounds = ? AND status <> 'pending'`)
-    .run(round, row.id, row.rounds).changes;
+  const { changes: changed } = await ctx.records.$run(
+    `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, rounds = ? WHERE id = ? AND rounds = ? AND status <> 'pending'`,
+    [round, row.id, row.rounds],
+  );
   if (!changed) return false;
   await enqueueJob(ctx, { kind: DELIVER, key: `${DELIVER}:${row.id}:${round}`, runAt: ctx.now(), userId: row.user_id, refId: row.endpoint_id, payload: { deliveryId: row.id } });
   return true;
@@ -621,11 +633,11 @@ async function requeue(ctx: AppContext, row: DeliveryRow): Promise<boolean> {
 
 export async function redeliver(ctx: AppContext, userId: string, endpointId: string, deliveryId: string): Promise<Delivery> {
   return ctx.withTransaction(async () => {
-    const endpoint = endpointRow(ctx, userId, endpointId);
+    const endpoint = await endpointRow(ctx, userId, endpointId);
     if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
-    const delivery = deliveryOf(ctx, userId, endpointId, deliveryId);
+    const delivery = await deliveryRowOf(ctx, userId, endpointId, deliveryId);
     if (delivery.status === "pending") throw badRequest("This delivery is still being attempted");
-    await requeue(ctx, ctx.db.$client.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow);
+    await requeue(ctx, delivery);
     return deliveryOf(ctx, userId, endpointId, deliveryId);
   });
 }
@@ -635,12 +647,13 @@ const MAX_REDELIVER = 10_000;
 /** Sends again every failed delivery of an endpoint created in [from, to]. */
 export async function redeliverRange(ctx: AppContext, userId: string, endpointId: string, from: number, to: number): Promise<{ queued: number }> {
   return ctx.withTransaction(async () => {
-    const endpoint = endpointRow(ctx, userId, endpointId);
+    const endpoint = await endpointRow(ctx, userId, endpointId);
     if (!endpoint.active) throw badRequest("The webhook is disabled: enable it before sending deliveries again");
     if (to < from) throw badRequest("'to' must not be before 'from'");
-    const rows = ctx.db.$client
-      .query(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at BETWEEN ? AND ? ORDER BY created_at LIMIT ?`)
-      .all(endpointId, from, to, MAX_REDELIVER) as DeliveryRow[];
+    const rows = await ctx.records.$rows<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at BETWEEN ? AND ? ORDER BY created_at LIMIT ?`,
+      [endpointId, from, to, MAX_REDELIVER],
+    );
     let queued = 0;
     for (const row of rows) if (await requeue(ctx, row)) queued++;
     return { queued };
@@ -716,7 +729,7 @@ async function attempt(ctx: AppContext, endpoint: EndpointRow, delivery: Deliver
 
 async function disableEndpoint(ctx: AppContext, endpoint: EndpointRow, reason: string) {
   await ready(ctx.db);
-  ctx.db.$client.query(`UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`).run(reason, ctx.now(), endpoint.id);
+  await ctx.records.$run(`UPDATE webhook_endpoints SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`, [reason, ctx.now(), endpoint.id]);
   const owner = await findUserById(ctx, endpoint.user_id);
   if (!owner) return;
   await ctx.mailer
@@ -732,13 +745,12 @@ async function disableEndpoint(ctx: AppContext, endpoint: EndpointRow, reason: s
 /** One attempt of a delivery, then its record and the next step: done, the next retry, or failed for good. */
 async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: unknown; runAgainAt?: number }> {
   await ready(ctx.db);
-  const db = ctx.db.$client;
-  const delivery = db.query(`SELECT * FROM webhook_deliveries WHERE id = ?`).get(deliveryId) as DeliveryRow | null;
-  const endpoint = delivery && (db.query(`SELECT * FROM webhook_endpoints WHERE id = ?`).get(delivery.endpoint_id) as EndpointRow | null);
+  const [delivery] = await ctx.records.$rows<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE id = ?`, [deliveryId]);
+  const [endpoint] = delivery ? await ctx.records.$rows<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = ?`, [delivery.endpoint_id]) : [];
   if (!delivery || !endpoint || delivery.status !== "pending") return { result: "gone" };
   if (!endpoint.active) {
     // Kept with its payload: sent again from the log once the endpoint is enabled.
-    db.query(`UPDATE webhook_deliveries SET status = 'failed', error = ? WHERE id = ?`).run("The webhook is disabled", deliveryId);
+    await ctx.records.$run(`UPDATE webhook_deliveries SET status = 'failed', error = ? WHERE id = ?`, ["The webhook is disabled", deliveryId]);
     return { result: "endpoint disabled" };
   }
   const a = await attempt(ctx, endpoint, delivery);
@@ -748,16 +760,17 @@ async function deliver(ctx: AppContext, deliveryId: string): Promise<{ result: u
   const ok = a.status !== null && a.status >= 200 && a.status < 300;
   const error = ok ? null : a.error ?? (a.status! >= 300 && a.status! < 400 ? `Redirect ${a.status} not followed` : `HTTP ${a.status}`);
   const more = !ok && a.status !== 410 && attempts < RETRY_SCHEDULE.length;
-  db.query(
+  await ctx.records.$run(
     `UPDATE webhook_deliveries SET status = ?, attempts = ?, response_status = ?, response_body = ?, response_hidden = ?, error = ?, latency_ms = ?,
        last_attempt_at = ? WHERE id = ?`,
-  ).run(ok ? "succeeded" : more ? "pending" : "failed", attempts, a.status, a.body, a.hidden ? 1 : 0, error, a.latencyMs, now, deliveryId);
+    [ok ? "succeeded" : more ? "pending" : "failed", attempts, a.status, a.body, a.hidden ? 1 : 0, error, a.latencyMs, now, deliveryId],
+  );
   if (ok) {
-    db.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).run(endpoint.id);
+    await ctx.records.$run(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`, [endpoint.id]);
     return { result: { status: a.status, attempts } };
   }
   const failingSince = endpoint.failing_since ?? now;
-  if (endpoint.failing_since === null) db.query(`UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?`).run(now, endpoint.id);
+  if (endpoint.failing_since === null) await ctx.records.$run(`UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?`, [now, endpoint.id]);
   if (a.status === 410) await disableEndpoint(ctx, endpoint, "the endpoint answered 410 Gone");
   else if (now - failingSince >= DISABLE_AFTER) await disableEndpoint(ctx, endpoint, "every delivery failed for 5 days");
   if (!more) return { result: { status: a.status, attempts, error } };

@@ -28,16 +28,16 @@ async function owner(): Promise<Account> {
   return t.confirm({ ...account, token: res.body.token });
 }
 
-const sessionOf = (account: Account) =>
-  (t.ctx.db.$client.query("SELECT id, ip FROM sessions WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1").get(account.user.id) as {
-    id: string;
-    ip: string;
-  });
+/** The session the account's token holds, as the sessions list names it. */
+async function sessionOf(account: Account): Promise<{ id: string; ip: string }> {
+  const listed = (await t.api("/api/auth/sessions", { token: account.token })).body.sessions as { id: string; ip: string; current: boolean }[];
+  return listed.find((s) => s.current)!;
+}
 
 describe("made by a session", () => {
   test("an API key records the session that made it, and its owner is emailed what, when and from where", async () => {
     const account = await owner();
-    const session = sessionOf(account);
+    const session = await sessionOf(account);
     clock = T0 + 5 * 60_000;
     const afterSeq = t.lastSeq();
     const res = await t.api("/api/api-keys", {
@@ -45,7 +45,7 @@ describe("made by a session", () => {
       body: { name: "Zapier", service: "Zapier", permissions: ["contacts:read", "messages:send"] },
     });
     expect(res.status).toBe(201);
-    expect(t.ctx.db.$client.query("SELECT created_by_session FROM api_keys WHERE id = ?").get(res.body.id)).toEqual({ created_by_session: session.id });
+    expect(await t.ctx.records.$rows("SELECT created_by_session FROM api_keys WHERE id = ?", [res.body.id])).toEqual([{ created_by_session: session.id }]);
 
     const mail = await t.waitForEmail(account.email, 5000, { afterSeq, match: /^New API key/ });
     expect(mail.subject).toBe("New API key on your smsdesk account");
@@ -69,15 +69,15 @@ describe("made by a session", () => {
 
   test("a webhook records its session; a new URL or secret records the session that set it, and a new URL is emailed", async () => {
     const account = await owner();
-    const first = sessionOf(account);
+    const first = await sessionOf(account);
     const afterSeq = t.lastSeq();
     const made = await t.api("/api/webhooks", {
       token: account.token,
       body: { name: "CRM", url: "https://93.184.216.34/in", events: ["message_delivered", "contact_created"] },
     });
     expect(made.status).toBe(201);
-    const madeBy = () => t.ctx.db.$client.query("SELECT created_by_session AS s FROM webhook_endpoints WHERE id = ?").get(made.body.id) as { s: string };
-    expect(madeBy().s).toBe(first.id);
+    const madeBy = async () => (await t.ctx.records.$rows<{ s: string }>("SELECT created_by_session AS s FROM webhook_endpoints WHERE id = ?", [made.body.id]))[0]!;
+    expect((await madeBy()).s).toBe(first.id);
     const mail = await t.waitForEmail(account.email, 5000, { afterSeq, match: /^New webhook on/ });
     expect(mail.text.split("\n").slice(0, 7)).toEqual([
       "A new webhook was set up on your smsdesk account.",
@@ -92,13 +92,13 @@ describe("made by a session", () => {
     // A rename from another session keeps who made it; a new URL from it makes it that session's.
     clock = T0 + 60_000;
     const other = await t.confirm(await t.login(account.email, account.password));
-    const second = sessionOf(account);
+    const second = await sessionOf(other);
     const put = (body: Record<string, unknown>) => t.api(`/api/webhooks/${made.body.id}`, { method: "PUT", token: other.token, body });
     expect((await put({ name: "CRM (EU)" })).status).toBe(200);
-    expect(madeBy().s).toBe(first.id);
+    expect((await madeBy()).s).toBe(first.id);
     const beforeMove = t.lastSeq();
     expect((await put({ url: "https://93.184.216.35/in" })).status).toBe(200);
-    expect(madeBy().s).toBe(second.id);
+    expect((await madeBy()).s).toBe(second.id);
     const moved = await t.waitForEmail(account.email, 5000, { afterSeq: beforeMove, match: /^New webhook URL/ });
     expect(moved.text.split("\n").slice(2, 5)).toEqual([
       "Webhook: CRM (EU)",
@@ -109,7 +109,7 @@ describe("made by a session", () => {
     // A rotated secret signs what the receiver trusts: the endpoint is then the rotating session's.
     const third = await t.confirm(await t.login(account.email, account.password));
     expect((await t.api(`/api/webhooks/${made.body.id}/rotate-secret`, { method: "POST", token: third.token })).status).toBe(200);
-    expect(madeBy().s).toBe(sessionOf(account).id);
+    expect((await madeBy()).s).toBe((await sessionOf(third)).id);
   });
 });
 
@@ -117,7 +117,7 @@ describe("made by a session", () => {
 async function ownerAndThief() {
   const account = await owner();
   const thief = await t.confirm(await t.login(account.email, account.password));
-  const thiefSession = sessionOf(account).id;
+  const thiefSession = (await sessionOf(thief)).id;
   const key = async (who: Account, name: string) => {
     const res = await t.api("/api/api-keys", { token: who.token, body: { name, permissions: ["contacts:read"] } });
     expect(res.status).toBe(201);
@@ -134,7 +134,7 @@ const keyWorks = async (key: string) => {
   const res = await t.api("/api/v1/contacts", { token: key, origin: false });
   return res.status === 200 ? "works" : res.body.message;
 };
-const hookState = (id: string) => t.ctx.db.$client.query("SELECT active, disabled_reason AS reason FROM webhook_endpoints WHERE id = ?").get(id);
+const hookState = async (id: string) => (await t.ctx.records.$rows("SELECT active, disabled_reason AS reason FROM webhook_endpoints WHERE id = ?", [id]))[0];
 
 describe("ending sessions ends what they made (issue 27 item 5)", () => {
   test("the sessions list shows what each session set up", async () => {
@@ -169,7 +169,7 @@ describe("ending sessions ends what they made (issue 27 item 5)", () => {
     });
     expect((await t.api("/api/auth/user", { token: thief.token })).status).toBe(401);
     expect(await keyWorks(stolenKey.key)).toBe("This API key has been revoked");
-    expect(hookState(hookId)).toEqual({ active: 0, reason: "Revoked when the password was changed: the session that set it up was signed out" });
+    expect(await hookState(hookId)).toEqual({ active: 0, reason: "Revoked when the password was changed: the session that set it up was signed out" });
     expect(await keyWorks(ownKey.key)).toBe("works");
   });
 
@@ -186,7 +186,7 @@ describe("ending sessions ends what they made (issue 27 item 5)", () => {
     expect(res.body.credentials.revoked).toEqual([]);
     expect(res.body.credentials.kept.map((c: { name: string }) => c.name)).toEqual(["Backdoor", "Exfil"]);
     expect(await keyWorks(stolenKey.key)).toBe("works");
-    expect(hookState(hookId)).toEqual({ active: 1, reason: null });
+    expect(await hookState(hookId)).toEqual({ active: 1, reason: null });
     const bad = await t.api("/api/user/password", { token: account.token, body: { currentPassword: "a-brand-new-pass", newPassword: "another-one-1", keepCredentials: "yes" } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe("keepCredentials is true or false");
@@ -209,7 +209,7 @@ describe("ending sessions ends what they made (issue 27 item 5)", () => {
       },
     });
     expect(await keyWorks(stolenKey.key)).toBe("This API key has been revoked");
-    expect(hookState(hookId)).toEqual({ active: 0, reason: "Revoked when you signed out of your other sessions: the session that set it up was signed out" });
+    expect(await hookState(hookId)).toEqual({ active: 0, reason: "Revoked when you signed out of your other sessions: the session that set it up was signed out" });
     expect(await keyWorks(ownKey.key)).toBe("works");
 
     const kept = await ownerAndThief();
@@ -221,7 +221,7 @@ describe("ending sessions ends what they made (issue 27 item 5)", () => {
   test("a password reset ends every session and revokes everything they made, unless kept; keys older than the record stay", async () => {
     const { account, ownKey, stolenKey, hookId } = await ownerAndThief();
     const older = await t.api("/api/api-keys", { token: account.token, body: { name: "Legacy", permissions: ["contacts:read"] } });
-    t.ctx.db.$client.query("UPDATE api_keys SET created_by_session = NULL WHERE id = ?").run(older.body.id);
+    await t.ctx.records.$run("UPDATE api_keys SET created_by_session = NULL WHERE id = ?", [older.body.id]);
     await t.api("/api/auth/forgot-password", { body: { email: account.email } });
     const token = await t.resetLink(account.email);
     const res = await t.api("/api/auth/reset-password", { body: { token, password: "reset-new-pass", confirmPassword: "reset-new-pass" } });
@@ -235,7 +235,7 @@ describe("ending sessions ends what they made (issue 27 item 5)", () => {
       "This API key has been revoked",
       "works",
     ]);
-    expect(hookState(hookId)).toEqual({ active: 0, reason: "Revoked when the password was reset: the session that set it up was signed out" });
+    expect(await hookState(hookId)).toEqual({ active: 0, reason: "Revoked when the password was reset: the session that set it up was signed out" });
 
     const again = await ownerAndThief();
     await t.api("/api/auth/forgot-password", { body: { email: again.account.email } });

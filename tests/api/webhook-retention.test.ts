@@ -17,31 +17,31 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 test(`deliveries older than the event retention are deleted, ${DELIVERY_PRUNE_BATCH.toLocaleString("en-US")} a run, pending ones kept; then a day later`, async () => {
-  const db = t.ctx.db.$client;
-  const job = () => db.query(`SELECT state, run_at FROM jobs WHERE key = 'webhooks.prune'`).get() as { state: string; run_at: number };
-  const due = job().run_at;
+  const db = t.ctx.records;
+  const job = async () => (await db.$rows<{ state: string; run_at: number }>(`SELECT state, run_at FROM jobs WHERE key = 'webhooks.prune'`))[0]!;
+  const due = (await job()).run_at;
   const endpoint = (id: string) =>
-    db.run(`INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, created_at) VALUES (?, ?, ?, 'https://hooks.example.com/in', '[]', 'whsec_x', ?)`, [
+    db.$run(`INSERT INTO webhook_endpoints (id, user_id, name, url, events, secret, created_at) VALUES (?, ?, ?, 'https://hooks.example.com/in', '[]', 'whsec_x', ?)`, [
       id, a.user.id, id, due - 90 * DAY,
     ]);
   let n = 0;
   const delivery = (endpointId: string, status: string, ageDays: number) =>
-    db.run(`INSERT INTO webhook_deliveries (id, endpoint_id, user_id, source, event_type, payload, status, created_at) VALUES (?, ?, ?, ?, 'message_sent', '{}', ?, ?)`, [
+    db.$run(`INSERT INTO webhook_deliveries (id, endpoint_id, user_id, source, event_type, payload, status, created_at) VALUES (?, ?, ?, ?, 'message_sent', '{}', ?, ?)`, [
       `d${++n}`, endpointId, a.user.id, `s${n}`, status, due - ageDays * DAY,
     ]);
-  endpoint("e1");
-  endpoint("e2");
+  await endpoint("e1");
+  await endpoint("e2");
   // Kept: pending however old, and finished within the 30 days.
-  delivery("e1", "pending", 40);
-  delivery("e1", "succeeded", 29);
-  delivery("e1", "failed", 1);
+  await delivery("e1", "pending", 40);
+  await delivery("e1", "succeeded", 29);
+  await delivery("e1", "failed", 1);
   // Deleted: finished over 30 days ago.
-  delivery("e1", "succeeded", 31);
-  delivery("e1", "failed", 45);
-  db.transaction(() => {
-    for (let i = 0; i < 2 * DELIVERY_PRUNE_BATCH + 2_000; i++) delivery("e2", i % 3 ? "succeeded" : "failed", 31 + (i % 60));
-  })();
-  const left = (endpointId: string) => (db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?`).get(endpointId) as { n: number }).n;
+  await delivery("e1", "succeeded", 31);
+  await delivery("e1", "failed", 45);
+  await t.ctx.withTransaction(async () => {
+    for (let i = 0; i < 2 * DELIVERY_PRUNE_BATCH + 2_000; i++) await delivery("e2", i % 3 ? "succeeded" : "failed", 31 + (i % 60));
+  });
+  const left = async (endpointId: string) => (await db.$rows<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?`, [endpointId]))[0]!.n;
 
   const realNow = t.ctx.now;
   try {
@@ -49,7 +49,7 @@ test(`deliveries older than the event retention are deleted, ${DELIVERY_PRUNE_BA
     const runs: [number, number, { state: string; run_at: number }][] = [];
     for (let i = 0; i < 3; i++) {
       await (await runDueJobs(t.ctx)).settled;
-      runs.push([left("e1"), left("e2"), job()]);
+      runs.push([await left("e1"), await left("e2"), await job()]);
     }
     // e1 first (endpoints in id order): its two old finished deliveries and 4,998 of e2's in the first run.
     expect(runs).toEqual([
