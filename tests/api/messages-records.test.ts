@@ -1,7 +1,7 @@
 // Issue 31 item 1: the messages', threads' and keywords' records answer alike on both engines (run this file with
 // SMSDESK_TEST_DATABASE=postgres for PostgreSQL): an inbound message stored once per provider id, a thread read back
-// in order, a search that ignores case, the threads' unread counts, states and marks, an Idempotency-Key's one run,
-// a keyword's opt-ins and its card's figures. Called on the app's context, as
+// in order, a search that ignores case, the inbound flow's text from a new phone, the threads' unread counts, states
+// and marks, an Idempotency-Key's one run, the outbox, media and their sweep, a keyword's opt-ins and its card's figures. Called on the app's context, as
 // the inbound flow calls them, with no provider and no event between.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
@@ -20,7 +20,9 @@ import {
   unreadTotals,
 } from "../../src/conversations/conversations";
 import { clearPossibleOptOut, flagPossibleOptOut } from "../../src/conversations/possible-opt-out";
+import { recordInbound } from "../../src/inbound/receive";
 import { keywordsOn, listKeywords } from "../../src/keywords/keywords";
+import type { ProviderAccount } from "../../src/providers/accounts";
 import { latestPending, markConfirmed, markPending, markReplied, optInOf, withdrawPending } from "../../src/keywords/opt-ins";
 import {
   attachableMedia,
@@ -198,6 +200,25 @@ describe("conversations", () => {
     await expect(onceByKey(t.ctx, userId, "k1", ["+15550100001", "Bye"], run)).rejects.toMatchObject({ status: 409 });
     expect(await onceByKey(t.ctx, userId, "k2", ["+15550100001", "Bye"], run)).toEqual({ status: 202, body: { n: 2 }, replayed: false });
     expect(runs).toBe(2);
+  });
+});
+
+describe("the inbound flow", () => {
+  test("a text from a new phone is stored once, makes its contact and its unread thread; the provider's retry changes nothing", async () => {
+    const { userId, providerId } = await account();
+    // What the flow reads of the verified provider account: whose it is and its id.
+    const provider = { id: providerId, userId } as ProviderAccount;
+    const text = { type: "inbound" as const, providerMessageId: "SM-in-1", from: ANA, to: "+15550009999", body: "Hello, is this the bakery?" };
+    const first = await recordInbound(t.ctx, provider, text);
+    expect([first.message?.content, first.message?.direction, first.keyword, first.reply]).toEqual(["Hello, is this the bakery?", "inbound", null, null]);
+    const retry = await recordInbound(t.ctx, provider, text);
+    expect(retry.message).toBeNull();
+    const threads = await listConversations(t.ctx, userId, { page: 1, pageSize: 10, filter: "all" });
+    expect(threads.data.map((c) => [c.phone, c.unreadCount, c.lastMessage, c.replyFrom])).toEqual([[ANA, 1, "Hello, is this the bakery?", "+15550009999"]]);
+    // The contact made from the phone, named on the message stored before it.
+    const contactId = threads.data[0]!.contactId;
+    expect(contactId).not.toBeNull();
+    expect((await getMessage(t.ctx, userId, first.message!.id)).contactId).toBe(contactId);
   });
 });
 
