@@ -212,7 +212,7 @@ const ALLOWED: Record<string, string> = {
 
   // Of converted folders, what reaches the connection synchronously and is no record (issue 30 items 2-3).
   "messages/outbox-store.ts exports outboxStore, which uses the database, not async (not async)":
-    "not a record: builds the engine's store (sending/ports.ts), preparing its statements on the connection as it is built (a prepare reads and writes no row; server.ts builds a store per connection, again after a restore); every method answers a Promise and runs its statements after ready or in its transaction (claims, checks and marks, outcomes in one transaction each). Preparing them in the methods instead would put a helper's await on every claim of the engine's loop for nothing the check guards",
+    "not a record: builds the engine's store (sending/ports.ts), an object whose every method is an async record (claims, checks and marks, outcomes in one transaction each), on SQLite with its statements prepared once per connection (the engine's hot path), on PostgreSQL on ctx.records; the builder itself runs no statement, and the check reads the methods' bodies as the builder's",
 };
 
 /**

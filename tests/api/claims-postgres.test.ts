@@ -3,9 +3,13 @@
 // what another holds (FOR UPDATE SKIP LOCKED), and lease it: two claimers never take the same row, and rows a killed
 // process held are the others' once the lease is over.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { SQL } from "bun";
+import { SQL } from "bun";
+import type { Db } from "../../db/client";
+import { openPostgresRecords, type PostgresRecords } from "../../db/postgres/records-db";
+import type { AppContext } from "../../src/context";
+import type { OutboxStore } from "../../src/sending/ports";
 import { CLAIM_JOB_SQL, DUE_JOBS_SQL_POSTGRES } from "../../src/jobs/jobs";
-import { CLAIM_LEASE_MS, CLAIM_SQL_POSTGRES, RELEASE_CLAIM_SQL } from "../../src/messages/outbox-store";
+import { CLAIM_LEASE_MS, CLAIM_SQL_POSTGRES, outboxStore, RELEASE_CLAIM_SQL } from "../../src/messages/outbox-store";
 import { INTERRUPTED_SQL_POSTGRES, SENDING_LEASE_MS } from "../../src/messages/reconcile";
 import { migratedWithSender, type ThrowawayDatabase } from "../support/postgres";
 
@@ -160,5 +164,45 @@ describe("the outbox", () => {
       ["s1", "unknown"],
       ["s2", "sending"],
     ]);
+  });
+});
+
+describe("the outbox store on PostgreSQL", () => {
+  /** A process's store: its own pool, the records on it. */
+  function storeOf(): OutboxStore {
+    const records = openPostgresRecords(new SQL(pg.url, { max: 2 }));
+    opened.push(records);
+    const ctx = { db: { $postgres: records } as unknown as Db, records: records.db, now: () => T0 } as unknown as AppContext;
+    return outboxStore(ctx);
+  }
+  const opened: PostgresRecords[] = [];
+  afterAll(async () => {
+    for (const r of opened) await r.close();
+  });
+
+  test("two processes' stores claiming one number at once: each row claimed by one, in due order, leased from the others", async () => {
+    const now = T0 + 200_000;
+    await pg.sql.unsafe(`UPDATE messages SET status = 'sent' WHERE status = 'queued'`);
+    await pg.sql.unsafe(`INSERT INTO messages (id, user_id, phone, content, direction, status, phone_number_id, next_attempt_at, created_at, updated_at)
+      SELECT 'c' || g, 'u1', '+1415888' || lpad(g::text, 4, '0'), 'Hi', 'outbound', 'queued', 'n1', ${now} - g, 0, 0 FROM generate_series(1, 40) AS g`);
+    const [one, two] = [storeOf(), storeOf()];
+    const claimed: { id: string; dueAt?: number }[][] = [[], []];
+    await Promise.all(
+      [one, two].map(async (store, i) => {
+        for (;;) {
+          const rows = await store.claim("n1", now, 5);
+          if (!rows.length) return;
+          claimed[i]!.push(...(rows as { id: string; dueAt?: number }[]));
+        }
+      }),
+    );
+    const ids = claimed.flat().map((r) => r.id);
+    expect(ids.sort()).toEqual(Array.from({ length: 40 }, (_, i) => `c${i + 1}`).sort());
+    // Each claim's rows in the order they fell due.
+    for (const rows of claimed) expect(rows.map((r) => r.dueAt)).toEqual(rows.map((r) => r.dueAt).sort((a, b) => a! - b!));
+    // Leased: due to nobody until the lease ends, then to either.
+    expect(await one.nextDue("n1")).toBe(now + CLAIM_LEASE_MS);
+    expect(await two.claim("n1", now + CLAIM_LEASE_MS - 1, 100)).toEqual([]);
+    expect((await two.claim("n1", now + CLAIM_LEASE_MS, 100)).length).toBe(40);
   });
 });
