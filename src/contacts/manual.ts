@@ -62,19 +62,38 @@ export async function updateContact(ctx: AppContext, userId: string, id: string,
   return ctx.withTransaction(async () => {
     await getContact(ctx, userId, id);
     if (c.phone) await assertNoDuplicatePhone(ctx, userId, c.phone, id);
-    await ctx.records
-      .update(contacts)
-      .set({
-        firstName: c.firstName,
-        lastName: c.lastName,
-        email: c.email,
-        phone: c.phone,
-        ...(c.tags ? { tags: c.tags } : {}),
-        ...(c.customFields ? { customFields: c.customFields } : {}),
-        updatedAt: new Date(ctx.now()),
-      })
-      .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
-      .run();
+    const update = () =>
+      ctx.records
+        .update(contacts)
+        .set({
+          firstName: c.firstName,
+          lastName: c.lastName,
+          email: c.email,
+          phone: c.phone,
+          ...(c.tags ? { tags: c.tags } : {}),
+          ...(c.customFields ? { customFields: c.customFields } : {}),
+          updatedAt: new Date(ctx.now()),
+        })
+        .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
+        .run();
+    if (!c.phone) await update();
+    else {
+      // Another request may give this phone to another contact after the check above (PostgreSQL's transactions run
+      // at once, where SQLite's take turns): the unique index then refuses the update, in a savepoint of its own so
+      // the transaction can still read, and the 409 names the contact that has the phone.
+      const phone = c.phone;
+      await ctx.withTransaction(update).catch(async (err: unknown) => {
+        if (!isUniqueViolation(err)) throw err;
+        await assertNoDuplicatePhone(ctx, userId, phone, id);
+        throw err;
+      });
+    }
     return contactView(await getContact(ctx, userId, id));
   });
+}
+
+/** PostgreSQL's unique violation (SQLSTATE 23505), as Bun.sql reports it, under drizzle's "Failed query" error. */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) if ((e as { errno?: unknown }).errno === "23505") return true;
+  return false;
 }

@@ -57,6 +57,16 @@ describe("contacts CRUD", () => {
     expect((await t.api("/api/contacts", { token: b.token })).body.total).toBe(0);
   });
 
+  test("two updates giving one phone to two contacts at once: one 200, one 409 naming the contact that has it", async () => {
+    const c = await t.signUpVerified();
+    const ids: string[] = [];
+    for (const phone of ["+12125550181", "+12125550182"]) ids.push((await post(c, "/api/contacts", { firstName: "Pair", phone })).body.id);
+    const both = await Promise.all(ids.map((id) => t.api(`/api/contacts/${id}`, { method: "PUT", token: c.token, body: { firstName: "Pair", phone: "+12125550189" } })));
+    const ok = both.find((r) => r.status === 200)!;
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(both.find((r) => r.status === 409)!.body).toMatchObject({ message: "A contact with this phone number already exists", existingContactId: ok.body.id });
+  });
+
   test("update, delete and another user's id answers 404", async () => {
     const c = (await post(a, "/api/contacts", { firstName: "Upd", phone: "+1 212 555 0143" })).body;
     const u = await t.api(`/api/contacts/${c.id}`, { method: "PUT", token: a.token, body: { firstName: "Updated", phone: "+12125550143", email: "u@example.com" } });
