@@ -1,8 +1,9 @@
-// Issue 31 item 1: the messages', threads' and keywords' records answer alike on both engines (run this file with
-// SMSDESK_TEST_DATABASE=postgres for PostgreSQL): an inbound message stored once per provider id, a thread read back
-// in order, a search that ignores case, the inbound flow's text from a new phone, the threads' unread counts, states
-// and marks, an Idempotency-Key's one run, the outbox, media and their sweep, a keyword's opt-ins and its card's figures. Called on the app's context, as
-// the inbound flow calls them, with no provider and no event between.
+// Issue 31 item 1: the messages', conversations', keywords' and media's records answer alike on both engines (run
+// this file with SMSDESK_TEST_DATABASE=postgres for PostgreSQL): an inbound message stored once per provider id, a
+// thread read back in order, a search that ignores case, the inbound flow's text from a new phone, the threads' unread
+// counts, states and marks, an Idempotency-Key's one run, the outbox, media and their sweep, a keyword's opt-ins and
+// its card's figures. Called on the app's context (and a few routes over HTTP), with provider accounts and sender
+// numbers written as rows: their own records are not served on PostgreSQL yet.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { keywords } from "../../db/schema";
