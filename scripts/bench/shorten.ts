@@ -84,6 +84,16 @@
 // the short links' rows) 47/69 ms off, 189/162 ms on for 10,000: 12-14 µs a message at that load (the writer's
 // 4-5 µs on a quiet machine, shorten-writer.ts); enqueue 514/600 off, 576/446 on and the delivery reports
 // (applyStatusEvents) 423/546 off, 451/386 on, alike within the runs' spread.
+//   load 9.6-11 (main at 71a2fda, the quietest hour of the session), 10,000 x 4: rate on/off median 0.794 (rounds
+//     0.66-0.90), of the medians 0.728, NOT within 10%; off runs -26% to +11% of their median, on -13% to +25%; CPU
+//     a message on/off 1.151 (1.04-1.24, dearer in every round), 248/288 µs, main thread 202/236; cores held on/off
+//     0.927 (0.76-0.98); chunks 228-274 off, 284-319 on.
+// So at a lower load shortening costs about 40 µs a message of CPU in the whole pipeline, three times the writer's
+// share measured by function at load 22-25, and its runs also hold fewer cores (they wait more). Not yet measured:
+// whether the outbox writer's chunks, sized by their wall time (outbox-writer.ts CHUNK_TARGET_MS), come out smaller
+// with shortening on (more chunks: 284-319 against 228-274), each chunk's fixed cost (its transaction, events,
+// checkpoint waits every 2,000 rows, the readers and the engine it wakes) paid more often; and whether the short
+// links' rows make the writer's checkpoints longer to wait for. The by-function split at this load is the next step.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
