@@ -19,4 +19,5 @@ export const POSTGRES_READY = [
   "tests/api/api-keys.test.ts",
   "tests/api/reauth.test.ts",
   "tests/api/session-credentials.test.ts",
+  "tests/api/settings.test.ts",
 ];

@@ -1,9 +1,12 @@
-import { and, asc, count, eq, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql, type SQL } from "drizzle-orm";
+import { jsonValues } from "../../db/json-array";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { smsProviders, type ProviderKind, type SimulatorSettings } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
+import { holdAccount } from "../users/queries";
 import { credentialHint, openCredentials, sealCredentials, webhookSecret } from "./credentials";
 import type { Credentials } from "./types";
 
@@ -46,7 +49,7 @@ export function providerView(ctx: AppContext, a: ProviderAccount) {
 export async function listProviders(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
   await ready(ctx.db);
   const where = eq(smsProviders.userId, userId);
-  const rows = ctx.db
+  const rows = await ctx.records
     .select()
     .from(smsProviders)
     .where(where)
@@ -54,12 +57,12 @@ export async function listProviders(ctx: AppContext, userId: string, page = 1, p
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .all();
-  const total = ctx.db.select({ n: count() }).from(smsProviders).where(where).get()!.n;
+  const total = (await ctx.records.select({ n: count() }).from(smsProviders).where(where).get())!.n;
   return { data: rows.map((a) => providerView(ctx, a)), total, page, pageSize };
 }
 
 // Prepared once: every provider webhook (inbound messages, delivery reports) starts here.
-const ofKind = preparedPerDb((db) =>
+const ofKind = preparedPerDb((db: RecordsDb) =>
   db
     .select()
     .from(smsProviders)
@@ -69,17 +72,17 @@ const ofKind = preparedPerDb((db) =>
 
 export async function providersOfKind(ctx: AppContext, userId: string, kind: ProviderKind): Promise<ProviderAccount[]> {
   await ready(ctx.db);
-  return ofKind(ctx.db).all({ userId, kind });
+  return ofKind(ctx.records).all({ userId, kind });
 }
 
 /** An account of the user's; another user's id answers 404 exactly like a missing one. */
 export async function getProvider(ctx: AppContext, userId: string, id: string): Promise<ProviderAccount> {
-  await ready(ctx.db);
   return ownAccount(ctx, userId, id);
 }
 
-function ownAccount(ctx: AppContext, userId: string, id: string): ProviderAccount {
-  const row = ctx.db
+async function ownAccount(ctx: AppContext, userId: string, id: string): Promise<ProviderAccount> {
+  await ready(ctx.db);
+  const row = await ctx.records
     .select()
     .from(smsProviders)
     .where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, id)))
@@ -94,28 +97,31 @@ function ownAccount(ctx: AppContext, userId: string, id: string): ProviderAccoun
  */
 export async function findProviderById(ctx: AppContext, id: string): Promise<ProviderAccount | undefined> {
   await ready(ctx.db);
-  return providerById(ctx.db).get({ id });
+  return providerById(ctx.records).get({ id });
 }
 
 // Prepared once: the engine's lanes and records and every delivery report's account read it.
-const providerById = preparedPerDb((db) => db.select().from(smsProviders).where(eq(smsProviders.id, sql.placeholder("id"))).prepare());
+const providerById = preparedPerDb((db: RecordsDb) => db.select().from(smsProviders).where(eq(smsProviders.id, sql.placeholder("id"))).prepare());
 
 // Prepared once, the ids passed as one JSON array: the sender choice reads its numbers' accounts for each pass of
 // drip steps (10,000 may fall due in the same minute) and each one-off send.
-const byIds = preparedPerDb((db) =>
-  db
-    .select()
-    .from(smsProviders)
-    .where(sql`${smsProviders.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
-    .prepare(),
-);
+const byIds = preparedPerDb((db: RecordsDb) => db.select().from(smsProviders).where(idInList(db)).prepare());
+
+/**
+ * `sms_providers.id IN` the JSON array of the placeholder `ids`, for a statement prepared on `db`: the engine's list
+ * subquery (db/json-array.ts) around the placeholder.
+ */
+export function idInList(db: RecordsDb): SQL {
+  const [before, after] = jsonValues(db).split("?");
+  return sql`${smsProviders.id} IN (${sql.raw(before!)}${sql.placeholder("ids")}${sql.raw(after!)})`;
+}
 
 /** These accounts by id (a page of sender numbers' accounts: the ids go into one query). */
 export async function providersByIds(ctx: AppContext, ids: string[]): Promise<Map<string, ProviderAccount>> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
   await ready(ctx.db);
-  return new Map(byIds(ctx.db).all({ ids: JSON.stringify(unique) }).map((a) => [a.id, a]));
+  return new Map((await byIds(ctx.records).all({ ids: JSON.stringify(unique) })).map((a) => [a.id, a]));
 }
 
 export function providerCredentials(ctx: AppContext, account: ProviderAccount): Credentials {
@@ -129,14 +135,16 @@ export async function createProvider(
 ): Promise<ProviderAccount> {
   const id = newId();
   return ctx.withTransaction(async () => {
-    const hasDefault = ctx.db
+    // On PostgreSQL two transactions would read the default at once: the account's row held first orders them.
+    await holdAccount(ctx, userId);
+    const hasDefault = await ctx.records
       .select({ id: smsProviders.id })
       .from(smsProviders)
       .where(and(eq(smsProviders.userId, userId), eq(smsProviders.isDefault, true)))
       .get();
     const isDefault = input.isDefault || !hasDefault;
-    if (isDefault) ctx.db.update(smsProviders).set({ isDefault: false }).where(eq(smsProviders.userId, userId)).run();
-    return ctx.db
+    if (isDefault) await ctx.records.update(smsProviders).set({ isDefault: false }).where(eq(smsProviders.userId, userId)).run();
+    return ctx.records
       .insert(smsProviders)
       .values({
         id,
@@ -163,9 +171,9 @@ export async function updateProvider(
 ): Promise<ProviderAccount> {
   return ctx.withTransaction(async () => {
     // Read in the transaction that writes: the simulator's settings are merged over the ones it holds now.
-    const current = ownAccount(ctx, userId, id);
-    if (patch.isDefault) ctx.db.update(smsProviders).set({ isDefault: false }).where(and(eq(smsProviders.userId, userId), ne(smsProviders.id, id))).run();
-    return ctx.db
+    const current = await ownAccount(ctx, userId, id);
+    if (patch.isDefault) await ctx.records.update(smsProviders).set({ isDefault: false }).where(and(eq(smsProviders.userId, userId), ne(smsProviders.id, id))).run();
+    const updated = await ctx.records
       .update(smsProviders)
       .set({
         ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
@@ -177,6 +185,7 @@ export async function updateProvider(
       .where(eq(smsProviders.id, id))
       .returning()
       .get();
+    return updated!;
   });
 }
 
@@ -185,16 +194,15 @@ export async function updateProvider(
  * Their messages stay, detached a chunk at a time first.
  */
 export async function deleteProvider(ctx: AppContext, userId: string, id: string) {
-  await ready(ctx.db);
-  ownAccount(ctx, userId, id);
+  await ownAccount(ctx, userId, id);
   await ctx.detachProviderMessages(id);
   await ctx.withTransaction(async () => {
     // Read again, in the transaction that deletes: the default may have moved (or the account gone) meanwhile.
-    const current = ownAccount(ctx, userId, id);
-    ctx.db.delete(smsProviders).where(eq(smsProviders.id, id)).run();
+    const current = await ownAccount(ctx, userId, id);
+    await ctx.records.delete(smsProviders).where(eq(smsProviders.id, id)).run();
     if (current.isDefault) {
-      const next = ctx.db.select({ id: smsProviders.id }).from(smsProviders).where(eq(smsProviders.userId, userId)).orderBy(asc(smsProviders.createdAt)).get();
-      if (next) ctx.db.update(smsProviders).set({ isDefault: true }).where(eq(smsProviders.id, next.id)).run();
+      const next = await ctx.records.select({ id: smsProviders.id }).from(smsProviders).where(eq(smsProviders.userId, userId)).orderBy(asc(smsProviders.createdAt)).get();
+      if (next) await ctx.records.update(smsProviders).set({ isDefault: true }).where(eq(smsProviders.id, next.id)).run();
     }
   });
 }
@@ -202,5 +210,5 @@ export async function deleteProvider(ctx: AppContext, userId: string, id: string
 /** The kinds of provider some account uses: `smsdesk doctor` checks this machine reaches their APIs. */
 export async function providerKindsInUse(ctx: AppContext): Promise<ProviderKind[]> {
   await ready(ctx.db);
-  return ctx.db.selectDistinct({ provider: smsProviders.provider }).from(smsProviders).all().map((r) => r.provider);
+  return (await ctx.records.selectDistinct({ provider: smsProviders.provider }).from(smsProviders).all()).map((r) => r.provider);
 }

@@ -5,12 +5,14 @@
  * message keeps the price of its day (`pricesNow`, recorded by the outbox store): a new price changes estimates and
  * what is sent from then on, never past spend.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { smsProviders, type ProviderKind } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, notFound } from "../http/errors";
+import { idInList } from "./accounts";
 import { cannotSendMms, DEFAULT_MMS_PRICE_MICROS } from "../../shared/providers/mms";
 
 /** List prices per outbound US segment (late 2025); a starting point the user is told to replace with their own. */
@@ -45,12 +47,12 @@ const mmsPriceOf = (provider: ProviderKind, custom: number | null) => (DEFAULT_M
 
 /** Every provider account of the user with its price per segment. */
 export async function segmentPrices(ctx: AppContext, userId: string): Promise<SegmentPrice[]> {
-  await ready(ctx.db);
   return pricesOf(ctx, userId);
 }
 
-function pricesOf(ctx: AppContext, userId: string): SegmentPrice[] {
-  return ctx.db
+async function pricesOf(ctx: AppContext, userId: string): Promise<SegmentPrice[]> {
+  await ready(ctx.db);
+  const rows = await ctx.records
     .select({
       id: smsProviders.id,
       provider: smsProviders.provider,
@@ -61,8 +63,8 @@ function pricesOf(ctx: AppContext, userId: string): SegmentPrice[] {
     .from(smsProviders)
     .where(eq(smsProviders.userId, userId))
     .orderBy(asc(smsProviders.createdAt), asc(smsProviders.id))
-    .all()
-    .map((a) => ({
+    .all();
+  return rows.map((a) => ({
       providerId: a.id,
       provider: a.provider,
       displayName: a.displayName,
@@ -76,19 +78,11 @@ function pricesOf(ctx: AppContext, userId: string): SegmentPrice[] {
 }
 
 // Prepared once, the ids as one JSON array: the outbox store reads them for every batch of outcomes it records.
-const pricesOfIds = preparedPerDb((db) =>
-  db
-    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.segmentPriceMicros })
-    .from(smsProviders)
-    .where(sql`${smsProviders.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
-    .prepare(),
+const pricesOfIds = preparedPerDb((db: RecordsDb) =>
+  db.select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.segmentPriceMicros }).from(smsProviders).where(idInList(db)).prepare(),
 );
-const mmsPricesOfIds = preparedPerDb((db) =>
-  db
-    .select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.mmsPriceMicros })
-    .from(smsProviders)
-    .where(sql`${smsProviders.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
-    .prepare(),
+const mmsPricesOfIds = preparedPerDb((db: RecordsDb) =>
+  db.select({ id: smsProviders.id, provider: smsProviders.provider, custom: smsProviders.mmsPriceMicros }).from(smsProviders).where(idInList(db)).prepare(),
 );
 
 /**
@@ -98,32 +92,32 @@ const mmsPricesOfIds = preparedPerDb((db) =>
 export async function pricesNow(ctx: AppContext, providerIds: string[]): Promise<Map<string, number>> {
   if (!providerIds.length) return new Map();
   await ready(ctx.db);
-  const rows = pricesOfIds(ctx.db).all({ ids: JSON.stringify(providerIds) });
+  const rows = await pricesOfIds(ctx.records).all({ ids: JSON.stringify(providerIds) });
   return new Map(rows.map((a) => [a.id, a.custom ?? DEFAULT_SEGMENT_PRICE_MICROS[a.provider]]));
 }
 
 /** Sets (or, with null, clears back to the default) one account's price; another user's account answers 404. */
 export async function setSegmentPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): Promise<SegmentPrice> {
   await ready(ctx.db);
-  const changed = ctx.db
+  const changed = await ctx.records
     .update(smsProviders)
     .set({ segmentPriceMicros: micros })
     .where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, providerId)))
     .returning({ id: smsProviders.id })
     .get();
   if (!changed) throw notFound("SMS provider not found");
-  return pricesOf(ctx, userId).find((p) => p.providerId === providerId)!;
+  return (await pricesOf(ctx, userId)).find((p) => p.providerId === providerId)!;
 }
 
 /** Sets (or, with null, clears back to the default) one account's price per MMS; 400 for a provider that sends none. */
 export async function setMmsPrice(ctx: AppContext, userId: string, providerId: string, micros: number | null): Promise<SegmentPrice> {
   await ready(ctx.db);
-  const account = pricesOf(ctx, userId).find((p) => p.providerId === providerId);
+  const account = (await pricesOf(ctx, userId)).find((p) => p.providerId === providerId);
   if (!account) throw notFound("SMS provider not found");
   const refusal = cannotSendMms(account.provider);
   if (refusal) throw badRequest(refusal);
-  ctx.db.update(smsProviders).set({ mmsPriceMicros: micros }).where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, providerId))).run();
-  return pricesOf(ctx, userId).find((p) => p.providerId === providerId)!;
+  await ctx.records.update(smsProviders).set({ mmsPriceMicros: micros }).where(and(eq(smsProviders.userId, userId), eq(smsProviders.id, providerId))).run();
+  return (await pricesOf(ctx, userId)).find((p) => p.providerId === providerId)!;
 }
 
 /**
@@ -133,7 +127,7 @@ export async function setMmsPrice(ctx: AppContext, userId: string, providerId: s
 export async function mmsPricesNow(ctx: AppContext, providerIds: string[]): Promise<Map<string, number>> {
   if (!providerIds.length) return new Map();
   await ready(ctx.db);
-  const rows = mmsPricesOfIds(ctx.db).all({ ids: JSON.stringify(providerIds) });
+  const rows = await mmsPricesOfIds(ctx.records).all({ ids: JSON.stringify(providerIds) });
   return new Map(rows.flatMap((a) => {
     const price = mmsPriceOf(a.provider, a.custom);
     return price === null ? [] : [[a.id, price] as const];
