@@ -93,7 +93,12 @@
 // whether the outbox writer's chunks, sized by their wall time (outbox-writer.ts CHUNK_TARGET_MS), come out smaller
 // with shortening on (more chunks: 284-319 against 228-274), each chunk's fixed cost (its transaction, events,
 // checkpoint waits every 2,000 rows, the readers and the engine it wakes) paid more often; and whether the short
-// links' rows make the writer's checkpoints longer to wait for. The by-function split at this load is the next step.
+// links' rows make the writer's checkpoints longer to wait for. By function at load 9.3-9.9 (10,000 x 2, main at
+// ad15e7c, thread CPU summed over each call): writeOutbox outside enqueue 40/36 ms off, 124/91 on (shortening's
+// 5-9 µs a message); but the runs' chunks were 261 and 156 off, 273 and 281 on, and the off run of 156 chunks sent
+// 3,246 messages/s at 190 µs a message where the one of 261 sent 1,305 at 236: how many chunks a run writes (their
+// size follows their wall time, so the load of the moment) moves its cost and rate more than shortening does. A
+// sound A/B of shortening needs the chunks alike in both runs (a fixed window for the bench), not yet done.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
