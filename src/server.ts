@@ -222,13 +222,13 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * and a request that reaches such a record answers an error.
  */
 const NOT_SERVED_ON_POSTGRES =
-  "the sending engine, drips, automation, outbound webhooks, reconciliation, backups, the contacts' " +
-  "imports (CSV and JSON), campaign audiences, provider accounts and sender numbers (so no text is sent or received, " +
-  "and no keyword saved) are not served on PostgreSQL yet; the accounts (sign-up, sign-in, sessions, two-factor), their " +
-  "settings, the contacts (the list, search, tags, duplicates, export, consent) and segments, the conversations (lists, " +
-  "threads, read marks, states, possible opt-outs), the messages' lists and media, the keywords' list and tester, API " +
-  "keys, the webhooks' settings, the event log and the jobs runner (the log's pruning, the media's sweep, the webhook " +
-  "deliveries' pruning; its passes shared with the other processes) are";
+  "the sending engine (so no text is sent), drips, automation, outbound webhooks' deliveries, reconciliation, backups, " +
+  "the contacts' imports (CSV and JSON) and campaign audiences are not served on PostgreSQL yet; the accounts (sign-up, " +
+  "sign-in, sessions, two-factor), their settings, provider accounts and sender numbers (with their registrations), the " +
+  "contacts (the list, search, tags, duplicates, export, consent) and segments, the conversations (lists, threads, read " +
+  "marks, states, possible opt-outs), the messages' lists and media, the keywords' list and tester, API keys, the " +
+  "webhooks' settings, the event log and the jobs runner (the log's pruning, the media's sweep, the webhook deliveries' " +
+  "pruning; its passes shared with the other processes) are";
 
 /**
  * On PostgreSQL, the workers whose records are served there: the jobs runner, whose passes the installation's

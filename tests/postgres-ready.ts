@@ -20,4 +20,5 @@ export const POSTGRES_READY = [
   "tests/api/reauth.test.ts",
   "tests/api/session-credentials.test.ts",
   "tests/api/settings.test.ts",
+  "tests/api/sms-providers.test.ts",
 ];

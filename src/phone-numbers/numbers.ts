@@ -1,11 +1,13 @@
 import { and, asc, count, desc, eq, ne, sql } from "drizzle-orm";
 import { preparedPerDb } from "../../db/prepared";
+import type { RecordsDb } from "../../db/records";
 import { phoneNumbers, type NumberKind } from "../../db/schema";
 import { ready } from "../../db/transaction";
 import type { AppContext } from "../context";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { assertWithinLimit } from "../licenses/limits";
 import { findProviderById, providersByIds, type ProviderAccount } from "../providers/accounts";
+import { holdAccount } from "../users/queries";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
@@ -61,7 +63,7 @@ async function withProviders(ctx: AppContext, rows: PhoneNumberRow[]): Promise<(
 
 export async function listNumbers(ctx: AppContext, userId: string, page = 1, pageSize = 50) {
   await ready(ctx.db);
-  const rows = ctx.db
+  const rows = await ctx.records
     .select()
     .from(phoneNumbers)
     .where(eq(phoneNumbers.userId, userId))
@@ -69,8 +71,8 @@ export async function listNumbers(ctx: AppContext, userId: string, page = 1, pag
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .all();
-  // Counted in the turn that read the page, before the accounts are awaited.
-  const total = numbersOf(ctx, userId);
+  // Counted right after the page is read, before the accounts are awaited.
+  const total = await numbersOf(ctx, userId);
   return { data: (await withProviders(ctx, rows)).map(numberView), total, page, pageSize };
 }
 
@@ -80,13 +82,13 @@ export async function countNumbers(ctx: AppContext, userId: string): Promise<num
   return numbersOf(ctx, userId);
 }
 
-function numbersOf(ctx: AppContext, userId: string): number {
-  return ctx.db.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get()!.n;
+async function numbersOf(ctx: AppContext, userId: string): Promise<number> {
+  return (await ctx.records.select({ n: count() }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).get())!.n;
 }
 
 async function getNumber(ctx: AppContext, userId: string, id: string) {
   await ready(ctx.db);
-  const number = ctx.db
+  const number = await ctx.records
     .select()
     .from(phoneNumbers)
     .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.id, id)))
@@ -107,11 +109,14 @@ export async function addNumber(
 ) {
   const id = Bun.randomUUIDv7();
   return ctx.withTransaction(async () => {
+    // On PostgreSQL two transactions would count the plan's numbers (and read the default) at once: the account's
+    // row held first orders them.
+    await holdAccount(ctx, userId);
     const provider = await findProviderById(ctx, input.providerId);
     if (!provider || provider.userId !== userId || !provider.isActive) throw badRequest("Please choose an active provider");
     const parsed = parseSender(input.phoneNumber);
     const kind = input.kind ?? parsed.kind;
-    const exists = ctx.db
+    const exists = await ctx.records
       .select({ id: phoneNumbers.id })
       .from(phoneNumbers)
       .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.phoneNumber, parsed.phoneNumber)))
@@ -119,14 +124,15 @@ export async function addNumber(
     if (exists) throw conflict("This number is already added");
     // Counted in the same transaction as the insert: two adds at once cannot both take the last place.
     await assertWithinLimit(ctx, userId, "phoneNumbers", 1);
-    const hasDefault = ctx.db
+    await ready(ctx.db);
+    const hasDefault = await ctx.records
       .select({ id: phoneNumbers.id })
       .from(phoneNumbers)
       .where(and(eq(phoneNumbers.userId, userId), eq(phoneNumbers.isDefault, true)))
       .get();
     const isDefault = !!input.isDefault || !hasDefault;
-    if (isDefault) ctx.db.update(phoneNumbers).set({ isDefault: false }).where(eq(phoneNumbers.userId, userId)).run();
-    const inserted = ctx.db
+    if (isDefault) await ctx.records.update(phoneNumbers).set({ isDefault: false }).where(eq(phoneNumbers.userId, userId)).run();
+    const inserted = await ctx.records
       .insert(phoneNumbers)
       .values({
         id,
@@ -155,8 +161,9 @@ export async function updateNumber(
 ) {
   return ctx.withTransaction(async () => {
     await getNumber(ctx, userId, id);
-    if (patch.isDefault) ctx.db.update(phoneNumbers).set({ isDefault: false }).where(and(eq(phoneNumbers.userId, userId), ne(phoneNumbers.id, id))).run();
-    ctx.db
+    await ready(ctx.db);
+    if (patch.isDefault) await ctx.records.update(phoneNumbers).set({ isDefault: false }).where(and(eq(phoneNumbers.userId, userId), ne(phoneNumbers.id, id))).run();
+    await ctx.records
       .update(phoneNumbers)
       .set({
         ...(patch.displayName !== undefined ? { displayName: patch.displayName.trim() } : {}),
@@ -178,10 +185,11 @@ export async function deleteNumber(ctx: AppContext, userId: string, id: string) 
   await ctx.withTransaction(async () => {
     // Read again, in the transaction that deletes: the default may have moved (or the number gone) meanwhile.
     const current = await getNumber(ctx, userId, id);
-    ctx.db.delete(phoneNumbers).where(eq(phoneNumbers.id, id)).run();
+    await ready(ctx.db);
+    await ctx.records.delete(phoneNumbers).where(eq(phoneNumbers.id, id)).run();
     if (current.n.isDefault) {
-      const next = ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).get();
-      if (next) ctx.db.update(phoneNumbers).set({ isDefault: true }).where(eq(phoneNumbers.id, next.id)).run();
+      const next = await ctx.records.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).get();
+      if (next) await ctx.records.update(phoneNumbers).set({ isDefault: true }).where(eq(phoneNumbers.id, next.id)).run();
     }
   });
 }
@@ -189,7 +197,7 @@ export async function deleteNumber(ctx: AppContext, userId: string, id: string) 
 /** A provider account's numbers (the messages sent through them are detached before the account is deleted). */
 export async function numberIdsOfProvider(ctx: AppContext, providerId: string): Promise<string[]> {
   await ready(ctx.db);
-  return ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.providerId, providerId)).all().map((r) => r.id);
+  return (await ctx.records.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.providerId, providerId)).all()).map((r) => r.id);
 }
 
 /** The account's first sender number, active or not: its country is the account's default country until one is chosen (ctx.firstSenderNumber). */
@@ -207,7 +215,7 @@ export async function firstNumberOf(ctx: AppContext, userId: string): Promise<st
 
 // Prepared once: the sender is chosen for each pass of drip steps (10,000 may fall due in the same minute) and each
 // one-off send, and drizzle building and SQLite compiling the query each time cost more than running it.
-const activeNumbers = preparedPerDb((db) =>
+const activeNumbers = preparedPerDb((db: RecordsDb) =>
   db
     .select()
     .from(phoneNumbers)
@@ -223,7 +231,7 @@ const activeNumbers = preparedPerDb((db) =>
 export async function chooseSender(ctx: AppContext, userId: string, wanted?: string | null): Promise<Joined | null> {
   // An account has a handful of numbers (the plan limits them): read them all, keep those whose account is active.
   await ready(ctx.db);
-  const active = activeNumbers(ctx.db).all({ userId });
+  const active = await activeNumbers(ctx.records).all({ userId });
   const usable = (await withProviders(ctx, active)).filter((c) => c.account.isActive);
   if (wanted) {
     const trimmed = wanted.trim();
@@ -240,18 +248,18 @@ export async function chooseSender(ctx: AppContext, userId: string, wanted?: str
 /** A number by id, whoever's: the sending engine's lanes read their sender (messages/outbox-store.ts senderRegistry). */
 export async function numberById(ctx: AppContext, id: string): Promise<PhoneNumberRow | undefined> {
   await ready(ctx.db);
-  return ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.id, id)).get();
+  return ctx.records.select().from(phoneNumbers).where(eq(phoneNumbers.id, id)).get();
 }
 
 /** Every number of the account with its provider account, oldest first (the registration card lists them all). */
 export async function numbersWithAccounts(ctx: AppContext, userId: string) {
   await ready(ctx.db);
-  const rows = ctx.db.select().from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).all();
+  const rows = await ctx.records.select().from(phoneNumbers).where(eq(phoneNumbers.userId, userId)).orderBy(asc(phoneNumbers.createdAt)).all();
   return withProviders(ctx, rows);
 }
 
 /** The accounts that have sender numbers (the periodic registration check visits each). */
 export async function usersWithNumbers(ctx: AppContext): Promise<string[]> {
   await ready(ctx.db);
-  return ctx.db.selectDistinct({ userId: phoneNumbers.userId }).from(phoneNumbers).all().map((r) => r.userId);
+  return (await ctx.records.selectDistinct({ userId: phoneNumbers.userId }).from(phoneNumbers).all()).map((r) => r.userId);
 }

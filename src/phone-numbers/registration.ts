@@ -37,8 +37,9 @@ export function programOf(n: Pick<PhoneNumberRow, "phoneNumber" | "kind">): { pr
   return { program: "none", notApplicable: `A number outside the US (${where}): no US carrier registration applies` };
 }
 
-function upsert(ctx: AppContext, row: RegistrationRow) {
-  ctx.db
+async function upsert(ctx: AppContext, row: RegistrationRow) {
+  await ready(ctx.db);
+  await ctx.records
     .insert(numberRegistrations)
     .values(row)
     .onConflictDoUpdate({
@@ -60,11 +61,11 @@ function checkErrorText(account: ProviderAccount, err: unknown): string {
 }
 
 /** The state read before stays, with why it could not be read again; a number never read is "not known". */
-function noteCheckError(ctx: AppContext, userId: string, queries: RegistrationQuery[], idOf: Map<string, string>, error: string, now: number) {
+async function noteCheckError(ctx: AppContext, userId: string, queries: RegistrationQuery[], idOf: Map<string, string>, error: string, now: number) {
   for (const q of queries) {
     const id = idOf.get(q.phoneNumber)!;
-    if (registrationOf(ctx, id)) ctx.db.update(numberRegistrations).set({ checkError: error }).where(eq(numberRegistrations.phoneNumberId, id)).run();
-    else upsert(ctx, { phoneNumberId: id, userId, program: q.program, state: "unknown", reason: null, detail: null, checkError: error, checkedAt: now });
+    if (await registrationOf(ctx, id)) await ctx.records.update(numberRegistrations).set({ checkError: error }).where(eq(numberRegistrations.phoneNumberId, id)).run();
+    else await upsert(ctx, { phoneNumberId: id, userId, program: q.program, state: "unknown", reason: null, detail: null, checkError: error, checkedAt: now });
   }
 }
 
@@ -83,9 +84,9 @@ export async function refreshRegistrations(ctx: AppContext, userId: string, prov
     const queries: RegistrationQuery[] = [];
     for (const { n } of group) {
       const { program, notApplicable } = programOf(n);
-      if (notApplicable) upsert(ctx, { phoneNumberId: n.id, userId, program, state: "not_applicable", reason: notApplicable, detail: null, checkError: null, checkedAt: now });
+      if (notApplicable) await upsert(ctx, { phoneNumberId: n.id, userId, program, state: "not_applicable", reason: notApplicable, detail: null, checkError: null, checkedAt: now });
       else if (account.provider === "simulator")
-        upsert(ctx, { phoneNumberId: n.id, userId, program, state: "not_applicable", reason: "The simulator sends to no carrier", detail: null, checkError: null, checkedAt: now });
+        await upsert(ctx, { phoneNumberId: n.id, userId, program, state: "not_applicable", reason: "The simulator sends to no carrier", detail: null, checkError: null, checkedAt: now });
       else queries.push({ phoneNumber: n.phoneNumber, program: program as RegistrationQuery["program"] });
     }
     if (!queries.length) continue;
@@ -95,13 +96,13 @@ export async function refreshRegistrations(ctx: AppContext, userId: string, prov
       adapter = await adapterFor(ctx, account);
     } catch (err) {
       await ready(ctx.db);
-      noteCheckError(ctx, userId, queries, idOf, checkErrorText(account, err), now);
+      await noteCheckError(ctx, userId, queries, idOf, checkErrorText(account, err), now);
       continue;
     }
     await ready(ctx.db);
     if (!adapter.registrations) {
       for (const q of queries)
-        upsert(ctx, { phoneNumberId: idOf.get(q.phoneNumber)!, userId, program: q.program, state: "unknown", reason: `${PROVIDER_LABELS[account.provider]} offers no registration API`, detail: null, checkError: null, checkedAt: now });
+        await upsert(ctx, { phoneNumberId: idOf.get(q.phoneNumber)!, userId, program: q.program, state: "unknown", reason: `${PROVIDER_LABELS[account.provider]} offers no registration API`, detail: null, checkError: null, checkedAt: now });
       continue;
     }
     let found: Map<string, RegistrationFinding>;
@@ -109,20 +110,21 @@ export async function refreshRegistrations(ctx: AppContext, userId: string, prov
       found = await adapter.registrations(queries);
     } catch (err) {
       await ready(ctx.db);
-      noteCheckError(ctx, userId, queries, idOf, checkErrorText(account, err), now);
+      await noteCheckError(ctx, userId, queries, idOf, checkErrorText(account, err), now);
       continue;
     }
     await ready(ctx.db);
     const at = ctx.now();
     for (const q of queries) {
       const f = found.get(q.phoneNumber) ?? { state: "unregistered" as const, reason: "The provider reports no registration for this number", detail: null };
-      upsert(ctx, { phoneNumberId: idOf.get(q.phoneNumber)!, userId, program: q.program, state: f.state, reason: f.reason, detail: f.detail, checkError: null, checkedAt: at });
+      await upsert(ctx, { phoneNumberId: idOf.get(q.phoneNumber)!, userId, program: q.program, state: f.state, reason: f.reason, detail: f.detail, checkError: null, checkedAt: at });
     }
   }
 }
 
-function registrationOf(ctx: AppContext, phoneNumberId: string): RegistrationRow | undefined {
-  return ctx.db.select().from(numberRegistrations).where(eq(numberRegistrations.phoneNumberId, phoneNumberId)).get();
+async function registrationOf(ctx: AppContext, phoneNumberId: string): Promise<RegistrationRow | undefined> {
+  await ready(ctx.db);
+  return ctx.records.select().from(numberRegistrations).where(eq(numberRegistrations.phoneNumberId, phoneNumberId)).get();
 }
 
 export type NumberRegistrationView = {
@@ -178,7 +180,7 @@ export async function registrationOverview(ctx: AppContext, userId: string) {
 async function overviewOf(ctx: AppContext, userId: string) {
   const numbers = await numbersWithAccounts(ctx, userId);
   await ready(ctx.db);
-  const rows = new Map(ctx.db.select().from(numberRegistrations).where(eq(numberRegistrations.userId, userId)).all().map((r) => [r.phoneNumberId, r]));
+  const rows = new Map((await ctx.records.select().from(numberRegistrations).where(eq(numberRegistrations.userId, userId)).all()).map((r) => [r.phoneNumberId, r]));
   const accounts = new Map<string, { providerId: string; provider: string; providerName: string; numbers: NumberRegistrationView[] }>();
   for (const j of numbers) {
     let a = accounts.get(j.account.id);
@@ -212,7 +214,7 @@ function summaryOf(numbers: NumberRegistrationView[]): string {
 export async function registrationOfSender(ctx: AppContext, userId: string, phoneNumber: string): Promise<NumberRegistrationView | null> {
   const j = (await numbersWithAccounts(ctx, userId)).find((x) => x.n.phoneNumber === phoneNumber);
   await ready(ctx.db);
-  return j ? viewOf(j.n, registrationOf(ctx, j.n.id), j.account.provider) : null;
+  return j ? viewOf(j.n, await registrationOf(ctx, j.n.id), j.account.provider) : null;
 }
 
 /** Every account's numbers, for `smsdesk doctor`. */
