@@ -335,6 +335,18 @@ describe("license codes", () => {
     expect(max.body.data.codes).toHaveLength(500);
   });
 
+  test("the search ignores case on either engine: a code typed in lower case, an email in capitals", async () => {
+    const { body } = await t.api("/api/admin/license-codes", { body: { planId: "starter", durationDays: 30, count: 1 }, token: admin.token });
+    const [code] = body.data.codes as string[];
+    const redeemer = await t.signUpVerified();
+    expect((await t.api("/api/license/redeem", { body: { licenseCode: code }, token: redeemer.token })).status).toBe(200);
+    const search = async (text: string) =>
+      (await t.api(`/api/admin/license-codes?search=${encodeURIComponent(text)}`, { token: admin.token })).body.data.map((r: { code: string }) => r.code);
+    expect(await search(code!.toLowerCase())).toEqual([code]);
+    expect(await search(code!.slice(5, 12).toLowerCase())).toEqual([code]);
+    expect(await search(redeemer.email.toUpperCase())).toEqual([code]);
+  });
+
   test("list with status and who redeemed; revoke; a redeemed code cannot be revoked", async () => {
     const { body } = await t.api("/api/admin/license-codes", { body: { planId: "starter", durationDays: 30, count: 3 }, token: admin.token });
     const [a, b, c] = body.data.codes as string[];
