@@ -228,17 +228,18 @@ const NOT_SERVED_ON_POSTGRES =
   "contacts (the list, search, tags, duplicates, export, consent) and segments, the conversations (lists, threads, read " +
   "marks, states, possible opt-outs), the messages' lists and media, the keywords' list and tester, API keys, the " +
   "webhooks' settings, the event log and the jobs runner (the log's pruning, the media's sweep, the webhook deliveries' " +
-  "pruning; its passes shared with the other processes) are";
+  "pruning, the sender numbers' registration checks; its passes shared with the other processes) are";
 
 /**
  * On PostgreSQL, the workers whose records are served there: the jobs runner, whose passes the installation's
  * processes share (each due job locked by one pass, FOR UPDATE SKIP LOCKED, and leased), with the event log's pruning,
- * the media's sweep and the webhook delivery log's pruning.
+ * the media's sweep, the webhook delivery log's pruning and the sender numbers' registration checks.
  */
 async function startPostgresWorkers(ctx: AppContext) {
   await scheduleEventPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
   await scheduleMediaSweep(ctx);
   await scheduleDeliveryPruning(ctx, async () => (await systemSettings(ctx)).eventRetentionDays);
+  await scheduleRegistrationChecks(ctx);
   startJobRunner(ctx);
 }
 

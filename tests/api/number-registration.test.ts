@@ -69,7 +69,7 @@ beforeAll(async () => {
     tollFree: [{ id: "c1e3a7b0-0000-4000-8000-000000000001", phoneNumber: "+18885550101", verificationStatus: "Rejected", reason: "Business website could not be reached" }],
   });
   t = await startTestServer({ smtp: false, env: { TWILIO_API_BASE: twilio.url, TELNYX_API_BASE: telnyx.url } });
-  t.ctx.db.update(plans).set({ phoneNumbers: 100 }).run();
+  await t.ctx.records.update(plans).set({ phoneNumbers: 100 }).run();
 });
 afterAll(async () => {
   await t?.stop();
