@@ -17,7 +17,7 @@ import * as schema from "../schema";
  * - `?` parameters become PostgreSQL's `$1, $2, ...` (outside quoted text and names).
  * - SQLite's time default `cast(unixepoch('subsec') * 1000 as integer)` becomes PostgreSQL's clock in milliseconds,
  *   as the schema's defaults are translated (db/postgres/ddl.ts); SQLite's 64-bit `cast(... as integer)` is a
- *   PostgreSQL `bigint`; `ifnull` is `coalesce`.
+ *   PostgreSQL `bigint`; `ifnull` is `coalesce`; an upsert's conflict target names its columns without their table.
  * - Every SQLite INTEGER is a PostgreSQL bigint (db/postgres/ddl.ts), which Bun.sql answers as a string: it is
  *   read back as a number (times are epoch milliseconds and ids are counters, all far below 2^53).
  * - A write answers `{ changes }`, as bun:sqlite's `run()` does.
