@@ -1,3 +1,4 @@
+import { sql, type SQL } from "drizzle-orm";
 import type { RawStatements } from "./records";
 
 /**
@@ -23,4 +24,10 @@ export function jsonValues(db: Engine, type: "text" | "bigint" = "text"): string
  */
 export function jsonElements(db: Engine): string {
   return db.$engine === "sqlite" ? `json_each(?)` : `jsonb_array_elements(CAST(? AS text)::jsonb) AS value`;
+}
+
+/** `jsonValues` with the list bound, for drizzle's `sql` template: `x IN (${jsonList(db, ids)})`. */
+export function jsonList(db: Engine, values: readonly (string | number)[], type: "text" | "bigint" = "text"): SQL {
+  const [before, after] = jsonValues(db, type).split("?");
+  return sql`${sql.raw(before!)}${JSON.stringify(values)}${sql.raw(after!)}`;
 }

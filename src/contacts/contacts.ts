@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { jsonList } from "../../db/json-array";
 import { preparedPerDb } from "../../db/prepared";
 import type { RecordsDb } from "../../db/records";
 import { contactConsents, contacts } from "../../db/schema";
@@ -7,7 +8,6 @@ import type { AppContext } from "../context";
 import { appendEvent, appendEvents, type NewEvent } from "../events/events";
 import { badRequest, conflict, notFound } from "../http/errors";
 import { nextTurn } from "../time/next-turn";
-import { listed } from "./engine-sql";
 import { listPage, markAhead } from "./list-marks";
 import { COUNT_CAP, searchCondition, searchPage, type IndexedFilter, type PageQuery } from "./search";
 import { postgresSearchPage } from "./search-postgres";
@@ -318,7 +318,7 @@ export async function contactStateFields(ctx: AppContext, people: { userId: stri
   await ready(ctx.db);
   for (const [userId, phones] of phonesOf) {
     const rows = await ctx.records.$rows<{ phone: string; f: string }>(
-      sql`SELECT phone, custom_fields AS f FROM contacts WHERE user_id = ${userId} AND phone IN (${listed(ctx.records.$engine, [...phones])}) AND custom_fields IS NOT NULL`,
+      sql`SELECT phone, custom_fields AS f FROM contacts WHERE user_id = ${userId} AND phone IN (${jsonList(ctx.records, [...phones])}) AND custom_fields IS NOT NULL`,
     );
     for (const row of rows) {
       const fields = JSON.parse(row.f) as Record<string, unknown>;
@@ -444,7 +444,7 @@ export async function duplicateGroups(ctx: AppContext, userId: string, page: num
   const byDigits = new Map<string, number[]>();
   for (const w of written) if (w.digits) byDigits.set(w.digits, [...(byDigits.get(w.digits) ?? []), w.r]);
   const e164 = await ctx.records.$rows<{ r: number; phone: string }>(
-    sql`SELECT rowid AS r, phone FROM ${contacts} WHERE ${contacts.userId} = ${userId} AND ${phone} IN (SELECT '+' || value FROM (${listed(ctx.records.$engine, [...byDigits.keys()])}) AS d)`,
+    sql`SELECT rowid AS r, phone FROM ${contacts} WHERE ${contacts.userId} = ${userId} AND ${phone} IN (SELECT '+' || value FROM (${jsonList(ctx.records, [...byDigits.keys()])}) AS d)`,
   );
   for (const c of e164) byDigits.get(c.phone.slice(1))!.push(c.r);
   const groups = [...byDigits].filter(([, rows]) => rows.length > 1).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -453,7 +453,7 @@ export async function duplicateGroups(ctx: AppContext, userId: string, page: num
     const members = await ctx.records
       .select()
       .from(contacts)
-      .where(and(eq(contacts.userId, userId), sql`${contacts}.rowid IN (${listed(ctx.records.$engine, rows, true)})`))
+      .where(and(eq(contacts.userId, userId), sql`${contacts}.rowid IN (${jsonList(ctx.records, rows, "bigint")})`))
       .orderBy(asc(contacts.createdAt), sql`${contacts}.rowid`)
       .all();
     data.push({ phone: members[0]?.phone ?? digits, contacts: members.map(contactView) });
