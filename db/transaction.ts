@@ -11,7 +11,8 @@ import type { PostgresRecords } from "./postgres/records-db";
  * `await`s, other requests' code runs in the pause, and its statements would silently join the open transaction:
  * seeing its uncommitted rows, and rolled back with it. So here:
  *
- * - A transaction is a turn on the connection: transactions queue for it (an async lock), one at a time.
+ * - A transaction is a turn on the connection: transactions queue for it (an async lock), one at a time, each end
+ *   handing it to the first waiter; a backlog yields to the event loop every TURN_BUDGET_MS.
  * - The code that runs inside one is known by an AsyncLocalStorage frame, carried across its `await`s. Any other
  *   caller's statement waits until the transaction has committed or rolled back, so it neither sees nor joins its
  *   writes. The check is made per statement, at the moment it would run: `ctx.records` (db/records.ts) runs each
@@ -45,10 +46,25 @@ type State = {
   open: Frame | null;
   /** Resolves when the open transaction ends. */
   ended: Promise<void>;
-  /** Callers waiting to begin one: a newcomer does not pass them. */
-  queued: number;
+  /**
+   * Callers waiting to begin one, in arrival order, each as the call that begins it: a newcomer does not pass them,
+   * and a transaction's end hands the connection to the first alone (waking every waiter on each end cost a backlog
+   * of n transactions n² wake-ups).
+   */
+  waiting: (() => void)[];
+  /** Whether the connection is being handed to the first waiter (its call is scheduled). */
+  handing: boolean;
+  /** When the first transaction of this turn of the event loop began (null: none yet this turn). */
+  turnStarted: number | null;
   savepoints: number;
 };
+
+/**
+ * Transactions handed on from one to the next within one turn of the event loop, for this long at most: then the next
+ * begins in a later turn, so a backlog (a burst of webhooks, each its transaction) lets the loop answer requests and
+ * write to sockets between, instead of holding it until the backlog is gone.
+ */
+export const TURN_BUDGET_MS = 8;
 
 const frames = new AsyncLocalStorage<Frame>();
 
@@ -61,7 +77,7 @@ const states = new WeakMap<Database, State>();
 
 function stateOf(client: Database): State {
   let state = states.get(client);
-  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), queued: 0, savepoints: 0 }));
+  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), waiting: [], handing: false, turnStarted: null, savepoints: 0 }));
   return state;
 }
 
@@ -141,19 +157,35 @@ export function withTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   if (parent && parent.root === state.open) return savepoint(client, state, parent, fn);
   // Nothing open and nobody queued: claim the connection at once. A synchronous bun:sqlite transaction open around the
   // caller (one that called this without awaiting it) has ended by the caller's next turn: wait for that.
-  if (!state.open && !state.queued && !client.inTransaction) return begin(client, state, fn);
+  if (!state.open && !state.waiting.length && !state.handing && !client.inTransaction) return begin(client, state, fn);
   return queue(client, state, fn);
 }
 
-async function queue<T>(client: Database, state: State, fn: () => Promise<T>): Promise<T> {
-  state.queued++;
-  try {
-    do await state.ended;
-    while (state.open || client.inTransaction);
-  } finally {
-    state.queued--;
-  }
-  return begin(client, state, fn);
+function queue<T>(client: Database, state: State, fn: () => Promise<T>): Promise<T> {
+  // The caller's asynchronous context (its other AsyncLocalStorage stores) goes with it into the transaction.
+  const inCallersContext = AsyncLocalStorage.snapshot();
+  return new Promise<T>((resolve, reject) => {
+    state.waiting.push(() => inCallersContext(() => begin(client, state, fn)).then(resolve, reject));
+    handOn(client, state);
+  });
+}
+
+/**
+ * Hands the free connection to the first waiter: in a microtask while this turn's transactions have run less than
+ * TURN_BUDGET_MS, otherwise in the next turn. Never synchronously: a synchronous bun:sqlite transaction open around
+ * the caller has ended by then.
+ */
+function handOn(client: Database, state: State) {
+  if (state.open || state.handing || !state.waiting.length) return;
+  state.handing = true;
+  const next = () => {
+    state.handing = false;
+    if (state.open) return; // its end hands on
+    if (client.inTransaction) return void setImmediate(() => handOn(client, state));
+    state.waiting.shift()?.();
+  };
+  if (state.turnStarted !== null && performance.now() - state.turnStarted >= TURN_BUDGET_MS) setImmediate(next);
+  else queueMicrotask(next);
 }
 
 /**
@@ -167,6 +199,10 @@ function begin<T>(client: Database, state: State, fn: () => Promise<T>): Promise
   let end!: () => void;
   state.ended = new Promise((resolve) => (end = resolve));
   state.open = frame;
+  if (state.turnStarted === null) {
+    state.turnStarted = performance.now();
+    setImmediate(() => (state.turnStarted = null));
+  }
   return Promise.resolve().then(() => start(client, state, frame, end, fn));
 }
 
@@ -180,6 +216,7 @@ function start<T>(client: Database, state: State, frame: Frame, end: () => void,
       if (begun && client.inTransaction) client.run("ROLLBACK");
       state.open = null;
       end();
+      handOn(client, state);
       if (frame.ended) for (const after of frame.ended) frames.exit(() => queueMicrotask(after));
     }
   };

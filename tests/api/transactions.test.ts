@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { openDatabase, type Db } from "../../db/client";
 import { sqliteRecords } from "../../db/records";
-import { afterTransaction, inTransaction, ready, withTransaction } from "../../db/transaction";
+import { afterTransaction, inTransaction, ready, TURN_BUDGET_MS, withTransaction } from "../../db/transaction";
 import { sql } from "drizzle-orm";
 
 let db: Db;
@@ -236,6 +236,38 @@ describe("transactions queued while records keep running", () => {
     const rows = await names();
     expect(rows.length).toBe(90 + 20);
     expect(rows.filter((n) => n.startsWith("tx"))).toEqual(Array.from({ length: 10 }, (_, i) => [`tx${i}`, `tx${i}b`]).flat().sort());
+    expect(db.$client.inTransaction).toBe(false);
+  });
+});
+
+describe("a backlog of queued transactions", () => {
+  test("begins in the order it was asked for, and lets the event loop turn once a turn's transactions have run TURN_BUDGET_MS", async () => {
+    // A burst of webhooks: 60 transactions asked for at once, each holding the connection 1 ms (its statements' work).
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const begun: number[] = [];
+    let beforeTurn = -1;
+    const first = withTransaction(db, async () => {
+      await pause();
+      // The next turn of the loop: how many of the queued ones (asked for while this one is open) began before it.
+      setImmediate(() => (beforeTurn = begun.length));
+    });
+    const queued = Array.from({ length: 60 }, (_, i) =>
+      withTransaction(db, async () => {
+        begun.push(i);
+        busy(1);
+        await add(`tx${String(i).padStart(2, "0")}`);
+      }),
+    );
+    await Promise.all([first, ...queued]);
+    expect(begun).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    // The turn the first one's end began in ran transactions for TURN_BUDGET_MS, then let the loop run what waited
+    // (the immediate above), long before the backlog was gone: before, all 60 ran in that one turn.
+    expect(beforeTurn).toBeGreaterThanOrEqual(1);
+    expect(beforeTurn).toBeLessThanOrEqual(TURN_BUDGET_MS + 1);
+    expect((await names()).length).toBe(60);
     expect(db.$client.inTransaction).toBe(false);
   });
 });
