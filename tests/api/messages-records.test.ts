@@ -129,28 +129,36 @@ describe("inbound messages and their threads", () => {
   });
 });
 
+/**
+ * Texts from ANA to the account's number, stored and filed in her thread as the inbound flow does, at seqs `first`,
+ * `first + 1`...; `tag` keeps their provider ids apart from other tests'.
+ */
+async function receive(userId: string, providerId: string, first: number, texts: string[], tag: string) {
+  for (const [i, content] of texts.entries()) {
+    const id = crypto.randomUUID();
+    await storeInbound(t.ctx, {
+      id,
+      seq: first + i,
+      userId,
+      contactId: null,
+      phone: ANA,
+      content,
+      providerId,
+      providerMessageId: `SM-${tag}${first + i}`,
+      fromNumber: "+15550009999",
+      segments: 1,
+      at: new Date(1_700_000_000_000 + i),
+    });
+    await attachToConversations(t.ctx, [{ userId, phone: ANA, seq: first + i, messageId: id, direction: "inbound", receivedOn: "+15550009999" }]);
+  }
+}
+
 describe("conversations", () => {
   test("threads count unread, read and unread again, list marked first, archive, delete and come back; a campaign's seq never moves one back", async () => {
     const { userId, providerId } = await account();
     const first = await reserveSeqs(t.ctx, 4);
     const texts = ["Hi", "Are you OPEN today?"];
-    for (const [i, content] of texts.entries()) {
-      const id = crypto.randomUUID();
-      await storeInbound(t.ctx, {
-        id,
-        seq: first + i,
-        userId,
-        contactId: null,
-        phone: ANA,
-        content,
-        providerId,
-        providerMessageId: `SM-c${first + i}`,
-        fromNumber: "+15550009999",
-        segments: 1,
-        at: new Date(1_700_000_000_000 + i),
-      });
-      await attachToConversations(t.ctx, [{ userId, phone: ANA, seq: first + i, messageId: id, direction: "inbound", receivedOn: "+15550009999" }]);
-    }
+    await receive(userId, providerId, first, texts, "c");
     const campaignId = crypto.randomUUID();
     await attachCampaignMessages(t.ctx, { userId, campaignId, places: [[BEN, first + 2]] });
     // A place written out of order (a lower seq) leaves the thread's newest where it is.
@@ -227,23 +235,7 @@ describe("the routes on these records", () => {
   test("a thread listed, read page by page and marked read; the messages listed; the keywords' page and tester", async () => {
     const { userId, providerId, token } = await account();
     const first = await reserveSeqs(t.ctx, 2);
-    for (const [i, content] of ["Hello", "STOP please"].entries()) {
-      const id = crypto.randomUUID();
-      await storeInbound(t.ctx, {
-        id,
-        seq: first + i,
-        userId,
-        contactId: null,
-        phone: ANA,
-        content,
-        providerId,
-        providerMessageId: `SM-r${first + i}`,
-        fromNumber: "+15550009999",
-        segments: 1,
-        at: new Date(1_700_000_000_000 + i),
-      });
-      await attachToConversations(t.ctx, [{ userId, phone: ANA, seq: first + i, messageId: id, direction: "inbound", receivedOn: "+15550009999" }]);
-    }
+    await receive(userId, providerId, first, ["Hello", "STOP please"], "r");
     const get = (path: string) => t.api(path, { token });
     const list = await get("/api/conversations");
     expect(list.status).toBe(200);
