@@ -65,6 +65,8 @@ type State = {
  * write to sockets between, instead of holding it until the backlog is gone.
  */
 export const TURN_BUDGET_MS = 8;
+/** The budget in force (a test sets another to see the hand-off apart from it). */
+export const turnBudget = { ms: TURN_BUDGET_MS };
 
 const frames = new AsyncLocalStorage<Frame>();
 
@@ -73,11 +75,25 @@ const frames = new AsyncLocalStorage<Frame>();
  * PostgreSQL's, each on a connection of its own (db/postgres/records-db.ts), and a record needs no turn.
  */
 const postgresOf = (db: Db) => (db as { $postgres?: PostgresRecords }).$postgres;
-const states = new WeakMap<Database, State>();
+/**
+ * One state per database file, not per connection: SQLite's write lock is the file's, and a connection waiting for it
+ * blocks its thread (the busy timeout), so two connections of one thread to one file (a second app on the data
+ * folder, as the shared-limits test runs one) each writing in a transaction across an await would hold the lock and
+ * wait for it in turn until the timeout. Their transactions take turns here instead. In-memory databases are each
+ * their own.
+ */
+const fileStates = new Map<string, State>();
+const memoryStates = new WeakMap<Database, State>();
+const isFile = (client: Database) => !!client.filename && client.filename !== ":memory:";
+const knownState = (client: Database) => (isFile(client) ? fileStates.get(client.filename) : memoryStates.get(client));
 
 function stateOf(client: Database): State {
-  let state = states.get(client);
-  if (!state) states.set(client, (state = { open: null, ended: Promise.resolve(), waiting: [], handing: false, turnStarted: null, savepoints: 0 }));
+  let state = knownState(client);
+  if (!state) {
+    state = { open: null, ended: Promise.resolve(), waiting: [], handing: false, turnStarted: null, savepoints: 0 };
+    if (isFile(client)) fileStates.set(client.filename, state);
+    else memoryStates.set(client, state);
+  }
   return state;
 }
 
@@ -129,7 +145,7 @@ export function statementGate(client: Database): StatementGate {
 export function afterTransaction(db: Db, fn: () => void): void {
   const postgres = postgresOf(db);
   if (postgres) return postgres.afterTransaction(fn);
-  const state = states.get(db.$client);
+  const state = knownState(db.$client);
   const frame = frames.getStore();
   if (state?.open && frame?.root === state.open) (state.open.ended ??= []).push(fn);
   else frames.exit(() => queueMicrotask(fn));
@@ -139,7 +155,7 @@ export function afterTransaction(db: Db, fn: () => void): void {
 export function inTransaction(db: Db): boolean {
   const postgres = postgresOf(db);
   if (postgres) return postgres.inTransaction();
-  const state = states.get(db.$client);
+  const state = knownState(db.$client);
   return !!state?.open && belongs(state);
 }
 
@@ -184,7 +200,7 @@ function handOn(client: Database, state: State) {
     if (client.inTransaction) return void setImmediate(() => handOn(client, state));
     state.waiting.shift()?.();
   };
-  if (state.turnStarted !== null && performance.now() - state.turnStarted >= TURN_BUDGET_MS) setImmediate(next);
+  if (state.turnStarted !== null && performance.now() - state.turnStarted >= turnBudget.ms) setImmediate(next);
   else queueMicrotask(next);
 }
 
